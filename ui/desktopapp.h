@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QString>
+
+namespace trainyard {
+
+// Runs the desktop application (creates the QApplication, the main window and
+// its event loop) on `experimentFile`, or on the built-in demo when empty.
+// Returns the process exit status.
+int runDesktopApp(int &argc, char **argv, const QString &experimentFile);
+
+} // namespace trainyard
