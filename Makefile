@@ -27,7 +27,10 @@ build: configure
 run: build
 	$(BUILD)/bin/trainyard $(EXPERIMENT)
 
+# A short libFuzzer run of every fuzz target comes first, then the suite.
+FUZZ_SMOKE_SECONDS ?= 10
 test: build
+	bash tests/fuzz/run-fuzzers.sh $(FUZZ_SMOKE_SECONDS)
 	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS) $(if $(SANITIZE),-LE "slow")
 
 bench: build
@@ -37,7 +40,7 @@ package: build
 	cd $(BUILD) && cpack -G DEB
 
 fuzz:
-	bash tests/fuzz/run-fuzzers.sh $(or $(FUZZ_SECONDS),60)
+	bash tests/fuzz/run-fuzzers.sh $(or $(FUZZ_SECONDS),600)
 
 clean:
 	rm -rf $(BUILD)
