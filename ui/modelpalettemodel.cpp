@@ -1,0 +1,182 @@
+#include "modelpalettemodel.h"
+
+#include "mimetypes.h"
+#include "presetstore.h"
+
+#include <QJsonDocument>
+#include <QMimeData>
+
+namespace trainyard {
+
+namespace {
+// Internal ids: 0 marks a group row, otherwise group index + 1.
+constexpr quintptr groupMarker = 0;
+} // namespace
+
+ModelPaletteModel::ModelPaletteModel(PresetStore *presets, QObject *parent)
+    : QAbstractItemModel(parent)
+    , m_presets(presets)
+{
+    if (m_presets) {
+        connect(m_presets, &PresetStore::changed, this, &ModelPaletteModel::rebuild);
+    }
+    rebuild();
+}
+
+void ModelPaletteModel::setCatalog(const ModelCatalog &catalog)
+{
+    m_catalog = catalog;
+    rebuild();
+}
+
+QString ModelPaletteModel::taskTitle(const QString &task)
+{
+    if (task == QLatin1String("kg")) {
+        return tr("Knowledge graphs");
+    }
+    if (task == QLatin1String("image")) {
+        return tr("Images");
+    }
+    return task.isEmpty() ? tr("Other") : task;
+}
+
+void ModelPaletteModel::rebuild()
+{
+    beginResetModel();
+    m_groups.clear();
+    for (const QString &task : m_catalog.tasks()) {
+        Group g{taskTitle(task), {}};
+        for (const ModelInfo &m : m_catalog.models()) {
+            if (m.task != task) {
+                continue;
+            }
+            Leaf leaf;
+            leaf.title = m.type;
+            leaf.tooltip = m.description;
+            leaf.spec = m_catalog.defaultSpec(m.type, m.type);
+            g.leaves.append(leaf);
+        }
+        m_groups.append(g);
+    }
+    if (m_presets && !m_presets->presets().isEmpty()) {
+        Group g{tr("Saved presets"), {}};
+        for (const Preset &p : m_presets->presets()) {
+            Leaf leaf;
+            leaf.title = p.name;
+            leaf.tooltip = tr("%1, repeated %n time(s)", nullptr, p.repeat)
+                               .arg(p.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString());
+            leaf.spec = p.spec;
+            leaf.repeat = p.repeat;
+            leaf.preset = true;
+            g.leaves.append(leaf);
+        }
+        m_groups.append(g);
+    }
+    endResetModel();
+}
+
+QModelIndex ModelPaletteModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!hasIndex(row, column, parent)) {
+        return {};
+    }
+    if (!parent.isValid()) {
+        return createIndex(row, column, groupMarker);
+    }
+    return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex ModelPaletteModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == groupMarker) {
+        return {};
+    }
+    return createIndex(int(child.internalId() - 1), 0, groupMarker);
+}
+
+int ModelPaletteModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid()) {
+        return int(m_groups.size());
+    }
+    if (parent.column() != 0 || parent.internalId() != groupMarker) {
+        return 0;
+    }
+    return int(m_groups.at(parent.row()).leaves.size());
+}
+
+int ModelPaletteModel::columnCount(const QModelIndex &) const
+{
+    return 1;
+}
+
+QVariant ModelPaletteModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid()) {
+        return {};
+    }
+    if (index.internalId() == groupMarker) {
+        const Group &g = m_groups.at(index.row());
+        if (role == Qt::DisplayRole) {
+            return g.title;
+        }
+        return {};
+    }
+    const Leaf &leaf = m_groups.at(int(index.internalId() - 1)).leaves.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        return leaf.title;
+    case Qt::ToolTipRole:
+        return leaf.tooltip;
+    case SpecRole:
+        return leaf.spec;
+    case RepeatRole:
+        return leaf.repeat;
+    case ModelTypeRole:
+        return leaf.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+    case IsPresetRole:
+        return leaf.preset;
+    default:
+        return {};
+    }
+}
+
+Qt::ItemFlags ModelPaletteModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid()) {
+        return Qt::NoItemFlags;
+    }
+    if (index.internalId() == groupMarker) {
+        return Qt::ItemIsEnabled;
+    }
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled;
+}
+
+QStringList ModelPaletteModel::mimeTypes() const
+{
+    return {runSpecMimeType()};
+}
+
+QMimeData *ModelPaletteModel::mimeData(const QModelIndexList &indexes) const
+{
+    for (const QModelIndex &index : indexes) {
+        if (!index.isValid() || index.internalId() == groupMarker) {
+            continue;
+        }
+        const QJsonObject payload{{QLatin1String("spec"), index.data(SpecRole).toJsonObject()},
+                                  {QLatin1String("repeat"), index.data(RepeatRole).toInt()},
+                                  {QLatin1String("preset"), index.data(IsPresetRole).toBool()}};
+        auto *mime = new QMimeData;
+        mime->setData(runSpecMimeType(), QJsonDocument(payload).toJson(QJsonDocument::Compact));
+        mime->setText(index.data().toString());
+        return mime;
+    }
+    return nullptr;
+}
+
+Qt::DropActions ModelPaletteModel::supportedDragActions() const
+{
+    return Qt::CopyAction;
+}
+
+} // namespace trainyard
