@@ -1,0 +1,156 @@
+#pragma once
+
+#include "runcurve.h"
+
+#include <QColor>
+#include <QElapsedTimer>
+#include <QHash>
+#include <QMap>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPTextElement;
+class QCustomPlot;
+class QLabel;
+class QSlider;
+class QTimer;
+
+namespace trainyard {
+
+class RunColors;
+
+/// Live plots of the selected runs: the training loss on top (one line per
+/// run, or per group of repeats a mean line with a min–max or ±std band) and
+/// an evaluation metric below. Keeps every point at full resolution and only
+/// thins what it draws; redraws at most 30 times a second, and only when
+/// something changed.
+class PlotWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class Band { Lines, MinMax, Std };
+
+    explicit PlotWidget(RunColors *colors, QWidget *parent = nullptr);
+    ~PlotWidget() override;
+
+    /// Registers a run; `group` ties repeats of one spec together.
+    void addRun(const QString &id, const QString &label, const QString &group);
+    void removeRun(const QString &id);
+    void clearRuns();
+    bool hasRun(const QString &id) const { return m_runs.contains(id); }
+    void appendMetric(const QString &id, double step, double epoch, double wall, double loss);
+    void appendEval(const QString &id, double step, double epoch, double wall, const QString &metric, double value);
+    /// The runs drawn (all registered runs by default is not assumed: none are drawn until selected).
+    void setSelectedRuns(const QStringList &ids);
+    QStringList selectedRuns() const { return m_selected; }
+
+    void setSmoothing(double weight);
+    double smoothing() const { return m_smoothing; }
+    void setLogScale(bool on);
+    bool logScale() const { return m_log; }
+    void setXAxis(XAxis axis);
+    XAxis xAxis() const { return m_xAxis; }
+    void setBand(Band band);
+    Band band() const { return m_band; }
+    void setEvalMetric(const QString &metric);
+    QString evalMetric() const { return m_evalMetric; }
+    QStringList evalMetrics() const;
+    /// Returns to following the data after a zoom or pan.
+    void fitToData();
+    bool following() const { return m_follow; }
+
+    /// Full-resolution data of one run (for tests and CSV export).
+    const RunCurve *curve(const QString &id) const;
+    /// The points the loss plot draws for a run or a group ("group:NAME"), after thinning.
+    int drawnPointCount(const QString &key) const;
+    /// The text the hover read-out shows for x (in the current axis unit).
+    QString readoutAt(double x) const;
+
+    bool exportPng(const QString &file, int width = 0, int height = 0);
+    bool exportPdf(const QString &file);
+    /// Long format, one line per value: run,step,epoch,wall,metric,value.
+    bool exportCsv(const QString &file, QString *error) const;
+
+    /// Updates the graphs and redraws at once; returns milliseconds spent
+    /// (the benchmark's replot time per frame).
+    double refreshNow();
+    QCustomPlot *lossPlot() const { return m_loss; }
+    QCustomPlot *evalPlot() const { return m_eval; }
+
+Q_SIGNALS:
+    /// After each redraw, with the milliseconds it took.
+    void refreshed(double ms);
+
+private:
+    struct EvalPoint
+    {
+        double step, epoch, wall, value;
+    };
+    struct Run
+    {
+        QString label;
+        QString group;
+        QColor color;
+        RunCurve curve;
+        QMap<QString, QVector<EvalPoint>> evals;
+        QCPGraph *lossGraph = nullptr;
+        QCPGraph *evalGraph = nullptr;
+        quint64 drawnRevision = ~quint64(0);
+    };
+    struct Group
+    {
+        QStringList runs;
+        QColor color;
+        QCPGraph *mean = nullptr;
+        QCPGraph *upper = nullptr;
+        QCPGraph *lower = nullptr;
+    };
+
+    void scheduleRefresh();
+    void rebuildGraphs();
+    void updateLossData();
+    void updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets);
+    void updateEvalData();
+    void updateRanges();
+    void onMouseMove(QMouseEvent *event);
+    void exportDialog(const QString &format);
+    QString groupLabel(const QString &group) const;
+    double evalX(const EvalPoint &p) const;
+
+    RunColors *m_colors;
+    QCustomPlot *m_loss;
+    QCustomPlot *m_eval;
+    QCPTextElement *m_evalTitle = nullptr;
+    QCPItemStraightLine *m_cursor = nullptr;
+    QLabel *m_readout;
+    QSlider *m_smoothSlider;
+    QLabel *m_smoothLabel;
+    QCheckBox *m_logBox;
+    QComboBox *m_xBox;
+    QComboBox *m_bandBox;
+    QComboBox *m_evalBox;
+    QTimer *m_timer;
+    QElapsedTimer m_sinceRefresh;
+
+    QHash<QString, Run> m_runs;
+    QStringList m_selected;
+    QMap<QString, Group> m_groups; ///< Groups drawn as bands (≥ 2 selected repeats)
+    double m_smoothing = 0.6;
+    bool m_log = false;
+    XAxis m_xAxis = XAxis::Step;
+    Band m_band = Band::MinMax;
+    QString m_evalMetric;
+    bool m_follow = true;
+    bool m_structureDirty = true;
+    bool m_dataDirty = true;
+    bool m_settingRange = false;
+    QHash<QString, int> m_drawnPoints;
+};
+
+} // namespace trainyard

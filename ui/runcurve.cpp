@@ -1,0 +1,215 @@
+#include "runcurve.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace trainyard {
+
+double RunCurve::x(XAxis axis, qsizetype i) const
+{
+    switch (axis) {
+    case XAxis::Epoch:
+        return m_epoch[size_t(i)];
+    case XAxis::Wall:
+        return m_wall[size_t(i)];
+    case XAxis::Step:
+        break;
+    }
+    return m_step[size_t(i)];
+}
+
+void RunCurve::append(double step, double epoch, double wall, double loss)
+{
+    if (!m_step.empty() && step <= m_step.back()) {
+        truncateFrom(size_t(std::lower_bound(m_step.begin(), m_step.end(), step) - m_step.begin()));
+    }
+    m_step.push_back(step);
+    // Epoch and wall must not go backwards either, or binary search breaks.
+    m_epoch.push_back(float(m_epoch.empty() ? epoch : std::max<double>(epoch, m_epoch.back())));
+    m_wall.push_back(float(m_wall.empty() ? wall : std::max<double>(wall, m_wall.back())));
+    m_loss.push_back(float(loss));
+    if (std::isfinite(loss)) {
+        if (m_step.size() == 1 || loss < m_min) {
+            m_min = loss;
+        }
+        if (m_step.size() == 1 || loss > m_max) {
+            m_max = loss;
+        }
+        if (loss > 0 && (m_minPositive <= 0 || loss < m_minPositive)) {
+            m_minPositive = loss;
+        }
+    }
+    if (m_weight > 0) {
+        resmooth(m_step.size() - 1);
+    }
+    ++m_revision;
+}
+
+void RunCurve::clear()
+{
+    m_step.clear();
+    m_epoch.clear();
+    m_wall.clear();
+    m_loss.clear();
+    m_smoothed.clear();
+    m_emaLast = 0;
+    m_emaDebias = 1;
+    m_min = m_max = m_minPositive = 0;
+    ++m_revision;
+}
+
+void RunCurve::truncateFrom(size_t index)
+{
+    m_step.resize(index);
+    m_epoch.resize(index);
+    m_wall.resize(index);
+    m_loss.resize(index);
+    m_min = m_max = m_minPositive = 0;
+    for (size_t i = 0; i < m_loss.size(); ++i) {
+        const double v = m_loss[i];
+        if (!std::isfinite(v)) {
+            continue;
+        }
+        m_min = i == 0 ? v : std::min(m_min, v);
+        m_max = i == 0 ? v : std::max(m_max, v);
+        if (v > 0 && (m_minPositive <= 0 || v < m_minPositive)) {
+            m_minPositive = v;
+        }
+    }
+    if (m_weight > 0) {
+        m_smoothed.clear();
+        m_emaLast = 0;
+        m_emaDebias = 1;
+        resmooth(0);
+    }
+}
+
+void RunCurve::setSmoothing(double weight)
+{
+    weight = std::clamp(weight, 0.0, 0.999);
+    if (weight == m_weight) {
+        return;
+    }
+    m_weight = weight;
+    m_smoothed.clear();
+    m_emaLast = 0;
+    m_emaDebias = 1;
+    if (m_weight > 0) {
+        resmooth(0);
+    }
+    ++m_revision;
+}
+
+void RunCurve::resmooth(size_t from)
+{
+    m_smoothed.resize(from);
+    for (size_t i = from; i < m_loss.size(); ++i) {
+        const double v = m_loss[i];
+        if (!std::isfinite(v)) {
+            // A NaN or inf point stays as is, like TensorBoard, and does not poison the average.
+            m_smoothed.push_back(float(v));
+            continue;
+        }
+        m_emaLast = m_emaLast * m_weight + (1 - m_weight) * v;
+        m_emaDebias *= m_weight;
+        m_smoothed.push_back(float(m_emaLast / (1 - m_emaDebias)));
+    }
+}
+
+qsizetype RunCurve::lowerBound(XAxis axis, double value) const
+{
+    switch (axis) {
+    case XAxis::Epoch:
+        return std::lower_bound(m_epoch.begin(), m_epoch.end(), value, [](float a, double b) { return a < b; })
+            - m_epoch.begin();
+    case XAxis::Wall:
+        return std::lower_bound(m_wall.begin(), m_wall.end(), value, [](float a, double b) { return a < b; })
+            - m_wall.begin();
+    case XAxis::Step:
+        break;
+    }
+    return std::lower_bound(m_step.begin(), m_step.end(), value) - m_step.begin();
+}
+
+bool RunCurve::valueAt(XAxis axis, double xv, double *value) const
+{
+    if (m_step.empty() || xv < x(axis, 0) || xv > x(axis, size() - 1)) {
+        return false;
+    }
+    const qsizetype i = lowerBound(axis, xv);
+    if (i >= size()) {
+        *value = smoothed(size() - 1);
+        return true;
+    }
+    const double x1 = x(axis, i);
+    if (i == 0 || x1 == xv) {
+        *value = smoothed(i);
+        return true;
+    }
+    const double x0 = x(axis, i - 1);
+    const double t = x1 > x0 ? (xv - x0) / (x1 - x0) : 1.0;
+    *value = smoothed(i - 1) + t * (smoothed(i) - smoothed(i - 1));
+    return true;
+}
+
+void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<double> *xs, QVector<double> *ys) const
+{
+    xs->clear();
+    ys->clear();
+    if (m_step.empty()) {
+        return;
+    }
+    qsizetype begin = std::max<qsizetype>(0, lowerBound(axis, lo) - 1);
+    qsizetype end = std::min<qsizetype>(size(), lowerBound(axis, hi) + 1);
+    const qsizetype n = end - begin;
+    buckets = std::max(1, buckets);
+    const float *values = m_smoothed.empty() ? m_loss.data() : m_smoothed.data();
+    if (n <= 4 * qsizetype(buckets)) {
+        xs->reserve(n);
+        ys->reserve(n);
+        for (qsizetype i = begin; i < end; ++i) {
+            xs->append(x(axis, i));
+            ys->append(values[i]);
+        }
+        return;
+    }
+    // Min and max per bucket, in the order they occur, so spikes survive thinning.
+    xs->reserve(2 * buckets + 2);
+    ys->reserve(2 * buckets + 2);
+    xs->append(x(axis, begin));
+    ys->append(values[begin]);
+    for (int b = 0; b < buckets; ++b) {
+        const qsizetype i0 = begin + 1 + (n - 2) * b / buckets;
+        const qsizetype i1 = begin + 1 + (n - 2) * (b + 1) / buckets;
+        if (i1 <= i0) {
+            continue;
+        }
+        qsizetype iMin = i0;
+        qsizetype iMax = i0;
+        float vMin = values[i0];
+        float vMax = values[i0];
+        for (qsizetype i = i0 + 1; i < i1; ++i) {
+            const float v = values[i];
+            if (v < vMin) {
+                vMin = v;
+                iMin = i;
+            } else if (v > vMax) {
+                vMax = v;
+                iMax = i;
+            }
+        }
+        const qsizetype first = std::min(iMin, iMax);
+        const qsizetype second = std::max(iMin, iMax);
+        xs->append(x(axis, first));
+        ys->append(values[first]);
+        if (second != first) {
+            xs->append(x(axis, second));
+            ys->append(values[second]);
+        }
+    }
+    xs->append(x(axis, end - 1));
+    ys->append(values[end - 1]);
+}
+
+} // namespace trainyard
