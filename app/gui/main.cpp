@@ -1,0 +1,406 @@
+// trainyard: the desktop app, or `trainyard run FILE.json` headless.
+//
+// The headless command drives the same Session as the desktop app, with
+// only QCoreApplication: it needs no display. It prints one progress line
+// per run (redrawn in place on a terminal, plain event lines otherwise),
+// stops every run gracefully on Ctrl-C (a second Ctrl-C kills them), and
+// exits 0 only if every run finished.
+
+#include "desktopapp.h"
+#include "metricstore.h"
+#include "scheduler.h"
+#include "session.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+using namespace trainyard;
+
+namespace {
+
+const char *kUsage =
+    "Usage:\n"
+    "  trainyard                      open the desktop app on the built-in demo\n"
+    "  trainyard FILE.json            open the desktop app on an experiment\n"
+    "  trainyard run FILE.json [options]\n"
+    "  trainyard run --demo [options] train every run headless (no display needed)\n"
+    "  trainyard --version | --help\n"
+    "\n"
+    "Options of `trainyard run`:\n"
+    "  --cpu-fallback     run lanes naming a GPU this machine lacks on the CPU\n"
+    "  --threads N        threads per CPU run (default: the cores shared out)\n"
+    "  --retry-failed     run failed, diverged and cancelled runs again\n"
+    "  --stop-timeout S   seconds a run gets to stop before SIGTERM/SIGKILL (15)\n"
+    "  --stall-timeout S  seconds of silence before a run is marked stalled (30)\n"
+    "\n"
+    "Exit status of `trainyard run`: 0 every run finished; 1 some run did not;\n"
+    "2 bad command line or experiment file.\n";
+
+int signalPipe[2] = {-1, -1};
+
+void onSignal(int sig)
+{
+    const char c = static_cast<char>(sig);
+    [[maybe_unused]] const ssize_t n = ::write(signalPipe[1], &c, 1);
+}
+
+QString duration(double seconds)
+{
+    if (seconds < 0 || !std::isfinite(seconds))
+        return QStringLiteral("--:--");
+    const qint64 s = static_cast<qint64>(seconds + 0.5);
+    if (s >= 3600)
+        return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+// Prints the runs' progress: a block of lines redrawn in place on a
+// terminal, or plain lines at events and every tenth of a run otherwise.
+class ProgressPrinter : public QObject
+{
+public:
+    ProgressPrinter(Session *session, bool terminal)
+        : m_session(session)
+        , m_scheduler(session->scheduler())
+        , m_terminal(terminal)
+    {
+        connect(m_scheduler, &Scheduler::runChanged, this, &ProgressPrinter::onRunChanged);
+        connect(m_scheduler, &Scheduler::progressChanged, this, [this](const QList<RunId> &ids) {
+            if (!m_terminal) {
+                for (RunId id : ids)
+                    plainProgress(id);
+            }
+        });
+        connect(m_scheduler, &Scheduler::warning, this, [this](const QString &text) { message(QStringLiteral("warning: ") + text); });
+        for (RunId id : m_scheduler->runIds())
+            m_lastState.insert(id, m_scheduler->run(id).state);
+        if (m_terminal) {
+            connect(&m_timer, &QTimer::timeout, this, &ProgressPrinter::redraw);
+            m_timer.start(250);
+        }
+    }
+
+    void message(const QString &text)
+    {
+        clearBlock();
+        std::fprintf(stdout, "%s\n", qPrintable(text));
+        std::fflush(stdout);
+        redraw();
+    }
+
+    void redraw()
+    {
+        if (!m_terminal)
+            return;
+        clearBlock();
+        const int width = terminalWidth();
+        const QList<RunId> ids = m_scheduler->runIds();
+        for (RunId id : ids) {
+            QString line = progressLine(m_scheduler->run(id));
+            if (line.size() > width - 1)
+                line = line.left(width - 1);
+            std::fprintf(stdout, "%s\n", qPrintable(line));
+        }
+        const QString count = QStringLiteral("%1 of %2 finished").arg(m_scheduler->finishedCount()).arg(m_scheduler->totalCount());
+        std::fprintf(stdout, "%s\n", qPrintable(count));
+        m_drawn = static_cast<int>(ids.size()) + 1;
+        std::fflush(stdout);
+    }
+
+    void finish()
+    {
+        m_timer.stop();
+        redraw();
+        m_drawn = 0; // leave the last picture on screen
+    }
+
+private:
+    void clearBlock()
+    {
+        if (m_terminal && m_drawn > 0) {
+            std::fprintf(stdout, "\x1b[%dA\x1b[J", m_drawn);
+            m_drawn = 0;
+        }
+    }
+
+    static int terminalWidth()
+    {
+        struct winsize ws {};
+        if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+            return ws.ws_col;
+        return 120;
+    }
+
+    QString progressLine(const RunInfo &run) const
+    {
+        int nameWidth = 12;
+        for (RunId id : m_scheduler->runIds())
+            nameWidth = std::max<int>(nameWidth, static_cast<int>(m_scheduler->run(id).name.size()));
+        QString line = run.name.leftJustified(nameWidth + 1);
+        const int barWidth = 20;
+        double fraction = 0;
+        if (run.state == RunState::Finished)
+            fraction = 1;
+        else if (run.totalSteps > 0 && run.step > 0)
+            fraction = std::min(1.0, double(run.step) / double(run.totalSteps));
+        const int filled = static_cast<int>(fraction * barWidth + 0.5);
+        line += QLatin1Char('[') + QString(filled, QLatin1Char('#')) + QString(barWidth - filled, QLatin1Char('-'))
+            + QStringLiteral("] ");
+        line += QStringLiteral("%1% ").arg(static_cast<int>(fraction * 100), 3);
+        line += runStateName(run.state).leftJustified(9);
+        if (run.step >= 0) {
+            line += QStringLiteral(" step %1").arg(run.step);
+            if (run.totalSteps > 0)
+                line += QLatin1Char('/') + QString::number(run.totalSteps);
+        }
+        if (run.stepsPerSecond > 0)
+            line += QStringLiteral("  %1 it/s").arg(run.stepsPerSecond, 0, 'f', 1);
+        if (!std::isnan(run.loss))
+            line += QStringLiteral("  loss %1").arg(run.loss, 0, 'g', 4);
+        if (isActive(run.state) && run.etaSeconds >= 0)
+            line += QStringLiteral("  ETA ") + duration(run.etaSeconds);
+        if (!isActive(run.state) && !run.message.isEmpty() && run.state != RunState::Finished)
+            line += QStringLiteral("  ") + run.message;
+        return line;
+    }
+
+    void plainProgress(RunId id)
+    {
+        const RunInfo run = m_scheduler->run(id);
+        if (run.totalSteps <= 0 || run.step <= 0)
+            return;
+        const int tenth = static_cast<int>(10.0 * double(run.step) / double(run.totalSteps));
+        if (tenth <= m_lastTenth.value(id, 0) || tenth >= 10)
+            return;
+        m_lastTenth.insert(id, tenth);
+        std::fprintf(stdout, "%s\n", qPrintable(progressLine(run)));
+        std::fflush(stdout);
+    }
+
+    void onRunChanged(RunId id)
+    {
+        const RunInfo run = m_scheduler->run(id);
+        if (m_lastState.value(id, RunState::Queued) == run.state)
+            return;
+        m_lastState.insert(id, run.state);
+        QString text;
+        switch (run.state) {
+        case RunState::Starting:
+            text = QStringLiteral("%1: starting on %2").arg(run.name, run.device);
+            break;
+        case RunState::Running:
+            text = QStringLiteral("%1: running (pid %2)").arg(run.name).arg(run.pid);
+            break;
+        case RunState::Stalled:
+            text = QStringLiteral("%1: stalled: %2").arg(run.name, run.message);
+            break;
+        case RunState::Stopping:
+            text = QStringLiteral("%1: stopping").arg(run.name);
+            break;
+        default:
+            if (isTerminal(run.state)) {
+                text = QStringLiteral("%1: %2").arg(run.name, runStateName(run.state));
+                if (run.started.isValid() && run.ended.isValid())
+                    text += QStringLiteral(" after ") + duration(run.started.msecsTo(run.ended) / 1000.0);
+                if (!std::isnan(run.loss))
+                    text += QStringLiteral(", loss %1").arg(run.loss, 0, 'g', 4);
+                if (!run.message.isEmpty())
+                    text += QStringLiteral(" (") + run.message + QLatin1Char(')');
+            }
+        }
+        if (text.isEmpty())
+            return;
+        if (m_terminal) {
+            // On a terminal the block shows states; only endings get a line.
+            if (isTerminal(run.state))
+                message(text);
+        } else {
+            std::fprintf(stdout, "%s\n", qPrintable(text));
+            std::fflush(stdout);
+        }
+    }
+
+    Session *m_session;
+    Scheduler *m_scheduler;
+    bool m_terminal;
+    int m_drawn = 0;
+    QTimer m_timer;
+    QHash<RunId, RunState> m_lastState;
+    QHash<RunId, int> m_lastTenth;
+};
+
+int fail(const QString &text)
+{
+    std::fprintf(stderr, "trainyard: %s\n", qPrintable(text));
+    return 2;
+}
+
+int runHeadless(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("trainyard"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TRAINYARD_VERSION));
+
+    QString file;
+    bool demo = false, cpuFallback = false, retryFailed = false;
+    int threads = 0, stopTimeout = 15, stallTimeout = 30;
+    const QStringList args = app.arguments().mid(2);
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        auto number = [&](int *out, int min) {
+            bool ok = false;
+            const int v = i + 1 < args.size() ? args.at(i + 1).toInt(&ok) : 0;
+            if (!ok || v < min)
+                return false;
+            *out = v;
+            ++i;
+            return true;
+        };
+        if (a == QLatin1String("--demo"))
+            demo = true;
+        else if (a == QLatin1String("--cpu-fallback"))
+            cpuFallback = true;
+        else if (a == QLatin1String("--retry-failed"))
+            retryFailed = true;
+        else if (a == QLatin1String("--threads")) {
+            if (!number(&threads, 1))
+                return fail(QStringLiteral("--threads: expected an integer ≥ 1"));
+        } else if (a == QLatin1String("--stop-timeout")) {
+            if (!number(&stopTimeout, 1))
+                return fail(QStringLiteral("--stop-timeout: expected seconds ≥ 1"));
+        } else if (a == QLatin1String("--stall-timeout")) {
+            if (!number(&stallTimeout, 1))
+                return fail(QStringLiteral("--stall-timeout: expected seconds ≥ 1"));
+        } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else if (a.startsWith(QLatin1Char('-')))
+            return fail(QStringLiteral("unknown option %1 (see trainyard --help)").arg(a));
+        else if (file.isEmpty())
+            file = a;
+        else
+            return fail(QStringLiteral("more than one experiment file given"));
+    }
+    if (demo == !file.isEmpty())
+        return fail(QStringLiteral("`trainyard run` needs an experiment file or --demo (see trainyard --help)"));
+
+    Session session;
+    QStringList errors;
+    const bool loaded = demo ? session.loadDemo(&errors) : session.load(file, &errors);
+    if (!loaded) {
+        for (const QString &e : std::as_const(errors))
+            std::fprintf(stderr, "trainyard: %s\n", qPrintable(e));
+        return 2;
+    }
+    Scheduler *scheduler = session.scheduler();
+    scheduler->setCpuFallback(cpuFallback);
+    scheduler->setCpuThreads(threads);
+    scheduler->setStopTimeout(stopTimeout * 1000);
+    scheduler->setStallTimeout(stallTimeout * 1000);
+    if (scheduler->workerProgram().isEmpty())
+        return fail(QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+
+    const QStringList problems = scheduler->preflight();
+    for (const QString &p : problems)
+        std::fprintf(stderr, "trainyard: %s\n", qPrintable(p));
+    if (!scheduler->missingDeviceLanes().isEmpty() && !cpuFallback)
+        return fail(QStringLiteral("rerun with --cpu-fallback to train those lanes on the CPU"));
+
+    if (retryFailed) {
+        for (RunId id : scheduler->runIds()) {
+            const RunState s = scheduler->run(id).state;
+            if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled)
+                scheduler->retryRun(id);
+        }
+    }
+
+    // Signals arrive on a pipe, handled in the event loop (async-signal-safe).
+    if (::pipe(signalPipe) != 0)
+        return fail(QStringLiteral("cannot create a pipe"));
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGHUP, &sa, nullptr);
+
+    const bool terminal = ::isatty(STDOUT_FILENO) != 0;
+    ProgressPrinter printer(&session, terminal);
+    std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()),
+                 scheduler->totalCount(), static_cast<long long>(scheduler->laneCount()), qPrintable(session.runsRoot()));
+    std::fflush(stdout);
+
+    int interrupts = 0;
+    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
+        char c = 0;
+        [[maybe_unused]] const ssize_t n = ::read(signalPipe[0], &c, 1);
+        ++interrupts;
+        if (interrupts == 1) {
+            printer.message(QStringLiteral("stopping every run gracefully (Ctrl-C again to kill them)"));
+            scheduler->stopAll();
+        } else {
+            printer.message(QStringLiteral("killing every run"));
+            scheduler->killAll();
+        }
+        if (scheduler->activeCount() == 0)
+            app.quit();
+    });
+    QObject::connect(scheduler, &Scheduler::idle, &app, &QCoreApplication::quit);
+    QObject::connect(scheduler, &Scheduler::runEnded, &app, [&] {
+        if (interrupts > 0 && scheduler->activeCount() == 0)
+            app.quit();
+    });
+
+    QTimer::singleShot(0, scheduler, [scheduler] { scheduler->startAll(); });
+    app.exec();
+
+    printer.finish();
+    const int finished = scheduler->finishedCount();
+    const int total = scheduler->totalCount();
+    std::fprintf(stdout, "%d of %d finished\n", finished, total);
+    for (RunId id : scheduler->runIds()) {
+        const RunInfo run = scheduler->run(id);
+        if (run.state != RunState::Finished)
+            std::fprintf(stdout, "  %s: %s%s\n", qPrintable(run.name), qPrintable(runStateName(run.state)),
+                         run.message.isEmpty() ? "" : qPrintable(QStringLiteral(" (") + run.message + QLatin1Char(')')));
+    }
+    std::fflush(stdout);
+    session.close(false);
+    return finished == total ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
+    if (first == QLatin1String("run"))
+        return runHeadless(argc, argv);
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        std::printf("trainyard %s\n", TRAINYARD_VERSION);
+        return 0;
+    }
+    if (first == QLatin1String("--help") || first == QLatin1String("-h")) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (first.startsWith(QLatin1Char('-'))) {
+        std::fprintf(stderr, "trainyard: unknown option %s\n%s", argv[1], kUsage);
+        return 2;
+    }
+    if (argc > 2) {
+        std::fprintf(stderr, "trainyard: expected at most one experiment file\n%s", kUsage);
+        return 2;
+    }
+    return runDesktopApp(argc, argv, first);
+}

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+
+namespace trainyard {
+
+// A process using a GPU, as NVML reports it.
+struct GpuProcess
+{
+    qint64 pid = 0;
+    qint64 memoryBytes = -1; // -1: not reported
+    bool ours = false;       // one of our workers
+    QString name;            // from /proc/PID/comm when readable
+};
+
+// One device at the last poll. GPUs come from NVML; the CPU is always there.
+struct DeviceInfo
+{
+    QString id;   // "cpu", "cuda:0", "cuda:1", ...
+    QString name; // "NVIDIA GeForce RTX 3090", "CPU (16 threads)"
+    bool isGpu = false;
+    int index = -1;             // GPU index, -1 for the CPU
+    qint64 memoryUsed = -1;     // bytes, -1 unknown
+    qint64 memoryTotal = -1;
+    int utilization = -1;       // percent, -1 unknown
+    int temperature = -1;       // degrees Celsius, -1 unknown
+    double powerWatts = -1;     // -1 unknown
+    int cpuThreads = 0;         // CPU only
+    QList<GpuProcess> processes; // GPUs only
+    bool busyWithOthers() const; // some process on it is not ours
+};
+
+// The machine's devices. GPUs are read through NVML, loaded at run time
+// with dlopen("libnvidia-ml.so.1"), so Trainyard builds and runs without
+// CUDA; without NVML (or a GPU) the list is just the CPU. Polled on a timer.
+class DeviceInventory : public QObject
+{
+    Q_OBJECT
+public:
+    explicit DeviceInventory(QObject *parent = nullptr);
+    ~DeviceInventory() override;
+
+    // Polls every `intervalMs` (default 1000); 0 stops polling.
+    void setPollInterval(int intervalMs);
+    void refresh();
+
+    QList<DeviceInfo> devices() const { return m_devices; }
+    // Empty id when absent.
+    DeviceInfo device(const QString &id) const;
+    bool hasDevice(const QString &id) const;
+    bool nvmlAvailable() const;
+    QString nvmlError() const { return m_nvmlError; }
+    int gpuCount() const;
+
+    // Tells which pids are ours (our workers), to split "ours" from "others".
+    void setOurPids(std::function<QSet<qint64>()> provider);
+
+    // For tests: replaces what NVML reports (devices besides the CPU).
+    void setFakeGpus(const QList<DeviceInfo> &gpus);
+
+signals:
+    void devicesChanged();
+
+private:
+    struct Nvml;
+    Nvml *m_nvml = nullptr;
+    QString m_nvmlError;
+    QList<DeviceInfo> m_devices;
+    QList<DeviceInfo> m_fakeGpus;
+    bool m_useFake = false;
+    std::function<QSet<qint64>()> m_ourPids;
+    QTimer m_timer;
+};
+
+} // namespace trainyard

@@ -1,0 +1,436 @@
+#include "experiment.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <cmath>
+
+// Q_INIT_RESOURCE must be used outside a namespace; referencing the
+// initializer also keeps the linker from dropping the resource object of
+// this static library.
+static void initCoreResources()
+{
+    Q_INIT_RESOURCE(core);
+}
+
+namespace trainyard {
+
+namespace {
+
+const QStringList kRunKeys = {QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data"),
+                              QStringLiteral("train"), QStringLiteral("eval"), QStringLiteral("checkpoint"),
+                              QStringLiteral("report")};
+const QStringList kDataKinds = {QStringLiteral("kg"), QStringLiteral("idx"), QStringLiteral("synthetic-kg"),
+                                QStringLiteral("synthetic-images")};
+
+// How a JSON value is shown after "got".
+QString describe(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Double: {
+        const double d = v.toDouble();
+        if (std::floor(d) == d && std::fabs(d) < 1e15)
+            return QString::number(static_cast<qint64>(d));
+        return QString::number(d);
+    }
+    case QJsonValue::String: {
+        QString s = v.toString();
+        if (s.size() > 40)
+            s = s.left(40) + QStringLiteral("…");
+        return QLatin1Char('"') + s + QLatin1Char('"');
+    }
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("nothing");
+}
+
+bool isInteger(const QJsonValue &v)
+{
+    if (!v.isDouble())
+        return false;
+    const double d = v.toDouble();
+    return std::floor(d) == d && std::fabs(d) <= 9.0e15;
+}
+
+QString expected(const QString &path, const QString &what, const QJsonValue &got)
+{
+    return path + QStringLiteral(": expected ") + what + QStringLiteral(", got ") + describe(got);
+}
+
+// Integer ≥ min (and ≤ max when max ≥ min).
+void checkInt(const QJsonObject &o, const QString &key, const QString &path, qint64 min, qint64 max,
+              QStringList &errors, bool nullable = false)
+{
+    if (!o.contains(key))
+        return;
+    const QJsonValue v = o.value(key);
+    if (nullable && v.isNull())
+        return;
+    const bool ok = isInteger(v) && v.toDouble() >= double(min) && (max < min || v.toDouble() <= double(max));
+    if (!ok) {
+        QString what = QStringLiteral("an integer ≥ %1").arg(min);
+        if (max >= min)
+            what = QStringLiteral("an integer from %1 to %2").arg(min).arg(max);
+        if (nullable)
+            what += QStringLiteral(" or null");
+        errors << expected(path + QLatin1Char('.') + key, what, v);
+    }
+}
+
+void checkKeys(const QJsonObject &o, const QStringList &known, const QString &path, QStringList &errors)
+{
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!known.contains(it.key()))
+            errors << QStringLiteral("%1: unknown key \"%2\" (expected one of %3)")
+                          .arg(path.isEmpty() ? QStringLiteral("(top level)") : path, it.key(),
+                               known.join(QStringLiteral(", ")));
+    }
+}
+
+const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QString &path, QStringList &errors,
+                            QJsonObject &holder)
+{
+    if (!o.contains(key))
+        return nullptr;
+    const QJsonValue v = o.value(key);
+    if (!v.isObject()) {
+        errors << expected(path + QLatin1Char('.') + key, QStringLiteral("an object"), v);
+        return nullptr;
+    }
+    holder = v.toObject();
+    return &holder;
+}
+
+} // namespace
+
+bool isDeviceName(const QString &device)
+{
+    static const QRegularExpression re(QStringLiteral("^(cpu|cuda:(0|[1-9][0-9]{0,2}))$"));
+    return re.match(device).hasMatch();
+}
+
+bool isSafeRunName(const QString &name)
+{
+    static const QRegularExpression re(QStringLiteral("^[A-Za-z0-9_+@-][A-Za-z0-9._+@-]{0,99}$"));
+    return re.match(name).hasMatch();
+}
+
+QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat)
+{
+    QStringList errors;
+    QStringList known = kRunKeys;
+    if (allowRepeat)
+        known << QStringLiteral("repeat");
+    checkKeys(spec, known, path, errors);
+
+    if (spec.contains(QStringLiteral("name"))) {
+        const QJsonValue v = spec.value(QStringLiteral("name"));
+        if (!v.isString() || !isSafeRunName(v.toString()))
+            errors << expected(path + QStringLiteral(".name"),
+                               QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), v);
+    }
+
+    QJsonObject holder;
+    if (!spec.contains(QStringLiteral("model"))) {
+        errors << path + QStringLiteral(".model: missing (expected an object with a \"type\")");
+    } else if (const QJsonObject *model = objectAt(spec, QStringLiteral("model"), path, errors, holder)) {
+        const QJsonValue type = model->value(QStringLiteral("type"));
+        if (!type.isString() || type.toString().isEmpty())
+            errors << expected(path + QStringLiteral(".model.type"), QStringLiteral("a model type such as \"transe\""),
+                               type);
+    }
+
+    if (const QJsonObject *data = objectAt(spec, QStringLiteral("data"), path, errors, holder)) {
+        const QJsonValue kind = data->value(QStringLiteral("kind"));
+        if (!kind.isString() || !kDataKinds.contains(kind.toString()))
+            errors << expected(path + QStringLiteral(".data.kind"),
+                               QStringLiteral("one of ") + kDataKinds.join(QStringLiteral(", ")), kind);
+        if (data->contains(QStringLiteral("path")) && !data->value(QStringLiteral("path")).isString())
+            errors << expected(path + QStringLiteral(".data.path"), QStringLiteral("a folder path"),
+                               data->value(QStringLiteral("path")));
+        for (const char *key : {"entities", "relations", "triples", "samples", "classes", "size"})
+            checkInt(*data, QString::fromLatin1(key), path + QStringLiteral(".data"), 1, 0, errors);
+    }
+
+    if (const QJsonObject *train = objectAt(spec, QStringLiteral("train"), path, errors, holder)) {
+        const QString p = path + QStringLiteral(".train");
+        checkInt(*train, QStringLiteral("epochs"), p, 1, 0, errors);
+        checkInt(*train, QStringLiteral("max_steps"), p, 1, 0, errors, /*nullable=*/true);
+        checkInt(*train, QStringLiteral("batch_size"), p, 1, 0, errors);
+        checkInt(*train, QStringLiteral("seed"), p, 0, 0, errors);
+        if (train->contains(QStringLiteral("optimizer")) && !train->value(QStringLiteral("optimizer")).isString())
+            errors << expected(p + QStringLiteral(".optimizer"), QStringLiteral("a string such as \"adam\""),
+                               train->value(QStringLiteral("optimizer")));
+        if (train->contains(QStringLiteral("lr"))) {
+            const QJsonValue lr = train->value(QStringLiteral("lr"));
+            if (!lr.isDouble() || !(lr.toDouble() > 0))
+                errors << expected(p + QStringLiteral(".lr"), QStringLiteral("a number > 0"), lr);
+        }
+    }
+
+    if (const QJsonObject *eval = objectAt(spec, QStringLiteral("eval"), path, errors, holder)) {
+        checkInt(*eval, QStringLiteral("every_epochs"), path + QStringLiteral(".eval"), 0, 0, errors);
+        if (eval->contains(QStringLiteral("split"))) {
+            const QJsonValue split = eval->value(QStringLiteral("split"));
+            if (split != QJsonValue(QStringLiteral("valid")) && split != QJsonValue(QStringLiteral("test")))
+                errors << expected(path + QStringLiteral(".eval.split"), QStringLiteral("\"valid\" or \"test\""), split);
+        }
+    }
+    if (const QJsonObject *cp = objectAt(spec, QStringLiteral("checkpoint"), path, errors, holder))
+        checkInt(*cp, QStringLiteral("every_steps"), path + QStringLiteral(".checkpoint"), 0, 0, errors);
+    if (const QJsonObject *report = objectAt(spec, QStringLiteral("report"), path, errors, holder))
+        checkInt(*report, QStringLiteral("every_steps"), path + QStringLiteral(".report"), 1, 0, errors);
+
+    if (allowRepeat)
+        checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
+    return errors;
+}
+
+QJsonObject withDefaults(const QJsonObject &spec)
+{
+    QJsonObject out = spec;
+    if (!out.contains(QStringLiteral("name")))
+        out.insert(QStringLiteral("name"), out.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")));
+    QJsonObject train = out.value(QStringLiteral("train")).toObject();
+    if (!train.contains(QStringLiteral("seed"))) {
+        train.insert(QStringLiteral("seed"), 1);
+        out.insert(QStringLiteral("train"), train);
+    }
+    return out;
+}
+
+QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
+{
+    QJsonObject out = withDefaults(spec);
+    out.remove(QStringLiteral("repeat"));
+    if (count <= 1)
+        return out;
+    out.insert(QStringLiteral("name"), out.value(QStringLiteral("name")).toString() + QLatin1Char('-')
+                                           + QString::number(index + 1));
+    QJsonObject train = out.value(QStringLiteral("train")).toObject();
+    train.insert(QStringLiteral("seed"), train.value(QStringLiteral("seed")).toInteger() + index);
+    out.insert(QStringLiteral("train"), train);
+    return out;
+}
+
+std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors)
+{
+    QStringList problems;
+    if (!json.isObject()) {
+        problems << expected(QStringLiteral("(top level)"), QStringLiteral("an object"), json);
+        if (errors)
+            *errors = problems;
+        return std::nullopt;
+    }
+    const QJsonObject top = json.toObject();
+    checkKeys(top, {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("lanes")}, QString(),
+              problems);
+
+    Experiment ex;
+    const QJsonValue name = top.value(QStringLiteral("name"));
+    if (!name.isString() || !isSafeRunName(name.toString()))
+        problems << expected(QStringLiteral("name"),
+                             QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), name);
+    else
+        ex.name = name.toString();
+
+    if (top.contains(QStringLiteral("runs_root"))) {
+        const QJsonValue root = top.value(QStringLiteral("runs_root"));
+        if (!root.isString() && !root.isNull())
+            problems << expected(QStringLiteral("runs_root"), QStringLiteral("a folder path or null"), root);
+        else
+            ex.runsRoot = root.toString();
+    }
+
+    const QJsonValue lanes = top.value(QStringLiteral("lanes"));
+    if (!lanes.isArray()) {
+        problems << expected(QStringLiteral("lanes"), QStringLiteral("an array of lanes"), lanes);
+    } else {
+        const QJsonArray laneArray = lanes.toArray();
+        QHash<QString, QString> names; // run name -> where it was first used
+        for (int l = 0; l < laneArray.size(); ++l) {
+            const QString lp = QStringLiteral("lanes[%1]").arg(l);
+            if (!laneArray.at(l).isObject()) {
+                problems << expected(lp, QStringLiteral("an object"), laneArray.at(l));
+                continue;
+            }
+            const QJsonObject lo = laneArray.at(l).toObject();
+            checkKeys(lo, {QStringLiteral("device"), QStringLiteral("slots"), QStringLiteral("runs")}, lp, problems);
+            ExperimentLane lane;
+            const QJsonValue device = lo.value(QStringLiteral("device"));
+            if (!device.isString() || !isDeviceName(device.toString()))
+                problems << expected(lp + QStringLiteral(".device"), QStringLiteral("\"cpu\" or \"cuda:N\""), device);
+            else
+                lane.device = device.toString();
+            checkInt(lo, QStringLiteral("slots"), lp, 1, 64, problems);
+            lane.slotCount = lo.value(QStringLiteral("slots")).toInt(1);
+            if (lo.contains(QStringLiteral("runs")) && !lo.value(QStringLiteral("runs")).isArray()) {
+                problems << expected(lp + QStringLiteral(".runs"), QStringLiteral("an array of run specs"),
+                                     lo.value(QStringLiteral("runs")));
+            }
+            const QJsonArray runs = lo.value(QStringLiteral("runs")).toArray();
+            for (int r = 0; r < runs.size(); ++r) {
+                const QString rp = lp + QStringLiteral(".runs[%1]").arg(r);
+                if (!runs.at(r).isObject()) {
+                    problems << expected(rp, QStringLiteral("a run spec object"), runs.at(r));
+                    continue;
+                }
+                const QJsonObject spec = runs.at(r).toObject();
+                const QStringList specErrors = validateRunSpec(spec, rp, true);
+                problems << specErrors;
+                if (!specErrors.isEmpty())
+                    continue;
+                ExperimentRun run;
+                run.repeat = spec.value(QStringLiteral("repeat")).toInt(1);
+                run.spec = withDefaults(spec);
+                run.spec.remove(QStringLiteral("repeat"));
+                for (int i = 0; i < run.repeat; ++i) {
+                    const QString n = expandRepeat(run.spec, i, run.repeat).value(QStringLiteral("name")).toString();
+                    if (names.contains(n))
+                        problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3").arg(rp, n, names.value(n));
+                    else
+                        names.insert(n, rp);
+                }
+                lane.runs << run;
+            }
+            ex.lanes << lane;
+        }
+    }
+    if (errors)
+        *errors = problems;
+    if (!problems.isEmpty())
+        return std::nullopt;
+    return ex;
+}
+
+std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (errors)
+            *errors = QStringList{path + QStringLiteral(": cannot open: ") + file.errorString()};
+        return std::nullopt;
+    }
+    const QByteArray bytes = file.read(16 * 1024 * 1024);
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        // Line and column help more than a byte offset.
+        const QByteArray before = bytes.left(parseError.offset);
+        const int line = before.count('\n') + 1;
+        const int column = parseError.offset - (before.lastIndexOf('\n') + 1) + 1;
+        if (errors)
+            *errors = QStringList{QStringLiteral("%1:%2:%3: not valid JSON: %4")
+                                      .arg(path)
+                                      .arg(line)
+                                      .arg(column)
+                                      .arg(parseError.errorString())};
+        return std::nullopt;
+    }
+    QStringList problems;
+    auto ex = fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems);
+    if (errors) {
+        errors->clear();
+        for (const QString &p : std::as_const(problems))
+            *errors << path + QStringLiteral(": ") + p;
+    }
+    return ex;
+}
+
+QString Experiment::demoPath()
+{
+    return QStringLiteral(":/trainyard/demo.json");
+}
+
+Experiment Experiment::demo()
+{
+    initCoreResources();
+    QStringList errors;
+    auto ex = load(demoPath(), &errors);
+    // The demo is part of the build and checked by tests; a broken one is a bug.
+    Q_ASSERT_X(ex.has_value(), "Experiment::demo", qPrintable(errors.join(QLatin1Char('\n'))));
+    return ex.value_or(Experiment{});
+}
+
+QJsonObject Experiment::toJson() const
+{
+    QJsonObject top;
+    top.insert(QStringLiteral("name"), name);
+    if (!runsRoot.isEmpty())
+        top.insert(QStringLiteral("runs_root"), runsRoot);
+    QJsonArray laneArray;
+    for (const ExperimentLane &lane : lanes) {
+        QJsonObject lo;
+        lo.insert(QStringLiteral("device"), lane.device);
+        lo.insert(QStringLiteral("slots"), lane.slotCount);
+        QJsonArray runs;
+        for (const ExperimentRun &run : lane.runs) {
+            QJsonObject spec = run.spec;
+            if (run.repeat > 1)
+                spec.insert(QStringLiteral("repeat"), run.repeat);
+            runs.append(spec);
+        }
+        lo.insert(QStringLiteral("runs"), runs);
+        laneArray.append(lo);
+    }
+    top.insert(QStringLiteral("lanes"), laneArray);
+    return top;
+}
+
+bool Experiment::save(const QString &path, QString *error) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    file.write(QJsonDocument(toJson()).toJson(QJsonDocument::Indented));
+    if (!file.commit()) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    return true;
+}
+
+QString Experiment::effectiveRunsRoot() const
+{
+    if (!runsRoot.isEmpty()) {
+        QString root = runsRoot;
+        if (root.startsWith(QStringLiteral("~/")))
+            root = QDir::homePath() + root.mid(1);
+        return QDir::cleanPath(QDir(root).absolutePath());
+    }
+    QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    if (base.isEmpty())
+        base = QDir::homePath() + QStringLiteral("/.local/share/trainyard");
+    return QDir::cleanPath(base + QLatin1Char('/') + name);
+}
+
+int Experiment::runCount() const
+{
+    int n = 0;
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs)
+            n += run.repeat;
+    }
+    return n;
+}
+
+} // namespace trainyard

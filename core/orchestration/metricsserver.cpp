@@ -1,0 +1,320 @@
+#include "metricsserver.h"
+
+#include "linedecoder.h"
+#include "protocol.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFileInfo>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QRandomGenerator>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTimer>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace trainyard {
+
+// One accepted connection: decodes lines, insists on hello first.
+class MetricsServer::Connection : public QObject
+{
+public:
+    Connection(MetricsServer *server, QIODevice *device)
+        : QObject(server)
+        , m_server(server)
+        , m_device(device)
+    {
+        device->setParent(this);
+        m_helloTimer.setSingleShot(true);
+        connect(&m_helloTimer, &QTimer::timeout, this, [this] {
+            m_server->dropConnection(this, QStringLiteral("no hello within %1 ms").arg(m_server->m_helloTimeoutMs));
+        });
+        m_helloTimer.start(server->m_helloTimeoutMs);
+        connect(device, &QIODevice::readyRead, this, &Connection::onReadyRead);
+        if (auto *local = qobject_cast<QLocalSocket *>(device))
+            connect(local, &QLocalSocket::disconnected, this, [this] { m_server->onClosed(this); });
+        else if (auto *tcp = qobject_cast<QAbstractSocket *>(device))
+            connect(tcp, &QAbstractSocket::disconnected, this, [this] { m_server->onClosed(this); });
+    }
+
+    void close()
+    {
+        m_closing = true;
+        m_helloTimer.stop();
+        if (auto *local = qobject_cast<QLocalSocket *>(m_device))
+            local->abort();
+        else if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
+            tcp->abort();
+    }
+
+    void write(const std::string &line) { m_device->write(line.data(), static_cast<qint64>(line.size())); }
+
+    RunId run = 0; // 0 until hello was accepted
+    bool m_closing = false;
+
+private:
+    void onReadyRead()
+    {
+        char buffer[64 * 1024];
+        for (;;) {
+            if (m_closing)
+                return;
+            const qint64 n = m_device->read(buffer, sizeof buffer);
+            if (n <= 0)
+                break;
+            m_decoder.feed(buffer, static_cast<std::size_t>(n));
+            protocol::LineDecoder::Result result;
+            while (!m_closing && m_decoder.next(result))
+                handle(result);
+        }
+    }
+
+    void handle(protocol::LineDecoder::Result &result)
+    {
+        if (result.status != protocol::LineDecoder::Status::Message) {
+            m_server->countRejected(run);
+            if (run == 0)
+                m_server->dropConnection(this, QStringLiteral("first line is not a hello: ")
+                                                   + QString::fromStdString(result.error));
+            return;
+        }
+        const nlohmann::json &message = result.message;
+        if (run == 0) {
+            const RunId id = m_server->authenticate(message);
+            if (id == 0) {
+                m_server->countRejected(0);
+                m_server->dropConnection(this, QStringLiteral("hello refused (wrong token, run name or protocol version)"));
+                return;
+            }
+            m_helloTimer.stop();
+            run = id;
+            m_server->onAuthenticated(this, id);
+        } else if (!protocol::validate(message)) {
+            m_server->countRejected(run);
+            return;
+        }
+        ++m_server->m_accepted;
+        if (m_server->m_handler)
+            m_server->m_handler(run, message);
+    }
+
+    MetricsServer *m_server;
+    QIODevice *m_device;
+    protocol::LineDecoder m_decoder;
+    QTimer m_helloTimer;
+};
+
+MetricsServer::MetricsServer(QObject *parent)
+    : QObject(parent)
+{
+}
+
+MetricsServer::~MetricsServer()
+{
+    close();
+}
+
+QString MetricsServer::defaultSocketPath(const QString &key)
+{
+    QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+    if (runtime.isEmpty())
+        runtime = QDir::tempPath() + QStringLiteral("/trainyard-") + QString::number(::getuid());
+    const QByteArray hash = QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha256).toHex().left(16);
+    return runtime + QStringLiteral("/trainyard/") + QString::fromLatin1(hash) + QStringLiteral(".sock");
+}
+
+bool MetricsServer::listen(const QString &socketPath, QString *error)
+{
+    auto fail = [&](const QString &text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    const QString dir = QFileInfo(socketPath).absolutePath();
+    if (!QDir().mkpath(dir))
+        return fail(dir + QStringLiteral(": cannot create the socket folder"));
+    struct stat st {};
+    const QByteArray dirBytes = QFile::encodeName(dir);
+    if (::stat(dirBytes.constData(), &st) != 0 || st.st_uid != ::getuid())
+        return fail(dir + QStringLiteral(": socket folder is not owned by this user"));
+    if (::chmod(dirBytes.constData(), 0700) != 0)
+        return fail(dir + QStringLiteral(": cannot make the socket folder private (0700)"));
+
+    delete m_local;
+    m_local = new QLocalServer(this);
+    m_local->setSocketOptions(QLocalServer::UserAccessOption);
+    m_local->setMaxPendingConnections(256);
+    QLocalServer::removeServer(socketPath);
+    if (!m_local->listen(socketPath)) {
+        const QString text = socketPath + QStringLiteral(": cannot listen: ") + m_local->errorString();
+        delete m_local;
+        m_local = nullptr;
+        return fail(text);
+    }
+    ::chmod(QFile::encodeName(socketPath).constData(), 0600);
+    connect(m_local, &QLocalServer::newConnection, this, [this] {
+        while (QLocalSocket *socket = m_local->nextPendingConnection())
+            adopt(socket);
+    });
+    return true;
+}
+
+QString MetricsServer::socketPath() const
+{
+    return m_local ? m_local->fullServerName() : QString();
+}
+
+bool MetricsServer::listenTcp(quint16 port, QString *error)
+{
+    delete m_tcp;
+    m_tcp = new QTcpServer(this);
+    if (!m_tcp->listen(QHostAddress::LocalHost, port)) {
+        if (error)
+            *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(port).arg(m_tcp->errorString());
+        delete m_tcp;
+        m_tcp = nullptr;
+        return false;
+    }
+    connect(m_tcp, &QTcpServer::newConnection, this, [this] {
+        while (QTcpSocket *socket = m_tcp->nextPendingConnection())
+            adopt(socket);
+    });
+    return true;
+}
+
+quint16 MetricsServer::tcpPort() const
+{
+    return m_tcp ? m_tcp->serverPort() : 0;
+}
+
+void MetricsServer::close()
+{
+    const QList<Connection *> connections = findChildren<Connection *>(Qt::FindDirectChildrenOnly);
+    for (Connection *c : connections) {
+        c->m_closing = true;
+        c->disconnect();
+        delete c;
+    }
+    m_live.clear();
+    if (m_local) {
+        const QString path = m_local->fullServerName();
+        m_local->close();
+        delete m_local;
+        m_local = nullptr;
+    }
+    delete m_tcp;
+    m_tcp = nullptr;
+}
+
+QString MetricsServer::registerRun(RunId run, const QString &name)
+{
+    QByteArray bytes(32, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(bytes.data()), 8);
+    const QString token = QString::fromLatin1(bytes.toHex());
+    registerRun(run, name, token);
+    return token;
+}
+
+void MetricsServer::registerRun(RunId run, const QString &name, const QString &token)
+{
+    if (m_runs.contains(run))
+        m_byToken.remove(m_runs.value(run).token);
+    m_runs.insert(run, Registration{name, token});
+    m_byToken.insert(token, run);
+}
+
+void MetricsServer::unregisterRun(RunId run)
+{
+    m_byToken.remove(m_runs.take(run).token);
+    if (Connection *c = m_live.take(run)) {
+        c->m_closing = true;
+        c->close();
+        c->deleteLater();
+    }
+}
+
+QString MetricsServer::token(RunId run) const
+{
+    return m_runs.value(run).token;
+}
+
+bool MetricsServer::isConnected(RunId run) const
+{
+    return m_live.contains(run);
+}
+
+bool MetricsServer::send(RunId run, const nlohmann::json &message)
+{
+    Connection *c = m_live.value(run);
+    if (!c)
+        return false;
+    c->write(protocol::encode(message));
+    return true;
+}
+
+void MetricsServer::adopt(QIODevice *device)
+{
+    new Connection(this, device);
+}
+
+RunId MetricsServer::authenticate(const nlohmann::json &message)
+{
+    if (protocol::typeOf(message) != protocol::MessageType::Hello || !protocol::validate(message))
+        return 0;
+    if (message.value("version", 0) != protocol::kVersion)
+        return 0;
+    const QString token = QString::fromStdString(message.at("token").get<std::string>());
+    const RunId run = m_byToken.value(token, 0);
+    if (run == 0)
+        return 0;
+    const auto it = message.find("run");
+    if (it != message.end()
+        && (!it->is_string() || QString::fromStdString(it->get<std::string>()) != m_runs.value(run).name))
+        return 0;
+    return run;
+}
+
+void MetricsServer::countRejected(RunId run)
+{
+    ++m_rejected;
+    if (run != 0)
+        ++m_rejectedByRun[run];
+}
+
+void MetricsServer::onAuthenticated(Connection *connection, RunId run)
+{
+    // A reconnecting worker replaces its stale connection.
+    if (Connection *old = m_live.value(run); old && old != connection) {
+        old->run = 0;
+        old->close();
+        old->deleteLater();
+    }
+    m_live.insert(run, connection);
+    emit runConnected(run);
+}
+
+void MetricsServer::onClosed(Connection *connection)
+{
+    const RunId run = connection->run;
+    if (run != 0 && m_live.value(run) == connection) {
+        m_live.remove(run);
+        emit runDisconnected(run);
+    }
+    connection->run = 0;
+    connection->m_closing = true;
+    connection->deleteLater();
+}
+
+void MetricsServer::dropConnection(Connection *connection, const QString &reason)
+{
+    ++m_dropped;
+    connection->close();
+    connection->deleteLater();
+    emit connectionDropped(reason);
+}
+
+} // namespace trainyard

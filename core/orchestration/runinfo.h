@@ -1,0 +1,93 @@
+#pragma once
+
+// Plain value types shared by the orchestration classes and their users (the
+// desktop app, `trainyard run`). They travel through `const &` signals.
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <cmath>
+#include <limits>
+
+namespace trainyard {
+
+// Stable identity of a run within one Session (never reused while it lives).
+// Names can change (rename, duplicate); ids do not.
+using RunId = int;
+
+// Where a run is in its life. Terminal states: Finished, Failed, Diverged,
+// Stopped, Cancelled. Stalled is Running without a heartbeat for too long.
+enum class RunState {
+    Queued,    // waiting for a slot in its lane
+    Starting,  // process launched, no hello yet
+    Running,
+    Paused,
+    Stalled,   // alive but silent longer than the watchdog allows
+    Stopping,  // stop requested, waiting for the worker to checkpoint and exit
+    Finished,  // exit 0
+    Failed,    // exit 1/2, crash, signal, or vanished
+    Diverged,  // exit 3 (loss NaN/inf)
+    Stopped,   // exit 4 (stopped on request after a checkpoint); can resume
+    Cancelled, // taken out of the queue before it started
+};
+
+// Lower-case names as written to status.json ("queued", "running", ...).
+QString runStateName(RunState state);
+// Inverse of runStateName; returns false for an unknown name.
+bool runStateFromName(const QString &name, RunState *state);
+// True for states with a live worker process (Starting..Stopping).
+bool isActive(RunState state);
+// True for Finished, Failed, Diverged, Stopped, Cancelled.
+bool isTerminal(RunState state);
+
+// Everything the user sees about one run. Returned by value from Scheduler.
+struct RunInfo
+{
+    RunId id = 0;
+    QString name;        // unique in the experiment; also the run folder name
+    QString group;       // the experiment entry's name for repeats, else == name
+    int repeatIndex = 0; // 0-based index within its group
+    int repeatCount = 1; // size of its group
+    QJsonObject spec;    // exactly what goes into spec.json (no "repeat")
+    int lane = -1;       // index of its lane
+    RunState state = RunState::Queued;
+    QString device;      // device it runs / ran on ("cpu", "cuda:1")
+    QString runDir;      // absolute path of its run folder
+    qint64 pid = 0;
+    bool connected = false; // worker said hello on the metrics socket
+    bool reattached = false; // found running at start, not our child
+
+    // Progress, from the latest metric line.
+    qint64 step = -1;
+    qint64 totalSteps = -1; // -1 when the worker did not say
+    qint64 epoch = -1;
+    double loss = std::numeric_limits<double>::quiet_NaN();
+    double wall = 0;            // seconds since the run started (worker clock)
+    double stepsPerSecond = 0;  // recent rate
+    double etaSeconds = -1;     // -1 when unknown
+
+    // Outcome.
+    int exitCode = -1;   // -1 while running or when killed by a signal
+    int exitSignal = 0;  // signal number when killed by one
+    QString message;     // last error / status text for the user
+    QDateTime started;
+    QDateTime ended;
+};
+
+// One lane: a device and its ordered queue.
+struct LaneInfo
+{
+    QString device;          // as written in the experiment ("cuda:2", "cpu")
+    QString effectiveDevice; // where runs really go ("cpu" under CPU fallback)
+    int slotCount = 1;           // runs at once
+    QList<RunId> runs;       // queue order
+};
+
+} // namespace trainyard
+
+Q_DECLARE_METATYPE(trainyard::RunId)
+Q_DECLARE_METATYPE(trainyard::RunState)
+Q_DECLARE_METATYPE(trainyard::RunInfo)

@@ -1,0 +1,203 @@
+#pragma once
+
+#include "experiment.h"
+#include "runinfo.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QHash>
+#include <QList>
+#include <QSet>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+
+#include <string>
+#include <unordered_map>
+
+namespace trainyard {
+
+class DeviceInventory;
+class MetricStore;
+class MetricsServer;
+class RunStore;
+class WorkerProcess;
+
+// The lanes, their ordered queues and every run's life: which queued run
+// starts next (per lane, up to its slotCount), starting and supervising workers,
+// stop (socket "stop", then SIGTERM, then SIGKILL after timeouts), pause,
+// resume, cancel, retry, and the finish count. Every edit emits precise
+// signals, "about to" before and a done signal after, so item models can
+// wrap them in begin/end calls and an undo stack can invert them.
+// Lanes are addressed by index, runs by RunId.
+class Scheduler : public QObject
+{
+    Q_OBJECT
+public:
+    Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics,
+              DeviceInventory *devices, QObject *parent = nullptr);
+    ~Scheduler() override;
+
+    // ---- the board ------------------------------------------------------
+    // Replaces all lanes and runs (repeats expanded); emits reset().
+    void setExperiment(const Experiment &experiment);
+    // The board as an experiment (consecutive untouched repeats collapse
+    // back into one entry with "repeat").
+    Experiment toExperiment(const QString &name, const QString &runsRoot) const;
+
+    int laneCount() const { return m_lanes.size(); }
+    LaneInfo lane(int index) const;
+    QList<RunId> runIds() const; // lane by lane, queue order
+    RunInfo run(RunId id) const; // id 0 when unknown
+    bool contains(RunId id) const { return m_runs.contains(id); }
+    RunId findRun(const QString &name) const; // 0 when none
+    // Position of a run in its lane's queue, -1 when unknown.
+    int position(RunId id) const;
+    // `base` if unused, else base-2, base-3, ...
+    QString uniqueName(const QString &base) const;
+
+    // ---- edits (all refuse with a message instead of breaking a run) ----
+    int addLane(const QString &device, int slotCount, int position = -1, QString *error = nullptr);
+    bool removeLane(int index, QString *error = nullptr); // only without active runs
+    bool setLaneDevice(int index, const QString &device, QString *error = nullptr);
+    bool setLaneSlots(int index, int slotCount, QString *error = nullptr);
+    // Queues `spec` (validated; name made unique) at `position` (-1: end);
+    // `repeat` > 1 adds the expanded repeats. Returns the new ids.
+    QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat = 1, int position = -1,
+                        QString *error = nullptr);
+    // A queued copy right after the original, with a unique name.
+    RunId duplicateRun(RunId id, QString *error = nullptr);
+    bool removeRun(RunId id, QString *error = nullptr); // not while active
+    // Moves a run that is not active to `lane` at `position` (-1: end).
+    bool moveRun(RunId id, int lane, int position, QString *error = nullptr);
+    // Changes the spec of a run that has not started (validated).
+    bool setRunSpec(RunId id, const QJsonObject &spec, QString *error = nullptr);
+
+    // ---- control --------------------------------------------------------
+    // Starts dispatching: every lane fills its free slotCount from its queue
+    // until no queued run is left.
+    void startAll();
+    // Stops dispatching and stops every active run gracefully.
+    void stopAll();
+    // SIGKILL to every worker (a second Ctrl-C); their runs fail.
+    void killAll();
+    bool isDispatching() const { return m_dispatching; }
+    // Starts one queued (or stopped: resumes) run now if its lane has a free slot.
+    bool startRun(RunId id, QString *error = nullptr);
+    bool stopRun(RunId id, QString *error = nullptr);
+    bool pauseRun(RunId id, QString *error = nullptr);
+    bool resumeRun(RunId id, QString *error = nullptr);
+    bool cancelRun(RunId id, QString *error = nullptr); // queued -> cancelled
+    // A failed/diverged/stopped/cancelled run goes back to the queue; its
+    // old folder is cleared (a stopped run with a checkpoint resumes instead
+    // when `fromCheckpoint`).
+    bool retryRun(RunId id, bool fromCheckpoint = false, QString *error = nullptr);
+
+    int finishedCount() const;
+    int totalCount() const { return m_runs.size(); }
+    int activeCount() const;
+    // True when dispatching found nothing left to start and nothing runs.
+    bool isIdle() const;
+
+    // ---- settings -------------------------------------------------------
+    void setWorkerProgram(const QString &program) { m_workerProgram = program; }
+    QString workerProgram() const { return m_workerProgram; }
+    // Lanes naming a GPU this machine lacks run on the CPU instead.
+    void setCpuFallback(bool on);
+    bool cpuFallback() const { return m_cpuFallback; }
+    // Lanes whose device this machine lacks (and that would not run).
+    QList<int> missingDeviceLanes() const;
+    // Problems to tell the user before starting: missing GPUs, GPUs busy
+    // with other users' processes. Empty when all is clear.
+    QStringList preflight() const;
+    void setStopTimeout(int ms) { m_stopTimeoutMs = ms; }   // stop -> SIGTERM -> SIGKILL
+    void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
+    // Threads given to each CPU run: the cores shared out among the CPU
+    // lanes' slotCount; `threads` > 0 overrides.
+    void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
+    int threadsPerCpuRun() const;
+    // Pids of the workers we supervise (to tell our GPU processes from others').
+    QSet<qint64> workerPids() const;
+
+    // Adopts runs found on disk: finished ones with their curves, and live
+    // workers from the state file (reattached; gaps filled from metrics.jsonl).
+    void loadHistory();
+    // Ends supervision: stops every worker (and waits up to the stop
+    // timeouts), or leaves them running for a later reattach.
+    void shutdown(bool leaveRunning);
+
+    // Called by the Session for every accepted socket message.
+    void handleMessage(RunId id, const nlohmann::json &message);
+
+signals:
+    void reset(); // everything replaced (setExperiment)
+    void laneAboutToBeAdded(int index);
+    void laneAdded(int index);
+    void laneAboutToBeRemoved(int index);
+    void laneRemoved(int index);
+    void laneChanged(int index); // device, slotCount, effective device
+    void runAboutToBeAdded(int lane, int position);
+    void runAdded(trainyard::RunId id);
+    void runAboutToBeRemoved(trainyard::RunId id);
+    void runRemoved(trainyard::RunId id);
+    void runAboutToBeMoved(trainyard::RunId id, int fromLane, int fromPosition, int toLane, int toPosition);
+    void runMoved(trainyard::RunId id);
+    void runChanged(trainyard::RunId id);        // state, spec, name, message
+    void runEnded(trainyard::RunId id, trainyard::RunState state); // reached a terminal state
+    void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
+    void finishCountChanged(int finished, int total);
+    void logLine(trainyard::RunId id, const QString &level, const QString &text);
+    void warning(const QString &text);
+    void idle(); // dispatching and nothing left to do
+
+private:
+    struct Run;
+    struct Lane
+    {
+        QString device;
+        int slotCount = 1;
+        QList<RunId> runs;
+    };
+    Run *find(RunId id) const;
+    RunId newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane);
+    QString effectiveDevice(int lane) const;
+    bool laneHasFreeSlot(int lane) const;
+    bool launch(Run *run, bool resume, QString *error);
+    void dispatch();
+    void setState(Run *run, RunState state, const QString &message = QString());
+    void onWorkerFinished(RunId id, int exitCode, int signal);
+    void finishRun(Run *run, RunState state, const QString &message);
+    void escalateStop(RunId id);
+    void checkWatchdog();
+    void flushProgress();
+    void ingestMetricsFile(Run *run);
+    void ingest(Run *run, const nlohmann::json &message, bool live);
+    void persistState();
+    void checkIdle();
+    void updateRate(Run *run);
+
+    RunStore *m_store;
+    MetricsServer *m_server;
+    MetricStore *m_metrics;
+    DeviceInventory *m_devices;
+    QList<Lane> m_lanes;
+    QHash<RunId, Run *> m_runs;
+    RunId m_nextId = 1;
+    bool m_dispatching = false;
+    bool m_cpuFallback = false;
+    bool m_shuttingDown = false;
+    QString m_workerProgram;
+    int m_stopTimeoutMs = 15000;
+    int m_stallTimeoutMs = 30000;
+    int m_cpuThreadsOverride = 0;
+    QList<RunId> m_progressDirty;
+    QTimer m_progressTimer;
+    QTimer m_watchdog;
+    int m_lastFinished = -1;
+    QSet<int> m_warnedBusyLanes;
+    std::unordered_map<std::string, int> m_metricIds; // JSON key -> MetricStore id
+    int metricIdFor(const std::string &key);
+};
+
+} // namespace trainyard

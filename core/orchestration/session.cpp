@@ -1,0 +1,150 @@
+#include "session.h"
+
+#include "deviceinventory.h"
+#include "metricsserver.h"
+#include "metricstore.h"
+#include "runstore.h"
+#include "scheduler.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLockFile>
+
+namespace trainyard {
+
+Session::Session(QObject *parent)
+    : QObject(parent)
+    , m_store(new RunStore)
+    , m_metrics(new MetricStore(this))
+    , m_server(new MetricsServer(this))
+    , m_devices(new DeviceInventory(this))
+    , m_scheduler(new Scheduler(m_store, m_server, m_metrics, m_devices, this))
+{
+    m_server->setHandler([this](RunId run, const nlohmann::json &message) { m_scheduler->handleMessage(run, message); });
+    m_devices->setOurPids([this] { return m_scheduler->workerPids(); });
+    m_devices->setPollInterval(1000);
+}
+
+Session::~Session()
+{
+    if (m_open)
+        close(false);
+    delete m_scheduler; // before the store it uses
+    m_scheduler = nullptr;
+    delete m_store;
+    delete m_lock;
+}
+
+bool Session::load(const QString &path, QStringList *errors)
+{
+    const auto ex = Experiment::load(path, errors);
+    if (!ex)
+        return false;
+    return open(*ex, QFileInfo(path).absoluteFilePath(), errors);
+}
+
+bool Session::loadDemo(QStringList *errors)
+{
+    return open(Experiment::demo(), QString(), errors);
+}
+
+bool Session::open(const Experiment &experiment, const QString &filePath, QStringList *errors)
+{
+    auto fail = [&](const QString &text) {
+        if (errors)
+            *errors = QStringList{text};
+        return false;
+    };
+    if (m_open)
+        close(false);
+
+    Experiment ex = experiment;
+    // A relative runs root is relative to the experiment file.
+    if (!ex.runsRoot.isEmpty() && QDir::isRelativePath(ex.runsRoot) && !ex.runsRoot.startsWith(QLatin1Char('~'))
+        && !filePath.isEmpty())
+        ex.runsRoot = QFileInfo(filePath).absoluteDir().filePath(ex.runsRoot);
+    const QString root = ex.effectiveRunsRoot();
+    if (!QDir().mkpath(root))
+        return fail(root + QStringLiteral(": cannot create the runs folder"));
+
+    auto *lock = new QLockFile(root + QStringLiteral("/.trainyard.lock"));
+    lock->setStaleLockTime(0);
+    if (!lock->tryLock(200)) {
+        qint64 pid = 0;
+        QString host, app;
+        lock->getLockInfo(&pid, &host, &app);
+        delete lock;
+        return fail(QStringLiteral("%1: already open in another Trainyard (pid %2)").arg(root).arg(pid));
+    }
+    m_store->setRoot(root);
+    QString error;
+    if (!m_server->listen(MetricsServer::defaultSocketPath(root), &error)) {
+        delete lock;
+        return fail(error);
+    }
+    delete m_lock;
+    m_lock = lock;
+    m_filePath = filePath;
+    m_name = ex.name;
+    m_runsRoot = experiment.runsRoot;
+    m_scheduler->setExperiment(ex);
+    m_scheduler->loadHistory();
+    m_open = true;
+    emit opened();
+    return true;
+}
+
+bool Session::save(const QString &path, QString *error)
+{
+    if (!experiment().save(path, error))
+        return false;
+    m_filePath = QFileInfo(path).absoluteFilePath();
+    return true;
+}
+
+void Session::close(bool leaveRunning)
+{
+    if (!m_open)
+        return;
+    m_scheduler->shutdown(leaveRunning);
+    m_server->close();
+    if (m_lock) {
+        m_lock->unlock();
+        delete m_lock;
+        m_lock = nullptr;
+    }
+    m_open = false;
+    emit closed();
+}
+
+void Session::setName(const QString &name)
+{
+    if (name == m_name)
+        return;
+    m_name = name;
+    emit nameChanged(name);
+}
+
+QString Session::runsRoot() const
+{
+    return m_store->root();
+}
+
+Experiment Session::experiment() const
+{
+    return m_scheduler->toExperiment(m_name, m_runsRoot);
+}
+
+bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const
+{
+    QList<QPair<RunId, QString>> selected;
+    const QList<RunId> ids = runs.isEmpty() ? m_scheduler->runIds() : runs;
+    for (RunId id : ids) {
+        const RunInfo info = m_scheduler->run(id);
+        if (info.id != 0)
+            selected << qMakePair(id, info.name);
+    }
+    return RunStore::exportCsv(path, *m_metrics, selected, error);
+}
+
+} // namespace trainyard

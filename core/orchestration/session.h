@@ -1,0 +1,86 @@
+#pragma once
+
+#include "experiment.h"
+#include "runinfo.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class QLockFile;
+
+namespace trainyard {
+
+class DeviceInventory;
+class MetricStore;
+class MetricsServer;
+class RunStore;
+class Scheduler;
+
+// One open experiment and everything that serves it: the board and its
+// runs (Scheduler), the metrics socket (MetricsServer), the curves
+// (MetricStore), the run folders (RunStore) and the devices
+// (DeviceInventory). The desktop app and `trainyard run` both drive a
+// Session; neither touches workers or files directly.
+//
+// Typical use:
+//   Session session;
+//   if (!session.load(path, &errors)) ...;   // or loadDemo()
+//   session.scheduler()->setCpuFallback(true);
+//   session.scheduler()->startAll();
+//   connect(session.scheduler(), &Scheduler::idle, ...);
+class Session : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Session(QObject *parent = nullptr);
+    ~Session() override; // stops every worker unless close(true) was called
+
+    // Opens an experiment: validates it, locks its runs root (one
+    // orchestrator per experiment), listens on its socket, loads past runs
+    // with their curves and reattaches to workers still running.
+    bool load(const QString &path, QStringList *errors);
+    bool loadDemo(QStringList *errors);
+    bool open(const Experiment &experiment, const QString &filePath, QStringList *errors);
+    // Writes the current board (with edits) as an experiment file.
+    bool save(const QString &path, QString *error);
+
+    // Ends the session: stops every worker gracefully, or leaves them
+    // running (they reconnect to the next session on the same experiment).
+    void close(bool leaveRunning = false);
+    bool isOpen() const { return m_open; }
+
+    QString filePath() const { return m_filePath; } // empty for the demo / new
+    QString name() const { return m_name; }
+    void setName(const QString &name);
+    QString runsRoot() const;
+    Experiment experiment() const; // the board as it is now
+
+    Scheduler *scheduler() const { return m_scheduler; }
+    MetricStore *metrics() const { return m_metrics; }
+    DeviceInventory *devices() const { return m_devices; }
+    MetricsServer *server() const { return m_server; }
+    RunStore *store() const { return m_store; }
+
+    // CSV, long format (run,step,wall,metric,value), of `runs` (all when empty).
+    bool exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const;
+
+signals:
+    void opened();
+    void closed();
+    void nameChanged(const QString &name);
+
+private:
+    RunStore *m_store;
+    MetricStore *m_metrics;
+    MetricsServer *m_server;
+    DeviceInventory *m_devices;
+    Scheduler *m_scheduler;
+    QLockFile *m_lock = nullptr;
+    QString m_filePath;
+    QString m_name;
+    QString m_runsRoot;
+    bool m_open = false;
+};
+
+} // namespace trainyard

@@ -1,0 +1,169 @@
+#include "workerprocess.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <cerrno>
+#include <csignal>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace trainyard {
+
+WorkerProcess::WorkerProcess(QObject *parent)
+    : QObject(parent)
+{
+}
+
+WorkerProcess::~WorkerProcess()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        // Never leave an orphan by accident: detach() is the explicit way.
+        m_process->disconnect(this);
+        m_process->kill();
+        m_process->waitForFinished(3000);
+    }
+}
+
+QString WorkerProcess::findWorkerProgram()
+{
+    const QString fromEnv = qEnvironmentVariable("TRAINYARD_WORKER");
+    if (!fromEnv.isEmpty())
+        return QFileInfo(fromEnv).isExecutable() ? QFileInfo(fromEnv).absoluteFilePath() : QString();
+    if (QCoreApplication::instance()) {
+        const QString beside = QCoreApplication::applicationDirPath() + QStringLiteral("/trainyard-worker");
+        if (QFileInfo(beside).isExecutable())
+            return beside;
+    }
+    return QStandardPaths::findExecutable(QStringLiteral("trainyard-worker"));
+}
+
+QStringList WorkerProcess::arguments(const Launch &launch)
+{
+    QStringList args{QStringLiteral("--spec"), launch.specPath, QStringLiteral("--run-dir"), launch.runDir};
+    if (!launch.connect.isEmpty())
+        args << QStringLiteral("--connect") << launch.connect;
+    if (!launch.token.isEmpty())
+        args << QStringLiteral("--token") << launch.token;
+    // CUDA_VISIBLE_DEVICES leaves the worker exactly one GPU: its cuda:0.
+    const bool gpu = launch.device.startsWith(QStringLiteral("cuda:"));
+    args << QStringLiteral("--device") << (gpu ? QStringLiteral("cuda:0") : QStringLiteral("cpu"));
+    if (launch.threads > 0)
+        args << QStringLiteral("--threads") << QString::number(launch.threads);
+    if (launch.resume)
+        args << QStringLiteral("--resume");
+    return args;
+}
+
+void WorkerProcess::start(const Launch &launch)
+{
+    if (launch.program.isEmpty()) {
+        QTimer::singleShot(0, this, [this] {
+            emit failed(tr("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+        });
+        return;
+    }
+    m_process = new QProcess(this);
+    m_process->setProgram(launch.program);
+    m_process->setArguments(arguments(launch));
+    m_process->setWorkingDirectory(launch.runDir);
+
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // PCI order makes cuda:N mean the same GPU as NVML's index N.
+    env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
+    if (launch.device.startsWith(QStringLiteral("cuda:")))
+        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), launch.device.mid(5));
+    else
+        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
+    if (launch.threads > 0)
+        env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(launch.threads));
+    m_process->setProcessEnvironment(env);
+
+    // Straight to the file, no pipe: the worker never blocks on us and
+    // keeps logging if we go away.
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    m_process->setStandardOutputFile(launch.runDir + QStringLiteral("/worker.log"), QIODevice::Append);
+    m_process->setStandardInputFile(QProcess::nullDevice());
+    // Its own session: a terminal's Ctrl-C or hang-up reaches the
+    // orchestrator, which stops workers gracefully, not the workers.
+    m_process->setChildProcessModifier([] { ::setsid(); });
+
+    connect(m_process, &QProcess::started, this, [this] {
+        m_pid = m_process->processId();
+        emit started();
+    });
+    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            emit failed(tr("cannot start %1: %2").arg(m_process->program(), m_process->errorString()));
+    });
+    connect(m_process, &QProcess::finished, this, &WorkerProcess::onFinished);
+    m_process->start();
+}
+
+void WorkerProcess::onFinished(int exitCode, QProcess::ExitStatus status)
+{
+    if (status == QProcess::CrashExit)
+        emit finished(-1, exitCode > 0 ? exitCode : SIGKILL);
+    else
+        emit finished(exitCode, 0);
+}
+
+void WorkerProcess::attach(qint64 pid)
+{
+    m_pid = pid;
+    m_attached = true;
+    m_poll = new QTimer(this);
+    connect(m_poll, &QTimer::timeout, this, &WorkerProcess::pollAttached);
+    m_poll->start(250);
+}
+
+void WorkerProcess::pollAttached()
+{
+    if (::kill(static_cast<pid_t>(m_pid), 0) == 0 || errno != ESRCH)
+        return;
+    m_poll->stop();
+    // Not our child: its exit status is not ours to read; the worker's
+    // "done" line (socket or metrics.jsonl) tells how it ended.
+    emit finished(-1, 0);
+}
+
+bool WorkerProcess::isRunning() const
+{
+    if (m_process)
+        return m_process->state() != QProcess::NotRunning;
+    if (m_attached)
+        return m_poll && m_poll->isActive();
+    return false;
+}
+
+void WorkerProcess::terminate()
+{
+    if (m_pid > 0 && isRunning())
+        ::kill(static_cast<pid_t>(m_pid), SIGTERM);
+}
+
+void WorkerProcess::kill()
+{
+    if (m_pid > 0 && isRunning())
+        ::kill(static_cast<pid_t>(m_pid), SIGKILL);
+}
+
+void WorkerProcess::detach()
+{
+    if (m_process) {
+        // The QProcess would kill its child when destroyed; it is let go on
+        // purpose (a few hundred bytes) so the worker trains on.
+        m_process->disconnect(this);
+        m_process->setParent(nullptr);
+        m_process = nullptr;
+    }
+    if (m_poll)
+        m_poll->stop();
+    m_attached = false;
+}
+
+} // namespace trainyard

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+class QTimer;
+
+namespace trainyard {
+
+// One trainyard-worker process: started from an argument list (never a
+// shell), CUDA_VISIBLE_DEVICES set for its GPU, stdout and stderr appended
+// to the run's worker.log. Emits started(), finished(exitCode, signal) and
+// failed(message) when it could not start. A process found running after a
+// restart (not our child) is "attached" by pid and watched by polling.
+class WorkerProcess : public QObject
+{
+    Q_OBJECT
+public:
+    struct Launch
+    {
+        QString program;
+        QString specPath;
+        QString runDir;
+        QString connect;  // "unix:PATH" or "tcp:HOST:PORT"; empty: none
+        QString token;
+        QString device;   // "cpu" or "cuda:N" as the lane names it
+        int threads = 0;  // 0: let the worker decide
+        bool resume = false;
+    };
+
+    explicit WorkerProcess(QObject *parent = nullptr);
+    ~WorkerProcess() override;
+
+    // The worker's program: env TRAINYARD_WORKER, else trainyard-worker
+    // beside this application, else on PATH; empty if none is found.
+    static QString findWorkerProgram();
+    // Argument list for `launch` (device rewritten to cuda:0 when
+    // CUDA_VISIBLE_DEVICES narrows the GPUs to the lane's one).
+    static QStringList arguments(const Launch &launch);
+
+    void start(const Launch &launch);
+    // Watches an already running process (after an orchestrator restart).
+    void attach(qint64 pid);
+
+    qint64 pid() const { return m_pid; }
+    bool isRunning() const;
+    void terminate(); // SIGTERM: the worker checkpoints and exits 4
+    void kill();      // SIGKILL
+
+    // Leaves the process running when this object goes away (the user
+    // closed the app with "leave runs running").
+    void detach();
+
+signals:
+    void started();
+    // exitCode -1 when killed by `signal`.
+    void finished(int exitCode, int signal);
+    void failed(const QString &message);
+
+private:
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void pollAttached();
+    QProcess *m_process = nullptr;
+    qint64 m_pid = 0;
+    bool m_attached = false;
+    QTimer *m_poll = nullptr;
+};
+
+} // namespace trainyard
