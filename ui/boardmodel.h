@@ -1,0 +1,107 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QAbstractItemModel>
+#include <QJsonObject>
+
+#include <functional>
+
+class QUndoStack;
+
+namespace trainyard {
+
+class DeviceHistory;
+class DeviceInventory;
+class MetricStore;
+class Scheduler;
+
+/// The board as a two-level tree: lanes (rows at the top) holding their run
+/// cards in queue order. It mirrors the Scheduler through its about-to/done
+/// signals, and turns drops into undoable edits: a run spec from the palette
+/// queues a run (after the spec editor hook, when set), cards dropped on a
+/// lane or between cards move there, and a copy drop (Ctrl) duplicates.
+class BoardModel : public QAbstractItemModel
+{
+    Q_OBJECT
+public:
+    enum Roles {
+        KindRole = Qt::UserRole, ///< "lane" or "run"
+        RunIdRole,               ///< int
+        RunInfoRole,             ///< RunInfo
+        StateRole,               ///< int(RunState)
+        StateNameRole,           ///< "queued", ...
+        ModelTypeRole,           ///< "transe", ...
+        ProgressRole,            ///< double in [0, 1], -1 unknown
+        EtaRole,                 ///< seconds, -1 unknown
+        LossRole,                ///< latest loss (NaN when none)
+        LossHistoryRole,         ///< QVector<double>, thinned recent losses
+        DeviceRole,              ///< lane: device as written; run: device it runs on
+        EffectiveDeviceRole,     ///< lane: where runs really go
+        DeviceNameRole,          ///< lane: "NVIDIA ..." or "CPU (16 threads)"
+        SlotsRole,               ///< lane
+        DeviceStatsRole,         ///< lane: QVariantMap utilization/memory/temperature (current + history lists)
+        LaneIndexRole,           ///< int
+    };
+
+    /// Called before a run from the palette is queued; may edit the spec and
+    /// repeat count, or return false to cancel (the app opens the run editor).
+    using SpecEditor = std::function<bool(QJsonObject *spec, int *repeat)>;
+
+    explicit BoardModel(QUndoStack *undoStack, QObject *parent = nullptr);
+
+    /// Follows a scheduler (nullptr: empty board). The model never owns it.
+    void setScheduler(Scheduler *scheduler, MetricStore *metrics, DeviceInventory *devices, DeviceHistory *history);
+    Scheduler *scheduler() const { return m_scheduler; }
+    void setSpecEditor(SpecEditor editor) { m_specEditor = std::move(editor); }
+    QUndoStack *undoStack() const { return m_undo; }
+
+    QModelIndex laneIndex(int lane) const;
+    QModelIndex runIndex(RunId id) const;
+    RunId runId(const QModelIndex &index) const;
+
+    // Undoable edits (also what drops do).
+    bool queueSpec(int lane, int position, QJsonObject spec, int repeat);
+    bool moveRun(RunId id, int lane, int position);
+    bool duplicateTo(RunId id, int lane, int position);
+    bool removeRun(RunId id);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QStringList mimeTypes() const override;
+    QMimeData *mimeData(const QModelIndexList &indexes) const override;
+    bool canDropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
+                         const QModelIndex &parent) const override;
+    bool dropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
+                      const QModelIndex &parent) override;
+    Qt::DropActions supportedDropActions() const override;
+    Qt::DropActions supportedDragActions() const override;
+
+Q_SIGNALS:
+    /// A board edit was refused; the message says why.
+    void editFailed(const QString &message);
+    /// Runs just queued from the palette (so the app can select them).
+    void runsQueued(const QList<trainyard::RunId> &ids);
+
+private:
+    bool dropTarget(int row, const QModelIndex &parent, int *lane, int *position) const;
+    void connectScheduler();
+    void onRunChanged(RunId id);
+    void onProgress(const QList<RunId> &ids);
+    QVector<double> lossHistory(RunId id) const;
+    void reportError(const QString &message);
+
+    QUndoStack *m_undo;
+    Scheduler *m_scheduler = nullptr;
+    MetricStore *m_metrics = nullptr;
+    DeviceInventory *m_devices = nullptr;
+    DeviceHistory *m_history = nullptr;
+    SpecEditor m_specEditor;
+    bool m_moving = false;
+};
+
+} // namespace trainyard
