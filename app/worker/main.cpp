@@ -1,1 +1,38 @@
-int main(){return 0;}
+// trainyard-worker: trains one model headless; see --help and DESIGN.md.
+
+#include "badinput.h"
+#include "catalogue.h"
+#include "protocol.h"
+#include "reporter.h"
+#include "worker.h"
+#include "workeroptions.h"
+
+#include <iostream>
+
+int main(int argc, char **argv)
+{
+    using trainyard::WorkerOptions;
+    WorkerOptions options;
+    try {
+        options = WorkerOptions::parse(argc, argv);
+    } catch (const trainyard::BadInput &e) {
+        std::cerr << "trainyard-worker: " << e.what() << std::endl;
+        return 2;
+    }
+    switch (options.action) {
+    case WorkerOptions::Action::Help:
+        std::cout << WorkerOptions::usage();
+        return 0;
+    case WorkerOptions::Action::Version:
+        std::cout << "trainyard-worker " TRAINYARD_VERSION " (protocol " << trainyard::protocol::kVersion << ", LibTorch "
+                  << trainyard::torchVersion() << ")\n";
+        return 0;
+    case WorkerOptions::Action::ListModels:
+        std::cout << trainyard::Catalogue::instance().toJson().dump(2) << '\n';
+        return 0;
+    case WorkerOptions::Action::Train:
+        break;
+    }
+    trainyard::Reporter::installSignalHandlers();
+    return trainyard::runWorker(options);
+}

@@ -1,0 +1,357 @@
+#include "catalogue.h"
+
+#include "protocol.h"
+
+#include <stdexcept>
+
+namespace trainyard {
+
+namespace {
+
+using Type = ParamSpec::Type;
+using nlohmann::json;
+
+ParamSpec intParam(std::string name, json def, double min, double max, std::string help)
+{
+    ParamSpec p;
+    p.name = std::move(name);
+    p.type = Type::Int;
+    p.defaultValue = std::move(def);
+    p.min = min;
+    p.max = max;
+    p.help = std::move(help);
+    return p;
+}
+
+ParamSpec floatParam(std::string name, double def, double min, double max, std::string help,
+                     bool minExclusive = false)
+{
+    ParamSpec p;
+    p.name = std::move(name);
+    p.type = Type::Float;
+    p.defaultValue = def;
+    p.min = min;
+    p.max = max;
+    p.minExclusive = minExclusive;
+    p.help = std::move(help);
+    return p;
+}
+
+ParamSpec choiceParam(std::string name, Type type, json def, std::vector<json> choices, std::string help)
+{
+    ParamSpec p;
+    p.name = std::move(name);
+    p.type = type;
+    p.defaultValue = std::move(def);
+    p.choices = std::move(choices);
+    p.help = std::move(help);
+    return p;
+}
+
+ParamSpec boolParam(std::string name, bool def, std::string help)
+{
+    ParamSpec p;
+    p.name = std::move(name);
+    p.type = Type::Bool;
+    p.defaultValue = def;
+    p.help = std::move(help);
+    return p;
+}
+
+ParamSpec pathParam(std::string name, std::string def, std::string help)
+{
+    ParamSpec p;
+    p.name = std::move(name);
+    p.type = Type::Path;
+    p.defaultValue = std::move(def);
+    p.help = std::move(help);
+    return p;
+}
+
+constexpr double kMaxCount = 1e12;
+
+// Parameters shared by the translational models.
+std::vector<ParamSpec> translationalParams(double margin, int negatives, const char *sampling)
+{
+    return {
+        intParam("dim", 100, 1, 4096, "embedding size of entities and relations"),
+        floatParam("margin", margin, 0.0, 100.0, "margin of the ranking loss max(0, margin + d(pos) - d(neg))"),
+        intParam("negatives", negatives, 1, 1024, "corrupted triples per positive (head or tail replaced)"),
+        choiceParam("sampling", Type::String, sampling, {"unif", "bern"},
+                    "which side to corrupt: unif = head or tail with p=0.5; bern = by the relation's "
+                    "tails-per-head / heads-per-tail (Wang et al. 2014)"),
+    };
+}
+
+std::vector<ParamSpec> convTransEParams()
+{
+    return {
+        intParam("dim", 200, 1, 4096, "embedding size of entities and relations"),
+        intParam("kernels", 100, 1, 1024, "convolution channels of the Conv-TransE decoder"),
+        choiceParam("kernel_size", Type::Int, 5, {1, 3, 5, 7, 9},
+                    "width of the 2xk convolution over the stacked (entity, relation) embeddings"),
+        floatParam("input_dropout", 0.2, 0.0, 0.99, "dropout on the stacked input embeddings"),
+        floatParam("feature_dropout", 0.2, 0.0, 0.99, "dropout on the convolution feature maps"),
+        floatParam("hidden_dropout", 0.3, 0.0, 0.99, "dropout after the projection layer"),
+        floatParam("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the one-to-all BCE targets"),
+    };
+}
+
+} // namespace
+
+std::string typeName(ParamSpec::Type type)
+{
+    switch (type) {
+    case Type::Int:
+        return "int";
+    case Type::Float:
+        return "float";
+    case Type::Bool:
+        return "bool";
+    case Type::String:
+        return "string";
+    case Type::Path:
+        return "path";
+    }
+    return "string";
+}
+
+json ParamSpec::toJson() const
+{
+    json j{{"name", name}, {"type", typeName(type)}, {"default", defaultValue}, {"help", help}};
+    if (min) {
+        if (type == Type::Int)
+            j["min"] = static_cast<long long>(*min);
+        else
+            j["min"] = *min;
+    }
+    if (max) {
+        if (type == Type::Int)
+            j["max"] = static_cast<long long>(*max);
+        else
+            j["max"] = *max;
+    }
+    if (minExclusive)
+        j["min_exclusive"] = true;
+    if (nullable)
+        j["nullable"] = true;
+    if (!choices.empty())
+        j["choices"] = choices;
+    return j;
+}
+
+Catalogue::Catalogue()
+{
+    ParamSpec maxSteps = intParam("max_steps", nullptr, 1, kMaxCount,
+                                  "stop at this optimizer step even inside an epoch; null: no limit");
+    maxSteps.nullable = true;
+    m_train = {
+        intParam("epochs", 10, 1, 1e6, "passes over the training data"),
+        maxSteps,
+        intParam("batch_size", 128, 1, 1e6, "training examples per optimizer step"),
+        choiceParam("optimizer", Type::String, "adam", {"adam", "sgd", "adagrad"}, "optimizer"),
+        floatParam("lr", 0.001, 0.0, 1e3, "learning rate", /*minExclusive=*/true),
+        floatParam("weight_decay", 0.0, 0.0, 1.0, "L2 penalty added by the optimizer"),
+        intParam("seed", 1, 0, 9007199254740991.0, "seed of every random choice (init, shuffling, negatives, dropout, synthetic data)"),
+    };
+    m_eval = {
+        intParam("every_epochs", 10, 0, 1e6, "evaluate every N epochs and once at the end; 0 turns evaluation off"),
+        choiceParam("split", Type::String, "valid", {"valid", "test"}, "which split to evaluate"),
+        intParam("batch_size", 256, 1, 1e6, "queries scored at once during evaluation"),
+    };
+    m_checkpoint = {
+        intParam("every_steps", 1000, 0, kMaxCount, "checkpoint every N steps; 0: only on stop and at the end"),
+        intParam("keep", 3, 1, 1000, "newest checkpoints kept; older ones are deleted"),
+    };
+    m_report = {
+        intParam("every_steps", 10, 0, kMaxCount, "write a metric line every N steps (the only time the loss is read from the device); 0: never"),
+    };
+
+    // Defaults chosen so that the quality runs of docs/results.md reach the
+    // published neighbourhood on CPU in minutes; see docs/models.md.
+    {
+        ModelInfo m;
+        m.type = "transe";
+        m.task = "kg";
+        m.description = "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance, margin ranking loss";
+        m.params = translationalParams(/*margin=*/2.0, /*negatives=*/8, "unif");
+        m.params.insert(m.params.begin() + 1,
+                        choiceParam("norm", Type::Int, 1, {1, 2}, "distance: 1 = L1, 2 = L2"));
+        m.params.push_back(boolParam("normalize_entities", true,
+                                     "rescale entity embeddings to unit L2 norm before each step, as in the paper"));
+        m.trainDefaults = {{"epochs", 200}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
+        m.evalDefaults = {{"every_epochs", 50}};
+        m.defaultDataKind = "synthetic-kg";
+        m_models.push_back(std::move(m));
+    }
+    {
+        ModelInfo m;
+        m.type = "transh";
+        m.task = "kg";
+        m.description = "TransH (Wang et al. 2014): translation on relation-specific hyperplanes, squared L2, "
+                        "soft norm and orthogonality constraints";
+        m.params = translationalParams(/*margin=*/2.0, /*negatives=*/8, "bern");
+        m.params.push_back(floatParam("constraint_weight", 0.0625, 0.0, 100.0,
+                                      "weight C of the soft constraints ||e|| <= 1 and w_r . d_r ~ 0"));
+        m.params.push_back(floatParam("epsilon", 0.001, 0.0, 1.0,
+                                      "tolerance of the orthogonality constraint (w_r . d_r)^2 / ||d_r||^2 <= eps^2"));
+        m.trainDefaults = {{"epochs", 200}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
+        m.evalDefaults = {{"every_epochs", 50}};
+        m.defaultDataKind = "synthetic-kg";
+        m_models.push_back(std::move(m));
+    }
+    {
+        ModelInfo m;
+        m.type = "conv-transe";
+        m.task = "kg";
+        m.description = "Conv-TransE (Shang et al. 2019): convolution over stacked entity and relation embeddings, "
+                        "scored against every entity (one-to-all), BCE with label smoothing";
+        m.params = convTransEParams();
+        m.trainDefaults = {{"epochs", 100}, {"batch_size", 128}, {"optimizer", "adam"}, {"lr", 0.003}};
+        m.evalDefaults = {{"every_epochs", 20}};
+        m.defaultDataKind = "synthetic-kg";
+        m_models.push_back(std::move(m));
+    }
+    {
+        ModelInfo m;
+        m.type = "sacn";
+        m.task = "kg";
+        m.description = "SACN (Shang et al. 2019): weighted GCN encoder over the training graph (one learnt weight "
+                        "per relation) and the Conv-TransE decoder";
+        m.params = convTransEParams();
+        m.params.push_back(intParam("init_dim", 100, 1, 4096, "size of the entity features fed to the first GCN layer"));
+        m.params.push_back(intParam("gcn_layers", 2, 1, 4, "weighted GCN layers (the last outputs `dim`)"));
+        m.params.push_back(floatParam("gcn_dropout", 0.2, 0.0, 0.99, "dropout after each GCN layer"));
+        m.trainDefaults = {{"epochs", 100}, {"batch_size", 128}, {"optimizer", "adam"}, {"lr", 0.003}};
+        m.evalDefaults = {{"every_epochs", 20}};
+        m.defaultDataKind = "synthetic-kg";
+        m_models.push_back(std::move(m));
+    }
+    {
+        ModelInfo m;
+        m.type = "mnist-cnn";
+        m.task = "image";
+        m.description = "The pytorch/examples MNIST net: conv 3x3x32, conv 3x3x64, max-pool 2, dropout, "
+                        "linear to `hidden`, dropout, linear to the classes";
+        m.params = {
+            intParam("hidden", 128, 1, 65536, "units of the first linear layer"),
+            floatParam("dropout1", 0.25, 0.0, 0.99, "dropout after the pooling"),
+            floatParam("dropout2", 0.5, 0.0, 0.99, "dropout after the first linear layer"),
+        };
+        m.trainDefaults = {{"epochs", 2}, {"batch_size", 64}, {"optimizer", "adam"}, {"lr", 0.001}};
+        m.evalDefaults = {{"every_epochs", 1}};
+        m.defaultDataKind = "synthetic-images";
+        m_models.push_back(std::move(m));
+    }
+    {
+        ModelInfo m;
+        m.type = "mlp";
+        m.task = "image";
+        m.description = "Multi-layer perceptron on the flattened image: `layers` hidden ReLU layers with dropout";
+        m.params = {
+            intParam("hidden", 256, 1, 65536, "units of each hidden layer"),
+            intParam("layers", 2, 0, 16, "hidden layers (0: a linear classifier)"),
+            floatParam("dropout", 0.2, 0.0, 0.99, "dropout after each hidden layer"),
+        };
+        m.trainDefaults = {{"epochs", 5}, {"batch_size", 128}, {"optimizer", "adam"}, {"lr", 0.001}};
+        m.evalDefaults = {{"every_epochs", 1}};
+        m.defaultDataKind = "synthetic-images";
+        m_models.push_back(std::move(m));
+    }
+
+    m_dataKinds = {
+        {"kg", "kg", "a folder with train.txt, valid.txt, test.txt: one head<TAB>relation<TAB>tail per line",
+         {pathParam("path", "", "the folder (required)")}},
+        {"synthetic-kg", "kg",
+         "a generated graph whose relations are translations along a hidden order of the entities "
+         "(learnable), deterministic from train.seed; split 80/10/10",
+         {intParam("entities", 200, 2, 1e7, "entities"), intParam("relations", 10, 1, 1e5, "relations"),
+          intParam("triples", 4000, 10, 1e8, "triples before the split")}},
+        {"idx", "image",
+         "a folder with MNIST-format IDX files train-images-idx3-ubyte, train-labels-idx1-ubyte, "
+         "t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (each raw or .gz)",
+         {pathParam("path", "/usr/share/datasets/fashion-mnist", "the folder"),
+          intParam("valid_size", 5000, 0, 1e7, "last training images held out as the valid split")}},
+        {"synthetic-images", "image",
+         "generated images: one random prototype per class plus noise, deterministic from train.seed; split 80/10/10",
+         {intParam("samples", 2000, 10, 1e7, "images before the split"),
+          intParam("classes", 10, 2, 1000, "classes"), intParam("size", 28, 6, 256, "width and height in pixels")}},
+    };
+}
+
+const Catalogue &Catalogue::instance()
+{
+    static const Catalogue catalogue;
+    return catalogue;
+}
+
+const ModelInfo *Catalogue::findModel(const std::string &type) const
+{
+    for (const auto &m : m_models) {
+        if (m.type == type)
+            return &m;
+    }
+    return nullptr;
+}
+
+const DataKindInfo *Catalogue::findDataKind(const std::string &kind) const
+{
+    for (const auto &d : m_dataKinds) {
+        if (d.kind == kind)
+            return &d;
+    }
+    return nullptr;
+}
+
+const std::vector<std::string> &Catalogue::sectionNames()
+{
+    static const std::vector<std::string> names = {"train", "eval", "checkpoint", "report"};
+    return names;
+}
+
+const std::vector<ParamSpec> &Catalogue::section(const std::string &name) const
+{
+    if (name == "train")
+        return m_train;
+    if (name == "eval")
+        return m_eval;
+    if (name == "checkpoint")
+        return m_checkpoint;
+    if (name == "report")
+        return m_report;
+    throw std::logic_error("no spec section " + name);
+}
+
+json Catalogue::toJson() const
+{
+    auto list = [](const std::vector<ParamSpec> &params) {
+        json a = json::array();
+        for (const auto &p : params)
+            a.push_back(p.toJson());
+        return a;
+    };
+    json models = json::array();
+    for (const auto &m : m_models) {
+        json defaults{{"train", m.trainDefaults}, {"data", {{"kind", m.defaultDataKind}}}};
+        if (!m.evalDefaults.empty())
+            defaults["eval"] = m.evalDefaults;
+        models.push_back({{"type", m.type},
+                          {"task", m.task},
+                          {"description", m.description},
+                          {"params", list(m.params)},
+                          {"defaults", defaults}});
+    }
+    json kinds = json::array();
+    for (const auto &d : m_dataKinds)
+        kinds.push_back({{"kind", d.kind}, {"task", d.task}, {"description", d.description}, {"params", list(d.params)}});
+    return {{"version", TRAINYARD_VERSION},
+            {"protocol", protocol::kVersion},
+            {"models", models},
+            {"data_kinds", kinds},
+            {"train", list(m_train)},
+            {"eval", list(m_eval)},
+            {"checkpoint", list(m_checkpoint)},
+            {"report", list(m_report)}};
+}
+
+} // namespace trainyard

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainyard {
+
+// One tunable value of a spec section: its type, default and allowed range.
+// The run spec validator and `--list-models` both read these, so what the
+// worker accepts and what it advertises can never drift apart.
+struct ParamSpec
+{
+    enum class Type { Int, Float, Bool, String, Path };
+
+    std::string name;
+    Type type = Type::Int;
+    nlohmann::json defaultValue; // null when `nullable` and unset
+    std::optional<double> min;
+    std::optional<double> max;
+    bool minExclusive = false;
+    bool nullable = false;
+    std::vector<nlohmann::json> choices;
+    std::string help;
+
+    nlohmann::json toJson() const;
+};
+
+std::string typeName(ParamSpec::Type type);
+
+// A model the worker can train.
+struct ModelInfo
+{
+    std::string type;
+    std::string task; // "kg" or "image": which data kinds fit
+    std::string description;
+    std::vector<ParamSpec> params;
+    nlohmann::json trainDefaults; // overrides of the global train defaults
+    nlohmann::json evalDefaults;  // overrides of the global eval defaults
+    std::string defaultDataKind;
+};
+
+// A kind of data source.
+struct DataKindInfo
+{
+    std::string kind;
+    std::string task;
+    std::string description;
+    std::vector<ParamSpec> params;
+};
+
+// Every model, data kind and spec section the worker knows, with defaults and
+// ranges. Built once; read-only.
+class Catalogue
+{
+public:
+    static const Catalogue &instance();
+
+    const std::vector<ModelInfo> &models() const { return m_models; }
+    const std::vector<DataKindInfo> &dataKinds() const { return m_dataKinds; }
+    const ModelInfo *findModel(const std::string &type) const;
+    const DataKindInfo *findDataKind(const std::string &kind) const;
+
+    // Sections "train", "eval", "checkpoint", "report".
+    const std::vector<ParamSpec> &section(const std::string &name) const;
+    static const std::vector<std::string> &sectionNames();
+
+    // The `--list-models` document (format fixed in the project's notes).
+    nlohmann::json toJson() const;
+
+private:
+    Catalogue();
+
+    std::vector<ModelInfo> m_models;
+    std::vector<DataKindInfo> m_dataKinds;
+    std::vector<ParamSpec> m_train;
+    std::vector<ParamSpec> m_eval;
+    std::vector<ParamSpec> m_checkpoint;
+    std::vector<ParamSpec> m_report;
+};
+
+} // namespace trainyard

@@ -1,0 +1,47 @@
+#include "metricsfile.h"
+
+#include "badinput.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <iostream>
+#include <unistd.h>
+
+namespace trainyard {
+
+MetricsFile::MetricsFile(const std::string &path)
+    : m_path(path)
+{
+    m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (m_fd < 0)
+        throw BadInput(path + ": cannot open for writing (" + std::strerror(errno) + ")");
+}
+
+MetricsFile::~MetricsFile()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+void MetricsFile::write(const std::string &line)
+{
+    const char *data = line.data();
+    std::size_t left = line.size();
+    while (left > 0) {
+        const ssize_t n = ::write(m_fd, data, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!m_warned)
+                std::cerr << "trainyard-worker: " << m_path << ": write failed (" << std::strerror(errno)
+                          << "); metrics lines are being lost\n";
+            m_warned = true;
+            return;
+        }
+        data += n;
+        left -= static_cast<std::size_t>(n);
+    }
+}
+
+} // namespace trainyard

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trainyard {
+
+struct ModelInfo;
+
+// A validated run spec (spec.json) with every default filled in. Parsing
+// rejects unknown keys, wrong types and out-of-range values with a BadInput
+// whose message names the key path, e.g.
+// `train.lr: expected a number > 0, got "x"`.
+struct RunSpec
+{
+    std::string name = "run";
+
+    const ModelInfo *model = nullptr;
+    nlohmann::json modelParams; // every parameter of the model, "type" excluded
+    nlohmann::json data;        // "kind" and every parameter of that kind
+
+    std::int64_t epochs = 1;
+    std::optional<std::int64_t> maxSteps;
+    std::int64_t batchSize = 1;
+    std::string optimizer = "adam";
+    double lr = 0.001;
+    double weightDecay = 0.0;
+    std::uint64_t seed = 1;
+
+    std::int64_t evalEveryEpochs = 0;
+    std::string evalSplit = "valid";
+    std::int64_t evalBatchSize = 256;
+
+    std::int64_t checkpointEverySteps = 0;
+    std::int64_t checkpointKeep = 3;
+
+    std::int64_t reportEverySteps = 10;
+
+    // The spec as the worker understood it, defaults included.
+    nlohmann::json resolved;
+
+    // `origin` prefixes error messages (usually the file name).
+    static RunSpec parse(const std::string &text, const std::string &origin = "spec");
+    static RunSpec fromJson(const nlohmann::json &spec, const std::string &origin = "spec");
+    static RunSpec load(const std::string &path);
+
+    const std::string &modelType() const;
+    const std::string &task() const;
+    std::string dataKind() const { return data.at("kind").get<std::string>(); }
+
+    std::int64_t intParam(const char *name) const { return modelParams.at(name).get<std::int64_t>(); }
+    double floatParam(const char *name) const { return modelParams.at(name).get<double>(); }
+    bool boolParam(const char *name) const { return modelParams.at(name).get<bool>(); }
+    std::string stringParam(const char *name) const { return modelParams.at(name).get<std::string>(); }
+};
+
+} // namespace trainyard

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace trainyard {
+
+struct RunSpec;
+class KgDataset;
+struct ImageDataset;
+
+// What the trainer trains: a model, its data on the device and its loss.
+// The trainer owns the loop, the optimizer and the checkpoints; a Task knows
+// how one batch becomes a loss and how a split is evaluated.
+class Task
+{
+public:
+    virtual ~Task() = default;
+
+    virtual torch::nn::Module &module() = 0;
+    // Training examples per epoch (triples, (entity, relation) keys, images).
+    virtual std::int64_t examples() const = 0;
+    // The loss of the examples `indices` (a CPU long tensor), on the device;
+    // never read back here.
+    virtual torch::Tensor loss(const torch::Tensor &indices) = 0;
+    // Runs before each step's forward pass.
+    virtual void beforeStep() {}
+    // The fields of an eval line ({"mrr", "hits@1", ...} or {"accuracy"}),
+    // or null when `keepGoing` stopped it early.
+    virtual nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,
+                                    const std::function<bool()> &keepGoing) = 0;
+    // One line describing the data, for the log.
+    virtual std::string describe() const = 0;
+};
+
+std::unique_ptr<Task> makeKgTask(const RunSpec &spec, KgDataset data, torch::Device device);
+std::unique_ptr<Task> makeImageTask(const RunSpec &spec, ImageDataset data, torch::Device device);
+
+} // namespace trainyard

@@ -1,0 +1,203 @@
+#include "worker.h"
+
+#include "badinput.h"
+#include "imagedataset.h"
+#include "kgdataset.h"
+#include "protocol.h"
+#include "reporter.h"
+#include "runspec.h"
+#include "task.h"
+#include "trainer.h"
+#include "workeroptions.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <sys/stat.h>
+
+namespace trainyard {
+
+namespace {
+
+// mkdir -p; throws BadInput naming the folder.
+void makeFolders(const std::string &path)
+{
+    std::string partial;
+    std::size_t pos = 0;
+    while (pos != std::string::npos) {
+        pos = path.find('/', pos + 1);
+        partial = path.substr(0, pos);
+        if (partial.empty())
+            continue;
+        if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+            throw BadInput("--run-dir " + path + ": cannot create " + partial + " (" + std::strerror(errno) + ")");
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw BadInput("--run-dir " + path + ": not a folder");
+    if (::access(path.c_str(), W_OK | X_OK) != 0)
+        throw BadInput("--run-dir " + path + ": not writable (" + std::strerror(errno) + ")");
+}
+
+torch::Device parseDevice(const std::string &text)
+{
+    if (text == "cpu")
+        return torch::Device(torch::kCPU);
+    std::string index = "0";
+    if (text.rfind("cuda:", 0) == 0)
+        index = text.substr(5);
+    else if (text != "cuda")
+        throw BadInput("--device: expected cpu or cuda:N, got \"" + text + "\"");
+    if (index.empty() || index.size() > 3 || index.find_first_not_of("0123456789") != std::string::npos)
+        throw BadInput("--device: expected cpu or cuda:N, got \"" + text + "\"");
+    const int n = std::stoi(index);
+    const auto count = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+    if (n >= count) {
+        std::string have;
+        if (count == 0) {
+            have = "this machine has no usable CUDA GPU (none found, no driver, or a LibTorch built without CUDA); "
+                   "use --device cpu";
+        } else {
+            have = "this machine has " + std::to_string(count) + " CUDA GPU" + (count > 1 ? "s" : "") + ":";
+            for (int i = 0; i < count; ++i)
+                have += " cuda:" + std::to_string(i);
+        }
+        throw BadInput("--device " + text + ": no such GPU; " + have);
+    }
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(n));
+}
+
+std::string firstLine(const std::string &text)
+{
+    return text.substr(0, text.find('\n'));
+}
+
+bool looksLikeOutOfMemory(const std::string &text)
+{
+    return text.find("out of memory") != std::string::npos || text.find("can't allocate memory") != std::string::npos
+        || text.find("Cannot allocate memory") != std::string::npos;
+}
+
+std::string baseName(std::string path)
+{
+    while (path.size() > 1 && path.back() == '/')
+        path.pop_back();
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int finish(Reporter *reporter, int code, const std::string &message)
+{
+    static const char *statuses[] = {"finished", "failed", "failed", "diverged", "stopped"};
+    if (!message.empty())
+        std::cerr << "trainyard-worker: " << message << std::endl;
+    if (reporter) {
+        if (!message.empty())
+            reporter->log(code == ExitFinished || code == ExitStopped ? "info" : "error", message);
+        reporter->emit(protocol::done(statuses[code], code, reporter->wall()));
+    }
+    return code;
+}
+
+} // namespace
+
+std::string torchVersion()
+{
+    return TORCH_VERSION;
+}
+
+int runWorker(const WorkerOptions &options)
+{
+    try {
+        makeFolders(options.runDir);
+    } catch (const BadInput &e) {
+        return finish(nullptr, ExitBadInput, e.what());
+    }
+
+    // The spec is read before the reporter exists (the hello names the run),
+    // but its errors still go to metrics.jsonl below.
+    std::optional<RunSpec> spec;
+    std::string inputError;
+    std::optional<Endpoint> endpoint;
+    try {
+        if (!options.connect.empty())
+            endpoint = Endpoint::parse(options.connect);
+        spec = RunSpec::load(options.spec);
+    } catch (const BadInput &e) {
+        inputError = e.what();
+    }
+
+    std::unique_ptr<Reporter> reporter;
+    try {
+        Reporter::Options ro;
+        ro.metricsPath = options.runDir + "/metrics.jsonl";
+        ro.runName = spec ? spec->name : baseName(options.runDir);
+        ro.device = options.device;
+        ro.token = options.token;
+        ro.connect = endpoint;
+        reporter = std::make_unique<Reporter>(ro);
+    } catch (const BadInput &e) {
+        return finish(nullptr, ExitBadInput, "--run-dir " + options.runDir + ": " + e.what());
+    }
+    if (!inputError.empty())
+        return finish(reporter.get(), ExitBadInput, inputError);
+
+    try {
+        const torch::Device device = parseDevice(options.device);
+        torch::set_num_threads(options.threads > 0 ? options.threads : 1);
+        torch::manual_seed(spec->seed);
+        reporter->log("info", "trainyard-worker " TRAINYARD_VERSION " (LibTorch " TORCH_VERSION "): " + spec->name + ", model "
+                                  + spec->modelType() + ", data " + spec->dataKind() + ", device " + device.str()
+                                  + ", threads " + std::to_string(torch::get_num_threads()));
+
+        std::unique_ptr<Task> task;
+        const std::string kind = spec->dataKind();
+        if (kind == "kg") {
+            task = makeKgTask(*spec, KgDataset::loadFolder(spec->data["path"].get<std::string>()), device);
+        } else if (kind == "synthetic-kg") {
+            task = makeKgTask(*spec,
+                              KgDataset::synthetic(spec->data["entities"].get<std::int64_t>(),
+                                                   spec->data["relations"].get<std::int64_t>(),
+                                                   spec->data["triples"].get<std::int64_t>(), spec->seed),
+                              device);
+        } else if (kind == "idx") {
+            task = makeImageTask(*spec,
+                                 ImageDataset::loadIdxFolder(spec->data["path"].get<std::string>(),
+                                                             spec->data["valid_size"].get<std::int64_t>()),
+                                 device);
+        } else {
+            task = makeImageTask(*spec,
+                                 ImageDataset::synthetic(spec->data["samples"].get<std::int64_t>(),
+                                                         spec->data["classes"].get<std::int64_t>(),
+                                                         spec->data["size"].get<std::int64_t>(), spec->seed),
+                                 device);
+        }
+        reporter->log("info", "data: " + task->describe());
+
+        Trainer trainer(*spec, *task, *reporter, options.runDir + "/checkpoints", device);
+        const int code = trainer.run(options.resume);
+        if (code == ExitStopped)
+            return finish(reporter.get(), code, "stopped on request at step " + std::to_string(trainer.step()));
+        return finish(reporter.get(), code, "");
+    } catch (const BadInput &e) {
+        return finish(reporter.get(), ExitBadInput, e.what());
+    } catch (const Diverged &e) {
+        return finish(reporter.get(), ExitDiverged, std::string("diverged: ") + e.what());
+    } catch (const std::bad_alloc &) {
+        return finish(reporter.get(), ExitFailed, "out of memory (a host allocation failed)");
+    } catch (const c10::Error &e) {
+        const std::string what = e.what_without_backtrace();
+        if (looksLikeOutOfMemory(what))
+            return finish(reporter.get(), ExitFailed, "out of memory: " + firstLine(what));
+        return finish(reporter.get(), ExitFailed, "LibTorch error: " + firstLine(what));
+    } catch (const std::exception &e) {
+        return finish(reporter.get(), ExitFailed, std::string("runtime failure: ") + firstLine(e.what()));
+    }
+}
+
+} // namespace trainyard

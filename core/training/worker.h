@@ -1,0 +1,18 @@
+#pragma once
+
+// Entry points of trainyard-worker, kept free of LibTorch headers so that the
+// thin main compiles in a second.
+
+#include <string>
+
+namespace trainyard {
+
+struct WorkerOptions;
+
+// Trains as `options` say; returns the exit status (see ExitCode).
+int runWorker(const WorkerOptions &options);
+
+// "1.13.1" etc.: the LibTorch the worker was built with.
+std::string torchVersion();
+
+} // namespace trainyard

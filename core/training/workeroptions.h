@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+namespace trainyard {
+
+// The worker's command line (fixed by DESIGN.md).
+struct WorkerOptions
+{
+    enum class Action { Train, Help, Version, ListModels };
+
+    Action action = Action::Train;
+    std::string spec;
+    std::string runDir;
+    std::string connect; // empty: no orchestrator
+    std::string token;
+    std::string device = "cpu";
+    int threads = 0; // 0: the default (1)
+    bool resume = false;
+
+    // Throws BadInput naming the offending argument.
+    static WorkerOptions parse(int argc, const char *const *argv);
+    static std::string usage();
+};
+
+} // namespace trainyard
