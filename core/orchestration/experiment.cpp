@@ -72,7 +72,7 @@ QString expected(const QString &path, const QString &what, const QJsonValue &got
     return path + QStringLiteral(": expected ") + what + QStringLiteral(", got ") + describe(got);
 }
 
-// Integer ≥ min (and ≤ max when max ≥ min).
+// Integer ≥ min (and ≤ max when max > 0).
 void checkInt(const QJsonObject &o, const QString &key, const QString &path, qint64 min, qint64 max,
               QStringList &errors, bool nullable = false)
 {
@@ -81,10 +81,10 @@ void checkInt(const QJsonObject &o, const QString &key, const QString &path, qin
     const QJsonValue v = o.value(key);
     if (nullable && v.isNull())
         return;
-    const bool ok = isInteger(v) && v.toDouble() >= double(min) && (max < min || v.toDouble() <= double(max));
+    const bool ok = isInteger(v) && v.toDouble() >= double(min) && (max <= 0 || v.toDouble() <= double(max));
     if (!ok) {
         QString what = QStringLiteral("an integer ≥ %1").arg(min);
-        if (max >= min)
+        if (max > 0)
             what = QStringLiteral("an integer from %1 to %2").arg(min).arg(max);
         if (nullable)
             what += QStringLiteral(" or null");
@@ -277,7 +277,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 problems << expected(lp + QStringLiteral(".device"), QStringLiteral("\"cpu\" or \"cuda:N\""), device);
             else
                 lane.device = device.toString();
-            checkInt(lo, QStringLiteral("slots"), lp, 1, 64, problems);
+            checkInt(lo, QStringLiteral("slots"), lp, 1, 0, problems);
             lane.slotCount = lo.value(QStringLiteral("slots")).toInt(1);
             if (lo.contains(QStringLiteral("runs")) && !lo.value(QStringLiteral("runs")).isArray()) {
                 problems << expected(lp + QStringLiteral(".runs"), QStringLiteral("an array of run specs"),

@@ -193,15 +193,15 @@ quint16 MetricsServer::tcpPort() const
 
 void MetricsServer::close()
 {
-    const QList<Connection *> connections = findChildren<Connection *>(Qt::FindDirectChildrenOnly);
+    const QSet<Connection *> connections = m_connections;
     for (Connection *c : connections) {
         c->m_closing = true;
         c->disconnect();
         delete c;
     }
+    m_connections.clear();
     m_live.clear();
     if (m_local) {
-        const QString path = m_local->fullServerName();
         m_local->close();
         delete m_local;
         m_local = nullptr;
@@ -258,7 +258,9 @@ bool MetricsServer::send(RunId run, const nlohmann::json &message)
 
 void MetricsServer::adopt(QIODevice *device)
 {
-    new Connection(this, device);
+    auto *c = new Connection(this, device);
+    m_connections.insert(c);
+    connect(c, &QObject::destroyed, this, [this, c] { m_connections.remove(c); });
 }
 
 RunId MetricsServer::authenticate(const nlohmann::json &message)

@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -90,6 +91,7 @@ private:
     QHash<RunId, Registration> m_runs;
     QHash<QString, RunId> m_byToken;
     QHash<RunId, Connection *> m_live;
+    QSet<Connection *> m_connections;
     Handler m_handler;
     int m_helloTimeoutMs = 5000;
     quint64 m_accepted = 0;

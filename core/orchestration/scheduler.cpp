@@ -274,8 +274,8 @@ int Scheduler::addLane(const QString &device, int slotCount, int position, QStri
 {
     if (!isDeviceName(device))
         return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device)), -1;
-    if (slotCount < 1 || slotCount > 64)
-        return refuse(error, QStringLiteral("slots: expected an integer from 1 to 64, got %1").arg(slotCount)), -1;
+    if (slotCount < 1)
+        return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
     if (position < 0 || position > m_lanes.size())
         position = m_lanes.size();
     emit laneAboutToBeAdded(position);
@@ -326,8 +326,8 @@ bool Scheduler::setLaneSlots(int index, int slotCount, QString *error)
 {
     if (index < 0 || index >= m_lanes.size())
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    if (slotCount < 1 || slotCount > 64)
-        return refuse(error, QStringLiteral("slots: expected an integer from 1 to 64, got %1").arg(slotCount));
+    if (slotCount < 1)
+        return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount));
     m_lanes[index].slotCount = slotCount;
     emit laneChanged(index);
     dispatch();

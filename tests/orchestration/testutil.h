@@ -1,0 +1,92 @@
+#pragma once
+
+// Helpers shared by the orchestration tests: experiments for the fake
+// worker, written into a temporary runs root.
+
+#include "experiment.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QString>
+#include <QTest>
+
+namespace trainyard::test {
+
+inline QString fakeWorker()
+{
+    return qEnvironmentVariable("TRAINYARD_FAKE_WORKER");
+}
+
+// A run spec for trainyard-fake-worker.
+inline QJsonObject fakeSpec(const QString &name, int steps = 20, int stepMs = 5,
+                            const QString &behaviour = QStringLiteral("train"), int atStep = -1)
+{
+    QJsonObject model{{QStringLiteral("type"), QStringLiteral("fake")},
+                      {QStringLiteral("steps"), steps},
+                      {QStringLiteral("step_ms"), stepMs},
+                      {QStringLiteral("behaviour"), behaviour}};
+    if (atStep > 0)
+        model.insert(QStringLiteral("at_step"), atStep);
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("model"), model},
+                       {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")}}},
+                       {QStringLiteral("train"), QJsonObject{{QStringLiteral("seed"), 7}}},
+                       {QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 5}}}};
+}
+
+inline QJsonObject withRepeat(QJsonObject spec, int repeat)
+{
+    spec.insert(QStringLiteral("repeat"), repeat);
+    return spec;
+}
+
+inline QJsonObject lane(const QString &device, int slotCount, const QJsonArray &runs)
+{
+    return QJsonObject{{QStringLiteral("device"), device}, {QStringLiteral("slots"), slotCount}, {QStringLiteral("runs"), runs}};
+}
+
+inline QJsonObject experimentJson(const QString &name, const QString &runsRoot, const QJsonArray &lanes)
+{
+    return QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("runs_root"), runsRoot}, {QStringLiteral("lanes"), lanes}};
+}
+
+inline Experiment experiment(const QJsonObject &json)
+{
+    QStringList errors;
+    const auto ex = Experiment::fromJson(json, &errors);
+    if (!ex)
+        qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+    return ex.value_or(Experiment{});
+}
+
+inline bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+inline QJsonObject readJsonFile(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// Lines of `type` in a run's metrics.jsonl.
+inline int countLines(const QString &path, const QByteArray &type)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    int n = 0;
+    const QByteArray needle = "\"type\":\"" + type + "\"";
+    while (!f.atEnd()) {
+        if (f.readLine().contains(needle))
+            ++n;
+    }
+    return n;
+}
+
+} // namespace trainyard::test
