@@ -1,0 +1,75 @@
+// DeviceInventory: the CPU is always there; NVML is optional; processes on a
+// GPU are split into ours and others'.
+
+#include "deviceinventory.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace trainyard;
+
+class TestDeviceInventory : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void cpuIsAlwaysADevice()
+    {
+        DeviceInventory inventory;
+        QVERIFY(inventory.hasDevice(QStringLiteral("cpu")));
+        const DeviceInfo cpu = inventory.device(QStringLiteral("cpu"));
+        QVERIFY(!cpu.isGpu);
+        QVERIFY(cpu.cpuThreads >= 1);
+        QCOMPARE(inventory.devices().first().id, QStringLiteral("cpu"));
+        QVERIFY(inventory.device(QStringLiteral("cuda:99")).id.isEmpty());
+    }
+
+    void nvmlIsOptional()
+    {
+        DeviceInventory inventory;
+        if (!inventory.nvmlAvailable()) {
+            QVERIFY(inventory.nvmlError().contains(QStringLiteral("NVML")));
+            QCOMPARE(inventory.gpuCount(), 0);
+            return;
+        }
+        // With a driver, every GPU has a name and memory figures.
+        for (const DeviceInfo &d : inventory.devices()) {
+            if (!d.isGpu)
+                continue;
+            QVERIFY(!d.name.isEmpty());
+            QVERIFY(d.memoryTotal > 0);
+            QVERIFY(d.id.startsWith(QStringLiteral("cuda:")));
+        }
+    }
+
+    void processesAreOursOrOthers()
+    {
+        DeviceInventory inventory;
+        inventory.setOurPids([] { return QSet<qint64>{100}; });
+        DeviceInfo gpu;
+        gpu.id = QStringLiteral("cuda:0");
+        gpu.isGpu = true;
+        gpu.processes << GpuProcess{100, 1000, false, QStringLiteral("trainyard-worker")};
+        QSignalSpy changed(&inventory, &DeviceInventory::devicesChanged);
+        inventory.setFakeGpus({gpu});
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(inventory.device(QStringLiteral("cuda:0")).processes.first().ours);
+        QVERIFY(!inventory.device(QStringLiteral("cuda:0")).busyWithOthers());
+        gpu.processes << GpuProcess{200, 1000, false, QStringLiteral("python3")};
+        inventory.setFakeGpus({gpu});
+        QVERIFY(inventory.device(QStringLiteral("cuda:0")).busyWithOthers());
+        QCOMPARE(inventory.gpuCount(), 1);
+    }
+
+    void pollsOnATimer()
+    {
+        DeviceInventory inventory;
+        QSignalSpy changed(&inventory, &DeviceInventory::devicesChanged);
+        inventory.setPollInterval(20);
+        QTRY_VERIFY(changed.count() >= 2);
+        inventory.setPollInterval(0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDeviceInventory)
+#include "tst_deviceinventory.moc"

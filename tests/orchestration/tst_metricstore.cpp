@@ -1,0 +1,103 @@
+// MetricStore: columnar series, replaced steps, memory per point, batched
+// update signals.
+
+#include "metricstore.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace trainyard;
+
+class TestMetricStore : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void appendsInStepOrder()
+    {
+        MetricStore store;
+        for (int i = 1; i <= 5; ++i)
+            store.add(1, QStringLiteral("loss"), i, i * 0.1, 1.0 / i);
+        const MetricSeries *s = store.series(1, QStringLiteral("loss"));
+        QVERIFY(s);
+        QCOMPARE(int(s->size()), 5);
+        QCOMPARE(s->steps()[4], std::int64_t(5));
+        QCOMPARE(s->values()[1], 0.5);
+        QCOMPARE(s->walls()[2], 0.30000000000000004);
+        QCOMPARE(s->revision(), 0u);
+        QVERIFY(!store.series(1, QStringLiteral("nope")));
+        QVERIFY(!store.series(2, QStringLiteral("loss")));
+    }
+
+    void reReportedStepReplacesOlderValue()
+    {
+        MetricStore store;
+        for (int i = 1; i <= 10; ++i)
+            store.add(1, QStringLiteral("loss"), i, i, 10.0 + i);
+        // A resumed worker re-reports steps 6..8 after its checkpoint.
+        for (int i = 6; i <= 8; ++i)
+            store.add(1, QStringLiteral("loss"), i, 100 + i, -double(i));
+        const MetricSeries *s = store.series(1, QStringLiteral("loss"));
+        QCOMPARE(int(s->size()), 10);
+        QCOMPARE(s->value(5), -6.0);
+        QCOMPARE(s->wall(7), 108.0);
+        QCOMPARE(s->value(8), 19.0);
+        QCOMPARE(s->revision(), 3u);
+        // A missing step in the middle is inserted in order.
+        store.add(1, QStringLiteral("eval"), 10, 1, 1);
+        store.add(1, QStringLiteral("eval"), 30, 3, 3);
+        store.add(1, QStringLiteral("eval"), 20, 2, 2);
+        const MetricSeries *e = store.series(1, QStringLiteral("eval"));
+        QCOMPARE(e->step(1), std::int64_t(20));
+        QCOMPARE(e->value(2), 3.0);
+    }
+
+    void atMost32BytesPerPoint()
+    {
+        MetricStore store;
+        const int metrics[3] = {store.metricId(QStringLiteral("loss")), store.metricId(QStringLiteral("lr")),
+                                store.metricId(QStringLiteral("epoch"))};
+        for (RunId run = 1; run <= 4; ++run) {
+            for (int step = 1; step <= 100000; ++step) {
+                for (int m : metrics)
+                    store.add(run, m, step, step * 0.01, 0.5);
+            }
+        }
+        QCOMPARE(store.pointCount(), std::size_t(1200000));
+        const double perPoint = double(store.bytesReserved()) / double(store.pointCount());
+        qInfo("%.2f bytes per point", perPoint);
+        QVERIFY2(perPoint <= 32.0, qPrintable(QString::number(perPoint)));
+    }
+
+    void updatesAreBatched()
+    {
+        MetricStore store;
+        store.setBatchInterval(30);
+        QSignalSpy updated(&store, &MetricStore::updated);
+        for (int i = 1; i <= 5000; ++i) {
+            store.add(1, QStringLiteral("loss"), i, i, 1);
+            store.add(2, QStringLiteral("loss"), i, i, 1);
+        }
+        QCOMPARE(updated.count(), 0); // nothing until the event loop runs
+        QTRY_COMPARE(updated.count(), 1);
+        QCOMPARE(updated.at(0).at(0).value<QList<RunId>>(), (QList<RunId>{1, 2}));
+        store.add(2, QStringLiteral("loss"), 6000, 1, 1);
+        store.flush();
+        QCOMPARE(updated.count(), 2);
+        QCOMPARE(updated.at(1).at(0).value<QList<RunId>>(), QList<RunId>{2});
+    }
+
+    void removeRunForgetsItsSeries()
+    {
+        MetricStore store;
+        store.add(1, QStringLiteral("loss"), 1, 1, 1);
+        store.add(2, QStringLiteral("loss"), 1, 1, 1);
+        store.removeRun(1);
+        QVERIFY(!store.series(1, QStringLiteral("loss")));
+        QVERIFY(store.series(2, QStringLiteral("loss")));
+        QCOMPARE(store.metricNames(2), QStringList{QStringLiteral("loss")});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMetricStore)
+#include "tst_metricstore.moc"
