@@ -1,0 +1,118 @@
+// Fuzz target: the orchestrator's metrics.jsonl reader. The bytes become a
+// run's metrics.jsonl and go through
+//  1. RunStore::readMetrics in two reads (cut at a fuzzer-chosen byte, as when
+//     the worker is mid-write), which must hand over exactly the lines one
+//     read of the whole file does: no line lost, none twice;
+//  2. Scheduler::loadHistory, which ingests the file into the MetricStore the
+//     plots draw from: no crash, no exception, every series sorted by step
+//     with one point per step.
+
+#include "deviceinventory.h"
+#include "experiment.h"
+#include "metricsserver.h"
+#include "metricstore.h"
+#include "runstore.h"
+#include "scheduler.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace {
+
+using namespace trainyard;
+
+struct World
+{
+    QTemporaryDir dir;
+    RunStore store{dir.path()};
+    MetricsServer server;
+    MetricStore metrics;
+    DeviceInventory devices;
+    Scheduler scheduler{&store, &server, &metrics, &devices};
+    Experiment experiment;
+
+    World()
+    {
+        QStringList errors;
+        const QJsonObject spec{{QStringLiteral("name"), QStringLiteral("fz")},
+                               {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+        const QJsonObject lane{{QStringLiteral("device"), QStringLiteral("cpu")},
+                               {QStringLiteral("runs"), QJsonArray{spec}}};
+        const auto ex = Experiment::fromJson(QJsonObject{{QStringLiteral("name"), QStringLiteral("fuzz")},
+                                                         {QStringLiteral("lanes"), QJsonArray{lane}}},
+                                             &errors);
+        if (!ex)
+            std::abort();
+        experiment = *ex;
+        QDir().mkpath(store.runDir(QStringLiteral("fz")));
+    }
+    QString metricsPath() const { return store.runDir(QStringLiteral("fz")) + QStringLiteral("/metrics.jsonl"); }
+};
+
+World *world;
+
+void writeFile(const QString &path, const char *data, qint64 size)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        std::abort();
+    file.write(data, size);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
+    static int argc = 1;
+    static char name[] = "fuzz_metrics_jsonl";
+    static char *argv[] = {name, nullptr};
+    new QCoreApplication(argc, argv);
+    world = new World;
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t size)
+{
+    if (size < 1)
+        return 0;
+    const char *data = reinterpret_cast<const char *>(bytes + 1);
+    const qint64 length = static_cast<qint64>(size - 1);
+    const qint64 cut = length == 0 ? 0 : (bytes[0] * 131) % (length + 1);
+    const QString name = QStringLiteral("fz");
+
+    // 1. Incremental reads see exactly the lines of one whole read.
+    QList<QByteArray> whole, pieces;
+    writeFile(world->metricsPath(), data, length);
+    const auto all = world->store.readMetrics(name, 0, [&](const QByteArray &l) { whole << l; });
+    writeFile(world->metricsPath(), data, cut);
+    const auto first = world->store.readMetrics(name, 0, [&](const QByteArray &l) { pieces << l; });
+    writeFile(world->metricsPath(), data, length);
+    const auto second = world->store.readMetrics(name, first.offset, [&](const QByteArray &l) { pieces << l; });
+    if (whole != pieces || all.offset != second.offset || all.lines != whole.size() || all.offset > length)
+        std::abort();
+
+    // 2. The scheduler ingests the file of a run found on disk.
+    QFile::remove(world->store.runDir(name) + QStringLiteral("/status.json"));
+    world->metrics.clear();
+    world->scheduler.setExperiment(world->experiment);
+    world->scheduler.loadHistory();
+    const RunId id = world->scheduler.findRun(name);
+    if (id == 0 || !isTerminal(world->scheduler.run(id).state))
+        std::abort();
+    const QStringList metricNames = world->metrics.metricNames(id);
+    for (const QString &metric : metricNames) {
+        const MetricSeries *s = world->metrics.series(id, metric);
+        for (std::size_t i = 1; s && i < s->size(); ++i) {
+            if (s->step(i) <= s->step(i - 1))
+                std::abort();
+        }
+    }
+    return 0;
+}
