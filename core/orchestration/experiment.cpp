@@ -26,6 +26,10 @@ namespace {
 const QStringList kRunKeys = {QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data"),
                               QStringLiteral("train"), QStringLiteral("eval"), QStringLiteral("checkpoint"),
                               QStringLiteral("report")};
+// Far beyond any real experiment; keeps a hostile file from expanding into
+// millions of runs (repeat ≤ 1000 times thousands of entries).
+constexpr int kMaxRuns = 10000;
+
 const QStringList kDataKinds = {QStringLiteral("kg"), QStringLiteral("idx"), QStringLiteral("synthetic-kg"),
                                 QStringLiteral("synthetic-images")};
 
@@ -120,13 +124,15 @@ const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QStr
 
 bool isDeviceName(const QString &device)
 {
-    static const QRegularExpression re(QStringLiteral("^(cpu|cuda:(0|[1-9][0-9]{0,2}))$"));
+    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral("cpu|cuda:(0|[1-9][0-9]{0,2})")));
     return re.match(device).hasMatch();
 }
 
 bool isSafeRunName(const QString &name)
 {
-    static const QRegularExpression re(QStringLiteral("^[A-Za-z0-9_+@-][A-Za-z0-9._+@-]{0,99}$"));
+    // anchoredPattern: a plain '$' would also match before a final "\n".
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_+@-][A-Za-z0-9._+@-]{0,99}")));
     return re.match(name).hasMatch();
 }
 
@@ -263,6 +269,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     } else {
         const QJsonArray laneArray = lanes.toArray();
         QHash<QString, QString> names; // run name -> where it was first used
+        int totalRuns = 0;
         for (int l = 0; l < laneArray.size(); ++l) {
             const QString lp = QStringLiteral("lanes[%1]").arg(l);
             if (!laneArray.at(l).isObject()) {
@@ -299,8 +306,21 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 run.repeat = spec.value(QStringLiteral("repeat")).toInt(1);
                 run.spec = withDefaults(spec);
                 run.spec.remove(QStringLiteral("repeat"));
+                if (totalRuns + run.repeat > kMaxRuns) {
+                    problems << QStringLiteral("%1.repeat: the experiment would hold more than %2 runs").arg(rp).arg(kMaxRuns);
+                    break;
+                }
+                totalRuns += run.repeat;
                 for (int i = 0; i < run.repeat; ++i) {
                     const QString n = expandRepeat(run.spec, i, run.repeat).value(QStringLiteral("name")).toString();
+                    // The name becomes the run folder (a name taken from
+                    // model.type or grown by "-N" is checked here too).
+                    if (!isSafeRunName(n)) {
+                        problems << expected(rp + QStringLiteral(".name"),
+                                             QStringLiteral("a run folder name of 1–100 letters, digits or ._+@- not starting with '.' (repeats add \"-N\")"),
+                                             QJsonValue(n));
+                        break;
+                    }
                     if (names.contains(n))
                         problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3").arg(rp, n, names.value(n));
                     else
