@@ -14,7 +14,9 @@
 #include <QJsonDocument>
 #include <QThread>
 
+#include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 
 namespace trainyard {
@@ -76,6 +78,17 @@ QString signalName(int sig)
     const char *name = sigdescr_np(sig);
     return name ? QStringLiteral("signal %1 (%2)").arg(sig).arg(QString::fromLatin1(name))
                 : QStringLiteral("signal %1").arg(sig);
+}
+
+// A count (step, epoch, total_steps) from a JSON number; -1 when it is not
+// one (NaN, 1e300: casting those to an integer is undefined behaviour).
+qint64 countFrom(const nlohmann::json &value)
+{
+    if (value.is_number_integer())
+        return value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX)
+            ? -1 : value.get<qint64>();
+    const double d = value.is_number() ? value.get<double>() : -1.0;
+    return std::isfinite(d) && d >= 0 && d < 9.0e18 ? static_cast<qint64>(d) : -1;
 }
 
 RunState stateForExit(int code)
@@ -993,11 +1006,11 @@ void Scheduler::ingest(Run *r, const nlohmann::json &message, bool live)
                 continue;
             const double value = it->get<double>();
             if (key == "total_steps") {
-                r->info.totalSteps = static_cast<qint64>(value);
+                r->info.totalSteps = countFrom(*it);
                 continue;
             }
             if (key == "epoch")
-                r->info.epoch = static_cast<qint64>(value);
+                r->info.epoch = countFrom(*it);
             else if (key == "loss")
                 r->info.loss = value;
             m_metrics->add(id, metricIdFor(key), step, wall, value);
@@ -1030,7 +1043,7 @@ void Scheduler::ingest(Run *r, const nlohmann::json &message, bool live)
     } else if (type == protocol::MessageType::Heartbeat) {
         const auto it = message.find("total_steps");
         if (it != message.end() && it->is_number())
-            r->info.totalSteps = it->get<qint64>();
+            r->info.totalSteps = countFrom(*it);
     }
 }
 
@@ -1065,7 +1078,9 @@ void Scheduler::ingestMetricsFile(Run *r)
 {
     const RunStore::ReadResult result = m_store->readMetrics(r->info.name, r->metricsOffset, [&](const QByteArray &line) {
         nlohmann::json message = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        if (message.is_object())
+        // The same checks as socket lines get: a line with a wrong type
+        // (e.g. "exit_code":"x") would otherwise throw out of ingest().
+        if (protocol::validate(message))
             ingest(r, message, false);
     });
     r->metricsOffset = result.offset;
