@@ -1,0 +1,194 @@
+// `trainyard run` end to end, as a user runs it: a real process, the fake
+// worker as trainyard-worker, no display.
+
+#include "testutil.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace trainyard::test;
+
+class TestHeadless : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_counter = 0;
+
+    QString writeExperiment(const QJsonArray &lanes, QString *runsRoot = nullptr)
+    {
+        const QString name = QStringLiteral("h%1").arg(++m_counter);
+        const QString root = m_dir.filePath(name + QStringLiteral("-runs"));
+        if (runsRoot)
+            *runsRoot = root;
+        const QString path = m_dir.filePath(name + QStringLiteral(".json"));
+        writeFile(path, QJsonDocument(experimentJson(name, root, lanes)).toJson());
+        return path;
+    }
+
+    // A started `trainyard ARGS` with the fake worker.
+    std::unique_ptr<QProcess> start(const QStringList &args)
+    {
+        auto p = std::make_unique<QProcess>();
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        p->setProcessEnvironment(env);
+        p->start(QStringLiteral(TRAINYARD_BIN), args);
+        return p;
+    }
+
+    static int finish(QProcess *p, QByteArray *out = nullptr, QByteArray *err = nullptr, int ms = 60000)
+    {
+        const bool ok = p->waitForFinished(ms);
+        if (out)
+            *out += p->readAllStandardOutput();
+        if (err)
+            *err += p->readAllStandardError();
+        return ok && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+    }
+
+    void versionAndHelp()
+    {
+        auto p = start({QStringLiteral("--version")});
+        QByteArray out;
+        QCOMPARE(finish(p.get(), &out), 0);
+        QVERIFY(out.startsWith("trainyard 0."));
+        p = start({QStringLiteral("--help")});
+        out.clear();
+        QCOMPARE(finish(p.get(), &out), 0);
+        QVERIFY(out.contains("trainyard run FILE.json"));
+        QVERIFY(out.contains("--cpu-fallback"));
+        p = start({QStringLiteral("run")});
+        QByteArray err;
+        QCOMPARE(finish(p.get(), nullptr, &err), 2);
+        QVERIFY(err.contains("needs an experiment file or --demo"));
+    }
+
+    void twoCpuLanesWithRepeatsRunToTheEnd()
+    {
+        QString root;
+        const QString file = writeExperiment(
+            {lane(QStringLiteral("cpu"), 2, {withRepeat(fakeSpec(QStringLiteral("a"), 30, 5), 3)}),
+             lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("b"), 20, 5), 2)})},
+            &root);
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out, err;
+        QCOMPARE(finish(p.get(), &out, &err), 0);
+        QVERIFY2(out.contains("5 of 5 finished"), out.constData());
+        QVERIFY(!out.contains("\x1b[")); // not a terminal: plain lines
+        const QStringList names{QStringLiteral("a-1"), QStringLiteral("a-2"), QStringLiteral("a-3"), QStringLiteral("b-1"),
+                                QStringLiteral("b-2")};
+        for (int i = 0; i < names.size(); ++i) {
+            const QString dir = root + QLatin1Char('/') + names.at(i);
+            const QJsonObject status = readJsonFile(dir + QStringLiteral("/status.json"));
+            QCOMPARE(status.value(QStringLiteral("state")).toString(), QStringLiteral("finished"));
+            QCOMPARE(status.value(QStringLiteral("exit_code")).toInt(), 0);
+            const QJsonObject spec = readJsonFile(dir + QStringLiteral("/spec.json"));
+            QCOMPARE(spec.value(QStringLiteral("name")).toString(), names.at(i));
+            QVERIFY(!spec.contains(QStringLiteral("repeat")));
+            QCOMPARE(spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("seed")).toInt(), 7 + (i < 3 ? i : i - 3));
+            QCOMPARE(countLines(dir + QStringLiteral("/metrics.jsonl"), "metric"), i < 3 ? 30 : 20);
+            QVERIFY(QFile::exists(dir + QStringLiteral("/worker.log")));
+            QVERIFY(QFileInfo(dir + QStringLiteral("/checkpoints")).isDir());
+        }
+    }
+
+    void brokenExperimentNamesTheField()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("broken.json"));
+        writeFile(path, R"({"name":"b","lanes":[{"device":"cpu"},{"device":"cpu","slots":-3}]})");
+        auto p = start({QStringLiteral("run"), path});
+        QByteArray err;
+        QCOMPARE(finish(p.get(), nullptr, &err), 2);
+        QVERIFY2(err.contains("lanes[1].slots: expected an integer \xe2\x89\xa5 1, got -3"), err.constData());
+        p = start({QStringLiteral("run"), m_dir.filePath(QStringLiteral("nothing.json"))});
+        err.clear();
+        QCOMPARE(finish(p.get(), nullptr, &err), 2);
+        QVERIFY(err.contains("cannot open"));
+    }
+
+    void aFailedRunMeansExitOne()
+    {
+        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 2,
+                                                   {fakeSpec(QStringLiteral("good"), 10),
+                                                    fakeSpec(QStringLiteral("bad"), 10, 5, QStringLiteral("crash"), 3)})});
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out;
+        QCOMPARE(finish(p.get(), &out), 1);
+        QVERIFY2(out.contains("1 of 2 finished"), out.constData());
+        QVERIFY(out.contains("bad: failed"));
+    }
+
+    void missingGpuNeedsCpuFallback()
+    {
+        const QString file = writeExperiment({lane(QStringLiteral("cuda:9"), 1, {fakeSpec(QStringLiteral("g"), 10)})});
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out, err;
+        QCOMPARE(finish(p.get(), &out, &err), 2);
+        QVERIFY2(err.contains("--cpu-fallback"), err.constData());
+        p = start({QStringLiteral("run"), file, QStringLiteral("--cpu-fallback")});
+        out.clear();
+        QCOMPARE(finish(p.get(), &out), 0);
+        QVERIFY(out.contains("1 of 1 finished"));
+    }
+
+    void ctrlCStopsEveryRunGracefully()
+    {
+        QString root;
+        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 2,
+                                                   {fakeSpec(QStringLiteral("s1"), 2000, 10), fakeSpec(QStringLiteral("s2"), 2000, 10)})},
+                                             &root);
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += p->readAllStandardOutput()).contains("s2: running")
+                                     && out.contains("s1: running"), 10000);
+        ::kill(static_cast<pid_t>(p->processId()), SIGINT);
+        QCOMPARE(finish(p.get(), &out), 1);
+        QVERIFY2(out.contains("stopping every run gracefully"), out.constData());
+        QVERIFY(out.contains("0 of 2 finished"));
+        for (const char *name : {"s1", "s2"}) {
+            const QJsonObject status = readJsonFile(root + QLatin1Char('/') + QLatin1String(name) + QStringLiteral("/status.json"));
+            QCOMPARE(status.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
+            QCOMPARE(status.value(QStringLiteral("exit_code")).toInt(), 4);
+        }
+    }
+
+    void killedOrchestratorLosesNoLineOnRerun()
+    {
+        QString root;
+        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 2,
+                                                   {fakeSpec(QStringLiteral("k1"), 300, 8), fakeSpec(QStringLiteral("k2"), 300, 8)})},
+                                             &root);
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += p->readAllStandardOutput()).contains("k2: running")
+                                     && out.contains("k1: running"), 10000);
+        p->kill(); // the orchestrator dies; its workers train on
+        p->waitForFinished(5000);
+
+        auto again = start({QStringLiteral("run"), file});
+        QByteArray out2;
+        QCOMPARE(finish(again.get(), &out2), 0);
+        QVERIFY2(out2.contains("2 of 2 finished"), out2.constData());
+        for (const char *name : {"k1", "k2"}) {
+            const QString dir = root + QLatin1Char('/') + QLatin1String(name);
+            QCOMPARE(countLines(dir + QStringLiteral("/metrics.jsonl"), "metric"), 300);
+            QCOMPARE(readJsonFile(dir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
+                     QStringLiteral("finished"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHeadless)
+#include "tst_headless.moc"
