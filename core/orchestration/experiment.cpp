@@ -346,7 +346,13 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
             *errors = QStringList{path + QStringLiteral(": cannot open: ") + file.errorString()};
         return std::nullopt;
     }
-    const QByteArray bytes = file.read(16 * 1024 * 1024);
+    constexpr qint64 kMaxBytes = 16 * 1024 * 1024;
+    if (file.size() > kMaxBytes) {
+        if (errors)
+            *errors = QStringList{path + QStringLiteral(": %1 bytes; an experiment file is at most 16 MiB").arg(file.size())};
+        return std::nullopt;
+    }
+    const QByteArray bytes = file.read(kMaxBytes);
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
