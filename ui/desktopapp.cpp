@@ -1,18 +1,42 @@
 #include "desktopapp.h"
 
+#include "mainwindow.h"
+
 #include <QApplication>
-#include <QMessageBox>
+#include <QIcon>
+
+// Q_INIT_RESOURCE must be used outside a namespace; the icons live in a
+// static library, so the resource is registered by hand.
+static void initUiResources()
+{
+    Q_INIT_RESOURCE(ui);
+}
 
 namespace trainyard {
 
-// Placeholder until the desktop window lands (issue 4): says so plainly.
+void initDesktopApp()
+{
+    initUiResources();
+    // The same name as the headless command, so both find the same run folders.
+    QApplication::setApplicationName(QStringLiteral("trainyard"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Trainyard"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.trainyard.Trainyard"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/trainyard/icons/trainyard-256.png")));
+}
+
 int runDesktopApp(int &argc, char **argv, const QString &experimentFile)
 {
     QApplication app(argc, argv);
-    Q_UNUSED(experimentFile);
-    QMessageBox::information(nullptr, QStringLiteral("Trainyard"),
-                             QStringLiteral("The desktop window is not built yet. Use `trainyard run FILE.json`."));
-    return 0;
+    initDesktopApp();
+    MainWindow window;
+    const bool opened = experimentFile.isEmpty() ? window.openDemo() : window.openFile(experimentFile);
+    if (!opened && !experimentFile.isEmpty()) {
+        // The user was told why; the demo beats an empty window.
+        window.openDemo();
+    }
+    window.loadCatalog();
+    window.show();
+    return app.exec();
 }
 
 } // namespace trainyard

@@ -9,4 +9,8 @@ namespace trainyard {
 // Returns the process exit status.
 int runDesktopApp(int &argc, char **argv, const QString &experimentFile);
 
+// Application name, icon and resources, for programs that make their own
+// QApplication and MainWindow (tests, the screenshot tool, benchmarks).
+void initDesktopApp();
+
 } // namespace trainyard

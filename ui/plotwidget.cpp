@@ -232,6 +232,17 @@ void PlotWidget::removeRun(const QString &id)
     }
 }
 
+void PlotWidget::resetRunData(const QString &id)
+{
+    auto it = m_runs.find(id);
+    if (it != m_runs.end()) {
+        it->curve.clear();
+        it->evals.clear();
+        m_dataDirty = true;
+        scheduleRefresh();
+    }
+}
+
 void PlotWidget::clearRuns()
 {
     m_runs.clear();
@@ -268,8 +279,9 @@ void PlotWidget::appendEval(const QString &id, double step, double epoch, double
     points.append(EvalPoint{step, epoch, wall, value});
     if (m_evalBox->findText(metric) < 0) {
         m_evalBox->addItem(metric);
-        // Prefer MRR or accuracy as the first metric shown.
-        if (m_evalMetric.isEmpty() || (metric == QLatin1String("mrr") && m_evalMetric != metric)) {
+        // Prefer MRR (then accuracy) as the metric shown first.
+        const bool preferred = metric.endsWith(QLatin1String("mrr")) && !m_evalMetric.endsWith(QLatin1String("mrr"));
+        if (m_evalMetric.isEmpty() || preferred) {
             m_evalBox->setCurrentText(metric);
         }
     }

@@ -42,6 +42,8 @@ public:
     /// Registers a run; `group` ties repeats of one spec together.
     void addRun(const QString &id, const QString &label, const QString &group);
     void removeRun(const QString &id);
+    /// Forgets a run's points (before they are fed again from the start).
+    void resetRunData(const QString &id);
     void clearRuns();
     bool hasRun(const QString &id) const { return m_runs.contains(id); }
     void appendMetric(const QString &id, double step, double epoch, double wall, double loss);

@@ -151,6 +151,11 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     resize(460, 640);
 }
 
+void RunEditorDialog::setRepeatEditable(bool on)
+{
+    m_repeat->setEnabled(on);
+}
+
 int RunEditorDialog::repeat() const
 {
     return m_repeat->value();

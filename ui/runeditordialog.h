@@ -28,6 +28,8 @@ public:
     RunEditorDialog(const ModelCatalog &catalog, const QJsonObject &spec, int repeat, QWidget *parent = nullptr);
 
     void setPresetStore(PresetStore *presets) { m_presets = presets; }
+    /// Editing a queued run changes its spec only: the repeat count is fixed then.
+    void setRepeatEditable(bool on);
 
     /// The edited spec; valid after accept() (or after a successful validate()).
     QJsonObject spec() const { return m_result; }

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QHash>
+#include <QList>
+#include <QObject>
+
+namespace trainyard {
+
+class MetricStore;
+class PlotWidget;
+class Scheduler;
+
+/// Feeds the plots from the core's MetricStore: the selected runs' full
+/// history when they are selected, then only the new points of each batched
+/// update. Runs that are not selected are dropped from the plot, so its
+/// memory follows the selection, not the experiment.
+class PlotFeeder : public QObject
+{
+    Q_OBJECT
+public:
+    PlotFeeder(PlotWidget *plot, QObject *parent = nullptr);
+
+    void setSource(Scheduler *scheduler, MetricStore *metrics);
+    void setSelection(const QList<RunId> &ids);
+    QList<RunId> selection() const { return m_selection; }
+    /// Reads whatever arrived for `runs` (the store's updated() does this).
+    void feed(const QList<RunId> &runs);
+
+private:
+    struct Fed
+    {
+        std::size_t loss = 0;
+        quint64 lossRevision = 0;
+        QHash<QString, std::size_t> evals;
+        QHash<QString, quint64> evalRevisions;
+    };
+    void feedRun(RunId id, Fed &fed);
+    double epochAt(RunId id, std::int64_t step) const;
+
+    PlotWidget *m_plot;
+    Scheduler *m_scheduler = nullptr;
+    MetricStore *m_metrics = nullptr;
+    QList<RunId> m_selection;
+    QHash<RunId, Fed> m_fed;
+};
+
+} // namespace trainyard

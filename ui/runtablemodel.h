@@ -1,0 +1,92 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QMap>
+#include <QTimer>
+
+namespace trainyard {
+
+class MetricStore;
+class Scheduler;
+
+/// Every run of the open experiment (live) and of past experiments (read
+/// from their run folders), one row each, with its final metrics.
+class RunTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Columns {
+        ExperimentColumn,
+        NameColumn,
+        ModelColumn,
+        DataColumn,
+        StateColumn,
+        StepColumn,
+        LossColumn,
+        MrrColumn,
+        Hits10Column,
+        AccuracyColumn,
+        StartedColumn,
+        DurationColumn,
+        FolderColumn,
+        ColumnCount
+    };
+    enum Roles {
+        SortRole = Qt::UserRole, ///< numbers as numbers, for sorting
+        RunIdRole,               ///< RunId of a live run, 0 for past runs
+        RunDirRole,
+    };
+
+    struct Row
+    {
+        QString experiment;
+        QString name;
+        QString model;
+        QString data;
+        QString state;
+        qint64 step = -1;
+        double loss = qQNaN();
+        double mrr = qQNaN();
+        double hits10 = qQNaN();
+        double accuracy = qQNaN();
+        QDateTime started;
+        QDateTime ended;
+        QString runDir;
+        RunId id = 0;
+    };
+
+    explicit RunTableModel(QObject *parent = nullptr);
+
+    /// The open experiment (live rows); nullptr for none.
+    void setSession(const QString &experimentName, const QString &runsRoot, Scheduler *scheduler,
+                    MetricStore *metrics);
+    /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
+    void setHistoryRoots(const QStringList &roots) { m_historyRoots = roots; }
+    void refreshHistory();
+    /// Reads one past run folder (spec.json, status.json, the tail of metrics.jsonl).
+    static bool readRunFolder(const QString &dir, const QString &experiment, Row *row);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    Row liveRow(RunId id) const;
+    void rebuildLive();
+    void refreshLive();
+
+    Scheduler *m_scheduler = nullptr;
+    MetricStore *m_metrics = nullptr;
+    QString m_experiment;
+    QString m_runsRoot;
+    QStringList m_historyRoots;
+    QList<Row> m_live;
+    QList<Row> m_past;
+    QTimer m_refresh;
+};
+
+} // namespace trainyard
