@@ -1,0 +1,105 @@
+// trainyard-screenshots: takes the README's screenshots from the real app.
+// Opens the demo, starts it, and grabs the window while it trains and when
+// it is done, plus the plots, the run editor and the run table.
+// Run under Xvfb:  xvfb-run -a -s "-screen 0 1600x1000x24" trainyard-screenshots OUTDIR
+
+#include "boardview.h"
+#include "desktopapp.h"
+#include "mainwindow.h"
+#include "modelpalettemodel.h"
+#include "plotwidget.h"
+#include "runeditordialog.h"
+#include "scheduler.h"
+#include "session.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QTabWidget>
+#include <QThread>
+#include <QTimer>
+
+#include <cstdio>
+#include <functional>
+
+using namespace trainyard;
+
+namespace {
+
+bool waitFor(int ms, const std::function<bool()> &done)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < ms) {
+        if (done && done()) {
+            return true;
+        }
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(10);
+    }
+    return done ? done() : true;
+}
+
+bool save(QWidget *widget, const QString &file)
+{
+    const bool ok = widget->grab().save(file);
+    std::printf("%s %s\n", ok ? "wrote" : "FAILED", qPrintable(file));
+    return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    initDesktopApp();
+    const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("docs/screenshots");
+    const int trainSeconds = argc > 2 ? QString::fromLocal8Bit(argv[2]).toInt() : 20;
+    QDir().mkpath(out);
+
+    MainWindow window;
+    window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+    if (!window.openDemo()) {
+        return 1;
+    }
+    window.loadCatalog();
+    window.resize(1600, 1000);
+    window.show();
+    waitFor(3000, [&] { return window.paletteModel()->rowCount() > 0; });
+
+    Scheduler *scheduler = window.session()->scheduler();
+    window.startAll();
+    // Plot the TransH repeats (a mean with a band) and the first TransE run.
+    QList<RunId> selection = scheduler->lane(1).runs;
+    selection.append(scheduler->lane(0).runs.first());
+    window.boardView()->selectRuns(selection);
+    waitFor(trainSeconds * 1000, nullptr);
+    bool ok = save(&window, out + QStringLiteral("/main-window.png"));
+
+    window.plot()->setLogScale(true);
+    waitFor(500, nullptr);
+    ok = save(window.plot(), out + QStringLiteral("/plots.png")) && ok;
+    window.plot()->setLogScale(false);
+
+    // The run editor as it opens for a model dragged from the palette.
+    if (!window.catalog().isEmpty()) {
+        const QString type = window.catalog().models().first().type;
+        RunEditorDialog editor(window.catalog(), window.catalog().defaultSpec(type, type), 1, &window);
+        editor.resize(480, 720);
+        editor.show();
+        waitFor(300, nullptr);
+        ok = save(&editor, out + QStringLiteral("/run-editor.png")) && ok;
+    }
+
+    // Wait for the end (at most 10 minutes), then the board and the run table.
+    waitFor(600000, [&] { return scheduler->isIdle(); });
+    window.boardView()->selectRuns(scheduler->lane(2).runs);
+    waitFor(1000, nullptr);
+    ok = save(&window, out + QStringLiteral("/finished.png")) && ok;
+    auto *tabs = window.findChild<QTabWidget *>();
+    tabs->setCurrentIndex(1);
+    waitFor(800, nullptr);
+    ok = save(&window, out + QStringLiteral("/run-table.png")) && ok;
+    std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
+    return ok ? 0 : 1;
+}
