@@ -83,6 +83,17 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
             *error = QStringLiteral("\"%1\" is not a safe run name").arg(name);
         return false;
     }
+    // A link planted in the runs root would send the worker's writes (and a
+    // later clear) somewhere else.
+    for (const QString &path : {dir, dir + QStringLiteral("/checkpoints"), dir + QStringLiteral("/metrics.jsonl"),
+                                dir + QStringLiteral("/worker.log"), dir + QStringLiteral("/spec.json"),
+                                dir + QStringLiteral("/status.json")}) {
+        if (QFileInfo(path).isSymLink()) {
+            if (error)
+                *error = path + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+            return false;
+        }
+    }
     if (!QDir().mkpath(dir + QStringLiteral("/checkpoints"))) {
         if (error)
             *error = dir + QStringLiteral(": cannot create the run folder");
@@ -97,6 +108,8 @@ bool RunStore::clearRunDir(const QString &name) const
     const QString dir = runDir(name);
     if (dir.isEmpty())
         return false;
+    if (QFileInfo(dir).isSymLink())
+        return QFile::remove(dir); // the link only, never what it points to
     QDir d(dir);
     return !d.exists() || d.removeRecursively();
 }
