@@ -52,6 +52,36 @@ std::vector<std::int64_t> listCheckpoints(const std::string &dir)
     return steps;
 }
 
+// Writes `bytes` to a new file at `path` and syncs it; on any failure the
+// partial file is removed and the error (e.g. "No space left on device")
+// thrown.
+void writeFileOrThrow(const std::string &path, const std::string &bytes)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw std::runtime_error(path + ": cannot create (" + std::strerror(errno) + ")");
+    std::size_t done = 0;
+    int error = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            error = n < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (error == 0 && ::fsync(fd) != 0)
+        error = errno;
+    if (::close(fd) != 0 && error == 0)
+        error = errno;
+    if (error != 0) {
+        ::unlink(path.c_str());
+        throw std::runtime_error(path + ": cannot write the checkpoint (" + std::strerror(error) + ")");
+    }
+}
+
 void fsyncPath(const std::string &path, int flags)
 {
     const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
@@ -151,8 +181,13 @@ void Trainer::saveCheckpoint()
     const std::string name = checkpointName(m_step);
     const std::string finalPath = m_checkpointDir + "/" + name;
     const std::string tempPath = m_checkpointDir + "/.tmp-" + name;
-    archive.save_to(tempPath);
-    fsyncPath(tempPath, O_RDONLY);
+    // Serialised in memory first: LibTorch's file writer finishes the zip in
+    // its destructor, so a full disk (ENOSPC, EFBIG) there calls
+    // std::terminate. Our own writes report it as an error instead, and the
+    // previous checkpoint stays the newest valid one.
+    std::ostringstream bytes;
+    archive.save_to(bytes);
+    writeFileOrThrow(tempPath, bytes.str());
     if (::rename(tempPath.c_str(), finalPath.c_str()) != 0)
         throw std::runtime_error(finalPath + ": rename failed (" + std::strerror(errno) + ")");
     fsyncPath(m_checkpointDir, O_RDONLY | O_DIRECTORY);
