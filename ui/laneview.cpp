@@ -53,6 +53,7 @@ void LaneView::startDrag(Qt::DropActions supportedActions)
         drag->setPixmap(pixmap);
         drag->setHotSpot(QPoint(rect.width() / 2, rect.height() / 2));
     }
+    Q_EMIT dragStarted(data);
     // The model's dropMimeData already moved or copied: nothing to remove here.
     drag->exec(supportedActions, Qt::MoveAction);
 }

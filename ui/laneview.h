@@ -2,6 +2,8 @@
 
 #include <QListView>
 
+class QMimeData;
+
 namespace trainyard {
 
 /// One lane's queue of cards: a list view rooted at the lane's index in the
@@ -16,6 +18,10 @@ public:
 
     /// The row a drop at `pos` goes before (-1: the end).
     int dropRow(const QPoint &pos) const;
+
+Q_SIGNALS:
+    /// A drag of cards begins, carrying `data` (valid until the drag ends).
+    void dragStarted(const QMimeData *data);
 
 protected:
     void startDrag(Qt::DropActions supportedActions) override;
