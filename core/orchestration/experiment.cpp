@@ -352,7 +352,8 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
             *errors = QStringList{path + QStringLiteral(": %1 bytes; an experiment file is at most 16 MiB").arg(file.size())};
         return std::nullopt;
     }
-    const QByteArray bytes = file.read(kMaxBytes);
+    // Not read(kMaxBytes): that allocates 16 MiB up front for every file.
+    const QByteArray bytes = file.readAll().left(kMaxBytes);
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError) {

@@ -41,9 +41,10 @@ bool writeJson(const QString &path, const QJsonObject &object, QString *error, b
 QJsonObject readJson(const QString &path)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    // Our own small files; anything over 4 MiB is not one of them.
+    if (!file.open(QIODevice::ReadOnly) || file.size() > 4 * 1024 * 1024)
         return {};
-    return QJsonDocument::fromJson(file.read(4 * 1024 * 1024)).object();
+    return QJsonDocument::fromJson(file.readAll()).object();
 }
 
 QString stateFile(const QString &root)
