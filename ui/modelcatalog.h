@@ -100,3 +100,5 @@ private:
 };
 
 } // namespace trainyard
+
+Q_DECLARE_METATYPE(trainyard::ModelCatalog)
