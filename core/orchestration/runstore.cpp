@@ -180,7 +180,8 @@ RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, c
     qint64 position = offset;
     QByteArray pending;
     for (;;) {
-        const QByteArray chunk = file.read(1 << 20);
+        // What is there, up to 1 MiB (read(1 MiB) would allocate 1 MiB each time).
+        const QByteArray chunk = file.read(qBound(qint64(1), file.bytesAvailable(), qint64(1) << 20));
         if (chunk.isEmpty())
             break;
         pending += chunk;
