@@ -1,6 +1,7 @@
 #include "metricsserver.h"
 
 #include "linedecoder.h"
+#include "metricline.h"
 #include "protocol.h"
 
 #include <QCryptographicHash>
@@ -14,10 +15,13 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace trainyard {
+
+constexpr qint64 kReadBufferBytes = 256 * 1024;
 
 // One accepted connection: decodes lines, insists on hello first.
 class MetricsServer::Connection : public QObject
@@ -35,10 +39,23 @@ public:
         });
         m_helloTimer.start(server->m_helloTimeoutMs);
         connect(device, &QIODevice::readyRead, this, &Connection::onReadyRead);
+        // Lines still buffered when the worker hangs up are read first.
+        // A bounded read buffer pushes back on a flooding worker (its writes
+        // wait in the kernel) instead of piling megabytes up here.
         if (auto *local = qobject_cast<QLocalSocket *>(device))
-            connect(local, &QLocalSocket::disconnected, this, [this] { m_server->onClosed(this); });
+            local->setReadBufferSize(kReadBufferBytes);
         else if (auto *tcp = qobject_cast<QAbstractSocket *>(device))
-            connect(tcp, &QAbstractSocket::disconnected, this, [this] { m_server->onClosed(this); });
+            tcp->setReadBufferSize(kReadBufferBytes);
+        if (auto *local = qobject_cast<QLocalSocket *>(device))
+            connect(local, &QLocalSocket::disconnected, this, [this] {
+                drain();
+                m_server->onClosed(this);
+            });
+        else if (auto *tcp = qobject_cast<QAbstractSocket *>(device))
+            connect(tcp, &QAbstractSocket::disconnected, this, [this] {
+                drain();
+                m_server->onClosed(this);
+            });
     }
 
     void close()
@@ -57,20 +74,90 @@ public:
     bool m_closing = false;
 
 private:
+    // Reads one chunk per turn of the event loop, so one flooding worker
+    // cannot starve the others or the GUI; the rest is read on the next turn.
     void onReadyRead()
     {
+        if (m_closing)
+            return;
+        // ~600 lines a turn (about 2 ms), then the other connections and
+        // timers get their turn.
         char buffer[64 * 1024];
-        for (;;) {
-            if (m_closing)
-                return;
+        const qint64 n = m_device->read(buffer, sizeof buffer);
+        if (n > 0)
+            split(buffer, static_cast<std::size_t>(n));
+        if (!m_closing && !m_again && m_device->bytesAvailable() > 0) {
+            m_again = true;
+            QMetaObject::invokeMethod(
+                this,
+                [this] {
+                    m_again = false;
+                    onReadyRead();
+                },
+                Qt::QueuedConnection);
+        }
+    }
+
+    void drain()
+    {
+        char buffer[64 * 1024];
+        while (!m_closing) {
             const qint64 n = m_device->read(buffer, sizeof buffer);
             if (n <= 0)
                 break;
-            m_decoder.feed(buffer, static_cast<std::size_t>(n));
-            protocol::LineDecoder::Result result;
-            while (!m_closing && m_decoder.next(result))
-                handle(result);
+            split(buffer, static_cast<std::size_t>(n));
         }
+    }
+
+    void split(const char *data, std::size_t size)
+    {
+        std::size_t pos = 0;
+        while (pos < size && !m_closing) {
+            const auto *nl = static_cast<const char *>(std::memchr(data + pos, '\n', size - pos));
+            if (!nl) {
+                if (m_discarding)
+                    return;
+                m_pending.append(data + pos, size - pos);
+                if (m_pending.size() > protocol::kMaxLineBytes) {
+                    // Too long already: drop it without buffering the rest.
+                    m_pending.clear();
+                    m_discarding = true;
+                    m_server->countRejected(run);
+                    if (run == 0)
+                        m_server->dropConnection(this, QStringLiteral("first line is not a hello: line too long"));
+                }
+                return;
+            }
+            const std::size_t length = static_cast<std::size_t>(nl - (data + pos));
+            if (m_discarding) {
+                m_discarding = false;
+            } else if (m_pending.empty()) {
+                line(data + pos, length);
+            } else {
+                m_pending.append(data + pos, length);
+                line(m_pending.data(), m_pending.size());
+                m_pending.clear();
+            }
+            pos += length + 1;
+        }
+    }
+
+    void line(const char *text, std::size_t length)
+    {
+        if (run != 0 && m_server->m_metricHandler && length <= protocol::kMaxLineBytes) {
+            MetricLine metric;
+            if (metric.parse(text, length)) {
+                ++m_server->m_accepted;
+                m_server->m_metricHandler(run, metric);
+                return;
+            }
+        }
+        // Everything else gets every check of the protocol's decoder.
+        m_decoder.feed(text, length);
+        m_decoder.feed("\n", 1);
+        protocol::LineDecoder::Result result;
+        while (!m_closing && m_decoder.next(result))
+            handle(result);
     }
 
     void handle(protocol::LineDecoder::Result &result)
@@ -105,6 +192,9 @@ private:
     MetricsServer *m_server;
     QIODevice *m_device;
     protocol::LineDecoder m_decoder;
+    std::string m_pending;    // an incomplete line
+    bool m_discarding = false; // inside an oversized line
+    bool m_again = false;      // a read is queued
     QTimer m_helloTimer;
 };
 

@@ -17,6 +17,8 @@ class QTcpServer;
 
 namespace trainyard {
 
+struct MetricLine;
+
 // Receives every worker's JSON lines. A QLocalServer whose socket (mode
 // 0600) sits in a directory of mode 0700 under the runtime dir; optionally
 // also TCP on 127.0.0.1. Each run gets a cryptographically random token; a
@@ -53,6 +55,10 @@ public:
     QString token(RunId run) const;
 
     void setHandler(Handler handler) { m_handler = std::move(handler); }
+    // Optional fast path: plain metric lines go here, parsed without a JSON
+    // tree (see MetricLine); every other line still goes to the handler.
+    using MetricHandler = std::function<void(RunId run, const MetricLine &line)>;
+    void setMetricHandler(MetricHandler handler) { m_metricHandler = std::move(handler); }
     void setHelloTimeout(int ms) { m_helloTimeoutMs = ms; }
 
     bool isConnected(RunId run) const;
@@ -93,6 +99,7 @@ private:
     QHash<RunId, Connection *> m_live;
     QSet<Connection *> m_connections;
     Handler m_handler;
+    MetricHandler m_metricHandler;
     int m_helloTimeoutMs = 5000;
     quint64 m_accepted = 0;
     quint64 m_rejected = 0;

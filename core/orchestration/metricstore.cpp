@@ -81,6 +81,9 @@ QString MetricStore::metricName(int id) const
 
 MetricSeries *MetricStore::seriesFor(RunId run, int metric)
 {
+    if (run == m_cachedRun && m_cachedSeries && static_cast<std::size_t>(metric) < m_cachedSeries->byMetric.size()
+        && m_cachedSeries->byMetric[static_cast<std::size_t>(metric)])
+        return m_cachedSeries->byMetric[static_cast<std::size_t>(metric)].get();
     RunSeries *&rs = m_runs[run];
     if (!rs)
         rs = new RunSeries;
@@ -89,13 +92,19 @@ MetricSeries *MetricStore::seriesFor(RunId run, int metric)
     auto &slot = rs->byMetric[static_cast<std::size_t>(metric)];
     if (!slot)
         slot = std::make_unique<MetricSeries>();
+    m_cachedRun = run;
+    m_cachedSeries = rs;
     return slot.get();
 }
 
 void MetricStore::add(RunId run, int metric, std::int64_t step, double wall, double value)
 {
     seriesFor(run, metric)->add(step, wall, value);
-    m_dirty.insert(run);
+    // Consecutive points mostly come from one run: skip the set insert.
+    if (run != m_lastDirty) {
+        m_dirty.insert(run);
+        m_lastDirty = run;
+    }
     if (!m_timer.isActive())
         m_timer.start();
 }
@@ -138,6 +147,8 @@ QList<RunId> MetricStore::runs() const
 
 void MetricStore::removeRun(RunId run)
 {
+    if (run == m_cachedRun)
+        m_cachedSeries = nullptr;
     delete m_runs.take(run);
     m_dirty.insert(run);
     if (!m_timer.isActive())
@@ -151,9 +162,11 @@ void MetricStore::clearRun(RunId run)
 
 void MetricStore::clear()
 {
+    m_cachedSeries = nullptr;
     qDeleteAll(m_runs);
     m_runs.clear();
     m_dirty.clear();
+    m_lastDirty = 0;
 }
 
 std::size_t MetricStore::pointCount() const
@@ -192,6 +205,7 @@ void MetricStore::flush()
         return;
     QList<RunId> runs(m_dirty.begin(), m_dirty.end());
     m_dirty.clear();
+    m_lastDirty = 0;
     std::sort(runs.begin(), runs.end());
     emit updated(runs);
 }

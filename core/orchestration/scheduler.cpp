@@ -1,6 +1,7 @@
 #include "scheduler.h"
 
 #include "deviceinventory.h"
+#include "metricline.h"
 #include "metricsserver.h"
 #include "metricstore.h"
 #include "protocol.h"
@@ -33,6 +34,7 @@ struct Scheduler::Run
     QString doneStatus;
     int doneExit = -1;
     bool resumeNext = false; // next start continues from the checkpoint
+    bool progressDirty = false; // listed in m_progressDirty
     qint64 rateStep = -1;    // step and wall at the start of the rate window
     double rateWall = 0;
 };
@@ -75,9 +77,11 @@ QString exitMeaning(int code)
 
 QString signalName(int sig)
 {
-    const char *name = sigdescr_np(sig);
-    return name ? QStringLiteral("signal %1 (%2)").arg(sig).arg(QString::fromLatin1(name))
-                : QStringLiteral("signal %1").arg(sig);
+    const char *abbrev = sigabbrev_np(sig);
+    const char *text = sigdescr_np(sig);
+    if (!abbrev || !text)
+        return QStringLiteral("signal %1").arg(sig);
+    return QStringLiteral("signal %1 (SIG%2: %3)").arg(sig).arg(QString::fromLatin1(abbrev), QString::fromLatin1(text));
 }
 
 // A count (step, epoch, total_steps) from a JSON number; -1 when it is not
@@ -952,14 +956,64 @@ void Scheduler::checkWatchdog()
 
 // ---- metrics ---------------------------------------------------------------
 
-int Scheduler::metricIdFor(const std::string &key)
+int Scheduler::metricIdFor(std::string_view key)
 {
-    const auto it = m_metricIds.find(key);
+    // Short keys stay in std::string's inline buffer: no allocation here.
+    std::string name(key);
+    const auto it = m_metricIds.find(name);
     if (it != m_metricIds.end())
         return it->second;
-    const int id = m_metrics->metricId(key.data(), key.size());
-    m_metricIds.emplace(key, id);
+    const int id = m_metrics->metricId(name.data(), name.size());
+    m_metricIds.emplace(std::move(name), id);
     return id;
+}
+
+void Scheduler::noteAlive(Run *r)
+{
+    r->lastSeen.restart();
+    if (r->info.state == RunState::Stalled) {
+        r->info.message.clear();
+        setState(r, RunState::Running);
+    }
+}
+
+void Scheduler::handleMetric(RunId id, const MetricLine &line)
+{
+    Run *r = find(id);
+    if (!r)
+        return;
+    noteAlive(r);
+    ingestMetric(r, line.step, line.wall, line.fields.data(), line.fieldCount);
+}
+
+void Scheduler::ingestMetric(Run *r, std::int64_t step, double wall, const std::pair<std::string_view, double> *fields,
+                             std::size_t count)
+{
+    const RunId id = r->info.id;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::string_view key = fields[i].first;
+        const double value = fields[i].second;
+        if (key == "total_steps") {
+            r->info.totalSteps = std::isfinite(value) && value >= 0 && value < 9.0e18 ? static_cast<qint64>(value) : -1;
+            continue;
+        }
+        if (key == "epoch")
+            r->info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
+        else if (key == "loss")
+            r->info.loss = value;
+        m_metrics->add(id, metricIdFor(key), step, wall, value);
+    }
+    if (step >= r->info.step) {
+        r->info.step = step;
+        r->info.wall = wall;
+        updateRate(r);
+    }
+    if (!r->progressDirty) {
+        r->progressDirty = true;
+        m_progressDirty << id;
+    }
+    if (!m_progressTimer.isActive())
+        m_progressTimer.start();
 }
 
 void Scheduler::handleMessage(RunId id, const nlohmann::json &message)
@@ -967,11 +1021,7 @@ void Scheduler::handleMessage(RunId id, const nlohmann::json &message)
     Run *r = find(id);
     if (!r)
         return;
-    r->lastSeen.restart();
-    if (r->info.state == RunState::Stalled) {
-        r->info.message.clear();
-        setState(r, RunState::Running);
-    }
+    noteAlive(r);
     if (protocol::typeOf(message) == protocol::MessageType::Hello) {
         r->info.connected = true;
         if (r->info.pid <= 0)
@@ -995,35 +1045,16 @@ void Scheduler::ingest(Run *r, const nlohmann::json &message, bool live)
         if (stepIt == message.end() || !stepIt->is_number_integer())
             return;
         const std::int64_t step = stepIt->get<std::int64_t>();
-        double wall = 0;
-        for (auto it = message.begin(); it != message.end(); ++it) {
-            if (it.key() == "wall" && it->is_number())
-                wall = it->get<double>();
-        }
-        for (auto it = message.begin(); it != message.end(); ++it) {
-            const std::string &key = it.key();
-            if (!it->is_number() || key == "step" || key == "wall")
+        const auto wallIt = message.find("wall");
+        const double wall = wallIt != message.end() && wallIt->is_number() ? wallIt->get<double>() : 0.0;
+        std::pair<std::string_view, double> fields[MetricLine::kMaxFields];
+        std::size_t count = 0;
+        for (auto it = message.begin(); it != message.end() && count < MetricLine::kMaxFields; ++it) {
+            if (!it->is_number() || it.key() == "step" || it.key() == "wall")
                 continue;
-            const double value = it->get<double>();
-            if (key == "total_steps") {
-                r->info.totalSteps = countFrom(*it);
-                continue;
-            }
-            if (key == "epoch")
-                r->info.epoch = countFrom(*it);
-            else if (key == "loss")
-                r->info.loss = value;
-            m_metrics->add(id, metricIdFor(key), step, wall, value);
+            fields[count++] = {it.key(), it->get<double>()};
         }
-        if (step >= r->info.step) {
-            r->info.step = step;
-            r->info.wall = wall;
-            updateRate(r);
-        }
-        if (!m_progressDirty.contains(id))
-            m_progressDirty << id;
-        if (!m_progressTimer.isActive())
-            m_progressTimer.start();
+        ingestMetric(r, step, wall, fields, count);
     } else if (type == protocol::MessageType::Eval) {
         const std::int64_t step = message.value("step", std::int64_t(0));
         const double wall = message.value("wall", 0.0);
@@ -1071,6 +1102,10 @@ void Scheduler::flushProgress()
         return;
     const QList<RunId> ids = m_progressDirty;
     m_progressDirty.clear();
+    for (RunId id : ids) {
+        if (Run *r = find(id))
+            r->progressDirty = false;
+    }
     emit progressChanged(ids);
 }
 
@@ -1084,7 +1119,8 @@ void Scheduler::ingestMetricsFile(Run *r)
             ingest(r, message, false);
     });
     r->metricsOffset = result.offset;
-    if (result.lines > 0 && !m_progressDirty.contains(r->info.id)) {
+    if (result.lines > 0 && !r->progressDirty) {
+        r->progressDirty = true;
         m_progressDirty << r->info.id;
         m_progressTimer.start();
     }

@@ -13,12 +13,16 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <unordered_map>
 
 namespace trainyard {
 
 class DeviceInventory;
+struct MetricLine;
 class MetricStore;
 class MetricsServer;
 class RunStore;
@@ -129,6 +133,8 @@ public:
 
     // Called by the Session for every accepted socket message.
     void handleMessage(RunId id, const nlohmann::json &message);
+    // The fast path for plain metric lines (MetricsServer::setMetricHandler).
+    void handleMetric(RunId id, const MetricLine &line);
 
 signals:
     void reset(); // everything replaced (setExperiment)
@@ -173,6 +179,9 @@ private:
     void flushProgress();
     void ingestMetricsFile(Run *run);
     void ingest(Run *run, const nlohmann::json &message, bool live);
+    void ingestMetric(Run *run, std::int64_t step, double wall, const std::pair<std::string_view, double> *fields,
+                      std::size_t count);
+    void noteAlive(Run *run);
     void persistState();
     void checkIdle();
     void updateRate(Run *run);
@@ -197,7 +206,7 @@ private:
     int m_lastFinished = -1;
     QSet<int> m_warnedBusyLanes;
     std::unordered_map<std::string, int> m_metricIds; // JSON key -> MetricStore id
-    int metricIdFor(const std::string &key);
+    int metricIdFor(std::string_view key);
 };
 
 } // namespace trainyard

@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "deviceinventory.h"
+#include "metricline.h"
 #include "metricsserver.h"
 #include "metricstore.h"
 #include "runstore.h"
@@ -21,6 +22,7 @@ Session::Session(QObject *parent)
     , m_scheduler(new Scheduler(m_store, m_server, m_metrics, m_devices, this))
 {
     m_server->setHandler([this](RunId run, const nlohmann::json &message) { m_scheduler->handleMessage(run, message); });
+    m_server->setMetricHandler([this](RunId run, const MetricLine &line) { m_scheduler->handleMetric(run, line); });
     m_devices->setOurPids([this] { return m_scheduler->workerPids(); });
     m_devices->setPollInterval(1000);
 }

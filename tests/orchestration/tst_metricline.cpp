@@ -1,0 +1,70 @@
+// MetricLine, the fast path for metric lines: it accepts only what the full
+// decoder would accept as a valid metric, with the same values.
+
+#include "metricline.h"
+#include "protocol.h"
+
+#include <QTest>
+
+using namespace trainyard;
+
+// The table lives at the end of the file: moc's tokenizer trips over
+// the raw string literals.
+static void addRows();
+
+class TestMetricLine : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void agreesWithTheFullDecoder_data() { addRows(); }
+
+    void agreesWithTheFullDecoder()
+    {
+        QFETCH(QByteArray, line);
+        QFETCH(bool, fast);
+        MetricLine m;
+        QCOMPARE(m.parse(line.constData(), std::size_t(line.size())), fast);
+        if (!fast)
+            return;
+        const auto full = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+        QVERIFY(protocol::validate(full));
+        QCOMPARE(m.step, full.at("step").get<std::int64_t>());
+        QCOMPARE(m.wall, full.at("wall").get<double>());
+        std::size_t numbers = 0;
+        for (auto it = full.begin(); it != full.end(); ++it) {
+            if (it->is_number() && it.key() != "step" && it.key() != "wall")
+                ++numbers;
+        }
+        QCOMPARE(m.fieldCount, numbers);
+        for (std::size_t i = 0; i < m.fieldCount; ++i)
+            QCOMPARE(m.fields[i].second, full.at(std::string(m.fields[i].first)).get<double>());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMetricLine)
+#include "tst_metricline.moc"
+
+static void addRows()
+{
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<bool>("fast");
+        QTest::newRow("plain") << QByteArray(R"({"type":"metric","wall":1.5,"step":10,"epoch":0,"loss":0.7,"lr":0.001})") << true;
+        QTest::newRow("spaces") << QByteArray(R"( { "type" : "metric" , "wall":1e-3 ,"step": 3,"epoch":1,"loss":-2.5E+3 } )") << true;
+        QTest::newRow("strings and null") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"note":"x","lr":null,"ok":true})") << true;
+        QTest::newRow("order") << QByteArray(R"({"loss":1,"epoch":0,"step":1,"wall":0,"type":"metric"})") << true;
+        QTest::newRow("eval") << QByteArray(R"({"type":"eval","wall":1,"step":1,"split":"valid","mrr":0.1})") << false;
+        QTest::newRow("no loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0})") << false;
+        QTest::newRow("float step") << QByteArray(R"({"type":"metric","wall":1,"step":1.5,"epoch":0,"loss":1})") << false;
+        QTest::newRow("string loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":"1"})") << false;
+        QTest::newRow("nested") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"x":{"a":1}})") << false;
+        QTest::newRow("escape") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"t":"a\"b"})") << false;
+        QTest::newRow("non-ascii") << QByteArray("{\"type\":\"metric\",\"wall\":1,\"step\":1,\"epoch\":0,\"loss\":1,\"t\":\"\xc3\xa9\"}") << false;
+        QTest::newRow("leading zero") << QByteArray(R"({"type":"metric","wall":01,"step":1,"epoch":0,"loss":1})") << false;
+        QTest::newRow("bare dot") << QByteArray(R"({"type":"metric","wall":1.,"step":1,"epoch":0,"loss":1})") << false;
+        QTest::newRow("nan") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":NaN})") << false;
+        QTest::newRow("trailing") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1}x)") << false;
+        QTest::newRow("trailing comma") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,})") << false;
+        QTest::newRow("huge step") << QByteArray(R"({"type":"metric","wall":1,"step":99999999999999999999,"epoch":0,"loss":1})") << false;
+        QTest::newRow("truncated") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1)") << false;
+    }
