@@ -161,7 +161,8 @@ void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<d
         return;
     }
     qsizetype begin = std::max<qsizetype>(0, lowerBound(axis, lo) - 1);
-    qsizetype end = std::min<qsizetype>(size(), lowerBound(axis, hi) + 1);
+    // One point past `hi` too (lowerBound may land on `hi` itself).
+    qsizetype end = std::min<qsizetype>(size(), lowerBound(axis, hi) + 2);
     const qsizetype n = end - begin;
     buckets = std::max(1, buckets);
     const float *values = m_smoothed.empty() ? m_loss.data() : m_smoothed.data();

@@ -1,0 +1,220 @@
+// qcustomplot.h uses `foreach` in its own templates.
+#undef QT_NO_FOREACH
+
+// The plots: full-resolution curves with TensorBoard smoothing and
+// replacement of re-reported steps, thinning that keeps extremes, repeat
+// bands, stable colours, axis and scale switches, read-out and export.
+
+#include "plotwidget.h"
+#include "runcolors.h"
+#include "runcurve.h"
+
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+
+using namespace trainyard;
+
+class TestPlotWidget : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void smoothingMatchesTensorBoard()
+    {
+        RunCurve c;
+        c.setSmoothing(0.5);
+        c.append(1, 0, 0.1, 1.0);
+        c.append(2, 0, 0.2, 3.0);
+        c.append(3, 0, 0.3, 2.0);
+        // Debiased EMA: last = last*w + (1-w)*v; value = last / (1 - w^n).
+        QCOMPARE(c.smoothed(0), 1.0);
+        QVERIFY(std::abs(c.smoothed(1) - (0.5 * 0.5 + 0.5 * 3.0) / (1 - 0.25)) < 1e-5); // stored as float
+        const double last2 = (0.5 * 0.5 + 0.5 * 3.0) * 0.5 + 0.5 * 2.0;
+        QVERIFY(std::abs(c.smoothed(2) - last2 / (1 - 0.125)) < 1e-5);
+        // Changing the weight recomputes from the full-resolution points.
+        c.setSmoothing(0);
+        QCOMPARE(c.smoothed(1), 3.0);
+    }
+
+    void reReportedStepsReplace()
+    {
+        RunCurve c;
+        for (int s = 1; s <= 10; ++s) {
+            c.append(s, s / 5.0, s, 10.0 - s);
+        }
+        // A resumed worker starts again from step 6.
+        c.append(6, 1.2, 11, 100.0);
+        QCOMPARE(c.size(), qsizetype(6));
+        QCOMPARE(c.loss(5), 100.0);
+        QCOMPARE(c.maxLoss(), 100.0);
+        QCOMPARE(c.lowerBound(XAxis::Step, 6), qsizetype(5));
+    }
+
+    void thinningKeepsExtremesAndBoundsPoints()
+    {
+        RunCurve c;
+        const int n = 200000;
+        for (int i = 0; i < n; ++i) {
+            c.append(i, i / 1000.0, i * 0.01, 1.0 + 0.001 * std::sin(i * 0.1));
+        }
+        c.append(n, n / 1000.0, n * 0.01, 1.0);
+        // One spike in the middle must survive thinning.
+        RunCurve spiky;
+        for (int i = 0; i < n; ++i) {
+            spiky.append(i, 0, i, i == 123457 ? 50.0 : 1.0);
+        }
+        QVector<double> xs;
+        QVector<double> ys;
+        spiky.decimate(XAxis::Step, 0, n, 500, &xs, &ys);
+        QVERIFY(xs.size() <= 2 * 500 + 2);
+        QVERIFY(*std::max_element(ys.begin(), ys.end()) == 50.0);
+        QVERIFY(std::is_sorted(xs.begin(), xs.end()));
+        // A zoomed-in range with few points is drawn at full resolution.
+        c.decimate(XAxis::Step, 1000, 1100, 500, &xs, &ys);
+        QCOMPARE(xs.size(), 103); // 1000..1100 plus one point either side
+        QCOMPARE(xs.last(), 1101.0);
+        QCOMPARE(xs.first(), 999.0);
+        // The other axes work the same way.
+        c.decimate(XAxis::Epoch, 1.0, 1.1, 500, &xs, &ys);
+        QVERIFY(xs.size() >= 100 && xs.size() <= 104);
+    }
+
+    void coloursAreStableAndDistinct()
+    {
+        RunColors colors;
+        QSet<QRgb> seen;
+        for (int i = 0; i < 10; ++i) {
+            seen.insert(colors.colorFor(QString::number(i)).rgb());
+        }
+        QCOMPARE(seen.size(), 10);
+        QCOMPARE(colors.colorFor(QStringLiteral("3")), colors.colorFor(QStringLiteral("3")));
+        QVERIFY(colors.colorFor(QStringLiteral("10")) != colors.colorFor(QStringLiteral("0")));
+    }
+
+    void plotsSelectedRunsWithBands()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        // Three repeats of one spec and a lone run.
+        for (int r = 0; r < 3; ++r) {
+            const QString id = QStringLiteral("rep%1").arg(r);
+            plot.addRun(id, id, QStringLiteral("spec"));
+            for (int s = 1; s <= 100 + 20 * r; ++s) {
+                plot.appendMetric(id, s, s / 10.0, s * 0.5, 1.0 / s + 0.01 * r);
+            }
+            plot.appendEval(id, 50, 5, 25, QStringLiteral("valid/mrr"), 0.2 + 0.05 * r);
+        }
+        plot.addRun(QStringLiteral("solo"), QStringLiteral("solo"), QString());
+        for (int s = 1; s <= 80; ++s) {
+            plot.appendMetric(QStringLiteral("solo"), s, s / 10.0, s, 2.0 / s);
+        }
+        plot.setSelectedRuns({QStringLiteral("rep0"), QStringLiteral("rep1"), QStringLiteral("rep2"), QStringLiteral("solo"),
+                              QStringLiteral("unknown")});
+        QCOMPARE(plot.selectedRuns().size(), 4);
+        plot.refreshNow();
+        // Repeats: one mean line and a band (3 graphs); the lone run: one line.
+        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+        QVERIFY(plot.drawnPointCount(QStringLiteral("group:spec")) > 10);
+        QCOMPARE(plot.drawnPointCount(QStringLiteral("solo")), 80);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
+        QCOMPARE(plot.evalPlot()->graphCount(), 4);
+        // Separate lines instead of a band.
+        plot.setBand(PlotWidget::Band::Lines);
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+        QCOMPARE(plot.drawnPointCount(QStringLiteral("rep2")), 140);
+        plot.setBand(PlotWidget::Band::Std);
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+
+        // The x axis follows the chosen quantity; log scale switches the axis.
+        plot.setXAxis(XAxis::Wall);
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->xAxis->range().upper >= 80.0);
+        plot.setXAxis(XAxis::Step);
+        plot.setLogScale(true);
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(plot.lossPlot()->yAxis->range().lower > 0);
+
+        // Zoom stops following; fit follows again.
+        plot.lossPlot()->xAxis->setRange(10, 20);
+        QTest::mouseDClick(plot.lossPlot(), Qt::LeftButton);
+        plot.refreshNow();
+        QVERIFY(plot.following());
+        QVERIFY(plot.lossPlot()->xAxis->range().upper >= 140.0);
+
+        // Read-out: the group's mean and the lone run at step 10.
+        const QString readout = plot.readoutAt(10);
+        QVERIFY2(readout.contains(QLatin1String("spec (mean of 3)")) && readout.contains(QLatin1String("solo: 0.2")),
+                 qPrintable(readout));
+    }
+
+    void redrawsAtMost30TimesASecond()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(600, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plot.setSelectedRuns({QStringLiteral("r")});
+        int redraws = 0;
+        connect(&plot, &PlotWidget::refreshed, this, [&] { ++redraws; });
+        QElapsedTimer timer;
+        timer.start();
+        int step = 0;
+        while (timer.elapsed() < 500) {
+            for (int i = 0; i < 50; ++i, ++step) {
+                plot.appendMetric(QStringLiteral("r"), step, 0, step, 1.0);
+            }
+            QTest::qWait(1);
+        }
+        QVERIFY2(redraws >= 5 && redraws <= 18, qPrintable(QString::number(redraws)));
+        QCOMPARE(plot.curve(QStringLiteral("r"))->size(), qsizetype(step));
+    }
+
+    void exports()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(600, 400);
+        plot.addRun(QStringLiteral("1"), QStringLiteral("a,b"), QString());
+        for (int s = 1; s <= 5; ++s) {
+            plot.appendMetric(QStringLiteral("1"), s, 0.5 * s, 0.25 * s, 1.0 / s);
+        }
+        plot.appendEval(QStringLiteral("1"), 5, 2.5, 1.25, QStringLiteral("valid/accuracy"), 0.75);
+        plot.setSelectedRuns({QStringLiteral("1")});
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(plot.exportCsv(dir.filePath(QStringLiteral("p.csv")), &error), qPrintable(error));
+        QFile csv(dir.filePath(QStringLiteral("p.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 7);
+        QCOMPARE(lines.at(0), QStringLiteral("run,step,epoch,wall,metric,value"));
+        QCOMPARE(lines.at(2), QStringLiteral("\"a,b\",2,1,0.5,loss,0.5"));
+        QCOMPARE(lines.at(6), QStringLiteral("\"a,b\",5,2.5,1.25,valid/accuracy,0.75"));
+        QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 640, 480));
+        QImage image(dir.filePath(QStringLiteral("p.png")));
+        QCOMPARE(image.width(), 640);
+        QVERIFY(plot.exportPdf(dir.filePath(QStringLiteral("p.pdf"))));
+        QFile pdf(dir.filePath(QStringLiteral("p.pdf")));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QVERIFY(!plot.exportCsv(QStringLiteral("/nonexistent-dir/x.csv"), &error));
+        QVERIFY(error.contains(QLatin1String("/nonexistent-dir/x.csv")));
+    }
+};
+
+QTEST_MAIN(TestPlotWidget)
+#include "tst_plotwidget.moc"
