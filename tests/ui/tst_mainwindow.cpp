@@ -1,0 +1,168 @@
+// The whole window with the real worker: open a small experiment, queue a
+// run from the palette, start everything, and watch cards, plots and the
+// finish count reach the end; closing while runs train asks what to do.
+
+#include "boardmodel.h"
+#include "boardview.h"
+#include "desktopapp.h"
+#include "mainwindow.h"
+#include "metricstore.h"
+#include "modelpalettemodel.h"
+#include "plotfeeder.h"
+#include "plotwidget.h"
+#include "runtablemodel.h"
+#include "scheduler.h"
+#include "session.h"
+#include "uitesthelpers.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QMimeData>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::testing;
+
+namespace {
+
+QString writeExperiment(const QTemporaryDir &dir, int epochs)
+{
+    QJsonObject repeated = tinyKgSpec(QStringLiteral("kg"), epochs);
+    repeated.insert(QStringLiteral("repeat"), 2);
+    const QJsonObject experiment{
+        {QStringLiteral("name"), QStringLiteral("gui-test")},
+        {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+        {QStringLiteral("lanes"),
+         QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                {QStringLiteral("slots"), 1},
+                                {QStringLiteral("runs"), QJsonArray{repeated}}},
+                    QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                {QStringLiteral("slots"), 1},
+                                {QStringLiteral("runs"), QJsonArray{}}}}}};
+    const QString path = dir.filePath(QStringLiteral("experiment.json"));
+    QFile file(path);
+    file.open(QIODevice::WriteOnly);
+    file.write(QJsonDocument(experiment).toJson());
+    return path;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private:
+    QString m_worker;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        initDesktopApp();
+        m_worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable()) {
+            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        }
+        QProcess probe;
+        probe.start(m_worker, {QStringLiteral("--list-models")});
+        if (!probe.waitForFinished(20000) || probe.exitCode() != 0) {
+            QSKIP("trainyard-worker --list-models does not work yet; the GUI cannot train");
+        }
+    }
+
+    void trainsAnExperimentToTheEnd()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 2)));
+        window.loadCatalog();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        Scheduler *scheduler = window.session()->scheduler();
+        BoardModel *board = window.boardModel();
+        QCOMPARE(board->rowCount(), 2);
+        QCOMPARE(board->rowCount(board->index(0, 0)), 2);
+
+        // Drag an mlp from the palette onto the second lane (through the models).
+        QTRY_VERIFY_WITH_TIMEOUT(window.paletteModel()->rowCount() > 0, 20000);
+        QModelIndex mlp;
+        for (int g = 0; g < window.paletteModel()->rowCount(); ++g) {
+            const QModelIndex group = window.paletteModel()->index(g, 0);
+            for (int r = 0; r < window.paletteModel()->rowCount(group); ++r) {
+                if (window.paletteModel()->index(r, 0, group).data().toString() == QLatin1String("mlp")) {
+                    mlp = window.paletteModel()->index(r, 0, group);
+                }
+            }
+        }
+        QVERIFY(mlp.isValid());
+        std::unique_ptr<QMimeData> data(window.paletteModel()->mimeData({mlp}));
+        // Small enough for a test: a few steps on generated images.
+        QJsonObject payload = QJsonDocument::fromJson(data->data(QStringLiteral("application/x-trainyard-run-spec"))).object();
+        QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
+        QJsonObject train = spec.value(QLatin1String("train")).toObject();
+        train.insert(QStringLiteral("epochs"), 1);
+        train.insert(QStringLiteral("max_steps"), 20);
+        spec.insert(QStringLiteral("train"), train);
+        QJsonObject dataSpec = spec.value(QLatin1String("data")).toObject();
+        if (dataSpec.value(QLatin1String("kind")).toString() == QLatin1String("synthetic-images")) {
+            dataSpec.insert(QStringLiteral("samples"), 256);
+            spec.insert(QStringLiteral("data"), dataSpec);
+        }
+        payload.insert(QStringLiteral("spec"), spec);
+        data->setData(QStringLiteral("application/x-trainyard-run-spec"), QJsonDocument(payload).toJson());
+        QVERIFY(board->dropMimeData(data.get(), Qt::CopyAction, -1, 0, board->index(1, 0)));
+        QCOMPARE(board->rowCount(board->index(1, 0)), 1);
+        QCOMPARE(window.finishCountText(), QStringLiteral("0 of 3 finished"));
+
+        // Plot every run, then train.
+        window.boardView()->selectRuns(scheduler->runIds());
+        window.startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(window.finishCountText(), QStringLiteral("3 of 3 finished"), 150000);
+        for (RunId id : scheduler->runIds()) {
+            const QModelIndex card = board->runIndex(id);
+            QCOMPARE(card.data(BoardModel::StateNameRole).toString(), QStringLiteral("finished"));
+            QCOMPARE(card.data(BoardModel::ProgressRole).toDouble(), 1.0);
+            QVERIFY(!card.data(BoardModel::LossHistoryRole).value<QVector<double>>().isEmpty());
+            // The plot holds every point the store has, at full resolution.
+            const MetricSeries *loss = window.session()->metrics()->series(id, QStringLiteral("loss"));
+            QVERIFY(loss && loss->size() > 0);
+            QTRY_COMPARE(window.plot()->curve(QString::number(id))->size(), qsizetype(loss->size()));
+        }
+        QVERIFY(!window.plot()->evalMetrics().isEmpty());
+        QVERIFY2(window.lastNotification().contains(QLatin1String("3 of 3 finished")),
+                 qPrintable(window.lastNotification()));
+        QCOMPARE(window.runTable()->rowCount(), 3);
+        window.close();
+    }
+
+    void closingWhileTrainingAsks()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        int asked = 0;
+        window.setCloseChooser([&] {
+            ++asked;
+            return asked == 1 ? MainWindow::CloseChoice::Cancel : MainWindow::CloseChoice::StopRuns;
+        });
+        QVERIFY(window.openFile(writeExperiment(dir, 500)));
+        window.show();
+        Scheduler *scheduler = window.session()->scheduler();
+        window.startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler->activeCount() > 0, 20000);
+        QVERIFY(!window.close()); // cancelled: the window stays, the run trains on
+        QCOMPARE(asked, 1);
+        QVERIFY(scheduler->activeCount() > 0);
+        QVERIFY(window.close());
+        QCOMPARE(asked, 2);
+        QVERIFY(!window.session());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
