@@ -1,0 +1,102 @@
+// The orchestrator with the real trainyard-worker on tiny generated data:
+// runs finish with their curves and evaluation, bad input fails clearly.
+
+#include "metricstore.h"
+#include "scheduler.h"
+#include "session.h"
+#include "testutil.h"
+
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+QJsonObject tinyKg(const QString &name, const QString &type)
+{
+    return QJsonObject{
+        {QStringLiteral("name"), name},
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), type}, {QStringLiteral("dim"), 8}}},
+        {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
+                                             {QStringLiteral("entities"), 40},
+                                             {QStringLiteral("relations"), 3},
+                                             {QStringLiteral("triples"), 400}}},
+        {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 2}, {QStringLiteral("batch_size"), 64}}},
+        {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 2}}},
+        {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}}}};
+}
+} // namespace
+
+class TestRealWorker : public QObject
+{
+    Q_OBJECT
+
+private:
+    QString m_worker;
+
+private slots:
+    void initTestCase()
+    {
+        m_worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable())
+            QSKIP("TRAINYARD_WORKER is not set or not executable");
+    }
+
+    void tinyExperimentTrainsToTheEnd()
+    {
+        QTemporaryDir dir;
+        const Experiment ex = experiment(experimentJson(
+            QStringLiteral("real"), dir.filePath(QStringLiteral("runs")),
+            {lane(QStringLiteral("cpu"), 1, {withRepeat(tinyKg(QStringLiteral("te"), QStringLiteral("transe")), 2)}),
+             lane(QStringLiteral("cpu"), 1, {tinyKg(QStringLiteral("th"), QStringLiteral("transh"))})}));
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        session.scheduler()->setWorkerProgram(m_worker);
+        QSignalSpy idle(session.scheduler(), &Scheduler::idle);
+        session.scheduler()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
+        QCOMPARE(session.scheduler()->finishedCount(), 3);
+        for (RunId id : session.scheduler()->runIds()) {
+            const RunInfo r = session.scheduler()->run(id);
+            QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY(r.totalSteps > 0);
+            QCOMPARE(r.step, r.totalSteps);
+            const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));
+            QVERIFY(loss);
+            QCOMPARE(int(loss->size()), countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric"));
+            QVERIFY(session.metrics()->series(id, QStringLiteral("valid/mrr")));
+            QCOMPARE(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
+                     QStringLiteral("finished"));
+        }
+    }
+
+    void badInputFailsWithTheWorkersMessage()
+    {
+        QTemporaryDir dir;
+        QJsonObject spec = tinyKg(QStringLiteral("bad"), QStringLiteral("transe"));
+        spec.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")},
+                                                         {QStringLiteral("dimension"), 8}});
+        const Experiment ex = experiment(experimentJson(QStringLiteral("bad"), dir.filePath(QStringLiteral("runs")),
+                                                        {lane(QStringLiteral("cpu"), 1, {spec})}));
+        Session session;
+        QStringList errors;
+        QVERIFY(session.open(ex, QString(), &errors));
+        session.scheduler()->setWorkerProgram(m_worker);
+        QSignalSpy idle(session.scheduler(), &Scheduler::idle);
+        session.scheduler()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60000);
+        const RunInfo r = session.scheduler()->run(session.scheduler()->findRun(QStringLiteral("bad")));
+        QCOMPARE(r.state, RunState::Failed);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.message.contains(QStringLiteral("bad input")), qPrintable(r.message));
+        QVERIFY2(r.message.contains(QStringLiteral("dimension")), qPrintable(r.message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRealWorker)
+#include "tst_realworker.moc"
