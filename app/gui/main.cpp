@@ -367,7 +367,8 @@ int runHeadless(int argc, char **argv)
     printer.finish();
     const int finished = scheduler->finishedCount();
     const int total = scheduler->totalCount();
-    std::fprintf(stdout, "%d of %d finished\n", finished, total);
+    if (!terminal) // on a terminal the redrawn block ends with it already
+        std::fprintf(stdout, "%d of %d finished\n", finished, total);
     for (RunId id : scheduler->runIds()) {
         const RunInfo run = scheduler->run(id);
         if (run.state != RunState::Finished)
