@@ -39,6 +39,7 @@ void setupPlot(QCustomPlot *plot, const QString &title, QCPTextElement **titleEl
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->setNoAntialiasingOnDrag(true);
     plot->setPlottingHint(QCP::phFastPolylines, true);
+    plot->setNotAntialiasedElements(QCP::aePlottables);
     plot->plotLayout()->insertRow(0);
     auto *text = new QCPTextElement(plot, title, QFont(plot->font().family(), 10, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, text);
@@ -87,7 +88,12 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     m_eval->setObjectName(QStringLiteral("evalPlot"));
     m_loss->yAxis->setLabel(tr("loss"));
     m_loss->setMouseTracking(true);
+    // The hover cursor lives on its own buffered layer: moving it redraws
+    // only that layer, not every curve.
+    m_loss->addLayer(QStringLiteral("cursor"), m_loss->layer(QStringLiteral("legend")), QCustomPlot::limAbove);
+    m_loss->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
     m_cursor = new QCPItemStraightLine(m_loss);
+    m_cursor->setLayer(QStringLiteral("cursor"));
     m_cursor->setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DashLine));
     m_cursor->setVisible(false);
     m_cursor->setSelectable(false);
@@ -442,6 +448,12 @@ double PlotWidget::refreshNow()
     return ms;
 }
 
+const PlotWidget::Run &PlotWidget::runAt(const QString &id) const
+{
+    // Never m_runs[id] or value() in const code: those copy a run's points.
+    return *m_runs.constFind(id);
+}
+
 QString PlotWidget::groupLabel(const QString &group) const
 {
     return tr("%1 (mean of %n)", nullptr, int(m_groups.value(group).runs.size())).arg(group);
@@ -461,7 +473,7 @@ void PlotWidget::rebuildGraphs()
     // Repeats of one spec become a group when at least two are selected.
     QMap<QString, QStringList> byGroup;
     for (const QString &id : std::as_const(m_selected)) {
-        byGroup[m_runs.value(id).group].append(id);
+        byGroup[runAt(id).group].append(id);
     }
     for (const QString &id : std::as_const(m_selected)) {
         Run &run = m_runs[id];
@@ -489,7 +501,7 @@ void PlotWidget::rebuildGraphs()
             }
         } else {
             run.lossGraph = m_loss->addGraph();
-            run.lossGraph->setPen(QPen(run.color, 1.5));
+            run.lossGraph->setPen(QPen(run.color, 1));
             run.lossGraph->setName(run.label);
             run.lossGraph->setAdaptiveSampling(false); // we thin ourselves, by min and max per pixel
         }
@@ -498,8 +510,10 @@ void PlotWidget::rebuildGraphs()
         run.evalGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, run.color, run.color, 5));
         run.evalGraph->setName(run.label);
     }
-    m_loss->legend->setVisible(m_loss->graphCount() > 0 && m_loss->graphCount() <= 24);
-    m_eval->legend->setVisible(m_eval->graphCount() > 0 && m_eval->graphCount() <= 12);
+    // A legend helps for a few lines; past that it hides the curves and costs
+    // a text layout per frame (cards and the read-out name the runs).
+    m_loss->legend->setVisible(m_loss->graphCount() > 0 && m_loss->graphCount() <= 8);
+    m_eval->legend->setVisible(m_eval->graphCount() > 0 && m_eval->graphCount() <= 8);
     if (m_selected.isEmpty()) {
         m_readout->setText(tr("Select runs on the board or in the table to plot them."));
     } else {
@@ -561,7 +575,7 @@ void PlotWidget::updateRanges()
 void PlotWidget::updateLossData()
 {
     const QCPRange range = m_loss->xAxis->range();
-    const int buckets = std::max(64, m_loss->axisRect()->width());
+    const int buckets = std::max(64, m_loss->axisRect()->width() / 2);
     QVector<double> xs;
     QVector<double> ys;
     for (const QString &id : std::as_const(m_selected)) {
@@ -676,7 +690,7 @@ QString PlotWidget::readoutAt(double x) const
     parts.append(QStringLiteral("<b>%1 %2</b>").arg(axisName(m_xAxis), QString::number(x, 'g', 6)));
     QStringList done;
     for (const QString &id : std::as_const(m_selected)) {
-        const Run &run = m_runs[id];
+        const Run &run = runAt(id);
         if (m_groups.contains(run.group)) {
             if (done.contains(run.group)) {
                 continue;
@@ -686,7 +700,7 @@ QString PlotWidget::readoutAt(double x) const
             int count = 0;
             for (const QString &member : m_groups.value(run.group).runs) {
                 double v = 0;
-                if (m_runs[member].curve.valueAt(m_xAxis, x, &v)) {
+                if (runAt(member).curve.valueAt(m_xAxis, x, &v)) {
                     sum += v;
                     ++count;
                 }
@@ -717,7 +731,7 @@ void PlotWidget::onMouseMove(QMouseEvent *event)
     m_cursor->point2->setCoords(x, 1);
     m_cursor->setVisible(true);
     m_readout->setText(readoutAt(x));
-    m_loss->replot(QCustomPlot::rpQueuedReplot);
+    m_cursor->layer()->replot();
 }
 
 bool PlotWidget::exportPng(const QString &file, int width, int height)
@@ -758,7 +772,7 @@ bool PlotWidget::exportCsv(const QString &file, QString *error) const
         return text;
     };
     for (const QString &id : m_selected) {
-        const Run &run = m_runs[id];
+        const Run &run = runAt(id);
         const QString name = quoted(run.label);
         for (qsizetype i = 0; i < run.curve.size(); ++i) {
             s << name << ',' << QString::number(run.curve.x(XAxis::Step, i), 'g', 12) << ','

@@ -114,6 +114,7 @@ private:
         QCPGraph *lower = nullptr;
     };
 
+    const Run &runAt(const QString &id) const; ///< id must be registered
     void scheduleRefresh();
     void rebuildGraphs();
     void updateLossData();

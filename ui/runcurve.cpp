@@ -166,7 +166,7 @@ void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<d
     const qsizetype n = end - begin;
     buckets = std::max(1, buckets);
     const float *values = m_smoothed.empty() ? m_loss.data() : m_smoothed.data();
-    if (n <= 4 * qsizetype(buckets)) {
+    if (n <= 2 * qsizetype(buckets)) {
         xs->reserve(n);
         ys->reserve(n);
         for (qsizetype i = begin; i < end; ++i) {
