@@ -21,7 +21,10 @@
 #include <QJsonArray>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -31,8 +34,16 @@ using namespace trainyard;
 
 namespace {
 
+double cpuSeconds()
+{
+    rusage u {};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
 struct PhaseResult
 {
+    double cpu = 0; // CPU seconds this process (the orchestrator side) used
     double seconds = 0;
     quint64 lines = 0;
     double p50 = 0, p99 = 0, max = 0;
@@ -76,6 +87,7 @@ PhaseResult runPhase(Session &session, const QString &worker, const QList<RunId>
                           server->registerRun(id, run.name)});
         processes.push_back(std::move(p));
     }
+    const double cpuBefore = cpuSeconds();
     tick.start();
     probe.start();
     QElapsedTimer firstLine;
@@ -86,6 +98,7 @@ PhaseResult runPhase(Session &session, const QString &worker, const QList<RunId>
     }
     probe.stop();
     PhaseResult r;
+    r.cpu = cpuSeconds() - cpuBefore;
     r.seconds = firstLine.isValid() ? firstLine.nsecsElapsed() / 1e9 : 0;
     r.lines = server->acceptedLines() - before;
     r.p50 = percentile(lateness, 0.50);
@@ -145,10 +158,14 @@ int main(int argc, char **argv)
     // not stored twice), so clear the curves first: the flood adds new points.
     session.metrics()->clear();
     const PhaseResult flood = runPhase(session, worker, ids, floodLines, 0);
-    std::printf("flood: %d workers x %ld lines as fast as possible: %llu lines in %.2f s = %.0f lines/s absorbed; "
-                "event-loop latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+    std::printf("flood: %d workers x %ld lines as fast as possible: %llu lines in %.2f s = %.0f lines/s absorbed "
+                "(%.0f lines per CPU-second of the orchestrator); event-loop latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
                 workers, floodLines, static_cast<unsigned long long>(flood.lines), flood.seconds,
-                flood.seconds > 0 ? flood.lines / flood.seconds : 0.0, flood.p50, flood.p99, flood.max);
+                flood.seconds > 0 ? flood.lines / flood.seconds : 0.0, flood.cpu > 0 ? flood.lines / flood.cpu : 0.0,
+                flood.p50, flood.p99, flood.max);
+    std::printf("       (with 16 flooding processes on %d cores the orchestrator gets a fraction of a core, so the\n"
+                "        flood's latency is the OS scheduler's; the paced phase is the one to read latency from)\n",
+                QThread::idealThreadCount());
 
     const double perPoint = double(session.metrics()->bytesReserved()) / double(std::max<std::size_t>(1, session.metrics()->pointCount()));
     std::printf("storage: %zu points, %.1f bytes per point\n", session.metrics()->pointCount(), perPoint);
