@@ -167,6 +167,9 @@ RunId Scheduler::newRun(const QJsonObject &spec, const QString &group, int index
 
 void Scheduler::setExperiment(const Experiment &experiment)
 {
+    // Never orphan a worker by replacing the board under it.
+    if (activeCount() > 0)
+        shutdown(false);
     qDeleteAll(m_runs);
     m_runs.clear();
     m_lanes.clear();

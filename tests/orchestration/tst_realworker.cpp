@@ -2,6 +2,7 @@
 // runs finish with their curves and evaluation, bad input fails clearly.
 
 #include "metricstore.h"
+#include "runstore.h"
 #include "scheduler.h"
 #include "session.h"
 #include "testutil.h"
@@ -73,6 +74,40 @@ private slots:
             QCOMPARE(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
                      QStringLiteral("finished"));
         }
+    }
+
+    void stopOverTheSocketThenResume()
+    {
+        QTemporaryDir dir;
+        QJsonObject spec = tinyKg(QStringLiteral("long"), QStringLiteral("transe"));
+        spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 40}, {QStringLiteral("batch_size"), 16}});
+        spec.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 0}});
+        const Experiment ex = experiment(experimentJson(QStringLiteral("stop"), dir.filePath(QStringLiteral("runs")),
+                                                        {lane(QStringLiteral("cpu"), 1, {spec})}));
+        Session session;
+        QStringList errors;
+        QVERIFY(session.open(ex, QString(), &errors));
+        Scheduler *sch = session.scheduler();
+        sch->setWorkerProgram(m_worker);
+        const RunId id = sch->findRun(QStringLiteral("long"));
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).connected && sch->run(id).step >= 20, 60000);
+        QVERIFY(sch->stopRun(id));
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stopped, 30000);
+        QCOMPARE(sch->run(id).exitCode, 4);
+        QVERIFY(session.store()->hasCheckpoint(QStringLiteral("long")));
+        const qint64 total = sch->run(id).totalSteps;
+        QVERIFY(sch->run(id).step < total);
+
+        QString error;
+        QVERIFY2(sch->startRun(id, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 120000);
+        // One point per step, 1..total, across the stop and the resume.
+        const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(qint64(loss->size()), total);
+        for (std::size_t i = 0; i < loss->size(); ++i)
+            QCOMPARE(loss->step(i), std::int64_t(i + 1));
     }
 
     void badInputFailsWithTheWorkersMessage()
