@@ -101,6 +101,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_tableView->sortByColumn(RunTableModel::StartedColumn, Qt::DescendingOrder);
     m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tableView->setAlternatingRowColors(true);
+    m_tableView->setWordWrap(false);
+    connect(m_table, &QAbstractItemModel::modelReset, m_tableView, [this] {
+        m_tableView->resizeColumnsToContents();
+    });
     m_tableView->verticalHeader()->setVisible(false);
     m_tableView->horizontalHeader()->setStretchLastSection(true);
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
