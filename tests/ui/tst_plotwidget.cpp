@@ -173,13 +173,14 @@ private Q_SLOTS:
         QElapsedTimer timer;
         timer.start();
         int step = 0;
-        while (timer.elapsed() < 500) {
+        while (timer.elapsed() < 1000) {
             for (int i = 0; i < 50; ++i, ++step) {
                 plot.appendMetric(QStringLiteral("r"), step, 0, step, 1.0);
             }
             QTest::qWait(1);
         }
-        QVERIFY2(redraws >= 5 && redraws <= 18, qPrintable(QString::number(redraws)));
+        // At most 30 a second (plus one for the edge); at least some, even on a busy machine.
+        QVERIFY2(redraws >= 2 && redraws <= 32, qPrintable(QString::number(redraws)));
         QCOMPARE(plot.curve(QStringLiteral("r"))->size(), qsizetype(step));
     }
 
