@@ -106,9 +106,30 @@ void LaneView::dropEvent(QDropEvent *event)
     event->ignore();
 }
 
+void LaneView::dragLeaveEvent(QDragLeaveEvent *event)
+{
+    setProperty("dropRow", QVariant());
+    viewport()->update();
+    QListView::dragLeaveEvent(event);
+}
+
 void LaneView::paintEvent(QPaintEvent *event)
 {
     QListView::paintEvent(event);
+    // Where a dragged card would go: a line between cards.
+    const QVariant dropRow = property("dropRow");
+    if (dropRow.isValid() && model()) {
+        const int rows = model()->rowCount(rootIndex());
+        const int row = dropRow.toInt();
+        int y = 2;
+        if (rows > 0) {
+            y = row >= 0 && row < rows ? visualRect(model()->index(row, 0, rootIndex())).top()
+                                       : visualRect(model()->index(rows - 1, 0, rootIndex())).bottom();
+        }
+        QPainter painter(viewport());
+        painter.setPen(QPen(palette().color(QPalette::Highlight), 3));
+        painter.drawLine(6, y, viewport()->width() - 6, y);
+    }
     if (model() && model()->rowCount(rootIndex()) == 0) {
         QPainter painter(viewport());
         painter.setPen(palette().color(QPalette::PlaceholderText));
