@@ -184,7 +184,7 @@ RunSpec RunSpec::parse(const std::string &text, const std::string &origin)
     json spec;
     try {
         spec = json::parse(text);
-    } catch (const json::parse_error &e) {
+    } catch (const json::exception &e) { // parse_error, and out_of_range for numbers like 1e99999
         std::string what = e.what();
         const auto pos = what.find("parse error");
         throw BadInput(origin + ": not valid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
