@@ -80,6 +80,7 @@ std::vector<ParamSpec> translationalParams(double margin, int negatives, const c
         choiceParam("sampling", Type::String, sampling, {"unif", "bern"},
                     "which side to corrupt: unif = head or tail with p=0.5; bern = by the relation's "
                     "tails-per-head / heads-per-tail (Wang et al. 2014)"),
+        boolParam("filter_negatives", false, "leave out corrupted triples that are training triples"),
     };
 }
 
@@ -174,13 +175,13 @@ Catalogue::Catalogue()
         m.type = "transe";
         m.task = "kg";
         m.description = "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance, margin ranking loss";
-        m.params = translationalParams(/*margin=*/2.0, /*negatives=*/8, "unif");
+        m.params = translationalParams(/*margin=*/4.0, /*negatives=*/8, "bern");
         m.params.insert(m.params.begin() + 1,
                         choiceParam("norm", Type::Int, 1, {1, 2}, "distance: 1 = L1, 2 = L2"));
         m.params.push_back(boolParam("normalize_entities", true,
                                      "rescale entity embeddings to unit L2 norm before each step, as in the paper"));
-        m.trainDefaults = {{"epochs", 200}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
-        m.evalDefaults = {{"every_epochs", 50}};
+        m.trainDefaults = {{"epochs", 100}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
+        m.evalDefaults = {{"every_epochs", 25}};
         m.defaultDataKind = "synthetic-kg";
         m_models.push_back(std::move(m));
     }
@@ -190,13 +191,15 @@ Catalogue::Catalogue()
         m.task = "kg";
         m.description = "TransH (Wang et al. 2014): translation on relation-specific hyperplanes, squared L2, "
                         "soft norm and orthogonality constraints";
-        m.params = translationalParams(/*margin=*/2.0, /*negatives=*/8, "bern");
+        m.params = translationalParams(/*margin=*/4.0, /*negatives=*/8, "bern");
+        m.params.insert(m.params.begin() + 1,
+                        choiceParam("norm", Type::Int, 1, {1, 2}, "distance: 1 = L1, 2 = squared L2 (the paper's)"));
         m.params.push_back(floatParam("constraint_weight", 0.0625, 0.0, 100.0,
                                       "weight C of the soft constraints ||e|| <= 1 and w_r . d_r ~ 0"));
         m.params.push_back(floatParam("epsilon", 0.001, 0.0, 1.0,
                                       "tolerance of the orthogonality constraint (w_r . d_r)^2 / ||d_r||^2 <= eps^2"));
-        m.trainDefaults = {{"epochs", 200}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
-        m.evalDefaults = {{"every_epochs", 50}};
+        m.trainDefaults = {{"epochs", 100}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
+        m.evalDefaults = {{"every_epochs", 25}};
         m.defaultDataKind = "synthetic-kg";
         m_models.push_back(std::move(m));
     }

@@ -4,7 +4,9 @@
 #include "catalogue.h"
 #include "runspec.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace trainyard {
 
@@ -69,9 +71,10 @@ void TransEImpl::beforeStep()
 
 // ---------------------------------------------------------------- TransH
 
-TransHImpl::TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, double constraintWeight,
-                       double epsilon)
-    : m_constraintWeight(constraintWeight)
+TransHImpl::TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm,
+                       double constraintWeight, double epsilon)
+    : m_norm(norm)
+    , m_constraintWeight(constraintWeight)
     , m_epsilon(epsilon)
 {
     m_entity = register_module("entity", torch::nn::Embedding(entities, dim));
@@ -96,7 +99,24 @@ torch::Tensor TransHImpl::distance(const torch::Tensor &h, const torch::Tensor &
     const auto et = m_entity(t);
     const auto hp = eh - (eh * w).sum(-1, true) * w;
     const auto tp = et - (et * w).sum(-1, true) * w;
-    return (hp + m_translation(r) - tp).pow(2).sum(-1);
+    const auto diff = hp + m_translation(r) - tp;
+    return m_norm == 1 ? diff.abs().sum(-1) : diff.pow(2).sum(-1);
+}
+
+torch::Tensor TransHImpl::l1ToAll(const torch::Tensor &x, const torch::Tensor &w)
+{
+    const auto &all = m_entity->weight;
+    const std::int64_t n = all.size(0), d = all.size(1);
+    // Bounded memory: at most ~2^26 floats of [rows, N, d] at a time.
+    const std::int64_t rows = std::max<std::int64_t>(1, (std::int64_t(1) << 26) / std::max<std::int64_t>(1, n * d));
+    std::vector<torch::Tensor> parts;
+    for (std::int64_t begin = 0; begin < x.size(0); begin += rows) {
+        const auto xs = x.slice(0, begin, begin + rows);
+        const auto ws = w.slice(0, begin, begin + rows);
+        const auto projected = all.unsqueeze(0) - torch::matmul(ws, all.t()).unsqueeze(2) * ws.unsqueeze(1);
+        parts.push_back((xs.unsqueeze(1) - projected).abs().sum(-1));
+    }
+    return torch::cat(parts);
 }
 
 torch::Tensor TransHImpl::penalty(const torch::Tensor &entities, const torch::Tensor &relations)
@@ -121,6 +141,8 @@ torch::Tensor TransHImpl::scoreTails(const torch::Tensor &heads, const torch::Te
     const auto w = normals(relations);
     const auto eh = m_entity(heads);
     const auto x = eh - (eh * w).sum(-1, true) * w + m_translation(relations);
+    if (m_norm == 1)
+        return -l1ToAll(x, w);
     const auto &all = m_entity->weight;
     const auto xt = torch::matmul(x, all.t());
     const auto tw = torch::matmul(w, all.t());
@@ -137,6 +159,8 @@ torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Te
     const auto w = normals(relations);
     const auto et = m_entity(tails);
     const auto y = et - (et * w).sum(-1, true) * w - m_translation(relations);
+    if (m_norm == 1)
+        return -l1ToAll(y, w);
     const auto &all = m_entity->weight;
     const auto hy = torch::matmul(y, all.t());
     const auto hw = torch::matmul(w, all.t());
@@ -328,7 +352,8 @@ std::shared_ptr<KgModelImpl> makeKgModel(const RunSpec &spec, std::int64_t entit
                       spec.boolParam("normalize_entities"))
             .ptr();
     if (type == "transh")
-        return TransH(entities, relations, spec.intParam("dim"), spec.floatParam("constraint_weight"),
+        return TransH(entities, relations, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
+                      spec.floatParam("constraint_weight"),
                       spec.floatParam("epsilon"))
             .ptr();
     if (type == "conv-transe")

@@ -76,7 +76,9 @@ TORCH_MODULE(TransE);
 class TransHImpl : public TranslationalModelImpl
 {
 public:
-    TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, double constraintWeight, double epsilon);
+    // norm 1: L1 distance; norm 2: squared L2, as in the paper.
+    TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm, double constraintWeight,
+               double epsilon);
     torch::Tensor distance(const torch::Tensor &h, const torch::Tensor &r, const torch::Tensor &t) override;
     torch::Tensor penalty(const torch::Tensor &entities, const torch::Tensor &relations) override;
     torch::Tensor scoreTails(const torch::Tensor &heads, const torch::Tensor &relations) override;
@@ -84,10 +86,13 @@ public:
 
 private:
     torch::Tensor normals(const torch::Tensor &relations);
+    // L1 distances of x [B, d] to every entity projected on w [B, d], in chunks.
+    torch::Tensor l1ToAll(const torch::Tensor &x, const torch::Tensor &w);
 
     torch::nn::Embedding m_entity {nullptr};
     torch::nn::Embedding m_translation {nullptr}; // d_r
     torch::nn::Embedding m_normal {nullptr};      // w_r, used unit-normalised
+    int m_norm;
     double m_constraintWeight;
     double m_epsilon;
 };

@@ -81,11 +81,14 @@ public:
         : KgTaskBase(std::move(data), device)
         , m_margin(spec.floatParam("margin"))
         , m_negatives(spec.intParam("negatives"))
+        , m_filterNegatives(spec.boolParam("filter_negatives"))
     {
         auto model = makeKgModel(spec, m_data.entityCount(), m_data.relationCount(), m_train);
         m_model = std::dynamic_pointer_cast<TranslationalModelImpl>(model);
         m_model->to(device);
         m_headProbability = headProbabilities(spec.stringParam("sampling") == "bern").to(device);
+        if (m_filterNegatives)
+            m_trainKeys = std::get<0>(torch::_unique(tripleKeys(m_train.select(1, 0), m_train.select(1, 1), m_train.select(1, 2))));
     }
 
     torch::nn::Module &module() override { return *m_model; }
@@ -106,7 +109,16 @@ public:
         const auto negTails = torch::where(corruptHead, tn, random);
         const auto dPos = m_model->distance(h, r, t).repeat({m_negatives});
         const auto dNeg = m_model->distance(negHeads, rn, negTails);
-        auto loss = torch::relu(m_margin + dPos - dNeg).mean();
+        auto terms = torch::relu(m_margin + dPos - dNeg);
+        torch::Tensor loss;
+        if (m_filterNegatives) {
+            // A "negative" that is a training triple teaches the opposite of
+            // the data (frequent in dense graphs such as UMLS): leave it out.
+            const auto keep = torch::logical_not(torch::isin(tripleKeys(negHeads, rn, negTails), m_trainKeys)).to(terms.dtype());
+            loss = (terms * keep).sum() / keep.sum().clamp_min(1.0);
+        } else {
+            loss = terms.mean();
+        }
         const auto penalty = m_model->penalty(torch::cat({h, t, negHeads, negTails}), r);
         if (penalty.defined())
             loss = loss + penalty;
@@ -143,9 +155,16 @@ private:
         return torch::tensor(p);
     }
 
+    torch::Tensor tripleKeys(const torch::Tensor &h, const torch::Tensor &r, const torch::Tensor &t) const
+    {
+        return (h * m_data.relationCount() + r) * m_data.entityCount() + t;
+    }
+
     std::shared_ptr<TranslationalModelImpl> m_model;
     double m_margin;
     std::int64_t m_negatives;
+    bool m_filterNegatives;
+    torch::Tensor m_trainKeys; // sorted (h * R + r) * N + t of the training triples
     torch::Tensor m_headProbability; // [R] on the device
 };
 

@@ -20,6 +20,10 @@
 #include <optional>
 #include <sys/stat.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace trainyard {
 
 namespace {
@@ -104,6 +108,20 @@ int finish(Reporter *reporter, int code, const std::string &message)
     return code;
 }
 
+// Every step allocates and frees the same tensors. With glibc's defaults the
+// freed top of the heap is trimmed and re-grown each step, and the fresh
+// pages fault in again: measured 4x slower TransE steps on UMLS (most time in
+// the kernel). Keeping up to 256 MiB of freed heap costs little next to a
+// model and its data.
+void tuneAllocator()
+{
+#ifdef __GLIBC__
+    ::mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    ::mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 } // namespace
 
 std::string torchVersion()
@@ -113,6 +131,7 @@ std::string torchVersion()
 
 int runWorker(const WorkerOptions &options)
 {
+    tuneAllocator();
     try {
         makeFolders(options.runDir);
     } catch (const BadInput &e) {

@@ -1,0 +1,167 @@
+// Run spec validation and the model catalogue (torch-free).
+
+#include "helpers/minitest.h"
+
+#include "badinput.h"
+#include "catalogue.h"
+#include "runspec.h"
+
+#include <string>
+
+using namespace trainyard;
+
+namespace {
+
+// The BadInput message of parsing `text`, or "" if it parsed.
+std::string errorOf(const std::string &text)
+{
+    try {
+        RunSpec::parse(text, "spec.json");
+    } catch (const BadInput &e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool contains(const std::string &text, const std::string &part)
+{
+    if (text.find(part) == std::string::npos) {
+        std::cerr << "  \"" << text << "\" lacks \"" << part << "\"\n";
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+TY_TEST(designExampleParses)
+{
+    const RunSpec s = RunSpec::parse(R"({
+      "name": "transe-umls",
+      "model": {"type": "transe", "dim": 100, "margin": 1.0, "norm": 1},
+      "data":  {"kind": "kg", "path": "/data/UMLS"},
+      "train": {"epochs": 50, "max_steps": null, "batch_size": 512, "optimizer": "adam", "lr": 0.001, "seed": 1},
+      "eval":  {"every_epochs": 10, "split": "valid"},
+      "checkpoint": {"every_steps": 500},
+      "report": {"every_steps": 10}
+    })");
+    TY_CHECK_EQ(s.name, std::string("transe-umls"));
+    TY_CHECK_EQ(s.modelType(), std::string("transe"));
+    TY_CHECK_EQ(s.intParam("dim"), 100);
+    TY_CHECK_EQ(s.floatParam("margin"), 1.0);
+    TY_CHECK_EQ(s.dataKind(), std::string("kg"));
+    TY_CHECK_EQ(s.epochs, 50);
+    TY_CHECK(!s.maxSteps.has_value());
+    TY_CHECK_EQ(s.batchSize, 512);
+    TY_CHECK_EQ(s.evalEveryEpochs, 10);
+    TY_CHECK_EQ(s.checkpointEverySteps, 500);
+    TY_CHECK_EQ(s.reportEverySteps, 10);
+}
+
+TY_TEST(missingKeysTakeDefaults)
+{
+    const RunSpec s = RunSpec::parse("{}");
+    TY_CHECK_EQ(s.modelType(), std::string("transe"));
+    TY_CHECK_EQ(s.dataKind(), std::string("synthetic-kg"));
+    const ModelInfo *transe = Catalogue::instance().findModel("transe");
+    TY_REQUIRE(transe);
+    TY_CHECK_EQ(s.epochs, transe->trainDefaults["epochs"].get<std::int64_t>());
+    TY_CHECK_EQ(s.optimizer, std::string("adam"));
+    TY_CHECK(s.modelParams.contains("negatives"));
+    TY_CHECK(s.resolved["train"].contains("max_steps"));
+
+    const RunSpec cnn = RunSpec::parse(R"({"model": {"type": "mnist-cnn"}, "train": {"max_steps": 7}})");
+    TY_CHECK_EQ(cnn.dataKind(), std::string("synthetic-images"));
+    TY_CHECK_EQ(*cnn.maxSteps, 7);
+    TY_CHECK_EQ(cnn.data["size"].get<int>(), 28);
+}
+
+TY_TEST(notJsonIsRejected)
+{
+    TY_CHECK(contains(errorOf("{\"name\": "), "spec.json: not valid JSON"));
+    TY_CHECK(contains(errorOf("[1, 2]"), "must be a JSON object"));
+}
+
+TY_TEST(unknownKeysAreNamed)
+{
+    TY_CHECK(contains(errorOf(R"({"repeat": 2})"), "spec.json: repeat: unknown key"));
+    TY_CHECK(contains(errorOf(R"({"train": {"epoch": 2}})"), "train.epoch: unknown key"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "kernels": 4}})"), "model.kernels: unknown key"));
+    TY_CHECK(contains(errorOf(R"({"data": {"kind": "synthetic-kg", "path": "x"}})"), "data.path: unknown key"));
+}
+
+TY_TEST(wrongTypesAreNamed)
+{
+    TY_CHECK(contains(errorOf(R"({"train": {"lr": "x"}})"), "train.lr: expected a number > 0 and <= 1000, got \"x\""));
+    TY_CHECK(contains(errorOf(R"({"train": {"epochs": 2.5}})"), "train.epochs: expected an integer"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "normalize_entities": 1}})"),
+                      "model.normalize_entities: expected true or false, got 1"));
+    TY_CHECK(contains(errorOf(R"({"model": 3})"), "model: expected an object"));
+    TY_CHECK(contains(errorOf(R"({"name": 3})"), "name: expected a non-empty string"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": 3}})"), "model.type: expected one of"));
+}
+
+TY_TEST(outOfRangeValuesAreNamed)
+{
+    TY_CHECK(contains(errorOf(R"({"train": {"lr": 0}})"), "train.lr: expected a number > 0"));
+    TY_CHECK(contains(errorOf(R"({"train": {"batch_size": 0}})"), "train.batch_size: expected an integer in [1, 1000000], got 0"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "dim": 5000}})"), "model.dim: expected an integer in [1, 4096], got 5000"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "norm": 3}})"), "model.norm: expected one of 1, 2, got 3"));
+    TY_CHECK(contains(errorOf(R"({"train": {"optimizer": "rmsprop"}})"),
+                      "train.optimizer: expected one of \"adam\", \"sgd\", \"adagrad\", got \"rmsprop\""));
+    TY_CHECK(contains(errorOf(R"({"train": {"max_steps": 0}})"), "train.max_steps: expected null or an integer"));
+    TY_CHECK(contains(errorOf(R"({"eval": {"split": "train"}})"), "eval.split: expected one of"));
+}
+
+TY_TEST(modelAndDataMustFit)
+{
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "resnet"}})"), "model.type: expected one of \"transe\""));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "torchscript"}})"), "not supported by this worker"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe"}, "data": {"kind": "idx"}})"),
+                      "data.kind: \"idx\" holds image data but model \"transe\" needs kg data"));
+    TY_CHECK(contains(errorOf(R"({"data": {"kind": "kg"}})"), "data.path: required for data kind \"kg\""));
+    TY_CHECK(contains(errorOf(R"({"data": {"kind": "csv"}})"), "data.kind: expected one of"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "mlp"}, "data": {"kind": "idx", "valid_size": 0}})"),
+                      "data.valid_size"));
+}
+
+TY_TEST(listModelsDocumentHasTheAgreedShape)
+{
+    const auto doc = Catalogue::instance().toJson();
+    TY_CHECK_EQ(doc["version"].get<std::string>(), std::string("0.1.0"));
+    TY_CHECK_EQ(doc["protocol"].get<int>(), 1);
+    std::vector<std::string> types;
+    for (const auto &m : doc["models"]) {
+        types.push_back(m["type"]);
+        TY_CHECK(m["task"] == "kg" || m["task"] == "image");
+        TY_CHECK(m["defaults"]["train"].contains("epochs"));
+        TY_CHECK(m["defaults"]["data"].contains("kind"));
+        for (const auto &p : m["params"]) {
+            const std::string type = p["type"];
+            TY_CHECK(type == "int" || type == "float" || type == "bool" || type == "string" || type == "path");
+            TY_CHECK(p.contains("default") && p.contains("help") && p.contains("name"));
+        }
+    }
+    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}));
+    TY_CHECK_EQ(doc["data_kinds"].size(), 4u);
+    for (const char *section : {"train", "eval", "checkpoint", "report"})
+        TY_CHECK(doc[section].is_array() && !doc[section].empty());
+    bool optimizerChoices = false;
+    for (const auto &p : doc["train"]) {
+        if (p["name"] == "optimizer")
+            optimizerChoices = p["choices"] == nlohmann::json({"adam", "sgd", "adagrad"});
+    }
+    TY_CHECK(optimizerChoices);
+}
+
+TY_TEST(everyModelsDefaultsValidate)
+{
+    for (const auto &m : Catalogue::instance().models()) {
+        nlohmann::json spec = {{"model", {{"type", m.type}}}, {"train", m.trainDefaults}};
+        for (const auto &p : m.params)
+            spec["model"][p.name] = p.defaultValue;
+        TY_CHECK_EQ(errorOf(spec.dump()), std::string());
+    }
+}
+
+TY_TEST_MAIN()
