@@ -28,6 +28,11 @@ if ((${#targets[@]} == 0)); then
   done
 fi
 
+# An undefined-behaviour report is a finding too, not a warning to scroll past.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export QT_QPA_PLATFORM=offscreen
+
 mkdir -p "$build/findings"
 status=0
 for name in "${targets[@]}"; do

@@ -1,0 +1,146 @@
+// Fault injection against the orchestrator itself: `trainyard run` killed
+// with SIGKILL mid-training (no chance to save anything), then the
+// experiment opened again. Every live worker must be reattached, and every
+// metric line written while nobody listened must reach the curves.
+//
+// Each test function's first comment line ("Fault: ... | User sees: ... |
+// Kept: ...") feeds docs/reliability.md.
+
+#include "metricstore.h"
+#include "orchestration/testutil.h"
+#include "runstore.h"
+#include "scheduler.h"
+#include "session.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <sys/stat.h>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+class TestFaultsOrchestrator : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+    }
+
+    // Fault: SIGKILL of the orchestrator (`trainyard run`) while 3 workers train | User sees: workers keep training; reopening the experiment shows them "running" (reattached) and they reconnect with their tokens | Kept: every metric line (300 per run, steps 1..300 in the curves), status.json "finished" for each
+    void sigkillOfTheOrchestratorThenReattach()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("exp.json"));
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const QJsonObject json = experimentJson(QStringLiteral("orchkill"), root,
+                                                {lane(QStringLiteral("cpu"), 3, {withRepeat(fakeSpec(QStringLiteral("o"), 300, 10), 3)})});
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+
+        QProcess orchestrator;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        orchestrator.setProcessEnvironment(env);
+        orchestrator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        orchestrator.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        QVERIFY(orchestrator.waitForStarted());
+
+        const QStringList names{QStringLiteral("o-1"), QStringLiteral("o-2"), QStringLiteral("o-3")};
+        RunStore store(root);
+        auto allPast = [&](int step) {
+            for (const QString &n : names) {
+                if (countLines(store.runDir(n) + QStringLiteral("/metrics.jsonl"), "metric") < step)
+                    return false;
+            }
+            return store.readState().size() == 3;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(allPast(20), 15000);
+        const QHash<QString, RunStore::LiveWorker> live = store.readState();
+        ::kill(pid_t(orchestrator.processId()), SIGKILL);
+        QVERIFY(orchestrator.waitForFinished(5000));
+        QCOMPARE(orchestrator.exitStatus(), QProcess::CrashExit);
+
+        // Nobody supervises them now, yet they train on.
+        for (const QString &n : names)
+            QVERIFY2(RunStore::processStartTicks(live.value(n).pid) > 0, qPrintable(n));
+        QTest::qWait(300); // lines written while no orchestrator listens
+
+        QStringList errors;
+        Session second;
+        QVERIFY2(second.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        second.scheduler()->setWorkerProgram(fakeWorker());
+        Scheduler *sch = second.scheduler();
+        for (const QString &n : names) {
+            const RunInfo r = sch->run(sch->findRun(n));
+            QVERIFY2(r.reattached, qPrintable(n));
+            QCOMPARE(r.state, RunState::Running);
+            QCOMPARE(r.pid, live.value(n).pid);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(sch->findRun(names.at(0))).connected, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(sch->finishedCount(), 3, 20000);
+        for (const QString &n : names) {
+            const RunId id = sch->findRun(n);
+            QCOMPARE(countLines(store.runDir(n) + QStringLiteral("/metrics.jsonl"), "metric"), 300);
+            const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
+            QVERIFY(loss);
+            QCOMPARE(int(loss->size()), 300);
+            for (std::size_t i = 0; i < loss->size(); ++i)
+                QCOMPARE(loss->step(i), std::int64_t(i + 1));
+            QCOMPARE(readJsonFile(store.runDir(n) + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
+                     QStringLiteral("finished"));
+        }
+    }
+
+    // Fault: SIGKILL of the orchestrator, then its workers die too before it restarts | User sees: on reopening, runs with a checkpoint are "stopped" ("interrupted; resumes from its checkpoint") and Retry from checkpoint resumes them | Kept: metrics.jsonl and checkpoints; the resumed run ends with every step once in the curves
+    void orchestratorAndWorkersKilledThenResume()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("exp.json"));
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const QJsonObject json = experimentJson(QStringLiteral("allkill"), root,
+                                                {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"), 200, 10)})});
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        QProcess orchestrator;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        orchestrator.setProcessEnvironment(env);
+        orchestrator.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        QVERIFY(orchestrator.waitForStarted());
+        RunStore store(root);
+        QTRY_VERIFY_WITH_TIMEOUT(countLines(store.runDir(QStringLiteral("a")) + QStringLiteral("/metrics.jsonl"), "metric") >= 30
+                                     && store.readState().size() == 1,
+                                 15000);
+        const qint64 workerPid = store.readState().value(QStringLiteral("a")).pid;
+        ::kill(pid_t(orchestrator.processId()), SIGKILL);
+        ::kill(pid_t(workerPid), SIGKILL);
+        QVERIFY(orchestrator.waitForFinished(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(RunStore::processStartTicks(workerPid), qint64(0), 5000);
+
+        QStringList errors;
+        Session second;
+        QVERIFY2(second.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Scheduler *sch = second.scheduler();
+        sch->setWorkerProgram(fakeWorker());
+        const RunId id = sch->findRun(QStringLiteral("a"));
+        QCOMPARE(sch->run(id).state, RunState::Stopped);
+        QVERIFY2(sch->run(id).message.contains(QStringLiteral("checkpoint")), qPrintable(sch->run(id).message));
+        QVERIFY(sch->retryRun(id, /*fromCheckpoint=*/true));
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(int(loss->size()), 200);
+        for (std::size_t i = 0; i < loss->size(); ++i)
+            QCOMPARE(loss->step(i), std::int64_t(i + 1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFaultsOrchestrator)
+#include "tst_faults_orchestrator.moc"
