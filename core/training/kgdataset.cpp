@@ -8,7 +8,6 @@
 #include <fstream>
 #include <numeric>
 #include <random>
-#include <set>
 #include <sys/stat.h>
 
 namespace trainyard {
@@ -77,50 +76,51 @@ KgDataset KgDataset::synthetic(std::int64_t entities, std::int64_t relations, st
 {
     KgDataset data;
     std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 17);
-    // A hidden order of the entities, so that ids carry no structure.
+    // Entities fall into `clusters` groups along a line (through a hidden
+    // shuffle, so ids carry no structure); relation r links every entity of
+    // group g to every entity of group g + shift_r. Translational models
+    // represent this exactly (group positions on an axis), and each entity
+    // appears in many triples, so held-out triples are predictable. With all
+    // pairs kept, filtered ranking removes the other answers of a query.
+    const std::int64_t clusters = std::clamp<std::int64_t>(entities / 10, 2, 10);
+    const std::int64_t size = (entities + clusters - 1) / clusters;
     std::vector<std::int64_t> order(static_cast<std::size_t>(entities));
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
-    const std::int64_t maxShift = std::max<std::int64_t>(1, entities / 4);
+    const std::int64_t maxShift = std::max<std::int64_t>(1, clusters / 2);
     std::vector<std::int64_t> shifts;
-    std::set<std::int64_t> used;
-    for (std::int64_t r = 0; r < relations; ++r) {
-        std::int64_t s = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(maxShift));
-        // Distinct shifts where possible, so that relations differ.
-        for (int tries = 0; tries < 8 && used.count(s); ++tries)
-            s = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(maxShift));
-        used.insert(s);
-        shifts.push_back(s);
-    }
-    std::int64_t possible = 0;
-    for (const auto s : shifts)
-        possible += std::max<std::int64_t>(0, entities - s);
-    const std::int64_t wanted = std::min(triples, possible);
+    for (std::int64_t r = 0; r < relations; ++r)
+        shifts.push_back(1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(maxShift)));
 
-    std::set<std::pair<std::int64_t, std::int64_t>> seen; // (relation, position)
     std::vector<std::int64_t> all;
-    while (static_cast<std::int64_t>(seen.size()) < wanted) {
-        const auto r = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(relations));
-        const std::int64_t span = entities - shifts[r];
-        if (span <= 0)
-            continue;
-        const auto i = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(span));
-        if (!seen.insert({r, i}).second)
-            continue;
-        all.insert(all.end(), {order[i], r, order[i + shifts[r]]});
+    for (std::int64_t r = 0; r < relations; ++r) {
+        for (std::int64_t a = 0; a < entities; ++a) {
+            const std::int64_t g = a / size + shifts[r];
+            for (std::int64_t b = g * size; b < std::min(entities, (g + 1) * size); ++b)
+                all.insert(all.end(), {order[a], r, order[b]});
+        }
     }
+    // Shuffle the triples, keep `triples` of them.
+    std::vector<std::size_t> pick(all.size() / 3);
+    std::iota(pick.begin(), pick.end(), 0);
+    std::shuffle(pick.begin(), pick.end(), rng);
+    pick.resize(std::min<std::size_t>(pick.size(), static_cast<std::size_t>(triples)));
+    std::vector<std::int64_t> chosen;
+    for (const auto i : pick)
+        chosen.insert(chosen.end(), all.begin() + 3 * i, all.begin() + 3 * i + 3);
+
     for (std::int64_t e = 0; e < entities; ++e)
         data.entityId("e" + std::to_string(e));
     for (std::int64_t r = 0; r < relations; ++r)
         data.relationId("r" + std::to_string(r));
 
-    const std::int64_t n = static_cast<std::int64_t>(all.size()) / 3;
+    const std::int64_t n = static_cast<std::int64_t>(chosen.size()) / 3;
     const std::int64_t nTest = n / 10;
     const std::int64_t nValid = n / 10;
     const std::int64_t nTrain = n - nTest - nValid;
-    data.train.assign(all.begin(), all.begin() + 3 * nTrain);
-    data.valid.assign(all.begin() + 3 * nTrain, all.begin() + 3 * (nTrain + nValid));
-    data.test.assign(all.begin() + 3 * (nTrain + nValid), all.end());
+    data.train.assign(chosen.begin(), chosen.begin() + 3 * nTrain);
+    data.valid.assign(chosen.begin() + 3 * nTrain, chosen.begin() + 3 * (nTrain + nValid));
+    data.test.assign(chosen.begin() + 3 * (nTrain + nValid), chosen.end());
     return data;
 }
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <sys/stat.h>
 
+#include <dlfcn.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -122,6 +123,15 @@ void tuneAllocator()
 #endif
 }
 
+// LibTorch's thread setting does not reach an OpenBLAS picked up through
+// Debian's libblas alternative, which would start one thread per core.
+void setBlasThreads(int threads)
+{
+    using SetThreads = void (*)(int);
+    if (auto *set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+        set(threads);
+}
+
 } // namespace
 
 std::string torchVersion()
@@ -169,6 +179,7 @@ int runWorker(const WorkerOptions &options)
     try {
         const torch::Device device = parseDevice(options.device);
         torch::set_num_threads(options.threads > 0 ? options.threads : 1);
+        setBlasThreads(options.threads > 0 ? options.threads : 1);
         torch::manual_seed(spec->seed);
         reporter->log("info", "trainyard-worker " TRAINYARD_VERSION " (LibTorch " TORCH_VERSION "): " + spec->name + ", model "
                                   + spec->modelType() + ", data " + spec->dataKind() + ", device " + device.str()

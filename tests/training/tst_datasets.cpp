@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <set>
 #include <sstream>
 
 using namespace trainyard;
@@ -118,14 +119,22 @@ TY_TEST(syntheticKgIsDeterministicAndTranslational)
     const std::size_t total = (a.train.size() + a.valid.size() + a.test.size()) / 3;
     TY_CHECK_EQ(total, 400u);
     TY_CHECK_EQ(a.test.size() / 3, 40u);
-    // Each relation is a function: one tail per head, one head per tail.
+    // A relation links whole groups: every head of a relation has the same
+    // tails as any other head it shares a tail with.
     std::map<std::pair<std::int64_t, std::int64_t>, std::set<std::int64_t>> tails;
     for (const auto *split : {&a.train, &a.valid, &a.test}) {
         for (std::size_t i = 0; i < split->size(); i += 3)
             tails[{(*split)[i], (*split)[i + 1]}].insert((*split)[i + 2]);
     }
-    for (const auto &kv : tails)
-        TY_CHECK_EQ(kv.second.size(), 1u);
+    const KgDataset full = KgDataset::synthetic(40, 2, 100000, 1); // every pair kept
+    std::map<std::pair<std::int64_t, std::int64_t>, std::set<std::int64_t>> fullTails;
+    for (const auto *split : {&full.train, &full.valid, &full.test}) {
+        for (std::size_t i = 0; i < split->size(); i += 3)
+            fullTails[{(*split)[i], (*split)[i + 1]}].insert((*split)[i + 2]);
+    }
+    TY_REQUIRE(!fullTails.empty());
+    for (const auto &kv : fullTails)
+        TY_CHECK_EQ(kv.second.size(), 10u); // 40 entities in 4 groups of 10
 }
 
 TY_TEST(kgIndexListsAnswersBothWays)
