@@ -32,6 +32,16 @@ struct Failure
     std::string message;
 };
 
+// Thrown by TY_SKIP: the case cannot run here (no GPU, no data), said plainly.
+struct Skip
+{
+    std::string reason;
+};
+
+// Exit status of an executable whose every case skipped; CTest's
+// SKIP_RETURN_CODE maps it to "Skipped".
+inline constexpr int kSkipExitCode = 77;
+
 inline int &checkFailures()
 {
     static int failures = 0;
@@ -64,6 +74,10 @@ inline int runAll(int argc, char **argv)
         bool ok = true;
         try {
             c.body();
+        } catch (const Skip &s) {
+            std::cout << "SKIP " << c.name << ": " << s.reason << std::endl;
+            ++skipped;
+            continue;
         } catch (const Failure &f) {
             std::cerr << "  aborted: " << f.message << '\n';
             ok = false;
@@ -80,6 +94,8 @@ inline int runAll(int argc, char **argv)
     if (skipped)
         std::cout << ", " << skipped << " skipped";
     std::cout << std::endl;
+    if (failed == 0 && passed == 0 && skipped > 0)
+        return kSkipExitCode;
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
@@ -117,6 +133,9 @@ inline int runAll(int argc, char **argv)
             throw ::minitest::Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__)        \
                                       + ": required " #cond};                                       \
     } while (0)
+
+// Ends the current case as skipped, with the reason printed.
+#define TY_SKIP(reason) throw ::minitest::Skip{reason}
 
 #define TY_TEST_MAIN()                                                                              \
     int main(int argc, char **argv) { return ::minitest::runAll(argc, argv); }
