@@ -274,9 +274,13 @@ void Trainer::reportMetric()
     const double elapsed = wall - m_lastReportWall;
     if (elapsed > 0)
         message["samples_per_s"] = static_cast<double>(m_samplesSinceReport) / elapsed;
-    const auto memory = residentBytes();
-    if (memory >= 0)
-        message["mem_bytes"] = memory;
+    // /proc is read at most once a second: reporting every step stays cheap.
+    if (m_memoryBytes < 0 || wall - m_memoryWall >= 1.0) {
+        m_memoryBytes = residentBytes();
+        m_memoryWall = wall;
+    }
+    if (m_memoryBytes >= 0)
+        message["mem_bytes"] = m_memoryBytes;
     m_reporter.emit(message);
     m_lossSum.zero_();
     m_lossCount = 0;

@@ -75,6 +75,8 @@ private:
     std::int64_t m_lossCount = 0;
     std::int64_t m_samplesSinceReport = 0;
     double m_lastReportWall = 0.0;
+    std::int64_t m_memoryBytes = -1;
+    double m_memoryWall = 0.0;
 };
 
 } // namespace trainyard

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Worker benchmarks (run by `make bench`):
+#  1. TransE on FB15k-237: worker vs a plain PyTorch loop, samples/s ratio (target >= 1.5)
+#  2. mnist-cnn on Fashion-MNIST: worker vs plain PyTorch, samples/s ratio (target >= 1.0)
+#  3. worker reporting every step vs reporting off: overhead % (target <= 2)
+# Both sides use one CPU thread, the same hyperparameters and the same number
+# of timed steps after the same warm-up. The Python side is Debian's
+# /usr/bin/python3 with python3-torch (the LibTorch of libtorch-dev).
+set -uo pipefail
+build=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+worker="$build/bin/trainyard-worker"
+python=/usr/bin/python3
+# torch.set_num_threads(1) does not reach OpenBLAS; the worker sets both.
+export OPENBLAS_NUM_THREADS=1
+shared=${TRAINYARD_SHARED_DATA:-$here/../../../shared/data}
+fb="$shared/kg/FB15k-237"
+fashion=/usr/share/datasets/fashion-mnist
+work=$(mktemp -d /tmp/trainyard-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+status=0
+
+[[ -x $worker ]] || { echo "bench-worker: $worker not built"; exit 1; }
+have_python=1
+$python -c "import torch" 2>/dev/null || { echo "bench-worker: SKIP Python references: $python has no torch (install python3-torch)"; have_python=0; }
+
+# worker_rate SPEC WARMUP: samples/s between the metric at step WARMUP and the last one.
+worker_rate() {
+  rm -rf "$work/run"
+  "$worker" --spec "$1" --run-dir "$work/run" --threads 1 >/dev/null 2>"$work/err" || { cat "$work/err"; return 1; }
+  $python - "$work/run/metrics.jsonl" "$2" "$3" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+m = [l for l in lines if l["type"] == "metric"]
+w = int(sys.argv[2]); batch = int(sys.argv[3])
+a = next(l for l in m if l["step"] == w); b = m[-1]
+print(f'{(b["step"] - a["step"]) * batch / (b["wall"] - a["wall"]):.1f}')
+PY
+}
+
+ratio() { $python -c "print(f'{$1 / $2:.2f}')"; }
+
+steps=300; warmup=50
+if [[ -f $fb/train.txt ]]; then
+  batch=512; dim=100; neg=8; margin=4.0; lr=0.005
+  cat > "$work/transe.json" <<JSON
+{"name": "bench-transe", "model": {"type": "transe", "dim": $dim, "norm": 1, "margin": $margin, "negatives": $neg,
+ "sampling": "bern", "normalize_entities": true},
+ "data": {"kind": "kg", "path": "$fb"},
+ "train": {"max_steps": $((steps + warmup)), "epochs": 100, "batch_size": $batch, "optimizer": "adam", "lr": $lr},
+ "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 50}}
+JSON
+  w=$(worker_rate "$work/transe.json" $warmup $batch) || status=1
+  if ((have_python)); then
+    p=$($python "$here/transe_ref.py" "$fb" $steps $warmup $batch $dim $neg $margin $lr)
+    echo "transe FB15k-237: worker $w samples/s, python $p samples/s, ratio $(ratio "$w" "$p") (target >= 1.5)"
+  else
+    echo "transe FB15k-237: worker $w samples/s"
+  fi
+
+  # Reporting overhead: the same run with a metric line every step vs none.
+  for every in 1 0 1 0; do
+    sed "s/\"report\": {\"every_steps\": 50}/\"report\": {\"every_steps\": $every}/; s/\"max_steps\": $((steps + warmup))/\"max_steps\": 400/" \
+      "$work/transe.json" > "$work/report.json"
+    rm -rf "$work/run"
+    "$worker" --spec "$work/report.json" --run-dir "$work/run" --threads 1 >/dev/null 2>&1
+    t=$($python -c "import json; print([json.loads(l) for l in open('$work/run/metrics.jsonl') if '\"done\"' in l][-1]['wall'])")
+    if [[ $every == 1 ]]; then on+=("$t"); else off+=("$t"); fi
+  done
+  $python -c "
+on = min(${on[0]}, ${on[1]}); off = min(${off[0]}, ${off[1]})
+print(f'reporting every step vs off (400 TransE steps): {on:.2f} s vs {off:.2f} s, overhead {100 * (on - off) / off:.1f}% (target <= 2)')"
+else
+  echo "bench-worker: SKIP TransE: $fb/train.txt is absent (set TRAINYARD_SHARED_DATA)"
+fi
+
+if [[ -f $fashion/train-images-idx3-ubyte.gz ]]; then
+  batch=64; lr=0.001; steps=200; warmup=20
+  cat > "$work/cnn.json" <<JSON
+{"name": "bench-cnn", "model": {"type": "mnist-cnn"}, "data": {"kind": "idx", "path": "$fashion", "valid_size": 5000},
+ "train": {"max_steps": $((steps + warmup)), "epochs": 10, "batch_size": $batch, "optimizer": "adam", "lr": $lr},
+ "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 20}}
+JSON
+  w=$(worker_rate "$work/cnn.json" $warmup $batch) || status=1
+  if ((have_python)); then
+    p=$($python "$here/cnn_ref.py" "$fashion" $steps $warmup $batch $lr)
+    echo "mnist-cnn Fashion-MNIST: worker $w samples/s, python $p samples/s, ratio $(ratio "$w" "$p") (target >= 1.0)"
+  else
+    echo "mnist-cnn Fashion-MNIST: worker $w samples/s"
+  fi
+else
+  echo "bench-worker: SKIP mnist-cnn: $fashion is absent (install dataset-fashion-mnist)"
+fi
+exit $status

@@ -1,0 +1,118 @@
+// Training through the worker binary: every model learns on small synthetic
+// data (loss falls, the metric beats chance by a wide margin), max_steps ends
+// training inside an epoch, checkpoints rotate, and a diverging loss exits 3.
+
+#include "helpers/minitest.h"
+#include "workerprocess.h"
+
+#include <dirent.h>
+
+using testing::ofType;
+using testing::readLines;
+using testing::runWorker;
+
+namespace {
+
+struct Outcome
+{
+    int code = -1;
+    std::vector<nlohmann::json> lines;
+    std::string runDir;
+    std::string err;
+};
+
+Outcome train(const std::string &tag, const std::string &spec)
+{
+    Outcome o;
+    const std::string dir = testing::tempDir(tag);
+    testing::writeFile(dir + "/spec.json", spec);
+    o.runDir = dir + "/run";
+    o.code = runWorker({"--spec", dir + "/spec.json", "--run-dir", o.runDir}, &o.err, nullptr, 200);
+    o.lines = readLines(o.runDir + "/metrics.jsonl");
+    return o;
+}
+
+// Synthetic KG with 60 entities in 6 groups: a random ranking scores a filtered
+// MRR near 0.1 (about 50 candidates per query).
+void checkKgLearns(const std::string &model, int epochs)
+{
+    const Outcome o = train(model, R"({"model": {"type": ")" + model + R"("},
+      "data": {"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 5000},
+      "train": {"epochs": )" + std::to_string(epochs) + R"(}, "eval": {"every_epochs": 1000, "split": "test"},
+      "report": {"every_steps": 5}})");
+    TY_CHECK_EQ(o.code, 0);
+    const auto metrics = ofType(o.lines, "metric");
+    const auto evals = ofType(o.lines, "eval");
+    TY_REQUIRE(metrics.size() >= 2 && evals.size() == 1);
+    const double first = metrics.front()["loss"], last = metrics.back()["loss"];
+    std::cout << "  " << model << ": loss " << first << " -> " << last << ", test MRR " << evals[0]["mrr"] << '\n';
+    TY_CHECK(last < 0.7 * first);
+    TY_CHECK(evals[0]["mrr"].get<double>() > 0.4);
+    TY_CHECK(evals[0].contains("hits@1") && evals[0].contains("hits@3") && evals[0].contains("hits@10"));
+}
+
+void checkImagesLearn(const std::string &model)
+{
+    const Outcome o = train(model, R"({"model": {"type": ")" + model + R"("},
+      "data": {"kind": "synthetic-images", "samples": 600, "classes": 5, "size": 12},
+      "train": {"epochs": 3, "batch_size": 32}, "eval": {"every_epochs": 3, "split": "test"},
+      "report": {"every_steps": 5}})");
+    TY_CHECK_EQ(o.code, 0);
+    const auto metrics = ofType(o.lines, "metric");
+    const auto evals = ofType(o.lines, "eval");
+    TY_REQUIRE(metrics.size() >= 2 && evals.size() == 1);
+    const double first = metrics.front()["loss"], last = metrics.back()["loss"];
+    std::cout << "  " << model << ": loss " << first << " -> " << last << ", test accuracy " << evals[0]["accuracy"] << '\n';
+    TY_CHECK(last < 0.5 * first);
+    TY_CHECK(evals[0]["accuracy"].get<double>() > 0.8); // chance: 0.2
+}
+
+int countCheckpoints(const std::string &dir)
+{
+    int n = 0;
+    if (DIR *d = ::opendir(dir.c_str())) {
+        while (const dirent *e = ::readdir(d))
+            n += std::string(e->d_name).rfind("step-", 0) == 0;
+        ::closedir(d);
+    }
+    return n;
+}
+
+} // namespace
+
+TY_TEST(transeLearns) { checkKgLearns("transe", 40); }
+TY_TEST(transhLearns) { checkKgLearns("transh", 40); }
+TY_TEST(convTranseLearns) { checkKgLearns("conv-transe", 25); }
+TY_TEST(sacnLearns) { checkKgLearns("sacn", 25); }
+TY_TEST(mnistCnnLearns) { checkImagesLearn("mnist-cnn"); }
+TY_TEST(mlpLearns) { checkImagesLearn("mlp"); }
+
+TY_TEST(maxStepsEndsInsideAnEpochAndCheckpointsRotate)
+{
+    const Outcome o = train("maxsteps", R"({"model": {"type": "transe", "dim": 8},
+      "data": {"kind": "synthetic-kg", "entities": 40, "relations": 2, "triples": 2000},
+      "train": {"epochs": 50, "max_steps": 23, "batch_size": 16}, "eval": {"every_epochs": 0},
+      "checkpoint": {"every_steps": 5, "keep": 2}, "report": {"every_steps": 10}})");
+    TY_CHECK_EQ(o.code, 0);
+    const auto metrics = ofType(o.lines, "metric");
+    TY_REQUIRE(metrics.size() == 3); // steps 10, 20 and the final 23
+    TY_CHECK_EQ(metrics.back()["step"].get<int>(), 23);
+    TY_CHECK_EQ(metrics.back()["total_steps"].get<int>(), 23);
+    TY_CHECK(ofType(o.lines, "eval").empty()); // evaluation is off
+    TY_CHECK_EQ(ofType(o.lines, "checkpoint").size(), 5u); // 5, 10, 15, 20, 23
+    TY_CHECK_EQ(countCheckpoints(o.runDir + "/checkpoints"), 2);
+}
+
+TY_TEST(divergingLossExitsThreeNamingTheStep)
+{
+    const Outcome o = train("nan", R"({"model": {"type": "mlp"},
+      "data": {"kind": "synthetic-images", "samples": 500},
+      "train": {"epochs": 5, "optimizer": "sgd", "lr": 1000}, "report": {"every_steps": 1}})");
+    TY_CHECK_EQ(o.code, 3);
+    TY_CHECK(o.err.find("diverged: loss is") != std::string::npos);
+    TY_CHECK(o.err.find("at step ") != std::string::npos);
+    TY_REQUIRE(!ofType(o.lines, "done").empty());
+    TY_CHECK_EQ(ofType(o.lines, "done").back()["status"].get<std::string>(), std::string("diverged"));
+}
+
+TY_TEST_MAIN()
