@@ -98,8 +98,7 @@ TY_TEST(sharedUmlsLoads)
     const char *shared = std::getenv("TRAINYARD_SHARED_DATA");
     const std::string dir = std::string(shared ? shared : "") + "/kg/UMLS";
     if (!shared || ::access((dir + "/train.txt").c_str(), R_OK) != 0) {
-        std::cout << "SKIP sharedUmlsLoads: " << dir << " is absent\n";
-        return;
+        TY_SKIP(dir + " is absent (set TRAINYARD_SHARED_DATA)");
     }
     const KgDataset d = KgDataset::loadFolder(dir);
     TY_CHECK_EQ(d.entityCount(), 135);
@@ -196,8 +195,7 @@ TY_TEST(fashionMnistLoadsWhenInstalled)
 {
     const std::string dir = "/usr/share/datasets/fashion-mnist";
     if (::access((dir + "/train-images-idx3-ubyte.gz").c_str(), R_OK) != 0) {
-        std::cout << "SKIP fashionMnistLoadsWhenInstalled: " << dir << " is absent\n";
-        return;
+        TY_SKIP(dir + " is absent (install dataset-fashion-mnist)");
     }
     const ImageDataset d = ImageDataset::loadIdxFolder(dir, 5000);
     TY_CHECK_EQ(d.train.count, 55000);

@@ -164,4 +164,20 @@ TY_TEST(everyModelsDefaultsValidate)
     }
 }
 
+TY_TEST(hugeNumbersAreRangeErrors)
+{
+    TY_CHECK(contains(errorOf(R"({"train": {"epochs": 18446744073709551615}})"), "spec.json: train.epochs: expected an integer"));
+    TY_CHECK(contains(errorOf(R"({"train": {"seed": 18446744029e3372036854775807}})"), "spec.json: "));
+    TY_CHECK(contains(errorOf(R"({"train": {"lr": 1e400}})"), "spec.json: "));
+}
+
+TY_TEST(resolvedSpecParsesToItself)
+{
+    for (const auto &m : Catalogue::instance().models()) {
+        const RunSpec s = RunSpec::parse(R"({"model": {"type": ")" + m.type + R"("}})");
+        const RunSpec again = RunSpec::fromJson(s.resolved, "resolved");
+        TY_CHECK(again.resolved == s.resolved);
+    }
+}
+
 TY_TEST_MAIN()
