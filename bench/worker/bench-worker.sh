@@ -10,12 +10,14 @@ set -uo pipefail
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 worker="$build/bin/trainyard-worker"
-python=/usr/bin/python3
+python=${TRAINYARD_BENCH_PYTHON:-/usr/bin/python3}
+# TRAINYARD_BENCH_DEVICE=cuda:0 compares both sides on a GPU (bench/gpu/run-gpu-checks.sh).
+device=${TRAINYARD_BENCH_DEVICE:-cpu}
 # torch.set_num_threads(1) does not reach OpenBLAS; the worker sets both.
 export OPENBLAS_NUM_THREADS=1
 shared=${TRAINYARD_SHARED_DATA:-$here/../../../shared/data}
 fb="$shared/kg/FB15k-237"
-fashion=/usr/share/datasets/fashion-mnist
+fashion=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 work=$(mktemp -d /tmp/trainyard-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -27,7 +29,7 @@ $python -c "import torch" 2>/dev/null || { echo "bench-worker: SKIP Python refer
 # worker_rate SPEC WARMUP: samples/s between the metric at step WARMUP and the last one.
 worker_rate() {
   rm -rf "$work/run"
-  "$worker" --spec "$1" --run-dir "$work/run" --threads 1 >/dev/null 2>"$work/err" || { cat "$work/err"; return 1; }
+  "$worker" --spec "$1" --run-dir "$work/run" --threads 1 --device "$device" >/dev/null 2>"$work/err" || { cat "$work/err"; return 1; }
   $python - "$work/run/metrics.jsonl" "$2" "$3" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -63,7 +65,7 @@ JSON
     sed "s/\"report\": {\"every_steps\": 50}/\"report\": {\"every_steps\": $every}/; s/\"max_steps\": $((steps + warmup))/\"max_steps\": 400/" \
       "$work/transe.json" > "$work/report.json"
     rm -rf "$work/run"
-    "$worker" --spec "$work/report.json" --run-dir "$work/run" --threads 1 >/dev/null 2>&1
+    "$worker" --spec "$work/report.json" --run-dir "$work/run" --threads 1 --device "$device" >/dev/null 2>&1
     t=$($python -c "import json; print([json.loads(l) for l in open('$work/run/metrics.jsonl') if '\"done\"' in l][-1]['wall'])")
     if [[ $every == 1 ]]; then on+=("$t"); else off+=("$t"); fi
   done

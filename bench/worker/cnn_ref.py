@@ -1,7 +1,7 @@
 """Plain PyTorch reference of the worker's mnist-cnn step on Fashion-MNIST
 (the pytorch/examples MNIST net, Adam, the same batch size and input
 normalisation). Prints samples per second over the timed steps."""
-import gzip, sys, time, numpy, torch
+import gzip, os, sys, time, numpy, torch
 import torch.nn as nn, torch.nn.functional as F
 
 def idx(path):
@@ -27,19 +27,25 @@ def main(folder, steps, warmup, batch, lr):
     images = idx(f"{folder}/train-images-idx3-ubyte.gz")[:-5000].unsqueeze(1)
     labels = idx(f"{folder}/train-labels-idx1-ubyte.gz")[:-5000].long()
     mean = (images.double() / 255).mean().item(); std = (images.double() / 255).std().item()
-    model = Net(10); opt = torch.optim.Adam(model.parameters(), lr=lr)
-    perm = torch.randperm(len(images)); pos = 0; start = None
+    # TRAINYARD_BENCH_DEVICE=cuda:0 runs the same loop on a GPU (issue 6).
+    device = torch.device(os.environ.get("TRAINYARD_BENCH_DEVICE", "cpu"))
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    images = images.to(device); labels = labels.to(device)
+    model = Net(10).to(device); opt = torch.optim.Adam(model.parameters(), lr=lr)
+    perm = torch.randperm(len(images), device=device); pos = 0; start = None
     for step in range(warmup + steps):
         if step == warmup:
+            sync()
             start = time.perf_counter()
         if pos + batch > len(images):
-            perm = torch.randperm(len(images)); pos = 0
+            perm = torch.randperm(len(images), device=device); pos = 0
         i = perm[pos:pos + batch]; pos += batch
         x = (images[i].float() / 255 - mean) / std
         loss = F.cross_entropy(model(x), labels[i])
         opt.zero_grad(); loss.backward(); opt.step()
         if (step + 1) % 50 == 0:
             loss.item()
+    sync()
     print(f"{steps * batch / (time.perf_counter() - start):.1f}")
 
 if __name__ == "__main__":
