@@ -30,9 +30,11 @@ run: build
 # Sanitizer runs: undefined behaviour fails the test; LeakSanitizer needs the
 # slow unwinder to see through Qt (built without frame pointers) so that the
 # one deliberate leak (a worker left running) can be suppressed by name
-# (tests/faults/lsan.supp). See docs/reliability.md.
+# (tests/faults/lsan.supp); TSan ignores Qt Test's watchdog wait condition
+# inside uninstrumented Qt (tests/faults/tsan.supp). See docs/reliability.md.
 SANITIZER_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/faults/lsan.supp:fast_unwind_on_malloc=0
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/faults/lsan.supp:fast_unwind_on_malloc=0 \
+	TSAN_OPTIONS=suppressions=$(CURDIR)/tests/faults/tsan.supp
 
 # A short libFuzzer run of every fuzz target comes first, then the suite.
 FUZZ_SMOKE_SECONDS ?= 10
