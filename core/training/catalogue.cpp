@@ -261,6 +261,21 @@ Catalogue::Catalogue()
         m.defaultDataKind = "synthetic-images";
         m_models.push_back(std::move(m));
     }
+    {
+        // Bring your own model: the contract is in docs/models.md.
+        ModelInfo m;
+        m.type = "torchscript";
+        m.task = "image";
+        m.description = "Your own TorchScript module (torch.jit.script(...).save(path)): forward(x [N,1,H,W] float) "
+                        "-> logits [N, classes]; trained with cross-entropy, or with its own loss(logits, target)";
+        m.params = {
+            pathParam("path", "", "the .pt file saved by torch.jit.save (required; relative to the spec file)"),
+        };
+        m.trainDefaults = {{"epochs", 5}, {"batch_size", 64}, {"optimizer", "adam"}, {"lr", 0.001}};
+        m.evalDefaults = {{"every_epochs", 1}};
+        m.defaultDataKind = "synthetic-images";
+        m_models.push_back(std::move(m));
+    }
 
     m_dataKinds = {
         {"kg", "kg", "a folder with train.txt, valid.txt, test.txt: one head<TAB>relation<TAB>tail per line",

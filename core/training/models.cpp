@@ -4,8 +4,11 @@
 #include "catalogue.h"
 #include "runspec.h"
 
+#include <torch/script.h>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <vector>
 
 namespace trainyard {
@@ -325,6 +328,104 @@ torch::Tensor MlpImpl::forward(const torch::Tensor &images)
     return m_net->forward(images);
 }
 
+// ---------------------------------------------------------------- TorchScript
+
+namespace {
+
+std::string shapeText(const torch::Tensor &t)
+{
+    std::string text = "[";
+    for (std::int64_t i = 0; i < t.dim(); ++i)
+        text += (i ? ", " : "") + std::to_string(t.size(i));
+    return text + "]";
+}
+
+std::string firstLineOf(const std::string &text)
+{
+    return text.substr(0, text.find('\n'));
+}
+
+} // namespace
+
+// A user's TorchScript module as a classifier (contract: docs/models.md). Its
+// parameters and buffers are registered here under their names with '.' made
+// '__', sharing storage, so the optimizer, checkpoints and .to() work unchanged.
+class TorchScriptClassifierImpl : public ClassifierImpl
+{
+public:
+    TorchScriptClassifierImpl(const std::string &path, std::int64_t rows, std::int64_t cols, std::int64_t classes)
+    {
+        const std::string where = "model.path: " + path + ": ";
+        if (!std::ifstream(path, std::ios::binary))
+            throw BadInput(where + "cannot open the file");
+        try {
+            m_script = torch::jit::load(path, torch::kCPU);
+        } catch (const c10::Error &e) {
+            throw BadInput(where + "not a TorchScript archive (" + firstLineOf(e.what_without_backtrace()) + ")");
+        } catch (const std::exception &e) {
+            throw BadInput(where + "not a TorchScript archive (" + firstLineOf(e.what()) + ")");
+        }
+        if (!m_script.find_method("forward"))
+            throw BadInput(where + "the module has no forward method");
+        m_hasLoss = m_script.find_method("loss").has_value();
+        for (const auto &p : m_script.named_parameters(true))
+            register_parameter(flatName(p.name), p.value, p.value.requires_grad());
+        for (const auto &b : m_script.named_buffers(true))
+            register_buffer(flatName(b.name), b.value);
+        bool anyTrainable = false;
+        for (const auto &p : parameters())
+            anyTrainable = anyTrainable || p.requires_grad();
+        if (!anyTrainable)
+            throw BadInput(where + "the module has no trainable parameters");
+
+        // One trial batch of two images: the output must be logits [2, classes].
+        torch::NoGradGuard noGrad;
+        m_script.eval();
+        torch::Tensor out;
+        const auto x = torch::zeros({2, 1, rows, cols});
+        try {
+            const auto value = m_script.forward({x});
+            if (!value.isTensor())
+                throw BadInput(where + "forward(x " + shapeText(x) + ") returned " + value.tagKind()
+                               + ", expected a Tensor of logits [2, " + std::to_string(classes) + "]");
+            out = value.toTensor();
+        } catch (const c10::Error &e) {
+            throw BadInput(where + "forward(x " + shapeText(x) + ") failed: " + firstLineOf(e.what_without_backtrace()));
+        }
+        if (out.dim() != 2 || out.size(0) != 2 || out.size(1) != classes || !out.is_floating_point())
+            throw BadInput(where + "forward(x " + shapeText(x) + ") returned " + shapeText(out) + " "
+                           + std::string(out.dtype().name()) + ", expected float logits [2, " + std::to_string(classes)
+                           + "] (the data has " + std::to_string(classes) + " classes)");
+        m_script.train();
+    }
+
+    torch::Tensor forward(const torch::Tensor &images) override { return m_script.forward({images}).toTensor(); }
+
+    torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets) override
+    {
+        if (!m_hasLoss)
+            return ClassifierImpl::loss(logits, targets);
+        return m_script.get_method("loss")({logits, targets}).toTensor();
+    }
+
+    void train(bool on = true) override
+    {
+        ClassifierImpl::train(on);
+        m_script.train(on);
+    }
+
+private:
+    static std::string flatName(std::string name)
+    {
+        for (std::size_t at = name.find('.'); at != std::string::npos; at = name.find('.', at + 2))
+            name.replace(at, 1, "__");
+        return name;
+    }
+
+    torch::jit::Module m_script;
+    bool m_hasLoss = false;
+};
+
 // ---------------------------------------------------------------- builders
 
 namespace {
@@ -376,6 +477,8 @@ std::shared_ptr<ClassifierImpl> makeClassifier(const RunSpec &spec, std::int64_t
     if (type == "mlp")
         return Mlp(rows * cols, classes, spec.intParam("hidden"), spec.intParam("layers"), spec.floatParam("dropout"))
             .ptr();
+    if (type == "torchscript")
+        return std::make_shared<TorchScriptClassifierImpl>(spec.stringParam("path"), rows, cols, classes);
     throw BadInput("model.type: \"" + type + "\" is not an image model");
 }
 

@@ -185,6 +185,11 @@ class ClassifierImpl : public torch::nn::Module
 {
 public:
     virtual torch::Tensor forward(const torch::Tensor &images) = 0;
+    // Cross-entropy unless the model brings its own (a TorchScript `loss` method).
+    virtual torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets)
+    {
+        return torch::cross_entropy_loss(logits, targets);
+    }
 };
 
 class MnistCnnImpl : public ClassifierImpl

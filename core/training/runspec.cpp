@@ -201,7 +201,18 @@ RunSpec RunSpec::load(const std::string &path)
     text << in.rdbuf();
     if (in.bad())
         throw BadInput(path + ": cannot read the run spec");
-    return parse(text.str(), path);
+    RunSpec run = parse(text.str(), path);
+    // A relative model file (torchscript's "path") is relative to the spec file.
+    for (const auto &p : run.model->params) {
+        std::string file = run.modelParams[p.name].is_string() ? run.modelParams[p.name].get<std::string>() : "";
+        const auto slash = path.rfind('/');
+        if (p.type != ParamSpec::Type::Path || file.empty() || file[0] == '/' || slash == std::string::npos)
+            continue;
+        file = path.substr(0, slash + 1) + file;
+        run.modelParams[p.name] = file;
+        run.resolved["model"][p.name] = file;
+    }
+    return run;
 }
 
 RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
@@ -247,12 +258,13 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
         }
     }
     run.model = catalogue.findModel(modelType);
-    if (!run.model) {
-        if (modelType == "torchscript")
-            fail(origin, "model.type", "\"torchscript\" is not supported by this worker yet (supported: " + supported + ")");
+    if (!run.model)
         fail(origin, "model.type", "expected one of " + supported + ", got \"" + modelType + "\"");
-    }
     run.modelParams = checkSection(modelSection, run.model->params, json::object(), origin, "model", "type");
+    for (const auto &p : run.model->params) {
+        if (p.type == ParamSpec::Type::Path && run.modelParams[p.name].get<std::string>().empty())
+            fail(origin, "model." + p.name, "required for model \"" + modelType + "\"");
+    }
     resolved["model"] = run.modelParams;
     resolved["model"]["type"] = run.model->type;
 

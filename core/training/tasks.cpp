@@ -257,7 +257,7 @@ public:
     {
         const auto idx = indices.to(m_device, true);
         const auto x = normalizeImages(m_trainImages.index_select(0, idx), m_mean, m_std);
-        return torch::cross_entropy_loss(m_model->forward(x), m_trainLabels.index_select(0, idx));
+        return m_model->loss(m_model->forward(x), m_trainLabels.index_select(0, idx));
     }
 
     nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,

@@ -116,7 +116,9 @@ TY_TEST(outOfRangeValuesAreNamed)
 TY_TEST(modelAndDataMustFit)
 {
     TY_CHECK(contains(errorOf(R"({"model": {"type": "resnet"}})"), "model.type: expected one of \"transe\""));
-    TY_CHECK(contains(errorOf(R"({"model": {"type": "torchscript"}})"), "not supported by this worker"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "torchscript"}})"), "model.path: required for model \"torchscript\""));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "torchscript", "path": "m.pt"}, "data": {"kind": "synthetic-kg"}})"),
+                      "data.kind: \"synthetic-kg\" holds kg data but model \"torchscript\" needs image data"));
     TY_CHECK(contains(errorOf(R"({"model": {"type": "transe"}, "data": {"kind": "idx"}})"),
                       "data.kind: \"idx\" holds image data but model \"transe\" needs kg data"));
     TY_CHECK(contains(errorOf(R"({"data": {"kind": "kg"}})"), "data.path: required for data kind \"kg\""));
@@ -142,7 +144,7 @@ TY_TEST(listModelsDocumentHasTheAgreedShape)
             TY_CHECK(p.contains("default") && p.contains("help") && p.contains("name"));
         }
     }
-    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}));
+    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
     TY_CHECK_EQ(doc["data_kinds"].size(), 4u);
     for (const char *section : {"train", "eval", "checkpoint", "report"})
         TY_CHECK(doc[section].is_array() && !doc[section].empty());
@@ -158,8 +160,8 @@ TY_TEST(everyModelsDefaultsValidate)
 {
     for (const auto &m : Catalogue::instance().models()) {
         nlohmann::json spec = {{"model", {{"type", m.type}}}, {"train", m.trainDefaults}};
-        for (const auto &p : m.params)
-            spec["model"][p.name] = p.defaultValue;
+        for (const auto &p : m.params) // a required path (torchscript's file) has no usable default
+            spec["model"][p.name] = p.defaultValue == "" ? nlohmann::json("model.pt") : p.defaultValue;
         TY_CHECK_EQ(errorOf(spec.dump()), std::string());
     }
 }
@@ -174,7 +176,12 @@ TY_TEST(hugeNumbersAreRangeErrors)
 TY_TEST(resolvedSpecParsesToItself)
 {
     for (const auto &m : Catalogue::instance().models()) {
-        const RunSpec s = RunSpec::parse(R"({"model": {"type": ")" + m.type + R"("}})");
+        nlohmann::json model = {{"type", m.type}};
+        for (const auto &p : m.params) {
+            if (p.defaultValue == "")
+                model[p.name] = "model.pt";
+        }
+        const RunSpec s = RunSpec::fromJson({{"model", model}});
         const RunSpec again = RunSpec::fromJson(s.resolved, "resolved");
         TY_CHECK(again.resolved == s.resolved);
     }

@@ -156,7 +156,7 @@ TY_TEST(versionHelpAndListModels)
     std::vector<std::string> types;
     for (const auto &m : doc["models"])
         types.push_back(m["type"]);
-    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}));
+    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
     TY_CHECK_EQ(runWorker({"--bogus"}, &err, &out), 2);
     TY_CHECK(contains(err, "unknown argument \"--bogus\""));
     TY_CHECK_EQ(runWorker({"--spec", "x.json"}, &err, &out), 2);
