@@ -222,11 +222,17 @@ QWidget *RunEditorDialog::createEditor(const QString &key, const ParamInfo &p, c
         auto *line = new QLineEdit(value.toString(), box);
         auto *browse = new QToolButton(box);
         browse->setText(QStringLiteral("…"));
-        browse->setToolTip(tr("Choose a folder"));
-        connect(browse, &QToolButton::clicked, this, [this, line] {
-            const QString dir = QFileDialog::getExistingDirectory(this, tr("Data folder"), line->text());
-            if (!dir.isEmpty()) {
-                line->setText(dir);
+        // Data paths are folders (train.txt…, IDX files); a model path is a
+        // TorchScript file.
+        const bool isFile = key.startsWith(QLatin1String("model."));
+        browse->setToolTip(isFile ? tr("Choose a file") : tr("Choose a folder"));
+        connect(browse, &QToolButton::clicked, this, [this, line, isFile] {
+            const QString chosen = isFile
+                ? QFileDialog::getOpenFileName(this, tr("TorchScript module"), line->text(),
+                                               tr("TorchScript modules (*.pt *.pth *.zip);;All files (*)"))
+                : QFileDialog::getExistingDirectory(this, tr("Data folder"), line->text());
+            if (!chosen.isEmpty()) {
+                line->setText(chosen);
             }
         });
         layout->addWidget(line, 1);
