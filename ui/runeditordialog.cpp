@@ -21,6 +21,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace trainyard {
@@ -197,8 +198,13 @@ QWidget *RunEditorDialog::createEditor(const QString &key, const ParamInfo &p, c
         editor = check;
     } else if (p.type == QLatin1String("int")) {
         auto *spin = new QSpinBox(this);
-        const int lo = p.minimum.isUndefined() ? 0 : p.minimum.toInt();
-        const int hi = p.maximum.isUndefined() ? std::numeric_limits<int>::max() : p.maximum.toInt();
+        // Ranges come from the worker as JSON numbers and may exceed int
+        // (max_steps allows 1e12): clamp instead of converting, which gives 0.
+        constexpr double intMin = std::numeric_limits<int>::min();
+        constexpr double intMax = std::numeric_limits<int>::max();
+        const int lo = p.minimum.isUndefined() ? 0 : static_cast<int>(std::clamp(p.minimum.toDouble(), intMin, intMax));
+        const int hi = p.maximum.isUndefined() ? std::numeric_limits<int>::max()
+                                               : static_cast<int>(std::clamp(p.maximum.toDouble(), intMin, intMax));
         // A null default (e.g. train.max_steps) is "unset": one below the minimum.
         const bool nullable = p.defaultValue.isNull() && lo > std::numeric_limits<int>::min();
         spin->setRange(nullable ? lo - 1 : lo, hi);

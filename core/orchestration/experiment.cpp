@@ -200,7 +200,8 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
     if (const QJsonObject *cp = objectAt(spec, QStringLiteral("checkpoint"), path, errors, holder))
         checkInt(*cp, QStringLiteral("every_steps"), path + QStringLiteral(".checkpoint"), 0, 0, errors);
     if (const QJsonObject *report = objectAt(spec, QStringLiteral("report"), path, errors, holder))
-        checkInt(*report, QStringLiteral("every_steps"), path + QStringLiteral(".report"), 1, 0, errors);
+        // 0 means no metric lines, as the worker allows.
+        checkInt(*report, QStringLiteral("every_steps"), path + QStringLiteral(".report"), 0, 0, errors);
 
     if (allowRepeat)
         checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);

@@ -171,6 +171,24 @@ private Q_SLOTS:
         const ModelCatalog c = loaded.first().first().value<ModelCatalog>();
         for (const char *type : {"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}) {
             QVERIFY2(c.model(QString::fromLatin1(type)), type);
+            // The editor must hand back the worker's defaults unchanged: the
+            // worker's ranges reach 1e12, beyond a spin box's int (a clamp
+            // bug once turned every such default into 0).
+            const QJsonObject defaults = c.defaultSpec(QString::fromLatin1(type), QStringLiteral("t"));
+            RunEditorDialog editor(c, defaults, 1);
+            QString error;
+            QVERIFY2(editor.validate(&error), qPrintable(error));
+            const QJsonObject edited = editor.spec();
+            for (const char *section : {"train", "eval", "checkpoint", "report"}) {
+                const QJsonObject want = defaults.value(QLatin1String(section)).toObject();
+                const QJsonObject got = edited.value(QLatin1String(section)).toObject();
+                for (auto it = want.begin(); it != want.end(); ++it) {
+                    if (it.value().isDouble()) {
+                        QVERIFY2(got.value(it.key()).toDouble() == it.value().toDouble(),
+                                 qPrintable(QStringLiteral("%1: %2.%3").arg(QLatin1String(type), QLatin1String(section), it.key())));
+                    }
+                }
+            }
         }
         QVERIFY(c.dataKind(QStringLiteral("synthetic-kg")));
         QVERIFY(!c.section(QStringLiteral("train")).isEmpty());
