@@ -12,6 +12,14 @@
 # DATA holds kg.tar.gz (FB15k-237, WN18RR, ...) and the Fashion-MNIST .gz
 # files; .gpu/ may also hold nlohmann_json (include/, share/cmake/) and zlib
 # headers for machines without them. QUALITY_SECONDS bounds each quality run.
+# Preparing .gpu/ here (it is ignored through .git/info/exclude, ~36 MB):
+#   echo /.gpu/ >> .git/info/exclude; mkdir -p .gpu/include .gpu/share/cmake .gpu/data
+#   cp -r /usr/include/nlohmann /usr/include/zlib.h /usr/include/zconf.h .gpu/include/
+#   cp -r /usr/share/cmake/nlohmann_json .gpu/share/cmake/
+#   (cd ../shared/data/kg && tar czf - FB15k-237 WN18RR UMLS Kinship) > .gpu/data/kg.tar.gz
+#   cp /usr/share/datasets/fashion-mnist/*.gz .gpu/data/
+# then, with the device tool: run `DATA=.gpu/data OUT=$OUT bash bench/gpu/run-gpu-checks.sh`
+# carrying [".gpu"], timeout 600 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
