@@ -47,8 +47,6 @@ QStringList WorkerProcess::arguments(const Launch &launch)
     QStringList args{QStringLiteral("--spec"), launch.specPath, QStringLiteral("--run-dir"), launch.runDir};
     if (!launch.connect.isEmpty())
         args << QStringLiteral("--connect") << launch.connect;
-    if (!launch.token.isEmpty())
-        args << QStringLiteral("--token") << launch.token;
     // CUDA_VISIBLE_DEVICES leaves the worker exactly one GPU: its cuda:0.
     const bool gpu = launch.device.startsWith(QStringLiteral("cuda:"));
     args << QStringLiteral("--device") << (gpu ? QStringLiteral("cuda:0") : QStringLiteral("cpu"));
@@ -79,6 +77,11 @@ void WorkerProcess::start(const Launch &launch)
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), launch.device.mid(5));
     else
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
+    // The token goes in the environment, not on the command line, where
+    // every local user could read it (ps, /proc/PID/cmdline).
+    env.remove(QStringLiteral("TRAINYARD_TOKEN"));
+    if (!launch.token.isEmpty())
+        env.insert(QStringLiteral("TRAINYARD_TOKEN"), launch.token);
     if (launch.threads > 0)
         env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(launch.threads));
     m_process->setProcessEnvironment(env);

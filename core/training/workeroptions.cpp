@@ -2,6 +2,7 @@
 
 #include "badinput.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace trainyard {
@@ -19,7 +20,9 @@ std::string WorkerOptions::usage()
            "  --spec FILE       the run spec (JSON; keys and defaults: --list-models, docs/models.md)\n"
            "  --run-dir DIR     where metrics.jsonl and checkpoints/ go (created if missing)\n"
            "  --connect ADDR    the orchestrator's socket: unix:PATH or tcp:HOST:PORT\n"
-           "  --token TOKEN     proves this worker to the orchestrator; sent only on the socket\n"
+           "  --token TOKEN     proves this worker to the orchestrator; sent only on the socket.\n"
+           "                    Without it the worker takes TRAINYARD_TOKEN from its environment\n"
+           "                    (and removes it there), which other local users cannot read\n"
            "  --device DEV      cpu (default) or cuda:N\n"
            "  --threads N       CPU threads of LibTorch's operators (default 1)\n"
            "  --resume          continue from the newest valid checkpoint in DIR/checkpoints\n"
@@ -80,6 +83,13 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
             throw BadInput("unknown argument \"" + arg + "\" (see --help)");
         }
     }
+    if (o.action == Action::Train && o.token.empty()) {
+        // The orchestrator passes the token in the environment: unlike the
+        // command line (ps, /proc/PID/cmdline) it is readable by our user only.
+        if (const char *fromEnv = std::getenv(kTokenVariable); fromEnv && *fromEnv)
+            o.token = fromEnv;
+    }
+    ::unsetenv(kTokenVariable); // not inherited by anything we start
     if (o.action == Action::Train) {
         if (!sawSpec || o.spec.empty())
             throw BadInput("--spec FILE is required (see --help)");

@@ -18,7 +18,12 @@ struct WorkerOptions
     int threads = 0; // 0: the default (1)
     bool resume = false;
 
-    // Throws BadInput naming the offending argument.
+    // Where the orchestrator puts the token when --token is absent.
+    static constexpr const char *kTokenVariable = "TRAINYARD_TOKEN";
+
+    // Throws BadInput naming the offending argument. Takes the token from
+    // kTokenVariable when there is no --token, and removes that variable
+    // from the environment either way.
     static WorkerOptions parse(int argc, const char *const *argv);
     static std::string usage();
 };

@@ -284,10 +284,15 @@ private slots:
         run.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
         // The token of the live run, read from the (0600) state file while it trains.
         QString token;
+        qint64 pid = 0;
         RunStore store(dir.filePath(QStringLiteral("runs")));
         QTRY_VERIFY_WITH_TIMEOUT(!(token = store.readState().value(QStringLiteral("tok")).token).isEmpty()
                                      || run.state() == QProcess::NotRunning,
                                  30000);
+        pid = store.readState().value(QStringLiteral("tok")).pid;
+        // What every local user can read of the live worker: its command line.
+        const QByteArray cmdline = fileBytes(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        QVERIFY2(token.isEmpty() || !cmdline.contains(token.toLatin1()), cmdline.constData());
         QVERIFY(run.waitForFinished(60000));
         const QByteArray output = run.readAll();
         QCOMPARE(run.exitCode(), 0);
@@ -331,6 +336,19 @@ private slots:
         const QStringList args = WorkerProcess::arguments(launch);
         QVERIFY(args.contains(launch.specPath)); // one argument, never parsed by a shell
         QVERIFY(args.contains(launch.runDir));
+    }
+
+    // Fault: another local user reads a worker's command line (ps, /proc/PID/cmdline) | User sees: nothing: the token is not there | Kept: the token travels in the worker's environment (/proc/PID/environ is readable by its own user only)
+    void tokenNotOnCommandLine()
+    {
+        WorkerProcess::Launch launch;
+        launch.program = QStringLiteral("/x/trainyard-worker");
+        launch.specPath = QStringLiteral("/r/spec.json");
+        launch.runDir = QStringLiteral("/r");
+        launch.device = QStringLiteral("cpu");
+        launch.token = QStringLiteral("secret-token-0123456789");
+        for (const QString &arg : WorkerProcess::arguments(launch))
+            QVERIFY2(!arg.contains(launch.token) && arg != QStringLiteral("--token"), qPrintable(arg));
     }
 
     // Fault: hostile experiment files: empty, not JSON, 20 MB, nested 100000 deep, wrong types, NUL bytes, invalid UTF-8, weird Unicode, duplicate keys, repeat 10^9, 20000 runs, 5000 lanes, a runs root that cannot be created, names with ".." | User sees: `trainyard run` exits with a status from 1 to 127 and a message naming the file (and the JSON path), within seconds | Kept: no file is written outside the runs root; nothing is started

@@ -235,6 +235,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    // Like the real worker: the orchestrator passes the token in the environment.
+    if (const char *t = std::getenv("TRAINYARD_TOKEN"); o.token.empty() && t)
+        o.token = t;
     if (o.benchLines >= 0)
         return runBench(o);
     if (o.spec.empty() || o.runDir.empty()) {
