@@ -13,6 +13,10 @@
 // trains on, reconnects) | fail (exit 1 at at_step) | diverge (exit 3 at
 // at_step) | wrong-token (hello with a bad token) | no-hello (connects,
 // sends nothing).
+// "work": N makes every step a CPU busy loop of N iterations and adds
+// "samples_per_s" (train.batch_size samples a step, default 100) to metric
+// lines, so copies side by side really compete for the cores (slot probes).
+// train.max_steps, when set, caps "steps" as it caps the real worker.
 //
 // Benchmark mode: --bench LINES --rate PER_SECOND --run NAME (with
 // --connect/--token): hello, then LINES metric lines at the given rate
@@ -29,6 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -251,7 +256,12 @@ int main(int argc, char **argv)
     }
     const auto model = spec.value("model", nlohmann::json::object());
     const std::string behaviour = model.value("behaviour", std::string("train"));
-    const long steps = model.value("steps", 50L);
+    const auto train = spec.value("train", nlohmann::json::object());
+    long steps = model.value("steps", 50L);
+    if (train.contains("max_steps") && train["max_steps"].is_number_integer())
+        steps = std::min(steps, train["max_steps"].get<long>());
+    const long work = model.value("work", 0L);
+    const double batch = train.value("batch_size", 100.0);
     const long stepMs = behaviour == "flood" ? 0 : model.value("step_ms", 10L);
     const long atStep = model.value("at_step", steps / 2);
     const long checkpointEvery = spec.value("checkpoint", nlohmann::json::object()).value("every_steps", 10L);
@@ -319,6 +329,9 @@ int main(int argc, char **argv)
     std::printf("fake-worker: %s starting at step %ld (%s)\n", name.c_str(), step, behaviour.c_str());
     std::fflush(stdout);
 
+    auto lastReport = Clock::now();
+    long stepsSinceReport = 0;
+    volatile double sink = 0; // keeps the busy loop from being optimised away
     auto lastHeartbeat = Clock::now();
     auto lastConnectTry = Clock::now();
     bool paused = false;
@@ -380,6 +393,18 @@ int main(int argc, char **argv)
         nlohmann::json m = trainyard::protocol::metric(step, (step - 1) / 10, 1.0 / (1.0 + 0.05 * step), wall());
         m["lr"] = 0.01;
         m["total_steps"] = steps;
+        if (work > 0) {
+            double x = 1.0;
+            for (long i = 0; i < work; ++i)
+                x = x * 1.0000001 + 1e-9;
+            sink = sink + x;
+            ++stepsSinceReport;
+            const double elapsed = std::chrono::duration<double>(Clock::now() - lastReport).count();
+            if (elapsed > 0)
+                m["samples_per_s"] = batch * static_cast<double>(stepsSinceReport) / elapsed;
+            lastReport = Clock::now();
+            stepsSinceReport = 0;
+        }
         emit(m);
         if (step % 10 == 0) {
             nlohmann::json e = trainyard::protocol::evalResult(step, "valid", wall());
