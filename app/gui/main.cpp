@@ -1,4 +1,5 @@
-// trainyard: the desktop app, or `trainyard run FILE.json` headless.
+// trainyard: the desktop app, or `trainyard run FILE.json` headless, or
+// `trainyard probe-slots` (how many runs of a spec a device should hold).
 //
 // The headless command drives the same Session as the desktop app, with
 // only QCoreApplication: it needs no display. It prints one progress line
@@ -10,10 +11,14 @@
 #include "metricstore.h"
 #include "scheduler.h"
 #include "session.h"
+#include "slotadvice.h"
+#include "slotprobe.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QSocketNotifier>
 #include <QTimer>
 
@@ -32,6 +37,8 @@ const char *kUsage =
     "  trainyard FILE.json            open the desktop app on an experiment\n"
     "  trainyard run FILE.json [options]\n"
     "  trainyard run --demo [options] train every run headless (no display needed)\n"
+    "  trainyard probe-slots --device DEV --spec RUN.json [--levels 1,2,4] [--steps N]\n"
+    "                                 measure how many runs of RUN.json DEV should hold\n"
     "  trainyard --version | --help\n"
     "\n"
     "Options of `trainyard run`:\n"
@@ -42,7 +49,13 @@ const char *kUsage =
     "  --stall-timeout S  seconds of silence before a run is marked stalled (30)\n"
     "\n"
     "Exit status of `trainyard run`: 0 every run finished; 1 some run did not;\n"
-    "2 bad command line or experiment file.\n";
+    "2 bad command line or experiment file.\n"
+    "\n"
+    "`trainyard probe-slots` trains 1, 2, 4 (--levels) copies of the run spec side by\n"
+    "side on DEV (cpu or cuda:N) for N steps each (--steps, default 300; evaluation and\n"
+    "checkpoints off) in a temporary folder, prints the total samples/s per level,\n"
+    "recommends a slot count and remembers it for the desktop app's lane headers.\n"
+    "Exit status: 0 measured; 1 a copy failed or Ctrl-C; 2 bad arguments or spec.\n";
 
 int signalPipe[2] = {-1, -1};
 
@@ -380,6 +393,130 @@ int runHeadless(int argc, char **argv)
     return finished == total ? 0 : 1;
 }
 
+int runProbeSlots(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("trainyard"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TRAINYARD_VERSION));
+
+    QString device, specPath;
+    QList<int> levels = SlotProbe::defaultLevels();
+    int steps = SlotProbe::kDefaultSteps;
+    const QStringList args = app.arguments().mid(2);
+    for (int i = 0; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        const bool hasValue = i + 1 < args.size();
+        if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else if (a == QLatin1String("--device") && hasValue) {
+            device = args.at(++i);
+        } else if (a == QLatin1String("--spec") && hasValue) {
+            specPath = args.at(++i);
+        } else if (a == QLatin1String("--levels") && hasValue) {
+            levels.clear();
+            const QStringList parts = args.at(++i).split(QLatin1Char(','));
+            for (const QString &part : parts) {
+                bool ok = false;
+                const int k = part.trimmed().toInt(&ok);
+                if (!ok)
+                    return fail(QStringLiteral("--levels: \"%1\" is not an integer (expected e.g. 1,2,4)").arg(part));
+                levels.append(k);
+            }
+        } else if (a == QLatin1String("--steps") && hasValue) {
+            bool ok = false;
+            steps = args.at(++i).toInt(&ok);
+            if (!ok || steps < 10)
+                return fail(QStringLiteral("--steps: expected an integer ≥ 10, got \"%1\"").arg(args.at(i)));
+        } else if (a.startsWith(QLatin1Char('-'))) {
+            return fail(QStringLiteral("probe-slots: unknown option or missing value: %1 (see trainyard --help)").arg(a));
+        } else {
+            return fail(QStringLiteral("probe-slots: unexpected argument %1 (see trainyard --help)").arg(a));
+        }
+    }
+    if (device.isEmpty() || specPath.isEmpty())
+        return fail(QStringLiteral("probe-slots needs --device DEV and --spec RUN.json (see trainyard --help)"));
+    QFile file(specPath);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("%1: %2").arg(specPath, file.errorString()));
+    QJsonParseError parseError{};
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return fail(QStringLiteral("%1: not JSON at offset %2: %3").arg(specPath).arg(parseError.offset).arg(parseError.errorString()));
+    if (!doc.isObject())
+        return fail(QStringLiteral("%1: expected a run spec (a JSON object)").arg(specPath));
+
+    SlotProbe probe;
+    QString error;
+    if (!probe.start(device, doc.object(), levels, steps, &error))
+        return fail(QStringLiteral("probe-slots: ") + error);
+    const QString model = doc.object().value(QStringLiteral("model")).toObject().value(QStringLiteral("type")).toString();
+    std::fprintf(stdout, "probing %s on %s: %s copies side by side, %d steps each\n", qPrintable(model), qPrintable(device),
+                 qPrintable([&] {
+                     QStringList l;
+                     for (int k : std::as_const(levels))
+                         l << QString::number(k);
+                     return l.join(QLatin1Char(','));
+                 }()),
+                 steps);
+    std::fflush(stdout);
+
+    if (::pipe(signalPipe) != 0)
+        return fail(QStringLiteral("cannot create a pipe"));
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
+        char c = 0;
+        [[maybe_unused]] const ssize_t n = ::read(signalPipe[0], &c, 1);
+        probe.cancel();
+    });
+
+    int status = 1;
+    int lastLevel = 0;
+    QObject::connect(&probe, &SlotProbe::progress, &app, [&](int level, int count, int percent) {
+        if (level != lastLevel && percent < 100) {
+            lastLevel = level;
+            std::fprintf(stdout, "level %d of %d: %d cop%s (%d%% of the probe done)\n", level, count, levels.at(level - 1),
+                         levels.at(level - 1) == 1 ? "y" : "ies", percent);
+            std::fflush(stdout);
+        }
+    });
+    QObject::connect(&probe, &SlotProbe::failed, &app, [&](const QString &message) {
+        std::fprintf(stderr, "trainyard: probe failed: %s\n", qPrintable(message));
+        app.quit();
+    });
+    QObject::connect(&probe, &SlotProbe::cancelled, &app, [&] {
+        std::fprintf(stderr, "trainyard: probe cancelled, every copy stopped\n");
+        app.quit();
+    });
+    QObject::connect(&probe, &SlotProbe::finished, &app, [&](const SlotProbeResult &result) {
+        std::fprintf(stdout, "\n%8s %14s %10s\n", "copies", "samples/s", "vs 1 copy");
+        for (const SlotProbeLevel &l : result.levels)
+            std::fprintf(stdout, "%8d %14.1f %9.2fx\n", l.copies, l.samplesPerSecond, l.ratio);
+        const QString where = result.deviceName == result.device
+            ? result.device
+            : QStringLiteral("%1 (%2)").arg(result.device, result.deviceName);
+        std::fprintf(stdout, "recommended slots for %s on %s: %d\n", qPrintable(result.model), qPrintable(where),
+                     result.recommended);
+        SlotAdvice advice;
+        QString storeError;
+        if (advice.record(result, &storeError))
+            std::fprintf(stdout, "remembered in %s\n", qPrintable(advice.path()));
+        else
+            std::fprintf(stderr, "trainyard: warning: not remembered: %s\n", qPrintable(storeError));
+        std::fflush(stdout);
+        status = 0;
+        app.quit();
+    });
+    app.exec();
+    return status;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -387,6 +524,8 @@ int main(int argc, char **argv)
     const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
     if (first == QLatin1String("run"))
         return runHeadless(argc, argv);
+    if (first == QLatin1String("probe-slots"))
+        return runProbeSlots(argc, argv);
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
         std::printf("trainyard %s\n", TRAINYARD_VERSION);
         return 0;

@@ -32,6 +32,11 @@ double median(QList<double> values)
     return n % 2 ? values.at(n / 2) : 0.5 * (values.at(n / 2 - 1) + values.at(n / 2));
 }
 
+QString copiesText(int copies)
+{
+    return copies == 1 ? QStringLiteral("1 copy") : QStringLiteral("%1 copies").arg(copies);
+}
+
 } // namespace
 
 // ---- SlotProbeResult -------------------------------------------------------
@@ -192,7 +197,9 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
     const QString model = spec.value(key("model")).toObject().value(key("type")).toString();
     if (model.isEmpty())
         return refuse(QStringLiteral("model.type: missing (the spec must name its model)"));
-    const QStringList problems = validateRunSpec(probeSpec(spec, steps), QStringLiteral("spec"), false);
+    QStringList problems = validateRunSpec(spec, QStringLiteral("spec"), true);
+    if (problems.isEmpty()) // what the probe changes must stay valid too
+        problems = validateRunSpec(probeSpec(spec, steps), QStringLiteral("spec"), false);
     if (!problems.isEmpty())
         return refuse(problems.join(QStringLiteral("; ")));
     if (m_workerProgram.isEmpty())
@@ -271,9 +278,9 @@ void SlotProbe::startLevel()
         if (session != m_session || state == RunState::Finished)
             return;
         const RunInfo run = m_session->scheduler()->run(id);
-        fail(QStringLiteral("%1 %2 with %3 side by side on %4: %5")
+        fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                  .arg(run.name, runStateName(run.state))
-                 .arg(m_levels.at(m_levelIndex))
+                 .arg(copiesText(m_levels.at(m_levelIndex)))
                  .arg(m_device, run.message.isEmpty() ? QStringLiteral("no message") : run.message));
     }, Qt::QueuedConnection);
     connect(scheduler, &Scheduler::idle, this, [this, session] {
@@ -323,9 +330,9 @@ void SlotProbe::onLevelIdle()
     for (RunId id : scheduler->runIds()) {
         const RunInfo run = scheduler->run(id);
         if (run.state != RunState::Finished) {
-            fail(QStringLiteral("%1 %2 with %3 side by side on %4: %5")
+            fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                      .arg(run.name, runStateName(run.state))
-                     .arg(copies)
+                     .arg(copiesText(copies))
                      .arg(m_device, run.message));
             return;
         }
