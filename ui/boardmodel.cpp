@@ -34,6 +34,18 @@ BoardModel::BoardModel(QUndoStack *undoStack, QObject *parent)
     : QAbstractItemModel(parent)
     , m_undo(undoStack)
 {
+    reloadSlotAdvice();
+}
+
+void BoardModel::reloadSlotAdvice()
+{
+    QString warning;
+    if (!m_slotAdvice.load(&warning)) {
+        qWarning("%s", qPrintable(warning));
+    }
+    if (rowCount() > 0) {
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, 0), {SlotAdviceRole});
+    }
 }
 
 void BoardModel::setScheduler(Scheduler *scheduler, MetricStore *metrics, DeviceInventory *devices,
@@ -241,6 +253,19 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
             return lane.slotCount;
         case LaneIndexRole:
             return index.row();
+        case SlotAdviceRole: {
+            // Keyed like SlotProbe results: the GPU's name, or "cpu".
+            const QString deviceName = lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device.name;
+            for (RunId id : lane.runs) {
+                const RunInfo run = m_scheduler->run(id);
+                if (run.state == RunState::Queued) {
+                    const QString model = run.spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")).toString();
+                    const auto advice = m_slotAdvice.find(deviceName, model);
+                    return advice ? SlotAdvice::summary(*advice) : QString();
+                }
+            }
+            return QString();
+        }
         case DeviceStatsRole: {
             QVariantMap stats{{QStringLiteral("utilization"), device.utilization},
                               {QStringLiteral("memoryUsed"), device.memoryUsed},

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runinfo.h"
+#include "slotadvice.h"
 
 #include <QAbstractItemModel>
 #include <QJsonObject>
@@ -42,6 +43,7 @@ public:
         SlotsRole,               ///< lane
         DeviceStatsRole,         ///< lane: QVariantMap utilization/memory/temperature (current + history lists)
         LaneIndexRole,           ///< int
+        SlotAdviceRole,          ///< lane: remembered slot probe for its first queued run's model ("" if none)
     };
 
     /// Called before a run from the palette is queued; may edit the spec and
@@ -55,6 +57,9 @@ public:
     Scheduler *scheduler() const { return m_scheduler; }
     void setSpecEditor(SpecEditor editor) { m_specEditor = std::move(editor); }
     QUndoStack *undoStack() const { return m_undo; }
+
+    /// Re-reads the remembered slot probes (SlotAdvice) and repaints the lanes.
+    void reloadSlotAdvice();
 
     QModelIndex laneIndex(int lane) const;
     QModelIndex runIndex(RunId id) const;
@@ -101,6 +106,7 @@ private:
     DeviceInventory *m_devices = nullptr;
     DeviceHistory *m_history = nullptr;
     SpecEditor m_specEditor;
+    SlotAdvice m_slotAdvice;
     bool m_moving = false;
 };
 

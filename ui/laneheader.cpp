@@ -95,6 +95,13 @@ void LaneHeader::paintEvent(QPaintEvent *)
     if (stats.value(QStringLiteral("busyWithOthers")).toBool()) {
         subtitle += tr(" · busy with other users' processes");
     }
+    const QString advice = m_lane.data(BoardModel::SlotAdviceRole).toString();
+    if (!advice.isEmpty()) {
+        subtitle += QStringLiteral(" · ") + advice;
+    }
+    if (toolTip() != advice) {
+        setToolTip(advice); // the subtitle may be elided
+    }
     painter.drawText(QRectF(inner.left(), inner.top() + fm.height(), inner.width(), fmSmall.height()),
                      Qt::AlignLeft | Qt::AlignVCenter, fmSmall.elidedText(subtitle, Qt::ElideRight, inner.width()));
 

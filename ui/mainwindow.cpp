@@ -16,6 +16,7 @@
 #include "runtablemodel.h"
 #include "scheduler.h"
 #include "session.h"
+#include "slotprobedialog.h"
 #include "workerlogdialog.h"
 #include "workerprocess.h"
 
@@ -855,6 +856,37 @@ void MainWindow::showLaneMenu(int lane, const QPoint &globalPos)
                                              info.device, slots_));
         }
     });
+    // Measures with the lane's first queued run (its model, data and batch size).
+    QJsonObject probeSpec;
+    for (RunId id : scheduler->lane(lane).runs) {
+        if (scheduler->run(id).state == RunState::Queued) {
+            probeSpec = scheduler->run(id).spec;
+            break;
+        }
+    }
+    QAction *measure = menu.addAction(tr("Measure slots…"), this, [this, scheduler, lane, probeSpec] {
+        Session *session = m_session.get();
+        auto *dialog = new SlotProbeDialog(scheduler->lane(lane).effectiveDevice, probeSpec, scheduler->activeCount(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
+        connect(dialog, &SlotProbeDialog::setSlotsRequested, this, [this, session, scheduler, lane](int slotCount) {
+            if (m_session.get() != session || lane >= scheduler->laneCount()) {
+                return; // the board changed meanwhile
+            }
+            m_undo->push(new EditLaneCommand(scheduler, [this](const QString &m) { showBoardError(m); }, lane,
+                                             scheduler->lane(lane).device, slotCount));
+        });
+        dialog->open();
+        dialog->start();
+    });
+    if (probeSpec.isEmpty()) {
+        measure->setEnabled(false);
+        measure->setToolTip(tr("Queue a run on this lane first: the measurement trains copies of its first queued run"));
+        menu.setToolTipsVisible(true);
+    } else {
+        measure->setToolTip(tr("Train 1, 2 and 4 copies of the first queued run side by side on this lane's device "
+                               "and recommend how many slots pay off"));
+    }
     menu.addAction(tr("Device…"), this, [this, scheduler, lane] {
         bool ok = false;
         const LaneInfo info = scheduler->lane(lane);
