@@ -66,6 +66,11 @@ grep -E "FAIL|check failed" "$out/tst_gpu.log" | head -20 | tee -a "$summary"
 say "== speed on the GPU: worker vs the plain PyTorch loop ($(elapsed))"
 TRAINYARD_BENCH_DEVICE=cuda:0 TRAINYARD_BENCH_PYTHON=python3 TRAINYARD_SHARED_DATA=$work \
   FASHION_DIR=$work/fashion bash bench/worker/bench-worker.sh build-gpu 2>&1 | tee -a "$summary"
+say "== CNN speed again with bf16 autocast + channels-last on both sides ($(elapsed))"
+# The bench has no SACN comparison yet, so only the CNN is measured this way.
+TRAINYARD_BENCH_ONLY=cnn TRAINYARD_BENCH_AMP=bf16 TRAINYARD_BENCH_CHANNELS_LAST=1 \
+  TRAINYARD_BENCH_DEVICE=cuda:0 TRAINYARD_BENCH_PYTHON=python3 TRAINYARD_SHARED_DATA=$work \
+  FASHION_DIR=$work/fashion bash bench/worker/bench-worker.sh build-gpu 2>&1 | tee -a "$summary"
 
 say "== quality runs, ${quality_seconds}s each, side by side ($(elapsed))"
 # Each run trains until the time box, is stopped (checkpoint, exit 4), and is

@@ -13,6 +13,18 @@ worker="$build/bin/trainyard-worker"
 python=${TRAINYARD_BENCH_PYTHON:-/usr/bin/python3}
 # TRAINYARD_BENCH_DEVICE=cuda:0 compares both sides on a GPU (bench/gpu/run-gpu-checks.sh).
 device=${TRAINYARD_BENCH_DEVICE:-cpu}
+# Opt-in speed options of the CNN comparison, given to BOTH sides (the worker's
+# train.amp / train.channels_last, torch.autocast / torch.channels_last in the
+# Python loop): TRAINYARD_BENCH_AMP=off|bf16, TRAINYARD_BENCH_CHANNELS_LAST=0|1.
+# TRAINYARD_BENCH_ONLY=transe|cnn runs one part; TRAINYARD_BENCH_CNN_STEPS
+# shortens the CNN comparison (a quick sanity run; default 200 timed steps).
+amp=${TRAINYARD_BENCH_AMP:-off}
+channels_last=${TRAINYARD_BENCH_CHANNELS_LAST:-0}
+only=${TRAINYARD_BENCH_ONLY:-all}
+case $amp in off|bf16) ;; *) echo "bench-worker: TRAINYARD_BENCH_AMP must be off or bf16, got $amp"; exit 2 ;; esac
+case $channels_last in 0|1) ;; *) echo "bench-worker: TRAINYARD_BENCH_CHANNELS_LAST must be 0 or 1"; exit 2 ;; esac
+case $only in all|transe|cnn) ;; *) echo "bench-worker: TRAINYARD_BENCH_ONLY must be all, transe or cnn"; exit 2 ;; esac
+export TRAINYARD_BENCH_AMP=$amp TRAINYARD_BENCH_CHANNELS_LAST=$channels_last
 # torch.set_num_threads(1) does not reach OpenBLAS; the worker sets both.
 export OPENBLAS_NUM_THREADS=1
 shared=${TRAINYARD_SHARED_DATA:-$here/../../../shared/data}
@@ -43,7 +55,9 @@ PY
 ratio() { $python -c "print(f'{$1 / $2:.2f}')"; }
 
 steps=300; warmup=50
-if [[ -f $fb/train.txt ]]; then
+if [[ $only == cnn ]]; then
+  : # TRAINYARD_BENCH_ONLY=cnn
+elif [[ -f $fb/train.txt ]]; then
   batch=512; dim=100; neg=8; margin=4.0; lr=0.005
   cat > "$work/transe.json" <<JSON
 {"name": "bench-transe", "model": {"type": "transe", "dim": $dim, "norm": 1, "margin": $margin, "negatives": $neg,
@@ -86,19 +100,24 @@ else
   echo "bench-worker: SKIP TransE: $fb/train.txt is absent (set TRAINYARD_SHARED_DATA)"
 fi
 
-if [[ -f $fashion/train-images-idx3-ubyte.gz ]]; then
-  batch=64; lr=0.001; steps=200; warmup=20
+if [[ $only == transe ]]; then
+  : # TRAINYARD_BENCH_ONLY=transe
+elif [[ -f $fashion/train-images-idx3-ubyte.gz ]]; then
+  batch=64; lr=0.001; steps=${TRAINYARD_BENCH_CNN_STEPS:-200}; warmup=20
+  cl=false; ((channels_last)) && cl=true
+  options="amp=$amp channels_last=$cl"
   cat > "$work/cnn.json" <<JSON
 {"name": "bench-cnn", "model": {"type": "mnist-cnn"}, "data": {"kind": "idx", "path": "$fashion", "valid_size": 5000},
- "train": {"max_steps": $((steps + warmup)), "epochs": 10, "batch_size": $batch, "optimizer": "adam", "lr": $lr},
+ "train": {"max_steps": $((steps + warmup)), "epochs": 10, "batch_size": $batch, "optimizer": "adam", "lr": $lr,
+           "amp": "$amp", "channels_last": $cl},
  "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 20}}
 JSON
   w=$(worker_rate "$work/cnn.json" $warmup $batch) || status=1
   if ((have_python)); then
     p=$($python "$here/cnn_ref.py" "$fashion" $steps $warmup $batch $lr)
-    echo "mnist-cnn Fashion-MNIST: worker $w samples/s, python $p samples/s, ratio $(ratio "$w" "$p") (target >= 1.0)"
+    echo "mnist-cnn Fashion-MNIST ($options): worker $w samples/s, python $p samples/s, ratio $(ratio "$w" "$p") (target >= 1.0)"
   else
-    echo "mnist-cnn Fashion-MNIST: worker $w samples/s"
+    echo "mnist-cnn Fashion-MNIST ($options): worker $w samples/s"
   fi
 else
   echo "bench-worker: SKIP mnist-cnn: $fashion is absent (install dataset-fashion-mnist)"

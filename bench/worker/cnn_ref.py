@@ -1,7 +1,11 @@
 """Plain PyTorch reference of the worker's mnist-cnn step on Fashion-MNIST
 (the pytorch/examples MNIST net, Adam, the same batch size and input
-normalisation). Prints samples per second over the timed steps."""
-import gzip, os, sys, time, numpy, torch
+normalisation). Prints samples per second over the timed steps.
+TRAINYARD_BENCH_AMP=bf16 runs the forward pass and the loss under
+torch.autocast(device_type, dtype=torch.bfloat16), and
+TRAINYARD_BENCH_CHANNELS_LAST=1 puts the model and every input batch in
+torch.channels_last, as the worker's train.amp / train.channels_last do."""
+import contextlib, gzip, os, sys, time, numpy, torch
 import torch.nn as nn, torch.nn.functional as F
 
 def idx(path):
@@ -32,6 +36,12 @@ def main(folder, steps, warmup, batch, lr):
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     images = images.to(device); labels = labels.to(device)
     model = Net(10).to(device); opt = torch.optim.Adam(model.parameters(), lr=lr)
+    amp = os.environ.get("TRAINYARD_BENCH_AMP", "off") == "bf16"
+    channels_last = os.environ.get("TRAINYARD_BENCH_CHANNELS_LAST", "0") == "1"
+    memory_format = torch.channels_last if channels_last else torch.contiguous_format
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+    autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if amp else contextlib.nullcontext
     perm = torch.randperm(len(images), device=device); pos = 0; start = None
     for step in range(warmup + steps):
         if step == warmup:
@@ -40,8 +50,9 @@ def main(folder, steps, warmup, batch, lr):
         if pos + batch > len(images):
             perm = torch.randperm(len(images), device=device); pos = 0
         i = perm[pos:pos + batch]; pos += batch
-        x = (images[i].float() / 255 - mean) / std
-        loss = F.cross_entropy(model(x), labels[i])
+        x = ((images[i].float() / 255 - mean) / std).contiguous(memory_format=memory_format)
+        with autocast():
+            loss = F.cross_entropy(model(x), labels[i])
         opt.zero_grad(); loss.backward(); opt.step()
         if (step + 1) % 50 == 0:
             loss.item()

@@ -154,6 +154,12 @@ Catalogue::Catalogue()
         floatParam("lr", 0.001, 0.0, 1e3, "learning rate", /*minExclusive=*/true),
         floatParam("weight_decay", 0.0, 0.0, 1.0, "L2 penalty added by the optimizer"),
         intParam("seed", 1, 0, 9007199254740991.0, "seed of every random choice (init, shuffling, negatives, dropout, synthetic data)"),
+        choiceParam("amp", Type::String, "off", {"off", "bf16"},
+                    "mixed precision: bf16 autocasts the forward pass and the loss to bfloat16 on the run's device "
+                    "(CPU or CUDA); gradients, the optimizer step, the reported loss and evaluation stay fp32"),
+        boolParam("channels_last", false,
+                  "mnist-cnn only: keep the convolution weights and every input batch channels-last (NHWC), the "
+                  "layout fast GPU convolutions prefer; the other models have no 2-D convolution and ignore it"),
     };
     m_eval = {
         intParam("every_epochs", 10, 0, 1e6, "evaluate every N epochs and once at the end; 0 turns evaluation off"),

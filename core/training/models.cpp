@@ -233,7 +233,10 @@ torch::Tensor WeightedGcnLayerImpl::forward(const torch::Tensor &x, const torch:
 {
     const auto support = m_linear(x);
     const auto messages = support.index_select(0, src) * m_alpha(type); // [E, out] * [E, 1]
-    const auto aggregated = torch::zeros_like(support).index_add(0, dst, messages);
+    // messages' options, not support's: under autocast (train.amp) support is
+    // bf16 while messages are promoted to fp32 by the fp32 alpha.
+    const auto aggregated =
+        torch::zeros({support.size(0), support.size(1)}, messages.options()).index_add(0, dst, messages);
     return m_dropout(torch::tanh(m_bn(aggregated)));
 }
 

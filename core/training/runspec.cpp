@@ -319,6 +319,8 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     run.lr = train["lr"].get<double>();
     run.weightDecay = train["weight_decay"].get<double>();
     run.seed = train["seed"].get<std::uint64_t>();
+    run.amp = train["amp"].get<std::string>();
+    run.channelsLast = train["channels_last"].get<bool>();
     run.evalEveryEpochs = eval["every_epochs"].get<std::int64_t>();
     run.evalSplit = eval["split"].get<std::string>();
     run.evalBatchSize = eval["batch_size"].get<std::int64_t>();

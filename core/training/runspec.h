@@ -29,6 +29,8 @@ struct RunSpec
     double lr = 0.001;
     double weightDecay = 0.0;
     std::uint64_t seed = 1;
+    std::string amp = "off";   // "off" or "bf16": autocast of the forward pass and loss
+    bool channelsLast = false; // as asked; see usesChannelsLast()
 
     std::int64_t evalEveryEpochs = 0;
     std::string evalSplit = "valid";
@@ -50,6 +52,9 @@ struct RunSpec
     const std::string &modelType() const;
     const std::string &task() const;
     std::string dataKind() const { return data.at("kind").get<std::string>(); }
+
+    // train.channels_last applies to models with 2-D convolutions only.
+    bool usesChannelsLast() const { return channelsLast && modelType() == "mnist-cnn"; }
 
     std::int64_t intParam(const char *name) const { return modelParams.at(name).get<std::int64_t>(); }
     double floatParam(const char *name) const { return modelParams.at(name).get<double>(); }

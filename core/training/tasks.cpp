@@ -207,7 +207,8 @@ public:
         }
         const auto options = kLongs.device(m_device);
         const auto batch = m_keys.index_select(0, indices.to(m_device, true));
-        const auto logits = m_model->logits(batch.select(1, 0), batch.select(1, 1));
+        // fp32 even under autocast (train.amp): the smoothed targets 1/N need it.
+        const auto logits = m_model->logits(batch.select(1, 0), batch.select(1, 1)).to(torch::kFloat);
         auto target = torch::zeros_like(logits);
         target.index_put_({torch::tensor(m_rows, kLongs).to(options), torch::tensor(m_cols, kLongs).to(options)}, 1.0);
         // ConvE/SACN label smoothing: (1 - eps) * y + 1 / N.
@@ -236,6 +237,16 @@ public:
     {
         m_model = makeClassifier(spec, m_data.train.rows, m_data.train.cols, m_data.classes);
         m_model->to(device);
+        if (spec.usesChannelsLast()) {
+            // What module.to(memory_format=torch.channels_last) does in Python:
+            // the 4-D weights (the convolutions') change layout, values stay.
+            torch::NoGradGuard noGrad;
+            for (auto &p : m_model->parameters()) {
+                if (p.dim() == 4)
+                    p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+            }
+            m_memoryFormat = torch::MemoryFormat::ChannelsLast;
+        }
         // Normalisation statistics of the training pixels, as the MNIST example does.
         double sum = 0.0, sumSq = 0.0;
         for (const auto p : m_data.train.pixels) {
@@ -256,7 +267,7 @@ public:
     torch::Tensor loss(const torch::Tensor &indices) override
     {
         const auto idx = indices.to(m_device, true);
-        const auto x = normalizeImages(m_trainImages.index_select(0, idx), m_mean, m_std);
+        const auto x = normalizeImages(m_trainImages.index_select(0, idx), m_mean, m_std).contiguous(m_memoryFormat);
         return m_model->loss(m_model->forward(x), m_trainLabels.index_select(0, idx));
     }
 
@@ -295,6 +306,7 @@ private:
     ImageDataset m_data;
     torch::Device m_device;
     std::shared_ptr<ClassifierImpl> m_model;
+    torch::MemoryFormat m_memoryFormat = torch::MemoryFormat::Contiguous; // of input batches
     double m_mean = 0.0;
     double m_std = 1.0;
     torch::Tensor m_trainImages; // bytes [n, 1, H, W] on the device

@@ -1,5 +1,6 @@
 #include "trainer.h"
 
+#include "autocastguard.h"
 #include "badinput.h"
 #include "protocol.h"
 #include "reporter.h"
@@ -348,7 +349,13 @@ int Trainer::run(bool resume)
             const auto indices = order.slice(0, b * batch, std::min(examples, (b + 1) * batch));
             m_task.beforeStep();
             m_optimizer->zero_grad();
-            const auto loss = m_task.loss(indices);
+            torch::Tensor loss;
+            {
+                // train.amp: only the forward pass and the loss run under
+                // autocast; the loss leaves it as fp32 (a no-op without amp).
+                AutocastGuard autocast(m_device.type(), m_spec.amp == "bf16");
+                loss = m_task.loss(indices).to(torch::kFloat);
+            }
             loss.backward();
             m_optimizer->step();
             ++m_step;

@@ -208,6 +208,11 @@ int runWorker(const WorkerOptions &options)
                                  device);
         }
         reporter->log("info", "data: " + task->describe());
+        if (spec->amp != "off")
+            reporter->log("info", "train.amp " + spec->amp + ": forward pass and loss autocast on " + device.str());
+        if (spec->channelsLast && !spec->usesChannelsLast())
+            reporter->log("info", "train.channels_last is ignored: model " + spec->modelType()
+                                      + " has no 2-D convolution");
 
         Trainer trainer(*spec, *task, *reporter, options.runDir + "/checkpoints", device);
         const int code = trainer.run(options.resume);

@@ -1,11 +1,22 @@
 // The models' one-to-all scores agree with their per-triple distances, and
-// each builder produces the architecture its options describe.
+// each builder produces the architecture its options describe. Also the
+// training options train.amp and train.channels_last, trained in-process so
+// that the thread's autocast state after a run can be checked.
 
 #include "helpers/minitest.h"
+#include "workerprocess.h"
 
+#include "autocastguard.h"
+#include "imagedataset.h"
 #include "models.h"
+#include "runspec.h"
+#include "task.h"
+#include "worker.h"
+#include "workeroptions.h"
 
 #include <torch/torch.h>
+
+#include <cmath>
 
 using namespace trainyard;
 
@@ -26,6 +37,48 @@ void checkConsistent(TranslationalModelImpl &model, std::int64_t entities, std::
         TY_CHECK(torch::allclose(tails[i], -dTails, 1e-3, 1e-3));
         TY_CHECK(torch::allclose(heads[i], -dHeads, 1e-3, 1e-3));
     }
+}
+
+struct InProcessRun
+{
+    int code = -1;
+    std::vector<nlohmann::json> lines;
+};
+
+// Trains `spec` in this process, as trainyard-worker would, in run folder `runDir`.
+InProcessRun trainInProcess(const std::string &dir, const std::string &specText, const std::string &runDir,
+                            bool resume = false)
+{
+    testing::writeFile(dir + "/spec.json", specText);
+    WorkerOptions options;
+    options.spec = dir + "/spec.json";
+    options.runDir = runDir;
+    options.resume = resume;
+    InProcessRun run;
+    run.code = runWorker(options);
+    run.lines = testing::readLines(runDir + "/metrics.jsonl");
+    return run;
+}
+
+// The metric lines' losses are finite and the last is below `factor` x the first.
+void checkLossFalls(const std::vector<nlohmann::json> &lines, double factor)
+{
+    const auto metrics = testing::ofType(lines, "metric");
+    TY_REQUIRE(metrics.size() >= 3);
+    for (const auto &m : metrics)
+        TY_CHECK(std::isfinite(m["loss"].get<double>()));
+    const double first = metrics.front()["loss"], last = metrics.back()["loss"];
+    std::cout << "  loss " << first << " -> " << last << " over " << metrics.back()["step"] << " steps\n";
+    TY_CHECK(last < factor * first);
+}
+
+bool hasLog(const std::vector<nlohmann::json> &lines, const std::string &part)
+{
+    for (const auto &l : testing::ofType(lines, "log")) {
+        if (l["text"].get<std::string>().find(part) != std::string::npos)
+            return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -133,6 +186,110 @@ TY_TEST(classifiersMapImagesToClassLogits)
     TY_CHECK(mlp->forward(torch::zeros({4, 1, 8, 8})).sizes() == torch::IntArrayRef({4, 5}));
     Mlp linear(64, 5, 16, 0, 0.0);
     TY_CHECK(linear->forward(torch::zeros({4, 1, 8, 8})).sizes() == torch::IntArrayRef({4, 5}));
+}
+
+TY_TEST(autocastGuardEnablesBf16AndRestoresTheState)
+{
+    const auto cpu = c10::DeviceType::CPU;
+    const auto a = torch::ones({4, 4}), b = torch::ones({4, 4});
+    TY_CHECK(!AutocastGuard::isEnabled(cpu));
+    {
+        AutocastGuard off(cpu, false);
+        TY_CHECK(!AutocastGuard::isEnabled(cpu));
+        TY_CHECK(torch::matmul(a, b).scalar_type() == torch::kFloat);
+    }
+    {
+        AutocastGuard on(cpu, true);
+        TY_CHECK(AutocastGuard::isEnabled(cpu));
+        TY_CHECK(AutocastGuard::dtype(cpu) == torch::kBFloat16);
+        TY_CHECK(torch::matmul(a, b).scalar_type() == torch::kBFloat16);
+    }
+    TY_CHECK(!AutocastGuard::isEnabled(cpu));
+    TY_CHECK(torch::matmul(a, b).scalar_type() == torch::kFloat);
+    // A state the guard found (enabled) is what it leaves. (LibTorch 1.13's
+    // CPU autocast accepts no dtype but bf16, so only the flag is varied.)
+    AutocastGuard::set(cpu, true, torch::kBFloat16);
+    {
+        AutocastGuard on(cpu, true);
+        TY_CHECK(AutocastGuard::isEnabled(cpu));
+    }
+    TY_CHECK(AutocastGuard::isEnabled(cpu));
+    TY_CHECK(AutocastGuard::dtype(cpu) == torch::kBFloat16);
+    AutocastGuard::set(cpu, false, torch::kBFloat16);
+    TY_CHECK(!AutocastGuard::isEnabled(cpu));
+}
+
+TY_TEST(channelsLastConvertsTheCnnWeightsOnly)
+{
+    const auto parsed = [](const char *train) {
+        return RunSpec::parse(std::string(R"({"model": {"type": "mnist-cnn"}, "data": {"kind": "synthetic-images"}, "train": )")
+                              + train + "}");
+    };
+    const RunSpec on = parsed(R"({"channels_last": true})"), off = parsed("{}");
+    for (const RunSpec *spec : {&on, &off}) {
+        auto task = makeImageTask(*spec, ImageDataset::synthetic(100, 3, 8, 1), torch::kCPU);
+        int convWeights = 0;
+        for (const auto &p : task->module().parameters()) {
+            if (p.dim() != 4)
+                continue;
+            ++convWeights;
+            // conv1's weight [32, 1, 3, 3] has one input channel: both layouts
+            // are the same, so only conv2's tells them apart.
+            if (p.size(1) > 1)
+                TY_CHECK_EQ(p.is_contiguous(torch::MemoryFormat::ChannelsLast), spec->channelsLast);
+            else
+                TY_CHECK(p.is_contiguous(torch::MemoryFormat::ChannelsLast));
+        }
+        TY_CHECK_EQ(convWeights, 2);
+        const auto loss = task->loss(torch::arange(8));
+        TY_CHECK(std::isfinite(loss.item<double>()));
+    }
+}
+
+TY_TEST(cnnTrainsWithBf16AutocastAndChannelsLastAndResumes)
+{
+    const std::string dir = testing::tempDir("amp-cnn");
+    const auto spec = [](int maxSteps) {
+        return R"({"name": "amp-cnn", "model": {"type": "mnist-cnn", "hidden": 32},
+          "data": {"kind": "synthetic-images", "samples": 600, "classes": 5, "size": 12},
+          "train": {"epochs": 10, "max_steps": )" + std::to_string(maxSteps) + R"(, "batch_size": 16, "lr": 0.002,
+                    "amp": "bf16", "channels_last": true},
+          "eval": {"every_epochs": 1000, "split": "test"}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 6}})";
+    };
+    const InProcessRun first = trainInProcess(dir, spec(36), dir + "/run");
+    TY_CHECK_EQ(first.code, 0);
+    checkLossFalls(first.lines, 0.7);
+    TY_CHECK(hasLog(first.lines, "train.amp bf16"));
+    const auto evals = testing::ofType(first.lines, "eval");
+    TY_REQUIRE(evals.size() == 1);
+    std::cout << "  test accuracy " << evals[0]["accuracy"] << " (chance 0.2)\n";
+    TY_CHECK(evals[0]["accuracy"].get<double>() > 0.5);
+    // The run left the thread's autocast state as it found it.
+    TY_CHECK(!AutocastGuard::isEnabled(c10::DeviceType::CPU));
+    TY_CHECK(AutocastGuard::dtype(c10::DeviceType::CPU) == torch::kBFloat16);
+
+    const InProcessRun resumed = trainInProcess(dir, spec(48), dir + "/run", /*resume=*/true);
+    TY_CHECK_EQ(resumed.code, 0);
+    TY_CHECK(hasLog(resumed.lines, "resumed from step 36"));
+    const auto metrics = testing::ofType(resumed.lines, "metric");
+    TY_REQUIRE(!metrics.empty());
+    TY_CHECK_EQ(metrics.back()["step"].get<int>(), 48);
+    TY_CHECK(std::isfinite(metrics.back()["loss"].get<double>()));
+    TY_CHECK(!AutocastGuard::isEnabled(c10::DeviceType::CPU));
+}
+
+TY_TEST(transeTrainsWithBf16Autocast)
+{
+    const std::string dir = testing::tempDir("amp-transe");
+    const InProcessRun run = trainInProcess(dir, R"({"name": "amp-transe", "model": {"type": "transe", "dim": 16},
+      "data": {"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 2000},
+      "train": {"epochs": 100, "max_steps": 60, "batch_size": 64, "lr": 0.02, "amp": "bf16", "channels_last": true},
+      "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 5}})",
+                                            dir + "/run");
+    TY_CHECK_EQ(run.code, 0);
+    checkLossFalls(run.lines, 0.8);
+    TY_CHECK(hasLog(run.lines, "train.channels_last is ignored: model transe"));
+    TY_CHECK(!AutocastGuard::isEnabled(c10::DeviceType::CPU));
 }
 
 TY_TEST_MAIN()

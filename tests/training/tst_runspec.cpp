@@ -113,6 +113,36 @@ TY_TEST(outOfRangeValuesAreNamed)
     TY_CHECK(contains(errorOf(R"({"eval": {"split": "train"}})"), "eval.split: expected one of"));
 }
 
+TY_TEST(ampAndChannelsLastParse)
+{
+    const RunSpec plain = RunSpec::parse(R"({"model": {"type": "mnist-cnn"}})");
+    TY_CHECK_EQ(plain.amp, std::string("off"));
+    TY_CHECK(!plain.channelsLast && !plain.usesChannelsLast());
+    TY_CHECK_EQ(plain.resolved["train"]["amp"].get<std::string>(), std::string("off"));
+    TY_CHECK_EQ(plain.resolved["train"]["channels_last"].get<bool>(), false);
+
+    const RunSpec cnn = RunSpec::parse(R"({"model": {"type": "mnist-cnn"}, "train": {"amp": "bf16", "channels_last": true}})");
+    TY_CHECK_EQ(cnn.amp, std::string("bf16"));
+    TY_CHECK(cnn.channelsLast && cnn.usesChannelsLast());
+    // Accepted everywhere (one train section fits every model), used by mnist-cnn only.
+    const RunSpec sacn = RunSpec::parse(R"({"model": {"type": "sacn"}, "train": {"amp": "bf16", "channels_last": true}})");
+    TY_CHECK(sacn.channelsLast && !sacn.usesChannelsLast());
+
+    TY_CHECK(contains(errorOf(R"({"train": {"amp": "fp8"}})"),
+                      "spec.json: train.amp: expected one of \"off\", \"bf16\", got \"fp8\""));
+    TY_CHECK(contains(errorOf(R"({"train": {"amp": 3}})"), "train.amp: expected one of \"off\", \"bf16\", got 3"));
+    TY_CHECK(contains(errorOf(R"({"train": {"amp": true}})"), "train.amp: expected one of"));
+    TY_CHECK(contains(errorOf(R"({"train": {"channels_last": "yes"}})"),
+                      "train.channels_last: expected true or false, got \"yes\""));
+    TY_CHECK(contains(errorOf(R"({"train": {"channels_last": 1}})"), "train.channels_last: expected true or false"));
+
+    bool listed = false;
+    const auto document = Catalogue::instance().toJson();
+    for (const auto &p : document["train"])
+        listed = listed || (p["name"] == "amp" && p["default"] == "off" && p["choices"].size() == 2 && !p["help"].empty());
+    TY_CHECK(listed);
+}
+
 TY_TEST(modelAndDataMustFit)
 {
     TY_CHECK(contains(errorOf(R"({"model": {"type": "resnet"}})"), "model.type: expected one of \"transe\""));
