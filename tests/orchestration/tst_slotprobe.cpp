@@ -154,6 +154,38 @@ private slots:
             QVERIFY(!alive(pid));
     }
 
+    void real_worker_probe()
+    {
+        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+            QSKIP("TRAINYARD_WORKER (the real trainyard-worker) is not built");
+        // A tiny TransE on generated data: the real worker's samples_per_s path.
+        const QJsonObject spec{
+            {QStringLiteral("name"), QStringLiteral("tiny")},
+            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
+            {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
+                                                 {QStringLiteral("entities"), 40},
+                                                 {QStringLiteral("relations"), 3},
+                                                 {QStringLiteral("triples"), 400}}},
+            {QStringLiteral("train"), QJsonObject{{QStringLiteral("batch_size"), 64}}}};
+        SlotProbe probe;
+        probe.setWorkerProgram(worker);
+        QSignalSpy finished(&probe, &SlotProbe::finished);
+        QSignalSpy failed(&probe, &SlotProbe::failed);
+        QString error;
+        QVERIFY2(probe.start(QStringLiteral("cpu"), spec, {1, 2}, 40, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 90000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        const auto result = finished.first().first().value<SlotProbeResult>();
+        QCOMPARE(result.model, QStringLiteral("transe"));
+        QCOMPARE(result.levels.size(), 2);
+        for (const SlotProbeLevel &l : result.levels) {
+            QVERIFY(l.samplesPerSecond > 0);
+            qInfo("real worker, %d copies: %.0f samples/s, %.2fx", l.copies, l.samplesPerSecond, l.ratio);
+        }
+        QVERIFY(result.recommended == 1 || result.recommended == 2);
+    }
+
     void failing_copy_fails_the_probe()
     {
         if (fakeWorker().isEmpty())
