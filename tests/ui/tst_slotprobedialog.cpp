@@ -1,0 +1,142 @@
+// "Measure slots…": the dialog with trainyard-fake-worker copies (progress,
+// table, recommendation remembered, "Set slots to N", cancel), and the lane
+// header's remembered recommendation (BoardModel::SlotAdviceRole).
+
+#include "boardmodel.h"
+#include "scheduler.h"
+#include "session.h"
+#include "slotadvice.h"
+#include "slotprobedialog.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace trainyard;
+
+namespace {
+
+QString fakeWorker()
+{
+    return qEnvironmentVariable("TRAINYARD_FAKE_WORKER");
+}
+
+// A fake run whose steps are CPU work, so copies side by side compete.
+QJsonObject busySpec(const QString &name = QStringLiteral("busy"))
+{
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")},
+                                                             {QStringLiteral("steps"), 100000},
+                                                             {QStringLiteral("step_ms"), 0},
+                                                             {QStringLiteral("work"), 3000000}}}};
+}
+
+} // namespace
+
+class TestSlotProbeDialog : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // the advice file goes to a test location
+        QFile::remove(SlotAdvice::defaultPath());
+    }
+
+    void measures_and_sets_slots()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        SlotProbeDialog dialog(QStringLiteral("cpu"), busySpec(), 0);
+        dialog.probe()->setWorkerProgram(fakeWorker());
+        QSignalSpy setSlots(&dialog, &SlotProbeDialog::setSlotsRequested);
+        QSignalSpy recorded(&dialog, &SlotProbeDialog::adviceRecorded);
+        dialog.show();
+        QVERIFY(dialog.start({1, 2}, 40));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.probe()->isRunning(), 60000);
+        QVERIFY2(dialog.setSlotsButton()->isVisible(), qPrintable(dialog.statusText()));
+        QCOMPARE(dialog.table()->rowCount(), 2);
+        QCOMPARE(dialog.table()->item(1, 0)->text(), QStringLiteral("2"));
+        QVERIFY(dialog.statusText().contains(QStringLiteral("Recommended")));
+        QCOMPARE(recorded.size(), 1);
+
+        SlotAdvice advice;
+        QVERIFY(advice.load());
+        const auto remembered = advice.find(QStringLiteral("cpu"), QStringLiteral("fake"));
+        QVERIFY(remembered);
+        QCOMPARE(remembered->levels.size(), 2);
+        QVERIFY(dialog.setSlotsButton()->text().contains(QString::number(remembered->recommended)));
+
+        dialog.setSlotsButton()->click();
+        QCOMPARE(setSlots.size(), 1);
+        QCOMPARE(setSlots.first().first().toInt(), remembered->recommended);
+    }
+
+    void cancel_stops_the_probe()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        SlotProbeDialog dialog(QStringLiteral("cpu"), busySpec(), 0);
+        dialog.probe()->setWorkerProgram(fakeWorker());
+        QSignalSpy cancelled(dialog.probe(), &SlotProbe::cancelled);
+        dialog.show();
+        QVERIFY(dialog.start({1, 2}, 100000));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.probe()->workerPids().isEmpty(), 10000);
+        dialog.reject();
+        QCOMPARE(cancelled.size(), 1);
+        QVERIFY(!dialog.probe()->isRunning());
+        QVERIFY(dialog.probe()->workerPids().isEmpty());
+    }
+
+    void bad_spec_is_shown()
+    {
+        SlotProbeDialog dialog(QStringLiteral("cpu"), QJsonObject{}, 0);
+        QVERIFY(!dialog.start());
+        QVERIFY2(dialog.statusText().contains(QStringLiteral("model.type")), qPrintable(dialog.statusText()));
+    }
+
+    void lane_shows_the_remembered_recommendation()
+    {
+        QTemporaryDir dir;
+        SlotProbeResult r;
+        r.device = QStringLiteral("cpu");
+        r.deviceName = QStringLiteral("cpu");
+        r.model = QStringLiteral("transe");
+        r.levels = {{1, 100, 1.0}, {2, 190, 1.9}, {4, 230, 2.3}};
+        r.recommended = 2;
+        r.measured = QDateTime(QDate(2026, 11, 30), QTime(9, 0), Qt::UTC);
+        QVERIFY(SlotAdvice().record(r));
+
+        Experiment ex;
+        ex.name = QStringLiteral("advice");
+        ex.runsRoot = dir.path();
+        ExperimentLane transe, mlp;
+        transe.runs.append(ExperimentRun{QJsonObject{{QStringLiteral("name"), QStringLiteral("t")},
+                                                     {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}}}},
+                                         1});
+        mlp.runs.append(ExperimentRun{QJsonObject{{QStringLiteral("name"), QStringLiteral("m")},
+                                                  {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("mlp")}}}},
+                                      1});
+        ex.lanes = {transe, mlp, ExperimentLane{}};
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        QUndoStack undo;
+        BoardModel model(&undo);
+        model.setScheduler(session.scheduler(), session.metrics(), session.devices(), nullptr);
+        model.reloadSlotAdvice();
+        QCOMPARE(model.laneIndex(0).data(BoardModel::SlotAdviceRole).toString(),
+                 QStringLiteral("recommended: 2 slots for transe (measured 2026-11-30: 1.9×)"));
+        QCOMPARE(model.laneIndex(1).data(BoardModel::SlotAdviceRole).toString(), QString()); // mlp: never measured
+        QCOMPARE(model.laneIndex(2).data(BoardModel::SlotAdviceRole).toString(), QString()); // empty lane
+        model.setScheduler(nullptr, nullptr, nullptr, nullptr);
+    }
+};
+
+QTEST_MAIN(TestSlotProbeDialog)
+#include "tst_slotprobedialog.moc"
