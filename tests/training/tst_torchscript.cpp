@@ -3,6 +3,7 @@
 // "Bring your own model: torchscript").
 
 #include "helpers/minitest.h"
+#include "linearmodule.h"
 #include "workerprocess.h"
 
 #include <torch/script.h>
@@ -12,6 +13,7 @@
 using testing::ofType;
 using testing::readLines;
 using testing::runWorker;
+using testing::saveLinearModule;
 
 namespace {
 
@@ -25,31 +27,6 @@ bool contains(const std::string &text, const std::string &part)
         return false;
     }
     return true;
-}
-
-// A linear softmax classifier on the flattened image, its weights in a
-// submodule (so checkpoints see a dotted name, "fc.weight"), zero-initialised
-// so the first loss is exactly ln(classes) (times `lossScale` when the module
-// brings its own loss method).
-void saveLinearModule(const std::string &path, int outputs, double lossScale = 0.0)
-{
-    torch::jit::Module fc("Fc");
-    fc.register_parameter("weight", torch::zeros({outputs, kSize * kSize}).requires_grad_(true), false);
-    torch::jit::Module m("Net");
-    m.register_module("fc", fc);
-    m.register_parameter("bias", torch::zeros({outputs}).requires_grad_(true), false);
-    m.define(R"(
-def forward(self, x):
-    return torch.matmul(x.flatten(1), self.fc.weight.t()) + self.bias
-)");
-    if (lossScale > 0.0) {
-        m.define(R"(
-def loss(self, logits, target):
-    return -)" + std::to_string(lossScale)
-                 + R"( * torch.log_softmax(logits, 1).gather(1, target.unsqueeze(1)).mean()
-)");
-    }
-    m.save(path);
 }
 
 std::string spec(const std::string &modelPath)
@@ -92,7 +69,7 @@ TY_TEST(listsTorchscriptWithAPathParam)
 TY_TEST(trainsAModuleFromARelativePathAndResumes)
 {
     const std::string dir = testing::tempDir("ts-train");
-    saveLinearModule(dir + "/model.pt", kClasses);
+    saveLinearModule(dir + "/model.pt", kClasses, kSize);
     std::string err;
     // "model.pt" is relative to the spec file.
     TY_REQUIRE(run(dir, spec("model.pt"), &err) == 0);
@@ -141,7 +118,7 @@ TY_TEST(trainsAModuleFromARelativePathAndResumes)
 TY_TEST(usesTheModulesOwnLossMethod)
 {
     const std::string dir = testing::tempDir("ts-loss");
-    saveLinearModule(dir + "/model.pt", kClasses, 3.0);
+    saveLinearModule(dir + "/model.pt", kClasses, kSize, 3.0);
     std::string err;
     TY_REQUIRE(run(dir, spec(dir + "/model.pt"), &err) == 0);
     const auto metrics = ofType(readLines(dir + "/run/metrics.jsonl"), "metric");
@@ -170,7 +147,7 @@ TY_TEST(badModulesExitTwoNamingTheFile)
     TY_CHECK_EQ(run(dir, spec(dir + "/noforward.pt"), &err), 2);
     TY_CHECK(contains(err, dir + "/noforward.pt: the module has no forward method"));
 
-    saveLinearModule(dir + "/three.pt", 3); // the data has 4 classes
+    saveLinearModule(dir + "/three.pt", 3, kSize); // the data has 4 classes
     TY_CHECK_EQ(run(dir, spec(dir + "/three.pt"), &err), 2);
     TY_CHECK(contains(err, dir + "/three.pt: forward(x [2, 1, 8, 8]) returned [2, 3]"));
     TY_CHECK(contains(err, "expected float logits [2, 4]"));
@@ -178,7 +155,7 @@ TY_TEST(badModulesExitTwoNamingTheFile)
     TY_CHECK_EQ(run(dir, R"({"model": {"type": "torchscript"}})", &err), 2);
     TY_CHECK(contains(err, "model.path: required for model \"torchscript\""));
 
-    saveLinearModule(dir + "/ok.pt", kClasses);
+    saveLinearModule(dir + "/ok.pt", kClasses, kSize);
     TY_CHECK_EQ(run(dir, R"({"model": {"type": "torchscript", "path": ")" + dir + R"(/ok.pt"}, "data": {"kind": "synthetic-kg"}})",
                     &err),
                 2);

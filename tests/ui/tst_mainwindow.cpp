@@ -16,6 +16,7 @@
 #include "uitesthelpers.h"
 
 #include <QFileInfo>
+#include <cmath>
 #include <QJsonArray>
 #include <QMimeData>
 #include <QProcess>
@@ -47,6 +48,21 @@ QString writeExperiment(const QTemporaryDir &dir, int epochs)
     file.open(QIODevice::WriteOnly);
     file.write(QJsonDocument(experiment).toJson());
     return path;
+}
+
+// The palette's entry for a model type, or an invalid index.
+QModelIndex paletteEntry(MainWindow &window, const QString &type)
+{
+    ModelPaletteModel *palette = window.paletteModel();
+    for (int g = 0; g < palette->rowCount(); ++g) {
+        const QModelIndex group = palette->index(g, 0);
+        for (int r = 0; r < palette->rowCount(group); ++r) {
+            if (palette->index(r, 0, group).data().toString() == type) {
+                return palette->index(r, 0, group);
+            }
+        }
+    }
+    return {};
 }
 
 } // namespace
@@ -91,15 +107,7 @@ private Q_SLOTS:
 
         // Drag an mlp from the palette onto the second lane (through the models).
         QTRY_VERIFY_WITH_TIMEOUT(window.paletteModel()->rowCount() > 0, 20000);
-        QModelIndex mlp;
-        for (int g = 0; g < window.paletteModel()->rowCount(); ++g) {
-            const QModelIndex group = window.paletteModel()->index(g, 0);
-            for (int r = 0; r < window.paletteModel()->rowCount(group); ++r) {
-                if (window.paletteModel()->index(r, 0, group).data().toString() == QLatin1String("mlp")) {
-                    mlp = window.paletteModel()->index(r, 0, group);
-                }
-            }
-        }
+        const QModelIndex mlp = paletteEntry(window, QStringLiteral("mlp"));
         QVERIFY(mlp.isValid());
         std::unique_ptr<QMimeData> data(window.paletteModel()->mimeData({mlp}));
         // Small enough for a test: a few steps on generated images.
@@ -138,6 +146,66 @@ private Q_SLOTS:
         QVERIFY2(window.lastNotification().contains(QLatin1String("3 of 3 finished")),
                  qPrintable(window.lastNotification()));
         QCOMPARE(window.runTable()->rowCount(), 3);
+        window.close();
+    }
+
+    // Bring your own model: a TorchScript module file dropped from the
+    // palette onto a lane trains like the built-in models.
+    void trainsATorchScriptModel()
+    {
+        const QString maker = qEnvironmentVariable("TRAINYARD_MAKE_TEST_MODULE");
+        if (maker.isEmpty() || !QFileInfo(maker).isExecutable()) {
+            QSKIP("TRAINYARD_MAKE_TEST_MODULE is not set: no program to build the TorchScript module");
+        }
+        QTemporaryDir dir;
+        const QString module = dir.filePath(QStringLiteral("my-model.pt"));
+        QCOMPARE(QProcess::execute(maker, {module, QStringLiteral("4"), QStringLiteral("8")}), 0);
+
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 1)));
+        window.loadCatalog();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        BoardModel *board = window.boardModel();
+        QTRY_VERIFY_WITH_TIMEOUT(window.paletteModel()->rowCount() > 0, 20000);
+        const QModelIndex entry = paletteEntry(window, QStringLiteral("torchscript"));
+        QVERIFY2(entry.isValid(), "the palette lists no torchscript model");
+
+        // What the editor's file chooser fills in: the module's path.
+        std::unique_ptr<QMimeData> data(window.paletteModel()->mimeData({entry}));
+        QJsonObject payload = QJsonDocument::fromJson(data->data(QStringLiteral("application/x-trainyard-run-spec"))).object();
+        QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
+        QJsonObject model = spec.value(QLatin1String("model")).toObject();
+        QCOMPARE(model.value(QLatin1String("type")).toString(), QStringLiteral("torchscript"));
+        model.insert(QStringLiteral("path"), module);
+        spec.insert(QStringLiteral("model"), model);
+        spec.insert(QStringLiteral("name"), QStringLiteral("byom"));
+        spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-images")},
+                                                        {QStringLiteral("samples"), 400},
+                                                        {QStringLiteral("classes"), 4},
+                                                        {QStringLiteral("size"), 8}});
+        QJsonObject train = spec.value(QLatin1String("train")).toObject();
+        train.insert(QStringLiteral("epochs"), 2);
+        train.insert(QStringLiteral("batch_size"), 32);
+        train.insert(QStringLiteral("lr"), 0.01);
+        spec.insert(QStringLiteral("train"), train);
+        spec.insert(QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}});
+        payload.insert(QStringLiteral("spec"), spec);
+        data->setData(QStringLiteral("application/x-trainyard-run-spec"), QJsonDocument(payload).toJson());
+        QVERIFY(board->dropMimeData(data.get(), Qt::CopyAction, -1, 0, board->index(1, 0)));
+        QCOMPARE(board->rowCount(board->index(1, 0)), 1);
+        const RunId id = board->index(0, 0, board->index(1, 0)).data(BoardModel::RunIdRole).value<RunId>();
+
+        window.session()->scheduler()->startRun(id);
+        QTRY_COMPARE_WITH_TIMEOUT(board->runIndex(id).data(BoardModel::StateNameRole).toString(), QStringLiteral("finished"),
+                                  120000);
+        // It learned: zero weights start at ln(4); the last loss is below it.
+        const MetricSeries *loss = window.session()->metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss && loss->size() > 10);
+        QVERIFY2(std::abs(loss->value(0) - std::log(4.0)) < 1e-4, qPrintable(QString::number(loss->value(0))));
+        QVERIFY2(loss->value(loss->size() - 1) < 0.9 * std::log(4.0), qPrintable(QString::number(loss->value(loss->size() - 1))));
         window.close();
     }
 
