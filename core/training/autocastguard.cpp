@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#ifndef TORCH_VERSION_MAJOR
+#error "torch/version.h did not define TORCH_VERSION_MAJOR: cannot choose the autocast API"
+#endif
+
 // LibTorch 2.4 replaced the per-device functions (set_enabled for CUDA,
 // set_cpu_enabled, set_autocast_gpu_dtype, ...) by ones taking the device type.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
