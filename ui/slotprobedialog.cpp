@@ -72,8 +72,9 @@ bool SlotProbeDialog::start(const QList<int> &levels, int steps)
         return false;
     }
     QStringList l;
-    for (int k : levels)
+    for (int k : levels) {
         l << QString::number(k);
+    }
     m_status->setText(tr("Training %1 copies side by side on %2, %3 steps each …").arg(l.join(QStringLiteral(", ")), m_device).arg(steps));
     return true;
 }
@@ -109,10 +110,11 @@ void SlotProbeDialog::showResult(const SlotProbeResult &result)
                        .arg(result.model, result.deviceName);
     SlotAdvice advice;
     QString error;
-    if (advice.record(result, &error))
+    if (advice.record(result, &error)) {
         Q_EMIT adviceRecorded();
-    else
+    } else {
         text += QLatin1Char('\n') + tr("Not remembered: %1").arg(error);
+    }
     m_status->setText(text);
     m_setSlots->setText(tr("Set slots to %1").arg(result.recommended));
     m_setSlots->show();

@@ -3,12 +3,21 @@
 // header's remembered recommendation (BoardModel::SlotAdviceRole).
 
 #include "boardmodel.h"
+#include "boardview.h"
+#include "desktopapp.h"
+#include "mainwindow.h"
 #include "scheduler.h"
 #include "session.h"
 #include "slotadvice.h"
 #include "slotprobedialog.h"
 
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMenu>
 #include <QPushButton>
+#include <QTimer>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -45,6 +54,7 @@ private slots:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // the advice file goes to a test location
+        initDesktopApp();
         QFile::remove(SlotAdvice::defaultPath());
     }
 
@@ -98,6 +108,72 @@ private slots:
         SlotProbeDialog dialog(QStringLiteral("cpu"), QJsonObject{}, 0);
         QVERIFY(!dialog.start());
         QVERIFY2(dialog.statusText().contains(QStringLiteral("model.type")), qPrintable(dialog.statusText()));
+    }
+
+    void lane_menu_offers_measure_slots()
+    {
+        QTemporaryDir dir;
+        const QJsonObject experiment{
+            {QStringLiteral("name"), QStringLiteral("menu-test")},
+            {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+            {QStringLiteral("lanes"),
+             QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                    {QStringLiteral("runs"), QJsonArray{busySpec()}}},
+                        QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")}, {QStringLiteral("runs"), QJsonArray{}}}}}};
+        const QString path = dir.filePath(QStringLiteral("experiment.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(experiment).toJson());
+        file.close();
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        QVERIFY(window.openFile(path));
+        window.show();
+
+        // Opens the lane's menu, reads "Measure slots…" and triggers it when enabled.
+        auto measureAction = [&](int lane, bool *enabled, QString *tip) {
+            bool found = false;
+            QTimer::singleShot(100, this, [&] {
+                auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+                if (menu) {
+                    for (QAction *a : menu->actions()) {
+                        if (a->text() == QStringLiteral("Measure slots…")) {
+                            found = true;
+                            *enabled = a->isEnabled();
+                            *tip = a->toolTip();
+                            if (a->isEnabled()) {
+                                menu->setActiveAction(a);
+                                a->trigger();
+                            }
+                        }
+                    }
+                    menu->close();
+                }
+            });
+            Q_EMIT window.boardView()->laneContextMenuRequested(lane, window.mapToGlobal(QPoint(50, 50)));
+            return found;
+        };
+        bool enabled = true;
+        QString tip;
+        QVERIFY(measureAction(1, &enabled, &tip));
+        QVERIFY(!enabled);
+        QVERIFY2(tip.contains(QStringLiteral("Queue a run")), qPrintable(tip));
+        QVERIFY(window.findChildren<SlotProbeDialog *>().isEmpty());
+
+        QVERIFY(measureAction(0, &enabled, &tip));
+        QVERIFY(enabled);
+        QTRY_COMPARE(window.findChildren<SlotProbeDialog *>().size(), 1);
+        SlotProbeDialog *dialog = window.findChildren<SlotProbeDialog *>().first();
+        QVERIFY(dialog->windowTitle().contains(QStringLiteral("fake")));
+        // "Set slots to N" is an undoable lane edit.
+        Scheduler *scheduler = window.session()->scheduler();
+        QCOMPARE(scheduler->lane(0).slotCount, 1);
+        Q_EMIT dialog->setSlotsRequested(3);
+        QCOMPARE(scheduler->lane(0).slotCount, 3);
+        window.boardModel()->undoStack()->undo();
+        QCOMPARE(scheduler->lane(0).slotCount, 1);
+        dialog->reject(); // cancels (the default worker cannot train "fake": either way nothing is left)
+        QVERIFY(!dialog->probe()->isRunning());
     }
 
     void lane_shows_the_remembered_recommendation()
