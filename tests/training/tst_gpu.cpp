@@ -13,11 +13,12 @@ using namespace testing;
 
 namespace {
 
-std::string specFor(const std::string &model, const std::string &data, int maxSteps)
+// `train` adds keys to the train section (e.g. `, "amp": "bf16"`).
+std::string specFor(const std::string &model, const std::string &data, int maxSteps, const std::string &train = "")
 {
     return R"({"name": "gpu-)" + model + R"(", "model": {"type": ")" + model + R"("}, "data": )" + data
         + R"(, "train": {"epochs": 1000, "max_steps": )" + std::to_string(maxSteps)
-        + R"(, "batch_size": 64, "seed": 3}, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 20},)"
+        + R"(, "batch_size": 64, "seed": 3)" + train + R"(}, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 20},)"
         + R"( "report": {"every_steps": 5}})";
 }
 
@@ -42,11 +43,11 @@ void requireGpu()
 }
 
 // Trains `model` for a few steps on cuda:0 and checks the run's record.
-void trainsOnGpu(const std::string &model, const std::string &data)
+void trainsOnGpu(const std::string &model, const std::string &data, const std::string &train = "")
 {
     requireGpu();
     const std::string dir = tempDir("gpu-" + model);
-    writeFile(dir + "/spec.json", specFor(model, data, 30));
+    writeFile(dir + "/spec.json", specFor(model, data, 30, train));
     std::string err;
     const int code = runWorker({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"}, &err, nullptr, 300);
     TY_CHECK_EQ(code, 0);
@@ -71,6 +72,11 @@ TY_TEST(convTranseOnGpu) { trainsOnGpu("conv-transe", kKg); }
 TY_TEST(sacnOnGpu) { trainsOnGpu("sacn", kKg); }
 TY_TEST(cnnOnGpu) { trainsOnGpu("mnist-cnn", kImages); }
 TY_TEST(mlpOnGpu) { trainsOnGpu("mlp", kImages); }
+// train.amp bf16 (CUDA autocast) and train.channels_last.
+const std::string kFast = R"(, "amp": "bf16", "channels_last": true)";
+TY_TEST(cnnBf16ChannelsLastOnGpu) { trainsOnGpu("mnist-cnn", kImages, kFast); }
+TY_TEST(sacnBf16OnGpu) { trainsOnGpu("sacn", kKg, kFast); }
+TY_TEST(transeBf16OnGpu) { trainsOnGpu("transe", kKg, kFast); }
 
 TY_TEST(stopAndResumeOnGpu)
 {
