@@ -35,12 +35,13 @@ def main(folder, steps, warmup, batch, lr):
     device = torch.device(os.environ.get("TRAINYARD_BENCH_DEVICE", "cpu"))
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     images = images.to(device); labels = labels.to(device)
-    model = Net(10).to(device); opt = torch.optim.Adam(model.parameters(), lr=lr)
     amp = os.environ.get("TRAINYARD_BENCH_AMP", "off") == "bf16"
     channels_last = os.environ.get("TRAINYARD_BENCH_CHANNELS_LAST", "0") == "1"
     memory_format = torch.channels_last if channels_last else torch.contiguous_format
+    model = Net(10).to(device)
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if amp else contextlib.nullcontext
     perm = torch.randperm(len(images), device=device); pos = 0; start = None
     for step in range(warmup + steps):
