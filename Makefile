@@ -40,7 +40,7 @@ SANITIZER_ENV := UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 FUZZ_SMOKE_SECONDS ?= 10
 test: build
 	bash tests/fuzz/run-fuzzers.sh $(FUZZ_SMOKE_SECONDS)
-	cd $(BUILD) && $(if $(SANITIZE),$(SANITIZER_ENV)) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS) $(if $(SANITIZE),-LE "slow")
+	cd $(BUILD) && $(if $(SANITIZE),$(SANITIZER_ENV)) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	bash bench/run-all.sh $(BUILD)

@@ -2,8 +2,12 @@
 
 #include "badinput.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <fcntl.h>
 #include <iostream>
 #include <unistd.h>
@@ -42,6 +46,30 @@ void MetricsFile::write(const std::string &line)
         data += n;
         left -= static_cast<std::size_t>(n);
     }
+}
+
+double MetricsFile::lastWall(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return 0.0;
+    constexpr std::streamoff kTail = 64 * 1024;
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    const bool cut = size > kTail;
+    in.seekg(cut ? size - kTail : 0);
+    std::string line;
+    if (cut)
+        std::getline(in, line); // most likely a piece of a line
+    double wall = 0.0;
+    while (std::getline(in, line)) {
+        if (in.eof())
+            break; // no newline: a torn last line
+        const auto json = nlohmann::json::parse(line, nullptr, false);
+        if (json.is_object() && json.contains("wall") && json["wall"].is_number())
+            wall = std::max(wall, json["wall"].get<double>());
+    }
+    return wall;
 }
 
 } // namespace trainyard

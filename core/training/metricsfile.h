@@ -22,6 +22,13 @@ public:
 
     const std::string &path() const { return m_path; }
 
+    // The largest "wall" among the complete lines in the last 64 KiB of the
+    // file at `path`; 0 when there is none (no file, torn or foreign lines
+    // are skipped). A resumed run starts its clock there, so that the time
+    // spent after its checkpoint (the final save, the done line) never makes
+    // the clock run backwards in the file.
+    static double lastWall(const std::string &path);
+
 private:
     std::string m_path;
     int m_fd = -1;

@@ -2,6 +2,7 @@
 
 #include "protocol.h"
 
+#include <algorithm>
 #include <csignal>
 #include <unistd.h>
 
@@ -61,6 +62,11 @@ void Reporter::setWallOffset(double seconds)
 {
     // m_start stays fixed so the I/O thread can read it without a lock.
     m_offset.store(seconds - std::chrono::duration<double>(Clock::now() - m_start).count());
+}
+
+void Reporter::resumeWall(double checkpointWall)
+{
+    setWallOffset(std::max(checkpointWall, MetricsFile::lastWall(m_file.path())));
 }
 
 bool Reporter::stopRequested() const

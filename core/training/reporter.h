@@ -43,6 +43,9 @@ public:
     // Seconds since the run started, resumed runs included.
     double wall() const;
     void setWallOffset(double seconds);
+    // For --resume: continues the clock from the checkpoint's wall, or from
+    // the last wall already in metrics.jsonl when that is later.
+    void resumeWall(double checkpointWall);
 
     // Writes one message (it must carry "type"; "wall" is added if absent).
     void emit(nlohmann::json message);

@@ -229,7 +229,7 @@ bool Trainer::loadNewestCheckpoint()
             archive.read("batch_in_epoch", value);
             m_progress.batchInEpoch = value.toInt();
             archive.read("wall", value);
-            m_reporter.setWallOffset(value.toDouble());
+            m_reporter.resumeWall(value.toDouble());
             torch::Tensor state;
             archive.read("rng_cpu", state);
             {
