@@ -10,6 +10,7 @@
 #include "plotwidget.h"
 #include "runeditordialog.h"
 #include "scheduler.h"
+#include "slotprobedialog.h"
 #include "session.h"
 
 #include <QApplication>
@@ -101,5 +102,21 @@ int main(int argc, char **argv)
     waitFor(800, nullptr);
     ok = save(&window, out + QStringLiteral("/run-table.png")) && ok;
     std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
+
+    // "Measure slots…" on the first lane, with its first run (shorter than
+    // the default 300 steps, to keep the tool quick), once it has a result.
+    const RunId first = scheduler->lane(0).runs.first();
+    SlotProbeDialog probe(scheduler->lane(0).effectiveDevice, scheduler->run(first).spec, 0, &window);
+    probe.resize(520, 320);
+    probe.show();
+    bool finished = false;
+    QObject::connect(probe.probe(), &SlotProbe::finished, &probe, [&] { finished = true; });
+    QObject::connect(probe.probe(), &SlotProbe::failed, &probe, [&] { finished = true; });
+    if (probe.start(SlotProbe::defaultLevels(), 120)) {
+        waitFor(300000, [&] { return finished; });
+    }
+    waitFor(300, nullptr);
+    ok = save(&probe, out + QStringLiteral("/slot-probe.png")) && ok;
+    std::printf("slot probe: %s\n", qPrintable(probe.statusText()));
     return ok ? 0 : 1;
 }
