@@ -23,6 +23,8 @@
 #include <QTimer>
 
 #include <csignal>
+#include <functional>
+#include <memory>
 #include <cstdio>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -63,6 +65,30 @@ void onSignal(int sig)
 {
     const char c = static_cast<char>(sig);
     [[maybe_unused]] const ssize_t n = ::write(signalPipe[1], &c, 1);
+}
+
+// Runs `handler` in the event loop for every SIGINT and SIGTERM (and SIGHUP
+// with `hangUp`): the signal handler only writes to a pipe, which is all
+// that is async-signal-safe. Null when the pipe cannot be made.
+std::unique_ptr<QSocketNotifier> handleStopSignals(QObject *context, bool hangUp, std::function<void()> handler)
+{
+    if (::pipe(signalPipe) != 0)
+        return nullptr;
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    if (hangUp)
+        sigaction(SIGHUP, &sa, nullptr);
+    auto notifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(notifier.get(), &QSocketNotifier::activated, context, [handler = std::move(handler)] {
+        char c = 0;
+        [[maybe_unused]] const ssize_t n = ::read(signalPipe[0], &c, 1);
+        handler();
+    });
+    return notifier;
 }
 
 QString duration(double seconds)
@@ -335,17 +361,6 @@ int runHeadless(int argc, char **argv)
         }
     }
 
-    // Signals arrive on a pipe, handled in the event loop (async-signal-safe).
-    if (::pipe(signalPipe) != 0)
-        return fail(QStringLiteral("cannot create a pipe"));
-    struct sigaction sa {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-    sigaction(SIGHUP, &sa, nullptr);
-
     const bool terminal = ::isatty(STDOUT_FILENO) != 0;
     ProgressPrinter printer(&session, terminal);
     std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()),
@@ -353,10 +368,7 @@ int runHeadless(int argc, char **argv)
     std::fflush(stdout);
 
     int interrupts = 0;
-    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
-        char c = 0;
-        [[maybe_unused]] const ssize_t n = ::read(signalPipe[0], &c, 1);
+    const auto stopSignals = handleStopSignals(&app, /*hangUp=*/true, [&] {
         ++interrupts;
         if (interrupts == 1) {
             printer.message(QStringLiteral("stopping every run gracefully (Ctrl-C again to kill them)"));
@@ -368,6 +380,8 @@ int runHeadless(int argc, char **argv)
         if (scheduler->activeCount() == 0)
             app.quit();
     });
+    if (!stopSignals)
+        return fail(QStringLiteral("cannot create a pipe"));
     QObject::connect(scheduler, &Scheduler::idle, &app, &QCoreApplication::quit);
     QObject::connect(scheduler, &Scheduler::runEnded, &app, [&] {
         if (interrupts > 0 && scheduler->activeCount() == 0)
@@ -461,20 +475,9 @@ int runProbeSlots(int argc, char **argv)
                  steps);
     std::fflush(stdout);
 
-    if (::pipe(signalPipe) != 0)
+    const auto stopSignals = handleStopSignals(&app, /*hangUp=*/false, [&] { probe.cancel(); });
+    if (!stopSignals)
         return fail(QStringLiteral("cannot create a pipe"));
-    struct sigaction sa {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-    QSocketNotifier notifier(signalPipe[0], QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
-        char c = 0;
-        [[maybe_unused]] const ssize_t n = ::read(signalPipe[0], &c, 1);
-        probe.cancel();
-    });
 
     int status = 1;
     int lastLevel = 0;

@@ -141,15 +141,8 @@ private slots:
         QTemporaryDir dir;
         const Experiment ex = experiment(experimentJson(QStringLiteral("torn"), dir.filePath(QStringLiteral("runs")),
                                                         {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("t"), 30, 1)})}));
-        QStringList errors;
-        {
-            Session first;
-            QVERIFY(first.open(ex, QString(), &errors));
-            first.scheduler()->setWorkerProgram(fakeWorker());
-            QSignalSpy idle(first.scheduler(), &Scheduler::idle);
-            first.scheduler()->startAll();
-            QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
-        }
+        const QString trained = trainUntilIdle(ex);
+        QVERIFY2(trained.isEmpty(), qPrintable(trained));
         const QString runDir = dir.filePath(QStringLiteral("runs/t"));
         QFile::remove(runDir + QStringLiteral("/status.json")); // as if the orchestrator had died first
         QFile metrics(runDir + QStringLiteral("/metrics.jsonl"));
@@ -172,7 +165,8 @@ private slots:
         QCOMPARE(result.offset, qint64(lines.lastIndexOf('\n') + 1)); // the torn line is not consumed
 
         Session second;
-        QVERIFY(second.open(ex, QString(), &errors));
+        QStringList errors;
+        QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         const RunId id = second.scheduler()->findRun(QStringLiteral("t"));
         const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);

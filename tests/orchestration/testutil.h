@@ -4,10 +4,13 @@
 // worker, written into a temporary runs root.
 
 #include "experiment.h"
+#include "scheduler.h"
+#include "session.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QString>
 #include <QTest>
 
@@ -58,6 +61,24 @@ inline Experiment experiment(const QJsonObject &json)
     if (!ex)
         qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
     return ex.value_or(Experiment{});
+}
+
+// Trains `ex` with fake workers in a session of its own until its board is
+// idle once, then closes the session; the run folders stay for the test to
+// read or damage. Empty when it went so, else what went wrong.
+inline QString trainUntilIdle(const Experiment &ex, int timeoutMs = 10000)
+{
+    Session session;
+    QStringList errors;
+    if (!session.open(ex, QString(), &errors))
+        return errors.join(QLatin1Char('\n'));
+    session.scheduler()->setWorkerProgram(fakeWorker());
+    QSignalSpy idle(session.scheduler(), &Scheduler::idle);
+    session.scheduler()->startAll();
+    if (!QTest::qWaitFor([&] { return idle.count() > 0; }, timeoutMs))
+        return QStringLiteral("the board was not idle after %1 ms").arg(timeoutMs);
+    QTest::qWait(0); // as QTRY_COMPARE: a second idle signal would show now
+    return idle.count() == 1 ? QString() : QStringLiteral("idle %1 times, expected once").arg(idle.count());
 }
 
 inline bool writeFile(const QString &path, const QByteArray &bytes)

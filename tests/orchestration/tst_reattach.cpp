@@ -95,15 +95,8 @@ private slots:
         QTemporaryDir dir;
         const Experiment ex = experiment(experimentJson(QStringLiteral("history"), dir.filePath(QStringLiteral("runs")),
                                                         {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("h"), 30)})}));
-        QStringList errors;
-        {
-            Session first;
-            QVERIFY(first.open(ex, QString(), &errors));
-            first.scheduler()->setWorkerProgram(fakeWorker());
-            QSignalSpy idle(first.scheduler(), &Scheduler::idle);
-            first.scheduler()->startAll();
-            QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
-        }
+        const QString trained = trainUntilIdle(ex);
+        QVERIFY2(trained.isEmpty(), qPrintable(trained));
         // A torn last line (a writer that died mid-line) is skipped.
         QFile metrics(dir.filePath(QStringLiteral("runs/h/metrics.jsonl")));
         QVERIFY(metrics.open(QIODevice::Append));
@@ -111,7 +104,8 @@ private slots:
         metrics.close();
 
         Session second;
-        QVERIFY(second.open(ex, QString(), &errors));
+        QStringList errors;
+        QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         const RunId id = second.scheduler()->findRun(QStringLiteral("h"));
         QCOMPARE(second.scheduler()->run(id).state, RunState::Finished);
         QCOMPARE(second.scheduler()->finishedCount(), 1);
