@@ -16,13 +16,15 @@
 #include "uitesthelpers.h"
 
 #include <QFileInfo>
-#include <cmath>
 #include <QJsonArray>
 #include <QMimeData>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cmath>
+#include <functional>
 
 using namespace trainyard;
 using namespace trainyard::testing;
@@ -63,6 +65,21 @@ QModelIndex paletteEntry(MainWindow &window, const QString &type)
         }
     }
     return {};
+}
+
+// Drops the palette's `entry` onto `lane` as a drag does, after `edit` has
+// changed its run spec as the run editor would.
+bool dropFromPalette(MainWindow &window, const QModelIndex &entry, const QModelIndex &lane,
+                     const std::function<void(QJsonObject &)> &edit)
+{
+    const QString mime = QStringLiteral("application/x-trainyard-run-spec");
+    std::unique_ptr<QMimeData> data(window.paletteModel()->mimeData({entry}));
+    QJsonObject payload = QJsonDocument::fromJson(data->data(mime)).object();
+    QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
+    edit(spec);
+    payload.insert(QStringLiteral("spec"), spec);
+    data->setData(mime, QJsonDocument(payload).toJson());
+    return window.boardModel()->dropMimeData(data.get(), Qt::CopyAction, -1, 0, lane);
 }
 
 } // namespace
@@ -109,22 +126,18 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(window.paletteModel()->rowCount() > 0, 20000);
         const QModelIndex mlp = paletteEntry(window, QStringLiteral("mlp"));
         QVERIFY(mlp.isValid());
-        std::unique_ptr<QMimeData> data(window.paletteModel()->mimeData({mlp}));
         // Small enough for a test: a few steps on generated images.
-        QJsonObject payload = QJsonDocument::fromJson(data->data(QStringLiteral("application/x-trainyard-run-spec"))).object();
-        QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
-        QJsonObject train = spec.value(QLatin1String("train")).toObject();
-        train.insert(QStringLiteral("epochs"), 1);
-        train.insert(QStringLiteral("max_steps"), 20);
-        spec.insert(QStringLiteral("train"), train);
-        QJsonObject dataSpec = spec.value(QLatin1String("data")).toObject();
-        if (dataSpec.value(QLatin1String("kind")).toString() == QLatin1String("synthetic-images")) {
-            dataSpec.insert(QStringLiteral("samples"), 256);
-            spec.insert(QStringLiteral("data"), dataSpec);
-        }
-        payload.insert(QStringLiteral("spec"), spec);
-        data->setData(QStringLiteral("application/x-trainyard-run-spec"), QJsonDocument(payload).toJson());
-        QVERIFY(board->dropMimeData(data.get(), Qt::CopyAction, -1, 0, board->index(1, 0)));
+        QVERIFY(dropFromPalette(window, mlp, board->index(1, 0), [](QJsonObject &spec) {
+            QJsonObject train = spec.value(QLatin1String("train")).toObject();
+            train.insert(QStringLiteral("epochs"), 1);
+            train.insert(QStringLiteral("max_steps"), 20);
+            spec.insert(QStringLiteral("train"), train);
+            QJsonObject dataSpec = spec.value(QLatin1String("data")).toObject();
+            if (dataSpec.value(QLatin1String("kind")).toString() == QLatin1String("synthetic-images")) {
+                dataSpec.insert(QStringLiteral("samples"), 256);
+                spec.insert(QStringLiteral("data"), dataSpec);
+            }
+        }));
         QCOMPARE(board->rowCount(board->index(1, 0)), 1);
         QCOMPARE(window.finishCountText(), QStringLiteral("0 of 3 finished"));
 
@@ -174,27 +187,25 @@ private Q_SLOTS:
         QVERIFY2(entry.isValid(), "the palette lists no torchscript model");
 
         // What the editor's file chooser fills in: the module's path.
-        std::unique_ptr<QMimeData> data(window.paletteModel()->mimeData({entry}));
-        QJsonObject payload = QJsonDocument::fromJson(data->data(QStringLiteral("application/x-trainyard-run-spec"))).object();
-        QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
-        QJsonObject model = spec.value(QLatin1String("model")).toObject();
-        QCOMPARE(model.value(QLatin1String("type")).toString(), QStringLiteral("torchscript"));
-        model.insert(QStringLiteral("path"), module);
-        spec.insert(QStringLiteral("model"), model);
-        spec.insert(QStringLiteral("name"), QStringLiteral("byom"));
-        spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-images")},
-                                                        {QStringLiteral("samples"), 400},
-                                                        {QStringLiteral("classes"), 4},
-                                                        {QStringLiteral("size"), 8}});
-        QJsonObject train = spec.value(QLatin1String("train")).toObject();
-        train.insert(QStringLiteral("epochs"), 2);
-        train.insert(QStringLiteral("batch_size"), 32);
-        train.insert(QStringLiteral("lr"), 0.01);
-        spec.insert(QStringLiteral("train"), train);
-        spec.insert(QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}});
-        payload.insert(QStringLiteral("spec"), spec);
-        data->setData(QStringLiteral("application/x-trainyard-run-spec"), QJsonDocument(payload).toJson());
-        QVERIFY(board->dropMimeData(data.get(), Qt::CopyAction, -1, 0, board->index(1, 0)));
+        QString droppedType;
+        QVERIFY(dropFromPalette(window, entry, board->index(1, 0), [&](QJsonObject &spec) {
+            QJsonObject model = spec.value(QLatin1String("model")).toObject();
+            droppedType = model.value(QLatin1String("type")).toString();
+            model.insert(QStringLiteral("path"), module);
+            spec.insert(QStringLiteral("model"), model);
+            spec.insert(QStringLiteral("name"), QStringLiteral("byom"));
+            spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-images")},
+                                                            {QStringLiteral("samples"), 400},
+                                                            {QStringLiteral("classes"), 4},
+                                                            {QStringLiteral("size"), 8}});
+            QJsonObject train = spec.value(QLatin1String("train")).toObject();
+            train.insert(QStringLiteral("epochs"), 2);
+            train.insert(QStringLiteral("batch_size"), 32);
+            train.insert(QStringLiteral("lr"), 0.01);
+            spec.insert(QStringLiteral("train"), train);
+            spec.insert(QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}});
+        }));
+        QCOMPARE(droppedType, QStringLiteral("torchscript"));
         QCOMPARE(board->rowCount(board->index(1, 0)), 1);
         const RunId id = board->index(0, 0, board->index(1, 0)).data(BoardModel::RunIdRole).value<RunId>();
 
