@@ -2,14 +2,13 @@
 
 #include "deviceinventory.h"
 #include "experiment.h"
-#include "runstore.h"
+#include "metricstore.h"
 #include "scheduler.h"
 #include "session.h"
 #include "workerprocess.h"
 
 #include <QDir>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -336,24 +335,18 @@ void SlotProbe::onLevelIdle()
                      .arg(m_device, run.message));
             return;
         }
-        QList<double> rates;
-        bool first = true;
-        m_session->store()->readMetrics(run.name, 0, [&](const QByteArray &line) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (o.value(key("type")).toString() != QLatin1String("metric") || !o.contains(key("samples_per_s")))
-                return;
-            if (first) // warm-up: start-up, first allocations, caches
-                first = false;
-            else
-                rates.append(o.value(key("samples_per_s")).toDouble());
-        });
-        if (rates.isEmpty()) {
+        // The session already holds every metric line of the run, from the
+        // socket and from metrics.jsonl. The first is warm-up: start-up,
+        // first allocations, caches.
+        const MetricSeries *series = m_session->metrics()->series(id, key("samples_per_s"));
+        if (!series || series->size() < 2) {
             fail(QStringLiteral("%1 reported no samples_per_s after its first metric line in %2 steps "
                                 "(the worker must report samples_per_s; raise the steps)")
                      .arg(run.name)
                      .arg(m_steps));
             return;
         }
+        const QList<double> rates(series->values() + 1, series->values() + series->size());
         total += median(rates);
     }
     SlotProbeLevel level;
