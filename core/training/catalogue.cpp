@@ -71,7 +71,7 @@ ParamSpec pathParam(std::string name, std::string def, std::string help)
 constexpr double kMaxCount = 1e12;
 
 // Parameters shared by the translational models.
-std::vector<ParamSpec> translationalParams(double margin, int negatives, const char *sampling)
+std::vector<ParamSpec> translationalParams(double margin, int negatives, const char *sampling, const char *loss)
 {
     return {
         intParam("dim", 100, 1, 4096, "embedding size of entities and relations"),
@@ -80,7 +80,13 @@ std::vector<ParamSpec> translationalParams(double margin, int negatives, const c
         choiceParam("sampling", Type::String, sampling, {"unif", "bern"},
                     "which side to corrupt: unif = head or tail with p=0.5; bern = by the relation's "
                     "tails-per-head / heads-per-tail (Wang et al. 2014)"),
-        boolParam("filter_negatives", false, "leave out corrupted triples that are training triples"),
+        boolParam("filter_negatives", false, "leave out corrupted triples that are training triples (autograd engine only)"),
+        choiceParam("loss", Type::String, loss, {"margin", "self_adversarial", "softmax", "1vsall"},
+                    "margin: mean max(0, margin + d(pos) - d(neg)); self_adversarial: Sun et al. 2019 with "
+                    "gamma = margin, negatives weighted by softmax(-temperature * d); softmax: cross-entropy of "
+                    "the positive among its negatives (LibKGE's negative sampling + KL); 1vsall: cross-entropy "
+                    "over every entity in both directions (small graphs; autograd engine)"),
+        floatParam("temperature", 1.0, 0.0, 100.0, "self_adversarial: the sampling temperature alpha"),
     };
 }
 
@@ -146,9 +152,16 @@ Catalogue::Catalogue()
     ParamSpec maxSteps = intParam("max_steps", nullptr, 1, kMaxCount,
                                   "stop at this optimizer step even inside an epoch; null: no limit");
     maxSteps.nullable = true;
+    ParamSpec maxSeconds = floatParam("max_seconds", 0.0, 0.0, 1e9,
+                                      "wall-clock budget of the run in seconds (evaluations included, resumed "
+                                      "time counted): when spent, training ends with the final evaluation and "
+                                      "checkpoint, status finished; null: no limit", /*minExclusive=*/true);
+    maxSeconds.defaultValue = nullptr;
+    maxSeconds.nullable = true;
     m_train = {
         intParam("epochs", 10, 1, 1e6, "passes over the training data"),
         maxSteps,
+        maxSeconds,
         intParam("batch_size", 128, 1, 1e6, "training examples per optimizer step"),
         choiceParam("optimizer", Type::String, "adam", {"adam", "sgd", "adagrad"}, "optimizer"),
         floatParam("lr", 0.001, 0.0, 1e3, "learning rate", /*minExclusive=*/true),
@@ -157,6 +170,10 @@ Catalogue::Catalogue()
         choiceParam("amp", Type::String, "off", {"off", "bf16"},
                     "mixed precision: bf16 autocasts the forward pass and the loss to bfloat16 on the run's device "
                     "(CPU or CUDA); gradients, the optimizer step, the reported loss and evaluation stay fp32"),
+        choiceParam("engine", Type::String, "auto", {"auto", "fused", "autograd"},
+                    "transe/transh: fused = the CPU kernel that computes loss, gradient and a sparse optimizer "
+                    "update of the touched rows directly (no autograd); autograd = LibTorch; auto = fused where it "
+                    "applies (CPU, no amp, not 1vsall or filter_negatives); other models always use autograd"),
         boolParam("channels_last", false,
                   "mnist-cnn only: keep the convolution weights and every input batch channels-last (NHWC), the "
                   "layout fast GPU convolutions prefer; the other models have no 2-D convolution and ignore it"),
@@ -181,7 +198,7 @@ Catalogue::Catalogue()
         m.type = "transe";
         m.task = "kg";
         m.description = "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance, margin ranking loss";
-        m.params = translationalParams(/*margin=*/4.0, /*negatives=*/8, "bern");
+        m.params = translationalParams(/*margin=*/4.0, /*negatives=*/8, "bern", "margin");
         m.params.insert(m.params.begin() + 1,
                         choiceParam("norm", Type::Int, 1, {1, 2}, "distance: 1 = L1, 2 = L2"));
         m.params.push_back(boolParam("normalize_entities", true,
@@ -197,7 +214,7 @@ Catalogue::Catalogue()
         m.task = "kg";
         m.description = "TransH (Wang et al. 2014): translation on relation-specific hyperplanes, squared L2, "
                         "soft norm and orthogonality constraints";
-        m.params = translationalParams(/*margin=*/4.0, /*negatives=*/8, "bern");
+        m.params = translationalParams(/*margin=*/4.0, /*negatives=*/8, "bern", "margin");
         m.params.insert(m.params.begin() + 1,
                         choiceParam("norm", Type::Int, 1, {1, 2}, "distance: 1 = L1, 2 = squared L2 (the paper's)"));
         m.params.push_back(floatParam("constraint_weight", 0.0625, 0.0, 100.0,

@@ -314,6 +314,9 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     run.epochs = train["epochs"].get<std::int64_t>();
     if (!train["max_steps"].is_null())
         run.maxSteps = train["max_steps"].get<std::int64_t>();
+    if (!train["max_seconds"].is_null())
+        run.maxSeconds = train["max_seconds"].get<double>();
+    run.engine = train["engine"].get<std::string>();
     run.batchSize = train["batch_size"].get<std::int64_t>();
     run.optimizer = train["optimizer"].get<std::string>();
     run.lr = train["lr"].get<double>();

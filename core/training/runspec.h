@@ -24,6 +24,8 @@ struct RunSpec
 
     std::int64_t epochs = 1;
     std::optional<std::int64_t> maxSteps;
+    std::optional<double> maxSeconds; // wall-clock budget of the run
+    std::string engine = "auto";      // transe/transh: "auto", "fused" or "autograd"
     std::int64_t batchSize = 1;
     std::string optimizer = "adam";
     double lr = 0.001;

@@ -28,8 +28,22 @@ public:
     // The loss of the examples `indices` (a CPU long tensor), on the device;
     // never read back here.
     virtual torch::Tensor loss(const torch::Tensor &indices) = 0;
-    // Runs before each step's forward pass.
-    virtual void beforeStep() {}
+    // Runs before each step's forward pass; `step` is the 0-based number of
+    // the step about to run.
+    virtual void beforeStep(std::int64_t step) { (void)step; }
+
+    // The fused path: a task that computes its loss and updates its own
+    // parameters in one call (no autograd graph, no LibTorch optimizer).
+    // The trainer then calls step() instead of loss(), backward() and an
+    // optimizer, and keeps the task's optimizer state in checkpoints.
+    virtual bool updatesItself() const { return false; }
+    // Trains on the examples `indices` (a CPU long tensor) as step number
+    // `step`; returns the batch loss.
+    virtual double step(const torch::Tensor &indices, std::int64_t step);
+    virtual void saveOptimizer(torch::serialize::OutputArchive &archive);
+    virtual void loadOptimizer(torch::serialize::InputArchive &archive);
+    // How the task trains, kept in checkpoints: "fused" or "autograd".
+    virtual std::string engine() const { return "autograd"; }
     // The fields of an eval line ({"mrr", "hits@1", ...} or {"accuracy"}),
     // or null when `keepGoing` stopped it early.
     virtual nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,

@@ -4,7 +4,9 @@
 
 #include "task.h"
 
+#include "badinput.h"
 #include "evaluator.h"
+#include "fusedkg.h"
 #include "imagedataset.h"
 #include "kgdataset.h"
 #include "models.h"
@@ -74,50 +76,129 @@ protected:
     torch::Tensor m_train; // [n, 3] on the device
 };
 
+// P(corrupt the head) per relation: 0.5, or Wang et al.'s Bernoulli
+// tph / (tph + hpt), which corrupts the side with fewer answers less often
+// and so produces fewer false negatives.
+std::vector<float> headProbabilities(const KgDataset &data, bool bernoulli)
+{
+    const std::int64_t R = data.relationCount();
+    std::vector<float> p(static_cast<std::size_t>(R), 0.5f);
+    if (!bernoulli)
+        return p;
+    std::vector<std::unordered_map<std::int64_t, std::int64_t>> tailsOf(R), headsOf(R);
+    for (std::size_t i = 0; i < data.train.size(); i += 3) {
+        ++tailsOf[data.train[i + 1]][data.train[i]];
+        ++headsOf[data.train[i + 1]][data.train[i + 2]];
+    }
+    for (std::int64_t r = 0; r < R; ++r) {
+        if (tailsOf[r].empty())
+            continue;
+        double triples = 0;
+        for (const auto &kv : tailsOf[r])
+            triples += static_cast<double>(kv.second);
+        const double tph = triples / static_cast<double>(tailsOf[r].size());
+        const double hpt = triples / static_cast<double>(headsOf[r].size());
+        p[r] = static_cast<float>(tph / (tph + hpt));
+    }
+    return p;
+}
+
+// Why the fused path cannot train `spec` on `device`, or "" if it can.
+std::string fusedUnsupported(const RunSpec &spec, torch::Device device)
+{
+    if (spec.modelType() != "transe" && spec.modelType() != "transh")
+        return "model " + spec.modelType() + " has no fused path";
+    if (!device.is_cpu())
+        return "the fused path runs on the CPU; " + device.str() + " trains with autograd";
+    if (spec.amp != "off")
+        return "train.amp " + spec.amp + " needs autograd";
+    if (spec.stringParam("loss") == "1vsall")
+        return "model.loss 1vsall needs autograd";
+    if (spec.boolParam("filter_negatives"))
+        return "model.filter_negatives needs autograd";
+    return {};
+}
+
+// TransE and TransH trained with LibTorch's autograd: the GPU path, and the
+// CPU reference of the fused path (the same negatives on the CPU).
 class MarginKgTask : public KgTaskBase
 {
 public:
     MarginKgTask(const RunSpec &spec, KgDataset data, torch::Device device)
         : KgTaskBase(std::move(data), device)
         , m_margin(spec.floatParam("margin"))
+        , m_temperature(spec.floatParam("temperature"))
         , m_negatives(spec.intParam("negatives"))
         , m_filterNegatives(spec.boolParam("filter_negatives"))
+        , m_loss(kgLossFromName(spec.stringParam("loss")))
+        , m_seed(spec.seed)
     {
         auto model = makeKgModel(spec, m_data.entityCount(), m_data.relationCount(), m_train);
         m_model = std::dynamic_pointer_cast<TranslationalModelImpl>(model);
         m_model->to(device);
-        m_headProbability = headProbabilities(spec.stringParam("sampling") == "bern").to(device);
+        m_headProbabilityHost = headProbabilities(m_data, spec.stringParam("sampling") == "bern");
+        m_headProbability = torch::tensor(m_headProbabilityHost).to(device);
         if (m_filterNegatives)
             m_trainKeys = std::get<0>(torch::_unique(tripleKeys(m_train.select(1, 0), m_train.select(1, 1), m_train.select(1, 2))));
     }
 
     torch::nn::Module &module() override { return *m_model; }
     std::int64_t examples() const override { return m_train.size(0); }
-    void beforeStep() override { m_model->beforeStep(); }
+    void beforeStep(std::int64_t step) override
+    {
+        m_step = step;
+        m_model->beforeStep();
+    }
 
     torch::Tensor loss(const torch::Tensor &indices) override
     {
         const auto pos = m_train.index_select(0, indices.to(m_device, /*non_blocking=*/true));
         const auto h = pos.select(1, 0), r = pos.select(1, 1), t = pos.select(1, 2);
-        const auto hn = h.repeat({m_negatives}), rn = r.repeat({m_negatives}), tn = t.repeat({m_negatives});
-        const std::int64_t count = hn.size(0);
-        const auto options = kLongs.device(m_device);
-        const auto random = torch::randint(m_data.entityCount(), {count}, options);
-        const auto corruptHead = torch::rand({count}, torch::TensorOptions().device(m_device))
-                                 < m_headProbability.index_select(0, rn);
+        if (m_loss == KgLoss::OneVsAll) {
+            // Every entity is a negative: cross-entropy of the true tail and
+            // of the true head (small graphs: [B, N] scores).
+            auto loss = 0.5 * (torch::cross_entropy_loss(m_model->scoreTails(h, r), t)
+                               + torch::cross_entropy_loss(m_model->scoreHeads(t, r), h));
+            const auto penalty = m_model->penalty(torch::cat({h, t}), r);
+            return penalty.defined() ? loss + penalty : loss;
+        }
+        const std::int64_t B = h.size(0), k = m_negatives;
+        const auto hn = h.repeat({k}), rn = r.repeat({k}), tn = t.repeat({k}); // [j * B + i]
+        const auto [random, corruptHead] = sampleNegatives(indices, B);
         const auto negHeads = torch::where(corruptHead, random, hn);
         const auto negTails = torch::where(corruptHead, tn, random);
-        const auto dPos = m_model->distance(h, r, t).repeat({m_negatives});
+        const auto dPos = m_model->distance(h, r, t);
         const auto dNeg = m_model->distance(negHeads, rn, negTails);
-        auto terms = torch::relu(m_margin + dPos - dNeg);
         torch::Tensor loss;
-        if (m_filterNegatives) {
-            // A "negative" that is a training triple teaches the opposite of
-            // the data (frequent in dense graphs such as UMLS): leave it out.
-            const auto keep = torch::logical_not(torch::isin(tripleKeys(negHeads, rn, negTails), m_trainKeys)).to(terms.dtype());
-            loss = (terms * keep).sum() / keep.sum().clamp_min(1.0);
-        } else {
-            loss = terms.mean();
+        switch (m_loss) {
+        case KgLoss::Margin: {
+            auto terms = torch::relu(m_margin + dPos.repeat({k}) - dNeg);
+            if (m_filterNegatives) {
+                // A "negative" that is a training triple teaches the opposite of
+                // the data (frequent in dense graphs such as UMLS): leave it out.
+                const auto keep =
+                    torch::logical_not(torch::isin(tripleKeys(negHeads, rn, negTails), m_trainKeys)).to(terms.dtype());
+                loss = (terms * keep).sum() / keep.sum().clamp_min(1.0);
+            } else {
+                loss = terms.mean();
+            }
+            break;
+        }
+        case KgLoss::SelfAdversarial: {
+            // Sun et al. 2019, eq. 5, with score gamma - d; the weights are constants.
+            const auto neg = dNeg.view({k, B}).t(); // [B, k]
+            const auto weights = torch::softmax(-m_temperature * neg.detach(), 1);
+            const auto posLoss = -torch::log_sigmoid(m_margin - dPos).mean();
+            const auto negLoss = -(weights * torch::log_sigmoid(neg - m_margin)).sum(1).mean();
+            loss = 0.5 * (posLoss + negLoss);
+            break;
+        }
+        case KgLoss::Softmax:
+        case KgLoss::OneVsAll: {
+            const auto scores = torch::cat({-dPos.unsqueeze(1), -dNeg.view({k, B}).t()}, 1); // [B, 1 + k]
+            loss = torch::cross_entropy_loss(scores, torch::zeros({B}, kLongs.device(m_device)));
+            break;
+        }
         }
         const auto penalty = m_model->penalty(torch::cat({h, t, negHeads, negTails}), r);
         if (penalty.defined())
@@ -128,31 +209,34 @@ public:
 private:
     KgModelImpl &kgModel() override { return *m_model; }
 
-    // P(corrupt the head) per relation: 0.5, or Wang et al.'s Bernoulli
-    // tph / (tph + hpt), which corrupts the side with fewer answers less often
-    // and so produces fewer false negatives.
-    torch::Tensor headProbabilities(bool bernoulli) const
+    // The replacement entities [k * B] and whether each replaces the head. On
+    // the CPU the fused path's counter-based draw (the two paths then train
+    // alike); on a GPU the device's generator, with no host round trip.
+    std::pair<torch::Tensor, torch::Tensor> sampleNegatives(const torch::Tensor &indices, std::int64_t B)
     {
-        const std::int64_t R = m_data.relationCount();
-        std::vector<float> p(static_cast<std::size_t>(R), 0.5f);
-        if (bernoulli) {
-            std::vector<std::unordered_map<std::int64_t, std::int64_t>> tailsOf(R), headsOf(R);
-            for (std::size_t i = 0; i < m_data.train.size(); i += 3) {
-                ++tailsOf[m_data.train[i + 1]][m_data.train[i]];
-                ++headsOf[m_data.train[i + 1]][m_data.train[i + 2]];
+        const std::int64_t count = B * m_negatives;
+        if (m_device.is_cpu()) {
+            auto random = torch::empty({count}, kLongs);
+            auto corrupt = torch::empty({count}, torch::TensorOptions().dtype(torch::kBool));
+            auto *e = random.data_ptr<std::int64_t>();
+            auto *c = corrupt.data_ptr<bool>();
+            const auto *idx = indices.data_ptr<std::int64_t>();
+            const std::uint64_t stream = negativeStream(m_seed, m_step);
+            for (std::int64_t i = 0; i < B; ++i) {
+                const float p = m_headProbabilityHost[m_data.train[3 * idx[i] + 1]];
+                for (std::int64_t j = 0; j < m_negatives; ++j) {
+                    const Negative n = sampleNegative(stream, i, j, m_data.entityCount(), p);
+                    e[j * B + i] = n.entity;
+                    c[j * B + i] = n.corruptHead;
+                }
             }
-            for (std::int64_t r = 0; r < R; ++r) {
-                if (tailsOf[r].empty())
-                    continue;
-                double triples = 0;
-                for (const auto &kv : tailsOf[r])
-                    triples += static_cast<double>(kv.second);
-                const double tph = triples / static_cast<double>(tailsOf[r].size());
-                const double hpt = triples / static_cast<double>(headsOf[r].size());
-                p[r] = static_cast<float>(tph / (tph + hpt));
-            }
+            return {random, corrupt};
         }
-        return torch::tensor(p);
+        const auto options = kLongs.device(m_device);
+        const auto rn = m_train.index_select(0, indices.to(m_device, true)).select(1, 1).repeat({m_negatives});
+        auto random = torch::randint(m_data.entityCount(), {count}, options);
+        auto corrupt = torch::rand({count}, torch::TensorOptions().device(m_device)) < m_headProbability.index_select(0, rn);
+        return {random, corrupt};
     }
 
     torch::Tensor tripleKeys(const torch::Tensor &h, const torch::Tensor &r, const torch::Tensor &t) const
@@ -162,10 +246,125 @@ private:
 
     std::shared_ptr<TranslationalModelImpl> m_model;
     double m_margin;
+    double m_temperature;
     std::int64_t m_negatives;
     bool m_filterNegatives;
+    KgLoss m_loss;
+    std::uint64_t m_seed;
+    std::int64_t m_step = 0;
     torch::Tensor m_trainKeys; // sorted (h * R + r) * N + t of the training triples
+    std::vector<float> m_headProbabilityHost;
     torch::Tensor m_headProbability; // [R] on the device
+};
+
+// TransE and TransH on the CPU without autograd: FusedKgTrainer updates the
+// model's tables in place; evaluation and the model's checkpoint are the
+// autograd path's.
+class FusedKgTask : public KgTaskBase
+{
+public:
+    FusedKgTask(const RunSpec &spec, KgDataset data, torch::Device device)
+        : KgTaskBase(std::move(data), device)
+    {
+        auto model = makeKgModel(spec, m_data.entityCount(), m_data.relationCount(), m_train);
+        m_model = std::dynamic_pointer_cast<TranslationalModelImpl>(model);
+        const bool transh = spec.modelType() == "transh";
+        FusedKgConfig config;
+        config.transh = transh;
+        config.norm = static_cast<int>(spec.intParam("norm"));
+        config.loss = kgLossFromName(spec.stringParam("loss"));
+        config.margin = spec.floatParam("margin");
+        config.temperature = spec.floatParam("temperature");
+        config.negatives = spec.intParam("negatives");
+        config.normalizeEntities = !transh && spec.boolParam("normalize_entities");
+        if (transh) {
+            config.constraintWeight = spec.floatParam("constraint_weight");
+            config.epsilon = spec.floatParam("epsilon");
+        }
+        config.optimizer = spec.optimizer == "sgd"       ? RowOptimizer::Sgd
+                           : spec.optimizer == "adagrad" ? RowOptimizer::Adagrad
+                                                         : RowOptimizer::Adam;
+        config.lr = spec.lr;
+        config.weightDecay = spec.weightDecay;
+        config.seed = spec.seed;
+        auto table = [this](const char *name) {
+            auto *p = m_model->named_parameters().find(name);
+            if (!p || !p->is_contiguous() || p->scalar_type() != torch::kFloat)
+                throw std::logic_error(std::string("fused path: no float table ") + name);
+            return *p;
+        };
+        m_entity = table("entity.weight");
+        m_relation = table(transh ? "translation.weight" : "relation.weight");
+        if (transh)
+            m_normal = table("normal.weight");
+        const FusedKgTables tables = currentTables();
+        m_fused = std::make_unique<FusedKgTrainer>(config, tables, m_data.train,
+                                                   headProbabilities(m_data, spec.stringParam("sampling") == "bern"));
+    }
+
+    torch::nn::Module &module() override { return *m_model; }
+    std::int64_t examples() const override { return m_train.size(0); }
+    bool updatesItself() const override { return true; }
+    std::string engine() const override { return "fused"; }
+
+    torch::Tensor loss(const torch::Tensor &) override { throw std::logic_error("FusedKgTask trains with step()"); }
+
+    double step(const torch::Tensor &indices, std::int64_t step) override
+    {
+        m_fused->setTables(currentTables());
+        const auto idx = indices.contiguous();
+        return m_fused->step(idx.data_ptr<std::int64_t>(), idx.size(0), step);
+    }
+
+    nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,
+                            const std::function<bool()> &keepGoing) override
+    {
+        m_fused->setTables(currentTables());
+        m_fused->normalizeAllEntities();
+        return KgTaskBase::evaluate(split, batchSize, keepGoing);
+    }
+
+    void saveOptimizer(torch::serialize::OutputArchive &archive) override
+    {
+        for (const auto &a : m_fused->state()) {
+            const auto n = static_cast<std::int64_t>(a.values->size());
+            archive.write(a.name, torch::from_blob(a.values->data(), {n}, torch::kFloat).clone());
+        }
+    }
+
+    void loadOptimizer(torch::serialize::InputArchive &archive) override
+    {
+        for (const auto &a : m_fused->state()) {
+            torch::Tensor t;
+            archive.read(a.name, t);
+            t = t.to(torch::kCPU, torch::kFloat).contiguous();
+            if (t.numel() != static_cast<std::int64_t>(a.values->size()))
+                throw std::runtime_error("optimizer state " + a.name + " has " + std::to_string(t.numel())
+                                         + " values, expected " + std::to_string(a.values->size()));
+            std::copy(t.data_ptr<float>(), t.data_ptr<float>() + t.numel(), a.values->begin());
+        }
+    }
+
+private:
+    KgModelImpl &kgModel() override { return *m_model; }
+
+    // Loading a checkpoint gives the parameters new storage: their data
+    // pointers are taken afresh before each use.
+    FusedKgTables currentTables()
+    {
+        FusedKgTables tables;
+        tables.entity = m_entity.data_ptr<float>();
+        tables.relation = m_relation.data_ptr<float>();
+        tables.normal = m_normal.defined() ? m_normal.data_ptr<float>() : nullptr;
+        tables.entities = m_entity.size(0);
+        tables.relations = m_relation.size(0);
+        tables.dim = m_entity.size(1);
+        return tables;
+    }
+
+    std::shared_ptr<TranslationalModelImpl> m_model;
+    torch::Tensor m_entity, m_relation, m_normal; // the model's parameters
+    std::unique_ptr<FusedKgTrainer> m_fused;
 };
 
 class OneToAllKgTask : public KgTaskBase
@@ -315,11 +514,24 @@ private:
 
 } // namespace
 
+double Task::step(const torch::Tensor &, std::int64_t)
+{
+    throw std::logic_error("this task trains with autograd");
+}
+void Task::saveOptimizer(torch::serialize::OutputArchive &) {}
+void Task::loadOptimizer(torch::serialize::InputArchive &) {}
+
 std::unique_ptr<Task> makeKgTask(const RunSpec &spec, KgDataset data, torch::Device device)
 {
     const std::string &type = spec.modelType();
-    if (type == "transe" || type == "transh")
+    if (type == "transe" || type == "transh") {
+        const std::string why = fusedUnsupported(spec, device);
+        if (spec.engine == "fused" && !why.empty())
+            throw BadInput("train.engine fused: " + why);
+        if (spec.engine != "autograd" && why.empty())
+            return std::make_unique<FusedKgTask>(spec, std::move(data), device);
         return std::make_unique<MarginKgTask>(spec, std::move(data), device);
+    }
     return std::make_unique<OneToAllKgTask>(spec, std::move(data), device);
 }
 

@@ -132,7 +132,8 @@ Trainer::Trainer(const RunSpec &spec, Task &task, Reporter &reporter, std::strin
     , m_checkpointDir(std::move(checkpointDir))
     , m_device(device)
 {
-    m_optimizer = makeOptimizer(spec, task.module().parameters());
+    if (!task.updatesItself())
+        m_optimizer = makeOptimizer(spec, task.module().parameters());
     const std::int64_t examples = task.examples();
     if (examples == 0)
         throw BadInput("data: no training examples");
@@ -162,8 +163,12 @@ void Trainer::saveCheckpoint()
     m_task.module().save(model);
     archive.write("model", model);
     torch::serialize::OutputArchive optimizer;
-    m_optimizer->save(optimizer);
+    if (m_optimizer)
+        m_optimizer->save(optimizer);
+    else
+        m_task.saveOptimizer(optimizer);
     archive.write("optimizer", optimizer);
+    archive.write("engine", c10::IValue(m_task.engine()));
     archive.write("step", c10::IValue(m_progress.step));
     archive.write("epoch", c10::IValue(m_progress.epoch));
     archive.write("batch_in_epoch", c10::IValue(m_progress.batchInEpoch));
@@ -219,9 +224,21 @@ bool Trainer::loadNewestCheckpoint()
             torch::serialize::InputArchive model;
             archive.read("model", model);
             m_task.module().load(model);
+            // The optimizer state of one engine means nothing to the other
+            // (a CPU checkpoint of the fused path resumed on a GPU): the
+            // model carries over, the optimizer starts afresh.
+            std::string engine = "autograd";
+            if (archive.try_read("engine", value))
+                engine = value.toStringRef();
             torch::serialize::InputArchive optimizer;
             archive.read("optimizer", optimizer);
-            m_optimizer->load(optimizer);
+            if (engine != m_task.engine())
+                m_reporter.log("warning", path + ": optimizer state of the " + engine + " engine not loaded; the "
+                                              + m_task.engine() + " engine's optimizer starts afresh");
+            else if (m_optimizer)
+                m_optimizer->load(optimizer);
+            else
+                m_task.loadOptimizer(optimizer);
             archive.read("step", value);
             m_progress.step = value.toInt();
             archive.read("epoch", value);
@@ -265,7 +282,7 @@ void Trainer::reportMetric()
 {
     if (m_lossCount == 0)
         return;
-    const double loss = (m_lossSum / static_cast<double>(m_lossCount)).item<double>();
+    const double loss = lossSum() / static_cast<double>(m_lossCount);
     const double wall = m_reporter.wall();
     if (!std::isfinite(loss))
         throw Diverged("loss is " + formatLoss(loss) + " at step " + std::to_string(m_step));
@@ -283,7 +300,7 @@ void Trainer::reportMetric()
     if (m_memoryBytes >= 0)
         message["mem_bytes"] = m_memoryBytes;
     m_reporter.emit(message);
-    m_lossSum.zero_();
+    resetLossSum();
     m_lossCount = 0;
     m_samplesSinceReport = 0;
     m_lastReportWall = wall;
@@ -302,6 +319,30 @@ bool Trainer::evaluate(const char *why)
     message.update(fields);
     m_reporter.emit(message);
     m_lastEvalStep = m_step;
+    return true;
+}
+
+double Trainer::lossSum() const
+{
+    return m_hostLossSum + (m_optimizer ? m_lossSum.item<double>() : 0.0);
+}
+
+void Trainer::resetLossSum()
+{
+    m_hostLossSum = 0.0;
+    if (m_optimizer)
+        m_lossSum.zero_();
+}
+
+bool Trainer::budgetSpent()
+{
+    if (!m_spec.maxSeconds || m_reporter.wall() < *m_spec.maxSeconds)
+        return false;
+    if (!m_budgetLogged) {
+        m_reporter.log("info", "train.max_seconds: the budget of " + formatLoss(*m_spec.maxSeconds)
+                                   + " s is spent at step " + std::to_string(m_step) + "; finishing");
+        m_budgetLogged = true;
+    }
     return true;
 }
 
@@ -347,21 +388,25 @@ int Trainer::run(bool resume)
             if (!handleControls())
                 return stopped();
             const auto indices = order.slice(0, b * batch, std::min(examples, (b + 1) * batch));
-            m_task.beforeStep();
-            m_optimizer->zero_grad();
-            torch::Tensor loss;
-            {
-                // train.amp: only the forward pass and the loss run under
-                // autocast; the loss leaves it as fp32 (a no-op without amp).
-                AutocastGuard autocast(m_device.type(), m_spec.amp == "bf16");
-                loss = m_task.loss(indices).to(torch::kFloat);
+            m_task.beforeStep(m_step);
+            if (m_optimizer) {
+                m_optimizer->zero_grad();
+                torch::Tensor loss;
+                {
+                    // train.amp: only the forward pass and the loss run under
+                    // autocast; the loss leaves it as fp32 (a no-op without amp).
+                    AutocastGuard autocast(m_device.type(), m_spec.amp == "bf16");
+                    loss = m_task.loss(indices).to(torch::kFloat);
+                }
+                loss.backward();
+                m_optimizer->step();
+                m_lossSum += loss.detach();
+            } else {
+                m_hostLossSum += m_task.step(indices, m_step);
             }
-            loss.backward();
-            m_optimizer->step();
             ++m_step;
             m_progress.step = m_step;
             m_progress.batchInEpoch = b + 1;
-            m_lossSum += loss.detach();
             ++m_lossCount;
             m_samplesSinceReport += indices.size(0);
             m_reporter.setStep(m_step);
@@ -369,24 +414,28 @@ int Trainer::run(bool resume)
                 reportMetric();
             if (m_spec.checkpointEverySteps > 0 && m_step % m_spec.checkpointEverySteps == 0)
                 saveCheckpoint();
+            if (budgetSpent())
+                break;
         }
         if (m_progress.batchInEpoch < m_stepsPerEpoch)
-            break; // max_steps ended training inside the epoch
+            break; // max_steps or max_seconds ended training inside the epoch
         ++m_progress.epoch;
         m_progress.batchInEpoch = 0;
         if (m_spec.reportEverySteps == 0 && m_lossCount > 0) {
             // Reporting is off: one read per epoch still catches divergence.
-            const double loss = (m_lossSum / static_cast<double>(m_lossCount)).item<double>();
+            const double loss = lossSum() / static_cast<double>(m_lossCount);
             if (!std::isfinite(loss))
                 throw Diverged("loss is " + formatLoss(loss) + " in epoch " + std::to_string(m_progress.epoch)
                                         + " (reporting is off; last step " + std::to_string(m_step) + ")");
-            m_lossSum.zero_();
+            resetLossSum();
             m_lossCount = 0;
         }
         if (m_spec.evalEveryEpochs > 0 && m_progress.epoch % m_spec.evalEveryEpochs == 0) {
             if (!evaluate("epoch"))
                 return stopped();
         }
+        if (budgetSpent())
+            break;
     }
     if (m_spec.reportEverySteps > 0)
         reportMetric();

@@ -53,6 +53,9 @@ private:
     bool evaluate(const char *why); // false if a stop interrupted it
     void reportMetric();
     bool handleControls(); // false when a stop is requested
+    bool budgetSpent();    // train.max_seconds is used up
+    double lossSum() const; // of the steps since the last report (reads the device)
+    void resetLossSum();
     torch::Tensor permutation(std::int64_t epoch) const;
     std::int64_t currentEpoch() const; // 1-based epoch the last step belongs to
 
@@ -71,7 +74,9 @@ private:
     std::int64_t m_lastEvalStep = -1;
     std::int64_t m_lastReportStep = -1;
 
-    torch::Tensor m_lossSum; // on the device, since the last report
+    torch::Tensor m_lossSum; // on the device, since the last report (autograd path)
+    double m_hostLossSum = 0.0; // the same for a task that updates itself
+    bool m_budgetLogged = false;
     std::int64_t m_lossCount = 0;
     std::int64_t m_samplesSinceReport = 0;
     double m_lastReportWall = 0.0;

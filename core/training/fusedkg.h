@@ -1,0 +1,142 @@
+#pragma once
+
+// The fused CPU training path of the translational models (TransE, TransH):
+// negatives, forward pass, gradient and optimizer update of one batch written
+// directly over the embedding tables, with no autograd graph and no per-step
+// allocation. Parallel over the positives of a batch (at::parallel_for); each
+// thread sums its gradients into its own buffer, so a step's gradient is the
+// exact batch gradient (the same as the autograd path's), and optimizer state
+// is read and written only for the rows the batch touched.
+//
+// LibTorch-free on purpose: the tables are raw float arrays owned by the
+// model's parameters, so evaluation and checkpoints of the model are the
+// autograd path's.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainyard {
+
+enum class KgLoss {
+    Margin,          // mean over pairs of max(0, margin + d(pos) - d(neg))
+    SelfAdversarial, // Sun et al. 2019: -log s(g - d(pos)) - sum_j w_j log s(d(neg_j) - g), w = softmax(-a d(neg))
+    Softmax,         // cross-entropy of the positive among itself and its negatives, scores -d
+    OneVsAll,        // cross-entropy over every entity, both directions (autograd path only)
+};
+enum class RowOptimizer { Sgd, Adagrad, Adam };
+
+KgLoss kgLossFromName(const std::string &name);
+
+// The negative `j` of the `i`-th positive of a step: a random entity and
+// whether it replaces the head. Counter-based (no generator state): the
+// fused and the CPU autograd path draw the same negatives, every thread count
+// gives the same ones, and a resumed run continues the same sequence.
+struct Negative
+{
+    std::int64_t entity;
+    bool corruptHead;
+};
+// The random stream of step `step` of a run seeded with `seed`.
+std::uint64_t negativeStream(std::uint64_t seed, std::int64_t step);
+Negative sampleNegative(std::uint64_t stream, std::int64_t i, std::int64_t j, std::int64_t entities,
+                        float headProbability);
+
+struct FusedKgConfig
+{
+    bool transh = false;
+    int norm = 1; // 1: L1; 2: L2 (TransE) or squared L2 (TransH), as the models define it
+    KgLoss loss = KgLoss::Margin;
+    double margin = 1.0; // the margin, or gamma of the self-adversarial loss
+    double temperature = 1.0;
+    std::int64_t negatives = 1;
+    bool normalizeEntities = false; // TransE: unit L2 rows before each step
+    double constraintWeight = 0.0;  // TransH soft constraints
+    double epsilon = 0.0;
+    RowOptimizer optimizer = RowOptimizer::Adam;
+    double lr = 0.001;
+    double weightDecay = 0.0;
+    std::uint64_t seed = 1;
+};
+
+// Views of the model's tables, row-major [rows, dim].
+struct FusedKgTables
+{
+    float *entity = nullptr;
+    float *relation = nullptr; // TransE: r; TransH: d_r
+    float *normal = nullptr;   // TransH: w_r (used unit-normalised); TransE: null
+    std::int64_t entities = 0;
+    std::int64_t relations = 0;
+    std::int64_t dim = 0;
+};
+
+class FusedKgTrainer
+{
+public:
+    // `triples`: the training triples, flat (h, r, t); `headProbability`: per
+    // relation, P(corrupt the head).
+    FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables &tables, const std::vector<std::int64_t> &triples,
+                   std::vector<float> headProbability);
+
+    // One optimizer step over the training triples `indices[0..count)`,
+    // the trainer's step number `step` (0-based); returns the batch loss.
+    double step(const std::int64_t *indices, std::int64_t count, std::int64_t step);
+
+    // Points at the tables again (loading a checkpoint replaces their storage).
+    void setTables(const FusedKgTables &tables);
+
+    // TransE with normalize_entities rescales rows lazily (when a batch
+    // touches them); evaluation calls this first so that it sees the table
+    // the autograd path would have.
+    void normalizeAllEntities();
+
+    // Optimizer state, for checkpoints: named arrays (sizes fixed by the tables).
+    struct StateArray
+    {
+        std::string name;
+        std::vector<float> *values;
+    };
+    std::vector<StateArray> state();
+
+private:
+    struct Table
+    {
+        float *weights = nullptr;
+        std::int64_t rows = 0;
+        std::vector<float> first;  // Adam m, or the Adagrad row sums
+        std::vector<float> second; // Adam v
+        std::vector<std::int64_t> stamp; // step + 1 when a batch last touched the row
+        std::vector<std::int32_t> slot;  // the row's place in this step's gradient buffers
+        std::vector<std::int64_t> touched; // rows of this step, by slot
+        std::vector<std::vector<float>> grads; // per thread: [touched, dim]
+    };
+    struct Scratch
+    {
+        std::vector<float> distances, coefficients, z;
+        std::vector<float> gradRelation, gradNormal, w;
+        double loss = 0.0;
+    };
+
+    void touch(Table &table, std::int64_t row, std::int64_t mark);
+    void prepareGrads(Table &table, int threads);
+    void positive(std::int64_t i, std::int64_t b, Scratch &scratch, int thread);
+    void update(Table &table, std::int64_t step, int threads);
+    void updateRows(Table &table, std::int64_t begin, std::int64_t end, int threads, float adamScale);
+    void normalizeRows(const std::int64_t *rows, std::int64_t begin, std::int64_t end); // null rows: all
+    float *grad(Table &table, int thread, std::int64_t row)
+    {
+        return table.grads[thread].data() + static_cast<std::size_t>(table.slot[row]) * m_dim;
+    }
+
+    FusedKgConfig m_config;
+    std::int64_t m_dim;
+    const std::vector<std::int64_t> &m_triples;
+    std::vector<float> m_headProbability;
+    Table m_entity, m_relation, m_normal;
+    std::vector<std::int64_t> m_heads, m_tails; // per pair of the step: [B, 1 + k]
+    std::vector<std::int64_t> m_relations;      // per positive of the step
+    std::vector<Scratch> m_scratch;             // per thread
+    std::int64_t m_mark = 0;
+};
+
+} // namespace trainyard
