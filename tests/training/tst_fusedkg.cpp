@@ -1,0 +1,244 @@
+// The fused CPU path of TransE/TransH (FusedKgTrainer, through the tasks
+// that use it) against the autograd path: the same loss and the same SGD
+// update on tiny data, determinism with one thread, checkpoints that keep
+// the optimizer state and the step numbering, and divergence.
+
+#include "helpers/minitest.h"
+#include "workerprocess.h"
+
+#include "kgdataset.h"
+#include "runspec.h"
+#include "task.h"
+#include "worker.h"
+#include "workeroptions.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <map>
+
+using namespace trainyard;
+using testing::ofType;
+
+namespace {
+
+std::string specText(const std::string &model, const std::string &train)
+{
+    return R"({"name": "fused", "model": )" + model
+         + R"(, "data": {"kind": "synthetic-kg", "entities": 30, "relations": 3, "triples": 400},
+        "train": )" + train
+         + R"(, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 1}})";
+}
+
+std::unique_ptr<Task> makeTask(const RunSpec &spec)
+{
+    torch::manual_seed(spec.seed); // the same initial tables for both engines
+    return makeKgTask(spec, KgDataset::synthetic(30, 3, 400, spec.seed), torch::Device(torch::kCPU));
+}
+
+std::map<std::string, torch::Tensor> parameters(Task &task)
+{
+    std::map<std::string, torch::Tensor> out;
+    for (const auto &p : task.module().named_parameters())
+        out[p.key()] = p.value().detach().clone();
+    return out;
+}
+
+double maxDifference(const std::map<std::string, torch::Tensor> &a, const std::map<std::string, torch::Tensor> &b)
+{
+    double worst = 0.0;
+    for (const auto &[name, t] : a)
+        worst = std::max(worst, (t - b.at(name)).abs().max().item<double>());
+    return worst;
+}
+
+// One SGD step of `model` (a JSON object) with both engines from the same
+// start; returns the largest difference of the loss and of any weight.
+void checkOneSgdStepMatches(const std::string &model)
+{
+    torch::set_num_threads(1);
+    const std::string train = R"({"optimizer": "sgd", "lr": 0.1, "batch_size": 16, "engine": ")";
+    const RunSpec autogradSpec = RunSpec::parse(specText(model, train + "autograd\"}"));
+    const RunSpec fusedSpec = RunSpec::parse(specText(model, train + "fused\"}"));
+    auto reference = makeTask(autogradSpec);
+    auto fused = makeTask(fusedSpec);
+    TY_REQUIRE(!reference->updatesItself() && fused->updatesItself());
+    TY_REQUIRE(maxDifference(parameters(*reference), parameters(*fused)) == 0.0);
+
+    const auto indices = torch::arange(3, 19, torch::kLong); // 16 positives
+    reference->beforeStep(7);
+    const auto loss = reference->loss(indices);
+    loss.backward();
+    {
+        torch::NoGradGuard noGrad;
+        for (auto &p : reference->module().parameters()) {
+            if (p.grad().defined())
+                p.sub_(0.1 * p.grad());
+        }
+    }
+    fused->beforeStep(7);
+    const double fusedLoss = fused->step(indices, 7);
+
+    const double lossDiff = std::abs(loss.item<double>() - fusedLoss);
+    const double weightDiff = maxDifference(parameters(*reference), parameters(*fused));
+    std::cout << "  " << model << ": loss " << fusedLoss << ", |loss diff| " << lossDiff << ", max |weight diff| "
+              << weightDiff << "\n";
+    TY_CHECK(lossDiff < 1e-5);
+    TY_CHECK(weightDiff < 1e-5);
+    TY_CHECK(fusedLoss > 0.0); // the step did something to compare
+}
+
+struct InProcessRun
+{
+    int code = -1;
+    std::vector<nlohmann::json> lines;
+    std::map<std::string, torch::Tensor> weights; // of the newest checkpoint
+};
+
+InProcessRun trainInProcess(const std::string &dir, const std::string &text, const std::string &runDir, bool resume)
+{
+    testing::writeFile(dir + "/spec.json", text);
+    WorkerOptions options;
+    options.spec = dir + "/spec.json";
+    options.runDir = runDir;
+    options.resume = resume;
+    InProcessRun run;
+    run.code = runWorker(options);
+    run.lines = testing::readLines(runDir + "/metrics.jsonl");
+    const auto checkpoints = ofType(run.lines, "checkpoint");
+    if (!checkpoints.empty()) {
+        torch::serialize::InputArchive archive;
+        archive.load_from(checkpoints.back()["path"].get<std::string>());
+        torch::serialize::InputArchive model;
+        archive.read("model", model);
+        for (const auto &key : model.keys()) { // the embedding submodules
+            torch::serialize::InputArchive module;
+            torch::Tensor t;
+            if (model.try_read(key, module) && module.try_read("weight", t))
+                run.weights[key] = t;
+        }
+    }
+    return run;
+}
+
+} // namespace
+
+TY_TEST(oneSgdStepEqualsAutogradForEveryLossAndModel)
+{
+    for (const char *loss : {"margin", "self_adversarial", "softmax"}) {
+        const std::string l = std::string(R"("loss": ")") + loss + "\"";
+        checkOneSgdStepMatches(R"({"type": "transe", "dim": 12, "norm": 1, "negatives": 5, "margin": 2, )" + l + "}");
+        checkOneSgdStepMatches(R"({"type": "transe", "dim": 12, "norm": 2, "negatives": 5, "margin": 2,
+                                   "normalize_entities": false, "sampling": "unif", )" + l + "}");
+        checkOneSgdStepMatches(R"({"type": "transh", "dim": 12, "norm": 1, "negatives": 4, "margin": 2,
+                                   "constraint_weight": 0.5, )" + l + "}");
+        checkOneSgdStepMatches(R"({"type": "transh", "dim": 12, "norm": 2, "negatives": 4, "margin": 2,
+                                   "constraint_weight": 0.5, "epsilon": 0.0001, )" + l + "}");
+    }
+}
+
+TY_TEST(autoPicksFusedOnTheCpuAndAutogradWhereItMust)
+{
+    const std::string train = R"({"batch_size": 16})";
+    TY_CHECK(makeTask(RunSpec::parse(specText(R"({"type": "transe"})", train)))->updatesItself());
+    TY_CHECK(makeTask(RunSpec::parse(specText(R"({"type": "transh"})", train)))->updatesItself());
+    TY_CHECK(!makeTask(RunSpec::parse(specText(R"({"type": "transe", "loss": "1vsall"})", train)))->updatesItself());
+    TY_CHECK(!makeTask(RunSpec::parse(specText(R"({"type": "transe", "filter_negatives": true})", train)))
+                  ->updatesItself());
+    TY_CHECK(!makeTask(RunSpec::parse(specText(R"({"type": "transe"})", R"({"amp": "bf16"})")))->updatesItself());
+    bool refused = false;
+    try {
+        makeTask(RunSpec::parse(specText(R"({"type": "transe", "loss": "1vsall"})", R"({"engine": "fused"})")));
+    } catch (const std::exception &e) {
+        refused = std::string(e.what()).find("train.engine fused: model.loss 1vsall needs autograd") != std::string::npos;
+    }
+    TY_CHECK(refused);
+}
+
+TY_TEST(oneThreadIsDeterministicAndTwoThreadsAgree)
+{
+    const std::string model = R"({"type": "transh", "dim": 16, "negatives": 8, "loss": "self_adversarial", "margin": 3})";
+    const RunSpec spec = RunSpec::parse(specText(model, R"({"batch_size": 64, "lr": 0.01})"));
+    auto train = [&spec](int threads) {
+        torch::set_num_threads(threads);
+        auto task = makeTask(spec);
+        double lossSum = 0.0;
+        for (std::int64_t step = 0; step < 30; ++step) {
+            const auto indices = torch::arange((step * 64) % 256, (step * 64) % 256 + 64, torch::kLong);
+            task->beforeStep(step);
+            lossSum += task->step(indices, step);
+        }
+        torch::set_num_threads(1);
+        return std::make_pair(lossSum, parameters(*task));
+    };
+    const auto a = train(1), b = train(1), c = train(2);
+    TY_CHECK_EQ(a.first, b.first);
+    TY_CHECK_EQ(maxDifference(a.second, b.second), 0.0);
+    // Two threads sum the same gradients in another order.
+    TY_CHECK(std::abs(a.first - c.first) < 1e-4 * std::abs(a.first));
+    TY_CHECK(maxDifference(a.second, c.second) < 1e-4);
+}
+
+TY_TEST(checkpointAndResumeKeepTheOptimizerStateAndSteps)
+{
+    const std::string dir = testing::tempDir("fusedresume");
+    // Adam: a resumed run that lost its moments would take other steps.
+    const std::string model = R"({"type": "transe", "dim": 10, "negatives": 4})";
+    const auto spec = [&](int steps) {
+        return specText(model, R"({"epochs": 100, "batch_size": 32, "lr": 0.01, "max_steps": )" + std::to_string(steps) + "}");
+    };
+    const InProcessRun straight = trainInProcess(dir, spec(40), dir + "/straight", false);
+    TY_REQUIRE(straight.code == 0);
+    const InProcessRun first = trainInProcess(dir, spec(20), dir + "/split", false);
+    TY_REQUIRE(first.code == 0);
+    const InProcessRun second = trainInProcess(dir, spec(40), dir + "/split", true);
+    TY_REQUIRE(second.code == 0);
+
+    // Step numbering continues: 1..20, then 21..40.
+    const auto metrics = ofType(second.lines, "metric");
+    TY_REQUIRE(metrics.size() == 40);
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+        TY_CHECK_EQ(metrics[i]["step"].get<std::int64_t>(), static_cast<std::int64_t>(i + 1));
+    // The same losses and weights as the uninterrupted run.
+    const auto reference = ofType(straight.lines, "metric");
+    for (std::size_t i = 20; i < 40; ++i)
+        TY_CHECK(std::abs(metrics[i]["loss"].get<double>() - reference[i]["loss"].get<double>()) < 1e-6);
+    TY_REQUIRE(!straight.weights.empty() && straight.weights.size() == second.weights.size());
+    TY_CHECK(maxDifference(straight.weights, second.weights) < 1e-6);
+}
+
+TY_TEST(aDivergingFusedRunExitsThree)
+{
+    const std::string dir = testing::tempDir("fusednan");
+    const InProcessRun run = trainInProcess(
+        dir,
+        // Squared L2 grows its own gradient: SGD at this rate overflows.
+        specText(R"({"type": "transh", "norm": 2})",
+                 R"({"epochs": 20, "batch_size": 32, "optimizer": "sgd", "lr": 1000, "engine": "fused"})"),
+        dir + "/run", false);
+    TY_CHECK_EQ(run.code, 3);
+    TY_REQUIRE(!ofType(run.lines, "done").empty());
+    TY_CHECK_EQ(ofType(run.lines, "done").back()["status"].get<std::string>(), std::string("diverged"));
+}
+
+TY_TEST(maxSecondsEndsWithTheFinalEvaluationAndCheckpoint)
+{
+    const std::string dir = testing::tempDir("fusedbudget");
+    const std::string text = R"({"name": "budget", "model": {"type": "transe", "dim": 8},
+        "data": {"kind": "synthetic-kg", "entities": 30, "relations": 3, "triples": 400},
+        "train": {"epochs": 1000000, "batch_size": 8, "max_seconds": 1.5},
+        "eval": {"every_epochs": 1000000}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 100}})";
+    const InProcessRun run = trainInProcess(dir, text, dir + "/run", false);
+    TY_CHECK_EQ(run.code, 0);
+    const auto metrics = ofType(run.lines, "metric");
+    TY_REQUIRE(!metrics.empty());
+    TY_CHECK(metrics.back()["wall"].get<double>() >= 1.5);
+    TY_CHECK(metrics.back()["wall"].get<double>() < 30.0);
+    TY_CHECK_EQ(ofType(run.lines, "eval").size(), 1u);
+    TY_REQUIRE(!ofType(run.lines, "checkpoint").empty());
+    TY_CHECK_EQ(ofType(run.lines, "checkpoint").back()["step"].get<std::int64_t>(),
+                metrics.back()["step"].get<std::int64_t>());
+    TY_CHECK_EQ(ofType(run.lines, "done").back()["status"].get<std::string>(), std::string("finished"));
+}
+
+TY_TEST_MAIN()
