@@ -118,6 +118,18 @@ ModelCatalog ModelCatalog::fromJson(const QByteArray &json, QString *error)
         c.m_sections.insert(section, params);
         c.m_sectionOrder.append(section);
     }
+    // Optional (workers before 0.2 have none).
+    const QJsonArray presets = root.value(QLatin1String("presets")).toArray();
+    for (int i = 0; i < presets.size(); ++i) {
+        const QJsonObject o = presets.at(i).toObject();
+        PublishedPreset p{o.value(QLatin1String("name")).toString(), o.value(QLatin1String("source")).toString(),
+                          o.value(QLatin1String("spec")).toObject()};
+        if (p.name.isEmpty() || !c.model(p.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString())) {
+            *error = tr("presets[%1]: expected a name and a spec with a known model.type").arg(i);
+            return {};
+        }
+        c.m_presets.append(p);
+    }
     error->clear();
     return c;
 }

@@ -43,6 +43,14 @@ struct DataKindInfo
     QList<ParamInfo> params;
 };
 
+/// A published configuration the worker offers ("TransE · FB15k-237").
+struct PublishedPreset
+{
+    QString name;
+    QString source;
+    QJsonObject spec; ///< Partial: the data path is the user's
+};
+
 /// Everything the worker can train and every key of a run spec it reads,
 /// parsed from `trainyard-worker --list-models`.
 class ModelCatalog
@@ -56,6 +64,7 @@ public:
     QString workerVersion() const { return m_version; }
     const QList<ModelInfo> &models() const { return m_models; }
     const QList<DataKindInfo> &dataKinds() const { return m_dataKinds; }
+    const QList<PublishedPreset> &presets() const { return m_presets; }
     /// Keys of a spec section ("train", "eval", "checkpoint", "report").
     QList<ParamInfo> section(const QString &name) const { return m_sections.value(name); }
     QStringList sectionNames() const { return m_sectionOrder; }
@@ -72,6 +81,7 @@ private:
     QString m_version;
     QList<ModelInfo> m_models;
     QList<DataKindInfo> m_dataKinds;
+    QList<PublishedPreset> m_presets;
     QHash<QString, QList<ParamInfo>> m_sections;
     QStringList m_sectionOrder;
 };

@@ -40,6 +40,28 @@ QString ModelPaletteModel::taskTitle(const QString &task)
     return task.isEmpty() ? tr("Other") : task;
 }
 
+// The model type's full default spec with the preset's keys laid over it,
+// section by section, so the editor opens on every key.
+QJsonObject ModelPaletteModel::completeSpec(const PublishedPreset &preset) const
+{
+    const QString type = preset.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+    QJsonObject spec = m_catalog.defaultSpec(type, preset.name);
+    for (auto it = preset.spec.begin(); it != preset.spec.end(); ++it) {
+        // A data section names another kind than the model's default: it replaces.
+        if (!it.value().isObject() || it.key() == QLatin1String("data")) {
+            spec.insert(it.key(), it.value());
+            continue;
+        }
+        QJsonObject section = spec.value(it.key()).toObject();
+        const QJsonObject overrides = it.value().toObject();
+        for (auto o = overrides.begin(); o != overrides.end(); ++o) {
+            section.insert(o.key(), o.value());
+        }
+        spec.insert(it.key(), section);
+    }
+    return spec;
+}
+
 void ModelPaletteModel::rebuild()
 {
     beginResetModel();
@@ -54,6 +76,17 @@ void ModelPaletteModel::rebuild()
             leaf.title = m.type;
             leaf.tooltip = m.description;
             leaf.spec = m_catalog.defaultSpec(m.type, m.type);
+            g.leaves.append(leaf);
+        }
+        m_groups.append(g);
+    }
+    if (!m_catalog.presets().isEmpty()) {
+        Group g{tr("Published configurations"), {}};
+        for (const PublishedPreset &p : m_catalog.presets()) {
+            Leaf leaf;
+            leaf.title = p.name;
+            leaf.tooltip = p.source;
+            leaf.spec = completeSpec(p);
             g.leaves.append(leaf);
         }
         m_groups.append(g);

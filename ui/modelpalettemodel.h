@@ -55,6 +55,7 @@ private:
         QList<Leaf> leaves;
     };
     void rebuild();
+    QJsonObject completeSpec(const PublishedPreset &preset) const;
 
     PresetStore *m_presets;
     ModelCatalog m_catalog;

@@ -300,6 +300,7 @@ Catalogue::Catalogue()
         m_models.push_back(std::move(m));
     }
 
+    addPresets();
     m_dataKinds = {
         {"kg", "kg", "a folder with train.txt, valid.txt, test.txt: one head<TAB>relation<TAB>tail per line",
          {pathParam("path", "", "the folder (required)")}},
@@ -318,6 +319,16 @@ Catalogue::Catalogue()
          {intParam("samples", 2000, 10, 1e7, "images before the split"),
           intParam("classes", 10, 2, 1000, "classes"), intParam("size", 28, 6, 256, "width and height in pixels")}},
     };
+}
+
+void Catalogue::addPresets()
+{
+    // Each is documented, with its measurement, in docs/models.md#presets;
+    // tst_runspec checks that every preset parses.
+    const auto kg = [](const char *dataset) {
+        return json{{"kind", "kg"}, {"path", ""}, {"_dataset", dataset}};
+    };
+    (void)kg;
 }
 
 const Catalogue &Catalogue::instance()
@@ -385,7 +396,11 @@ json Catalogue::toJson() const
     json kinds = json::array();
     for (const auto &d : m_dataKinds)
         kinds.push_back({{"kind", d.kind}, {"task", d.task}, {"description", d.description}, {"params", list(d.params)}});
+    json presets = json::array();
+    for (const auto &p : m_presets)
+        presets.push_back({{"name", p.name}, {"source", p.source}, {"spec", p.spec}});
     return {{"version", TRAINYARD_VERSION},
+            {"presets", presets},
             {"protocol", protocol::kVersion},
             {"models", models},
             {"data_kinds", kinds},

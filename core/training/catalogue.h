@@ -53,6 +53,15 @@ struct DataKindInfo
 
 // Every model, data kind and spec section the worker knows, with defaults and
 // ranges. Built once; read-only.
+// A published configuration offered in the palette ("TransE · FB15k-237"):
+// a partial run spec (its data path left to the user) and where it comes from.
+struct PresetInfo
+{
+    std::string name;
+    std::string source; // the paper or library, and what Trainyard measured with it
+    nlohmann::json spec;
+};
+
 class Catalogue
 {
 public:
@@ -60,6 +69,7 @@ public:
 
     const std::vector<ModelInfo> &models() const { return m_models; }
     const std::vector<DataKindInfo> &dataKinds() const { return m_dataKinds; }
+    const std::vector<PresetInfo> &presets() const { return m_presets; }
     const ModelInfo *findModel(const std::string &type) const;
     const DataKindInfo *findDataKind(const std::string &kind) const;
 
@@ -75,6 +85,9 @@ private:
 
     std::vector<ModelInfo> m_models;
     std::vector<DataKindInfo> m_dataKinds;
+    std::vector<PresetInfo> m_presets;
+
+    void addPresets();
     std::vector<ParamSpec> m_train;
     std::vector<ParamSpec> m_eval;
     std::vector<ParamSpec> m_checkpoint;

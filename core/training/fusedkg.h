@@ -42,6 +42,14 @@ std::uint64_t negativeStream(std::uint64_t seed, std::int64_t step);
 Negative sampleNegative(std::uint64_t stream, std::int64_t i, std::int64_t j, std::int64_t entities,
                         float headProbability);
 
+// L1 distances of every query to every row of `table` [n, d] for ranking:
+// out[b, e] = sum_j |q_bj - t_ej| or, with TransH's unit normals w [B, d]
+// and the projections c [B, n] (c_be = w_b . t_e),
+// sum_j |q_bj - t_ej + c_be w_bj| (the distance to t_e on b's hyperplane).
+// Blocked for the cache and parallel over the queries.
+void l1DistancesToAll(const float *queries, std::int64_t count, const float *table, std::int64_t n, std::int64_t d,
+                      const float *normals, const float *projections, float *out);
+
 struct FusedKgConfig
 {
     bool transh = false;

@@ -2,6 +2,7 @@
 
 #include "badinput.h"
 #include "catalogue.h"
+#include "fusedkg.h"
 #include "runspec.h"
 
 #include <torch/script.h>
@@ -52,15 +53,46 @@ torch::Tensor TransEImpl::distance(const torch::Tensor &h, const torch::Tensor &
     return (m_entity(h) + m_relation(r) - m_entity(t)).norm(m_norm, -1);
 }
 
+namespace {
+
+// Ranking on the CPU without autograd (evaluation) takes the blocked L1
+// kernel of fusedkg.cpp; training through these scores (1vsall) and other
+// devices take LibTorch's ops.
+bool useL1Kernel(const torch::Tensor &queries, int norm)
+{
+    return norm == 1 && queries.is_cpu() && queries.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled();
+}
+
+// -L1 distances of `queries` [B, d] to every row of `table` [N, d]; with
+// `normals` and `projections` (TransH), on each query's hyperplane.
+torch::Tensor negativeL1ToAll(const torch::Tensor &queries, const torch::Tensor &table,
+                              const torch::Tensor &normals = {}, const torch::Tensor &projections = {})
+{
+    const auto q = queries.contiguous(), t = table.contiguous();
+    const auto w = normals.defined() ? normals.contiguous() : normals;
+    const auto c = projections.defined() ? projections.contiguous() : projections;
+    auto out = torch::empty({q.size(0), t.size(0)}, q.options());
+    l1DistancesToAll(q.data_ptr<float>(), q.size(0), t.data_ptr<float>(), t.size(0), t.size(1),
+                     w.defined() ? w.data_ptr<float>() : nullptr, c.defined() ? c.data_ptr<float>() : nullptr,
+                     out.data_ptr<float>());
+    return out.neg_();
+}
+
+} // namespace
+
 torch::Tensor TransEImpl::scoreTails(const torch::Tensor &heads, const torch::Tensor &relations)
 {
     const auto query = m_entity(heads) + m_relation(relations);
+    if (useL1Kernel(query, m_norm))
+        return negativeL1ToAll(query, m_entity->weight);
     return -torch::cdist(query, m_entity->weight, m_norm);
 }
 
 torch::Tensor TransEImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
 {
     const auto query = m_entity(tails) - m_relation(relations);
+    if (useL1Kernel(query, m_norm))
+        return negativeL1ToAll(query, m_entity->weight);
     return -torch::cdist(query, m_entity->weight, m_norm);
 }
 
@@ -109,6 +141,8 @@ torch::Tensor TransHImpl::distance(const torch::Tensor &h, const torch::Tensor &
 torch::Tensor TransHImpl::l1ToAll(const torch::Tensor &x, const torch::Tensor &w)
 {
     const auto &all = m_entity->weight;
+    if (useL1Kernel(x, 1)) // |x - (t - (w.t) w)| summed
+        return negativeL1ToAll(x, all, w, torch::matmul(w, all.t())).neg_();
     const std::int64_t n = all.size(0), d = all.size(1);
     // Bounded memory: at most ~2^26 floats of [rows, N, d] at a time.
     const std::int64_t rows = std::max<std::int64_t>(1, (std::int64_t(1) << 26) / std::max<std::int64_t>(1, n * d));

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Knowledge-graph training benchmarks (run by `make bench`), 2 threads:
+#  1. samples a second of trainyard-worker's TransE (engine auto: the fused
+#     CPU path) against the plain PyTorch loop over the grid dim 100/200 x
+#     batch 256/1024 x negatives 1/8/64 x adam/sgd x renormalisation on/off,
+#     the Python side at PyTorch's defaults; every ratio and the smallest
+#     (target >= 3 everywhere);
+#  2. time to quality: wall seconds until filtered test MRR 0.25 and 0.30 on
+#     FB15k-237 and 0.20 on WN18RR with the palette presets, against the
+#     same spec on the autograd engine within the same budget; the MRR-over-
+#     time curves as a PNG drawn by the app's own plot code (trainyard-plot).
+# TRAINYARD_BENCH_KG_ONLY=grid|quality runs one part; TRAINYARD_BENCH_KG_SECONDS
+# (default 3) is the timed length of each grid point; TRAINYARD_BENCH_KG_BUDGET
+# (default 900) caps each quality run.
+set -uo pipefail
+build=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+worker="$build/bin/trainyard-worker"
+python=${TRAINYARD_BENCH_PYTHON:-/usr/bin/python3}
+only=${TRAINYARD_BENCH_KG_ONLY:-all}
+seconds=${TRAINYARD_BENCH_KG_SECONDS:-3}
+budget=${TRAINYARD_BENCH_KG_BUDGET:-900}
+shared=${TRAINYARD_SHARED_DATA:-$here/../../../shared/data}
+fb="$shared/kg/FB15k-237"
+wn="$shared/kg/WN18RR"
+out=${TRAINYARD_BENCH_OUT:-$build/bench-kg}
+mkdir -p "$out"
+work=$(mktemp -d /tmp/trainyard-bench-kg.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+status=0
+[[ -x $worker ]] || { echo "bench-kg: $worker not built"; exit 1; }
+case $only in all|grid|quality) ;; *) echo "bench-kg: TRAINYARD_BENCH_KG_ONLY must be all, grid or quality"; exit 2 ;; esac
+if [[ ! -f $fb/train.txt ]]; then
+  echo "bench-kg: SKIP: $fb/train.txt is absent (set TRAINYARD_SHARED_DATA)"
+  exit 0
+fi
+
+# worker_rate DIM BATCH NEG OPT RENORM: samples/s of the metric lines after step 10.
+worker_rate() {
+  local lr=0.001; [[ $4 == sgd ]] && lr=0.01
+  local renorm=false; [[ $5 == 1 ]] && renorm=true
+  cat > "$work/grid.json" <<JSON
+{"name": "grid", "model": {"type": "transe", "dim": $1, "norm": 1, "margin": 4.0, "negatives": $3, "sampling": "bern",
+ "loss": "margin", "normalize_entities": $renorm},
+ "data": {"kind": "kg", "path": "$fb"},
+ "train": {"epochs": 100000, "max_seconds": $(( seconds + 2 )), "batch_size": $2, "optimizer": "$4", "lr": $lr},
+ "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 10}}
+JSON
+  rm -rf "$work/run"
+  "$worker" --spec "$work/grid.json" --run-dir "$work/run" --threads 2 >/dev/null 2>"$work/err" || { cat "$work/err" >&2; echo 0; return 1; }
+  $python - "$work/run/metrics.jsonl" "$2" <<'PY'
+import json, sys
+m = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "metric"]
+batch = int(sys.argv[2])
+a = next(l for l in m if l["step"] >= 10); b = m[-1]
+print(f'{(b["step"] - a["step"]) * batch / (b["wall"] - a["wall"]):.1f}')
+PY
+}
+
+if [[ $only != quality ]]; then
+  if ! $python -c "import torch" 2>/dev/null; then
+    echo "bench-kg: SKIP grid: $python has no torch (install python3-torch)"
+  else
+    echo "grid: TransE FB15k-237, L1 margin loss, Bernoulli negatives; worker --threads 2 (fused) vs plain PyTorch at its defaults ($($python -c 'import torch; print(torch.get_num_threads())') threads)"
+    $python "$here/transe_grid_ref.py" "$fb" "$seconds" > "$work/python.txt" || status=1
+    printf '%5s %6s %4s %5s %7s %12s %12s %7s\n' dim batch neg opt renorm worker python ratio
+    smallest=""
+    while read -r dim batch neg opt renorm p; do
+      w=$(worker_rate "$dim" "$batch" "$neg" "$opt" "$renorm") || status=1
+      r=$($python -c "print(f'{$w / $p:.2f}')")
+      printf '%5s %6s %4s %5s %7s %12s %12s %7s\n' "$dim" "$batch" "$neg" "$opt" "$renorm" "$w" "$p" "$r"
+      if [[ -z $smallest ]] || $python -c "import sys; sys.exit(0 if $r < $smallest else 1)"; then
+        smallest=$r; where="dim $dim batch $batch neg $neg $opt renorm $renorm"
+      fi
+    done < "$work/python.txt"
+    echo "grid: smallest ratio $smallest at $where (target >= 3 at every point)"
+  fi
+fi
+
+# quality NAME DATA PRESET-MODEL PRESET-TRAIN ENGINE: runs until the budget, eval test every EVERY epochs.
+quality_run() {
+  cat > "$work/$1.json" <<JSON
+{"name": "$1", "model": $3, "data": {"kind": "kg", "path": "$2"},
+ "train": $4, "eval": {"every_epochs": $6, "split": "test", "batch_size": 512},
+ "checkpoint": {"every_steps": 0}, "report": {"every_steps": 100}}
+JSON
+  rm -rf "$out/$1"
+  "$worker" --spec "$work/$1.json" --run-dir "$out/$1" --threads 2 >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
+}
+
+# reached RUN THRESHOLD: training seconds (evaluation time left out) and wall at the first eval >= THRESHOLD.
+reached() {
+  $python - "$out/$1/metrics.jsonl" "$2" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+threshold = float(sys.argv[2]); eval_time = 0.0; last = 0.0
+for l in lines:
+    if l["type"] == "eval":
+        eval_time += l["wall"] - last
+        if l["mrr"] >= threshold:
+            print(f'{l["wall"] - eval_time:.0f} {l["wall"]:.0f}'); break
+    if l["type"] in ("metric", "eval"):
+        last = l["wall"]
+else:
+    best = max((l["mrr"] for l in lines if l["type"] == "eval"), default=0)
+    print(f'- - {best:.3f}')
+PY
+}
+
+if [[ $only != grid ]]; then
+  # The palette presets of docs/models.md (resources/presets.json).
+  fb_model='{"type": "transe", "dim": 200, "norm": 1, "loss": "self_adversarial", "margin": 9, "temperature": 1, "negatives": 128, "normalize_entities": false}'
+  fb_train="{\"epochs\": 100000, \"max_seconds\": $budget, \"batch_size\": 512, \"optimizer\": \"adam\", \"lr\": 0.001"
+  wn_model='{"type": "transe", "dim": 200, "norm": 1, "loss": "self_adversarial", "margin": 6, "temperature": 1, "negatives": 128, "normalize_entities": false}'
+  for engine in fused autograd; do
+    quality_run "fb15k237-transe-$engine" "$fb" "$fb_model" "$fb_train, \"engine\": \"$engine\"}" "$engine" 2 || status=1
+    [[ -f $wn/train.txt ]] && { quality_run "wn18rr-transe-$engine" "$wn" "$wn_model" "$fb_train, \"engine\": \"$engine\"}" "$engine" 5 || status=1; }
+  done
+  for pair in "fb15k237-transe 0.25" "fb15k237-transe 0.30" "wn18rr-transe 0.20"; do
+    set -- $pair
+    [[ -d $out/$1-fused ]] || continue
+    read -r ft fw fbest <<< "$(reached "$1-fused" "$2")"
+    read -r at aw abest <<< "$(reached "$1-autograd" "$2")"
+    if [[ $ft == - ]]; then
+      echo "time to MRR $2 on $1: fused not reached in $budget s (best ${fbest}); autograd best ${abest:-?}"
+    elif [[ $at == - ]]; then
+      echo "time to MRR $2 on $1: fused ${ft} s training (${fw} s wall with evaluations); autograd not reached in $budget s (best $abest): ratio > $($python -c "print(f'{$budget / $ft:.1f}')")"
+    else
+      echo "time to MRR $2 on $1: fused ${ft} s training (${fw} s wall), autograd ${at} s (${aw} s): ratio $($python -c "print(f'{$at / $ft:.2f}')")"
+    fi
+  done
+  if [[ -x $build/bin/trainyard-plot ]]; then
+    QT_QPA_PLATFORM=offscreen "$build/bin/trainyard-plot" --metric mrr --output "$out/time-to-quality.png" "$out"/*-fused "$out"/*-autograd \
+      && echo "MRR over time: $out/time-to-quality.png"
+  fi
+fi
+exit $status

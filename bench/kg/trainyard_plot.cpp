@@ -1,0 +1,86 @@
+// trainyard-plot: draws run folders' metrics.jsonl with the app's own plot
+// code (PlotWidget, offscreen) into a PNG: the loss on top, one evaluation
+// metric below, against wall-clock time. The benchmarks' time-to-quality
+// figure comes from here.
+//
+//   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
+
+#include "protocol.h"
+#include "runcolors.h"
+#include "runstore.h"
+#include "plotwidget.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+using namespace trainyard;
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Draws runs' metrics.jsonl into a PNG with Trainyard's plots."));
+    parser.addHelpOption();
+    const QCommandLineOption metric(QStringLiteral("metric"), QStringLiteral("Evaluation metric to draw."),
+                                    QStringLiteral("NAME"), QStringLiteral("mrr"));
+    const QCommandLineOption xAxis(QStringLiteral("x"), QStringLiteral("x axis: wall, step or epoch."),
+                                   QStringLiteral("AXIS"), QStringLiteral("wall"));
+    const QCommandLineOption output(QStringLiteral("output"), QStringLiteral("The PNG to write."),
+                                    QStringLiteral("FILE"));
+    parser.addOptions({metric, xAxis, output});
+    parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run folders (each with metrics.jsonl)."),
+                                 QStringLiteral("RUN_DIR..."));
+    parser.process(app);
+    if (!parser.isSet(output) || parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "trainyard-plot: give --output FILE.png and at least one run folder\n");
+        return 2;
+    }
+    const QString axis = parser.value(xAxis);
+    if (axis != QLatin1String("wall") && axis != QLatin1String("step") && axis != QLatin1String("epoch")) {
+        std::fprintf(stderr, "trainyard-plot: --x: expected wall, step or epoch, got %s\n", qPrintable(axis));
+        return 2;
+    }
+
+    RunColors colors;
+    PlotWidget plot(&colors);
+    plot.resize(1000, 700);
+    QStringList ids;
+    for (const QString &dir : parser.positionalArguments()) {
+        const QFileInfo info(dir);
+        if (!QFileInfo::exists(info.filePath() + QStringLiteral("/metrics.jsonl"))) {
+            std::fprintf(stderr, "trainyard-plot: %s: no metrics.jsonl\n", qPrintable(dir));
+            return 2;
+        }
+        const QString id = info.fileName();
+        plot.addRun(id, id, id);
+        RunStore store(info.absolutePath());
+        store.readMetrics(id, 0, [&](const QByteArray &line) {
+            const auto m = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+            if (!protocol::validate(m))
+                return;
+            const double step = m.value("step", 0.0), epoch = m.value("epoch", 0.0), wall = m.value("wall", 0.0);
+            if (m.value("type", "") == "metric" && m.contains("loss"))
+                plot.appendMetric(id, step, epoch, wall, m["loss"].get<double>());
+            for (const auto &[key, value] : m.items()) {
+                if (m.value("type", "") == "eval" && value.is_number() && key != "step" && key != "epoch"
+                    && key != "wall")
+                    plot.appendEval(id, step, epoch, wall, QString::fromStdString(key), value.get<double>());
+            }
+        });
+        ids << id;
+    }
+    plot.setXAxis(axis == QLatin1String("wall") ? XAxis::Wall : axis == QLatin1String("step") ? XAxis::Step : XAxis::Epoch);
+    plot.setSelectedRuns(ids);
+    plot.setEvalMetric(parser.value(metric));
+    if (!plot.exportPng(parser.value(output), 1000, 700)) {
+        std::fprintf(stderr, "trainyard-plot: cannot write %s\n", qPrintable(parser.value(output)));
+        return 1;
+    }
+    return 0;
+}
