@@ -156,10 +156,11 @@ TY_INLINE void normalizeRow(float *row, std::int64_t d)
 #pragma omp simd reduction(+ : sq)
     for (std::int64_t j = 0; j < d; ++j)
         sq += row[j] * row[j];
-    const float inv = 1.0f / std::max(std::sqrt(sq), 1e-12f);
+    const float norm = std::max(std::sqrt(sq), 1e-12f);
 #pragma omp simd
     for (std::int64_t j = 0; j < d; ++j)
-        row[j] *= inv;
+        row[j] /= norm; // a division, as the autograd path's div_
+
 }
 
 // Distance of one triple. TransE: z = h + r - t. TransH: z = x - (w.x) w + d_r with x = h - t.

@@ -96,12 +96,25 @@ torch::Tensor TransEImpl::scoreHeads(const torch::Tensor &tails, const torch::Te
     return -torch::cdist(query, m_entity->weight, m_norm);
 }
 
-void TransEImpl::beforeStep()
+void TransEImpl::beforeStep(const torch::Tensor &rows)
 {
     if (!m_normalize)
         return;
     torch::NoGradGuard noGrad;
-    m_entity->weight.div_(m_entity->weight.norm(2, 1, true).clamp_min(1e-12));
+    auto &w = m_entity->weight;
+    if (!rows.defined()) {
+        w.div_(w.norm(2, 1, true).clamp_min(1e-12));
+        return;
+    }
+    // Only the rows a step reads: the others have not changed since they
+    // were last normalised, and a GPU is spared a pass over the table.
+    const auto picked = w.index_select(0, rows);
+    w.index_copy_(0, rows, picked / picked.norm(2, 1, true).clamp_min(1e-12));
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> TransEImpl::tables()
+{
+    return {{"entity", m_entity->weight}, {"relation", m_relation->weight}};
 }
 
 // ---------------------------------------------------------------- TransH
@@ -120,6 +133,11 @@ TransHImpl::TransHImpl(std::int64_t entities, std::int64_t relations, std::int64
     m_entity->weight.uniform_(-bound, bound);
     m_translation->weight.uniform_(-bound, bound);
     m_normal->weight.uniform_(-bound, bound);
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> TransHImpl::tables()
+{
+    return {{"entity", m_entity->weight}, {"relation", m_translation->weight}, {"normal", m_normal->weight}};
 }
 
 torch::Tensor TransHImpl::normals(const torch::Tensor &relations)

@@ -34,8 +34,12 @@ public:
                                    const torch::Tensor &tails) = 0;
     // Soft-constraint loss over the entities and relations of a step (0 if none).
     virtual torch::Tensor penalty(const torch::Tensor &entities, const torch::Tensor &relations);
-    // Runs before every optimizer step (TransE's entity normalisation).
-    virtual void beforeStep() {}
+    // Runs before every optimizer step with the entity rows it reads (TransE's
+    // entity normalisation; an undefined tensor: every row).
+    virtual void beforeStep(const torch::Tensor &rows) { (void)rows; }
+    // The tables and what indexes their rows: "entity" rows are entities,
+    // the others relations.
+    virtual std::vector<std::pair<std::string, torch::Tensor>> tables() = 0;
 };
 
 // Trained one-to-all with BCE: relation ids 0..R-1 predict tails, R..2R-1 (the
@@ -63,7 +67,8 @@ public:
     torch::Tensor distance(const torch::Tensor &h, const torch::Tensor &r, const torch::Tensor &t) override;
     torch::Tensor scoreTails(const torch::Tensor &heads, const torch::Tensor &relations) override;
     torch::Tensor scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations) override;
-    void beforeStep() override;
+    void beforeStep(const torch::Tensor &rows) override;
+    std::vector<std::pair<std::string, torch::Tensor>> tables() override;
 
 private:
     torch::nn::Embedding m_entity {nullptr};
@@ -83,6 +88,7 @@ public:
     torch::Tensor penalty(const torch::Tensor &entities, const torch::Tensor &relations) override;
     torch::Tensor scoreTails(const torch::Tensor &heads, const torch::Tensor &relations) override;
     torch::Tensor scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations) override;
+    std::vector<std::pair<std::string, torch::Tensor>> tables() override;
 
 private:
     torch::Tensor normals(const torch::Tensor &relations);

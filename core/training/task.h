@@ -32,16 +32,18 @@ public:
     // the step about to run.
     virtual void beforeStep(std::int64_t step) { (void)step; }
 
-    // The fused path: a task that computes its loss and updates its own
-    // parameters in one call (no autograd graph, no LibTorch optimizer).
+    // A task that computes its loss and updates its own parameters in one
+    // call: the fused CPU path, and TransE/TransH's sparse row updates.
     // The trainer then calls step() instead of loss(), backward() and an
     // optimizer, and keeps the task's optimizer state in checkpoints.
     virtual bool updatesItself() const { return false; }
     // Trains on the examples `indices` (a CPU long tensor) as step number
-    // `step`; returns the batch loss.
-    virtual double step(const torch::Tensor &indices, std::int64_t step);
+    // `step`; returns the batch loss as a 0-dim tensor on the device (read
+    // back only when the trainer reports).
+    virtual torch::Tensor step(const torch::Tensor &indices, std::int64_t step);
     virtual void saveOptimizer(torch::serialize::OutputArchive &archive);
-    virtual void loadOptimizer(torch::serialize::InputArchive &archive);
+    // False when the archive holds no state of this task's kind.
+    virtual bool loadOptimizer(torch::serialize::InputArchive &archive);
     // How the task trains, kept in checkpoints: "fused" or "autograd".
     virtual std::string engine() const { return "autograd"; }
     // The fields of an eval line ({"mrr", "hits@1", ...} or {"accuracy"}),

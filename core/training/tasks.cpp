@@ -4,6 +4,7 @@
 
 #include "task.h"
 
+#include "autocastguard.h"
 #include "badinput.h"
 #include "evaluator.h"
 #include "fusedkg.h"
@@ -119,8 +120,122 @@ std::string fusedUnsupported(const RunSpec &spec, torch::Device device)
     return {};
 }
 
-// TransE and TransH trained with LibTorch's autograd: the GPU path, and the
-// CPU reference of the fused path (the same negatives on the CPU).
+// The fused path's row-wise optimizers in tensor ops, for any device: after
+// backward, only the rows a step touched are read and written (the batch's
+// entity and relation ids, duplicates included: every copy of a row gets the
+// same new value), with no pass over the whole table and no host sync.
+class TensorRowOptimizer
+{
+public:
+    TensorRowOptimizer(const RunSpec &spec, std::vector<std::pair<std::string, torch::Tensor>> tables)
+        : m_kind(spec.optimizer == "sgd"       ? RowOptimizer::Sgd
+                 : spec.optimizer == "adagrad" ? RowOptimizer::Adagrad
+                                               : RowOptimizer::Adam)
+        , m_lr(spec.lr)
+        , m_weightDecay(spec.weightDecay)
+    {
+        for (auto &[name, weights] : tables) {
+            Table t{name, weights, {}, {}};
+            if (m_kind == RowOptimizer::Adam) {
+                t.first = torch::zeros_like(weights);
+                t.second = torch::zeros_like(weights);
+            } else if (m_kind == RowOptimizer::Adagrad) {
+                t.first = torch::zeros({weights.size(0)}, weights.options());
+            }
+            m_tables.push_back(std::move(t));
+        }
+    }
+
+    void zeroGrad()
+    {
+        for (auto &t : m_tables)
+            t.weights.mutable_grad().reset();
+    }
+
+    // `rows[i]`: the rows of table i this step touched (undefined: all).
+    void step(const std::vector<torch::Tensor> &rows, std::int64_t step)
+    {
+        torch::NoGradGuard noGrad;
+        const double t = static_cast<double>(step + 1);
+        const double adamScale = m_lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t));
+        for (std::size_t i = 0; i < m_tables.size(); ++i) {
+            Table &table = m_tables[i];
+            const auto &grad = table.weights.grad();
+            if (!grad.defined())
+                continue;
+            const auto idx = rows[i].defined()
+                                 ? rows[i]
+                                 : torch::arange(table.weights.size(0), kLongs.device(grad.device()));
+            auto g = grad.index_select(0, idx);
+            auto w = table.weights.index_select(0, idx);
+            if (m_weightDecay != 0.0)
+                g = g + m_weightDecay * w;
+            switch (m_kind) {
+            case RowOptimizer::Sgd:
+                w = w - m_lr * g;
+                break;
+            case RowOptimizer::Adagrad: {
+                const auto sums = table.first.index_select(0, idx) + g.pow(2).mean(1);
+                table.first.index_copy_(0, idx, sums);
+                w = w - m_lr * g / (sums.sqrt() + 1e-10).unsqueeze(1);
+                break;
+            }
+            case RowOptimizer::Adam: {
+                const auto m = 0.9 * table.first.index_select(0, idx) + 0.1 * g;
+                const auto v = 0.999 * table.second.index_select(0, idx) + 0.001 * g * g;
+                table.first.index_copy_(0, idx, m);
+                table.second.index_copy_(0, idx, v);
+                w = w - adamScale * m / (v.sqrt() + 1e-8);
+                break;
+            }
+            }
+            table.weights.index_copy_(0, idx, w);
+        }
+    }
+
+    void save(torch::serialize::OutputArchive &archive) const
+    {
+        for (const auto &t : m_tables) {
+            if (t.first.defined())
+                archive.write(t.name + ".first", t.first);
+            if (t.second.defined())
+                archive.write(t.name + ".second", t.second);
+        }
+    }
+
+    bool load(torch::serialize::InputArchive &archive)
+    {
+        for (auto &t : m_tables) {
+            for (torch::Tensor *state : {&t.first, &t.second}) {
+                if (!state->defined())
+                    continue;
+                torch::Tensor loaded;
+                const std::string key = t.name + (state == &t.first ? ".first" : ".second");
+                if (!archive.try_read(key, loaded))
+                    return false;
+                if (loaded.sizes() != state->sizes())
+                    throw std::runtime_error("optimizer state " + key + " has the wrong shape");
+                state->copy_(loaded);
+            }
+        }
+        return true;
+    }
+
+private:
+    struct Table
+    {
+        std::string name;
+        torch::Tensor weights;
+        torch::Tensor first, second; // Adam m and v, or the Adagrad row sums
+    };
+    RowOptimizer m_kind;
+    double m_lr, m_weightDecay;
+    std::vector<Table> m_tables;
+};
+
+// TransE and TransH trained with LibTorch's autograd and sparse row updates:
+// the GPU path, and the CPU reference of the fused path (which draws the
+// same negatives on the CPU and applies the same update rule).
 class MarginKgTask : public KgTaskBase
 {
 public:
@@ -132,6 +247,7 @@ public:
         , m_filterNegatives(spec.boolParam("filter_negatives"))
         , m_loss(kgLossFromName(spec.stringParam("loss")))
         , m_seed(spec.seed)
+        , m_amp(spec.amp == "bf16")
     {
         auto model = makeKgModel(spec, m_data.entityCount(), m_data.relationCount(), m_train);
         m_model = std::dynamic_pointer_cast<TranslationalModelImpl>(model);
@@ -140,20 +256,78 @@ public:
         m_headProbability = torch::tensor(m_headProbabilityHost).to(device);
         if (m_filterNegatives)
             m_trainKeys = std::get<0>(torch::_unique(tripleKeys(m_train.select(1, 0), m_train.select(1, 1), m_train.select(1, 2))));
+        m_optimizer = std::make_unique<TensorRowOptimizer>(spec, m_model->tables());
     }
 
     torch::nn::Module &module() override { return *m_model; }
     std::int64_t examples() const override { return m_train.size(0); }
-    void beforeStep(std::int64_t step) override
+    void beforeStep(std::int64_t step) override { m_step = step; }
+
+    bool updatesItself() const override { return true; }
+
+    torch::Tensor loss(const torch::Tensor &indices) override { return lossOf(makeBatch(indices)); }
+
+    torch::Tensor step(const torch::Tensor &indices, std::int64_t step) override
     {
         m_step = step;
-        m_model->beforeStep();
+        const Batch batch = makeBatch(indices);
+        m_model->beforeStep(batch.entityRows);
+        m_optimizer->zeroGrad();
+        torch::Tensor loss;
+        {
+            // train.amp: the forward pass and the loss under autocast; the
+            // loss leaves it as fp32 (a no-op without amp).
+            AutocastGuard autocast(m_device.type(), m_amp);
+            loss = lossOf(batch).to(torch::kFloat);
+        }
+        loss.backward();
+        std::vector<torch::Tensor> rows{batch.entityRows, batch.r};
+        if (rows.size() < m_model->tables().size())
+            rows.push_back(batch.r); // TransH's normals
+        m_optimizer->step(rows, step);
+        return loss.detach();
     }
 
-    torch::Tensor loss(const torch::Tensor &indices) override
+    nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,
+                            const std::function<bool()> &keepGoing) override
     {
+        m_model->beforeStep({}); // rows updated by the last step, as the fused path does
+        return KgTaskBase::evaluate(split, batchSize, keepGoing);
+    }
+
+    void saveOptimizer(torch::serialize::OutputArchive &archive) override { m_optimizer->save(archive); }
+    bool loadOptimizer(torch::serialize::InputArchive &archive) override { return m_optimizer->load(archive); }
+
+private:
+    struct Batch
+    {
+        torch::Tensor h, r, t;               // [B] on the device
+        torch::Tensor negHeads, rn, negTails; // [k * B], negative j of positive i at j * B + i
+        torch::Tensor entityRows;            // every entity row the loss reads (undefined: all)
+    };
+
+    Batch makeBatch(const torch::Tensor &indices)
+    {
+        Batch b;
         const auto pos = m_train.index_select(0, indices.to(m_device, /*non_blocking=*/true));
-        const auto h = pos.select(1, 0), r = pos.select(1, 1), t = pos.select(1, 2);
+        b.h = pos.select(1, 0);
+        b.r = pos.select(1, 1);
+        b.t = pos.select(1, 2);
+        if (m_loss == KgLoss::OneVsAll)
+            return b; // every entity is scored
+        const std::int64_t B = b.h.size(0), k = m_negatives;
+        const auto hn = b.h.repeat({k}), tn = b.t.repeat({k});
+        b.rn = b.r.repeat({k});
+        const auto [random, corruptHead] = sampleNegatives(indices, B);
+        b.negHeads = torch::where(corruptHead, random, hn);
+        b.negTails = torch::where(corruptHead, tn, random);
+        b.entityRows = torch::cat({b.h, b.t, random});
+        return b;
+    }
+
+    torch::Tensor lossOf(const Batch &b)
+    {
+        const auto &h = b.h, &r = b.r, &t = b.t;
         if (m_loss == KgLoss::OneVsAll) {
             // Every entity is a negative: cross-entropy of the true tail and
             // of the true head (small graphs: [B, N] scores).
@@ -163,12 +337,8 @@ public:
             return penalty.defined() ? loss + penalty : loss;
         }
         const std::int64_t B = h.size(0), k = m_negatives;
-        const auto hn = h.repeat({k}), rn = r.repeat({k}), tn = t.repeat({k}); // [j * B + i]
-        const auto [random, corruptHead] = sampleNegatives(indices, B);
-        const auto negHeads = torch::where(corruptHead, random, hn);
-        const auto negTails = torch::where(corruptHead, tn, random);
         const auto dPos = m_model->distance(h, r, t);
-        const auto dNeg = m_model->distance(negHeads, rn, negTails);
+        const auto dNeg = m_model->distance(b.negHeads, b.rn, b.negTails);
         torch::Tensor loss;
         switch (m_loss) {
         case KgLoss::Margin: {
@@ -176,8 +346,8 @@ public:
             if (m_filterNegatives) {
                 // A "negative" that is a training triple teaches the opposite of
                 // the data (frequent in dense graphs such as UMLS): leave it out.
-                const auto keep =
-                    torch::logical_not(torch::isin(tripleKeys(negHeads, rn, negTails), m_trainKeys)).to(terms.dtype());
+                const auto keep = torch::logical_not(torch::isin(tripleKeys(b.negHeads, b.rn, b.negTails), m_trainKeys))
+                                      .to(terms.dtype());
                 loss = (terms * keep).sum() / keep.sum().clamp_min(1.0);
             } else {
                 loss = terms.mean();
@@ -200,13 +370,12 @@ public:
             break;
         }
         }
-        const auto penalty = m_model->penalty(torch::cat({h, t, negHeads, negTails}), r);
+        const auto penalty = m_model->penalty(torch::cat({h, t, b.negHeads, b.negTails}), r);
         if (penalty.defined())
             loss = loss + penalty;
         return loss;
     }
 
-private:
     KgModelImpl &kgModel() override { return *m_model; }
 
     // The replacement entities [k * B] and whether each replaces the head. On
@@ -251,10 +420,12 @@ private:
     bool m_filterNegatives;
     KgLoss m_loss;
     std::uint64_t m_seed;
+    bool m_amp;
     std::int64_t m_step = 0;
     torch::Tensor m_trainKeys; // sorted (h * R + r) * N + t of the training triples
     std::vector<float> m_headProbabilityHost;
     torch::Tensor m_headProbability; // [R] on the device
+    std::unique_ptr<TensorRowOptimizer> m_optimizer;
 };
 
 // TransE and TransH on the CPU without autograd: FusedKgTrainer updates the
@@ -309,11 +480,11 @@ public:
 
     torch::Tensor loss(const torch::Tensor &) override { throw std::logic_error("FusedKgTask trains with step()"); }
 
-    double step(const torch::Tensor &indices, std::int64_t step) override
+    torch::Tensor step(const torch::Tensor &indices, std::int64_t step) override
     {
         m_fused->setTables(currentTables());
         const auto idx = indices.contiguous();
-        return m_fused->step(idx.data_ptr<std::int64_t>(), idx.size(0), step);
+        return torch::scalar_tensor(m_fused->step(idx.data_ptr<std::int64_t>(), idx.size(0), step), torch::kDouble);
     }
 
     nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,
@@ -332,17 +503,19 @@ public:
         }
     }
 
-    void loadOptimizer(torch::serialize::InputArchive &archive) override
+    bool loadOptimizer(torch::serialize::InputArchive &archive) override
     {
         for (const auto &a : m_fused->state()) {
             torch::Tensor t;
-            archive.read(a.name, t);
+            if (!archive.try_read(a.name, t))
+                return false;
             t = t.to(torch::kCPU, torch::kFloat).contiguous();
             if (t.numel() != static_cast<std::int64_t>(a.values->size()))
                 throw std::runtime_error("optimizer state " + a.name + " has " + std::to_string(t.numel())
                                          + " values, expected " + std::to_string(a.values->size()));
             std::copy(t.data_ptr<float>(), t.data_ptr<float>() + t.numel(), a.values->begin());
         }
+        return true;
     }
 
 private:
@@ -514,12 +687,15 @@ private:
 
 } // namespace
 
-double Task::step(const torch::Tensor &, std::int64_t)
+torch::Tensor Task::step(const torch::Tensor &, std::int64_t)
 {
-    throw std::logic_error("this task trains with autograd");
+    throw std::logic_error("this task trains through the trainer's optimizer");
 }
 void Task::saveOptimizer(torch::serialize::OutputArchive &) {}
-void Task::loadOptimizer(torch::serialize::InputArchive &) {}
+bool Task::loadOptimizer(torch::serialize::InputArchive &)
+{
+    return false;
+}
 
 std::unique_ptr<Task> makeKgTask(const RunSpec &spec, KgDataset data, torch::Device device)
 {

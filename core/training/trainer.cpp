@@ -237,8 +237,9 @@ bool Trainer::loadNewestCheckpoint()
                                               + m_task.engine() + " engine's optimizer starts afresh");
             else if (m_optimizer)
                 m_optimizer->load(optimizer);
-            else
-                m_task.loadOptimizer(optimizer);
+            else if (!m_task.loadOptimizer(optimizer))
+                m_reporter.log("warning", path + ": no optimizer state of this engine's kind (an older "
+                                              "checkpoint?); the optimizer starts afresh");
             archive.read("step", value);
             m_progress.step = value.toInt();
             archive.read("epoch", value);
@@ -324,14 +325,12 @@ bool Trainer::evaluate(const char *why)
 
 double Trainer::lossSum() const
 {
-    return m_hostLossSum + (m_optimizer ? m_lossSum.item<double>() : 0.0);
+    return m_lossSum.item<double>();
 }
 
 void Trainer::resetLossSum()
 {
-    m_hostLossSum = 0.0;
-    if (m_optimizer)
-        m_lossSum.zero_();
+    m_lossSum.zero_();
 }
 
 bool Trainer::budgetSpent()
@@ -402,7 +401,7 @@ int Trainer::run(bool resume)
                 m_optimizer->step();
                 m_lossSum += loss.detach();
             } else {
-                m_hostLossSum += m_task.step(indices, m_step);
+                m_lossSum += m_task.step(indices, m_step);
             }
             ++m_step;
             m_progress.step = m_step;

@@ -74,8 +74,7 @@ private:
     std::int64_t m_lastEvalStep = -1;
     std::int64_t m_lastReportStep = -1;
 
-    torch::Tensor m_lossSum; // on the device, since the last report (autograd path)
-    double m_hostLossSum = 0.0; // the same for a task that updates itself
+    torch::Tensor m_lossSum; // on the device, since the last report
     bool m_budgetLogged = false;
     std::int64_t m_lossCount = 0;
     std::int64_t m_samplesSinceReport = 0;

@@ -117,7 +117,7 @@ TY_TEST(transeNormalisesEntitiesBeforeStep)
                 p.value().mul_(5.0);
         }
     }
-    model->beforeStep();
+    model->beforeStep({});
     for (const auto &p : model->named_parameters()) {
         if (p.key() == "entity.weight")
             TY_CHECK(torch::allclose(p.value().norm(2, 1), torch::ones({10}), 1e-4, 1e-4));
