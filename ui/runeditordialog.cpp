@@ -215,7 +215,11 @@ QWidget *RunEditorDialog::createEditor(const QString &key, const ParamInfo &p, c
         spin->setProperty("nullable", nullable);
         editor = spin;
     } else if (p.type == QLatin1String("float")) {
-        auto *line = new QLineEdit(valueText(value), this);
+        auto *line = new QLineEdit(value.isNull() ? QString() : valueText(value), this);
+        // A null default (e.g. train.max_seconds) is "unset": an empty field.
+        if (p.defaultValue.isNull()) {
+            line->setPlaceholderText(tr("no limit"));
+        }
         auto *validator = new QDoubleValidator(line);
         validator->setNotation(QDoubleValidator::ScientificNotation);
         validator->setLocale(QLocale::c());
@@ -279,6 +283,10 @@ bool RunEditorDialog::readEditor(const QString &key, const ParamInfo &p, QJsonVa
     }
     auto *line = qobject_cast<QLineEdit *>(editor);
     if (p.type == QLatin1String("float")) {
+        if (p.defaultValue.isNull() && line->text().trimmed().isEmpty()) {
+            *out = QJsonValue(QJsonValue::Null);
+            return true;
+        }
         bool ok = false;
         const double v = QLocale::c().toDouble(line->text().trimmed(), &ok);
         const bool below = ok && !p.minimum.isUndefined() && v < p.minimum.toDouble();

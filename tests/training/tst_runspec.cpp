@@ -58,6 +58,40 @@ TY_TEST(designExampleParses)
     TY_CHECK_EQ(s.reportEverySteps, 10);
 }
 
+TY_TEST(everyPresetParsesOnceItsDataFolderIsGiven)
+{
+    const auto &presets = Catalogue::instance().presets();
+    TY_REQUIRE(!presets.empty());
+    for (const auto &p : presets) {
+        auto spec = p.spec;
+        TY_CHECK(spec["data"]["path"] == "");
+        spec["data"]["path"] = "/data/graph";
+        spec["name"] = "preset";
+        const RunSpec run = RunSpec::fromJson(spec, p.name);
+        TY_CHECK(!p.source.empty());
+        TY_CHECK_EQ(run.resolved["model"]["type"], spec["model"]["type"]);
+    }
+}
+
+TY_TEST(maxSecondsAndEngineAreChecked)
+{
+    const RunSpec run = RunSpec::parse(R"({"train": {"max_seconds": 160, "engine": "fused"}})");
+    TY_CHECK(run.maxSeconds && *run.maxSeconds == 160.0);
+    TY_CHECK_EQ(run.engine, std::string("fused"));
+    TY_CHECK(!RunSpec::parse("{}").maxSeconds);
+    for (const char *bad : {R"({"train": {"max_seconds": 0}})", R"({"train": {"max_seconds": "x"}})",
+                            R"({"train": {"engine": "gpu"}})", R"({"model": {"loss": "hinge"}})"}) {
+        bool refused = false;
+        try {
+            RunSpec::parse(bad);
+        } catch (const BadInput &e) {
+            refused = true;
+            std::cout << "  " << e.what() << "\n";
+        }
+        TY_CHECK(refused);
+    }
+}
+
 TY_TEST(missingKeysTakeDefaults)
 {
     const RunSpec s = RunSpec::parse("{}");

@@ -193,6 +193,34 @@ private Q_SLOTS:
         QVERIFY(c.dataKind(QStringLiteral("synthetic-kg")));
         QVERIFY(!c.section(QStringLiteral("train")).isEmpty());
 
+        // train.max_seconds: empty is "no limit" (null), a number is kept.
+        {
+            RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
+            auto *budget = qobject_cast<QLineEdit *>(editor.editorFor(QStringLiteral("train.max_seconds")));
+            QVERIFY(budget);
+            QVERIFY(budget->text().isEmpty());
+            QString error;
+            QVERIFY2(editor.validate(&error), qPrintable(error));
+            QVERIFY(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).isNull());
+            budget->setText(QStringLiteral("160"));
+            QVERIFY2(editor.validate(&error), qPrintable(error));
+            QCOMPARE(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).toDouble(), 160.0);
+        }
+
+        // The published presets reach the palette as complete specs.
+        QVERIFY(!c.presets().isEmpty());
+        ModelPaletteModel palette(nullptr);
+        palette.setCatalog(c);
+        bool found = false;
+        for (int g = 0; g < palette.rowCount(); ++g) {
+            const QModelIndex group = palette.index(g, 0);
+            if (group.data().toString() != QLatin1String("Published configurations")) {
+                continue;
+            }
+            found = palette.rowCount(group) == c.presets().size();
+        }
+        QVERIFY(found);
+
         ModelCatalog blocking;
         QString error;
         QVERIFY(!ModelCatalogLoader::loadNow(QStringLiteral("/nonexistent/trainyard-worker"), &blocking, &error));
