@@ -53,7 +53,7 @@ fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINYARD_WORKER_ONLY=ON \
   -DCMAKE_PREFIX_PATH="$prefix;$top/.gpu" -DTORCH_CUDA_ARCH_LIST=9.0 "${extra[@]}" >"$out/configure.log" 2>&1 \
   || { say "configure failed"; tail -40 "$out/configure.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" --target trainyard-worker tst_gpu tst_protocol >"$out/build.log" 2>&1 \
+cmake --build build-gpu -j "$(nproc)" --target trainyard-worker tst_gpu tst_protocol tst_fusedkg >"$out/build.log" 2>&1 \
   || { say "build failed"; grep -m 20 -B2 -A8 'error' "$out/build.log"; exit 1; }
 worker=$top/build-gpu/bin/trainyard-worker
 "$worker" --version | tee -a "$summary"
@@ -62,6 +62,29 @@ say "== GPU test set ($(elapsed))"
 TRAINYARD_WORKER=$worker build-gpu/bin/tst_gpu >"$out/tst_gpu.log" 2>&1
 tail -1 "$out/tst_gpu.log" | tee -a "$summary"
 grep -E "FAIL|check failed" "$out/tst_gpu.log" | head -20 | tee -a "$summary"
+
+say "== fused CPU path and sparse row optimizers against this LibTorch ($(elapsed))"
+# tst_fusedkg compares the fused kernel with the autograd path (CPU) under the
+# machine's LibTorch 2.x; then one FB15k-237 TransE run of each engine on the
+# GPU side: the autograd path with its sparse row updates on cuda:0.
+build-gpu/bin/tst_fusedkg >"$out/tst_fusedkg.log" 2>&1
+tail -1 "$out/tst_fusedkg.log" | tee -a "$summary"
+for loss in softmax self_adversarial; do
+  cat >"$work/sparse-$loss.json" <<JSON
+{"name": "sparse-$loss", "model": {"type": "transe", "dim": 200, "norm": 2, "loss": "$loss", "negatives": 256,
+ "normalize_entities": false}, "data": {"kind": "kg", "path": "$work/kg/FB15k-237"},
+ "train": {"epochs": 1000, "max_seconds": 60, "batch_size": 1024, "lr": 0.001},
+ "eval": {"every_epochs": 1000, "split": "test"}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 100}}
+JSON
+  "$worker" --spec "$work/sparse-$loss.json" --run-dir "$work/sparse-$loss" --device cuda:0 >"$out/sparse-$loss.log" 2>&1
+  python3 - "$work/sparse-$loss/metrics.jsonl" "$loss" <<'PY' | tee -a "$summary"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+m = [l for l in lines if l["type"] == "metric"]; e = [l for l in lines if l["type"] == "eval"]
+rate = sum(l.get("samples_per_s", 0) for l in m[1:]) / max(1, len(m) - 1)
+print(f"cuda:0 TransE {sys.argv[2]} 60 s: {m[-1]['step']} steps, {rate:.0f} samples/s, test MRR {e[-1]['mrr']:.3f}" if e else "no eval")
+PY
+done
 
 say "== speed on the GPU: worker vs the plain PyTorch loop ($(elapsed))"
 TRAINYARD_BENCH_DEVICE=cuda:0 TRAINYARD_BENCH_PYTHON=python3 TRAINYARD_SHARED_DATA=$work \

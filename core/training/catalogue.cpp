@@ -80,7 +80,7 @@ std::vector<ParamSpec> translationalParams(double margin, int negatives, const c
         choiceParam("sampling", Type::String, sampling, {"unif", "bern"},
                     "which side to corrupt: unif = head or tail with p=0.5; bern = by the relation's "
                     "tails-per-head / heads-per-tail (Wang et al. 2014)"),
-        boolParam("filter_negatives", false, "leave out corrupted triples that are training triples (autograd engine only)"),
+        boolParam("filter_negatives", false, "leave out corrupted triples that are training triples (false negatives, frequent in dense graphs)"),
         choiceParam("loss", Type::String, loss, {"margin", "self_adversarial", "softmax", "1vsall"},
                     "margin: mean max(0, margin + d(pos) - d(neg)); self_adversarial: Sun et al. 2019 with "
                     "gamma = margin, negatives weighted by softmax(-temperature * d); softmax: cross-entropy of "
@@ -173,7 +173,7 @@ Catalogue::Catalogue()
         choiceParam("engine", Type::String, "auto", {"auto", "fused", "autograd"},
                     "transe/transh: fused = the CPU kernel that computes loss, gradient and a sparse optimizer "
                     "update of the touched rows directly (no autograd); autograd = LibTorch; auto = fused where it "
-                    "applies (CPU, no amp, not 1vsall or filter_negatives); other models always use autograd"),
+                    "applies (CPU, no amp, not 1vsall); other models always use autograd"),
         boolParam("channels_last", false,
                   "mnist-cnn only: keep the convolution weights and every input batch channels-last (NHWC), the "
                   "layout fast GPU convolutions prefer; the other models have no 2-D convolution and ignore it"),

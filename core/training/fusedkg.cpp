@@ -98,10 +98,42 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
         table.stamp.assign(static_cast<std::size_t>(rows), 0);
         table.slot.assign(static_cast<std::size_t>(rows), 0);
     };
+    if (m_config.filterNegatives) {
+        std::size_t size = 16;
+        while (size < triples.size()) // 3 slots a triple: load below 1/2
+            size <<= 1;
+        m_known.assign(size, 0);
+        for (std::size_t i = 0; i + 2 < triples.size(); i += 3) {
+            const std::uint64_t key = ((static_cast<std::uint64_t>(triples[i]) * static_cast<std::uint64_t>(tables.relations)
+                                        + static_cast<std::uint64_t>(triples[i + 1]))
+                                           * static_cast<std::uint64_t>(tables.entities)
+                                       + static_cast<std::uint64_t>(triples[i + 2]))
+                                      + 1;
+            std::size_t slot = mix(key) & (size - 1);
+            while (m_known[slot] != 0 && m_known[slot] != key)
+                slot = (slot + 1) & (size - 1);
+            m_known[slot] = key;
+        }
+    }
     init(m_entity, tables.entity, tables.entities);
     init(m_relation, tables.relation, tables.relations);
     if (m_config.transh)
         init(m_normal, tables.normal, tables.relations);
+}
+
+bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const
+{
+    const std::uint64_t key = ((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(m_relation.rows)
+                                + static_cast<std::uint64_t>(r))
+                                   * static_cast<std::uint64_t>(m_entity.rows)
+                               + static_cast<std::uint64_t>(t))
+                              + 1;
+    const std::size_t mask = m_known.size() - 1;
+    for (std::size_t slot = mix(key) & mask; m_known[slot] != 0; slot = (slot + 1) & mask) {
+        if (m_known[slot] == key)
+            return true;
+    }
+    return false;
 }
 
 void FusedKgTrainer::setTables(const FusedKgTables &tables)
@@ -395,6 +427,8 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
     m_heads.resize(static_cast<std::size_t>(count * pairs));
     m_tails.resize(m_heads.size());
     m_relations.resize(static_cast<std::size_t>(count));
+    m_keep.assign(m_heads.size(), 1);
+    m_keptNegatives = 0;
     ++m_mark;
     for (Table *table : {&m_entity, &m_relation, &m_normal})
         table->touched.clear();
@@ -421,6 +455,10 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
             heads[1 + j] = n.corruptHead ? n.entity : h;
             tails[1 + j] = n.corruptHead ? t : n.entity;
             touch(m_entity, n.entity, m_mark);
+            if (m_config.filterNegatives && isKnown(heads[1 + j], r, tails[1 + j]))
+                m_keep[i * pairs + 1 + j] = 0;
+            else
+                m_keptNegatives += 1;
         }
     }
 
@@ -468,6 +506,7 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     const bool transh = m_config.transh;
     const int norm = m_config.norm;
     const std::int64_t *heads = m_heads.data() + i * pairs, *tails = m_tails.data() + i * pairs;
+    const std::uint8_t *keep = m_keep.data() + i * pairs;
     const std::int64_t r = m_relations[i];
     const float *E = m_entity.weights;
     const float *rv = m_relation.weights + r * d;
@@ -496,10 +535,11 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     double loss = 0.0, cPos = 0.0;
     switch (m_config.loss) {
     case KgLoss::Margin: {
-        const double scale = 1.0 / (B * static_cast<double>(k));
+        // The mean over the step's kept pairs, as the autograd path takes it.
+        const double scale = 1.0 / std::max(1.0, m_keptNegatives);
         for (std::int64_t p = 1; p < pairs; ++p) {
             const double a = m_config.margin + dp - s.distances[p];
-            const bool active = a > 0.0;
+            const bool active = a > 0.0 && keep[p];
             loss += active ? a * scale : 0.0;
             cPos += active ? scale : 0.0;
             s.coefficients[p] = active ? static_cast<float>(-scale) : 0.0f;
@@ -510,13 +550,16 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         const double gamma = m_config.margin, alpha = m_config.temperature, half = 0.5 / B;
         double top = -INFINITY;
         for (std::int64_t p = 1; p < pairs; ++p)
-            top = std::max(top, -alpha * s.distances[p]);
+            top = keep[p] ? std::max(top, -alpha * s.distances[p]) : top;
         double total = 0.0;
         for (std::int64_t p = 1; p < pairs; ++p)
-            total += std::exp(-alpha * s.distances[p] - top);
+            total += keep[p] ? std::exp(-alpha * s.distances[p] - top) : 0.0;
         loss = half * softplus(dp - gamma);
         cPos = half * sigmoid(dp - gamma);
         for (std::int64_t p = 1; p < pairs; ++p) {
+            s.coefficients[p] = 0.0f;
+            if (!keep[p])
+                continue;
             const double dn = s.distances[p];
             const double weight = std::exp(-alpha * dn - top) / total; // a constant, as in the paper
             loss += half * weight * softplus(gamma - dn);
@@ -528,15 +571,15 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     case KgLoss::OneVsAll: { // OneVsAll never reaches the fused path
         double top = -dp;
         for (std::int64_t p = 1; p < pairs; ++p)
-            top = std::max(top, -static_cast<double>(s.distances[p]));
+            top = keep[p] ? std::max(top, -static_cast<double>(s.distances[p])) : top;
         double total = 0.0;
         for (std::int64_t p = 0; p < pairs; ++p)
-            total += std::exp(-s.distances[p] - top);
+            total += keep[p] ? std::exp(-s.distances[p] - top) : 0.0;
         const double lse = top + std::log(total);
         loss = (lse + dp) / B;
         cPos = (1.0 - std::exp(-dp - lse)) / B;
         for (std::int64_t p = 1; p < pairs; ++p)
-            s.coefficients[p] = static_cast<float>(-std::exp(-s.distances[p] - lse) / B);
+            s.coefficients[p] = keep[p] ? static_cast<float>(-std::exp(-s.distances[p] - lse) / B) : 0.0f;
         break;
     }
     }

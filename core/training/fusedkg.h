@@ -59,6 +59,7 @@ struct FusedKgConfig
     double temperature = 1.0;
     std::int64_t negatives = 1;
     bool normalizeEntities = false; // TransE: unit L2 rows before each step
+    bool filterNegatives = false;   // leave out negatives that are training triples
     double constraintWeight = 0.0;  // TransH soft constraints
     double epsilon = 0.0;
     RowOptimizer optimizer = RowOptimizer::Adam;
@@ -143,6 +144,10 @@ private:
     Table m_entity, m_relation, m_normal;
     std::vector<std::int64_t> m_heads, m_tails; // per pair of the step: [B, 1 + k]
     std::vector<std::int64_t> m_relations;      // per positive of the step
+    std::vector<std::uint8_t> m_keep;           // per pair: 0 for a negative that is a training triple
+    double m_keptNegatives = 0;                 // of the step
+    std::vector<std::uint64_t> m_known;         // open-addressing set of training triples (filterNegatives)
+    bool isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const;
     std::vector<Scratch> m_scratch;             // per thread
     std::int64_t m_mark = 0;
 };

@@ -13,6 +13,7 @@
 #include "models.h"
 #include "runspec.h"
 
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -115,8 +116,6 @@ std::string fusedUnsupported(const RunSpec &spec, torch::Device device)
         return "train.amp " + spec.amp + " needs autograd";
     if (spec.stringParam("loss") == "1vsall")
         return "model.loss 1vsall needs autograd";
-    if (spec.boolParam("filter_negatives"))
-        return "model.filter_negatives needs autograd";
     return {};
 }
 
@@ -338,17 +337,22 @@ private:
         }
         const std::int64_t B = h.size(0), k = m_negatives;
         const auto dPos = m_model->distance(h, r, t);
-        const auto dNeg = m_model->distance(b.negHeads, b.rn, b.negTails);
+        auto dNeg = m_model->distance(b.negHeads, b.rn, b.negTails);
+        torch::Tensor keep; // 1 for a negative that is not a training triple
+        if (m_filterNegatives) {
+            // A "negative" that is a training triple teaches the opposite of
+            // the data (frequent in dense graphs such as UMLS): leave it out.
+            keep = torch::logical_not(torch::isin(tripleKeys(b.negHeads, b.rn, b.negTails), m_trainKeys));
+            if (m_loss != KgLoss::Margin) // an infinite distance: weight 0, no gradient
+                dNeg = torch::where(keep, dNeg, torch::full_like(dNeg, std::numeric_limits<float>::infinity()));
+        }
         torch::Tensor loss;
         switch (m_loss) {
         case KgLoss::Margin: {
             auto terms = torch::relu(m_margin + dPos.repeat({k}) - dNeg);
             if (m_filterNegatives) {
-                // A "negative" that is a training triple teaches the opposite of
-                // the data (frequent in dense graphs such as UMLS): leave it out.
-                const auto keep = torch::logical_not(torch::isin(tripleKeys(b.negHeads, b.rn, b.negTails), m_trainKeys))
-                                      .to(terms.dtype());
-                loss = (terms * keep).sum() / keep.sum().clamp_min(1.0);
+                const auto kept = keep.to(terms.dtype());
+                loss = (terms * kept).sum() / kept.sum().clamp_min(1.0);
             } else {
                 loss = terms.mean();
             }
@@ -448,6 +452,7 @@ public:
         config.temperature = spec.floatParam("temperature");
         config.negatives = spec.intParam("negatives");
         config.normalizeEntities = !transh && spec.boolParam("normalize_entities");
+        config.filterNegatives = spec.boolParam("filter_negatives");
         if (transh) {
             config.constraintWeight = spec.floatParam("constraint_weight");
             config.epsilon = spec.floatParam("epsilon");
