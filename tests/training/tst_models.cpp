@@ -281,7 +281,7 @@ TY_TEST(cnnTrainsWithBf16AutocastAndChannelsLastAndResumes)
 TY_TEST(transeTrainsWithBf16Autocast)
 {
     const std::string dir = testing::tempDir("amp-transe");
-    const InProcessRun run = trainInProcess(dir, R"({"name": "amp-transe", "model": {"type": "transe", "dim": 16},
+    const InProcessRun run = trainInProcess(dir, R"({"name": "amp-transe", "model": {"type": "transe", "dim": 16, "loss": "margin"},
       "data": {"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 2000},
       "train": {"epochs": 100, "max_steps": 60, "batch_size": 64, "lr": 0.02, "amp": "bf16", "channels_last": true},
       "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 5}})",

@@ -34,7 +34,10 @@ Outcome train(const std::string &tag, const std::string &spec)
 
 // Synthetic KG with 60 entities in 6 groups: a random ranking scores a filtered
 // MRR near 0.1 (about 50 candidates per query).
-void checkKgLearns(const std::string &model, int epochs)
+// `lossFactor`: how far the loss must fall. TransE's default sampled softmax
+// over 256 negatives starts at log(257) and, on 60 entities where many sampled
+// negatives are true answers, cannot fall far; its MRR is what shows learning.
+void checkKgLearns(const std::string &model, int epochs, double lossFactor = 0.7)
 {
     const Outcome o = train(model, R"({"model": {"type": ")" + model + R"("},
       "data": {"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 5000},
@@ -46,7 +49,7 @@ void checkKgLearns(const std::string &model, int epochs)
     TY_REQUIRE(metrics.size() >= 2 && evals.size() == 1);
     const double first = metrics.front()["loss"], last = metrics.back()["loss"];
     std::cout << "  " << model << ": loss " << first << " -> " << last << ", test MRR " << evals[0]["mrr"] << '\n';
-    TY_CHECK(last < 0.7 * first);
+    TY_CHECK(last < lossFactor * first);
     TY_CHECK(evals[0]["mrr"].get<double>() > 0.4);
     TY_CHECK(evals[0].contains("hits@1") && evals[0].contains("hits@3") && evals[0].contains("hits@10"));
 }
@@ -80,7 +83,7 @@ int countCheckpoints(const std::string &dir)
 
 } // namespace
 
-TY_TEST(transeLearns) { checkKgLearns("transe", 40); }
+TY_TEST(transeLearns) { checkKgLearns("transe", 40, 0.9); }
 TY_TEST(transhLearns) { checkKgLearns("transh", 40); }
 TY_TEST(convTranseLearns) { checkKgLearns("conv-transe", 25); }
 TY_TEST(sacnLearns) { checkKgLearns("sacn", 25); }
