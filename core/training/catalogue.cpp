@@ -360,6 +360,10 @@ void Catalogue::addPresets()
         {{"type", "transe"}, {"dim", 100}, {"norm", 1}, {"loss", "margin"}, {"margin", 4.0}, {"negatives", 32},
          {"normalize_entities", true}, {"filter_negatives", true}},
         {{"epochs", 300}, {"batch_size", 256}, {"lr", 0.005}}, {{"every_epochs", 50}});
+    add("TransE · Kinship",
+        "TransE (L1) trained 1-vs-all (cross-entropy over every entity, both directions); docs/results.md",
+        {{"type", "transe"}, {"dim", 100}, {"norm", 1}, {"loss", "1vsall"}, {"normalize_entities", false}},
+        {{"epochs", 100}, {"batch_size", 128}, {"lr", 0.01}}, {{"every_epochs", 50}});
     add("TransH · Kinship",
         "TransH (Wang et al. 2014, L1) trained 1-vs-all (cross-entropy over every entity, both directions), "
         "which suits a dense graph of 104 entities; docs/results.md",
