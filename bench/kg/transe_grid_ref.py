@@ -4,18 +4,11 @@ optimizers, autograd): unit-norm entities before each step (optional),
 Bernoulli corruption, L1 margin ranking loss. Prints one line per point:
 dim batch negatives optimizer renorm samples_per_s.
 Run with Debian's /usr/bin/python3 (python3-torch)."""
-import itertools, sys, time, torch
+import itertools, os, sys, time, torch
 
-def load(folder):
-    ents, rels, rows = {}, {}, []
-    for line in open(f"{folder}/train.txt"):
-        h, r, t = line.rstrip("\n").split("\t")
-        rows.append((ents.setdefault(h, len(ents)), rels.setdefault(r, len(rels)), ents.setdefault(t, len(ents))))
-    for split in ("valid", "test"):
-        for line in open(f"{folder}/{split}.txt"):
-            h, r, t = line.rstrip("\n").split("\t")
-            ents.setdefault(h, len(ents)); ents.setdefault(t, len(ents)); rels.setdefault(r, len(rels))
-    return torch.tensor(rows), len(ents), len(rels)
+# The same reader of train/valid/test.txt as the single-point reference.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "worker"))
+from transe_ref import load  # noqa: E402
 
 def bernoulli(train, r):
     p_head = torch.full((r,), 0.5)
