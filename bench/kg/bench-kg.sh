@@ -11,7 +11,8 @@
 #     time curves as a PNG drawn by the app's own plot code (trainyard-plot).
 # TRAINYARD_BENCH_KG_ONLY=grid|quality runs one part; TRAINYARD_BENCH_KG_SECONDS
 # (default 3) is the timed length of each grid point; TRAINYARD_BENCH_KG_BUDGET
-# (default 330 s) caps each quality run; TRAINYARD_BENCH_KG_FULL=1 adds the
+# (default 330 s) caps each quality run; TRAINYARD_BENCH_PYTHON_THREADS=N gives
+# the Python loop N threads instead of PyTorch's default; TRAINYARD_BENCH_KG_FULL=1 adds the
 # autograd reference on WN18RR.
 set -uo pipefail
 build=$(cd "${1:-build}" && pwd)

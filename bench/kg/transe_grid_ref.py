@@ -58,6 +58,10 @@ def rate(train, n, r, p_head, dim, batch, negatives, optimizer, renorm, seconds)
     return timed * batch / (time.perf_counter() - start)
 
 def main(folder, seconds):
+    # TRAINYARD_BENCH_PYTHON_THREADS: the same thread count as the worker,
+    # for a second comparison (PyTorch's default here is its own choice).
+    if os.environ.get("TRAINYARD_BENCH_PYTHON_THREADS"):
+        torch.set_num_threads(int(os.environ["TRAINYARD_BENCH_PYTHON_THREADS"]))
     train, n, r = load(folder)
     p_head = bernoulli(train, r)
     for dim, batch, negatives, optimizer, renorm in itertools.product((100, 200), (256, 1024), (1, 8, 64), ("adam", "sgd"), (1, 0)):
