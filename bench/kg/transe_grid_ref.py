@@ -6,18 +6,9 @@ dim batch negatives optimizer renorm samples_per_s.
 Run with Debian's /usr/bin/python3 (python3-torch)."""
 import itertools, os, sys, time, torch
 
-# The same reader of train/valid/test.txt as the single-point reference.
+# The same data reader and Bernoulli rule as the single-point reference.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "worker"))
-from transe_ref import load  # noqa: E402
-
-def bernoulli(train, r):
-    p_head = torch.full((r,), 0.5)
-    for k in range(r):
-        m = train[:, 1] == k
-        if m.any():
-            tph = m.sum().item() / len(set(train[m, 0].tolist())); hpt = m.sum().item() / len(set(train[m, 2].tolist()))
-            p_head[k] = tph / (tph + hpt)
-    return p_head
+from transe_ref import bernoulli, load  # noqa: E402
 
 def rate(train, n, r, p_head, dim, batch, negatives, optimizer, renorm, seconds):
     torch.manual_seed(1)

@@ -15,6 +15,16 @@ def load(folder):
             ents.setdefault(h, len(ents)); ents.setdefault(t, len(ents)); rels.setdefault(r, len(rels))
     return torch.tensor(rows), len(ents), len(rels)
 
+def bernoulli(train, r):
+    """P(corrupt the head) per relation: tph / (tph + hpt) (Wang et al. 2014)."""
+    p_head = torch.full((r,), 0.5)
+    for k in range(r):
+        m = train[:, 1] == k
+        if m.any():
+            tph = m.sum().item() / len(set(train[m, 0].tolist())); hpt = m.sum().item() / len(set(train[m, 2].tolist()))
+            p_head[k] = tph / (tph + hpt)
+    return p_head
+
 def main(folder, steps, warmup, batch, dim, negatives, margin, lr):
     torch.set_num_threads(1)
     torch.manual_seed(1)
@@ -27,12 +37,7 @@ def main(folder, steps, warmup, batch, dim, negatives, margin, lr):
     with torch.no_grad():
         ent.weight.uniform_(-bound, bound); rel.weight.uniform_(-bound, bound)
         rel.weight.div_(rel.weight.norm(dim=1, keepdim=True))
-    p_head = torch.full((r,), 0.5)
-    for k in range(r):
-        m = train[:, 1] == k
-        if m.any():
-            tph = m.sum().item() / len(set(train[m, 0].tolist())); hpt = m.sum().item() / len(set(train[m, 2].tolist()))
-            p_head[k] = tph / (tph + hpt)
+    p_head = bernoulli(train, r)
     train = train.to(device); ent.to(device); rel.to(device); p_head = p_head.to(device)
     opt = torch.optim.Adam(list(ent.parameters()) + list(rel.parameters()), lr=lr)
     def dist(h, rr, t):

@@ -283,7 +283,7 @@ void Trainer::reportMetric()
 {
     if (m_lossCount == 0)
         return;
-    const double loss = lossSum() / static_cast<double>(m_lossCount);
+    const double loss = (m_lossSum / static_cast<double>(m_lossCount)).item<double>();
     const double wall = m_reporter.wall();
     if (!std::isfinite(loss))
         throw Diverged("loss is " + formatLoss(loss) + " at step " + std::to_string(m_step));
@@ -301,7 +301,7 @@ void Trainer::reportMetric()
     if (m_memoryBytes >= 0)
         message["mem_bytes"] = m_memoryBytes;
     m_reporter.emit(message);
-    resetLossSum();
+    m_lossSum.zero_();
     m_lossCount = 0;
     m_samplesSinceReport = 0;
     m_lastReportWall = wall;
@@ -321,16 +321,6 @@ bool Trainer::evaluate(const char *why)
     m_reporter.emit(message);
     m_lastEvalStep = m_step;
     return true;
-}
-
-double Trainer::lossSum() const
-{
-    return m_lossSum.item<double>();
-}
-
-void Trainer::resetLossSum()
-{
-    m_lossSum.zero_();
 }
 
 bool Trainer::budgetSpent()
@@ -422,11 +412,11 @@ int Trainer::run(bool resume)
         m_progress.batchInEpoch = 0;
         if (m_spec.reportEverySteps == 0 && m_lossCount > 0) {
             // Reporting is off: one read per epoch still catches divergence.
-            const double loss = lossSum() / static_cast<double>(m_lossCount);
+            const double loss = (m_lossSum / static_cast<double>(m_lossCount)).item<double>();
             if (!std::isfinite(loss))
                 throw Diverged("loss is " + formatLoss(loss) + " in epoch " + std::to_string(m_progress.epoch)
                                         + " (reporting is off; last step " + std::to_string(m_step) + ")");
-            resetLossSum();
+            m_lossSum.zero_();
             m_lossCount = 0;
         }
         if (m_spec.evalEveryEpochs > 0 && m_progress.epoch % m_spec.evalEveryEpochs == 0) {

@@ -54,8 +54,6 @@ private:
     void reportMetric();
     bool handleControls(); // false when a stop is requested
     bool budgetSpent();    // train.max_seconds is used up
-    double lossSum() const; // of the steps since the last report (reads the device)
-    void resetLossSum();
     torch::Tensor permutation(std::int64_t epoch) const;
     std::int64_t currentEpoch() const; // 1-based epoch the last step belongs to
 

@@ -4,7 +4,7 @@
 // the optimizer state and the step numbering, and divergence.
 
 #include "helpers/minitest.h"
-#include "workerprocess.h"
+#include "inprocessrun.h"
 
 #include "kgdataset.h"
 #include "runspec.h"
@@ -108,37 +108,27 @@ void checkGradientMatches(const std::string &model)
     TY_CHECK(maxDifference(parameters(*reference), parameters(*fused)) < 1e-5);
 }
 
-struct InProcessRun
-{
-    int code = -1;
-    std::vector<nlohmann::json> lines;
-    std::map<std::string, torch::Tensor> weights; // of the newest checkpoint
-};
+using testing::InProcessRun;
+using testing::trainInProcess;
 
-InProcessRun trainInProcess(const std::string &dir, const std::string &text, const std::string &runDir, bool resume)
+// The embedding tables of a run's newest checkpoint, by submodule name.
+std::map<std::string, torch::Tensor> checkpointWeights(const InProcessRun &run)
 {
-    testing::writeFile(dir + "/spec.json", text);
-    WorkerOptions options;
-    options.spec = dir + "/spec.json";
-    options.runDir = runDir;
-    options.resume = resume;
-    InProcessRun run;
-    run.code = runWorker(options);
-    run.lines = testing::readLines(runDir + "/metrics.jsonl");
+    std::map<std::string, torch::Tensor> weights;
     const auto checkpoints = ofType(run.lines, "checkpoint");
-    if (!checkpoints.empty()) {
-        torch::serialize::InputArchive archive;
-        archive.load_from(checkpoints.back()["path"].get<std::string>());
-        torch::serialize::InputArchive model;
-        archive.read("model", model);
-        for (const auto &key : model.keys()) { // the embedding submodules
-            torch::serialize::InputArchive module;
-            torch::Tensor t;
-            if (model.try_read(key, module) && module.try_read("weight", t))
-                run.weights[key] = t;
-        }
+    if (checkpoints.empty())
+        return weights;
+    torch::serialize::InputArchive archive;
+    archive.load_from(checkpoints.back()["path"].get<std::string>());
+    torch::serialize::InputArchive model;
+    archive.read("model", model);
+    for (const auto &key : model.keys()) {
+        torch::serialize::InputArchive module;
+        torch::Tensor t;
+        if (model.try_read(key, module) && module.try_read("weight", t))
+            weights[key] = t;
     }
-    return run;
+    return weights;
 }
 
 } // namespace
@@ -247,8 +237,9 @@ TY_TEST(checkpointAndResumeKeepTheOptimizerStateAndSteps)
     const auto reference = ofType(straight.lines, "metric");
     for (std::size_t i = 20; i < 40; ++i)
         TY_CHECK(std::abs(metrics[i]["loss"].get<double>() - reference[i]["loss"].get<double>()) < 1e-6);
-    TY_REQUIRE(!straight.weights.empty() && straight.weights.size() == second.weights.size());
-    TY_CHECK(maxDifference(straight.weights, second.weights) < 1e-6);
+    const auto straightWeights = checkpointWeights(straight), secondWeights = checkpointWeights(second);
+    TY_REQUIRE(!straightWeights.empty() && straightWeights.size() == secondWeights.size());
+    TY_CHECK(maxDifference(straightWeights, secondWeights) < 1e-6);
 }
 
 TY_TEST(aDivergingFusedRunExitsThree)

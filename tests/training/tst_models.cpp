@@ -4,7 +4,7 @@
 // that the thread's autocast state after a run can be checked.
 
 #include "helpers/minitest.h"
-#include "workerprocess.h"
+#include "inprocessrun.h"
 
 #include "autocastguard.h"
 #include "imagedataset.h"
@@ -39,26 +39,8 @@ void checkConsistent(TranslationalModelImpl &model, std::int64_t entities, std::
     }
 }
 
-struct InProcessRun
-{
-    int code = -1;
-    std::vector<nlohmann::json> lines;
-};
-
-// Trains `spec` in this process, as trainyard-worker would, in run folder `runDir`.
-InProcessRun trainInProcess(const std::string &dir, const std::string &specText, const std::string &runDir,
-                            bool resume = false)
-{
-    testing::writeFile(dir + "/spec.json", specText);
-    WorkerOptions options;
-    options.spec = dir + "/spec.json";
-    options.runDir = runDir;
-    options.resume = resume;
-    InProcessRun run;
-    run.code = runWorker(options);
-    run.lines = testing::readLines(runDir + "/metrics.jsonl");
-    return run;
-}
+using testing::InProcessRun;
+using testing::trainInProcess;
 
 // The metric lines' losses are finite and the last is below `factor` x the first.
 void checkLossFalls(const std::vector<nlohmann::json> &lines, double factor)
