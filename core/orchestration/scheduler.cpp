@@ -1,6 +1,7 @@
 #include "scheduler.h"
 
 #include "deviceinventory.h"
+#include "exitcode.h"
 #include "metricline.h"
 #include "metricsserver.h"
 #include "metricstore.h"
@@ -59,20 +60,8 @@ QString lastLogLine(const QString &runDir)
 
 QString exitMeaning(int code)
 {
-    switch (code) {
-    case 0:
-        return QStringLiteral("finished");
-    case 1:
-        return QStringLiteral("runtime failure");
-    case 2:
-        return QStringLiteral("bad input (spec, data or arguments)");
-    case 3:
-        return QStringLiteral("diverged (loss NaN/inf)");
-    case 4:
-        return QStringLiteral("stopped on request");
-    default:
-        return QStringLiteral("unexpected exit status");
-    }
+    const std::string_view text = protocol::exitMeaning(code);
+    return QString::fromLatin1(text.data(), qsizetype(text.size()));
 }
 
 QString signalName(int sig)
@@ -97,16 +86,14 @@ qint64 countFrom(const nlohmann::json &value)
 
 RunState stateForExit(int code)
 {
-    switch (code) {
-    case 0:
+    using protocol::ExitCode;
+    if (code == toInt(ExitCode::Finished))
         return RunState::Finished;
-    case 3:
+    if (code == toInt(ExitCode::Diverged))
         return RunState::Diverged;
-    case 4:
+    if (code == toInt(ExitCode::Stopped))
         return RunState::Stopped;
-    default:
-        return RunState::Failed;
-    }
+    return RunState::Failed;
 }
 
 } // namespace

@@ -368,7 +368,7 @@ int Trainer::run(bool resume)
     const auto stopped = [this]() {
         reportMetric();
         saveCheckpoint();
-        return static_cast<int>(ExitStopped);
+        return protocol::toInt(protocol::ExitCode::Stopped);
     };
 
     while (m_progress.epoch < m_spec.epochs && m_step < m_totalSteps) {
@@ -433,7 +433,7 @@ int Trainer::run(bool resume)
             return stopped();
     }
     saveCheckpoint();
-    return ExitFinished;
+    return protocol::toInt(protocol::ExitCode::Finished);
 }
 
 } // namespace trainyard

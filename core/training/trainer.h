@@ -1,5 +1,7 @@
 #pragma once
 
+#include "exitcode.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -13,10 +15,7 @@ struct RunSpec;
 class Reporter;
 class Task;
 
-// Exit statuses of the worker (fixed by DESIGN.md).
-enum ExitCode : int { ExitFinished = 0, ExitFailed = 1, ExitBadInput = 2, ExitDiverged = 3, ExitStopped = 4 };
-
-// The loss became NaN or infinite; the worker exits with ExitDiverged.
+// The loss became NaN or infinite; the worker exits with ExitCode::Diverged.
 class Diverged : public std::runtime_error
 {
 public:

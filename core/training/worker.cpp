@@ -98,15 +98,21 @@ std::string baseName(std::string path)
 
 int finish(Reporter *reporter, int code, const std::string &message)
 {
-    static const char *statuses[] = {"finished", "failed", "failed", "diverged", "stopped"};
+    using protocol::ExitCode;
     if (!message.empty())
         std::cerr << "trainyard-worker: " << message << std::endl;
     if (reporter) {
+        const bool ok = code == toInt(ExitCode::Finished) || code == toInt(ExitCode::Stopped);
         if (!message.empty())
-            reporter->log(code == ExitFinished || code == ExitStopped ? "info" : "error", message);
-        reporter->emit(protocol::done(statuses[code], code, reporter->wall()));
+            reporter->log(ok ? "info" : "error", message);
+        reporter->emit(protocol::done(protocol::exitStatusName(code), code, reporter->wall()));
     }
     return code;
+}
+
+int finish(Reporter *reporter, protocol::ExitCode code, const std::string &message)
+{
+    return finish(reporter, protocol::toInt(code), message);
 }
 
 // Every step allocates and frees the same tensors. With glibc's defaults the
@@ -145,7 +151,7 @@ int runWorker(const WorkerOptions &options)
     try {
         makeFolders(options.runDir);
     } catch (const BadInput &e) {
-        return finish(nullptr, ExitBadInput, e.what());
+        return finish(nullptr, protocol::ExitCode::BadInput, e.what());
     }
 
     // The spec is read before the reporter exists (the hello names the run),
@@ -171,10 +177,10 @@ int runWorker(const WorkerOptions &options)
         ro.connect = endpoint;
         reporter = std::make_unique<Reporter>(ro);
     } catch (const BadInput &e) {
-        return finish(nullptr, ExitBadInput, "--run-dir " + options.runDir + ": " + e.what());
+        return finish(nullptr, protocol::ExitCode::BadInput, "--run-dir " + options.runDir + ": " + e.what());
     }
     if (!inputError.empty())
-        return finish(reporter.get(), ExitBadInput, inputError);
+        return finish(reporter.get(), protocol::ExitCode::BadInput, inputError);
 
     try {
         const torch::Device device = parseDevice(options.device);
@@ -216,22 +222,22 @@ int runWorker(const WorkerOptions &options)
 
         Trainer trainer(*spec, *task, *reporter, options.runDir + "/checkpoints", device);
         const int code = trainer.run(options.resume);
-        if (code == ExitStopped)
+        if (code == protocol::toInt(protocol::ExitCode::Stopped))
             return finish(reporter.get(), code, "stopped on request at step " + std::to_string(trainer.step()));
         return finish(reporter.get(), code, "");
     } catch (const BadInput &e) {
-        return finish(reporter.get(), ExitBadInput, e.what());
+        return finish(reporter.get(), protocol::ExitCode::BadInput, e.what());
     } catch (const Diverged &e) {
-        return finish(reporter.get(), ExitDiverged, std::string("diverged: ") + e.what());
+        return finish(reporter.get(), protocol::ExitCode::Diverged, std::string("diverged: ") + e.what());
     } catch (const std::bad_alloc &) {
-        return finish(reporter.get(), ExitFailed, "out of memory (a host allocation failed)");
+        return finish(reporter.get(), protocol::ExitCode::Failed, "out of memory (a host allocation failed)");
     } catch (const c10::Error &e) {
         const std::string what = e.what_without_backtrace();
         if (looksLikeOutOfMemory(what))
-            return finish(reporter.get(), ExitFailed, "out of memory: " + firstLine(what));
-        return finish(reporter.get(), ExitFailed, "LibTorch error: " + firstLine(what));
+            return finish(reporter.get(), protocol::ExitCode::Failed, "out of memory: " + firstLine(what));
+        return finish(reporter.get(), protocol::ExitCode::Failed, "LibTorch error: " + firstLine(what));
     } catch (const std::exception &e) {
-        return finish(reporter.get(), ExitFailed, std::string("runtime failure: ") + firstLine(e.what()));
+        return finish(reporter.get(), protocol::ExitCode::Failed, std::string("runtime failure: ") + firstLine(e.what()));
     }
 }
 
