@@ -1,24 +1,13 @@
 #include "fusedkg.h"
 
 #include "badinput.h"
+#include "kgkernels.h"
 
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-
-// The loops over the embedding dimension are the hot path. `omp simd` asks
-// for vectorised reductions without -ffast-math (which would hide NaN), and
-// each kernel is cloned for AVX2+FMA with a run-time dispatch, since
-// distribution builds target baseline x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TRAINYARD_FUZZ_BUILD)
-#define TY_KERNEL __attribute__((target_clones("arch=haswell", "default")))
-#define TY_INLINE inline __attribute__((always_inline))
-#else
-#define TY_KERNEL
-#define TY_INLINE inline
-#endif
 
 namespace trainyard {
 
@@ -31,11 +20,6 @@ std::uint64_t mix(std::uint64_t x)
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
-}
-
-inline float sign(float v)
-{
-    return static_cast<float>((v > 0.0f) - (v < 0.0f));
 }
 
 double softplus(double x)
@@ -180,238 +164,7 @@ void FusedKgTrainer::prepareGrads(Table &table, int threads)
     }
 }
 
-namespace {
-
-TY_INLINE void normalizeRow(float *row, std::int64_t d)
-{
-    float sq = 0.0f;
-#pragma omp simd reduction(+ : sq)
-    for (std::int64_t j = 0; j < d; ++j)
-        sq += row[j] * row[j];
-    const float norm = std::max(std::sqrt(sq), 1e-12f);
-#pragma omp simd
-    for (std::int64_t j = 0; j < d; ++j)
-        row[j] /= norm; // a division, as the autograd path's div_
-
-}
-
-// Distance of one triple. TransE: z = h + r - t. TransH: z = x - (w.x) w + d_r with x = h - t.
-TY_INLINE float distance(const float *h, const float *r, const float *t, const float *w, std::int64_t d, int norm,
-                         bool transh)
-{
-    float wx = 0.0f;
-    if (transh) {
-#pragma omp simd reduction(+ : wx)
-        for (std::int64_t j = 0; j < d; ++j)
-            wx += w[j] * (h[j] - t[j]);
-    }
-    float sum = 0.0f;
-    if (norm == 1) {
-        if (transh) {
-#pragma omp simd reduction(+ : sum)
-            for (std::int64_t j = 0; j < d; ++j)
-                sum += std::fabs(h[j] - t[j] - wx * w[j] + r[j]);
-        } else {
-#pragma omp simd reduction(+ : sum)
-            for (std::int64_t j = 0; j < d; ++j)
-                sum += std::fabs(h[j] + r[j] - t[j]);
-        }
-        return sum;
-    }
-    if (transh) {
-#pragma omp simd reduction(+ : sum)
-        for (std::int64_t j = 0; j < d; ++j) {
-            const float z = h[j] - t[j] - wx * w[j] + r[j];
-            sum += z * z;
-        }
-        return sum; // squared L2, as TransH defines it
-    }
-#pragma omp simd reduction(+ : sum)
-    for (std::int64_t j = 0; j < d; ++j) {
-        const float z = h[j] + r[j] - t[j];
-        sum += z * z;
-    }
-    return std::sqrt(sum);
-}
-
-// Adds c * d distance / d(inputs) of one triple to the gradients gh, gt, gr
-// (and gw, the gradient of the unit normal, for TransH).
-TY_INLINE void distanceGrad(const float *h, const float *r, const float *t, const float *w, float dist, float c,
-                            std::int64_t d, int norm, bool transh, float *gh, float *gt, float *gr, float *gw)
-{
-    if (!transh) {
-        if (norm == 1) {
-#pragma omp simd
-            for (std::int64_t j = 0; j < d; ++j) {
-                const float g = c * sign(h[j] + r[j] - t[j]);
-                gh[j] += g;
-                gt[j] -= g;
-                gr[j] += g;
-            }
-        } else {
-            const float scale = dist > 0.0f ? c / dist : 0.0f;
-#pragma omp simd
-            for (std::int64_t j = 0; j < d; ++j) {
-                const float g = scale * (h[j] + r[j] - t[j]);
-                gh[j] += g;
-                gt[j] -= g;
-                gr[j] += g;
-            }
-        }
-        return;
-    }
-    float wx = 0.0f;
-#pragma omp simd reduction(+ : wx)
-    for (std::int64_t j = 0; j < d; ++j)
-        wx += w[j] * (h[j] - t[j]);
-    // g = c * d dist / dz; then through z = x - (w.x) w + d_r.
-    float wg = 0.0f;
-    if (norm == 1) {
-#pragma omp simd reduction(+ : wg)
-        for (std::int64_t j = 0; j < d; ++j)
-            wg += w[j] * c * sign(h[j] - t[j] - wx * w[j] + r[j]);
-#pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j) {
-            const float x = h[j] - t[j];
-            const float g = c * sign(x - wx * w[j] + r[j]);
-            const float ge = g - wg * w[j];
-            gh[j] += ge;
-            gt[j] -= ge;
-            gr[j] += g;
-            gw[j] += -wg * x - wx * g;
-        }
-    } else {
-        const float c2 = 2.0f * c;
-#pragma omp simd reduction(+ : wg)
-        for (std::int64_t j = 0; j < d; ++j)
-            wg += w[j] * c2 * (h[j] - t[j] - wx * w[j] + r[j]);
-#pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j) {
-            const float x = h[j] - t[j];
-            const float g = c2 * (x - wx * w[j] + r[j]);
-            const float ge = g - wg * w[j];
-            gh[j] += ge;
-            gt[j] -= ge;
-            gr[j] += g;
-            gw[j] += -wg * x - wx * g;
-        }
-    }
-}
-
-TY_INLINE float squaredNorm(const float *v, std::int64_t d)
-{
-    float sq = 0.0f;
-#pragma omp simd reduction(+ : sq)
-    for (std::int64_t j = 0; j < d; ++j)
-        sq += v[j] * v[j];
-    return sq;
-}
-
-TY_INLINE float dot(const float *a, const float *b, std::int64_t d)
-{
-    float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-    for (std::int64_t j = 0; j < d; ++j)
-        s += a[j] * b[j];
-    return s;
-}
-
-TY_INLINE void axpy(float a, const float *x, float *y, std::int64_t d)
-{
-#pragma omp simd
-    for (std::int64_t j = 0; j < d; ++j)
-        y[j] += a * x[j];
-}
-
-// One row of the optimizer step; g is the row's gradient (weight decay not yet added).
-TY_INLINE void updateRow(RowOptimizer optimizer, float *w, float *g, float *m, float *v, float *rowSum, std::int64_t d,
-                         float lr, float weightDecay, float adamScale)
-{
-    if (weightDecay != 0.0f) {
-#pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j)
-            g[j] += weightDecay * w[j];
-    }
-    switch (optimizer) {
-    case RowOptimizer::Sgd:
-#pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j)
-            w[j] -= lr * g[j];
-        break;
-    case RowOptimizer::Adagrad: {
-        float sq = 0.0f;
-#pragma omp simd reduction(+ : sq)
-        for (std::int64_t j = 0; j < d; ++j)
-            sq += g[j] * g[j];
-        *rowSum += sq / static_cast<float>(d);
-        const float scale = lr / (std::sqrt(*rowSum) + 1e-10f);
-#pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j)
-            w[j] -= scale * g[j];
-        break;
-    }
-    case RowOptimizer::Adam:
-#pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j) {
-            m[j] = 0.9f * m[j] + 0.1f * g[j];
-            v[j] = 0.999f * v[j] + 0.001f * g[j] * g[j];
-            w[j] -= adamScale * m[j] / (std::sqrt(v[j]) + 1e-8f);
-        }
-        break;
-    }
-}
-
-// Rows [eBegin, eEnd) of `table` against queries [qBegin, qEnd).
-TY_KERNEL void l1Block(const float *queries, std::int64_t qBegin, std::int64_t qEnd, const float *table,
-                       std::int64_t n, std::int64_t eBegin, std::int64_t eEnd, std::int64_t d, const float *normals,
-                       const float *projections, float *out)
-{
-    for (std::int64_t b = qBegin; b < qEnd; ++b) {
-        const float *q = queries + b * d;
-        float *row = out + b * n;
-        if (!normals) {
-            for (std::int64_t e = eBegin; e < eEnd; ++e) {
-                const float *t = table + e * d;
-                float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-                for (std::int64_t j = 0; j < d; ++j)
-                    sum += std::fabs(q[j] - t[j]);
-                row[e] = sum;
-            }
-        } else {
-            const float *w = normals + b * d;
-            const float *c = projections + b * n;
-            for (std::int64_t e = eBegin; e < eEnd; ++e) {
-                const float *t = table + e * d;
-                const float ce = c[e];
-                float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-                for (std::int64_t j = 0; j < d; ++j)
-                    sum += std::fabs(q[j] - t[j] + ce * w[j]);
-                row[e] = sum;
-            }
-        }
-    }
-}
-
-} // namespace
-
-void l1DistancesToAll(const float *queries, std::int64_t count, const float *table, std::int64_t n, std::int64_t d,
-                      const float *normals, const float *projections, float *out)
-{
-    // A block of queries meets a block of rows that stays in the L2 cache
-    // (~256 KiB), so the table is streamed count / 16 times, not count times.
-    const std::int64_t queryBlock = 16;
-    const std::int64_t rowBlock = std::max<std::int64_t>(64, (256 * 1024 / 4) / std::max<std::int64_t>(1, d));
-    const std::int64_t blocks = (count + queryBlock - 1) / queryBlock;
-    at::parallel_for(0, blocks, 1, [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t qb = begin; qb < end; ++qb) {
-            const std::int64_t q0 = qb * queryBlock, q1 = std::min(count, q0 + queryBlock);
-            for (std::int64_t e0 = 0; e0 < n; e0 += rowBlock)
-                l1Block(queries, q0, q1, table, n, e0, std::min(n, e0 + rowBlock), d, normals, projections, out);
-        }
-    });
-}
+using namespace kgkernels;
 
 void FusedKgTrainer::normalizeAllEntities()
 {

@@ -1,6 +1,6 @@
-// The three training schemes: margin ranking with corrupted triples
-// (TransE, TransH), one-to-all BCE over (entity, relation) keys (Conv-TransE,
-// SACN), and cross-entropy classification (images).
+// The knowledge-graph training schemes: margin ranking with corrupted triples
+// (TransE, TransH; autograd or the fused CPU path) and one-to-all BCE over
+// (entity, relation) keys (Conv-TransE, SACN). Images: imagetask.cpp.
 
 #include "task.h"
 
@@ -8,10 +8,10 @@
 #include "badinput.h"
 #include "evaluator.h"
 #include "fusedkg.h"
-#include "imagedataset.h"
 #include "kgdataset.h"
 #include "models.h"
 #include "runspec.h"
+#include "tensorrowoptimizer.h"
 
 #include <limits>
 #include <sstream>
@@ -119,122 +119,6 @@ std::string fusedUnsupported(const RunSpec &spec, torch::Device device)
     return {};
 }
 
-// The fused path's row-wise optimizers in tensor ops, for any device: after
-// backward, only the rows a step touched are read and written (the batch's
-// entity and relation ids, duplicates included: every copy of a row gets the
-// same new value), with no pass over the whole table and no host sync.
-class TensorRowOptimizer
-{
-public:
-    TensorRowOptimizer(const RunSpec &spec, std::vector<std::pair<std::string, torch::Tensor>> tables)
-        : m_kind(spec.optimizer == "sgd"       ? RowOptimizer::Sgd
-                 : spec.optimizer == "adagrad" ? RowOptimizer::Adagrad
-                                               : RowOptimizer::Adam)
-        , m_lr(spec.lr)
-        , m_weightDecay(spec.weightDecay)
-    {
-        for (auto &[name, weights] : tables) {
-            Table t{name, weights, {}, {}};
-            if (m_kind == RowOptimizer::Adam) {
-                t.first = torch::zeros_like(weights);
-                t.second = torch::zeros_like(weights);
-            } else if (m_kind == RowOptimizer::Adagrad) {
-                t.first = torch::zeros({weights.size(0)}, weights.options());
-            }
-            m_tables.push_back(std::move(t));
-        }
-    }
-
-    void zeroGrad()
-    {
-        for (auto &t : m_tables)
-            t.weights.mutable_grad().reset();
-    }
-
-    // `rows[i]`: the rows of table i this step touched (undefined: all).
-    void step(const std::vector<torch::Tensor> &rows, std::int64_t step)
-    {
-        torch::NoGradGuard noGrad;
-        const double t = static_cast<double>(step + 1);
-        const double adamScale = m_lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t));
-        for (std::size_t i = 0; i < m_tables.size(); ++i) {
-            Table &table = m_tables[i];
-            const auto &grad = table.weights.grad();
-            if (!grad.defined())
-                continue;
-            const auto idx = rows[i].defined()
-                                 ? rows[i]
-                                 : torch::arange(table.weights.size(0), kLongs.device(grad.device()));
-            auto g = grad.index_select(0, idx);
-            auto w = table.weights.index_select(0, idx);
-            if (m_weightDecay != 0.0)
-                g = g + m_weightDecay * w;
-            switch (m_kind) {
-            case RowOptimizer::Sgd:
-                w = w - m_lr * g;
-                break;
-            case RowOptimizer::Adagrad: {
-                const auto sums = table.first.index_select(0, idx) + g.pow(2).mean(1);
-                table.first.index_copy_(0, idx, sums);
-                w = w - m_lr * g / (sums.sqrt() + 1e-10).unsqueeze(1);
-                break;
-            }
-            case RowOptimizer::Adam: {
-                const auto m = 0.9 * table.first.index_select(0, idx) + 0.1 * g;
-                const auto v = 0.999 * table.second.index_select(0, idx) + 0.001 * g * g;
-                table.first.index_copy_(0, idx, m);
-                table.second.index_copy_(0, idx, v);
-                w = w - adamScale * m / (v.sqrt() + 1e-8);
-                break;
-            }
-            }
-            table.weights.index_copy_(0, idx, w);
-        }
-    }
-
-    void save(torch::serialize::OutputArchive &archive) const
-    {
-        for (const auto &t : m_tables) {
-            if (t.first.defined())
-                archive.write(t.name + ".first", t.first);
-            if (t.second.defined())
-                archive.write(t.name + ".second", t.second);
-        }
-    }
-
-    bool load(torch::serialize::InputArchive &archive)
-    {
-        for (auto &t : m_tables) {
-            for (torch::Tensor *state : {&t.first, &t.second}) {
-                if (!state->defined())
-                    continue;
-                torch::Tensor loaded;
-                const std::string key = t.name + (state == &t.first ? ".first" : ".second");
-                if (!archive.try_read(key, loaded))
-                    return false;
-                if (loaded.sizes() != state->sizes())
-                    throw std::runtime_error("optimizer state " + key + " has the wrong shape");
-                state->copy_(loaded);
-            }
-        }
-        return true;
-    }
-
-private:
-    struct Table
-    {
-        std::string name;
-        torch::Tensor weights;
-        torch::Tensor first, second; // Adam m and v, or the Adagrad row sums
-    };
-    RowOptimizer m_kind;
-    double m_lr, m_weightDecay;
-    std::vector<Table> m_tables;
-};
-
-// TransE and TransH trained with LibTorch's autograd and sparse row updates:
-// the GPU path, and the CPU reference of the fused path (which draws the
-// same negatives on the CPU and applies the same update rule).
 class MarginKgTask : public KgTaskBase
 {
 public:
@@ -605,91 +489,6 @@ private:
     std::vector<std::int64_t> m_rows, m_cols;
 };
 
-class ImageTask : public Task
-{
-public:
-    ImageTask(const RunSpec &spec, ImageDataset data, torch::Device device)
-        : m_data(std::move(data))
-        , m_device(device)
-    {
-        m_model = makeClassifier(spec, m_data.train.rows, m_data.train.cols, m_data.classes);
-        m_model->to(device);
-        if (spec.usesChannelsLast()) {
-            // What module.to(memory_format=torch.channels_last) does in Python:
-            // the 4-D weights (the convolutions') change layout, values stay.
-            torch::NoGradGuard noGrad;
-            for (auto &p : m_model->parameters()) {
-                if (p.dim() == 4)
-                    p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
-            }
-            m_memoryFormat = torch::MemoryFormat::ChannelsLast;
-        }
-        // Normalisation statistics of the training pixels, as the MNIST example does.
-        double sum = 0.0, sumSq = 0.0;
-        for (const auto p : m_data.train.pixels) {
-            const double v = p / 255.0;
-            sum += v;
-            sumSq += v * v;
-        }
-        const double count = static_cast<double>(m_data.train.pixels.size());
-        m_mean = sum / count;
-        m_std = std::sqrt(std::max(1e-12, sumSq / count - m_mean * m_mean));
-        m_trainImages = images(m_data.train);
-        m_trainLabels = labels(m_data.train);
-    }
-
-    torch::nn::Module &module() override { return *m_model; }
-    std::int64_t examples() const override { return m_data.train.count; }
-
-    torch::Tensor loss(const torch::Tensor &indices) override
-    {
-        const auto idx = indices.to(m_device, true);
-        const auto x = normalizeImages(m_trainImages.index_select(0, idx), m_mean, m_std).contiguous(m_memoryFormat);
-        return m_model->loss(m_model->forward(x), m_trainLabels.index_select(0, idx));
-    }
-
-    nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,
-                            const std::function<bool()> &keepGoing) override
-    {
-        const ImageSet &set = m_data.split(split);
-        const double accuracy =
-            evaluateAccuracy(*m_model, images(set), labels(set), m_mean, m_std, batchSize, keepGoing);
-        if (accuracy < 0)
-            return nullptr;
-        return {{"accuracy", accuracy}};
-    }
-
-    std::string describe() const override
-    {
-        std::ostringstream os;
-        os << m_data.train.count << "/" << m_data.valid.count << "/" << m_data.test.count << " train/valid/test images of "
-           << m_data.train.rows << "x" << m_data.train.cols << ", " << m_data.classes << " classes";
-        return os.str();
-    }
-
-private:
-    torch::Tensor images(const ImageSet &set) const
-    {
-        return torch::from_blob(const_cast<std::uint8_t *>(set.pixels.data()), {set.count, 1, set.rows, set.cols},
-                                torch::TensorOptions().dtype(torch::kByte))
-            .clone()
-            .to(m_device);
-    }
-    torch::Tensor labels(const ImageSet &set) const
-    {
-        return torch::from_blob(const_cast<std::int64_t *>(set.labels.data()), {set.count}, kLongs).clone().to(m_device);
-    }
-
-    ImageDataset m_data;
-    torch::Device m_device;
-    std::shared_ptr<ClassifierImpl> m_model;
-    torch::MemoryFormat m_memoryFormat = torch::MemoryFormat::Contiguous; // of input batches
-    double m_mean = 0.0;
-    double m_std = 1.0;
-    torch::Tensor m_trainImages; // bytes [n, 1, H, W] on the device
-    torch::Tensor m_trainLabels;
-};
-
 } // namespace
 
 torch::Tensor Task::step(const torch::Tensor &, std::int64_t)
@@ -714,11 +513,6 @@ std::unique_ptr<Task> makeKgTask(const RunSpec &spec, KgDataset data, torch::Dev
         return std::make_unique<MarginKgTask>(spec, std::move(data), device);
     }
     return std::make_unique<OneToAllKgTask>(spec, std::move(data), device);
-}
-
-std::unique_ptr<Task> makeImageTask(const RunSpec &spec, ImageDataset data, torch::Device device)
-{
-    return std::make_unique<ImageTask>(spec, std::move(data), device);
 }
 
 } // namespace trainyard
