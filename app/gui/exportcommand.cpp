@@ -64,7 +64,14 @@ int exportCommand(const QStringList &args)
     if (!parser.parse(QStringList{QStringLiteral("trainyard export")} + args))
         return fail(parser.errorText() + QStringLiteral(" (see trainyard export --help)"), 2);
     if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
+        // helpText() names argv[0] in full; say it the way it is typed.
+        QString help = parser.helpText();
+        help.replace(0, help.indexOf(QLatin1Char('\n')),
+                     QStringLiteral("Usage: trainyard export [--runs NAME,...] EXPERIMENT.json > runs.csv"));
+        std::fputs(qPrintable(help), stdout);
+        std::fputs("\nExit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not be written;\n"
+                   "2 bad command line, experiment file or run name.\n",
+                   stdout);
         return 0;
     }
     const QStringList positional = parser.positionalArguments();

@@ -96,8 +96,8 @@ MetricsLogReader::Result MetricsLogReader::read(const QString &path, qint64 offs
         return result;
     }
     if (file.size() < offset) {
-        qCInfo(lcMetrics).noquote() << path << "is shorter than the" << offset
-                                    << "bytes read before (replaced): reading it again";
+        qCDebug(lcMetrics).noquote() << path << "is shorter than the" << offset
+                                     << "bytes read before (replaced): reading it again";
         offset = 0;
         result.offset = 0;
     }

@@ -133,7 +133,7 @@ bool RunStore::clearRunDir(const QString &name) const
     if (QFileInfo(dir).isSymLink())
         return QFile::remove(dir); // the link only, never what it points to
     QDir d(dir);
-    qCInfo(lcRunStore).noquote() << "clearing the run folder" << dir;
+    qCDebug(lcRunStore).noquote() << "clearing the run folder" << dir;
     return !d.exists() || d.removeRecursively();
 }
 
