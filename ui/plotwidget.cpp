@@ -781,12 +781,14 @@ bool PlotWidget::exportCsv(const QString &file, QString *error) const
             for (qsizetype i = 0; i < run.curve.size(); ++i) {
                 const auto step = std::int64_t(run.curve.x(XAxis::Step, i));
                 csv.writeFloatValue(run.label, step, float(MetricsCsvWriter::epochOf(&epochs, step)),
-                                    float(run.curve.x(XAxis::Wall, i)), QStringLiteral("loss"), float(run.curve.loss(i)));
+                                    float(run.curve.x(XAxis::Wall, i)), QStringLiteral("loss"),
+                                    float(run.curve.loss(i)));
             }
             for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
                 for (const EvalPoint &p : it.value()) {
                     const auto step = std::int64_t(p.step);
-                    csv.writeValue(run.label, step, MetricsCsvWriter::epochOf(&epochs, step), p.wall, it.key(), p.value);
+                    csv.writeValue(run.label, step, MetricsCsvWriter::epochOf(&epochs, step), p.wall, it.key(),
+                                   p.value);
                 }
             }
         }

@@ -49,16 +49,17 @@ int exportCommand(const QStringList &args)
     QCoreApplication::setApplicationName(QStringLiteral("trainyard")); // the default runs root depends on it
     // The command says itself what went wrong with a file, in its own words;
     // QT_LOGGING_RULES still turns the library's messages back on.
-    QLoggingCategory::setFilterRules(QStringLiteral("trainyard.metrics.warning=false\ntrainyard.runstore.warning=false"));
+    QLoggingCategory::setFilterRules(
+        QStringLiteral("trainyard.metrics.warning=false\ntrainyard.runstore.warning=false"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Writes the metrics of an experiment's runs, read from their run folders, as CSV on stdout:\n"
                        "run,step,epoch,wall,metric,value (one line per value)."));
     parser.addHelpOption();
-    const QCommandLineOption runsOption(QStringLiteral("runs"),
-                                        QStringLiteral("Only these runs (repeat the option or separate names by commas)."),
-                                        QStringLiteral("NAME,..."));
+    const QCommandLineOption runsOption(
+        QStringLiteral("runs"), QStringLiteral("Only these runs (repeat the option or separate names by commas)."),
+        QStringLiteral("NAME,..."));
     parser.addOption(runsOption);
     parser.addPositionalArgument(QStringLiteral("EXPERIMENT.json"), QStringLiteral("The experiment file."));
     if (!parser.parse(QStringList{QStringLiteral("trainyard export")} + args))
@@ -105,7 +106,8 @@ int exportCommand(const QStringList &args)
                                     .arg(file, name, boardRuns.join(QStringLiteral(", "))),
                                 2);
                 if (!QFileInfo::exists(metricsFile(name)))
-                    return fail(QStringLiteral("%1: no such file (run \"%2\" has not started)").arg(metricsFile(name), name),
+                    return fail(QStringLiteral("%1: no such file (run \"%2\" has not started)")
+                                    .arg(metricsFile(name), name),
                                 1);
                 selected << name;
             }

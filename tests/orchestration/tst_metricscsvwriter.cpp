@@ -36,7 +36,8 @@ private Q_SLOTS:
         {
             MetricsCsvWriter csv(&buffer);
             csv.writeValue(QStringLiteral("plain"), 3, 1, 0.5, QStringLiteral("loss"), 0.1);
-            csv.writeValue(QStringLiteral("a,b"), 4, MetricsCsvWriter::kNoEpoch, 1e-7, QStringLiteral("valid/mrr"), 2.5e20);
+            csv.writeValue(QStringLiteral("a,b"), 4, MetricsCsvWriter::kNoEpoch, 1e-7, QStringLiteral("valid/mrr"),
+                           2.5e20);
             csv.writeValue(QStringLiteral("say \"hi\""), 5, 2, 1, QStringLiteral("odd,metric"), -3);
             csv.writeValue(QStringLiteral("two\nlines"), 6, 2, 1, QStringLiteral("loss"), 1.0 / 3.0);
             csv.writeFloatValue(QStringLiteral("f"), 7, 1.5f, 0.1f, QStringLiteral("loss"), 0.3f);

@@ -193,7 +193,8 @@ private Q_SLOTS:
         for (qsizetype i = 1; i < messages.size(); ++i) // the hello is never written to the file
             fileBytes += line(messages.at(i));
         // A metric line the fast path leaves to the full decoder (an escape).
-        const QByteArray escaped = "{\"type\":\"metric\",\"wall\":3,\"step\":12,\"epoch\":1,\"loss\":0.5,\"note\":\"a\\\"b\"}";
+        const QByteArray escaped =
+            "{\"type\":\"metric\",\"wall\":3,\"step\":12,\"epoch\":1,\"loss\":0.5,\"note\":\"a\\\"b\"}";
         fileBytes += escaped + '\n';
         const QString path = freshPath();
         QVERIFY(writeFile(path, fileBytes));

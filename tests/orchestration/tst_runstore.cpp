@@ -59,8 +59,8 @@ private:
     void makeRun(const RunStore &store, const QString &name, const QByteArray &metrics, const QString &state)
     {
         QString error;
-        const QJsonObject spec{{QStringLiteral("name"), name},
-                               {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}}}};
+        const QJsonObject model{{QStringLiteral("type"), QStringLiteral("transe")}};
+        const QJsonObject spec{{QStringLiteral("name"), name}, {QStringLiteral("model"), model}};
         QVERIFY2(store.prepareRunDir(name, spec, &error), qPrintable(error));
         QVERIFY(writeFile(store.runDir(name) + QStringLiteral("/metrics.jsonl"), metrics));
         if (state.isEmpty())
