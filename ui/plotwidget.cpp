@@ -3,6 +3,8 @@
 
 #include "plotwidget.h"
 
+#include "metricscsvwriter.h"
+#include "metricstore.h"
 #include "runcolors.h"
 
 #include <QCheckBox>
@@ -767,43 +769,30 @@ bool PlotWidget::exportPdf(const QString &file)
 
 bool PlotWidget::exportCsv(const QString &file, QString *error) const
 {
-    QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        *error = tr("%1: cannot write: %2").arg(file, out.errorString());
-        return false;
-    }
-    QTextStream s(&out);
-    s << "run,step,epoch,wall,metric,value\n";
-    auto quoted = [](QString text) {
-        if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"'))) {
-            text.replace(QLatin1String("\""), QLatin1String("\"\""));
-            return QStringLiteral("\"%1\"").arg(text);
-        }
-        return text;
-    };
-    for (const QString &id : m_selected) {
-        const Run &run = runAt(id);
-        const QString name = quoted(run.label);
-        for (qsizetype i = 0; i < run.curve.size(); ++i) {
-            s << name << ',' << QString::number(run.curve.x(XAxis::Step, i), 'g', 12) << ','
-              << QString::number(run.curve.x(XAxis::Epoch, i), 'g', 8) << ','
-              << QString::number(run.curve.x(XAxis::Wall, i), 'g', 8) << ",loss,"
-              << QString::number(run.curve.loss(i), 'g', 8) << '\n';
-        }
-        for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
-            for (const EvalPoint &p : it.value()) {
-                s << name << ',' << QString::number(p.step, 'g', 12) << ',' << QString::number(p.epoch, 'g', 8) << ','
-                  << QString::number(p.wall, 'g', 8) << ',' << quoted(it.key()) << ','
-                  << QString::number(p.value, 'g', 8) << '\n';
+    return MetricsCsvWriter::writeFile(file, [this](MetricsCsvWriter &csv) {
+        for (const QString &id : m_selected) {
+            const Run &run = runAt(id);
+            // The curve's points carry their metric lines' epochs: every point takes the epoch of its step.
+            MetricSeries epochs;
+            for (qsizetype i = 0; i < run.curve.size(); ++i) {
+                epochs.add(std::int64_t(run.curve.x(XAxis::Step, i)), 0, run.curve.x(XAxis::Epoch, i));
+            }
+            // The curve keeps single precision: written as floats, so 0.1 does not come out as 0.10000000149.
+            for (qsizetype i = 0; i < run.curve.size(); ++i) {
+                const auto step = std::int64_t(run.curve.x(XAxis::Step, i));
+                csv.writeFloatValue(run.label, step, float(MetricsCsvWriter::epochOf(&epochs, step)),
+                                    float(run.curve.x(XAxis::Wall, i)), QStringLiteral("loss"),
+                                    float(run.curve.loss(i)));
+            }
+            for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
+                for (const EvalPoint &p : it.value()) {
+                    const auto step = std::int64_t(p.step);
+                    csv.writeValue(run.label, step, MetricsCsvWriter::epochOf(&epochs, step), p.wall, it.key(),
+                                   p.value);
+                }
             }
         }
-    }
-    s.flush();
-    if (!out.commit()) {
-        *error = tr("%1: cannot write: %2").arg(file, out.errorString());
-        return false;
-    }
-    return true;
+    }, error);
 }
 
 void PlotWidget::exportDialog(const QString &format)

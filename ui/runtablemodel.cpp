@@ -2,12 +2,11 @@
 
 #include "carddelegate.h"
 #include "metricstore.h"
+#include "runstore.h"
 #include "scheduler.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <cmath>
@@ -24,32 +23,16 @@ QString dataText(const QJsonObject &spec)
     return path.isEmpty() ? kind : QStringLiteral("%1: %2").arg(kind, QFileInfo(path).fileName());
 }
 
-QJsonObject readJson(const QString &file)
+QString modelText(const QJsonObject &spec)
 {
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) {
-        return {};
-    }
-    return QJsonDocument::fromJson(f.readAll()).object();
+    return spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
 }
 
-// Prefers the test split over valid (the final word on a run).
-void takeEval(const QJsonObject &line, double *mrr, double *hits10, double *accuracy, bool *haveTest)
+// The run's final evaluation of `metric` (the test split's when it has one).
+double finalOf(const RunRecord &run, const QString &metric)
 {
-    const bool test = line.value(QLatin1String("split")).toString() == QLatin1String("test");
-    if (*haveTest && !test) {
-        return;
-    }
-    *haveTest = *haveTest || test;
-    if (line.contains(QLatin1String("mrr"))) {
-        *mrr = line.value(QLatin1String("mrr")).toDouble();
-    }
-    if (line.contains(QLatin1String("hits@10"))) {
-        *hits10 = line.value(QLatin1String("hits@10")).toDouble();
-    }
-    if (line.contains(QLatin1String("accuracy"))) {
-        *accuracy = line.value(QLatin1String("accuracy")).toDouble();
-    }
+    const RunRecord::Eval *eval = run.finalEval(metric);
+    return eval ? eval->last : qQNaN();
 }
 
 double lastOf(const MetricStore *metrics, RunId id, const QString &metric)
@@ -139,7 +122,7 @@ RunTableModel::Row RunTableModel::liveRow(RunId id) const
     row.id = id;
     row.experiment = m_experiment;
     row.name = run.name;
-    row.model = run.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+    row.model = modelText(run.spec);
     row.data = dataText(run.spec);
     row.state = runStateName(run.state);
     row.step = run.step;
@@ -155,51 +138,30 @@ RunTableModel::Row RunTableModel::liveRow(RunId id) const
     return row;
 }
 
-bool RunTableModel::readRunFolder(const QString &dir, const QString &experiment, Row *row)
+RunTableModel::Row RunTableModel::pastRow(const RunRecord &run, const QString &experiment)
 {
-    const QJsonObject spec = readJson(dir + QLatin1String("/spec.json"));
-    const QJsonObject status = readJson(dir + QLatin1String("/status.json"));
-    if (spec.isEmpty() && status.isEmpty()) {
-        return false;
-    }
-    row->experiment = experiment;
-    row->name = spec.value(QLatin1String("name")).toString(QFileInfo(dir).fileName());
-    row->model = spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
-    row->data = dataText(spec);
-    row->state = status.value(QLatin1String("state")).toString(QStringLiteral("unknown"));
-    row->started = QDateTime::fromString(status.value(QLatin1String("started")).toString(), Qt::ISODate);
-    row->ended = QDateTime::fromString(status.value(QLatin1String("ended")).toString(), Qt::ISODate);
-    row->runDir = dir;
-
-    // Only the tail of metrics.jsonl: the final loss and evaluation are at its end.
-    QFile metrics(dir + QLatin1String("/metrics.jsonl"));
-    if (metrics.open(QIODevice::ReadOnly)) {
-        constexpr qint64 tail = 256 * 1024;
-        if (metrics.size() > tail) {
-            metrics.seek(metrics.size() - tail);
-            metrics.readLine(); // a partial line
-        }
-        bool haveTest = false;
-        while (!metrics.atEnd()) {
-            const QJsonObject line = QJsonDocument::fromJson(metrics.readLine()).object();
-            const QString type = line.value(QLatin1String("type")).toString();
-            if (type == QLatin1String("metric")) {
-                row->step = line.value(QLatin1String("step")).toInteger(-1);
-                row->loss = line.value(QLatin1String("loss")).toDouble(qQNaN());
-            } else if (type == QLatin1String("eval")) {
-                takeEval(line, &row->mrr, &row->hits10, &row->accuracy, &haveTest);
-            } else if (type == QLatin1String("done") && !status.contains(QLatin1String("state"))) {
-                row->state = line.value(QLatin1String("status")).toString(row->state);
-            }
-        }
-    }
-    return true;
+    Row row;
+    row.experiment = experiment;
+    row.name = run.info.name;
+    row.model = modelText(run.info.spec);
+    row.data = dataText(run.info.spec);
+    row.state = run.stateName();
+    row.step = run.info.step;
+    row.loss = run.info.loss;
+    row.mrr = finalOf(run, QStringLiteral("mrr"));
+    row.hits10 = finalOf(run, QStringLiteral("hits@10"));
+    row.accuracy = finalOf(run, QStringLiteral("accuracy"));
+    row.started = run.info.started;
+    row.ended = run.info.ended;
+    row.runDir = run.info.runDir;
+    return row;
 }
 
 void RunTableModel::refreshHistory()
 {
     beginResetModel();
     m_past.clear();
+    QHash<QString, QList<RunRecord>> history;
     const QString current = QFileInfo(m_runsRoot).canonicalFilePath();
     for (const QString &root : std::as_const(m_historyRoots)) {
         const QDir dir(root);
@@ -207,15 +169,16 @@ void RunTableModel::refreshHistory()
             if (experimentDir.canonicalFilePath() == current) {
                 continue; // the open experiment's runs are the live rows
             }
-            const QDir runs(experimentDir.absoluteFilePath());
-            for (const QFileInfo &runDir : runs.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-                Row row;
-                if (readRunFolder(runDir.absoluteFilePath(), experimentDir.fileName(), &row)) {
-                    m_past.append(row);
-                }
+            const QString runsRoot = experimentDir.absoluteFilePath();
+            QList<RunRecord> runs = m_history.take(runsRoot);
+            RunStore(runsRoot).readHistory(&runs);
+            for (const RunRecord &run : std::as_const(runs)) {
+                m_past.append(pastRow(run, experimentDir.fileName()));
             }
+            history.insert(runsRoot, std::move(runs));
         }
     }
+    m_history = std::move(history);
     endResetModel();
 }
 

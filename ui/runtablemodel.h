@@ -1,9 +1,11 @@
 #pragma once
 
 #include "runinfo.h"
+#include "runrecord.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
+#include <QHash>
 #include <QMap>
 #include <QTimer>
 
@@ -12,8 +14,9 @@ namespace trainyard {
 class MetricStore;
 class Scheduler;
 
-/// Every run of the open experiment (live) and of past experiments (read
-/// from their run folders), one row each, with its final metrics.
+/// Every run of the open experiment (live, from the Scheduler) and of past
+/// experiments (RunStore::readHistory of their runs roots), one row each,
+/// with its final metrics. It only formats: the run folders are RunStore's.
 class RunTableModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -65,9 +68,10 @@ public:
                     MetricStore *metrics);
     /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
     void setHistoryRoots(const QStringList &roots) { m_historyRoots = roots; }
+    /// Reads the past runs again (only what their metrics.jsonl gained since the last time).
     void refreshHistory();
-    /// Reads one past run folder (spec.json, status.json, the tail of metrics.jsonl).
-    static bool readRunFolder(const QString &dir, const QString &experiment, Row *row);
+    /// The row of a past run.
+    static Row pastRow(const RunRecord &run, const QString &experiment);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -86,6 +90,7 @@ private:
     QStringList m_historyRoots;
     QList<Row> m_live;
     QList<Row> m_past;
+    QHash<QString, QList<RunRecord>> m_history; ///< runs root -> its past runs, as read last time
     QTimer m_refresh;
 };
 

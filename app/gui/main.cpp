@@ -8,6 +8,7 @@
 // exits 0 only if every run finished.
 
 #include "desktopapp.h"
+#include "exportcommand.h"
 #include "metricstore.h"
 #include "scheduler.h"
 #include "session.h"
@@ -41,6 +42,8 @@ const char *kUsage =
     "  trainyard run --demo [options] train every run headless (no display needed)\n"
     "  trainyard probe-slots --device DEV --spec RUN.json [--levels 1,2,4] [--steps N]\n"
     "                                 measure how many runs of RUN.json DEV should hold\n"
+    "  trainyard export [--runs NAME,...] FILE.json > runs.csv\n"
+    "                                 the runs' metrics as CSV (see trainyard export --help)\n"
     "  trainyard --version | --help\n"
     "\n"
     "Options of `trainyard run`:\n"
@@ -529,6 +532,10 @@ int main(int argc, char **argv)
         return runHeadless(argc, argv);
     if (first == QLatin1String("probe-slots"))
         return runProbeSlots(argc, argv);
+    if (first == QLatin1String("export")) {
+        QCoreApplication app(argc, argv);
+        return exportCommand(app.arguments().mid(2));
+    }
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
         std::printf("trainyard %s\n", TRAINYARD_VERSION);
         return 0;

@@ -5,7 +5,7 @@
 //
 //   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
 
-#include "protocol.h"
+#include "metricrecord.h"
 #include "runcolors.h"
 #include "runstore.h"
 #include "plotwidget.h"
@@ -15,8 +15,7 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
 #include <cstdio>
 
 using namespace trainyard;
@@ -60,17 +59,18 @@ int main(int argc, char **argv)
         const QString id = info.fileName();
         plot.addRun(id, id, id);
         RunStore store(info.absolutePath());
-        store.readMetrics(id, 0, [&](const QByteArray &line) {
-            const auto m = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-            if (!protocol::validate(m))
-                return;
-            const double step = m.value("step", 0.0), epoch = m.value("epoch", 0.0), wall = m.value("wall", 0.0);
-            if (m.value("type", "") == "metric" && m.contains("loss"))
-                plot.appendMetric(id, step, epoch, wall, m["loss"].get<double>());
-            for (const auto &[key, value] : m.items()) {
-                if (m.value("type", "") == "eval" && value.is_number() && key != "step" && key != "epoch"
-                    && key != "wall")
-                    plot.appendEval(id, step, epoch, wall, QString::fromStdString(key), value.get<double>());
+        store.readMetrics(id, 0, [&](const MetricRecord &r) {
+            const double step = double(std::max<std::int64_t>(r.step, 0));
+            const double epoch = double(std::max<std::int64_t>(r.epoch, 0));
+            if (r.kind == MetricRecord::Kind::Metric) {
+                if (const double *loss = r.value("loss"))
+                    plot.appendMetric(id, step, epoch, r.wall, *loss);
+            } else if (r.kind == MetricRecord::Kind::Eval) {
+                for (std::size_t i = 0; i < r.fieldCount; ++i) {
+                    if (r.fields[i].name != "epoch")
+                        plot.appendEval(id, step, epoch, r.wall, QString::fromStdString(r.fields[i].name),
+                                        r.fields[i].value);
+                }
             }
         });
         ids << id;

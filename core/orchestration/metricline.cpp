@@ -94,12 +94,12 @@ struct Cursor
 
 } // namespace
 
-bool MetricLine::parse(const char *text, std::size_t size)
+bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
 {
     Cursor c{text, text + size};
     if (!c.eat('{'))
         return false;
-    fieldCount = 0;
+    record->clear();
     bool typeOk = false, haveStep = false, haveWall = false, haveEpoch = false, haveLoss = false;
     for (bool first = true;; first = false) {
         if (!first && !c.eat(','))
@@ -144,10 +144,10 @@ bool MetricLine::parse(const char *text, std::size_t size)
         if (key == "step") {
             if (!isInteger)
                 return false;
-            step = integer;
+            record->step = integer;
             haveStep = true;
         } else if (key == "wall") {
-            wall = value;
+            record->wall = value;
             haveWall = true;
         } else if (key == "type") {
             return false;
@@ -155,13 +155,15 @@ bool MetricLine::parse(const char *text, std::size_t size)
             if (key == "epoch") {
                 if (!isInteger)
                     return false;
+                record->epoch = integer;
                 haveEpoch = true;
             } else if (key == "loss") {
                 haveLoss = true;
+            } else if (key == "total_steps") {
+                record->totalSteps = isInteger ? (integer >= 0 ? integer : -1) : MetricRecord::countFrom(value);
             }
-            if (fieldCount == kMaxFields)
-                return false;
-            fields[fieldCount++] = {key, value};
+            if (!record->addField(key, value))
+                return false; // more numbers than a record holds: the full path decides
         }
     }
     if (!c.eat('}'))

@@ -1,6 +1,9 @@
 #include "metricstore.h"
 
+#include "metricrecord.h"
+
 #include <algorithm>
+#include <string>
 
 namespace trainyard {
 
@@ -112,6 +115,15 @@ void MetricStore::add(RunId run, int metric, std::int64_t step, double wall, dou
 void MetricStore::add(RunId run, const QString &metric, std::int64_t step, double wall, double value)
 {
     add(run, metricId(metric), step, wall, value);
+}
+
+void MetricStore::add(RunId run, const MetricRecord &record)
+{
+    std::string name;
+    for (std::size_t i = 0; i < record.fieldCount; ++i) {
+        if (record.pointName(i, &name))
+            add(run, metricId(name.data(), name.size()), record.step, record.wall, record.fields[i].value);
+    }
 }
 
 const MetricSeries *MetricStore::series(RunId run, int metric) const

@@ -15,6 +15,8 @@
 
 namespace trainyard {
 
+struct MetricRecord;
+
 // One metric of one run at full resolution, stored in columns (step, wall,
 // value: 24 bytes a point, growth capped at 1/4 so at most 30 bytes a point
 // are reserved). Points are kept sorted by step; a step reported again
@@ -68,6 +70,8 @@ public:
 
     void add(RunId run, int metric, std::int64_t step, double wall, double value);
     void add(RunId run, const QString &metric, std::int64_t step, double wall, double value);
+    // The points of one metric or eval record, under MetricRecord::pointName's names.
+    void add(RunId run, const MetricRecord &record);
 
     // nullptr when the run has no such metric (yet).
     const MetricSeries *series(RunId run, const QString &metric) const;

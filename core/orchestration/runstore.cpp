@@ -1,7 +1,7 @@
 #include "runstore.h"
 
 #include "experiment.h"
-#include "metricstore.h"
+#include "logmetrics.h"
 
 #include <QDir>
 #include <QFile>
@@ -31,6 +31,7 @@ bool writeJson(const QString &path, const QJsonObject &object, QString *error, b
     if (!file.commit()) {
         if (error)
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        qCWarning(lcRunStore).noquote() << path << "not written:" << file.errorString();
         return false;
     }
     if (privateFile)
@@ -41,10 +42,21 @@ bool writeJson(const QString &path, const QJsonObject &object, QString *error, b
 QJsonObject readJson(const QString &path)
 {
     QFile file(path);
-    // Our own small files; anything over 4 MiB is not one of them.
-    if (!file.open(QIODevice::ReadOnly) || file.size() > 4 * 1024 * 1024)
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (file.exists())
+            qCWarning(lcRunStore).noquote() << path << "not readable:" << file.errorString();
         return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
+    }
+    // Our own small files; anything over 4 MiB is not one of them.
+    if (file.size() > 4 * 1024 * 1024) {
+        qCWarning(lcRunStore).noquote() << path << "ignored: larger than 4 MiB";
+        return {};
+    }
+    QJsonParseError parseError{};
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (!document.isObject())
+        qCWarning(lcRunStore).noquote() << path << "ignored: not a JSON object:" << parseError.errorString();
+    return document.object();
 }
 
 QString stateFile(const QString &root)
@@ -57,6 +69,15 @@ QString stateFile(const QString &root)
 RunStore::RunStore(const QString &root)
     : m_root(root)
 {
+}
+
+QString RunStore::rootFor(const Experiment &experiment, const QString &experimentFile)
+{
+    Experiment ex = experiment;
+    if (!ex.runsRoot.isEmpty() && QDir::isRelativePath(ex.runsRoot) && !ex.runsRoot.startsWith(QLatin1Char('~'))
+        && !experimentFile.isEmpty())
+        ex.runsRoot = QFileInfo(experimentFile).absoluteDir().filePath(ex.runsRoot);
+    return ex.effectiveRunsRoot();
 }
 
 bool RunStore::ensureRoot(QString *error) const
@@ -112,6 +133,7 @@ bool RunStore::clearRunDir(const QString &name) const
     if (QFileInfo(dir).isSymLink())
         return QFile::remove(dir); // the link only, never what it points to
     QDir d(dir);
+    qCDebug(lcRunStore).noquote() << "clearing the run folder" << dir;
     return !d.exists() || d.removeRecursively();
 }
 
@@ -150,8 +172,10 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
         return false;
     const QJsonObject o = readJson(dir + QStringLiteral("/status.json"));
     RunState state;
-    if (!runStateFromName(o.value(QStringLiteral("state")).toString(), &state))
+    if (!runStateFromName(o.value(QStringLiteral("state")).toString(), &state)) {
+        qCWarning(lcRunStore).noquote() << dir + QStringLiteral("/status.json") << "ignored: no known \"state\"";
         return false;
+    }
     run->state = state;
     run->exitCode = o.value(QStringLiteral("exit_code")).toInt(-1);
     run->exitSignal = o.value(QStringLiteral("signal")).toInt(0);
@@ -163,53 +187,92 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
     return true;
 }
 
-RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const LineCallback &line) const
+QJsonObject RunStore::readSpec(const QString &name) const
 {
-    ReadResult result;
-    result.offset = offset;
+    const QString dir = runDir(name);
+    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json")))
+        return {};
+    return readJson(dir + QStringLiteral("/spec.json"));
+}
+
+RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty()) {
+        ReadResult result;
+        result.offset = offset;
+        return result;
+    }
+    return MetricsLogReader().read(dir + QStringLiteral("/metrics.jsonl"), offset, record);
+}
+
+bool RunStore::readRun(const QString &name, RunRecord *run) const
+{
     const QString dir = runDir(name);
     if (dir.isEmpty())
-        return result;
-    QFile file(dir + QStringLiteral("/metrics.jsonl"));
-    if (!file.open(QIODevice::ReadOnly))
-        return result;
-    if (file.size() < offset)
-        offset = 0; // the file was replaced (retry): read it again
-    if (!file.seek(offset))
-        return result;
-    qint64 position = offset;
-    QByteArray pending;
-    for (;;) {
-        // What is there, up to 1 MiB (read(1 MiB) would allocate 1 MiB each time).
-        const QByteArray chunk = file.read(qBound(qint64(1), file.bytesAvailable(), qint64(1) << 20));
-        if (chunk.isEmpty())
-            break;
-        pending += chunk;
-        qsizetype start = 0;
-        for (;;) {
-            const qsizetype nl = pending.indexOf('\n', start);
-            if (nl < 0)
-                break;
-            const QByteArray text = pending.mid(start, nl - start);
-            if (!text.trimmed().isEmpty()) {
-                if (text.startsWith('{') && text.trimmed().endsWith('}')) {
-                    line(text);
-                    ++result.lines;
-                } else {
-                    ++result.skipped;
-                }
-            }
-            position += nl - start + 1;
-            start = nl + 1;
-        }
-        pending.remove(0, start);
+        return false;
+    const QJsonObject spec = readSpec(name);
+    RunInfo status;
+    const bool hasStatus = readStatus(name, &status);
+    if (spec.isEmpty() && !hasStatus)
+        return false;
+
+    RunRecord &r = *run;
+    const QString metrics = dir + QStringLiteral("/metrics.jsonl");
+    if (QFileInfo(metrics).size() < r.metricsOffset)
+        r.clearMetrics(); // replaced (a retry): its summary starts over
+    r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
+
+    const QString specName = spec.value(QStringLiteral("name")).toString();
+    r.info.name = specName.isEmpty() ? name : specName;
+    r.info.spec = spec;
+    r.info.runDir = dir;
+    r.hasStatus = hasStatus;
+    RunState state = RunState::Queued; // what a run folder without an ending says
+    if (hasStatus)
+        state = status.state;
+    else if (r.hasDone)
+        runStateFromName(r.doneStatus, &state);
+    r.info.state = state;
+    r.info.exitCode = hasStatus ? status.exitCode : r.doneExitCode;
+    r.info.exitSignal = status.exitSignal;
+    r.info.pid = status.pid;
+    r.info.device = status.device;
+    r.info.started = status.started;
+    r.info.ended = status.ended;
+    r.info.message = status.message;
+    return true;
+}
+
+QList<RunRecord> RunStore::readHistory() const
+{
+    QList<RunRecord> runs;
+    readHistory(&runs);
+    return runs;
+}
+
+QStringList RunStore::runNames() const
+{
+    if (m_root.isEmpty())
+        return {};
+    QStringList names = QDir(m_root).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+    names.removeIf([](const QString &name) { return !isSafeRunName(name); });
+    return names;
+}
+
+void RunStore::readHistory(QList<RunRecord> *runs) const
+{
+    QHash<QString, RunRecord> earlier;
+    for (RunRecord &run : *runs)
+        earlier.insert(run.info.runDir, std::move(run));
+    runs->clear();
+    const QStringList names = runNames();
+    for (const QString &name : names) {
+        RunRecord run = earlier.take(runDir(name));
+        if (readRun(name, &run))
+            runs->append(std::move(run));
     }
-    // A torn last line (the writer died mid-line, or is mid-write): not
-    // consumed; if the worker is gone for good it is skipped and counted.
-    if (!pending.isEmpty())
-        ++result.skipped;
-    result.offset = position;
-    return result;
+    qCDebug(lcRunStore).noquote() << m_root << ":" << runs->size() << "past runs";
 }
 
 QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath) const
@@ -272,51 +335,6 @@ qint64 RunStore::processStartTicks(qint64 pid)
     if (fields.at(0) == "Z")
         return 0; // a zombie has finished
     return fields.at(19).toLongLong();
-}
-
-bool RunStore::exportCsv(const QString &path, const MetricStore &store, const QList<QPair<RunId, QString>> &runs,
-                         QString *error)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
-        return false;
-    }
-    file.write("run,step,wall,metric,value\n");
-    QByteArray line;
-    for (const auto &[id, name] : runs) {
-        const QByteArray runName = name.toUtf8();
-        const QStringList metrics = store.metricNames(id);
-        for (const QString &metric : metrics) {
-            const MetricSeries *s = store.series(id, metric);
-            if (!s)
-                continue;
-            QByteArray m = metric.toUtf8();
-            if (m.contains(',') || m.contains('"'))
-                m = '"' + m.replace("\"", "\"\"") + '"';
-            for (std::size_t i = 0; i < s->size(); ++i) {
-                line.clear();
-                line += runName;
-                line += ',';
-                line += QByteArray::number(static_cast<qlonglong>(s->step(i)));
-                line += ',';
-                line += QByteArray::number(s->wall(i), 'g', 10);
-                line += ',';
-                line += m;
-                line += ',';
-                line += QByteArray::number(s->value(i), 'g', 10);
-                line += '\n';
-                file.write(line);
-            }
-        }
-    }
-    if (!file.commit()) {
-        if (error)
-            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
-        return false;
-    }
-    return true;
 }
 
 } // namespace trainyard

@@ -1,6 +1,8 @@
 #pragma once
 
+#include "metricslogreader.h"
 #include "runinfo.h"
+#include "runrecord.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -11,7 +13,7 @@
 
 namespace trainyard {
 
-class MetricStore;
+class Experiment;
 
 // The run folders on disk (DESIGN.md): ROOT/NAME/{spec.json, metrics.jsonl,
 // worker.log, checkpoints/, status.json}, plus ROOT/.trainyard-state.json
@@ -21,6 +23,10 @@ class RunStore
 {
 public:
     explicit RunStore(const QString &root = QString());
+    // The runs root of an experiment loaded from `experimentFile`: its
+    // runs_root (relative to the file's folder, "~/" for the home folder),
+    // else the default location (Experiment::effectiveRunsRoot).
+    static QString rootFor(const Experiment &experiment, const QString &experimentFile);
 
     QString root() const { return m_root; }
     void setRoot(const QString &root) { m_root = root; }
@@ -38,18 +44,31 @@ public:
     // False when absent or unreadable.
     bool readStatus(const QString &name, RunInfo *run) const;
 
-    // Reads metrics.jsonl from byte `offset`, calling `line` for every
-    // complete JSON line; returns the offset after the last complete line.
-    // A torn last line (no '\n' yet) is left for the next read; invalid
-    // lines are skipped and counted in `*skipped`.
-    struct ReadResult
-    {
-        qint64 offset = 0;
-        int lines = 0;
-        int skipped = 0;
-    };
-    using LineCallback = std::function<void(const QByteArray &line)>;
-    ReadResult readMetrics(const QString &name, qint64 offset, const LineCallback &line) const;
+    // spec.json; empty when absent or unreadable.
+    QJsonObject readSpec(const QString &name) const;
+
+    // Reads metrics.jsonl from byte `offset` through the one reader
+    // (MetricsLogReader: a torn last line is left for the next read, invalid
+    // lines are skipped and counted), calling `record` for every record;
+    // the result's offset is where the next read starts.
+    using ReadResult = MetricsLogReader::Result;
+    using RecordCallback = MetricsLogReader::RecordCallback;
+    ReadResult readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const;
+
+    // Brings `run` up to date with its folder: spec.json, status.json and
+    // metrics.jsonl from run->metricsOffset on (a fresh RunRecord reads it
+    // all; one read before reads only what was appended since). False, and
+    // `run` untouched, when the folder holds neither spec.json nor a
+    // readable status.json (it is no run folder).
+    bool readRun(const QString &name, RunRecord *run) const;
+    // Names of the folders under the root that can be runs (safe names, no
+    // links: Trainyard does not follow links in the runs root), sorted.
+    QStringList runNames() const;
+    // Every run folder under the root, by folder name (links are not
+    // followed). The overload brings an earlier answer up to date, reading
+    // only what the runs appended since.
+    QList<RunRecord> readHistory() const;
+    void readHistory(QList<RunRecord> *runs) const;
 
     // Live workers, persisted for reattachment.
     struct LiveWorker
@@ -66,10 +85,6 @@ public:
     // Start time of `pid` in clock ticks since boot (/proc/PID/stat field 22),
     // 0 when the process does not exist.
     static qint64 processStartTicks(qint64 pid);
-
-    // Writes the long-format CSV (run,step,wall,metric,value) of `runs`.
-    static bool exportCsv(const QString &path, const MetricStore &store,
-                          const QList<QPair<RunId, QString>> &runs, QString *error);
 
 private:
     QString m_root;

@@ -3,6 +3,7 @@
 #include "deviceinventory.h"
 #include "exitcode.h"
 #include "metricline.h"
+#include "metricrecord.h"
 #include "metricsserver.h"
 #include "metricstore.h"
 #include "protocol.h"
@@ -71,17 +72,6 @@ QString signalName(int sig)
     if (!abbrev || !text)
         return QStringLiteral("signal %1").arg(sig);
     return QStringLiteral("signal %1 (SIG%2: %3)").arg(sig).arg(QString::fromLatin1(abbrev), QString::fromLatin1(text));
-}
-
-// A count (step, epoch, total_steps) from a JSON number; -1 when it is not
-// one (NaN, 1e300: casting those to an integer is undefined behaviour).
-qint64 countFrom(const nlohmann::json &value)
-{
-    if (value.is_number_integer())
-        return value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX)
-            ? -1 : value.get<qint64>();
-    const double d = value.is_number() ? value.get<double>() : -1.0;
-    return std::isfinite(d) && d >= 0 && d < 9.0e18 ? static_cast<qint64>(d) : -1;
 }
 
 RunState stateForExit(int code)
@@ -973,16 +963,17 @@ void Scheduler::handleMetric(RunId id, const MetricLine &line)
     if (!r)
         return;
     noteAlive(r);
-    ingestMetric(r, line.step, line.wall, line.fields.data(), line.fieldCount);
+    ingestMetric(r, line.record);
 }
 
-void Scheduler::ingestMetric(Run *r, std::int64_t step, double wall, const std::pair<std::string_view, double> *fields,
-                             std::size_t count)
+void Scheduler::ingestMetric(Run *r, const MetricRecord &record)
 {
     const RunId id = r->info.id;
-    for (std::size_t i = 0; i < count; ++i) {
-        const std::string_view key = fields[i].first;
-        const double value = fields[i].second;
+    const std::int64_t step = record.step;
+    const double wall = record.wall;
+    for (std::size_t i = 0; i < record.fieldCount; ++i) {
+        const std::string_view key = record.fields[i].name;
+        const double value = record.fields[i].value;
         if (key == "total_steps") {
             r->info.totalSteps = std::isfinite(value) && value >= 0 && value < 9.0e18 ? static_cast<qint64>(value) : -1;
             continue;
@@ -1012,59 +1003,43 @@ void Scheduler::handleMessage(RunId id, const nlohmann::json &message)
     if (!r)
         return;
     noteAlive(r);
-    if (protocol::typeOf(message) == protocol::MessageType::Hello) {
+    MetricRecord record;
+    if (!MetricRecord::fromJson(message, &record))
+        return;
+    if (record.kind == MetricRecord::Kind::Hello) {
         r->info.connected = true;
         if (r->info.pid <= 0)
-            r->info.pid = message.value("pid", qint64(0));
+            r->info.pid = record.pid;
         if (r->info.state == RunState::Starting)
             r->info.state = RunState::Running;
         // Anything written while we were not connected comes from the file.
         ingestMetricsFile(r);
-        emit runChanged(id);
+        Q_EMIT runChanged(id);
         return;
     }
-    ingest(r, message, true);
+    ingest(r, record, true);
 }
 
-void Scheduler::ingest(Run *r, const nlohmann::json &message, bool live)
+void Scheduler::ingest(Run *r, const MetricRecord &record, bool live)
 {
-    const protocol::MessageType type = protocol::typeOf(message);
     const RunId id = r->info.id;
-    if (type == protocol::MessageType::Metric) {
-        const auto stepIt = message.find("step");
-        if (stepIt == message.end() || !stepIt->is_number_integer())
-            return;
-        const std::int64_t step = stepIt->get<std::int64_t>();
-        const auto wallIt = message.find("wall");
-        const double wall = wallIt != message.end() && wallIt->is_number() ? wallIt->get<double>() : 0.0;
-        std::pair<std::string_view, double> fields[MetricLine::kMaxFields];
-        std::size_t count = 0;
-        for (auto it = message.begin(); it != message.end() && count < MetricLine::kMaxFields; ++it) {
-            if (!it->is_number() || it.key() == "step" || it.key() == "wall")
-                continue;
-            fields[count++] = {it.key(), it->get<double>()};
+    if (record.kind == MetricRecord::Kind::Metric) {
+        ingestMetric(r, record);
+    } else if (record.kind == MetricRecord::Kind::Eval) {
+        std::string name;
+        for (std::size_t i = 0; i < record.fieldCount; ++i) {
+            if (record.pointName(i, &name))
+                m_metrics->add(id, metricIdFor(name), record.step, record.wall, record.fields[i].value);
         }
-        ingestMetric(r, step, wall, fields, count);
-    } else if (type == protocol::MessageType::Eval) {
-        const std::int64_t step = message.value("step", std::int64_t(0));
-        const double wall = message.value("wall", 0.0);
-        const std::string split = message.value("split", std::string("eval"));
-        for (auto it = message.begin(); it != message.end(); ++it) {
-            if (!it->is_number() || it.key() == "step" || it.key() == "wall")
-                continue;
-            m_metrics->add(id, metricIdFor(split + '/' + it.key()), step, wall, it->get<double>());
-        }
-    } else if (type == protocol::MessageType::Done) {
+    } else if (record.kind == MetricRecord::Kind::Done) {
         r->doneSeen = true;
-        r->doneStatus = QString::fromStdString(message.value("status", std::string()));
-        r->doneExit = message.value("exit_code", -1);
-    } else if (type == protocol::MessageType::Log && live) {
-        emit logLine(id, QString::fromStdString(message.value("level", std::string("info"))),
-                     QString::fromStdString(message.value("text", std::string())));
-    } else if (type == protocol::MessageType::Heartbeat) {
-        const auto it = message.find("total_steps");
-        if (it != message.end() && it->is_number())
-            r->info.totalSteps = countFrom(*it);
+        r->doneStatus = QString::fromStdString(record.status);
+        r->doneExit = record.exitCode;
+    } else if (record.kind == MetricRecord::Kind::Log && live) {
+        Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
+    } else if (record.kind == MetricRecord::Kind::Heartbeat) {
+        if (record.value("total_steps"))
+            r->info.totalSteps = record.totalSteps;
     }
 }
 
@@ -1101,15 +1076,10 @@ void Scheduler::flushProgress()
 
 void Scheduler::ingestMetricsFile(Run *r)
 {
-    const RunStore::ReadResult result = m_store->readMetrics(r->info.name, r->metricsOffset, [&](const QByteArray &line) {
-        nlohmann::json message = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        // The same checks as socket lines get: a line with a wrong type
-        // (e.g. "exit_code":"x") would otherwise throw out of ingest().
-        if (protocol::validate(message))
-            ingest(r, message, false);
-    });
+    const RunStore::ReadResult result = m_store->readMetrics(
+        r->info.name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, false); });
     r->metricsOffset = result.offset;
-    if (result.lines > 0 && !r->progressDirty) {
+    if (result.records > 0 && !r->progressDirty) {
         r->progressDirty = true;
         m_progressDirty << r->info.id;
         m_progressTimer.start();

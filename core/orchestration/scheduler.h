@@ -23,6 +23,7 @@ namespace trainyard {
 
 class DeviceInventory;
 struct MetricLine;
+struct MetricRecord;
 class MetricStore;
 class MetricsServer;
 class RunStore;
@@ -178,9 +179,8 @@ private:
     void checkWatchdog();
     void flushProgress();
     void ingestMetricsFile(Run *run);
-    void ingest(Run *run, const nlohmann::json &message, bool live);
-    void ingestMetric(Run *run, std::int64_t step, double wall, const std::pair<std::string_view, double> *fields,
-                      std::size_t count);
+    void ingest(Run *run, const MetricRecord &record, bool live);
+    void ingestMetric(Run *run, const MetricRecord &record);
     void noteAlive(Run *run);
     void persistState();
     void checkIdle();

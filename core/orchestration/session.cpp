@@ -2,6 +2,7 @@
 
 #include "deviceinventory.h"
 #include "metricline.h"
+#include "metricscsvwriter.h"
 #include "metricsserver.h"
 #include "metricstore.h"
 #include "runstore.h"
@@ -139,14 +140,14 @@ Experiment Session::experiment() const
 
 bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const
 {
-    QList<QPair<RunId, QString>> selected;
     const QList<RunId> ids = runs.isEmpty() ? m_scheduler->runIds() : runs;
-    for (RunId id : ids) {
-        const RunInfo info = m_scheduler->run(id);
-        if (info.id != 0)
-            selected << qMakePair(id, info.name);
-    }
-    return RunStore::exportCsv(path, *m_metrics, selected, error);
+    return MetricsCsvWriter::writeFile(path, [&](MetricsCsvWriter &csv) {
+        for (RunId id : ids) {
+            const RunInfo info = m_scheduler->run(id);
+            if (info.id != 0)
+                csv.writeRun(info.name, *m_metrics, id);
+        }
+    }, error);
 }
 
 } // namespace trainyard

@@ -62,7 +62,7 @@ public:
     MetricsServer *server() const { return m_server; }
     RunStore *store() const { return m_store; }
 
-    // CSV, long format (run,step,wall,metric,value), of `runs` (all when empty).
+    // The runs' curves as CSV (MetricsCsvWriter: run,step,epoch,wall,metric,value), of `runs` (all when empty).
     bool exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const;
 
 signals:

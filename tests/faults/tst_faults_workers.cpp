@@ -159,9 +159,11 @@ private slots:
 
         RunStore store(dir.filePath(QStringLiteral("runs")));
         int good = 0;
-        const RunStore::ReadResult result = store.readMetrics(QStringLiteral("t"), 0, [&](const QByteArray &) { ++good; });
+        const RunStore::ReadResult result = store.readMetrics(QStringLiteral("t"), 0, [&](const MetricRecord &) { ++good; });
         QCOMPARE(result.skipped, 3); // "not json", the NUL line, the torn line
-        QVERIFY(result.lines > 30);
+        QCOMPARE(result.invalid, 1); // the wrong-typed done line: JSON, but no valid message
+        QVERIFY(result.records > 30);
+        QCOMPARE(good, result.records);
         QCOMPARE(result.offset, qint64(lines.lastIndexOf('\n') + 1)); // the torn line is not consumed
 
         Session second;

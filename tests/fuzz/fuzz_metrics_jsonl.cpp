@@ -1,14 +1,16 @@
 // Fuzz target: the orchestrator's metrics.jsonl reader. The bytes become a
 // run's metrics.jsonl and go through
-//  1. RunStore::readMetrics in two reads (cut at a fuzzer-chosen byte, as when
-//     the worker is mid-write), which must hand over exactly the lines one
-//     read of the whole file does: no line lost, none twice;
+//  1. RunStore::readMetrics (the one reader, MetricsLogReader) in two reads
+//     (cut at a fuzzer-chosen byte, as when the worker is mid-write), which
+//     must hand over exactly the records one read of the whole file does: no
+//     line lost, none twice;
 //  2. Scheduler::loadHistory, which ingests the file into the MetricStore the
 //     plots draw from: no crash, no exception, every series sorted by step
 //     with one point per step.
 
 #include "deviceinventory.h"
 #include "experiment.h"
+#include "metricrecord.h"
 #include "metricsserver.h"
 #include "metricstore.h"
 #include "runstore.h"
@@ -87,15 +89,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t siz
     const qint64 cut = length == 0 ? 0 : (bytes[0] * 131) % (length + 1);
     const QString name = QStringLiteral("fz");
 
-    // 1. Incremental reads see exactly the lines of one whole read.
-    QList<QByteArray> whole, pieces;
+    // 1. Incremental reads see exactly the records of one whole read.
+    QList<MetricRecord> whole, pieces;
     writeFile(world->metricsPath(), data, length);
-    const auto all = world->store.readMetrics(name, 0, [&](const QByteArray &l) { whole << l; });
+    const auto all = world->store.readMetrics(name, 0, [&](const MetricRecord &r) { whole << r; });
     writeFile(world->metricsPath(), data, cut);
-    const auto first = world->store.readMetrics(name, 0, [&](const QByteArray &l) { pieces << l; });
+    const auto first = world->store.readMetrics(name, 0, [&](const MetricRecord &r) { pieces << r; });
     writeFile(world->metricsPath(), data, length);
-    const auto second = world->store.readMetrics(name, first.offset, [&](const QByteArray &l) { pieces << l; });
-    if (whole != pieces || all.offset != second.offset || all.lines != whole.size() || all.offset > length)
+    const auto second = world->store.readMetrics(name, first.offset, [&](const MetricRecord &r) { pieces << r; });
+    if (whole != pieces || all.offset != second.offset || all.records != whole.size() || all.offset > length)
         std::abort();
 
     // 2. The scheduler ingests the file of a run found on disk.

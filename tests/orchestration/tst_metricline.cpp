@@ -1,5 +1,6 @@
 // MetricLine, the fast path for metric lines: it accepts only what the full
-// decoder would accept as a valid metric, with the same values.
+// decoder would accept as a valid metric, with the same values, and fills the
+// same MetricRecord as MetricRecord::fromJson.
 
 #include "metricline.h"
 #include "protocol.h"
@@ -29,16 +30,21 @@ private slots:
             return;
         const auto full = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
         QVERIFY(protocol::validate(full));
-        QCOMPARE(m.step, full.at("step").get<std::int64_t>());
-        QCOMPARE(m.wall, full.at("wall").get<double>());
+        QCOMPARE(m.record.step, full.at("step").get<std::int64_t>());
+        QCOMPARE(m.record.wall, full.at("wall").get<double>());
         std::size_t numbers = 0;
         for (auto it = full.begin(); it != full.end(); ++it) {
             if (it->is_number() && it.key() != "step" && it.key() != "wall")
                 ++numbers;
         }
-        QCOMPARE(m.fieldCount, numbers);
-        for (std::size_t i = 0; i < m.fieldCount; ++i)
-            QCOMPARE(m.fields[i].second, full.at(std::string(m.fields[i].first)).get<double>());
+        QCOMPARE(m.record.fieldCount, numbers);
+        for (std::size_t i = 0; i < m.record.fieldCount; ++i)
+            QCOMPARE(m.record.fields[i].value, full.at(m.record.fields[i].name).get<double>());
+        // The one record type: the full path makes the same record of the line.
+        MetricRecord decoded;
+        QVERIFY(MetricRecord::fromJson(full, &decoded));
+        QVERIFY(decoded == m.record);
+        QCOMPARE(m.record.epoch, full.at("epoch").get<std::int64_t>());
     }
 };
 

@@ -403,7 +403,7 @@ private slots:
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = f.readAll().split('\n');
-        QCOMPARE(lines.first(), QByteArray("run,step,wall,metric,value"));
+        QCOMPARE(lines.first(), QByteArray("run,step,epoch,wall,metric,value")); // the one column set (MetricsCsvWriter)
         int lossLines = 0;
         for (const QByteArray &line : lines) {
             if (line.startsWith("c,") && line.contains(",loss,"))

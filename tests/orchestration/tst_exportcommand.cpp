@@ -1,0 +1,182 @@
+// `trainyard export` end to end, as a user runs it: the built `trainyard`
+// binary on run folders written by hand and by trained (fake) workers.
+
+#include "testutil.h"
+
+#include "protocol.h"
+#include "runstore.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+QByteArray line(const nlohmann::json &message)
+{
+    return QByteArray::fromStdString(protocol::encode(message));
+}
+
+struct Result
+{
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Result runExport(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("export")} + args);
+    Result r;
+    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit)
+        return r;
+    r.status = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace
+
+class TestExportCommand : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    // An experiment file with runs "a" (repeat 2: a-1, a-2) and "b", its
+    // runs root "runs" beside it (relative, as users write it).
+    QString writeExperiment(const QString &name, int steps = 12)
+    {
+        const QString path = m_dir.filePath(name + QStringLiteral(".json"));
+        QJsonObject json = experimentJson(name, QStringLiteral("%1-runs").arg(name),
+                                          {lane(QStringLiteral("cpu"), 2,
+                                                {withRepeat(fakeSpec(QStringLiteral("a"), steps, 1), 2),
+                                                 fakeSpec(QStringLiteral("b"), steps, 1)})});
+        writeFile(path, QJsonDocument(json).toJson());
+        return path;
+    }
+
+private Q_SLOTS:
+    void handWrittenFolders()
+    {
+        const QString file = writeExperiment(QStringLiteral("hand"));
+        const RunStore store(m_dir.filePath(QStringLiteral("hand-runs")));
+        QString error;
+        QVERIFY2(store.prepareRunDir(QStringLiteral("a-1"), fakeSpec(QStringLiteral("a-1")), &error), qPrintable(error));
+        auto eval = protocol::evalResult(2, "valid", 0.25);
+        eval["epoch"] = 1;
+        eval["mrr"] = 0.5;
+        QByteArray metrics = line(protocol::log("info", "start", 0.0)) + line(protocol::metric(1, 1, 0.9, 0.1))
+            + line(protocol::metric(2, 1, 0.8, 0.2)) + line(eval) + "garbage\n"
+            + line(protocol::metric(3, 2, 0.7, 0.3))
+            + line(protocol::metric(2, 1, 0.75, 0.35)) // re-reported after a resume: replaces step 2
+            + line(protocol::done("finished", 0, 0.4));
+        QVERIFY(writeFile(store.runDir(QStringLiteral("a-1")) + QStringLiteral("/metrics.jsonl"), metrics));
+
+        const Result r = runExport({file});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(r.out, QByteArray("run,step,epoch,wall,metric,value\n"
+                                   "a-1,1,1,0.1,loss,0.9\n"
+                                   "a-1,2,1,0.35,loss,0.75\n"
+                                   "a-1,3,2,0.3,loss,0.7\n"
+                                   "a-1,2,1,0.25,valid/mrr,0.5\n"));
+        // The runs never started are named; the bad line is counted.
+        QVERIFY2(r.err.contains("note: run \"a-2\" has no metrics yet"), r.err.constData());
+        QVERIFY2(r.err.contains("note: run \"b\" has no metrics yet"), r.err.constData());
+        QVERIFY2(r.err.contains("a-1/metrics.jsonl: 1 line(s) skipped"), r.err.constData());
+    }
+
+    void errorsNameTheFile()
+    {
+        const QString file = writeExperiment(QStringLiteral("errors"));
+        Result r = runExport({QStringLiteral("--runs"), QStringLiteral("zz"), file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(file.toUtf8() + ": no run named \"zz\" (its runs: a-1, a-2, b)"), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+
+        r = runExport({QStringLiteral("--runs"), QStringLiteral("b"), file});
+        QCOMPARE(r.status, 1);
+        const QByteArray missing = m_dir.filePath(QStringLiteral("errors-runs/b/metrics.jsonl")).toUtf8();
+        QVERIFY2(r.err.contains(missing + ": no such file (run \"b\" has not started)"), r.err.constData());
+
+        r = runExport({file});
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains("no run of " + file.toUtf8() + " has written metrics yet"), r.err.constData());
+
+        r = runExport({m_dir.filePath(QStringLiteral("nothing.json"))});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("nothing.json"), r.err.constData());
+        r = runExport({});
+        QCOMPARE(r.status, 2);
+        QVERIFY(r.err.contains("needs exactly one experiment file"));
+        r = runExport({QStringLiteral("--bogus"), file});
+        QCOMPARE(r.status, 2);
+        QVERIFY(r.err.contains("bogus"));
+        r = runExport({QStringLiteral("--help")});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.contains("Usage: trainyard export [--runs NAME,...] EXPERIMENT.json"));
+    }
+
+    // Trained runs: the file export and the open session's export (the
+    // in-memory curves) write the same CSV; --runs picks and orders nothing else.
+    void trainedRunsMatchTheSessionsExport()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        const QString file = writeExperiment(QStringLiteral("trained"), 25);
+        QStringList errors;
+        const auto ex = Experiment::load(file, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        Experiment resolved = *ex;
+        resolved.runsRoot = RunStore::rootFor(*ex, file);
+        const QString trained = trainUntilIdle(resolved);
+        QVERIFY2(trained.isEmpty(), qPrintable(trained));
+
+        const Result all = runExport({file});
+        QCOMPARE(all.status, 0);
+        QVERIFY2(all.err.isEmpty(), all.err.constData());
+        const QList<QByteArray> lines = all.out.split('\n');
+        QCOMPARE(lines.first(), QByteArray("run,step,epoch,wall,metric,value"));
+        int loss = 0, evals = 0;
+        for (const QByteArray &l : lines.mid(1)) {
+            loss += l.contains(",loss,") ? 1 : 0;
+            evals += l.contains(",valid/mrr,") ? 1 : 0;
+            QVERIFY2(!l.contains(",epoch,"), l.constData()); // the epoch is a column, not a metric
+        }
+        QCOMPARE(loss, 3 * 25);
+        QVERIFY(evals >= 3);
+
+        Session session;
+        QVERIFY2(session.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        const QString csv = m_dir.filePath(QStringLiteral("session.csv"));
+        QString error;
+        QVERIFY2(session.exportCsv(csv, {}, &error), qPrintable(error));
+        session.close();
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), all.out);
+
+        const Result some = runExport({QStringLiteral("--runs"), QStringLiteral("b"), QStringLiteral("--runs"),
+                                       QStringLiteral("a-2,b"), file});
+        QCOMPARE(some.status, 0);
+        QByteArray expected = "run,step,epoch,wall,metric,value\n";
+        for (const QByteArray &l : lines) {
+            if (l.startsWith("b,"))
+                expected += l + '\n';
+        }
+        for (const QByteArray &l : lines) {
+            if (l.startsWith("a-2,"))
+                expected += l + '\n';
+        }
+        QCOMPARE(some.out, expected);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExportCommand)
+#include "tst_exportcommand.moc"

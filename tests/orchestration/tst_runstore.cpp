@@ -1,0 +1,244 @@
+// RunStore's run history: past runs (spec.json, status.json, the summary of
+// metrics.jsonl) as RunRecord values, read through the one reader, and kept
+// up to date by reading only what the runs appended.
+
+#include "experiment.h"
+#include "metricrecord.h"
+#include "protocol.h"
+#include "runstore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace trainyard;
+
+namespace {
+
+QByteArray line(const nlohmann::json &message)
+{
+    return QByteArray::fromStdString(protocol::encode(message));
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly)
+{
+    QFile f(path);
+    return f.open(mode) && f.write(bytes) == bytes.size();
+}
+
+nlohmann::json eval(std::int64_t step, const char *split, double mrr, double hits10)
+{
+    auto e = protocol::evalResult(step, split, 0.1 * double(step));
+    e["epoch"] = step / 10;
+    e["mrr"] = mrr;
+    e["hits@10"] = hits10;
+    return e;
+}
+
+nlohmann::json metric(std::int64_t step, double loss)
+{
+    auto m = protocol::metric(step, (step - 1) / 10 + 1, loss, 0.1 * double(step));
+    m["total_steps"] = 40;
+    return m;
+}
+
+} // namespace
+
+class TestRunStore : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    // A run folder as a finished worker and orchestrator leave it.
+    void makeRun(const RunStore &store, const QString &name, const QByteArray &metrics, const QString &state)
+    {
+        QString error;
+        const QJsonObject model{{QStringLiteral("type"), QStringLiteral("transe")}};
+        const QJsonObject spec{{QStringLiteral("name"), name}, {QStringLiteral("model"), model}};
+        QVERIFY2(store.prepareRunDir(name, spec, &error), qPrintable(error));
+        QVERIFY(writeFile(store.runDir(name) + QStringLiteral("/metrics.jsonl"), metrics));
+        if (state.isEmpty())
+            return;
+        RunInfo info;
+        info.name = name;
+        QVERIFY(runStateFromName(state, &info.state));
+        info.exitCode = state == QLatin1String("finished") ? 0 : 1;
+        info.device = QStringLiteral("cpu");
+        info.started = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
+        info.ended = info.started.addSecs(90);
+        info.message = QStringLiteral("exit %1").arg(info.exitCode);
+        QVERIFY2(store.writeStatus(info, &error), qPrintable(error));
+    }
+
+private Q_SLOTS:
+    void aFinishedRun()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("finished")));
+        QByteArray metrics;
+        for (int step = 1; step <= 40; ++step)
+            metrics += line(metric(step, 1.0 / step));
+        metrics += line(eval(10, "valid", 0.30, 0.5));
+        metrics += line(eval(20, "valid", 0.45, 0.6));
+        metrics += line(eval(30, "valid", 0.40, 0.7)); // worse MRR than before: best stays 0.45
+        metrics += line(eval(40, "test", 0.42, 0.65));
+        metrics += line(protocol::done("finished", 0, 4.5));
+        makeRun(store, QStringLiteral("t"), metrics, QStringLiteral("finished"));
+
+        RunRecord run;
+        QVERIFY(store.readRun(QStringLiteral("t"), &run));
+        QCOMPARE(run.info.name, QStringLiteral("t"));
+        QCOMPARE(run.info.runDir, store.runDir(QStringLiteral("t")));
+        QCOMPARE(run.info.spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")).toString(),
+                 QStringLiteral("transe"));
+        QVERIFY(run.hasStatus);
+        QCOMPARE(run.info.state, RunState::Finished);
+        QCOMPARE(run.stateName(), QStringLiteral("finished"));
+        QCOMPARE(run.info.exitCode, 0);
+        QCOMPARE(run.info.device, QStringLiteral("cpu"));
+        QCOMPARE(run.info.started.secsTo(run.info.ended), qint64(90));
+        QCOMPARE(run.info.message, QStringLiteral("exit 0"));
+        QCOMPARE(run.info.step, qint64(40));
+        QCOMPARE(run.info.epoch, qint64(4));
+        QCOMPARE(run.info.loss, 1.0 / 40);
+        QCOMPARE(run.info.totalSteps, qint64(40));
+        QCOMPARE(run.info.wall, 4.5);
+        QVERIFY(run.hasDone);
+        QCOMPARE(run.doneStatus, QStringLiteral("finished"));
+        QCOMPARE(run.doneExitCode, 0);
+        QCOMPARE(run.metricsOffset, qint64(metrics.size()));
+
+        QCOMPARE(run.evals.keys(), (QStringList{QStringLiteral("test/hits@10"), QStringLiteral("test/mrr"),
+                                                QStringLiteral("valid/hits@10"), QStringLiteral("valid/mrr")}));
+        const RunRecord::Eval valid = run.evals.value(QStringLiteral("valid/mrr"));
+        QCOMPARE(valid.last, 0.40);
+        QCOMPARE(valid.lastStep, std::int64_t(30));
+        QCOMPARE(valid.best, 0.45);
+        QCOMPARE(valid.bestStep, std::int64_t(20));
+        // The final word is the test split's.
+        const RunRecord::Eval *mrr = run.finalEval(QStringLiteral("mrr"));
+        QVERIFY(mrr);
+        QCOMPARE(mrr->last, 0.42);
+        QVERIFY(!run.finalEval(QStringLiteral("accuracy")));
+    }
+
+    void stateWithoutStatusJson()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("nostatus")));
+        // Interrupted while the orchestrator was away: only the done line tells.
+        makeRun(store, QStringLiteral("d"), line(metric(1, 0.9)) + line(protocol::done("diverged", 3, 0.2)), QString());
+        // Never ended at all.
+        makeRun(store, QStringLiteral("u"), line(metric(1, 0.9)), QString());
+        RunRecord d, u;
+        QVERIFY(store.readRun(QStringLiteral("d"), &d));
+        QVERIFY(!d.hasStatus);
+        QCOMPARE(d.stateName(), QStringLiteral("diverged"));
+        QCOMPARE(d.info.state, RunState::Diverged);
+        QCOMPARE(d.info.exitCode, 3);
+        QVERIFY(store.readRun(QStringLiteral("u"), &u));
+        QCOMPARE(u.stateName(), QStringLiteral("unknown"));
+        QCOMPARE(u.info.exitCode, -1);
+        // Without the test split, the split evaluated last has the final word.
+        QVERIFY(writeFile(store.runDir(QStringLiteral("u")) + QStringLiteral("/metrics.jsonl"),
+                          line(eval(10, "valid", 0.3, 0.5)) + line(eval(20, "train", 0.9, 0.95))
+                              + line(eval(30, "valid", 0.35, 0.55)),
+                          QIODevice::Append));
+        QVERIFY(store.readRun(QStringLiteral("u"), &u));
+        QCOMPARE(u.finalEval(QStringLiteral("mrr"))->last, 0.35);
+    }
+
+    void historyListsRunFoldersOnly()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("history"));
+        const RunStore store(root);
+        makeRun(store, QStringLiteral("b"), line(metric(1, 0.5)), QStringLiteral("failed"));
+        makeRun(store, QStringLiteral("a"), line(metric(1, 0.7)), QStringLiteral("finished"));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/empty")));       // neither spec.json nor status.json
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/.hidden")));     // no run name
+        QVERIFY(QFile::link(root + QStringLiteral("/a"), root + QStringLiteral("/link"))); // links are not followed
+        QVERIFY(writeFile(root + QStringLiteral("/.trainyard-state.json"), "{}"));
+        QCOMPARE(store.runNames(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("empty")}));
+        const QList<RunRecord> runs = store.readHistory();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs.at(0).info.name, QStringLiteral("a"));
+        QCOMPARE(runs.at(0).stateName(), QStringLiteral("finished"));
+        QCOMPARE(runs.at(1).info.name, QStringLiteral("b"));
+        QCOMPARE(runs.at(1).stateName(), QStringLiteral("failed"));
+        QCOMPARE(runs.at(1).info.loss, 0.5);
+        RunRecord none;
+        QVERIFY(!store.readRun(QStringLiteral("empty"), &none));
+        QVERIFY(!store.readRun(QStringLiteral("../history/a"), &none));
+        QCOMPARE(RunStore(m_dir.filePath(QStringLiteral("nothing-here"))).readHistory().size(), 0);
+    }
+
+    // A second look reads only what was appended; a replaced file starts over.
+    void historyIsReadIncrementally()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("incremental")));
+        const QByteArray first = line(metric(1, 0.9)) + line(eval(1, "valid", 0.2, 0.3));
+        makeRun(store, QStringLiteral("r"), first, QString());
+        QList<RunRecord> runs = store.readHistory();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.at(0).metricsOffset, qint64(first.size()));
+        QCOMPARE(runs.at(0).stateName(), QStringLiteral("unknown"));
+
+        const QString metrics = store.runDir(QStringLiteral("r")) + QStringLiteral("/metrics.jsonl");
+        const QByteArray more = line(metric(2, 0.8)) + line(eval(2, "valid", 0.1, 0.2))
+            + line(protocol::done("stopped", 4, 0.3));
+        // The part already read changes behind our back (same length): read
+        // again from the start, the best MRR would become 0.9.
+        QByteArray changed = first;
+        changed.replace("\"mrr\":0.2", "\"mrr\":0.9");
+        QCOMPARE(changed.size(), first.size());
+        QVERIFY(changed != first);
+        QVERIFY(writeFile(metrics, changed + more));
+        store.readHistory(&runs);
+        QCOMPARE(runs.size(), 1);
+        const RunRecord &r = runs.at(0);
+        QCOMPARE(r.metricsOffset, qint64(first.size() + more.size()));
+        QCOMPARE(r.info.step, qint64(2));
+        QCOMPARE(r.info.loss, 0.8);
+        QCOMPARE(r.evals.value(QStringLiteral("valid/mrr")).last, 0.1);
+        QCOMPARE(r.evals.value(QStringLiteral("valid/mrr")).best, 0.2); // kept from the first read
+        QCOMPARE(r.stateName(), QStringLiteral("stopped"));
+
+        // Retried: the folder starts again with a shorter file.
+        QVERIFY(writeFile(metrics, line(metric(1, 0.95))));
+        store.readHistory(&runs);
+        QCOMPARE(runs.at(0).info.loss, 0.95);
+        QVERIFY(runs.at(0).evals.isEmpty());
+        QVERIFY(!runs.at(0).hasDone);
+
+        // A run folder that went away leaves the history.
+        QVERIFY(store.clearRunDir(QStringLiteral("r")));
+        store.readHistory(&runs);
+        QVERIFY(runs.isEmpty());
+    }
+
+    void specAndRoot()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("spec")));
+        makeRun(store, QStringLiteral("s"), QByteArray(), QString());
+        QCOMPARE(store.readSpec(QStringLiteral("s")).value(QStringLiteral("name")).toString(), QStringLiteral("s"));
+        QVERIFY(store.readSpec(QStringLiteral("missing")).isEmpty());
+
+        Experiment ex;
+        ex.name = QStringLiteral("e");
+        ex.runsRoot = QStringLiteral("runs");
+        QCOMPARE(RunStore::rootFor(ex, QStringLiteral("/data/exp/e.json")), QStringLiteral("/data/exp/runs"));
+        ex.runsRoot = QStringLiteral("/abs/runs");
+        QCOMPARE(RunStore::rootFor(ex, QStringLiteral("/data/exp/e.json")), QStringLiteral("/abs/runs"));
+        ex.runsRoot = QStringLiteral("~/runs");
+        QCOMPARE(RunStore::rootFor(ex, QStringLiteral("/data/exp/e.json")), QDir::homePath() + QStringLiteral("/runs"));
+        ex.runsRoot.clear();
+        QCOMPARE(RunStore::rootFor(ex, QStringLiteral("/data/exp/e.json")), ex.effectiveRunsRoot());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunStore)
+#include "tst_runstore.moc"
