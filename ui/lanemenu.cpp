@@ -6,6 +6,7 @@
 #include "slotprobedialog.h"
 
 #include <QInputDialog>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QPointer>
 
@@ -70,7 +71,8 @@ void LaneMenu::addMeasureAction()
     });
     if (probeSpec.isEmpty()) {
         measure->setEnabled(false);
-        measure->setToolTip(tr("Queue a run on this lane first: the measurement trains copies of its first queued run"));
+        measure->setToolTip(tr("Queue a run on this lane first: "
+                               "the measurement trains copies of its first queued run"));
         setToolTipsVisible(true);
     } else {
         measure->setToolTip(tr("Train 1, 2 and 4 copies of the first queued run side by side on this lane's device "

@@ -20,8 +20,6 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace trainyard {
 

@@ -58,7 +58,8 @@ bool SessionController::newExperiment()
         return false;
     }
     Experiment experiment;
-    experiment.name = QStringLiteral("untitled-%1").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    experiment.name = QStringLiteral("untitled-%1").arg(stamp);
     ExperimentLane lane;
     lane.device = QStringLiteral("cpu");
     experiment.lanes.append(lane);
@@ -118,7 +119,8 @@ void SessionController::endSession(bool leaveRunning)
     Q_EMIT sessionAboutToClose(m_session.get());
     m_board->setScheduler(nullptr);
     qCInfo(lcUi).noquote() << "closing" << m_session->name()
-                           << (leaveRunning ? QStringLiteral("and leaving its runs running") : QStringLiteral("and stopping its runs"));
+                           << (leaveRunning ? QStringLiteral("and leaving its runs running")
+                                            : QStringLiteral("and stopping its runs"));
     m_session->close(leaveRunning);
     m_session.reset();
     Q_EMIT sessionClosed();
@@ -147,7 +149,8 @@ QString SessionController::title() const
     const QString name = m_session ? m_session->name() : tr("no experiment");
     const QString file = m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName()
                                                                         : tr("not saved");
-    return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, m_board->isClean() ? QString() : QStringLiteral("*"), file);
+    const QString unsaved = m_board->isClean() ? QString() : QStringLiteral("*");
+    return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, unsaved, file);
 }
 
 void SessionController::updateTitle()

@@ -242,7 +242,8 @@ private Q_SLOTS:
         const QStringList first = laneNames(0);
         QCOMPARE(first.size(), 4);
         QCOMPARE(first.at(0), QStringLiteral("a"));
-        QVERIFY2(first.at(1).startsWith(QLatin1String("a")) && first.at(1) != QLatin1String("a"), qPrintable(first.at(1)));
+        QVERIFY2(first.at(1).startsWith(QLatin1String("a")) && first.at(1) != QLatin1String("a"),
+                 qPrintable(first.at(1)));
         QCOMPARE(first.at(2), QStringLiteral("b"));
         QCOMPARE(laneNames(1).size(), 2);
         QCOMPARE(undo()->count(), 1);
