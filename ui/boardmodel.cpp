@@ -1,16 +1,16 @@
 #include "boardmodel.h"
 
-#include "boardcommands.h"
+#include "boardcontroller.h"
 #include "devicehistory.h"
 #include "deviceinventory.h"
 #include "metricstore.h"
 #include "mimetypes.h"
+#include "logcategories.h"
 #include "scheduler.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMimeData>
-#include <QUndoStack>
 
 #include <cmath>
 
@@ -30,9 +30,9 @@ QVariantList toList(const QVector<double> &v)
 }
 } // namespace
 
-BoardModel::BoardModel(QUndoStack *undoStack, QObject *parent)
+BoardModel::BoardModel(BoardController *controller, QObject *parent)
     : QAbstractItemModel(parent)
-    , m_undo(undoStack)
+    , m_controller(controller)
 {
     reloadSlotAdvice();
 }
@@ -41,7 +41,7 @@ void BoardModel::reloadSlotAdvice()
 {
     QString warning;
     if (!m_slotAdvice.load(&warning)) {
-        qWarning("%s", qPrintable(warning));
+        qCWarning(lcUi).noquote() << warning;
     }
     if (rowCount() > 0) {
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, 0), {SlotAdviceRole});
@@ -426,31 +426,13 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
         reportError(tr("Cards can only be dropped in the window they come from."));
         return false;
     }
-    const QJsonArray ids = payload.value(QLatin1String("runs")).toArray();
-    bool any = false;
-    m_undo->beginMacro(action == Qt::CopyAction ? tr("Duplicate runs") : tr("Move runs"));
-    for (const QJsonValue &v : ids) {
-        const RunId id = v.toInt();
-        if (!m_scheduler->contains(id)) {
-            continue;
-        }
-        if (action == Qt::CopyAction) {
-            any = duplicateTo(id, lane, position) || any;
-            ++position;
-            continue;
-        }
-        const int from = m_scheduler->position(id);
-        const bool sameLane = m_scheduler->run(id).lane == lane;
-        // `position` counts rows as they are before the move.
-        const int target = sameLane && from < position ? position - 1 : position;
-        if (moveRun(id, lane, target)) {
-            any = true;
-        }
-        position = target + 1;
+    QList<RunId> ids;
+    for (const QJsonValue &v : payload.value(QLatin1String("runs")).toArray()) {
+        ids.append(v.toInt());
     }
-    m_undo->endMacro();
-    // The move is done here; the view must not remove the dragged rows itself.
-    return any;
+    // The edit is done here; the view must not remove the dragged rows itself.
+    return action == Qt::CopyAction ? m_controller->copyRuns(ids, lane, position)
+                                    : m_controller->moveRuns(ids, lane, position);
 }
 
 bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
@@ -461,60 +443,17 @@ bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
     if (m_specEditor && !m_specEditor(&spec, &repeat)) {
         return false;
     }
-    auto *command = new AddRunsCommand(m_scheduler, [this](const QString &m) { reportError(m); }, lane, position,
-                                       spec, repeat);
-    m_undo->push(command);
-    // push() deletes a command that failed (obsolete after its first redo).
-    const int count = m_undo->count();
-    if (count == 0 || m_undo->command(count - 1) != command) {
-        return false;
-    }
     QList<RunId> ids;
-    for (const QString &name : command->names()) {
-        ids.append(m_scheduler->findRun(name));
+    if (!m_controller->queueSpec(lane, position, spec, repeat, &ids)) {
+        return false;
     }
     Q_EMIT runsQueued(ids);
     return true;
 }
 
-bool BoardModel::moveRun(RunId id, int lane, int position)
-{
-    if (!m_scheduler || !m_scheduler->contains(id)) {
-        return false;
-    }
-    if (m_scheduler->run(id).lane == lane && m_scheduler->position(id) == position) {
-        return true; // dropped where it was
-    }
-    m_undo->push(new MoveRunCommand(m_scheduler, [this](const QString &m) { reportError(m); },
-                                    m_scheduler->run(id).name, lane, position));
-    return m_scheduler->run(id).lane == lane;
-}
-
-bool BoardModel::duplicateTo(RunId id, int lane, int position)
-{
-    if (!m_scheduler || !m_scheduler->contains(id)) {
-        return false;
-    }
-    const RunInfo run = m_scheduler->run(id);
-    auto *command = new AddRunsCommand(m_scheduler, [this](const QString &m) { reportError(m); }, lane, position,
-                                       run.spec, 1);
-    command->setText(tr("Duplicate %1").arg(run.name));
-    m_undo->push(command);
-    return m_scheduler->findRun(run.name) != 0;
-}
-
-bool BoardModel::removeRun(RunId id)
-{
-    if (!m_scheduler || !m_scheduler->contains(id)) {
-        return false;
-    }
-    const QString name = m_scheduler->run(id).name;
-    m_undo->push(new RemoveRunCommand(m_scheduler, [this](const QString &m) { reportError(m); }, name));
-    return !m_scheduler->contains(id);
-}
-
 void BoardModel::reportError(const QString &message)
 {
+    qCInfo(lcUi) << "drop refused:" << message;
     Q_EMIT editFailed(message);
 }
 

@@ -8,10 +8,9 @@
 
 #include <functional>
 
-class QUndoStack;
-
 namespace trainyard {
 
+class BoardController;
 class DeviceHistory;
 class DeviceInventory;
 class MetricStore;
@@ -19,9 +18,10 @@ class Scheduler;
 
 /// The board as a two-level tree: lanes (rows at the top) holding their run
 /// cards in queue order. It mirrors the Scheduler through its about-to/done
-/// signals, and turns drops into undoable edits: a run spec from the palette
-/// queues a run (after the spec editor hook, when set), cards dropped on a
-/// lane or between cards move there, and a copy drop (Ctrl) duplicates.
+/// signals, and turns drops into edits it asks the BoardController for (which
+/// makes them undoable): a run spec from the palette queues a run (after the
+/// spec editor hook, when set), cards dropped on a lane or between cards move
+/// there, and a copy drop (Ctrl) duplicates.
 class BoardModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -50,13 +50,14 @@ public:
     /// repeat count, or return false to cancel (the app opens the run editor).
     using SpecEditor = std::function<bool(QJsonObject *spec, int *repeat)>;
 
-    explicit BoardModel(QUndoStack *undoStack, QObject *parent = nullptr);
+    /// Drops become edits of `controller`, which must outlive the model.
+    explicit BoardModel(BoardController *controller, QObject *parent = nullptr);
 
     /// Follows a scheduler (nullptr: empty board). The model never owns it.
     void setScheduler(Scheduler *scheduler, MetricStore *metrics, DeviceInventory *devices, DeviceHistory *history);
     Scheduler *scheduler() const { return m_scheduler; }
     void setSpecEditor(SpecEditor editor) { m_specEditor = std::move(editor); }
-    QUndoStack *undoStack() const { return m_undo; }
+    BoardController *controller() const { return m_controller; }
 
     /// Re-reads the remembered slot probes (SlotAdvice) and repaints the lanes.
     void reloadSlotAdvice();
@@ -65,11 +66,9 @@ public:
     QModelIndex runIndex(RunId id) const;
     RunId runId(const QModelIndex &index) const;
 
-    // Undoable edits (also what drops do).
+    /// Queues a run spec from the palette (what its drop does): the spec
+    /// editor hook first, then the controller's undoable edit; runsQueued after.
     bool queueSpec(int lane, int position, QJsonObject spec, int repeat);
-    bool moveRun(RunId id, int lane, int position);
-    bool duplicateTo(RunId id, int lane, int position);
-    bool removeRun(RunId id);
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -87,7 +86,8 @@ public:
     Qt::DropActions supportedDragActions() const override;
 
 Q_SIGNALS:
-    /// A board edit was refused; the message says why.
+    /// A drop was refused before it became an edit (foreign cards, no spec);
+    /// refused edits come from BoardController::editFailed.
     void editFailed(const QString &message);
     /// Runs just queued from the palette (so the app can select them).
     void runsQueued(const QList<trainyard::RunId> &ids);
@@ -100,7 +100,7 @@ private:
     QVector<double> lossHistory(RunId id) const;
     void reportError(const QString &message);
 
-    QUndoStack *m_undo;
+    BoardController *m_controller;
     Scheduler *m_scheduler = nullptr;
     MetricStore *m_metrics = nullptr;
     DeviceInventory *m_devices = nullptr;

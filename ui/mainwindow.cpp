@@ -1,49 +1,47 @@
 #include "mainwindow.h"
 
-#include "boardcommands.h"
+#include "boardcontroller.h"
 #include "boardmodel.h"
 #include "boardview.h"
 #include "devicehistory.h"
 #include "deviceinventory.h"
-#include "metricstore.h"
+#include "fallbackbanner.h"
+#include "lanemenu.h"
+#include "logcategories.h"
 #include "modelpalette.h"
 #include "modelpalettemodel.h"
 #include "plotfeeder.h"
 #include "plotwidget.h"
 #include "presetstore.h"
+#include "recentfiles.h"
 #include "runcolors.h"
+#include "runcontrol.h"
 #include "runeditordialog.h"
+#include "runnotifier.h"
 #include "runtablemodel.h"
+#include "runtablepanel.h"
 #include "scheduler.h"
 #include "session.h"
-#include "slotprobedialog.h"
 #include "workerlogdialog.h"
 #include "workerprocess.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSettings>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
-#include <QSystemTrayIcon>
 #include <QTabWidget>
-#include <QTableView>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QUrl>
@@ -51,40 +49,87 @@
 
 namespace trainyard {
 
-namespace {
-constexpr int maxRecentFiles = 8;
-const QString recentKey = QStringLiteral("recentFiles");
-} // namespace
-
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
-    , m_undo(new QUndoStack(this))
+    , m_controller(new BoardController(this))
+    , m_sessions(new SessionController(m_controller, this))
     , m_colors(new RunColors)
     , m_history(new DeviceHistory(this))
     , m_presets(new PresetStore(QString(), this))
-    , m_board(new BoardModel(m_undo, this))
+    , m_board(new BoardModel(m_controller, this))
     , m_boardView(new BoardView(m_board, m_colors, this))
     , m_paletteModel(new ModelPaletteModel(m_presets, this))
     , m_palette(new ModelPalette(m_paletteModel, this))
     , m_plot(new PlotWidget(m_colors, this))
     , m_feeder(new PlotFeeder(m_plot, this))
     , m_table(new RunTableModel(this))
-    , m_tableProxy(new QSortFilterProxyModel(this))
-    , m_tableView(new QTableView(this))
-    , m_tableFilter(new QLineEdit(this))
+    , m_tablePanel(new RunTablePanel(m_table, this))
     , m_tabs(new QTabWidget(this))
     , m_finishLabel(new QLabel(this))
-    , m_banner(new QLabel(this))
+    , m_banner(new FallbackBanner(this))
+    , m_runControl(new RunControl(m_sessions, m_boardView, this))
+    , m_notifier(new RunNotifier(m_sessions, this))
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/trainyard/icons/trainyard-256.png")));
+    createLayout();
 
+    connect(m_boardView, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
+        m_feeder->setSelection(ids);
+        updateActions();
+    });
+    connect(m_boardView, &BoardView::cardContextMenuRequested, this, &MainWindow::showCardMenu);
+    connect(m_boardView, &BoardView::laneContextMenuRequested, this, &MainWindow::showLaneMenu);
+    connect(m_boardView, &BoardView::runActivated, this, [this](RunId) { editSelected(); });
+    connect(m_board, &BoardModel::editFailed, this, &MainWindow::showBoardError);
+    connect(m_controller, &BoardController::editFailed, this, &MainWindow::showBoardError);
+    connect(m_board, &BoardModel::runsQueued, this, [this](const QList<RunId> &ids) { m_boardView->selectRuns(ids); });
+    m_board->setSpecEditor([this](QJsonObject *spec, int *repeat) {
+        return !m_editorEnabled || editSpec(spec, repeat, true);
+    });
+    connect(m_palette, &ModelPalette::specActivated, this, [this](const QJsonObject &spec, int repeat) {
+        // Double-click: queue on the lane of the selected card, else the first lane.
+        const QList<RunId> selected = m_boardView->selectedRuns();
+        const int lane = selected.isEmpty() || !scheduler() ? 0 : scheduler()->run(selected.first()).lane;
+        m_board->queueSpec(lane, -1, spec, repeat);
+    });
+    connect(m_tablePanel, &RunTablePanel::runsSelected, m_boardView, &BoardView::selectRuns);
+    connect(m_runControl, &RunControl::runsChanged, this, &MainWindow::updateActions);
+
+    m_sessions->setCloseChooser([this] { return askHowToClose(); });
+    connect(m_sessions, &SessionController::sessionOpened, this, &MainWindow::attachSession);
+    connect(m_sessions, &SessionController::sessionAboutToClose, this, &MainWindow::detachSession);
+    connect(m_sessions, &SessionController::sessionClosed, this, &MainWindow::updateActions);
+    connect(m_sessions, &SessionController::titleChanged, this, &QWidget::setWindowTitle);
+    connect(m_sessions, &SessionController::openFailed, this, [this](const QString &message) {
+        QMessageBox::warning(this, tr("Open experiment"), message);
+        updateActions();
+    });
+    connect(m_sessions, &SessionController::saveFailed, this, [this](const QString &message) {
+        QMessageBox::warning(this, tr("Save experiment"), message);
+    });
+    connect(m_sessions, &SessionController::saved, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    });
+
+    createActions();
+    createMenus();
+    m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
+    resize(1500, 940);
+    updateActions();
+}
+
+MainWindow::~MainWindow()
+{
+    // Stops the runs of a session still open; the views let go of its
+    // objects first (detachSession).
+    m_sessions->closeWithoutAsking();
+    delete m_colors;
+}
+
+void MainWindow::createLayout()
+{
     // Board on top, plots and the run table below.
-    m_banner->setObjectName(QStringLiteral("banner"));
-    m_banner->setWordWrap(true);
-    m_banner->setStyleSheet(QStringLiteral("background: #fff4ce; color: #5c4400; padding: 4px 8px;"
-                                           " border-bottom: 1px solid #e8d48a;"));
-    m_banner->setVisible(false);
     auto *boardBox = new QWidget(this);
     auto *boardLayout = new QVBoxLayout(boardBox);
     boardLayout->setContentsMargins(0, 0, 0, 0);
@@ -92,55 +137,10 @@ MainWindow::MainWindow(QWidget *parent)
     boardLayout->addWidget(m_banner);
     boardLayout->addWidget(m_boardView, 1);
 
-    m_tableProxy->setSourceModel(m_table);
-    m_tableProxy->setSortRole(RunTableModel::SortRole);
-    m_tableProxy->setFilterKeyColumn(-1);
-    m_tableProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_tableView->setObjectName(QStringLiteral("runTable"));
-    m_tableView->setModel(m_tableProxy);
-    m_tableView->setSortingEnabled(true);
-    m_tableView->sortByColumn(RunTableModel::StartedColumn, Qt::DescendingOrder);
-    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tableView->setAlternatingRowColors(true);
-    m_tableView->setWordWrap(false);
-    connect(m_table, &QAbstractItemModel::modelReset, m_tableView, [this] {
-        m_tableView->resizeColumnsToContents();
-    });
-    m_tableView->verticalHeader()->setVisible(false);
-    m_tableView->horizontalHeader()->setStretchLastSection(true);
-    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tableFilter->setPlaceholderText(tr("Filter runs (name, model, state, experiment…)"));
-    m_tableFilter->setClearButtonEnabled(true);
-    connect(m_tableFilter, &QLineEdit::textChanged, m_tableProxy, &QSortFilterProxyModel::setFilterFixedString);
-    auto *tableBox = new QWidget(this);
-    auto *tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(2, 2, 2, 2);
-    tableLayout->addWidget(m_tableFilter);
-    tableLayout->addWidget(m_tableView, 1);
-    // Selecting open runs in the table selects their cards (and plots them).
-    connect(m_tableView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        QList<RunId> ids;
-        for (const QModelIndex &index : m_tableView->selectionModel()->selectedRows()) {
-            const RunId id = index.data(RunTableModel::RunIdRole).toInt();
-            if (id) {
-                ids.append(id);
-            }
-        }
-        if (!ids.isEmpty()) {
-            m_boardView->selectRuns(ids);
-        }
-    });
-    connect(m_tableView, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        const QString dir = index.data(RunTableModel::RunDirRole).toString();
-        if (!dir.isEmpty()) {
-            QDesktopServices::openUrl(QUrl::fromLocalFile(dir));
-        }
-    });
-
     m_tabs->addTab(m_plot, tr("Plots"));
-    m_tabs->addTab(tableBox, tr("Runs"));
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this, tableBox](int index) {
-        if (m_tabs->widget(index) == tableBox) {
+    m_tabs->addTab(m_tablePanel, tr("Runs"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        if (m_tabs->widget(index) == m_tablePanel) {
             m_table->refreshHistory();
         }
     });
@@ -162,46 +162,6 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_finishLabel->setObjectName(QStringLiteral("finishCount"));
     statusBar()->addPermanentWidget(m_finishLabel);
-
-    connect(m_boardView, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
-        m_feeder->setSelection(ids);
-        updateActions();
-    });
-    connect(m_boardView, &BoardView::cardContextMenuRequested, this, &MainWindow::showCardMenu);
-    connect(m_boardView, &BoardView::laneContextMenuRequested, this, &MainWindow::showLaneMenu);
-    connect(m_boardView, &BoardView::runActivated, this, [this](RunId) { editSelected(); });
-    connect(m_board, &BoardModel::editFailed, this, &MainWindow::showBoardError);
-    connect(m_board, &BoardModel::runsQueued, this, [this](const QList<RunId> &ids) { m_boardView->selectRuns(ids); });
-    m_board->setSpecEditor([this](QJsonObject *spec, int *repeat) {
-        return !m_editorEnabled || editSpec(spec, repeat, true);
-    });
-    connect(m_palette, &ModelPalette::specActivated, this, [this](const QJsonObject &spec, int repeat) {
-        // Double-click: queue on the lane of the selected card, else the first lane.
-        const QList<RunId> selected = m_boardView->selectedRuns();
-        const int lane = selected.isEmpty() || !m_session ? 0 : m_session->scheduler()->run(selected.first()).lane;
-        m_board->queueSpec(lane, -1, spec, repeat);
-    });
-    connect(m_undo, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
-
-    createActions();
-    createMenus();
-    m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
-    resize(1500, 940);
-    updateActions();
-}
-
-MainWindow::~MainWindow()
-{
-    // Models first: they watch the session's objects.
-    m_board->setScheduler(nullptr, nullptr, nullptr, nullptr);
-    m_feeder->setSource(nullptr, nullptr);
-    m_table->setSession(QString(), QString(), nullptr, nullptr);
-    m_history->setInventory(nullptr);
-    if (m_session) {
-        m_session->close(false);
-    }
-    m_session.reset();
-    delete m_colors;
 }
 
 void MainWindow::createActions()
@@ -226,14 +186,14 @@ void MainWindow::createActions()
         }
     });
     m_saveAction = make(tr("&Save"), QKeySequence::Save, s->standardIcon(QStyle::SP_DialogSaveButton), [this] {
-        if (m_session && !m_session->filePath().isEmpty()) {
-            saveTo(m_session->filePath());
+        if (session() && !session()->filePath().isEmpty()) {
+            saveTo(session()->filePath());
         } else {
             m_saveAsAction->trigger();
         }
     });
     m_saveAsAction = make(tr("Save &as…"), QKeySequence::SaveAs, QIcon(), [this] {
-        const QString name = m_session ? m_session->name() : QStringLiteral("experiment");
+        const QString name = session() ? session()->name() : QStringLiteral("experiment");
         QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"), name + QLatin1String(".json"),
                                                     tr("Experiments (*.json)"));
         if (!path.isEmpty()) {
@@ -246,19 +206,19 @@ void MainWindow::createActions()
     m_demoAction = make(tr("Open the &demo"), QKeySequence(), QIcon(), [this] { openDemo(); });
     m_quitAction = make(tr("&Quit"), QKeySequence::Quit, QIcon(), [this] { close(); });
 
-    m_undoAction = m_undo->createUndoAction(this, tr("&Undo"));
+    m_undoAction = undoStack()->createUndoAction(this, tr("&Undo"));
     m_undoAction->setShortcut(QKeySequence::Undo);
     m_undoAction->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
-    m_redoAction = m_undo->createRedoAction(this, tr("&Redo"));
+    m_redoAction = undoStack()->createRedoAction(this, tr("&Redo"));
     m_redoAction->setShortcut(QKeySequence::Redo);
     m_redoAction->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
     addAction(m_undoAction);
     addAction(m_redoAction);
     m_addLaneAction = make(tr("Add &lane…"), QKeySequence(Qt::CTRL | Qt::Key_L), QIcon(), [this] { addLane(); });
     m_fallbackAction = make(tr("Run lanes of missing GPUs on the &CPU"), QKeySequence(), QIcon(), [this](bool on) {
-        if (m_session) {
-            m_session->scheduler()->setCpuFallback(on);
-            updateFallbackBanner();
+        if (Scheduler *s = scheduler()) {
+            s->setCpuFallback(on);
+            m_banner->refresh(s, session()->devices());
         }
     });
     m_fallbackAction->setCheckable(true);
@@ -298,14 +258,15 @@ void MainWindow::createMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
     file->addAction(m_openAction);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
+    m_recent = new RecentFiles(file->addMenu(tr("Open &recent")), this);
+    connect(m_recent, &RecentFiles::openRequested, this, [this](const QString &path) { openFile(path); });
+    connect(m_sessions, &SessionController::fileUsed, m_recent, &RecentFiles::add);
     file->addAction(m_demoAction);
     file->addSeparator();
     file->addAction(m_saveAction);
     file->addAction(m_saveAsAction);
     file->addSeparator();
     file->addAction(m_quitAction);
-    rebuildRecentMenu();
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(m_undoAction);
@@ -362,7 +323,7 @@ void MainWindow::loadCatalog()
         m_palette->setProblem(tr("Cannot list the worker's models: %1").arg(message));
         loader->deleteLater();
     });
-    const QString program = m_session ? m_session->scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
+    const QString program = scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
     if (program.isEmpty()) {
         m_palette->setProblem(tr("trainyard-worker was not found (beside this program, on PATH, or in $TRAINYARD_WORKER)."));
         loader->deleteLater();
@@ -378,93 +339,19 @@ void MainWindow::setCatalog(const ModelCatalog &catalog)
     m_palette->setProblem(QString());
 }
 
-bool MainWindow::openDemo()
+void MainWindow::attachSession(Session *session, const QStringList &warnings)
 {
-    if (!closeSession()) {
-        return false;
-    }
-    auto session = std::make_unique<Session>();
-    QStringList errors;
-    if (!session->loadDemo(&errors)) {
-        return installSession(nullptr, errors);
-    }
-    return installSession(std::move(session), errors);
-}
-
-bool MainWindow::openFile(const QString &path)
-{
-    if (!closeSession()) {
-        return false;
-    }
-    auto session = std::make_unique<Session>();
-    QStringList errors;
-    if (!session->load(path, &errors)) {
-        return installSession(nullptr, errors);
-    }
-    addRecentFile(QFileInfo(path).absoluteFilePath());
-    return installSession(std::move(session), errors);
-}
-
-bool MainWindow::newExperiment()
-{
-    if (!closeSession()) {
-        return false;
-    }
-    Experiment experiment;
-    experiment.name = QStringLiteral("untitled-%1").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
-    ExperimentLane lane;
-    lane.device = QStringLiteral("cpu");
-    experiment.lanes.append(lane);
-    auto session = std::make_unique<Session>();
-    QStringList errors;
-    if (!session->open(experiment, QString(), &errors)) {
-        return installSession(nullptr, errors);
-    }
-    return installSession(std::move(session), errors);
-}
-
-bool MainWindow::installSession(std::unique_ptr<Session> session, const QStringList &errors)
-{
-    if (!session) {
-        QMessageBox::warning(this, tr("Open experiment"),
-                             tr("The experiment could not be opened:\n\n%1").arg(errors.join(QLatin1Char('\n'))));
-        updateTitle();
-        updateActions();
-        return false;
-    }
-    m_session = std::move(session);
-    Session *s = m_session.get();
-    Scheduler *scheduler = s->scheduler();
-    m_undo->clear();
-    m_history->setInventory(s->devices());
-    m_board->setScheduler(scheduler, s->metrics(), s->devices(), m_history);
-    m_feeder->setSource(scheduler, s->metrics());
-    m_table->setSession(s->name(), s->runsRoot(), scheduler, s->metrics());
+    Scheduler *scheduler = session->scheduler();
+    m_history->setInventory(session->devices());
+    m_board->setScheduler(scheduler, session->metrics(), session->devices(), m_history);
+    m_feeder->setSource(scheduler, session->metrics());
+    m_table->setSession(session->name(), session->runsRoot(), scheduler, session->metrics());
     connect(scheduler, &Scheduler::finishCountChanged, this, &MainWindow::updateFinishCount);
     connect(scheduler, &Scheduler::runChanged, this, [this] { updateActions(); });
     connect(scheduler, &Scheduler::warning, this, [this](const QString &text) { statusBar()->showMessage(text, 15000); });
-    connect(scheduler, &Scheduler::runEnded, this, [this](RunId id, RunState state) {
-        if (!m_session) {
-            return;
-        }
-        const RunInfo run = m_session->scheduler()->run(id);
-        if (state == RunState::Finished) {
-            notify(tr("Run finished"), tr("%1 finished (%2).").arg(run.name, finishCountText()));
-        } else if (state == RunState::Failed || state == RunState::Diverged) {
-            notify(tr("Run %1").arg(runStateName(state)),
-                   tr("%1 %2: %3").arg(run.name, runStateName(state), run.message));
-        }
-    });
-    connect(scheduler, &Scheduler::idle, this, [this] {
-        if (m_session && m_session->scheduler()->totalCount() > 0) {
-            notify(tr("Experiment done"), tr("%1: %2.").arg(m_session->name(), finishCountText()));
-        }
-    });
-    connect(s, &Session::nameChanged, this, &MainWindow::updateTitle);
     m_fallbackAction->setChecked(!scheduler->missingDeviceLanes().isEmpty());
     scheduler->setCpuFallback(m_fallbackAction->isChecked());
-    updateFallbackBanner();
-    updateTitle();
+    m_banner->refresh(scheduler, session->devices());
     updateFinishCount();
     updateActions();
     // Show the first lane's runs in the plot so it is never empty on open.
@@ -472,148 +359,62 @@ bool MainWindow::installSession(std::unique_ptr<Session> session, const QStringL
     if (!ids.isEmpty()) {
         m_boardView->selectRuns(scheduler->lane(0).runs);
     }
-    if (!errors.isEmpty()) {
-        statusBar()->showMessage(errors.join(QLatin1String("; ")), 15000);
+    if (!warnings.isEmpty()) {
+        statusBar()->showMessage(warnings.join(QLatin1String("; ")), 15000);
     }
-    return true;
 }
 
-void MainWindow::updateFallbackBanner()
+void MainWindow::detachSession()
 {
-    if (!m_session) {
-        m_banner->setVisible(false);
-        return;
-    }
-    Scheduler *scheduler = m_session->scheduler();
-    QStringList missing;
-    for (int lane : scheduler->missingDeviceLanes()) {
-        missing.append(scheduler->lane(lane).device);
-    }
-    if (missing.isEmpty()) {
-        m_banner->setVisible(false);
-        return;
-    }
-    const int gpus = m_session->devices()->gpuCount();
-    const QString have = gpus == 0 ? tr("This machine has no GPU") : tr("This machine has %n GPU(s)", nullptr, gpus);
-    m_banner->setText(scheduler->cpuFallback()
-                          ? tr("%1: the lanes for %2 run on the CPU (Edit ▸ Run lanes of missing GPUs on the CPU).")
-                                .arg(have, missing.join(QLatin1String(", ")))
-                          : tr("%1: the lanes for %2 will not start until you let them run on the CPU "
-                               "(Edit ▸ Run lanes of missing GPUs on the CPU).")
-                                .arg(have, missing.join(QLatin1String(", "))));
-    m_banner->setVisible(true);
-}
-
-bool MainWindow::closeSession()
-{
-    if (!m_session) {
-        return true;
-    }
-    bool leave = false;
-    if (m_session->scheduler()->activeCount() > 0) {
-        CloseChoice choice = CloseChoice::Cancel;
-        if (m_closeChooser) {
-            choice = m_closeChooser();
-        } else {
-            QMessageBox box(QMessageBox::Question, tr("Runs are training"),
-                            tr("%n run(s) of %1 are still training.", nullptr, m_session->scheduler()->activeCount())
-                                .arg(m_session->name()),
-                            QMessageBox::NoButton, this);
-            box.setInformativeText(tr("Stop them (each saves a checkpoint first), or leave them running? "
-                                      "Runs left running go on without the window; opening this experiment "
-                                      "again reattaches to them."));
-            QPushButton *stop = box.addButton(tr("Stop runs"), QMessageBox::DestructiveRole);
-            QPushButton *leaveButton = box.addButton(tr("Leave running"), QMessageBox::AcceptRole);
-            box.addButton(QMessageBox::Cancel);
-            box.setDefaultButton(leaveButton);
-            box.exec();
-            choice = box.clickedButton() == stop          ? CloseChoice::StopRuns
-                     : box.clickedButton() == leaveButton ? CloseChoice::LeaveRunning
-                                                          : CloseChoice::Cancel;
-        }
-        if (choice == CloseChoice::Cancel) {
-            return false;
-        }
-        leave = choice == CloseChoice::LeaveRunning;
-    }
     m_board->setScheduler(nullptr, nullptr, nullptr, nullptr);
     m_feeder->setSource(nullptr, nullptr);
     m_table->setSession(QString(), QString(), nullptr, nullptr);
     m_history->setInventory(nullptr);
-    m_undo->clear();
-    m_session->close(leave);
-    m_session.reset();
-    updateActions();
-    return true;
+    m_banner->refresh(nullptr, nullptr);
 }
 
-bool MainWindow::saveTo(const QString &path)
+Scheduler *MainWindow::scheduler() const
 {
-    if (!m_session) {
-        return false;
-    }
-    QString error;
-    if (!m_session->save(path, &error)) {
-        QMessageBox::warning(this, tr("Save experiment"), error);
-        return false;
-    }
-    m_undo->setClean();
-    addRecentFile(QFileInfo(path).absoluteFilePath());
-    updateTitle();
-    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-    return true;
+    return session() ? session()->scheduler() : nullptr;
 }
 
-void MainWindow::addRecentFile(const QString &path)
+void MainWindow::setCloseChooser(std::function<CloseChoice()> chooser)
 {
-    QSettings settings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
-    QStringList files = settings.value(recentKey).toStringList();
-    files.removeAll(path);
-    files.prepend(path);
-    while (files.size() > maxRecentFiles) {
-        files.removeLast();
-    }
-    settings.setValue(recentKey, files);
-    rebuildRecentMenu();
+    // Where a program answers the closing question, nobody is there for the others.
+    m_runControl->setConfirmStart(!chooser);
+    m_closeChooser = std::move(chooser);
 }
 
-void MainWindow::rebuildRecentMenu()
+MainWindow::CloseChoice MainWindow::askHowToClose()
 {
-    if (!m_recentMenu) {
-        return;
+    if (m_closeChooser) {
+        return m_closeChooser();
     }
-    m_recentMenu->clear();
-    const QStringList files = QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).value(recentKey).toStringList();
-    for (const QString &file : files) {
-        m_recentMenu->addAction(QFileInfo(file).fileName(), this, [this, file] { openFile(file); })->setToolTip(file);
-    }
-    m_recentMenu->setEnabled(!files.isEmpty());
-}
-
-void MainWindow::updateTitle()
-{
-    const QString name = m_session ? m_session->name() : tr("no experiment");
-    const QString file = m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName()
-                                                                        : tr("not saved");
-    setWindowTitle(QStringLiteral("%1%2 (%3) — Trainyard").arg(name, m_undo->isClean() ? QString() : QStringLiteral("*"), file));
-}
-
-QString MainWindow::finishCountText() const
-{
-    if (!m_session) {
-        return {};
-    }
-    const Scheduler *s = m_session->scheduler();
-    return tr("%1 of %2 finished").arg(s->finishedCount()).arg(s->totalCount());
+    Session *session = this->session();
+    QMessageBox box(QMessageBox::Question, tr("Runs are training"),
+                    tr("%n run(s) of %1 are still training.", nullptr, session->scheduler()->activeCount())
+                        .arg(session->name()),
+                    QMessageBox::NoButton, this);
+    box.setInformativeText(tr("Stop them (each saves a checkpoint first), or leave them running? "
+                              "Runs left running go on without the window; opening this experiment "
+                              "again reattaches to them."));
+    QPushButton *stop = box.addButton(tr("Stop runs"), QMessageBox::DestructiveRole);
+    QPushButton *leaveButton = box.addButton(tr("Leave running"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(leaveButton);
+    box.exec();
+    return box.clickedButton() == stop          ? CloseChoice::StopRuns
+           : box.clickedButton() == leaveButton ? CloseChoice::LeaveRunning
+                                                : CloseChoice::Cancel;
 }
 
 void MainWindow::updateFinishCount()
 {
-    if (!m_session) {
+    if (!scheduler()) {
         m_finishLabel->clear();
         return;
     }
-    const int active = m_session->scheduler()->activeCount();
+    const int active = scheduler()->activeCount();
     QString text = finishCountText();
     if (active > 0) {
         text += tr(" · %n running", nullptr, active);
@@ -623,7 +424,7 @@ void MainWindow::updateFinishCount()
 
 void MainWindow::updateActions()
 {
-    const bool open = m_session != nullptr;
+    const bool open = session() != nullptr;
     const bool selected = open && !m_boardView->selectedRuns().isEmpty();
     for (QAction *a : {m_saveAction, m_saveAsAction, m_addLaneAction, m_startAllAction, m_stopAllAction,
                        m_fallbackAction}) {
@@ -634,21 +435,6 @@ void MainWindow::updateActions()
         a->setEnabled(selected);
     }
     updateFinishCount();
-}
-
-void MainWindow::notify(const QString &title, const QString &text)
-{
-    m_lastNotification = text;
-    statusBar()->showMessage(text, 15000);
-    if (QSystemTrayIcon::isSystemTrayAvailable() && QSystemTrayIcon::supportsMessages()) {
-        static QSystemTrayIcon *tray = nullptr;
-        if (!tray) {
-            tray = new QSystemTrayIcon(windowIcon(), qApp);
-            tray->show();
-        }
-        tray->showMessage(title, text, QSystemTrayIcon::Information, 8000);
-    }
-    QApplication::alert(this);
 }
 
 void MainWindow::showBoardError(const QString &message)
@@ -672,87 +458,27 @@ bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable)
     return true;
 }
 
-void MainWindow::forEachSelected(const std::function<bool(RunId, QString *)> &action)
-{
-    if (!m_session) {
-        return;
-    }
-    QStringList problems;
-    for (RunId id : m_boardView->selectedRuns()) {
-        QString error;
-        if (!action(id, &error) && !error.isEmpty()) {
-            problems.append(error);
-        }
-    }
-    if (!problems.isEmpty()) {
-        statusBar()->showMessage(problems.join(QLatin1String("; ")), 10000);
-    }
-    updateActions();
-}
-
-void MainWindow::startSelected()
-{
-    forEachSelected([this](RunId id, QString *e) { return m_session->scheduler()->startRun(id, e); });
-}
-
-void MainWindow::stopSelected()
-{
-    forEachSelected([this](RunId id, QString *e) { return m_session->scheduler()->stopRun(id, e); });
-}
-
-void MainWindow::pauseSelected()
-{
-    forEachSelected([this](RunId id, QString *e) { return m_session->scheduler()->pauseRun(id, e); });
-}
-
-void MainWindow::resumeSelected()
-{
-    forEachSelected([this](RunId id, QString *e) { return m_session->scheduler()->resumeRun(id, e); });
-}
-
-void MainWindow::retrySelected()
-{
-    forEachSelected([this](RunId id, QString *e) {
-        // A stopped run has a checkpoint: carry on from it rather than start over.
-        const bool fromCheckpoint = m_session->scheduler()->run(id).state == RunState::Stopped;
-        return m_session->scheduler()->retryRun(id, fromCheckpoint, e);
-    });
-}
-
 void MainWindow::duplicateSelected()
 {
-    if (!m_session) {
-        return;
+    if (scheduler()) {
+        m_controller->duplicateRuns(m_boardView->selectedRuns());
     }
-    const QList<RunId> ids = m_boardView->selectedRuns();
-    m_undo->beginMacro(tr("Duplicate"));
-    for (RunId id : ids) {
-        const RunInfo run = m_session->scheduler()->run(id);
-        m_board->duplicateTo(id, run.lane, m_session->scheduler()->position(id) + 1);
-    }
-    m_undo->endMacro();
 }
 
 void MainWindow::removeSelected()
 {
-    if (!m_session) {
-        return;
+    if (scheduler()) {
+        m_controller->removeRuns(m_boardView->selectedRuns());
     }
-    const QList<RunId> ids = m_boardView->selectedRuns();
-    m_undo->beginMacro(tr("Remove"));
-    for (RunId id : ids) {
-        m_board->removeRun(id);
-    }
-    m_undo->endMacro();
 }
 
 void MainWindow::editSelected()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!m_session || ids.size() != 1) {
+    if (!scheduler() || ids.size() != 1) {
         return;
     }
-    const RunInfo run = m_session->scheduler()->run(ids.first());
+    const RunInfo run = scheduler()->run(ids.first());
     if (run.state != RunState::Queued && run.state != RunState::Cancelled) {
         statusBar()->showMessage(tr("%1 has already run; duplicate it to change its spec.").arg(run.name), 10000);
         return;
@@ -762,45 +488,16 @@ void MainWindow::editSelected()
     if (!editSpec(&spec, &repeat, false)) {
         return;
     }
-    m_undo->push(new EditRunCommand(m_session->scheduler(), [this](const QString &m) { showBoardError(m); },
-                                    run.name, spec));
-}
-
-void MainWindow::startAll()
-{
-    if (!m_session) {
-        return;
-    }
-    Scheduler *scheduler = m_session->scheduler();
-    const QStringList problems = scheduler->preflight();
-    if (!problems.isEmpty() && !m_closeChooser) {
-        const auto answer = QMessageBox::warning(this, tr("Start all"),
-                                                 tr("Before starting:\n\n%1\n\nStart anyway?")
-                                                     .arg(problems.join(QLatin1Char('\n'))),
-                                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-        if (answer != QMessageBox::Yes) {
-            return;
-        }
-    }
-    scheduler->startAll();
-    updateActions();
-}
-
-void MainWindow::stopAll()
-{
-    if (m_session) {
-        m_session->scheduler()->stopAll();
-        updateActions();
-    }
+    m_controller->editRun(ids.first(), spec);
 }
 
 void MainWindow::openRunFolder()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!m_session || ids.isEmpty()) {
+    if (!scheduler() || ids.isEmpty()) {
         return;
     }
-    const QString dir = m_session->scheduler()->run(ids.first()).runDir;
+    const QString dir = scheduler()->run(ids.first()).runDir;
     if (dir.isEmpty() || !QFileInfo::exists(dir)) {
         statusBar()->showMessage(tr("The run has no folder yet (it has not started)."), 8000);
         return;
@@ -811,10 +508,10 @@ void MainWindow::openRunFolder()
 void MainWindow::showWorkerLog()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!m_session || ids.isEmpty()) {
+    if (!scheduler() || ids.isEmpty()) {
         return;
     }
-    const RunInfo run = m_session->scheduler()->run(ids.first());
+    const RunInfo run = scheduler()->run(ids.first());
     auto *dialog = new WorkerLogDialog(run.name, run.runDir + QLatin1String("/worker.log"), this);
     dialog->setObjectName(QStringLiteral("workerLog"));
     dialog->show();
@@ -841,76 +538,20 @@ void MainWindow::showCardMenu(const QPoint &globalPos)
 
 void MainWindow::showLaneMenu(int lane, const QPoint &globalPos)
 {
-    if (!m_session) {
+    if (!scheduler()) {
         return;
     }
-    Scheduler *scheduler = m_session->scheduler();
-    QMenu menu(this);
-    menu.addAction(tr("Slots…"), this, [this, scheduler, lane] {
-        bool ok = false;
-        const LaneInfo info = scheduler->lane(lane);
-        const int slots_ = QInputDialog::getInt(this, tr("Lane %1").arg(info.device), tr("Runs at once"),
-                                                info.slotCount, 1, 64, 1, &ok);
-        if (ok) {
-            m_undo->push(new EditLaneCommand(scheduler, [this](const QString &m) { showBoardError(m); }, lane,
-                                             info.device, slots_));
-        }
-    });
-    // Measures with the lane's first queued run (its model, data and batch size).
-    QJsonObject probeSpec;
-    for (RunId id : scheduler->lane(lane).runs) {
-        if (scheduler->run(id).state == RunState::Queued) {
-            probeSpec = scheduler->run(id).spec;
-            break;
-        }
-    }
-    QAction *measure = menu.addAction(tr("Measure slots…"), this, [this, scheduler, lane, probeSpec] {
-        Session *session = m_session.get();
-        auto *dialog = new SlotProbeDialog(scheduler->lane(lane).effectiveDevice, probeSpec, scheduler->activeCount(), this);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
-        connect(dialog, &SlotProbeDialog::setSlotsRequested, this, [this, session, scheduler, lane](int slotCount) {
-            if (m_session.get() != session || lane >= scheduler->laneCount()) {
-                return; // the board changed meanwhile
-            }
-            m_undo->push(new EditLaneCommand(scheduler, [this](const QString &m) { showBoardError(m); }, lane,
-                                             scheduler->lane(lane).device, slotCount));
-        });
-        dialog->open();
-        dialog->start();
-    });
-    if (probeSpec.isEmpty()) {
-        measure->setEnabled(false);
-        measure->setToolTip(tr("Queue a run on this lane first: the measurement trains copies of its first queued run"));
-        menu.setToolTipsVisible(true);
-    } else {
-        measure->setToolTip(tr("Train 1, 2 and 4 copies of the first queued run side by side on this lane's device "
-                               "and recommend how many slots pay off"));
-    }
-    menu.addAction(tr("Device…"), this, [this, scheduler, lane] {
-        bool ok = false;
-        const LaneInfo info = scheduler->lane(lane);
-        const QString device = QInputDialog::getText(this, tr("Lane device"), tr("Device (cpu or cuda:N)"),
-                                                     QLineEdit::Normal, info.device, &ok);
-        if (ok && !device.isEmpty()) {
-            m_undo->push(new EditLaneCommand(scheduler, [this](const QString &m) { showBoardError(m); }, lane,
-                                             device.trimmed(), info.slotCount));
-        }
-    });
-    menu.addAction(m_addLaneAction);
-    menu.addAction(tr("Remove lane"), this, [this, scheduler, lane] {
-        m_undo->push(new RemoveLaneCommand(scheduler, [this](const QString &m) { showBoardError(m); }, lane));
-    });
+    LaneMenu menu(lane, m_controller, m_board, m_addLaneAction, this);
     menu.exec(globalPos);
 }
 
 void MainWindow::addLane()
 {
-    if (!m_session) {
+    if (!session()) {
         return;
     }
     QStringList devices;
-    for (const DeviceInfo &d : m_session->devices()->devices()) {
+    for (const DeviceInfo &d : session()->devices()->devices()) {
         devices.append(d.id);
     }
     if (!devices.contains(QLatin1String("cpu"))) {
@@ -919,14 +560,13 @@ void MainWindow::addLane()
     bool ok = false;
     const QString device = QInputDialog::getItem(this, tr("Add lane"), tr("Device"), devices, 0, true, &ok);
     if (ok && !device.isEmpty()) {
-        m_undo->push(new AddLaneCommand(m_session->scheduler(), [this](const QString &m) { showBoardError(m); },
-                                        device.trimmed(), 1));
+        m_controller->addLane(device.trimmed(), 1);
     }
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!closeSession()) {
+    if (!m_sessions->closeSession()) {
         event->ignore();
         return;
     }

@@ -1,19 +1,18 @@
 #pragma once
 
+#include "boardcontroller.h"
 #include "modelcatalog.h"
+#include "runcontrol.h"
 #include "runinfo.h"
+#include "runnotifier.h"
+#include "sessioncontroller.h"
 
 #include <QMainWindow>
 
 #include <functional>
-#include <memory>
 
 class QAction;
 class QLabel;
-class QLineEdit;
-class QMenu;
-class QSortFilterProxyModel;
-class QTableView;
 class QTabWidget;
 class QUndoStack;
 
@@ -22,41 +21,48 @@ namespace trainyard {
 class BoardModel;
 class BoardView;
 class DeviceHistory;
+class FallbackBanner;
 class ModelPalette;
 class ModelPaletteModel;
 class PlotFeeder;
 class PlotWidget;
 class PresetStore;
+class RecentFiles;
 class RunColors;
 class RunTableModel;
+class RunTablePanel;
+class Scheduler;
 class Session;
 
 /// The desktop app's window: the model palette, the board of lanes, the live
-/// plots and the run table around one open experiment (a core Session), with
-/// file handling (new, open, save, recent files), undo, run control and
-/// notifications.
+/// plots and the run table around one open experiment, with the menus, tool
+/// bar and shortcuts, run control and notifications. It lays the widgets out
+/// and wires them; the open experiment belongs to a SessionController and
+/// every board edit (and so undo) to a BoardController.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
     /// What to do with training runs when the window closes.
-    enum class CloseChoice { StopRuns, LeaveRunning, Cancel };
+    using CloseChoice = SessionController::CloseChoice;
 
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
     // Experiment files. Each returns false (after telling the user) on failure.
-    bool openDemo();
-    bool openFile(const QString &path);
-    bool newExperiment();
-    bool saveTo(const QString &path);
+    bool openDemo() { return m_sessions->openDemo(); }
+    bool openFile(const QString &path) { return m_sessions->openFile(path); }
+    bool newExperiment() { return m_sessions->newExperiment(); }
+    bool saveTo(const QString &path) { return m_sessions->saveTo(path); }
 
     /// Loads the palette from `trainyard-worker --list-models` (asynchronously).
     void loadCatalog();
     void setCatalog(const ModelCatalog &catalog);
     const ModelCatalog &catalog() const { return m_catalog; }
 
-    Session *session() const { return m_session.get(); }
+    Session *session() const { return m_sessions->session(); }
+    SessionController *sessionController() const { return m_sessions; }
+    BoardController *boardController() const { return m_controller; }
     BoardModel *boardModel() const { return m_board; }
     BoardView *boardView() const { return m_boardView; }
     PlotWidget *plot() const { return m_plot; }
@@ -64,26 +70,27 @@ public:
     RunTableModel *runTable() const { return m_table; }
     ModelPaletteModel *paletteModel() const { return m_paletteModel; }
     ModelPalette *palette() const { return m_palette; }
-    QUndoStack *undoStack() const { return m_undo; }
-    QString finishCountText() const;
+    RunControl *runControl() const { return m_runControl; }
+    QUndoStack *undoStack() const { return m_controller->undoStack(); }
+    QString finishCountText() const { return m_sessions->finishCountText(); }
 
     /// Replaces the dialogs that ask the user (tests, screenshots).
-    void setCloseChooser(std::function<CloseChoice()> chooser) { m_closeChooser = std::move(chooser); }
+    void setCloseChooser(std::function<CloseChoice()> chooser);
     /// When set, a run dropped from the palette is queued without the editor.
     void setEditorEnabled(bool on) { m_editorEnabled = on; }
     /// The last notification shown (finished / failed runs), for tests.
-    QString lastNotification() const { return m_lastNotification; }
+    QString lastNotification() const { return m_notifier->lastNotification(); }
 
     // Run control on the selected runs (also the actions' slots).
-    void startSelected();
-    void stopSelected();
-    void pauseSelected();
-    void resumeSelected();
-    void retrySelected();
+    void startSelected() { m_runControl->startSelected(); }
+    void stopSelected() { m_runControl->stopSelected(); }
+    void pauseSelected() { m_runControl->pauseSelected(); }
+    void resumeSelected() { m_runControl->resumeSelected(); }
+    void retrySelected() { m_runControl->retrySelected(); }
     void duplicateSelected();
     void removeSelected();
-    void startAll();
-    void stopAll();
+    void startAll() { m_runControl->startAll(); }
+    void stopAll() { m_runControl->stopAll(); }
     void openRunFolder();
     void showWorkerLog();
     void editSelected();
@@ -92,27 +99,24 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void createLayout();
     void createActions();
     void createMenus();
-    bool installSession(std::unique_ptr<Session> session, const QStringList &errors);
-    bool closeSession();
-    void updateTitle();
+    void attachSession(Session *session, const QStringList &warnings);
+    void detachSession();
+    CloseChoice askHowToClose();
+    Scheduler *scheduler() const;
     void updateFinishCount();
     void updateActions();
-    void addRecentFile(const QString &path);
-    void rebuildRecentMenu();
-    void notify(const QString &title, const QString &text);
     void showBoardError(const QString &message);
     bool editSpec(QJsonObject *spec, int *repeat, bool repeatEditable);
     void showCardMenu(const QPoint &globalPos);
     void showLaneMenu(int lane, const QPoint &globalPos);
     void addLane();
-    void forEachSelected(const std::function<bool(RunId, QString *)> &action);
-    void updateFallbackBanner();
 
-    std::unique_ptr<Session> m_session;
+    BoardController *m_controller;
+    SessionController *m_sessions;
     ModelCatalog m_catalog;
-    QUndoStack *m_undo;
     RunColors *m_colors;
     DeviceHistory *m_history;
     PresetStore *m_presets;
@@ -123,14 +127,13 @@ private:
     PlotWidget *m_plot;
     PlotFeeder *m_feeder;
     RunTableModel *m_table;
-    QSortFilterProxyModel *m_tableProxy;
-    QTableView *m_tableView;
-    QLineEdit *m_tableFilter;
+    RunTablePanel *m_tablePanel;
     QTabWidget *m_tabs;
     QLabel *m_finishLabel;
-    QLabel *m_banner;
-    QMenu *m_recentMenu = nullptr;
-    QString m_lastNotification;
+    FallbackBanner *m_banner;
+    RunControl *m_runControl;
+    RunNotifier *m_notifier;
+    RecentFiles *m_recent = nullptr;
     bool m_editorEnabled = true;
     std::function<CloseChoice()> m_closeChooser;
 

@@ -3,31 +3,24 @@
 
 #include "plotwidget.h"
 
+#include "logcategories.h"
 #include "metricscsvwriter.h"
 #include "metricstore.h"
+#include "plotaxes.h"
+#include "plotcontrols.h"
+#include "plothover.h"
 #include "runcolors.h"
 
-#include <QCheckBox>
-#include <QComboBox>
-#include <QFile>
-#include <QFileDialog>
-#include <QHBoxLayout>
 #include <QLabel>
-#include <QMenu>
-#include <QMessageBox>
 #include <QSaveFile>
-#include <QSlider>
 #include <QSplitter>
 #include <QTextStream>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace trainyard {
 
@@ -36,37 +29,6 @@ namespace {
 constexpr int refreshIntervalMs = 33; // at most 30 redraws a second
 const QString groupPrefix = QStringLiteral("group:");
 
-void setupPlot(QCustomPlot *plot, const QString &title, QCPTextElement **titleElement)
-{
-    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot->setNoAntialiasingOnDrag(true);
-    plot->setPlottingHint(QCP::phFastPolylines, true);
-    plot->plotLayout()->insertRow(0);
-    auto *text = new QCPTextElement(plot, title, QFont(plot->font().family(), 10, QFont::Bold));
-    plot->plotLayout()->addElement(0, 0, text);
-    if (titleElement) {
-        *titleElement = text;
-    }
-    plot->legend->setVisible(true);
-    plot->legend->setFont(QFont(plot->font().family(), 8));
-    plot->legend->setBrush(QColor(255, 255, 255, 200));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    plot->xAxis->setLabel(QObject::tr("step"));
-}
-
-QString axisName(XAxis axis)
-{
-    switch (axis) {
-    case XAxis::Epoch:
-        return QObject::tr("epoch");
-    case XAxis::Wall:
-        return QObject::tr("wall time (s)");
-    case XAxis::Step:
-        break;
-    }
-    return QObject::tr("step");
-}
-
 } // namespace
 
 PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
@@ -74,35 +36,16 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     , m_colors(colors)
     , m_loss(new QCustomPlot(this))
     , m_eval(new QCustomPlot(this))
+    , m_exporter(m_loss, m_eval)
+    , m_axes(new PlotAxes(m_loss, m_eval, this))
     , m_readout(new QLabel(this))
-    , m_smoothSlider(new QSlider(Qt::Horizontal, this))
-    , m_smoothLabel(new QLabel(this))
-    , m_logBox(new QCheckBox(tr("Log scale"), this))
-    , m_xBox(new QComboBox(this))
-    , m_bandBox(new QComboBox(this))
-    , m_evalBox(new QComboBox(this))
+    , m_controls(new PlotControls(m_smoothing, this))
+    , m_hover(new PlotHover(m_loss, m_readout,
+                            [this](double x) { return m_selected.isEmpty() ? QString() : readoutAt(x); }, this))
     , m_timer(new QTimer(this))
 {
-    setupPlot(m_loss, tr("Training loss"), nullptr);
-    setupPlot(m_eval, tr("Evaluation"), &m_evalTitle);
-    // Evaluation metrics mostly rise: their legend goes where the curves are not.
-    m_eval->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
-    m_eval->yAxis->setNumberPrecision(3);
     m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_eval->setObjectName(QStringLiteral("evalPlot"));
-    m_loss->yAxis->setLabel(tr("loss"));
-    m_loss->setMouseTracking(true);
-    // The hover cursor lives on its own buffered layer: moving it redraws
-    // only that layer, not every curve.
-    m_loss->addLayer(QStringLiteral("cursor"), m_loss->layer(QStringLiteral("legend")), QCustomPlot::limAbove);
-    m_loss->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
-    m_cursor = new QCPItemStraightLine(m_loss);
-    m_cursor->setLayer(QStringLiteral("cursor"));
-    m_cursor->setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DashLine));
-    m_cursor->setVisible(false);
-    m_cursor->setSelectable(false);
-    connect(m_loss, &QCustomPlot::mouseMove, this, &PlotWidget::onMouseMove);
     // A wheel or a drag on the plot means the user looks at a part: stop following.
     auto stopFollowing = [this] {
         m_follow = false;
@@ -115,86 +58,19 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     connect(m_eval, &QCustomPlot::mousePress, this, stopFollowing);
     connect(m_loss, &QCustomPlot::mouseDoubleClick, this, &PlotWidget::fitToData);
     connect(m_eval, &QCustomPlot::mouseDoubleClick, this, &PlotWidget::fitToData);
-    // Keep both plots on one x range, and re-thin the drawing for the new range.
-    connect(m_loss->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this](const QCPRange &r) {
-        if (m_settingRange) {
-            return;
-        }
-        m_settingRange = true;
-        m_eval->xAxis->setRange(r);
-        m_eval->replot(QCustomPlot::rpQueuedReplot);
-        m_settingRange = false;
-        m_dataDirty = true;
-        scheduleRefresh();
-    });
-    connect(m_eval->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this](const QCPRange &r) {
-        if (m_settingRange) {
-            return;
-        }
-        m_settingRange = true;
-        m_loss->xAxis->setRange(r);
-        m_settingRange = false;
+    // A new x range (pan, zoom) is drawn thinned anew.
+    connect(m_axes, &PlotAxes::xRangeChanged, this, [this] {
         m_dataDirty = true;
         scheduleRefresh();
     });
 
-    m_smoothSlider->setRange(0, 99);
-    m_smoothSlider->setValue(int(std::round(m_smoothing * 100)));
-    m_smoothSlider->setObjectName(QStringLiteral("smoothing"));
-    m_smoothSlider->setToolTip(tr("TensorBoard-style smoothing (exponential moving average weight)"));
-    m_smoothSlider->setMaximumWidth(160);
-    m_smoothLabel->setText(QString::number(m_smoothing, 'f', 2));
-    m_smoothLabel->setMinimumWidth(32);
-    connect(m_smoothSlider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 100.0); });
-    m_logBox->setObjectName(QStringLiteral("logScale"));
-    connect(m_logBox, &QCheckBox::toggled, this, &PlotWidget::setLogScale);
-    m_xBox->addItem(tr("Step"), int(XAxis::Step));
-    m_xBox->addItem(tr("Epoch"), int(XAxis::Epoch));
-    m_xBox->addItem(tr("Wall time"), int(XAxis::Wall));
-    m_xBox->setObjectName(QStringLiteral("xAxis"));
-    connect(m_xBox, &QComboBox::currentIndexChanged, this,
-            [this](int) { setXAxis(XAxis(m_xBox->currentData().toInt())); });
-    m_bandBox->addItem(tr("Repeats: separate lines"), int(Band::Lines));
-    m_bandBox->addItem(tr("Repeats: mean, min–max band"), int(Band::MinMax));
-    m_bandBox->addItem(tr("Repeats: mean, ±std band"), int(Band::Std));
-    m_bandBox->setCurrentIndex(1);
-    m_bandBox->setObjectName(QStringLiteral("band"));
-    connect(m_bandBox, &QComboBox::currentIndexChanged, this,
-            [this](int) { setBand(Band(m_bandBox->currentData().toInt())); });
-    m_evalBox->setObjectName(QStringLiteral("evalMetric"));
-    m_evalBox->setMinimumContentsLength(8);
-    connect(m_evalBox, &QComboBox::currentTextChanged, this, [this](const QString &m) {
-        if (!m.isEmpty()) {
-            setEvalMetric(m);
-        }
-    });
-
-    auto *fit = new QToolButton(this);
-    fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Show all data and follow new points (or double-click the plot)"));
-    connect(fit, &QToolButton::clicked, this, &PlotWidget::fitToData);
-    auto *exportButton = new QToolButton(this);
-    exportButton->setText(tr("Export"));
-    exportButton->setPopupMode(QToolButton::InstantPopup);
-    auto *exportMenu = new QMenu(exportButton);
-    exportMenu->addAction(tr("PNG image…"), this, [this] { exportDialog(QStringLiteral("png")); });
-    exportMenu->addAction(tr("PDF document…"), this, [this] { exportDialog(QStringLiteral("pdf")); });
-    exportMenu->addAction(tr("CSV data…"), this, [this] { exportDialog(QStringLiteral("csv")); });
-    exportButton->setMenu(exportMenu);
-
-    auto *controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Smoothing"), this));
-    controls->addWidget(m_smoothSlider);
-    controls->addWidget(m_smoothLabel);
-    controls->addWidget(m_logBox);
-    controls->addWidget(new QLabel(tr("x:"), this));
-    controls->addWidget(m_xBox);
-    controls->addWidget(m_bandBox);
-    controls->addWidget(new QLabel(tr("Eval:"), this));
-    controls->addWidget(m_evalBox);
-    controls->addStretch(1);
-    controls->addWidget(fit);
-    controls->addWidget(exportButton);
+    connect(m_controls, &PlotControls::smoothingChosen, this, &PlotWidget::setSmoothing);
+    connect(m_controls, &PlotControls::logScaleChosen, this, &PlotWidget::setLogScale);
+    connect(m_controls, &PlotControls::xAxisChosen, this, &PlotWidget::setXAxis);
+    connect(m_controls, &PlotControls::bandChosen, this, &PlotWidget::setBand);
+    connect(m_controls, &PlotControls::evalMetricChosen, this, &PlotWidget::setEvalMetric);
+    connect(m_controls, &PlotControls::fitRequested, this, &PlotWidget::fitToData);
+    connect(m_controls, &PlotControls::exportRequested, this, &PlotWidget::exportDialog);
 
     m_readout->setObjectName(QStringLiteral("readout"));
     m_readout->setTextFormat(Qt::RichText);
@@ -209,7 +85,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addLayout(controls);
+    layout->addWidget(m_controls);
     layout->addWidget(splitter, 1);
     layout->addWidget(m_readout);
 
@@ -283,17 +159,15 @@ void PlotWidget::appendEval(const QString &id, double step, double epoch, double
         return;
     }
     QVector<EvalPoint> &points = it->evals[metric];
-    // A re-reported step (after a resume) replaces the older value.
-    while (!points.isEmpty() && points.constLast().step >= step) {
-        points.removeLast();
-    }
+    // The core's rule for a re-reported step (after a resume): continue from it.
+    points.resize(qsizetype(resumePosition(points, step, [](const EvalPoint &p) { return p.step; })));
     points.append(EvalPoint{step, epoch, wall, value});
-    if (m_evalBox->findText(metric) < 0) {
-        m_evalBox->addItem(metric);
+    if (!m_controls->hasEvalMetric(metric)) {
+        m_controls->addEvalMetric(metric);
         // Prefer MRR (then accuracy) as the metric shown first.
         const bool preferred = metric.endsWith(QLatin1String("mrr")) && !m_evalMetric.endsWith(QLatin1String("mrr"));
         if (m_evalMetric.isEmpty() || preferred) {
-            m_evalBox->setCurrentText(metric);
+            m_controls->setEvalMetric(metric);
         }
     }
     if (m_selected.contains(id)) {
@@ -326,10 +200,7 @@ void PlotWidget::setSmoothing(double weight)
         return;
     }
     m_smoothing = weight;
-    m_smoothLabel->setText(QString::number(weight, 'f', 2));
-    if (m_smoothSlider->value() != int(std::round(weight * 100))) {
-        m_smoothSlider->setValue(int(std::round(weight * 100)));
-    }
+    m_controls->setSmoothing(weight);
     for (Run &run : m_runs) {
         run.curve.setSmoothing(weight);
     }
@@ -340,14 +211,8 @@ void PlotWidget::setSmoothing(double weight)
 void PlotWidget::setLogScale(bool on)
 {
     m_log = on;
-    m_logBox->setChecked(on);
-    if (on) {
-        m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
-        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    } else {
-        m_loss->yAxis->setScaleType(QCPAxis::stLinear);
-        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    }
+    m_controls->setLogScale(on);
+    m_axes->setLogScale(on);
     m_follow = true;
     m_dataDirty = true;
     scheduleRefresh();
@@ -359,9 +224,8 @@ void PlotWidget::setXAxis(XAxis axis)
         return;
     }
     m_xAxis = axis;
-    m_xBox->setCurrentIndex(m_xBox->findData(int(axis)));
-    m_loss->xAxis->setLabel(axisName(axis));
-    m_eval->xAxis->setLabel(axisName(axis));
+    m_controls->setXAxis(axis);
+    m_axes->setXAxis(axis);
     m_follow = true;
     m_dataDirty = true;
     scheduleRefresh();
@@ -373,7 +237,7 @@ void PlotWidget::setBand(Band band)
         return;
     }
     m_band = band;
-    m_bandBox->setCurrentIndex(m_bandBox->findData(int(band)));
+    m_controls->setBand(band);
     m_structureDirty = true;
     scheduleRefresh();
 }
@@ -384,22 +248,15 @@ void PlotWidget::setEvalMetric(const QString &metric)
         return;
     }
     m_evalMetric = metric;
-    if (m_evalBox->currentText() != metric) {
-        m_evalBox->setCurrentText(metric);
-    }
-    m_evalTitle->setText(tr("Evaluation: %1").arg(metric));
-    m_eval->yAxis->setLabel(metric);
+    m_controls->setEvalMetric(metric);
+    m_axes->setEvalMetric(metric);
     m_dataDirty = true;
     scheduleRefresh();
 }
 
 QStringList PlotWidget::evalMetrics() const
 {
-    QStringList out;
-    for (int i = 0; i < m_evalBox->count(); ++i) {
-        out.append(m_evalBox->itemText(i));
-    }
-    return out;
+    return m_controls->evalMetrics();
 }
 
 void PlotWidget::fitToData()
@@ -531,50 +388,27 @@ void PlotWidget::updateRanges()
     if (!m_follow) {
         return;
     }
-    double xMin = std::numeric_limits<double>::max();
-    double xMax = std::numeric_limits<double>::lowest();
-    double yMin = std::numeric_limits<double>::max();
-    double yMax = std::numeric_limits<double>::lowest();
-    double eMin = std::numeric_limits<double>::max();
-    double eMax = std::numeric_limits<double>::lowest();
+    DataExtent e;
     for (const QString &id : std::as_const(m_selected)) {
-        const Run &run = m_runs[id];
+        const Run &run = runAt(id);
         const RunCurve &c = run.curve;
         if (!c.isEmpty()) {
-            xMin = std::min(xMin, c.x(m_xAxis, 0));
-            xMax = std::max(xMax, c.x(m_xAxis, c.size() - 1));
+            e.xMin = std::min(e.xMin, c.x(m_xAxis, 0));
+            e.xMax = std::max(e.xMax, c.x(m_xAxis, c.size() - 1));
             const double lo = m_log ? c.minPositiveLoss() : c.minLoss();
             if (!m_log || lo > 0) {
-                yMin = std::min(yMin, lo);
+                e.yMin = std::min(e.yMin, lo);
             }
-            yMax = std::max(yMax, c.maxLoss());
+            e.yMax = std::max(e.yMax, c.maxLoss());
         }
         for (const EvalPoint &p : run.evals.value(m_evalMetric)) {
-            xMin = std::min(xMin, evalX(p));
-            xMax = std::max(xMax, evalX(p));
-            eMin = std::min(eMin, p.value);
-            eMax = std::max(eMax, p.value);
+            e.xMin = std::min(e.xMin, evalX(p));
+            e.xMax = std::max(e.xMax, evalX(p));
+            e.evalMin = std::min(e.evalMin, p.value);
+            e.evalMax = std::max(e.evalMax, p.value);
         }
     }
-    m_settingRange = true;
-    if (xMin <= xMax) {
-        const double pad = xMax > xMin ? 0.0 : 1.0;
-        m_loss->xAxis->setRange(xMin - pad, xMax + pad);
-        m_eval->xAxis->setRange(xMin - pad, xMax + pad);
-    }
-    if (yMin <= yMax) {
-        if (m_log) {
-            m_loss->yAxis->setRange(yMin / 1.2, yMax * 1.2);
-        } else {
-            const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : 0.5;
-            m_loss->yAxis->setRange(yMin - pad, yMax + pad);
-        }
-    }
-    if (eMin <= eMax) {
-        const double pad = eMax > eMin ? 0.05 * (eMax - eMin) : 0.05;
-        m_eval->yAxis->setRange(eMin - pad, eMax + pad);
-    }
-    m_settingRange = false;
+    m_axes->fit(e);
 }
 
 void PlotWidget::updateLossData()
@@ -606,64 +440,15 @@ void PlotWidget::updateLossData()
 
 void PlotWidget::updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets)
 {
-    // Mean and band on an even grid over the visible range, from each
-    // repeat's smoothed curve; a repeat counts only where it has data, so the
-    // band follows repeats as they finish.
-    double first = std::numeric_limits<double>::max();
-    double last = std::numeric_limits<double>::lowest();
+    QList<const RunCurve *> curves;
     for (const QString &id : std::as_const(group.runs)) {
-        const RunCurve &c = m_runs[id].curve;
-        if (!c.isEmpty()) {
-            first = std::min(first, c.x(m_xAxis, 0));
-            last = std::max(last, c.x(m_xAxis, c.size() - 1));
-        }
+        curves.append(&runAt(id).curve);
     }
-    QVector<double> xs;
-    QVector<double> mean;
-    QVector<double> upper;
-    QVector<double> lower;
-    if (first <= last) {
-        const double a = std::max(first, lo);
-        const double b = std::min(last, hi);
-        const int n = b > a ? std::min(buckets, 1000) : 1;
-        xs.reserve(n);
-        for (int i = 0; i < n; ++i) {
-            const double x = n == 1 ? a : a + (b - a) * i / (n - 1);
-            double sum = 0;
-            double sumSq = 0;
-            double mn = std::numeric_limits<double>::max();
-            double mx = std::numeric_limits<double>::lowest();
-            int count = 0;
-            for (const QString &id : std::as_const(group.runs)) {
-                double v = 0;
-                if (m_runs[id].curve.valueAt(m_xAxis, x, &v) && std::isfinite(v)) {
-                    sum += v;
-                    sumSq += v * v;
-                    mn = std::min(mn, v);
-                    mx = std::max(mx, v);
-                    ++count;
-                }
-            }
-            if (count == 0) {
-                continue;
-            }
-            const double m = sum / count;
-            xs.append(x);
-            mean.append(m);
-            if (m_band == Band::Std) {
-                const double sd = std::sqrt(std::max(0.0, sumSq / count - m * m));
-                upper.append(m + sd);
-                lower.append(m - sd);
-            } else {
-                upper.append(mx);
-                lower.append(mn);
-            }
-        }
-    }
-    group.mean->setData(xs, mean, true);
-    group.upper->setData(xs, upper, true);
-    group.lower->setData(xs, lower, true);
-    m_drawnPoints.insert(groupPrefix + name, int(xs.size()));
+    const BandSeries series = repeatBand(curves, m_xAxis, lo, hi, buckets, m_band);
+    group.mean->setData(series.xs, series.mean, true);
+    group.upper->setData(series.xs, series.upper, true);
+    group.lower->setData(series.xs, series.lower, true);
+    m_drawnPoints.insert(groupPrefix + name, int(series.xs.size()));
 }
 
 double PlotWidget::evalX(const EvalPoint &p) const
@@ -699,7 +484,7 @@ void PlotWidget::updateEvalData()
 QString PlotWidget::readoutAt(double x) const
 {
     QStringList parts;
-    parts.append(QStringLiteral("<b>%1 %2</b>").arg(axisName(m_xAxis), QString::number(x, 'g', 6)));
+    parts.append(QStringLiteral("<b>%1 %2</b>").arg(PlotAxes::axisName(m_xAxis), QString::number(x, 'g', 6)));
     QStringList done;
     for (const QString &id : std::as_const(m_selected)) {
         const Run &run = runAt(id);
@@ -733,38 +518,16 @@ QString PlotWidget::readoutAt(double x) const
     return parts.join(QLatin1String("&nbsp;&nbsp; "));
 }
 
-void PlotWidget::onMouseMove(QMouseEvent *event)
-{
-    if (m_selected.isEmpty()) {
-        return;
-    }
-    const double x = m_loss->xAxis->pixelToCoord(event->position().x());
-    m_cursor->point1->setCoords(x, 0);
-    m_cursor->point2->setCoords(x, 1);
-    m_cursor->setVisible(true);
-    m_readout->setText(readoutAt(x));
-    m_cursor->layer()->replot();
-}
-
 bool PlotWidget::exportPng(const QString &file, int width, int height)
 {
     refreshNow();
-    // One image with both plots, the way they look on screen.
-    const QPixmap lossPixmap = m_loss->toPixmap(width, height ? height * 3 / 5 : 0);
-    const QPixmap evalPixmap = m_eval->toPixmap(width, height ? height * 2 / 5 : 0);
-    QPixmap both(std::max(lossPixmap.width(), evalPixmap.width()), lossPixmap.height() + evalPixmap.height());
-    both.fill(Qt::white);
-    QPainter painter(&both);
-    painter.drawPixmap(0, 0, lossPixmap);
-    painter.drawPixmap(0, lossPixmap.height(), evalPixmap);
-    painter.end();
-    return both.save(file, "PNG");
+    return m_exporter.writePng(file, width, height);
 }
 
 bool PlotWidget::exportPdf(const QString &file)
 {
     refreshNow();
-    return m_loss->savePdf(file);
+    return m_exporter.writePdf(file);
 }
 
 bool PlotWidget::exportCsv(const QString &file, QString *error) const
@@ -797,15 +560,9 @@ bool PlotWidget::exportCsv(const QString &file, QString *error) const
 
 void PlotWidget::exportDialog(const QString &format)
 {
-    const QString filter = format == QLatin1String("png")   ? tr("PNG image (*.png)")
-                           : format == QLatin1String("pdf") ? tr("PDF document (*.pdf)")
-                                                            : tr("CSV data (*.csv)");
-    QString file = QFileDialog::getSaveFileName(this, tr("Export plot"), QStringLiteral("loss.") + format, filter);
+    const QString file = PlotExporter::askFileName(this, format);
     if (file.isEmpty()) {
         return;
-    }
-    if (!file.endsWith(QLatin1Char('.') + format)) {
-        file += QLatin1Char('.') + format;
     }
     QString error;
     bool ok = false;
@@ -817,9 +574,10 @@ void PlotWidget::exportDialog(const QString &format)
         ok = exportCsv(file, &error);
     }
     if (!ok) {
-        QMessageBox::warning(this, tr("Export plot"),
-                             error.isEmpty() ? tr("Could not write %1.").arg(file) : error);
+        PlotExporter::showFailure(this, file, error);
+        return;
     }
+    qCInfo(lcPlot).noquote() << "exported" << m_selected.size() << "runs to" << file;
 }
 
 } // namespace trainyard

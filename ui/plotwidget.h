@@ -1,5 +1,7 @@
 #pragma once
 
+#include "plotexporter.h"
+#include "repeatband.h"
 #include "runcurve.h"
 
 #include <QColor>
@@ -11,30 +13,30 @@
 
 #include <memory>
 
-class QCheckBox;
-class QComboBox;
 class QCPGraph;
-class QCPItemStraightLine;
-class QCPTextElement;
 class QCustomPlot;
 class QLabel;
-class QSlider;
 class QTimer;
 
 namespace trainyard {
 
+class PlotAxes;
+class PlotControls;
+class PlotHover;
 class RunColors;
 
 /// Live plots of the selected runs: the training loss on top (one line per
 /// run, or per group of repeats a mean line with a min–max or ±std band) and
 /// an evaluation metric below. Keeps every point at full resolution and only
 /// thins what it draws; redraws at most 30 times a second, and only when
-/// something changed.
+/// something changed. The settings row (PlotControls), the axes (PlotAxes),
+/// the hover read-out (PlotHover), the repeat bands (repeatBand) and image
+/// export (PlotExporter) are parts of their own.
 class PlotWidget : public QWidget
 {
     Q_OBJECT
 public:
-    enum class Band { Lines, MinMax, Std };
+    using Band = RepeatBand;
 
     explicit PlotWidget(RunColors *colors, QWidget *parent = nullptr);
     ~PlotWidget() override;
@@ -121,7 +123,6 @@ private:
     void updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets);
     void updateEvalData();
     void updateRanges();
-    void onMouseMove(QMouseEvent *event);
     void exportDialog(const QString &format);
     QString groupLabel(const QString &group) const;
     double evalX(const EvalPoint &p) const;
@@ -129,15 +130,11 @@ private:
     RunColors *m_colors;
     QCustomPlot *m_loss;
     QCustomPlot *m_eval;
-    QCPTextElement *m_evalTitle = nullptr;
-    QCPItemStraightLine *m_cursor = nullptr;
+    PlotExporter m_exporter;
+    PlotAxes *m_axes;
     QLabel *m_readout;
-    QSlider *m_smoothSlider;
-    QLabel *m_smoothLabel;
-    QCheckBox *m_logBox;
-    QComboBox *m_xBox;
-    QComboBox *m_bandBox;
-    QComboBox *m_evalBox;
+    PlotControls *m_controls;
+    PlotHover *m_hover;
     QTimer *m_timer;
     QElapsedTimer m_sinceRefresh;
 
@@ -152,7 +149,6 @@ private:
     bool m_follow = true;
     bool m_structureDirty = true;
     bool m_dataDirty = true;
-    bool m_settingRange = false;
     QHash<QString, int> m_drawnPoints;
 };
 

@@ -1,5 +1,7 @@
 #include "runcurve.h"
 
+#include "metricstore.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,8 +23,10 @@ double RunCurve::x(XAxis axis, qsizetype i) const
 
 void RunCurve::append(double step, double epoch, double wall, double loss)
 {
-    if (!m_step.empty() && step <= m_step.back()) {
-        truncateFrom(size_t(std::lower_bound(m_step.begin(), m_step.end(), step) - m_step.begin()));
+    // The core's rule for a re-reported step: continue from it (truncate what came after).
+    const size_t at = resumePosition(m_step, step);
+    if (at < m_step.size()) {
+        truncateFrom(at);
     }
     m_step.push_back(step);
     // Epoch and wall must not go backwards either, or binary search breaks.

@@ -16,8 +16,9 @@ enum class XAxis { Step, Epoch, Wall };
 class RunCurve
 {
 public:
-    /// Appends one point. A step at or before the last one replaces the
-    /// points from that step on (a resumed worker re-reports them).
+    /// Appends one point. A step at or before the last one drops the points
+    /// from that step on and the curve continues from it (a resumed worker
+    /// re-reports them): resumePosition(), the rule MetricSeries follows too.
     void append(double step, double epoch, double wall, double loss);
     void clear();
 

@@ -20,27 +20,20 @@ void MetricSeries::grow()
 
 void MetricSeries::add(std::int64_t step, double wall, double value)
 {
-    if (m_step.empty() || step > m_step.back()) {
-        if (m_step.size() == m_step.capacity())
-            grow();
-        m_step.push_back(step);
-        m_wall.push_back(wall);
-        m_value.push_back(value);
-        return;
-    }
-    const auto it = std::lower_bound(m_step.begin(), m_step.end(), step);
-    const auto i = static_cast<std::size_t>(it - m_step.begin());
-    ++m_revision;
-    if (it != m_step.end() && *it == step) {
-        m_wall[i] = wall;
-        m_value[i] = value;
-        return;
+    const std::size_t at = resumePosition(m_step, step);
+    if (at < m_step.size()) {
+        // A resumed worker: the curve continues from `step`. Shrinking keeps
+        // the reserve, so the points that follow need no reallocation.
+        ++m_revision;
+        m_step.resize(at);
+        m_wall.resize(at);
+        m_value.resize(at);
     }
     if (m_step.size() == m_step.capacity())
         grow();
-    m_step.insert(m_step.begin() + static_cast<std::ptrdiff_t>(i), step);
-    m_wall.insert(m_wall.begin() + static_cast<std::ptrdiff_t>(i), wall);
-    m_value.insert(m_value.begin() + static_cast<std::ptrdiff_t>(i), value);
+    m_step.push_back(step);
+    m_wall.push_back(wall);
+    m_value.push_back(value);
 }
 
 std::size_t MetricSeries::bytesReserved() const
@@ -219,7 +212,7 @@ void MetricStore::flush()
     m_dirty.clear();
     m_lastDirty = 0;
     std::sort(runs.begin(), runs.end());
-    emit updated(runs);
+    Q_EMIT updated(runs);
 }
 
 } // namespace trainyard

@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -17,11 +18,36 @@ namespace trainyard {
 
 struct MetricRecord;
 
+// The one rule for a re-reported step, shared by every point store (the
+// core's MetricSeries, the plots' RunCurve and their evaluation points): a
+// worker that resumes from a checkpoint reports the steps after the checkpoint
+// again, so the curve must continue from there. A step after the last one goes
+// at the end; a step at or before it goes where the first point at or after it
+// was, and every point from there on is dropped. Returns that index (the size
+// for a new step). `points` must be sorted by step, which the rule keeps true;
+// `stepOf` reads a point's step.
+template <typename Points, typename Step, typename StepOf>
+std::size_t resumePosition(const Points &points, Step step, StepOf stepOf)
+{
+    if (points.empty() || step > stepOf(points.back()))
+        return static_cast<std::size_t>(points.size());
+    const auto it = std::lower_bound(points.begin(), points.end(), step,
+                                     [&](const auto &point, Step s) { return stepOf(point) < s; });
+    return static_cast<std::size_t>(it - points.begin());
+}
+
+// The same for a column of steps.
+template <typename Step>
+std::size_t resumePosition(const std::vector<Step> &steps, Step step)
+{
+    return resumePosition(steps, step, [](Step s) { return s; });
+}
+
 // One metric of one run at full resolution, stored in columns (step, wall,
 // value: 24 bytes a point, growth capped at 1/4 so at most 30 bytes a point
-// are reserved). Points are kept sorted by step; a step reported again
-// replaces the older point (a resumed worker re-reports steps after its
-// checkpoint).
+// are reserved). Points are kept sorted by step; a step at or before the last
+// one follows resumePosition(): the points from that step on are dropped and
+// the series continues from there.
 class MetricSeries
 {
 public:
@@ -35,8 +61,8 @@ public:
     double value(std::size_t i) const { return m_value[i]; }
     double lastValue() const { return m_value.empty() ? 0.0 : m_value.back(); }
 
-    // Incremented whenever existing points change (replace or insert in the
-    // middle); a reader that only appends since its last look can compare it.
+    // Incremented whenever existing points are dropped (a re-reported step);
+    // a reader that only appends since its last look can compare it.
     quint64 revision() const { return m_revision; }
 
     void add(std::int64_t step, double wall, double value);
@@ -90,7 +116,7 @@ public:
     // Emits the pending batch now (tests, end of a file load).
     void flush();
 
-signals:
+Q_SIGNALS:
     // Runs whose series grew or changed since the last batch.
     void updated(const QList<trainyard::RunId> &runs);
 

@@ -1,4 +1,4 @@
-// MetricStore: columnar series, replaced steps, memory per point, batched
+// MetricStore: columnar series, the re-reported-step rule (continue from it), memory per point, batched
 // update signals.
 
 #include "metricstore.h"
@@ -12,7 +12,7 @@ class TestMetricStore : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void appendsInStepOrder()
     {
         MetricStore store;
@@ -29,27 +29,74 @@ private slots:
         QVERIFY(!store.series(2, QStringLiteral("loss")));
     }
 
-    void reReportedStepReplacesOlderValue()
+    void reReportedStepContinuesFromThere()
     {
         MetricStore store;
         for (int i = 1; i <= 10; ++i)
             store.add(1, QStringLiteral("loss"), i, i, 10.0 + i);
-        // A resumed worker re-reports steps 6..8 after its checkpoint.
+        // A resumed worker re-reports steps 6..8 after its checkpoint: the
+        // curve continues from step 6, the old 6..10 are gone.
         for (int i = 6; i <= 8; ++i)
             store.add(1, QStringLiteral("loss"), i, 100 + i, -double(i));
         const MetricSeries *s = store.series(1, QStringLiteral("loss"));
-        QCOMPARE(int(s->size()), 10);
+        QCOMPARE(int(s->size()), 8);
+        QCOMPARE(s->value(4), 15.0);
         QCOMPARE(s->value(5), -6.0);
         QCOMPARE(s->wall(7), 108.0);
-        QCOMPARE(s->value(8), 19.0);
-        QCOMPARE(s->revision(), 3u);
-        // A missing step in the middle is inserted in order.
+        QCOMPARE(s->lastValue(), -8.0);
+        // One cut (at step 6); 7 and 8 are plain appends after it.
+        QCOMPARE(s->revision(), 1u);
+        for (std::size_t i = 0; i < s->size(); ++i)
+            QCOMPARE(s->step(i), std::int64_t(i + 1));
+        // The run goes on past where it was before the resume.
+        for (int i = 9; i <= 12; ++i)
+            store.add(1, QStringLiteral("loss"), i, 100 + i, -double(i));
+        QCOMPARE(int(s->size()), 12);
+        QCOMPARE(s->revision(), 1u);
+        // The same step again (a final evaluation at the last step) takes its place.
+        store.add(1, QStringLiteral("loss"), 12, 200, 0.5);
+        QCOMPARE(int(s->size()), 12);
+        QCOMPARE(s->lastValue(), 0.5);
+        QCOMPARE(s->wall(11), 200.0);
+    }
+
+    void earlierStepDropsLaterOnes()
+    {
+        // A step between two points is no late arrival to slot in: it is a
+        // resume from an earlier checkpoint, so what came after it goes.
+        MetricStore store;
         store.add(1, QStringLiteral("eval"), 10, 1, 1);
         store.add(1, QStringLiteral("eval"), 30, 3, 3);
         store.add(1, QStringLiteral("eval"), 20, 2, 2);
         const MetricSeries *e = store.series(1, QStringLiteral("eval"));
+        QCOMPARE(int(e->size()), 2);
         QCOMPARE(e->step(1), std::int64_t(20));
-        QCOMPARE(e->value(2), 3.0);
+        QCOMPARE(e->value(1), 2.0);
+        // A step before the first point starts the curve over.
+        store.add(1, QStringLiteral("eval"), 5, 0.5, 0.25);
+        QCOMPARE(int(e->size()), 1);
+        QCOMPARE(e->step(0), std::int64_t(5));
+        QCOMPARE(e->revision(), 2u);
+    }
+
+    void resumePositionIsOneRule()
+    {
+        const std::vector<std::int64_t> steps{2, 4, 6};
+        QCOMPARE(resumePosition(steps, std::int64_t(7)), std::size_t(3)); // new: at the end
+        QCOMPARE(resumePosition(steps, std::int64_t(6)), std::size_t(2)); // the last again: replaces it
+        QCOMPARE(resumePosition(steps, std::int64_t(5)), std::size_t(2)); // drops 6
+        QCOMPARE(resumePosition(steps, std::int64_t(4)), std::size_t(1));
+        QCOMPARE(resumePosition(steps, std::int64_t(1)), std::size_t(0));
+        QCOMPARE(resumePosition(std::vector<double>{}, 3.0), std::size_t(0));
+        // Points of any kind, through their step.
+        struct Point
+        {
+            double step;
+            double value;
+        };
+        const QList<Point> points{{1, 0}, {3, 0}};
+        QCOMPARE(resumePosition(points, 2.0, [](const Point &p) { return p.step; }), std::size_t(1));
+        QCOMPARE(resumePosition(points, 4.0, [](const Point &p) { return p.step; }), std::size_t(2));
     }
 
     void atMost32BytesPerPoint()

@@ -3,6 +3,7 @@
 // through mimeData/dropMimeData, undo/redo of every edit, and drops through
 // the board's views with QTest mouse events.
 
+#include "boardcontroller.h"
 #include "boardmodel.h"
 #include "boardview.h"
 #include "laneview.h"
@@ -35,7 +36,8 @@ class TestBoardModel : public QObject
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<Session> m_session;
-    std::unique_ptr<QUndoStack> m_undo;
+    std::unique_ptr<BoardController> m_controller;
+    QUndoStack *m_undo = nullptr;
     std::unique_ptr<BoardModel> m_model;
     std::unique_ptr<QAbstractItemModelTester> m_tester;
 
@@ -66,8 +68,10 @@ private Q_SLOTS:
         QStringList errors;
         QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs")), QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
-        m_undo = std::make_unique<QUndoStack>();
-        m_model = std::make_unique<BoardModel>(m_undo.get());
+        m_controller = std::make_unique<BoardController>();
+        m_controller->setScheduler(scheduler());
+        m_undo = m_controller->undoStack();
+        m_model = std::make_unique<BoardModel>(m_controller.get());
         m_tester = std::make_unique<QAbstractItemModelTester>(m_model.get(),
                                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
         m_model->setScheduler(scheduler(), m_session->metrics(), m_session->devices(), nullptr);
@@ -77,7 +81,8 @@ private Q_SLOTS:
     {
         m_tester.reset();
         m_model.reset();
-        m_undo.reset();
+        m_controller.reset();
+        m_undo = nullptr;
         m_session->close(false);
         m_session.reset();
     }
@@ -186,7 +191,7 @@ private Q_SLOTS:
 
     void removeAndUndo()
     {
-        QVERIFY(m_model->removeRun(scheduler()->findRun(QStringLiteral("b"))));
+        QVERIFY(m_controller->removeRun(scheduler()->findRun(QStringLiteral("b"))));
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
         m_undo->undo();
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));

@@ -1,13 +1,20 @@
 // qcustomplot.h uses `foreach` in its own templates.
 #undef QT_NO_FOREACH
 
-// The plots: full-resolution curves with TensorBoard smoothing and
-// replacement of re-reported steps, thinning that keeps extremes, repeat
-// bands, stable colours, axis and scale switches, read-out and export.
+// The plots: full-resolution curves with TensorBoard smoothing and the
+// core's rule for re-reported steps (continue from them, in the curve, the
+// evaluation points and through the feeder), thinning that keeps extremes,
+// repeat bands, stable colours, axis and scale switches, read-out and export.
 
+#include "metricstore.h"
+#include "plotfeeder.h"
 #include "plotwidget.h"
+#include "repeatband.h"
 #include "runcolors.h"
 #include "runcurve.h"
+#include "scheduler.h"
+#include "session.h"
+#include "uitesthelpers.h"
 
 #include <QFile>
 #include <QImage>
@@ -54,6 +61,123 @@ private Q_SLOTS:
         QCOMPARE(c.loss(5), 100.0);
         QCOMPARE(c.maxLoss(), 100.0);
         QCOMPARE(c.lowerBound(XAxis::Step, 6), qsizetype(5));
+    }
+
+    void curveAndStoreFollowOneRule()
+    {
+        // The same reports, with two resumes (one from before the first point
+        // reported again), reach the plots' curve and the core's series alike.
+        const QList<int> steps{1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 7, 8, 7, 8, 9};
+        RunCurve curve;
+        MetricSeries series;
+        for (int i = 0; i < steps.size(); ++i) {
+            curve.append(steps.at(i), 0, i, 100.0 + i);
+            series.add(steps.at(i), i, 100.0 + i);
+        }
+        QCOMPARE(curve.size(), qsizetype(series.size()));
+        QCOMPARE(curve.size(), qsizetype(9));
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            QCOMPARE(curve.x(XAxis::Step, qsizetype(i)), double(series.step(i)));
+            QCOMPARE(curve.loss(qsizetype(i)), series.value(i));
+            QCOMPARE(series.step(i), std::int64_t(i + 1));
+        }
+        // Steps 1, 2 from the start, 3..6 from the first resume, 7, 8 from the second.
+        QCOMPARE(series.value(2), 106.0);
+        QCOMPARE(series.value(6), 112.0);
+        QCOMPARE(curve.maxLoss(), 114.0);
+        QCOMPARE(curve.minLoss(), 100.0);
+    }
+
+    void reReportedEvalStepsContinueFromThere()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 10; s <= 50; s += 10) {
+            plot.appendEval(QStringLiteral("r"), s, s / 10.0, s, QStringLiteral("valid/mrr"), s / 100.0);
+        }
+        // A resume from step 20 evaluates again at 30: 40 and 50 are gone.
+        plot.appendEval(QStringLiteral("r"), 30, 3, 60, QStringLiteral("valid/mrr"), 0.9);
+        plot.setSelectedRuns({QStringLiteral("r")});
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(plot.exportCsv(dir.filePath(QStringLiteral("e.csv")), &error), qPrintable(error));
+        QFile csv(dir.filePath(QStringLiteral("e.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 4); // header, 10, 20, 30
+        QCOMPARE(lines.at(3), QStringLiteral("r,30,3,60,valid/mrr,0.9"));
+    }
+
+    void feederFollowsAResumedRun()
+    {
+        // The store cuts at the re-reported step; the feeder sees the cut
+        // (revision) and feeds the plot again, which ends with the store's points.
+        QTemporaryDir dir;
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.open(trainyard::testing::twoLaneExperiment(dir.filePath(QStringLiteral("runs"))), QString(),
+                              &errors),
+                 qPrintable(errors.join(QLatin1Char('\n'))));
+        const RunId id = session.scheduler()->findRun(QStringLiteral("a"));
+        RunColors colors;
+        PlotWidget plot(&colors);
+        PlotFeeder feeder(&plot);
+        feeder.setSource(session.scheduler(), session.metrics());
+        feeder.setSelection({id});
+        MetricStore *store = session.metrics();
+        for (int s = 1; s <= 10; ++s) {
+            store->add(id, QStringLiteral("loss"), s, s, 1.0 / s);
+            store->add(id, QStringLiteral("epoch"), s, s, s / 5);
+        }
+        store->flush();
+        const RunCurve *curve = plot.curve(QString::number(id));
+        QVERIFY(curve);
+        QCOMPARE(curve->size(), qsizetype(10));
+        // Resumed from the checkpoint at step 6.
+        for (int s = 7; s <= 12; ++s) {
+            store->add(id, QStringLiteral("loss"), s, 100 + s, 50.0 + s);
+            store->add(id, QStringLiteral("epoch"), s, 100 + s, s / 5);
+        }
+        store->flush();
+        const MetricSeries *loss = store->series(id, QStringLiteral("loss"));
+        QCOMPARE(loss->size(), std::size_t(12));
+        QCOMPARE(curve->size(), qsizetype(loss->size()));
+        for (std::size_t i = 0; i < loss->size(); ++i) {
+            QCOMPARE(curve->x(XAxis::Step, qsizetype(i)), double(loss->step(i)));
+            QCOMPARE(curve->loss(qsizetype(i)), float(loss->value(i)));
+        }
+        QCOMPARE(curve->loss(5), float(1.0 / 6));
+        QCOMPARE(curve->loss(6), 57.0f);
+        feeder.setSource(nullptr, nullptr);
+        session.close(false);
+    }
+
+    void bandsSpanTheRepeats()
+    {
+        RunCurve low;
+        RunCurve high;
+        RunCurve shortOne;
+        for (int s = 0; s <= 10; ++s) {
+            low.append(s, 0, s, 1.0);
+            high.append(s, 0, s, 3.0);
+            if (s <= 5) {
+                shortOne.append(s, 0, s, 5.0);
+            }
+        }
+        const BandSeries minMax = repeatBand({&low, &high, &shortOne}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax);
+        QCOMPARE(minMax.xs.size(), 11);
+        QCOMPARE(minMax.xs.first(), 0.0);
+        QCOMPARE(minMax.xs.last(), 10.0);
+        QCOMPARE(minMax.mean.first(), 3.0); // all three
+        QCOMPARE(minMax.upper.first(), 5.0);
+        QCOMPARE(minMax.lower.first(), 1.0);
+        QCOMPARE(minMax.mean.last(), 2.0); // the short one has ended
+        QCOMPARE(minMax.upper.last(), 3.0);
+        const BandSeries stdBand = repeatBand({&low, &high}, XAxis::Step, 0, 10, 11, RepeatBand::Std);
+        QCOMPARE(stdBand.upper.at(3), 3.0);
+        QCOMPARE(stdBand.lower.at(3), 1.0);
+        QVERIFY(repeatBand({}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
     }
 
     void thinningKeepsExtremesAndBoundsPoints()

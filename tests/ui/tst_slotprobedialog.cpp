@@ -2,6 +2,7 @@
 // table, recommendation remembered, "Set slots to N", cancel), and the lane
 // header's remembered recommendation (BoardModel::SlotAdviceRole).
 
+#include "boardcontroller.h"
 #include "boardmodel.h"
 #include "boardview.h"
 #include "desktopapp.h"
@@ -50,7 +51,7 @@ class TestSlotProbeDialog : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // the advice file goes to a test location
@@ -170,7 +171,7 @@ private slots:
         QCOMPARE(scheduler->lane(0).slotCount, 1);
         Q_EMIT dialog->setSlotsRequested(3);
         QCOMPARE(scheduler->lane(0).slotCount, 3);
-        window.boardModel()->undoStack()->undo();
+        window.boardController()->undoStack()->undo();
         QCOMPARE(scheduler->lane(0).slotCount, 1);
         dialog->reject(); // cancels (the default worker cannot train "fake": either way nothing is left)
         QVERIFY(!dialog->probe()->isRunning());
@@ -202,8 +203,8 @@ private slots:
         Session session;
         QStringList errors;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        QUndoStack undo;
-        BoardModel model(&undo);
+        BoardController controller;
+        BoardModel model(&controller);
         model.setScheduler(session.scheduler(), session.metrics(), session.devices(), nullptr);
         model.reloadSlotAdvice();
         QCOMPARE(model.laneIndex(0).data(BoardModel::SlotAdviceRole).toString(),

@@ -1,0 +1,302 @@
+// The board's edits through BoardController over a real Session (no worker
+// is started: the runs stay queued): undo and redo of every edit, the macros
+// that make an edit of several runs one step, refused edits, and the clean
+// state the window title shows.
+
+#include "boardcontroller.h"
+#include "scheduler.h"
+#include "session.h"
+#include "uitesthelpers.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace trainyard;
+using namespace trainyard::testing;
+
+class TestBoardController : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<Session> m_session;
+    std::unique_ptr<BoardController> m_controller;
+
+    Scheduler *scheduler() const { return m_session->scheduler(); }
+    QUndoStack *undo() const { return m_controller->undoStack(); }
+    RunId id(const QString &name) const { return scheduler()->findRun(name); }
+    QStringList laneNames(int lane) const
+    {
+        QStringList names;
+        for (RunId run : scheduler()->lane(lane).runs) {
+            names.append(scheduler()->run(run).name);
+        }
+        return names;
+    }
+    static QStringList names(std::initializer_list<const char *> list)
+    {
+        QStringList out;
+        for (const char *n : list) {
+            out.append(QString::fromLatin1(n));
+        }
+        return out;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        m_session = std::make_unique<Session>();
+        QStringList errors;
+        QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs")), QString(), &errors),
+                 qPrintable(errors.join(QLatin1Char('\n'))));
+        m_controller = std::make_unique<BoardController>();
+        m_controller->setScheduler(scheduler());
+    }
+
+    void cleanup()
+    {
+        m_controller.reset();
+        m_session->close(false);
+        m_session.reset();
+    }
+
+    void queueSpecAndUndo()
+    {
+        QList<RunId> queued;
+        QVERIFY(m_controller->queueSpec(0, 1, tinyKgSpec(QStringLiteral("q")), 2, &queued));
+        QCOMPARE(queued.size(), 2);
+        QCOMPARE(scheduler()->run(queued.at(1)).name, QStringLiteral("q-2"));
+        QCOMPARE(laneNames(0), names({"a", "q-1", "q-2", "b", "c"}));
+        QCOMPARE(undo()->count(), 1);
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        undo()->redo();
+        QCOMPARE(laneNames(0), names({"a", "q-1", "q-2", "b", "c"}));
+        // The end of the lane.
+        QVERIFY(m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("e")), 1));
+        QCOMPARE(laneNames(1), names({"d", "e"}));
+    }
+
+    void moveRunAndUndo()
+    {
+        QVERIFY(m_controller->moveRun(id(QStringLiteral("c")), 1, 0));
+        QCOMPARE(laneNames(0), names({"a", "b"}));
+        QCOMPARE(laneNames(1), names({"c", "d"}));
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        QCOMPARE(laneNames(1), names({"d"}));
+        undo()->redo();
+        QCOMPARE(laneNames(1), names({"c", "d"}));
+        // Where it already is: nothing to undo.
+        QVERIFY(m_controller->moveRun(id(QStringLiteral("c")), 1, 0));
+        QCOMPARE(undo()->count(), 1);
+    }
+
+    void duplicateRunAndUndo()
+    {
+        QVERIFY(m_controller->duplicateRun(id(QStringLiteral("a")), 1, 1));
+        QCOMPARE(laneNames(1).size(), 2);
+        const QString copy = laneNames(1).at(1);
+        QVERIFY2(copy != QLatin1String("a") && copy.startsWith(QLatin1String("a")), qPrintable(copy));
+        QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate a"));
+        undo()->undo();
+        QCOMPARE(laneNames(1), names({"d"}));
+        undo()->redo();
+        QCOMPARE(laneNames(1), (QStringList{QStringLiteral("d"), copy}));
+    }
+
+    void removeRunAndUndo()
+    {
+        QVERIFY(m_controller->removeRun(id(QStringLiteral("b"))));
+        QCOMPARE(laneNames(0), names({"a", "c"}));
+        undo()->undo();
+        // Back where it was, under its name (with a new id).
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        undo()->redo();
+        QCOMPARE(laneNames(0), names({"a", "c"}));
+        QVERIFY(!m_controller->removeRun(id(QStringLiteral("b")))); // no such run any more
+        QCOMPARE(undo()->count(), 1);
+    }
+
+    void editRunAndUndo()
+    {
+        QJsonObject spec = scheduler()->run(id(QStringLiteral("d"))).spec;
+        QJsonObject model = spec.value(QLatin1String("model")).toObject();
+        model.insert(QStringLiteral("dim"), 32);
+        spec.insert(QStringLiteral("model"), model);
+        QVERIFY(m_controller->editRun(id(QStringLiteral("d")), spec));
+        auto dim = [this] {
+            return scheduler()->run(id(QStringLiteral("d"))).spec.value(QLatin1String("model")).toObject()
+                .value(QLatin1String("dim")).toInt();
+        };
+        QCOMPARE(dim(), 32);
+        undo()->undo();
+        QCOMPARE(dim(), 8);
+        undo()->redo();
+        QCOMPARE(dim(), 32);
+    }
+
+    void laneEditsAndUndo()
+    {
+        QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 3));
+        QCOMPARE(scheduler()->laneCount(), 3);
+        QCOMPARE(scheduler()->lane(2).slotCount, 3);
+        undo()->undo();
+        QCOMPARE(scheduler()->laneCount(), 2);
+        undo()->redo();
+        QCOMPARE(scheduler()->laneCount(), 3);
+
+        QVERIFY(m_controller->editLane(1, QStringLiteral("cpu"), 4));
+        QCOMPARE(scheduler()->lane(1).slotCount, 4);
+        undo()->undo();
+        QCOMPARE(scheduler()->lane(1).slotCount, 1);
+        undo()->redo();
+        QCOMPARE(scheduler()->lane(1).slotCount, 4);
+
+        // The new lane is empty: it can go, and come back where it was.
+        QVERIFY(m_controller->removeLane(2));
+        QCOMPARE(scheduler()->laneCount(), 2);
+        undo()->undo();
+        QCOMPARE(scheduler()->laneCount(), 3);
+        QCOMPARE(scheduler()->lane(2).slotCount, 3);
+        QVERIFY(!m_controller->removeLane(7));
+    }
+
+    void refusedEditsSayWhyAndLeaveNoStep()
+    {
+        QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
+        // Lane 1 holds "d".
+        QVERIFY(!m_controller->removeLane(1));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("still holds runs")),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(scheduler()->laneCount(), 2);
+        QCOMPARE(undo()->count(), 0);
+        // No such lane for a new run.
+        QVERIFY(!m_controller->queueSpec(9, -1, tinyKgSpec(QStringLiteral("x")), 1));
+        QCOMPARE(failed.count(), 2);
+        QCOMPARE(undo()->count(), 0);
+        // A refusal does not stick: the next edit works.
+        QVERIFY(m_controller->removeRun(id(QStringLiteral("d"))));
+        QCOMPARE(undo()->count(), 1);
+    }
+
+    void withoutABoardNothingIsEdited()
+    {
+        m_controller->setScheduler(nullptr);
+        QVERIFY(!m_controller->queueSpec(0, -1, tinyKgSpec(QStringLiteral("x")), 1));
+        QVERIFY(!m_controller->moveRun(1, 0, 0));
+        QVERIFY(!m_controller->duplicateRun(1, 0, 0));
+        QVERIFY(!m_controller->removeRun(1));
+        QVERIFY(!m_controller->editRun(1, QJsonObject()));
+        QVERIFY(!m_controller->addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(!m_controller->removeLane(0));
+        QVERIFY(!m_controller->editLane(0, QStringLiteral("cpu"), 2));
+        QVERIFY(!m_controller->moveRuns({1}, 0, 0));
+        QVERIFY(!m_controller->copyRuns({1}, 0, 0));
+        QVERIFY(!m_controller->duplicateRuns({1}));
+        QVERIFY(!m_controller->removeRuns({1}));
+        QCOMPARE(undo()->count(), 0);
+        QCOMPARE(scheduler()->totalCount(), 4);
+    }
+
+    void moveRunsIsOneStep()
+    {
+        // "a" and "b" dropped before "d": positions count the lane before the move.
+        QVERIFY(m_controller->moveRuns({id(QStringLiteral("a")), id(QStringLiteral("b"))}, 1, 0));
+        QCOMPARE(laneNames(0), names({"c"}));
+        QCOMPARE(laneNames(1), names({"a", "b", "d"}));
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Move runs"));
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        QCOMPARE(laneNames(1), names({"d"}));
+        // Within a lane: "a" and "b" dropped at row 3 (after "c") end up after it.
+        QVERIFY(m_controller->moveRuns({id(QStringLiteral("a")), id(QStringLiteral("b"))}, 0, 3));
+        QCOMPARE(laneNames(0), names({"c", "a", "b"}));
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+    }
+
+    void copyRunsIsOneStep()
+    {
+        QVERIFY(m_controller->copyRuns({id(QStringLiteral("a")), id(QStringLiteral("c"))}, 1, 0));
+        QCOMPARE(laneNames(1).size(), 3);
+        QVERIFY(laneNames(1).at(0).startsWith(QLatin1String("a")));
+        QVERIFY(laneNames(1).at(1).startsWith(QLatin1String("c")));
+        QCOMPARE(laneNames(1).at(2), QStringLiteral("d"));
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate runs"));
+        undo()->undo();
+        QCOMPARE(laneNames(1), names({"d"}));
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+    }
+
+    void duplicateRunsPutsEachCopyAfterItself()
+    {
+        QVERIFY(m_controller->duplicateRuns({id(QStringLiteral("a")), id(QStringLiteral("d"))}));
+        const QStringList first = laneNames(0);
+        QCOMPARE(first.size(), 4);
+        QCOMPARE(first.at(0), QStringLiteral("a"));
+        QVERIFY2(first.at(1).startsWith(QLatin1String("a")) && first.at(1) != QLatin1String("a"),
+                 qPrintable(first.at(1)));
+        QCOMPARE(first.at(2), QStringLiteral("b"));
+        QCOMPARE(laneNames(1).size(), 2);
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate"));
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        QCOMPARE(laneNames(1), names({"d"}));
+        undo()->redo();
+        QCOMPARE(laneNames(0).size(), 4);
+        QCOMPARE(laneNames(1).size(), 2);
+    }
+
+    void removeRunsIsOneStep()
+    {
+        QVERIFY(m_controller->removeRuns({id(QStringLiteral("a")), id(QStringLiteral("c")), id(QStringLiteral("d"))}));
+        QCOMPARE(laneNames(0), names({"b"}));
+        QCOMPARE(laneNames(1), QStringList());
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Remove"));
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        QCOMPARE(laneNames(1), names({"d"}));
+    }
+
+    void cleanStateFollowsSaveUndoAndNewBoards()
+    {
+        QSignalSpy clean(m_controller.get(), &BoardController::cleanChanged);
+        QVERIFY(m_controller->isClean()); // as opened
+        QVERIFY(m_controller->removeRun(id(QStringLiteral("a"))));
+        QVERIFY(!m_controller->isClean());
+        QCOMPARE(clean.count(), 1);
+        QCOMPARE(clean.last().at(0).toBool(), false);
+        m_controller->markSaved();
+        QVERIFY(m_controller->isClean());
+        QCOMPARE(clean.last().at(0).toBool(), true);
+        // Undo leaves the saved state, redo returns to it.
+        undo()->undo();
+        QVERIFY(!m_controller->isClean());
+        undo()->redo();
+        QVERIFY(m_controller->isClean());
+        // An edit after the save.
+        QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(!m_controller->isClean());
+        // Another board (or none) starts a clean, empty history.
+        m_controller->setScheduler(nullptr);
+        QVERIFY(m_controller->isClean());
+        QCOMPARE(undo()->count(), 0);
+        QCOMPARE(clean.last().at(0).toBool(), true);
+        m_controller->setScheduler(scheduler());
+        QVERIFY(m_controller->isClean());
+        QCOMPARE(undo()->count(), 0);
+    }
+};
+
+QTEST_MAIN(TestBoardController)
+#include "tst_boardcontroller.moc"

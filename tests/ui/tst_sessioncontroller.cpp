@@ -1,0 +1,183 @@
+// The open experiment through SessionController, without a window: opening
+// a file (and failing to), a new board, the title with its unsaved-edits "*",
+// saving, and closing with the views told first. Closing while runs train is
+// in tst_mainwindow (it needs the worker).
+
+#include "boardcontroller.h"
+#include "scheduler.h"
+#include "session.h"
+#include "sessioncontroller.h"
+#include "uitesthelpers.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace trainyard;
+using namespace trainyard::testing;
+
+namespace {
+
+QString writeExperiment(const QTemporaryDir &dir)
+{
+    const QJsonObject experiment{
+        {QStringLiteral("name"), QStringLiteral("session-test")},
+        {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+        {QStringLiteral("lanes"),
+         QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                {QStringLiteral("runs"), QJsonArray{tinyKgSpec(QStringLiteral("a")),
+                                                                    tinyKgSpec(QStringLiteral("b"))}}}}}};
+    const QString path = dir.filePath(QStringLiteral("experiment.json"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        return {};
+    }
+    file.write(QJsonDocument(experiment).toJson());
+    return path;
+}
+
+} // namespace
+
+class TestSessionController : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        qRegisterMetaType<Session *>(); // for QSignalSpy on sessionOpened
+    }
+
+    void opensAFileAndTitlesIt()
+    {
+        QTemporaryDir dir;
+        const QString path = writeExperiment(dir);
+        QVERIFY(!path.isEmpty());
+        BoardController board;
+        SessionController sessions(&board);
+        QSignalSpy opened(&sessions, &SessionController::sessionOpened);
+        QSignalSpy used(&sessions, &SessionController::fileUsed);
+        QSignalSpy titles(&sessions, &SessionController::titleChanged);
+        QCOMPARE(sessions.title(), QStringLiteral("no experiment (not saved) — Trainyard"));
+        QCOMPARE(sessions.finishCountText(), QString());
+
+        QVERIFY(sessions.openFile(path));
+        QVERIFY(sessions.session());
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(opened.at(0).at(0).value<Session *>(), sessions.session());
+        // The board controller edits the new board.
+        QCOMPARE(board.scheduler(), sessions.session()->scheduler());
+        QCOMPARE(used.count(), 1);
+        QCOMPARE(used.at(0).at(0).toString(), QFileInfo(path).absoluteFilePath());
+        QCOMPARE(sessions.title(), QStringLiteral("session-test (experiment.json) — Trainyard"));
+        QVERIFY(!titles.isEmpty());
+        QCOMPARE(titles.last().at(0).toString(), sessions.title());
+        QCOMPARE(sessions.finishCountText(), QStringLiteral("0 of 2 finished"));
+    }
+
+    void editsMarkTheTitleUntilSaved()
+    {
+        QTemporaryDir dir;
+        BoardController board;
+        SessionController sessions(&board);
+        QVERIFY(sessions.openFile(writeExperiment(dir)));
+        QSignalSpy titles(&sessions, &SessionController::titleChanged);
+        QSignalSpy saved(&sessions, &SessionController::saved);
+        QVERIFY(board.removeRun(sessions.session()->scheduler()->findRun(QStringLiteral("a"))));
+        QCOMPARE(sessions.title(), QStringLiteral("session-test* (experiment.json) — Trainyard"));
+        QCOMPARE(titles.last().at(0).toString(), sessions.title());
+        board.undoStack()->undo();
+        QCOMPARE(sessions.title(), QStringLiteral("session-test (experiment.json) — Trainyard"));
+        board.undoStack()->redo();
+
+        // Save as another file: clean, and the title names the new file.
+        const QString copy = dir.filePath(QStringLiteral("copy.json"));
+        QVERIFY(sessions.saveTo(copy));
+        QCOMPARE(saved.count(), 1);
+        QCOMPARE(saved.at(0).at(0).toString(), copy);
+        QVERIFY(board.isClean());
+        QCOMPARE(sessions.title(), QStringLiteral("session-test (copy.json) — Trainyard"));
+        QCOMPARE(titles.last().at(0).toString(), sessions.title());
+        QCOMPARE(sessions.finishCountText(), QStringLiteral("0 of 1 finished"));
+        // What was saved opens again as it was.
+        QVERIFY(sessions.openFile(copy));
+        QCOMPARE(sessions.session()->scheduler()->totalCount(), 1);
+        QVERIFY(board.isClean());
+        QCOMPARE(board.undoStack()->count(), 0);
+    }
+
+    void failuresAreReported()
+    {
+        QTemporaryDir dir;
+        BoardController board;
+        SessionController sessions(&board);
+        QSignalSpy openFailed(&sessions, &SessionController::openFailed);
+        QSignalSpy saveFailed(&sessions, &SessionController::saveFailed);
+        QVERIFY(!sessions.saveTo(dir.filePath(QStringLiteral("x.json")))); // nothing open
+        QVERIFY(sessions.openFile(writeExperiment(dir)));
+        QVERIFY(!sessions.saveTo(QStringLiteral("/nonexistent-dir/x.json")));
+        QCOMPARE(saveFailed.count(), 1);
+        QVERIFY(!saveFailed.at(0).at(0).toString().isEmpty());
+
+        // The open experiment is closed before the next one is tried.
+        QVERIFY(!sessions.openFile(dir.filePath(QStringLiteral("missing.json"))));
+        QCOMPARE(openFailed.count(), 1);
+        QVERIFY2(openFailed.at(0).at(0).toString().startsWith(QLatin1String("The experiment could not be opened:")),
+                 qPrintable(openFailed.at(0).at(0).toString()));
+        QVERIFY(!sessions.session());
+        QVERIFY(!board.scheduler());
+        QCOMPARE(sessions.title(), QStringLiteral("no experiment (not saved) — Trainyard"));
+    }
+
+    void newExperimentIsOneCpuLane()
+    {
+        BoardController board;
+        SessionController sessions(&board);
+        QVERIFY(sessions.newExperiment());
+        Scheduler *scheduler = sessions.session()->scheduler();
+        QCOMPARE(scheduler->laneCount(), 1);
+        QCOMPARE(scheduler->lane(0).device, QStringLiteral("cpu"));
+        QCOMPARE(scheduler->totalCount(), 0);
+        QVERIFY2(sessions.title().startsWith(QLatin1String("untitled-")), qPrintable(sessions.title()));
+        QVERIFY(sessions.title().endsWith(QStringLiteral(" (not saved) — Trainyard")));
+    }
+
+    void closingTellsTheViewsFirst()
+    {
+        QTemporaryDir dir;
+        BoardController board;
+        SessionController sessions(&board);
+        int asked = 0;
+        sessions.setCloseChooser([&] {
+            ++asked;
+            return SessionController::CloseChoice::Cancel;
+        });
+        QVERIFY(sessions.openFile(writeExperiment(dir)));
+        QVERIFY(board.removeRun(sessions.session()->scheduler()->findRun(QStringLiteral("a"))));
+        Session *open = sessions.session();
+        bool sawItOpen = false;
+        connect(&sessions, &SessionController::sessionAboutToClose, this, [&](Session *session) {
+            // Still open, and its board still edited, while the views let go.
+            sawItOpen = session == open && sessions.session() == open && board.scheduler() == open->scheduler();
+        });
+        QSignalSpy closed(&sessions, &SessionController::sessionClosed);
+        // Nothing trains: the chooser is not asked.
+        QVERIFY(sessions.closeSession());
+        QCOMPARE(asked, 0);
+        QVERIFY(sawItOpen);
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!sessions.session());
+        QVERIFY(!board.scheduler());
+        QCOMPARE(board.undoStack()->count(), 0);
+        QVERIFY(sessions.closeSession()); // nothing open: nothing to do
+        QCOMPARE(closed.count(), 1);
+    }
+};
+
+QTEST_MAIN(TestSessionController)
+#include "tst_sessioncontroller.moc"

@@ -1,0 +1,124 @@
+// qcustomplot.h uses `foreach` in its own templates; our code never does.
+#undef QT_NO_FOREACH
+
+#include "plotaxes.h"
+
+#include <qcustomplot.h>
+
+namespace trainyard {
+
+namespace {
+
+QCPTextElement *setupPlot(QCustomPlot *plot, const QString &title)
+{
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->setNoAntialiasingOnDrag(true);
+    plot->setPlottingHint(QCP::phFastPolylines, true);
+    plot->plotLayout()->insertRow(0);
+    auto *text = new QCPTextElement(plot, title, QFont(plot->font().family(), 10, QFont::Bold));
+    plot->plotLayout()->addElement(0, 0, text);
+    plot->legend->setVisible(true);
+    plot->legend->setFont(QFont(plot->font().family(), 8));
+    plot->legend->setBrush(QColor(255, 255, 255, 200));
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->xAxis->setLabel(PlotAxes::axisName(XAxis::Step));
+    return text;
+}
+
+} // namespace
+
+PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
+    : QObject(parent)
+    , m_loss(loss)
+    , m_eval(eval)
+{
+    setupPlot(m_loss, tr("Training loss"));
+    m_evalTitle = setupPlot(m_eval, tr("Evaluation"));
+    // Evaluation metrics mostly rise: their legend goes where the curves are not.
+    m_eval->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
+    m_eval->yAxis->setNumberPrecision(3);
+    m_loss->yAxis->setLabel(tr("loss"));
+    // Keep both plots on one x range.
+    connect(m_loss->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this](const QCPRange &r) {
+        if (m_settingRange) {
+            return;
+        }
+        m_settingRange = true;
+        m_eval->xAxis->setRange(r);
+        m_eval->replot(QCustomPlot::rpQueuedReplot);
+        m_settingRange = false;
+        Q_EMIT xRangeChanged();
+    });
+    connect(m_eval->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this](const QCPRange &r) {
+        if (m_settingRange) {
+            return;
+        }
+        m_settingRange = true;
+        m_loss->xAxis->setRange(r);
+        m_settingRange = false;
+        Q_EMIT xRangeChanged();
+    });
+}
+
+QString PlotAxes::axisName(XAxis axis)
+{
+    switch (axis) {
+    case XAxis::Epoch:
+        return tr("epoch");
+    case XAxis::Wall:
+        return tr("wall time (s)");
+    case XAxis::Step:
+        break;
+    }
+    return tr("step");
+}
+
+void PlotAxes::setLogScale(bool on)
+{
+    m_log = on;
+    if (on) {
+        m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    } else {
+        m_loss->yAxis->setScaleType(QCPAxis::stLinear);
+        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    }
+}
+
+void PlotAxes::setXAxis(XAxis axis)
+{
+    m_loss->xAxis->setLabel(axisName(axis));
+    m_eval->xAxis->setLabel(axisName(axis));
+}
+
+void PlotAxes::setEvalMetric(const QString &metric)
+{
+    m_evalTitle->setText(tr("Evaluation: %1").arg(metric));
+    m_eval->yAxis->setLabel(metric);
+}
+
+void PlotAxes::fit(const DataExtent &e)
+{
+    m_settingRange = true;
+    if (e.xMin <= e.xMax) {
+        const double pad = e.xMax > e.xMin ? 0.0 : 1.0;
+        m_loss->xAxis->setRange(e.xMin - pad, e.xMax + pad);
+        m_eval->xAxis->setRange(e.xMin - pad, e.xMax + pad);
+    }
+    if (e.yMin <= e.yMax) {
+        if (m_log) {
+            m_loss->yAxis->setRange(e.yMin / 1.2, e.yMax * 1.2);
+        } else {
+            const double pad = e.yMax > e.yMin ? 0.05 * (e.yMax - e.yMin) : 0.5;
+            m_loss->yAxis->setRange(e.yMin - pad, e.yMax + pad);
+        }
+    }
+    if (e.evalMin <= e.evalMax) {
+        const double pad = e.evalMax > e.evalMin ? 0.05 * (e.evalMax - e.evalMin) : 0.05;
+        m_eval->yAxis->setRange(e.evalMin - pad, e.evalMax + pad);
+    }
+    m_settingRange = false;
+}
+
+} // namespace trainyard

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "runcurve.h"
+
+#include <QList>
+#include <QVector>
+
+namespace trainyard {
+
+/// How the plots draw the repeats of one spec: each as its own line, or
+/// their mean with a band from the lowest to the highest, or of ±1 standard
+/// deviation around the mean.
+enum class RepeatBand { Lines, MinMax, Std };
+
+/// A group of repeats drawn as one mean line inside a band.
+struct BandSeries
+{
+    QVector<double> xs;
+    QVector<double> mean;
+    QVector<double> upper;
+    QVector<double> lower;
+};
+
+/// The mean and band of `curves` (their smoothed values) on an even grid of
+/// at most min(buckets, 1000) points over [lo, hi], clipped to where any
+/// curve has data. A curve counts only where it has data, so the band
+/// follows repeats as they finish. `band` MinMax or Std (Lines draws no band).
+BandSeries repeatBand(const QList<const RunCurve *> &curves, XAxis axis, double lo, double hi, int buckets,
+                      RepeatBand band);
+
+} // namespace trainyard

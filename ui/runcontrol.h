@@ -1,0 +1,54 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QObject>
+
+#include <functional>
+
+class QMainWindow;
+
+namespace trainyard {
+
+class BoardView;
+class Scheduler;
+class SessionController;
+
+/// Run control from the window's actions on the open session's scheduler:
+/// start, stop, pause, resume and retry the runs selected on the board, start
+/// all (after the preflight check, which may ask) and stop all. What the
+/// scheduler refuses goes to the window's status bar.
+class RunControl : public QObject
+{
+    Q_OBJECT
+public:
+    RunControl(SessionController *sessions, BoardView *board, QMainWindow *window);
+
+    /// Whether "start all" asks before starting despite preflight problems
+    /// (off where nobody can answer: tests, screenshots).
+    void setConfirmStart(bool on) { m_confirmStart = on; }
+
+    void startSelected();
+    void stopSelected();
+    void pauseSelected();
+    void resumeSelected();
+    /// A stopped run carries on from its checkpoint; others start over.
+    void retrySelected();
+    void startAll();
+    void stopAll();
+
+Q_SIGNALS:
+    /// Runs were asked to start or stop: actions and counts may change.
+    void runsChanged();
+
+private:
+    void forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action);
+    Scheduler *scheduler() const;
+
+    SessionController *m_sessions;
+    BoardView *m_board;
+    QMainWindow *m_window;
+    bool m_confirmStart = true;
+};
+
+} // namespace trainyard

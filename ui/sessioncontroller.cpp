@@ -1,0 +1,170 @@
+#include "sessioncontroller.h"
+
+#include "boardcontroller.h"
+#include "experiment.h"
+#include "logcategories.h"
+#include "scheduler.h"
+#include "session.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+
+namespace trainyard {
+
+SessionController::SessionController(BoardController *board, QObject *parent)
+    : QObject(parent)
+    , m_board(board)
+{
+    connect(m_board, &BoardController::cleanChanged, this, &SessionController::updateTitle);
+}
+
+SessionController::~SessionController()
+{
+    if (m_session) {
+        endSession(false);
+    }
+}
+
+bool SessionController::openDemo()
+{
+    if (!closeSession()) {
+        return false;
+    }
+    auto session = std::make_unique<Session>();
+    QStringList errors;
+    if (!session->loadDemo(&errors)) {
+        return install(nullptr, errors);
+    }
+    return install(std::move(session), errors);
+}
+
+bool SessionController::openFile(const QString &path)
+{
+    if (!closeSession()) {
+        return false;
+    }
+    auto session = std::make_unique<Session>();
+    QStringList errors;
+    if (!session->load(path, &errors)) {
+        return install(nullptr, errors);
+    }
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+    return install(std::move(session), errors);
+}
+
+bool SessionController::newExperiment()
+{
+    if (!closeSession()) {
+        return false;
+    }
+    Experiment experiment;
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    experiment.name = QStringLiteral("untitled-%1").arg(stamp);
+    ExperimentLane lane;
+    lane.device = QStringLiteral("cpu");
+    experiment.lanes.append(lane);
+    auto session = std::make_unique<Session>();
+    QStringList errors;
+    if (!session->open(experiment, QString(), &errors)) {
+        return install(nullptr, errors);
+    }
+    return install(std::move(session), errors);
+}
+
+bool SessionController::install(std::unique_ptr<Session> session, const QStringList &errors)
+{
+    if (!session) {
+        qCWarning(lcUi).noquote() << "cannot open the experiment:" << errors.join(QLatin1String("; "));
+        Q_EMIT openFailed(tr("The experiment could not be opened:\n\n%1").arg(errors.join(QLatin1Char('\n'))));
+        updateTitle();
+        return false;
+    }
+    m_session = std::move(session);
+    m_board->setScheduler(m_session->scheduler());
+    connect(m_session.get(), &Session::nameChanged, this, &SessionController::updateTitle);
+    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with" << m_session->scheduler()->totalCount()
+                           << "runs" << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
+    Q_EMIT sessionOpened(m_session.get(), errors);
+    updateTitle();
+    return true;
+}
+
+bool SessionController::closeSession()
+{
+    if (!m_session) {
+        return true;
+    }
+    bool leave = false;
+    if (m_session->scheduler()->activeCount() > 0) {
+        const CloseChoice choice = m_closeChooser ? m_closeChooser() : CloseChoice::StopRuns;
+        if (choice == CloseChoice::Cancel) {
+            return false;
+        }
+        leave = choice == CloseChoice::LeaveRunning;
+    }
+    endSession(leave);
+    return true;
+}
+
+void SessionController::closeWithoutAsking()
+{
+    if (m_session) {
+        endSession(false);
+    }
+}
+
+void SessionController::endSession(bool leaveRunning)
+{
+    // Views first: they watch the session's objects.
+    Q_EMIT sessionAboutToClose(m_session.get());
+    m_board->setScheduler(nullptr);
+    qCInfo(lcUi).noquote() << "closing" << m_session->name()
+                           << (leaveRunning ? QStringLiteral("and leaving its runs running")
+                                            : QStringLiteral("and stopping its runs"));
+    m_session->close(leaveRunning);
+    m_session.reset();
+    Q_EMIT sessionClosed();
+}
+
+bool SessionController::saveTo(const QString &path)
+{
+    if (!m_session) {
+        return false;
+    }
+    QString error;
+    if (!m_session->save(path, &error)) {
+        qCWarning(lcUi).noquote() << "cannot save:" << error;
+        Q_EMIT saveFailed(error);
+        return false;
+    }
+    m_board->markSaved();
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+    updateTitle();
+    Q_EMIT saved(path);
+    return true;
+}
+
+QString SessionController::title() const
+{
+    const QString name = m_session ? m_session->name() : tr("no experiment");
+    const QString file = m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName()
+                                                                        : tr("not saved");
+    const QString unsaved = m_board->isClean() ? QString() : QStringLiteral("*");
+    return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, unsaved, file);
+}
+
+void SessionController::updateTitle()
+{
+    Q_EMIT titleChanged(title());
+}
+
+QString SessionController::finishCountText() const
+{
+    if (!m_session) {
+        return {};
+    }
+    const Scheduler *s = m_session->scheduler();
+    return tr("%1 of %2 finished").arg(s->finishedCount()).arg(s->totalCount());
+}
+
+} // namespace trainyard

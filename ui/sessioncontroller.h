@@ -1,0 +1,80 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+
+namespace trainyard {
+
+class BoardController;
+class Session;
+
+/// The open experiment: owns the core Session, opens one (a file, the demo,
+/// a new board), saves it, closes it (asking first what to do with runs that
+/// still train), and says what the window shows about it (title, finish
+/// count). It hands each board to the BoardController, whose clean state is
+/// the title's "*", and tells the window when a session comes and goes so the
+/// views can follow it. It shows nothing itself: failures come as signals.
+class SessionController : public QObject
+{
+    Q_OBJECT
+public:
+    /// What to do with training runs when the session closes.
+    enum class CloseChoice { StopRuns, LeaveRunning, Cancel };
+    /// Asked only while runs train. Without one, closing stops them.
+    using CloseChooser = std::function<CloseChoice()>;
+
+    /// Board edits of every session go through `board`, which must outlive this.
+    explicit SessionController(BoardController *board, QObject *parent = nullptr);
+    ~SessionController() override; ///< stops the runs of a session still open
+
+    Session *session() const { return m_session.get(); }
+
+    // Each closes the open session first (false when the user cancels that),
+    // and returns false after openFailed / saveFailed on failure.
+    bool openDemo();
+    bool openFile(const QString &path);
+    bool newExperiment();
+    bool saveTo(const QString &path);
+
+    /// Closes the session, asking the chooser while runs train; false when cancelled.
+    bool closeSession();
+    /// Closes the session without asking, stopping its runs (the window goes away).
+    void closeWithoutAsking();
+    void setCloseChooser(CloseChooser chooser) { m_closeChooser = std::move(chooser); }
+
+    /// "NAME[*] (FILE) — Trainyard"; "*" while the board has unsaved edits.
+    QString title() const;
+    /// "N of M finished" (empty without a session).
+    QString finishCountText() const;
+
+Q_SIGNALS:
+    /// A session is open (the BoardController already edits its board);
+    /// `warnings` are what loading it reported without failing.
+    void sessionOpened(trainyard::Session *session, const QStringList &warnings);
+    /// The session is about to close: let go of its objects now.
+    void sessionAboutToClose(trainyard::Session *session);
+    void sessionClosed();
+    void titleChanged(const QString &title);
+    /// An experiment could not be opened (the previous one is closed already).
+    void openFailed(const QString &message);
+    void saveFailed(const QString &message);
+    void saved(const QString &path);
+    /// A file was opened or saved (absolute path), for the recent files.
+    void fileUsed(const QString &path);
+
+private:
+    bool install(std::unique_ptr<Session> session, const QStringList &errors);
+    /// The one place a session ends: views let go, then Session::close.
+    void endSession(bool leaveRunning);
+    void updateTitle();
+
+    BoardController *m_board;
+    std::unique_ptr<Session> m_session;
+    CloseChooser m_closeChooser;
+};
+
+} // namespace trainyard
