@@ -1,13 +1,15 @@
 #include "commandline.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace trainyard {
 
 namespace {
 
-// Wide enough for "--stall-timeout S"; longer names push their text on.
-constexpr int kOptionColumn = 20;
+// Descriptions start in one column per help text, after the longest name;
+// a name longer than this pushes only its own text on.
+constexpr int kMaxOptionColumn = 28;
 
 QString optionSyntax(const QCommandLineOption &option)
 {
@@ -20,12 +22,12 @@ QString optionSyntax(const QCommandLineOption &option)
     return text;
 }
 
-QString row(const QString &left, const QString &right)
+QString row(const QString &left, const QString &right, int column)
 {
     const QString padded = QStringLiteral("  ") + left;
-    if (padded.size() + 2 > kOptionColumn)
+    if (padded.size() + 2 > column)
         return padded + QStringLiteral("  ") + right + QLatin1Char('\n');
-    return padded.leftJustified(kOptionColumn) + right + QLatin1Char('\n');
+    return padded.leftJustified(column) + right + QLatin1Char('\n');
 }
 
 } // namespace
@@ -101,6 +103,14 @@ std::optional<int> CommandLine::parse(const QStringList &args)
 
 QString CommandLine::helpText() const
 {
+    const QList<QCommandLineOption> options = m_options + QList<QCommandLineOption>{m_help, m_version};
+    qsizetype widest = 0;
+    for (const QCommandLineOption &option : options)
+        widest = std::max(widest, optionSyntax(option).size());
+    for (const auto &positional : m_positionals)
+        widest = std::max(widest, positional.first.size());
+    const int column = int(std::min<qsizetype>(widest + 4, kMaxOptionColumn));
+
     QString text;
     for (int i = 0; i < m_usage.size(); ++i)
         text += (i == 0 ? QStringLiteral("Usage: ") : QStringLiteral("       ")) + m_usage.at(i) + QLatin1Char('\n');
@@ -109,13 +119,11 @@ QString CommandLine::helpText() const
     if (!m_positionals.isEmpty()) {
         text += QStringLiteral("\nArguments:\n");
         for (const auto &[syntax, description] : m_positionals)
-            text += row(syntax, description);
+            text += row(syntax, description, column);
     }
     text += QStringLiteral("\nOptions:\n");
-    for (const QCommandLineOption &option : m_options)
-        text += row(optionSyntax(option), option.description());
-    text += row(optionSyntax(m_help), m_help.description());
-    text += row(optionSyntax(m_version), m_version.description());
+    for (const QCommandLineOption &option : options)
+        text += row(optionSyntax(option), option.description(), column);
     if (!m_notes.isEmpty())
         text += QLatin1Char('\n') + m_notes + QLatin1Char('\n');
     return text;

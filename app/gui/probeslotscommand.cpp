@@ -52,7 +52,8 @@ int probeSlotsCommand(const QStringList &args)
                                          QStringLiteral("steps each copy trains (at least 10)"), QStringLiteral("N"));
     for (const QCommandLineOption &option : {deviceOption, specOption, levelsOption, stepsOption})
         commandLine.addOption(option);
-    commandLine.setNotes(QStringLiteral("Exit status: 0 measured; 1 a copy failed or Ctrl-C; 2 bad arguments or spec."));
+    commandLine.setNotes(
+        QStringLiteral("Exit status: 0 measured; 1 a copy failed or Ctrl-C; 2 bad arguments or spec."));
     if (const auto exit = commandLine.parse(args))
         return *exit;
     const QCommandLineParser &options = commandLine.parser();
@@ -77,9 +78,11 @@ int probeSlotsCommand(const QStringList &args)
     }
     const auto steps = commandLine.intValue(stepsOption, 10, SlotProbe::kDefaultSteps);
     if (!steps)
-        return usageError(QStringLiteral("--steps: expected an integer ≥ 10, got \"%1\"").arg(options.value(stepsOption)));
+        return usageError(
+            QStringLiteral("--steps: expected an integer ≥ 10, got \"%1\"").arg(options.value(stepsOption)));
     if (device.isEmpty() || specPath.isEmpty())
-        return usageError(QStringLiteral("probe-slots needs --device DEV and --spec RUN.json (%1)").arg(commandLine.seeHelp()));
+        return usageError(
+            QStringLiteral("probe-slots needs --device DEV and --spec RUN.json (%1)").arg(commandLine.seeHelp()));
 
     QFile file(specPath);
     if (!file.open(QIODevice::ReadOnly))
@@ -121,8 +124,9 @@ int probeSlotsCommand(const QStringList &args)
     QObject::connect(&probe, &SlotProbe::progress, app, [&](int level, int count, int percent) {
         if (level != lastLevel && percent < 100) {
             lastLevel = level;
-            std::fprintf(stdout, "level %d of %d: %d cop%s (%d%% of the probe done)\n", level, count, levels.at(level - 1),
-                         levels.at(level - 1) == 1 ? "y" : "ies", percent);
+            const int copies = levels.at(level - 1);
+            std::fprintf(stdout, "level %d of %d: %d cop%s (%d%% of the probe done)\n", level, count, copies,
+                         copies == 1 ? "y" : "ies", percent);
             std::fflush(stdout);
         }
     });

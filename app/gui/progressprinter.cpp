@@ -19,7 +19,10 @@ QString duration(double seconds)
         return QStringLiteral("--:--");
     const qint64 s = static_cast<qint64>(seconds + 0.5);
     if (s >= 3600)
-        return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+        return QStringLiteral("%1:%2:%3")
+            .arg(s / 3600)
+            .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+            .arg(s % 60, 2, 10, QLatin1Char('0'));
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
@@ -36,7 +39,8 @@ ProgressPrinter::ProgressPrinter(Session *session, bool terminal)
                 plainProgress(id);
         }
     });
-    connect(m_scheduler, &Scheduler::warning, this, [this](const QString &text) { message(QStringLiteral("warning: ") + text); });
+    connect(m_scheduler, &Scheduler::warning, this,
+            [this](const QString &text) { message(QStringLiteral("warning: ") + text); });
     for (RunId id : m_scheduler->runIds())
         m_lastState.insert(id, m_scheduler->run(id).state);
     if (m_terminal) {
@@ -66,7 +70,8 @@ void ProgressPrinter::redraw()
             line = line.left(width - 1);
         std::fprintf(stdout, "%s\n", qPrintable(line));
     }
-    const QString count = QStringLiteral("%1 of %2 finished").arg(m_scheduler->finishedCount()).arg(m_scheduler->totalCount());
+    const QString count =
+        QStringLiteral("%1 of %2 finished").arg(m_scheduler->finishedCount()).arg(m_scheduler->totalCount());
     std::fprintf(stdout, "%s\n", qPrintable(count));
     m_drawn = static_cast<int>(ids.size()) + 1;
     std::fflush(stdout);

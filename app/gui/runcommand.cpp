@@ -29,8 +29,8 @@ int runCommand(const QStringList &args)
     CommandLine commandLine(QStringLiteral("run"),
                             {QStringLiteral("trainyard run FILE.json [options]"),
                              QStringLiteral("trainyard run --demo [options]")},
-                            QStringLiteral("Trains every run of the experiment headless (no display needed), the "
-                                           "worker's catalogue checking every run spec first."));
+                            QStringLiteral("Trains every run of the experiment headless (no display needed), after\n"
+                                           "checking every run spec against the worker's catalogue (--list-models)."));
     const QCommandLineOption demoOption(QStringLiteral("demo"), QStringLiteral("train the built-in demo experiment"));
     const QCommandLineOption cpuFallbackOption(QStringLiteral("cpu-fallback"),
                                                QStringLiteral("run lanes naming a GPU this machine lacks on the CPU"));
@@ -42,9 +42,9 @@ int runCommand(const QStringList &args)
     const QCommandLineOption stopTimeoutOption(QStringLiteral("stop-timeout"),
                                                QStringLiteral("seconds a run gets to stop before SIGTERM/SIGKILL (15)"),
                                                QStringLiteral("S"));
-    const QCommandLineOption stallTimeoutOption(QStringLiteral("stall-timeout"),
-                                                QStringLiteral("seconds of silence before a run is marked stalled (30)"),
-                                                QStringLiteral("S"));
+    const QCommandLineOption stallTimeoutOption(
+        QStringLiteral("stall-timeout"), QStringLiteral("seconds of silence before a run is marked stalled (30)"),
+        QStringLiteral("S"));
     for (const QCommandLineOption &option :
          {demoOption, cpuFallbackOption, threadsOption, retryFailedOption, stopTimeoutOption, stallTimeoutOption})
         commandLine.addOption(option);
@@ -93,7 +93,8 @@ int runCommand(const QStringList &args)
     scheduler->setStopTimeout(*stopTimeout * 1000);
     scheduler->setStallTimeout(*stallTimeout * 1000);
     if (scheduler->workerProgram().isEmpty())
-        return usageError(QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+        return usageError(
+            QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 
     const QStringList problems = scheduler->preflight();
     for (const QString &p : problems)
@@ -112,8 +113,8 @@ int runCommand(const QStringList &args)
     QCoreApplication *app = QCoreApplication::instance();
     const bool terminal = ::isatty(STDOUT_FILENO) != 0;
     ProgressPrinter printer(&session, terminal);
-    std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()),
-                 scheduler->totalCount(), static_cast<long long>(scheduler->laneCount()), qPrintable(session.runsRoot()));
+    std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()), scheduler->totalCount(),
+                 static_cast<long long>(scheduler->laneCount()), qPrintable(session.runsRoot()));
     std::fflush(stdout);
 
     int interrupts = 0;
@@ -147,9 +148,11 @@ int runCommand(const QStringList &args)
         std::fprintf(stdout, "%d of %d finished\n", finished, total);
     for (RunId id : scheduler->runIds()) {
         const RunInfo run = scheduler->run(id);
-        if (run.state != RunState::Finished)
+        if (run.state != RunState::Finished) {
+            const QString why = run.message.isEmpty() ? QString() : QStringLiteral(" (") + run.message + QLatin1Char(')');
             std::fprintf(stdout, "  %s: %s%s\n", qPrintable(run.name), qPrintable(runStateName(run.state)),
-                         run.message.isEmpty() ? "" : qPrintable(QStringLiteral(" (") + run.message + QLatin1Char(')')));
+                         qPrintable(why));
+        }
     }
     std::fflush(stdout);
     session.close(false);

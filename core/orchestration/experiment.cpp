@@ -129,6 +129,15 @@ const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QStr
     return &holder;
 }
 
+// What a model type or data kind can look like without the catalogue that
+// lists them: a name, never a path or a command line ("/bin/sh").
+bool isCatalogueName(const QString &name)
+{
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")));
+    return re.match(name).hasMatch();
+}
+
 // Every key of `values` (but `skip`, the key that chose `params`) must be one
 // of `params` and hold what it accepts.
 void checkParams(const QJsonObject &values, const QList<ParamInfo> &params, const QString &path, const QString &skip,
@@ -197,13 +206,13 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         if (catalog) {
             modelInfo = type.isString() ? catalog->model(type.toString()) : nullptr;
             if (!modelInfo)
-                errors << expected(typePath, QStringLiteral("one of ") + catalog->modelTypes().join(QStringLiteral(", ")),
-                                   type);
+                errors << expected(typePath,
+                                   QStringLiteral("one of ") + catalog->modelTypes().join(QStringLiteral(", ")), type);
             else
                 checkParams(*model, modelInfo->params, child(path, QStringLiteral("model")), QStringLiteral("type"),
                             errors);
-        } else if (!type.isString() || type.toString().isEmpty()) {
-            errors << expected(typePath, QStringLiteral("a model type (a non-empty string)"), type);
+        } else if (!type.isString() || !isCatalogueName(type.toString())) {
+            errors << expected(typePath, QStringLiteral("a model type of 1–64 letters, digits or ._+-"), type);
         }
     }
 
@@ -213,18 +222,19 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         if (catalog) {
             const DataKindInfo *kindInfo = kind.isString() ? catalog->dataKind(kind.toString()) : nullptr;
             if (!kindInfo) {
-                errors << expected(kindPath,
-                                   QStringLiteral("one of ") + catalog->dataKindNames().join(QStringLiteral(", ")), kind);
+                const QString kinds = catalog->dataKindNames().join(QStringLiteral(", "));
+                errors << expected(kindPath, QStringLiteral("one of ") + kinds, kind);
             } else {
                 // The worker refuses these too; saying so at load spares a failed run.
                 if (modelInfo && !modelInfo->task.isEmpty() && !kindInfo->task.isEmpty()
                     && modelInfo->task != kindInfo->task)
                     errors << QStringLiteral("%1: \"%2\" holds %3 data but model \"%4\" needs %5 data")
                                   .arg(kindPath, kindInfo->kind, kindInfo->task, modelInfo->type, modelInfo->task);
-                checkParams(*data, kindInfo->params, child(path, QStringLiteral("data")), QStringLiteral("kind"), errors);
+                checkParams(*data, kindInfo->params, child(path, QStringLiteral("data")), QStringLiteral("kind"),
+                            errors);
             }
-        } else if (!kind.isString() || kind.toString().isEmpty()) {
-            errors << expected(kindPath, QStringLiteral("a data kind (a non-empty string)"), kind);
+        } else if (!kind.isString() || !isCatalogueName(kind.toString())) {
+            errors << expected(kindPath, QStringLiteral("a data kind of 1–64 letters, digits or ._+-"), kind);
         }
     }
 
@@ -343,8 +353,16 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 const QJsonObject spec = runs.at(r).toObject();
                 const QStringList specErrors = validateRunSpec(spec, rp, true, catalog);
                 problems << specErrors;
-                if (!specErrors.isEmpty())
+                const QString folderNameRule = QStringLiteral(
+                    "a run folder name of 1–100 letters, digits or ._+@- not starting with '.' (repeats add \"-N\")");
+                if (!specErrors.isEmpty()) {
+                    // A name taken from model.type is a run folder too: one
+                    // more problem to report with the rest.
+                    const QString derived = RunSpecView(spec).effectiveName();
+                    if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived))
+                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(derived));
                     continue;
+                }
                 ExperimentRun run;
                 run.repeat = RunSpecView(spec).repeat();
                 run.spec = withDefaults(spec);
@@ -359,9 +377,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                     // The name becomes the run folder (a name taken from
                     // model.type or grown by "-N" is checked here too).
                     if (!isSafeRunName(n)) {
-                        problems << expected(rp + QStringLiteral(".name"),
-                                             QStringLiteral("a run folder name of 1–100 letters, digits or ._+@- not starting with '.' (repeats add \"-N\")"),
-                                             QJsonValue(n));
+                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(n));
                         break;
                     }
                     if (names.contains(n))

@@ -54,6 +54,14 @@ QString alternatives(const QStringList &items)
     return items.mid(0, items.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ") + items.constLast();
 }
 
+// "PROGRAM --list-models exited with status 3: what it said on stderr".
+QString exitMessage(const QString &program, int code, const QByteArray &standardError)
+{
+    const QString said = QString::fromUtf8(standardError).trimmed();
+    const QString text = tr("%1 --list-models exited with status %2").arg(program).arg(code);
+    return said.isEmpty() ? text : text + QStringLiteral(": ") + said;
+}
+
 // Throws nothing: every parse step returns false with a message naming the path.
 bool parseParams(const QJsonValue &value, const QString &path, QList<ParamInfo> *out, QString *error)
 {
@@ -423,7 +431,8 @@ void ModelCatalogLoader::load(const QString &workerPath)
     m_timer = new QTimer(this);
     m_timer->setSingleShot(true);
     connect(m_timer, &QTimer::timeout, this, [this] {
-        finish(std::nullopt, tr("%1 --list-models did not answer within %2 s").arg(m_workerPath).arg(m_timeoutMs / 1000.0));
+        finish(std::nullopt,
+               tr("%1 --list-models did not answer within %2 s").arg(m_workerPath).arg(m_timeoutMs / 1000.0));
     });
     connect(m_process, &QProcess::finished, this, &ModelCatalogLoader::onFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
@@ -442,10 +451,7 @@ void ModelCatalogLoader::onFinished()
         return;
     }
     if (m_process->exitCode() != 0) {
-        finish(std::nullopt, tr("%1 --list-models exited with status %2: %3")
-                                 .arg(m_workerPath)
-                                 .arg(m_process->exitCode())
-                                 .arg(QString::fromUtf8(m_process->readAllStandardError()).trimmed()));
+        finish(std::nullopt, exitMessage(m_workerPath, m_process->exitCode(), m_process->readAllStandardError()));
         return;
     }
     const auto catalog = accept(m_workerPath, m_process->readAllStandardOutput(), &error);
@@ -523,10 +529,7 @@ std::optional<ModelCatalog> ModelCatalogLoader::loadBlocking(const QString &work
     if (p.exitStatus() != QProcess::NormalExit)
         return failWith(tr("%1 --list-models crashed: %2").arg(workerPath, p.errorString()));
     if (p.exitCode() != 0)
-        return failWith(tr("%1 --list-models exited with status %2: %3")
-                            .arg(workerPath)
-                            .arg(p.exitCode())
-                            .arg(QString::fromUtf8(p.readAllStandardError()).trimmed()));
+        return failWith(exitMessage(workerPath, p.exitCode(), p.readAllStandardError()));
     const auto catalog = accept(workerPath, p.readAllStandardOutput(), error);
     if (!catalog)
         qCInfo(lcCatalogue).noquote() << *error;

@@ -154,9 +154,12 @@ private slots:
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"optimiser":"adam"})"), nullptr),
                  QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, data, train, eval, checkpoint, report, repeat)")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":""}})"), nullptr),
-                 QStringList{QStringLiteral("lanes[0].runs[0].model.type: expected a model type (a non-empty string), got \"\"")});
+                 QStringList{QStringLiteral("lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"path":"/d"}})"), nullptr),
-                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind (a non-empty string), got nothing")});
+                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got nothing")});
+        // Never a path or a command where a name belongs.
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"kind":"/bin/sh"}})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got \"/bin/sh\"")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"train":{"seed":"1"}})"), nullptr),
                  QStringList{QStringLiteral("lanes[0].runs[0].train.seed: expected an integer ≥ 0, got \"1\"")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"eval":[]})"), nullptr),
