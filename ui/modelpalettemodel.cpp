@@ -2,6 +2,7 @@
 
 #include "mimetypes.h"
 #include "presetstore.h"
+#include "runspecview.h"
 
 #include <QJsonDocument>
 #include <QMimeData>
@@ -44,8 +45,7 @@ QString ModelPaletteModel::taskTitle(const QString &task)
 // section by section, so the editor opens on every key.
 QJsonObject ModelPaletteModel::completeSpec(const PublishedPreset &preset) const
 {
-    const QString type = preset.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
-    QJsonObject spec = m_catalog.defaultSpec(type, preset.name);
+    QJsonObject spec = m_catalog.defaultSpec(RunSpecView(preset.spec).modelType(), preset.name);
     for (auto it = preset.spec.begin(); it != preset.spec.end(); ++it) {
         // A data section names another kind than the model's default: it replaces.
         if (!it.value().isObject() || it.key() == QLatin1String("data")) {
@@ -97,7 +97,7 @@ void ModelPaletteModel::rebuild()
             Leaf leaf;
             leaf.title = p.name;
             leaf.tooltip = tr("%1, repeated %n time(s)", nullptr, p.repeat)
-                               .arg(p.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString());
+                               .arg(RunSpecView(p.spec).modelType());
             leaf.spec = p.spec;
             leaf.repeat = p.repeat;
             leaf.preset = true;
@@ -166,7 +166,7 @@ QVariant ModelPaletteModel::data(const QModelIndex &index, int role) const
     case RepeatRole:
         return leaf.repeat;
     case ModelTypeRole:
-        return leaf.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+        return RunSpecView(leaf.spec).modelType();
     case IsPresetRole:
         return leaf.preset;
     default:

@@ -1,6 +1,8 @@
 #include "runeditordialog.h"
 
+#include "experiment.h"
 #include "presetstore.h"
+#include "runspecview.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -68,7 +70,8 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     , m_dataKind(new QComboBox(this))
     , m_error(new QLabel(this))
 {
-    const QString type = spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+    const RunSpecView view(spec);
+    const QString type = view.modelType();
     setWindowTitle(tr("Run: %1").arg(type));
     setObjectName(QStringLiteral("runEditor"));
 
@@ -77,7 +80,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
 
     auto *general = new QGroupBox(tr("Run"), content);
     auto *generalForm = new QFormLayout(general);
-    m_name->setText(spec.value(QLatin1String("name")).toString(type));
+    m_name->setText(view.effectiveName());
     m_repeat->setRange(1, 100);
     m_repeat->setValue(qMax(1, repeat));
     m_repeat->setToolTip(tr("Runs of this spec, with seeds seed, seed+1, …; drawn as a mean with a band"));
@@ -94,7 +97,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
             description->setWordWrap(true);
             modelForm->addRow(description);
         }
-        buildSection(QStringLiteral("model"), model->params, spec.value(QLatin1String("model")).toObject(), modelForm);
+        buildSection(QStringLiteral("model"), model->params, view.model(), modelForm);
     } else {
         modelForm->addRow(new QLabel(tr("The worker does not know the model type \"%1\".").arg(type), modelBox));
     }
@@ -107,7 +110,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
         m_dataKind->addItem(d.kind);
     }
     m_dataForm->addRow(tr("Kind"), m_dataKind);
-    const QString kind = spec.value(QLatin1String("data")).toObject().value(QLatin1String("kind")).toString();
+    const QString kind = view.dataKind();
     if (!kind.isEmpty() && m_dataKind->findText(kind) < 0) {
         m_dataKind->addItem(kind);
     }
@@ -125,7 +128,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
         title[0] = title[0].toUpper();
         auto *box = new QGroupBox(title, content);
         auto *form = new QFormLayout(box);
-        buildSection(section, params, spec.value(section).toObject(), form);
+        buildSection(section, params, view.section(section), form);
         contentLayout->addWidget(box);
     }
     contentLayout->addStretch(1);
@@ -289,12 +292,9 @@ bool RunEditorDialog::readEditor(const QString &key, const ParamInfo &p, QJsonVa
         }
         bool ok = false;
         const double v = QLocale::c().toDouble(line->text().trimmed(), &ok);
-        const bool below = ok && !p.minimum.isUndefined() && v < p.minimum.toDouble();
-        const bool above = ok && !p.maximum.isUndefined() && v > p.maximum.toDouble();
-        if (!ok || below || above) {
-            const QString range = rangeText(p);
-            *error = range.isEmpty() ? tr("%1: expected a number, got \"%2\"").arg(key, line->text())
-                                     : tr("%1: expected a number in %2, got \"%3\"").arg(key, range, line->text());
+        // The catalogue's own rule (and wording), as the experiment check uses it.
+        if (!ok || !p.accepts(v)) {
+            *error = tr("%1: expected %2, got \"%3\"").arg(key, p.expectation(), line->text());
             return false;
         }
         *out = v;
@@ -313,15 +313,17 @@ bool RunEditorDialog::validate(QString *error)
         return false;
     }
     spec.insert(QLatin1String("name"), name);
+    // Every object-valued key of a spec: model, data and the sections.
     QHash<QString, QJsonObject> sections;
-    for (const QString &section : {QStringLiteral("model"), QStringLiteral("data"), QStringLiteral("train"),
-                                   QStringLiteral("eval"), QStringLiteral("checkpoint"), QStringLiteral("report")}) {
-        sections.insert(section, spec.value(section).toObject());
+    const RunSpecView initial(m_initial);
+    for (const QString &section : ModelCatalog::specKeys()) {
+        if (section != QLatin1String("name")) {
+            sections.insert(section, initial.section(section));
+        }
     }
     // The data section is rebuilt from the chosen kind: keys of another kind would be unknown to the worker.
     QJsonObject data{{QLatin1String("kind"), m_dataKind->currentText()}};
-    if (m_initial.value(QLatin1String("data")).toObject().value(QLatin1String("kind")).toString()
-        == m_dataKind->currentText()) {
+    if (initial.dataKind() == m_dataKind->currentText()) {
         data = sections.value(QStringLiteral("data"));
     }
     sections.insert(QStringLiteral("data"), data);
@@ -339,6 +341,14 @@ bool RunEditorDialog::validate(QString *error)
         if (!it.value().isEmpty()) {
             spec.insert(it.key(), it.value());
         }
+    }
+    // What the fields cannot show: keys the spec brought along that this
+    // worker does not know (a preset from another version), a data kind of
+    // the wrong task. The same check as an experiment file gets.
+    const QStringList problems = validateRunSpec(spec, QString(), false, &m_catalog);
+    if (!problems.isEmpty()) {
+        *error = problems.constFirst();
+        return false;
     }
     m_result = spec;
     error->clear();
@@ -374,10 +384,8 @@ void RunEditorDialog::rebuildData(const QString &kind)
     if (!info) {
         return;
     }
-    QJsonObject values = m_initial.value(QLatin1String("data")).toObject();
-    if (values.value(QLatin1String("kind")).toString() != kind) {
-        values = {};
-    }
+    const RunSpecView initial(m_initial);
+    const QJsonObject values = initial.dataKind() == kind ? initial.data() : QJsonObject();
     buildSection(QStringLiteral("data"), info->params, values, m_dataForm);
 }
 
@@ -394,7 +402,7 @@ void RunEditorDialog::savePreset()
     }
     bool ok = false;
     const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name"), QLineEdit::Normal,
-                                               m_result.value(QLatin1String("name")).toString(), &ok);
+                                               RunSpecView(m_result).name(), &ok);
     if (!ok || name.trimmed().isEmpty()) {
         return;
     }

@@ -1,12 +1,12 @@
 #include "exportcommand.h"
 
+#include "commandline.h"
 #include "experiment.h"
 #include "metricrecord.h"
 #include "metricscsvwriter.h"
 #include "metricstore.h"
 #include "runstore.h"
 
-#include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
@@ -17,11 +17,6 @@
 namespace trainyard {
 
 namespace {
-
-void printError(const QString &text)
-{
-    std::fprintf(stderr, "trainyard: %s\n", qPrintable(text));
-}
 
 int fail(const QString &text, int status)
 {
@@ -52,32 +47,25 @@ int exportCommand(const QStringList &args)
     QLoggingCategory::setFilterRules(
         QStringLiteral("trainyard.metrics.warning=false\ntrainyard.runstore.warning=false"));
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
+    CommandLine commandLine(
+        QStringLiteral("export"), {QStringLiteral("trainyard export [--runs NAME,...] EXPERIMENT.json > runs.csv")},
         QStringLiteral("Writes the metrics of an experiment's runs, read from their run folders, as CSV on stdout:\n"
-                       "run,step,epoch,wall,metric,value (one line per value)."));
-    parser.addHelpOption();
+                       "run,step,epoch,wall,metric,value (one line per value). It only reads files, so it works\n"
+                       "while the experiment trains."));
     const QCommandLineOption runsOption(
-        QStringLiteral("runs"), QStringLiteral("Only these runs (repeat the option or separate names by commas)."),
+        QStringLiteral("runs"), QStringLiteral("only these runs (repeat the option or separate names by commas)"),
         QStringLiteral("NAME,..."));
-    parser.addOption(runsOption);
-    parser.addPositionalArgument(QStringLiteral("EXPERIMENT.json"), QStringLiteral("The experiment file."));
-    if (!parser.parse(QStringList{QStringLiteral("trainyard export")} + args))
-        return fail(parser.errorText() + QStringLiteral(" (see trainyard export --help)"), 2);
-    if (parser.isSet(QStringLiteral("help"))) {
-        // helpText() names argv[0] in full; say it the way it is typed.
-        QString help = parser.helpText();
-        help.replace(0, help.indexOf(QLatin1Char('\n')),
-                     QStringLiteral("Usage: trainyard export [--runs NAME,...] EXPERIMENT.json > runs.csv"));
-        std::fputs(qPrintable(help), stdout);
-        std::fputs("\nExit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not be written;\n"
-                   "2 bad command line, experiment file or run name.\n",
-                   stdout);
-        return 0;
-    }
+    commandLine.addOption(runsOption);
+    commandLine.addPositionalArgument(QStringLiteral("EXPERIMENT.json"), QStringLiteral("the experiment file"),
+                                      QStringLiteral("EXPERIMENT.json"));
+    commandLine.setNotes(QStringLiteral("Exit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not "
+                                        "be written; 2 bad command line, experiment file or run name."));
+    if (const auto exit = commandLine.parse(args))
+        return *exit;
+    const QCommandLineParser &parser = commandLine.parser();
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return fail(QStringLiteral("export needs exactly one experiment file (see trainyard export --help)"), 2);
+        return usageError(QStringLiteral("export needs exactly one experiment file (%1)").arg(commandLine.seeHelp()));
     const QString file = positional.first();
 
     QStringList errors;
@@ -85,7 +73,7 @@ int exportCommand(const QStringList &args)
     if (!experiment) {
         for (const QString &e : std::as_const(errors))
             printError(e);
-        return 2;
+        return kExitBadUsage;
     }
     const RunStore store(RunStore::rootFor(*experiment, QFileInfo(file).absoluteFilePath()));
     const QStringList boardRuns = runNamesOf(*experiment);
@@ -138,7 +126,7 @@ int exportCommand(const QStringList &args)
         const RunStore::ReadResult read =
             store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(id, record); });
         if (read.skipped + read.invalid > 0)
-            printError(QStringLiteral("warning: %1: %2 line(s) skipped (not valid messages)")
+            printWarning(QStringLiteral("%1: %2 line(s) skipped (not valid messages)")
                            .arg(metricsFile(name))
                            .arg(read.skipped + read.invalid));
         csv.writeRun(name, metrics, id);

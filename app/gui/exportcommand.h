@@ -8,7 +8,7 @@ namespace trainyard {
 // curves of an experiment's runs, read from their run folders, as CSV
 // (MetricsCsvWriter: run,step,epoch,wall,metric,value) on stdout. Needs no
 // display and no open session: it only reads, so it works while the
-// experiment trains. `args` are the arguments after "export"; a
+// experiment trains. `args` start with "export" (the command's name); a
 // QCoreApplication must exist. Returns the exit status: 0 written; 1 a run
 // has no metrics.jsonl, or the CSV could not be written; 2 bad command line,
 // experiment file or run name.

@@ -1,5 +1,9 @@
 #include "experiment.h"
 
+#include "logschema.h"
+#include "modelcatalog.h"
+#include "runspecview.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -16,22 +20,20 @@
 // this static library.
 static void initCoreResources()
 {
-    Q_INIT_RESOURCE(core);
+    // Once per process (and thread-safe): demoPath() may be asked often.
+    [[maybe_unused]] static const bool registered = [] {
+        Q_INIT_RESOURCE(core);
+        return true;
+    }();
 }
 
 namespace trainyard {
 
 namespace {
 
-const QStringList kRunKeys = {QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data"),
-                              QStringLiteral("train"), QStringLiteral("eval"), QStringLiteral("checkpoint"),
-                              QStringLiteral("report")};
 // Far beyond any real experiment; keeps a hostile file from expanding into
 // millions of runs (repeat ≤ 1000 times thousands of entries).
 constexpr int kMaxRuns = 10000;
-
-const QStringList kDataKinds = {QStringLiteral("kg"), QStringLiteral("idx"), QStringLiteral("synthetic-kg"),
-                                QStringLiteral("synthetic-images")};
 
 // How a JSON value is shown after "got".
 QString describe(const QJsonValue &v)
@@ -71,6 +73,13 @@ bool isInteger(const QJsonValue &v)
     return std::floor(d) == d && std::fabs(d) <= 9.0e15;
 }
 
+// "lanes[0].runs[1]" + "model" -> "lanes[0].runs[1].model"; a spec checked
+// on its own (empty path) gives "model".
+QString child(const QString &path, const QString &key)
+{
+    return path.isEmpty() ? key : path + QLatin1Char('.') + key;
+}
+
 QString expected(const QString &path, const QString &what, const QJsonValue &got)
 {
     return path + QStringLiteral(": expected ") + what + QStringLiteral(", got ") + describe(got);
@@ -92,7 +101,7 @@ void checkInt(const QJsonObject &o, const QString &key, const QString &path, qin
             what = QStringLiteral("an integer from %1 to %2").arg(min).arg(max);
         if (nullable)
             what += QStringLiteral(" or null");
-        errors << expected(path + QLatin1Char('.') + key, what, v);
+        errors << expected(child(path, key), what, v);
     }
 }
 
@@ -113,11 +122,46 @@ const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QStr
         return nullptr;
     const QJsonValue v = o.value(key);
     if (!v.isObject()) {
-        errors << expected(path + QLatin1Char('.') + key, QStringLiteral("an object"), v);
+        errors << expected(child(path, key), QStringLiteral("an object"), v);
         return nullptr;
     }
     holder = v.toObject();
     return &holder;
+}
+
+// What a model type or data kind can look like without the catalogue that
+// lists them: a name, never a path or a command line ("/bin/sh").
+bool isCatalogueName(const QString &name)
+{
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")));
+    return re.match(name).hasMatch();
+}
+
+// Every key of `values` (but `skip`, the key that chose `params`) must be one
+// of `params` and hold what it accepts.
+void checkParams(const QJsonObject &values, const QList<ParamInfo> &params, const QString &path, const QString &skip,
+                 QStringList &errors)
+{
+    for (auto it = values.begin(); it != values.end(); ++it) {
+        if (it.key() == skip)
+            continue;
+        const ParamInfo *param = nullptr;
+        for (const ParamInfo &p : params)
+            param = p.name == it.key() ? &p : param;
+        const QString where = child(path, it.key());
+        if (!param) {
+            QStringList names;
+            if (!skip.isEmpty())
+                names << skip;
+            for (const ParamInfo &p : params)
+                names << p.name;
+            errors << QStringLiteral("%1: unknown key (expected one of %2)")
+                          .arg(where, names.isEmpty() ? QStringLiteral("no keys") : names.join(QStringLiteral(", ")));
+        } else if (!param->accepts(it.value())) {
+            errors << expected(where, param->expectation(), it.value());
+        }
+    }
 }
 
 } // namespace
@@ -136,72 +180,79 @@ bool isSafeRunName(const QString &name)
     return re.match(name).hasMatch();
 }
 
-QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat)
+QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat, const ModelCatalog *catalog)
 {
     QStringList errors;
-    QStringList known = kRunKeys;
+    QStringList known = ModelCatalog::specKeys();
     if (allowRepeat)
         known << QStringLiteral("repeat");
     checkKeys(spec, known, path, errors);
+    const RunSpecView view(spec);
 
     if (spec.contains(QStringLiteral("name"))) {
         const QJsonValue v = spec.value(QStringLiteral("name"));
         if (!v.isString() || !isSafeRunName(v.toString()))
-            errors << expected(path + QStringLiteral(".name"),
+            errors << expected(child(path, QStringLiteral("name")),
                                QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), v);
     }
 
     QJsonObject holder;
+    const ModelInfo *modelInfo = nullptr;
     if (!spec.contains(QStringLiteral("model"))) {
-        errors << path + QStringLiteral(".model: missing (expected an object with a \"type\")");
+        errors << child(path, QStringLiteral("model: missing (expected an object with a \"type\")"));
     } else if (const QJsonObject *model = objectAt(spec, QStringLiteral("model"), path, errors, holder)) {
         const QJsonValue type = model->value(QStringLiteral("type"));
-        if (!type.isString() || type.toString().isEmpty())
-            errors << expected(path + QStringLiteral(".model.type"), QStringLiteral("a model type such as \"transe\""),
-                               type);
+        const QString typePath = child(path, QStringLiteral("model.type"));
+        if (catalog) {
+            modelInfo = type.isString() ? catalog->model(type.toString()) : nullptr;
+            if (!modelInfo)
+                errors << expected(typePath,
+                                   QStringLiteral("one of ") + catalog->modelTypes().join(QStringLiteral(", ")), type);
+            else
+                checkParams(*model, modelInfo->params, child(path, QStringLiteral("model")), QStringLiteral("type"),
+                            errors);
+        } else if (!type.isString() || !isCatalogueName(type.toString())) {
+            errors << expected(typePath, QStringLiteral("a model type of 1–64 letters, digits or ._+-"), type);
+        }
     }
 
     if (const QJsonObject *data = objectAt(spec, QStringLiteral("data"), path, errors, holder)) {
         const QJsonValue kind = data->value(QStringLiteral("kind"));
-        if (!kind.isString() || !kDataKinds.contains(kind.toString()))
-            errors << expected(path + QStringLiteral(".data.kind"),
-                               QStringLiteral("one of ") + kDataKinds.join(QStringLiteral(", ")), kind);
-        if (data->contains(QStringLiteral("path")) && !data->value(QStringLiteral("path")).isString())
-            errors << expected(path + QStringLiteral(".data.path"), QStringLiteral("a folder path"),
-                               data->value(QStringLiteral("path")));
-        for (const char *key : {"entities", "relations", "triples", "samples", "classes", "size"})
-            checkInt(*data, QString::fromLatin1(key), path + QStringLiteral(".data"), 1, 0, errors);
-    }
-
-    if (const QJsonObject *train = objectAt(spec, QStringLiteral("train"), path, errors, holder)) {
-        const QString p = path + QStringLiteral(".train");
-        checkInt(*train, QStringLiteral("epochs"), p, 1, 0, errors);
-        checkInt(*train, QStringLiteral("max_steps"), p, 1, 0, errors, /*nullable=*/true);
-        checkInt(*train, QStringLiteral("batch_size"), p, 1, 0, errors);
-        checkInt(*train, QStringLiteral("seed"), p, 0, 0, errors);
-        if (train->contains(QStringLiteral("optimizer")) && !train->value(QStringLiteral("optimizer")).isString())
-            errors << expected(p + QStringLiteral(".optimizer"), QStringLiteral("a string such as \"adam\""),
-                               train->value(QStringLiteral("optimizer")));
-        if (train->contains(QStringLiteral("lr"))) {
-            const QJsonValue lr = train->value(QStringLiteral("lr"));
-            if (!lr.isDouble() || !(lr.toDouble() > 0))
-                errors << expected(p + QStringLiteral(".lr"), QStringLiteral("a number > 0"), lr);
+        const QString kindPath = child(path, QStringLiteral("data.kind"));
+        if (catalog) {
+            const DataKindInfo *kindInfo = kind.isString() ? catalog->dataKind(kind.toString()) : nullptr;
+            if (!kindInfo) {
+                const QString kinds = catalog->dataKindNames().join(QStringLiteral(", "));
+                errors << expected(kindPath, QStringLiteral("one of ") + kinds, kind);
+            } else {
+                // The worker refuses these too; saying so at load spares a failed run.
+                if (modelInfo && !modelInfo->task.isEmpty() && !kindInfo->task.isEmpty()
+                    && modelInfo->task != kindInfo->task)
+                    errors << QStringLiteral("%1: \"%2\" holds %3 data but model \"%4\" needs %5 data")
+                                  .arg(kindPath, kindInfo->kind, kindInfo->task, modelInfo->type, modelInfo->task);
+                checkParams(*data, kindInfo->params, child(path, QStringLiteral("data")), QStringLiteral("kind"),
+                            errors);
+            }
+        } else if (!kind.isString() || !isCatalogueName(kind.toString())) {
+            errors << expected(kindPath, QStringLiteral("a data kind of 1–64 letters, digits or ._+-"), kind);
         }
     }
 
-    if (const QJsonObject *eval = objectAt(spec, QStringLiteral("eval"), path, errors, holder)) {
-        checkInt(*eval, QStringLiteral("every_epochs"), path + QStringLiteral(".eval"), 0, 0, errors);
-        if (eval->contains(QStringLiteral("split"))) {
-            const QJsonValue split = eval->value(QStringLiteral("split"));
-            if (split != QJsonValue(QStringLiteral("valid")) && split != QJsonValue(QStringLiteral("test")))
-                errors << expected(path + QStringLiteral(".eval.split"), QStringLiteral("\"valid\" or \"test\""), split);
+    for (const QString &section : ModelCatalog::specSectionNames()) {
+        if (const QJsonObject *values = objectAt(spec, section, path, errors, holder)) {
+            if (catalog)
+                checkParams(*values, catalog->section(section), child(path, section), QString(), errors);
         }
     }
-    if (const QJsonObject *cp = objectAt(spec, QStringLiteral("checkpoint"), path, errors, holder))
-        checkInt(*cp, QStringLiteral("every_steps"), path + QStringLiteral(".checkpoint"), 0, 0, errors);
-    if (const QJsonObject *report = objectAt(spec, QStringLiteral("report"), path, errors, holder))
-        // 0 means no metric lines, as the worker allows.
-        checkInt(*report, QStringLiteral("every_steps"), path + QStringLiteral(".report"), 0, 0, errors);
+    if (!catalog) {
+        // The catalogue checks train.seed with the rest; without one, still
+        // what repeats rely on: seed + i must be an integer.
+        const QString seed = QStringLiteral("seed");
+        const QJsonObject train = view.train();
+        if (train.contains(seed) && !(view.seed() && *view.seed() >= 0))
+            errors << expected(child(path, QStringLiteral("train.seed")), QStringLiteral("an integer ≥ 0"),
+                               train.value(seed));
+    }
 
     if (allowRepeat)
         checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
@@ -211,9 +262,10 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
 QJsonObject withDefaults(const QJsonObject &spec)
 {
     QJsonObject out = spec;
-    if (!out.contains(QStringLiteral("name")))
-        out.insert(QStringLiteral("name"), out.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")));
-    QJsonObject train = out.value(QStringLiteral("train")).toObject();
+    const RunSpecView view(spec);
+    if (!out.contains(QStringLiteral("name")) && !view.modelType().isEmpty())
+        out.insert(QStringLiteral("name"), view.modelType());
+    QJsonObject train = view.train();
     if (!train.contains(QStringLiteral("seed"))) {
         train.insert(QStringLiteral("seed"), 1);
         out.insert(QStringLiteral("train"), train);
@@ -227,15 +279,15 @@ QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
     out.remove(QStringLiteral("repeat"));
     if (count <= 1)
         return out;
-    out.insert(QStringLiteral("name"), out.value(QStringLiteral("name")).toString() + QLatin1Char('-')
-                                           + QString::number(index + 1));
-    QJsonObject train = out.value(QStringLiteral("train")).toObject();
-    train.insert(QStringLiteral("seed"), train.value(QStringLiteral("seed")).toInteger() + index);
+    const RunSpecView view(out);
+    out.insert(QStringLiteral("name"), view.name() + QLatin1Char('-') + QString::number(index + 1));
+    QJsonObject train = view.train();
+    train.insert(QStringLiteral("seed"), view.seed().value_or(0) + index);
     out.insert(QStringLiteral("train"), train);
     return out;
 }
 
-std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors)
+std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors, const ModelCatalog *catalog)
 {
     QStringList problems;
     if (!json.isObject()) {
@@ -299,12 +351,20 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                     continue;
                 }
                 const QJsonObject spec = runs.at(r).toObject();
-                const QStringList specErrors = validateRunSpec(spec, rp, true);
+                const QStringList specErrors = validateRunSpec(spec, rp, true, catalog);
                 problems << specErrors;
-                if (!specErrors.isEmpty())
+                const QString folderNameRule = QStringLiteral(
+                    "a run folder name of 1–100 letters, digits or ._+@- not starting with '.' (repeats add \"-N\")");
+                if (!specErrors.isEmpty()) {
+                    // A name taken from model.type is a run folder too: one
+                    // more problem to report with the rest.
+                    const QString derived = RunSpecView(spec).effectiveName();
+                    if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived))
+                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(derived));
                     continue;
+                }
                 ExperimentRun run;
-                run.repeat = spec.value(QStringLiteral("repeat")).toInt(1);
+                run.repeat = RunSpecView(spec).repeat();
                 run.spec = withDefaults(spec);
                 run.spec.remove(QStringLiteral("repeat"));
                 if (totalRuns + run.repeat > kMaxRuns) {
@@ -313,13 +373,11 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 }
                 totalRuns += run.repeat;
                 for (int i = 0; i < run.repeat; ++i) {
-                    const QString n = expandRepeat(run.spec, i, run.repeat).value(QStringLiteral("name")).toString();
+                    const QString n = RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
                     // The name becomes the run folder (a name taken from
                     // model.type or grown by "-N" is checked here too).
                     if (!isSafeRunName(n)) {
-                        problems << expected(rp + QStringLiteral(".name"),
-                                             QStringLiteral("a run folder name of 1–100 letters, digits or ._+@- not starting with '.' (repeats add \"-N\")"),
-                                             QJsonValue(n));
+                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(n));
                         break;
                     }
                     if (names.contains(n))
@@ -334,12 +392,16 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     }
     if (errors)
         *errors = problems;
-    if (!problems.isEmpty())
+    if (!problems.isEmpty()) {
+        qCDebug(lcExperiment) << "experiment rejected:" << problems.size() << "problems";
         return std::nullopt;
+    }
+    qCDebug(lcExperiment) << "experiment" << ex.name << "valid:" << ex.lanes.size() << "lanes,"
+                          << (catalog ? "checked against the worker's catalogue" : "structural checks only");
     return ex;
 }
 
-std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors)
+std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalog *catalog)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -371,28 +433,39 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
         return std::nullopt;
     }
     QStringList problems;
-    auto ex = fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems);
+    auto ex = fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalog);
     if (errors) {
         errors->clear();
         for (const QString &p : std::as_const(problems))
             *errors << path + QStringLiteral(": ") + p;
     }
+    if (ex)
+        qCInfo(lcExperiment).noquote() << "loaded" << path << "-" << ex->runCount() << "runs in" << ex->lanes.size()
+                                       << "lanes" << (catalog ? "(checked against the worker's catalogue)"
+                                                              : "(structural checks only: no catalogue)");
+    else
+        qCInfo(lcExperiment).noquote() << "refused" << path << "-" << problems.size() << "problems";
     return ex;
 }
 
 QString Experiment::demoPath()
 {
+    initCoreResources();
     return QStringLiteral(":/trainyard/demo.json");
 }
 
 Experiment Experiment::demo()
 {
-    initCoreResources();
     QStringList errors;
     auto ex = load(demoPath(), &errors);
     // The demo is part of the build and checked by tests; a broken one is a bug.
     Q_ASSERT_X(ex.has_value(), "Experiment::demo", qPrintable(errors.join(QLatin1Char('\n'))));
     return ex.value_or(Experiment{});
+}
+
+std::optional<Experiment> Experiment::loadDemo(QStringList *errors, const ModelCatalog *catalog)
+{
+    return load(demoPath(), errors, catalog);
 }
 
 QJsonObject Experiment::toJson() const

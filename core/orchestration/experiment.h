@@ -9,6 +9,8 @@
 
 namespace trainyard {
 
+class ModelCatalog;
+
 // One entry of a lane's queue as written in the experiment file: a run spec
 // (fixed keys of DESIGN.md) and how many repeats of it to run.
 struct ExperimentRun
@@ -28,8 +30,17 @@ struct ExperimentLane
 // An experiment file (docs/experiment-format.md): a name, an optional runs
 // root and lanes. Loading validates everything the orchestrator relies on
 // and reports each problem with its JSON path and what was expected, e.g.
-// `lanes[1].slotCount: expected an integer ≥ 1, got -3`. Model details are left
-// to the worker, which knows its models.
+// `lanes[1].slots: expected an integer ≥ 1, got -3`.
+//
+// Run specs are checked against the worker's catalogue when one is given:
+// every key, type, range, choice, model type and data kind the worker reads
+// (`lanes[0].runs[1].model.dimm: unknown key (expected one of type, dim, ...)`).
+// Without one (no worker, or it cannot list its models) the checks are
+// structural only: the top-level keys, run names, repeats, a model with a
+// type, a data kind, objects where sections go, an integer seed. The worker
+// checks the rest when a run starts and fails it with exit status 2 and a
+// message naming the key. Callers that have a catalogue pass it; `trainyard
+// run` warns when it has none.
 class Experiment
 {
 public:
@@ -39,11 +50,17 @@ public:
 
     // Parses and validates. On failure returns nullopt and fills `errors`
     // (one message per problem, each starting with the JSON path).
-    static std::optional<Experiment> fromJson(const QJsonValue &json, QStringList *errors);
+    static std::optional<Experiment> fromJson(const QJsonValue &json, QStringList *errors,
+                                              const ModelCatalog *catalog = nullptr);
     // `errors` messages are prefixed with the file name.
-    static std::optional<Experiment> load(const QString &path, QStringList *errors);
-    // The built-in demo (resource :/trainyard/demo.json).
+    static std::optional<Experiment> load(const QString &path, QStringList *errors,
+                                          const ModelCatalog *catalog = nullptr);
+    // The built-in demo (resource :/trainyard/demo.json), checked
+    // structurally: it is part of the build, so a broken one is a bug.
     static Experiment demo();
+    // The demo checked against `catalog` (a worker older or newer than this
+    // build may not train it).
+    static std::optional<Experiment> loadDemo(QStringList *errors, const ModelCatalog *catalog);
     static QString demoPath(); // ":/trainyard/demo.json"
 
     QJsonObject toJson() const;
@@ -54,12 +71,16 @@ public:
     int runCount() const; // repeats expanded
 };
 
-// Checks one run spec's fixed keys; `path` prefixes messages
-// (e.g. "lanes[0].runs[2]"). Returns the problems, empty when valid.
-// `allowRepeat` accepts the experiment-only key "repeat".
-QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat);
+// Checks one run spec, against `catalog` when given, else structurally (see
+// Experiment); `path` prefixes messages (e.g. "lanes[0].runs[2]"). Returns
+// the problems, empty when valid. `allowRepeat` accepts the experiment-only
+// key "repeat".
+QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat,
+                            const ModelCatalog *catalog = nullptr);
 
-// Fills the documented defaults of missing fixed keys (train.seed 1, ...).
+// Fills the defaults the orchestrator itself relies on: the name (the model
+// type) and train.seed (1), from which repeats count. Every other default is
+// the worker's (`--list-models`).
 QJsonObject withDefaults(const QJsonObject &spec);
 
 // The spec of repeat `index` (0-based) of `count`: name "<name>-<index+1>"

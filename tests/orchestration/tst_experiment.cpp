@@ -1,8 +1,14 @@
 // Experiment files: validation messages naming the JSON path and the
-// expected value, defaults, repeats, save/load, the built-in demo.
+// expected value (checked against a catalogue in the worker's format; and
+// structurally when there is none), defaults, repeats, save/load, the
+// built-in demo (also against the real worker's catalogue).
 
 #include "experiment.h"
+#include "modelcatalog.h"
+#include "testcatalog.h"
 #include "testutil.h"
+
+#include <QFileInfo>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -11,14 +17,35 @@ using namespace trainyard;
 using namespace trainyard::test;
 
 namespace {
-QStringList errorsOf(const QByteArray &json)
+// The problems of `json`, checked against `catalog` (the test catalogue
+// unless told otherwise; nullptr: structurally).
+QStringList errorsOf(const QByteArray &json, const ModelCatalog *catalog = &validationCatalog())
 {
     QStringList errors;
     const auto doc = QJsonDocument::fromJson(json);
-    const auto ex = Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors);
+    const auto ex = Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors,
+                                         catalog);
     if (ex)
         return {};
     return errors;
+}
+
+// One lane holding `run`.
+QByteArray oneRun(const QByteArray &run)
+{
+    return R"({"name":"e","lanes":[{"device":"cpu","runs":[)" + run + "]}]}";
+}
+
+std::optional<ModelCatalog> realCatalog()
+{
+    const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+    if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+        return std::nullopt;
+    ModelCatalog c;
+    QString error;
+    if (!ModelCatalogLoader::loadNow(worker, &c, &error))
+        qFatal("%s", qPrintable(error));
+    return c;
 }
 } // namespace
 
@@ -76,6 +103,91 @@ private slots:
         QFETCH(QString, message);
         const QStringList errors = errorsOf(json);
         QVERIFY2(errors.contains(message), qPrintable(errors.join(QLatin1Char('\n'))));
+    }
+
+    // Inside model, data and the sections every key comes from the catalogue.
+    void catalogueChecksEveryKey_data()
+    {
+        QTest::addColumn<QByteArray>("run");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("model key") << QByteArray(R"({"name":"r","model":{"type":"transe","dimm":3}})")
+                                   << QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, norm)");
+        QTest::newRow("model value") << QByteArray(R"({"name":"r","model":{"type":"transe","norm":3}})")
+                                     << QStringLiteral("lanes[0].runs[0].model.norm: expected 1 or 2, got 3");
+        QTest::newRow("model type") << QByteArray(R"({"name":"r","model":{"type":"rotate"}})")
+                                    << QStringLiteral("lanes[0].runs[0].model.type: expected one of transe, x, mlp, got \"rotate\"");
+        QTest::newRow("data key") << QByteArray(R"({"name":"r","model":{"type":"x"},"data":{"kind":"synthetic-kg","nodes":5}})")
+                                  << QStringLiteral("lanes[0].runs[0].data.nodes: unknown key (expected one of kind, entities, relations, triples)");
+        QTest::newRow("data value") << QByteArray(R"({"name":"r","model":{"type":"x"},"data":{"kind":"kg","path":3}})")
+                                    << QStringLiteral("lanes[0].runs[0].data.path: expected a path, got 3");
+        QTest::newRow("data task") << QByteArray(R"({"name":"r","model":{"type":"transe"},"data":{"kind":"idx"}})")
+                                   << QStringLiteral("lanes[0].runs[0].data.kind: \"idx\" holds image data but model \"transe\" needs kg data");
+        QTest::newRow("train key") << QByteArray(R"({"name":"r","model":{"type":"x"},"train":{"optimiser":"adam"}})")
+                                   << QStringLiteral("lanes[0].runs[0].train.optimiser: unknown key (expected one of epochs, max_steps, batch_size, optimizer, lr, seed)");
+        QTest::newRow("optimizer") << QByteArray(R"({"name":"r","model":{"type":"x"},"train":{"optimizer":"lbfgs"}})")
+                                   << QStringLiteral("lanes[0].runs[0].train.optimizer: expected \"adam\", \"sgd\" or \"adagrad\", got \"lbfgs\"");
+        QTest::newRow("report") << QByteArray(R"({"name":"r","model":{"type":"x"},"report":{"every_steps":-1}})")
+                                << QStringLiteral("lanes[0].runs[0].report.every_steps: expected an integer ≥ 0, got -1");
+        QTest::newRow("section type") << QByteArray(R"({"name":"r","model":{"type":"x"},"checkpoint":5})")
+                                      << QStringLiteral("lanes[0].runs[0].checkpoint: expected an object, got 5");
+    }
+
+    void catalogueChecksEveryKey()
+    {
+        QFETCH(QByteArray, run);
+        QFETCH(QString, message);
+        const QStringList errors = errorsOf(oneRun(run));
+        QVERIFY2(errors.contains(message), qPrintable(errors.join(QLatin1Char('\n'))));
+        // A run spec checked on its own has paths from its own top.
+        const QStringList alone = validateRunSpec(QJsonDocument::fromJson(run).object(), QString(), false,
+                                                  &validationCatalog());
+        QVERIFY2(alone.contains(message.mid(int(qstrlen("lanes[0].runs[0].")))), qPrintable(alone.join(QLatin1Char('\n'))));
+    }
+
+    // No catalogue (no worker, or it cannot list its models): what the
+    // orchestrator itself relies on is still checked, the rest is the worker's.
+    void withoutACatalogueTheChecksAreStructural()
+    {
+        QVERIFY(errorsOf(oneRun(R"({"name":"r","model":{"type":"rotate","dimm":3},"data":{"kind":"csv","x":1},"train":{"lr":-1}})"),
+                         nullptr)
+                    .isEmpty());
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"optimiser":"adam"})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, data, train, eval, checkpoint, report, repeat)")});
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":""}})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"path":"/d"}})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got nothing")});
+        // Never a path or a command where a name belongs.
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"kind":"/bin/sh"}})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got \"/bin/sh\"")});
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"train":{"seed":"1"}})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0].train.seed: expected an integer ≥ 0, got \"1\"")});
+        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"eval":[]})"), nullptr),
+                 QStringList{QStringLiteral("lanes[0].runs[0].eval: expected an object, got an array")});
+    }
+
+    void theRealWorkersCatalogue()
+    {
+        const auto catalog = realCatalog();
+        if (!catalog)
+            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        QStringList errors;
+        const auto demo = Experiment::loadDemo(&errors, &*catalog);
+        QVERIFY2(demo, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(demo->toJson(), Experiment::demo().toJson());
+        errors = errorsOf(oneRun(R"({"name":"r","model":{"type":"transe","dimm":3},"train":{"lr":0}})"), &*catalog);
+        QCOMPARE(errors.size(), 2);
+        QVERIFY2(errors.at(0).startsWith(QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, ")),
+                 qPrintable(errors.at(0)));
+        QCOMPARE(errors.at(1), QStringLiteral("lanes[0].runs[0].train.lr: expected a number in (0, 1000], got 0"));
+        // Every published preset, with a data path, is a valid run spec.
+        for (const PublishedPreset &preset : catalog->presets()) {
+            QJsonObject spec = preset.spec;
+            spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
+                                                            {QStringLiteral("path"), QStringLiteral("/data/kg/UMLS")}});
+            const QStringList problems = validateRunSpec(spec, QStringLiteral("preset"), false, &*catalog);
+            QVERIFY2(problems.isEmpty(), qPrintable(preset.name + QStringLiteral(": ") + problems.join(QStringLiteral("; "))));
+        }
     }
 
     void everyProblemIsReported()

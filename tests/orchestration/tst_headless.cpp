@@ -3,6 +3,7 @@
 
 #include "testutil.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -73,6 +74,82 @@ private slots:
         QByteArray err;
         QCOMPARE(finish(p.get(), nullptr, &err), 2);
         QVERIFY(err.contains("needs an experiment file or --demo"));
+    }
+
+    // Each command parses its own command line: help and version anywhere,
+    // a bad option or argument is a usage error (2) naming it.
+    void commandLinesPerCommand_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("text"); // on stdout for 0, on stderr otherwise
+        auto row = [](const char *tag, const QStringList &args, int status, const QByteArray &text) {
+            QTest::newRow(tag) << args << status << text;
+        };
+        row("run help", {QStringLiteral("run"), QStringLiteral("--help")}, 0, "--stall-timeout S");
+        row("run version", {QStringLiteral("run"), QStringLiteral("-v")}, 0, "trainyard 0.");
+        row("probe help", {QStringLiteral("probe-slots"), QStringLiteral("-h")}, 0, "--levels 1,2,4");
+        row("help lists commands", {QStringLiteral("--help")}, 0, "trainyard probe-slots --device DEV");
+        row("run unknown option", {QStringLiteral("run"), QStringLiteral("--cpu-fallbak")}, 2,
+            "trainyard: run: unknown option 'cpu-fallbak' (see trainyard run --help)");
+        row("run missing value", {QStringLiteral("run"), QStringLiteral("x.json"), QStringLiteral("--threads")}, 2,
+            "trainyard: run: missing value after '--threads'");
+        row("run bad number", {QStringLiteral("run"), QStringLiteral("x.json"), QStringLiteral("--threads=0")}, 2,
+            "trainyard: --threads: expected an integer \xe2\x89\xa5 1");
+        row("run two files", {QStringLiteral("run"), QStringLiteral("a.json"), QStringLiteral("b.json")}, 2,
+            "more than one experiment file given");
+        row("run file and demo", {QStringLiteral("run"), QStringLiteral("a.json"), QStringLiteral("--demo")}, 2,
+            "needs an experiment file or --demo");
+        row("probe steps", {QStringLiteral("probe-slots"), QStringLiteral("--steps"), QStringLiteral("5")}, 2,
+            "--steps: expected an integer \xe2\x89\xa5 10, got \"5\"");
+        row("probe needs device", {QStringLiteral("probe-slots"), QStringLiteral("--spec"), QStringLiteral("r.json")}, 2,
+            "probe-slots needs --device DEV and --spec RUN.json");
+        row("probe levels", {QStringLiteral("probe-slots"), QStringLiteral("--levels"), QStringLiteral("1,x")}, 2,
+            "--levels: \"x\" is not an integer");
+        row("app two files", {QStringLiteral("a.json"), QStringLiteral("b.json")}, 2, "expected at most one experiment file");
+        row("app unknown option", {QStringLiteral("--bogus")}, 2, "trainyard: unknown option 'bogus' (see trainyard --help)");
+    }
+
+    void commandLinesPerCommand()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, status);
+        QFETCH(QByteArray, text);
+        auto p = start(args);
+        QByteArray out, err;
+        QCOMPARE(finish(p.get(), &out, &err), status);
+        QVERIFY2((status == 0 ? out : err).contains(text), (status == 0 ? out : err).constData());
+    }
+
+    // The worker's catalogue checks every run spec before anything starts;
+    // the fake worker has none, so its runs get structural checks, with a warning.
+    void runSpecsAreCheckedAgainstTheCatalogue()
+    {
+        const QJsonObject model{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dimm"), 8}};
+        QString root;
+        const QString bad = writeExperiment(
+            {lane(QStringLiteral("cpu"), 1, {QJsonObject{{QStringLiteral("name"), QStringLiteral("t")}, {QStringLiteral("model"), model}}})},
+            &root);
+        const QString realWorker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (!realWorker.isEmpty() && QFileInfo(realWorker).isExecutable()) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("TRAINYARD_WORKER"), realWorker);
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), bad});
+            QByteArray err;
+            QCOMPARE(finish(&p, nullptr, &err), 2);
+            QVERIFY2(err.contains("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, "), err.constData());
+            QVERIFY(!QFileInfo::exists(root + QStringLiteral("/t"))); // nothing started
+        }
+        const QString fine = writeExperiment({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("f"), 5)})});
+        auto p = start({QStringLiteral("run"), fine});
+        QByteArray out, err;
+        QCOMPARE(finish(p.get(), &out, &err), 0);
+        QVERIFY2(err.contains("trainyard: warning: ") && err.contains("--list-models")
+                     && err.contains("run specs get structural checks only"),
+                 err.constData());
+        QVERIFY(out.contains("1 of 1 finished"));
     }
 
     void twoCpuLanesWithRepeatsRunToTheEnd()

@@ -1,9 +1,11 @@
 #pragma once
 
 // Shared set-up for the UI tests: a small experiment on CPU lanes under a
-// temporary runs root, and a catalog like the worker's --list-models.
+// temporary runs root, and a catalog like the worker's --list-models
+// (orchestration/testcatalog.h).
 
 #include "experiment.h"
+#include "orchestration/testcatalog.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -51,29 +53,8 @@ inline Experiment twoLaneExperiment(const QString &runsRoot)
     return e;
 }
 
-// The shape of `trainyard-worker --list-models` (common.md), small.
-inline QByteArray catalogJson()
-{
-    return R"({"version": "0.1.0", "protocol": 1,
-      "models": [
-        {"type": "transe", "task": "kg", "description": "TransE",
-         "params": [{"name": "dim", "type": "int", "default": 100, "min": 1, "max": 4096, "help": "embedding size"},
-                    {"name": "norm", "type": "int", "default": 1, "choices": [1, 2]},
-                    {"name": "margin", "type": "float", "default": 1.0, "min": 0.0, "max": 100.0}],
-         "defaults": {"train": {"epochs": 50, "lr": 0.001}, "data": {"kind": "synthetic-kg"}}},
-        {"type": "mlp", "task": "image", "description": "MLP",
-         "params": [{"name": "hidden", "type": "int", "default": 64, "min": 1, "max": 8192}]}],
-      "data_kinds": [
-        {"kind": "kg", "task": "kg", "params": [{"name": "path", "type": "path", "default": ""}]},
-        {"kind": "synthetic-kg", "task": "kg", "params": [{"name": "entities", "type": "int", "default": 200, "min": 2, "max": 100000}]},
-        {"kind": "synthetic-images", "task": "image", "params": [{"name": "samples", "type": "int", "default": 1000, "min": 1, "max": 1000000}]}],
-      "train": [{"name": "epochs", "type": "int", "default": 10, "min": 1, "max": 100000},
-                {"name": "max_steps", "type": "int", "default": null, "min": 1, "max": 1000000000},
-                {"name": "optimizer", "type": "string", "default": "adam", "choices": ["adam", "sgd", "adagrad"]},
-                {"name": "lr", "type": "float", "default": 0.01, "min": 0.0, "max": 10.0},
-                {"name": "seed", "type": "int", "default": 1, "min": 0, "max": 1000000}],
-      "eval": [{"name": "every_epochs", "type": "int", "default": 10, "min": 0, "max": 100000}],
-      "checkpoint": [], "report": []})";
-}
+// The shape of `trainyard-worker --list-models`, small (shared with the
+// catalogue's own tests).
+using trainyard::test::catalogJson;
 
 } // namespace trainyard::testing

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace trainyard {
+
+/// A read-only view of one run spec (the JSON object of DESIGN.md's fixed
+/// keys, as it sits in an experiment, spec.json or a drag payload), so that
+/// code showing or scheduling a run asks for "the model type" instead of
+/// digging through nested objects. It checks nothing (validateRunSpec does):
+/// a missing or mistyped value reads as empty / nullopt. It holds its own
+/// copy of the object, which QJsonObject shares implicitly, so views are
+/// cheap to make and never dangle.
+class RunSpecView
+{
+public:
+    explicit RunSpecView(const QJsonObject &spec)
+        : m_spec(spec)
+    {
+    }
+
+    const QJsonObject &json() const { return m_spec; }
+
+    /// "name"; empty when absent.
+    QString name() const;
+    /// The name a run gets: "name", else the model type (withDefaults).
+    QString effectiveName() const;
+
+    QJsonObject model() const { return object(QStringLiteral("model")); }
+    QString modelType() const;
+
+    QJsonObject data() const { return object(QStringLiteral("data")); }
+    QString dataKind() const;
+    QString dataPath() const;
+    /// How a table shows the data: "kg: UMLS" (kind and folder name), or the
+    /// kind alone for generated data.
+    QString dataSummary() const;
+
+    /// A section ("train", "eval", "checkpoint", "report"); empty when absent.
+    QJsonObject section(const QString &name) const { return object(name); }
+    QJsonObject train() const { return object(QStringLiteral("train")); }
+    std::optional<qint64> epochs() const;
+    std::optional<qint64> maxSteps() const; ///< nullopt also for null ("no limit")
+    std::optional<qint64> batchSize() const;
+    QString optimizer() const;
+    std::optional<double> learningRate() const;
+    std::optional<qint64> seed() const;
+
+    std::optional<qint64> evalEveryEpochs() const;
+    QString evalSplit() const;
+    std::optional<qint64> reportEverySteps() const;
+
+    /// The experiment-only "repeat"; 1 when absent.
+    int repeat() const;
+
+private:
+    QJsonObject object(const QString &key) const { return m_spec.value(key).toObject(); }
+    static std::optional<qint64> integer(const QJsonObject &o, const QString &key);
+
+    QJsonObject m_spec;
+};
+
+} // namespace trainyard

@@ -1,0 +1,91 @@
+// RunSpecView: every value where DESIGN.md puts it, and empty / nullopt (never
+// a crash or a made-up value) where a spec lacks it or holds the wrong type.
+
+#include "experiment.h"
+#include "runspecview.h"
+#include "testutil.h"
+
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+class TestRunSpecView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void readsTheFixedKeys()
+    {
+        const QJsonObject spec = QJsonDocument::fromJson(R"({
+            "name": "transe-umls",
+            "model": {"type": "transe", "dim": 100},
+            "data": {"kind": "kg", "path": "/data/kg/UMLS"},
+            "train": {"epochs": 50, "max_steps": null, "batch_size": 512, "optimizer": "adam", "lr": 0.001, "seed": 3},
+            "eval": {"every_epochs": 10, "split": "valid"},
+            "report": {"every_steps": 10},
+            "repeat": 2})").object();
+        const RunSpecView view(spec);
+        QCOMPARE(view.json(), spec);
+        QCOMPARE(view.name(), QStringLiteral("transe-umls"));
+        QCOMPARE(view.effectiveName(), QStringLiteral("transe-umls"));
+        QCOMPARE(view.modelType(), QStringLiteral("transe"));
+        QCOMPARE(view.model().value(QStringLiteral("dim")).toInt(), 100);
+        QCOMPARE(view.dataKind(), QStringLiteral("kg"));
+        QCOMPARE(view.dataPath(), QStringLiteral("/data/kg/UMLS"));
+        QCOMPARE(view.dataSummary(), QStringLiteral("kg: UMLS"));
+        QCOMPARE(view.epochs(), std::optional<qint64>(50));
+        QCOMPARE(view.maxSteps(), std::optional<qint64>()); // null: no limit
+        QCOMPARE(view.batchSize(), std::optional<qint64>(512));
+        QCOMPARE(view.optimizer(), QStringLiteral("adam"));
+        QCOMPARE(view.learningRate(), std::optional<double>(0.001));
+        QCOMPARE(view.seed(), std::optional<qint64>(3));
+        QCOMPARE(view.evalEveryEpochs(), std::optional<qint64>(10));
+        QCOMPARE(view.evalSplit(), QStringLiteral("valid"));
+        QCOMPARE(view.reportEverySteps(), std::optional<qint64>(10));
+        QCOMPARE(view.section(QStringLiteral("checkpoint")), QJsonObject());
+        QCOMPARE(view.repeat(), 2);
+    }
+
+    void missingOrMistypedReadsAsEmpty()
+    {
+        const RunSpecView empty{QJsonObject()};
+        QVERIFY(empty.name().isEmpty());
+        QVERIFY(empty.modelType().isEmpty());
+        QVERIFY(empty.effectiveName().isEmpty());
+        QVERIFY(empty.dataKind().isEmpty());
+        QVERIFY(empty.dataSummary().isEmpty());
+        QVERIFY(!empty.seed());
+        QVERIFY(!empty.epochs());
+        QVERIFY(!empty.learningRate());
+        QCOMPARE(empty.repeat(), 1);
+
+        const QJsonObject wrong = QJsonDocument::fromJson(R"({"name": 7, "model": "transe", "data": {"kind": 3},
+            "train": {"seed": 1.5, "epochs": "10", "lr": "fast"}, "repeat": 0})").object();
+        const RunSpecView view(wrong);
+        QVERIFY(view.name().isEmpty());
+        QVERIFY(view.modelType().isEmpty());
+        QVERIFY(view.dataKind().isEmpty());
+        QVERIFY(!view.seed());
+        QVERIFY(!view.epochs());
+        QVERIFY(!view.learningRate());
+        QCOMPARE(view.repeat(), 1);
+    }
+
+    void nameFallsBackToTheModelTypeAsWithDefaultsDoes()
+    {
+        QJsonObject spec = fakeSpec(QStringLiteral("x"));
+        spec.remove(QStringLiteral("name"));
+        QCOMPARE(RunSpecView(spec).effectiveName(), QStringLiteral("fake"));
+        QCOMPARE(RunSpecView(withDefaults(spec)).name(), RunSpecView(spec).effectiveName());
+        QCOMPARE(RunSpecView(spec).dataSummary(), QStringLiteral("synthetic-kg"));
+        // A repeat's spec: the view reads what expandRepeat wrote.
+        const RunSpecView second(expandRepeat(withRepeat(fakeSpec(QStringLiteral("r")), 3), 1, 3));
+        QCOMPARE(second.name(), QStringLiteral("r-2"));
+        QCOMPARE(second.seed(), std::optional<qint64>(8));
+        QCOMPARE(second.repeat(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunSpecView)
+#include "tst_runspecview.moc"

@@ -1,0 +1,91 @@
+// The model palette under QAbstractItemModelTester: groups per task, the
+// drag payload, saved presets, and the worker's published presets.
+
+#include "mimetypes.h"
+#include "modelcatalog.h"
+#include "modelpalettemodel.h"
+#include "presetstore.h"
+#include "uitesthelpers.h"
+
+#include <QAbstractItemModelTester>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::testing;
+
+class TestModelPaletteModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void paletteModelAndDragPayload()
+    {
+        QTemporaryDir dir;
+        PresetStore presets(dir.path() + QStringLiteral("/presets.json"));
+        ModelPaletteModel model(&presets);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        QString error;
+        model.setCatalog(ModelCatalog::fromJson(catalogJson(), &error));
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Knowledge graphs"));
+        QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("Images"));
+        QVERIFY(!(model.flags(model.index(0, 0)) & Qt::ItemIsDragEnabled));
+        const QModelIndex mlp = model.index(0, 0, model.index(1, 0));
+        QCOMPARE(mlp.data().toString(), QStringLiteral("mlp"));
+        QVERIFY(model.flags(mlp) & Qt::ItemIsDragEnabled);
+        std::unique_ptr<QMimeData> data(model.mimeData({mlp}));
+        QVERIFY(data);
+        const QJsonObject payload = QJsonDocument::fromJson(data->data(runSpecMimeType())).object();
+        QCOMPARE(payload.value(QLatin1String("spec")).toObject().value(QLatin1String("model")).toObject()
+                     .value(QLatin1String("type")).toString(),
+                 QStringLiteral("mlp"));
+        QCOMPARE(payload.value(QLatin1String("repeat")).toInt(), 1);
+        QVERIFY(!model.mimeData({model.index(0, 0)}));
+
+        // A saved preset appears in its own group, survives a reload, and drags its repeat count.
+        QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
+        spec.insert(QStringLiteral("name"), QStringLiteral("wide-mlp"));
+        QVERIFY(presets.save(Preset{QStringLiteral("wide mlp"), spec, 5}, &error));
+        QCOMPARE(model.rowCount(), 3);
+        PresetStore again(presets.path());
+        QCOMPARE(again.presets().size(), 1);
+        const QModelIndex preset = model.index(0, 0, model.index(2, 0));
+        QCOMPARE(preset.data().toString(), QStringLiteral("wide mlp"));
+        QCOMPARE(preset.data(ModelPaletteModel::RepeatRole).toInt(), 5);
+        QVERIFY(presets.remove(QStringLiteral("wide mlp"), &error));
+        QCOMPARE(model.rowCount(), 2);
+    }
+
+    void publishedPresetsOfTheRealWorker()
+    {
+        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
+            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        }
+        ModelCatalog c;
+        QString error;
+        QVERIFY2(ModelCatalogLoader::loadNow(worker, &c, &error), qPrintable(error));
+
+        // The published presets reach the palette as complete specs.
+        QVERIFY(!c.presets().isEmpty());
+        ModelPaletteModel palette(nullptr);
+        palette.setCatalog(c);
+        bool found = false;
+        for (int g = 0; g < palette.rowCount(); ++g) {
+            const QModelIndex group = palette.index(g, 0);
+            if (group.data().toString() != QLatin1String("Published configurations")) {
+                continue;
+            }
+            found = palette.rowCount(group) == c.presets().size();
+        }
+        QVERIFY(found);
+    }
+};
+
+QTEST_MAIN(TestModelPaletteModel)
+#include "tst_modelpalettemodel.moc"

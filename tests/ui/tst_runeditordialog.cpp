@@ -1,0 +1,121 @@
+// The run editor built from the catalog: editors with the catalog's ranges,
+// validation messages naming the key, the worker's defaults handed back
+// unchanged, and the catalogue's check of what the fields cannot show.
+
+#include "modelcatalog.h"
+#include "runeditordialog.h"
+#include "uitesthelpers.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::testing;
+
+class TestRunEditorDialog : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void runEditorEditsAndValidates()
+    {
+        QString error;
+        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 3);
+        QCOMPARE(editor.repeat(), 3);
+        auto *dim = qobject_cast<QSpinBox *>(editor.editorFor(QStringLiteral("model.dim")));
+        QVERIFY(dim);
+        QCOMPARE(dim->maximum(), 4096);
+        dim->setValue(64);
+        auto *norm = qobject_cast<QComboBox *>(editor.editorFor(QStringLiteral("model.norm")));
+        QVERIFY(norm);
+        norm->setCurrentText(QStringLiteral("2"));
+        auto *maxSteps = qobject_cast<QSpinBox *>(editor.editorFor(QStringLiteral("train.max_steps")));
+        QVERIFY(maxSteps);
+        QCOMPARE(maxSteps->value(), maxSteps->minimum()); // "none"
+        QVERIFY2(editor.validate(&error), qPrintable(error));
+        QJsonObject spec = editor.spec();
+        QCOMPARE(spec.value(QLatin1String("model")).toObject().value(QLatin1String("dim")).toInt(), 64);
+        QCOMPARE(spec.value(QLatin1String("model")).toObject().value(QLatin1String("norm")).toInt(), 2);
+        QVERIFY(spec.value(QLatin1String("train")).toObject().value(QLatin1String("max_steps")).isNull());
+
+        // Out of range: the message names the key and the range.
+        auto *lr = qobject_cast<QLineEdit *>(editor.editorFor(QStringLiteral("train.lr")));
+        QVERIFY(lr);
+        lr->setText(QStringLiteral("50"));
+        QVERIFY(!editor.validate(&error));
+        QVERIFY2(error.startsWith(QLatin1String("train.lr: expected a number in [0, 10]")), qPrintable(error));
+        lr->setText(QStringLiteral("1e-3"));
+        QVERIFY2(editor.validate(&error), qPrintable(error));
+        QCOMPARE(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("lr")).toDouble(), 1e-3);
+    }
+
+    void keysTheWorkerDoesNotKnowAreRefused()
+    {
+        // A preset saved with another worker: its model has a key this one lacks.
+        QString error;
+        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        QJsonObject spec = c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t"));
+        QJsonObject model = spec.value(QLatin1String("model")).toObject();
+        model.insert(QStringLiteral("dimm"), 3);
+        spec.insert(QStringLiteral("model"), model);
+        RunEditorDialog editor(c, spec, 1);
+        QVERIFY(!editor.validate(&error));
+        QVERIFY2(error.startsWith(QLatin1String("model.dimm: unknown key (expected one of type, dim, norm, margin)")),
+                 qPrintable(error));
+    }
+
+    void realWorkerDefaultsRoundTrip()
+    {
+        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
+            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        }
+        ModelCatalog c;
+        QString loadError;
+        QVERIFY2(ModelCatalogLoader::loadNow(worker, &c, &loadError), qPrintable(loadError));
+        for (const char *type : {"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}) {
+            QVERIFY2(c.model(QString::fromLatin1(type)), type);
+            // The editor must hand back the worker's defaults unchanged: the
+            // worker's ranges reach 1e12, beyond a spin box's int (a clamp
+            // bug once turned every such default into 0).
+            const QJsonObject defaults = c.defaultSpec(QString::fromLatin1(type), QStringLiteral("t"));
+            RunEditorDialog editor(c, defaults, 1);
+            QString error;
+            QVERIFY2(editor.validate(&error), qPrintable(error));
+            const QJsonObject edited = editor.spec();
+            for (const char *section : {"train", "eval", "checkpoint", "report"}) {
+                const QJsonObject want = defaults.value(QLatin1String(section)).toObject();
+                const QJsonObject got = edited.value(QLatin1String(section)).toObject();
+                for (auto it = want.begin(); it != want.end(); ++it) {
+                    if (it.value().isDouble()) {
+                        QVERIFY2(got.value(it.key()).toDouble() == it.value().toDouble(),
+                                 qPrintable(QStringLiteral("%1: %2.%3").arg(QLatin1String(type), QLatin1String(section), it.key())));
+                    }
+                }
+            }
+        }
+        QVERIFY(c.dataKind(QStringLiteral("synthetic-kg")));
+        QVERIFY(!c.section(QStringLiteral("train")).isEmpty());
+
+        // train.max_seconds: empty is "no limit" (null), a number is kept.
+        {
+            RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
+            auto *budget = qobject_cast<QLineEdit *>(editor.editorFor(QStringLiteral("train.max_seconds")));
+            QVERIFY(budget);
+            QVERIFY(budget->text().isEmpty());
+            QString error;
+            QVERIFY2(editor.validate(&error), qPrintable(error));
+            QVERIFY(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).isNull());
+            budget->setText(QStringLiteral("160"));
+            QVERIFY2(editor.validate(&error), qPrintable(error));
+            QCOMPARE(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).toDouble(), 160.0);
+        }
+    }
+};
+
+QTEST_MAIN(TestRunEditorDialog)
+#include "tst_runeditordialog.moc"
