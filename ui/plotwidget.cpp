@@ -12,15 +12,14 @@
 #include "runcolors.h"
 
 #include <QLabel>
-#include <QSaveFile>
 #include <QSplitter>
-#include <QTextStream>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace trainyard {
 
@@ -549,9 +548,11 @@ bool PlotWidget::exportCsv(const QString &file, QString *error) const
             }
             for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
                 for (const EvalPoint &p : it.value()) {
+                    // An evaluation point knows its epoch (the feeder gave it one); else its step's.
                     const auto step = std::int64_t(p.step);
-                    csv.writeValue(run.label, step, MetricsCsvWriter::epochOf(&epochs, step), p.wall, it.key(),
-                                   p.value);
+                    const double epoch = std::isfinite(p.epoch) && p.epoch >= 0 ? p.epoch
+                                                                                 : MetricsCsvWriter::epochOf(&epochs, step);
+                    csv.writeValue(run.label, step, epoch, p.wall, it.key(), p.value);
                 }
             }
         }
