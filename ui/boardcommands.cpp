@@ -1,6 +1,7 @@
 #include "boardcommands.h"
 
 #include "scheduler.h"
+#include "runspecview.h"
 
 #include <QCoreApplication>
 
@@ -30,7 +31,7 @@ void BoardCommand::fail(const QString &message) const
 AddRunsCommand::AddRunsCommand(Scheduler *scheduler, EditErrorHandler onError, int lane, int position,
                                const QJsonObject &spec, int repeat)
     : BoardCommand(scheduler, std::move(onError),
-                   tr("Queue %1").arg(spec.value(QLatin1String("name")).toString()))
+                   tr("Queue %1").arg(RunSpecView(spec).name()))
     , m_lane(lane)
     , m_position(position)
     , m_spec(spec)

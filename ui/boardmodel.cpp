@@ -7,6 +7,7 @@
 #include "mimetypes.h"
 #include "logcategories.h"
 #include "scheduler.h"
+#include "runspecview.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -259,7 +260,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
             for (RunId id : lane.runs) {
                 const RunInfo run = m_scheduler->run(id);
                 if (run.state == RunState::Queued) {
-                    const QString model = run.spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")).toString();
+                    const QString model = RunSpecView(run.spec).modelType();
                     const auto advice = m_slotAdvice.find(deviceName, model);
                     return advice ? SlotAdvice::summary(*advice) : QString();
                 }
@@ -304,7 +305,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
     case StateNameRole:
         return runStateName(run.state);
     case ModelTypeRole:
-        return run.spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+        return RunSpecView(run.spec).modelType();
     case ProgressRole:
         if (run.state == RunState::Finished) {
             return 1.0;

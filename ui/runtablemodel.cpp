@@ -4,6 +4,7 @@
 #include "metricstore.h"
 #include "runstore.h"
 #include "scheduler.h"
+#include "runspecview.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -17,15 +18,12 @@ namespace {
 
 QString dataText(const QJsonObject &spec)
 {
-    const QJsonObject data = spec.value(QLatin1String("data")).toObject();
-    const QString kind = data.value(QLatin1String("kind")).toString();
-    const QString path = data.value(QLatin1String("path")).toString();
-    return path.isEmpty() ? kind : QStringLiteral("%1: %2").arg(kind, QFileInfo(path).fileName());
+    return RunSpecView(spec).dataSummary();
 }
 
 QString modelText(const QJsonObject &spec)
 {
-    return spec.value(QLatin1String("model")).toObject().value(QLatin1String("type")).toString();
+    return RunSpecView(spec).modelType();
 }
 
 // The run's final evaluation of `metric` (the test split's when it has one).

@@ -1,6 +1,7 @@
 #include "slotprobedialog.h"
 
 #include "slotadvice.h"
+#include "runspecview.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -23,7 +24,7 @@ SlotProbeDialog::SlotProbeDialog(const QString &device, const QJsonObject &spec,
     , m_setSlots(new QPushButton(this))
     , m_close(new QPushButton(tr("Cancel"), this))
 {
-    const QString model = spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")).toString();
+    const QString model = RunSpecView(spec).modelType();
     setWindowTitle(tr("Measure slots: %1 on %2").arg(model, device));
     m_status->setWordWrap(true);
     m_progress->setRange(0, 100);

@@ -6,6 +6,7 @@
 #include "metricscsvwriter.h"
 #include "metricstore.h"
 #include "runstore.h"
+#include "runspecview.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -31,7 +32,7 @@ QStringList runNamesOf(const Experiment &experiment)
     for (const ExperimentLane &lane : experiment.lanes) {
         for (const ExperimentRun &run : lane.runs) {
             for (int i = 0; i < run.repeat; ++i)
-                names << expandRepeat(run.spec, i, run.repeat).value(QStringLiteral("name")).toString();
+                names << RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
         }
     }
     return names;

@@ -2,6 +2,7 @@
 
 #include "experiment.h"
 #include "logmetrics.h"
+#include "runspecview.h"
 
 #include <QDir>
 #include <QFile>
@@ -223,7 +224,7 @@ bool RunStore::readRun(const QString &name, RunRecord *run) const
         r.clearMetrics(); // replaced (a retry): its summary starts over
     r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
 
-    const QString specName = spec.value(QStringLiteral("name")).toString();
+    const QString specName = RunSpecView(spec).name();
     r.info.name = specName.isEmpty() ? name : specName;
     r.info.spec = spec;
     r.info.runDir = dir;

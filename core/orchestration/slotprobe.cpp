@@ -6,6 +6,7 @@
 #include "scheduler.h"
 #include "session.h"
 #include "workerprocess.h"
+#include "runspecview.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -193,7 +194,7 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
         return refuse(levelProblem);
     if (steps < 10)
         return refuse(QStringLiteral("steps: expected at least 10, got %1").arg(steps));
-    const QString model = spec.value(key("model")).toObject().value(key("type")).toString();
+    const QString model = RunSpecView(spec).modelType();
     if (model.isEmpty())
         return refuse(QStringLiteral("model.type: missing (the spec must name its model)"));
     QStringList problems = validateRunSpec(spec, QStringLiteral("spec"), true);
