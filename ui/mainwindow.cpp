@@ -25,6 +25,7 @@
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
+#include <QEventLoopLocker>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -541,8 +542,16 @@ bool MainWindow::closeSession()
     m_table->setSession(QString(), QString(), nullptr, nullptr);
     m_history->setInventory(nullptr);
     m_undo->clear();
-    m_session->close(leave);
-    m_session.reset();
+    // Stopping runs ends later: the session lives on until its runs have
+    // ended, then deletes itself; meanwhile the application does not quit.
+    Session *closing = m_session.release();
+    closing->scheduler()->disconnect(this);
+    closing->disconnect(this);
+    closing->setParent(this);
+    auto *keepRunning = new QEventLoopLocker;
+    connect(closing, &QObject::destroyed, [keepRunning] { delete keepRunning; });
+    connect(closing, &Session::closed, closing, &QObject::deleteLater);
+    closing->close(leave);
     updateActions();
     return true;
 }

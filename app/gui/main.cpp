@@ -372,21 +372,16 @@ int runHeadless(int argc, char **argv)
         ++interrupts;
         if (interrupts == 1) {
             printer.message(QStringLiteral("stopping every run gracefully (Ctrl-C again to kill them)"));
-            scheduler->stopAll();
+            session.close(false); // stop, SIGTERM, SIGKILL; Session::closed when every run has ended
         } else {
             printer.message(QStringLiteral("killing every run"));
             scheduler->killAll();
         }
-        if (scheduler->activeCount() == 0)
-            app.quit();
     });
     if (!stopSignals)
         return fail(QStringLiteral("cannot create a pipe"));
     QObject::connect(scheduler, &Scheduler::idle, &app, &QCoreApplication::quit);
-    QObject::connect(scheduler, &Scheduler::runEnded, &app, [&] {
-        if (interrupts > 0 && scheduler->activeCount() == 0)
-            app.quit();
-    });
+    QObject::connect(&session, &Session::closed, &app, &QCoreApplication::quit);
 
     QTimer::singleShot(0, scheduler, [scheduler] { scheduler->startAll(); });
     app.exec();
@@ -403,7 +398,7 @@ int runHeadless(int argc, char **argv)
                          run.message.isEmpty() ? "" : qPrintable(QStringLiteral(" (") + run.message + QLatin1Char(')')));
     }
     std::fflush(stdout);
-    session.close(false);
+    session.close(false); // nothing runs any more: closes at once
     return finished == total ? 0 : 1;
 }
 
