@@ -364,8 +364,10 @@ void MainWindow::attachSession(Session *session, const QStringList &warnings)
     }
 }
 
-void MainWindow::detachSession()
+void MainWindow::detachSession(Session *session)
 {
+    // A closing session may still report its runs' ends: not to this window.
+    session->scheduler()->disconnect(this);
     m_board->setScheduler(nullptr, nullptr, nullptr, nullptr);
     m_feeder->setSource(nullptr, nullptr);
     m_table->setSession(QString(), QString(), nullptr, nullptr);

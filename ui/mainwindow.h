@@ -103,7 +103,7 @@ private:
     void createActions();
     void createMenus();
     void attachSession(Session *session, const QStringList &warnings);
-    void detachSession();
+    void detachSession(trainyard::Session *session);
     CloseChoice askHowToClose();
     Scheduler *scheduler() const;
     void updateFinishCount();

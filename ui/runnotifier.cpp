@@ -18,6 +18,9 @@ RunNotifier::RunNotifier(SessionController *sessions, QMainWindow *window)
     , m_window(window)
 {
     connect(m_sessions, &SessionController::sessionOpened, this, [this](Session *session) { follow(session); });
+    // A closing session's runs still end (they stop), but that is no news.
+    connect(m_sessions, &SessionController::sessionAboutToClose, this,
+            [this](Session *session) { session->scheduler()->disconnect(this); });
 }
 
 void RunNotifier::follow(Session *session)

@@ -7,6 +7,7 @@
 #include "session.h"
 
 #include <QDateTime>
+#include <QEventLoopLocker>
 #include <QFileInfo>
 
 namespace trainyard {
@@ -121,8 +122,18 @@ void SessionController::endSession(bool leaveRunning)
     qCInfo(lcUi).noquote() << "closing" << m_session->name()
                            << (leaveRunning ? QStringLiteral("and leaving its runs running")
                                             : QStringLiteral("and stopping its runs"));
-    m_session->close(leaveRunning);
-    m_session.reset();
+    // Stopping runs ends later (Session::closed), so the session lives on,
+    // out of every view's sight, until its runs have ended and then deletes
+    // itself; meanwhile the application does not quit. Were this controller
+    // destroyed first, the session would go with it, killing what still runs.
+    Session *closing = m_session.release();
+    closing->disconnect(this);
+    closing->scheduler()->disconnect(this);
+    closing->setParent(this);
+    auto *keepRunning = new QEventLoopLocker;
+    connect(closing, &QObject::destroyed, [keepRunning] { delete keepRunning; });
+    connect(closing, &Session::closed, closing, &QObject::deleteLater);
+    closing->close(leaveRunning);
     Q_EMIT sessionClosed();
 }
 

@@ -122,21 +122,16 @@ int runCommand(const QStringList &args)
         ++interrupts;
         if (interrupts == 1) {
             printer.message(QStringLiteral("stopping every run gracefully (Ctrl-C again to kill them)"));
-            scheduler->stopAll();
+            session.close(false); // stop, SIGTERM, SIGKILL; Session::closed when every run has ended
         } else {
             printer.message(QStringLiteral("killing every run"));
             scheduler->killAll();
         }
-        if (scheduler->activeCount() == 0)
-            app->quit();
     });
     if (!stopSignals)
         return usageError(QStringLiteral("cannot create a pipe"));
     QObject::connect(scheduler, &Scheduler::idle, app, &QCoreApplication::quit);
-    QObject::connect(scheduler, &Scheduler::runEnded, app, [&] {
-        if (interrupts > 0 && scheduler->activeCount() == 0)
-            app->quit();
-    });
+    QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 
     QTimer::singleShot(0, scheduler, [scheduler] { scheduler->startAll(); });
     app->exec();
@@ -155,7 +150,7 @@ int runCommand(const QStringList &args)
         }
     }
     std::fflush(stdout);
-    session.close(false);
+    session.close(false); // nothing runs any more: closes at once
     return finished == total ? kExitSuccess : kExitIncomplete;
 }
 

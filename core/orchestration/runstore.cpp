@@ -291,7 +291,8 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath) co
         live.device = w.value(QStringLiteral("device")).toString();
         live.startTicks = w.value(QStringLiteral("start_ticks")).toInteger();
         live.started = QDateTime::fromString(w.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
-        if (live.pid > 0 && !live.token.isEmpty() && isSafeRunName(it.key()))
+        live.launcher = w.value(QStringLiteral("launcher")).toObject();
+        if ((live.pid > 0 || !live.launcher.isEmpty()) && !live.token.isEmpty() && isSafeRunName(it.key()))
             workers.insert(it.key(), live);
     }
     return workers;
@@ -309,6 +310,8 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
         w.insert(QStringLiteral("device"), it->device);
         w.insert(QStringLiteral("start_ticks"), it->startTicks);
         w.insert(QStringLiteral("started"), it->started.toString(Qt::ISODateWithMs));
+        if (!it->launcher.isEmpty())
+            w.insert(QStringLiteral("launcher"), it->launcher);
         runs.insert(it.key(), w);
     }
     QJsonObject o;

@@ -13,49 +13,61 @@
 #include <QStringList>
 #include <QTimer>
 
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <unordered_map>
+#include <memory>
 
 namespace trainyard {
 
+class Board;
 class DeviceInventory;
+class Dispatcher;
+class Ingestion;
+class Launcher;
 struct MetricLine;
-struct MetricRecord;
 class MetricStore;
 class MetricsServer;
+class RunRegistry;
 class RunStore;
-class WorkerProcess;
+class Supervisor;
 
-// The lanes, their ordered queues and every run's life: which queued run
-// starts next (per lane, up to its slotCount), starting and supervising workers,
-// stop (socket "stop", then SIGTERM, then SIGKILL after timeouts), pause,
-// resume, cancel, retry, and the finish count. Every edit emits precise
-// signals, "about to" before and a done signal after, so item models can
-// wrap them in begin/end calls and an undo stack can invert them.
-// Lanes are addressed by index, runs by RunId.
+// The lanes, their ordered queues and every run's life, behind one API for
+// the desktop app and `trainyard run`: which queued run starts next (per
+// lane, up to its slotCount), starting and supervising workers, stop (socket
+// "stop", then SIGTERM, then SIGKILL after timeouts), pause, resume, cancel,
+// retry, and the finish count. Every edit emits precise signals, "about to"
+// before and a done signal after, so item models can wrap them in begin/end
+// calls and an undo stack can invert them. Lanes are addressed by index,
+// runs by RunId.
+//
+// A façade over its parts (docs/launcher-seam.md): RunRegistry (the run
+// records), Board (lanes, queues, edits), Dispatcher (slots, devices,
+// threads, finish count, idle), Supervisor (each launched run's life and the
+// shutdown), Ingestion (metrics in), and the Launcher that starts workers
+// (LocalLauncher unless given another).
 class Scheduler : public QObject
 {
     Q_OBJECT
 public:
     Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics,
               DeviceInventory *devices, QObject *parent = nullptr);
+    // The same with another launcher (a batch queue, a test's fake).
+    Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
+              std::unique_ptr<Launcher> launcher, QObject *parent = nullptr);
+    // Kills whatever still runs, synchronously (shutdown() is the graceful way).
     ~Scheduler() override;
 
     // ---- the board ------------------------------------------------------
-    // Replaces all lanes and runs (repeats expanded); emits reset().
+    // Replaces all lanes and runs (repeats expanded); emits reset(). Runs
+    // still active are killed first (synchronously): never an orphan.
     void setExperiment(const Experiment &experiment);
     // The board as an experiment (consecutive untouched repeats collapse
     // back into one entry with "repeat").
     Experiment toExperiment(const QString &name, const QString &runsRoot) const;
 
-    int laneCount() const { return m_lanes.size(); }
+    int laneCount() const;
     LaneInfo lane(int index) const;
     QList<RunId> runIds() const; // lane by lane, queue order
     RunInfo run(RunId id) const; // id 0 when unknown
-    bool contains(RunId id) const { return m_runs.contains(id); }
+    bool contains(RunId id) const;
     RunId findRun(const QString &name) const; // 0 when none
     // Position of a run in its lane's queue, -1 when unknown.
     int position(RunId id) const;
@@ -87,7 +99,7 @@ public:
     void stopAll();
     // SIGKILL to every worker (a second Ctrl-C); their runs fail.
     void killAll();
-    bool isDispatching() const { return m_dispatching; }
+    bool isDispatching() const;
     // Starts one queued (or stopped: resumes) run now if its lane has a free slot.
     bool startRun(RunId id, QString *error = nullptr);
     bool stopRun(RunId id, QString *error = nullptr);
@@ -100,27 +112,27 @@ public:
     bool retryRun(RunId id, bool fromCheckpoint = false, QString *error = nullptr);
 
     int finishedCount() const;
-    int totalCount() const { return m_runs.size(); }
+    int totalCount() const;
     int activeCount() const;
     // True when dispatching found nothing left to start and nothing runs.
     bool isIdle() const;
 
     // ---- settings -------------------------------------------------------
-    void setWorkerProgram(const QString &program) { m_workerProgram = program; }
-    QString workerProgram() const { return m_workerProgram; }
+    void setWorkerProgram(const QString &program);
+    QString workerProgram() const;
     // Lanes naming a GPU this machine lacks run on the CPU instead.
     void setCpuFallback(bool on);
-    bool cpuFallback() const { return m_cpuFallback; }
+    bool cpuFallback() const;
     // Lanes whose device this machine lacks (and that would not run).
     QList<int> missingDeviceLanes() const;
     // Problems to tell the user before starting: missing GPUs, GPUs busy
     // with other users' processes. Empty when all is clear.
     QStringList preflight() const;
-    void setStopTimeout(int ms) { m_stopTimeoutMs = ms; }   // stop -> SIGTERM -> SIGKILL
-    void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
+    void setStopTimeout(int ms);  // stop -> SIGTERM -> SIGKILL, each after this
+    void setStallTimeout(int ms); // silence -> "stalled"
     // Threads given to each CPU run: the cores shared out among the CPU
     // lanes' slotCount; `threads` > 0 overrides.
-    void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
+    void setCpuThreads(int threads);
     int threadsPerCpuRun() const;
     // Pids of the workers we supervise (to tell our GPU processes from others').
     QSet<qint64> workerPids() const;
@@ -128,9 +140,13 @@ public:
     // Adopts runs found on disk: finished ones with their curves, and live
     // workers from the state file (reattached; gaps filled from metrics.jsonl).
     void loadHistory();
-    // Ends supervision: stops every worker (and waits up to the stop
-    // timeouts), or leaves them running for a later reattach.
+    // Ends supervision, asynchronously: stops every worker (stop, SIGTERM,
+    // SIGKILL, each after the stop timeout) and returns; shutdownFinished()
+    // when every run has ended (at once when none runs). Or leaves them
+    // running for a later reattach (finished at once). No nested event loop.
     void shutdown(bool leaveRunning);
+    bool isShuttingDown() const;
+    Launcher *launcher() const { return m_launcher.get(); }
 
     // Called by the Session for every accepted socket message.
     void handleMessage(RunId id, const nlohmann::json &message);
@@ -157,56 +173,19 @@ signals:
     void logLine(trainyard::RunId id, const QString &level, const QString &text);
     void warning(const QString &text);
     void idle(); // dispatching and nothing left to do
+    void shutdownFinished(); // after shutdown(): every run has ended (or was left running)
 
 private:
-    struct Run;
-    struct Lane
-    {
-        QString device;
-        int slotCount = 1;
-        QList<RunId> runs;
-    };
-    Run *find(RunId id) const;
-    RunId newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane);
-    QString effectiveDevice(int lane) const;
-    bool laneHasFreeSlot(int lane) const;
-    bool launch(Run *run, bool resume, QString *error);
-    void dispatch();
-    void setState(Run *run, RunState state, const QString &message = QString());
-    void onWorkerFinished(RunId id, int exitCode, int signal);
-    void finishRun(Run *run, RunState state, const QString &message);
-    void escalateStop(RunId id);
-    void checkWatchdog();
-    void flushProgress();
-    void ingestMetricsFile(Run *run);
-    void ingest(Run *run, const MetricRecord &record, bool live);
-    void ingestMetric(Run *run, const MetricRecord &record);
-    void noteAlive(Run *run);
-    void persistState();
-    void checkIdle();
-    void updateRate(Run *run);
+    void wire();
 
-    RunStore *m_store;
-    MetricsServer *m_server;
     MetricStore *m_metrics;
-    DeviceInventory *m_devices;
-    QList<Lane> m_lanes;
-    QHash<RunId, Run *> m_runs;
-    RunId m_nextId = 1;
-    bool m_dispatching = false;
-    bool m_cpuFallback = false;
-    bool m_shuttingDown = false;
-    QString m_workerProgram;
-    int m_stopTimeoutMs = 15000;
-    int m_stallTimeoutMs = 30000;
-    int m_cpuThreadsOverride = 0;
-    QList<RunId> m_progressDirty;
-    QTimer m_progressTimer;
-    QTimer m_watchdog;
-    int m_lastFinished = -1;
-    QSet<int> m_warnedBusyLanes;
-    std::unordered_map<std::string, int> m_metricIds; // JSON key -> MetricStore id
-    int metricIdFor(std::string_view key);
+    // Declared in the order they depend on each other (destroyed in reverse).
+    std::unique_ptr<RunRegistry> m_runs;
+    std::unique_ptr<Board> m_board;
+    std::unique_ptr<Ingestion> m_ingestion;
+    std::unique_ptr<Launcher> m_launcher;
+    std::unique_ptr<Supervisor> m_supervisor;
+    std::unique_ptr<Dispatcher> m_dispatcher;
 };
 
 } // namespace trainyard

@@ -22,18 +22,32 @@ Session::Session(QObject *parent)
     , m_devices(new DeviceInventory(this))
     , m_scheduler(new Scheduler(m_store, m_server, m_metrics, m_devices, this))
 {
-    m_server->setHandler([this](RunId run, const nlohmann::json &message) { m_scheduler->handleMessage(run, message); });
-    m_server->setMetricHandler([this](RunId run, const MetricLine &line) { m_scheduler->handleMetric(run, line); });
-    m_devices->setOurPids([this] { return m_scheduler->workerPids(); });
+    m_server->setHandler([this](RunId run, const nlohmann::json &message) {
+        if (m_scheduler)
+            m_scheduler->handleMessage(run, message);
+    });
+    m_server->setMetricHandler([this](RunId run, const MetricLine &line) {
+        if (m_scheduler)
+            m_scheduler->handleMetric(run, line);
+    });
+    m_devices->setOurPids([this] { return m_scheduler ? m_scheduler->workerPids() : QSet<qint64>(); });
     m_devices->setPollInterval(1000);
+    connect(m_scheduler, &Scheduler::shutdownFinished, this, [this] {
+        if (m_closing)
+            finishClose();
+    });
 }
 
 Session::~Session()
 {
-    if (m_open)
-        close(false);
-    delete m_scheduler; // before the store it uses
+    // Kills what still runs (synchronously), before the store it uses.
+    delete m_scheduler;
     m_scheduler = nullptr;
+    if (m_open) {
+        m_server->close();
+        if (m_lock)
+            m_lock->unlock();
+    }
     delete m_store;
     delete m_lock;
 }
@@ -60,6 +74,8 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     };
     if (m_open)
         close(false);
+    if (m_open)
+        return fail(QStringLiteral("%1 still has runs stopping; open again when they have ended").arg(m_name));
 
     Experiment ex = experiment;
     // A relative runs root is relative to the experiment file.
@@ -107,9 +123,15 @@ bool Session::save(const QString &path, QString *error)
 
 void Session::close(bool leaveRunning)
 {
-    if (!m_open)
+    if (!m_open || (m_closing && !leaveRunning))
         return;
-    m_scheduler->shutdown(leaveRunning);
+    m_closing = true;
+    m_scheduler->shutdown(leaveRunning); // finishClose() on shutdownFinished, maybe at once
+}
+
+void Session::finishClose()
+{
+    m_closing = false;
     m_server->close();
     if (m_lock) {
         m_lock->unlock();

@@ -34,11 +34,14 @@ class Session : public QObject
     Q_OBJECT
 public:
     explicit Session(QObject *parent = nullptr);
-    ~Session() override; // stops every worker unless close(true) was called
+    // Kills every worker still running, synchronously, unless close(true)
+    // let them go (close(false) is the graceful way: let it finish first).
+    ~Session() override;
 
     // Opens an experiment: validates it, locks its runs root (one
     // orchestrator per experiment), listens on its socket, loads past runs
-    // with their curves and reattaches to workers still running.
+    // with their curves and reattaches to workers still running. An open
+    // session is closed first; refused while its runs are still stopping.
     bool load(const QString &path, QStringList *errors);
     bool loadDemo(QStringList *errors);
     bool open(const Experiment &experiment, const QString &filePath, QStringList *errors);
@@ -47,8 +50,15 @@ public:
 
     // Ends the session: stops every worker gracefully, or leaves them
     // running (they reconnect to the next session on the same experiment).
+    // Asynchronous: closed() when done, at once when nothing runs or with
+    // `leaveRunning`, else when the last stopping worker has ended (stop,
+    // SIGTERM, SIGKILL after the stop timeouts). Until then the socket and
+    // the runs root's lock stay and isClosing() is true. No nested event
+    // loop: the caller's loop must run for it to finish (the desktop app
+    // keeps itself open with a QEventLoopLocker meanwhile).
     void close(bool leaveRunning = false);
     bool isOpen() const { return m_open; }
+    bool isClosing() const { return m_closing; }
 
     QString filePath() const { return m_filePath; } // empty for the demo / new
     QString name() const { return m_name; }
@@ -71,6 +81,8 @@ signals:
     void nameChanged(const QString &name);
 
 private:
+    void finishClose();
+
     RunStore *m_store;
     MetricStore *m_metrics;
     MetricsServer *m_server;
@@ -81,6 +93,7 @@ private:
     QString m_name;
     QString m_runsRoot;
     bool m_open = false;
+    bool m_closing = false;
 };
 
 } // namespace trainyard

@@ -396,8 +396,8 @@ void SlotProbe::teardown()
         Session *session = m_session;
         m_session = nullptr;
         session->scheduler()->killAll();
-        session->close(false); // waits until the killed workers are reaped
-        delete session;
+        session->close(false);
+        delete session; // reaps the killed workers (synchronously, no event loop)
     }
     m_dir.reset(); // removes the temporary runs root
     m_running = false;

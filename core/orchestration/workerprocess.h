@@ -1,5 +1,7 @@
 #pragma once
 
+#include "launcher.h"
+
 #include <QObject>
 #include <QProcess>
 #include <QString>
@@ -14,21 +16,13 @@ namespace trainyard {
 // to the run's worker.log. Emits started(), finished(exitCode, signal) and
 // failed(message) when it could not start. A process found running after a
 // restart (not our child) is "attached" by pid and watched by polling.
+// LocalLauncher drives one per run; nothing else starts workers.
 class WorkerProcess : public QObject
 {
     Q_OBJECT
 public:
-    struct Launch
-    {
-        QString program;
-        QString specPath;
-        QString runDir;
-        QString connect;  // "unix:PATH" or "tcp:HOST:PORT"; empty: none
-        QString token;
-        QString device;   // "cpu" or "cuda:N" as the lane names it
-        int threads = 0;  // 0: let the worker decide
-        bool resume = false;
-    };
+    // What to start (program, spec, run folder, socket, token, device, ...).
+    using Launch = LaunchSpec;
 
     explicit WorkerProcess(QObject *parent = nullptr);
     ~WorkerProcess() override;

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QList>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+namespace trainyard {
+
+class Board;
+class DeviceInventory;
+class Ingestion;
+class RunRegistry;
+class RunStore;
+class Supervisor;
+
+// Which queued run starts next, and where: every lane fills its free slots
+// (slotCount) from its queue, on its effective device (a missing GPU runs
+// on the CPU under CPU fallback), with the CPU's cores shared out among the
+// CPU lanes' slots. Also the runs' control that needs no worker (start one
+// now, cancel, retry), preflight(), the finish count and idle().
+class Dispatcher : public QObject
+{
+    Q_OBJECT
+public:
+    Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
+               DeviceInventory *devices, QObject *parent = nullptr);
+
+    void startAll();
+    void stopAll();
+    void killAll();
+    void halt() { m_dispatching = false; } // no more starts (a shutdown)
+    bool isDispatching() const { return m_dispatching; }
+    bool startRun(RunId id, QString *error);
+    bool cancelRun(RunId id, QString *error);
+    bool retryRun(RunId id, bool fromCheckpoint, QString *error);
+    void dispatch();
+
+    int finishedCount() const;
+    int totalCount() const;
+    int activeCount() const;
+    bool isIdle() const;
+    void checkIdle();
+    void notifyCounts(); // emits finishCountChanged
+
+    QString effectiveDevice(int lane) const;
+    QList<int> missingDeviceLanes() const;
+    void setCpuFallback(bool on);
+    bool cpuFallback() const { return m_cpuFallback; }
+    QStringList preflight() const;
+    void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
+    int threadsPerCpuRun() const;
+
+    // Board changes that concern it.
+    void reset();
+    void forget(RunId id);
+    void laneDeviceChanged(int lane) { m_warnedBusyLanes.remove(lane); }
+    void laneRemoved() { m_warnedBusyLanes.clear(); }
+    void onRunEnded();   // a slot was freed
+    void onRunRemoved(); // counts changed
+
+signals:
+    void runEnded(trainyard::RunId id, trainyard::RunState state); // cancelled
+    void finishCountChanged(int finished, int total);
+    void laneChanged(int index); // effective device (CPU fallback)
+    void warning(const QString &text);
+    void idle();
+
+private:
+    bool laneHasFreeSlot(int lane) const;
+    bool launch(RunId id, QString *error);
+
+    Board *m_board;
+    RunRegistry *m_runs;
+    Supervisor *m_supervisor;
+    Ingestion *m_ingestion;
+    RunStore *m_store;
+    DeviceInventory *m_devices;
+    QSet<RunId> m_resumeNext; // next start continues from the checkpoint
+    QSet<int> m_warnedBusyLanes;
+    bool m_dispatching = false;
+    bool m_cpuFallback = false;
+    int m_cpuThreadsOverride = 0;
+};
+
+} // namespace trainyard

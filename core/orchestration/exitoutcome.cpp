@@ -1,0 +1,100 @@
+#include "exitoutcome.h"
+
+#include "exitcode.h"
+
+#include <QFile>
+#include <QList>
+
+#include <cstring>
+
+namespace trainyard {
+
+namespace {
+
+QString lastLogLine(const QString &runDir)
+{
+    QFile file(runDir + QStringLiteral("/worker.log"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    if (file.size() > 4096)
+        file.seek(file.size() - 4096);
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        const QByteArray line = it->trimmed();
+        if (!line.isEmpty())
+            return QString::fromUtf8(line).left(300);
+    }
+    return {};
+}
+
+QString exitMeaning(int code)
+{
+    const std::string_view text = protocol::exitMeaning(code);
+    return QString::fromLatin1(text.data(), qsizetype(text.size()));
+}
+
+} // namespace
+
+QString signalName(int sig)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    const char *text = sigdescr_np(sig);
+    if (!abbrev || !text)
+        return QStringLiteral("signal %1").arg(sig);
+    return QStringLiteral("signal %1 (SIG%2: %3)").arg(sig).arg(QString::fromLatin1(abbrev), QString::fromLatin1(text));
+}
+
+RunState stateForExit(int code)
+{
+    using protocol::ExitCode;
+    if (!protocol::isKnownExit(code))
+        return RunState::Failed;
+    switch (static_cast<ExitCode>(code)) {
+    case ExitCode::Finished:
+        return RunState::Finished;
+    case ExitCode::Diverged:
+        return RunState::Diverged;
+    case ExitCode::Stopped:
+        return RunState::Stopped;
+    case ExitCode::Failed:
+    case ExitCode::BadInput:
+        return RunState::Failed;
+    }
+    return RunState::Failed;
+}
+
+ExitOutcome exitOutcome(const ExitFacts &f)
+{
+    ExitOutcome out;
+    out.exitCode = f.exitCode;
+    if (f.cancelled && f.pending) {
+        out.state = RunState::Cancelled;
+        out.message = QStringLiteral("cancelled before it started (was pending: %1)").arg(f.pendingReason);
+    } else if (f.signal > 0) {
+        out.state = RunState::Failed;
+        out.message = f.killed ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
+                               : QStringLiteral("killed by %1").arg(signalName(f.signal));
+    } else if (f.exitCode >= 0) {
+        out.state = stateForExit(f.exitCode);
+        out.message = QStringLiteral("exit %1: %2").arg(f.exitCode).arg(exitMeaning(f.exitCode));
+    } else if (f.doneSeen) {
+        // An attached worker: its "done" line is all we know.
+        out.exitCode = f.doneExit;
+        out.state = f.doneExit >= 0 ? stateForExit(f.doneExit) : RunState::Failed;
+        out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
+    } else if (f.pending) {
+        out.state = RunState::Failed;
+        out.message = QStringLiteral("left the queue without running (was pending: %1)").arg(f.pendingReason);
+    } else {
+        out.state = RunState::Failed;
+        out.message = QStringLiteral("the worker ended without reporting how (killed while Trainyard was away?)");
+    }
+    if (out.state == RunState::Failed || out.state == RunState::Diverged) {
+        const QString last = lastLogLine(f.runDir);
+        if (!last.isEmpty())
+            out.message += QStringLiteral(" — worker.log: ") + last;
+    }
+    return out;
+}
+
+} // namespace trainyard

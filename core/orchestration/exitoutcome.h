@@ -1,0 +1,44 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QString>
+
+namespace trainyard {
+
+// How a launched run ended, from what the Supervisor knows when the
+// launcher reports its exit, to the state and the message the user sees.
+// Pure (it only reads the last line of worker.log), so every case is
+// tested on its own (tests/orchestration/tst_supervisor.cpp).
+struct ExitFacts
+{
+    int exitCode = -1;        // -1: killed by `signal`, or unknown
+    int signal = 0;
+    bool killed = false;      // killed on purpose (stop escalation, killAll)
+    QString killMessage;      // ... and why ("did not stop within 30 s; killed")
+    bool pending = false;     // it was waiting in a queue, never ran
+    bool cancelled = false;   // ... and was stopped there
+    QString pendingReason;
+    bool doneSeen = false;    // the worker's "done" line
+    QString doneStatus;
+    int doneExit = -1;
+    QString runDir;           // worker.log's last line goes with failures
+};
+
+struct ExitOutcome
+{
+    RunState state = RunState::Failed;
+    QString message;
+    int exitCode = -1; // the exit status to record (the done line's when the launcher could not know)
+};
+
+ExitOutcome exitOutcome(const ExitFacts &facts);
+
+// The run state of a worker exit status (core/protocol/exitcode.h, the one
+// table): finished, stopped, diverged; failed for everything else.
+RunState stateForExit(int code);
+
+// "signal 9 (SIGKILL: Killed)".
+QString signalName(int signal);
+
+} // namespace trainyard

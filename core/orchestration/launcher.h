@@ -1,0 +1,102 @@
+#pragma once
+
+#include "runinfo.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+
+namespace trainyard {
+
+// Everything a launcher needs to start one worker. The worker's command line
+// is always an argument list built from these fields (WorkerProcess::arguments),
+// never a shell string, and an experiment file can name none of them.
+struct LaunchSpec
+{
+    QString program;  // the trainyard-worker to run
+    QString name;     // the run's name (a batch job's name)
+    QString specPath; // RUN_DIR/spec.json
+    QString runDir;
+    QString connect;  // "unix:PATH" or "tcp:HOST:PORT"; empty: none
+    QString token;    // travels in the environment, never on the command line
+    QString device;   // "cpu" or "cuda:N" as the lane names it
+    int threads = 0;  // 0: let the worker decide
+    bool resume = false;
+};
+
+// The seam between the Supervisor and whatever runs the workers: local
+// processes (LocalLauncher) today, a batch queue (Slurm) next. The
+// supervisor talks to workers' processes only through this interface; it
+// never sees a QProcess, a pid it must signal or a job id it must parse.
+//
+// Commands (all asynchronous; what happened comes back as the events):
+//   start      launch `spec` for `run`
+//   terminate  graceful stop: the worker checkpoints and exits 4 (local:
+//              SIGTERM; batch: signal the job). A run still pending in a
+//              queue is cancelled: it never starts.
+//   kill       end it now (SIGKILL; batch: cancel the job). Also cancels.
+//   attach     watch a run of an earlier orchestrator from its persisted
+//              handle; false (with why) when that run is gone
+//   detach     forget a run, leaving it running (close with "leave runs
+//              running"); its handle stays valid for a later attach
+//   release    forget a run; one still going is killed first, synchronously
+//              and bounded (no event loop): no orphan by accident
+//
+// Events, per run, in this order:
+//   failedToLaunch                                   (final) or
+//   started -> (pending <-> running)* -> exited      (final)
+//   started(pid, jobId)  the launcher created it: a local process (pid) or a
+//                        submitted job (jobId); handle() is valid from here
+//   pending(reason)      waiting in a queue ("Priority", "Resources", ...). A
+//                        batch launcher reports it at once after started:
+//                        a submitted job is pending until the queue says
+//                        otherwise. After running it means requeued: the
+//                        job will run again (its worker resumes from its
+//                        checkpoint and reconnects with its token).
+//   running              the launcher knows the worker executes (a job left
+//                        the queue). A local launcher does not send it: its
+//                        process runs from started, and the worker's hello
+//                        on the metrics socket says it is up.
+//   exited(code, signal) the end: the exit status (protocol::ExitCode), or
+//                        the signal (code -1), or neither (-1, 0) when the
+//                        launcher cannot know (an attached process that is
+//                        not our child; a job whose accounting is gone):
+//                        the worker's "done" line then tells.
+// After exited or failedToLaunch the launcher has forgotten the run. Events
+// normally come from the event loop, but a launcher may emit failedToLaunch
+// from inside start(); the supervisor copes with either.
+//
+// State by polling: a launcher that cannot be told (a batch queue) polls on
+// its own timer, for all its runs in one query, and emits an event only on a
+// change. The supervisor never polls a launcher.
+//
+// The handle: opaque launcher data (JSON with at least "kind" == kind()) that
+// the supervisor keeps in .trainyard-state.json beside the pid and token
+// fields, and hands back to attach() after a restart.
+class Launcher : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+    // "local", "slurm", ...: the "kind" of every handle this launcher writes.
+    virtual QString kind() const = 0;
+
+    virtual void start(RunId run, const LaunchSpec &spec) = 0;
+    virtual void terminate(RunId run) = 0;
+    virtual void kill(RunId run) = 0;
+    virtual bool attach(RunId run, const QJsonObject &handle, QString *why = nullptr) = 0;
+    // Empty until started (and for a run it does not know).
+    virtual QJsonObject handle(RunId run) const = 0;
+    virtual void detach(RunId run) = 0;
+    virtual void release(RunId run) = 0;
+
+signals:
+    void started(trainyard::RunId run, qint64 pid, const QString &jobId);
+    void pending(trainyard::RunId run, const QString &reason);
+    void running(trainyard::RunId run);
+    void exited(trainyard::RunId run, int exitCode, int signal);
+    void failedToLaunch(trainyard::RunId run, const QString &message);
+};
+
+} // namespace trainyard

@@ -1,0 +1,479 @@
+// The Supervisor against a FakeLauncher: no process is started; the test
+// plays the launcher (started, pending, running, requeued, exited, failed)
+// and, where a socket is needed, the worker (a QLocalSocket saying hello).
+// Covers what a batch-queue launcher will do that a local process never
+// does: a job id instead of a pid, hours pending, requeues, a handle in the
+// state file.
+
+#include "exitcode.h"
+#include "fakelauncher.h"
+#include "ingestion.h"
+#include "metricsserver.h"
+#include "metricstore.h"
+#include "protocol.h"
+#include "runregistry.h"
+#include "runstore.h"
+#include "supervisor.h"
+
+#include <QJsonDocument>
+#include <QLocalSocket>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <csignal>
+#include <memory>
+
+using namespace trainyard;
+using namespace trainyard::test;
+using protocol::ExitCode;
+
+namespace {
+
+QJsonObject readJson(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject{};
+}
+
+QString latin1(std::string_view text)
+{
+    return QString::fromLatin1(text.data(), qsizetype(text.size()));
+}
+
+// One supervisor with everything it talks to, on a runs root of its own
+// (or a shared one, to play a restarted orchestrator).
+struct Rig
+{
+    explicit Rig(const QString &root, const QString &socket)
+        : store(root)
+    {
+        QString error;
+        if (!server.listen(socket, &error))
+            qWarning("%s", qPrintable(error));
+        server.setHandler([this](RunId id, const nlohmann::json &m) {
+            if (supervisor)
+                supervisor->handleMessage(id, m);
+        });
+        supervisor = std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
+        supervisor->setWorkerProgram(QStringLiteral("/nonexistent/trainyard-worker"));
+    }
+
+    RunId addRun(const QString &name)
+    {
+        RunInfo info;
+        info.name = name;
+        info.group = name;
+        info.spec = QJsonObject{{QStringLiteral("name"), name},
+                                {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+        info.runDir = store.runDir(name);
+        return runs.add(info);
+    }
+
+    bool start(RunId id, bool resume = false)
+    {
+        QString error;
+        const bool ok = supervisor->start(id, Supervisor::StartOptions{QStringLiteral("cpu"), 1, resume}, &error);
+        if (!ok)
+            qWarning("%s", qPrintable(error));
+        return ok;
+    }
+
+    RunInfo run(RunId id) const { return runs.value(id); }
+
+    // A worker's side of the socket: connects and says hello.
+    std::unique_ptr<QLocalSocket> connectWorker(RunId id)
+    {
+        auto socket = std::make_unique<QLocalSocket>();
+        socket->connectToServer(server.socketPath());
+        if (!socket->waitForConnected(2000))
+            return nullptr;
+        const RunInfo r = run(id);
+        socket->write(QByteArray::fromStdString(protocol::encode(
+            protocol::hello(r.name.toStdString(), server.token(id).toStdString(), 4242, "cpu", 0.0))));
+        socket->flush();
+        return socket;
+    }
+
+    RunStore store;
+    MetricsServer server;
+    MetricStore metrics;
+    RunRegistry runs;
+    Ingestion ingestion{&runs, &store, &metrics};
+    FakeLauncher launcher;
+    std::unique_ptr<Supervisor> supervisor; // last: goes first
+};
+
+} // namespace
+
+class TestSupervisor : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_counter = 0;
+
+    std::unique_ptr<Rig> rig()
+    {
+        ++m_counter;
+        return std::make_unique<Rig>(m_dir.filePath(QStringLiteral("runs%1").arg(m_counter)),
+                                     m_dir.filePath(QStringLiteral("sock/s%1.sock").arg(m_counter)));
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // start: Starting; Running on the worker's hello, or on the launcher's "running".
+    void startGoesRunningOnHelloOrLauncher()
+    {
+        auto r = rig();
+        const RunId a = r->addRun(QStringLiteral("a"));
+        QVERIFY(r->start(a));
+        QCOMPARE(r->run(a).state, RunState::Starting);
+        QCOMPARE(r->launcher.starts.size(), 1);
+        const LaunchSpec spec = r->launcher.starts.at(0).second;
+        QCOMPARE(spec.program, QStringLiteral("/nonexistent/trainyard-worker"));
+        QCOMPARE(spec.name, QStringLiteral("a"));
+        QCOMPARE(spec.runDir, r->store.runDir(QStringLiteral("a")));
+        QCOMPARE(spec.specPath, spec.runDir + QStringLiteral("/spec.json"));
+        QVERIFY(QFile::exists(spec.specPath));
+        QCOMPARE(spec.connect, QStringLiteral("unix:") + r->server.socketPath());
+        QCOMPARE(spec.token, r->server.token(a));
+        QCOMPARE(spec.device, QStringLiteral("cpu"));
+        QCOMPARE(spec.threads, 1);
+        QVERIFY(!spec.resume);
+
+        r->launcher.reportStarted(a, 4242);
+        QCOMPARE(r->run(a).pid, 4242);
+        QCOMPARE(r->run(a).state, RunState::Starting); // no hello yet
+        QCOMPARE(r->supervisor->workerPids(), QSet<qint64>{4242});
+        r->supervisor->handleMessage(a, protocol::hello("a", spec.token.toStdString(), 4242, "cpu", 0.0));
+        QCOMPARE(r->run(a).state, RunState::Running);
+        QVERIFY(r->run(a).connected);
+
+        const RunId b = r->addRun(QStringLiteral("b"));
+        QVERIFY(r->start(b));
+        r->launcher.reportStarted(b, 0, QStringLiteral("job-2"));
+        r->launcher.reportRunning(b);
+        QCOMPARE(r->run(b).state, RunState::Running);
+        QVERIFY(!r->run(b).connected);
+    }
+
+    // Every exit status of the one table (core/protocol/exitcode.h) -> state and message.
+    void exitStatusesMapToStates_data()
+    {
+        QTest::addColumn<int>("code");
+        QTest::addColumn<int>("state");
+        QTest::newRow("finished") << protocol::toInt(ExitCode::Finished) << int(RunState::Finished);
+        QTest::newRow("failed") << protocol::toInt(ExitCode::Failed) << int(RunState::Failed);
+        QTest::newRow("bad input") << protocol::toInt(ExitCode::BadInput) << int(RunState::Failed);
+        QTest::newRow("diverged") << protocol::toInt(ExitCode::Diverged) << int(RunState::Diverged);
+        QTest::newRow("stopped") << protocol::toInt(ExitCode::Stopped) << int(RunState::Stopped);
+        QTest::newRow("unknown") << 42 << int(RunState::Failed);
+    }
+    void exitStatusesMapToStates()
+    {
+        QFETCH(int, code);
+        QFETCH(int, state);
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("x"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-x"));
+        QFile log(r->run(id).runDir + QStringLiteral("/worker.log"));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write("trainyard-worker: the last words\n");
+        log.close();
+        QSignalSpy ended(r->supervisor.get(), &Supervisor::runEnded);
+        r->launcher.reportExit(id, code, 0);
+        QCOMPARE(ended.count(), 1);
+        const RunInfo run = r->run(id);
+        QCOMPARE(int(run.state), state);
+        QCOMPARE(run.exitCode, code);
+        QCOMPARE(run.exitSignal, 0);
+        const QString meaning = latin1(protocol::exitMeaning(code));
+        QVERIFY2(run.message.startsWith(QStringLiteral("exit %1: %2").arg(code).arg(meaning)), qPrintable(run.message));
+        const bool failure = run.state == RunState::Failed || run.state == RunState::Diverged;
+        QCOMPARE(run.message.contains(QStringLiteral("worker.log: trainyard-worker: the last words")), failure);
+        const QJsonObject status = readJson(run.runDir + QStringLiteral("/status.json"));
+        QCOMPARE(status.value(QStringLiteral("state")).toString(), runStateName(run.state));
+        if (protocol::isKnownExit(code))
+            QCOMPARE(status.value(QStringLiteral("state")).toString(), latin1(protocol::exitStatusName(code)));
+        QCOMPARE(r->server.token(id), QString()); // unregistered
+        QVERIFY(!r->supervisor->isSupervised(id));
+    }
+
+    void signalExitFails()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("seg"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-s"));
+        r->launcher.reportExit(id, -1, SIGSEGV);
+        const RunInfo run = r->run(id);
+        QCOMPARE(run.state, RunState::Failed);
+        QCOMPARE(run.exitSignal, SIGSEGV);
+        QCOMPARE(run.exitCode, -1);
+        QVERIFY2(run.message.startsWith(QStringLiteral("killed by signal %1 (SIGSEGV").arg(SIGSEGV)), qPrintable(run.message));
+        QCOMPARE(readJson(run.runDir + QStringLiteral("/status.json")).value(QStringLiteral("signal")).toInt(), SIGSEGV);
+    }
+
+    // stop asked on the socket; no exit -> terminate after the timeout; still none -> kill.
+    void stopEscalatesSocketTerminateKill()
+    {
+        auto r = rig();
+        r->supervisor->setStopTimeout(150);
+        const RunId id = r->addRun(QStringLiteral("hang"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-h"));
+        auto worker = r->connectWorker(id);
+        QVERIFY(worker);
+        QTRY_VERIFY(r->run(id).connected);
+        QCOMPARE(r->run(id).state, RunState::Running);
+
+        QString error;
+        QVERIFY2(r->supervisor->stop(id, &error), qPrintable(error));
+        QCOMPARE(r->run(id).state, RunState::Stopping);
+        QCOMPARE(r->launcher.count(QStringLiteral("terminate"), id), 0); // asked on the socket first
+        QByteArray received;
+        QTRY_VERIFY((received += worker->readAll()).contains("\"type\":\"stop\""));
+        QVERIFY(r->supervisor->stop(id)); // again: nothing new
+        QTRY_COMPARE(r->launcher.count(QStringLiteral("kill"), id), 1);
+        const int t = int(r->launcher.calls.indexOf(QStringLiteral("terminate %1").arg(id)));
+        const int k = int(r->launcher.calls.indexOf(QStringLiteral("kill %1").arg(id)));
+        QVERIFY(t >= 0 && t < k);
+        QCOMPARE(r->launcher.count(QStringLiteral("terminate"), id), 1);
+        QVERIFY(r->launcher.callTimes.at(k) - r->launcher.callTimes.at(t) >= 140);
+        r->launcher.reportExit(id, -1, SIGKILL);
+        const RunInfo run = r->run(id);
+        QCOMPARE(run.state, RunState::Failed);
+        QCOMPARE(run.exitSignal, SIGKILL);
+        QVERIFY2(run.message.startsWith(QStringLiteral("did not stop within 0.3 s; killed (signal 9 (SIGKILL")),
+                 qPrintable(run.message));
+    }
+
+    // Not connected: terminate at once; an exit in time ends the escalation.
+    void stopWithoutSocketTerminatesAtOnce()
+    {
+        auto r = rig();
+        r->supervisor->setStopTimeout(100);
+        const RunId id = r->addRun(QStringLiteral("quiet"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-q"));
+        QVERIFY(r->supervisor->stop(id));
+        QCOMPARE(r->launcher.count(QStringLiteral("terminate"), id), 1);
+        r->launcher.reportExit(id, protocol::toInt(ExitCode::Stopped), 0);
+        QCOMPARE(r->run(id).state, RunState::Stopped);
+        QTest::qWait(300);
+        QCOMPARE(r->launcher.count(QStringLiteral("kill"), id), 0);
+    }
+
+    void killAllSaysSo()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("k"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-k"));
+        r->supervisor->killAll();
+        QCOMPARE(r->launcher.count(QStringLiteral("kill"), id), 1);
+        r->launcher.reportExit(id, -1, SIGKILL);
+        QVERIFY2(r->run(id).message.startsWith(QStringLiteral("killed on request (signal 9")), qPrintable(r->run(id).message));
+    }
+
+    // A job pending for hours: never stalled; its reason shown; a stop cancels it.
+    void pendingRunNeverStallsAndStopCancelsIt()
+    {
+        auto r = rig();
+        r->supervisor->setStallTimeout(100);
+        r->supervisor->setStopTimeout(5000);
+        const RunId id = r->addRun(QStringLiteral("queued"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-7"));
+        r->launcher.reportPending(id, QStringLiteral("Resources"));
+        QCOMPARE(r->run(id).state, RunState::Starting);
+        QCOMPARE(r->run(id).message, QStringLiteral("pending: Resources"));
+        QTest::qWait(700); // the watchdog looks every 500 ms
+        QCOMPARE(r->run(id).state, RunState::Starting);
+
+        // It runs (no hello yet), then goes silent: now the watchdog applies.
+        r->launcher.reportRunning(id);
+        QCOMPARE(r->run(id).state, RunState::Running);
+        QVERIFY(r->run(id).message.isEmpty());
+        QTRY_COMPARE(r->run(id).state, RunState::Stalled);
+
+        // Requeued (a node failure): pending again, the reason visible.
+        r->launcher.reportPending(id, QStringLiteral("NodeFail"));
+        QCOMPARE(r->run(id).state, RunState::Starting);
+        QCOMPARE(r->run(id).message, QStringLiteral("requeued; pending: NodeFail"));
+        QTest::qWait(700);
+        QCOMPARE(r->run(id).state, RunState::Starting);
+
+        QSignalSpy ended(r->supervisor.get(), &Supervisor::runEnded);
+        QVERIFY(r->supervisor->stop(id));
+        QCOMPARE(r->run(id).state, RunState::Stopping);
+        QCOMPARE(r->launcher.count(QStringLiteral("terminate"), id), 1); // cancels the job
+        QVERIFY2(r->run(id).message.contains(QStringLiteral("NodeFail")), qPrintable(r->run(id).message));
+        r->launcher.reportExit(id, -1, 0);
+        QCOMPARE(ended.count(), 1);
+        QCOMPARE(r->run(id).state, RunState::Cancelled);
+        QVERIFY2(r->run(id).message.startsWith(QStringLiteral("cancelled before it started (was pending: NodeFail)")),
+                 qPrintable(r->run(id).message));
+        QCOMPARE(readJson(r->run(id).runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
+                 QStringLiteral("cancelled"));
+    }
+
+    void launchFailureFailsTheRun()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("nope"));
+        QVERIFY(r->start(id));
+        QSignalSpy ended(r->supervisor.get(), &Supervisor::runEnded);
+        r->launcher.reportLaunchFailure(id, QStringLiteral("sbatch: error: invalid partition specified: gpu"));
+        QCOMPARE(ended.count(), 1);
+        QCOMPARE(r->run(id).state, RunState::Failed);
+        QCOMPARE(r->run(id).message, QStringLiteral("sbatch: error: invalid partition specified: gpu"));
+        QCOMPARE(r->launcher.count(QStringLiteral("release"), id), 0); // it forgot the run itself
+
+        // A launcher that fails from inside start().
+        const RunId now = r->addRun(QStringLiteral("now"));
+        r->launcher.failInsideStart = QStringLiteral("cannot start /x: No such file or directory");
+        QVERIFY(r->start(now));
+        QCOMPARE(r->run(now).state, RunState::Failed);
+        QCOMPARE(r->run(now).message, QStringLiteral("cannot start /x: No such file or directory"));
+        QVERIFY(!r->supervisor->isSupervised(now));
+
+        // No worker program: refused before the launcher hears of it.
+        r->supervisor->setWorkerProgram(QString());
+        QString error;
+        QVERIFY(!r->supervisor->start(r->addRun(QStringLiteral("none")), Supervisor::StartOptions{}, &error));
+        QVERIFY2(error.contains(QStringLiteral("trainyard-worker not found")), qPrintable(error));
+    }
+
+    // The launcher's handle goes to the state file; a new supervisor attaches through it.
+    void reattachThroughThePersistedHandle()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("shared-runs"));
+        QString token;
+        {
+            Rig first(root, m_dir.filePath(QStringLiteral("sock/first.sock")));
+            const RunId id = first.addRun(QStringLiteral("r"));
+            QVERIFY(first.start(id));
+            first.launcher.reportStarted(id, 0, QStringLiteral("job-9"));
+            token = first.server.token(id);
+            const QJsonObject saved = readJson(root + QStringLiteral("/.trainyard-state.json"))
+                                          .value(QStringLiteral("runs")).toObject().value(QStringLiteral("r")).toObject();
+            QCOMPARE(saved.value(QStringLiteral("token")).toString(), token);
+            QCOMPARE(saved.value(QStringLiteral("launcher")).toObject().value(QStringLiteral("job")).toString(),
+                     QStringLiteral("job-9"));
+            QVERIFY(saved.contains(QStringLiteral("pid"))); // readable as before the seam
+            QCOMPARE(first.store.readState().value(QStringLiteral("r")).launcher.value(QStringLiteral("kind")).toString(),
+                     QStringLiteral("fake"));
+
+            QSignalSpy finished(first.supervisor.get(), &Supervisor::shutdownFinished);
+            first.supervisor->shutdown(/*leaveRunning=*/true);
+            QCOMPARE(finished.count(), 1);
+            QCOMPARE(first.launcher.count(QStringLiteral("detach"), id), 1);
+        } // the first orchestrator is gone; its job is not
+
+        Rig second(root, m_dir.filePath(QStringLiteral("sock/second.sock")));
+        second.launcher.aliveJobs = {QStringLiteral("job-9")};
+        const RunId id = second.addRun(QStringLiteral("r"));
+        const RunId gone = second.addRun(QStringLiteral("never-started"));
+        second.supervisor->loadHistory();
+        QCOMPARE(second.launcher.attaches.size(), 1);
+        QCOMPARE(second.launcher.attaches.at(0).first, id);
+        QCOMPARE(second.launcher.attaches.at(0).second.value(QStringLiteral("job")).toString(), QStringLiteral("job-9"));
+        RunInfo run = second.run(id);
+        QCOMPARE(run.state, RunState::Running);
+        QVERIFY(run.reattached);
+        QCOMPARE(second.server.token(id), token); // it reconnects with its old token
+        QCOMPARE(second.run(gone).state, RunState::Queued);
+
+        // It ends; only its done line says how.
+        QFile metrics(run.runDir + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(metrics.open(QIODevice::Append));
+        metrics.write(QByteArray::fromStdString(protocol::encode(protocol::done("finished", 0, 1.0))));
+        metrics.close();
+        second.launcher.reportExit(id, -1, 0);
+        run = second.run(id);
+        QCOMPARE(run.state, RunState::Finished);
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.message, QStringLiteral("reported finished (exit 0)"));
+    }
+
+    // shutdown(false) returns at once (no nested event loop); a signal says when all ended.
+    void asyncShutdownCompletesWithASignal()
+    {
+        auto r = rig();
+        const RunId a = r->addRun(QStringLiteral("a"));
+        const RunId b = r->addRun(QStringLiteral("b"));
+        QVERIFY(r->start(a));
+        QVERIFY(r->start(b));
+        r->launcher.reportStarted(a, 0, QStringLiteral("job-a"));
+        r->launcher.reportStarted(b, 0, QStringLiteral("job-b"));
+        bool eventLoopRan = false;
+        QTimer::singleShot(0, this, [&] { eventLoopRan = true; });
+        QSignalSpy finished(r->supervisor.get(), &Supervisor::shutdownFinished);
+        r->supervisor->shutdown(false);
+        QVERIFY(!eventLoopRan); // returned without running the event loop
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(r->run(a).state, RunState::Stopping);
+        QCOMPARE(r->run(b).state, RunState::Stopping);
+        QVERIFY(r->supervisor->isShuttingDown());
+        QString error;
+        QVERIFY(!r->supervisor->start(r->addRun(QStringLiteral("late")), Supervisor::StartOptions{}, &error));
+
+        r->launcher.reportExit(a, protocol::toInt(ExitCode::Stopped), 0);
+        QCOMPARE(finished.count(), 0);
+        r->launcher.reportExit(b, protocol::toInt(ExitCode::Stopped), 0);
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(r->run(a).state, RunState::Stopped);
+        QCOMPARE(r->run(b).state, RunState::Stopped);
+        QVERIFY(eventLoopRan || QTest::qWaitFor([&] { return eventLoopRan; }, 1000));
+
+        // Nothing running: finished at once.
+        auto idle = rig();
+        QSignalSpy idleFinished(idle->supervisor.get(), &Supervisor::shutdownFinished);
+        idle->supervisor->shutdown(false);
+        QCOMPARE(idleFinished.count(), 1);
+    }
+
+    // A run that outlives the whole escalation is killed at the deadline.
+    void shutdownDeadlineKillsWhatIsLeft()
+    {
+        auto r = rig();
+        r->supervisor->setStopTimeout(50);
+        const RunId id = r->addRun(QStringLiteral("stubborn"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-st"));
+        QSignalSpy finished(r->supervisor.get(), &Supervisor::shutdownFinished);
+        r->supervisor->shutdown(false);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 6000);
+        QCOMPARE(r->launcher.count(QStringLiteral("kill"), id), 1);    // the escalation
+        QCOMPARE(r->launcher.count(QStringLiteral("release"), id), 1); // the deadline
+        QCOMPARE(r->run(id).state, RunState::Failed);
+        QCOMPARE(r->run(id).message, QStringLiteral("killed at shutdown"));
+    }
+
+    // The destructor kills what is left, synchronously, and says nothing.
+    void destructorKillsSynchronously()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("left"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("job-l"));
+        bool signalled = false;
+        connect(r->supervisor.get(), &Supervisor::runEnded, this, [&] { signalled = true; });
+        r->supervisor.reset();
+        QVERIFY(!signalled);
+        QCOMPARE(r->launcher.count(QStringLiteral("release"), id), 1);
+        QCOMPARE(r->run(id).state, RunState::Failed);
+        QCOMPARE(r->run(id).message, QStringLiteral("killed at shutdown"));
+        QCOMPARE(readJson(r->run(id).runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
+                 QStringLiteral("failed"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSupervisor)
+#include "tst_supervisor.moc"
