@@ -50,7 +50,7 @@ void Board::setExperiment(const Experiment &experiment)
         }
         m_lanes << lane;
     }
-    emit reset();
+    Q_EMIT reset();
 }
 
 Experiment Board::toExperiment(const QString &name, const QString &runsRoot) const
@@ -120,13 +120,13 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
     if (position < 0 || position > m_lanes.size())
         position = int(m_lanes.size());
-    emit laneAboutToBeAdded(position);
+    Q_EMIT laneAboutToBeAdded(position);
     m_lanes.insert(position, Lane{device, slotCount, {}});
     for (RunInfo &r : *m_runs) {
         if (r.lane >= position)
             ++r.lane;
     }
-    emit laneAdded(position);
+    Q_EMIT laneAdded(position);
     return position;
 }
 
@@ -140,13 +140,13 @@ bool Board::removeLane(int index, QString *error)
     }
     while (!m_lanes.at(index).runs.isEmpty())
         removeRun(m_lanes.at(index).runs.last(), nullptr);
-    emit laneAboutToBeRemoved(index);
+    Q_EMIT laneAboutToBeRemoved(index);
     m_lanes.removeAt(index);
     for (RunInfo &r : *m_runs) {
         if (r.lane > index)
             --r.lane;
     }
-    emit laneRemoved(index);
+    Q_EMIT laneRemoved(index);
     return true;
 }
 
@@ -157,7 +157,7 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
     if (!isDeviceName(device))
         return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device));
     m_lanes[index].device = device;
-    emit laneChanged(index);
+    Q_EMIT laneChanged(index);
     return true;
 }
 
@@ -168,7 +168,7 @@ bool Board::setLaneSlots(int index, int slotCount, QString *error)
     if (slotCount < 1)
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount));
     m_lanes[index].slotCount = slotCount;
-    emit laneChanged(index);
+    Q_EMIT laneChanged(index);
     return true;
 }
 
@@ -208,11 +208,11 @@ QList<RunId> Board::addRun(int lane, const QJsonObject &spec, int repeat, int po
     if (position < 0 || position > m_lanes.at(lane).runs.size())
         position = int(m_lanes.at(lane).runs.size());
     for (int i = 0; i < repeat; ++i) {
-        emit runAboutToBeAdded(lane, position + i);
+        Q_EMIT runAboutToBeAdded(lane, position + i);
         const RunId id = newRun(expandRepeat(clean, i, repeat), base, i, repeat, lane);
         m_lanes[lane].runs.insert(position + i, id);
         ids << id;
-        emit runAdded(id);
+        Q_EMIT runAdded(id);
     }
     return ids;
 }
@@ -235,11 +235,11 @@ bool Board::removeRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("no such run"));
     if (isActive(r->state))
         return refuse(error, QStringLiteral("%1 is %2; stop it first").arg(r->name, runStateName(r->state)));
-    emit runAboutToBeRemoved(id);
+    Q_EMIT runAboutToBeRemoved(id);
     m_lanes[r->lane].runs.removeOne(id);
-    emit runDropping(id);
+    Q_EMIT runDropping(id);
     m_runs->remove(id);
-    emit runRemoved(id);
+    Q_EMIT runRemoved(id);
     return true;
 }
 
@@ -260,11 +260,11 @@ bool Board::moveRun(RunId id, int lane, int position, QString *error)
         position = maxPos;
     if (fromLane == lane && fromPos == position)
         return true;
-    emit runAboutToBeMoved(id, fromLane, fromPos, lane, position);
+    Q_EMIT runAboutToBeMoved(id, fromLane, fromPos, lane, position);
     m_lanes[fromLane].runs.removeAt(fromPos);
     m_lanes[lane].runs.insert(position, id);
     r->lane = lane;
-    emit runMoved(id);
+    Q_EMIT runMoved(id);
     return true;
 }
 

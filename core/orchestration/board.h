@@ -56,7 +56,7 @@ public:
     bool moveRun(RunId id, int lane, int position, QString *error);
     bool setRunSpec(RunId id, const QJsonObject &spec, QString *error);
 
-signals:
+Q_SIGNALS:
     void reset();
     void laneAboutToBeAdded(int index);
     void laneAdded(int index);

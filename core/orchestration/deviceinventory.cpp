@@ -228,7 +228,7 @@ void DeviceInventory::refresh()
         }
     }
     m_devices = devices;
-    emit devicesChanged();
+    Q_EMIT devicesChanged();
 }
 
 DeviceInfo DeviceInventory::device(const QString &id) const

@@ -64,7 +64,7 @@ public:
     // For tests: replaces what NVML reports (devices besides the CPU).
     void setFakeGpus(const QList<DeviceInfo> &gpus);
 
-signals:
+Q_SIGNALS:
     void devicesChanged();
 
 private:

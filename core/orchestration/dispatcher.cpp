@@ -60,7 +60,7 @@ void Dispatcher::setCpuFallback(bool on)
 {
     m_cpuFallback = on;
     for (int l : missingDeviceLanes())
-        emit laneChanged(l);
+        Q_EMIT laneChanged(l);
     dispatch();
 }
 
@@ -176,7 +176,7 @@ void Dispatcher::dispatch()
         const DeviceInfo d = m_devices->device(device);
         if (d.isGpu && d.busyWithOthers() && !m_warnedBusyLanes.contains(l)) {
             m_warnedBusyLanes.insert(l);
-            emit warning(QStringLiteral("%1 is busy with another user's process; lane %2 starts there anyway")
+            Q_EMIT warning(QStringLiteral("%1 is busy with another user's process; lane %2 starts there anyway")
                              .arg(device)
                              .arg(l + 1));
         }
@@ -229,7 +229,7 @@ bool Dispatcher::cancelRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("only a queued run can be cancelled"));
     r->ended = QDateTime::currentDateTimeUtc();
     m_runs->setState(id, RunState::Cancelled);
-    emit runEnded(id, RunState::Cancelled);
+    Q_EMIT runEnded(id, RunState::Cancelled);
     notifyCounts();
     checkIdle();
     return true;
@@ -293,13 +293,13 @@ void Dispatcher::checkIdle()
     if (m_dispatching && isIdle()) {
         m_dispatching = false;
         qCDebug(lcDispatcher, "idle: %d of %d finished", finishedCount(), totalCount());
-        emit idle();
+        Q_EMIT idle();
     }
 }
 
 void Dispatcher::notifyCounts()
 {
-    emit finishCountChanged(finishedCount(), totalCount());
+    Q_EMIT finishCountChanged(finishedCount(), totalCount());
 }
 
 void Dispatcher::onRunEnded()

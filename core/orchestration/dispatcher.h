@@ -62,7 +62,7 @@ public:
     void onRunEnded();   // a slot was freed
     void onRunRemoved(); // counts changed
 
-signals:
+Q_SIGNALS:
     void runEnded(trainyard::RunId id, trainyard::RunState state); // cancelled
     void finishCountChanged(int finished, int total);
     void laneChanged(int index); // effective device (CPU fallback)

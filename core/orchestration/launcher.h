@@ -91,7 +91,7 @@ public:
     virtual void detach(RunId run) = 0;
     virtual void release(RunId run) = 0;
 
-signals:
+Q_SIGNALS:
     void started(trainyard::RunId run, qint64 pid, const QString &jobId);
     void pending(trainyard::RunId run, const QString &reason);
     void running(trainyard::RunId run);

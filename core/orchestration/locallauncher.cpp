@@ -40,7 +40,7 @@ void LocalLauncher::start(RunId run, const LaunchSpec &spec)
             return;
         it->startTicks = RunStore::processStartTicks(process->pid());
         qCInfo(lcLauncher, "run %d started, pid %lld", run, static_cast<long long>(process->pid()));
-        emit started(run, process->pid(), QString());
+        Q_EMIT started(run, process->pid(), QString());
     });
     connect(process, &WorkerProcess::failed, this, [this, run, process](const QString &message) {
         if (m_workers.value(run).process != process)
@@ -48,7 +48,7 @@ void LocalLauncher::start(RunId run, const LaunchSpec &spec)
         take(run);
         process->deleteLater();
         qCWarning(lcLauncher, "run %d failed to launch: %s", run, qUtf8Printable(message));
-        emit failedToLaunch(run, message);
+        Q_EMIT failedToLaunch(run, message);
     });
     connect(process, &WorkerProcess::finished, this, [this, run, process](int exitCode, int signal) {
         if (m_workers.value(run).process != process)
@@ -56,7 +56,7 @@ void LocalLauncher::start(RunId run, const LaunchSpec &spec)
         take(run);
         process->deleteLater();
         qCInfo(lcLauncher, "run %d exited, code %d, signal %d", run, exitCode, signal);
-        emit exited(run, exitCode, signal);
+        Q_EMIT exited(run, exitCode, signal);
     });
     process->start(spec);
 }
@@ -104,7 +104,7 @@ bool LocalLauncher::attach(RunId run, const QJsonObject &handle, QString *why)
         take(run);
         process->deleteLater();
         qCInfo(lcLauncher, "attached run %d ended", run);
-        emit exited(run, exitCode, signal);
+        Q_EMIT exited(run, exitCode, signal);
     });
     process->attach(pid);
     qCInfo(lcLauncher, "run %d attached to pid %lld", run, static_cast<long long>(pid));

@@ -386,7 +386,7 @@ void MetricsServer::onAuthenticated(Connection *connection, RunId run)
         old->deleteLater();
     }
     m_live.insert(run, connection);
-    emit runConnected(run);
+    Q_EMIT runConnected(run);
 }
 
 void MetricsServer::onClosed(Connection *connection)
@@ -394,7 +394,7 @@ void MetricsServer::onClosed(Connection *connection)
     const RunId run = connection->run;
     if (run != 0 && m_live.value(run) == connection) {
         m_live.remove(run);
-        emit runDisconnected(run);
+        Q_EMIT runDisconnected(run);
     }
     connection->run = 0;
     connection->m_closing = true;
@@ -406,7 +406,7 @@ void MetricsServer::dropConnection(Connection *connection, const QString &reason
     ++m_dropped;
     connection->close();
     connection->deleteLater();
-    emit connectionDropped(reason);
+    Q_EMIT connectionDropped(reason);
 }
 
 } // namespace trainyard

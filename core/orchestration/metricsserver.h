@@ -70,7 +70,7 @@ public:
     quint64 rejectedLines(RunId run) const { return m_rejectedByRun.value(run); }
     quint64 droppedConnections() const { return m_dropped; }
 
-signals:
+Q_SIGNALS:
     void runConnected(trainyard::RunId run);
     void runDisconnected(trainyard::RunId run);
     // A connection closed for a reason the user may want to know

@@ -95,7 +95,7 @@ void RunRegistry::setState(RunId id, RunState state, const QString &message)
     if (r->state == state && message.isEmpty())
         return;
     r->state = state;
-    emit changed(id);
+    Q_EMIT changed(id);
 }
 
 } // namespace trainyard

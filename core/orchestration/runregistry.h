@@ -71,12 +71,12 @@ public:
     const_iterator end() const { return const_iterator(m_runs.end()); }
 
     // Announces a change of the record (emits changed).
-    void touch(RunId id) { emit changed(id); }
+    void touch(RunId id) { Q_EMIT changed(id); }
     // Sets the state and, when not empty, the message; emits changed when
     // either is new.
     void setState(RunId id, RunState state, const QString &message = QString());
 
-signals:
+Q_SIGNALS:
     void changed(trainyard::RunId id);
 
 private:

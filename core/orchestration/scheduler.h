@@ -153,7 +153,7 @@ public:
     // The fast path for plain metric lines (MetricsServer::setMetricHandler).
     void handleMetric(RunId id, const MetricLine &line);
 
-signals:
+Q_SIGNALS:
     void reset(); // everything replaced (setExperiment)
     void laneAboutToBeAdded(int index);
     void laneAdded(int index);

@@ -109,7 +109,7 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_scheduler->setExperiment(ex);
     m_scheduler->loadHistory();
     m_open = true;
-    emit opened();
+    Q_EMIT opened();
     return true;
 }
 
@@ -139,7 +139,7 @@ void Session::finishClose()
         m_lock = nullptr;
     }
     m_open = false;
-    emit closed();
+    Q_EMIT closed();
 }
 
 void Session::setName(const QString &name)
@@ -147,7 +147,7 @@ void Session::setName(const QString &name)
     if (name == m_name)
         return;
     m_name = name;
-    emit nameChanged(name);
+    Q_EMIT nameChanged(name);
 }
 
 QString Session::runsRoot() const

@@ -75,7 +75,7 @@ public:
     // The runs' curves as CSV (MetricsCsvWriter: run,step,epoch,wall,metric,value), of `runs` (all when empty).
     bool exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const;
 
-signals:
+Q_SIGNALS:
     void opened();
     void closed();
     void nameChanged(const QString &name);

@@ -316,7 +316,7 @@ void SlotProbe::onProgress()
     if (percent == m_lastPercent)
         return;
     m_lastPercent = percent;
-    emit progress(m_levelIndex + 1, static_cast<int>(m_levels.size()), percent);
+    Q_EMIT progress(m_levelIndex + 1, static_cast<int>(m_levels.size()), percent);
 }
 
 void SlotProbe::onLevelIdle()
@@ -370,8 +370,8 @@ void SlotProbe::onLevelIdle()
     m_result.recommended = recommend(totals);
     m_result.measured = QDateTime::currentDateTimeUtc();
     teardown();
-    emit progress(static_cast<int>(m_levels.size()), static_cast<int>(m_levels.size()), 100);
-    emit finished(m_result);
+    Q_EMIT progress(static_cast<int>(m_levels.size()), static_cast<int>(m_levels.size()), 100);
+    Q_EMIT finished(m_result);
 }
 
 void SlotProbe::fail(const QString &message)
@@ -379,7 +379,7 @@ void SlotProbe::fail(const QString &message)
     if (!m_running)
         return;
     teardown();
-    emit failed(message);
+    Q_EMIT failed(message);
 }
 
 void SlotProbe::cancel()
@@ -387,7 +387,7 @@ void SlotProbe::cancel()
     if (!m_running)
         return;
     teardown();
-    emit cancelled();
+    Q_EMIT cancelled();
 }
 
 void SlotProbe::teardown()

@@ -101,7 +101,7 @@ public:
     // five metric lines.
     static QJsonObject probeSpec(const QJsonObject &spec, int steps);
 
-signals:
+Q_SIGNALS:
     // `level` is 1-based; `percent` covers the whole probe.
     void progress(int level, int levelCount, int percent);
     void finished(const trainyard::SlotProbeResult &result);

@@ -431,7 +431,7 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message)
            qUtf8Printable(r->message));
     persistState();
     m_runs->touch(id);
-    emit runEnded(id, state);
+    Q_EMIT runEnded(id, state);
     maybeFinishShutdown();
 }
 

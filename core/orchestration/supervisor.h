@@ -95,7 +95,7 @@ public:
     void forget(RunId id); // the run left the board
     void clear();          // a new board: forgets everything (killNow first)
 
-signals:
+Q_SIGNALS:
     void runEnded(trainyard::RunId id, trainyard::RunState state);
     void shutdownFinished();
 

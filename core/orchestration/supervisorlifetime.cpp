@@ -128,7 +128,7 @@ void Supervisor::shutdown(bool leaveRunning)
         m_closing = false;
         m_shutdownDeadline.stop();
         qCInfo(lcSupervisor, "shutdown: %lld runs left running", static_cast<long long>(ids.size()));
-        emit shutdownFinished();
+        Q_EMIT shutdownFinished();
         return;
     }
     if (m_closing)
@@ -163,7 +163,7 @@ void Supervisor::onShutdownDeadline()
     if (m_closing && m_runs->activeCount() > 0) {
         m_closing = false;
         persistState();
-        emit shutdownFinished();
+        Q_EMIT shutdownFinished();
     }
 }
 
@@ -175,7 +175,7 @@ void Supervisor::maybeFinishShutdown()
     m_shutdownDeadline.stop();
     persistState();
     qCInfo(lcSupervisor, "shutdown: every run has ended");
-    emit shutdownFinished();
+    Q_EMIT shutdownFinished();
 }
 
 void Supervisor::killNow(const QString &message)

@@ -61,7 +61,7 @@ void WorkerProcess::start(const Launch &launch)
 {
     if (launch.program.isEmpty()) {
         QTimer::singleShot(0, this, [this] {
-            emit failed(tr("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+            Q_EMIT failed(tr("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
         });
         return;
     }
@@ -97,11 +97,11 @@ void WorkerProcess::start(const Launch &launch)
 
     connect(m_process, &QProcess::started, this, [this] {
         m_pid = m_process->processId();
-        emit started();
+        Q_EMIT started();
     });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart)
-            emit failed(tr("cannot start %1: %2").arg(m_process->program(), m_process->errorString()));
+            Q_EMIT failed(tr("cannot start %1: %2").arg(m_process->program(), m_process->errorString()));
     });
     connect(m_process, &QProcess::finished, this, &WorkerProcess::onFinished);
     m_process->start();
@@ -110,9 +110,9 @@ void WorkerProcess::start(const Launch &launch)
 void WorkerProcess::onFinished(int exitCode, QProcess::ExitStatus status)
 {
     if (status == QProcess::CrashExit)
-        emit finished(-1, exitCode > 0 ? exitCode : SIGKILL);
+        Q_EMIT finished(-1, exitCode > 0 ? exitCode : SIGKILL);
     else
-        emit finished(exitCode, 0);
+        Q_EMIT finished(exitCode, 0);
 }
 
 void WorkerProcess::attach(qint64 pid)
@@ -131,7 +131,7 @@ void WorkerProcess::pollAttached()
     m_poll->stop();
     // Not our child: its exit status is not ours to read; the worker's
     // "done" line (socket or metrics.jsonl) tells how it ended.
-    emit finished(-1, 0);
+    Q_EMIT finished(-1, 0);
 }
 
 bool WorkerProcess::isRunning() const

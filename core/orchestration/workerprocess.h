@@ -47,7 +47,7 @@ public:
     // closed the app with "leave runs running").
     void detach();
 
-signals:
+Q_SIGNALS:
     void started();
     // exitCode -1 when killed by `signal`.
     void finished(int exitCode, int signal);

@@ -114,7 +114,7 @@ class TestFaultsCheckpoint : public QObject
         return r.exitCode == 0 ? runDir : QString();
     }
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         if (worker().isEmpty() || !QFileInfo(worker()).isExecutable())

@@ -27,7 +27,7 @@ class TestFaultsOrchestrator : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         if (fakeWorker().isEmpty())

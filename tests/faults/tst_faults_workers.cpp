@@ -30,7 +30,7 @@ class TestFaultsWorkers : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         if (fakeWorker().isEmpty())

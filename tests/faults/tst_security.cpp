@@ -74,7 +74,7 @@ class TestSecurity : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     // Fault: run names that try to leave the runs root ("..", "../x", "/etc", "a/b", "a\n", ".hidden", 101 characters, a name taken from model.type "../../x") | User sees: the experiment is refused with "lanes[0].runs[0].name: expected a name of 1–100 letters..." | Kept: nothing is created or deleted outside the runs root
     void runNamesCannotLeaveTheRunsRoot()
     {

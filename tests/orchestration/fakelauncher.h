@@ -39,7 +39,7 @@ public:
         record(QStringLiteral("start"), run);
         starts << qMakePair(run, spec);
         if (!failInsideStart.isEmpty())
-            emit failedToLaunch(run, failInsideStart);
+            Q_EMIT failedToLaunch(run, failInsideStart);
     }
     void terminate(RunId run) override { record(QStringLiteral("terminate"), run); }
     void kill(RunId run) override { record(QStringLiteral("kill"), run); }
@@ -73,19 +73,19 @@ public:
     {
         handles.insert(run, QJsonObject{{QStringLiteral("kind"), kind()},
                                         {QStringLiteral("job"), job.isEmpty() ? QStringLiteral("pid-%1").arg(pid) : job}});
-        emit started(run, pid, job);
+        Q_EMIT started(run, pid, job);
     }
-    void reportPending(RunId run, const QString &reason) { emit pending(run, reason); }
-    void reportRunning(RunId run) { emit running(run); }
+    void reportPending(RunId run, const QString &reason) { Q_EMIT pending(run, reason); }
+    void reportRunning(RunId run) { Q_EMIT running(run); }
     void reportExit(RunId run, int exitCode, int signal)
     {
         handles.remove(run);
-        emit exited(run, exitCode, signal);
+        Q_EMIT exited(run, exitCode, signal);
     }
     void reportLaunchFailure(RunId run, const QString &message)
     {
         handles.remove(run);
-        emit failedToLaunch(run, message);
+        Q_EMIT failedToLaunch(run, message);
     }
 
 private:

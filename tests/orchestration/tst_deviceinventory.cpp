@@ -12,7 +12,7 @@ class TestDeviceInventory : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void cpuIsAlwaysADevice()
     {
         DeviceInventory inventory;

@@ -53,7 +53,7 @@ class TestExperiment : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void validationNamesPathAndExpectation_data()
     {
         QTest::addColumn<QByteArray>("json");

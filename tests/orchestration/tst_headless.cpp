@@ -52,7 +52,7 @@ private:
         return ok && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
     }
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         if (fakeWorker().isEmpty())

@@ -17,7 +17,7 @@ class TestMetricLine : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void agreesWithTheFullDecoder_data() { addRows(); }
 
     void agreesWithTheFullDecoder()

@@ -34,7 +34,7 @@ private:
     std::unique_ptr<MetricsServer> m_server;
     QList<QPair<RunId, nlohmann::json>> m_messages;
 
-private slots:
+private Q_SLOTS:
     void init()
     {
         m_server = std::make_unique<MetricsServer>();

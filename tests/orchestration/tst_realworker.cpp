@@ -38,7 +38,7 @@ class TestRealWorker : public QObject
 private:
     QString m_worker;
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         m_worker = qEnvironmentVariable("TRAINYARD_WORKER");

@@ -22,7 +22,7 @@ class TestReattach : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         if (fakeWorker().isEmpty())

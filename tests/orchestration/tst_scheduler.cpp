@@ -42,7 +42,7 @@ private:
 
     static RunId idOf(Session *s, const char *name) { return s->scheduler()->findRun(QString::fromLatin1(name)); }
 
-private slots:
+private Q_SLOTS:
     void initTestCase()
     {
         if (fakeWorker().isEmpty())

@@ -40,7 +40,7 @@ class TestSlotProbe : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<SlotProbeResult>(); }
 
     void recommendation_data()

@@ -122,7 +122,7 @@ private:
                                      m_dir.filePath(QStringLiteral("sock/s%1.sock").arg(m_counter)));
     }
 
-private slots:
+private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     // start: Starting; Running on the worker's hello, or on the launcher's "running".
