@@ -124,8 +124,8 @@ TY_TEST(invalidUtf8)
 {
     LineDecoder decoder;
     decoder.feed(std::string("{\"type\":\"log\",\"text\":\"\xC3\x28\"}\n"));
-    decoder.feed(std::string("{\"type\":\"log\",\"text\":\"\xED\xA0\x80\"}\n")); // surrogate
-    decoder.feed(std::string("{\"type\":\"log\",\"text\":\"\xC0\xAF\"}\n"));     // overlong
+    decoder.feed(std::string("{\"type\":\"log\",\"text\":\"\xED\xA0\x80\"}\n"));     // surrogate
+    decoder.feed(std::string("{\"type\":\"log\",\"text\":\"\xC0\xAF\"}\n"));         // overlong
     decoder.feed(std::string("{\"type\":\"log\",\"text\":\"\xF0\x9F\x98\x80\"}\n")); // valid emoji
     const auto results = drain(decoder);
     TY_REQUIRE(results.size() == 4);

@@ -1,7 +1,7 @@
 #include "boardcommands.h"
 
-#include "scheduler.h"
 #include "runspecview.h"
+#include "scheduler.h"
 
 #include <QCoreApplication>
 
@@ -30,8 +30,7 @@ void BoardCommand::fail(const QString &message) const
 
 AddRunsCommand::AddRunsCommand(Scheduler *scheduler, EditErrorHandler onError, int lane, int position,
                                const QJsonObject &spec, int repeat)
-    : BoardCommand(scheduler, std::move(onError),
-                   tr("Queue %1").arg(RunSpecView(spec).name()))
+    : BoardCommand(scheduler, std::move(onError), tr("Queue %1").arg(RunSpecView(spec).name()))
     , m_lane(lane)
     , m_position(position)
     , m_spec(spec)
@@ -226,7 +225,8 @@ EditLaneCommand::EditLaneCommand(Scheduler *scheduler, EditErrorHandler onError,
 bool EditLaneCommand::apply(const QString &device, int slotCount)
 {
     QString error;
-    if (!m_scheduler->setLaneDevice(m_index, device, &error) || !m_scheduler->setLaneSlots(m_index, slotCount, &error)) {
+    if (!m_scheduler->setLaneDevice(m_index, device, &error)
+        || !m_scheduler->setLaneSlots(m_index, slotCount, &error)) {
         fail(error);
         return false;
     }

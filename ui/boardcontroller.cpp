@@ -55,8 +55,8 @@ bool BoardController::queueSpec(int lane, int position, const QJsonObject &spec,
     if (!m_scheduler) {
         return false;
     }
-    auto *command = new AddRunsCommand(m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position,
-                                       spec, repeat);
+    auto *command = new AddRunsCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, spec, repeat);
     if (!push(command)) {
         return false;
     }
@@ -79,8 +79,8 @@ bool BoardController::moveRun(RunId id, int lane, int position)
     if (m_scheduler->run(id).lane == lane && m_scheduler->position(id) == position) {
         return true; // dropped where it was
     }
-    return push(new MoveRunCommand(m_scheduler, [this](const QString &m) { reportFailure(m); },
-                                   m_scheduler->run(id).name, lane, position));
+    return push(new MoveRunCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name, lane, position));
 }
 
 bool BoardController::duplicateRun(RunId id, int lane, int position)
@@ -89,8 +89,8 @@ bool BoardController::duplicateRun(RunId id, int lane, int position)
         return false;
     }
     const RunInfo run = m_scheduler->run(id);
-    auto *command = new AddRunsCommand(m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position,
-                                       run.spec, 1);
+    auto *command = new AddRunsCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, run.spec, 1);
     command->setText(tr("Duplicate %1").arg(run.name));
     return push(command);
 }
@@ -100,8 +100,8 @@ bool BoardController::removeRun(RunId id)
     if (!m_scheduler || !m_scheduler->contains(id)) {
         return false;
     }
-    return push(new RemoveRunCommand(m_scheduler, [this](const QString &m) { reportFailure(m); },
-                                     m_scheduler->run(id).name));
+    return push(new RemoveRunCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name));
 }
 
 bool BoardController::editRun(RunId id, const QJsonObject &spec)
@@ -109,8 +109,8 @@ bool BoardController::editRun(RunId id, const QJsonObject &spec)
     if (!m_scheduler || !m_scheduler->contains(id)) {
         return false;
     }
-    return push(new EditRunCommand(m_scheduler, [this](const QString &m) { reportFailure(m); },
-                                   m_scheduler->run(id).name, spec));
+    return push(new EditRunCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name, spec));
 }
 
 bool BoardController::addLane(const QString &device, int slotCount)
@@ -118,7 +118,8 @@ bool BoardController::addLane(const QString &device, int slotCount)
     if (!m_scheduler) {
         return false;
     }
-    return push(new AddLaneCommand(m_scheduler, [this](const QString &m) { reportFailure(m); }, device, slotCount));
+    return push(new AddLaneCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, device, slotCount));
 }
 
 bool BoardController::removeLane(int lane)
@@ -126,7 +127,8 @@ bool BoardController::removeLane(int lane)
     if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
         return false;
     }
-    return push(new RemoveLaneCommand(m_scheduler, [this](const QString &m) { reportFailure(m); }, lane));
+    return push(new RemoveLaneCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane));
 }
 
 bool BoardController::editLane(int lane, const QString &device, int slotCount)
@@ -134,8 +136,8 @@ bool BoardController::editLane(int lane, const QString &device, int slotCount)
     if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
         return false;
     }
-    return push(new EditLaneCommand(m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, device,
-                                    slotCount));
+    return push(new EditLaneCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, device, slotCount));
 }
 
 bool BoardController::moveRuns(const QList<RunId> &ids, int lane, int position)

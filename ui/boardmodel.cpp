@@ -3,11 +3,11 @@
 #include "boardcontroller.h"
 #include "devicehistory.h"
 #include "deviceinventory.h"
+#include "logcategories.h"
 #include "metricstore.h"
 #include "mimetypes.h"
-#include "logcategories.h"
-#include "scheduler.h"
 #include "runspecview.h"
+#include "scheduler.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -107,8 +107,8 @@ void BoardModel::connectScheduler()
                 // The scheduler's toPosition is where the run ends up; Qt wants
                 // the row before which it goes in the list as it is now.
                 const int destination = fromLane == toLane && toPosition > fromPosition ? toPosition + 1 : toPosition;
-                m_moving = beginMoveRows(laneIndex(fromLane), fromPosition, fromPosition, laneIndex(toLane),
-                                         destination);
+                m_moving =
+                    beginMoveRows(laneIndex(fromLane), fromPosition, fromPosition, laneIndex(toLane), destination);
             });
     connect(s, &Scheduler::runMoved, this, [this](RunId id) {
         if (m_moving) {
@@ -256,7 +256,8 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
             return index.row();
         case SlotAdviceRole: {
             // Keyed like SlotProbe results: the GPU's name, or "cpu".
-            const QString deviceName = lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device.name;
+            const QString deviceName =
+                lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device.name;
             for (RunId id : lane.runs) {
                 const RunInfo run = m_scheduler->run(id);
                 if (run.state == RunState::Queued) {
@@ -292,8 +293,9 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return run.name;
     case Qt::ToolTipRole:
-        return run.message.isEmpty() ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
-                                     : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
+        return run.message.isEmpty()
+                   ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
+                   : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
     case KindRole:
         return QStringLiteral("run");
     case RunIdRole:
@@ -355,8 +357,7 @@ QMimeData *BoardModel::mimeData(const QModelIndexList &indexes) const
         return nullptr;
     }
     // The board's address tells a drop from this window from one from another.
-    const QJsonObject payload{{QLatin1String("board"), QString::number(quintptr(this))},
-                              {QLatin1String("runs"), ids}};
+    const QJsonObject payload{{QLatin1String("board"), QString::number(quintptr(this))}, {QLatin1String("runs"), ids}};
     auto *mime = new QMimeData;
     mime->setData(runCardsMimeType(), QJsonDocument(payload).toJson(QJsonDocument::Compact));
     return mime;

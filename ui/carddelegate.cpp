@@ -61,8 +61,10 @@ QString CardDelegate::formatDuration(double seconds)
     if (s < 3600) {
         return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
     }
-    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10,
-                                                                                                  QLatin1Char('0'));
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 QSize CardDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &) const
@@ -142,7 +144,7 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
         third = run.message;
     }
     painter->setPen(run.state == RunState::Failed || run.state == RunState::Diverged ? stateColor(run.state)
-                                                                                       : pal.color(QPalette::Text));
+                                                                                     : pal.color(QPalette::Text));
     painter->drawText(lossRect, Qt::AlignLeft | Qt::AlignVCenter,
                       fmSmall.elidedText(third, Qt::ElideRight, lossRect.width()));
 

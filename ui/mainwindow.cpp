@@ -84,9 +84,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_board, &BoardModel::editFailed, this, &MainWindow::showBoardError);
     connect(m_controller, &BoardController::editFailed, this, &MainWindow::showBoardError);
     connect(m_board, &BoardModel::runsQueued, this, [this](const QList<RunId> &ids) { m_boardView->selectRuns(ids); });
-    m_board->setSpecEditor([this](QJsonObject *spec, int *repeat) {
-        return !m_editorEnabled || editSpec(spec, repeat, true);
-    });
+    m_board->setSpecEditor(
+        [this](QJsonObject *spec, int *repeat) { return !m_editorEnabled || editSpec(spec, repeat, true); });
     connect(m_palette, &ModelPalette::specActivated, this, [this](const QJsonObject &spec, int repeat) {
         // Double-click: queue on the lane of the selected card, else the first lane.
         const QList<RunId> selected = m_boardView->selectedRuns();
@@ -105,12 +104,10 @@ MainWindow::MainWindow(QWidget *parent)
         QMessageBox::warning(this, tr("Open experiment"), message);
         updateActions();
     });
-    connect(m_sessions, &SessionController::saveFailed, this, [this](const QString &message) {
-        QMessageBox::warning(this, tr("Save experiment"), message);
-    });
-    connect(m_sessions, &SessionController::saved, this, [this](const QString &path) {
-        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-    });
+    connect(m_sessions, &SessionController::saveFailed, this,
+            [this](const QString &message) { QMessageBox::warning(this, tr("Save experiment"), message); });
+    connect(m_sessions, &SessionController::saved, this,
+            [this](const QString &path) { statusBar()->showMessage(tr("Saved %1").arg(path), 5000); });
 
     createActions();
     createMenus();
@@ -223,8 +220,8 @@ void MainWindow::createActions()
     });
     m_fallbackAction->setCheckable(true);
 
-    m_startAllAction = make(tr("Start &all"), QKeySequence(Qt::Key_F5), s->standardIcon(QStyle::SP_MediaPlay),
-                            [this] { startAll(); });
+    m_startAllAction =
+        make(tr("Start &all"), QKeySequence(Qt::Key_F5), s->standardIcon(QStyle::SP_MediaPlay), [this] { startAll(); });
     m_stopAllAction = make(tr("Sto&p all"), QKeySequence(Qt::SHIFT | Qt::Key_F5), s->standardIcon(QStyle::SP_MediaStop),
                            [this] { stopAll(); });
     m_startAction = make(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), s->standardIcon(QStyle::SP_MediaPlay),
@@ -237,14 +234,15 @@ void MainWindow::createActions()
                           s->standardIcon(QStyle::SP_MediaSeekForward), [this] { resumeSelected(); });
     m_retryAction = make(tr("Re&try"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
                          s->standardIcon(QStyle::SP_BrowserReload), [this] { retrySelected(); });
-    m_duplicateAction = make(tr("&Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), QIcon(),
-                             [this] { duplicateSelected(); });
-    m_removeAction = make(tr("&Remove"), QKeySequence::Delete, s->standardIcon(QStyle::SP_TrashIcon),
-                          [this] { removeSelected(); });
+    m_duplicateAction =
+        make(tr("&Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), QIcon(), [this] { duplicateSelected(); });
+    m_removeAction =
+        make(tr("&Remove"), QKeySequence::Delete, s->standardIcon(QStyle::SP_TrashIcon), [this] { removeSelected(); });
     m_editAction = make(tr("&Edit…"), QKeySequence(Qt::Key_F2), QIcon(), [this] { editSelected(); });
-    m_folderAction = make(tr("Open run &folder"), QKeySequence(Qt::CTRL | Qt::Key_E), s->standardIcon(QStyle::SP_DirOpenIcon),
-                          [this] { openRunFolder(); });
-    m_logAction = make(tr("Show worker &log"), QKeySequence(Qt::CTRL | Qt::Key_G), QIcon(), [this] { showWorkerLog(); });
+    m_folderAction = make(tr("Open run &folder"), QKeySequence(Qt::CTRL | Qt::Key_E),
+                          s->standardIcon(QStyle::SP_DirOpenIcon), [this] { openRunFolder(); });
+    m_logAction =
+        make(tr("Show worker &log"), QKeySequence(Qt::CTRL | Qt::Key_G), QIcon(), [this] { showWorkerLog(); });
     // Card shortcuts act on the board, not while typing in a filter box.
     for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
                        m_removeAction, m_editAction, m_folderAction, m_logAction}) {
@@ -325,7 +323,8 @@ void MainWindow::loadCatalog()
     });
     const QString program = scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
     if (program.isEmpty()) {
-        m_palette->setProblem(tr("trainyard-worker was not found (beside this program, on PATH, or in $TRAINYARD_WORKER)."));
+        m_palette->setProblem(
+            tr("trainyard-worker was not found (beside this program, on PATH, or in $TRAINYARD_WORKER)."));
         loader->deleteLater();
         return;
     }
@@ -348,7 +347,8 @@ void MainWindow::attachSession(Session *session, const QStringList &warnings)
     m_table->setSession(session->name(), session->runsRoot(), scheduler, session->metrics());
     connect(scheduler, &Scheduler::finishCountChanged, this, &MainWindow::updateFinishCount);
     connect(scheduler, &Scheduler::runChanged, this, [this] { updateActions(); });
-    connect(scheduler, &Scheduler::warning, this, [this](const QString &text) { statusBar()->showMessage(text, 15000); });
+    connect(scheduler, &Scheduler::warning, this,
+            [this](const QString &text) { statusBar()->showMessage(text, 15000); });
     m_fallbackAction->setChecked(!scheduler->missingDeviceLanes().isEmpty());
     scheduler->setCpuFallback(m_fallbackAction->isChecked());
     m_banner->refresh(scheduler, session->devices());
@@ -393,10 +393,10 @@ MainWindow::CloseChoice MainWindow::askHowToClose()
         return m_closeChooser();
     }
     Session *session = this->session();
-    QMessageBox box(QMessageBox::Question, tr("Runs are training"),
-                    tr("%n run(s) of %1 are still training.", nullptr, session->scheduler()->activeCount())
-                        .arg(session->name()),
-                    QMessageBox::NoButton, this);
+    QMessageBox box(
+        QMessageBox::Question, tr("Runs are training"),
+        tr("%n run(s) of %1 are still training.", nullptr, session->scheduler()->activeCount()).arg(session->name()),
+        QMessageBox::NoButton, this);
     box.setInformativeText(tr("Stop them (each saves a checkpoint first), or leave them running? "
                               "Runs left running go on without the window; opening this experiment "
                               "again reattaches to them."));
@@ -428,8 +428,8 @@ void MainWindow::updateActions()
 {
     const bool open = session() != nullptr;
     const bool selected = open && !m_boardView->selectedRuns().isEmpty();
-    for (QAction *a : {m_saveAction, m_saveAsAction, m_addLaneAction, m_startAllAction, m_stopAllAction,
-                       m_fallbackAction}) {
+    for (QAction *a :
+         {m_saveAction, m_saveAsAction, m_addLaneAction, m_startAllAction, m_stopAllAction, m_fallbackAction}) {
         a->setEnabled(open);
     }
     for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,

@@ -96,8 +96,7 @@ void ModelPaletteModel::rebuild()
         for (const Preset &p : m_presets->presets()) {
             Leaf leaf;
             leaf.title = p.name;
-            leaf.tooltip = tr("%1, repeated %n time(s)", nullptr, p.repeat)
-                               .arg(RunSpecView(p.spec).modelType());
+            leaf.tooltip = tr("%1, repeated %n time(s)", nullptr, p.repeat).arg(RunSpecView(p.spec).modelType());
             leaf.spec = p.spec;
             leaf.repeat = p.repeat;
             leaf.preset = true;

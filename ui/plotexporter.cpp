@@ -49,8 +49,8 @@ QString PlotExporter::askFileName(QWidget *parent, const QString &format)
     const QString filter = format == QLatin1String("png")   ? QObject::tr("PNG image (*.png)")
                            : format == QLatin1String("pdf") ? QObject::tr("PDF document (*.pdf)")
                                                             : QObject::tr("CSV data (*.csv)");
-    QString file = QFileDialog::getSaveFileName(parent, QObject::tr("Export plot"), QStringLiteral("loss.") + format,
-                                                filter);
+    QString file =
+        QFileDialog::getSaveFileName(parent, QObject::tr("Export plot"), QStringLiteral("loss.") + format, filter);
     if (!file.isEmpty() && !file.endsWith(QLatin1Char('.') + format)) {
         file += QLatin1Char('.') + format;
     }

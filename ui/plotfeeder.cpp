@@ -114,8 +114,8 @@ void PlotFeeder::feedRun(RunId id, Fed &fed)
         fed.lossRevision = loss->revision();
         const bool aligned = epochs && epochs->size() == loss->size();
         for (std::size_t i = fed.loss; i < loss->size(); ++i) {
-            const double epoch = aligned && epochs->step(i) == loss->step(i) ? epochs->value(i)
-                                                                             : epochAt(id, loss->step(i));
+            const double epoch =
+                aligned && epochs->step(i) == loss->step(i) ? epochs->value(i) : epochAt(id, loss->step(i));
             m_plot->appendMetric(key, double(loss->step(i)), epoch, loss->wall(i), loss->value(i));
         }
         fed.loss = loss->size();

@@ -39,8 +39,8 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     , m_axes(new PlotAxes(m_loss, m_eval, this))
     , m_readout(new QLabel(this))
     , m_controls(new PlotControls(m_smoothing, this))
-    , m_hover(new PlotHover(m_loss, m_readout,
-                            [this](double x) { return m_selected.isEmpty() ? QString() : readoutAt(x); }, this))
+    , m_hover(new PlotHover(
+          m_loss, m_readout, [this](double x) { return m_selected.isEmpty() ? QString() : readoutAt(x); }, this))
     , m_timer(new QTimer(this))
 {
     m_loss->setObjectName(QStringLiteral("lossPlot"));
@@ -531,32 +531,35 @@ bool PlotWidget::exportPdf(const QString &file)
 
 bool PlotWidget::exportCsv(const QString &file, QString *error) const
 {
-    return MetricsCsvWriter::writeFile(file, [this](MetricsCsvWriter &csv) {
-        for (const QString &id : m_selected) {
-            const Run &run = runAt(id);
-            // The curve's points carry their metric lines' epochs: every point takes the epoch of its step.
-            MetricSeries epochs;
-            for (qsizetype i = 0; i < run.curve.size(); ++i) {
-                epochs.add(std::int64_t(run.curve.x(XAxis::Step, i)), 0, run.curve.x(XAxis::Epoch, i));
-            }
-            // The curve keeps single precision: written as floats, so 0.1 does not come out as 0.10000000149.
-            for (qsizetype i = 0; i < run.curve.size(); ++i) {
-                const auto step = std::int64_t(run.curve.x(XAxis::Step, i));
-                csv.writeFloatValue(run.label, step, float(MetricsCsvWriter::epochOf(&epochs, step)),
-                                    float(run.curve.x(XAxis::Wall, i)), QStringLiteral("loss"),
-                                    float(run.curve.loss(i)));
-            }
-            for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
-                for (const EvalPoint &p : it.value()) {
-                    // An evaluation point knows its epoch (the feeder gave it one); else its step's.
-                    const auto step = std::int64_t(p.step);
-                    const double epoch = std::isfinite(p.epoch) && p.epoch >= 0 ? p.epoch
-                                                                                 : MetricsCsvWriter::epochOf(&epochs, step);
-                    csv.writeValue(run.label, step, epoch, p.wall, it.key(), p.value);
+    return MetricsCsvWriter::writeFile(
+        file,
+        [this](MetricsCsvWriter &csv) {
+            for (const QString &id : m_selected) {
+                const Run &run = runAt(id);
+                // The curve's points carry their metric lines' epochs: every point takes the epoch of its step.
+                MetricSeries epochs;
+                for (qsizetype i = 0; i < run.curve.size(); ++i) {
+                    epochs.add(std::int64_t(run.curve.x(XAxis::Step, i)), 0, run.curve.x(XAxis::Epoch, i));
+                }
+                // The curve keeps single precision: written as floats, so 0.1 does not come out as 0.10000000149.
+                for (qsizetype i = 0; i < run.curve.size(); ++i) {
+                    const auto step = std::int64_t(run.curve.x(XAxis::Step, i));
+                    csv.writeFloatValue(run.label, step, float(MetricsCsvWriter::epochOf(&epochs, step)),
+                                        float(run.curve.x(XAxis::Wall, i)), QStringLiteral("loss"),
+                                        float(run.curve.loss(i)));
+                }
+                for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
+                    for (const EvalPoint &p : it.value()) {
+                        // An evaluation point knows its epoch (the feeder gave it one); else its step's.
+                        const auto step = std::int64_t(p.step);
+                        const double epoch =
+                            std::isfinite(p.epoch) && p.epoch >= 0 ? p.epoch : MetricsCsvWriter::epochOf(&epochs, step);
+                        csv.writeValue(run.label, step, epoch, p.wall, it.key(), p.value);
+                    }
                 }
             }
-        }
-    }, error);
+        },
+        error);
 }
 
 void PlotWidget::exportDialog(const QString &format)

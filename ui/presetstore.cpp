@@ -83,9 +83,8 @@ bool PresetStore::write(QString *error)
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QJsonArray array;
     for (const Preset &p : m_presets) {
-        array.append(QJsonObject{{QLatin1String("name"), p.name},
-                                 {QLatin1String("spec"), p.spec},
-                                 {QLatin1String("repeat"), p.repeat}});
+        array.append(QJsonObject{
+            {QLatin1String("name"), p.name}, {QLatin1String("spec"), p.spec}, {QLatin1String("repeat"), p.repeat}});
     }
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly)) {

@@ -10,7 +10,11 @@ namespace trainyard {
 /// How the plots draw the repeats of one spec: each as its own line, or
 /// their mean with a band from the lowest to the highest, or of ±1 standard
 /// deviation around the mean.
-enum class RepeatBand { Lines, MinMax, Std };
+enum class RepeatBand {
+    Lines,
+    MinMax,
+    Std
+};
 
 /// A group of repeats drawn as one mean line inside a band.
 struct BandSeries

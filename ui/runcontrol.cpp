@@ -82,10 +82,10 @@ void RunControl::startAll()
     }
     const QStringList problems = scheduler->preflight();
     if (!problems.isEmpty() && m_confirmStart) {
-        const auto answer = QMessageBox::warning(m_window, tr("Start all"),
-                                                 tr("Before starting:\n\n%1\n\nStart anyway?")
-                                                     .arg(problems.join(QLatin1Char('\n'))),
-                                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+        const auto answer =
+            QMessageBox::warning(m_window, tr("Start all"),
+                                 tr("Before starting:\n\n%1\n\nStart anyway?").arg(problems.join(QLatin1Char('\n'))),
+                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
         if (answer != QMessageBox::Yes) {
             return;
         }

@@ -126,10 +126,10 @@ qsizetype RunCurve::lowerBound(XAxis axis, double value) const
     switch (axis) {
     case XAxis::Epoch:
         return std::lower_bound(m_epoch.begin(), m_epoch.end(), value, [](float a, double b) { return a < b; })
-            - m_epoch.begin();
+               - m_epoch.begin();
     case XAxis::Wall:
         return std::lower_bound(m_wall.begin(), m_wall.end(), value, [](float a, double b) { return a < b; })
-            - m_wall.begin();
+               - m_wall.begin();
     case XAxis::Step:
         break;
     }

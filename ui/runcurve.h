@@ -8,7 +8,11 @@
 namespace trainyard {
 
 /// Which quantity the x axis of a plot shows.
-enum class XAxis { Step, Epoch, Wall };
+enum class XAxis {
+    Step,
+    Epoch,
+    Wall
+};
 
 /// The full-resolution loss curve of one run, as the plots keep it: every
 /// point ever received (nothing is thinned here), an EMA-smoothed copy kept up

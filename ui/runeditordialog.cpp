@@ -240,10 +240,10 @@ QWidget *RunEditorDialog::createEditor(const QString &key, const ParamInfo &p, c
         const bool isFile = key.startsWith(QLatin1String("model."));
         browse->setToolTip(isFile ? tr("Choose a file") : tr("Choose a folder"));
         connect(browse, &QToolButton::clicked, this, [this, line, isFile] {
-            const QString chosen = isFile
-                ? QFileDialog::getOpenFileName(this, tr("TorchScript module"), line->text(),
-                                               tr("TorchScript modules (*.pt *.pth *.zip);;All files (*)"))
-                : QFileDialog::getExistingDirectory(this, tr("Data folder"), line->text());
+            const QString chosen =
+                isFile ? QFileDialog::getOpenFileName(this, tr("TorchScript module"), line->text(),
+                                                      tr("TorchScript modules (*.pt *.pth *.zip);;All files (*)"))
+                       : QFileDialog::getExistingDirectory(this, tr("Data folder"), line->text());
             if (!chosen.isEmpty()) {
                 line->setText(chosen);
             }

@@ -2,9 +2,9 @@
 
 #include "carddelegate.h"
 #include "metricstore.h"
+#include "runspecview.h"
 #include "runstore.h"
 #include "scheduler.h"
-#include "runspecview.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -239,7 +239,8 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     case AccuracyColumn:
         return sort ? QVariant(std::isfinite(row.accuracy) ? row.accuracy : -1.0) : QVariant(number(row.accuracy));
     case StartedColumn:
-        return sort ? QVariant(row.started) : QVariant(row.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        return sort ? QVariant(row.started)
+                    : QVariant(row.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     case DurationColumn:
         return sort ? QVariant(duration) : QVariant(CardDelegate::formatDuration(duration));
     case FolderColumn:

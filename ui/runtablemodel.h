@@ -64,8 +64,7 @@ public:
     explicit RunTableModel(QObject *parent = nullptr);
 
     /// The open experiment (live rows); nullptr for none.
-    void setSession(const QString &experimentName, const QString &runsRoot, Scheduler *scheduler,
-                    MetricStore *metrics);
+    void setSession(const QString &experimentName, const QString &runsRoot, Scheduler *scheduler, MetricStore *metrics);
     /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
     void setHistoryRoots(const QStringList &roots) { m_historyRoots = roots; }
     /// Reads the past runs again (only what their metrics.jsonl gained since the last time).

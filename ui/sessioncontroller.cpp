@@ -83,8 +83,8 @@ bool SessionController::install(std::unique_ptr<Session> session, const QStringL
     m_session = std::move(session);
     m_board->setScheduler(m_session->scheduler());
     connect(m_session.get(), &Session::nameChanged, this, &SessionController::updateTitle);
-    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with" << m_session->scheduler()->totalCount()
-                           << "runs" << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
+    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with" << m_session->scheduler()->totalCount() << "runs"
+                           << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
     Q_EMIT sessionOpened(m_session.get(), errors);
     updateTitle();
     return true;
@@ -158,8 +158,8 @@ bool SessionController::saveTo(const QString &path)
 QString SessionController::title() const
 {
     const QString name = m_session ? m_session->name() : tr("no experiment");
-    const QString file = m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName()
-                                                                        : tr("not saved");
+    const QString file =
+        m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName() : tr("not saved");
     const QString unsaved = m_board->isClean() ? QString() : QStringLiteral("*");
     return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, unsaved, file);
 }

@@ -23,7 +23,11 @@ class SessionController : public QObject
     Q_OBJECT
 public:
     /// What to do with training runs when the session closes.
-    enum class CloseChoice { StopRuns, LeaveRunning, Cancel };
+    enum class CloseChoice {
+        StopRuns,
+        LeaveRunning,
+        Cancel
+    };
     /// Asked only while runs train. Without one, closing stops them.
     using CloseChooser = std::function<CloseChoice()>;
 

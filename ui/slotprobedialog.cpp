@@ -1,7 +1,7 @@
 #include "slotprobedialog.h"
 
-#include "slotadvice.h"
 #include "runspecview.h"
+#include "slotadvice.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -38,7 +38,8 @@ SlotProbeDialog::SlotProbeDialog(const QString &device, const QJsonObject &spec,
     auto *layout = new QVBoxLayout(this);
     if (activeRuns > 0) {
         auto *note = new QLabel(tr("%n run(s) are training now and share the machine: the figures will be lower "
-                                   "than on an idle device.", nullptr, activeRuns),
+                                   "than on an idle device.",
+                                   nullptr, activeRuns),
                                 this);
         note->setWordWrap(true);
         layout->addWidget(note);
@@ -76,7 +77,9 @@ bool SlotProbeDialog::start(const QList<int> &levels, int steps)
     for (int k : levels) {
         l << QString::number(k);
     }
-    m_status->setText(tr("Training %1 copies side by side on %2, %3 steps each …").arg(l.join(QStringLiteral(", ")), m_device).arg(steps));
+    m_status->setText(tr("Training %1 copies side by side on %2, %3 steps each …")
+                          .arg(l.join(QStringLiteral(", ")), m_device)
+                          .arg(steps));
     return true;
 }
 
@@ -107,8 +110,8 @@ void SlotProbeDialog::showResult(const SlotProbeResult &result)
     }
     m_table->show();
     m_recommended = result.recommended;
-    QString text = tr("Recommended: %n slot(s) for %1 on %2.", nullptr, result.recommended)
-                       .arg(result.model, result.deviceName);
+    QString text =
+        tr("Recommended: %n slot(s) for %1 on %2.", nullptr, result.recommended).arg(result.model, result.deviceName);
     SlotAdvice advice;
     QString error;
     if (advice.record(result, &error)) {

@@ -5,8 +5,8 @@
 #include "metricrecord.h"
 #include "metricscsvwriter.h"
 #include "metricstore.h"
-#include "runstore.h"
 #include "runspecview.h"
+#include "runstore.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -95,9 +95,9 @@ int exportCommand(const QStringList &args)
                                     .arg(file, name, boardRuns.join(QStringLiteral(", "))),
                                 2);
                 if (!QFileInfo::exists(metricsFile(name)))
-                    return fail(QStringLiteral("%1: no such file (run \"%2\" has not started)")
-                                    .arg(metricsFile(name), name),
-                                1);
+                    return fail(
+                        QStringLiteral("%1: no such file (run \"%2\" has not started)").arg(metricsFile(name), name),
+                        1);
                 selected << name;
             }
         }
@@ -128,8 +128,8 @@ int exportCommand(const QStringList &args)
             store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(id, record); });
         if (read.skipped + read.invalid > 0)
             printWarning(QStringLiteral("%1: %2 line(s) skipped (not valid messages)")
-                           .arg(metricsFile(name))
-                           .arg(read.skipped + read.invalid));
+                             .arg(metricsFile(name))
+                             .arg(read.skipped + read.invalid));
         csv.writeRun(name, metrics, id);
         metrics.removeRun(id);
     }

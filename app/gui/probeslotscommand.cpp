@@ -44,10 +44,10 @@ int probeSlotsCommand(const QStringList &args)
                                           QStringLiteral("DEV"));
     const QCommandLineOption specOption(QStringLiteral("spec"), QStringLiteral("the run spec to measure"),
                                         QStringLiteral("RUN.json"));
-    const QCommandLineOption levelsOption(QStringLiteral("levels"),
-                                          QStringLiteral("copies side by side per level (default %1)")
-                                              .arg(joined(SlotProbe::defaultLevels())),
-                                          QStringLiteral("1,2,4"));
+    const QCommandLineOption levelsOption(
+        QStringLiteral("levels"),
+        QStringLiteral("copies side by side per level (default %1)").arg(joined(SlotProbe::defaultLevels())),
+        QStringLiteral("1,2,4"));
     const QCommandLineOption stepsOption(QStringLiteral("steps"),
                                          QStringLiteral("steps each copy trains (at least 10)"), QStringLiteral("N"));
     for (const QCommandLineOption &option : {deviceOption, specOption, levelsOption, stepsOption})
@@ -60,8 +60,8 @@ int probeSlotsCommand(const QStringList &args)
 
     const QStringList unexpected = options.positionalArguments();
     if (!unexpected.isEmpty())
-        return usageError(QStringLiteral("probe-slots: unexpected argument %1 (%2)").arg(unexpected.first(),
-                                                                                       commandLine.seeHelp()));
+        return usageError(
+            QStringLiteral("probe-slots: unexpected argument %1 (%2)").arg(unexpected.first(), commandLine.seeHelp()));
     const QString device = options.value(deviceOption);
     const QString specPath = options.value(specOption);
     QList<int> levels = SlotProbe::defaultLevels();
@@ -143,8 +143,8 @@ int probeSlotsCommand(const QStringList &args)
         for (const SlotProbeLevel &l : result.levels)
             std::fprintf(stdout, "%8d %14.1f %9.2fx\n", l.copies, l.samplesPerSecond, l.ratio);
         const QString where = result.deviceName == result.device
-            ? result.device
-            : QStringLiteral("%1 (%2)").arg(result.device, result.deviceName);
+                                  ? result.device
+                                  : QStringLiteral("%1 (%2)").arg(result.device, result.deviceName);
         std::fprintf(stdout, "recommended slots for %s on %s: %d\n", qPrintable(result.model), qPrintable(where),
                      result.recommended);
         SlotAdvice advice;

@@ -94,7 +94,8 @@ void ProgressPrinter::clearBlock()
 
 int ProgressPrinter::terminalWidth()
 {
-    struct winsize ws {};
+    struct winsize ws
+    {};
     if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
         return ws.ws_col;
     return 120;
@@ -114,7 +115,7 @@ QString ProgressPrinter::progressLine(const RunInfo &run) const
         fraction = std::min(1.0, double(run.step) / double(run.totalSteps));
     const int filled = static_cast<int>(fraction * barWidth + 0.5);
     line += QLatin1Char('[') + QString(filled, QLatin1Char('#')) + QString(barWidth - filled, QLatin1Char('-'))
-        + QStringLiteral("] ");
+            + QStringLiteral("] ");
     line += QStringLiteral("%1% ").arg(static_cast<int>(fraction * 100), 3);
     line += runStateName(run.state).leftJustified(9);
     if (run.step >= 0) {

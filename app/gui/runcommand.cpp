@@ -26,11 +26,11 @@ namespace trainyard {
 
 int runCommand(const QStringList &args)
 {
-    CommandLine commandLine(QStringLiteral("run"),
-                            {QStringLiteral("trainyard run FILE.json [options]"),
-                             QStringLiteral("trainyard run --demo [options]")},
-                            QStringLiteral("Trains every run of the experiment headless (no display needed), after\n"
-                                           "checking every run spec against the worker's catalogue (--list-models)."));
+    CommandLine commandLine(
+        QStringLiteral("run"),
+        {QStringLiteral("trainyard run FILE.json [options]"), QStringLiteral("trainyard run --demo [options]")},
+        QStringLiteral("Trains every run of the experiment headless (no display needed), after\n"
+                       "checking every run spec against the worker's catalogue (--list-models)."));
     const QCommandLineOption demoOption(QStringLiteral("demo"), QStringLiteral("train the built-in demo experiment"));
     const QCommandLineOption cpuFallbackOption(QStringLiteral("cpu-fallback"),
                                                QStringLiteral("run lanes naming a GPU this machine lacks on the CPU"));
@@ -144,7 +144,8 @@ int runCommand(const QStringList &args)
     for (RunId id : scheduler->runIds()) {
         const RunInfo run = scheduler->run(id);
         if (run.state != RunState::Finished) {
-            const QString why = run.message.isEmpty() ? QString() : QStringLiteral(" (") + run.message + QLatin1Char(')');
+            const QString why =
+                run.message.isEmpty() ? QString() : QStringLiteral(" (") + run.message + QLatin1Char(')');
             std::fprintf(stdout, "  %s: %s%s\n", qPrintable(run.name), qPrintable(runStateName(run.state)),
                          qPrintable(why));
         }

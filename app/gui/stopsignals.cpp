@@ -23,7 +23,8 @@ std::unique_ptr<QSocketNotifier> handleStopSignals(QObject *context, bool hangUp
 {
     if (::pipe(signalPipe) != 0)
         return nullptr;
-    struct sigaction sa {};
+    struct sigaction sa
+    {};
     sa.sa_handler = onSignal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;

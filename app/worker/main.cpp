@@ -24,8 +24,8 @@ int main(int argc, char **argv)
         std::cout << WorkerOptions::usage();
         return 0;
     case WorkerOptions::Action::Version:
-        std::cout << "trainyard-worker " TRAINYARD_VERSION " (protocol " << trainyard::protocol::kVersion << ", LibTorch "
-                  << trainyard::torchVersion() << ")\n";
+        std::cout << "trainyard-worker " TRAINYARD_VERSION " (protocol " << trainyard::protocol::kVersion
+                  << ", LibTorch " << trainyard::torchVersion() << ")\n";
         return 0;
     case WorkerOptions::Action::ListModels:
         std::cout << trainyard::Catalogue::instance().toJson().dump(2) << '\n';

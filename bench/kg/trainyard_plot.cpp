@@ -6,9 +6,9 @@
 //   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
 
 #include "metricrecord.h"
+#include "plotwidget.h"
 #include "runcolors.h"
 #include "runstore.h"
-#include "plotwidget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -75,7 +75,9 @@ int main(int argc, char **argv)
         });
         ids << id;
     }
-    plot.setXAxis(axis == QLatin1String("wall") ? XAxis::Wall : axis == QLatin1String("step") ? XAxis::Step : XAxis::Epoch);
+    plot.setXAxis(axis == QLatin1String("wall")   ? XAxis::Wall
+                  : axis == QLatin1String("step") ? XAxis::Step
+                                                  : XAxis::Epoch);
     plot.setSelectedRuns(ids);
     plot.setEvalMetric(parser.value(metric));
     if (!plot.exportPng(parser.value(output), 1000, 700)) {

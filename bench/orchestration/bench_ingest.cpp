@@ -36,7 +36,7 @@ namespace {
 
 double cpuSeconds()
 {
-    rusage u {};
+    rusage u{};
     getrusage(RUSAGE_SELF, &u);
     return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
 }
@@ -134,8 +134,9 @@ int main(int argc, char **argv)
     lane.slotCount = workers;
     for (int i = 0; i < workers; ++i) {
         ExperimentRun run;
-        run.spec = QJsonObject{{QStringLiteral("name"), QStringLiteral("w%1").arg(i)},
-                               {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+        run.spec =
+            QJsonObject{{QStringLiteral("name"), QStringLiteral("w%1").arg(i)},
+                        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
         lane.runs << run;
     }
     ex.lanes << lane;
@@ -158,16 +159,18 @@ int main(int argc, char **argv)
     // not stored twice), so clear the curves first: the flood adds new points.
     session.metrics()->clear();
     const PhaseResult flood = runPhase(session, worker, ids, floodLines, 0);
-    std::printf("flood: %d workers x %ld lines as fast as possible: %llu lines in %.2f s = %.0f lines/s absorbed "
-                "(%.0f lines per CPU-second of the orchestrator); event-loop latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
-                workers, floodLines, static_cast<unsigned long long>(flood.lines), flood.seconds,
-                flood.seconds > 0 ? flood.lines / flood.seconds : 0.0, flood.cpu > 0 ? flood.lines / flood.cpu : 0.0,
-                flood.p50, flood.p99, flood.max);
+    std::printf(
+        "flood: %d workers x %ld lines as fast as possible: %llu lines in %.2f s = %.0f lines/s absorbed "
+        "(%.0f lines per CPU-second of the orchestrator); event-loop latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+        workers, floodLines, static_cast<unsigned long long>(flood.lines), flood.seconds,
+        flood.seconds > 0 ? flood.lines / flood.seconds : 0.0, flood.cpu > 0 ? flood.lines / flood.cpu : 0.0, flood.p50,
+        flood.p99, flood.max);
     std::printf("       (with 16 flooding processes on %d cores the orchestrator gets a fraction of a core, so the\n"
                 "        flood's latency is the OS scheduler's; the paced phase is the one to read latency from)\n",
                 QThread::idealThreadCount());
 
-    const double perPoint = double(session.metrics()->bytesReserved()) / double(std::max<std::size_t>(1, session.metrics()->pointCount()));
+    const double perPoint =
+        double(session.metrics()->bytesReserved()) / double(std::max<std::size_t>(1, session.metrics()->pointCount()));
     std::printf("storage: %zu points, %.1f bytes per point\n", session.metrics()->pointCount(), perPoint);
     std::printf("targets: >= 200000 lines/s (flood %s), p99 <= 20 ms (paced %s), <= 32 B/point (%s)\n",
                 flood.lines / std::max(1e-9, flood.seconds) >= 200000 ? "met" : "MISSED",

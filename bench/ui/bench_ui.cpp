@@ -21,7 +21,6 @@
 #include "session.h"
 
 #include <QApplication>
-#include <qcustomplot.h>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -31,6 +30,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cmath>
@@ -90,10 +90,11 @@ QString writeExperiment(const QTemporaryDir &dir, int runs)
             {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}}},
             {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")}}}});
     }
-    const QJsonObject experiment{{QStringLiteral("name"), QStringLiteral("bench-ui")},
-                                 {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
-                                 {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                                                                  {QStringLiteral("runs"), specs}}}}};
+    const QJsonObject experiment{
+        {QStringLiteral("name"), QStringLiteral("bench-ui")},
+        {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+        {QStringLiteral("lanes"),
+         QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")}, {QStringLiteral("runs"), specs}}}}};
     const QString path = dir.filePath(QStringLiteral("bench.json"));
     QFile file(path);
     file.open(QIODevice::WriteOnly);
@@ -105,7 +106,8 @@ QString writeExperiment(const QTemporaryDir &dir, int runs)
 
 int main(int argc, char **argv)
 {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM",
+            qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);
     initDesktopApp();
@@ -188,12 +190,15 @@ int main(int argc, char **argv)
         std::printf("stream: replot per frame p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu frames (%.1f frames/s); "
                     "target <= 16 ms: %s\n",
                     p50, p99, maxFrame, frames.size(), frames.size() / double(seconds), p99 <= 16.0 ? "met" : "MISSED");
-        std::printf("stream: input latency (mouse move posted -> handled) p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu moves\n",
+        std::printf("stream: input latency (mouse move posted -> handled) p50 %.2f ms, p99 %.2f ms, max %.2f ms over "
+                    "%zu moves\n",
                     percentile(probe.latencies, 0.5), percentile(probe.latencies, 0.99),
                     probe.latencies.empty() ? 0.0 : *std::max_element(probe.latencies.begin(), probe.latencies.end()),
                     probe.latencies.size());
-        std::printf("stream: memory RSS %.1f MiB -> %.1f MiB (+%.1f MiB, %.1f bytes per point incl. core store and plot copy)\n",
-                    rssBefore, rssAfter, rssAfter - rssBefore, (rssAfter - rssBefore) * 1048576.0 / std::max(1L, points));
+        std::printf("stream: memory RSS %.1f MiB -> %.1f MiB (+%.1f MiB, %.1f bytes per point incl. core store and "
+                    "plot copy)\n",
+                    rssBefore, rssAfter, rssAfter - rssBefore,
+                    (rssAfter - rssBefore) * 1048576.0 / std::max(1L, points));
         ok = ok && p99 <= 16.0;
         window.close();
     }

@@ -251,8 +251,9 @@ bool Board::moveRun(RunId id, int lane, int position, QString *error)
     if (!hasLane(lane))
         return refuse(error, QStringLiteral("no lane %1").arg(lane));
     if (isActive(r->state))
-        return refuse(error, QStringLiteral("%1 is %2; only runs that are not running can move")
-                                 .arg(r->name, runStateName(r->state)));
+        return refuse(
+            error,
+            QStringLiteral("%1 is %2; only runs that are not running can move").arg(r->name, runStateName(r->state)));
     const int fromLane = r->lane;
     const int fromPos = int(m_lanes.at(fromLane).runs.indexOf(id));
     const int maxPos = int(m_lanes.at(lane).runs.size()) - (lane == fromLane ? 1 : 0);

@@ -42,7 +42,7 @@ public:
     int laneCount() const { return int(m_lanes.size()); }
     const Lane &lane(int index) const { return m_lanes.at(index); }
     bool hasLane(int index) const { return index >= 0 && index < m_lanes.size(); }
-    QList<RunId> runIds() const; // lane by lane, queue order
+    QList<RunId> runIds() const;  // lane by lane, queue order
     int position(RunId id) const; // -1 when unknown
     QString uniqueName(const QString &base) const;
 

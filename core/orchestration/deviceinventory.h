@@ -25,13 +25,13 @@ struct DeviceInfo
     QString id;   // "cpu", "cuda:0", "cuda:1", ...
     QString name; // "NVIDIA GeForce RTX 3090", "CPU (16 threads)"
     bool isGpu = false;
-    int index = -1;             // GPU index, -1 for the CPU
-    qint64 memoryUsed = -1;     // bytes, -1 unknown
+    int index = -1;         // GPU index, -1 for the CPU
+    qint64 memoryUsed = -1; // bytes, -1 unknown
     qint64 memoryTotal = -1;
-    int utilization = -1;       // percent, -1 unknown
-    int temperature = -1;       // degrees Celsius, -1 unknown
-    double powerWatts = -1;     // -1 unknown
-    int cpuThreads = 0;         // CPU only
+    int utilization = -1;        // percent, -1 unknown
+    int temperature = -1;        // degrees Celsius, -1 unknown
+    double powerWatts = -1;      // -1 unknown
+    int cpuThreads = 0;          // CPU only
     QList<GpuProcess> processes; // GPUs only
     bool busyWithOthers() const; // some process on it is not ours
 };

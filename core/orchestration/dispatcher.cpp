@@ -23,8 +23,8 @@ bool refuse(QString *error, const QString &text)
 }
 } // namespace
 
-Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion,
-                       RunStore *store, DeviceInventory *devices, QObject *parent)
+Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
+                       DeviceInventory *devices, QObject *parent)
     : QObject(parent)
     , m_board(board)
     , m_runs(runs)
@@ -86,7 +86,9 @@ QStringList Dispatcher::preflight() const
         QStringList who;
         for (const GpuProcess &p : d.processes) {
             if (!p.ours)
-                who << QStringLiteral("pid %1%2").arg(p.pid).arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));
+                who << QStringLiteral("pid %1%2")
+                           .arg(p.pid)
+                           .arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));
         }
         problems << QStringLiteral("%1 (%2) is busy with another user's process: %3")
                         .arg(d.id, d.name, who.join(QStringLiteral(", ")));
@@ -158,7 +160,8 @@ bool Dispatcher::launch(RunId id, QString *error)
     options.device = effectiveDevice(r->lane);
     options.threads = options.device == QLatin1String("cpu") ? threadsPerCpuRun() : 0;
     options.resume = m_resumeNext.contains(id);
-    qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name), qUtf8Printable(options.device));
+    qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
+            qUtf8Printable(options.device));
     if (!m_supervisor->start(id, options, error))
         return false;
     m_resumeNext.remove(id);
@@ -177,8 +180,8 @@ void Dispatcher::dispatch()
         if (d.isGpu && d.busyWithOthers() && !m_warnedBusyLanes.contains(l)) {
             m_warnedBusyLanes.insert(l);
             Q_EMIT warning(QStringLiteral("%1 is busy with another user's process; lane %2 starts there anyway")
-                             .arg(device)
-                             .arg(l + 1));
+                               .arg(device)
+                               .arg(l + 1));
         }
         const QList<RunId> queue = m_board->lane(l).runs;
         for (RunId id : queue) {
@@ -209,7 +212,8 @@ bool Dispatcher::startRun(RunId id, QString *error)
     }
     const QString device = effectiveDevice(r->lane);
     if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
-        return refuse(error, QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
+        return refuse(error,
+                      QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
     if (!laneHasFreeSlot(r->lane))
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(r->lane + 1)

@@ -12,17 +12,17 @@ namespace trainyard {
 // tested on its own (tests/orchestration/tst_supervisor.cpp).
 struct ExitFacts
 {
-    int exitCode = -1;        // -1: killed by `signal`, or unknown
+    int exitCode = -1; // -1: killed by `signal`, or unknown
     int signal = 0;
-    bool killed = false;      // killed on purpose (stop escalation, killAll)
-    QString killMessage;      // ... and why ("did not stop within 30 s; killed")
-    bool pending = false;     // it was waiting in a queue, never ran
-    bool cancelled = false;   // ... and was stopped there
+    bool killed = false;    // killed on purpose (stop escalation, killAll)
+    QString killMessage;    // ... and why ("did not stop within 30 s; killed")
+    bool pending = false;   // it was waiting in a queue, never ran
+    bool cancelled = false; // ... and was stopped there
     QString pendingReason;
-    bool doneSeen = false;    // the worker's "done" line
+    bool doneSeen = false; // the worker's "done" line
     QString doneStatus;
     int doneExit = -1;
-    QString runDir;           // worker.log's last line goes with failures
+    QString runDir; // worker.log's last line goes with failures
 };
 
 struct ExitOutcome

@@ -168,7 +168,8 @@ void checkParams(const QJsonObject &values, const QList<ParamInfo> &params, cons
 
 bool isDeviceName(const QString &device)
 {
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral("cpu|cuda:(0|[1-9][0-9]{0,2})")));
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("cpu|cuda:(0|[1-9][0-9]{0,2})")));
     return re.match(device).hasMatch();
 }
 
@@ -297,8 +298,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
         return std::nullopt;
     }
     const QJsonObject top = json.toObject();
-    checkKeys(top, {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("lanes")}, QString(),
-              problems);
+    checkKeys(top, {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("lanes")}, QString(), problems);
 
     Experiment ex;
     const QJsonValue name = top.value(QStringLiteral("name"));
@@ -368,7 +368,9 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 run.spec = withDefaults(spec);
                 run.spec.remove(QStringLiteral("repeat"));
                 if (totalRuns + run.repeat > kMaxRuns) {
-                    problems << QStringLiteral("%1.repeat: the experiment would hold more than %2 runs").arg(rp).arg(kMaxRuns);
+                    problems << QStringLiteral("%1.repeat: the experiment would hold more than %2 runs")
+                                    .arg(rp)
+                                    .arg(kMaxRuns);
                     break;
                 }
                 totalRuns += run.repeat;
@@ -381,7 +383,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                         break;
                     }
                     if (names.contains(n))
-                        problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3").arg(rp, n, names.value(n));
+                        problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3")
+                                        .arg(rp, n, names.value(n));
                     else
                         names.insert(n, rp);
                 }
@@ -412,7 +415,8 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
     constexpr qint64 kMaxBytes = 16 * 1024 * 1024;
     if (file.size() > kMaxBytes) {
         if (errors)
-            *errors = QStringList{path + QStringLiteral(": %1 bytes; an experiment file is at most 16 MiB").arg(file.size())};
+            *errors =
+                QStringList{path + QStringLiteral(": %1 bytes; an experiment file is at most 16 MiB").arg(file.size())};
         return std::nullopt;
     }
     // Not read(kMaxBytes): that allocates 16 MiB up front for every file.
@@ -441,8 +445,9 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
     }
     if (ex)
         qCInfo(lcExperiment).noquote() << "loaded" << path << "-" << ex->runCount() << "runs in" << ex->lanes.size()
-                                       << "lanes" << (catalog ? "(checked against the worker's catalogue)"
-                                                              : "(structural checks only: no catalogue)");
+                                       << "lanes"
+                                       << (catalog ? "(checked against the worker's catalogue)"
+                                                   : "(structural checks only: no catalogue)");
     else
         qCInfo(lcExperiment).noquote() << "refused" << path << "-" << problems.size() << "problems";
     return ex;

@@ -14,7 +14,6 @@
 
 namespace trainyard {
 
-
 Ingestion::Ingestion(RunRegistry *runs, RunStore *store, MetricStore *metrics, QObject *parent)
     : QObject(parent)
     , m_runs(runs)

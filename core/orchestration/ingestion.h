@@ -69,14 +69,17 @@ private:
     // One run's ingestion state beside its record.
     struct Run
     {
-        explicit Run(RunInfo &record) : info(record) {}
-        RunInfo &info;           // the registry's record (stable while the run lives)
+        explicit Run(RunInfo &record)
+            : info(record)
+        {
+        }
+        RunInfo &info;            // the registry's record (stable while the run lives)
         qint64 metricsOffset = 0; // metrics.jsonl read up to here
         bool doneSeen = false;
         QString doneStatus;
         int doneExit = -1;
         bool progressDirty = false; // listed in m_progressDirty
-        qint64 rateStep = -1;    // step and wall at the start of the rate window
+        qint64 rateStep = -1;       // step and wall at the start of the rate window
         double rateWall = 0;
     };
     Run *find(RunId id);

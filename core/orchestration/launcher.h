@@ -17,10 +17,10 @@ struct LaunchSpec
     QString name;     // the run's name (a batch job's name)
     QString specPath; // RUN_DIR/spec.json
     QString runDir;
-    QString connect;  // "unix:PATH" or "tcp:HOST:PORT"; empty: none
-    QString token;    // travels in the environment, never on the command line
-    QString device;   // "cpu" or "cuda:N" as the lane names it
-    int threads = 0;  // 0: let the worker decide
+    QString connect; // "unix:PATH" or "tcp:HOST:PORT"; empty: none
+    QString token;   // travels in the environment, never on the command line
+    QString device;  // "cpu" or "cuda:N" as the lane names it
+    int threads = 0; // 0: let the worker decide
     bool resume = false;
 };
 

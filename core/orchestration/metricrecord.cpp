@@ -235,8 +235,8 @@ QDebug operator<<(QDebug debug, const MetricRecord &record)
 {
     const QDebugStateSaver saver(debug);
     const std::string_view kind = MetricRecord::kindName(record.kind);
-    debug.nospace() << "MetricRecord(" << QLatin1String(kind.data(), qsizetype(kind.size()))
-                    << " wall=" << record.wall << " step=" << record.step << " epoch=" << record.epoch;
+    debug.nospace() << "MetricRecord(" << QLatin1String(kind.data(), qsizetype(kind.size())) << " wall=" << record.wall
+                    << " step=" << record.step << " epoch=" << record.epoch;
     if (record.totalSteps >= 0)
         debug << " total_steps=" << record.totalSteps;
     for (std::size_t i = 0; i < record.fieldCount; ++i)

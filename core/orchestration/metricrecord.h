@@ -24,7 +24,15 @@ namespace trainyard {
 struct MetricRecord
 {
     // The worker -> orchestrator messages; control messages are no records.
-    enum class Kind { Hello, Metric, Eval, Log, Checkpoint, Heartbeat, Done };
+    enum class Kind {
+        Hello,
+        Metric,
+        Eval,
+        Log,
+        Checkpoint,
+        Heartbeat,
+        Done
+    };
 
     // More numbers than this in one line are dropped (no worker writes more
     // than eight).
@@ -48,14 +56,14 @@ struct MetricRecord
     std::array<Field, kMaxFields> fields{};
     std::size_t fieldCount = 0;
 
-    std::string split;   // eval: "valid", "test", ...
-    std::string status;  // done: finished, failed, diverged, stopped
-    int exitCode = -1;   // done
-    std::string level;   // log: info, warning, error
-    std::string text;    // log
-    std::string path;    // checkpoint
-    std::string run;     // hello: the run's name (the token is never kept)
-    std::string device;  // hello
+    std::string split;    // eval: "valid", "test", ...
+    std::string status;   // done: finished, failed, diverged, stopped
+    int exitCode = -1;    // done
+    std::string level;    // log: info, warning, error
+    std::string text;     // log
+    std::string path;     // checkpoint
+    std::string run;      // hello: the run's name (the token is never kept)
+    std::string device;   // hello
     std::int64_t pid = 0; // hello
 
     // Back to an empty metric record, keeping the strings' storage.

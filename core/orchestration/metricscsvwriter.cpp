@@ -14,7 +14,7 @@ namespace trainyard {
 
 namespace {
 
-template<typename Number>
+template <typename Number>
 void appendNumber(QByteArray *line, Number value)
 {
     char text[64];
@@ -40,7 +40,7 @@ QByteArray MetricsCsvWriter::field(const QString &text)
     return bytes;
 }
 
-template<typename Number>
+template <typename Number>
 void MetricsCsvWriter::writeLine(const QByteArray &run, std::int64_t step, Number epoch, Number wall,
                                  const QByteArray &metric, Number value)
 {

@@ -57,11 +57,10 @@ public:
 
     // Writes `path` in one go (QSaveFile: all or nothing): the header, then
     // what `write` adds. False, with `error` naming the file, when it cannot.
-    static bool writeFile(const QString &path, const std::function<void(MetricsCsvWriter &csv)> &write,
-                          QString *error);
+    static bool writeFile(const QString &path, const std::function<void(MetricsCsvWriter &csv)> &write, QString *error);
 
 private:
-    template<typename Number>
+    template <typename Number>
     void writeLine(const QByteArray &run, std::int64_t step, Number epoch, Number wall, const QByteArray &metric,
                    Number value);
 

@@ -176,11 +176,11 @@ MetricsLogReader::Result MetricsLogReader::read(const QString &path, qint64 offs
         qCDebug(lcMetrics).noquote() << path << "ends in an incomplete line at byte" << lineStart;
     }
     if (firstProblemAt >= 0)
-        qCWarning(lcMetrics).nospace().noquote() << path << ": " << result.skipped << " line(s) skipped (no message), "
-                                                 << result.invalid << " rejected (invalid); the first at byte "
-                                                 << firstProblemAt << ": " << QUtf8StringView(firstProblem);
-    qCDebug(lcMetrics).noquote() << path << "read from byte" << offset << "to" << result.offset << ":"
-                                 << result.records << "records";
+        qCWarning(lcMetrics).nospace().noquote()
+            << path << ": " << result.skipped << " line(s) skipped (no message), " << result.invalid
+            << " rejected (invalid); the first at byte " << firstProblemAt << ": " << QUtf8StringView(firstProblem);
+    qCDebug(lcMetrics).noquote() << path << "read from byte" << offset << "to" << result.offset << ":" << result.records
+                                 << "records";
     return result;
 }
 

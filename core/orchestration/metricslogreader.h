@@ -36,7 +36,12 @@ public:
     };
     using RecordCallback = std::function<void(const MetricRecord &record)>;
 
-    enum class LineStatus { Record, Blank, Skipped, Invalid };
+    enum class LineStatus {
+        Record,
+        Blank,
+        Skipped,
+        Invalid
+    };
 
     MetricsLogReader();
     ~MetricsLogReader();

@@ -174,7 +174,8 @@ private:
             const RunId id = m_server->authenticate(message);
             if (id == 0) {
                 m_server->countRejected(0);
-                m_server->dropConnection(this, QStringLiteral("hello refused (wrong token, run name or protocol version)"));
+                m_server->dropConnection(this,
+                                         QStringLiteral("hello refused (wrong token, run name or protocol version)"));
                 return;
             }
             m_helloTimer.stop();
@@ -192,7 +193,7 @@ private:
     MetricsServer *m_server;
     QIODevice *m_device;
     protocol::LineDecoder m_decoder;
-    std::string m_pending;    // an incomplete line
+    std::string m_pending;     // an incomplete line
     bool m_discarding = false; // inside an oversized line
     bool m_again = false;      // a read is queued
     QTimer m_helloTimer;
@@ -227,7 +228,8 @@ bool MetricsServer::listen(const QString &socketPath, QString *error)
     const QString dir = QFileInfo(socketPath).absolutePath();
     if (!QDir().mkpath(dir))
         return fail(dir + QStringLiteral(": cannot create the socket folder"));
-    struct stat st {};
+    struct stat st
+    {};
     const QByteArray dirBytes = QFile::encodeName(dir);
     if (::stat(dirBytes.constData(), &st) != 0 || st.st_uid != ::getuid())
         return fail(dir + QStringLiteral(": socket folder is not owned by this user"));

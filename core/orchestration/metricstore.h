@@ -132,7 +132,7 @@ private:
     QStringList m_names;
     QSet<RunId> m_dirty;
     RunId m_lastDirty = 0;
-    RunId m_cachedRun = 0;              // last run written to, and its series
+    RunId m_cachedRun = 0; // last run written to, and its series
     RunSeries *m_cachedSeries = nullptr;
     QTimer m_timer;
 };

@@ -171,8 +171,8 @@ QString ParamInfo::expectation() const
                        .arg(minExclusive ? QLatin1Char('(') : QLatin1Char('['))
                        .arg(shown(minimum), shown(maximum));
         else if (hasMin)
-            text = QStringLiteral("a number %1 %2").arg(minExclusive ? QStringLiteral(">") : QStringLiteral("≥"),
-                                                        shown(minimum));
+            text = QStringLiteral("a number %1 %2")
+                       .arg(minExclusive ? QStringLiteral(">") : QStringLiteral("≥"), shown(minimum));
         else if (hasMax)
             text = QStringLiteral("a number ≤ %1").arg(shown(maximum));
         else
@@ -206,8 +206,8 @@ const QStringList &ModelCatalog::specSectionNames()
 
 const QStringList &ModelCatalog::specKeys()
 {
-    static const QStringList keys = QStringList{QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data")}
-        + specSectionNames();
+    static const QStringList keys =
+        QStringList{QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data")} + specSectionNames();
     return keys;
 }
 
@@ -216,9 +216,8 @@ ModelCatalog ModelCatalog::fromJson(const QByteArray &json, QString *error)
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        *error = tr("--list-models output is not JSON (offset %1: %2)")
-                     .arg(parseError.offset)
-                     .arg(parseError.errorString());
+        *error =
+            tr("--list-models output is not JSON (offset %1: %2)").arg(parseError.offset).arg(parseError.errorString());
         return {};
     }
     if (!doc.isObject()) {

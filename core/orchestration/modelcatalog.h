@@ -26,11 +26,11 @@ struct ParamInfo
     QString name;
     QString type; ///< int, float, bool, string or path
     QJsonValue defaultValue;
-    QJsonValue minimum; ///< Undefined when open
-    QJsonValue maximum; ///< Undefined when open
+    QJsonValue minimum;        ///< Undefined when open
+    QJsonValue maximum;        ///< Undefined when open
     bool minExclusive = false; ///< `minimum` itself is not allowed (lr > 0)
     bool nullable = false;     ///< null is allowed ("no limit"); also when the default is null
-    QJsonArray choices; ///< Empty when any value in range is allowed
+    QJsonArray choices;        ///< Empty when any value in range is allowed
     QString help;
 
     /// True if `value` is of the type, in the range and among the choices.

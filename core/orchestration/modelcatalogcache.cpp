@@ -95,8 +95,7 @@ std::optional<ModelCatalog> ModelCatalogCache::readEntry(const Key &key)
     const QJsonObject entry = doc.object();
     if (!doc.isObject() || entry.value(QLatin1String("format")).toInt() != kFormat)
         return discard("is corrupt");
-    const Key stored{entry.value(QLatin1String("worker")).toString(),
-                     entry.value(QLatin1String("size")).toInteger(-1),
+    const Key stored{entry.value(QLatin1String("worker")).toString(), entry.value(QLatin1String("size")).toInteger(-1),
                      entry.value(QLatin1String("mtime_ms")).toInteger(-1)};
     if (!(stored == key))
         return discard("is stale (the worker changed)");

@@ -21,8 +21,8 @@ using RunId = int;
 // Where a run is in its life. Terminal states: Finished, Failed, Diverged,
 // Stopped, Cancelled. Stalled is Running without a heartbeat for too long.
 enum class RunState {
-    Queued,    // waiting for a slot in its lane
-    Starting,  // process launched, no hello yet
+    Queued,   // waiting for a slot in its lane
+    Starting, // process launched, no hello yet
     Running,
     Paused,
     Stalled,   // alive but silent longer than the watchdog allows
@@ -54,10 +54,10 @@ struct RunInfo
     QJsonObject spec;    // exactly what goes into spec.json (no "repeat")
     int lane = -1;       // index of its lane
     RunState state = RunState::Queued;
-    QString device;      // device it runs / ran on ("cpu", "cuda:1")
-    QString runDir;      // absolute path of its run folder
+    QString device; // device it runs / ran on ("cpu", "cuda:1")
+    QString runDir; // absolute path of its run folder
     qint64 pid = 0;
-    bool connected = false; // worker said hello on the metrics socket
+    bool connected = false;  // worker said hello on the metrics socket
     bool reattached = false; // found running at start, not our child
 
     // Progress, from the latest metric line.
@@ -65,14 +65,14 @@ struct RunInfo
     qint64 totalSteps = -1; // -1 when the worker did not say
     qint64 epoch = -1;
     double loss = std::numeric_limits<double>::quiet_NaN();
-    double wall = 0;            // seconds since the run started (worker clock)
-    double stepsPerSecond = 0;  // recent rate
-    double etaSeconds = -1;     // -1 when unknown
+    double wall = 0;           // seconds since the run started (worker clock)
+    double stepsPerSecond = 0; // recent rate
+    double etaSeconds = -1;    // -1 when unknown
 
     // Outcome.
-    int exitCode = -1;   // -1 while running or when killed by a signal
-    int exitSignal = 0;  // signal number when killed by one
-    QString message;     // last error / status text for the user
+    int exitCode = -1;  // -1 while running or when killed by a signal
+    int exitSignal = 0; // signal number when killed by one
+    QString message;    // last error / status text for the user
     QDateTime started;
     QDateTime ended;
 };
@@ -82,7 +82,7 @@ struct LaneInfo
 {
     QString device;          // as written in the experiment ("cuda:2", "cpu")
     QString effectiveDevice; // where runs really go ("cpu" under CPU fallback)
-    int slotCount = 1;           // runs at once
+    int slotCount = 1;       // runs at once
     QList<RunId> runs;       // queue order
 };
 

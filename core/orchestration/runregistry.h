@@ -48,20 +48,36 @@ public:
     class iterator
     {
     public:
-        explicit iterator(std::map<RunId, RunInfo>::iterator it) : m_it(it) {}
+        explicit iterator(std::map<RunId, RunInfo>::iterator it)
+            : m_it(it)
+        {
+        }
         RunInfo &operator*() const { return m_it->second; }
-        iterator &operator++() { ++m_it; return *this; }
+        iterator &operator++()
+        {
+            ++m_it;
+            return *this;
+        }
         bool operator!=(const iterator &o) const { return m_it != o.m_it; }
+
     private:
         std::map<RunId, RunInfo>::iterator m_it;
     };
     class const_iterator
     {
     public:
-        explicit const_iterator(std::map<RunId, RunInfo>::const_iterator it) : m_it(it) {}
+        explicit const_iterator(std::map<RunId, RunInfo>::const_iterator it)
+            : m_it(it)
+        {
+        }
         const RunInfo &operator*() const { return m_it->second; }
-        const_iterator &operator++() { ++m_it; return *this; }
+        const_iterator &operator++()
+        {
+            ++m_it;
+            return *this;
+        }
         bool operator!=(const const_iterator &o) const { return m_it != o.m_it; }
+
     private:
         std::map<RunId, RunInfo>::const_iterator m_it;
     };

@@ -78,7 +78,7 @@ public:
         QString device;
         qint64 startTicks = 0; // /proc/PID/stat start time, guards pid reuse
         QDateTime started;
-        QJsonObject launcher;  // the launcher's own handle (opaque; see launcher.h)
+        QJsonObject launcher; // the launcher's own handle (opaque; see launcher.h)
     };
     QHash<QString, LiveWorker> readState(QString *socketPath = nullptr) const;
     bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;

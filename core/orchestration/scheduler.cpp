@@ -100,13 +100,34 @@ Experiment Scheduler::toExperiment(const QString &name, const QString &runsRoot)
     return m_board->toExperiment(name, runsRoot);
 }
 
-int Scheduler::laneCount() const { return m_board->laneCount(); }
-bool Scheduler::contains(RunId id) const { return m_runs->contains(id); }
-QList<RunId> Scheduler::runIds() const { return m_board->runIds(); }
-RunInfo Scheduler::run(RunId id) const { return m_runs->value(id); }
-RunId Scheduler::findRun(const QString &name) const { return m_runs->findByName(name); }
-int Scheduler::position(RunId id) const { return m_board->position(id); }
-QString Scheduler::uniqueName(const QString &base) const { return m_board->uniqueName(base); }
+int Scheduler::laneCount() const
+{
+    return m_board->laneCount();
+}
+bool Scheduler::contains(RunId id) const
+{
+    return m_runs->contains(id);
+}
+QList<RunId> Scheduler::runIds() const
+{
+    return m_board->runIds();
+}
+RunInfo Scheduler::run(RunId id) const
+{
+    return m_runs->value(id);
+}
+RunId Scheduler::findRun(const QString &name) const
+{
+    return m_runs->findByName(name);
+}
+int Scheduler::position(RunId id) const
+{
+    return m_board->position(id);
+}
+QString Scheduler::uniqueName(const QString &base) const
+{
+    return m_board->uniqueName(base);
+}
 
 LaneInfo Scheduler::lane(int index) const
 {
@@ -193,13 +214,34 @@ bool Scheduler::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
 
 // ---- control ------------------------------------------------------------------
 
-void Scheduler::startAll() { m_dispatcher->startAll(); }
-void Scheduler::stopAll() { m_dispatcher->stopAll(); }
-void Scheduler::killAll() { m_dispatcher->killAll(); }
-bool Scheduler::isDispatching() const { return m_dispatcher->isDispatching(); }
-bool Scheduler::startRun(RunId id, QString *error) { return m_dispatcher->startRun(id, error); }
-bool Scheduler::pauseRun(RunId id, QString *error) { return m_supervisor->pause(id, error); }
-bool Scheduler::cancelRun(RunId id, QString *error) { return m_dispatcher->cancelRun(id, error); }
+void Scheduler::startAll()
+{
+    m_dispatcher->startAll();
+}
+void Scheduler::stopAll()
+{
+    m_dispatcher->stopAll();
+}
+void Scheduler::killAll()
+{
+    m_dispatcher->killAll();
+}
+bool Scheduler::isDispatching() const
+{
+    return m_dispatcher->isDispatching();
+}
+bool Scheduler::startRun(RunId id, QString *error)
+{
+    return m_dispatcher->startRun(id, error);
+}
+bool Scheduler::pauseRun(RunId id, QString *error)
+{
+    return m_supervisor->pause(id, error);
+}
+bool Scheduler::cancelRun(RunId id, QString *error)
+{
+    return m_dispatcher->cancelRun(id, error);
+}
 
 bool Scheduler::stopRun(RunId id, QString *error)
 {
@@ -222,24 +264,69 @@ bool Scheduler::retryRun(RunId id, bool fromCheckpoint, QString *error)
     return m_dispatcher->retryRun(id, fromCheckpoint, error);
 }
 
-int Scheduler::finishedCount() const { return m_dispatcher->finishedCount(); }
-int Scheduler::totalCount() const { return m_dispatcher->totalCount(); }
-int Scheduler::activeCount() const { return m_dispatcher->activeCount(); }
-bool Scheduler::isIdle() const { return m_dispatcher->isIdle(); }
+int Scheduler::finishedCount() const
+{
+    return m_dispatcher->finishedCount();
+}
+int Scheduler::totalCount() const
+{
+    return m_dispatcher->totalCount();
+}
+int Scheduler::activeCount() const
+{
+    return m_dispatcher->activeCount();
+}
+bool Scheduler::isIdle() const
+{
+    return m_dispatcher->isIdle();
+}
 
 // ---- settings -----------------------------------------------------------------
 
-void Scheduler::setWorkerProgram(const QString &program) { m_supervisor->setWorkerProgram(program); }
-QString Scheduler::workerProgram() const { return m_supervisor->workerProgram(); }
-void Scheduler::setCpuFallback(bool on) { m_dispatcher->setCpuFallback(on); }
-bool Scheduler::cpuFallback() const { return m_dispatcher->cpuFallback(); }
-QList<int> Scheduler::missingDeviceLanes() const { return m_dispatcher->missingDeviceLanes(); }
-QStringList Scheduler::preflight() const { return m_dispatcher->preflight(); }
-void Scheduler::setStopTimeout(int ms) { m_supervisor->setStopTimeout(ms); }
-void Scheduler::setStallTimeout(int ms) { m_supervisor->setStallTimeout(ms); }
-void Scheduler::setCpuThreads(int threads) { m_dispatcher->setCpuThreads(threads); }
-int Scheduler::threadsPerCpuRun() const { return m_dispatcher->threadsPerCpuRun(); }
-QSet<qint64> Scheduler::workerPids() const { return m_supervisor->workerPids(); }
+void Scheduler::setWorkerProgram(const QString &program)
+{
+    m_supervisor->setWorkerProgram(program);
+}
+QString Scheduler::workerProgram() const
+{
+    return m_supervisor->workerProgram();
+}
+void Scheduler::setCpuFallback(bool on)
+{
+    m_dispatcher->setCpuFallback(on);
+}
+bool Scheduler::cpuFallback() const
+{
+    return m_dispatcher->cpuFallback();
+}
+QList<int> Scheduler::missingDeviceLanes() const
+{
+    return m_dispatcher->missingDeviceLanes();
+}
+QStringList Scheduler::preflight() const
+{
+    return m_dispatcher->preflight();
+}
+void Scheduler::setStopTimeout(int ms)
+{
+    m_supervisor->setStopTimeout(ms);
+}
+void Scheduler::setStallTimeout(int ms)
+{
+    m_supervisor->setStallTimeout(ms);
+}
+void Scheduler::setCpuThreads(int threads)
+{
+    m_dispatcher->setCpuThreads(threads);
+}
+int Scheduler::threadsPerCpuRun() const
+{
+    return m_dispatcher->threadsPerCpuRun();
+}
+QSet<qint64> Scheduler::workerPids() const
+{
+    return m_supervisor->workerPids();
+}
 
 // ---- history, shutdown, the socket ----------------------------------------------
 

@@ -7,8 +7,8 @@
 
 #include <QHash>
 #include <QList>
-#include <QSet>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QTimer>
@@ -47,8 +47,8 @@ class Scheduler : public QObject
 {
     Q_OBJECT
 public:
-    Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics,
-              DeviceInventory *devices, QObject *parent = nullptr);
+    Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
+              QObject *parent = nullptr);
     // The same with another launcher (a batch queue, a test's fake).
     Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
               std::unique_ptr<Launcher> launcher, QObject *parent = nullptr);
@@ -81,8 +81,7 @@ public:
     bool setLaneSlots(int index, int slotCount, QString *error = nullptr);
     // Queues `spec` (validated; name made unique) at `position` (-1: end);
     // `repeat` > 1 adds the expanded repeats. Returns the new ids.
-    QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat = 1, int position = -1,
-                        QString *error = nullptr);
+    QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat = 1, int position = -1, QString *error = nullptr);
     // A queued copy right after the original, with a unique name.
     RunId duplicateRun(RunId id, QString *error = nullptr);
     bool removeRun(RunId id, QString *error = nullptr); // not while active
@@ -166,13 +165,13 @@ Q_SIGNALS:
     void runRemoved(trainyard::RunId id);
     void runAboutToBeMoved(trainyard::RunId id, int fromLane, int fromPosition, int toLane, int toPosition);
     void runMoved(trainyard::RunId id);
-    void runChanged(trainyard::RunId id);        // state, spec, name, message
+    void runChanged(trainyard::RunId id);                          // state, spec, name, message
     void runEnded(trainyard::RunId id, trainyard::RunState state); // reached a terminal state
-    void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
+    void progressChanged(const QList<trainyard::RunId> &ids);      // batched, ~30 Hz
     void finishCountChanged(int finished, int total);
     void logLine(trainyard::RunId id, const QString &level, const QString &text);
     void warning(const QString &text);
-    void idle(); // dispatching and nothing left to do
+    void idle();             // dispatching and nothing left to do
     void shutdownFinished(); // after shutdown(): every run has ended (or was left running)
 
 private:

@@ -163,13 +163,16 @@ Experiment Session::experiment() const
 bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const
 {
     const QList<RunId> ids = runs.isEmpty() ? m_scheduler->runIds() : runs;
-    return MetricsCsvWriter::writeFile(path, [&](MetricsCsvWriter &csv) {
-        for (RunId id : ids) {
-            const RunInfo info = m_scheduler->run(id);
-            if (info.id != 0)
-                csv.writeRun(info.name, *m_metrics, id);
-        }
-    }, error);
+    return MetricsCsvWriter::writeFile(
+        path,
+        [&](MetricsCsvWriter &csv) {
+            for (RunId id : ids) {
+                const RunInfo info = m_scheduler->run(id);
+                if (info.id != 0)
+                    csv.writeRun(info.name, *m_metrics, id);
+            }
+        },
+        error);
 }
 
 } // namespace trainyard

@@ -20,7 +20,7 @@ QString SlotAdvice::defaultPath()
     // Generic rather than AppDataLocation: the desktop app and `trainyard
     // probe-slots` must share it whatever organisation name each one sets.
     return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
-        + QStringLiteral("/trainyard/slot-probes.json");
+           + QStringLiteral("/trainyard/slot-probes.json");
 }
 
 bool SlotAdvice::load(QString *warning)

@@ -3,10 +3,10 @@
 #include "deviceinventory.h"
 #include "experiment.h"
 #include "metricstore.h"
+#include "runspecview.h"
 #include "scheduler.h"
 #include "session.h"
 #include "workerprocess.h"
-#include "runspecview.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -45,7 +45,8 @@ QJsonObject SlotProbeResult::toJson() const
 {
     QJsonArray rows;
     for (const SlotProbeLevel &l : levels)
-        rows.append(QJsonObject{{key("copies"), l.copies}, {key("samples_per_s"), l.samplesPerSecond}, {key("ratio"), l.ratio}});
+        rows.append(QJsonObject{
+            {key("copies"), l.copies}, {key("samples_per_s"), l.samplesPerSecond}, {key("ratio"), l.ratio}});
     return QJsonObject{{key("device"), device},
                        {key("device_name"), deviceName},
                        {key("model"), model},
@@ -147,7 +148,9 @@ QString SlotProbe::checkLevels(const QList<int> &levels)
         if (k < 1 || k > kMaxCopies)
             return QStringLiteral("levels: %1 is out of range (1 to %2 copies)").arg(k).arg(kMaxCopies);
         if (i > 0 && k <= levels.at(i - 1))
-            return QStringLiteral("levels: expected ascending distinct numbers, got %1 after %2").arg(k).arg(levels.at(i - 1));
+            return QStringLiteral("levels: expected ascending distinct numbers, got %1 after %2")
+                .arg(k)
+                .arg(levels.at(i - 1));
     }
     return {};
 }
@@ -203,7 +206,8 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
     if (!problems.isEmpty())
         return refuse(problems.join(QStringLiteral("; ")));
     if (m_workerProgram.isEmpty())
-        return refuse(QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+        return refuse(
+            QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 
     QString deviceName = QStringLiteral("cpu");
     if (device != QLatin1String("cpu")) {
@@ -274,19 +278,25 @@ void SlotProbe::startLevel()
     // Queued: the session is torn down from these handlers, never inside
     // its own signal. The session pointer guards against a stale event.
     Session *session = m_session;
-    connect(scheduler, &Scheduler::runEnded, this, [this, session](RunId id, RunState state) {
-        if (session != m_session || state == RunState::Finished)
-            return;
-        const RunInfo run = m_session->scheduler()->run(id);
-        fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
-                 .arg(run.name, runStateName(run.state))
-                 .arg(copiesText(m_levels.at(m_levelIndex)))
-                 .arg(m_device, run.message.isEmpty() ? QStringLiteral("no message") : run.message));
-    }, Qt::QueuedConnection);
-    connect(scheduler, &Scheduler::idle, this, [this, session] {
-        if (session == m_session)
-            onLevelIdle();
-    }, Qt::QueuedConnection);
+    connect(
+        scheduler, &Scheduler::runEnded, this,
+        [this, session](RunId id, RunState state) {
+            if (session != m_session || state == RunState::Finished)
+                return;
+            const RunInfo run = m_session->scheduler()->run(id);
+            fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
+                     .arg(run.name, runStateName(run.state))
+                     .arg(copiesText(m_levels.at(m_levelIndex)))
+                     .arg(m_device, run.message.isEmpty() ? QStringLiteral("no message") : run.message));
+        },
+        Qt::QueuedConnection);
+    connect(
+        scheduler, &Scheduler::idle, this,
+        [this, session] {
+            if (session == m_session)
+                onLevelIdle();
+        },
+        Qt::QueuedConnection);
     connect(scheduler, &Scheduler::progressChanged, this, [this, session] {
         if (session == m_session)
             onProgress();
@@ -308,7 +318,8 @@ void SlotProbe::onProgress()
         const QList<RunId> ids = m_session->scheduler()->runIds();
         for (RunId id : ids) {
             const RunInfo run = m_session->scheduler()->run(id);
-            const double done = run.state == RunState::Finished ? 1.0 : std::clamp(double(run.step) / m_steps, 0.0, 1.0);
+            const double done =
+                run.state == RunState::Finished ? 1.0 : std::clamp(double(run.step) / m_steps, 0.0, 1.0);
             fraction += done / std::max<qsizetype>(1, ids.size());
         }
     }

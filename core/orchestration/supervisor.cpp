@@ -92,7 +92,8 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     if (m_shuttingDown)
         return refuse(error, QStringLiteral("the session is closing"));
     if (m_workerProgram.isEmpty())
-        return refuse(error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+        return refuse(
+            error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
     if (!m_store->ensureRoot(error))
         return false;
     if (!options.resume)
@@ -152,7 +153,8 @@ void Supervisor::onPending(RunId id, const QString &reason)
     if (!s)
         return;
     RunInfo *r = s->info;
-    const bool requeued = s->phase == Phase::Live
+    const bool requeued =
+        s->phase == Phase::Live
         && (r->state == RunState::Running || r->state == RunState::Stalled || r->state == RunState::Paused);
     const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
     s->phase = Phase::Pending;

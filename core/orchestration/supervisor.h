@@ -47,20 +47,20 @@ class Supervisor : public QObject
 {
     Q_OBJECT
 public:
-    Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion,
-               Launcher *launcher, QObject *parent = nullptr);
+    Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion, Launcher *launcher,
+               QObject *parent = nullptr);
     ~Supervisor() override;
 
     void setWorkerProgram(const QString &program) { m_workerProgram = program; }
     QString workerProgram() const { return m_workerProgram; }
-    void setStopTimeout(int ms) { m_stopTimeoutMs = ms; }   // per stop step
+    void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
     void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
 
     struct StartOptions
     {
-        QString device;   // where it runs ("cpu", "cuda:1")
-        int threads = 0;  // 0: the worker decides
+        QString device;  // where it runs ("cpu", "cuda:1")
+        int threads = 0; // 0: the worker decides
         bool resume = false;
     };
     // Launches `id` (its folder prepared; cleared unless resuming): state
@@ -70,7 +70,7 @@ public:
     bool stop(RunId id, QString *error = nullptr);
     bool pause(RunId id, QString *error = nullptr);
     bool resume(RunId id, QString *error = nullptr); // a paused run
-    void killAll();                                   // "killed on request"
+    void killAll();                                  // "killed on request"
     // Ends a run that could not be launched: Failed with `message`.
     void fail(RunId id, const QString &message);
 
@@ -105,7 +105,12 @@ private:
         Pending,   // waiting in a queue: no stall watchdog
         Live,      // started (or running, or attached)
     };
-    enum class StopStep { None, Asked, Terminated, Killed };
+    enum class StopStep {
+        None,
+        Asked,
+        Terminated,
+        Killed
+    };
     struct Supervised
     {
         RunInfo *info = nullptr; // the registry's record

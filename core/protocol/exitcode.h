@@ -18,7 +18,10 @@ enum class ExitCode : int {
 };
 
 // The worker's exit status as a process exit code.
-constexpr int toInt(ExitCode code) { return static_cast<int>(code); }
+constexpr int toInt(ExitCode code)
+{
+    return static_cast<int>(code);
+}
 
 // True when `code` is one of the statuses above.
 bool isKnownExit(int code);

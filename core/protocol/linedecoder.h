@@ -15,7 +15,13 @@ namespace trainyard::protocol {
 class LineDecoder
 {
 public:
-    enum class Status { Message, Oversized, InvalidUtf8, NotJson, NotObject };
+    enum class Status {
+        Message,
+        Oversized,
+        InvalidUtf8,
+        NotJson,
+        NotObject
+    };
 
     struct Result
     {
@@ -41,9 +47,9 @@ public:
 private:
     std::size_t m_maxLine;
     std::string m_buffer;
-    std::size_t m_start = 0;    // first unconsumed byte in m_buffer
-    std::size_t m_scanned = 0;  // bytes after m_start already searched for '\n'
-    bool m_discarding = false;  // inside an oversized line
+    std::size_t m_start = 0;   // first unconsumed byte in m_buffer
+    std::size_t m_scanned = 0; // bytes after m_start already searched for '\n'
+    bool m_discarding = false; // inside an oversized line
     std::uint64_t m_accepted = 0;
     std::uint64_t m_rejected = 0;
 };

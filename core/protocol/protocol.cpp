@@ -71,8 +71,8 @@ std::string encode(const nlohmann::json &message)
     return line;
 }
 
-nlohmann::json hello(std::string_view runId, std::string_view token, std::int64_t pid,
-                     std::string_view device, double wall)
+nlohmann::json hello(std::string_view runId, std::string_view token, std::int64_t pid, std::string_view device,
+                     double wall)
 {
     auto m = base(MessageType::Hello, wall);
     m["run"] = runId;
@@ -159,13 +159,12 @@ bool validate(const nlohmann::json &message, std::string *error)
     switch (type) {
     case MessageType::Hello:
         return need("token", isStr, "a string") && need("version", isInt, "an integer")
-            && need("pid", isInt, "an integer");
+               && need("pid", isInt, "an integer");
     case MessageType::Metric:
         return need("step", isInt, "an integer") && need("epoch", isInt, "an integer")
-            && need("loss", isNum, "a number") && need("wall", isNum, "a number");
+               && need("loss", isNum, "a number") && need("wall", isNum, "a number");
     case MessageType::Eval:
-        return need("step", isInt, "an integer") && need("split", isStr, "a string")
-            && need("wall", isNum, "a number");
+        return need("step", isInt, "an integer") && need("split", isStr, "a string") && need("wall", isNum, "a number");
     case MessageType::Log:
         return need("text", isStr, "a string");
     case MessageType::Checkpoint:

@@ -52,8 +52,8 @@ std::string encode(const nlohmann::json &message);
 
 // Message builders. Every message carries "type"; worker messages also carry
 // "wall", seconds since the run started, as metrics.jsonl requires.
-nlohmann::json hello(std::string_view runId, std::string_view token, std::int64_t pid,
-                     std::string_view device, double wall);
+nlohmann::json hello(std::string_view runId, std::string_view token, std::int64_t pid, std::string_view device,
+                     double wall);
 nlohmann::json metric(std::int64_t step, std::int64_t epoch, double loss, double wall);
 nlohmann::json evalResult(std::int64_t step, std::string_view split, double wall);
 nlohmann::json log(std::string_view level, std::string_view text, double wall);

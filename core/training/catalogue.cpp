@@ -23,8 +23,7 @@ ParamSpec intParam(std::string name, json def, double min, double max, std::stri
     return p;
 }
 
-ParamSpec floatParam(std::string name, double def, double min, double max, std::string help,
-                     bool minExclusive = false)
+ParamSpec floatParam(std::string name, double def, double min, double max, std::string help, bool minExclusive = false)
 {
     ParamSpec p;
     p.name = std::move(name);
@@ -71,7 +70,8 @@ ParamSpec pathParam(std::string name, std::string def, std::string help)
 constexpr double kMaxCount = 1e12;
 
 // Parameters shared by the translational models.
-std::vector<ParamSpec> translationalParams(int dim, double margin, int negatives, const char *sampling, const char *loss)
+std::vector<ParamSpec> translationalParams(int dim, double margin, int negatives, const char *sampling,
+                                           const char *loss)
 {
     return {
         intParam("dim", dim, 1, 4096, "embedding size of entities and relations"),
@@ -80,7 +80,8 @@ std::vector<ParamSpec> translationalParams(int dim, double margin, int negatives
         choiceParam("sampling", Type::String, sampling, {"unif", "bern"},
                     "which side to corrupt: unif = head or tail with p=0.5; bern = by the relation's "
                     "tails-per-head / heads-per-tail (Wang et al. 2014)"),
-        boolParam("filter_negatives", false, "leave out corrupted triples that are training triples (false negatives, frequent in dense graphs)"),
+        boolParam("filter_negatives", false,
+                  "leave out corrupted triples that are training triples (false negatives, frequent in dense graphs)"),
         choiceParam("loss", Type::String, loss, {"margin", "self_adversarial", "softmax", "1vsall"},
                     "margin: mean max(0, margin + d(pos) - d(neg)); self_adversarial: Sun et al. 2019 with "
                     "gamma = margin, negatives weighted by softmax(-temperature * d); softmax: cross-entropy of "
@@ -155,7 +156,8 @@ Catalogue::Catalogue()
     ParamSpec maxSeconds = floatParam("max_seconds", 0.0, 0.0, 1e9,
                                       "wall-clock budget of the run in seconds (evaluations included, resumed "
                                       "time counted): when spent, training ends with the final evaluation and "
-                                      "checkpoint, status finished; null: no limit", /*minExclusive=*/true);
+                                      "checkpoint, status finished; null: no limit",
+                                      /*minExclusive=*/true);
     maxSeconds.defaultValue = nullptr;
     maxSeconds.nullable = true;
     m_train = {
@@ -166,7 +168,8 @@ Catalogue::Catalogue()
         choiceParam("optimizer", Type::String, "adam", {"adam", "sgd", "adagrad"}, "optimizer"),
         floatParam("lr", 0.001, 0.0, 1e3, "learning rate", /*minExclusive=*/true),
         floatParam("weight_decay", 0.0, 0.0, 1.0, "L2 penalty added by the optimizer"),
-        intParam("seed", 1, 0, 9007199254740991.0, "seed of every random choice (init, shuffling, negatives, dropout, synthetic data)"),
+        intParam("seed", 1, 0, 9007199254740991.0,
+                 "seed of every random choice (init, shuffling, negatives, dropout, synthetic data)"),
         choiceParam("amp", Type::String, "off", {"off", "bf16"},
                     "mixed precision: bf16 autocasts the forward pass and the loss to bfloat16 on the run's device "
                     "(CPU or CUDA); gradients, the optimizer step, the reported loss and evaluation stay fp32"),
@@ -188,7 +191,8 @@ Catalogue::Catalogue()
         intParam("keep", 3, 1, 1000, "newest checkpoints kept; older ones are deleted"),
     };
     m_report = {
-        intParam("every_steps", 10, 0, kMaxCount, "write a metric line every N steps (the only time the loss is read from the device); 0: never"),
+        intParam("every_steps", 10, 0, kMaxCount,
+                 "write a metric line every N steps (the only time the loss is read from the device); 0: never"),
     };
 
     // Defaults chosen so that the quality runs of docs/results.md reach the
@@ -197,14 +201,14 @@ Catalogue::Catalogue()
         ModelInfo m;
         m.type = "transe";
         m.task = "kg";
-        m.description = "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance; by default trained "
-                        "with a sampled softmax over 256 negatives (LibKGE's recipe), the paper's margin loss on request";
+        m.description =
+            "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance; by default trained "
+            "with a sampled softmax over 256 negatives (LibKGE's recipe), the paper's margin loss on request";
         // The defaults are the FB15k-237 recipe of docs/results.md (test MRR
         // 0.31 there); dense small graphs such as UMLS do better with the
         // paper's margin loss (the "TransE · UMLS" preset): docs/models.md.
         m.params = translationalParams(/*dim=*/200, /*margin=*/4.0, /*negatives=*/256, "bern", "softmax");
-        m.params.insert(m.params.begin() + 1,
-                        choiceParam("norm", Type::Int, 2, {1, 2}, "distance: 1 = L1, 2 = L2"));
+        m.params.insert(m.params.begin() + 1, choiceParam("norm", Type::Int, 2, {1, 2}, "distance: 1 = L1, 2 = L2"));
         m.params.push_back(boolParam("normalize_entities", false,
                                      "rescale entity embeddings to unit L2 norm before each step, as in the paper "
                                      "(with the margin loss)"));
@@ -250,7 +254,8 @@ Catalogue::Catalogue()
         m.description = "SACN (Shang et al. 2019): weighted GCN encoder over the training graph (one learnt weight "
                         "per relation) and the Conv-TransE decoder";
         m.params = convTransEParams();
-        m.params.push_back(intParam("init_dim", 100, 1, 4096, "size of the entity features fed to the first GCN layer"));
+        m.params.push_back(
+            intParam("init_dim", 100, 1, 4096, "size of the entity features fed to the first GCN layer"));
         m.params.push_back(intParam("gcn_layers", 2, 1, 4, "weighted GCN layers (the last outputs `dim`)"));
         m.params.push_back(floatParam("gcn_dropout", 0.2, 0.0, 0.99, "dropout after each GCN layer"));
         m.trainDefaults = {{"epochs", 100}, {"batch_size", 128}, {"optimizer", "adam"}, {"lr", 0.003}};
@@ -307,22 +312,27 @@ Catalogue::Catalogue()
 
     addPresets();
     m_dataKinds = {
-        {"kg", "kg", "a folder with train.txt, valid.txt, test.txt: one head<TAB>relation<TAB>tail per line",
+        {"kg",
+         "kg",
+         "a folder with train.txt, valid.txt, test.txt: one head<TAB>relation<TAB>tail per line",
          {pathParam("path", "", "the folder (required)")}},
-        {"synthetic-kg", "kg",
+        {"synthetic-kg",
+         "kg",
          "a generated graph whose relations are translations along a hidden order of the entities "
          "(learnable), deterministic from train.seed; split 80/10/10",
          {intParam("entities", 200, 2, 1e7, "entities"), intParam("relations", 10, 1, 1e5, "relations"),
           intParam("triples", 4000, 10, 1e8, "triples before the split")}},
-        {"idx", "image",
+        {"idx",
+         "image",
          "a folder with MNIST-format IDX files train-images-idx3-ubyte, train-labels-idx1-ubyte, "
          "t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (each raw or .gz)",
          {pathParam("path", "/usr/share/datasets/fashion-mnist", "the folder"),
           intParam("valid_size", 5000, 0, 1e7, "last training images held out as the valid split")}},
-        {"synthetic-images", "image",
+        {"synthetic-images",
+         "image",
          "generated images: one random prototype per class plus noise, deterministic from train.seed; split 80/10/10",
-         {intParam("samples", 2000, 10, 1e7, "images before the split"),
-          intParam("classes", 10, 2, 1000, "classes"), intParam("size", 28, 6, 256, "width and height in pixels")}},
+         {intParam("samples", 2000, 10, 1e7, "images before the split"), intParam("classes", 10, 2, 1000, "classes"),
+          intParam("size", 28, 6, 256, "width and height in pixels")}},
     };
 }
 
@@ -332,9 +342,10 @@ void Catalogue::addPresets()
     // and docs/results.md; tst_runspec checks that every preset parses.
     const json kg = {{"kind", "kg"}, {"path", ""}};
     const auto add = [this, &kg](std::string name, std::string source, json model, json train, json eval) {
-        m_presets.push_back({std::move(name), std::move(source),
-                             {{"model", std::move(model)}, {"data", kg}, {"train", std::move(train)},
-                              {"eval", std::move(eval)}}});
+        m_presets.push_back(
+            {std::move(name),
+             std::move(source),
+             {{"model", std::move(model)}, {"data", kg}, {"train", std::move(train)}, {"eval", std::move(eval)}}});
     };
     const json sampledSoftmax = {{"dim", 200}, {"norm", 2}, {"loss", "softmax"}, {"negatives", 256}};
     json transe = sampledSoftmax;
@@ -345,8 +356,8 @@ void Catalogue::addPresets()
         "LibKGE's TransE recipe (negative sampling with the KL loss, L2; Broscheit et al. 2020, uma-pi1/kge) at "
         "dim 200 with 256 negatives; Trainyard's measurement in docs/results.md",
         transe, large, {{"every_epochs", 5}});
-    const json selfAdversarial = {{"dim", 200}, {"norm", 1}, {"loss", "self_adversarial"}, {"margin", 6.0},
-                                  {"temperature", 1.0}, {"negatives", 128}};
+    const json selfAdversarial = {{"dim", 200},    {"norm", 1},          {"loss", "self_adversarial"},
+                                  {"margin", 6.0}, {"temperature", 1.0}, {"negatives", 128}};
     json transeWn = selfAdversarial;
     transeWn["type"] = "transe";
     transeWn["normalize_entities"] = false;
@@ -369,8 +380,14 @@ void Catalogue::addPresets()
     add("TransE · UMLS",
         "Bordes et al. 2013 (L1, margin, unit-norm entities) with Bernoulli negatives (Wang et al. 2014), "
         "tuned here; docs/results.md",
-        {{"type", "transe"}, {"dim", 100}, {"norm", 1}, {"loss", "margin"}, {"margin", 4.0}, {"negatives", 32},
-         {"normalize_entities", true}, {"filter_negatives", true}},
+        {{"type", "transe"},
+         {"dim", 100},
+         {"norm", 1},
+         {"loss", "margin"},
+         {"margin", 4.0},
+         {"negatives", 32},
+         {"normalize_entities", true},
+         {"filter_negatives", true}},
         {{"epochs", 300}, {"batch_size", 256}, {"lr", 0.005}}, {{"every_epochs", 50}});
     add("TransE · Kinship",
         "TransE (L1) trained 1-vs-all (cross-entropy over every entity, both directions); docs/results.md",
@@ -451,7 +468,8 @@ json Catalogue::toJson() const
     }
     json kinds = json::array();
     for (const auto &d : m_dataKinds)
-        kinds.push_back({{"kind", d.kind}, {"task", d.task}, {"description", d.description}, {"params", list(d.params)}});
+        kinds.push_back(
+            {{"kind", d.kind}, {"task", d.task}, {"description", d.description}, {"params", list(d.params)}});
     json presets = json::array();
     for (const auto &p : m_presets)
         presets.push_back({{"name", p.name}, {"source", p.source}, {"spec", p.spec}});

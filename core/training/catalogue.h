@@ -13,7 +13,13 @@ namespace trainyard {
 // worker accepts and what it advertises can never drift apart.
 struct ParamSpec
 {
-    enum class Type { Int, Float, Bool, String, Path };
+    enum class Type {
+        Int,
+        Float,
+        Bool,
+        String,
+        Path
+    };
 
     std::string name;
     Type type = Type::Int;

@@ -24,7 +24,8 @@ namespace {
 
 // (row, column) of every known answer of the batch other than the one asked.
 void filterCells(const std::vector<std::int64_t> &triples, std::int64_t begin, std::int64_t end, const KgIndex &known,
-                 std::int64_t relationCount, bool tails, std::vector<std::int64_t> &rows, std::vector<std::int64_t> &cols)
+                 std::int64_t relationCount, bool tails, std::vector<std::int64_t> &rows,
+                 std::vector<std::int64_t> &cols)
 {
     rows.clear();
     cols.clear();

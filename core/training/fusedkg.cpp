@@ -88,11 +88,12 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
             size <<= 1;
         m_known.assign(size, 0);
         for (std::size_t i = 0; i + 2 < triples.size(); i += 3) {
-            const std::uint64_t key = ((static_cast<std::uint64_t>(triples[i]) * static_cast<std::uint64_t>(tables.relations)
-                                        + static_cast<std::uint64_t>(triples[i + 1]))
-                                           * static_cast<std::uint64_t>(tables.entities)
-                                       + static_cast<std::uint64_t>(triples[i + 2]))
-                                      + 1;
+            const std::uint64_t key =
+                ((static_cast<std::uint64_t>(triples[i]) * static_cast<std::uint64_t>(tables.relations)
+                  + static_cast<std::uint64_t>(triples[i + 1]))
+                     * static_cast<std::uint64_t>(tables.entities)
+                 + static_cast<std::uint64_t>(triples[i + 2]))
+                + 1;
             std::size_t slot = mix(key) & (size - 1);
             while (m_known[slot] != 0 && m_known[slot] != key)
                 slot = (slot + 1) & (size - 1);
@@ -107,11 +108,11 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
 
 bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const
 {
-    const std::uint64_t key = ((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(m_relation.rows)
-                                + static_cast<std::uint64_t>(r))
-                                   * static_cast<std::uint64_t>(m_entity.rows)
-                               + static_cast<std::uint64_t>(t))
-                              + 1;
+    const std::uint64_t key =
+        ((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(m_relation.rows) + static_cast<std::uint64_t>(r))
+             * static_cast<std::uint64_t>(m_entity.rows)
+         + static_cast<std::uint64_t>(t))
+        + 1;
     const std::size_t mask = m_known.size() - 1;
     for (std::size_t slot = mix(key) & mask; m_known[slot] != 0; slot = (slot + 1) & mask) {
         if (m_known[slot] == key)

@@ -24,7 +24,11 @@ enum class KgLoss {
     Softmax,         // cross-entropy of the positive among itself and its negatives, scores -d
     OneVsAll,        // cross-entropy over every entity, both directions (autograd path only)
 };
-enum class RowOptimizer { Sgd, Adagrad, Adam };
+enum class RowOptimizer {
+    Sgd,
+    Adagrad,
+    Adam
+};
 
 KgLoss kgLossFromName(const std::string &name);
 
@@ -112,11 +116,11 @@ private:
     {
         float *weights = nullptr;
         std::int64_t rows = 0;
-        std::vector<float> first;  // Adam m, or the Adagrad row sums
-        std::vector<float> second; // Adam v
-        std::vector<std::int64_t> stamp; // step + 1 when a batch last touched the row
-        std::vector<std::int32_t> slot;  // the row's place in this step's gradient buffers
-        std::vector<std::int64_t> touched; // rows of this step, by slot
+        std::vector<float> first;              // Adam m, or the Adagrad row sums
+        std::vector<float> second;             // Adam v
+        std::vector<std::int64_t> stamp;       // step + 1 when a batch last touched the row
+        std::vector<std::int32_t> slot;        // the row's place in this step's gradient buffers
+        std::vector<std::int64_t> touched;     // rows of this step, by slot
         std::vector<std::vector<float>> grads; // per thread: [touched, dim]
     };
     struct Scratch
@@ -148,7 +152,7 @@ private:
     double m_keptNegatives = 0;                 // of the step
     std::vector<std::uint64_t> m_known;         // open-addressing set of training triples (filterNegatives)
     bool isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const;
-    std::vector<Scratch> m_scratch;             // per thread
+    std::vector<Scratch> m_scratch; // per thread
     std::int64_t m_mark = 0;
 };
 

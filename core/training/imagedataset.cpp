@@ -25,7 +25,8 @@ std::uint32_t bigEndian32(const std::uint8_t *p)
 
 bool exists(const std::string &path)
 {
-    struct stat st {};
+    struct stat st
+    {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -43,15 +44,16 @@ ImageSet toImageSet(const IdxArray &images, const IdxArray &labels, const std::s
                     const std::string &labelPath)
 {
     if (images.dims.size() != 3)
-        throw BadInput(imagePath + ": expected 3 dimensions (count, rows, cols), got " + std::to_string(images.dims.size()));
+        throw BadInput(imagePath + ": expected 3 dimensions (count, rows, cols), got "
+                       + std::to_string(images.dims.size()));
     if (labels.dims.size() != 1)
         throw BadInput(labelPath + ": expected 1 dimension (count), got " + std::to_string(labels.dims.size()));
     if (images.dims[0] != labels.dims[0])
         throw BadInput(labelPath + ": " + std::to_string(labels.dims[0]) + " labels for "
                        + std::to_string(images.dims[0]) + " images in " + imagePath);
     if (images.dims[1] < 6 || images.dims[2] < 6)
-        throw BadInput(imagePath + ": images of " + std::to_string(images.dims[1]) + "x" + std::to_string(images.dims[2])
-                       + " pixels are too small (at least 6x6)");
+        throw BadInput(imagePath + ": images of " + std::to_string(images.dims[1]) + "x"
+                       + std::to_string(images.dims[2]) + " pixels are too small (at least 6x6)");
     ImageSet set;
     set.count = images.dims[0];
     set.rows = images.dims[1];
@@ -81,8 +83,7 @@ IdxArray parseIdx(const std::uint8_t *data, std::size_t size, const std::string 
         throw BadInput(name + ": too short for an IDX header (" + std::to_string(size) + " bytes)");
     if (data[0] != 0 || data[1] != 0)
         throw BadInput(name + ": not an IDX file (magic must start with two zero bytes)");
-    if (data[2] != 0x08)
-    {
+    if (data[2] != 0x08) {
         char hex[8];
         std::snprintf(hex, sizeof hex, "0x%02x", data[2]);
         throw BadInput(name + ": IDX element type " + hex + " is not supported (only unsigned bytes, 0x08)");
@@ -150,7 +151,8 @@ const ImageSet &ImageDataset::split(const std::string &name) const
 
 ImageDataset ImageDataset::loadIdxFolder(const std::string &dir, std::int64_t validSize)
 {
-    struct stat st {};
+    struct stat st
+    {};
     if (::stat(dir.c_str(), &st) != 0)
         throw BadInput("data.path: " + dir + ": " + std::strerror(errno));
     if (!S_ISDIR(st.st_mode))
@@ -166,8 +168,8 @@ ImageDataset ImageDataset::loadIdxFolder(const std::string &dir, std::int64_t va
         throw BadInput(testImages + ": images are " + std::to_string(d.test.rows) + "x" + std::to_string(d.test.cols)
                        + " but the training images are " + std::to_string(all.rows) + "x" + std::to_string(all.cols));
     if (validSize >= all.count)
-        throw BadInput("data.valid_size: " + std::to_string(validSize) + " leaves no training images (the training file has "
-                       + std::to_string(all.count) + ")");
+        throw BadInput("data.valid_size: " + std::to_string(validSize)
+                       + " leaves no training images (the training file has " + std::to_string(all.count) + ")");
     std::int64_t maxLabel = 0;
     for (const auto l : all.labels)
         maxLabel = std::max(maxLabel, l);

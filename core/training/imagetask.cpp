@@ -72,8 +72,9 @@ public:
     std::string describe() const override
     {
         std::ostringstream os;
-        os << m_data.train.count << "/" << m_data.valid.count << "/" << m_data.test.count << " train/valid/test images of "
-           << m_data.train.rows << "x" << m_data.train.cols << ", " << m_data.classes << " classes";
+        os << m_data.train.count << "/" << m_data.valid.count << "/" << m_data.test.count
+           << " train/valid/test images of " << m_data.train.rows << "x" << m_data.train.cols << ", " << m_data.classes
+           << " classes";
         return os.str();
     }
 
@@ -87,7 +88,9 @@ private:
     }
     torch::Tensor labels(const ImageSet &set) const
     {
-        return torch::from_blob(const_cast<std::int64_t *>(set.labels.data()), {set.count}, kLongs).clone().to(m_device);
+        return torch::from_blob(const_cast<std::int64_t *>(set.labels.data()), {set.count}, kLongs)
+            .clone()
+            .to(m_device);
     }
 
     ImageDataset m_data;

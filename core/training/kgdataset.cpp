@@ -37,7 +37,8 @@ void KgDataset::parse(std::istream &in, const std::string &fileName, std::vector
         }
         const std::string where = fileName + ":" + std::to_string(lineNo) + ": ";
         if (count != 3)
-            throw BadInput(where + "expected 3 tab-separated fields (head, relation, tail), got " + std::to_string(count));
+            throw BadInput(where + "expected 3 tab-separated fields (head, relation, tail), got "
+                           + std::to_string(count));
         for (int i = 0; i < 3; ++i) {
             if (fields[i].empty())
                 throw BadInput(where + "field " + std::to_string(i + 1) + " is empty");
@@ -52,7 +53,8 @@ void KgDataset::parse(std::istream &in, const std::string &fileName, std::vector
 
 KgDataset KgDataset::loadFolder(const std::string &dir)
 {
-    struct stat st {};
+    struct stat st
+    {};
     if (::stat(dir.c_str(), &st) != 0)
         throw BadInput("data.path: " + dir + ": " + std::strerror(errno));
     if (!S_ISDIR(st.st_mode))

@@ -40,7 +40,6 @@ TY_INLINE void normalizeRow(float *row, std::int64_t d)
 #pragma omp simd
     for (std::int64_t j = 0; j < d; ++j)
         row[j] /= norm; // a division, as the autograd path's div_
-
 }
 
 // Distance of one triple. TransE: z = h + r - t. TransH: z = x - (w.x) w + d_r with x = h - t.

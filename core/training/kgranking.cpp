@@ -13,8 +13,8 @@ namespace {
 using namespace kgkernels;
 
 // Rows [eBegin, eEnd) of `table` against queries [qBegin, qEnd).
-TY_KERNEL void l1Block(const float *queries, std::int64_t qBegin, std::int64_t qEnd, const float *table,
-                       std::int64_t n, std::int64_t eBegin, std::int64_t eEnd, std::int64_t d, const float *normals,
+TY_KERNEL void l1Block(const float *queries, std::int64_t qBegin, std::int64_t qEnd, const float *table, std::int64_t n,
+                       std::int64_t eBegin, std::int64_t eEnd, std::int64_t d, const float *normals,
                        const float *projections, float *out)
 {
     for (std::int64_t b = qBegin; b < qEnd; ++b) {

@@ -6,10 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <fcntl.h>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 namespace trainyard {

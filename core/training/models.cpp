@@ -33,7 +33,8 @@ torch::Tensor OneToAllModelImpl::scoreHeads(const torch::Tensor &tails, const to
 
 // ---------------------------------------------------------------- TransE
 
-TransEImpl::TransEImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm, bool normalizeEntities)
+TransEImpl::TransEImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm,
+                       bool normalizeEntities)
     : m_norm(norm)
     , m_normalize(normalizeEntities)
 {
@@ -185,7 +186,8 @@ torch::Tensor TransHImpl::penalty(const torch::Tensor &entities, const torch::Te
     const auto scale = torch::relu(e.pow(2).sum(-1) - 1.0).mean();
     const auto w = normals(relations);
     const auto d = m_translation(relations);
-    const auto orth = torch::relu((w * d).sum(-1).pow(2) / d.pow(2).sum(-1).clamp_min(1e-12) - m_epsilon * m_epsilon).mean();
+    const auto orth =
+        torch::relu((w * d).sum(-1).pow(2) / d.pow(2).sum(-1).clamp_min(1e-12) - m_epsilon * m_epsilon).mean();
     return m_constraintWeight * (scale + orth);
 }
 
@@ -231,9 +233,10 @@ ConvDecoderImpl::ConvDecoderImpl(const ConvTransEOptions &o)
 {
     m_bnInput = register_module("bn_input", torch::nn::BatchNorm1d(2));
     m_inputDropout = register_module("input_dropout", torch::nn::Dropout(o.inputDropout));
-    m_conv = register_module("conv", torch::nn::Conv1d(torch::nn::Conv1dOptions(/*in_channels=*/2, /*out_channels=*/o.kernels,
-                                                                                  /*kernel_size=*/o.kernelSize)
-                                                           .padding(o.kernelSize / 2)));
+    m_conv = register_module("conv",
+                             torch::nn::Conv1d(torch::nn::Conv1dOptions(/*in_channels=*/2, /*out_channels=*/o.kernels,
+                                                                        /*kernel_size=*/o.kernelSize)
+                                                   .padding(o.kernelSize / 2)));
     m_bnConv = register_module("bn_conv", torch::nn::BatchNorm1d(o.kernels));
     m_featureDropout = register_module("feature_dropout", torch::nn::Dropout(o.featureDropout));
     m_fc = register_module("fc", torch::nn::Linear(o.kernels * o.dim, o.dim));
@@ -347,7 +350,8 @@ MnistCnnImpl::MnistCnnImpl(std::int64_t rows, std::int64_t cols, std::int64_t cl
                            double dropout1, double dropout2)
 {
     m_conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(/*in=*/1, /*out=*/32, /*kernel=*/3)));
-    m_conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(/*in=*/32, /*out=*/64, /*kernel=*/3)));
+    m_conv2 =
+        register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(/*in=*/32, /*out=*/64, /*kernel=*/3)));
     m_dropout1 = register_module("dropout1", torch::nn::Dropout(dropout1));
     m_dropout2 = register_module("dropout2", torch::nn::Dropout(dropout2));
     const std::int64_t features = 64 * ((rows - 4) / 2) * ((cols - 4) / 2);
@@ -445,7 +449,8 @@ public:
                                + ", expected a Tensor of logits [2, " + std::to_string(classes) + "]");
             out = value.toTensor();
         } catch (const c10::Error &e) {
-            throw BadInput(where + "forward(x " + shapeText(x) + ") failed: " + firstLineOf(e.what_without_backtrace()));
+            throw BadInput(where + "forward(x " + shapeText(x)
+                           + ") failed: " + firstLineOf(e.what_without_backtrace()));
         }
         if (out.dim() != 2 || out.size(0) != 2 || out.size(1) != classes || !out.is_floating_point())
             throw BadInput(where + "forward(x " + shapeText(x) + ") returned " + shapeText(out) + " "
@@ -509,8 +514,7 @@ std::shared_ptr<KgModelImpl> makeKgModel(const RunSpec &spec, std::int64_t entit
             .ptr();
     if (type == "transh")
         return TransH(entities, relations, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
-                      spec.floatParam("constraint_weight"),
-                      spec.floatParam("epsilon"))
+                      spec.floatParam("constraint_weight"), spec.floatParam("epsilon"))
             .ptr();
     if (type == "conv-transe")
         return ConvTransE(entities, relations, convOptions(spec)).ptr();

@@ -71,8 +71,8 @@ public:
     std::vector<std::pair<std::string, torch::Tensor>> tables() override;
 
 private:
-    torch::nn::Embedding m_entity {nullptr};
-    torch::nn::Embedding m_relation {nullptr};
+    torch::nn::Embedding m_entity{nullptr};
+    torch::nn::Embedding m_relation{nullptr};
     int m_norm;
     bool m_normalize;
 };
@@ -95,9 +95,9 @@ private:
     // L1 distances of x [B, d] to every entity projected on w [B, d], in chunks.
     torch::Tensor l1ToAll(const torch::Tensor &x, const torch::Tensor &w);
 
-    torch::nn::Embedding m_entity {nullptr};
-    torch::nn::Embedding m_translation {nullptr}; // d_r
-    torch::nn::Embedding m_normal {nullptr};      // w_r, used unit-normalised
+    torch::nn::Embedding m_entity{nullptr};
+    torch::nn::Embedding m_translation{nullptr}; // d_r
+    torch::nn::Embedding m_normal{nullptr};      // w_r, used unit-normalised
     int m_norm;
     double m_constraintWeight;
     double m_epsilon;
@@ -123,14 +123,14 @@ public:
     torch::Tensor forward(const torch::Tensor &subject, const torch::Tensor &relation, const torch::Tensor &candidates);
 
 private:
-    torch::nn::BatchNorm1d m_bnInput {nullptr};
-    torch::nn::Conv1d m_conv {nullptr};
-    torch::nn::BatchNorm1d m_bnConv {nullptr};
-    torch::nn::Linear m_fc {nullptr};
-    torch::nn::BatchNorm1d m_bnHidden {nullptr};
-    torch::nn::Dropout m_inputDropout {nullptr};
-    torch::nn::Dropout m_featureDropout {nullptr};
-    torch::nn::Dropout m_hiddenDropout {nullptr};
+    torch::nn::BatchNorm1d m_bnInput{nullptr};
+    torch::nn::Conv1d m_conv{nullptr};
+    torch::nn::BatchNorm1d m_bnConv{nullptr};
+    torch::nn::Linear m_fc{nullptr};
+    torch::nn::BatchNorm1d m_bnHidden{nullptr};
+    torch::nn::Dropout m_inputDropout{nullptr};
+    torch::nn::Dropout m_featureDropout{nullptr};
+    torch::nn::Dropout m_hiddenDropout{nullptr};
 };
 TORCH_MODULE(ConvDecoder);
 
@@ -141,9 +141,9 @@ public:
     torch::Tensor logits(const torch::Tensor &entities, const torch::Tensor &relations) override;
 
 private:
-    torch::nn::Embedding m_entity {nullptr};
-    torch::nn::Embedding m_relation {nullptr};
-    ConvDecoder m_decoder {nullptr};
+    torch::nn::Embedding m_entity{nullptr};
+    torch::nn::Embedding m_relation{nullptr};
+    ConvDecoder m_decoder{nullptr};
 };
 TORCH_MODULE(ConvTransE);
 
@@ -157,10 +157,10 @@ public:
                           const torch::Tensor &type);
 
 private:
-    torch::nn::Linear m_linear {nullptr};
-    torch::nn::Embedding m_alpha {nullptr};
-    torch::nn::BatchNorm1d m_bn {nullptr};
-    torch::nn::Dropout m_dropout {nullptr};
+    torch::nn::Linear m_linear{nullptr};
+    torch::nn::Embedding m_alpha{nullptr};
+    torch::nn::BatchNorm1d m_bn{nullptr};
+    torch::nn::Dropout m_dropout{nullptr};
 };
 TORCH_MODULE(WeightedGcnLayer);
 
@@ -168,8 +168,8 @@ class SacnImpl : public OneToAllModelImpl
 {
 public:
     // `triples`: the training triples [n, 3] (long) on the model's device.
-    SacnImpl(std::int64_t entities, std::int64_t relations, const torch::Tensor &triples, const ConvTransEOptions &options,
-             std::int64_t initDim, std::int64_t layers, double gcnDropout);
+    SacnImpl(std::int64_t entities, std::int64_t relations, const torch::Tensor &triples,
+             const ConvTransEOptions &options, std::int64_t initDim, std::int64_t layers, double gcnDropout);
     torch::Tensor logits(const torch::Tensor &entities, const torch::Tensor &relations) override;
     void beginEvaluation() override;
     void endEvaluation() override;
@@ -177,10 +177,10 @@ public:
 private:
     torch::Tensor encode();
 
-    torch::nn::Embedding m_entity {nullptr};
-    torch::nn::Embedding m_relation {nullptr};
+    torch::nn::Embedding m_entity{nullptr};
+    torch::nn::Embedding m_relation{nullptr};
     torch::nn::ModuleList m_layers;
-    ConvDecoder m_decoder {nullptr};
+    ConvDecoder m_decoder{nullptr};
     torch::Tensor m_src, m_dst, m_type; // the graph, registered as buffers
     torch::Tensor m_cached;             // encoder output during evaluation
 };
@@ -206,12 +206,12 @@ public:
     torch::Tensor forward(const torch::Tensor &images) override;
 
 private:
-    torch::nn::Conv2d m_conv1 {nullptr};
-    torch::nn::Conv2d m_conv2 {nullptr};
-    torch::nn::Dropout m_dropout1 {nullptr};
-    torch::nn::Dropout m_dropout2 {nullptr};
-    torch::nn::Linear m_fc1 {nullptr};
-    torch::nn::Linear m_fc2 {nullptr};
+    torch::nn::Conv2d m_conv1{nullptr};
+    torch::nn::Conv2d m_conv2{nullptr};
+    torch::nn::Dropout m_dropout1{nullptr};
+    torch::nn::Dropout m_dropout2{nullptr};
+    torch::nn::Linear m_fc1{nullptr};
+    torch::nn::Linear m_fc2{nullptr};
 };
 TORCH_MODULE(MnistCnn);
 
@@ -222,7 +222,7 @@ public:
     torch::Tensor forward(const torch::Tensor &images) override;
 
 private:
-    torch::nn::Sequential m_net {nullptr};
+    torch::nn::Sequential m_net{nullptr};
 };
 TORCH_MODULE(Mlp);
 

@@ -21,7 +21,8 @@ extern "C" void onStopSignal(int)
 
 void Reporter::installSignalHandlers()
 {
-    struct sigaction action {};
+    struct sigaction action
+    {};
     action.sa_handler = onStopSignal;
     sigemptyset(&action.sa_mask);
     ::sigaction(SIGTERM, &action, nullptr);
@@ -35,7 +36,8 @@ Reporter::Reporter(Options options)
 {
     if (m_options.connect) {
         m_client = std::make_unique<SocketClient>(*m_options.connect, [this]() {
-            return protocol::encode(protocol::hello(m_options.runName, m_options.token, ::getpid(), m_options.device, wall()));
+            return protocol::encode(
+                protocol::hello(m_options.runName, m_options.token, ::getpid(), m_options.device, wall()));
         });
     }
     m_thread = std::thread([this]() { ioLoop(); });

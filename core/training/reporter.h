@@ -58,7 +58,11 @@ public:
     bool stopRequested() const;
     bool paused() const { return m_paused.load(std::memory_order_relaxed); }
     bool takeCheckpointRequest() { return m_checkpointNow.exchange(false); }
-    void requestStop() { m_stop.store(true); m_wake.notify_all(); }
+    void requestStop()
+    {
+        m_stop.store(true);
+        m_wake.notify_all();
+    }
     // Blocks while paused and no stop is asked for.
     void waitWhilePaused();
 
@@ -80,13 +84,13 @@ private:
     Options m_options;
     MetricsFile m_file;
     const Clock::time_point m_start = Clock::now();
-    std::atomic<double> m_offset {0.0};
-    std::atomic<std::int64_t> m_step {0};
+    std::atomic<double> m_offset{0.0};
+    std::atomic<std::int64_t> m_step{0};
 
-    std::atomic<bool> m_stop {false};
-    std::atomic<bool> m_paused {false};
-    std::atomic<bool> m_checkpointNow {false};
-    std::atomic<bool> m_connected {false};
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_paused{false};
+    std::atomic<bool> m_checkpointNow{false};
+    std::atomic<bool> m_connected{false};
 
     std::mutex m_mutex; // guards the file, m_outbox and m_socketIdle
     std::condition_variable m_wake;

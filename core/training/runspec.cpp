@@ -226,8 +226,9 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
         for (const auto &k : topKeys)
             known = known || k == key;
         if (!known)
-            fail(origin, key, "unknown key (expected one of \"name\", \"model\", \"data\", \"train\", \"eval\", "
-                              "\"checkpoint\", \"report\")");
+            fail(origin, key,
+                 "unknown key (expected one of \"name\", \"model\", \"data\", \"train\", \"eval\", "
+                 "\"checkpoint\", \"report\")");
     }
 
     const Catalogue &catalogue = Catalogue::instance();
@@ -288,8 +289,9 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     if (!dataKind)
         fail(origin, "data.kind", "expected one of " + kinds + ", got \"" + kind + "\"");
     if (dataKind->task != run.model->task)
-        fail(origin, "data.kind", "\"" + kind + "\" holds " + dataKind->task + " data but model \"" + run.model->type
-                                      + "\" needs " + run.model->task + " data");
+        fail(origin, "data.kind",
+             "\"" + kind + "\" holds " + dataKind->task + " data but model \"" + run.model->type + "\" needs "
+                 + run.model->task + " data");
     run.data = checkSection(dataSection, dataKind->params, json::object(), origin, "data", "kind");
     for (const auto &p : dataKind->params) {
         if (p.type == ParamSpec::Type::Path && run.data[p.name].get<std::string>().empty())
@@ -331,7 +333,8 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     run.checkpointKeep = checkpoint["keep"].get<std::int64_t>();
     run.reportEverySteps = report["every_steps"].get<std::int64_t>();
 
-    if (kind == "idx" && run.evalSplit == "valid" && run.evalEveryEpochs > 0 && run.data["valid_size"].get<std::int64_t>() == 0)
+    if (kind == "idx" && run.evalSplit == "valid" && run.evalEveryEpochs > 0
+        && run.data["valid_size"].get<std::int64_t>() == 0)
         fail(origin, "data.valid_size", "is 0, so there is no valid split for eval.split \"valid\"");
 
     run.resolved = std::move(resolved);

@@ -85,7 +85,7 @@ void SocketClient::startConnect()
         m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (m_fd < 0)
             return;
-        sockaddr_un addr {};
+        sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
         std::memcpy(addr.sun_path, m_endpoint.path.c_str(), m_endpoint.path.size() + 1);
         if (::connect(m_fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0) {
@@ -101,11 +101,12 @@ void SocketClient::startConnect()
         return;
     }
 
-    addrinfo hints {};
+    addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo *result = nullptr;
-    if (::getaddrinfo(m_endpoint.host.c_str(), std::to_string(m_endpoint.port).c_str(), &hints, &result) != 0 || !result)
+    if (::getaddrinfo(m_endpoint.host.c_str(), std::to_string(m_endpoint.port).c_str(), &hints, &result) != 0
+        || !result)
         return;
     m_fd = ::socket(result->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (m_fd >= 0) {
@@ -210,7 +211,8 @@ void SocketClient::poll(int timeoutMs, std::vector<nlohmann::json> &controls)
         if (Clock::now() >= m_nextAttempt)
             startConnect();
         if (m_state == State::Disconnected) {
-            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(m_nextAttempt - Clock::now()).count();
+            const auto wait =
+                std::chrono::duration_cast<std::chrono::milliseconds>(m_nextAttempt - Clock::now()).count();
             const int ms = static_cast<int>(std::clamp<long long>(wait, 0, timeoutMs));
             if (ms > 0)
                 ::poll(nullptr, 0, ms);
@@ -218,7 +220,7 @@ void SocketClient::poll(int timeoutMs, std::vector<nlohmann::json> &controls)
         }
     }
 
-    pollfd pfd {};
+    pollfd pfd{};
     pfd.fd = m_fd;
     pfd.events = POLLIN;
     if (m_state == State::Connecting || !m_partial.empty() || !m_queue.empty())

@@ -16,7 +16,10 @@ namespace trainyard {
 // Where the orchestrator listens: `unix:PATH` or `tcp:HOST:PORT`.
 struct Endpoint
 {
-    enum class Kind { Unix, Tcp };
+    enum class Kind {
+        Unix,
+        Tcp
+    };
     Kind kind = Kind::Unix;
     std::string path; // unix
     std::string host; // tcp
@@ -60,7 +63,11 @@ public:
     static constexpr int kMaxBackoffMs = 5000;
 
 private:
-    enum class State { Disconnected, Connecting, Connected };
+    enum class State {
+        Disconnected,
+        Connecting,
+        Connected
+    };
     using Clock = std::chrono::steady_clock;
 
     void startConnect();

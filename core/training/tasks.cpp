@@ -53,8 +53,8 @@ public:
     nlohmann::json evaluate(const std::string &split, std::int64_t batchSize,
                             const std::function<bool()> &keepGoing) override
     {
-        const KgMetrics m = evaluateKg(kgModel(), m_data.split(split), m_known, m_data.relationCount(), batchSize,
-                                       m_device, keepGoing);
+        const KgMetrics m =
+            evaluateKg(kgModel(), m_data.split(split), m_known, m_data.relationCount(), batchSize, m_device, keepGoing);
         if (m.queries == 0 && !m_data.split(split).empty())
             return nullptr;
         return kgFields(m);
@@ -138,7 +138,8 @@ public:
         m_headProbabilityHost = headProbabilities(m_data, spec.stringParam("sampling") == "bern");
         m_headProbability = torch::tensor(m_headProbabilityHost).to(device);
         if (m_filterNegatives)
-            m_trainKeys = std::get<0>(torch::_unique(tripleKeys(m_train.select(1, 0), m_train.select(1, 1), m_train.select(1, 2))));
+            m_trainKeys = std::get<0>(
+                torch::_unique(tripleKeys(m_train.select(1, 0), m_train.select(1, 1), m_train.select(1, 2))));
         m_optimizer = std::make_unique<TensorRowOptimizer>(spec, m_model->tables());
     }
 
@@ -184,9 +185,9 @@ public:
 private:
     struct Batch
     {
-        torch::Tensor h, r, t;               // [B] on the device
+        torch::Tensor h, r, t;                // [B] on the device
         torch::Tensor negHeads, rn, negTails; // [k * B], negative j of positive i at j * B + i
-        torch::Tensor entityRows;            // every entity row the loss reads (undefined: all)
+        torch::Tensor entityRows;             // every entity row the loss reads (undefined: all)
     };
 
     Batch makeBatch(const torch::Tensor &indices)
@@ -214,8 +215,9 @@ private:
         if (m_loss == KgLoss::OneVsAll) {
             // Every entity is a negative: cross-entropy of the true tail and
             // of the true head (small graphs: [B, N] scores).
-            auto loss = 0.5 * (torch::cross_entropy_loss(m_model->scoreTails(h, r), t)
-                               + torch::cross_entropy_loss(m_model->scoreHeads(t, r), h));
+            auto loss = 0.5
+                        * (torch::cross_entropy_loss(m_model->scoreTails(h, r), t)
+                           + torch::cross_entropy_loss(m_model->scoreHeads(t, r), h));
             const auto penalty = m_model->penalty(torch::cat({h, t}), r);
             return penalty.defined() ? loss + penalty : loss;
         }
@@ -292,7 +294,8 @@ private:
         const auto options = kLongs.device(m_device);
         const auto rn = m_train.index_select(0, indices.to(m_device, true)).select(1, 1).repeat({m_negatives});
         auto random = torch::randint(m_data.entityCount(), {count}, options);
-        auto corrupt = torch::rand({count}, torch::TensorOptions().device(m_device)) < m_headProbability.index_select(0, rn);
+        auto corrupt =
+            torch::rand({count}, torch::TensorOptions().device(m_device)) < m_headProbability.index_select(0, rn);
         return {random, corrupt};
     }
 

@@ -59,7 +59,8 @@ public:
                 continue;
             const auto idx = rows[i].defined()
                                  ? rows[i]
-                                 : torch::arange(table.weights.size(0), torch::TensorOptions().dtype(torch::kLong).device(grad.device()));
+                                 : torch::arange(table.weights.size(0),
+                                                 torch::TensorOptions().dtype(torch::kLong).device(grad.device()));
             auto g = grad.index_select(0, idx);
             auto w = table.weights.index_select(0, idx);
             if (m_weightDecay != 0.0)

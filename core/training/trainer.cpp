@@ -103,7 +103,8 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const RunSpec &spec, std:
     if (spec.optimizer == "adagrad")
         return std::make_unique<torch::optim::Adagrad>(
             params, torch::optim::AdagradOptions(spec.lr).weight_decay(spec.weightDecay));
-    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(spec.lr).weight_decay(spec.weightDecay));
+    return std::make_unique<torch::optim::Adam>(params,
+                                                torch::optim::AdamOptions(spec.lr).weight_decay(spec.weightDecay));
 }
 
 // Resident memory of the process, the memory figure available on every device.
@@ -238,8 +239,9 @@ bool Trainer::loadNewestCheckpoint()
             else if (m_optimizer)
                 m_optimizer->load(optimizer);
             else if (!m_task.loadOptimizer(optimizer))
-                m_reporter.log("warning", path + ": no optimizer state of this engine's kind (an older "
-                                              "checkpoint?); the optimizer starts afresh");
+                m_reporter.log("warning", path
+                                              + ": no optimizer state of this engine's kind (an older "
+                                                "checkpoint?); the optimizer starts afresh");
             archive.read("step", value);
             m_progress.step = value.toInt();
             archive.read("epoch", value);
@@ -311,8 +313,8 @@ void Trainer::reportMetric()
 bool Trainer::evaluate(const char *why)
 {
     (void)why;
-    const auto fields = m_task.evaluate(m_spec.evalSplit, m_spec.evalBatchSize,
-                                        [this]() { return !m_reporter.stopRequested(); });
+    const auto fields =
+        m_task.evaluate(m_spec.evalSplit, m_spec.evalBatchSize, [this]() { return !m_reporter.stopRequested(); });
     if (fields.is_null())
         return false;
     auto message = protocol::evalResult(m_step, m_spec.evalSplit, m_reporter.wall());
@@ -415,7 +417,7 @@ int Trainer::run(bool resume)
             const double loss = (m_lossSum / static_cast<double>(m_lossCount)).item<double>();
             if (!std::isfinite(loss))
                 throw Diverged("loss is " + formatLoss(loss) + " in epoch " + std::to_string(m_progress.epoch)
-                                        + " (reporting is off; last step " + std::to_string(m_step) + ")");
+                               + " (reporting is off; last step " + std::to_string(m_step) + ")");
             m_lossSum.zero_();
             m_lossCount = 0;
         }

@@ -42,7 +42,8 @@ void makeFolders(const std::string &path)
         if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
             throw BadInput("--run-dir " + path + ": cannot create " + partial + " (" + std::strerror(errno) + ")");
     }
-    struct stat st {};
+    struct stat st
+    {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         throw BadInput("--run-dir " + path + ": not a folder");
     if (::access(path.c_str(), W_OK | X_OK) != 0)
@@ -85,7 +86,7 @@ std::string firstLine(const std::string &text)
 bool looksLikeOutOfMemory(const std::string &text)
 {
     return text.find("out of memory") != std::string::npos || text.find("can't allocate memory") != std::string::npos
-        || text.find("Cannot allocate memory") != std::string::npos;
+           || text.find("Cannot allocate memory") != std::string::npos;
 }
 
 std::string baseName(std::string path)
@@ -187,9 +188,9 @@ int runWorker(const WorkerOptions &options)
         torch::set_num_threads(options.threads > 0 ? options.threads : 1);
         setBlasThreads(options.threads > 0 ? options.threads : 1);
         torch::manual_seed(spec->seed);
-        reporter->log("info", "trainyard-worker " TRAINYARD_VERSION " (LibTorch " TORCH_VERSION "): " + spec->name + ", model "
-                                  + spec->modelType() + ", data " + spec->dataKind() + ", device " + device.str()
-                                  + ", threads " + std::to_string(torch::get_num_threads()));
+        reporter->log("info", "trainyard-worker " TRAINYARD_VERSION " (LibTorch " TORCH_VERSION "): " + spec->name
+                                  + ", model " + spec->modelType() + ", data " + spec->dataKind() + ", device "
+                                  + device.str() + ", threads " + std::to_string(torch::get_num_threads()));
 
         std::unique_ptr<Task> task;
         const std::string kind = spec->dataKind();
@@ -217,8 +218,8 @@ int runWorker(const WorkerOptions &options)
         if (spec->amp != "off")
             reporter->log("info", "train.amp " + spec->amp + ": forward pass and loss autocast on " + device.str());
         if (spec->channelsLast && !spec->usesChannelsLast())
-            reporter->log("info", "train.channels_last is ignored: model " + spec->modelType()
-                                      + " has no 2-D convolution");
+            reporter->log("info",
+                          "train.channels_last is ignored: model " + spec->modelType() + " has no 2-D convolution");
 
         Trainer trainer(*spec, *task, *reporter, options.runDir + "/checkpoints", device);
         const int code = trainer.run(options.resume);
@@ -237,7 +238,8 @@ int runWorker(const WorkerOptions &options)
             return finish(reporter.get(), protocol::ExitCode::Failed, "out of memory: " + firstLine(what));
         return finish(reporter.get(), protocol::ExitCode::Failed, "LibTorch error: " + firstLine(what));
     } catch (const std::exception &e) {
-        return finish(reporter.get(), protocol::ExitCode::Failed, std::string("runtime failure: ") + firstLine(e.what()));
+        return finish(reporter.get(), protocol::ExitCode::Failed,
+                      std::string("runtime failure: ") + firstLine(e.what()));
     }
 }
 

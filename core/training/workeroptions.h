@@ -7,7 +7,12 @@ namespace trainyard {
 // The worker's command line (fixed by DESIGN.md).
 struct WorkerOptions
 {
-    enum class Action { Train, Help, Version, ListModels };
+    enum class Action {
+        Train,
+        Help,
+        Version,
+        ListModels
+    };
 
     Action action = Action::Train;
     std::string spec;

@@ -33,9 +33,9 @@ QByteArray spec(int maxSteps)
     return QByteArrayLiteral(R"({"name":"ck","model":{"type":"transe","dim":16},)"
                              R"("data":{"kind":"synthetic-kg","entities":50,"relations":4,"triples":600},)"
                              R"("train":{"epochs":1000,"max_steps":)")
-        + QByteArray::number(maxSteps)
-        + QByteArrayLiteral(R"(,"batch_size":32,"seed":3},"eval":{"every_epochs":0},)"
-                            R"("checkpoint":{"every_steps":10,"keep":3},"report":{"every_steps":5}})");
+           + QByteArray::number(maxSteps)
+           + QByteArrayLiteral(R"(,"batch_size":32,"seed":3},"eval":{"every_epochs":0},)"
+                               R"("checkpoint":{"every_steps":10,"keep":3},"report":{"every_steps":5}})");
 }
 
 struct Result
@@ -48,7 +48,7 @@ struct Result
 Result runWorker(const QString &specPath, const QString &runDir, bool resume, rlim_t fileSizeLimit = 0)
 {
     QProcess p;
-    QStringList args{QStringLiteral("--spec"), specPath, QStringLiteral("--run-dir"), runDir,
+    QStringList args{QStringLiteral("--spec"),    specPath,           QStringLiteral("--run-dir"), runDir,
                      QStringLiteral("--threads"), QStringLiteral("1")};
     if (resume)
         args << QStringLiteral("--resume");
@@ -146,7 +146,8 @@ private Q_SLOTS:
         QVERIFY2(resumed.exitCode == 0, resumed.stderrText.constData());
         bool fromForty = false;
         for (const QJsonObject &log : lines(runDir, QStringLiteral("log")))
-            fromForty = fromForty || log.value(QStringLiteral("text")).toString() == QStringLiteral("resumed from step 40");
+            fromForty =
+                fromForty || log.value(QStringLiteral("text")).toString() == QStringLiteral("resumed from step 40");
         QVERIFY(fromForty);
         QCOMPARE(lines(runDir, QStringLiteral("metric")).last().value(QStringLiteral("step")).toInt(), 60);
         QVERIFY(checkpoints(runDir).contains(QStringLiteral("step-000000000060.pt")));
@@ -168,7 +169,8 @@ private Q_SLOTS:
         QStringList logs;
         for (const QJsonObject &log : lines(runDir, QStringLiteral("log")))
             logs << log.value(QStringLiteral("text")).toString();
-        QVERIFY2(logs.filter(QStringLiteral("skipping unreadable checkpoint")).size() == 1, qPrintable(logs.join(QLatin1Char('\n'))));
+        QVERIFY2(logs.filter(QStringLiteral("skipping unreadable checkpoint")).size() == 1,
+                 qPrintable(logs.join(QLatin1Char('\n'))));
         QVERIFY2(logs.contains(QStringLiteral("resumed from step 30")), qPrintable(logs.join(QLatin1Char('\n'))));
 
         // Every checkpoint garbage: starts over, and says so.
@@ -179,7 +181,8 @@ private Q_SLOTS:
         logs.clear();
         for (const QJsonObject &log : lines(runDir, QStringLiteral("log")))
             logs << log.value(QStringLiteral("text")).toString();
-        QVERIFY2(!logs.filter(QStringLiteral("no valid checkpoint")).isEmpty(), qPrintable(logs.join(QLatin1Char('\n'))));
+        QVERIFY2(!logs.filter(QStringLiteral("no valid checkpoint")).isEmpty(),
+                 qPrintable(logs.join(QLatin1Char('\n'))));
     }
 
     // Fault: --resume with a checkpoint written for another model section | User sees: exit 2 (bad input) naming the checkpoint and "written for another model spec" | Kept: the checkpoint files untouched

@@ -40,8 +40,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("exp.json"));
         const QString root = dir.filePath(QStringLiteral("runs"));
-        const QJsonObject json = experimentJson(QStringLiteral("orchkill"), root,
-                                                {lane(QStringLiteral("cpu"), 3, {withRepeat(fakeSpec(QStringLiteral("o"), 300, 10), 3)})});
+        const QJsonObject json =
+            experimentJson(QStringLiteral("orchkill"), root,
+                           {lane(QStringLiteral("cpu"), 3, {withRepeat(fakeSpec(QStringLiteral("o"), 300, 10), 3)})});
         QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
 
         QProcess orchestrator;
@@ -93,7 +94,9 @@ private Q_SLOTS:
             QCOMPARE(int(loss->size()), 300);
             for (std::size_t i = 0; i < loss->size(); ++i)
                 QCOMPARE(loss->step(i), std::int64_t(i + 1));
-            QCOMPARE(readJsonFile(store.runDir(n) + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
+            QCOMPARE(readJsonFile(store.runDir(n) + QStringLiteral("/status.json"))
+                         .value(QStringLiteral("state"))
+                         .toString(),
                      QStringLiteral("finished"));
         }
     }
@@ -104,8 +107,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("exp.json"));
         const QString root = dir.filePath(QStringLiteral("runs"));
-        const QJsonObject json = experimentJson(QStringLiteral("allkill"), root,
-                                                {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"), 200, 10)})});
+        const QJsonObject json =
+            experimentJson(QStringLiteral("allkill"), root,
+                           {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"), 200, 10)})});
         QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
         QProcess orchestrator;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -114,9 +118,10 @@ private Q_SLOTS:
         orchestrator.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
         QVERIFY(orchestrator.waitForStarted());
         RunStore store(root);
-        QTRY_VERIFY_WITH_TIMEOUT(countLines(store.runDir(QStringLiteral("a")) + QStringLiteral("/metrics.jsonl"), "metric") >= 30
-                                     && store.readState().size() == 1,
-                                 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            countLines(store.runDir(QStringLiteral("a")) + QStringLiteral("/metrics.jsonl"), "metric") >= 30
+                && store.readState().size() == 1,
+            15000);
         const qint64 workerPid = store.readState().value(QStringLiteral("a")).pid;
         ::kill(pid_t(orchestrator.processId()), SIGKILL);
         ::kill(pid_t(workerPid), SIGKILL);

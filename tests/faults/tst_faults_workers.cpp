@@ -104,10 +104,11 @@ private Q_SLOTS:
     void hungWorkerIsStalledAndStopEscalatesToKill()
     {
         QTemporaryDir dir;
-        const Experiment ex = experiment(experimentJson(
-            QStringLiteral("hang"), dir.filePath(QStringLiteral("runs")),
-            {lane(QStringLiteral("cpu"), 2,
-                  {fakeSpec(QStringLiteral("hung"), 400, 5, QStringLiteral("hang"), 10), fakeSpec(QStringLiteral("fine"), 40, 5)})}));
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("hang"), dir.filePath(QStringLiteral("runs")),
+                                      {lane(QStringLiteral("cpu"), 2,
+                                            {fakeSpec(QStringLiteral("hung"), 400, 5, QStringLiteral("hang"), 10),
+                                             fakeSpec(QStringLiteral("fine"), 40, 5)})}));
         QStringList errors;
         Session session;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
@@ -139,8 +140,9 @@ private Q_SLOTS:
     void tornAndGarbageLinesAreSkippedAndCounted()
     {
         QTemporaryDir dir;
-        const Experiment ex = experiment(experimentJson(QStringLiteral("torn"), dir.filePath(QStringLiteral("runs")),
-                                                        {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("t"), 30, 1)})}));
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("torn"), dir.filePath(QStringLiteral("runs")),
+                                      {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("t"), 30, 1)})}));
         const QString trained = trainUntilIdle(ex);
         QVERIFY2(trained.isEmpty(), qPrintable(trained));
         const QString runDir = dir.filePath(QStringLiteral("runs/t"));
@@ -159,7 +161,8 @@ private Q_SLOTS:
 
         RunStore store(dir.filePath(QStringLiteral("runs")));
         int good = 0;
-        const RunStore::ReadResult result = store.readMetrics(QStringLiteral("t"), 0, [&](const MetricRecord &) { ++good; });
+        const RunStore::ReadResult result =
+            store.readMetrics(QStringLiteral("t"), 0, [&](const MetricRecord &) { ++good; });
         QCOMPARE(result.skipped, 3); // "not json", the NUL line, the torn line
         QCOMPARE(result.invalid, 1); // the wrong-typed done line: JSON, but no valid message
         QVERIFY(result.records > 30);
@@ -185,9 +188,9 @@ private Q_SLOTS:
         const QString notExecutable = dir.filePath(QStringLiteral("trainyard-worker"));
         QVERIFY(writeFile(notExecutable, "#!/bin/sh\nexit 0\n"));
         QVERIFY(QFile::setPermissions(notExecutable, QFile::ReadOwner | QFile::WriteOwner));
-        const Experiment ex = experiment(experimentJson(
-            QStringLiteral("missing"), dir.filePath(QStringLiteral("runs")),
-            {lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("m"), 10, 2), 2)})}));
+        const Experiment ex = experiment(
+            experimentJson(QStringLiteral("missing"), dir.filePath(QStringLiteral("runs")),
+                           {lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("m"), 10, 2), 2)})}));
         QStringList errors;
         Session session;
         QVERIFY(session.open(ex, QString(), &errors));
@@ -199,13 +202,15 @@ private Q_SLOTS:
         QVERIFY(sch->startRun(ids.at(0), &error) || !error.isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(ids.at(0)).state), 5000);
         QCOMPARE(sch->run(ids.at(0)).state, RunState::Failed);
-        QVERIFY2(sch->run(ids.at(0)).message.contains(QStringLiteral("no-such-worker")), qPrintable(sch->run(ids.at(0)).message));
+        QVERIFY2(sch->run(ids.at(0)).message.contains(QStringLiteral("no-such-worker")),
+                 qPrintable(sch->run(ids.at(0)).message));
 
         sch->setWorkerProgram(notExecutable);
         QVERIFY(sch->startRun(ids.at(1), &error) || !error.isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(ids.at(1)).state), 5000);
         QCOMPARE(sch->run(ids.at(1)).state, RunState::Failed);
-        QVERIFY2(sch->run(ids.at(1)).message.contains(QStringLiteral("cannot start")), qPrintable(sch->run(ids.at(1)).message));
+        QVERIFY2(sch->run(ids.at(1)).message.contains(QStringLiteral("cannot start")),
+                 qPrintable(sch->run(ids.at(1)).message));
 
         // The program found from the environment: none, so refuse clearly.
         qputenv("TRAINYARD_WORKER", notExecutable.toLocal8Bit());

@@ -37,7 +37,8 @@ namespace {
 
 mode_t modeOf(const QString &path)
 {
-    struct stat st {};
+    struct stat st
+    {};
     if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
         return 0;
     return st.st_mode & 07777;
@@ -78,11 +79,21 @@ private Q_SLOTS:
     // Fault: run names that try to leave the runs root ("..", "../x", "/etc", "a/b", "a\n", ".hidden", 101 characters, a name taken from model.type "../../x") | User sees: the experiment is refused with "lanes[0].runs[0].name: expected a name of 1–100 letters..." | Kept: nothing is created or deleted outside the runs root
     void runNamesCannotLeaveTheRunsRoot()
     {
-        const QStringList bad{QString(), QStringLiteral("."), QStringLiteral(".."), QStringLiteral("../x"),
-                              QStringLiteral("/etc"), QStringLiteral("a/b"), QStringLiteral("a\\b"),
-                              QStringLiteral("a\n"), QStringLiteral("\na"), QStringLiteral(".hidden"),
-                              QString(101, QLatin1Char('a')), QStringLiteral("a b"), QStringLiteral("é"),
-                              QStringLiteral("a\u0000b"), QStringLiteral("~")};
+        const QStringList bad{QString(),
+                              QStringLiteral("."),
+                              QStringLiteral(".."),
+                              QStringLiteral("../x"),
+                              QStringLiteral("/etc"),
+                              QStringLiteral("a/b"),
+                              QStringLiteral("a\\b"),
+                              QStringLiteral("a\n"),
+                              QStringLiteral("\na"),
+                              QStringLiteral(".hidden"),
+                              QString(101, QLatin1Char('a')),
+                              QStringLiteral("a b"),
+                              QStringLiteral("é"),
+                              QStringLiteral("a\u0000b"),
+                              QStringLiteral("~")};
         QTemporaryDir dir;
         RunStore store(dir.filePath(QStringLiteral("runs")));
         QVERIFY(store.ensureRoot(nullptr));
@@ -100,8 +111,10 @@ private Q_SLOTS:
         for (const QString &name : {QStringLiteral("../x"), QStringLiteral("a\n")}) {
             QJsonObject spec = fakeSpec(name);
             QStringList errors;
-            QVERIFY(!Experiment::fromJson(experimentJson(QStringLiteral("e"), QString(), {lane(QStringLiteral("cpu"), 1, {spec})}), &errors));
-            QVERIFY2(errors.join(QString()).contains(QStringLiteral("runs[0].name")), qPrintable(errors.join(QString())));
+            QVERIFY(!Experiment::fromJson(
+                experimentJson(QStringLiteral("e"), QString(), {lane(QStringLiteral("cpu"), 1, {spec})}), &errors));
+            QVERIFY2(errors.join(QString()).contains(QStringLiteral("runs[0].name")),
+                     qPrintable(errors.join(QString())));
         }
         // A name derived from the model type, or grown past 100 characters by "-N".
         QJsonObject fromType = fakeSpec(QStringLiteral("x"));
@@ -110,8 +123,10 @@ private Q_SLOTS:
         QJsonObject longName = withRepeat(fakeSpec(QString(99, QLatin1Char('a'))), 12);
         for (const QJsonObject &spec : {fromType, longName}) {
             QStringList errors;
-            QVERIFY(!Experiment::fromJson(experimentJson(QStringLiteral("e"), QString(), {lane(QStringLiteral("cpu"), 1, {spec})}), &errors));
-            QVERIFY2(errors.join(QString()).contains(QStringLiteral("runs[0].name")), qPrintable(errors.join(QString())));
+            QVERIFY(!Experiment::fromJson(
+                experimentJson(QStringLiteral("e"), QString(), {lane(QStringLiteral("cpu"), 1, {spec})}), &errors));
+            QVERIFY2(errors.join(QString()).contains(QStringLiteral("runs[0].name")),
+                     qPrintable(errors.join(QString())));
         }
         // The experiment's own name picks the default runs root.
         QStringList errors;
@@ -141,7 +156,8 @@ private Q_SLOTS:
 
         const Experiment ex = experiment(experimentJson(
             QStringLiteral("links"), root,
-            {lane(QStringLiteral("cpu"), 2, {fakeSpec(QStringLiteral("linked"), 5, 1), fakeSpec(QStringLiteral("files"), 5, 1)})}));
+            {lane(QStringLiteral("cpu"), 2,
+                  {fakeSpec(QStringLiteral("linked"), 5, 1), fakeSpec(QStringLiteral("files"), 5, 1)})}));
         QStringList errors;
         Session session;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
@@ -218,9 +234,9 @@ private Q_SLOTS:
             s.flush();
             return QTest::qWaitFor([&] { return s.state() == QLocalSocket::UnconnectedState; }, 3000);
         };
-        QVERIFY(helloWith(QStringLiteral("a"), QString(64, QLatin1Char('0'))));  // wrong token
-        QVERIFY(helloWith(QStringLiteral("b"), tokenA));                       // a's token, b's name
-        QVERIFY(helloWith(QStringLiteral("a"), tokenA.left(63)));              // almost
+        QVERIFY(helloWith(QStringLiteral("a"), QString(64, QLatin1Char('0')))); // wrong token
+        QVERIFY(helloWith(QStringLiteral("b"), tokenA));                        // a's token, b's name
+        QVERIFY(helloWith(QStringLiteral("a"), tokenA.left(63)));               // almost
         QCOMPARE(accepted, 0);
         QVERIFY(dropped.count() >= 4);
         QCOMPARE(server.isConnected(1), false);
@@ -266,16 +282,21 @@ private Q_SLOTS:
             QSKIP("TRAINYARD_WORKER is not set: the file check needs the real worker");
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("exp.json"));
-        const QJsonObject spec{{QStringLiteral("name"), QStringLiteral("tok")},
-                               {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
-                               {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
-                                                                    {QStringLiteral("entities"), 30}, {QStringLiteral("relations"), 2},
-                                                                    {QStringLiteral("triples"), 200}}},
-                               {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 2}, {QStringLiteral("batch_size"), 32}}},
-                               {QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 3}}},
-                               {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}}}};
-        QVERIFY(writeFile(file, QJsonDocument(experimentJson(QStringLiteral("tokens"), dir.filePath(QStringLiteral("runs")),
-                                                             {lane(QStringLiteral("cpu"), 1, {spec})})).toJson()));
+        const QJsonObject spec{
+            {QStringLiteral("name"), QStringLiteral("tok")},
+            {QStringLiteral("model"),
+             QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
+            {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
+                                                 {QStringLiteral("entities"), 30},
+                                                 {QStringLiteral("relations"), 2},
+                                                 {QStringLiteral("triples"), 200}}},
+            {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 2}, {QStringLiteral("batch_size"), 32}}},
+            {QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 3}}},
+            {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}}}};
+        QVERIFY(
+            writeFile(file, QJsonDocument(experimentJson(QStringLiteral("tokens"), dir.filePath(QStringLiteral("runs")),
+                                                         {lane(QStringLiteral("cpu"), 1, {spec})}))
+                                .toJson()));
         QProcess run;
         run.setProcessChannelMode(QProcess::MergedChannels);
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -312,20 +333,25 @@ private Q_SLOTS:
     void experimentsCannotNamePrograms()
     {
         QStringList errors;
-        QJsonObject top = experimentJson(QStringLiteral("p"), QString(), {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})});
+        QJsonObject top = experimentJson(QStringLiteral("p"), QString(),
+                                         {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})});
         top.insert(QStringLiteral("worker"), QStringLiteral("/bin/sh"));
         QVERIFY(!Experiment::fromJson(top, &errors));
-        QVERIFY2(errors.join(QString()).contains(QStringLiteral("unknown key \"worker\"")), qPrintable(errors.join(QString())));
+        QVERIFY2(errors.join(QString()).contains(QStringLiteral("unknown key \"worker\"")),
+                 qPrintable(errors.join(QString())));
 
         QJsonObject l = lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))});
         l.insert(QStringLiteral("program"), QStringLiteral("/bin/sh"));
         QVERIFY(!Experiment::fromJson(experimentJson(QStringLiteral("p"), QString(), {l}), &errors));
-        QVERIFY2(errors.join(QString()).contains(QStringLiteral("unknown key \"program\"")), qPrintable(errors.join(QString())));
+        QVERIFY2(errors.join(QString()).contains(QStringLiteral("unknown key \"program\"")),
+                 qPrintable(errors.join(QString())));
 
         QJsonObject spec = fakeSpec(QStringLiteral("a"));
         spec.insert(QStringLiteral("command"), QStringLiteral("touch /tmp/pwned"));
-        QVERIFY(!Experiment::fromJson(experimentJson(QStringLiteral("p"), QString(), {lane(QStringLiteral("cpu"), 1, {spec})}), &errors));
-        QVERIFY2(errors.join(QString()).contains(QStringLiteral("unknown key \"command\"")), qPrintable(errors.join(QString())));
+        QVERIFY(!Experiment::fromJson(
+            experimentJson(QStringLiteral("p"), QString(), {lane(QStringLiteral("cpu"), 1, {spec})}), &errors));
+        QVERIFY2(errors.join(QString()).contains(QStringLiteral("unknown key \"command\"")),
+                 qPrintable(errors.join(QString())));
 
         // The launch itself: the worker program and an argument list.
         WorkerProcess::Launch launch;
@@ -356,18 +382,24 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("bytes");
         const QByteArray run = j("{'name':'r','model':{'type':'fake'}}");
-        auto lanes = [](const QByteArray &runs) { return j("{'name':'h','runs_root':'runs','lanes':[{'device':'cpu','runs':[") + runs + "]}]}"; };
+        auto lanes = [](const QByteArray &runs) {
+            return j("{'name':'h','runs_root':'runs','lanes':[{'device':'cpu','runs':[") + runs + "]}]}";
+        };
         QTest::newRow("empty") << QByteArray();
         QTest::newRow("not-json") << QByteArray("name: x\n");
         QTest::newRow("array") << QByteArray("[1,2,3]");
-        QTest::newRow("huge-20MB") << (QByteArray(j("{'name':'h','lanes':[],'pad':'")) + QByteArray(20 << 20, 'x') + "\"}");
-        QTest::newRow("deep-100000") << (QByteArray(j("{'name':'h','lanes':")) + QByteArray(100000, '[') + QByteArray(100000, ']') + "}");
+        QTest::newRow("huge-20MB") << (QByteArray(j("{'name':'h','lanes':[],'pad':'")) + QByteArray(20 << 20, 'x')
+                                       + "\"}");
+        QTest::newRow("deep-100000") << (QByteArray(j("{'name':'h','lanes':")) + QByteArray(100000, '[')
+                                         + QByteArray(100000, ']') + "}");
         QTest::newRow("wrong-types") << QByteArray(j("{'name':7,'runs_root':[],'lanes':{'device':1}}"));
-        QTest::newRow("lane-wrong-types") << QByteArray(j("{'name':'h','lanes':[{'device':'gpu0','slots':'2','runs':{}}]}"));
+        QTest::newRow("lane-wrong-types")
+            << QByteArray(j("{'name':'h','lanes':[{'device':'gpu0','slots':'2','runs':{}}]}"));
         QTest::newRow("nul-bytes") << QByteArray("{\"name\":\"h\0\",\"lanes\":[]}", 24);
         QTest::newRow("nul-escaped") << lanes(j("{'name':'r\\u0000x','model':{'type':'fake'}}"));
         QTest::newRow("invalid-utf8") << QByteArray("{\"name\":\"h\xff\xfe\",\"lanes\":[]}");
-        QTest::newRow("rtl-and-emoji-name") << lanes("{\"name\":\"r\xe2\x80\xae\xf0\x9f\x98\x80\",\"model\":{\"type\":\"fake\"}}");
+        QTest::newRow("rtl-and-emoji-name")
+            << lanes("{\"name\":\"r\xe2\x80\xae\xf0\x9f\x98\x80\",\"model\":{\"type\":\"fake\"}}");
         QTest::newRow("lone-surrogate") << lanes(j("{'name':'\\ud800','model':{'type':'fake'}}"));
         QTest::newRow("duplicate-keys") << QByteArray(j("{'name':'h','name':'../x','lanes':[],'lanes':[]}"));
         QTest::newRow("repeat-1e9") << lanes(j("{'name':'r','model':{'type':'fake'},'repeat':1000000000}"));
@@ -375,19 +407,23 @@ private Q_SLOTS:
         QTest::newRow("repeat-float") << lanes(j("{'name':'r','model':{'type':'fake'},'repeat':2.5}"));
         QByteArray many;
         for (int i = 0; i < 20; ++i)
-            many += (i ? "," : "") + QByteArray(j("{'name':'r")) + QByteArray::number(i) + j("','model':{'type':'fake'},'repeat':1000}");
+            many += (i ? "," : "") + QByteArray(j("{'name':'r")) + QByteArray::number(i)
+                    + j("','model':{'type':'fake'},'repeat':1000}");
         QTest::newRow("20000-runs") << lanes(many);
         QByteArray lanes5000 = j("{'name':'h','runs_root':'runs','lanes':[");
         for (int i = 0; i < 5000; ++i)
             lanes5000 += (i ? "," : "") + QByteArray(j("{'device':'cpu','slots':1000000,'runs':[")) + run + "]}";
         QTest::newRow("5000-lanes-same-name") << (lanes5000 + "]}");
         QTest::newRow("slots-huge") << QByteArray(j("{'name':'h','lanes':[{'device':'cpu','slots':1e300,'runs':[]}]}"));
-        QTest::newRow("runs-root-uncreatable") << QByteArray(j("{'name':'h','runs_root':'/proc/self/nope','lanes':[]}"));
+        QTest::newRow("runs-root-uncreatable")
+            << QByteArray(j("{'name':'h','runs_root':'/proc/self/nope','lanes':[]}"));
         QTest::newRow("run-name-dotdot") << lanes(j("{'name':'..','model':{'type':'fake'}}"));
         QTest::newRow("run-name-from-type") << lanes(j("{'model':{'type':'../../escape'}}"));
-        QTest::newRow("device-injection") << QByteArray(j("{'name':'h','lanes':[{'device':'cuda:0;touch x','runs':[]}]}"));
+        QTest::newRow("device-injection")
+            << QByteArray(j("{'name':'h','lanes':[{'device':'cuda:0;touch x','runs':[]}]}"));
         QTest::newRow("bad-data-kind") << lanes(j("{'name':'r','model':{'type':'fake'},'data':{'kind':'/bin/sh'}}"));
-        QTest::newRow("numbers-inf") << lanes(j("{'name':'r','model':{'type':'fake'},'train':{'epochs':1e999,'lr':-0}}"));
+        QTest::newRow("numbers-inf") << lanes(
+            j("{'name':'r','model':{'type':'fake'},'train':{'epochs':1e999,'lr':-0}}"));
     }
 
     void hostileExperimentFiles()
@@ -404,7 +440,8 @@ private Q_SLOTS:
         env.insert(QStringLiteral("HOME"), dir.path());
         env.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
         env.insert(QStringLiteral("XDG_RUNTIME_DIR"), dir.filePath(QStringLiteral("rt")));
-        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker().isEmpty() ? QStringLiteral("/bin/false") : fakeWorker());
+        env.insert(QStringLiteral("TRAINYARD_WORKER"),
+                   fakeWorker().isEmpty() ? QStringLiteral("/bin/false") : fakeWorker());
         run.setProcessEnvironment(env);
         run.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
         QVERIFY(run.waitForFinished(30000));
@@ -412,11 +449,12 @@ private Q_SLOTS:
         QCOMPARE(run.exitStatus(), QProcess::NormalExit);
         QVERIFY2(run.exitCode() >= 1 && run.exitCode() <= 127, qPrintable(QString::number(run.exitCode())));
         QVERIFY2(err.contains("trainyard: "), err.left(300).constData());
-        QVERIFY2(err.size() < (1 << 20) || QByteArray(QTest::currentDataTag()) == "5000-lanes-same-name", "a flood of messages");
+        QVERIFY2(err.size() < (1 << 20) || QByteArray(QTest::currentDataTag()) == "5000-lanes-same-name",
+                 "a flood of messages");
         // Nothing outside the temporary folder's own places.
         for (const QString &path : tree(dir.path())) {
-            QVERIFY2(path == QStringLiteral("hostile.json") || path.startsWith(QStringLiteral("runs")) || path.startsWith(QStringLiteral("data"))
-                         || path.startsWith(QStringLiteral("rt")),
+            QVERIFY2(path == QStringLiteral("hostile.json") || path.startsWith(QStringLiteral("runs"))
+                         || path.startsWith(QStringLiteral("data")) || path.startsWith(QStringLiteral("rt")),
                      qPrintable(path));
             // No run folder was made: nothing was started.
             QVERIFY2(!path.contains(QStringLiteral("spec.json")), qPrintable(path));

@@ -38,8 +38,8 @@ void checkIds(const std::vector<std::int64_t> &triples, const trainyard::KgDatas
     if (triples.size() % 3 != 0)
         std::abort();
     for (std::size_t i = 0; i < triples.size(); i += 3) {
-        if (triples[i] < 0 || triples[i] >= kg.entityCount() || triples[i + 2] < 0
-            || triples[i + 2] >= kg.entityCount() || triples[i + 1] < 0 || triples[i + 1] >= kg.relationCount())
+        if (triples[i] < 0 || triples[i] >= kg.entityCount() || triples[i + 2] < 0 || triples[i + 2] >= kg.entityCount()
+            || triples[i + 1] < 0 || triples[i + 1] >= kg.relationCount())
             std::abort();
     }
 }

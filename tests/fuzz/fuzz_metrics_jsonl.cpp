@@ -43,13 +43,14 @@ struct World
     World()
     {
         QStringList errors;
-        const QJsonObject spec{{QStringLiteral("name"), QStringLiteral("fz")},
-                               {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+        const QJsonObject spec{
+            {QStringLiteral("name"), QStringLiteral("fz")},
+            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
         const QJsonObject lane{{QStringLiteral("device"), QStringLiteral("cpu")},
                                {QStringLiteral("runs"), QJsonArray{spec}}};
-        const auto ex = Experiment::fromJson(QJsonObject{{QStringLiteral("name"), QStringLiteral("fuzz")},
-                                                         {QStringLiteral("lanes"), QJsonArray{lane}}},
-                                             &errors);
+        const auto ex = Experiment::fromJson(
+            QJsonObject{{QStringLiteral("name"), QStringLiteral("fuzz")}, {QStringLiteral("lanes"), QJsonArray{lane}}},
+            &errors);
         if (!ex)
             std::abort();
         experiment = *ex;

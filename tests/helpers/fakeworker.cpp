@@ -69,7 +69,9 @@ class Connection
 {
 public:
     Connection(std::string address, std::string token, std::string run)
-        : m_address(std::move(address)), m_token(std::move(token)), m_run(std::move(run))
+        : m_address(std::move(address))
+        , m_token(std::move(token))
+        , m_run(std::move(run))
     {
     }
     ~Connection() { close(); }
@@ -111,7 +113,7 @@ public:
         m_fd = fd;
         if (sendHello)
             send(trainyard::protocol::encode(trainyard::protocol::hello(
-            m_run, tokenOverride.empty() ? m_token : tokenOverride, ::getpid(), "cpu", wall)));
+                m_run, tokenOverride.empty() ? m_token : tokenOverride, ::getpid(), "cpu", wall)));
         return connected();
     }
 

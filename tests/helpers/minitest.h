@@ -104,38 +104,44 @@ inline int runAll(int argc, char **argv)
 #define TY_CAT2(a, b) a##b
 #define TY_CAT(a, b) TY_CAT2(a, b)
 
-#define TY_TEST(name)                                                                               \
-    static void TY_CAT(ty_test_, name)();                                                           \
-    static ::minitest::Registrar TY_CAT(ty_reg_, name)(#name, &TY_CAT(ty_test_, name));             \
+#define TY_TEST(name)                                                                                                  \
+    static void TY_CAT(ty_test_, name)();                                                                              \
+    static ::minitest::Registrar TY_CAT(ty_reg_, name)(#name, &TY_CAT(ty_test_, name));                                \
     static void TY_CAT(ty_test_, name)()
 
-#define TY_CHECK(cond)                                                                              \
-    do {                                                                                            \
-        if (!(cond))                                                                                \
-            ::minitest::report(__FILE__, __LINE__, #cond);                                          \
+#define TY_CHECK(cond)                                                                                                 \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            ::minitest::report(__FILE__, __LINE__, #cond);                                                             \
     } while (0)
 
-#define TY_CHECK_EQ(a, b)                                                                           \
-    do {                                                                                            \
-        const auto &ty_a = (a);                                                                     \
-        const auto &ty_b = (b);                                                                     \
-        if (!(ty_a == ty_b)) {                                                                      \
-            std::ostringstream ty_os;                                                               \
-            ty_os << #a " == " #b " (" << ty_a << " vs " << ty_b << ")";                            \
-            ::minitest::report(__FILE__, __LINE__, ty_os.str());                                    \
-        }                                                                                           \
+#define TY_CHECK_EQ(a, b)                                                                                              \
+    do {                                                                                                               \
+        const auto &ty_a = (a);                                                                                        \
+        const auto &ty_b = (b);                                                                                        \
+        if (!(ty_a == ty_b)) {                                                                                         \
+            std::ostringstream ty_os;                                                                                  \
+            ty_os << #a " == " #b " (" << ty_a << " vs " << ty_b << ")";                                               \
+            ::minitest::report(__FILE__, __LINE__, ty_os.str());                                                       \
+        }                                                                                                              \
     } while (0)
 
 // Stops the current case at once; for preconditions later checks rely on.
-#define TY_REQUIRE(cond)                                                                            \
-    do {                                                                                            \
-        if (!(cond))                                                                                \
-            throw ::minitest::Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__)        \
-                                      + ": required " #cond};                                       \
+#define TY_REQUIRE(cond)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            throw ::minitest::Failure{std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": required " #cond};   \
     } while (0)
 
 // Ends the current case as skipped, with the reason printed.
-#define TY_SKIP(reason) throw ::minitest::Skip{reason}
+#define TY_SKIP(reason)                                                                                                \
+    throw ::minitest::Skip                                                                                             \
+    {                                                                                                                  \
+        reason                                                                                                         \
+    }
 
-#define TY_TEST_MAIN()                                                                              \
-    int main(int argc, char **argv) { return ::minitest::runAll(argc, argv); }
+#define TY_TEST_MAIN()                                                                                                 \
+    int main(int argc, char **argv)                                                                                    \
+    {                                                                                                                  \
+        return ::minitest::runAll(argc, argv);                                                                         \
+    }

@@ -31,7 +31,10 @@ public:
     QSet<QString> aliveJobs;           // the jobs attach() finds
     QString failInsideStart;           // non-empty: failedToLaunch from inside start()
 
-    int count(const QString &what, RunId run) const { return int(calls.count(QStringLiteral("%1 %2").arg(what).arg(run))); }
+    int count(const QString &what, RunId run) const
+    {
+        return int(calls.count(QStringLiteral("%1 %2").arg(what).arg(run)));
+    }
 
     QString kind() const override { return QStringLiteral("fake"); }
     void start(RunId run, const LaunchSpec &spec) override
@@ -71,8 +74,9 @@ public:
     // The events, as the test decides.
     void reportStarted(RunId run, qint64 pid, const QString &job = QString())
     {
-        handles.insert(run, QJsonObject{{QStringLiteral("kind"), kind()},
-                                        {QStringLiteral("job"), job.isEmpty() ? QStringLiteral("pid-%1").arg(pid) : job}});
+        handles.insert(run,
+                       QJsonObject{{QStringLiteral("kind"), kind()},
+                                   {QStringLiteral("job"), job.isEmpty() ? QStringLiteral("pid-%1").arg(pid) : job}});
         Q_EMIT started(run, pid, job);
     }
     void reportPending(RunId run, const QString &reason) { Q_EMIT pending(run, reason); }

@@ -46,12 +46,14 @@ inline QJsonObject withRepeat(QJsonObject spec, int repeat)
 
 inline QJsonObject lane(const QString &device, int slotCount, const QJsonArray &runs)
 {
-    return QJsonObject{{QStringLiteral("device"), device}, {QStringLiteral("slots"), slotCount}, {QStringLiteral("runs"), runs}};
+    return QJsonObject{
+        {QStringLiteral("device"), device}, {QStringLiteral("slots"), slotCount}, {QStringLiteral("runs"), runs}};
 }
 
 inline QJsonObject experimentJson(const QString &name, const QString &runsRoot, const QJsonArray &lanes)
 {
-    return QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("runs_root"), runsRoot}, {QStringLiteral("lanes"), lanes}};
+    return QJsonObject{
+        {QStringLiteral("name"), name}, {QStringLiteral("runs_root"), runsRoot}, {QStringLiteral("lanes"), lanes}};
 }
 
 inline Experiment experiment(const QJsonObject &json)

@@ -23,8 +23,8 @@ QStringList errorsOf(const QByteArray &json, const ModelCatalog *catalog = &vali
 {
     QStringList errors;
     const auto doc = QJsonDocument::fromJson(json);
-    const auto ex = Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors,
-                                         catalog);
+    const auto ex =
+        Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors, catalog);
     if (ex)
         return {};
     return errors;
@@ -65,35 +65,52 @@ private Q_SLOTS:
                                 << QStringLiteral("lanes[0].device: expected \"cpu\" or \"cuda:N\", got \"gpu1\"");
         QTest::newRow("no lanes") << QByteArray(R"({"name":"e"})")
                                   << QStringLiteral("lanes: expected an array of lanes, got nothing");
-        QTest::newRow("name") << QByteArray(R"({"name":"../etc","lanes":[]})")
-                              << QStringLiteral("name: expected a name of 1–100 letters, digits or ._+@- not starting with '.', got \"../etc\"");
-        QTest::newRow("unknown top key") << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
-                                         << QStringLiteral("(top level): unknown key \"lanez\" (expected one of name, runs_root, lanes)");
-        QTest::newRow("unknown run key")
-            << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
-            << QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, data, train, eval, checkpoint, report, repeat)");
+        QTest::newRow("name")
+            << QByteArray(R"({"name":"../etc","lanes":[]})")
+            << QStringLiteral(
+                   "name: expected a name of 1–100 letters, digits or ._+@- not starting with '.', got \"../etc\"");
+        QTest::newRow("unknown top key")
+            << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
+            << QStringLiteral("(top level): unknown key \"lanez\" (expected one of name, runs_root, lanes)");
+        QTest::newRow("unknown run key") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
+                                         << QStringLiteral(
+                                                "lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, "
+                                                "model, data, train, eval, checkpoint, report, repeat)");
         QTest::newRow("missing model") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r"}]}]})")
-                                       << QStringLiteral("lanes[0].runs[0].model: missing (expected an object with a \"type\")");
-        QTest::newRow("repeat") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"repeat":0}]}]})")
+                                       << QStringLiteral(
+                                              "lanes[0].runs[0].model: missing (expected an object with a \"type\")");
+        QTest::newRow("repeat") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"repeat":0}]}]})")
                                 << QStringLiteral("lanes[0].runs[0].repeat: expected an integer from 1 to 1000, got 0");
-        QTest::newRow("lr") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"train":{"lr":-1}}]}]})")
+        QTest::newRow("lr") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"train":{"lr":-1}}]}]})")
                             << QStringLiteral("lanes[0].runs[0].train.lr: expected a number > 0, got -1");
-        QTest::newRow("epochs") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"train":{"epochs":2.5}}]}]})")
+        QTest::newRow("epochs") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"train":{"epochs":2.5}}]}]})")
                                 << QStringLiteral("lanes[0].runs[0].train.epochs: expected an integer ≥ 1, got 2.5");
-        QTest::newRow("max_steps") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"train":{"max_steps":"10"}}]}]})")
-                                   << QStringLiteral("lanes[0].runs[0].train.max_steps: expected an integer ≥ 1 or null, got \"10\"");
-        QTest::newRow("data kind") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"data":{"kind":"csv"}}]}]})")
-                                   << QStringLiteral("lanes[0].runs[0].data.kind: expected one of kg, idx, synthetic-kg, synthetic-images, got \"csv\"");
-        QTest::newRow("split") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"eval":{"split":"train"}}]}]})")
-                               << QStringLiteral("lanes[0].runs[0].eval.split: expected \"valid\" or \"test\", got \"train\"");
+        QTest::newRow("max_steps") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"train":{"max_steps":"10"}}]}]})")
+                                   << QStringLiteral("lanes[0].runs[0].train.max_steps: expected an integer ≥ 1 or "
+                                                     "null, got \"10\"");
+        QTest::newRow("data kind") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"data":{"kind":"csv"}}]}]})")
+                                   << QStringLiteral("lanes[0].runs[0].data.kind: expected one of kg, idx, "
+                                                     "synthetic-kg, synthetic-images, got \"csv\"");
+        QTest::newRow("split") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"eval":{"split":"train"}}]}]})")
+                               << QStringLiteral(
+                                      "lanes[0].runs[0].eval.split: expected \"valid\" or \"test\", got \"train\"");
         QTest::newRow("run not object") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[3]}]})")
                                         << QStringLiteral("lanes[0].runs[0]: expected a run spec object, got 3");
-        QTest::newRow("duplicate names")
-            << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r-2","model":{"type":"x"}}]},{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"repeat":2}]}]})")
-            << QStringLiteral("lanes[1].runs[0].name: run name \"r-2\" is already used by lanes[0].runs[0]");
-        QTest::newRow("unsafe run name")
-            << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"../../x","model":{"type":"x"}}]}]})")
-            << QStringLiteral("lanes[0].runs[0].name: expected a name of 1–100 letters, digits or ._+@- not starting with '.', got \"../../x\"");
+        QTest::newRow("duplicate names") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r-2","model":{"type":"x"}}]},{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"repeat":2}]}]})")
+                                         << QStringLiteral("lanes[1].runs[0].name: run name \"r-2\" is already used by "
+                                                           "lanes[0].runs[0]");
+        QTest::newRow("unsafe run name") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"../../x","model":{"type":"x"}}]}]})")
+                                         << QStringLiteral("lanes[0].runs[0].name: expected a name of 1–100 letters, "
+                                                           "digits or ._+@- not starting with '.', got \"../../x\"");
         Q_UNUSED(run);
     }
 
@@ -111,23 +128,33 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("run");
         QTest::addColumn<QString>("message");
         QTest::newRow("model key") << QByteArray(R"({"name":"r","model":{"type":"transe","dimm":3}})")
-                                   << QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, norm)");
+                                   << QStringLiteral(
+                                          "lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, norm)");
         QTest::newRow("model value") << QByteArray(R"({"name":"r","model":{"type":"transe","norm":3}})")
                                      << QStringLiteral("lanes[0].runs[0].model.norm: expected 1 or 2, got 3");
-        QTest::newRow("model type") << QByteArray(R"({"name":"r","model":{"type":"rotate"}})")
-                                    << QStringLiteral("lanes[0].runs[0].model.type: expected one of transe, x, mlp, got \"rotate\"");
-        QTest::newRow("data key") << QByteArray(R"({"name":"r","model":{"type":"x"},"data":{"kind":"synthetic-kg","nodes":5}})")
-                                  << QStringLiteral("lanes[0].runs[0].data.nodes: unknown key (expected one of kind, entities, relations, triples)");
+        QTest::newRow("model type")
+            << QByteArray(R"({"name":"r","model":{"type":"rotate"}})")
+            << QStringLiteral("lanes[0].runs[0].model.type: expected one of transe, x, mlp, got \"rotate\"");
+        QTest::newRow("data key")
+            << QByteArray(R"({"name":"r","model":{"type":"x"},"data":{"kind":"synthetic-kg","nodes":5}})")
+            << QStringLiteral(
+                   "lanes[0].runs[0].data.nodes: unknown key (expected one of kind, entities, relations, triples)");
         QTest::newRow("data value") << QByteArray(R"({"name":"r","model":{"type":"x"},"data":{"kind":"kg","path":3}})")
                                     << QStringLiteral("lanes[0].runs[0].data.path: expected a path, got 3");
-        QTest::newRow("data task") << QByteArray(R"({"name":"r","model":{"type":"transe"},"data":{"kind":"idx"}})")
-                                   << QStringLiteral("lanes[0].runs[0].data.kind: \"idx\" holds image data but model \"transe\" needs kg data");
+        QTest::newRow("data task")
+            << QByteArray(R"({"name":"r","model":{"type":"transe"},"data":{"kind":"idx"}})")
+            << QStringLiteral(
+                   "lanes[0].runs[0].data.kind: \"idx\" holds image data but model \"transe\" needs kg data");
         QTest::newRow("train key") << QByteArray(R"({"name":"r","model":{"type":"x"},"train":{"optimiser":"adam"}})")
-                                   << QStringLiteral("lanes[0].runs[0].train.optimiser: unknown key (expected one of epochs, max_steps, batch_size, optimizer, lr, seed)");
-        QTest::newRow("optimizer") << QByteArray(R"({"name":"r","model":{"type":"x"},"train":{"optimizer":"lbfgs"}})")
-                                   << QStringLiteral("lanes[0].runs[0].train.optimizer: expected \"adam\", \"sgd\" or \"adagrad\", got \"lbfgs\"");
+                                   << QStringLiteral("lanes[0].runs[0].train.optimiser: unknown key (expected one of "
+                                                     "epochs, max_steps, batch_size, optimizer, lr, seed)");
+        QTest::newRow("optimizer")
+            << QByteArray(R"({"name":"r","model":{"type":"x"},"train":{"optimizer":"lbfgs"}})")
+            << QStringLiteral(
+                   "lanes[0].runs[0].train.optimizer: expected \"adam\", \"sgd\" or \"adagrad\", got \"lbfgs\"");
         QTest::newRow("report") << QByteArray(R"({"name":"r","model":{"type":"x"},"report":{"every_steps":-1}})")
-                                << QStringLiteral("lanes[0].runs[0].report.every_steps: expected an integer ≥ 0, got -1");
+                                << QStringLiteral(
+                                       "lanes[0].runs[0].report.every_steps: expected an integer ≥ 0, got -1");
         QTest::newRow("section type") << QByteArray(R"({"name":"r","model":{"type":"x"},"checkpoint":5})")
                                       << QStringLiteral("lanes[0].runs[0].checkpoint: expected an object, got 5");
     }
@@ -139,27 +166,36 @@ private Q_SLOTS:
         const QStringList errors = errorsOf(oneRun(run));
         QVERIFY2(errors.contains(message), qPrintable(errors.join(QLatin1Char('\n'))));
         // A run spec checked on its own has paths from its own top.
-        const QStringList alone = validateRunSpec(QJsonDocument::fromJson(run).object(), QString(), false,
-                                                  &validationCatalog());
-        QVERIFY2(alone.contains(message.mid(int(qstrlen("lanes[0].runs[0].")))), qPrintable(alone.join(QLatin1Char('\n'))));
+        const QStringList alone =
+            validateRunSpec(QJsonDocument::fromJson(run).object(), QString(), false, &validationCatalog());
+        QVERIFY2(alone.contains(message.mid(int(qstrlen("lanes[0].runs[0].")))),
+                 qPrintable(alone.join(QLatin1Char('\n'))));
     }
 
     // No catalogue (no worker, or it cannot list its models): what the
     // orchestrator itself relies on is still checked, the rest is the worker's.
     void withoutACatalogueTheChecksAreStructural()
     {
-        QVERIFY(errorsOf(oneRun(R"({"name":"r","model":{"type":"rotate","dimm":3},"data":{"kind":"csv","x":1},"train":{"lr":-1}})"),
-                         nullptr)
-                    .isEmpty());
+        QVERIFY(
+            errorsOf(
+                oneRun(
+                    R"({"name":"r","model":{"type":"rotate","dimm":3},"data":{"kind":"csv","x":1},"train":{"lr":-1}})"),
+                nullptr)
+                .isEmpty());
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"optimiser":"adam"})"), nullptr),
-                 QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, data, train, eval, checkpoint, report, repeat)")});
+                 QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, "
+                                            "data, train, eval, checkpoint, report, repeat)")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":""}})"), nullptr),
-                 QStringList{QStringLiteral("lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});
+                 QStringList{QStringLiteral(
+                     "lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"path":"/d"}})"), nullptr),
-                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got nothing")});
+                 QStringList{QStringLiteral(
+                     "lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got nothing")});
         // Never a path or a command where a name belongs.
-        QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"kind":"/bin/sh"}})"), nullptr),
-                 QStringList{QStringLiteral("lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got \"/bin/sh\"")});
+        QCOMPARE(
+            errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"data":{"kind":"/bin/sh"}})"), nullptr),
+            QStringList{QStringLiteral(
+                "lanes[0].runs[0].data.kind: expected a data kind of 1–64 letters, digits or ._+-, got \"/bin/sh\"")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"train":{"seed":"1"}})"), nullptr),
                  QStringList{QStringLiteral("lanes[0].runs[0].train.seed: expected an integer ≥ 0, got \"1\"")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"eval":[]})"), nullptr),
@@ -177,7 +213,8 @@ private Q_SLOTS:
         QCOMPARE(demo->toJson(), Experiment::demo().toJson());
         errors = errorsOf(oneRun(R"({"name":"r","model":{"type":"transe","dimm":3},"train":{"lr":0}})"), &*catalog);
         QCOMPARE(errors.size(), 2);
-        QVERIFY2(errors.at(0).startsWith(QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, ")),
+        QVERIFY2(errors.at(0).startsWith(
+                     QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, ")),
                  qPrintable(errors.at(0)));
         QCOMPARE(errors.at(1), QStringLiteral("lanes[0].runs[0].train.lr: expected a number in (0, 1000], got 0"));
         // Every published preset, with a data path, is a valid run spec.
@@ -186,20 +223,25 @@ private Q_SLOTS:
             spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
                                                             {QStringLiteral("path"), QStringLiteral("/data/kg/UMLS")}});
             const QStringList problems = validateRunSpec(spec, QStringLiteral("preset"), false, &*catalog);
-            QVERIFY2(problems.isEmpty(), qPrintable(preset.name + QStringLiteral(": ") + problems.join(QStringLiteral("; "))));
+            QVERIFY2(problems.isEmpty(),
+                     qPrintable(preset.name + QStringLiteral(": ") + problems.join(QStringLiteral("; "))));
         }
     }
 
     void everyProblemIsReported()
     {
-        const QStringList errors = errorsOf(R"({"name":"e","lanes":[{"device":"tpu","slots":0,"runs":[{"model":{}}]}]})");
+        const QStringList errors =
+            errorsOf(R"({"name":"e","lanes":[{"device":"tpu","slots":0,"runs":[{"model":{}}]}]})");
         QCOMPARE(errors.size(), 3);
     }
 
     void defaultsAndRepeatExpansion()
     {
-        const auto ex = Experiment::fromJson(QJsonDocument::fromJson(
-            R"({"name":"e","lanes":[{"device":"cuda:1","runs":[{"model":{"type":"transe"},"repeat":2}]}]})").object(), nullptr);
+        const auto ex = Experiment::fromJson(
+            QJsonDocument::fromJson(
+                R"({"name":"e","lanes":[{"device":"cuda:1","runs":[{"model":{"type":"transe"},"repeat":2}]}]})")
+                .object(),
+            nullptr);
         QVERIFY(ex);
         QCOMPARE(ex->lanes.at(0).slotCount, 1);
         const QJsonObject spec = ex->lanes.at(0).runs.at(0).spec;
@@ -230,10 +272,11 @@ private Q_SLOTS:
     void saveAndLoadRoundTrip()
     {
         QTemporaryDir dir;
-        const Experiment ex = experiment(experimentJson(
-            QStringLiteral("round"), QStringLiteral("/tmp/somewhere"),
-            {lane(QStringLiteral("cuda:0"), 2, {withRepeat(fakeSpec(QStringLiteral("a")), 3), fakeSpec(QStringLiteral("b"))}),
-             lane(QStringLiteral("cpu"), 1, {})}));
+        const Experiment ex = experiment(
+            experimentJson(QStringLiteral("round"), QStringLiteral("/tmp/somewhere"),
+                           {lane(QStringLiteral("cuda:0"), 2,
+                                 {withRepeat(fakeSpec(QStringLiteral("a")), 3), fakeSpec(QStringLiteral("b"))}),
+                            lane(QStringLiteral("cpu"), 1, {})}));
         const QString path = dir.filePath(QStringLiteral("e.json"));
         QString error;
         QVERIFY2(ex.save(path, &error), qPrintable(error));
@@ -252,18 +295,30 @@ private Q_SLOTS:
         QCOMPARE(demo.name, QStringLiteral("demo"));
         QCOMPARE(demo.lanes.size(), 4);
         QCOMPARE(demo.runCount(), 10);
-        const QStringList devices{QStringLiteral("cuda:0"), QStringLiteral("cuda:1"), QStringLiteral("cuda:2"), QStringLiteral("cuda:3")};
-        const QStringList types{QStringLiteral("transe"), QStringLiteral("transh"), QStringLiteral("sacn"), QStringLiteral("mnist-cnn")};
+        const QStringList devices{QStringLiteral("cuda:0"), QStringLiteral("cuda:1"), QStringLiteral("cuda:2"),
+                                  QStringLiteral("cuda:3")};
+        const QStringList types{QStringLiteral("transe"), QStringLiteral("transh"), QStringLiteral("sacn"),
+                                QStringLiteral("mnist-cnn")};
         const QList<int> repeats{2, 3, 4, 1};
         for (int l = 0; l < 4; ++l) {
             QCOMPARE(demo.lanes.at(l).device, devices.at(l));
             QCOMPARE(demo.lanes.at(l).runs.size(), 1);
             QCOMPARE(demo.lanes.at(l).runs.at(0).repeat, repeats.at(l));
-            QCOMPARE(demo.lanes.at(l).runs.at(0).spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("type")).toString(),
+            QCOMPARE(demo.lanes.at(l)
+                         .runs.at(0)
+                         .spec.value(QStringLiteral("model"))
+                         .toObject()
+                         .value(QStringLiteral("type"))
+                         .toString(),
                      types.at(l));
         }
         // Generated data and Fashion-MNIST: nothing to download.
-        QCOMPARE(demo.lanes.at(3).runs.at(0).spec.value(QStringLiteral("data")).toObject().value(QStringLiteral("kind")).toString(),
+        QCOMPARE(demo.lanes.at(3)
+                     .runs.at(0)
+                     .spec.value(QStringLiteral("data"))
+                     .toObject()
+                     .value(QStringLiteral("kind"))
+                     .toString(),
                  QStringLiteral("idx"));
         QVERIFY(demo.effectiveRunsRoot().endsWith(QStringLiteral("/demo")));
     }

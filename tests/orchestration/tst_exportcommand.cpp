@@ -54,10 +54,10 @@ private:
     QString writeExperiment(const QString &name, int steps = 12)
     {
         const QString path = m_dir.filePath(name + QStringLiteral(".json"));
-        QJsonObject json = experimentJson(name, QStringLiteral("%1-runs").arg(name),
-                                          {lane(QStringLiteral("cpu"), 2,
-                                                {withRepeat(fakeSpec(QStringLiteral("a"), steps, 1), 2),
-                                                 fakeSpec(QStringLiteral("b"), steps, 1)})});
+        QJsonObject json = experimentJson(
+            name, QStringLiteral("%1-runs").arg(name),
+            {lane(QStringLiteral("cpu"), 2,
+                  {withRepeat(fakeSpec(QStringLiteral("a"), steps, 1), 2), fakeSpec(QStringLiteral("b"), steps, 1)})});
         writeFile(path, QJsonDocument(json).toJson());
         return path;
     }
@@ -68,13 +68,14 @@ private Q_SLOTS:
         const QString file = writeExperiment(QStringLiteral("hand"));
         const RunStore store(m_dir.filePath(QStringLiteral("hand-runs")));
         QString error;
-        QVERIFY2(store.prepareRunDir(QStringLiteral("a-1"), fakeSpec(QStringLiteral("a-1")), &error), qPrintable(error));
+        QVERIFY2(store.prepareRunDir(QStringLiteral("a-1"), fakeSpec(QStringLiteral("a-1")), &error),
+                 qPrintable(error));
         auto eval = protocol::evalResult(2, "valid", 0.25);
         eval["epoch"] = 1;
         eval["mrr"] = 0.5;
-        QByteArray metrics = line(protocol::log("info", "start", 0.0)) + line(protocol::metric(1, 1, 0.9, 0.1))
-            + line(protocol::metric(2, 1, 0.8, 0.2)) + line(eval) + "garbage\n"
-            + line(protocol::metric(3, 2, 0.7, 0.3))
+        QByteArray metrics =
+            line(protocol::log("info", "start", 0.0)) + line(protocol::metric(1, 1, 0.9, 0.1))
+            + line(protocol::metric(2, 1, 0.8, 0.2)) + line(eval) + "garbage\n" + line(protocol::metric(3, 2, 0.7, 0.3))
             + line(protocol::metric(2, 1, 0.75, 0.35)) // re-reported after a resume: the curve goes on from step 2
             + line(protocol::done("finished", 0, 0.4));
         QVERIFY(writeFile(store.runDir(QStringLiteral("a-1")) + QStringLiteral("/metrics.jsonl"), metrics));
@@ -161,8 +162,8 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), all.out);
 
-        const Result some = runExport({QStringLiteral("--runs"), QStringLiteral("b"), QStringLiteral("--runs"),
-                                       QStringLiteral("a-2,b"), file});
+        const Result some = runExport(
+            {QStringLiteral("--runs"), QStringLiteral("b"), QStringLiteral("--runs"), QStringLiteral("a-2,b"), file});
         QCOMPARE(some.status, 0);
         QByteArray expected = "run,step,epoch,wall,metric,value\n";
         for (const QByteArray &l : lines) {

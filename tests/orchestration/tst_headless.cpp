@@ -102,12 +102,14 @@ private Q_SLOTS:
             "needs an experiment file or --demo");
         row("probe steps", {QStringLiteral("probe-slots"), QStringLiteral("--steps"), QStringLiteral("5")}, 2,
             "--steps: expected an integer \xe2\x89\xa5 10, got \"5\"");
-        row("probe needs device", {QStringLiteral("probe-slots"), QStringLiteral("--spec"), QStringLiteral("r.json")}, 2,
-            "probe-slots needs --device DEV and --spec RUN.json");
+        row("probe needs device", {QStringLiteral("probe-slots"), QStringLiteral("--spec"), QStringLiteral("r.json")},
+            2, "probe-slots needs --device DEV and --spec RUN.json");
         row("probe levels", {QStringLiteral("probe-slots"), QStringLiteral("--levels"), QStringLiteral("1,x")}, 2,
             "--levels: \"x\" is not an integer");
-        row("app two files", {QStringLiteral("a.json"), QStringLiteral("b.json")}, 2, "expected at most one experiment file");
-        row("app unknown option", {QStringLiteral("--bogus")}, 2, "trainyard: unknown option 'bogus' (see trainyard --help)");
+        row("app two files", {QStringLiteral("a.json"), QStringLiteral("b.json")}, 2,
+            "expected at most one experiment file");
+        row("app unknown option", {QStringLiteral("--bogus")}, 2,
+            "trainyard: unknown option 'bogus' (see trainyard --help)");
     }
 
     void commandLinesPerCommand()
@@ -128,7 +130,8 @@ private Q_SLOTS:
         const QJsonObject model{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dimm"), 8}};
         QString root;
         const QString bad = writeExperiment(
-            {lane(QStringLiteral("cpu"), 1, {QJsonObject{{QStringLiteral("name"), QStringLiteral("t")}, {QStringLiteral("model"), model}}})},
+            {lane(QStringLiteral("cpu"), 1,
+                  {QJsonObject{{QStringLiteral("name"), QStringLiteral("t")}, {QStringLiteral("model"), model}}})},
             &root);
         const QString realWorker = qEnvironmentVariable("TRAINYARD_WORKER");
         if (!realWorker.isEmpty() && QFileInfo(realWorker).isExecutable()) {
@@ -139,7 +142,8 @@ private Q_SLOTS:
             p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), bad});
             QByteArray err;
             QCOMPARE(finish(&p, nullptr, &err), 2);
-            QVERIFY2(err.contains("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, "), err.constData());
+            QVERIFY2(err.contains("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, "),
+                     err.constData());
             QVERIFY(!QFileInfo::exists(root + QStringLiteral("/t"))); // nothing started
         }
         const QString fine = writeExperiment({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("f"), 5)})});
@@ -155,17 +159,17 @@ private Q_SLOTS:
     void twoCpuLanesWithRepeatsRunToTheEnd()
     {
         QString root;
-        const QString file = writeExperiment(
-            {lane(QStringLiteral("cpu"), 2, {withRepeat(fakeSpec(QStringLiteral("a"), 30, 5), 3)}),
-             lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("b"), 20, 5), 2)})},
-            &root);
+        const QString file =
+            writeExperiment({lane(QStringLiteral("cpu"), 2, {withRepeat(fakeSpec(QStringLiteral("a"), 30, 5), 3)}),
+                             lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("b"), 20, 5), 2)})},
+                            &root);
         auto p = start({QStringLiteral("run"), file});
         QByteArray out, err;
         QCOMPARE(finish(p.get(), &out, &err), 0);
         QVERIFY2(out.contains("5 of 5 finished"), out.constData());
         QVERIFY(!out.contains("\x1b[")); // not a terminal: plain lines
-        const QStringList names{QStringLiteral("a-1"), QStringLiteral("a-2"), QStringLiteral("a-3"), QStringLiteral("b-1"),
-                                QStringLiteral("b-2")};
+        const QStringList names{QStringLiteral("a-1"), QStringLiteral("a-2"), QStringLiteral("a-3"),
+                                QStringLiteral("b-1"), QStringLiteral("b-2")};
         for (int i = 0; i < names.size(); ++i) {
             const QString dir = root + QLatin1Char('/') + names.at(i);
             const QJsonObject status = readJsonFile(dir + QStringLiteral("/status.json"));
@@ -174,7 +178,8 @@ private Q_SLOTS:
             const QJsonObject spec = readJsonFile(dir + QStringLiteral("/spec.json"));
             QCOMPARE(spec.value(QStringLiteral("name")).toString(), names.at(i));
             QVERIFY(!spec.contains(QStringLiteral("repeat")));
-            QCOMPARE(spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("seed")).toInt(), 7 + (i < 3 ? i : i - 3));
+            QCOMPARE(spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("seed")).toInt(),
+                     7 + (i < 3 ? i : i - 3));
             QCOMPARE(countLines(dir + QStringLiteral("/metrics.jsonl"), "metric"), i < 3 ? 30 : 20);
             QVERIFY(QFile::exists(dir + QStringLiteral("/worker.log")));
             QVERIFY(QFileInfo(dir + QStringLiteral("/checkpoints")).isDir());
@@ -197,9 +202,10 @@ private Q_SLOTS:
 
     void aFailedRunMeansExitOne()
     {
-        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 2,
-                                                   {fakeSpec(QStringLiteral("good"), 10),
-                                                    fakeSpec(QStringLiteral("bad"), 10, 5, QStringLiteral("crash"), 3)})});
+        const QString file =
+            writeExperiment({lane(QStringLiteral("cpu"), 2,
+                                  {fakeSpec(QStringLiteral("good"), 10),
+                                   fakeSpec(QStringLiteral("bad"), 10, 5, QStringLiteral("crash"), 3)})});
         auto p = start({QStringLiteral("run"), file});
         QByteArray out;
         QCOMPARE(finish(p.get(), &out), 1);
@@ -223,19 +229,21 @@ private Q_SLOTS:
     void ctrlCStopsEveryRunGracefully()
     {
         QString root;
-        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 2,
-                                                   {fakeSpec(QStringLiteral("s1"), 2000, 10), fakeSpec(QStringLiteral("s2"), 2000, 10)})},
-                                             &root);
+        const QString file = writeExperiment(
+            {lane(QStringLiteral("cpu"), 2,
+                  {fakeSpec(QStringLiteral("s1"), 2000, 10), fakeSpec(QStringLiteral("s2"), 2000, 10)})},
+            &root);
         auto p = start({QStringLiteral("run"), file});
         QByteArray out;
-        QTRY_VERIFY_WITH_TIMEOUT((out += p->readAllStandardOutput()).contains("s2: running")
-                                     && out.contains("s1: running"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (out += p->readAllStandardOutput()).contains("s2: running") && out.contains("s1: running"), 10000);
         ::kill(static_cast<pid_t>(p->processId()), SIGINT);
         QCOMPARE(finish(p.get(), &out), 1);
         QVERIFY2(out.contains("stopping every run gracefully"), out.constData());
         QVERIFY(out.contains("0 of 2 finished"));
         for (const char *name : {"s1", "s2"}) {
-            const QJsonObject status = readJsonFile(root + QLatin1Char('/') + QLatin1String(name) + QStringLiteral("/status.json"));
+            const QJsonObject status =
+                readJsonFile(root + QLatin1Char('/') + QLatin1String(name) + QStringLiteral("/status.json"));
             QCOMPARE(status.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
             QCOMPARE(status.value(QStringLiteral("exit_code")).toInt(), 4);
         }
@@ -244,13 +252,14 @@ private Q_SLOTS:
     void killedOrchestratorLosesNoLineOnRerun()
     {
         QString root;
-        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 2,
-                                                   {fakeSpec(QStringLiteral("k1"), 300, 8), fakeSpec(QStringLiteral("k2"), 300, 8)})},
-                                             &root);
+        const QString file =
+            writeExperiment({lane(QStringLiteral("cpu"), 2,
+                                  {fakeSpec(QStringLiteral("k1"), 300, 8), fakeSpec(QStringLiteral("k2"), 300, 8)})},
+                            &root);
         auto p = start({QStringLiteral("run"), file});
         QByteArray out;
-        QTRY_VERIFY_WITH_TIMEOUT((out += p->readAllStandardOutput()).contains("k2: running")
-                                     && out.contains("k1: running"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (out += p->readAllStandardOutput()).contains("k2: running") && out.contains("k1: running"), 10000);
         p->kill(); // the orchestrator dies; its workers train on
         p->waitForFinished(5000);
 

@@ -53,24 +53,36 @@ QTEST_GUILESS_MAIN(TestMetricLine)
 
 static void addRows()
 {
-        QTest::addColumn<QByteArray>("line");
-        QTest::addColumn<bool>("fast");
-        QTest::newRow("plain") << QByteArray(R"({"type":"metric","wall":1.5,"step":10,"epoch":0,"loss":0.7,"lr":0.001})") << true;
-        QTest::newRow("spaces") << QByteArray(R"( { "type" : "metric" , "wall":1e-3 ,"step": 3,"epoch":1,"loss":-2.5E+3 } )") << true;
-        QTest::newRow("strings and null") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"note":"x","lr":null,"ok":true})") << true;
-        QTest::newRow("order") << QByteArray(R"({"loss":1,"epoch":0,"step":1,"wall":0,"type":"metric"})") << true;
-        QTest::newRow("eval") << QByteArray(R"({"type":"eval","wall":1,"step":1,"split":"valid","mrr":0.1})") << false;
-        QTest::newRow("no loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0})") << false;
-        QTest::newRow("float step") << QByteArray(R"({"type":"metric","wall":1,"step":1.5,"epoch":0,"loss":1})") << false;
-        QTest::newRow("string loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":"1"})") << false;
-        QTest::newRow("nested") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"x":{"a":1}})") << false;
-        QTest::newRow("escape") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"t":"a\"b"})") << false;
-        QTest::newRow("non-ascii") << QByteArray("{\"type\":\"metric\",\"wall\":1,\"step\":1,\"epoch\":0,\"loss\":1,\"t\":\"\xc3\xa9\"}") << false;
-        QTest::newRow("leading zero") << QByteArray(R"({"type":"metric","wall":01,"step":1,"epoch":0,"loss":1})") << false;
-        QTest::newRow("bare dot") << QByteArray(R"({"type":"metric","wall":1.,"step":1,"epoch":0,"loss":1})") << false;
-        QTest::newRow("nan") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":NaN})") << false;
-        QTest::newRow("trailing") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1}x)") << false;
-        QTest::newRow("trailing comma") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,})") << false;
-        QTest::newRow("huge step") << QByteArray(R"({"type":"metric","wall":1,"step":99999999999999999999,"epoch":0,"loss":1})") << false;
-        QTest::newRow("truncated") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1)") << false;
-    }
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<bool>("fast");
+    QTest::newRow("plain") << QByteArray(R"({"type":"metric","wall":1.5,"step":10,"epoch":0,"loss":0.7,"lr":0.001})")
+                           << true;
+    QTest::newRow("spaces") << QByteArray(
+        R"( { "type" : "metric" , "wall":1e-3 ,"step": 3,"epoch":1,"loss":-2.5E+3 } )")
+                            << true;
+    QTest::newRow("strings and null") << QByteArray(
+        R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"note":"x","lr":null,"ok":true})")
+                                      << true;
+    QTest::newRow("order") << QByteArray(R"({"loss":1,"epoch":0,"step":1,"wall":0,"type":"metric"})") << true;
+    QTest::newRow("eval") << QByteArray(R"({"type":"eval","wall":1,"step":1,"split":"valid","mrr":0.1})") << false;
+    QTest::newRow("no loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0})") << false;
+    QTest::newRow("float step") << QByteArray(R"({"type":"metric","wall":1,"step":1.5,"epoch":0,"loss":1})") << false;
+    QTest::newRow("string loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":"1"})") << false;
+    QTest::newRow("nested") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"x":{"a":1}})")
+                            << false;
+    QTest::newRow("escape") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"t":"a\"b"})")
+                            << false;
+    QTest::newRow("non-ascii") << QByteArray(
+        "{\"type\":\"metric\",\"wall\":1,\"step\":1,\"epoch\":0,\"loss\":1,\"t\":\"\xc3\xa9\"}")
+                               << false;
+    QTest::newRow("leading zero") << QByteArray(R"({"type":"metric","wall":01,"step":1,"epoch":0,"loss":1})") << false;
+    QTest::newRow("bare dot") << QByteArray(R"({"type":"metric","wall":1.,"step":1,"epoch":0,"loss":1})") << false;
+    QTest::newRow("nan") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":NaN})") << false;
+    QTest::newRow("trailing") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1}x)") << false;
+    QTest::newRow("trailing comma") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,})")
+                                    << false;
+    QTest::newRow("huge step") << QByteArray(
+        R"({"type":"metric","wall":1,"step":99999999999999999999,"epoch":0,"loss":1})")
+                               << false;
+    QTest::newRow("truncated") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1)") << false;
+}

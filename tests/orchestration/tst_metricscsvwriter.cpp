@@ -66,8 +66,8 @@ private Q_SLOTS:
         epochs.add(20, 2.0, 1);
         epochs.add(30, 3.0, 2);
         epochs.add(40, 4.0, 2);
-        QCOMPARE(MetricsCsvWriter::epochOf(&epochs, 10), 1.0);  // the metric line's own
-        QCOMPARE(MetricsCsvWriter::epochOf(&epochs, 15), 1.0);  // between two lines of epoch 1
+        QCOMPARE(MetricsCsvWriter::epochOf(&epochs, 10), 1.0); // the metric line's own
+        QCOMPARE(MetricsCsvWriter::epochOf(&epochs, 15), 1.0); // between two lines of epoch 1
         QCOMPARE(MetricsCsvWriter::epochOf(&epochs, 35), 2.0);
         QVERIFY(std::isnan(MetricsCsvWriter::epochOf(&epochs, 25))); // epoch 1 or 2: unknown
         QVERIFY(std::isnan(MetricsCsvWriter::epochOf(&epochs, 5)));  // before the first line
@@ -87,19 +87,16 @@ private Q_SLOTS:
         }
         store.add(run, QStringLiteral("valid/mrr"), 2, 1.25, 0.5);
         store.add(run, QStringLiteral("valid/epoch"), 2, 1.25, 1); // epochs completed: no row of its own
-        store.add(run, QStringLiteral("valid/mrr"), 5, 2.5, 0.75);  // after the last metric line: epoch unknown
-        store.add(run + 1, QStringLiteral("loss"), 1, 0.5, 9);      // another run: not written
+        store.add(run, QStringLiteral("valid/mrr"), 5, 2.5, 0.75); // after the last metric line: epoch unknown
+        store.add(run + 1, QStringLiteral("loss"), 1, 0.5, 9);     // another run: not written
         QBuffer buffer;
         QVERIFY(buffer.open(QIODevice::WriteOnly));
         MetricsCsvWriter csv(&buffer);
         csv.writeRun(QStringLiteral("r"), store, run);
         QCOMPARE(linesOf(buffer.data()),
-                 (QStringList{QStringLiteral("run,step,epoch,wall,metric,value"),
-                              QStringLiteral("r,1,1,0.5,loss,1"),
-                              QStringLiteral("r,2,1,1,loss,0.5"),
-                              QStringLiteral("r,3,2,1.5,loss,0.3333333333333333"),
-                              QStringLiteral("r,4,2,2,loss,0.25"),
-                              QStringLiteral("r,2,1,1.25,valid/mrr,0.5"),
+                 (QStringList{QStringLiteral("run,step,epoch,wall,metric,value"), QStringLiteral("r,1,1,0.5,loss,1"),
+                              QStringLiteral("r,2,1,1,loss,0.5"), QStringLiteral("r,3,2,1.5,loss,0.3333333333333333"),
+                              QStringLiteral("r,4,2,2,loss,0.25"), QStringLiteral("r,2,1,1.25,valid/mrr,0.5"),
                               QStringLiteral("r,5,,2.5,valid/mrr,0.75")}));
     }
 
@@ -108,14 +105,18 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("out.csv"));
         QString error;
-        QVERIFY2(MetricsCsvWriter::writeFile(path, [](MetricsCsvWriter &csv) {
-            csv.writeValue(QStringLiteral("r"), 1, 1, 0.1, QStringLiteral("loss"), 0.9);
-        }, &error), qPrintable(error));
+        QVERIFY2(MetricsCsvWriter::writeFile(
+                     path,
+                     [](MetricsCsvWriter &csv) {
+                         csv.writeValue(QStringLiteral("r"), 1, 1, 0.1, QStringLiteral("loss"), 0.9);
+                     },
+                     &error),
+                 qPrintable(error));
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("run,step,epoch,wall,metric,value\nr,1,1,0.1,loss,0.9\n"));
-        QVERIFY(!MetricsCsvWriter::writeFile(QStringLiteral("/nonexistent-dir/x.csv"), [](MetricsCsvWriter &) {},
-                                             &error));
+        QVERIFY(!MetricsCsvWriter::writeFile(
+            QStringLiteral("/nonexistent-dir/x.csv"), [](MetricsCsvWriter &) {}, &error));
         QVERIFY2(error.startsWith(QLatin1String("/nonexistent-dir/x.csv: cannot write")), qPrintable(error));
     }
 };

@@ -288,16 +288,16 @@ private Q_SLOTS:
         const QString path = freshPath();
         QByteArray bytes;
         bytes += line(protocol::metric(1, 1, 0.9, 0.1));
-        bytes += "this is not json\n";                                         // skipped
-        bytes += QByteArray(40, '\0') + '\n';                                  // skipped
-        bytes += "[1,2,3]\n";                                                  // skipped: not an object
-        bytes += "{\"type\":\"log\",\"text\":\"\xff\xfe\"}\n";                  // skipped: not UTF-8
-        bytes += QByteArray(20, '[') + QByteArray(20, ']') + '\n';             // skipped: nested too deep
-        bytes += "{\"type\":\"done\",\"status\":7,\"exit_code\":\"x\"}\n";     // invalid: mistyped
+        bytes += "this is not json\n";                                                     // skipped
+        bytes += QByteArray(40, '\0') + '\n';                                              // skipped
+        bytes += "[1,2,3]\n";                                                              // skipped: not an object
+        bytes += "{\"type\":\"log\",\"text\":\"\xff\xfe\"}\n";                             // skipped: not UTF-8
+        bytes += QByteArray(20, '[') + QByteArray(20, ']') + '\n';                         // skipped: nested too deep
+        bytes += "{\"type\":\"done\",\"status\":7,\"exit_code\":\"x\"}\n";                 // invalid: mistyped
         bytes += "{\"type\":\"metric\",\"wall\":1,\"step\":1.5,\"epoch\":0,\"loss\":1}\n"; // invalid: float step
-        bytes += "{\"type\":\"stop\"}\n";                                      // invalid: no worker's message
-        bytes += "{\"type\":\"nonsense\",\"wall\":1}\n";                       // invalid: unknown type
-        bytes += "\n  \r\n";                                                   // blank: neither
+        bytes += "{\"type\":\"stop\"}\n";                // invalid: no worker's message
+        bytes += "{\"type\":\"nonsense\",\"wall\":1}\n"; // invalid: unknown type
+        bytes += "\n  \r\n";                             // blank: neither
         bytes += "{\"type\":\"metric\",\"wall\":2,\"step\":2,\"epoch\":1,\"loss\":0.5}\r\n"; // CRLF is fine
         QVERIFY(writeFile(path, bytes));
         const Read read = readFile(path);

@@ -46,7 +46,8 @@ private Q_SLOTS:
 
     void socketAndFolderArePrivate()
     {
-        struct stat st {};
+        struct stat st
+        {};
         QCOMPARE(::stat(QFile::encodeName(m_dir.filePath(QStringLiteral("sock"))).constData(), &st), 0);
         QCOMPARE(st.st_mode & 0777, 0700u);
         QCOMPARE(::stat(QFile::encodeName(m_server->socketPath()).constData(), &st), 0);
@@ -140,8 +141,8 @@ private Q_SLOTS:
         QVERIFY(client.waitForConnected(2000));
         client.write(hello(QStringLiteral("g"), token));
         client.write("not json at all\n");
-        client.write(QByteArray(100 * 1024, 'x') + '\n');          // oversized
-        client.write("{\"type\":\"log\",\"text\":\"\xff\xfe\"}\n");  // not UTF-8
+        client.write(QByteArray(100 * 1024, 'x') + '\n');           // oversized
+        client.write("{\"type\":\"log\",\"text\":\"\xff\xfe\"}\n"); // not UTF-8
         client.write("[1,2,3]\n");                                  // not an object
         client.write("{\"type\":\"metric\",\"step\":\"one\"}\n");   // wrong field types
         client.write(QByteArray(40, '[') + '\n');                   // too deep

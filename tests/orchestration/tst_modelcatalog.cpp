@@ -122,7 +122,10 @@ private Q_SLOTS:
         QCOMPARE(spec.value(QLatin1String("data")).toObject().value(QLatin1String("entities")).toInt(), 200);
         // mlp has no preferred kind: the first of its task.
         QCOMPARE(c.defaultSpec(QStringLiteral("mlp"), QStringLiteral("m"))
-                     .value(QLatin1String("data")).toObject().value(QLatin1String("kind")).toString(),
+                     .value(QLatin1String("data"))
+                     .toObject()
+                     .value(QLatin1String("kind"))
+                     .toString(),
                  QStringLiteral("synthetic-images"));
     }
 
@@ -132,11 +135,13 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("not json") << QByteArray("{nope") << QStringLiteral("not JSON");
         QTest::newRow("array") << QByteArray("[]") << QStringLiteral("expected a JSON object");
-        QTest::newRow("no models") << QByteArray(R"({"models": []})") << QStringLiteral("models: expected a non-empty array");
-        QTest::newRow("model type") << QByteArray(R"({"models": [{"task": "kg"}]})") << QStringLiteral("models[0].type");
-        QTest::newRow("param type")
-            << QByteArray(R"({"models": [{"type": "x", "params": [{"name": "a", "type": "complex"}]}]})")
-            << QStringLiteral("models[0].params[0].type: expected one of");
+        QTest::newRow("no models") << QByteArray(R"({"models": []})")
+                                   << QStringLiteral("models: expected a non-empty array");
+        QTest::newRow("model type") << QByteArray(R"({"models": [{"task": "kg"}]})")
+                                    << QStringLiteral("models[0].type");
+        QTest::newRow("param type") << QByteArray(
+            R"({"models": [{"type": "x", "params": [{"name": "a", "type": "complex"}]}]})")
+                                    << QStringLiteral("models[0].params[0].type: expected one of");
         QTest::newRow("train section") << QByteArray(R"({"models": [{"type": "x"}], "train": {"a": 1}})")
                                        << QStringLiteral("train: expected an array");
     }
@@ -154,8 +159,9 @@ private Q_SLOTS:
     void specKeysAreTheDocumentsSections()
     {
         QCOMPARE(ModelCatalog::specKeys(),
-                 (QStringList{QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data"), QStringLiteral("train"),
-                              QStringLiteral("eval"), QStringLiteral("checkpoint"), QStringLiteral("report")}));
+                 (QStringList{QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data"),
+                              QStringLiteral("train"), QStringLiteral("eval"), QStringLiteral("checkpoint"),
+                              QStringLiteral("report")}));
         QCOMPARE(validationCatalog().sectionNames(), ModelCatalog::specSectionNames());
     }
 
@@ -166,13 +172,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expectation");
         QTest::addColumn<QJsonArray>("good");
         QTest::addColumn<QJsonArray>("bad");
-        QTest::newRow("int min") << QStringLiteral("train") << QStringLiteral("epochs") << QStringLiteral("an integer ≥ 1")
-                                 << QJsonArray{1, 1e6} << QJsonArray{0, 2.5, QStringLiteral("3"), QJsonValue(), true};
+        QTest::newRow("int min") << QStringLiteral("train") << QStringLiteral("epochs")
+                                 << QStringLiteral("an integer ≥ 1") << QJsonArray{1, 1e6}
+                                 << QJsonArray{0, 2.5, QStringLiteral("3"), QJsonValue(), true};
         QTest::newRow("nullable") << QStringLiteral("train") << QStringLiteral("max_steps")
                                   << QStringLiteral("an integer ≥ 1 or null") << QJsonArray{QJsonValue(), 7}
                                   << QJsonArray{0, QStringLiteral("10")};
-        QTest::newRow("exclusive min") << QStringLiteral("train") << QStringLiteral("lr") << QStringLiteral("a number > 0")
-                                       << QJsonArray{1e-9, 5} << QJsonArray{0, -1, QStringLiteral("0.1")};
+        QTest::newRow("exclusive min") << QStringLiteral("train") << QStringLiteral("lr")
+                                       << QStringLiteral("a number > 0") << QJsonArray{1e-9, 5}
+                                       << QJsonArray{0, -1, QStringLiteral("0.1")};
         QTest::newRow("two choices") << QStringLiteral("eval") << QStringLiteral("split")
                                      << QStringLiteral("\"valid\" or \"test\"")
                                      << QJsonArray{QStringLiteral("valid"), QStringLiteral("test")}
@@ -195,8 +203,8 @@ private Q_SLOTS:
         QFETCH(QJsonArray, good);
         QFETCH(QJsonArray, bad);
         const ModelCatalog &c = validationCatalog();
-        const QList<ParamInfo> params = section == QLatin1String("model") ? c.model(QStringLiteral("transe"))->params
-                                                                          : c.section(section);
+        const QList<ParamInfo> params =
+            section == QLatin1String("model") ? c.model(QStringLiteral("transe"))->params : c.section(section);
         const ParamInfo *p = nullptr;
         for (const ParamInfo &candidate : params)
             p = candidate.name == name ? &candidate : p;
@@ -384,7 +392,8 @@ private Q_SLOTS:
         QTest::newRow("garbage") << QByteArray("echo '{nope'\n") << QStringLiteral(" --list-models output is not JSON");
         QTest::newRow("no models") << QByteArray("echo '{\"models\": []}'\n")
                                    << QStringLiteral("--list-models: models: expected a non-empty array");
-        QTest::newRow("hangs") << QByteArray("exec sleep 30\n") << QStringLiteral("--list-models did not answer within 0.5 s");
+        QTest::newRow("hangs") << QByteArray("exec sleep 30\n")
+                               << QStringLiteral("--list-models did not answer within 0.5 s");
     }
 
     void failuresNameTheProgramAndAreNotCached()

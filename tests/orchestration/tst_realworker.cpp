@@ -80,7 +80,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QJsonObject spec = tinyKg(QStringLiteral("long"), QStringLiteral("transe"));
-        spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 40}, {QStringLiteral("batch_size"), 16}});
+        spec.insert(QStringLiteral("train"),
+                    QJsonObject{{QStringLiteral("epochs"), 40}, {QStringLiteral("batch_size"), 16}});
         spec.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 0}});
         const Experiment ex = experiment(experimentJson(QStringLiteral("stop"), dir.filePath(QStringLiteral("runs")),
                                                         {lane(QStringLiteral("cpu"), 1, {spec})}));
@@ -114,8 +115,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QJsonObject spec = tinyKg(QStringLiteral("bad"), QStringLiteral("transe"));
-        spec.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")},
-                                                         {QStringLiteral("dimension"), 8}});
+        spec.insert(QStringLiteral("model"),
+                    QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dimension"), 8}});
         const Experiment ex = experiment(experimentJson(QStringLiteral("bad"), dir.filePath(QStringLiteral("runs")),
                                                         {lane(QStringLiteral("cpu"), 1, {spec})}));
         Session session;

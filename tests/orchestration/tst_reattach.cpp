@@ -32,9 +32,9 @@ private Q_SLOTS:
     void closeLeavingRunsRunningLosesNoLine()
     {
         QTemporaryDir dir;
-        const Experiment ex = experiment(experimentJson(
-            QStringLiteral("reattach"), dir.filePath(QStringLiteral("runs")),
-            {lane(QStringLiteral("cpu"), 2, {withRepeat(fakeSpec(QStringLiteral("w"), 250, 8), 2)})}));
+        const Experiment ex = experiment(
+            experimentJson(QStringLiteral("reattach"), dir.filePath(QStringLiteral("runs")),
+                           {lane(QStringLiteral("cpu"), 2, {withRepeat(fakeSpec(QStringLiteral("w"), 250, 8), 2)})}));
         QStringList errors;
 
         qint64 pids[2] = {0, 0};
@@ -45,13 +45,16 @@ private Q_SLOTS:
             first.scheduler()->startAll();
             const QList<RunId> ids = first.scheduler()->runIds();
             QCOMPARE(ids.size(), 2);
-            QTRY_VERIFY_WITH_TIMEOUT(first.scheduler()->run(ids.at(0)).step >= 20
-                                         && first.scheduler()->run(ids.at(1)).step >= 20, 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                first.scheduler()->run(ids.at(0)).step >= 20 && first.scheduler()->run(ids.at(1)).step >= 20, 10000);
             pids[0] = first.scheduler()->run(ids.at(0)).pid;
             pids[1] = first.scheduler()->run(ids.at(1)).pid;
             // The state file holds the tokens: owner-only.
-            struct stat st {};
-            QVERIFY(::stat(QFile::encodeName(first.runsRoot() + QStringLiteral("/.trainyard-state.json")).constData(), &st) == 0);
+            struct stat st
+            {};
+            QVERIFY(
+                ::stat(QFile::encodeName(first.runsRoot() + QStringLiteral("/.trainyard-state.json")).constData(), &st)
+                == 0);
             QCOMPARE(st.st_mode & 0777, 0600u);
             first.close(/*leaveRunning=*/true);
         }
@@ -71,9 +74,10 @@ private Q_SLOTS:
             QVERIFY(r.pid == pids[0] || r.pid == pids[1]);
         }
         // They reconnect with their old tokens.
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(ids.at(0)).connected || sch->run(ids.at(0)).state == RunState::Finished, 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(ids.at(0)).state == RunState::Finished
-                                     && sch->run(ids.at(1)).state == RunState::Finished, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(ids.at(0)).connected || sch->run(ids.at(0)).state == RunState::Finished,
+                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            sch->run(ids.at(0)).state == RunState::Finished && sch->run(ids.at(1)).state == RunState::Finished, 20000);
         QCOMPARE(sch->finishedCount(), 2);
         for (RunId id : ids) {
             const RunInfo r = sch->run(id);
@@ -93,8 +97,9 @@ private Q_SLOTS:
     void pastRunsAndCurvesLoadAtStart()
     {
         QTemporaryDir dir;
-        const Experiment ex = experiment(experimentJson(QStringLiteral("history"), dir.filePath(QStringLiteral("runs")),
-                                                        {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("h"), 30)})}));
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("history"), dir.filePath(QStringLiteral("runs")),
+                                      {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("h"), 30)})}));
         const QString trained = trainUntilIdle(ex);
         QVERIFY2(trained.isEmpty(), qPrintable(trained));
         // A torn last line (a writer that died mid-line) is skipped.
@@ -118,8 +123,9 @@ private Q_SLOTS:
     void oneOrchestratorPerExperiment()
     {
         QTemporaryDir dir;
-        const Experiment ex = experiment(experimentJson(QStringLiteral("lock"), dir.filePath(QStringLiteral("runs")),
-                                                        {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("l"))})}));
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("lock"), dir.filePath(QStringLiteral("runs")),
+                                      {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("l"))})}));
         QStringList errors;
         Session first;
         QVERIFY(first.open(ex, QString(), &errors));

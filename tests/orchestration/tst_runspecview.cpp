@@ -24,7 +24,8 @@ private Q_SLOTS:
             "train": {"epochs": 50, "max_steps": null, "batch_size": 512, "optimizer": "adam", "lr": 0.001, "seed": 3},
             "eval": {"every_epochs": 10, "split": "valid"},
             "report": {"every_steps": 10},
-            "repeat": 2})").object();
+            "repeat": 2})")
+                                     .object();
         const RunSpecView view(spec);
         QCOMPARE(view.json(), spec);
         QCOMPARE(view.name(), QStringLiteral("transe-umls"));
@@ -61,7 +62,8 @@ private Q_SLOTS:
         QCOMPARE(empty.repeat(), 1);
 
         const QJsonObject wrong = QJsonDocument::fromJson(R"({"name": 7, "model": "transe", "data": {"kind": 3},
-            "train": {"seed": 1.5, "epochs": "10", "lr": "fast"}, "repeat": 0})").object();
+            "train": {"seed": 1.5, "epochs": "10", "lr": "fast"}, "repeat": 0})")
+                                      .object();
         const RunSpecView view(wrong);
         QVERIFY(view.name().isEmpty());
         QVERIFY(view.modelType().isEmpty());

@@ -158,8 +158,8 @@ private Q_SLOTS:
         const RunStore store(root);
         makeRun(store, QStringLiteral("b"), line(metric(1, 0.5)), QStringLiteral("failed"));
         makeRun(store, QStringLiteral("a"), line(metric(1, 0.7)), QStringLiteral("finished"));
-        QVERIFY(QDir().mkpath(root + QStringLiteral("/empty")));       // neither spec.json nor status.json
-        QVERIFY(QDir().mkpath(root + QStringLiteral("/.hidden")));     // no run name
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/empty")));   // neither spec.json nor status.json
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/.hidden"))); // no run name
         QVERIFY(QFile::link(root + QStringLiteral("/a"), root + QStringLiteral("/link"))); // links are not followed
         QVERIFY(writeFile(root + QStringLiteral("/.trainyard-state.json"), "{}"));
         QCOMPARE(store.runNames(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("empty")}));
@@ -188,8 +188,8 @@ private Q_SLOTS:
         QCOMPARE(runs.at(0).stateName(), QStringLiteral("unknown"));
 
         const QString metrics = store.runDir(QStringLiteral("r")) + QStringLiteral("/metrics.jsonl");
-        const QByteArray more = line(metric(2, 0.8)) + line(eval(2, "valid", 0.1, 0.2))
-            + line(protocol::done("stopped", 4, 0.3));
+        const QByteArray more =
+            line(metric(2, 0.8)) + line(eval(2, "valid", 0.1, 0.2)) + line(protocol::done("stopped", 4, 0.3));
         // The part already read changes behind our back (same length): read
         // again from the start, the best MRR would become 0.9.
         QByteArray changed = first;

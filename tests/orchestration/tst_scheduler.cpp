@@ -92,7 +92,8 @@ private Q_SLOTS:
         QSignalSpy counts(sch, &Scheduler::finishCountChanged);
         sch->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
-        QCOMPARE(startOrder, (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}));
+        QCOMPARE(startOrder,
+                 (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}));
         QCOMPARE(maxActive, 2);
         QCOMPARE(sch->finishedCount(), 4);
         QCOMPARE(counts.last().at(0).toInt(), 4);
@@ -191,7 +192,8 @@ private Q_SLOTS:
 
     void sigkillFailsThatRunAlone()
     {
-        auto s = open({lane(QStringLiteral("cpu"), 2, {fakeSpec(QStringLiteral("victim"), 400, 10), fakeSpec(QStringLiteral("ok1"), 30)}),
+        auto s = open({lane(QStringLiteral("cpu"), 2,
+                            {fakeSpec(QStringLiteral("victim"), 400, 10), fakeSpec(QStringLiteral("ok1"), 30)}),
                        lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("ok2"), 30)})});
         Scheduler *sch = s->scheduler();
         QSignalSpy idle(sch, &Scheduler::idle);
@@ -285,7 +287,8 @@ private Q_SLOTS:
 
     void hungWorkerStallsAndIsKilled()
     {
-        auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("hang"), 100, 5, QStringLiteral("hang"), 5)})});
+        auto s = open(
+            {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("hang"), 100, 5, QStringLiteral("hang"), 5)})});
         Scheduler *sch = s->scheduler();
         sch->setStallTimeout(800);
         sch->setStopTimeout(300);
@@ -318,7 +321,8 @@ private Q_SLOTS:
 
     void cancelAndRetry()
     {
-        auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("first"), 30, 10), fakeSpec(QStringLiteral("second"), 10)})});
+        auto s = open({lane(QStringLiteral("cpu"), 1,
+                            {fakeSpec(QStringLiteral("first"), 30, 10), fakeSpec(QStringLiteral("second"), 10)})});
         Scheduler *sch = s->scheduler();
         QSignalSpy idle(sch, &Scheduler::idle);
         const RunId second = idOf(s.get(), "second");
@@ -360,7 +364,8 @@ private Q_SLOTS:
 
     void reconnectingWorkerLosesNoPoint()
     {
-        auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("r"), 100, 10, QStringLiteral("reconnect"), 20)})});
+        auto s = open({lane(QStringLiteral("cpu"), 1,
+                            {fakeSpec(QStringLiteral("r"), 100, 10, QStringLiteral("reconnect"), 20)})});
         Scheduler *sch = s->scheduler();
         const RunId id = idOf(s.get(), "r");
         QSignalSpy connected(s->server(), &MetricsServer::runConnected);
@@ -403,7 +408,8 @@ private Q_SLOTS:
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = f.readAll().split('\n');
-        QCOMPARE(lines.first(), QByteArray("run,step,epoch,wall,metric,value")); // the one column set (MetricsCsvWriter)
+        QCOMPARE(lines.first(),
+                 QByteArray("run,step,epoch,wall,metric,value")); // the one column set (MetricsCsvWriter)
         int lossLines = 0;
         for (const QByteArray &line : lines) {
             if (line.startsWith("c,") && line.contains(",loss,"))

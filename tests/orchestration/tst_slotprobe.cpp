@@ -119,13 +119,12 @@ private Q_SLOTS:
         const QString root = probe.runsRoot();
         QVERIFY(QFileInfo::exists(root));
         QSet<qint64> pids;
-        QTRY_VERIFY_WITH_TIMEOUT((
-            [&] {
-                for (qint64 pid : probe.workerPids())
-                    pids.insert(pid);
-                return !finished.isEmpty() || !failed.isEmpty();
-            }()),
-            90000);
+        QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                                     for (qint64 pid : probe.workerPids())
+                                         pids.insert(pid);
+                                     return !finished.isEmpty() || !failed.isEmpty();
+                                 }()),
+                                 90000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
         const auto result = finished.first().first().value<SlotProbeResult>();
         QCOMPARE(result.levels.size(), 3);
@@ -162,7 +161,8 @@ private Q_SLOTS:
         // A tiny TransE on generated data: the real worker's samples_per_s path.
         const QJsonObject spec{
             {QStringLiteral("name"), QStringLiteral("tiny")},
-            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
+            {QStringLiteral("model"),
+             QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
             {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
                                                  {QStringLiteral("entities"), 40},
                                                  {QStringLiteral("relations"), 3},
@@ -198,7 +198,8 @@ private Q_SLOTS:
         const QString root = probe.runsRoot();
         QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 30000);
         const QString message = failed.first().first().toString();
-        QVERIFY2(message.contains(QStringLiteral("probe")) && message.contains(QStringLiteral("failed")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("probe")) && message.contains(QStringLiteral("failed")),
+                 qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("fake-worker")), qPrintable(message)); // the worker's own words
         QVERIFY(finished.isEmpty());
         QVERIFY(!probe.isRunning());
@@ -262,7 +263,8 @@ private Q_SLOTS:
         QCOMPARE(found->levels.size(), 3);
         QCOMPARE(found->levels.at(2).samplesPerSecond, 2300.0);
         QCOMPARE(found->measured, r.measured);
-        QCOMPARE(SlotAdvice::summary(*found), QStringLiteral("recommended: 2 slots for transe (measured 2026-11-30: 1.9×)"));
+        QCOMPARE(SlotAdvice::summary(*found),
+                 QStringLiteral("recommended: 2 slots for transe (measured 2026-11-30: 1.9×)"));
         QCOMPARE(again.find(QStringLiteral("cpu"), QStringLiteral("transe"))->recommended, 1);
         QVERIFY(!again.find(QStringLiteral("cpu"), QStringLiteral("sacn")));
     }

@@ -65,8 +65,9 @@ struct Rig
         RunInfo info;
         info.name = name;
         info.group = name;
-        info.spec = QJsonObject{{QStringLiteral("name"), name},
-                                {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+        info.spec =
+            QJsonObject{{QStringLiteral("name"), name},
+                        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
         info.runDir = store.runDir(name);
         return runs.add(info);
     }
@@ -90,8 +91,8 @@ struct Rig
         if (!socket->waitForConnected(2000))
             return nullptr;
         const RunInfo r = run(id);
-        socket->write(QByteArray::fromStdString(protocol::encode(
-            protocol::hello(r.name.toStdString(), server.token(id).toStdString(), 4242, "cpu", 0.0))));
+        socket->write(QByteArray::fromStdString(
+            protocol::encode(protocol::hello(r.name.toStdString(), server.token(id).toStdString(), 4242, "cpu", 0.0))));
         socket->flush();
         return socket;
     }
@@ -215,8 +216,10 @@ private Q_SLOTS:
         QCOMPARE(run.state, RunState::Failed);
         QCOMPARE(run.exitSignal, SIGSEGV);
         QCOMPARE(run.exitCode, -1);
-        QVERIFY2(run.message.startsWith(QStringLiteral("killed by signal %1 (SIGSEGV").arg(SIGSEGV)), qPrintable(run.message));
-        QCOMPARE(readJson(run.runDir + QStringLiteral("/status.json")).value(QStringLiteral("signal")).toInt(), SIGSEGV);
+        QVERIFY2(run.message.startsWith(QStringLiteral("killed by signal %1 (SIGSEGV").arg(SIGSEGV)),
+                 qPrintable(run.message));
+        QCOMPARE(readJson(run.runDir + QStringLiteral("/status.json")).value(QStringLiteral("signal")).toInt(),
+                 SIGSEGV);
     }
 
     // stop asked on the socket; no exit -> terminate after the timeout; still none -> kill.
@@ -278,7 +281,8 @@ private Q_SLOTS:
         r->supervisor->killAll();
         QCOMPARE(r->launcher.count(QStringLiteral("kill"), id), 1);
         r->launcher.reportExit(id, -1, SIGKILL);
-        QVERIFY2(r->run(id).message.startsWith(QStringLiteral("killed on request (signal 9")), qPrintable(r->run(id).message));
+        QVERIFY2(r->run(id).message.startsWith(QStringLiteral("killed on request (signal 9")),
+                 qPrintable(r->run(id).message));
     }
 
     // A job pending for hours: never stalled; its reason shown; a stop cancels it.
@@ -362,13 +366,17 @@ private Q_SLOTS:
             first.launcher.reportStarted(id, 0, QStringLiteral("job-9"));
             token = first.server.token(id);
             const QJsonObject saved = readJson(root + QStringLiteral("/.trainyard-state.json"))
-                                          .value(QStringLiteral("runs")).toObject().value(QStringLiteral("r")).toObject();
+                                          .value(QStringLiteral("runs"))
+                                          .toObject()
+                                          .value(QStringLiteral("r"))
+                                          .toObject();
             QCOMPARE(saved.value(QStringLiteral("token")).toString(), token);
             QCOMPARE(saved.value(QStringLiteral("launcher")).toObject().value(QStringLiteral("job")).toString(),
                      QStringLiteral("job-9"));
             QVERIFY(saved.contains(QStringLiteral("pid"))); // readable as before the seam
-            QCOMPARE(first.store.readState().value(QStringLiteral("r")).launcher.value(QStringLiteral("kind")).toString(),
-                     QStringLiteral("fake"));
+            QCOMPARE(
+                first.store.readState().value(QStringLiteral("r")).launcher.value(QStringLiteral("kind")).toString(),
+                QStringLiteral("fake"));
 
             QSignalSpy finished(first.supervisor.get(), &Supervisor::shutdownFinished);
             first.supervisor->shutdown(/*leaveRunning=*/true);
@@ -383,7 +391,8 @@ private Q_SLOTS:
         second.supervisor->loadHistory();
         QCOMPARE(second.launcher.attaches.size(), 1);
         QCOMPARE(second.launcher.attaches.at(0).first, id);
-        QCOMPARE(second.launcher.attaches.at(0).second.value(QStringLiteral("job")).toString(), QStringLiteral("job-9"));
+        QCOMPARE(second.launcher.attaches.at(0).second.value(QStringLiteral("job")).toString(),
+                 QStringLiteral("job-9"));
         RunInfo run = second.run(id);
         QCOMPARE(run.state, RunState::Running);
         QVERIFY(run.reattached);

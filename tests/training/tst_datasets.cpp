@@ -12,7 +12,6 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <set>
 #include <sstream>
 
 using namespace trainyard;
@@ -81,7 +80,8 @@ TY_TEST(malformedKgLinesNameFileAndLine)
 TY_TEST(kgFolderErrors)
 {
     const std::string dir = testing::tempDir("kg");
-    TY_CHECK(errorOf([&] { KgDataset::loadFolder(dir + "/nope"); }).find("data.path: " + dir + "/nope: No such file") == 0);
+    TY_CHECK(errorOf([&] { KgDataset::loadFolder(dir + "/nope"); }).find("data.path: " + dir + "/nope: No such file")
+             == 0);
     testing::writeFile(dir + "/train.txt", "a\tr\tb\n");
     testing::writeFile(dir + "/valid.txt", "a\tr\tb\n");
     TY_CHECK(errorOf([&] { KgDataset::loadFolder(dir); }).find(dir + "/test.txt: cannot open") == 0);
@@ -165,7 +165,8 @@ TY_TEST(idxParsesAndValidates)
     const std::vector<std::uint8_t> tiny = {0, 0};
     TY_CHECK(errorOf([&] { parseIdx(tiny.data(), tiny.size(), "f"); }).find("too short") != std::string::npos);
     const auto truncatedHeader = std::vector<std::uint8_t>{0, 0, 8, 3, 0, 0};
-    TY_CHECK(errorOf([&] { parseIdx(truncatedHeader.data(), truncatedHeader.size(), "f"); }).find("truncated") != std::string::npos);
+    TY_CHECK(errorOf([&] { parseIdx(truncatedHeader.data(), truncatedHeader.size(), "f"); }).find("truncated")
+             != std::string::npos);
 }
 
 TY_TEST(idxFolderReadsRawAndGzip)
@@ -186,7 +187,8 @@ TY_TEST(idxFolderReadsRawAndGzip)
     writeGz(dir + "/t10k-labels-idx1-ubyte.gz", idxBytes(0x08, {5}, 5));
     TY_CHECK(errorOf([&] { ImageDataset::loadIdxFolder(dir, 3); }).find("5 labels for 4 images") != std::string::npos);
     ::unlink((dir + "/t10k-labels-idx1-ubyte.gz").c_str());
-    TY_CHECK(errorOf([&] { ImageDataset::loadIdxFolder(dir, 3); }).find("t10k-labels-idx1-ubyte[.gz]: no such file") != std::string::npos);
+    TY_CHECK(errorOf([&] { ImageDataset::loadIdxFolder(dir, 3); }).find("t10k-labels-idx1-ubyte[.gz]: no such file")
+             != std::string::npos);
     testing::writeFile(dir + "/t10k-labels-idx1-ubyte.gz", "\x1f\x8b garbage that is not gzip");
     TY_CHECK(!errorOf([&] { ImageDataset::loadIdxFolder(dir, 3); }).empty());
 }

@@ -22,8 +22,14 @@ public:
         , m_heads(std::move(heads))
     {
     }
-    torch::Tensor scoreTails(const torch::Tensor &h, const torch::Tensor &) override { return m_tails.index_select(0, h).clone(); }
-    torch::Tensor scoreHeads(const torch::Tensor &t, const torch::Tensor &) override { return m_heads.index_select(0, t).clone(); }
+    torch::Tensor scoreTails(const torch::Tensor &h, const torch::Tensor &) override
+    {
+        return m_tails.index_select(0, h).clone();
+    }
+    torch::Tensor scoreHeads(const torch::Tensor &t, const torch::Tensor &) override
+    {
+        return m_heads.index_select(0, t).clone();
+    }
 
 private:
     torch::Tensor m_tails, m_heads;
@@ -47,7 +53,10 @@ TY_TEST(ranksCountHigherScoresAndHalfTies)
     // Answer 2 (0.5): one higher (0.9), one tie (0.5) -> 1 + 1 + 0.5.
     TY_CHECK(near(filteredRanks(scores.clone(), torch::tensor({2L}), none, none)[0].item<double>(), 2.5));
     // Filtering entity 1 and the tie 3 leaves it first.
-    TY_CHECK(near(filteredRanks(scores.clone(), torch::tensor({2L}), torch::tensor({0L, 0L}), torch::tensor({1L, 3L}))[0].item<double>(), 1.0));
+    TY_CHECK(
+        near(filteredRanks(scores.clone(), torch::tensor({2L}), torch::tensor({0L, 0L}), torch::tensor({1L, 3L}))[0]
+                 .item<double>(),
+             1.0));
     TY_CHECK(near(filteredRanks(scores.clone(), torch::tensor({0L}), none, none)[0].item<double>(), 5.0));
 }
 

@@ -26,9 +26,10 @@ namespace {
 std::string specText(const std::string &model, const std::string &train)
 {
     return R"({"name": "fused", "model": )" + model
-         + R"(, "data": {"kind": "synthetic-kg", "entities": 30, "relations": 3, "triples": 400},
-        "train": )" + train
-         + R"(, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 1}})";
+           + R"(, "data": {"kind": "synthetic-kg", "entities": 30, "relations": 3, "triples": 400},
+        "train": )"
+           + train
+           + R"(, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 1}})";
 }
 
 std::unique_ptr<Task> makeTask(const RunSpec &spec)
@@ -184,14 +185,16 @@ TY_TEST(autoPicksFusedOnTheCpuAndAutogradWhereItMust)
     try {
         makeTask(RunSpec::parse(specText(R"({"type": "transe", "loss": "1vsall"})", R"({"engine": "fused"})")));
     } catch (const std::exception &e) {
-        refused = std::string(e.what()).find("train.engine fused: model.loss 1vsall needs autograd") != std::string::npos;
+        refused =
+            std::string(e.what()).find("train.engine fused: model.loss 1vsall needs autograd") != std::string::npos;
     }
     TY_CHECK(refused);
 }
 
 TY_TEST(oneThreadIsDeterministicAndTwoThreadsAgree)
 {
-    const std::string model = R"({"type": "transh", "dim": 16, "negatives": 8, "loss": "self_adversarial", "margin": 3})";
+    const std::string model =
+        R"({"type": "transh", "dim": 16, "negatives": 8, "loss": "self_adversarial", "margin": 3})";
     const RunSpec spec = RunSpec::parse(specText(model, R"({"batch_size": 64, "lr": 0.01})"));
     auto train = [&spec](int threads) {
         torch::set_num_threads(threads);
@@ -219,7 +222,8 @@ TY_TEST(checkpointAndResumeKeepTheOptimizerStateAndSteps)
     // Adam: a resumed run that lost its moments would take other steps.
     const std::string model = R"({"type": "transe", "dim": 10, "negatives": 4})";
     const auto spec = [&](int steps) {
-        return specText(model, R"({"epochs": 100, "batch_size": 32, "lr": 0.01, "max_steps": )" + std::to_string(steps) + "}");
+        return specText(model,
+                        R"({"epochs": 100, "batch_size": 32, "lr": 0.01, "max_steps": )" + std::to_string(steps) + "}");
     };
     const InProcessRun straight = trainInProcess(dir, spec(40), dir + "/straight", false);
     TY_REQUIRE(straight.code == 0);

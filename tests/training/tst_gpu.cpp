@@ -17,9 +17,10 @@ namespace {
 std::string specFor(const std::string &model, const std::string &data, int maxSteps, const std::string &train = "")
 {
     return R"({"name": "gpu-)" + model + R"(", "model": {"type": ")" + model + R"("}, "data": )" + data
-        + R"(, "train": {"epochs": 1000, "max_steps": )" + std::to_string(maxSteps)
-        + R"(, "batch_size": 64, "seed": 3)" + train + R"(}, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 20},)"
-        + R"( "report": {"every_steps": 5}})";
+           + R"(, "train": {"epochs": 1000, "max_steps": )" + std::to_string(maxSteps)
+           + R"(, "batch_size": 64, "seed": 3)" + train
+           + R"(}, "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 20},)"
+           + R"( "report": {"every_steps": 5}})";
 }
 
 const std::string kKg = R"({"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 800})";
@@ -34,7 +35,8 @@ void requireGpu()
         const std::string dir = tempDir("gpu-probe");
         writeFile(dir + "/spec.json", specFor("transe", kKg, 2));
         std::string err;
-        const int code = runWorker({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"}, &err);
+        const int code =
+            runWorker({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"}, &err);
         usable = code == 0 ? 1 : 0;
         why = code == 2 ? err : "the probe run on cuda:0 exited " + std::to_string(code) + ": " + err;
     }
@@ -49,7 +51,8 @@ void trainsOnGpu(const std::string &model, const std::string &data, const std::s
     const std::string dir = tempDir("gpu-" + model);
     writeFile(dir + "/spec.json", specFor(model, data, 30, train));
     std::string err;
-    const int code = runWorker({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"}, &err, nullptr, 300);
+    const int code =
+        runWorker({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"}, &err, nullptr, 300);
     TY_CHECK_EQ(code, 0);
     if (code != 0)
         std::cerr << err << '\n';
@@ -66,17 +69,44 @@ void trainsOnGpu(const std::string &model, const std::string &data, const std::s
 
 } // namespace
 
-TY_TEST(transeOnGpu) { trainsOnGpu("transe", kKg); }
-TY_TEST(transhOnGpu) { trainsOnGpu("transh", kKg); }
-TY_TEST(convTranseOnGpu) { trainsOnGpu("conv-transe", kKg); }
-TY_TEST(sacnOnGpu) { trainsOnGpu("sacn", kKg); }
-TY_TEST(cnnOnGpu) { trainsOnGpu("mnist-cnn", kImages); }
-TY_TEST(mlpOnGpu) { trainsOnGpu("mlp", kImages); }
+TY_TEST(transeOnGpu)
+{
+    trainsOnGpu("transe", kKg);
+}
+TY_TEST(transhOnGpu)
+{
+    trainsOnGpu("transh", kKg);
+}
+TY_TEST(convTranseOnGpu)
+{
+    trainsOnGpu("conv-transe", kKg);
+}
+TY_TEST(sacnOnGpu)
+{
+    trainsOnGpu("sacn", kKg);
+}
+TY_TEST(cnnOnGpu)
+{
+    trainsOnGpu("mnist-cnn", kImages);
+}
+TY_TEST(mlpOnGpu)
+{
+    trainsOnGpu("mlp", kImages);
+}
 // train.amp bf16 (CUDA autocast) and train.channels_last.
 const std::string kFast = R"(, "amp": "bf16", "channels_last": true)";
-TY_TEST(cnnBf16ChannelsLastOnGpu) { trainsOnGpu("mnist-cnn", kImages, kFast); }
-TY_TEST(sacnBf16OnGpu) { trainsOnGpu("sacn", kKg, kFast); }
-TY_TEST(transeBf16OnGpu) { trainsOnGpu("transe", kKg, kFast); }
+TY_TEST(cnnBf16ChannelsLastOnGpu)
+{
+    trainsOnGpu("mnist-cnn", kImages, kFast);
+}
+TY_TEST(sacnBf16OnGpu)
+{
+    trainsOnGpu("sacn", kKg, kFast);
+}
+TY_TEST(transeBf16OnGpu)
+{
+    trainsOnGpu("transe", kKg, kFast);
+}
 
 TY_TEST(stopAndResumeOnGpu)
 {
@@ -98,7 +128,8 @@ TY_TEST(stopAndResumeOnGpu)
 
     writeFile(dir + "/spec2.json", specFor("transe", kKg, lastStep + 40));
     std::string err;
-    const int code = runWorker({"--spec", dir + "/spec2.json", "--run-dir", dir + "/run", "--device", "cuda:0", "--resume"}, &err);
+    const int code =
+        runWorker({"--spec", dir + "/spec2.json", "--run-dir", dir + "/run", "--device", "cuda:0", "--resume"}, &err);
     TY_CHECK_EQ(code, 0);
     const auto after = ofType(readLines(dir + "/run/metrics.jsonl"), "metric");
     TY_REQUIRE(after.size() > before.size());

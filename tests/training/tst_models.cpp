@@ -26,7 +26,8 @@ namespace {
 void checkConsistent(TranslationalModelImpl &model, std::int64_t entities, std::int64_t relations)
 {
     torch::NoGradGuard noGrad;
-    const auto h = torch::tensor({0L, 3L, 5L}), r = torch::tensor({0L, 1L, relations - 1}), t = torch::tensor({1L, 2L, 4L});
+    const auto h = torch::tensor({0L, 3L, 5L}), r = torch::tensor({0L, 1L, relations - 1}),
+               t = torch::tensor({1L, 2L, 4L});
     const auto tails = model.scoreTails(h, r);
     const auto heads = model.scoreHeads(t, r);
     TY_CHECK_EQ(tails.size(1), entities);
@@ -204,8 +205,9 @@ TY_TEST(autocastGuardEnablesBf16AndRestoresTheState)
 TY_TEST(channelsLastConvertsTheCnnWeightsOnly)
 {
     const auto parsed = [](const char *train) {
-        return RunSpec::parse(std::string(R"({"model": {"type": "mnist-cnn"}, "data": {"kind": "synthetic-images"}, "train": )")
-                              + train + "}");
+        return RunSpec::parse(
+            std::string(R"({"model": {"type": "mnist-cnn"}, "data": {"kind": "synthetic-images"}, "train": )") + train
+            + "}");
     };
     const RunSpec on = parsed(R"({"channels_last": true})"), off = parsed("{}");
     for (const RunSpec *spec : {&on, &off}) {
@@ -234,7 +236,8 @@ TY_TEST(cnnTrainsWithBf16AutocastAndChannelsLastAndResumes)
     const auto spec = [](int maxSteps) {
         return R"({"name": "amp-cnn", "model": {"type": "mnist-cnn", "hidden": 32},
           "data": {"kind": "synthetic-images", "samples": 600, "classes": 5, "size": 12},
-          "train": {"epochs": 10, "max_steps": )" + std::to_string(maxSteps) + R"(, "batch_size": 16, "lr": 0.002,
+          "train": {"epochs": 10, "max_steps": )"
+               + std::to_string(maxSteps) + R"(, "batch_size": 16, "lr": 0.002,
                     "amp": "bf16", "channels_last": true},
           "eval": {"every_epochs": 1000, "split": "test"}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 6}})";
     };
@@ -263,11 +266,12 @@ TY_TEST(cnnTrainsWithBf16AutocastAndChannelsLastAndResumes)
 TY_TEST(transeTrainsWithBf16Autocast)
 {
     const std::string dir = testing::tempDir("amp-transe");
-    const InProcessRun run = trainInProcess(dir, R"({"name": "amp-transe", "model": {"type": "transe", "dim": 16, "loss": "margin"},
+    const InProcessRun run =
+        trainInProcess(dir, R"({"name": "amp-transe", "model": {"type": "transe", "dim": 16, "loss": "margin"},
       "data": {"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 2000},
       "train": {"epochs": 100, "max_steps": 60, "batch_size": 64, "lr": 0.02, "amp": "bf16", "channels_last": true},
       "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 5}})",
-                                            dir + "/run");
+                       dir + "/run");
     TY_CHECK_EQ(run.code, 0);
     checkLossFalls(run.lines, 0.8);
     TY_CHECK(hasLog(run.lines, "train.channels_last is ignored: model transe"));

@@ -138,9 +138,12 @@ TY_TEST(wrongTypesAreNamed)
 TY_TEST(outOfRangeValuesAreNamed)
 {
     TY_CHECK(contains(errorOf(R"({"train": {"lr": 0}})"), "train.lr: expected a number > 0"));
-    TY_CHECK(contains(errorOf(R"({"train": {"batch_size": 0}})"), "train.batch_size: expected an integer in [1, 1000000], got 0"));
-    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "dim": 5000}})"), "model.dim: expected an integer in [1, 4096], got 5000"));
-    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "norm": 3}})"), "model.norm: expected one of 1, 2, got 3"));
+    TY_CHECK(contains(errorOf(R"({"train": {"batch_size": 0}})"),
+                      "train.batch_size: expected an integer in [1, 1000000], got 0"));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "dim": 5000}})"),
+                      "model.dim: expected an integer in [1, 4096], got 5000"));
+    TY_CHECK(
+        contains(errorOf(R"({"model": {"type": "transe", "norm": 3}})"), "model.norm: expected one of 1, 2, got 3"));
     TY_CHECK(contains(errorOf(R"({"train": {"optimizer": "rmsprop"}})"),
                       "train.optimizer: expected one of \"adam\", \"sgd\", \"adagrad\", got \"rmsprop\""));
     TY_CHECK(contains(errorOf(R"({"train": {"max_steps": 0}})"), "train.max_steps: expected null or an integer"));
@@ -155,11 +158,13 @@ TY_TEST(ampAndChannelsLastParse)
     TY_CHECK_EQ(plain.resolved["train"]["amp"].get<std::string>(), std::string("off"));
     TY_CHECK_EQ(plain.resolved["train"]["channels_last"].get<bool>(), false);
 
-    const RunSpec cnn = RunSpec::parse(R"({"model": {"type": "mnist-cnn"}, "train": {"amp": "bf16", "channels_last": true}})");
+    const RunSpec cnn =
+        RunSpec::parse(R"({"model": {"type": "mnist-cnn"}, "train": {"amp": "bf16", "channels_last": true}})");
     TY_CHECK_EQ(cnn.amp, std::string("bf16"));
     TY_CHECK(cnn.channelsLast && cnn.usesChannelsLast());
     // Accepted everywhere (one train section fits every model), used by mnist-cnn only.
-    const RunSpec sacn = RunSpec::parse(R"({"model": {"type": "sacn"}, "train": {"amp": "bf16", "channels_last": true}})");
+    const RunSpec sacn =
+        RunSpec::parse(R"({"model": {"type": "sacn"}, "train": {"amp": "bf16", "channels_last": true}})");
     TY_CHECK(sacn.channelsLast && !sacn.usesChannelsLast());
 
     TY_CHECK(contains(errorOf(R"({"train": {"amp": "fp8"}})"),
@@ -173,16 +178,19 @@ TY_TEST(ampAndChannelsLastParse)
     bool listed = false;
     const auto document = Catalogue::instance().toJson();
     for (const auto &p : document["train"])
-        listed = listed || (p["name"] == "amp" && p["default"] == "off" && p["choices"].size() == 2 && !p["help"].empty());
+        listed =
+            listed || (p["name"] == "amp" && p["default"] == "off" && p["choices"].size() == 2 && !p["help"].empty());
     TY_CHECK(listed);
 }
 
 TY_TEST(modelAndDataMustFit)
 {
     TY_CHECK(contains(errorOf(R"({"model": {"type": "resnet"}})"), "model.type: expected one of \"transe\""));
-    TY_CHECK(contains(errorOf(R"({"model": {"type": "torchscript"}})"), "model.path: required for model \"torchscript\""));
-    TY_CHECK(contains(errorOf(R"({"model": {"type": "torchscript", "path": "m.pt"}, "data": {"kind": "synthetic-kg"}})"),
-                      "data.kind: \"synthetic-kg\" holds kg data but model \"torchscript\" needs image data"));
+    TY_CHECK(
+        contains(errorOf(R"({"model": {"type": "torchscript"}})"), "model.path: required for model \"torchscript\""));
+    TY_CHECK(
+        contains(errorOf(R"({"model": {"type": "torchscript", "path": "m.pt"}, "data": {"kind": "synthetic-kg"}})"),
+                 "data.kind: \"synthetic-kg\" holds kg data but model \"torchscript\" needs image data"));
     TY_CHECK(contains(errorOf(R"({"model": {"type": "transe"}, "data": {"kind": "idx"}})"),
                       "data.kind: \"idx\" holds image data but model \"transe\" needs kg data"));
     TY_CHECK(contains(errorOf(R"({"data": {"kind": "kg"}})"), "data.path: required for data kind \"kg\""));
@@ -208,7 +216,9 @@ TY_TEST(listModelsDocumentHasTheAgreedShape)
             TY_CHECK(p.contains("default") && p.contains("help") && p.contains("name"));
         }
     }
-    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
+    TY_CHECK(
+        (types
+         == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
     TY_CHECK_EQ(doc["data_kinds"].size(), 4u);
     for (const char *section : {"train", "eval", "checkpoint", "report"})
         TY_CHECK(doc[section].is_array() && !doc[section].empty());
@@ -232,7 +242,8 @@ TY_TEST(everyModelsDefaultsValidate)
 
 TY_TEST(hugeNumbersAreRangeErrors)
 {
-    TY_CHECK(contains(errorOf(R"({"train": {"epochs": 18446744073709551615}})"), "spec.json: train.epochs: expected an integer"));
+    TY_CHECK(contains(errorOf(R"({"train": {"epochs": 18446744073709551615}})"),
+                      "spec.json: train.epochs: expected an integer"));
     TY_CHECK(contains(errorOf(R"({"train": {"seed": 18446744029e3372036854775807}})"), "spec.json: "));
     TY_CHECK(contains(errorOf(R"({"train": {"lr": 1e400}})"), "spec.json: "));
 }

@@ -38,7 +38,8 @@ std::string spec(const std::string &modelPath)
 }
 
 // Runs the worker on `specText` written to DIR/spec.json; returns the exit status.
-int run(const std::string &dir, const std::string &specText, std::string *err, const std::vector<std::string> &extra = {})
+int run(const std::string &dir, const std::string &specText, std::string *err,
+        const std::vector<std::string> &extra = {})
 {
     testing::writeFile(dir + "/spec.json", specText);
     std::vector<std::string> args = {"--spec", dir + "/spec.json", "--run-dir", dir + "/run"};
@@ -156,9 +157,11 @@ TY_TEST(badModulesExitTwoNamingTheFile)
     TY_CHECK(contains(err, "model.path: required for model \"torchscript\""));
 
     saveLinearModule(dir + "/ok.pt", kClasses, kSize);
-    TY_CHECK_EQ(run(dir, R"({"model": {"type": "torchscript", "path": ")" + dir + R"(/ok.pt"}, "data": {"kind": "synthetic-kg"}})",
-                    &err),
-                2);
+    TY_CHECK_EQ(
+        run(dir,
+            R"({"model": {"type": "torchscript", "path": ")" + dir + R"(/ok.pt"}, "data": {"kind": "synthetic-kg"}})",
+            &err),
+        2);
     TY_CHECK(contains(err, "\"synthetic-kg\" holds kg data but model \"torchscript\" needs image data"));
 }
 

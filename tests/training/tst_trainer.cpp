@@ -41,7 +41,8 @@ void checkKgLearns(const std::string &model, int epochs, double lossFactor = 0.7
 {
     const Outcome o = train(model, R"({"model": {"type": ")" + model + R"("},
       "data": {"kind": "synthetic-kg", "entities": 60, "relations": 4, "triples": 5000},
-      "train": {"epochs": )" + std::to_string(epochs) + R"(}, "eval": {"every_epochs": 1000, "split": "test"},
+      "train": {"epochs": )" + std::to_string(epochs)
+                                       + R"(}, "eval": {"every_epochs": 1000, "split": "test"},
       "report": {"every_steps": 5}})");
     TY_CHECK_EQ(o.code, 0);
     const auto metrics = ofType(o.lines, "metric");
@@ -65,7 +66,8 @@ void checkImagesLearn(const std::string &model)
     const auto evals = ofType(o.lines, "eval");
     TY_REQUIRE(metrics.size() >= 2 && evals.size() == 1);
     const double first = metrics.front()["loss"], last = metrics.back()["loss"];
-    std::cout << "  " << model << ": loss " << first << " -> " << last << ", test accuracy " << evals[0]["accuracy"] << '\n';
+    std::cout << "  " << model << ": loss " << first << " -> " << last << ", test accuracy " << evals[0]["accuracy"]
+              << '\n';
     TY_CHECK(last < 0.5 * first);
     TY_CHECK(evals[0]["accuracy"].get<double>() > 0.8); // chance: 0.2
 }
@@ -83,12 +85,30 @@ int countCheckpoints(const std::string &dir)
 
 } // namespace
 
-TY_TEST(transeLearns) { checkKgLearns("transe", 40, 0.9); }
-TY_TEST(transhLearns) { checkKgLearns("transh", 40); }
-TY_TEST(convTranseLearns) { checkKgLearns("conv-transe", 25); }
-TY_TEST(sacnLearns) { checkKgLearns("sacn", 25); }
-TY_TEST(mnistCnnLearns) { checkImagesLearn("mnist-cnn"); }
-TY_TEST(mlpLearns) { checkImagesLearn("mlp"); }
+TY_TEST(transeLearns)
+{
+    checkKgLearns("transe", 40, 0.9);
+}
+TY_TEST(transhLearns)
+{
+    checkKgLearns("transh", 40);
+}
+TY_TEST(convTranseLearns)
+{
+    checkKgLearns("conv-transe", 25);
+}
+TY_TEST(sacnLearns)
+{
+    checkKgLearns("sacn", 25);
+}
+TY_TEST(mnistCnnLearns)
+{
+    checkImagesLearn("mnist-cnn");
+}
+TY_TEST(mlpLearns)
+{
+    checkImagesLearn("mlp");
+}
 
 TY_TEST(maxStepsEndsInsideAnEpochAndCheckpointsRotate)
 {
@@ -101,7 +121,7 @@ TY_TEST(maxStepsEndsInsideAnEpochAndCheckpointsRotate)
     TY_REQUIRE(metrics.size() == 3); // steps 10, 20 and the final 23
     TY_CHECK_EQ(metrics.back()["step"].get<int>(), 23);
     TY_CHECK_EQ(metrics.back()["total_steps"].get<int>(), 23);
-    TY_CHECK(ofType(o.lines, "eval").empty()); // evaluation is off
+    TY_CHECK(ofType(o.lines, "eval").empty());             // evaluation is off
     TY_CHECK_EQ(ofType(o.lines, "checkpoint").size(), 5u); // 5, 10, 15, 20, 23
     TY_CHECK_EQ(countCheckpoints(o.runDir + "/checkpoints"), 2);
 }

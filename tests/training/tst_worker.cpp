@@ -53,7 +53,7 @@ public:
     {
         m_path = testing::tempDir("sock") + "/orchestrator.sock";
         m_listen = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_un addr {};
+        sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
         std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", m_path.c_str());
         ::bind(m_listen, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
@@ -69,7 +69,7 @@ public:
 
     bool accept(double seconds)
     {
-        pollfd p {m_listen, POLLIN, 0};
+        pollfd p{m_listen, POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(seconds * 1000)) <= 0)
             return false;
         m_client = ::accept(m_listen, nullptr, nullptr);
@@ -101,10 +101,12 @@ public:
                     return result.message;
                 continue;
             }
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
+                    .count();
             if (left <= 0)
                 return nullptr;
-            pollfd p {m_client, POLLIN, 0};
+            pollfd p{m_client, POLLIN, 0};
             if (::poll(&p, 1, static_cast<int>(left)) <= 0)
                 return nullptr;
             char buffer[4096];
@@ -156,7 +158,9 @@ TY_TEST(versionHelpAndListModels)
     std::vector<std::string> types;
     for (const auto &m : doc["models"])
         types.push_back(m["type"]);
-    TY_CHECK((types == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
+    TY_CHECK(
+        (types
+         == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
     TY_CHECK_EQ(runWorker({"--bogus"}, &err, &out), 2);
     TY_CHECK(contains(err, "unknown argument \"--bogus\""));
     TY_CHECK_EQ(runWorker({"--spec", "x.json"}, &err, &out), 2);
@@ -227,7 +231,8 @@ TY_TEST(orchestratorSteersTheRunAndResumeContinues)
     FakeOrchestrator orchestrator;
     const auto [specPath, runDir] = prepare("steer", kLongSpec);
     const std::string token = "s3cret-token-4711";
-    WorkerProcess worker({"--spec", specPath, "--run-dir", runDir, "--connect", orchestrator.address(), "--token", token});
+    WorkerProcess worker(
+        {"--spec", specPath, "--run-dir", runDir, "--connect", orchestrator.address(), "--token", token});
     TY_REQUIRE(orchestrator.accept(30));
 
     const auto hello = orchestrator.next(30);
@@ -268,8 +273,8 @@ TY_TEST(orchestratorSteersTheRunAndResumeContinues)
     TY_CHECK(ofType(lines, "checkpoint").back()["step"].get<std::int64_t>() == stoppedAt);
 
     // --resume continues the step numbering from the checkpoint.
-    const std::string resumeSpec = std::string(kLongSpec).replace(std::string(kLongSpec).find("\"epochs\": 100000"),
-                                                                  16, "\"max_steps\": " + std::to_string(stoppedAt + 20));
+    const std::string resumeSpec = std::string(kLongSpec).replace(std::string(kLongSpec).find("\"epochs\": 100000"), 16,
+                                                                  "\"max_steps\": " + std::to_string(stoppedAt + 20));
     testing::writeFile(specPath, resumeSpec);
     std::string err;
     TY_CHECK_EQ(runWorker({"--spec", specPath, "--run-dir", runDir, "--resume"}, &err), 0);
@@ -296,7 +301,8 @@ TY_TEST(reconnectsAfterThePeerCloses)
 {
     FakeOrchestrator orchestrator;
     const auto [specPath, runDir] = prepare("reconnect", kLongSpec);
-    WorkerProcess worker({"--spec", specPath, "--run-dir", runDir, "--connect", orchestrator.address(), "--token", "t1"});
+    WorkerProcess worker(
+        {"--spec", specPath, "--run-dir", runDir, "--connect", orchestrator.address(), "--token", "t1"});
     TY_REQUIRE(orchestrator.accept(30));
     TY_REQUIRE(!orchestrator.nextOf("metric", 30).is_null());
     orchestrator.closeClient();

@@ -34,8 +34,8 @@ std::string errorOf(std::vector<const char *> args)
 TY_TEST(designCommandLineParses)
 {
     ::unsetenv(WorkerOptions::kTokenVariable);
-    const WorkerOptions o = parse({"--spec", "s.json", "--run-dir", "r", "--connect", "unix:/tmp/x.sock", "--token", "T",
-                                   "--device", "cuda:0", "--threads", "4", "--resume"});
+    const WorkerOptions o = parse({"--spec", "s.json", "--run-dir", "r", "--connect", "unix:/tmp/x.sock", "--token",
+                                   "T", "--device", "cuda:0", "--threads", "4", "--resume"});
     TY_CHECK(o.action == WorkerOptions::Action::Train);
     TY_CHECK_EQ(o.spec, std::string("s.json"));
     TY_CHECK_EQ(o.runDir, std::string("r"));
@@ -75,7 +75,8 @@ TY_TEST(badCommandLinesNameTheArgument)
     TY_CHECK(errorOf({"--spec", "s.json"}).find("--run-dir DIR is required") != std::string::npos);
     TY_CHECK(errorOf({"--spec", "s", "--run-dir", "r", "--threads", "0"}).find("--threads") != std::string::npos);
     TY_CHECK(errorOf({"--spec", "s", "--run-dir", "r", "--threads", "99999"}).find("--threads") != std::string::npos);
-    TY_CHECK(errorOf({"--spec", "s", "--run-dir", "r", "--bogus"}).find("unknown argument \"--bogus\"") != std::string::npos);
+    TY_CHECK(errorOf({"--spec", "s", "--run-dir", "r", "--bogus"}).find("unknown argument \"--bogus\"")
+             != std::string::npos);
     TY_CHECK(errorOf({"--spec"}).find("--spec: missing value") != std::string::npos);
     TY_CHECK(parse({"--list-models"}).action == WorkerOptions::Action::ListModels);
 }

@@ -130,8 +130,12 @@ private Q_SLOTS:
         spec.insert(QStringLiteral("model"), model);
         QVERIFY(m_controller->editRun(id(QStringLiteral("d")), spec));
         auto dim = [this] {
-            return scheduler()->run(id(QStringLiteral("d"))).spec.value(QLatin1String("model")).toObject()
-                .value(QLatin1String("dim")).toInt();
+            return scheduler()
+                ->run(id(QStringLiteral("d")))
+                .spec.value(QLatin1String("model"))
+                .toObject()
+                .value(QLatin1String("dim"))
+                .toInt();
         };
         QCOMPARE(dim(), 32);
         undo()->undo();

@@ -173,8 +173,8 @@ private Q_SLOTS:
         QVERIFY(m_model->dropMimeData(data.get(), Qt::CopyAction, 1, 0, m_model->index(0, 0)));
         QCOMPARE(hookCalls, 1);
         QCOMPARE(queued.count(), 1);
-        QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("dropped-1"), QStringLiteral("dropped-2"),
-                                            QStringLiteral("b"), QStringLiteral("c")}));
+        QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("dropped-1"),
+                                            QStringLiteral("dropped-2"), QStringLiteral("b"), QStringLiteral("c")}));
         const RunInfo run = scheduler()->run(scheduler()->findRun(QStringLiteral("dropped-2")));
         QCOMPARE(run.spec.value(QLatin1String("model")).toObject().value(QLatin1String("dim")).toInt(), 16);
         QCOMPARE(run.repeatCount, 2);

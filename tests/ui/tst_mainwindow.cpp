@@ -38,13 +38,12 @@ QString writeExperiment(const QTemporaryDir &dir, int epochs)
     const QJsonObject experiment{
         {QStringLiteral("name"), QStringLiteral("gui-test")},
         {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
-        {QStringLiteral("lanes"),
-         QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                {QStringLiteral("slots"), 1},
-                                {QStringLiteral("runs"), QJsonArray{repeated}}},
-                    QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                {QStringLiteral("slots"), 1},
-                                {QStringLiteral("runs"), QJsonArray{}}}}}};
+        {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                         {QStringLiteral("slots"), 1},
+                                                         {QStringLiteral("runs"), QJsonArray{repeated}}},
+                                             QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                         {QStringLiteral("slots"), 1},
+                                                         {QStringLiteral("runs"), QJsonArray{}}}}}};
     const QString path = dir.filePath(QStringLiteral("experiment.json"));
     QFile file(path);
     file.open(QIODevice::WriteOnly);
@@ -194,10 +193,11 @@ private Q_SLOTS:
             model.insert(QStringLiteral("path"), module);
             spec.insert(QStringLiteral("model"), model);
             spec.insert(QStringLiteral("name"), QStringLiteral("byom"));
-            spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-images")},
-                                                            {QStringLiteral("samples"), 400},
-                                                            {QStringLiteral("classes"), 4},
-                                                            {QStringLiteral("size"), 8}});
+            spec.insert(QStringLiteral("data"),
+                        QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-images")},
+                                    {QStringLiteral("samples"), 400},
+                                    {QStringLiteral("classes"), 4},
+                                    {QStringLiteral("size"), 8}});
             QJsonObject train = spec.value(QLatin1String("train")).toObject();
             train.insert(QStringLiteral("epochs"), 2);
             train.insert(QStringLiteral("batch_size"), 32);
@@ -210,13 +210,14 @@ private Q_SLOTS:
         const RunId id = board->index(0, 0, board->index(1, 0)).data(BoardModel::RunIdRole).value<RunId>();
 
         window.session()->scheduler()->startRun(id);
-        QTRY_COMPARE_WITH_TIMEOUT(board->runIndex(id).data(BoardModel::StateNameRole).toString(), QStringLiteral("finished"),
-                                  120000);
+        QTRY_COMPARE_WITH_TIMEOUT(board->runIndex(id).data(BoardModel::StateNameRole).toString(),
+                                  QStringLiteral("finished"), 120000);
         // It learned: zero weights start at ln(4); the last loss is below it.
         const MetricSeries *loss = window.session()->metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss && loss->size() > 10);
         QVERIFY2(std::abs(loss->value(0) - std::log(4.0)) < 1e-4, qPrintable(QString::number(loss->value(0))));
-        QVERIFY2(loss->value(loss->size() - 1) < 0.9 * std::log(4.0), qPrintable(QString::number(loss->value(loss->size() - 1))));
+        QVERIFY2(loss->value(loss->size() - 1) < 0.9 * std::log(4.0),
+                 qPrintable(QString::number(loss->value(loss->size() - 1))));
         window.close();
     }
 

@@ -41,8 +41,12 @@ private Q_SLOTS:
         std::unique_ptr<QMimeData> data(model.mimeData({mlp}));
         QVERIFY(data);
         const QJsonObject payload = QJsonDocument::fromJson(data->data(runSpecMimeType())).object();
-        QCOMPARE(payload.value(QLatin1String("spec")).toObject().value(QLatin1String("model")).toObject()
-                     .value(QLatin1String("type")).toString(),
+        QCOMPARE(payload.value(QLatin1String("spec"))
+                     .toObject()
+                     .value(QLatin1String("model"))
+                     .toObject()
+                     .value(QLatin1String("type"))
+                     .toString(),
                  QStringLiteral("mlp"));
         QCOMPARE(payload.value(QLatin1String("repeat")).toInt(), 1);
         QVERIFY(!model.mimeData({model.index(0, 0)}));

@@ -241,8 +241,8 @@ private Q_SLOTS:
         for (int s = 1; s <= 80; ++s) {
             plot.appendMetric(QStringLiteral("solo"), s, s / 10.0, s, 2.0 / s);
         }
-        plot.setSelectedRuns({QStringLiteral("rep0"), QStringLiteral("rep1"), QStringLiteral("rep2"), QStringLiteral("solo"),
-                              QStringLiteral("unknown")});
+        plot.setSelectedRuns({QStringLiteral("rep0"), QStringLiteral("rep1"), QStringLiteral("rep2"),
+                              QStringLiteral("solo"), QStringLiteral("unknown")});
         QCOMPARE(plot.selectedRuns().size(), 4);
         plot.refreshNow();
         // Repeats: one mean line and a band (3 graphs); the lone run: one line.

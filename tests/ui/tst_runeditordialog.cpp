@@ -93,7 +93,8 @@ private Q_SLOTS:
                 for (auto it = want.begin(); it != want.end(); ++it) {
                     if (it.value().isDouble()) {
                         QVERIFY2(got.value(it.key()).toDouble() == it.value().toDouble(),
-                                 qPrintable(QStringLiteral("%1: %2.%3").arg(QLatin1String(type), QLatin1String(section), it.key())));
+                                 qPrintable(QStringLiteral("%1: %2.%3")
+                                                .arg(QLatin1String(type), QLatin1String(section), it.key())));
                     }
                 }
             }
@@ -109,10 +110,13 @@ private Q_SLOTS:
             QVERIFY(budget->text().isEmpty());
             QString error;
             QVERIFY2(editor.validate(&error), qPrintable(error));
-            QVERIFY(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).isNull());
+            QVERIFY(
+                editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).isNull());
             budget->setText(QStringLiteral("160"));
             QVERIFY2(editor.validate(&error), qPrintable(error));
-            QCOMPARE(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).toDouble(), 160.0);
+            QCOMPARE(
+                editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("max_seconds")).toDouble(),
+                160.0);
         }
     }
 };

@@ -80,7 +80,7 @@ private Q_SLOTS:
         QCOMPARE(text(0, RunTableModel::StateColumn), QStringLiteral("finished"));
         QCOMPARE(text(0, RunTableModel::StepColumn), QStringLiteral("20"));
         QCOMPARE(text(0, RunTableModel::LossColumn), QStringLiteral("0.25"));
-        QCOMPARE(text(0, RunTableModel::MrrColumn), QStringLiteral("0.4")); // the test split's
+        QCOMPARE(text(0, RunTableModel::MrrColumn), QStringLiteral("0.4"));     // the test split's
         QCOMPARE(text(0, RunTableModel::Hits10Column), QStringLiteral("0.75")); // only valid has it
         QCOMPARE(text(0, RunTableModel::AccuracyColumn), QString());
         QCOMPARE(model.index(0, RunTableModel::DurationColumn).data(RunTableModel::SortRole).toDouble(), 75.0);

@@ -28,9 +28,9 @@ QString writeExperiment(const QTemporaryDir &dir)
         {QStringLiteral("name"), QStringLiteral("session-test")},
         {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
         {QStringLiteral("lanes"),
-         QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                {QStringLiteral("runs"), QJsonArray{tinyKgSpec(QStringLiteral("a")),
-                                                                    tinyKgSpec(QStringLiteral("b"))}}}}}};
+         QJsonArray{QJsonObject{
+             {QStringLiteral("device"), QStringLiteral("cpu")},
+             {QStringLiteral("runs"), QJsonArray{tinyKgSpec(QStringLiteral("a")), tinyKgSpec(QStringLiteral("b"))}}}}}};
     const QString path = dir.filePath(QStringLiteral("experiment.json"));
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {

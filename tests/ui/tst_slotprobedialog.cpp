@@ -18,12 +18,12 @@
 #include <QJsonDocument>
 #include <QMenu>
 #include <QPushButton>
-#include <QTimer>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 using namespace trainyard;
@@ -117,10 +117,10 @@ private Q_SLOTS:
         const QJsonObject experiment{
             {QStringLiteral("name"), QStringLiteral("menu-test")},
             {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
-            {QStringLiteral("lanes"),
-             QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                    {QStringLiteral("runs"), QJsonArray{busySpec()}}},
-                        QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")}, {QStringLiteral("runs"), QJsonArray{}}}}}};
+            {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                             {QStringLiteral("runs"), QJsonArray{busySpec()}}},
+                                                 QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                             {QStringLiteral("runs"), QJsonArray{}}}}}};
         const QString path = dir.filePath(QStringLiteral("experiment.json"));
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -193,12 +193,14 @@ private Q_SLOTS:
         ex.name = QStringLiteral("advice");
         ex.runsRoot = dir.path();
         ExperimentLane transe, mlp;
-        transe.runs.append(ExperimentRun{QJsonObject{{QStringLiteral("name"), QStringLiteral("t")},
-                                                     {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}}}},
-                                         1});
-        mlp.runs.append(ExperimentRun{QJsonObject{{QStringLiteral("name"), QStringLiteral("m")},
-                                                  {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("mlp")}}}},
-                                      1});
+        transe.runs.append(ExperimentRun{
+            QJsonObject{{QStringLiteral("name"), QStringLiteral("t")},
+                        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}}}},
+            1});
+        mlp.runs.append(ExperimentRun{
+            QJsonObject{{QStringLiteral("name"), QStringLiteral("m")},
+                        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("mlp")}}}},
+            1});
         ex.lanes = {transe, mlp, ExperimentLane{}};
         Session session;
         QStringList errors;

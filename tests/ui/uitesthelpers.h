@@ -19,7 +19,8 @@ inline QJsonObject tinyKgSpec(const QString &name, int epochs = 2)
 {
     return QJsonObject{
         {QStringLiteral("name"), name},
-        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
+        {QStringLiteral("model"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
         {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
                                              {QStringLiteral("entities"), 40},
                                              {QStringLiteral("relations"), 3},
@@ -29,7 +30,8 @@ inline QJsonObject tinyKgSpec(const QString &name, int epochs = 2)
                                               {QStringLiteral("optimizer"), QStringLiteral("adam")},
                                               {QStringLiteral("lr"), 0.01},
                                               {QStringLiteral("seed"), 1}}},
-        {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 1}, {QStringLiteral("split"), QStringLiteral("valid")}}},
+        {QStringLiteral("eval"),
+         QJsonObject{{QStringLiteral("every_epochs"), 1}, {QStringLiteral("split"), QStringLiteral("valid")}}},
         {QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 1000}}},
         {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}}},
     };

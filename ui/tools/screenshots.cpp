@@ -10,8 +10,8 @@
 #include "plotwidget.h"
 #include "runeditordialog.h"
 #include "scheduler.h"
-#include "slotprobedialog.h"
 #include "session.h"
+#include "slotprobedialog.h"
 
 #include <QApplication>
 #include <QDir>
