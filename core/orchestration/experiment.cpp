@@ -1,6 +1,6 @@
 #include "experiment.h"
 
-#include "logschema.h"
+#include "logcategories.h"
 #include "modelcatalog.h"
 #include "runspecview.h"
 

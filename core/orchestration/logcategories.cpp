@@ -6,5 +6,9 @@ Q_LOGGING_CATEGORY(lcScheduler, "trainyard.scheduler", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcDispatcher, "trainyard.dispatcher", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcSupervisor, "trainyard.supervisor", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcLauncher, "trainyard.launcher", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcMetrics, "trainyard.metrics", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcRunStore, "trainyard.runstore", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcCatalogue, "trainyard.catalogue", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcExperiment, "trainyard.experiment", QtWarningMsg)
 
 } // namespace trainyard

@@ -1,8 +1,9 @@
 #pragma once
 
-// Logging categories of the orchestration core's run machinery. Quiet by
+// The orchestration core's logging categories, one per area. Quiet by
 // default (warnings only); turn one on with e.g.
 //   QT_LOGGING_RULES="trainyard.supervisor.debug=true;trainyard.launcher.info=true"
+// The desktop app's own are in ui/logcategories.h.
 
 #include <QLoggingCategory>
 
@@ -12,5 +13,9 @@ Q_DECLARE_LOGGING_CATEGORY(lcScheduler)  // "trainyard.scheduler": the façade, 
 Q_DECLARE_LOGGING_CATEGORY(lcDispatcher) // "trainyard.dispatcher": which run starts where, idle
 Q_DECLARE_LOGGING_CATEGORY(lcSupervisor) // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
 Q_DECLARE_LOGGING_CATEGORY(lcLauncher)   // "trainyard.launcher": processes (or jobs) started, signalled, attached
+Q_DECLARE_LOGGING_CATEGORY(lcMetrics)    // "trainyard.metrics": metrics.jsonl, worker messages as records, CSV
+Q_DECLARE_LOGGING_CATEGORY(lcRunStore)   // "trainyard.runstore": run folders, status.json, the state file, history
+Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)  // "trainyard.catalogue": the worker's catalogue, its cache
+Q_DECLARE_LOGGING_CATEGORY(lcExperiment) // "trainyard.experiment": experiment files and their checks
 
 } // namespace trainyard

@@ -1,6 +1,6 @@
 #include "metricscsvwriter.h"
 
-#include "logmetrics.h"
+#include "logcategories.h"
 #include "metricstore.h"
 
 #include <QIODevice>

@@ -1,7 +1,7 @@
 #include "metricslogreader.h"
 
 #include "linedecoder.h"
-#include "logmetrics.h"
+#include "logcategories.h"
 #include "metricline.h"
 #include "protocol.h"
 

@@ -1,6 +1,6 @@
 #include "modelcatalog.h"
 
-#include "logschema.h"
+#include "logcategories.h"
 #include "modelcatalogcache.h"
 #include "runspecview.h"
 

@@ -1,6 +1,6 @@
 #include "modelcatalogcache.h"
 
-#include "logschema.h"
+#include "logcategories.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>

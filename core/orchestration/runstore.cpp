@@ -1,7 +1,7 @@
 #include "runstore.h"
 
 #include "experiment.h"
-#include "logmetrics.h"
+#include "logcategories.h"
 #include "runspecview.h"
 
 #include <QDir>

@@ -38,7 +38,7 @@ class Supervisor;
 // calls and an undo stack can invert them. Lanes are addressed by index,
 // runs by RunId.
 //
-// A façade over its parts (docs/launcher-seam.md): RunRegistry (the run
+// A façade over its parts (docs/architecture.md, "The scheduler's parts"): RunRegistry (the run
 // records), Board (lanes, queues, edits), Dispatcher (slots, devices,
 // threads, finish count, idle), Supervisor (each launched run's life and the
 // shutdown), Ingestion (metrics in), and the Launcher that starts workers

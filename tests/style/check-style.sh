@@ -10,7 +10,11 @@
 set -uo pipefail
 top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top" || exit 1
-mapfile -t files < <(git ls-files '*.cpp' '*.h' 2>/dev/null || find core ui app tests bench -name '*.cpp' -o -name '*.h')
+mapfile -t listed < <(git ls-files '*.cpp' '*.h' 2>/dev/null || find core ui app tests bench -name '*.cpp' -o -name '*.h')
+files=()
+for f in "${listed[@]}"; do
+  [[ -f $f ]] && files+=("$f") # a deletion not yet committed is still listed
+done
 status=0
 
 # `emit` as a statement, `signals:` / `slots:` as access specifiers. The
