@@ -3,6 +3,7 @@
 // This file only dispatches: each command has its own file and parses its
 // own command line (QCommandLineParser, via CommandLine).
 
+#include "checkcommand.h"
 #include "commandline.h"
 #include "exportcommand.h"
 #include "guicommand.h"
@@ -33,6 +34,7 @@ const Command kCommands[] = {
     {"run", runCommand},
     {"probe-slots", probeSlotsCommand},
     {"export", exportCommand},
+    {"check", checkCommand},
 };
 
 void setApplicationNames()

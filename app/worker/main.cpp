@@ -4,6 +4,7 @@
 #include "catalogue.h"
 #include "protocol.h"
 #include "reporter.h"
+#include "runcheck.h"
 #include "worker.h"
 #include "workeroptions.h"
 
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
     case WorkerOptions::Action::ListModels:
         std::cout << trainyard::Catalogue::instance().toJson().dump(2) << '\n';
         return 0;
+    case WorkerOptions::Action::Check:
+        return trainyard::checkRun(options.spec);
     case WorkerOptions::Action::Train:
         break;
     }

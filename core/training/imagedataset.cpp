@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <sys/stat.h>
 
@@ -181,6 +182,22 @@ ImageDataset ImageDataset::loadIdxFolder(const std::string &dir, std::int64_t va
     d.train = slice(all, 0, all.count - validSize);
     d.valid = slice(all, all.count - validSize, all.count);
     return d;
+}
+
+void ImageDataset::checkIdxFolder(const std::string &dir)
+{
+    for (const char *base :
+         {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+        const std::string path = findIdx(dir, base);
+        std::ifstream in(path, std::ios::binary);
+        unsigned char magic[4] = {};
+        if (!in || !in.read(reinterpret_cast<char *>(magic), 4))
+            throw BadInput(path + ": cannot read its header");
+        const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+        const bool ok = gz ? magic[0] == 0x1f && magic[1] == 0x8b : magic[0] == 0 && magic[1] == 0 && magic[2] == 0x08;
+        if (!ok)
+            throw BadInput(path + (gz ? ": not a gzip file" : ": not an IDX file of bytes (magic 00 00 08 0N)"));
+    }
 }
 
 ImageDataset ImageDataset::synthetic(std::int64_t samples, std::int64_t classes, std::int64_t size, std::uint64_t seed)

@@ -37,6 +37,9 @@ struct ImageDataset
     // DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]; the last
     // `validSize` training images become the valid split.
     static ImageDataset loadIdxFolder(const std::string &dir, std::int64_t validSize);
+    // What loadIdxFolder would reject, found quickly: the four files exist
+    // (raw or .gz) and start as IDX (or gzip) files. Throws BadInput.
+    static void checkIdxFolder(const std::string &dir);
 
     // One random prototype per class plus noise; deterministic from `seed`;
     // split 80/10/10.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace trainyard {
@@ -72,6 +73,32 @@ KgDataset KgDataset::loadFolder(const std::string &dir)
     if (data.train.empty())
         throw BadInput(dir + "/train.txt: no triples");
     return data;
+}
+
+void KgDataset::checkFolder(const std::string &dir)
+{
+    struct stat st
+    {};
+    if (::stat(dir.c_str(), &st) != 0)
+        throw BadInput("data.path: " + dir + ": " + std::strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        throw BadInput("data.path: " + dir + ": not a folder");
+    for (const char *name : {"train.txt", "valid.txt", "test.txt"}) {
+        const std::string path = dir + "/" + name;
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            throw BadInput(path + ": cannot open (" + std::strerror(errno) + ")");
+        // The first lines only: a quick look, through the loader's own parser.
+        std::string head, line;
+        for (int i = 0; i < 100 && std::getline(in, line); ++i)
+            head += line + '\n';
+        if (head.empty() && std::string(name) == "train.txt")
+            throw BadInput(path + ": no triples");
+        std::istringstream first(head);
+        KgDataset scratch;
+        std::vector<std::int64_t> triples;
+        scratch.parse(first, path, triples);
+    }
 }
 
 KgDataset KgDataset::synthetic(std::int64_t entities, std::int64_t relations, std::int64_t triples, std::uint64_t seed)

@@ -12,6 +12,7 @@ std::string WorkerOptions::usage()
     return "Usage:\n"
            "  trainyard-worker --spec RUN.json --run-dir DIR [--connect unix:PATH | tcp:HOST:PORT]\n"
            "                   [--token TOKEN] [--device cpu | cuda:N] [--threads N] [--resume]\n"
+           "  trainyard-worker --check --spec RUN.json\n"
            "  trainyard-worker --list-models | --version | --help\n"
            "\n"
            "Trains one model as the run spec says, appending every message to DIR/metrics.jsonl\n"
@@ -26,6 +27,8 @@ std::string WorkerOptions::usage()
            "  --device DEV      cpu (default) or cuda:N\n"
            "  --threads N       CPU threads of LibTorch's operators (default 1)\n"
            "  --resume          continue from the newest valid checkpoint in DIR/checkpoints\n"
+           "  --check           check the spec and take a quick look at its data (files exist, first\n"
+           "                    lines parse); trains nothing, writes nothing; exit 0 or 2\n"
            "  --list-models     print every model, data kind and spec key with defaults and ranges (JSON)\n"
            "  --version         print the version\n"
            "\n"
@@ -59,6 +62,8 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
             o.action = Action::Version;
         } else if (name == "--list-models") {
             o.action = Action::ListModels;
+        } else if (name == "--check") {
+            o.action = Action::Check;
         } else if (name == "--spec") {
             o.spec = takeValue();
             sawSpec = true;
@@ -90,6 +95,8 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
             o.token = fromEnv;
     }
     ::unsetenv(kTokenVariable); // not inherited by anything we start
+    if (o.action == Action::Check && (!sawSpec || o.spec.empty()))
+        throw BadInput("--check needs --spec FILE (see --help)");
     if (o.action == Action::Train) {
         if (!sawSpec || o.spec.empty())
             throw BadInput("--spec FILE is required (see --help)");

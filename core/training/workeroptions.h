@@ -11,7 +11,8 @@ struct WorkerOptions
         Train,
         Help,
         Version,
-        ListModels
+        ListModels,
+        Check // --check --spec FILE: the spec and a quick look at its data; nothing trains
     };
 
     Action action = Action::Train;

@@ -93,6 +93,23 @@ TY_TEST(kgFolderErrors)
     TY_CHECK_EQ(ok.test.size(), 3u);
 }
 
+// The quick look of `trainyard-worker --check`: what loadFolder rejects, from the first lines.
+TY_TEST(kgFolderCheckFindsWhatLoadingWould)
+{
+    const std::string dir = testing::tempDir("kgcheck");
+    TY_CHECK(errorOf([&] { KgDataset::checkFolder(dir + "/nope"); }).find("data.path: " + dir + "/nope: No such file")
+             == 0);
+    testing::writeFile(dir + "/train.txt", "a\tr\tb\n");
+    testing::writeFile(dir + "/valid.txt", "a\tr\tb\n");
+    TY_CHECK(errorOf([&] { KgDataset::checkFolder(dir); }).find(dir + "/test.txt: cannot open") == 0);
+    testing::writeFile(dir + "/test.txt", "b\tr\tc\nb r c\n");
+    TY_CHECK(errorOf([&] { KgDataset::checkFolder(dir); }).find(dir + "/test.txt:2: expected 3") == 0);
+    testing::writeFile(dir + "/test.txt", "b\tr\tc\n");
+    TY_CHECK(errorOf([&] { KgDataset::checkFolder(dir); }).empty());
+    testing::writeFile(dir + "/train.txt", "");
+    TY_CHECK(errorOf([&] { KgDataset::checkFolder(dir); }).find(dir + "/train.txt: no triples") == 0);
+}
+
 TY_TEST(sharedUmlsLoads)
 {
     const char *shared = std::getenv("TRAINYARD_SHARED_DATA");
@@ -186,7 +203,14 @@ TY_TEST(idxFolderReadsRawAndGzip)
 
     writeGz(dir + "/t10k-labels-idx1-ubyte.gz", idxBytes(0x08, {5}, 5));
     TY_CHECK(errorOf([&] { ImageDataset::loadIdxFolder(dir, 3); }).find("5 labels for 4 images") != std::string::npos);
+    TY_CHECK(errorOf([&] { ImageDataset::checkIdxFolder(dir); }).empty()); // the headers are fine
+    writeRaw(dir + "/train-labels-idx1-ubyte", {'P', 'K', 3, 4, 0, 0});
+    TY_CHECK(errorOf([&] { ImageDataset::checkIdxFolder(dir); }).find("train-labels-idx1-ubyte: not an IDX file")
+             != std::string::npos);
+    writeRaw(dir + "/train-labels-idx1-ubyte", idxBytes(0x08, {10}, 10));
     ::unlink((dir + "/t10k-labels-idx1-ubyte.gz").c_str());
+    TY_CHECK(errorOf([&] { ImageDataset::checkIdxFolder(dir); }).find("t10k-labels-idx1-ubyte[.gz]: no such file")
+             != std::string::npos);
     TY_CHECK(errorOf([&] { ImageDataset::loadIdxFolder(dir, 3); }).find("t10k-labels-idx1-ubyte[.gz]: no such file")
              != std::string::npos);
     testing::writeFile(dir + "/t10k-labels-idx1-ubyte.gz", "\x1f\x8b garbage that is not gzip");

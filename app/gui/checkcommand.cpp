@@ -1,0 +1,64 @@
+#include "checkcommand.h"
+
+#include "commandline.h"
+#include "deviceinventory.h"
+#include "experiment.h"
+#include "experimentcheck.h"
+#include "workercatalogue.h"
+#include "workerprocess.h"
+
+#include <cstdio>
+
+namespace trainyard {
+
+int checkCommand(const QStringList &args)
+{
+    CommandLine commandLine(
+        QStringLiteral("check"), {QStringLiteral("trainyard check [--cpu-fallback] FILE.json")},
+        QStringLiteral("Checks an experiment file without starting anything: keys, types, ranges and model types\n"
+                       "against the worker's catalogue, unique run names, every run's data (folders and files\n"
+                       "exist, their first lines parse) and the GPUs the lanes name."));
+    const QCommandLineOption cpuFallbackOption(QStringLiteral("cpu-fallback"),
+                                               QStringLiteral("lanes naming a missing GPU would run on the CPU"));
+    commandLine.addOption(cpuFallbackOption);
+    commandLine.addPositionalArgument(QStringLiteral("FILE.json"), QStringLiteral("the experiment file"),
+                                      QStringLiteral("FILE.json"));
+    commandLine.setNotes(QStringLiteral("Exit status: 0 no problem found; 2 problems (each on its own line) or a bad "
+                                        "command line."));
+    if (const auto exit = commandLine.parse(args))
+        return *exit;
+    const QStringList files = commandLine.parser().positionalArguments();
+    if (files.size() != 1)
+        return usageError(QStringLiteral("check needs exactly one experiment file (%1)").arg(commandLine.seeHelp()));
+    const QString file = files.first();
+
+    const QString worker = WorkerProcess::findWorkerProgram();
+    const std::optional<ModelCatalog> catalog = workerCatalogue(worker);
+    QStringList problems;
+    const auto experiment = Experiment::load(file, &problems, catalog ? &*catalog : nullptr);
+    if (experiment) {
+        DeviceInventory devices;
+        devices.refresh();
+        ExperimentCheck check(worker, &devices);
+        check.setCpuFallback(commandLine.parser().isSet(cpuFallbackOption));
+        for (const QString &p : check.problems(*experiment))
+            problems << QStringLiteral("%1: %2").arg(file, p);
+    }
+    for (const QString &p : std::as_const(problems))
+        printError(p);
+    if (!problems.isEmpty()) {
+        std::fprintf(stderr, "%lld problem%s found; nothing was started\n", static_cast<long long>(problems.size()),
+                     problems.size() == 1 ? "" : "s");
+        return kExitBadUsage;
+    }
+    int runs = 0;
+    for (const ExperimentLane &lane : experiment->lanes) {
+        for (const ExperimentRun &run : lane.runs)
+            runs += run.repeat;
+    }
+    std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
+                 static_cast<long long>(experiment->lanes.size()));
+    return kExitSuccess;
+}
+
+} // namespace trainyard

@@ -1,0 +1,177 @@
+// `trainyard check` end to end, as a user runs it: the built `trainyard`
+// binary on experiment files with the mistakes users make (a missing data
+// folder, a misspelt model key, an unknown model, a malformed data file, a
+// GPU the machine lacks), with the real worker giving the catalogue and
+// looking at the data. Nothing may start: no runs root appears.
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Result
+{
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+QJsonObject run(const QString &name, const QJsonObject &model, const QJsonObject &data)
+{
+    return {{QStringLiteral("name"), name}, {QStringLiteral("model"), model}, {QStringLiteral("data"), data}};
+}
+
+QJsonObject transe(const QJsonObject &extra = {})
+{
+    QJsonObject m{{QStringLiteral("type"), QStringLiteral("transe")}};
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        m.insert(it.key(), it.value());
+    return m;
+}
+
+QJsonObject synthetic()
+{
+    return {{QStringLiteral("kind"), QStringLiteral("synthetic-kg")}};
+}
+
+QJsonObject kgFolder(const QString &path)
+{
+    return {{QStringLiteral("kind"), QStringLiteral("kg")}, {QStringLiteral("path"), path}};
+}
+
+} // namespace
+
+class TestCheckCommand : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_worker;
+
+    QString writeExperiment(const QString &name, const QJsonArray &runs, const QString &device = QStringLiteral("cpu"))
+    {
+        const QJsonObject lane{{QStringLiteral("device"), device}, {QStringLiteral("runs"), runs}};
+        const QJsonObject experiment{{QStringLiteral("name"), name},
+                                     {QStringLiteral("runs_root"), m_dir.filePath(name + QStringLiteral("-runs"))},
+                                     {QStringLiteral("lanes"), QJsonArray{lane}}};
+        const QString path = m_dir.filePath(name + QStringLiteral(".json"));
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(QJsonDocument(experiment).toJson());
+        return path;
+    }
+
+    Result check(const QStringList &args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), m_worker);
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("check")} + args);
+        Result r;
+        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit)
+            return r;
+        r.status = p.exitCode();
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    // Nothing started: the runs root was never made.
+    bool nothingStarted(const QString &name) const
+    {
+        return !QFileInfo::exists(m_dir.filePath(name + QStringLiteral("-runs")));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable())
+            QSKIP(
+                "TRAINYARD_WORKER is not set to the real trainyard-worker: the check needs its catalogue and loaders");
+    }
+
+    void aGoodFileHasNoProblem()
+    {
+        const QString file = writeExperiment(QStringLiteral("good"), {run(QStringLiteral("a"), transe(), synthetic())});
+        const Result r = check({file});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(r.out.contains("no problem found (1 runs in 1 lanes)"), r.out.constData());
+        QVERIFY(nothingStarted(QStringLiteral("good")));
+    }
+
+    void aMissingDataFolderIsNamed()
+    {
+        const QString missing = m_dir.filePath(QStringLiteral("no-such-folder"));
+        const QString file =
+            writeExperiment(QStringLiteral("nodata"), {run(QStringLiteral("a"), transe(), kgFolder(missing))});
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(
+            r.err.contains(QStringLiteral("run a: data.path: %1: No such file or directory").arg(missing).toUtf8()),
+            r.err.constData());
+        QVERIFY2(r.err.contains("1 problem found; nothing was started"), r.err.constData());
+        QVERIFY(nothingStarted(QStringLiteral("nodata")));
+    }
+
+    void aMalformedDataFileIsNamedWithItsLine()
+    {
+        QDir(m_dir.path()).mkpath(QStringLiteral("badkg"));
+        const QString folder = m_dir.filePath(QStringLiteral("badkg"));
+        for (const char *name : {"train.txt", "valid.txt", "test.txt"}) {
+            QFile f(folder + QLatin1Char('/') + QLatin1String(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(name == QByteArray("valid.txt") ? "a\tr\tb\nc\tr\n" : "a\tr\tb\n");
+        }
+        const QString file =
+            writeExperiment(QStringLiteral("badkg"), {run(QStringLiteral("k"), transe(), kgFolder(folder))});
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("%1/valid.txt:2: expected 3 tab-separated fields").arg(folder).toUtf8()),
+                 r.err.constData());
+    }
+
+    void anUnknownKeyAndAnUnknownModelAreListedTogether()
+    {
+        const QString file =
+            writeExperiment(QStringLiteral("typos"),
+                            {run(QStringLiteral("typo"), transe({{QStringLiteral("dimm"), 50}}), synthetic()),
+                             run(QStringLiteral("nomodel"),
+                                 QJsonObject{{QStringLiteral("type"), QStringLiteral("transx")}}, synthetic())});
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("lanes[0].runs[0].model.dimm: unknown key"), r.err.constData());
+        QVERIFY2(r.err.contains("lanes[0].runs[1].model.type: expected one of") && r.err.contains("got \"transx\""),
+                 r.err.constData());
+        QVERIFY(nothingStarted(QStringLiteral("typos")));
+    }
+
+    void aMissingGpuIsAProblemUnlessItFallsBack()
+    {
+        const QString file = writeExperiment(QStringLiteral("gpu"), {run(QStringLiteral("g"), transe(), synthetic())},
+                                             QStringLiteral("cuda:63"));
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("lane 1 names cuda:63"), r.err.constData());
+        QCOMPARE(check({QStringLiteral("--cpu-fallback"), file}).status, 0);
+    }
+
+    void badUsageExitsTwo()
+    {
+        QCOMPARE(check({}).status, 2);
+        QCOMPARE(check({m_dir.filePath(QStringLiteral("absent.json"))}).status, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCheckCommand)
+#include "tst_checkcommand.moc"
