@@ -96,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_runControl, &RunControl::runsChanged, this, &MainWindow::updateActions);
 
     m_sessions->setCloseChooser([this] { return askHowToClose(); });
+    m_sessions->setUnsavedChooser([this] { return askAboutUnsavedEdits(); });
     connect(m_sessions, &SessionController::sessionOpened, this, &MainWindow::attachSession);
     connect(m_sessions, &SessionController::sessionAboutToClose, this, &MainWindow::detachSession);
     connect(m_sessions, &SessionController::sessionClosed, this, &MainWindow::updateActions);
@@ -408,6 +409,31 @@ MainWindow::CloseChoice MainWindow::askHowToClose()
     return box.clickedButton() == stop          ? CloseChoice::StopRuns
            : box.clickedButton() == leaveButton ? CloseChoice::LeaveRunning
                                                 : CloseChoice::Cancel;
+}
+
+MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()
+{
+    if (m_unsavedChooser) {
+        return m_unsavedChooser();
+    }
+    if (m_closeChooser) {
+        return UnsavedChoice::Discard; // closing is scripted: nobody is there to ask
+    }
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
+                    tr("The board of %1 has changes that are not saved.").arg(session()->name()),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setInformativeText(tr("Save them before closing? Runs keep their folders either way; "
+                              "only the board's edits are at stake."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        m_saveAction->trigger(); // asks for a file when the board has none; cancelling that cancels the close
+        return m_controller->isClean() ? UnsavedChoice::Save : UnsavedChoice::Cancel;
+    case QMessageBox::Discard:
+        return UnsavedChoice::Discard;
+    default:
+        return UnsavedChoice::Cancel;
+    }
 }
 
 void MainWindow::updateFinishCount()

@@ -76,6 +76,10 @@ public:
 
     /// Replaces the dialogs that ask the user (tests, screenshots).
     void setCloseChooser(std::function<CloseChoice()> chooser);
+    using UnsavedChoice = SessionController::UnsavedChoice;
+    /// Answers "save the unsaved edits?" instead of the dialog (tests, tools);
+    /// it may save (e.g. trigger the Save action) before answering Save.
+    void setUnsavedChooser(std::function<UnsavedChoice()> chooser) { m_unsavedChooser = std::move(chooser); }
     /// When set, a run dropped from the palette is queued without the editor.
     void setEditorEnabled(bool on) { m_editorEnabled = on; }
     /// The last notification shown (finished / failed runs), for tests.
@@ -105,6 +109,7 @@ private:
     void attachSession(Session *session, const QStringList &warnings);
     void detachSession(trainyard::Session *session);
     CloseChoice askHowToClose();
+    UnsavedChoice askAboutUnsavedEdits();
     Scheduler *scheduler() const;
     void updateFinishCount();
     void updateActions();
@@ -136,6 +141,7 @@ private:
     RecentFiles *m_recent = nullptr;
     bool m_editorEnabled = true;
     std::function<CloseChoice()> m_closeChooser;
+    std::function<UnsavedChoice()> m_unsavedChooser;
 
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;

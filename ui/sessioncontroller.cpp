@@ -95,6 +95,12 @@ bool SessionController::closeSession()
     if (!m_session) {
         return true;
     }
+    if (!m_board->isClean() && m_unsavedChooser) {
+        const UnsavedChoice choice = m_unsavedChooser();
+        if (choice == UnsavedChoice::Cancel || (choice == UnsavedChoice::Save && !m_board->isClean())) {
+            return false;
+        }
+    }
     bool leave = false;
     if (m_session->scheduler()->activeCount() > 0) {
         const CloseChoice choice = m_closeChooser ? m_closeChooser() : CloseChoice::StopRuns;

@@ -30,6 +30,17 @@ public:
     };
     /// Asked only while runs train. Without one, closing stops them.
     using CloseChooser = std::function<CloseChoice()>;
+    /// What to do with board edits that are not saved when the session closes.
+    /// Save means the chooser has saved them (the controller checks: edits
+    /// still unsaved cancel the close, so nothing is lost).
+    enum class UnsavedChoice {
+        Save,
+        Discard,
+        Cancel
+    };
+    /// Asked first, whenever the board has unsaved edits (quit, close, open,
+    /// new, either way of closing runs). Without one, edits are discarded.
+    using UnsavedChooser = std::function<UnsavedChoice()>;
 
     /// Board edits of every session go through `board`, which must outlive this.
     explicit SessionController(BoardController *board, QObject *parent = nullptr);
@@ -49,6 +60,7 @@ public:
     /// Closes the session without asking, stopping its runs (the window goes away).
     void closeWithoutAsking();
     void setCloseChooser(CloseChooser chooser) { m_closeChooser = std::move(chooser); }
+    void setUnsavedChooser(UnsavedChooser chooser) { m_unsavedChooser = std::move(chooser); }
 
     /// "NAME[*] (FILE) — Trainyard"; "*" while the board has unsaved edits.
     QString title() const;
@@ -79,6 +91,7 @@ private:
     BoardController *m_board;
     std::unique_ptr<Session> m_session;
     CloseChooser m_closeChooser;
+    UnsavedChooser m_unsavedChooser;
 };
 
 } // namespace trainyard

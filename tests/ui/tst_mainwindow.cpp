@@ -106,6 +106,37 @@ private Q_SLOTS:
         }
     }
 
+    // Quit (Ctrl+Q) with unsaved board edits asks first; Cancel keeps the
+    // window, the session and the edit (issue 12: the edit was lost).
+    void quitWithUnsavedEditsAsksFirst()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 2)));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.boardController()->addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(window.windowTitle().contains(QLatin1Char('*')));
+        int asked = 0;
+        window.setUnsavedChooser([&] {
+            ++asked;
+            return MainWindow::UnsavedChoice::Cancel;
+        });
+        QVERIFY(!window.close()); // what Quit does
+        QCOMPARE(asked, 1);
+        QVERIFY(window.isVisible());
+        QVERIFY(window.session());
+        QCOMPARE(window.session()->scheduler()->laneCount(), 3);
+        window.setUnsavedChooser([&] {
+            ++asked;
+            return MainWindow::UnsavedChoice::Discard;
+        });
+        QVERIFY(window.close());
+        QCOMPARE(asked, 2);
+    }
+
     void trainsAnExperimentToTheEnd()
     {
         QTemporaryDir dir;

@@ -177,6 +177,62 @@ private Q_SLOTS:
         QVERIFY(sessions.closeSession()); // nothing open: nothing to do
         QCOMPARE(closed.count(), 1);
     }
+
+    // Issue 12's first defect: Quit with the title showing "NAME*" lost the
+    // edits without asking. Every close asks first while the board has
+    // unsaved edits, and a "Save" that did not save keeps the session open.
+    void unsavedEditsAreAskedAboutBeforeClosing()
+    {
+        QTemporaryDir dir;
+        const QString path = writeExperiment(dir);
+        BoardController board;
+        SessionController sessions(&board);
+        QVERIFY(sessions.openFile(path));
+        int asked = 0;
+        SessionController::UnsavedChoice answer = SessionController::UnsavedChoice::Cancel;
+        sessions.setUnsavedChooser([&] {
+            ++asked;
+            return answer;
+        });
+
+        // A clean board closes without the question.
+        QVERIFY(sessions.closeSession());
+        QCOMPARE(asked, 0);
+        QVERIFY(sessions.openFile(path));
+
+        QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(!board.isClean());
+        QVERIFY(!sessions.closeSession()); // Cancel
+        QCOMPARE(asked, 1);
+        QVERIFY(sessions.session());
+        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2);
+
+        answer = SessionController::UnsavedChoice::Save; // ... but nothing was saved
+        QVERIFY(!sessions.closeSession());
+        QCOMPARE(asked, 2);
+        QVERIFY(sessions.session());
+
+        // Opening another file asks too; a chooser that saves lets it close.
+        sessions.setUnsavedChooser([&] {
+            ++asked;
+            sessions.saveTo(path);
+            return SessionController::UnsavedChoice::Save;
+        });
+        QVERIFY(sessions.openFile(path));
+        QCOMPARE(asked, 3);
+        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2); // the saved edit, read back
+
+        QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
+        sessions.setUnsavedChooser([&] {
+            ++asked;
+            return SessionController::UnsavedChoice::Discard;
+        });
+        QVERIFY(sessions.closeSession());
+        QCOMPARE(asked, 4);
+        QVERIFY(!sessions.session());
+        QVERIFY(sessions.openFile(path));
+        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2); // the discarded lane is gone
+    }
 };
 
 QTEST_MAIN(TestSessionController)
