@@ -478,6 +478,9 @@ bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable)
     RunEditorDialog dialog(m_catalog, *spec, *repeat, this);
     dialog.setPresetStore(m_presets);
     dialog.setRepeatEditable(repeatEditable);
+    if (!repeatEditable) {
+        dialog.setAcceptText(tr("Apply")); // an edit of a queued run, not a new one
+    }
     if (dialog.exec() != QDialog::Accepted) {
         return false;
     }

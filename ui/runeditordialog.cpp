@@ -3,6 +3,7 @@
 #include "experiment.h"
 #include "presetstore.h"
 #include "runspecview.h"
+#include "wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -142,7 +143,8 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     m_error->setVisible(false);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Queue"));
+    m_accept = buttons->button(QDialogButtonBox::Ok);
+    m_accept->setText(tr("Queue"));
     auto *presetButton = buttons->addButton(tr("Save as preset…"), QDialogButtonBox::ActionRole);
     connect(presetButton, &QPushButton::clicked, this, &RunEditorDialog::savePreset);
     connect(buttons, &QDialogButtonBox::accepted, this, &RunEditorDialog::accept);
@@ -153,6 +155,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     layout->addWidget(m_error);
     layout->addWidget(buttons);
     resize(460, 640);
+    guardWheel(this);
 }
 
 void RunEditorDialog::setRepeatEditable(bool on)
@@ -366,6 +369,11 @@ void RunEditorDialog::accept()
     QDialog::accept();
 }
 
+void RunEditorDialog::setAcceptText(const QString &text)
+{
+    m_accept->setText(text);
+}
+
 void RunEditorDialog::rebuildData(const QString &kind)
 {
     // Drop the previous kind's rows (all but the "Kind" row).
@@ -387,6 +395,7 @@ void RunEditorDialog::rebuildData(const QString &kind)
     const RunSpecView initial(m_initial);
     const QJsonObject values = initial.dataKind() == kind ? initial.data() : QJsonObject();
     buildSection(QStringLiteral("data"), info->params, values, m_dataForm);
+    guardWheel(this);
 }
 
 void RunEditorDialog::savePreset()

@@ -10,6 +10,7 @@ class QComboBox;
 class QFormLayout;
 class QGroupBox;
 class QLabel;
+class QPushButton;
 class QLineEdit;
 class QSpinBox;
 class QWidget;
@@ -30,6 +31,8 @@ public:
     void setPresetStore(PresetStore *presets) { m_presets = presets; }
     /// Editing a queued run changes its spec only: the repeat count is fixed then.
     void setRepeatEditable(bool on);
+    /// The accept button's text: "Queue" (a new run) by default, e.g. "Apply" when editing one.
+    void setAcceptText(const QString &text);
 
     /// The edited spec; valid after accept() (or after a successful validate()).
     QJsonObject spec() const { return m_result; }
@@ -60,6 +63,7 @@ private:
     QComboBox *m_dataKind;
     QFormLayout *m_dataForm = nullptr;
     QLabel *m_error;
+    QPushButton *m_accept = nullptr;
     struct Field
     {
         QString section;

@@ -6,11 +6,13 @@
 #include "runeditordialog.h"
 #include "uitesthelpers.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
+#include <QWheelEvent>
 
 using namespace trainyard;
 using namespace trainyard::testing;
@@ -51,6 +53,39 @@ private Q_SLOTS:
         lr->setText(QStringLiteral("1e-3"));
         QVERIFY2(editor.validate(&error), qPrintable(error));
         QCOMPARE(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("lr")).toDouble(), 1e-3);
+    }
+
+    // Issue 12: scrolling the editor over a spin box changed its value
+    // (eval every_epochs 25 -> 20). Only a focused editor takes the wheel.
+    void theWheelChangesOnlyAFocusedEditor()
+    {
+        QString error;
+        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        auto *dim = qobject_cast<QSpinBox *>(editor.editorFor(QStringLiteral("model.dim")));
+        QVERIFY(dim);
+        auto *norm = qobject_cast<QComboBox *>(editor.editorFor(QStringLiteral("model.norm")));
+        QVERIFY(norm);
+        const int before = dim->value();
+        const int normBefore = norm->currentIndex();
+        const auto wheel = [](QWidget *w, int delta) {
+            const QPointF at(w->width() / 2.0, w->height() / 2.0);
+            QWheelEvent event(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                              Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &event);
+        };
+        QVERIFY(!dim->hasFocus());
+        wheel(dim, -120);
+        wheel(norm, -120);
+        QCOMPARE(dim->value(), before);
+        QCOMPARE(norm->currentIndex(), normBefore);
+        QCOMPARE(dim->focusPolicy(), Qt::StrongFocus);
+        dim->setFocus();
+        QTRY_VERIFY(dim->hasFocus());
+        wheel(dim, -120);
+        QVERIFY(dim->value() != before); // focused: the user means it
     }
 
     void keysTheWorkerDoesNotKnowAreRefused()
