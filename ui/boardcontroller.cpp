@@ -89,8 +89,9 @@ bool BoardController::duplicateRun(RunId id, int lane, int position)
         return false;
     }
     const RunInfo run = m_scheduler->run(id);
+    // A new sample of the same spec: a unique name and a seed of its own.
     auto *command = new AddRunsCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, run.spec, 1);
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, m_scheduler->duplicateSpec(id), 1);
     command->setText(tr("Duplicate %1").arg(run.name));
     return push(command);
 }

@@ -1,7 +1,10 @@
 #include "board.h"
 
 #include "runregistry.h"
+#include "runspecview.h"
 #include "runstore.h"
+
+#include <algorithm>
 
 namespace trainyard {
 
@@ -217,14 +220,30 @@ QList<RunId> Board::addRun(int lane, const QJsonObject &spec, int repeat, int po
     return ids;
 }
 
+QJsonObject Board::duplicateSpec(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return {};
+    qint64 highest = 0;
+    for (RunId other : runIds()) {
+        if (const RunInfo *o = m_runs->find(other))
+            highest = std::max(highest, RunSpecView(o->spec).seed().value_or(0));
+    }
+    QJsonObject spec = r->spec;
+    spec.insert(QStringLiteral("name"), uniqueName(r->name));
+    QJsonObject train = spec.value(QStringLiteral("train")).toObject();
+    train.insert(QStringLiteral("seed"), highest + 1);
+    spec.insert(QStringLiteral("train"), train);
+    return spec;
+}
+
 RunId Board::duplicateRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run")), 0;
-    QJsonObject spec = r->spec;
-    spec.insert(QStringLiteral("name"), uniqueName(r->name));
-    const QList<RunId> ids = addRun(r->lane, spec, 1, position(id) + 1, error);
+    const QList<RunId> ids = addRun(r->lane, duplicateSpec(id), 1, position(id) + 1, error);
     return ids.isEmpty() ? 0 : ids.first();
 }
 

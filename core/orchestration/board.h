@@ -45,6 +45,10 @@ public:
     QList<RunId> runIds() const;  // lane by lane, queue order
     int position(RunId id) const; // -1 when unknown
     QString uniqueName(const QString &base) const;
+    // The spec a duplicate of `id` gets: a unique name and a seed no run on
+    // the board has (one above the highest), so a copy is a new sample, not
+    // the same run twice. Empty for an unknown id.
+    QJsonObject duplicateSpec(RunId id) const;
 
     int addLane(const QString &device, int slotCount, int position, QString *error);
     bool removeLane(int index, QString *error); // only without active runs

@@ -129,6 +129,11 @@ QString Scheduler::uniqueName(const QString &base) const
     return m_board->uniqueName(base);
 }
 
+QJsonObject Scheduler::duplicateSpec(RunId id) const
+{
+    return m_board->duplicateSpec(id);
+}
+
 LaneInfo Scheduler::lane(int index) const
 {
     LaneInfo info;

@@ -73,6 +73,8 @@ public:
     int position(RunId id) const;
     // `base` if unused, else base-2, base-3, ...
     QString uniqueName(const QString &base) const;
+    // What a duplicate of `id` is queued with: a unique name and a fresh seed.
+    QJsonObject duplicateSpec(RunId id) const;
 
     // ---- edits (all refuse with a message instead of breaking a run) ----
     int addLane(const QString &device, int slotCount, int position = -1, QString *error = nullptr);

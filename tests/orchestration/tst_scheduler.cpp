@@ -4,6 +4,7 @@
 #include "deviceinventory.h"
 #include "metricsserver.h"
 #include "metricstore.h"
+#include "runspecview.h"
 #include "runstore.h"
 #include "scheduler.h"
 #include "session.h"
@@ -164,6 +165,16 @@ private Q_SLOTS:
         QVERIFY(copy != 0);
         QCOMPARE(sch->position(copy), 1);
         QCOMPARE(sch->run(copy).name, QStringLiteral("a-1-2"));
+        // ... and a seed no run on the board has (issue 12: a duplicate kept its seed).
+        {
+            QSet<qint64> seeds;
+            for (RunId other : sch->runIds()) {
+                if (other != copy)
+                    seeds.insert(RunSpecView(sch->run(other).spec).seed().value_or(-1));
+            }
+            const qint64 seed = RunSpecView(sch->run(copy).spec).seed().value_or(-1);
+            QVERIFY2(seed > 0 && !seeds.contains(seed), qPrintable(QString::number(seed)));
+        }
 
         QVERIFY(sch->removeRun(copy, &error));
         QCOMPARE(aboutToRemove.count(), 1);

@@ -4,6 +4,7 @@
 // state the window title shows.
 
 #include "boardcontroller.h"
+#include "runspecview.h"
 #include "scheduler.h"
 #include "session.h"
 #include "uitesthelpers.h"
@@ -107,6 +108,10 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1), names({"d"}));
         undo()->redo();
         QCOMPARE(laneNames(1), (QStringList{QStringLiteral("d"), copy}));
+        // A new sample: its seed differs from the original's (and stays the same on redo).
+        const RunId copyId = id(copy);
+        const auto seedOf = [this](RunId run) { return RunSpecView(scheduler()->run(run).spec).seed().value_or(-1); };
+        QVERIFY(seedOf(copyId) != seedOf(id(QStringLiteral("a"))));
     }
 
     void removeRunAndUndo()
