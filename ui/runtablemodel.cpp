@@ -21,6 +21,12 @@ QString dataText(const QJsonObject &spec)
     return RunSpecView(spec).dataSummary();
 }
 
+// A number for SortRole; none (an invalid QVariant, sorted last) when missing.
+QVariant sortNumber(double value)
+{
+    return std::isfinite(value) ? QVariant(value) : QVariant();
+}
+
 QString modelText(const QJsonObject &spec)
 {
     return RunSpecView(spec).modelType();
@@ -229,20 +235,21 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     case StateColumn:
         return row.state;
     case StepColumn:
-        return sort ? QVariant(row.step) : (row.step >= 0 ? QVariant(row.step) : QVariant());
+        return row.step >= 0 ? QVariant(row.step) : QVariant();
     case LossColumn:
-        return sort ? QVariant(std::isfinite(row.loss) ? row.loss : -1e300) : QVariant(number(row.loss));
+        return sort ? sortNumber(row.loss) : QVariant(number(row.loss));
     case MrrColumn:
-        return sort ? QVariant(std::isfinite(row.mrr) ? row.mrr : -1.0) : QVariant(number(row.mrr));
+        return sort ? sortNumber(row.mrr) : QVariant(number(row.mrr));
     case Hits10Column:
-        return sort ? QVariant(std::isfinite(row.hits10) ? row.hits10 : -1.0) : QVariant(number(row.hits10));
+        return sort ? sortNumber(row.hits10) : QVariant(number(row.hits10));
     case AccuracyColumn:
-        return sort ? QVariant(std::isfinite(row.accuracy) ? row.accuracy : -1.0) : QVariant(number(row.accuracy));
+        return sort ? sortNumber(row.accuracy) : QVariant(number(row.accuracy));
     case StartedColumn:
         return sort ? QVariant(row.started)
                     : QVariant(row.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     case DurationColumn:
-        return sort ? QVariant(duration) : QVariant(CardDelegate::formatDuration(duration));
+        return sort ? (duration >= 0 ? QVariant(duration) : QVariant())
+                    : QVariant(CardDelegate::formatDuration(duration));
     case FolderColumn:
         return row.runDir;
     default:
@@ -285,6 +292,28 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     default:
         return {};
     }
+}
+
+RunTableSortProxy::RunTableSortProxy(QObject *parent)
+    : QSortFilterProxyModel(parent)
+{
+    setSortRole(RunTableModel::SortRole);
+}
+
+bool RunTableSortProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const QVariant a = left.data(sortRole());
+    const QVariant b = right.data(sortRole());
+    if (!a.isValid() || !b.isValid()) {
+        // Rows without a value go last in either order (the view reverses
+        // lessThan for a descending sort, so say the opposite then).
+        const bool descending = sortOrder() == Qt::DescendingOrder;
+        if (a.isValid() == b.isValid()) {
+            return false;
+        }
+        return a.isValid() != descending;
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
 }
 
 } // namespace trainyard

@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QHash>
 #include <QMap>
+#include <QSortFilterProxyModel>
 #include <QTimer>
 
 namespace trainyard {
@@ -91,6 +92,19 @@ private:
     QList<Row> m_past;
     QHash<QString, QList<RunRecord>> m_history; ///< runs root -> its past runs, as read last time
     QTimer m_refresh;
+};
+
+/// Sorts the runs table by RunTableModel::SortRole with the rows that have no
+/// value in the sorted column (no loss yet, no MRR) last, ascending or
+/// descending: the best loss first, never a column of blanks.
+class RunTableSortProxy : public QSortFilterProxyModel
+{
+    Q_OBJECT
+public:
+    explicit RunTableSortProxy(QObject *parent = nullptr);
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 };
 
 } // namespace trainyard

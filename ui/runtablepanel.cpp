@@ -15,12 +15,11 @@ namespace trainyard {
 RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new RunTableSortProxy(this))
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
 {
     m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(RunTableModel::SortRole);
     m_proxy->setFilterKeyColumn(-1);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_view->setObjectName(QStringLiteral("runTable"));

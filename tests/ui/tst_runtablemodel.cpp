@@ -48,6 +48,34 @@ class TestRunTableModel : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Issue 12: sorting by loss put the runs without a loss first. They go
+    // last, ascending and descending.
+    void runsWithoutAValueSortLast()
+    {
+        QTemporaryDir history;
+        const QString past = history.filePath(QStringLiteral("old"));
+        makeRun(past, QStringLiteral("none"), QByteArray(), RunState::Failed);
+        makeRun(past, QStringLiteral("low"), line(protocol::metric(5, 1, 0.5, 0.5)), RunState::Finished);
+        makeRun(past, QStringLiteral("high"), line(protocol::metric(5, 1, 2.0, 0.5)), RunState::Finished);
+        RunTableModel model;
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        model.refreshHistory();
+        QCOMPARE(model.rowCount(), 3);
+        RunTableSortProxy proxy;
+        proxy.setSourceModel(&model);
+        const auto order = [&] {
+            QStringList names;
+            for (int r = 0; r < proxy.rowCount(); ++r)
+                names << proxy.index(r, RunTableModel::NameColumn).data().toString();
+            return names;
+        };
+        proxy.sort(RunTableModel::LossColumn, Qt::AscendingOrder);
+        QCOMPARE(order(), (QStringList{QStringLiteral("low"), QStringLiteral("high"), QStringLiteral("none")}));
+        proxy.sort(RunTableModel::LossColumn, Qt::DescendingOrder);
+        QCOMPARE(order(), (QStringList{QStringLiteral("high"), QStringLiteral("low"), QStringLiteral("none")}));
+    }
+
     void pastRunsFromTheirFolders()
     {
         QTemporaryDir history;
