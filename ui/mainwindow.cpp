@@ -47,6 +47,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace trainyard {
 
 MainWindow::MainWindow(QWidget *parent)
@@ -458,10 +460,23 @@ void MainWindow::updateActions()
          {m_saveAction, m_saveAsAction, m_addLaneAction, m_startAllAction, m_stopAllAction, m_fallbackAction}) {
         a->setEnabled(open);
     }
-    for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
-                       m_removeAction, m_editAction, m_folderAction, m_logAction}) {
+    for (QAction *a : {m_duplicateAction, m_removeAction, m_editAction, m_folderAction, m_logAction}) {
         a->setEnabled(selected);
     }
+    // Run control only where it can act on one of the selected runs (Pause
+    // looked enabled on a diverged run).
+    QList<RunState> states;
+    if (selected) {
+        for (RunId id : m_boardView->selectedRuns()) {
+            states << scheduler()->run(id).state;
+        }
+    }
+    const auto any = [&states](auto can) { return std::any_of(states.cbegin(), states.cend(), can); };
+    m_startAction->setEnabled(any([](RunState s) { return s == RunState::Queued || s == RunState::Stopped; }));
+    m_stopAction->setEnabled(any([](RunState s) { return isActive(s) || s == RunState::Queued; })); // queued: cancel
+    m_pauseAction->setEnabled(any([](RunState s) { return s == RunState::Running || s == RunState::Stalled; }));
+    m_resumeAction->setEnabled(any([](RunState s) { return s == RunState::Paused || s == RunState::Stopped; }));
+    m_retryAction->setEnabled(any([](RunState s) { return isTerminal(s); }));
     updateFinishCount();
 }
 

@@ -15,6 +15,7 @@
 #include "session.h"
 #include "uitesthelpers.h"
 
+#include <QAction>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QMimeData>
@@ -135,6 +136,37 @@ private Q_SLOTS:
         });
         QVERIFY(window.close());
         QCOMPARE(asked, 2);
+    }
+
+    // Run control is enabled only where it can act on a selected run
+    // (issue 12: Pause and Resume looked enabled on a diverged run).
+    void runControlFollowsTheSelectedRunsStates()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 2)));
+        Scheduler *scheduler = window.session()->scheduler();
+        const RunId first = scheduler->runIds().first();
+        const auto action = [&window](const QString &text) {
+            for (QAction *a : window.findChildren<QAction *>()) {
+                if (a->text() == text)
+                    return a;
+            }
+            return static_cast<QAction *>(nullptr);
+        };
+        QAction *start = action(QStringLiteral("&Start"));
+        QAction *pause = action(QStringLiteral("&Pause"));
+        QAction *resume = action(QStringLiteral("Res&ume"));
+        QAction *retry = action(QStringLiteral("Re&try"));
+        QVERIFY(start && pause && resume && retry);
+        window.boardView()->selectRuns({first});
+        QTRY_VERIFY(start->isEnabled()); // queued
+        QVERIFY(!pause->isEnabled() && !resume->isEnabled() && !retry->isEnabled());
+        QVERIFY(scheduler->cancelRun(first)); // a terminal state, as diverged is
+        QTRY_VERIFY(retry->isEnabled());
+        QVERIFY(!start->isEnabled() && !pause->isEnabled() && !resume->isEnabled());
     }
 
     void trainsAnExperimentToTheEnd()
