@@ -480,10 +480,14 @@ void PlotWidget::updateEvalData()
     }
 }
 
-QString PlotWidget::readoutAt(double x) const
+QString PlotWidget::readoutAt(double mouseX) const
 {
+    // Steps are whole: the read-out is at the step under the mouse, never "step 65.9671".
+    const double x = m_xAxis == XAxis::Step ? std::round(mouseX) : mouseX;
     QStringList parts;
-    parts.append(QStringLiteral("<b>%1 %2</b>").arg(PlotAxes::axisName(m_xAxis), QString::number(x, 'g', 6)));
+    parts.append(QStringLiteral("<b>%1 %2</b>")
+                     .arg(PlotAxes::axisName(m_xAxis),
+                          m_xAxis == XAxis::Step ? QString::number(qint64(x)) : QString::number(x, 'g', 6)));
     QStringList done;
     for (const QString &id : std::as_const(m_selected)) {
         const Run &run = runAt(id);

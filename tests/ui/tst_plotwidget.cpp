@@ -281,6 +281,10 @@ private Q_SLOTS:
         const QString readout = plot.readoutAt(10);
         QVERIFY2(readout.contains(QLatin1String("spec (mean of 3)")) && readout.contains(QLatin1String("solo: 0.2")),
                  qPrintable(readout));
+        // Between two steps: the read-out names the nearest whole step (issue 12: "step 65.9671").
+        const QString between = plot.readoutAt(9.6);
+        QVERIFY2(between.contains(QLatin1String("step 10</b>")) && between.contains(QLatin1String("solo: 0.2")),
+                 qPrintable(between));
     }
 
     void redrawsAtMost30TimesASecond()
