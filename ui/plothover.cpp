@@ -3,6 +3,7 @@
 
 #include "plothover.h"
 
+#include <QEvent>
 #include <QLabel>
 
 #include <qcustomplot.h>
@@ -24,6 +25,31 @@ PlotHover::PlotHover(QCustomPlot *plot, QLabel *label, Readout readout, QObject 
     m_cursor->setVisible(false);
     m_cursor->setSelectable(false);
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotHover::onMouseMove);
+    m_plot->installEventFilter(this);
+}
+
+void PlotHover::hide()
+{
+    if (!m_cursor->visible()) {
+        return;
+    }
+    m_cursor->setVisible(false);
+    m_label->clear();
+    m_cursor->layer()->replot();
+}
+
+bool PlotHover::isShown() const
+{
+    return m_cursor->visible();
+}
+
+bool PlotHover::eventFilter(QObject *watched, QEvent *event)
+{
+    // The line stayed where the mouse left the plot (and went into exported PNGs).
+    if (watched == m_plot && event->type() == QEvent::Leave) {
+        hide();
+    }
+    return QObject::eventFilter(watched, event);
 }
 
 void PlotHover::onMouseMove(QMouseEvent *event)

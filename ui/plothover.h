@@ -25,6 +25,13 @@ public:
 
     PlotHover(QCustomPlot *plot, QLabel *label, Readout readout, QObject *parent = nullptr);
 
+    /// Takes the line and the read-out away (the mouse left; an export must not show them).
+    void hide();
+    bool isShown() const;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void onMouseMove(QMouseEvent *event);
 

@@ -480,6 +480,11 @@ void PlotWidget::updateEvalData()
     }
 }
 
+bool PlotWidget::hoverShown() const
+{
+    return m_hover->isShown();
+}
+
 QString PlotWidget::readoutAt(double mouseX) const
 {
     // Steps are whole: the read-out is at the step under the mouse, never "step 65.9671".
@@ -523,12 +528,14 @@ QString PlotWidget::readoutAt(double mouseX) const
 
 bool PlotWidget::exportPng(const QString &file, int width, int height)
 {
+    m_hover->hide(); // the file shows the curves, not where the mouse was
     refreshNow();
     return m_exporter.writePng(file, width, height);
 }
 
 bool PlotWidget::exportPdf(const QString &file)
 {
+    m_hover->hide();
     refreshNow();
     return m_exporter.writePdf(file);
 }

@@ -75,6 +75,8 @@ public:
     int drawnPointCount(const QString &key) const;
     /// The text the hover read-out shows for x (in the current axis unit).
     QString readoutAt(double x) const;
+    /// Whether the hover line and read-out are on screen.
+    bool hoverShown() const;
 
     bool exportPng(const QString &file, int width = 0, int height = 0);
     bool exportPdf(const QString &file);

@@ -16,8 +16,10 @@
 #include "session.h"
 #include "uitesthelpers.h"
 
+#include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QMouseEvent>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -281,6 +283,23 @@ private Q_SLOTS:
         const QString readout = plot.readoutAt(10);
         QVERIFY2(readout.contains(QLatin1String("spec (mean of 3)")) && readout.contains(QLatin1String("solo: 0.2")),
                  qPrintable(readout));
+        // The hover line follows the mouse and goes when it leaves, and never into an export
+        // (issue 12: it stayed and landed in exported PNGs).
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const QPoint inside = plot.lossPlot()->axisRect()->rect().center();
+        QMouseEvent move(QEvent::MouseMove, QPointF(inside), plot.lossPlot()->mapToGlobal(QPointF(inside)),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(plot.lossPlot(), &move);
+        QVERIFY(plot.hoverShown());
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(plot.lossPlot(), &leave);
+        QVERIFY(!plot.hoverShown());
+        QApplication::sendEvent(plot.lossPlot(), &move);
+        QVERIFY(plot.hoverShown());
+        QTemporaryDir pngDir;
+        QVERIFY(plot.exportPng(pngDir.filePath(QStringLiteral("p.png"))));
+        QVERIFY(!plot.hoverShown());
         // Between two steps: the read-out names the nearest whole step (issue 12: "step 65.9671").
         const QString between = plot.readoutAt(9.6);
         QVERIFY2(between.contains(QLatin1String("step 10</b>")) && between.contains(QLatin1String("solo: 0.2")),
