@@ -170,6 +170,47 @@ void DeviceInventory::setFakeGpus(const QList<DeviceInfo> &gpus)
     refresh();
 }
 
+void DeviceInventory::readCpuLoad(DeviceInfo *cpu)
+{
+    // Linux only; elsewhere the CPU's figures stay unknown ("—").
+    QFile stat(QStringLiteral("/proc/stat"));
+    if (stat.open(QIODevice::ReadOnly)) {
+        // "cpu  user nice system idle iowait irq softirq steal ..."
+        const QList<QByteArray> fields = stat.readLine().simplified().split(' ');
+        if (fields.size() >= 5 && fields.first() == "cpu") {
+            quint64 total = 0, idle = 0;
+            for (qsizetype i = 1; i < fields.size() && i <= 8; ++i) {
+                const quint64 v = fields.at(i).toULongLong();
+                total += v;
+                if (i == 4 || i == 5) // idle, iowait
+                    idle += v;
+            }
+            const quint64 busy = total - idle;
+            if (m_cpuTotal > 0 && total > m_cpuTotal && busy >= m_cpuBusy)
+                cpu->utilization = int(100.0 * double(busy - m_cpuBusy) / double(total - m_cpuTotal) + 0.5);
+            m_cpuBusy = busy;
+            m_cpuTotal = total;
+        }
+    }
+    QFile meminfo(QStringLiteral("/proc/meminfo"));
+    if (meminfo.open(QIODevice::ReadOnly)) {
+        qint64 total = -1, available = -1;
+        // readAll: /proc files report size 0, so atEnd() would be true at once.
+        const QList<QByteArray> lines = meminfo.readAll().split('\n');
+        for (const QByteArray &line : lines) {
+            const QList<QByteArray> f = line.simplified().split(' ');
+            if (f.size() >= 2 && f.at(0) == "MemTotal:")
+                total = f.at(1).toLongLong() * 1024;
+            else if (f.size() >= 2 && f.at(0) == "MemAvailable:")
+                available = f.at(1).toLongLong() * 1024;
+        }
+        if (total > 0 && available >= 0) {
+            cpu->memoryTotal = total;
+            cpu->memoryUsed = total - available;
+        }
+    }
+}
+
 void DeviceInventory::refresh()
 {
     QList<DeviceInfo> devices;
@@ -177,6 +218,7 @@ void DeviceInventory::refresh()
     cpu.id = QStringLiteral("cpu");
     cpu.cpuThreads = QThread::idealThreadCount();
     cpu.name = QStringLiteral("CPU (%1 threads)").arg(cpu.cpuThreads);
+    readCpuLoad(&cpu);
     devices << cpu;
 
     if (m_useFake) {

@@ -74,6 +74,11 @@ private:
     QList<DeviceInfo> m_devices;
     QList<DeviceInfo> m_fakeGpus;
     bool m_useFake = false;
+    // /proc/stat's busy and total jiffies at the last poll: the CPU's
+    // utilization is the share of busy time between two polls.
+    quint64 m_cpuBusy = 0;
+    quint64 m_cpuTotal = 0;
+    void readCpuLoad(DeviceInfo *cpu);
     std::function<QSet<qint64>()> m_ourPids;
     QTimer m_timer;
 };

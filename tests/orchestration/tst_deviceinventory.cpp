@@ -3,6 +3,8 @@
 
 #include "deviceinventory.h"
 
+#include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -22,6 +24,26 @@ private Q_SLOTS:
         QVERIFY(cpu.cpuThreads >= 1);
         QCOMPARE(inventory.devices().first().id, QStringLiteral("cpu"));
         QVERIFY(inventory.device(QStringLiteral("cuda:99")).id.isEmpty());
+    }
+
+    // Issue 12: CPU lane headers showed "—" for util and mem. On Linux they
+    // come from /proc: memory at once, utilization from the second poll on.
+    void cpuLoadComesFromProc()
+    {
+        if (!QFile::exists(QStringLiteral("/proc/stat")))
+            QSKIP("no /proc on this system: the CPU's figures stay unknown");
+        DeviceInventory inventory;
+        const DeviceInfo first = inventory.device(QStringLiteral("cpu"));
+        QVERIFY(first.memoryTotal > 0);
+        QVERIFY(first.memoryUsed > 0 && first.memoryUsed <= first.memoryTotal);
+        QElapsedTimer spin;
+        spin.start();
+        volatile double sink = 0;
+        while (spin.elapsed() < 50) // some CPU time between the polls
+            sink = sink + 1.0;
+        inventory.refresh();
+        const int util = inventory.device(QStringLiteral("cpu")).utilization;
+        QVERIFY2(util >= 0 && util <= 100, qPrintable(QString::number(util)));
     }
 
     void nvmlIsOptional()
