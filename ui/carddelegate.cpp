@@ -170,7 +170,8 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
         barText = QStringLiteral("%1%").arg(int(progress * 100));
     }
     const QString eta = formatDuration(run.etaSeconds);
-    if (!eta.isEmpty() && isActive(run.state)) {
+    // A paused run is not on its way to an end: no ETA until it resumes.
+    if (!eta.isEmpty() && isActive(run.state) && run.state != RunState::Paused) {
         barText += tr(" · ETA %1").arg(eta);
     } else if (run.state == RunState::Finished && run.started.isValid() && run.ended.isValid()) {
         barText += tr(" · took %1").arg(formatDuration(run.started.secsTo(run.ended)));

@@ -444,10 +444,18 @@ void MainWindow::updateFinishCount()
         m_finishLabel->clear();
         return;
     }
-    const int active = scheduler()->activeCount();
+    // Paused runs hold their slot but do not train: counted apart.
+    int paused = 0;
+    for (RunId id : scheduler()->runIds()) {
+        paused += scheduler()->run(id).state == RunState::Paused ? 1 : 0;
+    }
+    const int running = scheduler()->activeCount() - paused;
     QString text = finishCountText();
-    if (active > 0) {
-        text += tr(" · %n running", nullptr, active);
+    if (running > 0) {
+        text += tr(" · %n running", nullptr, running);
+    }
+    if (paused > 0) {
+        text += tr(" · %n paused", nullptr, paused);
     }
     m_finishLabel->setText(text);
 }
