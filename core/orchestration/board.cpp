@@ -8,15 +8,6 @@
 
 namespace trainyard {
 
-namespace {
-bool refuse(QString *error, const QString &text)
-{
-    if (error)
-        *error = text;
-    return false;
-}
-} // namespace
-
 Board::Board(RunRegistry *runs, RunStore *store, QObject *parent)
     : QObject(parent)
     , m_runs(runs)

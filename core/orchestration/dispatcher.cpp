@@ -14,15 +14,6 @@
 
 namespace trainyard {
 
-namespace {
-bool refuse(QString *error, const QString &text)
-{
-    if (error)
-        *error = text;
-    return false;
-}
-} // namespace
-
 Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
                        DeviceInventory *devices, QObject *parent)
     : QObject(parent)

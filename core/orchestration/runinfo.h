@@ -77,6 +77,15 @@ struct RunInfo
     QDateTime ended;
 };
 
+// How the board's edits and run control refuse: the message into `error`
+// (when asked for), then false. One definition for Board, Dispatcher, Supervisor.
+inline bool refuse(QString *error, const QString &text)
+{
+    if (error)
+        *error = text;
+    return false;
+}
+
 // One lane: a device and its ordered queue.
 struct LaneInfo
 {

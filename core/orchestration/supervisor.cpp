@@ -11,17 +11,6 @@
 
 namespace trainyard {
 
-namespace {
-
-bool refuse(QString *error, const QString &text)
-{
-    if (error)
-        *error = text;
-    return false;
-}
-
-} // namespace
-
 Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion,
                        Launcher *launcher, QObject *parent)
     : QObject(parent)
