@@ -74,6 +74,14 @@ void MetricRecord::clear()
 
 bool MetricRecord::addField(std::string_view name, double value)
 {
+    // A key given twice keeps its last value, as the JSON parser of the full
+    // path does: both paths then make the same record, with unique names.
+    for (std::size_t i = 0; i < fieldCount; ++i) {
+        if (fields[i].name == name) {
+            fields[i].value = value;
+            return true;
+        }
+    }
     if (fieldCount == kMaxFields)
         return false;
     Field &field = fields[fieldCount++];

@@ -68,7 +68,8 @@ struct MetricRecord
 
     // Back to an empty metric record, keeping the strings' storage.
     void clear();
-    // Appends a number; false (and nothing added) when kMaxFields are taken.
+    // Appends a number, or replaces the value of a name already there; false
+    // (and nothing added) when kMaxFields are taken.
     bool addField(std::string_view name, double value);
     // The number called `name`, nullptr when the line had none.
     const double *value(std::string_view name) const;

@@ -64,6 +64,10 @@ static void addRows()
         R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"note":"x","lr":null,"ok":true})")
                                       << true;
     QTest::newRow("order") << QByteArray(R"({"loss":1,"epoch":0,"step":1,"wall":0,"type":"metric"})") << true;
+    // JSON keeps a repeated key's last value; so must the fast path.
+    QTest::newRow("key twice") << QByteArray(
+        R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1.5,"lr":0.1,"epoch":2,"loss":1.2})")
+                               << true;
     QTest::newRow("eval") << QByteArray(R"({"type":"eval","wall":1,"step":1,"split":"valid","mrr":0.1})") << false;
     QTest::newRow("no loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0})") << false;
     QTest::newRow("float step") << QByteArray(R"({"type":"metric","wall":1,"step":1.5,"epoch":0,"loss":1})") << false;
