@@ -42,7 +42,9 @@ void AddRunsCommand::redo()
 {
     QString error;
     // After an undo the names are free again, so the runs come back under the same names.
-    const QList<RunId> ids = m_scheduler->addRun(m_lane, m_spec, m_repeat, m_position, &error);
+    const QList<RunId> ids = m_held && m_scheduler->isDispatching() && m_repeat == 1
+                                 ? m_scheduler->addHeldRun(m_lane, m_spec, m_position, &error)
+                                 : m_scheduler->addRun(m_lane, m_spec, m_repeat, m_position, &error);
     m_names.clear();
     for (RunId id : ids) {
         m_names.append(m_scheduler->run(id).name);

@@ -37,8 +37,11 @@ public:
     void redo() override;
     void undo() override;
     QStringList names() const { return m_names; }
+    /// The runs are held (not started by the dispatching under way) when it is under way at redo.
+    void setHeldWhileDispatching(bool on) { m_held = on; }
 
 private:
+    bool m_held = false;
     int m_lane;
     int m_position;
     QJsonObject m_spec;

@@ -4,6 +4,7 @@
 #include "logcategories.h"
 #include "scheduler.h"
 
+#include <QAction>
 #include <QUndoStack>
 
 namespace trainyard {
@@ -34,6 +35,60 @@ void BoardController::markSaved()
     m_undo->setClean();
 }
 
+void BoardController::undo()
+{
+    step(false);
+}
+
+void BoardController::redo()
+{
+    step(true);
+}
+
+void BoardController::step(bool forward)
+{
+    if (forward ? !m_undo->canRedo() : !m_undo->canUndo()) {
+        return;
+    }
+    // The top-level command (a macro's children cannot drop it): marked
+    // obsolete when the board refuses, which makes the stack delete it.
+    m_stepping = const_cast<QUndoCommand *>(m_undo->command(forward ? m_undo->index() : m_undo->index() - 1));
+    if (forward) {
+        m_undo->redo();
+    } else {
+        m_undo->undo();
+    }
+    m_stepping = nullptr;
+}
+
+QAction *BoardController::createUndoAction(QObject *parent, bool labelled)
+{
+    return createStepAction(parent, labelled, false);
+}
+
+QAction *BoardController::createRedoAction(QObject *parent, bool labelled)
+{
+    return createStepAction(parent, labelled, true);
+}
+
+QAction *BoardController::createStepAction(QObject *parent, bool labelled, bool forward)
+{
+    const QString verb = forward ? tr("&Redo") : tr("&Undo");
+    auto *action = new QAction(verb, parent);
+    const auto update = [this, action, verb, labelled, forward] {
+        const QString what = forward ? m_undo->redoText() : m_undo->undoText();
+        const QString full = what.isEmpty() ? verb : tr("%1 %2").arg(verb, what);
+        action->setEnabled(forward ? m_undo->canRedo() : m_undo->canUndo());
+        action->setText(labelled ? full : verb);
+        action->setToolTip(QString(full).remove(QLatin1Char('&')));
+    };
+    connect(m_undo, &QUndoStack::indexChanged, action, update);
+    connect(m_undo, &QUndoStack::cleanChanged, action, update);
+    connect(action, &QAction::triggered, this, [this, forward] { step(forward); });
+    update();
+    return action;
+}
+
 bool BoardController::push(QUndoCommand *command)
 {
     // Every command reports a failed first redo through reportFailure() and
@@ -46,6 +101,9 @@ bool BoardController::push(QUndoCommand *command)
 void BoardController::reportFailure(const QString &message)
 {
     m_failed = true;
+    if (m_stepping) {
+        m_stepping->setObsolete(true);
+    }
     qCInfo(lcUi) << "board edit refused:" << message;
     Q_EMIT editFailed(message);
 }
@@ -110,8 +168,20 @@ bool BoardController::editRun(RunId id, const QJsonObject &spec)
     if (!m_scheduler || !m_scheduler->contains(id)) {
         return false;
     }
-    return push(new EditRunCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name, spec));
+    const RunInfo run = m_scheduler->run(id);
+    if (run.state == RunState::Queued || run.state == RunState::Cancelled) {
+        return push(new EditRunCommand(
+            m_scheduler, [this](const QString &m) { reportFailure(m); }, run.name, spec));
+    }
+    if (isActive(run.state)) {
+        reportFailure(tr("%1 is %2; stop it before editing, or duplicate it").arg(run.name, runStateName(run.state)));
+        return false;
+    }
+    auto *command = new AddRunsCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, run.lane, m_scheduler->position(id) + 1, spec, 1);
+    command->setText(tr("Edit %1 as a new run").arg(run.name));
+    command->setHeldWhileDispatching(true);
+    return push(command);
 }
 
 bool BoardController::addLane(const QString &device, int slotCount)
@@ -183,16 +253,20 @@ bool BoardController::copyRuns(const QList<RunId> &ids, int lane, int position)
     return any;
 }
 
-bool BoardController::duplicateRuns(const QList<RunId> &ids)
+bool BoardController::duplicateRuns(const QList<RunId> &ids, int copies)
 {
-    if (!m_scheduler) {
+    if (!m_scheduler || copies < 1) {
         return false;
     }
     bool any = false;
-    m_undo->beginMacro(tr("Duplicate"));
+    m_undo->beginMacro(copies == 1 ? tr("Duplicate") : tr("Duplicate ×%1").arg(copies));
     for (RunId id : ids) {
-        if (m_scheduler->contains(id)) {
-            any = duplicateRun(id, m_scheduler->run(id).lane, m_scheduler->position(id) + 1) || any;
+        if (!m_scheduler->contains(id)) {
+            continue;
+        }
+        // The copies follow the original in order: copy k goes after copy k-1.
+        for (int k = 0; k < copies; ++k) {
+            any = duplicateRun(id, m_scheduler->run(id).lane, m_scheduler->position(id) + 1 + k) || any;
         }
     }
     m_undo->endMacro();

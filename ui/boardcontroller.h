@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 
+class QAction;
 class QUndoCommand;
 class QUndoStack;
 
@@ -34,6 +35,18 @@ public:
     Scheduler *scheduler() const { return m_scheduler; }
     QUndoStack *undoStack() const { return m_undo; }
 
+    /// Undoes the last edit; an edit whose undo the board refuses (its run
+    /// has started since) is dropped from the history instead of staying on
+    /// top of it, and editFailed says why.
+    void undo();
+    void redo();
+    /// Undo and Redo actions that call undo() and redo(). `labelled`: the
+    /// text names the edit ("Undo Duplicate transe-1", for a menu); otherwise
+    /// it stays "Undo"/"Redo" and the tooltip names it, so tool bar buttons
+    /// keep their size.
+    QAction *createUndoAction(QObject *parent, bool labelled);
+    QAction *createRedoAction(QObject *parent, bool labelled);
+
     /// Whether the board is as opened or last saved.
     bool isClean() const;
     /// The board was just written: this is its clean state now.
@@ -50,7 +63,10 @@ public:
     /// Queues a copy of a run's spec on `lane` at `position`.
     bool duplicateRun(RunId id, int lane, int position);
     bool removeRun(RunId id);
-    /// Replaces the spec of a run that has not started.
+    /// Replaces the spec of a run that has not started. A run that has run
+    /// keeps its folder and curves: its edited spec becomes a new run queued
+    /// right after it, held while the others are being dispatched (it starts
+    /// when the user starts it, or at the next Start all).
     bool editRun(RunId id, const QJsonObject &spec);
     bool addLane(const QString &device, int slotCount);
     /// Removes an empty lane.
@@ -64,8 +80,8 @@ public:
     bool moveRuns(const QList<RunId> &ids, int lane, int position);
     /// Copies `ids` in order into `lane` from `position` on (a copy drop).
     bool copyRuns(const QList<RunId> &ids, int lane, int position);
-    /// Duplicates each run right after itself.
-    bool duplicateRuns(const QList<RunId> &ids);
+    /// Duplicates each run `copies` times right after itself, each copy with a seed of its own.
+    bool duplicateRuns(const QList<RunId> &ids, int copies = 1);
     bool removeRuns(const QList<RunId> &ids);
 
 Q_SIGNALS:
@@ -79,9 +95,13 @@ private:
     bool push(QUndoCommand *command);
     void reportFailure(const QString &message);
 
+    void step(bool forward);
+    QAction *createStepAction(QObject *parent, bool labelled, bool forward);
+
     QUndoStack *m_undo;
     Scheduler *m_scheduler = nullptr;
     bool m_failed = false;
+    QUndoCommand *m_stepping = nullptr; // the command being undone or redone
 };
 
 } // namespace trainyard

@@ -249,6 +249,11 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         case EffectiveDeviceRole:
             return lane.effectiveDevice;
         case DeviceNameRole:
+            if (lane.effectiveDevice == QLatin1String("cpu")) {
+                // What each of its runs gets, not what the machine has.
+                const int threads = m_scheduler->threadsPerCpuRun();
+                return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
+            }
             return device.name.isEmpty() ? lane.effectiveDevice : device.name;
         case SlotsRole:
             return lane.slotCount;
@@ -305,7 +310,8 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
     case StateRole:
         return int(run.state);
     case StateNameRole:
-        return runStateName(run.state);
+        // A held run waits for its own Start (it is not dispatched).
+        return run.held && run.state == RunState::Queued ? tr("held") : runStateName(run.state);
     case ModelTypeRole:
         return RunSpecView(run.spec).modelType();
     case ProgressRole:

@@ -39,7 +39,7 @@ public:
         LossHistoryRole,         ///< QVector<double>, thinned recent losses
         DeviceRole,              ///< lane: device as written; run: device it runs on
         EffectiveDeviceRole,     ///< lane: where runs really go
-        DeviceNameRole,          ///< lane: "NVIDIA ..." or "CPU (16 threads)"
+        DeviceNameRole,          ///< lane: "NVIDIA ..." or "CPU · 8 threads per run"
         SlotsRole,               ///< lane
         DeviceStatsRole,         ///< lane: QVariantMap utilization/memory/temperature (current + history lists)
         LaneIndexRole,           ///< int

@@ -5,6 +5,7 @@
 #include "sparkline.h"
 
 #include <QApplication>
+#include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -100,7 +101,7 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     const QFontMetricsF fmSmall(small);
 
     // State badge, top right.
-    const QString state = runStateName(run.state);
+    const QString state = index.data(BoardModel::StateNameRole).toString();
     const double badgeWidth = fmSmall.horizontalAdvance(state) + 12;
     const QRectF badge(inner.right() - badgeWidth, inner.top(), badgeWidth, fmSmall.height() + 2);
     QPainterPath badgePath;
@@ -122,6 +123,9 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     QString second = model;
     if (!run.device.isEmpty() && isActive(run.state)) {
         second += QStringLiteral(" · ") + run.device;
+    }
+    if (run.memBytes >= 0 && isActive(run.state)) {
+        second += QStringLiteral(" · ") + QLocale().formattedDataSize(qint64(run.memBytes), 1);
     }
     if (run.repeatCount > 1) {
         second += tr(" · repeat %1/%2").arg(run.repeatIndex + 1).arg(run.repeatCount);
@@ -173,8 +177,15 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     // A paused run is not on its way to an end: no ETA until it resumes.
     if (!eta.isEmpty() && isActive(run.state) && run.state != RunState::Paused) {
         barText += tr(" · ETA %1").arg(eta);
-    } else if (run.state == RunState::Finished && run.started.isValid() && run.ended.isValid()) {
-        barText += tr(" · took %1").arg(formatDuration(run.started.secsTo(run.ended)));
+    } else if (run.state == RunState::Finished) {
+        // The worker's clock runs on across a stop and resume; started/ended
+        // only span the last stretch.
+        const double took = run.wall > 0
+                                ? run.wall
+                                : (run.started.isValid() && run.ended.isValid() ? run.started.secsTo(run.ended) : -1.0);
+        if (took >= 0) {
+            barText += tr(" · took %1").arg(formatDuration(took));
+        }
     }
     painter->setPen(pal.color(QPalette::Text));
     painter->drawText(barRect, Qt::AlignCenter, barText);

@@ -206,12 +206,19 @@ void MainWindow::createActions()
     m_demoAction = make(tr("Open the &demo"), QKeySequence(), QIcon(), [this] { openDemo(); });
     m_quitAction = make(tr("&Quit"), QKeySequence::Quit, QIcon(), [this] { close(); });
 
-    m_undoAction = undoStack()->createUndoAction(this, tr("&Undo"));
+    // The menu's Undo names the edit; the tool bar's keeps its width (its
+    // tooltip names it), so the buttons after it never move under the mouse.
+    m_undoAction = m_controller->createUndoAction(this, true);
     m_undoAction->setShortcut(QKeySequence::Undo);
     m_undoAction->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
-    m_redoAction = undoStack()->createRedoAction(this, tr("&Redo"));
+    m_redoAction = m_controller->createRedoAction(this, true);
     m_redoAction->setShortcut(QKeySequence::Redo);
     m_redoAction->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
+    m_undoBarAction = m_controller->createUndoAction(this, false);
+    m_undoBarAction->setIcon(m_undoAction->icon());
+    m_undoBarAction->setObjectName(QStringLiteral("undoBarAction"));
+    m_redoBarAction = m_controller->createRedoAction(this, false);
+    m_redoBarAction->setIcon(m_redoAction->icon());
     addAction(m_undoAction);
     addAction(m_redoAction);
     m_addLaneAction = make(tr("Add &lane…"), QKeySequence(Qt::CTRL | Qt::Key_L), QIcon(), [this] { addLane(); });
@@ -239,6 +246,8 @@ void MainWindow::createActions()
                          s->standardIcon(QStyle::SP_BrowserReload), [this] { retrySelected(); });
     m_duplicateAction =
         make(tr("&Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), QIcon(), [this] { duplicateSelected(); });
+    m_duplicateManyAction = make(tr("Duplicate &×N…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), QIcon(),
+                                 [this] { duplicateSelectedMany(); });
     m_removeAction =
         make(tr("&Remove"), QKeySequence::Delete, s->standardIcon(QStyle::SP_TrashIcon), [this] { removeSelected(); });
     m_editAction = make(tr("&Edit…"), QKeySequence(Qt::Key_F2), QIcon(), [this] { editSelected(); });
@@ -248,7 +257,7 @@ void MainWindow::createActions()
         make(tr("Show worker &log"), QKeySequence(Qt::CTRL | Qt::Key_G), QIcon(), [this] { showWorkerLog(); });
     // Card shortcuts act on the board, not while typing in a filter box.
     for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
-                       m_removeAction, m_editAction, m_folderAction, m_logAction}) {
+                       m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         m_boardView->addAction(a);
     }
@@ -275,6 +284,7 @@ void MainWindow::createMenus()
     edit->addSeparator();
     edit->addAction(m_editAction);
     edit->addAction(m_duplicateAction);
+    edit->addAction(m_duplicateManyAction);
     edit->addAction(m_removeAction);
     edit->addSeparator();
     edit->addAction(m_addLaneAction);
@@ -300,8 +310,8 @@ void MainWindow::createMenus()
     bar->addAction(m_openAction);
     bar->addAction(m_saveAction);
     bar->addSeparator();
-    bar->addAction(m_undoAction);
-    bar->addAction(m_redoAction);
+    bar->addAction(m_undoBarAction);
+    bar->addAction(m_redoBarAction);
     bar->addSeparator();
     bar->addAction(m_startAllAction);
     bar->addAction(m_stopAllAction);
@@ -311,6 +321,11 @@ void MainWindow::createMenus()
     bar->addAction(m_pauseAction);
     bar->addAction(m_retryAction);
     bar->addAction(m_removeAction);
+}
+
+QString MainWindow::workerProgram() const
+{
+    return scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
 }
 
 void MainWindow::loadCatalog()
@@ -324,7 +339,7 @@ void MainWindow::loadCatalog()
         m_palette->setProblem(tr("Cannot list the worker's models: %1").arg(message));
         loader->deleteLater();
     });
-    const QString program = scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
+    const QString program = workerProgram();
     if (program.isEmpty()) {
         m_palette->setProblem(
             tr("trainyard-worker was not found (beside this program, on PATH, or in $TRAINYARD_WORKER)."));
@@ -468,7 +483,8 @@ void MainWindow::updateActions()
          {m_saveAction, m_saveAsAction, m_addLaneAction, m_startAllAction, m_stopAllAction, m_fallbackAction}) {
         a->setEnabled(open);
     }
-    for (QAction *a : {m_duplicateAction, m_removeAction, m_editAction, m_folderAction, m_logAction}) {
+    for (QAction *a :
+         {m_duplicateAction, m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction}) {
         a->setEnabled(selected);
     }
     // Run control only where it can act on one of the selected runs (Pause
@@ -496,13 +512,24 @@ void MainWindow::showBoardError(const QString &message)
     }
 }
 
-bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable)
+bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, const QString &editedRun, bool asNewRun)
 {
     RunEditorDialog dialog(m_catalog, *spec, *repeat, this);
     dialog.setPresetStore(m_presets);
+    dialog.setWorkerProgram(workerProgram()); // the program that will run it checks its data
     dialog.setRepeatEditable(repeatEditable);
-    if (!repeatEditable) {
+    if (!editedRun.isEmpty() && !asNewRun) {
         dialog.setAcceptText(tr("Apply")); // an edit of a queued run, not a new one
+        // Its name may stay; another run's would be refused after the dialog closed.
+        QStringList taken;
+        for (RunId id : scheduler()->runIds()) {
+            if (scheduler()->run(id).name != editedRun) {
+                taken << scheduler()->run(id).name;
+            }
+        }
+        dialog.setTakenNames(taken);
+    } else if (asNewRun) {
+        dialog.setAcceptText(tr("Queue as new run"));
     }
     if (dialog.exec() != QDialog::Accepted) {
         return false;
@@ -516,6 +543,19 @@ void MainWindow::duplicateSelected()
 {
     if (scheduler()) {
         m_controller->duplicateRuns(m_boardView->selectedRuns());
+    }
+}
+
+void MainWindow::duplicateSelectedMany()
+{
+    if (!scheduler() || m_boardView->selectedRuns().isEmpty()) {
+        return;
+    }
+    bool ok = false;
+    const int copies = QInputDialog::getInt(
+        this, tr("Duplicate"), tr("Copies of each selected run, each with a seed of its own:"), 4, 1, 100, 1, &ok);
+    if (ok) {
+        m_controller->duplicateRuns(m_boardView->selectedRuns(), copies);
     }
 }
 
@@ -533,16 +573,21 @@ void MainWindow::editSelected()
         return;
     }
     const RunInfo run = scheduler()->run(ids.first());
-    if (run.state != RunState::Queued && run.state != RunState::Cancelled) {
-        statusBar()->showMessage(tr("%1 has already run; duplicate it to change its spec.").arg(run.name), 10000);
+    if (isActive(run.state)) {
+        statusBar()->showMessage(
+            tr("%1 is %2; stop it before editing, or duplicate it.").arg(run.name, runStateName(run.state)), 10000);
         return;
     }
+    // A run that has run keeps what it was: the edit becomes a new run after it.
+    const bool asNewRun = run.state != RunState::Queued && run.state != RunState::Cancelled;
     QJsonObject spec = run.spec;
     int repeat = 1;
-    if (!editSpec(&spec, &repeat, false)) {
+    if (!editSpec(&spec, &repeat, false, run.name, asNewRun)) {
         return;
     }
-    m_controller->editRun(ids.first(), spec);
+    if (m_controller->editRun(ids.first(), spec) && asNewRun) {
+        statusBar()->showMessage(tr("Queued the edit of %1 as a new run; it waits for Start.").arg(run.name), 10000);
+    }
 }
 
 void MainWindow::openRunFolder()
@@ -580,6 +625,7 @@ void MainWindow::showCardMenu(const QPoint &globalPos)
     menu.addSeparator();
     menu.addAction(m_editAction);
     menu.addAction(m_duplicateAction);
+    menu.addAction(m_duplicateManyAction);
     menu.addAction(m_removeAction);
     menu.addSeparator();
     menu.addAction(m_folderAction);

@@ -92,6 +92,9 @@ public:
     void resumeSelected() { m_runControl->resumeSelected(); }
     void retrySelected() { m_runControl->retrySelected(); }
     void duplicateSelected();
+    void duplicateSelectedMany();
+    /// The worker the open board's runs start with (or would, with none open).
+    QString workerProgram() const;
     void removeSelected();
     void startAll() { m_runControl->startAll(); }
     void stopAll() { m_runControl->stopAll(); }
@@ -114,7 +117,11 @@ private:
     void updateFinishCount();
     void updateActions();
     void showBoardError(const QString &message);
-    bool editSpec(QJsonObject *spec, int *repeat, bool repeatEditable);
+    /// The run editor on `spec`. `editedRun`: the name of the board's run it
+    /// edits (its name may stay, no other run's may be taken); `asNewRun`: the
+    /// edit of a run that has run, queued as a new run.
+    bool editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, const QString &editedRun = QString(),
+                  bool asNewRun = false);
     void showCardMenu(const QPoint &globalPos);
     void showLaneMenu(int lane, const QPoint &globalPos);
     void addLane();
@@ -151,6 +158,9 @@ private:
     QAction *m_quitAction = nullptr;
     QAction *m_undoAction = nullptr;
     QAction *m_redoAction = nullptr;
+    QAction *m_undoBarAction = nullptr;
+    QAction *m_redoBarAction = nullptr;
+    QAction *m_duplicateManyAction = nullptr;
     QAction *m_addLaneAction = nullptr;
     QAction *m_fallbackAction = nullptr;
     QAction *m_startAllAction = nullptr;

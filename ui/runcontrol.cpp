@@ -1,11 +1,13 @@
 #include "runcontrol.h"
 
 #include "boardview.h"
+#include "experimentcheck.h"
 #include "logcategories.h"
 #include "scheduler.h"
 #include "session.h"
 #include "sessioncontroller.h"
 
+#include <QGuiApplication>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -70,7 +72,16 @@ void RunControl::retrySelected()
     forEachSelected([](Scheduler *s, RunId id, QString *e) {
         // A stopped run has a checkpoint: carry on from it rather than start over.
         const bool fromCheckpoint = s->run(id).state == RunState::Stopped;
-        return s->retryRun(id, fromCheckpoint, e);
+        if (!s->retryRun(id, fromCheckpoint, e)) {
+            return false;
+        }
+        // Retry means "run it again now", not "back to the queue"; dispatching
+        // under way may have started it already.
+        if (s->run(id).state == RunState::Queued && !s->startRun(id, e)) {
+            *e = tr("%1 is queued again: %2").arg(s->run(id).name, *e);
+            return false;
+        }
+        return true;
     });
 }
 
@@ -80,12 +91,14 @@ void RunControl::startAll()
     if (!scheduler) {
         return;
     }
-    const QStringList problems = scheduler->preflight();
+    // Missing GPUs are not asked about again: the banner above the board says
+    // what becomes of their lanes.
+    const QStringList problems = scheduler->busyDeviceWarnings() + dataProblems(scheduler);
     if (!problems.isEmpty() && m_confirmStart) {
         const auto answer =
             QMessageBox::warning(m_window, tr("Start all"),
                                  tr("Before starting:\n\n%1\n\nStart anyway?").arg(problems.join(QLatin1Char('\n'))),
-                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
         if (answer != QMessageBox::Yes) {
             return;
         }
@@ -93,6 +106,35 @@ void RunControl::startAll()
     qCInfo(lcUi) << "start all:" << scheduler->totalCount() - scheduler->finishedCount() << "runs not finished";
     scheduler->startAll();
     Q_EMIT runsChanged();
+}
+
+QStringList RunControl::dataProblems(Scheduler *scheduler)
+{
+    // Only the runs Start all would start; a data source that passed once
+    // this session is not checked again (each check takes a second or two).
+    Experiment pending;
+    for (int l = 0; l < scheduler->laneCount(); ++l) {
+        ExperimentLane lane;
+        lane.device = scheduler->lane(l).device;
+        for (RunId id : scheduler->lane(l).runs) {
+            const RunInfo run = scheduler->run(id);
+            if ((run.state == RunState::Queued || run.state == RunState::Stopped)
+                && !m_dataPassed.contains(ExperimentCheck::dataKey(run.spec))) {
+                lane.runs.append(ExperimentRun{run.spec, 1});
+            }
+        }
+        pending.lanes.append(lane);
+    }
+    if (pending.runCount() == 0) {
+        return {};
+    }
+    QGuiApplication::setOverrideCursor(Qt::WaitCursor);
+    m_window->statusBar()->showMessage(tr("Checking the runs' data…"));
+    const QStringList problems =
+        ExperimentCheck(scheduler->workerProgram(), nullptr).dataProblems(pending, &m_dataPassed);
+    m_window->statusBar()->clearMessage();
+    QGuiApplication::restoreOverrideCursor();
+    return problems;
 }
 
 void RunControl::stopAll()

@@ -2,7 +2,10 @@
 
 #include "runinfo.h"
 
+#include <QByteArray>
 #include <QObject>
+#include <QSet>
+#include <QStringList>
 
 #include <functional>
 
@@ -16,7 +19,8 @@ class SessionController;
 
 /// Run control from the window's actions on the open session's scheduler:
 /// start, stop, pause, resume and retry the runs selected on the board, start
-/// all (after the preflight check, which may ask) and stop all. What the
+/// all (after checking busy GPUs and the runs' data with the worker, which
+/// may ask) and stop all; retry starts the run again. What the
 /// scheduler refuses goes to the window's status bar.
 class RunControl : public QObject
 {
@@ -44,11 +48,14 @@ Q_SIGNALS:
 private:
     void forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action);
     Scheduler *scheduler() const;
+    /// What the worker's check finds in the data of the runs Start all would start.
+    QStringList dataProblems(Scheduler *scheduler);
 
     SessionController *m_sessions;
     BoardView *m_board;
     QMainWindow *m_window;
     bool m_confirmStart = true;
+    QSet<QByteArray> m_dataPassed; ///< data sources (compact JSON) the worker's check passed
 };
 
 } // namespace trainyard

@@ -3,6 +3,7 @@
 #include "experiment.h"
 #include "presetstore.h"
 #include "runspecview.h"
+#include "speccheck.h"
 #include "wheelguard.h"
 
 #include <QCheckBox>
@@ -15,12 +16,14 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -70,7 +73,12 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     , m_repeat(new QSpinBox(this))
     , m_dataKind(new QComboBox(this))
     , m_error(new QLabel(this))
+    , m_recheck(new QTimer(this))
 {
+    // Typing re-checks once the user pauses, not at every key.
+    m_recheck->setSingleShot(true);
+    m_recheck->setInterval(250);
+    connect(m_recheck, &QTimer::timeout, this, &RunEditorDialog::recheck);
     const RunSpecView view(spec);
     const QString type = view.modelType();
     setWindowTitle(tr("Run: %1").arg(type));
@@ -82,6 +90,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     auto *general = new QGroupBox(tr("Run"), content);
     auto *generalForm = new QFormLayout(general);
     m_name->setText(view.effectiveName());
+    m_name->setObjectName(QStringLiteral("name"));
     m_repeat->setRange(1, 100);
     m_repeat->setValue(qMax(1, repeat));
     m_repeat->setToolTip(tr("Runs of this spec, with seeds seed, seed+1, …; drawn as a mean with a band"));
@@ -156,6 +165,91 @@ RunEditorDialog::RunEditorDialog(const ModelCatalog &catalog, const QJsonObject 
     layout->addWidget(buttons);
     resize(460, 640);
     guardWheel(this);
+    watch(m_name);
+    watch(m_repeat);
+    watch(m_dataKind);
+    recheck();
+}
+
+void RunEditorDialog::watch(QWidget *editor)
+{
+    const auto later = [this] { m_recheck->start(); };
+    if (auto *line = qobject_cast<QLineEdit *>(editor)) {
+        connect(line, &QLineEdit::textChanged, this, later);
+    } else if (auto *spin = qobject_cast<QSpinBox *>(editor)) {
+        connect(spin, &QSpinBox::valueChanged, this, later);
+    } else if (auto *combo = qobject_cast<QComboBox *>(editor)) {
+        connect(combo, &QComboBox::currentIndexChanged, this, later);
+    } else if (auto *check = qobject_cast<QCheckBox *>(editor)) {
+        connect(check, &QCheckBox::toggled, this, later);
+    }
+}
+
+void RunEditorDialog::setTakenNames(const QStringList &names)
+{
+    m_takenNames = names;
+    recheck();
+}
+
+void RunEditorDialog::setWorkerProgram(const QString &program)
+{
+    delete m_dataCheck;
+    m_dataCheck = nullptr;
+    m_dataVerdicts.clear();
+    if (!program.isEmpty()) {
+        m_dataCheck = new SpecCheck(program, this);
+        connect(m_dataCheck, &SpecCheck::finished, this, [this](const QString &complaint) {
+            const QJsonObject data = RunSpecView(m_dataCheck->spec()).data();
+            m_dataVerdicts.insert(QJsonDocument(data).toJson(QJsonDocument::Compact), complaint);
+            recheck();
+        });
+    }
+    recheck();
+}
+
+bool RunEditorDialog::canAccept() const
+{
+    return m_accept->isEnabled();
+}
+
+QString RunEditorDialog::problem() const
+{
+    return m_error->isHidden() ? QString() : m_error->text();
+}
+
+QString RunEditorDialog::dataComplaint()
+{
+    if (!m_dataCheck) {
+        return {};
+    }
+    const QByteArray key = QJsonDocument(RunSpecView(m_result).data()).toJson(QJsonDocument::Compact);
+    const auto verdict = m_dataVerdicts.constFind(key);
+    if (verdict != m_dataVerdicts.constEnd()) {
+        return verdict.value();
+    }
+    const bool asked = m_dataCheck->isRunning()
+                       && QJsonDocument(RunSpecView(m_dataCheck->spec()).data()).toJson(QJsonDocument::Compact) == key;
+    if (!asked) {
+        m_dataCheck->start(m_result);
+    }
+    return {};
+}
+
+void RunEditorDialog::recheck()
+{
+    m_recheck->stop();
+    QString error;
+    if (validate(&error)) {
+        error = dataComplaint();
+    }
+    showProblem(error);
+}
+
+void RunEditorDialog::showProblem(const QString &problem)
+{
+    m_error->setText(problem);
+    m_error->setVisible(!problem.isEmpty());
+    m_accept->setEnabled(problem.isEmpty());
 }
 
 void RunEditorDialog::setRepeatEditable(bool on)
@@ -261,6 +355,10 @@ QWidget *RunEditorDialog::createEditor(const QString &key, const ParamInfo &p, c
     }
     editor->setObjectName(key);
     m_editors.insert(key, editor);
+    watch(editor);
+    if (QWidget *line = m_editors.value(key + QLatin1String("#line"))) {
+        watch(line);
+    }
     return editor;
 }
 
@@ -315,6 +413,10 @@ bool RunEditorDialog::validate(QString *error)
         *error = tr("name: expected a non-empty run name");
         return false;
     }
+    if (m_takenNames.contains(name)) {
+        *error = tr("name: \"%1\" is already used by another run").arg(name);
+        return false;
+    }
     spec.insert(QLatin1String("name"), name);
     // Every object-valued key of a spec: model, data and the sections.
     QHash<QString, QJsonObject> sections;
@@ -362,8 +464,17 @@ void RunEditorDialog::accept()
 {
     QString error;
     if (!validate(&error)) {
-        m_error->setText(error);
-        m_error->setVisible(true);
+        showProblem(error);
+        return;
+    }
+    // Enter pressed before the data check answered: wait for it (it only opens files).
+    error = dataComplaint();
+    if (error.isEmpty() && m_dataCheck && m_dataCheck->isRunning()) {
+        m_dataCheck->waitForFinished(30000);
+        error = dataComplaint();
+    }
+    if (!error.isEmpty()) {
+        showProblem(error);
         return;
     }
     QDialog::accept();
@@ -396,14 +507,14 @@ void RunEditorDialog::rebuildData(const QString &kind)
     const QJsonObject values = initial.dataKind() == kind ? initial.data() : QJsonObject();
     buildSection(QStringLiteral("data"), info->params, values, m_dataForm);
     guardWheel(this);
+    m_recheck->start();
 }
 
 void RunEditorDialog::savePreset()
 {
     QString error;
     if (!validate(&error)) {
-        m_error->setText(error);
-        m_error->setVisible(true);
+        showProblem(error);
         return;
     }
     if (!m_presets) {

@@ -13,15 +13,20 @@ class QLabel;
 class QPushButton;
 class QLineEdit;
 class QSpinBox;
+class QTimer;
 class QWidget;
 
 namespace trainyard {
 
 class PresetStore;
+class SpecCheck;
 
 /// Edits one run spec before it is queued: the model's hyperparameters with
 /// their defaults and ranges (from the worker's catalog), the data source,
-/// the train/eval/checkpoint/report settings, and the repeat count.
+/// the train/eval/checkpoint/report settings, and the repeat count. It checks
+/// as the user types: the accept button stays disabled, with the reason
+/// under the form, while a field is out of range, the name is taken, or
+/// (given the worker) the worker's own loaders reject the data.
 class RunEditorDialog : public QDialog
 {
     Q_OBJECT
@@ -33,6 +38,13 @@ public:
     void setRepeatEditable(bool on);
     /// The accept button's text: "Queue" (a new run) by default, e.g. "Apply" when editing one.
     void setAcceptText(const QString &text);
+    /// Names the run may not take (the board's other runs).
+    void setTakenNames(const QStringList &names);
+    /// Checks the data with `trainyard-worker --check` (empty: not checked).
+    void setWorkerProgram(const QString &program);
+    /// Whether the accept button is enabled, and the reason shown when not.
+    bool canAccept() const;
+    QString problem() const;
 
     /// The edited spec; valid after accept() (or after a successful validate()).
     QJsonObject spec() const { return m_result; }
@@ -53,6 +65,13 @@ private:
     bool readEditor(const QString &key, const ParamInfo &param, QJsonValue *out, QString *error) const;
     void rebuildData(const QString &kind);
     void savePreset();
+    /// Connects an editor's change signal to the (debounced) re-check.
+    void watch(QWidget *editor);
+    void recheck();
+    void showProblem(const QString &problem);
+    /// The data check's verdict on the last valid spec: its complaint, empty
+    /// when none or not known yet (then it is started).
+    QString dataComplaint();
 
     ModelCatalog m_catalog;
     QJsonObject m_initial;
@@ -64,6 +83,10 @@ private:
     QFormLayout *m_dataForm = nullptr;
     QLabel *m_error;
     QPushButton *m_accept = nullptr;
+    QStringList m_takenNames;
+    QTimer *m_recheck;
+    SpecCheck *m_dataCheck = nullptr;
+    QHash<QByteArray, QString> m_dataVerdicts; ///< compact data JSON → the worker's complaint
     struct Field
     {
         QString section;

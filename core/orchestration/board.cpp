@@ -295,6 +295,12 @@ bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
     const QString name = clean.value(QStringLiteral("name")).toString();
     if (name != r->name && m_runs->findByName(name) != 0)
         return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(name));
+    if (clean != r->spec) {
+        // No longer a sample of its group's spec: it must not be averaged with them.
+        r->group = name;
+        r->repeatIndex = 0;
+        r->repeatCount = 1;
+    }
     r->spec = clean;
     m_runs->rename(id, name);
     r->runDir = m_store->runDir(name);

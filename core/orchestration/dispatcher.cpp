@@ -68,6 +68,12 @@ QStringList Dispatcher::preflight() const
                         .arg(m_cpuFallback ? QStringLiteral(": its runs will train on the CPU")
                                            : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
     }
+    return problems + busyDeviceWarnings();
+}
+
+QStringList Dispatcher::busyDeviceWarnings() const
+{
+    QStringList problems;
     QSet<QString> seen;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const DeviceInfo d = m_devices->device(effectiveDevice(l));
@@ -114,6 +120,7 @@ bool Dispatcher::laneHasFreeSlot(int lane) const
 void Dispatcher::startAll()
 {
     for (RunInfo &r : *m_runs) {
+        r.held = false; // "all" means all
         // A run stopped earlier continues from its checkpoint.
         if (r.state == RunState::Stopped) {
             if (m_store->hasCheckpoint(r.name))
@@ -179,7 +186,7 @@ void Dispatcher::dispatch()
             if (l >= m_board->laneCount() || !laneHasFreeSlot(l))
                 break;
             const RunInfo *r = m_runs->find(id);
-            if (!r || r->state != RunState::Queued)
+            if (!r || r->state != RunState::Queued || r->held)
                 continue;
             QString error;
             if (!launch(id, &error))
@@ -209,6 +216,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(r->lane + 1)
                                  .arg(m_board->lane(r->lane).slotCount));
+    m_runs->find(id)->held = false;
     QString why;
     if (!launch(id, &why)) {
         m_supervisor->fail(id, why);
@@ -244,6 +252,7 @@ bool Dispatcher::retryRun(RunId id, bool fromCheckpoint, QString *error)
         m_ingestion->resetCurves(id);
     }
     r->message.clear();
+    r->held = false;
     m_runs->setState(id, RunState::Queued);
     notifyCounts();
     dispatch();
@@ -276,7 +285,8 @@ bool Dispatcher::isIdle() const
         if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
             continue;
         for (RunId id : m_board->lane(l).runs) {
-            if (m_runs->find(id)->state == RunState::Queued)
+            const RunInfo *r = m_runs->find(id);
+            if (r->state == RunState::Queued && !r->held)
                 return false;
         }
     }

@@ -51,6 +51,8 @@ public:
     void setCpuFallback(bool on);
     bool cpuFallback() const { return m_cpuFallback; }
     QStringList preflight() const;
+    // The part of preflight() about GPUs busy with other users' processes.
+    QStringList busyDeviceWarnings() const;
     void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
     int threadsPerCpuRun() const;
 

@@ -2,6 +2,8 @@
 
 #include "experiment.h"
 
+#include <QByteArray>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -30,10 +32,17 @@ public:
     // Every problem, each naming the run or lane it is about; empty when none.
     QStringList problems(const Experiment &experiment) const;
 
-private:
-    QStringList dataProblems(const Experiment &experiment) const;
+    // The two halves of problems(): the runs' data, the lanes' devices.
+    // `passed`: data sources (dataKey) known to be fine, not checked again;
+    // those that pass now are added (the desktop app keeps it per session).
+    QStringList dataProblems(const Experiment &experiment, QSet<QByteArray> *passed = nullptr) const;
     QStringList deviceProblems(const Experiment &experiment) const;
-    // `trainyard-worker --check --spec` on `spec`: its complaint, empty when none.
+
+    // What identifies a run's data source: its "data" object as compact JSON.
+    static QByteArray dataKey(const QJsonObject &spec);
+
+private:
+    // SpecCheck on `spec`, waited for: its complaint, empty when none.
     QString checkSpec(const QJsonObject &spec) const;
 
     QString m_workerProgram;

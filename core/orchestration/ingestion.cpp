@@ -49,6 +49,7 @@ void Ingestion::beginRun(RunId id, bool fresh)
         r->metricsOffset = 0;
         r->info.step = r->info.epoch = r->info.totalSteps = -1;
         r->info.loss = std::numeric_limits<double>::quiet_NaN();
+        r->info.memBytes = -1;
     }
     r->doneSeen = false;
     r->doneExit = -1;
@@ -127,6 +128,8 @@ void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
             r->info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
         else if (key == "loss")
             r->info.loss = value;
+        else if (key == "mem_bytes")
+            r->info.memBytes = value;
         m_metrics->add(id, metricIdFor(key), step, wall, value);
     }
     if (step >= r->info.step) {

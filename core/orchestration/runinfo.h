@@ -59,6 +59,10 @@ struct RunInfo
     qint64 pid = 0;
     bool connected = false;  // worker said hello on the metrics socket
     bool reattached = false; // found running at start, not our child
+    // Queued, but left out of dispatching until the user starts it (startRun
+    // or the next startAll): a run made while the others train, to be looked
+    // at first.
+    bool held = false;
 
     // Progress, from the latest metric line.
     qint64 step = -1;
@@ -68,6 +72,7 @@ struct RunInfo
     double wall = 0;           // seconds since the run started (worker clock)
     double stepsPerSecond = 0; // recent rate
     double etaSeconds = -1;    // -1 when unknown
+    double memBytes = -1;      // the worker's memory ("mem_bytes" of its metric lines); -1 when unknown
 
     // Outcome.
     int exitCode = -1;  // -1 while running or when killed by a signal

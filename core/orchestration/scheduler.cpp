@@ -189,6 +189,16 @@ QList<RunId> Scheduler::addRun(int lane, const QJsonObject &spec, int repeat, in
     return ids;
 }
 
+QList<RunId> Scheduler::addHeldRun(int lane, const QJsonObject &spec, int position, QString *error)
+{
+    const QList<RunId> ids = m_board->addRun(lane, spec, 1, position, error);
+    for (RunId id : ids)
+        m_runs->find(id)->held = true;
+    if (!ids.isEmpty())
+        m_dispatcher->notifyCounts();
+    return ids;
+}
+
 RunId Scheduler::duplicateRun(RunId id, QString *error)
 {
     const RunId copy = m_board->duplicateRun(id, error);
@@ -311,6 +321,11 @@ QList<int> Scheduler::missingDeviceLanes() const
 QStringList Scheduler::preflight() const
 {
     return m_dispatcher->preflight();
+}
+
+QStringList Scheduler::busyDeviceWarnings() const
+{
+    return m_dispatcher->busyDeviceWarnings();
 }
 void Scheduler::setStopTimeout(int ms)
 {

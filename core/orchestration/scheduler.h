@@ -84,6 +84,10 @@ public:
     // Queues `spec` (validated; name made unique) at `position` (-1: end);
     // `repeat` > 1 adds the expanded repeats. Returns the new ids.
     QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat = 1, int position = -1, QString *error = nullptr);
+    // The same, held: it waits in its queue until startRun() or the next
+    // startAll(), even while dispatching goes on (an edit of a run that has
+    // run must not start before the user looks at it).
+    QList<RunId> addHeldRun(int lane, const QJsonObject &spec, int position = -1, QString *error = nullptr);
     // A queued copy right after the original, with a unique name.
     RunId duplicateRun(RunId id, QString *error = nullptr);
     bool removeRun(RunId id, QString *error = nullptr); // not while active
@@ -129,6 +133,8 @@ public:
     // Problems to tell the user before starting: missing GPUs, GPUs busy
     // with other users' processes. Empty when all is clear.
     QStringList preflight() const;
+    // Only the busy GPUs of preflight() (the window's banner shows the missing ones).
+    QStringList busyDeviceWarnings() const;
     void setStopTimeout(int ms);  // stop -> SIGTERM -> SIGKILL, each after this
     void setStallTimeout(int ms); // silence -> "stalled"
     // Threads given to each CPU run: the cores shared out among the CPU

@@ -60,6 +60,7 @@ struct Options
 {
     std::string spec, runDir, connect, token, device = "cpu";
     bool resume = false;
+    bool check = false; // --check: as the real worker, say whether the spec could run
     long benchLines = -1;
     double benchRate = 0;
     std::string benchRun = "bench";
@@ -228,6 +229,8 @@ int main(int argc, char **argv)
             value();
         else if (a == "--resume")
             o.resume = true;
+        else if (a == "--check")
+            o.check = true;
         else if (a == "--bench")
             o.benchLines = std::atol(value().c_str());
         else if (a == "--rate")
@@ -247,6 +250,15 @@ int main(int argc, char **argv)
         o.token = t;
     if (o.benchLines >= 0)
         return runBench(o);
+    if (o.check) {
+        // The fake model reads no data: a spec file that opens passes, as the real worker's check would.
+        std::ifstream spec(o.spec);
+        if (!spec) {
+            std::fprintf(stderr, "trainyard-worker: %s: cannot open\n", o.spec.c_str());
+            return 2;
+        }
+        return 0;
+    }
     if (o.spec.empty() || o.runDir.empty()) {
         std::fprintf(stderr, "fake-worker: --spec and --run-dir are required\n");
         return 2;

@@ -330,6 +330,62 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
     }
 
+    void heldRunWaitsForItsOwnStart()
+    {
+        // One long run keeps the lane's dispatching going while a held run waits.
+        auto s = open({lane(QStringLiteral("cpu"), 2, {fakeSpec(QStringLiteral("long"), 200, 10)})});
+        Scheduler *sch = s->scheduler();
+        sch->startAll();
+        QVERIFY(sch->isDispatching());
+        const QList<RunId> held = sch->addHeldRun(0, fakeSpec(QStringLiteral("look-first"), 5));
+        QCOMPARE(held.size(), 1);
+        QVERIFY(sch->run(held.first()).held);
+        const QList<RunId> plain = sch->addRun(0, fakeSpec(QStringLiteral("plain"), 5));
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(plain.first()).state, RunState::Finished, 10000);
+        // A free slot all along, yet the held run was never started.
+        QCOMPARE(sch->run(held.first()).state, RunState::Queued);
+        QVERIFY(sch->startRun(held.first()));
+        QVERIFY(!sch->run(held.first()).held);
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(held.first()).state, RunState::Finished, 10000);
+        sch->stopAll();
+        QTRY_VERIFY_WITH_TIMEOUT(sch->activeCount() == 0, 10000);
+    }
+
+    void heldRunStartsWithTheNextStartAll()
+    {
+        auto s = open({lane(QStringLiteral("cpu"), 1, {})});
+        Scheduler *sch = s->scheduler();
+        const RunId held = sch->addHeldRun(0, fakeSpec(QStringLiteral("h"), 5)).value(0);
+        QVERIFY(held != 0);
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(held).state, RunState::Finished, 10000);
+    }
+
+    void anEditedRepeatLeavesItsGroup()
+    {
+        auto s = open({lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("r")), 3)})});
+        Scheduler *sch = s->scheduler();
+        const RunId second = idOf(s.get(), "r-2");
+        QCOMPARE(sch->run(second).group, QStringLiteral("r"));
+        QCOMPARE(sch->run(second).repeatCount, 3);
+        // The same spec again is no change: it stays a repeat.
+        QVERIFY(sch->setRunSpec(second, sch->run(second).spec));
+        QCOMPARE(sch->run(second).group, QStringLiteral("r"));
+        QJsonObject spec = sch->run(second).spec;
+        QJsonObject model = spec.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("steps"), 99);
+        spec.insert(QStringLiteral("model"), model);
+        QVERIFY(sch->setRunSpec(second, spec));
+        const RunInfo edited = sch->run(second);
+        QCOMPARE(edited.group, QStringLiteral("r-2"));
+        QCOMPARE(edited.repeatCount, 1);
+        // Saved, the other two stay entries of their own, the edited one too.
+        const Experiment ex = sch->toExperiment(QStringLiteral("t"), QString());
+        QCOMPARE(ex.lanes.first().runs.size(), 3);
+        for (const ExperimentRun &run : ex.lanes.first().runs)
+            QCOMPARE(run.repeat, 1);
+    }
+
     void cancelAndRetry()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1,

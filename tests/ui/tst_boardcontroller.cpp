@@ -9,6 +9,8 @@
 #include "session.h"
 #include "uitesthelpers.h"
 
+#include <QAction>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -37,6 +39,30 @@ private:
         }
         return names;
     }
+    // A run that has run: its launch fails (no such worker), which ends it as failed.
+    void failRun(const QString &name)
+    {
+        scheduler()->setWorkerProgram(m_dir.filePath(QStringLiteral("no-such-worker")));
+        scheduler()->startRun(id(name)); // refused when the launch fails at once
+        QTRY_COMPARE_WITH_TIMEOUT(scheduler()->run(id(name)).state, RunState::Failed, 5000);
+    }
+    QJsonObject withDim(const QString &name, int dim) const
+    {
+        QJsonObject spec = scheduler()->run(id(name)).spec;
+        QJsonObject model = spec.value(QLatin1String("model")).toObject();
+        model.insert(QStringLiteral("dim"), dim);
+        spec.insert(QStringLiteral("model"), model);
+        return spec;
+    }
+    int dimOf(const QString &name) const
+    {
+        return scheduler()
+            ->run(id(name))
+            .spec.value(QLatin1String("model"))
+            .toObject()
+            .value(QLatin1String("dim"))
+            .toInt();
+    }
     static QStringList names(std::initializer_list<const char *> list)
     {
         QStringList out;
@@ -52,7 +78,9 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         m_session = std::make_unique<Session>();
         QStringList errors;
-        QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs")), QString(), &errors),
+        QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs-")
+                                                   + QLatin1String(QTest::currentTestFunction())),
+                                 QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
         m_controller = std::make_unique<BoardController>();
         m_controller->setScheduler(scheduler());
@@ -147,6 +175,58 @@ private Q_SLOTS:
         QCOMPARE(dim(), 8);
         undo()->redo();
         QCOMPARE(dim(), 32);
+    }
+
+    void editingARunThatHasRunQueuesANewRun()
+    {
+        failRun(QStringLiteral("a"));
+        QVERIFY(m_controller->editRun(id(QStringLiteral("a")), withDim(QStringLiteral("a"), 32)));
+        // The failed run keeps its spec (its folder and curves are what it was); the edit is a new queued run after it.
+        QCOMPARE(laneNames(0), names({"a", "a-2", "b", "c"}));
+        QCOMPARE(dimOf(QStringLiteral("a")), 8);
+        QCOMPARE(scheduler()->run(id(QStringLiteral("a"))).state, RunState::Failed);
+        QCOMPARE(dimOf(QStringLiteral("a-2")), 32);
+        QCOMPARE(scheduler()->run(id(QStringLiteral("a-2"))).state, RunState::Queued);
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Edit a as a new run"));
+        m_controller->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        m_controller->redo();
+        QCOMPARE(laneNames(0), names({"a", "a-2", "b", "c"}));
+    }
+
+    void anUndoTheBoardRefusesLeavesTheHistory()
+    {
+        QVERIFY(m_controller->removeRun(id(QStringLiteral("c"))));
+        QVERIFY(m_controller->editRun(id(QStringLiteral("a")), withDim(QStringLiteral("a"), 32)));
+        QCOMPARE(undo()->count(), 2);
+        failRun(QStringLiteral("a"));
+        QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
+        // "a" has run since its edit: the edit cannot be taken back. The entry
+        // goes instead of staying on top, and the one under it is next.
+        m_controller->undo();
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(dimOf(QStringLiteral("a")), 32);
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Remove c"));
+        QVERIFY(!undo()->canRedo());
+        m_controller->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+    }
+
+    void undoActionsKeepTheirTextOnToolBars()
+    {
+        QAction *menuUndo = m_controller->createUndoAction(this, true);
+        QAction *barUndo = m_controller->createUndoAction(this, false);
+        QVERIFY(!menuUndo->isEnabled());
+        QVERIFY(m_controller->removeRun(id(QStringLiteral("b"))));
+        QVERIFY(menuUndo->isEnabled() && barUndo->isEnabled());
+        QCOMPARE(menuUndo->text(), QStringLiteral("&Undo Remove b"));
+        QCOMPARE(barUndo->text(), QStringLiteral("&Undo"));
+        QCOMPARE(barUndo->toolTip(), QStringLiteral("Undo Remove b"));
+        barUndo->trigger();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        QVERIFY(!barUndo->isEnabled());
     }
 
     void laneEditsAndUndo()
@@ -263,6 +343,21 @@ private Q_SLOTS:
         undo()->redo();
         QCOMPARE(laneNames(0).size(), 4);
         QCOMPARE(laneNames(1).size(), 2);
+    }
+
+    void duplicateTimesNGivesEachCopyItsSeed()
+    {
+        QVERIFY(m_controller->duplicateRuns({id(QStringLiteral("a"))}, 3));
+        QCOMPARE(laneNames(0), names({"a", "a-2", "a-3", "a-4", "b", "c"}));
+        QSet<qint64> seeds;
+        for (const QString &name : laneNames(0).mid(0, 4)) {
+            seeds.insert(RunSpecView(scheduler()->run(id(name)).spec).seed().value_or(-1));
+        }
+        QCOMPARE(seeds.size(), 4);
+        QCOMPARE(undo()->count(), 1);
+        QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate ×3"));
+        undo()->undo();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
     }
 
     void removeRunsIsOneStep()

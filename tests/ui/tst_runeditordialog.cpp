@@ -8,9 +8,11 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -101,6 +103,62 @@ private Q_SLOTS:
         QVERIFY(!editor.validate(&error));
         QVERIFY2(error.startsWith(QLatin1String("model.dimm: unknown key (expected one of type, dim, norm, margin)")),
                  qPrintable(error));
+    }
+
+    // Issue 12: a name another run has closed the editor, and the board's
+    // refusal threw the edits away. Now the editor refuses it and stays.
+    void aTakenNameKeepsTheEditorOpen()
+    {
+        QString error;
+        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
+        editor.setTakenNames({QStringLiteral("b")});
+        QVERIFY(editor.canAccept());
+        auto *name = editor.findChild<QLineEdit *>(QStringLiteral("name"));
+        QVERIFY(name);
+        name->setText(QStringLiteral("b"));
+        QTRY_VERIFY(!editor.canAccept());
+        QVERIFY2(editor.problem().contains(QLatin1String("\"b\" is already used")), qPrintable(editor.problem()));
+        editor.accept();
+        QCOMPARE(editor.result(), int(QDialog::Rejected)); // still open, the edits kept
+        name->setText(QStringLiteral("b2"));
+        QTRY_VERIFY(editor.canAccept());
+    }
+
+    // Issue 12: the editor queued a KG run with an empty data path. The
+    // worker's own loaders check the data while the user edits.
+    void theWorkerChecksTheDataBeforeQueueing()
+    {
+        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
+            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        }
+        ModelCatalog c;
+        QString error;
+        QVERIFY2(ModelCatalogLoader::loadNow(worker, &c, &error), qPrintable(error));
+        QJsonObject spec = c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t"));
+        spec.insert(QStringLiteral("data"),
+                    QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")}, {QStringLiteral("path"), QString()}});
+        RunEditorDialog editor(c, spec, 1);
+        editor.setWorkerProgram(worker);
+        QTRY_VERIFY_WITH_TIMEOUT(!editor.canAccept() && editor.problem().contains(QLatin1String("data.path")), 20000);
+        editor.accept();
+        QCOMPARE(editor.result(), int(QDialog::Rejected));
+
+        // A real (tiny) dataset folder: the check passes and Queue is enabled.
+        QTemporaryDir dir;
+        for (const char *split : {"train", "valid", "test"}) {
+            QFile file(dir.filePath(QLatin1String(split) + QLatin1String(".txt")));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("a\tr\tb\nb\tr\tc\n");
+        }
+        auto *path = qobject_cast<QLineEdit *>(editor.editorFor(QStringLiteral("data.path#line")));
+        QVERIFY(path);
+        path->setText(dir.path());
+        QTRY_VERIFY_WITH_TIMEOUT(editor.canAccept(), 20000);
+        QVERIFY(editor.problem().isEmpty());
+        editor.accept();
+        QCOMPARE(editor.result(), int(QDialog::Accepted));
     }
 
     void realWorkerDefaultsRoundTrip()
