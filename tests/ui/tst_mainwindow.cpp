@@ -169,6 +169,34 @@ private Q_SLOTS:
         QVERIFY(!start->isEnabled() && !pause->isEnabled() && !resume->isEnabled());
     }
 
+    // Retry runs the run again at once (issue 12: it went back to "queued"
+    // and waited for a Start all).
+    void retryStartsTheRun()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 1)));
+        Scheduler *scheduler = window.session()->scheduler();
+        const RunId first = scheduler->runIds().first();
+        QVERIFY(scheduler->cancelRun(first));
+        window.boardView()->selectRuns({first});
+        QAction *retry = nullptr;
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == QStringLiteral("Re&try"))
+                retry = a;
+        }
+        QVERIFY(retry);
+        QTRY_VERIFY(retry->isEnabled());
+        retry->trigger();
+        QVERIFY2(isActive(scheduler->run(first).state), qPrintable(runStateName(scheduler->run(first).state)));
+        QVERIFY(!scheduler->isDispatching()); // only that run: the others stay queued
+        QTRY_COMPARE_WITH_TIMEOUT(scheduler->run(first).state, RunState::Finished, 60000);
+        QCOMPARE(scheduler->run(scheduler->runIds().at(1)).state, RunState::Queued);
+        window.close();
+    }
+
     void trainsAnExperimentToTheEnd()
     {
         QTemporaryDir dir;
