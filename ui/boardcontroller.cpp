@@ -35,6 +35,11 @@ void BoardController::markSaved()
     m_undo->setClean();
 }
 
+void BoardController::markUnsaved()
+{
+    m_undo->resetClean();
+}
+
 void BoardController::undo()
 {
     step(false);

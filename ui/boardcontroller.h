@@ -51,6 +51,8 @@ public:
     bool isClean() const;
     /// The board was just written: this is its clean state now.
     void markSaved();
+    /// The board holds edits no file has (a recovered autosave).
+    void markUnsaved();
 
     // Edits, one undo step each. Each returns false when there is no board,
     // no such run or lane, or the scheduler refused (then editFailed said why).

@@ -29,7 +29,7 @@ int runDesktopApp(int &argc, char **argv, const QString &experimentFile)
     QApplication app(argc, argv);
     initDesktopApp();
     MainWindow window;
-    const bool opened = experimentFile.isEmpty() ? window.openDemo() : window.openFile(experimentFile);
+    const bool opened = experimentFile.isEmpty() ? window.openAtStart() : window.openFile(experimentFile);
     if (!opened && !experimentFile.isEmpty()) {
         // The user was told why; the demo beats an empty window.
         window.openDemo();

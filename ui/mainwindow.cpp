@@ -1,10 +1,12 @@
 #include "mainwindow.h"
 
+#include "autosave.h"
 #include "boardcontroller.h"
 #include "boardmodel.h"
 #include "boardview.h"
 #include "devicehistory.h"
 #include "deviceinventory.h"
+#include "experiment.h"
 #include "fallbackbanner.h"
 #include "lanemenu.h"
 #include "logcategories.h"
@@ -29,10 +31,12 @@
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -99,6 +103,9 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_sessions->setCloseChooser([this] { return askHowToClose(); });
     m_sessions->setUnsavedChooser([this] { return askAboutUnsavedEdits(); });
+    m_sessions->setRecoveryChooser(
+        [this](const QString &name, const QDateTime &savedAt) { return askAboutRecovery(name, savedAt); });
+    m_autosave = new Autosave(m_sessions, m_controller, this);
     connect(m_sessions, &SessionController::sessionOpened, this, &MainWindow::attachSession);
     connect(m_sessions, &SessionController::sessionAboutToClose, this, &MainWindow::detachSession);
     connect(m_sessions, &SessionController::sessionClosed, this, &MainWindow::updateActions);
@@ -426,6 +433,43 @@ MainWindow::CloseChoice MainWindow::askHowToClose()
     return box.clickedButton() == stop          ? CloseChoice::StopRuns
            : box.clickedButton() == leaveButton ? CloseChoice::LeaveRunning
                                                 : CloseChoice::Cancel;
+}
+
+bool MainWindow::askAboutRecovery(const QString &name, const QDateTime &savedAt)
+{
+    if (m_recoveryChooser) {
+        return m_recoveryChooser(name, savedAt);
+    }
+    if (m_closeChooser) {
+        return false; // scripted (tests, screenshots): nobody is there to ask
+    }
+    QMessageBox box(QMessageBox::Question, tr("Recover unsaved edits"),
+                    tr("%1 has board edits from %2 that were never saved (Trainyard did not close normally).")
+                        .arg(name, QLocale().toString(savedAt, QLocale::ShortFormat)),
+                    QMessageBox::NoButton, this);
+    QPushButton *recover = box.addButton(tr("Recover"), QMessageBox::AcceptRole);
+    box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(recover);
+    box.exec();
+    return box.clickedButton() == recover;
+}
+
+bool MainWindow::openAtStart()
+{
+    // A board that never had a file, edited when Trainyard went down.
+    if (const QString copy = Autosave::newestUnsavedCopy(); !copy.isEmpty()) {
+        const auto ex = Experiment::load(copy, nullptr);
+        if (ex && askAboutRecovery(ex->name, QFileInfo(copy).lastModified())
+            && m_sessions->openRecovered(copy, QString())) {
+            return true;
+        }
+        QFile::remove(copy);
+    }
+    const QString file = SessionController::startupFile();
+    if (!file.isEmpty() && openFile(file)) {
+        return true;
+    }
+    return openDemo();
 }
 
 MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()

@@ -18,6 +18,7 @@ class QUndoStack;
 
 namespace trainyard {
 
+class Autosave;
 class BoardModel;
 class BoardView;
 class DeviceHistory;
@@ -51,6 +52,12 @@ public:
 
     // Experiment files. Each returns false (after telling the user) on failure.
     bool openDemo() { return m_sessions->openDemo(); }
+    /// What the app opens without a file: a recovered unsaved board, the
+    /// experiment left training, the last one used, else the demo.
+    bool openAtStart();
+    /// Answers the recovery question instead of a dialog (tests).
+    void setRecoveryChooser(SessionController::RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
+    Autosave *autosave() const { return m_autosave; }
     bool openFile(const QString &path) { return m_sessions->openFile(path); }
     bool newExperiment() { return m_sessions->newExperiment(); }
     bool saveTo(const QString &path) { return m_sessions->saveTo(path); }
@@ -113,6 +120,7 @@ private:
     void detachSession(trainyard::Session *session);
     CloseChoice askHowToClose();
     UnsavedChoice askAboutUnsavedEdits();
+    bool askAboutRecovery(const QString &name, const QDateTime &savedAt);
     Scheduler *scheduler() const;
     void updateFinishCount();
     void updateActions();
@@ -128,6 +136,8 @@ private:
 
     BoardController *m_controller;
     SessionController *m_sessions;
+    Autosave *m_autosave = nullptr;
+    SessionController::RecoveryChooser m_recoveryChooser;
     ModelCatalog m_catalog;
     RunColors *m_colors;
     DeviceHistory *m_history;

@@ -1,5 +1,6 @@
 #include "sessioncontroller.h"
 
+#include "autosave.h"
 #include "boardcontroller.h"
 #include "experiment.h"
 #include "logcategories.h"
@@ -9,6 +10,7 @@
 #include <QDateTime>
 #include <QEventLoopLocker>
 #include <QFileInfo>
+#include <QSettings>
 
 namespace trainyard {
 
@@ -44,6 +46,13 @@ bool SessionController::openFile(const QString &path)
     if (!closeSession()) {
         return false;
     }
+    if (const QString copy = Autosave::recoverable(path); !copy.isEmpty() && m_recoveryChooser) {
+        const auto ex = Experiment::load(copy, nullptr);
+        if (ex && m_recoveryChooser(ex->name, QFileInfo(copy).lastModified())) {
+            return openRecovered(copy, path);
+        }
+        Autosave::remove(path, QString());
+    }
     auto session = std::make_unique<Session>();
     QStringList errors;
     if (!session->load(path, &errors)) {
@@ -51,6 +60,42 @@ bool SessionController::openFile(const QString &path)
     }
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     return install(std::move(session), errors);
+}
+
+bool SessionController::openRecovered(const QString &copyPath, const QString &filePath)
+{
+    // Read first: closing the open board may take its copy.
+    QStringList errors;
+    const auto ex = Experiment::load(copyPath, &errors);
+    if (!closeSession()) {
+        return false;
+    }
+    auto session = std::make_unique<Session>();
+    // The copy's relative runs root means what it meant beside the file.
+    if (!ex || !session->open(*ex, filePath.isEmpty() ? QString() : QFileInfo(filePath).absoluteFilePath(), &errors)) {
+        return install(nullptr, errors);
+    }
+    if (!filePath.isEmpty()) {
+        Q_EMIT fileUsed(QFileInfo(filePath).absoluteFilePath());
+    }
+    if (!install(std::move(session), errors)) {
+        return false;
+    }
+    m_board->markUnsaved();
+    qCInfo(lcUi).noquote() << "recovered the autosaved board" << copyPath;
+    return true;
+}
+
+QString SessionController::startupFile()
+{
+    QSettings settings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+    for (const QString &key : {QStringLiteral("session/leftRunning"), QStringLiteral("session/last")}) {
+        const QString path = settings.value(key).toString();
+        if (!path.isEmpty() && QFileInfo::exists(path)) {
+            return path;
+        }
+    }
+    return {};
 }
 
 bool SessionController::newExperiment()
@@ -82,6 +127,12 @@ bool SessionController::install(std::unique_ptr<Session> session, const QStringL
     }
     m_session = std::move(session);
     m_board->setScheduler(m_session->scheduler());
+    // What the next start opens: this one (an empty path is the demo or a new board).
+    QSettings settings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+    settings.setValue(QStringLiteral("session/last"), m_session->filePath());
+    if (settings.value(QStringLiteral("session/leftRunning")).toString() == m_session->filePath()) {
+        settings.remove(QStringLiteral("session/leftRunning")); // back, reattached
+    }
     connect(m_session.get(), &Session::nameChanged, this, &SessionController::updateTitle);
     qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with" << m_session->scheduler()->totalCount() << "runs"
                            << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
@@ -132,6 +183,10 @@ void SessionController::endSession(bool leaveRunning)
     // out of every view's sight, until its runs have ended and then deletes
     // itself; meanwhile the application does not quit. Were this controller
     // destroyed first, the session would go with it, killing what still runs.
+    if (leaveRunning && !m_session->filePath().isEmpty()) {
+        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
+            .setValue(QStringLiteral("session/leftRunning"), m_session->filePath());
+    }
     Session *closing = m_session.release();
     closing->disconnect(this);
     closing->scheduler()->disconnect(this);
@@ -155,6 +210,8 @@ bool SessionController::saveTo(const QString &path)
         return false;
     }
     m_board->markSaved();
+    QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
+        .setValue(QStringLiteral("session/last"), m_session->filePath());
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     updateTitle();
     Q_EMIT saved(path);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QDateTime>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -42,6 +43,11 @@ public:
     /// new, either way of closing runs). Without one, edits are discarded.
     using UnsavedChooser = std::function<UnsavedChoice()>;
 
+    /// Asked on open when an autosaved copy of the board (Autosave) is newer
+    /// than its file: true recovers the copy, false throws it away. Without
+    /// one the file opens and the copy stays.
+    using RecoveryChooser = std::function<bool(const QString &name, const QDateTime &savedAt)>;
+
     /// Board edits of every session go through `board`, which must outlive this.
     explicit SessionController(BoardController *board, QObject *parent = nullptr);
     ~SessionController() override; ///< stops the runs of a session still open
@@ -54,6 +60,12 @@ public:
     bool openFile(const QString &path);
     bool newExperiment();
     bool saveTo(const QString &path);
+    /// Opens the autosaved copy `copyPath` as the board of `filePath` (empty:
+    /// a board without a file); its edits count as unsaved until saved.
+    bool openRecovered(const QString &copyPath, const QString &filePath);
+    /// What to open when the app starts without a file: the experiment whose
+    /// runs were left training, else the last one used; empty: the demo.
+    static QString startupFile();
 
     /// Closes the session, asking the chooser while runs train; false when cancelled.
     bool closeSession();
@@ -61,6 +73,7 @@ public:
     void closeWithoutAsking();
     void setCloseChooser(CloseChooser chooser) { m_closeChooser = std::move(chooser); }
     void setUnsavedChooser(UnsavedChooser chooser) { m_unsavedChooser = std::move(chooser); }
+    void setRecoveryChooser(RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
 
     /// "NAME[*] (FILE) — Trainyard"; "*" while the board has unsaved edits.
     QString title() const;
@@ -92,6 +105,7 @@ private:
     std::unique_ptr<Session> m_session;
     CloseChooser m_closeChooser;
     UnsavedChooser m_unsavedChooser;
+    RecoveryChooser m_recoveryChooser;
 };
 
 } // namespace trainyard
