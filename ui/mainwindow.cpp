@@ -116,6 +116,8 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_sessions, &SessionController::saveFailed, this,
             [this](const QString &message) { QMessageBox::warning(this, tr("Save experiment"), message); });
+    connect(m_sessions, &SessionController::renameFailed, this,
+            [this](const QString &message) { QMessageBox::warning(this, tr("Rename experiment"), message); });
     connect(m_sessions, &SessionController::saved, this,
             [this](const QString &path) { statusBar()->showMessage(tr("Saved %1").arg(path), 5000); });
 
@@ -210,6 +212,18 @@ void MainWindow::createActions()
             saveTo(path);
         }
     });
+    m_renameAction = make(tr("Re&name experiment…"), QKeySequence(), QIcon(), [this] {
+        if (!session()) {
+            return;
+        }
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Rename experiment"),
+                                                   tr("Name (its runs folder follows when no run is active):"),
+                                                   QLineEdit::Normal, session()->name(), &ok);
+        if (ok && !name.trimmed().isEmpty() && m_sessions->rename(name)) {
+            statusBar()->showMessage(tr("Renamed; runs in %1").arg(session()->runsRoot()), 8000);
+        }
+    });
     m_demoAction = make(tr("Open the &demo"), QKeySequence(), QIcon(), [this] { openDemo(); });
     m_quitAction = make(tr("&Quit"), QKeySequence::Quit, QIcon(), [this] { close(); });
 
@@ -282,6 +296,7 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_saveAction);
     file->addAction(m_saveAsAction);
+    file->addAction(m_renameAction);
     file->addSeparator();
     file->addAction(m_quitAction);
 
@@ -523,8 +538,8 @@ void MainWindow::updateActions()
 {
     const bool open = session() != nullptr;
     const bool selected = open && !m_boardView->selectedRuns().isEmpty();
-    for (QAction *a :
-         {m_saveAction, m_saveAsAction, m_addLaneAction, m_startAllAction, m_stopAllAction, m_fallbackAction}) {
+    for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addLaneAction, m_startAllAction, m_stopAllAction,
+                       m_fallbackAction}) {
         a->setEnabled(open);
     }
     for (QAction *a :

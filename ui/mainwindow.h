@@ -171,6 +171,7 @@ private:
     QAction *m_undoBarAction = nullptr;
     QAction *m_redoBarAction = nullptr;
     QAction *m_duplicateManyAction = nullptr;
+    QAction *m_renameAction = nullptr;
     QAction *m_addLaneAction = nullptr;
     QAction *m_fallbackAction = nullptr;
     QAction *m_startAllAction = nullptr;

@@ -198,10 +198,30 @@ void SessionController::endSession(bool leaveRunning)
     Q_EMIT sessionClosed();
 }
 
+bool SessionController::rename(const QString &name)
+{
+    if (!m_session) {
+        return false;
+    }
+    QString error;
+    if (!m_session->rename(name.trimmed(), &error)) {
+        qCWarning(lcUi).noquote() << "cannot rename:" << error;
+        Q_EMIT renameFailed(error);
+        return false;
+    }
+    qCInfo(lcUi).noquote() << "renamed to" << m_session->name() << "runs in" << m_session->runsRoot();
+    return true;
+}
+
 bool SessionController::saveTo(const QString &path)
 {
     if (!m_session) {
         return false;
+    }
+    const QString base = QFileInfo(path).completeBaseName();
+    if (m_session->name().startsWith(QLatin1String("untitled-")) && isSafeRunName(base)) {
+        QString ignored;
+        m_session->rename(base, &ignored); // a name is a nicety, not a reason not to save
     }
     QString error;
     if (!m_session->save(path, &error)) {

@@ -59,7 +59,11 @@ public:
     bool openDemo();
     bool openFile(const QString &path);
     bool newExperiment();
+    /// Writes the board to `path`. A board still called "untitled-…" takes
+    /// the file's name (and its runs folder follows, see Session::rename).
     bool saveTo(const QString &path);
+    /// Renames the experiment (Session::rename); false after renameFailed.
+    bool rename(const QString &name);
     /// Opens the autosaved copy `copyPath` as the board of `filePath` (empty:
     /// a board without a file); its edits count as unsaved until saved.
     bool openRecovered(const QString &copyPath, const QString &filePath);
@@ -91,6 +95,7 @@ Q_SIGNALS:
     /// An experiment could not be opened (the previous one is closed already).
     void openFailed(const QString &message);
     void saveFailed(const QString &message);
+    void renameFailed(const QString &message);
     void saved(const QString &path);
     /// A file was opened or saved (absolute path), for the recent files.
     void fileUsed(const QString &path);

@@ -229,6 +229,12 @@ QJsonObject Board::duplicateSpec(RunId id) const
     return spec;
 }
 
+void Board::refreshRunDirs()
+{
+    for (RunInfo &r : *m_runs)
+        r.runDir = m_store->runDir(r.name);
+}
+
 RunId Board::duplicateRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);

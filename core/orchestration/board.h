@@ -49,6 +49,8 @@ public:
     // the board has (one above the highest), so a copy is a new sample, not
     // the same run twice. Empty for an unknown id.
     QJsonObject duplicateSpec(RunId id) const;
+    // Every run's folder again after the runs root moved.
+    void refreshRunDirs();
 
     int addLane(const QString &device, int slotCount, int position, QString *error);
     bool removeLane(int index, QString *error); // only without active runs

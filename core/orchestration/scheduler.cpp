@@ -227,6 +227,11 @@ bool Scheduler::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
     return m_board->setRunSpec(id, spec, error);
 }
 
+void Scheduler::runsRootChanged()
+{
+    m_board->refreshRunDirs();
+}
+
 // ---- control ------------------------------------------------------------------
 
 void Scheduler::startAll()

@@ -96,6 +96,9 @@ public:
     // Changes the spec of a run that has not started (validated).
     bool setRunSpec(RunId id, const QJsonObject &spec, QString *error = nullptr);
 
+    // The run store's root moved (a renamed experiment): every run's folder follows. Not while runs are active.
+    void runsRootChanged();
+
     // ---- control --------------------------------------------------------
     // Starts dispatching: every lane fills its free slotCount from its queue
     // until no queued run is left.

@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "deviceinventory.h"
+#include "logcategories.h"
 #include "metricline.h"
 #include "metricscsvwriter.h"
 #include "metricsserver.h"
@@ -148,6 +149,57 @@ void Session::setName(const QString &name)
         return;
     m_name = name;
     Q_EMIT nameChanged(name);
+}
+
+bool Session::rename(const QString &name, QString *error)
+{
+    const auto fail = [error](const QString &text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (!isSafeRunName(name))
+        return fail(QStringLiteral("\"%1\": expected a name of 1–100 letters, digits or ._+@- not starting with '.'")
+                        .arg(name));
+    if (!m_open || name == m_name)
+        return m_open ? true : fail(QStringLiteral("no experiment is open"));
+    if (!m_runsRoot.isEmpty()) {
+        setName(name); // the file chose the folder
+        return true;
+    }
+    const QString oldRoot = m_store->root();
+    if (m_scheduler->activeCount() > 0) {
+        // Workers write into the folder: it stays, named in the file from now on.
+        m_runsRoot = oldRoot;
+        setName(name);
+        return true;
+    }
+    Experiment renamed;
+    renamed.name = name;
+    const QString newRoot = renamed.effectiveRunsRoot();
+    if (QFileInfo::exists(newRoot) && !QDir(newRoot).isEmpty())
+        return fail(QStringLiteral("%1 already exists: choose another name").arg(newRoot));
+    // Let go of the folder (socket, lock), move it, take it again.
+    m_server->close();
+    m_lock->unlock();
+    QDir().rmdir(newRoot);
+    const bool moved = QDir().rename(oldRoot, newRoot);
+    const QString root = moved ? newRoot : oldRoot;
+    delete m_lock;
+    m_lock = new QLockFile(root + QStringLiteral("/.trainyard.lock"));
+    m_lock->setStaleLockTime(0);
+    QString listenError;
+    const bool relocked = m_lock->tryLock(200);
+    const bool listening = m_server->listen(MetricsServer::defaultSocketPath(root), &listenError);
+    if (!relocked || !listening)
+        qCWarning(lcExperiment).noquote() << root << "could not be taken again after the rename:" << listenError;
+    if (!moved) {
+        return fail(QStringLiteral("%1 could not be moved to %2").arg(oldRoot, newRoot));
+    }
+    m_store->setRoot(newRoot);
+    m_scheduler->runsRootChanged();
+    setName(name);
+    return true;
 }
 
 QString Session::runsRoot() const

@@ -63,6 +63,10 @@ public:
     QString filePath() const { return m_filePath; } // empty for the demo / new
     QString name() const { return m_name; }
     void setName(const QString &name);
+    // Renames the experiment. Where the file names no runs root, the runs
+    // folder is named after the experiment and moves with it, unless runs
+    // are active: then it stays and the board names it as its runs root.
+    bool rename(const QString &name, QString *error);
     QString runsRoot() const;
     Experiment experiment() const; // the board as it is now
 

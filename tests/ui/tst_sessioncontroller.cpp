@@ -9,6 +9,8 @@
 #include "sessioncontroller.h"
 #include "uitesthelpers.h"
 
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QSignalSpy>
@@ -145,6 +147,43 @@ private Q_SLOTS:
         QCOMPARE(scheduler->totalCount(), 0);
         QVERIFY2(sessions.title().startsWith(QLatin1String("untitled-")), qPrintable(sessions.title()));
         QVERIFY(sessions.title().endsWith(QStringLiteral(" (not saved) — Trainyard")));
+    }
+
+    // Issue 12: Save As left the experiment "untitled-…" (and its runs
+    // folder too), and nothing could rename it.
+    void saveAsNamesAnUntitledExperimentAndItsFolder()
+    {
+        QTemporaryDir dir;
+        BoardController board;
+        SessionController sessions(&board);
+        QVERIFY(sessions.newExperiment());
+        Session *session = sessions.session();
+        const QString oldRoot = session->runsRoot();
+        QVERIFY(board.queueSpec(0, -1, tinyKgSpec(QStringLiteral("a")), 1));
+        QFile marker(oldRoot + QStringLiteral("/a-was-here"));
+        QVERIFY(marker.open(QIODevice::WriteOnly)); // what a past run left in the folder
+        marker.close();
+        QVERIFY(sessions.saveTo(dir.filePath(QStringLiteral("kg-copy.json"))));
+        QCOMPARE(session->name(), QStringLiteral("kg-copy"));
+        QVERIFY2(session->runsRoot().endsWith(QLatin1String("/kg-copy")), qPrintable(session->runsRoot()));
+        QVERIFY(!QFileInfo::exists(oldRoot));
+        QVERIFY(QFileInfo::exists(session->runsRoot() + QStringLiteral("/a-was-here")));
+        const RunInfo run = session->scheduler()->run(session->scheduler()->findRun(QStringLiteral("a")));
+        QCOMPARE(run.runDir, session->runsRoot() + QStringLiteral("/a"));
+        QVERIFY(sessions.title().startsWith(QLatin1String("kg-copy (kg-copy.json)")));
+
+        // A saved experiment keeps its name on Save As; Rename changes it.
+        QVERIFY(sessions.saveTo(dir.filePath(QStringLiteral("other.json"))));
+        QCOMPARE(session->name(), QStringLiteral("kg-copy"));
+        QVERIFY(sessions.rename(QStringLiteral("kg-final")));
+        QVERIFY(session->runsRoot().endsWith(QLatin1String("/kg-final")));
+        QSignalSpy failed(&sessions, &SessionController::renameFailed);
+        QVERIFY(!sessions.rename(QStringLiteral("../escape")));
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(session->name(), QStringLiteral("kg-final"));
+        const QString root = session->runsRoot();
+        sessions.closeWithoutAsking();
+        QDir(root).removeRecursively();
     }
 
     void closingTellsTheViewsFirst()
