@@ -29,13 +29,7 @@ QString writeExperiment(const QTemporaryDir &dir)
         {QStringLiteral("lanes"),
          QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
                                 {QStringLiteral("runs"), QJsonArray{tinyKgSpec(QStringLiteral("a"))}}}}}};
-    const QString path = dir.filePath(QStringLiteral("experiment.json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        return {};
-    }
-    file.write(QJsonDocument(experiment).toJson());
-    return path;
+    return writeExperimentFile(dir, experiment);
 }
 
 } // namespace

@@ -45,11 +45,7 @@ QString writeExperiment(const QTemporaryDir &dir, int epochs)
                                              QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
                                                          {QStringLiteral("slots"), 1},
                                                          {QStringLiteral("runs"), QJsonArray{}}}}}};
-    const QString path = dir.filePath(QStringLiteral("experiment.json"));
-    QFile file(path);
-    file.open(QIODevice::WriteOnly);
-    file.write(QJsonDocument(experiment).toJson());
-    return path;
+    return writeExperimentFile(dir, experiment);
 }
 
 // The palette's entry for a model type, or an invalid index.

@@ -33,13 +33,7 @@ QString writeExperiment(const QTemporaryDir &dir)
          QJsonArray{QJsonObject{
              {QStringLiteral("device"), QStringLiteral("cpu")},
              {QStringLiteral("runs"), QJsonArray{tinyKgSpec(QStringLiteral("a")), tinyKgSpec(QStringLiteral("b"))}}}}}};
-    const QString path = dir.filePath(QStringLiteral("experiment.json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        return {};
-    }
-    file.write(QJsonDocument(experiment).toJson());
-    return path;
+    return writeExperimentFile(dir, experiment);
 }
 
 } // namespace

@@ -7,10 +7,12 @@
 #include "experiment.h"
 #include "orchestration/testcatalog.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QString>
+#include <QTemporaryDir>
 
 namespace trainyard::testing {
 
@@ -58,5 +60,16 @@ inline Experiment twoLaneExperiment(const QString &runsRoot)
 // The shape of `trainyard-worker --list-models`, small (shared with the
 // catalogue's own tests).
 using trainyard::test::catalogJson;
+
+// Writes `experiment` to `dir`/experiment.json; its path, or empty when it cannot be written.
+inline QString writeExperimentFile(const QTemporaryDir &dir, const QJsonObject &experiment)
+{
+    const QString path = dir.filePath(QStringLiteral("experiment.json"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(experiment).toJson()) < 0) {
+        return {};
+    }
+    return path;
+}
 
 } // namespace trainyard::testing
