@@ -67,9 +67,9 @@ private Q_SLOTS:
 
     void publishedPresetsOfTheRealWorker()
     {
-        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
-            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        const QString worker = realWorker();
+        if (worker.isEmpty()) {
+            QSKIP(kNoRealWorker);
         }
         ModelCatalog c;
         QString error;

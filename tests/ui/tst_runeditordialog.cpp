@@ -129,9 +129,9 @@ private Q_SLOTS:
     // worker's own loaders check the data while the user edits.
     void theWorkerChecksTheDataBeforeQueueing()
     {
-        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
-            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        const QString worker = realWorker();
+        if (worker.isEmpty()) {
+            QSKIP(kNoRealWorker);
         }
         ModelCatalog c;
         QString error;
@@ -163,9 +163,9 @@ private Q_SLOTS:
 
     void realWorkerDefaultsRoundTrip()
     {
-        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
-            QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        const QString worker = realWorker();
+        if (worker.isEmpty()) {
+            QSKIP(kNoRealWorker);
         }
         ModelCatalog c;
         QString loadError;

@@ -8,6 +8,7 @@
 #include "orchestration/testcatalog.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -60,6 +61,15 @@ inline Experiment twoLaneExperiment(const QString &runsRoot)
 // The shape of `trainyard-worker --list-models`, small (shared with the
 // catalogue's own tests).
 using trainyard::test::catalogJson;
+
+// The real trainyard-worker of $TRAINYARD_WORKER; empty when it is not set
+// to an executable (then tests that need it skip with kNoRealWorker).
+inline QString realWorker()
+{
+    const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+    return !worker.isEmpty() && QFileInfo(worker).isExecutable() ? worker : QString();
+}
+inline constexpr char kNoRealWorker[] = "TRAINYARD_WORKER is not set to an executable trainyard-worker";
 
 // Writes `experiment` to `dir`/experiment.json; its path, or empty when it cannot be written.
 inline QString writeExperimentFile(const QTemporaryDir &dir, const QJsonObject &experiment)
