@@ -73,6 +73,29 @@ QSize CardDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelInd
     return QSize(std::max(220, option.rect.width()), cardHeight);
 }
 
+QString CardDelegate::progressText(const RunInfo &run, double progress)
+{
+    QString barText;
+    if (progress >= 0) {
+        barText = QStringLiteral("%1%").arg(int(progress * 100));
+    }
+    const QString eta = formatDuration(run.etaSeconds);
+    // A paused run is not on its way to an end: no ETA until it resumes.
+    if (!eta.isEmpty() && isActive(run.state) && run.state != RunState::Paused) {
+        barText += tr(" · ETA %1").arg(eta);
+    } else if (run.state == RunState::Finished) {
+        // The worker's clock runs on across a stop and resume; started/ended
+        // only span the last stretch.
+        const double took = run.wall > 0
+                                ? run.wall
+                                : (run.started.isValid() && run.ended.isValid() ? run.started.secsTo(run.ended) : -1.0);
+        if (took >= 0) {
+            barText += tr(" · took %1").arg(formatDuration(took));
+        }
+    }
+    return barText;
+}
+
 void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     const RunInfo run = index.data(BoardModel::RunInfoRole).value<RunInfo>();
@@ -169,24 +192,7 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
         fill.setAlpha(150);
         painter->fillPath(done, fill);
     }
-    QString barText;
-    if (progress >= 0) {
-        barText = QStringLiteral("%1%").arg(int(progress * 100));
-    }
-    const QString eta = formatDuration(run.etaSeconds);
-    // A paused run is not on its way to an end: no ETA until it resumes.
-    if (!eta.isEmpty() && isActive(run.state) && run.state != RunState::Paused) {
-        barText += tr(" · ETA %1").arg(eta);
-    } else if (run.state == RunState::Finished) {
-        // The worker's clock runs on across a stop and resume; started/ended
-        // only span the last stretch.
-        const double took = run.wall > 0
-                                ? run.wall
-                                : (run.started.isValid() && run.ended.isValid() ? run.started.secsTo(run.ended) : -1.0);
-        if (took >= 0) {
-            barText += tr(" · took %1").arg(formatDuration(took));
-        }
-    }
+    const QString barText = progressText(run, progress);
     painter->setPen(pal.color(QPalette::Text));
     painter->drawText(barRect, Qt::AlignCenter, barText);
     painter->restore();

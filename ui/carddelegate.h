@@ -22,6 +22,10 @@ public:
     static QColor stateColor(RunState state);
     /// "1:02:03", "4:05", "12 s"; empty when unknown.
     static QString formatDuration(double seconds);
+    /// The text on a card's progress bar: "42% · ETA 3:10" while it trains
+    /// (no ETA while paused), "100% · took 9 s" when finished, the time the
+    /// worker trained across stops and resumes rather than the last stretch.
+    static QString progressText(const RunInfo &run, double progress);
 
 private:
     RunColors *m_colors;
