@@ -338,6 +338,7 @@ void MainWindow::setCatalog(const ModelCatalog &catalog)
 {
     m_catalog = catalog;
     m_paletteModel->setCatalog(catalog);
+    m_table->setCatalog(catalog);
     m_palette->setProblem(QString());
 }
 
