@@ -258,6 +258,8 @@ void MainWindow::createActions()
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         m_boardView->addAction(a);
     }
+    // The window holds the table too: there Ctrl+I is the table's, for its current row.
+    removeAction(m_detailsAction);
 }
 
 void MainWindow::createMenus()

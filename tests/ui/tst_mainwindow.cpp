@@ -14,11 +14,13 @@
 #include "rundetailsdialog.h"
 #include "runstore.h"
 #include "runtablemodel.h"
+#include "runtablepanel.h"
 #include "scheduler.h"
 #include "session.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -28,6 +30,8 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QSysInfo>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -204,7 +208,10 @@ private Q_SLOTS:
         QCOMPARE(details->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_I));
         window.boardView()->selectRuns({first});
         QTRY_VERIFY(details->isEnabled());
-        details->trigger();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.boardView()->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_I, Qt::ControlModifier); // on the board
         QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1);
         RunDetailsDialog *dialog = window.findChildren<RunDetailsDialog *>().first();
         QVERIFY(dialog->isVisible());
@@ -267,6 +274,24 @@ private Q_SLOTS:
         QCOMPARE(pastDialog->findChild<QLabel *>(QStringLiteral("host"))->text(), QStringLiteral("elsewhere"));
         pastDialog->close();
         dialog->close();
+        QTRY_VERIFY(window.findChildren<RunDetailsDialog *>().isEmpty());
+
+        // Ctrl+I in the runs table: the current row's details (the cards'
+        // Ctrl+I must not make the key ambiguous there).
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTableView *table = window.runTablePanel()->view();
+        window.findChild<QTabWidget *>()->setCurrentWidget(window.runTablePanel()); // the Runs tab
+        table->setFocus();
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            if (table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString()
+                == past.runDir(QStringLiteral("old")))
+                table->setCurrentIndex(table->model()->index(r, 0));
+        }
+        QTest::keyClick(table, Qt::Key_I, Qt::ControlModifier);
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1);
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().first()->runDir(), past.runDir(QStringLiteral("old")));
+        window.findChildren<RunDetailsDialog *>().first()->close();
         QDir(pastRoot).removeRecursively();
         window.close();
     }
