@@ -232,6 +232,31 @@ QVector<double> BoardModel::lossHistory(RunId id) const
     return out;
 }
 
+QString BoardModel::toolTip(const RunInfo &run)
+{
+    QString text = run.message.isEmpty()
+                       ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
+                       : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
+    // The hyperparameters its spec sets (the defaults are in its details),
+    // in the runs table's order; a long spec is cut, not the window.
+    constexpr int kMaxLines = 14;
+    QStringList lines;
+    for (const RunSpecView::Param &p : RunSpecView(run.spec).flattened()) {
+        if (p.key != QLatin1String("name")) {
+            lines << QStringLiteral("%1 = %2").arg(p.key, RunSpecView::valueText(p.value));
+        }
+    }
+    if (lines.size() > kMaxLines) {
+        const int more = int(lines.size()) - kMaxLines;
+        lines.resize(kMaxLines);
+        lines << tr("… %n more in its details (Ctrl+I)", nullptr, more);
+    }
+    for (const QString &line : std::as_const(lines)) {
+        text += QLatin1Char('\n') + line;
+    }
+    return text;
+}
+
 QVariant BoardModel::data(const QModelIndex &index, int role) const
 {
     if (!m_scheduler || !index.isValid()) {
@@ -298,9 +323,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return run.name;
     case Qt::ToolTipRole:
-        return run.message.isEmpty()
-                   ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
-                   : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
+        return toolTip(run);
     case KindRole:
         return QStringLiteral("run");
     case RunIdRole:

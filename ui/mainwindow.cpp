@@ -10,6 +10,7 @@
 #include "fallbackbanner.h"
 #include "lanemenu.h"
 #include "logcategories.h"
+#include "metricstore.h"
 #include "modelpalette.h"
 #include "modelpalettemodel.h"
 #include "plotfeeder.h"
@@ -18,13 +19,14 @@
 #include "recentfiles.h"
 #include "runcolors.h"
 #include "runcontrol.h"
+#include "rundetailsdialog.h"
 #include "runeditordialog.h"
 #include "runnotifier.h"
+#include "runstore.h"
 #include "runtablemodel.h"
 #include "runtablepanel.h"
 #include "scheduler.h"
 #include "session.h"
-#include "workerlogdialog.h"
 #include "workerprocess.h"
 
 #include <QAction>
@@ -99,6 +101,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_board->queueSpec(lane, -1, spec, repeat);
     });
     connect(m_tablePanel, &RunTablePanel::runsSelected, m_boardView, &BoardView::selectRuns);
+    connect(m_tablePanel, &RunTablePanel::detailsRequested, this, [this](int row) { showTableRunDetails(row); });
     connect(m_runControl, &RunControl::runsChanged, this, &MainWindow::updateActions);
 
     m_sessions->setCloseChooser([this] { return askHowToClose(); });
@@ -276,12 +279,18 @@ void MainWindow::createActions()
                           s->standardIcon(QStyle::SP_DirOpenIcon), [this] { openRunFolder(); });
     m_logAction =
         make(tr("Show worker &log"), QKeySequence(Qt::CTRL | Qt::Key_G), QIcon(), [this] { showWorkerLog(); });
-    // Card shortcuts act on the board, not while typing in a filter box.
-    for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
-                       m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction}) {
+    m_detailsAction = make(tr("Det&ails…"), QKeySequence(Qt::CTRL | Qt::Key_I),
+                           s->standardIcon(QStyle::SP_FileDialogInfoView), [this] { showSelectedDetails(); });
+    // Card shortcuts act on the board, not while typing in a filter box (the
+    // runs table has its own Ctrl+I).
+    for (QAction *a :
+         {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
+          m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction, m_detailsAction}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         m_boardView->addAction(a);
     }
+    // The window holds the table too: there Ctrl+I is the table's, for its current row.
+    removeAction(m_detailsAction);
 }
 
 void MainWindow::createMenus()
@@ -322,6 +331,7 @@ void MainWindow::createMenus()
     run->addAction(m_resumeAction);
     run->addAction(m_retryAction);
     run->addSeparator();
+    run->addAction(m_detailsAction);
     run->addAction(m_folderAction);
     run->addAction(m_logAction);
 
@@ -375,6 +385,7 @@ void MainWindow::setCatalog(const ModelCatalog &catalog)
 {
     m_catalog = catalog;
     m_paletteModel->setCatalog(catalog);
+    m_table->setCatalog(catalog);
     m_palette->setProblem(QString());
 }
 
@@ -542,8 +553,8 @@ void MainWindow::updateActions()
                        m_fallbackAction}) {
         a->setEnabled(open);
     }
-    for (QAction *a :
-         {m_duplicateAction, m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction}) {
+    for (QAction *a : {m_duplicateAction, m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction,
+                       m_logAction, m_detailsAction}) {
         a->setEnabled(selected);
     }
     // Run control only where it can act on one of the selected runs (Pause
@@ -666,13 +677,90 @@ void MainWindow::openRunFolder()
 void MainWindow::showWorkerLog()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!scheduler() || ids.isEmpty()) {
-        return;
+    if (scheduler() && !ids.isEmpty()) {
+        showRunDetails(ids.first(), RunDetailsDialog::Page::Log);
     }
-    const RunInfo run = scheduler()->run(ids.first());
-    auto *dialog = new WorkerLogDialog(run.name, run.runDir + QLatin1String("/worker.log"), this);
-    dialog->setObjectName(QStringLiteral("workerLog"));
+}
+
+void MainWindow::showSelectedDetails()
+{
+    const QList<RunId> ids = m_boardView->selectedRuns();
+    if (scheduler() && !ids.isEmpty()) {
+        showRunDetails(ids.first());
+    }
+}
+
+namespace {
+
+// A run of the open session as its details show it: the scheduler's record
+// with the command line it started (or would start) with, its folder even
+// before it has one, the store's evaluations.
+std::optional<RunRecord> liveRecord(Session *session, RunId id)
+{
+    Scheduler *scheduler = session ? session->scheduler() : nullptr;
+    if (!scheduler || !scheduler->contains(id)) {
+        return std::nullopt;
+    }
+    RunInfo info = scheduler->run(id);
+    info.command = scheduler->commandLine(id);
+    if (info.runDir.isEmpty()) {
+        info.runDir = session->store()->runDir(info.name);
+    }
+    return RunRecord::live(info, *session->metrics());
+}
+
+} // namespace
+
+RunDetailsDialog *MainWindow::showRunDetails(RunId id, RunDetailsDialog::Page page)
+{
+    std::optional<RunRecord> run = liveRecord(session(), id);
+    if (!run) {
+        return nullptr;
+    }
+    run->notes = session()->store()->readNotes(run->info.name);
+    QPointer<Session> owner = session();
+    return showDetails(
+        *run, session()->name(), [owner, id] { return liveRecord(owner, id); }, page);
+}
+
+RunDetailsDialog *MainWindow::showTableRunDetails(int row)
+{
+    const QModelIndex index = m_table->index(row, 0);
+    if (!index.isValid()) {
+        return nullptr;
+    }
+    const RunId id = index.data(RunTableModel::RunIdRole).toInt();
+    if (id) {
+        return showRunDetails(id);
+    }
+    const RunRecord *past = m_table->pastRun(row);
+    if (!past) {
+        return nullptr;
+    }
+    return showDetails(*past, index.data(RunTableModel::ExperimentRole).toString(), {},
+                       RunDetailsDialog::Page::Overview);
+}
+
+RunDetailsDialog *MainWindow::showDetails(const RunRecord &run, const QString &experiment,
+                                          RunDetailsDialog::Source source, RunDetailsDialog::Page page)
+{
+    const QString key = QFileInfo(run.info.runDir).absoluteFilePath();
+    RunDetailsDialog *dialog = m_details.value(key);
+    if (!dialog) {
+        dialog = new RunDetailsDialog(run, experiment, m_catalog, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &RunDetailsDialog::notesSaved, m_table, &RunTableModel::setNotes);
+        m_details.insert(key, dialog);
+    } else {
+        // Open already, perhaps from a session closed since: this one's record.
+        dialog->setRecord(run);
+    }
+    dialog->setSource(std::move(source));
+    dialog->showPage(page);
     dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+    return dialog;
 }
 
 void MainWindow::showCardMenu(const QPoint &globalPos)
@@ -687,6 +775,7 @@ void MainWindow::showCardMenu(const QPoint &globalPos)
     menu.addAction(m_duplicateManyAction);
     menu.addAction(m_removeAction);
     menu.addSeparator();
+    menu.addAction(m_detailsAction);
     menu.addAction(m_folderAction);
     menu.addAction(m_logAction);
     menu.addSeparator();

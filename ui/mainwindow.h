@@ -3,11 +3,14 @@
 #include "boardcontroller.h"
 #include "modelcatalog.h"
 #include "runcontrol.h"
+#include "rundetailsdialog.h"
 #include "runinfo.h"
 #include "runnotifier.h"
 #include "sessioncontroller.h"
 
+#include <QHash>
 #include <QMainWindow>
+#include <QPointer>
 
 #include <functional>
 
@@ -75,6 +78,7 @@ public:
     PlotWidget *plot() const { return m_plot; }
     PlotFeeder *plotFeeder() const { return m_feeder; }
     RunTableModel *runTable() const { return m_table; }
+    RunTablePanel *runTablePanel() const { return m_tablePanel; }
     ModelPaletteModel *paletteModel() const { return m_paletteModel; }
     ModelPalette *palette() const { return m_palette; }
     RunControl *runControl() const { return m_runControl; }
@@ -108,6 +112,13 @@ public:
     void openRunFolder();
     void showWorkerLog();
     void editSelected();
+    /// The details of the first selected card (the Details action, Ctrl+I).
+    void showSelectedDetails();
+    /// The details of a run of the open experiment, on `page`; an open
+    /// details window of the same run is raised instead of a second one.
+    RunDetailsDialog *showRunDetails(RunId id, RunDetailsDialog::Page page = RunDetailsDialog::Page::Overview);
+    /// The details of the run in RunTableModel row `row` (open or past).
+    RunDetailsDialog *showTableRunDetails(int row);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -133,6 +144,8 @@ private:
     void showCardMenu(const QPoint &globalPos);
     void showLaneMenu(int lane, const QPoint &globalPos);
     void addLane();
+    RunDetailsDialog *showDetails(const RunRecord &run, const QString &experiment, RunDetailsDialog::Source source,
+                                  RunDetailsDialog::Page page);
 
     BoardController *m_controller;
     SessionController *m_sessions;
@@ -186,6 +199,8 @@ private:
     QAction *m_editAction = nullptr;
     QAction *m_folderAction = nullptr;
     QAction *m_logAction = nullptr;
+    QAction *m_detailsAction = nullptr;
+    QHash<QString, QPointer<RunDetailsDialog>> m_details; ///< open details windows, by run folder
 };
 
 } // namespace trainyard

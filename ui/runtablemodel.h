@@ -1,12 +1,16 @@
 #pragma once
 
+#include "modelcatalog.h"
 #include "runinfo.h"
+#include "runnotes.h"
 #include "runrecord.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
+#include <QJsonValue>
 #include <QMap>
+#include <QSet>
 #include <QSortFilterProxyModel>
 #include <QTimer>
 
@@ -17,7 +21,13 @@ class Scheduler;
 
 /// Every run of the open experiment (live, from the Scheduler) and of past
 /// experiments (RunStore::readHistory of their runs roots), one row each,
-/// with its final metrics. It only formats: the run folders are RunStore's.
+/// with its tags and note (notes.json), its final metrics and, after the
+/// fixed columns, one column per hyperparameter: the keys of the runs'
+/// specs, flattened ("model.dim", "train.lr") and resolved with the
+/// catalogue's defaults when it has one, as W&B's run table has them. The
+/// view shows the ones whose values differ between the runs (paramDiffers)
+/// unless the user chose otherwise. It only formats: the run folders are
+/// RunStore's.
 class RunTableModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -25,6 +35,7 @@ public:
     enum Columns {
         ExperimentColumn,
         NameColumn,
+        TagsColumn,
         ModelColumn,
         DataColumn,
         StateColumn,
@@ -35,13 +46,16 @@ public:
         AccuracyColumn,
         StartedColumn,
         DurationColumn,
+        NoteColumn,
         FolderColumn,
-        ColumnCount
+        FixedColumnCount ///< the hyperparameter columns follow
     };
     enum Roles {
         SortRole = Qt::UserRole, ///< numbers as numbers, for sorting
         RunIdRole,               ///< RunId of a live run, 0 for past runs
         RunDirRole,
+        ExperimentRole, ///< the experiment's name (without "(open)")
+        ParamKeyRole,   ///< header: the hyperparameter of a column ("train.lr"); empty for fixed columns
     };
 
     struct Row
@@ -60,6 +74,10 @@ public:
         QDateTime ended;
         QString runDir;
         RunId id = 0;
+        RunNotes notes;
+        QJsonObject spec;                  ///< as spec.json holds it
+        QJsonObject resolved;              ///< with the catalogue's defaults
+        QHash<QString, QJsonValue> params; ///< `resolved` flattened, by key
     };
 
     explicit RunTableModel(QObject *parent = nullptr);
@@ -70,8 +88,23 @@ public:
     void setHistoryRoots(const QStringList &roots) { m_historyRoots = roots; }
     /// Reads the past runs again (only what their metrics.jsonl gained since the last time).
     void refreshHistory();
+    /// The catalogue the hyperparameters are resolved with (their defaults);
+    /// empty: the specs as spec.json holds them.
+    void setCatalog(const ModelCatalog &catalog);
+    /// The tags and note of the run in `runDir` changed (the run details saved them).
+    void setNotes(const QString &runDir, const RunNotes &notes);
+    /// The past run of a row (nullptr for live rows): what its details show.
+    const RunRecord *pastRun(int row) const;
     /// The row of a past run.
-    static Row pastRow(const RunRecord &run, const QString &experiment);
+    Row pastRow(const RunRecord &run, const QString &experiment) const;
+
+    /// The hyperparameters of the runs, in column order (after FixedColumnCount).
+    QStringList paramKeys() const { return m_params.keys; }
+    /// The column of hyperparameter `key`, -1 when no run has it.
+    int paramColumn(const QString &key) const;
+    /// True when the runs do not all have the same value of `key` (one
+    /// without it counts as a value): the columns shown by default.
+    bool paramDiffers(const QString &key) const { return m_params.differing.contains(key); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -82,6 +115,17 @@ private:
     Row liveRow(RunId id) const;
     void rebuildLive();
     void refreshLive();
+    const Row &rowAt(int row) const;
+    void setSpec(Row *row, const QJsonObject &spec) const;
+    struct ParamColumns
+    {
+        QStringList keys;
+        QSet<QString> differing;
+        bool operator==(const ParamColumns &o) const { return keys == o.keys && differing == o.differing; }
+    };
+    // The hyperparameter columns of `live` and the past rows.
+    ParamColumns paramColumns(const QList<Row> &live) const;
+    QVariant paramData(const Row &row, const QString &key, int role) const;
 
     Scheduler *m_scheduler = nullptr;
     MetricStore *m_metrics = nullptr;
@@ -90,7 +134,11 @@ private:
     QStringList m_historyRoots;
     QList<Row> m_live;
     QList<Row> m_past;
+    QList<RunRecord> m_pastRecords;             ///< m_past's records (implicitly shared with m_history)
     QHash<QString, QList<RunRecord>> m_history; ///< runs root -> its past runs, as read last time
+    QHash<QString, RunNotes> m_liveNotes;       ///< run name -> notes.json of the open experiment's runs
+    ModelCatalog m_catalog;
+    ParamColumns m_params;
     QTimer m_refresh;
 };
 

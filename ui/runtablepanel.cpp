@@ -2,9 +2,12 @@
 
 #include "runtablemodel.h"
 
+#include <QAction>
 #include <QDesktopServices>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QUrl>
@@ -18,6 +21,8 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     , m_proxy(new RunTableSortProxy(this))
     , m_view(new QTableView(this))
     , m_filter(new QLineEdit(this))
+    , m_detailsAction(new QAction(tr("&Details…"), this))
+    , m_folderAction(new QAction(tr("Open run &folder"), this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setFilterKeyColumn(-1);
@@ -29,17 +34,45 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
-    connect(m_model, &QAbstractItemModel::modelReset, m_view, [this] { m_view->resizeColumnsToContents(); });
+    connect(m_model, &QAbstractItemModel::modelReset, m_view, [this] {
+        applyColumnChoices();
+        m_view->resizeColumnsToContents();
+    });
     m_view->verticalHeader()->setVisible(false);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_filter->setPlaceholderText(tr("Filter runs (name, model, state, experiment…)"));
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setStretchLastSection(true);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(header, &QHeaderView::customContextMenuRequested, this,
+            [this, header](const QPoint &pos) { showHeaderMenu(header->mapToGlobal(pos)); });
+    m_filter->setPlaceholderText(tr("Filter runs (name, tag, note, model, state, experiment, hyperparameter value…)"));
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_filter);
     layout->addWidget(m_view, 1);
+
+    // Ctrl+I here, not while typing in the filter box; the board's cards have
+    // their own action with the same key.
+    m_detailsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_detailsAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_view->addAction(m_detailsAction);
+    connect(m_detailsAction, &QAction::triggered, this, [this] {
+        const int row = currentRow();
+        if (row >= 0) {
+            Q_EMIT detailsRequested(row);
+        }
+    });
+    connect(m_folderAction, &QAction::triggered, this, [this] {
+        const int row = currentRow();
+        const QString dir = row >= 0 ? m_model->index(row, 0).data(RunTableModel::RunDirRole).toString() : QString();
+        if (!dir.isEmpty() && QFileInfo::exists(dir)) {
+            QDesktopServices::openUrl(QUrl::fromLocalFile(dir));
+        }
+    });
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &RunTablePanel::showRowMenu);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         QList<RunId> ids;
@@ -54,12 +87,89 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
             Q_EMIT runsSelected(ids);
         }
     });
-    connect(m_view, &QTableView::doubleClicked, this, [](const QModelIndex &index) {
-        const QString dir = index.data(RunTableModel::RunDirRole).toString();
-        if (!dir.isEmpty()) {
-            QDesktopServices::openUrl(QUrl::fromLocalFile(dir));
+    connect(m_view, &QTableView::doubleClicked, this,
+            [this](const QModelIndex &index) { Q_EMIT detailsRequested(m_proxy->mapToSource(index).row()); });
+    applyColumnChoices();
+}
+
+int RunTablePanel::currentRow() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    return current.isValid() ? m_proxy->mapToSource(current).row() : -1;
+}
+
+void RunTablePanel::showRowMenu(const QPoint &pos)
+{
+    const QModelIndex index = m_view->indexAt(pos);
+    if (!index.isValid()) {
+        return;
+    }
+    m_view->setCurrentIndex(index);
+    QMenu menu(this);
+    menu.addAction(m_detailsAction);
+    menu.addAction(m_folderAction);
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+QString RunTablePanel::columnId(int column) const
+{
+    const QString key = m_model->headerData(column, Qt::Horizontal, RunTableModel::ParamKeyRole).toString();
+    return key.isEmpty() ? QStringLiteral("#%1").arg(column) : key;
+}
+
+bool RunTablePanel::shownByDefault(int column) const
+{
+    if (column < RunTableModel::FixedColumnCount) {
+        // The folder is in the details and the row menu; its long path would
+        // push the hyperparameters out of sight.
+        return column != RunTableModel::FolderColumn;
+    }
+    return m_model->paramDiffers(columnId(column));
+}
+
+void RunTablePanel::applyColumnChoices()
+{
+    for (int c = 0; c < m_model->columnCount(); ++c) {
+        m_view->setColumnHidden(c, !m_shown.value(columnId(c), shownByDefault(c)));
+    }
+}
+
+void RunTablePanel::setColumnShown(int column, bool shown)
+{
+    m_shown.insert(columnId(column), shown);
+    m_view->setColumnHidden(column, !shown);
+    if (shown) {
+        m_view->resizeColumnToContents(column);
+    }
+}
+
+void RunTablePanel::showHeaderMenu(const QPoint &globalPos)
+{
+    QMenu menu(this);
+    const auto add = [this](QMenu *into, int c) {
+        QAction *a = into->addAction(m_model->headerData(c, Qt::Horizontal).toString());
+        a->setCheckable(true);
+        a->setChecked(!m_view->isColumnHidden(c));
+        connect(a, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+    };
+    for (int c = 0; c < RunTableModel::FixedColumnCount; ++c) {
+        add(&menu, c);
+    }
+    if (m_model->columnCount() > RunTableModel::FixedColumnCount) {
+        QMenu *params = menu.addMenu(tr("Hyperparameters"));
+        QAction *differing = params->addAction(tr("Show those that differ between the runs"));
+        connect(differing, &QAction::triggered, this, [this] {
+            for (int c = RunTableModel::FixedColumnCount; c < m_model->columnCount(); ++c) {
+                m_shown.remove(columnId(c));
+            }
+            applyColumnChoices();
+        });
+        params->addSeparator();
+        for (int c = RunTableModel::FixedColumnCount; c < m_model->columnCount(); ++c) {
+            add(params, c);
         }
-    });
+    }
+    menu.exec(globalPos);
 }
 
 } // namespace trainyard

@@ -2,9 +2,11 @@
 
 #include "runinfo.h"
 
+#include <QHash>
 #include <QList>
 #include <QWidget>
 
+class QAction;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -14,8 +16,11 @@ namespace trainyard {
 class RunTableModel;
 
 /// The "Runs" tab: every run of this and past experiments (a RunTableModel)
-/// behind a filter box, newest first. Selecting open runs asks for their
-/// cards to be selected; a double-click opens a run's folder.
+/// behind a filter box (names, tags, notes, hyperparameter values...),
+/// newest first. Selecting open runs asks for their cards to be selected; a
+/// double-click, Ctrl+I or the row menu's "Details…" asks for a run's
+/// details. The header's menu shows or hides any column; by default the
+/// hyperparameters whose values differ between the runs are shown.
 class RunTablePanel : public QWidget
 {
     Q_OBJECT
@@ -23,16 +28,34 @@ public:
     RunTablePanel(RunTableModel *model, QWidget *parent = nullptr);
 
     QTableView *view() const { return m_view; }
+    QAction *detailsAction() const { return m_detailsAction; }
+    /// The RunTableModel row of the current row of the view, -1 when none.
+    int currentRow() const;
+    /// Shows or hides a column as the header's menu does (the choice
+    /// outlives the model's resets; a hyperparameter is named by its key).
+    void setColumnShown(int column, bool shown);
+    /// The header's menu: every column, checked when shown.
+    void showHeaderMenu(const QPoint &globalPos);
 
 Q_SIGNALS:
     /// Runs of the open experiment selected in the table (never empty).
     void runsSelected(const QList<trainyard::RunId> &ids);
+    /// The details of the run in RunTableModel row `row`.
+    void detailsRequested(int row);
 
 private:
+    QString columnId(int column) const;
+    bool shownByDefault(int column) const;
+    void applyColumnChoices();
+    void showRowMenu(const QPoint &pos);
+
     RunTableModel *m_model;
     QSortFilterProxyModel *m_proxy;
     QTableView *m_view;
     QLineEdit *m_filter;
+    QAction *m_detailsAction;
+    QAction *m_folderAction;
+    QHash<QString, bool> m_shown; ///< the user's choices, by columnId
 };
 
 } // namespace trainyard

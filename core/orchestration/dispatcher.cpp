@@ -151,13 +151,22 @@ void Dispatcher::killAll()
     m_supervisor->killAll();
 }
 
-bool Dispatcher::launch(RunId id, QString *error)
+Supervisor::StartOptions Dispatcher::startOptions(RunId id) const
 {
-    const RunInfo *r = m_runs->find(id);
     Supervisor::StartOptions options;
+    const RunInfo *r = m_runs->find(id);
+    if (!r || r->lane < 0)
+        return options;
     options.device = effectiveDevice(r->lane);
     options.threads = options.device == QLatin1String("cpu") ? threadsPerCpuRun() : 0;
     options.resume = m_resumeNext.contains(id);
+    return options;
+}
+
+bool Dispatcher::launch(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    const Supervisor::StartOptions options = startOptions(id);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
             qUtf8Printable(options.device));
     if (!m_supervisor->start(id, options, error))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runinfo.h"
+#include "supervisor.h"
 
 #include <QList>
 #include <QObject>
@@ -15,7 +16,6 @@ class DeviceInventory;
 class Ingestion;
 class RunRegistry;
 class RunStore;
-class Supervisor;
 
 // Which queued run starts next, and where: every lane fills its free slots
 // (slotCount) from its queue, on its effective device (a missing GPU runs
@@ -55,6 +55,9 @@ public:
     QStringList busyDeviceWarnings() const;
     void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
     int threadsPerCpuRun() const;
+    // How `id` starts when its turn comes: its lane's effective device, the
+    // CPU threads, whether it resumes from its checkpoint.
+    Supervisor::StartOptions startOptions(RunId id) const;
 
     // Board changes that concern it.
     void reset();

@@ -5,14 +5,23 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 namespace trainyard {
 
 // Everything a launcher needs to start one worker. The worker's command line
-// is always an argument list built from these fields (WorkerProcess::arguments),
-// never a shell string, and an experiment file can name none of them.
+// is always an argument list built from these fields (arguments()), never a
+// shell string, and an experiment file can name none of them.
 struct LaunchSpec
 {
+    // The worker's arguments: --spec, --run-dir, --connect, --device (cuda:0
+    // for any GPU: CUDA_VISIBLE_DEVICES narrows the GPUs to the lane's one),
+    // --threads, --resume. The one place they are built: what a launcher
+    // starts and what the run details show are the same list.
+    QStringList arguments() const;
+    // The program followed by arguments().
+    QStringList commandLine() const;
+
     QString program;  // the trainyard-worker to run
     QString name;     // the run's name (a batch job's name)
     QString specPath; // RUN_DIR/spec.json
@@ -90,6 +99,9 @@ public:
     virtual QJsonObject handle(RunId run) const = 0;
     virtual void detach(RunId run) = 0;
     virtual void release(RunId run) = 0;
+    // The machine `run` executes on, as the user would name it (a batch
+    // launcher: the job's node). Local processes: this machine's host name.
+    virtual QString host(RunId run) const;
 
 Q_SIGNALS:
     void started(trainyard::RunId run, qint64 pid, const QString &jobId);

@@ -392,6 +392,38 @@ QJsonObject ModelCatalog::defaultSpec(const QString &type, const QString &name) 
     return spec;
 }
 
+QJsonObject ModelCatalog::resolve(const QJsonObject &spec) const
+{
+    const RunSpecView view(spec);
+    if (!model(view.modelType()))
+        return spec;
+    QJsonObject out = defaultSpec(view.modelType(), view.name());
+    if (!spec.contains(QLatin1String("name")))
+        out.remove(QLatin1String("name"));
+    const QString kind = view.dataKind();
+    if (!kind.isEmpty() && kind != RunSpecView(out).dataKind()) {
+        // Another kind than the model's: that kind's keys, not the model's data defaults.
+        QJsonObject data{{QLatin1String("kind"), kind}};
+        if (const DataKindInfo *d = dataKind(kind)) {
+            for (const ParamInfo &p : d->params)
+                data.insert(p.name, p.defaultValue);
+        }
+        out.insert(QLatin1String("data"), data);
+    }
+    for (auto it = spec.constBegin(); it != spec.constEnd(); ++it) {
+        if (!it.value().isObject() || !out.value(it.key()).isObject()) {
+            out.insert(it.key(), it.value());
+            continue;
+        }
+        QJsonObject merged = out.value(it.key()).toObject();
+        const QJsonObject given = it.value().toObject();
+        for (auto g = given.constBegin(); g != given.constEnd(); ++g)
+            merged.insert(g.key(), g.value());
+        out.insert(it.key(), merged);
+    }
+    return out;
+}
+
 ModelCatalogLoader::ModelCatalogLoader(QObject *parent)
     : ModelCatalogLoader(&ModelCatalogCache::shared(), parent)
 {

@@ -109,6 +109,12 @@ public:
 
     /// A complete run spec for `type` with every default filled in.
     QJsonObject defaultSpec(const QString &type, const QString &name) const;
+    /// `spec` (as spec.json holds it) with every key it leaves out filled in
+    /// from this catalogue, as the worker resolves it: the model's parameters,
+    /// its data kind's keys (the spec's kind, else the model's), the sections
+    /// with the model's own defaults. What the spec says wins. A spec whose
+    /// model this catalogue does not know comes back as it is.
+    QJsonObject resolve(const QJsonObject &spec) const;
 
 private:
     QString m_version;

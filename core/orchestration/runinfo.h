@@ -8,6 +8,7 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <cmath>
 #include <limits>
@@ -55,7 +56,12 @@ struct RunInfo
     int lane = -1;       // index of its lane
     RunState state = RunState::Queued;
     QString device; // device it runs / ran on ("cpu", "cuda:1")
+    QString host;   // machine it runs / ran on (Launcher::host)
     QString runDir; // absolute path of its run folder
+    // The worker's command line (program, then arguments) it was last started
+    // with; empty until it starts. Scheduler::commandLine also answers for
+    // runs that have not started.
+    QStringList command;
     qint64 pid = 0;
     bool connected = false;  // worker said hello on the metrics socket
     bool reattached = false; // found running at start, not our child

@@ -1,6 +1,7 @@
 #include "runrecord.h"
 
 #include "metricrecord.h"
+#include "metricstore.h"
 
 #include <cmath>
 #include <string>
@@ -28,6 +29,30 @@ const RunRecord::Eval *RunRecord::finalEval(const QString &metric) const
             latest = &it.value();
     }
     return latest;
+}
+
+RunRecord RunRecord::live(const RunInfo &info, const MetricStore &metrics)
+{
+    RunRecord run;
+    run.info = info;
+    run.hasStatus = true;
+    for (const QString &name : metrics.metricNames(info.id)) {
+        const MetricSeries *series = metrics.series(info.id, name);
+        // Evaluations are the series named "<split>/<metric>".
+        if (!name.contains(QLatin1Char('/')) || !series || series->isEmpty())
+            continue;
+        Eval &eval = run.evals[name];
+        for (std::size_t i = 0; i < series->size(); ++i) {
+            const double value = series->value(i);
+            if (std::isnan(eval.best) || value > eval.best) {
+                eval.best = value;
+                eval.bestStep = series->step(i);
+            }
+        }
+        eval.last = series->lastValue();
+        eval.lastStep = series->step(series->size() - 1);
+    }
+    return run;
 }
 
 void RunRecord::add(const MetricRecord &record)

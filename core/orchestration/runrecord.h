@@ -1,6 +1,7 @@
 #pragma once
 
 #include "runinfo.h"
+#include "runnotes.h"
 
 #include <QMap>
 #include <QString>
@@ -11,9 +12,10 @@
 namespace trainyard {
 
 struct MetricRecord;
+class MetricStore;
 
-// A run as its folder tells it after the fact: spec.json, status.json and
-// what metrics.jsonl says in the end (last loss and step, the evaluations'
+// A run as its folder tells it after the fact: spec.json, status.json,
+// notes.json and what metrics.jsonl says in the end (last loss and step, the evaluations'
 // last and best values, the done line). A value type, filled by
 // RunStore::readRun()/readHistory() through the one metrics.jsonl reader;
 // the runs table and `trainyard export` only format it.
@@ -41,6 +43,7 @@ struct RunRecord
     QString doneStatus;     // its status (finished, failed, diverged, stopped)
     int doneExitCode = -1;
     QMap<QString, Eval> evals; // "<split>/<metric>": "valid/mrr", "test/accuracy"
+    RunNotes notes;            // notes.json
 
     qint64 metricsOffset = 0; // bytes of metrics.jsonl read (readRun continues from here)
 
@@ -50,6 +53,12 @@ struct RunRecord
     // test split's when it has one, else that of the split evaluated last;
     // nullptr when no evaluation reported it.
     const Eval *finalEval(const QString &metric) const;
+
+    // A run of the open experiment as the scheduler and the metric store
+    // tell it, without reading its folder: `info` (its state counts as
+    // status.json's) and the last and best point of each "<split>/<metric>"
+    // series; notes are the caller's to add (RunStore::readNotes).
+    static RunRecord live(const RunInfo &info, const MetricStore &metrics);
 
     // Takes one record of metrics.jsonl into the summary, in file order.
     void add(const MetricRecord &record);

@@ -1,7 +1,11 @@
 #include "runspecview.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -100,6 +104,78 @@ int RunSpecView::repeat() const
 {
     const auto r = integer(m_spec, QStringLiteral("repeat"));
     return r && *r >= 1 && *r <= std::numeric_limits<int>::max() ? static_cast<int>(*r) : 1;
+}
+
+namespace {
+
+int sectionRank(const QString &key)
+{
+    static const QStringList order{QStringLiteral("name"),  QStringLiteral("model"), QStringLiteral("data"),
+                                   QStringLiteral("train"), QStringLiteral("eval"),  QStringLiteral("checkpoint"),
+                                   QStringLiteral("report")};
+    const qsizetype rank = order.indexOf(key);
+    return rank < 0 ? int(order.size()) : int(rank);
+}
+
+// The keys of `o` in flattened() order: "type" and "kind" (what the other
+// keys of model and data mean) first, then by key.
+QStringList orderedKeys(const QJsonObject &o, bool sections)
+{
+    QStringList keys = o.keys(); // sorted
+    std::stable_sort(keys.begin(), keys.end(), [sections](const QString &a, const QString &b) {
+        if (sections)
+            return sectionRank(a) < sectionRank(b);
+        const auto first = [](const QString &k) { return k == QLatin1String("type") || k == QLatin1String("kind"); };
+        return first(a) && !first(b);
+    });
+    return keys;
+}
+
+void flatten(const QJsonObject &o, const QString &prefix, bool sections, QList<RunSpecView::Param> *out)
+{
+    for (const QString &key : orderedKeys(o, sections)) {
+        const QJsonValue value = o.value(key);
+        const QString path = prefix.isEmpty() ? key : prefix + QLatin1Char('.') + key;
+        if (value.isObject())
+            flatten(value.toObject(), path, false, out);
+        else
+            out->append(RunSpecView::Param{path, value});
+    }
+}
+
+} // namespace
+
+QList<RunSpecView::Param> RunSpecView::flattened() const
+{
+    QList<Param> out;
+    flatten(m_spec, QString(), true, &out);
+    return out;
+}
+
+QString RunSpecView::valueText(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Bool:
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Double: {
+        // Integers as integers: a batch size of 1000000 is not "1e+06".
+        const double d = value.toDouble();
+        if (std::floor(d) == d && std::fabs(d) < 1e15)
+            return QString::number(static_cast<qint64>(d));
+        return QString::number(d, 'g', QLocale::FloatingPointShortest);
+    }
+    case QJsonValue::String:
+        return value.toString();
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Array:
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Object:
+        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QString();
 }
 
 } // namespace trainyard

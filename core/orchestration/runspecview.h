@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
 #include <QString>
 
 #include <optional>
@@ -55,6 +57,25 @@ public:
 
     /// The experiment-only "repeat"; 1 when absent.
     int repeat() const;
+
+    /// One hyperparameter of a flattened spec: "model.dim", "train.lr",
+    /// "data.path" (a section's key after its section's name and a dot).
+    struct Param
+    {
+        QString key;
+        QJsonValue value;
+    };
+    /// Every value of the spec, flattened (nested objects joined with dots),
+    /// the sections in the order a reader looks for them (name, model,
+    /// data, train, eval, checkpoint, report, then any other key), and
+    /// within one section its "type" or "kind" first, then by key: the one
+    /// order the runs table's columns, the cards' tooltips and the run
+    /// details list hyperparameters in.
+    QList<Param> flattened() const;
+    /// How a spec value reads: numbers in their shortest form ("0.001",
+    /// "64"), true/false, "null", strings as they are, arrays and objects
+    /// as compact JSON.
+    static QString valueText(const QJsonValue &value);
 
 private:
     QJsonObject object(const QString &key) const { return m_spec.value(key).toObject(); }

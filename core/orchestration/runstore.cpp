@@ -60,6 +60,15 @@ QJsonObject readJson(const QString &path)
     return document.object();
 }
 
+// The strings of a JSON array; anything else reads as none.
+QStringList stringList(const QJsonValue &value)
+{
+    QStringList out;
+    for (const QJsonValue &item : value.toArray())
+        out.append(item.toString());
+    return out;
+}
+
 QString stateFile(const QString &root)
 {
     return root + QStringLiteral("/.trainyard-state.json");
@@ -110,7 +119,7 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
     // later clear) somewhere else.
     for (const QString &path : {dir, dir + QStringLiteral("/checkpoints"), dir + QStringLiteral("/metrics.jsonl"),
                                 dir + QStringLiteral("/worker.log"), dir + QStringLiteral("/spec.json"),
-                                dir + QStringLiteral("/status.json")}) {
+                                dir + QStringLiteral("/status.json"), dir + QStringLiteral("/notes.json")}) {
         if (QFileInfo(path).isSymLink()) {
             if (error)
                 *error = path + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
@@ -135,7 +144,10 @@ bool RunStore::clearRunDir(const QString &name) const
         return QFile::remove(dir); // the link only, never what it points to
     QDir d(dir);
     qCDebug(lcRunStore).noquote() << "clearing the run folder" << dir;
-    return !d.exists() || d.removeRecursively();
+    const RunNotes notes = readNotes(name);
+    if (d.exists() && !d.removeRecursively())
+        return false;
+    return notes.isEmpty() || writeNotes(name, notes);
 }
 
 bool RunStore::hasCheckpoint(const QString &name) const
@@ -157,6 +169,10 @@ bool RunStore::writeStatus(const RunInfo &run, QString *error) const
     o.insert(QStringLiteral("signal"), run.exitSignal > 0 ? QJsonValue(run.exitSignal) : QJsonValue());
     o.insert(QStringLiteral("pid"), run.pid);
     o.insert(QStringLiteral("device"), run.device);
+    if (!run.host.isEmpty())
+        o.insert(QStringLiteral("host"), run.host);
+    if (!run.command.isEmpty())
+        o.insert(QStringLiteral("command"), QJsonArray::fromStringList(run.command));
     o.insert(QStringLiteral("started"), run.started.isValid() ? run.started.toString(Qt::ISODateWithMs) : QString());
     o.insert(QStringLiteral("ended"), run.ended.isValid() ? run.ended.toString(Qt::ISODateWithMs) : QString());
     o.insert(QStringLiteral("message"), run.message);
@@ -182,6 +198,8 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
     run->exitSignal = o.value(QStringLiteral("signal")).toInt(0);
     run->pid = o.value(QStringLiteral("pid")).toInteger();
     run->device = o.value(QStringLiteral("device")).toString();
+    run->host = o.value(QStringLiteral("host")).toString();
+    run->command = stringList(o.value(QStringLiteral("command")));
     run->started = QDateTime::fromString(o.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
     run->ended = QDateTime::fromString(o.value(QStringLiteral("ended")).toString(), Qt::ISODateWithMs);
     run->message = o.value(QStringLiteral("message")).toString();
@@ -194,6 +212,57 @@ QJsonObject RunStore::readSpec(const QString &name) const
     if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json")))
         return {};
     return readJson(dir + QStringLiteral("/spec.json"));
+}
+
+RunNotes RunStore::readNotes(const QString &name) const
+{
+    const QString dir = runDir(name);
+    const QString path = dir + QStringLiteral("/notes.json");
+    if (dir.isEmpty() || !QFileInfo::exists(path) || QFileInfo(path).isSymLink())
+        return {};
+    const QJsonObject o = readJson(path);
+    RunNotes notes;
+    QStringList tags;
+    for (const QJsonValue &tag : o.value(QStringLiteral("tags")).toArray())
+        tags.append(tag.toString());
+    notes.tags = RunNotes::parseTags(tags.join(QLatin1Char(',')));
+    notes.note = o.value(QStringLiteral("note")).toString();
+    return notes;
+}
+
+bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *error) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("\"%1\" is not a safe run name").arg(name);
+        return false;
+    }
+    const QString path = dir + QStringLiteral("/notes.json");
+    for (const QString &p : {dir, path}) {
+        if (QFileInfo(p).isSymLink()) {
+            if (error)
+                *error = p + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+            return false;
+        }
+    }
+    if (notes.isEmpty()) {
+        if (QFile::exists(path) && !QFile::remove(path)) {
+            if (error)
+                *error = path + QStringLiteral(": cannot remove");
+            return false;
+        }
+        return true;
+    }
+    if (!QDir().mkpath(dir)) {
+        if (error)
+            *error = dir + QStringLiteral(": cannot create the run folder");
+        return false;
+    }
+    QJsonObject o;
+    o.insert(QStringLiteral("tags"), QJsonArray::fromStringList(notes.tags));
+    o.insert(QStringLiteral("note"), notes.note);
+    return writeJson(path, o, error);
 }
 
 RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const
@@ -239,9 +308,12 @@ bool RunStore::readRun(const QString &name, RunRecord *run) const
     r.info.exitSignal = status.exitSignal;
     r.info.pid = status.pid;
     r.info.device = status.device;
+    r.info.host = status.host;
+    r.info.command = status.command;
     r.info.started = status.started;
     r.info.ended = status.ended;
     r.info.message = status.message;
+    r.notes = readNotes(name);
     return true;
 }
 
@@ -292,6 +364,7 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath) co
         live.startTicks = w.value(QStringLiteral("start_ticks")).toInteger();
         live.started = QDateTime::fromString(w.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
         live.launcher = w.value(QStringLiteral("launcher")).toObject();
+        live.command = stringList(w.value(QStringLiteral("command")));
         if ((live.pid > 0 || !live.launcher.isEmpty()) && !live.token.isEmpty() && isSafeRunName(it.key()))
             workers.insert(it.key(), live);
     }
@@ -312,6 +385,8 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
         w.insert(QStringLiteral("started"), it->started.toString(Qt::ISODateWithMs));
         if (!it->launcher.isEmpty())
             w.insert(QStringLiteral("launcher"), it->launcher);
+        if (!it->command.isEmpty())
+            w.insert(QStringLiteral("command"), QJsonArray::fromStringList(it->command));
         runs.insert(it.key(), w);
     }
     QJsonObject o;

@@ -2,6 +2,7 @@
 
 #include "metricslogreader.h"
 #include "runinfo.h"
+#include "runnotes.h"
 #include "runrecord.h"
 
 #include <QHash>
@@ -16,7 +17,7 @@ namespace trainyard {
 class Experiment;
 
 // The run folders on disk (DESIGN.md): ROOT/NAME/{spec.json, metrics.jsonl,
-// worker.log, checkpoints/, status.json}, plus ROOT/.trainyard-state.json
+// worker.log, checkpoints/, status.json, notes.json}, plus ROOT/.trainyard-state.json
 // (mode 0600: pid, token and start time of every live worker, so a restarted
 // orchestrator can reattach). Names are checked so a path never leaves ROOT.
 class RunStore
@@ -35,17 +36,28 @@ public:
     // ROOT/NAME, or empty when `name` is not a safe run name.
     QString runDir(const QString &name) const;
     bool prepareRunDir(const QString &name, const QJsonObject &spec, QString *error) const;
-    // Deletes the run's folder (retry from scratch); refuses unsafe names.
+    // Deletes the run's folder (retry from scratch) but for its notes.json:
+    // the user's words about the run are not the run's output. Refuses
+    // unsafe names.
     bool clearRunDir(const QString &name) const;
     bool hasCheckpoint(const QString &name) const;
 
-    // status.json: {"state","exit_code","signal","pid","device","started","ended","message"}.
+    // status.json: {"state","exit_code","signal","pid","device","host",
+    // "started","ended","message","step","loss","command"}.
     bool writeStatus(const RunInfo &run, QString *error = nullptr) const;
     // False when absent or unreadable.
     bool readStatus(const QString &name, RunInfo *run) const;
 
     // spec.json; empty when absent or unreadable.
     QJsonObject readSpec(const QString &name) const;
+
+    // notes.json: {"tags": [...], "note": "..."}, the user's tags and note;
+    // empty when absent or unreadable.
+    RunNotes readNotes(const QString &name) const;
+    // Writes notes.json (creating the folder of a run that has not started:
+    // its start keeps the file); empty notes remove it. Refuses unsafe
+    // names and a notes.json that is a link.
+    bool writeNotes(const QString &name, const RunNotes &notes, QString *error = nullptr) const;
 
     // Reads metrics.jsonl from byte `offset` through the one reader
     // (MetricsLogReader: a torn last line is left for the next read, invalid
@@ -55,8 +67,8 @@ public:
     using RecordCallback = MetricsLogReader::RecordCallback;
     ReadResult readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const;
 
-    // Brings `run` up to date with its folder: spec.json, status.json and
-    // metrics.jsonl from run->metricsOffset on (a fresh RunRecord reads it
+    // Brings `run` up to date with its folder: spec.json, status.json,
+    // notes.json and metrics.jsonl from run->metricsOffset on (a fresh RunRecord reads it
     // all; one read before reads only what was appended since). False, and
     // `run` untouched, when the folder holds neither spec.json nor a
     // readable status.json (it is no run folder).
@@ -79,6 +91,7 @@ public:
         qint64 startTicks = 0; // /proc/PID/stat start time, guards pid reuse
         QDateTime started;
         QJsonObject launcher; // the launcher's own handle (opaque; see launcher.h)
+        QStringList command;  // the worker's command line (RunInfo::command)
     };
     QHash<QString, LiveWorker> readState(QString *socketPath = nullptr) const;
     bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;

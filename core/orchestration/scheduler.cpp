@@ -348,6 +348,16 @@ int Scheduler::threadsPerCpuRun() const
 {
     return m_dispatcher->threadsPerCpuRun();
 }
+
+QStringList Scheduler::commandLine(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return {};
+    if (r->state != RunState::Queued && !r->command.isEmpty())
+        return r->command;
+    return m_supervisor->launchSpec(id, m_dispatcher->startOptions(id)).commandLine();
+}
 QSet<qint64> Scheduler::workerPids() const
 {
     return m_supervisor->workerPids();

@@ -144,6 +144,11 @@ public:
     // lanes' slotCount; `threads` > 0 overrides.
     void setCpuThreads(int threads);
     int threadsPerCpuRun() const;
+    // The worker's command line of `id` (program, then arguments): the one
+    // it was started with, or for a run that waits in its queue the one it
+    // would start with now (its lane's device, the CPU threads). The token
+    // is never on it. Empty for an unknown run.
+    QStringList commandLine(RunId id) const;
     // Pids of the workers we supervise (to tell our GPU processes from others').
     QSet<qint64> workerPids() const;
 

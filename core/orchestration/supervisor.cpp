@@ -97,20 +97,14 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     r->connected = false;
     r->reattached = false;
     r->device = options.device;
+    r->host.clear();
     r->runDir = m_store->runDir(r->name);
     r->started = QDateTime::currentDateTimeUtc();
     r->ended = QDateTime();
 
-    LaunchSpec spec;
-    spec.program = m_workerProgram;
-    spec.name = r->name;
-    spec.specPath = r->runDir + QStringLiteral("/spec.json");
-    spec.runDir = r->runDir;
-    spec.connect = QStringLiteral("unix:") + m_server->socketPath();
+    LaunchSpec spec = launchSpec(id, options);
     spec.token = m_server->registerRun(id, r->name);
-    spec.device = r->device;
-    spec.threads = options.threads;
-    spec.resume = options.resume;
+    r->command = spec.commandLine();
 
     track(id, r);
     m_runs->setState(id, RunState::Starting);
@@ -118,6 +112,24 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
            options.resume ? " (resume)" : "");
     m_launcher->start(id, spec);
     return true;
+}
+
+LaunchSpec Supervisor::launchSpec(RunId id, const StartOptions &options) const
+{
+    LaunchSpec spec;
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return spec;
+    const QString dir = m_store->runDir(r->name);
+    spec.program = m_workerProgram;
+    spec.name = r->name;
+    spec.specPath = dir + QStringLiteral("/spec.json");
+    spec.runDir = dir;
+    spec.connect = QStringLiteral("unix:") + m_server->socketPath();
+    spec.device = options.device;
+    spec.threads = options.threads;
+    spec.resume = options.resume;
+    return spec;
 }
 
 void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
@@ -129,6 +141,7 @@ void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
         s->phase = Phase::Live;
     if (pid > 0)
         s->info->pid = pid;
+    s->info->host = m_launcher->host(id);
     s->lastSeen.restart();
     qCInfo(lcSupervisor, "%s started: %s", qUtf8Printable(s->info->name),
            qUtf8Printable(jobId.isEmpty() ? QStringLiteral("pid %1").arg(pid) : jobId));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "launcher.h"
 #include "runinfo.h"
 #include "runstore.h"
 
@@ -67,6 +68,9 @@ public:
     // Starting. False with a message when it could not be launched at all
     // (the caller then fails the run with fail()).
     bool start(RunId id, const StartOptions &options, QString *error);
+    // What start(id, options) hands the launcher, without the token (which
+    // never shows): also the command line of a run that has not started.
+    LaunchSpec launchSpec(RunId id, const StartOptions &options) const;
     bool stop(RunId id, QString *error = nullptr);
     bool pause(RunId id, QString *error = nullptr);
     bool resume(RunId id, QString *error = nullptr); // a paused run

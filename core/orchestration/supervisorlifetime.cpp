@@ -37,6 +37,7 @@ void Supervisor::persistState()
         w.startTicks = r->pid > 0 ? RunStore::processStartTicks(r->pid) : 0;
         w.started = r->started;
         w.launcher = handle;
+        w.command = r->command;
         live.insert(r->name, w);
     }
     if (live.isEmpty() && !QFile::exists(m_store->root() + QStringLiteral("/.trainyard-state.json")))
@@ -64,6 +65,8 @@ bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
     r->pid = live.pid;
     r->device = live.device;
     r->started = live.started;
+    r->command = live.command;
+    r->host = m_launcher->host(id);
     r->reattached = true;
     m_server->registerRun(id, r->name, live.token);
     Supervised &s = track(id, r);

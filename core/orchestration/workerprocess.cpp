@@ -42,21 +42,6 @@ QString WorkerProcess::findWorkerProgram()
     return QStandardPaths::findExecutable(QStringLiteral("trainyard-worker"));
 }
 
-QStringList WorkerProcess::arguments(const Launch &launch)
-{
-    QStringList args{QStringLiteral("--spec"), launch.specPath, QStringLiteral("--run-dir"), launch.runDir};
-    if (!launch.connect.isEmpty())
-        args << QStringLiteral("--connect") << launch.connect;
-    // CUDA_VISIBLE_DEVICES leaves the worker exactly one GPU: its cuda:0.
-    const bool gpu = launch.device.startsWith(QStringLiteral("cuda:"));
-    args << QStringLiteral("--device") << (gpu ? QStringLiteral("cuda:0") : QStringLiteral("cpu"));
-    if (launch.threads > 0)
-        args << QStringLiteral("--threads") << QString::number(launch.threads);
-    if (launch.resume)
-        args << QStringLiteral("--resume");
-    return args;
-}
-
 void WorkerProcess::start(const Launch &launch)
 {
     if (launch.program.isEmpty()) {
@@ -67,7 +52,7 @@ void WorkerProcess::start(const Launch &launch)
     }
     m_process = new QProcess(this);
     m_process->setProgram(launch.program);
-    m_process->setArguments(arguments(launch));
+    m_process->setArguments(launch.arguments());
     m_process->setWorkingDirectory(launch.runDir);
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

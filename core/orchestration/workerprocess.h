@@ -30,10 +30,6 @@ public:
     // The worker's program: env TRAINYARD_WORKER, else trainyard-worker
     // beside this application, else on PATH; empty if none is found.
     static QString findWorkerProgram();
-    // Argument list for `launch` (device rewritten to cuda:0 when
-    // CUDA_VISIBLE_DEVICES narrows the GPUs to the lane's one).
-    static QStringList arguments(const Launch &launch);
-
     void start(const Launch &launch);
     // Watches an already running process (after an orchestrator restart).
     void attach(qint64 pid);

@@ -359,7 +359,7 @@ private Q_SLOTS:
         launch.specPath = QStringLiteral("/r/a; rm -rf ~/spec.json");
         launch.runDir = QStringLiteral("/r/$(touch x)");
         launch.device = QStringLiteral("cpu");
-        const QStringList args = WorkerProcess::arguments(launch);
+        const QStringList args = launch.arguments();
         QVERIFY(args.contains(launch.specPath)); // one argument, never parsed by a shell
         QVERIFY(args.contains(launch.runDir));
     }
@@ -373,7 +373,7 @@ private Q_SLOTS:
         launch.runDir = QStringLiteral("/r");
         launch.device = QStringLiteral("cpu");
         launch.token = QStringLiteral("secret-token-0123456789");
-        for (const QString &arg : WorkerProcess::arguments(launch))
+        for (const QString &arg : launch.arguments())
             QVERIFY2(!arg.contains(launch.token) && arg != QStringLiteral("--token"), qPrintable(arg));
     }
 

@@ -129,6 +129,47 @@ private Q_SLOTS:
                  QStringLiteral("synthetic-images"));
     }
 
+    // Issue 12: the run details and the runs table show every
+    // hyperparameter a run trained with, the ones its spec left out too.
+    void resolveFillsWhatTheSpecLeavesOut()
+    {
+        QString error;
+        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        QVERIFY2(!c.isEmpty(), qPrintable(error));
+        const QJsonObject spec = QJsonDocument::fromJson(R"({"name": "r", "model": {"type": "transe", "dim": 8},
+            "train": {"lr": 0.5, "seed": 3}, "custom": 1})")
+                                     .object();
+        const QJsonObject resolved = c.resolve(spec);
+        const auto at = [&resolved](const char *section, const char *key) {
+            return resolved.value(QLatin1String(section)).toObject().value(QLatin1String(key));
+        };
+        QCOMPARE(resolved.value(QLatin1String("name")).toString(), QStringLiteral("r"));
+        QCOMPARE(at("model", "dim").toInt(), 8);     // the spec's
+        QCOMPARE(at("model", "norm").toInt(), 1);    // the model's default
+        QCOMPARE(at("train", "lr").toDouble(), 0.5); // the spec's over the model's 0.001
+        QCOMPARE(at("train", "epochs").toInt(), 50); // the model's section default
+        QCOMPARE(at("train", "optimizer").toString(), QStringLiteral("adam"));
+        QVERIFY(at("train", "max_steps").isNull());
+        QCOMPARE(at("eval", "every_epochs").toInt(), 10);
+        QCOMPARE(at("data", "kind").toString(), QStringLiteral("synthetic-kg")); // the model's kind
+        QCOMPARE(at("data", "entities").toInt(), 200);
+        QCOMPARE(resolved.value(QLatin1String("custom")).toInt(), 1); // kept, never dropped
+
+        // Another data kind: its keys, not the model's data defaults.
+        QJsonObject kg = spec;
+        kg.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
+                                                      {QStringLiteral("path"), QStringLiteral("/d/UMLS")}});
+        const QJsonObject data = c.resolve(kg).value(QLatin1String("data")).toObject();
+        QCOMPARE(data.value(QLatin1String("path")).toString(), QStringLiteral("/d/UMLS"));
+        QVERIFY(!data.contains(QLatin1String("entities")));
+
+        // A model the catalogue does not know: the spec as it is.
+        QJsonObject unknown = spec;
+        unknown.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("nope")}});
+        QCOMPARE(c.resolve(unknown), unknown);
+        QCOMPARE(ModelCatalog().resolve(spec), spec);
+    }
+
     void badInputNamesTheKey_data()
     {
         QTest::addColumn<QByteArray>("json");

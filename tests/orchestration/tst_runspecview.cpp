@@ -74,6 +74,35 @@ private Q_SLOTS:
         QCOMPARE(view.repeat(), 1);
     }
 
+    // Issue 12: one flattened order of hyperparameters for the runs
+    // table's columns, the cards' tooltips and the run details.
+    void flattenedKeysInTheReadersOrder()
+    {
+        const QJsonObject spec = QJsonDocument::fromJson(R"({
+            "train": {"lr": 0.001, "batch_size": 1000000, "max_steps": null, "amp": false},
+            "report": {"every_steps": 10},
+            "model": {"dim": 100, "type": "transe", "layers": [64, 32]},
+            "data": {"path": "/d", "kind": "kg"},
+            "name": "r", "zeta": "x"})")
+                                     .object();
+        QStringList keys;
+        QStringList values;
+        for (const RunSpecView::Param &p : RunSpecView(spec).flattened()) {
+            keys << p.key;
+            values << RunSpecView::valueText(p.value);
+        }
+        QCOMPARE(keys,
+                 (QStringList{QStringLiteral("name"), QStringLiteral("model.type"), QStringLiteral("model.dim"),
+                              QStringLiteral("model.layers"), QStringLiteral("data.kind"), QStringLiteral("data.path"),
+                              QStringLiteral("train.amp"), QStringLiteral("train.batch_size"),
+                              QStringLiteral("train.lr"), QStringLiteral("train.max_steps"),
+                              QStringLiteral("report.every_steps"), QStringLiteral("zeta")}));
+        QCOMPARE(values, (QStringList{QStringLiteral("r"), QStringLiteral("transe"), QStringLiteral("100"),
+                                      QStringLiteral("[64,32]"), QStringLiteral("kg"), QStringLiteral("/d"),
+                                      QStringLiteral("false"), QStringLiteral("1000000"), QStringLiteral("0.001"),
+                                      QStringLiteral("null"), QStringLiteral("10"), QStringLiteral("x")}));
+    }
+
     void nameFallsBackToTheModelTypeAsWithDefaultsDoes()
     {
         QJsonObject spec = fakeSpec(QStringLiteral("x"));

@@ -4,6 +4,7 @@
 
 #include "experiment.h"
 #include "metricrecord.h"
+#include "metricstore.h"
 #include "protocol.h"
 #include "runstore.h"
 
@@ -218,6 +219,120 @@ private Q_SLOTS:
         QVERIFY(store.clearRunDir(QStringLiteral("r")));
         store.readHistory(&runs);
         QVERIFY(runs.isEmpty());
+    }
+
+    // A run of the open experiment, for its details: the scheduler's record
+    // and the metric store's evaluations, summarised as a past run's are.
+    void aLiveRunFromTheMetricStore()
+    {
+        MetricStore metrics;
+        RunInfo info;
+        info.id = 3;
+        info.name = QStringLiteral("live");
+        info.state = RunState::Running;
+        metrics.add(3, QStringLiteral("loss"), 1, 0.1, 2.0);
+        metrics.add(3, QStringLiteral("valid/mrr"), 10, 1.0, 0.3);
+        metrics.add(3, QStringLiteral("valid/mrr"), 20, 2.0, 0.5);
+        metrics.add(3, QStringLiteral("valid/mrr"), 30, 3.0, 0.4);
+        metrics.add(4, QStringLiteral("valid/mrr"), 10, 1.0, 0.9); // another run's
+        const RunRecord run = RunRecord::live(info, metrics);
+        QCOMPARE(run.info.name, QStringLiteral("live"));
+        QCOMPARE(run.stateName(), QStringLiteral("running"));
+        QCOMPARE(run.evals.keys(), QStringList{QStringLiteral("valid/mrr")});
+        const RunRecord::Eval mrr = run.evals.value(QStringLiteral("valid/mrr"));
+        QCOMPARE(mrr.last, 0.4);
+        QCOMPARE(mrr.lastStep, std::int64_t(30));
+        QCOMPARE(mrr.best, 0.5);
+        QCOMPARE(mrr.bestStep, std::int64_t(20));
+    }
+
+    // Issue 12: a run's tags and note live in its folder's notes.json, set
+    // before it starts if need be, and outlive a fresh start or a retry.
+    void notesAreKeptInTheRunFolder()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("notes")));
+        const QString name = QStringLiteral("n");
+        QVERIFY(store.readNotes(name).isEmpty());
+        RunNotes notes;
+        notes.tags = RunNotes::parseTags(QStringLiteral(" baseline,lr  sweep,, baseline "));
+        QCOMPARE(notes.tags, (QStringList{QStringLiteral("baseline"), QStringLiteral("lr sweep")}));
+        QCOMPARE(notes.tagsText(), QStringLiteral("baseline, lr sweep"));
+        notes.note = QStringLiteral("the one with the warm-up\nsecond line");
+
+        // Not started yet: the folder is made for the notes alone, and a
+        // folder with nothing but notes is no run of the history.
+        QString error;
+        QVERIFY2(store.writeNotes(name, notes, &error), qPrintable(error));
+        QVERIFY(QFile::exists(store.runDir(name) + QStringLiteral("/notes.json")));
+        QCOMPARE(store.readNotes(name), notes);
+        QVERIFY(store.readHistory().isEmpty());
+
+        // Its start clears the folder but for the notes.
+        QVERIFY(store.clearRunDir(name));
+        QVERIFY(store.prepareRunDir(name, QJsonObject{{QStringLiteral("name"), name}}, &error));
+        QCOMPARE(store.readNotes(name), notes);
+        RunRecord run;
+        QVERIFY(store.readRun(name, &run));
+        QCOMPARE(run.notes, notes);
+
+        // Edited later, read again by the history.
+        notes.tags = {QStringLiteral("best")};
+        QVERIFY(store.writeNotes(name, notes, &error));
+        QList<RunRecord> runs = store.readHistory();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.at(0).notes.tags, QStringList{QStringLiteral("best")});
+
+        // No notes: no file.
+        QVERIFY(store.writeNotes(name, RunNotes{}, &error));
+        QVERIFY(!QFile::exists(store.runDir(name) + QStringLiteral("/notes.json")));
+        QVERIFY(store.readNotes(name).isEmpty());
+
+        // A link planted as notes.json is neither followed nor written through.
+        const QString target = m_dir.filePath(QStringLiteral("elsewhere.json"));
+        QVERIFY(writeFile(target, R"({"tags": ["planted"], "note": "x"})"));
+        QVERIFY(QFile::link(target, store.runDir(name) + QStringLiteral("/notes.json")));
+        QVERIFY(store.readNotes(name).isEmpty());
+        QVERIFY(!store.writeNotes(name, notes, &error));
+        QVERIFY2(error.contains(QStringLiteral("symbolic link")), qPrintable(error));
+        QVERIFY(!store.writeNotes(QStringLiteral("../out"), notes));
+    }
+
+    // Issue 12: what a run was, after the fact: status.json keeps the host
+    // and the worker's command line; the state file keeps the command line
+    // of a run left training, for the session that reattaches it.
+    void statusKeepsHostAndCommand()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("command")));
+        makeRun(store, QStringLiteral("c"), QByteArray(), QString());
+        RunInfo info;
+        info.name = QStringLiteral("c");
+        info.state = RunState::Finished;
+        info.exitCode = 0;
+        info.host = QStringLiteral("node-7");
+        info.command = {QStringLiteral("/opt/trainyard-worker"),
+                        QStringLiteral("--spec"),
+                        store.runDir(QStringLiteral("c")) + QStringLiteral("/spec.json"),
+                        QStringLiteral("--device"),
+                        QStringLiteral("cpu"),
+                        QStringLiteral("--threads"),
+                        QStringLiteral("2")};
+        QString error;
+        QVERIFY2(store.writeStatus(info, &error), qPrintable(error));
+        RunInfo read;
+        QVERIFY(store.readStatus(QStringLiteral("c"), &read));
+        QCOMPARE(read.host, QStringLiteral("node-7"));
+        QCOMPARE(read.command, info.command);
+        RunRecord run;
+        QVERIFY(store.readRun(QStringLiteral("c"), &run));
+        QCOMPARE(run.info.host, QStringLiteral("node-7"));
+        QCOMPARE(run.info.command, info.command);
+
+        RunStore::LiveWorker live;
+        live.pid = 4242;
+        live.token = QStringLiteral("t");
+        live.command = info.command;
+        QVERIFY(store.writeState({{QStringLiteral("c"), live}}, QStringLiteral("/tmp/s.sock")));
+        QCOMPARE(store.readState().value(QStringLiteral("c")).command, info.command);
     }
 
     void specAndRoot()

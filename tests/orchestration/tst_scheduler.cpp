@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <QSignalSpy>
+#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -256,6 +257,39 @@ private Q_SLOTS:
         QCOMPARE(sch->run(idOf(s.get(), "diverge")).state, RunState::Diverged);
         QCOMPARE(sch->run(idOf(s.get(), "diverge")).exitCode, 3);
         QCOMPARE(sch->run(idOf(s.get(), "fine")).state, RunState::Finished);
+    }
+
+    // Issue 12: the worker's command line of a run, from one place: what it
+    // would start with while queued, what it started with after (also in
+    // status.json, with the host, for the run's later readers).
+    void commandLineOfARunFromQueueToStatus()
+    {
+        auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("cmd"))})});
+        Scheduler *sch = s->scheduler();
+        sch->setCpuThreads(3);
+        const RunId id = idOf(s.get(), "cmd");
+        const QString dir = s->store()->runDir(QStringLiteral("cmd"));
+        const QStringList queued = sch->commandLine(id);
+        QCOMPARE(queued.value(0), fakeWorker());
+        QCOMPARE(queued.mid(1),
+                 (QStringList{QStringLiteral("--spec"), dir + QStringLiteral("/spec.json"), QStringLiteral("--run-dir"),
+                              dir, QStringLiteral("--connect"), QStringLiteral("unix:") + s->server()->socketPath(),
+                              QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--threads"),
+                              QStringLiteral("3")}));
+        QVERIFY(sch->run(id).command.isEmpty());
+
+        QSignalSpy idle(sch, &Scheduler::idle);
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
+        const RunInfo r = sch->run(id);
+        QCOMPARE(r.state, RunState::Finished);
+        QCOMPARE(r.command, queued);
+        QCOMPARE(sch->commandLine(id), queued);
+        QCOMPARE(r.host, QSysInfo::machineHostName());
+        RunInfo status;
+        QVERIFY(s->store()->readStatus(QStringLiteral("cmd"), &status));
+        QCOMPARE(status.command, queued);
+        QCOMPARE(status.host, r.host);
     }
 
     void missingWorkerFailsClearly()

@@ -101,6 +101,31 @@ private Q_SLOTS:
         QVERIFY(m_model->flags(m_model->index(1, 0)) & Qt::ItemIsDropEnabled);
     }
 
+    // Issue 12: a card's tooltip lists the hyperparameters its spec sets.
+    void cardTooltipListsTheHyperparameters()
+    {
+        const QModelIndex a = m_model->runIndex(scheduler()->findRun(QStringLiteral("a")));
+        const QStringList lines = a.data(Qt::ToolTipRole).toString().split(QLatin1Char('\n'));
+        QCOMPARE(lines.value(0), QStringLiteral("a (queued)"));
+        QCOMPARE(lines.value(1), QStringLiteral("model.type = transe"));
+        QCOMPARE(lines.value(2), QStringLiteral("model.dim = 8"));
+        QVERIFY(lines.contains(QStringLiteral("train.lr = 0.01")));
+        QVERIFY(lines.contains(QStringLiteral("train.batch_size = 64")));
+        QVERIFY(lines.contains(QStringLiteral("data.entities = 40")));
+        QVERIFY(!lines.contains(QStringLiteral("name = a")));
+
+        // A long spec is cut, and says where the rest is.
+        RunInfo run;
+        run.name = QStringLiteral("wide");
+        QJsonObject model{{QStringLiteral("type"), QStringLiteral("x")}};
+        for (int i = 0; i < 19; ++i)
+            model.insert(QStringLiteral("k%1").arg(i, 2, 10, QLatin1Char('0')), i);
+        run.spec = QJsonObject{{QStringLiteral("model"), model}};
+        const QStringList wide = BoardModel::toolTip(run).split(QLatin1Char('\n'));
+        QCOMPARE(wide.size(), 1 + 14 + 1);
+        QCOMPARE(wide.last(), QStringLiteral("… 6 more in its details (Ctrl+I)"));
+    }
+
     void moveWithinLaneAndUndo()
     {
         // Drop "a" between "b" and "c" (row 2 in the list as it is before the move).

@@ -5,22 +5,33 @@
 #include "boardmodel.h"
 #include "boardview.h"
 #include "desktopapp.h"
+#include "logview.h"
 #include "mainwindow.h"
 #include "metricstore.h"
 #include "modelpalettemodel.h"
 #include "plotfeeder.h"
 #include "plotwidget.h"
+#include "rundetailsdialog.h"
+#include "runstore.h"
 #include "runtablemodel.h"
+#include "runtablepanel.h"
 #include "scheduler.h"
 #include "session.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QSysInfo>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -193,6 +204,122 @@ private Q_SLOTS:
         window.close();
     }
 
+    // Issue 12: what a run is, from its card (Details…, Ctrl+I; Show worker
+    // log opens the same window on its log) and from the runs table, for a
+    // run of the open experiment and for a past one; notes typed there show
+    // in the table.
+    void runDetailsFromACardAndTheRunsTable()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 2)));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        Scheduler *scheduler = window.session()->scheduler();
+        const RunId first = scheduler->runIds().first();
+        const auto action = [&window](const QString &text) {
+            for (QAction *a : window.findChildren<QAction *>()) {
+                if (a->text() == text)
+                    return a;
+            }
+            return static_cast<QAction *>(nullptr);
+        };
+        QAction *details = action(QStringLiteral("Det&ails…"));
+        QAction *log = action(QStringLiteral("Show worker &log"));
+        QVERIFY(details && log);
+        QCOMPARE(details->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_I));
+        window.boardView()->selectRuns({first});
+        QTRY_VERIFY(details->isEnabled());
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.boardView()->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_I, Qt::ControlModifier); // on the board
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1);
+        RunDetailsDialog *dialog = window.findChildren<RunDetailsDialog *>().first();
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(dialog->currentPage(), RunDetailsDialog::Page::Overview);
+        const QString runDir = window.session()->store()->runDir(scheduler->run(first).name);
+        QCOMPARE(dialog->runDir(), runDir);
+        // Queued: the command line it would start with.
+        QVERIFY2(dialog->commandText().contains(QStringLiteral("--spec ") + runDir + QStringLiteral("/spec.json")),
+                 qPrintable(dialog->commandText()));
+        QVERIFY2(dialog->commandText().contains(QStringLiteral("--device cpu")), qPrintable(dialog->commandText()));
+
+        log->trigger();
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1); // the same window
+        QCOMPARE(dialog->currentPage(), RunDetailsDialog::Page::Log);
+
+        // Tags typed in the details are in the runs table's row of the run.
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("tags")), QStringLiteral("baseline"));
+        QVERIFY(dialog->saveNotes());
+        const auto rowOf = [&window](const QString &dirOfRun, RunId id) {
+            RunTableModel *table = window.runTable();
+            for (int r = 0; r < table->rowCount(); ++r) {
+                const QModelIndex index = table->index(r, 0);
+                if ((id && index.data(RunTableModel::RunIdRole).toInt() == id)
+                    || (!id && index.data(RunTableModel::RunDirRole).toString() == dirOfRun))
+                    return r;
+            }
+            return -1;
+        };
+        const int row = rowOf(QString(), first);
+        QVERIFY(row >= 0);
+        QCOMPARE(window.runTable()->index(row, RunTableModel::TagsColumn).data().toString(),
+                 QStringLiteral("baseline"));
+        QCOMPARE(window.session()->store()->readNotes(scheduler->run(first).name).tags,
+                 QStringList{QStringLiteral("baseline")});
+        // The table's row opens the same window.
+        QCOMPARE(window.showTableRunDetails(row), dialog);
+
+        // A past experiment's run, from the runs table.
+        const QString pastRoot =
+            QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/details-test-past");
+        QDir(pastRoot).removeRecursively();
+        const RunStore past(pastRoot);
+        QString error;
+        QVERIFY2(past.prepareRunDir(QStringLiteral("old"), tinyKgSpec(QStringLiteral("old")), &error),
+                 qPrintable(error));
+        RunInfo status;
+        status.name = QStringLiteral("old");
+        status.state = RunState::Diverged;
+        status.exitCode = 3;
+        status.host = QStringLiteral("elsewhere");
+        QVERIFY(past.writeStatus(status, &error));
+        window.runTable()->refreshHistory();
+        const int pastRow = rowOf(past.runDir(QStringLiteral("old")), 0);
+        QVERIFY(pastRow >= 0);
+        RunDetailsDialog *pastDialog = window.showTableRunDetails(pastRow);
+        QVERIFY(pastDialog && pastDialog != dialog);
+        QCOMPARE(pastDialog->runDir(), past.runDir(QStringLiteral("old")));
+        QCOMPARE(pastDialog->findChild<QLabel *>(QStringLiteral("exit"))->text(),
+                 QStringLiteral("exit 3: diverged (loss NaN/inf)"));
+        QCOMPARE(pastDialog->findChild<QLabel *>(QStringLiteral("host"))->text(), QStringLiteral("elsewhere"));
+        pastDialog->close();
+        dialog->close();
+        QTRY_VERIFY(window.findChildren<RunDetailsDialog *>().isEmpty());
+
+        // Ctrl+I in the runs table: the current row's details (the cards'
+        // Ctrl+I must not make the key ambiguous there).
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTableView *table = window.runTablePanel()->view();
+        window.findChild<QTabWidget *>()->setCurrentWidget(window.runTablePanel()); // the Runs tab
+        table->setFocus();
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            if (table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString()
+                == past.runDir(QStringLiteral("old")))
+                table->setCurrentIndex(table->model()->index(r, 0));
+        }
+        QTest::keyClick(table, Qt::Key_I, Qt::ControlModifier);
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1);
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().first()->runDir(), past.runDir(QStringLiteral("old")));
+        window.findChildren<RunDetailsDialog *>().first()->close();
+        QDir(pastRoot).removeRecursively();
+        window.close();
+    }
+
     void trainsAnExperimentToTheEnd()
     {
         QTemporaryDir dir;
@@ -245,6 +372,27 @@ private Q_SLOTS:
         QVERIFY2(window.lastNotification().contains(QLatin1String("3 of 3 finished")),
                  qPrintable(window.lastNotification()));
         QCOMPARE(window.runTable()->rowCount(), 3);
+
+        // What a finished run was: how it ended, where, the command line it
+        // started with, every hyperparameter with the real worker's defaults.
+        const RunId first = scheduler->runIds().first();
+        RunDetailsDialog *details = window.showRunDetails(first);
+        QVERIFY(details);
+        QCOMPARE(details->findChild<QLabel *>(QStringLiteral("exit"))->text(), QStringLiteral("exit 0: finished"));
+        QCOMPARE(details->findChild<QLabel *>(QStringLiteral("host"))->text(), QSysInfo::machineHostName());
+        QCOMPARE(details->commandText(), RunDetailsDialog::shellQuoted(scheduler->run(first).command));
+        QVERIFY2(details->commandText().contains(QStringLiteral("--connect unix:")),
+                 qPrintable(details->commandText()));
+        const QJsonObject resolved = details->resolvedSpec();
+        QVERIFY(resolved.value(QStringLiteral("train")).toObject().contains(QStringLiteral("weight_decay")));
+        QVERIFY(!scheduler->run(first)
+                     .spec.value(QStringLiteral("train"))
+                     .toObject()
+                     .contains(QStringLiteral("weight_decay")));
+        QFile log(scheduler->run(first).runDir + QStringLiteral("/worker.log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QCOMPARE(details->log()->toPlainText(), QString::fromUtf8(log.readAll()));
+        details->close();
         window.close();
     }
 

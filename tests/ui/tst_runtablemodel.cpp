@@ -5,9 +5,15 @@
 #include "protocol.h"
 #include "runstore.h"
 #include "runtablemodel.h"
+#include "runtablepanel.h"
+#include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -39,6 +45,35 @@ void makeRun(const QString &runsRoot, const QString &name, const QByteArray &met
     info.started = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
     info.ended = info.started.addSecs(75);
     QVERIFY2(store.writeStatus(info, &error), qPrintable(error));
+}
+
+// A finished past run of `spec`.
+void makeSpecRun(const QString &runsRoot, const QJsonObject &spec)
+{
+    const RunStore store(runsRoot);
+    const QString name = spec.value(QStringLiteral("name")).toString();
+    QString error;
+    QVERIFY2(store.prepareRunDir(name, spec, &error), qPrintable(error));
+    RunInfo info;
+    info.name = name;
+    info.state = RunState::Finished;
+    info.started = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
+    info.ended = info.started.addSecs(10);
+    QVERIFY2(store.writeStatus(info, &error), qPrintable(error));
+}
+
+QJsonObject transe(const QString &name, double lr, int dim)
+{
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("model"),
+                        QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), dim}}},
+                       {QStringLiteral("train"), QJsonObject{{QStringLiteral("lr"), lr}}}};
+}
+
+ModelCatalog catalog()
+{
+    QString error;
+    return ModelCatalog::fromJson(testing::catalogJson(), &error);
 }
 
 } // namespace
@@ -74,6 +109,125 @@ private Q_SLOTS:
         QCOMPARE(order(), (QStringList{QStringLiteral("low"), QStringLiteral("high"), QStringLiteral("none")}));
         proxy.sort(RunTableModel::LossColumn, Qt::DescendingOrder);
         QCOMPARE(order(), (QStringList{QStringLiteral("high"), QStringLiteral("low"), QStringLiteral("none")}));
+    }
+
+    // Issue 12: one column per hyperparameter of the runs' specs (flattened,
+    // with the catalogue's defaults), numbers sorted as numbers.
+    void hyperparameterColumns()
+    {
+        QTemporaryDir history;
+        const QString past = history.filePath(QStringLiteral("sweep"));
+        makeSpecRun(past, transe(QStringLiteral("a"), 0.5, 16));
+        makeSpecRun(past, transe(QStringLiteral("b"), 10, 16));
+        QJsonObject c = transe(QStringLiteral("c"), 2, 16);
+        c.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 10}}); // the default, written out
+        makeSpecRun(past, c);
+        RunTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        model.refreshHistory();
+        QCOMPARE(model.rowCount(), 3);
+
+        // Without a catalogue: the keys the specs hold.
+        QCOMPARE(model.paramKeys(), (QStringList{QStringLiteral("model.dim"), QStringLiteral("train.lr"),
+                                                 QStringLiteral("eval.every_epochs")}));
+        QCOMPARE(model.columnCount(), RunTableModel::FixedColumnCount + 3);
+        QVERIFY(model.paramDiffers(QStringLiteral("train.lr")));
+        QVERIFY(!model.paramDiffers(QStringLiteral("model.dim")));
+        QVERIFY(model.paramDiffers(QStringLiteral("eval.every_epochs"))); // only c has it
+        const int lr = model.paramColumn(QStringLiteral("train.lr"));
+        QCOMPARE(model.headerData(lr, Qt::Horizontal).toString(), QStringLiteral("train.lr"));
+        QCOMPARE(model.headerData(lr, Qt::Horizontal, RunTableModel::ParamKeyRole).toString(),
+                 QStringLiteral("train.lr"));
+        QCOMPARE(model.index(0, lr).data().toString(), QStringLiteral("0.5"));
+
+        // With it: every default too, and a default written out is no difference.
+        model.setCatalog(catalog());
+        QVERIFY(model.paramKeys().contains(QStringLiteral("model.norm")));
+        QVERIFY(model.paramKeys().contains(QStringLiteral("train.epochs")));
+        QVERIFY(model.paramKeys().contains(QStringLiteral("data.entities")));
+        QVERIFY(!model.paramKeys().contains(QStringLiteral("name")));
+        QVERIFY(!model.paramKeys().contains(QStringLiteral("model.type"))); // the Model column
+        QVERIFY(!model.paramDiffers(QStringLiteral("eval.every_epochs")));
+        QVERIFY(!model.paramDiffers(QStringLiteral("model.norm")));
+        QVERIFY(model.paramDiffers(QStringLiteral("train.lr")));
+        const int epochs = model.paramColumn(QStringLiteral("train.epochs"));
+        QCOMPARE(model.index(1, epochs).data().toString(), QStringLiteral("50"));
+
+        // Numbers sort as numbers: 0.5, 2, 10 (as text: 0.5, 10, 2).
+        RunTableSortProxy proxy;
+        proxy.setSourceModel(&model);
+        const int lrColumn = model.paramColumn(QStringLiteral("train.lr"));
+        proxy.sort(lrColumn, Qt::AscendingOrder);
+        QStringList order;
+        for (int r = 0; r < proxy.rowCount(); ++r)
+            order << proxy.index(r, RunTableModel::NameColumn).data().toString();
+        QCOMPARE(order, (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("b")}));
+    }
+
+    // The panel shows the hyperparameters that differ; the header's menu
+    // shows or hides any column, and the choice outlives a refresh.
+    void panelShowsTheDifferingHyperparameters()
+    {
+        QTemporaryDir history;
+        const QString past = history.filePath(QStringLiteral("sweep"));
+        makeSpecRun(past, transe(QStringLiteral("a"), 0.5, 16));
+        makeSpecRun(past, transe(QStringLiteral("b"), 10, 16));
+        RunTableModel model;
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        RunTablePanel panel(&model);
+        model.refreshHistory();
+        QTableView *view = panel.view();
+        const int lr = model.paramColumn(QStringLiteral("train.lr"));
+        const int dim = model.paramColumn(QStringLiteral("model.dim"));
+        QVERIFY(lr > 0 && dim > 0);
+        QVERIFY(!view->isColumnHidden(lr));
+        QVERIFY(view->isColumnHidden(dim));
+        QVERIFY(!view->isColumnHidden(RunTableModel::TagsColumn));
+        QVERIFY(view->isColumnHidden(RunTableModel::FolderColumn));
+        panel.setColumnShown(dim, true);
+        panel.setColumnShown(lr, false);
+        model.refreshHistory();
+        QVERIFY(!view->isColumnHidden(model.paramColumn(QStringLiteral("model.dim"))));
+        QVERIFY(view->isColumnHidden(model.paramColumn(QStringLiteral("train.lr"))));
+        QVERIFY(view->horizontalHeader()->contextMenuPolicy() == Qt::CustomContextMenu);
+    }
+
+    // Issue 12: tags and a note per run, from its notes.json, as columns the
+    // filter searches; a change from the run details shows at once.
+    void tagsAndNotes()
+    {
+        QTemporaryDir history;
+        const QString past = history.filePath(QStringLiteral("sweep"));
+        makeSpecRun(past, transe(QStringLiteral("a"), 0.5, 16));
+        makeSpecRun(past, transe(QStringLiteral("b"), 10, 16));
+        const RunStore store(past);
+        RunNotes notes;
+        notes.tags = {QStringLiteral("baseline"), QStringLiteral("paper")};
+        notes.note = QStringLiteral("the reference run\nsecond line");
+        QVERIFY(store.writeNotes(QStringLiteral("a"), notes));
+        RunTableModel model;
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        RunTablePanel panel(&model);
+        model.refreshHistory();
+        QCOMPARE(model.index(0, RunTableModel::TagsColumn).data().toString(), QStringLiteral("baseline, paper"));
+        QCOMPARE(model.index(0, RunTableModel::NoteColumn).data().toString(), QStringLiteral("the reference run …"));
+        QCOMPARE(model.index(0, RunTableModel::NoteColumn).data(Qt::ToolTipRole).toString(), notes.note);
+        QCOMPARE(model.headerData(RunTableModel::TagsColumn, Qt::Horizontal).toString(), QStringLiteral("Tags"));
+        QCOMPARE(model.pastRun(0)->notes, notes);
+
+        panel.findChild<QLineEdit *>()->setText(QStringLiteral("basel"));
+        QCOMPARE(panel.view()->model()->rowCount(), 1);
+        QCOMPARE(panel.view()->model()->index(0, RunTableModel::NameColumn).data().toString(), QStringLiteral("a"));
+
+        RunNotes b;
+        b.tags = {QStringLiteral("baseline-2")};
+        model.setNotes(store.runDir(QStringLiteral("b")), b);
+        QCOMPARE(model.index(1, RunTableModel::TagsColumn).data().toString(), QStringLiteral("baseline-2"));
+        QCOMPARE(panel.view()->model()->rowCount(), 2);
     }
 
     void pastRunsFromTheirFolders()

@@ -1,0 +1,265 @@
+// RunDetailsDialog (issue 12, "what a run was is invisible"): a run folder as
+// a worker and the orchestrator leave it, read back through RunStore, shown
+// as state and exit meaning, device, host, times, final metrics, the
+// worker's command line, the spec with the catalogue's defaults, notes
+// written to notes.json, and the whole worker.log.
+
+#include "logview.h"
+#include "protocol.h"
+#include "rundetailsdialog.h"
+#include "runstore.h"
+#include "uitesthelpers.h"
+
+#include <QClipboard>
+#include <QFile>
+#include <QGuiApplication>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace trainyard;
+
+namespace {
+
+QByteArray line(const nlohmann::json &message)
+{
+    return QByteArray::fromStdString(protocol::encode(message));
+}
+
+ModelCatalog catalog()
+{
+    QString error;
+    return ModelCatalog::fromJson(testing::catalogJson(), &error);
+}
+
+// A failed run's folder: a partial spec, status.json with the host and the
+// command line, metrics with evaluations, a worker.log of many lines.
+RunRecord makeFailedRun(const RunStore &store)
+{
+    const QString name = QStringLiteral("lr-high");
+    const QJsonObject spec{
+        {QStringLiteral("name"), name},
+        {QStringLiteral("model"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
+        {QStringLiteral("train"), QJsonObject{{QStringLiteral("lr"), 0.5}, {QStringLiteral("seed"), 2}}}};
+    QString error;
+    if (!store.prepareRunDir(name, spec, &error))
+        qFatal("%s", qPrintable(error));
+    const QString dir = store.runDir(name);
+    auto valid = protocol::evalResult(10, "valid", 1.0);
+    valid["mrr"] = 0.25;
+    auto later = protocol::evalResult(20, "valid", 2.0);
+    later["mrr"] = 0.2;
+    QFile metrics(dir + QStringLiteral("/metrics.jsonl"));
+    metrics.open(QIODevice::WriteOnly);
+    metrics.write(line(protocol::metric(10, 1, 0.75, 1.0)) + line(valid) + line(protocol::metric(20, 2, 0.5, 2.0))
+                  + line(later));
+    metrics.close();
+    QFile log(dir + QStringLiteral("/worker.log"));
+    log.open(QIODevice::WriteOnly);
+    log.write("first line: stdout\n");
+    for (int i = 0; i < 25000; ++i)
+        log.write(QByteArray("step ") + QByteArray::number(i) + "\n");
+    log.write("last line: stderr, CUDA out of memory\n");
+    log.close();
+    RunInfo info;
+    info.name = name;
+    info.state = RunState::Failed;
+    info.exitCode = 1;
+    info.device = QStringLiteral("cuda:1");
+    info.host = QStringLiteral("gpu-node-3");
+    info.command = {QStringLiteral("/opt/trainyard-worker"),
+                    QStringLiteral("--spec"),
+                    dir + QStringLiteral("/spec.json"),
+                    QStringLiteral("--device"),
+                    QStringLiteral("cuda:0"),
+                    QStringLiteral("--run-dir"),
+                    QStringLiteral("/runs/with space")};
+    info.started = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
+    info.ended = info.started.addSecs(75);
+    info.message = QStringLiteral("exit 1: runtime failure");
+    if (!store.writeStatus(info, &error))
+        qFatal("%s", qPrintable(error));
+    RunRecord run;
+    store.readRun(name, &run);
+    return run;
+}
+
+QString label(const RunDetailsDialog &dialog, const char *name)
+{
+    const auto *l = dialog.findChild<QLabel *>(QString::fromLatin1(name));
+    return l ? l->text() : QStringLiteral("<no label %1>").arg(QString::fromLatin1(name));
+}
+
+// The spec page's row of `key` ("model.norm"): value and where it came from.
+QStringList specRow(const RunDetailsDialog &dialog, const QString &key)
+{
+    const auto *tree = dialog.findChild<QTreeWidget *>(QStringLiteral("spec"));
+    for (QTreeWidgetItemIterator it(const_cast<QTreeWidget *>(tree)); *it; ++it) {
+        if ((*it)->data(0, Qt::UserRole).toString() == key)
+            return {(*it)->text(1), (*it)->text(2)};
+    }
+    return {};
+}
+
+} // namespace
+
+class TestRunDetailsDialog : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void showsWhatARunWas()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("past")));
+        const RunRecord run = makeFailedRun(store);
+        RunDetailsDialog dialog(run, QStringLiteral("sweep"), catalog());
+
+        QCOMPARE(label(dialog, "name"), QStringLiteral("lr-high (experiment sweep)"));
+        QCOMPARE(label(dialog, "state"), QStringLiteral("failed: exit 1: runtime failure"));
+        QCOMPARE(label(dialog, "exit"), QStringLiteral("exit 1: runtime failure"));
+        QCOMPARE(label(dialog, "device"), QStringLiteral("cuda:1"));
+        QCOMPARE(label(dialog, "host"), QStringLiteral("gpu-node-3"));
+        QCOMPARE(label(dialog, "duration"), QStringLiteral("1:15"));
+        QVERIFY(label(dialog, "started").startsWith(QStringLiteral("2026-11-30")));
+        QCOMPARE(label(dialog, "progress"), QStringLiteral("step 20, epoch 2"));
+        QCOMPARE(label(dialog, "folder"), run.info.runDir);
+
+        // Final metrics: the last loss; the last and the best evaluation.
+        const auto *metrics = dialog.findChild<QTreeWidget *>(QStringLiteral("metrics"));
+        QCOMPARE(metrics->topLevelItemCount(), 2);
+        QCOMPARE(metrics->topLevelItem(0)->text(0), QStringLiteral("loss"));
+        QCOMPARE(metrics->topLevelItem(0)->text(1), QStringLiteral("0.5"));
+        QCOMPARE(metrics->topLevelItem(1)->text(0), QStringLiteral("valid/mrr"));
+        QCOMPARE(metrics->topLevelItem(1)->text(1), QStringLiteral("0.2"));
+        QCOMPARE(metrics->topLevelItem(1)->text(2), QStringLiteral("20"));
+        QCOMPARE(metrics->topLevelItem(1)->text(3), QStringLiteral("0.25"));
+        QCOMPARE(metrics->topLevelItem(1)->text(4), QStringLiteral("10"));
+
+        // The command line, one line a shell takes back.
+        const QString command = QStringLiteral("/opt/trainyard-worker --spec %1/spec.json --device cuda:0 "
+                                               "--run-dir '/runs/with space'")
+                                    .arg(run.info.runDir);
+        QCOMPARE(dialog.commandText(), command);
+        QCOMPARE(dialog.findChild<QPlainTextEdit *>(QStringLiteral("command"))->toPlainText(), command);
+        dialog.findChild<QPushButton *>(QStringLiteral("copyCommand"))->click();
+        QCOMPARE(QGuiApplication::clipboard()->text(), command);
+
+        // Every hyperparameter, the defaults marked as such.
+        QCOMPARE(specRow(dialog, QStringLiteral("model.dim")),
+                 (QStringList{QStringLiteral("8"), QStringLiteral("spec")}));
+        QCOMPARE(specRow(dialog, QStringLiteral("model.norm")),
+                 (QStringList{QStringLiteral("1"), QStringLiteral("default")}));
+        QCOMPARE(specRow(dialog, QStringLiteral("train.lr")),
+                 (QStringList{QStringLiteral("0.5"), QStringLiteral("spec")}));
+        QCOMPARE(specRow(dialog, QStringLiteral("train.epochs")),
+                 (QStringList{QStringLiteral("50"), QStringLiteral("default")}));
+        QCOMPARE(specRow(dialog, QStringLiteral("data.kind")),
+                 (QStringList{QStringLiteral("synthetic-kg"), QStringLiteral("default")}));
+        QCOMPARE(specRow(dialog, QStringLiteral("eval.every_epochs")),
+                 (QStringList{QStringLiteral("10"), QStringLiteral("default")}));
+        dialog.findChild<QPushButton *>(QStringLiteral("copySpec"))->click();
+        const QJsonObject copied = QJsonDocument::fromJson(QGuiApplication::clipboard()->text().toUtf8()).object();
+        QCOMPARE(copied, dialog.resolvedSpec());
+        QCOMPARE(copied.value(QStringLiteral("model")).toObject().value(QStringLiteral("norm")).toInt(), 1);
+        QCOMPARE(copied.value(QStringLiteral("train")).toObject().value(QStringLiteral("lr")).toDouble(), 0.5);
+
+        // The whole worker.log: its first line too, not a tail.
+        const QString log = dialog.log()->toPlainText();
+        QVERIFY(log.startsWith(QStringLiteral("first line: stdout\n")));
+        QVERIFY(log.contains(QStringLiteral("\nstep 24999\nlast line: stderr, CUDA out of memory")));
+        dialog.showPage(RunDetailsDialog::Page::Log);
+        QCOMPARE(dialog.currentPage(), RunDetailsDialog::Page::Log);
+    }
+
+    // Without the worker's catalogue: what spec.json holds, and it says so.
+    void withoutACatalogueTheSpecAsWritten()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("nocatalogue")));
+        const RunRecord run = makeFailedRun(store);
+        RunDetailsDialog dialog(run, QString(), ModelCatalog());
+        QCOMPARE(dialog.resolvedSpec(), run.info.spec);
+        QCOMPARE(specRow(dialog, QStringLiteral("model.dim")),
+                 (QStringList{QStringLiteral("8"), QStringLiteral("spec")}));
+        QVERIFY(specRow(dialog, QStringLiteral("model.norm")).isEmpty());
+    }
+
+    void notesGoToTheRunFolder()
+    {
+        const RunStore store(m_dir.filePath(QStringLiteral("notes")));
+        const RunRecord run = makeFailedRun(store);
+        auto *dialog = new RunDetailsDialog(run, QString(), catalog());
+        QSignalSpy saved(dialog, &RunDetailsDialog::notesSaved);
+        auto *tags = dialog->findChild<QLineEdit *>(QStringLiteral("tags"));
+        auto *note = dialog->findChild<QPlainTextEdit *>(QStringLiteral("note"));
+        QTest::keyClicks(tags, QStringLiteral("too high, lr sweep"));
+        note->setPlainText(QStringLiteral("diverges after the warm-up"));
+        dialog->findChild<QPushButton *>(QStringLiteral("saveNotes"))->click();
+        QCOMPARE(saved.count(), 1);
+        QCOMPARE(saved.at(0).at(0).toString(), run.info.runDir);
+        RunNotes notes = store.readNotes(run.info.name);
+        QCOMPARE(notes.tags, (QStringList{QStringLiteral("too high"), QStringLiteral("lr sweep")}));
+        QCOMPARE(notes.note, QStringLiteral("diverges after the warm-up"));
+
+        // Typed and closed without saving: closing saves.
+        note->setPlainText(QStringLiteral("kept on close"));
+        dialog->reject();
+        QCOMPARE(saved.count(), 2);
+        QCOMPARE(store.readNotes(run.info.name).note, QStringLiteral("kept on close"));
+        delete dialog;
+
+        // Opened again, the dialog shows them.
+        RunRecord again;
+        QVERIFY(store.readRun(run.info.name, &again));
+        RunDetailsDialog reopened(again, QString(), catalog());
+        QCOMPARE(reopened.findChild<QLineEdit *>(QStringLiteral("tags"))->text(), QStringLiteral("too high, lr sweep"));
+        QCOMPARE(reopened.editedNotes().note, QStringLiteral("kept on close"));
+    }
+
+    // A run of the open experiment: its record from a source, while shown.
+    void aLiveRunFollowsItsSource()
+    {
+        RunRecord run;
+        run.hasStatus = true;
+        run.info.name = QStringLiteral("live");
+        run.info.state = RunState::Queued;
+        run.info.command = {QStringLiteral("worker"), QStringLiteral("--device"), QStringLiteral("cpu")};
+        RunDetailsDialog dialog(run, QStringLiteral("open"), catalog());
+        QCOMPARE(label(dialog, "exit"), QStringLiteral("not started"));
+        int asked = 0;
+        dialog.setSource([&]() -> std::optional<RunRecord> {
+            ++asked;
+            RunRecord now = run;
+            now.info.state = RunState::Running;
+            now.info.step = 7;
+            now.info.totalSteps = 20;
+            now.info.started = QDateTime::currentDateTimeUtc().addSecs(-5);
+            return now;
+        });
+        dialog.show();
+        QTRY_COMPARE_WITH_TIMEOUT(label(dialog, "state"), QStringLiteral("running"), 5000);
+        QCOMPARE(label(dialog, "exit"), QStringLiteral("still running"));
+        QCOMPARE(label(dialog, "progress"), QStringLiteral("step 7 of 20"));
+        QVERIFY(label(dialog, "duration").endsWith(QStringLiteral("so far")));
+        QVERIFY(asked > 0);
+    }
+
+    void shellQuoting()
+    {
+        QCOMPARE(RunDetailsDialog::shellQuoted({QStringLiteral("a"), QStringLiteral("--x=1,2"), QStringLiteral("b c"),
+                                                QStringLiteral("it's"), QString()}),
+                 QStringLiteral("a --x=1,2 'b c' 'it'\\''s' ''"));
+    }
+};
+
+QTEST_MAIN(TestRunDetailsDialog)
+#include "tst_rundetailsdialog.moc"
