@@ -391,7 +391,7 @@ void PlotWidget::updateRanges()
     for (const QString &id : std::as_const(m_selected)) {
         const Run &run = runAt(id);
         const RunCurve &c = run.curve;
-        if (!c.isEmpty()) {
+        if (c.hasFinite()) {
             e.xMin = std::min(e.xMin, c.x(m_xAxis, 0));
             e.xMax = std::max(e.xMax, c.x(m_xAxis, c.size() - 1));
             const double lo = m_log ? c.minPositiveLoss() : c.minLoss();
@@ -401,6 +401,9 @@ void PlotWidget::updateRanges()
             e.yMax = std::max(e.yMax, c.maxLoss());
         }
         for (const EvalPoint &p : run.evals.value(m_evalMetric)) {
+            if (!std::isfinite(p.value)) {
+                continue; // drawn as a gap; it must not stretch the axis
+            }
             e.xMin = std::min(e.xMin, evalX(p));
             e.xMax = std::max(e.xMax, evalX(p));
             e.evalMin = std::min(e.evalMin, p.value);

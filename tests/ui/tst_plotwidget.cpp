@@ -26,6 +26,7 @@
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace trainyard;
 
@@ -209,6 +210,74 @@ private Q_SLOTS:
         // The other axes work the same way.
         c.decimate(XAxis::Epoch, 1.0, 1.1, 500, &xs, &ys);
         QVERIFY(xs.size() >= 100 && xs.size() <= 104);
+    }
+
+    // Issue 12: a diverged run whose first loss is NaN showed no curve. Non-finite
+    // points break the line; they never reach the extremes, the smoothing or the axes.
+    void nonFiniteLossesDoNotPoisonTheCurve()
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        RunCurve c;
+        c.setSmoothing(0.5);
+        c.append(1, 0, 1, nan);
+        c.append(2, 0, 2, 4.0);
+        c.append(3, 0, 3, 1e300); // finite as a double, infinite once stored as a float
+        c.append(4, 0, 4, 2.0);
+        c.append(5, 0, 5, nan);
+        QCOMPARE(c.minLoss(), 2.0);
+        QCOMPARE(c.maxLoss(), 4.0);
+        QCOMPARE(c.minPositiveLoss(), 2.0);
+        QCOMPARE(c.firstFinite(), qsizetype(1));
+        QCOMPARE(c.lastFinite(), qsizetype(3));
+        QCOMPARE(c.smoothed(1), 4.0); // the EMA starts at the first finite point
+        QVERIFY(std::abs(c.smoothed(3) - (0.5 * 0.5 * 4.0 + 0.5 * 2.0) / (1 - 0.25)) < 1e-5);
+        QVERIFY(!std::isfinite(c.smoothed(0)) && !std::isfinite(c.smoothed(2)));
+        double v = 0;
+        QVERIFY(!c.valueAt(XAxis::Step, 1, &v));
+        QVERIFY(c.valueAt(XAxis::Step, 2, &v) && v == 4.0);
+        // Thinned, a bucket's extremes come from its finite points; never an infinity.
+        RunCurve many;
+        for (int i = 0; i < 10000; ++i) {
+            many.append(i, 0, i, i % 7 == 0 ? nan : (i % 11 == 0 ? 1e300 : 1.0 + i * 1e-4));
+        }
+        QVector<double> xs;
+        QVector<double> ys;
+        many.decimate(XAxis::Step, 0, 10000, 100, &xs, &ys);
+        int finite = 0;
+        for (double y : std::as_const(ys)) {
+            QVERIFY(!std::isinf(y));
+            finite += std::isfinite(y) ? 1 : 0;
+        }
+        QVERIFY2(finite >= 190, qPrintable(QString::number(finite)));
+        // A NaN epoch or wall keeps the x columns in order.
+        c.append(6, nan, nan, 1.0);
+        QCOMPARE(c.x(XAxis::Wall, 5), 5.0);
+
+        // In the plot: the finite points are drawn and the axis fits them.
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(600, 400);
+        plot.addRun(QStringLiteral("d"), QStringLiteral("d"), QString());
+        plot.appendMetric(QStringLiteral("d"), 1, 0, 1, nan);
+        for (int s = 2; s <= 50; ++s) {
+            plot.appendMetric(QStringLiteral("d"), s, 0, s, 2.0 + 1.0 / s);
+        }
+        plot.appendMetric(QStringLiteral("d"), 51, 0, 51, std::numeric_limits<double>::infinity());
+        plot.setSelectedRuns({QStringLiteral("d")});
+        plot.refreshNow();
+        QCPGraph *graph = plot.lossPlot()->graph(0);
+        int drawn = 0;
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
+            QVERIFY(!std::isinf(it->value));
+            drawn += std::isfinite(it->value) ? 1 : 0;
+        }
+        QCOMPARE(drawn, 49);
+        const QCPRange y = plot.lossPlot()->yAxis->range();
+        QVERIFY2(y.lower > 1.9 && y.upper < 2.6, qPrintable(QStringLiteral("%1..%2").arg(y.lower).arg(y.upper)));
+        plot.setLogScale(true);
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->yAxis->range().lower > 1.5);
+        QVERIFY2(plot.readoutAt(30).contains(QLatin1String("d: 2.0")), qPrintable(plot.readoutAt(30)));
     }
 
     void coloursAreStableAndDistinct()
