@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace trainyard {
 
@@ -360,6 +361,15 @@ void PlotWidget::rebuildGraphs()
                 m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(g.upper));
                 m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(g.lower));
             }
+            // A member's own line, drawn only where the group's mean is not
+            // (outside the steps every member reached): see updateLossData.
+            QColor member = run.color;
+            member.setAlpha(150);
+            run.lossGraph = m_loss->addGraph();
+            run.lossGraph->setPen(QPen(member, 1));
+            run.lossGraph->setName(run.label);
+            run.lossGraph->setAdaptiveSampling(false);
+            m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(run.lossGraph));
         } else {
             run.lossGraph = m_loss->addGraph();
             run.lossGraph->setPen(QPen(run.color, 1));
@@ -373,8 +383,8 @@ void PlotWidget::rebuildGraphs()
     }
     // A legend helps for a few lines; past that it hides the curves and costs
     // a text layout per frame (cards and the read-out name the runs).
-    m_loss->legend->setVisible(m_loss->graphCount() > 0 && m_loss->graphCount() <= 8);
-    m_eval->legend->setVisible(m_eval->graphCount() > 0 && m_eval->graphCount() <= 8);
+    m_loss->legend->setVisible(m_loss->legend->itemCount() > 0 && m_loss->legend->itemCount() <= 8);
+    m_eval->legend->setVisible(m_eval->legend->itemCount() > 0 && m_eval->legend->itemCount() <= 8);
     if (m_selected.isEmpty()) {
         m_readout->setText(tr("Select runs on the board or in the table to plot them."));
     } else {
@@ -424,7 +434,11 @@ void PlotWidget::updateLossData()
         if (!run.lossGraph) {
             continue;
         }
-        run.curve.decimate(m_xAxis, range.lower, range.upper, buckets, &xs, &ys);
+        if (m_groups.contains(run.group)) {
+            decimateOutsideGroup(run, range.lower, range.upper, buckets, &xs, &ys);
+        } else {
+            run.curve.decimate(m_xAxis, range.lower, range.upper, buckets, &xs, &ys);
+        }
         run.lossGraph->setData(xs, ys, true);
         m_drawnPoints.insert(id, int(xs.size()));
     }
@@ -440,13 +454,55 @@ void PlotWidget::updateLossData()
     m_loss->setNotAntialiasedElements(drawn > 12000 ? QCP::aePlottables : QCP::aeNone);
 }
 
-void PlotWidget::updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets)
+QList<const RunCurve *> PlotWidget::groupCurves(const Group &group) const
 {
     QList<const RunCurve *> curves;
     for (const QString &id : std::as_const(group.runs)) {
         curves.append(&runAt(id).curve);
     }
-    const BandSeries series = repeatBand(curves, m_xAxis, lo, hi, buckets, m_band);
+    return curves;
+}
+
+void PlotWidget::decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
+                                      QVector<double> *ys) const
+{
+    // Past the steps every repeat reached (and before them, when one starts
+    // late) the group has no mean: there its members are drawn one by one,
+    // so a repeat that ran longer is still seen.
+    const RunCurve &c = run.curve;
+    double first = 0;
+    double last = 0;
+    if (!commonExtent(groupCurves(*m_groups.constFind(run.group)), m_xAxis, &first, &last)) {
+        c.decimate(m_xAxis, lo, hi, buckets, xs, ys);
+        return;
+    }
+    xs->clear();
+    ys->clear();
+    QVector<double> px;
+    QVector<double> py;
+    if (c.x(m_xAxis, c.firstFinite()) < first && lo < first) {
+        c.decimate(m_xAxis, lo, std::min(hi, first), buckets, &px, &py);
+        *xs = px;
+        *ys = py;
+    }
+    if (c.x(m_xAxis, c.lastFinite()) > last && hi > last) {
+        c.decimate(m_xAxis, std::max(lo, last), hi, buckets, &px, &py);
+        if (!xs->isEmpty()) {
+            xs->append(xs->last()); // the two parts are not one line
+            ys->append(std::numeric_limits<double>::quiet_NaN());
+        }
+        for (qsizetype i = 0; i < px.size(); ++i) {
+            if (xs->isEmpty() || px.at(i) > xs->last()) {
+                xs->append(px.at(i));
+                ys->append(py.at(i));
+            }
+        }
+    }
+}
+
+void PlotWidget::updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets)
+{
+    const BandSeries series = repeatBand(groupCurves(group), m_xAxis, lo, hi, buckets, m_band);
     group.mean->setData(series.xs, series.mean, true);
     group.upper->setData(series.xs, series.upper, true);
     group.lower->setData(series.xs, series.lower, true);
@@ -504,19 +560,25 @@ QString PlotWidget::readoutAt(double mouseX) const
                 continue;
             }
             done.append(run.group);
+            // The mean as drawn: only where every member has a value; elsewhere the members.
+            const QStringList &members = m_groups.constFind(run.group)->runs;
             double sum = 0;
-            int count = 0;
-            for (const QString &member : m_groups.value(run.group).runs) {
+            QStringList each;
+            for (const QString &member : members) {
+                const Run &m = runAt(member);
                 double v = 0;
-                if (runAt(member).curve.valueAt(m_xAxis, x, &v)) {
+                if (m.curve.valueAt(m_xAxis, x, &v)) {
                     sum += v;
-                    ++count;
+                    each.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
+                                    .arg(m.color.name(), m.label.toHtmlEscaped(), QString::number(v, 'g', 5)));
                 }
             }
-            if (count > 0) {
+            if (each.size() == members.size()) {
                 parts.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
                                  .arg(run.color.name(), groupLabel(run.group).toHtmlEscaped(),
-                                      QString::number(sum / count, 'g', 5)));
+                                      QString::number(sum / double(members.size()), 'g', 5)));
+            } else {
+                parts.append(each);
             }
             continue;
         }

@@ -123,6 +123,9 @@ private:
     void rebuildGraphs();
     void updateLossData();
     void updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets);
+    QList<const RunCurve *> groupCurves(const Group &group) const;
+    void decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
+                              QVector<double> *ys) const;
     void updateEvalData();
     void updateRanges();
     void exportDialog(const QString &format);

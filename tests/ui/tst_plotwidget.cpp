@@ -156,7 +156,7 @@ private Q_SLOTS:
         session.close(false);
     }
 
-    void bandsSpanTheRepeats()
+    void bandsCoverTheStepsEveryRepeatReached()
     {
         RunCurve low;
         RunCurve high;
@@ -168,19 +168,79 @@ private Q_SLOTS:
                 shortOne.append(s, 0, s, 5.0);
             }
         }
+        // Issue 12: the mean jumped where the short repeat ended; it now ends there.
         const BandSeries minMax = repeatBand({&low, &high, &shortOne}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax);
         QCOMPARE(minMax.xs.size(), 11);
         QCOMPARE(minMax.xs.first(), 0.0);
-        QCOMPARE(minMax.xs.last(), 10.0);
-        QCOMPARE(minMax.mean.first(), 3.0); // all three
-        QCOMPARE(minMax.upper.first(), 5.0);
-        QCOMPARE(minMax.lower.first(), 1.0);
-        QCOMPARE(minMax.mean.last(), 2.0); // the short one has ended
-        QCOMPARE(minMax.upper.last(), 3.0);
+        QCOMPARE(minMax.xs.last(), 5.0);
+        for (int i = 0; i < minMax.xs.size(); ++i) {
+            QCOMPARE(minMax.mean.at(i), 3.0); // all three, everywhere
+            QCOMPARE(minMax.upper.at(i), 5.0);
+            QCOMPARE(minMax.lower.at(i), 1.0);
+        }
+        double first = 0;
+        double last = 0;
+        QVERIFY(commonExtent({&low, &high, &shortOne}, XAxis::Step, &first, &last));
+        QCOMPARE(first, 0.0);
+        QCOMPARE(last, 5.0);
+        // A repeat without points yet: no common steps, no mean.
+        RunCurve notStarted;
+        QVERIFY(!commonExtent({&low, &notStarted}, XAxis::Step, &first, &last));
+        QVERIFY(repeatBand({&low, &notStarted}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
         const BandSeries stdBand = repeatBand({&low, &high}, XAxis::Step, 0, 10, 11, RepeatBand::Std);
+        QCOMPARE(stdBand.xs.last(), 10.0);
         QCOMPARE(stdBand.upper.at(3), 3.0);
         QCOMPARE(stdBand.lower.at(3), 1.0);
         QVERIFY(repeatBand({}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
+    }
+
+    // Issue 12: past the steps every repeat reached, the mean line jumped to the longer repeat's values.
+    void repeatsPastTheCommonStepsAreDrawnOneByOne()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.setSmoothing(0);
+        plot.addRun(QStringLiteral("long"), QStringLiteral("long"), QStringLiteral("g"));
+        plot.addRun(QStringLiteral("short"), QStringLiteral("short"), QStringLiteral("g"));
+        for (int s = 1; s <= 100; ++s) {
+            plot.appendMetric(QStringLiteral("long"), s, 0, s, 1.0);
+            if (s <= 60) {
+                plot.appendMetric(QStringLiteral("short"), s, 0, s, 3.0);
+            }
+        }
+        plot.setSelectedRuns({QStringLiteral("long"), QStringLiteral("short")});
+        plot.refreshNow();
+        const auto graphNamed = [&](const QString &name) -> QCPGraph * {
+            for (int i = 0; i < plot.lossPlot()->graphCount(); ++i) {
+                if (plot.lossPlot()->graph(i)->name() == name) {
+                    return plot.lossPlot()->graph(i);
+                }
+            }
+            return nullptr;
+        };
+        QCPGraph *mean = graphNamed(QStringLiteral("g (mean of 2)"));
+        QVERIFY(mean);
+        QVERIFY(mean->dataCount() > 10);
+        for (auto it = mean->data()->constBegin(); it != mean->data()->constEnd(); ++it) {
+            QVERIFY2(it->key <= 60.0, qPrintable(QString::number(it->key)));
+            QCOMPARE(it->value, 2.0);
+        }
+        // Past step 60 the longer repeat has its own line; the shorter one has none.
+        QCPGraph *longLine = graphNamed(QStringLiteral("long"));
+        QCPGraph *shortLine = graphNamed(QStringLiteral("short"));
+        QVERIFY(longLine && shortLine);
+        QCOMPARE(shortLine->dataCount(), 0);
+        QVERIFY(longLine->dataCount() >= 40);
+        QCOMPARE((longLine->data()->constEnd() - 1)->key, 100.0);
+        QVERIFY(longLine->data()->constBegin()->key >= 59.0);
+        // Neither member line is in the legend: the group's mean is.
+        QVERIFY(!plot.lossPlot()->legend->itemWithPlottable(longLine));
+        QVERIFY(plot.lossPlot()->legend->itemWithPlottable(mean));
+        // The read-out says what the plot shows.
+        QVERIFY2(plot.readoutAt(30).contains(QLatin1String("g (mean of 2): 2")), qPrintable(plot.readoutAt(30)));
+        const QString past = plot.readoutAt(80);
+        QVERIFY2(past.contains(QLatin1String("long: 1")) && !past.contains(QLatin1String("mean")), qPrintable(past));
     }
 
     void thinningKeepsExtremesAndBoundsPoints()
@@ -316,8 +376,9 @@ private Q_SLOTS:
                               QStringLiteral("solo"), QStringLiteral("unknown")});
         QCOMPARE(plot.selectedRuns().size(), 4);
         plot.refreshNow();
-        // Repeats: one mean line and a band (3 graphs); the lone run: one line.
-        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+        // Repeats: one mean line and a band (3 graphs) and each repeat's line past the
+        // steps all three reached (3, empty where there is nothing past them); the lone run: one line.
+        QCOMPARE(plot.lossPlot()->graphCount(), 7);
         QVERIFY(plot.drawnPointCount(QStringLiteral("group:spec")) > 10);
         QCOMPARE(plot.drawnPointCount(QStringLiteral("solo")), 80);
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
@@ -329,7 +390,7 @@ private Q_SLOTS:
         QCOMPARE(plot.drawnPointCount(QStringLiteral("rep2")), 140);
         plot.setBand(PlotWidget::Band::Std);
         plot.refreshNow();
-        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+        QCOMPARE(plot.lossPlot()->graphCount(), 7);
 
         // The x axis follows the chosen quantity; log scale switches the axis.
         plot.setXAxis(XAxis::Wall);
