@@ -25,6 +25,28 @@ QCPTextElement *setupPlot(QCustomPlot *plot, const QString &title)
     return text;
 }
 
+QCPItemText *addHint(QCustomPlot *plot)
+{
+    auto *hint = new QCPItemText(plot);
+    hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+    hint->position->setCoords(0.5, 0.5);
+    hint->setColor(QColor(0, 0, 0, 140));
+    hint->setFont(QFont(plot->font().family(), 11));
+    hint->setSelectable(false);
+    hint->setVisible(false);
+    return hint;
+}
+
+void showHint(QCPItemText *hint, const QString &text)
+{
+    hint->setText(text);
+    hint->setVisible(!text.isEmpty());
+}
+
+// Where an axis without data rests: the last data's range would claim data that is not drawn.
+const QCPRange neutralRange(0, 1);
+const QCPRange neutralLogRange(0.1, 10);
+
 } // namespace
 
 PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
@@ -39,6 +61,12 @@ PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
     m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
     m_eval->yAxis->setNumberPrecision(3);
     m_loss->yAxis->setLabel(tr("loss"));
+    m_lossHint = addHint(m_loss);
+    m_evalHint = addHint(m_eval);
+    m_loss->xAxis->setRange(neutralRange);
+    m_eval->xAxis->setRange(neutralRange);
+    m_loss->yAxis->setRange(neutralRange);
+    m_eval->yAxis->setRange(neutralRange);
     // Keep both plots on one x range.
     connect(m_loss->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this](const QCPRange &r) {
         if (m_settingRange) {
@@ -105,6 +133,9 @@ void PlotAxes::fit(const DataExtent &e)
         const double pad = e.xMax > e.xMin ? 0.0 : 1.0;
         m_loss->xAxis->setRange(e.xMin - pad, e.xMax + pad);
         m_eval->xAxis->setRange(e.xMin - pad, e.xMax + pad);
+    } else {
+        m_loss->xAxis->setRange(neutralRange);
+        m_eval->xAxis->setRange(neutralRange);
     }
     if (e.yMin <= e.yMax) {
         if (m_log) {
@@ -113,12 +144,22 @@ void PlotAxes::fit(const DataExtent &e)
             const double pad = e.yMax > e.yMin ? 0.05 * (e.yMax - e.yMin) : 0.5;
             m_loss->yAxis->setRange(e.yMin - pad, e.yMax + pad);
         }
+    } else {
+        m_loss->yAxis->setRange(m_log ? neutralLogRange : neutralRange);
     }
     if (e.evalMin <= e.evalMax) {
         const double pad = e.evalMax > e.evalMin ? 0.05 * (e.evalMax - e.evalMin) : 0.05;
         m_eval->yAxis->setRange(e.evalMin - pad, e.evalMax + pad);
+    } else {
+        m_eval->yAxis->setRange(neutralRange);
     }
     m_settingRange = false;
+}
+
+void PlotAxes::setHints(const QString &loss, const QString &eval)
+{
+    showHint(m_lossHint, loss);
+    showHint(m_evalHint, eval);
 }
 
 } // namespace trainyard

@@ -436,6 +436,57 @@ private Q_SLOTS:
                  qPrintable(between));
     }
 
+    // Issue 12: with nothing selected, the axes of the last selection stayed.
+    void anEmptySelectionClearsBothPlots()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 100; s <= 200; ++s) {
+            plot.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 + s / 20.0);
+        }
+        plot.appendEval(QStringLiteral("r"), 150, 0, 150, QStringLiteral("valid/mrr"), 0.3);
+        plot.appendEval(QStringLiteral("r"), 200, 0, 200, QStringLiteral("valid/mrr"), 0.5);
+        const auto hint = [](QCustomPlot *p) {
+            for (int i = 0; i < p->itemCount(); ++i) {
+                auto *text = qobject_cast<QCPItemText *>(p->item(i));
+                if (text && text->visible()) {
+                    return text->text();
+                }
+            }
+            return QString();
+        };
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->xAxis->range().lower >= 99);
+        QVERIFY(plot.lossPlot()->yAxis->range().lower > 10);
+        QVERIFY(plot.evalPlot()->yAxis->range().lower > 0.2);
+        QVERIFY(hint(plot.lossPlot()).isEmpty());
+
+        plot.setSelectedRuns({});
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->graphCount(), 0);
+        QCOMPARE(plot.evalPlot()->graphCount(), 0);
+        QCOMPARE(plot.lossPlot()->xAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.evalPlot()->xAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.lossPlot()->yAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.evalPlot()->yAxis->range(), QCPRange(0, 1));
+        QCOMPARE(hint(plot.lossPlot()), QStringLiteral("Select runs to plot"));
+        // Also on a log scale, and after a zoom.
+        plot.setLogScale(true);
+        plot.lossPlot()->xAxis->setRange(5, 6);
+        plot.fitToData();
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->xAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.lossPlot()->yAxis->range(), QCPRange(0.1, 10));
+
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->xAxis->range().lower >= 99);
+        QVERIFY(hint(plot.lossPlot()).isEmpty());
+    }
+
     void redrawsAtMost30TimesASecond()
     {
         RunColors colors;
