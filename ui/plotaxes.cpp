@@ -3,6 +3,8 @@
 
 #include "plotaxes.h"
 
+#include "plotlogticker.h"
+
 #include <qcustomplot.h>
 
 namespace trainyard {
@@ -107,10 +109,15 @@ void PlotAxes::setLogScale(bool on)
     m_log = on;
     if (on) {
         m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
-        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PlotLogTicker));
+        // Short labels: "0.002", "0.25", "5·10⁻⁵" (powers typeset), not "0.00200000".
+        m_loss->yAxis->setNumberFormat(QStringLiteral("gb"));
+        m_loss->yAxis->setNumberPrecision(3);
     } else {
         m_loss->yAxis->setScaleType(QCPAxis::stLinear);
         m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_loss->yAxis->setNumberFormat(QStringLiteral("gbd"));
+        m_loss->yAxis->setNumberPrecision(6);
     }
 }
 

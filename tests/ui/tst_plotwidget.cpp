@@ -487,6 +487,72 @@ private Q_SLOTS:
         QVERIFY(hint(plot.lossPlot()).isEmpty());
     }
 
+    // Issue 12: on a log scale a loss below 1 had no tick label below 1 (only the powers
+    // of ten were labelled, or evenly spaced ticks bunched at the top of the axis).
+    void logScaleLabelsSmallLosses()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.setSmoothing(0);
+        plot.setLogScale(true);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plot.setSelectedRuns({QStringLiteral("r")});
+        // The ticks and labels the loss axis shows for these losses (in its range).
+        QList<double> ticks;
+        QStringList shown;
+        const auto show = [&](const QList<double> &losses) {
+            plot.resetRunData(QStringLiteral("r"));
+            for (int i = 0; i < losses.size(); ++i) {
+                plot.appendMetric(QStringLiteral("r"), i + 1, 0, i + 1, losses.at(i));
+            }
+            plot.refreshNow();
+            QCPAxis *y = plot.lossPlot()->yAxis;
+            ticks.clear();
+            shown.clear();
+            for (int i = 0; i < y->tickVector().size(); ++i) {
+                if (y->range().contains(y->tickVector().at(i))) {
+                    ticks.append(y->tickVector().at(i));
+                    shown.append(y->tickVectorLabels().at(i));
+                }
+            }
+            // Labels spread over the whole axis: no stretch of more than 40 % of it (on the
+            // log scale) without one, from either end.
+            const double lo = std::log(y->range().lower);
+            const double span = std::log(y->range().upper) - lo;
+            double previous = 0;
+            double widest = 0;
+            for (double t : std::as_const(ticks)) {
+                widest = std::max(widest, (std::log(t) - lo) / span - previous);
+                previous = (std::log(t) - lo) / span;
+            }
+            widest = std::max(widest, 1 - previous);
+            const QString what = shown.join(QLatin1Char(' ')) + QStringLiteral(" widest gap %1").arg(widest);
+            QVERIFY2(shown.size() >= 2 && widest <= 0.4, qPrintable(what));
+            for (const QString &label : std::as_const(shown)) {
+                QVERIFY2(!label.isEmpty(), qPrintable(what));
+            }
+        };
+        // From above 10 down below 1: a label below 1 (0.5 or so), not just 1 and 10.
+        show({50, 5, 0.3});
+        QVERIFY2(std::any_of(ticks.begin(), ticks.end(), [](double t) { return t < 1; }),
+                 qPrintable(shown.join(QLatin1Char(' '))));
+        // Within one decade below 1.
+        show({0.6, 0.45, 0.3, 0.2});
+        QVERIFY2(shown.contains(QLatin1String("0.2")) || shown.contains(QLatin1String("0.3")),
+                 qPrintable(shown.join(QLatin1Char(' '))));
+        show({2.5, 0.05});
+        show({0.05, 0.005}); // small values read as decimals
+        QVERIFY2(shown.contains(QLatin1String("0.01")), qPrintable(shown.join(QLatin1Char(' '))));
+        show({0.151, 0.15, 0.149}); // nearly flat
+        // Several decades: the powers of ten.
+        show({10, 1, 0.1, 0.01, 0.001});
+        for (const char *decade : {"0.001", "0.01", "0.1", "1", "10"}) {
+            QVERIFY2(shown.contains(QLatin1String(decade)), qPrintable(shown.join(QLatin1Char(' '))));
+        }
+        show({1e6, 1e-6}); // very many
+    }
+
     void redrawsAtMost30TimesASecond()
     {
         RunColors colors;
