@@ -19,12 +19,38 @@ QCPTextElement *setupPlot(QCustomPlot *plot, const QString &title)
     plot->plotLayout()->insertRow(0);
     auto *text = new QCPTextElement(plot, title, QFont(plot->font().family(), 10, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, text);
-    plot->legend->setVisible(true);
     plot->legend->setFont(QFont(plot->font().family(), 8));
-    plot->legend->setBrush(QColor(255, 255, 255, 200));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
+    // Inside the axis rect (QCustomPlot's place for it) the legend hid curves;
+    // it goes beside the axes when there is one to show (placeLegend).
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->legend->setVisible(false);
     plot->xAxis->setLabel(PlotAxes::axisName(XAxis::Step));
     return text;
+}
+
+// The legend in a column right of the axis rect, at its top; without a
+// legend the column goes, so the axes get the width back (a hidden layout
+// element keeps its room).
+void placeLegend(QCustomPlot *plot, bool shown)
+{
+    QCPLayoutGrid *layout = plot->plotLayout();
+    const bool placed = layout->hasElement(1, 1);
+    if (shown && !placed) {
+        auto *side = new QCPLayoutGrid;
+        layout->addElement(1, 1, side);
+        side->addElement(0, 0, plot->legend);
+        side->addElement(1, 0, new QCPLayoutElement(plot));
+        side->setRowStretchFactor(0, 0.001);
+        side->setMargins(QMargins(0, 2, 4, 0));
+        layout->setColumnStretchFactor(1, 0.001);
+    } else if (!shown && placed) {
+        auto *side = qobject_cast<QCPLayoutGrid *>(layout->element(1, 1));
+        side->take(plot->legend);
+        layout->remove(side);
+        layout->simplify();
+    }
+    plot->legend->setVisible(shown);
 }
 
 QCPItemText *addHint(QCustomPlot *plot)
@@ -48,6 +74,7 @@ void showHint(QCPItemText *hint, const QString &text)
 // Where an axis without data rests: the last data's range would claim data that is not drawn.
 const QCPRange neutralRange(0, 1);
 const QCPRange neutralLogRange(0.1, 10);
+constexpr int maxLegendItems = 8;
 
 } // namespace
 
@@ -58,8 +85,6 @@ PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
 {
     setupPlot(m_loss, tr("Training loss"));
     m_evalTitle = setupPlot(m_eval, tr("Evaluation"));
-    // Evaluation metrics mostly rise: their legend goes where the curves are not.
-    m_eval->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
     m_eval->yAxis->setNumberPrecision(3);
     m_loss->yAxis->setLabel(tr("loss"));
@@ -161,6 +186,16 @@ void PlotAxes::fit(const DataExtent &e)
         m_eval->yAxis->setRange(neutralRange);
     }
     m_settingRange = false;
+}
+
+void PlotAxes::updateLegends()
+{
+    // A legend helps for a few lines; past that it takes the axes' room and
+    // costs a text layout per frame (cards and the read-out name the runs).
+    for (QCustomPlot *plot : {m_loss, m_eval}) {
+        const int items = plot->legend->itemCount();
+        placeLegend(plot, items > 0 && items <= maxLegendItems);
+    }
 }
 
 void PlotAxes::setHints(const QString &loss, const QString &eval)

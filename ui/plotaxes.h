@@ -45,6 +45,9 @@ public:
     /// Shows all of `extent` (the x range of both plots and each y range); a
     /// direction without data gets a neutral range, never the last data's.
     void fit(const DataExtent &extent);
+    /// Shows each plot's legend beside its axes, or none when it has no
+    /// entries or too many; call after adding or removing graphs.
+    void updateLegends();
     /// A short text in the middle of each plot (empty: none), for a plot
     /// that has nothing to show.
     void setHints(const QString &loss, const QString &eval);

@@ -381,10 +381,7 @@ void PlotWidget::rebuildGraphs()
         run.evalGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, run.color, run.color, 5));
         run.evalGraph->setName(run.label);
     }
-    // A legend helps for a few lines; past that it hides the curves and costs
-    // a text layout per frame (cards and the read-out name the runs).
-    m_loss->legend->setVisible(m_loss->legend->itemCount() > 0 && m_loss->legend->itemCount() <= 8);
-    m_eval->legend->setVisible(m_eval->legend->itemCount() > 0 && m_eval->legend->itemCount() <= 8);
+    m_axes->updateLegends();
     m_axes->setHints(m_selected.isEmpty() ? tr("Select runs to plot") : QString(), QString());
     if (m_selected.isEmpty()) {
         m_readout->setText(tr("Select runs on the board or in the table to plot them."));

@@ -553,6 +553,48 @@ private Q_SLOTS:
         show({1e6, 1e-6}); // very many
     }
 
+    // Issue 12: the legends sat inside the axes, over the curves.
+    void legendsStayOutsideTheAxes()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QStringList ids;
+        const auto addRuns = [&](int n) {
+            for (int i = 0; i < n; ++i) {
+                const QString id = QStringLiteral("run-with-a-long-name-%1").arg(ids.size());
+                plot.addRun(id, id, QString());
+                for (int s = 1; s <= 50; ++s) {
+                    plot.appendMetric(id, s, 0, s, 1.0 / s);
+                }
+                plot.appendEval(id, 50, 0, 50, QStringLiteral("valid/mrr"), 0.5);
+                ids.append(id);
+            }
+            plot.setSelectedRuns(ids);
+            plot.refreshNow();
+        };
+        addRuns(3);
+        for (QCustomPlot *p : {plot.lossPlot(), plot.evalPlot()}) {
+            const QRect legend = p->legend->outerRect();
+            QVERIFY(p->legend->visible());
+            QCOMPARE(p->legend->itemCount(), 3);
+            QVERIFY(legend.width() > 0 && legend.height() > 0);
+            QVERIFY2(!legend.intersects(p->axisRect()->outerRect()), p->objectName().toUtf8());
+            QVERIFY(p->rect().contains(legend));
+        }
+        const int withLegend = plot.lossPlot()->axisRect()->width();
+        // More runs than a legend helps with: no legend, and no room kept for one.
+        addRuns(8);
+        QVERIFY(!plot.lossPlot()->legend->visible());
+        QVERIFY(plot.lossPlot()->axisRect()->width() > withLegend + 50);
+        plot.setSelectedRuns(ids.mid(0, 2));
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->legend->visible());
+        QVERIFY(!plot.lossPlot()->legend->outerRect().intersects(plot.lossPlot()->axisRect()->outerRect()));
+    }
+
     void redrawsAtMost30TimesASecond()
     {
         RunColors colors;
