@@ -27,6 +27,7 @@ namespace trainyard {
 namespace {
 
 constexpr int refreshIntervalMs = 33; // at most 30 redraws a second
+constexpr int minPlotHeight = 120;    // a title, an axis and some curve
 const QString groupPrefix = QStringLiteral("group:");
 
 } // namespace
@@ -77,11 +78,16 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     m_readout->setWordWrap(true);
     m_readout->setText(tr("Select runs on the board or in the table to plot them."));
 
+    // Half the height each (the evaluation plot is the one that tells which
+    // run is better); the user moves the split, but cannot drag a plot away.
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_loss);
     splitter->addWidget(m_eval);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    m_loss->setMinimumHeight(minPlotHeight);
+    m_eval->setMinimumHeight(minPlotHeight);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

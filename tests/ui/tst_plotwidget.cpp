@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QImage>
 #include <QMouseEvent>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -593,6 +594,33 @@ private Q_SLOTS:
         plot.refreshNow();
         QVERIFY(plot.lossPlot()->legend->visible());
         QVERIFY(!plot.lossPlot()->legend->outerRect().intersects(plot.lossPlot()->axisRect()->outerRect()));
+    }
+
+    // Issue 12: the evaluation plot got 2/5 of the height; it gets half, and the user can move the split.
+    void evaluationPlotGetsAFairShare()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const int loss = plot.lossPlot()->height();
+        const int eval = plot.evalPlot()->height();
+        QVERIFY2(std::abs(loss - eval) <= 0.05 * (loss + eval),
+                 qPrintable(QStringLiteral("%1 %2").arg(loss).arg(eval)));
+        auto *splitter = qobject_cast<QSplitter *>(plot.lossPlot()->parentWidget());
+        QVERIFY(splitter);
+        QCOMPARE(splitter->indexOf(plot.evalPlot()), 1);
+        QVERIFY(!splitter->childrenCollapsible());
+        splitter->setSizes({(loss + eval) / 4, 3 * (loss + eval) / 4});
+        QTRY_VERIFY(plot.evalPlot()->height() > 2 * plot.lossPlot()->height());
+        // An image shows the plots the way the window does.
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plot.setSelectedRuns({QStringLiteral("r")});
+        QTemporaryDir dir;
+        QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 400, 800));
+        QImage image(dir.filePath(QStringLiteral("p.png")));
+        QCOMPARE(image.size(), QSize(400, 800));
     }
 
     void redrawsAtMost30TimesASecond()
