@@ -154,7 +154,7 @@ void PlotAxes::setXAxis(XAxis axis)
 
 void PlotAxes::setEvalMetric(const QString &metric)
 {
-    m_evalTitle->setText(tr("Evaluation: %1").arg(metric));
+    m_evalTitle->setText(metric.isEmpty() ? tr("Evaluation") : tr("Evaluation: %1").arg(metric));
     m_eval->yAxis->setLabel(metric);
 }
 

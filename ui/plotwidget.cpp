@@ -30,6 +30,42 @@ constexpr int refreshIntervalMs = 33; // at most 30 redraws a second
 constexpr int minPlotHeight = 120;    // a title, an axis and some curve
 const QString groupPrefix = QStringLiteral("group:");
 
+QString metricName(const QString &metric)
+{
+    return metric.section(QLatin1Char('/'), -1);
+}
+
+// The metric to show when the user's choice is not among `available`: the
+// same metric of another split, else MRR or accuracy (validation first),
+// else the first.
+QString pickEvalMetric(const QStringList &available, const QString &wanted)
+{
+    if (available.contains(wanted)) {
+        return wanted;
+    }
+    const auto find = [&](const QString &name) {
+        QString any;
+        for (const QString &m : available) {
+            if (metricName(m) == name) {
+                if (m.startsWith(QLatin1String("valid/"))) {
+                    return m;
+                }
+                if (any.isEmpty()) {
+                    any = m;
+                }
+            }
+        }
+        return any;
+    };
+    for (const QString &name : {metricName(wanted), QStringLiteral("mrr"), QStringLiteral("accuracy")}) {
+        const QString m = name.isEmpty() ? QString() : find(name);
+        if (!m.isEmpty()) {
+            return m;
+        }
+    }
+    return available.value(0);
+}
+
 } // namespace
 
 PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
@@ -95,6 +131,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     layout->addWidget(splitter, 1);
     layout->addWidget(m_readout);
 
+    updateHints();
     m_timer->setSingleShot(true);
     connect(m_timer, &QTimer::timeout, this, [this] {
         const double ms = refreshNow();
@@ -121,6 +158,7 @@ void PlotWidget::removeRun(const QString &id)
     if (m_runs.remove(id)) {
         m_selected.removeAll(id);
         m_structureDirty = true;
+        updateEvalMetrics();
         scheduleRefresh();
     }
 }
@@ -131,6 +169,9 @@ void PlotWidget::resetRunData(const QString &id)
     if (it != m_runs.end()) {
         it->curve.clear();
         it->evals.clear();
+        if (m_selected.contains(id)) {
+            updateEvalMetrics();
+        }
         m_dataDirty = true;
         scheduleRefresh();
     }
@@ -141,6 +182,7 @@ void PlotWidget::clearRuns()
     m_runs.clear();
     m_selected.clear();
     m_structureDirty = true;
+    updateEvalMetrics();
     scheduleRefresh();
 }
 
@@ -167,16 +209,12 @@ void PlotWidget::appendEval(const QString &id, double step, double epoch, double
     QVector<EvalPoint> &points = it->evals[metric];
     // The core's rule for a re-reported step (after a resume): continue from it.
     points.resize(qsizetype(resumePosition(points, step, [](const EvalPoint &p) { return p.step; })));
+    const bool newMetric = points.isEmpty();
     points.append(EvalPoint{step, epoch, wall, value});
-    if (!m_controls->hasEvalMetric(metric)) {
-        m_controls->addEvalMetric(metric);
-        // Prefer MRR (then accuracy) as the metric shown first.
-        const bool preferred = metric.endsWith(QLatin1String("mrr")) && !m_evalMetric.endsWith(QLatin1String("mrr"));
-        if (m_evalMetric.isEmpty() || preferred) {
-            m_controls->setEvalMetric(metric);
-        }
-    }
     if (m_selected.contains(id)) {
+        if (newMetric) {
+            updateEvalMetrics();
+        }
         m_dataDirty = true;
         scheduleRefresh();
     }
@@ -196,6 +234,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
     m_selected = known;
     m_structureDirty = true;
     m_follow = true;
+    updateEvalMetrics();
     scheduleRefresh();
 }
 
@@ -250,19 +289,41 @@ void PlotWidget::setBand(Band band)
 
 void PlotWidget::setEvalMetric(const QString &metric)
 {
-    if (metric == m_evalMetric) {
-        return;
-    }
-    m_evalMetric = metric;
-    m_controls->setEvalMetric(metric);
-    m_axes->setEvalMetric(metric);
-    m_dataDirty = true;
-    scheduleRefresh();
+    m_wantedMetric = metric;
+    updateEvalMetrics();
 }
 
-QStringList PlotWidget::evalMetrics() const
+void PlotWidget::updateEvalMetrics()
 {
-    return m_controls->evalMetrics();
+    QStringList available;
+    for (const QString &id : std::as_const(m_selected)) {
+        const Run &run = runAt(id);
+        for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
+            if (!it.value().isEmpty() && !available.contains(it.key())) {
+                available.append(it.key());
+            }
+        }
+    }
+    std::sort(available.begin(), available.end());
+    const QString shown = pickEvalMetric(available, m_wantedMetric);
+    m_evalMetrics = available;
+    m_controls->setEvalMetrics(available, shown);
+    if (shown != m_evalMetric) {
+        m_evalMetric = shown;
+        m_axes->setEvalMetric(shown);
+        m_dataDirty = true;
+        scheduleRefresh();
+    }
+    updateHints();
+}
+
+void PlotWidget::updateHints()
+{
+    if (m_selected.isEmpty()) {
+        m_axes->setHints(tr("Select runs to plot"), QString());
+    } else {
+        m_axes->setHints(QString(), m_evalMetrics.isEmpty() ? tr("No evaluation yet") : QString());
+    }
 }
 
 void PlotWidget::fitToData()
@@ -388,7 +449,7 @@ void PlotWidget::rebuildGraphs()
         run.evalGraph->setName(run.label);
     }
     m_axes->updateLegends();
-    m_axes->setHints(m_selected.isEmpty() ? tr("Select runs to plot") : QString(), QString());
+    updateHints();
     if (m_selected.isEmpty()) {
         m_readout->setText(tr("Select runs on the board or in the table to plot them."));
     } else {

@@ -62,9 +62,13 @@ public:
     XAxis xAxis() const { return m_xAxis; }
     void setBand(Band band);
     Band band() const { return m_band; }
+    /// The user's choice of evaluation metric, shown whenever a selected run
+    /// has it ("mrr" alone: that metric of any split); else one they have is.
     void setEvalMetric(const QString &metric);
+    /// The metric shown (empty when the selected runs have none).
     QString evalMetric() const { return m_evalMetric; }
-    QStringList evalMetrics() const;
+    /// The metrics the selected runs have, to choose from.
+    QStringList evalMetrics() const { return m_evalMetrics; }
     /// Returns to following the data after a zoom or pan.
     void fitToData();
     bool following() const { return m_follow; }
@@ -127,6 +131,8 @@ private:
     void decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
                               QVector<double> *ys) const;
     void updateEvalData();
+    void updateEvalMetrics();
+    void updateHints();
     void updateRanges();
     void exportDialog(const QString &format);
     QString groupLabel(const QString &group) const;
@@ -150,7 +156,10 @@ private:
     bool m_log = false;
     XAxis m_xAxis = XAxis::Step;
     Band m_band = Band::MinMax;
-    QString m_evalMetric;
+    QString m_evalMetric;      ///< Shown
+    QString m_wantedMetric;    ///< The user's choice
+    QStringList m_evalMetrics; ///< The selected runs'
+
     bool m_follow = true;
     bool m_structureDirty = true;
     bool m_dataDirty = true;

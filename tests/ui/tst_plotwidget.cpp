@@ -17,6 +17,7 @@
 #include "uitesthelpers.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QMouseEvent>
@@ -621,6 +622,70 @@ private Q_SLOTS:
         QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 400, 800));
         QImage image(dir.filePath(QStringLiteral("p.png")));
         QCOMPARE(image.size(), QSize(400, 800));
+    }
+
+    // Issue 12: with only KG runs selected, "valid/accuracy" stayed chosen and the plot was empty.
+    void evalMetricsFollowTheSelection()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        for (const QString &id : {QStringLiteral("kg"), QStringLiteral("img")}) {
+            plot.addRun(id, id, QString());
+            for (int s = 1; s <= 20; ++s) {
+                plot.appendMetric(id, s, 0, s, 1.0 / s);
+            }
+        }
+        for (int s = 10; s <= 20; s += 10) {
+            plot.appendEval(QStringLiteral("kg"), s, 0, s, QStringLiteral("valid/hits@10"), 0.4);
+            plot.appendEval(QStringLiteral("kg"), s, 0, s, QStringLiteral("valid/mrr"), 0.2);
+            plot.appendEval(QStringLiteral("img"), s, 0, s, QStringLiteral("valid/accuracy"), 0.9);
+        }
+        auto *box = plot.findChild<QComboBox *>(QStringLiteral("evalMetric"));
+        QVERIFY(box);
+        const auto listed = [box] {
+            QStringList items;
+            for (int i = 0; i < box->count(); ++i) {
+                items.append(box->itemText(i));
+            }
+            return items;
+        };
+        const QStringList kgMetrics{QStringLiteral("valid/hits@10"), QStringLiteral("valid/mrr")};
+        plot.setSelectedRuns({QStringLiteral("img")});
+        QCOMPARE(plot.evalMetrics(), QStringList{QStringLiteral("valid/accuracy")});
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+
+        // Only KG runs: their metrics, MRR first choice, and the plot shows it.
+        plot.setSelectedRuns({QStringLiteral("kg")});
+        QCOMPARE(plot.evalMetrics(), kgMetrics);
+        QCOMPARE(listed(), kgMetrics);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
+        QCOMPARE(box->currentText(), QStringLiteral("valid/mrr"));
+        plot.refreshNow();
+        QCOMPARE(plot.evalPlot()->graph(0)->dataCount(), 2);
+
+        // The user picks Hits@10 in the list; it stays while it is there.
+        box->setFocus();
+        QTest::keyClick(box, Qt::Key_Up);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
+        plot.setSelectedRuns({QStringLiteral("img")});
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+        plot.setSelectedRuns({QStringLiteral("img"), QStringLiteral("kg")});
+        QCOMPARE(plot.evalMetrics().size(), 3);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10")); // back to the user's choice
+        plot.setSelectedRuns({QStringLiteral("kg")});
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
+
+        // A metric that arrives for a selected run is listed; nothing selected, nothing listed.
+        plot.appendEval(QStringLiteral("kg"), 20, 0, 20, QStringLiteral("test/mrr"), 0.25);
+        QVERIFY(plot.evalMetrics().contains(QStringLiteral("test/mrr")));
+        plot.setSelectedRuns({});
+        QVERIFY(plot.evalMetrics().isEmpty());
+        QCOMPARE(box->count(), 0);
+        // A bare metric name picks that metric of a split.
+        plot.setSelectedRuns({QStringLiteral("img")});
+        plot.setEvalMetric(QStringLiteral("accuracy"));
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
     }
 
     void redrawsAtMost30TimesASecond()
