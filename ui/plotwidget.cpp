@@ -9,6 +9,7 @@
 #include "plotaxes.h"
 #include "plotcontrols.h"
 #include "plothover.h"
+#include "plotsettings.h"
 #include "runcolors.h"
 
 #include <QLabel>
@@ -245,6 +246,7 @@ void PlotWidget::setSmoothing(double weight)
         return;
     }
     m_smoothing = weight;
+    saveSettings();
     m_controls->setSmoothing(weight);
     for (Run &run : m_runs) {
         run.curve.setSmoothing(weight);
@@ -256,6 +258,7 @@ void PlotWidget::setSmoothing(double weight)
 void PlotWidget::setLogScale(bool on)
 {
     m_log = on;
+    saveSettings();
     m_controls->setLogScale(on);
     m_axes->setLogScale(on);
     m_follow = true;
@@ -269,6 +272,7 @@ void PlotWidget::setXAxis(XAxis axis)
         return;
     }
     m_xAxis = axis;
+    saveSettings();
     m_controls->setXAxis(axis);
     m_axes->setXAxis(axis);
     m_follow = true;
@@ -282,6 +286,7 @@ void PlotWidget::setBand(Band band)
         return;
     }
     m_band = band;
+    saveSettings();
     m_controls->setBand(band);
     m_structureDirty = true;
     scheduleRefresh();
@@ -290,7 +295,27 @@ void PlotWidget::setBand(Band band)
 void PlotWidget::setEvalMetric(const QString &metric)
 {
     m_wantedMetric = metric;
+    saveSettings();
     updateEvalMetrics();
+}
+
+void PlotWidget::rememberSettings()
+{
+    const PlotSettings s = PlotSettings::load(PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric});
+    m_remember = false; // what was saved needs no saving
+    setSmoothing(s.smoothing);
+    setLogScale(s.logScale);
+    setXAxis(s.xAxis);
+    setBand(s.band);
+    setEvalMetric(s.evalMetric);
+    m_remember = true;
+}
+
+void PlotWidget::saveSettings() const
+{
+    if (m_remember) {
+        PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric}.save();
+    }
 }
 
 void PlotWidget::updateEvalMetrics()

@@ -69,6 +69,11 @@ public:
     QString evalMetric() const { return m_evalMetric; }
     /// The metrics the selected runs have, to choose from.
     QStringList evalMetrics() const { return m_evalMetrics; }
+    /// Restores the settings the user chose last time (PlotSettings) and
+    /// remembers each change from now on. The app's window calls it; a plot
+    /// drawn by a tool does not, so it neither reads nor changes them.
+    void rememberSettings();
+
     /// Returns to following the data after a zoom or pan.
     void fitToData();
     bool following() const { return m_follow; }
@@ -133,6 +138,7 @@ private:
     void updateEvalData();
     void updateEvalMetrics();
     void updateHints();
+    void saveSettings() const;
     void updateRanges();
     void exportDialog(const QString &format);
     QString groupLabel(const QString &group) const;
@@ -161,6 +167,7 @@ private:
     QStringList m_evalMetrics; ///< The selected runs'
 
     bool m_follow = true;
+    bool m_remember = false;
     bool m_structureDirty = true;
     bool m_dataDirty = true;
     QHash<QString, int> m_drawnPoints;

@@ -17,11 +17,15 @@
 #include "uitesthelpers.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QMouseEvent>
+#include <QSettings>
+#include <QSlider>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -36,7 +40,18 @@ class TestPlotWidget : public QObject
 {
     Q_OBJECT
 
+private:
+    QTemporaryDir m_settingsDir;
+
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // The plots' settings go to a folder of this test, never the user's.
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_settingsDir.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
     void smoothingMatchesTensorBoard()
     {
         RunCurve c;
@@ -686,6 +701,73 @@ private Q_SLOTS:
         plot.setSelectedRuns({QStringLiteral("img")});
         plot.setEvalMetric(QStringLiteral("accuracy"));
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+    }
+
+    // Issue 12: smoothing, log scale, x axis, band and metric were forgotten on reopen.
+    void settingsAreRememberedAcrossRestarts()
+    {
+        const QString file = m_settingsDir.filePath(QStringLiteral("trainyard/trainyard.conf"));
+        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
+        RunColors colors;
+        {
+            // A plot that is not the app's (trainyard-plot, the benchmarks) leaves them alone.
+            PlotWidget tool(&colors);
+            tool.setLogScale(true);
+            tool.setSmoothing(0.1);
+        }
+        QVERIFY(!QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
+                     .contains(QStringLiteral("plot/logScale")));
+        {
+            PlotWidget plot(&colors);
+            plot.rememberSettings();
+            QCOMPARE(plot.smoothing(), 0.6); // nothing saved yet: the defaults
+            QVERIFY(!plot.logScale());
+            // Through the controls, as the user sets them.
+            plot.findChild<QSlider *>(QStringLiteral("smoothing"))->setValue(30);
+            plot.findChild<QCheckBox *>(QStringLiteral("logScale"))->setChecked(true);
+            auto *x = plot.findChild<QComboBox *>(QStringLiteral("xAxis"));
+            x->setCurrentIndex(x->findData(int(XAxis::Epoch)));
+            auto *band = plot.findChild<QComboBox *>(QStringLiteral("band"));
+            band->setCurrentIndex(band->findData(int(RepeatBand::Std)));
+            plot.setEvalMetric(QStringLiteral("valid/hits@10"));
+            QCOMPARE(plot.smoothing(), 0.3);
+            QCOMPARE(plot.xAxis(), XAxis::Epoch);
+        }
+        QVERIFY(QFile::exists(file));
+        {
+            PlotWidget plot(&colors);
+            plot.rememberSettings();
+            QCOMPARE(plot.smoothing(), 0.3);
+            QVERIFY(plot.logScale());
+            QCOMPARE(plot.xAxis(), XAxis::Epoch);
+            QCOMPARE(plot.band(), RepeatBand::Std);
+            QCOMPARE(plot.lossPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+            // The controls show them.
+            QCOMPARE(plot.findChild<QSlider *>(QStringLiteral("smoothing"))->value(), 30);
+            QVERIFY(plot.findChild<QCheckBox *>(QStringLiteral("logScale"))->isChecked());
+            QCOMPARE(plot.findChild<QComboBox *>(QStringLiteral("xAxis"))->currentData().toInt(), int(XAxis::Epoch));
+            QCOMPARE(plot.findChild<QComboBox *>(QStringLiteral("band"))->currentData().toInt(), int(RepeatBand::Std));
+            // The metric is chosen as soon as a selected run has it, over MRR.
+            plot.addRun(QStringLiteral("kg"), QStringLiteral("kg"), QString());
+            plot.appendEval(QStringLiteral("kg"), 10, 1, 10, QStringLiteral("valid/mrr"), 0.2);
+            plot.appendEval(QStringLiteral("kg"), 10, 1, 10, QStringLiteral("valid/hits@10"), 0.4);
+            plot.setSelectedRuns({QStringLiteral("kg")});
+            QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
+        }
+        {
+            // Values this version cannot read leave the defaults.
+            QSettings s(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+            s.setValue(QStringLiteral("plot/smoothing"), QStringLiteral("lots"));
+            s.setValue(QStringLiteral("plot/xAxis"), QStringLiteral("sideways"));
+            s.setValue(QStringLiteral("plot/band"), 7);
+        }
+        PlotWidget plot(&colors);
+        plot.rememberSettings();
+        QCOMPARE(plot.smoothing(), 0.6);
+        QCOMPARE(plot.xAxis(), XAxis::Step);
+        QCOMPARE(plot.band(), RepeatBand::MinMax);
+        QVERIFY(plot.logScale());
+        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
     }
 
     void redrawsAtMost30TimesASecond()
