@@ -57,7 +57,8 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
 
     auto *fit = new QToolButton(this);
     fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Show all data and follow new points (or double-click the plot)"));
+    fit->setToolTip(tr("Show all data and follow new points (or double-click the plot); "
+                       "Ctrl+drag on a plot zooms to a box"));
     connect(fit, &QToolButton::clicked, this, &PlotControls::fitRequested);
     auto *exportButton = new QToolButton(this);
     exportButton->setText(tr("Export"));

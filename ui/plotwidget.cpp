@@ -10,6 +10,7 @@
 #include "plotcontrols.h"
 #include "plothover.h"
 #include "plotsettings.h"
+#include "plotzoom.h"
 #include "runcolors.h"
 
 #include <QLabel>
@@ -84,18 +85,16 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
 {
     m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_eval->setObjectName(QStringLiteral("evalPlot"));
-    // A wheel or a drag on the plot means the user looks at a part: stop following.
-    auto stopFollowing = [this] {
-        m_follow = false;
-        m_dataDirty = true;
-        scheduleRefresh();
-    };
-    connect(m_loss, &QCustomPlot::mouseWheel, this, stopFollowing);
-    connect(m_loss, &QCustomPlot::mousePress, this, stopFollowing);
-    connect(m_eval, &QCustomPlot::mouseWheel, this, stopFollowing);
-    connect(m_eval, &QCustomPlot::mousePress, this, stopFollowing);
-    connect(m_loss, &QCustomPlot::mouseDoubleClick, this, &PlotWidget::fitToData);
-    connect(m_eval, &QCustomPlot::mouseDoubleClick, this, &PlotWidget::fitToData);
+    // A wheel, a drag or a box on the plot means the user looks at a part: stop following.
+    for (QCustomPlot *plot : {m_loss, m_eval}) {
+        auto *zoom = new PlotZoom(plot, this);
+        connect(zoom, &PlotZoom::viewChosen, this, [this] {
+            m_follow = false;
+            m_dataDirty = true;
+            scheduleRefresh();
+        });
+        connect(zoom, &PlotZoom::fitRequested, this, &PlotWidget::fitToData);
+    }
     // A new x range (pan, zoom) is drawn thinned anew.
     connect(m_axes, &PlotAxes::xRangeChanged, this, [this] {
         m_dataDirty = true;
@@ -478,7 +477,8 @@ void PlotWidget::rebuildGraphs()
     if (m_selected.isEmpty()) {
         m_readout->setText(tr("Select runs on the board or in the table to plot them."));
     } else {
-        m_readout->setText(tr("Hover over the plot to read values; wheel zooms, drag pans, double-click fits."));
+        m_readout->setText(tr("Hover over the plot to read values; wheel zooms, drag pans, Ctrl+drag zooms to a box, "
+                              "double-click fits."));
     }
 }
 

@@ -28,6 +28,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <qcustomplot.h>
 
@@ -768,6 +769,70 @@ private Q_SLOTS:
         QCOMPARE(plot.band(), RepeatBand::MinMax);
         QVERIFY(plot.logScale());
         QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
+    }
+
+    // Issue 12: there was no box zoom. Ctrl+drag draws one; pan, wheel and double-click stay.
+    void ctrlDragZoomsToABox()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setSmoothing(0);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 0; s <= 100; ++s) {
+            plot.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 - s / 10.0);
+        }
+        plot.appendEval(QStringLiteral("r"), 100, 0, 100, QStringLiteral("valid/mrr"), 0.5);
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QCustomPlot *p = plot.lossPlot();
+        const auto at = [p](double x, double y) {
+            return QPointF(p->xAxis->coordToPixel(x), p->yAxis->coordToPixel(y));
+        };
+        const auto mouse = [p](QEvent::Type type, const QPointF &pos, Qt::MouseButtons buttons,
+                               Qt::KeyboardModifiers modifiers) {
+            QMouseEvent event(type, pos, p->mapToGlobal(pos), type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton,
+                              buttons, modifiers);
+            QApplication::sendEvent(p, &event);
+        };
+        const auto drag = [&](const QPointF &from, const QPointF &to, Qt::KeyboardModifiers modifiers) {
+            mouse(QEvent::MouseButtonPress, from, Qt::LeftButton, modifiers);
+            mouse(QEvent::MouseMove, (from + to) / 2, Qt::LeftButton, modifiers);
+            mouse(QEvent::MouseMove, to, Qt::LeftButton, modifiers);
+            mouse(QEvent::MouseButtonRelease, to, Qt::NoButton, modifiers);
+            plot.refreshNow();
+        };
+        // Ctrl+drag from (step 20, loss 8) to (step 40, loss 6): the axes show that box.
+        drag(at(20, 8), at(40, 6), Qt::ControlModifier);
+        QVERIFY(!plot.following());
+        const QCPRange x = p->xAxis->range();
+        const QCPRange y = p->yAxis->range();
+        QVERIFY2(std::abs(x.lower - 20) < 0.5 && std::abs(x.upper - 40) < 0.5,
+                 qPrintable(QStringLiteral("%1..%2").arg(x.lower).arg(x.upper)));
+        QVERIFY2(std::abs(y.lower - 6) < 0.1 && std::abs(y.upper - 8) < 0.1,
+                 qPrintable(QStringLiteral("%1..%2").arg(y.lower).arg(y.upper)));
+        QCOMPARE(plot.evalPlot()->xAxis->range(), x); // one x range for both plots
+        // A Ctrl+click is no box: nothing changes.
+        drag(at(30, 7), at(30, 7), Qt::ControlModifier);
+        QCOMPARE(p->xAxis->range(), x);
+        // A plain drag still pans: the range moves, its size stays.
+        drag(at(30, 7), at(30, 7) + QPointF(100, 0), Qt::NoModifier);
+        QVERIFY(p->xAxis->range().lower < x.lower - 1);
+        QVERIFY(std::abs(p->xAxis->range().size() - x.size()) < 1e-6);
+        // The wheel still zooms.
+        const double before = p->xAxis->range().size();
+        const QPointF centre = at(30, 7);
+        QWheelEvent wheel(centre, p->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(p, &wheel);
+        QVERIFY(p->xAxis->range().size() < before);
+        // A double-click follows the data again.
+        QTest::mouseDClick(p, Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+        plot.refreshNow();
+        QVERIFY(plot.following());
+        QVERIFY(p->xAxis->range().lower <= 0 && p->xAxis->range().upper >= 100);
     }
 
     void redrawsAtMost30TimesASecond()
