@@ -26,12 +26,14 @@ class PlotHover;
 class RunColors;
 
 /// Live plots of the selected runs: the training loss on top (one line per
-/// run, or per group of repeats a mean line with a min–max or ±std band) and
-/// an evaluation metric below. Keeps every point at full resolution and only
+/// run, or per group of repeats a mean line with a min–max or ±std band over
+/// the steps every repeat reached, each repeat's own line past them) and an
+/// evaluation metric below. Keeps every point at full resolution and only
 /// thins what it draws; redraws at most 30 times a second, and only when
-/// something changed. The settings row (PlotControls), the axes (PlotAxes),
-/// the hover read-out (PlotHover), the repeat bands (repeatBand) and image
-/// export (PlotExporter) are parts of their own.
+/// something changed. The settings row (PlotControls) and what of it the app
+/// remembers (PlotSettings), the axes and legends (PlotAxes, PlotLogTicker),
+/// zooming (PlotZoom), the hover read-out (PlotHover), the repeat bands
+/// (repeatBand) and image export (PlotExporter) are parts of their own.
 class PlotWidget : public QWidget
 {
     Q_OBJECT
@@ -114,7 +116,7 @@ private:
         QColor color;
         RunCurve curve;
         QMap<QString, QVector<EvalPoint>> evals;
-        QCPGraph *lossGraph = nullptr;
+        QCPGraph *lossGraph = nullptr; ///< In a group: its line outside the steps all reached
         QCPGraph *evalGraph = nullptr;
         quint64 drawnRevision = ~quint64(0);
     };
@@ -165,7 +167,6 @@ private:
     QString m_evalMetric;      ///< Shown
     QString m_wantedMetric;    ///< The user's choice
     QStringList m_evalMetrics; ///< The selected runs'
-
     bool m_follow = true;
     bool m_remember = false;
     bool m_structureDirty = true;
