@@ -81,6 +81,7 @@ MainWindow::MainWindow(QWidget *parent)
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/trainyard/icons/trainyard-256.png")));
     createLayout();
+    m_plot->rememberSettings(); // the app's plots keep the user's settings; tools' plots do not
 
     connect(m_boardView, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
         m_feeder->setSelection(ids);

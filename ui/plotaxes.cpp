@@ -3,6 +3,8 @@
 
 #include "plotaxes.h"
 
+#include "plotlogticker.h"
+
 #include <qcustomplot.h>
 
 namespace trainyard {
@@ -17,13 +19,62 @@ QCPTextElement *setupPlot(QCustomPlot *plot, const QString &title)
     plot->plotLayout()->insertRow(0);
     auto *text = new QCPTextElement(plot, title, QFont(plot->font().family(), 10, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, text);
-    plot->legend->setVisible(true);
     plot->legend->setFont(QFont(plot->font().family(), 8));
-    plot->legend->setBrush(QColor(255, 255, 255, 200));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
+    // Inside the axis rect (QCustomPlot's place for it) the legend hid curves;
+    // it goes beside the axes when there is one to show (placeLegend).
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->legend->setVisible(false);
     plot->xAxis->setLabel(PlotAxes::axisName(XAxis::Step));
     return text;
 }
+
+// The legend in a column right of the axis rect, at its top; without a
+// legend the column goes, so the axes get the width back (a hidden layout
+// element keeps its room).
+void placeLegend(QCustomPlot *plot, bool shown)
+{
+    QCPLayoutGrid *layout = plot->plotLayout();
+    const bool placed = layout->hasElement(1, 1);
+    if (shown && !placed) {
+        auto *side = new QCPLayoutGrid;
+        layout->addElement(1, 1, side);
+        side->addElement(0, 0, plot->legend);
+        side->addElement(1, 0, new QCPLayoutElement(plot));
+        side->setRowStretchFactor(0, 0.001);
+        side->setMargins(QMargins(0, 2, 4, 0));
+        layout->setColumnStretchFactor(1, 0.001);
+    } else if (!shown && placed) {
+        auto *side = qobject_cast<QCPLayoutGrid *>(layout->element(1, 1));
+        side->take(plot->legend);
+        layout->remove(side);
+        layout->simplify();
+    }
+    plot->legend->setVisible(shown);
+}
+
+QCPItemText *addHint(QCustomPlot *plot)
+{
+    auto *hint = new QCPItemText(plot);
+    hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+    hint->position->setCoords(0.5, 0.5);
+    hint->setColor(QColor(0, 0, 0, 140));
+    hint->setFont(QFont(plot->font().family(), 11));
+    hint->setSelectable(false);
+    hint->setVisible(false);
+    return hint;
+}
+
+void showHint(QCPItemText *hint, const QString &text)
+{
+    hint->setText(text);
+    hint->setVisible(!text.isEmpty());
+}
+
+// Where an axis without data rests: the last data's range would claim data that is not drawn.
+const QCPRange neutralRange(0, 1);
+const QCPRange neutralLogRange(0.1, 10);
+constexpr int maxLegendItems = 8;
 
 } // namespace
 
@@ -34,11 +85,15 @@ PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
 {
     setupPlot(m_loss, tr("Training loss"));
     m_evalTitle = setupPlot(m_eval, tr("Evaluation"));
-    // Evaluation metrics mostly rise: their legend goes where the curves are not.
-    m_eval->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
     m_eval->yAxis->setNumberPrecision(3);
     m_loss->yAxis->setLabel(tr("loss"));
+    m_lossHint = addHint(m_loss);
+    m_evalHint = addHint(m_eval);
+    m_loss->xAxis->setRange(neutralRange);
+    m_eval->xAxis->setRange(neutralRange);
+    m_loss->yAxis->setRange(neutralRange);
+    m_eval->yAxis->setRange(neutralRange);
     // Keep both plots on one x range.
     connect(m_loss->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this](const QCPRange &r) {
         if (m_settingRange) {
@@ -79,10 +134,15 @@ void PlotAxes::setLogScale(bool on)
     m_log = on;
     if (on) {
         m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
-        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PlotLogTicker));
+        // Short labels: "0.002", "0.25", "5·10⁻⁵" (powers typeset), not "0.00200000".
+        m_loss->yAxis->setNumberFormat(QStringLiteral("gb"));
+        m_loss->yAxis->setNumberPrecision(3);
     } else {
         m_loss->yAxis->setScaleType(QCPAxis::stLinear);
         m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_loss->yAxis->setNumberFormat(QStringLiteral("gbd"));
+        m_loss->yAxis->setNumberPrecision(6);
     }
 }
 
@@ -94,7 +154,7 @@ void PlotAxes::setXAxis(XAxis axis)
 
 void PlotAxes::setEvalMetric(const QString &metric)
 {
-    m_evalTitle->setText(tr("Evaluation: %1").arg(metric));
+    m_evalTitle->setText(metric.isEmpty() ? tr("Evaluation") : tr("Evaluation: %1").arg(metric));
     m_eval->yAxis->setLabel(metric);
 }
 
@@ -105,6 +165,9 @@ void PlotAxes::fit(const DataExtent &e)
         const double pad = e.xMax > e.xMin ? 0.0 : 1.0;
         m_loss->xAxis->setRange(e.xMin - pad, e.xMax + pad);
         m_eval->xAxis->setRange(e.xMin - pad, e.xMax + pad);
+    } else {
+        m_loss->xAxis->setRange(neutralRange);
+        m_eval->xAxis->setRange(neutralRange);
     }
     if (e.yMin <= e.yMax) {
         if (m_log) {
@@ -113,12 +176,32 @@ void PlotAxes::fit(const DataExtent &e)
             const double pad = e.yMax > e.yMin ? 0.05 * (e.yMax - e.yMin) : 0.5;
             m_loss->yAxis->setRange(e.yMin - pad, e.yMax + pad);
         }
+    } else {
+        m_loss->yAxis->setRange(m_log ? neutralLogRange : neutralRange);
     }
     if (e.evalMin <= e.evalMax) {
         const double pad = e.evalMax > e.evalMin ? 0.05 * (e.evalMax - e.evalMin) : 0.05;
         m_eval->yAxis->setRange(e.evalMin - pad, e.evalMax + pad);
+    } else {
+        m_eval->yAxis->setRange(neutralRange);
     }
     m_settingRange = false;
+}
+
+void PlotAxes::updateLegends()
+{
+    // A legend helps for a few lines; past that it takes the axes' room and
+    // costs a text layout per frame (cards and the read-out name the runs).
+    for (QCustomPlot *plot : {m_loss, m_eval}) {
+        const int items = plot->legend->itemCount();
+        placeLegend(plot, items > 0 && items <= maxLegendItems);
+    }
+}
+
+void PlotAxes::setHints(const QString &loss, const QString &eval)
+{
+    showHint(m_lossHint, loss);
+    showHint(m_evalHint, eval);
 }
 
 } // namespace trainyard

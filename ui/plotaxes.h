@@ -7,6 +7,7 @@
 
 #include <limits>
 
+class QCPItemText;
 class QCPTextElement;
 class QCustomPlot;
 
@@ -41,8 +42,15 @@ public:
     void setLogScale(bool on);
     void setXAxis(XAxis axis);
     void setEvalMetric(const QString &metric);
-    /// Shows all of `extent` (the x range of both plots and each y range).
+    /// Shows all of `extent` (the x range of both plots and each y range); a
+    /// direction without data gets a neutral range, never the last data's.
     void fit(const DataExtent &extent);
+    /// Shows each plot's legend beside its axes, or none when it has no
+    /// entries or too many; call after adding or removing graphs.
+    void updateLegends();
+    /// A short text in the middle of each plot (empty: none), for a plot
+    /// that has nothing to show.
+    void setHints(const QString &loss, const QString &eval);
 
 Q_SIGNALS:
     /// The user moved the shared x range (fit() does not report).
@@ -52,6 +60,8 @@ private:
     QCustomPlot *m_loss;
     QCustomPlot *m_eval;
     QCPTextElement *m_evalTitle = nullptr;
+    QCPItemText *m_lossHint = nullptr;
+    QCPItemText *m_evalHint = nullptr;
     bool m_log = false;
     bool m_settingRange = false;
 };

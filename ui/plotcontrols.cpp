@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QToolButton>
 
@@ -46,7 +47,9 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
             [this](int) { Q_EMIT bandChosen(RepeatBand(m_bandBox->currentData().toInt())); });
     m_evalBox->setObjectName(QStringLiteral("evalMetric"));
     m_evalBox->setMinimumContentsLength(8);
-    connect(m_evalBox, &QComboBox::currentTextChanged, this, [this](const QString &m) {
+    // The user's pick only: the list changes with the selection, and a
+    // metric chosen for want of the user's is no choice to remember.
+    connect(m_evalBox, &QComboBox::textActivated, this, [this](const QString &m) {
         if (!m.isEmpty()) {
             Q_EMIT evalMetricChosen(m);
         }
@@ -54,7 +57,8 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
 
     auto *fit = new QToolButton(this);
     fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Show all data and follow new points (or double-click the plot)"));
+    fit->setToolTip(tr("Show all data and follow new points (or double-click the plot); "
+                       "Ctrl+drag on a plot zooms to a box"));
     connect(fit, &QToolButton::clicked, this, &PlotControls::fitRequested);
     auto *exportButton = new QToolButton(this);
     exportButton->setText(tr("Export"));
@@ -104,30 +108,18 @@ void PlotControls::setBand(RepeatBand band)
     m_bandBox->setCurrentIndex(m_bandBox->findData(int(band)));
 }
 
-void PlotControls::setEvalMetric(const QString &metric)
+void PlotControls::setEvalMetrics(const QStringList &metrics, const QString &current)
 {
-    if (m_evalBox->currentText() != metric) {
-        m_evalBox->setCurrentText(metric);
+    const QSignalBlocker blocker(m_evalBox);
+    bool same = m_evalBox->count() == metrics.size();
+    for (int i = 0; same && i < metrics.size(); ++i) {
+        same = m_evalBox->itemText(i) == metrics.at(i);
     }
-}
-
-void PlotControls::addEvalMetric(const QString &metric)
-{
-    m_evalBox->addItem(metric);
-}
-
-bool PlotControls::hasEvalMetric(const QString &metric) const
-{
-    return m_evalBox->findText(metric) >= 0;
-}
-
-QStringList PlotControls::evalMetrics() const
-{
-    QStringList out;
-    for (int i = 0; i < m_evalBox->count(); ++i) {
-        out.append(m_evalBox->itemText(i));
+    if (!same) {
+        m_evalBox->clear();
+        m_evalBox->addItems(metrics);
     }
-    return out;
+    m_evalBox->setCurrentIndex(m_evalBox->findText(current));
 }
 
 } // namespace trainyard

@@ -27,18 +27,16 @@ public:
     void setLogScale(bool on);
     void setXAxis(XAxis axis);
     void setBand(RepeatBand band);
-    /// Shows `metric` as the current evaluation metric (it must be listed).
-    void setEvalMetric(const QString &metric);
-    /// Lists a new evaluation metric; the first one listed becomes current.
-    void addEvalMetric(const QString &metric);
-    bool hasEvalMetric(const QString &metric) const;
-    QStringList evalMetrics() const;
+    /// Lists `metrics` as the evaluation metrics to choose from and shows
+    /// `current` (one of them, or empty) as chosen.
+    void setEvalMetrics(const QStringList &metrics, const QString &current);
 
 Q_SIGNALS:
     void smoothingChosen(double weight);
     void logScaleChosen(bool on);
     void xAxisChosen(trainyard::XAxis axis);
     void bandChosen(trainyard::RepeatBand band);
+    /// Only the user's pick in the list (not setEvalMetrics()).
     void evalMetricChosen(const QString &metric);
     void fitRequested();
     /// "png", "pdf" or "csv".

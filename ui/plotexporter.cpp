@@ -23,9 +23,12 @@ PlotExporter::PlotExporter(QCustomPlot *loss, QCustomPlot *eval)
 
 bool PlotExporter::writePng(const QString &file, int width, int height) const
 {
-    // One image with both plots, the way they look on screen.
-    const QPixmap lossPixmap = m_loss->toPixmap(width, height ? height * 3 / 5 : 0);
-    const QPixmap evalPixmap = m_eval->toPixmap(width, height ? height * 2 / 5 : 0);
+    // One image with both plots, the way they look on screen (the user may have moved the split).
+    const int lossShare = std::max(1, m_loss->height());
+    const int evalShare = std::max(1, m_eval->height());
+    const int lossHeight = height ? int(qint64(height) * lossShare / (lossShare + evalShare)) : 0;
+    const QPixmap lossPixmap = m_loss->toPixmap(width, lossHeight);
+    const QPixmap evalPixmap = m_eval->toPixmap(width, height ? height - lossHeight : 0);
     QPixmap both(std::max(lossPixmap.width(), evalPixmap.width()), lossPixmap.height() + evalPixmap.height());
     both.fill(Qt::white);
     QPainter painter(&both);

@@ -9,6 +9,8 @@
 #include "plotaxes.h"
 #include "plotcontrols.h"
 #include "plothover.h"
+#include "plotsettings.h"
+#include "plotzoom.h"
 #include "runcolors.h"
 
 #include <QLabel>
@@ -20,13 +22,51 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace trainyard {
 
 namespace {
 
 constexpr int refreshIntervalMs = 33; // at most 30 redraws a second
+constexpr int minPlotHeight = 120;    // a title, an axis and some curve
 const QString groupPrefix = QStringLiteral("group:");
+
+QString metricName(const QString &metric)
+{
+    return metric.section(QLatin1Char('/'), -1);
+}
+
+// The metric to show when the user's choice is not among `available`: the
+// same metric of another split, else MRR or accuracy (validation first),
+// else the first.
+QString pickEvalMetric(const QStringList &available, const QString &wanted)
+{
+    if (available.contains(wanted)) {
+        return wanted;
+    }
+    const auto find = [&](const QString &name) {
+        QString any;
+        for (const QString &m : available) {
+            if (metricName(m) == name) {
+                if (m.startsWith(QLatin1String("valid/"))) {
+                    return m;
+                }
+                if (any.isEmpty()) {
+                    any = m;
+                }
+            }
+        }
+        return any;
+    };
+    for (const QString &name : {metricName(wanted), QStringLiteral("mrr"), QStringLiteral("accuracy")}) {
+        const QString m = name.isEmpty() ? QString() : find(name);
+        if (!m.isEmpty()) {
+            return m;
+        }
+    }
+    return available.value(0);
+}
 
 } // namespace
 
@@ -45,18 +85,16 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
 {
     m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_eval->setObjectName(QStringLiteral("evalPlot"));
-    // A wheel or a drag on the plot means the user looks at a part: stop following.
-    auto stopFollowing = [this] {
-        m_follow = false;
-        m_dataDirty = true;
-        scheduleRefresh();
-    };
-    connect(m_loss, &QCustomPlot::mouseWheel, this, stopFollowing);
-    connect(m_loss, &QCustomPlot::mousePress, this, stopFollowing);
-    connect(m_eval, &QCustomPlot::mouseWheel, this, stopFollowing);
-    connect(m_eval, &QCustomPlot::mousePress, this, stopFollowing);
-    connect(m_loss, &QCustomPlot::mouseDoubleClick, this, &PlotWidget::fitToData);
-    connect(m_eval, &QCustomPlot::mouseDoubleClick, this, &PlotWidget::fitToData);
+    // A wheel, a drag or a box on the plot means the user looks at a part: stop following.
+    for (QCustomPlot *plot : {m_loss, m_eval}) {
+        auto *zoom = new PlotZoom(plot, this);
+        connect(zoom, &PlotZoom::viewChosen, this, [this] {
+            m_follow = false;
+            m_dataDirty = true;
+            scheduleRefresh();
+        });
+        connect(zoom, &PlotZoom::fitRequested, this, &PlotWidget::fitToData);
+    }
     // A new x range (pan, zoom) is drawn thinned anew.
     connect(m_axes, &PlotAxes::xRangeChanged, this, [this] {
         m_dataDirty = true;
@@ -76,11 +114,16 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     m_readout->setWordWrap(true);
     m_readout->setText(tr("Select runs on the board or in the table to plot them."));
 
+    // Half the height each (the evaluation plot is the one that tells which
+    // run is better); the user moves the split, but cannot drag a plot away.
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_loss);
     splitter->addWidget(m_eval);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    m_loss->setMinimumHeight(minPlotHeight);
+    m_eval->setMinimumHeight(minPlotHeight);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -88,6 +131,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     layout->addWidget(splitter, 1);
     layout->addWidget(m_readout);
 
+    updateHints();
     m_timer->setSingleShot(true);
     connect(m_timer, &QTimer::timeout, this, [this] {
         const double ms = refreshNow();
@@ -114,6 +158,7 @@ void PlotWidget::removeRun(const QString &id)
     if (m_runs.remove(id)) {
         m_selected.removeAll(id);
         m_structureDirty = true;
+        updateEvalMetrics();
         scheduleRefresh();
     }
 }
@@ -124,6 +169,9 @@ void PlotWidget::resetRunData(const QString &id)
     if (it != m_runs.end()) {
         it->curve.clear();
         it->evals.clear();
+        if (m_selected.contains(id)) {
+            updateEvalMetrics();
+        }
         m_dataDirty = true;
         scheduleRefresh();
     }
@@ -134,6 +182,7 @@ void PlotWidget::clearRuns()
     m_runs.clear();
     m_selected.clear();
     m_structureDirty = true;
+    updateEvalMetrics();
     scheduleRefresh();
 }
 
@@ -160,16 +209,12 @@ void PlotWidget::appendEval(const QString &id, double step, double epoch, double
     QVector<EvalPoint> &points = it->evals[metric];
     // The core's rule for a re-reported step (after a resume): continue from it.
     points.resize(qsizetype(resumePosition(points, step, [](const EvalPoint &p) { return p.step; })));
+    const bool newMetric = points.isEmpty();
     points.append(EvalPoint{step, epoch, wall, value});
-    if (!m_controls->hasEvalMetric(metric)) {
-        m_controls->addEvalMetric(metric);
-        // Prefer MRR (then accuracy) as the metric shown first.
-        const bool preferred = metric.endsWith(QLatin1String("mrr")) && !m_evalMetric.endsWith(QLatin1String("mrr"));
-        if (m_evalMetric.isEmpty() || preferred) {
-            m_controls->setEvalMetric(metric);
-        }
-    }
     if (m_selected.contains(id)) {
+        if (newMetric) {
+            updateEvalMetrics();
+        }
         m_dataDirty = true;
         scheduleRefresh();
     }
@@ -189,6 +234,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
     m_selected = known;
     m_structureDirty = true;
     m_follow = true;
+    updateEvalMetrics();
     scheduleRefresh();
 }
 
@@ -199,6 +245,7 @@ void PlotWidget::setSmoothing(double weight)
         return;
     }
     m_smoothing = weight;
+    saveSettings();
     m_controls->setSmoothing(weight);
     for (Run &run : m_runs) {
         run.curve.setSmoothing(weight);
@@ -210,6 +257,7 @@ void PlotWidget::setSmoothing(double weight)
 void PlotWidget::setLogScale(bool on)
 {
     m_log = on;
+    saveSettings();
     m_controls->setLogScale(on);
     m_axes->setLogScale(on);
     m_follow = true;
@@ -223,6 +271,7 @@ void PlotWidget::setXAxis(XAxis axis)
         return;
     }
     m_xAxis = axis;
+    saveSettings();
     m_controls->setXAxis(axis);
     m_axes->setXAxis(axis);
     m_follow = true;
@@ -236,6 +285,7 @@ void PlotWidget::setBand(Band band)
         return;
     }
     m_band = band;
+    saveSettings();
     m_controls->setBand(band);
     m_structureDirty = true;
     scheduleRefresh();
@@ -243,19 +293,61 @@ void PlotWidget::setBand(Band band)
 
 void PlotWidget::setEvalMetric(const QString &metric)
 {
-    if (metric == m_evalMetric) {
-        return;
-    }
-    m_evalMetric = metric;
-    m_controls->setEvalMetric(metric);
-    m_axes->setEvalMetric(metric);
-    m_dataDirty = true;
-    scheduleRefresh();
+    m_wantedMetric = metric;
+    saveSettings();
+    updateEvalMetrics();
 }
 
-QStringList PlotWidget::evalMetrics() const
+void PlotWidget::rememberSettings()
 {
-    return m_controls->evalMetrics();
+    const PlotSettings s = PlotSettings::load(PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric});
+    m_remember = false; // what was saved needs no saving
+    setSmoothing(s.smoothing);
+    setLogScale(s.logScale);
+    setXAxis(s.xAxis);
+    setBand(s.band);
+    setEvalMetric(s.evalMetric);
+    m_remember = true;
+}
+
+void PlotWidget::saveSettings() const
+{
+    if (m_remember) {
+        PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric}.save();
+    }
+}
+
+void PlotWidget::updateEvalMetrics()
+{
+    QStringList available;
+    for (const QString &id : std::as_const(m_selected)) {
+        const Run &run = runAt(id);
+        for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
+            if (!it.value().isEmpty() && !available.contains(it.key())) {
+                available.append(it.key());
+            }
+        }
+    }
+    std::sort(available.begin(), available.end());
+    const QString shown = pickEvalMetric(available, m_wantedMetric);
+    m_evalMetrics = available;
+    m_controls->setEvalMetrics(available, shown);
+    if (shown != m_evalMetric) {
+        m_evalMetric = shown;
+        m_axes->setEvalMetric(shown);
+        m_dataDirty = true;
+        scheduleRefresh();
+    }
+    updateHints();
+}
+
+void PlotWidget::updateHints()
+{
+    if (m_selected.isEmpty()) {
+        m_axes->setHints(tr("Select runs to plot"), QString());
+    } else {
+        m_axes->setHints(QString(), m_evalMetrics.isEmpty() ? tr("No evaluation yet") : QString());
+    }
 }
 
 void PlotWidget::fitToData()
@@ -360,6 +452,15 @@ void PlotWidget::rebuildGraphs()
                 m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(g.upper));
                 m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(g.lower));
             }
+            // A member's own line, drawn only where the group's mean is not
+            // (outside the steps every member reached): see updateLossData.
+            QColor member = run.color;
+            member.setAlpha(150);
+            run.lossGraph = m_loss->addGraph();
+            run.lossGraph->setPen(QPen(member, 1));
+            run.lossGraph->setName(run.label);
+            run.lossGraph->setAdaptiveSampling(false);
+            m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(run.lossGraph));
         } else {
             run.lossGraph = m_loss->addGraph();
             run.lossGraph->setPen(QPen(run.color, 1));
@@ -371,14 +472,13 @@ void PlotWidget::rebuildGraphs()
         run.evalGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, run.color, run.color, 5));
         run.evalGraph->setName(run.label);
     }
-    // A legend helps for a few lines; past that it hides the curves and costs
-    // a text layout per frame (cards and the read-out name the runs).
-    m_loss->legend->setVisible(m_loss->graphCount() > 0 && m_loss->graphCount() <= 8);
-    m_eval->legend->setVisible(m_eval->graphCount() > 0 && m_eval->graphCount() <= 8);
+    m_axes->updateLegends();
+    updateHints();
     if (m_selected.isEmpty()) {
         m_readout->setText(tr("Select runs on the board or in the table to plot them."));
     } else {
-        m_readout->setText(tr("Hover over the plot to read values; wheel zooms, drag pans, double-click fits."));
+        m_readout->setText(tr("Hover over the plot to read values; wheel zooms, drag pans, Ctrl+drag zooms to a box, "
+                              "double-click fits."));
     }
 }
 
@@ -391,7 +491,7 @@ void PlotWidget::updateRanges()
     for (const QString &id : std::as_const(m_selected)) {
         const Run &run = runAt(id);
         const RunCurve &c = run.curve;
-        if (!c.isEmpty()) {
+        if (c.hasFinite()) {
             e.xMin = std::min(e.xMin, c.x(m_xAxis, 0));
             e.xMax = std::max(e.xMax, c.x(m_xAxis, c.size() - 1));
             const double lo = m_log ? c.minPositiveLoss() : c.minLoss();
@@ -401,6 +501,9 @@ void PlotWidget::updateRanges()
             e.yMax = std::max(e.yMax, c.maxLoss());
         }
         for (const EvalPoint &p : run.evals.value(m_evalMetric)) {
+            if (!std::isfinite(p.value)) {
+                continue; // drawn as a gap; it must not stretch the axis
+            }
             e.xMin = std::min(e.xMin, evalX(p));
             e.xMax = std::max(e.xMax, evalX(p));
             e.evalMin = std::min(e.evalMin, p.value);
@@ -421,7 +524,11 @@ void PlotWidget::updateLossData()
         if (!run.lossGraph) {
             continue;
         }
-        run.curve.decimate(m_xAxis, range.lower, range.upper, buckets, &xs, &ys);
+        if (m_groups.contains(run.group)) {
+            decimateOutsideGroup(run, range.lower, range.upper, buckets, &xs, &ys);
+        } else {
+            run.curve.decimate(m_xAxis, range.lower, range.upper, buckets, &xs, &ys);
+        }
         run.lossGraph->setData(xs, ys, true);
         m_drawnPoints.insert(id, int(xs.size()));
     }
@@ -437,13 +544,55 @@ void PlotWidget::updateLossData()
     m_loss->setNotAntialiasedElements(drawn > 12000 ? QCP::aePlottables : QCP::aeNone);
 }
 
-void PlotWidget::updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets)
+QList<const RunCurve *> PlotWidget::groupCurves(const Group &group) const
 {
     QList<const RunCurve *> curves;
     for (const QString &id : std::as_const(group.runs)) {
         curves.append(&runAt(id).curve);
     }
-    const BandSeries series = repeatBand(curves, m_xAxis, lo, hi, buckets, m_band);
+    return curves;
+}
+
+void PlotWidget::decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
+                                      QVector<double> *ys) const
+{
+    // Past the steps every repeat reached (and before them, when one starts
+    // late) the group has no mean: there its members are drawn one by one,
+    // so a repeat that ran longer is still seen.
+    const RunCurve &c = run.curve;
+    double first = 0;
+    double last = 0;
+    if (!commonExtent(groupCurves(*m_groups.constFind(run.group)), m_xAxis, &first, &last)) {
+        c.decimate(m_xAxis, lo, hi, buckets, xs, ys);
+        return;
+    }
+    xs->clear();
+    ys->clear();
+    QVector<double> px;
+    QVector<double> py;
+    if (c.x(m_xAxis, c.firstFinite()) < first && lo < first) {
+        c.decimate(m_xAxis, lo, std::min(hi, first), buckets, &px, &py);
+        *xs = px;
+        *ys = py;
+    }
+    if (c.x(m_xAxis, c.lastFinite()) > last && hi > last) {
+        c.decimate(m_xAxis, std::max(lo, last), hi, buckets, &px, &py);
+        if (!xs->isEmpty()) {
+            xs->append(xs->last()); // the two parts are not one line
+            ys->append(std::numeric_limits<double>::quiet_NaN());
+        }
+        for (qsizetype i = 0; i < px.size(); ++i) {
+            if (xs->isEmpty() || px.at(i) > xs->last()) {
+                xs->append(px.at(i));
+                ys->append(py.at(i));
+            }
+        }
+    }
+}
+
+void PlotWidget::updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets)
+{
+    const BandSeries series = repeatBand(groupCurves(group), m_xAxis, lo, hi, buckets, m_band);
     group.mean->setData(series.xs, series.mean, true);
     group.upper->setData(series.xs, series.upper, true);
     group.lower->setData(series.xs, series.lower, true);
@@ -501,19 +650,25 @@ QString PlotWidget::readoutAt(double mouseX) const
                 continue;
             }
             done.append(run.group);
+            // The mean as drawn: only where every member has a value; elsewhere the members.
+            const QStringList &members = m_groups.constFind(run.group)->runs;
             double sum = 0;
-            int count = 0;
-            for (const QString &member : m_groups.value(run.group).runs) {
+            QStringList each;
+            for (const QString &member : members) {
+                const Run &m = runAt(member);
                 double v = 0;
-                if (runAt(member).curve.valueAt(m_xAxis, x, &v)) {
+                if (m.curve.valueAt(m_xAxis, x, &v)) {
                     sum += v;
-                    ++count;
+                    each.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
+                                    .arg(m.color.name(), m.label.toHtmlEscaped(), QString::number(v, 'g', 5)));
                 }
             }
-            if (count > 0) {
+            if (each.size() == members.size()) {
                 parts.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
                                  .arg(run.color.name(), groupLabel(run.group).toHtmlEscaped(),
-                                      QString::number(sum / count, 'g', 5)));
+                                      QString::number(sum / double(members.size()), 'g', 5)));
+            } else {
+                parts.append(each);
             }
             continue;
         }

@@ -26,12 +26,14 @@ class PlotHover;
 class RunColors;
 
 /// Live plots of the selected runs: the training loss on top (one line per
-/// run, or per group of repeats a mean line with a min–max or ±std band) and
-/// an evaluation metric below. Keeps every point at full resolution and only
+/// run, or per group of repeats a mean line with a min–max or ±std band over
+/// the steps every repeat reached, each repeat's own line past them) and an
+/// evaluation metric below. Keeps every point at full resolution and only
 /// thins what it draws; redraws at most 30 times a second, and only when
-/// something changed. The settings row (PlotControls), the axes (PlotAxes),
-/// the hover read-out (PlotHover), the repeat bands (repeatBand) and image
-/// export (PlotExporter) are parts of their own.
+/// something changed. The settings row (PlotControls) and what of it the app
+/// remembers (PlotSettings), the axes and legends (PlotAxes, PlotLogTicker),
+/// zooming (PlotZoom), the hover read-out (PlotHover), the repeat bands
+/// (repeatBand) and image export (PlotExporter) are parts of their own.
 class PlotWidget : public QWidget
 {
     Q_OBJECT
@@ -62,9 +64,18 @@ public:
     XAxis xAxis() const { return m_xAxis; }
     void setBand(Band band);
     Band band() const { return m_band; }
+    /// The user's choice of evaluation metric, shown whenever a selected run
+    /// has it ("mrr" alone: that metric of any split); else one they have is.
     void setEvalMetric(const QString &metric);
+    /// The metric shown (empty when the selected runs have none).
     QString evalMetric() const { return m_evalMetric; }
-    QStringList evalMetrics() const;
+    /// The metrics the selected runs have, to choose from.
+    QStringList evalMetrics() const { return m_evalMetrics; }
+    /// Restores the settings the user chose last time (PlotSettings) and
+    /// remembers each change from now on. The app's window calls it; a plot
+    /// drawn by a tool does not, so it neither reads nor changes them.
+    void rememberSettings();
+
     /// Returns to following the data after a zoom or pan.
     void fitToData();
     bool following() const { return m_follow; }
@@ -105,7 +116,7 @@ private:
         QColor color;
         RunCurve curve;
         QMap<QString, QVector<EvalPoint>> evals;
-        QCPGraph *lossGraph = nullptr;
+        QCPGraph *lossGraph = nullptr; ///< In a group: its line outside the steps all reached
         QCPGraph *evalGraph = nullptr;
         quint64 drawnRevision = ~quint64(0);
     };
@@ -123,7 +134,13 @@ private:
     void rebuildGraphs();
     void updateLossData();
     void updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets);
+    QList<const RunCurve *> groupCurves(const Group &group) const;
+    void decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
+                              QVector<double> *ys) const;
     void updateEvalData();
+    void updateEvalMetrics();
+    void updateHints();
+    void saveSettings() const;
     void updateRanges();
     void exportDialog(const QString &format);
     QString groupLabel(const QString &group) const;
@@ -147,8 +164,11 @@ private:
     bool m_log = false;
     XAxis m_xAxis = XAxis::Step;
     Band m_band = Band::MinMax;
-    QString m_evalMetric;
+    QString m_evalMetric;      ///< Shown
+    QString m_wantedMetric;    ///< The user's choice
+    QStringList m_evalMetrics; ///< The selected runs'
     bool m_follow = true;
+    bool m_remember = false;
     bool m_structureDirty = true;
     bool m_dataDirty = true;
     QHash<QString, int> m_drawnPoints;

@@ -6,50 +6,72 @@
 
 namespace trainyard {
 
+bool commonExtent(const QList<const RunCurve *> &curves, XAxis axis, double *first, double *last)
+{
+    if (curves.isEmpty()) {
+        return false;
+    }
+    *first = std::numeric_limits<double>::lowest();
+    *last = std::numeric_limits<double>::max();
+    for (const RunCurve *c : curves) {
+        if (!c->hasFinite()) {
+            return false;
+        }
+        *first = std::max(*first, c->x(axis, c->firstFinite()));
+        *last = std::min(*last, c->x(axis, c->lastFinite()));
+    }
+    return *first <= *last;
+}
+
 BandSeries repeatBand(const QList<const RunCurve *> &curves, XAxis axis, double lo, double hi, int buckets,
                       RepeatBand band)
 {
     BandSeries out;
-    double first = std::numeric_limits<double>::max();
-    double last = std::numeric_limits<double>::lowest();
-    for (const RunCurve *c : curves) {
-        if (!c->isEmpty()) {
-            first = std::min(first, c->x(axis, 0));
-            last = std::max(last, c->x(axis, c->size() - 1));
-        }
-    }
-    if (first > last) {
+    double first = 0;
+    double last = 0;
+    if (!commonExtent(curves, axis, &first, &last)) {
         return out;
     }
     const double a = std::max(first, lo);
     const double b = std::min(last, hi);
-    const int n = b > a ? std::min(buckets, 1000) : 1;
+    if (a > b) {
+        return out;
+    }
+    const int n = b > a ? std::max(2, std::min(buckets, 1000)) : 1;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
     out.xs.reserve(n);
+    out.mean.reserve(n);
+    out.upper.reserve(n);
+    out.lower.reserve(n);
     for (int i = 0; i < n; ++i) {
         const double x = n == 1 ? a : a + (b - a) * i / (n - 1);
         double sum = 0;
         double sumSq = 0;
         double mn = std::numeric_limits<double>::max();
         double mx = std::numeric_limits<double>::lowest();
-        int count = 0;
+        bool complete = true;
         for (const RunCurve *c : curves) {
             double v = 0;
-            if (c->valueAt(axis, x, &v) && std::isfinite(v)) {
-                sum += v;
-                sumSq += v * v;
-                mn = std::min(mn, v);
-                mx = std::max(mx, v);
-                ++count;
+            if (!c->valueAt(axis, x, &v)) {
+                complete = false;
+                break;
             }
+            sum += v;
+            sumSq += v * v;
+            mn = std::min(mn, v);
+            mx = std::max(mx, v);
         }
-        if (count == 0) {
+        out.xs.append(x);
+        if (!complete) {
+            out.mean.append(nan);
+            out.upper.append(nan);
+            out.lower.append(nan);
             continue;
         }
-        const double m = sum / count;
-        out.xs.append(x);
+        const double m = sum / double(curves.size());
         out.mean.append(m);
         if (band == RepeatBand::Std) {
-            const double sd = std::sqrt(std::max(0.0, sumSq / count - m * m));
+            const double sd = std::sqrt(std::max(0.0, sumSq / double(curves.size()) - m * m));
             out.upper.append(m + sd);
             out.lower.append(m - sd);
         } else {

@@ -29,25 +29,39 @@ void RunCurve::append(double step, double epoch, double wall, double loss)
         truncateFrom(at);
     }
     m_step.push_back(step);
-    // Epoch and wall must not go backwards either, or binary search breaks.
-    m_epoch.push_back(float(m_epoch.empty() ? epoch : std::max<double>(epoch, m_epoch.back())));
-    m_wall.push_back(float(m_wall.empty() ? wall : std::max<double>(wall, m_wall.back())));
+    // Epoch and wall must not go backwards (nor be NaN), or binary search breaks.
+    const auto ordered = [](double v, const std::vector<float> &column) {
+        const double last = column.empty() ? 0.0 : double(column.back());
+        return float(std::isfinite(v) ? std::max(v, last) : last);
+    };
+    m_epoch.push_back(ordered(epoch, m_epoch));
+    m_wall.push_back(ordered(wall, m_wall));
     m_loss.push_back(float(loss));
-    if (std::isfinite(loss)) {
-        if (m_step.size() == 1 || loss < m_min) {
-            m_min = loss;
-        }
-        if (m_step.size() == 1 || loss > m_max) {
-            m_max = loss;
-        }
-        if (loss > 0 && (m_minPositive <= 0 || loss < m_minPositive)) {
-            m_minPositive = loss;
-        }
-    }
+    noteFinite(m_loss.size() - 1);
     if (m_weight > 0) {
         resmooth(m_step.size() - 1);
     }
     ++m_revision;
+}
+
+void RunCurve::noteFinite(size_t index)
+{
+    // The stored float decides: a huge double (a diverging loss) is infinite
+    // once stored and must not stretch the axes.
+    const double v = m_loss[index];
+    if (!std::isfinite(v)) {
+        return;
+    }
+    if (m_firstFinite < 0) {
+        m_firstFinite = qsizetype(index);
+        m_min = m_max = v;
+    }
+    m_lastFinite = qsizetype(index);
+    m_min = std::min(m_min, v);
+    m_max = std::max(m_max, v);
+    if (v > 0 && (m_minPositive <= 0 || v < m_minPositive)) {
+        m_minPositive = v;
+    }
 }
 
 void RunCurve::clear()
@@ -60,6 +74,7 @@ void RunCurve::clear()
     m_emaLast = 0;
     m_emaDebias = 1;
     m_min = m_max = m_minPositive = 0;
+    m_firstFinite = m_lastFinite = -1;
     ++m_revision;
 }
 
@@ -70,16 +85,9 @@ void RunCurve::truncateFrom(size_t index)
     m_wall.resize(index);
     m_loss.resize(index);
     m_min = m_max = m_minPositive = 0;
+    m_firstFinite = m_lastFinite = -1;
     for (size_t i = 0; i < m_loss.size(); ++i) {
-        const double v = m_loss[i];
-        if (!std::isfinite(v)) {
-            continue;
-        }
-        m_min = i == 0 ? v : std::min(m_min, v);
-        m_max = i == 0 ? v : std::max(m_max, v);
-        if (v > 0 && (m_minPositive <= 0 || v < m_minPositive)) {
-            m_minPositive = v;
-        }
+        noteFinite(i);
     }
     if (m_weight > 0) {
         m_smoothed.clear();
@@ -144,17 +152,17 @@ bool RunCurve::valueAt(XAxis axis, double xv, double *value) const
     const qsizetype i = lowerBound(axis, xv);
     if (i >= size()) {
         *value = smoothed(size() - 1);
-        return true;
+        return std::isfinite(*value);
     }
     const double x1 = x(axis, i);
     if (i == 0 || x1 == xv) {
         *value = smoothed(i);
-        return true;
+        return std::isfinite(*value);
     }
     const double x0 = x(axis, i - 1);
     const double t = x1 > x0 ? (xv - x0) / (x1 - x0) : 1.0;
     *value = smoothed(i - 1) + t * (smoothed(i) - smoothed(i - 1));
-    return true;
+    return std::isfinite(*value);
 }
 
 void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<double> *xs, QVector<double> *ys) const
@@ -170,12 +178,17 @@ void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<d
     const qsizetype n = end - begin;
     buckets = std::max(1, buckets);
     const float *values = m_smoothed.empty() ? m_loss.data() : m_smoothed.data();
+    // QCustomPlot breaks a line at NaN but draws an infinity as a line to the edge.
+    const auto drawable = [values](qsizetype i) {
+        const double v = values[i];
+        return std::isfinite(v) ? v : std::numeric_limits<double>::quiet_NaN();
+    };
     if (n <= 2 * qsizetype(buckets)) {
         xs->reserve(n);
         ys->reserve(n);
         for (qsizetype i = begin; i < end; ++i) {
             xs->append(x(axis, i));
-            ys->append(values[i]);
+            ys->append(drawable(i));
         }
         return;
     }
@@ -183,26 +196,31 @@ void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<d
     xs->reserve(2 * buckets + 2);
     ys->reserve(2 * buckets + 2);
     xs->append(x(axis, begin));
-    ys->append(values[begin]);
+    ys->append(drawable(begin));
     for (int b = 0; b < buckets; ++b) {
         const qsizetype i0 = begin + 1 + (n - 2) * b / buckets;
         const qsizetype i1 = begin + 1 + (n - 2) * (b + 1) / buckets;
-        if (i1 <= i0) {
-            continue;
-        }
-        qsizetype iMin = i0;
-        qsizetype iMax = i0;
-        float vMin = values[i0];
-        float vMax = values[i0];
-        for (qsizetype i = i0 + 1; i < i1; ++i) {
+        qsizetype iMin = -1;
+        qsizetype iMax = -1;
+        for (qsizetype i = i0; i < i1; ++i) {
             const float v = values[i];
-            if (v < vMin) {
-                vMin = v;
+            if (!std::isfinite(v)) {
+                continue;
+            }
+            if (iMin < 0 || v < values[iMin]) {
                 iMin = i;
-            } else if (v > vMax) {
-                vMax = v;
+            }
+            if (iMax < 0 || v > values[iMax]) {
                 iMax = i;
             }
+        }
+        if (iMin < 0) {
+            if (i1 > i0) {
+                // Nothing finite here: a gap, not a line across it.
+                xs->append(x(axis, i0));
+                ys->append(std::numeric_limits<double>::quiet_NaN());
+            }
+            continue;
         }
         const qsizetype first = std::min(iMin, iMax);
         const qsizetype second = std::max(iMin, iMax);
@@ -214,7 +232,7 @@ void RunCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<d
         }
     }
     xs->append(x(axis, end - 1));
-    ys->append(values[end - 1]);
+    ys->append(drawable(end - 1));
 }
 
 } // namespace trainyard

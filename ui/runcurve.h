@@ -32,9 +32,14 @@ public:
     double loss(qsizetype i) const { return m_loss[size_t(i)]; }
     double smoothed(qsizetype i) const { return m_smoothed.empty() ? m_loss[size_t(i)] : m_smoothed[size_t(i)]; }
     double lastLoss() const { return m_loss.empty() ? 0.0 : m_loss.back(); }
+    /// The extremes of the finite points (0 when there is none: check hasFinite()).
     double minLoss() const { return m_min; }
     double maxLoss() const { return m_max; }
     double minPositiveLoss() const { return m_minPositive; }
+    /// The first and last points with a finite loss (-1 when there is none).
+    bool hasFinite() const { return m_firstFinite >= 0; }
+    qsizetype firstFinite() const { return m_firstFinite; }
+    qsizetype lastFinite() const { return m_lastFinite; }
 
     /// TensorBoard's smoothing: debiased exponential moving average, weight in [0, 1).
     void setSmoothing(double weight);
@@ -42,12 +47,15 @@ public:
 
     /// First index with x >= value (x is non-decreasing in every axis).
     qsizetype lowerBound(XAxis axis, double value) const;
-    /// Smoothed value at x, linearly interpolated; false outside the curve.
+    /// Smoothed value at x, linearly interpolated; false outside the curve
+    /// and next to a non-finite point.
     bool valueAt(XAxis axis, double x, double *value) const;
 
     /// The smoothed points with x in [lo, hi] (plus one either side so lines
     /// reach the edges), thinned to at most two points (min and max) per
-    /// bucket when there are more than 4 × `buckets` of them.
+    /// bucket when there are more than 2 × `buckets` of them. A non-finite
+    /// point comes out as NaN, which breaks the drawn line there; a thinned
+    /// bucket takes its extremes from its finite points.
     void decimate(XAxis axis, double lo, double hi, int buckets, QVector<double> *xs, QVector<double> *ys) const;
 
     /// Bytes held per point (for the memory benchmark).
@@ -58,6 +66,7 @@ public:
 private:
     void truncateFrom(size_t index);
     void resmooth(size_t from);
+    void noteFinite(size_t index);
 
     std::vector<double> m_step;
     std::vector<float> m_epoch;
@@ -70,6 +79,8 @@ private:
     double m_min = 0.0;
     double m_max = 0.0;
     double m_minPositive = 0.0;
+    qsizetype m_firstFinite = -1;
+    qsizetype m_lastFinite = -1;
     quint64 m_revision = 0;
 };
 

@@ -17,15 +17,23 @@
 #include "uitesthelpers.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QMouseEvent>
+#include <QSettings>
+#include <QSlider>
+#include <QSplitter>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace trainyard;
 
@@ -33,7 +41,18 @@ class TestPlotWidget : public QObject
 {
     Q_OBJECT
 
+private:
+    QTemporaryDir m_settingsDir;
+
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // The plots' settings go to a folder of this test, never the user's.
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_settingsDir.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
     void smoothingMatchesTensorBoard()
     {
         RunCurve c;
@@ -155,7 +174,7 @@ private Q_SLOTS:
         session.close(false);
     }
 
-    void bandsSpanTheRepeats()
+    void bandsCoverTheStepsEveryRepeatReached()
     {
         RunCurve low;
         RunCurve high;
@@ -167,19 +186,79 @@ private Q_SLOTS:
                 shortOne.append(s, 0, s, 5.0);
             }
         }
+        // Issue 12: the mean jumped where the short repeat ended; it now ends there.
         const BandSeries minMax = repeatBand({&low, &high, &shortOne}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax);
         QCOMPARE(minMax.xs.size(), 11);
         QCOMPARE(minMax.xs.first(), 0.0);
-        QCOMPARE(minMax.xs.last(), 10.0);
-        QCOMPARE(minMax.mean.first(), 3.0); // all three
-        QCOMPARE(minMax.upper.first(), 5.0);
-        QCOMPARE(minMax.lower.first(), 1.0);
-        QCOMPARE(minMax.mean.last(), 2.0); // the short one has ended
-        QCOMPARE(minMax.upper.last(), 3.0);
+        QCOMPARE(minMax.xs.last(), 5.0);
+        for (int i = 0; i < minMax.xs.size(); ++i) {
+            QCOMPARE(minMax.mean.at(i), 3.0); // all three, everywhere
+            QCOMPARE(minMax.upper.at(i), 5.0);
+            QCOMPARE(minMax.lower.at(i), 1.0);
+        }
+        double first = 0;
+        double last = 0;
+        QVERIFY(commonExtent({&low, &high, &shortOne}, XAxis::Step, &first, &last));
+        QCOMPARE(first, 0.0);
+        QCOMPARE(last, 5.0);
+        // A repeat without points yet: no common steps, no mean.
+        RunCurve notStarted;
+        QVERIFY(!commonExtent({&low, &notStarted}, XAxis::Step, &first, &last));
+        QVERIFY(repeatBand({&low, &notStarted}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
         const BandSeries stdBand = repeatBand({&low, &high}, XAxis::Step, 0, 10, 11, RepeatBand::Std);
+        QCOMPARE(stdBand.xs.last(), 10.0);
         QCOMPARE(stdBand.upper.at(3), 3.0);
         QCOMPARE(stdBand.lower.at(3), 1.0);
         QVERIFY(repeatBand({}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
+    }
+
+    // Issue 12: past the steps every repeat reached, the mean line jumped to the longer repeat's values.
+    void repeatsPastTheCommonStepsAreDrawnOneByOne()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.setSmoothing(0);
+        plot.addRun(QStringLiteral("long"), QStringLiteral("long"), QStringLiteral("g"));
+        plot.addRun(QStringLiteral("short"), QStringLiteral("short"), QStringLiteral("g"));
+        for (int s = 1; s <= 100; ++s) {
+            plot.appendMetric(QStringLiteral("long"), s, 0, s, 1.0);
+            if (s <= 60) {
+                plot.appendMetric(QStringLiteral("short"), s, 0, s, 3.0);
+            }
+        }
+        plot.setSelectedRuns({QStringLiteral("long"), QStringLiteral("short")});
+        plot.refreshNow();
+        const auto graphNamed = [&](const QString &name) -> QCPGraph * {
+            for (int i = 0; i < plot.lossPlot()->graphCount(); ++i) {
+                if (plot.lossPlot()->graph(i)->name() == name) {
+                    return plot.lossPlot()->graph(i);
+                }
+            }
+            return nullptr;
+        };
+        QCPGraph *mean = graphNamed(QStringLiteral("g (mean of 2)"));
+        QVERIFY(mean);
+        QVERIFY(mean->dataCount() > 10);
+        for (auto it = mean->data()->constBegin(); it != mean->data()->constEnd(); ++it) {
+            QVERIFY2(it->key <= 60.0, qPrintable(QString::number(it->key)));
+            QCOMPARE(it->value, 2.0);
+        }
+        // Past step 60 the longer repeat has its own line; the shorter one has none.
+        QCPGraph *longLine = graphNamed(QStringLiteral("long"));
+        QCPGraph *shortLine = graphNamed(QStringLiteral("short"));
+        QVERIFY(longLine && shortLine);
+        QCOMPARE(shortLine->dataCount(), 0);
+        QVERIFY(longLine->dataCount() >= 40);
+        QCOMPARE((longLine->data()->constEnd() - 1)->key, 100.0);
+        QVERIFY(longLine->data()->constBegin()->key >= 59.0);
+        // Neither member line is in the legend: the group's mean is.
+        QVERIFY(!plot.lossPlot()->legend->itemWithPlottable(longLine));
+        QVERIFY(plot.lossPlot()->legend->itemWithPlottable(mean));
+        // The read-out says what the plot shows.
+        QVERIFY2(plot.readoutAt(30).contains(QLatin1String("g (mean of 2): 2")), qPrintable(plot.readoutAt(30)));
+        const QString past = plot.readoutAt(80);
+        QVERIFY2(past.contains(QLatin1String("long: 1")) && !past.contains(QLatin1String("mean")), qPrintable(past));
     }
 
     void thinningKeepsExtremesAndBoundsPoints()
@@ -209,6 +288,74 @@ private Q_SLOTS:
         // The other axes work the same way.
         c.decimate(XAxis::Epoch, 1.0, 1.1, 500, &xs, &ys);
         QVERIFY(xs.size() >= 100 && xs.size() <= 104);
+    }
+
+    // Issue 12: a diverged run whose first loss is NaN showed no curve. Non-finite
+    // points break the line; they never reach the extremes, the smoothing or the axes.
+    void nonFiniteLossesDoNotPoisonTheCurve()
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        RunCurve c;
+        c.setSmoothing(0.5);
+        c.append(1, 0, 1, nan);
+        c.append(2, 0, 2, 4.0);
+        c.append(3, 0, 3, 1e300); // finite as a double, infinite once stored as a float
+        c.append(4, 0, 4, 2.0);
+        c.append(5, 0, 5, nan);
+        QCOMPARE(c.minLoss(), 2.0);
+        QCOMPARE(c.maxLoss(), 4.0);
+        QCOMPARE(c.minPositiveLoss(), 2.0);
+        QCOMPARE(c.firstFinite(), qsizetype(1));
+        QCOMPARE(c.lastFinite(), qsizetype(3));
+        QCOMPARE(c.smoothed(1), 4.0); // the EMA starts at the first finite point
+        QVERIFY(std::abs(c.smoothed(3) - (0.5 * 0.5 * 4.0 + 0.5 * 2.0) / (1 - 0.25)) < 1e-5);
+        QVERIFY(!std::isfinite(c.smoothed(0)) && !std::isfinite(c.smoothed(2)));
+        double v = 0;
+        QVERIFY(!c.valueAt(XAxis::Step, 1, &v));
+        QVERIFY(c.valueAt(XAxis::Step, 2, &v) && v == 4.0);
+        // Thinned, a bucket's extremes come from its finite points; never an infinity.
+        RunCurve many;
+        for (int i = 0; i < 10000; ++i) {
+            many.append(i, 0, i, i % 7 == 0 ? nan : (i % 11 == 0 ? 1e300 : 1.0 + i * 1e-4));
+        }
+        QVector<double> xs;
+        QVector<double> ys;
+        many.decimate(XAxis::Step, 0, 10000, 100, &xs, &ys);
+        int finite = 0;
+        for (double y : std::as_const(ys)) {
+            QVERIFY(!std::isinf(y));
+            finite += std::isfinite(y) ? 1 : 0;
+        }
+        QVERIFY2(finite >= 190, qPrintable(QString::number(finite)));
+        // A NaN epoch or wall keeps the x columns in order.
+        c.append(6, nan, nan, 1.0);
+        QCOMPARE(c.x(XAxis::Wall, 5), 5.0);
+
+        // In the plot: the finite points are drawn and the axis fits them.
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(600, 400);
+        plot.addRun(QStringLiteral("d"), QStringLiteral("d"), QString());
+        plot.appendMetric(QStringLiteral("d"), 1, 0, 1, nan);
+        for (int s = 2; s <= 50; ++s) {
+            plot.appendMetric(QStringLiteral("d"), s, 0, s, 2.0 + 1.0 / s);
+        }
+        plot.appendMetric(QStringLiteral("d"), 51, 0, 51, std::numeric_limits<double>::infinity());
+        plot.setSelectedRuns({QStringLiteral("d")});
+        plot.refreshNow();
+        QCPGraph *graph = plot.lossPlot()->graph(0);
+        int drawn = 0;
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
+            QVERIFY(!std::isinf(it->value));
+            drawn += std::isfinite(it->value) ? 1 : 0;
+        }
+        QCOMPARE(drawn, 49);
+        const QCPRange y = plot.lossPlot()->yAxis->range();
+        QVERIFY2(y.lower > 1.9 && y.upper < 2.6, qPrintable(QStringLiteral("%1..%2").arg(y.lower).arg(y.upper)));
+        plot.setLogScale(true);
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->yAxis->range().lower > 1.5);
+        QVERIFY2(plot.readoutAt(30).contains(QLatin1String("d: 2.0")), qPrintable(plot.readoutAt(30)));
     }
 
     void coloursAreStableAndDistinct()
@@ -247,8 +394,9 @@ private Q_SLOTS:
                               QStringLiteral("solo"), QStringLiteral("unknown")});
         QCOMPARE(plot.selectedRuns().size(), 4);
         plot.refreshNow();
-        // Repeats: one mean line and a band (3 graphs); the lone run: one line.
-        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+        // Repeats: one mean line and a band (3 graphs) and each repeat's line past the
+        // steps all three reached (3, empty where there is nothing past them); the lone run: one line.
+        QCOMPARE(plot.lossPlot()->graphCount(), 7);
         QVERIFY(plot.drawnPointCount(QStringLiteral("group:spec")) > 10);
         QCOMPARE(plot.drawnPointCount(QStringLiteral("solo")), 80);
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
@@ -260,7 +408,7 @@ private Q_SLOTS:
         QCOMPARE(plot.drawnPointCount(QStringLiteral("rep2")), 140);
         plot.setBand(PlotWidget::Band::Std);
         plot.refreshNow();
-        QCOMPARE(plot.lossPlot()->graphCount(), 4);
+        QCOMPARE(plot.lossPlot()->graphCount(), 7);
 
         // The x axis follows the chosen quantity; log scale switches the axis.
         plot.setXAxis(XAxis::Wall);
@@ -304,6 +452,387 @@ private Q_SLOTS:
         const QString between = plot.readoutAt(9.6);
         QVERIFY2(between.contains(QLatin1String("step 10</b>")) && between.contains(QLatin1String("solo: 0.2")),
                  qPrintable(between));
+    }
+
+    // Issue 12: with nothing selected, the axes of the last selection stayed.
+    void anEmptySelectionClearsBothPlots()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 100; s <= 200; ++s) {
+            plot.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 + s / 20.0);
+        }
+        plot.appendEval(QStringLiteral("r"), 150, 0, 150, QStringLiteral("valid/mrr"), 0.3);
+        plot.appendEval(QStringLiteral("r"), 200, 0, 200, QStringLiteral("valid/mrr"), 0.5);
+        const auto hint = [](QCustomPlot *p) {
+            for (int i = 0; i < p->itemCount(); ++i) {
+                auto *text = qobject_cast<QCPItemText *>(p->item(i));
+                if (text && text->visible()) {
+                    return text->text();
+                }
+            }
+            return QString();
+        };
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->xAxis->range().lower >= 99);
+        QVERIFY(plot.lossPlot()->yAxis->range().lower > 10);
+        QVERIFY(plot.evalPlot()->yAxis->range().lower > 0.2);
+        QVERIFY(hint(plot.lossPlot()).isEmpty());
+
+        plot.setSelectedRuns({});
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->graphCount(), 0);
+        QCOMPARE(plot.evalPlot()->graphCount(), 0);
+        QCOMPARE(plot.lossPlot()->xAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.evalPlot()->xAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.lossPlot()->yAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.evalPlot()->yAxis->range(), QCPRange(0, 1));
+        QCOMPARE(hint(plot.lossPlot()), QStringLiteral("Select runs to plot"));
+        // Also on a log scale, and after a zoom.
+        plot.setLogScale(true);
+        plot.lossPlot()->xAxis->setRange(5, 6);
+        plot.fitToData();
+        plot.refreshNow();
+        QCOMPARE(plot.lossPlot()->xAxis->range(), QCPRange(0, 1));
+        QCOMPARE(plot.lossPlot()->yAxis->range(), QCPRange(0.1, 10));
+
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->xAxis->range().lower >= 99);
+        QVERIFY(hint(plot.lossPlot()).isEmpty());
+    }
+
+    // Issue 12: on a log scale a loss below 1 had no tick label below 1 (only the powers
+    // of ten were labelled, or evenly spaced ticks bunched at the top of the axis).
+    void logScaleLabelsSmallLosses()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.setSmoothing(0);
+        plot.setLogScale(true);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plot.setSelectedRuns({QStringLiteral("r")});
+        // The ticks and labels the loss axis shows for these losses (in its range).
+        QList<double> ticks;
+        QStringList shown;
+        const auto show = [&](const QList<double> &losses) {
+            plot.resetRunData(QStringLiteral("r"));
+            for (int i = 0; i < losses.size(); ++i) {
+                plot.appendMetric(QStringLiteral("r"), i + 1, 0, i + 1, losses.at(i));
+            }
+            plot.refreshNow();
+            QCPAxis *y = plot.lossPlot()->yAxis;
+            ticks.clear();
+            shown.clear();
+            for (int i = 0; i < y->tickVector().size(); ++i) {
+                if (y->range().contains(y->tickVector().at(i))) {
+                    ticks.append(y->tickVector().at(i));
+                    shown.append(y->tickVectorLabels().at(i));
+                }
+            }
+            // Labels spread over the whole axis: no stretch of more than 40 % of it (on the
+            // log scale) without one, from either end.
+            const double lo = std::log(y->range().lower);
+            const double span = std::log(y->range().upper) - lo;
+            double previous = 0;
+            double widest = 0;
+            for (double t : std::as_const(ticks)) {
+                widest = std::max(widest, (std::log(t) - lo) / span - previous);
+                previous = (std::log(t) - lo) / span;
+            }
+            widest = std::max(widest, 1 - previous);
+            const QString what = shown.join(QLatin1Char(' ')) + QStringLiteral(" widest gap %1").arg(widest);
+            QVERIFY2(shown.size() >= 2 && widest <= 0.4, qPrintable(what));
+            for (const QString &label : std::as_const(shown)) {
+                QVERIFY2(!label.isEmpty(), qPrintable(what));
+            }
+        };
+        // From above 10 down below 1: a label below 1 (0.5 or so), not just 1 and 10.
+        show({50, 5, 0.3});
+        QVERIFY2(std::any_of(ticks.begin(), ticks.end(), [](double t) { return t < 1; }),
+                 qPrintable(shown.join(QLatin1Char(' '))));
+        // Within one decade below 1.
+        show({0.6, 0.45, 0.3, 0.2});
+        QVERIFY2(shown.contains(QLatin1String("0.2")) || shown.contains(QLatin1String("0.3")),
+                 qPrintable(shown.join(QLatin1Char(' '))));
+        show({2.5, 0.05});
+        show({0.05, 0.005}); // small values read as decimals
+        QVERIFY2(shown.contains(QLatin1String("0.01")), qPrintable(shown.join(QLatin1Char(' '))));
+        show({0.151, 0.15, 0.149}); // nearly flat
+        // Several decades: the powers of ten.
+        show({10, 1, 0.1, 0.01, 0.001});
+        for (const char *decade : {"0.001", "0.01", "0.1", "1", "10"}) {
+            QVERIFY2(shown.contains(QLatin1String(decade)), qPrintable(shown.join(QLatin1Char(' '))));
+        }
+        show({1e6, 1e-6}); // very many
+    }
+
+    // Issue 12: the legends sat inside the axes, over the curves.
+    void legendsStayOutsideTheAxes()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QStringList ids;
+        const auto addRuns = [&](int n) {
+            for (int i = 0; i < n; ++i) {
+                const QString id = QStringLiteral("run-with-a-long-name-%1").arg(ids.size());
+                plot.addRun(id, id, QString());
+                for (int s = 1; s <= 50; ++s) {
+                    plot.appendMetric(id, s, 0, s, 1.0 / s);
+                }
+                plot.appendEval(id, 50, 0, 50, QStringLiteral("valid/mrr"), 0.5);
+                ids.append(id);
+            }
+            plot.setSelectedRuns(ids);
+            plot.refreshNow();
+        };
+        addRuns(3);
+        for (QCustomPlot *p : {plot.lossPlot(), plot.evalPlot()}) {
+            const QRect legend = p->legend->outerRect();
+            QVERIFY(p->legend->visible());
+            QCOMPARE(p->legend->itemCount(), 3);
+            QVERIFY(legend.width() > 0 && legend.height() > 0);
+            QVERIFY2(!legend.intersects(p->axisRect()->outerRect()), p->objectName().toUtf8());
+            QVERIFY(p->rect().contains(legend));
+        }
+        const int withLegend = plot.lossPlot()->axisRect()->width();
+        // More runs than a legend helps with: no legend, and no room kept for one.
+        addRuns(8);
+        QVERIFY(!plot.lossPlot()->legend->visible());
+        QVERIFY(plot.lossPlot()->axisRect()->width() > withLegend + 50);
+        plot.setSelectedRuns(ids.mid(0, 2));
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->legend->visible());
+        QVERIFY(!plot.lossPlot()->legend->outerRect().intersects(plot.lossPlot()->axisRect()->outerRect()));
+    }
+
+    // Issue 12: the evaluation plot got 2/5 of the height; it gets half, and the user can move the split.
+    void evaluationPlotGetsAFairShare()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const int loss = plot.lossPlot()->height();
+        const int eval = plot.evalPlot()->height();
+        QVERIFY2(std::abs(loss - eval) <= 0.05 * (loss + eval),
+                 qPrintable(QStringLiteral("%1 %2").arg(loss).arg(eval)));
+        auto *splitter = qobject_cast<QSplitter *>(plot.lossPlot()->parentWidget());
+        QVERIFY(splitter);
+        QCOMPARE(splitter->indexOf(plot.evalPlot()), 1);
+        QVERIFY(!splitter->childrenCollapsible());
+        splitter->setSizes({(loss + eval) / 4, 3 * (loss + eval) / 4});
+        QTRY_VERIFY(plot.evalPlot()->height() > 2 * plot.lossPlot()->height());
+        // An image shows the plots the way the window does.
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plot.setSelectedRuns({QStringLiteral("r")});
+        QTemporaryDir dir;
+        QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 400, 800));
+        QImage image(dir.filePath(QStringLiteral("p.png")));
+        QCOMPARE(image.size(), QSize(400, 800));
+    }
+
+    // Issue 12: with only KG runs selected, "valid/accuracy" stayed chosen and the plot was empty.
+    void evalMetricsFollowTheSelection()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        for (const QString &id : {QStringLiteral("kg"), QStringLiteral("img")}) {
+            plot.addRun(id, id, QString());
+            for (int s = 1; s <= 20; ++s) {
+                plot.appendMetric(id, s, 0, s, 1.0 / s);
+            }
+        }
+        for (int s = 10; s <= 20; s += 10) {
+            plot.appendEval(QStringLiteral("kg"), s, 0, s, QStringLiteral("valid/hits@10"), 0.4);
+            plot.appendEval(QStringLiteral("kg"), s, 0, s, QStringLiteral("valid/mrr"), 0.2);
+            plot.appendEval(QStringLiteral("img"), s, 0, s, QStringLiteral("valid/accuracy"), 0.9);
+        }
+        auto *box = plot.findChild<QComboBox *>(QStringLiteral("evalMetric"));
+        QVERIFY(box);
+        const auto listed = [box] {
+            QStringList items;
+            for (int i = 0; i < box->count(); ++i) {
+                items.append(box->itemText(i));
+            }
+            return items;
+        };
+        const QStringList kgMetrics{QStringLiteral("valid/hits@10"), QStringLiteral("valid/mrr")};
+        plot.setSelectedRuns({QStringLiteral("img")});
+        QCOMPARE(plot.evalMetrics(), QStringList{QStringLiteral("valid/accuracy")});
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+
+        // Only KG runs: their metrics, MRR first choice, and the plot shows it.
+        plot.setSelectedRuns({QStringLiteral("kg")});
+        QCOMPARE(plot.evalMetrics(), kgMetrics);
+        QCOMPARE(listed(), kgMetrics);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
+        QCOMPARE(box->currentText(), QStringLiteral("valid/mrr"));
+        plot.refreshNow();
+        QCOMPARE(plot.evalPlot()->graph(0)->dataCount(), 2);
+
+        // The user picks Hits@10 in the list; it stays while it is there.
+        box->setFocus();
+        QTest::keyClick(box, Qt::Key_Up);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
+        plot.setSelectedRuns({QStringLiteral("img")});
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+        plot.setSelectedRuns({QStringLiteral("img"), QStringLiteral("kg")});
+        QCOMPARE(plot.evalMetrics().size(), 3);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10")); // back to the user's choice
+        plot.setSelectedRuns({QStringLiteral("kg")});
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
+
+        // A metric that arrives for a selected run is listed; nothing selected, nothing listed.
+        plot.appendEval(QStringLiteral("kg"), 20, 0, 20, QStringLiteral("test/mrr"), 0.25);
+        QVERIFY(plot.evalMetrics().contains(QStringLiteral("test/mrr")));
+        plot.setSelectedRuns({});
+        QVERIFY(plot.evalMetrics().isEmpty());
+        QCOMPARE(box->count(), 0);
+        // A bare metric name picks that metric of a split.
+        plot.setSelectedRuns({QStringLiteral("img")});
+        plot.setEvalMetric(QStringLiteral("accuracy"));
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+    }
+
+    // Issue 12: smoothing, log scale, x axis, band and metric were forgotten on reopen.
+    void settingsAreRememberedAcrossRestarts()
+    {
+        const QString file = m_settingsDir.filePath(QStringLiteral("trainyard/trainyard.conf"));
+        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
+        RunColors colors;
+        {
+            // A plot that is not the app's (trainyard-plot, the benchmarks) leaves them alone.
+            PlotWidget tool(&colors);
+            tool.setLogScale(true);
+            tool.setSmoothing(0.1);
+        }
+        QVERIFY(!QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
+                     .contains(QStringLiteral("plot/logScale")));
+        {
+            PlotWidget plot(&colors);
+            plot.rememberSettings();
+            QCOMPARE(plot.smoothing(), 0.6); // nothing saved yet: the defaults
+            QVERIFY(!plot.logScale());
+            // Through the controls, as the user sets them.
+            plot.findChild<QSlider *>(QStringLiteral("smoothing"))->setValue(30);
+            plot.findChild<QCheckBox *>(QStringLiteral("logScale"))->setChecked(true);
+            auto *x = plot.findChild<QComboBox *>(QStringLiteral("xAxis"));
+            x->setCurrentIndex(x->findData(int(XAxis::Epoch)));
+            auto *band = plot.findChild<QComboBox *>(QStringLiteral("band"));
+            band->setCurrentIndex(band->findData(int(RepeatBand::Std)));
+            plot.setEvalMetric(QStringLiteral("valid/hits@10"));
+            QCOMPARE(plot.smoothing(), 0.3);
+            QCOMPARE(plot.xAxis(), XAxis::Epoch);
+        }
+        QVERIFY(QFile::exists(file));
+        {
+            PlotWidget plot(&colors);
+            plot.rememberSettings();
+            QCOMPARE(plot.smoothing(), 0.3);
+            QVERIFY(plot.logScale());
+            QCOMPARE(plot.xAxis(), XAxis::Epoch);
+            QCOMPARE(plot.band(), RepeatBand::Std);
+            QCOMPARE(plot.lossPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+            // The controls show them.
+            QCOMPARE(plot.findChild<QSlider *>(QStringLiteral("smoothing"))->value(), 30);
+            QVERIFY(plot.findChild<QCheckBox *>(QStringLiteral("logScale"))->isChecked());
+            QCOMPARE(plot.findChild<QComboBox *>(QStringLiteral("xAxis"))->currentData().toInt(), int(XAxis::Epoch));
+            QCOMPARE(plot.findChild<QComboBox *>(QStringLiteral("band"))->currentData().toInt(), int(RepeatBand::Std));
+            // The metric is chosen as soon as a selected run has it, over MRR.
+            plot.addRun(QStringLiteral("kg"), QStringLiteral("kg"), QString());
+            plot.appendEval(QStringLiteral("kg"), 10, 1, 10, QStringLiteral("valid/mrr"), 0.2);
+            plot.appendEval(QStringLiteral("kg"), 10, 1, 10, QStringLiteral("valid/hits@10"), 0.4);
+            plot.setSelectedRuns({QStringLiteral("kg")});
+            QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
+        }
+        {
+            // Values this version cannot read leave the defaults.
+            QSettings s(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+            s.setValue(QStringLiteral("plot/smoothing"), QStringLiteral("lots"));
+            s.setValue(QStringLiteral("plot/xAxis"), QStringLiteral("sideways"));
+            s.setValue(QStringLiteral("plot/band"), 7);
+        }
+        PlotWidget plot(&colors);
+        plot.rememberSettings();
+        QCOMPARE(plot.smoothing(), 0.6);
+        QCOMPARE(plot.xAxis(), XAxis::Step);
+        QCOMPARE(plot.band(), RepeatBand::MinMax);
+        QVERIFY(plot.logScale());
+        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
+    }
+
+    // Issue 12: there was no box zoom. Ctrl+drag draws one; pan, wheel and double-click stay.
+    void ctrlDragZoomsToABox()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setSmoothing(0);
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 0; s <= 100; ++s) {
+            plot.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 - s / 10.0);
+        }
+        plot.appendEval(QStringLiteral("r"), 100, 0, 100, QStringLiteral("valid/mrr"), 0.5);
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QCustomPlot *p = plot.lossPlot();
+        const auto at = [p](double x, double y) {
+            return QPointF(p->xAxis->coordToPixel(x), p->yAxis->coordToPixel(y));
+        };
+        const auto mouse = [p](QEvent::Type type, const QPointF &pos, Qt::MouseButtons buttons,
+                               Qt::KeyboardModifiers modifiers) {
+            QMouseEvent event(type, pos, p->mapToGlobal(pos), type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton,
+                              buttons, modifiers);
+            QApplication::sendEvent(p, &event);
+        };
+        const auto drag = [&](const QPointF &from, const QPointF &to, Qt::KeyboardModifiers modifiers) {
+            mouse(QEvent::MouseButtonPress, from, Qt::LeftButton, modifiers);
+            mouse(QEvent::MouseMove, (from + to) / 2, Qt::LeftButton, modifiers);
+            mouse(QEvent::MouseMove, to, Qt::LeftButton, modifiers);
+            mouse(QEvent::MouseButtonRelease, to, Qt::NoButton, modifiers);
+            plot.refreshNow();
+        };
+        // Ctrl+drag from (step 20, loss 8) to (step 40, loss 6): the axes show that box.
+        drag(at(20, 8), at(40, 6), Qt::ControlModifier);
+        QVERIFY(!plot.following());
+        const QCPRange x = p->xAxis->range();
+        const QCPRange y = p->yAxis->range();
+        QVERIFY2(std::abs(x.lower - 20) < 0.5 && std::abs(x.upper - 40) < 0.5,
+                 qPrintable(QStringLiteral("%1..%2").arg(x.lower).arg(x.upper)));
+        QVERIFY2(std::abs(y.lower - 6) < 0.1 && std::abs(y.upper - 8) < 0.1,
+                 qPrintable(QStringLiteral("%1..%2").arg(y.lower).arg(y.upper)));
+        QCOMPARE(plot.evalPlot()->xAxis->range(), x); // one x range for both plots
+        // A Ctrl+click is no box: nothing changes.
+        drag(at(30, 7), at(30, 7), Qt::ControlModifier);
+        QCOMPARE(p->xAxis->range(), x);
+        // A plain drag still pans: the range moves, its size stays.
+        drag(at(30, 7), at(30, 7) + QPointF(100, 0), Qt::NoModifier);
+        QVERIFY(p->xAxis->range().lower < x.lower - 1);
+        QVERIFY(std::abs(p->xAxis->range().size() - x.size()) < 1e-6);
+        // The wheel still zooms.
+        const double before = p->xAxis->range().size();
+        const QPointF centre = at(30, 7);
+        QWheelEvent wheel(centre, p->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(p, &wheel);
+        QVERIFY(p->xAxis->range().size() < before);
+        // A double-click follows the data again.
+        QTest::mouseDClick(p, Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+        plot.refreshNow();
+        QVERIFY(plot.following());
+        QVERIFY(p->xAxis->range().lower <= 0 && p->xAxis->range().upper >= 100);
     }
 
     void redrawsAtMost30TimesASecond()
