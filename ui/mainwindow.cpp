@@ -103,6 +103,11 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_tablePanel, &RunTablePanel::runsSelected, m_boardView, &BoardView::selectRuns);
     connect(m_tablePanel, &RunTablePanel::detailsRequested, this, [this](int row) { showTableRunDetails(row); });
+    connect(m_tablePanel, &RunTablePanel::plotToggleRequested, this, [this](int row) { togglePastRunPlot(row); });
+    m_tablePanel->setPlottedQuery([this](int row) {
+        const RunRecord *past = m_table->pastRun(row);
+        return past && m_feeder->isPinned(past->info.runDir);
+    });
     connect(m_runControl, &RunControl::runsChanged, this, &MainWindow::updateActions);
 
     m_sessions->setCloseChooser([this] { return askHowToClose(); });
@@ -615,6 +620,27 @@ void MainWindow::duplicateSelected()
     if (scheduler()) {
         m_controller->duplicateRuns(m_boardView->selectedRuns());
     }
+}
+
+bool MainWindow::togglePastRunPlot(int row)
+{
+    const RunRecord *past = m_table->pastRun(row);
+    if (!past) {
+        return false;
+    }
+    const QString dir = past->info.runDir;
+    if (m_feeder->isPinned(dir)) {
+        m_feeder->unpinPastRun(dir);
+        return false;
+    }
+    // Which experiment it came from: its runs root's folder name.
+    const QString label = tr("%1 (%2)").arg(past->info.name, QFileInfo(QFileInfo(dir).absolutePath()).fileName());
+    QString error;
+    if (!m_feeder->pinPastRun(dir, label, &error)) {
+        statusBar()->showMessage(error, 8000);
+        return false;
+    }
+    return true;
 }
 
 void MainWindow::duplicateSelectedMany()

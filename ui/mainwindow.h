@@ -104,6 +104,9 @@ public:
     void retrySelected() { m_runControl->retrySelected(); }
     void duplicateSelected();
     void duplicateSelectedMany();
+    /// Plots the past run of runs-table row `row` beside the board's runs, or
+    /// stops plotting it; true when it is plotted now.
+    bool togglePastRunPlot(int row);
     /// The worker the open board's runs start with (or would, with none open).
     QString workerProgram() const;
     void removeSelected();

@@ -1,10 +1,15 @@
 #include "plotfeeder.h"
 
+#include "metricrecord.h"
 #include "metricstore.h"
 #include "plotwidget.h"
+#include "runstore.h"
 #include "scheduler.h"
 
+#include <QFileInfo>
+
 #include <algorithm>
+#include <limits>
 
 namespace trainyard {
 
@@ -26,6 +31,7 @@ void PlotFeeder::setSource(Scheduler *scheduler, MetricStore *metrics)
     m_metrics = metrics;
     m_fed.clear();
     m_selection.clear();
+    m_pinned.clear();
     m_plot->clearRuns();
     if (m_metrics) {
         connect(m_metrics, &MetricStore::updated, this, &PlotFeeder::feed);
@@ -54,20 +60,87 @@ void PlotFeeder::setSelection(const QList<RunId> &ids)
         }
     }
     m_selection.clear();
-    QStringList keys;
     for (RunId id : ids) {
         if (!m_scheduler->contains(id)) {
             continue;
         }
         m_selection.append(id);
-        keys.append(QString::number(id));
         if (!m_fed.contains(id)) {
             const RunInfo run = m_scheduler->run(id);
             m_plot->addRun(QString::number(id), run.name, run.repeatCount > 1 ? run.group : run.name);
             feedRun(id, m_fed[id]);
         }
     }
+    applySelection();
+}
+
+void PlotFeeder::applySelection()
+{
+    QStringList keys;
+    for (RunId id : std::as_const(m_selection)) {
+        keys.append(QString::number(id));
+    }
+    for (const QString &dir : std::as_const(m_pinned)) {
+        keys.append(pastRunKey(dir));
+    }
     m_plot->setSelectedRuns(keys);
+}
+
+QString PlotFeeder::pastRunKey(const QString &runDir)
+{
+    return QStringLiteral("past:") + runDir;
+}
+
+bool PlotFeeder::pinPastRun(const QString &runDir, const QString &label, QString *error)
+{
+    if (m_pinned.contains(runDir)) {
+        return true;
+    }
+    const QString key = pastRunKey(runDir);
+    m_plot->addRun(key, label, key);
+    // The one reader of run folders; a finished run is read once.
+    const QFileInfo dir(runDir);
+    std::string name;
+    const RunStore store(dir.absolutePath());
+    int points = 0;
+    store.readMetrics(dir.fileName(), 0, [&](const MetricRecord &record) {
+        double loss = std::numeric_limits<double>::quiet_NaN();
+        for (std::size_t i = 0; i < record.fieldCount; ++i) {
+            if (!record.pointName(i, &name)) {
+                continue;
+            }
+            const double value = record.fields[i].value;
+            if (record.kind == MetricRecord::Kind::Metric && name == "loss") {
+                loss = value;
+            } else if (record.kind == MetricRecord::Kind::Eval) {
+                m_plot->appendEval(key, double(record.step), double(record.epoch), record.wall,
+                                   QString::fromStdString(name), value);
+                ++points;
+            }
+        }
+        if (record.kind == MetricRecord::Kind::Metric && record.step >= 0) {
+            m_plot->appendMetric(key, double(record.step), double(record.epoch), record.wall, loss);
+            ++points;
+        }
+    });
+    if (points == 0) {
+        m_plot->removeRun(key);
+        if (error) {
+            *error = tr("%1 has no curve to plot (no metric lines in its metrics.jsonl)").arg(runDir);
+        }
+        return false;
+    }
+    m_pinned.append(runDir);
+    applySelection();
+    return true;
+}
+
+void PlotFeeder::unpinPastRun(const QString &runDir)
+{
+    if (m_pinned.removeAll(runDir) > 0) {
+        m_plot->removeRun(pastRunKey(runDir));
+        applySelection();
+    }
 }
 
 void PlotFeeder::feed(const QList<RunId> &runs)

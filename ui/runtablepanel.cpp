@@ -23,6 +23,7 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     , m_filter(new QLineEdit(this))
     , m_detailsAction(new QAction(tr("&Details…"), this))
     , m_folderAction(new QAction(tr("Open run &folder"), this))
+    , m_plotAction(new QAction(tr("&Plot beside the board's runs"), this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setFilterKeyColumn(-1);
@@ -62,6 +63,12 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
         const int row = currentRow();
         if (row >= 0) {
             Q_EMIT detailsRequested(row);
+        }
+    });
+    m_plotAction->setCheckable(true);
+    connect(m_plotAction, &QAction::triggered, this, [this] {
+        if (const int row = currentRow(); row >= 0) {
+            Q_EMIT plotToggleRequested(row);
         }
     });
     connect(m_folderAction, &QAction::triggered, this, [this] {
@@ -108,6 +115,12 @@ void RunTablePanel::showRowMenu(const QPoint &pos)
     QMenu menu(this);
     menu.addAction(m_detailsAction);
     menu.addAction(m_folderAction);
+    // The open experiment's runs are plotted by selecting their cards.
+    const int row = currentRow();
+    const bool past = row >= 0 && m_model->pastRun(row) != nullptr;
+    m_plotAction->setEnabled(past);
+    m_plotAction->setChecked(past && m_isPlotted && m_isPlotted(row));
+    menu.addAction(m_plotAction);
     menu.exec(m_view->viewport()->mapToGlobal(pos));
 }
 

@@ -6,6 +6,8 @@
 #include <QList>
 #include <QWidget>
 
+#include <functional>
+
 class QAction;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -28,6 +30,8 @@ public:
     RunTablePanel(RunTableModel *model, QWidget *parent = nullptr);
 
     QTableView *view() const { return m_view; }
+    /// Whether the past run of a row is plotted (the row menu's check mark).
+    void setPlottedQuery(std::function<bool(int row)> query) { m_isPlotted = std::move(query); }
     QAction *detailsAction() const { return m_detailsAction; }
     /// The RunTableModel row of the current row of the view, -1 when none.
     int currentRow() const;
@@ -42,6 +46,8 @@ Q_SIGNALS:
     void runsSelected(const QList<trainyard::RunId> &ids);
     /// The details of the run in RunTableModel row `row`.
     void detailsRequested(int row);
+    /// Plot (or stop plotting) the past run of row `row` beside the board's runs.
+    void plotToggleRequested(int row);
 
 private:
     QString columnId(int column) const;
@@ -55,6 +61,8 @@ private:
     QLineEdit *m_filter;
     QAction *m_detailsAction;
     QAction *m_folderAction;
+    QAction *m_plotAction;
+    std::function<bool(int row)> m_isPlotted;
     QHash<QString, bool> m_shown; ///< the user's choices, by columnId
 };
 

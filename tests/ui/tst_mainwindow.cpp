@@ -320,6 +320,57 @@ private Q_SLOTS:
         window.close();
     }
 
+    // Issue 12: runs of past experiments could not be plotted beside the open ones.
+    void pastRunsArePlottedBesideTheBoardsRuns()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 1)));
+        const QString pastRoot =
+            QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/plot-test-past");
+        QDir(pastRoot).removeRecursively();
+        const RunStore past(pastRoot);
+        QString error;
+        QVERIFY2(past.prepareRunDir(QStringLiteral("old"), tinyKgSpec(QStringLiteral("old")), &error),
+                 qPrintable(error));
+        {
+            QFile metrics(past.runDir(QStringLiteral("old")) + QStringLiteral("/metrics.jsonl"));
+            QVERIFY(metrics.open(QIODevice::WriteOnly));
+            for (int step = 1; step <= 5; ++step) {
+                metrics.write(QStringLiteral("{\"type\":\"metric\",\"wall\":%1,\"step\":%1,\"epoch\":0,\"loss\":%2}\n")
+                                  .arg(step)
+                                  .arg(1.0 / step)
+                                  .toUtf8());
+            }
+            metrics.write(R"({"type":"eval","wall":5,"step":5,"epoch":1,"split":"valid","mrr":0.25})"
+                          "\n");
+        }
+        window.runTable()->refreshHistory();
+        int row = -1;
+        for (int r = 0; r < window.runTable()->rowCount(); ++r) {
+            if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()
+                == past.runDir(QStringLiteral("old")))
+                row = r;
+        }
+        QVERIFY(row >= 0);
+        QVERIFY(window.togglePastRunPlot(row));
+        const QString key = PlotFeeder::pastRunKey(past.runDir(QStringLiteral("old")));
+        QVERIFY(window.plot()->selectedRuns().contains(key));
+        QCOMPARE(window.plot()->curve(key)->size(), qsizetype(5));
+        // Beside the board's selection, whatever it is.
+        const RunId first = window.session()->scheduler()->runIds().first();
+        window.boardView()->selectRuns({first});
+        QTRY_VERIFY(window.plot()->selectedRuns().contains(QString::number(first)));
+        QVERIFY(window.plot()->selectedRuns().contains(key));
+        QVERIFY(window.plot()->evalMetrics().contains(QStringLiteral("valid/mrr")));
+        QVERIFY(!window.togglePastRunPlot(row)); // again: off the plot
+        QVERIFY(!window.plot()->selectedRuns().contains(key));
+        window.close();
+        QDir(pastRoot).removeRecursively();
+    }
+
     void trainsAnExperimentToTheEnd()
     {
         QTemporaryDir dir;
