@@ -55,6 +55,9 @@ QString CardDelegate::formatDuration(double seconds)
     if (!(seconds >= 0) || !std::isfinite(seconds)) {
         return {};
     }
+    if (seconds < 1) {
+        return tr("< 1 s"); // "0 s" reads as "did nothing"
+    }
     const qint64 s = qint64(std::llround(seconds));
     if (s < 60) {
         return tr("%1 s").arg(s);
@@ -84,11 +87,7 @@ QString CardDelegate::progressText(const RunInfo &run, double progress)
     if (!eta.isEmpty() && isActive(run.state) && run.state != RunState::Paused) {
         barText += tr(" · ETA %1").arg(eta);
     } else if (run.state == RunState::Finished) {
-        // The worker's clock runs on across a stop and resume; started/ended
-        // only span the last stretch.
-        const double took = run.wall > 0
-                                ? run.wall
-                                : (run.started.isValid() && run.ended.isValid() ? run.started.secsTo(run.ended) : -1.0);
+        const double took = trainedSeconds(run);
         if (took >= 0) {
             barText += tr(" · took %1").arg(formatDuration(took));
         }

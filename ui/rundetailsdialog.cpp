@@ -295,8 +295,8 @@ void RunDetailsDialog::showOverview()
     m_started->setText(timeText(info.started));
     m_ended->setText(timeText(info.ended));
     QString duration = QStringLiteral("—");
-    if (info.started.isValid() && info.ended.isValid()) {
-        duration = CardDelegate::formatDuration(double(info.started.secsTo(info.ended)));
+    if (isTerminal(info.state) && trainedSeconds(info) >= 0) {
+        duration = CardDelegate::formatDuration(trainedSeconds(info));
     } else if (info.started.isValid() && isActive(info.state)) {
         duration = tr("%1 so far")
                        .arg(CardDelegate::formatDuration(double(info.started.secsTo(QDateTime::currentDateTimeUtc()))));

@@ -182,6 +182,7 @@ RunTableModel::Row RunTableModel::liveRow(RunId id) const
     }
     row.started = run.started;
     row.ended = run.ended;
+    row.trained = isTerminal(run.state) ? trainedSeconds(run) : -1;
     row.runDir = run.runDir;
     row.notes = m_liveNotes.value(run.name);
     setSpec(&row, run.spec);
@@ -203,6 +204,7 @@ RunTableModel::Row RunTableModel::pastRow(const RunRecord &run, const QString &e
     row.accuracy = finalOf(run, QStringLiteral("accuracy"));
     row.started = run.info.started;
     row.ended = run.info.ended;
+    row.trained = isTerminal(run.info.state) ? trainedSeconds(run.info) : -1;
     row.runDir = run.info.runDir;
     row.notes = run.notes;
     setSpec(&row, run.info.spec);
@@ -401,7 +403,7 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
         return {};
     }
     const bool sort = role == SortRole;
-    const double duration = row.started.isValid() && row.ended.isValid() ? row.started.secsTo(row.ended) : -1;
+    const double duration = row.trained;
     switch (index.column()) {
     case ExperimentColumn:
         return row.id ? QStringLiteral("%1 (open)").arg(row.experiment) : row.experiment;

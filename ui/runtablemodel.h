@@ -72,6 +72,7 @@ public:
         double accuracy = qQNaN();
         QDateTime started;
         QDateTime ended;
+        double trained = -1; ///< trainedSeconds() of the run, -1 while unknown or running
         QString runDir;
         RunId id = 0;
         RunNotes notes;

@@ -69,4 +69,13 @@ bool isTerminal(RunState state)
     }
 }
 
+double trainedSeconds(const RunInfo &run)
+{
+    if (run.wall > 0)
+        return run.wall;
+    if (run.started.isValid() && run.ended.isValid())
+        return double(run.started.secsTo(run.ended));
+    return -1;
+}
+
 } // namespace trainyard

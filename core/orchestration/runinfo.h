@@ -88,6 +88,11 @@ struct RunInfo
     QDateTime ended;
 };
 
+// How long a run that has ended trained, in seconds: the worker's own clock
+// (its wall runs on across a stop and resume), else its last start to its
+// end; -1 when neither is known.
+double trainedSeconds(const RunInfo &run);
+
 // How the board's edits and run control refuse: the message into `error`
 // (when asked for), then false. One definition for Board, Dispatcher, Supervisor.
 inline bool refuse(QString *error, const QString &text)

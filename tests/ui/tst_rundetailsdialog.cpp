@@ -129,7 +129,7 @@ private Q_SLOTS:
         QCOMPARE(label(dialog, "exit"), QStringLiteral("exit 1: runtime failure"));
         QCOMPARE(label(dialog, "device"), QStringLiteral("cuda:1"));
         QCOMPARE(label(dialog, "host"), QStringLiteral("gpu-node-3"));
-        QCOMPARE(label(dialog, "duration"), QStringLiteral("1:15"));
+        QCOMPARE(label(dialog, "duration"), QStringLiteral("2 s")); // the worker's clock, not start to end (1:15)
         QVERIFY(label(dialog, "started").startsWith(QStringLiteral("2026-11-30")));
         QCOMPARE(label(dialog, "progress"), QStringLiteral("step 20, epoch 2"));
         QCOMPARE(label(dialog, "folder"), run.info.runDir);

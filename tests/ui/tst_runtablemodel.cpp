@@ -265,7 +265,8 @@ private Q_SLOTS:
         QCOMPARE(text(0, RunTableModel::MrrColumn), QStringLiteral("0.4"));     // the test split's
         QCOMPARE(text(0, RunTableModel::Hits10Column), QStringLiteral("0.75")); // only valid has it
         QCOMPARE(text(0, RunTableModel::AccuracyColumn), QString());
-        QCOMPARE(model.index(0, RunTableModel::DurationColumn).data(RunTableModel::SortRole).toDouble(), 75.0);
+        // How long it trained by the worker's clock (its last line's wall), not start to end (75 s).
+        QCOMPARE(model.index(0, RunTableModel::DurationColumn).data(RunTableModel::SortRole).toDouble(), 2.2);
         QCOMPARE(model.index(0, 0).data(RunTableModel::RunIdRole).toInt(), 0);
         QCOMPARE(model.index(0, 0).data(RunTableModel::RunDirRole).toString(), past + QStringLiteral("/a"));
         QCOMPARE(text(1, RunTableModel::NameColumn), QStringLiteral("b"));
