@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QTabWidget>
 #include <QThread>
 #include <QTimer>
@@ -84,12 +85,19 @@ int main(int argc, char **argv)
     ok = save(window.plot(), out + QStringLiteral("/plots.png")) && ok;
     window.plot()->setLogScale(false);
 
-    // The run editor as it opens for a model dragged from the palette.
+    // The run editor as it opens for a model dragged from the palette, here
+    // pointed at a dataset folder that is not there: the worker's check says
+    // so and Queue waits.
     if (!window.catalog().isEmpty()) {
         const QString type = window.catalog().models().first().type;
-        RunEditorDialog editor(window.catalog(), window.catalog().defaultSpec(type, type), 1, &window);
+        QJsonObject spec = window.catalog().defaultSpec(type, type);
+        spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
+                                                        {QStringLiteral("path"), QStringLiteral("/data/FB15k-237")}});
+        RunEditorDialog editor(window.catalog(), spec, 1, &window);
+        editor.setWorkerProgram(window.workerProgram());
         editor.resize(480, 720);
         editor.show();
+        waitFor(15000, [&] { return !editor.canAccept(); });
         waitFor(300, nullptr);
         ok = save(&editor, out + QStringLiteral("/run-editor.png")) && ok;
     }
