@@ -162,7 +162,10 @@ void PlotAxes::fit(const DataExtent &e)
 {
     m_settingRange = true;
     if (e.xMin <= e.xMax) {
-        const double pad = e.xMax > e.xMin ? 0.0 : 1.0;
+        // A little room on both sides: an evaluation marker at the last step
+        // would otherwise be cut in half by the axis' edge.
+        const double span = e.xMax - e.xMin;
+        const double pad = span > 0 ? 0.02 * span : 1.0;
         m_loss->xAxis->setRange(e.xMin - pad, e.xMax + pad);
         m_eval->xAxis->setRange(e.xMin - pad, e.xMax + pad);
     } else {
