@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QUrl>
@@ -25,6 +26,7 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     , m_folderAction(new QAction(tr("Open run &folder"), this))
     , m_plotAction(new QAction(tr("&Plot beside the board's runs"), this))
 {
+    loadColumnChoices();
     m_proxy->setSourceModel(m_model);
     m_proxy->setFilterKeyColumn(-1);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -140,6 +142,36 @@ bool RunTablePanel::shownByDefault(int column) const
     return m_model->paramDiffers(columnId(column));
 }
 
+namespace {
+// The user's column choices outlive the window: "id=1" / "id=0" per column.
+const QString columnsKey = QStringLiteral("runsTable/columns");
+
+QSettings settings()
+{
+    return QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+}
+} // namespace
+
+void RunTablePanel::loadColumnChoices()
+{
+    for (const QString &entry : settings().value(columnsKey).toStringList()) {
+        const qsizetype eq = entry.lastIndexOf(QLatin1Char('='));
+        if (eq > 0) {
+            m_shown.insert(entry.left(eq), entry.mid(eq + 1) == QLatin1String("1"));
+        }
+    }
+}
+
+void RunTablePanel::saveColumnChoices() const
+{
+    QStringList entries;
+    for (auto it = m_shown.constBegin(); it != m_shown.constEnd(); ++it) {
+        entries << it.key() + (it.value() ? QStringLiteral("=1") : QStringLiteral("=0"));
+    }
+    entries.sort();
+    settings().setValue(columnsKey, entries);
+}
+
 void RunTablePanel::applyColumnChoices()
 {
     for (int c = 0; c < m_model->columnCount(); ++c) {
@@ -150,6 +182,7 @@ void RunTablePanel::applyColumnChoices()
 void RunTablePanel::setColumnShown(int column, bool shown)
 {
     m_shown.insert(columnId(column), shown);
+    saveColumnChoices();
     m_view->setColumnHidden(column, !shown);
     if (shown) {
         m_view->resizeColumnToContents(column);
@@ -175,6 +208,7 @@ void RunTablePanel::showHeaderMenu(const QPoint &globalPos)
             for (int c = RunTableModel::FixedColumnCount; c < m_model->columnCount(); ++c) {
                 m_shown.remove(columnId(c));
             }
+            saveColumnChoices();
             applyColumnChoices();
         });
         params->addSeparator();

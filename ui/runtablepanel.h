@@ -36,7 +36,8 @@ public:
     /// The RunTableModel row of the current row of the view, -1 when none.
     int currentRow() const;
     /// Shows or hides a column as the header's menu does (the choice
-    /// outlives the model's resets; a hyperparameter is named by its key).
+    /// outlives the model's resets and the app: QSettings; a hyperparameter
+    /// is named by its key).
     void setColumnShown(int column, bool shown);
     /// The header's menu: every column, checked when shown.
     void showHeaderMenu(const QPoint &globalPos);
@@ -53,6 +54,8 @@ private:
     QString columnId(int column) const;
     bool shownByDefault(int column) const;
     void applyColumnChoices();
+    void loadColumnChoices();
+    void saveColumnChoices() const;
     void showRowMenu(const QPoint &pos);
 
     RunTableModel *m_model;
@@ -63,7 +66,7 @@ private:
     QAction *m_folderAction;
     QAction *m_plotAction;
     std::function<bool(int row)> m_isPlotted;
-    QHash<QString, bool> m_shown; ///< the user's choices, by columnId
+    QHash<QString, bool> m_shown; ///< the user's choices, by columnId; kept in QSettings
 };
 
 } // namespace trainyard

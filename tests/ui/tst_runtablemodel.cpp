@@ -12,7 +12,9 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -83,6 +85,13 @@ class TestRunTableModel : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    // Each case starts from the default columns (the panel keeps the user's in QSettings).
+    void init()
+    {
+        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("runsTable"));
+    }
+
     // Issue 12: sorting by loss put the runs without a loss first. They go
     // last, ascending and descending.
     void runsWithoutAValueSortLast()
@@ -193,6 +202,11 @@ private Q_SLOTS:
         QVERIFY(!view->isColumnHidden(model.paramColumn(QStringLiteral("model.dim"))));
         QVERIFY(view->isColumnHidden(model.paramColumn(QStringLiteral("train.lr"))));
         QVERIFY(view->horizontalHeader()->contextMenuPolicy() == Qt::CustomContextMenu);
+        // The choices outlive the window: a new panel (the next start) shows the same columns.
+        RunTablePanel again(&model);
+        model.refreshHistory();
+        QVERIFY(!again.view()->isColumnHidden(model.paramColumn(QStringLiteral("model.dim"))));
+        QVERIFY(again.view()->isColumnHidden(model.paramColumn(QStringLiteral("train.lr"))));
     }
 
     // Issue 12: tags and a note per run, from its notes.json, as columns the
