@@ -59,6 +59,8 @@ public:
     /// experiment left training, the last one used, else the demo.
     bool openAtStart();
     /// Answers the recovery question instead of a dialog (tests).
+    /// Answers Start all's "start anyway?" instead of a dialog (tests).
+    void setStartChooser(RunControl::StartChooser chooser) { m_runControl->setStartChooser(std::move(chooser)); }
     void setRecoveryChooser(SessionController::RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
     Autosave *autosave() const { return m_autosave; }
     bool openFile(const QString &path) { return m_sessions->openFile(path); }

@@ -7,10 +7,13 @@
 #include "session.h"
 #include "sessioncontroller.h"
 
-#include <QGuiApplication>
 #include <QMainWindow>
 #include <QMessageBox>
+#include <QPointer>
 #include <QStatusBar>
+#include <QThread>
+
+#include <memory>
 
 namespace trainyard {
 
@@ -20,6 +23,16 @@ RunControl::RunControl(SessionController *sessions, BoardView *board, QMainWindo
     , m_board(board)
     , m_window(window)
 {
+}
+
+RunControl::~RunControl()
+{
+    // A check still under way ends within its workers' timeouts; a QThread
+    // must not be destroyed while it runs.
+    if (m_checkThread) {
+        m_checkThread->wait();
+        delete m_checkThread;
+    }
 }
 
 Scheduler *RunControl::scheduler() const
@@ -88,13 +101,55 @@ void RunControl::retrySelected()
 void RunControl::startAll()
 {
     Scheduler *scheduler = this->scheduler();
-    if (!scheduler) {
+    if (!scheduler || m_checking) {
+        return; // pressed again while the data is being checked: that check decides
+    }
+    const Experiment pending = runsToCheck(scheduler);
+    if (pending.runCount() == 0) {
+        confirmAndStart(scheduler, {});
         return;
     }
+    // The worker's check takes a second or two per data source: off the GUI
+    // thread (its QProcesses are waited for there), the window stays live.
+    struct Outcome
+    {
+        QSet<QByteArray> passed;
+        QStringList problems;
+    };
+    auto outcome = std::make_shared<Outcome>();
+    outcome->passed = m_dataPassed;
+    const QString program = scheduler->workerProgram();
+    QThread *thread = QThread::create([outcome, pending, program] {
+        outcome->problems = ExperimentCheck(program, nullptr).dataProblems(pending, &outcome->passed);
+    });
+    m_checking = true;
+    m_checkThread = thread;
+    m_window->statusBar()->showMessage(tr("Checking the data of the runs to start…"));
+    const QPointer<Scheduler> checked(scheduler);
+    connect(thread, &QThread::finished, this, [this, thread, outcome, checked] {
+        thread->deleteLater();
+        m_checkThread = nullptr;
+        m_checking = false;
+        m_dataPassed = outcome->passed;
+        m_window->statusBar()->clearMessage();
+        // Another experiment opened meanwhile: this check was not about it.
+        if (checked && checked == this->scheduler()) {
+            confirmAndStart(checked, outcome->problems);
+        }
+    });
+    thread->start();
+}
+
+void RunControl::confirmAndStart(Scheduler *scheduler, const QStringList &dataProblems)
+{
     // Missing GPUs are not asked about again: the banner above the board says
     // what becomes of their lanes.
-    const QStringList problems = scheduler->busyDeviceWarnings() + dataProblems(scheduler);
-    if (!problems.isEmpty() && m_confirmStart) {
+    const QStringList problems = scheduler->busyDeviceWarnings() + dataProblems;
+    if (!problems.isEmpty() && m_startChooser) {
+        if (!m_startChooser(problems)) {
+            return;
+        }
+    } else if (!problems.isEmpty() && m_confirmStart) {
         const auto answer =
             QMessageBox::warning(m_window, tr("Start all"),
                                  tr("Before starting:\n\n%1\n\nStart anyway?").arg(problems.join(QLatin1Char('\n'))),
@@ -108,10 +163,10 @@ void RunControl::startAll()
     Q_EMIT runsChanged();
 }
 
-QStringList RunControl::dataProblems(Scheduler *scheduler)
+Experiment RunControl::runsToCheck(Scheduler *scheduler) const
 {
     // Only the runs Start all would start; a data source that passed once
-    // this session is not checked again (each check takes a second or two).
+    // this session is not checked again.
     Experiment pending;
     for (int l = 0; l < scheduler->laneCount(); ++l) {
         ExperimentLane lane;
@@ -125,16 +180,7 @@ QStringList RunControl::dataProblems(Scheduler *scheduler)
         }
         pending.lanes.append(lane);
     }
-    if (pending.runCount() == 0) {
-        return {};
-    }
-    QGuiApplication::setOverrideCursor(Qt::WaitCursor);
-    m_window->statusBar()->showMessage(tr("Checking the runs' data…"));
-    const QStringList problems =
-        ExperimentCheck(scheduler->workerProgram(), nullptr).dataProblems(pending, &m_dataPassed);
-    m_window->statusBar()->clearMessage();
-    QGuiApplication::restoreOverrideCursor();
-    return problems;
+    return pending;
 }
 
 void RunControl::stopAll()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "experiment.h"
 #include "runinfo.h"
 
 #include <QByteArray>
@@ -10,6 +11,7 @@
 #include <functional>
 
 class QMainWindow;
+class QThread;
 
 namespace trainyard {
 
@@ -27,10 +29,15 @@ class RunControl : public QObject
     Q_OBJECT
 public:
     RunControl(SessionController *sessions, BoardView *board, QMainWindow *window);
+    ~RunControl() override;
 
     /// Whether "start all" asks before starting despite preflight problems
     /// (off where nobody can answer: tests, screenshots).
     void setConfirmStart(bool on) { m_confirmStart = on; }
+    /// Answers "start anyway?" for the problems found instead of a dialog
+    /// (tests); true starts.
+    using StartChooser = std::function<bool(const QStringList &problems)>;
+    void setStartChooser(StartChooser chooser) { m_startChooser = std::move(chooser); }
 
     void startSelected();
     void stopSelected();
@@ -48,14 +55,19 @@ Q_SIGNALS:
 private:
     void forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action);
     Scheduler *scheduler() const;
-    /// What the worker's check finds in the data of the runs Start all would start.
-    QStringList dataProblems(Scheduler *scheduler);
+    /// The runs Start all would start whose data has not passed the check yet.
+    Experiment runsToCheck(Scheduler *scheduler) const;
+    /// Asks about `dataProblems` and busy GPUs (when confirming), then starts all.
+    void confirmAndStart(Scheduler *scheduler, const QStringList &dataProblems);
 
     SessionController *m_sessions;
     BoardView *m_board;
     QMainWindow *m_window;
     bool m_confirmStart = true;
+    StartChooser m_startChooser;
     QSet<QByteArray> m_dataPassed; ///< data sources (compact JSON) the worker's check passed
+    bool m_checking = false;       ///< a Start all waits for the data check
+    QThread *m_checkThread = nullptr;
 };
 
 } // namespace trainyard

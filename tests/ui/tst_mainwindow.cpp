@@ -176,6 +176,39 @@ private Q_SLOTS:
         QVERIFY(!start->isEnabled() && !pause->isEnabled() && !resume->isEnabled());
     }
 
+    // Issue 12: a run with a missing data folder started and failed when its
+    // turn came. Start all checks the data first (with the worker) and asks.
+    void startAllChecksTheDataFirst()
+    {
+        QTemporaryDir dir;
+        QJsonObject bad = tinyKgSpec(QStringLiteral("bad"));
+        bad.insert(QStringLiteral("data"),
+                   QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
+                               {QStringLiteral("path"), dir.filePath(QStringLiteral("missing"))}});
+        const QString path = writeExperimentFile(
+            dir, QJsonObject{
+                     {QStringLiteral("name"), QStringLiteral("check-test")},
+                     {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                     {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                                      {QStringLiteral("runs"), QJsonArray{bad}}}}}});
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        QVERIFY(window.openFile(path));
+        QStringList asked;
+        window.setStartChooser([&](const QStringList &problems) {
+            asked = problems;
+            return false; // "No": nothing starts
+        });
+        window.startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(!asked.isEmpty(), 30000);
+        QVERIFY2(asked.first().contains(QLatin1String("run bad")) && asked.first().contains(QLatin1String("missing")),
+                 qPrintable(asked.first()));
+        Scheduler *scheduler = window.session()->scheduler();
+        QCOMPARE(scheduler->run(scheduler->findRun(QStringLiteral("bad"))).state, RunState::Queued);
+        QVERIFY(!scheduler->isDispatching());
+        window.close();
+    }
+
     // Retry runs the run again at once (issue 12: it went back to "queued"
     // and waited for a Start all).
     void retryStartsTheRun()
