@@ -7,6 +7,8 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 namespace trainyard {
 
 namespace {
@@ -156,6 +158,32 @@ void PlotAxes::setEvalMetric(const QString &metric)
 {
     m_evalTitle->setText(metric.isEmpty() ? tr("Evaluation") : tr("Evaluation: %1").arg(metric));
     m_eval->yAxis->setLabel(metric);
+}
+
+bool PlotAxes::alignLeftMargins()
+{
+    // Two QCustomPlot widgets cannot share a QCPMarginGroup: each gets the
+    // other's margin as its minimum instead.
+    const int left = std::max(m_loss->axisRect()->margins().left(), m_eval->axisRect()->margins().left());
+    bool changed = false;
+    for (QCustomPlot *plot : {m_loss, m_eval}) {
+        QMargins minimum = plot->axisRect()->minimumMargins();
+        if (minimum.left() != left && plot->axisRect()->margins().left() != left) {
+            minimum.setLeft(left);
+            plot->axisRect()->setMinimumMargins(minimum);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+void PlotAxes::resetLeftMargins()
+{
+    for (QCustomPlot *plot : {m_loss, m_eval}) {
+        QMargins minimum = plot->axisRect()->minimumMargins();
+        minimum.setLeft(0);
+        plot->axisRect()->setMinimumMargins(minimum);
+    }
 }
 
 void PlotAxes::fit(const DataExtent &e)

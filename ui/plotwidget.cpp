@@ -232,6 +232,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
         return;
     }
     m_selected = known;
+    m_axes->resetLeftMargins();
     m_structureDirty = true;
     m_follow = true;
     updateEvalMetrics();
@@ -395,6 +396,11 @@ double PlotWidget::refreshNow()
     m_dataDirty = false;
     m_loss->replot(QCustomPlot::rpImmediateRefresh);
     m_eval->replot(QCustomPlot::rpImmediateRefresh);
+    if (m_axes->alignLeftMargins()) {
+        // Rare (the labels' width changed): once more with the shared margin.
+        m_loss->replot(QCustomPlot::rpImmediateRefresh);
+        m_eval->replot(QCustomPlot::rpImmediateRefresh);
+    }
     m_sinceRefresh.restart();
     const double ms = timer.nsecsElapsed() / 1e6;
     Q_EMIT refreshed(ms);

@@ -454,6 +454,28 @@ private Q_SLOTS:
                  qPrintable(between));
     }
 
+    // The loss and evaluation axes start at the same x on screen, whatever
+    // their tick labels' widths, so a step lines up across the two plots.
+    void bothPlotsShareTheirLeftEdge()
+    {
+        RunColors colors;
+        PlotWidget plot(&colors);
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 1; s <= 50; ++s) {
+            plot.appendMetric(QStringLiteral("r"), s, 0, s, 123456.0 + s); // wide labels
+        }
+        plot.appendEval(QStringLiteral("r"), 25, 0, 25, QStringLiteral("valid/mrr"), 0.3);
+        plot.appendEval(QStringLiteral("r"), 50, 0, 50, QStringLiteral("valid/mrr"), 0.5);
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        const int lossLeft = plot.lossPlot()->axisRect()->rect().left();
+        QVERIFY(lossLeft > 60);
+        QCOMPARE(plot.evalPlot()->axisRect()->rect().left(), lossLeft);
+    }
+
     // Issue 12: with nothing selected, the axes of the last selection stayed.
     void anEmptySelectionClearsBothPlots()
     {
