@@ -140,7 +140,12 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     m_sinceRefresh.start();
 }
 
-PlotWidget::~PlotWidget() = default;
+PlotWidget::~PlotWidget()
+{
+    if (m_saveTimer && m_saveTimer->isActive()) {
+        writeSettings();
+    }
+}
 
 void PlotWidget::addRun(const QString &id, const QString &label, const QString &group)
 {
@@ -309,13 +314,24 @@ void PlotWidget::rememberSettings()
     setBand(s.band);
     setEvalMetric(s.evalMetric);
     m_remember = true;
+    if (!m_saveTimer) {
+        m_saveTimer = new QTimer(this);
+        m_saveTimer->setSingleShot(true);
+        m_saveTimer->setInterval(500);
+        connect(m_saveTimer, &QTimer::timeout, this, &PlotWidget::writeSettings);
+    }
 }
 
-void PlotWidget::saveSettings() const
+void PlotWidget::saveSettings()
 {
-    if (m_remember) {
-        PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric}.save();
+    if (m_remember && m_saveTimer) {
+        m_saveTimer->start();
     }
+}
+
+void PlotWidget::writeSettings() const
+{
+    PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric}.save();
 }
 
 void PlotWidget::updateEvalMetrics()

@@ -140,7 +140,10 @@ private:
     void updateEvalData();
     void updateEvalMetrics();
     void updateHints();
-    void saveSettings() const;
+    /// Saves the settings half a second after the last change (a slider drag
+    /// is many changes), and at once when the plot goes.
+    void saveSettings();
+    void writeSettings() const;
     void updateRanges();
     void exportDialog(const QString &format);
     QString groupLabel(const QString &group) const;
@@ -169,6 +172,7 @@ private:
     QStringList m_evalMetrics; ///< The selected runs'
     bool m_follow = true;
     bool m_remember = false;
+    QTimer *m_saveTimer = nullptr; ///< created by rememberSettings()
     bool m_structureDirty = true;
     bool m_dataDirty = true;
     QHash<QString, int> m_drawnPoints;
