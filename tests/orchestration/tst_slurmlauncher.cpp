@@ -18,8 +18,10 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <csignal>
+#include <functional>
 #include <memory>
 
 using namespace trainyard;
@@ -79,6 +81,37 @@ struct Events
     QHash<RunId, QString> failures;
 };
 
+// Slurm's answers as a test scripts them: every call is recorded and answered
+// from the event loop by `answer`.
+class ScriptedRunner : public SlurmCommandRunner
+{
+public:
+    std::function<SlurmCommandResult(const QString &, const QStringList &)> answer;
+    QStringList *calls = nullptr; // "program arg arg ..."
+
+    void run(const QString &program, const QStringList &args, const QByteArray &, const QProcessEnvironment &,
+             QObject *context, Done done) override
+    {
+        *calls << (QStringList{program} + args).join(QLatin1Char(' '));
+        const SlurmCommandResult r = answer(program, args);
+        QTimer::singleShot(0, context, [done, r] { done(r); });
+    }
+    SlurmCommandResult runNow(const QString &program, const QStringList &args, int) override
+    {
+        *calls << (QStringList{program} + args).join(QLatin1Char(' '));
+        return answer(program, args);
+    }
+};
+
+SlurmCommandResult answered(const QByteArray &out, int code = 0, const QByteArray &err = {})
+{
+    SlurmCommandResult r;
+    r.exitCode = code;
+    r.out = out;
+    r.err = err;
+    return r;
+}
+
 } // namespace
 
 // A macro, not a function: QSKIP returns from the function it is in.
@@ -97,6 +130,8 @@ private Q_SLOTS:
     void cleanupTestCase();
     void scriptQuotesEveryArgument();
     void readsSlurmsAnswers();
+    void requeueAndControllerOutage();
+    void stopsAndOnePollForAll();
     void jobRunsToTheEnd();
     void threeJobsOnTwoGpus();
     void scancelFromOutside();
@@ -175,7 +210,7 @@ SlurmClusterConfig TestSlurmLauncher::config() const
 LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs)
 {
     LaunchSpec spec;
-    spec.program = m_wrapper;
+    spec.program = m_wrapper.isEmpty() ? QStringLiteral("/nonexistent/trainyard-worker") : m_wrapper;
     spec.name = name;
     spec.runDir = m_tmp.filePath(QStringLiteral("runs/") + name);
     QDir().mkpath(spec.runDir);
@@ -260,6 +295,115 @@ void TestSlurmLauncher::readsSlurmsAnswers()
     QVERIFY(args.contains(QStringLiteral("--signal=B:USR2@300")));
     QCOMPARE(args.last(), QStringLiteral("--constraint=a100"));
     QVERIFY(!args.join(QLatin1Char(' ')).contains(kToken));
+}
+
+void TestSlurmLauncher::requeueAndControllerOutage()
+{
+    // Canned answers: what a real cluster does rarely and slowly (a requeue,
+    // a controller that does not answer, a job it has forgotten).
+    QStringList calls;
+    QByteArray queue = "11|RUNNING|None|node1\n";
+    int queueExit = 0;
+    QByteArray queueErr;
+    auto runner = std::make_unique<ScriptedRunner>();
+    runner->calls = &calls;
+    runner->answer = [&](const QString &program, const QStringList &) {
+        if (program == QLatin1String("sbatch"))
+            return answered("11\n");
+        if (program == QLatin1String("squeue"))
+            return answered(queue, queueExit, queueErr);
+        if (program == QLatin1String("scontrol"))
+            return answered({}, 1, "slurm_load_jobs error: Invalid job id specified\n");
+        return answered({});
+    };
+    SlurmClusterConfig c = config();
+    c.pollMs = 50;
+    SlurmLauncher launcher(c, std::move(runner));
+    Events events(&launcher);
+    launcher.start(1, prepare(QStringLiteral("scripted"), 5, 10));
+    QTRY_VERIFY(events.has(QStringLiteral("running 1")));
+
+    // The controller is gone for a while: no event, the job is not given up.
+    queueExit = 1;
+    queue.clear();
+    queueErr = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+    const int before = events.log.size();
+    const int polls = launcher.pollCount();
+    QTRY_VERIFY(launcher.pollCount() >= polls + 3);
+    QCOMPARE(events.log.size(), before);
+    QVERIFY(!launcher.handle(1).isEmpty());
+
+    // Requeued: pending again (the Supervisor calls it "requeued"), then runs.
+    queueExit = 0;
+    queueErr.clear();
+    queue = "11|PENDING|BeginTime|\n";
+    QTRY_VERIFY(events.has(QStringLiteral("pending 1 BeginTime")));
+    queue = "11|RUNNING|None|node2\n";
+    QTRY_COMPARE(events.log.filter(QRegularExpression(QStringLiteral("^running 1"))).size(), 2);
+    QTRY_COMPARE(events.log.last(), QStringLiteral("running 1"));
+
+    // Forgotten by Slurm (no accounting, past MinJobAge): the done line tells.
+    queueExit = 1;
+    queueErr = "slurm_load_jobs error: Invalid job id specified\n";
+    QTRY_VERIFY(events.ends.contains(1));
+    QCOMPARE(events.ends.value(1), qMakePair(-1, 0));
+    QVERIFY(launcher.handle(1).isEmpty());
+}
+
+void TestSlurmLauncher::stopsAndOnePollForAll()
+{
+    QStringList calls;
+    QHash<QString, QString> states{{QStringLiteral("21"), QStringLiteral("PENDING|Priority")},
+                                   {QStringLiteral("22"), QStringLiteral("RUNNING|None")},
+                                   {QStringLiteral("23"), QStringLiteral("RUNNING|None")}};
+    int submitted = 20;
+    auto runner = std::make_unique<ScriptedRunner>();
+    runner->calls = &calls;
+    runner->answer = [&](const QString &program, const QStringList &) {
+        if (program == QLatin1String("sbatch"))
+            return answered(QByteArray::number(++submitted) + '\n');
+        if (program == QLatin1String("squeue")) {
+            QByteArray out;
+            for (auto it = states.cbegin(); it != states.cend(); ++it)
+                out += (it.key() + QLatin1Char('|') + it.value() + QStringLiteral("|\n")).toUtf8();
+            return answered(out);
+        }
+        if (program == QLatin1String("scontrol"))
+            return answered("JobId=22 JobState=FAILED Reason=NonZeroExitCode ExitCode=4:0 NodeList=vm\n");
+        return answered({});
+    };
+    SlurmClusterConfig c = config();
+    c.pollMs = 50;
+    SlurmLauncher launcher(c, std::move(runner));
+    Events events(&launcher);
+    for (RunId run = 1; run <= 3; ++run)
+        launcher.start(run, prepare(QStringLiteral("stop-%1").arg(run), 5, 10));
+    QTRY_VERIFY(events.has(QStringLiteral("pending 1 Priority")) && events.has(QStringLiteral("running 2"))
+                && events.has(QStringLiteral("running 3")));
+    // One squeue asks about every job.
+    const QStringList polls = calls.filter(QRegularExpression(QStringLiteral("^squeue ")));
+    QVERIFY(!polls.isEmpty());
+    const auto listed = QRegularExpression(QStringLiteral("--jobs=(\\S+)")).match(polls.last());
+    QStringList asked = listed.captured(1).split(QLatin1Char(','));
+    asked.sort();
+    QCOMPARE(asked, (QStringList{QStringLiteral("21"), QStringLiteral("22"), QStringLiteral("23")}));
+
+    // Pending: cancelled outright. Running: TERM for the worker to checkpoint.
+    launcher.terminate(1);
+    launcher.terminate(2);
+    launcher.kill(3);
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel 21")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=TERM --full 22")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel 23")));
+    states.remove(QStringLiteral("22"));
+    QTRY_VERIFY(events.ends.contains(2));
+    QCOMPARE(events.ends.value(2), qMakePair(4, 0)); // the worker's own "stopped"
+
+    // release cancels what is still there, at once (no event loop).
+    calls.clear();
+    launcher.release(1);
+    QCOMPARE(calls, QStringList{QStringLiteral("scancel 21")});
+    QVERIFY(launcher.handle(1).isEmpty());
 }
 
 void TestSlurmLauncher::jobRunsToTheEnd()
