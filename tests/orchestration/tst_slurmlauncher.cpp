@@ -6,9 +6,15 @@
 // tests see what Slurm gave the worker. Skipped, saying why, where the
 // cluster cannot run (not root, Slurm or munge not installed).
 
+#include "ingestion.h"
+#include "metricsserver.h"
+#include "metricstore.h"
+#include "runregistry.h"
+#include "runstore.h"
 #include "slurmcommand.h"
 #include "slurmjob.h"
 #include "slurmlauncher.h"
+#include "supervisor.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -137,6 +143,7 @@ private Q_SLOTS:
     void scancelFromOutside();
     void badPartitionIsRefused();
     void attachAfterRestart();
+    void supervisorThroughSlurm();
 
 private:
     SlurmClusterConfig config() const;
@@ -564,6 +571,78 @@ void TestSlurmLauncher::attachAfterRestart()
     QVERIFY(!second.attach(8, elsewhere, &why));
     QVERIFY2(why.contains(QStringLiteral("another")), qPrintable(why));
     QVERIFY(!second.attach(8, QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")}}, &why));
+}
+
+// The seam end to end: the Supervisor drives runs through SlurmLauncher on
+// the test cluster, and the workers (on this machine, the cluster's node)
+// say hello on the metrics socket as local ones do. Two runs take the two
+// GPUs, a third waits ("pending: Resources") and is cancelled before it
+// starts; the two are stopped over the socket and end Stopped (exit 4).
+void TestSlurmLauncher::supervisorThroughSlurm()
+{
+    REQUIRE_CLUSTER();
+    RunStore store(m_tmp.filePath(QStringLiteral("supervised")));
+    MetricsServer server;
+    MetricStore metrics;
+    RunRegistry runs;
+    Ingestion ingestion{&runs, &store, &metrics};
+    SlurmLauncher launcher(config());
+    QString error;
+    QVERIFY2(server.listen(m_tmp.filePath(QStringLiteral("sock/s.sock")), &error), qPrintable(error));
+    std::unique_ptr<Supervisor> supervisor =
+        std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
+    server.setHandler([&supervisor](RunId id, const nlohmann::json &m) {
+        if (supervisor)
+            supervisor->handleMessage(id, m);
+    });
+    supervisor->setWorkerProgram(m_wrapper);
+    supervisor->setStopTimeout(10000);
+
+    QList<RunId> ids;
+    for (int i = 1; i <= 3; ++i) {
+        RunInfo info;
+        info.name = QStringLiteral("sup-%1").arg(i);
+        info.group = info.name;
+        info.spec = QJsonObject{{QStringLiteral("name"), info.name},
+                                {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")},
+                                                                      {QStringLiteral("steps"), 100000},
+                                                                      {QStringLiteral("step_ms"), 20}}}};
+        info.runDir = store.runDir(info.name);
+        ids << runs.add(info);
+        QVERIFY2(supervisor->start(ids.last(), Supervisor::StartOptions{QStringLiteral("cuda:0"), 0, false}, &error),
+                 qPrintable(error));
+    }
+    auto state = [&runs](RunId id) { return runs.value(id).state; };
+    // Two say hello through the socket and train; the third waits for a GPU
+    // (which one Slurm makes wait depends on which sbatch answered first).
+    QList<RunId> training;
+    RunId waiting = 0;
+    auto look = [&] {
+        training.clear();
+        waiting = 0;
+        for (RunId id : std::as_const(ids)) {
+            if (state(id) == RunState::Running)
+                training << id;
+            else if (state(id) == RunState::Starting && runs.value(id).message == QLatin1String("pending: Resources"))
+                waiting = id;
+        }
+        return training.size() == 2 && waiting != 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(look(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(metrics.series(training.at(0), QStringLiteral("loss")) != nullptr, 10000);
+
+    supervisor->stop(waiting);
+    QTRY_COMPARE_WITH_TIMEOUT(state(waiting), RunState::Cancelled, 10000);
+    QVERIFY2(runs.value(waiting).message.contains(QStringLiteral("cancelled before it started")),
+             qPrintable(runs.value(waiting).message));
+
+    supervisor->stop(training.at(0));
+    supervisor->stop(training.at(1));
+    QTRY_VERIFY_WITH_TIMEOUT(state(training.at(0)) == RunState::Stopped && state(training.at(1)) == RunState::Stopped,
+                             20000);
+    QVERIFY2(runs.value(training.at(0)).message.contains(QStringLiteral("exit 4")),
+             qPrintable(runs.value(training.at(0)).message));
+    supervisor.reset();
 }
 
 QTEST_GUILESS_MAIN(TestSlurmLauncher)
