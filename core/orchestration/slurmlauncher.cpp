@@ -336,8 +336,15 @@ void SlurmLauncher::kill(RunId run)
     if (it == m_jobs.end())
         return;
     it->stopAsked = true;
-    if (it->id.isEmpty())
+    if (it->id.isEmpty()) {
         it->cancelAsked = true;
+        return;
+    }
+    // Running: SIGKILL at once; a plain scancel would send TERM first and
+    // KILL only after the cluster's KillWait (30 s by default), and kill
+    // comes when TERM was not enough.
+    if (it->known && it->phase == SlurmJob::Phase::Running)
+        scancel(it->id, {QStringLiteral("--signal=KILL"), QStringLiteral("--full")});
     else
         scancel(it->id, {});
 }

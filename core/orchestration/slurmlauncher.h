@@ -42,7 +42,7 @@ struct SlurmClusterConfig
 //              forgotten it, exited(-1, 0) lets the worker's done line tell.
 //   terminate  scancel --signal=TERM --full (running: the worker checkpoints
 //              and exits 4); a job still pending is cancelled.
-//   kill       scancel.
+//   kill       scancel --signal=KILL --full (running), else scancel.
 //   handle     {"kind":"slurm","job":"ID","cluster":NAME}
 //   attach     the job is still known to scontrol (blocking, bounded).
 // A job cancelled from outside (scancel by the user, an administrator)

@@ -141,13 +141,14 @@ private Q_SLOTS:
     void jobRunsToTheEnd();
     void threeJobsOnTwoGpus();
     void scancelFromOutside();
+    void killEndsAWorkerThatIgnoresTerm();
     void badPartitionIsRefused();
     void attachAfterRestart();
     void supervisorThroughSlurm();
 
 private:
     SlurmClusterConfig config() const;
-    LaunchSpec prepare(const QString &name, int steps, int stepMs);
+    LaunchSpec prepare(const QString &name, int steps, int stepMs, const QString &behaviour = QString());
     QString slurm(const QStringList &command) const;
 
     QTemporaryDir m_tmp;
@@ -214,7 +215,7 @@ SlurmClusterConfig TestSlurmLauncher::config() const
     return c;
 }
 
-LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs)
+LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs, const QString &behaviour)
 {
     LaunchSpec spec;
     spec.program = m_wrapper.isEmpty() ? QStringLiteral("/nonexistent/trainyard-worker") : m_wrapper;
@@ -226,9 +227,16 @@ LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs
                            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")},
                                                                  {QStringLiteral("steps"), steps},
                                                                  {QStringLiteral("step_ms"), stepMs}}}};
+    QJsonObject withBehaviour = json;
+    if (!behaviour.isEmpty()) {
+        QJsonObject model = json.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("behaviour"), behaviour);
+        model.insert(QStringLiteral("at_step"), 3);
+        withBehaviour.insert(QStringLiteral("model"), model);
+    }
     QFile f(spec.specPath);
     if (f.open(QIODevice::WriteOnly))
-        f.write(QJsonDocument(json).toJson());
+        f.write(QJsonDocument(withBehaviour).toJson());
     spec.token = kToken;
     spec.device = QStringLiteral("cuda:0");
     return spec;
@@ -395,13 +403,14 @@ void TestSlurmLauncher::stopsAndOnePollForAll()
     asked.sort();
     QCOMPARE(asked, (QStringList{QStringLiteral("21"), QStringLiteral("22"), QStringLiteral("23")}));
 
-    // Pending: cancelled outright. Running: TERM for the worker to checkpoint.
+    // Pending: cancelled outright. Running: TERM for the worker to checkpoint;
+    // kill: KILL now, not after the cluster's KillWait.
     launcher.terminate(1);
     launcher.terminate(2);
     launcher.kill(3);
     QTRY_VERIFY(calls.contains(QStringLiteral("scancel 21")));
     QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=TERM --full 22")));
-    QTRY_VERIFY(calls.contains(QStringLiteral("scancel 23")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=KILL --full 23")));
     states.remove(QStringLiteral("22"));
     QTRY_VERIFY(events.ends.contains(2));
     QCOMPARE(events.ends.value(2), qMakePair(4, 0)); // the worker's own "stopped"
@@ -513,6 +522,18 @@ void TestSlurmLauncher::scancelFromOutside()
     // It ends (not hangs), as a signal nobody here sent.
     QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(1), 20000);
     QCOMPARE(events.ends.value(1), qMakePair(-1, int(SIGTERM)));
+}
+
+void TestSlurmLauncher::killEndsAWorkerThatIgnoresTerm()
+{
+    REQUIRE_CLUSTER();
+    SlurmLauncher launcher(config());
+    Events events(&launcher);
+    launcher.start(1, prepare(QStringLiteral("hangs"), 100000, 50, QStringLiteral("hang")));
+    QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 1")), 20000);
+    launcher.kill(1);
+    QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(1), 30000);
+    QCOMPARE(events.ends.value(1), qMakePair(-1, int(SIGKILL)));
 }
 
 void TestSlurmLauncher::badPartitionIsRefused()
