@@ -1,5 +1,6 @@
 #include "slurmlauncher.h"
 
+#include "experiment.h"
 #include "logcategories.h"
 #include "slurmcommand.h"
 #include "workerprocess.h"
@@ -22,6 +23,21 @@ bool saysUnknownJob(const SlurmCommandResult &r)
 }
 
 } // namespace
+
+SlurmClusterConfig SlurmClusterConfig::forLane(const ExperimentCluster &cluster, const QString &partition,
+                                               const QString &gres)
+{
+    SlurmClusterConfig c;
+    c.name = cluster.name;
+    c.partition = partition.isEmpty() ? cluster.partition : partition;
+    c.account = cluster.account;
+    c.qos = cluster.qos;
+    c.time = cluster.time;
+    if (!gres.isEmpty())
+        c.gres = gres;
+    c.extraArgs = cluster.extraArgs;
+    return c;
+}
 
 SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner, QObject *parent)
     : Launcher(parent)

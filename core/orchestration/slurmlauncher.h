@@ -13,6 +13,7 @@ class QTimer;
 namespace trainyard {
 
 class SlurmCommandRunner;
+struct ExperimentCluster;
 
 // How jobs go to one Slurm cluster: what sbatch is given besides the job.
 struct SlurmClusterConfig
@@ -27,6 +28,12 @@ struct SlurmClusterConfig
     int warnSeconds = 300;                  // --signal=B:USR2@N before the time limit; 0: none
     int pollMs = 10000;                     // one squeue for all jobs this often (sites limit RPCs)
     int commandTimeoutMs = 30000;
+
+    // The settings of a lane "slurm:NAME/PARTITION" with `gres` (empty:
+    // gpu:1) on `cluster` of the experiment file: the lane's partition wins
+    // over the cluster's sbatch.partition. What the Scheduler will build its
+    // SlurmLaunchers from once it uses them.
+    static SlurmClusterConfig forLane(const ExperimentCluster &cluster, const QString &partition, const QString &gres);
 };
 
 // Workers as Slurm batch jobs on a cluster reached locally (the Slurm client

@@ -6,6 +6,7 @@
 // tests see what Slurm gave the worker. Skipped, saying why, where the
 // cluster cannot run (not root, Slurm or munge not installed).
 
+#include "experiment.h"
 #include "ingestion.h"
 #include "metricsserver.h"
 #include "metricstore.h"
@@ -310,6 +311,25 @@ void TestSlurmLauncher::readsSlurmsAnswers()
     QVERIFY(args.contains(QStringLiteral("--signal=B:USR2@300")));
     QCOMPARE(args.last(), QStringLiteral("--constraint=a100"));
     QVERIFY(!args.join(QLatin1Char(' ')).contains(kToken));
+
+    // A lane of the experiment file: its partition wins, its gres is asked for.
+    ExperimentCluster hpc;
+    hpc.name = QStringLiteral("hpc");
+    hpc.partition = QStringLiteral("cpu");
+    hpc.account = QStringLiteral("lab");
+    hpc.time = QStringLiteral("4:00:00");
+    hpc.extraArgs = {QStringLiteral("--mem=8G")};
+    const SlurmClusterConfig lane =
+        SlurmClusterConfig::forLane(hpc, QStringLiteral("gpu"), QStringLiteral("gpu:a100:2"));
+    QCOMPARE(lane.name, QStringLiteral("hpc"));
+    QCOMPARE(lane.partition, QStringLiteral("gpu"));
+    QCOMPARE(lane.account, QStringLiteral("lab"));
+    QCOMPARE(lane.time, QStringLiteral("4:00:00"));
+    QCOMPARE(lane.gres, QStringLiteral("gpu:a100:2"));
+    QCOMPARE(lane.extraArgs, QStringList{QStringLiteral("--mem=8G")});
+    const SlurmClusterConfig plain = SlurmClusterConfig::forLane(hpc, QString(), QString());
+    QCOMPARE(plain.partition, QStringLiteral("cpu"));
+    QCOMPARE(plain.gres, QStringLiteral("gpu:1"));
 }
 
 void TestSlurmLauncher::requeueAndControllerOutage()
