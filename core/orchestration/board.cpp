@@ -37,6 +37,7 @@ void Board::setExperiment(const Experiment &experiment)
         Lane lane;
         lane.device = el.device;
         lane.slotCount = el.slotCount;
+        lane.gres = el.gres;
         for (const ExperimentRun &er : el.runs) {
             const QString group = er.spec.value(QStringLiteral("name")).toString();
             for (int i = 0; i < er.repeat; ++i)
@@ -56,6 +57,7 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
         ExperimentLane el;
         el.device = lane.device;
         el.slotCount = lane.slotCount;
+        el.gres = lane.gres;
         for (int i = 0; i < lane.runs.size();) {
             const RunInfo *r = m_runs->find(lane.runs.at(i));
             const int count = r->repeatCount;
@@ -115,7 +117,7 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
     if (position < 0 || position > m_lanes.size())
         position = int(m_lanes.size());
     Q_EMIT laneAboutToBeAdded(position);
-    m_lanes.insert(position, Lane{device, slotCount, {}});
+    m_lanes.insert(position, Lane{device, slotCount, {}, {}});
     for (RunInfo &r : *m_runs) {
         if (r.lane >= position)
             ++r.lane;

@@ -28,6 +28,7 @@ public:
     {
         QString device;
         int slotCount = 1;
+        QString gres; // a Slurm lane's request per run (kept for the file; empty: the default)
         QList<RunId> runs;
     };
 

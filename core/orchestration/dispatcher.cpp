@@ -31,7 +31,8 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
 QString Dispatcher::effectiveDevice(int lane) const
 {
     const QString device = m_board->lane(lane).device;
-    if (device == QLatin1String("cpu") || m_devices->hasDevice(device))
+    // A Slurm lane never falls back to this machine's CPU.
+    if (device == QLatin1String("cpu") || m_devices->hasDevice(device) || isSlurmDevice(device))
         return device;
     return m_cpuFallback ? QStringLiteral("cpu") : device;
 }
@@ -41,7 +42,7 @@ QList<int> Dispatcher::missingDeviceLanes() const
     QList<int> lanes;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = m_board->lane(l).device;
-        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
+        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
             lanes << l;
     }
     return lanes;
@@ -67,6 +68,15 @@ QStringList Dispatcher::preflight() const
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"))
                         .arg(m_cpuFallback ? QStringLiteral(": its runs will train on the CPU")
                                            : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
+    }
+    // SlurmLauncher exists, but the Scheduler does not submit to it yet:
+    // such a lane's runs stay queued, and saying so beats a silent wait.
+    for (int l = 0; l < m_board->laneCount(); ++l) {
+        if (isSlurmDevice(m_board->lane(l).device))
+            problems << QStringLiteral("lane %1 names %2: Slurm lanes are not started yet (this version does not "
+                                       "submit to Slurm from the scheduler); its runs stay queued")
+                            .arg(l + 1)
+                            .arg(m_board->lane(l).device);
     }
     return problems + busyDeviceWarnings();
 }
@@ -218,6 +228,8 @@ bool Dispatcher::startRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
     }
     const QString device = effectiveDevice(r->lane);
+    if (isSlurmDevice(device))
+        return refuse(error, QStringLiteral("%1: Slurm lanes are not started yet").arg(device));
     if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
         return refuse(error,
                       QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));

@@ -22,9 +22,30 @@ struct ExperimentRun
 // One lane as written in the experiment file.
 struct ExperimentLane
 {
-    QString device = QStringLiteral("cpu"); // "cpu" or "cuda:N"
-    int slotCount = 1;
+    QString device = QStringLiteral("cpu"); // "cpu", "cuda:N" or "slurm:CLUSTER/PARTITION"
+    int slotCount = 1;                      // a Slurm lane: its runs queued at once
+    QString gres;                           // a Slurm lane's request per run; empty: "gpu:1"
     QList<ExperimentRun> runs;
+};
+
+// A Slurm cluster the experiment's lanes may name ("slurm:NAME/PARTITION"):
+// how it is reached, where runs and the worker live there, and sbatch's
+// defaults. Only "local" reach (the Slurm commands on this machine, the runs
+// root on a filesystem both see) is implemented; "ssh" is accepted and
+// validated for the files to come, but nothing connects yet.
+struct ExperimentCluster
+{
+    QString name;
+    QString reach = QStringLiteral("local"); // "local" or "ssh"
+    QString host;                            // ssh only
+    QString user;                            // ssh only; empty: ssh's default
+    int port = 22;                           // ssh only
+    QString runsRoot;                      // on the cluster's shared filesystem; empty: the experiment's (local reach)
+    QString worker;                        // trainyard-worker there; empty: the one found here (local reach)
+    QString partition, account, qos, time; // sbatch defaults; empty: the site's
+    QStringList extraArgs;                 // more sbatch options, "--name=value" each
+
+    QJsonObject toJson() const;
 };
 
 // An experiment file (docs/experiment-format.md): a name, an optional runs
@@ -47,6 +68,7 @@ public:
     QString name;
     QString runsRoot; // empty: QStandardPaths::AppDataLocation/<name>
     QList<ExperimentLane> lanes;
+    QList<ExperimentCluster> clusters;
 
     // Parses and validates. On failure returns nullopt and fills `errors`
     // (one message per problem, each starting with the JSON path).
@@ -68,7 +90,8 @@ public:
 
     // The runs root actually used (runsRoot, or the default location).
     QString effectiveRunsRoot() const;
-    int runCount() const; // repeats expanded
+    int runCount() const;                                        // repeats expanded
+    const ExperimentCluster *cluster(const QString &name) const; // null if none
 };
 
 // Checks one run spec, against `catalog` when given, else structurally (see
@@ -93,5 +116,9 @@ bool isSafeRunName(const QString &name);
 
 // True for "cpu" and "cuda:N".
 bool isDeviceName(const QString &device);
+
+// True for "slurm:CLUSTER" and "slurm:CLUSTER/PARTITION" (names of letters,
+// digits and ._-), giving the two parts (partition empty: the cluster's).
+bool isSlurmDevice(const QString &device, QString *cluster = nullptr, QString *partition = nullptr);
 
 } // namespace trainyard

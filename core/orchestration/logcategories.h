@@ -13,6 +13,7 @@ Q_DECLARE_LOGGING_CATEGORY(lcScheduler)  // "trainyard.scheduler": the façade, 
 Q_DECLARE_LOGGING_CATEGORY(lcDispatcher) // "trainyard.dispatcher": which run starts where, idle
 Q_DECLARE_LOGGING_CATEGORY(lcSupervisor) // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
 Q_DECLARE_LOGGING_CATEGORY(lcLauncher)   // "trainyard.launcher": processes (or jobs) started, signalled, attached
+Q_DECLARE_LOGGING_CATEGORY(lcSlurm)      // "trainyard.slurm": sbatch, squeue, scontrol, scancel and what they said
 Q_DECLARE_LOGGING_CATEGORY(lcMetrics)    // "trainyard.metrics": metrics.jsonl, worker messages as records, CSV
 Q_DECLARE_LOGGING_CATEGORY(lcRunStore)   // "trainyard.runstore": run folders, status.json, the state file, history
 Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)  // "trainyard.catalogue": the worker's catalogue, its cache

@@ -107,6 +107,7 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_filePath = filePath;
     m_name = ex.name;
     m_runsRoot = experiment.runsRoot;
+    m_clusters = experiment.clusters; // not the board's: saved with the file as they came
     m_scheduler->setExperiment(ex);
     m_scheduler->loadHistory();
     m_open = true;
@@ -209,7 +210,9 @@ QString Session::runsRoot() const
 
 Experiment Session::experiment() const
 {
-    return m_scheduler->toExperiment(m_name, m_runsRoot);
+    Experiment ex = m_scheduler->toExperiment(m_name, m_runsRoot);
+    ex.clusters = m_clusters;
+    return ex;
 }
 
 bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const

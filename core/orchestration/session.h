@@ -96,6 +96,7 @@ private:
     QString m_filePath;
     QString m_name;
     QString m_runsRoot;
+    QList<ExperimentCluster> m_clusters;
     bool m_open = false;
     bool m_closing = false;
 };

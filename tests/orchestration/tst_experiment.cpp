@@ -62,7 +62,8 @@ private Q_SLOTS:
         QTest::newRow("slots") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu"},{"device":"cpu","slots":-3}]})")
                                << QStringLiteral("lanes[1].slots: expected an integer ≥ 1, got -3");
         QTest::newRow("device") << QByteArray(R"({"name":"e","lanes":[{"device":"gpu1"}]})")
-                                << QStringLiteral("lanes[0].device: expected \"cpu\" or \"cuda:N\", got \"gpu1\"");
+                                << QStringLiteral("lanes[0].device: expected \"cpu\", \"cuda:N\" or "
+                                                  "\"slurm:CLUSTER/PARTITION\", got \"gpu1\"");
         QTest::newRow("no lanes") << QByteArray(R"({"name":"e"})")
                                   << QStringLiteral("lanes: expected an array of lanes, got nothing");
         QTest::newRow("name")
@@ -71,7 +72,7 @@ private Q_SLOTS:
                    "name: expected a name of 1–100 letters, digits or ._+@- not starting with '.', got \"../etc\"");
         QTest::newRow("unknown top key")
             << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
-            << QStringLiteral("(top level): unknown key \"lanez\" (expected one of name, runs_root, lanes)");
+            << QStringLiteral("(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, lanes)");
         QTest::newRow("unknown run key") << QByteArray(
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
                                          << QStringLiteral(
@@ -111,6 +112,54 @@ private Q_SLOTS:
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"../../x","model":{"type":"x"}}]}]})")
                                          << QStringLiteral("lanes[0].runs[0].name: expected a name of 1–100 letters, "
                                                            "digits or ._+@- not starting with '.', got \"../../x\"");
+        // Slurm clusters and their lanes.
+        const QByteArray hpc = R"("clusters":[{"name":"hpc","sbatch":{"partition":"gpu"}}])";
+        QTest::newRow("unknown cluster") << QByteArray(R"({"name":"e","lanes":[{"device":"slurm:hpc/gpu"}]})")
+                                         << QStringLiteral(
+                                                "lanes[0].device: no cluster \"hpc\" in clusters (none is defined)");
+        QTest::newRow("other cluster")
+            << QByteArray(R"({"name":"e",)" + hpc + R"(,"lanes":[{"device":"slurm:far/gpu"}]})")
+            << QStringLiteral("lanes[0].device: no cluster \"far\" in clusters (expected one of hpc)");
+        QTest::newRow("gres off slurm") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","gres":"gpu:1"}]})")
+                                        << QStringLiteral("lanes[0].gres: only for a \"slurm:CLUSTER/PARTITION\" lane");
+        QTest::newRow("gres") << QByteArray(R"({"name":"e",)" + hpc
+                                            + R"(,"lanes":[{"device":"slurm:hpc/gpu","gres":"gpu 1"}]})")
+                              << QStringLiteral("lanes[0].gres: expected a Slurm GRES such as \"gpu:1\" or "
+                                                "\"gpu:a100:2\", got \"gpu 1\"");
+        QTest::newRow("reach") << QByteArray(R"({"name":"e","clusters":[{"name":"c","reach":"telnet"}],"lanes":[]})")
+                               << QStringLiteral("clusters[0].reach: expected \"local\" or \"ssh\", got \"telnet\"");
+        QTest::newRow("ssh host") << QByteArray(R"({"name":"e","clusters":[{"name":"c","reach":"ssh"}],"lanes":[]})")
+                                  << QStringLiteral(
+                                         "clusters[0].host: expected the host to ssh to (reach \"ssh\"), got nothing");
+        QTest::newRow("host without ssh")
+            << QByteArray(R"({"name":"e","clusters":[{"name":"c","host":"login1"}],"lanes":[]})")
+            << QStringLiteral("clusters[0].host: only with reach \"ssh\"");
+        QTest::newRow("cluster name") << QByteArray(R"({"name":"e","clusters":[{"name":"a b"}],"lanes":[]})")
+                                      << QStringLiteral("clusters[0].name: expected a cluster name of 1–100 letters, "
+                                                        "digits or ._-, got \"a b\"");
+        QTest::newRow("duplicate cluster")
+            << QByteArray(R"({"name":"e","clusters":[{"name":"c"},{"name":"c"}],"lanes":[]})")
+            << QStringLiteral("clusters[1].name: cluster \"c\" is already defined");
+        QTest::newRow("extra args string")
+            << QByteArray(
+                   R"({"name":"e","clusters":[{"name":"c","sbatch":{"extra_args":"--mem=4G -N 1"}}],"lanes":[]})")
+            << QStringLiteral("clusters[0].sbatch.extra_args: expected an array of sbatch options, one "
+                              "\"--name=value\" each, got \"--mem=4G -N 1\"");
+        QTest::newRow("extra arg split")
+            << QByteArray(R"({"name":"e","clusters":[{"name":"c","sbatch":{"extra_args":["-p","gpu"]}}],"lanes":[]})")
+            << QStringLiteral("clusters[0].sbatch.extra_args[0]: expected one sbatch option as \"--name=value\", "
+                              "got \"-p\"");
+        QTest::newRow("extra arg wrap") << QByteArray(
+            R"({"name":"e","clusters":[{"name":"c","sbatch":{"extra_args":["--wrap=rm -rf ~"]}}],"lanes":[]})")
+                                        << QStringLiteral(
+                                               "clusters[0].sbatch.extra_args[0]: --wrap is Trainyard's to set");
+        QTest::newRow("time") << QByteArray(
+            R"({"name":"e","clusters":[{"name":"c","sbatch":{"time":"1h"}}],"lanes":[]})")
+                              << QStringLiteral("clusters[0].sbatch.time: expected a Slurm time limit (\"30\", "
+                                                "\"4:00:00\", \"2-00:00:00\"), got \"1h\"");
+        QTest::newRow("runs_root")
+            << QByteArray(R"({"name":"e","clusters":[{"name":"c","runs_root":"runs"}],"lanes":[]})")
+            << QStringLiteral("clusters[0].runs_root: expected an absolute folder path, got \"runs\"");
         Q_UNUSED(run);
     }
 
@@ -287,6 +336,53 @@ private Q_SLOTS:
         QCOMPARE(back->lanes.at(0).runs.at(0).repeat, 3);
         QCOMPARE(back->runsRoot, QStringLiteral("/tmp/somewhere"));
         QCOMPARE(back->effectiveRunsRoot(), QStringLiteral("/tmp/somewhere"));
+    }
+
+    // A Slurm cluster and its lanes are read, kept and written back as given.
+    void clustersAndSlurmLanes()
+    {
+        const QByteArray json = R"({"name":"e","clusters":[
+            {"name":"hpc","reach":"local","runs_root":"/shared/runs","worker":"/shared/bin/trainyard-worker",
+             "sbatch":{"partition":"gpu","account":"lab","qos":"normal","time":"4:00:00",
+                       "extra_args":["--constraint=a100","--mem=32G"]}},
+            {"name":"far","reach":"ssh","host":"login.example.org","user":"me","port":2222,
+             "runs_root":"/home/me/runs","worker":"/home/me/bin/trainyard-worker"}],
+            "lanes":[{"device":"slurm:hpc/gpu","gres":"gpu:a100:2","slots":8,"runs":[]},
+                     {"device":"slurm:far","runs":[]},{"device":"cpu","runs":[]}]})";
+        QStringList errors;
+        const auto ex = Experiment::fromJson(QJsonDocument::fromJson(json).object(), &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(ex->clusters.size(), 2);
+        const ExperimentCluster *hpc = ex->cluster(QStringLiteral("hpc"));
+        QVERIFY(hpc);
+        QCOMPARE(hpc->reach, QStringLiteral("local"));
+        QCOMPARE(hpc->runsRoot, QStringLiteral("/shared/runs"));
+        QCOMPARE(hpc->partition, QStringLiteral("gpu"));
+        QCOMPARE(hpc->account, QStringLiteral("lab"));
+        QCOMPARE(hpc->qos, QStringLiteral("normal"));
+        QCOMPARE(hpc->time, QStringLiteral("4:00:00"));
+        QCOMPARE(hpc->extraArgs, (QStringList{QStringLiteral("--constraint=a100"), QStringLiteral("--mem=32G")}));
+        const ExperimentCluster *far = ex->cluster(QStringLiteral("far"));
+        QVERIFY(far);
+        QCOMPARE(far->reach, QStringLiteral("ssh"));
+        QCOMPARE(far->host, QStringLiteral("login.example.org"));
+        QCOMPARE(far->user, QStringLiteral("me"));
+        QCOMPARE(far->port, 2222);
+        QCOMPARE(ex->lanes.at(0).device, QStringLiteral("slurm:hpc/gpu"));
+        QCOMPARE(ex->lanes.at(0).gres, QStringLiteral("gpu:a100:2"));
+        QCOMPARE(ex->lanes.at(0).slotCount, 8);
+        QString cluster, partition;
+        QVERIFY(isSlurmDevice(ex->lanes.at(1).device, &cluster, &partition));
+        QCOMPARE(cluster, QStringLiteral("far"));
+        QCOMPARE(partition, QString());
+        QVERIFY(!isSlurmDevice(QStringLiteral("slurm:")));
+        QVERIFY(!isSlurmDevice(QStringLiteral("slurm:a/b/c")));
+
+        const auto back = Experiment::fromJson(ex->toJson(), &errors);
+        QVERIFY2(back, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(back->toJson(), ex->toJson());
+        QCOMPARE(back->toJson().value(QStringLiteral("clusters")),
+                 QJsonDocument::fromJson(json).object().value(QStringLiteral("clusters")));
     }
 
     void demoIsTheSeedsExperiment()

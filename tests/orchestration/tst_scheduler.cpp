@@ -10,6 +10,7 @@
 #include "session.h"
 #include "testutil.h"
 
+#include <QJsonArray>
 #include <QSignalSpy>
 #include <QSysInfo>
 #include <QTemporaryDir>
@@ -461,6 +462,47 @@ private Q_SLOTS:
         sch->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(sch->run(idOf(s.get(), "g")).state, RunState::Finished, 10000);
         QCOMPARE(sch->run(idOf(s.get(), "g")).device, QStringLiteral("cpu"));
+    }
+
+    // SlurmLauncher is not wired to the scheduler yet: a Slurm lane's runs stay
+    // queued, it says so, it never falls back to this machine's CPU, and the
+    // file keeps its clusters and gres when saved.
+    void slurmLanesAreNotStartedYet()
+    {
+        QJsonObject json = experimentJson(QStringLiteral("t"), m_dir.filePath(QStringLiteral("slurm")),
+                                          {lane(QStringLiteral("slurm:hpc/gpu"), 2, {fakeSpec(QStringLiteral("s"), 5)}),
+                                           lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("c"), 5)})});
+        json.insert(QStringLiteral("clusters"),
+                    QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("hpc")}}});
+        QJsonArray lanes = json.value(QStringLiteral("lanes")).toArray();
+        QJsonObject first = lanes.at(0).toObject();
+        first.insert(QStringLiteral("gres"), QStringLiteral("gpu:2"));
+        lanes[0] = first;
+        json.insert(QStringLiteral("lanes"), lanes);
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.open(experiment(json), QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Scheduler *sch = session.scheduler();
+        sch->setWorkerProgram(fakeWorker());
+        QVERIFY(sch->missingDeviceLanes().isEmpty());
+        QVERIFY2(sch->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("lane 1 names slurm:hpc/gpu")),
+                 qPrintable(sch->preflight().join(QLatin1Char('\n'))));
+        sch->setCpuFallback(true);
+        QCOMPARE(sch->lane(0).effectiveDevice, QStringLiteral("slurm:hpc/gpu"));
+        QString error;
+        QVERIFY(!sch->startRun(idOf(&session, "s"), &error));
+        QVERIFY2(error.contains(QStringLiteral("not started yet")), qPrintable(error));
+        QSignalSpy idle(sch, &Scheduler::idle);
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
+        QCOMPARE(sch->run(idOf(&session, "c")).state, RunState::Finished);
+        QCOMPARE(sch->run(idOf(&session, "s")).state, RunState::Queued);
+        const QJsonObject saved = session.experiment().toJson();
+        const QJsonArray clusters{QJsonObject{{QStringLiteral("name"), QStringLiteral("hpc")},
+                                              {QStringLiteral("reach"), QStringLiteral("local")}}};
+        QCOMPARE(saved.value(QStringLiteral("clusters")), QJsonValue(clusters));
+        QCOMPARE(saved.value(QStringLiteral("lanes")).toArray().at(0).toObject().value(QStringLiteral("gres")),
+                 QJsonValue(QStringLiteral("gpu:2")));
     }
 
     void reconnectingWorkerLosesNoPoint()

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace trainyard {
+
+// What one Slurm command (sbatch, squeue, scontrol, scancel) did.
+struct SlurmCommandResult
+{
+    int exitCode = -1;
+    bool started = true; // false: the program could not be run at all
+    bool timedOut = false;
+    QByteArray out;
+    QByteArray err;
+
+    bool ok() const { return started && !timedOut && exitCode == 0; }
+    // The command's own words for a failure (its stderr, one line), else
+    // what went wrong around it: "sbatch: error: invalid partition ...".
+    QString message(const QString &program) const;
+};
+
+// Runs the Slurm client commands for SlurmLauncher: always an argument list
+// (never a shell), asynchronously with a deadline, or blocking and bounded
+// for release() (which must not return to the event loop). An interface so
+// the launcher's logic can be driven by canned answers; the real one is
+// SlurmProcessRunner, and the tests use it against a real cluster.
+class SlurmCommandRunner
+{
+public:
+    using Done = std::function<void(const SlurmCommandResult &)>;
+    virtual ~SlurmCommandRunner() = default;
+
+    // `done` runs from the event loop, never after `context` is destroyed.
+    // `env` empty: the orchestrator's environment.
+    virtual void run(const QString &program, const QStringList &args, const QByteArray &input,
+                     const QProcessEnvironment &env, QObject *context, Done done) = 0;
+    virtual SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) = 0;
+};
+
+// SlurmCommandRunner with QProcess. `binDir` empty: the programs on PATH.
+class SlurmProcessRunner : public SlurmCommandRunner
+{
+public:
+    explicit SlurmProcessRunner(int timeoutMs = 30000, QString binDir = QString());
+
+    void run(const QString &program, const QStringList &args, const QByteArray &input, const QProcessEnvironment &env,
+             QObject *context, Done done) override;
+    SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) override;
+
+private:
+    QString resolve(const QString &program) const;
+    int m_timeoutMs;
+    QString m_binDir;
+};
+
+} // namespace trainyard

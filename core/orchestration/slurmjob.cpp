@@ -1,0 +1,110 @@
+#include "slurmjob.h"
+
+#include <QSet>
+
+namespace trainyard {
+
+SlurmJob::Phase SlurmJob::phaseOf(const QString &state)
+{
+    // Slurm's job states (squeue(1) "JOB STATE CODES"). CONFIGURING: nodes
+    // are allocated but booting, the worker does not run yet. COMPLETING:
+    // the batch script may have ended, but its exit code is final only once
+    // the job leaves COMPLETING. A requeued job is pending again.
+    static const QSet<QString> pending{
+        QStringLiteral("PENDING"),     QStringLiteral("CONFIGURING"),  QStringLiteral("REQUEUED"),
+        QStringLiteral("REQUEUE_FED"), QStringLiteral("REQUEUE_HOLD"), QStringLiteral("RESV_DEL_HOLD"),
+        QStringLiteral("RESIZING"),
+    };
+    static const QSet<QString> running{
+        QStringLiteral("RUNNING"), QStringLiteral("COMPLETING"), QStringLiteral("SUSPENDED"),
+        QStringLiteral("STOPPED"), QStringLiteral("SIGNALING"),  QStringLiteral("STAGE_OUT"),
+    };
+    const QString s = state.section(QLatin1Char(' '), 0, 0).toUpper(); // "CANCELLED by 0"
+    if (pending.contains(s))
+        return Phase::Pending;
+    if (running.contains(s))
+        return Phase::Running;
+    return Phase::Ended;
+}
+
+QHash<QString, SlurmJob> SlurmJob::parseSqueue(const QByteArray &out)
+{
+    QHash<QString, SlurmJob> jobs;
+    const QList<QByteArray> lines = out.split('\n');
+    for (const QByteArray &raw : lines) {
+        const QStringList f = QString::fromUtf8(raw).trimmed().split(QLatin1Char('|'));
+        if (f.size() < 3 || f.at(0).isEmpty() || f.at(1).isEmpty())
+            continue;
+        SlurmJob job;
+        job.id = f.at(0);
+        job.state = f.at(1);
+        job.reason = f.at(2) == QLatin1String("None") ? QString() : f.at(2);
+        job.nodes = f.value(3);
+        jobs.insert(job.id, job);
+    }
+    return jobs;
+}
+
+SlurmJob SlurmJob::parseScontrol(const QByteArray &out)
+{
+    SlurmJob job;
+    // One line of space-separated Key=Value fields; values we read never
+    // contain spaces (Command= and WorkDir= may, and are not read).
+    const QStringList fields = QString::fromUtf8(out).simplified().split(QLatin1Char(' '));
+    for (const QString &field : fields) {
+        const int eq = field.indexOf(QLatin1Char('='));
+        if (eq <= 0)
+            continue;
+        const QString key = field.left(eq);
+        const QString value = field.mid(eq + 1);
+        if (key == QLatin1String("JobId") && job.id.isEmpty())
+            job.id = value;
+        else if (key == QLatin1String("JobState"))
+            job.state = value;
+        else if (key == QLatin1String("Reason"))
+            job.reason = value == QLatin1String("None") ? QString() : value;
+        else if (key == QLatin1String("NodeList"))
+            job.nodes = value == QLatin1String("(null)") ? QString() : value;
+        else if (key == QLatin1String("ExitCode")) {
+            bool codeOk = false, signalOk = false;
+            const int code = value.section(QLatin1Char(':'), 0, 0).toInt(&codeOk);
+            const int signal = value.section(QLatin1Char(':'), 1, 1).toInt(&signalOk);
+            if (codeOk && signalOk) {
+                job.exitCode = code;
+                job.signal = signal;
+            }
+        }
+    }
+    if (job.state.isEmpty())
+        job.id.clear();
+    return job;
+}
+
+QString SlurmJob::parseSubmitted(const QByteArray &out)
+{
+    const QString line = QString::fromUtf8(out).trimmed().section(QLatin1Char('\n'), 0, 0).trimmed();
+    const QString id = line.section(QLatin1Char(';'), 0, 0);
+    if (id.isEmpty())
+        return {};
+    for (const QChar c : id)
+        if (!c.isDigit() && c != QLatin1Char('_'))
+            return {};
+    return id;
+}
+
+QString SlurmJob::shellQuote(const QString &word)
+{
+    QString quoted = word;
+    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+QByteArray SlurmJob::script(const QString &program, const QStringList &args)
+{
+    QString line = QStringLiteral("exec ") + shellQuote(program);
+    for (const QString &arg : args)
+        line += QLatin1Char(' ') + shellQuote(arg);
+    return QByteArrayLiteral("#!/bin/sh\n# Written by trainyard: the worker, nothing else.\n") + line.toUtf8() + '\n';
+}
+
+} // namespace trainyard

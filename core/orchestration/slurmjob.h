@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QByteArray>
+#include <QHash>
+#include <QString>
+#include <QStringList>
+
+namespace trainyard {
+
+// One job as Slurm's commands describe it, and the pure rules that read
+// them: squeue's lines, `scontrol show job -o`, the job script. No process
+// is started here (SlurmLauncher does that), so every rule is testable on
+// canned text.
+struct SlurmJob
+{
+    // Where a job is in its life, as the Launcher's events need it.
+    enum class Phase {
+        Pending, // waiting (PENDING, CONFIGURING, REQUEUED, ...)
+        Running, // the worker executes (RUNNING, COMPLETING, SUSPENDED, ...)
+        Ended,   // a final state (COMPLETED, FAILED, CANCELLED, TIMEOUT, ...)
+    };
+
+    QString id;
+    QString state;  // JobState: "PENDING", "RUNNING", "COMPLETED", ...
+    QString reason; // for a pending job: "Priority", "Resources", ...
+    QString nodes;
+    int exitCode = -1; // from scontrol's ExitCode=code:signal; -1 unknown
+    int signal = 0;
+
+    Phase phase() const { return phaseOf(state); }
+
+    static Phase phaseOf(const QString &state);
+    // squeue's output with kSqueueFormat, one job a line; unreadable lines
+    // are skipped.
+    static QHash<QString, SlurmJob> parseSqueue(const QByteArray &out);
+    static constexpr const char *kSqueueFormat = "%i|%T|%r|%N";
+    // `scontrol show job -o ID`'s one line of Key=Value fields; an empty id
+    // when it names no job.
+    static SlurmJob parseScontrol(const QByteArray &out);
+    // sbatch --parsable's "ID" or "ID;CLUSTER"; empty when it is neither.
+    static QString parseSubmitted(const QByteArray &out);
+
+    // `word` in single quotes for sh: nothing in it is interpreted.
+    static QString shellQuote(const QString &word);
+    // The batch script: it only execs `program` with `args` (each quoted),
+    // so the batch shell's signals (--signal=B:...) reach the worker itself.
+    static QByteArray script(const QString &program, const QStringList &args);
+};
+
+} // namespace trainyard

@@ -1,0 +1,113 @@
+#pragma once
+
+#include "launcher.h"
+#include "slurmjob.h"
+
+#include <QHash>
+#include <QStringList>
+
+#include <memory>
+
+class QTimer;
+
+namespace trainyard {
+
+class SlurmCommandRunner;
+struct ExperimentCluster;
+
+// How jobs go to one Slurm cluster: what sbatch is given besides the job.
+struct SlurmClusterConfig
+{
+    QString name;                           // the experiment's name for the cluster; handles carry it
+    QString partition;                      // empty: the cluster's default partition
+    QString account;                        // empty: the user's default
+    QString qos;                            // empty: the default
+    QString time;                           // sbatch --time ("1:00:00"); empty: the partition's limit
+    QString gres = QStringLiteral("gpu:1"); // empty: no GPU request
+    QStringList extraArgs;                  // more sbatch options, one argument each (never a shell string)
+    int warnSeconds = 300;                  // --signal=B:USR2@N before the time limit; 0: none
+    int pollMs = 10000;                     // one squeue for all jobs this often (sites limit RPCs)
+    int commandTimeoutMs = 30000;
+
+    // The settings of a lane "slurm:NAME/PARTITION" with `gres` (empty:
+    // gpu:1) on `cluster` of the experiment file: the lane's partition wins
+    // over the cluster's sbatch.partition. What the Scheduler will build its
+    // SlurmLaunchers from once it uses them.
+    static SlurmClusterConfig forLane(const ExperimentCluster &cluster, const QString &partition, const QString &gres);
+};
+
+// Workers as Slurm batch jobs on a cluster reached locally (the Slurm client
+// commands on this machine; ssh is not implemented yet). One job per run:
+//   start      sbatch --parsable, the job script on standard input; it only
+//              execs the worker's argument list, each argument single-quoted.
+//              Output appended to RUN_DIR/worker.log; the token travels in
+//              sbatch's environment (exported to the job), never on a command
+//              line. started(0, id), then pending("submitted").
+//   tracking   one squeue call per poll for all its jobs; events only on a
+//              change. A job that ended (or that squeue no longer lists) gets
+//              one `scontrol show job` for its exit code; when Slurm has
+//              forgotten it, exited(-1, 0) lets the worker's done line tell.
+//   terminate  scancel --signal=TERM --full (running: the worker checkpoints
+//              and exits 4); a job still pending is cancelled.
+//   kill       scancel --signal=KILL --full (running), else scancel.
+//   handle     {"kind":"slurm","job":"ID","cluster":NAME}
+//   attach     the job is still known to scontrol (blocking, bounded).
+// A job cancelled from outside (scancel by the user, an administrator)
+// exits with SIGTERM unless Slurm names another signal: nobody here asked
+// it to stop, so the worker's "stopped" done line must not make it look
+// like a requested stop.
+class SlurmLauncher : public Launcher
+{
+    Q_OBJECT
+public:
+    // `runner` null: the real Slurm commands (SlurmProcessRunner).
+    explicit SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner = nullptr,
+                           QObject *parent = nullptr);
+    ~SlurmLauncher() override; // releases (cancels) what it still holds
+
+    QString kind() const override { return QStringLiteral("slurm"); }
+    void start(RunId run, const LaunchSpec &spec) override;
+    void terminate(RunId run) override;
+    void kill(RunId run) override;
+    bool attach(RunId run, const QJsonObject &handle, QString *why = nullptr) override;
+    QJsonObject handle(RunId run) const override;
+    void detach(RunId run) override;
+    void release(RunId run) override;
+
+    const SlurmClusterConfig &cluster() const { return m_cluster; }
+    // The sbatch options for `spec` (without the script): for tests and logs.
+    QStringList sbatchArguments(const LaunchSpec &spec) const;
+    // The squeue calls made so far (the cost of tracking).
+    int pollCount() const { return m_polls; }
+
+private:
+    struct Job
+    {
+        QString id;         // empty while sbatch runs
+        quint64 serial = 0; // which submission a late sbatch answer belongs to
+        bool known = false; // the queue's phase was seen at least once
+        SlurmJob::Phase phase = SlurmJob::Phase::Pending;
+        QString reason;
+        bool stopAsked = false;   // terminate or kill: an ending is expected
+        bool cancelAsked = false; // terminate or kill came while sbatch ran
+        bool finishing = false;   // scontrol asked for its exit code
+    };
+    void submitted(RunId run, quint64 serial, const QString &id);
+    void poll();
+    void polled(const QList<RunId> &runs, const QStringList &ids, const QHash<QString, SlurmJob> &listed);
+    void observe(RunId run, const SlurmJob &seen);
+    void finish(RunId run);
+    void ended(RunId run, const SlurmJob &final);
+    void scancel(const QString &id, const QStringList &options);
+    void schedulePoll();
+
+    SlurmClusterConfig m_cluster;
+    std::unique_ptr<SlurmCommandRunner> m_runner;
+    QHash<RunId, Job> m_jobs;
+    QTimer *m_timer = nullptr;
+    bool m_polling = false;
+    quint64 m_serial = 0;
+    int m_polls = 0;
+};
+
+} // namespace trainyard

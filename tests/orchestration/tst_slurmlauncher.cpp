@@ -1,0 +1,690 @@
+// SlurmLauncher against a real one-node Slurm cluster (tests/slurm/
+// start-cluster.sh: munged, slurmctld and slurmd on 127.0.0.1 with two fake
+// GPUs), started once for the whole test and stopped at its end. The jobs
+// run trainyard-fake-worker through a small wrapper that first prints what
+// the job's environment says (its GPU, whether the token arrived), so the
+// tests see what Slurm gave the worker. Skipped, saying why, where the
+// cluster cannot run (not root, Slurm or munge not installed).
+
+#include "experiment.h"
+#include "ingestion.h"
+#include "metricsserver.h"
+#include "metricstore.h"
+#include "runregistry.h"
+#include "runstore.h"
+#include "slurmcommand.h"
+#include "slurmjob.h"
+#include "slurmlauncher.h"
+#include "supervisor.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <csignal>
+#include <functional>
+#include <memory>
+
+using namespace trainyard;
+
+namespace {
+
+constexpr int kPollMs = 250;
+const QString kToken = QStringLiteral("0123456789abcdef-token-of-the-test");
+
+QString readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// Every event of a launcher, as text: "started 1 JOB", "pending 1 Resources",
+// "running 1", "exited 1 0 0", "failed 1 MESSAGE".
+struct Events
+{
+    explicit Events(Launcher *launcher)
+    {
+        QObject::connect(launcher, &Launcher::started, launcher,
+                         [this, launcher](RunId run, qint64, const QString &job) {
+                             jobs.insert(run, job);
+                             handles.insert(run, launcher->handle(run));
+                             log << QStringLiteral("started %1 %2").arg(run).arg(job);
+                         });
+        QObject::connect(launcher, &Launcher::pending, launcher, [this](RunId run, const QString &reason) {
+            log << QStringLiteral("pending %1 %2").arg(run).arg(reason);
+        });
+        QObject::connect(launcher, &Launcher::running, launcher,
+                         [this](RunId run) { log << QStringLiteral("running %1").arg(run); });
+        QObject::connect(launcher, &Launcher::exited, launcher, [this](RunId run, int code, int signal) {
+            ends.insert(run, qMakePair(code, signal));
+            log << QStringLiteral("exited %1 %2 %3").arg(run).arg(code).arg(signal);
+        });
+        QObject::connect(launcher, &Launcher::failedToLaunch, launcher, [this](RunId run, const QString &message) {
+            failures.insert(run, message);
+            log << QStringLiteral("failed %1 %2").arg(run).arg(message);
+        });
+    }
+    QStringList of(RunId run) const
+    {
+        QStringList mine;
+        const QRegularExpression re(QStringLiteral("^\\w+ %1( |$)").arg(run));
+        for (const QString &line : log)
+            if (re.match(line).hasMatch())
+                mine << line.section(QLatin1Char(' '), 0, 0);
+        mine.removeDuplicates();
+        return mine;
+    }
+    bool has(const QString &line) const { return log.contains(line); }
+    QStringList log;
+    QHash<RunId, QString> jobs;
+    QHash<RunId, QJsonObject> handles;
+    QHash<RunId, QPair<int, int>> ends;
+    QHash<RunId, QString> failures;
+};
+
+// Slurm's answers as a test scripts them: every call is recorded and answered
+// from the event loop by `answer`.
+class ScriptedRunner : public SlurmCommandRunner
+{
+public:
+    std::function<SlurmCommandResult(const QString &, const QStringList &)> answer;
+    QStringList *calls = nullptr; // "program arg arg ..."
+
+    void run(const QString &program, const QStringList &args, const QByteArray &, const QProcessEnvironment &,
+             QObject *context, Done done) override
+    {
+        *calls << (QStringList{program} + args).join(QLatin1Char(' '));
+        const SlurmCommandResult r = answer(program, args);
+        QTimer::singleShot(0, context, [done, r] { done(r); });
+    }
+    SlurmCommandResult runNow(const QString &program, const QStringList &args, int) override
+    {
+        *calls << (QStringList{program} + args).join(QLatin1Char(' '));
+        return answer(program, args);
+    }
+};
+
+SlurmCommandResult answered(const QByteArray &out, int code = 0, const QByteArray &err = {})
+{
+    SlurmCommandResult r;
+    r.exitCode = code;
+    r.out = out;
+    r.err = err;
+    return r;
+}
+
+} // namespace
+
+// A macro, not a function: QSKIP returns from the function it is in.
+#define REQUIRE_CLUSTER()                                                                                              \
+    do {                                                                                                               \
+        if (!m_skip.isEmpty())                                                                                         \
+            QSKIP(qPrintable(QStringLiteral("no test cluster: %1").arg(m_skip)));                                      \
+    } while (false)
+
+class TestSlurmLauncher : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void scriptQuotesEveryArgument();
+    void readsSlurmsAnswers();
+    void requeueAndControllerOutage();
+    void stopsAndOnePollForAll();
+    void jobRunsToTheEnd();
+    void threeJobsOnTwoGpus();
+    void scancelFromOutside();
+    void killEndsAWorkerThatIgnoresTerm();
+    void badPartitionIsRefused();
+    void attachAfterRestart();
+    void supervisorThroughSlurm();
+
+private:
+    SlurmClusterConfig config() const;
+    LaunchSpec prepare(const QString &name, int steps, int stepMs, const QString &behaviour = QString());
+    QString slurm(const QStringList &command) const;
+
+    QTemporaryDir m_tmp;
+    QString m_clusterDir;
+    QString m_skip; // why the cluster tests cannot run here
+    QString m_wrapper;
+};
+
+void TestSlurmLauncher::initTestCase()
+{
+    QVERIFY(m_tmp.isValid());
+    const QString fake = qEnvironmentVariable("TRAINYARD_FAKE_WORKER");
+    const QString source = qEnvironmentVariable("TRAINYARD_SOURCE_DIR");
+    if (fake.isEmpty() || source.isEmpty()) {
+        m_skip = QStringLiteral("TRAINYARD_FAKE_WORKER and TRAINYARD_SOURCE_DIR are not set (run through ctest)");
+        return;
+    }
+    // The wrapper shows what the job's environment holds, then is the worker.
+    m_wrapper = m_tmp.filePath(QStringLiteral("worker.sh"));
+    QFile w(m_wrapper);
+    QVERIFY(w.open(QIODevice::WriteOnly));
+    w.write(
+        QStringLiteral("#!/bin/sh\n"
+                       "echo \"wrapper: CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES token=${TRAINYARD_TOKEN:+set}\"\n"
+                       "exec '%1' \"$@\"\n")
+            .arg(fake)
+            .toUtf8());
+    w.close();
+    QFile::setPermissions(m_wrapper, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+
+    m_clusterDir = m_tmp.filePath(QStringLiteral("cluster"));
+    QProcess start;
+    start.start(QStringLiteral("bash"), {source + QStringLiteral("/tests/slurm/start-cluster.sh"), m_clusterDir});
+    QVERIFY(start.waitForFinished(60000));
+    const QString err = QString::fromUtf8(start.readAllStandardError()).trimmed();
+    if (start.exitCode() == 77) {
+        m_skip = err;
+        m_clusterDir.clear();
+        return;
+    }
+    QVERIFY2(start.exitCode() == 0, qPrintable(err));
+    qputenv("SLURM_CONF", (m_clusterDir + QStringLiteral("/slurm.conf")).toUtf8());
+}
+
+void TestSlurmLauncher::cleanupTestCase()
+{
+    if (m_clusterDir.isEmpty())
+        return;
+    QProcess stop;
+    stop.start(
+        QStringLiteral("bash"),
+        {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/stop-cluster.sh"), m_clusterDir});
+    QVERIFY(stop.waitForFinished(60000));
+    QVERIFY2(stop.exitCode() == 0, stop.readAllStandardError().constData());
+}
+
+SlurmClusterConfig TestSlurmLauncher::config() const
+{
+    SlurmClusterConfig c;
+    c.name = QStringLiteral("trainyard-test");
+    c.pollMs = kPollMs;
+    c.commandTimeoutMs = 10000;
+    c.warnSeconds = 60;
+    return c;
+}
+
+LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs, const QString &behaviour)
+{
+    LaunchSpec spec;
+    spec.program = m_wrapper.isEmpty() ? QStringLiteral("/nonexistent/trainyard-worker") : m_wrapper;
+    spec.name = name;
+    spec.runDir = m_tmp.filePath(QStringLiteral("runs/") + name);
+    QDir().mkpath(spec.runDir);
+    spec.specPath = spec.runDir + QStringLiteral("/spec.json");
+    const QJsonObject json{{QStringLiteral("name"), name},
+                           {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")},
+                                                                 {QStringLiteral("steps"), steps},
+                                                                 {QStringLiteral("step_ms"), stepMs}}}};
+    QJsonObject withBehaviour = json;
+    if (!behaviour.isEmpty()) {
+        QJsonObject model = json.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("behaviour"), behaviour);
+        model.insert(QStringLiteral("at_step"), 3);
+        withBehaviour.insert(QStringLiteral("model"), model);
+    }
+    QFile f(spec.specPath);
+    if (f.open(QIODevice::WriteOnly))
+        f.write(QJsonDocument(withBehaviour).toJson());
+    spec.token = kToken;
+    spec.device = QStringLiteral("cuda:0");
+    return spec;
+}
+
+QString TestSlurmLauncher::slurm(const QStringList &command) const
+{
+    QProcess p;
+    p.start(command.first(), command.mid(1));
+    p.waitForFinished(10000);
+    return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+}
+
+void TestSlurmLauncher::scriptQuotesEveryArgument()
+{
+    const QByteArray script = SlurmJob::script(QStringLiteral("/opt/my worker"),
+                                               {QStringLiteral("--spec"), QStringLiteral("a'b $(rm -rf /) `x`")});
+    QCOMPARE(script.split('\n').at(0), QByteArray("#!/bin/sh"));
+    QVERIFY(script.contains("exec '/opt/my worker' '--spec' 'a'\\''b $(rm -rf /) `x`'\n"));
+    // sh reads it back as exactly those words.
+    QProcess sh;
+    sh.start(QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("printf '%s\\n' 'a'\\''b $(rm -rf /) `x`'")});
+    QVERIFY(sh.waitForFinished());
+    QCOMPARE(sh.readAllStandardOutput(), QByteArray("a'b $(rm -rf /) `x`\n"));
+}
+
+void TestSlurmLauncher::readsSlurmsAnswers()
+{
+    const auto jobs = SlurmJob::parseSqueue("3|PENDING|Resources|\n1|RUNNING|None|vm\n2|COMPLETED|None|vm\n");
+    QCOMPARE(jobs.size(), 3);
+    QCOMPARE(jobs.value(QStringLiteral("3")).reason, QStringLiteral("Resources"));
+    QCOMPARE(jobs.value(QStringLiteral("3")).phase(), SlurmJob::Phase::Pending);
+    QCOMPARE(jobs.value(QStringLiteral("1")).phase(), SlurmJob::Phase::Running);
+    QCOMPARE(jobs.value(QStringLiteral("1")).reason, QString());
+    QCOMPARE(jobs.value(QStringLiteral("2")).phase(), SlurmJob::Phase::Ended);
+    QCOMPARE(SlurmJob::phaseOf(QStringLiteral("COMPLETING")), SlurmJob::Phase::Running);
+    QCOMPARE(SlurmJob::phaseOf(QStringLiteral("REQUEUED")), SlurmJob::Phase::Pending);
+    QCOMPARE(SlurmJob::phaseOf(QStringLiteral("NODE_FAIL")), SlurmJob::Phase::Ended);
+
+    const SlurmJob job = SlurmJob::parseScontrol(
+        "JobId=7 JobName=r UserId=root(0) JobState=FAILED Reason=NonZeroExitCode Dependency=(null) ExitCode=3:0 "
+        "NodeList=vm BatchHost=vm\n");
+    QCOMPARE(job.id, QStringLiteral("7"));
+    QCOMPARE(job.state, QStringLiteral("FAILED"));
+    QCOMPARE(job.exitCode, 3);
+    QCOMPARE(job.signal, 0);
+    QCOMPARE(job.nodes, QStringLiteral("vm"));
+    QVERIFY(SlurmJob::parseScontrol("").id.isEmpty());
+
+    QCOMPARE(SlurmJob::parseSubmitted("42\n"), QStringLiteral("42"));
+    QCOMPARE(SlurmJob::parseSubmitted("42;trainyard-test\n"), QStringLiteral("42"));
+    QVERIFY(SlurmJob::parseSubmitted("sbatch: error\n").isEmpty());
+
+    SlurmClusterConfig c;
+    c.partition = QStringLiteral("gpu");
+    c.time = QStringLiteral("1:00:00");
+    c.extraArgs = {QStringLiteral("--constraint=a100")};
+    SlurmLauncher launcher(c);
+    LaunchSpec spec;
+    spec.name = QStringLiteral("run-1");
+    spec.runDir = QStringLiteral("/runs/run-1");
+    spec.token = kToken;
+    const QStringList args = launcher.sbatchArguments(spec);
+    QVERIFY(args.contains(QStringLiteral("--parsable")));
+    QVERIFY(args.contains(QStringLiteral("--job-name=run-1")));
+    QVERIFY(args.contains(QStringLiteral("--output=/runs/run-1/worker.log")));
+    QVERIFY(args.contains(QStringLiteral("--open-mode=append")));
+    QVERIFY(args.contains(QStringLiteral("--partition=gpu")));
+    QVERIFY(args.contains(QStringLiteral("--time=1:00:00")));
+    QVERIFY(args.contains(QStringLiteral("--gres=gpu:1")));
+    QVERIFY(args.contains(QStringLiteral("--signal=B:USR2@300")));
+    QCOMPARE(args.last(), QStringLiteral("--constraint=a100"));
+    QVERIFY(!args.join(QLatin1Char(' ')).contains(kToken));
+
+    // A lane of the experiment file: its partition wins, its gres is asked for.
+    ExperimentCluster hpc;
+    hpc.name = QStringLiteral("hpc");
+    hpc.partition = QStringLiteral("cpu");
+    hpc.account = QStringLiteral("lab");
+    hpc.time = QStringLiteral("4:00:00");
+    hpc.extraArgs = {QStringLiteral("--mem=8G")};
+    const SlurmClusterConfig lane =
+        SlurmClusterConfig::forLane(hpc, QStringLiteral("gpu"), QStringLiteral("gpu:a100:2"));
+    QCOMPARE(lane.name, QStringLiteral("hpc"));
+    QCOMPARE(lane.partition, QStringLiteral("gpu"));
+    QCOMPARE(lane.account, QStringLiteral("lab"));
+    QCOMPARE(lane.time, QStringLiteral("4:00:00"));
+    QCOMPARE(lane.gres, QStringLiteral("gpu:a100:2"));
+    QCOMPARE(lane.extraArgs, QStringList{QStringLiteral("--mem=8G")});
+    const SlurmClusterConfig plain = SlurmClusterConfig::forLane(hpc, QString(), QString());
+    QCOMPARE(plain.partition, QStringLiteral("cpu"));
+    QCOMPARE(plain.gres, QStringLiteral("gpu:1"));
+}
+
+void TestSlurmLauncher::requeueAndControllerOutage()
+{
+    // Canned answers: what a real cluster does rarely and slowly (a requeue,
+    // a controller that does not answer, a job it has forgotten).
+    QStringList calls;
+    QByteArray queue = "11|RUNNING|None|node1\n";
+    int queueExit = 0;
+    QByteArray queueErr;
+    auto runner = std::make_unique<ScriptedRunner>();
+    runner->calls = &calls;
+    runner->answer = [&](const QString &program, const QStringList &) {
+        if (program == QLatin1String("sbatch"))
+            return answered("11\n");
+        if (program == QLatin1String("squeue"))
+            return answered(queue, queueExit, queueErr);
+        if (program == QLatin1String("scontrol"))
+            return answered({}, 1, "slurm_load_jobs error: Invalid job id specified\n");
+        return answered({});
+    };
+    SlurmClusterConfig c = config();
+    c.pollMs = 50;
+    SlurmLauncher launcher(c, std::move(runner));
+    Events events(&launcher);
+    launcher.start(1, prepare(QStringLiteral("scripted"), 5, 10));
+    QTRY_VERIFY(events.has(QStringLiteral("running 1")));
+
+    // The controller is gone for a while: no event, the job is not given up.
+    queueExit = 1;
+    queue.clear();
+    queueErr = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+    const int before = events.log.size();
+    const int polls = launcher.pollCount();
+    QTRY_VERIFY(launcher.pollCount() >= polls + 3);
+    QCOMPARE(events.log.size(), before);
+    QVERIFY(!launcher.handle(1).isEmpty());
+
+    // Requeued: pending again (the Supervisor calls it "requeued"), then runs.
+    queueExit = 0;
+    queueErr.clear();
+    queue = "11|PENDING|BeginTime|\n";
+    QTRY_VERIFY(events.has(QStringLiteral("pending 1 BeginTime")));
+    queue = "11|RUNNING|None|node2\n";
+    QTRY_COMPARE(events.log.filter(QRegularExpression(QStringLiteral("^running 1"))).size(), 2);
+    QTRY_COMPARE(events.log.last(), QStringLiteral("running 1"));
+
+    // Forgotten by Slurm (no accounting, past MinJobAge): the done line tells.
+    queueExit = 1;
+    queueErr = "slurm_load_jobs error: Invalid job id specified\n";
+    QTRY_VERIFY(events.ends.contains(1));
+    QCOMPARE(events.ends.value(1), qMakePair(-1, 0));
+    QVERIFY(launcher.handle(1).isEmpty());
+}
+
+void TestSlurmLauncher::stopsAndOnePollForAll()
+{
+    QStringList calls;
+    QHash<QString, QString> states{{QStringLiteral("21"), QStringLiteral("PENDING|Priority")},
+                                   {QStringLiteral("22"), QStringLiteral("RUNNING|None")},
+                                   {QStringLiteral("23"), QStringLiteral("RUNNING|None")}};
+    int submitted = 20;
+    auto runner = std::make_unique<ScriptedRunner>();
+    runner->calls = &calls;
+    runner->answer = [&](const QString &program, const QStringList &) {
+        if (program == QLatin1String("sbatch"))
+            return answered(QByteArray::number(++submitted) + '\n');
+        if (program == QLatin1String("squeue")) {
+            QByteArray out;
+            for (auto it = states.cbegin(); it != states.cend(); ++it)
+                out += (it.key() + QLatin1Char('|') + it.value() + QStringLiteral("|\n")).toUtf8();
+            return answered(out);
+        }
+        if (program == QLatin1String("scontrol"))
+            return answered("JobId=22 JobState=FAILED Reason=NonZeroExitCode ExitCode=4:0 NodeList=vm\n");
+        return answered({});
+    };
+    SlurmClusterConfig c = config();
+    c.pollMs = 50;
+    SlurmLauncher launcher(c, std::move(runner));
+    Events events(&launcher);
+    for (RunId run = 1; run <= 3; ++run)
+        launcher.start(run, prepare(QStringLiteral("stop-%1").arg(run), 5, 10));
+    QTRY_VERIFY(events.has(QStringLiteral("pending 1 Priority")) && events.has(QStringLiteral("running 2"))
+                && events.has(QStringLiteral("running 3")));
+    // One squeue asks about every job.
+    const QStringList polls = calls.filter(QRegularExpression(QStringLiteral("^squeue ")));
+    QVERIFY(!polls.isEmpty());
+    const auto listed = QRegularExpression(QStringLiteral("--jobs=(\\S+)")).match(polls.last());
+    QStringList asked = listed.captured(1).split(QLatin1Char(','));
+    asked.sort();
+    QCOMPARE(asked, (QStringList{QStringLiteral("21"), QStringLiteral("22"), QStringLiteral("23")}));
+
+    // Pending: cancelled outright. Running: TERM for the worker to checkpoint;
+    // kill: KILL now, not after the cluster's KillWait.
+    launcher.terminate(1);
+    launcher.terminate(2);
+    launcher.kill(3);
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel 21")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=TERM --full 22")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=KILL --full 23")));
+    states.remove(QStringLiteral("22"));
+    QTRY_VERIFY(events.ends.contains(2));
+    QCOMPARE(events.ends.value(2), qMakePair(4, 0)); // the worker's own "stopped"
+
+    // release cancels what is still there, at once (no event loop).
+    calls.clear();
+    launcher.release(1);
+    QCOMPARE(calls, QStringList{QStringLiteral("scancel 21")});
+    QVERIFY(launcher.handle(1).isEmpty());
+}
+
+void TestSlurmLauncher::jobRunsToTheEnd()
+{
+    REQUIRE_CLUSTER();
+    SlurmLauncher launcher(config());
+    Events events(&launcher);
+    const LaunchSpec spec = prepare(QStringLiteral("to-the-end"), 15, 100);
+    launcher.start(1, spec);
+    QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(1) || events.failures.contains(1), 30000);
+    QVERIFY2(events.failures.isEmpty(), qPrintable(events.log.join(QLatin1Char('\n'))));
+    QCOMPARE(events.ends.value(1), qMakePair(0, 0));
+    QCOMPARE(events.of(1), (QStringList{QStringLiteral("started"), QStringLiteral("pending"), QStringLiteral("running"),
+                                        QStringLiteral("exited")}));
+    QVERIFY(events.has(QStringLiteral("pending 1 submitted")));
+    const QJsonObject handle = events.handles.value(1);
+    QCOMPARE(handle.value(QStringLiteral("kind")).toString(), QStringLiteral("slurm"));
+    QCOMPARE(handle.value(QStringLiteral("job")).toString(), events.jobs.value(1));
+    QCOMPARE(handle.value(QStringLiteral("cluster")).toString(), QStringLiteral("trainyard-test"));
+    QVERIFY(launcher.handle(1).isEmpty()); // forgotten after exited
+
+    const QString log = readAll(spec.runDir + QStringLiteral("/worker.log"));
+    QVERIFY2(log.contains(QStringLiteral("token=set")), qPrintable(log)); // the token reached the job
+    QVERIFY2(log.contains(QStringLiteral("CUDA_VISIBLE_DEVICES=0")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("fake-worker: finished (exit 0)")), qPrintable(log));
+    QVERIFY(readAll(spec.runDir + QStringLiteral("/metrics.jsonl")).contains(QStringLiteral("\"done\"")));
+    // The job as Slurm keeps it: the script execs the worker, and the token
+    // is neither in the script nor on any command line.
+    const QString script = slurm({QStringLiteral("scontrol"), QStringLiteral("write"), QStringLiteral("batch_script"),
+                                  events.jobs.value(1), QStringLiteral("-")});
+    QVERIFY2(script.contains(QStringLiteral("exec '%1' '--spec'").arg(m_wrapper)), qPrintable(script));
+    QVERIFY(!script.contains(kToken));
+    const QString job = slurm({QStringLiteral("scontrol"), QStringLiteral("show"), QStringLiteral("job"),
+                               QStringLiteral("-o"), events.jobs.value(1)});
+    QVERIFY2(job.contains(QStringLiteral("JobName=to-the-end")), qPrintable(job));
+    QVERIFY(!job.contains(kToken));
+    // One squeue per poll, whatever the number of jobs: a handful here.
+    QVERIFY2(launcher.pollCount() < 40, qPrintable(QString::number(launcher.pollCount())));
+}
+
+void TestSlurmLauncher::threeJobsOnTwoGpus()
+{
+    REQUIRE_CLUSTER();
+    SlurmLauncher launcher(config());
+    Events events(&launcher);
+    QList<LaunchSpec> specs;
+    for (int i = 1; i <= 3; ++i) {
+        specs << prepare(QStringLiteral("gpu-%1").arg(i), 25, 100);
+        launcher.start(i, specs.last());
+    }
+    // Two run on the two GPUs; the third waits for one of them.
+    QTRY_VERIFY_WITH_TIMEOUT(events.log.filter(QStringLiteral("pending ")).filter(QStringLiteral(" Resources")).size()
+                                     == 1
+                                 && events.log.filter(QRegularExpression(QStringLiteral("^running "))).size() == 2,
+                             20000);
+    QTRY_VERIFY_WITH_TIMEOUT(events.ends.size() + events.failures.size() == 3, 40000);
+    QVERIFY2(events.failures.isEmpty(), qPrintable(events.log.join(QLatin1Char('\n'))));
+    QStringList devices;
+    RunId waited = 0;
+    for (int i = 1; i <= 3; ++i) {
+        QCOMPARE(events.ends.value(i), qMakePair(0, 0));
+        QVERIFY(events.of(i).contains(QStringLiteral("running")));
+        if (events.has(QStringLiteral("pending %1 Resources").arg(i)))
+            waited = i;
+        const QString log = readAll(specs.at(i - 1).runDir + QStringLiteral("/worker.log"));
+        const auto m = QRegularExpression(QStringLiteral("CUDA_VISIBLE_DEVICES=(\\d)")).match(log);
+        QVERIFY2(m.hasMatch(), qPrintable(log));
+        if (i != waited)
+            devices << m.captured(1);
+    }
+    QVERIFY(waited != 0);
+    // The two that ran side by side had a GPU each.
+    devices.sort();
+    QCOMPARE(devices, (QStringList{QStringLiteral("0"), QStringLiteral("1")}));
+    // The one that waited started when one of the others had ended (Slurm's
+    // clock, to the second; the events of one poll come in any order).
+    auto time = [this, &events](RunId run, const QString &key) {
+        const QString job = slurm({QStringLiteral("scontrol"), QStringLiteral("show"), QStringLiteral("job"),
+                                   QStringLiteral("-o"), events.jobs.value(run)});
+        const auto m = QRegularExpression(QStringLiteral("\\b%1=(\\S+)").arg(key)).match(job);
+        return QDateTime::fromString(m.captured(1), Qt::ISODate);
+    };
+    QDateTime firstEnd;
+    for (int i = 1; i <= 3; ++i)
+        if (i != waited && (!firstEnd.isValid() || time(i, QStringLiteral("EndTime")) < firstEnd))
+            firstEnd = time(i, QStringLiteral("EndTime"));
+    const QDateTime waitedStart = time(waited, QStringLiteral("StartTime"));
+    QVERIFY2(firstEnd.isValid() && waitedStart >= firstEnd,
+             qPrintable(waitedStart.toString(Qt::ISODate) + QStringLiteral(" < ") + firstEnd.toString(Qt::ISODate)));
+}
+
+void TestSlurmLauncher::scancelFromOutside()
+{
+    REQUIRE_CLUSTER();
+    SlurmLauncher launcher(config());
+    Events events(&launcher);
+    launcher.start(1, prepare(QStringLiteral("cancelled"), 100000, 50));
+    QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 1")), 20000);
+    slurm({QStringLiteral("scancel"), events.jobs.value(1)});
+    // It ends (not hangs), as a signal nobody here sent.
+    QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(1), 20000);
+    QCOMPARE(events.ends.value(1), qMakePair(-1, int(SIGTERM)));
+}
+
+void TestSlurmLauncher::killEndsAWorkerThatIgnoresTerm()
+{
+    REQUIRE_CLUSTER();
+    SlurmLauncher launcher(config());
+    Events events(&launcher);
+    launcher.start(1, prepare(QStringLiteral("hangs"), 100000, 50, QStringLiteral("hang")));
+    QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 1")), 20000);
+    launcher.kill(1);
+    QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(1), 30000);
+    QCOMPARE(events.ends.value(1), qMakePair(-1, int(SIGKILL)));
+}
+
+void TestSlurmLauncher::badPartitionIsRefused()
+{
+    REQUIRE_CLUSTER();
+    SlurmClusterConfig c = config();
+    c.partition = QStringLiteral("no-such-partition");
+    SlurmLauncher launcher(c);
+    Events events(&launcher);
+    launcher.start(1, prepare(QStringLiteral("refused"), 5, 10));
+    QTRY_VERIFY_WITH_TIMEOUT(events.failures.contains(1) || events.ends.contains(1), 20000);
+    const QString message = events.failures.value(1);
+    // Slurm's own words.
+    QVERIFY2(message.contains(QStringLiteral("invalid partition"), Qt::CaseInsensitive), qPrintable(message));
+    QVERIFY(events.of(1) == QStringList{QStringLiteral("failed")});
+    QVERIFY(launcher.handle(1).isEmpty());
+}
+
+void TestSlurmLauncher::attachAfterRestart()
+{
+    REQUIRE_CLUSTER();
+    QJsonObject handle;
+    QString job;
+    {
+        SlurmLauncher first(config());
+        Events events(&first);
+        first.start(1, prepare(QStringLiteral("reattached"), 100000, 50));
+        QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 1")), 20000);
+        handle = first.handle(1);
+        job = events.jobs.value(1);
+        first.detach(1); // closed with "leave runs running"
+    }
+    QCOMPARE(handle.value(QStringLiteral("job")).toString(), job);
+    QVERIFY(slurm({QStringLiteral("squeue"), QStringLiteral("--noheader"), QStringLiteral("--jobs=") + job,
+                   QStringLiteral("--format=%T")})
+                .contains(QStringLiteral("RUNNING")));
+
+    SlurmLauncher second(config());
+    Events events(&second);
+    QString why;
+    QVERIFY2(second.attach(7, handle, &why), qPrintable(why));
+    QCOMPARE(second.handle(7), handle);
+    QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 7")), 10000);
+    // Asked to stop, it checkpoints and exits 4, the worker's own status.
+    second.terminate(7);
+    QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(7), 20000);
+    QCOMPARE(events.ends.value(7), qMakePair(4, 0));
+
+    // A job Slurm does not know, another cluster's, another launcher's.
+    QJsonObject gone = handle;
+    gone[QStringLiteral("job")] = QStringLiteral("987654");
+    QVERIFY(!second.attach(8, gone, &why));
+    QVERIFY2(why.contains(QStringLiteral("no longer known")), qPrintable(why));
+    QJsonObject elsewhere = handle;
+    elsewhere[QStringLiteral("cluster")] = QStringLiteral("another");
+    QVERIFY(!second.attach(8, elsewhere, &why));
+    QVERIFY2(why.contains(QStringLiteral("another")), qPrintable(why));
+    QVERIFY(!second.attach(8, QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")}}, &why));
+}
+
+// The seam end to end: the Supervisor drives runs through SlurmLauncher on
+// the test cluster, and the workers (on this machine, the cluster's node)
+// say hello on the metrics socket as local ones do. Two runs take the two
+// GPUs, a third waits ("pending: Resources") and is cancelled before it
+// starts; the two are stopped over the socket and end Stopped (exit 4).
+void TestSlurmLauncher::supervisorThroughSlurm()
+{
+    REQUIRE_CLUSTER();
+    RunStore store(m_tmp.filePath(QStringLiteral("supervised")));
+    MetricsServer server;
+    MetricStore metrics;
+    RunRegistry runs;
+    Ingestion ingestion{&runs, &store, &metrics};
+    SlurmLauncher launcher(config());
+    QString error;
+    QVERIFY2(server.listen(m_tmp.filePath(QStringLiteral("sock/s.sock")), &error), qPrintable(error));
+    std::unique_ptr<Supervisor> supervisor =
+        std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
+    server.setHandler([&supervisor](RunId id, const nlohmann::json &m) {
+        if (supervisor)
+            supervisor->handleMessage(id, m);
+    });
+    supervisor->setWorkerProgram(m_wrapper);
+    supervisor->setStopTimeout(10000);
+
+    QList<RunId> ids;
+    for (int i = 1; i <= 3; ++i) {
+        RunInfo info;
+        info.name = QStringLiteral("sup-%1").arg(i);
+        info.group = info.name;
+        info.spec = QJsonObject{{QStringLiteral("name"), info.name},
+                                {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")},
+                                                                      {QStringLiteral("steps"), 100000},
+                                                                      {QStringLiteral("step_ms"), 20}}}};
+        info.runDir = store.runDir(info.name);
+        ids << runs.add(info);
+        QVERIFY2(supervisor->start(ids.last(), Supervisor::StartOptions{QStringLiteral("cuda:0"), 0, false}, &error),
+                 qPrintable(error));
+    }
+    auto state = [&runs](RunId id) { return runs.value(id).state; };
+    // Two say hello through the socket and train; the third waits for a GPU
+    // (which one Slurm makes wait depends on which sbatch answered first).
+    QList<RunId> training;
+    RunId waiting = 0;
+    auto look = [&] {
+        training.clear();
+        waiting = 0;
+        for (RunId id : std::as_const(ids)) {
+            if (state(id) == RunState::Running)
+                training << id;
+            else if (state(id) == RunState::Starting && runs.value(id).message == QLatin1String("pending: Resources"))
+                waiting = id;
+        }
+        return training.size() == 2 && waiting != 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(look(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(metrics.series(training.at(0), QStringLiteral("loss")) != nullptr, 10000);
+
+    supervisor->stop(waiting);
+    QTRY_COMPARE_WITH_TIMEOUT(state(waiting), RunState::Cancelled, 10000);
+    QVERIFY2(runs.value(waiting).message.contains(QStringLiteral("cancelled before it started")),
+             qPrintable(runs.value(waiting).message));
+
+    supervisor->stop(training.at(0));
+    supervisor->stop(training.at(1));
+    QTRY_VERIFY_WITH_TIMEOUT(state(training.at(0)) == RunState::Stopped && state(training.at(1)) == RunState::Stopped,
+                             20000);
+    QVERIFY2(runs.value(training.at(0)).message.contains(QStringLiteral("exit 4")),
+             qPrintable(runs.value(training.at(0)).message));
+    supervisor.reset();
+}
+
+QTEST_GUILESS_MAIN(TestSlurmLauncher)
+#include "tst_slurmlauncher.moc"
