@@ -110,8 +110,8 @@ void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
 
     const QStringList args = sbatchArguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
-    m_runner->run(QStringLiteral("sbatch"), args, SlurmJob::script(job.program, job.arguments()), env,
-                  this, [this, run, serial](const SlurmCommandResult &r) {
+    m_runner->run(QStringLiteral("sbatch"), args, SlurmJob::script(job.program, job.arguments()), env, this,
+                  [this, run, serial](const SlurmCommandResult &r) {
                       const auto it = m_jobs.constFind(run);
                       const bool current = it != m_jobs.constEnd() && it->serial == serial;
                       const QString id = r.ok() ? SlurmJob::parseSubmitted(r.out) : QString();
