@@ -8,6 +8,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace trainyard {
 
@@ -160,10 +161,10 @@ void PlotAxes::setEvalMetric(const QString &metric)
     m_eval->yAxis->setLabel(metric);
 }
 
-bool PlotAxes::alignLeftMargins()
+bool PlotAxes::alignMargins()
 {
-    // Two QCustomPlot widgets cannot share a QCPMarginGroup: each gets the
-    // other's margin as its minimum instead.
+    // Two QCustomPlot widgets cannot share a QCPMarginGroup: each gets what
+    // the other needs as its minimum instead. Left: the wider tick labels.
     const int left = std::max(m_loss->axisRect()->margins().left(), m_eval->axisRect()->margins().left());
     bool changed = false;
     for (QCustomPlot *plot : {m_loss, m_eval}) {
@@ -174,14 +175,26 @@ bool PlotAxes::alignLeftMargins()
             changed = true;
         }
     }
+    // Right: the wider legend column, as room after the axes' end (the two
+    // plots are as wide as each other, one above the other).
+    const int lossGap = m_loss->width() - m_loss->axisRect()->rect().right();
+    const int evalGap = m_eval->width() - m_eval->axisRect()->rect().right();
+    if (lossGap != evalGap) {
+        QCPAxisRect *rect = (lossGap < evalGap ? m_loss : m_eval)->axisRect();
+        QMargins minimum = rect->minimumMargins();
+        minimum.setRight(rect->margins().right() + std::abs(lossGap - evalGap));
+        rect->setMinimumMargins(minimum);
+        changed = true;
+    }
     return changed;
 }
 
-void PlotAxes::resetLeftMargins()
+void PlotAxes::resetMargins()
 {
     for (QCustomPlot *plot : {m_loss, m_eval}) {
         QMargins minimum = plot->axisRect()->minimumMargins();
         minimum.setLeft(0);
+        minimum.setRight(0);
         plot->axisRect()->setMinimumMargins(minimum);
     }
 }

@@ -48,12 +48,12 @@ public:
     /// Shows each plot's legend beside its axes, or none when it has no
     /// entries or too many; call after adding or removing graphs.
     void updateLegends();
-    /// After a replot: both plots' axes start at the same x on screen (the
-    /// wider tick labels' margin for both), so a step lines up across them.
-    /// True when a margin changed and the plots need another replot.
-    bool alignLeftMargins();
+    /// After a replot: both plots' axes start and end at the same x on screen
+    /// (the wider tick labels, the wider legend), so a step lines up across
+    /// them. True when a margin changed and the plots need another replot.
+    bool alignMargins();
     /// Lets the margins shrink again (a new selection, other labels).
-    void resetLeftMargins();
+    void resetMargins();
     /// A short text in the middle of each plot (empty: none), for a plot
     /// that has nothing to show.
     void setHints(const QString &loss, const QString &eval);

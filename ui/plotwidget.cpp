@@ -237,7 +237,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
         return;
     }
     m_selected = known;
-    m_axes->resetLeftMargins();
+    m_axes->resetMargins();
     m_structureDirty = true;
     m_follow = true;
     updateEvalMetrics();
@@ -412,7 +412,7 @@ double PlotWidget::refreshNow()
     m_dataDirty = false;
     m_loss->replot(QCustomPlot::rpImmediateRefresh);
     m_eval->replot(QCustomPlot::rpImmediateRefresh);
-    if (m_axes->alignLeftMargins()) {
+    if (m_axes->alignMargins()) {
         // Rare (the labels' width changed): once more with the shared margin.
         m_loss->replot(QCustomPlot::rpImmediateRefresh);
         m_eval->replot(QCustomPlot::rpImmediateRefresh);

@@ -454,8 +454,8 @@ private Q_SLOTS:
                  qPrintable(between));
     }
 
-    // The loss and evaluation axes start at the same x on screen, whatever
-    // their tick labels' widths, so a step lines up across the two plots.
+    // The loss and evaluation axes start and end at the same x on screen,
+    // whatever their tick labels and legends, so a step lines up across them.
     void bothPlotsShareTheirLeftEdge()
     {
         RunColors colors;
@@ -474,6 +474,15 @@ private Q_SLOTS:
         const int lossLeft = plot.lossPlot()->axisRect()->rect().left();
         QVERIFY(lossLeft > 60);
         QCOMPARE(plot.evalPlot()->axisRect()->rect().left(), lossLeft);
+        // And end at the same x, though the legends differ ("r" beside both; a
+        // second run with a long name in the loss plot only).
+        plot.addRun(QStringLiteral("s"), QStringLiteral("a run with a long name"), QString());
+        plot.appendMetric(QStringLiteral("s"), 1, 0, 1, 2.0);
+        plot.appendMetric(QStringLiteral("s"), 50, 0, 50, 1.0);
+        plot.setSelectedRuns({QStringLiteral("r"), QStringLiteral("s")});
+        plot.refreshNow();
+        QCOMPARE(plot.evalPlot()->axisRect()->rect().right(), plot.lossPlot()->axisRect()->rect().right());
+        QCOMPARE(plot.evalPlot()->axisRect()->rect().left(), plot.lossPlot()->axisRect()->rect().left());
     }
 
     // Issue 12: with nothing selected, the axes of the last selection stayed.
