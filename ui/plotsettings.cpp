@@ -1,6 +1,6 @@
 #include "plotsettings.h"
 
-#include <QSettings>
+#include "appsettings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,6 @@
 namespace trainyard {
 
 namespace {
-
-QSettings settings()
-{
-    return QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
-}
 
 const QString smoothingKey = QStringLiteral("plot/smoothing");
 const QString logScaleKey = QStringLiteral("plot/logScale");
@@ -51,7 +46,7 @@ QString bandName(RepeatBand band)
 
 PlotSettings PlotSettings::load(const PlotSettings &defaults)
 {
-    const QSettings s = settings();
+    const QSettings s = appSettings();
     PlotSettings out = defaults;
     bool ok = false;
     const double smoothing = s.value(smoothingKey).toDouble(&ok);
@@ -82,7 +77,7 @@ PlotSettings PlotSettings::load(const PlotSettings &defaults)
 
 void PlotSettings::save() const
 {
-    QSettings s = settings();
+    QSettings s = appSettings();
     s.setValue(smoothingKey, smoothing);
     s.setValue(logScaleKey, logScale);
     s.setValue(xAxisKey, xAxisName(xAxis));

@@ -1,19 +1,15 @@
 #include "recentfiles.h"
 
+#include "appsettings.h"
+
 #include <QFileInfo>
 #include <QMenu>
-#include <QSettings>
 
 namespace trainyard {
 
 namespace {
 constexpr int maxRecentFiles = 8;
 const QString recentKey = QStringLiteral("recentFiles");
-
-QSettings settings()
-{
-    return QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
-}
 } // namespace
 
 RecentFiles::RecentFiles(QMenu *menu, QObject *parent)
@@ -25,7 +21,7 @@ RecentFiles::RecentFiles(QMenu *menu, QObject *parent)
 
 QStringList RecentFiles::files() const
 {
-    return settings().value(recentKey).toStringList();
+    return appSettings().value(recentKey).toStringList();
 }
 
 void RecentFiles::add(const QString &path)
@@ -36,7 +32,7 @@ void RecentFiles::add(const QString &path)
     while (list.size() > maxRecentFiles) {
         list.removeLast();
     }
-    settings().setValue(recentKey, list);
+    appSettings().setValue(recentKey, list);
     rebuildMenu();
 }
 

@@ -1,5 +1,7 @@
 #include "runtablepanel.h"
 
+#include "appsettings.h"
+
 #include "runtablemodel.h"
 
 #include <QAction>
@@ -8,7 +10,6 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
-#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QUrl>
@@ -145,16 +146,11 @@ bool RunTablePanel::shownByDefault(int column) const
 namespace {
 // The user's column choices outlive the window: "id=1" / "id=0" per column.
 const QString columnsKey = QStringLiteral("runsTable/columns");
-
-QSettings settings()
-{
-    return QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
-}
 } // namespace
 
 void RunTablePanel::loadColumnChoices()
 {
-    for (const QString &entry : settings().value(columnsKey).toStringList()) {
+    for (const QString &entry : appSettings().value(columnsKey).toStringList()) {
         const qsizetype eq = entry.lastIndexOf(QLatin1Char('='));
         if (eq > 0) {
             m_shown.insert(entry.left(eq), entry.mid(eq + 1) == QLatin1String("1"));
@@ -169,7 +165,7 @@ void RunTablePanel::saveColumnChoices() const
         entries << it.key() + (it.value() ? QStringLiteral("=1") : QStringLiteral("=0"));
     }
     entries.sort();
-    settings().setValue(columnsKey, entries);
+    appSettings().setValue(columnsKey, entries);
 }
 
 void RunTablePanel::applyColumnChoices()

@@ -1,5 +1,7 @@
 #include "sessioncontroller.h"
 
+#include "appsettings.h"
+
 #include "autosave.h"
 #include "boardcontroller.h"
 #include "experiment.h"
@@ -10,7 +12,6 @@
 #include <QDateTime>
 #include <QEventLoopLocker>
 #include <QFileInfo>
-#include <QSettings>
 
 namespace trainyard {
 
@@ -88,7 +89,7 @@ bool SessionController::openRecovered(const QString &copyPath, const QString &fi
 
 QString SessionController::startupFile()
 {
-    QSettings settings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+    QSettings settings = appSettings();
     for (const QString &key : {QStringLiteral("session/leftRunning"), QStringLiteral("session/last")}) {
         const QString path = settings.value(key).toString();
         if (!path.isEmpty() && QFileInfo::exists(path)) {
@@ -128,7 +129,7 @@ bool SessionController::install(std::unique_ptr<Session> session, const QStringL
     m_session = std::move(session);
     m_board->setScheduler(m_session->scheduler());
     // What the next start opens: this one (an empty path is the demo or a new board).
-    QSettings settings(QStringLiteral("trainyard"), QStringLiteral("trainyard"));
+    QSettings settings = appSettings();
     settings.setValue(QStringLiteral("session/last"), m_session->filePath());
     if (settings.value(QStringLiteral("session/leftRunning")).toString() == m_session->filePath()) {
         settings.remove(QStringLiteral("session/leftRunning")); // back, reattached
@@ -184,8 +185,7 @@ void SessionController::endSession(bool leaveRunning)
     // itself; meanwhile the application does not quit. Were this controller
     // destroyed first, the session would go with it, killing what still runs.
     if (leaveRunning && !m_session->filePath().isEmpty()) {
-        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
-            .setValue(QStringLiteral("session/leftRunning"), m_session->filePath());
+        appSettings().setValue(QStringLiteral("session/leftRunning"), m_session->filePath());
     }
     Session *closing = m_session.release();
     closing->disconnect(this);
@@ -230,8 +230,7 @@ bool SessionController::saveTo(const QString &path)
         return false;
     }
     m_board->markSaved();
-    QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
-        .setValue(QStringLiteral("session/last"), m_session->filePath());
+    appSettings().setValue(QStringLiteral("session/last"), m_session->filePath());
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     updateTitle();
     Q_EMIT saved(path);

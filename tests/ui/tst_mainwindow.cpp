@@ -59,6 +59,16 @@ QString writeExperiment(const QTemporaryDir &dir, int epochs)
     return writeExperimentFile(dir, experiment);
 }
 
+// The window's action with menu text `text` ("Re&try"), nullptr when none.
+QAction *action(const MainWindow &window, const QString &text)
+{
+    for (QAction *a : window.findChildren<QAction *>()) {
+        if (a->text() == text)
+            return a;
+    }
+    return nullptr;
+}
+
 // The palette's entry for a model type, or an invalid index.
 QModelIndex paletteEntry(MainWindow &window, const QString &type)
 {
@@ -156,17 +166,10 @@ private Q_SLOTS:
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
         Scheduler *scheduler = window.session()->scheduler();
         const RunId first = scheduler->runIds().first();
-        const auto action = [&window](const QString &text) {
-            for (QAction *a : window.findChildren<QAction *>()) {
-                if (a->text() == text)
-                    return a;
-            }
-            return static_cast<QAction *>(nullptr);
-        };
-        QAction *start = action(QStringLiteral("&Start"));
-        QAction *pause = action(QStringLiteral("&Pause"));
-        QAction *resume = action(QStringLiteral("Res&ume"));
-        QAction *retry = action(QStringLiteral("Re&try"));
+        QAction *start = action(window, QStringLiteral("&Start"));
+        QAction *pause = action(window, QStringLiteral("&Pause"));
+        QAction *resume = action(window, QStringLiteral("Res&ume"));
+        QAction *retry = action(window, QStringLiteral("Re&try"));
         QVERIFY(start && pause && resume && retry);
         window.boardView()->selectRuns({first});
         QTRY_VERIFY(start->isEnabled()); // queued
@@ -222,11 +225,7 @@ private Q_SLOTS:
         const RunId first = scheduler->runIds().first();
         QVERIFY(scheduler->cancelRun(first));
         window.boardView()->selectRuns({first});
-        QAction *retry = nullptr;
-        for (QAction *a : window.findChildren<QAction *>()) {
-            if (a->text() == QStringLiteral("Re&try"))
-                retry = a;
-        }
+        QAction *retry = action(window, QStringLiteral("Re&try"));
         QVERIFY(retry);
         QTRY_VERIFY(retry->isEnabled());
         retry->trigger();
@@ -252,15 +251,8 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         Scheduler *scheduler = window.session()->scheduler();
         const RunId first = scheduler->runIds().first();
-        const auto action = [&window](const QString &text) {
-            for (QAction *a : window.findChildren<QAction *>()) {
-                if (a->text() == text)
-                    return a;
-            }
-            return static_cast<QAction *>(nullptr);
-        };
-        QAction *details = action(QStringLiteral("Det&ails…"));
-        QAction *log = action(QStringLiteral("Show worker &log"));
+        QAction *details = action(window, QStringLiteral("Det&ails…"));
+        QAction *log = action(window, QStringLiteral("Show worker &log"));
         QVERIFY(details && log);
         QCOMPARE(details->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_I));
         window.boardView()->selectRuns({first});

@@ -6,6 +6,7 @@
 // evaluation points and through the feeder), thinning that keeps extremes,
 // repeat bands, stable colours, axis and scale switches, read-out and export.
 
+#include "appsettings.h"
 #include "metricstore.h"
 #include "plotfeeder.h"
 #include "plotwidget.h"
@@ -739,7 +740,7 @@ private Q_SLOTS:
     void settingsAreRememberedAcrossRestarts()
     {
         const QString file = m_settingsDir.filePath(QStringLiteral("trainyard/trainyard.conf"));
-        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
+        appSettings().remove(QStringLiteral("plot"));
         RunColors colors;
         {
             // A plot that is not the app's (trainyard-plot, the benchmarks) leaves them alone.
@@ -747,8 +748,7 @@ private Q_SLOTS:
             tool.setLogScale(true);
             tool.setSmoothing(0.1);
         }
-        QVERIFY(!QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard"))
-                     .contains(QStringLiteral("plot/logScale")));
+        QVERIFY(!appSettings().contains(QStringLiteral("plot/logScale")));
         {
             PlotWidget plot(&colors);
             plot.rememberSettings();
@@ -799,7 +799,7 @@ private Q_SLOTS:
         QCOMPARE(plot.xAxis(), XAxis::Step);
         QCOMPARE(plot.band(), RepeatBand::MinMax);
         QVERIFY(plot.logScale());
-        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("plot"));
+        appSettings().remove(QStringLiteral("plot"));
     }
 
     // Issue 12: there was no box zoom. Ctrl+drag draws one; pan, wheel and double-click stay.

@@ -2,6 +2,7 @@
 // of every experiment folder under the history roots (the open experiment's
 // own folder excepted), under QAbstractItemModelTester.
 
+#include "appsettings.h"
 #include "protocol.h"
 #include "runstore.h"
 #include "runtablemodel.h"
@@ -87,10 +88,7 @@ class TestRunTableModel : public QObject
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     // Each case starts from the default columns (the panel keeps the user's in QSettings).
-    void init()
-    {
-        QSettings(QStringLiteral("trainyard"), QStringLiteral("trainyard")).remove(QStringLiteral("runsTable"));
-    }
+    void init() { appSettings().remove(QStringLiteral("runsTable")); }
 
     // Issue 12: sorting by loss put the runs without a loss first. They go
     // last, ascending and descending.
