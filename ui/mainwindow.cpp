@@ -6,7 +6,6 @@
 #include "boardview.h"
 #include "devicehistory.h"
 #include "deviceinventory.h"
-#include "experiment.h"
 #include "fallbackbanner.h"
 #include "lanemenu.h"
 #include "logcategories.h"
@@ -33,7 +32,6 @@
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -484,24 +482,6 @@ bool MainWindow::askAboutRecovery(const QString &name, const QDateTime &savedAt)
     box.setDefaultButton(recover);
     box.exec();
     return box.clickedButton() == recover;
-}
-
-bool MainWindow::openAtStart()
-{
-    // A board that never had a file, edited when Trainyard went down.
-    if (const QString copy = Autosave::newestUnsavedCopy(); !copy.isEmpty()) {
-        const auto ex = Experiment::load(copy, nullptr);
-        if (ex && askAboutRecovery(ex->name, QFileInfo(copy).lastModified())
-            && m_sessions->openRecovered(copy, QString())) {
-            return true;
-        }
-        QFile::remove(copy);
-    }
-    const QString file = SessionController::startupFile();
-    if (!file.isEmpty() && openFile(file)) {
-        return true;
-    }
-    return openDemo();
 }
 
 MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()

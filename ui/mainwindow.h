@@ -57,7 +57,7 @@ public:
     bool openDemo() { return m_sessions->openDemo(); }
     /// What the app opens without a file: a recovered unsaved board, the
     /// experiment left training, the last one used, else the demo.
-    bool openAtStart();
+    bool openAtStart() { return m_sessions->openAtStart(); }
     /// Answers the recovery question instead of a dialog (tests).
     /// Answers Start all's "start anyway?" instead of a dialog (tests).
     void setStartChooser(RunControl::StartChooser chooser) { m_runControl->setStartChooser(std::move(chooser)); }

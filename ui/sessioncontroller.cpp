@@ -11,6 +11,7 @@
 
 #include <QDateTime>
 #include <QEventLoopLocker>
+#include <QFile>
 #include <QFileInfo>
 
 namespace trainyard {
@@ -47,12 +48,8 @@ bool SessionController::openFile(const QString &path)
     if (!closeSession()) {
         return false;
     }
-    if (const QString copy = Autosave::recoverable(path); !copy.isEmpty() && m_recoveryChooser) {
-        const auto ex = Experiment::load(copy, nullptr);
-        if (ex && m_recoveryChooser(ex->name, QFileInfo(copy).lastModified())) {
-            return openRecovered(copy, path);
-        }
-        Autosave::remove(path, QString());
+    if (const auto recovered = offerRecovery(Autosave::recoverable(path), path)) {
+        return *recovered;
     }
     auto session = std::make_unique<Session>();
     QStringList errors;
@@ -85,6 +82,32 @@ bool SessionController::openRecovered(const QString &copyPath, const QString &fi
     m_board->markUnsaved();
     qCInfo(lcUi).noquote() << "recovered the autosaved board" << copyPath;
     return true;
+}
+
+std::optional<bool> SessionController::offerRecovery(const QString &copy, const QString &filePath)
+{
+    if (copy.isEmpty() || !m_recoveryChooser) {
+        return std::nullopt; // nothing to offer, or nobody to ask: the copy stays
+    }
+    const auto ex = Experiment::load(copy, nullptr);
+    if (ex && m_recoveryChooser(ex->name, QFileInfo(copy).lastModified())) {
+        return openRecovered(copy, filePath);
+    }
+    QFile::remove(copy);
+    return std::nullopt;
+}
+
+bool SessionController::openAtStart()
+{
+    // A board that never had a file, edited when Trainyard went down.
+    if (const auto recovered = offerRecovery(Autosave::newestUnsavedCopy(), QString()); recovered && *recovered) {
+        return true;
+    }
+    const QString file = startupFile();
+    if (!file.isEmpty() && openFile(file)) {
+        return true;
+    }
+    return openDemo();
 }
 
 QString SessionController::startupFile()

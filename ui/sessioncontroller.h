@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace trainyard {
 
@@ -70,6 +71,10 @@ public:
     /// What to open when the app starts without a file: the experiment whose
     /// runs were left training, else the last one used; empty: the demo.
     static QString startupFile();
+    /// The app's start without a file: a board that never had one, autosaved
+    /// when Trainyard went down (if the recovery chooser wants it), else
+    /// startupFile(), else the demo.
+    bool openAtStart();
 
     /// Closes the session, asking the chooser while runs train; false when cancelled.
     bool closeSession();
@@ -105,6 +110,11 @@ private:
     /// The one place a session ends: views let go, then Session::close.
     void endSession(bool leaveRunning);
     void updateTitle();
+    /// Offers the autosaved copy `copy` of the board of `filePath` (empty: one
+    /// without a file) to the recovery chooser: what openRecovered() gave when
+    /// it was wanted; nothing when there is none, nobody to ask, or it was
+    /// declined (then the copy is removed).
+    std::optional<bool> offerRecovery(const QString &copy, const QString &filePath);
 
     BoardController *m_board;
     std::unique_ptr<Session> m_session;

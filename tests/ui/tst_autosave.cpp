@@ -130,7 +130,14 @@ private Q_SLOTS:
         QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
         autosave.writeNow();
         QCOMPARE(Autosave::newestUnsavedCopy(), Autosave::pathFor(QString(), name));
-        QVERIFY(sessions.openRecovered(Autosave::newestUnsavedCopy(), QString()));
+        // The next start (SessionController::openAtStart) asks, and recovers it.
+        QString askedFor;
+        sessions.setRecoveryChooser([&](const QString &experiment, const QDateTime &) {
+            askedFor = experiment;
+            return true;
+        });
+        QVERIFY(sessions.openAtStart());
+        QCOMPARE(askedFor, name);
         QCOMPARE(sessions.session()->name(), name);
         QCOMPARE(sessions.session()->scheduler()->laneCount(), 2);
         QVERIFY(!board.isClean());
