@@ -1,6 +1,7 @@
 #include "runeditordialog.h"
 
 #include "experiment.h"
+#include "experimentcheck.h"
 #include "presetstore.h"
 #include "runspecview.h"
 #include "speccheck.h"
@@ -16,7 +17,6 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -199,8 +199,7 @@ void RunEditorDialog::setWorkerProgram(const QString &program)
     if (!program.isEmpty()) {
         m_dataCheck = new SpecCheck(program, this);
         connect(m_dataCheck, &SpecCheck::finished, this, [this](const QString &complaint) {
-            const QJsonObject data = RunSpecView(m_dataCheck->spec()).data();
-            m_dataVerdicts.insert(QJsonDocument(data).toJson(QJsonDocument::Compact), complaint);
+            m_dataVerdicts.insert(ExperimentCheck::dataKey(m_dataCheck->spec()), complaint);
             recheck();
         });
     }
@@ -222,13 +221,12 @@ QString RunEditorDialog::dataComplaint()
     if (!m_dataCheck) {
         return {};
     }
-    const QByteArray key = QJsonDocument(RunSpecView(m_result).data()).toJson(QJsonDocument::Compact);
+    const QByteArray key = ExperimentCheck::dataKey(m_result);
     const auto verdict = m_dataVerdicts.constFind(key);
     if (verdict != m_dataVerdicts.constEnd()) {
         return verdict.value();
     }
-    const bool asked = m_dataCheck->isRunning()
-                       && QJsonDocument(RunSpecView(m_dataCheck->spec()).data()).toJson(QJsonDocument::Compact) == key;
+    const bool asked = m_dataCheck->isRunning() && ExperimentCheck::dataKey(m_dataCheck->spec()) == key;
     if (!asked) {
         m_dataCheck->start(m_result);
     }

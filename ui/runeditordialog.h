@@ -86,7 +86,7 @@ private:
     QStringList m_takenNames;
     QTimer *m_recheck;
     SpecCheck *m_dataCheck = nullptr;
-    QHash<QByteArray, QString> m_dataVerdicts; ///< compact data JSON → the worker's complaint
+    QHash<QByteArray, QString> m_dataVerdicts; ///< ExperimentCheck::dataKey → the worker's complaint
     struct Field
     {
         QString section;
