@@ -45,6 +45,9 @@ struct ExperimentCluster
     QString partition, account, qos, time; // sbatch defaults; empty: the site's
     QStringList extraArgs;                 // more sbatch options, "--name=value" each
 
+    // Reads and validates one entry of "clusters"; `path` ("clusters[0]")
+    // prefixes each problem added to `errors`.
+    static ExperimentCluster fromJson(const QJsonObject &o, const QString &path, QStringList &errors);
     QJsonObject toJson() const;
 };
 

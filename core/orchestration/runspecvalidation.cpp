@@ -1,0 +1,187 @@
+#include "experiment.h"
+#include "jsonchecks.h"
+#include "modelcatalog.h"
+#include "runspecview.h"
+
+#include <QRegularExpression>
+
+namespace trainyard {
+
+using namespace jsonchecks;
+
+namespace {
+
+// What a model type or data kind can look like without the catalogue that
+// lists them: a name, never a path or a command line ("/bin/sh").
+bool isCatalogueName(const QString &name)
+{
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")));
+    return re.match(name).hasMatch();
+}
+
+// Every key of `values` (but `skip`, the key that chose `params`) must be one
+// of `params` and hold what it accepts.
+void checkParams(const QJsonObject &values, const QList<ParamInfo> &params, const QString &path, const QString &skip,
+                 QStringList &errors)
+{
+    for (auto it = values.begin(); it != values.end(); ++it) {
+        if (it.key() == skip)
+            continue;
+        const ParamInfo *param = nullptr;
+        for (const ParamInfo &p : params)
+            param = p.name == it.key() ? &p : param;
+        const QString where = child(path, it.key());
+        if (!param) {
+            QStringList names;
+            if (!skip.isEmpty())
+                names << skip;
+            for (const ParamInfo &p : params)
+                names << p.name;
+            errors << QStringLiteral("%1: unknown key (expected one of %2)")
+                          .arg(where, names.isEmpty() ? QStringLiteral("no keys") : names.join(QStringLiteral(", ")));
+        } else if (!param->accepts(it.value())) {
+            errors << expected(where, param->expectation(), it.value());
+        }
+    }
+}
+
+} // namespace
+
+bool isDeviceName(const QString &device)
+{
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("cpu|cuda:(0|[1-9][0-9]{0,2})")));
+    return re.match(device).hasMatch();
+}
+
+bool isSlurmDevice(const QString &device, QString *cluster, QString *partition)
+{
+    static const QRegularExpression re(QRegularExpression::anchoredPattern(
+        QStringLiteral("slurm:([A-Za-z0-9_][A-Za-z0-9._-]{0,99})(?:/([A-Za-z0-9_][A-Za-z0-9._-]{0,99}))?")));
+    const QRegularExpressionMatch m = re.match(device);
+    if (!m.hasMatch())
+        return false;
+    if (cluster)
+        *cluster = m.captured(1);
+    if (partition)
+        *partition = m.captured(2);
+    return true;
+}
+
+bool isSafeRunName(const QString &name)
+{
+    // anchoredPattern: a plain '$' would also match before a final "\n".
+    static const QRegularExpression re(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_+@-][A-Za-z0-9._+@-]{0,99}")));
+    return re.match(name).hasMatch();
+}
+
+QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat, const ModelCatalog *catalog)
+{
+    QStringList errors;
+    QStringList known = ModelCatalog::specKeys();
+    if (allowRepeat)
+        known << QStringLiteral("repeat");
+    checkKeys(spec, known, path, errors);
+    const RunSpecView view(spec);
+
+    if (spec.contains(QStringLiteral("name"))) {
+        const QJsonValue v = spec.value(QStringLiteral("name"));
+        if (!v.isString() || !isSafeRunName(v.toString()))
+            errors << expected(child(path, QStringLiteral("name")),
+                               QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), v);
+    }
+
+    QJsonObject holder;
+    const ModelInfo *modelInfo = nullptr;
+    if (!spec.contains(QStringLiteral("model"))) {
+        errors << child(path, QStringLiteral("model: missing (expected an object with a \"type\")"));
+    } else if (const QJsonObject *model = objectAt(spec, QStringLiteral("model"), path, errors, holder)) {
+        const QJsonValue type = model->value(QStringLiteral("type"));
+        const QString typePath = child(path, QStringLiteral("model.type"));
+        if (catalog) {
+            modelInfo = type.isString() ? catalog->model(type.toString()) : nullptr;
+            if (!modelInfo)
+                errors << expected(typePath,
+                                   QStringLiteral("one of ") + catalog->modelTypes().join(QStringLiteral(", ")), type);
+            else
+                checkParams(*model, modelInfo->params, child(path, QStringLiteral("model")), QStringLiteral("type"),
+                            errors);
+        } else if (!type.isString() || !isCatalogueName(type.toString())) {
+            errors << expected(typePath, QStringLiteral("a model type of 1–64 letters, digits or ._+-"), type);
+        }
+    }
+
+    if (const QJsonObject *data = objectAt(spec, QStringLiteral("data"), path, errors, holder)) {
+        const QJsonValue kind = data->value(QStringLiteral("kind"));
+        const QString kindPath = child(path, QStringLiteral("data.kind"));
+        if (catalog) {
+            const DataKindInfo *kindInfo = kind.isString() ? catalog->dataKind(kind.toString()) : nullptr;
+            if (!kindInfo) {
+                const QString kinds = catalog->dataKindNames().join(QStringLiteral(", "));
+                errors << expected(kindPath, QStringLiteral("one of ") + kinds, kind);
+            } else {
+                // The worker refuses these too; saying so at load spares a failed run.
+                if (modelInfo && !modelInfo->task.isEmpty() && !kindInfo->task.isEmpty()
+                    && modelInfo->task != kindInfo->task)
+                    errors << QStringLiteral("%1: \"%2\" holds %3 data but model \"%4\" needs %5 data")
+                                  .arg(kindPath, kindInfo->kind, kindInfo->task, modelInfo->type, modelInfo->task);
+                checkParams(*data, kindInfo->params, child(path, QStringLiteral("data")), QStringLiteral("kind"),
+                            errors);
+            }
+        } else if (!kind.isString() || !isCatalogueName(kind.toString())) {
+            errors << expected(kindPath, QStringLiteral("a data kind of 1–64 letters, digits or ._+-"), kind);
+        }
+    }
+
+    for (const QString &section : ModelCatalog::specSectionNames()) {
+        if (const QJsonObject *values = objectAt(spec, section, path, errors, holder)) {
+            if (catalog)
+                checkParams(*values, catalog->section(section), child(path, section), QString(), errors);
+        }
+    }
+    if (!catalog) {
+        // The catalogue checks train.seed with the rest; without one, still
+        // what repeats rely on: seed + i must be an integer.
+        const QString seed = QStringLiteral("seed");
+        const QJsonObject train = view.train();
+        if (train.contains(seed) && !(view.seed() && *view.seed() >= 0))
+            errors << expected(child(path, QStringLiteral("train.seed")), QStringLiteral("an integer ≥ 0"),
+                               train.value(seed));
+    }
+
+    if (allowRepeat)
+        checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
+    return errors;
+}
+
+QJsonObject withDefaults(const QJsonObject &spec)
+{
+    QJsonObject out = spec;
+    const RunSpecView view(spec);
+    if (!out.contains(QStringLiteral("name")) && !view.modelType().isEmpty())
+        out.insert(QStringLiteral("name"), view.modelType());
+    QJsonObject train = view.train();
+    if (!train.contains(QStringLiteral("seed"))) {
+        train.insert(QStringLiteral("seed"), 1);
+        out.insert(QStringLiteral("train"), train);
+    }
+    return out;
+}
+
+QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
+{
+    QJsonObject out = withDefaults(spec);
+    out.remove(QStringLiteral("repeat"));
+    if (count <= 1)
+        return out;
+    const RunSpecView view(out);
+    out.insert(QStringLiteral("name"), view.name() + QLatin1Char('-') + QString::number(index + 1));
+    QJsonObject train = view.train();
+    train.insert(QStringLiteral("seed"), view.seed().value_or(0) + index);
+    out.insert(QStringLiteral("train"), train);
+    return out;
+}
+
+} // namespace trainyard
