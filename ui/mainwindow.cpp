@@ -7,7 +7,6 @@
 #include "devicehistory.h"
 #include "deviceinventory.h"
 #include "fallbackbanner.h"
-#include "lanemenu.h"
 #include "logcategories.h"
 #include "metricstore.h"
 #include "modelpalette.h"
@@ -15,10 +14,10 @@
 #include "plotfeeder.h"
 #include "plotwidget.h"
 #include "presetstore.h"
-#include "recentfiles.h"
 #include "runcolors.h"
 #include "runcontrol.h"
 #include "rundetailsdialog.h"
+#include "rundetailswindows.h"
 #include "runeditordialog.h"
 #include "runnotifier.h"
 #include "runstore.h"
@@ -26,27 +25,21 @@
 #include "runtablepanel.h"
 #include "scheduler.h"
 #include "session.h"
+#include "sessionprompts.h"
 #include "workerprocess.h"
 
 #include <QAction>
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
-#include <QLocale>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QUndoStack>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -79,6 +72,7 @@ MainWindow::MainWindow(QWidget *parent)
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/trainyard/icons/trainyard-256.png")));
     createLayout();
+    m_details = new RunDetailsWindows(m_catalog, m_table, this);
     m_plot->rememberSettings(); // the app's plots keep the user's settings; tools' plots do not
 
     connect(m_boardView, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
@@ -180,185 +174,6 @@ void MainWindow::createLayout()
     statusBar()->addPermanentWidget(m_finishLabel);
 }
 
-void MainWindow::createActions()
-{
-    QStyle *s = style();
-    auto make = [this](const QString &text, const QKeySequence &key, const QIcon &icon, auto slot) {
-        auto *a = new QAction(icon, text, this);
-        if (!key.isEmpty()) {
-            a->setShortcut(key);
-        }
-        connect(a, &QAction::triggered, this, slot);
-        addAction(a);
-        return a;
-    };
-    m_newAction = make(tr("&New experiment"), QKeySequence::New, s->standardIcon(QStyle::SP_FileIcon),
-                       [this] { newExperiment(); });
-    m_openAction = make(tr("&Open…"), QKeySequence::Open, s->standardIcon(QStyle::SP_DialogOpenButton), [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), QString(),
-                                                          tr("Experiments (*.json);;All files (*)"));
-        if (!path.isEmpty()) {
-            openFile(path);
-        }
-    });
-    m_saveAction = make(tr("&Save"), QKeySequence::Save, s->standardIcon(QStyle::SP_DialogSaveButton), [this] {
-        if (session() && !session()->filePath().isEmpty()) {
-            saveTo(session()->filePath());
-        } else {
-            m_saveAsAction->trigger();
-        }
-    });
-    m_saveAsAction = make(tr("Save &as…"), QKeySequence::SaveAs, QIcon(), [this] {
-        const QString name = session() ? session()->name() : QStringLiteral("experiment");
-        QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"), name + QLatin1String(".json"),
-                                                    tr("Experiments (*.json)"));
-        if (!path.isEmpty()) {
-            if (!path.endsWith(QLatin1String(".json"))) {
-                path += QLatin1String(".json");
-            }
-            saveTo(path);
-        }
-    });
-    m_renameAction = make(tr("Re&name experiment…"), QKeySequence(), QIcon(), [this] {
-        if (!session()) {
-            return;
-        }
-        bool ok = false;
-        const QString name = QInputDialog::getText(this, tr("Rename experiment"),
-                                                   tr("Name (its runs folder follows when no run is active):"),
-                                                   QLineEdit::Normal, session()->name(), &ok);
-        if (ok && !name.trimmed().isEmpty() && m_sessions->rename(name)) {
-            statusBar()->showMessage(tr("Renamed; runs in %1").arg(session()->runsRoot()), 8000);
-        }
-    });
-    m_demoAction = make(tr("Open the &demo"), QKeySequence(), QIcon(), [this] { openDemo(); });
-    m_quitAction = make(tr("&Quit"), QKeySequence::Quit, QIcon(), [this] { close(); });
-
-    // The menu's Undo names the edit; the tool bar's keeps its width (its
-    // tooltip names it), so the buttons after it never move under the mouse.
-    m_undoAction = m_controller->createUndoAction(this, true);
-    m_undoAction->setShortcut(QKeySequence::Undo);
-    m_undoAction->setIcon(s->standardIcon(QStyle::SP_ArrowBack));
-    m_redoAction = m_controller->createRedoAction(this, true);
-    m_redoAction->setShortcut(QKeySequence::Redo);
-    m_redoAction->setIcon(s->standardIcon(QStyle::SP_ArrowForward));
-    m_undoBarAction = m_controller->createUndoAction(this, false);
-    m_undoBarAction->setIcon(m_undoAction->icon());
-    m_undoBarAction->setObjectName(QStringLiteral("undoBarAction"));
-    m_redoBarAction = m_controller->createRedoAction(this, false);
-    m_redoBarAction->setIcon(m_redoAction->icon());
-    addAction(m_undoAction);
-    addAction(m_redoAction);
-    m_addLaneAction = make(tr("Add &lane…"), QKeySequence(Qt::CTRL | Qt::Key_L), QIcon(), [this] { addLane(); });
-    m_fallbackAction = make(tr("Run lanes of missing GPUs on the &CPU"), QKeySequence(), QIcon(), [this](bool on) {
-        if (Scheduler *s = scheduler()) {
-            s->setCpuFallback(on);
-            m_banner->refresh(s, session()->devices());
-        }
-    });
-    m_fallbackAction->setCheckable(true);
-
-    m_startAllAction =
-        make(tr("Start &all"), QKeySequence(Qt::Key_F5), s->standardIcon(QStyle::SP_MediaPlay), [this] { startAll(); });
-    m_stopAllAction = make(tr("Sto&p all"), QKeySequence(Qt::SHIFT | Qt::Key_F5), s->standardIcon(QStyle::SP_MediaStop),
-                           [this] { stopAll(); });
-    m_startAction = make(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), s->standardIcon(QStyle::SP_MediaPlay),
-                         [this] { startSelected(); });
-    m_stopAction = make(tr("S&top"), QKeySequence(Qt::CTRL | Qt::Key_Period), s->standardIcon(QStyle::SP_MediaStop),
-                        [this] { stopSelected(); });
-    m_pauseAction = make(tr("&Pause"), QKeySequence(Qt::CTRL | Qt::Key_P), s->standardIcon(QStyle::SP_MediaPause),
-                         [this] { pauseSelected(); });
-    m_resumeAction = make(tr("Res&ume"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
-                          s->standardIcon(QStyle::SP_MediaSeekForward), [this] { resumeSelected(); });
-    m_retryAction = make(tr("Re&try"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-                         s->standardIcon(QStyle::SP_BrowserReload), [this] { retrySelected(); });
-    m_duplicateAction =
-        make(tr("&Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), QIcon(), [this] { duplicateSelected(); });
-    m_duplicateManyAction = make(tr("Duplicate &×N…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), QIcon(),
-                                 [this] { duplicateSelectedMany(); });
-    m_removeAction =
-        make(tr("&Remove"), QKeySequence::Delete, s->standardIcon(QStyle::SP_TrashIcon), [this] { removeSelected(); });
-    m_editAction = make(tr("&Edit…"), QKeySequence(Qt::Key_F2), QIcon(), [this] { editSelected(); });
-    m_folderAction = make(tr("Open run &folder"), QKeySequence(Qt::CTRL | Qt::Key_E),
-                          s->standardIcon(QStyle::SP_DirOpenIcon), [this] { openRunFolder(); });
-    m_logAction =
-        make(tr("Show worker &log"), QKeySequence(Qt::CTRL | Qt::Key_G), QIcon(), [this] { showWorkerLog(); });
-    m_detailsAction = make(tr("Det&ails…"), QKeySequence(Qt::CTRL | Qt::Key_I),
-                           s->standardIcon(QStyle::SP_FileDialogInfoView), [this] { showSelectedDetails(); });
-    // Card shortcuts act on the board, not while typing in a filter box (the
-    // runs table has its own Ctrl+I).
-    for (QAction *a :
-         {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
-          m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction, m_detailsAction}) {
-        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        m_boardView->addAction(a);
-    }
-    // The window holds the table too: there Ctrl+I is the table's, for its current row.
-    removeAction(m_detailsAction);
-}
-
-void MainWindow::createMenus()
-{
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(m_newAction);
-    file->addAction(m_openAction);
-    m_recent = new RecentFiles(file->addMenu(tr("Open &recent")), this);
-    connect(m_recent, &RecentFiles::openRequested, this, [this](const QString &path) { openFile(path); });
-    connect(m_sessions, &SessionController::fileUsed, m_recent, &RecentFiles::add);
-    file->addAction(m_demoAction);
-    file->addSeparator();
-    file->addAction(m_saveAction);
-    file->addAction(m_saveAsAction);
-    file->addAction(m_renameAction);
-    file->addSeparator();
-    file->addAction(m_quitAction);
-
-    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(m_undoAction);
-    edit->addAction(m_redoAction);
-    edit->addSeparator();
-    edit->addAction(m_editAction);
-    edit->addAction(m_duplicateAction);
-    edit->addAction(m_duplicateManyAction);
-    edit->addAction(m_removeAction);
-    edit->addSeparator();
-    edit->addAction(m_addLaneAction);
-    edit->addAction(m_fallbackAction);
-
-    QMenu *run = menuBar()->addMenu(tr("&Run"));
-    run->addAction(m_startAllAction);
-    run->addAction(m_stopAllAction);
-    run->addSeparator();
-    run->addAction(m_startAction);
-    run->addAction(m_stopAction);
-    run->addAction(m_pauseAction);
-    run->addAction(m_resumeAction);
-    run->addAction(m_retryAction);
-    run->addSeparator();
-    run->addAction(m_detailsAction);
-    run->addAction(m_folderAction);
-    run->addAction(m_logAction);
-
-    QToolBar *bar = addToolBar(tr("Main"));
-    bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    bar->addAction(m_newAction);
-    bar->addAction(m_openAction);
-    bar->addAction(m_saveAction);
-    bar->addSeparator();
-    bar->addAction(m_undoBarAction);
-    bar->addAction(m_redoBarAction);
-    bar->addSeparator();
-    bar->addAction(m_startAllAction);
-    bar->addAction(m_stopAllAction);
-    bar->addSeparator();
-    bar->addAction(m_startAction);
-    bar->addAction(m_stopAction);
-    bar->addAction(m_pauseAction);
-    bar->addAction(m_retryAction);
-    bar->addAction(m_removeAction);
-}
-
 QString MainWindow::workerProgram() const
 {
     return scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
@@ -447,22 +262,7 @@ MainWindow::CloseChoice MainWindow::askHowToClose()
     if (m_closeChooser) {
         return m_closeChooser();
     }
-    Session *session = this->session();
-    QMessageBox box(
-        QMessageBox::Question, tr("Runs are training"),
-        tr("%n run(s) of %1 are still training.", nullptr, session->scheduler()->activeCount()).arg(session->name()),
-        QMessageBox::NoButton, this);
-    box.setInformativeText(tr("Stop them (each saves a checkpoint first), or leave them running? "
-                              "Runs left running go on without the window; opening this experiment "
-                              "again reattaches to them."));
-    QPushButton *stop = box.addButton(tr("Stop runs"), QMessageBox::DestructiveRole);
-    QPushButton *leaveButton = box.addButton(tr("Leave running"), QMessageBox::AcceptRole);
-    box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(leaveButton);
-    box.exec();
-    return box.clickedButton() == stop          ? CloseChoice::StopRuns
-           : box.clickedButton() == leaveButton ? CloseChoice::LeaveRunning
-                                                : CloseChoice::Cancel;
+    return sessionprompts::askHowToClose(this, session()->name(), session()->scheduler()->activeCount());
 }
 
 bool MainWindow::askAboutRecovery(const QString &name, const QDateTime &savedAt)
@@ -473,15 +273,7 @@ bool MainWindow::askAboutRecovery(const QString &name, const QDateTime &savedAt)
     if (m_closeChooser) {
         return false; // scripted (tests, screenshots): nobody is there to ask
     }
-    QMessageBox box(QMessageBox::Question, tr("Recover unsaved edits"),
-                    tr("%1 has board edits from %2 that were never saved (Trainyard did not close normally).")
-                        .arg(name, QLocale().toString(savedAt, QLocale::ShortFormat)),
-                    QMessageBox::NoButton, this);
-    QPushButton *recover = box.addButton(tr("Recover"), QMessageBox::AcceptRole);
-    box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
-    box.setDefaultButton(recover);
-    box.exec();
-    return box.clickedButton() == recover;
+    return sessionprompts::askToRecover(this, name, savedAt);
 }
 
 MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()
@@ -492,21 +284,12 @@ MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()
     if (m_closeChooser) {
         return UnsavedChoice::Discard; // closing is scripted: nobody is there to ask
     }
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
-                    tr("The board of %1 has changes that are not saved.").arg(session()->name()),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setInformativeText(tr("Save them before closing? Runs keep their folders either way; "
-                              "only the board's edits are at stake."));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
-    case QMessageBox::Save:
-        m_saveAction->trigger(); // asks for a file when the board has none; cancelling that cancels the close
-        return m_controller->isClean() ? UnsavedChoice::Save : UnsavedChoice::Cancel;
-    case QMessageBox::Discard:
-        return UnsavedChoice::Discard;
-    default:
-        return UnsavedChoice::Cancel;
+    const UnsavedChoice choice = sessionprompts::askAboutUnsavedEdits(this, session()->name());
+    if (choice != UnsavedChoice::Save) {
+        return choice;
     }
+    m_saveAction->trigger(); // asks for a file when the board has none; cancelling that cancels the close
+    return m_controller->isClean() ? UnsavedChoice::Save : UnsavedChoice::Cancel;
 }
 
 void MainWindow::updateFinishCount()
@@ -697,37 +480,9 @@ void MainWindow::showSelectedDetails()
     }
 }
 
-namespace {
-
-// A run of the open session as its details show it: the scheduler's record
-// with the command line it started (or would start) with, its folder even
-// before it has one, the store's evaluations.
-std::optional<RunRecord> liveRecord(Session *session, RunId id)
-{
-    Scheduler *scheduler = session ? session->scheduler() : nullptr;
-    if (!scheduler || !scheduler->contains(id)) {
-        return std::nullopt;
-    }
-    RunInfo info = scheduler->run(id);
-    info.command = scheduler->commandLine(id);
-    if (info.runDir.isEmpty()) {
-        info.runDir = session->store()->runDir(info.name);
-    }
-    return RunRecord::live(info, *session->metrics());
-}
-
-} // namespace
-
 RunDetailsDialog *MainWindow::showRunDetails(RunId id, RunDetailsDialog::Page page)
 {
-    std::optional<RunRecord> run = liveRecord(session(), id);
-    if (!run) {
-        return nullptr;
-    }
-    run->notes = session()->store()->readNotes(run->info.name);
-    QPointer<Session> owner = session();
-    return showDetails(
-        *run, session()->name(), [owner, id] { return liveRecord(owner, id); }, page);
+    return m_details->showLive(session(), id, page);
 }
 
 RunDetailsDialog *MainWindow::showTableRunDetails(int row)
@@ -741,63 +496,7 @@ RunDetailsDialog *MainWindow::showTableRunDetails(int row)
         return showRunDetails(id);
     }
     const RunRecord *past = m_table->pastRun(row);
-    if (!past) {
-        return nullptr;
-    }
-    return showDetails(*past, index.data(RunTableModel::ExperimentRole).toString(), {},
-                       RunDetailsDialog::Page::Overview);
-}
-
-RunDetailsDialog *MainWindow::showDetails(const RunRecord &run, const QString &experiment,
-                                          RunDetailsDialog::Source source, RunDetailsDialog::Page page)
-{
-    const QString key = QFileInfo(run.info.runDir).absoluteFilePath();
-    RunDetailsDialog *dialog = m_details.value(key);
-    if (!dialog) {
-        dialog = new RunDetailsDialog(run, experiment, m_catalog, this);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        connect(dialog, &RunDetailsDialog::notesSaved, m_table, &RunTableModel::setNotes);
-        m_details.insert(key, dialog);
-    } else {
-        // Open already, perhaps from a session closed since: this one's record.
-        dialog->setRecord(run);
-    }
-    dialog->setSource(std::move(source));
-    dialog->showPage(page);
-    dialog->show();
-    dialog->raise();
-    dialog->activateWindow();
-    return dialog;
-}
-
-void MainWindow::showCardMenu(const QPoint &globalPos)
-{
-    QMenu menu(this);
-    for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction}) {
-        menu.addAction(a);
-    }
-    menu.addSeparator();
-    menu.addAction(m_editAction);
-    menu.addAction(m_duplicateAction);
-    menu.addAction(m_duplicateManyAction);
-    menu.addAction(m_removeAction);
-    menu.addSeparator();
-    menu.addAction(m_detailsAction);
-    menu.addAction(m_folderAction);
-    menu.addAction(m_logAction);
-    menu.addSeparator();
-    menu.addAction(m_startAllAction);
-    menu.addAction(m_stopAllAction);
-    menu.exec(globalPos);
-}
-
-void MainWindow::showLaneMenu(int lane, const QPoint &globalPos)
-{
-    if (!scheduler()) {
-        return;
-    }
-    LaneMenu menu(lane, m_controller, m_board, m_addLaneAction, this);
-    menu.exec(globalPos);
+    return past ? m_details->showPast(*past, index.data(RunTableModel::ExperimentRole).toString()) : nullptr;
 }
 
 void MainWindow::addLane()

@@ -33,6 +33,7 @@ class PlotWidget;
 class PresetStore;
 class RecentFiles;
 class RunColors;
+class RunDetailsWindows;
 class RunTableModel;
 class RunTablePanel;
 class Scheduler;
@@ -149,8 +150,6 @@ private:
     void showCardMenu(const QPoint &globalPos);
     void showLaneMenu(int lane, const QPoint &globalPos);
     void addLane();
-    RunDetailsDialog *showDetails(const RunRecord &run, const QString &experiment, RunDetailsDialog::Source source,
-                                  RunDetailsDialog::Page page);
 
     BoardController *m_controller;
     SessionController *m_sessions;
@@ -205,7 +204,7 @@ private:
     QAction *m_folderAction = nullptr;
     QAction *m_logAction = nullptr;
     QAction *m_detailsAction = nullptr;
-    QHash<QString, QPointer<RunDetailsDialog>> m_details; ///< open details windows, by run folder
+    RunDetailsWindows *m_details = nullptr;
 };
 
 } // namespace trainyard

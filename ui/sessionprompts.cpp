@@ -1,0 +1,61 @@
+#include "sessionprompts.h"
+
+#include <QDateTime>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+
+namespace trainyard::sessionprompts {
+
+SessionController::CloseChoice askHowToClose(QWidget *parent, const QString &experiment, int training)
+{
+    QMessageBox box(QMessageBox::Question, QMessageBox::tr("Runs are training"),
+                    QMessageBox::tr("%n run(s) of %1 are still training.", nullptr, training).arg(experiment),
+                    QMessageBox::NoButton, parent);
+    box.setInformativeText(QMessageBox::tr("Stop them (each saves a checkpoint first), or leave them running? "
+                                           "Runs left running go on without the window; opening this experiment "
+                                           "again reattaches to them."));
+    QPushButton *stop = box.addButton(QMessageBox::tr("Stop runs"), QMessageBox::DestructiveRole);
+    QPushButton *leave = box.addButton(QMessageBox::tr("Leave running"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(leave);
+    box.exec();
+    using Choice = SessionController::CloseChoice;
+    return box.clickedButton() == stop    ? Choice::StopRuns
+           : box.clickedButton() == leave ? Choice::LeaveRunning
+                                          : Choice::Cancel;
+}
+
+bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &savedAt)
+{
+    QMessageBox box(
+        QMessageBox::Question, QMessageBox::tr("Recover unsaved edits"),
+        QMessageBox::tr("%1 has board edits from %2 that were never saved (Trainyard did not close normally).")
+            .arg(experiment, QLocale().toString(savedAt, QLocale::ShortFormat)),
+        QMessageBox::NoButton, parent);
+    QPushButton *recover = box.addButton(QMessageBox::tr("Recover"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::tr("Discard"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(recover);
+    box.exec();
+    return box.clickedButton() == recover;
+}
+
+SessionController::UnsavedChoice askAboutUnsavedEdits(QWidget *parent, const QString &experiment)
+{
+    QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Unsaved changes"),
+                    QMessageBox::tr("The board of %1 has changes that are not saved.").arg(experiment),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
+    box.setInformativeText(QMessageBox::tr("Save them before closing? Runs keep their folders either way; "
+                                           "only the board's edits are at stake."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return SessionController::UnsavedChoice::Save;
+    case QMessageBox::Discard:
+        return SessionController::UnsavedChoice::Discard;
+    default:
+        return SessionController::UnsavedChoice::Cancel;
+    }
+}
+
+} // namespace trainyard::sessionprompts

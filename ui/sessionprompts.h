@@ -1,0 +1,21 @@
+#pragma once
+
+#include "sessioncontroller.h"
+
+class QDateTime;
+class QString;
+class QWidget;
+
+/// The questions asked when an experiment closes or reopens, as the user
+/// sees them. MainWindow puts them behind SessionController's choosers, where
+/// tests and the screenshot tool answer instead.
+namespace trainyard::sessionprompts {
+
+/// `training` runs of `experiment` are active: stop them, leave them running, or cancel.
+SessionController::CloseChoice askHowToClose(QWidget *parent, const QString &experiment, int training);
+/// Recover the board edits of `experiment` autosaved at `savedAt` (true), or discard them.
+bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &savedAt);
+/// The board of `experiment` has unsaved edits: Save (the caller saves), Discard or Cancel.
+SessionController::UnsavedChoice askAboutUnsavedEdits(QWidget *parent, const QString &experiment);
+
+} // namespace trainyard::sessionprompts
