@@ -12,6 +12,8 @@
 
 #include <algorithm>
 
+#include <QStandardPaths>
+
 namespace trainyard {
 
 Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
@@ -69,12 +71,12 @@ QStringList Dispatcher::preflight() const
                         .arg(m_cpuFallback ? QStringLiteral(": its runs will train on the CPU")
                                            : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
     }
-    // SlurmLauncher exists, but the Scheduler does not submit to it yet:
-    // such a lane's runs stay queued, and saying so beats a silent wait.
+    // A Slurm lane's jobs are submitted from this machine: the Slurm client
+    // commands must be here (reach "ssh" is not implemented).
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        if (isSlurmDevice(m_board->lane(l).device))
-            problems << QStringLiteral("lane %1 names %2: Slurm lanes are not started yet (this version does not "
-                                       "submit to Slurm from the scheduler); its runs stay queued")
+        if (isSlurmDevice(m_board->lane(l).device)
+            && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
+            problems << QStringLiteral("lane %1 names %2, but sbatch is not on PATH: its runs will fail to submit")
                             .arg(l + 1)
                             .arg(m_board->lane(l).device);
     }
@@ -169,6 +171,12 @@ Supervisor::StartOptions Dispatcher::startOptions(RunId id) const
         return options;
     options.device = effectiveDevice(r->lane);
     options.threads = options.device == QLatin1String("cpu") ? threadsPerCpuRun() : 0;
+    if (isSlurmDevice(options.device)) {
+        // The job's GPUs are the node's: CPU fallback there means a node
+        // without a usable one trains on its CPU (the worker decides).
+        options.gres = m_board->lane(r->lane).gres;
+        options.cpuFallback = m_cpuFallback;
+    }
     options.resume = m_resumeNext.contains(id);
     return options;
 }
@@ -191,7 +199,7 @@ void Dispatcher::dispatch()
         return;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
-        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
+        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
             continue; // preflight told the user
         const DeviceInfo d = m_devices->device(device);
         if (d.isGpu && d.busyWithOthers() && !m_warnedBusyLanes.contains(l)) {
@@ -228,9 +236,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
     }
     const QString device = effectiveDevice(r->lane);
-    if (isSlurmDevice(device))
-        return refuse(error, QStringLiteral("%1: Slurm lanes are not started yet").arg(device));
-    if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
+    if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
         return refuse(error,
                       QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
     if (!laneHasFreeSlot(r->lane))

@@ -55,6 +55,7 @@ RunState stateForExit(int code)
     case ExitCode::Diverged:
         return RunState::Diverged;
     case ExitCode::Stopped:
+    case ExitCode::Requeue: // a launcher that resubmits never reports it; elsewhere Start resumes it
         return RunState::Stopped;
     case ExitCode::Failed:
     case ExitCode::BadInput:

@@ -44,6 +44,7 @@ struct ExperimentCluster
     QString worker;                        // trainyard-worker there; empty: the one found here (local reach)
     QString partition, account, qos, time; // sbatch defaults; empty: the site's
     QStringList extraArgs;                 // more sbatch options, "--name=value" each
+    int pollSeconds = 10;                  // one squeue for the experiment's jobs this often
 
     // Reads and validates one entry of "clusters"; `path` ("clusters[0]")
     // prefixes each problem added to `errors`.

@@ -43,7 +43,8 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
     ExperimentCluster c;
     checkKeys(o,
               {QStringLiteral("name"), QStringLiteral("reach"), QStringLiteral("host"), QStringLiteral("user"),
-               QStringLiteral("port"), QStringLiteral("runs_root"), QStringLiteral("worker"), QStringLiteral("sbatch")},
+               QStringLiteral("port"), QStringLiteral("runs_root"), QStringLiteral("worker"), QStringLiteral("sbatch"),
+               QStringLiteral("poll_seconds")},
               path, errors);
     if (!o.contains(QStringLiteral("name")))
         errors << expected(child(path, QStringLiteral("name")),
@@ -79,6 +80,9 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
                 errors);
     checkString(o, QStringLiteral("worker"), path, QStringLiteral("an absolute path to trainyard-worker"), absolute,
                 &c.worker, errors);
+
+    checkInt(o, QStringLiteral("poll_seconds"), path, 1, 3600, errors);
+    c.pollSeconds = o.value(QStringLiteral("poll_seconds")).toInt(10);
 
     QJsonObject holder;
     if (const QJsonObject *sbatch = objectAt(o, QStringLiteral("sbatch"), path, errors, holder)) {
@@ -140,6 +144,8 @@ QJsonObject ExperimentCluster::toJson() const
         o.insert(QStringLiteral("runs_root"), runsRoot);
     if (!worker.isEmpty())
         o.insert(QStringLiteral("worker"), worker);
+    if (pollSeconds != 10)
+        o.insert(QStringLiteral("poll_seconds"), pollSeconds);
     QJsonObject sbatch;
     const QList<QPair<QString, QString>> fields{{QStringLiteral("partition"), partition},
                                                 {QStringLiteral("account"), account},

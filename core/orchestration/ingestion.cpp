@@ -210,19 +210,26 @@ void Ingestion::flushProgress()
 void Ingestion::ingestMetricsFile(RunId id)
 {
     if (Run *r = find(id))
-        ingestMetricsFile(r);
+        ingestMetricsFile(r, false);
 }
 
-void Ingestion::ingestMetricsFile(Run *r)
+int Ingestion::followMetricsFile(RunId id)
+{
+    Run *r = find(id);
+    return r ? ingestMetricsFile(r, true) : 0;
+}
+
+int Ingestion::ingestMetricsFile(Run *r, bool live)
 {
     const RunStore::ReadResult result = m_store->readMetrics(
-        r->info.name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, false); });
+        r->info.name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, live); });
     r->metricsOffset = result.offset;
     if (result.records > 0 && !r->progressDirty) {
         r->progressDirty = true;
         m_progressDirty << r->info.id;
         m_progressTimer.start();
     }
+    return int(result.records);
 }
 
 } // namespace trainyard

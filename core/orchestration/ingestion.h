@@ -40,8 +40,13 @@ public:
     void handleMetric(RunId id, const MetricLine &line);
     // Every other accepted socket message but hello, decoded.
     void handleRecord(RunId id, const MetricRecord &record);
-    // Reads metrics.jsonl from where the last read stopped.
+    // Reads metrics.jsonl from where the last read stopped (gap filling:
+    // its log lines are not announced again).
     void ingestMetricsFile(RunId id);
+    // The same for a run whose worker has no socket (a batch job: its file
+    // on the shared filesystem is its only channel): log lines are
+    // announced as they come. Returns the number of records read.
+    int followMetricsFile(RunId id);
 
     // A (re)start: the done line and the rate window are forgotten; `fresh`
     // also drops the curves and the progress (a resume keeps both).
@@ -84,7 +89,7 @@ private:
     };
     Run *find(RunId id);
     void flushProgress();
-    void ingestMetricsFile(Run *run);
+    int ingestMetricsFile(Run *run, bool live);
     void ingest(Run *run, const MetricRecord &record, bool live);
     void ingestMetric(Run *run, const MetricRecord &record);
     void updateRate(Run *run);

@@ -16,6 +16,8 @@ QStringList LaunchSpec::arguments() const
         args << QStringLiteral("--threads") << QString::number(threads);
     if (resume)
         args << QStringLiteral("--resume");
+    if (cpuFallback)
+        args << QStringLiteral("--cpu-fallback");
     return args;
 }
 

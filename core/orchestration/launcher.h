@@ -28,9 +28,13 @@ struct LaunchSpec
     QString runDir;
     QString connect; // "unix:PATH" or "tcp:HOST:PORT"; empty: none
     QString token;   // travels in the environment, never on the command line
-    QString device;  // "cpu" or "cuda:N" as the lane names it
+    QString device;  // what the worker is given: "cpu" or "cuda:N" (a batch launcher's prepare() sets it)
+    QString target;  // the lane's device as the experiment names it ("cuda:1", "slurm:hpc/gpu"): who launches it
     int threads = 0; // 0: let the worker decide
     bool resume = false;
+    QString partition;        // a batch job's partition; empty: the cluster's default
+    QString gres;             // a batch job's request ("gpu:1"); empty: the launcher's default
+    bool cpuFallback = false; // --cpu-fallback: a GPU the worker cannot use means its CPU
 };
 
 // The seam between the Supervisor and whatever runs the workers: local
@@ -55,7 +59,9 @@ struct LaunchSpec
 //   failedToLaunch                                   (final) or
 //   started -> (pending <-> running)* -> exited      (final)
 //   started(pid, jobId)  the launcher created it: a local process (pid) or a
-//                        submitted job (jobId); handle() is valid from here
+//                        submitted job (jobId); handle() is valid from here.
+//                        A batch launcher that resubmits a run (a requeue
+//                        at the time limit) sends it again with the new id.
 //   pending(reason)      waiting in a queue ("Priority", "Resources", ...). A
 //                        batch launcher reports it at once after started:
 //                        a submitted job is pending until the queue says
@@ -90,6 +96,12 @@ public:
 
     // "local", "slurm", ...: the "kind" of every handle this launcher writes.
     virtual QString kind() const = 0;
+
+    // The launcher's say in a run's spec before start() and before its
+    // command line is shown: a batch launcher names the cluster's worker,
+    // the device the job sees, and leaves out the socket (its metrics come
+    // from the shared filesystem). Local processes: nothing to change.
+    virtual void prepare(LaunchSpec &spec) const { Q_UNUSED(spec); }
 
     virtual void start(RunId run, const LaunchSpec &spec) = 0;
     virtual void terminate(RunId run) = 0;

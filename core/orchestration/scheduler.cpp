@@ -3,7 +3,7 @@
 #include "board.h"
 #include "dispatcher.h"
 #include "ingestion.h"
-#include "locallauncher.h"
+#include "launcherrouter.h"
 #include "logcategories.h"
 #include "metricstore.h"
 #include "runregistry.h"
@@ -14,8 +14,9 @@ namespace trainyard {
 
 Scheduler::Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
                      QObject *parent)
-    : Scheduler(store, server, metrics, devices, std::make_unique<LocalLauncher>(), parent)
+    : Scheduler(store, server, metrics, devices, std::make_unique<LauncherRouter>(), parent)
 {
+    m_router = static_cast<LauncherRouter *>(m_launcher.get());
 }
 
 Scheduler::Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
@@ -90,6 +91,8 @@ void Scheduler::setExperiment(const Experiment &experiment)
     m_supervisor->clear();
     m_ingestion->clear();
     m_dispatcher->reset();
+    if (m_router)
+        m_router->setClusters(experiment.clusters);
     m_board->setExperiment(experiment);
     qCDebug(lcScheduler, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
     m_dispatcher->notifyCounts();

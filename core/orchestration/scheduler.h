@@ -22,6 +22,7 @@ class DeviceInventory;
 class Dispatcher;
 class Ingestion;
 class Launcher;
+class LauncherRouter;
 struct MetricLine;
 class MetricStore;
 class MetricsServer;
@@ -42,7 +43,8 @@ class Supervisor;
 // records), Board (lanes, queues, edits), Dispatcher (slots, devices,
 // threads, finish count, idle), Supervisor (each launched run's life and the
 // shutdown), Ingestion (metrics in), and the Launcher that starts workers
-// (LocalLauncher unless given another).
+// (unless given another, a LauncherRouter: this machine's lanes to a
+// LocalLauncher, each cluster's to its SlurmLauncher).
 class Scheduler : public QObject
 {
     Q_OBJECT
@@ -199,6 +201,7 @@ private:
     std::unique_ptr<Board> m_board;
     std::unique_ptr<Ingestion> m_ingestion;
     std::unique_ptr<Launcher> m_launcher;
+    LauncherRouter *m_router = nullptr; // m_launcher when the Scheduler made it: clusters go to it
     std::unique_ptr<Supervisor> m_supervisor;
     std::unique_ptr<Dispatcher> m_dispatcher;
 };

@@ -104,7 +104,10 @@ QByteArray SlurmJob::script(const QString &program, const QStringList &args)
     QString line = QStringLiteral("exec ") + shellQuote(program);
     for (const QString &arg : args)
         line += QLatin1Char(' ') + shellQuote(arg);
-    return QByteArrayLiteral("#!/bin/sh\n# Written by trainyard: the worker, nothing else.\n") + line.toUtf8() + '\n';
+    // USR2 (the time-limit warning) is ignored until the worker installs its
+    // own handler: one that comes before the exec must not end the job.
+    return QByteArrayLiteral("#!/bin/sh\n# Written by trainyard: the worker, nothing else.\ntrap '' USR2\n")
+           + line.toUtf8() + '\n';
 }
 
 } // namespace trainyard

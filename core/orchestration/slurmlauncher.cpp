@@ -1,5 +1,6 @@
 #include "slurmlauncher.h"
 
+#include "exitcode.h"
 #include "experiment.h"
 #include "logcategories.h"
 #include "slurmcommand.h"
@@ -38,6 +39,14 @@ SlurmClusterConfig SlurmClusterConfig::forLane(const ExperimentCluster &cluster,
     return c;
 }
 
+SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &cluster)
+{
+    SlurmClusterConfig c = forLane(cluster, QString(), QString());
+    c.worker = cluster.worker;
+    c.pollMs = cluster.pollSeconds * 1000;
+    return c;
+}
+
 SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner, QObject *parent)
     : Launcher(parent)
     , m_cluster(std::move(cluster))
@@ -66,16 +75,18 @@ QStringList SlurmLauncher::sbatchArguments(const LaunchSpec &spec) const
                      QStringLiteral("--open-mode=append"),
                      QStringLiteral("--chdir=%1").arg(spec.runDir),
                      QStringLiteral("--export=ALL")};
-    if (!m_cluster.partition.isEmpty())
-        args << QStringLiteral("--partition=%1").arg(m_cluster.partition);
+    const QString partition = spec.partition.isEmpty() ? m_cluster.partition : spec.partition;
+    if (!partition.isEmpty())
+        args << QStringLiteral("--partition=%1").arg(partition);
     if (!m_cluster.account.isEmpty())
         args << QStringLiteral("--account=%1").arg(m_cluster.account);
     if (!m_cluster.qos.isEmpty())
         args << QStringLiteral("--qos=%1").arg(m_cluster.qos);
     if (!m_cluster.time.isEmpty())
         args << QStringLiteral("--time=%1").arg(m_cluster.time);
-    if (!m_cluster.gres.isEmpty())
-        args << QStringLiteral("--gres=%1").arg(m_cluster.gres);
+    const QString gres = spec.gres.isEmpty() ? m_cluster.gres : spec.gres;
+    if (!gres.isEmpty())
+        args << QStringLiteral("--gres=%1").arg(gres);
     // USR2, to the batch shell, which is the worker (the script execs it);
     // USR1 is NCCL's.
     if (m_cluster.warnSeconds > 0)
@@ -84,20 +95,40 @@ QStringList SlurmLauncher::sbatchArguments(const LaunchSpec &spec) const
     return args;
 }
 
+void SlurmLauncher::prepare(LaunchSpec &spec) const
+{
+    QString partition;
+    if (isSlurmDevice(spec.target, nullptr, &partition) && !partition.isEmpty())
+        spec.partition = partition;
+    if (spec.gres.isEmpty())
+        spec.gres = m_cluster.gres;
+    // Slurm narrows CUDA_VISIBLE_DEVICES to the job's GPUs: its first is cuda:0.
+    spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
+    if (!m_cluster.worker.isEmpty())
+        spec.program = m_cluster.worker;
+    if (!m_cluster.connectBack)
+        spec.connect.clear();
+}
+
 void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
 {
     release(run); // never two jobs for one run
-    if (spec.program.isEmpty()) {
+    LaunchSpec job = spec;
+    prepare(job);
+    if (job.program.isEmpty()) {
         Q_EMIT failedToLaunch(run, tr("trainyard-worker not found for cluster %1").arg(m_cluster.name));
         return;
     }
-    LaunchSpec job = spec;
-    // Slurm narrows CUDA_VISIBLE_DEVICES to the job's GPUs: its first is cuda:0.
-    job.device = m_cluster.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
+    m_jobs.insert(run, Job());
+    submit(run, job, QStringLiteral("submitted"));
+}
+
+void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pendingReason)
+{
     const quint64 serial = ++m_serial;
-    Job entry;
+    Job &entry = m_jobs[run];
     entry.serial = serial;
-    m_jobs.insert(run, entry);
+    entry.spec = job;
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("TRAINYARD_TOKEN"));
@@ -111,7 +142,7 @@ void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
     const QStringList args = sbatchArguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
     m_runner->run(QStringLiteral("sbatch"), args, SlurmJob::script(job.program, job.arguments()), env, this,
-                  [this, run, serial](const SlurmCommandResult &r) {
+                  [this, run, serial, pendingReason](const SlurmCommandResult &r) {
                       const auto it = m_jobs.constFind(run);
                       const bool current = it != m_jobs.constEnd() && it->serial == serial;
                       const QString id = r.ok() ? SlurmJob::parseSubmitted(r.out) : QString();
@@ -131,13 +162,18 @@ void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
                           Q_EMIT failedToLaunch(run, tr("Slurm refused the job: %1").arg(why));
                           return;
                       }
-                      submitted(run, serial, id);
+                      submitted(run, serial, id, pendingReason);
                   });
 }
 
-void SlurmLauncher::submitted(RunId run, quint64 serial, const QString &id)
+void SlurmLauncher::submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason)
 {
-    m_jobs[run].id = id;
+    Job &job = m_jobs[run];
+    job.id = id;
+    job.known = false;
+    job.phase = SlurmJob::Phase::Pending;
+    job.reason.clear();
+    job.finishing = false;
     qCInfo(lcSlurm, "run %d submitted as job %s", run, qUtf8Printable(id));
     Q_EMIT started(run, 0, id);
     // The listener may have stopped, released or restarted the run.
@@ -147,7 +183,7 @@ void SlurmLauncher::submitted(RunId run, quint64 serial, const QString &id)
     if (it->cancelAsked) {
         scancel(id, {});
     }
-    Q_EMIT pending(run, QStringLiteral("submitted"));
+    Q_EMIT pending(run, pendingReason);
     if (!m_timer->isActive())
         m_timer->start();
 }
@@ -282,6 +318,19 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     if (it == m_jobs.end())
         return;
     const Job job = *it;
+    if (final.exitCode == protocol::toInt(protocol::ExitCode::Requeue) && final.signal == 0 && !job.stopAsked) {
+        // The worker checkpointed on the time-limit warning: the same run
+        // goes on in a new job, from its checkpoint.
+        LaunchSpec again = job.spec;
+        again.resume = true;
+        it->requeues = job.requeues + 1;
+        qCInfo(lcSlurm, "run %d: job %s checkpointed before its time limit; resubmitting (requeue %d)", run,
+               qUtf8Printable(job.id), it->requeues);
+        if (!job.known || job.phase != SlurmJob::Phase::Running)
+            Q_EMIT running(run); // it did run
+        submit(run, again, tr("requeued after job %1 reached its time limit").arg(job.id));
+        return;
+    }
     m_jobs.erase(it);
     if (m_jobs.isEmpty())
         m_timer->stop();

@@ -28,6 +28,12 @@ struct SlurmClusterConfig
     int warnSeconds = 300;                  // --signal=B:USR2@N before the time limit; 0: none
     int pollMs = 10000;                     // one squeue for all jobs this often (sites limit RPCs)
     int commandTimeoutMs = 30000;
+    QString worker;           // trainyard-worker on the cluster; empty: the orchestrator's (a shared filesystem)
+    bool connectBack = false; // keep the metrics socket address: only where the nodes can reach it
+
+    // The settings of `cluster` of the experiment file for any of its lanes;
+    // each job names its lane's partition and gres in its LaunchSpec.
+    static SlurmClusterConfig forCluster(const ExperimentCluster &cluster);
 
     // The settings of a lane "slurm:NAME/PARTITION" with `gres` (empty:
     // gpu:1) on `cluster` of the experiment file: the lane's partition wins
@@ -50,6 +56,10 @@ struct SlurmClusterConfig
 //   terminate  scancel --signal=TERM --full (running: the worker checkpoints
 //              and exits 4); a job still pending is cancelled.
 //   kill       scancel --signal=KILL --full (running), else scancel.
+//   requeue    a worker that exits 5 (ExitCode::Requeue: it checkpointed on
+//              the USR2 that --signal sends before the time limit) is
+//              resubmitted with --resume: started(0, new id), then
+//              pending("requeued ..."); the run goes on in the same folder.
 //   handle     {"kind":"slurm","job":"ID","cluster":NAME}
 //   attach     the job is still known to scontrol (blocking, bounded).
 // A job cancelled from outside (scancel by the user, an administrator)
@@ -66,6 +76,11 @@ public:
     ~SlurmLauncher() override; // releases (cancels) what it still holds
 
     QString kind() const override { return QStringLiteral("slurm"); }
+    // The lane's partition (from "slurm:CLUSTER/PARTITION") and gres, the
+    // device the job sees (cuda:0 with a GPU request, else cpu), the
+    // cluster's worker; no socket unless connectBack: metrics come from the
+    // run's metrics.jsonl on the shared filesystem.
+    void prepare(LaunchSpec &spec) const override;
     void start(RunId run, const LaunchSpec &spec) override;
     void terminate(RunId run) override;
     void kill(RunId run) override;
@@ -91,8 +106,11 @@ private:
         bool stopAsked = false;   // terminate or kill: an ending is expected
         bool cancelAsked = false; // terminate or kill came while sbatch ran
         bool finishing = false;   // scontrol asked for its exit code
+        LaunchSpec spec;          // what was submitted (a requeue submits it again)
+        int requeues = 0;
     };
-    void submitted(RunId run, quint64 serial, const QString &id);
+    void submit(RunId run, const LaunchSpec &spec, const QString &pendingReason);
+    void submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason);
     void poll();
     void polled(const QList<RunId> &runs, const QStringList &ids, const QHash<QString, SlurmJob> &listed);
     void observe(RunId run, const SlurmJob &seen);

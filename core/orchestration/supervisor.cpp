@@ -38,6 +38,8 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     });
     connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
     m_watchdog.start(500);
+    connect(&m_follow, &QTimer::timeout, this, &Supervisor::followFiles);
+    m_follow.start(1000);
     m_shutdownDeadline.setSingleShot(true);
     connect(&m_shutdownDeadline, &QTimer::timeout, this, &Supervisor::onShutdownDeadline);
 }
@@ -91,6 +93,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     if (!m_store->prepareRunDir(r->name, r->spec, error))
         return false;
     r->pid = 0;
+    r->jobId.clear();
     r->exitCode = -1;
     r->exitSignal = 0;
     r->message.clear();
@@ -106,7 +109,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     spec.token = m_server->registerRun(id, r->name);
     r->command = spec.commandLine();
 
-    track(id, r);
+    track(id, r).followFile = spec.connect.isEmpty();
     m_runs->setState(id, RunState::Starting);
     qCInfo(lcSupervisor, "starting %s on %s%s", qUtf8Printable(r->name), qUtf8Printable(r->device),
            options.resume ? " (resume)" : "");
@@ -127,8 +130,12 @@ LaunchSpec Supervisor::launchSpec(RunId id, const StartOptions &options) const
     spec.runDir = dir;
     spec.connect = QStringLiteral("unix:") + m_server->socketPath();
     spec.device = options.device;
+    spec.target = options.device;
     spec.threads = options.threads;
     spec.resume = options.resume;
+    spec.gres = options.gres;
+    spec.cpuFallback = options.cpuFallback;
+    m_launcher->prepare(spec);
     return spec;
 }
 
@@ -141,6 +148,7 @@ void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
         s->phase = Phase::Live;
     if (pid > 0)
         s->info->pid = pid;
+    s->info->jobId = jobId;
     s->info->host = m_launcher->host(id);
     s->lastSeen.restart();
     qCInfo(lcSupervisor, "%s started: %s", qUtf8Printable(s->info->name),
@@ -260,6 +268,23 @@ void Supervisor::checkWatchdog()
             qCInfo(lcSupervisor, "%s stalled", qUtf8Printable(s->info->name));
             m_runs->setState(id, RunState::Stalled,
                              QStringLiteral("no heartbeat for %1 s").arg(s->lastSeen.elapsed() / 1000));
+        }
+    }
+}
+
+void Supervisor::followFiles()
+{
+    QList<RunId> ids; // listeners of the lines may start or stop runs
+    for (const auto &[id, s] : m_supervised) {
+        if (s->followFile && s->phase != Phase::Launching)
+            ids << id;
+    }
+    for (RunId id : std::as_const(ids)) {
+        // Heartbeats are lines too: a worker that writes is alive. While the
+        // queue says pending, lines are the previous job's last ones.
+        if (m_ingestion->followMetricsFile(id) > 0) {
+            if (Supervised *s = supervised(id); s && s->phase == Phase::Live)
+                noteAlive(s);
         }
     }
 }

@@ -57,12 +57,16 @@ public:
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
     void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
+    // How often the metrics.jsonl of a run without a socket is read (1 s).
+    void setFollowInterval(int ms) { m_follow.setInterval(ms); }
 
     struct StartOptions
     {
         QString device;  // where it runs ("cpu", "cuda:1")
         int threads = 0; // 0: the worker decides
         bool resume = false;
+        QString gres;             // a Slurm lane's request per run; empty: the cluster's default
+        bool cpuFallback = false; // a Slurm lane: a node without a usable GPU trains on its CPU
     };
     // Launches `id` (its folder prepared; cleared unless resuming): state
     // Starting. False with a message when it could not be launched at all
@@ -123,6 +127,7 @@ private:
         bool cancelPending = false; // stopped while pending: it ends Cancelled
         bool pendingShown = false;  // info->message is the pending reason
         bool launcherDone = false;  // exited or failed to launch: the launcher forgot it
+        bool followFile = false;    // no socket: its metrics.jsonl is read as it grows
         QString pendingReason;
         QElapsedTimer lastSeen; // since the last line (or the start)
         std::unique_ptr<QTimer> stopTimer;
@@ -146,6 +151,7 @@ private:
     bool reattach(RunId id, const RunStore::LiveWorker &live);
     void finishRun(RunId id, RunState state, const QString &message);
     void checkWatchdog();
+    void followFiles();
     void onShutdownDeadline();
     void maybeFinishShutdown();
     void persistState();
@@ -162,6 +168,7 @@ private:
     bool m_shuttingDown = false; // no new starts
     bool m_closing = false;      // a shutdown(false) waits for runs to end
     QTimer m_watchdog;
+    QTimer m_follow; // reads the growing metrics.jsonl of runs without a socket
     QTimer m_shutdownDeadline;
 };
 

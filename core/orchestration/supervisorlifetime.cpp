@@ -67,10 +67,13 @@ bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
     r->started = live.started;
     r->command = live.command;
     r->host = m_launcher->host(id);
+    r->jobId = handle.value(QStringLiteral("job")).toString();
     r->reattached = true;
     m_server->registerRun(id, r->name, live.token);
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
+    // Started without a socket (a batch job): its file is its channel again.
+    s.followFile = !r->command.contains(QStringLiteral("--connect"));
     r->state = RunState::Running;
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);

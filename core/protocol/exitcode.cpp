@@ -13,12 +13,13 @@ struct ExitEntry
     std::string_view meaning;
 };
 
-constexpr std::array<ExitEntry, 5> kExitCodes = {{
+constexpr std::array<ExitEntry, 6> kExitCodes = {{
     {ExitCode::Finished, "finished", "finished"},
     {ExitCode::Failed, "failed", "runtime failure"},
     {ExitCode::BadInput, "failed", "bad input (spec, data or arguments)"},
     {ExitCode::Diverged, "diverged", "diverged (loss NaN/inf)"},
     {ExitCode::Stopped, "stopped", "stopped on request"},
+    {ExitCode::Requeue, "requeue", "checkpointed before the batch job's time limit, to be resubmitted"},
 }};
 
 const ExitEntry *entryFor(int code)

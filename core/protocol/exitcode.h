@@ -15,6 +15,7 @@ enum class ExitCode : int {
     BadInput = 2, // spec, data or arguments rejected before training
     Diverged = 3, // the loss became NaN or infinite
     Stopped = 4,  // stopped on request after writing a checkpoint
+    Requeue = 5,  // checkpointed on SIGUSR2 (a batch job's time limit is near): resubmit with --resume
 };
 
 // The worker's exit status as a process exit code.
@@ -26,7 +27,7 @@ constexpr int toInt(ExitCode code)
 // True when `code` is one of the statuses above.
 bool isKnownExit(int code);
 
-// "finished", "failed", "diverged", "stopped": the word of the "done" line
+// "finished", "failed", "diverged", "stopped", "requeue": the word of the "done" line
 // and of status.json ("failed" for BadInput too). "failed" for unknown codes.
 std::string_view exitStatusName(int code);
 

@@ -11,9 +11,18 @@ namespace trainyard {
 namespace {
 
 volatile std::sig_atomic_t g_signalled = 0;
+volatile std::sig_atomic_t g_requeue = 0;
 
 extern "C" void onStopSignal(int)
 {
+    g_signalled = 1;
+}
+
+// Slurm's warning before a job's time limit (sbatch --signal=B:USR2@N):
+// stop as for TERM, but say so, so that the orchestrator resubmits.
+extern "C" void onRequeueSignal(int)
+{
+    g_requeue = 1;
     g_signalled = 1;
 }
 
@@ -27,6 +36,8 @@ void Reporter::installSignalHandlers()
     sigemptyset(&action.sa_mask);
     ::sigaction(SIGTERM, &action, nullptr);
     ::sigaction(SIGINT, &action, nullptr);
+    action.sa_handler = onRequeueSignal;
+    ::sigaction(SIGUSR2, &action, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -69,6 +80,11 @@ void Reporter::setWallOffset(double seconds)
 void Reporter::resumeWall(double checkpointWall)
 {
     setWallOffset(std::max(checkpointWall, MetricsFile::lastWall(m_file.path())));
+}
+
+bool Reporter::requeueRequested() const
+{
+    return g_requeue != 0;
 }
 
 bool Reporter::stopRequested() const

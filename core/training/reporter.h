@@ -56,6 +56,9 @@ public:
 
     // Control state, polled by the trainer at every step (cheap atomics).
     bool stopRequested() const;
+    // The stop came as SIGUSR2 (a batch job's time limit is near): exit with
+    // ExitCode::Requeue after the checkpoint, not Stopped.
+    bool requeueRequested() const;
     bool paused() const { return m_paused.load(std::memory_order_relaxed); }
     bool takeCheckpointRequest() { return m_checkpointNow.exchange(false); }
     void requestStop()

@@ -370,7 +370,8 @@ int Trainer::run(bool resume)
     const auto stopped = [this]() {
         reportMetric();
         saveCheckpoint();
-        return protocol::toInt(protocol::ExitCode::Stopped);
+        return protocol::toInt(m_reporter.requeueRequested() ? protocol::ExitCode::Requeue
+                                                             : protocol::ExitCode::Stopped);
     };
 
     while (m_progress.epoch < m_spec.epochs && m_step < m_totalSteps) {

@@ -50,7 +50,10 @@ void makeFolders(const std::string &path)
         throw BadInput("--run-dir " + path + ": not writable (" + std::strerror(errno) + ")");
 }
 
-torch::Device parseDevice(const std::string &text)
+// `fallback`: a cuda:N this machine cannot use gives the CPU instead, and
+// `note` says so (a batch job on a node without CUDA, a test cluster's fake
+// GPUs).
+torch::Device parseDevice(const std::string &text, bool fallback, std::string *note)
 {
     if (text == "cpu")
         return torch::Device(torch::kCPU);
@@ -63,6 +66,11 @@ torch::Device parseDevice(const std::string &text)
         throw BadInput("--device: expected cpu or cuda:N, got \"" + text + "\"");
     const int n = std::stoi(index);
     const auto count = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+    if (n >= count && fallback) {
+        *note = "--device " + text + ": no such usable GPU here (" + std::to_string(count)
+                + " found); --cpu-fallback: training on the CPU";
+        return torch::Device(torch::kCPU);
+    }
     if (n >= count) {
         std::string have;
         if (count == 0) {
@@ -103,7 +111,8 @@ int finish(Reporter *reporter, int code, const std::string &message)
     if (!message.empty())
         std::cerr << "trainyard-worker: " << message << std::endl;
     if (reporter) {
-        const bool ok = code == toInt(ExitCode::Finished) || code == toInt(ExitCode::Stopped);
+        const bool ok =
+            code == toInt(ExitCode::Finished) || code == toInt(ExitCode::Stopped) || code == toInt(ExitCode::Requeue);
         if (!message.empty())
             reporter->log(ok ? "info" : "error", message);
         reporter->emit(protocol::done(protocol::exitStatusName(code), code, reporter->wall()));
@@ -184,7 +193,10 @@ int runWorker(const WorkerOptions &options)
         return finish(reporter.get(), protocol::ExitCode::BadInput, inputError);
 
     try {
-        const torch::Device device = parseDevice(options.device);
+        std::string fallbackNote;
+        const torch::Device device = parseDevice(options.device, options.cpuFallback, &fallbackNote);
+        if (!fallbackNote.empty())
+            reporter->log("warning", fallbackNote);
         torch::set_num_threads(options.threads > 0 ? options.threads : 1);
         setBlasThreads(options.threads > 0 ? options.threads : 1);
         torch::manual_seed(spec->seed);
@@ -225,6 +237,10 @@ int runWorker(const WorkerOptions &options)
         const int code = trainer.run(options.resume);
         if (code == protocol::toInt(protocol::ExitCode::Stopped))
             return finish(reporter.get(), code, "stopped on request at step " + std::to_string(trainer.step()));
+        if (code == protocol::toInt(protocol::ExitCode::Requeue))
+            return finish(reporter.get(), code,
+                          "SIGUSR2 (the job's time limit is near): checkpointed at step "
+                              + std::to_string(trainer.step()) + " to be resubmitted with --resume");
         return finish(reporter.get(), code, "");
     } catch (const BadInput &e) {
         return finish(reporter.get(), protocol::ExitCode::BadInput, e.what());

@@ -11,7 +11,7 @@ std::string WorkerOptions::usage()
 {
     return "Usage:\n"
            "  trainyard-worker --spec RUN.json --run-dir DIR [--connect unix:PATH | tcp:HOST:PORT]\n"
-           "                   [--token TOKEN] [--device cpu | cuda:N] [--threads N] [--resume]\n"
+           "                   [--token TOKEN] [--device cpu | cuda:N] [--threads N] [--resume] [--cpu-fallback]\n"
            "  trainyard-worker --check --spec RUN.json\n"
            "  trainyard-worker --list-models | --version | --help\n"
            "\n"
@@ -27,13 +27,16 @@ std::string WorkerOptions::usage()
            "  --device DEV      cpu (default) or cuda:N\n"
            "  --threads N       CPU threads of LibTorch's operators (default 1)\n"
            "  --resume          continue from the newest valid checkpoint in DIR/checkpoints\n"
+           "  --cpu-fallback    train on the CPU when the --device GPU cannot be used here (a warning\n"
+           "                    in the log), instead of failing with exit status 2\n"
            "  --check           check the spec and take a quick look at its data (files exist, first\n"
            "                    lines parse); trains nothing, writes nothing; exit 0 or 2\n"
            "  --list-models     print every model, data kind and spec key with defaults and ranges (JSON)\n"
            "  --version         print the version\n"
            "\n"
            "Exit status: 0 finished, 1 runtime failure, 2 bad input, 3 diverged (loss NaN/inf),\n"
-           "4 stopped on request after a checkpoint. SIGTERM and SIGINT mean stop.\n";
+           "4 stopped on request after a checkpoint, 5 checkpointed on SIGUSR2 to be resubmitted\n"
+           "(a batch job's time limit is near). SIGTERM and SIGINT mean stop.\n";
 }
 
 WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
@@ -84,6 +87,8 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
             o.threads = std::stoi(v);
         } else if (name == "--resume") {
             o.resume = true;
+        } else if (name == "--cpu-fallback") {
+            o.cpuFallback = true;
         } else {
             throw BadInput("unknown argument \"" + arg + "\" (see --help)");
         }

@@ -23,6 +23,7 @@ struct WorkerOptions
     std::string device = "cpu";
     int threads = 0; // 0: the default (1)
     bool resume = false;
+    bool cpuFallback = false; // --cpu-fallback: a GPU this machine cannot use means the CPU
 
     // Where the orchestrator puts the token when --token is absent.
     static constexpr const char *kTokenVariable = "TRAINYARD_TOKEN";

@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <QJsonArray>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSysInfo>
 #include <QTemporaryDir>
@@ -464,10 +465,11 @@ private Q_SLOTS:
         QCOMPARE(sch->run(idOf(s.get(), "g")).device, QStringLiteral("cpu"));
     }
 
-    // SlurmLauncher is not wired to the scheduler yet: a Slurm lane's runs stay
-    // queued, it says so, it never falls back to this machine's CPU, and the
-    // file keeps its clusters and gres when saved.
-    void slurmLanesAreNotStartedYet()
+    // A Slurm lane never falls back to this machine's CPU, and the file keeps
+    // its clusters and gres when saved. Without the Slurm commands on PATH
+    // the preflight says so and its runs fail naming sbatch, while the CPU
+    // lane trains (tst_slurmscheduler submits to a real cluster).
+    void slurmLanesNeedTheSlurmCommands()
     {
         QJsonObject json = experimentJson(QStringLiteral("t"), m_dir.filePath(QStringLiteral("slurm")),
                                           {lane(QStringLiteral("slurm:hpc/gpu"), 2, {fakeSpec(QStringLiteral("s"), 5)}),
@@ -479,24 +481,26 @@ private Q_SLOTS:
         first.insert(QStringLiteral("gres"), QStringLiteral("gpu:2"));
         lanes[0] = first;
         json.insert(QStringLiteral("lanes"), lanes);
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", m_dir.filePath(QStringLiteral("no-slurm-here")).toLocal8Bit());
+        const auto restorePath = qScopeGuard([&] { qputenv("PATH", path); });
         Session session;
         QStringList errors;
         QVERIFY2(session.open(experiment(json), QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         Scheduler *sch = session.scheduler();
         sch->setWorkerProgram(fakeWorker());
         QVERIFY(sch->missingDeviceLanes().isEmpty());
-        QVERIFY2(sch->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("lane 1 names slurm:hpc/gpu")),
+        QVERIFY2(sch->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("sbatch is not on PATH")),
                  qPrintable(sch->preflight().join(QLatin1Char('\n'))));
         sch->setCpuFallback(true);
         QCOMPARE(sch->lane(0).effectiveDevice, QStringLiteral("slurm:hpc/gpu"));
-        QString error;
-        QVERIFY(!sch->startRun(idOf(&session, "s"), &error));
-        QVERIFY2(error.contains(QStringLiteral("not started yet")), qPrintable(error));
         QSignalSpy idle(sch, &Scheduler::idle);
         sch->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
         QCOMPARE(sch->run(idOf(&session, "c")).state, RunState::Finished);
-        QCOMPARE(sch->run(idOf(&session, "s")).state, RunState::Queued);
+        const RunInfo slurmRun = sch->run(idOf(&session, "s"));
+        QCOMPARE(slurmRun.state, RunState::Failed);
+        QVERIFY2(slurmRun.message.contains(QStringLiteral("sbatch")), qPrintable(slurmRun.message));
         const QJsonObject saved = session.experiment().toJson();
         const QJsonArray clusters{QJsonObject{{QStringLiteral("name"), QStringLiteral("hpc")},
                                               {QStringLiteral("reach"), QStringLiteral("local")}}};

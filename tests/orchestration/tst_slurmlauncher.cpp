@@ -627,7 +627,9 @@ void TestSlurmLauncher::supervisorThroughSlurm()
     MetricStore metrics;
     RunRegistry runs;
     Ingestion ingestion{&runs, &store, &metrics};
-    SlurmLauncher launcher(config());
+    SlurmClusterConfig c = config();
+    c.connectBack = true; // a one-node cluster reaches the orchestrator's socket
+    SlurmLauncher launcher(c);
     QString error;
     QVERIFY2(server.listen(m_tmp.filePath(QStringLiteral("sock/s.sock")), &error), qPrintable(error));
     std::unique_ptr<Supervisor> supervisor =
@@ -650,7 +652,8 @@ void TestSlurmLauncher::supervisorThroughSlurm()
                                                                       {QStringLiteral("step_ms"), 20}}}};
         info.runDir = store.runDir(info.name);
         ids << runs.add(info);
-        QVERIFY2(supervisor->start(ids.last(), Supervisor::StartOptions{QStringLiteral("cuda:0"), 0, false}, &error),
+        QVERIFY2(supervisor->start(ids.last(), Supervisor::StartOptions{QStringLiteral("cuda:0"), 0, false, {}, false},
+                                   &error),
                  qPrintable(error));
     }
     auto state = [&runs](RunId id) { return runs.value(id).state; };

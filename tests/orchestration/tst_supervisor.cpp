@@ -75,7 +75,8 @@ struct Rig
     bool start(RunId id, bool resume = false)
     {
         QString error;
-        const bool ok = supervisor->start(id, Supervisor::StartOptions{QStringLiteral("cpu"), 1, resume}, &error);
+        const bool ok =
+            supervisor->start(id, Supervisor::StartOptions{QStringLiteral("cpu"), 1, resume, {}, false}, &error);
         if (!ok)
             qWarning("%s", qPrintable(error));
         return ok;

@@ -1,0 +1,284 @@
+// The whole orchestrator on a real one-node Slurm cluster (testcluster.h):
+// an experiment whose lanes are "slurm:test/debug", the real trainyard-worker
+// on tiny generated data, metrics followed from each run's metrics.jsonl
+// (no socket: a batch job's only channel). Two fake GPUs, so the worker
+// trains on the CPU with --cpu-fallback. Skipped, saying why, where the
+// cluster or the worker is missing.
+
+#include "metricstore.h"
+#include "runstore.h"
+#include "scheduler.h"
+#include "session.h"
+#include "testcluster.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <memory>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Trains for `seconds` of wall time (train.max_seconds), reporting every step.
+QJsonObject tinyRun(const QString &name, int seconds)
+{
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("model"),
+                        QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
+                       {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
+                                                            {QStringLiteral("entities"), 40},
+                                                            {QStringLiteral("relations"), 3},
+                                                            {QStringLiteral("triples"), 400}}},
+                       {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 100000},
+                                                             {QStringLiteral("batch_size"), 16},
+                                                             {QStringLiteral("max_seconds"), seconds}}},
+                       {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 0}}},
+                       {QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 0}}},
+                       {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 20}}}};
+}
+
+// Every metric line reached the board once, in step order, with no gap
+// between two reports (a requeue or a reattach loses none).
+QString curveProblem(Session *session, RunId id)
+{
+    const RunInfo r = session->scheduler()->run(id);
+    const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
+    if (!loss || loss->size() == 0)
+        return r.name + QStringLiteral(": no loss curve");
+    const int lines = countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric");
+    if (int(loss->size()) != lines)
+        return QStringLiteral("%1: %2 loss points, %3 metric lines in the file")
+            .arg(r.name)
+            .arg(loss->size())
+            .arg(lines);
+    // Strictly rising steps with every 20th step there (a stop or the end
+    // adds the step it happened at): none lost, none twice.
+    std::int64_t next = 20;
+    for (std::size_t i = 0; i < loss->size(); ++i) {
+        const std::int64_t step = loss->step(i);
+        if ((i > 0 && step <= loss->step(i - 1)) || step > next)
+            return QStringLiteral("%1: point %2 of %3 is step %4 (step %5 missing?)")
+                .arg(r.name)
+                .arg(i)
+                .arg(loss->size())
+                .arg(step)
+                .arg(next);
+        if (step == next)
+            next += 20;
+    }
+    if (loss->step(loss->size() - 1) != r.step)
+        return QStringLiteral("%1: the curve ends at step %2, the run at %3")
+            .arg(r.name)
+            .arg(loss->step(loss->size() - 1))
+            .arg(r.step);
+    return QString();
+}
+
+} // namespace
+
+#define REQUIRE_CLUSTER()                                                                                              \
+    do {                                                                                                               \
+        if (!m_skip.isEmpty())                                                                                         \
+            QSKIP(qPrintable(m_skip));                                                                                 \
+    } while (false)
+
+class TestSlurmScheduler : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    TestCluster m_cluster;
+    QString m_worker;
+    QString m_skip;
+
+    // An experiment with the cluster "test" (polled every second) and `lanes`.
+    Experiment clusterExperiment(const QString &name, const QJsonArray &lanes) const
+    {
+        QJsonObject json = experimentJson(name, m_tmp.filePath(name), lanes);
+        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                                                       {QStringLiteral("poll_seconds"), 1},
+                                                                       {QStringLiteral("worker"), m_worker}}});
+        return experiment(json);
+    }
+
+    std::unique_ptr<Session> open(const Experiment &ex) const
+    {
+        auto session = std::make_unique<Session>();
+        QStringList errors;
+        if (!session->open(ex, QString(), &errors))
+            qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        session->scheduler()->setWorkerProgram(m_worker);
+        session->scheduler()->setCpuFallback(true); // fake GPUs: the node trains on its CPU
+        return session;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable()) {
+            m_skip = QStringLiteral("TRAINYARD_WORKER is not set or not executable");
+            return;
+        }
+        QString error;
+        QVERIFY2(m_cluster.start(m_tmp.filePath(QStringLiteral("cluster")), &error), qPrintable(error));
+        if (!m_cluster.running())
+            m_skip = QStringLiteral("no test cluster: %1").arg(m_cluster.skipReason());
+    }
+
+    void cleanupTestCase()
+    {
+        QString error;
+        QVERIFY2(m_cluster.stop(&error), qPrintable(error));
+    }
+
+    // Three lanes of one run each on two GPUs: two jobs run with distinct
+    // GPUs, the third waits for Resources and runs after them; the curves
+    // arrive from the files, the command line has no socket.
+    void threeRunsOnTwoGpus()
+    {
+        REQUIRE_CLUSTER();
+        auto session = open(clusterExperiment(
+            QStringLiteral("three"), {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("a"), 5)}),
+                                      lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("b"), 5)}),
+                                      lane(QStringLiteral("slurm:test"), 1, {tinyRun(QStringLiteral("c"), 5)})}));
+        Scheduler *sch = session->scheduler();
+        QStringList messages;
+        connect(sch, &Scheduler::runChanged, this, [&](RunId id) { messages << sch->run(id).message; });
+        QSignalSpy idle(sch, &Scheduler::idle);
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
+        QCOMPARE(sch->finishedCount(), 3);
+        QVERIFY2(messages.contains(QStringLiteral("pending: Resources")), qPrintable(messages.join(QLatin1Char('|'))));
+        QStringList gpus;
+        for (RunId id : sch->runIds()) {
+            const RunInfo r = sch->run(id);
+            QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
+            QVERIFY(!r.jobId.isEmpty());
+            QVERIFY2(!r.command.contains(QStringLiteral("--connect")), qPrintable(r.command.join(QLatin1Char(' '))));
+            QVERIFY(r.command.contains(QStringLiteral("--cpu-fallback")));
+            const QString problem = curveProblem(session.get(), id);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+            QVERIFY(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString()
+                    == QStringLiteral("finished"));
+        }
+    }
+
+    // Slurm's warning before the time limit (what --signal=B:USR2@N sends,
+    // sent here at once with scancel): the worker checkpoints and exits 5,
+    // the run is resubmitted with --resume and its curve goes on without a
+    // seam to the end.
+    void timeLimitWarningRequeuesTheRun()
+    {
+        REQUIRE_CLUSTER();
+        auto session = open(
+            clusterExperiment(QStringLiteral("requeue"),
+                              {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("long"), 10)})}));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("long"));
+        QStringList messages;
+        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+            if (run == id)
+                messages << sch->run(id).message;
+        });
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).state == RunState::Running && sch->run(id).step >= 100, 60000);
+        const QString firstJob = sch->run(id).jobId;
+        TestCluster::run(
+            {QStringLiteral("scancel"), QStringLiteral("--batch"), QStringLiteral("--signal=USR2"), firstJob});
+        QTRY_VERIFY_WITH_TIMEOUT(!sch->run(id).jobId.isEmpty() && sch->run(id).jobId != firstJob, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 120000);
+        QVERIFY2(messages.join(QLatin1Char('|')).contains(QStringLiteral("requeued")),
+                 qPrintable(messages.join(QLatin1Char('|'))));
+        const QString log = QString::fromUtf8(readFile(sch->run(id).runDir + QStringLiteral("/worker.log")));
+        QVERIFY2(log.contains(QStringLiteral("SIGUSR2")), qPrintable(log.right(2000)));
+        const QString metrics = QString::fromUtf8(readFile(sch->run(id).runDir + QStringLiteral("/metrics.jsonl")));
+        QVERIFY(metrics.contains(QStringLiteral("resumed from step")));
+        const QString problem = curveProblem(session.get(), id);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    // The app goes while two jobs run and one waits (close, leaving them
+    // running); a new session reattaches every job, and no metric line is
+    // lost. Then slurmctld restarts under a running job: nothing is lost.
+    void reopenedSessionReattachesEveryJob()
+    {
+        REQUIRE_CLUSTER();
+        const Experiment ex = clusterExperiment(
+            QStringLiteral("reattach"), {lane(QStringLiteral("slurm:test/debug"), 3,
+                                              {tinyRun(QStringLiteral("r1"), 8), tinyRun(QStringLiteral("r2"), 8),
+                                               tinyRun(QStringLiteral("r3"), 4)})});
+        {
+            auto first = open(ex);
+            Scheduler *sch = first->scheduler();
+            sch->startAll();
+            QTRY_VERIFY_WITH_TIMEOUT(sch->run(sch->findRun(QStringLiteral("r1"))).step > 0
+                                         && sch->run(sch->findRun(QStringLiteral("r2"))).step > 0,
+                                     60000);
+            QTRY_VERIFY_WITH_TIMEOUT(!sch->run(sch->findRun(QStringLiteral("r3"))).jobId.isEmpty(), 20000);
+            QSignalSpy closed(first.get(), &Session::closed);
+            first->close(true);
+            QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 20000);
+        }
+        auto second = open(ex);
+        Scheduler *sch = second->scheduler();
+        for (RunId id : sch->runIds()) {
+            const RunInfo r = sch->run(id);
+            QVERIFY2(r.reattached && isActive(r.state), qPrintable(r.name + QStringLiteral(": ") + runStateName(r.state)
+                                                                   + QStringLiteral(" ") + r.message));
+        }
+        // slurmctld goes away for three seconds and comes back with its state.
+        const QString pidFile = m_cluster.dir() + QStringLiteral("/run/slurmctld.pid");
+        const qint64 ctld = QString::fromUtf8(readFile(pidFile)).trimmed().toLongLong();
+        QVERIFY(ctld > 0);
+        ::kill(pid_t(ctld), SIGTERM);
+        QTest::qWait(3000);
+        QProcess restart;
+        restart.start(QStringLiteral("slurmctld"), {});
+        QVERIFY(restart.waitForFinished(20000));
+        QCOMPARE(restart.exitCode(), 0);
+
+        QSignalSpy idle(sch, &Scheduler::idle);
+        sch->startAll(); // the queue is empty: it only waits for the reattached runs
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
+        for (RunId id : sch->runIds()) {
+            const RunInfo r = sch->run(id);
+            QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
+            const QString problem = curveProblem(second.get(), id);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+    }
+
+    // sbatch refuses a job for a partition the cluster lacks: the run fails
+    // with Slurm's own words.
+    void badPartitionFailsWithSlurmsMessage()
+    {
+        REQUIRE_CLUSTER();
+        auto session = open(clusterExperiment(
+            QStringLiteral("bad"), {lane(QStringLiteral("slurm:test/nosuch"), 1, {tinyRun(QStringLiteral("x"), 2)})}));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("x"));
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Failed, 30000);
+        QVERIFY2(sch->run(id).message.contains(QStringLiteral("invalid partition")), qPrintable(sch->run(id).message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSlurmScheduler)
+#include "tst_slurmscheduler.moc"
