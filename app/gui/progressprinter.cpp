@@ -150,16 +150,23 @@ void ProgressPrinter::plainProgress(RunId id)
 void ProgressPrinter::onRunChanged(RunId id)
 {
     const RunInfo run = m_scheduler->run(id);
-    if (m_lastState.value(id, RunState::Queued) == run.state)
+    // A batch job says more while it starts: pending, and why.
+    const QString said = run.state == RunState::Starting ? run.message : QString();
+    if (m_lastState.value(id, RunState::Queued) == run.state && m_lastSaid.value(id) == said)
         return;
     m_lastState.insert(id, run.state);
+    m_lastSaid.insert(id, said);
+    const QString job = run.jobId.isEmpty() ? QString() : QStringLiteral("job %1").arg(run.jobId);
     QString text;
     switch (run.state) {
     case RunState::Starting:
         text = QStringLiteral("%1: starting on %2").arg(run.name, run.device);
+        if (!said.isEmpty())
+            text += QStringLiteral(" (%1%2)").arg(job.isEmpty() ? QString() : job + QStringLiteral(", "), said);
         break;
     case RunState::Running:
-        text = QStringLiteral("%1: running (pid %2)").arg(run.name).arg(run.pid);
+        text = job.isEmpty() ? QStringLiteral("%1: running (pid %2)").arg(run.name).arg(run.pid)
+                             : QStringLiteral("%1: running (%2 on %3)").arg(run.name, job, run.host);
         break;
     case RunState::Stalled:
         text = QStringLiteral("%1: stalled: %2").arg(run.name, run.message);

@@ -38,6 +38,7 @@ private:
     int m_drawn = 0;
     QTimer m_timer;
     QHash<RunId, RunState> m_lastState;
+    QHash<RunId, QString> m_lastSaid; // a starting run's message (pending: why)
     QHash<RunId, int> m_lastTenth;
 };
 

@@ -45,8 +45,12 @@ int runCommand(const QStringList &args)
     const QCommandLineOption stallTimeoutOption(
         QStringLiteral("stall-timeout"), QStringLiteral("seconds of silence before a run is marked stalled (30)"),
         QStringLiteral("S"));
-    for (const QCommandLineOption &option :
-         {demoOption, cpuFallbackOption, threadsOption, retryFailedOption, stopTimeoutOption, stallTimeoutOption})
+    const QCommandLineOption leaveQueuedOption(
+        QStringLiteral("leave-queued"),
+        QStringLiteral("on Ctrl-C, leave every run going (cluster jobs stay queued or running); running this "
+                       "command on the file again reattaches to them"));
+    for (const QCommandLineOption &option : {demoOption, cpuFallbackOption, threadsOption, retryFailedOption,
+                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption})
         commandLine.addOption(option);
     commandLine.addPositionalArgument(QStringLiteral("file"), QStringLiteral("the experiment file"),
                                       QStringLiteral("FILE.json"));
@@ -59,6 +63,7 @@ int runCommand(const QStringList &args)
     const bool demo = options.isSet(demoOption);
     const bool cpuFallback = options.isSet(cpuFallbackOption);
     const bool retryFailed = options.isSet(retryFailedOption);
+    const bool leaveQueued = options.isSet(leaveQueuedOption);
     const auto threads = commandLine.intValue(threadsOption, 1, 0);
     if (!threads)
         return usageError(QStringLiteral("--threads: expected an integer ≥ 1"));
@@ -120,7 +125,11 @@ int runCommand(const QStringList &args)
     int interrupts = 0;
     const auto stopSignals = handleStopSignals(app, /*hangUp=*/true, [&] {
         ++interrupts;
-        if (interrupts == 1) {
+        if (interrupts == 1 && leaveQueued) {
+            printer.message(QStringLiteral("leaving every run going (--leave-queued); run this command again to "
+                                           "reattach"));
+            session.close(true);
+        } else if (interrupts == 1) {
             printer.message(QStringLiteral("stopping every run gracefully (Ctrl-C again to kill them)"));
             session.close(false); // stop, SIGTERM, SIGKILL; Session::closed when every run has ended
         } else {

@@ -278,6 +278,7 @@ void SlurmLauncher::observe(RunId run, const SlurmJob &seen)
         it->known = true;
         it->phase = phase;
         it->reason.clear();
+        it->node = seen.nodes;
         qCInfo(lcSlurm, "run %d: job %s running on %s", run, qUtf8Printable(it->id), qUtf8Printable(seen.nodes));
         Q_EMIT running(run);
         return;
@@ -331,9 +332,7 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
         submit(run, again, tr("requeued after job %1 reached its time limit").arg(job.id));
         return;
     }
-    m_jobs.erase(it);
-    if (m_jobs.isEmpty())
-        m_timer->stop();
+    it->node = final.nodes.isEmpty() ? job.node : final.nodes;
 
     int code = -1;
     int signal = 0;
@@ -357,7 +356,10 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     // A job that ran between two polls still ran: say so before its end.
     if ((!job.known || job.phase != SlurmJob::Phase::Running) && !final.nodes.isEmpty()
         && !(state == QLatin1String("CANCELLED") && job.phase == SlurmJob::Phase::Pending && job.stopAsked))
-        Q_EMIT running(run);
+        Q_EMIT running(run); // host() still names its node
+    m_jobs.remove(run);
+    if (m_jobs.isEmpty())
+        m_timer->stop();
     qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
            qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
            final.signal, code, signal);
@@ -451,6 +453,12 @@ bool SlurmLauncher::attach(RunId run, const QJsonObject &handle, QString *why)
     // The first poll says pending or running (or how it ended meanwhile).
     schedulePoll();
     return true;
+}
+
+QString SlurmLauncher::host(RunId run) const
+{
+    const auto it = m_jobs.constFind(run);
+    return it == m_jobs.constEnd() || it->node.isEmpty() ? m_cluster.name : it->node;
 }
 
 QJsonObject SlurmLauncher::handle(RunId run) const

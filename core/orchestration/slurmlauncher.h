@@ -88,6 +88,8 @@ public:
     QJsonObject handle(RunId run) const override;
     void detach(RunId run) override;
     void release(RunId run) override;
+    // The job's node once Slurm names one; else the cluster's name.
+    QString host(RunId run) const override;
 
     const SlurmClusterConfig &cluster() const { return m_cluster; }
     // The sbatch options for `spec` (without the script): for tests and logs.
@@ -103,6 +105,7 @@ private:
         bool known = false; // the queue's phase was seen at least once
         SlurmJob::Phase phase = SlurmJob::Phase::Pending;
         QString reason;
+        QString node;             // where it runs, from squeue
         bool stopAsked = false;   // terminate or kill: an ending is expected
         bool cancelAsked = false; // terminate or kill came while sbatch ran
         bool finishing = false;   // scontrol asked for its exit code

@@ -199,6 +199,7 @@ void Supervisor::onRunning(RunId id)
     if (s->phase != Phase::Live)
         leavePending(s);
     s->lastSeen.restart();
+    s->info->host = m_launcher->host(id); // a batch job's node is known from here
     qCInfo(lcSupervisor, "%s running", qUtf8Printable(s->info->name));
     if (s->info->state == RunState::Starting)
         s->info->state = RunState::Running;
