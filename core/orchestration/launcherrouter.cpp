@@ -5,6 +5,8 @@
 #include "slurmcommand.h"
 #include "slurmlauncher.h"
 
+#include <QDir>
+
 namespace trainyard {
 
 namespace {
@@ -97,6 +99,29 @@ Launcher *LauncherRouter::forDevice(const QString &device, QString *why)
         return nullptr;
     }
     return slurm(cluster);
+}
+
+QStringList LauncherRouter::problems(const QStringList &devices, const QString &runsRoot) const
+{
+    QStringList out;
+    QStringList seen;
+    for (const QString &device : devices) {
+        QString name;
+        if (!isSlurmDevice(device, &name) || seen.contains(name))
+            continue;
+        seen << name;
+        const ExperimentCluster *c = findCluster(m_clusters, name);
+        if (!c)
+            continue; // the experiment's validation said so
+        if (c->reach != QLatin1String("local"))
+            out << tr("cluster %1 is reached over %2, which this version cannot do yet: its lanes' runs will fail")
+                       .arg(name, c->reach);
+        else if (!c->runsRoot.isEmpty() && QDir::cleanPath(c->runsRoot) != QDir::cleanPath(runsRoot))
+            out << tr("cluster %1: its runs go to the experiment's runs root %2 (not its runs_root %3); the nodes "
+                      "must see that folder")
+                       .arg(name, runsRoot, c->runsRoot);
+    }
+    return out;
 }
 
 void LauncherRouter::prepare(LaunchSpec &spec) const

@@ -40,6 +40,12 @@ public:
     void release(RunId run) override;
     QString host(RunId run) const override;
 
+    // What a user should know before starting lanes on `devices` whose runs
+    // go to `runsRoot`: a cluster reached over ssh (not implemented), a
+    // local cluster whose runs_root is not that folder (its runs go to the
+    // experiment's runs root, which the nodes must see).
+    QStringList problems(const QStringList &devices, const QString &runsRoot) const;
+
     // The cluster's launcher (made if needed); null for a cluster the
     // experiment does not define.
     SlurmLauncher *slurm(const QString &cluster);

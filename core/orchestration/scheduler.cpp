@@ -7,6 +7,7 @@
 #include "logcategories.h"
 #include "metricstore.h"
 #include "runregistry.h"
+#include "runstore.h"
 #include "supervisor.h"
 #include "workerprocess.h"
 
@@ -23,6 +24,7 @@ Scheduler::Scheduler(RunStore *store, MetricsServer *server, MetricStore *metric
                      std::unique_ptr<Launcher> launcher, QObject *parent)
     : QObject(parent)
     , m_metrics(metrics)
+    , m_store(store)
     , m_runs(std::make_unique<RunRegistry>())
     , m_board(std::make_unique<Board>(m_runs.get(), store))
     , m_ingestion(std::make_unique<Ingestion>(m_runs.get(), store, metrics))
@@ -328,7 +330,14 @@ QList<int> Scheduler::missingDeviceLanes() const
 }
 QStringList Scheduler::preflight() const
 {
-    return m_dispatcher->preflight();
+    QStringList problems = m_dispatcher->preflight();
+    if (m_router) {
+        QStringList devices;
+        for (int l = 0; l < m_board->laneCount(); ++l)
+            devices << m_board->lane(l).device;
+        problems << m_router->problems(devices, m_store->root());
+    }
+    return problems;
 }
 
 QStringList Scheduler::busyDeviceWarnings() const
