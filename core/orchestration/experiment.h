@@ -45,6 +45,7 @@ struct ExperimentCluster
     QString partition, account, qos, time; // sbatch defaults; empty: the site's
     QStringList extraArgs;                 // more sbatch options, "--name=value" each
     int pollSeconds = 10;                  // one squeue for the experiment's jobs this often
+    int warnSeconds = 300;                 // sbatch --signal=B:USR2@N before the time limit; 0: none
 
     // Reads and validates one entry of "clusters"; `path` ("clusters[0]")
     // prefixes each problem added to `errors`.

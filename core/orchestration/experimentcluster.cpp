@@ -89,7 +89,7 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         const QString sp = child(path, QStringLiteral("sbatch"));
         checkKeys(*sbatch,
                   {QStringLiteral("partition"), QStringLiteral("account"), QStringLiteral("qos"),
-                   QStringLiteral("time"), QStringLiteral("extra_args")},
+                   QStringLiteral("time"), QStringLiteral("warn_seconds"), QStringLiteral("extra_args")},
                   sp, errors);
         checkString(*sbatch, QStringLiteral("partition"), sp, QStringLiteral("a partition name"), word, &c.partition,
                     errors);
@@ -98,6 +98,8 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         checkString(*sbatch, QStringLiteral("qos"), sp, QStringLiteral("a QOS name"), word, &c.qos, errors);
         checkString(*sbatch, QStringLiteral("time"), sp,
                     QStringLiteral("a Slurm time limit (\"30\", \"4:00:00\", \"2-00:00:00\")"), time, &c.time, errors);
+        checkInt(*sbatch, QStringLiteral("warn_seconds"), sp, 0, 86400, errors);
+        c.warnSeconds = sbatch->value(QStringLiteral("warn_seconds")).toInt(300);
         const QJsonValue extra = sbatch->value(QStringLiteral("extra_args"));
         if (!extra.isUndefined() && !extra.isArray()) {
             errors << expected(child(sp, QStringLiteral("extra_args")),
@@ -154,6 +156,8 @@ QJsonObject ExperimentCluster::toJson() const
     for (const auto &[key, value] : fields)
         if (!value.isEmpty())
             sbatch.insert(key, value);
+    if (warnSeconds != 300)
+        sbatch.insert(QStringLiteral("warn_seconds"), warnSeconds);
     if (!extraArgs.isEmpty())
         sbatch.insert(QStringLiteral("extra_args"), QJsonArray::fromStringList(extraArgs));
     if (!sbatch.isEmpty())

@@ -44,6 +44,7 @@ SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &clust
     SlurmClusterConfig c = forLane(cluster, QString(), QString());
     c.worker = cluster.worker;
     c.pollMs = cluster.pollSeconds * 1000;
+    c.warnSeconds = cluster.warnSeconds;
     return c;
 }
 

@@ -15,6 +15,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -107,12 +108,16 @@ private:
     QString m_skip;
 
     // An experiment with the cluster "test" (polled every second) and `lanes`.
-    Experiment clusterExperiment(const QString &name, const QJsonArray &lanes) const
+    Experiment clusterExperiment(const QString &name, const QJsonArray &lanes,
+                                 const QJsonObject &sbatch = QJsonObject()) const
     {
         QJsonObject json = experimentJson(name, m_tmp.filePath(name), lanes);
-        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
-                                                                       {QStringLiteral("poll_seconds"), 1},
-                                                                       {QStringLiteral("worker"), m_worker}}});
+        QJsonObject cluster{{QStringLiteral("name"), QStringLiteral("test")},
+                            {QStringLiteral("poll_seconds"), 1},
+                            {QStringLiteral("worker"), m_worker}};
+        if (!sbatch.isEmpty())
+            cluster.insert(QStringLiteral("sbatch"), sbatch);
+        json.insert(QStringLiteral("clusters"), QJsonArray{cluster});
         return experiment(json);
     }
 
@@ -210,6 +215,35 @@ private Q_SLOTS:
         QVERIFY2(log.contains(QStringLiteral("SIGUSR2")), qPrintable(log.right(2000)));
         const QString metrics = QString::fromUtf8(readFile(sch->run(id).runDir + QStringLiteral("/metrics.jsonl")));
         QVERIFY(metrics.contains(QStringLiteral("resumed from step")));
+        const QString problem = curveProblem(session.get(), id);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    // The real thing: jobs of one minute (--time=1) warned 50 s before their
+    // limit (Slurm sends USR2 at its next check, 10-40 s into the job). A
+    // run that trains 45 s needs more than one job: each checkpoints on the
+    // warning, is resubmitted and resumes, and the run finishes with one
+    // unbroken curve.
+    void oneMinuteJobsCarryALongerRun()
+    {
+        REQUIRE_CLUSTER();
+        auto session = open(clusterExperiment(
+            QStringLiteral("timelimit"),
+            {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("t"), 45)})},
+            QJsonObject{{QStringLiteral("time"), QStringLiteral("1")}, {QStringLiteral("warn_seconds"), 50}}));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("t"));
+        QSet<QString> jobs;
+        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+            if (run == id && !sch->run(id).jobId.isEmpty())
+                jobs.insert(sch->run(id).jobId);
+        });
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 240000);
+        const RunInfo r = sch->run(id);
+        QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
+        QVERIFY2(jobs.size() >= 2, qPrintable(QStringList(jobs.values()).join(QLatin1Char(' '))));
+        QVERIFY(readFile(r.runDir + QStringLiteral("/worker.log")).contains("SIGUSR2"));
         const QString problem = curveProblem(session.get(), id);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
