@@ -3,6 +3,7 @@
 #include "board.h"
 #include "deviceinventory.h"
 #include "ingestion.h"
+#include "launcherrouter.h"
 #include "logcategories.h"
 #include "runregistry.h"
 #include "runstore.h"
@@ -79,6 +80,12 @@ QStringList Dispatcher::preflight() const
             problems << QStringLiteral("lane %1 names %2, but sbatch is not on PATH: its runs will fail to submit")
                             .arg(l + 1)
                             .arg(m_board->lane(l).device);
+    }
+    if (m_router) {
+        QStringList devices;
+        for (int l = 0; l < m_board->laneCount(); ++l)
+            devices << m_board->lane(l).device;
+        problems << m_router->problems(devices, m_store->root());
     }
     return problems + busyDeviceWarnings();
 }

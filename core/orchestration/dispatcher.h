@@ -14,6 +14,7 @@ namespace trainyard {
 class Board;
 class DeviceInventory;
 class Ingestion;
+class LauncherRouter;
 class RunRegistry;
 class RunStore;
 
@@ -50,7 +51,10 @@ public:
     QList<int> missingDeviceLanes() const;
     void setCpuFallback(bool on);
     bool cpuFallback() const { return m_cpuFallback; }
+    // Missing devices, Slurm commands absent, and the clusters' problems
+    // when the Scheduler routes runs to them (setRouter).
     QStringList preflight() const;
+    void setRouter(const LauncherRouter *router) { m_router = router; }
     // The part of preflight() about GPUs busy with other users' processes.
     QStringList busyDeviceWarnings() const;
     void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
@@ -84,6 +88,7 @@ private:
     Ingestion *m_ingestion;
     RunStore *m_store;
     DeviceInventory *m_devices;
+    const LauncherRouter *m_router = nullptr;
     QSet<RunId> m_resumeNext; // next start continues from the checkpoint
     QSet<int> m_warnedBusyLanes;
     bool m_dispatching = false;

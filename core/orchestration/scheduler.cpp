@@ -7,7 +7,6 @@
 #include "logcategories.h"
 #include "metricstore.h"
 #include "runregistry.h"
-#include "runstore.h"
 #include "supervisor.h"
 #include "workerprocess.h"
 
@@ -18,13 +17,13 @@ Scheduler::Scheduler(RunStore *store, MetricsServer *server, MetricStore *metric
     : Scheduler(store, server, metrics, devices, std::make_unique<LauncherRouter>(), parent)
 {
     m_router = static_cast<LauncherRouter *>(m_launcher.get());
+    m_dispatcher->setRouter(m_router);
 }
 
 Scheduler::Scheduler(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
                      std::unique_ptr<Launcher> launcher, QObject *parent)
     : QObject(parent)
     , m_metrics(metrics)
-    , m_store(store)
     , m_runs(std::make_unique<RunRegistry>())
     , m_board(std::make_unique<Board>(m_runs.get(), store))
     , m_ingestion(std::make_unique<Ingestion>(m_runs.get(), store, metrics))
@@ -330,14 +329,7 @@ QList<int> Scheduler::missingDeviceLanes() const
 }
 QStringList Scheduler::preflight() const
 {
-    QStringList problems = m_dispatcher->preflight();
-    if (m_router) {
-        QStringList devices;
-        for (int l = 0; l < m_board->laneCount(); ++l)
-            devices << m_board->lane(l).device;
-        problems << m_router->problems(devices, m_store->root());
-    }
-    return problems;
+    return m_dispatcher->preflight();
 }
 
 QStringList Scheduler::busyDeviceWarnings() const

@@ -196,7 +196,6 @@ private:
     void wire();
 
     MetricStore *m_metrics;
-    RunStore *m_store;
     // Declared in the order they depend on each other (destroyed in reverse).
     std::unique_ptr<RunRegistry> m_runs;
     std::unique_ptr<Board> m_board;

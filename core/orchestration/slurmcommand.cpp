@@ -29,9 +29,10 @@ QString SlurmCommandResult::message(const QString &program) const
     return lines.join(QStringLiteral("; "));
 }
 
-SlurmProcessRunner::SlurmProcessRunner(int timeoutMs, QString binDir)
+SlurmProcessRunner::SlurmProcessRunner(int timeoutMs, QString binDir, int maxRunning)
     : m_timeoutMs(timeoutMs)
     , m_binDir(std::move(binDir))
+    , m_maxRunning(qMax(1, maxRunning))
 {
 }
 
@@ -43,19 +44,40 @@ QString SlurmProcessRunner::resolve(const QString &program) const
 void SlurmProcessRunner::run(const QString &program, const QStringList &args, const QByteArray &input,
                              const QProcessEnvironment &env, QObject *context, Done done)
 {
+    m_waiting.push_back(Call{program, args, input, env, context, std::move(done)});
+    startWaiting();
+}
+
+void SlurmProcessRunner::startWaiting()
+{
+    while (m_running < m_maxRunning && !m_waiting.empty()) {
+        Call call = std::move(m_waiting.front());
+        m_waiting.pop_front();
+        if (call.context) // its caller is gone: nobody wants the answer
+            launch(std::move(call));
+    }
+}
+
+void SlurmProcessRunner::launch(Call call)
+{
+    const QString program = call.program;
+    QObject *context = call.context;
     auto *process = new QProcess(context);
     process->setProgram(resolve(program));
-    process->setArguments(args);
-    if (!env.isEmpty())
-        process->setProcessEnvironment(env);
+    process->setArguments(call.args);
+    if (!call.env.isEmpty())
+        process->setProcessEnvironment(call.env);
+    ++m_running;
     // One answer per command, whichever of finish, failure to start or the
     // deadline comes first.
     // A QProcess destroyed with its context kills its program and may still
     // report it finished: the guard keeps that from reaching a half-destroyed
     // caller (QPointer is cleared before an object's children are deleted).
+    // The runner is its context's (the launcher's): alive while the guard is.
     auto answered = std::make_shared<bool>(false);
     const QPointer<QObject> guard(context);
-    auto finish = [process, answered, guard, done](SlurmCommandResult result) {
+    Done done = std::move(call.done);
+    auto finish = [this, process, answered, guard, done](SlurmCommandResult result) {
         if (*answered)
             return;
         *answered = true;
@@ -63,7 +85,10 @@ void SlurmProcessRunner::run(const QString &program, const QStringList &args, co
         if (!guard)
             return;
         process->deleteLater();
+        --m_running;
         done(result);
+        if (guard) // `done` may have destroyed the caller, and this runner with it
+            startWaiting();
     };
     QObject::connect(process, &QProcess::finished, process, [process, finish](int code, QProcess::ExitStatus status) {
         SlurmCommandResult result;
@@ -91,10 +116,10 @@ void SlurmProcessRunner::run(const QString &program, const QStringList &args, co
         finish(result);
     });
     deadline->start(m_timeoutMs);
-    qCDebug(lcSlurm, "%s %s", qUtf8Printable(program), qUtf8Printable(args.join(QLatin1Char(' '))));
+    qCDebug(lcSlurm, "%s %s", qUtf8Printable(program), qUtf8Printable(call.args.join(QLatin1Char(' '))));
     process->start();
-    if (!input.isEmpty())
-        process->write(input);
+    if (!call.input.isEmpty())
+        process->write(call.input);
     process->closeWriteChannel();
 }
 

@@ -6,6 +6,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <QPointer>
+
+#include <deque>
 #include <functional>
 
 namespace trainyard {
@@ -44,19 +47,40 @@ public:
 };
 
 // SlurmCommandRunner with QProcess. `binDir` empty: the programs on PATH.
+// At most `maxRunning` commands run at once, the others wait their turn in
+// order: 500 runs started together are 500 sbatch calls, and a controller
+// answers a few at a time better than all at once (sites ask for it). The
+// deadline counts from a command's start, not from its call.
 class SlurmProcessRunner : public SlurmCommandRunner
 {
 public:
-    explicit SlurmProcessRunner(int timeoutMs = 30000, QString binDir = QString());
+    explicit SlurmProcessRunner(int timeoutMs = 30000, QString binDir = QString(), int maxRunning = 4);
 
     void run(const QString &program, const QStringList &args, const QByteArray &input, const QProcessEnvironment &env,
              QObject *context, Done done) override;
     SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) override;
 
+    int running() const { return m_running; }
+    int waiting() const { return int(m_waiting.size()); }
+
 private:
+    struct Call
+    {
+        QString program;
+        QStringList args;
+        QByteArray input;
+        QProcessEnvironment env;
+        QPointer<QObject> context;
+        Done done;
+    };
     QString resolve(const QString &program) const;
+    void launch(Call call);
+    void startWaiting();
     int m_timeoutMs;
     QString m_binDir;
+    int m_maxRunning;
+    int m_running = 0;
+    std::deque<Call> m_waiting;
 };
 
 } // namespace trainyard
