@@ -256,7 +256,7 @@ private Q_SLOTS:
         REQUIRE_CLUSTER();
         const Experiment ex = clusterExperiment(
             QStringLiteral("reattach"), {lane(QStringLiteral("slurm:test/debug"), 3,
-                                              {tinyRun(QStringLiteral("r1"), 8), tinyRun(QStringLiteral("r2"), 8),
+                                              {tinyRun(QStringLiteral("r1"), 20), tinyRun(QStringLiteral("r2"), 20),
                                                tinyRun(QStringLiteral("r3"), 4)})});
         {
             auto first = open(ex);
@@ -266,6 +266,10 @@ private Q_SLOTS:
                                          && sch->run(sch->findRun(QStringLiteral("r2"))).step > 0,
                                      60000);
             QTRY_VERIFY_WITH_TIMEOUT(!sch->run(sch->findRun(QStringLiteral("r3"))).jobId.isEmpty(), 20000);
+            // Two GPUs: r3 waits in the queue while r1 and r2 train.
+            const RunInfo r3 = sch->run(sch->findRun(QStringLiteral("r3")));
+            QVERIFY2(r3.state == RunState::Starting && r3.message.startsWith(QStringLiteral("pending")),
+                     qPrintable(runStateName(r3.state) + QStringLiteral(" ") + r3.message));
             QSignalSpy closed(first.get(), &Session::closed);
             first->close(true);
             QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 20000);
