@@ -3,6 +3,7 @@
 #include "boardcontroller.h"
 #include "devicehistory.h"
 #include "deviceinventory.h"
+#include "experiment.h"
 #include "logcategories.h"
 #include "metricstore.h"
 #include "mimetypes.h"
@@ -127,6 +128,11 @@ void BoardModel::onRunChanged(RunId id)
     const QModelIndex index = runIndex(id);
     if (index.isValid()) {
         Q_EMIT dataChanged(index, index);
+        // A Slurm lane's header counts its pending and running jobs.
+        const QModelIndex lane = index.parent();
+        if (isSlurmDevice(lane.data(DeviceRole).toString())) {
+            Q_EMIT dataChanged(lane, lane, {DeviceNameRole});
+        }
     }
 }
 
@@ -278,6 +284,19 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
                 // What each of its runs gets, not what the machine has.
                 const int threads = m_scheduler->threadsPerCpuRun();
                 return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
+            }
+            if (QString cluster, partition; isSlurmDevice(lane.device, &cluster, &partition)) {
+                int pending = 0;
+                int running = 0;
+                for (RunId id : lane.runs) {
+                    const RunInfo r = m_scheduler->run(id);
+                    pending += isActive(r.state) && !r.queueReason.isEmpty() ? 1 : 0;
+                    running += isActive(r.state) && r.queueReason.isEmpty() && !r.jobId.isEmpty() ? 1 : 0;
+                }
+                return tr("Slurm · %1 · %2 · %3 pending · %4 running")
+                    .arg(cluster, partition.isEmpty() ? tr("default partition") : partition)
+                    .arg(pending)
+                    .arg(running);
             }
             return device.name.isEmpty() ? lane.effectiveDevice : device.name;
         case SlotsRole:

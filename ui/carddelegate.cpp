@@ -143,7 +143,13 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     painter->setPen(pal.color(QPalette::PlaceholderText));
     const QString model = index.data(BoardModel::ModelTypeRole).toString();
     QString second = model;
-    if (!run.device.isEmpty() && isActive(run.state)) {
+    if (!run.jobId.isEmpty() && isActive(run.state)) {
+        // A batch job: its id, and its node once it runs (the lane names the partition).
+        second += tr(" · job %1").arg(run.jobId);
+        if (run.queueReason.isEmpty() && !run.host.isEmpty()) {
+            second += QStringLiteral(" · ") + run.host;
+        }
+    } else if (!run.device.isEmpty() && isActive(run.state)) {
         second += QStringLiteral(" · ") + run.device;
     }
     if (run.memBytes >= 0 && isActive(run.state)) {
@@ -166,8 +172,8 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
         if (run.step >= 0) {
             third += tr(" · step %1").arg(run.step);
         }
-    } else if (!run.message.isEmpty() && isTerminal(run.state)) {
-        third = run.message;
+    } else if (!run.message.isEmpty() && (isTerminal(run.state) || !run.queueReason.isEmpty())) {
+        third = run.message; // how it ended, or why it waits ("pending: Resources")
     }
     painter->setPen(run.state == RunState::Failed || run.state == RunState::Diverged ? stateColor(run.state)
                                                                                      : pal.color(QPalette::Text));

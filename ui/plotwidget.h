@@ -149,6 +149,12 @@ private:
     QString groupLabel(const QString &group) const;
     double evalX(const EvalPoint &p) const;
 
+    // Before the widgets: PlotControls is built from them in the constructor.
+    double m_smoothing = 0.6;
+    bool m_log = false;
+    XAxis m_xAxis = XAxis::Step;
+    Band m_band = Band::MinMax;
+
     RunColors *m_colors;
     QCustomPlot *m_loss;
     QCustomPlot *m_eval;
@@ -163,13 +169,9 @@ private:
     QHash<QString, Run> m_runs;
     QStringList m_selected;
     QMap<QString, Group> m_groups; ///< Groups drawn as bands (≥ 2 selected repeats)
-    double m_smoothing = 0.6;
-    bool m_log = false;
-    XAxis m_xAxis = XAxis::Step;
-    Band m_band = Band::MinMax;
-    QString m_evalMetric;      ///< Shown
-    QString m_wantedMetric;    ///< The user's choice
-    QStringList m_evalMetrics; ///< The selected runs'
+    QString m_evalMetric;          ///< Shown
+    QString m_wantedMetric;        ///< The user's choice
+    QStringList m_evalMetrics;     ///< The selected runs'
     bool m_follow = true;
     bool m_remember = false;
     QTimer *m_saveTimer = nullptr; ///< created by rememberSettings()

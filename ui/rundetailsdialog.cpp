@@ -1,5 +1,7 @@
 #include "rundetailsdialog.h"
 
+#include "slurmcommand.h"
+
 #include "carddelegate.h"
 #include "exitcode.h"
 #include "exitoutcome.h"
@@ -19,6 +21,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -135,6 +138,17 @@ QWidget *RunDetailsDialog::createOverview()
     m_exit = addRow(form, tr("Exit"), QStringLiteral("exit"));
     m_device = addRow(form, tr("Device"), QStringLiteral("device"));
     m_host = addRow(form, tr("Host"), QStringLiteral("host"));
+    auto *jobRow = new QHBoxLayout;
+    m_job = new QLabel(this);
+    m_job->setObjectName(QStringLiteral("job"));
+    m_job->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_jobDetails = new QPushButton(tr("Job details"), this);
+    m_jobDetails->setObjectName(QStringLiteral("jobDetails"));
+    m_jobDetails->setToolTip(tr("What Slurm says of the job (scontrol show job)"));
+    connect(m_jobDetails, &QPushButton::clicked, this, &RunDetailsDialog::showJobDetails);
+    jobRow->addWidget(m_job, 1);
+    jobRow->addWidget(m_jobDetails);
+    form->addRow(tr("Batch job"), jobRow);
     m_started = addRow(form, tr("Started"), QStringLiteral("started"));
     m_ended = addRow(form, tr("Ended"), QStringLiteral("ended"));
     m_duration = addRow(form, tr("Duration"), QStringLiteral("duration"));
@@ -292,6 +306,10 @@ void RunDetailsDialog::showOverview()
     m_exit->setText(exitText(info));
     m_device->setText(info.device.isEmpty() ? QStringLiteral("—") : info.device);
     m_host->setText(info.host.isEmpty() ? QStringLiteral("—") : info.host);
+    m_job->setText(info.jobId.isEmpty()         ? tr("— (a local process)")
+                   : info.queueReason.isEmpty() ? info.jobId
+                                                : tr("%1, pending: %2").arg(info.jobId, info.queueReason));
+    m_jobDetails->setEnabled(!info.jobId.isEmpty());
     m_started->setText(timeText(info.started));
     m_ended->setText(timeText(info.ended));
     QString duration = QStringLiteral("—");
@@ -476,6 +494,32 @@ void RunDetailsDialog::done(int result)
         return;
     }
     QDialog::done(result);
+}
+
+RunDetailsDialog::~RunDetailsDialog() = default;
+
+void RunDetailsDialog::showJobDetails()
+{
+    const QString job = m_run.info.jobId;
+    if (job.isEmpty() || m_slurm) {
+        return;
+    }
+    // Asynchronous: a slow controller must not freeze the window.
+    m_slurm = std::make_unique<SlurmProcessRunner>(15000);
+    m_jobDetails->setEnabled(false);
+    m_slurm->run(QStringLiteral("scontrol"), {QStringLiteral("show"), QStringLiteral("job"), job}, {}, {}, this,
+                 [this, job](const SlurmCommandResult &r) {
+                     m_jobDetails->setEnabled(true);
+                     const QString text = r.ok() ? QString::fromUtf8(r.out) : r.message(QStringLiteral("scontrol"));
+                     // The runner goes after its answer has been delivered.
+                     QTimer::singleShot(0, this, [this] { m_slurm.reset(); });
+                     auto *box = new QMessageBox(QMessageBox::Information, tr("Job %1").arg(job),
+                                                 tr("scontrol show job %1").arg(job), QMessageBox::Close, this);
+                     box->setAttribute(Qt::WA_DeleteOnClose);
+                     box->setDetailedText(text);
+                     box->setInformativeText(text.left(400));
+                     box->open();
+                 });
 }
 
 } // namespace trainyard

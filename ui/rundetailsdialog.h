@@ -8,12 +8,14 @@
 #include <QJsonObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QPushButton;
 class QTabWidget;
 class QTimer;
 class QTreeWidget;
@@ -21,6 +23,7 @@ class QTreeWidget;
 namespace trainyard {
 
 class LogView;
+class SlurmProcessRunner;
 
 /// What a run was, in one window: state and what its exit means, device,
 /// host, start, end and duration, its final metrics (the last loss, the
@@ -45,6 +48,7 @@ public:
     /// (then the spec shows what spec.json holds, and says so).
     RunDetailsDialog(const RunRecord &run, const QString &experiment, const ModelCatalog &catalog,
                      QWidget *parent = nullptr);
+    ~RunDetailsDialog() override;
 
     /// A live run's record, asked every second while the dialog is shown;
     /// nullopt once the run is gone (its last record stays).
@@ -87,6 +91,7 @@ private:
     void showSpec();
     void showNotes();
     void refresh();
+    void showJobDetails();
     QLabel *addRow(QFormLayout *form, const QString &label, const QString &objectName);
 
     RunRecord m_run;
@@ -104,6 +109,9 @@ private:
     QLabel *m_exit = nullptr;
     QLabel *m_device = nullptr;
     QLabel *m_host = nullptr;
+    QLabel *m_job = nullptr;
+    QPushButton *m_jobDetails = nullptr;
+    std::unique_ptr<SlurmProcessRunner> m_slurm; // while "Job details" asks Slurm
     QLabel *m_started = nullptr;
     QLabel *m_ended = nullptr;
     QLabel *m_duration = nullptr;

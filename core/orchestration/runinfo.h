@@ -63,6 +63,7 @@ struct RunInfo
     // runs that have not started.
     QStringList command;
     qint64 pid = 0;
+    QString queueReason;     // while a batch job waits in its queue: Slurm's reason ("Resources"); else empty
     QString jobId;           // a batch job's id (Slurm's), the newest after a requeue; empty for a local process
     bool connected = false;  // worker said hello on the metrics socket
     bool reattached = false; // found running at start, not our child

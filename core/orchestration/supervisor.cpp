@@ -177,6 +177,7 @@ void Supervisor::onPending(RunId id, const QString &reason)
         return;
     }
     s->pendingShown = true;
+    r->queueReason = why;
     m_runs->setState(id, RunState::Starting,
                      (requeued ? QStringLiteral("requeued; pending: %1") : QStringLiteral("pending: %1")).arg(why));
 }
@@ -185,6 +186,7 @@ void Supervisor::leavePending(Supervised *s)
 {
     s->phase = Phase::Live;
     s->lastSeen.restart();
+    s->info->queueReason.clear();
     if (s->pendingShown) {
         s->pendingShown = false;
         s->info->message.clear();
@@ -448,6 +450,7 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message)
         untrack(id);
     }
     r->ended = QDateTime::currentDateTimeUtc();
+    r->queueReason.clear();
     r->message = message;
     r->connected = false;
     if (state == RunState::Finished && r->totalSteps > 0)

@@ -19,23 +19,7 @@ bash "$here/start-cluster.sh" "$work/cluster" || status=$?
 ((status == 0)) || exit $status
 export SLURM_CONF=$work/cluster/slurm.conf
 
-python3 - "$source_dir/resources/demo.json" "$work/demo-cluster.json" "$work/runs" "$worker" <<'PY'
-import json, sys
-demo, out, runs_root, worker = sys.argv[1:]
-e = json.load(open(demo))
-e["name"] = "demo-cluster"
-e["runs_root"] = runs_root
-e["clusters"] = [{"name": "test", "worker": worker, "poll_seconds": 2}]
-kg = {"transe", "transh", "sacn"}
-lanes = [l for l in e["lanes"] if all(r["model"]["type"] in kg for r in l["runs"])]
-for l in lanes:
-    l["device"] = "slurm:test/debug"
-    l["gres"] = "gpu:1"
-e["lanes"] = lanes
-runs = sum(r.get("repeat", 1) for l in lanes for r in l["runs"])
-assert runs == 9, f"the demo's KG lanes hold {runs} runs, not 9"
-json.dump(e, open(out, "w"), indent=2)
-PY
+python3 "$here/demo-cluster-experiment.py" "$source_dir/resources/demo.json" "$work/demo-cluster.json" "$work/runs" "$worker"
 
 "$trainyard" run "$work/demo-cluster.json" --cpu-fallback | tee "$work/out.txt"
 grep -q '^9 of 9 finished$' "$work/out.txt"

@@ -2,6 +2,9 @@
 // Opens the demo, starts it, and grabs the window while it trains and when
 // it is done, plus the plots, the run editor, a run's details and the run table.
 // Run under Xvfb:  xvfb-run -a -s "-screen 0 1600x1000x24" trainyard-screenshots OUTDIR
+// With --cluster FILE (an experiment with Slurm lanes on a running cluster,
+// tests/slurm/screenshot-cluster.sh): the board while its jobs run and one
+// waits in the queue, as cluster-lanes.png.
 
 #include "boardview.h"
 #include "desktopapp.h"
@@ -50,12 +53,63 @@ bool save(QWidget *widget, const QString &file)
     return ok;
 }
 
+// The board of `file` once one of its runs waits in the queue while others
+// train (at most two minutes), then its first pending run's details.
+int clusterShots(const QString &file, const QString &out)
+{
+    MainWindow window;
+    window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+    if (!window.openFile(file)) {
+        return 1;
+    }
+    window.loadCatalog();
+    window.resize(1600, 1000);
+    window.show();
+    Scheduler *scheduler = window.session()->scheduler();
+    scheduler->setCpuFallback(true); // the test cluster's GPUs are fake
+    window.startAll();
+    RunId pending = 0;
+    const bool seen = waitFor(120000, [&] {
+        int training = 0;
+        pending = 0;
+        for (RunId id : scheduler->runIds()) {
+            const RunInfo r = scheduler->run(id);
+            training += r.state == RunState::Running && r.step > 0 ? 1 : 0;
+            pending = r.queueReason == QLatin1String("Resources") ? id : pending;
+        }
+        return training >= 2 && pending;
+    });
+    if (!seen) {
+        std::printf("FAILED: no run waited for Resources while two trained\n");
+        return 1;
+    }
+    QList<RunId> training;
+    for (RunId id : scheduler->runIds()) {
+        if (scheduler->run(id).state == RunState::Running) {
+            training << id;
+        }
+    }
+    window.boardView()->selectRuns(training);
+    waitFor(800, nullptr);
+    bool ok = save(&window, out + QStringLiteral("/cluster-lanes.png"));
+    if (RunDetailsDialog *details = window.showRunDetails(pending)) {
+        details->resize(760, 640);
+        waitFor(800, nullptr);
+        ok = save(details, out + QStringLiteral("/cluster-run-details.png")) && ok;
+        details->close();
+    }
+    return ok ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
     initDesktopApp();
+    if (argc > 3 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--cluster")) {
+        return clusterShots(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    }
     const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("docs/screenshots");
     // The demo's KG runs end within seconds on a CPU; the CNN trains on.
     const int trainSeconds = argc > 2 ? QString::fromLocal8Bit(argv[2]).toInt() : 4;
