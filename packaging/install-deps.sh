@@ -9,7 +9,7 @@ packages=(
   libtorch-dev nlohmann-json3-dev libqcustomplot-dev
   python3-torch dataset-fashion-mnist libopenblas0-pthread
   xvfb xauth clang clang-format libclang-rt-14-dev dpkg-dev file
-  slurmctld slurmd slurm-client munge
+  slurmctld slurmd slurm-client munge openssh-server
 )
 
 missing=()

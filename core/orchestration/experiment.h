@@ -40,6 +40,7 @@ struct ExperimentCluster
     QString host;                            // ssh only
     QString user;                            // ssh only; empty: ssh's default
     int port = 22;                           // ssh only
+    QString sshConfig;                       // ssh only: an ssh config file (ssh -F); empty: the user's
     QString runsRoot;                      // on the cluster's shared filesystem; empty: the experiment's (local reach)
     QString worker;                        // trainyard-worker there; empty: the one found here (local reach)
     QString partition, account, qos, time; // sbatch defaults; empty: the site's

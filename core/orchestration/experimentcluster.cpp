@@ -44,7 +44,7 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
     checkKeys(o,
               {QStringLiteral("name"), QStringLiteral("reach"), QStringLiteral("host"), QStringLiteral("user"),
                QStringLiteral("port"), QStringLiteral("runs_root"), QStringLiteral("worker"), QStringLiteral("sbatch"),
-               QStringLiteral("poll_seconds")},
+               QStringLiteral("poll_seconds"), QStringLiteral("ssh_config")},
               path, errors);
     if (!o.contains(QStringLiteral("name")))
         errors << expected(child(path, QStringLiteral("name")),
@@ -67,12 +67,15 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         checkString(o, QStringLiteral("user"), path, QStringLiteral("a user name"), user, &c.user, errors);
         checkInt(o, QStringLiteral("port"), path, 1, 65535, errors);
         c.port = o.value(QStringLiteral("port")).toInt(22);
+        checkString(o, QStringLiteral("ssh_config"), path, QStringLiteral("an absolute path to an ssh config file"),
+                    absolute, &c.sshConfig, errors);
         for (const QString &key : {QStringLiteral("runs_root"), QStringLiteral("worker")})
             if (!o.contains(key))
                 errors << expected(child(path, key), QStringLiteral("an absolute path on the cluster (reach \"ssh\")"),
                                    QJsonValue(QJsonValue::Undefined));
     } else {
-        for (const QString &key : {QStringLiteral("host"), QStringLiteral("user"), QStringLiteral("port")})
+        for (const QString &key :
+             {QStringLiteral("host"), QStringLiteral("user"), QStringLiteral("port"), QStringLiteral("ssh_config")})
             if (o.contains(key))
                 errors << QStringLiteral("%1: only with reach \"ssh\"").arg(child(path, key));
     }
@@ -141,6 +144,8 @@ QJsonObject ExperimentCluster::toJson() const
             o.insert(QStringLiteral("user"), user);
         if (port != 22)
             o.insert(QStringLiteral("port"), port);
+        if (!sshConfig.isEmpty())
+            o.insert(QStringLiteral("ssh_config"), sshConfig);
     }
     if (!runsRoot.isEmpty())
         o.insert(QStringLiteral("runs_root"), runsRoot);

@@ -19,6 +19,14 @@ const ExperimentCluster *findCluster(const QList<ExperimentCluster> &clusters, c
     return nullptr;
 }
 
+// `path` is `root` or inside it.
+bool isUnder(const QString &path, const QString &root)
+{
+    const QString p = QDir::cleanPath(path);
+    const QString r = QDir::cleanPath(root);
+    return !r.isEmpty() && (p == r || p.startsWith(r + QLatin1Char('/')));
+}
+
 } // namespace
 
 LauncherRouter::LauncherRouter(QObject *parent)
@@ -92,12 +100,6 @@ Launcher *LauncherRouter::forDevice(const QString &device, QString *why)
         *why = tr("%1: the experiment defines no cluster \"%2\"").arg(device, cluster);
         return nullptr;
     }
-    if (c->reach != QLatin1String("local")) {
-        *why = tr("%1: cluster %2 is reached over %3, which this version cannot do yet (only \"local\": the Slurm "
-                  "commands on this machine)")
-                   .arg(device, cluster, c->reach);
-        return nullptr;
-    }
     return slurm(cluster);
 }
 
@@ -113,10 +115,12 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
         const ExperimentCluster *c = findCluster(m_clusters, name);
         if (!c)
             continue; // the experiment's validation said so
-        if (c->reach != QLatin1String("local"))
-            out << tr("cluster %1 is reached over %2, which this version cannot do yet: its lanes' runs will fail")
-                       .arg(name, c->reach);
-        else if (!c->runsRoot.isEmpty() && QDir::cleanPath(c->runsRoot) != QDir::cleanPath(runsRoot))
+        if (c->reach == QLatin1String("ssh") && !isUnder(runsRoot, c->runsRoot))
+            out << tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
+                      "must be the experiment's runs root %3, mounted here at the same path; its lanes' runs will fail")
+                       .arg(name, c->runsRoot, runsRoot);
+        else if (c->reach == QLatin1String("local") && !c->runsRoot.isEmpty()
+                 && QDir::cleanPath(c->runsRoot) != QDir::cleanPath(runsRoot))
             out << tr("cluster %1: its runs go to the experiment's runs root %2 (not its runs_root %3); the nodes "
                       "must see that folder")
                        .arg(name, runsRoot, c->runsRoot);
@@ -140,6 +144,16 @@ void LauncherRouter::start(RunId run, const LaunchSpec &spec)
     release(run);
     QString why;
     Launcher *launcher = forDevice(spec.target, &why);
+    QString cluster;
+    if (launcher && isSlurmDevice(spec.target, &cluster)) {
+        const ExperimentCluster *c = findCluster(m_clusters, cluster);
+        if (c->reach == QLatin1String("ssh") && !isUnder(spec.runDir, c->runsRoot)) {
+            why = tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
+                     "must be the experiment's runs root, mounted here at the same path")
+                      .arg(cluster, c->runsRoot);
+            launcher = nullptr;
+        }
+    }
     if (!launcher) {
         Q_EMIT failedToLaunch(run, why);
         return;

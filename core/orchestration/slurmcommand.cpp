@@ -1,6 +1,7 @@
 #include "slurmcommand.h"
 
 #include "logcategories.h"
+#include "slurmjob.h"
 
 #include <QDir>
 #include <QPointer>
@@ -41,6 +42,18 @@ QString SlurmProcessRunner::resolve(const QString &program) const
     return m_binDir.isEmpty() ? program : QDir(m_binDir).filePath(program);
 }
 
+QPair<QString, QStringList> SlurmProcessRunner::command(const QString &program, const QStringList &args) const
+{
+    if (m_ssh.isEmpty())
+        return {resolve(program), args};
+    // ssh joins its words into one line for the remote shell: each is quoted
+    // so that no value is ever interpreted there.
+    QStringList remote{SlurmJob::shellQuote(resolve(program))};
+    for (const QString &arg : args)
+        remote << SlurmJob::shellQuote(arg);
+    return {m_ssh.first(), m_ssh.mid(1) + QStringList{remote.join(QLatin1Char(' '))}};
+}
+
 void SlurmProcessRunner::run(const QString &program, const QStringList &args, const QByteArray &input,
                              const QProcessEnvironment &env, QObject *context, Done done)
 {
@@ -63,9 +76,10 @@ void SlurmProcessRunner::launch(Call call)
     const QString program = call.program;
     QObject *context = call.context;
     auto *process = new QProcess(context);
-    process->setProgram(resolve(program));
-    process->setArguments(call.args);
-    if (!call.env.isEmpty())
+    const auto [executable, arguments] = command(program, call.args);
+    process->setProgram(executable);
+    process->setArguments(arguments);
+    if (!call.env.isEmpty() && m_ssh.isEmpty())
         process->setProcessEnvironment(call.env);
     ++m_running;
     // One answer per command, whichever of finish, failure to start or the
@@ -126,7 +140,8 @@ void SlurmProcessRunner::launch(Call call)
 SlurmCommandResult SlurmProcessRunner::runNow(const QString &program, const QStringList &args, int timeoutMs)
 {
     QProcess process;
-    process.start(resolve(program), args);
+    const auto [executable, arguments] = command(program, args);
+    process.start(executable, arguments);
     SlurmCommandResult result;
     if (!process.waitForStarted(timeoutMs)) {
         result.started = false;

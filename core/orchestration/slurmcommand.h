@@ -60,6 +60,13 @@ public:
              QObject *context, Done done) override;
     SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) override;
 
+    // Every command through ssh: `ssh` is the ssh program and its options
+    // up to the host and "--" (SlurmClusterConfig::sshCommand). The remote
+    // shell gets the command with every word single-quoted; the environment
+    // does not travel (the job gets the login's, and no token: jobs of an ssh
+    // cluster have no socket to prove themselves to).
+    void setRemote(QStringList ssh) { m_ssh = std::move(ssh); }
+
     int running() const { return m_running; }
     int waiting() const { return int(m_waiting.size()); }
 
@@ -74,6 +81,8 @@ private:
         Done done;
     };
     QString resolve(const QString &program) const;
+    // What QProcess runs for `program args`: itself, or ssh with it.
+    QPair<QString, QStringList> command(const QString &program, const QStringList &args) const;
     void launch(Call call);
     void startWaiting();
     int m_timeoutMs;
@@ -81,6 +90,7 @@ private:
     int m_maxRunning;
     int m_running = 0;
     std::deque<Call> m_waiting;
+    QStringList m_ssh;
 };
 
 } // namespace trainyard

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QJsonObject>
 #include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <csignal>
@@ -20,6 +21,13 @@ namespace {
 bool saysUnknownJob(const SlurmCommandResult &r)
 {
     return r.started && !r.timedOut && r.err.contains("Invalid job id");
+}
+
+std::unique_ptr<SlurmCommandRunner> makeRunner(const SlurmClusterConfig &cluster)
+{
+    auto runner = std::make_unique<SlurmProcessRunner>(cluster.commandTimeoutMs);
+    runner->setRemote(cluster.sshCommand);
+    return runner;
 }
 
 } // namespace
@@ -44,6 +52,35 @@ SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &clust
     SlurmClusterConfig c = forLane(cluster, QString(), QString());
     c.worker = cluster.worker;
     c.pollMs = cluster.pollSeconds * 1000;
+    if (cluster.reach == QLatin1String("ssh")) {
+        // BatchMode: never a prompt (a key or an agent, or a ControlMaster
+        // the user opened with 2FA); host keys checked, never accepted
+        // here; one master connection in the user's 0700 runtime folder
+        // carries every later command.
+        QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+        if (runtime.isEmpty())
+            runtime = QDir::tempPath();
+        c.sshCommand = {QStringLiteral("ssh"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("BatchMode=yes"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("StrictHostKeyChecking=yes"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ControlMaster=auto"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ControlPath=%1/trainyard-ssh-%C").arg(runtime),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ControlPersist=600"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ConnectTimeout=20")};
+        if (cluster.port != 22) // else ssh's own (its config's Port, or 22)
+            c.sshCommand << QStringLiteral("-p") << QString::number(cluster.port);
+        if (!cluster.sshConfig.isEmpty())
+            c.sshCommand << QStringLiteral("-F") << cluster.sshConfig;
+        if (!cluster.user.isEmpty())
+            c.sshCommand << QStringLiteral("-l") << cluster.user;
+        c.sshCommand << cluster.host << QStringLiteral("--");
+    }
     c.warnSeconds = cluster.warnSeconds;
     return c;
 }
@@ -51,7 +88,7 @@ SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &clust
 SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner, QObject *parent)
     : Launcher(parent)
     , m_cluster(std::move(cluster))
-    , m_runner(runner ? std::move(runner) : std::make_unique<SlurmProcessRunner>(m_cluster.commandTimeoutMs))
+    , m_runner(runner ? std::move(runner) : makeRunner(m_cluster))
     , m_timer(new QTimer(this))
 {
     m_timer->setInterval(qMax(50, m_cluster.pollMs));

@@ -30,6 +30,9 @@ struct SlurmClusterConfig
     int commandTimeoutMs = 30000;
     QString worker;           // trainyard-worker on the cluster; empty: the orchestrator's (a shared filesystem)
     bool connectBack = false; // keep the metrics socket address: only where the nodes can reach it
+    // Non-empty: every Slurm command goes through this ssh command (reach
+    // "ssh"): "ssh -o BatchMode=yes ... HOST --".
+    QStringList sshCommand;
 
     // The settings of `cluster` of the experiment file for any of its lanes;
     // each job names its lane's partition and gres in its LaunchSpec.

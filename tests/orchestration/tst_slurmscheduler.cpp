@@ -15,8 +15,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -299,6 +301,74 @@ private Q_SLOTS:
             const RunInfo r = sch->run(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
             const QString problem = curveProblem(second.get(), id);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+    }
+
+    // The same path with the Slurm commands over ssh to 127.0.0.1 (a private
+    // sshd, a key made here, the host key known as a user who accepted it
+    // once): two runs finish with their curves. A host whose key is not
+    // known is never accepted: the run fails saying so.
+    void theWholePathOverSsh()
+    {
+        REQUIRE_CLUSTER();
+        const QString sshDir = m_tmp.filePath(QStringLiteral("sshd"));
+        QProcess start;
+        start.start(QStringLiteral("bash"),
+                    {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/start-sshd.sh"),
+                     sshDir, m_cluster.dir() + QStringLiteral("/slurm.conf")});
+        QVERIFY(start.waitForFinished(30000));
+        if (start.exitCode() == 77)
+            QSKIP(qPrintable(QString::fromUtf8(start.readAllStandardError()).trimmed()));
+        QVERIFY2(start.exitCode() == 0, start.readAllStandardError().constData());
+        const auto stopSshd = qScopeGuard([&] {
+            // The master connection Trainyard opened would outlive sshd's
+            // listener (ControlPersist): closed first, the way ssh does it.
+            const QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+            QProcess::execute(QStringLiteral("ssh"),
+                              {QStringLiteral("-F"), sshDir + QStringLiteral("/ssh_config"), QStringLiteral("-o"),
+                               QStringLiteral("ControlPath=%1/trainyard-ssh-%C").arg(runtime), QStringLiteral("-O"),
+                               QStringLiteral("exit"), QStringLiteral("127.0.0.1")});
+            const qint64 pid = QString::fromUtf8(readFile(sshDir + QStringLiteral("/sshd.pid"))).trimmed().toLongLong();
+            if (pid > 0)
+                ::kill(pid_t(pid), SIGTERM);
+        });
+        const auto sshExperiment = [&](const QString &name, const QString &config, const QJsonArray &runs) {
+            const QString root = m_tmp.filePath(name);
+            QJsonObject json = experimentJson(name, root, {lane(QStringLiteral("slurm:far/debug"), 2, runs)});
+            json.insert(QStringLiteral("clusters"),
+                        QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("far")},
+                                               {QStringLiteral("reach"), QStringLiteral("ssh")},
+                                               {QStringLiteral("host"), QStringLiteral("127.0.0.1")},
+                                               {QStringLiteral("ssh_config"), sshDir + QLatin1Char('/') + config},
+                                               {QStringLiteral("runs_root"), root},
+                                               {QStringLiteral("worker"), m_worker},
+                                               {QStringLiteral("poll_seconds"), 1}}});
+            return experiment(json);
+        };
+
+        // First, before any ssh master connection exists (a master, once
+        // open, carries later commands without a new host-key check).
+        auto stranger = open(sshExperiment(QStringLiteral("unknown-host"), QStringLiteral("ssh_config.unknown-host"),
+                                           {tinyRun(QStringLiteral("u"), 2)}));
+        const RunId u = stranger->scheduler()->findRun(QStringLiteral("u"));
+        stranger->scheduler()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(stranger->scheduler()->run(u).state, RunState::Failed, 60000);
+        QVERIFY2(stranger->scheduler()->run(u).message.contains(QStringLiteral("Host key verification failed")),
+                 qPrintable(stranger->scheduler()->run(u).message));
+
+        auto session = open(sshExperiment(QStringLiteral("over-ssh"), QStringLiteral("ssh_config"),
+                                          {tinyRun(QStringLiteral("s1"), 3), tinyRun(QStringLiteral("s2"), 3)}));
+        Scheduler *sch = session->scheduler();
+        QVERIFY2(sch->preflight().isEmpty(), qPrintable(sch->preflight().join(QLatin1Char('\n'))));
+        QSignalSpy idle(sch, &Scheduler::idle);
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
+        for (RunId id : sch->runIds()) {
+            const RunInfo r = sch->run(id);
+            QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
+            QVERIFY(!r.jobId.isEmpty());
+            const QString problem = curveProblem(session.get(), id);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
         }
     }
