@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QList>
 
+#include <csignal>
 #include <cstring>
 
 namespace trainyard {
@@ -74,7 +75,10 @@ ExitOutcome exitOutcome(const ExitFacts &f)
     } else if (f.signal > 0) {
         out.state = RunState::Failed;
         out.message = f.killed ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
-                               : QStringLiteral("killed by %1").arg(signalName(f.signal));
+                      : !f.jobId.isEmpty() && f.signal == SIGTERM
+                          ? QStringLiteral("job %1 was CANCELLED outside Trainyard (scancel, an administrator): %2")
+                                .arg(f.jobId, signalName(f.signal))
+                          : QStringLiteral("killed by %1").arg(signalName(f.signal));
     } else if (f.exitCode >= 0) {
         out.state = stateForExit(f.exitCode);
         out.message = QStringLiteral("exit %1: %2").arg(f.exitCode).arg(exitMeaning(f.exitCode));

@@ -23,6 +23,7 @@ struct ExitFacts
     QString doneStatus;
     int doneExit = -1;
     QString runDir; // worker.log's last line goes with failures
+    QString jobId;  // a batch job's: a SIGTERM nobody here sent is the queue's cancel
 };
 
 struct ExitOutcome

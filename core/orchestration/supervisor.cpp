@@ -428,6 +428,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.doneStatus = done.status;
     facts.doneExit = done.exitCode;
     facts.runDir = r->runDir;
+    facts.jobId = r->jobId;
     const ExitOutcome outcome = exitOutcome(facts);
     r->exitCode = outcome.exitCode;
     r->exitSignal = sig;

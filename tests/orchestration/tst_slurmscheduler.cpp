@@ -377,6 +377,27 @@ private Q_SLOTS:
         }
     }
 
+    // Somebody cancels the job from outside (scancel in a shell, an admin):
+    // nobody here asked it to stop, so the run fails, and says it was
+    // cancelled (Slurm's own line in worker.log).
+    void scancelFromOutsideFailsTheRun()
+    {
+        REQUIRE_CLUSTER();
+        auto session =
+            open(clusterExperiment(QStringLiteral("outside"),
+                                   {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("c"), 30)})}));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("c"));
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).state == RunState::Running && sch->run(id).step > 0, 60000);
+        TestCluster::run({QStringLiteral("scancel"), sch->run(id).jobId});
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
+        const RunInfo r = sch->run(id);
+        QCOMPARE(r.state, RunState::Failed);
+        QVERIFY2(r.message.contains(QStringLiteral("CANCELLED")) && r.message.contains(QStringLiteral("SIGTERM")),
+                 qPrintable(r.message));
+    }
+
     // sbatch refuses a job for a partition the cluster lacks: the run fails
     // with Slurm's own words.
     void badPartitionFailsWithSlurmsMessage()

@@ -98,7 +98,10 @@ int clusterShots(const QString &file, const QString &out)
         ok = save(details, out + QStringLiteral("/cluster-run-details.png")) && ok;
         details->close();
     }
-    return ok ? 0 : 1;
+    // And on to the end: every run of the file trained through the GUI.
+    waitFor(900000, [&] { return scheduler->isIdle(); });
+    std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
+    return ok && scheduler->finishedCount() == scheduler->totalCount() ? 0 : 1;
 }
 
 } // namespace
