@@ -14,6 +14,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QScopeGuard>
 #include <QSet>
@@ -250,36 +251,50 @@ private Q_SLOTS:
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
-    // The app goes while two jobs run and one waits (close, leaving them
-    // running); a new session reattaches every job, and no metric line is
-    // lost. Then slurmctld restarts under a running job: nothing is lost.
-    void reopenedSessionReattachesEveryJob()
+    // The app is killed (SIGKILL of `trainyard run`) while two jobs run and
+    // one waits; a new session reattaches every job from the state file,
+    // and no metric line is lost. Then slurmctld restarts under the running
+    // jobs: nothing is lost either.
+    void killedAppReattachesEveryJob()
     {
         REQUIRE_CLUSTER();
-        const Experiment ex = clusterExperiment(
-            QStringLiteral("reattach"), {lane(QStringLiteral("slurm:test/debug"), 3,
-                                              {tinyRun(QStringLiteral("r1"), 15), tinyRun(QStringLiteral("r2"), 15),
-                                               tinyRun(QStringLiteral("r3"), 15)})});
+        const QString name = QStringLiteral("reattach");
+        const QJsonObject json =
+            clusterExperiment(name, {lane(QStringLiteral("slurm:test/debug"), 3,
+                                          {tinyRun(QStringLiteral("r1"), 15), tinyRun(QStringLiteral("r2"), 15),
+                                           tinyRun(QStringLiteral("r3"), 15)})})
+                .toJson();
+        const QString file = m_tmp.filePath(QStringLiteral("reattach.json"));
         {
-            auto first = open(ex);
-            Scheduler *sch = first->scheduler();
-            sch->startAll();
-            // Two GPUs for three jobs: two train, one waits (whichever Slurm
-            // picked), when the session goes.
-            const auto count = [sch](auto &&pred) {
-                int n = 0;
-                for (RunId id : sch->runIds())
-                    n += pred(sch->run(id)) ? 1 : 0;
-                return n;
-            };
-            QTRY_VERIFY_WITH_TIMEOUT(
-                count([](const RunInfo &r) { return r.step > 0; }) == 2
-                    && count([](const RunInfo &r) { return r.queueReason == QLatin1String("Resources"); }) == 1,
-                60000);
-            QSignalSpy closed(first.get(), &Session::closed);
-            first->close(true);
-            QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 20000);
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(json).toJson());
         }
+        const Experiment ex = experiment(json);
+        QProcess orchestrator;
+        orchestrator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        orchestrator.setStandardOutputFile(QProcess::nullDevice());
+        orchestrator.start(QStringLiteral(TRAINYARD_BIN),
+                           {QStringLiteral("run"), file, QStringLiteral("--cpu-fallback")});
+        QVERIFY(orchestrator.waitForStarted());
+        // Two GPUs for three jobs: two train, one waits (whichever Slurm
+        // picked), when the orchestrator dies.
+        RunStore store(m_tmp.filePath(name));
+        const auto training = [&] {
+            int n = 0;
+            for (const QString &run : {QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3")})
+                n += countLines(store.runDir(run) + QStringLiteral("/metrics.jsonl"), "metric") > 0 ? 1 : 0;
+            return n;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(training() == 2 && store.readState().size() == 3, 60000);
+        ::kill(pid_t(orchestrator.processId()), SIGKILL);
+        QVERIFY(orchestrator.waitForFinished(5000));
+        QCOMPARE(orchestrator.exitStatus(), QProcess::CrashExit);
+        const QString queue = TestCluster::run({QStringLiteral("squeue"), QStringLiteral("--noheader"),
+                                                QStringLiteral("--format=%T"), QStringLiteral("--name=r1,r2,r3")});
+        QVERIFY2(queue.contains(QStringLiteral("RUNNING")) && queue.contains(QStringLiteral("PENDING")),
+                 qPrintable(queue));
+
         auto second = open(ex);
         Scheduler *sch = second->scheduler();
         for (RunId id : sch->runIds()) {
