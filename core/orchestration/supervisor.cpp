@@ -369,6 +369,10 @@ bool Supervisor::pause(RunId id, QString *error)
     const RunInfo *r = m_runs->find(id);
     if (!r || (r->state != RunState::Running && r->state != RunState::Stalled))
         return refuse(error, QStringLiteral("only a running run can pause"));
+    if (const Supervised *s = supervised(id); s && s->followFile)
+        return refuse(error, QStringLiteral("%1 is a batch job without a socket and cannot pause; Stop checkpoints it "
+                                            "and Start resumes it in a new job")
+                                 .arg(r->name));
     if (!m_server->send(id, protocol::control(protocol::MessageType::Pause)))
         return refuse(error, QStringLiteral("%1 is not connected yet").arg(r->name));
     m_runs->setState(id, RunState::Paused);

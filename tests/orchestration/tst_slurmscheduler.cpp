@@ -352,9 +352,10 @@ private Q_SLOTS:
             if (pid > 0)
                 ::kill(pid_t(pid), SIGTERM);
         });
-        const auto sshExperiment = [&](const QString &name, const QString &config, const QJsonArray &runs) {
+        const auto sshExperiment = [&](const QString &name, const QString &config, const QJsonArray &runs,
+                                       const QString &device = QStringLiteral("slurm:far/debug")) {
             const QString root = m_tmp.filePath(name);
-            QJsonObject json = experimentJson(name, root, {lane(QStringLiteral("slurm:far/debug"), 2, runs)});
+            QJsonObject json = experimentJson(name, root, {lane(device, 3, runs)});
             json.insert(QStringLiteral("clusters"),
                         QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("far")},
                                                {QStringLiteral("reach"), QStringLiteral("ssh")},
@@ -376,20 +377,51 @@ private Q_SLOTS:
         QVERIFY2(stranger->scheduler()->run(u).message.contains(QStringLiteral("Host key verification failed")),
                  qPrintable(stranger->scheduler()->run(u).message));
 
+        // Three runs on the two GPUs (one waits for Resources), one of them
+        // warned of its time limit (requeued, resumed), one cancelled from
+        // outside; all through ssh.
         auto session = open(sshExperiment(QStringLiteral("over-ssh"), QStringLiteral("ssh_config"),
-                                          {tinyRun(QStringLiteral("s1"), 3), tinyRun(QStringLiteral("s2"), 3)}));
+                                          {tinyRun(QStringLiteral("s1"), 8), tinyRun(QStringLiteral("s2"), 8),
+                                           tinyRun(QStringLiteral("s3"), 3), tinyRun(QStringLiteral("gone"), 30)}));
         Scheduler *sch = session->scheduler();
         QVERIFY2(sch->preflight().isEmpty(), qPrintable(sch->preflight().join(QLatin1Char('\n'))));
+        QStringList reasons;
+        connect(sch, &Scheduler::runChanged, this, [&](RunId id) { reasons << sch->run(id).queueReason; });
+        const RunId s1 = sch->findRun(QStringLiteral("s1"));
+        const RunId gone = sch->findRun(QStringLiteral("gone"));
         QSignalSpy idle(sch, &Scheduler::idle);
         sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(s1).state == RunState::Running && sch->run(s1).step > 0, 60000);
+        QString error;
+        QVERIFY(!sch->pauseRun(s1, &error));
+        QVERIFY2(error.contains(QStringLiteral("cannot pause")), qPrintable(error));
+        const QString firstJob = sch->run(s1).jobId;
+        TestCluster::run(
+            {QStringLiteral("scancel"), QStringLiteral("--batch"), QStringLiteral("--signal=USR2"), firstJob});
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(gone).state == RunState::Running && sch->run(gone).step > 0, 120000);
+        TestCluster::run({QStringLiteral("scancel"), sch->run(gone).jobId});
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 180000);
+        QVERIFY2(reasons.contains(QStringLiteral("Resources")), qPrintable(reasons.join(QLatin1Char('|'))));
+        QVERIFY(sch->run(s1).jobId != firstJob);
+        QCOMPARE(sch->run(gone).state, RunState::Failed);
+        QVERIFY2(sch->run(gone).message.contains(QStringLiteral("CANCELLED")), qPrintable(sch->run(gone).message));
         for (RunId id : sch->runIds()) {
+            if (id == gone)
+                continue;
             const RunInfo r = sch->run(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
-            QVERIFY(!r.jobId.isEmpty());
             const QString problem = curveProblem(session.get(), id);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
         }
+
+        // sbatch's refusal comes back through ssh too.
+        auto bad = open(sshExperiment(QStringLiteral("ssh-bad"), QStringLiteral("ssh_config"),
+                                      {tinyRun(QStringLiteral("b"), 2)}, QStringLiteral("slurm:far/nosuch")));
+        const RunId b = bad->scheduler()->findRun(QStringLiteral("b"));
+        bad->scheduler()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(bad->scheduler()->run(b).state, RunState::Failed, 60000);
+        QVERIFY2(bad->scheduler()->run(b).message.contains(QStringLiteral("invalid partition")),
+                 qPrintable(bad->scheduler()->run(b).message));
     }
 
     // Somebody cancels the job from outside (scancel in a shell, an admin):
