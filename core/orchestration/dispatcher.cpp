@@ -13,8 +13,6 @@
 
 #include <algorithm>
 
-#include <QStandardPaths>
-
 namespace trainyard {
 
 Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
@@ -71,15 +69,6 @@ QStringList Dispatcher::preflight() const
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"))
                         .arg(m_cpuFallback ? QStringLiteral(": its runs will train on the CPU")
                                            : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
-    }
-    // A Slurm lane's jobs are submitted from this machine: the Slurm client
-    // commands must be here (reach "ssh" is not implemented).
-    for (int l = 0; l < m_board->laneCount(); ++l) {
-        if (isSlurmDevice(m_board->lane(l).device)
-            && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
-            problems << QStringLiteral("lane %1 names %2, but sbatch is not on PATH: its runs will fail to submit")
-                            .arg(l + 1)
-                            .arg(m_board->lane(l).device);
     }
     if (m_router) {
         QStringList devices;

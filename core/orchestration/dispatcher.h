@@ -51,7 +51,7 @@ public:
     QList<int> missingDeviceLanes() const;
     void setCpuFallback(bool on);
     bool cpuFallback() const { return m_cpuFallback; }
-    // Missing devices, Slurm commands absent, and the clusters' problems
+    // Missing devices, and the clusters' problems (LauncherRouter::problems)
     // when the Scheduler routes runs to them (setRouter).
     QStringList preflight() const;
     void setRouter(const LauncherRouter *router) { m_router = router; }

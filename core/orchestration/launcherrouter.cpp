@@ -6,6 +6,7 @@
 #include "slurmlauncher.h"
 
 #include <QDir>
+#include <QStandardPaths>
 
 namespace trainyard {
 
@@ -119,6 +120,10 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
             out << tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
                       "must be the experiment's runs root %3, mounted here at the same path; its lanes' runs will fail")
                        .arg(name, c->runsRoot, runsRoot);
+        else if (c->reach == QLatin1String("local")
+                 && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
+            out << tr("cluster %1 is reached locally, but sbatch is not on PATH: its lanes' runs will fail to submit")
+                       .arg(name);
         else if (c->reach == QLatin1String("local") && !c->runsRoot.isEmpty()
                  && QDir::cleanPath(c->runsRoot) != QDir::cleanPath(runsRoot))
             out << tr("cluster %1: its runs go to the experiment's runs root %2 (not its runs_root %3); the nodes "

@@ -41,9 +41,10 @@ public:
     QString host(RunId run) const override;
 
     // What a user should know before starting lanes on `devices` whose runs
-    // go to `runsRoot`: a cluster reached over ssh (not implemented), a
-    // local cluster whose runs_root is not that folder (its runs go to the
-    // experiment's runs root, which the nodes must see).
+    // go to `runsRoot`: an ssh cluster whose runs_root is not that folder
+    // (it must be mounted here), a local one without sbatch on PATH, or
+    // whose runs_root is not that folder (its runs go to the experiment's
+    // runs root, which the nodes must see).
     QStringList problems(const QStringList &devices, const QString &runsRoot) const;
 
     // The cluster's launcher (made if needed); null for a cluster the
