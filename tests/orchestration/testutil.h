@@ -89,6 +89,29 @@ inline bool writeFile(const QString &path, const QByteArray &bytes)
     return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
 }
 
+inline QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A run of the real worker on tiny generated knowledge-graph data (40
+// entities, 400 triples, dim 8): two epochs, evaluated at the end, every
+// step reported. Seconds on any CPU.
+inline QJsonObject tinyKg(const QString &name, const QString &type = QStringLiteral("transe"))
+{
+    return QJsonObject{
+        {QStringLiteral("name"), name},
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), type}, {QStringLiteral("dim"), 8}}},
+        {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
+                                             {QStringLiteral("entities"), 40},
+                                             {QStringLiteral("relations"), 3},
+                                             {QStringLiteral("triples"), 400}}},
+        {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 2}, {QStringLiteral("batch_size"), 64}}},
+        {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 2}}},
+        {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}}}};
+}
+
 inline QJsonObject readJsonFile(const QString &path)
 {
     QFile f(path);

@@ -15,22 +15,6 @@
 using namespace trainyard;
 using namespace trainyard::test;
 
-namespace {
-QJsonObject tinyKg(const QString &name, const QString &type)
-{
-    return QJsonObject{
-        {QStringLiteral("name"), name},
-        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), type}, {QStringLiteral("dim"), 8}}},
-        {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
-                                             {QStringLiteral("entities"), 40},
-                                             {QStringLiteral("relations"), 3},
-                                             {QStringLiteral("triples"), 400}}},
-        {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 2}, {QStringLiteral("batch_size"), 64}}},
-        {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 2}}},
-        {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}}}};
-}
-} // namespace
-
 class TestRealWorker : public QObject
 {
     Q_OBJECT

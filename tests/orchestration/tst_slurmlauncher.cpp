@@ -16,6 +16,7 @@
 #include "slurmjob.h"
 #include "slurmlauncher.h"
 #include "supervisor.h"
+#include "testcluster.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -153,7 +154,7 @@ private:
     QString slurm(const QStringList &command) const;
 
     QTemporaryDir m_tmp;
-    QString m_clusterDir;
+    test::TestCluster m_cluster;
     QString m_skip; // why the cluster tests cannot run here
     QString m_wrapper;
 };
@@ -180,30 +181,16 @@ void TestSlurmLauncher::initTestCase()
     w.close();
     QFile::setPermissions(m_wrapper, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
 
-    m_clusterDir = m_tmp.filePath(QStringLiteral("cluster"));
-    QProcess start;
-    start.start(QStringLiteral("bash"), {source + QStringLiteral("/tests/slurm/start-cluster.sh"), m_clusterDir});
-    QVERIFY(start.waitForFinished(60000));
-    const QString err = QString::fromUtf8(start.readAllStandardError()).trimmed();
-    if (start.exitCode() == 77) {
-        m_skip = err;
-        m_clusterDir.clear();
-        return;
-    }
-    QVERIFY2(start.exitCode() == 0, qPrintable(err));
-    qputenv("SLURM_CONF", (m_clusterDir + QStringLiteral("/slurm.conf")).toUtf8());
+    QString error;
+    QVERIFY2(m_cluster.start(m_tmp.filePath(QStringLiteral("cluster")), &error), qPrintable(error));
+    if (!m_cluster.running())
+        m_skip = m_cluster.skipReason();
 }
 
 void TestSlurmLauncher::cleanupTestCase()
 {
-    if (m_clusterDir.isEmpty())
-        return;
-    QProcess stop;
-    stop.start(
-        QStringLiteral("bash"),
-        {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/stop-cluster.sh"), m_clusterDir});
-    QVERIFY(stop.waitForFinished(60000));
-    QVERIFY2(stop.exitCode() == 0, stop.readAllStandardError().constData());
+    QString error;
+    QVERIFY2(m_cluster.stop(&error), qPrintable(error));
 }
 
 SlurmClusterConfig TestSlurmLauncher::config() const

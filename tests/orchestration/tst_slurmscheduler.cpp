@@ -31,28 +31,17 @@ using namespace trainyard::test;
 
 namespace {
 
-QByteArray readFile(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// Trains for `seconds` of wall time (train.max_seconds), reporting every step.
+// Trains for `seconds` of wall time (train.max_seconds), reporting every 20 steps.
 QJsonObject tinyRun(const QString &name, int seconds)
 {
-    return QJsonObject{{QStringLiteral("name"), name},
-                       {QStringLiteral("model"),
-                        QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
-                       {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
-                                                            {QStringLiteral("entities"), 40},
-                                                            {QStringLiteral("relations"), 3},
-                                                            {QStringLiteral("triples"), 400}}},
-                       {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 100000},
-                                                             {QStringLiteral("batch_size"), 16},
-                                                             {QStringLiteral("max_seconds"), seconds}}},
-                       {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 0}}},
-                       {QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 0}}},
-                       {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 20}}}};
+    QJsonObject spec = tinyKg(name);
+    spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 100000},
+                                                     {QStringLiteral("batch_size"), 16},
+                                                     {QStringLiteral("max_seconds"), seconds}});
+    spec.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 0}});
+    spec.insert(QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 0}});
+    spec.insert(QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 20}});
+    return spec;
 }
 
 // Every metric line reached the board once, in step order, with no gap
