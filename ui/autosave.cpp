@@ -4,6 +4,7 @@
 #include "logcategories.h"
 #include "session.h"
 #include "sessioncontroller.h"
+#include "trustlist.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -107,7 +108,7 @@ void Autosave::writeNow()
     }
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QString error;
-    if (!session->experiment().save(m_path, &error)) {
+    if (!saveOwnExperiment(session->experiment(), m_path, &error)) {
         qCWarning(lcUi).noquote() << "autosave failed:" << error;
         return;
     }

@@ -7,12 +7,14 @@
 #include "logcategories.h"
 #include "metricstore.h"
 #include "mimetypes.h"
+#include "programeditordialog.h"
 #include "runspecview.h"
 #include "scheduler.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMimeData>
+#include <QUrl>
 
 #include <cmath>
 
@@ -355,7 +357,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         // A held run waits for its own Start (it is not dispatched).
         return run.held && run.state == RunState::Queued ? tr("held") : runStateName(run.state);
     case ModelTypeRole:
-        return RunSpecView(run.spec).modelType();
+        return RunSpecView(run.spec).kindLabel(); // a program run: its script
     case ProgressRole:
         if (run.state == RunState::Finished) {
             return 1.0;
@@ -389,7 +391,22 @@ Qt::ItemFlags BoardModel::flags(const QModelIndex &index) const
 
 QStringList BoardModel::mimeTypes() const
 {
-    return {runCardsMimeType(), runSpecMimeType()};
+    return {runCardsMimeType(), runSpecMimeType(), QStringLiteral("text/uri-list")};
+}
+
+QStringList BoardModel::droppedScripts(const QMimeData *data)
+{
+    QStringList scripts;
+    if (!data || !data->hasUrls()) {
+        return scripts;
+    }
+    for (const QUrl &url : data->urls()) {
+        if (!url.isLocalFile() || !url.toLocalFile().endsWith(QLatin1String(".py"))) {
+            return {}; // all Python scripts, or nothing
+        }
+        scripts << url.toLocalFile();
+    }
+    return scripts;
 }
 
 QMimeData *BoardModel::mimeData(const QModelIndexList &indexes) const
@@ -445,7 +462,7 @@ bool BoardModel::canDropMimeData(const QMimeData *data, Qt::DropAction action, i
     if (!data || !dropTarget(row, parent, &lane, &position)) {
         return false;
     }
-    if (data->hasFormat(runSpecMimeType())) {
+    if (data->hasFormat(runSpecMimeType()) || !droppedScripts(data).isEmpty()) {
         return action == Qt::CopyAction || action == Qt::MoveAction;
     }
     return data->hasFormat(runCardsMimeType()) && (action == Qt::CopyAction || action == Qt::MoveAction);
@@ -469,6 +486,15 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
             return false;
         }
         return queueSpec(lane, position, spec, std::max(1, payload.value(QLatin1String("repeat")).toInt(1)));
+    }
+
+    if (!data->hasFormat(runCardsMimeType())) {
+        // .py files from a file manager: `python3 FILE` each, in FILE's folder.
+        bool queued = false;
+        for (const QString &script : droppedScripts(data)) {
+            queued = queueSpec(lane, position++, ProgramEditorDialog::pythonScriptSpec(script), 1) || queued;
+        }
+        return queued;
     }
 
     const QJsonObject payload = QJsonDocument::fromJson(data->data(runCardsMimeType())).object();

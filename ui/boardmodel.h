@@ -78,6 +78,9 @@ public:
     /// A card's tooltip: name, state and message, then the hyperparameters its spec sets.
     static QString toolTip(const RunInfo &run);
     Qt::ItemFlags flags(const QModelIndex &index) const override;
+    /// The local .py files `data` carries (a drop from a file manager);
+    /// empty unless every URL is one.
+    static QStringList droppedScripts(const QMimeData *data);
     QStringList mimeTypes() const override;
     QMimeData *mimeData(const QModelIndexList &indexes) const override;
     bool canDropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,

@@ -14,12 +14,14 @@
 #include "plotfeeder.h"
 #include "plotwidget.h"
 #include "presetstore.h"
+#include "programeditordialog.h"
 #include "runcolors.h"
 #include "runcontrol.h"
 #include "rundetailsdialog.h"
 #include "rundetailswindows.h"
 #include "runeditordialog.h"
 #include "runnotifier.h"
+#include "runspecview.h"
 #include "runstore.h"
 #include "runtablemodel.h"
 #include "runtablepanel.h"
@@ -106,6 +108,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_sessions->setUnsavedChooser([this] { return askAboutUnsavedEdits(); });
     m_sessions->setRecoveryChooser(
         [this](const QString &name, const QDateTime &savedAt) { return askAboutRecovery(name, savedAt); });
+    m_sessions->setTrustChooser(
+        [this](const QString &file, const QStringList &commands) { return askAboutTrust(file, commands); });
     m_autosave = new Autosave(m_sessions, m_controller, this);
     connect(m_sessions, &SessionController::sessionOpened, this, &MainWindow::attachSession);
     connect(m_sessions, &SessionController::sessionAboutToClose, this, &MainWindow::detachSession);
@@ -276,6 +280,17 @@ bool MainWindow::askAboutRecovery(const QString &name, const QDateTime &savedAt)
     return sessionprompts::askToRecover(this, name, savedAt);
 }
 
+bool MainWindow::askAboutTrust(const QString &file, const QStringList &commands)
+{
+    if (m_trustChooser) {
+        return m_trustChooser(file, commands);
+    }
+    if (m_closeChooser) {
+        return false; // scripted: nobody is there to say yes
+    }
+    return sessionprompts::askToTrust(this, file, commands);
+}
+
 MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()
 {
     if (m_unsavedChooser) {
@@ -351,24 +366,26 @@ void MainWindow::showBoardError(const QString &message)
     }
 }
 
-bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, const QString &editedRun, bool asNewRun)
+namespace {
+
+// The run editor and the program editor, set up and run alike.
+template <class Dialog>
+bool execSpecEditor(Dialog &dialog, Scheduler *scheduler, QJsonObject *spec, int *repeat, bool repeatEditable,
+                    const QString &editedRun, bool asNewRun)
 {
-    RunEditorDialog dialog(m_catalog, *spec, *repeat, this);
-    dialog.setPresetStore(m_presets);
-    dialog.setWorkerProgram(workerProgram()); // the program that will run it checks its data
     dialog.setRepeatEditable(repeatEditable);
     if (!editedRun.isEmpty() && !asNewRun) {
-        dialog.setAcceptText(tr("Apply")); // an edit of a queued run, not a new one
+        dialog.setAcceptText(MainWindow::tr("Apply")); // an edit of a queued run, not a new one
         // Its name may stay; another run's would be refused after the dialog closed.
         QStringList taken;
-        for (RunId id : scheduler()->runIds()) {
-            if (scheduler()->run(id).name != editedRun) {
-                taken << scheduler()->run(id).name;
+        for (RunId id : scheduler->runIds()) {
+            if (scheduler->run(id).name != editedRun) {
+                taken << scheduler->run(id).name;
             }
         }
         dialog.setTakenNames(taken);
     } else if (asNewRun) {
-        dialog.setAcceptText(tr("Queue as new run"));
+        dialog.setAcceptText(MainWindow::tr("Queue as new run"));
     }
     if (dialog.exec() != QDialog::Accepted) {
         return false;
@@ -376,6 +393,20 @@ bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, c
     *spec = dialog.spec();
     *repeat = dialog.repeat();
     return true;
+}
+
+} // namespace
+
+bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, const QString &editedRun, bool asNewRun)
+{
+    if (RunSpecView(*spec).isProgram()) {
+        ProgramEditorDialog dialog(*spec, *repeat, this);
+        return execSpecEditor(dialog, scheduler(), spec, repeat, repeatEditable, editedRun, asNewRun);
+    }
+    RunEditorDialog dialog(m_catalog, *spec, *repeat, this);
+    dialog.setPresetStore(m_presets);
+    dialog.setWorkerProgram(workerProgram()); // the program that will run it checks its data
+    return execSpecEditor(dialog, scheduler(), spec, repeat, repeatEditable, editedRun, asNewRun);
 }
 
 void MainWindow::duplicateSelected()

@@ -63,6 +63,7 @@ public:
     /// Answers Start all's "start anyway?" instead of a dialog (tests).
     void setStartChooser(RunControl::StartChooser chooser) { m_runControl->setStartChooser(std::move(chooser)); }
     void setRecoveryChooser(SessionController::RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
+    void setTrustChooser(SessionController::TrustChooser chooser) { m_trustChooser = std::move(chooser); }
     Autosave *autosave() const { return m_autosave; }
     bool openFile(const QString &path) { return m_sessions->openFile(path); }
     bool newExperiment() { return m_sessions->newExperiment(); }
@@ -138,6 +139,7 @@ private:
     CloseChoice askHowToClose();
     UnsavedChoice askAboutUnsavedEdits();
     bool askAboutRecovery(const QString &name, const QDateTime &savedAt);
+    bool askAboutTrust(const QString &file, const QStringList &commands);
     Scheduler *scheduler() const;
     void updateFinishCount();
     void updateActions();
@@ -155,6 +157,7 @@ private:
     SessionController *m_sessions;
     Autosave *m_autosave = nullptr;
     SessionController::RecoveryChooser m_recoveryChooser;
+    SessionController::TrustChooser m_trustChooser;
     ModelCatalog m_catalog;
     RunColors *m_colors;
     DeviceHistory *m_history;

@@ -5,6 +5,7 @@
 #include "runspecview.h"
 
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QMimeData>
 
 namespace trainyard {
@@ -80,6 +81,17 @@ void ModelPaletteModel::rebuild()
         }
         m_groups.append(g);
     }
+    // Any command, a Python script reporting through the trainyard module
+    // above all; its editor opens on the drop (ProgramEditorDialog).
+    Leaf program;
+    program.title = tr("Program…");
+    program.tooltip = tr("Your own training script or any command, on this lane's GPU, reporting its curves "
+                         "with the trainyard Python module (edit its command line after the drop; a .py file "
+                         "dropped from a file manager becomes one too)");
+    program.spec = QJsonObject{
+        {QStringLiteral("program"),
+         QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), QStringLiteral("train.py")}}}}};
+    m_groups.append(Group{tr("Programs"), {program}});
     if (!m_catalog.presets().isEmpty()) {
         Group g{tr("Published configurations"), {}};
         for (const PublishedPreset &p : m_catalog.presets()) {
@@ -96,7 +108,7 @@ void ModelPaletteModel::rebuild()
         for (const Preset &p : m_presets->presets()) {
             Leaf leaf;
             leaf.title = p.name;
-            leaf.tooltip = tr("%1, repeated %n time(s)", nullptr, p.repeat).arg(RunSpecView(p.spec).modelType());
+            leaf.tooltip = tr("%1, repeated %n time(s)", nullptr, p.repeat).arg(RunSpecView(p.spec).kindLabel());
             leaf.spec = p.spec;
             leaf.repeat = p.repeat;
             leaf.preset = true;

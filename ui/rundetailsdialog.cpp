@@ -1,5 +1,7 @@
 #include "rundetailsdialog.h"
 
+#include "launcher.h"
+
 #include "slurmcommand.h"
 
 #include "carddelegate.h"
@@ -424,18 +426,7 @@ QString RunDetailsDialog::commandText() const
 
 QString RunDetailsDialog::shellQuoted(const QStringList &command)
 {
-    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./:=@%+,-]+$"));
-    QStringList words;
-    for (const QString &arg : command) {
-        if (plain.match(arg).hasMatch()) {
-            words << arg;
-        } else {
-            QString quoted = arg;
-            quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-            words << QLatin1Char('\'') + quoted + QLatin1Char('\'');
-        }
-    }
-    return words.join(QLatin1Char(' '));
+    return shellText(command);
 }
 
 RunNotes RunDetailsDialog::editedNotes() const

@@ -29,7 +29,7 @@ QVariant sortNumber(double value)
 
 QString modelText(const QJsonObject &spec)
 {
-    return RunSpecView(spec).modelType();
+    return RunSpecView(spec).kindLabel();
 }
 
 // The run's final evaluation of `metric` (the test split's when it has one).

@@ -1,6 +1,7 @@
 #include "sessioncontroller.h"
 
 #include "appsettings.h"
+#include "trustlist.h"
 
 #include "autosave.h"
 #include "boardcontroller.h"
@@ -51,9 +52,13 @@ bool SessionController::openFile(const QString &path)
     if (const auto recovered = offerRecovery(Autosave::recoverable(path), path)) {
         return *recovered;
     }
-    auto session = std::make_unique<Session>();
     QStringList errors;
-    if (!session->load(path, &errors)) {
+    const auto ex = Experiment::load(path, &errors);
+    if (!ex || !mayRunPrograms(*ex, &errors)) {
+        return install(nullptr, errors);
+    }
+    auto session = std::make_unique<Session>();
+    if (!session->open(*ex, QFileInfo(path).absoluteFilePath(), &errors)) {
         return install(nullptr, errors);
     }
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
@@ -70,7 +75,8 @@ bool SessionController::openRecovered(const QString &copyPath, const QString &fi
     }
     auto session = std::make_unique<Session>();
     // The copy's relative runs root means what it meant beside the file.
-    if (!ex || !session->open(*ex, filePath.isEmpty() ? QString() : QFileInfo(filePath).absoluteFilePath(), &errors)) {
+    if (!ex || !mayRunPrograms(*ex, &errors)
+        || !session->open(*ex, filePath.isEmpty() ? QString() : QFileInfo(filePath).absoluteFilePath(), &errors)) {
         return install(nullptr, errors);
     }
     if (!filePath.isEmpty()) {
@@ -82,6 +88,24 @@ bool SessionController::openRecovered(const QString &copyPath, const QString &fi
     m_board->markUnsaved();
     qCInfo(lcUi).noquote() << "recovered the autosaved board" << copyPath;
     return true;
+}
+
+bool SessionController::mayRunPrograms(const Experiment &experiment, QStringList *errors)
+{
+    TrustList trust;
+    const QString refusal = trust.refusal(experiment);
+    if (refusal.isEmpty()) {
+        return true;
+    }
+    if (m_trustChooser && m_trustChooser(experiment.sourcePath, experiment.programCommandLines())) {
+        QString error;
+        if (!trust.trust(experiment.contentHash, experiment.sourcePath, &error)) {
+            qCWarning(lcUi).noquote() << error; // trusted for this opening, asked again next time
+        }
+        return true;
+    }
+    *errors = QStringList{refusal, tr("Not opened: nothing was started.")};
+    return false;
 }
 
 std::optional<bool> SessionController::offerRecovery(const QString &copy, const QString &filePath)

@@ -11,6 +11,8 @@
 
 namespace trainyard {
 
+class Experiment;
+
 class BoardController;
 class Session;
 
@@ -49,6 +51,12 @@ public:
     /// one the file opens and the copy stays.
     using RecoveryChooser = std::function<bool(const QString &name, const QDateTime &savedAt)>;
 
+    /// Asked on open when the file has program runs and this version of it
+    /// is not in the user's TrustList: `commands` is every command line it
+    /// would run; true trusts it (and opens it), false leaves it closed.
+    /// Without one such a file does not open.
+    using TrustChooser = std::function<bool(const QString &file, const QStringList &commands)>;
+
     /// Board edits of every session go through `board`, which must outlive this.
     explicit SessionController(BoardController *board, QObject *parent = nullptr);
     ~SessionController() override; ///< stops the runs of a session still open
@@ -83,6 +91,7 @@ public:
     void setCloseChooser(CloseChooser chooser) { m_closeChooser = std::move(chooser); }
     void setUnsavedChooser(UnsavedChooser chooser) { m_unsavedChooser = std::move(chooser); }
     void setRecoveryChooser(RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
+    void setTrustChooser(TrustChooser chooser) { m_trustChooser = std::move(chooser); }
 
     /// "NAME[*] (FILE) — Trainyard"; "*" while the board has unsaved edits.
     QString title() const;
@@ -115,12 +124,16 @@ private:
     /// it was wanted; nothing when there is none, nobody to ask, or it was
     /// declined (then the copy is removed).
     std::optional<bool> offerRecovery(const QString &copy, const QString &filePath);
+    /// True when `experiment` runs no program or the user trusts this
+    /// version of it (asked through the trust chooser); else `errors` says why.
+    bool mayRunPrograms(const Experiment &experiment, QStringList *errors);
 
     BoardController *m_board;
     std::unique_ptr<Session> m_session;
     CloseChooser m_closeChooser;
     UnsavedChooser m_unsavedChooser;
     RecoveryChooser m_recoveryChooser;
+    TrustChooser m_trustChooser;
 };
 
 } // namespace trainyard

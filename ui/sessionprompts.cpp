@@ -1,6 +1,7 @@
 #include "sessionprompts.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
@@ -38,6 +39,24 @@ bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &s
     box.setDefaultButton(recover);
     box.exec();
     return box.clickedButton() == recover;
+}
+
+bool askToTrust(QWidget *parent, const QString &file, const QStringList &commands)
+{
+    QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Run this file's programs?"),
+                    QMessageBox::tr("%1 has program runs: starting them runs these commands as you, with your files "
+                                    "and network:")
+                        .arg(QFileInfo(file).fileName()),
+                    QMessageBox::NoButton, parent);
+    box.setInformativeText(QStringLiteral("<pre>%1</pre>").arg(commands.join(QLatin1Char('\n')).toHtmlEscaped())
+                           + QMessageBox::tr("Trust it only if you wrote it or checked every command. You are asked "
+                                             "again whenever the file changes."));
+    box.setDetailedText(file + QStringLiteral("\n\n") + commands.join(QLatin1Char('\n')));
+    QPushButton *trust = box.addButton(QMessageBox::tr("Trust and Open"), QMessageBox::AcceptRole);
+    QPushButton *cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(cancel);
+    box.exec();
+    return box.clickedButton() == trust;
 }
 
 SessionController::UnsavedChoice askAboutUnsavedEdits(QWidget *parent, const QString &experiment)

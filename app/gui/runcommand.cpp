@@ -12,6 +12,7 @@
 #include "scheduler.h"
 #include "session.h"
 #include "stopsignals.h"
+#include "trustlist.h"
 #include "workercatalogue.h"
 #include "workerprocess.h"
 
@@ -49,8 +50,12 @@ int runCommand(const QStringList &args)
         QStringLiteral("leave-queued"),
         QStringLiteral("on Ctrl-C, leave every run going (cluster jobs stay queued or running); running this "
                        "command on the file again reattaches to them"));
+    const QCommandLineOption trustOption(
+        QStringLiteral("trust"),
+        QStringLiteral("run the file's program runs (their commands) even though this version of the file is not in "
+                       "your trust list"));
     for (const QCommandLineOption &option : {demoOption, cpuFallbackOption, threadsOption, retryFailedOption,
-                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption})
+                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption, trustOption})
         commandLine.addOption(option);
     commandLine.addPositionalArgument(QStringLiteral("file"), QStringLiteral("the experiment file"),
                                       QStringLiteral("FILE.json"));
@@ -86,6 +91,15 @@ int runCommand(const QStringList &args)
     QStringList errors;
     const auto experiment = demo ? Experiment::loadDemo(&errors, catalog ? &*catalog : nullptr)
                                  : Experiment::load(file, &errors, catalog ? &*catalog : nullptr);
+    // A file from elsewhere never runs a command by surprise (TrustList).
+    if (experiment && !options.isSet(trustOption)) {
+        if (const QString refusal = TrustList().refusal(*experiment); !refusal.isEmpty()) {
+            printError(refusal);
+            printError(QStringLiteral("nothing was started; if you wrote this file or checked every command above, "
+                                      "rerun with --trust (or open it in the app once and allow it)"));
+            return kExitBadUsage;
+        }
+    }
     Session session;
     if (!experiment || !session.open(*experiment, demo ? QString() : QFileInfo(file).absoluteFilePath(), &errors)) {
         for (const QString &e : std::as_const(errors))

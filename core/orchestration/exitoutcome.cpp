@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QList>
+#include <QStringList>
 
 #include <csignal>
 #include <cstring>
@@ -12,26 +13,72 @@ namespace trainyard {
 
 namespace {
 
-QString lastLogLine(const QString &runDir)
-{
-    QFile file(runDir + QStringLiteral("/worker.log"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    if (file.size() > 4096)
-        file.seek(file.size() - 4096);
-    const QList<QByteArray> lines = file.readAll().split('\n');
-    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
-        const QByteArray line = it->trimmed();
-        if (!line.isEmpty())
-            return QString::fromUtf8(line).left(300);
-    }
-    return {};
-}
-
 QString exitMeaning(int code)
 {
     const std::string_view text = protocol::exitMeaning(code);
     return QString::fromLatin1(text.data(), qsizetype(text.size()));
+}
+
+} // namespace
+
+QString logTail(const QString &runDir, int maxLines)
+{
+    QFile file(runDir + QStringLiteral("/worker.log"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    if (file.size() > 8192)
+        file.seek(file.size() - 8192);
+    QStringList lines;
+    for (const QByteArray &raw : file.readAll().split('\n')) {
+        const QString line = QString::fromUtf8(raw).trimmed().isEmpty() ? QString() : QString::fromUtf8(raw);
+        if (!line.isEmpty())
+            lines << line.left(300);
+    }
+    const qsizetype traceback = lines.lastIndexOf(QStringLiteral("Traceback (most recent call last):"));
+    if (traceback >= 0 && maxLines > 1)
+        lines = lines.mid(traceback);
+    if (lines.size() > maxLines)
+        lines = lines.mid(lines.size() - maxLines);
+    return lines.join(QLatin1Char('\n'));
+}
+
+namespace {
+
+// A program run's end: 0 finished, anything else failed, unless the user
+// asked it to stop.
+ExitOutcome programOutcome(const ExitFacts &f)
+{
+    ExitOutcome out;
+    out.exitCode = f.exitCode;
+    const bool stopSignal = f.signal == SIGTERM || f.signal == SIGINT;
+    if (f.signal > 0) {
+        out.state = f.stopAsked && !f.killed && stopSignal ? RunState::Stopped : RunState::Failed;
+        out.message = f.killed ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
+                      : out.state == RunState::Stopped
+                          ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
+                          : QStringLiteral("killed by %1").arg(signalName(f.signal));
+    } else if (f.exitCode >= 0) {
+        const bool stopped =
+            f.stopAsked && (f.exitCode == 0 || f.exitCode == protocol::toInt(protocol::ExitCode::Stopped));
+        out.state = stopped ? RunState::Stopped : f.exitCode == 0 ? RunState::Finished : RunState::Failed;
+        out.message = stopped           ? QStringLiteral("stopped on request (exit %1)").arg(f.exitCode)
+                      : f.exitCode == 0 ? QStringLiteral("exit 0")
+                                        : QStringLiteral("exit %1").arg(f.exitCode);
+    } else if (f.doneSeen) {
+        // Attached after a restart: not our child, so the module's "done" tells.
+        out.exitCode = f.doneExit;
+        out.state = f.doneExit >= 0 ? stateForExit(f.doneExit) : RunState::Failed;
+        out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
+    } else {
+        out.state = RunState::Failed;
+        out.message = QStringLiteral("the program ended without reporting how (killed while Trainyard was away?)");
+    }
+    if (out.state == RunState::Failed) {
+        const QString tail = logTail(f.runDir, 20);
+        if (!tail.isEmpty())
+            out.message += QStringLiteral(" — worker.log:\n") + tail;
+    }
+    return out;
 }
 
 } // namespace
@@ -67,6 +114,8 @@ RunState stateForExit(int code)
 
 ExitOutcome exitOutcome(const ExitFacts &f)
 {
+    if (f.program && !(f.cancelled && f.pending))
+        return programOutcome(f);
     ExitOutcome out;
     out.exitCode = f.exitCode;
     if (f.cancelled && f.pending) {
@@ -95,7 +144,7 @@ ExitOutcome exitOutcome(const ExitFacts &f)
         out.message = QStringLiteral("the worker ended without reporting how (killed while Trainyard was away?)");
     }
     if (out.state == RunState::Failed || out.state == RunState::Diverged) {
-        const QString last = lastLogLine(f.runDir);
+        const QString last = logTail(f.runDir, 1);
         if (!last.isEmpty())
             out.message += QStringLiteral(" — worker.log: ") + last;
     }

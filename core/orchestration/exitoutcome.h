@@ -22,8 +22,10 @@ struct ExitFacts
     bool doneSeen = false; // the worker's "done" line
     QString doneStatus;
     int doneExit = -1;
-    QString runDir; // worker.log's last line goes with failures
-    QString jobId;  // a batch job's: a SIGTERM nobody here sent is the queue's cancel
+    QString runDir;         // worker.log's last line goes with failures
+    QString jobId;          // a batch job's: a SIGTERM nobody here sent is the queue's cancel
+    bool program = false;   // a program run: its exit status is its own, not protocol::ExitCode
+    bool stopAsked = false; // the user stopped it (a program that then exits 0, 4 or on SIGTERM stopped)
 };
 
 struct ExitOutcome
@@ -34,6 +36,11 @@ struct ExitOutcome
 };
 
 ExitOutcome exitOutcome(const ExitFacts &facts);
+
+// The end of worker.log for a failure: its last line, or for a program run
+// its Python traceback (from "Traceback (most recent call last):") or last
+// few lines, at most `maxLines`.
+QString logTail(const QString &runDir, int maxLines);
 
 // The run state of a worker exit status (core/protocol/exitcode.h, the one
 // table): finished, stopped, diverged; failed for everything else.

@@ -1,10 +1,12 @@
 #include "experiment.h"
 #include "jsonchecks.h"
+#include "launcher.h"
 
 #include "logcategories.h"
 #include "modelcatalog.h"
 #include "runspecview.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -203,6 +205,31 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     return ex;
 }
 
+namespace {
+
+// A program run's cwd is relative to its experiment file, and defaults to
+// its folder: "python3 train.py" next to the file finds train.py.
+void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
+{
+    for (ExperimentLane &lane : ex.lanes) {
+        for (ExperimentRun &run : lane.runs) {
+            if (!run.spec.contains(QStringLiteral("program")))
+                continue;
+            QJsonObject program = run.spec.value(QStringLiteral("program")).toObject();
+            const QString cwd = program.value(QStringLiteral("cwd")).toString();
+            QString resolved = cwd.isEmpty() ? fileFolder : cwd;
+            if (resolved.startsWith(QStringLiteral("~/")))
+                resolved = QDir::homePath() + resolved.mid(1);
+            if (QDir::isRelativePath(resolved))
+                resolved = QDir(fileFolder).filePath(resolved);
+            program.insert(QStringLiteral("cwd"), QDir::cleanPath(resolved));
+            run.spec.insert(QStringLiteral("program"), program);
+        }
+    }
+}
+
+} // namespace
+
 std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalog *catalog)
 {
     QFile file(path);
@@ -237,6 +264,11 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
     }
     QStringList problems;
     auto ex = fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalog);
+    if (ex) {
+        ex->sourcePath = path.startsWith(QLatin1Char(':')) ? path : QFileInfo(path).absoluteFilePath();
+        ex->contentHash = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+        resolveProgramFolders(*ex, QFileInfo(path).absolutePath());
+    }
     if (errors) {
         errors->clear();
         for (const QString &p : std::as_const(problems))
@@ -305,7 +337,7 @@ QJsonObject Experiment::toJson() const
     return top;
 }
 
-bool Experiment::save(const QString &path, QString *error) const
+bool Experiment::save(const QString &path, QString *error, QByteArray *sha256Hex) const
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
@@ -313,7 +345,10 @@ bool Experiment::save(const QString &path, QString *error) const
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
         return false;
     }
-    file.write(QJsonDocument(toJson()).toJson(QJsonDocument::Indented));
+    const QByteArray bytes = QJsonDocument(toJson()).toJson(QJsonDocument::Indented);
+    if (sha256Hex)
+        *sha256Hex = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+    file.write(bytes);
     if (!file.commit()) {
         if (error)
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
@@ -334,6 +369,26 @@ QString Experiment::effectiveRunsRoot() const
     if (base.isEmpty())
         base = QDir::homePath() + QStringLiteral("/.local/share/trainyard");
     return QDir::cleanPath(base + QLatin1Char('/') + name);
+}
+
+QStringList Experiment::programCommandLines() const
+{
+    QStringList lines;
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs) {
+            const RunSpecView view(run.spec);
+            if (!view.isProgram())
+                continue;
+            QString line = shellText(view.programArgv());
+            if (!view.programCwd().isEmpty())
+                line = QStringLiteral("(in %1) %2").arg(view.programCwd(), line);
+            for (const auto &[key, value] : view.programEnv())
+                line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
+            if (!lines.contains(line))
+                lines << line;
+        }
+    }
+    return lines;
 }
 
 int Experiment::runCount() const

@@ -75,6 +75,10 @@ public:
     QString runsRoot; // empty: QStandardPaths::AppDataLocation/<name>
     QList<ExperimentLane> lanes;
     QList<ExperimentCluster> clusters;
+    // Where load() read it and the SHA-256 (hex) of its bytes: what the
+    // trust list knows a version by. Empty for an experiment built in memory.
+    QString sourcePath;
+    QByteArray contentHash;
 
     // Parses and validates. On failure returns nullopt and fills `errors`
     // (one message per problem, each starting with the JSON path).
@@ -92,7 +96,13 @@ public:
     static QString demoPath(); // ":/trainyard/demo.json"
 
     QJsonObject toJson() const;
-    bool save(const QString &path, QString *error) const;
+    // `sha256Hex`, when given, gets the hash of the bytes written.
+    bool save(const QString &path, QString *error, QByteArray *sha256Hex = nullptr) const;
+
+    // Every program run's command line as a shell would show it (quoted
+    // where needed), in "cwd: argv" form, repeats once: what the user is
+    // asked to trust. Empty when the experiment runs no program.
+    QStringList programCommandLines() const;
 
     // The runs root actually used (runsRoot, or the default location).
     QString effectiveRunsRoot() const;

@@ -4,8 +4,11 @@
 #include "runspecview.h"
 #include "speccheck.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QSet>
+#include <QStandardPaths>
 
 namespace trainyard {
 
@@ -25,6 +28,23 @@ QByteArray ExperimentCheck::dataKey(const QJsonObject &spec)
     return QJsonDocument(RunSpecView(spec).data()).toJson(QJsonDocument::Compact);
 }
 
+QString ExperimentCheck::programProblem(const QJsonObject &spec)
+{
+    const RunSpecView view(spec);
+    const QString cwd = view.programCwd();
+    if (!cwd.isEmpty() && !QFileInfo(cwd).isDir())
+        return QStringLiteral("program.cwd: %1 is not a folder").arg(cwd);
+    const QString program = view.programArgv().value(0);
+    if (program.contains(QLatin1Char('/'))) {
+        const QFileInfo file(QDir(cwd.isEmpty() ? QDir::currentPath() : cwd).filePath(program));
+        if (!file.isFile() || !file.isExecutable())
+            return QStringLiteral("program.argv[0]: %1 is not an executable file").arg(file.absoluteFilePath());
+    } else if (QStandardPaths::findExecutable(program).isEmpty()) {
+        return QStringLiteral("program.argv[0]: %1 is not on PATH").arg(program);
+    }
+    return {};
+}
+
 QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QByteArray> *passed) const
 {
     if (m_workerProgram.isEmpty())
@@ -35,6 +55,13 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
     QSet<QByteArray> seen;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         for (const ExperimentRun &run : experiment.lanes.at(l).runs) {
+            if (RunSpecView(run.spec).isProgram()) {
+                if (const QString complaint = programProblem(run.spec); !complaint.isEmpty())
+                    problems << QStringLiteral("lane %1, run %2: %3")
+                                    .arg(l + 1)
+                                    .arg(RunSpecView(run.spec).effectiveName(), complaint);
+                continue;
+            }
             const QByteArray data = dataKey(run.spec);
             if (seen.contains(data) || (passed && passed->contains(data)))
                 continue;

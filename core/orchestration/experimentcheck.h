@@ -40,6 +40,9 @@ public:
 
     // What identifies a run's data source: its "data" object as compact JSON.
     static QByteArray dataKey(const QJsonObject &spec);
+    // A program run's: its folder exists and its program is there (on PATH,
+    // or the file argv[0] names relative to its folder); empty when so.
+    static QString programProblem(const QJsonObject &spec);
 
 private:
     // SpecCheck on `spec`, waited for: its complaint, empty when none.

@@ -1,11 +1,14 @@
 #include "launcher.h"
 
+#include <QRegularExpression>
 #include <QSysInfo>
 
 namespace trainyard {
 
 QStringList LaunchSpec::arguments() const
 {
+    if (isProgram())
+        return programArgv.mid(1);
     QStringList args{QStringLiteral("--spec"), specPath, QStringLiteral("--run-dir"), runDir};
     if (!connect.isEmpty())
         args << QStringLiteral("--connect") << connect;
@@ -24,6 +27,64 @@ QStringList LaunchSpec::arguments() const
 QStringList LaunchSpec::commandLine() const
 {
     return QStringList{program} + arguments();
+}
+
+QList<std::pair<QString, QString>> LaunchSpec::environment() const
+{
+    QList<std::pair<QString, QString>> env;
+    // The token goes in the environment, not on the command line, where
+    // every local user could read it (ps, /proc/PID/cmdline).
+    if (!token.isEmpty())
+        env.append({QStringLiteral("TRAINYARD_TOKEN"), token});
+    if (threads > 0)
+        env.append({QStringLiteral("OMP_NUM_THREADS"), QString::number(threads)});
+    if (!isProgram())
+        return env;
+    // The spec's own first: Trainyard's names are refused in a spec
+    // (validateRunSpec), and would be overwritten here anyway.
+    env.append(programEnv);
+    if (!pythonPath.isEmpty()) {
+        // `import trainyard` from a build tree; a spec's own PYTHONPATH, or
+        // else the inherited one, comes after it.
+        QString rest = qEnvironmentVariable("PYTHONPATH");
+        for (const auto &[key, value] : programEnv)
+            rest = key == QLatin1String("PYTHONPATH") ? value : rest;
+        env.append({QStringLiteral("PYTHONPATH"), rest.isEmpty() ? pythonPath : pythonPath + QLatin1Char(':') + rest});
+    }
+    env.append({QStringLiteral("TRAINYARD_RUN_DIR"), runDir});
+    env.append({QStringLiteral("TRAINYARD_RUN_NAME"), name});
+    env.append({QStringLiteral("TRAINYARD_CONNECT"), connect});
+    env.append({QStringLiteral("TRAINYARD_RESUME"), resume ? QStringLiteral("1") : QStringLiteral("0")});
+    env.append({QStringLiteral("TRAINYARD_DEVICE"),
+                device.startsWith(QStringLiteral("cuda:")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
+    if (seed >= 0)
+        env.append({QStringLiteral("TRAINYARD_SEED"), QString::number(seed)});
+    return env;
+}
+
+const QStringList &LaunchSpec::runVariableNames()
+{
+    static const QStringList names{QStringLiteral("TRAINYARD_TOKEN"),    QStringLiteral("TRAINYARD_RUN_DIR"),
+                                   QStringLiteral("TRAINYARD_RUN_NAME"), QStringLiteral("TRAINYARD_CONNECT"),
+                                   QStringLiteral("TRAINYARD_RESUME"),   QStringLiteral("TRAINYARD_DEVICE"),
+                                   QStringLiteral("TRAINYARD_SEED")};
+    return names;
+}
+
+QString shellText(const QStringList &words)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./:=@%+,-]+$"));
+    QStringList out;
+    for (const QString &word : words) {
+        if (plain.match(word).hasMatch()) {
+            out << word;
+        } else {
+            QString quoted = word;
+            quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+            out << QLatin1Char('\'') + quoted + QLatin1Char('\'');
+        }
+    }
+    return out.join(QLatin1Char(' '));
 }
 
 QString Launcher::host(RunId) const

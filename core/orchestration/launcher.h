@@ -7,22 +7,40 @@
 #include <QString>
 #include <QStringList>
 
+#include <utility>
+
 namespace trainyard {
 
-// Everything a launcher needs to start one worker. The worker's command line
-// is always an argument list built from these fields (arguments()), never a
-// shell string, and an experiment file can name none of them.
+// Everything a launcher needs to start one run: a trainyard-worker, or a
+// program run's own command. The command line is always an argument list
+// built from these fields (arguments()), never a shell string. An
+// experiment file names none of a worker's; a program run's argv is the
+// file's, which is why such a file must be trusted first (TrustList).
 struct LaunchSpec
 {
     // The worker's arguments: --spec, --run-dir, --connect, --device (cuda:0
     // for any GPU: CUDA_VISIBLE_DEVICES narrows the GPUs to the lane's one),
-    // --threads, --resume. The one place they are built: what a launcher
-    // starts and what the run details show are the same list.
+    // --threads, --resume; a program run's: its argv after the program.
+    // The one place they are built: what a launcher starts and what the run
+    // details show are the same list.
     QStringList arguments() const;
     // The program followed by arguments().
     QStringList commandLine() const;
+    // The variables Trainyard sets for the run, beside the lane's
+    // CUDA_VISIBLE_DEVICES (a launcher's own): TRAINYARD_TOKEN, OMP_NUM_THREADS;
+    // for a program run also TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
+    // TRAINYARD_CONNECT, TRAINYARD_RESUME, TRAINYARD_SEED, TRAINYARD_DEVICE
+    // and its spec's own "env" (docs/python.md). Every launcher applies
+    // exactly these.
+    QList<std::pair<QString, QString>> environment() const;
+    // Every name environment() can set: what a launcher removes from the
+    // environment it inherits before adding the run's.
+    static const QStringList &runVariableNames();
+    bool isProgram() const { return !programArgv.isEmpty(); }
+    // Where it runs: a program run's cwd, else the run folder.
+    QString workingDirectory() const { return workingDir.isEmpty() ? runDir : workingDir; }
 
-    QString program;  // the trainyard-worker to run
+    QString program;  // the trainyard-worker to run (a program run: its argv[0])
     QString name;     // the run's name (a batch job's name)
     QString specPath; // RUN_DIR/spec.json
     QString runDir;
@@ -35,7 +53,18 @@ struct LaunchSpec
     QString partition;        // a batch job's partition; empty: the cluster's default
     QString gres;             // a batch job's request ("gpu:1"); empty: the launcher's default
     bool cpuFallback = false; // --cpu-fallback: a GPU the worker cannot use means its CPU
+
+    // A program run ("program" in its spec); all empty for a worker.
+    QStringList programArgv;                       // the whole command, program first
+    QString workingDir;                            // its cwd; empty: the run folder
+    QList<std::pair<QString, QString>> programEnv; // its spec's "env"
+    qint64 seed = -1;                              // train.seed: TRAINYARD_SEED; -1: none
+    QString pythonPath; // the trainyard module's folder, put first on PYTHONPATH; empty: none needed
 };
+
+// How `words` read as one shell command: each word as it is when it holds
+// nothing a shell would interpret, else in single quotes.
+QString shellText(const QStringList &words);
 
 // The seam between the Supervisor and whatever runs the workers: local
 // processes (LocalLauncher) today, a batch queue (Slurm) next. The

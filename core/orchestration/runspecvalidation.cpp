@@ -3,6 +3,7 @@
 #include "modelcatalog.h"
 #include "runspecview.h"
 
+#include <QJsonArray>
 #include <QRegularExpression>
 
 namespace trainyard {
@@ -46,6 +47,87 @@ void checkParams(const QJsonObject &values, const QList<ParamInfo> &params, cons
     }
 }
 
+void checkName(const QJsonObject &spec, const QString &path, QStringList &errors)
+{
+    if (spec.contains(QStringLiteral("name"))) {
+        const QJsonValue v = spec.value(QStringLiteral("name"));
+        if (!v.isString() || !isSafeRunName(v.toString()))
+            errors << expected(child(path, QStringLiteral("name")),
+                               QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), v);
+    }
+}
+
+// A program run: {"name", "program": {"argv", "cwd", "env"}, "train":
+// {"seed"}, "repeat"}. What it runs is checked for shape only; whether it
+// may run at all is the trust list's question (core/orchestration/trustlist.h).
+void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRepeat, QStringList &errors)
+{
+    QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train")};
+    if (allowRepeat)
+        known << QStringLiteral("repeat");
+    for (const QString &key : {QStringLiteral("model"), QStringLiteral("data")}) {
+        if (spec.contains(key))
+            errors << QStringLiteral("%1: a program run has no %2 (its program reads its own data)")
+                          .arg(child(path, key), key);
+    }
+    QJsonObject rest = spec;
+    rest.remove(QStringLiteral("model"));
+    rest.remove(QStringLiteral("data"));
+    checkKeys(rest, known, path, errors);
+
+    QJsonObject holder;
+    const QString programPath = child(path, QStringLiteral("program"));
+    if (const QJsonObject *program = objectAt(spec, QStringLiteral("program"), path, errors, holder)) {
+        checkKeys(*program, {QStringLiteral("argv"), QStringLiteral("cwd"), QStringLiteral("env")}, programPath,
+                  errors);
+        const QJsonValue argv = program->value(QStringLiteral("argv"));
+        const QString argvPath = child(programPath, QStringLiteral("argv"));
+        const QString what = QStringLiteral("a non-empty list of strings (the program and its arguments)");
+        if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > 10000) {
+            errors << expected(argvPath, what, argv);
+        } else {
+            const QJsonArray items = argv.toArray();
+            for (qsizetype i = 0; i < items.size(); ++i) {
+                const QJsonValue item = items.at(i);
+                if (!item.isString() || item.toString().contains(QChar(0)) || item.toString().size() > 100000
+                    || (i == 0 && item.toString().isEmpty()))
+                    errors << expected(QStringLiteral("%1[%2]").arg(argvPath).arg(i),
+                                       i == 0 ? QStringLiteral("a program name or path")
+                                              : QStringLiteral("a string without NUL characters"),
+                                       item);
+            }
+        }
+        const QJsonValue cwd = program->value(QStringLiteral("cwd"));
+        if (!cwd.isUndefined() && (!cwd.isString() || cwd.toString().isEmpty() || cwd.toString().contains(QChar(0))))
+            errors << expected(child(programPath, QStringLiteral("cwd")), QStringLiteral("a folder's path"), cwd);
+        const QJsonValue env = program->value(QStringLiteral("env"));
+        if (!env.isUndefined() && !env.isObject()) {
+            errors << expected(child(programPath, QStringLiteral("env")),
+                               QStringLiteral("an object of variable names and strings"), env);
+        } else {
+            static const QRegularExpression name(
+                QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]{0,127}")));
+            const QJsonObject vars = env.toObject();
+            for (auto it = vars.begin(); it != vars.end(); ++it) {
+                const QString where = child(child(programPath, QStringLiteral("env")), it.key());
+                if (!name.match(it.key()).hasMatch())
+                    errors << QStringLiteral("%1: not a variable name (letters, digits and _)").arg(where);
+                else if (it.key().startsWith(QLatin1String("TRAINYARD_"))
+                         || it.key() == QLatin1String("CUDA_VISIBLE_DEVICES"))
+                    errors << QStringLiteral("%1: set by Trainyard for every run (its lane, folder and socket)")
+                                  .arg(where);
+                else if (!it.value().isString() || it.value().toString().contains(QChar(0)))
+                    errors << expected(where, QStringLiteral("a string"), it.value());
+            }
+        }
+    }
+    if (const QJsonObject *train = objectAt(spec, QStringLiteral("train"), path, errors, holder)) {
+        const QString trainPath = child(path, QStringLiteral("train"));
+        checkKeys(*train, {QStringLiteral("seed")}, trainPath, errors);
+        checkInt(*train, QStringLiteral("seed"), trainPath, 0, 0, errors);
+    }
+}
+
 } // namespace
 
 bool isDeviceName(const QString &device)
@@ -80,18 +162,19 @@ bool isSafeRunName(const QString &name)
 QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat, const ModelCatalog *catalog)
 {
     QStringList errors;
+    if (spec.contains(QStringLiteral("program"))) {
+        checkProgramRun(spec, path, allowRepeat, errors);
+        checkName(spec, path, errors);
+        if (allowRepeat)
+            checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
+        return errors;
+    }
     QStringList known = ModelCatalog::specKeys();
     if (allowRepeat)
         known << QStringLiteral("repeat");
     checkKeys(spec, known, path, errors);
+    checkName(spec, path, errors);
     const RunSpecView view(spec);
-
-    if (spec.contains(QStringLiteral("name"))) {
-        const QJsonValue v = spec.value(QStringLiteral("name"));
-        if (!v.isString() || !isSafeRunName(v.toString()))
-            errors << expected(child(path, QStringLiteral("name")),
-                               QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), v);
-    }
 
     QJsonObject holder;
     const ModelInfo *modelInfo = nullptr;
@@ -160,8 +243,8 @@ QJsonObject withDefaults(const QJsonObject &spec)
 {
     QJsonObject out = spec;
     const RunSpecView view(spec);
-    if (!out.contains(QStringLiteral("name")) && !view.modelType().isEmpty())
-        out.insert(QStringLiteral("name"), view.modelType());
+    if (!out.contains(QStringLiteral("name")) && !view.effectiveName().isEmpty())
+        out.insert(QStringLiteral("name"), view.effectiveName());
     QJsonObject train = view.train();
     if (!train.contains(QStringLiteral("seed"))) {
         train.insert(QStringLiteral("seed"), 1);

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocale>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +31,61 @@ QString RunSpecView::name() const
 QString RunSpecView::effectiveName() const
 {
     const QString n = name();
-    return n.isEmpty() ? modelType() : n;
+    if (!n.isEmpty())
+        return n;
+    return isProgram() ? programStem() : modelType();
+}
+
+QString RunSpecView::kindLabel() const
+{
+    if (!isProgram())
+        return modelType();
+    const QStringList argv = programArgv();
+    for (int i = 1; i < argv.size(); ++i) {
+        if (!argv.at(i).startsWith(QLatin1Char('-')))
+            return QFileInfo(argv.at(i)).fileName();
+    }
+    return argv.isEmpty() ? QStringLiteral("program") : QFileInfo(argv.first()).fileName();
+}
+
+QStringList RunSpecView::programArgv() const
+{
+    QStringList argv;
+    const QJsonArray array = program().value(QStringLiteral("argv")).toArray();
+    for (const QJsonValue &v : array) {
+        if (!v.isString())
+            return {};
+        argv << v.toString();
+    }
+    return argv;
+}
+
+QString RunSpecView::programCwd() const
+{
+    return program().value(QStringLiteral("cwd")).toString();
+}
+
+QList<std::pair<QString, QString>> RunSpecView::programEnv() const
+{
+    QList<std::pair<QString, QString>> env;
+    const QJsonObject o = program().value(QStringLiteral("env")).toObject();
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.value().isString())
+            env.append({it.key(), it.value().toString()});
+    }
+    return env;
+}
+
+QString RunSpecView::programStem() const
+{
+    // The first argument that is not an option names the script; a name
+    // that is no run name (spaces, a leading dot) falls back to "program".
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._+@-]"));
+    QString stem = QFileInfo(kindLabel()).completeBaseName();
+    stem.replace(unsafe, QStringLiteral("_"));
+    while (stem.startsWith(QLatin1Char('.')))
+        stem.remove(0, 1);
+    return stem.isEmpty() ? QStringLiteral("program") : stem.left(100);
 }
 
 QString RunSpecView::modelType() const
@@ -110,9 +165,9 @@ namespace {
 
 int sectionRank(const QString &key)
 {
-    static const QStringList order{QStringLiteral("name"),  QStringLiteral("model"), QStringLiteral("data"),
-                                   QStringLiteral("train"), QStringLiteral("eval"),  QStringLiteral("checkpoint"),
-                                   QStringLiteral("report")};
+    static const QStringList order{QStringLiteral("name"),       QStringLiteral("program"), QStringLiteral("model"),
+                                   QStringLiteral("data"),       QStringLiteral("train"),   QStringLiteral("eval"),
+                                   QStringLiteral("checkpoint"), QStringLiteral("report")};
     const qsizetype rank = order.indexOf(key);
     return rank < 0 ? int(order.size()) : int(rank);
 }

@@ -4,8 +4,10 @@
 #include <QJsonValue>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
+#include <utility>
 
 namespace trainyard {
 
@@ -33,6 +35,21 @@ public:
 
     QJsonObject model() const { return object(QStringLiteral("model")); }
     QString modelType() const;
+    /// What the run is, in a word or two: the model type, or for a program
+    /// run its script ("train.py") or program ("bash").
+    QString kindLabel() const;
+
+    /// A program run ("program" instead of "model"/"data": any command).
+    bool isProgram() const { return m_spec.contains(QStringLiteral("program")); }
+    QJsonObject program() const { return object(QStringLiteral("program")); }
+    /// program.argv; empty when absent or not all strings.
+    QStringList programArgv() const;
+    QString programCwd() const; ///< program.cwd; empty: the run folder
+    /// program.env (string values only).
+    QList<std::pair<QString, QString>> programEnv() const;
+    /// The name a program run gets by default: its script's stem
+    /// ("train" for python3 train.py), else its program's name.
+    QString programStem() const;
 
     QJsonObject data() const { return object(QStringLiteral("data")); }
     QString dataKind() const;

@@ -8,6 +8,7 @@
 #include "metricstore.h"
 #include "runstore.h"
 #include "scheduler.h"
+#include "trustlist.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -117,7 +118,7 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
 
 bool Session::save(const QString &path, QString *error)
 {
-    if (!experiment().save(path, error))
+    if (!saveOwnExperiment(experiment(), path, error))
         return false;
     m_filePath = QFileInfo(path).absoluteFilePath();
     return true;

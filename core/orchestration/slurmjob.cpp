@@ -99,14 +99,18 @@ QString SlurmJob::shellQuote(const QString &word)
     return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
-QByteArray SlurmJob::script(const QString &program, const QStringList &args)
+QByteArray SlurmJob::script(const QString &program, const QStringList &args,
+                            const QList<std::pair<QString, QString>> &exports)
 {
-    QString line = QStringLiteral("exec ") + shellQuote(program);
+    QString line;
+    for (const auto &[key, value] : exports)
+        line += QStringLiteral("export %1=%2\n").arg(key, shellQuote(value));
+    line += QStringLiteral("exec ") + shellQuote(program);
     for (const QString &arg : args)
         line += QLatin1Char(' ') + shellQuote(arg);
     // USR2 (the time-limit warning) is ignored until the worker installs its
     // own handler: one that comes before the exec must not end the job.
-    return QByteArrayLiteral("#!/bin/sh\n# Written by trainyard: the worker, nothing else.\ntrap '' USR2\n")
+    return QByteArrayLiteral("#!/bin/sh\n# Written by trainyard: the run's command, nothing else.\ntrap '' USR2\n")
            + line.toUtf8() + '\n';
 }
 

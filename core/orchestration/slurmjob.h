@@ -3,7 +3,9 @@
 #include <QByteArray>
 #include <QHash>
 #include <QString>
+
 #include <QStringList>
+#include <utility>
 
 namespace trainyard {
 
@@ -44,7 +46,11 @@ struct SlurmJob
     static QString shellQuote(const QString &word);
     // The batch script: it only execs `program` with `args` (each quoted),
     // so the batch shell's signals (--signal=B:...) reach the worker itself.
-    static QByteArray script(const QString &program, const QStringList &args);
+    // `exports` are set first (a program run's TRAINYARD_RUN_DIR, ...: over
+    // ssh the job gets no environment from here); never a secret, since
+    // Slurm keeps the script where administrators can read it.
+    static QByteArray script(const QString &program, const QStringList &args,
+                             const QList<std::pair<QString, QString>> &exports = {});
 };
 
 } // namespace trainyard

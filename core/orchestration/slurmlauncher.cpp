@@ -111,7 +111,7 @@ QStringList SlurmLauncher::sbatchArguments(const LaunchSpec &spec) const
                      QStringLiteral("--job-name=%1").arg(spec.name),
                      QStringLiteral("--output=%1").arg(log),
                      QStringLiteral("--open-mode=append"),
-                     QStringLiteral("--chdir=%1").arg(spec.runDir),
+                     QStringLiteral("--chdir=%1").arg(spec.workingDirectory()),
                      QStringLiteral("--export=ALL")};
     const QString partition = spec.partition.isEmpty() ? m_cluster.partition : spec.partition;
     if (!partition.isEmpty())
@@ -133,6 +133,18 @@ QStringList SlurmLauncher::sbatchArguments(const LaunchSpec &spec) const
     return args;
 }
 
+namespace {
+
+// A program run's variables but the token, for its batch script.
+QList<std::pair<QString, QString>> scriptExports(const LaunchSpec &job)
+{
+    QList<std::pair<QString, QString>> exports = job.environment();
+    exports.removeIf([](const auto &entry) { return entry.first == QLatin1String("TRAINYARD_TOKEN"); });
+    return exports;
+}
+
+} // namespace
+
 void SlurmLauncher::prepare(LaunchSpec &spec) const
 {
     QString partition;
@@ -142,7 +154,7 @@ void SlurmLauncher::prepare(LaunchSpec &spec) const
         spec.gres = m_cluster.gres;
     // Slurm narrows CUDA_VISIBLE_DEVICES to the job's GPUs: its first is cuda:0.
     spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
-    if (!m_cluster.worker.isEmpty())
+    if (!m_cluster.worker.isEmpty() && !spec.isProgram())
         spec.program = m_cluster.worker;
     if (!m_cluster.connectBack)
         spec.connect.clear();
@@ -153,7 +165,7 @@ void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
     release(run); // never two jobs for one run
     LaunchSpec job = spec;
     prepare(job);
-    if (job.program.isEmpty()) {
+    if (job.program.isEmpty() && !job.isProgram()) {
         Q_EMIT failedToLaunch(run, tr("trainyard-worker not found for cluster %1").arg(m_cluster.name));
         return;
     }
@@ -169,18 +181,19 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
     entry.spec = job;
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("TRAINYARD_TOKEN"));
-    if (!job.token.isEmpty())
-        env.insert(QStringLiteral("TRAINYARD_TOKEN"), job.token);
+    for (const QString &key : LaunchSpec::runVariableNames())
+        env.remove(key);
     env.remove(QStringLiteral("CUDA_VISIBLE_DEVICES")); // the orchestrator's GPUs are not the node's
     env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
-    if (job.threads > 0)
-        env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(job.threads));
+    for (const auto &[key, value] : job.environment())
+        env.insert(key, value);
 
     const QStringList args = sbatchArguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
-    m_runner->run(QStringLiteral("sbatch"), args, SlurmJob::script(job.program, job.arguments()), env, this,
-                  [this, run, serial, pendingReason](const SlurmCommandResult &r) {
+    m_runner->run(QStringLiteral("sbatch"), args,
+                  SlurmJob::script(job.program, job.arguments(),
+                                   job.isProgram() ? scriptExports(job) : QList<std::pair<QString, QString>>{}),
+                  env, this, [this, run, serial, pendingReason](const SlurmCommandResult &r) {
                       const auto it = m_jobs.constFind(run);
                       const bool current = it != m_jobs.constEnd() && it->serial == serial;
                       const QString id = r.ok() ? SlurmJob::parseSubmitted(r.out) : QString();

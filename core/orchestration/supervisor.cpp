@@ -8,6 +8,8 @@
 #include "metricsserver.h"
 #include "protocol.h"
 #include "runregistry.h"
+#include "runspecview.h"
+#include "workerprocess.h"
 
 namespace trainyard {
 
@@ -54,6 +56,7 @@ Supervisor::Supervised &Supervisor::track(RunId id, RunInfo *info)
     untrack(id);
     auto s = std::make_unique<Supervised>();
     s->info = info;
+    s->watched = !RunSpecView(info->spec).isProgram();
     s->lastSeen.start();
     return *m_supervised.emplace(id, std::move(s)).first->second;
 }
@@ -82,7 +85,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
         return refuse(error, QStringLiteral("no such run"));
     if (m_shuttingDown)
         return refuse(error, QStringLiteral("the session is closing"));
-    if (m_workerProgram.isEmpty())
+    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram())
         return refuse(
             error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
     if (!m_store->ensureRoot(error))
@@ -135,6 +138,16 @@ LaunchSpec Supervisor::launchSpec(RunId id, const StartOptions &options) const
     spec.resume = options.resume;
     spec.gres = options.gres;
     spec.cpuFallback = options.cpuFallback;
+    const RunSpecView view(r->spec);
+    if (view.isProgram()) {
+        spec.programArgv = view.programArgv();
+        spec.program = spec.programArgv.value(0);
+        spec.workingDir = view.programCwd();
+        spec.programEnv = view.programEnv();
+        spec.seed = view.seed().value_or(-1);
+        spec.cpuFallback = false; // the worker's option; a program decides for itself
+        spec.pythonPath = WorkerProcess::findPythonModule(m_workerProgram);
+    }
     m_launcher->prepare(spec);
     return spec;
 }
@@ -213,6 +226,7 @@ void Supervisor::onRunning(RunId id)
 void Supervisor::noteAlive(Supervised *s)
 {
     s->lastSeen.restart();
+    s->watched = true;
     if (s->info->state == RunState::Stalled) {
         s->info->message.clear();
         m_runs->setState(s->info->id, RunState::Running);
@@ -262,7 +276,7 @@ void Supervisor::checkWatchdog()
     QList<RunId> stalled; // set after the loop: listeners may start or stop runs
     for (const auto &[id, s] : m_supervised) {
         const RunState state = s->info->state;
-        if (s->phase != Phase::Pending && (state == RunState::Running || state == RunState::Starting)
+        if (s->watched && s->phase != Phase::Pending && (state == RunState::Running || state == RunState::Starting)
             && s->lastSeen.isValid() && s->lastSeen.elapsed() > m_stallTimeoutMs)
             stalled << id;
     }
@@ -433,6 +447,8 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.doneExit = done.exitCode;
     facts.runDir = r->runDir;
     facts.jobId = r->jobId;
+    facts.program = RunSpecView(r->spec).isProgram();
+    facts.stopAsked = s->stop != StopStep::None;
     const ExitOutcome outcome = exitOutcome(facts);
     r->exitCode = outcome.exitCode;
     r->exitSignal = sig;

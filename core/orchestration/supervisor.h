@@ -128,6 +128,9 @@ private:
         bool pendingShown = false;  // info->message is the pending reason
         bool launcherDone = false;  // exited or failed to launch: the launcher forgot it
         bool followFile = false;    // no socket: its metrics.jsonl is read as it grows
+        // The stall watchdog's: a worker from its start; a program run only
+        // once it reported (a program without the module never heartbeats).
+        bool watched = true;
         QString pendingReason;
         QElapsedTimer lastSeen; // since the last line (or the start)
         std::unique_ptr<QTimer> stopTimer;

@@ -11,6 +11,7 @@
 #include "logcategories.h"
 #include "metricsserver.h"
 #include "runregistry.h"
+#include "runspecview.h"
 
 #include <QFile>
 
@@ -73,7 +74,10 @@ bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
     // Started without a socket (a batch job): its file is its channel again.
-    s.followFile = !r->command.contains(QStringLiteral("--connect"));
+    // A program run's command has no --connect: its launcher tells.
+    s.followFile = RunSpecView(r->spec).isProgram()
+                       ? handle.value(QStringLiteral("kind")).toString() != QLatin1String("local")
+                       : !r->command.contains(QStringLiteral("--connect"));
     r->state = RunState::Running;
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);

@@ -42,9 +42,19 @@ QString WorkerProcess::findWorkerProgram()
     return QStandardPaths::findExecutable(QStringLiteral("trainyard-worker"));
 }
 
+QString WorkerProcess::findPythonModule(const QString &workerProgram)
+{
+    if (workerProgram.isEmpty())
+        return {};
+    const QDir folder(QFileInfo(workerProgram).absolutePath() + QStringLiteral("/../python"));
+    return QFileInfo::exists(folder.filePath(QStringLiteral("trainyard/__init__.py")))
+               ? QDir::cleanPath(folder.absolutePath())
+               : QString();
+}
+
 void WorkerProcess::start(const Launch &launch)
 {
-    if (launch.program.isEmpty()) {
+    if (launch.program.isEmpty() && !launch.isProgram()) {
         QTimer::singleShot(0, this, [this] {
             Q_EMIT failed(tr("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
         });
@@ -53,7 +63,7 @@ void WorkerProcess::start(const Launch &launch)
     m_process = new QProcess(this);
     m_process->setProgram(launch.program);
     m_process->setArguments(launch.arguments());
-    m_process->setWorkingDirectory(launch.runDir);
+    m_process->setWorkingDirectory(launch.workingDirectory());
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     // PCI order makes cuda:N mean the same GPU as NVML's index N.
@@ -62,13 +72,12 @@ void WorkerProcess::start(const Launch &launch)
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), launch.device.mid(5));
     else
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
-    // The token goes in the environment, not on the command line, where
-    // every local user could read it (ps, /proc/PID/cmdline).
-    env.remove(QStringLiteral("TRAINYARD_TOKEN"));
-    if (!launch.token.isEmpty())
-        env.insert(QStringLiteral("TRAINYARD_TOKEN"), launch.token);
-    if (launch.threads > 0)
-        env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(launch.threads));
+    // Ours only: an orchestrator started from inside a run must not pass
+    // that run's variables on.
+    for (const QString &key : LaunchSpec::runVariableNames())
+        env.remove(key);
+    for (const auto &[key, value] : launch.environment())
+        env.insert(key, value);
     m_process->setProcessEnvironment(env);
 
     // Straight to the file, no pipe: the worker never blocks on us and

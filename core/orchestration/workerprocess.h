@@ -30,6 +30,10 @@ public:
     // The worker's program: env TRAINYARD_WORKER, else trainyard-worker
     // beside this application, else on PATH; empty if none is found.
     static QString findWorkerProgram();
+    // The folder holding the trainyard Python module when `workerProgram`
+    // runs from a build tree (BUILD/bin/../python); empty when installed
+    // (the package puts the module where python3 finds it).
+    static QString findPythonModule(const QString &workerProgram);
     void start(const Launch &launch);
     // Watches an already running process (after an orchestrator restart).
     void attach(qint64 pid);

@@ -177,6 +177,36 @@ private Q_SLOTS:
         }
     }
 
+    // A program run (tests/programs/report.py through the trainyard module)
+    // as a batch job: its variables come with the job, its curve from its
+    // metrics.jsonl on the shared filesystem.
+    void programRunFinishesWithItsCurve()
+    {
+        REQUIRE_CLUSTER();
+        const QString script = qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/programs/report.py");
+        const QJsonObject run{
+            {QStringLiteral("name"), QStringLiteral("script")},
+            {QStringLiteral("program"),
+             QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), script, QStringLiteral("30"),
+                                                             QStringLiteral("30")}}}}};
+        auto session = open(
+            clusterExperiment(QStringLiteral("program"), {lane(QStringLiteral("slurm:test/debug"), 1, {run})}));
+        Scheduler *sch = session->scheduler();
+        QSignalSpy idle(sch, &Scheduler::idle);
+        sch->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
+        const RunId id = sch->runIds().value(0);
+        const RunInfo r = sch->run(id);
+        QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
+        QVERIFY(!r.jobId.isEmpty());
+        QCOMPARE(r.command.value(0), QStringLiteral("python3"));
+        QCOMPARE(r.step, 30);
+        const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(int(loss->size()), 30);
+        QCOMPARE(countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric"), 30);
+    }
+
     // Slurm's warning before the time limit (what --signal=B:USR2@N sends,
     // sent here at once with scancel): the worker checkpoints and exits 5,
     // the run is resubmitted with --resume and its curve goes on without a

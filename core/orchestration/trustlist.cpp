@@ -1,0 +1,95 @@
+#include "trustlist.h"
+
+#include "experiment.h"
+#include "logcategories.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+namespace trainyard {
+
+namespace {
+
+QJsonArray readEntries(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QJsonDocument doc = QJsonDocument::fromJson(file.read(16 * 1024 * 1024));
+    return doc.object().value(QStringLiteral("trusted")).toArray();
+}
+
+} // namespace
+
+TrustList::TrustList(QString path)
+    : m_path(std::move(path))
+{
+}
+
+QString TrustList::defaultPath()
+{
+    QString base = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation);
+    if (base.isEmpty())
+        base = QDir::homePath() + QStringLiteral("/.config");
+    return base + QStringLiteral("/trainyard/trusted-experiments.json");
+}
+
+bool TrustList::isTrusted(const QByteArray &sha256Hex) const
+{
+    if (sha256Hex.isEmpty())
+        return false;
+    const QJsonArray entries = readEntries(m_path);
+    for (const QJsonValue &entry : entries) {
+        if (entry.toObject().value(QStringLiteral("sha256")).toString().toLatin1() == sha256Hex)
+            return true;
+    }
+    return false;
+}
+
+bool TrustList::trust(const QByteArray &sha256Hex, const QString &path, QString *error)
+{
+    if (isTrusted(sha256Hex))
+        return true;
+    QJsonArray entries = readEntries(m_path);
+    entries.append(QJsonObject{{QStringLiteral("sha256"), QString::fromLatin1(sha256Hex)},
+                               {QStringLiteral("path"), QFileInfo(path).absoluteFilePath()},
+                               {QStringLiteral("trusted_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}});
+    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    QSaveFile file(m_path);
+    const QJsonObject top{{QStringLiteral("version"), 1}, {QStringLiteral("trusted"), entries}};
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(top).toJson()) < 0 || !file.commit()) {
+        if (error)
+            *error = m_path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    qCInfo(lcExperiment).noquote() << "trusted" << path << "(sha256" << sha256Hex.left(12) << "…)";
+    return true;
+}
+
+QString TrustList::refusal(const Experiment &experiment) const
+{
+    const QStringList commands = experiment.programCommandLines();
+    if (commands.isEmpty() || isTrusted(experiment.contentHash))
+        return {};
+    const QString file = experiment.sourcePath.isEmpty() ? experiment.name : experiment.sourcePath;
+    return QStringLiteral("%1 runs programs and is not trusted (this version of the file was never allowed to "
+                          "run commands); it would run:\n  %2")
+        .arg(file, commands.join(QStringLiteral("\n  ")));
+}
+
+bool saveOwnExperiment(const Experiment &experiment, const QString &path, QString *error)
+{
+    QByteArray hash;
+    if (!experiment.save(path, error, &hash))
+        return false;
+    return experiment.programCommandLines().isEmpty() || TrustList().trust(hash, path, error);
+}
+
+} // namespace trainyard

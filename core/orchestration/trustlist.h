@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace trainyard {
+
+class Experiment;
+
+// The experiment files this user allowed to run programs. A program run
+// ("program" in a run spec) executes whatever command its file names, so a
+// file from elsewhere must never run one by surprise: `trainyard run` refuses
+// it without --trust, and the app asks once, showing every command line.
+// What is trusted is one version of a file (the SHA-256 of its bytes): a
+// file edited since asks again. Files Trainyard itself saves are trusted as
+// they are written.
+//
+// Stored as JSON in the user's config folder
+// (~/.config/trainyard/trusted-experiments.json):
+//   {"version": 1, "trusted": [{"sha256": "…", "path": "…", "trusted_at": "…"}]}
+// A missing or unreadable list trusts nothing.
+class TrustList
+{
+public:
+    explicit TrustList(QString path = defaultPath());
+
+    static QString defaultPath();
+
+    bool isTrusted(const QByteArray &sha256Hex) const;
+    // Adds one version; `path` is kept to show the user what it was.
+    bool trust(const QByteArray &sha256Hex, const QString &path, QString *error = nullptr);
+
+    // Empty when `experiment` runs no program or its content is trusted;
+    // otherwise why it may not run: the file and every command line.
+    QString refusal(const Experiment &experiment) const;
+
+private:
+    QString m_path;
+};
+
+// Saves `experiment` as a file of this user's (the app's Save and autosave):
+// the version written is trusted when it runs programs, since its programs
+// are the ones the user put on the board.
+bool saveOwnExperiment(const Experiment &experiment, const QString &path, QString *error);
+
+} // namespace trainyard

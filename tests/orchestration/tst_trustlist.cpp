@@ -1,0 +1,187 @@
+// The trust list: an experiment file with program runs never runs a command
+// by surprise. `trainyard run` refuses it (exit 2, naming every command, with
+// nothing started) unless --trust is given or this version of the file is in
+// the user's list; a trusted file edited afterwards is refused again.
+
+#include "experiment.h"
+#include "testutil.h"
+#include "trustlist.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+struct Outcome
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+} // namespace
+
+class TestTrustList : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+
+    QString configHome() const { return m_tmp.filePath(QStringLiteral("config")); }
+    // The list `trainyard run` reads with XDG_CONFIG_HOME=configHome().
+    TrustList userList() const
+    {
+        return TrustList(configHome() + QStringLiteral("/trainyard/trusted-experiments.json"));
+    }
+
+    // An experiment whose one program run creates `marker`.
+    QString writeHostile(const QString &name, const QString &marker, const QString &extra = QString()) const
+    {
+        const QJsonObject run{
+            {QStringLiteral("name"), QStringLiteral("payload")},
+            {QStringLiteral("program"),
+             QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
+                                                             QStringLiteral("touch ") + marker + extra}}}}};
+        const QJsonObject json =
+            experimentJson(name, m_tmp.filePath(name + QStringLiteral("-runs")), {lane(QStringLiteral("cpu"), 1, {run})});
+        const QString file = m_tmp.filePath(name + QStringLiteral(".json"));
+        writeFile(file, QJsonDocument(json).toJson());
+        return file;
+    }
+
+    Outcome runCommand(const QStringList &args) const
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome());
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args);
+        if (!p.waitForFinished(60000))
+            return {};
+        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+    }
+
+    void aVersionIsTrustedByItsHash()
+    {
+        TrustList list(m_tmp.filePath(QStringLiteral("unit/trusted.json")));
+        QVERIFY(!list.isTrusted("abc"));
+        QVERIFY(!list.isTrusted(QByteArray()));
+        QVERIFY(list.trust("abc", QStringLiteral("/x/y.json")));
+        QVERIFY(list.isTrusted("abc"));
+        QVERIFY(!list.isTrusted("abd"));
+        QVERIFY(list.trust("abc", QStringLiteral("/x/y.json"))); // once is enough
+        QCOMPARE(readJsonFile(m_tmp.filePath(QStringLiteral("unit/trusted.json")))
+                     .value(QStringLiteral("trusted"))
+                     .toArray()
+                     .size(),
+                 1);
+        // Garbage in the list trusts nothing and breaks nothing.
+        QVERIFY(writeFile(m_tmp.filePath(QStringLiteral("unit/bad.json")), "{\"trusted\": [1, null, \"x\"]"));
+        QVERIFY(!TrustList(m_tmp.filePath(QStringLiteral("unit/bad.json"))).isTrusted("x"));
+    }
+
+    void refusalNamesEveryCommand()
+    {
+        const QString marker = m_tmp.filePath(QStringLiteral("unit-marker"));
+        const QString file = writeHostile(QStringLiteral("unit"), marker);
+        QStringList errors;
+        const auto ex = Experiment::load(file, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(ex->contentHash.size(), 64);
+        const QStringList commands = ex->programCommandLines();
+        QCOMPARE(commands.size(), 1);
+        QVERIFY2(commands.first().contains(QStringLiteral("sh -c 'touch ") + marker + QLatin1Char('\'')),
+                 qPrintable(commands.first()));
+        // The file's folder is the program's when it names none.
+        QVERIFY2(commands.first().startsWith(QStringLiteral("(in ") + QFileInfo(file).absolutePath()),
+                 qPrintable(commands.first()));
+        TrustList list(m_tmp.filePath(QStringLiteral("unit2/trusted.json")));
+        const QString refusal = list.refusal(*ex);
+        QVERIFY(refusal.contains(file));
+        QVERIFY(refusal.contains(commands.first()));
+        QVERIFY(list.trust(ex->contentHash, file));
+        QVERIFY(list.refusal(*ex).isEmpty());
+        // Without program runs there is nothing to trust.
+        QVERIFY(list.refusal(experiment(experimentJson(QStringLiteral("plain"), m_tmp.path(),
+                                                       {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})})))
+                    .isEmpty());
+    }
+
+    // The hostile file: exit 2, the program named, nothing run, no run folder.
+    void untrustedFileRunsNothing()
+    {
+        const QString marker = m_tmp.filePath(QStringLiteral("PWNED"));
+        const QString file = writeHostile(QStringLiteral("hostile"), marker);
+        const Outcome o = runCommand({file});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
+        QVERIFY2(o.err.contains(QStringLiteral("touch ") + marker), qPrintable(o.err));
+        QVERIFY2(o.err.contains(QStringLiteral("--trust")), qPrintable(o.err));
+        QTest::qWait(300);
+        QVERIFY(!QFileInfo::exists(marker));
+        QVERIFY(!QFileInfo::exists(m_tmp.filePath(QStringLiteral("hostile-runs/payload"))));
+    }
+
+    void trustFlagRunsIt()
+    {
+        const QString marker = m_tmp.filePath(QStringLiteral("flag-marker"));
+        const Outcome o = runCommand({QStringLiteral("--trust"), writeHostile(QStringLiteral("flag"), marker)});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
+        QVERIFY(QFileInfo::exists(marker));
+    }
+
+    // Trusted, it runs; edited afterwards, it is refused again.
+    void editedAfterTrustIsRefusedAgain()
+    {
+        const QString marker = m_tmp.filePath(QStringLiteral("edited-marker"));
+        const QString file = writeHostile(QStringLiteral("edited"), marker);
+        const auto ex = Experiment::load(file, nullptr);
+        QVERIFY(ex);
+        QVERIFY(userList().trust(ex->contentHash, file));
+        Outcome o = runCommand({file});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
+        QVERIFY(QFileInfo::exists(marker));
+        QVERIFY(QFile::remove(marker));
+
+        writeHostile(QStringLiteral("edited"), marker, QStringLiteral("; touch ") + marker + QStringLiteral("-more"));
+        o = runCommand({file});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("-more")), qPrintable(o.err));
+        QTest::qWait(300);
+        QVERIFY(!QFileInfo::exists(marker));
+    }
+
+    // What Trainyard saves itself is the user's own: trusted as written.
+    void savedFilesAreTrusted()
+    {
+        const QString file = writeHostile(QStringLiteral("saved"), m_tmp.filePath(QStringLiteral("saved-marker")));
+        const auto ex = Experiment::load(file, nullptr);
+        QVERIFY(ex);
+        const QString copy = m_tmp.filePath(QStringLiteral("saved-copy.json"));
+        QString error;
+        QVERIFY2(saveOwnExperiment(*ex, copy, &error), qPrintable(error));
+        const auto reread = Experiment::load(copy, nullptr);
+        QVERIFY(reread);
+        QVERIFY(TrustList().isTrusted(reread->contentHash));
+        QVERIFY(!TrustList().isTrusted(ex->contentHash)); // the original was never saved by us
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrustList)
+#include "tst_trustlist.moc"

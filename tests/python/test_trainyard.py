@@ -1,0 +1,631 @@
+"""Tests of python/trainyard: child scripts against a fake orchestrator.
+
+Run from the repository root:
+    PYTHONPATH=python python3 -m unittest discover -s tests/python -v
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import unittest
+
+PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+TOKEN = "s3cr3t-token-4f9a2c"
+
+
+class FakeOrchestrator:
+    """A metrics server: accepts connections, records each line with the index
+    of its connection, and sends controls or raw bytes to the newest one."""
+
+    def __init__(self, path=None, tcp=False, read=True):
+        self.path = path
+        self.read = read
+        self.lines = []  # (connection index, message)
+        self.cond = threading.Condition()
+        self.conns = []
+        self.closed = False
+        if tcp:
+            self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.server.bind(("127.0.0.1", 0))
+            self.address = "tcp:127.0.0.1:%d" % self.server.getsockname()[1]
+        else:
+            self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.server.bind(path)
+            self.address = "unix:" + path
+        self.server.listen(8)
+        self.server.settimeout(0.05)
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                conn, _ = self.server.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with self.cond:
+                index = len(self.conns)
+                self.conns.append(conn)
+                self.cond.notify_all()
+            if self.read:
+                threading.Thread(target=self._reader, args=(conn, index), daemon=True).start()
+
+    def _reader(self, conn, index):
+        buf = b""
+        while True:
+            try:
+                data = conn.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            buf += data
+            *complete, buf = buf.split(b"\n")
+            with self.cond:
+                for line in complete:
+                    self.lines.append((index, json.loads(line.decode("utf-8"))))
+                self.cond.notify_all()
+
+    def messages(self, kind=None, conn=None):
+        with self.cond:
+            return [m for i, m in self.lines if (kind is None or m["type"] == kind) and (conn is None or i == conn)]
+
+    def wait_for(self, predicate, timeout=10.0, what="a condition"):
+        with self.cond:
+            if not self.cond.wait_for(lambda: predicate(self), timeout):
+                raise AssertionError("timed out waiting for %s; got %r" % (what, [m for _, m in self.lines][-10:]))
+
+    def send(self, data):
+        with self.cond:
+            conn = self.conns[-1]
+        conn.sendall(data)
+
+    def control(self, kind):
+        self.send((json.dumps({"type": kind}) + "\n").encode())
+
+    def close(self):
+        self.closed = True
+        self.server.close()
+        with self.cond:
+            conns = list(self.conns)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            conn.close()
+        self.thread.join(2)
+        if self.path and os.path.exists(self.path):
+            os.unlink(self.path)
+
+
+def read_jsonl(path):
+    with open(path, "rb") as f:
+        return [json.loads(line) for line in f.read().decode("utf-8").splitlines()]
+
+
+def types(messages, kind):
+    return [m for m in messages if m["type"] == kind]
+
+
+class TrainyardTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ty")  # short: unix socket paths are limited
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.run_dir = os.path.join(self.tmp, "run")
+        os.mkdir(self.run_dir)
+        self.sock_path = os.path.join(self.tmp, "s")
+        self.servers = []
+        self.procs = []
+        self.addCleanup(self._cleanup)
+
+    def _cleanup(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+        for server in self.servers:
+            server.close()
+
+    def server(self, **kwargs):
+        server = FakeOrchestrator(self.sock_path, **kwargs)
+        self.servers.append(server)
+        return server
+
+    def env(self, connect=None, inside=True, **extra):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TRAINYARD_")}
+        env["PYTHONPATH"] = PYTHON_DIR
+        env["PYTHONUNBUFFERED"] = "1"
+        if inside:
+            env.update(TRAINYARD_RUN_DIR=self.run_dir, TRAINYARD_RUN_NAME="mnist-demo",
+                       TRAINYARD_TOKEN=TOKEN, TRAINYARD_SEED="7", TRAINYARD_DEVICE="cpu")
+        if connect:
+            env["TRAINYARD_CONNECT"] = connect
+        env.update(extra)
+        return env
+
+    def start(self, body, env, name="train.py", cwd=None):
+        script = os.path.join(self.tmp, name)
+        with open(script, "w") as f:
+            f.write("import json, os, sys, time\nimport trainyard\n" + textwrap.dedent(body))
+        proc = subprocess.Popen([sys.executable, script], env=env, cwd=cwd or self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.procs.append(proc)
+        return proc
+
+    def finish(self, proc, timeout=15):
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+
+    def metrics(self):
+        return read_jsonl(os.path.join(self.run_dir, "metrics.jsonl"))
+
+    def assert_no_token(self, *texts):
+        with open(os.path.join(self.run_dir, "metrics.jsonl"), "rb") as f:
+            self.assertNotIn(TOKEN.encode(), f.read())
+        for text in texts:
+            self.assertNotIn(TOKEN, text)
+
+    # -- tests -------------------------------------------------------------
+
+    def test_hello_then_same_lines_on_socket_and_in_file(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            assert trainyard.init() is run
+            for step in range(5):
+                run.log(step, loss=1.0 / (step + 1), epoch=1 + step // 3, total_steps=5, lr=0.01,
+                        samples_per_s=1000)
+            run.eval("valid", 4, epoch=2, mrr=0.5, **{"hits@10": 0.9})
+            run.text("hello from the script")
+            run.checkpoint(4, os.path.join(run.checkpoint_dir, "step-4.pt"))
+            print(json.dumps({"seed": run.seed, "device": run.device, "name": run.name,
+                              "resuming": run.resuming, "resume_step": run.resume_step}))
+            sys.exit(run.finish())
+        """, self.env(server.address))
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out), {"seed": 7, "device": "cpu", "name": "mnist-demo",
+                                           "resuming": False, "resume_step": None})
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        socket_lines = server.messages()
+        hello = socket_lines[0]
+        self.assertEqual(hello["type"], "hello")
+        self.assertEqual((hello["run"], hello["token"], hello["version"], hello["pid"], hello["device"]),
+                         ("mnist-demo", TOKEN, 1, proc.pid, "cpu"))
+        self.assertIsInstance(hello["wall"], float)
+        self.assertEqual(len(types(socket_lines, "hello")), 1)
+        file_lines = self.metrics()
+        self.assertEqual(socket_lines[1:], file_lines)
+        metrics = types(file_lines, "metric")
+        self.assertEqual([m["step"] for m in metrics], [0, 1, 2, 3, 4])
+        self.assertEqual([m["epoch"] for m in metrics], [1, 1, 1, 2, 2])
+        self.assertEqual(metrics[0], {"type": "metric", "step": 0, "epoch": 1, "loss": 1.0, "total_steps": 5,
+                                      "lr": 0.01, "samples_per_s": 1000, "wall": metrics[0]["wall"]})
+        evals = types(file_lines, "eval")
+        self.assertEqual(len(evals), 1)
+        self.assertEqual((evals[0]["split"], evals[0]["step"], evals[0]["epoch"], evals[0]["mrr"],
+                          evals[0]["hits@10"]), ("valid", 4, 2, 0.5, 0.9))
+        self.assertIn("hello from the script", [m["text"] for m in types(file_lines, "log")])
+        checkpoint = types(file_lines, "checkpoint")[0]
+        self.assertEqual(checkpoint["step"], 4)
+        self.assertEqual(checkpoint["path"], os.path.join(self.run_dir, "checkpoints", "step-4.pt"))
+        self.assertEqual(file_lines[-1], {"type": "done", "status": "finished", "exit_code": 0,
+                                          "wall": file_lines[-1]["wall"]})
+        walls = [m["wall"] for m in file_lines]
+        self.assertEqual(walls, sorted(walls))
+        self.assertTrue(all(isinstance(m["wall"], float) for m in file_lines))
+        self.assertTrue(os.path.isdir(os.path.join(self.run_dir, "checkpoints")))
+        self.assert_no_token(out, err)
+
+    def test_tcp_connection(self):
+        server = FakeOrchestrator(tcp=True)
+        self.servers.append(server)
+        proc = self.start("""
+            run = trainyard.init()
+            run.log(0, loss=2.5)
+        """, self.env(server.address))
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        self.assertEqual(server.messages()[0]["type"], "hello")
+        self.assertEqual(server.messages("metric")[0]["loss"], 2.5)
+
+    def test_stop_control_and_checkpoint_now(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            step, deadline = 0, time.monotonic() + 20
+            while not run.should_stop() and time.monotonic() < deadline:
+                if run.checkpoint_requested():
+                    path = os.path.join(run.checkpoint_dir, "now.pt")
+                    open(path, "w").close()
+                    run.checkpoint(step, path)
+                    assert not run.checkpoint_requested()
+                run.log(step, loss=1.0)
+                step += 1
+                time.sleep(0.005)
+            print("stopped" if run.should_stop() else "timeout")
+            sys.exit(run.finish())
+        """, self.env(server.address))
+        server.wait_for(lambda s: s.messages("metric"), what="a metric line")
+        server.control("checkpoint-now")
+        server.wait_for(lambda s: s.messages("checkpoint"), what="a checkpoint line")
+        server.control("stop")
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out.strip()), (4, "stopped"), err)
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        self.assertEqual(server.messages("done")[0]["status"], "stopped")
+        file_lines = self.metrics()
+        self.assertEqual((file_lines[-1]["status"], file_lines[-1]["exit_code"]), ("stopped", 4))
+        self.assertEqual(len(types(file_lines, "checkpoint")), 1)
+
+    def test_stop_then_return_writes_done_stopped_at_exit(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            step = 0
+            while not run.should_stop() and step < 4000:
+                run.log(step, loss=0.5)
+                step += 1
+                time.sleep(0.005)
+        """, self.env(server.address))
+        server.wait_for(lambda s: s.messages("metric"), what="a metric line")
+        server.control("stop")
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        done = self.metrics()[-1]
+        self.assertEqual((done["type"], done["status"], done["exit_code"]), ("done", "stopped", 4))
+        server.wait_for(lambda s: s.messages("done"), what="done on the socket")
+
+    def test_sigterm_requests_a_stop(self):
+        proc = self.start("""
+            run = trainyard.init()
+            step = 0
+            while not run.should_stop() and step < 4000:
+                run.log(step, loss=0.5)
+                step += 1
+                time.sleep(0.005)
+            print(step)
+        """, self.env())
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(m["type"] == "metric" for m in self._safe_metrics()):
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        self.assertLess(int(out), 4000)
+        self.assertEqual(self.metrics()[-1]["status"], "stopped")
+
+    def _safe_metrics(self):
+        try:
+            return self.metrics()
+        except (OSError, ValueError):
+            return []
+
+    def test_pause_and_resume(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            step, seen, deadline = 0, [], time.monotonic() + 20
+            while time.monotonic() < deadline:
+                if run.paused() and "paused" not in seen:
+                    seen.append("paused")
+                if run.wait_while_paused(poll=0.02):
+                    break
+                if "paused" in seen and "resumed" not in seen:
+                    seen.append("resumed")
+                run.log(step, loss=1.0)
+                step += 1
+                time.sleep(0.005)
+            print(json.dumps(seen))
+        """, self.env(server.address))
+        server.wait_for(lambda s: len(s.messages("metric")) >= 3, what="metric lines")
+        server.control("pause")
+        server.wait_for(lambda s: any(m["text"].startswith("paused at step") for m in s.messages("log")),
+                        what="paused log line")
+        paused_line = [m for m in server.messages("log") if m["text"].startswith("paused at step")][0]
+        last_metric = server.messages("metric")[-1]
+        self.assertEqual(paused_line["text"], "paused at step %d" % last_metric["step"])
+        # Heartbeats go on while paused; training does not.
+        server.wait_for(lambda s: s.messages()[-1]["type"] == "heartbeat" and
+                        s.messages()[-1]["wall"] > paused_line["wall"], timeout=3, what="heartbeat while paused")
+        self.assertEqual(server.messages("metric")[-1], last_metric)
+        server.control("resume")
+        server.wait_for(lambda s: any(m["text"].startswith("resumed at step") for m in s.messages("log")),
+                        what="resumed log line")
+        server.wait_for(lambda s: s.messages("metric")[-1]["step"] > last_metric["step"], what="training again")
+        server.control("pause")
+        server.wait_for(lambda s: len([m for m in s.messages("log") if m["text"].startswith("paused")]) == 2,
+                        what="second pause")
+        server.control("stop")  # a stop while paused stops
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out), ["paused", "resumed"])
+        texts = [m["text"] for m in types(self.metrics(), "log")]
+        self.assertEqual(len([t for t in texts if t.startswith("resumed at")]), 1)
+        self.assertEqual(self.metrics()[-1]["status"], "stopped")
+
+    def test_without_connect_the_file_only(self):
+        proc = self.start("""
+            run = trainyard.init()
+            for step in range(3):
+                run.log(step, loss=0.1)
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out, err), (0, "", ""))
+        file_lines = self.metrics()
+        self.assertEqual(len(types(file_lines, "metric")), 3)
+        self.assertEqual(types(file_lines, "hello"), [])
+        self.assertEqual(file_lines[-1]["status"], "finished")
+        self.assert_no_token()
+
+    def test_outside_trainyard_writes_a_folder_of_its_own(self):
+        work = os.path.join(self.tmp, "work")
+        os.mkdir(work)
+        proc = self.start("""
+            run = trainyard.init()
+            assert trainyard.init() is run
+            run.log(0, loss=3.0)
+            print(run.run_dir)
+            print(run.name)
+            print(run.seed, run.device, run.resuming)
+        """, self.env(inside=False), name="my_script.py", cwd=work)
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        run_dir, name, rest = out.splitlines()
+        self.assertEqual((name, rest), ("my_script", "None cpu False"))
+        self.assertEqual(os.path.dirname(run_dir), os.path.join(os.path.realpath(work), "trainyard-runs"))
+        self.assertRegex(os.path.basename(run_dir), r"^my_script-\d{8}-\d{6}$")
+        self.assertEqual(len(err.splitlines()), 1)
+        self.assertIn(os.path.join(run_dir, "metrics.jsonl"), err)
+        lines = read_jsonl(os.path.join(run_dir, "metrics.jsonl"))
+        self.assertEqual(types(lines, "metric")[0]["loss"], 3.0)
+        self.assertEqual(lines[-1]["status"], "finished")
+        self.assertTrue(os.path.isdir(os.path.join(run_dir, "checkpoints")))
+        # With a name, the folder takes the name; a second run in the same second gets its own.
+        body = """
+            run = trainyard.init(name="exp 1")
+            print(run.run_dir)
+        """
+        first = self.finish(self.start(body, self.env(inside=False), cwd=work))[1].strip()
+        second = self.finish(self.start(body, self.env(inside=False), cwd=work))[1].strip()
+        self.assertRegex(os.path.basename(first), r"^exp_1-\d{8}-\d{6}")
+        self.assertNotEqual(first, second)
+
+    def test_late_server_then_restart_reconnects_with_hello(self):
+        proc = self.start("""
+            run = trainyard.init()
+            step, deadline = 0, time.monotonic() + 25
+            while not run.should_stop() and time.monotonic() < deadline:
+                run.log(step, loss=1.0)
+                step += 1
+                time.sleep(0.01)
+        """, self.env("unix:" + self.sock_path))
+        time.sleep(0.4)  # the child retries with backoff meanwhile
+        server = self.server()
+        server.wait_for(lambda s: s.messages("metric"), what="metric lines on a late server")
+        self.assertEqual(server.messages()[0]["type"], "hello")
+        server.close()
+        self.servers.remove(server)
+        time.sleep(0.2)
+        server = self.server()
+        server.wait_for(lambda s: len(s.messages("metric")) >= 2, what="metric lines after the restart")
+        self.assertEqual(server.messages()[0]["type"], "hello")
+        self.assertEqual(server.messages()[0]["token"], TOKEN)
+        server.control("stop")
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        # The file has every step, whatever the socket lost.
+        steps = [m["step"] for m in types(self.metrics(), "metric")]
+        self.assertEqual(steps, list(range(len(steps))))
+
+    def test_garbage_from_the_server_is_ignored(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            step, deadline = 0, time.monotonic() + 20
+            while not run.should_stop() and time.monotonic() < deadline:
+                assert not run.paused()
+                run.log(step, loss=1.0)
+                step += 1
+                time.sleep(0.005)
+        """, self.env(server.address))
+        server.wait_for(lambda s: s.messages("metric"), what="a metric line")
+        huge_stop = b'{"type":"stop","pad":"' + b"x" * (70 * 1024) + b'"}\n'
+        garbage = [b"not json\n", b"\xff\xfe\xfd\n", b"[1,2,3]\n", b'"stop"\n', b'{"type":"unknown"}\n',
+                   b'{"type":5}\n', b"{\"type\":\"stop\"\x00}\n", b"[" * 20000 + b"]" * 20000 + b"\n",
+                   huge_stop, b"\n\n", b'{"type": "pause"  ' + b" " * (65 * 1024) + b"}\n"]
+        for chunk in garbage:
+            server.send(chunk)
+        server.send(b'{"type":"stop"')  # half a line: nothing until it ends
+        count = len(server.messages("metric"))
+        server.wait_for(lambda s: len(s.messages("metric")) >= count + 10, what="training to go on")
+        self.assertIsNone(proc.poll())
+        self.assertEqual(server.messages("done"), [])
+        server.send(b"}\n")
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, err), (0, ""))
+        self.assertEqual(self.metrics()[-1]["status"], "stopped")
+
+    def test_uncaught_exception_fails_the_run(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            run.log(0, loss=1.0)
+            raise ValueError("boom at step 0")
+        """, self.env(server.address))
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 1)
+        self.assertIn("Traceback (most recent call last)", err)
+        self.assertIn("ValueError: boom at step 0", err)
+        file_lines = self.metrics()
+        self.assertEqual(file_lines[-2], {"type": "log", "level": "error", "text": "ValueError: boom at step 0",
+                                          "wall": file_lines[-2]["wall"]})
+        self.assertEqual((file_lines[-1]["status"], file_lines[-1]["exit_code"]), ("failed", 1))
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        self.assert_no_token(out, err)
+
+    def test_context_manager_fails_on_exception(self):
+        proc = self.start("""
+            try:
+                with trainyard.init() as run:
+                    run.log(0, loss=1.0)
+                    1 / 0
+            except ZeroDivisionError:
+                print(run.finished, run.exit_code)
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out.strip()), (0, "True 1"), err)
+        self.assertEqual(self.metrics()[-1]["status"], "failed")
+
+    def test_resume_continues_from_the_last_checkpoint_line(self):
+        old = [
+            {"type": "metric", "step": 10, "epoch": 1, "loss": 1.0, "wall": 40.0},
+            {"type": "checkpoint", "step": 10, "path": "/x/10.pt", "wall": 50.0},
+            {"type": "metric", "step": 20, "epoch": 2, "loss": 0.5, "wall": 80.0},
+            {"type": "checkpoint", "step": 20, "path": "/x/20.pt", "wall": 90.0},
+            {"type": "metric", "step": 25, "epoch": 2, "loss": 0.4, "wall": 100.0},
+            {"type": "done", "status": "stopped", "exit_code": 4, "wall": 100.5},
+        ]
+        path = os.path.join(self.run_dir, "metrics.jsonl")
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(m) + "\n" for m in old) + '{"type":"metric","st')  # a torn last line
+        body = """
+            run = trainyard.init()
+            print(json.dumps([run.resuming, run.resume_step, run.resume_path]))
+            run.log(21, loss=0.45, epoch=2)
+        """
+        code, out, err = self.finish(self.start(body, self.env(TRAINYARD_RESUME="1")))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out), [True, 20, "/x/20.pt"])
+        with open(path) as f:
+            new = [json.loads(line) for line in f.read().splitlines()[len(old) + 1:]]
+        self.assertEqual(new[0]["type"], "log")
+        self.assertIn("resumed from step 20", [m.get("text") for m in new])
+        self.assertTrue(all(m["wall"] >= 100.5 for m in new), new)
+        self.assertEqual(types(new, "metric")[0]["step"], 21)
+        # Not resuming: no resume step, the clock starts at zero.
+        code, out, err = self.finish(self.start(body, self.env(TRAINYARD_RESUME="0")))
+        self.assertEqual(json.loads(out), [False, None, None])
+        with open(path) as f:
+            last = json.loads(f.read().splitlines()[-1])
+        self.assertLess(last["wall"], 50)
+
+    def test_heartbeats_every_second(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            run.log(3, loss=1.0)
+            time.sleep(2.4)
+        """, self.env(server.address))
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        beats = types(self.metrics(), "heartbeat")
+        self.assertEqual(len(beats), 2, beats)
+        self.assertEqual([b["step"] for b in beats], [3, 3])
+        self.assertGreater(beats[0]["wall"], 0.8)
+        self.assertTrue(0.8 < beats[1]["wall"] - beats[0]["wall"] < 1.5, beats)
+        server.wait_for(lambda s: len(s.messages("heartbeat")) == 2, what="heartbeats on the socket")
+
+    def test_bad_values_are_refused(self):
+        proc = self.start("""
+            run = trainyard.init()
+            errors = []
+            def attempt(call, *args, **kwargs):
+                try:
+                    call(*args, **kwargs)
+                    errors.append(None)
+                except (TypeError, ValueError) as error:
+                    errors.append([type(error).__name__, str(error)])
+            attempt(run.log, 0, loss=1.0, accuracy="high")
+            attempt(run.log, 0, loss=1.0, flag=True)
+            attempt(run.log, 0, loss="1.0")
+            attempt(run.log, 0, loss=None)
+            attempt(run.log, 1.5, loss=1.0)
+            attempt(run.log, -1, loss=1.0)
+            attempt(run.log, 0, loss=1.0, wall=3.0)
+            attempt(run.eval, "valid", 0, mrr="x")
+            attempt(run.text, "x", level="debug")
+            attempt(run.log, 1, loss=float("nan"))
+            attempt(run.log, 2, loss=1.0, lr=float("inf"))
+            print(json.dumps(errors))
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        errors = json.loads(out)
+        self.assertEqual(errors[0][0], "TypeError")
+        self.assertIn("accuracy", errors[0][1])
+        self.assertEqual(errors[1][0], "TypeError")
+        self.assertIn("flag", errors[1][1])
+        self.assertEqual([e[0] for e in errors[2:9]],
+                         ["TypeError", "TypeError", "TypeError", "ValueError", "ValueError", "TypeError",
+                          "ValueError"])
+        self.assertIn("mrr", errors[7][1])
+        self.assertEqual(errors[9:], [None, None])
+        file_lines = self.metrics()
+        self.assertEqual([m["step"] for m in types(file_lines, "metric")], [2])
+        self.assertNotIn("lr", types(file_lines, "metric")[0])
+        texts = [m["text"] for m in types(file_lines, "log") if m["level"] == "warning"]
+        self.assertIn("loss is nan at step 1", texts)
+        self.assertTrue(any(t.startswith("lr is inf at step 2") for t in texts), texts)
+
+    def test_log_never_blocks_on_a_server_that_does_not_read(self):
+        server = self.server(read=False)
+        proc = self.start("""
+            run = trainyard.init()
+            deadline = time.monotonic() + 10
+            while not run._link.connected and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert run._link.connected
+            t0 = time.monotonic()
+            for step in range(20000):
+                run.log(step, loss=0.25, lr=0.001, samples_per_s=12345.678, note_padding_metric=1.0)
+            logged = time.monotonic() - t0
+            t0 = time.monotonic()
+            run.finish()
+            print(json.dumps([logged, time.monotonic() - t0]))
+        """, self.env(server.address))
+        code, out, err = self.finish(proc, timeout=25)
+        self.assertEqual(code, 0, err)
+        logged, finishing = json.loads(out)
+        self.assertLess(logged, 5.0)
+        self.assertLess(finishing, 3.0)  # waits at most 2 s for the socket
+        self.assertEqual(len(types(self.metrics(), "metric")), 20000)
+        self.assertEqual(self.metrics()[-1]["type"], "done")
+
+    def test_malformed_connect_is_an_error(self):
+        proc = self.start("""
+            try:
+                trainyard.init()
+            except ValueError as error:
+                print("ValueError", "TRAINYARD_CONNECT" in str(error))
+        """, self.env("pipe:/x"))
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out.strip()), (0, "ValueError True"), err)
+
+    def test_constants(self):
+        sys.path.insert(0, PYTHON_DIR)
+        try:
+            import trainyard
+        finally:
+            sys.path.remove(PYTHON_DIR)
+        self.assertEqual(trainyard.PROTOCOL_VERSION, 1)
+        self.assertEqual(trainyard.__version__, "1.0")
+        self.assertIn("run = trainyard.init()", trainyard.__doc__)
+
+
+if __name__ == "__main__":
+    unittest.main()
