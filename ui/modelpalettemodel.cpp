@@ -4,8 +4,8 @@
 #include "presetstore.h"
 #include "runspecview.h"
 
-#include <QJsonDocument>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QMimeData>
 
 namespace trainyard {

@@ -52,7 +52,7 @@ bool askToTrust(QWidget *parent, const QString &file, const QStringList &command
                            + QMessageBox::tr("Trust it only if you wrote it or checked every command. You are asked "
                                              "again whenever the file changes."));
     box.setDetailedText(file + QStringLiteral("\n\n") + commands.join(QLatin1Char('\n')));
-    QPushButton *trust = box.addButton(QMessageBox::tr("Trust and Open"), QMessageBox::AcceptRole);
+    QPushButton *trust = box.addButton(QMessageBox::tr("&Trust and Open"), QMessageBox::AcceptRole);
     QPushButton *cancel = box.addButton(QMessageBox::Cancel);
     box.setDefaultButton(cancel);
     box.exec();

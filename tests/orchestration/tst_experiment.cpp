@@ -5,6 +5,7 @@
 
 #include "experiment.h"
 #include "modelcatalog.h"
+#include "runspecview.h"
 #include "testcatalog.h"
 #include "testutil.h"
 
@@ -160,7 +161,61 @@ private Q_SLOTS:
         QTest::newRow("runs_root")
             << QByteArray(R"({"name":"e","clusters":[{"name":"c","runs_root":"runs"}],"lanes":[]})")
             << QStringLiteral("clusters[0].runs_root: expected an absolute folder path, got \"runs\"");
+        // Program runs: the shape of what they run, never a surprise.
+        const auto program = [](const char *spec) {
+            return QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[)") + spec + "]}]}";
+        };
+        QTest::newRow("program argv empty")
+            << program(R"({"program":{"argv":[]}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv: expected a non-empty list of strings (the program and "
+                              "its arguments), got an array");
+        QTest::newRow("program argv string")
+            << program(R"({"program":{"argv":"python3 train.py"}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv: expected a non-empty list of strings (the program and "
+                              "its arguments), got \"python3 train.py\"");
+        QTest::newRow("program argv item") << program(R"({"program":{"argv":["python3", 3]}})")
+                                           << QStringLiteral("lanes[0].runs[0].program.argv[1]: expected a string "
+                                                             "without NUL characters, got 3");
+        QTest::newRow("program with model")
+            << program(R"({"program":{"argv":["x"]},"model":{"type":"transe"}})")
+            << QStringLiteral("lanes[0].runs[0].model: a program run has no model (its program reads its own data)");
+        QTest::newRow("program env reserved")
+            << program(R"({"program":{"argv":["x"],"env":{"TRAINYARD_TOKEN":"t"}}})")
+            << QStringLiteral("lanes[0].runs[0].program.env.TRAINYARD_TOKEN: set by Trainyard for every run (its "
+                              "lane, folder and socket)");
+        QTest::newRow("program env cuda")
+            << program(R"({"program":{"argv":["x"],"env":{"CUDA_VISIBLE_DEVICES":"0"}}})")
+            << QStringLiteral("lanes[0].runs[0].program.env.CUDA_VISIBLE_DEVICES: set by Trainyard for every run "
+                              "(its lane, folder and socket)");
+        QTest::newRow("program train key")
+            << program(R"({"program":{"argv":["x"]},"train":{"lr":0.1}})")
+            << QStringLiteral("lanes[0].runs[0].train: unknown key \"lr\" (expected one of seed)");
+        QTest::newRow("program unknown key")
+            << program(R"({"program":{"argv":["x"],"shell":true}})")
+            << QStringLiteral("lanes[0].runs[0].program: unknown key \"shell\" (expected one of argv, cwd, env)");
         Q_UNUSED(run);
+    }
+
+    // A program run's defaults: its name from its script, a seed for
+    // repeats, its folder relative to the experiment file.
+    void programRunDefaults()
+    {
+        QTemporaryDir dir;
+        const QByteArray json = R"({"name":"e","lanes":[{"device":"cpu","runs":[
+            {"program":{"argv":["python3","-u","scripts/train.py"]},"repeat":2},
+            {"name":"b","program":{"argv":["bash","go.sh"],"cwd":"sub"},"train":{"seed":5}}]}]})";
+        const QString path = dir.filePath(QStringLiteral("e.json"));
+        QVERIFY(writeFile(path, json));
+        QStringList errors;
+        const auto ex = Experiment::load(path, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        const QJsonObject first = expandRepeat(ex->lanes[0].runs[0].spec, 1, 2);
+        QCOMPARE(first.value(QStringLiteral("name")).toString(), QStringLiteral("train-2"));
+        QCOMPARE(first.value(QStringLiteral("train")).toObject().value(QStringLiteral("seed")).toInt(), 2);
+        QCOMPARE(RunSpecView(first).programCwd(), QFileInfo(path).absolutePath());
+        QCOMPARE(RunSpecView(ex->lanes[0].runs[1].spec).programCwd(),
+                 QFileInfo(path).absolutePath() + QStringLiteral("/sub"));
+        QCOMPARE(RunSpecView(first).kindLabel(), QStringLiteral("train.py"));
     }
 
     void validationNamesPathAndExpectation()

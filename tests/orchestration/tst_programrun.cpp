@@ -93,8 +93,8 @@ private Q_SLOTS:
     void liveMetricsOnTheBoardAndInTheFile()
     {
         const QString env = m_tmp.filePath(QStringLiteral("env.json"));
-        QJsonObject spec = reportRun(QStringLiteral("live"), {QStringLiteral("40"), QStringLiteral("30"),
-                                                              QStringLiteral("--env-to"), env});
+        QJsonObject spec = reportRun(QStringLiteral("live"),
+                                     {QStringLiteral("40"), QStringLiteral("30"), QStringLiteral("--env-to"), env});
         spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("seed"), 11}});
         auto session = open({lane(QStringLiteral("cpu"), 1, {spec})}, QStringLiteral("live"));
         Scheduler *sch = session->scheduler();
@@ -141,9 +141,10 @@ private Q_SLOTS:
     // signalled.
     void stopReachesShouldStop()
     {
-        auto session = open({lane(QStringLiteral("cpu"), 1,
-                                  {reportRun(QStringLiteral("stopme"), {QStringLiteral("100000"), QStringLiteral("20")})})},
-                            QStringLiteral("stop"));
+        auto session =
+            open({lane(QStringLiteral("cpu"), 1,
+                       {reportRun(QStringLiteral("stopme"), {QStringLiteral("100000"), QStringLiteral("20")})})},
+                 QStringLiteral("stop"));
         Scheduler *sch = session->scheduler();
         const RunId id = sch->runIds().value(0);
         QSignalSpy idle(sch, &Scheduler::idle);
@@ -162,9 +163,10 @@ private Q_SLOTS:
     // Pause and resume reach paused(): no step while paused, on after.
     void pauseHaltsTheLoop()
     {
-        auto session = open({lane(QStringLiteral("cpu"), 1,
-                                  {reportRun(QStringLiteral("pauseme"), {QStringLiteral("100000"), QStringLiteral("20")})})},
-                            QStringLiteral("pause"));
+        auto session =
+            open({lane(QStringLiteral("cpu"), 1,
+                       {reportRun(QStringLiteral("pauseme"), {QStringLiteral("100000"), QStringLiteral("20")})})},
+                 QStringLiteral("pause"));
         Scheduler *sch = session->scheduler();
         const RunId id = sch->runIds().value(0);
         sch->startAll();
@@ -187,12 +189,12 @@ private Q_SLOTS:
     // the lane trains on to the end.
     void crashFailsAloneWithItsTraceback()
     {
-        auto session = open(
-            {lane(QStringLiteral("cpu"), 2,
-                  {reportRun(QStringLiteral("crash"), {QStringLiteral("50"), QStringLiteral("20"),
-                                                       QStringLiteral("--crash-at"), QStringLiteral("4")}),
-                   reportRun(QStringLiteral("fine"), {QStringLiteral("30"), QStringLiteral("20")})})},
-            QStringLiteral("crash"));
+        auto session =
+            open({lane(QStringLiteral("cpu"), 2,
+                       {reportRun(QStringLiteral("crash"), {QStringLiteral("50"), QStringLiteral("20"),
+                                                            QStringLiteral("--crash-at"), QStringLiteral("4")}),
+                        reportRun(QStringLiteral("fine"), {QStringLiteral("30"), QStringLiteral("20")})})},
+                 QStringLiteral("crash"));
         Scheduler *sch = session->scheduler();
         QSignalSpy idle(sch, &Scheduler::idle);
         sch->startAll();
@@ -201,7 +203,8 @@ private Q_SLOTS:
         const RunInfo fine = sch->run(sch->runIds().value(1));
         QCOMPARE(crash.state, RunState::Failed);
         QVERIFY2(crash.message.startsWith(QStringLiteral("exit 1")), qPrintable(crash.message));
-        QVERIFY2(crash.message.contains(QStringLiteral("Traceback (most recent call last):")), qPrintable(crash.message));
+        QVERIFY2(crash.message.contains(QStringLiteral("Traceback (most recent call last):")),
+                 qPrintable(crash.message));
         QVERIFY2(crash.message.contains(QStringLiteral("ZeroDivisionError")), qPrintable(crash.message));
         QVERIFY(readFile(crash.runDir + QStringLiteral("/worker.log")).contains("ZeroDivisionError"));
         QCOMPARE(crash.step, 3);
@@ -245,15 +248,16 @@ private Q_SLOTS:
     // heart-beat to begin with) and finishes with its exit status.
     void programWithoutTheModule()
     {
-        const QJsonObject ok{{QStringLiteral("name"), QStringLiteral("plain")},
-                             {QStringLiteral("program"),
-                              QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
-                                                                              QStringLiteral("sleep 3; echo done")}}}}};
-        const QJsonObject bad{{QStringLiteral("name"), QStringLiteral("exit7")},
-                              {QStringLiteral("program"),
-                               QJsonObject{{QStringLiteral("argv"),
-                                            QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
-                                                       QStringLiteral("echo something broke >&2; exit 7")}}}}};
+        const QJsonObject ok{
+            {QStringLiteral("name"), QStringLiteral("plain")},
+            {QStringLiteral("program"),
+             QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
+                                                             QStringLiteral("sleep 3; echo done")}}}}};
+        const QJsonObject bad{
+            {QStringLiteral("name"), QStringLiteral("exit7")},
+            {QStringLiteral("program"),
+             QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
+                                                             QStringLiteral("echo something broke >&2; exit 7")}}}}};
         auto session = open({lane(QStringLiteral("cpu"), 2, {ok, bad})}, QStringLiteral("plain"));
         Scheduler *sch = session->scheduler();
         sch->setStallTimeout(1000);
@@ -280,8 +284,8 @@ private Q_SLOTS:
         const QString root = m_tmp.filePath(QStringLiteral("killed"));
         const QJsonObject json = experimentJson(
             QStringLiteral("killed"), root,
-            {lane(QStringLiteral("cpu"), 1, {reportRun(QStringLiteral("survivor"), {QStringLiteral("150"),
-                                                                                    QStringLiteral("40")})})});
+            {lane(QStringLiteral("cpu"), 1,
+                  {reportRun(QStringLiteral("survivor"), {QStringLiteral("150"), QStringLiteral("40")})})});
         const QString file = m_tmp.filePath(QStringLiteral("killed.json"));
         QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
 

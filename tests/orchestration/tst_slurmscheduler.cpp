@@ -183,14 +183,15 @@ private Q_SLOTS:
     void programRunFinishesWithItsCurve()
     {
         REQUIRE_CLUSTER();
-        const QString script = qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/programs/report.py");
+        const QString script =
+            qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/programs/report.py");
         const QJsonObject run{
             {QStringLiteral("name"), QStringLiteral("script")},
             {QStringLiteral("program"),
-             QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), script, QStringLiteral("30"),
-                                                             QStringLiteral("30")}}}}};
-        auto session = open(
-            clusterExperiment(QStringLiteral("program"), {lane(QStringLiteral("slurm:test/debug"), 1, {run})}));
+             QJsonObject{{QStringLiteral("argv"),
+                          QJsonArray{QStringLiteral("python3"), script, QStringLiteral("30"), QStringLiteral("30")}}}}};
+        auto session =
+            open(clusterExperiment(QStringLiteral("program"), {lane(QStringLiteral("slurm:test/debug"), 1, {run})}));
         Scheduler *sch = session->scheduler();
         QSignalSpy idle(sch, &Scheduler::idle);
         sch->startAll();

@@ -6,6 +6,7 @@
 // state file.
 
 #include "exitcode.h"
+#include "exitoutcome.h"
 #include "fakelauncher.h"
 #include "ingestion.h"
 #include "metricsserver.h"
@@ -15,6 +16,8 @@
 #include "runstore.h"
 #include "supervisor.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QSignalSpy>
@@ -221,6 +224,53 @@ private Q_SLOTS:
                  qPrintable(run.message));
         QCOMPARE(readJson(run.runDir + QStringLiteral("/status.json")).value(QStringLiteral("signal")).toInt(),
                  SIGSEGV);
+    }
+
+    // A program run's exit status is its own: 0 finished, anything else
+    // failed with its log's tail (a Python traceback whole); after a Stop,
+    // 0, 4 or SIGTERM is stopped.
+    void programOutcomes()
+    {
+        const QString dir = m_dir.filePath(QStringLiteral("program-outcome"));
+        QVERIFY(QDir().mkpath(dir));
+        QFile log(dir + QStringLiteral("/worker.log"));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write("epoch 1\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    1 / 0\n"
+                  "ZeroDivisionError: division by zero\n");
+        log.close();
+        ExitFacts f;
+        f.program = true;
+        f.runDir = dir;
+        f.exitCode = 0;
+        QCOMPARE(exitOutcome(f).state, RunState::Finished);
+        f.exitCode = 4; // the worker's "stopped", but nobody asked
+        QCOMPARE(exitOutcome(f).state, RunState::Failed);
+        f.exitCode = 1;
+        const ExitOutcome crash = exitOutcome(f);
+        QCOMPARE(crash.state, RunState::Failed);
+        QVERIFY2(crash.message.startsWith(QStringLiteral("exit 1 — worker.log:\nTraceback (most recent call last):")),
+                 qPrintable(crash.message));
+        QVERIFY(crash.message.endsWith(QStringLiteral("ZeroDivisionError: division by zero")));
+        QVERIFY(!crash.message.contains(QStringLiteral("epoch 1")));
+        f.stopAsked = true;
+        for (int code : {0, 4}) {
+            f.exitCode = code;
+            QCOMPARE(exitOutcome(f).state, RunState::Stopped);
+        }
+        f.exitCode = -1;
+        f.signal = SIGTERM;
+        QCOMPARE(exitOutcome(f).state, RunState::Stopped);
+        f.killed = true; // the escalation's SIGKILL
+        f.signal = SIGKILL;
+        f.killMessage = QStringLiteral("did not stop within 30 s; killed");
+        QCOMPARE(exitOutcome(f).state, RunState::Failed);
+        // Attached after a restart: the module's done line tells.
+        f = ExitFacts{};
+        f.program = true;
+        f.doneSeen = true;
+        f.doneStatus = QStringLiteral("finished");
+        f.doneExit = 0;
+        QCOMPARE(exitOutcome(f).state, RunState::Finished);
     }
 
     // stop asked on the socket; no exit -> terminate after the timeout; still none -> kill.

@@ -49,8 +49,8 @@ private:
             {QStringLiteral("program"),
              QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
                                                              QStringLiteral("touch ") + marker + extra}}}}};
-        const QJsonObject json =
-            experimentJson(name, m_tmp.filePath(name + QStringLiteral("-runs")), {lane(QStringLiteral("cpu"), 1, {run})});
+        const QJsonObject json = experimentJson(name, m_tmp.filePath(name + QStringLiteral("-runs")),
+                                                {lane(QStringLiteral("cpu"), 1, {run})});
         const QString file = m_tmp.filePath(name + QStringLiteral(".json"));
         writeFile(file, QJsonDocument(json).toJson());
         return file;
@@ -66,7 +66,8 @@ private:
         p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args);
         if (!p.waitForFinished(60000))
             return {};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())};
     }
 
 private Q_SLOTS:
@@ -118,9 +119,10 @@ private Q_SLOTS:
         QVERIFY(list.trust(ex->contentHash, file));
         QVERIFY(list.refusal(*ex).isEmpty());
         // Without program runs there is nothing to trust.
-        QVERIFY(list.refusal(experiment(experimentJson(QStringLiteral("plain"), m_tmp.path(),
-                                                       {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})})))
-                    .isEmpty());
+        QVERIFY(
+            list.refusal(experiment(experimentJson(QStringLiteral("plain"), m_tmp.path(),
+                                                   {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})})))
+                .isEmpty());
     }
 
     // The hostile file: exit 2, the program named, nothing run, no run folder.

@@ -412,7 +412,7 @@ private Q_SLOTS:
         QCOMPARE(board->rowCount(board->index(0, 0)), 2);
 
         // Drag an mlp from the palette onto the second lane (through the models).
-        QTRY_VERIFY_WITH_TIMEOUT(window.paletteModel()->rowCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(paletteEntry(window, QStringLiteral("mlp")).isValid(), 20000);
         const QModelIndex mlp = paletteEntry(window, QStringLiteral("mlp"));
         QVERIFY(mlp.isValid());
         // Small enough for a test: a few steps on generated images.
@@ -492,7 +492,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         BoardModel *board = window.boardModel();
-        QTRY_VERIFY_WITH_TIMEOUT(window.paletteModel()->rowCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(paletteEntry(window, QStringLiteral("torchscript")).isValid(), 20000);
         const QModelIndex entry = paletteEntry(window, QStringLiteral("torchscript"));
         QVERIFY2(entry.isValid(), "the palette lists no torchscript model");
 

@@ -28,12 +28,25 @@ private Q_SLOTS:
         PresetStore presets(dir.path() + QStringLiteral("/presets.json"));
         ModelPaletteModel model(&presets);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QCOMPARE(model.rowCount(), 0);
+        // Without a worker's catalogue there are still programs to run.
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Programs"));
         QString error;
         model.setCatalog(ModelCatalog::fromJson(catalogJson(), &error));
-        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Knowledge graphs"));
         QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("Images"));
+        QCOMPARE(model.index(2, 0).data().toString(), QStringLiteral("Programs"));
+        // Its entry drags a program run, edited after the drop.
+        const QModelIndex program = model.index(0, 0, model.index(2, 0));
+        QCOMPARE(program.data().toString(), QStringLiteral("Program…"));
+        std::unique_ptr<QMimeData> programData(model.mimeData({program}));
+        QVERIFY(programData);
+        QVERIFY(QJsonDocument::fromJson(programData->data(runSpecMimeType()))
+                    .object()
+                    .value(QLatin1String("spec"))
+                    .toObject()
+                    .contains(QLatin1String("program")));
         QVERIFY(!(model.flags(model.index(0, 0)) & Qt::ItemIsDragEnabled));
         const QModelIndex mlp = model.index(0, 0, model.index(1, 0));
         QCOMPARE(mlp.data().toString(), QStringLiteral("mlp"));
@@ -55,14 +68,14 @@ private Q_SLOTS:
         QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
         spec.insert(QStringLiteral("name"), QStringLiteral("wide-mlp"));
         QVERIFY(presets.save(Preset{QStringLiteral("wide mlp"), spec, 5}, &error));
-        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.rowCount(), 4);
         PresetStore again(presets.path());
         QCOMPARE(again.presets().size(), 1);
-        const QModelIndex preset = model.index(0, 0, model.index(2, 0));
+        const QModelIndex preset = model.index(0, 0, model.index(3, 0));
         QCOMPARE(preset.data().toString(), QStringLiteral("wide mlp"));
         QCOMPARE(preset.data(ModelPaletteModel::RepeatRole).toInt(), 5);
         QVERIFY(presets.remove(QStringLiteral("wide mlp"), &error));
-        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.rowCount(), 3);
     }
 
     void publishedPresetsOfTheRealWorker()

@@ -76,6 +76,60 @@ private Q_SLOTS:
         QCOMPARE(sessions.finishCountText(), QStringLiteral("0 of 2 finished"));
     }
 
+    // A file with program runs opens only once trusted: the chooser sees
+    // every command line; refused, nothing opens; trusted, it opens and is
+    // not asked about again; edited, it is asked about again.
+    void programRunsAskForTrust()
+    {
+        QTemporaryDir dir;
+        const auto write = [&](const QString &command) {
+            const QJsonObject run{{QStringLiteral("name"), QStringLiteral("script")},
+                                  {QStringLiteral("program"),
+                                   QJsonObject{{QStringLiteral("argv"),
+                                                QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), command}}}}};
+            return writeExperimentFile(
+                dir, QJsonObject{{QStringLiteral("name"), QStringLiteral("programs")},
+                                 {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                                 {QStringLiteral("lanes"),
+                                  QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                         {QStringLiteral("runs"), QJsonArray{run}}}}}});
+        };
+        const QString path = write(QStringLiteral("echo one"));
+        BoardController board;
+        SessionController sessions(&board);
+        QSignalSpy failed(&sessions, &SessionController::openFailed);
+        QVERIFY(!sessions.openFile(path)); // nobody to ask: not opened
+        QVERIFY(!sessions.session());
+        QVERIFY(failed.last().at(0).toString().contains(QStringLiteral("not trusted")));
+
+        QStringList asked;
+        bool answer = false;
+        sessions.setTrustChooser([&](const QString &file, const QStringList &commands) {
+            asked = commands;
+            Q_UNUSED(file);
+            return answer;
+        });
+        QVERIFY(!sessions.openFile(path));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.first().endsWith(QStringLiteral("sh -c 'echo one'")), qPrintable(asked.first()));
+        QVERIFY(!sessions.session());
+
+        answer = true;
+        QVERIFY(sessions.openFile(path));
+        QVERIFY(sessions.session());
+        asked.clear();
+        QVERIFY(sessions.closeSession());
+        QVERIFY(sessions.openFile(path));
+        QVERIFY(asked.isEmpty()); // this version is trusted now
+
+        QVERIFY(sessions.closeSession());
+        write(QStringLiteral("echo two"));
+        answer = false;
+        QVERIFY(!sessions.openFile(path));
+        QVERIFY2(!asked.isEmpty() && asked.first().endsWith(QStringLiteral("'echo two'")),
+                 qPrintable(asked.join(QLatin1Char('|'))));
+    }
+
     void editsMarkTheTitleUntilSaved()
     {
         QTemporaryDir dir;
