@@ -19,10 +19,11 @@ export HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data XDG_CACH
 export TRAINYARD_WORKER=$build/bin/trainyard-worker
 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
     set -u
-    openbox & sleep 1
-    "$0/bin/trainyard" "$1/examples/mnist-parallel/mnist-parallel.json" > "$2/app.log" 2>&1 &
+    out=$2
+    openbox > /dev/null 2>&1 & sleep 1
+    "$0/bin/trainyard" "$1/examples/mnist-parallel/mnist-parallel.json" > "$out/app.log" 2>&1 &
     app=$!
-    shot() { xwd -root -silent | convert xwd:- "$2/$1"; }
+    shot() { xwd -root -silent | convert xwd:- "$out/$1"; }
     for i in $(seq 60); do xdotool search --name "Run this file" >/dev/null 2>&1 && break; sleep 0.5; done
     sleep 1; shot trust-prompt.png
     xdotool key alt+t; sleep 3
