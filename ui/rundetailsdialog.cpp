@@ -357,7 +357,10 @@ void RunDetailsDialog::showOverview()
 void RunDetailsDialog::showSpec()
 {
     m_resolved = m_catalog.resolve(m_run.info.spec);
-    if (m_catalog.isEmpty()) {
+    if (RunSpecView(m_run.info.spec).isProgram()) {
+        m_specSource->setText(tr("What spec.json holds: a program run, whose hyperparameters are its command's "
+                                 "arguments (docs/python.md)."));
+    } else if (m_catalog.isEmpty()) {
         m_specSource->setText(tr("What spec.json holds. The worker's catalogue is not loaded, so the defaults "
                                  "of the keys it leaves out are not shown."));
     } else if (!m_catalog.model(RunSpecView(m_run.info.spec).modelType())) {

@@ -78,7 +78,7 @@ def train(model, data_loader, test_loader, epochs, lr, device, run):
             optimizer.step()
             step += 1
             if step % 10 == 0:
-                run.log(step, loss=loss.item(), epoch=epoch)  # trainyard
+                run.log(step, loss=loss.item(), epoch=epoch, total_steps=epochs * len(data_loader))  # trainyard
         run.eval("test", step, epoch=epoch, accuracy=accuracy(model, test_loader, device))  # trainyard (optional)
 
 

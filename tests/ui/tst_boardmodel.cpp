@@ -12,11 +12,13 @@
 #include "modelpalettemodel.h"
 #include "presetstore.h"
 #include "runcolors.h"
+#include "runspecview.h"
 #include "scheduler.h"
 #include "session.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QDrag>
 #include <QJsonDocument>
 #include <QMimeData>
@@ -25,6 +27,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QUndoStack>
+#include <QUrl>
 
 using namespace trainyard;
 using namespace trainyard::testing;
@@ -212,6 +215,34 @@ private Q_SLOTS:
         m_model->setSpecEditor([](QJsonObject *, int *) { return false; });
         QVERIFY(!m_model->dropMimeData(data.get(), Qt::CopyAction, -1, 0, m_model->index(1, 0)));
         QCOMPARE(laneNames(1), QStringList{QStringLiteral("d")});
+    }
+
+    // .py files from a file manager: a program run of `python3 FILE` each,
+    // in its folder, through the editor hook; anything else is refused.
+    void droppedPythonScriptsBecomeProgramRuns()
+    {
+        QMimeData files;
+        files.setUrls({QUrl::fromLocalFile(m_dir.filePath(QStringLiteral("train.py"))),
+                       QUrl::fromLocalFile(m_dir.filePath(QStringLiteral("other.py")))});
+        QStringList edited;
+        m_model->setSpecEditor([&](QJsonObject *spec, int *) {
+            edited << RunSpecView(*spec).programArgv().join(QLatin1Char(' '));
+            return true;
+        });
+        QVERIFY(m_model->canDropMimeData(&files, Qt::CopyAction, -1, 0, m_model->index(1, 0)));
+        QVERIFY(m_model->dropMimeData(&files, Qt::CopyAction, -1, 0, m_model->index(1, 0)));
+        QCOMPARE(edited, (QStringList{QStringLiteral("python3 ") + m_dir.filePath(QStringLiteral("train.py")),
+                                      QStringLiteral("python3 ") + m_dir.filePath(QStringLiteral("other.py"))}));
+        QCOMPARE(laneNames(1), (QStringList{QStringLiteral("d"), QStringLiteral("train"), QStringLiteral("other")}));
+        const RunInfo run = scheduler()->run(scheduler()->findRun(QStringLiteral("train")));
+        QCOMPARE(RunSpecView(run.spec).programCwd(), QDir(m_dir.path()).absolutePath());
+
+        QMimeData text;
+        text.setUrls({QUrl::fromLocalFile(m_dir.filePath(QStringLiteral("notes.txt")))});
+        QVERIFY(!m_model->canDropMimeData(&text, Qt::CopyAction, -1, 0, m_model->index(1, 0)));
+        QMimeData remote;
+        remote.setUrls({QUrl(QStringLiteral("https://example.org/train.py"))});
+        QVERIFY(!m_model->canDropMimeData(&remote, Qt::CopyAction, -1, 0, m_model->index(1, 0)));
     }
 
     void removeAndUndo()
