@@ -532,6 +532,58 @@ private Q_SLOTS:
         window.close();
     }
 
+    // A trusted file's script that raises: its card fails alone, the
+    // traceback in the card's tooltip and in the Log page of its details.
+    void aCrashingScriptShowsItsTraceback()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty()) {
+            QSKIP("python3 is not installed");
+        }
+        QTemporaryDir dir;
+        const auto program = [](const QString &name, const QString &code) {
+            return QJsonObject{{QStringLiteral("name"), name},
+                               {QStringLiteral("program"),
+                                QJsonObject{{QStringLiteral("argv"),
+                                             QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"), code}}}}};
+        };
+        const QString file = writeExperimentFile(
+            dir,
+            QJsonObject{{QStringLiteral("name"), QStringLiteral("scripts")},
+                        {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                        {QStringLiteral("lanes"),
+                         QJsonArray{QJsonObject{
+                             {QStringLiteral("device"), QStringLiteral("cpu")},
+                             {QStringLiteral("slots"), 2},
+                             {QStringLiteral("runs"),
+                              QJsonArray{program(QStringLiteral("crash"), QStringLiteral("print('epoch 1')\n1 / 0")),
+                                         program(QStringLiteral("fine"), QStringLiteral("print('ok')"))}}}}}});
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        QStringList asked;
+        window.setTrustChooser([&](const QString &, const QStringList &commands) {
+            asked = commands;
+            return true;
+        });
+        QVERIFY(window.openFile(file));
+        QCOMPARE(asked.size(), 2);
+        window.show();
+        Scheduler *scheduler = window.session()->scheduler();
+        window.startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(scheduler->isIdle() && scheduler->finishedCount() == 1, 20000);
+        const RunId crash = scheduler->findRun(QStringLiteral("crash"));
+        QCOMPARE(scheduler->run(crash).state, RunState::Failed);
+        BoardModel *board = window.boardModel();
+        const QString tooltip = board->index(0, 0, board->index(0, 0)).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tooltip.contains(QStringLiteral("Traceback (most recent call last):")), qPrintable(tooltip));
+        QVERIFY2(tooltip.contains(QStringLiteral("ZeroDivisionError: division by zero")), qPrintable(tooltip));
+        RunDetailsDialog *details = window.showRunDetails(crash, RunDetailsDialog::Page::Log);
+        QVERIFY(details);
+        auto *log = details->findChild<LogView *>();
+        QVERIFY(log);
+        QTRY_VERIFY(log->toPlainText().contains(QStringLiteral("ZeroDivisionError")));
+        details->close();
+    }
+
     void closingWhileTrainingAsks()
     {
         QTemporaryDir dir;
