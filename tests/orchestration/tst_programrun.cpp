@@ -160,6 +160,31 @@ private Q_SLOTS:
                  QStringLiteral("stopped"));
     }
 
+    // Start after a Stop resumes: TRAINYARD_RESUME=1, the script carries on
+    // after its last run.checkpoint(), and the curve has every step once.
+    void startAfterStopResumes()
+    {
+        auto session = open({lane(QStringLiteral("cpu"), 1,
+                                  {reportRun(QStringLiteral("again"), {QStringLiteral("60"), QStringLiteral("40")})})},
+                            QStringLiteral("again"));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->runIds().value(0);
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 15 && sch->run(id).connected, 20000);
+        QVERIFY(sch->stopRun(id));
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stopped, 20000);
+        QVERIFY(sch->startRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 30000);
+        const RunInfo r = sch->run(id);
+        QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
+        QVERIFY(readFile(r.runDir + QStringLiteral("/worker.log")).contains("resuming after step 10"));
+        const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(int(loss->size()), 60);
+        for (std::size_t i = 0; i < loss->size(); ++i)
+            QCOMPARE(loss->step(i), std::int64_t(i + 1));
+    }
+
     // Pause and resume reach paused(): no step while paused, on after.
     void pauseHaltsTheLoop()
     {

@@ -37,6 +37,8 @@ if args.silent:
     sys.exit(0)
 
 first = (run.resume_step or 0) + 1
+if run.resuming:
+    print(f"resuming after step {first - 1}", flush=True)
 for step in range(first, args.steps + 1):
     if run.wait_while_paused():
         print(f"stopping at step {step - 1}", flush=True)
@@ -47,6 +49,9 @@ for step in range(first, args.steps + 1):
     time.sleep(args.step_ms / 1000)
     run.log(step, loss=1.0 / step, epoch=1 + step // 10, total_steps=args.steps)
     if step % 10 == 0:
-        run.checkpoint(step, os.path.join(run.checkpoint_dir, f"step-{step}.txt"))
+        path = os.path.join(run.checkpoint_dir, f"step-{step}.txt")
+        with open(path, "w") as f:
+            f.write(str(step))
+        run.checkpoint(step, path)
 else:
     run.eval("valid", args.steps, accuracy=0.5)
