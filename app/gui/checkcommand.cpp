@@ -4,6 +4,7 @@
 #include "deviceinventory.h"
 #include "experiment.h"
 #include "experimentcheck.h"
+#include "trustlist.h"
 #include "workercatalogue.h"
 #include "workerprocess.h"
 
@@ -58,6 +59,15 @@ int checkCommand(const QStringList &args)
     }
     std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
                  static_cast<long long>(experiment->lanes.size()));
+    // Not a problem of the file: what `trainyard run` will ask for.
+    const QStringList commands = experiment->programCommandLines();
+    if (!commands.isEmpty()) {
+        const bool trusted = TrustList().isTrusted(experiment->contentHash);
+        std::fprintf(stdout, "it runs %lld program command%s (%s):\n  %s\n", static_cast<long long>(commands.size()),
+                     commands.size() == 1 ? "" : "s",
+                     trusted ? "this version of the file is trusted" : "not trusted: trainyard run needs --trust",
+                     qPrintable(commands.join(QStringLiteral("\n  "))));
+    }
     return kExitSuccess;
 }
 
