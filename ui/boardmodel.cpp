@@ -7,7 +7,6 @@
 #include "logcategories.h"
 #include "metricstore.h"
 #include "mimetypes.h"
-#include "programeditordialog.h"
 #include "runspecview.h"
 #include "scheduler.h"
 
@@ -492,7 +491,7 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
         // .py files from a file manager: `python3 FILE` each, in FILE's folder.
         bool queued = false;
         for (const QString &script : droppedScripts(data)) {
-            queued = queueSpec(lane, position++, ProgramEditorDialog::pythonScriptSpec(script), 1) || queued;
+            queued = queueSpec(lane, position++, pythonScriptRunSpec(script), 1) || queued;
         }
         return queued;
     }

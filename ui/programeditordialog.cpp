@@ -5,6 +5,7 @@
 #include "runspecview.h"
 
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -158,15 +159,6 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
     recheck();
 }
 
-QJsonObject ProgramEditorDialog::pythonScriptSpec(const QString &file)
-{
-    const QFileInfo info(file);
-    return QJsonObject{
-        {QStringLiteral("program"),
-         QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), info.absoluteFilePath()}},
-                     {QStringLiteral("cwd"), info.absolutePath()}}}};
-}
-
 void ProgramEditorDialog::setRepeatEditable(bool on)
 {
     m_repeat->setEnabled(on);
@@ -228,8 +220,11 @@ QJsonObject ProgramEditorDialog::buildSpec() const
     while (!argv.isEmpty() && argv.last().toString().isEmpty())
         argv.removeLast();
     QJsonObject program{{QStringLiteral("argv"), argv}};
-    if (!m_cwd->text().trimmed().isEmpty())
-        program.insert(QStringLiteral("cwd"), m_cwd->text().trimmed());
+    QString cwd = m_cwd->text().trimmed();
+    if (cwd.startsWith(QStringLiteral("~/")))
+        cwd = QDir::homePath() + cwd.mid(1);
+    if (!cwd.isEmpty())
+        program.insert(QStringLiteral("cwd"), cwd);
     QJsonObject env;
     for (int row = 0; row < m_env->rowCount(); ++row) {
         const QString key = cell(m_env, row, 0).trimmed();
@@ -251,6 +246,11 @@ void ProgramEditorDialog::recheck()
     m_name->setPlaceholderText(RunSpecView(spec).programStem());
     m_command->setText(shellText(RunSpecView(spec).programArgv()));
     QStringList problems = validateRunSpec(spec, QString(), false);
+    // A relative folder would mean the app's own working folder here and the
+    // experiment file's after a save: the editor takes whole paths.
+    const QString cwd = RunSpecView(spec).programCwd();
+    if (!cwd.isEmpty() && QDir::isRelativePath(cwd))
+        problems << tr("folder: a whole path such as /home/you/project (Browse…), or empty for the run's folder");
     const QString name = RunSpecView(withDefaults(spec)).name();
     if (m_takenNames.contains(name))
         problems << tr("name: \"%1\" is already used by another run").arg(name);

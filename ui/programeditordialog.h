@@ -39,9 +39,6 @@ public:
     QTableWidget *argumentTable() const { return m_argv; }
     QLineEdit *folderEdit() const { return m_cwd; }
 
-    /// A program run of `python3 FILE` in FILE's folder (a dropped .py file).
-    static QJsonObject pythonScriptSpec(const QString &file);
-
 private:
     void addRow(QTableWidget *table);
     void removeRows(QTableWidget *table);

@@ -2,9 +2,10 @@
 
 #include "sessioncontroller.h"
 
+#include <QStringList>
+
 class QDateTime;
 class QString;
-#include <QStringList>
 class QWidget;
 
 /// The questions asked when an experiment closes or reopens, as the user

@@ -111,7 +111,7 @@ int runCommand(const QStringList &args)
     scheduler->setCpuThreads(*threads);
     scheduler->setStopTimeout(*stopTimeout * 1000);
     scheduler->setStallTimeout(*stallTimeout * 1000);
-    if (scheduler->workerProgram().isEmpty())
+    if (scheduler->workerProgram().isEmpty() && experiment->hasWorkerRuns())
         return usageError(
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 

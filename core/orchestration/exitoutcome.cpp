@@ -30,8 +30,9 @@ QString logTail(const QString &runDir, int maxLines)
         file.seek(file.size() - 8192);
     QStringList lines;
     for (const QByteArray &raw : file.readAll().split('\n')) {
-        const QString line = QString::fromUtf8(raw).trimmed().isEmpty() ? QString() : QString::fromUtf8(raw);
-        if (!line.isEmpty())
+        // Several lines keep their indentation (a traceback's); one is trimmed.
+        const QString line = QString::fromUtf8(maxLines > 1 ? raw : raw.trimmed());
+        if (!line.trimmed().isEmpty())
             lines << line.left(300);
     }
     const qsizetype traceback = lines.lastIndexOf(QStringLiteral("Traceback (most recent call last):"));
@@ -51,15 +52,21 @@ ExitOutcome programOutcome(const ExitFacts &f)
     ExitOutcome out;
     out.exitCode = f.exitCode;
     const bool stopSignal = f.signal == SIGTERM || f.signal == SIGINT;
-    if (f.signal > 0) {
+    // A shell or launcher (bash, torchrun) reports its child's SIGTERM as 128 + 15.
+    const bool stopStatus = f.exitCode == 0 || f.exitCode == protocol::toInt(protocol::ExitCode::Stopped)
+                            || f.exitCode == 128 + SIGTERM || f.exitCode == 128 + SIGINT;
+    if (f.signal > 0 && !f.stopAsked && !f.killed && !f.jobId.isEmpty() && f.signal == SIGTERM) {
+        out.state = RunState::Failed;
+        out.message = QStringLiteral("job %1 was CANCELLED outside Trainyard (scancel, an administrator): %2")
+                          .arg(f.jobId, signalName(f.signal));
+    } else if (f.signal > 0) {
         out.state = f.stopAsked && !f.killed && stopSignal ? RunState::Stopped : RunState::Failed;
         out.message = f.killed ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
                       : out.state == RunState::Stopped
                           ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
                           : QStringLiteral("killed by %1").arg(signalName(f.signal));
     } else if (f.exitCode >= 0) {
-        const bool stopped =
-            f.stopAsked && (f.exitCode == 0 || f.exitCode == protocol::toInt(protocol::ExitCode::Stopped));
+        const bool stopped = f.stopAsked && stopStatus;
         out.state = stopped ? RunState::Stopped : f.exitCode == 0 ? RunState::Finished : RunState::Failed;
         out.message = stopped           ? QStringLiteral("stopped on request (exit %1)").arg(f.exitCode)
                       : f.exitCode == 0 ? QStringLiteral("exit 0")
@@ -69,6 +76,9 @@ ExitOutcome programOutcome(const ExitFacts &f)
         out.exitCode = f.doneExit;
         out.state = f.doneExit >= 0 ? stateForExit(f.doneExit) : RunState::Failed;
         out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
+    } else if (f.pending) {
+        out.state = RunState::Failed;
+        out.message = QStringLiteral("left the queue without running (was pending: %1)").arg(f.pendingReason);
     } else {
         out.state = RunState::Failed;
         out.message = QStringLiteral("the program ended without reporting how (killed while Trainyard was away?)");

@@ -9,6 +9,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -207,8 +208,10 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
 
 namespace {
 
-// A program run's cwd is relative to its experiment file, and defaults to
-// its folder: "python3 train.py" next to the file finds train.py.
+// A program run's relative cwd is relative to its experiment file
+// ("cwd": "." finds train.py beside it), resolved once here so that the
+// board, a save and an autosave copy all mean the same folder. Without a
+// cwd a program runs in its run folder, wherever its spec came from.
 void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
 {
     for (ExperimentLane &lane : ex.lanes) {
@@ -217,7 +220,9 @@ void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
                 continue;
             QJsonObject program = run.spec.value(QStringLiteral("program")).toObject();
             const QString cwd = program.value(QStringLiteral("cwd")).toString();
-            QString resolved = cwd.isEmpty() ? fileFolder : cwd;
+            if (cwd.isEmpty())
+                continue;
+            QString resolved = cwd;
             if (resolved.startsWith(QStringLiteral("~/")))
                 resolved = QDir::homePath() + resolved.mid(1);
             if (QDir::isRelativePath(resolved))
@@ -266,7 +271,7 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
     auto ex = fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalog);
     if (ex) {
         ex->sourcePath = path.startsWith(QLatin1Char(':')) ? path : QFileInfo(path).absoluteFilePath();
-        ex->contentHash = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+        ex->contentHash = versionHash(path, bytes);
         resolveProgramFolders(*ex, QFileInfo(path).absolutePath());
     }
     if (errors) {
@@ -347,7 +352,7 @@ bool Experiment::save(const QString &path, QString *error, QByteArray *sha256Hex
     }
     const QByteArray bytes = QJsonDocument(toJson()).toJson(QJsonDocument::Indented);
     if (sha256Hex)
-        *sha256Hex = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+        *sha256Hex = versionHash(path, bytes);
     file.write(bytes);
     if (!file.commit()) {
         if (error)
@@ -371,6 +376,15 @@ QString Experiment::effectiveRunsRoot() const
     return QDir::cleanPath(base + QLatin1Char('/') + name);
 }
 
+QByteArray Experiment::versionHash(const QString &path, const QByteArray &bytes)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(QFileInfo(path).absoluteDir().canonicalPath().toUtf8());
+    hash.addData(QByteArrayView("\n", 1));
+    hash.addData(bytes);
+    return hash.result().toHex();
+}
+
 QStringList Experiment::programCommandLines() const
 {
     QStringList lines;
@@ -389,6 +403,17 @@ QStringList Experiment::programCommandLines() const
         }
     }
     return lines;
+}
+
+bool Experiment::hasWorkerRuns() const
+{
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs) {
+            if (!RunSpecView(run.spec).isProgram())
+                return true;
+        }
+    }
+    return false;
 }
 
 int Experiment::runCount() const

@@ -75,10 +75,14 @@ public:
     QString runsRoot; // empty: QStandardPaths::AppDataLocation/<name>
     QList<ExperimentLane> lanes;
     QList<ExperimentCluster> clusters;
-    // Where load() read it and the SHA-256 (hex) of its bytes: what the
-    // trust list knows a version by. Empty for an experiment built in memory.
+    // Where load() read it and versionHash() of it: what the trust list
+    // knows a version by. Empty for an experiment built in memory.
     QString sourcePath;
     QByteArray contentHash;
+    // SHA-256 (hex) of a file's folder and bytes: the folder too, because a
+    // relative cwd or program means another script in another folder, so a
+    // trusted file copied elsewhere is asked about again.
+    static QByteArray versionHash(const QString &path, const QByteArray &bytes);
 
     // Parses and validates. On failure returns nullopt and fills `errors`
     // (one message per problem, each starting with the JSON path).
@@ -100,13 +104,14 @@ public:
     bool save(const QString &path, QString *error, QByteArray *sha256Hex = nullptr) const;
 
     // Every program run's command line as a shell would show it (quoted
-    // where needed), in "cwd: argv" form, repeats once: what the user is
+    // where needed), as "K=v (in CWD) ARGV", repeats once: what the user is
     // asked to trust. Empty when the experiment runs no program.
     QStringList programCommandLines() const;
 
     // The runs root actually used (runsRoot, or the default location).
     QString effectiveRunsRoot() const;
-    int runCount() const;                                        // repeats expanded
+    int runCount() const;       // repeats expanded
+    bool hasWorkerRuns() const; // any run that is not a program run: trainyard-worker is needed
     const ExperimentCluster *cluster(const QString &name) const; // null if none
 };
 
@@ -125,6 +130,9 @@ QJsonObject withDefaults(const QJsonObject &spec);
 // The spec of repeat `index` (0-based) of `count`: name "<name>-<index+1>"
 // and train.seed + index when count > 1; unchanged otherwise.
 QJsonObject expandRepeat(const QJsonObject &spec, int index, int count);
+
+// A program run of `python3 FILE` in FILE's folder (a .py file dropped on a lane).
+QJsonObject pythonScriptRunSpec(const QString &file);
 
 // True if `name` can be a run folder name: 1–100 characters of
 // [A-Za-z0-9._+@-], not starting with '.', so it never leaves the runs root.

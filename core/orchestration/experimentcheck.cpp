@@ -47,10 +47,10 @@ QString ExperimentCheck::programProblem(const QJsonObject &spec)
 
 QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QByteArray> *passed) const
 {
-    if (m_workerProgram.isEmpty())
-        return {QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard): "
-                               "the runs' data was not checked")};
     QStringList problems;
+    if (m_workerProgram.isEmpty() && experiment.hasWorkerRuns())
+        problems << QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard): "
+                                   "the runs' data was not checked");
     // One worker start per distinct data source, on the first run that uses it.
     QSet<QByteArray> seen;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
@@ -62,6 +62,8 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
                                     .arg(RunSpecView(run.spec).effectiveName(), complaint);
                 continue;
             }
+            if (m_workerProgram.isEmpty())
+                continue;
             const QByteArray data = dataKey(run.spec);
             if (seen.contains(data) || (passed && passed->contains(data)))
                 continue;

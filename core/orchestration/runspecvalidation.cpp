@@ -3,6 +3,7 @@
 #include "modelcatalog.h"
 #include "runspecview.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QRegularExpression>
 
@@ -113,7 +114,8 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
                 if (!name.match(it.key()).hasMatch())
                     errors << QStringLiteral("%1: not a variable name (letters, digits and _)").arg(where);
                 else if (it.key().startsWith(QLatin1String("TRAINYARD_"))
-                         || it.key() == QLatin1String("CUDA_VISIBLE_DEVICES"))
+                         || it.key() == QLatin1String("CUDA_VISIBLE_DEVICES")
+                         || it.key() == QLatin1String("CUDA_DEVICE_ORDER"))
                     errors << QStringLiteral("%1: set by Trainyard for every run (its lane, folder and socket)")
                                   .arg(where);
                 else if (!it.value().isString() || it.value().toString().contains(QChar(0)))
@@ -251,6 +253,15 @@ QJsonObject withDefaults(const QJsonObject &spec)
         out.insert(QStringLiteral("train"), train);
     }
     return out;
+}
+
+QJsonObject pythonScriptRunSpec(const QString &file)
+{
+    const QFileInfo info(file);
+    return QJsonObject{
+        {QStringLiteral("program"),
+         QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), info.absoluteFilePath()}},
+                     {QStringLiteral("cwd"), info.absolutePath()}}}};
 }
 
 QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)

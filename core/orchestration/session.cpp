@@ -59,6 +59,11 @@ bool Session::load(const QString &path, QStringList *errors)
     const auto ex = Experiment::load(path, errors);
     if (!ex)
         return false;
+    if (const QString refusal = TrustList().refusal(*ex); !refusal.isEmpty()) {
+        if (errors)
+            *errors = QStringList{refusal};
+        return false;
+    }
     return open(*ex, QFileInfo(path).absoluteFilePath(), errors);
 }
 

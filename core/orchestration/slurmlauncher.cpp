@@ -156,6 +156,10 @@ void SlurmLauncher::prepare(LaunchSpec &spec) const
     spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
     if (!m_cluster.worker.isEmpty() && !spec.isProgram())
         spec.program = m_cluster.worker;
+    // This machine's build tree means nothing on a cluster reached over ssh:
+    // there the module must be installed (docs/python.md).
+    if (!m_cluster.sshCommand.isEmpty())
+        spec.pythonPath.clear();
     if (!m_cluster.connectBack)
         spec.connect.clear();
 }

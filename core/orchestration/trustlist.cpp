@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonParseError>
 #include <QSaveFile>
 #include <QStandardPaths>
 
@@ -17,13 +18,29 @@ namespace trainyard {
 
 namespace {
 
-QJsonArray readEntries(const QString &path)
+constexpr qsizetype kMaxEntries = 2000;
+
+// The list's entries; false (with `error`) when the file exists but is not
+// a list this code wrote: it is then never overwritten.
+bool readEntries(const QString &path, QJsonArray *entries, QString *error = nullptr)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(16 * 1024 * 1024));
-    return doc.object().value(QStringLiteral("trusted")).toArray();
+    if (!file.exists())
+        return true;
+    if (!file.open(QIODevice::ReadOnly) || file.size() > 16 * 1024 * 1024) {
+        if (error)
+            *error = path + QStringLiteral(": cannot read the trust list");
+        return false;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (parseError.error != QJsonParseError::NoError || !doc.object().value(QStringLiteral("trusted")).isArray()) {
+        if (error)
+            *error = path + QStringLiteral(": not a trust list (left as it is; remove it to start a new one)");
+        return false;
+    }
+    *entries = doc.object().value(QStringLiteral("trusted")).toArray();
+    return true;
 }
 
 } // namespace
@@ -45,8 +62,9 @@ bool TrustList::isTrusted(const QByteArray &sha256Hex) const
 {
     if (sha256Hex.isEmpty())
         return false;
-    const QJsonArray entries = readEntries(m_path);
-    for (const QJsonValue &entry : entries) {
+    QJsonArray entries;
+    readEntries(m_path, &entries);
+    for (const QJsonValue &entry : std::as_const(entries)) {
         if (entry.toObject().value(QStringLiteral("sha256")).toString().toLatin1() == sha256Hex)
             return true;
     }
@@ -57,9 +75,20 @@ bool TrustList::trust(const QByteArray &sha256Hex, const QString &path, QString 
 {
     if (isTrusted(sha256Hex))
         return true;
-    QJsonArray entries = readEntries(m_path);
+    QJsonArray entries;
+    if (!readEntries(m_path, &entries, error))
+        return false;
+    // One version per file: trusting (or saving) a new one forgets the old,
+    // so autosaves do not grow the list without end.
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    for (qsizetype i = entries.size() - 1; i >= 0; --i) {
+        if (entries.at(i).toObject().value(QStringLiteral("path")).toString() == absolute)
+            entries.removeAt(i);
+    }
+    while (entries.size() >= kMaxEntries)
+        entries.removeFirst();
     entries.append(QJsonObject{{QStringLiteral("sha256"), QString::fromLatin1(sha256Hex)},
-                               {QStringLiteral("path"), QFileInfo(path).absoluteFilePath()},
+                               {QStringLiteral("path"), absolute},
                                {QStringLiteral("trusted_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}});
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QSaveFile file(m_path);

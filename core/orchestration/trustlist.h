@@ -12,14 +12,17 @@ class Experiment;
 // ("program" in a run spec) executes whatever command its file names, so a
 // file from elsewhere must never run one by surprise: `trainyard run` refuses
 // it without --trust, and the app asks once, showing every command line.
-// What is trusted is one version of a file (the SHA-256 of its bytes): a
-// file edited since asks again. Files Trainyard itself saves are trusted as
+// What is trusted is one version of a file in its folder
+// (Experiment::versionHash): a file edited since, or copied elsewhere, asks
+// again. Files Trainyard itself saves are trusted as
 // they are written.
 //
 // Stored as JSON in the user's config folder
 // (~/.config/trainyard/trusted-experiments.json):
 //   {"version": 1, "trusted": [{"sha256": "…", "path": "…", "trusted_at": "…"}]}
-// A missing or unreadable list trusts nothing.
+// One version per file path (a newer one replaces it), at most 2000 files.
+// A missing or unreadable list trusts nothing; a damaged one is never
+// overwritten (trust() then fails, saying so).
 class TrustList
 {
 public:

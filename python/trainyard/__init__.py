@@ -751,6 +751,14 @@ def _close_quietly(sock: socket.socket) -> None:
 
 
 def _on_signal(signum: int, frame: Any) -> None:
+    run = _current
+    if signum == signal.SIGTERM and (_flags.stop or (run is not None and run._stop)):
+        # Asked already and still going: Trainyard's stop escalation (socket,
+        # then SIGTERM, then SIGKILL) means "now", so end as SIGTERM would
+        # have without the module. The app records the run as stopped.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     _flags.stop = True
     if signum == getattr(signal, "SIGUSR2", None):
         _flags.requeue = True
@@ -783,8 +791,12 @@ def _install_hooks() -> None:
         defaults = {signal.SIGTERM: signal.SIG_DFL, signal.SIGINT: signal.default_int_handler}
         if hasattr(signal, "SIGUSR2"):
             defaults[signal.SIGUSR2] = signal.SIG_DFL
+        # A Slurm batch script ignores USR2 until its program can take it
+        # (SlurmJob::script): inside Trainyard, ignored is ours to take too.
+        inside = bool(os.environ.get("TRAINYARD_RUN_DIR"))
         for signum, default in defaults.items():
-            if signal.getsignal(signum) is default:
+            current = signal.getsignal(signum)
+            if current is default or (inside and signum != signal.SIGINT and current is signal.SIG_IGN):
                 signal.signal(signum, _on_signal)
 
 

@@ -197,7 +197,7 @@ private Q_SLOTS:
     }
 
     // A program run's defaults: its name from its script, a seed for
-    // repeats, its folder relative to the experiment file.
+    // repeats, a relative folder relative to the experiment file.
     void programRunDefaults()
     {
         QTemporaryDir dir;
@@ -212,7 +212,7 @@ private Q_SLOTS:
         const QJsonObject first = expandRepeat(ex->lanes[0].runs[0].spec, 1, 2);
         QCOMPARE(first.value(QStringLiteral("name")).toString(), QStringLiteral("train-2"));
         QCOMPARE(first.value(QStringLiteral("train")).toObject().value(QStringLiteral("seed")).toInt(), 2);
-        QCOMPARE(RunSpecView(first).programCwd(), QFileInfo(path).absolutePath());
+        QCOMPARE(RunSpecView(first).programCwd(), QString()); // none: its run folder
         QCOMPARE(RunSpecView(ex->lanes[0].runs[1].spec).programCwd(),
                  QFileInfo(path).absolutePath() + QStringLiteral("/sub"));
         QCOMPARE(RunSpecView(first).kindLabel(), QStringLiteral("train.py"));

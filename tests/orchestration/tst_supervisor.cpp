@@ -253,7 +253,7 @@ private Q_SLOTS:
         QVERIFY(crash.message.endsWith(QStringLiteral("ZeroDivisionError: division by zero")));
         QVERIFY(!crash.message.contains(QStringLiteral("epoch 1")));
         f.stopAsked = true;
-        for (int code : {0, 4}) {
+        for (int code : {0, 4, 128 + SIGTERM}) {
             f.exitCode = code;
             QCOMPARE(exitOutcome(f).state, RunState::Stopped);
         }

@@ -4,6 +4,7 @@
 // the user's list; a trusted file edited afterwards is refused again.
 
 #include "experiment.h"
+#include "launcher.h"
 #include "testutil.h"
 #include "trustlist.h"
 
@@ -94,7 +95,42 @@ private Q_SLOTS:
                  1);
         // Garbage in the list trusts nothing and breaks nothing.
         QVERIFY(writeFile(m_tmp.filePath(QStringLiteral("unit/bad.json")), "{\"trusted\": [1, null, \"x\"]"));
-        QVERIFY(!TrustList(m_tmp.filePath(QStringLiteral("unit/bad.json"))).isTrusted("x"));
+        TrustList damaged(m_tmp.filePath(QStringLiteral("unit/bad.json")));
+        QVERIFY(!damaged.isTrusted("x"));
+        QString error;
+        QVERIFY(!damaged.trust("abc", QStringLiteral("/x/y.json"), &error)); // never overwritten
+        QVERIFY2(error.contains(QStringLiteral("not a trust list")), qPrintable(error));
+        // One version per file: the newer replaces the older.
+        QVERIFY(list.trust("abd", QStringLiteral("/x/y.json")));
+        QVERIFY(list.isTrusted("abd"));
+        QVERIFY(!list.isTrusted("abc"));
+    }
+
+    // The same bytes in another folder are another version: a relative
+    // program or cwd would run something else there.
+    void aCopyElsewhereIsAskedAbout()
+    {
+        const QString file = writeHostile(QStringLiteral("moved"), m_tmp.filePath(QStringLiteral("moved-marker")));
+        const auto ex = Experiment::load(file, nullptr);
+        QVERIFY(ex);
+        TrustList list(m_tmp.filePath(QStringLiteral("moved/trusted.json")));
+        QVERIFY(list.trust(ex->contentHash, file));
+        QVERIFY(QDir().mkpath(m_tmp.filePath(QStringLiteral("elsewhere"))));
+        const QString copy = m_tmp.filePath(QStringLiteral("elsewhere/moved.json"));
+        QVERIFY(QFile::copy(file, copy));
+        const auto moved = Experiment::load(copy, nullptr);
+        QVERIFY(moved);
+        QVERIFY(moved->contentHash != ex->contentHash);
+        QVERIFY(!list.refusal(*moved).isEmpty());
+    }
+
+    // A shown command cannot hide what it runs behind control characters.
+    void commandsShowControlCharacters()
+    {
+        QCOMPARE(shellText({QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo hi\x1b[2K\rrm -rf ~")}),
+                 QStringLiteral("sh -c $'echo hi\\x1b[2K\\x0drm -rf ~'"));
+        QCOMPARE(shellText({QStringLiteral("a\u202eb")}), QStringLiteral("$'a\\u202eb'"));
+        QCOMPARE(shellText({QStringLiteral("it's")}), QStringLiteral("'it'\\''s'"));
     }
 
     void refusalNamesEveryCommand()
@@ -109,9 +145,8 @@ private Q_SLOTS:
         QCOMPARE(commands.size(), 1);
         QVERIFY2(commands.first().contains(QStringLiteral("sh -c 'touch ") + marker + QLatin1Char('\'')),
                  qPrintable(commands.first()));
-        // The file's folder is the program's when it names none.
-        QVERIFY2(commands.first().startsWith(QStringLiteral("(in ") + QFileInfo(file).absolutePath()),
-                 qPrintable(commands.first()));
+        // Without a cwd it runs in its run folder: nothing to show.
+        QVERIFY2(!commands.first().startsWith(QStringLiteral("(in ")), qPrintable(commands.first()));
         TrustList list(m_tmp.filePath(QStringLiteral("unit2/trusted.json")));
         const QString refusal = list.refusal(*ex);
         QVERIFY(refusal.contains(file));

@@ -2,6 +2,7 @@
 // the environment, the seed; the accept button refuses what validateRunSpec
 // would, and the spec it gives back is what the board queues.
 
+#include "experiment.h"
 #include "programeditordialog.h"
 #include "runspecview.h"
 
@@ -21,7 +22,7 @@ class TestProgramEditorDialog : public QObject
 private Q_SLOTS:
     void editsTheCommandAsATable()
     {
-        const QJsonObject spec = ProgramEditorDialog::pythonScriptSpec(QStringLiteral("/home/u/exp/train.py"));
+        const QJsonObject spec = pythonScriptRunSpec(QStringLiteral("/home/u/exp/train.py"));
         ProgramEditorDialog dialog(spec, 1);
         QVERIFY(dialog.canAccept());
         QTableWidget *argv = dialog.argumentTable();
@@ -46,7 +47,7 @@ private Q_SLOTS:
 
     void refusesWhatTheBoardWould()
     {
-        ProgramEditorDialog dialog(ProgramEditorDialog::pythonScriptSpec(QStringLiteral("/x/a.py")), 3);
+        ProgramEditorDialog dialog(pythonScriptRunSpec(QStringLiteral("/x/a.py")), 3);
         QCOMPARE(dialog.repeat(), 3);
         QTableWidget *argv = dialog.argumentTable();
         argv->item(0, 0)->setText(QString()); // no program
