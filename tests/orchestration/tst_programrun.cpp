@@ -185,6 +185,28 @@ private Q_SLOTS:
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
     }
 
+    // A script that never asks should_stop(): the stop escalation's SIGTERM
+    // ends it (the module does not swallow a second request), and the run
+    // is stopped, not failed, long before the SIGKILL.
+    void aScriptIgnoringStopEndsOnSigterm()
+    {
+        auto session =
+            open({lane(QStringLiteral("cpu"), 1,
+                       {reportRun(QStringLiteral("stubborn"),
+                                  {QStringLiteral("100000"), QStringLiteral("20"), QStringLiteral("--stubborn")})})},
+                 QStringLiteral("stubborn"));
+        Scheduler *sch = session->scheduler();
+        sch->setStopTimeout(1500);
+        const RunId id = sch->runIds().value(0);
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 3 && sch->run(id).connected, 20000);
+        QVERIFY(sch->stopRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 10000);
+        const RunInfo r = sch->run(id);
+        QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
+        QVERIFY2(r.message.contains(QStringLiteral("SIGTERM")), qPrintable(r.message));
+    }
+
     // Pause and resume reach paused(): no step while paused, on after.
     void pauseHaltsTheLoop()
     {

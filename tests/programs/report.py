@@ -3,7 +3,7 @@
 falling loss through the trainyard module, honours stop and pause, and can
 crash, stay silent (heartbeats only) or write what Trainyard gave it.
 
-    report.py STEPS STEP_MS [--crash-at N] [--silent] [--env-to FILE]
+    report.py STEPS STEP_MS [--crash-at N] [--silent] [--stubborn] [--env-to FILE]
 """
 import argparse
 import json
@@ -18,6 +18,7 @@ parser.add_argument("steps", type=int)
 parser.add_argument("step_ms", type=int)
 parser.add_argument("--crash-at", type=int, default=0)
 parser.add_argument("--silent", action="store_true", help="report nothing, only heartbeat, for STEPS x STEP_MS")
+parser.add_argument("--stubborn", action="store_true", help="never ask should_stop(): only signals end it")
 parser.add_argument("--env-to", help="write the TRAINYARD_* and CUDA_VISIBLE_DEVICES variables here as JSON")
 args = parser.parse_args()
 
@@ -40,7 +41,7 @@ first = (run.resume_step or 0) + 1
 if run.resuming:
     print(f"resuming after step {first - 1}", flush=True)
 for step in range(first, args.steps + 1):
-    if run.wait_while_paused():
+    if not args.stubborn and run.wait_while_paused():
         print(f"stopping at step {step - 1}", flush=True)
         break
     if step == args.crash_at:
