@@ -104,8 +104,13 @@ void Supervisor::loadHistory()
         const auto it = live.constFind(name);
         if (it != live.constEnd() && reattach(id, *it))
             continue;
-        if (QFile::exists(r->runDir + QStringLiteral("/metrics.jsonl"))) {
-            m_ingestion->ingestMetricsFile(id);
+        // Started before (a metrics.jsonl, or the state file's record: a
+        // program without the module writes no metrics.jsonl), gone now: it
+        // ended while we were away and must not run again by itself.
+        const bool hasMetrics = QFile::exists(r->runDir + QStringLiteral("/metrics.jsonl"));
+        if (hasMetrics || it != live.constEnd()) {
+            if (hasMetrics)
+                m_ingestion->ingestMetricsFile(id);
             const Ingestion::Done done = m_ingestion->done(id);
             if (done.seen) {
                 r->exitCode = done.exitCode;
@@ -113,6 +118,9 @@ void Supervisor::loadHistory()
                           QStringLiteral("reported %1 while Trainyard was away").arg(done.status));
             } else if (m_store->hasCheckpoint(name)) {
                 finishRun(id, RunState::Stopped, QStringLiteral("interrupted; resumes from its checkpoint"));
+            } else if (!hasMetrics) {
+                finishRun(id, RunState::Failed,
+                          QStringLiteral("ended while Trainyard was away; how is unknown (it never reported)"));
             } else {
                 finishRun(id, RunState::Failed, QStringLiteral("interrupted while Trainyard was away"));
             }

@@ -323,6 +323,37 @@ private Q_SLOTS:
         QVERIFY2(exit7.message.contains(QStringLiteral("something broke")), qPrintable(exit7.message));
     }
 
+    // Left running, a program without the module ends while the app is
+    // away: the next session ends it (it reported nothing, so how is
+    // unknown) instead of queueing it to run again.
+    void aProgramThatEndedWhileAwayIsNotRunAgain()
+    {
+        const QJsonObject quiet{
+            {QStringLiteral("name"), QStringLiteral("away")},
+            {QStringLiteral("program"),
+             QJsonObject{{QStringLiteral("argv"),
+                          QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("sleep 1")}}}}};
+        const Experiment ex = experiment(experimentJson(QStringLiteral("away"), m_tmp.filePath(QStringLiteral("away")),
+                                                        {lane(QStringLiteral("cpu"), 1, {quiet})}));
+        {
+            Session first;
+            QStringList errors;
+            QVERIFY2(first.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+            first.scheduler()->setWorkerProgram(fakeWorker());
+            first.scheduler()->startAll();
+            const RunId id = first.scheduler()->runIds().value(0);
+            QTRY_VERIFY_WITH_TIMEOUT(first.scheduler()->run(id).pid > 0, 10000);
+            first.close(/*leaveRunning=*/true);
+        }
+        QTest::qWait(2000);
+        Session second;
+        QStringList errors;
+        QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        const RunInfo r = second.scheduler()->run(second.scheduler()->runIds().value(0));
+        QCOMPARE(r.state, RunState::Failed);
+        QVERIFY2(r.message.contains(QStringLiteral("while Trainyard was away")), qPrintable(r.message));
+    }
+
     // `trainyard run` is SIGKILLed while the script trains; the script
     // (its own session) trains on; a new session reattaches, it reconnects,
     // and every step is on the board once.
