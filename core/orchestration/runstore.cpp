@@ -365,6 +365,8 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath) co
         live.started = QDateTime::fromString(w.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
         live.launcher = w.value(QStringLiteral("launcher")).toObject();
         live.command = stringList(w.value(QStringLiteral("command")));
+        if (w.value(QStringLiteral("follow_file")).isBool())
+            live.followFile = w.value(QStringLiteral("follow_file")).toBool();
         if ((live.pid > 0 || !live.launcher.isEmpty()) && !live.token.isEmpty() && isSafeRunName(it.key()))
             workers.insert(it.key(), live);
     }
@@ -387,6 +389,8 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
             w.insert(QStringLiteral("launcher"), it->launcher);
         if (!it->command.isEmpty())
             w.insert(QStringLiteral("command"), QJsonArray::fromStringList(it->command));
+        if (it->followFile)
+            w.insert(QStringLiteral("follow_file"), *it->followFile);
         runs.insert(it.key(), w);
     }
     QJsonObject o;

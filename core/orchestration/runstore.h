@@ -92,6 +92,9 @@ public:
         QDateTime started;
         QJsonObject launcher; // the launcher's own handle (opaque; see launcher.h)
         QStringList command;  // the worker's command line (RunInfo::command)
+        // Started without a socket (a batch job): its metrics.jsonl is its
+        // channel. Absent in older state files: then `command` tells.
+        std::optional<bool> followFile;
     };
     QHash<QString, LiveWorker> readState(QString *socketPath = nullptr) const;
     bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;

@@ -39,6 +39,7 @@ void Supervisor::persistState()
         w.started = r->started;
         w.launcher = handle;
         w.command = r->command;
+        w.followFile = s->followFile;
         live.insert(r->name, w);
     }
     if (live.isEmpty() && !QFile::exists(m_store->root() + QStringLiteral("/.trainyard-state.json")))
@@ -73,11 +74,11 @@ bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
     m_server->registerRun(id, r->name, live.token);
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
-    // Started without a socket (a batch job): its file is its channel again.
-    // A program run's command has no --connect: its launcher tells.
-    s.followFile = RunSpecView(r->spec).isProgram()
-                       ? handle.value(QStringLiteral("kind")).toString() != QLatin1String("local")
-                       : !r->command.contains(QStringLiteral("--connect"));
+    // Started without a socket (a batch job): its file is its channel
+    // again. A state file from before follow_file: the worker's command
+    // line says (a program run's never has --connect).
+    s.followFile = live.followFile.value_or(!RunSpecView(r->spec).isProgram()
+                                            && !r->command.contains(QStringLiteral("--connect")));
     r->state = RunState::Running;
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);
