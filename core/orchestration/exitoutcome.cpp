@@ -43,56 +43,6 @@ QString logTail(const QString &runDir, int maxLines)
     return lines.join(QLatin1Char('\n'));
 }
 
-namespace {
-
-// A program run's end: 0 finished, anything else failed, unless the user
-// asked it to stop.
-ExitOutcome programOutcome(const ExitFacts &f)
-{
-    ExitOutcome out;
-    out.exitCode = f.exitCode;
-    const bool stopSignal = f.signal == SIGTERM || f.signal == SIGINT;
-    // A shell or launcher (bash, torchrun) reports its child's SIGTERM as 128 + 15.
-    const bool stopStatus = f.exitCode == 0 || f.exitCode == protocol::toInt(protocol::ExitCode::Stopped)
-                            || f.exitCode == 128 + SIGTERM || f.exitCode == 128 + SIGINT;
-    if (f.signal > 0 && !f.stopAsked && !f.killed && !f.jobId.isEmpty() && f.signal == SIGTERM) {
-        out.state = RunState::Failed;
-        out.message = QStringLiteral("job %1 was CANCELLED outside Trainyard (scancel, an administrator): %2")
-                          .arg(f.jobId, signalName(f.signal));
-    } else if (f.signal > 0) {
-        out.state = f.stopAsked && !f.killed && stopSignal ? RunState::Stopped : RunState::Failed;
-        out.message = f.killed ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
-                      : out.state == RunState::Stopped
-                          ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
-                          : QStringLiteral("killed by %1").arg(signalName(f.signal));
-    } else if (f.exitCode >= 0) {
-        const bool stopped = f.stopAsked && stopStatus;
-        out.state = stopped ? RunState::Stopped : f.exitCode == 0 ? RunState::Finished : RunState::Failed;
-        out.message = stopped           ? QStringLiteral("stopped on request (exit %1)").arg(f.exitCode)
-                      : f.exitCode == 0 ? QStringLiteral("exit 0")
-                                        : QStringLiteral("exit %1").arg(f.exitCode);
-    } else if (f.doneSeen) {
-        // Attached after a restart: not our child, so the module's "done" tells.
-        out.exitCode = f.doneExit;
-        out.state = f.doneExit >= 0 ? stateForExit(f.doneExit) : RunState::Failed;
-        out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
-    } else if (f.pending) {
-        out.state = RunState::Failed;
-        out.message = QStringLiteral("left the queue without running (was pending: %1)").arg(f.pendingReason);
-    } else {
-        out.state = RunState::Failed;
-        out.message = QStringLiteral("the program ended without reporting how (killed while Trainyard was away?)");
-    }
-    if (out.state == RunState::Failed) {
-        const QString tail = logTail(f.runDir, 20);
-        if (!tail.isEmpty())
-            out.message += QStringLiteral(" — worker.log:\n") + tail;
-    }
-    return out;
-}
-
-} // namespace
-
 QString signalName(int sig)
 {
     const char *abbrev = sigabbrev_np(sig);
@@ -124,25 +74,37 @@ RunState stateForExit(int code)
 
 ExitOutcome exitOutcome(const ExitFacts &f)
 {
-    if (f.program && !(f.cancelled && f.pending))
-        return programOutcome(f);
     ExitOutcome out;
     out.exitCode = f.exitCode;
+    // A program run's exit status is its own, not protocol::ExitCode. After
+    // a Stop these mean it obeyed; a shell or launcher (bash, torchrun)
+    // reports its child's SIGTERM as 128 + 15.
+    const bool stopSignal = f.signal == SIGTERM || f.signal == SIGINT;
+    const bool stopStatus = f.exitCode == 0 || f.exitCode == protocol::toInt(protocol::ExitCode::Stopped)
+                            || f.exitCode == 128 + SIGTERM || f.exitCode == 128 + SIGINT;
+    const QString what = f.program ? QStringLiteral("program") : QStringLiteral("worker");
     if (f.cancelled && f.pending) {
         out.state = RunState::Cancelled;
         out.message = QStringLiteral("cancelled before it started (was pending: %1)").arg(f.pendingReason);
     } else if (f.signal > 0) {
-        out.state = RunState::Failed;
-        out.message = f.killed ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
+        const bool stopped = f.program && f.stopAsked && !f.killed && stopSignal;
+        out.state = stopped ? RunState::Stopped : RunState::Failed;
+        out.message = f.killed  ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
+                      : stopped ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
                       : !f.jobId.isEmpty() && f.signal == SIGTERM
                           ? QStringLiteral("job %1 was CANCELLED outside Trainyard (scancel, an administrator): %2")
                                 .arg(f.jobId, signalName(f.signal))
                           : QStringLiteral("killed by %1").arg(signalName(f.signal));
-    } else if (f.exitCode >= 0) {
+    } else if (f.exitCode >= 0 && !f.program) {
         out.state = stateForExit(f.exitCode);
         out.message = QStringLiteral("exit %1: %2").arg(f.exitCode).arg(exitMeaning(f.exitCode));
+    } else if (f.exitCode >= 0) {
+        const bool stopped = f.stopAsked && stopStatus;
+        out.state = stopped ? RunState::Stopped : f.exitCode == 0 ? RunState::Finished : RunState::Failed;
+        out.message =
+            (stopped ? QStringLiteral("stopped on request (exit %1)") : QStringLiteral("exit %1")).arg(f.exitCode);
     } else if (f.doneSeen) {
-        // An attached worker: its "done" line is all we know.
+        // Attached after a restart, not our child: its "done" line is all we know.
         out.exitCode = f.doneExit;
         out.state = f.doneExit >= 0 ? stateForExit(f.doneExit) : RunState::Failed;
         out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
@@ -151,9 +113,14 @@ ExitOutcome exitOutcome(const ExitFacts &f)
         out.message = QStringLiteral("left the queue without running (was pending: %1)").arg(f.pendingReason);
     } else {
         out.state = RunState::Failed;
-        out.message = QStringLiteral("the worker ended without reporting how (killed while Trainyard was away?)");
+        out.message = QStringLiteral("the %1 ended without reporting how (killed while Trainyard was away?)").arg(what);
     }
-    if (out.state == RunState::Failed || out.state == RunState::Diverged) {
+    // A worker's last line says why; a program's (a Python traceback) takes more.
+    if (f.program && out.state == RunState::Failed) {
+        const QString tail = logTail(f.runDir, 20);
+        if (!tail.isEmpty())
+            out.message += QStringLiteral(" — worker.log:\n") + tail;
+    } else if (!f.program && (out.state == RunState::Failed || out.state == RunState::Diverged)) {
         const QString last = logTail(f.runDir, 1);
         if (!last.isEmpty())
             out.message += QStringLiteral(" — worker.log: ") + last;

@@ -78,6 +78,12 @@ private:
         return session;
     }
 
+    // A session of one CPU lane holding one report.py run, `name`, with `args`.
+    std::unique_ptr<Session> openOne(const QString &name, const QStringList &args) const
+    {
+        return open({lane(QStringLiteral("cpu"), 1, {reportRun(name, args)})}, name);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -141,10 +147,7 @@ private Q_SLOTS:
     // signalled.
     void stopReachesShouldStop()
     {
-        auto session =
-            open({lane(QStringLiteral("cpu"), 1,
-                       {reportRun(QStringLiteral("stopme"), {QStringLiteral("100000"), QStringLiteral("20")})})},
-                 QStringLiteral("stop"));
+        auto session = openOne(QStringLiteral("stopme"), {QStringLiteral("100000"), QStringLiteral("20")});
         Scheduler *sch = session->scheduler();
         const RunId id = sch->runIds().value(0);
         QSignalSpy idle(sch, &Scheduler::idle);
@@ -164,9 +167,7 @@ private Q_SLOTS:
     // after its last run.checkpoint(), and the curve has every step once.
     void startAfterStopResumes()
     {
-        auto session = open({lane(QStringLiteral("cpu"), 1,
-                                  {reportRun(QStringLiteral("again"), {QStringLiteral("60"), QStringLiteral("40")})})},
-                            QStringLiteral("again"));
+        auto session = openOne(QStringLiteral("again"), {QStringLiteral("60"), QStringLiteral("40")});
         Scheduler *sch = session->scheduler();
         const RunId id = sch->runIds().value(0);
         sch->startAll();
@@ -190,11 +191,8 @@ private Q_SLOTS:
     // is stopped, not failed, long before the SIGKILL.
     void aScriptIgnoringStopEndsOnSigterm()
     {
-        auto session =
-            open({lane(QStringLiteral("cpu"), 1,
-                       {reportRun(QStringLiteral("stubborn"),
-                                  {QStringLiteral("100000"), QStringLiteral("20"), QStringLiteral("--stubborn")})})},
-                 QStringLiteral("stubborn"));
+        auto session = openOne(QStringLiteral("stubborn"),
+                               {QStringLiteral("100000"), QStringLiteral("20"), QStringLiteral("--stubborn")});
         Scheduler *sch = session->scheduler();
         sch->setStopTimeout(1500);
         const RunId id = sch->runIds().value(0);
@@ -210,10 +208,7 @@ private Q_SLOTS:
     // Pause and resume reach paused(): no step while paused, on after.
     void pauseHaltsTheLoop()
     {
-        auto session =
-            open({lane(QStringLiteral("cpu"), 1,
-                       {reportRun(QStringLiteral("pauseme"), {QStringLiteral("100000"), QStringLiteral("20")})})},
-                 QStringLiteral("pause"));
+        auto session = openOne(QStringLiteral("pauseme"), {QStringLiteral("100000"), QStringLiteral("20")});
         Scheduler *sch = session->scheduler();
         const RunId id = sch->runIds().value(0);
         sch->startAll();
@@ -265,10 +260,8 @@ private Q_SLOTS:
     // and running again once it heart-beats (SIGCONT).
     void stalledOnlyWhenHeartbeatsStop()
     {
-        auto session = open({lane(QStringLiteral("cpu"), 1,
-                                  {reportRun(QStringLiteral("quiet"), {QStringLiteral("200"), QStringLiteral("40"),
-                                                                       QStringLiteral("--silent")})})},
-                            QStringLiteral("quiet"));
+        auto session =
+            openOne(QStringLiteral("quiet"), {QStringLiteral("200"), QStringLiteral("40"), QStringLiteral("--silent")});
         Scheduler *sch = session->scheduler();
         sch->setStallTimeout(2000);
         const RunId id = sch->runIds().value(0);

@@ -21,6 +21,16 @@ import unittest
 PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 TOKEN = "s3cr3t-token-4f9a2c"
 
+# A training loop that runs until asked to stop (or 20 s), as a script body.
+LOOP_UNTIL_STOP = """
+run = trainyard.init()
+step = 0
+while not run.should_stop() and step < 4000:
+    run.log(step, loss=0.5)
+    step += 1
+    time.sleep(0.005)
+"""
+
 
 class FakeOrchestrator:
     """A metrics server: accepts connections, records each line with the index
@@ -273,14 +283,7 @@ class TrainyardTest(unittest.TestCase):
 
     def test_stop_then_return_writes_done_stopped_at_exit(self):
         server = self.server()
-        proc = self.start("""
-            run = trainyard.init()
-            step = 0
-            while not run.should_stop() and step < 4000:
-                run.log(step, loss=0.5)
-                step += 1
-                time.sleep(0.005)
-        """, self.env(server.address))
+        proc = self.start(LOOP_UNTIL_STOP, self.env(server.address))
         server.wait_for(lambda s: s.messages("metric"), what="a metric line")
         server.control("stop")
         code, out, err = self.finish(proc)
@@ -290,15 +293,7 @@ class TrainyardTest(unittest.TestCase):
         server.wait_for(lambda s: s.messages("done"), what="done on the socket")
 
     def test_sigterm_requests_a_stop(self):
-        proc = self.start("""
-            run = trainyard.init()
-            step = 0
-            while not run.should_stop() and step < 4000:
-                run.log(step, loss=0.5)
-                step += 1
-                time.sleep(0.005)
-            print(step)
-        """, self.env())
+        proc = self.start(LOOP_UNTIL_STOP + "print(step)\n", self.env())
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not any(m["type"] == "metric" for m in self._safe_metrics()):
             time.sleep(0.02)
