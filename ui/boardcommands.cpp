@@ -75,9 +75,7 @@ RemoveRunCommand::RemoveRunCommand(Scheduler *scheduler, EditErrorHandler onErro
 void RemoveRunCommand::redo()
 {
     const RunId id = m_scheduler->findRun(m_name);
-    const RunInfo info = m_scheduler->run(id);
-    m_spec = info.spec;
-    m_lane = info.lane;
+    m_run = m_scheduler->run(id);
     m_position = m_scheduler->position(id);
     QString error;
     if (!id || !m_scheduler->removeRun(id, &error)) {
@@ -89,9 +87,7 @@ void RemoveRunCommand::redo()
 void RemoveRunCommand::undo()
 {
     QString error;
-    QJsonObject spec = m_spec;
-    spec.insert(QLatin1String("name"), m_name);
-    if (m_scheduler->addRun(m_lane, spec, 1, m_position, &error).isEmpty()) {
+    if (m_scheduler->restoreRun(m_run, m_position, &error) == 0) {
         fail(error);
     }
 }
@@ -146,6 +142,7 @@ bool EditRunCommand::apply(const QString &from, const QJsonObject &spec)
 
 void EditRunCommand::redo()
 {
+    m_started = m_scheduler->run(m_scheduler->findRun(m_name)).started;
     if (!apply(m_name, m_new)) {
         setObsolete(true);
     }
@@ -153,7 +150,12 @@ void EditRunCommand::redo()
 
 void EditRunCommand::undo()
 {
-    apply(m_new.value(QLatin1String("name")).toString(m_name), m_old);
+    const QString name = m_new.value(QLatin1String("name")).toString(m_name);
+    if (m_scheduler->run(m_scheduler->findRun(name)).started != m_started) {
+        fail(tr("%1 has run since this edit; duplicate it to change its spec").arg(name));
+        return;
+    }
+    apply(name, m_old);
 }
 
 AddLaneCommand::AddLaneCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &device, int slotCount)

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "runinfo.h"
+
+#include <QDateTime>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -49,7 +52,8 @@ private:
     QStringList m_names;
 };
 
-/// Takes a run that is not active off the board; undo queues it again where it was.
+/// Takes a run that is not active off the board; undo puts it back where
+/// it was, as it was (a finished run stays finished, with its curves).
 class RemoveRunCommand : public BoardCommand
 {
 public:
@@ -59,8 +63,7 @@ public:
 
 private:
     QString m_name;
-    QJsonObject m_spec;
-    int m_lane = -1;
+    RunInfo m_run; ///< the record as it was when removed
     int m_position = -1;
 };
 
@@ -80,7 +83,9 @@ private:
     int m_toPosition;
 };
 
-/// Replaces the spec of a run that has not started.
+/// Replaces the spec of a run that has not started. Its undo is refused
+/// once the run has started since (a Retry queues it again): the spec then
+/// describes an attempt that ran.
 class EditRunCommand : public BoardCommand
 {
 public:
@@ -93,6 +98,7 @@ private:
     QString m_name;
     QJsonObject m_old;
     QJsonObject m_new;
+    QDateTime m_started; ///< the run's last start when edited
 };
 
 /// Adds a lane for a device.

@@ -62,6 +62,8 @@ public:
     /// Answers the recovery question instead of a dialog (tests).
     /// Answers Start all's "start anyway?" instead of a dialog (tests).
     void setStartChooser(RunControl::StartChooser chooser) { m_runControl->setStartChooser(std::move(chooser)); }
+    /// Answers Retry's "start a new attempt?" instead of a dialog (tests).
+    void setAttemptChooser(RunControl::AttemptChooser chooser) { m_runControl->setAttemptChooser(std::move(chooser)); }
     void setRecoveryChooser(SessionController::RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
     void setTrustChooser(SessionController::TrustChooser chooser) { m_trustChooser = std::move(chooser); }
     Autosave *autosave() const { return m_autosave; }

@@ -3,6 +3,7 @@
 #include "boardview.h"
 #include "experimentcheck.h"
 #include "logcategories.h"
+#include "runstore.h"
 #include "scheduler.h"
 #include "session.h"
 #include "sessioncontroller.h"
@@ -60,8 +61,42 @@ void RunControl::forEachSelected(const std::function<bool(Scheduler *, RunId, QS
     Q_EMIT runsChanged();
 }
 
+bool RunControl::confirmNewAttempts(Scheduler *scheduler, const QString &verb)
+{
+    QStringList lines;
+    for (RunId id : m_board->selectedRuns()) {
+        const QString kept = scheduler->attemptKeptOnRetry(id);
+        if (kept.isEmpty()) {
+            continue;
+        }
+        const RunInfo run = scheduler->run(id);
+        const int attempt = RunStore::attemptNumber(kept);
+        lines.append(tr("%1 %2. %3 starts attempt %4; attempt %5 is kept as %6 (its files, its curve and its row in "
+                        "the runs table).")
+                         .arg(run.name, runStateName(run.state), verb)
+                         .arg(attempt + 1)
+                         .arg(attempt)
+                         .arg(kept));
+    }
+    if (lines.isEmpty()) {
+        return true;
+    }
+    const QString question = lines.join(QStringLiteral("\n\n")) + tr("\n\nNothing is deleted.");
+    if (m_attemptChooser) {
+        return m_attemptChooser(question);
+    }
+    if (!m_confirmStart) {
+        return true; // scripted (tests, screenshots): nobody is there to ask, and nothing is lost
+    }
+    return QMessageBox::question(m_window, verb, question, QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Cancel)
+           == QMessageBox::Ok;
+}
+
 void RunControl::startSelected()
 {
+    if (Scheduler *s = scheduler(); s && !confirmNewAttempts(s, tr("Start"))) {
+        return;
+    }
     forEachSelected([](Scheduler *s, RunId id, QString *e) { return s->startRun(id, e); });
 }
 
@@ -82,10 +117,12 @@ void RunControl::resumeSelected()
 
 void RunControl::retrySelected()
 {
+    if (Scheduler *s = scheduler(); s && !confirmNewAttempts(s, tr("Retry"))) {
+        return;
+    }
     forEachSelected([](Scheduler *s, RunId id, QString *e) {
-        // A stopped run has a checkpoint: carry on from it rather than start over.
-        const bool fromCheckpoint = s->run(id).state == RunState::Stopped;
-        if (!s->retryRun(id, fromCheckpoint, e)) {
+        // From its checkpoint when it has one and did not finish, else a new attempt.
+        if (!s->retryRun(id, /*fromCheckpoint=*/true, e)) {
             return false;
         }
         // Retry means "run it again now", not "back to the queue"; dispatching

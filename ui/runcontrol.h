@@ -38,12 +38,19 @@ public:
     /// (tests); true starts.
     using StartChooser = std::function<bool(const QStringList &problems)>;
     void setStartChooser(StartChooser chooser) { m_startChooser = std::move(chooser); }
+    /// Answers "start a new attempt?" (the question's text) instead of a
+    /// dialog (tests); true starts.
+    using AttemptChooser = std::function<bool(const QString &question)>;
+    void setAttemptChooser(AttemptChooser chooser) { m_attemptChooser = std::move(chooser); }
 
     void startSelected();
     void stopSelected();
     void pauseSelected();
     void resumeSelected();
-    /// A stopped run carries on from its checkpoint; others start over.
+    /// A run that did not finish and has a checkpoint carries on from it;
+    /// any other starts a new attempt, its earlier results kept (asked
+    /// first: the question says under which name). Start of an ended run
+    /// does the same.
     void retrySelected();
     void startAll();
     void stopAll();
@@ -54,6 +61,9 @@ Q_SIGNALS:
 
 private:
     void forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action);
+    /// Asks before the selected runs that would start a new attempt do
+    /// (`verb`: the action's name); true when none would or the user agrees.
+    bool confirmNewAttempts(Scheduler *scheduler, const QString &verb);
     Scheduler *scheduler() const;
     /// The runs Start all would start whose data has not passed the check yet.
     Experiment runsToCheck(Scheduler *scheduler) const;
@@ -65,6 +75,7 @@ private:
     QMainWindow *m_window;
     bool m_confirmStart = true;
     StartChooser m_startChooser;
+    AttemptChooser m_attemptChooser;
     QSet<QByteArray> m_dataPassed; ///< data sources (compact JSON) the worker's check passed
     bool m_checking = false;       ///< a Start all waits for the data check
     QThread *m_checkThread = nullptr;

@@ -115,6 +115,7 @@ void RunTableModel::setSession(const QString &experimentName, const QString &run
             }
         };
         connect(m_scheduler, &Scheduler::runChanged, this, changed);
+        connect(m_scheduler, &Scheduler::attemptArchived, this, [this] { refreshHistory(); });
         connect(m_scheduler, &Scheduler::progressChanged, this, changed);
     }
     rebuildLive();
@@ -327,6 +328,17 @@ void RunTableModel::refreshHistory()
             }
             history.insert(runsRoot, std::move(runs));
         }
+    }
+    // The open experiment's runs are the live rows; their earlier attempts
+    // (kept by a new attempt: RunStore::archiveRunDir) are its history.
+    if (!m_runsRoot.isEmpty()) {
+        QList<RunRecord> runs = m_history.take(m_runsRoot);
+        RunStore(m_runsRoot).readHistory(&runs, [](const QString &name) { return RunStore::attemptNumber(name) > 0; });
+        for (const RunRecord &run : std::as_const(runs)) {
+            m_past.append(pastRow(run, m_experiment));
+            m_pastRecords.append(run);
+        }
+        history.insert(m_runsRoot, std::move(runs));
     }
     m_history = std::move(history);
     m_params = paramColumns(m_live);

@@ -38,8 +38,10 @@ int runCommand(const QStringList &args)
     const QCommandLineOption threadsOption(QStringLiteral("threads"),
                                            QStringLiteral("threads per CPU run (default: the cores shared out)"),
                                            QStringLiteral("N"));
-    const QCommandLineOption retryFailedOption(QStringLiteral("retry-failed"),
-                                               QStringLiteral("run failed, diverged and cancelled runs again"));
+    const QCommandLineOption retryFailedOption(
+        QStringLiteral("retry-failed"),
+        QStringLiteral("run failed, diverged and cancelled runs again: from their last checkpoint where they have "
+                       "one, else as a new attempt (the old run folder is kept as NAME.attempt-N)"));
     const QCommandLineOption stopTimeoutOption(QStringLiteral("stop-timeout"),
                                                QStringLiteral("seconds a run gets to stop before SIGTERM/SIGKILL (15)"),
                                                QStringLiteral("S"));
@@ -125,7 +127,7 @@ int runCommand(const QStringList &args)
         for (RunId id : scheduler->runIds()) {
             const RunState s = scheduler->run(id).state;
             if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled)
-                scheduler->retryRun(id);
+                scheduler->retryRun(id); // resumes from a checkpoint, else a new attempt: nothing is cleared
         }
     }
 
@@ -153,6 +155,10 @@ int runCommand(const QStringList &args)
     });
     if (!stopSignals)
         return usageError(QStringLiteral("cannot create a pipe"));
+    QObject::connect(scheduler, &Scheduler::attemptArchived, app, [&printer, scheduler](RunId id, const QString &dir) {
+        printer.message(
+            QStringLiteral("%1: a new attempt; the earlier one is kept in %2").arg(scheduler->run(id).name, dir));
+    });
     QObject::connect(scheduler, &Scheduler::idle, app, &QCoreApplication::quit);
     QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 

@@ -261,6 +261,29 @@ bool Board::removeRun(RunId id, QString *error)
     return true;
 }
 
+RunId Board::restoreRun(const RunInfo &run, int position, QString *error)
+{
+    if (!hasLane(run.lane))
+        return refuse(error, QStringLiteral("no lane %1").arg(run.lane)), 0;
+    if (isActive(run.state))
+        return refuse(error, QStringLiteral("%1 is %2").arg(run.name, runStateName(run.state))), 0;
+    if (m_runs->findByName(run.name) != 0)
+        return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(run.name)), 0;
+    RunInfo info = run;
+    info.runDir = m_store->runDir(info.name);
+    info.connected = false;
+    info.reattached = false;
+    info.queueReason.clear();
+    if (position < 0 || position > m_lanes.at(info.lane).runs.size())
+        position = int(m_lanes.at(info.lane).runs.size());
+    Q_EMIT runAboutToBeAdded(info.lane, position);
+    const int lane = info.lane;
+    const RunId id = m_runs->restore(std::move(info));
+    m_lanes[lane].runs.insert(position, id);
+    Q_EMIT runAdded(id);
+    return id;
+}
+
 bool Board::moveRun(RunId id, int lane, int position, QString *error)
 {
     RunInfo *r = m_runs->find(id);

@@ -60,6 +60,10 @@ public:
     QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat, int position, QString *error);
     RunId duplicateRun(RunId id, QString *error);
     bool removeRun(RunId id, QString *error); // not while active
+    // Puts back a run removeRun took off, as it was (state, outcome, times,
+    // under its own id when free) at `position` of its lane; 0 and a message
+    // when its lane is gone or its name taken.
+    RunId restoreRun(const RunInfo &run, int position, QString *error);
     bool moveRun(RunId id, int lane, int position, QString *error);
     bool setRunSpec(RunId id, const QJsonObject &spec, QString *error);
 

@@ -218,19 +218,38 @@ void Dispatcher::dispatch()
     }
 }
 
+bool Dispatcher::resumesOnRetry(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    return r && r->state != RunState::Finished && m_store->hasCheckpoint(r->name);
+}
+
+QString Dispatcher::attemptKeptOnRetry(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r || !isTerminal(r->state) || resumesOnRetry(id) || !m_store->hasResults(r->name))
+        return {};
+    return m_store->nextAttemptName(r->name);
+}
+
+void Dispatcher::planRetry(RunId id)
+{
+    if (resumesOnRetry(id)) {
+        m_resumeNext.insert(id);
+    } else {
+        // A new attempt: its folder's results are kept at launch (Supervisor::start).
+        m_resumeNext.remove(id);
+        m_ingestion->resetCurves(id);
+    }
+}
+
 bool Dispatcher::startRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
-    if (r->state == RunState::Stopped) {
-        if (m_store->hasCheckpoint(r->name))
-            m_resumeNext.insert(id);
-        else
-            m_resumeNext.remove(id);
-    } else if (r->state != RunState::Queued) {
+    if (r->state != RunState::Queued && !isTerminal(r->state))
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
-    }
     const QString device = effectiveDevice(r->lane);
     if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
         return refuse(error,
@@ -239,12 +258,18 @@ bool Dispatcher::startRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(r->lane + 1)
                                  .arg(m_board->lane(r->lane).slotCount));
+    // An ended run (Stopped, or put back by an undo) starts as Retry does.
+    const bool ended = isTerminal(r->state);
+    if (ended)
+        planRetry(id);
     m_runs->find(id)->held = false;
     QString why;
     if (!launch(id, &why)) {
         m_supervisor->fail(id, why);
         return refuse(error, why);
     }
+    if (ended)
+        notifyCounts();
     return true;
 }
 
@@ -268,8 +293,8 @@ bool Dispatcher::retryRun(RunId id, bool fromCheckpoint, QString *error)
         return refuse(error, QStringLiteral("no such run"));
     if (!isTerminal(r->state))
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
-    if (fromCheckpoint && m_store->hasCheckpoint(r->name)) {
-        m_resumeNext.insert(id);
+    if (fromCheckpoint) {
+        planRetry(id);
     } else {
         m_resumeNext.remove(id);
         m_ingestion->resetCurves(id);

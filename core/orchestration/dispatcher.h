@@ -38,6 +38,12 @@ public:
     bool startRun(RunId id, QString *error);
     bool cancelRun(RunId id, QString *error);
     bool retryRun(RunId id, bool fromCheckpoint, QString *error);
+    // How an ended run starts again (Retry, Start, --retry-failed): from its
+    // checkpoint when it has one and did not finish, else as a new attempt.
+    bool resumesOnRetry(RunId id) const;
+    // The folder name its results would be kept under when it starts again
+    // (a new attempt over a folder that holds results), else empty.
+    QString attemptKeptOnRetry(RunId id) const;
     void dispatch();
 
     int finishedCount() const;
@@ -80,6 +86,7 @@ Q_SIGNALS:
 
 private:
     bool laneHasFreeSlot(int lane) const;
+    void planRetry(RunId id); // resume or a new attempt (resumesOnRetry)
     bool launch(RunId id, QString *error);
 
     Board *m_board;

@@ -11,6 +11,16 @@ RunId RunRegistry::add(RunInfo info)
     return id;
 }
 
+RunId RunRegistry::restore(RunInfo info)
+{
+    if (info.id <= 0 || info.id >= m_nextId || contains(info.id))
+        return add(std::move(info));
+    const RunId id = info.id;
+    m_byName.insert(info.name, id);
+    m_runs.emplace(id, std::move(info));
+    return id;
+}
+
 void RunRegistry::remove(RunId id)
 {
     const auto it = m_runs.find(id);

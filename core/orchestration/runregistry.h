@@ -29,6 +29,10 @@ public:
 
     // Adds `info` under a fresh id (info.id is overwritten); returns the id.
     RunId add(RunInfo info);
+    // Puts a removed run back under its own id (an undo: its colour, curves
+    // and plot keys are keyed by it): an id this registry gave out and no
+    // run holds now. Otherwise as add(). Returns the id.
+    RunId restore(RunInfo info);
     void remove(RunId id);
     void clear();
 

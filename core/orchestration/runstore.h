@@ -33,14 +33,35 @@ public:
     void setRoot(const QString &root) { m_root = root; }
     bool ensureRoot(QString *error) const;
 
-    // ROOT/NAME, or empty when `name` is not a safe run name.
+    // ROOT/NAME, or empty when `name` is neither a safe run name nor an
+    // attempt's folder name (attemptNumber).
     QString runDir(const QString &name) const;
     bool prepareRunDir(const QString &name, const QJsonObject &spec, QString *error) const;
-    // Deletes the run's folder (retry from scratch) but for its notes.json:
-    // the user's words about the run are not the run's output. Refuses
-    // unsafe names.
+    // Makes way for a fresh start of a run whose folder holds no results
+    // (hasResults): deletes it but for its notes.json (the user's words
+    // about the run are not the run's output), or removes a link planted in
+    // its place (never what it points to). Refuses unsafe names and, false
+    // with the folder untouched, a folder that holds results: those are
+    // history (archiveRunDir).
     bool clearRunDir(const QString &name) const;
     bool hasCheckpoint(const QString &name) const;
+    // Whether ROOT/NAME is a folder (not a link) holding anything but
+    // spec.json, notes.json, empty files and empty folders: the output of a
+    // run that started (metrics.jsonl, worker.log, status.json, checkpoints).
+    bool hasResults(const QString &name) const;
+
+    // A run folder that holds results is history: a fresh start of its run
+    // renames it (never copies, never deletes) to the first free
+    // NAME.attempt-N, N = 1, 2, ..., and starts in a new NAME. The new
+    // folder keeps the run's notes.json (the archive keeps its copy).
+    // Refuses a folder that is a link (nothing is renamed through one).
+    bool archiveRunDir(const QString &name, QString *archivedName, QString *error = nullptr) const;
+    // The folder name archiveRunDir would give NAME now.
+    QString nextAttemptName(const QString &name) const;
+    // N of an archived attempt's folder name "BASE.attempt-N" (BASE a safe
+    // run name, N from 1 to 999999; the name may so exceed a run name's 100
+    // characters), else 0.
+    static int attemptNumber(const QString &folderName, QString *base = nullptr);
 
     // status.json: {"state","exit_code","signal","pid","device","host",
     // "started","ended","message","step","loss","command"}.
@@ -73,14 +94,17 @@ public:
     // `run` untouched, when the folder holds neither spec.json nor a
     // readable status.json (it is no run folder).
     bool readRun(const QString &name, RunRecord *run) const;
-    // Names of the folders under the root that can be runs (safe names, no
-    // links: Trainyard does not follow links in the runs root), sorted.
+    // Names of the folders under the root that can be runs (safe names and
+    // archived attempts, no links: Trainyard does not follow links in the
+    // runs root), sorted.
     QStringList runNames() const;
     // Every run folder under the root, by folder name (links are not
     // followed). The overload brings an earlier answer up to date, reading
     // only what the runs appended since.
     QList<RunRecord> readHistory() const;
-    void readHistory(QList<RunRecord> *runs) const;
+    // `include`, when given, picks the folders by name (the open
+    // experiment's earlier attempts: attemptNumber).
+    void readHistory(QList<RunRecord> *runs, const std::function<bool(const QString &)> &include = {}) const;
 
     // Live workers, persisted for reattachment.
     struct LiveWorker

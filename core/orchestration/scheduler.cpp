@@ -68,6 +68,10 @@ void Scheduler::wire()
     connect(m_supervisor.get(), &Supervisor::runEnded, this, &Scheduler::runEnded);
     connect(m_supervisor.get(), &Supervisor::runEnded, m_dispatcher.get(), &Dispatcher::onRunEnded);
     connect(m_supervisor.get(), &Supervisor::shutdownFinished, this, &Scheduler::shutdownFinished);
+    connect(m_supervisor.get(), &Supervisor::attemptArchived, this, [this](RunId id, const QString &dir) {
+        Q_EMIT logLine(id, QStringLiteral("info"), QStringLiteral("new attempt; the last one is kept in %1").arg(dir));
+        Q_EMIT attemptArchived(id, dir);
+    });
 
     connect(m_ingestion.get(), &Ingestion::progressChanged, this, &Scheduler::progressChanged);
     connect(m_ingestion.get(), &Ingestion::logLine, this, &Scheduler::logLine);
@@ -281,11 +285,6 @@ bool Scheduler::resumeRun(RunId id, QString *error)
     if (r && r->state == RunState::Stopped)
         return m_dispatcher->startRun(id, error);
     return m_supervisor->resume(id, error);
-}
-
-bool Scheduler::retryRun(RunId id, bool fromCheckpoint, QString *error)
-{
-    return m_dispatcher->retryRun(id, fromCheckpoint, error);
 }
 
 int Scheduler::finishedCount() const

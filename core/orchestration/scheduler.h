@@ -93,6 +93,11 @@ public:
     // A queued copy right after the original, with a unique name.
     RunId duplicateRun(RunId id, QString *error = nullptr);
     bool removeRun(RunId id, QString *error = nullptr); // not while active
+    // Puts back a run removeRun took off (`run` as run() gave it then) at
+    // `position` of its lane, exactly as it was: an ended run keeps its
+    // state, outcome and times, and its curves are read again from its
+    // folder (which removeRun never touched). Returns its id, 0 when refused.
+    RunId restoreRun(const RunInfo &run, int position, QString *error = nullptr);
     // Moves a run that is not active to `lane` at `position` (-1: end).
     bool moveRun(RunId id, int lane, int position, QString *error = nullptr);
     // Changes the spec of a run that has not started (validated).
@@ -110,16 +115,25 @@ public:
     // SIGKILL to every worker (a second Ctrl-C); their runs fail.
     void killAll();
     bool isDispatching() const;
-    // Starts one queued (or stopped: resumes) run now if its lane has a free slot.
+    // Starts one queued run now if its lane has a free slot; an ended one
+    // (stopped, or put back by an undo) starts again as retryRun says.
     bool startRun(RunId id, QString *error = nullptr);
     bool stopRun(RunId id, QString *error = nullptr);
     bool pauseRun(RunId id, QString *error = nullptr);
     bool resumeRun(RunId id, QString *error = nullptr);
     bool cancelRun(RunId id, QString *error = nullptr); // queued -> cancelled
-    // A failed/diverged/stopped/cancelled run goes back to the queue; its
-    // old folder is cleared (a stopped run with a checkpoint resumes instead
-    // when `fromCheckpoint`).
-    bool retryRun(RunId id, bool fromCheckpoint = false, QString *error = nullptr);
+    // An ended run goes back to the queue. A run that did not finish and has
+    // a checkpoint resumes from it (unless `fromCheckpoint` is false); any
+    // other starts a new attempt: a folder holding results is kept as
+    // NAME.attempt-N (attemptArchived) and the run starts in a new NAME.
+    // Nothing is deleted or written over.
+    bool retryRun(RunId id, bool fromCheckpoint = true, QString *error = nullptr);
+    // Whether retryRun(id) resumes from the run's checkpoint.
+    bool resumesOnRetry(RunId id) const;
+    // The folder name retryRun(id) would keep the run's results under
+    // (asked before: "attempt 1 is kept as NAME.attempt-1"); empty when it
+    // resumes or the folder holds no results.
+    QString attemptKeptOnRetry(RunId id) const;
 
     int finishedCount() const;
     int totalCount() const;
@@ -185,7 +199,9 @@ Q_SIGNALS:
     void runMoved(trainyard::RunId id);
     void runChanged(trainyard::RunId id);                          // state, spec, name, message
     void runEnded(trainyard::RunId id, trainyard::RunState state); // reached a terminal state
-    void progressChanged(const QList<trainyard::RunId> &ids);      // batched, ~30 Hz
+    // A new attempt of `id` started; its earlier results are in `archivedDir`.
+    void attemptArchived(trainyard::RunId id, const QString &archivedDir);
+    void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
     void finishCountChanged(int finished, int total);
     void logLine(trainyard::RunId id, const QString &level, const QString &text);
     void warning(const QString &text);

@@ -90,8 +90,16 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
             error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
     if (!m_store->ensureRoot(error))
         return false;
-    if (!options.resume)
+    // A fresh start never writes over results: a folder that holds some is
+    // kept as an earlier attempt, one without is cleared (notes kept).
+    if (!options.resume && m_store->hasResults(r->name)) {
+        QString archived;
+        if (!m_store->archiveRunDir(r->name, &archived, error))
+            return false;
+        Q_EMIT attemptArchived(id, m_store->runDir(archived));
+    } else if (!options.resume) {
         m_store->clearRunDir(r->name);
+    }
     m_ingestion->beginRun(id, !options.resume);
     if (!m_store->prepareRunDir(r->name, r->spec, error))
         return false;
@@ -445,9 +453,6 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.doneSeen = done.seen;
     facts.doneStatus = done.status;
     facts.doneExit = done.exitCode;
-    facts.lines = done.lines;
-    facts.metricSeen = done.metricSeen;
-    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
     facts.runDir = r->runDir;
     facts.jobId = r->jobId;
     facts.program = RunSpecView(r->spec).isProgram();

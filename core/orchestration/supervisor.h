@@ -68,7 +68,8 @@ public:
         QString gres;             // a Slurm lane's request per run; empty: the cluster's default
         bool cpuFallback = false; // a Slurm lane: a node without a usable GPU trains on its CPU
     };
-    // Launches `id` (its folder prepared; cleared unless resuming): state
+    // Launches `id` (its folder prepared; unless resuming, cleared, or kept
+    // as an earlier attempt when it holds results): state
     // Starting. False with a message when it could not be launched at all
     // (the caller then fails the run with fail()).
     bool start(RunId id, const StartOptions &options, QString *error);
@@ -106,6 +107,8 @@ public:
 Q_SIGNALS:
     void runEnded(trainyard::RunId id, trainyard::RunState state);
     void shutdownFinished();
+    // A fresh start kept the folder's results as an earlier attempt (RunStore::archiveRunDir).
+    void attemptArchived(trainyard::RunId id, const QString &archivedDir);
 
 private:
     enum class Phase {

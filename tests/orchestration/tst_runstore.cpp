@@ -215,8 +215,20 @@ private Q_SLOTS:
         QVERIFY(runs.at(0).evals.isEmpty());
         QVERIFY(!runs.at(0).hasDone);
 
+        // Results are never cleared; kept as an earlier attempt, the folder
+        // stays in the history under its new name.
+        QVERIFY(!store.clearRunDir(QStringLiteral("r")));
+        QVERIFY(QFile::exists(metrics));
+        QString archived;
+        QVERIFY(store.archiveRunDir(QStringLiteral("r"), &archived));
+        QCOMPARE(archived, QStringLiteral("r.attempt-1"));
+        store.readHistory(&runs);
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.at(0).info.name, QStringLiteral("r.attempt-1"));
+        QCOMPARE(runs.at(0).info.loss, 0.95);
+
         // A run folder that went away leaves the history.
-        QVERIFY(store.clearRunDir(QStringLiteral("r")));
+        QVERIFY(QDir(store.runDir(archived)).removeRecursively());
         store.readHistory(&runs);
         QVERIFY(runs.isEmpty());
     }

@@ -1,0 +1,431 @@
+// A run folder that holds results is history (issue 20, cases 1-3): Retry,
+// Start of an ended run, Undo of a removal and `trainyard run
+// --retry-failed` resume from the run's checkpoint where it did not finish,
+// else start a new attempt that keeps the old folder, byte for byte, as
+// NAME.attempt-N. Core tests with the fake worker, `trainyard run` as a
+// process, and the window's Retry and Undo.
+//
+// Each test function's first comment line ("Fault: ... | User sees: ... |
+// Kept: ...") feeds docs/reliability.md.
+
+#include "boardcontroller.h"
+#include "boardview.h"
+#include "desktopapp.h"
+#include "mainwindow.h"
+#include "metricstore.h"
+#include "orchestration/testutil.h"
+#include "plotwidget.h"
+#include "runstore.h"
+#include "runtablemodel.h"
+#include "scheduler.h"
+#include "session.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+// Every file under `dir` (relative path -> bytes).
+QMap<QString, QByteArray> snapshot(const QString &dir)
+{
+    QMap<QString, QByteArray> files;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        files.insert(QDir(dir).relativeFilePath(path), readFile(path));
+    }
+    return files;
+}
+
+// The steps of the metric lines of a metrics.jsonl, in file order.
+QList<int> metricSteps(const QString &path)
+{
+    QList<int> steps;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return steps;
+    while (!f.atEnd()) {
+        const QJsonObject o = QJsonDocument::fromJson(f.readLine()).object();
+        if (o.value(QLatin1String("type")).toString() == QLatin1String("metric"))
+            steps.append(o.value(QLatin1String("step")).toInt());
+    }
+    return steps;
+}
+
+// `count` steps from `from` on.
+QList<int> range(int from, int count)
+{
+    QList<int> out;
+    for (int i = 0; i < count; ++i)
+        out.append(from + i);
+    return out;
+}
+
+} // namespace
+
+class TestHistory : public QObject
+{
+    Q_OBJECT
+
+private:
+    // A session on one CPU lane holding `spec`, the fake worker set.
+    std::unique_ptr<Session> open(const QString &root, const QJsonObject &spec)
+    {
+        auto session = std::make_unique<Session>();
+        QStringList errors;
+        if (!session->open(
+                experiment(experimentJson(QStringLiteral("history"), root, {lane(QStringLiteral("cpu"), 1, {spec})})),
+                QString(), &errors)) {
+            qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+            return nullptr;
+        }
+        session->scheduler()->setWorkerProgram(fakeWorker());
+        return session;
+    }
+
+    // Starts `id` alone and waits until it has ended.
+    static bool runToEnd(Scheduler *sch, RunId id)
+    {
+        QString error;
+        if (!sch->startRun(id, &error)) {
+            qWarning("%s", qPrintable(error));
+            return false;
+        }
+        return QTest::qWaitFor([&] { return isTerminal(sch->run(id).state); }, 15000);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        QStandardPaths::setTestModeEnabled(true);
+        initDesktopApp();
+    }
+
+    // Fault: Retry of a finished run (twice) | User sees: the run trains again from step 1 in its folder; the runs table lists NAME.attempt-1 and NAME.attempt-2, finished | Kept: the earlier attempts' metrics.jsonl, checkpoints, worker.log and status.json byte for byte under NAME.attempt-N; the notes in every folder
+    void retryOfAFinishedRunKeepsItAsAnAttempt()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        auto s = open(root, fakeSpec(QStringLiteral("done"), 30, 2));
+        QVERIFY(s);
+        Scheduler *sch = s->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("done"));
+        RunStore store(root);
+        RunNotes notes;
+        notes.note = QStringLiteral("the baseline");
+        QVERIFY(store.writeNotes(QStringLiteral("done"), notes));
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(sch->run(id).state, RunState::Finished);
+        const QString folder = store.runDir(QStringLiteral("done"));
+        const QMap<QString, QByteArray> first = snapshot(folder);
+        QVERIFY(first.contains(QStringLiteral("checkpoints/fake.ckpt")));
+        QCOMPARE(metricSteps(folder + QStringLiteral("/metrics.jsonl")), range(1, 30));
+        QVERIFY(!sch->resumesOnRetry(id)); // it finished: its checkpoint is its end
+        QCOMPARE(sch->attemptKeptOnRetry(id), QStringLiteral("done.attempt-1"));
+
+        QSignalSpy archived(sch, &Scheduler::attemptArchived);
+        QVERIFY(sch->retryRun(id));
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(sch->run(id).state, RunState::Finished);
+        QCOMPARE(archived.count(), 1);
+        QCOMPARE(archived.at(0).at(1).toString(), store.runDir(QStringLiteral("done.attempt-1")));
+        QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-1"))), first);
+        // The new attempt in NAME, from step 1, with the run's notes.
+        QCOMPARE(metricSteps(folder + QStringLiteral("/metrics.jsonl")), range(1, 30));
+        QCOMPARE(store.readNotes(QStringLiteral("done")), notes);
+        const QMap<QString, QByteArray> second = snapshot(folder);
+
+        QVERIFY(sch->retryRun(id));
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-1"))), first);
+        QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-2"))), second);
+        QStringList names;
+        for (const RunRecord &run : store.readHistory())
+            names << run.info.name + QLatin1Char(' ') + run.stateName();
+        QCOMPARE(names, (QStringList{QStringLiteral("done finished"), QStringLiteral("done.attempt-1 finished"),
+                                     QStringLiteral("done.attempt-2 finished")}));
+    }
+
+    // Fault: Retry of a run that failed after a checkpoint | User sees: it resumes from its checkpoint ("resumed from step 10"), no question, no new attempt | Kept: metrics.jsonl only grows (the first attempt's bytes are its start), checkpoints/
+    void retryOfAFailedRunWithACheckpointResumes()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        auto s = open(root, fakeSpec(QStringLiteral("f"), 30, 2, QStringLiteral("fail"), 12));
+        QVERIFY(s);
+        Scheduler *sch = s->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("f"));
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(sch->run(id).state, RunState::Failed);
+        const QString metrics = sch->run(id).runDir + QStringLiteral("/metrics.jsonl");
+        const QByteArray before = readFile(metrics);
+        QVERIFY(sch->resumesOnRetry(id));
+        QVERIFY(sch->attemptKeptOnRetry(id).isEmpty());
+        QVERIFY(sch->retryRun(id));
+        QVERIFY(runToEnd(sch, id));
+        const QByteArray after = readFile(metrics);
+        QVERIFY(after.size() > before.size());
+        QVERIFY(after.startsWith(before));
+        QVERIFY(after.contains("resumed from step 10"));
+        QCOMPARE(metricSteps(metrics), range(1, 11) + range(11, 1)); // failed again at step 12, from 10
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/f.attempt-1")));
+    }
+
+    // Fault: `trainyard run --retry-failed` on an experiment whose run failed after a checkpoint (its spec then fixed) | User sees: the run resumes from its checkpoint and finishes; exit status 0 | Kept: checkpoints/ and metrics.jsonl (it only grows: steps 1-11, then 11-40)
+    void retryFailedOnTheCommandLineResumes()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("exp.json"));
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const auto write = [&](const QString &behaviour) {
+            return writeFile(
+                file, QJsonDocument(experimentJson(QStringLiteral("retry"), root,
+                                                   {lane(QStringLiteral("cpu"), 1,
+                                                         {fakeSpec(QStringLiteral("p"), 40, 2, behaviour, 12)})}))
+                          .toJson());
+        };
+        const auto trainyard = [&](const QStringList &args) {
+            QProcess process;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+            process.setProcessEnvironment(env);
+            process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+            process.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args + QStringList{file});
+            if (!process.waitForFinished(30000))
+                return -1;
+            return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        };
+        QVERIFY(write(QStringLiteral("fail")));
+        QCOMPARE(trainyard({}), 1); // the run failed
+        const QString folder = RunStore(root).runDir(QStringLiteral("p"));
+        QVERIFY(QFileInfo::exists(folder + QStringLiteral("/checkpoints/fake.ckpt")));
+        const QByteArray before = readFile(folder + QStringLiteral("/metrics.jsonl"));
+
+        QVERIFY(write(QStringLiteral("train")));
+        QCOMPARE(trainyard({QStringLiteral("--retry-failed")}), 0);
+        const QByteArray after = readFile(folder + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(after.startsWith(before));
+        QVERIFY(after.contains("resumed from step 10"));
+        QCOMPARE(metricSteps(folder + QStringLiteral("/metrics.jsonl")), range(1, 11) + range(11, 30));
+        QVERIFY(QFileInfo::exists(folder + QStringLiteral("/checkpoints/fake.ckpt")));
+        QCOMPARE(readJsonFile(folder + QStringLiteral("/status.json")).value(QLatin1String("state")).toString(),
+                 QStringLiteral("finished"));
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/p.attempt-1")));
+    }
+
+    // Fault: a fresh start over folders that must not be emptied: one holding results (a run re-added under an old name), one that is a link, one with only spec.json and notes.json | User sees: the run starts in a new folder | Kept: the results under NAME.attempt-1, the link's target untouched, the notes
+    void aFreshStartNeverEmptiesAFolderWithResults()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        QVERIFY(store.ensureRoot(nullptr));
+        // Results of an earlier run of that name (no status: it looks queued).
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/old/checkpoints")));
+        QVERIFY(writeFile(root + QStringLiteral("/old/worker.log"), "first output\n"));
+        QVERIFY(writeFile(root + QStringLiteral("/old/checkpoints/fake.ckpt"), "3 0.1\n"));
+        const QMap<QString, QByteArray> old = snapshot(root + QStringLiteral("/old"));
+        QVERIFY(store.hasResults(QStringLiteral("old")));
+        QVERIFY(!store.clearRunDir(QStringLiteral("old")));
+        QCOMPARE(snapshot(root + QStringLiteral("/old")), old);
+        // Nothing but Trainyard's and the user's files: no results.
+        QVERIFY(store.prepareRunDir(QStringLiteral("fresh"), fakeSpec(QStringLiteral("fresh")), nullptr));
+        QVERIFY(store.writeNotes(QStringLiteral("fresh"), RunNotes{{}, QStringLiteral("keep")}));
+        QVERIFY(!store.hasResults(QStringLiteral("fresh")));
+        // A link is never renamed through.
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("elsewhere"))));
+        QVERIFY(QFile::link(dir.filePath(QStringLiteral("elsewhere")), root + QStringLiteral("/link")));
+        QString error;
+        QVERIFY(!store.archiveRunDir(QStringLiteral("link"), nullptr, &error));
+        QVERIFY2(error.contains(QStringLiteral("symbolic link")), qPrintable(error));
+        // Near the 100-character limit the attempt's name is longer, and read.
+        const QString longName(100, QLatin1Char('x'));
+        QVERIFY(QDir().mkpath(store.runDir(longName)));
+        QVERIFY(writeFile(store.runDir(longName) + QStringLiteral("/metrics.jsonl"),
+                          R"({"type":"metric","step":1,"wall":1,"loss":0.5})"
+                          "\n"));
+        QVERIFY(writeFile(store.runDir(longName) + QStringLiteral("/spec.json"), "{}"));
+        QString archived;
+        QVERIFY(store.archiveRunDir(longName, &archived, &error));
+        QCOMPARE(archived, longName + QStringLiteral(".attempt-1"));
+        QCOMPARE(RunStore::attemptNumber(archived), 1);
+        QVERIFY(store.runNames().contains(archived));
+
+        auto s = open(root, fakeSpec(QStringLiteral("old"), 10, 2));
+        QVERIFY(s);
+        Scheduler *sch = s->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("old"));
+        QCOMPARE(sch->run(id).state, RunState::Queued);
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(sch->run(id).state, RunState::Finished);
+        QCOMPARE(snapshot(root + QStringLiteral("/old.attempt-1")), old);
+        QCOMPARE(metricSteps(root + QStringLiteral("/old/metrics.jsonl")), range(1, 10));
+
+        QVERIFY(store.clearRunDir(QStringLiteral("fresh")));
+        QCOMPARE(store.readNotes(QStringLiteral("fresh")).note, QStringLiteral("keep"));
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/fresh/spec.json")));
+    }
+
+    // Fault: Remove of a finished run, Undo, then Start | User sees: the run back finished, with its message, times, curve (sparkline) and colour (its id); Start starts a new attempt | Kept: its folder (Remove never touches it); on Start its files under NAME.attempt-1, none shorter
+    void undoOfRemovePutsAFinishedRunBackAsItWas()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        auto s = open(root, fakeSpec(QStringLiteral("kept"), 25, 2));
+        QVERIFY(s);
+        Scheduler *sch = s->scheduler();
+        BoardController controller;
+        controller.setScheduler(sch);
+        const RunId id = sch->findRun(QStringLiteral("kept"));
+        QVERIFY(runToEnd(sch, id));
+        s->metrics()->flush();
+        const RunInfo before = sch->run(id);
+        QCOMPARE(before.state, RunState::Finished);
+        const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        const std::size_t points = loss->size();
+        QCOMPARE(points, std::size_t(25));
+        const QMap<QString, QByteArray> files = snapshot(before.runDir);
+
+        QVERIFY(controller.removeRuns({id}));
+        QVERIFY(!sch->contains(id));
+        QCOMPARE(snapshot(before.runDir), files);
+        controller.undo();
+        const RunId back = sch->findRun(QStringLiteral("kept"));
+        QCOMPARE(back, id); // the same id: the same colour, the same plot key
+        const RunInfo after = sch->run(back);
+        QCOMPARE(after.state, RunState::Finished);
+        QCOMPARE(after.message, before.message);
+        QCOMPARE(after.exitCode, before.exitCode);
+        QCOMPARE(after.started, before.started);
+        QCOMPARE(after.ended, before.ended);
+        QCOMPARE(after.step, before.step);
+        QCOMPARE(after.lane, before.lane);
+        loss = s->metrics()->series(back, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(loss->size(), points);
+        QCOMPARE(sch->finishedCount(), 1);
+
+        // Start: a new attempt, the old folder kept whole.
+        QVERIFY(runToEnd(sch, back));
+        QCOMPARE(sch->run(back).state, RunState::Finished);
+        const QMap<QString, QByteArray> kept = snapshot(root + QStringLiteral("/kept.attempt-1"));
+        QCOMPARE(kept, files);
+        QCOMPARE(metricSteps(before.runDir + QStringLiteral("/metrics.jsonl")), range(1, 25));
+    }
+
+    // Fault: Edit of a queued run, the run trained, then Retry (queued again) and Undo of the edit | User sees: "… has run since this edit; duplicate it to change its spec"; the entry leaves the undo history | Kept: the spec the run trained with (its attempt's spec.json says the same)
+    void undoOfAnEditIsRefusedOnceTheRunHasRun()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        auto s = open(root, fakeSpec(QStringLiteral("e"), 10, 2));
+        QVERIFY(s);
+        Scheduler *sch = s->scheduler();
+        BoardController controller;
+        controller.setScheduler(sch);
+        QStringList failures;
+        connect(&controller, &BoardController::editFailed, this, [&](const QString &m) { failures << m; });
+        const RunId id = sch->findRun(QStringLiteral("e"));
+        QJsonObject spec = sch->run(id).spec;
+        QJsonObject train = spec.value(QLatin1String("train")).toObject();
+        train.insert(QStringLiteral("seed"), 99);
+        spec.insert(QStringLiteral("train"), train);
+        QVERIFY(controller.editRun(id, spec));
+        QVERIFY(runToEnd(sch, id));
+        QVERIFY(sch->retryRun(id)); // queued again (nothing dispatches)
+        QCOMPARE(sch->run(id).state, RunState::Queued);
+        controller.undo();
+        QCOMPARE(failures.size(), 1);
+        QVERIFY2(failures.at(0).contains(QStringLiteral("has run since this edit")), qPrintable(failures.at(0)));
+        QCOMPARE(sch->run(id).spec, spec);
+        QVERIFY(!controller.undoStack()->canUndo());
+    }
+
+    // Fault: Retry in the window on a finished run's card; Cancel, then OK | User sees: a question "kept finished. Retry starts attempt 2; attempt 1 is kept as kept.attempt-1 …"; Cancel leaves the run finished; OK trains it again, and the runs table lists kept.attempt-1 with its curve | Kept: after Cancel everything; after OK the first attempt's files under kept.attempt-1
+    void retryInTheWindowAsksBeforeANewAttempt()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const QString file = dir.filePath(QStringLiteral("exp.json"));
+        QVERIFY(writeFile(file, QJsonDocument(experimentJson(QStringLiteral("window-retry"), root,
+                                                             {lane(QStringLiteral("cpu"), 1,
+                                                                   {fakeSpec(QStringLiteral("kept"), 20, 2),
+                                                                    fakeSpec(QStringLiteral("stopped"), 400, 5)})}))
+                                    .toJson()));
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(file));
+        Scheduler *sch = window.session()->scheduler();
+        sch->setWorkerProgram(fakeWorker());
+        const RunId id = sch->findRun(QStringLiteral("kept"));
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(sch->run(id).state, RunState::Finished);
+        const QString folder = sch->run(id).runDir;
+        const QMap<QString, QByteArray> files = snapshot(folder);
+
+        QStringList asked;
+        bool answer = false;
+        window.setAttemptChooser([&](const QString &question) {
+            asked << question;
+            return answer;
+        });
+        window.boardView()->selectRuns({id});
+        window.retrySelected();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.at(0).contains(QStringLiteral("kept finished. Retry starts attempt 2; attempt 1 is kept as "
+                                                     "kept.attempt-1")),
+                 qPrintable(asked.at(0)));
+        QCOMPARE(sch->run(id).state, RunState::Finished);
+        QCOMPARE(snapshot(folder), files);
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/kept.attempt-1")));
+
+        answer = true;
+        window.retrySelected();
+        QCOMPARE(asked.size(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        QCOMPARE(snapshot(root + QStringLiteral("/kept.attempt-1")), files);
+
+        // The earlier attempt is a row of the runs table, and plots.
+        window.runTable()->refreshHistory();
+        int row = -1;
+        for (int r = 0; r < window.runTable()->rowCount(); ++r) {
+            if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()
+                == root + QStringLiteral("/kept.attempt-1"))
+                row = r;
+        }
+        QVERIFY(row >= 0);
+        QCOMPARE(window.runTable()->pastRun(row)->info.name, QStringLiteral("kept.attempt-1"));
+        QCOMPARE(window.runTable()->pastRun(row)->stateName(), QStringLiteral("finished"));
+        QVERIFY(window.togglePastRunPlot(row));
+
+        // A stopped run with a checkpoint resumes without asking.
+        const RunId stopped = sch->findRun(QStringLiteral("stopped"));
+        QVERIFY(sch->startRun(stopped));
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(sch->run(stopped).runDir + QStringLiteral("/checkpoints/fake.ckpt")),
+                                 15000);
+        QVERIFY(sch->stopRun(stopped));
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(stopped).state, RunState::Stopped, 15000);
+        window.boardView()->selectRuns({stopped});
+        window.retrySelected();
+        QCOMPARE(asked.size(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            readFile(sch->run(stopped).runDir + QStringLiteral("/metrics.jsonl")).contains("resumed from step"), 15000);
+        window.close();
+    }
+};
+
+QTEST_MAIN(TestHistory)
+#include "tst_history.moc"
