@@ -19,6 +19,22 @@ QString exitMeaning(int code)
     return QString::fromLatin1(text.data(), qsizetype(text.size()));
 }
 
+QString exitStatusWord(int code)
+{
+    const std::string_view text = protocol::exitStatusName(code);
+    return QString::fromLatin1(text.data(), qsizetype(text.size()));
+}
+
+// The state a done line's status names; an unknown word goes by its exit_code.
+RunState doneState(const QString &status, int doneExit)
+{
+    for (int code = 0; protocol::isKnownExit(code); ++code) {
+        if (status == exitStatusWord(code))
+            return stateForExit(code);
+    }
+    return doneExit >= 0 ? stateForExit(doneExit) : RunState::Failed;
+}
+
 } // namespace
 
 QString logTail(const QString &runDir, int maxLines)
@@ -83,18 +99,59 @@ ExitOutcome exitOutcome(const ExitFacts &f)
     const bool stopStatus = f.exitCode == 0 || f.exitCode == protocol::toInt(protocol::ExitCode::Stopped)
                             || f.exitCode == 128 + SIGTERM || f.exitCode == 128 + SIGINT;
     const QString what = f.program ? QStringLiteral("program") : QStringLiteral("worker");
+    const QString cancelledOutside =
+        QStringLiteral("job %1 was CANCELLED outside Trainyard (scancel, an administrator): %2");
+    // Exit 0 with nothing to show: a worker always reports steps and a done
+    // line; a program is judged only once it used the module (it wrote lines).
+    const bool neverReported =
+        f.exitCode == 0 && f.signal <= 0 && !f.doneSeen && !f.metricSeen && !f.stopAsked && (!f.program || f.lines > 0);
     if (f.cancelled && f.pending) {
         out.state = RunState::Cancelled;
         out.message = QStringLiteral("cancelled before it started (was pending: %1)").arg(f.pendingReason);
+    } else if (f.signal > 0 && f.killed) {
+        out.state = RunState::Failed;
+        out.message = f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal));
+    } else if (f.doneSeen) {
+        // The done line wins: a run that checkpointed and wrote "stopped"
+        // after a SIGTERM from outside is stopped, whatever its exit status.
+        out.state = doneState(f.doneStatus, f.doneExit);
+        const RunState byExit =
+            f.program ? (f.exitCode == 0 ? RunState::Finished : RunState::Failed) : stateForExit(f.exitCode);
+        const bool exitAgrees = f.signal <= 0 && f.exitCode >= 0 && byExit == out.state;
+        if (f.signal <= 0 && f.exitCode < 0) {
+            // Attached after a restart, not our child: its done line is all we know.
+            out.exitCode = f.doneExit;
+            out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
+        } else if (out.state == RunState::Stopped && f.stopAsked) {
+            out.message = QStringLiteral("stopped on request (%1)")
+                              .arg(f.signal > 0 ? signalName(f.signal) : QStringLiteral("exit %1").arg(f.exitCode));
+        } else if (exitAgrees) {
+            out.message = f.program ? QStringLiteral("exit %1").arg(f.exitCode)
+                                    : QStringLiteral("exit %1: %2").arg(f.exitCode).arg(exitMeaning(f.exitCode));
+        } else {
+            const QString ending =
+                f.signal <= 0
+                    ? (f.program
+                           ? QStringLiteral("the program exited %1").arg(f.exitCode)
+                           : QStringLiteral("the worker exited %1 (%2)").arg(f.exitCode).arg(exitMeaning(f.exitCode)))
+                : !f.jobId.isEmpty() && f.signal == SIGTERM && !f.stopAsked
+                    ? cancelledOutside.arg(f.jobId, signalName(f.signal))
+                    : QStringLiteral("the %1 was killed by %2").arg(what, signalName(f.signal));
+            out.message = QStringLiteral("reported %1 in its done line; %2").arg(f.doneStatus, ending);
+        }
     } else if (f.signal > 0) {
-        const bool stopped = f.program && f.stopAsked && !f.killed && stopSignal;
+        const bool stopped = f.program && f.stopAsked && stopSignal;
         out.state = stopped ? RunState::Stopped : RunState::Failed;
-        out.message = f.killed  ? f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal))
-                      : stopped ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
+        out.message = stopped ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
                       : !f.jobId.isEmpty() && f.signal == SIGTERM
-                          ? QStringLiteral("job %1 was CANCELLED outside Trainyard (scancel, an administrator): %2")
-                                .arg(f.jobId, signalName(f.signal))
+                          ? cancelledOutside.arg(f.jobId, signalName(f.signal))
                           : QStringLiteral("killed by %1").arg(signalName(f.signal));
+    } else if (neverReported) {
+        out.state = RunState::Failed;
+        out.message = f.program ? QStringLiteral("exited 0 without a step or a done line although it used the "
+                                                 "trainyard module (os._exit() skips the done line)")
+                                : QStringLiteral("exited 0 but never reported a step or a done line — not "
+                                                 "trainyard-worker? see worker.log");
     } else if (f.exitCode >= 0 && !f.program) {
         out.state = stateForExit(f.exitCode);
         out.message = QStringLiteral("exit %1: %2").arg(f.exitCode).arg(exitMeaning(f.exitCode));
@@ -103,17 +160,21 @@ ExitOutcome exitOutcome(const ExitFacts &f)
         out.state = stopped ? RunState::Stopped : f.exitCode == 0 ? RunState::Finished : RunState::Failed;
         out.message =
             (stopped ? QStringLiteral("stopped on request (exit %1)") : QStringLiteral("exit %1")).arg(f.exitCode);
-    } else if (f.doneSeen) {
-        // Attached after a restart, not our child: its "done" line is all we know.
-        out.exitCode = f.doneExit;
-        out.state = f.doneExit >= 0 ? stateForExit(f.doneExit) : RunState::Failed;
-        out.message = QStringLiteral("reported %1 (exit %2)").arg(f.doneStatus).arg(f.doneExit);
     } else if (f.pending) {
         out.state = RunState::Failed;
         out.message = QStringLiteral("left the queue without running (was pending: %1)").arg(f.pendingReason);
     } else {
         out.state = RunState::Failed;
         out.message = QStringLiteral("the %1 ended without reporting how (killed while Trainyard was away?)").arg(what);
+    }
+    // A program's loss may turn NaN and come back (a gap in the curve); one
+    // that stays non-finite to the end diverged, as a worker's would have.
+    if ((out.state == RunState::Finished || (out.state == RunState::Diverged && f.program))
+        && f.nonFiniteLossFrom >= 0) {
+        out.state = RunState::Diverged;
+        out.message = QStringLiteral("diverged: the loss was NaN or infinite from step %1 to the end (%2)")
+                          .arg(f.nonFiniteLossFrom)
+                          .arg(out.message);
     }
     // A worker's last line says why; a program's (a Python traceback) takes more.
     if (f.program && out.state == RunState::Failed) {

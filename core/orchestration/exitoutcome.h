@@ -19,9 +19,15 @@ struct ExitFacts
     bool pending = false;   // it was waiting in a queue, never ran
     bool cancelled = false; // ... and was stopped there
     QString pendingReason;
-    bool doneSeen = false; // the worker's "done" line
+    bool doneSeen = false; // the worker's "done" line: its status wins over the exit status
     QString doneStatus;
     int doneExit = -1;
+    // What else the run reported since it started (Ingestion::done): a
+    // worker always reports steps, a program with the module always writes
+    // lines; a loss NaN or infinite from a step to the end is divergence.
+    qint64 lines = 0;
+    bool metricSeen = false;
+    qint64 nonFiniteLossFrom = -1; // -1: the last loss was finite, or none came
     QString runDir;         // worker.log's last line goes with failures
     QString jobId;          // a batch job's: a SIGTERM nobody here sent is the queue's cancel
     bool program = false;   // a program run: its exit status is its own, not protocol::ExitCode

@@ -54,6 +54,9 @@ void Ingestion::beginRun(RunId id, bool fresh)
     r->doneSeen = false;
     r->doneExit = -1;
     r->doneStatus.clear();
+    r->lines = 0;
+    r->metricSeen = false;
+    r->nonFiniteLossFrom = -1;
     r->rateStep = -1;
     r->info.stepsPerSecond = 0;
     r->info.etaSeconds = -1;
@@ -72,7 +75,8 @@ Ingestion::Done Ingestion::done(RunId id) const
     const auto it = m_tracks.find(id);
     if (it == m_tracks.end())
         return {};
-    return Done{it->second.doneSeen, it->second.doneStatus, it->second.doneExit};
+    const Run &r = it->second;
+    return Done{r.doneSeen, r.doneStatus, r.doneExit, r.lines, r.metricSeen, r.nonFiniteLossFrom};
 }
 
 void Ingestion::forget(RunId id)
@@ -117,6 +121,8 @@ void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
     const RunId id = r->info.id;
     const std::int64_t step = record.step;
     const double wall = record.wall;
+    ++r->lines;
+    r->metricSeen = true;
     for (std::size_t i = 0; i < record.fieldCount; ++i) {
         const std::string_view key = record.fields[i].name;
         const double value = record.fields[i].value;
@@ -126,9 +132,14 @@ void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
         }
         if (key == "epoch")
             r->info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
-        else if (key == "loss")
+        else if (key == "loss") {
             r->info.loss = value;
-        else if (key == "mem_bytes")
+            // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
+            if (std::isfinite(value))
+                r->nonFiniteLossFrom = -1;
+            else if (r->nonFiniteLossFrom < 0)
+                r->nonFiniteLossFrom = step;
+        } else if (key == "mem_bytes")
             r->info.memBytes = value;
         m_metrics->add(id, metricIdFor(key), step, wall, value);
     }
@@ -156,6 +167,8 @@ void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
 {
     const RunId id = r->info.id;
+    if (record.kind != MetricRecord::Kind::Metric)
+        ++r->lines; // ingestMetric counts its own
     if (record.kind == MetricRecord::Kind::Metric) {
         ingestMetric(r, record);
     } else if (record.kind == MetricRecord::Kind::Eval) {

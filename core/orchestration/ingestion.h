@@ -59,8 +59,12 @@ public:
         bool seen = false;
         QString status; // "finished", "stopped", ...
         int exitCode = -1;
+        // The rest of the evidence since the (re)start, for exitOutcome.
+        qint64 lines = 0;              // records of any kind
+        bool metricSeen = false;       // a metric line
+        qint64 nonFiniteLossFrom = -1; // every loss NaN/inf from this step to the last; -1: finite or none
     };
-    // The worker's "done" line, if one came (socket or file).
+    // The worker's "done" line, if one came (socket or file), and what else it reported.
     Done done(RunId id) const;
 
     void forget(RunId id); // the run left the board
@@ -83,6 +87,9 @@ private:
         bool doneSeen = false;
         QString doneStatus;
         int doneExit = -1;
+        qint64 lines = 0;
+        bool metricSeen = false;
+        qint64 nonFiniteLossFrom = -1;
         bool progressDirty = false; // listed in m_progressDirty
         qint64 rateStep = -1;       // step and wall at the start of the rate window
         double rateWall = 0;

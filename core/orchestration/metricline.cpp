@@ -123,11 +123,12 @@ bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
             }
             continue;
         }
-        if (*c.p == 't' || *c.p == 'f' || *c.p == 'n') {
-            // true/false/null for an optional field; required ones must be numbers.
+        if (*c.p == 't' || *c.p == 'f') {
+            // true/false for an optional field; required ones must be numbers. A
+            // null (a value that was not finite) takes the full path, which keeps it as NaN.
             const std::string_view rest(c.p, static_cast<std::size_t>(c.end - c.p));
             std::size_t length = 0;
-            if (rest.substr(0, 4) == "true" || rest.substr(0, 4) == "null")
+            if (rest.substr(0, 4) == "true")
                 length = 4;
             else if (rest.substr(0, 5) == "false")
                 length = 5;

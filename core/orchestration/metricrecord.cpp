@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace trainyard {
 
@@ -171,6 +172,9 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
             record->totalSteps = countFromJson(value);
         if (value.is_number())
             record->addField(key, value.get<double>()); // past kMaxFields: dropped
+        else if (value.is_null() && (kind == Kind::Metric || kind == Kind::Eval) && key != "total_steps"
+                 && key != "epoch")
+            record->addField(key, std::numeric_limits<double>::quiet_NaN()); // not finite: a gap, not nothing
     }
 
     switch (kind) {
@@ -233,7 +237,8 @@ bool MetricRecord::operator==(const MetricRecord &other) const
         return false;
     for (std::size_t i = 0; i < fieldCount; ++i) {
         const double *theirs = other.value(fields[i].name);
-        if (!theirs || *theirs != fields[i].value)
+        const bool bothNaN = theirs && std::isnan(*theirs) && std::isnan(fields[i].value);
+        if (!theirs || (*theirs != fields[i].value && !bothNaN))
             return false;
     }
     return true;

@@ -453,6 +453,9 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.doneSeen = done.seen;
     facts.doneStatus = done.status;
     facts.doneExit = done.exitCode;
+    facts.lines = done.lines;
+    facts.metricSeen = done.metricSeen;
+    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
     facts.runDir = r->runDir;
     facts.jobId = r->jobId;
     facts.program = RunSpecView(r->spec).isProgram();

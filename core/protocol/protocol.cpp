@@ -155,6 +155,8 @@ bool validate(const nlohmann::json &message, std::string *error)
     const auto isInt = [](const nlohmann::json &v) { return v.is_number_integer(); };
     const auto isNum = [](const nlohmann::json &v) { return v.is_number(); };
     const auto isStr = [](const nlohmann::json &v) { return v.is_string(); };
+    // JSON has no NaN: a program's non-finite loss comes as null (a gap in the curve).
+    const auto isNumOrNull = [](const nlohmann::json &v) { return v.is_number() || v.is_null(); };
 
     switch (type) {
     case MessageType::Hello:
@@ -162,7 +164,7 @@ bool validate(const nlohmann::json &message, std::string *error)
                && need("pid", isInt, "an integer");
     case MessageType::Metric:
         return need("step", isInt, "an integer") && need("epoch", isInt, "an integer")
-               && need("loss", isNum, "a number") && need("wall", isNum, "a number");
+               && need("loss", isNumOrNull, "a number (or null: not finite)") && need("wall", isNum, "a number");
     case MessageType::Eval:
         return need("step", isInt, "an integer") && need("split", isStr, "a string") && need("wall", isNum, "a number");
     case MessageType::Log:

@@ -22,8 +22,16 @@ trainyard-worker (docs/protocol.md, version :data:`PROTOCOL_VERSION`):
 The script asks :meth:`Run.should_stop`, :meth:`Run.paused` and
 :meth:`Run.checkpoint_requested` at its step boundaries. A script that simply
 returns gets a ``done`` line at exit ("finished", "stopped" after a stop
-request, "failed" after an uncaught exception). Outside Trainyard, ``init()``
-writes metrics.jsonl into a folder of its own under ``./trainyard-runs``.
+request, "failed" after an uncaught exception, "diverged" when its last loss
+was NaN or infinite). Outside Trainyard, ``init()`` writes metrics.jsonl into
+a folder of its own under ``./trainyard-runs``.
+
+In a multi-process job (``RANK``, ``SLURM_PROCID`` or ``LOCAL_RANK`` set) only
+rank 0 reports; the other ranks get a Run whose reporting methods do nothing
+and whose :meth:`Run.should_stop` and :meth:`Run.paused` follow rank 0's
+(through ``RUN_DIR/.trainyard-control.json``). ``init(per_rank=True)`` or
+``TRAINYARD_PER_RANK=1`` makes every rank report, rank N > 0 into
+``metrics.rankN.jsonl`` (docs/python.md).
 
 Standard library only; Python 3.9+; POSIX.
 """
@@ -32,6 +40,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import hashlib
 import itertools
 import json
 import math
@@ -65,6 +74,12 @@ _LEVELS = ("info", "warning", "error")
 _METRIC_KEYS = ("type", "wall", "step", "epoch", "loss", "total_steps")
 _EVAL_KEYS = ("type", "wall", "step", "epoch", "split")
 _MSG_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
+#: Where a process's rank is read, global rank first (torchrun, srun, then a node-local rank).
+RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
+#: Rank 0 writes its stop and pause state here for the other ranks.
+CONTROL_FILE = ".trainyard-control.json"
+#: How often another rank's should_stop() reads that file, at most.
+CONTROL_POLL_SECONDS = 0.2
 
 
 class _ProcessFlags:
@@ -82,7 +97,8 @@ _current: Optional["Run"] = None
 _hooks_installed = False
 
 
-def init(name: Optional[str] = None, run_dir: Optional[str] = None) -> "Run":
+def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Optional[bool] = None,
+         rank: Optional[int] = None) -> "Run":
     """Start reporting (or return the run already started) and return its Run.
 
     Inside Trainyard the environment decides, and wins over the arguments:
@@ -100,6 +116,14 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None) -> "Run":
     * ``TRAINYARD_RESUME``: ``"1"`` for a resumed run (see Run.resume_step).
     * ``TRAINYARD_SEED``: an integer (Run.seed; None when absent or invalid).
     * ``TRAINYARD_DEVICE``: ``cpu`` (default) or ``cuda:N`` (Run.device).
+
+    The process's rank is ``rank`` when given, else the first of ``RANK``,
+    ``SLURM_PROCID``, ``LOCAL_RANK`` that holds an integer, else
+    ``torch.distributed.get_rank()`` when torch.distributed is initialised,
+    else 0. Only rank 0 reports, unless ``per_rank`` (default: environment
+    ``TRAINYARD_PER_RANK=1``): then rank N > 0 writes ``metrics.rankN.jsonl``
+    beside metrics.jsonl, which Trainyard does not read, without a socket.
+    Either way every rank's should_stop() and paused() follow rank 0's.
 
     Called again while the run is not finished, it returns the same Run and
     ignores its arguments. When called from the main thread it also installs
@@ -119,7 +143,16 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None) -> "Run":
         elif run_dir is not None:
             folder = os.fspath(run_dir)
         else:
-            folder, own_folder = _new_folder(name), True
+            folder, own_folder = "", True
+        rank_number, rank_source = (_count("rank", rank), "rank=") if rank is not None else _rank_from(env)
+        if per_rank is None:
+            per_rank = env.get("TRAINYARD_PER_RANK", "").strip() == "1"
+        quiet = rank_number > 0 and not per_rank
+        if own_folder and quiet:
+            # Rank 0's folder is its own; another rank cannot know its name: nothing is written.
+            folder, own_folder = os.path.abspath("trainyard-runs"), False
+        elif own_folder:
+            folder = _new_folder(name if rank_number == 0 else "%s-rank%d" % (name, rank_number))
         connect = env.get("TRAINYARD_CONNECT") or None
         seed_text = env.get("TRAINYARD_SEED", "").strip()
         try:
@@ -134,6 +167,10 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None) -> "Run":
             resume=env.get("TRAINYARD_RESUME", "") == "1",
             seed=seed,
             device=env.get("TRAINYARD_DEVICE") or "cpu",
+            rank=rank_number,
+            rank_source=rank_source,
+            quiet=quiet,
+            control_key=_control_key(env),
         )
         if own_folder:
             print("trainyard: not started by Trainyard; writing %s" % run.metrics_path, file=sys.stderr, flush=True)
@@ -150,7 +187,9 @@ class Run:
     Attributes: ``name``, ``run_dir``, ``metrics_path``, ``checkpoint_dir``
     (RUN_DIR/checkpoints, created), ``resuming`` (bool), ``resume_step`` and
     ``resume_path`` (the last checkpoint line of the existing metrics.jsonl
-    when resuming, else None), ``seed`` (int or None), ``device`` (str).
+    when resuming, else None), ``seed`` (int or None), ``device`` (str),
+    ``rank`` (int) and ``reporting`` (False for a rank > 0 that only follows
+    rank 0's stop and pause: its reporting methods do nothing).
 
     All methods may be called from any thread. The reporting methods raise
     RuntimeError once the run is finished.
@@ -165,13 +204,23 @@ class Run:
         resume: bool = False,
         seed: Optional[int] = None,
         device: str = "cpu",
+        rank: int = 0,
+        rank_source: str = "",
+        quiet: bool = False,
+        control_key: str = "",
     ) -> None:
-        address = _parse_connect(connect) if connect else None
+        self.rank = rank
+        self.reporting = not quiet
+        # The socket is rank 0's: one connection per run.
+        address = _parse_connect(connect) if connect and rank == 0 else None
         self.name = name
         self.run_dir = os.path.abspath(run_dir)
-        self.metrics_path = os.path.join(self.run_dir, "metrics.jsonl")
+        shared_metrics = os.path.join(self.run_dir, "metrics.jsonl")
+        self.metrics_path = shared_metrics if rank == 0 or quiet else os.path.join(
+            self.run_dir, "metrics.rank%d.jsonl" % rank)
         self.checkpoint_dir = os.path.join(self.run_dir, "checkpoints")
-        os.makedirs(self.checkpoint_dir, exist_ok=True)
+        if self.reporting:  # rank 0 makes the run's folder; the others only read it
+            os.makedirs(self.checkpoint_dir, exist_ok=True)
         self.resuming = bool(resume)
         self.seed = seed
         self.device = device
@@ -186,24 +235,38 @@ class Run:
         self._write_failed = False
         self._epoch = 1
         self._warned_keys: set = set()
+        self._last_loss_finite = True
         self._stop = False
         self._pause = False
         self._pause_seen = False
         self._checkpoint_now = False
         self._control_event = threading.Event()
         self._closed = threading.Event()
+        # Rank 0 publishes its stop and pause for the other ranks, which read them.
+        self._control_path = os.path.join(self.run_dir, CONTROL_FILE)
+        self._control_key = control_key
+        self._control_read = 0.0
+        self._has_ranks = bool(rank_source)  # a single process writes no control file
 
         last_wall = 0.0
         if self.resuming:
-            last_wall, self.resume_step, self.resume_path = _scan_metrics(self.metrics_path)
+            # The checkpoint lines are rank 0's, in metrics.jsonl; the clock is this file's.
+            _, self.resume_step, self.resume_path = _scan_metrics(shared_metrics)
+            last_wall = _scan_metrics(self.metrics_path)[0]
         self._last_step = self.resume_step or 0
         self._t0 = time.monotonic()
         self._wall_offset = last_wall  # the clock never runs backwards in the file
-        self._fd = _open_append(self.metrics_path)
+        if rank == 0 and self._has_ranks:
+            try:  # a previous attempt's stop must not stop this one
+                os.unlink(self._control_path)
+            except OSError:
+                pass
+        self._fd: Optional[int] = _open_append(self.metrics_path) if self.reporting else None
 
         self._link = _Link(address, self._hello, self._on_control) if address else None
-        self.text("trainyard %s (Python, protocol %d): pid %d, device %s"
-                  % (__version__, PROTOCOL_VERSION, os.getpid(), self.device))
+        where = ", rank %d (%s)" % (rank, rank_source) if rank_source else ""
+        self.text("trainyard %s (Python, protocol %d): pid %d, device %s%s"
+                  % (__version__, PROTOCOL_VERSION, os.getpid(), self.device, where))
         if self.resuming:
             if self.resume_step is not None:
                 self.text("resumed from step %d" % self.resume_step)
@@ -211,7 +274,8 @@ class Run:
                 self.text("TRAINYARD_RESUME=1 but metrics.jsonl has no checkpoint line; starting afresh",
                           level="warning")
         self._heart = threading.Thread(target=self._beat, name="trainyard-heartbeat", daemon=True)
-        self._heart.start()
+        if self.reporting:
+            self._heart.start()
 
     # -- reporting ---------------------------------------------------------
 
@@ -219,13 +283,14 @@ class Run:
             **metrics: float) -> None:
         """Write a ``metric`` line for ``step`` (an int >= 0).
 
-        ``loss`` is required (a number; NaN or infinity writes a warning
-        ``log`` line "loss is nan at step N" instead of the metric line).
-        ``epoch`` (1-based) defaults to the last one given, else 1;
-        ``total_steps`` is the planned number of steps. Extra keyword
-        arguments (``lr=...``, ``samples_per_s=...``, or ``**{"hits@1": x}``)
-        must be int or float (bool is refused): TypeError names the key. An
-        extra that is NaN or infinite is left out, with a warning once per key.
+        ``loss`` is required (a number). ``epoch`` (1-based) defaults to the
+        last one given, else 1; ``total_steps`` is the planned number of
+        steps. Extra keyword arguments (``lr=...``, ``samples_per_s=...``, or
+        ``**{"hits@1": x}``) must be int or float (bool is refused): TypeError
+        names the key. A loss or extra that is NaN or infinite is written as
+        ``null`` (JSON has no NaN; Trainyard plots a gap, pandas reads NaN),
+        with a warning line the first time for each key; the line's other
+        values are kept. A run whose last loss is not finite ends "diverged".
         """
         self._check_open()
         step = _count("step", step)
@@ -237,9 +302,9 @@ class Run:
         extras = self._extras(metrics, _METRIC_KEYS, step)
         self._epoch = epoch
         self._last_step = step
-        if not math.isfinite(loss):
-            self.text("loss is %s at step %d" % (loss, step), level="warning")
-            return
+        self._last_loss_finite = math.isfinite(loss)
+        if not self._last_loss_finite:
+            message["loss"] = self._not_finite("loss", loss, step)
         message.update(extras)
         self._emit(message)
 
@@ -276,14 +341,20 @@ class Run:
 
     def should_stop(self) -> bool:
         """True once a ``stop`` control arrived, or SIGTERM, SIGINT or SIGUSR2
-        was received: save a checkpoint, then return (or finish())."""
-        return self._stop or _flags.stop
+        was received (on a rank > 0: or rank 0 was asked to stop): save a
+        checkpoint, then return (or finish())."""
+        if self._stop or _flags.stop:
+            return True
+        if self.rank > 0:
+            self._follow_rank0()
+        return self._stop
 
     def paused(self) -> bool:
         """True between a ``pause`` and a ``resume`` control (a stop ends a
         pause). Writes "paused at step N" / "resumed at step N" the first time
         it sees the change (N = the last step given to log())."""
-        now = self._pause and not self.should_stop()
+        stopping = self.should_stop()  # on a rank > 0 this also reads rank 0's pause
+        now = self._pause and not stopping
         if now != self._pause_seen:
             self._pause_seen = now
             if now or not self.should_stop():
@@ -332,13 +403,16 @@ class Run:
             code = EXIT_CODES[status]
             self._closed.set()
             self._emit({"type": "done", "status": status, "exit_code": code}, final=True)
+            self._finished = True
             self.exit_code = code
             if self._link is not None:
                 self._link.flush(FLUSH_SECONDS)
                 self._link.close()
-            self._heart.join(1.0)
+            if self._heart.is_alive():
+                self._heart.join(1.0)
             with self._lock:
-                os.close(self._fd)
+                if self._fd is not None:
+                    os.close(self._fd)
             return code
 
     def __enter__(self) -> "Run":
@@ -366,8 +440,8 @@ class Run:
     def _emit(self, message: Dict[str, Any], final: bool = False) -> bool:
         """Append one line to metrics.jsonl (one write) and queue it for the socket."""
         with self._lock:
-            if self._finished:
-                return False
+            if self._finished or self._fd is None:
+                return False  # finished, or a rank that does not report
             message["wall"] = self._wall()
             line = (json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
                     + "\n").encode("utf-8", "replace")
@@ -406,13 +480,48 @@ class Run:
             if key in reserved:
                 raise ValueError("trainyard: %r is a reserved key of the line" % key)
             value = _number(key, value)
-            if isinstance(value, float) and not math.isfinite(value):
-                if key not in self._warned_keys:
-                    self._warned_keys.add(key)
-                    self._try_text("%s is %s at step %d; left out of the line" % (key, value, step), "warning")
-                continue
-            out[key] = value
+            out[key] = value if math.isfinite(value) else self._not_finite(key, value, step)
         return out
+
+    def _not_finite(self, key: str, value: float, step: int) -> None:
+        """A NaN or infinity goes into the line as null; a warning the first time for each key."""
+        if key not in self._warned_keys:
+            self._warned_keys.add(key)
+            self._try_text("%s is %s at step %d; written as null (a gap in the curve)" % (key, value, step),
+                           "warning")
+        return None
+
+    def _publish_control(self) -> None:
+        """Rank 0: write its stop and pause state for the other ranks (atomically)."""
+        if self.rank != 0 or not self._has_ranks:
+            return
+        state = {"key": self._control_key, "stop": self.should_stop(), "pause": self._pause,
+                 "requeue": _flags.requeue}
+        temporary = "%s.%d.tmp" % (self._control_path, os.getpid())
+        try:
+            with open(temporary, "w") as f:
+                json.dump(state, f)
+            os.replace(temporary, self._control_path)
+        except OSError:
+            pass
+
+    def _follow_rank0(self) -> None:
+        """A rank > 0: take rank 0's stop and pause from its control file (at most every 0.2 s)."""
+        now = time.monotonic()
+        if now - self._control_read < CONTROL_POLL_SECONDS:
+            return
+        self._control_read = now
+        try:
+            with open(self._control_path) as f:
+                state = json.load(f)
+        except (OSError, ValueError):
+            return
+        if not isinstance(state, dict) or state.get("key") != self._control_key:
+            return  # another launch's
+        if state.get("requeue") is True:
+            _flags.requeue = True
+        self._stop = self._stop or state.get("stop") is True
+        self._pause = state.get("pause") is True and not self._stop
 
     def _hello(self) -> bytes:
         message = {"type": "hello", "run": self.name, "token": self._token, "pid": os.getpid(),
@@ -431,6 +540,8 @@ class Run:
         elif kind == "checkpoint-now":
             with self._lock:
                 self._checkpoint_now = True
+        if kind != "checkpoint-now":
+            self._publish_control()
         self._control_event.set()
 
     def _beat(self) -> None:
@@ -442,7 +553,7 @@ class Run:
             return "failed"
         if self.should_stop():
             return "requeue" if _flags.requeue else "stopped"
-        return "finished"
+        return "finished" if self._last_loss_finite else "diverged"
 
     def _fail(self, exc: Optional[BaseException]) -> None:
         if exc is not None and not self._finished:
@@ -664,6 +775,32 @@ def _number(key: str, value: Any, as_float: bool = False) -> Any:
     return float(value)
 
 
+def _rank_from(env: Any) -> Tuple[int, str]:
+    """(rank, where it was read): RANK_VARIABLES in order, then torch.distributed; (0, "") otherwise."""
+    for variable in RANK_VARIABLES:
+        text = env.get(variable, "").strip()
+        if text.isdigit():
+            return int(text), variable
+    dist = sys.modules.get("torch.distributed")  # never imported here: only asked when the script did
+    try:
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            return int(dist.get_rank()), "torch.distributed"
+    except Exception:
+        pass
+    return 0, ""
+
+
+def _control_key(env: Any) -> str:
+    """What tells this launch's control file from a previous attempt's: a digest
+    of the launch's token (never the token itself), else of the Slurm job."""
+    token = env.get("TRAINYARD_TOKEN", "")
+    job = env.get("SLURM_JOB_ID", "")
+    if not token and not job:
+        return ""
+    seed = ("token:" + token) if token else "job:%s:%s" % (job, env.get("SLURM_RESTART_COUNT", "0"))
+    return hashlib.sha256(seed.encode("utf-8", "replace")).hexdigest()[:16]
+
+
 def _parse_connect(text: str) -> Tuple:
     """"unix:PATH" -> ("unix", PATH); "tcp:HOST:PORT" -> ("tcp", HOST, PORT)."""
     if text.startswith("unix:") and len(text) > 5:
@@ -762,6 +899,8 @@ def _on_signal(signum: int, frame: Any) -> None:
     _flags.stop = True
     if signum == getattr(signal, "SIGUSR2", None):
         _flags.requeue = True
+    if run is not None:
+        run._publish_control()
     if signum == signal.SIGINT:
         _flags.sigints += 1
         if _flags.sigints > 1:

@@ -12,7 +12,7 @@
 // flood (no delay between steps) | reconnect (drops the socket at at_step,
 // trains on, reconnects) | fail (exit 1 at at_step) | diverge (exit 3 at
 // at_step) | wrong-token (hello with a bad token) | no-hello (connects,
-// sends nothing).
+// sends nothing) | silent (exits 0 at once without a line: not a worker).
 // "work": N makes every step a CPU busy loop of N iterations and adds
 // "samples_per_s" (train.batch_size samples a step, default 100) to metric
 // lines, so copies side by side really compete for the cores (slot probes).
@@ -285,6 +285,10 @@ int main(int argc, char **argv)
     std::signal(SIGINT, behaviour == "hang" ? SIG_IGN : onSignal);
     std::signal(SIGPIPE, SIG_IGN);
 
+    if (behaviour == "silent") {
+        std::printf("fake-worker: %s exits 0 without reporting\n", name.c_str());
+        return 0;
+    }
     ::mkdir((o.runDir + "/checkpoints").c_str(), 0755);
     const std::string checkpointPath = o.runDir + "/checkpoints/fake.ckpt";
     std::FILE *metrics = std::fopen((o.runDir + "/metrics.jsonl").c_str(), "a");

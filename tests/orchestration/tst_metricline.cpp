@@ -60,9 +60,13 @@ static void addRows()
     QTest::newRow("spaces") << QByteArray(
         R"( { "type" : "metric" , "wall":1e-3 ,"step": 3,"epoch":1,"loss":-2.5E+3 } )")
                             << true;
-    QTest::newRow("strings and null") << QByteArray(
-        R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"note":"x","lr":null,"ok":true})")
-                                      << true;
+    QTest::newRow("strings and booleans")
+        << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"note":"x","ok":true,"no":false})")
+        << true;
+    // null is a value that was not finite: the full path keeps it as NaN.
+    QTest::newRow("null extra") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"lr":null})")
+                                << false;
+    QTest::newRow("null loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":null})") << false;
     QTest::newRow("order") << QByteArray(R"({"loss":1,"epoch":0,"step":1,"wall":0,"type":"metric"})") << true;
     // JSON keeps a repeated key's last value; so must the fast path.
     QTest::newRow("key twice") << QByteArray(

@@ -190,6 +190,7 @@ private Q_SLOTS:
         QVERIFY(log.open(QIODevice::WriteOnly));
         log.write("trainyard-worker: the last words\n");
         log.close();
+        r->supervisor->handleMessage(id, protocol::metric(1, 1, 0.5, 0.1)); // it reported (no done line)
         QSignalSpy ended(r->supervisor.get(), &Supervisor::runEnded);
         r->launcher.reportExit(id, code, 0);
         QCOMPARE(ended.count(), 1);
@@ -271,6 +272,118 @@ private Q_SLOTS:
         f.doneStatus = QStringLiteral("finished");
         f.doneExit = 0;
         QCOMPARE(exitOutcome(f).state, RunState::Finished);
+    }
+
+    // The done line's status wins over the exit status (issue 20, case 3):
+    // a program that checkpointed and wrote "stopped" after a SIGTERM from
+    // outside is stopped, its message saying both; the kill escalation, a
+    // Stop asked and a cancel while pending keep their own words.
+    void doneLineWinsOverTheExitStatus()
+    {
+        ExitFacts f;
+        f.program = true;
+        f.runDir = m_dir.filePath(QStringLiteral("no-such-dir"));
+        f.doneSeen = true;
+        f.doneStatus = QStringLiteral("stopped");
+        f.doneExit = 4;
+        f.exitCode = 4; // sys.exit(run.finish()) after a kill, timeout or preemption
+        ExitOutcome out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Stopped);
+        QCOMPARE(out.exitCode, 4);
+        QCOMPARE(out.message, QStringLiteral("reported stopped in its done line; the program exited 4"));
+        f.exitCode = -1;
+        f.signal = SIGTERM; // a launcher (bash) that died of its SIGTERM
+        out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Stopped);
+        QVERIFY2(out.message.startsWith(QStringLiteral("reported stopped in its done line; the program was killed by "
+                                                       "signal 15 (SIGTERM")),
+                 qPrintable(out.message));
+        f.jobId = QStringLiteral("123"); // a batch job scancel'ed by someone else
+        out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Stopped);
+        QVERIFY2(out.message.contains(QStringLiteral("job 123 was CANCELLED outside Trainyard")),
+                 qPrintable(out.message));
+        f.stopAsked = true; // Trainyard's own Stop
+        QCOMPARE(exitOutcome(f).message, QStringLiteral("stopped on request (%1)").arg(signalName(SIGTERM)));
+        f.killed = true; // the escalation's SIGKILL after the done line: the kill says more
+        f.signal = SIGKILL;
+        f.killMessage = QStringLiteral("did not stop within 30 s; killed");
+        QCOMPARE(exitOutcome(f).state, RunState::Failed);
+        QVERIFY(exitOutcome(f).message.startsWith(f.killMessage));
+        // A worker: "finished" in the done line, but exit 1 on the way out.
+        f = ExitFacts{};
+        f.runDir = m_dir.filePath(QStringLiteral("no-such-dir"));
+        f.doneSeen = true;
+        f.doneStatus = QStringLiteral("finished");
+        f.doneExit = 0;
+        f.metricSeen = true;
+        f.exitCode = 1;
+        out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Finished);
+        QCOMPARE(out.message, QStringLiteral("reported finished in its done line; the worker exited 1 (%1)")
+                                  .arg(latin1(protocol::exitMeaning(1))));
+        f.doneStatus = QStringLiteral("diverged");
+        f.doneExit = 3;
+        f.exitCode = 3; // agreeing: the usual words
+        QCOMPARE(exitOutcome(f).state, RunState::Diverged);
+        QVERIFY(exitOutcome(f).message.startsWith(QStringLiteral("exit 3: ")));
+        // Cancelled while pending stays cancelled.
+        f.pending = f.cancelled = true;
+        QCOMPARE(exitOutcome(f).state, RunState::Cancelled);
+    }
+
+    // Exit 0 with no metric and no done line (issue 20, case 6): a worker
+    // never does that, so it failed; a program only once it used the module.
+    void exitZeroWithoutAReportIsNeverReported()
+    {
+        ExitFacts f;
+        f.runDir = m_dir.filePath(QStringLiteral("no-such-dir"));
+        f.exitCode = 0;
+        ExitOutcome out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Failed);
+        QCOMPARE(out.message, QStringLiteral("exited 0 but never reported a step or a done line — not "
+                                             "trainyard-worker? see worker.log"));
+        f.lines = 3; // heartbeats and a log line are no step
+        QCOMPARE(exitOutcome(f).state, RunState::Failed);
+        f.metricSeen = true;
+        QCOMPARE(exitOutcome(f).state, RunState::Finished);
+        f = ExitFacts{};
+        f.runDir = m_dir.filePath(QStringLiteral("no-such-dir"));
+        f.program = true;
+        f.exitCode = 0;
+        QCOMPARE(exitOutcome(f).state, RunState::Finished); // a script without the module
+        // It used the module, then left without its done line.
+        f.lines = 2;
+        out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Failed);
+        QVERIFY2(out.message.contains(QStringLiteral("without a step or a done line")), qPrintable(out.message));
+        f.stopAsked = true; // stopped before its first step
+        QCOMPARE(exitOutcome(f).state, RunState::Stopped);
+    }
+
+    // A program's loss NaN to the end (issue 20, case 4): diverged, even
+    // with a done line "finished"; NaN that came back is a gap, no more.
+    void nonFiniteLossToTheEndDiverged()
+    {
+        ExitFacts f;
+        f.program = true;
+        f.runDir = m_dir.filePath(QStringLiteral("no-such-dir"));
+        f.exitCode = 0;
+        f.metricSeen = true;
+        f.lines = 100;
+        f.doneSeen = true;
+        f.doneStatus = QStringLiteral("finished");
+        f.doneExit = 0;
+        QCOMPARE(exitOutcome(f).state, RunState::Finished);
+        f.nonFiniteLossFrom = 50;
+        const ExitOutcome out = exitOutcome(f);
+        QCOMPARE(out.state, RunState::Diverged);
+        QVERIFY2(
+            out.message.startsWith(QStringLiteral("diverged: the loss was NaN or infinite from step 50 to the end")),
+            qPrintable(out.message));
+        f.exitCode = 1; // a crash stays a crash
+        f.doneStatus = QStringLiteral("failed");
+        QCOMPARE(exitOutcome(f).state, RunState::Failed);
     }
 
     // stop asked on the socket; no exit -> terminate after the timeout; still none -> kill.

@@ -165,11 +165,11 @@ class TrainyardTest(unittest.TestCase):
         env.update(extra)
         return env
 
-    def start(self, body, env, name="train.py", cwd=None):
+    def start(self, body, env, name="train.py", cwd=None, args=()):
         script = os.path.join(self.tmp, name)
         with open(script, "w") as f:
             f.write("import json, os, sys, time\nimport trainyard\n" + textwrap.dedent(body))
-        proc = subprocess.Popen([sys.executable, script], env=env, cwd=cwd or self.tmp,
+        proc = subprocess.Popen([sys.executable, script, *args], env=env, cwd=cwd or self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.procs.append(proc)
         return proc
@@ -571,11 +571,106 @@ class TrainyardTest(unittest.TestCase):
         self.assertIn("mrr", errors[7][1])
         self.assertEqual(errors[9:], [None, None])
         file_lines = self.metrics()
-        self.assertEqual([m["step"] for m in types(file_lines, "metric")], [2])
-        self.assertNotIn("lr", types(file_lines, "metric")[0])
+        # Not finite: written as null (JSON has no NaN), not left out.
+        self.assertEqual([(m["step"], m["loss"], m.get("lr", "absent")) for m in types(file_lines, "metric")],
+                         [(1, None, "absent"), (2, 1.0, None)])
         texts = [m["text"] for m in types(file_lines, "log") if m["level"] == "warning"]
-        self.assertIn("loss is nan at step 1", texts)
+        self.assertTrue(any(t.startswith("loss is nan at step 1") for t in texts), texts)
         self.assertTrue(any(t.startswith("lr is inf at step 2") for t in texts), texts)
+
+    def test_a_nan_loss_is_null_with_the_finite_extras_and_diverges_if_it_stays(self):
+        # Loss NaN from step 5 of 10: each line kept, its grad_norm too; one
+        # warning; done "diverged" when it lasts to the end.
+        for recovers in (False, True):
+            proc = self.start("""
+                run = trainyard.init()
+                recovers = %r
+                for step in range(1, 11):
+                    bad = step >= 5 and not (recovers and step == 10)
+                    run.log(step, loss=float("nan") if bad else 1.0 / step, grad_norm=0.5)
+            """ % recovers, self.env())
+            code, _, err = self.finish(proc)
+            self.assertEqual(code, 0, err)
+            lines = self.metrics()
+            metric = types(lines, "metric")
+            self.assertEqual([m["step"] for m in metric], list(range(1, 11)))
+            self.assertEqual([m["loss"] is None for m in metric[4:9]], [True] * 5)
+            self.assertEqual({m["grad_norm"] for m in metric}, {0.5})
+            warnings = [m["text"] for m in types(lines, "log") if m["level"] == "warning"]
+            self.assertEqual(len(warnings), 1, warnings)
+            self.assertIn("written as null", warnings[0])
+            self.assertEqual(lines[-1]["type"], "done")
+            self.assertEqual((lines[-1]["status"], lines[-1]["exit_code"]),
+                             ("finished", 0) if recovers else ("diverged", 3))
+            os.unlink(os.path.join(self.run_dir, "metrics.jsonl"))
+
+    # A two-rank job: each rank a process of its own that calls init(), as
+    # mp.spawn or torchrun starts them, with RANK set.
+    RANKS = """
+        import multiprocessing
+        def rank_main(rank, per_rank):
+            os.environ["RANK"] = str(rank)
+            os.environ["WORLD_SIZE"] = "2"
+            run = trainyard.init(per_rank=per_rank or None)
+            step = 0
+            while not run.should_stop() and step < 4000:
+                step += 1
+                run.log(step, loss=1.0 / step, rank_seen=float(run.rank))
+                time.sleep(0.005)
+            print("rank %d stopped=%s reporting=%s" % (run.rank, run.should_stop(), run.reporting), flush=True)
+        if __name__ == "__main__":
+            per_rank = len(sys.argv) > 1
+            procs = [multiprocessing.get_context("spawn").Process(target=rank_main, args=(r, per_rank))
+                     for r in (0, 1)]
+            for p in procs:
+                p.start()
+            for p in procs:
+                p.join(30)
+            print("exits", [p.exitcode for p in procs], flush=True)
+    """
+
+    def test_only_rank_0_reports_and_every_rank_obeys_stop(self):
+        # One curve, one done line, one connection; rank 1 stops when rank 0 is asked to.
+        server = self.server()
+        proc = self.start(self.RANKS, self.env(server.address))
+        server.wait_for(lambda s: len(s.messages("metric")) >= 20, what="metric lines")
+        time.sleep(0.3)  # rank 1 is well into its loop too
+        server.control("stop")
+        code, out, err = self.finish(proc, timeout=30)
+        self.assertEqual(code, 0, err)
+        self.assertIn("rank 0 stopped=True reporting=True", out)
+        self.assertIn("rank 1 stopped=True reporting=False", out)
+        self.assertIn("exits [0, 0]", out)
+        lines = self.metrics()
+        self.assertEqual([m["status"] for m in types(lines, "done")], ["stopped"])
+        self.assertEqual({m["rank_seen"] for m in types(lines, "metric")}, {0.0})
+        steps = [m["step"] for m in types(lines, "metric")]
+        self.assertEqual(steps, sorted(set(steps)))  # one curve, no step twice
+        self.assertEqual(len(server.messages("hello")), 1)
+        self.assertFalse(os.path.exists(os.path.join(self.run_dir, "metrics.rank1.jsonl")))
+        self.assertIn("rank 0 (RANK)", types(lines, "log")[0]["text"])
+
+    def test_per_rank_mode_keeps_the_ranks_apart(self):
+        # Rank 1 into metrics.rank1.jsonl, done line and all; metrics.jsonl is rank 0's alone.
+        server = self.server()
+        proc = self.start(self.RANKS, self.env(server.address), args=("per-rank",))
+        server.wait_for(lambda s: len(s.messages("metric")) >= 20, what="metric lines")
+        rank1 = os.path.join(self.run_dir, "metrics.rank1.jsonl")
+        deadline = time.monotonic() + 10
+        while not any(m["type"] == "metric" for m in (read_jsonl(rank1) if os.path.exists(rank1) else [])):
+            self.assertLess(time.monotonic(), deadline, "rank 1 wrote no metric line")
+            time.sleep(0.05)
+        server.control("stop")
+        code, out, err = self.finish(proc, timeout=30)
+        self.assertEqual(code, 0, err)
+        self.assertIn("rank 1 stopped=True reporting=True", out)
+        lines = self.metrics()
+        self.assertEqual({m["rank_seen"] for m in types(lines, "metric")}, {0.0})
+        self.assertEqual([m["status"] for m in types(lines, "done")], ["stopped"])
+        other = read_jsonl(rank1)
+        self.assertEqual({m["rank_seen"] for m in types(other, "metric")}, {1.0})
+        self.assertEqual([m["status"] for m in types(other, "done")], ["stopped"])
+        self.assertEqual(len(server.messages("hello")), 1)  # the socket is rank 0's
 
     def test_log_never_blocks_on_a_server_that_does_not_read(self):
         server = self.server(read=False)
