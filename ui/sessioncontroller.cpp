@@ -97,7 +97,7 @@ bool SessionController::mayRunPrograms(const Experiment &experiment, QStringList
     if (refusal.isEmpty()) {
         return true;
     }
-    if (m_trustChooser && m_trustChooser(experiment.sourcePath, experiment.programCommandLines())) {
+    if (m_trustChooser && m_trustChooser(experiment.sourcePath, experiment.commandLines())) {
         QString error;
         if (!trust.trust(experiment.contentHash, experiment.sourcePath, &error)) {
             qCWarning(lcUi).noquote() << error; // trusted for this opening, asked again next time

@@ -51,7 +51,8 @@ public:
     /// one the file opens and the copy stays.
     using RecoveryChooser = std::function<bool(const QString &name, const QDateTime &savedAt)>;
 
-    /// Asked on open when the file has program runs and this version of it
+    /// Asked on open when the file runs commands (program runs, a cluster's
+    /// worker, ssh, sbatch options) and this version of it
     /// is not in the user's TrustList: `commands` is every command line it
     /// would run; true trusts it (and opens it), false leaves it closed.
     /// Without one such a file does not open.
@@ -124,7 +125,7 @@ private:
     /// it was wanted; nothing when there is none, nobody to ask, or it was
     /// declined (then the copy is removed).
     std::optional<bool> offerRecovery(const QString &copy, const QString &filePath);
-    /// True when `experiment` runs no program or the user trusts this
+    /// True when `experiment` runs no command of its own or the user trusts this
     /// version of it (asked through the trust chooser); else `errors` says why.
     bool mayRunPrograms(const Experiment &experiment, QStringList *errors);
 

@@ -43,9 +43,9 @@ bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &s
 
 bool askToTrust(QWidget *parent, const QString &file, const QStringList &commands)
 {
-    QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Run this file's programs?"),
-                    QMessageBox::tr("%1 has program runs: starting them runs these commands as you, with your files "
-                                    "and network:")
+    QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Run this file's commands?"),
+                    QMessageBox::tr("%1 names commands to run (program runs, a cluster's worker, ssh or sbatch "
+                                    "options): starting its runs runs these as you, with your files and network:")
                         .arg(QFileInfo(file).fileName()),
                     QMessageBox::NoButton, parent);
     box.setInformativeText(QStringLiteral("<pre>%1</pre>").arg(commands.join(QLatin1Char('\n')).toHtmlEscaped())

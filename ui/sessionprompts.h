@@ -17,7 +17,7 @@ namespace trainyard::sessionprompts {
 SessionController::CloseChoice askHowToClose(QWidget *parent, const QString &experiment, int training);
 /// Recover the board edits of `experiment` autosaved at `savedAt` (true), or discard them.
 bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &savedAt);
-/// `file` has program runs and is not trusted: show every command line it
+/// `file` runs commands (Experiment::commandLines) and is not trusted: show every command line it
 /// would run; true when the user trusts this version of it.
 bool askToTrust(QWidget *parent, const QString &file, const QStringList &commands);
 /// The board of `experiment` has unsaved edits: Save (the caller saves), Discard or Cancel.

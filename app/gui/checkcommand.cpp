@@ -45,9 +45,22 @@ int checkCommand(const QStringList &args)
         for (const QString &p : check.problems(*experiment))
             problems << QStringLiteral("%1: %2").arg(file, p);
     }
+    // Not a problem of the file: what `trainyard run` will ask for, told
+    // whatever else is found.
+    const auto listCommands = [&] {
+        const QStringList commands = experiment ? experiment->commandLines() : QStringList();
+        if (commands.isEmpty())
+            return;
+        const bool trusted = TrustList().isTrusted(experiment->contentHash);
+        std::fprintf(stdout, "it runs %lld command%s (%s):\n  %s\n", static_cast<long long>(commands.size()),
+                     commands.size() == 1 ? "" : "s",
+                     trusted ? "this version of the file is trusted" : "not trusted: trainyard run needs --trust",
+                     qPrintable(commands.join(QStringLiteral("\n  "))));
+    };
     for (const QString &p : std::as_const(problems))
         printError(p);
     if (!problems.isEmpty()) {
+        listCommands();
         std::fprintf(stderr, "%lld problem%s found; nothing was started\n", static_cast<long long>(problems.size()),
                      problems.size() == 1 ? "" : "s");
         return kExitBadUsage;
@@ -59,15 +72,7 @@ int checkCommand(const QStringList &args)
     }
     std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
                  static_cast<long long>(experiment->lanes.size()));
-    // Not a problem of the file: what `trainyard run` will ask for.
-    const QStringList commands = experiment->programCommandLines();
-    if (!commands.isEmpty()) {
-        const bool trusted = TrustList().isTrusted(experiment->contentHash);
-        std::fprintf(stdout, "it runs %lld program command%s (%s):\n  %s\n", static_cast<long long>(commands.size()),
-                     commands.size() == 1 ? "" : "s",
-                     trusted ? "this version of the file is trusted" : "not trusted: trainyard run needs --trust",
-                     qPrintable(commands.join(QStringLiteral("\n  "))));
-    }
+    listCommands();
     return kExitSuccess;
 }
 

@@ -385,7 +385,7 @@ QByteArray Experiment::versionHash(const QString &path, const QByteArray &bytes)
     return hash.result().toHex();
 }
 
-QStringList Experiment::programCommandLines() const
+QStringList Experiment::commandLines() const
 {
     QStringList lines;
     for (const ExperimentLane &lane : lanes) {
@@ -395,13 +395,15 @@ QStringList Experiment::programCommandLines() const
                 continue;
             QString line = shellText(view.programArgv());
             if (!view.programCwd().isEmpty())
-                line = QStringLiteral("(in %1) %2").arg(view.programCwd(), line);
+                line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
             for (const auto &[key, value] : view.programEnv())
                 line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
             if (!lines.contains(line))
                 lines << line;
         }
     }
+    for (const ExperimentCluster &cluster : clusters)
+        lines << cluster.commandLines();
     return lines;
 }
 

@@ -52,6 +52,17 @@ struct ExperimentCluster
     // prefixes each problem added to `errors`.
     static ExperimentCluster fromJson(const QJsonObject &o, const QString &path, QStringList &errors);
     QJsonObject toJson() const;
+
+    // ssh's arguments for the destination, after its own options:
+    // "[-p PORT] [-F SSH_CONFIG] [-l USER] -- HOST" (reach "ssh").
+    QStringList sshArguments() const;
+    // What the keys of this cluster make run, for the trust list
+    // (Experiment::commandLines): its `worker` (every worker job execs it),
+    // ssh with `host`, `user`, `port` and `ssh_config` (reach "ssh": every
+    // Slurm command; a config can run a ProxyCommand here), sbatch's
+    // `extra_args`. Empty for a local cluster with none of them: the worker
+    // found here, Trainyard's own sbatch options.
+    QStringList commandLines() const;
 };
 
 // An experiment file (docs/experiment-format.md): a name, an optional runs
@@ -103,10 +114,13 @@ public:
     // `sha256Hex`, when given, gets the hash of the bytes written.
     bool save(const QString &path, QString *error, QByteArray *sha256Hex = nullptr) const;
 
-    // Every program run's command line as a shell would show it (quoted
-    // where needed), as "K=v (in CWD) ARGV", repeats once: what the user is
-    // asked to trust. Empty when the experiment runs no program.
-    QStringList programCommandLines() const;
+    // Every command the file makes run, as a shell would show it (quoted
+    // where needed, control and bidi characters escaped), repeats once: what
+    // the user is asked to trust. Each program run as "K=v (in CWD) ARGV",
+    // then each cluster's (ExperimentCluster::commandLines). Empty when the
+    // file runs nothing of its own: worker runs here or on clusters with
+    // the defaults.
+    QStringList commandLines() const;
 
     // The runs root actually used (runsRoot, or the default location).
     QString effectiveRunsRoot() const;

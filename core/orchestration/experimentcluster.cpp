@@ -1,5 +1,6 @@
 #include "experiment.h"
 #include "jsonchecks.h"
+#include "launcher.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -12,7 +13,7 @@ namespace {
 
 // sbatch options Trainyard sets itself: a cluster's extra arguments may not
 // replace the job (--wrap), its log, its name or its environment.
-const QStringList &reservedSbatchOptions()
+const QStringList &trainyardsSbatchOptions()
 {
     static const QStringList options{
         QStringLiteral("--wrap"),     QStringLiteral("--output"), QStringLiteral("--error"),
@@ -23,6 +24,41 @@ const QStringList &reservedSbatchOptions()
     return options;
 }
 
+// sbatch options a run's one job may not have: another user's or group's
+// job, an environment from a file, many jobs, a submission that waits for
+// the job or submits nothing.
+const QStringList &refusedSbatchOptions()
+{
+    static const QStringList options{
+        QStringLiteral("--uid"),   QStringLiteral("--gid"),  QStringLiteral("--export-file"),
+        QStringLiteral("--array"), QStringLiteral("--wait"), QStringLiteral("--test-only"),
+    };
+    return options;
+}
+
+// Why the extra argument `arg` ("--name" or "--name=value") may not go to
+// sbatch, empty when it may. sbatch (getopt_long) reads any unique start of a
+// long option as that option, so "--wr=..." is --wrap: a name that begins one
+// of the options above is refused as that option.
+QString sbatchOptionProblem(const QString &arg)
+{
+    const QString name = arg.section(QLatin1Char('='), 0, 0);
+    for (const QStringList *list : {&trainyardsSbatchOptions(), &refusedSbatchOptions()}) {
+        for (const QString &option : *list) {
+            if (!option.startsWith(name))
+                continue;
+            const QString why = list == &trainyardsSbatchOptions()
+                                    ? QStringLiteral("Trainyard's to set")
+                                    : QStringLiteral("not allowed (a run is one job of yours, handed over at once)");
+            if (name == option)
+                return QStringLiteral("%1 is %2").arg(name, why);
+            return QStringLiteral("%1 is sbatch's %2 (sbatch takes the start of an option for it), which is %3")
+                .arg(name, option, why);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QString &path, QStringList &errors)
@@ -30,8 +66,11 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
     static const QRegularExpression name(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")));
     static const QRegularExpression absolute(QRegularExpression::anchoredPattern(QStringLiteral("/[^\\x00]*")));
+    // A host name, an address (IPv6 bare or in brackets) or an alias of the
+    // user's ssh config; a user name of POSIX's portable characters. Never a
+    // leading "-": ssh would read the value as an option.
     static const QRegularExpression host(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.:\\[\\]-]{1,255}")));
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_:\\[][A-Za-z0-9_.:\\[\\]-]{0,254}")));
     static const QRegularExpression user(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")));
     // Slurm's time formats: minutes, m:s, h:m:s, d-h, d-h:m, d-h:m:s.
@@ -63,8 +102,13 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         if (!o.contains(QStringLiteral("host")))
             errors << expected(child(path, QStringLiteral("host")),
                                QStringLiteral("the host to ssh to (reach \"ssh\")"), QJsonValue(QJsonValue::Undefined));
-        checkString(o, QStringLiteral("host"), path, QStringLiteral("a host name or address"), host, &c.host, errors);
-        checkString(o, QStringLiteral("user"), path, QStringLiteral("a user name"), user, &c.user, errors);
+        checkString(o, QStringLiteral("host"), path,
+                    QStringLiteral(
+                        "a host name, address or ssh config alias (letters, digits, ._:-[], not starting with \"-\")"),
+                    host, &c.host, errors);
+        checkString(o, QStringLiteral("user"), path,
+                    QStringLiteral("a user name (letters, digits, ._-, not starting with \"-\")"), user, &c.user,
+                    errors);
         checkInt(o, QStringLiteral("port"), path, 1, 65535, errors);
         c.port = o.value(QStringLiteral("port")).toInt(22);
         checkString(o, QStringLiteral("ssh_config"), path, QStringLiteral("an absolute path to an ssh config file"),
@@ -116,15 +160,46 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
                 // for the job script, a split "-p gpu" is two of them.
                 if (!args.at(i).isString() || !arg.startsWith(QStringLiteral("--")) || arg.size() < 3)
                     errors << expected(ap, QStringLiteral("one sbatch option as \"--name=value\""), args.at(i));
-                else if (reservedSbatchOptions().contains(arg.section(QLatin1Char('='), 0, 0)))
-                    errors
-                        << QStringLiteral("%1: %2 is Trainyard's to set").arg(ap, arg.section(QLatin1Char('='), 0, 0));
+                else if (const QString problem = sbatchOptionProblem(arg); !problem.isEmpty())
+                    errors << QStringLiteral("%1: %2").arg(ap, problem);
                 else
                     c.extraArgs << arg;
             }
         }
     }
     return c;
+}
+
+QStringList ExperimentCluster::sshArguments() const
+{
+    // Options first, then "--", then the destination alone: ssh reads no value
+    // of the file as an option, even one that validation let through. (No
+    // second "--" after the host: ssh stops reading options at the first
+    // "--", and would send a second one as the remote command.)
+    QStringList args;
+    if (port != 22) // else ssh's own (its config's Port, or 22)
+        args << QStringLiteral("-p") << QString::number(port);
+    if (!sshConfig.isEmpty())
+        args << QStringLiteral("-F") << sshConfig;
+    if (!user.isEmpty())
+        args << QStringLiteral("-l") << user;
+    args << QStringLiteral("--") << host;
+    return args;
+}
+
+QStringList ExperimentCluster::commandLines() const
+{
+    QStringList lines;
+    const auto line = [this](const QString &what, const QStringList &words) {
+        return QStringLiteral("(cluster %1, %2) %3").arg(shellText({name}), what, shellText(words));
+    };
+    if (!worker.isEmpty())
+        lines << line(QStringLiteral("every worker job"), {worker});
+    if (reach == QLatin1String("ssh"))
+        lines << line(QStringLiteral("every Slurm command"), QStringList{QStringLiteral("ssh")} + sshArguments());
+    if (!extraArgs.isEmpty())
+        lines << line(QStringLiteral("every job"), QStringList{QStringLiteral("sbatch")} + extraArgs);
+    return lines;
 }
 
 const ExperimentCluster *Experiment::cluster(const QString &name) const

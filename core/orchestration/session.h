@@ -42,7 +42,7 @@ public:
     // orchestrator per experiment), listens on its socket, loads past runs
     // with their curves and reattaches to workers still running. An open
     // session is closed first; refused while its runs are still stopping.
-    // load() refuses a file whose program runs are not trusted (TrustList);
+    // load() refuses a file whose commands are not trusted (TrustList);
     // open() takes an experiment its caller has cleared.
     bool load(const QString &path, QStringList *errors);
     bool loadDemo(QStringList *errors);

@@ -60,8 +60,8 @@ public:
              QObject *context, Done done) override;
     SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) override;
 
-    // Every command through ssh: `ssh` is the ssh program and its options
-    // up to the host and "--" (SlurmClusterConfig::sshCommand). The remote
+    // Every command through ssh: `ssh` is the ssh program, its options, "--"
+    // and the host (SlurmClusterConfig::sshCommand). The remote
     // shell gets the command with every word single-quoted; the environment
     // does not travel (the job gets the login's, and no token: jobs of an ssh
     // cluster have no socket to prove themselves to).

@@ -73,13 +73,7 @@ SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &clust
                         QStringLiteral("ControlPersist=600"),
                         QStringLiteral("-o"),
                         QStringLiteral("ConnectTimeout=20")};
-        if (cluster.port != 22) // else ssh's own (its config's Port, or 22)
-            c.sshCommand << QStringLiteral("-p") << QString::number(cluster.port);
-        if (!cluster.sshConfig.isEmpty())
-            c.sshCommand << QStringLiteral("-F") << cluster.sshConfig;
-        if (!cluster.user.isEmpty())
-            c.sshCommand << QStringLiteral("-l") << cluster.user;
-        c.sshCommand << cluster.host << QStringLiteral("--");
+        c.sshCommand << cluster.sshArguments();
     }
     c.warnSeconds = cluster.warnSeconds;
     return c;

@@ -31,7 +31,7 @@ struct SlurmClusterConfig
     QString worker;           // trainyard-worker on the cluster; empty: the orchestrator's (a shared filesystem)
     bool connectBack = false; // keep the metrics socket address: only where the nodes can reach it
     // Non-empty: every Slurm command goes through this ssh command (reach
-    // "ssh"): "ssh -o BatchMode=yes ... HOST --".
+    // "ssh"): "ssh -o BatchMode=yes ... -- HOST", the destination last.
     QStringList sshCommand;
 
     // The settings of `cluster` of the experiment file for any of its lanes;

@@ -104,11 +104,11 @@ bool TrustList::trust(const QByteArray &sha256Hex, const QString &path, QString 
 
 QString TrustList::refusal(const Experiment &experiment) const
 {
-    const QStringList commands = experiment.programCommandLines();
+    const QStringList commands = experiment.commandLines();
     if (commands.isEmpty() || isTrusted(experiment.contentHash))
         return {};
     const QString file = experiment.sourcePath.isEmpty() ? experiment.name : experiment.sourcePath;
-    return QStringLiteral("%1 runs programs and is not trusted (this version of the file was never allowed to "
+    return QStringLiteral("%1 runs commands and is not trusted (this version of the file was never allowed to "
                           "run commands); it would run:\n  %2")
         .arg(file, commands.join(QStringLiteral("\n  ")));
 }
@@ -118,7 +118,7 @@ bool saveOwnExperiment(const Experiment &experiment, const QString &path, QStrin
     QByteArray hash;
     if (!experiment.save(path, error, &hash))
         return false;
-    return experiment.programCommandLines().isEmpty() || TrustList().trust(hash, path, error);
+    return experiment.commandLines().isEmpty() || TrustList().trust(hash, path, error);
 }
 
 } // namespace trainyard

@@ -8,10 +8,12 @@ namespace trainyard {
 
 class Experiment;
 
-// The experiment files this user allowed to run programs. A program run
-// ("program" in a run spec) executes whatever command its file names, so a
-// file from elsewhere must never run one by surprise: `trainyard run` refuses
-// it without --trust, and the app asks once, showing every command line.
+// The experiment files this user allowed to run commands. A program run
+// ("program" in a run spec) executes whatever command its file names, and so
+// do a cluster's worker, ssh_config and sbatch extra_args
+// (Experiment::commandLines), so a file from elsewhere must never run one by
+// surprise: `trainyard run` refuses it without --trust, Session::load refuses
+// it, and the app asks once, showing every command line.
 // What is trusted is one version of a file in its folder
 // (Experiment::versionHash): a file edited since, or copied elsewhere, asks
 // again. Files Trainyard itself saves are trusted as
@@ -34,7 +36,7 @@ public:
     // Adds one version; `path` is kept to show the user what it was.
     bool trust(const QByteArray &sha256Hex, const QString &path, QString *error = nullptr);
 
-    // Empty when `experiment` runs no program or its content is trusted;
+    // Empty when `experiment` runs no command of its own or its content is trusted;
     // otherwise why it may not run: the file and every command line.
     QString refusal(const Experiment &experiment) const;
 
@@ -43,7 +45,7 @@ private:
 };
 
 // Saves `experiment` as a file of this user's (the app's Save and autosave):
-// the version written is trusted when it runs programs, since its programs
+// the version written is trusted when it runs commands, since its commands
 // are the ones the user put on the board.
 bool saveOwnExperiment(const Experiment &experiment, const QString &path, QString *error);
 

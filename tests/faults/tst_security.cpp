@@ -377,7 +377,7 @@ private Q_SLOTS:
             QVERIFY2(!arg.contains(launch.token) && arg != QStringLiteral("--token"), qPrintable(arg));
     }
 
-    // Fault: hostile experiment files: empty, not JSON, 20 MB, nested 100000 deep, wrong types, NUL bytes, invalid UTF-8, weird Unicode, duplicate keys, repeat 10^9, 20000 runs, 5000 lanes, a runs root that cannot be created, names with ".." | User sees: `trainyard run` exits with a status from 1 to 127 and a message naming the file (and the JSON path), within seconds | Kept: no file is written outside the runs root; nothing is started
+    // Fault: hostile experiment files: empty, not JSON, 20 MB, nested 100000 deep, wrong types, NUL bytes, invalid UTF-8, weird Unicode, duplicate keys, repeat 10^9, 20000 runs, 5000 lanes, a runs root that cannot be created, names with "..", an untrusted cluster worker, ssh_config or sbatch option, ssh host or user "-o..." | User sees: `trainyard run` exits with a status from 1 to 127 and a message naming the file (and the JSON path), within seconds | Kept: no file is written outside the runs root; nothing is started
     void hostileExperimentFiles_data()
     {
         QTest::addColumn<QByteArray>("bytes");
@@ -424,6 +424,22 @@ private Q_SLOTS:
         QTest::newRow("bad-data-kind") << lanes(j("{'name':'r','model':{'type':'fake'},'data':{'kind':'/bin/sh'}}"));
         QTest::newRow("numbers-inf") << lanes(
             j("{'name':'r','model':{'type':'fake'},'train':{'epochs':1e999,'lr':-0}}"));
+        // Keys that make something run (a cluster's worker, ssh_config,
+        // sbatch options) and values that would reach ssh as options.
+        auto cluster = [](const char *keys) {
+            return j("{'name':'h','runs_root':'runs','clusters':[{'name':'c',") + j(keys)
+                   + j("}],'lanes':[{'device':'slurm:c/debug','runs':[{'name':'r','model':{'type':'fake'}}]}]}");
+        };
+        QTest::newRow("cluster-worker-untrusted") << cluster("'worker':'/bin/sh'");
+        QTest::newRow("ssh-config-proxycommand")
+            << cluster("'reach':'ssh','host':'h','ssh_config':'/proc/self/cwd/evil_ssh_config','runs_root':'/r',"
+                       "'worker':'/w'");
+        QTest::newRow("extra-args-wrap-prefix") << cluster("'sbatch':{'extra_args':['--wr=touch pwned']}");
+        QTest::newRow("extra-args-untrusted") << cluster("'sbatch':{'extra_args':['--comment=touch pwned']}");
+        QTest::newRow("ssh-host-option") << cluster(
+            "'reach':'ssh','host':'-oProxyCommand=touch pwned','runs_root':'/r','worker':'/w'");
+        QTest::newRow("ssh-user-option") << cluster(
+            "'reach':'ssh','host':'h','user':'-oProxyCommand=touch pwned','runs_root':'/r','worker':'/w'");
     }
 
     void hostileExperimentFiles()
@@ -443,6 +459,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TRAINYARD_WORKER"),
                    fakeWorker().isEmpty() ? QStringLiteral("/bin/false") : fakeWorker());
         run.setProcessEnvironment(env);
+        run.setWorkingDirectory(dir.path()); // what a command of the file would write is seen below
         run.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
         QVERIFY(run.waitForFinished(30000));
         const QByteArray err = run.readAllStandardError();

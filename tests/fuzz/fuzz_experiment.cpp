@@ -26,7 +26,7 @@ void checkValid(const trainyard::Experiment &ex)
 {
     int runs = 0;
     for (const auto &lane : ex.lanes) {
-        if (!trainyard::isDeviceName(lane.device) || lane.slotCount < 1)
+        if (!(trainyard::isDeviceName(lane.device) || trainyard::isSlurmDevice(lane.device)) || lane.slotCount < 1)
             std::abort();
         for (const auto &run : lane.runs) {
             if (run.repeat < 1)
@@ -42,6 +42,21 @@ void checkValid(const trainyard::Experiment &ex)
     }
     if (runs != ex.runCount())
         std::abort();
+    // Every key that makes something run is a command the user is asked
+    // about, and no value reaches ssh or sbatch as an option.
+    for (const auto &c : ex.clusters) {
+        const bool runsSomething = !c.worker.isEmpty() || c.reach == QLatin1String("ssh") || !c.extraArgs.isEmpty();
+        if (runsSomething && ex.commandLines().isEmpty())
+            std::abort();
+        if (c.host.startsWith(QLatin1Char('-')) || c.user.startsWith(QLatin1Char('-')))
+            std::abort();
+        if (c.reach == QLatin1String("ssh")
+            && c.sshArguments().mid(c.sshArguments().size() - 2) != QStringList{QStringLiteral("--"), c.host})
+            std::abort();
+        for (const QString &arg : c.extraArgs)
+            if (QStringLiteral("--wrap").startsWith(arg.section(QLatin1Char('='), 0, 0)))
+                std::abort();
+    }
     // What the app saves must load again.
     QStringList errors;
     if (!trainyard::Experiment::fromJson(ex.toJson(), &errors))

@@ -154,6 +154,17 @@ private Q_SLOTS:
             R"({"name":"e","clusters":[{"name":"c","sbatch":{"extra_args":["--wrap=rm -rf ~"]}}],"lanes":[]})")
                                         << QStringLiteral(
                                                "clusters[0].sbatch.extra_args[0]: --wrap is Trainyard's to set");
+        // sbatch takes a unique start of a long option for it.
+        QTest::newRow("extra arg wrap prefix")
+            << QByteArray(
+                   R"({"name":"e","clusters":[{"name":"c","sbatch":{"extra_args":["--wr=touch x"]}}],"lanes":[]})")
+            << QStringLiteral("clusters[0].sbatch.extra_args[0]: --wr is sbatch's --wrap (sbatch takes the start of "
+                              "an option for it), which is Trainyard's to set");
+        QTest::newRow("ssh host option") << QByteArray(
+            R"({"name":"e","clusters":[{"name":"c","reach":"ssh","host":"-G","runs_root":"/r","worker":"/w"}],"lanes":[]})")
+                                         << QStringLiteral("clusters[0].host: expected a host name, address or ssh "
+                                                           "config alias (letters, digits, "
+                                                           "._:-[], not starting with \"-\"), got \"-G\"");
         QTest::newRow("time") << QByteArray(
             R"({"name":"e","clusters":[{"name":"c","sbatch":{"time":"1h"}}],"lanes":[]})")
                               << QStringLiteral("clusters[0].sbatch.time: expected a Slurm time limit (\"30\", "

@@ -295,7 +295,8 @@ private Q_SLOTS:
         orchestrator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         orchestrator.setStandardOutputFile(QProcess::nullDevice());
         orchestrator.start(QStringLiteral(TRAINYARD_BIN),
-                           {QStringLiteral("run"), file, QStringLiteral("--cpu-fallback")});
+                           {QStringLiteral("run"), file, QStringLiteral("--cpu-fallback"),
+                            QStringLiteral("--trust")}); // the file names its cluster's worker
         QVERIFY(orchestrator.waitForStarted());
         // Two GPUs for three jobs: two train, one waits (whichever Slurm
         // picked), when the orchestrator dies.

@@ -141,7 +141,7 @@ private Q_SLOTS:
         const auto ex = Experiment::load(file, &errors);
         QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
         QCOMPARE(ex->contentHash.size(), 64);
-        const QStringList commands = ex->programCommandLines();
+        const QStringList commands = ex->commandLines();
         QCOMPARE(commands.size(), 1);
         QVERIFY2(commands.first().contains(QStringLiteral("sh -c 'touch ") + marker + QLatin1Char('\'')),
                  qPrintable(commands.first()));

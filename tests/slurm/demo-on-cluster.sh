@@ -21,7 +21,8 @@ export SLURM_CONF=$work/cluster/slurm.conf
 
 python3 "$here/demo-cluster-experiment.py" "$source_dir/resources/demo.json" "$work/demo-cluster.json" "$work/runs" "$worker"
 
-"$trainyard" run "$work/demo-cluster.json" --cpu-fallback | tee "$work/out.txt"
+# --trust: the file names its cluster's worker, a command (docs/python.md#trust).
+"$trainyard" run "$work/demo-cluster.json" --cpu-fallback --trust | tee "$work/out.txt"
 grep -q '^9 of 9 finished$' "$work/out.txt"
 # Each run's curve came from its metrics.jsonl on the "shared" filesystem,
 # and Slurm ran it: its worker.log is the job's output.

@@ -130,6 +130,37 @@ private Q_SLOTS:
                  qPrintable(asked.join(QLatin1Char('|'))));
     }
 
+    // A cluster's worker is a command too: the app asks before opening,
+    // showing it; refused, nothing opens.
+    void clusterWorkerAsksForTrust()
+    {
+        QTemporaryDir dir;
+        const QJsonObject run{{QStringLiteral("name"), QStringLiteral("r")},
+                              {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+        const QString path = writeExperimentFile(
+            dir, QJsonObject{{QStringLiteral("name"), QStringLiteral("cluster-worker")},
+                             {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                             {QStringLiteral("clusters"),
+                              QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("c")},
+                                                     {QStringLiteral("worker"), QStringLiteral("/opt/x/evil")}}}},
+                             {QStringLiteral("lanes"),
+                              QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("slurm:c/debug")},
+                                                     {QStringLiteral("runs"), QJsonArray{run}}}}}});
+        BoardController board;
+        SessionController sessions(&board);
+        QSignalSpy failed(&sessions, &SessionController::openFailed);
+        QVERIFY(!sessions.openFile(path));
+        QVERIFY(failed.last().at(0).toString().contains(QStringLiteral("not trusted")));
+        QStringList asked;
+        sessions.setTrustChooser([&](const QString &, const QStringList &commands) {
+            asked = commands;
+            return false;
+        });
+        QVERIFY(!sessions.openFile(path));
+        QVERIFY(!sessions.session());
+        QCOMPARE(asked, QStringList{QStringLiteral("(cluster c, every worker job) /opt/x/evil")});
+    }
+
     void editsMarkTheTitleUntilSaved()
     {
         QTemporaryDir dir;
