@@ -424,7 +424,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 180000);
         QVERIFY2(reasons.contains(QStringLiteral("Resources")), qPrintable(reasons.join(QLatin1Char('|'))));
         QVERIFY(sch->run(s1).jobId != firstJob);
-        QCOMPARE(sch->run(gone).state, RunState::Failed);
+        // Checkpointed and wrote done "stopped" on Slurm's SIGTERM: stopped, saying why.
+        QCOMPARE(sch->run(gone).state, RunState::Stopped);
         QVERIFY2(sch->run(gone).message.contains(QStringLiteral("CANCELLED")), qPrintable(sch->run(gone).message));
         for (RunId id : sch->runIds()) {
             if (id == gone)
@@ -446,9 +447,10 @@ private Q_SLOTS:
     }
 
     // Somebody cancels the job from outside (scancel in a shell, an admin):
-    // nobody here asked it to stop, so the run fails, and says it was
-    // cancelled (Slurm's own line in worker.log).
-    void scancelFromOutsideFailsTheRun()
+    // the worker checkpoints on Slurm's SIGTERM and writes done "stopped",
+    // which wins over the signal (issue 20, case 3): the run is stopped,
+    // resumable, and says it was cancelled outside Trainyard.
+    void scancelFromOutsideStopsTheRunWithItsReason()
     {
         REQUIRE_CLUSTER();
         auto session =
@@ -461,9 +463,39 @@ private Q_SLOTS:
         TestCluster::run({QStringLiteral("scancel"), sch->run(id).jobId});
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
         const RunInfo r = sch->run(id);
-        QCOMPARE(r.state, RunState::Failed);
-        QVERIFY2(r.message.contains(QStringLiteral("CANCELLED")) && r.message.contains(QStringLiteral("SIGTERM")),
+        QVERIFY2(r.state == RunState::Stopped, qPrintable(r.message));
+        QVERIFY2(r.message.startsWith(QStringLiteral("reported stopped in its done line")), qPrintable(r.message));
+        QVERIFY2(r.message.contains(QStringLiteral("CANCELLED")), qPrintable(r.message));
+        QVERIFY(session->store()->hasCheckpoint(r.name));
+    }
+
+    // Issue 20, case 6: the cluster's worker is a script that exits 0
+    // without a metric or done line (not trainyard-worker at all). Slurm
+    // says COMPLETED, exit 0; the run failed, "never reported".
+    void aWorkerJobThatNeverReportedFailed()
+    {
+        REQUIRE_CLUSTER();
+        const QString fake = m_tmp.filePath(QStringLiteral("not-a-worker.sh"));
+        QVERIFY(writeFile(fake, "#!/bin/sh\necho \"not trainyard-worker, $# arguments\"\nexit 0\n"));
+        QVERIFY(QFile::setPermissions(fake, QFile::permissions(fake) | QFileDevice::ExeOwner | QFileDevice::ExeGroup
+                                                | QFileDevice::ExeOther));
+        QJsonObject json =
+            experimentJson(QStringLiteral("mute"), m_tmp.filePath(QStringLiteral("mute")),
+                           {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("m"), 5)})});
+        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                                                       {QStringLiteral("poll_seconds"), 1},
+                                                                       {QStringLiteral("worker"), fake}}});
+        auto session = open(experiment(json));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("m"));
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
+        const RunInfo r = sch->run(id);
+        QVERIFY2(r.state == RunState::Failed, qPrintable(r.message));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.message.startsWith(QStringLiteral("exited 0 but never reported a step or a done line")),
                  qPrintable(r.message));
+        QVERIFY2(r.message.contains(QStringLiteral("not trainyard-worker,")), qPrintable(r.message)); // worker.log
     }
 
     // sbatch refuses a job for a partition the cluster lacks: the run fails
