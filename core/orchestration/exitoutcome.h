@@ -28,10 +28,10 @@ struct ExitFacts
     qint64 lines = 0;
     bool metricSeen = false;
     qint64 nonFiniteLossFrom = -1; // -1: the last loss was finite, or none came
-    QString runDir;         // worker.log's last line goes with failures
-    QString jobId;          // a batch job's: a SIGTERM nobody here sent is the queue's cancel
-    bool program = false;   // a program run: its exit status is its own, not protocol::ExitCode
-    bool stopAsked = false; // the user stopped it (a program that then exits 0, 4 or on SIGTERM stopped)
+    QString runDir;                // worker.log's last line goes with failures
+    QString jobId;                 // a batch job's: a SIGTERM nobody here sent is the queue's cancel
+    bool program = false;          // a program run: its exit status is its own, not protocol::ExitCode
+    bool stopAsked = false;        // the user stopped it (a program that then exits 0, 4 or on SIGTERM stopped)
 };
 
 struct ExitOutcome
