@@ -480,7 +480,8 @@ class Run:
             if key in reserved:
                 raise ValueError("trainyard: %r is a reserved key of the line" % key)
             value = _number(key, value)
-            out[key] = value if math.isfinite(value) else self._not_finite(key, value, step)
+            finite = not isinstance(value, float) or math.isfinite(value)  # ints are finite (and may be huge)
+            out[key] = value if finite else self._not_finite(key, value, step)
         return out
 
     def _not_finite(self, key: str, value: float, step: int) -> None:
