@@ -46,6 +46,8 @@ QColor CardDelegate::stateColor(RunState state)
         return QColor(0x7a, 0x5c, 0x3e);
     case RunState::Cancelled:
         return QColor(0xb0, 0xb0, 0xb0);
+    case RunState::Lost:
+        return QColor(0x5a, 0x64, 0x70); // slate: not ours to judge, nothing touched
     }
     return Qt::gray;
 }

@@ -1,5 +1,7 @@
 #include "logview.h"
 
+#include "runfile.h"
+
 #include <QFile>
 #include <QFontDatabase>
 #include <QScrollBar>
@@ -32,10 +34,13 @@ void LogView::reload()
     if (m_file.isEmpty()) {
         return;
     }
-    QFile file(m_file);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QFile file;
+    QString refusal;
+    if (!openRegularFile(m_file, &file, &refusal)) {
         if (m_offset == 0) {
-            setPlainText(tr("No log yet: %1 does not exist (the run has not started).").arg(m_file));
+            // A link or a FIFO in its place is refused, never followed or waited on.
+            setPlainText(refusal.isEmpty() ? tr("No log yet: %1 does not exist (the run has not started).").arg(m_file)
+                                           : refusal);
         }
         return;
     }

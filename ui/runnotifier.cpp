@@ -44,7 +44,7 @@ void RunNotifier::onRunEnded(RunId id, RunState state)
     const RunInfo run = session->scheduler()->run(id);
     if (state == RunState::Finished) {
         notify(tr("Run finished"), tr("%1 finished (%2).").arg(run.name, m_sessions->finishCountText()));
-    } else if (state == RunState::Failed || state == RunState::Diverged) {
+    } else if (state == RunState::Failed || state == RunState::Diverged || state == RunState::Lost) {
         notify(tr("Run %1").arg(runStateName(state)), tr("%1 %2: %3").arg(run.name, runStateName(state), run.message));
     }
 }

@@ -126,6 +126,8 @@ int exportCommand(const QStringList &args)
         // step re-reported after a resume replaces the older point.
         const RunStore::ReadResult read =
             store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(id, record); });
+        if (!read.error.isEmpty())
+            printWarning(read.error); // a FIFO or a link in its place: refused, not waited on
         if (read.skipped + read.invalid > 0)
             printWarning(QStringLiteral("%1: %2 line(s) skipped (not valid messages)")
                              .arg(metricsFile(name))

@@ -103,11 +103,15 @@ int runCommand(const QStringList &args)
         }
     }
     Session session;
-    if (!experiment || !session.open(*experiment, demo ? QString() : QFileInfo(file).absoluteFilePath(), &errors)) {
-        for (const QString &e : std::as_const(errors))
+    QStringList opened; // open's refusal, or its warnings (a refused state file, lost runs)
+    if (!experiment || !session.open(*experiment, demo ? QString() : QFileInfo(file).absoluteFilePath(), &opened)) {
+        const QStringList problems = errors + opened;
+        for (const QString &e : problems)
             printError(e);
         return kExitBadUsage;
     }
+    for (const QString &w : std::as_const(opened))
+        printWarning(w);
     Scheduler *scheduler = session.scheduler();
     scheduler->setCpuFallback(cpuFallback);
     scheduler->setCpuThreads(*threads);

@@ -1,6 +1,7 @@
 #include "exitoutcome.h"
 
 #include "exitcode.h"
+#include "runfile.h"
 
 #include <QFile>
 #include <QList>
@@ -39,9 +40,9 @@ RunState doneState(const QString &status, int doneExit)
 
 QString logTail(const QString &runDir, int maxLines)
 {
-    QFile file(runDir + QStringLiteral("/worker.log"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
+    QFile file;
+    if (!openRegularFile(runDir + QStringLiteral("/worker.log"), &file, nullptr))
+        return {}; // absent, or a link or a FIFO: never followed, never waited on
     if (file.size() > 8192)
         file.seek(file.size() - 8192);
     QStringList lines;

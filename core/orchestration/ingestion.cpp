@@ -1,5 +1,6 @@
 #include "ingestion.h"
 
+#include "logcategories.h"
 #include "metricline.h"
 #include "metricrecord.h"
 #include "metricstore.h"
@@ -232,11 +233,20 @@ int Ingestion::followMetricsFile(RunId id)
     return r ? ingestMetricsFile(r, true) : 0;
 }
 
+QString Ingestion::metricsFileProblem(RunId id) const
+{
+    const auto it = m_tracks.find(id);
+    return it == m_tracks.end() ? QString() : it->second.fileProblem;
+}
+
 int Ingestion::ingestMetricsFile(Run *r, bool live)
 {
     const RunStore::ReadResult result = m_store->readMetrics(
         r->info.name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, live); });
     r->metricsOffset = result.offset;
+    if (result.error != r->fileProblem && !result.error.isEmpty())
+        qCWarning(lcMetrics).noquote() << result.error; // once, not every second
+    r->fileProblem = result.error;
     if (result.records > 0 && !r->progressDirty) {
         r->progressDirty = true;
         m_progressDirty << r->info.id;

@@ -47,6 +47,9 @@ public:
     // on the shared filesystem is its only channel): log lines are
     // announced as they come. Returns the number of records read.
     int followMetricsFile(RunId id);
+    // Why the run's metrics.jsonl was refused at the last read (a link, a
+    // FIFO, ...: RunStore::readMetrics), else empty.
+    QString metricsFileProblem(RunId id) const;
 
     // A (re)start: the done line and the rate window are forgotten; `fresh`
     // also drops the curves and the progress (a resume keeps both).
@@ -91,6 +94,7 @@ private:
         bool metricSeen = false;
         qint64 nonFiniteLossFrom = -1;
         bool progressDirty = false; // listed in m_progressDirty
+        QString fileProblem;        // the last read's refusal of metrics.jsonl
         qint64 rateStep = -1;       // step and wall at the start of the rate window
         double rateWall = 0;
     };

@@ -78,7 +78,11 @@ QString shellText(const QStringList &words);
 //              queue is cancelled: it never starts.
 //   kill       end it now (SIGKILL; batch: cancel the job). Also cancels.
 //   attach     watch a run of an earlier orchestrator from its persisted
-//              handle; false (with why) when that run is gone
+//              handle, once what runs there proves to be that run (checked
+//              against `expected`: what the run is, from the run itself, not
+//              from the handle); Gone (with why) when that run is gone,
+//              NotOurs when something else runs under the handle (a reused
+//              pid or job id, a forged state file): it is never signalled
 //   detach     forget a run, leaving it running (close with "leave runs
 //              running"); its handle stays valid for a later attach
 //   release    forget a run; one still going is killed first, synchronously
@@ -123,6 +127,13 @@ class Launcher : public QObject
 public:
     using QObject::QObject;
 
+    // What attach() found behind a persisted handle.
+    enum class AttachResult {
+        Attached, // the run's own process or job: watched again
+        Gone,     // nothing of the run's runs there any more (or the handle is another launcher's)
+        NotOurs,  // something runs there that is not this run: left alone, the run is lost
+    };
+
     // "local", "slurm", ...: the "kind" of every handle this launcher writes.
     virtual QString kind() const = 0;
 
@@ -135,7 +146,11 @@ public:
     virtual void start(RunId run, const LaunchSpec &spec) = 0;
     virtual void terminate(RunId run) = 0;
     virtual void kill(RunId run) = 0;
-    virtual bool attach(RunId run, const QJsonObject &handle, QString *why = nullptr) = 0;
+    // `expected`: the run as it would be launched, with the token it was
+    // given: name, runDir, workingDirectory(), program (what it was started
+    // as), programArgv for a program run.
+    virtual AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                                QString *why = nullptr) = 0;
     // Empty until started (and for a run it does not know).
     virtual QJsonObject handle(RunId run) const = 0;
     virtual void detach(RunId run) = 0;

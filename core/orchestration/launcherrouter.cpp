@@ -179,7 +179,8 @@ void LauncherRouter::kill(RunId run)
         l->kill(run);
 }
 
-bool LauncherRouter::attach(RunId run, const QJsonObject &handle, QString *why)
+Launcher::AttachResult LauncherRouter::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                                              QString *why)
 {
     release(run);
     Launcher *launcher = m_local.get();
@@ -189,13 +190,13 @@ bool LauncherRouter::attach(RunId run, const QJsonObject &handle, QString *why)
         if (!launcher) {
             if (why)
                 *why = tr("its job is on cluster \"%1\", which the experiment no longer defines").arg(cluster);
-            return false;
+            return AttachResult::Gone;
         }
     }
-    if (!launcher->attach(run, handle, why))
-        return false;
-    m_owner.insert(run, launcher);
-    return true;
+    const AttachResult result = launcher->attach(run, handle, expected, why);
+    if (result == AttachResult::Attached)
+        m_owner.insert(run, launcher);
+    return result;
 }
 
 QJsonObject LauncherRouter::handle(RunId run) const

@@ -26,7 +26,8 @@ public:
     void start(RunId run, const LaunchSpec &spec) override;
     void terminate(RunId run) override;
     void kill(RunId run) override;
-    bool attach(RunId run, const QJsonObject &handle, QString *why = nullptr) override;
+    AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                        QString *why = nullptr) override;
     QJsonObject handle(RunId run) const override;
     void detach(RunId run) override;
     void release(RunId run) override;

@@ -4,6 +4,7 @@
 #include "logcategories.h"
 #include "metricline.h"
 #include "protocol.h"
+#include "runfile.h"
 
 #include <QFile>
 
@@ -89,10 +90,13 @@ MetricsLogReader::Result MetricsLogReader::read(const QString &path, qint64 offs
 {
     Result result;
     result.offset = offset;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        // Normal before a worker has written its first line.
-        qCDebug(lcMetrics).noquote() << path << "not read:" << file.errorString();
+    QFile file;
+    if (!openRegularFile(path, &file, &result.error)) {
+        // Absent: normal before a worker has written its first line.
+        if (result.error.isEmpty())
+            qCDebug(lcMetrics).noquote() << path << "not read: absent";
+        else
+            qCDebug(lcMetrics).noquote() << result.error;
         return result;
     }
     if (file.size() < offset) {

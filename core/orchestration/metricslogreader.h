@@ -33,6 +33,9 @@ public:
         int records = 0;   // lines handed on as records
         int skipped = 0;   // lines that are no message (too long, not UTF-8, not a JSON object) and a torn last line
         int invalid = 0;   // JSON objects that fail protocol::validate, or are no worker's message
+        // Non-empty: the file was refused, nothing read (openRegularFile: a
+        // link, a FIFO, a device, a folder in its place).
+        QString error;
     };
     using RecordCallback = std::function<void(const MetricRecord &record)>;
 
@@ -49,7 +52,9 @@ public:
     // Reads `path` from byte `offset` to its end, calling `onRecord` for
     // every record (it is valid during the call only). An absent file reads
     // as empty; one shorter than `offset` was replaced (a retry) and is read
-    // from its start.
+    // from its start. Opened as every run-folder file is (openRegularFile):
+    // a link is not followed, a FIFO never blocks; either is refused
+    // (Result::error).
     Result read(const QString &path, qint64 offset, const RecordCallback &onRecord);
 
     // Decodes one line (without its '\n') into record(). Blank lines are

@@ -6,7 +6,7 @@
 namespace trainyard {
 
 namespace {
-const std::array<std::pair<RunState, const char *>, 11> kStateNames = {{
+const std::array<std::pair<RunState, const char *>, 12> kStateNames = {{
     {RunState::Queued, "queued"},
     {RunState::Starting, "starting"},
     {RunState::Running, "running"},
@@ -18,6 +18,7 @@ const std::array<std::pair<RunState, const char *>, 11> kStateNames = {{
     {RunState::Diverged, "diverged"},
     {RunState::Stopped, "stopped"},
     {RunState::Cancelled, "cancelled"},
+    {RunState::Lost, "lost"},
 }};
 } // namespace
 
@@ -63,6 +64,7 @@ bool isTerminal(RunState state)
     case RunState::Diverged:
     case RunState::Stopped:
     case RunState::Cancelled:
+    case RunState::Lost:
         return true;
     default:
         return false;

@@ -20,7 +20,7 @@ namespace trainyard {
 using RunId = int;
 
 // Where a run is in its life. Terminal states: Finished, Failed, Diverged,
-// Stopped, Cancelled. Stalled is Running without a heartbeat for too long.
+// Stopped, Cancelled, Lost. Stalled is Running without a heartbeat for too long.
 enum class RunState {
     Queued,   // waiting for a slot in its lane
     Starting, // process launched, no hello yet
@@ -33,6 +33,10 @@ enum class RunState {
     Diverged,  // exit 3 (loss NaN/inf)
     Stopped,   // exit 4 (stopped on request after a checkpoint); can resume
     Cancelled, // taken out of the queue before it started
+    // Not adopted after a restart: what the state file names (a pid, a job
+    // id) is not this run's, or the file was refused. The message says
+    // why; nothing was signalled, and whatever runs there is left alone.
+    Lost,
 };
 
 // Lower-case names as written to status.json ("queued", "running", ...).
@@ -41,7 +45,7 @@ QString runStateName(RunState state);
 bool runStateFromName(const QString &name, RunState *state);
 // True for states with a live worker process (Starting..Stopping).
 bool isActive(RunState state);
-// True for Finished, Failed, Diverged, Stopped, Cancelled.
+// True for Finished, Failed, Diverged, Stopped, Cancelled, Lost.
 bool isTerminal(RunState state);
 
 // Everything the user sees about one run. Returned by value from Scheduler.

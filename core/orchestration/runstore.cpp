@@ -2,6 +2,7 @@
 
 #include "experiment.h"
 #include "logcategories.h"
+#include "runfile.h"
 #include "runspecview.h"
 
 #include <QDir>
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace trainyard {
 
@@ -46,14 +48,9 @@ bool writeJson(const QString &path, const QJsonObject &object, QString *error, b
     return true;
 }
 
-QJsonObject readJson(const QString &path)
+// The object in `file` (open, read from its start).
+QJsonObject parseJsonFile(QFile &file, const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (file.exists())
-            qCWarning(lcRunStore).noquote() << path << "not readable:" << file.errorString();
-        return {};
-    }
     // Our own small files; anything over 4 MiB is not one of them.
     if (file.size() > 4 * 1024 * 1024) {
         qCWarning(lcRunStore).noquote() << path << "ignored: larger than 4 MiB";
@@ -64,6 +61,21 @@ QJsonObject readJson(const QString &path)
     if (!document.isObject())
         qCWarning(lcRunStore).noquote() << path << "ignored: not a JSON object:" << parseError.errorString();
     return document.object();
+}
+
+// A run folder's JSON file, opened as every run-folder file is
+// (openRegularFile: no link followed, never blocking); empty when absent or
+// refused.
+QJsonObject readJson(const QString &path)
+{
+    QFile file;
+    QString error;
+    if (!openRegularFile(path, &file, &error)) {
+        if (!error.isEmpty())
+            qCWarning(lcRunStore).noquote() << error;
+        return {};
+    }
+    return parseJsonFile(file, path);
 }
 
 // The strings of a JSON array; anything else reads as none.
@@ -460,10 +472,41 @@ void RunStore::readHistory(QList<RunRecord> *runs, const std::function<bool(cons
     qCDebug(lcRunStore).noquote() << m_root << ":" << runs->size() << "past runs";
 }
 
-QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath) const
+QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QString *refusal) const
 {
     QHash<QString, LiveWorker> workers;
-    const QJsonObject o = readJson(stateFile(m_root));
+    if (refusal)
+        refusal->clear();
+    if (socketPath)
+        socketPath->clear();
+    const QString path = stateFile(m_root);
+    QFile file;
+    QString why;
+    struct stat st
+    {};
+    if (!openRegularFile(path, &file, &why, &st)) {
+        if (!why.isEmpty())
+            why = QStringLiteral("%1; none of its runs is adopted").arg(why);
+    } else if (st.st_uid != ::geteuid()) {
+        // Its pids and job ids are what Stop would signal: only the user's
+        // own file is believed, and only one nobody else can rewrite.
+        why = QStringLiteral("%1 is owned by another user (uid %2); none of its runs is adopted")
+                  .arg(path)
+                  .arg(st.st_uid);
+    } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        why = QStringLiteral("%1 is writable by others (mode %2); none of its runs is adopted")
+                  .arg(path)
+                  .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
+    }
+    if (!why.isEmpty()) {
+        qCWarning(lcRunStore).noquote() << why;
+        if (refusal)
+            *refusal = why;
+        return workers;
+    }
+    if (!file.isOpen())
+        return workers; // none yet
+    const QJsonObject o = parseJsonFile(file, path);
     if (socketPath)
         *socketPath = o.value(QStringLiteral("socket")).toString();
     const QJsonObject runs = o.value(QStringLiteral("runs")).toObject();

@@ -120,7 +120,10 @@ public:
         // channel. Absent in older state files: then `command` tells.
         std::optional<bool> followFile;
     };
-    QHash<QString, LiveWorker> readState(QString *socketPath = nullptr) const;
+    // The state file is a claim about what may be signalled: one that is
+    // not the user's own regular file, or that others can write, is refused
+    // (empty, the reason in `refusal`, logged): none of its runs is adopted.
+    QHash<QString, LiveWorker> readState(QString *socketPath = nullptr, QString *refusal = nullptr) const;
     bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;
 
     // Start time of `pid` in clock ticks since boot (/proc/PID/stat field 22),

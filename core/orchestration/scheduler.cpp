@@ -368,11 +368,12 @@ QSet<qint64> Scheduler::workerPids() const
 
 // ---- history, shutdown, the socket ----------------------------------------------
 
-void Scheduler::loadHistory()
+QStringList Scheduler::loadHistory()
 {
-    m_supervisor->loadHistory();
+    const QStringList warnings = m_supervisor->loadHistory();
     m_metrics->flush();
     m_dispatcher->notifyCounts();
+    return warnings;
 }
 
 void Scheduler::shutdown(bool leaveRunning)

@@ -170,7 +170,9 @@ public:
 
     // Adopts runs found on disk: finished ones with their curves, and live
     // workers from the state file (reattached; gaps filled from metrics.jsonl).
-    void loadHistory();
+    // Returns the warnings for the user (Supervisor::loadHistory: a refused
+    // state file, lost runs).
+    QStringList loadHistory();
     // Ends supervision, asynchronously: stops every worker (stop, SIGTERM,
     // SIGKILL, each after the stop timeout) and returns; shutdownFinished()
     // when every run has ended (at once when none runs). Or leaves them

@@ -115,7 +115,11 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_runsRoot = experiment.runsRoot;
     m_clusters = experiment.clusters; // not the board's: saved with the file as they came
     m_scheduler->setExperiment(ex);
-    m_scheduler->loadHistory();
+    // Opened, with what the user must hear about (a refused state file, lost
+    // runs): the window's status bar and `trainyard run`'s stderr show them.
+    const QStringList warnings = m_scheduler->loadHistory();
+    if (errors)
+        errors->append(warnings);
     m_open = true;
     Q_EMIT opened();
     return true;

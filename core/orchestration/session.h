@@ -43,7 +43,9 @@ public:
     // with their curves and reattaches to workers still running. An open
     // session is closed first; refused while its runs are still stopping.
     // load() refuses a file whose commands are not trusted (TrustList);
-    // open() takes an experiment its caller has cleared.
+    // open() takes an experiment its caller has cleared. Opened, `errors`
+    // gets what the user must still be told (a refused state file, runs
+    // found lost): warnings, not failures.
     bool load(const QString &path, QStringList *errors);
     bool loadDemo(QStringList *errors);
     bool open(const Experiment &experiment, const QString &filePath, QStringList *errors);

@@ -1,5 +1,6 @@
 #include "slurmjob.h"
 
+#include <QRegularExpression>
 #include <QSet>
 
 namespace trainyard {
@@ -48,24 +49,55 @@ QHash<QString, SlurmJob> SlurmJob::parseSqueue(const QByteArray &out)
 SlurmJob SlurmJob::parseScontrol(const QByteArray &out)
 {
     SlurmJob job;
-    // One line of space-separated Key=Value fields; values we read never
-    // contain spaces (Command= and WorkDir= may, and are not read).
-    const QStringList fields = QString::fromUtf8(out).simplified().split(QLatin1Char(' '));
-    for (const QString &field : fields) {
-        const int eq = field.indexOf(QLatin1Char('='));
-        if (eq <= 0)
-            continue;
-        const QString key = field.left(eq);
-        const QString value = field.mid(eq + 1);
-        if (key == QLatin1String("JobId") && job.id.isEmpty())
-            job.id = value;
-        else if (key == QLatin1String("JobState"))
+    // One line of space-separated Key=Value fields. A key is a word (with
+    // ':' and '/': "AllocNode:Sid", "CPUs/Task") right after a space; its
+    // value runs to the next key, so values with spaces (WorkDir=, Command=)
+    // stay whole.
+    static const QRegularExpression keyAt(QStringLiteral("(?:^|\\s)([A-Za-z][A-Za-z0-9_:/]*)="));
+    const QString line = QString::fromUtf8(out).section(QLatin1Char('\n'), 0, 0);
+    QList<std::pair<QString, QString>> fields;
+    QRegularExpressionMatchIterator it = keyAt.globalMatch(line);
+    qsizetype valueStart = -1;
+    while (it.hasNext()) {
+        const QRegularExpressionMatch m = it.next();
+        if (!fields.isEmpty())
+            fields.last().second = line.mid(valueStart, m.capturedStart() - valueStart);
+        fields.append({m.captured(1), QString()});
+        valueStart = m.capturedEnd();
+    }
+    if (!fields.isEmpty())
+        fields.last().second = line.mid(valueStart).trimmed();
+    QSet<QString> seen;
+    for (const auto &[key, value] : std::as_const(fields)) {
+        const bool again = seen.contains(key);
+        seen.insert(key);
+        if (key == QLatin1String("JobId")) {
+            job.ambiguous |= again;
+            if (!again)
+                job.id = value;
+        } else if (key == QLatin1String("JobState")) {
             job.state = value;
-        else if (key == QLatin1String("Reason"))
+        } else if (key == QLatin1String("Reason")) {
             job.reason = value == QLatin1String("None") ? QString() : value;
-        else if (key == QLatin1String("NodeList"))
+        } else if (key == QLatin1String("NodeList")) {
             job.nodes = value == QLatin1String("(null)") ? QString() : value;
-        else if (key == QLatin1String("ExitCode")) {
+        } else if (key == QLatin1String("JobName")) {
+            job.ambiguous |= again;
+            job.name = value;
+        } else if (key == QLatin1String("WorkDir")) {
+            job.ambiguous |= again;
+            job.workDir = value;
+        } else if (key == QLatin1String("UserId")) {
+            job.ambiguous |= again;
+            // "alice(1000)"
+            const qsizetype open = value.lastIndexOf(QLatin1Char('('));
+            bool ok = false;
+            const qint64 uid = open > 0 && value.endsWith(QLatin1Char(')'))
+                                   ? value.mid(open + 1, value.size() - open - 2).toLongLong(&ok)
+                                   : -1;
+            job.uid = ok ? uid : -1;
+            job.userName = open > 0 ? value.left(open) : value;
+        } else if (key == QLatin1String("ExitCode")) {
             bool codeOk = false, signalOk = false;
             const int code = value.section(QLatin1Char(':'), 0, 0).toInt(&codeOk);
             const int signal = value.section(QLatin1Char(':'), 1, 1).toInt(&signalOk);
@@ -84,12 +116,17 @@ QString SlurmJob::parseSubmitted(const QByteArray &out)
 {
     const QString line = QString::fromUtf8(out).trimmed().section(QLatin1Char('\n'), 0, 0).trimmed();
     const QString id = line.section(QLatin1Char(';'), 0, 0);
-    if (id.isEmpty())
-        return {};
+    return isJobId(id) ? id : QString();
+}
+
+bool SlurmJob::isJobId(const QString &id)
+{
+    if (id.isEmpty() || id.size() > 20)
+        return false;
     for (const QChar c : id)
-        if (!c.isDigit() && c != QLatin1Char('_'))
-            return {};
-    return id;
+        if (c < QLatin1Char('0') || c > QLatin1Char('9'))
+            return false;
+    return true;
 }
 
 QString SlurmJob::shellQuote(const QString &word)

@@ -28,6 +28,13 @@ struct SlurmJob
     QString nodes;
     int exitCode = -1; // from scontrol's ExitCode=code:signal; -1 unknown
     int signal = 0;
+    // Whose job it is and what it was submitted as (scontrol only): what a
+    // job id read from a state file is checked against before it is adopted.
+    QString name;           // JobName
+    qint64 uid = -1;        // UserId=NAME(UID)'s UID; -1 unknown
+    QString userName;       // ... its NAME
+    QString workDir;        // WorkDir (may hold spaces)
+    bool ambiguous = false; // JobId, JobName, UserId or WorkDir came more than once: not to be believed
 
     Phase phase() const { return phaseOf(state); }
 
@@ -36,11 +43,17 @@ struct SlurmJob
     // are skipped.
     static QHash<QString, SlurmJob> parseSqueue(const QByteArray &out);
     static constexpr const char *kSqueueFormat = "%i|%T|%r|%N";
-    // `scontrol show job -o ID`'s one line of Key=Value fields; an empty id
+    // `scontrol show job -o ID`'s one line of Key=Value fields (a value
+    // runs to the next " Key=", so a WorkDir may hold spaces); an empty id
     // when it names no job.
     static SlurmJob parseScontrol(const QByteArray &out);
     // sbatch --parsable's "ID" or "ID;CLUSTER"; empty when it is neither.
     static QString parseSubmitted(const QByteArray &out);
+    // Whether `id` is a job id as Trainyard submits them: digits only (no
+    // array or het-job suffix), so that it can never read as an option
+    // ("-uroot") of scancel or scontrol. Every id that reaches a Slurm
+    // command passes this first.
+    static bool isJobId(const QString &id);
 
     // `word` in single quotes for sh: nothing in it is interpreted.
     static QString shellQuote(const QString &word);

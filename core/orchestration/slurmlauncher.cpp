@@ -12,6 +12,8 @@
 #include <QTimer>
 
 #include <csignal>
+#include <optional>
+#include <unistd.h>
 
 namespace trainyard {
 
@@ -21,6 +23,18 @@ namespace {
 bool saysUnknownJob(const SlurmCommandResult &r)
 {
     return r.started && !r.timedOut && r.err.contains("Invalid job id");
+}
+
+// `scontrol show job -o -- ID`: the id after "--", never read as an option.
+QStringList showJobArguments(const QString &id)
+{
+    return {QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("-o"), QStringLiteral("--"), id};
+}
+
+// `scancel OPTIONS -- ID`, likewise.
+QStringList scancelArguments(const QStringList &options, const QString &id)
+{
+    return options + QStringList{QStringLiteral("--"), id};
 }
 
 std::unique_ptr<SlurmCommandRunner> makeRunner(const SlurmClusterConfig &cluster)
@@ -341,8 +355,8 @@ void SlurmLauncher::finish(RunId run)
         return;
     it->finishing = true;
     const QString id = it->id;
-    m_runner->run(QStringLiteral("scontrol"), {QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("-o"), id},
-                  {}, {}, this, [this, run, id](const SlurmCommandResult &r) {
+    m_runner->run(QStringLiteral("scontrol"), showJobArguments(id), {}, {}, this,
+                  [this, run, id](const SlurmCommandResult &r) {
                       const auto it = m_jobs.find(run);
                       if (it == m_jobs.end() || it->id != id)
                           return;
@@ -417,8 +431,12 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
 
 void SlurmLauncher::scancel(const QString &id, const QStringList &options)
 {
+    if (!SlurmJob::isJobId(id)) {
+        qCWarning(lcSlurm, "scancel refused: \"%s\" is not a job id", qUtf8Printable(id));
+        return;
+    }
     qCInfo(lcSlurm, "scancel %s %s", qUtf8Printable(options.join(QLatin1Char(' '))), qUtf8Printable(id));
-    m_runner->run(QStringLiteral("scancel"), options + QStringList{id}, {}, {}, this,
+    m_runner->run(QStringLiteral("scancel"), scancelArguments(options, id), {}, {}, this,
                   [this, id](const SlurmCommandResult &r) {
                       if (!r.ok())
                           qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
@@ -464,34 +482,47 @@ void SlurmLauncher::kill(RunId run)
         scancel(it->id, {});
 }
 
-bool SlurmLauncher::attach(RunId run, const QJsonObject &handle, QString *why)
+Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                                             QString *why)
 {
     const QString handleKind = handle.value(QStringLiteral("kind")).toString();
     const QString id = handle.value(QStringLiteral("job")).toString();
     const QString cluster = handle.value(QStringLiteral("cluster")).toString();
     QString reason;
-    if (handleKind != kind())
+    AttachResult result = AttachResult::Gone;
+    if (handleKind != kind()) {
         reason = tr("a %1 run; this launcher submits to Slurm").arg(handleKind.isEmpty() ? tr("local") : handleKind);
-    else if (id.isEmpty())
+    } else if (id.isEmpty()) {
         reason = tr("no job id");
-    else if (!cluster.isEmpty() && cluster != m_cluster.name)
+    } else if (!SlurmJob::isJobId(id)) {
+        // Never a job Trainyard submitted: "-uroot" would be an option.
+        reason = tr("\"%1\" is not a Slurm job id; nothing was signalled").arg(id);
+        result = AttachResult::NotOurs;
+    } else if (!cluster.isEmpty() && cluster != m_cluster.name) {
         reason = tr("job %1 is on cluster %2, not %3").arg(id, cluster, m_cluster.name);
+    }
     if (reason.isEmpty()) {
         // Blocking and bounded: attach answers at once (the Supervisor reads
         // the state file at open).
-        const SlurmCommandResult r = m_runner->runNow(
-            QStringLiteral("scontrol"), {QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("-o"), id},
-            m_cluster.commandTimeoutMs);
-        if (saysUnknownJob(r) || (r.ok() && SlurmJob::parseScontrol(r.out).id.isEmpty()))
+        const SlurmCommandResult r =
+            m_runner->runNow(QStringLiteral("scontrol"), showJobArguments(id), m_cluster.commandTimeoutMs);
+        const SlurmJob job = r.ok() ? SlurmJob::parseScontrol(r.out) : SlurmJob();
+        if (saysUnknownJob(r) || (r.ok() && job.id.isEmpty())) {
             reason = tr("job %1 is no longer known to Slurm").arg(id);
-        else if (!r.ok())
+        } else if (!r.ok()) {
             reason = tr("job %1: %2").arg(id, r.message(QStringLiteral("scontrol")));
+        } else if (const QString other = notTheRun(job, expected); !other.isEmpty()) {
+            // Ids start again after a controller reset: the saved one may be
+            // a colleague's job now.
+            reason = tr("job %1 is not this run's (%2); nothing was signalled").arg(id, other);
+            result = AttachResult::NotOurs;
+        }
     }
     if (!reason.isEmpty()) {
         qCInfo(lcSlurm, "run %d not attached: %s", run, qUtf8Printable(reason));
         if (why)
             *why = reason;
-        return false;
+        return result;
     }
     release(run);
     Job entry;
@@ -501,7 +532,48 @@ bool SlurmLauncher::attach(RunId run, const QJsonObject &handle, QString *why)
     qCInfo(lcSlurm, "run %d attached to job %s", run, qUtf8Printable(id));
     // The first poll says pending or running (or how it ended meanwhile).
     schedulePoll();
-    return true;
+    return AttachResult::Attached;
+}
+
+QString SlurmLauncher::notTheRun(const SlurmJob &job, const LaunchSpec &expected)
+{
+    if (job.ambiguous)
+        return tr("scontrol's description of it names a field twice");
+    QString error;
+    const qint64 uid = userId(&error);
+    if (uid < 0)
+        return tr("whose it is cannot be told: %1").arg(error);
+    if (job.uid != uid)
+        return tr("it is user %1's (uid %2)").arg(job.userName).arg(job.uid);
+    if (job.name != expected.name)
+        return tr("its name is \"%1\", not \"%2\"").arg(job.name, expected.name);
+    const QString dir = QDir::cleanPath(expected.workingDirectory());
+    if (expected.workingDirectory().isEmpty() || QDir::cleanPath(job.workDir) != dir)
+        return tr("its working directory is %1, not %2").arg(job.workDir, dir);
+    return {};
+}
+
+qint64 SlurmLauncher::userId(QString *error)
+{
+    if (m_userId >= 0)
+        return m_userId;
+    if (m_cluster.sshCommand.isEmpty()) {
+        m_userId = qint64(::geteuid());
+        return m_userId;
+    }
+    // Over ssh the jobs are the login's on the cluster: asked once.
+    const SlurmCommandResult r =
+        m_runner->runNow(QStringLiteral("id"), {QStringLiteral("-u")}, m_cluster.commandTimeoutMs);
+    bool ok = false;
+    const qint64 uid = r.ok() ? QString::fromUtf8(r.out).trimmed().toLongLong(&ok) : -1;
+    if (!ok) {
+        if (error)
+            *error = r.ok() ? tr("id -u said \"%1\"").arg(QString::fromUtf8(r.out).trimmed())
+                            : r.message(QStringLiteral("id"));
+        return -1;
+    }
+    m_userId = uid;
+    return m_userId;
 }
 
 QString SlurmLauncher::host(RunId run) const
@@ -540,8 +612,12 @@ void SlurmLauncher::release(RunId run)
         m_timer->stop();
     if (id.isEmpty())
         return; // sbatch still runs: its answer is cancelled (start)
+    if (!SlurmJob::isJobId(id)) {
+        qCWarning(lcSlurm, "scancel refused: \"%s\" is not a job id", qUtf8Printable(id));
+        return;
+    }
     const SlurmCommandResult r =
-        m_runner->runNow(QStringLiteral("scancel"), {id}, qMin(5000, m_cluster.commandTimeoutMs));
+        m_runner->runNow(QStringLiteral("scancel"), scancelArguments({}, id), qMin(5000, m_cluster.commandTimeoutMs));
     if (!r.ok())
         qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
                   qUtf8Printable(r.message(QStringLiteral("scancel"))));

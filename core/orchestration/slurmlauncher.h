@@ -64,7 +64,13 @@ struct SlurmClusterConfig
 //              resubmitted with --resume: started(0, new id), then
 //              pending("requeued ..."); the run goes on in the same folder.
 //   handle     {"kind":"slurm","job":"ID","cluster":NAME}
-//   attach     the job is still known to scontrol (blocking, bounded).
+//   attach     the job is still known to scontrol (blocking, bounded), and
+//              is the run's: its JobName the run's name, its WorkDir the
+//              run's working directory, its UserId the user's. A job that
+//              is not (an id reused after a controller reset, a forged state
+//              file) is NotOurs and never signalled.
+// Job ids are digits only (SlurmJob::isJobId) and go to scancel and
+// scontrol after "--", squeue as --jobs=ID: never read as options.
 // A job cancelled from outside (scancel by the user, an administrator)
 // exits with SIGTERM unless Slurm names another signal: nobody here asked
 // it to stop, so the worker's "stopped" done line must not make it look
@@ -87,7 +93,8 @@ public:
     void start(RunId run, const LaunchSpec &spec) override;
     void terminate(RunId run) override;
     void kill(RunId run) override;
-    bool attach(RunId run, const QJsonObject &handle, QString *why = nullptr) override;
+    AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                        QString *why = nullptr) override;
     QJsonObject handle(RunId run) const override;
     void detach(RunId run) override;
     void release(RunId run) override;
@@ -124,6 +131,11 @@ private:
     void ended(RunId run, const SlurmJob &final);
     void scancel(const QString &id, const QStringList &options);
     void schedulePoll();
+    // Why the job scontrol described is not the run `expected` (its name,
+    // working directory, user); empty when it is.
+    QString notTheRun(const SlurmJob &job, const LaunchSpec &expected);
+    // The uid jobs are submitted as (this user's; over ssh the login's, asked once); -1 with `error`.
+    qint64 userId(QString *error);
 
     SlurmClusterConfig m_cluster;
     std::unique_ptr<SlurmCommandRunner> m_runner;
@@ -132,6 +144,7 @@ private:
     bool m_polling = false;
     quint64 m_serial = 0;
     int m_polls = 0;
+    qint64 m_userId = -1; // userId()'s answer, once known
 };
 
 } // namespace trainyard

@@ -311,6 +311,18 @@ void Supervisor::followFiles()
             if (Supervised *s = supervised(id); s && s->phase == Phase::Live)
                 noteAlive(s);
         }
+        // Its only channel refused (a link, a FIFO): its silence proves
+        // nothing, so no stall, and the run says why it shows no progress.
+        const QString problem = m_ingestion->metricsFileProblem(id);
+        if (Supervised *s = supervised(id); s && !problem.isEmpty()) {
+            s->watched = false;
+            if (s->info->state == RunState::Stalled) {
+                m_runs->setState(id, RunState::Running, problem);
+            } else if (s->info->message != problem) {
+                s->info->message = problem;
+                m_runs->touch(id);
+            }
+        }
     }
 }
 
@@ -463,7 +475,9 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     const ExitOutcome outcome = exitOutcome(facts);
     r->exitCode = outcome.exitCode;
     r->exitSignal = sig;
-    finishRun(id, outcome.state, outcome.message);
+    const QString problem = m_ingestion->metricsFileProblem(id);
+    finishRun(id, outcome.state,
+              problem.isEmpty() ? outcome.message : outcome.message + QStringLiteral("; ") + problem);
 }
 
 void Supervisor::fail(RunId id, const QString &message)

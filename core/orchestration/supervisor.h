@@ -93,8 +93,11 @@ public:
 
     // Runs found on disk: finished ones (status.json) with their curves,
     // live ones reattached through the launcher from the state file, and
-    // interrupted ones ended from their metrics.jsonl.
-    void loadHistory();
+    // interrupted ones ended from their metrics.jsonl. A run whose saved pid
+    // or job proves not to be its own, or that a refused state file names,
+    // ends Lost (nothing signalled). Returns what the user must be told: a
+    // refused state file, each lost run.
+    QStringList loadHistory();
 
     void shutdown(bool leaveRunning);
     bool isShuttingDown() const { return m_shuttingDown; }
@@ -154,7 +157,7 @@ private:
     void onHello(RunId id, const MetricRecord &hello);
     void noteAlive(Supervised *s);
     void leavePending(Supervised *s);
-    bool reattach(RunId id, const RunStore::LiveWorker &live);
+    Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, QString *why);
     void finishRun(RunId id, RunState state, const QString &message);
     void checkWatchdog();
     void followFiles();

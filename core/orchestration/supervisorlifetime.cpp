@@ -47,7 +47,7 @@ void Supervisor::persistState()
     m_store->writeState(live, m_server->socketPath());
 }
 
-bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
+Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, QString *why)
 {
     RunInfo *r = m_runs->find(id);
     QJsonObject handle = live.launcher;
@@ -57,10 +57,22 @@ bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
                              {QStringLiteral("pid"), live.pid},
                              {QStringLiteral("start_ticks"), live.startTicks}};
     }
-    QString why;
-    if (!m_launcher->attach(id, handle, &why)) {
-        qCInfo(lcSupervisor, "%s not reattached: %s", qUtf8Printable(r->name), qUtf8Printable(why));
-        return false;
+    // What the run is, from the run itself (its name, folder, program)
+    // and the command and token it was started with: the process or job
+    // the state file names must prove to be it.
+    LaunchSpec expected;
+    expected.name = r->name;
+    expected.runDir = m_store->runDir(r->name);
+    if (const RunSpecView view(r->spec); view.isProgram()) {
+        expected.programArgv = view.programArgv();
+        expected.workingDir = view.programCwd();
+    }
+    expected.program = live.command.value(0, expected.programArgv.value(0));
+    expected.token = live.token;
+    const Launcher::AttachResult result = m_launcher->attach(id, handle, expected, why);
+    if (result != Launcher::AttachResult::Attached) {
+        qCInfo(lcSupervisor, "%s not reattached: %s", qUtf8Printable(r->name), qUtf8Printable(*why));
+        return result;
     }
     // Still training from an earlier session: watch it again and let it
     // reconnect with its token.
@@ -83,12 +95,16 @@ bool Supervisor::reattach(RunId id, const RunStore::LiveWorker &live)
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);
     m_runs->touch(id);
-    return true;
+    return result;
 }
 
-void Supervisor::loadHistory()
+QStringList Supervisor::loadHistory()
 {
-    const QHash<QString, RunStore::LiveWorker> live = m_store->readState();
+    QStringList warnings;
+    QString refusal;
+    const QHash<QString, RunStore::LiveWorker> live = m_store->readState(nullptr, &refusal);
+    if (!refusal.isEmpty())
+        warnings << refusal;
     for (RunId id : m_runs->ids()) {
         RunInfo *r = m_runs->find(id);
         if (!r)
@@ -103,8 +119,19 @@ void Supervisor::loadHistory()
             continue;
         }
         const auto it = live.constFind(name);
-        if (it != live.constEnd() && reattach(id, *it))
-            continue;
+        if (it != live.constEnd()) {
+            QString why;
+            const Launcher::AttachResult result = reattach(id, *it, &why);
+            if (result == Launcher::AttachResult::Attached)
+                continue;
+            if (result == Launcher::AttachResult::NotOurs) {
+                // Something else runs under the saved pid or job id: left
+                // alone, and this run's own end is unknown.
+                finishRun(id, RunState::Lost, QStringLiteral("lost: ") + why);
+                warnings << QStringLiteral("%1 lost: %2").arg(name, why);
+                continue;
+            }
+        }
         // Started before (a metrics.jsonl, or the state file's record: a
         // program without the module writes no metrics.jsonl), gone now: it
         // ended while we were away and must not run again by itself.
@@ -117,6 +144,10 @@ void Supervisor::loadHistory()
                 r->exitCode = done.exitCode;
                 finishRun(id, done.exitCode >= 0 ? stateForExit(done.exitCode) : RunState::Failed,
                           QStringLiteral("reported %1 while Trainyard was away").arg(done.status));
+            } else if (!refusal.isEmpty()) {
+                // Whether it still runs is unknown: the file that would say
+                // was not believed.
+                finishRun(id, RunState::Lost, QStringLiteral("lost: not adopted: ") + refusal);
             } else if (m_store->hasCheckpoint(name)) {
                 finishRun(id, RunState::Stopped, QStringLiteral("interrupted; resumes from its checkpoint"));
             } else if (!hasMetrics) {
@@ -128,6 +159,7 @@ void Supervisor::loadHistory()
         }
     }
     persistState();
+    return warnings;
 }
 
 // ---- shutdown ---------------------------------------------------------------

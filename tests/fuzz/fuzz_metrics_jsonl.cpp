@@ -7,6 +7,10 @@
 //  2. Scheduler::loadHistory, which ingests the file into the MetricStore the
 //     plots draw from: no crash, no exception, every series sorted by step
 //     with one point per step.
+// An input whose bytes (after the first) start with "#kind=K\n" puts a
+// hostile file kind in place of metrics.jsonl instead (K: fifo, link: to a
+// file holding the rest of the input, folder, devzero: a link to /dev/zero):
+// both reads must refuse it at once, read nothing, and never block.
 
 #include "deviceinventory.h"
 #include "experiment.h"
@@ -23,8 +27,10 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <sys/stat.h>
 
 namespace {
 
@@ -61,6 +67,46 @@ struct World
 
 World *world;
 
+// The hostile kinds of the corpus's "#kind=" inputs: metrics.jsonl is made
+// one, refused by the reader (no record, an error), never waited on, and
+// nothing of a linked file reaches the store.
+void hostileKind(const QString &kind, const char *rest, qint64 size)
+{
+    const QString path = world->metricsPath();
+    const QString target = world->dir.filePath(QStringLiteral("elsewhere.jsonl"));
+    QFile::remove(path);
+    QDir().rmdir(path);
+    bool made = false;
+    if (kind == QLatin1String("fifo")) {
+        made = ::mkfifo(QFile::encodeName(path).constData(), 0600) == 0;
+    } else if (kind == QLatin1String("link")) {
+        QFile file(target);
+        made = file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(rest, size) == size;
+        file.close();
+        made = made && QFile::link(target, path);
+    } else if (kind == QLatin1String("folder")) {
+        made = QDir().mkdir(path);
+    } else if (kind == QLatin1String("devzero")) {
+        made = QFile::link(QStringLiteral("/dev/zero"), path);
+    }
+    if (!made)
+        return; // an unknown kind: nothing to check
+    const QString name = QStringLiteral("fz");
+    int records = 0;
+    const auto read = world->store.readMetrics(name, 0, [&](const MetricRecord &) { ++records; });
+    if (records != 0 || read.records != 0 || read.error.isEmpty())
+        std::abort();
+    QFile::remove(world->store.runDir(name) + QStringLiteral("/status.json"));
+    world->metrics.clear();
+    world->scheduler.setExperiment(world->experiment);
+    world->scheduler.loadHistory();
+    const RunId id = world->scheduler.findRun(name);
+    if (id == 0 || !world->metrics.metricNames(id).isEmpty())
+        std::abort();
+    QFile::remove(path);
+    QDir().rmdir(path);
+}
+
 void writeFile(const QString &path, const char *data, qint64 size)
 {
     QFile file(path);
@@ -89,6 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t siz
     const qint64 length = static_cast<qint64>(size - 1);
     const qint64 cut = length == 0 ? 0 : (bytes[0] * 131) % (length + 1);
     const QString name = QStringLiteral("fz");
+    const QByteArray head(data, qsizetype(std::min<qint64>(length, 64)));
+    if (head.startsWith("#kind=") && head.contains('\n')) {
+        const qsizetype eol = head.indexOf('\n');
+        hostileKind(QString::fromLatin1(head.mid(6, eol - 6)), data + eol + 1, length - eol - 1);
+        return 0;
+    }
 
     // 1. Incremental reads see exactly the records of one whole read.
     QList<MetricRecord> whole, pieces;

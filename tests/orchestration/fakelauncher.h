@@ -27,9 +27,11 @@ public:
     QList<qint64> callTimes; // ms since construction, one per call
     QList<QPair<RunId, LaunchSpec>> starts;
     QList<QPair<RunId, QJsonObject>> attaches;
-    QHash<RunId, QJsonObject> handles; // what handle() returns
-    QSet<QString> aliveJobs;           // the jobs attach() finds
-    QString failInsideStart;           // non-empty: failedToLaunch from inside start()
+    QHash<RunId, QJsonObject> handles;                // what handle() returns
+    QSet<QString> aliveJobs;                          // the jobs attach() finds
+    QSet<QString> foreignJobs;                        // the jobs attach() finds not to be the run's (NotOurs)
+    QList<QPair<RunId, LaunchSpec>> expectedAtAttach; // what the supervisor said each run is
+    QString failInsideStart;                          // non-empty: failedToLaunch from inside start()
 
     int count(const QString &what, RunId run) const
     {
@@ -46,18 +48,24 @@ public:
     }
     void terminate(RunId run) override { record(QStringLiteral("terminate"), run); }
     void kill(RunId run) override { record(QStringLiteral("kill"), run); }
-    bool attach(RunId run, const QJsonObject &handle, QString *why) override
+    AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected, QString *why) override
     {
         record(QStringLiteral("attach"), run);
         attaches << qMakePair(run, handle);
-        if (handle.value(QStringLiteral("kind")).toString() != kind()
-            || !aliveJobs.contains(handle.value(QStringLiteral("job")).toString())) {
+        expectedAtAttach << qMakePair(run, expected);
+        const QString job = handle.value(QStringLiteral("job")).toString();
+        if (foreignJobs.contains(job)) {
+            if (why)
+                *why = QStringLiteral("job %1 is another user's").arg(job);
+            return AttachResult::NotOurs;
+        }
+        if (handle.value(QStringLiteral("kind")).toString() != kind() || !aliveJobs.contains(job)) {
             if (why)
                 *why = QStringLiteral("no such job");
-            return false;
+            return AttachResult::Gone;
         }
         handles.insert(run, handle);
-        return true;
+        return AttachResult::Attached;
     }
     QJsonObject handle(RunId run) const override { return handles.value(run); }
     void detach(RunId run) override

@@ -12,6 +12,8 @@
 #include "metricstore.h"
 #include "runregistry.h"
 #include "runstore.h"
+#include "scheduler.h"
+#include "session.h"
 #include "slurmcommand.h"
 #include "slurmjob.h"
 #include "slurmlauncher.h"
@@ -21,9 +23,12 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -31,6 +36,7 @@
 #include <csignal>
 #include <functional>
 #include <memory>
+#include <sys/stat.h>
 
 using namespace trainyard;
 
@@ -146,6 +152,7 @@ private Q_SLOTS:
     void killEndsAWorkerThatIgnoresTerm();
     void badPartitionIsRefused();
     void attachAfterRestart();
+    void reusedJobIdIsNeverAdoptedNorSignalled();
     void supervisorThroughSlurm();
 
 private:
@@ -415,9 +422,10 @@ void TestSlurmLauncher::stopsAndOnePollForAll()
     launcher.terminate(1);
     launcher.terminate(2);
     launcher.kill(3);
-    QTRY_VERIFY(calls.contains(QStringLiteral("scancel 21")));
-    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=TERM --full 22")));
-    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=KILL --full 23")));
+    // The id after "--": never read as an option.
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel -- 21")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=TERM --full -- 22")));
+    QTRY_VERIFY(calls.contains(QStringLiteral("scancel --signal=KILL --full -- 23")));
     states.remove(QStringLiteral("22"));
     QTRY_VERIFY(events.ends.contains(2));
     QCOMPARE(events.ends.value(2), qMakePair(4, 0)); // the worker's own "stopped"
@@ -425,7 +433,7 @@ void TestSlurmLauncher::stopsAndOnePollForAll()
     // release cancels what is still there, at once (no event loop).
     calls.clear();
     launcher.release(1);
-    QCOMPARE(calls, QStringList{QStringLiteral("scancel 21")});
+    QCOMPARE(calls, QStringList{QStringLiteral("scancel -- 21")});
     QVERIFY(launcher.handle(1).isEmpty());
 }
 
@@ -564,10 +572,11 @@ void TestSlurmLauncher::attachAfterRestart()
     REQUIRE_CLUSTER();
     QJsonObject handle;
     QString job;
+    const LaunchSpec spec = prepare(QStringLiteral("reattached"), 100000, 50);
     {
         SlurmLauncher first(config());
         Events events(&first);
-        first.start(1, prepare(QStringLiteral("reattached"), 100000, 50));
+        first.start(1, spec);
         QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 1")), 20000);
         handle = first.handle(1);
         job = events.jobs.value(1);
@@ -581,7 +590,7 @@ void TestSlurmLauncher::attachAfterRestart()
     SlurmLauncher second(config());
     Events events(&second);
     QString why;
-    QVERIFY2(second.attach(7, handle, &why), qPrintable(why));
+    QVERIFY2(second.attach(7, handle, spec, &why) == Launcher::AttachResult::Attached, qPrintable(why));
     QCOMPARE(second.handle(7), handle);
     QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 7")), 10000);
     // Asked to stop, it checkpoints and exits 4, the worker's own status.
@@ -592,13 +601,122 @@ void TestSlurmLauncher::attachAfterRestart()
     // A job Slurm does not know, another cluster's, another launcher's.
     QJsonObject gone = handle;
     gone[QStringLiteral("job")] = QStringLiteral("987654");
-    QVERIFY(!second.attach(8, gone, &why));
+    QCOMPARE(second.attach(8, gone, spec, &why), Launcher::AttachResult::Gone);
     QVERIFY2(why.contains(QStringLiteral("no longer known")), qPrintable(why));
     QJsonObject elsewhere = handle;
     elsewhere[QStringLiteral("cluster")] = QStringLiteral("another");
-    QVERIFY(!second.attach(8, elsewhere, &why));
+    QCOMPARE(second.attach(8, elsewhere, spec, &why), Launcher::AttachResult::Gone);
     QVERIFY2(why.contains(QStringLiteral("another")), qPrintable(why));
-    QVERIFY(!second.attach(8, QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")}}, &why));
+    QCOMPARE(second.attach(8, QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")}}, spec, &why),
+             Launcher::AttachResult::Gone);
+}
+
+// After a controller reset job ids start again: the id a state file saved
+// names a colleague's job now (a user the test creates; the job even has
+// the run's name), or another job of the user's own. Opening the experiment
+// adopts neither: each run is lost with the reason, and Stop, close and
+// Ctrl-C signal nothing: the jobs are still in the queue afterwards.
+void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
+{
+    REQUIRE_CLUSTER();
+    const QString foreignUser = QStringLiteral("trainyard-foreign");
+    QProcess::execute(QStringLiteral("useradd"), {QStringLiteral("-M"), QStringLiteral("-r"), QStringLiteral("-s"),
+                                                  QStringLiteral("/usr/sbin/nologin"), foreignUser});
+    QVERIFY2(QProcess::execute(QStringLiteral("id"), {foreignUser}) == 0, "the foreign user could not be created");
+    const auto submit = [this](const QStringList &who, const QString &name) {
+        return SlurmJob::parseSubmitted(
+            slurm(QStringList{QStringLiteral("sbatch"), QStringLiteral("--parsable")} + who
+                  + QStringList{QStringLiteral("--job-name=") + name, QStringLiteral("--chdir=/tmp"),
+                                QStringLiteral("--output=/dev/null"), QStringLiteral("--wrap"),
+                                QStringLiteral("sleep 300")})
+                .toUtf8());
+    };
+    // The colleague's job step reads its script from the node's spool: the
+    // folders above it must let that user through (the test's are 0700).
+    for (const QString &dir : {m_tmp.path(), m_cluster.dir(), m_cluster.dir() + QStringLiteral("/spool")})
+        QVERIFY(::chmod(QFile::encodeName(dir).constData(), 0711) == 0);
+    // Root submits as the colleague (sbatch --uid); the user's own other job.
+    const QString colleagues = submit({QStringLiteral("--uid=") + foreignUser}, QStringLiteral("mine"));
+    const QString othersOfMine = submit({}, QStringLiteral("another-run"));
+    QVERIFY(!colleagues.isEmpty() && !othersOfMine.isEmpty());
+    const auto cancel = qScopeGuard([&] { slurm({QStringLiteral("scancel"), colleagues, othersOfMine}); });
+    const auto queued = [this](const QString &job) {
+        return slurm({QStringLiteral("squeue"), QStringLiteral("--noheader"), QStringLiteral("--jobs=") + job,
+                      QStringLiteral("--format=%T")})
+            .trimmed();
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(queued(colleagues) == QLatin1String("RUNNING"),
+                              qPrintable(slurm({QStringLiteral("scontrol"), QStringLiteral("show"),
+                                                QStringLiteral("job"), QStringLiteral("-o"), colleagues})),
+                              20000);
+
+    const QString root = m_tmp.filePath(QStringLiteral("reused-ids"));
+    QVERIFY(QDir().mkpath(root));
+    const auto runSpec = [](const QString &name) {
+        return QJsonObject{{QStringLiteral("name"), name},
+                           {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+    };
+    const QJsonObject json{
+        {QStringLiteral("name"), QStringLiteral("reused-ids")},
+        {QStringLiteral("runs_root"), root},
+        {QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                                            {QStringLiteral("poll_seconds"), 1},
+                                                            {QStringLiteral("worker"), m_wrapper}}}},
+        {QStringLiteral("lanes"),
+         QJsonArray{QJsonObject{
+             {QStringLiteral("device"), QStringLiteral("slurm:test/debug")},
+             {QStringLiteral("slots"), 2},
+             {QStringLiteral("runs"), QJsonArray{runSpec(QStringLiteral("mine")), runSpec(QStringLiteral("ours"))}}}}}};
+    QStringList errors;
+    const auto ex = Experiment::fromJson(json, &errors);
+    QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+    // The state file as the earlier session wrote it, the user's own (0600).
+    const auto entry = [](const QString &job) {
+        return QJsonObject{
+            {QStringLiteral("pid"), 0},
+            {QStringLiteral("token"), QStringLiteral("0123456789abcdef")},
+            {QStringLiteral("device"), QStringLiteral("slurm:test/debug")},
+            {QStringLiteral("follow_file"), true},
+            {QStringLiteral("launcher"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("slurm")},
+                                                     {QStringLiteral("job"), job},
+                                                     {QStringLiteral("cluster"), QStringLiteral("test")}}}};
+    };
+    const QString stateFile = root + QStringLiteral("/.trainyard-state.json");
+    {
+        QFile f(stateFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(
+                    QJsonObject{{QStringLiteral("runs"), QJsonObject{{QStringLiteral("mine"), entry(colleagues)},
+                                                                     {QStringLiteral("ours"), entry(othersOfMine)}}}})
+                    .toJson());
+    }
+    QVERIFY(QFile::setPermissions(stateFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+
+    {
+        Session session;
+        errors.clear();
+        QVERIFY2(session.open(*ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Scheduler *sch = session.scheduler();
+        const RunInfo mine = sch->run(sch->findRun(QStringLiteral("mine")));
+        const RunInfo ours = sch->run(sch->findRun(QStringLiteral("ours")));
+        QCOMPARE(mine.state, RunState::Lost);
+        QVERIFY2(mine.message.contains(foreignUser) && mine.message.contains(colleagues), qPrintable(mine.message));
+        QCOMPARE(ours.state, RunState::Lost);
+        QVERIFY2(ours.message.contains(QStringLiteral("another-run")), qPrintable(ours.message));
+        QVERIFY2(errors.join(QLatin1Char('\n')).contains(QStringLiteral("mine lost")),
+                 qPrintable(errors.join(QLatin1Char('\n'))));
+        // Stop is refused (nothing of ours runs), and so is every other way
+        // to signal: close stops what runs, which is nothing.
+        QString error;
+        QVERIFY(!sch->stopRun(mine.id, &error));
+        QSignalSpy closed(&session, &Session::closed);
+        session.close(false);
+        QTRY_COMPARE(closed.count(), 1);
+        QVERIFY(readAll(mine.runDir + QStringLiteral("/status.json")).contains(QStringLiteral("\"lost\"")));
+    }
+    QTest::qWait(1500); // a scancel would have reached the controller by now
+    QCOMPARE(queued(colleagues), QStringLiteral("RUNNING"));
+    QVERIFY2(!queued(othersOfMine).isEmpty(), "the user's other job was cancelled");
 }
 
 // The seam end to end: the Supervisor drives runs through SlurmLauncher on

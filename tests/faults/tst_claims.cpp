@@ -1,0 +1,522 @@
+// What a file on disk says is a claim to verify before acting on it: the
+// state file (its owner, its mode, what kind of file it is, the job ids and
+// pids it names) and every file of a run folder (metrics.jsonl, status.json,
+// spec.json, notes.json, worker.log: no link followed, no FIFO or device
+// waited on). The Slurm commands here are small scripts on PATH that log
+// every call, so a test sees exactly what would have been signalled; the
+// real cluster's case (a colleague's job under a reused id) is
+// tst_slurmlauncher's reusedJobIdIsNeverAdoptedNorSignalled.
+
+#include "exitoutcome.h"
+#include "orchestration/testutil.h"
+#include "runfile.h"
+#include "runstore.h"
+#include "scheduler.h"
+#include "session.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+const QString kJob = QStringLiteral("4242");
+const QString kToken = QStringLiteral("0123456789abcdef0123");
+
+// sbatch, squeue, scontrol and scancel as scripts that log each call to
+// DIR/calls and describe one job (DIR/job, DIR/state, DIR/name, DIR/workdir)
+// as the user's own; scancel ends it. First on PATH while it lives.
+class FakeSlurm
+{
+public:
+    explicit FakeSlurm(const QString &dir)
+        : m_dir(dir)
+        , m_path(qgetenv("PATH"))
+    {
+        QDir().mkpath(dir + QStringLiteral("/bin"));
+        const QString log =
+            QStringLiteral("#!/bin/sh\nD='%1'\necho \"$(basename \"$0\") $*\" >>\"$D/calls\"\n").arg(dir);
+        script(QStringLiteral("sbatch"), log + QStringLiteral("cat >/dev/null\ncat \"$D/job\"\n"));
+        script(QStringLiteral("squeue"),
+               log
+                   + QStringLiteral(
+                       "s=$(cat \"$D/state\")\ncase $s in RUNNING|PENDING) echo \"$(cat \"$D/job\")|$s|None|vm\";; "
+                       "esac\n"));
+        script(
+            QStringLiteral("scontrol"),
+            log
+                + QStringLiteral("echo \"JobId=$(cat \"$D/job\") JobName=$(cat \"$D/name\") UserId=$(id -un)($(id -u)) "
+                                 "JobState=$(cat \"$D/state\") Reason=None ExitCode=0:0 NodeList=vm "
+                                 "WorkDir=$(cat \"$D/workdir\") StdOut=/dev/null\"\n"));
+        script(QStringLiteral("scancel"), log + QStringLiteral("echo CANCELLED >\"$D/state\"\n"));
+        set(QStringLiteral("job"), kJob);
+        set(QStringLiteral("state"), QStringLiteral("RUNNING"));
+        qputenv("PATH", (dir + QStringLiteral("/bin:")).toUtf8() + m_path);
+    }
+    ~FakeSlurm() { qputenv("PATH", m_path); }
+
+    void set(const QString &what, const QString &value) { writeFile(m_dir + QLatin1Char('/') + what, value.toUtf8()); }
+    QStringList calls() const
+    {
+        return QString::fromUtf8(readFile(m_dir + QStringLiteral("/calls")))
+            .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+    // The calls that would signal or cancel a job.
+    QStringList cancels() const { return calls().filter(QRegularExpression(QStringLiteral("^scancel "))); }
+
+private:
+    void script(const QString &name, const QString &text)
+    {
+        const QString path = m_dir + QStringLiteral("/bin/") + name;
+        writeFile(path, text.toUtf8());
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    }
+    QString m_dir;
+    QByteArray m_path;
+};
+
+// Watches the event loop from a thread of its own: when it has not turned
+// for 3 s (something on the main thread waits on a FIFO), says so and lets
+// the waiting open go on by opening the FIFO's other end, writing `feed`.
+class StallWatch
+{
+public:
+    StallWatch(const QString &fifo, QByteArray feed = {})
+        : m_fifo(QFile::encodeName(fifo))
+        , m_feed(std::move(feed))
+    {
+        m_tick.start(20);
+        QObject::connect(&m_tick, &QTimer::timeout, [this] { m_last = now(); });
+        m_last = now();
+        m_thread = std::thread([this] {
+            while (!m_done) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                if (now() - m_last < 3000)
+                    continue;
+                m_stalled = true;
+                const int fd = ::open(m_fifo.constData(), O_WRONLY | O_NONBLOCK);
+                if (fd >= 0) {
+                    if (::write(fd, m_feed.constData(), size_t(m_feed.size())) < 0)
+                        std::perror("write");
+                    ::close(fd);
+                    m_last = now();
+                }
+            }
+        });
+    }
+    ~StallWatch()
+    {
+        m_done = true;
+        m_thread.join();
+    }
+    bool stalled() const { return m_stalled; }
+
+private:
+    static qint64 now()
+    {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+    QByteArray m_fifo;
+    QByteArray m_feed;
+    QTimer m_tick;
+    std::atomic<qint64> m_last{0};
+    std::atomic<bool> m_done{false};
+    std::atomic<bool> m_stalled{false};
+    std::thread m_thread;
+};
+
+QJsonObject slurmEntry(const QString &job)
+{
+    return QJsonObject{{QStringLiteral("pid"), 0},
+                       {QStringLiteral("token"), kToken},
+                       {QStringLiteral("device"), QStringLiteral("slurm:test/debug")},
+                       {QStringLiteral("follow_file"), true},
+                       {QStringLiteral("launcher"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("slurm")},
+                                                                {QStringLiteral("job"), job},
+                                                                {QStringLiteral("cluster"), QStringLiteral("test")}}}};
+}
+
+QByteArray stateJson(const QString &run, const QJsonObject &entry)
+{
+    return QJsonDocument(QJsonObject{{QStringLiteral("runs"), QJsonObject{{run, entry}}}}).toJson();
+}
+
+// An experiment of runs named `names` on the cluster "test" (reached here:
+// the FakeSlurm scripts).
+Experiment clusterExperiment(const QString &root, const QStringList &names)
+{
+    QJsonArray runs;
+    for (const QString &name : names)
+        runs.append(fakeSpec(name));
+    QJsonObject json =
+        experimentJson(QStringLiteral("claims"), root, {lane(QStringLiteral("slurm:test/debug"), 4, runs)});
+    json.insert(QStringLiteral("clusters"),
+                QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                       {QStringLiteral("poll_seconds"), 1},
+                                       {QStringLiteral("worker"), QStringLiteral("/bin/true")}}});
+    return experiment(json);
+}
+
+QByteArray metricLine(int step, double loss)
+{
+    return QStringLiteral("{\"type\":\"metric\",\"wall\":%1,\"step\":%2,\"epoch\":0,\"loss\":%3}\n")
+        .arg(step * 0.1)
+        .arg(step)
+        .arg(loss)
+        .toUtf8();
+}
+
+bool closeAndWait(Session *session)
+{
+    QSignalSpy closed(session, &Session::closed);
+    session->close(false);
+    return closed.count() > 0 || closed.wait(20000);
+}
+
+} // namespace
+
+class TestClaims : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void stateFileClaimsAreVerified_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected"); // in the warning and the run's message; empty: adopted
+        QTest::newRow("the user's own, 0600") << QStringLiteral("own") << QString();
+        QTest::newRow("another user's") << QStringLiteral("foreign") << QStringLiteral("owned by another user");
+        QTest::newRow("writable by others") << QStringLiteral("0666") << QStringLiteral("writable by others");
+        QTest::newRow("a link to the user's own file") << QStringLiteral("link") << QStringLiteral("a symbolic link");
+        QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("a FIFO");
+        QTest::newRow("job id -uroot") << QStringLiteral("option")
+                                       << QStringLiteral("\"-uroot\" is not a Slurm job id");
+    }
+    // Fault: a .trainyard-state.json that is another user's, writable by others, a link or a FIFO, or names the job id "-uroot", then the experiment is opened, stopped and closed | User sees: a warning on open naming the file and why it is refused; the run is lost, "not adopted" | Kept: nothing is signalled: no scancel, no scontrol of that id (a job id goes after "--"), the window never waits on the FIFO
+    void stateFileClaimsAreVerified()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        FakeSlurm slurm(dir.filePath(QStringLiteral("slurm")));
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const Experiment ex = clusterExperiment(root, {QStringLiteral("r")});
+        RunStore store(root);
+        QVERIFY(QDir().mkpath(store.runDir(QStringLiteral("r"))));
+        // It trained before: one line of metrics, no ending yet.
+        QVERIFY(writeFile(store.runDir(QStringLiteral("r")) + QStringLiteral("/metrics.jsonl"), metricLine(1, 2.0)));
+        slurm.set(QStringLiteral("name"), QStringLiteral("r"));
+        slurm.set(QStringLiteral("workdir"), store.runDir(QStringLiteral("r")));
+
+        const QString stateFile = root + QStringLiteral("/.trainyard-state.json");
+        const QByteArray good = stateJson(QStringLiteral("r"), slurmEntry(kJob));
+        const auto ownFile = [](const QString &path, const QByteArray &bytes) {
+            return writeFile(path, bytes) && ::chmod(QFile::encodeName(path).constData(), 0600) == 0;
+        };
+        if (kind == QLatin1String("own")) {
+            QVERIFY(ownFile(stateFile, good));
+        } else if (kind == QLatin1String("foreign")) {
+            QVERIFY(ownFile(stateFile, good));
+            if (::chown(QFile::encodeName(stateFile).constData(), 65534, 65534) != 0)
+                QSKIP("chown needs root");
+        } else if (kind == QLatin1String("0666")) {
+            QVERIFY(ownFile(stateFile, good));
+            QVERIFY(::chmod(QFile::encodeName(stateFile).constData(), 0666) == 0);
+        } else if (kind == QLatin1String("link")) {
+            QVERIFY(ownFile(dir.filePath(QStringLiteral("elsewhere.json")), good));
+            QVERIFY(QFile::link(dir.filePath(QStringLiteral("elsewhere.json")), stateFile));
+        } else if (kind == QLatin1String("fifo")) {
+            QVERIFY(::mkfifo(QFile::encodeName(stateFile).constData(), 0600) == 0);
+        } else if (kind == QLatin1String("option")) {
+            QVERIFY(ownFile(stateFile, stateJson(QStringLiteral("r"), slurmEntry(QStringLiteral("-uroot")))));
+        }
+
+        StallWatch watch(stateFile, good);
+        Session session;
+        QStringList warnings;
+        QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
+        Scheduler *sch = session.scheduler();
+        const RunId id = sch->findRun(QStringLiteral("r"));
+        if (expected.isEmpty()) {
+            // The control: the user's own file, a job that is the run's.
+            QVERIFY2(sch->run(id).reattached && isActive(sch->run(id).state), qPrintable(sch->run(id).message));
+            QVERIFY(closeAndWait(&session));
+            QVERIFY2(slurm.cancels().value(0).endsWith(QStringLiteral(" -- ") + kJob),
+                     qPrintable(slurm.calls().join(QLatin1Char('\n'))));
+            return;
+        }
+        QVERIFY2(warnings.join(QLatin1Char('\n')).contains(expected), qPrintable(warnings.join(QLatin1Char('\n'))));
+        const RunInfo r = sch->run(id);
+        QCOMPARE(r.state, RunState::Lost);
+        QVERIFY2(r.message.contains(expected), qPrintable(r.message));
+        QString error;
+        QVERIFY(!sch->stopRun(id, &error));
+        QVERIFY(closeAndWait(&session));
+        QVERIFY(!watch.stalled());
+        const QStringList calls = slurm.calls();
+        QVERIFY2(calls.filter(QRegularExpression(QStringLiteral("^(scancel|scontrol) "))).isEmpty(),
+                 qPrintable(calls.join(QLatin1Char('\n'))));
+        QCOMPARE(readJsonFile(store.runDir(QStringLiteral("r")) + QStringLiteral("/status.json"))
+                     .value(QStringLiteral("state"))
+                     .toString(),
+                 QStringLiteral("lost"));
+    }
+
+    void unrelatedProcessIsNeverAdopted_data()
+    {
+        QTest::addColumn<QStringList>("process");
+        QTest::addColumn<bool>("program"); // a program run, else a worker's
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("sleep for a worker run")
+            << QStringList{QStringLiteral("sleep"), QStringLiteral("1000")} << false << QStringLiteral("runs /");
+        QTest::newRow("python3 for a program run") << QStringList{QStringLiteral("python3"), QStringLiteral("-c"),
+                                                                  QStringLiteral("import time; time.sleep(1000)")}
+                                                   << true << QStringLiteral("TRAINYARD_RUN_DIR");
+    }
+    // Fault: the state file names the pid (with its true start time) of an unrelated process of the user's (sleep; a python3 that is not the run's program), then the experiment is opened and closed with "stop them" | User sees: the run lost: "pid N runs /usr/bin/sleep, not this run's worker" (or "its TRAINYARD_RUN_DIR is not ...") | Kept: the process is never signalled and still runs
+    void unrelatedProcessIsNeverAdopted()
+    {
+        QFETCH(QStringList, process);
+        QFETCH(bool, program);
+        QFETCH(QString, expected);
+        if (QStandardPaths::findExecutable(process.first()).isEmpty())
+            QSKIP(qPrintable(process.first() + QStringLiteral(" not found")));
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const QJsonObject spec =
+            program ? QJsonObject{{QStringLiteral("name"), QStringLiteral("w")},
+                                  {QStringLiteral("program"),
+                                   QJsonObject{{QStringLiteral("argv"),
+                                                QJsonArray{QStringLiteral("python3"), QStringLiteral("train.py")}}}}}
+                    : fakeSpec(QStringLiteral("w"));
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("pids"), root, {lane(QStringLiteral("cpu"), 1, {spec})}));
+        QProcess bystander;
+        bystander.start(process.first(), process.mid(1));
+        QVERIFY(bystander.waitForStarted());
+        const auto end = qScopeGuard([&] {
+            bystander.kill();
+            bystander.waitForFinished();
+        });
+        const qint64 pid = bystander.processId();
+        QTRY_VERIFY(RunStore::processStartTicks(pid) > 0);
+        const qint64 ticks = RunStore::processStartTicks(pid);
+        RunStore store(root);
+        const QString runDir = store.runDir(QStringLiteral("w"));
+        QVERIFY(QDir().mkpath(runDir));
+        // As convincing as a state file can be: the true start time, and the
+        // command line of a worker of this very run.
+        const QJsonObject entry{
+            {QStringLiteral("pid"), pid},
+            {QStringLiteral("token"), kToken},
+            {QStringLiteral("device"), QStringLiteral("cpu")},
+            {QStringLiteral("start_ticks"), ticks},
+            {QStringLiteral("launcher"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")},
+                                                     {QStringLiteral("pid"), pid},
+                                                     {QStringLiteral("start_ticks"), ticks}}},
+            {QStringLiteral("command"),
+             program ? QJsonArray{QStringLiteral("python3"), QStringLiteral("train.py")}
+                     : QJsonArray{fakeWorker().isEmpty() ? QStringLiteral("/usr/bin/trainyard-worker") : fakeWorker(),
+                                  QStringLiteral("--run-dir"), runDir}}};
+        const QString stateFile = root + QStringLiteral("/.trainyard-state.json");
+        QVERIFY(writeFile(stateFile, stateJson(QStringLiteral("w"), entry)));
+        QVERIFY(::chmod(QFile::encodeName(stateFile).constData(), 0600) == 0);
+
+        {
+            Session session;
+            QStringList warnings;
+            QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
+            const RunInfo r = session.scheduler()->run(session.scheduler()->findRun(QStringLiteral("w")));
+            QCOMPARE(r.state, RunState::Lost);
+            QVERIFY2(r.message.contains(QStringLiteral("pid %1").arg(pid)) && r.message.contains(expected),
+                     qPrintable(r.message));
+            QVERIFY2(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("w lost")),
+                     qPrintable(warnings.join(QLatin1Char('\n'))));
+            QVERIFY(closeAndWait(&session));
+        }
+        QTest::qWait(300);
+        QCOMPARE(bystander.state(), QProcess::Running);
+        QCOMPARE(RunStore::processStartTicks(pid), ticks);
+    }
+
+    void hostileMetricsFileOfAFollowedRun_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("is not a regular file (a FIFO)");
+        QTest::newRow("a link to another run's") << QStringLiteral("link") << QStringLiteral("(a symbolic link)");
+        QTest::newRow("a folder") << QStringLiteral("folder") << QStringLiteral("is not a regular file (a folder)");
+    }
+    // Fault: the metrics.jsonl of a cluster run that Trainyard follows is replaced by a FIFO, a link to another run's metrics.jsonl or a folder while it runs | User sees: the run says "ROOT/NAME/metrics.jsonl is not a regular file (a FIFO); Trainyard does not follow links in run folders", no stall warning | Kept: the window's event loop keeps turning (never 3 s without a tick); nothing of the other run shows or reaches status.json
+    void hostileMetricsFileOfAFollowedRun()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        FakeSlurm slurm(dir.filePath(QStringLiteral("slurm")));
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        const QString otherDir = store.runDir(QStringLiteral("other"));
+        QVERIFY(QDir().mkpath(otherDir));
+        QVERIFY(writeFile(otherDir + QStringLiteral("/metrics.jsonl"), metricLine(77, 0.123)));
+        const Experiment ex = clusterExperiment(root, {QStringLiteral("f")});
+        const QString metrics = store.runDir(QStringLiteral("f")) + QStringLiteral("/metrics.jsonl");
+        slurm.set(QStringLiteral("name"), QStringLiteral("f"));
+        slurm.set(QStringLiteral("workdir"), store.runDir(QStringLiteral("f")));
+
+        Session session;
+        QStringList warnings;
+        QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
+        Scheduler *sch = session.scheduler();
+        // Silence longer than this stalls a run whose file is its channel;
+        // the file is read every second.
+        sch->setStallTimeout(1500);
+        sch->setCpuFallback(true);
+        const RunId id = sch->findRun(QStringLiteral("f"));
+        {
+            StallWatch watch(metrics, metricLine(77, 0.123));
+            sch->startAll(); // the run's folder is made now; its job starts soon after
+            QFile::remove(metrics);
+            if (kind == QLatin1String("fifo"))
+                QVERIFY(::mkfifo(QFile::encodeName(metrics).constData(), 0600) == 0);
+            else if (kind == QLatin1String("link"))
+                QVERIFY(QFile::link(otherDir + QStringLiteral("/metrics.jsonl"), metrics));
+            else
+                QVERIFY(QDir().mkdir(metrics));
+            QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Running, 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).message.contains(expected), 5000);
+            QTest::qWait(3500); // three more reads of the file, twice the stall timeout
+            QVERIFY(!watch.stalled());
+            const RunInfo r = sch->run(id);
+            QCOMPARE(r.state, RunState::Running);
+            QVERIFY2(r.message.contains(expected), qPrintable(r.message));
+            QVERIFY(r.step < 77);
+            QVERIFY(std::isnan(r.loss));
+            // The job ends; what the run's folder keeps is its own.
+            slurm.set(QStringLiteral("state"), QStringLiteral("COMPLETED"));
+            QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 10000);
+            QVERIFY(!watch.stalled());
+        }
+        const QJsonObject status = readJsonFile(store.runDir(QStringLiteral("f")) + QStringLiteral("/status.json"));
+        QVERIFY(!status.isEmpty());
+        QVERIFY(!status.contains(QStringLiteral("loss")));
+        QVERIFY(status.value(QStringLiteral("step")).toInt() < 77);
+        QVERIFY2(status.value(QStringLiteral("message")).toString().contains(expected),
+                 qPrintable(status.value(QStringLiteral("message")).toString()));
+        QVERIFY(closeAndWait(&session));
+    }
+
+    void hostileRunFolderFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");
+        for (const char *file : {"metrics.jsonl", "status.json", "spec.json", "notes.json", "worker.log"}) {
+            for (const char *kind : {"fifo", "link", "folder", "device", "link to /dev/zero"})
+                QTest::addRow("%s is a %s", file, kind) << QString::fromLatin1(file) << QString::fromLatin1(kind);
+        }
+    }
+    // Fault: one file of a finished run's folder (metrics.jsonl, status.json, spec.json, notes.json, worker.log) is a FIFO, a link to another run's file, a folder, a device or a link to /dev/zero, and the runs root is read (history, `trainyard export`, the log tail of a failure) | User sees: the run as its own files say, the refused file logged as "... is not a regular file (...)" | Kept: no read blocks or runs forever, nothing of the other run is shown as this run's
+    void hostileRunFolderFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        // Two finished runs; the other one's files say "other" everywhere.
+        for (const QString &name : {QStringLiteral("victim"), QStringLiteral("other")}) {
+            const bool other = name == QLatin1String("other");
+            const QString d = store.runDir(name);
+            QVERIFY(QDir().mkpath(d));
+            QByteArray lines;
+            for (int step = 1; step <= (other ? 77 : 5); ++step)
+                lines += metricLine(step, other ? 0.123 : 1.0);
+            QVERIFY(writeFile(d + QStringLiteral("/metrics.jsonl"), lines));
+            QVERIFY(writeFile(d + QStringLiteral("/spec.json"), QJsonDocument(fakeSpec(name)).toJson()));
+            QVERIFY(writeFile(d + QStringLiteral("/status.json"),
+                              QStringLiteral("{\"state\":\"%1\",\"message\":\"%2\"}")
+                                  .arg(other ? QStringLiteral("failed") : QStringLiteral("finished"), name)
+                                  .toUtf8()));
+            QVERIFY(writeFile(d + QStringLiteral("/notes.json"),
+                              QStringLiteral("{\"tags\":[],\"note\":\"%1-NOTE\"}").arg(name).toUtf8()));
+            QVERIFY(writeFile(d + QStringLiteral("/worker.log"), (name + QStringLiteral("-LOG\n")).toUtf8()));
+        }
+        const QString path = store.runDir(QStringLiteral("victim")) + QLatin1Char('/') + file;
+        QVERIFY(QFile::remove(path));
+        const QByteArray native = QFile::encodeName(path);
+        if (kind == QLatin1String("fifo"))
+            QVERIFY(::mkfifo(native.constData(), 0600) == 0);
+        else if (kind == QLatin1String("link"))
+            QVERIFY(QFile::link(store.runDir(QStringLiteral("other")) + QLatin1Char('/') + file, path));
+        else if (kind == QLatin1String("folder"))
+            QVERIFY(QDir().mkdir(path));
+        else if (kind == QLatin1String("device") && ::mknod(native.constData(), S_IFCHR | 0600, makedev(1, 5)) != 0)
+            QSKIP("mknod needs root");
+        else if (kind == QLatin1String("link to /dev/zero"))
+            QVERIFY(QFile::link(QStringLiteral("/dev/zero"), path));
+
+        // In a child, so that a read that blocks or never ends is a failure
+        // here, not a test that hangs: 0 all well, 2 something of the other
+        // run was read as the victim's, killed after 10 s: it hung.
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            int code = 0;
+            const QList<RunRecord> runs = store.readHistory();
+            for (const RunRecord &run : runs) {
+                if (run.info.runDir != store.runDir(QStringLiteral("victim")))
+                    continue;
+                if (run.info.step >= 77 || run.info.message == QLatin1String("other")
+                    || run.info.name == QLatin1String("other") || run.notes.note.contains(QLatin1String("other")))
+                    code = 2;
+            }
+            QFile metricsFile;
+            QString refusal;
+            if (file == QLatin1String("metrics.jsonl")
+                && (openRegularFile(path, &metricsFile, &refusal) || refusal.isEmpty()))
+                code = 3;
+            if (logTail(store.runDir(QStringLiteral("victim")), 5).contains(QLatin1String("other")))
+                code = 2;
+            ::_exit(code);
+        }
+        int status = 0;
+        pid_t done = 0;
+        for (int i = 0; i < 200 && (done = ::waitpid(child, &status, WNOHANG)) == 0; ++i)
+            QTest::qSleep(50);
+        if (done == 0) {
+            ::kill(child, SIGKILL);
+            ::waitpid(child, &status, 0);
+            QFAIL("reading the runs root did not return within 10 s");
+        }
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestClaims)
+#include "tst_claims.moc"
