@@ -152,6 +152,7 @@ private Q_SLOTS:
     void killEndsAWorkerThatIgnoresTerm();
     void badPartitionIsRefused();
     void attachAfterRestart();
+    void attachChecksTheJobIsTheRuns();
     void reusedJobIdIsNeverAdoptedNorSignalled();
     void supervisorThroughSlurm();
 
@@ -609,6 +610,77 @@ void TestSlurmLauncher::attachAfterRestart()
     QVERIFY2(why.contains(QStringLiteral("another")), qPrintable(why));
     QCOMPARE(second.attach(8, QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")}}, spec, &why),
              Launcher::AttachResult::Gone);
+}
+
+// On scripted answers: a job id that is no number never reaches a Slurm
+// command; a job is adopted only when scontrol says it is the user's, named
+// as the run and working in its folder (a WorkDir with spaces read whole, a
+// description naming a field twice not believed); over ssh the user is the
+// login's, asked once with `id -u`.
+void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
+{
+    const SlurmJob spaced =
+        SlurmJob::parseScontrol("JobId=9 JobName=r UserId=alice(1000) GroupId=alice(1000) JobState=RUNNING Reason=None "
+                                "Command=(null) WorkDir=/runs/my runs/r StdErr=/x StdOut=/x Power= \n");
+    QCOMPARE(spaced.workDir, QStringLiteral("/runs/my runs/r"));
+    QCOMPARE(spaced.uid, 1000);
+    QCOMPARE(spaced.userName, QStringLiteral("alice"));
+    QCOMPARE(spaced.name, QStringLiteral("r"));
+    QVERIFY(!spaced.ambiguous);
+    QVERIFY(SlurmJob::parseScontrol("JobId=9 JobName=x UserId=me(0) JobName=r JobState=RUNNING\n").ambiguous);
+    QVERIFY(SlurmJob::isJobId(QStringLiteral("123")));
+    for (const char *bad : {"-uroot", "12 3", "12_3", "", "--me", "1;2"})
+        QVERIFY2(!SlurmJob::isJobId(QString::fromLatin1(bad)), bad);
+    QVERIFY(SlurmJob::parseSubmitted("-uroot\n").isEmpty());
+
+    QStringList calls;
+    QByteArray described;
+    auto runner = std::make_unique<ScriptedRunner>();
+    runner->calls = &calls;
+    runner->answer = [&](const QString &program, const QStringList &) {
+        if (program == QLatin1String("id"))
+            return answered("1000\n");
+        return answered(described);
+    };
+    SlurmClusterConfig c = config();
+    c.sshCommand = {QStringLiteral("ssh"), QStringLiteral("--"), QStringLiteral("login")};
+    SlurmLauncher launcher(c, std::move(runner));
+    LaunchSpec spec;
+    spec.name = QStringLiteral("r");
+    spec.runDir = QStringLiteral("/runs/my runs/r");
+    const auto handle = [&](const QString &job) {
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("slurm")},
+                           {QStringLiteral("job"), job},
+                           {QStringLiteral("cluster"), c.name}};
+    };
+    QString why;
+    QCOMPARE(launcher.attach(1, handle(QStringLiteral("-uroot")), spec, &why), Launcher::AttachResult::NotOurs);
+    QVERIFY2(why.contains(QStringLiteral("not a Slurm job id")), qPrintable(why));
+    QVERIFY2(calls.isEmpty(), qPrintable(calls.join(QLatin1Char('\n'))));
+
+    const auto describe = [&](const QByteArray &user, const QByteArray &name, const QByteArray &dir) {
+        described = "JobId=9 JobName=" + name + " UserId=" + user + " JobState=RUNNING Reason=None WorkDir=" + dir
+                    + " StdOut=/x\n";
+    };
+    describe("bob(1001)", "r", "/runs/my runs/r");
+    QCOMPARE(launcher.attach(1, handle(QStringLiteral("9")), spec, &why), Launcher::AttachResult::NotOurs);
+    QVERIFY2(why.contains(QStringLiteral("user bob's")), qPrintable(why));
+    QCOMPARE(calls.value(0), QStringLiteral("scontrol show job -o -- 9"));
+    describe("alice(1000)", "other", "/runs/my runs/r");
+    QCOMPARE(launcher.attach(1, handle(QStringLiteral("9")), spec, &why), Launcher::AttachResult::NotOurs);
+    QVERIFY2(why.contains(QStringLiteral("its name is \"other\"")), qPrintable(why));
+    describe("alice(1000)", "r", "/runs/elsewhere");
+    QCOMPARE(launcher.attach(1, handle(QStringLiteral("9")), spec, &why), Launcher::AttachResult::NotOurs);
+    QVERIFY2(why.contains(QStringLiteral("working directory")), qPrintable(why));
+    describe("alice(1000)", "r", "/runs/my runs/r");
+    QVERIFY2(launcher.attach(1, handle(QStringLiteral("9")), spec, &why) == Launcher::AttachResult::Attached,
+             qPrintable(why));
+    QCOMPARE(calls.filter(QRegularExpression(QStringLiteral("^id "))).size(), 1); // asked once
+    QVERIFY(calls.filter(QRegularExpression(QStringLiteral("^scancel "))).isEmpty());
+    // Released: cancelled, the id after "--".
+    calls.clear();
+    launcher.release(1);
+    QCOMPARE(calls, QStringList{QStringLiteral("scancel -- 9")});
 }
 
 // After a controller reset job ids start again: the id a state file saved
