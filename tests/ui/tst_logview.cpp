@@ -4,9 +4,17 @@
 
 #include "logview.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <atomic>
+#include <chrono>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace trainyard;
 
@@ -25,6 +33,48 @@ class TestLogView : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // A FIFO or a link in place of worker.log: the view says so at once and
+    // reads nothing; the window never waits on the FIFO (a writer opened
+    // after 3 s would release an open that blocked, and tell).
+    void aFifoOrALinkIsRefusedNotWaitedOn()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("fifo/worker.log"));
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("fifo"))));
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        std::atomic<bool> done{false};
+        std::atomic<bool> blocked{false};
+        std::thread release([&] {
+            for (int i = 0; i < 60 && !done; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            while (!done) {
+                const int fd = ::open(QFile::encodeName(fifo).constData(), O_WRONLY | O_NONBLOCK);
+                if (fd >= 0) {
+                    blocked = true;
+                    ::close(fd);
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        });
+        LogView view;
+        view.setFile(fifo);
+        view.reload();
+        done = true;
+        release.join();
+        QVERIFY(!blocked);
+        QVERIFY2(view.toPlainText().contains(QStringLiteral("is not a regular file (a FIFO)")),
+                 qPrintable(view.toPlainText()));
+
+        const QString other = dir.filePath(QStringLiteral("other.log"));
+        QVERIFY(append(other, "another run's log\n"));
+        const QString link = dir.filePath(QStringLiteral("link/worker.log"));
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("link"))));
+        QVERIFY(QFile::link(other, link));
+        view.setFile(link);
+        QVERIFY(!view.toPlainText().contains(QStringLiteral("another run")));
+        QVERIFY2(view.toPlainText().contains(QStringLiteral("(a symbolic link)")), qPrintable(view.toPlainText()));
+    }
+
     void wholeFileThenWhatItGains()
     {
         QTemporaryDir dir;
