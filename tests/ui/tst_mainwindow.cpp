@@ -29,6 +29,7 @@
 #include <QMimeData>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QSysInfo>
 #include <QTabWidget>
 #include <QTableView>
@@ -346,6 +347,43 @@ private Q_SLOTS:
     }
 
     // Issue 12: runs of past experiments could not be plotted beside the open ones.
+    // A state file others can write (issue 20, case 8) is refused when the
+    // experiment opens: the status bar says so, and the run it names, found
+    // with metrics but no ending, is lost: nothing adopted, nothing to stop.
+    void aRefusedStateFileIsShownAndNothingIsAdopted()
+    {
+        QTemporaryDir dir;
+        const QString file = writeExperiment(dir, 1);
+        const RunStore store(dir.filePath(QStringLiteral("runs")));
+        QVERIFY(QDir().mkpath(store.runDir(QStringLiteral("kg-1"))));
+        {
+            QFile metrics(store.runDir(QStringLiteral("kg-1")) + QStringLiteral("/metrics.jsonl"));
+            QVERIFY(metrics.open(QIODevice::WriteOnly));
+            metrics.write("{\"type\":\"metric\",\"wall\":1,\"step\":1,\"epoch\":0,\"loss\":2}\n");
+        }
+        const QString state = store.root() + QStringLiteral("/.trainyard-state.json");
+        {
+            QFile f(state);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"runs":{"kg-1":{"pid":1,"token":"t0123456789","start_ticks":1,)"
+                    R"("launcher":{"kind":"local","pid":1,"start_ticks":1}}}})");
+        }
+        QVERIFY(QFile::setPermissions(state, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther
+                                                 | QFileDevice::WriteOther));
+        MainWindow window;
+        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(file));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("is writable by others")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        Scheduler *sch = window.session()->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("kg-1"));
+        QVERIFY(id != 0);
+        QCOMPARE(sch->run(id).state, RunState::Lost);
+        QCOMPARE(sch->activeCount(), 0);
+        window.close();
+    }
+
     void pastRunsArePlottedBesideTheBoardsRuns()
     {
         QTemporaryDir dir;
