@@ -314,14 +314,21 @@ void MainWindow::updateFinishCount()
         return;
     }
     // Paused runs hold their slot but do not train: counted apart.
+    // Jobs waiting in a batch queue are not running either.
     int paused = 0;
+    int pending = 0;
     for (RunId id : scheduler()->runIds()) {
-        paused += scheduler()->run(id).state == RunState::Paused ? 1 : 0;
+        const RunInfo run = scheduler()->run(id);
+        paused += run.state == RunState::Paused ? 1 : 0;
+        pending += isPendingInQueue(run) ? 1 : 0;
     }
-    const int running = scheduler()->activeCount() - paused;
+    const int running = scheduler()->activeCount() - paused - pending;
     QString text = finishCountText();
     if (running > 0) {
         text += tr(" · %n running", nullptr, running);
+    }
+    if (pending > 0) {
+        text += tr(" · %n pending", nullptr, pending);
     }
     if (paused > 0) {
         text += tr(" · %n paused", nullptr, paused);

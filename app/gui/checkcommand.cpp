@@ -18,7 +18,9 @@ int checkCommand(const QStringList &args)
         QStringLiteral("check"), {QStringLiteral("trainyard check [--cpu-fallback] FILE.json")},
         QStringLiteral("Checks an experiment file without starting anything: keys, types, ranges and model types\n"
                        "against the worker's catalogue, unique run names, every run's data (folders and files\n"
-                       "exist, their first lines parse) and the GPUs the lanes name."));
+                       "exist, their first lines parse), the GPUs the lanes name and, for Slurm lanes, their\n"
+                       "cluster (the partition, sbatch --test-only with the job's options, the worker there).\n"
+                       "Every problem is reported in one pass, each with its JSON path."));
     const QCommandLineOption cpuFallbackOption(QStringLiteral("cpu-fallback"),
                                                QStringLiteral("lanes naming a missing GPU would run on the CPU"));
     commandLine.addOption(cpuFallbackOption);
@@ -36,14 +38,23 @@ int checkCommand(const QStringList &args)
     const QString worker = WorkerProcess::findWorkerProgram();
     const std::optional<ModelCatalog> catalog = workerCatalogue(worker);
     QStringList problems;
-    const auto experiment = Experiment::load(file, &problems, catalog ? &*catalog : nullptr);
-    if (experiment) {
+    // Every problem in one pass: what could be read of a file with problems
+    // (`partial`) is checked as well (data, devices, clusters).
+    Experiment partial;
+    const auto experiment = Experiment::load(file, &problems, catalog ? &*catalog : nullptr, &partial);
+    {
         DeviceInventory devices;
         devices.refresh();
         ExperimentCheck check(worker, &devices);
         check.setCpuFallback(commandLine.parser().isSet(cpuFallbackOption));
-        for (const QString &p : check.problems(*experiment))
+        check.setCatalog(catalog ? &*catalog : nullptr);
+        const Experiment &checked = experiment ? *experiment : partial;
+        check.setTrusted(TrustList().isTrusted(checked.contentHash));
+        QStringList notes;
+        for (const QString &p : check.problems(checked, &notes))
             problems << QStringLiteral("%1: %2").arg(file, p);
+        for (const QString &note : std::as_const(notes))
+            std::fprintf(stdout, "%s: %s\n", qPrintable(file), qPrintable(note));
     }
     // Not a problem of the file: what `trainyard run` will ask for, told
     // whatever else is found.

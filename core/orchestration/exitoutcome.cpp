@@ -109,6 +109,10 @@ ExitOutcome exitOutcome(const ExitFacts &f)
     if (f.cancelled && f.pending) {
         out.state = RunState::Cancelled;
         out.message = QStringLiteral("cancelled before it started (was pending: %1)").arg(f.pendingReason);
+    } else if (!f.queueEnd.isEmpty()) {
+        // The queue ended it (a time limit, a failed launch): its words, not a signal number.
+        out.state = RunState::Failed;
+        out.message = f.queueEnd;
     } else if (f.signal > 0 && f.killed) {
         out.state = RunState::Failed;
         out.message = f.killMessage + QStringLiteral(" (%1)").arg(signalName(f.signal));
@@ -141,7 +145,8 @@ ExitOutcome exitOutcome(const ExitFacts &f)
             out.message = QStringLiteral("reported %1 in its done line; %2").arg(f.doneStatus, ending);
         }
     } else if (f.signal > 0) {
-        const bool stopped = f.program && f.stopAsked && stopSignal;
+        // A TERM after a Stop of ours is that stop, never "cancelled outside".
+        const bool stopped = f.stopAsked && stopSignal;
         out.state = stopped ? RunState::Stopped : RunState::Failed;
         out.message = stopped ? QStringLiteral("stopped on request (%1)").arg(signalName(f.signal))
                       : !f.jobId.isEmpty() && f.signal == SIGTERM

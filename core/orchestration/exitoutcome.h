@@ -32,6 +32,8 @@ struct ExitFacts
     QString jobId;                 // a batch job's: a SIGTERM nobody here sent is the queue's cancel
     bool program = false;          // a program run: its exit status is its own, not protocol::ExitCode
     bool stopAsked = false;        // the user stopped it (a program that then exits 0, 4 or on SIGTERM stopped)
+    // A batch queue's own reason it ended the job (Launcher::endedBecause): it failed so.
+    QString queueEnd;
 };
 
 struct ExitOutcome

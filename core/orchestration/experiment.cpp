@@ -41,7 +41,8 @@ constexpr int kMaxRuns = 10000;
 
 } // namespace
 
-std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors, const ModelCatalog *catalog)
+std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors, const ModelCatalog *catalog,
+                                               Experiment *partial)
 {
     QStringList problems;
     if (!json.isObject()) {
@@ -101,6 +102,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
             const QString lp = QStringLiteral("lanes[%1]").arg(l);
             if (!laneArray.at(l).isObject()) {
                 problems << expected(lp, QStringLiteral("an object"), laneArray.at(l));
+                if (partial) // keeps the next lanes' indices
+                    ex.lanes << ExperimentLane();
                 continue;
             }
             const QJsonObject lo = laneArray.at(l).toObject();
@@ -150,6 +153,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 const QString rp = lp + QStringLiteral(".runs[%1]").arg(r);
                 if (!runs.at(r).isObject()) {
                     problems << expected(rp, QStringLiteral("a run spec object"), runs.at(r));
+                    if (partial) // keeps the next runs' indices, their JSON paths
+                        lane.runs << ExperimentRun{QJsonObject(), 1, true};
                     continue;
                 }
                 const QJsonObject spec = runs.at(r).toObject();
@@ -163,6 +168,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                     const QString derived = RunSpecView(spec).effectiveName();
                     if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived))
                         problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(derived));
+                    if (partial) // never returned as valid: there are problems
+                        lane.runs << ExperimentRun{spec, 1, true};
                     continue;
                 }
                 ExperimentRun run;
@@ -197,6 +204,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     }
     if (errors)
         *errors = problems;
+    if (partial)
+        *partial = ex;
     if (!problems.isEmpty()) {
         qCDebug(lcExperiment) << "experiment rejected:" << problems.size() << "problems";
         return std::nullopt;
@@ -235,7 +244,8 @@ void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
 
 } // namespace
 
-std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalog *catalog)
+std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalog *catalog,
+                                           Experiment *partial)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -268,7 +278,13 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
         return std::nullopt;
     }
     QStringList problems;
-    auto ex = fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalog);
+    auto ex =
+        fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalog, partial);
+    if (partial) {
+        partial->sourcePath = QFileInfo(path).absoluteFilePath();
+        partial->contentHash = versionHash(path, bytes);
+        resolveProgramFolders(*partial, QFileInfo(path).absolutePath());
+    }
     if (ex) {
         ex->sourcePath = path.startsWith(QLatin1Char(':')) ? path : QFileInfo(path).absoluteFilePath();
         ex->contentHash = versionHash(path, bytes);

@@ -17,6 +17,9 @@ struct ExperimentRun
 {
     QJsonObject spec; // without "repeat"
     int repeat = 1;
+    // Only in the `partial` of Experiment::fromJson: its spec has problems
+    // (reported), kept so that `trainyard check` still looks at its data.
+    bool invalid = false;
 };
 
 // One lane as written in the experiment file.
@@ -97,11 +100,15 @@ public:
 
     // Parses and validates. On failure returns nullopt and fills `errors`
     // (one message per problem, each starting with the JSON path).
+    // `partial`, when given, gets whatever could be read even with problems:
+    // the clusters, every lane (a bad device left "cpu"), every run that is
+    // an object (with `invalid` set where its spec has problems), so that
+    // one pass of `trainyard check` can look at the rest too.
     static std::optional<Experiment> fromJson(const QJsonValue &json, QStringList *errors,
-                                              const ModelCatalog *catalog = nullptr);
+                                              const ModelCatalog *catalog = nullptr, Experiment *partial = nullptr);
     // `errors` messages are prefixed with the file name.
     static std::optional<Experiment> load(const QString &path, QStringList *errors,
-                                          const ModelCatalog *catalog = nullptr);
+                                          const ModelCatalog *catalog = nullptr, Experiment *partial = nullptr);
     // The built-in demo (resource :/trainyard/demo.json), checked
     // structurally: it is part of the build, so a broken one is a bug.
     static Experiment demo();

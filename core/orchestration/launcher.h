@@ -164,6 +164,10 @@ Q_SIGNALS:
     void pending(trainyard::RunId run, const QString &reason);
     void running(trainyard::RunId run);
     void exited(trainyard::RunId run, int exitCode, int signal);
+    // Right before exited, where the queue itself ended the job and says
+    // more than a status: a time limit reached with nothing to resume, a
+    // launch that failed on the node. The run failed, for `why`.
+    void endedBecause(trainyard::RunId run, const QString &why);
     void failedToLaunch(trainyard::RunId run, const QString &message);
 };
 

@@ -48,6 +48,7 @@ void LauncherRouter::adopt(Launcher *launcher)
     connect(launcher, &Launcher::started, this, &Launcher::started);
     connect(launcher, &Launcher::pending, this, &Launcher::pending);
     connect(launcher, &Launcher::running, this, &Launcher::running);
+    connect(launcher, &Launcher::endedBecause, this, &Launcher::endedBecause);
     // After these the sub-launcher has forgotten the run, and so does the router.
     connect(launcher, &Launcher::exited, this, [this](RunId run, int code, int signal) {
         m_owner.remove(run);

@@ -94,6 +94,12 @@ struct RunInfo
     QDateTime ended;
 };
 
+// Waiting in a batch queue (started, with the queue's reason): not running.
+inline bool isPendingInQueue(const RunInfo &run)
+{
+    return run.state == RunState::Starting && !run.queueReason.isEmpty();
+}
+
 // How long a run that has ended trained, in seconds: the worker's own clock
 // (its wall runs on across a stop and resume), else its last start to its
 // end; -1 when neither is known.

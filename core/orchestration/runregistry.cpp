@@ -85,6 +85,16 @@ int RunRegistry::count(RunState state) const
     return n;
 }
 
+int RunRegistry::pendingCount() const
+{
+    int n = 0;
+    for (const auto &entry : m_runs) {
+        if (isPendingInQueue(entry.second))
+            ++n;
+    }
+    return n;
+}
+
 int RunRegistry::activeCount() const
 {
     int n = 0;

@@ -47,6 +47,7 @@ public:
     QList<RunId> ids() const; // in id order
     int count(RunState state) const;
     int activeCount() const;
+    int pendingCount() const; // active runs waiting in a batch queue (isPendingInQueue)
 
     // Iteration in id order over the records (for (RunInfo &r : registry)).
     class iterator

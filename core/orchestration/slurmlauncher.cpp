@@ -8,11 +8,9 @@
 #include <QDir>
 #include <QJsonObject>
 #include <QProcessEnvironment>
-#include <QStandardPaths>
 #include <QTimer>
 
 #include <csignal>
-#include <optional>
 #include <unistd.h>
 
 namespace trainyard {
@@ -45,53 +43,6 @@ std::unique_ptr<SlurmCommandRunner> makeRunner(const SlurmClusterConfig &cluster
 }
 
 } // namespace
-
-SlurmClusterConfig SlurmClusterConfig::forLane(const ExperimentCluster &cluster, const QString &partition,
-                                               const QString &gres)
-{
-    SlurmClusterConfig c;
-    c.name = cluster.name;
-    c.partition = partition.isEmpty() ? cluster.partition : partition;
-    c.account = cluster.account;
-    c.qos = cluster.qos;
-    c.time = cluster.time;
-    if (!gres.isEmpty())
-        c.gres = gres;
-    c.extraArgs = cluster.extraArgs;
-    return c;
-}
-
-SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &cluster)
-{
-    SlurmClusterConfig c = forLane(cluster, QString(), QString());
-    c.worker = cluster.worker;
-    c.pollMs = cluster.pollSeconds * 1000;
-    if (cluster.reach == QLatin1String("ssh")) {
-        // BatchMode: never a prompt (a key or an agent, or a ControlMaster
-        // the user opened with 2FA); host keys checked, never accepted
-        // here; one master connection in the user's 0700 runtime folder
-        // carries every later command.
-        QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
-        if (runtime.isEmpty())
-            runtime = QDir::tempPath();
-        c.sshCommand = {QStringLiteral("ssh"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("BatchMode=yes"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("StrictHostKeyChecking=yes"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ControlMaster=auto"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ControlPath=%1/trainyard-ssh-%C").arg(runtime),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ControlPersist=600"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ConnectTimeout=20")};
-        c.sshCommand << cluster.sshArguments();
-    }
-    c.warnSeconds = cluster.warnSeconds;
-    return c;
-}
 
 SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner, QObject *parent)
     : Launcher(parent)
@@ -153,6 +104,12 @@ QList<std::pair<QString, QString>> scriptExports(const LaunchSpec &job)
 
 } // namespace
 
+QByteArray SlurmLauncher::jobScript(const LaunchSpec &job) const
+{
+    return SlurmJob::script(job.program, job.arguments(),
+                            job.isProgram() ? scriptExports(job) : QList<std::pair<QString, QString>>{});
+}
+
 void SlurmLauncher::prepare(LaunchSpec &spec) const
 {
     QString partition;
@@ -191,6 +148,7 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
     Job &entry = m_jobs[run];
     entry.serial = serial;
     entry.spec = job;
+    entry.checkpointAtSubmit = SlurmLauncher::checkpointStamp(job.runDir);
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const QString &key : LaunchSpec::runVariableNames())
@@ -202,10 +160,8 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
 
     const QStringList args = sbatchArguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
-    m_runner->run(QStringLiteral("sbatch"), args,
-                  SlurmJob::script(job.program, job.arguments(),
-                                   job.isProgram() ? scriptExports(job) : QList<std::pair<QString, QString>>{}),
-                  env, this, [this, run, serial, pendingReason](const SlurmCommandResult &r) {
+    m_runner->run(QStringLiteral("sbatch"), args, jobScript(job), env, this,
+                  [this, run, serial, pendingReason](const SlurmCommandResult &r) {
                       const auto it = m_jobs.constFind(run);
                       const bool current = it != m_jobs.constEnd() && it->serial == serial;
                       const QString id = r.ok() ? SlurmJob::parseSubmitted(r.out) : QString();
@@ -382,7 +338,17 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     if (it == m_jobs.end())
         return;
     const Job job = *it;
-    if (final.exitCode == protocol::toInt(protocol::ExitCode::Requeue) && final.signal == 0 && !job.stopAsked) {
+    const QString state = final.state.section(QLatin1Char(' '), 0, 0);
+    // The time limit without a warning (warn_seconds 0, or Slurm's TERM came
+    // first): the worker checkpointed on the TERM. Resubmitted like a
+    // requeue when it wrote a checkpoint in this job (an attached job:
+    // any), and we hold what was submitted.
+    const bool timeLimit = state == QLatin1String("TIMEOUT") && !job.stopAsked;
+    const QString stamp = timeLimit ? SlurmLauncher::checkpointStamp(job.spec.runDir) : QString();
+    const bool canResubmit =
+        !job.spec.runDir.isEmpty() && !stamp.isEmpty() && (!job.checkpointAtSubmit || *job.checkpointAtSubmit != stamp);
+    if ((final.exitCode == protocol::toInt(protocol::ExitCode::Requeue) && final.signal == 0 && !job.stopAsked)
+        || (timeLimit && canResubmit)) {
         // The worker checkpointed on the time-limit warning: the same run
         // goes on in a new job, from its checkpoint.
         LaunchSpec again = job.spec;
@@ -399,7 +365,7 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
 
     int code = -1;
     int signal = 0;
-    const QString state = final.state.section(QLatin1Char(' '), 0, 0);
+    const QString why = endReason(job, final, timeLimit, stamp);
     if (final.id.isEmpty()) {
         // Slurm has forgotten the job (no accounting): the worker's done line tells.
     } else if (final.signal > 0) {
@@ -426,6 +392,8 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
            qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
            final.signal, code, signal);
+    if (!why.isEmpty())
+        Q_EMIT endedBecause(run, why);
     Q_EMIT exited(run, code, signal);
 }
 

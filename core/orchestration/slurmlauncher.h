@@ -7,12 +7,14 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 class QTimer;
 
 namespace trainyard {
 
 class SlurmCommandRunner;
+struct SlurmCommandResult;
 struct ExperimentCluster;
 
 // How jobs go to one Slurm cluster: what sbatch is given besides the job.
@@ -63,6 +65,11 @@ struct SlurmClusterConfig
 //              the USR2 that --signal sends before the time limit) is
 //              resubmitted with --resume: started(0, new id), then
 //              pending("requeued ..."); the run goes on in the same folder.
+//              So is a job that reached its time limit unwarned (TIMEOUT:
+//              the worker checkpointed on Slurm's TERM) once it wrote a
+//              checkpoint in that job; else endedBecause("reached its time
+//              limit ..."). A job Slurm could not launch (FAILED,
+//              JobLaunchFailure, "signal 53") ends with endedBecause too.
 //   handle     {"kind":"slurm","job":"ID","cluster":NAME}
 //   attach     the job is still known to scontrol (blocking, bounded), and
 //              is the run's: its JobName the run's name, its WorkDir the
@@ -107,6 +114,23 @@ public:
     // The squeue calls made so far (the cost of tracking).
     int pollCount() const { return m_polls; }
 
+    // What `trainyard check` asks the cluster about one lane's job, blocking
+    // (each command bounded by commandTimeoutMs; for a command line, not the
+    // window): the partition exists (`scontrol show partition`), sbatch
+    // --test-only accepts the options and script start() would submit, the
+    // worker is an executable file where jobs run (over ssh: `test -f -a -x`
+    // there; reached locally: here, the shared filesystem). Each field is one
+    // problem, empty when fine.
+    struct LaneCheck
+    {
+        bool reachable = true; // false: `cluster` says why, nothing else was asked
+        QString cluster;
+        QString partition;
+        QString options;
+        QString worker;
+    };
+    LaneCheck check(const LaunchSpec &spec);
+
 private:
     struct Job
     {
@@ -121,7 +145,21 @@ private:
         bool finishing = false;   // scontrol asked for its exit code
         LaunchSpec spec;          // what was submitted (a requeue submits it again)
         int requeues = 0;
+        // The newest checkpoint when it was submitted; unset for an attached job.
+        std::optional<QString> checkpointAtSubmit;
     };
+    // The newest file in a run folder's checkpoints/ (where the worker
+    // writes them, RunStore::hasCheckpoint) as "name size mtime"; empty when
+    // none. A different answer later means the worker wrote one meanwhile.
+    static QString checkpointStamp(const QString &runDir);
+    // The run's message for an end the queue caused and no exit status
+    // tells (endedBecause): TIMEOUT (`timeLimit`, with the checkpoint's
+    // stamp now), a failed launch; empty for any other end.
+    QString endReason(const Job &job, const SlurmJob &final, bool timeLimit, const QString &stamp) const;
+    // The batch script for `job` (prepared): what submit() sends.
+    QByteArray jobScript(const LaunchSpec &job) const;
+    // One command, waited for (check()).
+    SlurmCommandResult ask(const QString &program, const QStringList &args, const QByteArray &input);
     void submit(RunId run, const LaunchSpec &spec, const QString &pendingReason);
     void submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason);
     void poll();

@@ -11,6 +11,9 @@
 #include "runspecview.h"
 #include "workerprocess.h"
 
+#include <QDir>
+#include <QFileInfo>
+
 namespace trainyard {
 
 Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion,
@@ -26,6 +29,10 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     connect(m_launcher, &Launcher::pending, this, &Supervisor::onPending);
     connect(m_launcher, &Launcher::running, this, &Supervisor::onRunning);
     connect(m_launcher, &Launcher::exited, this, &Supervisor::onExited);
+    connect(m_launcher, &Launcher::endedBecause, this, [this](RunId id, const QString &why) {
+        if (Supervised *s = supervised(id))
+            s->queueEnd = why;
+    });
     connect(m_launcher, &Launcher::failedToLaunch, this, [this](RunId id, const QString &message) {
         if (Supervised *s = supervised(id)) {
             s->launcherDone = true;
@@ -184,8 +191,10 @@ void Supervisor::onPending(RunId id, const QString &reason)
     if (!s)
         return;
     RunInfo *r = s->info;
+    // A requeue only after it was seen running here: a job reattached while
+    // it still waits is pending, not requeued.
     const bool requeued =
-        s->phase == Phase::Live
+        s->phase == Phase::Live && s->ranHere
         && (r->state == RunState::Running || r->state == RunState::Stalled || r->state == RunState::Paused);
     const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
     s->phase = Phase::Pending;
@@ -221,6 +230,7 @@ void Supervisor::onRunning(RunId id)
         return;
     if (s->phase != Phase::Live)
         leavePending(s);
+    s->ranHere = true;
     s->lastSeen.restart();
     s->info->host = m_launcher->host(id); // a batch job's node is known from here
     qCInfo(lcSupervisor, "%s running", qUtf8Printable(s->info->name));
@@ -270,8 +280,11 @@ void Supervisor::onHello(RunId id, const MetricRecord &hello)
     r->connected = true;
     if (r->pid <= 0)
         r->pid = hello.pid;
-    if (Supervised *s = supervised(id); s && s->phase != Phase::Live)
-        leavePending(s); // it says hello: it runs, whatever the queue said last
+    if (Supervised *s = supervised(id)) {
+        if (s->phase != Phase::Live)
+            leavePending(s); // it says hello: it runs, whatever the queue said last
+        s->ranHere = true;
+    }
     if (r->state == RunState::Starting)
         r->state = RunState::Running;
     // Anything written while we were not connected comes from the file.
@@ -472,6 +485,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.jobId = r->jobId;
     facts.program = RunSpecView(r->spec).isProgram();
     facts.stopAsked = s->stop != StopStep::None;
+    facts.queueEnd = s->queueEnd;
     const ExitOutcome outcome = exitOutcome(facts);
     r->exitCode = outcome.exitCode;
     r->exitSignal = sig;
@@ -504,7 +518,20 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message)
     m_server->unregisterRun(id);
     r->state = state;
     QString error;
-    if (!m_store->writeStatus(*r, &error))
+    // A run folder removed under a live run (an attached job's, often):
+    // made again, one level and never through a link, to keep the outcome;
+    // else the outcome stays in this session and the message says why.
+    const QString dir = m_store->runDir(r->name);
+    const QFileInfo folder(dir);
+    bool writable = true;
+    if (!dir.isEmpty() && !folder.exists() && !folder.isSymLink()) {
+        writable = QDir().mkdir(dir);
+        r->message += writable ? QStringLiteral(" (its run folder %1 was gone; made again for status.json)").arg(dir)
+                               : QStringLiteral(" (its run folder %1 is gone and cannot be made again: the outcome "
+                                                "is kept in this session only)")
+                                     .arg(dir);
+    }
+    if (writable && !m_store->writeStatus(*r, &error))
         r->message += QStringLiteral(" (") + error + QLatin1Char(')');
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
            qUtf8Printable(r->message));

@@ -138,6 +138,8 @@ private:
         // once it reported (a program without the module never heartbeats).
         bool watched = true;
         QString pendingReason;
+        bool ranHere = false;   // seen running in this session: a pending after it is a requeue
+        QString queueEnd;       // the launcher's endedBecause: why the queue ended it
         QElapsedTimer lastSeen; // since the last line (or the start)
         std::unique_ptr<QTimer> stopTimer;
     };

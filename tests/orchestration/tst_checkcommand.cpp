@@ -117,9 +117,10 @@ private Q_SLOTS:
             writeExperiment(QStringLiteral("nodata"), {run(QStringLiteral("a"), transe(), kgFolder(missing))});
         const Result r = check({file});
         QCOMPARE(r.status, 2);
-        QVERIFY2(
-            r.err.contains(QStringLiteral("run a: data.path: %1: No such file or directory").arg(missing).toUtf8()),
-            r.err.constData());
+        QVERIFY2(r.err.contains(QStringLiteral("%1: lanes[0].runs[0].data.path: %2: No such file or directory")
+                                    .arg(file, missing)
+                                    .toUtf8()),
+                 r.err.constData());
         QVERIFY2(r.err.contains("1 problem found; nothing was started"), r.err.constData());
         QVERIFY(nothingStarted(QStringLiteral("nodata")));
     }
@@ -162,8 +163,45 @@ private Q_SLOTS:
                                              QStringLiteral("cuda:63"));
         const Result r = check({file});
         QCOMPARE(r.status, 2);
-        QVERIFY2(r.err.contains("lane 1 names cuda:63"), r.err.constData());
+        QVERIFY2(r.err.contains("lanes[0].device: cuda:63 is not on this machine"), r.err.constData());
         QCOMPARE(check({QStringLiteral("--cpu-fallback"), file}).status, 0);
+    }
+
+    // Every problem in one pass, each with the file and its JSON path: a run
+    // with an unknown key and a missing data folder names both; a run that is
+    // not even an object does not stop the next run's data or the next
+    // lane's device from being checked.
+    void everyProblemIsReportedInOnePass()
+    {
+        const QString missingA = m_dir.filePath(QStringLiteral("no-folder-a"));
+        const QString missingB = m_dir.filePath(QStringLiteral("no-folder-b"));
+        const QJsonArray first{run(QStringLiteral("a"), transe({{QStringLiteral("dimm"), 50}}), kgFolder(missingA)), 42,
+                               run(QStringLiteral("b"), transe(), kgFolder(missingB))};
+        const QJsonArray second{run(QStringLiteral("c"), transe(), synthetic())};
+        const QJsonObject experiment{
+            {QStringLiteral("name"), QStringLiteral("onepass")},
+            {QStringLiteral("runs_root"), m_dir.filePath(QStringLiteral("onepass-runs"))},
+            {QStringLiteral("lanes"),
+             QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")}, {QStringLiteral("runs"), first}},
+                        QJsonObject{{QStringLiteral("device"), QStringLiteral("cuda:63")},
+                                    {QStringLiteral("runs"), second}}}}};
+        const QString file = m_dir.filePath(QStringLiteral("onepass.json"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(experiment).toJson());
+        f.close();
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        for (const QString &expected :
+             {QStringLiteral("%1: lanes[0].runs[0].model.dimm: unknown key").arg(file),
+              QStringLiteral("%1: lanes[0].runs[0].data.path: %2: No such file or directory").arg(file, missingA),
+              QStringLiteral("%1: lanes[0].runs[1]: expected a run spec object").arg(file),
+              QStringLiteral("%1: lanes[0].runs[2].data.path: %2: No such file or directory").arg(file, missingB),
+              QStringLiteral("%1: lanes[1].device: cuda:63 is not on this machine").arg(file),
+              QStringLiteral("5 problems found; nothing was started")})
+            QVERIFY2(r.err.contains(expected.toUtf8()),
+                     qPrintable(expected + QStringLiteral(" not in:\n") + QString::fromUtf8(r.err)));
+        QVERIFY(nothingStarted(QStringLiteral("onepass")));
     }
 
     void badUsageExitsTwo()

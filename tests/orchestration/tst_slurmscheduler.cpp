@@ -5,6 +5,8 @@
 // trains on the CPU with --cpu-fallback. Skipped, saying why, where the
 // cluster or the worker is missing.
 
+#include "deviceinventory.h"
+#include "experimentcheck.h"
 #include "metricstore.h"
 #include "runstore.h"
 #include "scheduler.h"
@@ -12,8 +14,10 @@
 #include "testcluster.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QScopeGuard>
@@ -510,6 +514,148 @@ private Q_SLOTS:
         sch->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Failed, 30000);
         QVERIFY2(sch->run(id).message.contains(QStringLiteral("invalid partition")), qPrintable(sch->run(id).message));
+    }
+
+    // Issue 20, case 16: a one-minute job with no warning (warn_seconds 0)
+    // reaches its time limit: Slurm's TIMEOUT, its TERM makes the worker
+    // checkpoint, and the run is resubmitted with --resume (not "stopped
+    // (exit 4)"), resumes and finishes with one unbroken curve.
+    void timeLimitWithoutWarningResubmitsFromTheCheckpoint()
+    {
+        REQUIRE_CLUSTER();
+        auto session = open(clusterExperiment(
+            QStringLiteral("timeout"),
+            {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("t"), 65)})},
+            QJsonObject{{QStringLiteral("time"), QStringLiteral("1")}, {QStringLiteral("warn_seconds"), 0}}));
+        Scheduler *sch = session->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("t"));
+        QSet<QString> jobs;
+        QStringList messages;
+        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+            if (run != id)
+                return;
+            if (!sch->run(id).jobId.isEmpty())
+                jobs.insert(sch->run(id).jobId);
+            messages << sch->run(id).message;
+        });
+        sch->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 240000);
+        const RunInfo r = sch->run(id);
+        QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
+        QVERIFY2(jobs.size() >= 2, qPrintable(QStringList(jobs.values()).join(QLatin1Char(' '))));
+        QVERIFY2(messages.join(QLatin1Char('|')).contains(QStringLiteral("requeued after job")),
+                 qPrintable(messages.join(QLatin1Char('|'))));
+        QVERIFY(readFile(r.runDir + QStringLiteral("/metrics.jsonl")).contains("resumed from step"));
+        const QString problem = curveProblem(session.get(), id);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    // Case 16: a job held in the queue (--hold) when the app closes, leaving
+    // it; its run folder is removed meanwhile. Reopened, the job still
+    // waits: "pending", never "requeued". Released, Slurm cannot launch it
+    // (no folder for its output: "signal 53" in Slurm's words): the run
+    // fails saying so, and its end is kept in a folder made again.
+    void aHeldJobReattachedPendingThenUnlaunchable()
+    {
+        REQUIRE_CLUSTER();
+        const Experiment ex = clusterExperiment(
+            QStringLiteral("held"), {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("h"), 5)})},
+            QJsonObject{{QStringLiteral("extra_args"), QJsonArray{QStringLiteral("--hold")}}});
+        QString runDir;
+        QString job;
+        {
+            auto first = open(ex);
+            Scheduler *sch = first->scheduler();
+            const RunId id = sch->findRun(QStringLiteral("h"));
+            sch->startAll();
+            QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).queueReason, QStringLiteral("JobHeldUser"), 30000);
+            runDir = sch->run(id).runDir;
+            job = sch->run(id).jobId;
+            QSignalSpy closed(first.get(), &Session::closed);
+            first->close(/*leaveRunning=*/true);
+            QTRY_COMPARE(closed.count(), 1);
+        }
+        QVERIFY(QDir(runDir).removeRecursively());
+        auto second = open(ex);
+        Scheduler *sch = second->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("h"));
+        QVERIFY2(sch->run(id).reattached, qPrintable(sch->run(id).message));
+        QStringList messages;
+        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+            if (run == id)
+                messages << sch->run(id).message;
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).message, QStringLiteral("pending: JobHeldUser"), 30000);
+        QVERIFY(isPendingInQueue(sch->run(id)));
+        TestCluster::run({QStringLiteral("scontrol"), QStringLiteral("release"), job});
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
+        const RunInfo r = sch->run(id);
+        QCOMPARE(r.state, RunState::Failed);
+        QVERIFY2(r.message.contains(QStringLiteral("Slurm could not launch job %1").arg(job))
+                     && !r.message.contains(QStringLiteral("signal 53")),
+                 qPrintable(r.message));
+        QVERIFY2(r.message.contains(QStringLiteral("was gone; made again")), qPrintable(r.message));
+        QVERIFY(QFileInfo::exists(runDir + QStringLiteral("/status.json")));
+        QVERIFY2(!messages.join(QLatin1Char('|')).contains(QStringLiteral("requeued")),
+                 qPrintable(messages.join(QLatin1Char('|'))));
+    }
+
+    // `trainyard check` asks the cluster, not this machine (which has no
+    // GPU here): a good lane has no problem at all, a partition the cluster
+    // lacks, a job sbatch --test-only refuses, a worker path that is not
+    // there and a cluster that does not answer are each one problem; nothing
+    // is queued.
+    void checkAsksTheCluster()
+    {
+        REQUIRE_CLUSTER();
+        QJsonObject json =
+            experimentJson(QStringLiteral("check"), m_tmp.filePath(QStringLiteral("check")),
+                           {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("good"), 2)}),
+                            lane(QStringLiteral("slurm:test/nosuch"), 1, {tinyRun(QStringLiteral("nopart"), 2)}),
+                            QJsonObject{{QStringLiteral("device"), QStringLiteral("slurm:test/debug")},
+                                        {QStringLiteral("gres"), QStringLiteral("gpu:9")},
+                                        {QStringLiteral("runs"), QJsonArray{tinyRun(QStringLiteral("toomany"), 2)}}},
+                            lane(QStringLiteral("slurm:noworker/debug"), 1, {tinyRun(QStringLiteral("noworker"), 2)}),
+                            lane(QStringLiteral("slurm:far/debug"), 1, {tinyRun(QStringLiteral("far"), 2)})});
+        const QString missing = m_tmp.filePath(QStringLiteral("no-such/trainyard-worker"));
+        json.insert(
+            QStringLiteral("clusters"),
+            QJsonArray{
+                QJsonObject{{QStringLiteral("name"), QStringLiteral("test")}, {QStringLiteral("worker"), m_worker}},
+                QJsonObject{{QStringLiteral("name"), QStringLiteral("noworker")}, {QStringLiteral("worker"), missing}},
+                // Nothing listens on port 1: ssh fails at once.
+                QJsonObject{{QStringLiteral("name"), QStringLiteral("far")},
+                            {QStringLiteral("reach"), QStringLiteral("ssh")},
+                            {QStringLiteral("host"), QStringLiteral("127.0.0.1")},
+                            {QStringLiteral("port"), 1},
+                            {QStringLiteral("runs_root"), m_tmp.filePath(QStringLiteral("check"))},
+                            {QStringLiteral("worker"), m_worker}}});
+        const Experiment ex = experiment(json);
+        DeviceInventory devices;
+        devices.refresh();
+        ExperimentCheck check(m_worker, &devices);
+        check.setTimeout(20);
+        // Untrusted, a cluster whose keys are commands is not asked at all.
+        QStringList notes;
+        QCOMPARE(check.clusterProblems(ex, &notes), QStringList());
+        QVERIFY2(notes.size() == 3 && notes.first().contains(QStringLiteral("not trusted")),
+                 qPrintable(notes.join(QLatin1Char('\n'))));
+        check.setTrusted(true);
+        const QString before = TestCluster::run({QStringLiteral("squeue"), QStringLiteral("--noheader")});
+        const QStringList problems = check.deviceProblems(ex) + check.clusterProblems(ex);
+        const QString all = problems.join(QLatin1Char('\n'));
+        QCOMPARE(TestCluster::run({QStringLiteral("squeue"), QStringLiteral("--noheader")}), before);
+        QVERIFY2(!all.contains(QStringLiteral("GPU")) && !all.contains(QStringLiteral("lanes[0]")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral(
+                     "lanes[1].device (slurm:test/nosuch): partition nosuch does not exist on cluster test (its "
+                     "partitions: debug)")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("lanes[2].device (slurm:test/debug): sbatch --test-only refused the job")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("clusters[1].worker: %1 is not an executable file").arg(missing)),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("clusters[2]: cluster far did not answer")), qPrintable(all));
+        QCOMPARE(problems.size(), 4);
     }
 };
 

@@ -18,7 +18,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocalSocket>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -447,6 +449,84 @@ private Q_SLOTS:
         r->launcher.reportExit(id, -1, SIGKILL);
         QVERIFY2(r->run(id).message.startsWith(QStringLiteral("killed on request (signal 9")),
                  qPrintable(r->run(id).message));
+    }
+
+    // Issue 20, case 16: a Stop of ours that ends a batch job on SIGTERM (no
+    // done line: the worker died before it could write one) is that stop,
+    // not "CANCELLED outside Trainyard".
+    void ourStopEndingOnSigtermIsNotAnOutsideCancel()
+    {
+        auto r = rig();
+        r->supervisor->setStopTimeout(5000);
+        const RunId id = r->addRun(QStringLiteral("ours"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 0, QStringLiteral("4242"));
+        r->launcher.reportRunning(id);
+        QVERIFY(r->supervisor->stop(id));
+        r->launcher.reportExit(id, -1, SIGTERM);
+        QCOMPARE(r->run(id).state, RunState::Stopped);
+        QVERIFY2(r->run(id).message.startsWith(QStringLiteral("stopped on request (signal 15")),
+                 qPrintable(r->run(id).message));
+        QVERIFY(!r->run(id).message.contains(QStringLiteral("CANCELLED")));
+    }
+
+    // Case 16: jobs waiting in the queue are pending, not running (the
+    // status bar's counts); the queue's own reason for an end (a time limit
+    // with nothing to resume) is the run's message, not a signal number.
+    void pendingJobsAreCountedApartAndTheQueuesReasonIsTheMessage()
+    {
+        auto r = rig();
+        const RunId a = r->addRun(QStringLiteral("waits"));
+        const RunId b = r->addRun(QStringLiteral("runs"));
+        QVERIFY(r->start(a));
+        QVERIFY(r->start(b));
+        r->launcher.reportStarted(a, 0, QStringLiteral("1"));
+        r->launcher.reportStarted(b, 0, QStringLiteral("2"));
+        r->launcher.reportPending(a, QStringLiteral("Resources"));
+        r->launcher.reportPending(b, QStringLiteral("Priority"));
+        r->launcher.reportRunning(b);
+        QCOMPARE(r->runs.activeCount(), 2);
+        QCOMPARE(r->runs.pendingCount(), 1);
+        r->launcher.reportRunning(a);
+        QCOMPARE(r->runs.pendingCount(), 0);
+        Q_EMIT r->launcher.endedBecause(a, QStringLiteral("job 1 reached its time limit with no checkpoint"));
+        r->launcher.reportExit(a, -1, SIGTERM);
+        QCOMPARE(r->run(a).state, RunState::Failed);
+        QVERIFY2(r->run(a).message.startsWith(QStringLiteral("job 1 reached its time limit with no checkpoint")),
+                 qPrintable(r->run(a).message));
+    }
+
+    // Case 16: the run folder of a live run is removed (by hand, a cleanup
+    // job) before it ends: the folder is made again and status.json keeps
+    // the outcome, and the message says the folder was gone. A dangling link
+    // in its place is never followed: the outcome stays in the session.
+    void aRunWhoseFolderIsGoneStillRecordsItsEnd()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("gone"));
+        const RunId linked = r->addRun(QStringLiteral("linked"));
+        QVERIFY(r->start(id));
+        QVERIFY(r->start(linked));
+        r->launcher.reportStarted(id, 0, QStringLiteral("7"));
+        r->launcher.reportStarted(linked, 0, QStringLiteral("8"));
+        const QString dir = r->run(id).runDir;
+        QVERIFY(QDir(dir).removeRecursively());
+        r->launcher.reportExit(id, 1, 0);
+        QCOMPARE(r->run(id).state, RunState::Failed);
+        QVERIFY2(r->run(id).message.contains(QStringLiteral("its run folder %1 was gone").arg(dir)),
+                 qPrintable(r->run(id).message));
+        QFile status(dir + QStringLiteral("/status.json"));
+        QVERIFY(status.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(status.readAll()).object().value(QStringLiteral("state")).toString(),
+                 QStringLiteral("failed"));
+
+        const QString linkDir = r->run(linked).runDir;
+        const QString elsewhere = m_dir.filePath(QStringLiteral("not-a-run-folder"));
+        QVERIFY(QDir(linkDir).removeRecursively());
+        QVERIFY(QFile::link(elsewhere, linkDir));
+        r->launcher.reportExit(linked, 1, 0);
+        QCOMPARE(r->run(linked).state, RunState::Failed);
+        QVERIFY(!QFileInfo::exists(elsewhere));
     }
 
     // A job pending for hours: never stalled; its reason shown; a stop cancels it.
