@@ -28,6 +28,21 @@ namespace {
 
 bool writeJson(const QString &path, const QJsonObject &object, QString *error, bool privateFile = false)
 {
+    // QSaveFile would write through a link, to whatever it points at (another
+    // run's status.json): a link in place of one of our files is removed,
+    // never followed, and the file is written in its place.
+    struct stat st
+    {};
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        qCWarning(lcRunStore).noquote() << path << "is a symbolic link: removed, not followed; written in its place";
+        if (!QFile::remove(path)) {
+            if (error)
+                *error = path
+                         + QStringLiteral(" is a symbolic link and cannot be removed; Trainyard does not "
+                                          "follow links in run folders");
+            return false;
+        }
+    }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         if (error)

@@ -16,6 +16,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
@@ -429,6 +430,37 @@ private Q_SLOTS:
         QVERIFY2(status.value(QStringLiteral("message")).toString().contains(expected),
                  qPrintable(status.value(QStringLiteral("message")).toString()));
         QVERIFY(closeAndWait(&session));
+    }
+
+    void writesNeverGoThroughALink_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("status.json") << QStringLiteral("status.json");
+        QTest::newRow("the state file") << QStringLiteral(".trainyard-state.json");
+    }
+    // Fault: status.json of a run, or the runs root's state file, is a link to another run's file when Trainyard writes it (a run ends, a run starts) | User sees: the run's own status (a warning in the log that the link was removed) | Kept: the file the link pointed at is untouched; the link is replaced by a regular file, never followed
+    void writesNeverGoThroughALink()
+    {
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        QVERIFY(QDir().mkpath(store.runDir(QStringLiteral("mine"))));
+        QVERIFY(QDir().mkpath(store.runDir(QStringLiteral("other"))));
+        const QString target = store.runDir(QStringLiteral("other")) + QStringLiteral("/status.json");
+        const QByteArray others = "{\"state\":\"finished\",\"message\":\"the other run's own\"}";
+        QVERIFY(writeFile(target, others));
+        const bool state = file.startsWith(QLatin1Char('.'));
+        const QString path = (state ? root : store.runDir(QStringLiteral("mine"))) + QLatin1Char('/') + file;
+        QVERIFY(QFile::link(target, path));
+        RunInfo run;
+        run.name = QStringLiteral("mine");
+        run.state = RunState::Failed;
+        run.message = QStringLiteral("mine");
+        QVERIFY(state ? store.writeState({}, QStringLiteral("/nonexistent.sock")) : store.writeStatus(run));
+        QCOMPARE(readFile(target), others);
+        QVERIFY(!QFileInfo(path).isSymLink());
+        QVERIFY(QFileInfo(path).isFile());
     }
 
     void hostileRunFolderFiles_data()
