@@ -101,8 +101,16 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     // kept as an earlier attempt, one without is cleared (notes kept).
     if (!options.resume && m_store->hasResults(r->name)) {
         QString archived;
-        if (!m_store->archiveRunDir(r->name, &archived, error))
-            return false;
+        if (!m_store->archiveRunDir(r->name, &archived, error)) {
+            // The folder is history: the run ends here, in this session only,
+            // rather than write its failure over the results it could not keep.
+            const QString why = QStringLiteral("not started: its earlier results in %1 could not be kept as an "
+                                               "attempt (%2); nothing in the folder was changed")
+                                    .arg(m_store->runDir(r->name), error ? *error : QString());
+            m_ingestion->ingestMetricsFile(id); // its curves, reset for the new attempt, back
+            finishRun(id, RunState::Failed, why, /*record=*/false);
+            return refuse(error, why);
+        }
         Q_EMIT attemptArchived(id, m_store->runDir(archived));
     } else if (!options.resume) {
         m_store->clearRunDir(r->name);
@@ -496,10 +504,13 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
 
 void Supervisor::fail(RunId id, const QString &message)
 {
+    const RunInfo *r = m_runs->find(id);
+    if (r && isTerminal(r->state))
+        return; // ended already (a start that refused to write over history)
     finishRun(id, RunState::Failed, message);
 }
 
-void Supervisor::finishRun(RunId id, RunState state, const QString &message)
+void Supervisor::finishRun(RunId id, RunState state, const QString &message, bool record)
 {
     RunInfo *r = m_runs->find(id);
     if (!r)
@@ -524,14 +535,14 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message)
     const QString dir = m_store->runDir(r->name);
     const QFileInfo folder(dir);
     bool writable = true;
-    if (!dir.isEmpty() && !folder.exists() && !folder.isSymLink()) {
+    if (record && !dir.isEmpty() && !folder.exists() && !folder.isSymLink()) {
         writable = QDir().mkdir(dir);
         r->message += writable ? QStringLiteral(" (its run folder %1 was gone; made again for status.json)").arg(dir)
                                : QStringLiteral(" (its run folder %1 is gone and cannot be made again: the outcome "
                                                 "is kept in this session only)")
                                      .arg(dir);
     }
-    if (writable && !m_store->writeStatus(*r, &error))
+    if (record && writable && !m_store->writeStatus(*r, &error))
         r->message += QStringLiteral(" (") + error + QLatin1Char(')');
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
            qUtf8Printable(r->message));

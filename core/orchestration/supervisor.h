@@ -160,7 +160,8 @@ private:
     void noteAlive(Supervised *s);
     void leavePending(Supervised *s);
     Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, QString *why);
-    void finishRun(RunId id, RunState state, const QString &message);
+    // `record` false: the outcome stays in this session (status.json untouched).
+    void finishRun(RunId id, RunState state, const QString &message, bool record = true);
     void checkWatchdog();
     void followFiles();
     void onShutdownDeadline();

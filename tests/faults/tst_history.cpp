@@ -23,6 +23,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -155,6 +156,39 @@ private Q_SLOTS:
             names << run.info.name + QLatin1Char(' ') + run.stateName();
         QCOMPARE(names, (QStringList{QStringLiteral("done finished"), QStringLiteral("done.attempt-1 finished"),
                                      QStringLiteral("done.attempt-2 finished")}));
+    }
+
+    // Fault: Retry of a finished run whose folder cannot be renamed (the runs root made immutable with chattr +i) | User sees: the run fails at once: "not started: its earlier results in … could not be kept as an attempt (…); nothing in the folder was changed" | Kept: the whole folder byte for byte, status.json still "finished"
+    void aRetryThatCannotKeepTheAttemptChangesNothing()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        auto s = open(root, fakeSpec(QStringLiteral("kept"), 20, 2));
+        QVERIFY(s);
+        Scheduler *sch = s->scheduler();
+        const RunId id = sch->findRun(QStringLiteral("kept"));
+        QVERIFY(runToEnd(sch, id));
+        QCOMPARE(sch->run(id).state, RunState::Finished);
+        const QString folder = RunStore(root).runDir(QStringLiteral("kept"));
+        const QMap<QString, QByteArray> before = snapshot(folder);
+
+        // Only an immutable folder stops root's rename; elsewhere skip.
+        if (QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("+i"), root}) != 0)
+            QSKIP("chattr +i is not possible here (needs root and a file system that supports it)");
+        const auto unlock = qScopeGuard([&] {
+            QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), root});
+        });
+        QString error;
+        QVERIFY(sch->retryRun(id, true, &error));
+        QVERIFY(!sch->startRun(id, &error));
+        QCOMPARE(sch->run(id).state, RunState::Failed);
+        QVERIFY2(sch->run(id).message.contains(QStringLiteral("could not be kept as an attempt")),
+                 qPrintable(sch->run(id).message));
+        QCOMPARE(snapshot(folder), before);
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/kept.attempt-1")));
+        s->metrics()->flush();
+        const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss && loss->size() == 20); // its curve is still there
     }
 
     // Fault: Retry of a run that failed after a checkpoint | User sees: it resumes from its checkpoint ("resumed from step 10"), no question, no new attempt | Kept: metrics.jsonl only grows (the first attempt's bytes are its start), checkpoints/
