@@ -42,14 +42,15 @@ int checkCommand(const QStringList &args)
     // (`partial`) is checked as well (data, devices, clusters).
     Experiment partial;
     const auto experiment = Experiment::load(file, &problems, catalog ? &*catalog : nullptr, &partial);
+    const Experiment &checked = experiment ? *experiment : partial;
+    const bool trusted = TrustList().isTrusted(checked.contentHash);
     {
         DeviceInventory devices;
         devices.refresh();
         ExperimentCheck check(worker, &devices);
         check.setCpuFallback(commandLine.parser().isSet(cpuFallbackOption));
         check.setCatalog(catalog ? &*catalog : nullptr);
-        const Experiment &checked = experiment ? *experiment : partial;
-        check.setTrusted(TrustList().isTrusted(checked.contentHash));
+        check.setTrusted(trusted);
         QStringList notes;
         for (const QString &p : check.problems(checked, &notes))
             problems << QStringLiteral("%1: %2").arg(file, p);
@@ -59,10 +60,10 @@ int checkCommand(const QStringList &args)
     // Not a problem of the file: what `trainyard run` will ask for, told
     // whatever else is found.
     const auto listCommands = [&] {
-        const QStringList commands = experiment ? experiment->commandLines() : QStringList();
+        // Also of a file with problems: what could be read of it.
+        const QStringList commands = checked.commandLines();
         if (commands.isEmpty())
             return;
-        const bool trusted = TrustList().isTrusted(experiment->contentHash);
         std::fprintf(stdout, "it runs %lld command%s (%s):\n  %s\n", static_cast<long long>(commands.size()),
                      commands.size() == 1 ? "" : "s",
                      trusted ? "this version of the file is trusted" : "not trusted: trainyard run needs --trust",

@@ -221,7 +221,9 @@ void Dispatcher::dispatch()
 bool Dispatcher::resumesOnRetry(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    return r && r->state != RunState::Finished && m_store->hasCheckpoint(r->name);
+    // A lost run's process may still write its folder: never a second writer
+    // there, a new attempt instead.
+    return r && r->state != RunState::Finished && r->state != RunState::Lost && m_store->hasCheckpoint(r->name);
 }
 
 QString Dispatcher::attemptKeptOnRetry(RunId id) const
@@ -260,8 +262,12 @@ bool Dispatcher::startRun(RunId id, QString *error)
                                  .arg(m_board->lane(r->lane).slotCount));
     // An ended run (Stopped, or put back by an undo) starts as Retry does.
     const bool ended = isTerminal(r->state);
-    if (ended)
+    if (ended) {
         planRetry(id);
+        // Queued first, so that a launch that fails records its failure.
+        m_runs->find(id)->message.clear();
+        m_runs->setState(id, RunState::Queued);
+    }
     m_runs->find(id)->held = false;
     QString why;
     if (!launch(id, &why)) {

@@ -59,8 +59,10 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     Experiment ex;
     const QJsonValue name = top.value(QStringLiteral("name"));
     if (!name.isString() || !isSafeRunName(name.toString()))
-        problems << expected(QStringLiteral("name"),
-                             QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), name);
+        problems << expected(
+            QStringLiteral("name"),
+            QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in .attempt-N"),
+            name);
     else
         ex.name = name.toString();
 
@@ -160,8 +162,9 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 const QJsonObject spec = runs.at(r).toObject();
                 const QStringList specErrors = validateRunSpec(spec, rp, true, catalog);
                 problems << specErrors;
-                const QString folderNameRule = QStringLiteral(
-                    "a run folder name of 1–100 letters, digits or ._+@- not starting with '.' (repeats add \"-N\")");
+                const QString folderNameRule = QStringLiteral("a run folder name of 1–100 letters, digits or ._+@- not "
+                                                              "starting with '.' nor ending in .attempt-N "
+                                                              "(repeats add \"-N\")");
                 if (!specErrors.isEmpty()) {
                     // A name taken from model.type is a run folder too: one
                     // more problem to report with the rest.

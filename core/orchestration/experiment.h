@@ -156,7 +156,8 @@ QJsonObject expandRepeat(const QJsonObject &spec, int index, int count);
 QJsonObject pythonScriptRunSpec(const QString &file);
 
 // True if `name` can be a run folder name: 1–100 characters of
-// [A-Za-z0-9._+@-], not starting with '.', so it never leaves the runs root.
+// [A-Za-z0-9._+@-], not starting with '.', so it never leaves the runs root,
+// and not ending in .attempt-N, the name of a kept attempt's folder.
 bool isSafeRunName(const QString &name);
 
 // True for "cpu" and "cuda:N".

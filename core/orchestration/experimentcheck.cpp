@@ -7,7 +7,6 @@
 #include "slurmcommand.h"
 #include "slurmlauncher.h"
 #include "speccheck.h"
-#include "trustlist.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -185,11 +184,6 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
             unreachable.insert(name);
             continue;
         }
-        // ssh with the file's own ssh_config runs whatever that config says
-        // (a ProxyCommand, here): never for a file the user did not trust.
-        // `trainyard check` lists it among the commands, "not trusted".
-        if (!cluster->sshConfig.isEmpty() && !TrustList().isTrusted(experiment.contentHash))
-            continue;
         lanes.insert(lane.device + QLatin1Char('|') + lane.gres);
         std::shared_ptr<SlurmLauncher> &launcher = launchers[name];
         if (!launcher) {

@@ -53,8 +53,11 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
     if (spec.contains(QStringLiteral("name"))) {
         const QJsonValue v = spec.value(QStringLiteral("name"));
         if (!v.isString() || !isSafeRunName(v.toString()))
-            errors << expected(child(path, QStringLiteral("name")),
-                               QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.'"), v);
+            errors << expected(
+                child(path, QStringLiteral("name")),
+                QStringLiteral(
+                    "a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in .attempt-N"),
+                v);
     }
 }
 
@@ -158,7 +161,9 @@ bool isSafeRunName(const QString &name)
     // anchoredPattern: a plain '$' would also match before a final "\n".
     static const QRegularExpression re(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_+@-][A-Za-z0-9._+@-]{0,99}")));
-    return re.match(name).hasMatch();
+    // NAME.attempt-N is the folder a kept attempt of NAME moves to (RunStore::archiveRunDir).
+    static const QRegularExpression attempt(QStringLiteral("\\.attempt-[0-9]+$"));
+    return re.match(name).hasMatch() && !attempt.match(name).hasMatch();
 }
 
 QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat, const ModelCatalog *catalog)

@@ -170,7 +170,8 @@ bool Session::rename(const QString &name, QString *error)
         return false;
     };
     if (!isSafeRunName(name))
-        return fail(QStringLiteral("\"%1\": expected a name of 1–100 letters, digits or ._+@- not starting with '.'")
+        return fail(QStringLiteral("\"%1\": expected a name of 1–100 letters, digits or ._+@- not starting with '.' "
+                                   "nor ending in .attempt-N")
                         .arg(name));
     if (!m_open || name == m_name)
         return m_open ? true : fail(QStringLiteral("no experiment is open"));

@@ -335,15 +335,20 @@ void Supervisor::followFiles()
         // Its only channel refused (a link, a FIFO): its silence proves
         // nothing, so no stall, and the run says why it shows no progress.
         const QString problem = m_ingestion->metricsFileProblem(id);
-        if (Supervised *s = supervised(id); s && !problem.isEmpty()) {
+        Supervised *s = supervised(id);
+        if (!s || problem == s->fileProblem)
+            continue;
+        if (!problem.isEmpty()) {
             s->watched = false;
-            if (s->info->state == RunState::Stalled) {
+            if (s->info->state == RunState::Stalled)
                 m_runs->setState(id, RunState::Running, problem);
-            } else if (s->info->message != problem) {
+            else
                 s->info->message = problem;
-                m_runs->touch(id);
-            }
+        } else if (s->info->message == s->fileProblem) {
+            s->info->message.clear(); // a regular file again: the refusal is over
         }
+        s->fileProblem = problem;
+        m_runs->touch(id);
     }
 }
 

@@ -140,6 +140,7 @@ private:
         QString pendingReason;
         bool ranHere = false;   // seen running in this session: a pending after it is a requeue
         QString queueEnd;       // the launcher's endedBecause: why the queue ended it
+        QString fileProblem;    // the refusal of its metrics.jsonl shown as its message
         QElapsedTimer lastSeen; // since the last line (or the start)
         std::unique_ptr<QTimer> stopTimer;
     };

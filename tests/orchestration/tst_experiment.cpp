@@ -67,10 +67,9 @@ private Q_SLOTS:
                                                   "\"slurm:CLUSTER/PARTITION\", got \"gpu1\"");
         QTest::newRow("no lanes") << QByteArray(R"({"name":"e"})")
                                   << QStringLiteral("lanes: expected an array of lanes, got nothing");
-        QTest::newRow("name")
-            << QByteArray(R"({"name":"../etc","lanes":[]})")
-            << QStringLiteral(
-                   "name: expected a name of 1–100 letters, digits or ._+@- not starting with '.', got \"../etc\"");
+        QTest::newRow("name") << QByteArray(R"({"name":"../etc","lanes":[]})")
+                              << QStringLiteral("name: expected a name of 1–100 letters, digits or ._+@- not starting "
+                                                "with '.' nor ending in .attempt-N, got \"../etc\"");
         QTest::newRow("unknown top key")
             << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
             << QStringLiteral("(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, lanes)");
@@ -112,7 +111,14 @@ private Q_SLOTS:
         QTest::newRow("unsafe run name") << QByteArray(
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"../../x","model":{"type":"x"}}]}]})")
                                          << QStringLiteral("lanes[0].runs[0].name: expected a name of 1–100 letters, "
-                                                           "digits or ._+@- not starting with '.', got \"../../x\"");
+                                                           "digits or ._+@- not starting with '.' nor ending in "
+                                                           ".attempt-N, got \"../../x\"");
+        // The folder name of a kept attempt (RunStore::archiveRunDir) is no run's.
+        QTest::newRow("attempt folder name") << QByteArray(
+            R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r.attempt-1","model":{"type":"x"}}]}]})")
+                                             << QStringLiteral("lanes[0].runs[0].name: expected a name of 1–100 "
+                                                               "letters, digits or ._+@- not starting with '.' nor "
+                                                               "ending in .attempt-N, got \"r.attempt-1\"");
         // Slurm clusters and their lanes.
         const QByteArray hpc = R"("clusters":[{"name":"hpc","sbatch":{"partition":"gpu"}}])";
         QTest::newRow("unknown cluster") << QByteArray(R"({"name":"e","lanes":[{"device":"slurm:hpc/gpu"}]})")
