@@ -146,9 +146,11 @@ public:
     virtual void start(RunId run, const LaunchSpec &spec) = 0;
     virtual void terminate(RunId run) = 0;
     virtual void kill(RunId run) = 0;
-    // `expected`: the run as it would be launched, with the token it was
-    // given: name, runDir, workingDirectory(), program (what it was started
-    // as), programArgv for a program run.
+    // `expected`: the run as it would be launched (the spec start() would
+    // get: Supervisor::launchSpec), with the token it was given and program
+    // what it was started as. Its name, runDir, workingDirectory(), program
+    // and programArgv tell the run; a batch launcher keeps the whole spec to
+    // submit it again (a requeue), as it would one it started.
     virtual AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
                                 QString *why = nullptr) = 0;
     // Empty until started (and for a run it does not know).

@@ -370,7 +370,7 @@ QSet<qint64> Scheduler::workerPids() const
 
 QStringList Scheduler::loadHistory()
 {
-    const QStringList warnings = m_supervisor->loadHistory();
+    const QStringList warnings = m_supervisor->loadHistory([this](RunId id) { return m_dispatcher->startOptions(id); });
     m_metrics->flush();
     m_dispatcher->notifyCounts();
     return warnings;

@@ -342,11 +342,10 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     // The time limit without a warning (warn_seconds 0, or Slurm's TERM came
     // first): the worker checkpointed on the TERM. Resubmitted like a
     // requeue when it wrote a checkpoint in this job (an attached job:
-    // any), and we hold what was submitted.
+    // any).
     const bool timeLimit = state == QLatin1String("TIMEOUT") && !job.stopAsked;
     const QString stamp = timeLimit ? SlurmLauncher::checkpointStamp(job.spec.runDir) : QString();
-    const bool canResubmit =
-        !job.spec.runDir.isEmpty() && !stamp.isEmpty() && (!job.checkpointAtSubmit || *job.checkpointAtSubmit != stamp);
+    const bool canResubmit = !stamp.isEmpty() && (!job.checkpointAtSubmit || *job.checkpointAtSubmit != stamp);
     if ((final.exitCode == protocol::toInt(protocol::ExitCode::Requeue) && final.signal == 0 && !job.stopAsked)
         || (timeLimit && canResubmit)) {
         // The worker checkpointed on the time-limit warning: the same run
@@ -496,6 +495,8 @@ Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handl
     Job entry;
     entry.id = id;
     entry.serial = ++m_serial;
+    entry.spec = expected; // what a requeue submits again, as for a job started here
+    prepare(entry.spec);
     m_jobs.insert(run, entry);
     qCInfo(lcSlurm, "run %d attached to job %s", run, qUtf8Printable(id));
     // The first poll says pending or running (or how it ended meanwhile).

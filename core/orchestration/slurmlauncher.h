@@ -75,7 +75,8 @@ struct SlurmClusterConfig
 //              is the run's: its JobName the run's name, its WorkDir the
 //              run's working directory, its UserId the user's. A job that
 //              is not (an id reused after a controller reset, a forged state
-//              file) is NotOurs and never signalled.
+//              file) is NotOurs and never signalled. The run's spec is kept:
+//              an attached job is requeued like one started here.
 // Job ids are digits only (SlurmJob::isJobId) and go to scancel and
 // scontrol after "--", squeue as --jobs=ID: never read as options.
 // A job cancelled from outside (scancel by the user, an administrator)

@@ -37,8 +37,6 @@ QString SlurmLauncher::endReason(const Job &job, const SlurmJob &final, bool tim
         const QString limit = m_cluster.time.isEmpty() ? QString() : QStringLiteral(" (--time=%1)").arg(m_cluster.time);
         return stamp.isEmpty()
                    ? tr("job %1 reached its time limit%2 with no checkpoint to resume from").arg(job.id, limit)
-               : job.spec.runDir.isEmpty()
-                   ? tr("job %1 reached its time limit%2; Retry resumes from its checkpoint").arg(job.id, limit)
                    : tr("job %1 reached its time limit%2 without writing a new checkpoint (not resubmitted again)")
                          .arg(job.id, limit);
     }

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -96,8 +97,11 @@ public:
     // interrupted ones ended from their metrics.jsonl. A run whose saved pid
     // or job proves not to be its own, or that a refused state file names,
     // ends Lost (nothing signalled). Returns what the user must be told: a
-    // refused state file, each lost run.
-    QStringList loadHistory();
+    // refused state file, each lost run. `startOptions`: what each run
+    // would be started with now (Dispatcher::startOptions): a reattached run
+    // is handed to the launcher as launchSpec() builds it, so a batch
+    // launcher resubmits it (a requeue) as it would one started here.
+    QStringList loadHistory(const std::function<StartOptions(RunId)> &startOptions);
 
     void shutdown(bool leaveRunning);
     bool isShuttingDown() const { return m_shuttingDown; }
@@ -160,7 +164,8 @@ private:
     void onHello(RunId id, const MetricRecord &hello);
     void noteAlive(Supervised *s);
     void leavePending(Supervised *s);
-    Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, QString *why);
+    Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
+                                    QString *why);
     // `record` false: the outcome stays in this session (status.json untouched).
     void finishRun(RunId id, RunState state, const QString &message, bool record = true);
     void checkWatchdog();

@@ -47,7 +47,8 @@ void Supervisor::persistState()
     m_store->writeState(live, m_server->socketPath());
 }
 
-Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, QString *why)
+Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
+                                            QString *why)
 {
     RunInfo *r = m_runs->find(id);
     QJsonObject handle = live.launcher;
@@ -59,14 +60,9 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
     }
     // What the run is, from the run itself (its name, folder, program)
     // and the command and token it was started with: the process or job
-    // the state file names must prove to be it.
-    LaunchSpec expected;
-    expected.name = r->name;
-    expected.runDir = m_store->runDir(r->name);
-    if (const RunSpecView view(r->spec); view.isProgram()) {
-        expected.programArgv = view.programArgv();
-        expected.workingDir = view.programCwd();
-    }
+    // the state file names must prove to be it. The whole spec, as start()
+    // would hand it over: a batch launcher submits it again on a requeue.
+    LaunchSpec expected = launchSpec(id, options);
     expected.program = live.command.value(0, expected.programArgv.value(0));
     expected.token = live.token;
     const Launcher::AttachResult result = m_launcher->attach(id, handle, expected, why);
@@ -98,7 +94,7 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
     return result;
 }
 
-QStringList Supervisor::loadHistory()
+QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &startOptions)
 {
     QStringList warnings;
     QString refusal;
@@ -121,7 +117,7 @@ QStringList Supervisor::loadHistory()
         const auto it = live.constFind(name);
         if (it != live.constEnd()) {
             QString why;
-            const Launcher::AttachResult result = reattach(id, *it, &why);
+            const Launcher::AttachResult result = reattach(id, *it, startOptions(id), &why);
             if (result == Launcher::AttachResult::Attached)
                 continue;
             if (result == Launcher::AttachResult::NotOurs) {

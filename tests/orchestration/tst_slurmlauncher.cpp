@@ -102,11 +102,17 @@ class ScriptedRunner : public SlurmCommandRunner
 public:
     std::function<SlurmCommandResult(const QString &, const QStringList &)> answer;
     QStringList *calls = nullptr; // "program arg arg ..."
+    QByteArray sbatchScript;      // the last sbatch's standard input
+    QProcessEnvironment sbatchEnvironment;
 
-    void run(const QString &program, const QStringList &args, const QByteArray &, const QProcessEnvironment &,
-             QObject *context, Done done) override
+    void run(const QString &program, const QStringList &args, const QByteArray &input,
+             const QProcessEnvironment &environment, QObject *context, Done done) override
     {
         *calls << (QStringList{program} + args).join(QLatin1Char(' '));
+        if (program == QLatin1String("sbatch")) {
+            sbatchScript = input;
+            sbatchEnvironment = environment;
+        }
         const SlurmCommandResult r = answer(program, args);
         QTimer::singleShot(0, context, [done, r] { done(r); });
     }
@@ -616,7 +622,9 @@ void TestSlurmLauncher::attachAfterRestart()
 // command; a job is adopted only when scontrol says it is the user's, named
 // as the run and working in its folder (a WorkDir with spaces read whole, a
 // description naming a field twice not believed); over ssh the user is the
-// login's, asked once with `id -u`.
+// login's, asked once with `id -u`. An attached job is requeued (exit 5,
+// TIMEOUT with a checkpoint) exactly as one started here: the run's own
+// script and options, its token, --resume.
 void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
 {
     const SlurmJob spaced =
@@ -635,16 +643,24 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
 
     QStringList calls;
     QByteArray described;
+    QByteArray queue;
+    int submitted = 9;
     auto runner = std::make_unique<ScriptedRunner>();
+    ScriptedRunner *scripted = runner.get();
     runner->calls = &calls;
     runner->answer = [&](const QString &program, const QStringList &) {
         if (program == QLatin1String("id"))
             return answered("1000\n");
+        if (program == QLatin1String("squeue"))
+            return answered(queue);
+        if (program == QLatin1String("sbatch"))
+            return answered(QByteArray::number(++submitted) + '\n');
         return answered(described);
     };
     SlurmClusterConfig c = config();
     c.sshCommand = {QStringLiteral("ssh"), QStringLiteral("--"), QStringLiteral("login")};
     SlurmLauncher launcher(c, std::move(runner));
+    Events events(&launcher);
     LaunchSpec spec;
     spec.name = QStringLiteral("r");
     spec.runDir = QStringLiteral("/runs/my runs/r");
@@ -681,6 +697,72 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     calls.clear();
     launcher.release(1);
     QCOMPARE(calls, QStringList{QStringLiteral("scancel -- 9")});
+
+    // The run as the Supervisor hands it over on reattach (launchSpec, the
+    // saved token): resubmitted with it, as start() would have submitted it.
+    LaunchSpec run = prepare(QStringLiteral("attached-requeue"), 5, 10);
+    run.target = QStringLiteral("slurm:trainyard-test/long");
+    run.gres = QStringLiteral("gpu:2");
+    run.cpuFallback = true;
+    LaunchSpec again = run;
+    launcher.prepare(again);
+    again.resume = true;
+    const QString sbatch =
+        (QStringList{QStringLiteral("sbatch")} + launcher.sbatchArguments(again)).join(QLatin1Char(' '));
+    const QByteArray script = SlurmJob::script(again.program, again.arguments());
+    const QByteArray dir = run.runDir.toUtf8();
+    const auto describeRun = [&](const QByteArray &job, const QByteArray &state) {
+        described = "JobId=" + job + " JobName=attached-requeue UserId=alice(1000) " + state
+                    + " NodeList=node1 WorkDir=" + dir + " StdOut=/x\n";
+    };
+    const auto resubmittedAsStartedHere = [&](RunId id, const QString &ended, const QString &next) {
+        QTRY_VERIFY2(events.has(QStringLiteral("started %1 %2").arg(id).arg(next)),
+                     qPrintable(events.log.join(QLatin1Char('\n'))));
+        QVERIFY(
+            events.has(QStringLiteral("pending %1 requeued after job %2 reached its time limit").arg(id).arg(ended)));
+        QCOMPARE(calls.filter(QRegularExpression(QStringLiteral("^sbatch "))).value(0), sbatch);
+        QVERIFY2(sbatch.contains(QStringLiteral(" --partition=long ")), qPrintable(sbatch));
+        QVERIFY(sbatch.contains(QStringLiteral(" --gres=gpu:2 ")));
+        QCOMPARE(scripted->sbatchScript, script);
+        QVERIFY2(script.contains("'--spec' '" + run.specPath.toUtf8() + "'"), script.constData());
+        QVERIFY(script.contains("'--resume' '--cpu-fallback'"));
+        QCOMPARE(scripted->sbatchEnvironment.value(QStringLiteral("TRAINYARD_TOKEN")), kToken);
+        QVERIFY(!script.contains(kToken.toUtf8()));
+        QVERIFY(!events.ends.contains(id));
+    };
+
+    // It checkpointed on USR2 and exited 5 (ExitCode::Requeue).
+    describeRun("9", "JobState=RUNNING Reason=None");
+    queue = "9|RUNNING|None|node1\n";
+    QVERIFY2(launcher.attach(2, handle(QStringLiteral("9")), run, &why) == Launcher::AttachResult::Attached,
+             qPrintable(why));
+    QTRY_VERIFY(events.has(QStringLiteral("running 2")));
+    calls.clear();
+    describeRun("9", "JobState=FAILED Reason=NonZeroExitCode ExitCode=5:0");
+    queue = "10|PENDING|Priority|\n";
+    resubmittedAsStartedHere(2, QStringLiteral("9"), QStringLiteral("10"));
+    if (QTest::currentTestFailed())
+        return;
+    launcher.release(2);
+
+    // Its time limit without a warning (TIMEOUT), a checkpoint in its folder.
+    QVERIFY(QDir().mkpath(run.runDir + QStringLiteral("/checkpoints")));
+    QFile checkpoint(run.runDir + QStringLiteral("/checkpoints/step-3.pt"));
+    QVERIFY(checkpoint.open(QIODevice::WriteOnly));
+    checkpoint.write("weights");
+    checkpoint.close();
+    describeRun("19", "JobState=RUNNING Reason=None");
+    queue = "19|RUNNING|None|node1\n";
+    QVERIFY2(launcher.attach(3, handle(QStringLiteral("19")), run, &why) == Launcher::AttachResult::Attached,
+             qPrintable(why));
+    QTRY_VERIFY(events.has(QStringLiteral("running 3")));
+    calls.clear();
+    describeRun("19", "JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15");
+    queue = "11|PENDING|Priority|\n";
+    resubmittedAsStartedHere(3, QStringLiteral("19"), QStringLiteral("11"));
+    if (QTest::currentTestFailed())
+        return;
+    launcher.release(3);
 }
 
 // After a controller reset job ids start again: the id a state file saved

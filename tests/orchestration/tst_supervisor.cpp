@@ -632,11 +632,18 @@ private Q_SLOTS:
         second.launcher.aliveJobs = {QStringLiteral("job-9")};
         const RunId id = second.addRun(QStringLiteral("r"));
         const RunId gone = second.addRun(QStringLiteral("never-started"));
-        second.supervisor->loadHistory();
+        const Supervisor::StartOptions options{QStringLiteral("cpu"), 1, false, {}, false};
+        second.supervisor->loadHistory([&options](RunId) { return options; });
         QCOMPARE(second.launcher.attaches.size(), 1);
         QCOMPARE(second.launcher.attaches.at(0).first, id);
         QCOMPARE(second.launcher.attaches.at(0).second.value(QStringLiteral("job")).toString(),
                  QStringLiteral("job-9"));
+        // The whole spec start() would hand over (a batch launcher resubmits it), with the saved token.
+        LaunchSpec expected = second.supervisor->launchSpec(id, options);
+        expected.token = token;
+        QCOMPARE(second.launcher.expectedAtAttach.at(0).second.commandLine(), expected.commandLine());
+        QVERIFY(second.launcher.expectedAtAttach.at(0).second.environment() == expected.environment());
+        QCOMPARE(second.launcher.expectedAtAttach.at(0).second.target, QStringLiteral("cpu"));
         RunInfo run = second.run(id);
         QCOMPARE(run.state, RunState::Running);
         QVERIFY(run.reattached);
