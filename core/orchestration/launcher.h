@@ -79,8 +79,11 @@ QString shellText(const QStringList &words);
 //   kill       end it now (SIGKILL; batch: cancel the job). Also cancels.
 //   attach     watch a run of an earlier orchestrator from its persisted
 //              handle, once what runs there proves to be that run (checked
-//              against `expected`: what the run is, from the run itself, not
-//              from the handle); Gone (with why) when that run is gone,
+//              against `expected`: the run's name and folder from the run
+//              itself; the program and token it was started with from the
+//              state file, which an unrelated process cannot carry: the
+//              token must be in its environment); Gone (with why) when that
+//              run is gone,
 //              NotOurs when something else runs under the handle (a reused
 //              pid or job id, a forged state file): it is never signalled
 //   detach     forget a run, leaving it running (close with "leave runs

@@ -467,8 +467,18 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
     QJsonObject o;
     o.insert(QStringLiteral("socket"), socketPath);
     o.insert(QStringLiteral("runs"), runs);
+    // Another user's state file (a shared runs root) is theirs to keep: it is
+    // refused when read, and never replaced by ours.
+    struct stat st
+    {};
+    const QString path = stateFile(m_root);
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && st.st_uid != ::geteuid()) {
+        qCWarning(lcRunStore).noquote() << path << "belongs to another user: not replaced; this session's runs are not"
+                                        << "recorded for reattachment";
+        return false;
+    }
     // Holds the tokens: readable by the user only.
-    return writeJson(stateFile(m_root), o, nullptr, /*privateFile=*/true);
+    return writeJson(path, o, nullptr, /*privateFile=*/true);
 }
 
 qint64 RunStore::processStartTicks(qint64 pid)

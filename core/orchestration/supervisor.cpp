@@ -336,19 +336,21 @@ void Supervisor::followFiles()
         // nothing, so no stall, and the run says why it shows no progress.
         const QString problem = m_ingestion->metricsFileProblem(id);
         Supervised *s = supervised(id);
-        if (!s || problem == s->fileProblem)
+        if (!s)
             continue;
         if (!problem.isEmpty()) {
             s->watched = false;
-            if (s->info->state == RunState::Stalled)
+            if (s->info->state == RunState::Stalled) {
                 m_runs->setState(id, RunState::Running, problem);
-            else
+            } else if (s->info->message != problem) {
                 s->info->message = problem;
-        } else if (s->info->message == s->fileProblem) {
+                m_runs->touch(id);
+            }
+        } else if (!s->fileProblem.isEmpty() && s->info->message == s->fileProblem) {
             s->info->message.clear(); // a regular file again: the refusal is over
+            m_runs->touch(id);
         }
         s->fileProblem = problem;
-        m_runs->touch(id);
     }
 }
 

@@ -137,9 +137,19 @@ QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &st
                 m_ingestion->ingestMetricsFile(id);
             const Ingestion::Done done = m_ingestion->done(id);
             if (done.seen) {
-                r->exitCode = done.exitCode;
-                finishRun(id, done.exitCode >= 0 ? stateForExit(done.exitCode) : RunState::Failed,
-                          QStringLiteral("reported %1 while Trainyard was away").arg(done.status));
+                // Its done line is all there is: judged as every end is.
+                ExitFacts facts;
+                facts.doneSeen = true;
+                facts.doneStatus = done.status;
+                facts.doneExit = done.exitCode;
+                facts.lines = done.lines;
+                facts.metricSeen = done.metricSeen;
+                facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
+                facts.runDir = r->runDir;
+                facts.program = RunSpecView(r->spec).isProgram();
+                const ExitOutcome outcome = exitOutcome(facts);
+                r->exitCode = outcome.exitCode;
+                finishRun(id, outcome.state, QStringLiteral("while Trainyard was away: ") + outcome.message);
             } else if (!refusal.isEmpty()) {
                 // Whether it still runs is unknown: the file that would say
                 // was not believed.

@@ -218,7 +218,7 @@ private Q_SLOTS:
         QTest::newRow("job id -uroot") << QStringLiteral("option")
                                        << QStringLiteral("\"-uroot\" is not a Slurm job id");
     }
-    // Fault: a .trainyard-state.json that is another user's, writable by others, a link or a FIFO, or names the job id "-uroot", then the experiment is opened, stopped and closed | User sees: a warning on open naming the file and why it is refused; the run is lost, "not adopted" | Kept: nothing is signalled: no scancel, no scontrol of that id (a job id goes after "--"), the window never waits on the FIFO
+    // Fault: a .trainyard-state.json that is another user's, writable by others, a link or a FIFO, or names the job id "-uroot", then the experiment is opened, stopped and closed | User sees: a warning on open naming the file and why it is refused; the run is lost, "not adopted" | Kept: nothing is signalled: no scancel, no scontrol of that id (a job id goes after "--"), the window never waits on the FIFO; another user's file is never replaced
     void stateFileClaimsAreVerified()
     {
         QFETCH(QString, kind);
@@ -279,6 +279,11 @@ private Q_SLOTS:
         QVERIFY(!sch->stopRun(id, &error));
         QVERIFY(closeAndWait(&session));
         QVERIFY(!watch.stalled());
+        if (kind == QLatin1String("foreign")) {
+            // Another user's file is theirs: never replaced by this session's.
+            QCOMPARE(readFile(stateFile), good);
+            QCOMPARE(QFileInfo(stateFile).ownerId(), uint(65534));
+        }
         const QStringList calls = slurm.calls();
         QVERIFY2(calls.filter(QRegularExpression(QStringLiteral("^(scancel|scontrol) "))).isEmpty(),
                  qPrintable(calls.join(QLatin1Char('\n'))));
