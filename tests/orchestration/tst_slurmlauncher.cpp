@@ -820,7 +820,8 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
          QJsonArray{QJsonObject{
              {QStringLiteral("device"), QStringLiteral("slurm:test/debug")},
              {QStringLiteral("slots"), 2},
-             {QStringLiteral("runs"), QJsonArray{runSpec(QStringLiteral("mine")), runSpec(QStringLiteral("ours"))}}}}}};
+             {QStringLiteral("runs"), QJsonArray{runSpec(QStringLiteral("mine")), runSpec(QStringLiteral("ours")),
+                                                 runSpec(QStringLiteral("forged"))}}}}}};
     QStringList errors;
     const auto ex = Experiment::fromJson(json, &errors);
     QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
@@ -839,9 +840,11 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
     {
         QFile f(stateFile);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(
-                    QJsonObject{{QStringLiteral("runs"), QJsonObject{{QStringLiteral("mine"), entry(colleagues)},
-                                                                     {QStringLiteral("ours"), entry(othersOfMine)}}}})
+        f.write(QJsonDocument(QJsonObject{{QStringLiteral("runs"),
+                                           // "-uroot" would be scancel's --user=root: every job of root's.
+                                           QJsonObject{{QStringLiteral("mine"), entry(colleagues)},
+                                                       {QStringLiteral("ours"), entry(othersOfMine)},
+                                                       {QStringLiteral("forged"), entry(QStringLiteral("-uroot"))}}}})
                     .toJson());
     }
     QVERIFY(QFile::setPermissions(stateFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
@@ -857,6 +860,10 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
         QVERIFY2(mine.message.contains(foreignUser) && mine.message.contains(colleagues), qPrintable(mine.message));
         QCOMPARE(ours.state, RunState::Lost);
         QVERIFY2(ours.message.contains(QStringLiteral("another-run")), qPrintable(ours.message));
+        const RunInfo forged = sch->run(sch->findRun(QStringLiteral("forged")));
+        QCOMPARE(forged.state, RunState::Lost);
+        QVERIFY2(forged.message.contains(QStringLiteral("\"-uroot\" is not a Slurm job id")),
+                 qPrintable(forged.message));
         QVERIFY2(errors.join(QLatin1Char('\n')).contains(QStringLiteral("mine lost")),
                  qPrintable(errors.join(QLatin1Char('\n'))));
         // Stop is refused (nothing of ours runs), and so is every other way
@@ -870,6 +877,7 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
     }
     QTest::qWait(1500); // a scancel would have reached the controller by now
     QCOMPARE(queued(colleagues), QStringLiteral("RUNNING"));
+    // Root's own job outlives the forged "-uroot" too: no scancel -uroot ran.
     QVERIFY2(!queued(othersOfMine).isEmpty(), "the user's other job was cancelled");
 }
 
