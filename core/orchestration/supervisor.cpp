@@ -481,8 +481,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     if (s->stopTimer)
         s->stopTimer->stop();
     m_ingestion->ingestMetricsFile(id); // whatever the socket missed, "done" included
-    const Ingestion::Done done = m_ingestion->done(id);
-    ExitFacts facts;
+    ExitFacts facts = reportedFacts(id);
     facts.exitCode = exitCode;
     facts.signal = sig;
     facts.killed = s->stop == StopStep::Killed;
@@ -490,15 +489,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.pending = s->phase == Phase::Pending;
     facts.cancelled = s->cancelPending;
     facts.pendingReason = s->pendingReason;
-    facts.doneSeen = done.seen;
-    facts.doneStatus = done.status;
-    facts.doneExit = done.exitCode;
-    facts.lines = done.lines;
-    facts.metricSeen = done.metricSeen;
-    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
-    facts.runDir = r->runDir;
     facts.jobId = r->jobId;
-    facts.program = RunSpecView(r->spec).isProgram();
     facts.stopAsked = s->stop != StopStep::None;
     facts.queueEnd = s->queueEnd;
     const ExitOutcome outcome = exitOutcome(facts);
@@ -507,6 +498,22 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     const QString problem = m_ingestion->metricsFileProblem(id);
     finishRun(id, outcome.state,
               problem.isEmpty() ? outcome.message : outcome.message + QStringLiteral("; ") + problem);
+}
+
+ExitFacts Supervisor::reportedFacts(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    const Ingestion::Done done = m_ingestion->done(id);
+    ExitFacts facts;
+    facts.doneSeen = done.seen;
+    facts.doneStatus = done.status;
+    facts.doneExit = done.exitCode;
+    facts.lines = done.lines;
+    facts.metricSeen = done.metricSeen;
+    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
+    facts.runDir = r ? r->runDir : QString();
+    facts.program = r && RunSpecView(r->spec).isProgram();
+    return facts;
 }
 
 void Supervisor::fail(RunId id, const QString &message)

@@ -18,6 +18,7 @@
 
 namespace trainyard {
 
+struct ExitFacts;
 class Ingestion;
 class Launcher;
 struct MetricLine;
@@ -166,6 +167,9 @@ private:
     void leavePending(Supervised *s);
     Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
                                     QString *why);
+    // What the run reported (Ingestion::done) as facts for exitOutcome; the
+    // launcher's side (exit status, signal, stop) is the caller's.
+    ExitFacts reportedFacts(RunId id) const;
     // `record` false: the outcome stays in this session (status.json untouched).
     void finishRun(RunId id, RunState state, const QString &message, bool record = true);
     void checkWatchdog();

@@ -138,16 +138,7 @@ QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &st
             const Ingestion::Done done = m_ingestion->done(id);
             if (done.seen) {
                 // Its done line is all there is: judged as every end is.
-                ExitFacts facts;
-                facts.doneSeen = true;
-                facts.doneStatus = done.status;
-                facts.doneExit = done.exitCode;
-                facts.lines = done.lines;
-                facts.metricSeen = done.metricSeen;
-                facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
-                facts.runDir = r->runDir;
-                facts.program = RunSpecView(r->spec).isProgram();
-                const ExitOutcome outcome = exitOutcome(facts);
+                const ExitOutcome outcome = exitOutcome(reportedFacts(id));
                 r->exitCode = outcome.exitCode;
                 finishRun(id, outcome.state, QStringLiteral("while Trainyard was away: ") + outcome.message);
             } else if (!refusal.isEmpty()) {

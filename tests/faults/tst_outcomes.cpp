@@ -37,17 +37,6 @@ QJsonObject pythonRun(const QString &name, const QString &code)
          QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"), code}}}}};
 }
 
-QList<QJsonObject> linesOf(const QString &runDir, const QString &type)
-{
-    QList<QJsonObject> out;
-    for (const QByteArray &line : readFile(runDir + QStringLiteral("/metrics.jsonl")).split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.value(QStringLiteral("type")).toString() == type)
-            out << o;
-    }
-    return out;
-}
-
 } // namespace
 
 class TestOutcomes : public QObject
@@ -157,7 +146,7 @@ private Q_SLOTS:
                 QCOMPARE(grad->value(i), 0.25);
             }
             int warnings = 0;
-            for (const QJsonObject &log : linesOf(r.runDir, QStringLiteral("log")))
+            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log")))
                 warnings += log.value(QStringLiteral("level")).toString() == QStringLiteral("warning");
             QCOMPARE(warnings, 1);
             if (name == QStringLiteral("stays")) {
@@ -209,8 +198,8 @@ private Q_SLOTS:
         for (RunId id : {whole, stopped}) {
             const RunInfo r = runToTheEnd(sch, id);
             QVERIFY2(r.state == (id == whole ? RunState::Finished : RunState::Stopped), qPrintable(r.message));
-            QCOMPARE(linesOf(r.runDir, QStringLiteral("done")).size(), 1);
-            const QList<QJsonObject> metric = linesOf(r.runDir, QStringLiteral("metric"));
+            QCOMPARE(metricsLines(r.runDir, QStringLiteral("done")).size(), 1);
+            const QList<QJsonObject> metric = metricsLines(r.runDir, QStringLiteral("metric"));
             for (const QJsonObject &m : metric)
                 QCOMPARE(m.value(QStringLiteral("rank")).toDouble(), 0.0);
             const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));

@@ -95,6 +95,18 @@ inline QByteArray readFile(const QString &path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+// The lines of `type` ("metric", "done", ...) of a run's metrics.jsonl, in file order.
+inline QList<QJsonObject> metricsLines(const QString &runDir, const QString &type)
+{
+    QList<QJsonObject> out;
+    for (const QByteArray &line : readFile(runDir + QStringLiteral("/metrics.jsonl")).split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o.value(QStringLiteral("type")).toString() == type)
+            out << o;
+    }
+    return out;
+}
+
 // A run of the real worker on tiny generated knowledge-graph data (40
 // entities, 400 triples, dim 8): two epochs, evaluated at the end, every
 // step reported. Seconds on any CPU.

@@ -47,17 +47,6 @@ QJsonObject reportRun(const QString &name, const QStringList &args)
                        {QStringLiteral("program"), QJsonObject{{QStringLiteral("argv"), argv}}}};
 }
 
-QList<QJsonObject> lines(const QString &runDir, const QString &type)
-{
-    QList<QJsonObject> out;
-    for (const QByteArray &line : readFile(runDir + QStringLiteral("/metrics.jsonl")).split('\n')) {
-        const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.value(QStringLiteral("type")).toString() == type)
-            out << o;
-    }
-    return out;
-}
-
 } // namespace
 
 class TestProgramRun : public QObject
@@ -121,10 +110,10 @@ private Q_SLOTS:
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 40);
         QVERIFY(session->metrics()->series(id, QStringLiteral("valid/accuracy")));
-        QCOMPARE(lines(r.runDir, QStringLiteral("metric")).size(), 40);
-        QCOMPARE(lines(r.runDir, QStringLiteral("done")).value(0).value(QStringLiteral("status")).toString(),
+        QCOMPARE(metricsLines(r.runDir, QStringLiteral("metric")).size(), 40);
+        QCOMPARE(metricsLines(r.runDir, QStringLiteral("done")).value(0).value(QStringLiteral("status")).toString(),
                  QStringLiteral("finished"));
-        QVERIFY(!lines(r.runDir, QStringLiteral("heartbeat")).isEmpty());
+        QVERIFY(!metricsLines(r.runDir, QStringLiteral("heartbeat")).isEmpty());
         const QByteArray file = readFile(r.runDir + QStringLiteral("/metrics.jsonl"));
         QVERIFY(!file.contains("token"));
         QCOMPARE(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
@@ -159,7 +148,7 @@ private Q_SLOTS:
         QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
         QVERIFY2(r.message.contains(QStringLiteral("exit 0")), qPrintable(r.message));
         QVERIFY(readFile(r.runDir + QStringLiteral("/worker.log")).contains("stopping at step"));
-        QCOMPARE(lines(r.runDir, QStringLiteral("done")).value(0).value(QStringLiteral("status")).toString(),
+        QCOMPARE(metricsLines(r.runDir, QStringLiteral("done")).value(0).value(QStringLiteral("status")).toString(),
                  QStringLiteral("stopped"));
     }
 
@@ -250,7 +239,7 @@ private Q_SLOTS:
         QVERIFY2(crash.message.contains(QStringLiteral("ZeroDivisionError")), qPrintable(crash.message));
         QVERIFY(readFile(crash.runDir + QStringLiteral("/worker.log")).contains("ZeroDivisionError"));
         QCOMPARE(crash.step, 3);
-        QCOMPARE(lines(crash.runDir, QStringLiteral("done")).value(0).value(QStringLiteral("status")).toString(),
+        QCOMPARE(metricsLines(crash.runDir, QStringLiteral("done")).value(0).value(QStringLiteral("status")).toString(),
                  QStringLiteral("failed"));
         QVERIFY2(fine.state == RunState::Finished, qPrintable(fine.message));
         QCOMPARE(fine.step, 30);
@@ -368,7 +357,7 @@ private Q_SLOTS:
         app.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), QStringLiteral("--trust"), file});
         QVERIFY(app.waitForStarted());
         const QString runDir = root + QStringLiteral("/survivor");
-        QTRY_VERIFY_WITH_TIMEOUT(lines(runDir, QStringLiteral("metric")).size() >= 10, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(metricsLines(runDir, QStringLiteral("metric")).size() >= 10, 20000);
         app.kill();
         QVERIFY(app.waitForFinished());
 
