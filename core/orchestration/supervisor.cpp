@@ -1,6 +1,7 @@
 #include "supervisor.h"
 
 #include "exitoutcome.h"
+#include "experiment.h"
 #include "ingestion.h"
 #include "launcher.h"
 #include "logcategories.h"
@@ -92,7 +93,9 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
         return refuse(error, QStringLiteral("no such run"));
     if (m_shuttingDown)
         return refuse(error, QStringLiteral("the session is closing"));
-    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram())
+    // A cluster names its own worker where jobs run (the launcher says when
+    // it has none): a login node needs no local one.
+    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !isSlurmDevice(options.device))
         return refuse(
             error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
     if (!m_store->ensureRoot(error))
