@@ -29,18 +29,6 @@
 using namespace trainyard;
 using namespace trainyard::test;
 
-namespace {
-
-struct Outcome
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-    QString all() const { return out + err; }
-};
-
-} // namespace
-
 class TestCommands : public QObject
 {
     Q_OBJECT
@@ -73,31 +61,22 @@ private:
     // trusted) and, first on PATH, Slurm commands of this test: its sbatch
     // records its options, runs the job script (what a node would) and
     // submits nothing; the others fail at once.
-    Outcome trainyard(const QStringList &args) const
+    ProcessOutcome trainyard(const QStringList &args) const
     {
-        QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), path(QStringLiteral("config")));
         env.insert(QStringLiteral("XDG_RUNTIME_DIR"), path(QStringLiteral("rt")));
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         env.insert(QStringLiteral("PATH"),
                    path(QStringLiteral("bin")) + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TRAINYARD_BIN), args);
-        if (!p.waitForFinished(90000)) {
-            p.kill();
-            p.waitForFinished();
-            return {};
-        }
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        return runProcess(QStringLiteral(TRAINYARD_BIN), args, env, 90000);
     }
 
     // The refusal of an untrusted file, the same words as for program runs:
     // exit 2, `command` named, --trust suggested, nothing started.
     void verifyRefused(const QString &file, const QString &command, const QString &marker)
     {
-        const Outcome o = trainyard({QStringLiteral("run"), file});
+        const ProcessOutcome o = trainyard({QStringLiteral("run"), file});
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         QVERIFY2(o.err.contains(command), qPrintable(o.err));
@@ -112,7 +91,7 @@ private:
         QVERIFY(!session.load(file, &errors));
         QVERIFY2(errors.join(QLatin1Char('\n')).contains(command), qPrintable(errors.join(QLatin1Char('\n'))));
         // `check` names it among the commands, not trusted, and runs nothing.
-        const Outcome check = trainyard({QStringLiteral("check"), file});
+        const ProcessOutcome check = trainyard({QStringLiteral("check"), file});
         QVERIFY2(check.out.contains(QStringLiteral("not trusted")), qPrintable(check.all()));
         QVERIFY2(check.out.contains(command), qPrintable(check.all()));
         QVERIFY2(!QFileInfo::exists(marker), qPrintable(check.all()));
@@ -153,7 +132,7 @@ private Q_SLOTS:
         const QString file = writeClusterFile(QStringLiteral("worker"), {{QStringLiteral("worker"), worker}});
         verifyRefused(file, QStringLiteral("(cluster c, every worker job) ") + worker, marker);
 
-        const Outcome o = trainyard({QStringLiteral("run"), QStringLiteral("--trust"), file});
+        const ProcessOutcome o = trainyard({QStringLiteral("run"), QStringLiteral("--trust"), file});
         QVERIFY2(!o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         QVERIFY2(QFileInfo::exists(marker), qPrintable(o.all())); // the job ran the file's worker
         QVERIFY(readFile(path(QStringLiteral("job.sh"))).contains("exec '" + QFile::encodeName(worker) + "'"));
@@ -174,7 +153,7 @@ private Q_SLOTS:
         verifyRefused(file, QStringLiteral("(cluster c, every Slurm command) ssh -F %1 -- 127.0.0.1").arg(config),
                       marker);
 
-        const Outcome o = trainyard({QStringLiteral("run"), QStringLiteral("--trust"), file});
+        const ProcessOutcome o = trainyard({QStringLiteral("run"), QStringLiteral("--trust"), file});
         QVERIFY2(!o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         QVERIFY2(QFileInfo::exists(marker), qPrintable(o.all())); // ssh ran with the file's config
     }
@@ -188,7 +167,7 @@ private Q_SLOTS:
               QJsonObject{{QStringLiteral("extra_args"), QJsonArray{QStringLiteral("--comment=hello")}}}}});
         verifyRefused(file, QStringLiteral("(cluster c, every job) sbatch --comment=hello"),
                       path(QStringLiteral("none")));
-        Outcome o = trainyard({QStringLiteral("run"), QStringLiteral("--trust"), file});
+        ProcessOutcome o = trainyard({QStringLiteral("run"), QStringLiteral("--trust"), file});
         QVERIFY2(!o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         QVERIFY2(readFile(path(QStringLiteral("sbatch-args"))).split('\n').contains("--comment=hello"),
                  qPrintable(o.all()));
@@ -232,7 +211,7 @@ private Q_SLOTS:
         const auto ex = Experiment::load(file, &errors);
         QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
         QVERIFY2(ex->commandLines().isEmpty(), qPrintable(ex->commandLines().join(QLatin1Char('\n'))));
-        const Outcome o = trainyard({QStringLiteral("run"), file});
+        const ProcessOutcome o = trainyard({QStringLiteral("run"), file});
         QVERIFY2(!o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         // It got as far as sbatch (the test's, which submits nothing).
         QVERIFY2(readFile(path(QStringLiteral("sbatch-args"))).contains("--partition=debug"), qPrintable(o.all()));
@@ -262,7 +241,7 @@ private Q_SLOTS:
             const QString file = writeClusterFile(QStringLiteral("dash"), sshCluster(host, user));
             for (const QStringList &args : {QStringList{QStringLiteral("run"), QStringLiteral("--trust"), file},
                                             QStringList{QStringLiteral("check"), file}}) {
-                const Outcome o = trainyard(args);
+                const ProcessOutcome o = trainyard(args);
                 QCOMPARE(o.exitCode, 2);
                 QVERIFY2(o.err.contains(QStringLiteral("clusters[0].%1: expected").arg(key)), qPrintable(o.err));
                 QVERIFY2(o.err.contains(QStringLiteral("not starting with \"-\"")), qPrintable(o.err));

@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QString>
 #include <QTest>
@@ -93,6 +94,30 @@ inline QByteArray readFile(const QString &path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// How a program a test ran ended and what it printed; exitCode -1: it did
+// not end in time (then it was killed).
+struct ProcessOutcome
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+    QString all() const { return out + err; }
+};
+
+inline ProcessOutcome runProcess(const QString &program, const QStringList &args, const QProcessEnvironment &env,
+                                 int timeoutMs)
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
 }
 
 // The lines of `type` ("metric", "done", ...) of a run's metrics.jsonl, in file order.

@@ -17,17 +17,6 @@
 using namespace trainyard;
 using namespace trainyard::test;
 
-namespace {
-
-struct Outcome
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-} // namespace
-
 class TestTrustList : public QObject
 {
     Q_OBJECT
@@ -57,18 +46,12 @@ private:
         return file;
     }
 
-    Outcome runCommand(const QStringList &args) const
+    ProcessOutcome runCommand(const QStringList &args) const
     {
-        QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome());
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args);
-        if (!p.waitForFinished(60000))
-            return {};
-        return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        return runProcess(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args, env, 60000);
     }
 
 private Q_SLOTS:
@@ -165,7 +148,7 @@ private Q_SLOTS:
     {
         const QString marker = m_tmp.filePath(QStringLiteral("PWNED"));
         const QString file = writeHostile(QStringLiteral("hostile"), marker);
-        const Outcome o = runCommand({file});
+        const ProcessOutcome o = runCommand({file});
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         QVERIFY2(o.err.contains(QStringLiteral("touch ") + marker), qPrintable(o.err));
@@ -178,7 +161,7 @@ private Q_SLOTS:
     void trustFlagRunsIt()
     {
         const QString marker = m_tmp.filePath(QStringLiteral("flag-marker"));
-        const Outcome o = runCommand({QStringLiteral("--trust"), writeHostile(QStringLiteral("flag"), marker)});
+        const ProcessOutcome o = runCommand({QStringLiteral("--trust"), writeHostile(QStringLiteral("flag"), marker)});
         QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
         QVERIFY(QFileInfo::exists(marker));
     }
@@ -191,7 +174,7 @@ private Q_SLOTS:
         const auto ex = Experiment::load(file, nullptr);
         QVERIFY(ex);
         QVERIFY(userList().trust(ex->contentHash, file));
-        Outcome o = runCommand({file});
+        ProcessOutcome o = runCommand({file});
         QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
         QVERIFY(QFileInfo::exists(marker));
         QVERIFY(QFile::remove(marker));
