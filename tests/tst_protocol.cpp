@@ -1,7 +1,7 @@
 // Protocol round trips and decoder abuse: split lines, floods, bad bytes.
 
-#include "linedecoder.h"
-#include "protocol.h"
+#include "protocol/linedecoder.h"
+#include "protocol/protocol.h"
 
 #include "helpers/minitest.h"
 

@@ -1,12 +1,12 @@
 // trainyard-worker: trains one model headless; see --help and DESIGN.md.
 
-#include "badinput.h"
-#include "catalogue.h"
-#include "protocol.h"
-#include "reporter.h"
-#include "runcheck.h"
-#include "worker.h"
-#include "workeroptions.h"
+#include "protocol/protocol.h"
+#include "worker/base/badinput.h"
+#include "worker/base/catalogue.h"
+#include "worker/base/reporter.h"
+#include "worker/base/runcheck.h"
+#include "worker/base/workeroptions.h"
+#include "worker/train/worker.h"
 
 #include <iostream>
 

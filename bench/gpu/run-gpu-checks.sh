@@ -22,7 +22,7 @@
 # carrying [".gpu"], timeout 600 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=${OUT:-/tmp/gpu-out}
 data=${DATA:-$top/.gpu/data}
 quality_seconds=${QUALITY_SECONDS:-200}
@@ -41,13 +41,13 @@ work=/tmp/trainyard-gpu
 mkdir -p "$work/kg" "$work/fashion"
 tar xzf "$data/kg.tar.gz" -C "$work/kg"
 cp "$data"/*-ubyte.gz "$work/fashion/"
-ls "$work/kg" | tee -a "$summary"
+find "$work/kg" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tee -a "$summary"
 
 say "== build ($(elapsed))"
 prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 extra=()
 if [[ ! -f /usr/include/zlib.h && -f $top/.gpu/include/zlib.h ]]; then
-  libz=$(ls /usr/lib/x86_64-linux-gnu/libz.so* /lib/x86_64-linux-gnu/libz.so* 2>/dev/null | head -1)
+  libz=$(find /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu -maxdepth 1 -name 'libz.so*' 2>/dev/null | sort | head -1)
   extra+=(-DZLIB_INCLUDE_DIR="$top/.gpu/include" -DZLIB_LIBRARY="$libz")
 fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINYARD_WORKER_ONLY=ON \
@@ -151,5 +151,6 @@ print(f"{name}: split={e.get('split')} {shown} steps={last.get('step')} epoch={l
 PY
 done
 # Few files come back from a lease: pack the records of every run in one.
-tar czf "$out/quality-runs.tar.gz" -C "$work" --exclude=checkpoints $(cd "$work" && ls -d q-*)
+mapfile -t quality_runs < <(cd "$work" && find . -mindepth 1 -maxdepth 1 -name 'q-*' -printf '%f\n' | sort)
+tar czf "$out/quality-runs.tar.gz" -C "$work" --exclude=checkpoints "${quality_runs[@]}"
 say "== total $(elapsed)"

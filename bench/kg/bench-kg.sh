@@ -86,7 +86,7 @@ quality_run() {
  "train": $4, "eval": {"every_epochs": $5, "split": "test", "batch_size": 512},
  "checkpoint": {"every_steps": 0}, "report": {"every_steps": 100}}
 JSON
-  rm -rf "$out/$1"
+  rm -rf "${out:?}/$1"
   "$worker" --spec "$work/$1.json" --run-dir "$out/$1" --threads 2 >/dev/null 2>"$work/err" || { cat "$work/err" >&2; return 1; }
 }
 
@@ -124,6 +124,7 @@ if [[ $only != grid ]]; then
     fi
   done
   for pair in "fb15k237-transe 0.25" "fb15k237-transe 0.30" "wn18rr-transe 0.20"; do
+    # shellcheck disable=SC2086 # a pair is two words on purpose
     set -- $pair
     [[ -d $out/$1-fused ]] || continue
     read -r ft fw fbest <<< "$(reached "$1-fused" "$2")"

@@ -5,10 +5,10 @@
 //
 //   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
 
-#include "metricrecord.h"
-#include "plotwidget.h"
-#include "runcolors.h"
-#include "runstore.h"
+#include "common/runcolors.h"
+#include "metrics/metricrecord.h"
+#include "plot/plotwidget.h"
+#include "runstore/runstore.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

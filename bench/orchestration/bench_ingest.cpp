@@ -10,11 +10,11 @@
 // Phase "flood": every worker sends `flood_lines` as fast as it can; the
 // absorbed rate is the orchestrator's capacity.
 
-#include "experiment.h"
-#include "metricsserver.h"
-#include "metricstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricstore.h"
+#include "session/session.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -7,8 +7,8 @@
 // script around squeue does). Prints one line per figure.
 //   bench_slurm N POLL_SECONDS TRACK_SECONDS RUN_DIR
 
-#include "slurmcommand.h"
-#include "slurmlauncher.h"
+#include "slurm/slurmcommand.h"
+#include "slurm/slurmlauncher.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -11,14 +11,14 @@
 // Targets: replot <= 16 ms per frame at the 30 Hz refresh; 10 M points drawn
 // in <= 50 ms.
 
-#include "boardview.h"
-#include "desktopapp.h"
-#include "mainwindow.h"
-#include "metricstore.h"
-#include "plotwidget.h"
-#include "runcolors.h"
-#include "scheduler.h"
-#include "session.h"
+#include "app/desktopapp.h"
+#include "app/mainwindow.h"
+#include "board/boardview.h"
+#include "common/runcolors.h"
+#include "dispatch/scheduler.h"
+#include "metrics/metricstore.h"
+#include "plot/plotwidget.h"
+#include "session/session.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -114,7 +114,7 @@ elif [[ -f $fashion/train-images-idx3-ubyte.gz ]]; then
 JSON
   w=$(worker_rate "$work/cnn.json" $warmup $batch) || status=1
   if ((have_python)); then
-    p=$($python "$here/cnn_ref.py" "$fashion" $steps $warmup $batch $lr)
+    p=$($python "$here/cnn_ref.py" "$fashion" "$steps" "$warmup" "$batch" "$lr")
     echo "mnist-cnn Fashion-MNIST ($options): worker $w samples/s, python $p samples/s, ratio $(ratio "$w" "$p") (target >= 1.0)"
   else
     echo "mnist-cnn Fashion-MNIST ($options): worker $w samples/s"

@@ -1,4 +1,4 @@
-#include "exitcode.h"
+#include "protocol/exitcode.h"
 
 #include <array>
 

@@ -1,6 +1,6 @@
-#include "linedecoder.h"
+#include "protocol/linedecoder.h"
 
-#include "protocol.h"
+#include "protocol/protocol.h"
 
 #include <cstring>
 

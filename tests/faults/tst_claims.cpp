@@ -7,12 +7,12 @@
 // real cluster's case (a colleague's job under a reused id) is
 // tst_slurmlauncher's reusedJobIdIsNeverAdoptedNorSignalled.
 
-#include "exitoutcome.h"
+#include "dispatch/scheduler.h"
 #include "orchestration/testutil.h"
-#include "runfile.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "runstore/runfile.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
+#include "supervision/exitoutcome.h"
 
 #include <QDir>
 #include <QFile>

@@ -10,11 +10,11 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "experiment.h"
+#include "experiment/experiment.h"
 #include "orchestration/testutil.h"
-#include "session.h"
-#include "slurmcommand.h"
-#include "slurmlauncher.h"
+#include "session/session.h"
+#include "slurm/slurmcommand.h"
+#include "slurm/slurmlauncher.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -6,13 +6,13 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "metricsserver.h"
-#include "metricstore.h"
+#include "dispatch/scheduler.h"
+#include "ingest/metricsserver.h"
+#include "launch/workerprocess.h"
+#include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
-#include "workerprocess.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 
 #include <QFile>
 #include <QRandomGenerator>

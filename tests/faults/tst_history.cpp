@@ -8,17 +8,17 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "boardcontroller.h"
-#include "boardview.h"
-#include "desktopapp.h"
-#include "mainwindow.h"
-#include "metricstore.h"
+#include "app/desktopapp.h"
+#include "app/mainwindow.h"
+#include "board/boardcontroller.h"
+#include "board/boardview.h"
+#include "dispatch/scheduler.h"
+#include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
-#include "plotwidget.h"
-#include "runstore.h"
-#include "runtablemodel.h"
-#include "scheduler.h"
-#include "session.h"
+#include "plot/plotwidget.h"
+#include "runs/runtablemodel.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 
 #include <QDir>
 #include <QDirIterator>

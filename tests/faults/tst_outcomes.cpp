@@ -7,11 +7,11 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "metricstore.h"
+#include "dispatch/scheduler.h"
+#include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 
 #include <QDir>
 #include <QSignalSpy>

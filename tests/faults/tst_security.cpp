@@ -8,14 +8,14 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "experiment.h"
-#include "metricsserver.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "ingest/metricsserver.h"
+#include "launch/workerprocess.h"
 #include "orchestration/testutil.h"
-#include "protocol.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
-#include "workerprocess.h"
+#include "protocol/protocol.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 
 #include <QDirIterator>
 #include <QHostAddress>

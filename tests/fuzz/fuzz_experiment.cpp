@@ -3,7 +3,7 @@
 // an experiment whose every run name stays inside the runs root, or error
 // messages each naming the file: never a crash or an exception.
 
-#include "experiment.h"
+#include "experiment/experiment.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -4,8 +4,8 @@
 // input (the worker's own entry point, with every cross-file check). Every
 // outcome is consistent data or a BadInput.
 
-#include "badinput.h"
-#include "imagedataset.h"
+#include "worker/base/badinput.h"
+#include "worker/base/imagedataset.h"
 
 #include <cstdint>
 #include <cstdio>

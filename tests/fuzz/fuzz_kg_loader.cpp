@@ -4,8 +4,8 @@
 // to a scratch folder and read with KgDataset::loadFolder, the worker's own
 // entry point. Every outcome is a dataset with consistent ids or a BadInput.
 
-#include "badinput.h"
-#include "kgdataset.h"
+#include "worker/base/badinput.h"
+#include "worker/base/kgdataset.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -12,13 +12,13 @@
 // file holding the rest of the input, folder, devzero: a link to /dev/zero):
 // both reads must refuse it at once, read nothing, and never block.
 
-#include "deviceinventory.h"
-#include "experiment.h"
-#include "metricrecord.h"
-#include "metricsserver.h"
-#include "metricstore.h"
-#include "runstore.h"
-#include "scheduler.h"
+#include "devices/deviceinventory.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricrecord.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -2,8 +2,8 @@
 // in any chunking, must decode without crashing, hanging or holding more than
 // one line's worth of memory.
 
-#include "linedecoder.h"
-#include "protocol.h"
+#include "protocol/linedecoder.h"
+#include "protocol/protocol.h"
 
 #include <cstdint>
 #include <cstdlib>

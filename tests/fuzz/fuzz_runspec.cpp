@@ -2,8 +2,8 @@
 // either a valid RunSpec or a BadInput naming the problem: no crash, no other
 // exception, and what was accepted must be accepted again when re-read.
 
-#include "badinput.h"
-#include "runspec.h"
+#include "worker/base/badinput.h"
+#include "worker/base/runspec.h"
 
 #include <cstdint>
 #include <cstdlib>

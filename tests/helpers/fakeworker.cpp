@@ -22,7 +22,7 @@
 // --connect/--token): hello, then LINES metric lines at the given rate
 // (0: as fast as the socket takes them), then done.
 
-#include "protocol.h"
+#include "protocol/protocol.h"
 
 #include <nlohmann/json.hpp>
 

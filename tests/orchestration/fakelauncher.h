@@ -4,7 +4,7 @@
 // and reports the events a test tells it to, the way a batch-queue launcher
 // would (a job id, pending with a reason, running, requeued, an exit).
 
-#include "launcher.h"
+#include "launch/launcher.h"
 
 #include <QElapsedTimer>
 #include <QHash>

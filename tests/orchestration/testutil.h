@@ -3,9 +3,9 @@
 // Helpers shared by the orchestration tests: experiments for the fake
 // worker, written into a temporary runs root.
 
-#include "experiment.h"
-#include "scheduler.h"
-#include "session.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "session/session.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

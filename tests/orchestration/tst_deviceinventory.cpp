@@ -1,7 +1,7 @@
 // DeviceInventory: the CPU is always there; NVML is optional; processes on a
 // GPU are split into ours and others'.
 
-#include "deviceinventory.h"
+#include "devices/deviceinventory.h"
 
 #include <QElapsedTimer>
 #include <QFile>

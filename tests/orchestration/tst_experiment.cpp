@@ -3,10 +3,10 @@
 // structurally when there is none), defaults, repeats, save/load, the
 // built-in demo (also against the real worker's catalogue).
 
-#include "experiment.h"
-#include "modelcatalog.h"
-#include "runspecview.h"
-#include "testcatalog.h"
+#include "catalogue/modelcatalogue.h"
+#include "experiment/experiment.h"
+#include "experiment/runspecview.h"
+#include "testcatalogue.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -18,14 +18,14 @@ using namespace trainyard;
 using namespace trainyard::test;
 
 namespace {
-// The problems of `json`, checked against `catalog` (the test catalogue
+// The problems of `json`, checked against `catalogue` (the test catalogue
 // unless told otherwise; nullptr: structurally).
-QStringList errorsOf(const QByteArray &json, const ModelCatalog *catalog = &validationCatalog())
+QStringList errorsOf(const QByteArray &json, const ModelCatalogue *catalogue = &validationCatalog())
 {
     QStringList errors;
     const auto doc = QJsonDocument::fromJson(json);
     const auto ex =
-        Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors, catalog);
+        Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors, catalogue);
     if (ex)
         return {};
     return errors;
@@ -37,14 +37,14 @@ QByteArray oneRun(const QByteArray &run)
     return R"({"name":"e","lanes":[{"device":"cpu","runs":[)" + run + "]}]}";
 }
 
-std::optional<ModelCatalog> realCatalog()
+std::optional<ModelCatalogue> realCatalog()
 {
     const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
     if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
         return std::nullopt;
-    ModelCatalog c;
+    ModelCatalogue c;
     QString error;
-    if (!ModelCatalogLoader::loadNow(worker, &c, &error))
+    if (!ModelCatalogueLoader::loadNow(worker, &c, &error))
         qFatal("%s", qPrintable(error));
     return c;
 }
@@ -325,25 +325,25 @@ private Q_SLOTS:
 
     void theRealWorkersCatalogue()
     {
-        const auto catalog = realCatalog();
-        if (!catalog)
+        const auto catalogue = realCatalog();
+        if (!catalogue)
             QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
         QStringList errors;
-        const auto demo = Experiment::loadDemo(&errors, &*catalog);
+        const auto demo = Experiment::loadDemo(&errors, &*catalogue);
         QVERIFY2(demo, qPrintable(errors.join(QLatin1Char('\n'))));
         QCOMPARE(demo->toJson(), Experiment::demo().toJson());
-        errors = errorsOf(oneRun(R"({"name":"r","model":{"type":"transe","dimm":3},"train":{"lr":0}})"), &*catalog);
+        errors = errorsOf(oneRun(R"({"name":"r","model":{"type":"transe","dimm":3},"train":{"lr":0}})"), &*catalogue);
         QCOMPARE(errors.size(), 2);
         QVERIFY2(errors.at(0).startsWith(
                      QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, ")),
                  qPrintable(errors.at(0)));
         QCOMPARE(errors.at(1), QStringLiteral("lanes[0].runs[0].train.lr: expected a number in (0, 1000], got 0"));
         // Every published preset, with a data path, is a valid run spec.
-        for (const PublishedPreset &preset : catalog->presets()) {
+        for (const PublishedPreset &preset : catalogue->presets()) {
             QJsonObject spec = preset.spec;
             spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
                                                             {QStringLiteral("path"), QStringLiteral("/data/kg/UMLS")}});
-            const QStringList problems = validateRunSpec(spec, QStringLiteral("preset"), false, &*catalog);
+            const QStringList problems = validateRunSpec(spec, QStringLiteral("preset"), false, &*catalogue);
             QVERIFY2(problems.isEmpty(),
                      qPrintable(preset.name + QStringLiteral(": ") + problems.join(QStringLiteral("; "))));
         }

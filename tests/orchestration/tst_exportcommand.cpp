@@ -3,8 +3,8 @@
 
 #include "testutil.h"
 
-#include "protocol.h"
-#include "runstore.h"
+#include "protocol/protocol.h"
+#include "runstore/runstore.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

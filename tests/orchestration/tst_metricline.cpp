@@ -2,8 +2,8 @@
 // decoder would accept as a valid metric, with the same values, and fills the
 // same MetricRecord as MetricRecord::fromJson.
 
-#include "metricline.h"
-#include "protocol.h"
+#include "metrics/metricline.h"
+#include "protocol/protocol.h"
 
 #include <QTest>
 

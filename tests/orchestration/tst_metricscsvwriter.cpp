@@ -1,8 +1,8 @@
 // MetricsCsvWriter, the one CSV writer: its columns, quoting, numbers, the
 // epoch of every point, and writing a MetricStore's runs.
 
-#include "metricscsvwriter.h"
-#include "metricstore.h"
+#include "metrics/metricscsvwriter.h"
+#include "metrics/metricstore.h"
 
 #include <QBuffer>
 #include <QTemporaryDir>

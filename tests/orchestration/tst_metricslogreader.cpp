@@ -2,11 +2,11 @@
 // one record type: every message kind, torn and invalid and oversized lines,
 // reads from an offset, and the same records from the socket as from the file.
 
-#include "metricline.h"
-#include "metricrecord.h"
-#include "metricslogreader.h"
-#include "metricsserver.h"
-#include "protocol.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricline.h"
+#include "metrics/metricrecord.h"
+#include "metrics/metricslogreader.h"
+#include "protocol/protocol.h"
 
 #include <QDebug>
 #include <QFile>

@@ -1,8 +1,8 @@
 // MetricsServer against raw socket clients: tokens, hello deadline, bad
 // lines counted, control messages back, private socket, TCP.
 
-#include "metricsserver.h"
-#include "protocol.h"
+#include "ingest/metricsserver.h"
+#include "protocol/protocol.h"
 
 #include <QLocalSocket>
 #include <QSignalSpy>

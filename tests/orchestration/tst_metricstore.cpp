@@ -1,7 +1,7 @@
 // MetricStore: columnar series, the re-reported-step rule (continue from it), memory per point, batched
 // update signals.
 
-#include "metricstore.h"
+#include "metrics/metricstore.h"
 
 #include <QSignalSpy>
 #include <QTest>

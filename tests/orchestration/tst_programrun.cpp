@@ -5,12 +5,12 @@
 // stall watchdog only for a program that stops heart-beating, and reattach
 // after the orchestrator was killed.
 
-#include "metricstore.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "dispatch/scheduler.h"
+#include "experiment/trustlist.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 #include "testutil.h"
-#include "trustlist.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,10 +1,10 @@
 // The orchestrator with the real trainyard-worker on tiny generated data:
 // runs finish with their curves and evaluation, bad input fails clearly.
 
-#include "metricstore.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "dispatch/scheduler.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 #include "testutil.h"
 
 #include <QFileInfo>

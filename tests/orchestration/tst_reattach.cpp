@@ -2,11 +2,11 @@
 // experiment again: the workers train on, reconnect with their tokens, the
 // new session reattaches, and no metric line is lost.
 
-#include "metricsserver.h"
-#include "metricstore.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "dispatch/scheduler.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 #include "testutil.h"
 
 #include <QSignalSpy>

@@ -1,8 +1,8 @@
 // RunSpecView: every value where DESIGN.md puts it, and empty / nullopt (never
 // a crash or a made-up value) where a spec lacks it or holds the wrong type.
 
-#include "experiment.h"
-#include "runspecview.h"
+#include "experiment/experiment.h"
+#include "experiment/runspecview.h"
 #include "testutil.h"
 
 #include <QTest>

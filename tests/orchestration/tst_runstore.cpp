@@ -2,11 +2,11 @@
 // metrics.jsonl) as RunRecord values, read through the one reader, and kept
 // up to date by reading only what the runs appended.
 
-#include "experiment.h"
-#include "metricrecord.h"
-#include "metricstore.h"
-#include "protocol.h"
-#include "runstore.h"
+#include "experiment/experiment.h"
+#include "metrics/metricrecord.h"
+#include "metrics/metricstore.h"
+#include "protocol/protocol.h"
+#include "runstore/runstore.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,13 +1,13 @@
 // Scheduler with trainyard-fake-worker: queue order, slots, repeats, edits
 // and their signals, supervision of crashing, hanging and stopped workers.
 
-#include "deviceinventory.h"
-#include "metricsserver.h"
-#include "metricstore.h"
-#include "runspecview.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "devices/deviceinventory.h"
+#include "dispatch/scheduler.h"
+#include "experiment/runspecview.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 #include "testutil.h"
 
 #include <QJsonArray>

@@ -2,8 +2,8 @@
 // trainyard-fake-worker copies that compete for the CPU (a busy loop per
 // step), a failing copy, cancel; SlotAdvice's file round trip and a corrupt file.
 
-#include "slotadvice.h"
-#include "slotprobe.h"
+#include "slots/slotadvice.h"
+#include "slots/slotprobe.h"
 #include "testutil.h"
 
 #include <QDir>

@@ -6,18 +6,18 @@
 // tests see what Slurm gave the worker. Skipped, saying why, where the
 // cluster cannot run (not root, Slurm or munge not installed).
 
-#include "experiment.h"
-#include "ingestion.h"
-#include "metricsserver.h"
-#include "metricstore.h"
-#include "runregistry.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
-#include "slurmcommand.h"
-#include "slurmjob.h"
-#include "slurmlauncher.h"
-#include "supervisor.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "ingest/ingestion.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
+#include "slurm/slurmcommand.h"
+#include "slurm/slurmjob.h"
+#include "slurm/slurmlauncher.h"
+#include "supervision/supervisor.h"
 #include "testcluster.h"
 
 #include <QDateTime>

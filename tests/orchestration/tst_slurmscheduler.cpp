@@ -5,12 +5,12 @@
 // trains on the CPU with --cpu-fallback. Skipped, saying why, where the
 // cluster or the worker is missing.
 
-#include "deviceinventory.h"
-#include "experimentcheck.h"
-#include "metricstore.h"
-#include "runstore.h"
-#include "scheduler.h"
-#include "session.h"
+#include "devices/deviceinventory.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experimentcheck.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
 #include "testcluster.h"
 #include "testutil.h"
 

@@ -5,16 +5,16 @@
 // does: a job id instead of a pid, hours pending, requeues, a handle in the
 // state file.
 
-#include "exitcode.h"
-#include "exitoutcome.h"
 #include "fakelauncher.h"
-#include "ingestion.h"
-#include "metricsserver.h"
-#include "metricstore.h"
-#include "protocol.h"
-#include "runregistry.h"
-#include "runstore.h"
-#include "supervisor.h"
+#include "ingest/ingestion.h"
+#include "ingest/metricsserver.h"
+#include "metrics/metricstore.h"
+#include "protocol/exitcode.h"
+#include "protocol/protocol.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
+#include "supervision/exitoutcome.h"
+#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,10 +3,10 @@
 // nothing started) unless --trust is given or this version of the file is in
 // the user's list; a trusted file edited afterwards is refused again.
 
-#include "experiment.h"
-#include "launcher.h"
+#include "experiment/experiment.h"
+#include "experiment/trustlist.h"
+#include "launch/launcher.h"
 #include "testutil.h"
-#include "trustlist.h"
 
 #include <QDir>
 #include <QFileInfo>

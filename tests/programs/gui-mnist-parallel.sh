@@ -17,6 +17,7 @@ home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
 export HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data XDG_CACHE_HOME=$home/cache
 export TRAINYARD_WORKER=$build/bin/trainyard-worker
+# shellcheck disable=SC2016 # expanded by the inner shell, under xvfb-run
 xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
     set -u
     out=$2

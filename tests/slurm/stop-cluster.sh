@@ -42,11 +42,11 @@ ours() {
     [[ -f $pidfile ]] && read -r pid <"$pidfile" && alive "$pid" && echo "$pid"
   done
   local environ
-  for environ in $(grep -lzxF "SLURM_CONF=$conf" /proc/[0-9]*/environ 2>/dev/null); do
+  while read -r environ; do
     pid=${environ#/proc/}
     pid=${pid%/environ}
     [[ $spared == *" $pid "* || $pid == "$BASHPID" ]] || ! alive "$pid" || echo "$pid"
-  done
+  done < <(grep -lzxF "SLURM_CONF=$conf" /proc/[0-9]*/environ 2>/dev/null)
 }
 
 stop_all() {

@@ -3,10 +3,10 @@
 // Training a spec inside the test process, as trainyard-worker would (for
 // tests that link the LibTorch part and inspect state afterwards).
 
-#include "workerprocess.h"
+#include "training/workerprocess.h"
 
-#include "worker.h"
-#include "workeroptions.h"
+#include "worker/base/workeroptions.h"
+#include "worker/train/worker.h"
 
 #include <string>
 #include <vector>

@@ -1,11 +1,11 @@
 // Knowledge-graph and IDX loaders, synthetic generators (torch-free).
 
 #include "helpers/minitest.h"
-#include "workerprocess.h"
+#include "training/workerprocess.h"
 
-#include "badinput.h"
-#include "imagedataset.h"
-#include "kgdataset.h"
+#include "worker/base/badinput.h"
+#include "worker/base/imagedataset.h"
+#include "worker/base/kgdataset.h"
 
 #include <zlib.h>
 

@@ -2,9 +2,9 @@
 
 #include "helpers/minitest.h"
 
-#include "evaluator.h"
-#include "kgdataset.h"
-#include "models.h"
+#include "worker/base/kgdataset.h"
+#include "worker/train/evaluator.h"
+#include "worker/train/models.h"
 
 #include <torch/torch.h>
 

@@ -6,11 +6,11 @@
 #include "helpers/minitest.h"
 #include "inprocessrun.h"
 
-#include "kgdataset.h"
-#include "runspec.h"
-#include "task.h"
-#include "worker.h"
-#include "workeroptions.h"
+#include "worker/base/kgdataset.h"
+#include "worker/base/runspec.h"
+#include "worker/base/workeroptions.h"
+#include "worker/train/task.h"
+#include "worker/train/worker.h"
 
 #include <torch/torch.h>
 

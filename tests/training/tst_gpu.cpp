@@ -3,7 +3,7 @@
 // Where no CUDA GPU is usable (no GPU, no driver, a CPU-only LibTorch) every
 // case is skipped with the worker's own explanation.
 
-#include "workerprocess.h"
+#include "training/workerprocess.h"
 
 #include "helpers/minitest.h"
 

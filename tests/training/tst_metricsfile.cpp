@@ -2,9 +2,9 @@
 // continues from.
 
 #include "helpers/minitest.h"
-#include "workerprocess.h"
+#include "training/workerprocess.h"
 
-#include "metricsfile.h"
+#include "worker/base/metricsfile.h"
 
 #include <string>
 

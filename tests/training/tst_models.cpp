@@ -6,13 +6,13 @@
 #include "helpers/minitest.h"
 #include "inprocessrun.h"
 
-#include "autocastguard.h"
-#include "imagedataset.h"
-#include "models.h"
-#include "runspec.h"
-#include "task.h"
-#include "worker.h"
-#include "workeroptions.h"
+#include "worker/base/imagedataset.h"
+#include "worker/base/runspec.h"
+#include "worker/base/workeroptions.h"
+#include "worker/train/autocastguard.h"
+#include "worker/train/models.h"
+#include "worker/train/task.h"
+#include "worker/train/worker.h"
 
 #include <torch/torch.h>
 

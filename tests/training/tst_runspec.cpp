@@ -2,9 +2,9 @@
 
 #include "helpers/minitest.h"
 
-#include "badinput.h"
-#include "catalogue.h"
-#include "runspec.h"
+#include "worker/base/badinput.h"
+#include "worker/base/catalogue.h"
+#include "worker/base/runspec.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 
 #include "helpers/minitest.h"
 #include "linearmodule.h"
-#include "workerprocess.h"
+#include "training/workerprocess.h"
 
 #include <torch/script.h>
 

@@ -3,9 +3,9 @@
 // pause/resume, stop -> exit 4 -> --resume, reconnect after the peer closes).
 
 #include "helpers/minitest.h"
-#include "workerprocess.h"
+#include "training/workerprocess.h"
 
-#include "linedecoder.h"
+#include "protocol/linedecoder.h"
 
 #include <cerrno>
 #include <poll.h>

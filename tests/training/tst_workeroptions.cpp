@@ -2,8 +2,8 @@
 
 #include "helpers/minitest.h"
 
-#include "badinput.h"
-#include "workeroptions.h"
+#include "worker/base/badinput.h"
+#include "worker/base/workeroptions.h"
 
 #include <cstdlib>
 #include <string>

@@ -3,11 +3,11 @@
 // copy is offered when the experiment is opened again (issue 12: nothing a
 // crash could take). Also what the next start opens.
 
-#include "autosave.h"
-#include "boardcontroller.h"
-#include "scheduler.h"
-#include "session.h"
-#include "sessioncontroller.h"
+#include "app/autosave.h"
+#include "app/sessioncontroller.h"
+#include "board/boardcontroller.h"
+#include "dispatch/scheduler.h"
+#include "session/session.h"
 #include "uitesthelpers.h"
 
 #include <QFile>

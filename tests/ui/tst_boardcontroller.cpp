@@ -3,10 +3,10 @@
 // that make an edit of several runs one step, refused edits, and the clean
 // state the window title shows.
 
-#include "boardcontroller.h"
-#include "runspecview.h"
-#include "scheduler.h"
-#include "session.h"
+#include "board/boardcontroller.h"
+#include "dispatch/scheduler.h"
+#include "experiment/runspecview.h"
+#include "session/session.h"
 #include "uitesthelpers.h"
 
 #include <QAction>

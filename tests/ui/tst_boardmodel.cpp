@@ -3,18 +3,18 @@
 // through mimeData/dropMimeData, undo/redo of every edit, and drops through
 // the board's views with QTest mouse events.
 
-#include "boardcontroller.h"
-#include "boardmodel.h"
-#include "boardview.h"
-#include "laneview.h"
-#include "mimetypes.h"
-#include "modelcatalog.h"
-#include "modelpalettemodel.h"
-#include "presetstore.h"
-#include "runcolors.h"
-#include "runspecview.h"
-#include "scheduler.h"
-#include "session.h"
+#include "board/boardcontroller.h"
+#include "board/boardmodel.h"
+#include "board/boardview.h"
+#include "board/laneview.h"
+#include "catalogue/modelcatalogue.h"
+#include "common/mimetypes.h"
+#include "common/runcolors.h"
+#include "dispatch/scheduler.h"
+#include "experiment/runspecview.h"
+#include "palette/modelpalettemodel.h"
+#include "palette/presetstore.h"
+#include "session/session.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
@@ -173,12 +173,12 @@ private Q_SLOTS:
     void paletteDropQueuesWithEditorHook()
     {
         QString error;
-        const ModelCatalog catalog = ModelCatalog::fromJson(catalogJson(), &error);
-        QVERIFY2(!catalog.isEmpty(), qPrintable(error));
+        const ModelCatalogue catalogue = ModelCatalogue::fromJson(catalogueJson(), &error);
+        QVERIFY2(!catalogue.isEmpty(), qPrintable(error));
         QTemporaryDir presetDir;
         PresetStore presets(presetDir.path() + QStringLiteral("/presets.json"));
         ModelPaletteModel palette(&presets);
-        palette.setCatalog(catalog);
+        palette.setCatalog(catalogue);
         const QModelIndex kg = palette.index(0, 0);
         const QModelIndex transe = palette.index(0, 0, kg);
         QCOMPARE(transe.data().toString(), QStringLiteral("transe"));

@@ -2,7 +2,7 @@
 // it), followed as it grows, started over when a retry replaces it, and cut
 // with a word when it is larger than it shows.
 
-#include "logview.h"
+#include "runs/logview.h"
 
 #include <QDir>
 #include <QFile>

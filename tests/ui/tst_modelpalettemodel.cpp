@@ -1,10 +1,10 @@
 // The model palette under QAbstractItemModelTester: groups per task, the
 // drag payload, saved presets, and the worker's published presets.
 
-#include "mimetypes.h"
-#include "modelcatalog.h"
-#include "modelpalettemodel.h"
-#include "presetstore.h"
+#include "catalogue/modelcatalogue.h"
+#include "common/mimetypes.h"
+#include "palette/modelpalettemodel.h"
+#include "palette/presetstore.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
@@ -32,7 +32,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Programs"));
         QString error;
-        model.setCatalog(ModelCatalog::fromJson(catalogJson(), &error));
+        model.setCatalog(ModelCatalogue::fromJson(catalogueJson(), &error));
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Knowledge graphs"));
         QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("Images"));
@@ -84,9 +84,9 @@ private Q_SLOTS:
         if (worker.isEmpty()) {
             QSKIP(kNoRealWorker);
         }
-        ModelCatalog c;
+        ModelCatalogue c;
         QString error;
-        QVERIFY2(ModelCatalogLoader::loadNow(worker, &c, &error), qPrintable(error));
+        QVERIFY2(ModelCatalogueLoader::loadNow(worker, &c, &error), qPrintable(error));
 
         // The published presets reach the palette as complete specs.
         QVERIFY(!c.presets().isEmpty());

@@ -6,15 +6,15 @@
 // evaluation points and through the feeder), thinning that keeps extremes,
 // repeat bands, stable colours, axis and scale switches, read-out and export.
 
-#include "appsettings.h"
-#include "metricstore.h"
-#include "plotfeeder.h"
-#include "plotwidget.h"
-#include "repeatband.h"
-#include "runcolors.h"
-#include "runcurve.h"
-#include "scheduler.h"
-#include "session.h"
+#include "app/appsettings.h"
+#include "common/runcolors.h"
+#include "dispatch/scheduler.h"
+#include "metrics/metricstore.h"
+#include "plot/plotfeeder.h"
+#include "plot/plotwidget.h"
+#include "plot/repeatband.h"
+#include "plot/runcurve.h"
+#include "session/session.h"
 #include "uitesthelpers.h"
 
 #include <QApplication>

@@ -2,9 +2,9 @@
 // the environment, the seed; the accept button refuses what validateRunSpec
 // would, and the spec it gives back is what the board queues.
 
-#include "experiment.h"
-#include "programeditordialog.h"
-#include "runspecview.h"
+#include "editors/programeditordialog.h"
+#include "experiment/experiment.h"
+#include "experiment/runspecview.h"
 
 #include <QDialogButtonBox>
 #include <QJsonArray>

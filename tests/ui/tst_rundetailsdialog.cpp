@@ -4,10 +4,10 @@
 // worker's command line, the spec with the catalogue's defaults, notes
 // written to notes.json, and the whole worker.log.
 
-#include "logview.h"
-#include "protocol.h"
-#include "rundetailsdialog.h"
-#include "runstore.h"
+#include "protocol/protocol.h"
+#include "runs/logview.h"
+#include "runs/rundetailsdialog.h"
+#include "runstore/runstore.h"
 #include "uitesthelpers.h"
 
 #include <QClipboard>
@@ -32,10 +32,10 @@ QByteArray line(const nlohmann::json &message)
     return QByteArray::fromStdString(protocol::encode(message));
 }
 
-ModelCatalog catalog()
+ModelCatalogue catalogue()
 {
     QString error;
-    return ModelCatalog::fromJson(testing::catalogJson(), &error);
+    return ModelCatalogue::fromJson(testing::catalogueJson(), &error);
 }
 
 // A failed run's folder: a partial spec, status.json with the host and the
@@ -122,7 +122,7 @@ private Q_SLOTS:
     {
         const RunStore store(m_dir.filePath(QStringLiteral("past")));
         const RunRecord run = makeFailedRun(store);
-        RunDetailsDialog dialog(run, QStringLiteral("sweep"), catalog());
+        RunDetailsDialog dialog(run, QStringLiteral("sweep"), catalogue());
 
         QCOMPARE(label(dialog, "name"), QStringLiteral("lr-high (experiment sweep)"));
         QCOMPARE(label(dialog, "state"), QStringLiteral("failed: exit 1: runtime failure"));
@@ -186,7 +186,7 @@ private Q_SLOTS:
     {
         const RunStore store(m_dir.filePath(QStringLiteral("nocatalogue")));
         const RunRecord run = makeFailedRun(store);
-        RunDetailsDialog dialog(run, QString(), ModelCatalog());
+        RunDetailsDialog dialog(run, QString(), ModelCatalogue());
         QCOMPARE(dialog.resolvedSpec(), run.info.spec);
         QCOMPARE(specRow(dialog, QStringLiteral("model.dim")),
                  (QStringList{QStringLiteral("8"), QStringLiteral("spec")}));
@@ -197,7 +197,7 @@ private Q_SLOTS:
     {
         const RunStore store(m_dir.filePath(QStringLiteral("notes")));
         const RunRecord run = makeFailedRun(store);
-        auto *dialog = new RunDetailsDialog(run, QString(), catalog());
+        auto *dialog = new RunDetailsDialog(run, QString(), catalogue());
         QSignalSpy saved(dialog, &RunDetailsDialog::notesSaved);
         auto *tags = dialog->findChild<QLineEdit *>(QStringLiteral("tags"));
         auto *note = dialog->findChild<QPlainTextEdit *>(QStringLiteral("note"));
@@ -220,7 +220,7 @@ private Q_SLOTS:
         // Opened again, the dialog shows them.
         RunRecord again;
         QVERIFY(store.readRun(run.info.name, &again));
-        RunDetailsDialog reopened(again, QString(), catalog());
+        RunDetailsDialog reopened(again, QString(), catalogue());
         QCOMPARE(reopened.findChild<QLineEdit *>(QStringLiteral("tags"))->text(), QStringLiteral("too high, lr sweep"));
         QCOMPARE(reopened.editedNotes().note, QStringLiteral("kept on close"));
     }
@@ -233,7 +233,7 @@ private Q_SLOTS:
         run.info.name = QStringLiteral("live");
         run.info.state = RunState::Queued;
         run.info.command = {QStringLiteral("worker"), QStringLiteral("--device"), QStringLiteral("cpu")};
-        RunDetailsDialog dialog(run, QStringLiteral("open"), catalog());
+        RunDetailsDialog dialog(run, QStringLiteral("open"), catalogue());
         QCOMPARE(label(dialog, "exit"), QStringLiteral("not started"));
         int asked = 0;
         dialog.setSource([&]() -> std::optional<RunRecord> {

@@ -1,9 +1,9 @@
-// The run editor built from the catalog: editors with the catalog's ranges,
+// The run editor built from the catalogue: editors with the catalogue's ranges,
 // validation messages naming the key, the worker's defaults handed back
 // unchanged, and the catalogue's check of what the fields cannot show.
 
-#include "modelcatalog.h"
-#include "runeditordialog.h"
+#include "catalogue/modelcatalogue.h"
+#include "editors/runeditordialog.h"
 #include "uitesthelpers.h"
 
 #include <QApplication>
@@ -27,7 +27,7 @@ private Q_SLOTS:
     void runEditorEditsAndValidates()
     {
         QString error;
-        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        const ModelCatalogue c = ModelCatalogue::fromJson(catalogueJson(), &error);
         RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 3);
         QCOMPARE(editor.repeat(), 3);
         auto *dim = qobject_cast<QSpinBox *>(editor.editorFor(QStringLiteral("model.dim")));
@@ -62,7 +62,7 @@ private Q_SLOTS:
     void theWheelChangesOnlyAFocusedEditor()
     {
         QString error;
-        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        const ModelCatalogue c = ModelCatalogue::fromJson(catalogueJson(), &error);
         RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
@@ -94,7 +94,7 @@ private Q_SLOTS:
     {
         // A preset saved with another worker: its model has a key this one lacks.
         QString error;
-        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        const ModelCatalogue c = ModelCatalogue::fromJson(catalogueJson(), &error);
         QJsonObject spec = c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t"));
         QJsonObject model = spec.value(QLatin1String("model")).toObject();
         model.insert(QStringLiteral("dimm"), 3);
@@ -110,7 +110,7 @@ private Q_SLOTS:
     void aTakenNameKeepsTheEditorOpen()
     {
         QString error;
-        const ModelCatalog c = ModelCatalog::fromJson(catalogJson(), &error);
+        const ModelCatalogue c = ModelCatalogue::fromJson(catalogueJson(), &error);
         RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
         editor.setTakenNames({QStringLiteral("b")});
         QVERIFY(editor.canAccept());
@@ -133,9 +133,9 @@ private Q_SLOTS:
         if (worker.isEmpty()) {
             QSKIP(kNoRealWorker);
         }
-        ModelCatalog c;
+        ModelCatalogue c;
         QString error;
-        QVERIFY2(ModelCatalogLoader::loadNow(worker, &c, &error), qPrintable(error));
+        QVERIFY2(ModelCatalogueLoader::loadNow(worker, &c, &error), qPrintable(error));
         QJsonObject spec = c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t"));
         spec.insert(QStringLiteral("data"),
                     QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")}, {QStringLiteral("path"), QString()}});
@@ -167,9 +167,9 @@ private Q_SLOTS:
         if (worker.isEmpty()) {
             QSKIP(kNoRealWorker);
         }
-        ModelCatalog c;
+        ModelCatalogue c;
         QString loadError;
-        QVERIFY2(ModelCatalogLoader::loadNow(worker, &c, &loadError), qPrintable(loadError));
+        QVERIFY2(ModelCatalogueLoader::loadNow(worker, &c, &loadError), qPrintable(loadError));
         for (const char *type : {"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}) {
             QVERIFY2(c.model(QString::fromLatin1(type)), type);
             // The editor must hand back the worker's defaults unchanged: the

@@ -2,11 +2,11 @@
 // of every experiment folder under the history roots (the open experiment's
 // own folder excepted), under QAbstractItemModelTester.
 
-#include "appsettings.h"
-#include "protocol.h"
-#include "runstore.h"
-#include "runtablemodel.h"
-#include "runtablepanel.h"
+#include "app/appsettings.h"
+#include "protocol/protocol.h"
+#include "runs/runtablemodel.h"
+#include "runs/runtablepanel.h"
+#include "runstore/runstore.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
@@ -73,10 +73,10 @@ QJsonObject transe(const QString &name, double lr, int dim)
                        {QStringLiteral("train"), QJsonObject{{QStringLiteral("lr"), lr}}}};
 }
 
-ModelCatalog catalog()
+ModelCatalogue catalogue()
 {
     QString error;
-    return ModelCatalog::fromJson(testing::catalogJson(), &error);
+    return ModelCatalogue::fromJson(testing::catalogueJson(), &error);
 }
 
 } // namespace
@@ -150,7 +150,7 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, lr).data().toString(), QStringLiteral("0.5"));
 
         // With it: every default too, and a default written out is no difference.
-        model.setCatalog(catalog());
+        model.setCatalog(catalogue());
         QVERIFY(model.paramKeys().contains(QStringLiteral("model.norm")));
         QVERIFY(model.paramKeys().contains(QStringLiteral("train.epochs")));
         QVERIFY(model.paramKeys().contains(QStringLiteral("data.entities")));

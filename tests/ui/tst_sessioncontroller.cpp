@@ -3,10 +3,10 @@
 // saving, and closing with the views told first. Closing while runs train is
 // in tst_mainwindow (it needs the worker).
 
-#include "boardcontroller.h"
-#include "scheduler.h"
-#include "session.h"
-#include "sessioncontroller.h"
+#include "app/sessioncontroller.h"
+#include "board/boardcontroller.h"
+#include "dispatch/scheduler.h"
+#include "session/session.h"
 #include "uitesthelpers.h"
 
 #include <QDir>

@@ -2,15 +2,15 @@
 // table, recommendation remembered, "Set slots to N", cancel), and the lane
 // header's remembered recommendation (BoardModel::SlotAdviceRole).
 
-#include "boardcontroller.h"
-#include "boardmodel.h"
-#include "boardview.h"
-#include "desktopapp.h"
-#include "mainwindow.h"
-#include "scheduler.h"
-#include "session.h"
-#include "slotadvice.h"
-#include "slotprobedialog.h"
+#include "app/desktopapp.h"
+#include "app/mainwindow.h"
+#include "board/boardcontroller.h"
+#include "board/boardmodel.h"
+#include "board/boardview.h"
+#include "dispatch/scheduler.h"
+#include "editors/slotprobedialog.h"
+#include "session/session.h"
+#include "slots/slotadvice.h"
 
 #include <QApplication>
 #include <QFile>

@@ -1,11 +1,11 @@
 #pragma once
 
 // Shared set-up for the UI tests: a small experiment on CPU lanes under a
-// temporary runs root, and a catalog like the worker's --list-models
-// (orchestration/testcatalog.h).
+// temporary runs root, and a catalogue like the worker's --list-models
+// (orchestration/testcatalogue.h).
 
-#include "experiment.h"
-#include "orchestration/testcatalog.h"
+#include "experiment/experiment.h"
+#include "orchestration/testcatalogue.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -60,7 +60,7 @@ inline Experiment twoLaneExperiment(const QString &runsRoot)
 
 // The shape of `trainyard-worker --list-models`, small (shared with the
 // catalogue's own tests).
-using trainyard::test::catalogJson;
+using trainyard::test::catalogueJson;
 
 // The real trainyard-worker of $TRAINYARD_WORKER; empty when it is not set
 // to an executable (then tests that need it skip with kNoRealWorker).

@@ -6,16 +6,16 @@
 // tests/slurm/screenshot-cluster.sh): the board while its jobs run and one
 // waits in the queue, as cluster-lanes.png.
 
-#include "boardview.h"
-#include "desktopapp.h"
-#include "mainwindow.h"
-#include "modelpalettemodel.h"
-#include "plotwidget.h"
-#include "rundetailsdialog.h"
-#include "runeditordialog.h"
-#include "scheduler.h"
-#include "session.h"
-#include "slotprobedialog.h"
+#include "app/desktopapp.h"
+#include "app/mainwindow.h"
+#include "board/boardview.h"
+#include "dispatch/scheduler.h"
+#include "editors/runeditordialog.h"
+#include "editors/slotprobedialog.h"
+#include "palette/modelpalettemodel.h"
+#include "plot/plotwidget.h"
+#include "runs/rundetailsdialog.h"
+#include "session/session.h"
 
 #include <QApplication>
 #include <QDir>
@@ -143,12 +143,12 @@ int main(int argc, char **argv)
     // The run editor as it opens for a model dragged from the palette, here
     // pointed at a dataset folder that is not there: the worker's check says
     // so and Queue waits.
-    if (!window.catalog().isEmpty()) {
-        const QString type = window.catalog().models().first().type;
-        QJsonObject spec = window.catalog().defaultSpec(type, type);
+    if (!window.catalogue().isEmpty()) {
+        const QString type = window.catalogue().models().first().type;
+        QJsonObject spec = window.catalogue().defaultSpec(type, type);
         spec.insert(QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("kg")},
                                                         {QStringLiteral("path"), QStringLiteral("/data/FB15k-237")}});
-        RunEditorDialog editor(window.catalog(), spec, 1, &window);
+        RunEditorDialog editor(window.catalogue(), spec, 1, &window);
         editor.setWorkerProgram(window.workerProgram());
         editor.resize(480, 720);
         editor.show();

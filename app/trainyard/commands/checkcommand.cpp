@@ -1,0 +1,91 @@
+#include "commands/checkcommand.h"
+
+#include "commandline.h"
+#include "commands/workercatalogue.h"
+#include "devices/deviceinventory.h"
+#include "experiment/experiment.h"
+#include "experiment/experimentcheck.h"
+#include "experiment/trustlist.h"
+#include "launch/workerprocess.h"
+
+#include <cstdio>
+
+namespace trainyard {
+
+int checkCommand(const QStringList &args)
+{
+    CommandLine commandLine(
+        QStringLiteral("check"), {QStringLiteral("trainyard check [--cpu-fallback] FILE.json")},
+        QStringLiteral("Checks an experiment file without starting anything: keys, types, ranges and model types\n"
+                       "against the worker's catalogue, unique run names, every run's data (folders and files\n"
+                       "exist, their first lines parse), the GPUs the lanes name and, for Slurm lanes, their\n"
+                       "cluster (the partition, sbatch --test-only with the job's options, the worker there).\n"
+                       "Every problem is reported in one pass, each with its JSON path."));
+    const QCommandLineOption cpuFallbackOption(QStringLiteral("cpu-fallback"),
+                                               QStringLiteral("lanes naming a missing GPU would run on the CPU"));
+    commandLine.addOption(cpuFallbackOption);
+    commandLine.addPositionalArgument(QStringLiteral("FILE.json"), QStringLiteral("the experiment file"),
+                                      QStringLiteral("FILE.json"));
+    commandLine.setNotes(QStringLiteral("Exit status: 0 no problem found; 2 problems (each on its own line) or a bad "
+                                        "command line."));
+    if (const auto exit = commandLine.parse(args))
+        return *exit;
+    const QStringList files = commandLine.parser().positionalArguments();
+    if (files.size() != 1)
+        return usageError(QStringLiteral("check needs exactly one experiment file (%1)").arg(commandLine.seeHelp()));
+    const QString file = files.first();
+
+    const QString worker = WorkerProcess::findWorkerProgram();
+    const std::optional<ModelCatalogue> catalogue = workerCatalogue(worker);
+    QStringList problems;
+    // Every problem in one pass: what could be read of a file with problems
+    // (`partial`) is checked as well (data, devices, clusters).
+    Experiment partial;
+    const auto experiment = Experiment::load(file, &problems, catalogue ? &*catalogue : nullptr, &partial);
+    const Experiment &checked = experiment ? *experiment : partial;
+    const bool trusted = TrustList().isTrusted(checked.contentHash);
+    {
+        DeviceInventory devices;
+        devices.refresh();
+        ExperimentCheck check(worker, &devices);
+        check.setCpuFallback(commandLine.parser().isSet(cpuFallbackOption));
+        check.setCatalog(catalogue ? &*catalogue : nullptr);
+        check.setTrusted(trusted);
+        QStringList notes;
+        for (const QString &p : check.problems(checked, &notes))
+            problems << QStringLiteral("%1: %2").arg(file, p);
+        for (const QString &note : std::as_const(notes))
+            std::fprintf(stdout, "%s: %s\n", qPrintable(file), qPrintable(note));
+    }
+    // Not a problem of the file: what `trainyard run` will ask for, told
+    // whatever else is found.
+    const auto listCommands = [&] {
+        // Also of a file with problems: what could be read of it.
+        const QStringList commands = checked.commandLines();
+        if (commands.isEmpty())
+            return;
+        std::fprintf(stdout, "it runs %lld command%s (%s):\n  %s\n", static_cast<long long>(commands.size()),
+                     commands.size() == 1 ? "" : "s",
+                     trusted ? "this version of the file is trusted" : "not trusted: trainyard run needs --trust",
+                     qPrintable(commands.join(QStringLiteral("\n  "))));
+    };
+    for (const QString &p : std::as_const(problems))
+        printError(p);
+    if (!problems.isEmpty()) {
+        listCommands();
+        std::fprintf(stderr, "%lld problem%s found; nothing was started\n", static_cast<long long>(problems.size()),
+                     problems.size() == 1 ? "" : "s");
+        return kExitBadUsage;
+    }
+    int runs = 0;
+    for (const ExperimentLane &lane : experiment->lanes) {
+        for (const ExperimentRun &run : lane.runs)
+            runs += run.repeat;
+    }
+    std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
+                 static_cast<long long>(experiment->lanes.size()));
+    listCommands();
+    return kExitSuccess;
+}
+
+} // namespace trainyard

@@ -1,0 +1,191 @@
+// `trainyard run`: drives the same Session as the desktop app, with only
+// QCoreApplication. It prints one progress line per run (redrawn in place on
+// a terminal, plain event lines otherwise), stops every run gracefully on
+// Ctrl-C (a second Ctrl-C kills them), and exits 0 only if every run
+// finished.
+
+#include "commands/runcommand.h"
+
+#include "commandline.h"
+#include "commands/progressprinter.h"
+#include "commands/stopsignals.h"
+#include "commands/workercatalogue.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "experiment/trustlist.h"
+#include "launch/workerprocess.h"
+#include "session/session.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace trainyard {
+
+int runCommand(const QStringList &args)
+{
+    CommandLine commandLine(
+        QStringLiteral("run"),
+        {QStringLiteral("trainyard run FILE.json [options]"), QStringLiteral("trainyard run --demo [options]")},
+        QStringLiteral("Trains every run of the experiment headless (no display needed), after\n"
+                       "checking every run spec against the worker's catalogue (--list-models)."));
+    const QCommandLineOption demoOption(QStringLiteral("demo"), QStringLiteral("train the built-in demo experiment"));
+    const QCommandLineOption cpuFallbackOption(QStringLiteral("cpu-fallback"),
+                                               QStringLiteral("run lanes naming a GPU this machine lacks on the CPU"));
+    const QCommandLineOption threadsOption(QStringLiteral("threads"),
+                                           QStringLiteral("threads per CPU run (default: the cores shared out)"),
+                                           QStringLiteral("N"));
+    const QCommandLineOption retryFailedOption(
+        QStringLiteral("retry-failed"),
+        QStringLiteral("run failed, diverged and cancelled runs again: from their last checkpoint where they have "
+                       "one, else as a new attempt (the old run folder is kept as NAME.attempt-N)"));
+    const QCommandLineOption stopTimeoutOption(QStringLiteral("stop-timeout"),
+                                               QStringLiteral("seconds a run gets to stop before SIGTERM/SIGKILL (15)"),
+                                               QStringLiteral("S"));
+    const QCommandLineOption stallTimeoutOption(
+        QStringLiteral("stall-timeout"), QStringLiteral("seconds of silence before a run is marked stalled (30)"),
+        QStringLiteral("S"));
+    const QCommandLineOption leaveQueuedOption(
+        QStringLiteral("leave-queued"),
+        QStringLiteral("on Ctrl-C, leave every run going (cluster jobs stay queued or running); running this "
+                       "command on the file again reattaches to them"));
+    const QCommandLineOption trustOption(
+        QStringLiteral("trust"),
+        QStringLiteral("run the file's program runs (their commands) even though this version of the file is not in "
+                       "your trust list"));
+    for (const QCommandLineOption &option : {demoOption, cpuFallbackOption, threadsOption, retryFailedOption,
+                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption, trustOption})
+        commandLine.addOption(option);
+    commandLine.addPositionalArgument(QStringLiteral("file"), QStringLiteral("the experiment file"),
+                                      QStringLiteral("FILE.json"));
+    commandLine.setNotes(QStringLiteral("Exit status: 0 every run finished; 1 some run did not; 2 bad command line "
+                                        "or experiment file."));
+    if (const auto exit = commandLine.parse(args))
+        return *exit;
+    const QCommandLineParser &options = commandLine.parser();
+
+    const bool demo = options.isSet(demoOption);
+    const bool cpuFallback = options.isSet(cpuFallbackOption);
+    const bool retryFailed = options.isSet(retryFailedOption);
+    const bool leaveQueued = options.isSet(leaveQueuedOption);
+    const auto threads = commandLine.intValue(threadsOption, 1, 0);
+    if (!threads)
+        return usageError(QStringLiteral("--threads: expected an integer ≥ 1"));
+    const auto stopTimeout = commandLine.intValue(stopTimeoutOption, 1, 15);
+    if (!stopTimeout)
+        return usageError(QStringLiteral("--stop-timeout: expected seconds ≥ 1"));
+    const auto stallTimeout = commandLine.intValue(stallTimeoutOption, 1, 30);
+    if (!stallTimeout)
+        return usageError(QStringLiteral("--stall-timeout: expected seconds ≥ 1"));
+    const QStringList files = options.positionalArguments();
+    if (files.size() > 1)
+        return usageError(QStringLiteral("more than one experiment file given"));
+    const QString file = files.value(0);
+    if (demo == !file.isEmpty())
+        return usageError(QStringLiteral("`trainyard run` needs an experiment file or --demo (see trainyard --help)"));
+
+    // Every run spec is checked against the worker's catalogue before
+    // anything starts (Session::load would check structurally only).
+    const std::optional<ModelCatalogue> catalogue = workerCatalogue(WorkerProcess::findWorkerProgram());
+    QStringList errors;
+    const auto experiment = demo ? Experiment::loadDemo(&errors, catalogue ? &*catalogue : nullptr)
+                                 : Experiment::load(file, &errors, catalogue ? &*catalogue : nullptr);
+    // A file from elsewhere never runs a command by surprise (TrustList).
+    if (experiment && !options.isSet(trustOption)) {
+        if (const QString refusal = TrustList().refusal(*experiment); !refusal.isEmpty()) {
+            printError(refusal);
+            printError(QStringLiteral("nothing was started; if you wrote this file or checked every command above, "
+                                      "rerun with --trust (or open it in the app once and allow it)"));
+            return kExitBadUsage;
+        }
+    }
+    Session session;
+    QStringList opened; // open's refusal, or its warnings (a refused state file, lost runs)
+    if (!experiment || !session.open(*experiment, demo ? QString() : QFileInfo(file).absoluteFilePath(), &opened)) {
+        const QStringList problems = errors + opened;
+        for (const QString &e : problems)
+            printError(e);
+        return kExitBadUsage;
+    }
+    for (const QString &w : std::as_const(opened))
+        printWarning(w);
+    Scheduler *scheduler = session.scheduler();
+    scheduler->setCpuFallback(cpuFallback);
+    scheduler->setCpuThreads(*threads);
+    scheduler->setStopTimeout(*stopTimeout * 1000);
+    scheduler->setStallTimeout(*stallTimeout * 1000);
+    if (scheduler->workerProgram().isEmpty() && experiment->hasWorkerRuns())
+        return usageError(
+            QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+
+    const QStringList problems = scheduler->preflight();
+    for (const QString &p : problems)
+        printError(p);
+    if (!scheduler->missingDeviceLanes().isEmpty() && !cpuFallback)
+        return usageError(QStringLiteral("rerun with --cpu-fallback to train those lanes on the CPU"));
+
+    if (retryFailed) {
+        for (RunId id : scheduler->runIds()) {
+            const RunState s = scheduler->run(id).state;
+            if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled)
+                scheduler->retryRun(id); // resumes from a checkpoint, else a new attempt: nothing is cleared
+        }
+    }
+
+    QCoreApplication *app = QCoreApplication::instance();
+    const bool terminal = ::isatty(STDOUT_FILENO) != 0;
+    ProgressPrinter printer(&session, terminal);
+    std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()), scheduler->totalCount(),
+                 static_cast<long long>(scheduler->laneCount()), qPrintable(session.runsRoot()));
+    std::fflush(stdout);
+
+    int interrupts = 0;
+    const auto stopSignals = handleStopSignals(app, /*hangUp=*/true, [&] {
+        ++interrupts;
+        if (interrupts == 1 && leaveQueued) {
+            printer.message(QStringLiteral("leaving every run going (--leave-queued); run this command again to "
+                                           "reattach"));
+            session.close(true);
+        } else if (interrupts == 1) {
+            printer.message(QStringLiteral("stopping every run gracefully (Ctrl-C again to kill them)"));
+            session.close(false); // stop, SIGTERM, SIGKILL; Session::closed when every run has ended
+        } else {
+            printer.message(QStringLiteral("killing every run"));
+            scheduler->killAll();
+        }
+    });
+    if (!stopSignals)
+        return usageError(QStringLiteral("cannot create a pipe"));
+    QObject::connect(scheduler, &Scheduler::attemptArchived, app, [&printer, scheduler](RunId id, const QString &dir) {
+        printer.message(
+            QStringLiteral("%1: a new attempt; the earlier one is kept in %2").arg(scheduler->run(id).name, dir));
+    });
+    QObject::connect(scheduler, &Scheduler::idle, app, &QCoreApplication::quit);
+    QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
+
+    QTimer::singleShot(0, scheduler, [scheduler] { scheduler->startAll(); });
+    app->exec();
+
+    printer.finish();
+    const int finished = scheduler->finishedCount();
+    const int total = scheduler->totalCount();
+    if (!terminal) // on a terminal the redrawn block ends with it already
+        std::fprintf(stdout, "%d of %d finished\n", finished, total);
+    for (RunId id : scheduler->runIds()) {
+        const RunInfo run = scheduler->run(id);
+        if (run.state != RunState::Finished) {
+            const QString why =
+                run.message.isEmpty() ? QString() : QStringLiteral(" (") + run.message + QLatin1Char(')');
+            std::fprintf(stdout, "  %s: %s%s\n", qPrintable(run.name), qPrintable(runStateName(run.state)),
+                         qPrintable(why));
+        }
+    }
+    std::fflush(stdout);
+    session.close(false); // nothing runs any more: closes at once
+    return finished == total ? kExitSuccess : kExitIncomplete;
+}
+
+} // namespace trainyard

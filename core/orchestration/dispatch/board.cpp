@@ -1,0 +1,342 @@
+#include "dispatch/board.h"
+
+#include "experiment/runspecview.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
+
+#include <algorithm>
+
+namespace trainyard {
+
+Board::Board(RunRegistry *runs, RunStore *store, QObject *parent)
+    : QObject(parent)
+    , m_runs(runs)
+    , m_store(store)
+{
+}
+
+RunId Board::newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane)
+{
+    RunInfo info;
+    info.spec = spec;
+    info.name = spec.value(QStringLiteral("name")).toString();
+    info.group = group;
+    info.repeatIndex = index;
+    info.repeatCount = count;
+    info.lane = lane;
+    info.runDir = m_store->runDir(info.name);
+    return m_runs->add(std::move(info));
+}
+
+void Board::setExperiment(const Experiment &experiment)
+{
+    m_runs->clear();
+    m_lanes.clear();
+    for (int l = 0; l < experiment.lanes.size(); ++l) {
+        const ExperimentLane &el = experiment.lanes.at(l);
+        Lane lane;
+        lane.device = el.device;
+        lane.slotCount = el.slotCount;
+        lane.gres = el.gres;
+        for (const ExperimentRun &er : el.runs) {
+            const QString group = er.spec.value(QStringLiteral("name")).toString();
+            for (int i = 0; i < er.repeat; ++i)
+                lane.runs << newRun(expandRepeat(er.spec, i, er.repeat), group, i, er.repeat, l);
+        }
+        m_lanes << lane;
+    }
+    Q_EMIT reset();
+}
+
+Experiment Board::toExperiment(const QString &name, const QString &runsRoot) const
+{
+    Experiment ex;
+    ex.name = name;
+    ex.runsRoot = runsRoot;
+    for (const Lane &lane : m_lanes) {
+        ExperimentLane el;
+        el.device = lane.device;
+        el.slotCount = lane.slotCount;
+        el.gres = lane.gres;
+        for (int i = 0; i < lane.runs.size();) {
+            const RunInfo *r = m_runs->find(lane.runs.at(i));
+            const int count = r->repeatCount;
+            bool collapse = count > 1 && r->repeatIndex == 0 && i + count <= lane.runs.size();
+            QJsonObject base = r->spec;
+            base.insert(QStringLiteral("name"), r->group);
+            for (int k = 0; collapse && k < count; ++k) {
+                const RunInfo *rk = m_runs->find(lane.runs.at(i + k));
+                collapse = rk->group == r->group && rk->repeatIndex == k && rk->spec == expandRepeat(base, k, count);
+            }
+            if (collapse) {
+                el.runs << ExperimentRun{base, count};
+                i += count;
+            } else {
+                el.runs << ExperimentRun{r->spec, 1};
+                ++i;
+            }
+        }
+        ex.lanes << el;
+    }
+    return ex;
+}
+
+QList<RunId> Board::runIds() const
+{
+    QList<RunId> ids;
+    for (const Lane &lane : m_lanes)
+        ids << lane.runs;
+    return ids;
+}
+
+int Board::position(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    return r ? m_lanes.at(r->lane).runs.indexOf(id) : -1;
+}
+
+QString Board::uniqueName(const QString &base) const
+{
+    if (m_runs->findByName(base) == 0)
+        return base;
+    for (int n = 2;; ++n) {
+        const QString candidate = base + QLatin1Char('-') + QString::number(n);
+        if (m_runs->findByName(candidate) == 0)
+            return candidate;
+    }
+}
+
+// ---- edits ------------------------------------------------------------------
+
+int Board::addLane(const QString &device, int slotCount, int position, QString *error)
+{
+    if (!isDeviceName(device))
+        return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device)), -1;
+    if (slotCount < 1)
+        return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
+    if (position < 0 || position > m_lanes.size())
+        position = int(m_lanes.size());
+    Q_EMIT laneAboutToBeAdded(position);
+    m_lanes.insert(position, Lane{device, slotCount, {}, {}});
+    for (RunInfo &r : *m_runs) {
+        if (r.lane >= position)
+            ++r.lane;
+    }
+    Q_EMIT laneAdded(position);
+    return position;
+}
+
+bool Board::removeLane(int index, QString *error)
+{
+    if (!hasLane(index))
+        return refuse(error, QStringLiteral("no lane %1").arg(index));
+    for (RunId id : std::as_const(m_lanes.at(index).runs)) {
+        if (isActive(m_runs->find(id)->state))
+            return refuse(error, QStringLiteral("lane %1 has runs in progress; stop them first").arg(index + 1));
+    }
+    while (!m_lanes.at(index).runs.isEmpty())
+        removeRun(m_lanes.at(index).runs.last(), nullptr);
+    Q_EMIT laneAboutToBeRemoved(index);
+    m_lanes.removeAt(index);
+    for (RunInfo &r : *m_runs) {
+        if (r.lane > index)
+            --r.lane;
+    }
+    Q_EMIT laneRemoved(index);
+    return true;
+}
+
+bool Board::setLaneDevice(int index, const QString &device, QString *error)
+{
+    if (!hasLane(index))
+        return refuse(error, QStringLiteral("no lane %1").arg(index));
+    if (!isDeviceName(device))
+        return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device));
+    m_lanes[index].device = device;
+    Q_EMIT laneChanged(index);
+    return true;
+}
+
+bool Board::setLaneSlots(int index, int slotCount, QString *error)
+{
+    if (!hasLane(index))
+        return refuse(error, QStringLiteral("no lane %1").arg(index));
+    if (slotCount < 1)
+        return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount));
+    m_lanes[index].slotCount = slotCount;
+    Q_EMIT laneChanged(index);
+    return true;
+}
+
+QList<RunId> Board::addRun(int lane, const QJsonObject &spec, int repeat, int position, QString *error)
+{
+    QList<RunId> ids;
+    if (!hasLane(lane)) {
+        refuse(error, QStringLiteral("no lane %1").arg(lane));
+        return ids;
+    }
+    if (repeat < 1 || repeat > 1000) {
+        refuse(error, QStringLiteral("repeat: expected an integer from 1 to 1000, got %1").arg(repeat));
+        return ids;
+    }
+    QJsonObject clean = spec;
+    clean.remove(QStringLiteral("repeat"));
+    const QStringList problems = validateRunSpec(clean, QStringLiteral("run"), false);
+    if (!problems.isEmpty()) {
+        refuse(error, problems.join(QLatin1Char('\n')));
+        return ids;
+    }
+    clean = withDefaults(clean);
+    // Pick a base name whose expanded names are all free.
+    const QString wanted = clean.value(QStringLiteral("name")).toString();
+    QString base = wanted;
+    for (int n = 2;; ++n) {
+        bool free = true;
+        for (int i = 0; i < repeat && free; ++i) {
+            clean.insert(QStringLiteral("name"), base);
+            free = m_runs->findByName(expandRepeat(clean, i, repeat).value(QStringLiteral("name")).toString()) == 0;
+        }
+        if (free)
+            break;
+        base = wanted + QLatin1Char('-') + QString::number(n);
+    }
+    clean.insert(QStringLiteral("name"), base);
+    if (position < 0 || position > m_lanes.at(lane).runs.size())
+        position = int(m_lanes.at(lane).runs.size());
+    for (int i = 0; i < repeat; ++i) {
+        Q_EMIT runAboutToBeAdded(lane, position + i);
+        const RunId id = newRun(expandRepeat(clean, i, repeat), base, i, repeat, lane);
+        m_lanes[lane].runs.insert(position + i, id);
+        ids << id;
+        Q_EMIT runAdded(id);
+    }
+    return ids;
+}
+
+QJsonObject Board::duplicateSpec(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return {};
+    qint64 highest = 0;
+    for (RunId other : runIds()) {
+        if (const RunInfo *o = m_runs->find(other))
+            highest = std::max(highest, RunSpecView(o->spec).seed().value_or(0));
+    }
+    QJsonObject spec = r->spec;
+    spec.insert(QStringLiteral("name"), uniqueName(r->name));
+    QJsonObject train = spec.value(QStringLiteral("train")).toObject();
+    train.insert(QStringLiteral("seed"), highest + 1);
+    spec.insert(QStringLiteral("train"), train);
+    return spec;
+}
+
+void Board::refreshRunDirs()
+{
+    for (RunInfo &r : *m_runs)
+        r.runDir = m_store->runDir(r.name);
+}
+
+RunId Board::duplicateRun(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run")), 0;
+    const QList<RunId> ids = addRun(r->lane, duplicateSpec(id), 1, position(id) + 1, error);
+    return ids.isEmpty() ? 0 : ids.first();
+}
+
+bool Board::removeRun(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (isActive(r->state))
+        return refuse(error, QStringLiteral("%1 is %2; stop it first").arg(r->name, runStateName(r->state)));
+    Q_EMIT runAboutToBeRemoved(id);
+    m_lanes[r->lane].runs.removeOne(id);
+    Q_EMIT runDropping(id);
+    m_runs->remove(id);
+    Q_EMIT runRemoved(id);
+    return true;
+}
+
+RunId Board::restoreRun(const RunInfo &run, int position, QString *error)
+{
+    if (!hasLane(run.lane))
+        return refuse(error, QStringLiteral("no lane %1").arg(run.lane)), 0;
+    if (isActive(run.state))
+        return refuse(error, QStringLiteral("%1 is %2").arg(run.name, runStateName(run.state))), 0;
+    if (m_runs->findByName(run.name) != 0)
+        return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(run.name)), 0;
+    RunInfo info = run;
+    info.runDir = m_store->runDir(info.name);
+    info.connected = false;
+    info.reattached = false;
+    info.queueReason.clear();
+    if (position < 0 || position > m_lanes.at(info.lane).runs.size())
+        position = int(m_lanes.at(info.lane).runs.size());
+    Q_EMIT runAboutToBeAdded(info.lane, position);
+    const int lane = info.lane;
+    const RunId id = m_runs->restore(std::move(info));
+    m_lanes[lane].runs.insert(position, id);
+    Q_EMIT runAdded(id);
+    return id;
+}
+
+bool Board::moveRun(RunId id, int lane, int position, QString *error)
+{
+    RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (!hasLane(lane))
+        return refuse(error, QStringLiteral("no lane %1").arg(lane));
+    if (isActive(r->state))
+        return refuse(
+            error,
+            QStringLiteral("%1 is %2; only runs that are not running can move").arg(r->name, runStateName(r->state)));
+    const int fromLane = r->lane;
+    const int fromPos = int(m_lanes.at(fromLane).runs.indexOf(id));
+    const int maxPos = int(m_lanes.at(lane).runs.size()) - (lane == fromLane ? 1 : 0);
+    if (position < 0 || position > maxPos)
+        position = maxPos;
+    if (fromLane == lane && fromPos == position)
+        return true;
+    Q_EMIT runAboutToBeMoved(id, fromLane, fromPos, lane, position);
+    m_lanes[fromLane].runs.removeAt(fromPos);
+    m_lanes[lane].runs.insert(position, id);
+    r->lane = lane;
+    Q_EMIT runMoved(id);
+    return true;
+}
+
+bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
+{
+    RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (r->state != RunState::Queued && r->state != RunState::Cancelled)
+        return refuse(error, QStringLiteral("%1 has already run; duplicate it to change its spec").arg(r->name));
+    QJsonObject clean = spec;
+    clean.remove(QStringLiteral("repeat"));
+    const QStringList problems = validateRunSpec(clean, QStringLiteral("run"), false);
+    if (!problems.isEmpty())
+        return refuse(error, problems.join(QLatin1Char('\n')));
+    clean = withDefaults(clean);
+    const QString name = clean.value(QStringLiteral("name")).toString();
+    if (name != r->name && m_runs->findByName(name) != 0)
+        return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(name));
+    if (clean != r->spec) {
+        // No longer a sample of its group's spec: it must not be averaged with them.
+        r->group = name;
+        r->repeatIndex = 0;
+        r->repeatCount = 1;
+    }
+    r->spec = clean;
+    m_runs->rename(id, name);
+    r->runDir = m_store->runDir(name);
+    m_runs->touch(id);
+    return true;
+}
+
+} // namespace trainyard

@@ -1,0 +1,450 @@
+#include "experiment/experiment.h"
+#include "experiment/jsonchecks.h"
+#include "launch/launcher.h"
+
+#include "catalogue/modelcatalogue.h"
+#include "experiment/runspecview.h"
+#include "logcategories.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+// Q_INIT_RESOURCE must be used outside a namespace; referencing the
+// initializer also keeps the linker from dropping the resource object of
+// this static library.
+static void initCoreResources()
+{
+    // Once per process (and thread-safe): demoPath() may be asked often.
+    [[maybe_unused]] static const bool registered = [] {
+        Q_INIT_RESOURCE(core);
+        return true;
+    }();
+}
+
+namespace trainyard {
+
+using namespace jsonchecks;
+
+namespace {
+
+// Far beyond any real experiment; keeps a hostile file from expanding into
+// millions of runs (repeat ≤ 1000 times thousands of entries).
+constexpr int kMaxRuns = 10000;
+
+} // namespace
+
+std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors,
+                                               const ModelCatalogue *catalogue, Experiment *partial)
+{
+    QStringList problems;
+    if (!json.isObject()) {
+        problems << expected(QStringLiteral("(top level)"), QStringLiteral("an object"), json);
+        if (errors)
+            *errors = problems;
+        return std::nullopt;
+    }
+    const QJsonObject top = json.toObject();
+    checkKeys(
+        top, {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("lanes")},
+        QString(), problems);
+
+    Experiment ex;
+    const QJsonValue name = top.value(QStringLiteral("name"));
+    if (!name.isString() || !isSafeRunName(name.toString()))
+        problems << expected(
+            QStringLiteral("name"),
+            QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in .attempt-N"),
+            name);
+    else
+        ex.name = name.toString();
+
+    if (top.contains(QStringLiteral("runs_root"))) {
+        const QJsonValue root = top.value(QStringLiteral("runs_root"));
+        if (!root.isString() && !root.isNull())
+            problems << expected(QStringLiteral("runs_root"), QStringLiteral("a folder path or null"), root);
+        else
+            ex.runsRoot = root.toString();
+    }
+
+    const QJsonValue clusters = top.value(QStringLiteral("clusters"));
+    if (!clusters.isUndefined() && !clusters.isArray()) {
+        problems << expected(QStringLiteral("clusters"), QStringLiteral("an array of clusters"), clusters);
+    } else {
+        const QJsonArray clusterArray = clusters.toArray();
+        for (int c = 0; c < clusterArray.size(); ++c) {
+            const QString cp = QStringLiteral("clusters[%1]").arg(c);
+            if (!clusterArray.at(c).isObject()) {
+                problems << expected(cp, QStringLiteral("an object"), clusterArray.at(c));
+                continue;
+            }
+            const ExperimentCluster cluster = ExperimentCluster::fromJson(clusterArray.at(c).toObject(), cp, problems);
+            if (!cluster.name.isEmpty() && ex.cluster(cluster.name))
+                problems << QStringLiteral("%1.name: cluster \"%2\" is already defined").arg(cp, cluster.name);
+            else if (!cluster.name.isEmpty())
+                ex.clusters << cluster;
+        }
+    }
+
+    const QJsonValue lanes = top.value(QStringLiteral("lanes"));
+    if (!lanes.isArray()) {
+        problems << expected(QStringLiteral("lanes"), QStringLiteral("an array of lanes"), lanes);
+    } else {
+        const QJsonArray laneArray = lanes.toArray();
+        QHash<QString, QString> names; // run name -> where it was first used
+        int totalRuns = 0;
+        for (int l = 0; l < laneArray.size(); ++l) {
+            const QString lp = QStringLiteral("lanes[%1]").arg(l);
+            if (!laneArray.at(l).isObject()) {
+                problems << expected(lp, QStringLiteral("an object"), laneArray.at(l));
+                if (partial) // keeps the next lanes' indices
+                    ex.lanes << ExperimentLane();
+                continue;
+            }
+            const QJsonObject lo = laneArray.at(l).toObject();
+            checkKeys(
+                lo, {QStringLiteral("device"), QStringLiteral("slots"), QStringLiteral("gres"), QStringLiteral("runs")},
+                lp, problems);
+            ExperimentLane lane;
+            const QJsonValue device = lo.value(QStringLiteral("device"));
+            QString clusterName;
+            const bool slurm = device.isString() && isSlurmDevice(device.toString(), &clusterName);
+            if (!device.isString() || !(isDeviceName(device.toString()) || slurm)) {
+                problems << expected(lp + QStringLiteral(".device"),
+                                     QStringLiteral("\"cpu\", \"cuda:N\" or \"slurm:CLUSTER/PARTITION\""), device);
+            } else if (slurm && !ex.cluster(clusterName)) {
+                QStringList known;
+                for (const ExperimentCluster &c : std::as_const(ex.clusters))
+                    known << c.name;
+                problems << QStringLiteral("%1.device: no cluster \"%2\" in clusters (%3)")
+                                .arg(lp, clusterName,
+                                     known.isEmpty()
+                                         ? QStringLiteral("none is defined")
+                                         : QStringLiteral("expected one of ") + known.join(QStringLiteral(", ")));
+            } else {
+                lane.device = device.toString();
+            }
+            if (lo.contains(QStringLiteral("gres"))) {
+                // name[:type][:count], as sbatch --gres takes one.
+                static const QRegularExpression gres(QRegularExpression::anchoredPattern(
+                    QStringLiteral("[A-Za-z][A-Za-z0-9_]*(:[A-Za-z0-9_.-]+)?(:[0-9]+)?")));
+                const QJsonValue g = lo.value(QStringLiteral("gres"));
+                if (!slurm)
+                    problems << QStringLiteral("%1.gres: only for a \"slurm:CLUSTER/PARTITION\" lane").arg(lp);
+                else if (!g.isString() || !gres.match(g.toString()).hasMatch())
+                    problems << expected(lp + QStringLiteral(".gres"),
+                                         QStringLiteral("a Slurm GRES such as \"gpu:1\" or \"gpu:a100:2\""), g);
+                else
+                    lane.gres = g.toString();
+            }
+            checkInt(lo, QStringLiteral("slots"), lp, 1, 0, problems);
+            lane.slotCount = lo.value(QStringLiteral("slots")).toInt(1);
+            if (lo.contains(QStringLiteral("runs")) && !lo.value(QStringLiteral("runs")).isArray()) {
+                problems << expected(lp + QStringLiteral(".runs"), QStringLiteral("an array of run specs"),
+                                     lo.value(QStringLiteral("runs")));
+            }
+            const QJsonArray runs = lo.value(QStringLiteral("runs")).toArray();
+            for (int r = 0; r < runs.size(); ++r) {
+                const QString rp = lp + QStringLiteral(".runs[%1]").arg(r);
+                if (!runs.at(r).isObject()) {
+                    problems << expected(rp, QStringLiteral("a run spec object"), runs.at(r));
+                    if (partial) // keeps the next runs' indices, their JSON paths
+                        lane.runs << ExperimentRun{QJsonObject(), 1, true};
+                    continue;
+                }
+                const QJsonObject spec = runs.at(r).toObject();
+                const QStringList specErrors = validateRunSpec(spec, rp, true, catalogue);
+                problems << specErrors;
+                const QString folderNameRule = QStringLiteral("a run folder name of 1–100 letters, digits or ._+@- not "
+                                                              "starting with '.' nor ending in .attempt-N "
+                                                              "(repeats add \"-N\")");
+                if (!specErrors.isEmpty()) {
+                    // A name taken from model.type is a run folder too: one
+                    // more problem to report with the rest.
+                    const QString derived = RunSpecView(spec).effectiveName();
+                    if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived))
+                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(derived));
+                    if (partial) // never returned as valid: there are problems
+                        lane.runs << ExperimentRun{spec, 1, true};
+                    continue;
+                }
+                ExperimentRun run;
+                run.repeat = RunSpecView(spec).repeat();
+                run.spec = withDefaults(spec);
+                run.spec.remove(QStringLiteral("repeat"));
+                if (totalRuns + run.repeat > kMaxRuns) {
+                    problems << QStringLiteral("%1.repeat: the experiment would hold more than %2 runs")
+                                    .arg(rp)
+                                    .arg(kMaxRuns);
+                    break;
+                }
+                totalRuns += run.repeat;
+                for (int i = 0; i < run.repeat; ++i) {
+                    const QString n = RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
+                    // The name becomes the run folder (a name taken from
+                    // model.type or grown by "-N" is checked here too).
+                    if (!isSafeRunName(n)) {
+                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(n));
+                        break;
+                    }
+                    if (names.contains(n))
+                        problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3")
+                                        .arg(rp, n, names.value(n));
+                    else
+                        names.insert(n, rp);
+                }
+                lane.runs << run;
+            }
+            ex.lanes << lane;
+        }
+    }
+    if (errors)
+        *errors = problems;
+    if (partial)
+        *partial = ex;
+    if (!problems.isEmpty()) {
+        qCDebug(lcExperiment) << "experiment rejected:" << problems.size() << "problems";
+        return std::nullopt;
+    }
+    qCDebug(lcExperiment) << "experiment" << ex.name << "valid:" << ex.lanes.size() << "lanes,"
+                          << (catalogue ? "checked against the worker's catalogue" : "structural checks only");
+    return ex;
+}
+
+namespace {
+
+// A program run's relative cwd is relative to its experiment file
+// ("cwd": "." finds train.py beside it), resolved once here so that the
+// board, a save and an autosave copy all mean the same folder. Without a
+// cwd a program runs in its run folder, wherever its spec came from.
+void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
+{
+    for (ExperimentLane &lane : ex.lanes) {
+        for (ExperimentRun &run : lane.runs) {
+            if (!run.spec.contains(QStringLiteral("program")))
+                continue;
+            QJsonObject program = run.spec.value(QStringLiteral("program")).toObject();
+            const QString cwd = program.value(QStringLiteral("cwd")).toString();
+            if (cwd.isEmpty())
+                continue;
+            QString resolved = cwd;
+            if (resolved.startsWith(QStringLiteral("~/")))
+                resolved = QDir::homePath() + resolved.mid(1);
+            if (QDir::isRelativePath(resolved))
+                resolved = QDir(fileFolder).filePath(resolved);
+            program.insert(QStringLiteral("cwd"), QDir::cleanPath(resolved));
+            run.spec.insert(QStringLiteral("program"), program);
+        }
+    }
+}
+
+} // namespace
+
+std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalogue *catalogue,
+                                           Experiment *partial)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (errors)
+            *errors = QStringList{path + QStringLiteral(": cannot open: ") + file.errorString()};
+        return std::nullopt;
+    }
+    constexpr qint64 kMaxBytes = 16 * 1024 * 1024;
+    if (file.size() > kMaxBytes) {
+        if (errors)
+            *errors =
+                QStringList{path + QStringLiteral(": %1 bytes; an experiment file is at most 16 MiB").arg(file.size())};
+        return std::nullopt;
+    }
+    // Not read(kMaxBytes): that allocates 16 MiB up front for every file.
+    const QByteArray bytes = file.readAll().left(kMaxBytes);
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        // Line and column help more than a byte offset.
+        const QByteArray before = bytes.left(parseError.offset);
+        const int line = before.count('\n') + 1;
+        const int column = parseError.offset - (before.lastIndexOf('\n') + 1) + 1;
+        if (errors)
+            *errors = QStringList{QStringLiteral("%1:%2:%3: not valid JSON: %4")
+                                      .arg(path)
+                                      .arg(line)
+                                      .arg(column)
+                                      .arg(parseError.errorString())};
+        return std::nullopt;
+    }
+    QStringList problems;
+    auto ex =
+        fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalogue, partial);
+    if (partial) {
+        partial->sourcePath = QFileInfo(path).absoluteFilePath();
+        partial->contentHash = versionHash(path, bytes);
+        resolveProgramFolders(*partial, QFileInfo(path).absolutePath());
+    }
+    if (ex) {
+        ex->sourcePath = path.startsWith(QLatin1Char(':')) ? path : QFileInfo(path).absoluteFilePath();
+        ex->contentHash = versionHash(path, bytes);
+        resolveProgramFolders(*ex, QFileInfo(path).absolutePath());
+    }
+    if (errors) {
+        errors->clear();
+        for (const QString &p : std::as_const(problems))
+            *errors << path + QStringLiteral(": ") + p;
+    }
+    if (ex)
+        qCInfo(lcExperiment).noquote() << "loaded" << path << "-" << ex->runCount() << "runs in" << ex->lanes.size()
+                                       << "lanes"
+                                       << (catalogue ? "(checked against the worker's catalogue)"
+                                                     : "(structural checks only: no catalogue)");
+    else
+        qCInfo(lcExperiment).noquote() << "refused" << path << "-" << problems.size() << "problems";
+    return ex;
+}
+
+QString Experiment::demoPath()
+{
+    initCoreResources();
+    return QStringLiteral(":/trainyard/demo.json");
+}
+
+Experiment Experiment::demo()
+{
+    QStringList errors;
+    auto ex = load(demoPath(), &errors);
+    // The demo is part of the build and checked by tests; a broken one is a bug.
+    Q_ASSERT_X(ex.has_value(), "Experiment::demo", qPrintable(errors.join(QLatin1Char('\n'))));
+    return ex.value_or(Experiment{});
+}
+
+std::optional<Experiment> Experiment::loadDemo(QStringList *errors, const ModelCatalogue *catalogue)
+{
+    return load(demoPath(), errors, catalogue);
+}
+
+QJsonObject Experiment::toJson() const
+{
+    QJsonObject top;
+    top.insert(QStringLiteral("name"), name);
+    if (!runsRoot.isEmpty())
+        top.insert(QStringLiteral("runs_root"), runsRoot);
+    if (!clusters.isEmpty()) {
+        QJsonArray clusterArray;
+        for (const ExperimentCluster &c : clusters)
+            clusterArray.append(c.toJson());
+        top.insert(QStringLiteral("clusters"), clusterArray);
+    }
+    QJsonArray laneArray;
+    for (const ExperimentLane &lane : lanes) {
+        QJsonObject lo;
+        lo.insert(QStringLiteral("device"), lane.device);
+        lo.insert(QStringLiteral("slots"), lane.slotCount);
+        if (!lane.gres.isEmpty())
+            lo.insert(QStringLiteral("gres"), lane.gres);
+        QJsonArray runs;
+        for (const ExperimentRun &run : lane.runs) {
+            QJsonObject spec = run.spec;
+            if (run.repeat > 1)
+                spec.insert(QStringLiteral("repeat"), run.repeat);
+            runs.append(spec);
+        }
+        lo.insert(QStringLiteral("runs"), runs);
+        laneArray.append(lo);
+    }
+    top.insert(QStringLiteral("lanes"), laneArray);
+    return top;
+}
+
+bool Experiment::save(const QString &path, QString *error, QByteArray *sha256Hex) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    const QByteArray bytes = QJsonDocument(toJson()).toJson(QJsonDocument::Indented);
+    if (sha256Hex)
+        *sha256Hex = versionHash(path, bytes);
+    file.write(bytes);
+    if (!file.commit()) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    return true;
+}
+
+QString Experiment::effectiveRunsRoot() const
+{
+    if (!runsRoot.isEmpty()) {
+        QString root = runsRoot;
+        if (root.startsWith(QStringLiteral("~/")))
+            root = QDir::homePath() + root.mid(1);
+        return QDir::cleanPath(QDir(root).absolutePath());
+    }
+    QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    if (base.isEmpty())
+        base = QDir::homePath() + QStringLiteral("/.local/share/trainyard");
+    return QDir::cleanPath(base + QLatin1Char('/') + name);
+}
+
+QByteArray Experiment::versionHash(const QString &path, const QByteArray &bytes)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(QFileInfo(path).absoluteDir().canonicalPath().toUtf8());
+    hash.addData(QByteArrayView("\n", 1));
+    hash.addData(bytes);
+    return hash.result().toHex();
+}
+
+QStringList Experiment::commandLines() const
+{
+    QStringList lines;
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs) {
+            const RunSpecView view(run.spec);
+            if (!view.isProgram())
+                continue;
+            QString line = shellText(view.programArgv());
+            if (!view.programCwd().isEmpty())
+                line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
+            for (const auto &[key, value] : view.programEnv())
+                line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
+            if (!lines.contains(line))
+                lines << line;
+        }
+    }
+    for (const ExperimentCluster &cluster : clusters)
+        lines << cluster.commandLines();
+    return lines;
+}
+
+bool Experiment::hasWorkerRuns() const
+{
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs) {
+            if (!RunSpecView(run.spec).isProgram())
+                return true;
+        }
+    }
+    return false;
+}
+
+int Experiment::runCount() const
+{
+    int n = 0;
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs)
+            n += run.repeat;
+    }
+    return n;
+}
+
+} // namespace trainyard

@@ -1,0 +1,243 @@
+#include "experiment/experimentcheck.h"
+
+#include "catalogue/modelcatalogue.h"
+#include "devices/deviceinventory.h"
+#include "experiment/runspecview.h"
+#include "experiment/speccheck.h"
+#include "launch/launcher.h"
+#include "slurm/slurmcommand.h"
+#include "slurm/slurmlauncher.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSet>
+#include <QStandardPaths>
+
+#include <memory>
+
+namespace trainyard {
+
+namespace {
+
+QString runPath(int lane, int run)
+{
+    return QStringLiteral("lanes[%1].runs[%2]").arg(lane).arg(run);
+}
+
+// A complaint about `path`: one that names a key of the spec ("data.path:
+// ...", the worker's and programProblem's words) continues the JSON path;
+// any other follows it. The run's name with it: what the window shows.
+QString located(const QString &path, const QString &name, const QString &complaint)
+{
+    static const QRegularExpression key(QStringLiteral("^(data|model|program|train|eval|checkpoint|report)[.:\\[]"));
+    if (key.match(complaint).hasMatch())
+        return QStringLiteral("%1.%2 (run %3)").arg(path, complaint, name);
+    return QStringLiteral("%1 (run %2): %3").arg(path, name, complaint);
+}
+
+} // namespace
+
+ExperimentCheck::ExperimentCheck(QString workerProgram, const DeviceInventory *devices)
+    : m_workerProgram(std::move(workerProgram))
+    , m_devices(devices)
+{
+}
+
+QStringList ExperimentCheck::problems(const Experiment &experiment, QStringList *notes) const
+{
+    return dataProblems(experiment) + deviceProblems(experiment) + clusterProblems(experiment, notes);
+}
+
+QByteArray ExperimentCheck::dataKey(const QJsonObject &spec)
+{
+    return QJsonDocument(RunSpecView(spec).data()).toJson(QJsonDocument::Compact);
+}
+
+QString ExperimentCheck::programProblem(const QJsonObject &spec)
+{
+    const RunSpecView view(spec);
+    const QString cwd = view.programCwd();
+    if (!cwd.isEmpty() && !QFileInfo(cwd).isDir())
+        return QStringLiteral("program.cwd: %1 is not a folder").arg(cwd);
+    const QString program = view.programArgv().value(0);
+    if (program.contains(QLatin1Char('/'))) {
+        const QFileInfo file(QDir(cwd.isEmpty() ? QDir::currentPath() : cwd).filePath(program));
+        if (!file.isFile() || !file.isExecutable())
+            return QStringLiteral("program.argv[0]: %1 is not an executable file").arg(file.absoluteFilePath());
+    } else if (QStandardPaths::findExecutable(program).isEmpty()) {
+        return QStringLiteral("program.argv[0]: %1 is not on PATH").arg(program);
+    }
+    return {};
+}
+
+QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QByteArray> *passed) const
+{
+    QStringList problems;
+    if (m_workerProgram.isEmpty() && experiment.hasWorkerRuns())
+        problems << QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard): "
+                                   "the runs' data was not checked");
+    // One worker start per distinct data source, on the first run that uses it.
+    QSet<QByteArray> seen;
+    for (int l = 0; l < experiment.lanes.size(); ++l) {
+        const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
+        for (int i = 0; i < runs.size(); ++i) {
+            const ExperimentRun &run = runs.at(i);
+            const RunSpecView view(run.spec);
+            const QString path = runPath(l, i);
+            if (view.isProgram()) {
+                if (run.invalid) // its program's problems are the spec's, reported
+                    continue;
+                if (const QString complaint = programProblem(run.spec); !complaint.isEmpty())
+                    problems << located(path, view.effectiveName(), complaint);
+                continue;
+            }
+            if (m_workerProgram.isEmpty())
+                continue;
+            // A spec with problems still has data to look at: the worker is
+            // given that alone, with a model of its task.
+            const QJsonObject spec = run.invalid ? dataProbe(run.spec, path) : expandRepeat(run.spec, 0, run.repeat);
+            if (spec.isEmpty())
+                continue;
+            const QByteArray data = dataKey(spec);
+            if (seen.contains(data) || (passed && passed->contains(data)))
+                continue;
+            seen.insert(data);
+            const QString complaint = checkSpec(spec);
+            if (!complaint.isEmpty())
+                problems << located(path, view.name().isEmpty() ? view.effectiveName() : view.name(), complaint);
+            else if (passed && !run.invalid)
+                passed->insert(data);
+        }
+    }
+    return problems;
+}
+
+QJsonObject ExperimentCheck::dataProbe(const QJsonObject &spec, const QString &path) const
+{
+    if (!m_catalogue)
+        return {};
+    const QJsonValue data = spec.value(QStringLiteral("data"));
+    const DataKindInfo *kind = data.isObject() ? m_catalogue->dataKind(RunSpecView(spec).dataKind()) : nullptr;
+    if (!kind)
+        return {};
+    const ModelInfo *model = m_catalogue->model(RunSpecView(spec).modelType());
+    if (!model || model->task != kind->task) {
+        model = nullptr;
+        for (const ModelInfo &candidate : m_catalogue->models()) {
+            if (candidate.task == kind->task) {
+                model = &candidate;
+                break;
+            }
+        }
+    }
+    if (!model)
+        return {};
+    const QJsonObject probe{{QStringLiteral("name"), QStringLiteral("check")},
+                            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), model->type}}},
+                            {QStringLiteral("data"), data}};
+    // A data object with problems of its own was reported with the spec.
+    return validateRunSpec(probe, path, false, m_catalogue).isEmpty() ? probe : QJsonObject();
+}
+
+QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
+{
+    QStringList problems;
+    for (int l = 0; l < experiment.lanes.size(); ++l) {
+        const QString device = experiment.lanes.at(l).device;
+        if (device == QLatin1String("cpu") || isSlurmDevice(device) || !m_devices || m_devices->hasDevice(device)
+            || m_cpuFallback)
+            continue;
+        const int gpus = m_devices->gpuCount();
+        problems << QStringLiteral("lanes[%1].device: %2 is not on this machine, which has %3 GPU%4 (--cpu-fallback "
+                                   "trains its runs on the CPU)")
+                        .arg(l)
+                        .arg(device)
+                        .arg(gpus)
+                        .arg(gpus == 1 ? QString() : QStringLiteral("s"));
+    }
+    return problems;
+}
+
+QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStringList *notes) const
+{
+    QStringList problems;
+    QHash<QString, std::shared_ptr<SlurmLauncher>> launchers; // one per cluster, as the router keeps them
+    QSet<QString> unreachable;
+    QSet<QString> workerAsked; // one worker per cluster
+    QSet<QString> lanes;       // device and gres already asked about
+    for (int l = 0; l < experiment.lanes.size(); ++l) {
+        const ExperimentLane &lane = experiment.lanes.at(l);
+        QString name;
+        if (!isSlurmDevice(lane.device, &name) || lanes.contains(lane.device + QLatin1Char('|') + lane.gres))
+            continue;
+        const ExperimentCluster *cluster = experiment.cluster(name);
+        if (!cluster || unreachable.contains(name))
+            continue; // undefined (load said so), or it did not answer or was not asked
+        if (!m_trusted && !cluster->commandLines().isEmpty()) {
+            if (notes)
+                *notes << QStringLiteral("cluster %1 was not asked: its keys are commands, and this version of the "
+                                         "file is not trusted")
+                              .arg(name);
+            unreachable.insert(name);
+            continue;
+        }
+        lanes.insert(lane.device + QLatin1Char('|') + lane.gres);
+        std::shared_ptr<SlurmLauncher> &launcher = launchers[name];
+        if (!launcher) {
+            SlurmClusterConfig config = SlurmClusterConfig::forCluster(*cluster);
+            config.commandTimeoutMs = m_timeoutSeconds * 1000;
+            launcher = std::make_shared<SlurmLauncher>(config);
+        }
+        // The job of the lane's first run that can be built, as Supervisor::launchSpec builds it.
+        LaunchSpec job;
+        job.name = QStringLiteral("trainyard-check");
+        for (const ExperimentRun &run : lane.runs) {
+            if (!run.invalid) {
+                const RunSpecView view(expandRepeat(run.spec, 0, run.repeat));
+                job.name = view.name();
+                job.programArgv = view.programArgv();
+                job.workingDir = view.programCwd();
+                job.programEnv = view.programEnv();
+                break;
+            }
+        }
+        job.runDir = QDir(experiment.effectiveRunsRoot()).filePath(job.name);
+        job.specPath = job.runDir + QStringLiteral("/spec.json");
+        job.program = job.isProgram() ? job.programArgv.value(0) : m_workerProgram;
+        job.target = lane.device;
+        job.device = lane.device;
+        job.gres = lane.gres;
+        job.cpuFallback = m_cpuFallback && !job.isProgram();
+        const SlurmLauncher::LaneCheck answer = launcher->check(job);
+        const QString lanePath = QStringLiteral("lanes[%1].device (%2)").arg(l).arg(lane.device);
+        int index = 0;
+        while (index < experiment.clusters.size() && experiment.clusters.at(index).name != name)
+            ++index;
+        if (!answer.reachable) {
+            problems << QStringLiteral("clusters[%1]: %2").arg(index).arg(answer.cluster);
+            launchers.remove(name);
+            unreachable.insert(name);
+            continue;
+        }
+        for (const QString &p : {answer.partition, answer.options})
+            if (!p.isEmpty())
+                problems << QStringLiteral("%1: %2").arg(lanePath, p);
+        if (!answer.worker.isEmpty() && !workerAsked.contains(name))
+            problems << QStringLiteral("clusters[%1].worker: %2").arg(index).arg(answer.worker);
+        workerAsked.insert(name);
+    }
+    return problems;
+}
+
+QString ExperimentCheck::checkSpec(const QJsonObject &spec) const
+{
+    SpecCheck check(m_workerProgram);
+    check.start(spec);
+    check.waitForFinished(m_timeoutSeconds * 1000);
+    return check.complaint();
+}
+
+} // namespace trainyard

@@ -1,0 +1,258 @@
+#include "ingest/ingestion.h"
+
+#include "logcategories.h"
+#include "metrics/metricline.h"
+#include "metrics/metricrecord.h"
+#include "metrics/metricstore.h"
+#include "protocol/protocol.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace trainyard {
+
+Ingestion::Ingestion(RunRegistry *runs, RunStore *store, MetricStore *metrics, QObject *parent)
+    : QObject(parent)
+    , m_runs(runs)
+    , m_store(store)
+    , m_metrics(metrics)
+{
+    m_progressTimer.setSingleShot(true);
+    m_progressTimer.setInterval(33);
+    connect(&m_progressTimer, &QTimer::timeout, this, &Ingestion::flushProgress);
+}
+
+Ingestion::~Ingestion() = default;
+
+Ingestion::Run *Ingestion::find(RunId id)
+{
+    auto it = m_tracks.find(id);
+    if (it == m_tracks.end()) {
+        RunInfo *info = m_runs->find(id);
+        if (!info)
+            return nullptr;
+        it = m_tracks.try_emplace(id, *info).first;
+    }
+    return &it->second;
+}
+
+void Ingestion::beginRun(RunId id, bool fresh)
+{
+    Run *r = find(id);
+    if (!r)
+        return;
+    if (fresh) {
+        m_metrics->removeRun(id);
+        r->metricsOffset = 0;
+        r->info.step = r->info.epoch = r->info.totalSteps = -1;
+        r->info.loss = std::numeric_limits<double>::quiet_NaN();
+        r->info.memBytes = -1;
+    }
+    r->doneSeen = false;
+    r->doneExit = -1;
+    r->doneStatus.clear();
+    r->lines = 0;
+    r->metricSeen = false;
+    r->nonFiniteLossFrom = -1;
+    r->rateStep = -1;
+    r->info.stepsPerSecond = 0;
+    r->info.etaSeconds = -1;
+}
+
+void Ingestion::resetCurves(RunId id)
+{
+    if (Run *r = find(id)) {
+        m_metrics->removeRun(id);
+        r->metricsOffset = 0;
+    }
+}
+
+Ingestion::Done Ingestion::done(RunId id) const
+{
+    const auto it = m_tracks.find(id);
+    if (it == m_tracks.end())
+        return {};
+    const Run &r = it->second;
+    return Done{r.doneSeen, r.doneStatus, r.doneExit, r.lines, r.metricSeen, r.nonFiniteLossFrom};
+}
+
+void Ingestion::forget(RunId id)
+{
+    m_tracks.erase(id);
+    m_progressDirty.removeAll(id);
+    m_metrics->removeRun(id);
+}
+
+void Ingestion::clear()
+{
+    m_tracks.clear();
+    m_progressDirty.clear();
+    m_progressTimer.stop();
+    m_metrics->clear();
+}
+
+// ---- metrics ---------------------------------------------------------------
+
+int Ingestion::metricIdFor(std::string_view key)
+{
+    // Short keys stay in std::string's inline buffer: no allocation here.
+    std::string name(key);
+    const auto it = m_metricIds.find(name);
+    if (it != m_metricIds.end())
+        return it->second;
+    const int id = m_metrics->metricId(name.data(), name.size());
+    m_metricIds.emplace(std::move(name), id);
+    return id;
+}
+
+void Ingestion::handleMetric(RunId id, const MetricLine &line)
+{
+    Run *r = find(id);
+    if (!r)
+        return;
+    ingestMetric(r, line.record);
+}
+
+void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
+{
+    const RunId id = r->info.id;
+    const std::int64_t step = record.step;
+    const double wall = record.wall;
+    ++r->lines;
+    r->metricSeen = true;
+    for (std::size_t i = 0; i < record.fieldCount; ++i) {
+        const std::string_view key = record.fields[i].name;
+        const double value = record.fields[i].value;
+        if (key == "total_steps") {
+            r->info.totalSteps = std::isfinite(value) && value >= 0 && value < 9.0e18 ? static_cast<qint64>(value) : -1;
+            continue;
+        }
+        if (key == "epoch")
+            r->info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
+        else if (key == "loss") {
+            r->info.loss = value;
+            // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
+            if (std::isfinite(value))
+                r->nonFiniteLossFrom = -1;
+            else if (r->nonFiniteLossFrom < 0)
+                r->nonFiniteLossFrom = step;
+        } else if (key == "mem_bytes")
+            r->info.memBytes = value;
+        m_metrics->add(id, metricIdFor(key), step, wall, value);
+    }
+    if (step >= r->info.step) {
+        r->info.step = step;
+        r->info.wall = wall;
+        updateRate(r);
+    }
+    if (!r->progressDirty) {
+        r->progressDirty = true;
+        m_progressDirty << id;
+    }
+    if (!m_progressTimer.isActive())
+        m_progressTimer.start();
+}
+
+void Ingestion::handleRecord(RunId id, const MetricRecord &record)
+{
+    Run *r = find(id);
+    if (!r)
+        return;
+    ingest(r, record, true);
+}
+
+void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
+{
+    const RunId id = r->info.id;
+    if (record.kind != MetricRecord::Kind::Metric)
+        ++r->lines; // ingestMetric counts its own
+    if (record.kind == MetricRecord::Kind::Metric) {
+        ingestMetric(r, record);
+    } else if (record.kind == MetricRecord::Kind::Eval) {
+        std::string name;
+        for (std::size_t i = 0; i < record.fieldCount; ++i) {
+            if (record.pointName(i, &name))
+                m_metrics->add(id, metricIdFor(name), record.step, record.wall, record.fields[i].value);
+        }
+    } else if (record.kind == MetricRecord::Kind::Done) {
+        r->doneSeen = true;
+        r->doneStatus = QString::fromStdString(record.status);
+        r->doneExit = record.exitCode;
+    } else if (record.kind == MetricRecord::Kind::Log && live) {
+        Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
+    } else if (record.kind == MetricRecord::Kind::Heartbeat) {
+        if (record.value("total_steps"))
+            r->info.totalSteps = record.totalSteps;
+    }
+}
+
+void Ingestion::updateRate(Run *r)
+{
+    if (r->rateStep < 0 || r->info.wall < r->rateWall) {
+        r->rateStep = r->info.step;
+        r->rateWall = r->info.wall;
+        return;
+    }
+    const double dt = r->info.wall - r->rateWall;
+    if (dt < 1.0)
+        return;
+    const double rate = (r->info.step - r->rateStep) / dt;
+    r->info.stepsPerSecond = r->info.stepsPerSecond > 0 ? 0.5 * r->info.stepsPerSecond + 0.5 * rate : rate;
+    r->rateStep = r->info.step;
+    r->rateWall = r->info.wall;
+    if (r->info.totalSteps > 0 && r->info.stepsPerSecond > 0)
+        r->info.etaSeconds = std::max<double>(0, r->info.totalSteps - r->info.step) / r->info.stepsPerSecond;
+}
+
+void Ingestion::flushProgress()
+{
+    if (m_progressDirty.isEmpty())
+        return;
+    const QList<RunId> ids = m_progressDirty;
+    m_progressDirty.clear();
+    for (RunId id : ids) {
+        if (Run *r = find(id))
+            r->progressDirty = false;
+    }
+    Q_EMIT progressChanged(ids);
+}
+
+void Ingestion::ingestMetricsFile(RunId id)
+{
+    if (Run *r = find(id))
+        ingestMetricsFile(r, false);
+}
+
+int Ingestion::followMetricsFile(RunId id)
+{
+    Run *r = find(id);
+    return r ? ingestMetricsFile(r, true) : 0;
+}
+
+QString Ingestion::metricsFileProblem(RunId id) const
+{
+    const auto it = m_tracks.find(id);
+    return it == m_tracks.end() ? QString() : it->second.fileProblem;
+}
+
+int Ingestion::ingestMetricsFile(Run *r, bool live)
+{
+    const RunStore::ReadResult result = m_store->readMetrics(
+        r->info.name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, live); });
+    r->metricsOffset = result.offset;
+    if (result.error != r->fileProblem && !result.error.isEmpty())
+        qCWarning(lcMetrics).noquote() << result.error; // once, not every second
+    r->fileProblem = result.error;
+    if (result.records > 0 && !r->progressDirty) {
+        r->progressDirty = true;
+        m_progressDirty << r->info.id;
+        m_progressTimer.start();
+    }
+    return int(result.records);
+}
+
+} // namespace trainyard

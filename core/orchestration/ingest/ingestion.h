@@ -1,0 +1,118 @@
+#pragma once
+
+#include "records/runinfo.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace trainyard {
+
+struct MetricLine;
+struct MetricRecord;
+class MetricStore;
+class RunRegistry;
+class RunStore;
+
+// Everything a worker reports, into the run's record and the MetricStore:
+// the socket's fast path (MetricLine), its other JSON messages (metric,
+// eval, heartbeat, log, done), and the gaps filled from metrics.jsonl
+// (RunStore::readMetrics from where the last read stopped: on hello, at the
+// end, at load). Keeps step, total steps, epoch, loss, the step rate and
+// ETA up to date and batches progressChanged at ~30 Hz. Liveness and
+// states are the Supervisor's; it asks done() how a worker said it ended.
+class Ingestion : public QObject
+{
+    Q_OBJECT
+public:
+    Ingestion(RunRegistry *runs, RunStore *store, MetricStore *metrics, QObject *parent = nullptr);
+    ~Ingestion() override;
+
+    // The fast path for plain metric lines.
+    void handleMetric(RunId id, const MetricLine &line);
+    // Every other accepted socket message but hello, decoded.
+    void handleRecord(RunId id, const MetricRecord &record);
+    // Reads metrics.jsonl from where the last read stopped (gap filling:
+    // its log lines are not announced again).
+    void ingestMetricsFile(RunId id);
+    // The same for a run whose worker has no socket (a batch job: its file
+    // on the shared filesystem is its only channel): log lines are
+    // announced as they come. Returns the number of records read.
+    int followMetricsFile(RunId id);
+    // Why the run's metrics.jsonl was refused at the last read (a link, a
+    // FIFO, ...: RunStore::readMetrics), else empty.
+    QString metricsFileProblem(RunId id) const;
+
+    // A (re)start: the done line and the rate window are forgotten; `fresh`
+    // also drops the curves and the progress (a resume keeps both).
+    void beginRun(RunId id, bool fresh);
+    // The curves go (a retry from scratch); the file is read from its start.
+    void resetCurves(RunId id);
+
+    struct Done
+    {
+        bool seen = false;
+        QString status; // "finished", "stopped", ...
+        int exitCode = -1;
+        // The rest of the evidence since the (re)start, for exitOutcome.
+        qint64 lines = 0;              // records of any kind
+        bool metricSeen = false;       // a metric line
+        qint64 nonFiniteLossFrom = -1; // every loss NaN/inf from this step to the last; -1: finite or none
+    };
+    // The worker's "done" line, if one came (socket or file), and what else it reported.
+    Done done(RunId id) const;
+
+    void forget(RunId id); // the run left the board
+    void clear();
+
+Q_SIGNALS:
+    void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
+    void logLine(trainyard::RunId id, const QString &level, const QString &text);
+
+private:
+    // One run's ingestion state beside its record.
+    struct Run
+    {
+        explicit Run(RunInfo &record)
+            : info(record)
+        {
+        }
+        RunInfo &info;            // the registry's record (stable while the run lives)
+        qint64 metricsOffset = 0; // metrics.jsonl read up to here
+        bool doneSeen = false;
+        QString doneStatus;
+        int doneExit = -1;
+        qint64 lines = 0;
+        bool metricSeen = false;
+        qint64 nonFiniteLossFrom = -1;
+        bool progressDirty = false; // listed in m_progressDirty
+        QString fileProblem;        // the last read's refusal of metrics.jsonl
+        qint64 rateStep = -1;       // step and wall at the start of the rate window
+        double rateWall = 0;
+    };
+    Run *find(RunId id);
+    void flushProgress();
+    int ingestMetricsFile(Run *run, bool live);
+    void ingest(Run *run, const MetricRecord &record, bool live);
+    void ingestMetric(Run *run, const MetricRecord &record);
+    void updateRate(Run *run);
+    int metricIdFor(std::string_view key);
+
+    RunRegistry *m_runs;
+    RunStore *m_store;
+    MetricStore *m_metrics;
+    std::map<RunId, Run> m_tracks;
+    QList<RunId> m_progressDirty;
+    QTimer m_progressTimer;
+    std::unordered_map<std::string, int> m_metricIds; // JSON key -> MetricStore id
+};
+
+} // namespace trainyard

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "experiment/experiment.h"
+#include "launch/launcher.h"
+
+#include <QHash>
+
+#include <memory>
+
+namespace trainyard {
+
+class LocalLauncher;
+class SlurmLauncher;
+
+// The Scheduler's launcher when lanes may be local or on a Slurm cluster:
+// each run goes to the launcher its device names ("cpu"/"cuda:N": this
+// machine's LocalLauncher; "slurm:CLUSTER/PARTITION": that cluster's
+// SlurmLauncher, one per cluster so that one squeue per poll covers all of
+// its jobs), and a persisted handle goes back to the launcher of its kind
+// (and cluster). Every event is the sub-launcher's, passed on unchanged.
+class LauncherRouter : public Launcher
+{
+    Q_OBJECT
+public:
+    explicit LauncherRouter(QObject *parent = nullptr);
+    ~LauncherRouter() override;
+
+    // The experiment's clusters. A cluster's launcher is made on its first
+    // run and kept while the cluster keeps its settings (its jobs with it).
+    void setClusters(const QList<ExperimentCluster> &clusters);
+
+    QString kind() const override { return QStringLiteral("router"); }
+    void prepare(LaunchSpec &spec) const override;
+    void start(RunId run, const LaunchSpec &spec) override;
+    void terminate(RunId run) override;
+    void kill(RunId run) override;
+    AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                        QString *why = nullptr) override;
+    QJsonObject handle(RunId run) const override;
+    void detach(RunId run) override;
+    void release(RunId run) override;
+    QString host(RunId run) const override;
+
+    // What a user should know before starting lanes on `devices` whose runs
+    // go to `runsRoot`: an ssh cluster whose runs_root is not that folder
+    // (it must be mounted here), a local one without sbatch on PATH, or
+    // whose runs_root is not that folder (its runs go to the experiment's
+    // runs root, which the nodes must see).
+    QStringList problems(const QStringList &devices, const QString &runsRoot) const;
+
+    // The cluster's launcher (made if needed); null for a cluster the
+    // experiment does not define.
+    SlurmLauncher *slurm(const QString &cluster);
+
+private:
+    Launcher *forDevice(const QString &device, QString *why);
+    void adopt(Launcher *launcher);
+    Launcher *owner(RunId run) const { return m_owner.value(run); }
+
+    std::unique_ptr<LocalLauncher> m_local;
+    QList<ExperimentCluster> m_clusters;
+    QHash<QString, SlurmLauncher *> m_slurm; // by cluster name, owned
+    QHash<RunId, Launcher *> m_owner;        // who runs each started or attached run
+};
+
+} // namespace trainyard

@@ -1,0 +1,223 @@
+#include "launch/locallauncher.h"
+
+#include "launch/workerprocess.h"
+#include "logcategories.h"
+#include "runstore/runstore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHash>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace trainyard {
+
+namespace {
+
+using AttachResult = Launcher::AttachResult;
+
+// /proc/PID/WHAT (cmdline, environ) split at its NULs; empty when unreadable
+// (another user's process).
+QList<QByteArray> procStrings(qint64 pid, const QString &what)
+{
+    QFile file(QStringLiteral("/proc/%1/%2").arg(pid).arg(what));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> strings = file.readAll().split('\0');
+    if (!strings.isEmpty() && strings.last().isEmpty())
+        strings.removeLast();
+    return strings;
+}
+
+// Why `pid` (whose start time matched) is not the run `expected` describes;
+// empty when it is. The state file only claims the pid: the process itself
+// must be the user's own, started with the run's token, and be the run's
+// worker (its executable, --run-dir the run folder) or program
+// (TRAINYARD_RUN_DIR the run folder; a program may exec another, a shell
+// script its python, so its argv is not compared).
+QString notTheRun(qint64 pid, const LaunchSpec &expected)
+{
+    struct stat st
+    {};
+    if (::stat(QFile::encodeName(QStringLiteral("/proc/%1").arg(pid)).constData(), &st) != 0)
+        return QStringLiteral("pid %1 cannot be inspected").arg(pid);
+    if (st.st_uid != ::geteuid())
+        return QStringLiteral("pid %1 is another user's process (uid %2), not this run's").arg(pid).arg(st.st_uid);
+    QHash<QByteArray, QByteArray> environment;
+    for (const QByteArray &entry : procStrings(pid, QStringLiteral("environ"))) {
+        const qsizetype eq = entry.indexOf('=');
+        if (eq > 0)
+            environment.insert(entry.left(eq), entry.mid(eq + 1));
+    }
+    const QString runDir = QDir::cleanPath(expected.runDir);
+    if (expected.isProgram()) {
+        const QString dir = QString::fromLocal8Bit(environment.value(QByteArrayLiteral("TRAINYARD_RUN_DIR")));
+        if (dir.isEmpty() || QDir::cleanPath(dir) != runDir)
+            return QStringLiteral("pid %1 is not this run's program (its TRAINYARD_RUN_DIR is not %2)")
+                .arg(pid)
+                .arg(runDir);
+    } else {
+        QString exe = QFile::symLinkTarget(QStringLiteral("/proc/%1/exe").arg(pid));
+        if (exe.endsWith(QLatin1String(" (deleted)"))) // the worker was rebuilt or updated since
+            exe.chop(10);
+        const QFileInfo program(expected.program);
+        const QString want = program.canonicalFilePath().isEmpty() ? QDir::cleanPath(program.absoluteFilePath())
+                                                                   : program.canonicalFilePath();
+        if (expected.program.isEmpty() || exe != want)
+            return QStringLiteral("pid %1 runs %2, not this run's worker %3")
+                .arg(pid)
+                .arg(exe.isEmpty() ? QStringLiteral("an unknown program") : exe,
+                     expected.program.isEmpty() ? QStringLiteral("(none recorded)") : expected.program);
+        const QList<QByteArray> argv = procStrings(pid, QStringLiteral("cmdline"));
+        const qsizetype at = argv.indexOf(QByteArrayLiteral("--run-dir"));
+        if (at < 0 || at + 1 >= argv.size() || QDir::cleanPath(QString::fromLocal8Bit(argv.at(at + 1))) != runDir)
+            return QStringLiteral("pid %1 is a worker, but not this run's (its --run-dir is not %2)")
+                .arg(pid)
+                .arg(runDir);
+    }
+    if (expected.token.isEmpty() || environment.value(QByteArrayLiteral("TRAINYARD_TOKEN")) != expected.token.toUtf8())
+        return QStringLiteral("pid %1 was not started with this run's token").arg(pid);
+    return {};
+}
+
+} // namespace
+
+LocalLauncher::LocalLauncher(QObject *parent)
+    : Launcher(parent)
+{
+}
+
+LocalLauncher::~LocalLauncher()
+{
+    const QList<RunId> runs = m_workers.keys();
+    for (RunId run : runs)
+        release(run);
+}
+
+WorkerProcess *LocalLauncher::take(RunId run)
+{
+    const auto it = m_workers.find(run);
+    if (it == m_workers.end())
+        return nullptr;
+    WorkerProcess *process = it->process;
+    m_workers.erase(it);
+    process->disconnect(this);
+    return process;
+}
+
+void LocalLauncher::start(RunId run, const LaunchSpec &spec)
+{
+    release(run); // never two processes for one run
+    auto *process = new WorkerProcess(this);
+    m_workers.insert(run, Worker{process, 0});
+    connect(process, &WorkerProcess::started, this, [this, run, process] {
+        const auto it = m_workers.find(run);
+        if (it == m_workers.end() || it->process != process)
+            return;
+        it->startTicks = RunStore::processStartTicks(process->pid());
+        qCInfo(lcLauncher, "run %d started, pid %lld", run, static_cast<long long>(process->pid()));
+        Q_EMIT started(run, process->pid(), QString());
+    });
+    connect(process, &WorkerProcess::failed, this, [this, run, process](const QString &message) {
+        if (m_workers.value(run).process != process)
+            return;
+        take(run);
+        process->deleteLater();
+        qCWarning(lcLauncher, "run %d failed to launch: %s", run, qUtf8Printable(message));
+        Q_EMIT failedToLaunch(run, message);
+    });
+    connect(process, &WorkerProcess::finished, this, [this, run, process](int exitCode, int signal) {
+        if (m_workers.value(run).process != process)
+            return;
+        take(run);
+        process->deleteLater();
+        qCInfo(lcLauncher, "run %d exited, code %d, signal %d", run, exitCode, signal);
+        Q_EMIT exited(run, exitCode, signal);
+    });
+    process->start(spec);
+}
+
+void LocalLauncher::terminate(RunId run)
+{
+    if (WorkerProcess *process = m_workers.value(run).process) {
+        qCInfo(lcLauncher, "run %d: SIGTERM to pid %lld", run, static_cast<long long>(process->pid()));
+        process->terminate();
+    }
+}
+
+void LocalLauncher::kill(RunId run)
+{
+    if (WorkerProcess *process = m_workers.value(run).process) {
+        qCInfo(lcLauncher, "run %d: SIGKILL to pid %lld", run, static_cast<long long>(process->pid()));
+        process->kill();
+    }
+}
+
+AttachResult LocalLauncher::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected, QString *why)
+{
+    const QString handleKind = handle.value(QStringLiteral("kind")).toString(kind());
+    const qint64 pid = handle.value(QStringLiteral("pid")).toInteger();
+    const qint64 ticks = handle.value(QStringLiteral("start_ticks")).toInteger();
+    QString reason;
+    AttachResult result = AttachResult::Gone;
+    if (handleKind != kind())
+        reason = QStringLiteral("a %1 run; this session launches locally").arg(handleKind);
+    else if (pid <= 0 || ticks <= 0)
+        reason = QStringLiteral("no pid and start time to check");
+    else if (RunStore::processStartTicks(pid) != ticks)
+        reason = QStringLiteral("pid %1 has ended (or is another process now)").arg(pid);
+    else if (!(reason = notTheRun(pid, expected)).isEmpty())
+        result = AttachResult::NotOurs;
+    if (!reason.isEmpty()) {
+        qCInfo(lcLauncher, "run %d not attached: %s", run, qUtf8Printable(reason));
+        if (why)
+            *why = reason;
+        return result;
+    }
+    release(run);
+    auto *process = new WorkerProcess(this);
+    m_workers.insert(run, Worker{process, ticks});
+    connect(process, &WorkerProcess::finished, this, [this, run, process](int exitCode, int signal) {
+        if (m_workers.value(run).process != process)
+            return;
+        take(run);
+        process->deleteLater();
+        qCInfo(lcLauncher, "attached run %d ended", run);
+        Q_EMIT exited(run, exitCode, signal);
+    });
+    process->attach(pid);
+    qCInfo(lcLauncher, "run %d attached to pid %lld", run, static_cast<long long>(pid));
+    return AttachResult::Attached;
+}
+
+QJsonObject LocalLauncher::handle(RunId run) const
+{
+    const Worker w = m_workers.value(run);
+    if (!w.process || w.process->pid() <= 0)
+        return {};
+    const qint64 ticks = w.startTicks > 0 ? w.startTicks : RunStore::processStartTicks(w.process->pid());
+    return QJsonObject{{QStringLiteral("kind"), kind()},
+                       {QStringLiteral("pid"), w.process->pid()},
+                       {QStringLiteral("start_ticks"), ticks}};
+}
+
+void LocalLauncher::detach(RunId run)
+{
+    if (WorkerProcess *process = take(run)) {
+        qCInfo(lcLauncher, "run %d left running, pid %lld", run, static_cast<long long>(process->pid()));
+        process->detach();
+        delete process;
+    }
+}
+
+void LocalLauncher::release(RunId run)
+{
+    if (WorkerProcess *process = take(run)) {
+        process->kill();
+        delete process; // our child: reaped (waits briefly, no event loop)
+    }
+}
+
+} // namespace trainyard

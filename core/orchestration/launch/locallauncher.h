@@ -1,0 +1,45 @@
+#pragma once
+
+#include "launch/launcher.h"
+
+#include <QHash>
+
+namespace trainyard {
+
+class WorkerProcess;
+
+// Workers as local processes: one WorkerProcess (a QProcess from an argument
+// list, never a shell; CUDA_VISIBLE_DEVICES for its GPU; output appended to
+// worker.log; its own session) per run. Handle: {"kind":"local","pid":N,
+// "start_ticks":T}; attach() checks that pid N still has start time T
+// (/proc/N/stat), so a reused pid is never mistaken for the worker, and
+// watches it by polling: it is not our child, its exit status is not ours
+// to read (exited(-1, 0); the worker's "done" line tells how it ended).
+class LocalLauncher : public Launcher
+{
+    Q_OBJECT
+public:
+    explicit LocalLauncher(QObject *parent = nullptr);
+    ~LocalLauncher() override; // releases (kills and reaps) what it still holds
+
+    QString kind() const override { return QStringLiteral("local"); }
+    void start(RunId run, const LaunchSpec &spec) override;
+    void terminate(RunId run) override;
+    void kill(RunId run) override;
+    AttachResult attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                        QString *why = nullptr) override;
+    QJsonObject handle(RunId run) const override;
+    void detach(RunId run) override;
+    void release(RunId run) override;
+
+private:
+    struct Worker
+    {
+        WorkerProcess *process = nullptr;
+        qint64 startTicks = 0;
+    };
+    WorkerProcess *take(RunId run);
+    QHash<RunId, Worker> m_workers;
+};
+
+} // namespace trainyard

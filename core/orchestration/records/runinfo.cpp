@@ -1,0 +1,83 @@
+#include "records/runinfo.h"
+
+#include <array>
+#include <utility>
+
+namespace trainyard {
+
+namespace {
+const std::array<std::pair<RunState, const char *>, 12> kStateNames = {{
+    {RunState::Queued, "queued"},
+    {RunState::Starting, "starting"},
+    {RunState::Running, "running"},
+    {RunState::Paused, "paused"},
+    {RunState::Stalled, "stalled"},
+    {RunState::Stopping, "stopping"},
+    {RunState::Finished, "finished"},
+    {RunState::Failed, "failed"},
+    {RunState::Diverged, "diverged"},
+    {RunState::Stopped, "stopped"},
+    {RunState::Cancelled, "cancelled"},
+    {RunState::Lost, "lost"},
+}};
+} // namespace
+
+QString runStateName(RunState state)
+{
+    for (const auto &[s, name] : kStateNames) {
+        if (s == state)
+            return QString::fromLatin1(name);
+    }
+    return QStringLiteral("unknown");
+}
+
+bool runStateFromName(const QString &name, RunState *state)
+{
+    for (const auto &[s, n] : kStateNames) {
+        if (name == QLatin1String(n)) {
+            *state = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool isActive(RunState state)
+{
+    switch (state) {
+    case RunState::Starting:
+    case RunState::Running:
+    case RunState::Paused:
+    case RunState::Stalled:
+    case RunState::Stopping:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isTerminal(RunState state)
+{
+    switch (state) {
+    case RunState::Finished:
+    case RunState::Failed:
+    case RunState::Diverged:
+    case RunState::Stopped:
+    case RunState::Cancelled:
+    case RunState::Lost:
+        return true;
+    default:
+        return false;
+    }
+}
+
+double trainedSeconds(const RunInfo &run)
+{
+    if (run.wall > 0)
+        return run.wall;
+    if (run.started.isValid() && run.ended.isValid())
+        return double(run.started.secsTo(run.ended));
+    return -1;
+}
+
+} // namespace trainyard

@@ -1,0 +1,117 @@
+#include "runstore/runrecord.h"
+
+#include "metrics/metricrecord.h"
+#include "metrics/metricstore.h"
+
+#include <cmath>
+#include <string>
+
+namespace trainyard {
+
+QString RunRecord::stateName() const
+{
+    if (hasStatus)
+        return runStateName(info.state);
+    if (hasDone && !doneStatus.isEmpty())
+        return doneStatus;
+    return QStringLiteral("unknown");
+}
+
+const RunRecord::Eval *RunRecord::finalEval(const QString &metric) const
+{
+    const QString suffix = QLatin1Char('/') + metric;
+    const auto test = evals.constFind(QStringLiteral("test") + suffix);
+    if (test != evals.constEnd())
+        return &test.value();
+    const Eval *latest = nullptr;
+    for (auto it = evals.constBegin(); it != evals.constEnd(); ++it) {
+        if (it.key().endsWith(suffix) && (!latest || it->lastStep > latest->lastStep))
+            latest = &it.value();
+    }
+    return latest;
+}
+
+RunRecord RunRecord::live(const RunInfo &info, const MetricStore &metrics)
+{
+    RunRecord run;
+    run.info = info;
+    run.hasStatus = true;
+    for (const QString &name : metrics.metricNames(info.id)) {
+        const MetricSeries *series = metrics.series(info.id, name);
+        // Evaluations are the series named "<split>/<metric>".
+        if (!name.contains(QLatin1Char('/')) || !series || series->isEmpty())
+            continue;
+        Eval &eval = run.evals[name];
+        for (std::size_t i = 0; i < series->size(); ++i) {
+            const double value = series->value(i);
+            if (std::isnan(eval.best) || value > eval.best) {
+                eval.best = value;
+                eval.bestStep = series->step(i);
+            }
+        }
+        eval.last = series->lastValue();
+        eval.lastStep = series->step(series->size() - 1);
+    }
+    return run;
+}
+
+void RunRecord::add(const MetricRecord &record)
+{
+    info.wall = std::max(info.wall, record.wall);
+    switch (record.kind) {
+    case MetricRecord::Kind::Metric:
+        info.step = record.step;
+        info.epoch = record.epoch;
+        if (const double *loss = record.value("loss"))
+            info.loss = *loss;
+        if (record.totalSteps >= 0)
+            info.totalSteps = record.totalSteps;
+        break;
+    case MetricRecord::Kind::Heartbeat:
+        if (record.totalSteps >= 0)
+            info.totalSteps = record.totalSteps;
+        break;
+    case MetricRecord::Kind::Eval: {
+        std::string name;
+        for (std::size_t i = 0; i < record.fieldCount; ++i) {
+            if (record.fields[i].name == "epoch" || !record.pointName(i, &name))
+                continue; // epochs completed: when, not how well
+            Eval &eval = evals[QString::fromStdString(name)];
+            const double value = record.fields[i].value;
+            eval.last = value;
+            eval.lastStep = record.step;
+            if (std::isnan(eval.best) || value > eval.best) {
+                eval.best = value;
+                eval.bestStep = record.step;
+            }
+        }
+        break;
+    }
+    case MetricRecord::Kind::Done:
+        hasDone = true;
+        doneStatus = QString::fromStdString(record.status);
+        doneExitCode = record.exitCode;
+        break;
+    case MetricRecord::Kind::Hello:
+    case MetricRecord::Kind::Log:
+    case MetricRecord::Kind::Checkpoint:
+        break;
+    }
+}
+
+void RunRecord::clearMetrics()
+{
+    const RunInfo empty;
+    info.step = empty.step;
+    info.epoch = empty.epoch;
+    info.loss = empty.loss;
+    info.totalSteps = empty.totalSteps;
+    info.wall = empty.wall;
+    hasDone = false;
+    doneStatus.clear();
+    doneExitCode = -1;
+    evals.clear();
+    metricsOffset = 0;
+}
+
+} // namespace trainyard

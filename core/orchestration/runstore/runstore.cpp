@@ -1,0 +1,504 @@
+#include "runstore/runstore.h"
+
+#include "experiment/experiment.h"
+#include "experiment/runspecview.h"
+#include "logcategories.h"
+#include "runstore/runfile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <QRegularExpression>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace trainyard {
+
+namespace {
+
+bool writeJson(const QString &path, const QJsonObject &object, QString *error, bool privateFile = false)
+{
+    // QSaveFile would write through a link, to whatever it points at (another
+    // run's status.json): a link in place of one of our files is removed,
+    // never followed, and the file is written in its place.
+    struct stat st
+    {};
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        qCWarning(lcRunStore).noquote() << path << "is a symbolic link: removed, not followed; written in its place";
+        if (!QFile::remove(path)) {
+            if (error)
+                *error = path
+                         + QStringLiteral(" is a symbolic link and cannot be removed; Trainyard does not "
+                                          "follow links in run folders");
+            return false;
+        }
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    if (privateFile)
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(QJsonDocument(object).toJson(QJsonDocument::Indented));
+    if (!file.commit()) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        qCWarning(lcRunStore).noquote() << path << "not written:" << file.errorString();
+        return false;
+    }
+    if (privateFile)
+        ::chmod(QFile::encodeName(path).constData(), 0600);
+    return true;
+}
+
+// The object in `file` (open, read from its start).
+QJsonObject parseJsonFile(QFile &file, const QString &path)
+{
+    // Our own small files; anything over 4 MiB is not one of them.
+    if (file.size() > 4 * 1024 * 1024) {
+        qCWarning(lcRunStore).noquote() << path << "ignored: larger than 4 MiB";
+        return {};
+    }
+    QJsonParseError parseError{};
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (!document.isObject())
+        qCWarning(lcRunStore).noquote() << path << "ignored: not a JSON object:" << parseError.errorString();
+    return document.object();
+}
+
+// A run folder's JSON file, opened as every run-folder file is
+// (openRegularFile: no link followed, never blocking); empty when absent or
+// refused.
+QJsonObject readJson(const QString &path)
+{
+    QFile file;
+    QString error;
+    if (!openRegularFile(path, &file, &error)) {
+        if (!error.isEmpty())
+            qCWarning(lcRunStore).noquote() << error;
+        return {};
+    }
+    return parseJsonFile(file, path);
+}
+
+// The strings of a JSON array; anything else reads as none.
+QStringList stringList(const QJsonValue &value)
+{
+    QStringList out;
+    for (const QJsonValue &item : value.toArray())
+        out.append(item.toString());
+    return out;
+}
+
+QString stateFile(const QString &root)
+{
+    return root + QStringLiteral("/.trainyard-state.json");
+}
+
+} // namespace
+
+RunStore::RunStore(const QString &root)
+    : m_root(root)
+{
+}
+
+QString RunStore::rootFor(const Experiment &experiment, const QString &experimentFile)
+{
+    Experiment ex = experiment;
+    if (!ex.runsRoot.isEmpty() && QDir::isRelativePath(ex.runsRoot) && !ex.runsRoot.startsWith(QLatin1Char('~'))
+        && !experimentFile.isEmpty())
+        ex.runsRoot = QFileInfo(experimentFile).absoluteDir().filePath(ex.runsRoot);
+    return ex.effectiveRunsRoot();
+}
+
+bool RunStore::ensureRoot(QString *error) const
+{
+    if (m_root.isEmpty() || !QDir().mkpath(m_root)) {
+        if (error)
+            *error = m_root + QStringLiteral(": cannot create the runs folder");
+        return false;
+    }
+    return true;
+}
+
+QString RunStore::runDir(const QString &name) const
+{
+    if ((!isSafeRunName(name) && attemptNumber(name) == 0) || m_root.isEmpty())
+        return {};
+    return m_root + QLatin1Char('/') + name;
+}
+
+bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QString *error) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("\"%1\" is not a safe run name").arg(name);
+        return false;
+    }
+    // A link planted in the runs root would send the worker's writes (and a
+    // later clear) somewhere else.
+    for (const QString &path : {dir, dir + QStringLiteral("/checkpoints"), dir + QStringLiteral("/metrics.jsonl"),
+                                dir + QStringLiteral("/worker.log"), dir + QStringLiteral("/spec.json"),
+                                dir + QStringLiteral("/status.json"), dir + QStringLiteral("/notes.json")}) {
+        if (QFileInfo(path).isSymLink()) {
+            if (error)
+                *error = path + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+            return false;
+        }
+    }
+    if (!QDir().mkpath(dir + QStringLiteral("/checkpoints"))) {
+        if (error)
+            *error = dir + QStringLiteral(": cannot create the run folder");
+        return false;
+    }
+    QFile::remove(dir + QStringLiteral("/status.json"));
+    return writeJson(dir + QStringLiteral("/spec.json"), spec, error);
+}
+
+bool RunStore::clearRunDir(const QString &name) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty())
+        return false;
+    if (QFileInfo(dir).isSymLink())
+        return QFile::remove(dir); // the link only, never what it points to
+    if (hasResults(name)) {
+        qCWarning(lcRunStore).noquote() << dir << "not cleared: it holds results";
+        return false;
+    }
+    QDir d(dir);
+    qCDebug(lcRunStore).noquote() << "clearing the run folder" << dir;
+    const RunNotes notes = readNotes(name);
+    if (d.exists() && !d.removeRecursively())
+        return false;
+    return notes.isEmpty() || writeNotes(name, notes);
+}
+
+bool RunStore::hasCheckpoint(const QString &name) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty())
+        return false;
+    return !QDir(dir + QStringLiteral("/checkpoints")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty();
+}
+
+bool RunStore::writeStatus(const RunInfo &run, QString *error) const
+{
+    const QString dir = runDir(run.name);
+    if (dir.isEmpty())
+        return false;
+    QJsonObject o;
+    o.insert(QStringLiteral("state"), runStateName(run.state));
+    o.insert(QStringLiteral("exit_code"), run.exitCode >= 0 ? QJsonValue(run.exitCode) : QJsonValue());
+    o.insert(QStringLiteral("signal"), run.exitSignal > 0 ? QJsonValue(run.exitSignal) : QJsonValue());
+    o.insert(QStringLiteral("pid"), run.pid);
+    o.insert(QStringLiteral("device"), run.device);
+    if (!run.host.isEmpty())
+        o.insert(QStringLiteral("host"), run.host);
+    if (!run.command.isEmpty())
+        o.insert(QStringLiteral("command"), QJsonArray::fromStringList(run.command));
+    o.insert(QStringLiteral("started"), run.started.isValid() ? run.started.toString(Qt::ISODateWithMs) : QString());
+    o.insert(QStringLiteral("ended"), run.ended.isValid() ? run.ended.toString(Qt::ISODateWithMs) : QString());
+    o.insert(QStringLiteral("message"), run.message);
+    o.insert(QStringLiteral("step"), run.step);
+    if (!std::isnan(run.loss))
+        o.insert(QStringLiteral("loss"), run.loss);
+    return writeJson(dir + QStringLiteral("/status.json"), o, error);
+}
+
+bool RunStore::readStatus(const QString &name, RunInfo *run) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/status.json")))
+        return false;
+    const QJsonObject o = readJson(dir + QStringLiteral("/status.json"));
+    RunState state;
+    if (!runStateFromName(o.value(QStringLiteral("state")).toString(), &state)) {
+        qCWarning(lcRunStore).noquote() << dir + QStringLiteral("/status.json") << "ignored: no known \"state\"";
+        return false;
+    }
+    run->state = state;
+    run->exitCode = o.value(QStringLiteral("exit_code")).toInt(-1);
+    run->exitSignal = o.value(QStringLiteral("signal")).toInt(0);
+    run->pid = o.value(QStringLiteral("pid")).toInteger();
+    run->device = o.value(QStringLiteral("device")).toString();
+    run->host = o.value(QStringLiteral("host")).toString();
+    run->command = stringList(o.value(QStringLiteral("command")));
+    run->started = QDateTime::fromString(o.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
+    run->ended = QDateTime::fromString(o.value(QStringLiteral("ended")).toString(), Qt::ISODateWithMs);
+    run->message = o.value(QStringLiteral("message")).toString();
+    return true;
+}
+
+QJsonObject RunStore::readSpec(const QString &name) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json")))
+        return {};
+    return readJson(dir + QStringLiteral("/spec.json"));
+}
+
+RunNotes RunStore::readNotes(const QString &name) const
+{
+    const QString dir = runDir(name);
+    const QString path = dir + QStringLiteral("/notes.json");
+    if (dir.isEmpty() || !QFileInfo::exists(path) || QFileInfo(path).isSymLink())
+        return {};
+    const QJsonObject o = readJson(path);
+    RunNotes notes;
+    QStringList tags;
+    for (const QJsonValue &tag : o.value(QStringLiteral("tags")).toArray())
+        tags.append(tag.toString());
+    notes.tags = RunNotes::parseTags(tags.join(QLatin1Char(',')));
+    notes.note = o.value(QStringLiteral("note")).toString();
+    return notes;
+}
+
+bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *error) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("\"%1\" is not a safe run name").arg(name);
+        return false;
+    }
+    const QString path = dir + QStringLiteral("/notes.json");
+    for (const QString &p : {dir, path}) {
+        if (QFileInfo(p).isSymLink()) {
+            if (error)
+                *error = p + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+            return false;
+        }
+    }
+    if (notes.isEmpty()) {
+        if (QFile::exists(path) && !QFile::remove(path)) {
+            if (error)
+                *error = path + QStringLiteral(": cannot remove");
+            return false;
+        }
+        return true;
+    }
+    if (!QDir().mkpath(dir)) {
+        if (error)
+            *error = dir + QStringLiteral(": cannot create the run folder");
+        return false;
+    }
+    QJsonObject o;
+    o.insert(QStringLiteral("tags"), QJsonArray::fromStringList(notes.tags));
+    o.insert(QStringLiteral("note"), notes.note);
+    return writeJson(path, o, error);
+}
+
+RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty()) {
+        ReadResult result;
+        result.offset = offset;
+        return result;
+    }
+    return MetricsLogReader().read(dir + QStringLiteral("/metrics.jsonl"), offset, record);
+}
+
+bool RunStore::readRun(const QString &name, RunRecord *run) const
+{
+    const QString dir = runDir(name);
+    if (dir.isEmpty())
+        return false;
+    const QJsonObject spec = readSpec(name);
+    RunInfo status;
+    const bool hasStatus = readStatus(name, &status);
+    if (spec.isEmpty() && !hasStatus)
+        return false;
+
+    RunRecord &r = *run;
+    const QString metrics = dir + QStringLiteral("/metrics.jsonl");
+    if (QFileInfo(metrics).size() < r.metricsOffset)
+        r.clearMetrics(); // replaced (a retry): its summary starts over
+    r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
+
+    const QString specName = RunSpecView(spec).name();
+    // An archived attempt goes by its folder's name: its spec.json names the run it was.
+    r.info.name = specName.isEmpty() || attemptNumber(name) > 0 ? name : specName;
+    r.info.spec = spec;
+    r.info.runDir = dir;
+    r.hasStatus = hasStatus;
+    RunState state = RunState::Queued; // what a run folder without an ending says
+    if (hasStatus)
+        state = status.state;
+    else if (r.hasDone)
+        runStateFromName(r.doneStatus, &state);
+    r.info.state = state;
+    r.info.exitCode = hasStatus ? status.exitCode : r.doneExitCode;
+    r.info.exitSignal = status.exitSignal;
+    r.info.pid = status.pid;
+    r.info.device = status.device;
+    r.info.host = status.host;
+    r.info.command = status.command;
+    r.info.started = status.started;
+    r.info.ended = status.ended;
+    r.info.message = status.message;
+    r.notes = readNotes(name);
+    return true;
+}
+
+QList<RunRecord> RunStore::readHistory() const
+{
+    QList<RunRecord> runs;
+    readHistory(&runs);
+    return runs;
+}
+
+QStringList RunStore::runNames() const
+{
+    if (m_root.isEmpty())
+        return {};
+    QStringList names = QDir(m_root).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
+    names.removeIf([](const QString &name) { return !isSafeRunName(name) && attemptNumber(name) == 0; });
+    return names;
+}
+
+void RunStore::readHistory(QList<RunRecord> *runs, const std::function<bool(const QString &)> &include) const
+{
+    QHash<QString, RunRecord> earlier;
+    for (RunRecord &run : *runs)
+        earlier.insert(run.info.runDir, std::move(run));
+    runs->clear();
+    const QStringList names = runNames();
+    for (const QString &name : names) {
+        if (include && !include(name))
+            continue;
+        RunRecord run = earlier.take(runDir(name));
+        if (readRun(name, &run))
+            runs->append(std::move(run));
+    }
+    qCDebug(lcRunStore).noquote() << m_root << ":" << runs->size() << "past runs";
+}
+
+QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QString *refusal) const
+{
+    QHash<QString, LiveWorker> workers;
+    if (refusal)
+        refusal->clear();
+    if (socketPath)
+        socketPath->clear();
+    const QString path = stateFile(m_root);
+    QFile file;
+    QString why;
+    struct stat st
+    {};
+    if (!openRegularFile(path, &file, &why, &st)) {
+        if (!why.isEmpty())
+            why = QStringLiteral("%1; none of its runs is adopted").arg(why);
+    } else if (st.st_uid != ::geteuid()) {
+        // Its pids and job ids are what Stop would signal: only the user's
+        // own file is believed, and only one nobody else can rewrite.
+        why = QStringLiteral("%1 is owned by another user (uid %2); none of its runs is adopted")
+                  .arg(path)
+                  .arg(st.st_uid);
+    } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        why = QStringLiteral("%1 is writable by others (mode %2); none of its runs is adopted")
+                  .arg(path)
+                  .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
+    }
+    if (!why.isEmpty()) {
+        qCWarning(lcRunStore).noquote() << why;
+        if (refusal)
+            *refusal = why;
+        return workers;
+    }
+    if (!file.isOpen())
+        return workers; // none yet
+    const QJsonObject o = parseJsonFile(file, path);
+    if (socketPath)
+        *socketPath = o.value(QStringLiteral("socket")).toString();
+    const QJsonObject runs = o.value(QStringLiteral("runs")).toObject();
+    for (auto it = runs.begin(); it != runs.end(); ++it) {
+        const QJsonObject w = it.value().toObject();
+        LiveWorker live;
+        live.pid = w.value(QStringLiteral("pid")).toInteger();
+        live.token = w.value(QStringLiteral("token")).toString();
+        live.device = w.value(QStringLiteral("device")).toString();
+        live.startTicks = w.value(QStringLiteral("start_ticks")).toInteger();
+        live.started = QDateTime::fromString(w.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
+        live.launcher = w.value(QStringLiteral("launcher")).toObject();
+        live.command = stringList(w.value(QStringLiteral("command")));
+        if (w.value(QStringLiteral("follow_file")).isBool())
+            live.followFile = w.value(QStringLiteral("follow_file")).toBool();
+        if ((live.pid > 0 || !live.launcher.isEmpty()) && !live.token.isEmpty() && isSafeRunName(it.key()))
+            workers.insert(it.key(), live);
+    }
+    return workers;
+}
+
+bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const
+{
+    if (m_root.isEmpty())
+        return false;
+    QJsonObject runs;
+    for (auto it = workers.begin(); it != workers.end(); ++it) {
+        QJsonObject w;
+        w.insert(QStringLiteral("pid"), it->pid);
+        w.insert(QStringLiteral("token"), it->token);
+        w.insert(QStringLiteral("device"), it->device);
+        w.insert(QStringLiteral("start_ticks"), it->startTicks);
+        w.insert(QStringLiteral("started"), it->started.toString(Qt::ISODateWithMs));
+        if (!it->launcher.isEmpty())
+            w.insert(QStringLiteral("launcher"), it->launcher);
+        if (!it->command.isEmpty())
+            w.insert(QStringLiteral("command"), QJsonArray::fromStringList(it->command));
+        if (it->followFile)
+            w.insert(QStringLiteral("follow_file"), *it->followFile);
+        runs.insert(it.key(), w);
+    }
+    QJsonObject o;
+    o.insert(QStringLiteral("socket"), socketPath);
+    o.insert(QStringLiteral("runs"), runs);
+    // Another user's state file (a shared runs root) is theirs to keep: it is
+    // refused when read, and never replaced by ours.
+    struct stat st
+    {};
+    const QString path = stateFile(m_root);
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && st.st_uid != ::geteuid()) {
+        qCWarning(lcRunStore).noquote() << path << "belongs to another user: not replaced; this session's runs are not"
+                                        << "recorded for reattachment";
+        return false;
+    }
+    // Holds the tokens: readable by the user only.
+    return writeJson(path, o, nullptr, /*privateFile=*/true);
+}
+
+qint64 RunStore::processStartTicks(qint64 pid)
+{
+    QFile file(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray stat = file.readAll();
+    // The command name (field 2) may hold spaces and ')'; fields resume
+    // after the last ')'.
+    const qsizetype close = stat.lastIndexOf(')');
+    if (close < 0)
+        return 0;
+    const QList<QByteArray> fields = stat.mid(close + 2).split(' ');
+    // fields[0] is field 3 (state); field 22 (starttime) is fields[19].
+    if (fields.size() < 20)
+        return 0;
+    if (fields.at(0) == "Z")
+        return 0; // a zombie has finished
+    return fields.at(19).toLongLong();
+}
+
+} // namespace trainyard

@@ -1,0 +1,137 @@
+#pragma once
+
+#include "metrics/metricslogreader.h"
+#include "records/runinfo.h"
+#include "runstore/runnotes.h"
+#include "runstore/runrecord.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <functional>
+
+namespace trainyard {
+
+class Experiment;
+
+// The run folders on disk (DESIGN.md): ROOT/NAME/{spec.json, metrics.jsonl,
+// worker.log, checkpoints/, status.json, notes.json}, plus ROOT/.trainyard-state.json
+// (mode 0600: pid, token and start time of every live worker, so a restarted
+// orchestrator can reattach). Names are checked so a path never leaves ROOT.
+class RunStore
+{
+public:
+    explicit RunStore(const QString &root = QString());
+    // The runs root of an experiment loaded from `experimentFile`: its
+    // runs_root (relative to the file's folder, "~/" for the home folder),
+    // else the default location (Experiment::effectiveRunsRoot).
+    static QString rootFor(const Experiment &experiment, const QString &experimentFile);
+
+    QString root() const { return m_root; }
+    void setRoot(const QString &root) { m_root = root; }
+    bool ensureRoot(QString *error) const;
+
+    // ROOT/NAME, or empty when `name` is neither a safe run name nor an
+    // attempt's folder name (attemptNumber).
+    QString runDir(const QString &name) const;
+    bool prepareRunDir(const QString &name, const QJsonObject &spec, QString *error) const;
+    // Makes way for a fresh start of a run whose folder holds no results
+    // (hasResults): deletes it but for its notes.json (the user's words
+    // about the run are not the run's output), or removes a link planted in
+    // its place (never what it points to). Refuses unsafe names and, false
+    // with the folder untouched, a folder that holds results: those are
+    // history (archiveRunDir).
+    bool clearRunDir(const QString &name) const;
+    bool hasCheckpoint(const QString &name) const;
+    // Whether ROOT/NAME is a folder (not a link) holding anything but
+    // spec.json, notes.json, empty files and empty folders: the output of a
+    // run that started (metrics.jsonl, worker.log, status.json, checkpoints).
+    bool hasResults(const QString &name) const;
+
+    // A run folder that holds results is history: a fresh start of its run
+    // renames it (never copies, never deletes) to the first free
+    // NAME.attempt-N, N = 1, 2, ..., and starts in a new NAME. The new
+    // folder keeps the run's notes.json (the archive keeps its copy).
+    // Refuses a folder that is a link (nothing is renamed through one).
+    bool archiveRunDir(const QString &name, QString *archivedName, QString *error = nullptr) const;
+    // The folder name archiveRunDir would give NAME now.
+    QString nextAttemptName(const QString &name) const;
+    // N of an archived attempt's folder name "BASE.attempt-N" (BASE a safe
+    // run name, N from 1 to 999999; the name may so exceed a run name's 100
+    // characters), else 0.
+    static int attemptNumber(const QString &folderName, QString *base = nullptr);
+
+    // status.json: {"state","exit_code","signal","pid","device","host",
+    // "started","ended","message","step","loss","command"}.
+    bool writeStatus(const RunInfo &run, QString *error = nullptr) const;
+    // False when absent or unreadable.
+    bool readStatus(const QString &name, RunInfo *run) const;
+
+    // spec.json; empty when absent or unreadable.
+    QJsonObject readSpec(const QString &name) const;
+
+    // notes.json: {"tags": [...], "note": "..."}, the user's tags and note;
+    // empty when absent or unreadable.
+    RunNotes readNotes(const QString &name) const;
+    // Writes notes.json (creating the folder of a run that has not started:
+    // its start keeps the file); empty notes remove it. Refuses unsafe
+    // names and a notes.json that is a link.
+    bool writeNotes(const QString &name, const RunNotes &notes, QString *error = nullptr) const;
+
+    // Reads metrics.jsonl from byte `offset` through the one reader
+    // (MetricsLogReader: a torn last line is left for the next read, invalid
+    // lines are skipped and counted), calling `record` for every record;
+    // the result's offset is where the next read starts.
+    using ReadResult = MetricsLogReader::Result;
+    using RecordCallback = MetricsLogReader::RecordCallback;
+    ReadResult readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const;
+
+    // Brings `run` up to date with its folder: spec.json, status.json,
+    // notes.json and metrics.jsonl from run->metricsOffset on (a fresh RunRecord reads it
+    // all; one read before reads only what was appended since). False, and
+    // `run` untouched, when the folder holds neither spec.json nor a
+    // readable status.json (it is no run folder).
+    bool readRun(const QString &name, RunRecord *run) const;
+    // Names of the folders under the root that can be runs (safe names and
+    // archived attempts, no links: Trainyard does not follow links in the
+    // runs root), sorted.
+    QStringList runNames() const;
+    // Every run folder under the root, by folder name (links are not
+    // followed). The overload brings an earlier answer up to date, reading
+    // only what the runs appended since.
+    QList<RunRecord> readHistory() const;
+    // `include`, when given, picks the folders by name (the open
+    // experiment's earlier attempts: attemptNumber).
+    void readHistory(QList<RunRecord> *runs, const std::function<bool(const QString &)> &include = {}) const;
+
+    // Live workers, persisted for reattachment.
+    struct LiveWorker
+    {
+        qint64 pid = 0;
+        QString token;
+        QString device;
+        qint64 startTicks = 0; // /proc/PID/stat start time, guards pid reuse
+        QDateTime started;
+        QJsonObject launcher; // the launcher's own handle (opaque; see launcher.h)
+        QStringList command;  // the worker's command line (RunInfo::command)
+        // Started without a socket (a batch job): its metrics.jsonl is its
+        // channel. Absent in older state files: then `command` tells.
+        std::optional<bool> followFile;
+    };
+    // The state file is a claim about what may be signalled: one that is
+    // not the user's own regular file, or that others can write, is refused
+    // (empty, the reason in `refusal`, logged): none of its runs is adopted.
+    QHash<QString, LiveWorker> readState(QString *socketPath = nullptr, QString *refusal = nullptr) const;
+    bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;
+
+    // Start time of `pid` in clock ticks since boot (/proc/PID/stat field 22),
+    // 0 when the process does not exist.
+    static qint64 processStartTicks(qint64 pid);
+
+private:
+    QString m_root;
+};
+
+} // namespace trainyard

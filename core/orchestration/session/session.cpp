@@ -1,0 +1,244 @@
+#include "session/session.h"
+
+#include "devices/deviceinventory.h"
+#include "dispatch/scheduler.h"
+#include "experiment/trustlist.h"
+#include "ingest/metricsserver.h"
+#include "logcategories.h"
+#include "metrics/metricline.h"
+#include "metrics/metricscsvwriter.h"
+#include "metrics/metricstore.h"
+#include "runstore/runstore.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLockFile>
+
+namespace trainyard {
+
+Session::Session(QObject *parent)
+    : QObject(parent)
+    , m_store(new RunStore)
+    , m_metrics(new MetricStore(this))
+    , m_server(new MetricsServer(this))
+    , m_devices(new DeviceInventory(this))
+    , m_scheduler(new Scheduler(m_store, m_server, m_metrics, m_devices, this))
+{
+    m_server->setHandler([this](RunId run, const nlohmann::json &message) {
+        if (m_scheduler)
+            m_scheduler->handleMessage(run, message);
+    });
+    m_server->setMetricHandler([this](RunId run, const MetricLine &line) {
+        if (m_scheduler)
+            m_scheduler->handleMetric(run, line);
+    });
+    m_devices->setOurPids([this] { return m_scheduler ? m_scheduler->workerPids() : QSet<qint64>(); });
+    m_devices->setPollInterval(1000);
+    connect(m_scheduler, &Scheduler::shutdownFinished, this, [this] {
+        if (m_closing)
+            finishClose();
+    });
+}
+
+Session::~Session()
+{
+    // Kills what still runs (synchronously), before the store it uses.
+    delete m_scheduler;
+    m_scheduler = nullptr;
+    if (m_open) {
+        m_server->close();
+        if (m_lock)
+            m_lock->unlock();
+    }
+    delete m_store;
+    delete m_lock;
+}
+
+bool Session::load(const QString &path, QStringList *errors)
+{
+    const auto ex = Experiment::load(path, errors);
+    if (!ex)
+        return false;
+    if (const QString refusal = TrustList().refusal(*ex); !refusal.isEmpty()) {
+        if (errors)
+            *errors = QStringList{refusal};
+        return false;
+    }
+    return open(*ex, QFileInfo(path).absoluteFilePath(), errors);
+}
+
+bool Session::loadDemo(QStringList *errors)
+{
+    return open(Experiment::demo(), QString(), errors);
+}
+
+bool Session::open(const Experiment &experiment, const QString &filePath, QStringList *errors)
+{
+    auto fail = [&](const QString &text) {
+        if (errors)
+            *errors = QStringList{text};
+        return false;
+    };
+    if (m_open)
+        close(false);
+    if (m_open)
+        return fail(QStringLiteral("%1 still has runs stopping; open again when they have ended").arg(m_name));
+
+    Experiment ex = experiment;
+    // A relative runs root is relative to the experiment file.
+    if (!ex.runsRoot.isEmpty() && QDir::isRelativePath(ex.runsRoot) && !ex.runsRoot.startsWith(QLatin1Char('~'))
+        && !filePath.isEmpty())
+        ex.runsRoot = QFileInfo(filePath).absoluteDir().filePath(ex.runsRoot);
+    const QString root = ex.effectiveRunsRoot();
+    if (!QDir().mkpath(root))
+        return fail(root + QStringLiteral(": cannot create the runs folder"));
+
+    auto *lock = new QLockFile(root + QStringLiteral("/.trainyard.lock"));
+    lock->setStaleLockTime(0);
+    if (!lock->tryLock(200)) {
+        qint64 pid = 0;
+        QString host, app;
+        lock->getLockInfo(&pid, &host, &app);
+        delete lock;
+        return fail(QStringLiteral("%1: already open in another Trainyard (pid %2)").arg(root).arg(pid));
+    }
+    m_store->setRoot(root);
+    QString error;
+    if (!m_server->listen(MetricsServer::defaultSocketPath(root), &error)) {
+        delete lock;
+        return fail(error);
+    }
+    delete m_lock;
+    m_lock = lock;
+    m_filePath = filePath;
+    m_name = ex.name;
+    m_runsRoot = experiment.runsRoot;
+    m_clusters = experiment.clusters; // not the board's: saved with the file as they came
+    m_scheduler->setExperiment(ex);
+    // Opened, with what the user must hear about (a refused state file, lost
+    // runs): the window's status bar and `trainyard run`'s stderr show them.
+    const QStringList warnings = m_scheduler->loadHistory();
+    if (errors)
+        errors->append(warnings);
+    m_open = true;
+    Q_EMIT opened();
+    return true;
+}
+
+bool Session::save(const QString &path, QString *error)
+{
+    if (!saveOwnExperiment(experiment(), path, error))
+        return false;
+    m_filePath = QFileInfo(path).absoluteFilePath();
+    return true;
+}
+
+void Session::close(bool leaveRunning)
+{
+    if (!m_open || (m_closing && !leaveRunning))
+        return;
+    m_closing = true;
+    m_scheduler->shutdown(leaveRunning); // finishClose() on shutdownFinished, maybe at once
+}
+
+void Session::finishClose()
+{
+    m_closing = false;
+    m_server->close();
+    if (m_lock) {
+        m_lock->unlock();
+        delete m_lock;
+        m_lock = nullptr;
+    }
+    m_open = false;
+    Q_EMIT closed();
+}
+
+void Session::setName(const QString &name)
+{
+    if (name == m_name)
+        return;
+    m_name = name;
+    Q_EMIT nameChanged(name);
+}
+
+bool Session::rename(const QString &name, QString *error)
+{
+    const auto fail = [error](const QString &text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (!isSafeRunName(name))
+        return fail(QStringLiteral("\"%1\": expected a name of 1–100 letters, digits or ._+@- not starting with '.' "
+                                   "nor ending in .attempt-N")
+                        .arg(name));
+    if (!m_open || name == m_name)
+        return m_open ? true : fail(QStringLiteral("no experiment is open"));
+    if (!m_runsRoot.isEmpty()) {
+        setName(name); // the file chose the folder
+        return true;
+    }
+    const QString oldRoot = m_store->root();
+    if (m_scheduler->activeCount() > 0) {
+        // Workers write into the folder: it stays, named in the file from now on.
+        m_runsRoot = oldRoot;
+        setName(name);
+        return true;
+    }
+    Experiment renamed;
+    renamed.name = name;
+    const QString newRoot = renamed.effectiveRunsRoot();
+    if (QFileInfo::exists(newRoot) && !QDir(newRoot).isEmpty())
+        return fail(QStringLiteral("%1 already exists: choose another name").arg(newRoot));
+    // Let go of the folder (socket, lock), move it, take it again.
+    m_server->close();
+    m_lock->unlock();
+    QDir().rmdir(newRoot);
+    const bool moved = QDir().rename(oldRoot, newRoot);
+    const QString root = moved ? newRoot : oldRoot;
+    delete m_lock;
+    m_lock = new QLockFile(root + QStringLiteral("/.trainyard.lock"));
+    m_lock->setStaleLockTime(0);
+    QString listenError;
+    const bool relocked = m_lock->tryLock(200);
+    const bool listening = m_server->listen(MetricsServer::defaultSocketPath(root), &listenError);
+    if (!relocked || !listening)
+        qCWarning(lcExperiment).noquote() << root << "could not be taken again after the rename:" << listenError;
+    if (!moved) {
+        return fail(QStringLiteral("%1 could not be moved to %2").arg(oldRoot, newRoot));
+    }
+    m_store->setRoot(newRoot);
+    m_scheduler->runsRootChanged();
+    setName(name);
+    return true;
+}
+
+QString Session::runsRoot() const
+{
+    return m_store->root();
+}
+
+Experiment Session::experiment() const
+{
+    Experiment ex = m_scheduler->toExperiment(m_name, m_runsRoot);
+    ex.clusters = m_clusters;
+    return ex;
+}
+
+bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const
+{
+    const QList<RunId> ids = runs.isEmpty() ? m_scheduler->runIds() : runs;
+    return MetricsCsvWriter::writeFile(
+        path,
+        [&](MetricsCsvWriter &csv) {
+            for (RunId id : ids) {
+                const RunInfo info = m_scheduler->run(id);
+                if (info.id != 0)
+                    csv.writeRun(info.name, *m_metrics, id);
+            }
+        },
+        error);
+}
+
+} // namespace trainyard

@@ -1,0 +1,59 @@
+// SlurmClusterConfig: how jobs go to one cluster, from the experiment
+// file's cluster and lane (apart from slurmlauncher.cpp, which uses it).
+
+#include "experiment/experiment.h"
+#include "slurm/slurmlauncher.h"
+
+#include <QDir>
+#include <QStandardPaths>
+
+namespace trainyard {
+
+SlurmClusterConfig SlurmClusterConfig::forLane(const ExperimentCluster &cluster, const QString &partition,
+                                               const QString &gres)
+{
+    SlurmClusterConfig c;
+    c.name = cluster.name;
+    c.partition = partition.isEmpty() ? cluster.partition : partition;
+    c.account = cluster.account;
+    c.qos = cluster.qos;
+    c.time = cluster.time;
+    if (!gres.isEmpty())
+        c.gres = gres;
+    c.extraArgs = cluster.extraArgs;
+    return c;
+}
+
+SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &cluster)
+{
+    SlurmClusterConfig c = forLane(cluster, QString(), QString());
+    c.worker = cluster.worker;
+    c.pollMs = cluster.pollSeconds * 1000;
+    if (cluster.reach == QLatin1String("ssh")) {
+        // BatchMode: never a prompt (a key or an agent, or a ControlMaster
+        // the user opened with 2FA); host keys checked, never accepted
+        // here; one master connection in the user's 0700 runtime folder
+        // carries every later command.
+        QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+        if (runtime.isEmpty())
+            runtime = QDir::tempPath();
+        c.sshCommand = {QStringLiteral("ssh"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("BatchMode=yes"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("StrictHostKeyChecking=yes"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ControlMaster=auto"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ControlPath=%1/trainyard-ssh-%C").arg(runtime),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ControlPersist=600"),
+                        QStringLiteral("-o"),
+                        QStringLiteral("ConnectTimeout=20")};
+        c.sshCommand << cluster.sshArguments();
+    }
+    c.warnSeconds = cluster.warnSeconds;
+    return c;
+}
+
+} // namespace trainyard

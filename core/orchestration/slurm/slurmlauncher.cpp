@@ -1,0 +1,595 @@
+#include "slurm/slurmlauncher.h"
+
+#include "experiment/experiment.h"
+#include "logcategories.h"
+#include "protocol/exitcode.h"
+#include "slurm/slurmcommand.h"
+
+#include <QDir>
+#include <QJsonObject>
+#include <QProcessEnvironment>
+#include <QTimer>
+
+#include <csignal>
+#include <unistd.h>
+
+namespace trainyard {
+
+namespace {
+
+// Slurm's words for a job it no longer knows (squeue -j, scontrol show job).
+bool saysUnknownJob(const SlurmCommandResult &r)
+{
+    return r.started && !r.timedOut && r.err.contains("Invalid job id");
+}
+
+// `scontrol show job -o -- ID`: the id after "--", never read as an option.
+QStringList showJobArguments(const QString &id)
+{
+    return {QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("-o"), QStringLiteral("--"), id};
+}
+
+// `scancel OPTIONS -- ID`, likewise.
+QStringList scancelArguments(const QStringList &options, const QString &id)
+{
+    return options + QStringList{QStringLiteral("--"), id};
+}
+
+std::unique_ptr<SlurmCommandRunner> makeRunner(const SlurmClusterConfig &cluster)
+{
+    auto runner = std::make_unique<SlurmProcessRunner>(cluster.commandTimeoutMs);
+    runner->setRemote(cluster.sshCommand);
+    return runner;
+}
+
+} // namespace
+
+SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner, QObject *parent)
+    : Launcher(parent)
+    , m_cluster(std::move(cluster))
+    , m_runner(runner ? std::move(runner) : makeRunner(m_cluster))
+    , m_timer(new QTimer(this))
+{
+    m_timer->setInterval(qMax(50, m_cluster.pollMs));
+    connect(m_timer, &QTimer::timeout, this, &SlurmLauncher::poll);
+}
+
+SlurmLauncher::~SlurmLauncher()
+{
+    const QList<RunId> runs = m_jobs.keys();
+    for (RunId run : runs)
+        release(run);
+}
+
+QStringList SlurmLauncher::sbatchArguments(const LaunchSpec &spec) const
+{
+    const QString log = QDir(spec.runDir).filePath(QStringLiteral("worker.log"));
+    // --export=ALL: the job gets sbatch's environment, the token included,
+    // whatever SBATCH_EXPORT the site sets.
+    QStringList args{QStringLiteral("--parsable"),
+                     QStringLiteral("--job-name=%1").arg(spec.name),
+                     QStringLiteral("--output=%1").arg(log),
+                     QStringLiteral("--open-mode=append"),
+                     QStringLiteral("--chdir=%1").arg(spec.workingDirectory()),
+                     QStringLiteral("--export=ALL")};
+    const QString partition = spec.partition.isEmpty() ? m_cluster.partition : spec.partition;
+    if (!partition.isEmpty())
+        args << QStringLiteral("--partition=%1").arg(partition);
+    if (!m_cluster.account.isEmpty())
+        args << QStringLiteral("--account=%1").arg(m_cluster.account);
+    if (!m_cluster.qos.isEmpty())
+        args << QStringLiteral("--qos=%1").arg(m_cluster.qos);
+    if (!m_cluster.time.isEmpty())
+        args << QStringLiteral("--time=%1").arg(m_cluster.time);
+    const QString gres = spec.gres.isEmpty() ? m_cluster.gres : spec.gres;
+    if (!gres.isEmpty())
+        args << QStringLiteral("--gres=%1").arg(gres);
+    // USR2, to the batch shell, which is the worker (the script execs it);
+    // USR1 is NCCL's.
+    if (m_cluster.warnSeconds > 0)
+        args << QStringLiteral("--signal=B:USR2@%1").arg(m_cluster.warnSeconds);
+    args << m_cluster.extraArgs; // last: a site's own options win
+    return args;
+}
+
+namespace {
+
+// A program run's variables but the token, for its batch script.
+QList<std::pair<QString, QString>> scriptExports(const LaunchSpec &job)
+{
+    QList<std::pair<QString, QString>> exports = job.environment();
+    exports.removeIf([](const auto &entry) { return entry.first == QLatin1String("TRAINYARD_TOKEN"); });
+    return exports;
+}
+
+} // namespace
+
+QByteArray SlurmLauncher::jobScript(const LaunchSpec &job) const
+{
+    return SlurmJob::script(job.program, job.arguments(),
+                            job.isProgram() ? scriptExports(job) : QList<std::pair<QString, QString>>{});
+}
+
+void SlurmLauncher::prepare(LaunchSpec &spec) const
+{
+    QString partition;
+    if (isSlurmDevice(spec.target, nullptr, &partition) && !partition.isEmpty())
+        spec.partition = partition;
+    if (spec.gres.isEmpty())
+        spec.gres = m_cluster.gres;
+    // Slurm narrows CUDA_VISIBLE_DEVICES to the job's GPUs: its first is cuda:0.
+    spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
+    if (!m_cluster.worker.isEmpty() && !spec.isProgram())
+        spec.program = m_cluster.worker;
+    // This machine's build tree means nothing on a cluster reached over ssh:
+    // there the module must be installed (docs/python.md).
+    if (!m_cluster.sshCommand.isEmpty())
+        spec.pythonPath.clear();
+    if (!m_cluster.connectBack)
+        spec.connect.clear();
+}
+
+void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
+{
+    release(run); // never two jobs for one run
+    LaunchSpec job = spec;
+    prepare(job);
+    if (job.program.isEmpty() && !job.isProgram()) {
+        Q_EMIT failedToLaunch(run, tr("trainyard-worker not found for cluster %1").arg(m_cluster.name));
+        return;
+    }
+    m_jobs.insert(run, Job());
+    submit(run, job, QStringLiteral("submitted"));
+}
+
+void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pendingReason)
+{
+    const quint64 serial = ++m_serial;
+    Job &entry = m_jobs[run];
+    entry.serial = serial;
+    entry.spec = job;
+    entry.checkpointAtSubmit = SlurmLauncher::checkpointStamp(job.runDir);
+
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString &key : LaunchSpec::runVariableNames())
+        env.remove(key);
+    env.remove(QStringLiteral("CUDA_VISIBLE_DEVICES")); // the orchestrator's GPUs are not the node's
+    env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
+    for (const auto &[key, value] : job.environment())
+        env.insert(key, value);
+
+    const QStringList args = sbatchArguments(job);
+    qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
+    m_runner->run(QStringLiteral("sbatch"), args, jobScript(job), env, this,
+                  [this, run, serial, pendingReason](const SlurmCommandResult &r) {
+                      const auto it = m_jobs.constFind(run);
+                      const bool current = it != m_jobs.constEnd() && it->serial == serial;
+                      const QString id = r.ok() ? SlurmJob::parseSubmitted(r.out) : QString();
+                      if (!current) {
+                          // Released or restarted while sbatch ran: nobody
+                          // wants this job.
+                          if (!id.isEmpty())
+                              scancel(id, {});
+                          return;
+                      }
+                      if (id.isEmpty()) {
+                          m_jobs.remove(run);
+                          const QString why =
+                              r.ok() ? tr("sbatch gave no job id (%1)").arg(QString::fromUtf8(r.out.trimmed()))
+                                     : r.message(QStringLiteral("sbatch"));
+                          qCWarning(lcSlurm, "run %d not submitted: %s", run, qUtf8Printable(why));
+                          Q_EMIT failedToLaunch(run, tr("Slurm refused the job: %1").arg(why));
+                          return;
+                      }
+                      submitted(run, serial, id, pendingReason);
+                  });
+}
+
+void SlurmLauncher::submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason)
+{
+    Job &job = m_jobs[run];
+    job.id = id;
+    job.known = false;
+    job.phase = SlurmJob::Phase::Pending;
+    job.reason.clear();
+    job.finishing = false;
+    qCInfo(lcSlurm, "run %d submitted as job %s", run, qUtf8Printable(id));
+    Q_EMIT started(run, 0, id);
+    // The listener may have stopped, released or restarted the run.
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end() || it->serial != serial)
+        return;
+    if (it->cancelAsked) {
+        scancel(id, {});
+    }
+    Q_EMIT pending(run, pendingReason);
+    if (!m_timer->isActive())
+        m_timer->start();
+}
+
+void SlurmLauncher::schedulePoll()
+{
+    if (!m_timer->isActive())
+        m_timer->start();
+    // Soon, not at the next tick: a cancel or an attach wants an answer.
+    QTimer::singleShot(qMin(1000, m_cluster.pollMs), this, &SlurmLauncher::poll);
+}
+
+void SlurmLauncher::poll()
+{
+    if (m_polling)
+        return; // one squeue at a time, however slow the controller
+    QList<RunId> runs;
+    QStringList ids;
+    for (auto it = m_jobs.cbegin(); it != m_jobs.cend(); ++it) {
+        if (!it->id.isEmpty() && !it->finishing) {
+            runs << it.key();
+            ids << it->id;
+        }
+    }
+    if (m_jobs.isEmpty())
+        m_timer->stop();
+    if (ids.isEmpty())
+        return;
+    m_polling = true;
+    ++m_polls;
+    const QStringList args{QStringLiteral("--noheader"), QStringLiteral("--states=all"),
+                           QStringLiteral("--jobs=%1").arg(ids.join(QLatin1Char(','))),
+                           QStringLiteral("--format=%1").arg(QLatin1String(SlurmJob::kSqueueFormat))};
+    m_runner->run(QStringLiteral("squeue"), args, {}, {}, this, [this, runs, ids](const SlurmCommandResult &r) {
+        m_polling = false;
+        if (r.ok()) {
+            polled(runs, ids, SlurmJob::parseSqueue(r.out));
+        } else if (saysUnknownJob(r)) {
+            // Asked about one job Slurm has forgotten: none is listed.
+            polled(runs, ids, {});
+        } else {
+            // The controller is down or slow: the jobs run on; ask again at
+            // the next tick.
+            qCWarning(lcSlurm, "squeue failed: %s", qUtf8Printable(r.message(QStringLiteral("squeue"))));
+        }
+    });
+}
+
+void SlurmLauncher::polled(const QList<RunId> &runs, const QStringList &ids, const QHash<QString, SlurmJob> &listed)
+{
+    for (int i = 0; i < runs.size(); ++i) {
+        const auto it = m_jobs.constFind(runs.at(i));
+        if (it == m_jobs.constEnd() || it->id != ids.at(i) || it->finishing)
+            continue; // ended, released or resubmitted meanwhile
+        const auto seen = listed.constFind(ids.at(i));
+        if (seen == listed.constEnd())
+            finish(runs.at(i)); // gone from the queue: ask scontrol how it ended
+        else
+            observe(runs.at(i), *seen);
+    }
+}
+
+void SlurmLauncher::observe(RunId run, const SlurmJob &seen)
+{
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end())
+        return;
+    const SlurmJob::Phase phase = seen.phase();
+    switch (phase) {
+    case SlurmJob::Phase::Ended:
+        finish(run);
+        return;
+    case SlurmJob::Phase::Pending: {
+        // Right after sbatch the reason is often "None": "submitted" said it.
+        const QString reason =
+            seen.reason.isEmpty() && seen.state != QLatin1String("PENDING") ? seen.state : seen.reason;
+        const bool requeued = it->known && it->phase == SlurmJob::Phase::Running;
+        const bool changed = requeued || (!reason.isEmpty() && reason != it->reason);
+        it->known = true;
+        it->phase = phase;
+        if (!reason.isEmpty())
+            it->reason = reason;
+        if (changed) {
+            qCInfo(lcSlurm, "run %d: job %s pending (%s)", run, qUtf8Printable(it->id), qUtf8Printable(it->reason));
+            Q_EMIT pending(run, it->reason.isEmpty() ? QStringLiteral("submitted") : it->reason);
+        }
+        return;
+    }
+    case SlurmJob::Phase::Running:
+        if (it->known && it->phase == SlurmJob::Phase::Running)
+            return;
+        it->known = true;
+        it->phase = phase;
+        it->reason.clear();
+        it->node = seen.nodes;
+        qCInfo(lcSlurm, "run %d: job %s running on %s", run, qUtf8Printable(it->id), qUtf8Printable(seen.nodes));
+        Q_EMIT running(run);
+        return;
+    }
+}
+
+void SlurmLauncher::finish(RunId run)
+{
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end() || it->finishing)
+        return;
+    it->finishing = true;
+    const QString id = it->id;
+    m_runner->run(QStringLiteral("scontrol"), showJobArguments(id), {}, {}, this,
+                  [this, run, id](const SlurmCommandResult &r) {
+                      const auto it = m_jobs.find(run);
+                      if (it == m_jobs.end() || it->id != id)
+                          return;
+                      const SlurmJob job = r.ok() ? SlurmJob::parseScontrol(r.out) : SlurmJob();
+                      if (!job.id.isEmpty() && job.phase() != SlurmJob::Phase::Ended) {
+                          it->finishing = false; // not over after all (squeue's view was stale)
+                          observe(run, job);
+                          return;
+                      }
+                      if (job.id.isEmpty() && !saysUnknownJob(r)) {
+                          it->finishing = false; // the controller did not answer: ask again next poll
+                          qCWarning(lcSlurm, "scontrol show job %s failed: %s", qUtf8Printable(id),
+                                    qUtf8Printable(r.message(QStringLiteral("scontrol"))));
+                          return;
+                      }
+                      ended(run, job);
+                  });
+}
+
+void SlurmLauncher::ended(RunId run, const SlurmJob &final)
+{
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end())
+        return;
+    const Job job = *it;
+    const QString state = final.state.section(QLatin1Char(' '), 0, 0);
+    // The time limit without a warning (warn_seconds 0, or Slurm's TERM came
+    // first): the worker checkpointed on the TERM. Resubmitted like a
+    // requeue when it wrote a checkpoint in this job (an attached job:
+    // any).
+    const bool timeLimit = state == QLatin1String("TIMEOUT") && !job.stopAsked;
+    const QString stamp = timeLimit ? SlurmLauncher::checkpointStamp(job.spec.runDir) : QString();
+    const bool canResubmit = !stamp.isEmpty() && (!job.checkpointAtSubmit || *job.checkpointAtSubmit != stamp);
+    if ((final.exitCode == protocol::toInt(protocol::ExitCode::Requeue) && final.signal == 0 && !job.stopAsked)
+        || (timeLimit && canResubmit)) {
+        // The worker checkpointed on the time-limit warning: the same run
+        // goes on in a new job, from its checkpoint.
+        LaunchSpec again = job.spec;
+        again.resume = true;
+        it->requeues = job.requeues + 1;
+        qCInfo(lcSlurm, "run %d: job %s checkpointed before its time limit; resubmitting (requeue %d)", run,
+               qUtf8Printable(job.id), it->requeues);
+        if (!job.known || job.phase != SlurmJob::Phase::Running)
+            Q_EMIT running(run); // it did run
+        submit(run, again, tr("requeued after job %1 reached its time limit").arg(job.id));
+        return;
+    }
+    it->node = final.nodes.isEmpty() ? job.node : final.nodes;
+
+    int code = -1;
+    int signal = 0;
+    const QString why = endReason(job, final, timeLimit, stamp);
+    if (final.id.isEmpty()) {
+        // Slurm has forgotten the job (no accounting): the worker's done line tells.
+    } else if (final.signal > 0) {
+        signal = final.signal;
+    } else if (state == QLatin1String("CANCELLED") && !job.stopAsked) {
+        // Cancelled from outside: a signal nobody here sent.
+        signal = SIGTERM;
+    } else if (state == QLatin1String("COMPLETED") || state == QLatin1String("FAILED")
+               || state == QLatin1String("CANCELLED")) {
+        // A cancel of ours before the worker ran has no exit status to tell.
+        if (!(state == QLatin1String("CANCELLED") && final.exitCode == 0))
+            code = final.exitCode;
+    }
+    // TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE
+    // without a signal: (-1, 0), the done line tells.
+
+    // A job that ran between two polls still ran: say so before its end.
+    if ((!job.known || job.phase != SlurmJob::Phase::Running) && !final.nodes.isEmpty()
+        && !(state == QLatin1String("CANCELLED") && job.phase == SlurmJob::Phase::Pending && job.stopAsked))
+        Q_EMIT running(run); // host() still names its node
+    m_jobs.remove(run);
+    if (m_jobs.isEmpty())
+        m_timer->stop();
+    qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
+           qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
+           final.signal, code, signal);
+    if (!why.isEmpty())
+        Q_EMIT endedBecause(run, why);
+    Q_EMIT exited(run, code, signal);
+}
+
+void SlurmLauncher::scancel(const QString &id, const QStringList &options)
+{
+    if (!SlurmJob::isJobId(id)) {
+        qCWarning(lcSlurm, "scancel refused: \"%s\" is not a job id", qUtf8Printable(id));
+        return;
+    }
+    qCInfo(lcSlurm, "scancel %s %s", qUtf8Printable(options.join(QLatin1Char(' '))), qUtf8Printable(id));
+    m_runner->run(QStringLiteral("scancel"), scancelArguments(options, id), {}, {}, this,
+                  [this, id](const SlurmCommandResult &r) {
+                      if (!r.ok())
+                          qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
+                                    qUtf8Printable(r.message(QStringLiteral("scancel"))));
+                      schedulePoll();
+                  });
+}
+
+void SlurmLauncher::terminate(RunId run)
+{
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end())
+        return;
+    it->stopAsked = true;
+    if (it->id.isEmpty()) {
+        it->cancelAsked = true; // cancelled as soon as sbatch names it
+        return;
+    }
+    // A running worker hears TERM and checkpoints; a pending job is cancelled
+    // (it must never start).
+    if (it->known && it->phase == SlurmJob::Phase::Running)
+        scancel(it->id, {QStringLiteral("--signal=TERM"), QStringLiteral("--full")});
+    else
+        scancel(it->id, {});
+}
+
+void SlurmLauncher::kill(RunId run)
+{
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end())
+        return;
+    it->stopAsked = true;
+    if (it->id.isEmpty()) {
+        it->cancelAsked = true;
+        return;
+    }
+    // Running: SIGKILL at once; a plain scancel would send TERM first and
+    // KILL only after the cluster's KillWait (30 s by default), and kill
+    // comes when TERM was not enough.
+    if (it->known && it->phase == SlurmJob::Phase::Running)
+        scancel(it->id, {QStringLiteral("--signal=KILL"), QStringLiteral("--full")});
+    else
+        scancel(it->id, {});
+}
+
+Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
+                                             QString *why)
+{
+    const QString handleKind = handle.value(QStringLiteral("kind")).toString();
+    const QString id = handle.value(QStringLiteral("job")).toString();
+    const QString cluster = handle.value(QStringLiteral("cluster")).toString();
+    QString reason;
+    AttachResult result = AttachResult::Gone;
+    if (handleKind != kind()) {
+        reason = tr("a %1 run; this launcher submits to Slurm").arg(handleKind.isEmpty() ? tr("local") : handleKind);
+    } else if (id.isEmpty()) {
+        reason = tr("no job id");
+    } else if (!SlurmJob::isJobId(id)) {
+        // Never a job Trainyard submitted: "-uroot" would be an option.
+        reason = tr("\"%1\" is not a Slurm job id; nothing was signalled").arg(id);
+        result = AttachResult::NotOurs;
+    } else if (!cluster.isEmpty() && cluster != m_cluster.name) {
+        reason = tr("job %1 is on cluster %2, not %3").arg(id, cluster, m_cluster.name);
+    }
+    if (reason.isEmpty()) {
+        // Blocking and bounded: attach answers at once (the Supervisor reads
+        // the state file at open).
+        const SlurmCommandResult r =
+            m_runner->runNow(QStringLiteral("scontrol"), showJobArguments(id), m_cluster.commandTimeoutMs);
+        const SlurmJob job = r.ok() ? SlurmJob::parseScontrol(r.out) : SlurmJob();
+        if (saysUnknownJob(r) || (r.ok() && job.id.isEmpty())) {
+            reason = tr("job %1 is no longer known to Slurm").arg(id);
+        } else if (!r.ok()) {
+            reason = tr("job %1: %2").arg(id, r.message(QStringLiteral("scontrol")));
+        } else if (const QString other = notTheRun(job, expected); !other.isEmpty()) {
+            // Ids start again after a controller reset: the saved one may be
+            // a colleague's job now.
+            reason = tr("job %1 is not this run's (%2); nothing was signalled").arg(id, other);
+            result = AttachResult::NotOurs;
+        }
+    }
+    if (!reason.isEmpty()) {
+        qCInfo(lcSlurm, "run %d not attached: %s", run, qUtf8Printable(reason));
+        if (why)
+            *why = reason;
+        return result;
+    }
+    release(run);
+    Job entry;
+    entry.id = id;
+    entry.serial = ++m_serial;
+    entry.spec = expected; // what a requeue submits again, as for a job started here
+    prepare(entry.spec);
+    m_jobs.insert(run, entry);
+    qCInfo(lcSlurm, "run %d attached to job %s", run, qUtf8Printable(id));
+    // The first poll says pending or running (or how it ended meanwhile).
+    schedulePoll();
+    return AttachResult::Attached;
+}
+
+QString SlurmLauncher::notTheRun(const SlurmJob &job, const LaunchSpec &expected)
+{
+    if (job.ambiguous)
+        return tr("scontrol's description of it names a field twice");
+    QString error;
+    const qint64 uid = userId(&error);
+    if (uid < 0)
+        return tr("whose it is cannot be told: %1").arg(error);
+    if (job.uid != uid)
+        return tr("it is user %1's (uid %2)").arg(job.userName).arg(job.uid);
+    if (job.name != expected.name)
+        return tr("its name is \"%1\", not \"%2\"").arg(job.name, expected.name);
+    const QString dir = QDir::cleanPath(expected.workingDirectory());
+    if (expected.workingDirectory().isEmpty() || QDir::cleanPath(job.workDir) != dir)
+        return tr("its working directory is %1, not %2").arg(job.workDir, dir);
+    return {};
+}
+
+qint64 SlurmLauncher::userId(QString *error)
+{
+    if (m_userId >= 0)
+        return m_userId;
+    if (m_cluster.sshCommand.isEmpty()) {
+        m_userId = qint64(::geteuid());
+        return m_userId;
+    }
+    // Over ssh the jobs are the login's on the cluster: asked once.
+    const SlurmCommandResult r =
+        m_runner->runNow(QStringLiteral("id"), {QStringLiteral("-u")}, m_cluster.commandTimeoutMs);
+    bool ok = false;
+    const qint64 uid = r.ok() ? QString::fromUtf8(r.out).trimmed().toLongLong(&ok) : -1;
+    if (!ok) {
+        if (error)
+            *error = r.ok() ? tr("id -u said \"%1\"").arg(QString::fromUtf8(r.out).trimmed())
+                            : r.message(QStringLiteral("id"));
+        return -1;
+    }
+    m_userId = uid;
+    return m_userId;
+}
+
+QString SlurmLauncher::host(RunId run) const
+{
+    const auto it = m_jobs.constFind(run);
+    return it == m_jobs.constEnd() || it->node.isEmpty() ? m_cluster.name : it->node;
+}
+
+QJsonObject SlurmLauncher::handle(RunId run) const
+{
+    const auto it = m_jobs.constFind(run);
+    if (it == m_jobs.constEnd() || it->id.isEmpty())
+        return {};
+    return QJsonObject{
+        {QStringLiteral("kind"), kind()}, {QStringLiteral("job"), it->id}, {QStringLiteral("cluster"), m_cluster.name}};
+}
+
+void SlurmLauncher::detach(RunId run)
+{
+    // A job whose sbatch has not answered is cancelled when it does (see
+    // start): it has no handle anyone could attach to.
+    if (m_jobs.remove(run))
+        qCInfo(lcSlurm, "run %d left to Slurm", run);
+    if (m_jobs.isEmpty())
+        m_timer->stop();
+}
+
+void SlurmLauncher::release(RunId run)
+{
+    const auto it = m_jobs.find(run);
+    if (it == m_jobs.end())
+        return;
+    const QString id = it->id;
+    m_jobs.erase(it);
+    if (m_jobs.isEmpty())
+        m_timer->stop();
+    if (id.isEmpty())
+        return; // sbatch still runs: its answer is cancelled (start)
+    if (!SlurmJob::isJobId(id)) {
+        qCWarning(lcSlurm, "scancel refused: \"%s\" is not a job id", qUtf8Printable(id));
+        return;
+    }
+    const SlurmCommandResult r =
+        m_runner->runNow(QStringLiteral("scancel"), scancelArguments({}, id), qMin(5000, m_cluster.commandTimeoutMs));
+    if (!r.ok())
+        qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
+                  qUtf8Printable(r.message(QStringLiteral("scancel"))));
+}
+
+} // namespace trainyard

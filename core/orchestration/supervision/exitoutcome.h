@@ -1,0 +1,60 @@
+#pragma once
+
+#include "records/runinfo.h"
+
+#include <QString>
+
+namespace trainyard {
+
+// How a launched run ended, from what the Supervisor knows when the
+// launcher reports its exit, to the state and the message the user sees.
+// Pure (it only reads the last line of worker.log), so every case is
+// tested on its own (tests/orchestration/tst_supervisor.cpp).
+struct ExitFacts
+{
+    int exitCode = -1; // -1: killed by `signal`, or unknown
+    int signal = 0;
+    bool killed = false;    // killed on purpose (stop escalation, killAll)
+    QString killMessage;    // ... and why ("did not stop within 30 s; killed")
+    bool pending = false;   // it was waiting in a queue, never ran
+    bool cancelled = false; // ... and was stopped there
+    QString pendingReason;
+    bool doneSeen = false; // the worker's "done" line: its status wins over the exit status
+    QString doneStatus;
+    int doneExit = -1;
+    // What else the run reported since it started (Ingestion::done): a
+    // worker always reports steps, a program with the module always writes
+    // lines; a loss NaN or infinite from a step to the end is divergence.
+    qint64 lines = 0;
+    bool metricSeen = false;
+    qint64 nonFiniteLossFrom = -1; // -1: the last loss was finite, or none came
+    QString runDir;                // worker.log's last line goes with failures
+    QString jobId;                 // a batch job's: a SIGTERM nobody here sent is the queue's cancel
+    bool program = false;          // a program run: its exit status is its own, not protocol::ExitCode
+    bool stopAsked = false;        // the user stopped it (a program that then exits 0, 4 or on SIGTERM stopped)
+    // A batch queue's own reason it ended the job (Launcher::endedBecause): it failed so.
+    QString queueEnd;
+};
+
+struct ExitOutcome
+{
+    RunState state = RunState::Failed;
+    QString message;
+    int exitCode = -1; // the exit status to record (the done line's when the launcher could not know)
+};
+
+ExitOutcome exitOutcome(const ExitFacts &facts);
+
+// The end of worker.log for a failure: its last line, or for a program run
+// its Python traceback (from "Traceback (most recent call last):") or last
+// few lines, at most `maxLines`.
+QString logTail(const QString &runDir, int maxLines);
+
+// The run state of a worker exit status (core/protocol/exitcode.h, the one
+// table): finished, stopped, diverged; failed for everything else.
+RunState stateForExit(int code);
+
+// "signal 9 (SIGKILL: Killed)".
+QString signalName(int signal);
+
+} // namespace trainyard

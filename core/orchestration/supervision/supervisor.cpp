@@ -1,0 +1,598 @@
+#include "supervision/supervisor.h"
+
+#include "experiment/experiment.h"
+#include "experiment/runspecview.h"
+#include "ingest/ingestion.h"
+#include "ingest/metricsserver.h"
+#include "launch/launcher.h"
+#include "launch/workerprocess.h"
+#include "logcategories.h"
+#include "metrics/metricrecord.h"
+#include "protocol/protocol.h"
+#include "records/runregistry.h"
+#include "supervision/exitoutcome.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace trainyard {
+
+Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion,
+                       Launcher *launcher, QObject *parent)
+    : QObject(parent)
+    , m_runs(runs)
+    , m_store(store)
+    , m_server(server)
+    , m_ingestion(ingestion)
+    , m_launcher(launcher)
+{
+    connect(m_launcher, &Launcher::started, this, &Supervisor::onStarted);
+    connect(m_launcher, &Launcher::pending, this, &Supervisor::onPending);
+    connect(m_launcher, &Launcher::running, this, &Supervisor::onRunning);
+    connect(m_launcher, &Launcher::exited, this, &Supervisor::onExited);
+    connect(m_launcher, &Launcher::endedBecause, this, [this](RunId id, const QString &why) {
+        if (Supervised *s = supervised(id))
+            s->queueEnd = why;
+    });
+    connect(m_launcher, &Launcher::failedToLaunch, this, [this](RunId id, const QString &message) {
+        if (Supervised *s = supervised(id)) {
+            s->launcherDone = true;
+            finishRun(id, RunState::Failed, message);
+        }
+    });
+    connect(m_server, &MetricsServer::runDisconnected, this, [this](RunId id) {
+        if (RunInfo *r = m_runs->find(id)) {
+            r->connected = false;
+            m_runs->touch(id);
+        }
+    });
+    connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
+    m_watchdog.start(500);
+    connect(&m_follow, &QTimer::timeout, this, &Supervisor::followFiles);
+    m_follow.start(1000);
+    m_shutdownDeadline.setSingleShot(true);
+    connect(&m_shutdownDeadline, &QTimer::timeout, this, &Supervisor::onShutdownDeadline);
+}
+
+Supervisor::~Supervisor()
+{
+    killNow(QStringLiteral("killed at shutdown"));
+}
+
+Supervisor::Supervised &Supervisor::track(RunId id, RunInfo *info)
+{
+    untrack(id);
+    auto s = std::make_unique<Supervised>();
+    s->info = info;
+    s->watched = !RunSpecView(info->spec).isProgram();
+    s->lastSeen.start();
+    return *m_supervised.emplace(id, std::move(s)).first->second;
+}
+
+void Supervisor::untrack(RunId id)
+{
+    const auto it = m_supervised.find(id);
+    if (it == m_supervised.end())
+        return;
+    std::unique_ptr<Supervised> s = std::move(it->second);
+    m_supervised.erase(it);
+    if (s->stopTimer) {
+        // We may be inside its timeout: let the event loop delete it.
+        s->stopTimer->stop();
+        s->stopTimer->disconnect(this);
+        s->stopTimer.release()->deleteLater();
+    }
+}
+
+// ---- start ------------------------------------------------------------------
+
+bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
+{
+    RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (m_shuttingDown)
+        return refuse(error, QStringLiteral("the session is closing"));
+    // A cluster names its own worker where jobs run (the launcher says when
+    // it has none): a login node needs no local one.
+    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !isSlurmDevice(options.device))
+        return refuse(
+            error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+    if (!m_store->ensureRoot(error))
+        return false;
+    // A fresh start never writes over results: a folder that holds some is
+    // kept as an earlier attempt, one without is cleared (notes kept).
+    if (!options.resume && m_store->hasResults(r->name)) {
+        QString archived;
+        if (!m_store->archiveRunDir(r->name, &archived, error)) {
+            // The folder is history: the run ends here, in this session only,
+            // rather than write its failure over the results it could not keep.
+            const QString why = QStringLiteral("not started: its earlier results in %1 could not be kept as an "
+                                               "attempt (%2); nothing in the folder was changed")
+                                    .arg(m_store->runDir(r->name), error ? *error : QString());
+            m_ingestion->ingestMetricsFile(id); // its curves, reset for the new attempt, back
+            finishRun(id, RunState::Failed, why, /*record=*/false);
+            return refuse(error, why);
+        }
+        Q_EMIT attemptArchived(id, m_store->runDir(archived));
+    } else if (!options.resume) {
+        m_store->clearRunDir(r->name);
+    }
+    m_ingestion->beginRun(id, !options.resume);
+    if (!m_store->prepareRunDir(r->name, r->spec, error))
+        return false;
+    r->pid = 0;
+    r->jobId.clear();
+    r->exitCode = -1;
+    r->exitSignal = 0;
+    r->message.clear();
+    r->connected = false;
+    r->reattached = false;
+    r->device = options.device;
+    r->host.clear();
+    r->runDir = m_store->runDir(r->name);
+    r->started = QDateTime::currentDateTimeUtc();
+    r->ended = QDateTime();
+
+    LaunchSpec spec = launchSpec(id, options);
+    spec.token = m_server->registerRun(id, r->name);
+    r->command = spec.commandLine();
+
+    track(id, r).followFile = spec.connect.isEmpty();
+    m_runs->setState(id, RunState::Starting);
+    qCInfo(lcSupervisor, "starting %s on %s%s", qUtf8Printable(r->name), qUtf8Printable(r->device),
+           options.resume ? " (resume)" : "");
+    m_launcher->start(id, spec);
+    return true;
+}
+
+LaunchSpec Supervisor::launchSpec(RunId id, const StartOptions &options) const
+{
+    LaunchSpec spec;
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return spec;
+    const QString dir = m_store->runDir(r->name);
+    spec.program = m_workerProgram;
+    spec.name = r->name;
+    spec.specPath = dir + QStringLiteral("/spec.json");
+    spec.runDir = dir;
+    spec.connect = QStringLiteral("unix:") + m_server->socketPath();
+    spec.device = options.device;
+    spec.target = options.device;
+    spec.threads = options.threads;
+    spec.resume = options.resume;
+    spec.gres = options.gres;
+    spec.cpuFallback = options.cpuFallback;
+    const RunSpecView view(r->spec);
+    if (view.isProgram()) {
+        spec.programArgv = view.programArgv();
+        spec.program = spec.programArgv.value(0);
+        spec.workingDir = view.programCwd();
+        spec.programEnv = view.programEnv();
+        spec.seed = view.seed().value_or(-1);
+        spec.cpuFallback = false; // the worker's option; a program decides for itself
+        spec.pythonPath = WorkerProcess::findPythonModule(m_workerProgram);
+    }
+    m_launcher->prepare(spec);
+    return spec;
+}
+
+void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
+{
+    Supervised *s = supervised(id);
+    if (!s)
+        return;
+    if (s->phase == Phase::Launching)
+        s->phase = Phase::Live;
+    if (pid > 0)
+        s->info->pid = pid;
+    s->info->jobId = jobId;
+    s->info->host = m_launcher->host(id);
+    s->lastSeen.restart();
+    qCInfo(lcSupervisor, "%s started: %s", qUtf8Printable(s->info->name),
+           qUtf8Printable(jobId.isEmpty() ? QStringLiteral("pid %1").arg(pid) : jobId));
+    persistState();
+    m_runs->touch(id);
+}
+
+void Supervisor::onPending(RunId id, const QString &reason)
+{
+    Supervised *s = supervised(id);
+    if (!s)
+        return;
+    RunInfo *r = s->info;
+    // A requeue only after it was seen running here: a job reattached while
+    // it still waits is pending, not requeued.
+    const bool requeued =
+        s->phase == Phase::Live && s->ranHere
+        && (r->state == RunState::Running || r->state == RunState::Stalled || r->state == RunState::Paused);
+    const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
+    s->phase = Phase::Pending;
+    s->pendingReason = why;
+    qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), requeued ? "requeued, pending" : "pending",
+           qUtf8Printable(why));
+    if (r->state == RunState::Stopping) {
+        r->message = QStringLiteral("stopping; pending: %1").arg(why);
+        m_runs->touch(id);
+        return;
+    }
+    s->pendingShown = true;
+    r->queueReason = why;
+    m_runs->setState(id, RunState::Starting,
+                     (requeued ? QStringLiteral("requeued; pending: %1") : QStringLiteral("pending: %1")).arg(why));
+}
+
+void Supervisor::leavePending(Supervised *s)
+{
+    s->phase = Phase::Live;
+    s->lastSeen.restart();
+    s->info->queueReason.clear();
+    if (s->pendingShown) {
+        s->pendingShown = false;
+        s->info->message.clear();
+    }
+}
+
+void Supervisor::onRunning(RunId id)
+{
+    Supervised *s = supervised(id);
+    if (!s)
+        return;
+    if (s->phase != Phase::Live)
+        leavePending(s);
+    s->ranHere = true;
+    s->lastSeen.restart();
+    s->info->host = m_launcher->host(id); // a batch job's node is known from here
+    qCInfo(lcSupervisor, "%s running", qUtf8Printable(s->info->name));
+    if (s->info->state == RunState::Starting)
+        s->info->state = RunState::Running;
+    m_runs->touch(id);
+}
+
+// ---- the worker's lines -----------------------------------------------------
+
+void Supervisor::noteAlive(Supervised *s)
+{
+    s->lastSeen.restart();
+    s->watched = true;
+    if (s->info->state == RunState::Stalled) {
+        s->info->message.clear();
+        m_runs->setState(s->info->id, RunState::Running);
+    }
+}
+
+void Supervisor::handleMetric(RunId id, const MetricLine &line)
+{
+    if (Supervised *s = supervised(id))
+        noteAlive(s);
+    m_ingestion->handleMetric(id, line);
+}
+
+void Supervisor::handleMessage(RunId id, const nlohmann::json &message)
+{
+    if (!m_runs->contains(id))
+        return;
+    if (Supervised *s = supervised(id))
+        noteAlive(s);
+    // Decoded once, into the one record type (MetricRecord::fromJson checks it).
+    MetricRecord record;
+    if (!MetricRecord::fromJson(message, &record))
+        return;
+    if (record.kind == MetricRecord::Kind::Hello)
+        onHello(id, record);
+    else
+        m_ingestion->handleRecord(id, record);
+}
+
+void Supervisor::onHello(RunId id, const MetricRecord &hello)
+{
+    RunInfo *r = m_runs->find(id);
+    r->connected = true;
+    if (r->pid <= 0)
+        r->pid = hello.pid;
+    if (Supervised *s = supervised(id)) {
+        if (s->phase != Phase::Live)
+            leavePending(s); // it says hello: it runs, whatever the queue said last
+        s->ranHere = true;
+    }
+    if (r->state == RunState::Starting)
+        r->state = RunState::Running;
+    // Anything written while we were not connected comes from the file.
+    m_ingestion->ingestMetricsFile(id);
+    m_runs->touch(id);
+}
+
+void Supervisor::checkWatchdog()
+{
+    QList<RunId> stalled; // set after the loop: listeners may start or stop runs
+    for (const auto &[id, s] : m_supervised) {
+        const RunState state = s->info->state;
+        if (s->watched && s->phase != Phase::Pending && (state == RunState::Running || state == RunState::Starting)
+            && s->lastSeen.isValid() && s->lastSeen.elapsed() > m_stallTimeoutMs)
+            stalled << id;
+    }
+    for (RunId id : std::as_const(stalled)) {
+        if (Supervised *s = supervised(id)) {
+            qCInfo(lcSupervisor, "%s stalled", qUtf8Printable(s->info->name));
+            m_runs->setState(id, RunState::Stalled,
+                             QStringLiteral("no heartbeat for %1 s").arg(s->lastSeen.elapsed() / 1000));
+        }
+    }
+}
+
+void Supervisor::followFiles()
+{
+    QList<RunId> ids; // listeners of the lines may start or stop runs
+    for (const auto &[id, s] : m_supervised) {
+        if (s->followFile && s->phase != Phase::Launching)
+            ids << id;
+    }
+    for (RunId id : std::as_const(ids)) {
+        // Heartbeats are lines too: a worker that writes is alive. While the
+        // queue says pending, lines are the previous job's last ones.
+        if (m_ingestion->followMetricsFile(id) > 0) {
+            if (Supervised *s = supervised(id); s && s->phase == Phase::Live)
+                noteAlive(s);
+        }
+        // Its only channel refused (a link, a FIFO): its silence proves
+        // nothing, so no stall, and the run says why it shows no progress.
+        const QString problem = m_ingestion->metricsFileProblem(id);
+        Supervised *s = supervised(id);
+        if (!s)
+            continue;
+        if (!problem.isEmpty()) {
+            s->watched = false;
+            if (s->info->state == RunState::Stalled) {
+                m_runs->setState(id, RunState::Running, problem);
+            } else if (s->info->message != problem) {
+                s->info->message = problem;
+                m_runs->touch(id);
+            }
+        } else if (!s->fileProblem.isEmpty() && s->info->message == s->fileProblem) {
+            s->info->message.clear(); // a regular file again: the refusal is over
+            m_runs->touch(id);
+        }
+        s->fileProblem = problem;
+    }
+}
+
+// ---- control ----------------------------------------------------------------
+
+bool Supervisor::stop(RunId id, QString *error)
+{
+    RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (!isActive(r->state))
+        return refuse(error, QStringLiteral("%1 is not running").arg(r->name));
+    if (r->state == RunState::Stopping)
+        return true;
+    Supervised *s = supervised(id);
+    if (!s)
+        return refuse(error, QStringLiteral("%1 has no worker to stop").arg(r->name));
+    if (s->stop == StopStep::Killed) { // killAll() was first: nothing gentler now
+        m_runs->setState(id, RunState::Stopping);
+        return true;
+    }
+    // The state first: a launcher may report the exit from inside terminate().
+    if (s->phase == Phase::Pending) {
+        // Never started: out of the queue it goes.
+        s->cancelPending = true;
+        s->stop = StopStep::Terminated;
+        m_runs->setState(id, RunState::Stopping, QStringLiteral("cancelling (was pending: %1)").arg(s->pendingReason));
+        m_launcher->terminate(id);
+    } else if (m_server->send(id, protocol::control(protocol::MessageType::Stop))) {
+        s->stop = StopStep::Asked;
+        m_runs->setState(id, RunState::Stopping);
+    } else {
+        s->stop = StopStep::Terminated;
+        m_runs->setState(id, RunState::Stopping);
+        m_launcher->terminate(id); // same meaning to the worker: checkpoint, exit 4
+    }
+    if ((s = supervised(id)))
+        armStopTimer(id, s);
+    return true;
+}
+
+void Supervisor::armStopTimer(RunId id, Supervised *s)
+{
+    if (!s->stopTimer) {
+        s->stopTimer = std::make_unique<QTimer>();
+        s->stopTimer->setSingleShot(true);
+        connect(s->stopTimer.get(), &QTimer::timeout, this, [this, id] { escalateStop(id); });
+    }
+    s->stopTimer->start(m_stopTimeoutMs);
+}
+
+void Supervisor::escalateStop(RunId id)
+{
+    Supervised *s = supervised(id);
+    if (!s || s->info->state != RunState::Stopping)
+        return;
+    switch (s->stop) {
+    case StopStep::Asked:
+        qCInfo(lcSupervisor, "%s did not stop when asked; terminating", qUtf8Printable(s->info->name));
+        s->stop = StopStep::Terminated;
+        s->stopTimer->start(m_stopTimeoutMs);
+        m_launcher->terminate(id);
+        break;
+    case StopStep::Terminated:
+        qCInfo(lcSupervisor, "%s did not stop when terminated; killing", qUtf8Printable(s->info->name));
+        s->info->message = QStringLiteral("did not stop within %1 s; killed").arg(2 * m_stopTimeoutMs / 1000.0);
+        s->stop = StopStep::Killed;
+        m_launcher->kill(id);
+        break;
+    case StopStep::None:
+    case StopStep::Killed:
+        break;
+    }
+}
+
+bool Supervisor::pause(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r || (r->state != RunState::Running && r->state != RunState::Stalled))
+        return refuse(error, QStringLiteral("only a running run can pause"));
+    if (const Supervised *s = supervised(id); s && s->followFile)
+        return refuse(error, QStringLiteral("%1 is a batch job without a socket and cannot pause; Stop checkpoints it "
+                                            "and Start resumes it in a new job")
+                                 .arg(r->name));
+    if (!m_server->send(id, protocol::control(protocol::MessageType::Pause)))
+        return refuse(error, QStringLiteral("%1 is not connected yet").arg(r->name));
+    m_runs->setState(id, RunState::Paused);
+    return true;
+}
+
+bool Supervisor::resume(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (r->state != RunState::Paused)
+        return refuse(error, QStringLiteral("%1 is not paused").arg(r->name));
+    if (!m_server->send(id, protocol::control(protocol::MessageType::Resume)))
+        return refuse(error, QStringLiteral("%1 is not connected").arg(r->name));
+    if (Supervised *s = supervised(id))
+        s->lastSeen.restart();
+    m_runs->setState(id, RunState::Running);
+    return true;
+}
+
+void Supervisor::killAll()
+{
+    QList<RunId> ids;
+    for (const auto &[id, s] : m_supervised) {
+        s->info->message = QStringLiteral("killed on request");
+        s->stop = StopStep::Killed;
+        s->cancelPending = s->phase == Phase::Pending;
+        ids << id;
+    }
+    for (RunId id : std::as_const(ids))
+        m_launcher->kill(id);
+}
+
+// ---- the end ----------------------------------------------------------------
+
+void Supervisor::onExited(RunId id, int exitCode, int sig)
+{
+    Supervised *s = supervised(id);
+    if (!s)
+        return;
+    RunInfo *r = s->info;
+    s->launcherDone = true;
+    if (s->stopTimer)
+        s->stopTimer->stop();
+    m_ingestion->ingestMetricsFile(id); // whatever the socket missed, "done" included
+    ExitFacts facts = reportedFacts(id);
+    facts.exitCode = exitCode;
+    facts.signal = sig;
+    facts.killed = s->stop == StopStep::Killed;
+    facts.killMessage = r->message;
+    facts.pending = s->phase == Phase::Pending;
+    facts.cancelled = s->cancelPending;
+    facts.pendingReason = s->pendingReason;
+    facts.jobId = r->jobId;
+    facts.stopAsked = s->stop != StopStep::None;
+    facts.queueEnd = s->queueEnd;
+    const ExitOutcome outcome = exitOutcome(facts);
+    r->exitCode = outcome.exitCode;
+    r->exitSignal = sig;
+    const QString problem = m_ingestion->metricsFileProblem(id);
+    finishRun(id, outcome.state,
+              problem.isEmpty() ? outcome.message : outcome.message + QStringLiteral("; ") + problem);
+}
+
+ExitFacts Supervisor::reportedFacts(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    const Ingestion::Done done = m_ingestion->done(id);
+    ExitFacts facts;
+    facts.doneSeen = done.seen;
+    facts.doneStatus = done.status;
+    facts.doneExit = done.exitCode;
+    facts.lines = done.lines;
+    facts.metricSeen = done.metricSeen;
+    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
+    facts.runDir = r ? r->runDir : QString();
+    facts.program = r && RunSpecView(r->spec).isProgram();
+    return facts;
+}
+
+void Supervisor::fail(RunId id, const QString &message)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (r && isTerminal(r->state))
+        return; // ended already (a start that refused to write over history)
+    finishRun(id, RunState::Failed, message);
+}
+
+void Supervisor::finishRun(RunId id, RunState state, const QString &message, bool record)
+{
+    RunInfo *r = m_runs->find(id);
+    if (!r)
+        return;
+    if (Supervised *s = supervised(id)) {
+        if (!s->launcherDone)
+            m_launcher->release(id); // still going (a shutdown deadline): killed and reaped
+        untrack(id);
+    }
+    r->ended = QDateTime::currentDateTimeUtc();
+    r->queueReason.clear();
+    r->message = message;
+    r->connected = false;
+    if (state == RunState::Finished && r->totalSteps > 0)
+        r->etaSeconds = 0;
+    m_server->unregisterRun(id);
+    r->state = state;
+    QString error;
+    // A run folder removed under a live run (an attached job's, often):
+    // made again, one level and never through a link, to keep the outcome;
+    // else the outcome stays in this session and the message says why.
+    const QString dir = m_store->runDir(r->name);
+    const QFileInfo folder(dir);
+    bool writable = true;
+    if (record && !dir.isEmpty() && !folder.exists() && !folder.isSymLink()) {
+        writable = QDir().mkdir(dir);
+        r->message += writable ? QStringLiteral(" (its run folder %1 was gone; made again for status.json)").arg(dir)
+                               : QStringLiteral(" (its run folder %1 is gone and cannot be made again: the outcome "
+                                                "is kept in this session only)")
+                                     .arg(dir);
+    }
+    if (record && writable && !m_store->writeStatus(*r, &error))
+        r->message += QStringLiteral(" (") + error + QLatin1Char(')');
+    qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
+           qUtf8Printable(r->message));
+    persistState();
+    m_runs->touch(id);
+    Q_EMIT runEnded(id, state);
+    maybeFinishShutdown();
+}
+
+void Supervisor::forget(RunId id)
+{
+    if (isSupervised(id)) {
+        m_launcher->release(id);
+        untrack(id);
+    }
+    m_server->unregisterRun(id);
+}
+
+void Supervisor::clear()
+{
+    killNow(QStringLiteral("killed: the board was replaced"));
+    m_shuttingDown = false;
+    m_closing = false;
+}
+
+QSet<qint64> Supervisor::workerPids() const
+{
+    QSet<qint64> pids;
+    for (const auto &entry : m_supervised) {
+        if (entry.second->info->pid > 0)
+            pids.insert(entry.second->info->pid);
+    }
+    return pids;
+}
+
+} // namespace trainyard

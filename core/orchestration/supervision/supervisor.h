@@ -1,0 +1,197 @@
+#pragma once
+
+#include "launch/launcher.h"
+#include "records/runinfo.h"
+#include "runstore/runstore.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace trainyard {
+
+struct ExitFacts;
+class Ingestion;
+class Launcher;
+struct MetricLine;
+struct MetricRecord;
+class MetricsServer;
+class RunRegistry;
+
+// Every launched run's life, through the Launcher seam only: the launch
+// (run folder, token, LaunchSpec), the launcher's events (started, pending,
+// running, exited, failed to launch), the worker's liveness (hello, any
+// line; the stall watchdog, never while a run is pending in a queue), the
+// exit -> state and message (protocol::ExitCode), stop escalation, pause and
+// resume, status.json and the state file, reattachment after a restart,
+// and the shutdown.
+//
+// Stop, per run, an explicit state machine, one stop timeout per step:
+//   None --stop()--> Asked (socket "stop") --timeout--> Terminated
+//   (launcher terminate: SIGTERM) --timeout--> Killed (launcher kill).
+// A worker not connected skips Asked; a pending run goes straight to
+// Terminated, which cancels it in its queue (it ends Cancelled).
+//
+// Shutdown is asynchronous: shutdown(false) stops every run as above and
+// returns; shutdownFinished() comes when every run has ended (runs still
+// going 3 s after the whole escalation are killed: "killed at shutdown").
+// shutdown(true) lets every run train on (the launcher detaches; the state
+// file keeps their handles) and finishes at once. The destructor kills what
+// is left synchronously, without an event loop.
+class Supervisor : public QObject
+{
+    Q_OBJECT
+public:
+    Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion, Launcher *launcher,
+               QObject *parent = nullptr);
+    ~Supervisor() override;
+
+    void setWorkerProgram(const QString &program) { m_workerProgram = program; }
+    QString workerProgram() const { return m_workerProgram; }
+    void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
+    int stopTimeout() const { return m_stopTimeoutMs; }
+    void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
+    // How often the metrics.jsonl of a run without a socket is read (1 s).
+    void setFollowInterval(int ms) { m_follow.setInterval(ms); }
+
+    struct StartOptions
+    {
+        QString device;  // where it runs ("cpu", "cuda:1")
+        int threads = 0; // 0: the worker decides
+        bool resume = false;
+        QString gres;             // a Slurm lane's request per run; empty: the cluster's default
+        bool cpuFallback = false; // a Slurm lane: a node without a usable GPU trains on its CPU
+    };
+    // Launches `id` (its folder prepared; unless resuming, cleared, or kept
+    // as an earlier attempt when it holds results): state
+    // Starting. False with a message when it could not be launched at all
+    // (the caller then fails the run with fail()).
+    bool start(RunId id, const StartOptions &options, QString *error);
+    // What start(id, options) hands the launcher, without the token (which
+    // never shows): also the command line of a run that has not started.
+    LaunchSpec launchSpec(RunId id, const StartOptions &options) const;
+    bool stop(RunId id, QString *error = nullptr);
+    bool pause(RunId id, QString *error = nullptr);
+    bool resume(RunId id, QString *error = nullptr); // a paused run
+    void killAll();                                  // "killed on request"
+    // Ends a run that could not be launched: Failed with `message`.
+    void fail(RunId id, const QString &message);
+
+    // Every accepted socket message: liveness, hello, the rest to Ingestion.
+    void handleMessage(RunId id, const nlohmann::json &message);
+    void handleMetric(RunId id, const MetricLine &line);
+
+    bool isSupervised(RunId id) const { return m_supervised.count(id) != 0; }
+    int supervisedCount() const { return int(m_supervised.size()); }
+    QSet<qint64> workerPids() const;
+
+    // Runs found on disk: finished ones (status.json) with their curves,
+    // live ones reattached through the launcher from the state file, and
+    // interrupted ones ended from their metrics.jsonl. A run whose saved pid
+    // or job proves not to be its own, or that a refused state file names,
+    // ends Lost (nothing signalled). Returns what the user must be told: a
+    // refused state file, each lost run. `startOptions`: what each run
+    // would be started with now (Dispatcher::startOptions): a reattached run
+    // is handed to the launcher as launchSpec() builds it, so a batch
+    // launcher resubmits it (a requeue) as it would one started here.
+    QStringList loadHistory(const std::function<StartOptions(RunId)> &startOptions);
+
+    void shutdown(bool leaveRunning);
+    bool isShuttingDown() const { return m_shuttingDown; }
+    // Kills every supervised run now and waits for it (no event loop, no
+    // signals): Failed with `message`, status.json written.
+    void killNow(const QString &message);
+    void forget(RunId id); // the run left the board
+    void clear();          // a new board: forgets everything (killNow first)
+
+Q_SIGNALS:
+    void runEnded(trainyard::RunId id, trainyard::RunState state);
+    void shutdownFinished();
+    // A fresh start kept the folder's results as an earlier attempt (RunStore::archiveRunDir).
+    void attemptArchived(trainyard::RunId id, const QString &archivedDir);
+
+private:
+    enum class Phase {
+        Launching, // start() asked, no event yet
+        Pending,   // waiting in a queue: no stall watchdog
+        Live,      // started (or running, or attached)
+    };
+    enum class StopStep {
+        None,
+        Asked,
+        Terminated,
+        Killed
+    };
+    struct Supervised
+    {
+        RunInfo *info = nullptr; // the registry's record
+        Phase phase = Phase::Launching;
+        StopStep stop = StopStep::None;
+        bool cancelPending = false; // stopped while pending: it ends Cancelled
+        bool pendingShown = false;  // info->message is the pending reason
+        bool launcherDone = false;  // exited or failed to launch: the launcher forgot it
+        bool followFile = false;    // no socket: its metrics.jsonl is read as it grows
+        // The stall watchdog's: a worker from its start; a program run only
+        // once it reported (a program without the module never heartbeats).
+        bool watched = true;
+        QString pendingReason;
+        bool ranHere = false;   // seen running in this session: a pending after it is a requeue
+        QString queueEnd;       // the launcher's endedBecause: why the queue ended it
+        QString fileProblem;    // the refusal of its metrics.jsonl shown as its message
+        QElapsedTimer lastSeen; // since the last line (or the start)
+        std::unique_ptr<QTimer> stopTimer;
+    };
+    Supervised *supervised(RunId id) const
+    {
+        const auto it = m_supervised.find(id);
+        return it == m_supervised.end() ? nullptr : it->second.get();
+    }
+    Supervised &track(RunId id, RunInfo *info);
+    void untrack(RunId id);
+    void armStopTimer(RunId id, Supervised *s);
+    void escalateStop(RunId id);
+    void onStarted(RunId id, qint64 pid, const QString &jobId);
+    void onPending(RunId id, const QString &reason);
+    void onRunning(RunId id);
+    void onExited(RunId id, int exitCode, int signal);
+    void onHello(RunId id, const MetricRecord &hello);
+    void noteAlive(Supervised *s);
+    void leavePending(Supervised *s);
+    Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
+                                    QString *why);
+    // What the run reported (Ingestion::done) as facts for exitOutcome; the
+    // launcher's side (exit status, signal, stop) is the caller's.
+    ExitFacts reportedFacts(RunId id) const;
+    // `record` false: the outcome stays in this session (status.json untouched).
+    void finishRun(RunId id, RunState state, const QString &message, bool record = true);
+    void checkWatchdog();
+    void followFiles();
+    void onShutdownDeadline();
+    void maybeFinishShutdown();
+    void persistState();
+
+    RunRegistry *m_runs;
+    RunStore *m_store;
+    MetricsServer *m_server;
+    Ingestion *m_ingestion;
+    Launcher *m_launcher;
+    std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
+    QString m_workerProgram;
+    int m_stopTimeoutMs = 15000;
+    int m_stallTimeoutMs = 30000;
+    bool m_shuttingDown = false; // no new starts
+    bool m_closing = false;      // a shutdown(false) waits for runs to end
+    QTimer m_watchdog;
+    QTimer m_follow; // reads the growing metrics.jsonl of runs without a socket
+    QTimer m_shutdownDeadline;
+};
+
+} // namespace trainyard

@@ -1,0 +1,436 @@
+#include "worker/train/fusedkg.h"
+
+#include "worker/base/badinput.h"
+#include "worker/train/kgkernels.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace trainyard {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x)
+{
+    // splitmix64's finaliser
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+double softplus(double x)
+{
+    return x > 30.0 ? x : std::log1p(std::exp(x));
+}
+
+double sigmoid(double x)
+{
+    return 1.0 / (1.0 + std::exp(-x));
+}
+
+} // namespace
+
+KgLoss kgLossFromName(const std::string &name)
+{
+    if (name == "margin")
+        return KgLoss::Margin;
+    if (name == "self_adversarial")
+        return KgLoss::SelfAdversarial;
+    if (name == "softmax")
+        return KgLoss::Softmax;
+    if (name == "1vsall")
+        return KgLoss::OneVsAll;
+    throw BadInput("model.loss: unknown loss \"" + name + "\"");
+}
+
+std::uint64_t negativeStream(std::uint64_t seed, std::int64_t step)
+{
+    return mix(mix(seed) ^ mix(static_cast<std::uint64_t>(step) + 0x5851F42D4C957F2Dull));
+}
+
+Negative sampleNegative(std::uint64_t stream, std::int64_t i, std::int64_t j, std::int64_t entities,
+                        float headProbability)
+{
+    // j < 2048 (the catalogue allows 1024 negatives)
+    const std::uint64_t r = mix(stream ^ ((static_cast<std::uint64_t>(i) << 11) | static_cast<std::uint64_t>(j)));
+    const auto entity = static_cast<std::int64_t>(((r >> 32) * static_cast<std::uint64_t>(entities)) >> 32);
+    const float u = static_cast<float>(r & 0xFFFFFFu) * (1.0f / 16777216.0f);
+    return {entity, u < headProbability};
+}
+
+FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables &tables,
+                               const std::vector<std::int64_t> &triples, std::vector<float> headProbability)
+    : m_config(config)
+    , m_dim(tables.dim)
+    , m_triples(triples)
+    , m_headProbability(std::move(headProbability))
+{
+    auto init = [this](Table &table, float *weights, std::int64_t rows) {
+        table.weights = weights;
+        table.rows = rows;
+        const auto cells = static_cast<std::size_t>(rows * m_dim);
+        if (m_config.optimizer == RowOptimizer::Adam) {
+            table.first.assign(cells, 0.0f);
+            table.second.assign(cells, 0.0f);
+        } else if (m_config.optimizer == RowOptimizer::Adagrad) {
+            table.first.assign(static_cast<std::size_t>(rows), 0.0f);
+        }
+        table.stamp.assign(static_cast<std::size_t>(rows), 0);
+        table.slot.assign(static_cast<std::size_t>(rows), 0);
+    };
+    if (m_config.filterNegatives) {
+        std::size_t size = 16;
+        while (size < triples.size()) // 3 slots a triple: load below 1/2
+            size <<= 1;
+        m_known.assign(size, 0);
+        for (std::size_t i = 0; i + 2 < triples.size(); i += 3) {
+            const std::uint64_t key =
+                ((static_cast<std::uint64_t>(triples[i]) * static_cast<std::uint64_t>(tables.relations)
+                  + static_cast<std::uint64_t>(triples[i + 1]))
+                     * static_cast<std::uint64_t>(tables.entities)
+                 + static_cast<std::uint64_t>(triples[i + 2]))
+                + 1;
+            std::size_t slot = mix(key) & (size - 1);
+            while (m_known[slot] != 0 && m_known[slot] != key)
+                slot = (slot + 1) & (size - 1);
+            m_known[slot] = key;
+        }
+    }
+    init(m_entity, tables.entity, tables.entities);
+    init(m_relation, tables.relation, tables.relations);
+    if (m_config.transh)
+        init(m_normal, tables.normal, tables.relations);
+}
+
+bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const
+{
+    const std::uint64_t key =
+        ((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(m_relation.rows) + static_cast<std::uint64_t>(r))
+             * static_cast<std::uint64_t>(m_entity.rows)
+         + static_cast<std::uint64_t>(t))
+        + 1;
+    const std::size_t mask = m_known.size() - 1;
+    for (std::size_t slot = mix(key) & mask; m_known[slot] != 0; slot = (slot + 1) & mask) {
+        if (m_known[slot] == key)
+            return true;
+    }
+    return false;
+}
+
+void FusedKgTrainer::setTables(const FusedKgTables &tables)
+{
+    m_entity.weights = tables.entity;
+    m_relation.weights = tables.relation;
+    m_normal.weights = tables.normal;
+}
+
+std::vector<FusedKgTrainer::StateArray> FusedKgTrainer::state()
+{
+    std::vector<StateArray> out;
+    auto add = [&out](const char *name, Table &table) {
+        if (!table.first.empty())
+            out.push_back({std::string(name) + ".first", &table.first});
+        if (!table.second.empty())
+            out.push_back({std::string(name) + ".second", &table.second});
+    };
+    add("entity", m_entity);
+    add("relation", m_relation);
+    if (m_config.transh)
+        add("normal", m_normal);
+    return out;
+}
+
+void FusedKgTrainer::touch(Table &table, std::int64_t row, std::int64_t mark)
+{
+    if (table.stamp[row] == mark)
+        return;
+    table.stamp[row] = mark;
+    table.slot[row] = static_cast<std::int32_t>(table.touched.size());
+    table.touched.push_back(row);
+}
+
+void FusedKgTrainer::prepareGrads(Table &table, int threads)
+{
+    // The buffers are all zero between steps (update() clears what it read).
+    if (static_cast<int>(table.grads.size()) < threads)
+        table.grads.resize(static_cast<std::size_t>(threads));
+    const std::size_t cells = table.touched.size() * static_cast<std::size_t>(m_dim);
+    for (int t = 0; t < threads; ++t) {
+        if (table.grads[t].size() < cells)
+            table.grads[t].resize(cells, 0.0f);
+    }
+}
+
+using namespace kgkernels;
+
+void FusedKgTrainer::normalizeAllEntities()
+{
+    if (!m_config.normalizeEntities)
+        return;
+    at::parallel_for(0, m_entity.rows, 256,
+                     [this](std::int64_t begin, std::int64_t end) { normalizeRows(nullptr, begin, end); });
+}
+
+double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std::int64_t step)
+{
+    const std::int64_t k = m_config.negatives, pairs = 1 + k;
+    m_heads.resize(static_cast<std::size_t>(count * pairs));
+    m_tails.resize(m_heads.size());
+    m_relations.resize(static_cast<std::size_t>(count));
+    m_keep.assign(m_heads.size(), 1);
+    m_keptNegatives = 0;
+    ++m_mark;
+    for (Table *table : {&m_entity, &m_relation, &m_normal})
+        table->touched.clear();
+
+    // Negatives, and the rows of the step (one gradient slot each); serial,
+    // a few nanoseconds a pair.
+    const std::uint64_t stream = negativeStream(m_config.seed, step);
+    const std::int64_t entities = m_entity.rows;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t *triple = m_triples.data() + 3 * indices[i];
+        const std::int64_t h = triple[0], r = triple[1], t = triple[2];
+        m_relations[i] = r;
+        std::int64_t *heads = m_heads.data() + i * pairs, *tails = m_tails.data() + i * pairs;
+        heads[0] = h;
+        tails[0] = t;
+        touch(m_entity, h, m_mark);
+        touch(m_entity, t, m_mark);
+        touch(m_relation, r, m_mark);
+        if (m_config.transh)
+            touch(m_normal, r, m_mark);
+        const float p = m_headProbability[r];
+        for (std::int64_t j = 0; j < k; ++j) {
+            const Negative n = sampleNegative(stream, i, j, entities, p);
+            heads[1 + j] = n.corruptHead ? n.entity : h;
+            tails[1 + j] = n.corruptHead ? t : n.entity;
+            touch(m_entity, n.entity, m_mark);
+            if (m_config.filterNegatives && isKnown(heads[1 + j], r, tails[1 + j]))
+                m_keep[i * pairs + 1 + j] = 0;
+            else
+                m_keptNegatives += 1;
+        }
+    }
+
+    if (m_config.normalizeEntities) {
+        // What the autograd path does to the whole table before each step,
+        // done to the rows this step reads: the others are unchanged since
+        // they were last normalised (normalizeAllEntities before evaluation).
+        const auto &rows = m_entity.touched;
+        at::parallel_for(0, static_cast<std::int64_t>(rows.size()), 256,
+                         [&](std::int64_t begin, std::int64_t end) { normalizeRows(rows.data(), begin, end); });
+    }
+
+    const int threads = std::max(1, at::get_num_threads());
+    prepareGrads(m_entity, threads);
+    prepareGrads(m_relation, threads);
+    if (m_config.transh)
+        prepareGrads(m_normal, threads);
+    if (static_cast<int>(m_scratch.size()) < threads)
+        m_scratch.resize(static_cast<std::size_t>(threads));
+    for (auto &s : m_scratch)
+        s.loss = 0.0;
+
+    const std::int64_t grain = std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, pairs * m_dim));
+    at::parallel_for(0, count, grain, [&](std::int64_t begin, std::int64_t end) {
+        const int thread = at::get_thread_num();
+        Scratch &scratch = m_scratch[thread];
+        for (std::int64_t i = begin; i < end; ++i)
+            positive(i, count, scratch, thread);
+    });
+
+    double loss = 0.0;
+    for (int t = 0; t < threads; ++t)
+        loss += m_scratch[t].loss;
+
+    update(m_entity, step, threads);
+    update(m_relation, step, threads);
+    if (m_config.transh)
+        update(m_normal, step, threads);
+    return loss;
+}
+
+TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scratch &s, int thread)
+{
+    const std::int64_t d = m_dim, k = m_config.negatives, pairs = 1 + k;
+    const bool transh = m_config.transh;
+    const int norm = m_config.norm;
+    const std::int64_t *heads = m_heads.data() + i * pairs, *tails = m_tails.data() + i * pairs;
+    const std::uint8_t *keep = m_keep.data() + i * pairs;
+    const std::int64_t r = m_relations[i];
+    const float *E = m_entity.weights;
+    const float *rv = m_relation.weights + r * d;
+    s.distances.resize(static_cast<std::size_t>(pairs));
+    s.coefficients.resize(static_cast<std::size_t>(pairs));
+    s.gradRelation.assign(static_cast<std::size_t>(d), 0.0f);
+    float *w = nullptr;
+    float normalLength = 0.0f;
+    if (transh) {
+        s.w.resize(static_cast<std::size_t>(d));
+        s.gradNormal.assign(static_cast<std::size_t>(d), 0.0f);
+        const float *u = m_normal.weights + r * d;
+        normalLength = std::sqrt(squaredNorm(u, d));
+        const float inv = 1.0f / std::max(normalLength, 1e-12f);
+        for (std::int64_t j = 0; j < d; ++j)
+            s.w[j] = u[j] * inv;
+        w = s.w.data();
+    }
+
+    for (std::int64_t p = 0; p < pairs; ++p)
+        s.distances[p] = distance(E + heads[p] * d, rv, E + tails[p] * d, w, d, norm, transh);
+
+    // The loss of this positive and d loss / d distance of each pair.
+    const double B = static_cast<double>(batch);
+    const double dp = s.distances[0];
+    double loss = 0.0, cPos = 0.0;
+    switch (m_config.loss) {
+    case KgLoss::Margin: {
+        // The mean over the step's kept pairs, as the autograd path takes it.
+        const double scale = 1.0 / std::max(1.0, m_keptNegatives);
+        for (std::int64_t p = 1; p < pairs; ++p) {
+            const double a = m_config.margin + dp - s.distances[p];
+            const bool active = a > 0.0 && keep[p];
+            loss += active ? a * scale : 0.0;
+            cPos += active ? scale : 0.0;
+            s.coefficients[p] = active ? static_cast<float>(-scale) : 0.0f;
+        }
+        break;
+    }
+    case KgLoss::SelfAdversarial: {
+        const double gamma = m_config.margin, alpha = m_config.temperature, half = 0.5 / B;
+        double top = -INFINITY;
+        for (std::int64_t p = 1; p < pairs; ++p)
+            top = keep[p] ? std::max(top, -alpha * s.distances[p]) : top;
+        double total = 0.0;
+        for (std::int64_t p = 1; p < pairs; ++p)
+            total += keep[p] ? std::exp(-alpha * s.distances[p] - top) : 0.0;
+        loss = half * softplus(dp - gamma);
+        cPos = half * sigmoid(dp - gamma);
+        for (std::int64_t p = 1; p < pairs; ++p) {
+            s.coefficients[p] = 0.0f;
+            if (!keep[p])
+                continue;
+            const double dn = s.distances[p];
+            const double weight = std::exp(-alpha * dn - top) / total; // a constant, as in the paper
+            loss += half * weight * softplus(gamma - dn);
+            s.coefficients[p] = static_cast<float>(-half * weight * sigmoid(gamma - dn));
+        }
+        break;
+    }
+    case KgLoss::Softmax:
+    case KgLoss::OneVsAll: { // OneVsAll never reaches the fused path
+        double top = -dp;
+        for (std::int64_t p = 1; p < pairs; ++p)
+            top = keep[p] ? std::max(top, -static_cast<double>(s.distances[p])) : top;
+        double total = 0.0;
+        for (std::int64_t p = 0; p < pairs; ++p)
+            total += keep[p] ? std::exp(-s.distances[p] - top) : 0.0;
+        const double lse = top + std::log(total);
+        loss = (lse + dp) / B;
+        cPos = (1.0 - std::exp(-dp - lse)) / B;
+        for (std::int64_t p = 1; p < pairs; ++p)
+            s.coefficients[p] = keep[p] ? static_cast<float>(-std::exp(-s.distances[p] - lse) / B) : 0.0f;
+        break;
+    }
+    }
+    s.coefficients[0] = static_cast<float>(cPos);
+
+    float *gr = s.gradRelation.data();
+    float *gw = transh ? s.gradNormal.data() : nullptr;
+    for (std::int64_t p = 0; p < pairs; ++p) {
+        const float c = s.coefficients[p];
+        if (c == 0.0f)
+            continue;
+        distanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.distances[p], c, d, norm, transh,
+                     grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr, gw);
+    }
+
+    if (transh && m_config.constraintWeight != 0.0) {
+        // Wang et al.'s soft constraints, averaged as the autograd path does:
+        // over the step's 2B(1 + k) entity entries and its B relations.
+        const double C = m_config.constraintWeight;
+        const double entityScale = C / (B * 2.0 * static_cast<double>(pairs));
+        for (std::int64_t p = 0; p < pairs; ++p) {
+            for (const std::int64_t e : {heads[p], tails[p]}) {
+                const float *row = E + e * d;
+                const double sq = squaredNorm(row, d);
+                if (sq > 1.0) {
+                    loss += entityScale * (sq - 1.0);
+                    axpy(static_cast<float>(2.0 * entityScale), row, grad(m_entity, thread, e), d);
+                }
+            }
+        }
+        const double a = dot(w, rv, d);
+        const double rawQ = squaredNorm(rv, d);
+        const double q = std::max(rawQ, 1e-12);
+        const double f = a * a / q;
+        const double eps2 = m_config.epsilon * m_config.epsilon;
+        if (f > eps2) {
+            const double cf = C / B;
+            loss += cf * (f - eps2);
+            axpy(static_cast<float>(cf * 2.0 * a / q), w, gr, d);
+            if (rawQ > 1e-12)
+                axpy(static_cast<float>(-cf * 2.0 * a * a / (q * q)), rv, gr, d);
+            axpy(static_cast<float>(cf * 2.0 * a / q), rv, gw, d);
+        }
+    }
+
+    axpy(1.0f, gr, grad(m_relation, thread, r), d);
+    if (transh) {
+        // Through w = u / max(|u|, 1e-12).
+        float *gu = grad(m_normal, thread, r);
+        if (normalLength > 1e-12f) {
+            const float along = dot(gw, w, d);
+            const float inv = 1.0f / normalLength;
+            for (std::int64_t j = 0; j < d; ++j)
+                gu[j] += (gw[j] - along * w[j]) * inv;
+        } else {
+            axpy(1e12f, gw, gu, d);
+        }
+    }
+    s.loss += loss;
+}
+
+void FusedKgTrainer::update(Table &table, std::int64_t step, int threads)
+{
+    // Adam's bias correction with the run's step count, as SparseAdam does.
+    const double t = static_cast<double>(step + 1);
+    const float adamScale =
+        static_cast<float>(m_config.lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t)));
+    at::parallel_for(0, static_cast<std::int64_t>(table.touched.size()), 64,
+                     [&](std::int64_t begin, std::int64_t end) { updateRows(table, begin, end, threads, adamScale); });
+}
+
+TY_KERNEL void FusedKgTrainer::updateRows(Table &table, std::int64_t begin, std::int64_t end, int threads,
+                                          float adamScale)
+{
+    const float lr = static_cast<float>(m_config.lr);
+    const float decay = static_cast<float>(m_config.weightDecay);
+    const std::int64_t d = m_dim;
+    float *m = table.first.empty() ? nullptr : table.first.data();
+    float *v = table.second.empty() ? nullptr : table.second.data();
+    for (std::int64_t s = begin; s < end; ++s) {
+        const std::int64_t row = table.touched[s];
+        float *g = table.grads[0].data() + s * d;
+        for (int th = 1; th < threads; ++th) {
+            float *other = table.grads[th].data() + s * d;
+            axpy(1.0f, other, g, d);
+            std::memset(other, 0, static_cast<std::size_t>(d) * sizeof(float));
+        }
+        updateRow(m_config.optimizer, table.weights + row * d, g, m && v ? m + row * d : nullptr,
+                  v ? v + row * d : nullptr, m && !v ? m + row : nullptr, d, lr, decay, adamScale);
+        std::memset(g, 0, static_cast<std::size_t>(d) * sizeof(float));
+    }
+}
+
+TY_KERNEL void FusedKgTrainer::normalizeRows(const std::int64_t *rows, std::int64_t begin, std::int64_t end)
+{
+    for (std::int64_t s = begin; s < end; ++s)
+        normalizeRow(m_entity.weights + (rows ? rows[s] : s) * m_dim, m_dim);
+}
+
+} // namespace trainyard

@@ -1,0 +1,310 @@
+#include "app/sessioncontroller.h"
+
+#include "app/appsettings.h"
+#include "experiment/trustlist.h"
+
+#include "app/autosave.h"
+#include "board/boardcontroller.h"
+#include "common/uilogcategories.h"
+#include "dispatch/scheduler.h"
+#include "experiment/experiment.h"
+#include "session/session.h"
+
+#include <QDateTime>
+#include <QEventLoopLocker>
+#include <QFile>
+#include <QFileInfo>
+
+namespace trainyard {
+
+SessionController::SessionController(BoardController *board, QObject *parent)
+    : QObject(parent)
+    , m_board(board)
+{
+    connect(m_board, &BoardController::cleanChanged, this, &SessionController::updateTitle);
+}
+
+SessionController::~SessionController()
+{
+    if (m_session) {
+        endSession(false);
+    }
+}
+
+bool SessionController::openDemo()
+{
+    if (!closeSession()) {
+        return false;
+    }
+    auto session = std::make_unique<Session>();
+    QStringList errors;
+    if (!session->loadDemo(&errors)) {
+        return install(nullptr, errors);
+    }
+    return install(std::move(session), errors);
+}
+
+bool SessionController::openFile(const QString &path)
+{
+    if (!closeSession()) {
+        return false;
+    }
+    if (const auto recovered = offerRecovery(Autosave::recoverable(path), path)) {
+        return *recovered;
+    }
+    QStringList errors;
+    const auto ex = Experiment::load(path, &errors);
+    if (!ex || !mayRunPrograms(*ex, &errors)) {
+        return install(nullptr, errors);
+    }
+    auto session = std::make_unique<Session>();
+    if (!session->open(*ex, QFileInfo(path).absoluteFilePath(), &errors)) {
+        return install(nullptr, errors);
+    }
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+    return install(std::move(session), errors);
+}
+
+bool SessionController::openRecovered(const QString &copyPath, const QString &filePath)
+{
+    // Read first: closing the open board may take its copy.
+    QStringList errors;
+    const auto ex = Experiment::load(copyPath, &errors);
+    if (!closeSession()) {
+        return false;
+    }
+    auto session = std::make_unique<Session>();
+    // The copy's relative runs root means what it meant beside the file.
+    if (!ex || !mayRunPrograms(*ex, &errors)
+        || !session->open(*ex, filePath.isEmpty() ? QString() : QFileInfo(filePath).absoluteFilePath(), &errors)) {
+        return install(nullptr, errors);
+    }
+    if (!filePath.isEmpty()) {
+        Q_EMIT fileUsed(QFileInfo(filePath).absoluteFilePath());
+    }
+    if (!install(std::move(session), errors)) {
+        return false;
+    }
+    m_board->markUnsaved();
+    qCInfo(lcUi).noquote() << "recovered the autosaved board" << copyPath;
+    return true;
+}
+
+bool SessionController::mayRunPrograms(const Experiment &experiment, QStringList *errors)
+{
+    TrustList trust;
+    const QString refusal = trust.refusal(experiment);
+    if (refusal.isEmpty()) {
+        return true;
+    }
+    if (m_trustChooser && m_trustChooser(experiment.sourcePath, experiment.commandLines())) {
+        QString error;
+        if (!trust.trust(experiment.contentHash, experiment.sourcePath, &error)) {
+            qCWarning(lcUi).noquote() << error; // trusted for this opening, asked again next time
+        }
+        return true;
+    }
+    *errors = QStringList{refusal, tr("Not opened: nothing was started.")};
+    return false;
+}
+
+std::optional<bool> SessionController::offerRecovery(const QString &copy, const QString &filePath)
+{
+    if (copy.isEmpty() || !m_recoveryChooser) {
+        return std::nullopt; // nothing to offer, or nobody to ask: the copy stays
+    }
+    const auto ex = Experiment::load(copy, nullptr);
+    if (ex && m_recoveryChooser(ex->name, QFileInfo(copy).lastModified())) {
+        return openRecovered(copy, filePath);
+    }
+    QFile::remove(copy);
+    return std::nullopt;
+}
+
+bool SessionController::openAtStart()
+{
+    // A board that never had a file, edited when Trainyard went down.
+    if (const auto recovered = offerRecovery(Autosave::newestUnsavedCopy(), QString()); recovered && *recovered) {
+        return true;
+    }
+    const QString file = startupFile();
+    if (!file.isEmpty() && openFile(file)) {
+        return true;
+    }
+    return openDemo();
+}
+
+QString SessionController::startupFile()
+{
+    QSettings settings = appSettings();
+    for (const QString &key : {QStringLiteral("session/leftRunning"), QStringLiteral("session/last")}) {
+        const QString path = settings.value(key).toString();
+        if (!path.isEmpty() && QFileInfo::exists(path)) {
+            return path;
+        }
+    }
+    return {};
+}
+
+bool SessionController::newExperiment()
+{
+    if (!closeSession()) {
+        return false;
+    }
+    Experiment experiment;
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    experiment.name = QStringLiteral("untitled-%1").arg(stamp);
+    ExperimentLane lane;
+    lane.device = QStringLiteral("cpu");
+    experiment.lanes.append(lane);
+    auto session = std::make_unique<Session>();
+    QStringList errors;
+    if (!session->open(experiment, QString(), &errors)) {
+        return install(nullptr, errors);
+    }
+    return install(std::move(session), errors);
+}
+
+bool SessionController::install(std::unique_ptr<Session> session, const QStringList &errors)
+{
+    if (!session) {
+        qCWarning(lcUi).noquote() << "cannot open the experiment:" << errors.join(QLatin1String("; "));
+        Q_EMIT openFailed(tr("The experiment could not be opened:\n\n%1").arg(errors.join(QLatin1Char('\n'))));
+        updateTitle();
+        return false;
+    }
+    m_session = std::move(session);
+    m_board->setScheduler(m_session->scheduler());
+    // What the next start opens: this one (an empty path is the demo or a new board).
+    QSettings settings = appSettings();
+    settings.setValue(QStringLiteral("session/last"), m_session->filePath());
+    if (settings.value(QStringLiteral("session/leftRunning")).toString() == m_session->filePath()) {
+        settings.remove(QStringLiteral("session/leftRunning")); // back, reattached
+    }
+    connect(m_session.get(), &Session::nameChanged, this, &SessionController::updateTitle);
+    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with" << m_session->scheduler()->totalCount() << "runs"
+                           << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
+    Q_EMIT sessionOpened(m_session.get(), errors);
+    updateTitle();
+    return true;
+}
+
+bool SessionController::closeSession()
+{
+    if (!m_session) {
+        return true;
+    }
+    if (!m_board->isClean() && m_unsavedChooser) {
+        const UnsavedChoice choice = m_unsavedChooser();
+        if (choice == UnsavedChoice::Cancel || (choice == UnsavedChoice::Save && !m_board->isClean())) {
+            return false;
+        }
+    }
+    bool leave = false;
+    if (m_session->scheduler()->activeCount() > 0) {
+        const CloseChoice choice = m_closeChooser ? m_closeChooser() : CloseChoice::StopRuns;
+        if (choice == CloseChoice::Cancel) {
+            return false;
+        }
+        leave = choice == CloseChoice::LeaveRunning;
+    }
+    endSession(leave);
+    return true;
+}
+
+void SessionController::closeWithoutAsking()
+{
+    if (m_session) {
+        endSession(false);
+    }
+}
+
+void SessionController::endSession(bool leaveRunning)
+{
+    // Views first: they watch the session's objects.
+    Q_EMIT sessionAboutToClose(m_session.get());
+    m_board->setScheduler(nullptr);
+    qCInfo(lcUi).noquote() << "closing" << m_session->name()
+                           << (leaveRunning ? QStringLiteral("and leaving its runs running")
+                                            : QStringLiteral("and stopping its runs"));
+    // Stopping runs ends later (Session::closed), so the session lives on,
+    // out of every view's sight, until its runs have ended and then deletes
+    // itself; meanwhile the application does not quit. Were this controller
+    // destroyed first, the session would go with it, killing what still runs.
+    if (leaveRunning && !m_session->filePath().isEmpty()) {
+        appSettings().setValue(QStringLiteral("session/leftRunning"), m_session->filePath());
+    }
+    Session *closing = m_session.release();
+    closing->disconnect(this);
+    closing->scheduler()->disconnect(this);
+    closing->setParent(this);
+    auto *keepRunning = new QEventLoopLocker;
+    connect(closing, &QObject::destroyed, [keepRunning] { delete keepRunning; });
+    connect(closing, &Session::closed, closing, &QObject::deleteLater);
+    closing->close(leaveRunning);
+    Q_EMIT sessionClosed();
+}
+
+bool SessionController::rename(const QString &name)
+{
+    if (!m_session) {
+        return false;
+    }
+    QString error;
+    if (!m_session->rename(name.trimmed(), &error)) {
+        qCWarning(lcUi).noquote() << "cannot rename:" << error;
+        Q_EMIT renameFailed(error);
+        return false;
+    }
+    qCInfo(lcUi).noquote() << "renamed to" << m_session->name() << "runs in" << m_session->runsRoot();
+    return true;
+}
+
+bool SessionController::saveTo(const QString &path)
+{
+    if (!m_session) {
+        return false;
+    }
+    const QString base = QFileInfo(path).completeBaseName();
+    if (m_session->name().startsWith(QLatin1String("untitled-")) && isSafeRunName(base)) {
+        QString ignored;
+        m_session->rename(base, &ignored); // a name is a nicety, not a reason not to save
+    }
+    QString error;
+    if (!m_session->save(path, &error)) {
+        qCWarning(lcUi).noquote() << "cannot save:" << error;
+        Q_EMIT saveFailed(error);
+        return false;
+    }
+    m_board->markSaved();
+    appSettings().setValue(QStringLiteral("session/last"), m_session->filePath());
+    Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
+    updateTitle();
+    Q_EMIT saved(path);
+    return true;
+}
+
+QString SessionController::title() const
+{
+    const QString name = m_session ? m_session->name() : tr("no experiment");
+    const QString file =
+        m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName() : tr("not saved");
+    const QString unsaved = m_board->isClean() ? QString() : QStringLiteral("*");
+    return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, unsaved, file);
+}
+
+void SessionController::updateTitle()
+{
+    Q_EMIT titleChanged(title());
+}
+
+QString SessionController::finishCountText() const
+{
+    if (!m_session) {
+        return {};
+    }
+    const Scheduler *s = m_session->scheduler();
+    return tr("%1 of %2 finished").arg(s->finishedCount()).arg(s->totalCount());
+}
+
+} // namespace trainyard

@@ -1,0 +1,149 @@
+#pragma once
+
+#include "records/runinfo.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <QUndoCommand>
+
+#include <functional>
+
+namespace trainyard {
+
+class Scheduler;
+
+/// Reports a board edit the scheduler refused (the run started meanwhile, ...).
+using EditErrorHandler = std::function<void(const QString &message)>;
+
+/// Undoable board edits. They name runs by their (unique) name rather than
+/// their id: undoing a removal adds the run back under a new id, and later
+/// commands on the stack must still find it.
+class BoardCommand : public QUndoCommand
+{
+public:
+    BoardCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &text);
+
+protected:
+    void fail(const QString &message) const;
+    Scheduler *m_scheduler;
+    EditErrorHandler m_onError;
+};
+
+/// Queues a spec (with its repeats) on a lane at a position.
+class AddRunsCommand : public BoardCommand
+{
+public:
+    AddRunsCommand(Scheduler *scheduler, EditErrorHandler onError, int lane, int position, const QJsonObject &spec,
+                   int repeat);
+    void redo() override;
+    void undo() override;
+    QStringList names() const { return m_names; }
+    /// The runs are held (not started by the dispatching under way) when it is under way at redo.
+    void setHeldWhileDispatching(bool on) { m_held = on; }
+
+private:
+    bool m_held = false;
+    int m_lane;
+    int m_position;
+    QJsonObject m_spec;
+    int m_repeat;
+    QStringList m_names;
+};
+
+/// Takes a run that is not active off the board; undo puts it back where
+/// it was, as it was (a finished run stays finished, with its curves).
+class RemoveRunCommand : public BoardCommand
+{
+public:
+    RemoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name);
+    void redo() override;
+    void undo() override;
+
+private:
+    QString m_name;
+    RunInfo m_run; ///< the record as it was when removed
+    int m_position = -1;
+};
+
+/// Moves a run to another lane or position.
+class MoveRunCommand : public BoardCommand
+{
+public:
+    MoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name, int toLane, int toPosition);
+    void redo() override;
+    void undo() override;
+
+private:
+    QString m_name;
+    int m_fromLane = -1;
+    int m_fromPosition = -1;
+    int m_toLane;
+    int m_toPosition;
+};
+
+/// Replaces the spec of a run that has not started. Its undo is refused
+/// once the run has started since (a Retry queues it again): the spec then
+/// describes an attempt that ran.
+class EditRunCommand : public BoardCommand
+{
+public:
+    EditRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name, const QJsonObject &spec);
+    void redo() override;
+    void undo() override;
+
+private:
+    bool apply(const QString &from, const QJsonObject &spec);
+    QString m_name;
+    QJsonObject m_old;
+    QJsonObject m_new;
+    QDateTime m_started; ///< the run's last start when edited
+};
+
+/// Adds a lane for a device.
+class AddLaneCommand : public BoardCommand
+{
+public:
+    AddLaneCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &device, int slotCount);
+    void redo() override;
+    void undo() override;
+
+private:
+    QString m_device;
+    int m_slots;
+    int m_index = -1;
+};
+
+/// Removes an empty lane.
+class RemoveLaneCommand : public BoardCommand
+{
+public:
+    RemoveLaneCommand(Scheduler *scheduler, EditErrorHandler onError, int index);
+    void redo() override;
+    void undo() override;
+
+private:
+    int m_index;
+    QString m_device;
+    int m_slots = 1;
+};
+
+/// Changes a lane's device or slot count.
+class EditLaneCommand : public BoardCommand
+{
+public:
+    EditLaneCommand(Scheduler *scheduler, EditErrorHandler onError, int index, const QString &device, int slotCount);
+    void redo() override;
+    void undo() override;
+
+private:
+    bool apply(const QString &device, int slotCount);
+    int m_index;
+    QString m_oldDevice;
+    int m_oldSlots = 1;
+    QString m_device;
+    int m_slots;
+};
+
+} // namespace trainyard

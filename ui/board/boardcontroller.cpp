@@ -1,0 +1,295 @@
+#include "board/boardcontroller.h"
+
+#include "board/boardcommands.h"
+#include "common/uilogcategories.h"
+#include "dispatch/scheduler.h"
+
+#include <QAction>
+#include <QUndoStack>
+
+namespace trainyard {
+
+BoardController::BoardController(QObject *parent)
+    : QObject(parent)
+    , m_undo(new QUndoStack(this))
+{
+    connect(m_undo, &QUndoStack::cleanChanged, this, &BoardController::cleanChanged);
+}
+
+BoardController::~BoardController() = default;
+
+void BoardController::setScheduler(Scheduler *scheduler)
+{
+    // The commands point at the old board: they must not outlive it.
+    m_undo->clear();
+    m_scheduler = scheduler;
+}
+
+bool BoardController::isClean() const
+{
+    return m_undo->isClean();
+}
+
+void BoardController::markSaved()
+{
+    m_undo->setClean();
+}
+
+void BoardController::markUnsaved()
+{
+    m_undo->resetClean();
+}
+
+void BoardController::undo()
+{
+    step(false);
+}
+
+void BoardController::redo()
+{
+    step(true);
+}
+
+void BoardController::step(bool forward)
+{
+    if (forward ? !m_undo->canRedo() : !m_undo->canUndo()) {
+        return;
+    }
+    // The top-level command (a macro's children cannot drop it): marked
+    // obsolete when the board refuses, which makes the stack delete it.
+    m_stepping = const_cast<QUndoCommand *>(m_undo->command(forward ? m_undo->index() : m_undo->index() - 1));
+    if (forward) {
+        m_undo->redo();
+    } else {
+        m_undo->undo();
+    }
+    m_stepping = nullptr;
+}
+
+QAction *BoardController::createUndoAction(QObject *parent, bool labelled)
+{
+    return createStepAction(parent, labelled, false);
+}
+
+QAction *BoardController::createRedoAction(QObject *parent, bool labelled)
+{
+    return createStepAction(parent, labelled, true);
+}
+
+QAction *BoardController::createStepAction(QObject *parent, bool labelled, bool forward)
+{
+    const QString verb = forward ? tr("&Redo") : tr("&Undo");
+    auto *action = new QAction(verb, parent);
+    const auto update = [this, action, verb, labelled, forward] {
+        const QString what = forward ? m_undo->redoText() : m_undo->undoText();
+        const QString full = what.isEmpty() ? verb : tr("%1 %2").arg(verb, what);
+        action->setEnabled(forward ? m_undo->canRedo() : m_undo->canUndo());
+        action->setText(labelled ? full : verb);
+        action->setToolTip(QString(full).remove(QLatin1Char('&')));
+    };
+    connect(m_undo, &QUndoStack::indexChanged, action, update);
+    connect(m_undo, &QUndoStack::cleanChanged, action, update);
+    connect(action, &QAction::triggered, this, [this, forward] { step(forward); });
+    update();
+    return action;
+}
+
+bool BoardController::push(QUndoCommand *command)
+{
+    // Every command reports a failed first redo through reportFailure() and
+    // marks itself obsolete, which makes push() delete it.
+    m_failed = false;
+    m_undo->push(command);
+    return !m_failed;
+}
+
+void BoardController::reportFailure(const QString &message)
+{
+    m_failed = true;
+    if (m_stepping) {
+        m_stepping->setObsolete(true);
+    }
+    qCInfo(lcUi) << "board edit refused:" << message;
+    Q_EMIT editFailed(message);
+}
+
+bool BoardController::queueSpec(int lane, int position, const QJsonObject &spec, int repeat, QList<RunId> *queued)
+{
+    if (!m_scheduler) {
+        return false;
+    }
+    auto *command = new AddRunsCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, spec, repeat);
+    if (!push(command)) {
+        return false;
+    }
+    // The command lives on (on the stack or in a macro) once it succeeded.
+    if (queued) {
+        queued->clear();
+        for (const QString &name : command->names()) {
+            queued->append(m_scheduler->findRun(name));
+        }
+    }
+    qCDebug(lcUi) << "queued" << command->names() << "on lane" << lane;
+    return true;
+}
+
+bool BoardController::moveRun(RunId id, int lane, int position)
+{
+    if (!m_scheduler || !m_scheduler->contains(id)) {
+        return false;
+    }
+    if (m_scheduler->run(id).lane == lane && m_scheduler->position(id) == position) {
+        return true; // dropped where it was
+    }
+    return push(new MoveRunCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name, lane, position));
+}
+
+bool BoardController::duplicateRun(RunId id, int lane, int position)
+{
+    if (!m_scheduler || !m_scheduler->contains(id)) {
+        return false;
+    }
+    const RunInfo run = m_scheduler->run(id);
+    // A new sample of the same spec: a unique name and a seed of its own.
+    auto *command = new AddRunsCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, m_scheduler->duplicateSpec(id), 1);
+    command->setText(tr("Duplicate %1").arg(run.name));
+    return push(command);
+}
+
+bool BoardController::removeRun(RunId id)
+{
+    if (!m_scheduler || !m_scheduler->contains(id)) {
+        return false;
+    }
+    return push(new RemoveRunCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name));
+}
+
+bool BoardController::editRun(RunId id, const QJsonObject &spec)
+{
+    if (!m_scheduler || !m_scheduler->contains(id)) {
+        return false;
+    }
+    const RunInfo run = m_scheduler->run(id);
+    if (run.state == RunState::Queued || run.state == RunState::Cancelled) {
+        return push(new EditRunCommand(
+            m_scheduler, [this](const QString &m) { reportFailure(m); }, run.name, spec));
+    }
+    if (isActive(run.state)) {
+        reportFailure(tr("%1 is %2; stop it before editing, or duplicate it").arg(run.name, runStateName(run.state)));
+        return false;
+    }
+    auto *command = new AddRunsCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, run.lane, m_scheduler->position(id) + 1, spec, 1);
+    command->setText(tr("Edit %1 as a new run").arg(run.name));
+    command->setHeldWhileDispatching(true);
+    return push(command);
+}
+
+bool BoardController::addLane(const QString &device, int slotCount)
+{
+    if (!m_scheduler) {
+        return false;
+    }
+    return push(new AddLaneCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, device, slotCount));
+}
+
+bool BoardController::removeLane(int lane)
+{
+    if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
+        return false;
+    }
+    return push(new RemoveLaneCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane));
+}
+
+bool BoardController::editLane(int lane, const QString &device, int slotCount)
+{
+    if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
+        return false;
+    }
+    return push(new EditLaneCommand(
+        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, device, slotCount));
+}
+
+bool BoardController::moveRuns(const QList<RunId> &ids, int lane, int position)
+{
+    if (!m_scheduler) {
+        return false;
+    }
+    bool any = false;
+    m_undo->beginMacro(tr("Move runs"));
+    for (RunId id : ids) {
+        if (!m_scheduler->contains(id)) {
+            continue;
+        }
+        const int from = m_scheduler->position(id);
+        const bool sameLane = m_scheduler->run(id).lane == lane;
+        // `position` counts rows as they are before the move.
+        const int target = sameLane && from < position ? position - 1 : position;
+        if (moveRun(id, lane, target)) {
+            any = true;
+        }
+        position = target + 1;
+    }
+    m_undo->endMacro();
+    return any;
+}
+
+bool BoardController::copyRuns(const QList<RunId> &ids, int lane, int position)
+{
+    if (!m_scheduler) {
+        return false;
+    }
+    bool any = false;
+    m_undo->beginMacro(tr("Duplicate runs"));
+    for (RunId id : ids) {
+        if (!m_scheduler->contains(id)) {
+            continue;
+        }
+        any = duplicateRun(id, lane, position) || any;
+        ++position;
+    }
+    m_undo->endMacro();
+    return any;
+}
+
+bool BoardController::duplicateRuns(const QList<RunId> &ids, int copies)
+{
+    if (!m_scheduler || copies < 1) {
+        return false;
+    }
+    bool any = false;
+    m_undo->beginMacro(copies == 1 ? tr("Duplicate") : tr("Duplicate ×%1").arg(copies));
+    for (RunId id : ids) {
+        if (!m_scheduler->contains(id)) {
+            continue;
+        }
+        // The copies follow the original in order: copy k goes after copy k-1.
+        for (int k = 0; k < copies; ++k) {
+            any = duplicateRun(id, m_scheduler->run(id).lane, m_scheduler->position(id) + 1 + k) || any;
+        }
+    }
+    m_undo->endMacro();
+    return any;
+}
+
+bool BoardController::removeRuns(const QList<RunId> &ids)
+{
+    if (!m_scheduler) {
+        return false;
+    }
+    bool any = false;
+    m_undo->beginMacro(tr("Remove"));
+    for (RunId id : ids) {
+        any = removeRun(id) || any;
+    }
+    m_undo->endMacro();
+    return any;
+}
+
+} // namespace trainyard

@@ -1,0 +1,140 @@
+#include "board/boardview.h"
+
+#include "board/boardmodel.h"
+#include "board/carddelegate.h"
+#include "board/laneheader.h"
+#include "board/laneview.h"
+
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QVBoxLayout>
+
+namespace trainyard {
+
+namespace {
+constexpr int laneWidth = 270;
+}
+
+BoardView::BoardView(BoardModel *model, RunColors *colors, QWidget *parent)
+    : QScrollArea(parent)
+    , m_model(model)
+    , m_colors(colors)
+    , m_delegate(new CardDelegate(colors, this))
+    , m_selection(new QItemSelectionModel(model, this))
+    , m_content(new QWidget)
+    , m_layout(new QHBoxLayout(m_content))
+{
+    setObjectName(QStringLiteral("board"));
+    setWidget(m_content);
+    setWidgetResizable(true);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_layout->setContentsMargins(4, 4, 4, 4);
+    m_layout->setSpacing(6);
+
+    connect(model, &QAbstractItemModel::modelReset, this, &BoardView::rebuild);
+    connect(model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent) {
+        if (!parent.isValid()) {
+            rebuild();
+        }
+    });
+    connect(model, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex &parent) {
+        if (!parent.isValid()) {
+            rebuild();
+        }
+    });
+    connect(model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex &topLeft) {
+        if (!topLeft.parent().isValid()) {
+            for (const Column &c : std::as_const(m_lanes)) {
+                c.header->update();
+            }
+        }
+    });
+    connect(m_selection, &QItemSelectionModel::selectionChanged, this,
+            [this] { Q_EMIT selectionChanged(selectedRuns()); });
+    rebuild();
+}
+
+void BoardView::rebuild()
+{
+    for (const Column &c : std::as_const(m_lanes)) {
+        m_layout->removeWidget(c.widget);
+        delete c.widget;
+    }
+    m_lanes.clear();
+    // Drop the stretch left from the previous build.
+    while (QLayoutItem *item = m_layout->takeAt(0)) {
+        delete item;
+    }
+    for (int i = 0; i < m_model->rowCount(); ++i) {
+        const QModelIndex lane = m_model->index(i, 0);
+        auto *column = new QWidget(m_content);
+        column->setObjectName(QStringLiteral("lane%1").arg(i));
+        column->setFixedWidth(laneWidth);
+        auto *layout = new QVBoxLayout(column);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setSpacing(2);
+        auto *header = new LaneHeader(QPersistentModelIndex(lane), column);
+        auto *view = new LaneView(column);
+        view->setModel(m_model);
+        view->setSelectionModel(m_selection);
+        view->setRootIndex(lane);
+        view->setItemDelegate(m_delegate);
+        view->setContextMenuPolicy(Qt::CustomContextMenu);
+        view->setObjectName(QStringLiteral("laneView%1").arg(i));
+        connect(view, &QWidget::customContextMenuRequested, this, [this, view](const QPoint &pos) {
+            const QModelIndex index = view->indexAt(pos);
+            if (index.isValid() && !m_selection->isSelected(index)) {
+                m_selection->select(index, QItemSelectionModel::ClearAndSelect);
+            }
+            Q_EMIT cardContextMenuRequested(view->viewport()->mapToGlobal(pos));
+        });
+        connect(view, &QAbstractItemView::activated, this,
+                [this](const QModelIndex &index) { Q_EMIT runActivated(m_model->runId(index)); });
+        connect(header, &LaneHeader::contextMenuRequested, this, &BoardView::laneContextMenuRequested);
+        layout->addWidget(header);
+        layout->addWidget(view, 1);
+        m_layout->addWidget(column);
+        m_lanes.append(Column{column, header, view});
+    }
+    m_layout->addStretch(1);
+}
+
+LaneView *BoardView::laneView(int lane) const
+{
+    return lane >= 0 && lane < m_lanes.size() ? m_lanes.at(lane).view : nullptr;
+}
+
+LaneHeader *BoardView::laneHeader(int lane) const
+{
+    return lane >= 0 && lane < m_lanes.size() ? m_lanes.at(lane).header : nullptr;
+}
+
+QList<RunId> BoardView::selectedRuns() const
+{
+    QList<RunId> ids;
+    // Board order (lane by lane), not click order, so plots and menus are stable.
+    for (int lane = 0; lane < m_model->rowCount(); ++lane) {
+        const QModelIndex parent = m_model->index(lane, 0);
+        for (int row = 0; row < m_model->rowCount(parent); ++row) {
+            const QModelIndex index = m_model->index(row, 0, parent);
+            if (m_selection->isSelected(index)) {
+                ids.append(m_model->runId(index));
+            }
+        }
+    }
+    return ids;
+}
+
+void BoardView::selectRuns(const QList<RunId> &ids)
+{
+    QItemSelection selection;
+    for (RunId id : ids) {
+        const QModelIndex index = m_model->runIndex(id);
+        if (index.isValid()) {
+            selection.select(index, index);
+        }
+    }
+    m_selection->select(selection, QItemSelectionModel::ClearAndSelect);
+}
+
+} // namespace trainyard

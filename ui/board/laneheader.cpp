@@ -1,0 +1,156 @@
+#include "board/laneheader.h"
+
+#include "board/boardmodel.h"
+#include "board/sparkline.h"
+
+#include <QContextMenuEvent>
+#include <QPainter>
+#include <QPainterPath>
+
+namespace trainyard {
+
+namespace {
+QVector<double> toVector(const QVariant &list)
+{
+    QVector<double> out;
+    for (const QVariant &v : list.toList()) {
+        out.append(v.toDouble());
+    }
+    return out;
+}
+} // namespace
+
+LaneHeader::LaneHeader(const QPersistentModelIndex &lane, QWidget *parent)
+    : QWidget(parent)
+    , m_lane(lane)
+{
+    setMinimumHeight(sizeHint().height());
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+QSize LaneHeader::sizeHint() const
+{
+    const int line = fontMetrics().height();
+    return QSize(240, 2 * line + 44);
+}
+
+QString LaneHeader::summary() const
+{
+    if (!m_lane.isValid()) {
+        return {};
+    }
+    const QString device = m_lane.data(BoardModel::DeviceRole).toString();
+    const QString effective = m_lane.data(BoardModel::EffectiveDeviceRole).toString();
+    QString text = QStringLiteral("%1 — %2").arg(device, m_lane.data(BoardModel::DeviceNameRole).toString());
+    if (!effective.isEmpty() && effective != device) {
+        text += tr(" (runs on %1)").arg(effective);
+    }
+    return text;
+}
+
+void LaneHeader::paintEvent(QPaintEvent *)
+{
+    if (!m_lane.isValid()) {
+        return;
+    }
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QPalette &pal = palette();
+    const QRectF area = QRectF(rect()).adjusted(3, 2, -3, -2);
+    QPainterPath path;
+    path.addRoundedRect(area, 6, 6);
+    painter.fillPath(path, pal.color(QPalette::AlternateBase));
+    painter.setPen(pal.color(QPalette::Mid));
+    painter.drawPath(path);
+
+    const QString device = m_lane.data(BoardModel::DeviceRole).toString();
+    const QString effective = m_lane.data(BoardModel::EffectiveDeviceRole).toString();
+    const QString name = m_lane.data(BoardModel::DeviceNameRole).toString();
+    const int slotCount = m_lane.data(BoardModel::SlotsRole).toInt();
+    const QVariantMap stats = m_lane.data(BoardModel::DeviceStatsRole).toMap();
+
+    const QRectF inner = area.adjusted(8, 4, -8, -4);
+    QFont bold = font();
+    bold.setBold(true);
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.85);
+    const QFontMetricsF fm(bold);
+    const QFontMetricsF fmSmall(small);
+
+    painter.setFont(bold);
+    painter.setPen(pal.color(QPalette::Text));
+    QString title = device;
+    if (!effective.isEmpty() && effective != device) {
+        title += QStringLiteral(" → ") + effective;
+    }
+    const QString slotText = tr("%n slot(s)", nullptr, slotCount);
+    const double slotWidth = fmSmall.horizontalAdvance(slotText);
+    painter.drawText(QRectF(inner.left(), inner.top(), inner.width() - slotWidth - 6, fm.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(title, Qt::ElideRight, inner.width() - slotWidth));
+    painter.setFont(small);
+    painter.setPen(pal.color(QPalette::PlaceholderText));
+    painter.drawText(QRectF(inner.right() - slotWidth, inner.top(), slotWidth, fm.height()),
+                     Qt::AlignRight | Qt::AlignVCenter, slotText);
+    QString subtitle = name;
+    if (stats.value(QStringLiteral("busyWithOthers")).toBool()) {
+        subtitle += tr(" · busy with other users' processes");
+    }
+    const QString advice = m_lane.data(BoardModel::SlotAdviceRole).toString();
+    if (!advice.isEmpty()) {
+        subtitle += QStringLiteral(" · ") + advice;
+    }
+    if (toolTip() != advice) {
+        setToolTip(advice); // the subtitle may be elided
+    }
+    painter.drawText(QRectF(inner.left(), inner.top() + fm.height(), inner.width(), fmSmall.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter, fmSmall.elidedText(subtitle, Qt::ElideRight, inner.width()));
+
+    // Three sparklines: utilization, memory, temperature.
+    struct Gauge
+    {
+        QString label;
+        QString value;
+        QVector<double> history;
+        QColor color;
+        double lo, hi;
+    };
+    const int util = stats.value(QStringLiteral("utilization"), -1).toInt();
+    const qint64 used = stats.value(QStringLiteral("memoryUsed"), -1).toLongLong();
+    const qint64 total = stats.value(QStringLiteral("memoryTotal"), -1).toLongLong();
+    const int temperature = stats.value(QStringLiteral("temperature"), -1).toInt();
+    const QString unknown = QStringLiteral("—");
+    const Gauge gauges[] = {
+        {tr("util"), util >= 0 ? QStringLiteral("%1%").arg(util) : unknown,
+         toVector(stats.value(QStringLiteral("utilizationHistory"))), QColor(0x1f, 0x77, 0xd0), 0, 100},
+        {tr("mem"),
+         total > 0 && used >= 0 ? QStringLiteral("%1/%2G").arg(used / 1e9, 0, 'f', 1).arg(total / 1e9, 0, 'f', 0)
+                                : unknown,
+         toVector(stats.value(QStringLiteral("memoryHistory"))), QColor(0x2e, 0x8b, 0x3e), 0, 100},
+        {tr("temp"), temperature >= 0 ? QStringLiteral("%1°C").arg(temperature) : unknown,
+         toVector(stats.value(QStringLiteral("temperatureHistory"))), QColor(0xe0, 0x6c, 0x00), 20, 95},
+    };
+    const double top = inner.top() + fm.height() + fmSmall.height() + 4;
+    const double width = inner.width() / 3.0;
+    const double height = inner.bottom() - top;
+    for (int i = 0; i < 3; ++i) {
+        const Gauge &g = gauges[i];
+        const QRectF cell(inner.left() + i * width, top, width - 6, height);
+        painter.setPen(pal.color(QPalette::PlaceholderText));
+        painter.drawText(QRectF(cell.left(), cell.top(), cell.width(), fmSmall.height()), Qt::AlignLeft,
+                         QStringLiteral("%1 %2").arg(g.label, g.value));
+        const QRectF spark(cell.left(), cell.top() + fmSmall.height() + 1, cell.width(),
+                           cell.height() - fmSmall.height() - 1);
+        painter.setPen(QPen(pal.color(QPalette::Midlight), 1));
+        painter.drawLine(spark.bottomLeft(), spark.bottomRight());
+        paintSparkline(&painter, spark, g.history, g.color, g.lo, g.hi);
+    }
+}
+
+void LaneHeader::contextMenuEvent(QContextMenuEvent *event)
+{
+    if (m_lane.isValid()) {
+        Q_EMIT contextMenuRequested(m_lane.row(), event->globalPos());
+    }
+}
+
+} // namespace trainyard

@@ -1,0 +1,96 @@
+#include "board/lanemenu.h"
+
+#include "board/boardcontroller.h"
+#include "board/boardmodel.h"
+#include "dispatch/scheduler.h"
+#include "editors/slotprobedialog.h"
+
+#include <QInputDialog>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QPointer>
+
+namespace trainyard {
+
+LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAction *addLane, QWidget *parent)
+    : QMenu(parent)
+    , m_lane(lane)
+    , m_controller(controller)
+    , m_board(board)
+{
+    if (!m_controller->scheduler()) {
+        return;
+    }
+    addSlotsAction();
+    addMeasureAction();
+    addDeviceAction();
+    addAction(addLane);
+    addAction(tr("Remove lane"), this, [this] { m_controller->removeLane(m_lane); });
+}
+
+void LaneMenu::addSlotsAction()
+{
+    addAction(tr("Slots…"), this, [this] {
+        bool ok = false;
+        const LaneInfo info = m_controller->scheduler()->lane(m_lane);
+        const int slotCount = QInputDialog::getInt(parentWidget(), tr("Lane %1").arg(info.device), tr("Runs at once"),
+                                                   info.slotCount, 1, 64, 1, &ok);
+        if (ok) {
+            m_controller->editLane(m_lane, info.device, slotCount);
+        }
+    });
+}
+
+void LaneMenu::addMeasureAction()
+{
+    Scheduler *scheduler = m_controller->scheduler();
+    // Measures with the lane's first queued run (its model, data and batch size).
+    QJsonObject probeSpec;
+    for (RunId id : scheduler->lane(m_lane).runs) {
+        if (scheduler->run(id).state == RunState::Queued) {
+            probeSpec = scheduler->run(id).spec;
+            break;
+        }
+    }
+    QAction *measure = addAction(tr("Measure slots…"), this, [this, scheduler, probeSpec] {
+        auto *dialog = new SlotProbeDialog(scheduler->lane(m_lane).effectiveDevice, probeSpec, scheduler->activeCount(),
+                                           parentWidget());
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
+        BoardController *controller = m_controller;
+        const QPointer<Scheduler> board(scheduler);
+        const int lane = m_lane;
+        connect(dialog, &SlotProbeDialog::setSlotsRequested, controller, [controller, board, lane](int slotCount) {
+            if (!board || controller->scheduler() != board || lane >= board->laneCount()) {
+                return; // the board changed meanwhile
+            }
+            controller->editLane(lane, board->lane(lane).device, slotCount);
+        });
+        dialog->open();
+        dialog->start();
+    });
+    if (probeSpec.isEmpty()) {
+        measure->setEnabled(false);
+        measure->setToolTip(tr("Queue a run on this lane first: "
+                               "the measurement trains copies of its first queued run"));
+        setToolTipsVisible(true);
+    } else {
+        measure->setToolTip(tr("Train 1, 2 and 4 copies of the first queued run side by side on this lane's device "
+                               "and recommend how many slots pay off"));
+    }
+}
+
+void LaneMenu::addDeviceAction()
+{
+    addAction(tr("Device…"), this, [this] {
+        bool ok = false;
+        const LaneInfo info = m_controller->scheduler()->lane(m_lane);
+        const QString device = QInputDialog::getText(parentWidget(), tr("Lane device"), tr("Device (cpu or cuda:N)"),
+                                                     QLineEdit::Normal, info.device, &ok);
+        if (ok && !device.isEmpty()) {
+            m_controller->editLane(m_lane, device.trimmed(), info.slotCount);
+        }
+    });
+}
+
+} // namespace trainyard

@@ -1,0 +1,84 @@
+#pragma once
+
+#include "experiment/experiment.h"
+#include "records/runinfo.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QSet>
+#include <QStringList>
+
+#include <functional>
+
+class QMainWindow;
+class QThread;
+
+namespace trainyard {
+
+class BoardView;
+class Scheduler;
+class SessionController;
+
+/// Run control from the window's actions on the open session's scheduler:
+/// start, stop, pause, resume and retry the runs selected on the board, start
+/// all (after checking busy GPUs and the runs' data with the worker, which
+/// may ask) and stop all; retry starts the run again. What the
+/// scheduler refuses goes to the window's status bar.
+class RunControl : public QObject
+{
+    Q_OBJECT
+public:
+    RunControl(SessionController *sessions, BoardView *board, QMainWindow *window);
+    ~RunControl() override;
+
+    /// Whether "start all" asks before starting despite preflight problems
+    /// (off where nobody can answer: tests, screenshots).
+    void setConfirmStart(bool on) { m_confirmStart = on; }
+    /// Answers "start anyway?" for the problems found instead of a dialog
+    /// (tests); true starts.
+    using StartChooser = std::function<bool(const QStringList &problems)>;
+    void setStartChooser(StartChooser chooser) { m_startChooser = std::move(chooser); }
+    /// Answers "start a new attempt?" (the question's text) instead of a
+    /// dialog (tests); true starts.
+    using AttemptChooser = std::function<bool(const QString &question)>;
+    void setAttemptChooser(AttemptChooser chooser) { m_attemptChooser = std::move(chooser); }
+
+    void startSelected();
+    void stopSelected();
+    void pauseSelected();
+    void resumeSelected();
+    /// A run that did not finish and has a checkpoint carries on from it;
+    /// any other starts a new attempt, its earlier results kept (asked
+    /// first: the question says under which name). Start of an ended run
+    /// does the same.
+    void retrySelected();
+    void startAll();
+    void stopAll();
+
+Q_SIGNALS:
+    /// Runs were asked to start or stop: actions and counts may change.
+    void runsChanged();
+
+private:
+    void forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action);
+    /// Asks before the selected runs that would start a new attempt do
+    /// (`verb`: the action's name); true when none would or the user agrees.
+    bool confirmNewAttempts(Scheduler *scheduler, const QString &verb);
+    Scheduler *scheduler() const;
+    /// The runs Start all would start whose data has not passed the check yet.
+    Experiment runsToCheck(Scheduler *scheduler) const;
+    /// Asks about `dataProblems` and busy GPUs (when confirming), then starts all.
+    void confirmAndStart(Scheduler *scheduler, const QStringList &dataProblems);
+
+    SessionController *m_sessions;
+    BoardView *m_board;
+    QMainWindow *m_window;
+    bool m_confirmStart = true;
+    StartChooser m_startChooser;
+    AttemptChooser m_attemptChooser;
+    QSet<QByteArray> m_dataPassed; ///< data sources (compact JSON) the worker's check passed
+    bool m_checking = false;       ///< a Start all waits for the data check
+    QThread *m_checkThread = nullptr;
+};
+
+} // namespace trainyard

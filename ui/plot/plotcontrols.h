@@ -1,0 +1,54 @@
+#pragma once
+
+#include "plot/repeatband.h"
+#include "plot/runcurve.h"
+
+#include <QStringList>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+
+namespace trainyard {
+
+/// The row of settings above the plots: smoothing, log scale, the x axis
+/// quantity, how repeats are drawn, the evaluation metric shown, "Fit" and
+/// the "Export" menu. It only shows and reports choices; the PlotWidget
+/// applies them and calls the setters back, which report nothing new.
+class PlotControls : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PlotControls(double smoothing, QWidget *parent = nullptr);
+
+    void setSmoothing(double weight);
+    void setLogScale(bool on);
+    void setXAxis(XAxis axis);
+    void setBand(RepeatBand band);
+    /// Lists `metrics` as the evaluation metrics to choose from and shows
+    /// `current` (one of them, or empty) as chosen.
+    void setEvalMetrics(const QStringList &metrics, const QString &current);
+
+Q_SIGNALS:
+    void smoothingChosen(double weight);
+    void logScaleChosen(bool on);
+    void xAxisChosen(trainyard::XAxis axis);
+    void bandChosen(trainyard::RepeatBand band);
+    /// Only the user's pick in the list (not setEvalMetrics()).
+    void evalMetricChosen(const QString &metric);
+    void fitRequested();
+    /// "png", "pdf" or "csv".
+    void exportRequested(const QString &format);
+
+private:
+    QSlider *m_smoothSlider;
+    QLabel *m_smoothLabel;
+    QCheckBox *m_logBox;
+    QComboBox *m_xBox;
+    QComboBox *m_bandBox;
+    QComboBox *m_evalBox;
+};
+
+} // namespace trainyard

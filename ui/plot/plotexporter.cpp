@@ -1,0 +1,70 @@
+// qcustomplot.h uses `foreach` in its own templates; our code never does.
+#undef QT_NO_FOREACH
+
+#include "plot/plotexporter.h"
+
+#include "common/uilogcategories.h"
+
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QPainter>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace trainyard {
+
+PlotExporter::PlotExporter(QCustomPlot *loss, QCustomPlot *eval)
+    : m_loss(loss)
+    , m_eval(eval)
+{
+}
+
+bool PlotExporter::writePng(const QString &file, int width, int height) const
+{
+    // One image with both plots, the way they look on screen (the user may have moved the split).
+    const int lossShare = std::max(1, m_loss->height());
+    const int evalShare = std::max(1, m_eval->height());
+    const int lossHeight = height ? int(qint64(height) * lossShare / (lossShare + evalShare)) : 0;
+    const QPixmap lossPixmap = m_loss->toPixmap(width, lossHeight);
+    const QPixmap evalPixmap = m_eval->toPixmap(width, height ? height - lossHeight : 0);
+    QPixmap both(std::max(lossPixmap.width(), evalPixmap.width()), lossPixmap.height() + evalPixmap.height());
+    both.fill(Qt::white);
+    QPainter painter(&both);
+    painter.drawPixmap(0, 0, lossPixmap);
+    painter.drawPixmap(0, lossPixmap.height(), evalPixmap);
+    painter.end();
+    const bool ok = both.save(file, "PNG");
+    qCDebug(lcPlot) << "PNG" << file << both.size() << (ok ? "written" : "failed");
+    return ok;
+}
+
+bool PlotExporter::writePdf(const QString &file) const
+{
+    const bool ok = m_loss->savePdf(file);
+    qCDebug(lcPlot) << "PDF" << file << (ok ? "written" : "failed");
+    return ok;
+}
+
+QString PlotExporter::askFileName(QWidget *parent, const QString &format)
+{
+    const QString filter = format == QLatin1String("png")   ? QObject::tr("PNG image (*.png)")
+                           : format == QLatin1String("pdf") ? QObject::tr("PDF document (*.pdf)")
+                                                            : QObject::tr("CSV data (*.csv)");
+    QString file =
+        QFileDialog::getSaveFileName(parent, QObject::tr("Export plot"), QStringLiteral("loss.") + format, filter);
+    if (!file.isEmpty() && !file.endsWith(QLatin1Char('.') + format)) {
+        file += QLatin1Char('.') + format;
+    }
+    return file;
+}
+
+void PlotExporter::showFailure(QWidget *parent, const QString &file, const QString &error)
+{
+    qCWarning(lcPlot).noquote() << "export failed:" << (error.isEmpty() ? file : error);
+    QMessageBox::warning(parent, QObject::tr("Export plot"),
+                         error.isEmpty() ? QObject::tr("Could not write %1.").arg(file) : error);
+}
+
+} // namespace trainyard

@@ -1,0 +1,519 @@
+#include "runs/rundetailsdialog.h"
+
+#include "launch/launcher.h"
+
+#include "slurm/slurmcommand.h"
+
+#include "board/carddelegate.h"
+#include "experiment/runspecview.h"
+#include "protocol/exitcode.h"
+#include "runs/logview.h"
+#include "runstore/runstore.h"
+#include "supervision/exitoutcome.h"
+
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTabWidget>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace trainyard {
+
+namespace {
+
+QString timeText(const QDateTime &time)
+{
+    return time.isValid() ? time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QStringLiteral("—");
+}
+
+QString numberText(double value)
+{
+    return std::isfinite(value) ? QString::number(value, 'g', 6) : QStringLiteral("—");
+}
+
+QString stepText(std::int64_t step)
+{
+    return step >= 0 ? QString::number(step) : QStringLiteral("—");
+}
+
+// What the end of a run says, in words: the worker's exit status through the
+// one table (protocol::exitMeaning), or the signal that ended it.
+QString exitText(const RunInfo &run)
+{
+    if (run.state == RunState::Queued) {
+        return QObject::tr("not started");
+    }
+    if (isActive(run.state)) {
+        return QObject::tr("still running");
+    }
+    if (run.exitSignal > 0) {
+        return signalName(run.exitSignal);
+    }
+    if (run.exitCode >= 0) {
+        const std::string_view meaning = protocol::exitMeaning(run.exitCode);
+        return QStringLiteral("exit %1: %2")
+            .arg(run.exitCode)
+            .arg(QString::fromUtf8(meaning.data(), qsizetype(meaning.size())));
+    }
+    return run.state == RunState::Cancelled ? QObject::tr("never started") : QObject::tr("unknown");
+}
+
+QTreeWidgetItem *metricItem(const QString &name, const QString &last, const QString &lastStep,
+                            const QString &best = QString(), const QString &bestStep = QString())
+{
+    auto *item = new QTreeWidgetItem(QStringList{name, last, lastStep, best, bestStep});
+    for (int c = 1; c < 5; ++c) {
+        item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return item;
+}
+
+} // namespace
+
+RunDetailsDialog::RunDetailsDialog(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
+                                   QWidget *parent)
+    : QDialog(parent)
+    , m_run(run)
+    , m_experiment(experiment)
+    , m_catalogue(catalogue)
+    , m_savedNotes(run.notes)
+    , m_tabs(new QTabWidget(this))
+    , m_log(new LogView(this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("runDetails"));
+    setWindowTitle(tr("Run details: %1").arg(run.info.name));
+    m_log->setObjectName(QStringLiteral("log"));
+    m_tabs->addTab(createOverview(), tr("Overview"));
+    m_tabs->addTab(createSpec(), tr("Spec"));
+    m_tabs->addTab(createNotes(), tr("Notes"));
+    m_tabs->addTab(m_log, tr("Log"));
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(buttons);
+    resize(820, 620);
+
+    connect(m_timer, &QTimer::timeout, this, &RunDetailsDialog::refresh);
+    setRecord(run);
+    showNotes();
+    m_log->setFile(run.info.runDir.isEmpty() ? QString() : run.info.runDir + QStringLiteral("/worker.log"));
+}
+
+QLabel *RunDetailsDialog::addRow(QFormLayout *form, const QString &label, const QString &objectName)
+{
+    auto *value = new QLabel(this);
+    value->setObjectName(objectName);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    value->setWordWrap(true);
+    form->addRow(label, value);
+    return value;
+}
+
+QWidget *RunDetailsDialog::createOverview()
+{
+    auto *page = new QWidget(this);
+    auto *form = new QFormLayout;
+    m_name = addRow(form, tr("Run"), QStringLiteral("name"));
+    m_state = addRow(form, tr("State"), QStringLiteral("state"));
+    m_exit = addRow(form, tr("Exit"), QStringLiteral("exit"));
+    m_device = addRow(form, tr("Device"), QStringLiteral("device"));
+    m_host = addRow(form, tr("Host"), QStringLiteral("host"));
+    auto *jobRow = new QHBoxLayout;
+    m_job = new QLabel(this);
+    m_job->setObjectName(QStringLiteral("job"));
+    m_job->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_jobDetails = new QPushButton(tr("Job details"), this);
+    m_jobDetails->setObjectName(QStringLiteral("jobDetails"));
+    m_jobDetails->setToolTip(tr("What Slurm says of the job (scontrol show job)"));
+    connect(m_jobDetails, &QPushButton::clicked, this, &RunDetailsDialog::showJobDetails);
+    jobRow->addWidget(m_job, 1);
+    jobRow->addWidget(m_jobDetails);
+    form->addRow(tr("Batch job"), jobRow);
+    m_started = addRow(form, tr("Started"), QStringLiteral("started"));
+    m_ended = addRow(form, tr("Ended"), QStringLiteral("ended"));
+    m_duration = addRow(form, tr("Duration"), QStringLiteral("duration"));
+    m_progress = addRow(form, tr("Progress"), QStringLiteral("progress"));
+
+    auto *folderRow = new QHBoxLayout;
+    m_folder = new QLabel(this);
+    m_folder->setObjectName(QStringLiteral("folder"));
+    m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *open = new QPushButton(tr("Open folder"), this);
+    connect(open, &QPushButton::clicked, this, [this] {
+        if (QFileInfo::exists(m_run.info.runDir)) {
+            QDesktopServices::openUrl(QUrl::fromLocalFile(m_run.info.runDir));
+        }
+    });
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(open);
+    form->addRow(tr("Folder"), folderRow);
+
+    m_metrics = new QTreeWidget(this);
+    m_metrics->setObjectName(QStringLiteral("metrics"));
+    m_metrics->setRootIsDecorated(false);
+    m_metrics->setHeaderLabels({tr("Metric"), tr("Last"), tr("At step"), tr("Best"), tr("At step")});
+    m_metrics->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+
+    m_command = new QPlainTextEdit(this);
+    m_command->setObjectName(QStringLiteral("command"));
+    m_command->setReadOnly(true);
+    m_command->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_command->setMaximumHeight(72);
+    auto *copyCommand = new QPushButton(tr("Copy command"), this);
+    copyCommand->setObjectName(QStringLiteral("copyCommand"));
+    connect(copyCommand, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(commandText()); });
+    auto *commandRow = new QHBoxLayout;
+    commandRow->addWidget(m_command, 1);
+    commandRow->addWidget(copyCommand, 0, Qt::AlignTop);
+
+    auto *layout = new QVBoxLayout(page);
+    layout->addLayout(form);
+    layout->addWidget(new QLabel(tr("Final metrics"), this));
+    layout->addWidget(m_metrics, 1);
+    m_commandLabel = new QLabel(this);
+    layout->addWidget(m_commandLabel);
+    layout->addLayout(commandRow);
+    return page;
+}
+
+QWidget *RunDetailsDialog::createSpec()
+{
+    auto *page = new QWidget(this);
+    m_specSource = new QLabel(this);
+    m_specSource->setWordWrap(true);
+    m_spec = new QTreeWidget(this);
+    m_spec->setObjectName(QStringLiteral("spec"));
+    m_spec->setHeaderLabels({tr("Key"), tr("Value"), tr("From")});
+    m_spec->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_spec->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    auto *copy = new QPushButton(tr("Copy spec as JSON"), this);
+    copy->setObjectName(QStringLiteral("copySpec"));
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QGuiApplication::clipboard()->setText(QString::fromUtf8(QJsonDocument(m_resolved).toJson())); });
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_specSource, 1);
+    row->addWidget(copy, 0, Qt::AlignTop);
+    auto *layout = new QVBoxLayout(page);
+    layout->addLayout(row);
+    layout->addWidget(m_spec, 1);
+    return page;
+}
+
+QWidget *RunDetailsDialog::createNotes()
+{
+    auto *page = new QWidget(this);
+    m_tags = new QLineEdit(this);
+    m_tags->setObjectName(QStringLiteral("tags"));
+    m_tags->setPlaceholderText(tr("comma-separated, e.g. baseline, lr sweep"));
+    m_note = new QPlainTextEdit(this);
+    m_note->setObjectName(QStringLiteral("note"));
+    m_note->setPlaceholderText(tr("What this run was for, what came of it…"));
+    m_notesStatus = new QLabel(this);
+    auto *save = new QPushButton(tr("Save notes"), this);
+    save->setObjectName(QStringLiteral("saveNotes"));
+    connect(save, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!saveNotes(&error)) {
+            m_notesStatus->setText(error);
+        }
+    });
+    const auto edited = [this] {
+        m_notesEdited = true;
+        m_notesStatus->setText(tr("Not saved yet (closing saves them)."));
+    };
+    connect(m_tags, &QLineEdit::textEdited, this, edited);
+    connect(m_note, &QPlainTextEdit::textChanged, this, [this, edited] {
+        if (m_note->toPlainText() != m_savedNotes.note) {
+            edited();
+        }
+    });
+    auto *form = new QFormLayout;
+    form->addRow(tr("Tags"), m_tags);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_notesStatus, 1);
+    buttons->addWidget(save);
+    auto *layout = new QVBoxLayout(page);
+    layout->addLayout(form);
+    layout->addWidget(new QLabel(tr("Note (kept in the run folder's notes.json)"), this));
+    layout->addWidget(m_note, 1);
+    layout->addLayout(buttons);
+    return page;
+}
+
+void RunDetailsDialog::setSource(Source source)
+{
+    m_source = std::move(source);
+    if (m_source) {
+        m_timer->start(1000);
+    } else {
+        m_timer->stop();
+    }
+}
+
+void RunDetailsDialog::refresh()
+{
+    if (!m_source || !isVisible()) {
+        return;
+    }
+    if (std::optional<RunRecord> run = m_source()) {
+        run->notes = m_run.notes; // this dialog writes them: its copy is the latest
+        setRecord(*run);
+    } else {
+        m_timer->stop(); // gone: what it last was stays
+    }
+}
+
+void RunDetailsDialog::setRecord(const RunRecord &run)
+{
+    const bool specChanged = run.info.spec != m_run.info.spec || m_resolved.isEmpty();
+    m_run = run;
+    showOverview();
+    if (specChanged) {
+        showSpec();
+    }
+    if (!m_notesEdited && run.notes != m_savedNotes) {
+        m_savedNotes = run.notes;
+        showNotes();
+    }
+}
+
+void RunDetailsDialog::showOverview()
+{
+    const RunInfo &info = m_run.info;
+    m_name->setText(m_experiment.isEmpty() ? info.name : tr("%1 (experiment %2)").arg(info.name, m_experiment));
+    const QString state = m_run.stateName();
+    m_state->setText(info.message.isEmpty() ? state : QStringLiteral("%1: %2").arg(state, info.message));
+    m_exit->setText(exitText(info));
+    m_device->setText(info.device.isEmpty() ? QStringLiteral("—") : info.device);
+    m_host->setText(info.host.isEmpty() ? QStringLiteral("—") : info.host);
+    m_job->setText(info.jobId.isEmpty()         ? tr("— (a local process)")
+                   : info.queueReason.isEmpty() ? info.jobId
+                                                : tr("%1, pending: %2").arg(info.jobId, info.queueReason));
+    m_jobDetails->setEnabled(!info.jobId.isEmpty());
+    m_started->setText(timeText(info.started));
+    m_ended->setText(timeText(info.ended));
+    QString duration = QStringLiteral("—");
+    if (isTerminal(info.state) && trainedSeconds(info) >= 0) {
+        duration = CardDelegate::formatDuration(trainedSeconds(info));
+    } else if (info.started.isValid() && isActive(info.state)) {
+        duration = tr("%1 so far")
+                       .arg(CardDelegate::formatDuration(double(info.started.secsTo(QDateTime::currentDateTimeUtc()))));
+    }
+    m_duration->setText(duration);
+    QString progress = QStringLiteral("—");
+    if (info.step >= 0) {
+        progress = info.totalSteps > 0 ? tr("step %1 of %2").arg(info.step).arg(info.totalSteps)
+                                       : tr("step %1").arg(info.step);
+        if (info.epoch >= 0) {
+            progress += tr(", epoch %1").arg(info.epoch);
+        }
+    }
+    m_progress->setText(progress);
+    m_folder->setText(info.runDir.isEmpty() ? QStringLiteral("—") : info.runDir);
+
+    m_metrics->clear();
+    m_metrics->addTopLevelItem(metricItem(QStringLiteral("loss"), numberText(info.loss), stepText(info.step)));
+    for (auto it = m_run.evals.constBegin(); it != m_run.evals.constEnd(); ++it) {
+        m_metrics->addTopLevelItem(metricItem(it.key(), numberText(it->last), stepText(it->lastStep),
+                                              numberText(it->best), stepText(it->bestStep)));
+    }
+    for (int c = 1; c < m_metrics->columnCount(); ++c) {
+        m_metrics->resizeColumnToContents(c);
+    }
+
+    // The token travels in the worker's environment, never on its command line.
+    m_commandLabel->setText(info.state == RunState::Queued
+                                ? tr("Worker command line it would start with now (its token goes in its environment)")
+                                : tr("Worker command line it started with (its token went in its environment)"));
+    const QString command = commandText();
+    if (m_command->toPlainText() != command) {
+        m_command->setPlainText(command.isEmpty() ? tr("Not recorded (the run started before Trainyard kept it).")
+                                                  : command);
+    }
+}
+
+void RunDetailsDialog::showSpec()
+{
+    m_resolved = m_catalogue.resolve(m_run.info.spec);
+    if (RunSpecView(m_run.info.spec).isProgram()) {
+        m_specSource->setText(tr("What spec.json holds: a program run, whose hyperparameters are its command's "
+                                 "arguments (docs/python.md)."));
+    } else if (m_catalogue.isEmpty()) {
+        m_specSource->setText(tr("What spec.json holds. The worker's catalogue is not loaded, so the defaults "
+                                 "of the keys it leaves out are not shown."));
+    } else if (!m_catalogue.model(RunSpecView(m_run.info.spec).modelType())) {
+        m_specSource->setText(tr("What spec.json holds: this worker does not know the model, so its defaults "
+                                 "are not shown."));
+    } else {
+        m_specSource->setText(tr("Every hyperparameter: what spec.json holds, and the defaults of the worker's "
+                                 "catalogue (worker %1) for the keys it leaves out.")
+                                  .arg(m_catalogue.workerVersion()));
+    }
+    QSet<QString> given;
+    for (const RunSpecView::Param &p : RunSpecView(m_run.info.spec).flattened()) {
+        given.insert(p.key);
+    }
+    m_spec->clear();
+    QHash<QString, QTreeWidgetItem *> sections;
+    const QFont italic = [this] {
+        QFont f = m_spec->font();
+        f.setItalic(true);
+        return f;
+    }();
+    for (const RunSpecView::Param &p : RunSpecView(m_resolved).flattened()) {
+        const qsizetype dot = p.key.indexOf(QLatin1Char('.'));
+        QTreeWidgetItem *parent = nullptr;
+        QString key = p.key;
+        if (dot > 0) {
+            const QString section = p.key.left(dot);
+            parent = sections.value(section);
+            if (!parent) {
+                parent = new QTreeWidgetItem(m_spec, QStringList{section});
+                sections.insert(section, parent);
+            }
+            key = p.key.mid(dot + 1);
+        }
+        const bool isDefault = !given.contains(p.key);
+        auto *item = new QTreeWidgetItem(
+            QStringList{key, RunSpecView::valueText(p.value), isDefault ? tr("default") : tr("spec")});
+        item->setData(0, Qt::UserRole, p.key);
+        if (isDefault) {
+            for (int c = 0; c < 3; ++c) {
+                item->setFont(c, italic);
+                item->setForeground(c, m_spec->palette().color(QPalette::Disabled, QPalette::Text));
+            }
+        }
+        if (parent) {
+            parent->addChild(item);
+        } else {
+            m_spec->addTopLevelItem(item);
+        }
+    }
+    m_spec->expandAll();
+}
+
+void RunDetailsDialog::showNotes()
+{
+    const QSignalBlocker noteBlocker(m_note);
+    m_tags->setText(m_savedNotes.tagsText());
+    m_note->setPlainText(m_savedNotes.note);
+    m_notesStatus->clear();
+}
+
+QString RunDetailsDialog::commandText() const
+{
+    return shellQuoted(m_run.info.command);
+}
+
+QString RunDetailsDialog::shellQuoted(const QStringList &command)
+{
+    return shellText(command);
+}
+
+RunNotes RunDetailsDialog::editedNotes() const
+{
+    RunNotes notes;
+    notes.tags = RunNotes::parseTags(m_tags->text());
+    notes.note = m_note->toPlainText();
+    return notes;
+}
+
+bool RunDetailsDialog::saveNotes(QString *error)
+{
+    const RunNotes notes = editedNotes();
+    if (!m_notesEdited || notes == m_savedNotes) {
+        m_notesEdited = false;
+        return true;
+    }
+    const QFileInfo dir(m_run.info.runDir);
+    if (m_run.info.runDir.isEmpty()) {
+        if (error) {
+            *error = tr("The run has no folder to keep notes in.");
+        }
+        return false;
+    }
+    // The run's own store: the folder's parent is its runs root, also for past experiments.
+    if (!RunStore(dir.absolutePath()).writeNotes(dir.fileName(), notes, error)) {
+        return false;
+    }
+    m_savedNotes = notes;
+    m_run.notes = notes;
+    m_notesEdited = false;
+    showNotes();
+    m_notesStatus->setText(tr("Saved."));
+    Q_EMIT notesSaved(m_run.info.runDir, notes);
+    return true;
+}
+
+void RunDetailsDialog::showPage(Page page)
+{
+    m_tabs->setCurrentIndex(int(page));
+}
+
+RunDetailsDialog::Page RunDetailsDialog::currentPage() const
+{
+    return Page(m_tabs->currentIndex());
+}
+
+void RunDetailsDialog::done(int result)
+{
+    QString error;
+    if (!m_discardNotes && !saveNotes(&error)) {
+        // Kept open once, so the notes are not lost without a word.
+        m_discardNotes = true;
+        showPage(Page::Notes);
+        m_notesStatus->setText(tr("Not saved: %1. Closing again discards them.").arg(error));
+        return;
+    }
+    QDialog::done(result);
+}
+
+RunDetailsDialog::~RunDetailsDialog() = default;
+
+void RunDetailsDialog::showJobDetails()
+{
+    const QString job = m_run.info.jobId;
+    if (job.isEmpty() || m_slurm) {
+        return;
+    }
+    // Asynchronous: a slow controller must not freeze the window.
+    m_slurm = std::make_unique<SlurmProcessRunner>(15000);
+    m_jobDetails->setEnabled(false);
+    m_slurm->run(QStringLiteral("scontrol"), {QStringLiteral("show"), QStringLiteral("job"), job}, {}, {}, this,
+                 [this, job](const SlurmCommandResult &r) {
+                     m_jobDetails->setEnabled(true);
+                     const QString text = r.ok() ? QString::fromUtf8(r.out) : r.message(QStringLiteral("scontrol"));
+                     // The runner goes after its answer has been delivered.
+                     QTimer::singleShot(0, this, [this] { m_slurm.reset(); });
+                     auto *box = new QMessageBox(QMessageBox::Information, tr("Job %1").arg(job),
+                                                 tr("scontrol show job %1").arg(job), QMessageBox::Close, this);
+                     box->setAttribute(Qt::WA_DeleteOnClose);
+                     box->setDetailedText(text);
+                     box->setInformativeText(text.left(400));
+                     box->open();
+                 });
+}
+
+} // namespace trainyard

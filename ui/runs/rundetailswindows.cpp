@@ -1,0 +1,82 @@
+#include "runs/rundetailswindows.h"
+
+#include "dispatch/scheduler.h"
+#include "metrics/metricstore.h"
+#include "runs/runtablemodel.h"
+#include "runstore/runrecord.h"
+#include "runstore/runstore.h"
+#include "session/session.h"
+
+#include <QFileInfo>
+
+namespace trainyard {
+
+namespace {
+
+// A run of the open session as its details show it: the scheduler's record
+// with the command line it started (or would start) with, its folder even
+// before it has one, the store's evaluations.
+std::optional<RunRecord> liveRecord(Session *session, RunId id)
+{
+    Scheduler *scheduler = session ? session->scheduler() : nullptr;
+    if (!scheduler || !scheduler->contains(id)) {
+        return std::nullopt;
+    }
+    RunInfo info = scheduler->run(id);
+    info.command = scheduler->commandLine(id);
+    if (info.runDir.isEmpty()) {
+        info.runDir = session->store()->runDir(info.name);
+    }
+    return RunRecord::live(info, *session->metrics());
+}
+
+} // namespace
+
+RunDetailsWindows::RunDetailsWindows(const ModelCatalogue &catalogue, RunTableModel *table, QWidget *parentWindow)
+    : QObject(parentWindow)
+    , m_catalogue(catalogue)
+    , m_table(table)
+    , m_parentWindow(parentWindow)
+{
+}
+
+RunDetailsDialog *RunDetailsWindows::showLive(Session *session, RunId id, RunDetailsDialog::Page page)
+{
+    std::optional<RunRecord> run = liveRecord(session, id);
+    if (!run) {
+        return nullptr;
+    }
+    run->notes = session->store()->readNotes(run->info.name);
+    QPointer<Session> owner = session;
+    return show(
+        *run, session->name(), [owner, id] { return liveRecord(owner, id); }, page);
+}
+
+RunDetailsDialog *RunDetailsWindows::showPast(const RunRecord &run, const QString &experiment)
+{
+    return show(run, experiment, {}, RunDetailsDialog::Page::Overview);
+}
+
+RunDetailsDialog *RunDetailsWindows::show(const RunRecord &run, const QString &experiment,
+                                          RunDetailsDialog::Source source, RunDetailsDialog::Page page)
+{
+    const QString key = QFileInfo(run.info.runDir).absoluteFilePath();
+    RunDetailsDialog *dialog = m_open.value(key);
+    if (!dialog) {
+        dialog = new RunDetailsDialog(run, experiment, m_catalogue, m_parentWindow);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &RunDetailsDialog::notesSaved, m_table, &RunTableModel::setNotes);
+        m_open.insert(key, dialog);
+    } else {
+        // Open already, perhaps from a session closed since: this one's record.
+        dialog->setRecord(run);
+    }
+    dialog->setSource(std::move(source));
+    dialog->showPage(page);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+    return dialog;
+}
+
+} // namespace trainyard

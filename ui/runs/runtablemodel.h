@@ -1,0 +1,159 @@
+#pragma once
+
+#include "catalogue/modelcatalogue.h"
+#include "records/runinfo.h"
+#include "runstore/runnotes.h"
+#include "runstore/runrecord.h"
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QHash>
+#include <QJsonValue>
+#include <QMap>
+#include <QSet>
+#include <QSortFilterProxyModel>
+#include <QTimer>
+
+namespace trainyard {
+
+class MetricStore;
+class Scheduler;
+
+/// Every run of the open experiment (live, from the Scheduler) and of past
+/// experiments (RunStore::readHistory of their runs roots), one row each,
+/// with its tags and note (notes.json), its final metrics and, after the
+/// fixed columns, one column per hyperparameter: the keys of the runs'
+/// specs, flattened ("model.dim", "train.lr") and resolved with the
+/// catalogue's defaults when it has one, as W&B's run table has them. The
+/// view shows the ones whose values differ between the runs (paramDiffers)
+/// unless the user chose otherwise. It only formats: the run folders are
+/// RunStore's.
+class RunTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Columns {
+        ExperimentColumn,
+        NameColumn,
+        TagsColumn,
+        ModelColumn,
+        DataColumn,
+        StateColumn,
+        StepColumn,
+        LossColumn,
+        MrrColumn,
+        Hits10Column,
+        AccuracyColumn,
+        StartedColumn,
+        DurationColumn,
+        NoteColumn,
+        FolderColumn,
+        FixedColumnCount ///< the hyperparameter columns follow
+    };
+    enum Roles {
+        SortRole = Qt::UserRole, ///< numbers as numbers, for sorting
+        RunIdRole,               ///< RunId of a live run, 0 for past runs
+        RunDirRole,
+        ExperimentRole, ///< the experiment's name (without "(open)")
+        ParamKeyRole,   ///< header: the hyperparameter of a column ("train.lr"); empty for fixed columns
+    };
+
+    struct Row
+    {
+        QString experiment;
+        QString name;
+        QString model;
+        QString data;
+        QString state;
+        qint64 step = -1;
+        double loss = qQNaN();
+        double mrr = qQNaN();
+        double hits10 = qQNaN();
+        double accuracy = qQNaN();
+        QDateTime started;
+        QDateTime ended;
+        double trained = -1; ///< trainedSeconds() of the run, -1 while unknown or running
+        QString runDir;
+        RunId id = 0;
+        RunNotes notes;
+        QJsonObject spec;                  ///< as spec.json holds it
+        QJsonObject resolved;              ///< with the catalogue's defaults
+        QHash<QString, QJsonValue> params; ///< `resolved` flattened, by key
+    };
+
+    explicit RunTableModel(QObject *parent = nullptr);
+
+    /// The open experiment (live rows); nullptr for none.
+    void setSession(const QString &experimentName, const QString &runsRoot, Scheduler *scheduler, MetricStore *metrics);
+    /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
+    void setHistoryRoots(const QStringList &roots) { m_historyRoots = roots; }
+    /// Reads the past runs again (only what their metrics.jsonl gained since the last time).
+    void refreshHistory();
+    /// The catalogue the hyperparameters are resolved with (their defaults);
+    /// empty: the specs as spec.json holds them.
+    void setCatalog(const ModelCatalogue &catalogue);
+    /// The tags and note of the run in `runDir` changed (the run details saved them).
+    void setNotes(const QString &runDir, const RunNotes &notes);
+    /// The past run of a row (nullptr for live rows): what its details show.
+    const RunRecord *pastRun(int row) const;
+    /// The row of a past run.
+    Row pastRow(const RunRecord &run, const QString &experiment) const;
+
+    /// The hyperparameters of the runs, in column order (after FixedColumnCount).
+    QStringList paramKeys() const { return m_params.keys; }
+    /// The column of hyperparameter `key`, -1 when no run has it.
+    int paramColumn(const QString &key) const;
+    /// True when the runs do not all have the same value of `key` (one
+    /// without it counts as a value): the columns shown by default.
+    bool paramDiffers(const QString &key) const { return m_params.differing.contains(key); }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    Row liveRow(RunId id) const;
+    void rebuildLive();
+    void refreshLive();
+    const Row &rowAt(int row) const;
+    void setSpec(Row *row, const QJsonObject &spec) const;
+    struct ParamColumns
+    {
+        QStringList keys;
+        QSet<QString> differing;
+        bool operator==(const ParamColumns &o) const { return keys == o.keys && differing == o.differing; }
+    };
+    // The hyperparameter columns of `live` and the past rows.
+    ParamColumns paramColumns(const QList<Row> &live) const;
+    QVariant paramData(const Row &row, const QString &key, int role) const;
+
+    Scheduler *m_scheduler = nullptr;
+    MetricStore *m_metrics = nullptr;
+    QString m_experiment;
+    QString m_runsRoot;
+    QStringList m_historyRoots;
+    QList<Row> m_live;
+    QList<Row> m_past;
+    QList<RunRecord> m_pastRecords;             ///< m_past's records (implicitly shared with m_history)
+    QHash<QString, QList<RunRecord>> m_history; ///< runs root -> its past runs, as read last time
+    QHash<QString, RunNotes> m_liveNotes;       ///< run name -> notes.json of the open experiment's runs
+    ModelCatalogue m_catalogue;
+    ParamColumns m_params;
+    QTimer m_refresh;
+};
+
+/// Sorts the runs table by RunTableModel::SortRole with the rows that have no
+/// value in the sorted column (no loss yet, no MRR) last, ascending or
+/// descending: the best loss first, never a column of blanks.
+class RunTableSortProxy : public QSortFilterProxyModel
+{
+    Q_OBJECT
+public:
+    explicit RunTableSortProxy(QObject *parent = nullptr);
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
+};
+
+} // namespace trainyard
