@@ -39,7 +39,7 @@ inline QByteArray catalogueJson()
 // What the experiment tests check files against: the data kinds of
 // DESIGN.md in its order, open-ended ranges, and a model "x" of no
 // parameters that the validation messages' test cases use.
-inline QByteArray validationCatalogJson()
+inline QByteArray validationCatalogueJson()
 {
     return R"({"version": "test", "protocol": 1,
       "models": [
@@ -72,13 +72,13 @@ inline QByteArray validationCatalogJson()
       "report": [{"name": "every_steps", "type": "int", "default": 10, "min": 0}]})";
 }
 
-inline const ModelCatalogue &validationCatalog()
+inline const ModelCatalogue &validationCatalogue()
 {
     static const ModelCatalogue catalogue = [] {
         QString error;
-        ModelCatalogue c = ModelCatalogue::fromJson(validationCatalogJson(), &error);
+        ModelCatalogue c = ModelCatalogue::fromJson(validationCatalogueJson(), &error);
         if (c.isEmpty())
-            qFatal("validationCatalogJson: %s", qPrintable(error));
+            qFatal("validationCatalogueJson: %s", qPrintable(error));
         return c;
     }();
     return catalogue;

@@ -20,7 +20,7 @@ using namespace trainyard::test;
 namespace {
 // The problems of `json`, checked against `catalogue` (the test catalogue
 // unless told otherwise; nullptr: structurally).
-QStringList errorsOf(const QByteArray &json, const ModelCatalogue *catalogue = &validationCatalog())
+QStringList errorsOf(const QByteArray &json, const ModelCatalogue *catalogue = &validationCatalogue())
 {
     QStringList errors;
     const auto doc = QJsonDocument::fromJson(json);
@@ -37,7 +37,7 @@ QByteArray oneRun(const QByteArray &run)
     return R"({"name":"e","lanes":[{"device":"cpu","runs":[)" + run + "]}]}";
 }
 
-std::optional<ModelCatalogue> realCatalog()
+std::optional<ModelCatalogue> realCatalogue()
 {
     const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
     if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
@@ -288,7 +288,7 @@ private Q_SLOTS:
         QVERIFY2(errors.contains(message), qPrintable(errors.join(QLatin1Char('\n'))));
         // A run spec checked on its own has paths from its own top.
         const QStringList alone =
-            validateRunSpec(QJsonDocument::fromJson(run).object(), QString(), false, &validationCatalog());
+            validateRunSpec(QJsonDocument::fromJson(run).object(), QString(), false, &validationCatalogue());
         QVERIFY2(alone.contains(message.mid(int(qstrlen("lanes[0].runs[0].")))),
                  qPrintable(alone.join(QLatin1Char('\n'))));
     }
@@ -325,7 +325,7 @@ private Q_SLOTS:
 
     void theRealWorkersCatalogue()
     {
-        const auto catalogue = realCatalog();
+        const auto catalogue = realCatalogue();
         if (!catalogue)
             QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
         QStringList errors;

@@ -203,7 +203,7 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("name"), QStringLiteral("model"), QStringLiteral("data"),
                               QStringLiteral("train"), QStringLiteral("eval"), QStringLiteral("checkpoint"),
                               QStringLiteral("report")}));
-        QCOMPARE(validationCatalog().sectionNames(), ModelCatalogue::specSectionNames());
+        QCOMPARE(validationCatalogue().sectionNames(), ModelCatalogue::specSectionNames());
     }
 
     void paramsSayWhatTheyAccept_data()
@@ -243,7 +243,7 @@ private Q_SLOTS:
         QFETCH(QString, expectation);
         QFETCH(QJsonArray, good);
         QFETCH(QJsonArray, bad);
-        const ModelCatalogue &c = validationCatalog();
+        const ModelCatalogue &c = validationCatalogue();
         const QList<ParamInfo> params =
             section == QLatin1String("model") ? c.model(QStringLiteral("transe"))->params : c.section(section);
         const ParamInfo *p = nullptr;
@@ -274,7 +274,7 @@ private Q_SLOTS:
         QVERIFY(train.at(4).accepts(true) && !train.at(4).accepts(0));
     }
 
-    void realWorkerCatalog()
+    void realWorkerCatalogue()
     {
         const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
         if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {

@@ -178,7 +178,7 @@ private Q_SLOTS:
         QTemporaryDir presetDir;
         PresetStore presets(presetDir.path() + QStringLiteral("/presets.json"));
         ModelPaletteModel palette(&presets);
-        palette.setCatalog(catalogue);
+        palette.setCatalogue(catalogue);
         const QModelIndex kg = palette.index(0, 0);
         const QModelIndex transe = palette.index(0, 0, kg);
         QCOMPARE(transe.data().toString(), QStringLiteral("transe"));

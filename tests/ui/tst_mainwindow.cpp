@@ -441,7 +441,7 @@ private Q_SLOTS:
         window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
-        window.loadCatalog();
+        window.loadCatalogue();
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         Scheduler *scheduler = window.session()->scheduler();
@@ -526,7 +526,7 @@ private Q_SLOTS:
         window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 1)));
-        window.loadCatalog();
+        window.loadCatalogue();
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         BoardModel *board = window.boardModel();

@@ -32,7 +32,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Programs"));
         QString error;
-        model.setCatalog(ModelCatalogue::fromJson(catalogueJson(), &error));
+        model.setCatalogue(ModelCatalogue::fromJson(catalogueJson(), &error));
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("Knowledge graphs"));
         QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("Images"));
@@ -91,7 +91,7 @@ private Q_SLOTS:
         // The published presets reach the palette as complete specs.
         QVERIFY(!c.presets().isEmpty());
         ModelPaletteModel palette(nullptr);
-        palette.setCatalog(c);
+        palette.setCatalogue(c);
         bool found = false;
         for (int g = 0; g < palette.rowCount(); ++g) {
             const QModelIndex group = palette.index(g, 0);

@@ -150,7 +150,7 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, lr).data().toString(), QStringLiteral("0.5"));
 
         // With it: every default too, and a default written out is no difference.
-        model.setCatalog(catalogue());
+        model.setCatalogue(catalogue());
         QVERIFY(model.paramKeys().contains(QStringLiteral("model.norm")));
         QVERIFY(model.paramKeys().contains(QStringLiteral("train.epochs")));
         QVERIFY(model.paramKeys().contains(QStringLiteral("data.entities")));

@@ -34,7 +34,7 @@ int runDesktopApp(int &argc, char **argv, const QString &experimentFile)
         // The user was told why; the demo beats an empty window.
         window.openDemo();
     }
-    window.loadCatalog();
+    window.loadCatalogue();
     window.show();
     return app.exec();
 }

@@ -183,11 +183,11 @@ QString MainWindow::workerProgram() const
     return scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
 }
 
-void MainWindow::loadCatalog()
+void MainWindow::loadCatalogue()
 {
     auto *loader = new ModelCatalogueLoader(this);
     connect(loader, &ModelCatalogueLoader::loaded, this, [this, loader](const ModelCatalogue &catalogue) {
-        setCatalog(catalogue);
+        setCatalogue(catalogue);
         loader->deleteLater();
     });
     connect(loader, &ModelCatalogueLoader::failed, this, [this, loader](const QString &message) {
@@ -204,11 +204,11 @@ void MainWindow::loadCatalog()
     loader->load(program);
 }
 
-void MainWindow::setCatalog(const ModelCatalogue &catalogue)
+void MainWindow::setCatalogue(const ModelCatalogue &catalogue)
 {
     m_catalogue = catalogue;
-    m_paletteModel->setCatalog(catalogue);
-    m_table->setCatalog(catalogue);
+    m_paletteModel->setCatalogue(catalogue);
+    m_table->setCatalogue(catalogue);
     m_palette->setProblem(QString());
 }
 

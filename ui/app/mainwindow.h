@@ -72,8 +72,8 @@ public:
     bool saveTo(const QString &path) { return m_sessions->saveTo(path); }
 
     /// Loads the palette from `trainyard-worker --list-models` (asynchronously).
-    void loadCatalog();
-    void setCatalog(const ModelCatalogue &catalogue);
+    void loadCatalogue();
+    void setCatalogue(const ModelCatalogue &catalogue);
     const ModelCatalogue &catalogue() const { return m_catalogue; }
 
     Session *session() const { return m_sessions->session(); }

@@ -25,7 +25,7 @@ ModelPaletteModel::ModelPaletteModel(PresetStore *presets, QObject *parent)
     rebuild();
 }
 
-void ModelPaletteModel::setCatalog(const ModelCatalogue &catalogue)
+void ModelPaletteModel::setCatalogue(const ModelCatalogue &catalogue)
 {
     m_catalogue = catalogue;
     rebuild();

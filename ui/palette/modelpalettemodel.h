@@ -24,7 +24,7 @@ public:
 
     explicit ModelPaletteModel(PresetStore *presets, QObject *parent = nullptr);
 
-    void setCatalog(const ModelCatalogue &catalogue);
+    void setCatalogue(const ModelCatalogue &catalogue);
     const ModelCatalogue &catalogue() const { return m_catalogue; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;

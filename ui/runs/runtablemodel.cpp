@@ -260,7 +260,7 @@ int RunTableModel::paramColumn(const QString &key) const
     return i < 0 ? -1 : FixedColumnCount + int(i);
 }
 
-void RunTableModel::setCatalog(const ModelCatalogue &catalogue)
+void RunTableModel::setCatalogue(const ModelCatalogue &catalogue)
 {
     beginResetModel();
     m_catalogue = catalogue;

@@ -91,7 +91,7 @@ public:
     void refreshHistory();
     /// The catalogue the hyperparameters are resolved with (their defaults);
     /// empty: the specs as spec.json holds them.
-    void setCatalog(const ModelCatalogue &catalogue);
+    void setCatalogue(const ModelCatalogue &catalogue);
     /// The tags and note of the run in `runDir` changed (the run details saved them).
     void setNotes(const QString &runDir, const RunNotes &notes);
     /// The past run of a row (nullptr for live rows): what its details show.

@@ -65,7 +65,7 @@ int clusterShots(const QString &file, const QString &out)
     if (!window.openFile(file)) {
         return 1;
     }
-    window.loadCatalog();
+    window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
     Scheduler *scheduler = window.session()->scheduler();
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     if (!window.openDemo()) {
         return 1;
     }
-    window.loadCatalog();
+    window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
     waitFor(3000, [&] { return window.paletteModel()->rowCount() > 0; });

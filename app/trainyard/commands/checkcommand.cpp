@@ -49,7 +49,7 @@ int checkCommand(const QStringList &args)
         devices.refresh();
         ExperimentCheck check(worker, &devices);
         check.setCpuFallback(commandLine.parser().isSet(cpuFallbackOption));
-        check.setCatalog(catalogue ? &*catalogue : nullptr);
+        check.setCatalogue(catalogue ? &*catalogue : nullptr);
         check.setTrusted(trusted);
         QStringList notes;
         for (const QString &p : check.problems(checked, &notes))

@@ -31,7 +31,7 @@ public:
     void setTimeout(int seconds) { m_timeoutSeconds = seconds; }
     // The worker's catalogue: with it the data of a run whose spec has
     // problems (Experiment::load's `partial`) is checked too.
-    void setCatalog(const ModelCatalogue *catalogue) { m_catalogue = catalogue; }
+    void setCatalogue(const ModelCatalogue *catalogue) { m_catalogue = catalogue; }
     // The file is trusted (TrustList): a cluster whose keys are commands
     // (ExperimentCluster::commandLines: ssh, its config, extra sbatch
     // arguments, the worker) is asked only then; asking runs them.
