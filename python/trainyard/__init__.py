@@ -34,11 +34,23 @@ and whose :meth:`Run.should_stop` and :meth:`Run.paused` follow rank 0's
 ``metrics.rankN.jsonl`` (docs/python.md).
 
 Standard library only; Python 3.9+; POSIX.
+
+This file is the public surface; the parts live beside it: _protocol (the
+wire format's names, limits and framing, and the run environment's
+variables), _link (the socket), _metricsfile (metrics.jsonl), _run (Run) and
+_session (init(), signals, exit hooks).
 """
 
 from __future__ import annotations
 
-from ._run import (CONTROL_FILE, CONTROL_POLL_SECONDS, EXIT_CODES, FLUSH_SECONDS, HEARTBEAT_SECONDS,  # noqa: F401
-                   MAX_LINE_BYTES, MAX_QUEUED_LINES, PROTOCOL_VERSION, RANK_VARIABLES, Run, __version__, init)
+from ._link import MAX_QUEUED_LINES
+from ._protocol import EXIT_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION
+from ._run import CONTROL_FILE, CONTROL_POLL_SECONDS, FLUSH_SECONDS, HEARTBEAT_SECONDS, Run
+from ._session import RANK_VARIABLES, init
+
+__version__ = "1.0"
 
 __all__ = ["PROTOCOL_VERSION", "Run", "init", "__version__"]
+
+# help(), pickle and reprs name them where scripts find them.
+Run.__module__ = init.__module__ = __name__

@@ -1,0 +1,212 @@
+"""The process's one run: init(), which reads the run environment, and the
+signal handlers and exit hooks that end the run as the process ends."""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import itertools
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any, Optional, Tuple
+
+from ._protocol import (ENV_CONNECT, ENV_DEVICE, ENV_PER_RANK, ENV_RESUME, ENV_RUN_DIR, ENV_RUN_NAME, ENV_SEED,
+                        ENV_TOKEN)
+from ._run import Run, _count, flags
+
+#: Where a process's rank is read, global rank first (torchrun, srun, then a node-local rank).
+RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
+
+_init_lock = threading.Lock()
+_current: Optional["Run"] = None
+_hooks_installed = False
+
+
+def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Optional[bool] = None,
+         rank: Optional[int] = None) -> "Run":
+    """Start reporting (or return the run already started) and return its Run.
+
+    Inside Trainyard the environment decides, and wins over the arguments:
+
+    * ``TRAINYARD_RUN_DIR``: the run folder; metrics.jsonl and checkpoints/
+      go there. When it is absent or empty the run is *outside Trainyard*: it
+      writes into ``run_dir`` when given, else into a new folder
+      ``./trainyard-runs/<name or script stem>-YYYYmmdd-HHMMSS`` (one line on
+      stderr says where).
+    * ``TRAINYARD_RUN_NAME``: the run's name (else ``name``, else the
+      script's stem); sent in the hello.
+    * ``TRAINYARD_CONNECT``: ``unix:PATH`` or ``tcp:HOST:PORT``; absent or
+      empty: no socket, the file only. A malformed value raises ValueError.
+    * ``TRAINYARD_TOKEN``: sent in the hello only; never written anywhere.
+    * ``TRAINYARD_RESUME``: ``"1"`` for a resumed run (see Run.resume_step).
+    * ``TRAINYARD_SEED``: an integer (Run.seed; None when absent or invalid).
+    * ``TRAINYARD_DEVICE``: ``cpu`` (default) or ``cuda:N`` (Run.device).
+
+    The process's rank is ``rank`` when given, else the first of ``RANK``,
+    ``SLURM_PROCID``, ``LOCAL_RANK`` that holds an integer, else
+    ``torch.distributed.get_rank()`` when torch.distributed is initialised,
+    else 0. Only rank 0 reports, unless ``per_rank`` (default: environment
+    ``TRAINYARD_PER_RANK=1``): then rank N > 0 writes ``metrics.rankN.jsonl``
+    beside metrics.jsonl, which Trainyard does not read, without a socket.
+    Either way every rank's should_stop() and paused() follow rank 0's.
+
+    Called again while the run is not finished, it returns the same Run and
+    ignores its arguments. When called from the main thread it also installs
+    handlers for SIGTERM, SIGINT and SIGUSR2 (only where the current handler
+    is Python's default) that make Run.should_stop() true; a second SIGINT
+    raises KeyboardInterrupt.
+    """
+    global _current
+    with _init_lock:
+        if _current is not None and not _current.finished:
+            return _current
+        env = os.environ
+        name = env.get(ENV_RUN_NAME) or name or _script_stem()
+        own_folder = False
+        if env.get(ENV_RUN_DIR):
+            folder = env[ENV_RUN_DIR]
+        elif run_dir is not None:
+            folder = os.fspath(run_dir)
+        else:
+            folder, own_folder = "", True
+        rank_number, rank_source = (_count("rank", rank), "rank=") if rank is not None else _rank_from(env)
+        if per_rank is None:
+            per_rank = env.get(ENV_PER_RANK, "").strip() == "1"
+        quiet = rank_number > 0 and not per_rank
+        if own_folder and quiet:
+            # Rank 0's folder is its own; another rank cannot know its name: nothing is written.
+            folder, own_folder = os.path.abspath("trainyard-runs"), False
+        elif own_folder:
+            folder = _new_folder(name if rank_number == 0 else "%s-rank%d" % (name, rank_number))
+        connect = env.get(ENV_CONNECT) or None
+        seed_text = env.get(ENV_SEED, "").strip()
+        try:
+            seed: Optional[int] = int(seed_text) if seed_text else None
+        except ValueError:
+            seed = None
+        run = Run(
+            run_dir=folder,
+            name=name,
+            connect=connect,
+            token=env.get(ENV_TOKEN, ""),
+            resume=env.get(ENV_RESUME, "") == "1",
+            seed=seed,
+            device=env.get(ENV_DEVICE) or "cpu",
+            rank=rank_number,
+            rank_source=rank_source,
+            quiet=quiet,
+            control_key=_control_key(env),
+        )
+        if own_folder:
+            print("trainyard: not started by Trainyard; writing %s" % run.metrics_path, file=sys.stderr, flush=True)
+        if seed_text and seed is None:
+            run.text("%s is not an integer: %r" % (ENV_SEED, seed_text), level="warning")
+        _install_hooks()
+        _current = run
+        return run
+
+
+def _rank_from(env: Any) -> Tuple[int, str]:
+    """(rank, where it was read): RANK_VARIABLES in order, then torch.distributed; (0, "") otherwise."""
+    for variable in RANK_VARIABLES:
+        text = env.get(variable, "").strip()
+        if text.isdigit():
+            return int(text), variable
+    dist = sys.modules.get("torch.distributed")  # never imported here: only asked when the script did
+    try:
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            return int(dist.get_rank()), "torch.distributed"
+    except Exception:
+        pass
+    return 0, ""
+
+
+def _control_key(env: Any) -> str:
+    """What tells this launch's control file from a previous attempt's: a digest
+    of the launch's token (never the token itself), else of the Slurm job."""
+    token = env.get(ENV_TOKEN, "")
+    job = env.get("SLURM_JOB_ID", "")
+    if not token and not job:
+        return ""
+    seed = ("token:" + token) if token else "job:%s:%s" % (job, env.get("SLURM_RESTART_COUNT", "0"))
+    return hashlib.sha256(seed.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _script_stem() -> str:
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
+    return os.path.splitext(os.path.basename(argv0))[0] or "python"
+
+
+def _new_folder(name: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "run"
+    base = os.path.abspath(os.path.join("trainyard-runs", "%s-%s" % (safe, time.strftime("%Y%m%d-%H%M%S"))))
+    os.makedirs(os.path.dirname(base), exist_ok=True)
+    for n in itertools.count(1):
+        folder = base if n == 1 else "%s-%d" % (base, n)
+        try:
+            os.mkdir(folder)
+            return folder
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    run = _current
+    if signum == signal.SIGTERM and (flags.stop or (run is not None and run._stop)):
+        # Asked already and still going: Trainyard's stop escalation (socket,
+        # then SIGTERM, then SIGKILL) means "now", so end as SIGTERM would
+        # have without the module. The app records the run as stopped.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    flags.stop = True
+    if signum == getattr(signal, "SIGUSR2", None):
+        flags.requeue = True
+    if run is not None:
+        run._publish_control()
+    if signum == signal.SIGINT:
+        flags.sigints += 1
+        if flags.sigints > 1:
+            raise KeyboardInterrupt
+
+
+def _install_hooks() -> None:
+    """atexit, sys.excepthook and (from the main thread) signal handlers; once."""
+    global _hooks_installed
+    if _hooks_installed:
+        return
+    _hooks_installed = True
+    atexit.register(_at_exit)
+    previous = sys.excepthook
+
+    def excepthook(exc_type, exc, tb):
+        flags.uncaught = True
+        try:
+            previous(exc_type, exc, tb)
+        finally:
+            run = _current
+            if run is not None and not run.finished:
+                run._fail(exc)
+
+    sys.excepthook = excepthook
+    if threading.current_thread() is threading.main_thread():
+        defaults = {signal.SIGTERM: signal.SIG_DFL, signal.SIGINT: signal.default_int_handler}
+        if hasattr(signal, "SIGUSR2"):
+            defaults[signal.SIGUSR2] = signal.SIG_DFL
+        # A Slurm batch script ignores USR2 until its program can take it
+        # (SlurmJob::script): inside Trainyard, ignored is ours to take too.
+        inside = bool(os.environ.get(ENV_RUN_DIR))
+        for signum, default in defaults.items():
+            current = signal.getsignal(signum)
+            if current is default or (inside and signum != signal.SIGINT and current is signal.SIG_IGN):
+                signal.signal(signum, _on_signal)
+
+
+def _at_exit() -> None:
+    run = _current
+    if run is not None and not run.finished:
+        run.finish()
