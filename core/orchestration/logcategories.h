@@ -11,6 +11,7 @@ namespace trainyard {
 
 Q_DECLARE_LOGGING_CATEGORY(lcScheduler)  // "trainyard.scheduler": the façade, board replacement
 Q_DECLARE_LOGGING_CATEGORY(lcDispatcher) // "trainyard.dispatcher": which run starts where, idle
+Q_DECLARE_LOGGING_CATEGORY(lcRuns)       // "trainyard.runs": run records, a state change the table refuses
 Q_DECLARE_LOGGING_CATEGORY(lcSupervisor) // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
 Q_DECLARE_LOGGING_CATEGORY(lcLauncher)   // "trainyard.launcher": processes (or jobs) started, signalled, attached
 Q_DECLARE_LOGGING_CATEGORY(lcSlurm)      // "trainyard.slurm": sbatch, squeue, scontrol, scancel and what they said

@@ -118,10 +118,9 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
         position = int(m_lanes.size());
     Q_EMIT laneAboutToBeAdded(position);
     m_lanes.insert(position, Lane{device, slotCount, {}, {}});
-    for (RunInfo &r : *m_runs) {
-        if (r.lane >= position)
-            ++r.lane;
-    }
+    for (RunId id : m_runs->ids()) // said by laneAdded
+        m_runs->update(
+            id, [position](RunInfo &r) { r.lane += r.lane >= position ? 1 : 0; }, RunRegistry::Notify::Quiet);
     Q_EMIT laneAdded(position);
     return position;
 }
@@ -138,10 +137,9 @@ bool Board::removeLane(int index, QString *error)
         removeRun(m_lanes.at(index).runs.last(), nullptr);
     Q_EMIT laneAboutToBeRemoved(index);
     m_lanes.removeAt(index);
-    for (RunInfo &r : *m_runs) {
-        if (r.lane > index)
-            --r.lane;
-    }
+    for (RunId id : m_runs->ids()) // said by laneRemoved
+        m_runs->update(
+            id, [index](RunInfo &r) { r.lane -= r.lane > index ? 1 : 0; }, RunRegistry::Notify::Quiet);
     Q_EMIT laneRemoved(index);
     return true;
 }
@@ -233,8 +231,9 @@ QJsonObject Board::duplicateSpec(RunId id) const
 
 void Board::refreshRunDirs()
 {
-    for (RunInfo &r : *m_runs)
-        r.runDir = m_store->runDir(r.name);
+    for (RunId id : m_runs->ids())
+        m_runs->update(
+            id, [this](RunInfo &r) { r.runDir = m_store->runDir(r.name); }, RunRegistry::Notify::Quiet);
 }
 
 RunId Board::duplicateRun(RunId id, QString *error)
@@ -286,7 +285,7 @@ RunId Board::restoreRun(const RunInfo &run, int position, QString *error)
 
 bool Board::moveRun(RunId id, int lane, int position, QString *error)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
     if (!hasLane(lane))
@@ -305,14 +304,15 @@ bool Board::moveRun(RunId id, int lane, int position, QString *error)
     Q_EMIT runAboutToBeMoved(id, fromLane, fromPos, lane, position);
     m_lanes[fromLane].runs.removeAt(fromPos);
     m_lanes[lane].runs.insert(position, id);
-    r->lane = lane;
+    m_runs->update(
+        id, [lane](RunInfo &run) { run.lane = lane; }, RunRegistry::Notify::Quiet); // said by runMoved
     Q_EMIT runMoved(id);
     return true;
 }
 
 bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
     if (r->state != RunState::Queued && r->state != RunState::Cancelled)
@@ -326,16 +326,17 @@ bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
     const QString name = clean.value(QStringLiteral("name")).toString();
     if (name != r->name && m_runs->findByName(name) != 0)
         return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(name));
-    if (clean != r->spec) {
-        // No longer a sample of its group's spec: it must not be averaged with them.
-        r->group = name;
-        r->repeatIndex = 0;
-        r->repeatCount = 1;
-    }
-    r->spec = clean;
     m_runs->rename(id, name);
-    r->runDir = m_store->runDir(name);
-    m_runs->touch(id);
+    m_runs->update(id, [&](RunInfo &run) {
+        if (clean != run.spec) {
+            // No longer a sample of its group's spec: it must not be averaged with them.
+            run.group = name;
+            run.repeatIndex = 0;
+            run.repeatCount = 1;
+        }
+        run.spec = clean;
+        run.runDir = m_store->runDir(name);
+    });
     return true;
 }
 

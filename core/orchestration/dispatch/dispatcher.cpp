@@ -127,15 +127,16 @@ bool Dispatcher::laneHasFreeSlot(int lane) const
 
 void Dispatcher::startAll()
 {
-    for (RunInfo &r : *m_runs) {
-        r.held = false; // "all" means all
+    for (RunId id : m_runs->ids()) {
+        m_runs->update(
+            id, [](RunInfo &r) { r.held = false; }, RunRegistry::Notify::Quiet); // "all" means all
         // A run stopped earlier continues from its checkpoint.
-        if (r.state == RunState::Stopped) {
-            if (m_store->hasCheckpoint(r.name))
-                m_resumeNext.insert(r.id);
+        if (const RunInfo *r = m_runs->find(id); r->state == RunState::Stopped) {
+            if (m_store->hasCheckpoint(r->name))
+                m_resumeNext.insert(id);
             else
-                m_resumeNext.remove(r.id);
-            m_runs->setState(r.id, RunState::Queued);
+                m_resumeNext.remove(id);
+            m_runs->setState(id, RunState::Queued);
         }
     }
     m_dispatching = true;
@@ -265,10 +266,12 @@ bool Dispatcher::startRun(RunId id, QString *error)
     if (ended) {
         planRetry(id);
         // Queued first, so that a launch that fails records its failure.
-        m_runs->find(id)->message.clear();
+        m_runs->update(
+            id, [](RunInfo &run) { run.message.clear(); }, RunRegistry::Notify::Quiet);
         m_runs->setState(id, RunState::Queued);
     }
-    m_runs->find(id)->held = false;
+    m_runs->update(
+        id, [](RunInfo &run) { run.held = false; }, RunRegistry::Notify::Quiet);
     QString why;
     if (!launch(id, &why)) {
         m_supervisor->fail(id, why);
@@ -281,11 +284,13 @@ bool Dispatcher::startRun(RunId id, QString *error)
 
 bool Dispatcher::cancelRun(RunId id, QString *error)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     if (!r || r->state != RunState::Queued)
         return refuse(error, QStringLiteral("only a queued run can be cancelled"));
-    r->ended = QDateTime::currentDateTimeUtc();
-    m_runs->setState(id, RunState::Cancelled);
+    m_runs->update(id, [](RunInfo &run) {
+        run.ended = QDateTime::currentDateTimeUtc();
+        run.state = RunState::Cancelled;
+    });
     Q_EMIT runEnded(id, RunState::Cancelled);
     notifyCounts();
     checkIdle();
@@ -294,7 +299,7 @@ bool Dispatcher::cancelRun(RunId id, QString *error)
 
 bool Dispatcher::retryRun(RunId id, bool fromCheckpoint, QString *error)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
     if (!isTerminal(r->state))
@@ -305,9 +310,11 @@ bool Dispatcher::retryRun(RunId id, bool fromCheckpoint, QString *error)
         m_resumeNext.remove(id);
         m_ingestion->resetCurves(id);
     }
-    r->message.clear();
-    r->held = false;
-    m_runs->setState(id, RunState::Queued);
+    m_runs->update(id, [](RunInfo &run) {
+        run.message.clear();
+        run.held = false;
+        run.state = RunState::Queued;
+    });
     notifyCounts();
     dispatch();
     return true;

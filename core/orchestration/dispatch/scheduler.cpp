@@ -201,7 +201,8 @@ QList<RunId> Scheduler::addHeldRun(int lane, const QJsonObject &spec, int positi
 {
     const QList<RunId> ids = m_board->addRun(lane, spec, 1, position, error);
     for (RunId id : ids)
-        m_runs->find(id)->held = true;
+        m_runs->update(
+            id, [](RunInfo &r) { r.held = true; }, RunRegistry::Notify::Quiet);
     if (!ids.isEmpty())
         m_dispatcher->notifyCounts();
     return ids;

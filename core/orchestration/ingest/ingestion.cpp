@@ -32,10 +32,9 @@ Ingestion::Run *Ingestion::find(RunId id)
 {
     auto it = m_tracks.find(id);
     if (it == m_tracks.end()) {
-        RunInfo *info = m_runs->find(id);
-        if (!info)
+        if (!m_runs->contains(id))
             return nullptr;
-        it = m_tracks.try_emplace(id, *info).first;
+        it = m_tracks.try_emplace(id, id).first;
     }
     return &it->second;
 }
@@ -48,9 +47,6 @@ void Ingestion::beginRun(RunId id, bool fresh)
     if (fresh) {
         m_metrics->removeRun(id);
         r->metricsOffset = 0;
-        r->info.step = r->info.epoch = r->info.totalSteps = -1;
-        r->info.loss = std::numeric_limits<double>::quiet_NaN();
-        r->info.memBytes = -1;
     }
     r->doneSeen = false;
     r->doneExit = -1;
@@ -59,8 +55,19 @@ void Ingestion::beginRun(RunId id, bool fresh)
     r->metricSeen = false;
     r->nonFiniteLossFrom = -1;
     r->rateStep = -1;
-    r->info.stepsPerSecond = 0;
-    r->info.etaSeconds = -1;
+    // Said by the start that follows (its Starting).
+    m_runs->update(
+        id,
+        [fresh](RunInfo &info) {
+            if (fresh) {
+                info.step = info.epoch = info.totalSteps = -1;
+                info.loss = std::numeric_limits<double>::quiet_NaN();
+                info.memBytes = -1;
+            }
+            info.stepsPerSecond = 0;
+            info.etaSeconds = -1;
+        },
+        RunRegistry::Notify::Quiet);
 }
 
 void Ingestion::resetCurves(RunId id)
@@ -119,36 +126,41 @@ void Ingestion::handleMetric(RunId id, const MetricLine &line)
 
 void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
 {
-    const RunId id = r->info.id;
+    const RunId id = r->id;
     const std::int64_t step = record.step;
     const double wall = record.wall;
     ++r->lines;
     r->metricSeen = true;
-    for (std::size_t i = 0; i < record.fieldCount; ++i) {
-        const std::string_view key = record.fields[i].name;
-        const double value = record.fields[i].value;
-        if (key == "total_steps") {
-            r->info.totalSteps = std::isfinite(value) && value >= 0 && value < 9.0e18 ? static_cast<qint64>(value) : -1;
-            continue;
+    const auto apply = [&](RunInfo &info) {
+        for (std::size_t i = 0; i < record.fieldCount; ++i) {
+            const std::string_view key = record.fields[i].name;
+            const double value = record.fields[i].value;
+            if (key == "total_steps") {
+                info.totalSteps =
+                    std::isfinite(value) && value >= 0 && value < 9.0e18 ? static_cast<qint64>(value) : -1;
+                continue;
+            }
+            if (key == "epoch")
+                info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
+            else if (key == "loss") {
+                info.loss = value;
+                // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
+                if (std::isfinite(value))
+                    r->nonFiniteLossFrom = -1;
+                else if (r->nonFiniteLossFrom < 0)
+                    r->nonFiniteLossFrom = step;
+            } else if (key == "mem_bytes")
+                info.memBytes = value;
+            m_metrics->add(id, metricIdFor(key), step, wall, value);
         }
-        if (key == "epoch")
-            r->info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
-        else if (key == "loss") {
-            r->info.loss = value;
-            // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
-            if (std::isfinite(value))
-                r->nonFiniteLossFrom = -1;
-            else if (r->nonFiniteLossFrom < 0)
-                r->nonFiniteLossFrom = step;
-        } else if (key == "mem_bytes")
-            r->info.memBytes = value;
-        m_metrics->add(id, metricIdFor(key), step, wall, value);
-    }
-    if (step >= r->info.step) {
-        r->info.step = step;
-        r->info.wall = wall;
-        updateRate(r);
-    }
+        if (step >= info.step) {
+            info.step = step;
+            info.wall = wall;
+            updateRate(r, info);
+        }
+    };
+    // Announced batched below (progressChanged), not line by line.
+    m_runs->update(id, apply, RunRegistry::Notify::Quiet);
     if (!r->progressDirty) {
         r->progressDirty = true;
         m_progressDirty << id;
@@ -167,7 +179,7 @@ void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 
 void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
 {
-    const RunId id = r->info.id;
+    const RunId id = r->id;
     if (record.kind != MetricRecord::Kind::Metric)
         ++r->lines; // ingestMetric counts its own
     if (record.kind == MetricRecord::Kind::Metric) {
@@ -186,26 +198,27 @@ void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
         Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
     } else if (record.kind == MetricRecord::Kind::Heartbeat) {
         if (record.value("total_steps"))
-            r->info.totalSteps = record.totalSteps;
+            m_runs->update(
+                id, [&](RunInfo &info) { info.totalSteps = record.totalSteps; }, RunRegistry::Notify::Quiet);
     }
 }
 
-void Ingestion::updateRate(Run *r)
+void Ingestion::updateRate(Run *r, RunInfo &info)
 {
-    if (r->rateStep < 0 || r->info.wall < r->rateWall) {
-        r->rateStep = r->info.step;
-        r->rateWall = r->info.wall;
+    if (r->rateStep < 0 || info.wall < r->rateWall) {
+        r->rateStep = info.step;
+        r->rateWall = info.wall;
         return;
     }
-    const double dt = r->info.wall - r->rateWall;
+    const double dt = info.wall - r->rateWall;
     if (dt < 1.0)
         return;
-    const double rate = (r->info.step - r->rateStep) / dt;
-    r->info.stepsPerSecond = r->info.stepsPerSecond > 0 ? 0.5 * r->info.stepsPerSecond + 0.5 * rate : rate;
-    r->rateStep = r->info.step;
-    r->rateWall = r->info.wall;
-    if (r->info.totalSteps > 0 && r->info.stepsPerSecond > 0)
-        r->info.etaSeconds = std::max<double>(0, r->info.totalSteps - r->info.step) / r->info.stepsPerSecond;
+    const double rate = (info.step - r->rateStep) / dt;
+    info.stepsPerSecond = info.stepsPerSecond > 0 ? 0.5 * info.stepsPerSecond + 0.5 * rate : rate;
+    r->rateStep = info.step;
+    r->rateWall = info.wall;
+    if (info.totalSteps > 0 && info.stepsPerSecond > 0)
+        info.etaSeconds = std::max<double>(0, info.totalSteps - info.step) / info.stepsPerSecond;
 }
 
 void Ingestion::flushProgress()
@@ -241,15 +254,18 @@ QString Ingestion::metricsFileProblem(RunId id) const
 
 int Ingestion::ingestMetricsFile(Run *r, bool live)
 {
+    const RunInfo *info = m_runs->find(r->id);
+    if (!info)
+        return 0;
     const RunStore::ReadResult result = m_store->readMetrics(
-        r->info.name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, live); });
+        info->name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, live); });
     r->metricsOffset = result.offset;
     if (result.error != r->fileProblem && !result.error.isEmpty())
         qCWarning(lcMetrics).noquote() << result.error; // once, not every second
     r->fileProblem = result.error;
     if (result.records > 0 && !r->progressDirty) {
         r->progressDirty = true;
-        m_progressDirty << r->info.id;
+        m_progressDirty << r->id;
         m_progressTimer.start();
     }
     return int(result.records);

@@ -81,11 +81,11 @@ private:
     // One run's ingestion state beside its record.
     struct Run
     {
-        explicit Run(RunInfo &record)
-            : info(record)
+        explicit Run(RunId run)
+            : id(run)
         {
         }
-        RunInfo &info;            // the registry's record (stable while the run lives)
+        RunId id;                 // its record is the registry's, changed through RunRegistry::update
         qint64 metricsOffset = 0; // metrics.jsonl read up to here
         bool doneSeen = false;
         QString doneStatus;
@@ -103,7 +103,7 @@ private:
     int ingestMetricsFile(Run *run, bool live);
     void ingest(Run *run, const MetricRecord &record, bool live);
     void ingestMetric(Run *run, const MetricRecord &record);
-    void updateRate(Run *run);
+    static void updateRate(Run *run, RunInfo &info);
     int metricIdFor(std::string_view key);
 
     RunRegistry *m_runs;

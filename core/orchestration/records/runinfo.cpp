@@ -71,6 +71,35 @@ bool isTerminal(RunState state)
     }
 }
 
+bool isAllowedTransition(RunState from, RunState to)
+{
+    using S = RunState;
+    if (from == to)
+        return true;
+    switch (from) {
+    case S::Queued:
+        return to == S::Starting || to == S::Running || isTerminal(to);
+    case S::Starting: // "running" or hello; silence; a stop; the end
+        return to == S::Running || to == S::Stalled || to == S::Stopping || isTerminal(to);
+    case S::Running:
+        return to == S::Starting || to == S::Stalled || to == S::Paused || to == S::Stopping || isTerminal(to);
+    case S::Stalled: // heard again, paused, requeued, stopped, ended
+        return to == S::Starting || to == S::Running || to == S::Paused || to == S::Stopping || isTerminal(to);
+    case S::Paused: // resumed, requeued (the job's pause is lost), stopped, ended
+        return to == S::Starting || to == S::Running || to == S::Stopping || isTerminal(to);
+    case S::Stopping:
+        return isTerminal(to);
+    case S::Finished:
+    case S::Failed:
+    case S::Diverged:
+    case S::Stopped:
+    case S::Cancelled:
+    case S::Lost:
+        return to == S::Queued;
+    }
+    return false;
+}
+
 double trainedSeconds(const RunInfo &run)
 {
     if (run.wall > 0)

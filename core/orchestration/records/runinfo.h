@@ -47,8 +47,16 @@ bool runStateFromName(const QString &name, RunState *state);
 bool isActive(RunState state);
 // True for Finished, Failed, Diverged, Stopped, Cancelled, Lost.
 bool isTerminal(RunState state);
+// The state changes a run may make, the one table (RunRegistry checks every
+// change against it; anything else is a bug, refused): Queued -> Starting,
+// Running (reattached after a restart) or an end (cancelled, not launched,
+// found ended on disk); Starting, Running, Stalled and Paused -> one another
+// as the worker and its queue say (a requeue is Starting again), Stopping
+// or an end; Stopping -> an end; an end -> Queued (a retry, a resume).
+// Staying in a state is always allowed.
+bool isAllowedTransition(RunState from, RunState to);
 
-// Everything the user sees about one run. Returned by value from Scheduler.
+// Everything the user sees about one run. Returned by value from Orchestrator.
 struct RunInfo
 {
     RunId id = 0;
@@ -63,7 +71,7 @@ struct RunInfo
     QString host;   // machine it runs / ran on (Launcher::host)
     QString runDir; // absolute path of its run folder
     // The worker's command line (program, then arguments) it was last started
-    // with; empty until it starts. Scheduler::commandLine also answers for
+    // with; empty until it starts. Orchestrator::commandLine also answers for
     // runs that have not started.
     QStringList command;
     qint64 pid = 0;

@@ -1,5 +1,7 @@
 #include "records/runregistry.h"
 
+#include "logcategories.h"
+
 namespace trainyard {
 
 RunId RunRegistry::add(RunInfo info)
@@ -37,12 +39,6 @@ void RunRegistry::clear()
     m_byName.clear();
 }
 
-RunInfo *RunRegistry::find(RunId id)
-{
-    const auto it = m_runs.find(id);
-    return it == m_runs.end() ? nullptr : &it->second;
-}
-
 const RunInfo *RunRegistry::find(RunId id) const
 {
     const auto it = m_runs.find(id);
@@ -57,12 +53,13 @@ RunInfo RunRegistry::value(RunId id) const
 
 void RunRegistry::rename(RunId id, const QString &name)
 {
-    RunInfo *r = find(id);
-    if (!r || r->name == name)
+    const auto it = m_runs.find(id);
+    if (it == m_runs.end() || it->second.name == name)
         return;
-    if (m_byName.value(r->name) == id)
-        m_byName.remove(r->name);
-    r->name = name;
+    RunInfo &r = it->second;
+    if (m_byName.value(r.name) == id)
+        m_byName.remove(r.name);
+    r.name = name;
     m_byName.insert(name, id);
 }
 
@@ -105,17 +102,39 @@ int RunRegistry::activeCount() const
     return n;
 }
 
-void RunRegistry::setState(RunId id, RunState state, const QString &message)
+bool RunRegistry::setState(RunId id, RunState state, const QString &message)
 {
-    RunInfo *r = find(id);
-    if (!r)
-        return;
+    const auto it = m_runs.find(id);
+    if (it == m_runs.end())
+        return false;
+    RunInfo &r = it->second;
+    if (!isAllowedTransition(r.state, state)) {
+        qCWarning(lcRuns, "%s: %s -> %s refused (not in the transition table)", qUtf8Printable(r.name),
+                  qUtf8Printable(runStateName(r.state)), qUtf8Printable(runStateName(state)));
+        return false;
+    }
     if (!message.isEmpty())
-        r->message = message;
-    if (r->state == state && message.isEmpty())
-        return;
-    r->state = state;
+        r.message = message;
+    if (r.state == state && message.isEmpty())
+        return true;
+    r.state = state;
     Q_EMIT changed(id);
+    return true;
+}
+
+void RunRegistry::settle(RunInfo &r, RunId id, RunState before, const QString &name)
+{
+    if (r.id != id || r.name != name) {
+        qCWarning(lcRuns, "%s: an update changed the id or the name; put back (rename() renames)",
+                  qUtf8Printable(name));
+        r.id = id;
+        r.name = name;
+    }
+    if (!isAllowedTransition(before, r.state)) {
+        qCWarning(lcRuns, "%s: %s -> %s refused (not in the transition table)", qUtf8Printable(name),
+                  qUtf8Printable(runStateName(before)), qUtf8Printable(runStateName(r.state)));
+        r.state = before;
+    }
 }
 
 } // namespace trainyard

@@ -14,13 +14,14 @@ namespace trainyard {
 // The run records of one board, by id and by name: value records, RunInfo
 // and nothing else (what a run's process, its launch, its stop or its
 // ingestion needs lives with the Supervisor and Ingestion, keyed by the
-// same id). A record's address is stable from add() to remove(), so the
-// parts may keep a reference to it while the run lives. Ids are never
-// reused while the registry lives, not even across clear().
+// same id). Ids are never reused while the registry lives, not even across
+// clear().
 //
-// Whoever changes a record says so with touch() or setState(): one
-// changed(id) per change, which the Scheduler passes on as runChanged.
-// Names change only through rename() (the name index).
+// The registry is the only writer of its records: the parts read them
+// (find(), value(), iteration) and change them through update(), setState()
+// or rename(), each change said once by changed(id), which the Orchestrator
+// passes on as runChanged. Every state change is checked against the one
+// table beside RunState (isAllowedTransition).
 class RunRegistry : public QObject
 {
     Q_OBJECT
@@ -37,9 +38,8 @@ public:
     void clear();
 
     bool contains(RunId id) const { return m_runs.count(id) != 0; }
-    RunInfo *find(RunId id);
-    const RunInfo *find(RunId id) const;
-    RunInfo value(RunId id) const; // id 0 when unknown
+    const RunInfo *find(RunId id) const; // to read; valid until the next change of the registry's runs
+    RunInfo value(RunId id) const;       // id 0 when unknown
     RunId findByName(const QString &name) const { return m_byName.value(name, 0); }
     void rename(RunId id, const QString &name);
 
@@ -49,25 +49,7 @@ public:
     int activeCount() const;
     int pendingCount() const; // active runs waiting in a batch queue (isPendingInQueue)
 
-    // Iteration in id order over the records (for (RunInfo &r : registry)).
-    class iterator
-    {
-    public:
-        explicit iterator(std::map<RunId, RunInfo>::iterator it)
-            : m_it(it)
-        {
-        }
-        RunInfo &operator*() const { return m_it->second; }
-        iterator &operator++()
-        {
-            ++m_it;
-            return *this;
-        }
-        bool operator!=(const iterator &o) const { return m_it != o.m_it; }
-
-    private:
-        std::map<RunId, RunInfo>::iterator m_it;
-    };
+    // Iteration in id order over the records, to read (for (const RunInfo &r : registry)).
     class const_iterator
     {
     public:
@@ -86,21 +68,50 @@ public:
     private:
         std::map<RunId, RunInfo>::const_iterator m_it;
     };
-    iterator begin() { return iterator(m_runs.begin()); }
-    iterator end() { return iterator(m_runs.end()); }
     const_iterator begin() const { return const_iterator(m_runs.begin()); }
     const_iterator end() const { return const_iterator(m_runs.end()); }
 
-    // Announces a change of the record (emits changed).
+    enum class Notify {
+        Changed, // one changed(id)
+        // None: a progress update at line rate (Ingestion announces those
+        // batched, progressChanged), a lane renumbering (the Board's signals).
+        Quiet,
+    };
+    // Changes the record of `id` through fn(RunInfo &), then says so once.
+    // fn leaves id and name alone (rename() keeps the name index); a state it
+    // sets is checked as setState() checks it, and refused (the old state
+    // kept, a warning) when the table does not allow it. False when there is
+    // no such run.
+    template <typename Fn>
+    bool update(RunId id, Fn &&fn, Notify notify = Notify::Changed)
+    {
+        const auto it = m_runs.find(id);
+        if (it == m_runs.end())
+            return false;
+        RunInfo &r = it->second;
+        const RunState before = r.state;
+        const QString name = r.name;
+        fn(r);
+        if (r.state != before || r.id != id || r.name != name)
+            settle(r, id, before, name);
+        if (notify == Notify::Changed)
+            Q_EMIT changed(id);
+        return true;
+    }
+    // Says changes made with Notify::Quiet now (emits changed).
     void touch(RunId id) { Q_EMIT changed(id); }
     // Sets the state and, when not empty, the message; emits changed when
-    // either is new.
-    void setState(RunId id, RunState state, const QString &message = QString());
+    // either is new. False (nothing changed, a warning) when the transition
+    // table does not allow it, or there is no such run.
+    bool setState(RunId id, RunState state, const QString &message = QString());
 
 Q_SIGNALS:
     void changed(trainyard::RunId id);
 
 private:
+    // After update's fn: id and name put back, the state checked.
+    void settle(RunInfo &r, RunId id, RunState before, const QString &name);
+
     std::map<RunId, RunInfo> m_runs; // node-based: stable addresses
     QHash<QString, RunId> m_byName;
     RunId m_nextId = 1;

@@ -40,12 +40,8 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
             finishRun(id, RunState::Failed, message);
         }
     });
-    connect(m_server, &MetricsServer::runDisconnected, this, [this](RunId id) {
-        if (RunInfo *r = m_runs->find(id)) {
-            r->connected = false;
-            m_runs->touch(id);
-        }
-    });
+    connect(m_server, &MetricsServer::runDisconnected, this,
+            [this](RunId id) { m_runs->update(id, [](RunInfo &r) { r.connected = false; }); });
     connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
     m_watchdog.start(500);
     connect(&m_follow, &QTimer::timeout, this, &Supervisor::followFiles);
@@ -59,7 +55,7 @@ Supervisor::~Supervisor()
     killNow(QStringLiteral("killed at shutdown"));
 }
 
-Supervisor::Supervised &Supervisor::track(RunId id, RunInfo *info)
+Supervisor::Supervised &Supervisor::track(RunId id, const RunInfo *info)
 {
     untrack(id);
     auto s = std::make_unique<Supervised>();
@@ -88,7 +84,7 @@ void Supervisor::untrack(RunId id)
 
 bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
     if (m_shuttingDown)
@@ -121,25 +117,25 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     m_ingestion->beginRun(id, !options.resume);
     if (!m_store->prepareRunDir(r->name, r->spec, error))
         return false;
-    r->pid = 0;
-    r->jobId.clear();
-    r->exitCode = -1;
-    r->exitSignal = 0;
-    r->message.clear();
-    r->connected = false;
-    r->reattached = false;
-    r->device = options.device;
-    r->host.clear();
-    r->runDir = m_store->runDir(r->name);
-    r->started = QDateTime::currentDateTimeUtc();
-    r->ended = QDateTime();
-
     LaunchSpec spec = launchSpec(id, options);
     spec.token = m_server->registerRun(id, r->name);
-    r->command = spec.commandLine();
-
     track(id, r).followFile = spec.connect.isEmpty();
-    m_runs->setState(id, RunState::Starting);
+    m_runs->update(id, [&](RunInfo &run) {
+        run.pid = 0;
+        run.jobId.clear();
+        run.exitCode = -1;
+        run.exitSignal = 0;
+        run.message.clear();
+        run.connected = false;
+        run.reattached = false;
+        run.device = options.device;
+        run.host.clear();
+        run.runDir = m_store->runDir(run.name);
+        run.started = QDateTime::currentDateTimeUtc();
+        run.ended = QDateTime();
+        run.command = spec.commandLine();
+        run.state = RunState::Starting;
+    });
     qCInfo(lcSupervisor, "starting %s on %s%s", qUtf8Printable(r->name), qUtf8Printable(r->device),
            options.resume ? " (resume)" : "");
     m_launcher->start(id, spec);
@@ -185,15 +181,16 @@ void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
         return;
     if (s->phase == Phase::Launching)
         s->phase = Phase::Live;
-    if (pid > 0)
-        s->info->pid = pid;
-    s->info->jobId = jobId;
-    s->info->host = m_launcher->host(id);
+    m_runs->update(id, [&](RunInfo &r) {
+        if (pid > 0)
+            r.pid = pid;
+        r.jobId = jobId;
+        r.host = m_launcher->host(id);
+    });
     s->lastSeen.restart();
     qCInfo(lcSupervisor, "%s started: %s", qUtf8Printable(s->info->name),
            qUtf8Printable(jobId.isEmpty() ? QStringLiteral("pid %1").arg(pid) : jobId));
     persistState();
-    m_runs->touch(id);
 }
 
 void Supervisor::onPending(RunId id, const QString &reason)
@@ -201,7 +198,7 @@ void Supervisor::onPending(RunId id, const QString &reason)
     Supervised *s = supervised(id);
     if (!s)
         return;
-    RunInfo *r = s->info;
+    const RunInfo *r = s->info;
     // A requeue only after it was seen running here: a job reattached while
     // it still waits is pending, not requeued.
     const bool requeued =
@@ -213,24 +210,25 @@ void Supervisor::onPending(RunId id, const QString &reason)
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), requeued ? "requeued, pending" : "pending",
            qUtf8Printable(why));
     if (r->state == RunState::Stopping) {
-        r->message = QStringLiteral("stopping; pending: %1").arg(why);
-        m_runs->touch(id);
+        m_runs->update(id, [&](RunInfo &run) { run.message = QStringLiteral("stopping; pending: %1").arg(why); });
         return;
     }
     s->pendingShown = true;
-    r->queueReason = why;
-    m_runs->setState(id, RunState::Starting,
-                     (requeued ? QStringLiteral("requeued; pending: %1") : QStringLiteral("pending: %1")).arg(why));
+    m_runs->update(id, [&](RunInfo &run) {
+        run.queueReason = why;
+        run.state = RunState::Starting;
+        run.message = (requeued ? QStringLiteral("requeued; pending: %1") : QStringLiteral("pending: %1")).arg(why);
+    });
 }
 
-void Supervisor::leavePending(Supervised *s)
+void Supervisor::leavePending(Supervised *s, RunInfo &run)
 {
     s->phase = Phase::Live;
     s->lastSeen.restart();
-    s->info->queueReason.clear();
+    run.queueReason.clear();
     if (s->pendingShown) {
         s->pendingShown = false;
-        s->info->message.clear();
+        run.message.clear();
     }
 }
 
@@ -239,15 +237,16 @@ void Supervisor::onRunning(RunId id)
     Supervised *s = supervised(id);
     if (!s)
         return;
-    if (s->phase != Phase::Live)
-        leavePending(s);
     s->ranHere = true;
-    s->lastSeen.restart();
-    s->info->host = m_launcher->host(id); // a batch job's node is known from here
     qCInfo(lcSupervisor, "%s running", qUtf8Printable(s->info->name));
-    if (s->info->state == RunState::Starting)
-        s->info->state = RunState::Running;
-    m_runs->touch(id);
+    m_runs->update(id, [&](RunInfo &r) {
+        if (s->phase != Phase::Live)
+            leavePending(s, r);
+        s->lastSeen.restart();
+        r.host = m_launcher->host(id); // a batch job's node is known from here
+        if (r.state == RunState::Starting)
+            r.state = RunState::Running;
+    });
 }
 
 // ---- the worker's lines -----------------------------------------------------
@@ -257,8 +256,10 @@ void Supervisor::noteAlive(Supervised *s)
     s->lastSeen.restart();
     s->watched = true;
     if (s->info->state == RunState::Stalled) {
-        s->info->message.clear();
-        m_runs->setState(s->info->id, RunState::Running);
+        m_runs->update(s->info->id, [](RunInfo &r) {
+            r.message.clear();
+            r.state = RunState::Running;
+        });
     }
 }
 
@@ -287,17 +288,21 @@ void Supervisor::handleMessage(RunId id, const nlohmann::json &message)
 
 void Supervisor::onHello(RunId id, const MetricRecord &hello)
 {
-    RunInfo *r = m_runs->find(id);
-    r->connected = true;
-    if (r->pid <= 0)
-        r->pid = hello.pid;
-    if (Supervised *s = supervised(id)) {
-        if (s->phase != Phase::Live)
-            leavePending(s); // it says hello: it runs, whatever the queue said last
-        s->ranHere = true;
-    }
-    if (r->state == RunState::Starting)
-        r->state = RunState::Running;
+    m_runs->update(
+        id,
+        [&](RunInfo &r) {
+            r.connected = true;
+            if (r.pid <= 0)
+                r.pid = hello.pid;
+            if (Supervised *s = supervised(id)) {
+                if (s->phase != Phase::Live)
+                    leavePending(s, r); // it says hello: it runs, whatever the queue said last
+                s->ranHere = true;
+            }
+            if (r.state == RunState::Starting)
+                r.state = RunState::Running;
+        },
+        RunRegistry::Notify::Quiet);
     // Anything written while we were not connected comes from the file.
     m_ingestion->ingestMetricsFile(id);
     m_runs->touch(id);
@@ -346,12 +351,11 @@ void Supervisor::followFiles()
             if (s->info->state == RunState::Stalled) {
                 m_runs->setState(id, RunState::Running, problem);
             } else if (s->info->message != problem) {
-                s->info->message = problem;
-                m_runs->touch(id);
+                m_runs->update(id, [&](RunInfo &r) { r.message = problem; });
             }
         } else if (!s->fileProblem.isEmpty() && s->info->message == s->fileProblem) {
-            s->info->message.clear(); // a regular file again: the refusal is over
-            m_runs->touch(id);
+            // A regular file again: the refusal is over.
+            m_runs->update(id, [](RunInfo &r) { r.message.clear(); });
         }
         s->fileProblem = problem;
     }
@@ -361,7 +365,7 @@ void Supervisor::followFiles()
 
 bool Supervisor::stop(RunId id, QString *error)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
     if (!isActive(r->state))
@@ -419,7 +423,12 @@ void Supervisor::escalateStop(RunId id)
         break;
     case StopStep::Terminated:
         qCInfo(lcSupervisor, "%s did not stop when terminated; killing", qUtf8Printable(s->info->name));
-        s->info->message = QStringLiteral("did not stop within %1 s; killed").arg(2 * m_stopTimeoutMs / 1000.0);
+        m_runs->update(
+            id,
+            [this](RunInfo &r) {
+                r.message = QStringLiteral("did not stop within %1 s; killed").arg(2 * m_stopTimeoutMs / 1000.0);
+            },
+            RunRegistry::Notify::Quiet);
         s->stop = StopStep::Killed;
         m_launcher->kill(id);
         break;
@@ -463,7 +472,8 @@ void Supervisor::killAll()
 {
     QList<RunId> ids;
     for (const auto &[id, s] : m_supervised) {
-        s->info->message = QStringLiteral("killed on request");
+        m_runs->update(
+            id, [](RunInfo &r) { r.message = QStringLiteral("killed on request"); }, RunRegistry::Notify::Quiet);
         s->stop = StopStep::Killed;
         s->cancelPending = s->phase == Phase::Pending;
         ids << id;
@@ -479,7 +489,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     Supervised *s = supervised(id);
     if (!s)
         return;
-    RunInfo *r = s->info;
+    const RunInfo *r = s->info;
     s->launcherDone = true;
     if (s->stopTimer)
         s->stopTimer->stop();
@@ -496,8 +506,13 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     facts.stopAsked = s->stop != StopStep::None;
     facts.queueEnd = s->queueEnd;
     const ExitOutcome outcome = exitOutcome(facts);
-    r->exitCode = outcome.exitCode;
-    r->exitSignal = sig;
+    m_runs->update(
+        id,
+        [&](RunInfo &run) {
+            run.exitCode = outcome.exitCode;
+            run.exitSignal = sig;
+        },
+        RunRegistry::Notify::Quiet);
     const QString problem = m_ingestion->metricsFileProblem(id);
     finishRun(id, outcome.state,
               problem.isEmpty() ? outcome.message : outcome.message + QStringLiteral("; ") + problem);
@@ -529,14 +544,17 @@ void Supervisor::fail(RunId id, const QString &message)
 
 void Supervisor::finishRun(RunId id, RunState state, const QString &message, bool record)
 {
-    RunInfo *r = m_runs->find(id);
-    if (!r)
+    const RunInfo *current = m_runs->find(id);
+    if (!current)
         return;
     if (Supervised *s = supervised(id)) {
         if (!s->launcherDone)
             m_launcher->release(id); // still going (a shutdown deadline): killed and reaped
         untrack(id);
     }
+    // The outcome on a copy, written to status.json, then the record's.
+    RunInfo ended = *current;
+    RunInfo *r = &ended;
     r->ended = QDateTime::currentDateTimeUtc();
     r->queueReason.clear();
     r->message = message;
@@ -563,8 +581,8 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message, boo
         r->message += QStringLiteral(" (") + error + QLatin1Char(')');
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
            qUtf8Printable(r->message));
+    m_runs->update(id, [&](RunInfo &run) { run = ended; });
     persistState();
-    m_runs->touch(id);
     Q_EMIT runEnded(id, state);
     maybeFinishShutdown();
 }

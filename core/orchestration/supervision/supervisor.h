@@ -132,7 +132,7 @@ private:
     };
     struct Supervised
     {
-        RunInfo *info = nullptr; // the registry's record
+        const RunInfo *info = nullptr; // the registry's record, to read (RunRegistry::update writes)
         Phase phase = Phase::Launching;
         StopStep stop = StopStep::None;
         bool cancelPending = false; // stopped while pending: it ends Cancelled
@@ -154,7 +154,7 @@ private:
         const auto it = m_supervised.find(id);
         return it == m_supervised.end() ? nullptr : it->second.get();
     }
-    Supervised &track(RunId id, RunInfo *info);
+    Supervised &track(RunId id, const RunInfo *info);
     void untrack(RunId id);
     void armStopTimer(RunId id, Supervised *s);
     void escalateStop(RunId id);
@@ -164,7 +164,7 @@ private:
     void onExited(RunId id, int exitCode, int signal);
     void onHello(RunId id, const MetricRecord &hello);
     void noteAlive(Supervised *s);
-    void leavePending(Supervised *s);
+    void leavePending(Supervised *s, RunInfo &run); // inside RunRegistry::update
     Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
                                     QString *why);
     // What the run reported (Ingestion::done) as facts for exitOutcome; the

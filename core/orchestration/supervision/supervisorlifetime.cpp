@@ -50,7 +50,7 @@ void Supervisor::persistState()
 Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
                                             QString *why)
 {
-    RunInfo *r = m_runs->find(id);
+    const RunInfo *r = m_runs->find(id);
     QJsonObject handle = live.launcher;
     if (handle.isEmpty()) {
         // A state file from before the launcher seam: a local process.
@@ -72,13 +72,19 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
     }
     // Still training from an earlier session: watch it again and let it
     // reconnect with its token.
-    r->pid = live.pid;
-    r->device = live.device;
-    r->started = live.started;
-    r->command = live.command;
-    r->host = m_launcher->host(id);
-    r->jobId = handle.value(QStringLiteral("job")).toString();
-    r->reattached = true;
+    m_runs->update(
+        id,
+        [&](RunInfo &run) {
+            run.pid = live.pid;
+            run.device = live.device;
+            run.started = live.started;
+            run.command = live.command;
+            run.host = m_launcher->host(id);
+            run.jobId = handle.value(QStringLiteral("job")).toString();
+            run.reattached = true;
+            run.state = RunState::Running;
+        },
+        RunRegistry::Notify::Quiet);
     m_server->registerRun(id, r->name, live.token);
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
@@ -87,7 +93,6 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
     // line says (a program run's never has --connect).
     s.followFile = live.followFile.value_or(!RunSpecView(r->spec).isProgram()
                                             && !r->command.contains(QStringLiteral("--connect")));
-    r->state = RunState::Running;
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);
     m_runs->touch(id);
@@ -102,14 +107,16 @@ QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &st
     if (!refusal.isEmpty())
         warnings << refusal;
     for (RunId id : m_runs->ids()) {
-        RunInfo *r = m_runs->find(id);
+        const RunInfo *r = m_runs->find(id);
         if (!r)
             continue;
         const QString name = r->name;
-        r->runDir = m_store->runDir(name);
+        m_runs->update(
+            id, [&](RunInfo &run) { run.runDir = m_store->runDir(name); }, RunRegistry::Notify::Quiet);
         RunInfo saved = *r;
         if (m_store->readStatus(name, &saved)) {
-            *r = saved;
+            m_runs->update(
+                id, [&](RunInfo &run) { run = saved; }, RunRegistry::Notify::Quiet);
             m_ingestion->ingestMetricsFile(id);
             m_runs->touch(id);
             continue;
@@ -139,7 +146,8 @@ QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &st
             if (done.seen) {
                 // Its done line is all there is: judged as every end is.
                 const ExitOutcome outcome = exitOutcome(reportedFacts(id));
-                r->exitCode = outcome.exitCode;
+                m_runs->update(
+                    id, [&](RunInfo &run) { run.exitCode = outcome.exitCode; }, RunRegistry::Notify::Quiet);
                 finishRun(id, outcome.state, QStringLiteral("while Trainyard was away: ") + outcome.message);
             } else if (!refusal.isEmpty()) {
                 // Whether it still runs is unknown: the file that would say
@@ -232,16 +240,21 @@ void Supervisor::killNow(const QString &message)
     for (const auto &entry : m_supervised)
         ids << entry.first;
     for (RunId id : std::as_const(ids)) {
-        RunInfo *r = m_runs->find(id);
+        const RunInfo *r = m_runs->find(id);
         m_launcher->release(id); // kills and waits: no event loop
         untrack(id);
         if (!r || !isActive(r->state))
             continue;
         qCWarning(lcSupervisor, "%s: %s", qUtf8Printable(r->name), qUtf8Printable(message));
-        r->state = RunState::Failed;
-        r->message = message;
-        r->connected = false;
-        r->ended = QDateTime::currentDateTimeUtc();
+        m_runs->update(
+            id,
+            [&](RunInfo &run) {
+                run.state = RunState::Failed;
+                run.message = message;
+                run.connected = false;
+                run.ended = QDateTime::currentDateTimeUtc();
+            },
+            RunRegistry::Notify::Quiet); // no signals here
         m_server->unregisterRun(id);
         m_store->writeStatus(*r);
     }
