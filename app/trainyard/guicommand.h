@@ -9,7 +9,8 @@ namespace trainyard {
 // QApplication exists, so `--help` and `--version` need no display.
 // `--help` prints its own usage and then calls `commandsHelp` (the helps of
 // the headless commands). Returns the process exit status (2 for a bad
-// command line).
+// command line, and in a build without TRAINYARD_BUILD_GUI, which has no
+// desktop app, for anything but --help and --version).
 int guiCommand(int &argc, char **argv, const std::function<void()> &commandsHelp);
 
 } // namespace trainyard
