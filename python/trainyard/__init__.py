@@ -33,7 +33,8 @@ and whose :meth:`Run.should_stop` and :meth:`Run.paused` follow rank 0's
 ``TRAINYARD_PER_RANK=1`` makes every rank report, rank N > 0 into
 ``metrics.rankN.jsonl`` (docs/python.md).
 
-Standard library only; Python 3.9+; POSIX.
+Standard library only; Python 3.9+; POSIX. ``pip install ./python`` installs
+it into a virtual environment, offline (docs/python.md).
 
 This file is the public surface; the parts live beside it: _protocol (the
 wire format's names, limits and framing, and the run environment's
@@ -48,7 +49,8 @@ from ._protocol import EXIT_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._run import CONTROL_FILE, CONTROL_POLL_SECONDS, FLUSH_SECONDS, HEARTBEAT_SECONDS, Run
 from ._session import RANK_VARIABLES, init
 
-__version__ = "1.0"
+#: The distribution's version: python/pyproject.toml's and the C++ project's.
+__version__ = "0.1.0"
 
 __all__ = ["PROTOCOL_VERSION", "Run", "init", "__version__"]
 

@@ -713,7 +713,7 @@ class TrainyardTest(unittest.TestCase):
         finally:
             sys.path.remove(PYTHON_DIR)
         self.assertEqual(trainyard.PROTOCOL_VERSION, 1)
-        self.assertEqual(trainyard.__version__, "1.0")
+        self.assertEqual(trainyard.__version__, "0.1.0")
         self.assertIn("run = trainyard.init()", trainyard.__doc__)
 
 
