@@ -7,6 +7,7 @@
 
 #include "common/runcolors.h"
 #include "metrics/metricrecord.h"
+#include "metrics/metricstore.h"
 #include "plot/plotwidget.h"
 #include "runstore/runstore.h"
 
@@ -15,7 +16,6 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include <algorithm>
 #include <cstdio>
 
 using namespace trainyard;
@@ -46,6 +46,9 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    // The runs are read into a store as the app keeps them (the same rules:
+    // a re-reported step replaces the older point); the plot draws from it.
+    MetricStore metrics;
     RunColors colors;
     PlotWidget plot(&colors);
     plot.resize(1000, 700);
@@ -57,22 +60,10 @@ int main(int argc, char **argv)
             return 2;
         }
         const QString id = info.fileName();
-        plot.addRun(id, id, id);
+        const RunId run = RunId(ids.size() + 1);
         RunStore store(info.absolutePath());
-        store.readMetrics(id, 0, [&](const MetricRecord &r) {
-            const double step = double(std::max<std::int64_t>(r.step, 0));
-            const double epoch = double(std::max<std::int64_t>(r.epoch, 0));
-            if (r.kind == MetricRecord::Kind::Metric) {
-                if (const double *loss = r.value("loss"))
-                    plot.appendMetric(id, step, epoch, r.wall, *loss);
-            } else if (r.kind == MetricRecord::Kind::Eval) {
-                for (std::size_t i = 0; i < r.fieldCount; ++i) {
-                    if (r.fields[i].name != "epoch")
-                        plot.appendEval(id, step, epoch, r.wall, QString::fromStdString(r.fields[i].name),
-                                        r.fields[i].value);
-                }
-            }
-        });
+        store.readMetrics(id, 0, [&](const MetricRecord &r) { metrics.add(run, r); });
+        plot.addRun(id, id, id, CurveSource{&metrics, run});
         ids << id;
     }
     plot.setXAxis(axis == QLatin1String("wall")   ? XAxis::Wall

@@ -3,9 +3,16 @@
 #include "metrics/metricrecord.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace trainyard {
+
+std::uint64_t MetricSeries::nextSerial()
+{
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void MetricSeries::grow()
 {

@@ -18,10 +18,10 @@ namespace trainyard {
 
 struct MetricRecord;
 
-// The one rule for a re-reported step, shared by every point store (the
-// core's MetricSeries, the plots' RunCurve and their evaluation points): a
-// worker that resumes from a checkpoint reports the steps after the checkpoint
-// again, so the curve must continue from there. A step after the last one goes
+// The one rule for a re-reported step, applied in MetricSeries::add (the
+// store holds the one copy of each point; the plots read it): a worker that
+// resumes from a checkpoint reports the steps after the checkpoint again, so
+// the curve must continue from there. A step after the last one goes
 // at the end; a step at or before it goes where the first point at or after it
 // was, and every point from there on is dropped. Returns that index (the size
 // for a new step). `points` must be sorted by step, which the rule keeps true;
@@ -64,6 +64,10 @@ public:
     // Incremented whenever existing points are dropped (a re-reported step);
     // a reader that only appends since its last look can compare it.
     quint64 revision() const { return m_revision; }
+    // Unique to this series among all series of the process (never reused),
+    // so a view holding what it read can tell a series removed and another
+    // created at the same address from the one it read.
+    std::uint64_t serial() const { return m_serial; }
 
     void add(std::int64_t step, double wall, double value);
     std::size_t bytesReserved() const;
@@ -74,6 +78,8 @@ private:
     std::vector<double> m_wall;
     std::vector<double> m_value;
     quint64 m_revision = 0;
+    std::uint64_t m_serial = nextSerial();
+    static std::uint64_t nextSerial();
 };
 
 // Every metric of every run. Metric names: "loss", "lr", "samples_per_s",

@@ -1,19 +1,20 @@
 // qcustomplot.h uses `foreach` in its own templates.
 #undef QT_NO_FOREACH
 
-// The plots: full-resolution curves with TensorBoard smoothing and the
-// core's rule for re-reported steps (continue from them, in the curve, the
-// evaluation points and through the feeder), thinning that keeps extremes,
-// repeat bands, stable colours, axis and scale switches, read-out and export.
+// The plots: views of the store's full-resolution curves with TensorBoard
+// smoothing that follow the store's rule for re-reported steps (continue
+// from them: the loss, the evaluation points and through the feeder),
+// thinning that keeps extremes, repeat bands, stable colours, axis and scale
+// switches, read-out and export (through the writer `trainyard export` uses).
 
 #include "app/appsettings.h"
 #include "common/runcolors.h"
 #include "dispatch/scheduler.h"
 #include "metrics/metricstore.h"
+#include "plot/losscurve.h"
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "plot/repeatband.h"
-#include "plot/runcurve.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
 
@@ -38,6 +39,59 @@
 
 using namespace trainyard;
 
+namespace {
+
+// A loss curve as the plots get one: its points in a store (loss and the
+// metric lines' epochs), the curve a view of them, caught up after each point.
+class TestCurve : public LossCurve
+{
+public:
+    TestCurve()
+        : LossCurve(CurveSource{&store, 1})
+    {
+    }
+    void append(double step, double epoch, double wall, double loss)
+    {
+        store.add(1, QStringLiteral("epoch"), std::int64_t(step), wall, epoch);
+        store.add(1, QStringLiteral("loss"), std::int64_t(step), wall, loss);
+        sync();
+    }
+    MetricStore store;
+};
+
+// A PlotWidget and the store it reads, as the app has them: points go into
+// the store, the plot draws its runs from there.
+struct StorePlot
+{
+    explicit StorePlot(RunColors *colors)
+        : plot(colors)
+    {
+    }
+    void addRun(const QString &key, const QString &label, const QString &group)
+    {
+        if (!ids.contains(key)) {
+            ids.insert(key, RunId(ids.size() + 1));
+        }
+        this->plot.addRun(key, label, group, CurveSource{&store, ids.value(key)});
+    }
+    void appendMetric(const QString &key, double step, double epoch, double wall, double loss)
+    {
+        store.add(ids.value(key), QStringLiteral("epoch"), std::int64_t(step), wall, epoch);
+        store.add(ids.value(key), QStringLiteral("loss"), std::int64_t(step), wall, loss);
+    }
+    void appendEval(const QString &key, double step, double wall, const QString &metric, double value)
+    {
+        store.add(ids.value(key), metric, std::int64_t(step), wall, value);
+    }
+    void resetRunData(const QString &key) { store.removeRun(ids.value(key)); }
+
+    MetricStore store; // before the plot: it outlives it
+    PlotWidget plot;
+    QHash<QString, RunId> ids;
+};
+
+} // namespace
+
 class TestPlotWidget : public QObject
 {
     Q_OBJECT
@@ -56,7 +110,7 @@ private Q_SLOTS:
 
     void smoothingMatchesTensorBoard()
     {
-        RunCurve c;
+        TestCurve c;
         c.setSmoothing(0.5);
         c.append(1, 0, 0.1, 1.0);
         c.append(2, 0, 0.2, 3.0);
@@ -73,7 +127,7 @@ private Q_SLOTS:
 
     void reReportedStepsReplace()
     {
-        RunCurve c;
+        TestCurve c;
         for (int s = 1; s <= 10; ++s) {
             c.append(s, s / 5.0, s, 10.0 - s);
         }
@@ -85,56 +139,89 @@ private Q_SLOTS:
         QCOMPARE(c.lowerBound(XAxis::Step, 6), qsizetype(5));
     }
 
-    void curveAndStoreFollowOneRule()
+    void theCurveIsAViewOfTheStoresSeries()
     {
         // The same reports, with two resumes (one from before the first point
-        // reported again), reach the plots' curve and the core's series alike.
+        // reported again): the store applies the rule once (MetricSeries::add)
+        // and the view, caught up point by point, shows exactly its series.
         const QList<int> steps{1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 7, 8, 7, 8, 9};
-        RunCurve curve;
-        MetricSeries series;
+        TestCurve curve;
+        curve.setSmoothing(0.5);
         for (int i = 0; i < steps.size(); ++i) {
             curve.append(steps.at(i), 0, i, 100.0 + i);
-            series.add(steps.at(i), i, 100.0 + i);
         }
-        QCOMPARE(curve.size(), qsizetype(series.size()));
+        const MetricSeries *series = curve.store.series(1, QStringLiteral("loss"));
+        QCOMPARE(curve.size(), qsizetype(series->size()));
         QCOMPARE(curve.size(), qsizetype(9));
-        for (std::size_t i = 0; i < series.size(); ++i) {
-            QCOMPARE(curve.x(XAxis::Step, qsizetype(i)), double(series.step(i)));
-            QCOMPARE(curve.loss(qsizetype(i)), series.value(i));
-            QCOMPARE(series.step(i), std::int64_t(i + 1));
+        double ema = 0;
+        double debias = 1;
+        for (std::size_t i = 0; i < series->size(); ++i) {
+            QCOMPARE(curve.x(XAxis::Step, qsizetype(i)), double(series->step(i)));
+            QCOMPARE(curve.loss(qsizetype(i)), series->value(i));
+            QCOMPARE(series->step(i), std::int64_t(i + 1));
+            // The smoothing cache was recomputed from each cut, not carried over.
+            ema = ema * 0.5 + 0.5 * series->value(i);
+            debias *= 0.5;
+            QVERIFY(std::abs(curve.smoothed(qsizetype(i)) - ema / (1 - debias)) < 1e-4);
         }
         // Steps 1, 2 from the start, 3..6 from the first resume, 7, 8 from the second.
-        QCOMPARE(series.value(2), 106.0);
-        QCOMPARE(series.value(6), 112.0);
+        QCOMPARE(series->value(2), 106.0);
+        QCOMPARE(series->value(6), 112.0);
         QCOMPARE(curve.maxLoss(), 114.0);
         QCOMPARE(curve.minLoss(), 100.0);
+        // No copy of the points: the view holds its smoothing cache (a float
+        // a point, a quarter in reserve) and nothing else.
+        QVERIFY(curve.bytesHeld() <= sizeof(LossCurve) + 5 * series->size() + 64);
+        curve.setSmoothing(0);
+        QCOMPARE(curve.bytesHeld(), sizeof(LossCurve));
+
+        // A run cleared from the store reads as empty, and its next points
+        // (a new series, maybe at the old one's address) from scratch.
+        curve.store.removeRun(1);
+        QVERIFY(curve.sync());
+        QCOMPARE(curve.size(), qsizetype(0));
+        QVERIFY(!curve.hasFinite());
+        curve.append(5, 0, 1, 7.0);
+        QCOMPARE(curve.size(), qsizetype(1));
+        QCOMPARE(curve.maxLoss(), 7.0);
+        QVERIFY(!curve.sync()); // nothing new
     }
 
     void reReportedEvalStepsContinueFromThere()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         for (int s = 10; s <= 50; s += 10) {
-            plot.appendEval(QStringLiteral("r"), s, s / 10.0, s, QStringLiteral("valid/mrr"), s / 100.0);
+            plotData.appendMetric(QStringLiteral("r"), s, s / 10.0, s, 1.0);
+            plotData.appendEval(QStringLiteral("r"), s, s, QStringLiteral("valid/mrr"), s / 100.0);
         }
         // A resume from step 20 evaluates again at 30: 40 and 50 are gone.
-        plot.appendEval(QStringLiteral("r"), 30, 3, 60, QStringLiteral("valid/mrr"), 0.9);
+        plotData.appendEval(QStringLiteral("r"), 30, 60, QStringLiteral("valid/mrr"), 0.9);
         plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        QCOMPARE(plot.evalPlot()->graph(0)->dataCount(), 3);
+        QCOMPARE((plot.evalPlot()->graph(0)->data()->constEnd() - 1)->value, 0.9);
+        // On the epoch axis an evaluation sits at its step's epoch (the metric lines').
+        plot.setXAxis(XAxis::Epoch);
+        plot.refreshNow();
+        QCOMPARE((plot.evalPlot()->graph(0)->data()->constEnd() - 1)->key, 3.0);
         QTemporaryDir dir;
         QString error;
         QVERIFY2(plot.exportCsv(dir.filePath(QStringLiteral("e.csv")), &error), qPrintable(error));
         QFile csv(dir.filePath(QStringLiteral("e.csv")));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
-        QCOMPARE(lines.size(), 4); // header, 10, 20, 30
-        QCOMPARE(lines.at(3), QStringLiteral("r,30,3,60,valid/mrr,0.9"));
+        const QStringList evals = lines.filter(QStringLiteral("valid/mrr"));
+        QCOMPARE(evals.size(), 3); // 10, 20, 30
+        QCOMPARE(evals.at(2), QStringLiteral("r,30,3,60,valid/mrr,0.9"));
     }
 
     void feederFollowsAResumedRun()
     {
-        // The store cuts at the re-reported step; the feeder sees the cut
-        // (revision) and feeds the plot again, which ends with the store's points.
+        // The store cuts at the re-reported step; the plot's view sees the
+        // cut (revision) and reads the run again, ending with the store's points.
         QTemporaryDir dir;
         Session session;
         QStringList errors;
@@ -152,8 +239,11 @@ private Q_SLOTS:
             store->add(id, QStringLiteral("loss"), s, s, 1.0 / s);
             store->add(id, QStringLiteral("epoch"), s, s, s / 5);
         }
-        store->flush();
-        const RunCurve *curve = plot.curve(QString::number(id));
+        int redraws = 0;
+        connect(&plot, &PlotWidget::refreshed, this, [&] { ++redraws; });
+        store->flush(); // the store's batch: the plot redraws at once
+        QCOMPARE(redraws, 1);
+        const LossCurve *curve = plot.curve(QString::number(id));
         QVERIFY(curve);
         QCOMPARE(curve->size(), qsizetype(10));
         // Resumed from the checkpoint at step 6.
@@ -167,19 +257,19 @@ private Q_SLOTS:
         QCOMPARE(curve->size(), qsizetype(loss->size()));
         for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(curve->x(XAxis::Step, qsizetype(i)), double(loss->step(i)));
-            QCOMPARE(curve->loss(qsizetype(i)), float(loss->value(i)));
+            QCOMPARE(curve->loss(qsizetype(i)), loss->value(i));
         }
-        QCOMPARE(curve->loss(5), float(1.0 / 6));
-        QCOMPARE(curve->loss(6), 57.0f);
+        QCOMPARE(curve->loss(5), 1.0 / 6); // the store's double, not a float copy
+        QCOMPARE(curve->loss(6), 57.0);
         feeder.setSource(nullptr, nullptr);
         session.close(false);
     }
 
     void bandsCoverTheStepsEveryRepeatReached()
     {
-        RunCurve low;
-        RunCurve high;
-        RunCurve shortOne;
+        TestCurve low;
+        TestCurve high;
+        TestCurve shortOne;
         for (int s = 0; s <= 10; ++s) {
             low.append(s, 0, s, 1.0);
             high.append(s, 0, s, 3.0);
@@ -203,7 +293,7 @@ private Q_SLOTS:
         QCOMPARE(first, 0.0);
         QCOMPARE(last, 5.0);
         // A repeat without points yet: no common steps, no mean.
-        RunCurve notStarted;
+        TestCurve notStarted;
         QVERIFY(!commonExtent({&low, &notStarted}, XAxis::Step, &first, &last));
         QVERIFY(repeatBand({&low, &notStarted}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
         const BandSeries stdBand = repeatBand({&low, &high}, XAxis::Step, 0, 10, 11, RepeatBand::Std);
@@ -217,15 +307,16 @@ private Q_SLOTS:
     void repeatsPastTheCommonStepsAreDrawnOneByOne()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.setSmoothing(0);
-        plot.addRun(QStringLiteral("long"), QStringLiteral("long"), QStringLiteral("g"));
-        plot.addRun(QStringLiteral("short"), QStringLiteral("short"), QStringLiteral("g"));
+        plotData.addRun(QStringLiteral("long"), QStringLiteral("long"), QStringLiteral("g"));
+        plotData.addRun(QStringLiteral("short"), QStringLiteral("short"), QStringLiteral("g"));
         for (int s = 1; s <= 100; ++s) {
-            plot.appendMetric(QStringLiteral("long"), s, 0, s, 1.0);
+            plotData.appendMetric(QStringLiteral("long"), s, 0, s, 1.0);
             if (s <= 60) {
-                plot.appendMetric(QStringLiteral("short"), s, 0, s, 3.0);
+                plotData.appendMetric(QStringLiteral("short"), s, 0, s, 3.0);
             }
         }
         plot.setSelectedRuns({QStringLiteral("long"), QStringLiteral("short")});
@@ -264,14 +355,14 @@ private Q_SLOTS:
 
     void thinningKeepsExtremesAndBoundsPoints()
     {
-        RunCurve c;
+        TestCurve c;
         const int n = 200000;
         for (int i = 0; i < n; ++i) {
             c.append(i, i / 1000.0, i * 0.01, 1.0 + 0.001 * std::sin(i * 0.1));
         }
         c.append(n, n / 1000.0, n * 0.01, 1.0);
         // One spike in the middle must survive thinning.
-        RunCurve spiky;
+        TestCurve spiky;
         for (int i = 0; i < n; ++i) {
             spiky.append(i, 0, i, i == 123457 ? 50.0 : 1.0);
         }
@@ -296,7 +387,7 @@ private Q_SLOTS:
     void nonFiniteLossesDoNotPoisonTheCurve()
     {
         const double nan = std::numeric_limits<double>::quiet_NaN();
-        RunCurve c;
+        TestCurve c;
         c.setSmoothing(0.5);
         c.append(1, 0, 1, nan);
         c.append(2, 0, 2, 4.0);
@@ -315,7 +406,7 @@ private Q_SLOTS:
         QVERIFY(!c.valueAt(XAxis::Step, 1, &v));
         QVERIFY(c.valueAt(XAxis::Step, 2, &v) && v == 4.0);
         // Thinned, a bucket's extremes come from its finite points; never an infinity.
-        RunCurve many;
+        TestCurve many;
         for (int i = 0; i < 10000; ++i) {
             many.append(i, 0, i, i % 7 == 0 ? nan : (i % 11 == 0 ? 1e300 : 1.0 + i * 1e-4));
         }
@@ -331,17 +422,20 @@ private Q_SLOTS:
         // A NaN epoch or wall keeps the x columns in order.
         c.append(6, nan, nan, 1.0);
         QCOMPARE(c.x(XAxis::Wall, 5), 5.0);
+        QCOMPARE(c.x(XAxis::Epoch, 5), 0.0);
+        QCOMPARE(c.lowerBound(XAxis::Wall, 5.0), qsizetype(4));
 
         // In the plot: the finite points are drawn and the axis fits them.
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(600, 400);
-        plot.addRun(QStringLiteral("d"), QStringLiteral("d"), QString());
-        plot.appendMetric(QStringLiteral("d"), 1, 0, 1, nan);
+        plotData.addRun(QStringLiteral("d"), QStringLiteral("d"), QString());
+        plotData.appendMetric(QStringLiteral("d"), 1, 0, 1, nan);
         for (int s = 2; s <= 50; ++s) {
-            plot.appendMetric(QStringLiteral("d"), s, 0, s, 2.0 + 1.0 / s);
+            plotData.appendMetric(QStringLiteral("d"), s, 0, s, 2.0 + 1.0 / s);
         }
-        plot.appendMetric(QStringLiteral("d"), 51, 0, 51, std::numeric_limits<double>::infinity());
+        plotData.appendMetric(QStringLiteral("d"), 51, 0, 51, std::numeric_limits<double>::infinity());
         plot.setSelectedRuns({QStringLiteral("d")});
         plot.refreshNow();
         QCPGraph *graph = plot.lossPlot()->graph(0);
@@ -374,22 +468,23 @@ private Q_SLOTS:
     void plotsSelectedRunsWithBands()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
         // Three repeats of one spec and a lone run.
         for (int r = 0; r < 3; ++r) {
             const QString id = QStringLiteral("rep%1").arg(r);
-            plot.addRun(id, id, QStringLiteral("spec"));
+            plotData.addRun(id, id, QStringLiteral("spec"));
             for (int s = 1; s <= 100 + 20 * r; ++s) {
-                plot.appendMetric(id, s, s / 10.0, s * 0.5, 1.0 / s + 0.01 * r);
+                plotData.appendMetric(id, s, s / 10.0, s * 0.5, 1.0 / s + 0.01 * r);
             }
-            plot.appendEval(id, 50, 5, 25, QStringLiteral("valid/mrr"), 0.2 + 0.05 * r);
+            plotData.appendEval(id, 50, 25, QStringLiteral("valid/mrr"), 0.2 + 0.05 * r);
         }
-        plot.addRun(QStringLiteral("solo"), QStringLiteral("solo"), QString());
+        plotData.addRun(QStringLiteral("solo"), QStringLiteral("solo"), QString());
         for (int s = 1; s <= 80; ++s) {
-            plot.appendMetric(QStringLiteral("solo"), s, s / 10.0, s, 2.0 / s);
+            plotData.appendMetric(QStringLiteral("solo"), s, s / 10.0, s, 2.0 / s);
         }
         plot.setSelectedRuns({QStringLiteral("rep0"), QStringLiteral("rep1"), QStringLiteral("rep2"),
                               QStringLiteral("solo"), QStringLiteral("unknown")});
@@ -460,16 +555,17 @@ private Q_SLOTS:
     void bothPlotsShareTheirLeftEdge()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         for (int s = 1; s <= 50; ++s) {
-            plot.appendMetric(QStringLiteral("r"), s, 0, s, 123456.0 + s); // wide labels
+            plotData.appendMetric(QStringLiteral("r"), s, 0, s, 123456.0 + s); // wide labels
         }
-        plot.appendEval(QStringLiteral("r"), 25, 0, 25, QStringLiteral("valid/mrr"), 0.3);
-        plot.appendEval(QStringLiteral("r"), 50, 0, 50, QStringLiteral("valid/mrr"), 0.5);
+        plotData.appendEval(QStringLiteral("r"), 25, 25, QStringLiteral("valid/mrr"), 0.3);
+        plotData.appendEval(QStringLiteral("r"), 50, 50, QStringLiteral("valid/mrr"), 0.5);
         plot.setSelectedRuns({QStringLiteral("r")});
         plot.refreshNow();
         const int lossLeft = plot.lossPlot()->axisRect()->rect().left();
@@ -477,9 +573,9 @@ private Q_SLOTS:
         QCOMPARE(plot.evalPlot()->axisRect()->rect().left(), lossLeft);
         // And end at the same x, though the legends differ ("r" beside both; a
         // second run with a long name in the loss plot only).
-        plot.addRun(QStringLiteral("s"), QStringLiteral("a run with a long name"), QString());
-        plot.appendMetric(QStringLiteral("s"), 1, 0, 1, 2.0);
-        plot.appendMetric(QStringLiteral("s"), 50, 0, 50, 1.0);
+        plotData.addRun(QStringLiteral("s"), QStringLiteral("a run with a long name"), QString());
+        plotData.appendMetric(QStringLiteral("s"), 1, 0, 1, 2.0);
+        plotData.appendMetric(QStringLiteral("s"), 50, 0, 50, 1.0);
         plot.setSelectedRuns({QStringLiteral("r"), QStringLiteral("s")});
         plot.refreshNow();
         QCOMPARE(plot.evalPlot()->axisRect()->rect().right(), plot.lossPlot()->axisRect()->rect().right());
@@ -490,14 +586,15 @@ private Q_SLOTS:
     void anEmptySelectionClearsBothPlots()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         for (int s = 100; s <= 200; ++s) {
-            plot.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 + s / 20.0);
+            plotData.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 + s / 20.0);
         }
-        plot.appendEval(QStringLiteral("r"), 150, 0, 150, QStringLiteral("valid/mrr"), 0.3);
-        plot.appendEval(QStringLiteral("r"), 200, 0, 200, QStringLiteral("valid/mrr"), 0.5);
+        plotData.appendEval(QStringLiteral("r"), 150, 150, QStringLiteral("valid/mrr"), 0.3);
+        plotData.appendEval(QStringLiteral("r"), 200, 200, QStringLiteral("valid/mrr"), 0.5);
         const auto hint = [](QCustomPlot *p) {
             for (int i = 0; i < p->itemCount(); ++i) {
                 auto *text = qobject_cast<QCPItemText *>(p->item(i));
@@ -542,19 +639,20 @@ private Q_SLOTS:
     void logScaleLabelsSmallLosses()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.setSmoothing(0);
         plot.setLogScale(true);
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         plot.setSelectedRuns({QStringLiteral("r")});
         // The ticks and labels the loss axis shows for these losses (in its range).
         QList<double> ticks;
         QStringList shown;
         const auto show = [&](const QList<double> &losses) {
-            plot.resetRunData(QStringLiteral("r"));
+            plotData.resetRunData(QStringLiteral("r"));
             for (int i = 0; i < losses.size(); ++i) {
-                plot.appendMetric(QStringLiteral("r"), i + 1, 0, i + 1, losses.at(i));
+                plotData.appendMetric(QStringLiteral("r"), i + 1, 0, i + 1, losses.at(i));
             }
             plot.refreshNow();
             QCPAxis *y = plot.lossPlot()->yAxis;
@@ -607,7 +705,8 @@ private Q_SLOTS:
     void legendsStayOutsideTheAxes()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
@@ -615,11 +714,11 @@ private Q_SLOTS:
         const auto addRuns = [&](int n) {
             for (int i = 0; i < n; ++i) {
                 const QString id = QStringLiteral("run-with-a-long-name-%1").arg(ids.size());
-                plot.addRun(id, id, QString());
+                plotData.addRun(id, id, QString());
                 for (int s = 1; s <= 50; ++s) {
-                    plot.appendMetric(id, s, 0, s, 1.0 / s);
+                    plotData.appendMetric(id, s, 0, s, 1.0 / s);
                 }
-                plot.appendEval(id, 50, 0, 50, QStringLiteral("valid/mrr"), 0.5);
+                plotData.appendEval(id, 50, 50, QStringLiteral("valid/mrr"), 0.5);
                 ids.append(id);
             }
             plot.setSelectedRuns(ids);
@@ -649,7 +748,8 @@ private Q_SLOTS:
     void evaluationPlotGetsAFairShare()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
@@ -664,7 +764,7 @@ private Q_SLOTS:
         splitter->setSizes({(loss + eval) / 4, 3 * (loss + eval) / 4});
         QTRY_VERIFY(plot.evalPlot()->height() > 2 * plot.lossPlot()->height());
         // An image shows the plots the way the window does.
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         plot.setSelectedRuns({QStringLiteral("r")});
         QTemporaryDir dir;
         QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 400, 800));
@@ -676,18 +776,19 @@ private Q_SLOTS:
     void evalMetricsFollowTheSelection()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         for (const QString &id : {QStringLiteral("kg"), QStringLiteral("img")}) {
-            plot.addRun(id, id, QString());
+            plotData.addRun(id, id, QString());
             for (int s = 1; s <= 20; ++s) {
-                plot.appendMetric(id, s, 0, s, 1.0 / s);
+                plotData.appendMetric(id, s, 0, s, 1.0 / s);
             }
         }
         for (int s = 10; s <= 20; s += 10) {
-            plot.appendEval(QStringLiteral("kg"), s, 0, s, QStringLiteral("valid/hits@10"), 0.4);
-            plot.appendEval(QStringLiteral("kg"), s, 0, s, QStringLiteral("valid/mrr"), 0.2);
-            plot.appendEval(QStringLiteral("img"), s, 0, s, QStringLiteral("valid/accuracy"), 0.9);
+            plotData.appendEval(QStringLiteral("kg"), s, s, QStringLiteral("valid/hits@10"), 0.4);
+            plotData.appendEval(QStringLiteral("kg"), s, s, QStringLiteral("valid/mrr"), 0.2);
+            plotData.appendEval(QStringLiteral("img"), s, s, QStringLiteral("valid/accuracy"), 0.9);
         }
         auto *box = plot.findChild<QComboBox *>(QStringLiteral("evalMetric"));
         QVERIFY(box);
@@ -725,7 +826,8 @@ private Q_SLOTS:
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
 
         // A metric that arrives for a selected run is listed; nothing selected, nothing listed.
-        plot.appendEval(QStringLiteral("kg"), 20, 0, 20, QStringLiteral("test/mrr"), 0.25);
+        plotData.appendEval(QStringLiteral("kg"), 20, 20, QStringLiteral("test/mrr"), 0.25);
+        plotData.store.flush();
         QVERIFY(plot.evalMetrics().contains(QStringLiteral("test/mrr")));
         plot.setSelectedRuns({});
         QVERIFY(plot.evalMetrics().isEmpty());
@@ -744,13 +846,15 @@ private Q_SLOTS:
         RunColors colors;
         {
             // A plot that is not the app's (trainyard-plot, the benchmarks) leaves them alone.
-            PlotWidget tool(&colors);
+            StorePlot toolData(&colors);
+            PlotWidget &tool = toolData.plot;
             tool.setLogScale(true);
             tool.setSmoothing(0.1);
         }
         QVERIFY(!appSettings().contains(QStringLiteral("plot/logScale")));
         {
-            PlotWidget plot(&colors);
+            StorePlot plotData(&colors);
+            PlotWidget &plot = plotData.plot;
             plot.rememberSettings();
             QCOMPARE(plot.smoothing(), 0.6); // nothing saved yet: the defaults
             QVERIFY(!plot.logScale());
@@ -767,7 +871,8 @@ private Q_SLOTS:
         }
         QVERIFY(QFile::exists(file));
         {
-            PlotWidget plot(&colors);
+            StorePlot plotData(&colors);
+            PlotWidget &plot = plotData.plot;
             plot.rememberSettings();
             QCOMPARE(plot.smoothing(), 0.3);
             QVERIFY(plot.logScale());
@@ -780,9 +885,9 @@ private Q_SLOTS:
             QCOMPARE(plot.findChild<QComboBox *>(QStringLiteral("xAxis"))->currentData().toInt(), int(XAxis::Epoch));
             QCOMPARE(plot.findChild<QComboBox *>(QStringLiteral("band"))->currentData().toInt(), int(RepeatBand::Std));
             // The metric is chosen as soon as a selected run has it, over MRR.
-            plot.addRun(QStringLiteral("kg"), QStringLiteral("kg"), QString());
-            plot.appendEval(QStringLiteral("kg"), 10, 1, 10, QStringLiteral("valid/mrr"), 0.2);
-            plot.appendEval(QStringLiteral("kg"), 10, 1, 10, QStringLiteral("valid/hits@10"), 0.4);
+            plotData.addRun(QStringLiteral("kg"), QStringLiteral("kg"), QString());
+            plotData.appendEval(QStringLiteral("kg"), 10, 10, QStringLiteral("valid/mrr"), 0.2);
+            plotData.appendEval(QStringLiteral("kg"), 10, 10, QStringLiteral("valid/hits@10"), 0.4);
             plot.setSelectedRuns({QStringLiteral("kg")});
             QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
         }
@@ -793,7 +898,8 @@ private Q_SLOTS:
             s.setValue(QStringLiteral("plot/xAxis"), QStringLiteral("sideways"));
             s.setValue(QStringLiteral("plot/band"), 7);
         }
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.rememberSettings();
         QCOMPARE(plot.smoothing(), 0.6);
         QCOMPARE(plot.xAxis(), XAxis::Step);
@@ -806,16 +912,17 @@ private Q_SLOTS:
     void ctrlDragZoomsToABox()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(900, 700);
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
         plot.setSmoothing(0);
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         for (int s = 0; s <= 100; ++s) {
-            plot.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 - s / 10.0);
+            plotData.appendMetric(QStringLiteral("r"), s, 0, s, 10.0 - s / 10.0);
         }
-        plot.appendEval(QStringLiteral("r"), 100, 0, 100, QStringLiteral("valid/mrr"), 0.5);
+        plotData.appendEval(QStringLiteral("r"), 100, 100, QStringLiteral("valid/mrr"), 0.5);
         plot.setSelectedRuns({QStringLiteral("r")});
         plot.refreshNow();
         QCustomPlot *p = plot.lossPlot();
@@ -869,11 +976,12 @@ private Q_SLOTS:
     void redrawsAtMost30TimesASecond()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(600, 400);
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
-        plot.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
         plot.setSelectedRuns({QStringLiteral("r")});
         int redraws = 0;
         connect(&plot, &PlotWidget::refreshed, this, [&] { ++redraws; });
@@ -882,25 +990,38 @@ private Q_SLOTS:
         int step = 0;
         while (timer.elapsed() < 1000) {
             for (int i = 0; i < 50; ++i, ++step) {
-                plot.appendMetric(QStringLiteral("r"), step, 0, step, 1.0);
+                plotData.appendMetric(QStringLiteral("r"), step, 0, step, 1.0);
             }
             QTest::qWait(1);
         }
-        // At most 30 a second (plus one for the edge); at least some, even on a busy machine.
+        // The store's batches pace the redraws: at most 30 a second (plus one
+        // for the edge); at least some, even on a busy machine.
         QVERIFY2(redraws >= 2 && redraws <= 32, qPrintable(QString::number(redraws)));
+        plotData.store.flush();
         QCOMPARE(plot.curve(QStringLiteral("r"))->size(), qsizetype(step));
+        // A change of view is one redraw, however many changes in one pass.
+        QTest::qWait(50);
+        redraws = 0;
+        plot.setSmoothing(0.1);
+        plot.setSmoothing(0.2);
+        plot.setLogScale(true);
+        QTRY_COMPARE(redraws, 1);
+        QTest::qWait(50);
+        QCOMPARE(redraws, 1);
     }
 
     void exports()
     {
         RunColors colors;
-        PlotWidget plot(&colors);
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
         plot.resize(600, 400);
-        plot.addRun(QStringLiteral("1"), QStringLiteral("a,b"), QString());
+        plotData.addRun(QStringLiteral("1"), QStringLiteral("a,b"), QString());
         for (int s = 1; s <= 5; ++s) {
-            plot.appendMetric(QStringLiteral("1"), s, 0.5 * s, 0.25 * s, 1.0 / s);
+            plotData.appendMetric(QStringLiteral("1"), s, 0.5 * s, 0.25 * s, 1.0 / s);
         }
-        plot.appendEval(QStringLiteral("1"), 5, 2.5, 1.25, QStringLiteral("valid/accuracy"), 0.75);
+        plotData.appendEval(QStringLiteral("1"), 5, 1.25, QStringLiteral("valid/accuracy"), 0.75);
+        plotData.store.add(plotData.ids.value(QStringLiteral("1")), QStringLiteral("lr"), 5, 1.25, 1e-3);
         plot.setSelectedRuns({QStringLiteral("1")});
         QTemporaryDir dir;
         QString error;
@@ -908,10 +1029,13 @@ private Q_SLOTS:
         QFile csv(dir.filePath(QStringLiteral("p.csv")));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
-        QCOMPARE(lines.size(), 7);
+        // Every metric, as `trainyard export` writes it: the same writer, from the store, in doubles.
+        QCOMPARE(lines.size(), 8);
         QCOMPARE(lines.at(0), QStringLiteral("run,step,epoch,wall,metric,value"));
         QCOMPARE(lines.at(2), QStringLiteral("\"a,b\",2,1,0.5,loss,0.5"));
+        QCOMPARE(lines.at(3), QStringLiteral("\"a,b\",3,1.5,0.75,loss,0.3333333333333333"));
         QCOMPARE(lines.at(6), QStringLiteral("\"a,b\",5,2.5,1.25,valid/accuracy,0.75"));
+        QCOMPARE(lines.at(7), QStringLiteral("\"a,b\",5,2.5,1.25,lr,0.001"));
         QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 640, 480));
         QImage image(dir.filePath(QStringLiteral("p.png")));
         QCOMPARE(image.width(), 640);

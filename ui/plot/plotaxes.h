@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/runcurve.h"
+#include "plot/losscurve.h"
 
 #include <QObject>
 #include <QString>

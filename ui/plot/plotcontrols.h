@@ -1,7 +1,7 @@
 #pragma once
 
+#include "plot/losscurve.h"
 #include "plot/repeatband.h"
-#include "plot/runcurve.h"
 
 #include <QStringList>
 #include <QWidget>

@@ -4,6 +4,8 @@
 #include "plot/plotexporter.h"
 
 #include "common/uilogcategories.h"
+#include "metrics/metricscsvwriter.h"
+#include "metrics/metricstore.h"
 
 #include <QFileDialog>
 #include <QMessageBox>
@@ -45,6 +47,35 @@ bool PlotExporter::writePdf(const QString &file) const
     const bool ok = m_loss->savePdf(file);
     qCDebug(lcPlot) << "PDF" << file << (ok ? "written" : "failed");
     return ok;
+}
+
+bool PlotExporter::writeCsv(const QString &file, const QList<std::pair<QString, CurveSource>> &runs, QString *error)
+{
+    return MetricsCsvWriter::writeFile(
+        file,
+        [&runs](MetricsCsvWriter &csv) {
+            for (const auto &[label, source] : runs) {
+                if (source.store) {
+                    csv.writeRun(label, *source.store, source.run);
+                }
+            }
+        },
+        error);
+}
+
+void PlotExporter::exportAs(QWidget *parent, const QString &format,
+                            const std::function<bool(const QString &file, QString *error)> &write)
+{
+    const QString file = askFileName(parent, format);
+    if (file.isEmpty()) {
+        return;
+    }
+    QString error;
+    if (!write(file, &error)) {
+        showFailure(parent, file, error);
+        return;
+    }
+    qCInfo(lcPlot).noquote() << "exported" << format << "to" << file;
 }
 
 QString PlotExporter::askFileName(QWidget *parent, const QString &format)

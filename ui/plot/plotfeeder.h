@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/metricstore.h"
 #include "records/runinfo.h"
 
 #include <QHash>
@@ -8,16 +9,17 @@
 
 namespace trainyard {
 
-class MetricStore;
 class PlotWidget;
 class Scheduler;
 
-/// Feeds the plots from the core's MetricStore: the selected runs' full
-/// history when they are selected, then only the new points of each batched
-/// update. Runs that are not selected are dropped from the plot, so its
-/// memory follows the selection, not the experiment. Runs of past
-/// experiments can be pinned beside them: read once from their folders,
-/// drawn whatever the board's selection, until unpinned.
+/// Tells the plots which runs to draw and where their points are: the
+/// selected runs of the session, as runs of its MetricStore (the plot reads
+/// the store and redraws on its updated() signal; nothing is copied). Runs
+/// that are not selected are dropped from the plot, so its caches follow the
+/// selection, not the experiment. Runs of past experiments can be pinned
+/// beside them: read once from their folders into a store of the feeder's
+/// own (through MetricStore::add, so the same rules apply), drawn whatever
+/// the board's selection, until unpinned.
 class PlotFeeder : public QObject
 {
     Q_OBJECT
@@ -27,36 +29,29 @@ public:
     void setSource(Scheduler *scheduler, MetricStore *metrics);
     void setSelection(const QList<RunId> &ids);
     QList<RunId> selection() const { return m_selection; }
-    /// Reads whatever arrived for `runs` (the store's updated() does this).
-    void feed(const QList<RunId> &runs);
     /// Pins the past run in `runDir` (its metrics.jsonl read through the
     /// RunStore) to the plots as `label`; false, with `error`, when it has no
     /// curve to draw.
     bool pinPastRun(const QString &runDir, const QString &label, QString *error = nullptr);
     void unpinPastRun(const QString &runDir);
     bool isPinned(const QString &runDir) const { return m_pinned.contains(runDir); }
+    /// The pinned past runs' points.
+    const MetricStore &pastRuns() const { return m_past; }
     /// The plot's key of a pinned past run.
     static QString pastRunKey(const QString &runDir);
 
 private:
-    struct Fed
-    {
-        std::size_t loss = 0;
-        quint64 lossRevision = 0;
-        QHash<QString, std::size_t> evals;
-        QHash<QString, quint64> evalRevisions;
-    };
-    void feedRun(RunId id, Fed &fed);
-    double epochAt(RunId id, std::int64_t step) const;
+    void applySelection();
 
     PlotWidget *m_plot;
     Scheduler *m_scheduler = nullptr;
     MetricStore *m_metrics = nullptr;
-    void applySelection();
+    MetricStore m_past; ///< Pinned past runs, under ids of the feeder's
 
     QList<RunId> m_selection;
-    QStringList m_pinned; ///< run folders of pinned past runs, in pinning order
-    QHash<RunId, Fed> m_fed;
+    QStringList m_pinned;            ///< Run folders of pinned past runs, in pinning order
+    QHash<QString, RunId> m_pastIds; ///< Run folder -> its id in m_past
+    RunId m_nextPastId = 1;
 };
 
 } // namespace trainyard

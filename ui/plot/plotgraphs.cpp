@@ -1,17 +1,12 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-// How PlotWidget draws its selected runs: one QCustomPlot graph per run and
-// per repeat group, each thinned to the pixels it covers, the axes fitted to
-// what is drawn, and the hover read-out of the same values. The widget's
-// state, settings and exports are in plotwidget.cpp.
-
-#include "plot/plotwidget.h"
+#include "plot/plotgraphs.h"
 
 #include "metrics/metricstore.h"
 #include "plot/plotaxes.h"
 
-#include <QLabel>
+#include <QCoreApplication>
 
 #include <qcustomplot.h>
 
@@ -25,40 +20,59 @@ namespace {
 
 const QString groupPrefix = QStringLiteral("group:");
 
+// Where an evaluation point is drawn: its step, its wall time, or the epoch
+// of its step as the metric lines tell it (the one record of epochs).
+double evalX(const MetricSeries &points, const MetricSeries *epochs, std::size_t i, XAxis axis)
+{
+    switch (axis) {
+    case XAxis::Epoch:
+        return CurveSource::epochAt(epochs, points.step(i));
+    case XAxis::Wall:
+        return points.wall(i);
+    case XAxis::Step:
+        break;
+    }
+    return double(points.step(i));
+}
+
 } // namespace
 
-const PlotWidget::Run &PlotWidget::runAt(const QString &id) const
+PlotGraphs::PlotGraphs(QCustomPlot *loss, QCustomPlot *eval, PlotAxes *axes, const PlotRuns *runs)
+    : m_loss(loss)
+    , m_eval(eval)
+    , m_axes(axes)
+    , m_runs(runs)
 {
-    // Never m_runs[id] or value() in const code: those copy a run's points.
-    return *m_runs.constFind(id);
 }
 
-QString PlotWidget::groupLabel(const QString &group) const
+QString PlotGraphs::groupLabel(const QString &group) const
 {
-    return tr("%1 (mean of %n)", nullptr, int(m_groups.value(group).runs.size())).arg(group);
+    return QCoreApplication::translate("trainyard::PlotWidget", "%1 (mean of %n)", nullptr,
+                                       int(m_groups.value(group).runs.size()))
+        .arg(group);
 }
 
-void PlotWidget::rebuildGraphs()
+void PlotGraphs::rebuild(const QStringList &selected, RepeatBand band)
 {
     m_loss->clearGraphs();
     m_eval->clearGraphs();
     m_groups.clear();
     m_drawnPoints.clear();
-    for (Run &run : m_runs) {
-        run.lossGraph = nullptr;
-        run.evalGraph = nullptr;
-        run.drawnRevision = ~quint64(0);
-    }
+    m_lossGraphs.clear();
+    m_evalGraphs.clear();
+    m_selected = selected;
     // Repeats of one spec become a group when at least two are selected.
     QMap<QString, QStringList> byGroup;
-    for (const QString &id : std::as_const(m_selected)) {
+    for (const QString &id : selected) {
         byGroup[runAt(id).group].append(id);
     }
-    for (const QString &id : std::as_const(m_selected)) {
-        Run &run = m_runs[id];
+    for (const QString &id : selected) {
+        const PlotRun &run = runAt(id);
         const QStringList &members = byGroup.value(run.group);
-        const bool grouped = m_band != Band::Lines && members.size() >= 2;
-        if (grouped) {
+        QCPGraph *line = m_loss->addGraph();
+        line->setName(run.label);
+        line->setAdaptiveSampling(false); // we thin ourselves, by min and max per pixel
+        if (band != RepeatBand::Lines && members.size() >= 2) {
             if (!m_groups.contains(run.group)) {
                 Group g;
                 g.runs = members;
@@ -82,84 +96,85 @@ void PlotWidget::rebuildGraphs()
             // (outside the steps every member reached): see updateLossData.
             QColor member = run.color;
             member.setAlpha(150);
-            run.lossGraph = m_loss->addGraph();
-            run.lossGraph->setPen(QPen(member, 1));
-            run.lossGraph->setName(run.label);
-            run.lossGraph->setAdaptiveSampling(false);
-            m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(run.lossGraph));
+            line->setPen(QPen(member, 1));
+            m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(line));
         } else {
-            run.lossGraph = m_loss->addGraph();
-            run.lossGraph->setPen(QPen(run.color, 1));
-            run.lossGraph->setName(run.label);
-            run.lossGraph->setAdaptiveSampling(false); // we thin ourselves, by min and max per pixel
+            line->setPen(QPen(run.color, 1));
         }
-        run.evalGraph = m_eval->addGraph();
-        run.evalGraph->setPen(QPen(run.color, 1.5));
-        run.evalGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, run.color, run.color, 5));
-        run.evalGraph->setName(run.label);
+        m_lossGraphs.insert(id, line);
+        QCPGraph *points = m_eval->addGraph();
+        points->setPen(QPen(run.color, 1.5));
+        points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, run.color, run.color, 5));
+        points->setName(run.label);
+        m_evalGraphs.insert(id, points);
     }
     m_axes->updateLegends();
-    updateHints();
-    if (m_selected.isEmpty()) {
-        m_readout->setText(tr("Select runs on the board or in the table to plot them."));
-    } else {
-        m_readout->setText(tr("Hover over the plot to read values; wheel zooms, drag pans, Ctrl+drag zooms to a box, "
-                              "double-click fits."));
-    }
 }
 
-void PlotWidget::updateRanges()
+void PlotGraphs::update(const PlotView &view)
 {
-    if (!m_follow) {
+    updateRanges(view);
+    updateLossData(view.xAxis, view.band);
+    updateEvalData(view);
+}
+
+void PlotGraphs::updateRanges(const PlotView &view)
+{
+    if (!view.follow) {
         return;
     }
     DataExtent e;
     for (const QString &id : std::as_const(m_selected)) {
-        const Run &run = runAt(id);
-        const RunCurve &c = run.curve;
+        const LossCurve &c = runAt(id).curve;
         if (c.hasFinite()) {
-            e.xMin = std::min(e.xMin, c.x(m_xAxis, 0));
-            e.xMax = std::max(e.xMax, c.x(m_xAxis, c.size() - 1));
-            const double lo = m_log ? c.minPositiveLoss() : c.minLoss();
-            if (!m_log || lo > 0) {
+            e.xMin = std::min(e.xMin, c.x(view.xAxis, 0));
+            e.xMax = std::max(e.xMax, c.x(view.xAxis, c.size() - 1));
+            const double lo = view.log ? c.minPositiveLoss() : c.minLoss();
+            if (!view.log || lo > 0) {
                 e.yMin = std::min(e.yMin, lo);
             }
             e.yMax = std::max(e.yMax, c.maxLoss());
         }
-        for (const EvalPoint &p : run.evals.value(m_evalMetric)) {
-            if (!std::isfinite(p.value)) {
+        const MetricSeries *points = c.source().series(view.evalMetric);
+        const MetricSeries *epochs = points ? c.source().epochs() : nullptr;
+        for (std::size_t i = 0; points && i < points->size(); ++i) {
+            const double v = points->value(i);
+            if (!std::isfinite(v)) {
                 continue; // drawn as a gap; it must not stretch the axis
             }
-            e.xMin = std::min(e.xMin, evalX(p));
-            e.xMax = std::max(e.xMax, evalX(p));
-            e.evalMin = std::min(e.evalMin, p.value);
-            e.evalMax = std::max(e.evalMax, p.value);
+            const double x = evalX(*points, epochs, i, view.xAxis);
+            e.xMin = std::min(e.xMin, x);
+            e.xMax = std::max(e.xMax, x);
+            e.evalMin = std::min(e.evalMin, v);
+            e.evalMax = std::max(e.evalMax, v);
         }
     }
     m_axes->fit(e);
 }
 
-void PlotWidget::updateLossData()
+void PlotGraphs::updateLossData(XAxis axis, RepeatBand band)
 {
     const QCPRange range = m_loss->xAxis->range();
     const int buckets = std::max(64, m_loss->axisRect()->width() / 2);
     QVector<double> xs;
     QVector<double> ys;
-    for (const QString &id : std::as_const(m_selected)) {
-        Run &run = m_runs[id];
-        if (!run.lossGraph) {
-            continue;
-        }
+    for (auto it = m_lossGraphs.constBegin(); it != m_lossGraphs.constEnd(); ++it) {
+        const PlotRun &run = runAt(it.key());
         if (m_groups.contains(run.group)) {
-            decimateOutsideGroup(run, range.lower, range.upper, buckets, &xs, &ys);
+            decimateOutsideGroup(run, axis, range.lower, range.upper, buckets, &xs, &ys);
         } else {
-            run.curve.decimate(m_xAxis, range.lower, range.upper, buckets, &xs, &ys);
+            run.curve.decimate(axis, range.lower, range.upper, buckets, &xs, &ys);
         }
-        run.lossGraph->setData(xs, ys, true);
-        m_drawnPoints.insert(id, int(xs.size()));
+        it.value()->setData(xs, ys, true);
+        m_drawnPoints.insert(it.key(), int(xs.size()));
     }
     for (auto it = m_groups.begin(); it != m_groups.end(); ++it) {
-        updateGroupData(it.key(), it.value(), range.lower, range.upper, buckets);
+        Group &group = it.value();
+        const BandSeries series = repeatBand(groupCurves(group), axis, range.lower, range.upper, buckets, band);
+        group.mean->setData(series.xs, series.mean, true);
+        group.upper->setData(series.xs, series.upper, true);
+        group.lower->setData(series.xs, series.lower, true);
+        m_drawnPoints.insert(groupPrefix + it.key(), int(series.xs.size()));
     }
     // Smooth lines while they are few; past that, antialiasing costs more
     // frame time than it adds (16 streaming runs stay under 16 ms a frame).
@@ -170,39 +185,39 @@ void PlotWidget::updateLossData()
     m_loss->setNotAntialiasedElements(drawn > 12000 ? QCP::aePlottables : QCP::aeNone);
 }
 
-QList<const RunCurve *> PlotWidget::groupCurves(const Group &group) const
+QList<const LossCurve *> PlotGraphs::groupCurves(const Group &group) const
 {
-    QList<const RunCurve *> curves;
+    QList<const LossCurve *> curves;
     for (const QString &id : std::as_const(group.runs)) {
         curves.append(&runAt(id).curve);
     }
     return curves;
 }
 
-void PlotWidget::decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
-                                      QVector<double> *ys) const
+void PlotGraphs::decimateOutsideGroup(const PlotRun &run, XAxis axis, double lo, double hi, int buckets,
+                                      QVector<double> *xs, QVector<double> *ys) const
 {
     // Past the steps every repeat reached (and before them, when one starts
     // late) the group has no mean: there its members are drawn one by one,
     // so a repeat that ran longer is still seen.
-    const RunCurve &c = run.curve;
+    const LossCurve &c = run.curve;
     double first = 0;
     double last = 0;
-    if (!commonExtent(groupCurves(*m_groups.constFind(run.group)), m_xAxis, &first, &last)) {
-        c.decimate(m_xAxis, lo, hi, buckets, xs, ys);
+    if (!commonExtent(groupCurves(*m_groups.constFind(run.group)), axis, &first, &last)) {
+        c.decimate(axis, lo, hi, buckets, xs, ys);
         return;
     }
     xs->clear();
     ys->clear();
     QVector<double> px;
     QVector<double> py;
-    if (c.x(m_xAxis, c.firstFinite()) < first && lo < first) {
-        c.decimate(m_xAxis, lo, std::min(hi, first), buckets, &px, &py);
+    if (c.x(axis, c.firstFinite()) < first && lo < first) {
+        c.decimate(axis, lo, std::min(hi, first), buckets, &px, &py);
         *xs = px;
         *ys = py;
     }
-    if (c.x(m_xAxis, c.lastFinite()) > last && hi > last) {
-        c.decimate(m_xAxis, std::max(lo, last), hi, buckets, &px, &py);
+    if (c.x(axis, c.lastFinite()) > last && hi > last) {
+        c.decimate(axis, std::max(lo, last), hi, buckets, &px, &py);
         if (!xs->isEmpty()) {
             xs->append(xs->last()); // the two parts are not one line
             ys->append(std::numeric_limits<double>::quiet_NaN());
@@ -216,56 +231,37 @@ void PlotWidget::decimateOutsideGroup(const Run &run, double lo, double hi, int 
     }
 }
 
-void PlotWidget::updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets)
+void PlotGraphs::updateEvalData(const PlotView &view)
 {
-    const BandSeries series = repeatBand(groupCurves(group), m_xAxis, lo, hi, buckets, m_band);
-    group.mean->setData(series.xs, series.mean, true);
-    group.upper->setData(series.xs, series.upper, true);
-    group.lower->setData(series.xs, series.lower, true);
-    m_drawnPoints.insert(groupPrefix + name, int(series.xs.size()));
-}
-
-double PlotWidget::evalX(const EvalPoint &p) const
-{
-    switch (m_xAxis) {
-    case XAxis::Epoch:
-        return p.epoch;
-    case XAxis::Wall:
-        return p.wall;
-    case XAxis::Step:
-        break;
-    }
-    return p.step;
-}
-
-void PlotWidget::updateEvalData()
-{
-    for (const QString &id : std::as_const(m_selected)) {
-        Run &run = m_runs[id];
-        if (!run.evalGraph) {
-            continue;
-        }
+    for (auto it = m_evalGraphs.constBegin(); it != m_evalGraphs.constEnd(); ++it) {
+        const CurveSource &source = runAt(it.key()).curve.source();
+        const MetricSeries *points = source.series(view.evalMetric);
+        const MetricSeries *epochs = points ? source.epochs() : nullptr;
         QVector<double> xs;
         QVector<double> ys;
-        for (const EvalPoint &p : run.evals.value(m_evalMetric)) {
-            xs.append(evalX(p));
-            ys.append(p.value);
+        for (std::size_t i = 0; points && i < points->size(); ++i) {
+            xs.append(evalX(*points, epochs, i, view.xAxis));
+            ys.append(points->value(i));
         }
-        run.evalGraph->setData(xs, ys, true);
+        it.value()->setData(xs, ys, true);
     }
 }
 
-QString PlotWidget::readoutAt(double mouseX) const
+QString PlotGraphs::readoutAt(XAxis axis, double mouseX) const
 {
     // Steps are whole: the read-out is at the step under the mouse, never "step 65.9671".
-    const double x = m_xAxis == XAxis::Step ? std::round(mouseX) : mouseX;
+    const double x = axis == XAxis::Step ? std::round(mouseX) : mouseX;
     QStringList parts;
     parts.append(QStringLiteral("<b>%1 %2</b>")
-                     .arg(PlotAxes::axisName(m_xAxis),
-                          m_xAxis == XAxis::Step ? QString::number(qint64(x)) : QString::number(x, 'g', 6)));
+                     .arg(PlotAxes::axisName(axis),
+                          axis == XAxis::Step ? QString::number(qint64(x)) : QString::number(x, 'g', 6)));
+    const auto entry = [](const QColor &color, const QString &label, double v) {
+        return QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
+            .arg(color.name(), label.toHtmlEscaped(), QString::number(v, 'g', 5));
+    };
     QStringList done;
     for (const QString &id : std::as_const(m_selected)) {
-        const Run &run = runAt(id);
+        const PlotRun &run = runAt(id);
         if (m_groups.contains(run.group)) {
             if (done.contains(run.group)) {
                 continue;
@@ -276,27 +272,23 @@ QString PlotWidget::readoutAt(double mouseX) const
             double sum = 0;
             QStringList each;
             for (const QString &member : members) {
-                const Run &m = runAt(member);
+                const PlotRun &m = runAt(member);
                 double v = 0;
-                if (m.curve.valueAt(m_xAxis, x, &v)) {
+                if (m.curve.valueAt(axis, x, &v)) {
                     sum += v;
-                    each.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
-                                    .arg(m.color.name(), m.label.toHtmlEscaped(), QString::number(v, 'g', 5)));
+                    each.append(entry(m.color, m.label, v));
                 }
             }
             if (each.size() == members.size()) {
-                parts.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
-                                 .arg(run.color.name(), groupLabel(run.group).toHtmlEscaped(),
-                                      QString::number(sum / double(members.size()), 'g', 5)));
+                parts.append(entry(run.color, groupLabel(run.group), sum / double(members.size())));
             } else {
                 parts.append(each);
             }
             continue;
         }
         double v = 0;
-        if (run.curve.valueAt(m_xAxis, x, &v)) {
-            parts.append(QStringLiteral("<span style=\"color:%1\">■</span> %2: %3")
-                             .arg(run.color.name(), run.label.toHtmlEscaped(), QString::number(v, 'g', 5)));
+        if (run.curve.valueAt(axis, x, &v)) {
+            parts.append(entry(run.color, run.label, v));
         }
     }
     return parts.join(QLatin1String("&nbsp;&nbsp; "));

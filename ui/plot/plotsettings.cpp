@@ -85,4 +85,54 @@ void PlotSettings::save() const
     s.setValue(evalMetricKey, evalMetric);
 }
 
+QString PlotSettings::shownEvalMetric(const QStringList &available, const QString &wanted)
+{
+    if (available.contains(wanted)) {
+        return wanted;
+    }
+    const auto metricName = [](const QString &metric) { return metric.section(QLatin1Char('/'), -1); };
+    const auto find = [&](const QString &name) {
+        QString any;
+        for (const QString &m : available) {
+            if (metricName(m) == name) {
+                if (m.startsWith(QLatin1String("valid/"))) {
+                    return m;
+                }
+                if (any.isEmpty()) {
+                    any = m;
+                }
+            }
+        }
+        return any;
+    };
+    for (const QString &name : {metricName(wanted), QStringLiteral("mrr"), QStringLiteral("accuracy")}) {
+        const QString m = name.isEmpty() ? QString() : find(name);
+        if (!m.isEmpty()) {
+            return m;
+        }
+    }
+    return available.value(0);
+}
+
+PlotSettingsSaver::PlotSettingsSaver(QObject *parent)
+    : QObject(parent)
+{
+    m_timer.setSingleShot(true);
+    m_timer.setInterval(500);
+    connect(&m_timer, &QTimer::timeout, this, [this] { m_pending.save(); });
+}
+
+PlotSettingsSaver::~PlotSettingsSaver()
+{
+    if (m_timer.isActive()) {
+        m_pending.save();
+    }
+}
+
+void PlotSettingsSaver::remember(const PlotSettings &settings)
+{
+    m_pending = settings;
+    m_timer.start();
+}
+
 } // namespace trainyard

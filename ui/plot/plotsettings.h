@@ -1,9 +1,12 @@
 #pragma once
 
+#include "plot/losscurve.h"
 #include "plot/repeatband.h"
-#include "plot/runcurve.h"
 
+#include <QObject>
 #include <QString>
+#include <QStringList>
+#include <QTimer>
 
 namespace trainyard {
 
@@ -21,6 +24,26 @@ struct PlotSettings
 
     static PlotSettings load(const PlotSettings &defaults);
     void save() const;
+
+    /// The evaluation metric shown for the user's choice `wanted`, given the
+    /// metrics the selected runs have: that one, else the same metric of
+    /// another split, else MRR or accuracy (validation first), else the first.
+    static QString shownEvalMetric(const QStringList &available, const QString &wanted);
+};
+
+/// Saves the settings half a second after the last change (a slider drag is
+/// many changes), and at once when it goes (with the plot that owns it).
+class PlotSettingsSaver : public QObject
+{
+    Q_OBJECT
+public:
+    explicit PlotSettingsSaver(QObject *parent = nullptr);
+    ~PlotSettingsSaver() override;
+    void remember(const PlotSettings &settings);
+
+private:
+    PlotSettings m_pending;
+    QTimer m_timer;
 };
 
 } // namespace trainyard

@@ -4,8 +4,6 @@
 #include "plot/plotwidget.h"
 
 #include "common/runcolors.h"
-#include "common/uilogcategories.h"
-#include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
 #include "plot/plotaxes.h"
 #include "plot/plotcontrols.h"
@@ -27,50 +25,13 @@ namespace trainyard {
 
 namespace {
 
-constexpr int refreshIntervalMs = 33; // at most 30 redraws a second
-constexpr int minPlotHeight = 120;    // a title, an axis and some curve
-
-QString metricName(const QString &metric)
-{
-    return metric.section(QLatin1Char('/'), -1);
-}
-
-// The metric to show when the user's choice is not among `available`: the
-// same metric of another split, else MRR or accuracy (validation first),
-// else the first.
-QString pickEvalMetric(const QStringList &available, const QString &wanted)
-{
-    if (available.contains(wanted)) {
-        return wanted;
-    }
-    const auto find = [&](const QString &name) {
-        QString any;
-        for (const QString &m : available) {
-            if (metricName(m) == name) {
-                if (m.startsWith(QLatin1String("valid/"))) {
-                    return m;
-                }
-                if (any.isEmpty()) {
-                    any = m;
-                }
-            }
-        }
-        return any;
-    };
-    for (const QString &name : {metricName(wanted), QStringLiteral("mrr"), QStringLiteral("accuracy")}) {
-        const QString m = name.isEmpty() ? QString() : find(name);
-        if (!m.isEmpty()) {
-            return m;
-        }
-    }
-    return available.value(0);
-}
+constexpr int minPlotHeight = 120; // a title, an axis and some curve
 
 } // namespace
 
 PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     : QWidget(parent)
-    , m_colors(colors)
+    , m_runs(new PlotRuns(colors, this))
     , m_loss(new QCustomPlot(this))
     , m_eval(new QCustomPlot(this))
     , m_exporter(m_loss, m_eval)
@@ -80,6 +41,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     , m_hover(new PlotHover(
           m_loss, m_readout, [this](double x) { return m_selected.isEmpty() ? QString() : readoutAt(x); }, this))
     , m_timer(new QTimer(this))
+    , m_graphs(m_loss, m_eval, m_axes, m_runs)
 {
     m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_eval->setObjectName(QStringLiteral("evalPlot"));
@@ -87,7 +49,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     for (QCustomPlot *plot : {m_loss, m_eval}) {
         auto *zoom = new PlotZoom(plot, this);
         connect(zoom, &PlotZoom::viewChosen, this, [this] {
-            m_follow = false;
+            m_view.follow = false;
             m_dataDirty = true;
             scheduleRefresh();
         });
@@ -99,13 +61,21 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
         scheduleRefresh();
     });
 
+    connect(m_runs, &PlotRuns::updated, this, &PlotWidget::runsUpdated);
+    connect(m_runs, &PlotRuns::forgotten, this, &PlotWidget::runsForgotten);
     connect(m_controls, &PlotControls::smoothingChosen, this, &PlotWidget::setSmoothing);
     connect(m_controls, &PlotControls::logScaleChosen, this, &PlotWidget::setLogScale);
     connect(m_controls, &PlotControls::xAxisChosen, this, &PlotWidget::setXAxis);
     connect(m_controls, &PlotControls::bandChosen, this, &PlotWidget::setBand);
     connect(m_controls, &PlotControls::evalMetricChosen, this, &PlotWidget::setEvalMetric);
     connect(m_controls, &PlotControls::fitRequested, this, &PlotWidget::fitToData);
-    connect(m_controls, &PlotControls::exportRequested, this, &PlotWidget::exportDialog);
+    connect(m_controls, &PlotControls::exportRequested, this, [this](const QString &format) {
+        PlotExporter::exportAs(this, format, [this, format](const QString &file, QString *error) {
+            return format == QLatin1String("png")   ? exportPng(file)
+                   : format == QLatin1String("pdf") ? exportPdf(file)
+                                                    : exportCsv(file, error);
+        });
+    });
 
     m_readout->setObjectName(QStringLiteral("readout"));
     m_readout->setTextFormat(Qt::RichText);
@@ -130,96 +100,55 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     layout->addWidget(m_readout);
 
     updateHints();
+    // Not a throttle: the stores batch their points (the one 30 Hz timer on
+    // the way from a worker to the screen); this only folds the changes of
+    // one event-loop pass (a slider drag, a new selection) into one redraw.
     m_timer->setSingleShot(true);
+    m_timer->setInterval(0);
     connect(m_timer, &QTimer::timeout, this, [this] {
         const double ms = refreshNow();
         Q_UNUSED(ms);
     });
-    m_sinceRefresh.start();
 }
 
-PlotWidget::~PlotWidget()
+void PlotWidget::addRun(const QString &id, const QString &label, const QString &group, const CurveSource &source)
 {
-    if (m_saveTimer && m_saveTimer->isActive()) {
-        writeSettings();
-    }
-}
-
-void PlotWidget::addRun(const QString &id, const QString &label, const QString &group)
-{
-    Run &run = m_runs[id];
-    run.label = label;
-    run.group = group.isEmpty() ? id : group;
-    run.color = m_colors->colorFor(id);
-    run.curve.setSmoothing(m_smoothing);
+    m_runs->add(id, label, group, source);
     m_structureDirty = true;
     scheduleRefresh();
 }
 
 void PlotWidget::removeRun(const QString &id)
 {
-    if (m_runs.remove(id)) {
-        m_selected.removeAll(id);
-        m_structureDirty = true;
-        updateEvalMetrics();
-        scheduleRefresh();
-    }
-}
-
-void PlotWidget::resetRunData(const QString &id)
-{
-    auto it = m_runs.find(id);
-    if (it != m_runs.end()) {
-        it->curve.clear();
-        it->evals.clear();
-        if (m_selected.contains(id)) {
-            updateEvalMetrics();
-        }
-        m_dataDirty = true;
-        scheduleRefresh();
+    if (m_runs->remove(id)) {
+        runsForgotten({id});
     }
 }
 
 void PlotWidget::clearRuns()
 {
-    m_runs.clear();
-    m_selected.clear();
+    m_runs->clear();
+    const QStringList selected = m_selected; // runsForgotten() changes m_selected
+    runsForgotten(selected);
+}
+
+void PlotWidget::runsForgotten(const QStringList &ids)
+{
+    for (const QString &id : ids) {
+        m_selected.removeAll(id);
+    }
     m_structureDirty = true;
     updateEvalMetrics();
     scheduleRefresh();
 }
 
-void PlotWidget::appendMetric(const QString &id, double step, double epoch, double wall, double loss)
+void PlotWidget::runsUpdated(const QStringList &ids)
 {
-    auto it = m_runs.find(id);
-    if (it == m_runs.end()) {
-        return;
-    }
-    it->curve.append(step, epoch, wall, loss);
-    if (m_selected.contains(id)) {
+    // Drawn at once: the store's batching is the one pacing of the redraws.
+    if (std::any_of(ids.begin(), ids.end(), [this](const QString &id) { return m_selected.contains(id); })) {
+        updateEvalMetrics(); // a metric may have arrived
         m_dataDirty = true;
-        scheduleRefresh();
-    }
-}
-
-void PlotWidget::appendEval(const QString &id, double step, double epoch, double wall, const QString &metric,
-                            double value)
-{
-    auto it = m_runs.find(id);
-    if (it == m_runs.end()) {
-        return;
-    }
-    QVector<EvalPoint> &points = it->evals[metric];
-    // The core's rule for a re-reported step (after a resume): continue from it.
-    points.resize(qsizetype(resumePosition(points, step, [](const EvalPoint &p) { return p.step; })));
-    const bool newMetric = points.isEmpty();
-    points.append(EvalPoint{step, epoch, wall, value});
-    if (m_selected.contains(id)) {
-        if (newMetric) {
-            updateEvalMetrics();
-        }
-        m_dataDirty = true;
-        scheduleRefresh();
+        refreshNow();
     }
 }
 
@@ -227,7 +156,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
 {
     QStringList known;
     for (const QString &id : ids) {
-        if (m_runs.contains(id) && !known.contains(id)) {
+        if (m_runs->contains(id) && !known.contains(id)) {
             known.append(id);
         }
     }
@@ -237,7 +166,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
     m_selected = known;
     m_axes->resetMargins();
     m_structureDirty = true;
-    m_follow = true;
+    m_view.follow = true;
     updateEvalMetrics();
     scheduleRefresh();
 }
@@ -251,44 +180,42 @@ void PlotWidget::setSmoothing(double weight)
     m_smoothing = weight;
     saveSettings();
     m_controls->setSmoothing(weight);
-    for (Run &run : m_runs) {
-        run.curve.setSmoothing(weight);
-    }
+    m_runs->setSmoothing(weight);
     m_dataDirty = true;
     scheduleRefresh();
 }
 
 void PlotWidget::setLogScale(bool on)
 {
-    m_log = on;
+    m_view.log = on;
     saveSettings();
     m_controls->setLogScale(on);
     m_axes->setLogScale(on);
-    m_follow = true;
+    m_view.follow = true;
     m_dataDirty = true;
     scheduleRefresh();
 }
 
 void PlotWidget::setXAxis(XAxis axis)
 {
-    if (axis == m_xAxis) {
+    if (axis == m_view.xAxis) {
         return;
     }
-    m_xAxis = axis;
+    m_view.xAxis = axis;
     saveSettings();
     m_controls->setXAxis(axis);
     m_axes->setXAxis(axis);
-    m_follow = true;
+    m_view.follow = true;
     m_dataDirty = true;
     scheduleRefresh();
 }
 
 void PlotWidget::setBand(Band band)
 {
-    if (band == m_band) {
+    if (band == m_view.band) {
         return;
     }
-    m_band = band;
+    m_view.band = band;
     saveSettings();
     m_controls->setBand(band);
     m_structureDirty = true;
@@ -304,51 +231,37 @@ void PlotWidget::setEvalMetric(const QString &metric)
 
 void PlotWidget::rememberSettings()
 {
-    const PlotSettings s = PlotSettings::load(PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric});
-    m_remember = false; // what was saved needs no saving
+    const PlotSettings s = PlotSettings::load(settings());
+    delete m_saver;
+    m_saver = nullptr; // what was saved needs no saving
     setSmoothing(s.smoothing);
     setLogScale(s.logScale);
     setXAxis(s.xAxis);
     setBand(s.band);
     setEvalMetric(s.evalMetric);
-    m_remember = true;
-    if (!m_saveTimer) {
-        m_saveTimer = new QTimer(this);
-        m_saveTimer->setSingleShot(true);
-        m_saveTimer->setInterval(500);
-        connect(m_saveTimer, &QTimer::timeout, this, &PlotWidget::writeSettings);
-    }
+    m_saver = new PlotSettingsSaver(this);
+}
+
+PlotSettings PlotWidget::settings() const
+{
+    return PlotSettings{m_smoothing, m_view.log, m_view.xAxis, m_view.band, m_wantedMetric};
 }
 
 void PlotWidget::saveSettings()
 {
-    if (m_remember && m_saveTimer) {
-        m_saveTimer->start();
+    if (m_saver) {
+        m_saver->remember(settings());
     }
-}
-
-void PlotWidget::writeSettings() const
-{
-    PlotSettings{m_smoothing, m_log, m_xAxis, m_band, m_wantedMetric}.save();
 }
 
 void PlotWidget::updateEvalMetrics()
 {
-    QStringList available;
-    for (const QString &id : std::as_const(m_selected)) {
-        const Run &run = runAt(id);
-        for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
-            if (!it.value().isEmpty() && !available.contains(it.key())) {
-                available.append(it.key());
-            }
-        }
-    }
-    std::sort(available.begin(), available.end());
-    const QString shown = pickEvalMetric(available, m_wantedMetric);
+    const QStringList available = m_runs->evalMetrics(m_selected);
+    const QString shown = PlotSettings::shownEvalMetric(available, m_wantedMetric);
     m_evalMetrics = available;
     m_controls->setEvalMetrics(available, shown);
-    if (shown != m_evalMetric) {
-        m_evalMetric = shown;
+    if (shown != m_view.evalMetric) {
+        m_view.evalMetric = shown;
         m_axes->setEvalMetric(shown);
         m_dataDirty = true;
         scheduleRefresh();
@@ -367,30 +280,22 @@ void PlotWidget::updateHints()
 
 void PlotWidget::fitToData()
 {
-    m_follow = true;
+    m_view.follow = true;
     m_dataDirty = true;
     scheduleRefresh();
 }
 
-const RunCurve *PlotWidget::curve(const QString &id) const
+const LossCurve *PlotWidget::curve(const QString &id) const
 {
-    auto it = m_runs.constFind(id);
-    return it == m_runs.constEnd() ? nullptr : &it->curve;
-}
-
-int PlotWidget::drawnPointCount(const QString &key) const
-{
-    return m_drawnPoints.value(key, -1);
+    const PlotRun *run = m_runs->find(id);
+    return run ? &run->curve : nullptr;
 }
 
 void PlotWidget::scheduleRefresh()
 {
-    if (m_timer->isActive()) {
-        return;
+    if (!m_timer->isActive()) {
+        m_timer->start();
     }
-    // Throttle: the next redraw comes no sooner than 33 ms after the last one.
-    const qint64 since = m_sinceRefresh.elapsed();
-    m_timer->start(int(std::max<qint64>(0, refreshIntervalMs - since)));
 }
 
 double PlotWidget::refreshNow()
@@ -398,13 +303,17 @@ double PlotWidget::refreshNow()
     QElapsedTimer timer;
     timer.start();
     m_timer->stop();
+    m_dataDirty = m_runs->sync() || m_dataDirty;
     if (m_structureDirty) {
-        rebuildGraphs();
+        m_graphs.rebuild(m_selected, m_view.band);
+        updateHints();
+        m_readout->setText(m_selected.isEmpty()
+                               ? tr("Select runs on the board or in the table to plot them.")
+                               : tr("Hover over the plot to read values; wheel zooms, drag pans, Ctrl+drag zooms to "
+                                    "a box, double-click fits."));
     }
     if (m_dataDirty || m_structureDirty) {
-        updateRanges();
-        updateLossData();
-        updateEvalData();
+        m_graphs.update(m_view);
     }
     m_structureDirty = false;
     m_dataDirty = false;
@@ -415,7 +324,6 @@ double PlotWidget::refreshNow()
         m_loss->replot(QCustomPlot::rpImmediateRefresh);
         m_eval->replot(QCustomPlot::rpImmediateRefresh);
     }
-    m_sinceRefresh.restart();
     const double ms = timer.nsecsElapsed() / 1e6;
     Q_EMIT refreshed(ms);
     return ms;
@@ -442,57 +350,12 @@ bool PlotWidget::exportPdf(const QString &file)
 
 bool PlotWidget::exportCsv(const QString &file, QString *error) const
 {
-    return MetricsCsvWriter::writeFile(
-        file,
-        [this](MetricsCsvWriter &csv) {
-            for (const QString &id : m_selected) {
-                const Run &run = runAt(id);
-                // The curve's points carry their metric lines' epochs: every point takes the epoch of its step.
-                MetricSeries epochs;
-                for (qsizetype i = 0; i < run.curve.size(); ++i) {
-                    epochs.add(std::int64_t(run.curve.x(XAxis::Step, i)), 0, run.curve.x(XAxis::Epoch, i));
-                }
-                // The curve keeps single precision: written as floats, so 0.1 does not come out as 0.10000000149.
-                for (qsizetype i = 0; i < run.curve.size(); ++i) {
-                    const auto step = std::int64_t(run.curve.x(XAxis::Step, i));
-                    csv.writeFloatValue(run.label, step, float(MetricsCsvWriter::epochOf(&epochs, step)),
-                                        float(run.curve.x(XAxis::Wall, i)), QStringLiteral("loss"),
-                                        float(run.curve.loss(i)));
-                }
-                for (auto it = run.evals.constBegin(); it != run.evals.constEnd(); ++it) {
-                    for (const EvalPoint &p : it.value()) {
-                        // An evaluation point knows its epoch (the feeder gave it one); else its step's.
-                        const auto step = std::int64_t(p.step);
-                        const double epoch =
-                            std::isfinite(p.epoch) && p.epoch >= 0 ? p.epoch : MetricsCsvWriter::epochOf(&epochs, step);
-                        csv.writeValue(run.label, step, epoch, p.wall, it.key(), p.value);
-                    }
-                }
-            }
-        },
-        error);
-}
-
-void PlotWidget::exportDialog(const QString &format)
-{
-    const QString file = PlotExporter::askFileName(this, format);
-    if (file.isEmpty()) {
-        return;
+    QList<std::pair<QString, CurveSource>> runs;
+    for (const QString &id : m_selected) {
+        const PlotRun &run = m_runs->at(id);
+        runs.append({run.label, run.curve.source()});
     }
-    QString error;
-    bool ok = false;
-    if (format == QLatin1String("png")) {
-        ok = exportPng(file);
-    } else if (format == QLatin1String("pdf")) {
-        ok = exportPdf(file);
-    } else {
-        ok = exportCsv(file, &error);
-    }
-    if (!ok) {
-        PlotExporter::showFailure(this, file, error);
-        return;
-    }
-    qCInfo(lcPlot).noquote() << "exported" << m_selected.size() << "runs to" << file;
+    return PlotExporter::writeCsv(file, runs, error);
 }
 
 } // namespace trainyard

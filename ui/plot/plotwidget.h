@@ -1,19 +1,15 @@
 #pragma once
 
+#include "plot/losscurve.h"
 #include "plot/plotexporter.h"
+#include "plot/plotgraphs.h"
+#include "plot/plotruns.h"
+#include "plot/plotsettings.h"
 #include "plot/repeatband.h"
-#include "plot/runcurve.h"
 
-#include <QColor>
-#include <QElapsedTimer>
-#include <QHash>
-#include <QMap>
 #include <QStringList>
 #include <QWidget>
 
-#include <memory>
-
-class QCPGraph;
 class QCustomPlot;
 class QLabel;
 class QTimer;
@@ -28,12 +24,15 @@ class RunColors;
 /// Live plots of the selected runs: the training loss on top (one line per
 /// run, or per group of repeats a mean line with a min–max or ±std band over
 /// the steps every repeat reached, each repeat's own line past them) and an
-/// evaluation metric below. Keeps every point at full resolution and only
-/// thins what it draws; redraws at most 30 times a second, and only when
-/// something changed. The settings row (PlotControls) and what of it the app
-/// remembers (PlotSettings), the axes and legends (PlotAxes, PlotLogTicker),
-/// zooming (PlotZoom), the hover read-out (PlotHover), the repeat bands
-/// (repeatBand) and image export (PlotExporter) are parts of their own.
+/// evaluation metric below. Holds no point of its own: each run is a
+/// CurveSource, a run of a MetricStore, read through a LossCurve view (the
+/// smoothing cache and the thinning of what is drawn). Redraws when a store
+/// announces new points (MetricStore::updated, its one batching timer) and,
+/// once per event-loop pass, after a change of settings or view. The
+/// settings row (PlotControls) and what of it the app remembers
+/// (PlotSettings), the graphs (PlotGraphs), the axes and legends (PlotAxes,
+/// PlotLogTicker), zooming (PlotZoom), the hover read-out (PlotHover), the
+/// repeat bands (repeatBand) and exports (PlotExporter) are parts of their own.
 class PlotWidget : public QWidget
 {
     Q_OBJECT
@@ -41,34 +40,30 @@ public:
     using Band = RepeatBand;
 
     explicit PlotWidget(RunColors *colors, QWidget *parent = nullptr);
-    ~PlotWidget() override;
 
-    /// Registers a run; `group` ties repeats of one spec together.
-    void addRun(const QString &id, const QString &label, const QString &group);
+    /// Registers a run whose points are `source`'s; `group` ties repeats of
+    /// one spec together. A run whose store goes away is forgotten.
+    void addRun(const QString &id, const QString &label, const QString &group, const CurveSource &source);
     void removeRun(const QString &id);
-    /// Forgets a run's points (before they are fed again from the start).
-    void resetRunData(const QString &id);
     void clearRuns();
-    bool hasRun(const QString &id) const { return m_runs.contains(id); }
-    void appendMetric(const QString &id, double step, double epoch, double wall, double loss);
-    void appendEval(const QString &id, double step, double epoch, double wall, const QString &metric, double value);
-    /// The runs drawn (all registered runs by default is not assumed: none are drawn until selected).
+    bool hasRun(const QString &id) const { return m_runs->contains(id); }
+    /// The runs drawn (none are drawn until selected).
     void setSelectedRuns(const QStringList &ids);
     QStringList selectedRuns() const { return m_selected; }
 
     void setSmoothing(double weight);
     double smoothing() const { return m_smoothing; }
     void setLogScale(bool on);
-    bool logScale() const { return m_log; }
+    bool logScale() const { return m_view.log; }
     void setXAxis(XAxis axis);
-    XAxis xAxis() const { return m_xAxis; }
+    XAxis xAxis() const { return m_view.xAxis; }
     void setBand(Band band);
-    Band band() const { return m_band; }
+    Band band() const { return m_view.band; }
     /// The user's choice of evaluation metric, shown whenever a selected run
     /// has it ("mrr" alone: that metric of any split); else one they have is.
     void setEvalMetric(const QString &metric);
     /// The metric shown (empty when the selected runs have none).
-    QString evalMetric() const { return m_evalMetric; }
+    QString evalMetric() const { return m_view.evalMetric; }
     /// The metrics the selected runs have, to choose from.
     QStringList evalMetrics() const { return m_evalMetrics; }
     /// Restores the settings the user chose last time (PlotSettings) and
@@ -78,24 +73,25 @@ public:
 
     /// Returns to following the data after a zoom or pan.
     void fitToData();
-    bool following() const { return m_follow; }
+    bool following() const { return m_view.follow; }
 
-    /// Full-resolution data of one run (for tests and CSV export).
-    const RunCurve *curve(const QString &id) const;
+    /// The loss curve of one run as last drawn (tests, the benchmark).
+    const LossCurve *curve(const QString &id) const;
     /// The points the loss plot draws for a run or a group ("group:NAME"), after thinning.
-    int drawnPointCount(const QString &key) const;
+    int drawnPointCount(const QString &key) const { return m_graphs.drawnPointCount(key); }
     /// The text the hover read-out shows for x (in the current axis unit).
-    QString readoutAt(double x) const;
+    QString readoutAt(double x) const { return m_graphs.readoutAt(m_view.xAxis, x); }
     /// Whether the hover line and read-out are on screen.
     bool hoverShown() const;
 
     bool exportPng(const QString &file, int width = 0, int height = 0);
     bool exportPdf(const QString &file);
-    /// Long format, one line per value: run,step,epoch,wall,metric,value.
+    /// The selected runs' every metric as the store holds it, through the
+    /// writer `trainyard export` uses (MetricsCsvWriter::writeRun).
     bool exportCsv(const QString &file, QString *error) const;
 
-    /// Updates the graphs and redraws at once; returns milliseconds spent
-    /// (the benchmark's replot time per frame).
+    /// Reads what the stores have, updates the graphs and redraws at once;
+    /// returns milliseconds spent (the benchmark's replot time per frame).
     double refreshNow();
     QCustomPlot *lossPlot() const { return m_loss; }
     QCustomPlot *evalPlot() const { return m_eval; }
@@ -105,57 +101,19 @@ Q_SIGNALS:
     void refreshed(double ms);
 
 private:
-    struct EvalPoint
-    {
-        double step, epoch, wall, value;
-    };
-    struct Run
-    {
-        QString label;
-        QString group;
-        QColor color;
-        RunCurve curve;
-        QMap<QString, QVector<EvalPoint>> evals;
-        QCPGraph *lossGraph = nullptr; ///< In a group: its line outside the steps all reached
-        QCPGraph *evalGraph = nullptr;
-        quint64 drawnRevision = ~quint64(0);
-    };
-    struct Group
-    {
-        QStringList runs;
-        QColor color;
-        QCPGraph *mean = nullptr;
-        QCPGraph *upper = nullptr;
-        QCPGraph *lower = nullptr;
-    };
-
-    const Run &runAt(const QString &id) const; ///< id must be registered
+    void runsUpdated(const QStringList &ids);
+    void runsForgotten(const QStringList &ids);
     void scheduleRefresh();
-    void rebuildGraphs();
-    void updateLossData();
-    void updateGroupData(const QString &name, Group &group, double lo, double hi, int buckets);
-    QList<const RunCurve *> groupCurves(const Group &group) const;
-    void decimateOutsideGroup(const Run &run, double lo, double hi, int buckets, QVector<double> *xs,
-                              QVector<double> *ys) const;
-    void updateEvalData();
     void updateEvalMetrics();
     void updateHints();
-    /// Saves the settings half a second after the last change (a slider drag
-    /// is many changes), and at once when the plot goes.
-    void saveSettings();
-    void writeSettings() const;
-    void updateRanges();
-    void exportDialog(const QString &format);
-    QString groupLabel(const QString &group) const;
-    double evalX(const EvalPoint &p) const;
+    PlotSettings settings() const;
+    void saveSettings(); ///< Remembers a change, when rememberSettings() was called
 
     // Before the widgets: PlotControls is built from them in the constructor.
     double m_smoothing = 0.6;
-    bool m_log = false;
-    XAxis m_xAxis = XAxis::Step;
-    Band m_band = Band::MinMax;
+    PlotView m_view;
 
-    RunColors *m_colors;
+    PlotRuns *m_runs;
     QCustomPlot *m_loss;
     QCustomPlot *m_eval;
     PlotExporter m_exporter;
@@ -163,21 +121,15 @@ private:
     QLabel *m_readout;
     PlotControls *m_controls;
     PlotHover *m_hover;
-    QTimer *m_timer;
-    QElapsedTimer m_sinceRefresh;
+    QTimer *m_timer; ///< Zero-delay: one redraw per event-loop pass after changes
+    PlotGraphs m_graphs;
 
-    QHash<QString, Run> m_runs;
     QStringList m_selected;
-    QMap<QString, Group> m_groups; ///< Groups drawn as bands (≥ 2 selected repeats)
-    QString m_evalMetric;          ///< Shown
-    QString m_wantedMetric;        ///< The user's choice
-    QStringList m_evalMetrics;     ///< The selected runs'
-    bool m_follow = true;
-    bool m_remember = false;
-    QTimer *m_saveTimer = nullptr; ///< created by rememberSettings()
+    QString m_wantedMetric;               ///< The user's choice
+    QStringList m_evalMetrics;            ///< The selected runs'
+    PlotSettingsSaver *m_saver = nullptr; ///< Created by rememberSettings()
     bool m_structureDirty = true;
     bool m_dataDirty = true;
-    QHash<QString, int> m_drawnPoints;
 };
 
 } // namespace trainyard
