@@ -1,6 +1,6 @@
 #include "metrics/metricscsvwriter.h"
 
-#include "logcategories.h"
+#include "metrics/metricslogging.h"
 #include "metrics/metricstore.h"
 
 #include <QIODevice>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "records/runinfo.h"
+#include "metrics/runid.h"
 
 #include <QByteArray>
 #include <QString>

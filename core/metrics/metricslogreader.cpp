@@ -1,10 +1,10 @@
 #include "metrics/metricslogreader.h"
 
-#include "logcategories.h"
 #include "metrics/metricline.h"
+#include "metrics/metricslogging.h"
+#include "metrics/runfile.h"
 #include "protocol/linedecoder.h"
 #include "protocol/protocol.h"
-#include "runstore/runfile.h"
 
 #include <QFile>
 

@@ -5,6 +5,8 @@
 //   QT_LOGGING_RULES="trainyard.supervisor.debug=true;trainyard.launcher.info=true"
 // The desktop app's own are in ui/logcategories.h.
 
+#include "metrics/metricslogging.h" // lcMetrics, trainyard_metrics's
+
 #include <QLoggingCategory>
 
 namespace trainyard {
@@ -15,7 +17,6 @@ Q_DECLARE_LOGGING_CATEGORY(lcRuns)       // "trainyard.runs": run records, a sta
 Q_DECLARE_LOGGING_CATEGORY(lcSupervisor) // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
 Q_DECLARE_LOGGING_CATEGORY(lcLauncher)   // "trainyard.launcher": processes (or jobs) started, signalled, attached
 Q_DECLARE_LOGGING_CATEGORY(lcSlurm)      // "trainyard.slurm": sbatch, squeue, scontrol, scancel and what they said
-Q_DECLARE_LOGGING_CATEGORY(lcMetrics)    // "trainyard.metrics": metrics.jsonl, worker messages as records, CSV
 Q_DECLARE_LOGGING_CATEGORY(lcRunStore)   // "trainyard.runstore": run folders, status.json, the state file, history
 Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)  // "trainyard.catalogue": the worker's catalogue, its cache
 Q_DECLARE_LOGGING_CATEGORY(lcExperiment) // "trainyard.experiment": experiment files and their checks

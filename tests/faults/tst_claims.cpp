@@ -9,7 +9,7 @@
 
 #include "dispatch/scheduler.h"
 #include "orchestration/testutil.h"
-#include "runstore/runfile.h"
+#include "metrics/runfile.h"
 #include "runstore/runstore.h"
 #include "session/session.h"
 #include "supervision/exitoutcome.h"

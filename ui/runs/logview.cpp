@@ -1,6 +1,6 @@
 #include "runs/logview.h"
 
-#include "runstore/runfile.h"
+#include "metrics/runfile.h"
 
 #include <QFile>
 #include <QFontDatabase>

@@ -3,6 +3,8 @@
 // Plain value types shared by the orchestration classes and their users (the
 // desktop app, `trainyard run`). They travel through `const &` signals.
 
+#include "metrics/runid.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -14,10 +16,6 @@
 #include <limits>
 
 namespace trainyard {
-
-// Stable identity of a run within one Session (never reused while it lives).
-// Names can change (rename, duplicate); ids do not.
-using RunId = int;
 
 // Where a run is in its life. Terminal states: Finished, Failed, Diverged,
 // Stopped, Cancelled, Lost. Stalled is Running without a heartbeat for too long.

@@ -3,7 +3,7 @@
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "logcategories.h"
-#include "runstore/runfile.h"
+#include "metrics/runfile.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 #include "supervision/exitoutcome.h"
 
+#include "metrics/runfile.h"
 #include "protocol/exitcode.h"
-#include "runstore/runfile.h"
 
 #include <QFile>
 #include <QList>

@@ -1,4 +1,4 @@
-#include "runstore/runfile.h"
+#include "metrics/runfile.h"
 
 #include <QFile>
 

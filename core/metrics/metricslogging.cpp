@@ -1,0 +1,7 @@
+#include "metrics/metricslogging.h"
+
+namespace trainyard {
+
+Q_LOGGING_CATEGORY(lcMetrics, "trainyard.metrics", QtWarningMsg)
+
+} // namespace trainyard
