@@ -21,6 +21,7 @@ void PlotRuns::add(const QString &id, const QString &label, const QString &group
     run.color = m_colors->colorFor(id);
     run.curve = LossCurve(source);
     run.curve.setSmoothing(m_smoothing);
+    run.curve.sync(); // what the store has already: the curve is whole from the start
     const MetricStore *store = source.store;
     if (store && !m_stores.contains(store)) {
         m_stores.insert(store);
