@@ -7,13 +7,17 @@
 #include "launch/launcher.h"
 #include "launch/workerprocess.h"
 #include "logcategories.h"
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
 #include "supervision/exitoutcome.h"
+#include "supervision/stopescalation.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QPointer>
+
+#include <utility>
 
 namespace trainyard {
 
@@ -25,6 +29,7 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     , m_server(server)
     , m_ingestion(ingestion)
     , m_launcher(launcher)
+    , m_stateFile(store, server, launcher)
 {
     connect(m_launcher, &Launcher::started, this, &Supervisor::onStarted);
     connect(m_launcher, &Launcher::pending, this, &Supervisor::onPending);
@@ -62,6 +67,11 @@ Supervisor::Supervised &Supervisor::track(RunId id, const RunInfo *info)
     s->info = info;
     s->watched = !RunSpecView(info->spec).isProgram();
     s->lastSeen.start();
+    s->stop = new StopEscalation(
+        id, m_launcher, [this, id] { return m_server->send(id, protocol::control(protocol::MessageType::Stop)); },
+        this);
+    connect(s->stop, &StopEscalation::stopping, this,
+            [this](RunId run, const QString &message) { m_runs->setState(run, RunState::Stopping, message); });
     return *m_supervised.emplace(id, std::move(s)).first->second;
 }
 
@@ -72,12 +82,11 @@ void Supervisor::untrack(RunId id)
         return;
     std::unique_ptr<Supervised> s = std::move(it->second);
     m_supervised.erase(it);
-    if (s->stopTimer) {
-        // We may be inside its timeout: let the event loop delete it.
-        s->stopTimer->stop();
-        s->stopTimer->disconnect(this);
-        s->stopTimer.release()->deleteLater();
-    }
+    // We may be inside one of its calls (an exit reported from inside
+    // terminate()): let the event loop delete it.
+    s->stop->halt();
+    s->stop->disconnect(this);
+    s->stop->deleteLater();
 }
 
 // ---- start ------------------------------------------------------------------
@@ -263,27 +272,23 @@ void Supervisor::noteAlive(Supervised *s)
     }
 }
 
-void Supervisor::handleMetric(RunId id, const MetricLine &line)
-{
-    if (Supervised *s = supervised(id))
-        noteAlive(s);
-    m_ingestion->handleMetric(id, line);
-}
-
-void Supervisor::handleMessage(RunId id, const nlohmann::json &message)
+void Supervisor::handleRecord(RunId id, const MetricRecord &record)
 {
     if (!m_runs->contains(id))
         return;
     if (Supervised *s = supervised(id))
         noteAlive(s);
-    // Decoded once, into the one record type (MetricRecord::fromJson checks it).
-    MetricRecord record;
-    if (!MetricRecord::fromJson(message, &record))
-        return;
-    if (record.kind == MetricRecord::Kind::Hello)
+    if (record.kind == protocol::MessageType::Hello)
         onHello(id, record);
     else
         m_ingestion->handleRecord(id, record);
+}
+
+void Supervisor::handleMessage(RunId id, const nlohmann::json &message)
+{
+    MetricRecord record;
+    if (MetricRecord::fromJson(message, &record))
+        handleRecord(id, record);
 }
 
 void Supervisor::onHello(RunId id, const MetricRecord &hello)
@@ -375,67 +380,9 @@ bool Supervisor::stop(RunId id, QString *error)
     Supervised *s = supervised(id);
     if (!s)
         return refuse(error, QStringLiteral("%1 has no worker to stop").arg(r->name));
-    if (s->stop == StopStep::Killed) { // killAll() was first: nothing gentler now
-        m_runs->setState(id, RunState::Stopping);
-        return true;
-    }
-    // The state first: a launcher may report the exit from inside terminate().
-    if (s->phase == Phase::Pending) {
-        // Never started: out of the queue it goes.
-        s->cancelPending = true;
-        s->stop = StopStep::Terminated;
-        m_runs->setState(id, RunState::Stopping, QStringLiteral("cancelling (was pending: %1)").arg(s->pendingReason));
-        m_launcher->terminate(id);
-    } else if (m_server->send(id, protocol::control(protocol::MessageType::Stop))) {
-        s->stop = StopStep::Asked;
-        m_runs->setState(id, RunState::Stopping);
-    } else {
-        s->stop = StopStep::Terminated;
-        m_runs->setState(id, RunState::Stopping);
-        m_launcher->terminate(id); // same meaning to the worker: checkpoint, exit 4
-    }
-    if ((s = supervised(id)))
-        armStopTimer(id, s);
+    s->stop->setTimeout(m_stopTimeoutMs);
+    s->stop->stop(s->phase == Phase::Pending, s->pendingReason);
     return true;
-}
-
-void Supervisor::armStopTimer(RunId id, Supervised *s)
-{
-    if (!s->stopTimer) {
-        s->stopTimer = std::make_unique<QTimer>();
-        s->stopTimer->setSingleShot(true);
-        connect(s->stopTimer.get(), &QTimer::timeout, this, [this, id] { escalateStop(id); });
-    }
-    s->stopTimer->start(m_stopTimeoutMs);
-}
-
-void Supervisor::escalateStop(RunId id)
-{
-    Supervised *s = supervised(id);
-    if (!s || s->info->state != RunState::Stopping)
-        return;
-    switch (s->stop) {
-    case StopStep::Asked:
-        qCInfo(lcSupervisor, "%s did not stop when asked; terminating", qUtf8Printable(s->info->name));
-        s->stop = StopStep::Terminated;
-        s->stopTimer->start(m_stopTimeoutMs);
-        m_launcher->terminate(id);
-        break;
-    case StopStep::Terminated:
-        qCInfo(lcSupervisor, "%s did not stop when terminated; killing", qUtf8Printable(s->info->name));
-        m_runs->update(
-            id,
-            [this](RunInfo &r) {
-                r.message = QStringLiteral("did not stop within %1 s; killed").arg(2 * m_stopTimeoutMs / 1000.0);
-            },
-            RunRegistry::Notify::Quiet);
-        s->stop = StopStep::Killed;
-        m_launcher->kill(id);
-        break;
-    case StopStep::None:
-    case StopStep::Killed:
-        break;
-    }
 }
 
 bool Supervisor::pause(RunId id, QString *error)
@@ -470,16 +417,14 @@ bool Supervisor::resume(RunId id, QString *error)
 
 void Supervisor::killAll()
 {
-    QList<RunId> ids;
-    for (const auto &[id, s] : m_supervised) {
-        m_runs->update(
-            id, [](RunInfo &r) { r.message = QStringLiteral("killed on request"); }, RunRegistry::Notify::Quiet);
-        s->stop = StopStep::Killed;
-        s->cancelPending = s->phase == Phase::Pending;
-        ids << id;
+    // Collected first: a launcher may report an exit from inside kill().
+    QList<std::pair<QPointer<StopEscalation>, bool>> stops;
+    for (const auto &[id, s] : m_supervised)
+        stops.append({s->stop, s->phase == Phase::Pending});
+    for (const auto &[stop, pending] : std::as_const(stops)) {
+        if (stop)
+            stop->kill(pending, QStringLiteral("killed on request"));
     }
-    for (RunId id : std::as_const(ids))
-        m_launcher->kill(id);
 }
 
 // ---- the end ----------------------------------------------------------------
@@ -491,19 +436,18 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
         return;
     const RunInfo *r = s->info;
     s->launcherDone = true;
-    if (s->stopTimer)
-        s->stopTimer->stop();
+    s->stop->halt();
     m_ingestion->ingestMetricsFile(id); // whatever the socket missed, "done" included
     ExitFacts facts = reportedFacts(id);
     facts.exitCode = exitCode;
     facts.signal = sig;
-    facts.killed = s->stop == StopStep::Killed;
-    facts.killMessage = r->message;
+    facts.killed = s->stop->step() == StopEscalation::Step::Killed;
+    facts.killMessage = s->stop->killMessage();
     facts.pending = s->phase == Phase::Pending;
-    facts.cancelled = s->cancelPending;
+    facts.cancelled = s->stop->cancelsPending();
     facts.pendingReason = s->pendingReason;
     facts.jobId = r->jobId;
-    facts.stopAsked = s->stop != StopStep::None;
+    facts.stopAsked = s->stop->step() != StopEscalation::Step::None;
     facts.queueEnd = s->queueEnd;
     const ExitOutcome outcome = exitOutcome(facts);
     m_runs->update(

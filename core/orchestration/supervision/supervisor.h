@@ -3,6 +3,7 @@
 #include "launch/launcher.h"
 #include "records/runinfo.h"
 #include "runstore/runstore.h"
+#include "supervision/runstatefile.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -21,10 +22,10 @@ namespace trainyard {
 struct ExitFacts;
 class Ingestion;
 class Launcher;
-struct MetricLine;
 struct MetricRecord;
 class MetricsServer;
 class RunRegistry;
+class StopEscalation;
 
 // Every launched run's life, through the Launcher seam only: the launch
 // (run folder, token, LaunchSpec), the launcher's events (started, pending,
@@ -34,11 +35,8 @@ class RunRegistry;
 // resume, status.json and the state file, reattachment after a restart,
 // and the shutdown.
 //
-// Stop, per run, an explicit state machine, one stop timeout per step:
-//   None --stop()--> Asked (socket "stop") --timeout--> Terminated
-//   (launcher terminate: SIGTERM) --timeout--> Killed (launcher kill).
-// A worker not connected skips Asked; a pending run goes straight to
-// Terminated, which cancels it in its queue (it ends Cancelled).
+// Stop, per run: a StopEscalation (asked, SIGTERM, SIGKILL, a stop timeout
+// per step; a pending run is cancelled in its queue).
 //
 // Shutdown is asynchronous: shutdown(false) stops every run as above and
 // returns; shutdownFinished() comes when every run has ended (runs still
@@ -85,24 +83,34 @@ public:
     // Ends a run that could not be launched: Failed with `message`.
     void fail(RunId id, const QString &message);
 
-    // Every accepted socket message: liveness, hello, the rest to Ingestion.
+    // Every accepted socket message, decoded once by the server's
+    // RecordDecoder: liveness, hello, the rest to Ingestion.
+    void handleRecord(RunId id, const MetricRecord &record);
+    // The same for a message in JSON (a test's): decoded, then as above.
     void handleMessage(RunId id, const nlohmann::json &message);
-    void handleMetric(RunId id, const MetricLine &line);
 
     bool isSupervised(RunId id) const { return m_supervised.count(id) != 0; }
     int supervisedCount() const { return int(m_supervised.size()); }
     QSet<qint64> workerPids() const;
 
-    // Runs found on disk: finished ones (status.json) with their curves,
-    // live ones reattached through the launcher from the state file, and
-    // interrupted ones ended from their metrics.jsonl. A run whose saved pid
-    // or job proves not to be its own, or that a refused state file names,
-    // ends Lost (nothing signalled). Returns what the user must be told: a
-    // refused state file, each lost run. `startOptions`: what each run
-    // would be started with now (Dispatcher::startOptions): a reattached run
-    // is handed to the launcher as launchSpec() builds it, so a batch
-    // launcher resubmits it (a requeue) as it would one started here.
+    // Runs found on disk (HistoryLoader::load): finished, reattached,
+    // ended while away, lost. Returns what the user must be told.
+    // `startOptions`: what each run would be started with now
+    // (Dispatcher::startOptions): a reattached run is handed to the
+    // launcher as launchSpec() builds it, so a batch launcher resubmits it
+    // (a requeue) as it would one started here.
     QStringList loadHistory(const std::function<StartOptions(RunId)> &startOptions);
+
+    // For HistoryLoader: reattaches a run the state file names (Attached:
+    // supervised again); ends a run (`record` false: the outcome stays in
+    // this session, status.json untouched); what the run reported
+    // (Ingestion::done) as facts for exitOutcome, the launcher's side (exit
+    // status, signal, stop) left to the caller; writes the state file.
+    Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
+                                    QString *why);
+    void finishRun(RunId id, RunState state, const QString &message, bool record = true);
+    ExitFacts reportedFacts(RunId id) const;
+    void persistState();
 
     void shutdown(bool leaveRunning);
     bool isShuttingDown() const { return m_shuttingDown; }
@@ -124,21 +132,14 @@ private:
         Pending,   // waiting in a queue: no stall watchdog
         Live,      // started (or running, or attached)
     };
-    enum class StopStep {
-        None,
-        Asked,
-        Terminated,
-        Killed
-    };
     struct Supervised
     {
         const RunInfo *info = nullptr; // the registry's record, to read (RunRegistry::update writes)
         Phase phase = Phase::Launching;
-        StopStep stop = StopStep::None;
-        bool cancelPending = false; // stopped while pending: it ends Cancelled
-        bool pendingShown = false;  // info->message is the pending reason
-        bool launcherDone = false;  // exited or failed to launch: the launcher forgot it
-        bool followFile = false;    // no socket: its metrics.jsonl is read as it grows
+        StopEscalation *stop = nullptr; // its stop, from the start (a child of the Supervisor)
+        bool pendingShown = false;      // info->message is the pending reason
+        bool launcherDone = false;      // exited or failed to launch: the launcher forgot it
+        bool followFile = false;        // no socket: its metrics.jsonl is read as it grows
         // The stall watchdog's: a worker from its start; a program run only
         // once it reported (a program without the module never heartbeats).
         bool watched = true;
@@ -147,7 +148,6 @@ private:
         QString queueEnd;       // the launcher's endedBecause: why the queue ended it
         QString fileProblem;    // the refusal of its metrics.jsonl shown as its message
         QElapsedTimer lastSeen; // since the last line (or the start)
-        std::unique_ptr<QTimer> stopTimer;
     };
     Supervised *supervised(RunId id) const
     {
@@ -156,8 +156,6 @@ private:
     }
     Supervised &track(RunId id, const RunInfo *info);
     void untrack(RunId id);
-    void armStopTimer(RunId id, Supervised *s);
-    void escalateStop(RunId id);
     void onStarted(RunId id, qint64 pid, const QString &jobId);
     void onPending(RunId id, const QString &reason);
     void onRunning(RunId id);
@@ -165,24 +163,17 @@ private:
     void onHello(RunId id, const MetricRecord &hello);
     void noteAlive(Supervised *s);
     void leavePending(Supervised *s, RunInfo &run); // inside RunRegistry::update
-    Launcher::AttachResult reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
-                                    QString *why);
-    // What the run reported (Ingestion::done) as facts for exitOutcome; the
-    // launcher's side (exit status, signal, stop) is the caller's.
-    ExitFacts reportedFacts(RunId id) const;
-    // `record` false: the outcome stays in this session (status.json untouched).
-    void finishRun(RunId id, RunState state, const QString &message, bool record = true);
     void checkWatchdog();
     void followFiles();
     void onShutdownDeadline();
     void maybeFinishShutdown();
-    void persistState();
 
     RunRegistry *m_runs;
     RunStore *m_store;
     MetricsServer *m_server;
     Ingestion *m_ingestion;
     Launcher *m_launcher;
+    RunStateFile m_stateFile;
     std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
     QString m_workerProgram;
     int m_stopTimeoutMs = 15000;

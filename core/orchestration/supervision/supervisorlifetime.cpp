@@ -1,19 +1,17 @@
-// The Supervisor across the orchestrator's lifetimes: the state file of
-// live runs (with each launcher's handle), what a new session finds on disk
-// (finished runs, runs to reattach through the launcher, interrupted ones),
-// and the asynchronous shutdown. The rest of the class is in supervisor.cpp.
+// The Supervisor across the orchestrator's lifetimes: the state file
+// (RunStateFile), reattaching a run it names, loading what is on disk
+// (HistoryLoader), and the asynchronous shutdown. The rest of the class is
+// in supervisor.cpp.
 
 #include "supervision/supervisor.h"
 
-#include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "launch/launcher.h"
 #include "logcategories.h"
 #include "records/runregistry.h"
-#include "supervision/exitoutcome.h"
-
-#include <QFile>
+#include "supervision/historyloader.h"
+#include "supervision/runstatefile.h"
 
 namespace trainyard {
 
@@ -21,50 +19,20 @@ namespace trainyard {
 
 void Supervisor::persistState()
 {
-    if (m_store->root().isEmpty())
-        return;
-    QHash<QString, RunStore::LiveWorker> live;
-    for (const auto &[id, s] : m_supervised) {
-        const RunInfo *r = s->info;
-        if (!isActive(r->state))
-            continue;
-        const QJsonObject handle = m_launcher->handle(id);
-        if (handle.isEmpty())
-            continue; // not started yet
-        RunStore::LiveWorker w;
-        w.pid = r->pid;
-        w.token = m_server->token(id);
-        w.device = r->device;
-        w.startTicks = r->pid > 0 ? RunStore::processStartTicks(r->pid) : 0;
-        w.started = r->started;
-        w.launcher = handle;
-        w.command = r->command;
-        w.followFile = s->followFile;
-        live.insert(r->name, w);
-    }
-    if (live.isEmpty() && !QFile::exists(m_store->root() + QStringLiteral("/.trainyard-state.json")))
-        return;
-    m_store->writeState(live, m_server->socketPath());
+    QList<RunStateFile::Live> live;
+    for (const auto &[id, s] : m_supervised)
+        live.append({id, s->followFile});
+    m_stateFile.write(*m_runs, live);
 }
 
 Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
                                             QString *why)
 {
     const RunInfo *r = m_runs->find(id);
-    QJsonObject handle = live.launcher;
-    if (handle.isEmpty()) {
-        // A state file from before the launcher seam: a local process.
-        handle = QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")},
-                             {QStringLiteral("pid"), live.pid},
-                             {QStringLiteral("start_ticks"), live.startTicks}};
-    }
+    const QJsonObject handle = RunStateFile::handle(live);
     // What the run is, from the run itself (its name, folder, program)
-    // and the command and token it was started with: the process or job
-    // the state file names must prove to be it. The whole spec, as start()
-    // would hand it over: a batch launcher submits it again on a requeue.
-    LaunchSpec expected = launchSpec(id, options);
-    expected.program = live.command.value(0, expected.programArgv.value(0));
-    expected.token = live.token;
+    // and the command and token it was started with.
+    const LaunchSpec expected = RunStateFile::expected(launchSpec(id, options), live);
     const Launcher::AttachResult result = m_launcher->attach(id, handle, expected, why);
     if (result != Launcher::AttachResult::Attached) {
         qCInfo(lcSupervisor, "%s not reattached: %s", qUtf8Printable(r->name), qUtf8Printable(*why));
@@ -88,11 +56,7 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
     m_server->registerRun(id, r->name, live.token);
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
-    // Started without a socket (a batch job): its file is its channel
-    // again. A state file from before follow_file: the worker's command
-    // line says (a program run's never has --connect).
-    s.followFile = live.followFile.value_or(!RunSpecView(r->spec).isProgram()
-                                            && !r->command.contains(QStringLiteral("--connect")));
+    s.followFile = RunStateFile::followsFile(live, *r); // a batch job's file is its channel again
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);
     m_runs->touch(id);
@@ -101,70 +65,7 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
 
 QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &startOptions)
 {
-    QStringList warnings;
-    QString refusal;
-    const QHash<QString, RunStore::LiveWorker> live = m_store->readState(nullptr, &refusal);
-    if (!refusal.isEmpty())
-        warnings << refusal;
-    for (RunId id : m_runs->ids()) {
-        const RunInfo *r = m_runs->find(id);
-        if (!r)
-            continue;
-        const QString name = r->name;
-        m_runs->update(
-            id, [&](RunInfo &run) { run.runDir = m_store->runDir(name); }, RunRegistry::Notify::Quiet);
-        RunInfo saved = *r;
-        if (m_store->readStatus(name, &saved)) {
-            m_runs->update(
-                id, [&](RunInfo &run) { run = saved; }, RunRegistry::Notify::Quiet);
-            m_ingestion->ingestMetricsFile(id);
-            m_runs->touch(id);
-            continue;
-        }
-        const auto it = live.constFind(name);
-        if (it != live.constEnd()) {
-            QString why;
-            const Launcher::AttachResult result = reattach(id, *it, startOptions(id), &why);
-            if (result == Launcher::AttachResult::Attached)
-                continue;
-            if (result == Launcher::AttachResult::NotOurs) {
-                // Something else runs under the saved pid or job id: left
-                // alone, and this run's own end is unknown.
-                finishRun(id, RunState::Lost, QStringLiteral("lost: ") + why);
-                warnings << QStringLiteral("%1 lost: %2").arg(name, why);
-                continue;
-            }
-        }
-        // Started before (a metrics.jsonl, or the state file's record: a
-        // program without the module writes no metrics.jsonl), gone now: it
-        // ended while we were away and must not run again by itself.
-        const bool hasMetrics = QFile::exists(r->runDir + QStringLiteral("/metrics.jsonl"));
-        if (hasMetrics || it != live.constEnd()) {
-            if (hasMetrics)
-                m_ingestion->ingestMetricsFile(id);
-            const Ingestion::Done done = m_ingestion->done(id);
-            if (done.seen) {
-                // Its done line is all there is: judged as every end is.
-                const ExitOutcome outcome = exitOutcome(reportedFacts(id));
-                m_runs->update(
-                    id, [&](RunInfo &run) { run.exitCode = outcome.exitCode; }, RunRegistry::Notify::Quiet);
-                finishRun(id, outcome.state, QStringLiteral("while Trainyard was away: ") + outcome.message);
-            } else if (!refusal.isEmpty()) {
-                // Whether it still runs is unknown: the file that would say
-                // was not believed.
-                finishRun(id, RunState::Lost, QStringLiteral("lost: not adopted: ") + refusal);
-            } else if (m_store->hasCheckpoint(name)) {
-                finishRun(id, RunState::Stopped, QStringLiteral("interrupted; resumes from its checkpoint"));
-            } else if (!hasMetrics) {
-                finishRun(id, RunState::Failed,
-                          QStringLiteral("ended while Trainyard was away; how is unknown (it never reported)"));
-            } else {
-                finishRun(id, RunState::Failed, QStringLiteral("interrupted while Trainyard was away"));
-            }
-        }
-    }
-    persistState();
-    return warnings;
+    return HistoryLoader(m_runs, m_store, m_ingestion, &m_stateFile, this).load(startOptions);
 }
 
 // ---- shutdown ---------------------------------------------------------------
