@@ -6,14 +6,17 @@
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
+#include "board/cardtext.h"
 #include "board/laneview.h"
 #include "catalogue/modelcatalogue.h"
 #include "common/mimetypes.h"
 #include "common/runcolors.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
 #include "experiment/runspecview.h"
 #include "palette/modelpalettemodel.h"
 #include "palette/presetstore.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
 
@@ -44,7 +47,7 @@ private:
     std::unique_ptr<BoardModel> m_model;
     std::unique_ptr<QAbstractItemModelTester> m_tester;
 
-    Scheduler *scheduler() const { return m_session->scheduler(); }
+    Orchestrator *orchestrator() const { return m_session->orchestrator(); }
     QStringList laneNames(int lane) const
     {
         QStringList names;
@@ -58,7 +61,7 @@ private:
     {
         QModelIndexList indexes;
         for (const QString &n : names) {
-            indexes.append(m_model->runIndex(scheduler()->findRun(n)));
+            indexes.append(m_model->runIndex(orchestrator()->runs()->findByName(n)));
         }
         return m_model->mimeData(indexes);
     }
@@ -72,12 +75,12 @@ private Q_SLOTS:
         QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs")), QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
         m_controller = std::make_unique<BoardController>();
-        m_controller->setScheduler(scheduler());
+        m_controller->setOrchestrator(orchestrator());
         m_undo = m_controller->undoStack();
         m_model = std::make_unique<BoardModel>(m_controller.get());
         m_tester = std::make_unique<QAbstractItemModelTester>(m_model.get(),
                                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m_model->setScheduler(scheduler(), m_session->metrics(), m_session->devices(), nullptr);
+        m_model->setOrchestrator(orchestrator(), m_session->metrics(), m_session->devices(), nullptr);
     }
 
     void cleanup()
@@ -95,7 +98,7 @@ private Q_SLOTS:
         QCOMPARE(m_model->rowCount(), 2);
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
         QCOMPARE(laneNames(1), QStringList{QStringLiteral("d")});
-        const QModelIndex a = m_model->runIndex(scheduler()->findRun(QStringLiteral("a")));
+        const QModelIndex a = m_model->runIndex(orchestrator()->runs()->findByName(QStringLiteral("a")));
         QCOMPARE(a.parent(), m_model->index(0, 0));
         QCOMPARE(a.data(BoardModel::StateNameRole).toString(), QStringLiteral("queued"));
         QCOMPARE(a.data(BoardModel::ModelTypeRole).toString(), QStringLiteral("transe"));
@@ -107,7 +110,7 @@ private Q_SLOTS:
     // Issue 12: a card's tooltip lists the hyperparameters its spec sets.
     void cardTooltipListsTheHyperparameters()
     {
-        const QModelIndex a = m_model->runIndex(scheduler()->findRun(QStringLiteral("a")));
+        const QModelIndex a = m_model->runIndex(orchestrator()->runs()->findByName(QStringLiteral("a")));
         const QStringList lines = a.data(Qt::ToolTipRole).toString().split(QLatin1Char('\n'));
         QCOMPARE(lines.value(0), QStringLiteral("a (queued)"));
         QCOMPARE(lines.value(1), QStringLiteral("model.type = transe"));
@@ -124,7 +127,7 @@ private Q_SLOTS:
         for (int i = 0; i < 19; ++i)
             model.insert(QStringLiteral("k%1").arg(i, 2, 10, QLatin1Char('0')), i);
         run.spec = QJsonObject{{QStringLiteral("model"), model}};
-        const QStringList wide = BoardModel::toolTip(run).split(QLatin1Char('\n'));
+        const QStringList wide = CardText::toolTip(run).split(QLatin1Char('\n'));
         QCOMPARE(wide.size(), 1 + 14 + 1);
         QCOMPARE(wide.last(), QStringLiteral("… 6 more in its details (Ctrl+I)"));
     }
@@ -145,11 +148,11 @@ private Q_SLOTS:
     {
         std::unique_ptr<QMimeData> data(cards({QStringLiteral("b"), QStringLiteral("c")}));
         // Dropped onto card "d": they go before it.
-        const QModelIndex d = m_model->runIndex(scheduler()->findRun(QStringLiteral("d")));
+        const QModelIndex d = m_model->runIndex(orchestrator()->runs()->findByName(QStringLiteral("d")));
         QVERIFY(m_model->dropMimeData(data.get(), Qt::MoveAction, -1, 0, d));
         QCOMPARE(laneNames(0), QStringList{QStringLiteral("a")});
         QCOMPARE(laneNames(1), (QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}));
-        QCOMPARE(scheduler()->run(scheduler()->findRun(QStringLiteral("b"))).lane, 1);
+        QCOMPARE(orchestrator()->runs()->value(orchestrator()->runs()->findByName(QStringLiteral("b"))).lane, 1);
         // One drop is one undo step.
         m_undo->undo();
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
@@ -164,8 +167,12 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1).size(), 2);
         const QString copy = laneNames(1).at(1);
         QVERIFY2(copy != QLatin1String("a") && copy.startsWith(QLatin1String("a")), qPrintable(copy));
-        QCOMPARE(scheduler()->run(scheduler()->findRun(copy)).spec.value(QLatin1String("model")),
-                 scheduler()->run(scheduler()->findRun(QStringLiteral("a"))).spec.value(QLatin1String("model")));
+        QCOMPARE(
+            orchestrator()->runs()->value(orchestrator()->runs()->findByName(copy)).spec.value(QLatin1String("model")),
+            orchestrator()
+                ->runs()
+                ->value(orchestrator()->runs()->findByName(QStringLiteral("a")))
+                .spec.value(QLatin1String("model")));
         m_undo->undo();
         QCOMPARE(laneNames(1), QStringList{QStringLiteral("d")});
     }
@@ -203,7 +210,8 @@ private Q_SLOTS:
         QCOMPARE(queued.count(), 1);
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("dropped-1"),
                                             QStringLiteral("dropped-2"), QStringLiteral("b"), QStringLiteral("c")}));
-        const RunInfo run = scheduler()->run(scheduler()->findRun(QStringLiteral("dropped-2")));
+        const RunInfo run =
+            orchestrator()->runs()->value(orchestrator()->runs()->findByName(QStringLiteral("dropped-2")));
         QCOMPARE(run.spec.value(QLatin1String("model")).toObject().value(QLatin1String("dim")).toInt(), 16);
         QCOMPARE(run.repeatCount, 2);
         m_undo->undo();
@@ -234,7 +242,7 @@ private Q_SLOTS:
         QCOMPARE(edited, (QStringList{QStringLiteral("python3 ") + m_dir.filePath(QStringLiteral("train.py")),
                                       QStringLiteral("python3 ") + m_dir.filePath(QStringLiteral("other.py"))}));
         QCOMPARE(laneNames(1), (QStringList{QStringLiteral("d"), QStringLiteral("train"), QStringLiteral("other")}));
-        const RunInfo run = scheduler()->run(scheduler()->findRun(QStringLiteral("train")));
+        const RunInfo run = orchestrator()->runs()->value(orchestrator()->runs()->findByName(QStringLiteral("train")));
         QCOMPARE(RunSpecView(run.spec).programCwd(), QDir(m_dir.path()).absolutePath());
 
         QMimeData text;
@@ -247,7 +255,7 @@ private Q_SLOTS:
 
     void removeAndUndo()
     {
-        QVERIFY(m_controller->removeRun(scheduler()->findRun(QStringLiteral("b"))));
+        QVERIFY(m_controller->removeRun(orchestrator()->runs()->findByName(QStringLiteral("b"))));
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
         m_undo->undo();
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
@@ -274,7 +282,7 @@ private Q_SLOTS:
 
     void laneEditsAreUndoable()
     {
-        scheduler()->addLane(QStringLiteral("cpu"), 2);
+        orchestrator()->board()->addLane(QStringLiteral("cpu"), 2);
         QCOMPARE(m_model->rowCount(), 3);
         QCOMPARE(m_model->index(2, 0).data(BoardModel::SlotsRole).toInt(), 2);
         std::unique_ptr<QMimeData> data(cards({QStringLiteral("d")}));
@@ -294,7 +302,7 @@ private Q_SLOTS:
         LaneView *from = view.laneView(0);
         LaneView *to = view.laneView(1);
         QVERIFY(from && to);
-        const QModelIndex b = m_model->runIndex(scheduler()->findRun(QStringLiteral("b")));
+        const QModelIndex b = m_model->runIndex(orchestrator()->runs()->findByName(QStringLiteral("b")));
         const QPoint start = from->visualRect(b).center();
         const QPoint target = to->viewport()->rect().center() + QPoint(0, 100); // below "d": the end
 

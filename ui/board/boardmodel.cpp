@@ -1,41 +1,30 @@
 #include "board/boardmodel.h"
 
 #include "board/boardcontroller.h"
+#include "board/cardtext.h"
 #include "board/devicehistory.h"
-#include "common/mimetypes.h"
 #include "common/uilogcategories.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
+#include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QMimeData>
-#include <QUrl>
-
-#include <cmath>
 
 namespace trainyard {
 
 namespace {
 constexpr quintptr laneMarker = 0; // lanes carry 0, runs their RunId (> 0)
-
-QVariantList toList(const QVector<double> &v)
-{
-    QVariantList out;
-    out.reserve(v.size());
-    for (double x : v) {
-        out.append(x);
-    }
-    return out;
-}
 } // namespace
 
 BoardModel::BoardModel(BoardController *controller, QObject *parent)
     : QAbstractItemModel(parent)
     , m_controller(controller)
+    , m_drop(this)
 {
     reloadSlotAdvice();
 }
@@ -43,7 +32,7 @@ BoardModel::BoardModel(BoardController *controller, QObject *parent)
 void BoardModel::reloadSlotAdvice()
 {
     QString warning;
-    if (!m_slotAdvice.load(&warning)) {
+    if (!m_lanes.reloadSlotAdvice(&warning)) {
         qCWarning(lcUi).noquote() << warning;
     }
     if (rowCount() > 0) {
@@ -51,22 +40,23 @@ void BoardModel::reloadSlotAdvice()
     }
 }
 
-void BoardModel::setScheduler(Scheduler *scheduler, MetricStore *metrics, DeviceInventory *devices,
-                              DeviceHistory *history)
+void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metrics, DeviceInventory *devices,
+                                 DeviceHistory *history)
 {
     beginResetModel();
-    if (m_scheduler) {
-        disconnect(m_scheduler, nullptr, this, nullptr);
+    if (m_orchestrator) {
+        m_orchestrator->disconnectListener(this);
     }
     if (m_history) {
         disconnect(m_history, nullptr, this, nullptr);
     }
-    m_scheduler = scheduler;
+    m_orchestrator = orchestrator;
     m_metrics = metrics;
     m_devices = devices;
     m_history = history;
-    if (m_scheduler) {
-        connectScheduler();
+    m_lanes.setSources(orchestrator, devices, history);
+    if (m_orchestrator) {
+        connectOrchestrator();
     }
     if (m_history) {
         connect(m_history, &DeviceHistory::changed, this, [this] {
@@ -78,41 +68,44 @@ void BoardModel::setScheduler(Scheduler *scheduler, MetricStore *metrics, Device
     endResetModel();
 }
 
-void BoardModel::connectScheduler()
+void BoardModel::connectOrchestrator()
 {
-    Scheduler *s = m_scheduler;
-    connect(s, &Scheduler::reset, this, [this] {
+    Orchestrator *s = m_orchestrator;
+    connect(s->board(), &Board::reset, this, [this] {
         beginResetModel();
         endResetModel();
     });
-    connect(s, &Scheduler::laneAboutToBeAdded, this, [this](int i) { beginInsertRows({}, i, i); });
-    connect(s, &Scheduler::laneAdded, this, [this](int) { endInsertRows(); });
-    connect(s, &Scheduler::laneAboutToBeRemoved, this, [this](int i) { beginRemoveRows({}, i, i); });
-    connect(s, &Scheduler::laneRemoved, this, [this](int) { endRemoveRows(); });
-    connect(s, &Scheduler::laneChanged, this, [this](int i) {
+    connect(s->board(), &Board::laneAboutToBeAdded, this, [this](int i) { beginInsertRows({}, i, i); });
+    connect(s->board(), &Board::laneAdded, this, [this](int) { endInsertRows(); });
+    connect(s->board(), &Board::laneAboutToBeRemoved, this, [this](int i) { beginRemoveRows({}, i, i); });
+    connect(s->board(), &Board::laneRemoved, this, [this](int) { endRemoveRows(); });
+    // A lane changes on the board (device, slots) and in the dispatcher (its effective device).
+    const auto laneChanged = [this](int i) {
         const QModelIndex lane = laneIndex(i);
         Q_EMIT dataChanged(lane, lane);
-    });
-    connect(s, &Scheduler::runAboutToBeAdded, this, [this](int lane, int position) {
+    };
+    connect(s->board(), &Board::laneChanged, this, laneChanged);
+    connect(s->dispatcher(), &Dispatcher::laneChanged, this, laneChanged);
+    connect(s->board(), &Board::runAboutToBeAdded, this, [this](int lane, int position) {
         const QModelIndex parent = laneIndex(lane);
         const int row = position < 0 ? rowCount(parent) : position;
         beginInsertRows(parent, row, row);
     });
-    connect(s, &Scheduler::runAdded, this, [this](RunId) { endInsertRows(); });
-    connect(s, &Scheduler::runAboutToBeRemoved, this, [this](RunId id) {
-        const int row = m_scheduler->position(id);
-        beginRemoveRows(laneIndex(m_scheduler->run(id).lane), row, row);
+    connect(s->board(), &Board::runAdded, this, [this](RunId) { endInsertRows(); });
+    connect(s->board(), &Board::runAboutToBeRemoved, this, [this](RunId id) {
+        const int row = m_orchestrator->board()->position(id);
+        beginRemoveRows(laneIndex(m_orchestrator->runs()->value(id).lane), row, row);
     });
-    connect(s, &Scheduler::runRemoved, this, [this](RunId) { endRemoveRows(); });
-    connect(s, &Scheduler::runAboutToBeMoved, this,
+    connect(s->board(), &Board::runRemoved, this, [this](RunId) { endRemoveRows(); });
+    connect(s->board(), &Board::runAboutToBeMoved, this,
             [this](RunId, int fromLane, int fromPosition, int toLane, int toPosition) {
-                // The scheduler's toPosition is where the run ends up; Qt wants
+                // The board's toPosition is where the run ends up; Qt wants
                 // the row before which it goes in the list as it is now.
                 const int destination = fromLane == toLane && toPosition > fromPosition ? toPosition + 1 : toPosition;
                 m_moving =
                     beginMoveRows(laneIndex(fromLane), fromPosition, fromPosition, laneIndex(toLane), destination);
             });
-    connect(s, &Scheduler::runMoved, this, [this](RunId id) {
+    connect(s->board(), &Board::runMoved, this, [this](RunId id) {
         if (m_moving) {
             endMoveRows();
             m_moving = false;
@@ -120,8 +113,8 @@ void BoardModel::connectScheduler()
         const QModelIndex index = runIndex(id);
         Q_EMIT dataChanged(index, index);
     });
-    connect(s, &Scheduler::runChanged, this, &BoardModel::onRunChanged);
-    connect(s, &Scheduler::progressChanged, this, &BoardModel::onProgress);
+    connect(s->runs(), &RunRegistry::changed, this, &BoardModel::onRunChanged);
+    connect(s->ingestion(), &Ingestion::progressChanged, this, &BoardModel::onProgress);
 }
 
 void BoardModel::onRunChanged(RunId id)
@@ -149,7 +142,7 @@ void BoardModel::onProgress(const QList<RunId> &ids)
 
 QModelIndex BoardModel::laneIndex(int lane) const
 {
-    if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
+    if (!m_orchestrator || lane < 0 || lane >= m_orchestrator->board()->laneCount()) {
         return {};
     }
     return createIndex(lane, 0, laneMarker);
@@ -157,10 +150,10 @@ QModelIndex BoardModel::laneIndex(int lane) const
 
 QModelIndex BoardModel::runIndex(RunId id) const
 {
-    if (!m_scheduler || !m_scheduler->contains(id)) {
+    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
         return {};
     }
-    return createIndex(m_scheduler->position(id), 0, quintptr(id));
+    return createIndex(m_orchestrator->board()->position(id), 0, quintptr(id));
 }
 
 RunId BoardModel::runId(const QModelIndex &index) const
@@ -170,36 +163,36 @@ RunId BoardModel::runId(const QModelIndex &index) const
 
 QModelIndex BoardModel::index(int row, int column, const QModelIndex &parent) const
 {
-    if (!m_scheduler || !hasIndex(row, column, parent)) {
+    if (!m_orchestrator || !hasIndex(row, column, parent)) {
         return {};
     }
     if (!parent.isValid()) {
         return createIndex(row, column, laneMarker);
     }
-    const LaneInfo lane = m_scheduler->lane(parent.row());
+    const LaneInfo lane = m_orchestrator->dispatcher()->lane(parent.row());
     return createIndex(row, column, quintptr(lane.runs.at(row)));
 }
 
 QModelIndex BoardModel::parent(const QModelIndex &child) const
 {
-    if (!m_scheduler || !child.isValid() || child.internalId() == laneMarker) {
+    if (!m_orchestrator || !child.isValid() || child.internalId() == laneMarker) {
         return {};
     }
-    return laneIndex(m_scheduler->run(RunId(child.internalId())).lane);
+    return laneIndex(m_orchestrator->runs()->value(RunId(child.internalId())).lane);
 }
 
 int BoardModel::rowCount(const QModelIndex &parent) const
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return 0;
     }
     if (!parent.isValid()) {
-        return m_scheduler->laneCount();
+        return m_orchestrator->board()->laneCount();
     }
     if (parent.column() != 0 || parent.internalId() != laneMarker) {
         return 0;
     }
-    return int(m_scheduler->lane(parent.row()).runs.size());
+    return int(m_orchestrator->dispatcher()->lane(parent.row()).runs.size());
 }
 
 int BoardModel::columnCount(const QModelIndex &) const
@@ -207,71 +200,13 @@ int BoardModel::columnCount(const QModelIndex &) const
     return 1;
 }
 
-QVector<double> BoardModel::lossHistory(RunId id) const
-{
-    QVector<double> out;
-    const MetricSeries *series = m_metrics ? m_metrics->series(id, QStringLiteral("loss")) : nullptr;
-    if (!series || series->isEmpty()) {
-        return out;
-    }
-    // The whole run in at most 48 bins (mean per bin): the card's sparkline.
-    const std::size_t n = series->size();
-    const std::size_t bins = std::min<std::size_t>(48, n);
-    out.reserve(int(bins));
-    for (std::size_t b = 0; b < bins; ++b) {
-        const std::size_t i0 = n * b / bins;
-        const std::size_t i1 = std::max(i0 + 1, n * (b + 1) / bins);
-        // Long bins are sampled (at most 64 points each) so a huge run stays cheap.
-        const std::size_t stride = std::max<std::size_t>(1, (i1 - i0) / 64);
-        double sum = 0;
-        int count = 0;
-        for (std::size_t i = i0; i < i1; i += stride) {
-            const double v = series->value(i);
-            if (std::isfinite(v)) {
-                sum += v;
-                ++count;
-            }
-        }
-        if (count > 0) {
-            out.append(sum / count);
-        }
-    }
-    return out;
-}
-
-QString BoardModel::toolTip(const RunInfo &run)
-{
-    QString text = run.message.isEmpty()
-                       ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
-                       : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
-    // The hyperparameters its spec sets (the defaults are in its details),
-    // in the runs table's order; a long spec is cut, not the window.
-    constexpr int kMaxLines = 14;
-    QStringList lines;
-    for (const RunSpecView::Param &p : RunSpecView(run.spec).flattened()) {
-        if (p.key != QLatin1String("name")) {
-            lines << QStringLiteral("%1 = %2").arg(p.key, RunSpecView::valueText(p.value));
-        }
-    }
-    if (lines.size() > kMaxLines) {
-        const int more = int(lines.size()) - kMaxLines;
-        lines.resize(kMaxLines);
-        lines << tr("… %n more in its details (Ctrl+I)", nullptr, more);
-    }
-    for (const QString &line : std::as_const(lines)) {
-        text += QLatin1Char('\n') + line;
-    }
-    return text;
-}
-
 QVariant BoardModel::data(const QModelIndex &index, int role) const
 {
-    if (!m_scheduler || !index.isValid()) {
+    if (!m_orchestrator || !index.isValid()) {
         return {};
     }
     if (index.internalId() == laneMarker) {
-        const LaneInfo lane = m_scheduler->lane(index.row());
-        const DeviceInfo device = m_devices ? m_devices->device(lane.effectiveDevice) : DeviceInfo{};
+        const LaneInfo lane = m_orchestrator->dispatcher()->lane(index.row());
         switch (role) {
         case Qt::DisplayRole:
         case DeviceRole:
@@ -281,69 +216,26 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         case EffectiveDeviceRole:
             return lane.effectiveDevice;
         case DeviceNameRole:
-            if (lane.effectiveDevice == QLatin1String("cpu")) {
-                // What each of its runs gets, not what the machine has.
-                const int threads = m_scheduler->threadsPerCpuRun();
-                return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
-            }
-            if (QString cluster, partition; isSlurmDevice(lane.device, &cluster, &partition)) {
-                int pending = 0;
-                int running = 0;
-                for (RunId id : lane.runs) {
-                    const RunInfo r = m_scheduler->run(id);
-                    pending += isActive(r.state) && !r.queueReason.isEmpty() ? 1 : 0;
-                    running += isActive(r.state) && r.queueReason.isEmpty() && !r.jobId.isEmpty() ? 1 : 0;
-                }
-                return tr("Slurm · %1 · %2 · %3 pending · %4 running")
-                    .arg(cluster, partition.isEmpty() ? tr("default partition") : partition)
-                    .arg(pending)
-                    .arg(running);
-            }
-            return device.name.isEmpty() ? lane.effectiveDevice : device.name;
+            return m_lanes.deviceName(lane);
         case SlotsRole:
             return lane.slotCount;
         case LaneIndexRole:
             return index.row();
-        case SlotAdviceRole: {
-            // Keyed like SlotProbe results: the GPU's name, or "cpu".
-            const QString deviceName =
-                lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device.name;
-            for (RunId id : lane.runs) {
-                const RunInfo run = m_scheduler->run(id);
-                if (run.state == RunState::Queued) {
-                    const QString model = RunSpecView(run.spec).modelType();
-                    const auto advice = m_slotAdvice.find(deviceName, model);
-                    return advice ? SlotAdvice::summary(*advice) : QString();
-                }
-            }
-            return QString();
-        }
-        case DeviceStatsRole: {
-            QVariantMap stats{{QStringLiteral("utilization"), device.utilization},
-                              {QStringLiteral("memoryUsed"), device.memoryUsed},
-                              {QStringLiteral("memoryTotal"), device.memoryTotal},
-                              {QStringLiteral("temperature"), device.temperature},
-                              {QStringLiteral("isGpu"), device.isGpu},
-                              {QStringLiteral("busyWithOthers"), device.busyWithOthers()}};
-            if (m_history) {
-                const DeviceHistory::Samples s = m_history->samples(lane.effectiveDevice);
-                stats.insert(QStringLiteral("utilizationHistory"), toList(s.utilization));
-                stats.insert(QStringLiteral("memoryHistory"), toList(s.memory));
-                stats.insert(QStringLiteral("temperatureHistory"), toList(s.temperature));
-            }
-            return stats;
-        }
+        case SlotAdviceRole:
+            return m_lanes.slotAdvice(lane);
+        case DeviceStatsRole:
+            return m_lanes.deviceStats(lane);
         default:
             return {};
         }
     }
     const RunId id = RunId(index.internalId());
-    const RunInfo run = m_scheduler->run(id);
+    const RunInfo run = m_orchestrator->runs()->value(id);
     switch (role) {
     case Qt::DisplayRole:
         return run.name;
     case Qt::ToolTipRole:
-        return toolTip(run);
+        return CardText::toolTip(run);
     case KindRole:
         return QStringLiteral("run");
     case RunIdRole:
@@ -353,21 +245,18 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
     case StateRole:
         return int(run.state);
     case StateNameRole:
-        // A held run waits for its own Start (it is not dispatched).
-        return run.held && run.state == RunState::Queued ? tr("held") : runStateName(run.state);
+        return CardText::stateName(run);
     case ModelTypeRole:
         return RunSpecView(run.spec).kindLabel(); // a program run: its script
     case ProgressRole:
-        if (run.state == RunState::Finished) {
-            return 1.0;
-        }
-        return run.totalSteps > 0 && run.step >= 0 ? std::min(1.0, double(run.step) / double(run.totalSteps)) : -1.0;
+        return CardText::progress(run);
     case EtaRole:
         return run.etaSeconds;
     case LossRole:
         return run.loss;
     case LossHistoryRole:
-        return QVariant::fromValue(lossHistory(id));
+        return QVariant::fromValue(
+            CardText::lossHistory(m_metrics ? m_metrics->series(id, QStringLiteral("loss")) : nullptr));
     case DeviceRole:
         return run.device;
     case LaneIndexRole:
@@ -390,41 +279,16 @@ Qt::ItemFlags BoardModel::flags(const QModelIndex &index) const
 
 QStringList BoardModel::mimeTypes() const
 {
-    return {runCardsMimeType(), runSpecMimeType(), QStringLiteral("text/uri-list")};
-}
-
-QStringList BoardModel::droppedScripts(const QMimeData *data)
-{
-    QStringList scripts;
-    if (!data || !data->hasUrls()) {
-        return scripts;
-    }
-    for (const QUrl &url : data->urls()) {
-        if (!url.isLocalFile() || !url.toLocalFile().endsWith(QLatin1String(".py"))) {
-            return {}; // all Python scripts, or nothing
-        }
-        scripts << url.toLocalFile();
-    }
-    return scripts;
+    return BoardDrop::mimeTypes();
 }
 
 QMimeData *BoardModel::mimeData(const QModelIndexList &indexes) const
 {
-    QJsonArray ids;
+    QList<RunId> ids;
     for (const QModelIndex &index : indexes) {
-        const RunId id = runId(index);
-        if (id && !ids.contains(id)) {
-            ids.append(id);
-        }
+        ids.append(runId(index));
     }
-    if (ids.isEmpty()) {
-        return nullptr;
-    }
-    // The board's address tells a drop from this window from one from another.
-    const QJsonObject payload{{QLatin1String("board"), QString::number(quintptr(this))}, {QLatin1String("runs"), ids}};
-    auto *mime = new QMimeData;
-    mime->setData(runCardsMimeType(), QJsonDocument(payload).toJson(QJsonDocument::Compact));
-    return mime;
+    return m_drop.encodeCards(ids);
 }
 
 Qt::DropActions BoardModel::supportedDropActions() const
@@ -439,7 +303,7 @@ Qt::DropActions BoardModel::supportedDragActions() const
 
 bool BoardModel::dropTarget(int row, const QModelIndex &parent, int *lane, int *position) const
 {
-    if (!m_scheduler || !parent.isValid()) {
+    if (!m_orchestrator || !parent.isValid()) {
         return false;
     }
     if (parent.internalId() == laneMarker) {
@@ -448,7 +312,7 @@ bool BoardModel::dropTarget(int row, const QModelIndex &parent, int *lane, int *
         return true;
     }
     // Dropped onto a card: it goes before that card.
-    *lane = m_scheduler->run(runId(parent)).lane;
+    *lane = m_orchestrator->runs()->value(runId(parent)).lane;
     *position = parent.row();
     return *lane >= 0;
 }
@@ -461,10 +325,7 @@ bool BoardModel::canDropMimeData(const QMimeData *data, Qt::DropAction action, i
     if (!data || !dropTarget(row, parent, &lane, &position)) {
         return false;
     }
-    if (data->hasFormat(runSpecMimeType()) || !droppedScripts(data).isEmpty()) {
-        return action == Qt::CopyAction || action == Qt::MoveAction;
-    }
-    return data->hasFormat(runCardsMimeType()) && (action == Qt::CopyAction || action == Qt::MoveAction);
+    return BoardDrop::kind(data) != BoardDrop::Kind::None && (action == Qt::CopyAction || action == Qt::MoveAction);
 }
 
 bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
@@ -477,33 +338,31 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
     int position = -1;
     dropTarget(row, parent, &lane, &position);
 
-    if (data->hasFormat(runSpecMimeType())) {
-        const QJsonObject payload = QJsonDocument::fromJson(data->data(runSpecMimeType())).object();
-        const QJsonObject spec = payload.value(QLatin1String("spec")).toObject();
-        if (spec.isEmpty()) {
+    switch (BoardDrop::kind(data)) {
+    case BoardDrop::Kind::Spec: {
+        const BoardDrop::SpecDrop drop = BoardDrop::spec(data);
+        if (drop.spec.isEmpty()) {
             reportError(tr("The dropped item carries no run spec."));
             return false;
         }
-        return queueSpec(lane, position, spec, std::max(1, payload.value(QLatin1String("repeat")).toInt(1)));
+        return queueSpec(lane, position, drop.spec, drop.repeat);
     }
-
-    if (!data->hasFormat(runCardsMimeType())) {
+    case BoardDrop::Kind::Scripts: {
         // .py files from a file manager: `python3 FILE` each, in FILE's folder.
         bool queued = false;
-        for (const QString &script : droppedScripts(data)) {
+        for (const QString &script : BoardDrop::scripts(data)) {
             queued = queueSpec(lane, position++, pythonScriptRunSpec(script), 1) || queued;
         }
         return queued;
     }
-
-    const QJsonObject payload = QJsonDocument::fromJson(data->data(runCardsMimeType())).object();
-    if (payload.value(QLatin1String("board")).toString() != QString::number(quintptr(this))) {
-        reportError(tr("Cards can only be dropped in the window they come from."));
-        return false;
+    case BoardDrop::Kind::Cards:
+    case BoardDrop::Kind::None:
+        break;
     }
     QList<RunId> ids;
-    for (const QJsonValue &v : payload.value(QLatin1String("runs")).toArray()) {
-        ids.append(v.toInt());
+    if (!m_drop.cards(data, &ids)) {
+        reportError(tr("Cards can only be dropped in the window they come from."));
+        return false;
     }
     // The edit is done here; the view must not remove the dragged rows itself.
     return action == Qt::CopyAction ? m_controller->copyRuns(ids, lane, position)
@@ -512,7 +371,7 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
 
 bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return false;
     }
     if (m_specEditor && !m_specEditor(&spec, &repeat)) {

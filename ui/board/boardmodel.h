@@ -1,7 +1,8 @@
 #pragma once
 
+#include "board/boarddrop.h"
+#include "board/lanestatus.h"
 #include "records/runinfo.h"
-#include "slots/slotadvice.h"
 
 #include <QAbstractItemModel>
 #include <QJsonObject>
@@ -14,10 +15,10 @@ class BoardController;
 class DeviceHistory;
 class DeviceInventory;
 class MetricStore;
-class Scheduler;
+class Orchestrator;
 
 /// The board as a two-level tree: lanes (rows at the top) holding their run
-/// cards in queue order. It mirrors the Scheduler through its about-to/done
+/// cards in queue order. It mirrors the Orchestrator through its about-to/done
 /// signals, and turns drops into edits it asks the BoardController for (which
 /// makes them undoable): a run spec from the palette queues a run (after the
 /// spec editor hook, when set), cards dropped on a lane or between cards move
@@ -53,9 +54,10 @@ public:
     /// Drops become edits of `controller`, which must outlive the model.
     explicit BoardModel(BoardController *controller, QObject *parent = nullptr);
 
-    /// Follows a scheduler (nullptr: empty board). The model never owns it.
-    void setScheduler(Scheduler *scheduler, MetricStore *metrics, DeviceInventory *devices, DeviceHistory *history);
-    Scheduler *scheduler() const { return m_scheduler; }
+    /// Follows an orchestrator (nullptr: empty board). The model never owns it.
+    void setOrchestrator(Orchestrator *orchestrator, MetricStore *metrics, DeviceInventory *devices,
+                         DeviceHistory *history);
+    Orchestrator *orchestrator() const { return m_orchestrator; }
     void setSpecEditor(SpecEditor editor) { m_specEditor = std::move(editor); }
     BoardController *controller() const { return m_controller; }
 
@@ -75,12 +77,7 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    /// A card's tooltip: name, state and message, then the hyperparameters its spec sets.
-    static QString toolTip(const RunInfo &run);
     Qt::ItemFlags flags(const QModelIndex &index) const override;
-    /// The local .py files `data` carries (a drop from a file manager);
-    /// empty unless every URL is one.
-    static QStringList droppedScripts(const QMimeData *data);
     QStringList mimeTypes() const override;
     QMimeData *mimeData(const QModelIndexList &indexes) const override;
     bool canDropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
@@ -99,19 +96,19 @@ Q_SIGNALS:
 
 private:
     bool dropTarget(int row, const QModelIndex &parent, int *lane, int *position) const;
-    void connectScheduler();
+    void connectOrchestrator();
     void onRunChanged(RunId id);
     void onProgress(const QList<RunId> &ids);
-    QVector<double> lossHistory(RunId id) const;
     void reportError(const QString &message);
 
     BoardController *m_controller;
-    Scheduler *m_scheduler = nullptr;
+    Orchestrator *m_orchestrator = nullptr;
     MetricStore *m_metrics = nullptr;
     DeviceInventory *m_devices = nullptr;
     DeviceHistory *m_history = nullptr;
     SpecEditor m_specEditor;
-    SlotAdvice m_slotAdvice;
+    BoardDrop m_drop;   ///< the drag data of this board's cards, and drops
+    LaneStatus m_lanes; ///< the lanes' device name, stats and slot advice
     bool m_moving = false;
 };
 

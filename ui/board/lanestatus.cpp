@@ -1,0 +1,105 @@
+#include "board/lanestatus.h"
+
+#include "board/devicehistory.h"
+#include "devices/deviceinventory.h"
+#include "dispatch/dispatcher.h"
+#include "experiment/experiment.h"
+#include "experiment/runspecview.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
+
+#include <QVariantList>
+
+namespace trainyard {
+
+namespace {
+QVariantList toList(const QVector<double> &v)
+{
+    QVariantList out;
+    out.reserve(v.size());
+    for (double x : v) {
+        out.append(x);
+    }
+    return out;
+}
+} // namespace
+
+void LaneStatus::setSources(const Orchestrator *orchestrator, const DeviceInventory *devices,
+                            const DeviceHistory *history)
+{
+    m_orchestrator = orchestrator;
+    m_devices = devices;
+    m_history = history;
+}
+
+bool LaneStatus::reloadSlotAdvice(QString *warning)
+{
+    return m_slotAdvice.load(warning);
+}
+
+QString LaneStatus::deviceName(const LaneInfo &lane) const
+{
+    if (lane.effectiveDevice == QLatin1String("cpu") && m_orchestrator) {
+        // What each of its runs gets, not what the machine has.
+        const int threads = m_orchestrator->dispatcher()->threadsPerCpuRun();
+        return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
+    }
+    if (QString cluster, partition; isSlurmDevice(lane.device, &cluster, &partition)) {
+        int pending = 0;
+        int running = 0;
+        for (RunId id : lane.runs) {
+            const RunInfo r = m_orchestrator ? m_orchestrator->runs()->value(id) : RunInfo{};
+            pending += isActive(r.state) && !r.queueReason.isEmpty() ? 1 : 0;
+            running += isActive(r.state) && r.queueReason.isEmpty() && !r.jobId.isEmpty() ? 1 : 0;
+        }
+        return tr("Slurm · %1 · %2 · %3 pending · %4 running")
+            .arg(cluster, partition.isEmpty() ? tr("default partition") : partition)
+            .arg(pending)
+            .arg(running);
+    }
+    const DeviceInfo info = device(lane);
+    return info.name.isEmpty() ? lane.effectiveDevice : info.name;
+}
+
+DeviceInfo LaneStatus::device(const LaneInfo &lane) const
+{
+    return m_devices ? m_devices->device(lane.effectiveDevice) : DeviceInfo{};
+}
+
+QString LaneStatus::slotAdvice(const LaneInfo &lane) const
+{
+    if (!m_orchestrator) {
+        return QString();
+    }
+    // Keyed like SlotProbe results: the GPU's name, or "cpu".
+    const QString deviceName = lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device(lane).name;
+    for (RunId id : lane.runs) {
+        const RunInfo run = m_orchestrator->runs()->value(id);
+        if (run.state == RunState::Queued) {
+            const QString model = RunSpecView(run.spec).modelType();
+            const auto advice = m_slotAdvice.find(deviceName, model);
+            return advice ? SlotAdvice::summary(*advice) : QString();
+        }
+    }
+    return QString();
+}
+
+QVariantMap LaneStatus::deviceStats(const LaneInfo &lane) const
+{
+    const DeviceInfo device = this->device(lane);
+    QVariantMap stats{{QStringLiteral("utilization"), device.utilization},
+                      {QStringLiteral("memoryUsed"), device.memoryUsed},
+                      {QStringLiteral("memoryTotal"), device.memoryTotal},
+                      {QStringLiteral("temperature"), device.temperature},
+                      {QStringLiteral("isGpu"), device.isGpu},
+                      {QStringLiteral("busyWithOthers"), device.busyWithOthers()}};
+    if (m_history) {
+        const DeviceHistory::Samples s = m_history->samples(lane.effectiveDevice);
+        stats.insert(QStringLiteral("utilizationHistory"), toList(s.utilization));
+        stats.insert(QStringLiteral("memoryHistory"), toList(s.memory));
+        stats.insert(QStringLiteral("temperatureHistory"), toList(s.temperature));
+    }
+    return stats;
+}
+
+} // namespace trainyard

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "records/runinfo.h"
+#include "slots/slotadvice.h"
+
+#include <QCoreApplication>
+#include <QString>
+#include <QVariantMap>
+
+namespace trainyard {
+
+struct DeviceInfo;
+class DeviceHistory;
+class DeviceInventory;
+class Orchestrator;
+
+/// What a lane's header says about where its runs go: the device's name (on
+/// the CPU the threads each run gets, on Slurm the partition with its pending
+/// and running jobs), the device's live stats with their recent history, and
+/// the remembered slot probe (SlotAdvice) for the model of its first queued run.
+class LaneStatus
+{
+    Q_DECLARE_TR_FUNCTIONS(LaneStatus)
+public:
+    /// What it reads (any may be nullptr); it owns none of them.
+    void setSources(const Orchestrator *orchestrator, const DeviceInventory *devices, const DeviceHistory *history);
+    /// Re-reads the remembered slot probes; false with `*warning` when the
+    /// file cannot be used.
+    bool reloadSlotAdvice(QString *warning);
+
+    /// "NVIDIA ...", "CPU · 8 threads per run", "Slurm · gpu · a100 · 1 pending · 2 running".
+    QString deviceName(const LaneInfo &lane) const;
+    /// The slot advice for its first queued run's model ("" if none).
+    QString slotAdvice(const LaneInfo &lane) const;
+    /// utilization, memoryUsed, memoryTotal, temperature, isGpu, busyWithOthers
+    /// and, when there is a history, utilizationHistory, memoryHistory and
+    /// temperatureHistory (lists of doubles).
+    QVariantMap deviceStats(const LaneInfo &lane) const;
+
+private:
+    DeviceInfo device(const LaneInfo &lane) const;
+
+    const Orchestrator *m_orchestrator = nullptr;
+    const DeviceInventory *m_devices = nullptr;
+    const DeviceHistory *m_history = nullptr;
+    SlotAdvice m_slotAdvice;
+};
+
+} // namespace trainyard
