@@ -2,32 +2,30 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "records/runinfo.h"
+#include "runs/paramcolumns.h"
+#include "runs/pastruns.h"
+#include "runs/runrow.h"
 #include "runstore/runnotes.h"
 #include "runstore/runrecord.h"
 
 #include <QAbstractTableModel>
-#include <QDateTime>
 #include <QHash>
-#include <QJsonValue>
-#include <QMap>
-#include <QSet>
 #include <QSortFilterProxyModel>
 #include <QTimer>
 
 namespace trainyard {
 
 class MetricStore;
-class Scheduler;
+class Orchestrator;
 
-/// Every run of the open experiment (live, from the Scheduler) and of past
-/// experiments (RunStore::readHistory of their runs roots), one row each,
-/// with its tags and note (notes.json), its final metrics and, after the
-/// fixed columns, one column per hyperparameter: the keys of the runs'
-/// specs, flattened ("model.dim", "train.lr") and resolved with the
-/// catalogue's defaults when it has one, as W&B's run table has them. The
-/// view shows the ones whose values differ between the runs (paramDiffers)
-/// unless the user chose otherwise. It only formats: the run folders are
-/// RunStore's.
+/// Every run of the open experiment (live, from the Orchestrator) and of past
+/// experiments (PastRuns), one row each (RunRow), with its tags and note
+/// (notes.json), its final metrics and, after the fixed columns, one column
+/// per hyperparameter (ParamColumns): the keys of the runs' specs, flattened
+/// ("model.dim", "train.lr") and resolved with the catalogue's defaults when
+/// it has one. The view shows the ones whose values differ between the runs
+/// (paramDiffers) unless the user chose otherwise. It only formats: the run
+/// folders are RunStore's.
 class RunTableModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -58,35 +56,13 @@ public:
         ParamKeyRole,   ///< header: the hyperparameter of a column ("train.lr"); empty for fixed columns
     };
 
-    struct Row
-    {
-        QString experiment;
-        QString name;
-        QString model;
-        QString data;
-        QString state;
-        qint64 step = -1;
-        double loss = qQNaN();
-        double mrr = qQNaN();
-        double hits10 = qQNaN();
-        double accuracy = qQNaN();
-        QDateTime started;
-        QDateTime ended;
-        double trained = -1; ///< trainedSeconds() of the run, -1 while unknown or running
-        QString runDir;
-        RunId id = 0;
-        RunNotes notes;
-        QJsonObject spec;                  ///< as spec.json holds it
-        QJsonObject resolved;              ///< with the catalogue's defaults
-        QHash<QString, QJsonValue> params; ///< `resolved` flattened, by key
-    };
-
     explicit RunTableModel(QObject *parent = nullptr);
 
     /// The open experiment (live rows); nullptr for none.
-    void setSession(const QString &experimentName, const QString &runsRoot, Scheduler *scheduler, MetricStore *metrics);
+    void setSession(const QString &experimentName, const QString &runsRoot, Orchestrator *orchestrator,
+                    MetricStore *metrics);
     /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
-    void setHistoryRoots(const QStringList &roots) { m_historyRoots = roots; }
+    void setHistoryRoots(const QStringList &roots) { m_history.setRoots(roots); }
     /// Reads the past runs again (only what their metrics.jsonl gained since the last time).
     void refreshHistory();
     /// The catalogue the hyperparameters are resolved with (their defaults);
@@ -96,16 +72,14 @@ public:
     void setNotes(const QString &runDir, const RunNotes &notes);
     /// The past run of a row (nullptr for live rows): what its details show.
     const RunRecord *pastRun(int row) const;
-    /// The row of a past run.
-    Row pastRow(const RunRecord &run, const QString &experiment) const;
 
     /// The hyperparameters of the runs, in column order (after FixedColumnCount).
-    QStringList paramKeys() const { return m_params.keys; }
+    QStringList paramKeys() const { return m_params.keys(); }
     /// The column of hyperparameter `key`, -1 when no run has it.
     int paramColumn(const QString &key) const;
     /// True when the runs do not all have the same value of `key` (one
     /// without it counts as a value): the columns shown by default.
-    bool paramDiffers(const QString &key) const { return m_params.differing.contains(key); }
+    bool paramDiffers(const QString &key) const { return m_params.differs(key); }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -113,31 +87,19 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    Row liveRow(RunId id) const;
+    RunRow liveRow(RunId id) const;
     void rebuildLive();
     void refreshLive();
-    const Row &rowAt(int row) const;
-    void setSpec(Row *row, const QJsonObject &spec) const;
-    struct ParamColumns
-    {
-        QStringList keys;
-        QSet<QString> differing;
-        bool operator==(const ParamColumns &o) const { return keys == o.keys && differing == o.differing; }
-    };
-    // The hyperparameter columns of `live` and the past rows.
-    ParamColumns paramColumns(const QList<Row> &live) const;
-    QVariant paramData(const Row &row, const QString &key, int role) const;
+    const RunRow &rowAt(int row) const;
 
-    Scheduler *m_scheduler = nullptr;
+    Orchestrator *m_orchestrator = nullptr;
     MetricStore *m_metrics = nullptr;
     QString m_experiment;
     QString m_runsRoot;
-    QStringList m_historyRoots;
-    QList<Row> m_live;
-    QList<Row> m_past;
-    QList<RunRecord> m_pastRecords;             ///< m_past's records (implicitly shared with m_history)
-    QHash<QString, QList<RunRecord>> m_history; ///< runs root -> its past runs, as read last time
-    QHash<QString, RunNotes> m_liveNotes;       ///< run name -> notes.json of the open experiment's runs
+    QList<RunRow> m_live;
+    QList<RunRow> m_past;                 ///< m_history's runs, in its order
+    PastRuns m_history;                   ///< m_past's records
+    QHash<QString, RunNotes> m_liveNotes; ///< run name -> notes.json of the open experiment's runs
     ModelCatalogue m_catalogue;
     ParamColumns m_params;
     QTimer m_refresh;

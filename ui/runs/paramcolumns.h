@@ -1,0 +1,44 @@
+#pragma once
+
+#include "runs/runrow.h"
+
+#include <QList>
+#include <QSet>
+#include <QStringList>
+#include <QVariant>
+
+namespace trainyard {
+
+/// The runs table's hyperparameter columns, as W&B's run table has them: the
+/// keys of the runs' resolved specs, flattened ("model.dim", "train.lr") in
+/// RunSpecView's one order, without those the fixed columns show (the name,
+/// model.type); which of them differ between the runs; and what a cell shows.
+class ParamColumns
+{
+public:
+    /// False for the keys the fixed columns show already (Run, Model).
+    static bool isParam(const QString &key);
+    /// The columns of the rows `live` and `past` (RunRow::params, RunRow::resolved).
+    static ParamColumns of(const QList<RunRow> &live, const QList<RunRow> &past);
+
+    const QStringList &keys() const { return m_keys; }
+    /// True when the runs do not all have the same value of `key` (one
+    /// without it counts as a value).
+    bool differs(const QString &key) const { return m_differing.contains(key); }
+    bool operator==(const ParamColumns &o) const { return m_keys == o.m_keys && m_differing == o.m_differing; }
+    bool operator!=(const ParamColumns &o) const { return !(*this == o); }
+
+    /// What `row`'s cell of `key` shows for the Qt `role` (display, tooltip,
+    /// alignment: numbers right); nothing when the run has no such key.
+    static QVariant data(const RunRow &row, const QString &key, int role);
+    /// What the cell sorts by: numbers as numbers (2 before 10), booleans as
+    /// 0 and 1, text as shown; null ("no limit") and a missing key sort last
+    /// (no value).
+    static QVariant sortValue(const RunRow &row, const QString &key);
+
+private:
+    QStringList m_keys;
+    QSet<QString> m_differing;
+};
+
+} // namespace trainyard

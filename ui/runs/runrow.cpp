@@ -1,0 +1,93 @@
+#include "runs/runrow.h"
+
+#include "catalogue/modelcatalogue.h"
+#include "experiment/runspecview.h"
+#include "metrics/metricstore.h"
+#include "runs/paramcolumns.h"
+#include "runstore/runrecord.h"
+
+namespace trainyard {
+
+namespace {
+
+// The run's final evaluation of `metric` (the test split's when it has one).
+double finalOf(const RunRecord &run, const QString &metric)
+{
+    const RunRecord::Eval *eval = run.finalEval(metric);
+    return eval ? eval->last : qQNaN();
+}
+
+double lastOf(const MetricStore *metrics, RunId id, const QString &metric)
+{
+    for (const QString &split : {QStringLiteral("test/"), QStringLiteral("valid/"), QStringLiteral("train/")}) {
+        const MetricSeries *s = metrics->series(id, split + metric);
+        if (s && !s->isEmpty()) {
+            return s->lastValue();
+        }
+    }
+    return qQNaN();
+}
+
+} // namespace
+
+RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
+                    const RunNotes &notes, const ModelCatalogue &catalogue)
+{
+    RunRow row;
+    row.id = id;
+    row.experiment = experiment;
+    row.name = run.name;
+    row.model = RunSpecView(run.spec).kindLabel();
+    row.data = RunSpecView(run.spec).dataSummary();
+    row.state = runStateName(run.state);
+    row.step = run.step;
+    row.loss = run.loss;
+    if (metrics) {
+        row.mrr = lastOf(metrics, id, QStringLiteral("mrr"));
+        row.hits10 = lastOf(metrics, id, QStringLiteral("hits@10"));
+        row.accuracy = lastOf(metrics, id, QStringLiteral("accuracy"));
+    }
+    row.started = run.started;
+    row.ended = run.ended;
+    row.trained = isTerminal(run.state) ? trainedSeconds(run) : -1;
+    row.runDir = run.runDir;
+    row.notes = notes;
+    row.setSpec(run.spec, catalogue);
+    return row;
+}
+
+RunRow RunRow::past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue)
+{
+    RunRow row;
+    row.experiment = experiment;
+    row.name = run.info.name;
+    row.model = RunSpecView(run.info.spec).kindLabel();
+    row.data = RunSpecView(run.info.spec).dataSummary();
+    row.state = run.stateName();
+    row.step = run.info.step;
+    row.loss = run.info.loss;
+    row.mrr = finalOf(run, QStringLiteral("mrr"));
+    row.hits10 = finalOf(run, QStringLiteral("hits@10"));
+    row.accuracy = finalOf(run, QStringLiteral("accuracy"));
+    row.started = run.info.started;
+    row.ended = run.info.ended;
+    row.trained = isTerminal(run.info.state) ? trainedSeconds(run.info) : -1;
+    row.runDir = run.info.runDir;
+    row.notes = run.notes;
+    row.setSpec(run.info.spec, catalogue);
+    return row;
+}
+
+void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue)
+{
+    spec = newSpec;
+    resolved = catalogue.resolve(newSpec);
+    params.clear();
+    for (const RunSpecView::Param &p : RunSpecView(resolved).flattened()) {
+        if (ParamColumns::isParam(p.key)) {
+            params.insert(p.key, p.value);
+        }
+    }
+}
+
+} // namespace trainyard

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "records/runinfo.h"
+#include "runstore/runnotes.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+
+namespace trainyard {
+
+class MetricStore;
+class ModelCatalogue;
+struct RunRecord;
+
+/// One row of the runs table, whether a live run of the open experiment (its
+/// RunInfo and the MetricStore) or a past run (its RunRecord): what the fixed
+/// columns show, and its spec resolved and flattened for the hyperparameter
+/// columns.
+struct RunRow
+{
+    QString experiment;
+    QString name;
+    QString model; ///< RunSpecView::kindLabel (a program run: its script)
+    QString data;  ///< RunSpecView::dataSummary
+    QString state;
+    qint64 step = -1;
+    double loss = qQNaN();
+    double mrr = qQNaN();
+    double hits10 = qQNaN();
+    double accuracy = qQNaN();
+    QDateTime started;
+    QDateTime ended;
+    double trained = -1; ///< trainedSeconds() of the run, -1 while unknown or running
+    QString runDir;
+    RunId id = 0; ///< 0 for past runs
+    RunNotes notes;
+    QJsonObject spec;                  ///< as spec.json holds it
+    QJsonObject resolved;              ///< with the catalogue's defaults
+    QHash<QString, QJsonValue> params; ///< `resolved` flattened, by key, without the fixed columns' keys
+
+    /// Live run `run` (id `id`); its evaluations are the last of the store's
+    /// series (the test split's, else valid's, else train's).
+    static RunRow live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
+                       const RunNotes &notes, const ModelCatalogue &catalogue);
+    /// Past run `run`; its evaluations are its final ones (RunRecord::finalEval).
+    static RunRow past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue);
+    /// Sets `spec` and resolves it with `catalogue` again (its defaults).
+    void setSpec(const QJsonObject &spec, const ModelCatalogue &catalogue);
+};
+
+} // namespace trainyard
