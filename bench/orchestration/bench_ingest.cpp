@@ -1,6 +1,6 @@
 // Ingestion benchmark: N fake workers (separate processes) stream metric
 // lines over the metrics socket into one Session, through the same path as
-// real runs (MetricsServer -> Scheduler -> MetricStore). Prints lines per
+// real runs (MetricsServer -> Orchestrator -> MetricStore). Prints lines per
 // second absorbed, event-loop latency (lateness of a 5 ms timer) p50/p99,
 // and bytes per stored point.
 //
@@ -10,10 +10,12 @@
 // Phase "flood": every worker sends `flood_lines` as fast as it can; the
 // absorbed rate is the orchestrator's capacity.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
 #include "experiment/experiment.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QCoreApplication>
@@ -80,7 +82,7 @@ PhaseResult runPhase(Session &session, const QString &worker, const QList<RunId>
     for (RunId id : ids) {
         auto p = std::make_unique<QProcess>();
         p->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        const RunInfo run = session.scheduler()->run(id);
+        const RunInfo run = session.orchestrator()->runs()->value(id);
         p->start(worker, {QStringLiteral("--bench"), QString::number(linesEach), QStringLiteral("--rate"),
                           QString::number(rate), QStringLiteral("--run"), run.name, QStringLiteral("--connect"),
                           QStringLiteral("unix:") + server->socketPath(), QStringLiteral("--token"),
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "bench-ingest: %s\n", qPrintable(errors.join(QLatin1Char('\n'))));
         return 1;
     }
-    const QList<RunId> ids = session.scheduler()->runIds();
+    const QList<RunId> ids = session.orchestrator()->board()->runIds();
 
     const long pacedLines = static_cast<long>(rate * seconds);
     const PhaseResult paced = runPhase(session, worker, ids, pacedLines, rate);

@@ -19,10 +19,12 @@
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
 #include "board/boardview.h"
+#include "common/prompts.h"
 #include "common/runcolors.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
 #include "metrics/metricstore.h"
 #include "plot/plotwidget.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QApplication>
@@ -126,16 +128,16 @@ int main(int argc, char **argv)
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         if (!window.openFile(writeExperiment(dir, runs))) {
             std::fprintf(stderr, "bench_ui: cannot open the benchmark experiment\n");
             return 1;
         }
         window.resize(1600, 1000);
         window.show();
-        Scheduler *scheduler = window.session()->scheduler();
+        Orchestrator *orchestrator = window.session()->orchestrator();
         MetricStore *store = window.session()->metrics();
-        const QList<RunId> ids = scheduler->runIds();
+        const QList<RunId> ids = orchestrator->board()->runIds();
         window.boardView()->selectRuns(ids);
         QCoreApplication::processEvents();
 

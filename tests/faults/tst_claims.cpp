@@ -7,12 +7,15 @@
 // real cluster's case (a colleague's job under a reused id) is
 // tst_slurmlauncher's reusedJobIdIsNeverAdoptedNorSignalled.
 
-#include "dispatch/scheduler.h"
-#include "orchestration/testutil.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/runfile.h"
+#include "orchestration/testutil.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/exitoutcome.h"
+#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QFile>
@@ -261,22 +264,23 @@ private Q_SLOTS:
         Session session;
         QStringList warnings;
         QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
-        Scheduler *sch = session.scheduler();
-        const RunId id = sch->findRun(QStringLiteral("r"));
+        Orchestrator *orch = session.orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("r"));
         if (expected.isEmpty()) {
             // The control: the user's own file, a job that is the run's.
-            QVERIFY2(sch->run(id).reattached && isActive(sch->run(id).state), qPrintable(sch->run(id).message));
+            QVERIFY2(orch->runs()->value(id).reattached && isActive(orch->runs()->value(id).state),
+                     qPrintable(orch->runs()->value(id).message));
             QVERIFY(closeAndWait(&session));
             QVERIFY2(slurm.cancels().value(0).endsWith(QStringLiteral(" -- ") + kJob),
                      qPrintable(slurm.calls().join(QLatin1Char('\n'))));
             return;
         }
         QVERIFY2(warnings.join(QLatin1Char('\n')).contains(expected), qPrintable(warnings.join(QLatin1Char('\n'))));
-        const RunInfo r = sch->run(id);
+        const RunInfo r = orch->runs()->value(id);
         QCOMPARE(r.state, RunState::Lost);
         QVERIFY2(r.message.contains(expected), qPrintable(r.message));
         QString error;
-        QVERIFY(!sch->stopRun(id, &error));
+        QVERIFY(!orch->dispatcher()->stopRun(id, &error));
         QVERIFY(closeAndWait(&session));
         QVERIFY(!watch.stalled());
         if (kind == QLatin1String("foreign")) {
@@ -357,7 +361,8 @@ private Q_SLOTS:
             Session session;
             QStringList warnings;
             QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
-            const RunInfo r = session.scheduler()->run(session.scheduler()->findRun(QStringLiteral("w")));
+            const RunInfo r =
+                session.orchestrator()->runs()->value(session.orchestrator()->runs()->findByName(QStringLiteral("w")));
             QCOMPARE(r.state, RunState::Lost);
             QVERIFY2(r.message.contains(QStringLiteral("pid %1").arg(pid)) && r.message.contains(expected),
                      qPrintable(r.message));
@@ -398,15 +403,15 @@ private Q_SLOTS:
         Session session;
         QStringList warnings;
         QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
-        Scheduler *sch = session.scheduler();
+        Orchestrator *orch = session.orchestrator();
         // Silence longer than this stalls a run whose file is its channel;
         // the file is read every second.
-        sch->setStallTimeout(1500);
-        sch->setCpuFallback(true);
-        const RunId id = sch->findRun(QStringLiteral("f"));
+        orch->supervisor()->setStallTimeout(1500);
+        orch->dispatcher()->setCpuFallback(true);
+        const RunId id = orch->runs()->findByName(QStringLiteral("f"));
         {
             StallWatch watch(metrics, metricLine(77, 0.123));
-            sch->startAll(); // the run's folder is made now; its job starts soon after
+            orch->dispatcher()->startAll(); // the run's folder is made now; its job starts soon after
             QFile::remove(metrics);
             if (kind == QLatin1String("fifo"))
                 QVERIFY(::mkfifo(QFile::encodeName(metrics).constData(), 0600) == 0);
@@ -414,18 +419,18 @@ private Q_SLOTS:
                 QVERIFY(QFile::link(otherDir + QStringLiteral("/metrics.jsonl"), metrics));
             else
                 QVERIFY(QDir().mkdir(metrics));
-            QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Running, 10000);
-            QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).message.contains(expected), 5000);
+            QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Running, 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).message.contains(expected), 5000);
             QTest::qWait(3500); // three more reads of the file, twice the stall timeout
             QVERIFY(!watch.stalled());
-            const RunInfo r = sch->run(id);
+            const RunInfo r = orch->runs()->value(id);
             QCOMPARE(r.state, RunState::Running);
             QVERIFY2(r.message.contains(expected), qPrintable(r.message));
             QVERIFY(r.step < 77);
             QVERIFY(std::isnan(r.loss));
             // The job ends; what the run's folder keeps is its own.
             slurm.set(QStringLiteral("state"), QStringLiteral("COMPLETED"));
-            QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 10000);
             QVERIFY(!watch.stalled());
         }
         const QJsonObject status = readJsonFile(store.runDir(QStringLiteral("f")) + QStringLiteral("/status.json"));

@@ -6,11 +6,14 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -76,18 +79,18 @@ private Q_SLOTS:
         QStringList errors;
         Session second;
         QVERIFY2(second.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        second.scheduler()->setWorkerProgram(fakeWorker());
-        Scheduler *sch = second.scheduler();
+        second.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        Orchestrator *orch = second.orchestrator();
         for (const QString &n : names) {
-            const RunInfo r = sch->run(sch->findRun(n));
+            const RunInfo r = orch->runs()->value(orch->runs()->findByName(n));
             QVERIFY2(r.reattached, qPrintable(n));
             QCOMPARE(r.state, RunState::Running);
             QCOMPARE(r.pid, live.value(n).pid);
         }
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(sch->findRun(names.at(0))).connected, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->finishedCount(), 3, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(orch->runs()->findByName(names.at(0))).connected, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->dispatcher()->finishedCount(), 3, 20000);
         for (const QString &n : names) {
-            const RunId id = sch->findRun(n);
+            const RunId id = orch->runs()->findByName(n);
             QCOMPARE(countLines(store.runDir(n) + QStringLiteral("/metrics.jsonl"), "metric"), 300);
             const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
             QVERIFY(loss);
@@ -131,14 +134,15 @@ private Q_SLOTS:
         QStringList errors;
         Session second;
         QVERIFY2(second.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        Scheduler *sch = second.scheduler();
-        sch->setWorkerProgram(fakeWorker());
-        const RunId id = sch->findRun(QStringLiteral("a"));
-        QCOMPARE(sch->run(id).state, RunState::Stopped);
-        QVERIFY2(sch->run(id).message.contains(QStringLiteral("checkpoint")), qPrintable(sch->run(id).message));
-        QVERIFY(sch->retryRun(id, /*fromCheckpoint=*/true));
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        Orchestrator *orch = second.orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        const RunId id = orch->runs()->findByName(QStringLiteral("a"));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Stopped);
+        QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("checkpoint")),
+                 qPrintable(orch->runs()->value(id).message));
+        QVERIFY(orch->dispatcher()->retryRun(id, /*fromCheckpoint=*/true));
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
         const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 200);

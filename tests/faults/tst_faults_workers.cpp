@@ -6,13 +6,17 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "ingest/metricsserver.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QFile>
 #include <QRandomGenerator>
@@ -49,34 +53,35 @@ private Q_SLOTS:
             QStringList errors;
             Session session;
             QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-            Scheduler *sch = session.scheduler();
-            sch->setWorkerProgram(fakeWorker());
-            QSignalSpy idle(sch, &Scheduler::idle);
-            sch->startAll();
+            Orchestrator *orch = session.orchestrator();
+            orch->supervisor()->setWorkerProgram(fakeWorker());
+            QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+            orch->dispatcher()->startAll();
 
             QSet<RunId> killed;
             while (killed.size() < 3) {
                 // A random run among those running past step 5.
                 QList<RunId> candidates;
-                for (RunId id : sch->runIds()) {
-                    const RunInfo r = sch->run(id);
+                for (RunId id : orch->board()->runIds()) {
+                    const RunInfo r = orch->runs()->value(id);
                     if (r.state == RunState::Running && r.step >= 5 && r.pid > 0 && !killed.contains(id))
                         candidates << id;
                 }
                 if (candidates.isEmpty()) {
                     QTest::qWait(5);
-                    QVERIFY2(sch->activeCount() > 0 || killed.size() == 3, "runs ended before 3 were killed");
+                    QVERIFY2(orch->dispatcher()->activeCount() > 0 || killed.size() == 3,
+                             "runs ended before 3 were killed");
                     continue;
                 }
                 const RunId victim = candidates.at(rng.bounded(int(candidates.size())));
-                QCOMPARE(::kill(pid_t(sch->run(victim).pid), SIGKILL), 0);
+                QCOMPARE(::kill(pid_t(orch->runs()->value(victim).pid), SIGKILL), 0);
                 killed << victim;
                 QTest::qWait(int(rng.bounded(40)));
             }
             QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
-            QCOMPARE(sch->finishedCount(), 8 - 3);
-            for (RunId id : sch->runIds()) {
-                const RunInfo r = sch->run(id);
+            QCOMPARE(orch->dispatcher()->finishedCount(), 8 - 3);
+            for (RunId id : orch->board()->runIds()) {
+                const RunInfo r = orch->runs()->value(id);
                 const QJsonObject status = readJsonFile(r.runDir + QStringLiteral("/status.json"));
                 if (killed.contains(id)) {
                     QCOMPARE(r.state, RunState::Failed);
@@ -112,20 +117,21 @@ private Q_SLOTS:
         QStringList errors;
         Session session;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        Scheduler *sch = session.scheduler();
-        sch->setWorkerProgram(fakeWorker());
-        sch->setStallTimeout(1200);
-        sch->setStopTimeout(400);
-        sch->startAll();
-        const RunId hung = sch->findRun(QStringLiteral("hung"));
-        const RunId fine = sch->findRun(QStringLiteral("fine"));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(hung).state, RunState::Stalled, 10000);
-        QVERIFY2(sch->run(hung).message.contains(QStringLiteral("heartbeat")), qPrintable(sch->run(hung).message));
-        const qint64 pid = sch->run(hung).pid;
+        Orchestrator *orch = session.orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        orch->supervisor()->setStallTimeout(1200);
+        orch->supervisor()->setStopTimeout(400);
+        orch->dispatcher()->startAll();
+        const RunId hung = orch->runs()->findByName(QStringLiteral("hung"));
+        const RunId fine = orch->runs()->findByName(QStringLiteral("fine"));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(hung).state, RunState::Stalled, 10000);
+        QVERIFY2(orch->runs()->value(hung).message.contains(QStringLiteral("heartbeat")),
+                 qPrintable(orch->runs()->value(hung).message));
+        const qint64 pid = orch->runs()->value(hung).pid;
         QVERIFY(pid > 0);
-        QVERIFY(sch->stopRun(hung));
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(hung).state), 5000);
-        const RunInfo r = sch->run(hung);
+        QVERIFY(orch->dispatcher()->stopRun(hung));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(hung).state), 5000);
+        const RunInfo r = orch->runs()->value(hung);
         QCOMPARE(r.state, RunState::Failed);
         QCOMPARE(r.exitSignal, SIGKILL);
         QVERIFY2(r.message.contains(QStringLiteral("did not stop")), qPrintable(r.message));
@@ -133,7 +139,7 @@ private Q_SLOTS:
         const MetricSeries *loss = session.metrics()->series(hung, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 9);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(fine).state, RunState::Finished, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(fine).state, RunState::Finished, 10000);
     }
 
     // Fault: a torn last line, a garbage line, a NUL-filled line and a wrong-typed line in metrics.jsonl | User sees: the run's curves load; bad lines are skipped and counted (RunStore::ReadResult::skipped) | Kept: every valid point before and after the bad lines
@@ -172,13 +178,13 @@ private Q_SLOTS:
         Session second;
         QStringList errors;
         QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        const RunId id = second.scheduler()->findRun(QStringLiteral("t"));
+        const RunId id = second.orchestrator()->runs()->findByName(QStringLiteral("t"));
         const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 31); // 30 from the worker + the one after the garbage
         QCOMPARE(loss->step(30), std::int64_t(31));
         // The worker's own done line counts; the wrong-typed one is ignored.
-        QCOMPARE(second.scheduler()->run(id).state, RunState::Finished);
+        QCOMPARE(second.orchestrator()->runs()->value(id).state, RunState::Finished);
     }
 
     // Fault: the worker program is missing, or exists but is not executable | User sees: each run fails at once with "trainyard-worker not found ..." or "cannot start PATH: ..." | Kept: the other queued runs; with the program fixed, Retry runs them to the end
@@ -194,35 +200,35 @@ private Q_SLOTS:
         QStringList errors;
         Session session;
         QVERIFY(session.open(ex, QString(), &errors));
-        Scheduler *sch = session.scheduler();
-        const QList<RunId> ids = sch->runIds();
+        Orchestrator *orch = session.orchestrator();
+        const QList<RunId> ids = orch->board()->runIds();
 
-        sch->setWorkerProgram(dir.filePath(QStringLiteral("no-such-worker")));
+        orch->supervisor()->setWorkerProgram(dir.filePath(QStringLiteral("no-such-worker")));
         QString error;
-        QVERIFY(sch->startRun(ids.at(0), &error) || !error.isEmpty());
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(ids.at(0)).state), 5000);
-        QCOMPARE(sch->run(ids.at(0)).state, RunState::Failed);
-        QVERIFY2(sch->run(ids.at(0)).message.contains(QStringLiteral("no-such-worker")),
-                 qPrintable(sch->run(ids.at(0)).message));
+        QVERIFY(orch->dispatcher()->startRun(ids.at(0), &error) || !error.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(ids.at(0)).state), 5000);
+        QCOMPARE(orch->runs()->value(ids.at(0)).state, RunState::Failed);
+        QVERIFY2(orch->runs()->value(ids.at(0)).message.contains(QStringLiteral("no-such-worker")),
+                 qPrintable(orch->runs()->value(ids.at(0)).message));
 
-        sch->setWorkerProgram(notExecutable);
-        QVERIFY(sch->startRun(ids.at(1), &error) || !error.isEmpty());
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(ids.at(1)).state), 5000);
-        QCOMPARE(sch->run(ids.at(1)).state, RunState::Failed);
-        QVERIFY2(sch->run(ids.at(1)).message.contains(QStringLiteral("cannot start")),
-                 qPrintable(sch->run(ids.at(1)).message));
+        orch->supervisor()->setWorkerProgram(notExecutable);
+        QVERIFY(orch->dispatcher()->startRun(ids.at(1), &error) || !error.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(ids.at(1)).state), 5000);
+        QCOMPARE(orch->runs()->value(ids.at(1)).state, RunState::Failed);
+        QVERIFY2(orch->runs()->value(ids.at(1)).message.contains(QStringLiteral("cannot start")),
+                 qPrintable(orch->runs()->value(ids.at(1)).message));
 
         // The program found from the environment: none, so refuse clearly.
         qputenv("TRAINYARD_WORKER", notExecutable.toLocal8Bit());
         QVERIFY(WorkerProcess::findWorkerProgram().isEmpty());
         qunsetenv("TRAINYARD_WORKER");
 
-        sch->setWorkerProgram(fakeWorker());
-        QSignalSpy idle(sch, &Scheduler::idle);
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         for (RunId id : ids)
-            QVERIFY(sch->retryRun(id));
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->finishedCount(), 2, 10000);
+            QVERIFY(orch->dispatcher()->retryRun(id));
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->dispatcher()->finishedCount(), 2, 10000);
     }
 };
 

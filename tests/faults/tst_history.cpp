@@ -12,13 +12,17 @@
 #include "app/mainwindow.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
-#include "dispatch/scheduler.h"
+#include "common/prompts.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
 #include "plot/plotwidget.h"
+#include "records/runregistry.h"
 #include "runs/runtablemodel.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -89,19 +93,19 @@ private:
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
             return nullptr;
         }
-        session->scheduler()->setWorkerProgram(fakeWorker());
+        session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         return session;
     }
 
     // Starts `id` alone and waits until it has ended.
-    static bool runToEnd(Scheduler *sch, RunId id)
+    static bool runToEnd(Orchestrator *orch, RunId id)
     {
         QString error;
-        if (!sch->startRun(id, &error)) {
+        if (!orch->dispatcher()->startRun(id, &error)) {
             qWarning("%s", qPrintable(error));
             return false;
         }
-        return QTest::qWaitFor([&] { return isTerminal(sch->run(id).state); }, 15000);
+        return QTest::qWaitFor([&] { return isTerminal(orch->runs()->value(id).state); }, 15000);
     }
 
 private Q_SLOTS:
@@ -120,25 +124,25 @@ private Q_SLOTS:
         const QString root = dir.filePath(QStringLiteral("runs"));
         auto s = open(root, fakeSpec(QStringLiteral("done"), 30, 2));
         QVERIFY(s);
-        Scheduler *sch = s->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("done"));
+        Orchestrator *orch = s->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("done"));
         RunStore store(root);
         RunNotes notes;
         notes.note = QStringLiteral("the baseline");
         QVERIFY(store.writeNotes(QStringLiteral("done"), notes));
-        QVERIFY(runToEnd(sch, id));
-        QCOMPARE(sch->run(id).state, RunState::Finished);
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
         const QString folder = store.runDir(QStringLiteral("done"));
         const QMap<QString, QByteArray> first = snapshot(folder);
         QVERIFY(first.contains(QStringLiteral("checkpoints/fake.ckpt")));
         QCOMPARE(metricSteps(folder + QStringLiteral("/metrics.jsonl")), range(1, 30));
-        QVERIFY(!sch->resumesOnRetry(id)); // it finished: its checkpoint is its end
-        QCOMPARE(sch->attemptKeptOnRetry(id), QStringLiteral("done.attempt-1"));
+        QVERIFY(!orch->dispatcher()->resumesOnRetry(id)); // it finished: its checkpoint is its end
+        QCOMPARE(orch->dispatcher()->attemptKeptOnRetry(id), QStringLiteral("done.attempt-1"));
 
-        QSignalSpy archived(sch, &Scheduler::attemptArchived);
-        QVERIFY(sch->retryRun(id));
-        QVERIFY(runToEnd(sch, id));
-        QCOMPARE(sch->run(id).state, RunState::Finished);
+        QSignalSpy archived(orch->supervisor(), &Supervisor::attemptArchived);
+        QVERIFY(orch->dispatcher()->retryRun(id));
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
         QCOMPARE(archived.count(), 1);
         QCOMPARE(archived.at(0).at(1).toString(), store.runDir(QStringLiteral("done.attempt-1")));
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-1"))), first);
@@ -147,8 +151,8 @@ private Q_SLOTS:
         QCOMPARE(store.readNotes(QStringLiteral("done")), notes);
         const QMap<QString, QByteArray> second = snapshot(folder);
 
-        QVERIFY(sch->retryRun(id));
-        QVERIFY(runToEnd(sch, id));
+        QVERIFY(orch->dispatcher()->retryRun(id));
+        QVERIFY(runToEnd(orch, id));
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-1"))), first);
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-2"))), second);
         QStringList names;
@@ -165,10 +169,10 @@ private Q_SLOTS:
         const QString root = dir.filePath(QStringLiteral("runs"));
         auto s = open(root, fakeSpec(QStringLiteral("kept"), 20, 2));
         QVERIFY(s);
-        Scheduler *sch = s->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("kept"));
-        QVERIFY(runToEnd(sch, id));
-        QCOMPARE(sch->run(id).state, RunState::Finished);
+        Orchestrator *orch = s->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("kept"));
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
         const QString folder = RunStore(root).runDir(QStringLiteral("kept"));
         const QMap<QString, QByteArray> before = snapshot(folder);
 
@@ -179,11 +183,11 @@ private Q_SLOTS:
             QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), root});
         });
         QString error;
-        QVERIFY(sch->retryRun(id, true, &error));
-        QVERIFY(!sch->startRun(id, &error));
-        QCOMPARE(sch->run(id).state, RunState::Failed);
-        QVERIFY2(sch->run(id).message.contains(QStringLiteral("could not be kept as an attempt")),
-                 qPrintable(sch->run(id).message));
+        QVERIFY(orch->dispatcher()->retryRun(id, true, &error));
+        QVERIFY(!orch->dispatcher()->startRun(id, &error));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Failed);
+        QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("could not be kept as an attempt")),
+                 qPrintable(orch->runs()->value(id).message));
         QCOMPARE(snapshot(folder), before);
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/kept.attempt-1")));
         s->metrics()->flush();
@@ -198,16 +202,16 @@ private Q_SLOTS:
         const QString root = dir.filePath(QStringLiteral("runs"));
         auto s = open(root, fakeSpec(QStringLiteral("f"), 30, 2, QStringLiteral("fail"), 12));
         QVERIFY(s);
-        Scheduler *sch = s->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("f"));
-        QVERIFY(runToEnd(sch, id));
-        QCOMPARE(sch->run(id).state, RunState::Failed);
-        const QString metrics = sch->run(id).runDir + QStringLiteral("/metrics.jsonl");
+        Orchestrator *orch = s->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("f"));
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Failed);
+        const QString metrics = orch->runs()->value(id).runDir + QStringLiteral("/metrics.jsonl");
         const QByteArray before = readFile(metrics);
-        QVERIFY(sch->resumesOnRetry(id));
-        QVERIFY(sch->attemptKeptOnRetry(id).isEmpty());
-        QVERIFY(sch->retryRun(id));
-        QVERIFY(runToEnd(sch, id));
+        QVERIFY(orch->dispatcher()->resumesOnRetry(id));
+        QVERIFY(orch->dispatcher()->attemptKeptOnRetry(id).isEmpty());
+        QVERIFY(orch->dispatcher()->retryRun(id));
+        QVERIFY(runToEnd(orch, id));
         const QByteArray after = readFile(metrics);
         QVERIFY(after.size() > before.size());
         QVERIFY(after.startsWith(before));
@@ -298,11 +302,11 @@ private Q_SLOTS:
 
         auto s = open(root, fakeSpec(QStringLiteral("old"), 10, 2));
         QVERIFY(s);
-        Scheduler *sch = s->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("old"));
-        QCOMPARE(sch->run(id).state, RunState::Queued);
-        QVERIFY(runToEnd(sch, id));
-        QCOMPARE(sch->run(id).state, RunState::Finished);
+        Orchestrator *orch = s->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("old"));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
         QCOMPARE(snapshot(root + QStringLiteral("/old.attempt-1")), old);
         QCOMPARE(metricSteps(root + QStringLiteral("/old/metrics.jsonl")), range(1, 10));
 
@@ -318,13 +322,13 @@ private Q_SLOTS:
         const QString root = dir.filePath(QStringLiteral("runs"));
         auto s = open(root, fakeSpec(QStringLiteral("kept"), 25, 2));
         QVERIFY(s);
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         BoardController controller;
-        controller.setScheduler(sch);
-        const RunId id = sch->findRun(QStringLiteral("kept"));
-        QVERIFY(runToEnd(sch, id));
+        controller.setOrchestrator(orch);
+        const RunId id = orch->runs()->findByName(QStringLiteral("kept"));
+        QVERIFY(runToEnd(orch, id));
         s->metrics()->flush();
-        const RunInfo before = sch->run(id);
+        const RunInfo before = orch->runs()->value(id);
         QCOMPARE(before.state, RunState::Finished);
         const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
@@ -333,12 +337,12 @@ private Q_SLOTS:
         const QMap<QString, QByteArray> files = snapshot(before.runDir);
 
         QVERIFY(controller.removeRuns({id}));
-        QVERIFY(!sch->contains(id));
+        QVERIFY(!orch->runs()->contains(id));
         QCOMPARE(snapshot(before.runDir), files);
         controller.undo();
-        const RunId back = sch->findRun(QStringLiteral("kept"));
+        const RunId back = orch->runs()->findByName(QStringLiteral("kept"));
         QCOMPARE(back, id); // the same id: the same colour, the same plot key
-        const RunInfo after = sch->run(back);
+        const RunInfo after = orch->runs()->value(back);
         QCOMPARE(after.state, RunState::Finished);
         QCOMPARE(after.message, before.message);
         QCOMPARE(after.exitCode, before.exitCode);
@@ -349,11 +353,11 @@ private Q_SLOTS:
         loss = s->metrics()->series(back, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(loss->size(), points);
-        QCOMPARE(sch->finishedCount(), 1);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 1);
 
         // Start: a new attempt, the old folder kept whole.
-        QVERIFY(runToEnd(sch, back));
-        QCOMPARE(sch->run(back).state, RunState::Finished);
+        QVERIFY(runToEnd(orch, back));
+        QCOMPARE(orch->runs()->value(back).state, RunState::Finished);
         const QMap<QString, QByteArray> kept = snapshot(root + QStringLiteral("/kept.attempt-1"));
         QCOMPARE(kept, files);
         QCOMPARE(metricSteps(before.runDir + QStringLiteral("/metrics.jsonl")), range(1, 25));
@@ -366,24 +370,24 @@ private Q_SLOTS:
         const QString root = dir.filePath(QStringLiteral("runs"));
         auto s = open(root, fakeSpec(QStringLiteral("e"), 10, 2));
         QVERIFY(s);
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         BoardController controller;
-        controller.setScheduler(sch);
+        controller.setOrchestrator(orch);
         QStringList failures;
         connect(&controller, &BoardController::editFailed, this, [&](const QString &m) { failures << m; });
-        const RunId id = sch->findRun(QStringLiteral("e"));
-        QJsonObject spec = sch->run(id).spec;
+        const RunId id = orch->runs()->findByName(QStringLiteral("e"));
+        QJsonObject spec = orch->runs()->value(id).spec;
         QJsonObject train = spec.value(QLatin1String("train")).toObject();
         train.insert(QStringLiteral("seed"), 99);
         spec.insert(QStringLiteral("train"), train);
         QVERIFY(controller.editRun(id, spec));
-        QVERIFY(runToEnd(sch, id));
-        QVERIFY(sch->retryRun(id)); // queued again (nothing dispatches)
-        QCOMPARE(sch->run(id).state, RunState::Queued);
+        QVERIFY(runToEnd(orch, id));
+        QVERIFY(orch->dispatcher()->retryRun(id)); // queued again (nothing dispatches)
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
         controller.undo();
         QCOMPARE(failures.size(), 1);
         QVERIFY2(failures.at(0).contains(QStringLiteral("has run since this edit")), qPrintable(failures.at(0)));
-        QCOMPARE(sch->run(id).spec, spec);
+        QCOMPARE(orch->runs()->value(id).spec, spec);
         QVERIFY(!controller.undoStack()->canUndo());
     }
 
@@ -399,37 +403,37 @@ private Q_SLOTS:
                                                                     fakeSpec(QStringLiteral("stopped"), 400, 5)})}))
                                     .toJson()));
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(file));
-        Scheduler *sch = window.session()->scheduler();
-        sch->setWorkerProgram(fakeWorker());
-        const RunId id = sch->findRun(QStringLiteral("kept"));
-        QVERIFY(runToEnd(sch, id));
-        QCOMPARE(sch->run(id).state, RunState::Finished);
-        const QString folder = sch->run(id).runDir;
+        Orchestrator *orch = window.session()->orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        const RunId id = orch->runs()->findByName(QStringLiteral("kept"));
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
+        const QString folder = orch->runs()->value(id).runDir;
         const QMap<QString, QByteArray> files = snapshot(folder);
 
         QStringList asked;
         bool answer = false;
-        window.setAttemptChooser([&](const QString &question) {
+        window.useScriptedPrompts()->attempts = [&](const QString &question) {
             asked << question;
             return answer;
-        });
+        };
         window.boardView()->selectRuns({id});
         window.retrySelected();
         QCOMPARE(asked.size(), 1);
         QVERIFY2(asked.at(0).contains(QStringLiteral("kept finished. Retry starts attempt 2; attempt 1 is kept as "
                                                      "kept.attempt-1")),
                  qPrintable(asked.at(0)));
-        QCOMPARE(sch->run(id).state, RunState::Finished);
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
         QCOMPARE(snapshot(folder), files);
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/kept.attempt-1")));
 
         answer = true;
         window.retrySelected();
         QCOMPARE(asked.size(), 2);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
         QCOMPARE(snapshot(root + QStringLiteral("/kept.attempt-1")), files);
 
         // The earlier attempt is a row of the runs table, and plots.
@@ -446,17 +450,18 @@ private Q_SLOTS:
         QVERIFY(window.togglePastRunPlot(row));
 
         // A stopped run with a checkpoint resumes without asking.
-        const RunId stopped = sch->findRun(QStringLiteral("stopped"));
-        QVERIFY(sch->startRun(stopped));
-        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(sch->run(stopped).runDir + QStringLiteral("/checkpoints/fake.ckpt")),
-                                 15000);
-        QVERIFY(sch->stopRun(stopped));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(stopped).state, RunState::Stopped, 15000);
+        const RunId stopped = orch->runs()->findByName(QStringLiteral("stopped"));
+        QVERIFY(orch->dispatcher()->startRun(stopped));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            QFileInfo::exists(orch->runs()->value(stopped).runDir + QStringLiteral("/checkpoints/fake.ckpt")), 15000);
+        QVERIFY(orch->dispatcher()->stopRun(stopped));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(stopped).state, RunState::Stopped, 15000);
         window.boardView()->selectRuns({stopped});
         window.retrySelected();
         QCOMPARE(asked.size(), 2);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            readFile(sch->run(stopped).runDir + QStringLiteral("/metrics.jsonl")).contains("resumed from step"), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(orch->runs()->value(stopped).runDir + QStringLiteral("/metrics.jsonl"))
+                                     .contains("resumed from step"),
+                                 15000);
         window.close();
     }
 };

@@ -7,11 +7,14 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QSignalSpy>
@@ -56,14 +59,14 @@ private:
                            QString(), &errors))
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
         // Beside it, BUILD/python holds the module: program runs get it on PYTHONPATH.
-        session->scheduler()->setWorkerProgram(fakeWorker());
+        session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         return session;
     }
 
-    static RunInfo runToTheEnd(Scheduler *sch, RunId id, int timeoutMs = 30000)
+    static RunInfo runToTheEnd(Orchestrator *orch, RunId id, int timeoutMs = 30000)
     {
-        [&] { QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), timeoutMs); }();
-        return sch->run(id);
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), timeoutMs); }();
+        return orch->runs()->value(id);
     }
 
 private Q_SLOTS:
@@ -92,12 +95,12 @@ private Q_SLOTS:
                                                               "open(path, 'w').write(str(step))\n"
                                                               "run.checkpoint(step, path)\n"
                                                               "sys.exit(run.finish())\n"))});
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("term"));
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 5 && sch->run(id).pid > 0, 20000);
-        QCOMPARE(::kill(pid_t(sch->run(id).pid), SIGTERM), 0); // nobody pressed Stop
-        const RunInfo r = runToTheEnd(sch, id);
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("term"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 5 && orch->runs()->value(id).pid > 0, 20000);
+        QCOMPARE(::kill(pid_t(orch->runs()->value(id).pid), SIGTERM), 0); // nobody pressed Stop
+        const RunInfo r = runToTheEnd(orch, id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(r.message));
         QCOMPARE(r.exitCode, 4);
         QCOMPARE(r.message, QStringLiteral("reported stopped in its done line; the program exited 4"));
@@ -127,14 +130,14 @@ private Q_SLOTS:
         };
         auto session = open(QStringLiteral("nan"),
                             {withArgs(QStringLiteral("stays"), 50, 100), withArgs(QStringLiteral("recovers"), 20, 29)});
-        Scheduler *sch = session->scheduler();
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        Orchestrator *orch = session->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
         for (const auto &[name, first, last] :
              {std::tuple{QStringLiteral("stays"), 50, 100}, std::tuple{QStringLiteral("recovers"), 20, 29}}) {
-            const RunId id = sch->findRun(name);
-            const RunInfo r = sch->run(id);
+            const RunId id = orch->runs()->findByName(name);
+            const RunInfo r = orch->runs()->value(id);
             const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
             const MetricSeries *grad = session->metrics()->series(id, QStringLiteral("grad_norm"));
             QVERIFY(loss && grad);
@@ -189,14 +192,14 @@ private Q_SLOTS:
         };
         auto session = open(QStringLiteral("ranks"),
                             {spec(QStringLiteral("whole"), 100), spec(QStringLiteral("stopped"), 100000)});
-        Scheduler *sch = session->scheduler();
-        const RunId whole = sch->findRun(QStringLiteral("whole"));
-        const RunId stopped = sch->findRun(QStringLiteral("stopped"));
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(stopped).step >= 50, 30000);
-        QVERIFY(sch->stopRun(stopped));
+        Orchestrator *orch = session->orchestrator();
+        const RunId whole = orch->runs()->findByName(QStringLiteral("whole"));
+        const RunId stopped = orch->runs()->findByName(QStringLiteral("stopped"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(stopped).step >= 50, 30000);
+        QVERIFY(orch->dispatcher()->stopRun(stopped));
         for (RunId id : {whole, stopped}) {
-            const RunInfo r = runToTheEnd(sch, id);
+            const RunInfo r = runToTheEnd(orch, id);
             QVERIFY2(r.state == (id == whole ? RunState::Finished : RunState::Stopped), qPrintable(r.message));
             QCOMPARE(metricsLines(r.runDir, QStringLiteral("done")).size(), 1);
             const QList<QJsonObject> metric = metricsLines(r.runDir, QStringLiteral("metric"));
@@ -211,7 +214,8 @@ private Q_SLOTS:
                 QCOMPARE(int(loss->size()), 100);
         }
         // Rank 1 obeyed too: the program ended (exit 0), not the stop escalation's kill.
-        QVERIFY2(!sch->run(stopped).message.contains(QStringLiteral("killed")), qPrintable(sch->run(stopped).message));
+        QVERIFY2(!orch->runs()->value(stopped).message.contains(QStringLiteral("killed")),
+                 qPrintable(orch->runs()->value(stopped).message));
     }
 
     // Fault: the worker command exits 0 without writing a single metric or done line (a wrong worker, a wrapper that forgot to exec) | User sees: the run "failed", "exited 0 but never reported a step or a done line — not trainyard-worker? see worker.log" (was: finished) | Kept: worker.log with what it printed
@@ -219,10 +223,10 @@ private Q_SLOTS:
     {
         auto session =
             open(QStringLiteral("silent"), {fakeSpec(QStringLiteral("mute"), 20, 5, QStringLiteral("silent"))});
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("mute"));
-        sch->startAll();
-        const RunInfo r = runToTheEnd(sch, id);
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("mute"));
+        orch->dispatcher()->startAll();
+        const RunInfo r = runToTheEnd(orch, id);
         QCOMPARE(r.state, RunState::Failed);
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.message.startsWith(QStringLiteral(

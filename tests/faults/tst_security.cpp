@@ -8,14 +8,17 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "ingest/metricsserver.h"
 #include "launch/workerprocess.h"
 #include "orchestration/testutil.h"
 #include "protocol/protocol.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QDirIterator>
 #include <QHostAddress>
@@ -161,24 +164,24 @@ private Q_SLOTS:
         QStringList errors;
         Session session;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        Scheduler *sch = session.scheduler();
-        sch->setWorkerProgram(fakeWorker());
-        const RunId linked = sch->findRun(QStringLiteral("linked"));
-        const RunId files = sch->findRun(QStringLiteral("files"));
-        QCOMPARE(sch->run(files).state, RunState::Stopped); // interrupted, has a checkpoint
-        QVERIFY(sch->retryRun(files, /*fromCheckpoint=*/true));
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        Orchestrator *orch = session.orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        const RunId linked = orch->runs()->findByName(QStringLiteral("linked"));
+        const RunId files = orch->runs()->findByName(QStringLiteral("files"));
+        QCOMPARE(orch->runs()->value(files).state, RunState::Stopped); // interrupted, has a checkpoint
+        QVERIFY(orch->dispatcher()->retryRun(files, /*fromCheckpoint=*/true));
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
 
         QCOMPARE(tree(outside), outsideBefore);
         QCOMPARE(fileBytes(outside + QStringLiteral("/precious.txt")), QByteArray("keep me\n"));
         // Fresh start: the link itself was removed and a real folder made.
-        QCOMPARE(sch->run(linked).state, RunState::Finished);
+        QCOMPARE(orch->runs()->value(linked).state, RunState::Finished);
         QVERIFY(!QFileInfo(root + QStringLiteral("/linked")).isSymLink());
         QVERIFY(QFileInfo(root + QStringLiteral("/linked/metrics.jsonl")).isFile());
         // Resume: refused, nothing written through the links.
-        const RunInfo r = sch->run(files);
+        const RunInfo r = orch->runs()->value(files);
         QCOMPARE(r.state, RunState::Failed);
         QVERIFY2(r.message.contains(QStringLiteral("symbolic link")), qPrintable(r.message));
         QVERIFY(QFileInfo(root + QStringLiteral("/files/metrics.jsonl")).isSymLink());
@@ -212,7 +215,7 @@ private Q_SLOTS:
         server.setHelloTimeout(300);
         QVERIFY(server.listen(dir.filePath(QStringLiteral("m.sock"))));
         int accepted = 0;
-        server.setHandler([&](RunId, const nlohmann::json &) { ++accepted; });
+        server.setHandler([&](RunId, const MetricRecord &) { ++accepted; });
         const QString tokenA = server.registerRun(1, QStringLiteral("a"));
         server.registerRun(2, QStringLiteral("b"));
         QSignalSpy dropped(&server, &MetricsServer::connectionDropped);
@@ -253,7 +256,7 @@ private Q_SLOTS:
         QVERIFY(tcp);
         QCOMPARE(tcp->serverAddress(), QHostAddress(QHostAddress::LocalHost));
         int accepted = 0;
-        server.setHandler([&](RunId, const nlohmann::json &) { ++accepted; });
+        server.setHandler([&](RunId, const MetricRecord &) { ++accepted; });
         server.registerRun(1, QStringLiteral("a"));
         QTcpSocket s;
         s.connectToHost(QHostAddress::LocalHost, server.tcpPort());

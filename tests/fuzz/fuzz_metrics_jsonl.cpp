@@ -4,7 +4,7 @@
 //     (cut at a fuzzer-chosen byte, as when the worker is mid-write), which
 //     must hand over exactly the records one read of the whole file does: no
 //     line lost, none twice;
-//  2. Scheduler::loadHistory, which ingests the file into the MetricStore the
+//  2. Orchestrator::loadHistory, which ingests the file into the MetricStore the
 //     plots draw from: no crash, no exception, every series sorted by step
 //     with one point per step.
 // An input whose bytes (after the first) start with "#kind=K\n" puts a
@@ -13,12 +13,13 @@
 // both reads must refuse it at once, read nothing, and never block.
 
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
 #include "experiment/experiment.h"
 #include "ingest/metricsserver.h"
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -43,7 +44,7 @@ struct World
     MetricsServer server;
     MetricStore metrics;
     DeviceInventory devices;
-    Scheduler scheduler{&store, &server, &metrics, &devices};
+    Orchestrator orchestrator{&store, &server, &metrics, &devices};
     Experiment experiment;
 
     World()
@@ -98,9 +99,9 @@ void hostileKind(const QString &kind, const char *rest, qint64 size)
         std::abort();
     QFile::remove(world->store.runDir(name) + QStringLiteral("/status.json"));
     world->metrics.clear();
-    world->scheduler.setExperiment(world->experiment);
-    world->scheduler.loadHistory();
-    const RunId id = world->scheduler.findRun(name);
+    world->orchestrator.setExperiment(world->experiment);
+    world->orchestrator.loadHistory();
+    const RunId id = world->orchestrator.runs()->findByName(name);
     if (id == 0 || !world->metrics.metricNames(id).isEmpty())
         std::abort();
     QFile::remove(path);
@@ -153,13 +154,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t siz
     if (whole != pieces || all.offset != second.offset || all.records != whole.size() || all.offset > length)
         std::abort();
 
-    // 2. The scheduler ingests the file of a run found on disk.
+    // 2. Ingestion reads the file of a run found on disk.
     QFile::remove(world->store.runDir(name) + QStringLiteral("/status.json"));
     world->metrics.clear();
-    world->scheduler.setExperiment(world->experiment);
-    world->scheduler.loadHistory();
-    const RunId id = world->scheduler.findRun(name);
-    if (id == 0 || !isTerminal(world->scheduler.run(id).state))
+    world->orchestrator.setExperiment(world->experiment);
+    world->orchestrator.loadHistory();
+    const RunId id = world->orchestrator.runs()->findByName(name);
+    if (id == 0 || !isTerminal(world->orchestrator.runs()->value(id).state))
         std::abort();
     const QStringList metricNames = world->metrics.metricNames(id);
     for (const QString &metric : metricNames) {

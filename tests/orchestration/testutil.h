@@ -3,9 +3,11 @@
 // Helpers shared by the orchestration tests: experiments for the fake
 // worker, written into a temporary runs root.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -75,9 +77,9 @@ inline QString trainUntilIdle(const Experiment &ex, int timeoutMs = 10000)
     QStringList errors;
     if (!session.open(ex, QString(), &errors))
         return errors.join(QLatin1Char('\n'));
-    session.scheduler()->setWorkerProgram(fakeWorker());
-    QSignalSpy idle(session.scheduler(), &Scheduler::idle);
-    session.scheduler()->startAll();
+    session.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+    QSignalSpy idle(session.orchestrator()->dispatcher(), &Dispatcher::idle);
+    session.orchestrator()->dispatcher()->startAll();
     if (!QTest::qWaitFor([&] { return idle.count() > 0; }, timeoutMs))
         return QStringLiteral("the board was not idle after %1 ms").arg(timeoutMs);
     QTest::qWait(0); // as QTRY_COMPARE: a second idle signal would show now

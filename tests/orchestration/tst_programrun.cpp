@@ -5,11 +5,16 @@
 // stall watchdog only for a program that stops heart-beating, and reattach
 // after the orchestrator was killed.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/trustlist.h"
+#include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -63,7 +68,7 @@ private:
         if (!session->open(experiment(experimentJson(name, m_tmp.filePath(name), lanes)), QString(), &errors))
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
         // Beside it, BUILD/python holds the module: program runs get it on PYTHONPATH.
-        session->scheduler()->setWorkerProgram(fakeWorker());
+        session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         return session;
     }
 
@@ -92,17 +97,17 @@ private Q_SLOTS:
                                      {QStringLiteral("40"), QStringLiteral("30"), QStringLiteral("--env-to"), env});
         spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("seed"), 11}});
         auto session = open({lane(QStringLiteral("cpu"), 1, {spec})}, QStringLiteral("live"));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->runIds().value(0);
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
         bool sawLive = false;
-        connect(sch, &Scheduler::progressChanged, this, [&](const QList<RunId> &changed) {
-            const RunInfo r = sch->run(changed.value(0));
+        connect(orch->ingestion(), &Ingestion::progressChanged, this, [&](const QList<RunId> &changed) {
+            const RunInfo r = orch->runs()->value(changed.value(0));
             sawLive = sawLive || (r.connected && r.state == RunState::Running && r.step > 0 && r.step < 40);
         });
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
-        const RunInfo r = sch->run(id);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
         QVERIFY2(sawLive, "no step arrived over the socket while the script ran");
         QCOMPARE(r.step, 40);
@@ -137,14 +142,14 @@ private Q_SLOTS:
     void stopReachesShouldStop()
     {
         auto session = openOne(QStringLiteral("stopme"), {QStringLiteral("100000"), QStringLiteral("20")});
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->runIds().value(0);
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 5 && sch->run(id).connected, 20000);
-        QVERIFY(sch->stopRun(id));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 5 && orch->runs()->value(id).connected, 20000);
+        QVERIFY(orch->dispatcher()->stopRun(id));
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
-        const RunInfo r = sch->run(id);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
         QVERIFY2(r.message.contains(QStringLiteral("exit 0")), qPrintable(r.message));
         QVERIFY(readFile(r.runDir + QStringLiteral("/worker.log")).contains("stopping at step"));
@@ -157,15 +162,15 @@ private Q_SLOTS:
     void startAfterStopResumes()
     {
         auto session = openOne(QStringLiteral("again"), {QStringLiteral("60"), QStringLiteral("40")});
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->runIds().value(0);
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 15 && sch->run(id).connected, 20000);
-        QVERIFY(sch->stopRun(id));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stopped, 20000);
-        QVERIFY(sch->startRun(id));
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 30000);
-        const RunInfo r = sch->run(id);
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 15 && orch->runs()->value(id).connected, 20000);
+        QVERIFY(orch->dispatcher()->stopRun(id));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 20000);
+        QVERIFY(orch->dispatcher()->startRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 30000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
         QVERIFY(readFile(r.runDir + QStringLiteral("/worker.log")).contains("resuming after step 10"));
         const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
@@ -182,14 +187,14 @@ private Q_SLOTS:
     {
         auto session = openOne(QStringLiteral("stubborn"),
                                {QStringLiteral("100000"), QStringLiteral("20"), QStringLiteral("--stubborn")});
-        Scheduler *sch = session->scheduler();
-        sch->setStopTimeout(1500);
-        const RunId id = sch->runIds().value(0);
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 3 && sch->run(id).connected, 20000);
-        QVERIFY(sch->stopRun(id));
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 10000);
-        const RunInfo r = sch->run(id);
+        Orchestrator *orch = session->orchestrator();
+        orch->supervisor()->setStopTimeout(1500);
+        const RunId id = orch->board()->runIds().value(0);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 3 && orch->runs()->value(id).connected, 20000);
+        QVERIFY(orch->dispatcher()->stopRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 10000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
         QVERIFY2(r.message.contains(QStringLiteral("SIGTERM")), qPrintable(r.message));
     }
@@ -198,21 +203,21 @@ private Q_SLOTS:
     void pauseHaltsTheLoop()
     {
         auto session = openOne(QStringLiteral("pauseme"), {QStringLiteral("100000"), QStringLiteral("20")});
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->runIds().value(0);
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 3 && sch->run(id).connected, 20000);
-        QVERIFY(sch->pauseRun(id));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 3 && orch->runs()->value(id).connected, 20000);
+        QVERIFY(orch->supervisor()->pause(id));
         QTest::qWait(800); // a step in flight may still land
-        const qint64 held = sch->run(id).step;
+        const qint64 held = orch->runs()->value(id).step;
         QTest::qWait(1200);
-        QCOMPARE(sch->run(id).step, held);
-        QCOMPARE(sch->run(id).state, RunState::Paused);
-        QVERIFY(sch->resumeRun(id));
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step > held + 3, 10000);
-        QVERIFY(sch->stopRun(id));
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 20000);
-        QCOMPARE(sch->run(id).state, RunState::Stopped);
+        QCOMPARE(orch->runs()->value(id).step, held);
+        QCOMPARE(orch->runs()->value(id).state, RunState::Paused);
+        QVERIFY(orch->dispatcher()->resumeRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step > held + 3, 10000);
+        QVERIFY(orch->dispatcher()->stopRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 20000);
+        QCOMPARE(orch->runs()->value(id).state, RunState::Stopped);
     }
 
     // A script that raises fails alone, its traceback in the message (the
@@ -226,12 +231,12 @@ private Q_SLOTS:
                                                             QStringLiteral("--crash-at"), QStringLiteral("4")}),
                         reportRun(QStringLiteral("fine"), {QStringLiteral("30"), QStringLiteral("20")})})},
                  QStringLiteral("crash"));
-        Scheduler *sch = session->scheduler();
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        Orchestrator *orch = session->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
-        const RunInfo crash = sch->run(sch->runIds().value(0));
-        const RunInfo fine = sch->run(sch->runIds().value(1));
+        const RunInfo crash = orch->runs()->value(orch->board()->runIds().value(0));
+        const RunInfo fine = orch->runs()->value(orch->board()->runIds().value(1));
         QCOMPARE(crash.state, RunState::Failed);
         QVERIFY2(crash.message.startsWith(QStringLiteral("exit 1")), qPrintable(crash.message));
         QVERIFY2(crash.message.contains(QStringLiteral("Traceback (most recent call last):")),
@@ -251,26 +256,26 @@ private Q_SLOTS:
     {
         auto session =
             openOne(QStringLiteral("quiet"), {QStringLiteral("200"), QStringLiteral("40"), QStringLiteral("--silent")});
-        Scheduler *sch = session->scheduler();
-        sch->setStallTimeout(2000);
-        const RunId id = sch->runIds().value(0);
+        Orchestrator *orch = session->orchestrator();
+        orch->supervisor()->setStallTimeout(2000);
+        const RunId id = orch->board()->runIds().value(0);
         bool stalled = false;
-        connect(sch, &Scheduler::runChanged, this,
-                [&](RunId changed) { stalled = stalled || sch->run(changed).state == RunState::Stalled; });
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).connected, 10000);
+        connect(orch->runs(), &RunRegistry::changed, this,
+                [&](RunId changed) { stalled = stalled || orch->runs()->value(changed).state == RunState::Stalled; });
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).connected, 10000);
         QTest::qWait(4000); // twice the stall timeout without a metric line
         QVERIFY(!stalled);
-        QCOMPARE(sch->run(id).state, RunState::Running);
-        const qint64 pid = sch->run(id).pid;
+        QCOMPARE(orch->runs()->value(id).state, RunState::Running);
+        const qint64 pid = orch->runs()->value(id).pid;
         QVERIFY(pid > 0);
         ::kill(pid_t(pid), SIGSTOP);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stalled, 6000);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stalled, 6000);
         ::kill(pid_t(pid), SIGCONT);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Running, 6000);
-        QVERIFY(sch->stopRun(id));
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 20000);
-        QCOMPARE(sch->run(id).state, RunState::Stopped);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Running, 6000);
+        QVERIFY(orch->dispatcher()->stopRun(id));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 20000);
+        QCOMPARE(orch->runs()->value(id).state, RunState::Stopped);
     }
 
     // A program that never uses the module is never stalled (it never
@@ -288,17 +293,17 @@ private Q_SLOTS:
              QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
                                                              QStringLiteral("echo something broke >&2; exit 7")}}}}};
         auto session = open({lane(QStringLiteral("cpu"), 2, {ok, bad})}, QStringLiteral("plain"));
-        Scheduler *sch = session->scheduler();
-        sch->setStallTimeout(1000);
+        Orchestrator *orch = session->orchestrator();
+        orch->supervisor()->setStallTimeout(1000);
         bool stalled = false;
-        connect(sch, &Scheduler::runChanged, this,
-                [&](RunId changed) { stalled = stalled || sch->run(changed).state == RunState::Stalled; });
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        connect(orch->runs(), &RunRegistry::changed, this,
+                [&](RunId changed) { stalled = stalled || orch->runs()->value(changed).state == RunState::Stalled; });
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
         QVERIFY(!stalled);
-        const RunInfo plain = sch->run(sch->runIds().value(0));
-        const RunInfo exit7 = sch->run(sch->runIds().value(1));
+        const RunInfo plain = orch->runs()->value(orch->board()->runIds().value(0));
+        const RunInfo exit7 = orch->runs()->value(orch->board()->runIds().value(1));
         QVERIFY2(plain.state == RunState::Finished, qPrintable(plain.message));
         QCOMPARE(exit7.state, RunState::Failed);
         QVERIFY2(exit7.message.startsWith(QStringLiteral("exit 7")), qPrintable(exit7.message));
@@ -321,17 +326,17 @@ private Q_SLOTS:
             Session first;
             QStringList errors;
             QVERIFY2(first.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-            first.scheduler()->setWorkerProgram(fakeWorker());
-            first.scheduler()->startAll();
-            const RunId id = first.scheduler()->runIds().value(0);
-            QTRY_VERIFY_WITH_TIMEOUT(first.scheduler()->run(id).pid > 0, 10000);
+            first.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+            first.orchestrator()->dispatcher()->startAll();
+            const RunId id = first.orchestrator()->board()->runIds().value(0);
+            QTRY_VERIFY_WITH_TIMEOUT(first.orchestrator()->runs()->value(id).pid > 0, 10000);
             first.close(/*leaveRunning=*/true);
         }
         QTest::qWait(2000);
         Session second;
         QStringList errors;
         QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        const RunInfo r = second.scheduler()->run(second.scheduler()->runIds().value(0));
+        const RunInfo r = second.orchestrator()->runs()->value(second.orchestrator()->board()->runIds().value(0));
         QCOMPARE(r.state, RunState::Failed);
         QVERIFY2(r.message.contains(QStringLiteral("while Trainyard was away")), qPrintable(r.message));
     }
@@ -367,14 +372,14 @@ private Q_SLOTS:
         Session session;
         QStringList errors;
         QVERIFY2(session.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        session.scheduler()->setWorkerProgram(fakeWorker());
-        Scheduler *sch = session.scheduler();
-        const RunId id = sch->runIds().value(0);
-        QVERIFY2(sch->run(id).reattached, qPrintable(sch->run(id).message));
-        QCOMPARE(sch->run(id).state, RunState::Running);
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).connected || isTerminal(sch->run(id).state), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 30000);
-        const RunInfo r = sch->run(id);
+        session.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        Orchestrator *orch = session.orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
+        QVERIFY2(orch->runs()->value(id).reattached, qPrintable(orch->runs()->value(id).message));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).connected || isTerminal(orch->runs()->value(id).state), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 30000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
         QCOMPARE(r.step, 150);
         const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));

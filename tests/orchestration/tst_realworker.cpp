@@ -1,10 +1,14 @@
 // The orchestrator with the real trainyard-worker on tiny generated data:
 // runs finish with their curves and evaluation, bad input fails clearly.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -40,13 +44,13 @@ private Q_SLOTS:
         Session session;
         QStringList errors;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        session.scheduler()->setWorkerProgram(m_worker);
-        QSignalSpy idle(session.scheduler(), &Scheduler::idle);
-        session.scheduler()->startAll();
+        session.orchestrator()->supervisor()->setWorkerProgram(m_worker);
+        QSignalSpy idle(session.orchestrator()->dispatcher(), &Dispatcher::idle);
+        session.orchestrator()->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
-        QCOMPARE(session.scheduler()->finishedCount(), 3);
-        for (RunId id : session.scheduler()->runIds()) {
-            const RunInfo r = session.scheduler()->run(id);
+        QCOMPARE(session.orchestrator()->dispatcher()->finishedCount(), 3);
+        for (RunId id : session.orchestrator()->board()->runIds()) {
+            const RunInfo r = session.orchestrator()->runs()->value(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
             QCOMPARE(r.exitCode, 0);
             QVERIFY(r.totalSteps > 0);
@@ -72,21 +76,21 @@ private Q_SLOTS:
         Session session;
         QStringList errors;
         QVERIFY(session.open(ex, QString(), &errors));
-        Scheduler *sch = session.scheduler();
-        sch->setWorkerProgram(m_worker);
-        const RunId id = sch->findRun(QStringLiteral("long"));
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).connected && sch->run(id).step >= 20, 60000);
-        QVERIFY(sch->stopRun(id));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stopped, 30000);
-        QCOMPARE(sch->run(id).exitCode, 4);
+        Orchestrator *orch = session.orchestrator();
+        orch->supervisor()->setWorkerProgram(m_worker);
+        const RunId id = orch->runs()->findByName(QStringLiteral("long"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).connected && orch->runs()->value(id).step >= 20, 60000);
+        QVERIFY(orch->dispatcher()->stopRun(id));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 30000);
+        QCOMPARE(orch->runs()->value(id).exitCode, 4);
         QVERIFY(session.store()->hasCheckpoint(QStringLiteral("long")));
-        const qint64 total = sch->run(id).totalSteps;
-        QVERIFY(sch->run(id).step < total);
+        const qint64 total = orch->runs()->value(id).totalSteps;
+        QVERIFY(orch->runs()->value(id).step < total);
 
         QString error;
-        QVERIFY2(sch->startRun(id, &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 120000);
+        QVERIFY2(orch->dispatcher()->startRun(id, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 120000);
         // One point per step, 1..total, across the stop and the resume.
         const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
@@ -106,11 +110,12 @@ private Q_SLOTS:
         Session session;
         QStringList errors;
         QVERIFY(session.open(ex, QString(), &errors));
-        session.scheduler()->setWorkerProgram(m_worker);
-        QSignalSpy idle(session.scheduler(), &Scheduler::idle);
-        session.scheduler()->startAll();
+        session.orchestrator()->supervisor()->setWorkerProgram(m_worker);
+        QSignalSpy idle(session.orchestrator()->dispatcher(), &Dispatcher::idle);
+        session.orchestrator()->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60000);
-        const RunInfo r = session.scheduler()->run(session.scheduler()->findRun(QStringLiteral("bad")));
+        const RunInfo r =
+            session.orchestrator()->runs()->value(session.orchestrator()->runs()->findByName(QStringLiteral("bad")));
         QCOMPARE(r.state, RunState::Failed);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.message.contains(QStringLiteral("bad input")), qPrintable(r.message));

@@ -2,11 +2,15 @@
 // experiment again: the workers train on, reconnect with their tokens, the
 // new session reattaches, and no metric line is lost.
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QSignalSpy>
@@ -41,14 +45,15 @@ private Q_SLOTS:
         {
             Session first;
             QVERIFY2(first.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-            first.scheduler()->setWorkerProgram(fakeWorker());
-            first.scheduler()->startAll();
-            const QList<RunId> ids = first.scheduler()->runIds();
+            first.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+            first.orchestrator()->dispatcher()->startAll();
+            const QList<RunId> ids = first.orchestrator()->board()->runIds();
             QCOMPARE(ids.size(), 2);
-            QTRY_VERIFY_WITH_TIMEOUT(
-                first.scheduler()->run(ids.at(0)).step >= 20 && first.scheduler()->run(ids.at(1)).step >= 20, 10000);
-            pids[0] = first.scheduler()->run(ids.at(0)).pid;
-            pids[1] = first.scheduler()->run(ids.at(1)).pid;
+            QTRY_VERIFY_WITH_TIMEOUT(first.orchestrator()->runs()->value(ids.at(0)).step >= 20
+                                         && first.orchestrator()->runs()->value(ids.at(1)).step >= 20,
+                                     10000);
+            pids[0] = first.orchestrator()->runs()->value(ids.at(0)).pid;
+            pids[1] = first.orchestrator()->runs()->value(ids.at(1)).pid;
             // The state file holds the tokens: owner-only.
             struct stat st
             {};
@@ -64,23 +69,25 @@ private Q_SLOTS:
 
         Session second;
         QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        second.scheduler()->setWorkerProgram(fakeWorker());
-        Scheduler *sch = second.scheduler();
-        const QList<RunId> ids = sch->runIds();
+        second.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        Orchestrator *orch = second.orchestrator();
+        const QList<RunId> ids = orch->board()->runIds();
         for (RunId id : ids) {
-            const RunInfo r = sch->run(id);
+            const RunInfo r = orch->runs()->value(id);
             QVERIFY2(r.reattached, qPrintable(r.name));
             QCOMPARE(r.state, RunState::Running);
             QVERIFY(r.pid == pids[0] || r.pid == pids[1]);
         }
         // They reconnect with their old tokens.
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(ids.at(0)).connected || sch->run(ids.at(0)).state == RunState::Finished,
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(ids.at(0)).connected
+                                     || orch->runs()->value(ids.at(0)).state == RunState::Finished,
                                  10000);
-        QTRY_VERIFY_WITH_TIMEOUT(
-            sch->run(ids.at(0)).state == RunState::Finished && sch->run(ids.at(1)).state == RunState::Finished, 20000);
-        QCOMPARE(sch->finishedCount(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(ids.at(0)).state == RunState::Finished
+                                     && orch->runs()->value(ids.at(1)).state == RunState::Finished,
+                                 20000);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 2);
         for (RunId id : ids) {
-            const RunInfo r = sch->run(id);
+            const RunInfo r = orch->runs()->value(id);
             const int lines = countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric");
             QCOMPARE(lines, 250);
             const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
@@ -111,9 +118,9 @@ private Q_SLOTS:
         Session second;
         QStringList errors;
         QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        const RunId id = second.scheduler()->findRun(QStringLiteral("h"));
-        QCOMPARE(second.scheduler()->run(id).state, RunState::Finished);
-        QCOMPARE(second.scheduler()->finishedCount(), 1);
+        const RunId id = second.orchestrator()->runs()->findByName(QStringLiteral("h"));
+        QCOMPARE(second.orchestrator()->runs()->value(id).state, RunState::Finished);
+        QCOMPARE(second.orchestrator()->dispatcher()->finishedCount(), 1);
         const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 30);

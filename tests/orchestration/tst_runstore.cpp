@@ -3,7 +3,7 @@
 // up to date by reading only what the runs appended.
 
 #include "experiment/experiment.h"
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 #include "metrics/metricstore.h"
 #include "protocol/protocol.h"
 #include "runstore/runstore.h"
@@ -233,7 +233,7 @@ private Q_SLOTS:
         QVERIFY(runs.isEmpty());
     }
 
-    // A run of the open experiment, for its details: the scheduler's record
+    // A run of the open experiment, for its details: the registry's record
     // and the metric store's evaluations, summarised as a past run's are.
     void aLiveRunFromTheMetricStore()
     {

@@ -1,13 +1,17 @@
-// Scheduler with trainyard-fake-worker: queue order, slots, repeats, edits
+// Orchestrator with trainyard-fake-worker: queue order, slots, repeats, edits
 // and their signals, supervision of crashing, hanging and stopped workers.
 
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -39,12 +43,15 @@ private:
         const bool ok = session->open(experiment(experimentJson(QStringLiteral("t"), root, lanes)), QString(), &errors);
         if (!ok)
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
-        session->scheduler()->setWorkerProgram(fakeWorker());
-        session->scheduler()->setStopTimeout(2000);
+        session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        session->orchestrator()->supervisor()->setStopTimeout(2000);
         return session;
     }
 
-    static RunId idOf(Session *s, const char *name) { return s->scheduler()->findRun(QString::fromLatin1(name)); }
+    static RunId idOf(Session *s, const char *name)
+    {
+        return s->orchestrator()->runs()->findByName(QString::fromLatin1(name));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -57,12 +64,12 @@ private Q_SLOTS:
     void repeatsExpandNamesAndSeeds()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("x")), 3)})});
-        Scheduler *sch = s->scheduler();
-        QCOMPARE(sch->totalCount(), 3);
-        const QList<RunId> ids = sch->lane(0).runs;
+        Orchestrator *orch = s->orchestrator();
+        QCOMPARE(orch->dispatcher()->totalCount(), 3);
+        const QList<RunId> ids = orch->dispatcher()->lane(0).runs;
         QCOMPARE(ids.size(), 3);
         for (int i = 0; i < 3; ++i) {
-            const RunInfo r = sch->run(ids.at(i));
+            const RunInfo r = orch->runs()->value(ids.at(i));
             QCOMPARE(r.name, QStringLiteral("x-%1").arg(i + 1));
             QCOMPARE(r.spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("seed")).toInt(), 7 + i);
             QVERIFY(!r.spec.contains(QStringLiteral("repeat")));
@@ -83,27 +90,27 @@ private Q_SLOTS:
         auto s = open({lane(QStringLiteral("cpu"), 2,
                             {fakeSpec(QStringLiteral("a"), 15), fakeSpec(QStringLiteral("b"), 15),
                              fakeSpec(QStringLiteral("c"), 15), fakeSpec(QStringLiteral("d"), 15)})});
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         QStringList startOrder;
         int maxActive = 0;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId id) {
-            maxActive = std::max(maxActive, sch->activeCount());
-            const RunInfo r = sch->run(id);
+        connect(orch->runs(), &RunRegistry::changed, this, [&](RunId id) {
+            maxActive = std::max(maxActive, orch->dispatcher()->activeCount());
+            const RunInfo r = orch->runs()->value(id);
             if (r.state == RunState::Starting && !startOrder.contains(r.name))
                 startOrder << r.name;
         });
-        QSignalSpy idle(sch, &Scheduler::idle);
-        QSignalSpy counts(sch, &Scheduler::finishCountChanged);
-        sch->startAll();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        QSignalSpy counts(orch->dispatcher(), &Dispatcher::finishCountChanged);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
         QCOMPARE(startOrder,
                  (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}));
         QCOMPARE(maxActive, 2);
-        QCOMPARE(sch->finishedCount(), 4);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 4);
         QCOMPARE(counts.last().at(0).toInt(), 4);
         QCOMPARE(counts.last().at(1).toInt(), 4);
-        for (RunId id : sch->runIds()) {
-            const RunInfo r = sch->run(id);
+        for (RunId id : orch->board()->runIds()) {
+            const RunInfo r = orch->runs()->value(id);
             QCOMPARE(r.state, RunState::Finished);
             QCOMPARE(r.exitCode, 0);
             QCOMPARE(r.step, 15);
@@ -121,81 +128,81 @@ private Q_SLOTS:
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a")), fakeSpec(QStringLiteral("b"))}),
                        lane(QStringLiteral("cpu"), 1, {})});
-        Scheduler *sch = s->scheduler();
-        QSignalSpy aboutToAdd(sch, &Scheduler::runAboutToBeAdded);
-        QSignalSpy added(sch, &Scheduler::runAdded);
-        QSignalSpy aboutToMove(sch, &Scheduler::runAboutToBeMoved);
-        QSignalSpy moved(sch, &Scheduler::runMoved);
-        QSignalSpy aboutToRemove(sch, &Scheduler::runAboutToBeRemoved);
-        QSignalSpy removed(sch, &Scheduler::runRemoved);
-        QSignalSpy laneAdded(sch, &Scheduler::laneAdded);
-        QSignalSpy laneRemoved(sch, &Scheduler::laneRemoved);
+        Orchestrator *orch = s->orchestrator();
+        QSignalSpy aboutToAdd(orch->board(), &Board::runAboutToBeAdded);
+        QSignalSpy added(orch->board(), &Board::runAdded);
+        QSignalSpy aboutToMove(orch->board(), &Board::runAboutToBeMoved);
+        QSignalSpy moved(orch->board(), &Board::runMoved);
+        QSignalSpy aboutToRemove(orch->board(), &Board::runAboutToBeRemoved);
+        QSignalSpy removed(orch->board(), &Board::runRemoved);
+        QSignalSpy laneAdded(orch->board(), &Board::laneAdded);
+        QSignalSpy laneRemoved(orch->board(), &Board::laneRemoved);
 
         // Add with a taken name: made unique; repeats expand.
         QString error;
-        const QList<RunId> ids = sch->addRun(1, fakeSpec(QStringLiteral("a")), 2, -1, &error);
+        const QList<RunId> ids = orch->board()->addRun(1, fakeSpec(QStringLiteral("a")), 2, -1, &error);
         QVERIFY2(ids.size() == 2, qPrintable(error));
         QCOMPARE(aboutToAdd.count(), 2);
         QCOMPARE(aboutToAdd.at(0).at(0).toInt(), 1);
         QCOMPARE(aboutToAdd.at(1).at(1).toInt(), 1);
         QCOMPARE(added.count(), 2);
-        QCOMPARE(sch->run(ids.at(0)).name, QStringLiteral("a-1"));
-        QCOMPARE(sch->run(ids.at(1)).name, QStringLiteral("a-2"));
+        QCOMPARE(orch->runs()->value(ids.at(0)).name, QStringLiteral("a-1"));
+        QCOMPARE(orch->runs()->value(ids.at(1)).name, QStringLiteral("a-2"));
 
         // Invalid spec refused with a message naming the key.
         QJsonObject bad = fakeSpec(QStringLiteral("z"));
         bad.insert(QStringLiteral("bogus"), 1);
-        QVERIFY(sch->addRun(0, bad, 1, -1, &error).isEmpty());
+        QVERIFY(orch->board()->addRun(0, bad, 1, -1, &error).isEmpty());
         QVERIFY2(error.contains(QStringLiteral("unknown key \"bogus\"")), qPrintable(error));
 
         // Move b from lane 0 to the front of lane 1.
         const RunId b = idOf(s.get(), "b");
-        QVERIFY(sch->moveRun(b, 1, 0, &error));
+        QVERIFY(orch->board()->moveRun(b, 1, 0, &error));
         QCOMPARE(aboutToMove.count(), 1);
         QCOMPARE(aboutToMove.at(0).at(1).toInt(), 0); // from lane
         QCOMPARE(aboutToMove.at(0).at(2).toInt(), 1); // from position
         QCOMPARE(aboutToMove.at(0).at(3).toInt(), 1); // to lane
         QCOMPARE(aboutToMove.at(0).at(4).toInt(), 0); // to position
         QCOMPARE(moved.count(), 1);
-        QCOMPARE(sch->lane(1).runs, (QList<RunId>{b, ids.at(0), ids.at(1)}));
-        QCOMPARE(sch->run(b).lane, 1);
+        QCOMPARE(orch->dispatcher()->lane(1).runs, (QList<RunId>{b, ids.at(0), ids.at(1)}));
+        QCOMPARE(orch->runs()->value(b).lane, 1);
         // Within a lane: to the end.
-        QVERIFY(sch->moveRun(b, 1, 2, &error));
-        QCOMPARE(sch->lane(1).runs, (QList<RunId>{ids.at(0), ids.at(1), b}));
+        QVERIFY(orch->board()->moveRun(b, 1, 2, &error));
+        QCOMPARE(orch->dispatcher()->lane(1).runs, (QList<RunId>{ids.at(0), ids.at(1), b}));
 
         // Duplicate lands right after the original with a unique name.
-        const RunId copy = sch->duplicateRun(ids.at(0), &error);
+        const RunId copy = orch->board()->duplicateRun(ids.at(0), &error);
         QVERIFY(copy != 0);
-        QCOMPARE(sch->position(copy), 1);
-        QCOMPARE(sch->run(copy).name, QStringLiteral("a-1-2"));
+        QCOMPARE(orch->board()->position(copy), 1);
+        QCOMPARE(orch->runs()->value(copy).name, QStringLiteral("a-1-2"));
         // ... and a seed no run on the board has (issue 12: a duplicate kept its seed).
         {
             QSet<qint64> seeds;
-            for (RunId other : sch->runIds()) {
+            for (RunId other : orch->board()->runIds()) {
                 if (other != copy)
-                    seeds.insert(RunSpecView(sch->run(other).spec).seed().value_or(-1));
+                    seeds.insert(RunSpecView(orch->runs()->value(other).spec).seed().value_or(-1));
             }
-            const qint64 seed = RunSpecView(sch->run(copy).spec).seed().value_or(-1);
+            const qint64 seed = RunSpecView(orch->runs()->value(copy).spec).seed().value_or(-1);
             QVERIFY2(seed > 0 && !seeds.contains(seed), qPrintable(QString::number(seed)));
         }
 
-        QVERIFY(sch->removeRun(copy, &error));
+        QVERIFY(orch->board()->removeRun(copy, &error));
         QCOMPARE(aboutToRemove.count(), 1);
         QCOMPARE(removed.at(0).at(0).toInt(), copy);
-        QVERIFY(!sch->contains(copy));
+        QVERIFY(!orch->runs()->contains(copy));
 
         // Lanes.
-        const int index = sch->addLane(QStringLiteral("cuda:5"), 2, 0, &error);
+        const int index = orch->board()->addLane(QStringLiteral("cuda:5"), 2, 0, &error);
         QCOMPARE(index, 0);
         QCOMPARE(laneAdded.count(), 1);
-        QCOMPARE(sch->run(b).lane, 2); // shifted
-        QCOMPARE(sch->addLane(QStringLiteral("gpu0"), 1, -1, &error), -1);
+        QCOMPARE(orch->runs()->value(b).lane, 2); // shifted
+        QCOMPARE(orch->board()->addLane(QStringLiteral("gpu0"), 1, -1, &error), -1);
         QVERIFY(error.contains(QStringLiteral("cuda:N")));
-        QVERIFY(!sch->setLaneSlots(0, -3, &error));
+        QVERIFY(!orch->board()->setLaneSlots(0, -3, &error));
         QCOMPARE(error, QStringLiteral("slots: expected an integer ≥ 1, got -3"));
-        QVERIFY(sch->removeLane(0, &error));
+        QVERIFY(orch->board()->removeLane(0, &error));
         QCOMPARE(laneRemoved.count(), 1);
-        QCOMPARE(sch->run(b).lane, 1);
+        QCOMPARE(orch->runs()->value(b).lane, 1);
 
         // The edited board saves with the moved run and the added repeats.
         const Experiment ex = s->experiment();
@@ -209,15 +216,15 @@ private Q_SLOTS:
         auto s = open({lane(QStringLiteral("cpu"), 2,
                             {fakeSpec(QStringLiteral("victim"), 400, 10), fakeSpec(QStringLiteral("ok1"), 30)}),
                        lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("ok2"), 30)})});
-        Scheduler *sch = s->scheduler();
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        Orchestrator *orch = s->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         const RunId victim = idOf(s.get(), "victim");
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(victim).step >= 5, 10000);
-        QVERIFY(sch->run(victim).pid > 0);
-        ::kill(static_cast<pid_t>(sch->run(victim).pid), SIGKILL);
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(victim).step >= 5, 10000);
+        QVERIFY(orch->runs()->value(victim).pid > 0);
+        ::kill(static_cast<pid_t>(orch->runs()->value(victim).pid), SIGKILL);
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
-        const RunInfo v = sch->run(victim);
+        const RunInfo v = orch->runs()->value(victim);
         QCOMPARE(v.state, RunState::Failed);
         QCOMPARE(v.exitSignal, SIGKILL);
         QVERIFY2(v.message.contains(QStringLiteral("signal 9")), qPrintable(v.message));
@@ -226,12 +233,12 @@ private Q_SLOTS:
         QCOMPARE(status.value(QStringLiteral("signal")).toInt(), SIGKILL);
         QVERIFY(status.value(QStringLiteral("exit_code")).isNull());
         for (const char *name : {"ok1", "ok2"}) {
-            const RunInfo r = sch->run(idOf(s.get(), name));
+            const RunInfo r = orch->runs()->value(idOf(s.get(), name));
             QCOMPARE(r.state, RunState::Finished);
             QCOMPARE(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
                      QStringLiteral("finished"));
         }
-        QCOMPARE(sch->finishedCount(), 2);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 2);
     }
 
     void exitStatusesMapToStates()
@@ -241,24 +248,24 @@ private Q_SLOTS:
                              fakeSpec(QStringLiteral("fail"), 20, 5, QStringLiteral("fail"), 5),
                              fakeSpec(QStringLiteral("diverge"), 20, 5, QStringLiteral("diverge"), 5),
                              fakeSpec(QStringLiteral("fine"), 20, 5)})});
-        Scheduler *sch = s->scheduler();
-        QSignalSpy idle(sch, &Scheduler::idle);
-        QSignalSpy ended(sch, &Scheduler::runEnded);
-        sch->startAll();
+        Orchestrator *orch = s->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        QSignalSpy ended(orch->dispatcher(), &Dispatcher::runEnded);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
         QCOMPARE(ended.count(), 4);
-        const RunInfo crash = sch->run(idOf(s.get(), "crash"));
+        const RunInfo crash = orch->runs()->value(idOf(s.get(), "crash"));
         QCOMPARE(crash.state, RunState::Failed);
         QCOMPARE(crash.exitSignal, SIGABRT);
         QVERIFY2(crash.message.contains(QStringLiteral("crashing on purpose")), qPrintable(crash.message));
-        const RunInfo fail = sch->run(idOf(s.get(), "fail"));
+        const RunInfo fail = orch->runs()->value(idOf(s.get(), "fail"));
         QCOMPARE(fail.state, RunState::Failed);
         QCOMPARE(fail.exitCode, 1);
         QVERIFY2(fail.message.contains(QStringLiteral("exit 1: runtime failure")), qPrintable(fail.message));
         QVERIFY2(fail.message.contains(QStringLiteral("worker.log")), qPrintable(fail.message));
-        QCOMPARE(sch->run(idOf(s.get(), "diverge")).state, RunState::Diverged);
-        QCOMPARE(sch->run(idOf(s.get(), "diverge")).exitCode, 3);
-        QCOMPARE(sch->run(idOf(s.get(), "fine")).state, RunState::Finished);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "diverge")).state, RunState::Diverged);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "diverge")).exitCode, 3);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "fine")).state, RunState::Finished);
     }
 
     // Issue 12: the worker's command line of a run, from one place: what it
@@ -267,26 +274,26 @@ private Q_SLOTS:
     void commandLineOfARunFromQueueToStatus()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("cmd"))})});
-        Scheduler *sch = s->scheduler();
-        sch->setCpuThreads(3);
+        Orchestrator *orch = s->orchestrator();
+        orch->dispatcher()->setCpuThreads(3);
         const RunId id = idOf(s.get(), "cmd");
         const QString dir = s->store()->runDir(QStringLiteral("cmd"));
-        const QStringList queued = sch->commandLine(id);
+        const QStringList queued = orch->dispatcher()->commandLine(id);
         QCOMPARE(queued.value(0), fakeWorker());
         QCOMPARE(queued.mid(1),
                  (QStringList{QStringLiteral("--spec"), dir + QStringLiteral("/spec.json"), QStringLiteral("--run-dir"),
                               dir, QStringLiteral("--connect"), QStringLiteral("unix:") + s->server()->socketPath(),
                               QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--threads"),
                               QStringLiteral("3")}));
-        QVERIFY(sch->run(id).command.isEmpty());
+        QVERIFY(orch->runs()->value(id).command.isEmpty());
 
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
-        const RunInfo r = sch->run(id);
+        const RunInfo r = orch->runs()->value(id);
         QCOMPARE(r.state, RunState::Finished);
         QCOMPARE(r.command, queued);
-        QCOMPARE(sch->commandLine(id), queued);
+        QCOMPARE(orch->dispatcher()->commandLine(id), queued);
         QCOMPARE(r.host, QSysInfo::machineHostName());
         RunInfo status;
         QVERIFY(s->store()->readStatus(QStringLiteral("cmd"), &status));
@@ -297,11 +304,11 @@ private Q_SLOTS:
     void missingWorkerFailsClearly()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})});
-        s->scheduler()->setWorkerProgram(m_dir.filePath(QStringLiteral("no-such-worker")));
-        QSignalSpy idle(s->scheduler(), &Scheduler::idle);
-        s->scheduler()->startAll();
+        s->orchestrator()->supervisor()->setWorkerProgram(m_dir.filePath(QStringLiteral("no-such-worker")));
+        QSignalSpy idle(s->orchestrator()->dispatcher(), &Dispatcher::idle);
+        s->orchestrator()->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 5000);
-        const RunInfo r = s->scheduler()->run(idOf(s.get(), "a"));
+        const RunInfo r = s->orchestrator()->runs()->value(idOf(s.get(), "a"));
         QCOMPARE(r.state, RunState::Failed);
         QVERIFY2(r.message.contains(QStringLiteral("cannot start")), qPrintable(r.message));
     }
@@ -309,21 +316,21 @@ private Q_SLOTS:
     void stopThenResumeFromCheckpoint()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("long"), 120, 10)})});
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         const RunId id = idOf(s.get(), "long");
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).step >= 12 && sch->run(id).connected, 10000);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 12 && orch->runs()->value(id).connected, 10000);
         QString error;
-        QVERIFY2(sch->stopRun(id, &error), qPrintable(error));
-        QCOMPARE(sch->run(id).state, RunState::Stopping);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stopped, 10000);
-        QCOMPARE(sch->run(id).exitCode, 4);
+        QVERIFY2(orch->dispatcher()->stopRun(id, &error), qPrintable(error));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Stopping);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 10000);
+        QCOMPARE(orch->runs()->value(id).exitCode, 4);
         QVERIFY(s->store()->hasCheckpoint(QStringLiteral("long")));
-        const qint64 stoppedAt = sch->run(id).step;
+        const qint64 stoppedAt = orch->runs()->value(id).step;
         QVERIFY(stoppedAt < 120);
 
-        QVERIFY2(sch->startRun(id, &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        QVERIFY2(orch->dispatcher()->startRun(id, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
         // Every step once, none lost across the stop.
         const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
@@ -336,87 +343,88 @@ private Q_SLOTS:
     {
         auto s = open(
             {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("hang"), 100, 5, QStringLiteral("hang"), 5)})});
-        Scheduler *sch = s->scheduler();
-        sch->setStallTimeout(800);
-        sch->setStopTimeout(300);
+        Orchestrator *orch = s->orchestrator();
+        orch->supervisor()->setStallTimeout(800);
+        orch->supervisor()->setStopTimeout(300);
         const RunId id = idOf(s.get(), "hang");
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Stalled, 10000);
-        QVERIFY(sch->run(id).message.contains(QStringLiteral("no heartbeat")));
-        QVERIFY(sch->stopRun(id));
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stalled, 10000);
+        QVERIFY(orch->runs()->value(id).message.contains(QStringLiteral("no heartbeat")));
+        QVERIFY(orch->dispatcher()->stopRun(id));
         // stop ignored, SIGTERM ignored, then SIGKILL.
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Failed, 10000);
-        QCOMPARE(sch->run(id).exitSignal, SIGKILL);
-        QVERIFY2(sch->run(id).message.contains(QStringLiteral("did not stop")), qPrintable(sch->run(id).message));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Failed, 10000);
+        QCOMPARE(orch->runs()->value(id).exitSignal, SIGKILL);
+        QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("did not stop")),
+                 qPrintable(orch->runs()->value(id).message));
     }
 
     void pauseAndResume()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("p"), 80, 10)})});
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         const RunId id = idOf(s.get(), "p");
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).connected && sch->run(id).step >= 3, 10000);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).connected && orch->runs()->value(id).step >= 3, 10000);
         QString error;
-        QVERIFY2(sch->pauseRun(id, &error), qPrintable(error));
-        QCOMPARE(sch->run(id).state, RunState::Paused);
-        QVERIFY(!sch->pauseRun(id, &error));
-        QVERIFY2(sch->resumeRun(id, &error), qPrintable(error));
-        QCOMPARE(sch->run(id).state, RunState::Running);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        QVERIFY2(orch->supervisor()->pause(id, &error), qPrintable(error));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Paused);
+        QVERIFY(!orch->supervisor()->pause(id, &error));
+        QVERIFY2(orch->dispatcher()->resumeRun(id, &error), qPrintable(error));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Running);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
     }
 
     void heldRunWaitsForItsOwnStart()
     {
         // One long run keeps the lane's dispatching going while a held run waits.
         auto s = open({lane(QStringLiteral("cpu"), 2, {fakeSpec(QStringLiteral("long"), 200, 10)})});
-        Scheduler *sch = s->scheduler();
-        sch->startAll();
-        QVERIFY(sch->isDispatching());
-        const QList<RunId> held = sch->addHeldRun(0, fakeSpec(QStringLiteral("look-first"), 5));
+        Orchestrator *orch = s->orchestrator();
+        orch->dispatcher()->startAll();
+        QVERIFY(orch->dispatcher()->isDispatching());
+        const QList<RunId> held = orch->board()->addHeldRun(0, fakeSpec(QStringLiteral("look-first"), 5));
         QCOMPARE(held.size(), 1);
-        QVERIFY(sch->run(held.first()).held);
-        const QList<RunId> plain = sch->addRun(0, fakeSpec(QStringLiteral("plain"), 5));
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(plain.first()).state, RunState::Finished, 10000);
+        QVERIFY(orch->runs()->value(held.first()).held);
+        const QList<RunId> plain = orch->board()->addRun(0, fakeSpec(QStringLiteral("plain"), 5));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(plain.first()).state, RunState::Finished, 10000);
         // A free slot all along, yet the held run was never started.
-        QCOMPARE(sch->run(held.first()).state, RunState::Queued);
-        QVERIFY(sch->startRun(held.first()));
-        QVERIFY(!sch->run(held.first()).held);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(held.first()).state, RunState::Finished, 10000);
-        sch->stopAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->activeCount() == 0, 10000);
+        QCOMPARE(orch->runs()->value(held.first()).state, RunState::Queued);
+        QVERIFY(orch->dispatcher()->startRun(held.first()));
+        QVERIFY(!orch->runs()->value(held.first()).held);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(held.first()).state, RunState::Finished, 10000);
+        orch->dispatcher()->stopAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->dispatcher()->activeCount() == 0, 10000);
     }
 
     void heldRunStartsWithTheNextStartAll()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {})});
-        Scheduler *sch = s->scheduler();
-        const RunId held = sch->addHeldRun(0, fakeSpec(QStringLiteral("h"), 5)).value(0);
+        Orchestrator *orch = s->orchestrator();
+        const RunId held = orch->board()->addHeldRun(0, fakeSpec(QStringLiteral("h"), 5)).value(0);
         QVERIFY(held != 0);
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(held).state, RunState::Finished, 10000);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(held).state, RunState::Finished, 10000);
     }
 
     void anEditedRepeatLeavesItsGroup()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("r")), 3)})});
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         const RunId second = idOf(s.get(), "r-2");
-        QCOMPARE(sch->run(second).group, QStringLiteral("r"));
-        QCOMPARE(sch->run(second).repeatCount, 3);
+        QCOMPARE(orch->runs()->value(second).group, QStringLiteral("r"));
+        QCOMPARE(orch->runs()->value(second).repeatCount, 3);
         // The same spec again is no change: it stays a repeat.
-        QVERIFY(sch->setRunSpec(second, sch->run(second).spec));
-        QCOMPARE(sch->run(second).group, QStringLiteral("r"));
-        QJsonObject spec = sch->run(second).spec;
+        QVERIFY(orch->board()->setRunSpec(second, orch->runs()->value(second).spec));
+        QCOMPARE(orch->runs()->value(second).group, QStringLiteral("r"));
+        QJsonObject spec = orch->runs()->value(second).spec;
         QJsonObject model = spec.value(QStringLiteral("model")).toObject();
         model.insert(QStringLiteral("steps"), 99);
         spec.insert(QStringLiteral("model"), model);
-        QVERIFY(sch->setRunSpec(second, spec));
-        const RunInfo edited = sch->run(second);
+        QVERIFY(orch->board()->setRunSpec(second, spec));
+        const RunInfo edited = orch->runs()->value(second);
         QCOMPARE(edited.group, QStringLiteral("r-2"));
         QCOMPARE(edited.repeatCount, 1);
         // Saved, the other two stay entries of their own, the edited one too.
-        const Experiment ex = sch->toExperiment(QStringLiteral("t"), QString());
+        const Experiment ex = orch->board()->toExperiment(QStringLiteral("t"), QString());
         QCOMPARE(ex.lanes.first().runs.size(), 3);
         for (const ExperimentRun &run : ex.lanes.first().runs)
             QCOMPARE(run.repeat, 1);
@@ -426,43 +434,43 @@ private Q_SLOTS:
     {
         auto s = open({lane(QStringLiteral("cpu"), 1,
                             {fakeSpec(QStringLiteral("first"), 30, 10), fakeSpec(QStringLiteral("second"), 10)})});
-        Scheduler *sch = s->scheduler();
-        QSignalSpy idle(sch, &Scheduler::idle);
+        Orchestrator *orch = s->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         const RunId second = idOf(s.get(), "second");
-        QVERIFY(sch->cancelRun(second));
-        QCOMPARE(sch->run(second).state, RunState::Cancelled);
-        sch->startAll();
+        QVERIFY(orch->dispatcher()->cancelRun(second));
+        QCOMPARE(orch->runs()->value(second).state, RunState::Cancelled);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
-        QCOMPARE(sch->finishedCount(), 1);
-        QVERIFY(!QFile::exists(sch->run(second).runDir + QStringLiteral("/metrics.jsonl")));
-        QVERIFY(sch->retryRun(second));
-        QCOMPARE(sch->run(second).state, RunState::Queued);
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(second).state, RunState::Finished, 10000);
-        QCOMPARE(sch->finishedCount(), 2);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 1);
+        QVERIFY(!QFile::exists(orch->runs()->value(second).runDir + QStringLiteral("/metrics.jsonl")));
+        QVERIFY(orch->dispatcher()->retryRun(second));
+        QCOMPARE(orch->runs()->value(second).state, RunState::Queued);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(second).state, RunState::Finished, 10000);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 2);
     }
 
     void missingGpuNeedsCpuFallback()
     {
         auto s = open({lane(QStringLiteral("cuda:7"), 1, {fakeSpec(QStringLiteral("g"), 10)})});
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         if (s->devices()->hasDevice(QStringLiteral("cuda:7")))
             QSKIP("this machine has a cuda:7");
-        QCOMPARE(sch->missingDeviceLanes(), QList<int>{0});
-        QVERIFY(sch->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("cuda:7")));
+        QCOMPARE(orch->dispatcher()->missingDeviceLanes(), QList<int>{0});
+        QVERIFY(orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("cuda:7")));
         QString error;
-        QVERIFY(!sch->startRun(idOf(s.get(), "g"), &error));
+        QVERIFY(!orch->dispatcher()->startRun(idOf(s.get(), "g"), &error));
         QVERIFY2(error.contains(QStringLiteral("CPU fallback")), qPrintable(error));
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QCOMPARE(idle.count(), 1); // nothing it could start
-        QCOMPARE(sch->run(idOf(s.get(), "g")).state, RunState::Queued);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Queued);
 
-        sch->setCpuFallback(true);
-        QCOMPARE(sch->lane(0).effectiveDevice, QStringLiteral("cpu"));
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(idOf(s.get(), "g")).state, RunState::Finished, 10000);
-        QCOMPARE(sch->run(idOf(s.get(), "g")).device, QStringLiteral("cpu"));
+        orch->dispatcher()->setCpuFallback(true);
+        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice, QStringLiteral("cpu"));
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Finished, 10000);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).device, QStringLiteral("cpu"));
     }
 
     // A Slurm lane never falls back to this machine's CPU, and the file keeps
@@ -487,18 +495,19 @@ private Q_SLOTS:
         Session session;
         QStringList errors;
         QVERIFY2(session.open(experiment(json), QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        Scheduler *sch = session.scheduler();
-        sch->setWorkerProgram(fakeWorker());
-        QVERIFY(sch->missingDeviceLanes().isEmpty());
-        QVERIFY2(sch->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("sbatch is not on PATH")),
-                 qPrintable(sch->preflight().join(QLatin1Char('\n'))));
-        sch->setCpuFallback(true);
-        QCOMPARE(sch->lane(0).effectiveDevice, QStringLiteral("slurm:hpc/gpu"));
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        Orchestrator *orch = session.orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        QVERIFY(orch->dispatcher()->missingDeviceLanes().isEmpty());
+        QVERIFY2(
+            orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("sbatch is not on PATH")),
+            qPrintable(orch->dispatcher()->preflight().join(QLatin1Char('\n'))));
+        orch->dispatcher()->setCpuFallback(true);
+        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice, QStringLiteral("slurm:hpc/gpu"));
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
-        QCOMPARE(sch->run(idOf(&session, "c")).state, RunState::Finished);
-        const RunInfo slurmRun = sch->run(idOf(&session, "s"));
+        QCOMPARE(orch->runs()->value(idOf(&session, "c")).state, RunState::Finished);
+        const RunInfo slurmRun = orch->runs()->value(idOf(&session, "s"));
         QCOMPARE(slurmRun.state, RunState::Failed);
         QVERIFY2(slurmRun.message.contains(QStringLiteral("sbatch")), qPrintable(slurmRun.message));
         const QJsonObject saved = session.experiment().toJson();
@@ -513,11 +522,11 @@ private Q_SLOTS:
     {
         auto s = open({lane(QStringLiteral("cpu"), 1,
                             {fakeSpec(QStringLiteral("r"), 100, 10, QStringLiteral("reconnect"), 20)})});
-        Scheduler *sch = s->scheduler();
+        Orchestrator *orch = s->orchestrator();
         const RunId id = idOf(s.get(), "r");
         QSignalSpy connected(s->server(), &MetricsServer::runConnected);
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 15000);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
         QVERIFY(connected.count() >= 2);
         const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
@@ -534,20 +543,21 @@ private Q_SLOTS:
         gpu.index = 0;
         gpu.processes << GpuProcess{4242, 1 << 30, false, QStringLiteral("python3")};
         s->devices()->setFakeGpus({gpu});
-        const QString problems = s->scheduler()->preflight().join(QLatin1Char('\n'));
+        const QString problems = s->orchestrator()->dispatcher()->preflight().join(QLatin1Char('\n'));
         QVERIFY2(problems.contains(QStringLiteral("busy with another user's process: pid 4242 (python3)")),
                  qPrintable(problems));
-        QSignalSpy warnings(s->scheduler(), &Scheduler::warning);
-        s->scheduler()->startAll();
+        QSignalSpy warnings(s->orchestrator()->dispatcher(), &Dispatcher::warning);
+        s->orchestrator()->dispatcher()->startAll();
         QCOMPARE(warnings.count(), 1);
-        QTRY_COMPARE_WITH_TIMEOUT(s->scheduler()->run(idOf(s.get(), "g")).state, RunState::Finished, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(s->orchestrator()->runs()->value(idOf(s.get(), "g")).state, RunState::Finished,
+                                  10000);
     }
 
     void csvExportLongFormat()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("c"), 10)})});
-        QSignalSpy idle(s->scheduler(), &Scheduler::idle);
-        s->scheduler()->startAll();
+        QSignalSpy idle(s->orchestrator()->dispatcher(), &Dispatcher::idle);
+        s->orchestrator()->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
         const QString path = m_dir.filePath(QStringLiteral("out.csv"));
         QString error;

@@ -6,17 +6,20 @@
 // tests see what Slurm gave the worker. Skipped, saying why, where the
 // cluster cannot run (not root, Slurm or munge not installed).
 
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
+#include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "slurm/slurmcommand.h"
 #include "slurm/slurmjob.h"
 #include "slurm/slurmlauncher.h"
+#include "slurm/slurmsubmission.h"
 #include "supervision/supervisor.h"
 #include "testcluster.h"
 
@@ -159,6 +162,7 @@ private Q_SLOTS:
     void badPartitionIsRefused();
     void attachAfterRestart();
     void attachChecksTheJobIsTheRuns();
+    void describeAsksThroughTheLaunchersReach();
     void reusedJobIdIsNeverAdoptedNorSignalled();
     void supervisorThroughSlurm();
 
@@ -296,12 +300,11 @@ void TestSlurmLauncher::readsSlurmsAnswers()
     c.partition = QStringLiteral("gpu");
     c.time = QStringLiteral("1:00:00");
     c.extraArgs = {QStringLiteral("--constraint=a100")};
-    SlurmLauncher launcher(c);
     LaunchSpec spec;
     spec.name = QStringLiteral("run-1");
     spec.runDir = QStringLiteral("/runs/run-1");
     spec.token = kToken;
-    const QStringList args = launcher.sbatchArguments(spec);
+    const QStringList args = SlurmSubmission(c).arguments(spec);
     QVERIFY(args.contains(QStringLiteral("--parsable")));
     QVERIFY(args.contains(QStringLiteral("--job-name=run-1")));
     QVERIFY(args.contains(QStringLiteral("--output=/runs/run-1/worker.log")));
@@ -478,6 +481,34 @@ void TestSlurmLauncher::jobRunsToTheEnd()
                                QStringLiteral("-o"), events.jobs.value(1)});
     QVERIFY2(job.contains(QStringLiteral("JobName=to-the-end")), qPrintable(job));
     QVERIFY(!job.contains(kToken));
+    // The run details' "Job details": what scontrol says of the ended job,
+    // asked by the launcher (which forgot the run) from the run's job id.
+    RunInfo ended;
+    ended.id = 1;
+    ended.jobId = events.jobs.value(1);
+    ended.device = QStringLiteral("slurm:trainyard-test/debug");
+    QString title;
+    QString text;
+    QObject context;
+    QVERIFY(launcher.describe(ended, &context, [&](const QString &t, const QString &x) {
+        title = t;
+        text = x;
+    }));
+    QTRY_VERIFY_WITH_TIMEOUT(!text.isEmpty(), 15000);
+    QCOMPARE(title, QStringLiteral("scontrol show job %1").arg(ended.jobId));
+    QVERIFY2(text.contains(QStringLiteral("JobId=%1").arg(ended.jobId)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("JobName=to-the-end")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("JobState=COMPLETED")), qPrintable(text));
+    // The same through the router, by the run's device: the cluster's
+    // launcher asks, made for the question.
+    LauncherRouter router;
+    ExperimentCluster cluster;
+    cluster.name = QStringLiteral("trainyard-test");
+    router.setClusters({cluster});
+    text.clear();
+    QVERIFY(router.describe(ended, &context, [&](const QString &, const QString &x) { text = x; }));
+    QTRY_VERIFY_WITH_TIMEOUT(!text.isEmpty(), 15000);
+    QVERIFY2(text.contains(QStringLiteral("JobName=to-the-end")), qPrintable(text));
     // One squeue per poll, whatever the number of jobs: a handful here.
     QVERIFY2(launcher.pollCount() < 40, qPrintable(QString::number(launcher.pollCount())));
 }
@@ -708,7 +739,7 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     launcher.prepare(again);
     again.resume = true;
     const QString sbatch =
-        (QStringList{QStringLiteral("sbatch")} + launcher.sbatchArguments(again)).join(QLatin1Char(' '));
+        (QStringList{QStringLiteral("sbatch")} + SlurmSubmission(c).arguments(again)).join(QLatin1Char(' '));
     const QByteArray script = SlurmJob::script(again.program, again.arguments());
     const QByteArray dir = run.runDir.toUtf8();
     const auto describeRun = [&](const QByteArray &job, const QByteArray &state) {
@@ -770,6 +801,81 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
 // the run's name), or another job of the user's own. Opening the experiment
 // adopts neither: each run is lost with the reason, and Stop, close and
 // Ctrl-C signal nothing: the jobs are still in the queue afterwards.
+// describe() asks Slurm the way the launcher submits (its runner: ssh for
+// an ssh cluster), about the newest job it holds for the run, else the
+// run's own id; the answer or the command's failure comes back once, and
+// never to a caller gone meanwhile. Nobody is asked without a job.
+void TestSlurmLauncher::describeAsksThroughTheLaunchersReach()
+{
+    QStringList calls;
+    SlurmCommandResult answer = answered("JobId=12 JobName=r\n   JobState=RUNNING\n");
+    auto runner = std::make_unique<ScriptedRunner>();
+    runner->calls = &calls;
+    runner->answer = [&](const QString &program, const QStringList &) {
+        if (program == QLatin1String("sbatch"))
+            return answered("12\n");
+        if (program == QLatin1String("squeue"))
+            return answered("12|PENDING|Priority|\n");
+        return answer;
+    };
+    SlurmClusterConfig c = config();
+    c.sshCommand = {QStringLiteral("ssh"), QStringLiteral("--"), QStringLiteral("login")};
+    SlurmLauncher launcher(c, std::move(runner));
+    Events events(&launcher);
+    QObject context;
+    QStringList answers;
+    const auto record = [&](const QString &title, const QString &text) { answers << title + QLatin1Char('|') + text; };
+
+    RunInfo run;
+    run.id = 1;
+    run.device = QStringLiteral("slurm:trainyard-test/gpu");
+    QVERIFY(!launcher.describe(run, &context, record)); // no job yet
+    run.jobId = QStringLiteral("-uroot");
+    QVERIFY(!launcher.describe(run, &context, record)); // never an option
+    QVERIFY(calls.isEmpty());
+
+    // A job the launcher submitted for the run wins over a stale id.
+    LaunchSpec spec;
+    spec.program = QStringLiteral("/opt/worker");
+    spec.name = QStringLiteral("r");
+    spec.runDir = m_tmp.filePath(QStringLiteral("runs/described"));
+    launcher.start(1, spec);
+    QTRY_VERIFY(events.jobs.contains(1));
+    run.jobId = QStringLiteral("11");
+    calls.clear();
+    QVERIFY(launcher.describe(run, &context, record));
+    QTRY_COMPARE(answers.size(), 1);
+    QCOMPARE(calls.filter(QStringLiteral("scontrol")), QStringList{QStringLiteral("scontrol show job -- 12")});
+    QCOMPARE(answers.first(), QStringLiteral("scontrol show job 12|JobId=12 JobName=r\n   JobState=RUNNING\n"));
+
+    // Slurm's refusal, in its words.
+    answer = answered({}, 1, "slurm_load_jobs error: Invalid job id specified\n");
+    RunInfo other = run;
+    other.id = 2;
+    QVERIFY(launcher.describe(other, &context, record));
+    QTRY_COMPARE(answers.size(), 2);
+    QCOMPARE(answers.last(), QStringLiteral("scontrol show job 11|slurm_load_jobs error: Invalid job id specified"));
+
+    // A caller gone before the answer hears nothing.
+    {
+        QObject gone;
+        QVERIFY(launcher.describe(other, &gone, record));
+    }
+    QTest::qWait(50);
+    QCOMPARE(answers.size(), 2);
+    answer = answered({});
+    launcher.release(1);
+
+    // The router: a local run has nobody to ask; a run of a cluster the
+    // experiment does not define neither.
+    LauncherRouter router;
+    RunInfo local;
+    local.id = 5;
+    local.device = QStringLiteral("cpu");
+    QVERIFY(!router.describe(local, &context, record));
+    QVERIFY(!router.describe(other, &context, record));
+}
+
 void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
 {
     REQUIRE_CLUSTER();
@@ -853,14 +959,14 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
         Session session;
         errors.clear();
         QVERIFY2(session.open(*ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
-        Scheduler *sch = session.scheduler();
-        const RunInfo mine = sch->run(sch->findRun(QStringLiteral("mine")));
-        const RunInfo ours = sch->run(sch->findRun(QStringLiteral("ours")));
+        Orchestrator *orch = session.orchestrator();
+        const RunInfo mine = orch->runs()->value(orch->runs()->findByName(QStringLiteral("mine")));
+        const RunInfo ours = orch->runs()->value(orch->runs()->findByName(QStringLiteral("ours")));
         QCOMPARE(mine.state, RunState::Lost);
         QVERIFY2(mine.message.contains(foreignUser) && mine.message.contains(colleagues), qPrintable(mine.message));
         QCOMPARE(ours.state, RunState::Lost);
         QVERIFY2(ours.message.contains(QStringLiteral("another-run")), qPrintable(ours.message));
-        const RunInfo forged = sch->run(sch->findRun(QStringLiteral("forged")));
+        const RunInfo forged = orch->runs()->value(orch->runs()->findByName(QStringLiteral("forged")));
         QCOMPARE(forged.state, RunState::Lost);
         QVERIFY2(forged.message.contains(QStringLiteral("\"-uroot\" is not a Slurm job id")),
                  qPrintable(forged.message));
@@ -869,7 +975,7 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
         // Stop is refused (nothing of ours runs), and so is every other way
         // to signal: close stops what runs, which is nothing.
         QString error;
-        QVERIFY(!sch->stopRun(mine.id, &error));
+        QVERIFY(!orch->dispatcher()->stopRun(mine.id, &error));
         QSignalSpy closed(&session, &Session::closed);
         session.close(false);
         QTRY_COMPARE(closed.count(), 1);
@@ -901,9 +1007,9 @@ void TestSlurmLauncher::supervisorThroughSlurm()
     QVERIFY2(server.listen(m_tmp.filePath(QStringLiteral("sock/s.sock")), &error), qPrintable(error));
     std::unique_ptr<Supervisor> supervisor =
         std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
-    server.setHandler([&supervisor](RunId id, const nlohmann::json &m) {
+    server.setHandler([&supervisor](RunId id, const MetricRecord &m) {
         if (supervisor)
-            supervisor->handleMessage(id, m);
+            supervisor->handleRecord(id, m);
     });
     supervisor->setWorkerProgram(m_wrapper);
     supervisor->setStopTimeout(10000);

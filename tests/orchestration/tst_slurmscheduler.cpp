@@ -6,11 +6,15 @@
 // cluster or the worker is missing.
 
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experimentcheck.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 #include "testcluster.h"
 #include "testutil.h"
 
@@ -52,7 +56,7 @@ QJsonObject tinyRun(const QString &name, int seconds)
 // between two reports (a requeue or a reattach loses none).
 QString curveProblem(Session *session, RunId id)
 {
-    const RunInfo r = session->scheduler()->run(id);
+    const RunInfo r = session->orchestrator()->runs()->value(id);
     const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
     if (!loss || loss->size() == 0)
         return r.name + QStringLiteral(": no loss curve");
@@ -123,8 +127,8 @@ private:
         QStringList errors;
         if (!session->open(ex, QString(), &errors))
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
-        session->scheduler()->setWorkerProgram(m_worker);
-        session->scheduler()->setCpuFallback(true); // fake GPUs: the node trains on its CPU
+        session->orchestrator()->supervisor()->setWorkerProgram(m_worker);
+        session->orchestrator()->dispatcher()->setCpuFallback(true); // fake GPUs: the node trains on its CPU
         return session;
     }
 
@@ -159,17 +163,18 @@ private Q_SLOTS:
             QStringLiteral("three"), {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("a"), 5)}),
                                       lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("b"), 5)}),
                                       lane(QStringLiteral("slurm:test"), 1, {tinyRun(QStringLiteral("c"), 5)})}));
-        Scheduler *sch = session->scheduler();
+        Orchestrator *orch = session->orchestrator();
         QStringList messages;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId id) { messages << sch->run(id).message; });
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        connect(orch->runs(), &RunRegistry::changed, this,
+                [&](RunId id) { messages << orch->runs()->value(id).message; });
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
-        QCOMPARE(sch->finishedCount(), 3);
+        QCOMPARE(orch->dispatcher()->finishedCount(), 3);
         QVERIFY2(messages.contains(QStringLiteral("pending: Resources")), qPrintable(messages.join(QLatin1Char('|'))));
         QStringList gpus;
-        for (RunId id : sch->runIds()) {
-            const RunInfo r = sch->run(id);
+        for (RunId id : orch->board()->runIds()) {
+            const RunInfo r = orch->runs()->value(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
             QVERIFY(!r.jobId.isEmpty());
             QVERIFY2(!r.command.contains(QStringLiteral("--connect")), qPrintable(r.command.join(QLatin1Char(' '))));
@@ -196,12 +201,12 @@ private Q_SLOTS:
                           QJsonArray{QStringLiteral("python3"), script, QStringLiteral("30"), QStringLiteral("30")}}}}};
         auto session =
             open(clusterExperiment(QStringLiteral("program"), {lane(QStringLiteral("slurm:test/debug"), 1, {run})}));
-        Scheduler *sch = session->scheduler();
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
+        Orchestrator *orch = session->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
-        const RunId id = sch->runIds().value(0);
-        const RunInfo r = sch->run(id);
+        const RunId id = orch->board()->runIds().value(0);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
         QVERIFY(!r.jobId.isEmpty());
         QCOMPARE(r.command.value(0), QStringLiteral("python3"));
@@ -222,25 +227,28 @@ private Q_SLOTS:
         auto session = open(
             clusterExperiment(QStringLiteral("requeue"),
                               {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("long"), 10)})}));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("long"));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("long"));
         QStringList messages;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+        connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
             if (run == id)
-                messages << sch->run(id).message;
+                messages << orch->runs()->value(id).message;
         });
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).state == RunState::Running && sch->run(id).step >= 100, 60000);
-        const QString firstJob = sch->run(id).jobId;
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            orch->runs()->value(id).state == RunState::Running && orch->runs()->value(id).step >= 100, 60000);
+        const QString firstJob = orch->runs()->value(id).jobId;
         TestCluster::run(
             {QStringLiteral("scancel"), QStringLiteral("--batch"), QStringLiteral("--signal=USR2"), firstJob});
-        QTRY_VERIFY_WITH_TIMEOUT(!sch->run(id).jobId.isEmpty() && sch->run(id).jobId != firstJob, 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Finished, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(!orch->runs()->value(id).jobId.isEmpty() && orch->runs()->value(id).jobId != firstJob,
+                                 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 120000);
         QVERIFY2(messages.join(QLatin1Char('|')).contains(QStringLiteral("requeued")),
                  qPrintable(messages.join(QLatin1Char('|'))));
-        const QString log = QString::fromUtf8(readFile(sch->run(id).runDir + QStringLiteral("/worker.log")));
+        const QString log = QString::fromUtf8(readFile(orch->runs()->value(id).runDir + QStringLiteral("/worker.log")));
         QVERIFY2(log.contains(QStringLiteral("SIGUSR2")), qPrintable(log.right(2000)));
-        const QString metrics = QString::fromUtf8(readFile(sch->run(id).runDir + QStringLiteral("/metrics.jsonl")));
+        const QString metrics =
+            QString::fromUtf8(readFile(orch->runs()->value(id).runDir + QStringLiteral("/metrics.jsonl")));
         QVERIFY(metrics.contains(QStringLiteral("resumed from step")));
         const QString problem = curveProblem(session.get(), id);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
@@ -260,16 +268,16 @@ private Q_SLOTS:
             QStringLiteral("timelimit"),
             {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("t"), 65)})},
             QJsonObject{{QStringLiteral("time"), QStringLiteral("1")}, {QStringLiteral("warn_seconds"), 50}}));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("t"));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("t"));
         QSet<QString> jobs;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
-            if (run == id && !sch->run(id).jobId.isEmpty())
-                jobs.insert(sch->run(id).jobId);
+        connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
+            if (run == id && !orch->runs()->value(id).jobId.isEmpty())
+                jobs.insert(orch->runs()->value(id).jobId);
         });
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 240000);
-        const RunInfo r = sch->run(id);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 240000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
         QVERIFY2(jobs.size() >= 2, qPrintable(QStringList(jobs.values()).join(QLatin1Char(' '))));
         // Each later job resumed from the checkpoint of the one before: the
@@ -328,9 +336,9 @@ private Q_SLOTS:
                  qPrintable(queue));
 
         auto second = open(ex);
-        Scheduler *sch = second->scheduler();
-        for (RunId id : sch->runIds()) {
-            const RunInfo r = sch->run(id);
+        Orchestrator *orch = second->orchestrator();
+        for (RunId id : orch->board()->runIds()) {
+            const RunInfo r = orch->runs()->value(id);
             QVERIFY2(r.reattached && isActive(r.state), qPrintable(r.name + QStringLiteral(": ") + runStateName(r.state)
                                                                    + QStringLiteral(" ") + r.message));
         }
@@ -345,11 +353,11 @@ private Q_SLOTS:
         QVERIFY(restart.waitForFinished(20000));
         QCOMPARE(restart.exitCode(), 0);
 
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll(); // the queue is empty: it only waits for the reattached runs
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll(); // the queue is empty: it only waits for the reattached runs
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 120000);
-        for (RunId id : sch->runIds()) {
-            const RunInfo r = sch->run(id);
+        for (RunId id : orch->board()->runIds()) {
+            const RunInfo r = orch->runs()->value(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
             const QString problem = curveProblem(second.get(), id);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
@@ -403,11 +411,12 @@ private Q_SLOTS:
         // open, carries later commands without a new host-key check).
         auto stranger = open(sshExperiment(QStringLiteral("unknown-host"), QStringLiteral("ssh_config.unknown-host"),
                                            {tinyRun(QStringLiteral("u"), 2)}));
-        const RunId u = stranger->scheduler()->findRun(QStringLiteral("u"));
-        stranger->scheduler()->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(stranger->scheduler()->run(u).state, RunState::Failed, 60000);
-        QVERIFY2(stranger->scheduler()->run(u).message.contains(QStringLiteral("Host key verification failed")),
-                 qPrintable(stranger->scheduler()->run(u).message));
+        const RunId u = stranger->orchestrator()->runs()->findByName(QStringLiteral("u"));
+        stranger->orchestrator()->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(stranger->orchestrator()->runs()->value(u).state, RunState::Failed, 60000);
+        QVERIFY2(
+            stranger->orchestrator()->runs()->value(u).message.contains(QStringLiteral("Host key verification failed")),
+            qPrintable(stranger->orchestrator()->runs()->value(u).message));
 
         // Three runs on the two GPUs (one waits for Resources), one of them
         // warned of its time limit (requeued, resumed), one cancelled from
@@ -415,33 +424,38 @@ private Q_SLOTS:
         auto session = open(sshExperiment(QStringLiteral("over-ssh"), QStringLiteral("ssh_config"),
                                           {tinyRun(QStringLiteral("s1"), 8), tinyRun(QStringLiteral("s2"), 8),
                                            tinyRun(QStringLiteral("s3"), 3), tinyRun(QStringLiteral("gone"), 30)}));
-        Scheduler *sch = session->scheduler();
-        QVERIFY2(sch->preflight().isEmpty(), qPrintable(sch->preflight().join(QLatin1Char('\n'))));
+        Orchestrator *orch = session->orchestrator();
+        QVERIFY2(orch->dispatcher()->preflight().isEmpty(),
+                 qPrintable(orch->dispatcher()->preflight().join(QLatin1Char('\n'))));
         QStringList reasons;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId id) { reasons << sch->run(id).queueReason; });
-        const RunId s1 = sch->findRun(QStringLiteral("s1"));
-        const RunId gone = sch->findRun(QStringLiteral("gone"));
-        QSignalSpy idle(sch, &Scheduler::idle);
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(s1).state == RunState::Running && sch->run(s1).step > 0, 60000);
+        connect(orch->runs(), &RunRegistry::changed, this,
+                [&](RunId id) { reasons << orch->runs()->value(id).queueReason; });
+        const RunId s1 = orch->runs()->findByName(QStringLiteral("s1"));
+        const RunId gone = orch->runs()->findByName(QStringLiteral("gone"));
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(s1).state == RunState::Running && orch->runs()->value(s1).step > 0,
+                                 60000);
         QString error;
-        QVERIFY(!sch->pauseRun(s1, &error));
+        QVERIFY(!orch->supervisor()->pause(s1, &error));
         QVERIFY2(error.contains(QStringLiteral("cannot pause")), qPrintable(error));
-        const QString firstJob = sch->run(s1).jobId;
+        const QString firstJob = orch->runs()->value(s1).jobId;
         TestCluster::run(
             {QStringLiteral("scancel"), QStringLiteral("--batch"), QStringLiteral("--signal=USR2"), firstJob});
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(gone).state == RunState::Running && sch->run(gone).step > 0, 120000);
-        TestCluster::run({QStringLiteral("scancel"), sch->run(gone).jobId});
+        QTRY_VERIFY_WITH_TIMEOUT(
+            orch->runs()->value(gone).state == RunState::Running && orch->runs()->value(gone).step > 0, 120000);
+        TestCluster::run({QStringLiteral("scancel"), orch->runs()->value(gone).jobId});
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 180000);
         QVERIFY2(reasons.contains(QStringLiteral("Resources")), qPrintable(reasons.join(QLatin1Char('|'))));
-        QVERIFY(sch->run(s1).jobId != firstJob);
+        QVERIFY(orch->runs()->value(s1).jobId != firstJob);
         // Checkpointed and wrote done "stopped" on Slurm's SIGTERM: stopped, saying why.
-        QCOMPARE(sch->run(gone).state, RunState::Stopped);
-        QVERIFY2(sch->run(gone).message.contains(QStringLiteral("CANCELLED")), qPrintable(sch->run(gone).message));
-        for (RunId id : sch->runIds()) {
+        QCOMPARE(orch->runs()->value(gone).state, RunState::Stopped);
+        QVERIFY2(orch->runs()->value(gone).message.contains(QStringLiteral("CANCELLED")),
+                 qPrintable(orch->runs()->value(gone).message));
+        for (RunId id : orch->board()->runIds()) {
             if (id == gone)
                 continue;
-            const RunInfo r = sch->run(id);
+            const RunInfo r = orch->runs()->value(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
             const QString problem = curveProblem(session.get(), id);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
@@ -450,11 +464,11 @@ private Q_SLOTS:
         // sbatch's refusal comes back through ssh too.
         auto bad = open(sshExperiment(QStringLiteral("ssh-bad"), QStringLiteral("ssh_config"),
                                       {tinyRun(QStringLiteral("b"), 2)}, QStringLiteral("slurm:far/nosuch")));
-        const RunId b = bad->scheduler()->findRun(QStringLiteral("b"));
-        bad->scheduler()->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(bad->scheduler()->run(b).state, RunState::Failed, 60000);
-        QVERIFY2(bad->scheduler()->run(b).message.contains(QStringLiteral("invalid partition")),
-                 qPrintable(bad->scheduler()->run(b).message));
+        const RunId b = bad->orchestrator()->runs()->findByName(QStringLiteral("b"));
+        bad->orchestrator()->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(bad->orchestrator()->runs()->value(b).state, RunState::Failed, 60000);
+        QVERIFY2(bad->orchestrator()->runs()->value(b).message.contains(QStringLiteral("invalid partition")),
+                 qPrintable(bad->orchestrator()->runs()->value(b).message));
     }
 
     // Somebody cancels the job from outside (scancel in a shell, an admin):
@@ -467,13 +481,14 @@ private Q_SLOTS:
         auto session =
             open(clusterExperiment(QStringLiteral("outside"),
                                    {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("c"), 30)})}));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("c"));
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(sch->run(id).state == RunState::Running && sch->run(id).step > 0, 60000);
-        TestCluster::run({QStringLiteral("scancel"), sch->run(id).jobId});
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
-        const RunInfo r = sch->run(id);
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("c"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).state == RunState::Running && orch->runs()->value(id).step > 0,
+                                 60000);
+        TestCluster::run({QStringLiteral("scancel"), orch->runs()->value(id).jobId});
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 60000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(r.message));
         QVERIFY2(r.message.startsWith(QStringLiteral("reported stopped in its done line")), qPrintable(r.message));
         QVERIFY2(r.message.contains(QStringLiteral("CANCELLED")), qPrintable(r.message));
@@ -497,11 +512,11 @@ private Q_SLOTS:
                                                                        {QStringLiteral("poll_seconds"), 1},
                                                                        {QStringLiteral("worker"), fake}}});
         auto session = open(experiment(json));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("m"));
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
-        const RunInfo r = sch->run(id);
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("m"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 60000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Failed, qPrintable(r.message));
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.message.startsWith(QStringLiteral("exited 0 but never reported a step or a done line")),
@@ -516,11 +531,12 @@ private Q_SLOTS:
         REQUIRE_CLUSTER();
         auto session = open(clusterExperiment(
             QStringLiteral("bad"), {lane(QStringLiteral("slurm:test/nosuch"), 1, {tinyRun(QStringLiteral("x"), 2)})}));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("x"));
-        sch->startAll();
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).state, RunState::Failed, 30000);
-        QVERIFY2(sch->run(id).message.contains(QStringLiteral("invalid partition")), qPrintable(sch->run(id).message));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("x"));
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Failed, 30000);
+        QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("invalid partition")),
+                 qPrintable(orch->runs()->value(id).message));
     }
 
     // Issue 20, case 16: a one-minute job with no warning (warn_seconds 0)
@@ -534,20 +550,20 @@ private Q_SLOTS:
             QStringLiteral("timeout"),
             {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("t"), 65)})},
             QJsonObject{{QStringLiteral("time"), QStringLiteral("1")}, {QStringLiteral("warn_seconds"), 0}}));
-        Scheduler *sch = session->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("t"));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("t"));
         QSet<QString> jobs;
         QStringList messages;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+        connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
             if (run != id)
                 return;
-            if (!sch->run(id).jobId.isEmpty())
-                jobs.insert(sch->run(id).jobId);
-            messages << sch->run(id).message;
+            if (!orch->runs()->value(id).jobId.isEmpty())
+                jobs.insert(orch->runs()->value(id).jobId);
+            messages << orch->runs()->value(id).message;
         });
-        sch->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 240000);
-        const RunInfo r = sch->run(id);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 240000);
+        const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
         QVERIFY2(jobs.size() >= 2, qPrintable(QStringList(jobs.values()).join(QLatin1Char(' '))));
         QVERIFY2(messages.join(QLatin1Char('|')).contains(QStringLiteral("requeued after job")),
@@ -572,31 +588,31 @@ private Q_SLOTS:
         QString job;
         {
             auto first = open(ex);
-            Scheduler *sch = first->scheduler();
-            const RunId id = sch->findRun(QStringLiteral("h"));
-            sch->startAll();
-            QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).queueReason, QStringLiteral("JobHeldUser"), 30000);
-            runDir = sch->run(id).runDir;
-            job = sch->run(id).jobId;
+            Orchestrator *orch = first->orchestrator();
+            const RunId id = orch->runs()->findByName(QStringLiteral("h"));
+            orch->dispatcher()->startAll();
+            QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).queueReason, QStringLiteral("JobHeldUser"), 30000);
+            runDir = orch->runs()->value(id).runDir;
+            job = orch->runs()->value(id).jobId;
             QSignalSpy closed(first.get(), &Session::closed);
             first->close(/*leaveRunning=*/true);
             QTRY_COMPARE(closed.count(), 1);
         }
         QVERIFY(QDir(runDir).removeRecursively());
         auto second = open(ex);
-        Scheduler *sch = second->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("h"));
-        QVERIFY2(sch->run(id).reattached, qPrintable(sch->run(id).message));
+        Orchestrator *orch = second->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("h"));
+        QVERIFY2(orch->runs()->value(id).reattached, qPrintable(orch->runs()->value(id).message));
         QStringList messages;
-        connect(sch, &Scheduler::runChanged, this, [&](RunId run) {
+        connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
             if (run == id)
-                messages << sch->run(id).message;
+                messages << orch->runs()->value(id).message;
         });
-        QTRY_COMPARE_WITH_TIMEOUT(sch->run(id).message, QStringLiteral("pending: JobHeldUser"), 30000);
-        QVERIFY(isPendingInQueue(sch->run(id)));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).message, QStringLiteral("pending: JobHeldUser"), 30000);
+        QVERIFY(isPendingInQueue(orch->runs()->value(id)));
         TestCluster::run({QStringLiteral("scontrol"), QStringLiteral("release"), job});
-        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(sch->run(id).state), 60000);
-        const RunInfo r = sch->run(id);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 60000);
+        const RunInfo r = orch->runs()->value(id);
         QCOMPARE(r.state, RunState::Failed);
         QVERIFY2(r.message.contains(QStringLiteral("Slurm could not launch job %1").arg(job))
                      && !r.message.contains(QStringLiteral("signal 53")),

@@ -6,7 +6,10 @@
 #include "app/autosave.h"
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
-#include "dispatch/scheduler.h"
+#include "common/prompts.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
 
@@ -98,22 +101,24 @@ private Q_SLOTS:
         SessionController sessions(&board);
         Autosave autosave(&sessions, &board);
         QString askedFor;
-        sessions.setRecoveryChooser([&](const QString &name, const QDateTime &savedAt) {
+        ScriptedPrompts prompts;
+        sessions.setPrompts(&prompts);
+        prompts.recovery = [&](const QString &name, const QDateTime &savedAt) {
             askedFor = name;
             return savedAt.isValid() && recover;
-        });
+        };
         QVERIFY(sessions.openFile(path));
         QCOMPARE(askedFor, QStringLiteral("autosave-test"));
-        Scheduler *scheduler = sessions.session()->scheduler();
+        Orchestrator *orchestrator = sessions.session()->orchestrator();
         if (recover) {
-            QCOMPARE(scheduler->laneCount(), 2);
-            QCOMPARE(scheduler->lane(1).slotCount, 3);
+            QCOMPARE(orchestrator->board()->laneCount(), 2);
+            QCOMPARE(orchestrator->dispatcher()->lane(1).slotCount, 3);
             QVERIFY(!board.isClean()); // still to be saved
             QVERIFY(sessions.title().contains(QLatin1Char('*')));
             // The relative runs root still means the folder beside the file.
             QCOMPARE(sessions.session()->runsRoot(), dir.filePath(QStringLiteral("runs")));
         } else {
-            QCOMPARE(scheduler->laneCount(), 1);
+            QCOMPARE(orchestrator->board()->laneCount(), 1);
             QVERIFY(board.isClean());
             QVERIFY(!QFile::exists(copy));
         }
@@ -132,14 +137,16 @@ private Q_SLOTS:
         QCOMPARE(Autosave::newestUnsavedCopy(), Autosave::pathFor(QString(), name));
         // The next start (SessionController::openAtStart) asks, and recovers it.
         QString askedFor;
-        sessions.setRecoveryChooser([&](const QString &experiment, const QDateTime &) {
+        ScriptedPrompts prompts;
+        sessions.setPrompts(&prompts);
+        prompts.recovery = [&](const QString &experiment, const QDateTime &) {
             askedFor = experiment;
             return true;
-        });
+        };
         QVERIFY(sessions.openAtStart());
         QCOMPARE(askedFor, name);
         QCOMPARE(sessions.session()->name(), name);
-        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2);
+        QCOMPARE(sessions.session()->orchestrator()->board()->laneCount(), 2);
         QVERIFY(!board.isClean());
         board.markSaved(); // as Discard would: the copy goes
         QVERIFY(Autosave::newestUnsavedCopy().isEmpty());

@@ -4,9 +4,13 @@
 // state the window title shows.
 
 #include "board/boardcontroller.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/runspecview.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
@@ -28,27 +32,27 @@ private:
     std::unique_ptr<Session> m_session;
     std::unique_ptr<BoardController> m_controller;
 
-    Scheduler *scheduler() const { return m_session->scheduler(); }
+    Orchestrator *orchestrator() const { return m_session->orchestrator(); }
     QUndoStack *undo() const { return m_controller->undoStack(); }
-    RunId id(const QString &name) const { return scheduler()->findRun(name); }
+    RunId id(const QString &name) const { return orchestrator()->runs()->findByName(name); }
     QStringList laneNames(int lane) const
     {
         QStringList names;
-        for (RunId run : scheduler()->lane(lane).runs) {
-            names.append(scheduler()->run(run).name);
+        for (RunId run : orchestrator()->dispatcher()->lane(lane).runs) {
+            names.append(orchestrator()->runs()->value(run).name);
         }
         return names;
     }
     // A run that has run: its launch fails (no such worker), which ends it as failed.
     void failRun(const QString &name)
     {
-        scheduler()->setWorkerProgram(m_dir.filePath(QStringLiteral("no-such-worker")));
-        scheduler()->startRun(id(name)); // refused when the launch fails at once
-        QTRY_COMPARE_WITH_TIMEOUT(scheduler()->run(id(name)).state, RunState::Failed, 5000);
+        orchestrator()->supervisor()->setWorkerProgram(m_dir.filePath(QStringLiteral("no-such-worker")));
+        orchestrator()->dispatcher()->startRun(id(name)); // refused when the launch fails at once
+        QTRY_COMPARE_WITH_TIMEOUT(orchestrator()->runs()->value(id(name)).state, RunState::Failed, 5000);
     }
     QJsonObject withDim(const QString &name, int dim) const
     {
-        QJsonObject spec = scheduler()->run(id(name)).spec;
+        QJsonObject spec = orchestrator()->runs()->value(id(name)).spec;
         QJsonObject model = spec.value(QLatin1String("model")).toObject();
         model.insert(QStringLiteral("dim"), dim);
         spec.insert(QStringLiteral("model"), model);
@@ -56,8 +60,9 @@ private:
     }
     int dimOf(const QString &name) const
     {
-        return scheduler()
-            ->run(id(name))
+        return orchestrator()
+            ->runs()
+            ->value(id(name))
             .spec.value(QLatin1String("model"))
             .toObject()
             .value(QLatin1String("dim"))
@@ -83,7 +88,7 @@ private Q_SLOTS:
                                  QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
         m_controller = std::make_unique<BoardController>();
-        m_controller->setScheduler(scheduler());
+        m_controller->setOrchestrator(orchestrator());
     }
 
     void cleanup()
@@ -98,7 +103,7 @@ private Q_SLOTS:
         QList<RunId> queued;
         QVERIFY(m_controller->queueSpec(0, 1, tinyKgSpec(QStringLiteral("q")), 2, &queued));
         QCOMPARE(queued.size(), 2);
-        QCOMPARE(scheduler()->run(queued.at(1)).name, QStringLiteral("q-2"));
+        QCOMPARE(orchestrator()->runs()->value(queued.at(1)).name, QStringLiteral("q-2"));
         QCOMPARE(laneNames(0), names({"a", "q-1", "q-2", "b", "c"}));
         QCOMPARE(undo()->count(), 1);
         undo()->undo();
@@ -138,7 +143,9 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1), (QStringList{QStringLiteral("d"), copy}));
         // A new sample: its seed differs from the original's (and stays the same on redo).
         const RunId copyId = id(copy);
-        const auto seedOf = [this](RunId run) { return RunSpecView(scheduler()->run(run).spec).seed().value_or(-1); };
+        const auto seedOf = [this](RunId run) {
+            return RunSpecView(orchestrator()->runs()->value(run).spec).seed().value_or(-1);
+        };
         QVERIFY(seedOf(copyId) != seedOf(id(QStringLiteral("a"))));
     }
 
@@ -157,14 +164,15 @@ private Q_SLOTS:
 
     void editRunAndUndo()
     {
-        QJsonObject spec = scheduler()->run(id(QStringLiteral("d"))).spec;
+        QJsonObject spec = orchestrator()->runs()->value(id(QStringLiteral("d"))).spec;
         QJsonObject model = spec.value(QLatin1String("model")).toObject();
         model.insert(QStringLiteral("dim"), 32);
         spec.insert(QStringLiteral("model"), model);
         QVERIFY(m_controller->editRun(id(QStringLiteral("d")), spec));
         auto dim = [this] {
-            return scheduler()
-                ->run(id(QStringLiteral("d")))
+            return orchestrator()
+                ->runs()
+                ->value(id(QStringLiteral("d")))
                 .spec.value(QLatin1String("model"))
                 .toObject()
                 .value(QLatin1String("dim"))
@@ -184,9 +192,9 @@ private Q_SLOTS:
         // The failed run keeps its spec (its folder and curves are what it was); the edit is a new queued run after it.
         QCOMPARE(laneNames(0), names({"a", "a-2", "b", "c"}));
         QCOMPARE(dimOf(QStringLiteral("a")), 8);
-        QCOMPARE(scheduler()->run(id(QStringLiteral("a"))).state, RunState::Failed);
+        QCOMPARE(orchestrator()->runs()->value(id(QStringLiteral("a"))).state, RunState::Failed);
         QCOMPARE(dimOf(QStringLiteral("a-2")), 32);
-        QCOMPARE(scheduler()->run(id(QStringLiteral("a-2"))).state, RunState::Queued);
+        QCOMPARE(orchestrator()->runs()->value(id(QStringLiteral("a-2"))).state, RunState::Queued);
         QCOMPARE(undo()->count(), 1);
         QCOMPARE(undo()->undoText(), QStringLiteral("Edit a as a new run"));
         m_controller->undo();
@@ -232,26 +240,26 @@ private Q_SLOTS:
     void laneEditsAndUndo()
     {
         QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 3));
-        QCOMPARE(scheduler()->laneCount(), 3);
-        QCOMPARE(scheduler()->lane(2).slotCount, 3);
+        QCOMPARE(orchestrator()->board()->laneCount(), 3);
+        QCOMPARE(orchestrator()->dispatcher()->lane(2).slotCount, 3);
         undo()->undo();
-        QCOMPARE(scheduler()->laneCount(), 2);
+        QCOMPARE(orchestrator()->board()->laneCount(), 2);
         undo()->redo();
-        QCOMPARE(scheduler()->laneCount(), 3);
+        QCOMPARE(orchestrator()->board()->laneCount(), 3);
 
         QVERIFY(m_controller->editLane(1, QStringLiteral("cpu"), 4));
-        QCOMPARE(scheduler()->lane(1).slotCount, 4);
+        QCOMPARE(orchestrator()->dispatcher()->lane(1).slotCount, 4);
         undo()->undo();
-        QCOMPARE(scheduler()->lane(1).slotCount, 1);
+        QCOMPARE(orchestrator()->dispatcher()->lane(1).slotCount, 1);
         undo()->redo();
-        QCOMPARE(scheduler()->lane(1).slotCount, 4);
+        QCOMPARE(orchestrator()->dispatcher()->lane(1).slotCount, 4);
 
         // The new lane is empty: it can go, and come back where it was.
         QVERIFY(m_controller->removeLane(2));
-        QCOMPARE(scheduler()->laneCount(), 2);
+        QCOMPARE(orchestrator()->board()->laneCount(), 2);
         undo()->undo();
-        QCOMPARE(scheduler()->laneCount(), 3);
-        QCOMPARE(scheduler()->lane(2).slotCount, 3);
+        QCOMPARE(orchestrator()->board()->laneCount(), 3);
+        QCOMPARE(orchestrator()->dispatcher()->lane(2).slotCount, 3);
         QVERIFY(!m_controller->removeLane(7));
     }
 
@@ -263,7 +271,7 @@ private Q_SLOTS:
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("still holds runs")),
                  qPrintable(failed.at(0).at(0).toString()));
-        QCOMPARE(scheduler()->laneCount(), 2);
+        QCOMPARE(orchestrator()->board()->laneCount(), 2);
         QCOMPARE(undo()->count(), 0);
         // No such lane for a new run.
         QVERIFY(!m_controller->queueSpec(9, -1, tinyKgSpec(QStringLiteral("x")), 1));
@@ -276,7 +284,7 @@ private Q_SLOTS:
 
     void withoutABoardNothingIsEdited()
     {
-        m_controller->setScheduler(nullptr);
+        m_controller->setOrchestrator(nullptr);
         QVERIFY(!m_controller->queueSpec(0, -1, tinyKgSpec(QStringLiteral("x")), 1));
         QVERIFY(!m_controller->moveRun(1, 0, 0));
         QVERIFY(!m_controller->duplicateRun(1, 0, 0));
@@ -290,7 +298,7 @@ private Q_SLOTS:
         QVERIFY(!m_controller->duplicateRuns({1}));
         QVERIFY(!m_controller->removeRuns({1}));
         QCOMPARE(undo()->count(), 0);
-        QCOMPARE(scheduler()->totalCount(), 4);
+        QCOMPARE(orchestrator()->dispatcher()->totalCount(), 4);
     }
 
     void moveRunsIsOneStep()
@@ -351,7 +359,7 @@ private Q_SLOTS:
         QCOMPARE(laneNames(0), names({"a", "a-2", "a-3", "a-4", "b", "c"}));
         QSet<qint64> seeds;
         for (const QString &name : laneNames(0).mid(0, 4)) {
-            seeds.insert(RunSpecView(scheduler()->run(id(name)).spec).seed().value_or(-1));
+            seeds.insert(RunSpecView(orchestrator()->runs()->value(id(name)).spec).seed().value_or(-1));
         }
         QCOMPARE(seeds.size(), 4);
         QCOMPARE(undo()->count(), 1);
@@ -392,11 +400,11 @@ private Q_SLOTS:
         QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
         QVERIFY(!m_controller->isClean());
         // Another board (or none) starts a clean, empty history.
-        m_controller->setScheduler(nullptr);
+        m_controller->setOrchestrator(nullptr);
         QVERIFY(m_controller->isClean());
         QCOMPARE(undo()->count(), 0);
         QCOMPARE(clean.last().at(0).toBool(), true);
-        m_controller->setScheduler(scheduler());
+        m_controller->setOrchestrator(orchestrator());
         QVERIFY(m_controller->isClean());
         QCOMPARE(undo()->count(), 0);
     }

@@ -6,16 +6,20 @@
 #include "app/mainwindow.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
-#include "dispatch/scheduler.h"
+#include "common/prompts.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
 #include "palette/modelpalettemodel.h"
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
+#include "records/runregistry.h"
 #include "runs/logview.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
 
@@ -131,7 +135,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
         window.show();
@@ -139,19 +143,19 @@ private Q_SLOTS:
         QVERIFY(window.boardController()->addLane(QStringLiteral("cpu"), 1));
         QVERIFY(window.windowTitle().contains(QLatin1Char('*')));
         int asked = 0;
-        window.setUnsavedChooser([&] {
+        window.useScriptedPrompts()->unsaved = [&] {
             ++asked;
-            return MainWindow::UnsavedChoice::Cancel;
-        });
+            return Prompts::UnsavedChoice::Cancel;
+        };
         QVERIFY(!window.close()); // what Quit does
         QCOMPARE(asked, 1);
         QVERIFY(window.isVisible());
         QVERIFY(window.session());
-        QCOMPARE(window.session()->scheduler()->laneCount(), 3);
-        window.setUnsavedChooser([&] {
+        QCOMPARE(window.session()->orchestrator()->board()->laneCount(), 3);
+        window.useScriptedPrompts()->unsaved = [&] {
             ++asked;
-            return MainWindow::UnsavedChoice::Discard;
-        });
+            return Prompts::UnsavedChoice::Discard;
+        };
         QVERIFY(window.close());
         QCOMPARE(asked, 2);
     }
@@ -162,11 +166,11 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
-        Scheduler *scheduler = window.session()->scheduler();
-        const RunId first = scheduler->runIds().first();
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        const RunId first = orchestrator->board()->runIds().first();
         QAction *start = action(window, QStringLiteral("&Start"));
         QAction *pause = action(window, QStringLiteral("&Pause"));
         QAction *resume = action(window, QStringLiteral("Res&ume"));
@@ -175,7 +179,7 @@ private Q_SLOTS:
         window.boardView()->selectRuns({first});
         QTRY_VERIFY(start->isEnabled()); // queued
         QVERIFY(!pause->isEnabled() && !resume->isEnabled() && !retry->isEnabled());
-        QVERIFY(scheduler->cancelRun(first)); // a terminal state, as diverged is
+        QVERIFY(orchestrator->dispatcher()->cancelRun(first)); // a terminal state, as diverged is
         QTRY_VERIFY(retry->isEnabled());
         QVERIFY(!start->isEnabled() && !pause->isEnabled() && !resume->isEnabled());
     }
@@ -196,20 +200,21 @@ private Q_SLOTS:
                      {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
                                                                       {QStringLiteral("runs"), QJsonArray{bad}}}}}});
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         QVERIFY(window.openFile(path));
         QStringList asked;
-        window.setStartChooser([&](const QStringList &problems) {
+        window.useScriptedPrompts()->start = [&](const QStringList &problems) {
             asked = problems;
             return false; // "No": nothing starts
-        });
+        };
         window.startAll();
         QTRY_VERIFY_WITH_TIMEOUT(!asked.isEmpty(), 30000);
         QVERIFY2(asked.first().contains(QLatin1String("run bad")) && asked.first().contains(QLatin1String("missing")),
                  qPrintable(asked.first()));
-        Scheduler *scheduler = window.session()->scheduler();
-        QCOMPARE(scheduler->run(scheduler->findRun(QStringLiteral("bad"))).state, RunState::Queued);
-        QVERIFY(!scheduler->isDispatching());
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        QCOMPARE(orchestrator->runs()->value(orchestrator->runs()->findByName(QStringLiteral("bad"))).state,
+                 RunState::Queued);
+        QVERIFY(!orchestrator->dispatcher()->isDispatching());
         window.close();
     }
 
@@ -219,21 +224,22 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 1)));
-        Scheduler *scheduler = window.session()->scheduler();
-        const RunId first = scheduler->runIds().first();
-        QVERIFY(scheduler->cancelRun(first));
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        const RunId first = orchestrator->board()->runIds().first();
+        QVERIFY(orchestrator->dispatcher()->cancelRun(first));
         window.boardView()->selectRuns({first});
         QAction *retry = action(window, QStringLiteral("Re&try"));
         QVERIFY(retry);
         QTRY_VERIFY(retry->isEnabled());
         retry->trigger();
-        QVERIFY2(isActive(scheduler->run(first).state), qPrintable(runStateName(scheduler->run(first).state)));
-        QVERIFY(!scheduler->isDispatching()); // only that run: the others stay queued
-        QTRY_COMPARE_WITH_TIMEOUT(scheduler->run(first).state, RunState::Finished, 60000);
-        QCOMPARE(scheduler->run(scheduler->runIds().at(1)).state, RunState::Queued);
+        QVERIFY2(isActive(orchestrator->runs()->value(first).state),
+                 qPrintable(runStateName(orchestrator->runs()->value(first).state)));
+        QVERIFY(!orchestrator->dispatcher()->isDispatching()); // only that run: the others stay queued
+        QTRY_COMPARE_WITH_TIMEOUT(orchestrator->runs()->value(first).state, RunState::Finished, 60000);
+        QCOMPARE(orchestrator->runs()->value(orchestrator->board()->runIds().at(1)).state, RunState::Queued);
         window.close();
     }
 
@@ -245,13 +251,13 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        Scheduler *scheduler = window.session()->scheduler();
-        const RunId first = scheduler->runIds().first();
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        const RunId first = orchestrator->board()->runIds().first();
         QAction *details = action(window, QStringLiteral("Det&ails…"));
         QAction *log = action(window, QStringLiteral("Show worker &log"));
         QVERIFY(details && log);
@@ -266,7 +272,7 @@ private Q_SLOTS:
         RunDetailsDialog *dialog = window.findChildren<RunDetailsDialog *>().first();
         QVERIFY(dialog->isVisible());
         QCOMPARE(dialog->currentPage(), RunDetailsDialog::Page::Overview);
-        const QString runDir = window.session()->store()->runDir(scheduler->run(first).name);
+        const QString runDir = window.session()->store()->runDir(orchestrator->runs()->value(first).name);
         QCOMPARE(dialog->runDir(), runDir);
         // Queued: the command line it would start with.
         QVERIFY2(dialog->commandText().contains(QStringLiteral("--spec ") + runDir + QStringLiteral("/spec.json")),
@@ -294,7 +300,7 @@ private Q_SLOTS:
         QVERIFY(row >= 0);
         QCOMPARE(window.runTable()->index(row, RunTableModel::TagsColumn).data().toString(),
                  QStringLiteral("baseline"));
-        QCOMPARE(window.session()->store()->readNotes(scheduler->run(first).name).tags,
+        QCOMPARE(window.session()->store()->readNotes(orchestrator->runs()->value(first).name).tags,
                  QStringList{QStringLiteral("baseline")});
         // The table's row opens the same window.
         QCOMPARE(window.showTableRunDetails(row), dialog);
@@ -371,16 +377,16 @@ private Q_SLOTS:
         QVERIFY(QFile::setPermissions(state, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther
                                                  | QFileDevice::WriteOther));
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(file));
         QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("is writable by others")),
                  qPrintable(window.statusBar()->currentMessage()));
-        Scheduler *sch = window.session()->scheduler();
-        const RunId id = sch->findRun(QStringLiteral("kg-1"));
+        Orchestrator *orch = window.session()->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("kg-1"));
         QVERIFY(id != 0);
-        QCOMPARE(sch->run(id).state, RunState::Lost);
-        QCOMPARE(sch->activeCount(), 0);
+        QCOMPARE(orch->runs()->value(id).state, RunState::Lost);
+        QCOMPARE(orch->dispatcher()->activeCount(), 0);
         window.close();
     }
 
@@ -388,7 +394,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 1)));
         const QString pastRoot =
@@ -423,7 +429,7 @@ private Q_SLOTS:
         QVERIFY(window.plot()->selectedRuns().contains(key));
         QCOMPARE(window.plot()->curve(key)->size(), qsizetype(5));
         // Beside the board's selection, whatever it is.
-        const RunId first = window.session()->scheduler()->runIds().first();
+        const RunId first = window.session()->orchestrator()->board()->runIds().first();
         window.boardView()->selectRuns({first});
         QTRY_VERIFY(window.plot()->selectedRuns().contains(QString::number(first)));
         QVERIFY(window.plot()->selectedRuns().contains(key));
@@ -438,13 +444,13 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
         window.loadCatalogue();
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        Scheduler *scheduler = window.session()->scheduler();
+        Orchestrator *orchestrator = window.session()->orchestrator();
         BoardModel *board = window.boardModel();
         QCOMPARE(board->rowCount(), 2);
         QCOMPARE(board->rowCount(board->index(0, 0)), 2);
@@ -469,10 +475,10 @@ private Q_SLOTS:
         QCOMPARE(window.finishCountText(), QStringLiteral("0 of 3 finished"));
 
         // Plot every run, then train.
-        window.boardView()->selectRuns(scheduler->runIds());
+        window.boardView()->selectRuns(orchestrator->board()->runIds());
         window.startAll();
         QTRY_COMPARE_WITH_TIMEOUT(window.finishCountText(), QStringLiteral("3 of 3 finished"), 150000);
-        for (RunId id : scheduler->runIds()) {
+        for (RunId id : orchestrator->board()->runIds()) {
             const QModelIndex card = board->runIndex(id);
             QCOMPARE(card.data(BoardModel::StateNameRole).toString(), QStringLiteral("finished"));
             QCOMPARE(card.data(BoardModel::ProgressRole).toDouble(), 1.0);
@@ -489,21 +495,22 @@ private Q_SLOTS:
 
         // What a finished run was: how it ended, where, the command line it
         // started with, every hyperparameter with the real worker's defaults.
-        const RunId first = scheduler->runIds().first();
+        const RunId first = orchestrator->board()->runIds().first();
         RunDetailsDialog *details = window.showRunDetails(first);
         QVERIFY(details);
         QCOMPARE(details->findChild<QLabel *>(QStringLiteral("exit"))->text(), QStringLiteral("exit 0: finished"));
         QCOMPARE(details->findChild<QLabel *>(QStringLiteral("host"))->text(), QSysInfo::machineHostName());
-        QCOMPARE(details->commandText(), RunDetailsDialog::shellQuoted(scheduler->run(first).command));
+        QCOMPARE(details->commandText(), RunDetailsDialog::shellQuoted(orchestrator->runs()->value(first).command));
         QVERIFY2(details->commandText().contains(QStringLiteral("--connect unix:")),
                  qPrintable(details->commandText()));
         const QJsonObject resolved = details->resolvedSpec();
         QVERIFY(resolved.value(QStringLiteral("train")).toObject().contains(QStringLiteral("weight_decay")));
-        QVERIFY(!scheduler->run(first)
+        QVERIFY(!orchestrator->runs()
+                     ->value(first)
                      .spec.value(QStringLiteral("train"))
                      .toObject()
                      .contains(QStringLiteral("weight_decay")));
-        QFile log(scheduler->run(first).runDir + QStringLiteral("/worker.log"));
+        QFile log(orchestrator->runs()->value(first).runDir + QStringLiteral("/worker.log"));
         QVERIFY(log.open(QIODevice::ReadOnly));
         QCOMPARE(details->log()->toPlainText(), QString::fromUtf8(log.readAll()));
         details->close();
@@ -523,7 +530,7 @@ private Q_SLOTS:
         QCOMPARE(QProcess::execute(maker, {module, QStringLiteral("4"), QStringLiteral("8")}), 0);
 
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         window.setEditorEnabled(false);
         QVERIFY(window.openFile(writeExperiment(dir, 1)));
         window.loadCatalogue();
@@ -558,7 +565,7 @@ private Q_SLOTS:
         QCOMPARE(board->rowCount(board->index(1, 0)), 1);
         const RunId id = board->index(0, 0, board->index(1, 0)).data(BoardModel::RunIdRole).value<RunId>();
 
-        window.session()->scheduler()->startRun(id);
+        window.session()->orchestrator()->dispatcher()->startRun(id);
         QTRY_COMPARE_WITH_TIMEOUT(board->runIndex(id).data(BoardModel::StateNameRole).toString(),
                                   QStringLiteral("finished"), 120000);
         // It learned: zero weights start at ln(4); the last loss is below it.
@@ -596,20 +603,21 @@ private Q_SLOTS:
                               QJsonArray{program(QStringLiteral("crash"), QStringLiteral("print('epoch 1')\n1 / 0")),
                                          program(QStringLiteral("fine"), QStringLiteral("print('ok')"))}}}}}});
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         QStringList asked;
-        window.setTrustChooser([&](const QString &, const QStringList &commands) {
+        window.useScriptedPrompts()->trusts = [&](const QString &, const QStringList &commands) {
             asked = commands;
             return true;
-        });
+        };
         QVERIFY(window.openFile(file));
         QCOMPARE(asked.size(), 2);
         window.show();
-        Scheduler *scheduler = window.session()->scheduler();
+        Orchestrator *orchestrator = window.session()->orchestrator();
         window.startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(scheduler->isIdle() && scheduler->finishedCount() == 1, 20000);
-        const RunId crash = scheduler->findRun(QStringLiteral("crash"));
-        QCOMPARE(scheduler->run(crash).state, RunState::Failed);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            orchestrator->dispatcher()->isIdle() && orchestrator->dispatcher()->finishedCount() == 1, 20000);
+        const RunId crash = orchestrator->runs()->findByName(QStringLiteral("crash"));
+        QCOMPARE(orchestrator->runs()->value(crash).state, RunState::Failed);
         BoardModel *board = window.boardModel();
         const QString tooltip = board->index(0, 0, board->index(0, 0)).data(Qt::ToolTipRole).toString();
         QVERIFY2(tooltip.contains(QStringLiteral("Traceback (most recent call last):")), qPrintable(tooltip));
@@ -627,18 +635,18 @@ private Q_SLOTS:
         QTemporaryDir dir;
         MainWindow window;
         int asked = 0;
-        window.setCloseChooser([&] {
+        window.useScriptedPrompts()->close = [&] {
             ++asked;
-            return asked == 1 ? MainWindow::CloseChoice::Cancel : MainWindow::CloseChoice::StopRuns;
-        });
+            return asked == 1 ? Prompts::CloseChoice::Cancel : Prompts::CloseChoice::StopRuns;
+        };
         QVERIFY(window.openFile(writeExperiment(dir, 500)));
         window.show();
-        Scheduler *scheduler = window.session()->scheduler();
+        Orchestrator *orchestrator = window.session()->orchestrator();
         window.startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(scheduler->activeCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(orchestrator->dispatcher()->activeCount() > 0, 20000);
         QVERIFY(!window.close()); // cancelled: the window stays, the run trains on
         QCOMPARE(asked, 1);
-        QVERIFY(scheduler->activeCount() > 0);
+        QVERIFY(orchestrator->dispatcher()->activeCount() > 0);
         QVERIFY(window.close());
         QCOMPARE(asked, 2);
         QVERIFY(!window.session());

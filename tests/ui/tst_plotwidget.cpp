@@ -9,12 +9,13 @@
 
 #include "app/appsettings.h"
 #include "common/runcolors.h"
-#include "dispatch/scheduler.h"
 #include "metrics/metricstore.h"
 #include "plot/losscurve.h"
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "plot/repeatband.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
 
@@ -228,11 +229,11 @@ private Q_SLOTS:
         QVERIFY2(session.open(trainyard::testing::twoLaneExperiment(dir.filePath(QStringLiteral("runs"))), QString(),
                               &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
-        const RunId id = session.scheduler()->findRun(QStringLiteral("a"));
+        const RunId id = session.orchestrator()->runs()->findByName(QStringLiteral("a"));
         RunColors colors;
         PlotWidget plot(&colors);
         PlotFeeder feeder(&plot);
-        feeder.setSource(session.scheduler(), session.metrics());
+        feeder.setSource(session.orchestrator(), session.metrics());
         feeder.setSelection({id});
         MetricStore *store = session.metrics();
         for (int s = 1; s <= 10; ++s) {

@@ -5,7 +5,11 @@
 
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
-#include "dispatch/scheduler.h"
+#include "common/prompts.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
 
@@ -67,7 +71,7 @@ private Q_SLOTS:
         QCOMPARE(opened.count(), 1);
         QCOMPARE(opened.at(0).at(0).value<Session *>(), sessions.session());
         // The board controller edits the new board.
-        QCOMPARE(board.scheduler(), sessions.session()->scheduler());
+        QCOMPARE(board.orchestrator(), sessions.session()->orchestrator());
         QCOMPARE(used.count(), 1);
         QCOMPARE(used.at(0).at(0).toString(), QFileInfo(path).absoluteFilePath());
         QCOMPARE(sessions.title(), QStringLiteral("session-test (experiment.json) — Trainyard"));
@@ -104,11 +108,13 @@ private Q_SLOTS:
 
         QStringList asked;
         bool answer = false;
-        sessions.setTrustChooser([&](const QString &file, const QStringList &commands) {
+        ScriptedPrompts prompts;
+        sessions.setPrompts(&prompts);
+        prompts.trusts = [&](const QString &file, const QStringList &commands) {
             asked = commands;
             Q_UNUSED(file);
             return answer;
-        });
+        };
         QVERIFY(!sessions.openFile(path));
         QCOMPARE(asked.size(), 1);
         QVERIFY2(asked.first().endsWith(QStringLiteral("sh -c 'echo one'")), qPrintable(asked.first()));
@@ -152,10 +158,12 @@ private Q_SLOTS:
         QVERIFY(!sessions.openFile(path));
         QVERIFY(failed.last().at(0).toString().contains(QStringLiteral("not trusted")));
         QStringList asked;
-        sessions.setTrustChooser([&](const QString &, const QStringList &commands) {
+        ScriptedPrompts prompts;
+        sessions.setPrompts(&prompts);
+        prompts.trusts = [&](const QString &, const QStringList &commands) {
             asked = commands;
             return false;
-        });
+        };
         QVERIFY(!sessions.openFile(path));
         QVERIFY(!sessions.session());
         QCOMPARE(asked, QStringList{QStringLiteral("(cluster c, every worker job) /opt/x/evil")});
@@ -169,7 +177,7 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(writeExperiment(dir)));
         QSignalSpy titles(&sessions, &SessionController::titleChanged);
         QSignalSpy saved(&sessions, &SessionController::saved);
-        QVERIFY(board.removeRun(sessions.session()->scheduler()->findRun(QStringLiteral("a"))));
+        QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         QCOMPARE(sessions.title(), QStringLiteral("session-test* (experiment.json) — Trainyard"));
         QCOMPARE(titles.last().at(0).toString(), sessions.title());
         board.undoStack()->undo();
@@ -187,7 +195,7 @@ private Q_SLOTS:
         QCOMPARE(sessions.finishCountText(), QStringLiteral("0 of 1 finished"));
         // What was saved opens again as it was.
         QVERIFY(sessions.openFile(copy));
-        QCOMPARE(sessions.session()->scheduler()->totalCount(), 1);
+        QCOMPARE(sessions.session()->orchestrator()->dispatcher()->totalCount(), 1);
         QVERIFY(board.isClean());
         QCOMPARE(board.undoStack()->count(), 0);
     }
@@ -211,7 +219,7 @@ private Q_SLOTS:
         QVERIFY2(openFailed.at(0).at(0).toString().startsWith(QLatin1String("The experiment could not be opened:")),
                  qPrintable(openFailed.at(0).at(0).toString()));
         QVERIFY(!sessions.session());
-        QVERIFY(!board.scheduler());
+        QVERIFY(!board.orchestrator());
         QCOMPARE(sessions.title(), QStringLiteral("no experiment (not saved) — Trainyard"));
     }
 
@@ -220,10 +228,10 @@ private Q_SLOTS:
         BoardController board;
         SessionController sessions(&board);
         QVERIFY(sessions.newExperiment());
-        Scheduler *scheduler = sessions.session()->scheduler();
-        QCOMPARE(scheduler->laneCount(), 1);
-        QCOMPARE(scheduler->lane(0).device, QStringLiteral("cpu"));
-        QCOMPARE(scheduler->totalCount(), 0);
+        Orchestrator *orchestrator = sessions.session()->orchestrator();
+        QCOMPARE(orchestrator->board()->laneCount(), 1);
+        QCOMPARE(orchestrator->dispatcher()->lane(0).device, QStringLiteral("cpu"));
+        QCOMPARE(orchestrator->dispatcher()->totalCount(), 0);
         QVERIFY2(sessions.title().startsWith(QLatin1String("untitled-")), qPrintable(sessions.title()));
         QVERIFY(sessions.title().endsWith(QStringLiteral(" (not saved) — Trainyard")));
     }
@@ -247,7 +255,8 @@ private Q_SLOTS:
         QVERIFY2(session->runsRoot().endsWith(QLatin1String("/kg-copy")), qPrintable(session->runsRoot()));
         QVERIFY(!QFileInfo::exists(oldRoot));
         QVERIFY(QFileInfo::exists(session->runsRoot() + QStringLiteral("/a-was-here")));
-        const RunInfo run = session->scheduler()->run(session->scheduler()->findRun(QStringLiteral("a")));
+        const RunInfo run =
+            session->orchestrator()->runs()->value(session->orchestrator()->runs()->findByName(QStringLiteral("a")));
         QCOMPARE(run.runDir, session->runsRoot() + QStringLiteral("/a"));
         QVERIFY(sessions.title().startsWith(QLatin1String("kg-copy (kg-copy.json)")));
 
@@ -271,17 +280,19 @@ private Q_SLOTS:
         BoardController board;
         SessionController sessions(&board);
         int asked = 0;
-        sessions.setCloseChooser([&] {
+        ScriptedPrompts prompts;
+        sessions.setPrompts(&prompts);
+        prompts.close = [&] {
             ++asked;
             return SessionController::CloseChoice::Cancel;
-        });
+        };
         QVERIFY(sessions.openFile(writeExperiment(dir)));
-        QVERIFY(board.removeRun(sessions.session()->scheduler()->findRun(QStringLiteral("a"))));
+        QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         Session *open = sessions.session();
         bool sawItOpen = false;
         connect(&sessions, &SessionController::sessionAboutToClose, this, [&](Session *session) {
             // Still open, and its board still edited, while the views let go.
-            sawItOpen = session == open && sessions.session() == open && board.scheduler() == open->scheduler();
+            sawItOpen = session == open && sessions.session() == open && board.orchestrator() == open->orchestrator();
         });
         QSignalSpy closed(&sessions, &SessionController::sessionClosed);
         // Nothing trains: the chooser is not asked.
@@ -290,7 +301,7 @@ private Q_SLOTS:
         QVERIFY(sawItOpen);
         QCOMPARE(closed.count(), 1);
         QVERIFY(!sessions.session());
-        QVERIFY(!board.scheduler());
+        QVERIFY(!board.orchestrator());
         QCOMPARE(board.undoStack()->count(), 0);
         QVERIFY(sessions.closeSession()); // nothing open: nothing to do
         QCOMPARE(closed.count(), 1);
@@ -308,10 +319,12 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(path));
         int asked = 0;
         SessionController::UnsavedChoice answer = SessionController::UnsavedChoice::Cancel;
-        sessions.setUnsavedChooser([&] {
+        ScriptedPrompts prompts;
+        sessions.setPrompts(&prompts);
+        prompts.unsaved = [&] {
             ++asked;
             return answer;
-        });
+        };
 
         // A clean board closes without the question.
         QVERIFY(sessions.closeSession());
@@ -323,7 +336,7 @@ private Q_SLOTS:
         QVERIFY(!sessions.closeSession()); // Cancel
         QCOMPARE(asked, 1);
         QVERIFY(sessions.session());
-        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2);
+        QCOMPARE(sessions.session()->orchestrator()->board()->laneCount(), 2);
 
         answer = SessionController::UnsavedChoice::Save; // ... but nothing was saved
         QVERIFY(!sessions.closeSession());
@@ -331,25 +344,25 @@ private Q_SLOTS:
         QVERIFY(sessions.session());
 
         // Opening another file asks too; a chooser that saves lets it close.
-        sessions.setUnsavedChooser([&] {
+        prompts.unsaved = [&] {
             ++asked;
             sessions.saveTo(path);
             return SessionController::UnsavedChoice::Save;
-        });
+        };
         QVERIFY(sessions.openFile(path));
         QCOMPARE(asked, 3);
-        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2); // the saved edit, read back
+        QCOMPARE(sessions.session()->orchestrator()->board()->laneCount(), 2); // the saved edit, read back
 
         QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
-        sessions.setUnsavedChooser([&] {
+        prompts.unsaved = [&] {
             ++asked;
             return SessionController::UnsavedChoice::Discard;
-        });
+        };
         QVERIFY(sessions.closeSession());
         QCOMPARE(asked, 4);
         QVERIFY(!sessions.session());
         QVERIFY(sessions.openFile(path));
-        QCOMPARE(sessions.session()->scheduler()->laneCount(), 2); // the discarded lane is gone
+        QCOMPARE(sessions.session()->orchestrator()->board()->laneCount(), 2); // the discarded lane is gone
     }
 };
 

@@ -7,8 +7,10 @@
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
-#include "dispatch/scheduler.h"
+#include "common/prompts.h"
+#include "dispatch/dispatcher.h"
 #include "editors/slotprobedialog.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 #include "slots/slotadvice.h"
 
@@ -127,7 +129,7 @@ private Q_SLOTS:
         file.write(QJsonDocument(experiment).toJson());
         file.close();
         MainWindow window;
-        window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+        window.useScriptedPrompts();
         QVERIFY(window.openFile(path));
         window.show();
 
@@ -167,12 +169,12 @@ private Q_SLOTS:
         SlotProbeDialog *dialog = window.findChildren<SlotProbeDialog *>().first();
         QVERIFY(dialog->windowTitle().contains(QStringLiteral("fake")));
         // "Set slots to N" is an undoable lane edit.
-        Scheduler *scheduler = window.session()->scheduler();
-        QCOMPARE(scheduler->lane(0).slotCount, 1);
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        QCOMPARE(orchestrator->dispatcher()->lane(0).slotCount, 1);
         Q_EMIT dialog->setSlotsRequested(3);
-        QCOMPARE(scheduler->lane(0).slotCount, 3);
+        QCOMPARE(orchestrator->dispatcher()->lane(0).slotCount, 3);
         window.boardController()->undoStack()->undo();
-        QCOMPARE(scheduler->lane(0).slotCount, 1);
+        QCOMPARE(orchestrator->dispatcher()->lane(0).slotCount, 1);
         dialog->reject(); // cancels (the default worker cannot train "fake": either way nothing is left)
         QVERIFY(!dialog->probe()->isRunning());
     }
@@ -207,13 +209,13 @@ private Q_SLOTS:
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         BoardController controller;
         BoardModel model(&controller);
-        model.setScheduler(session.scheduler(), session.metrics(), session.devices(), nullptr);
+        model.setOrchestrator(session.orchestrator(), session.metrics(), session.devices(), nullptr);
         model.reloadSlotAdvice();
         QCOMPARE(model.laneIndex(0).data(BoardModel::SlotAdviceRole).toString(),
                  QStringLiteral("recommended: 2 slots for transe (measured 2026-11-30: 1.9×)"));
         QCOMPARE(model.laneIndex(1).data(BoardModel::SlotAdviceRole).toString(), QString()); // mlp: never measured
         QCOMPARE(model.laneIndex(2).data(BoardModel::SlotAdviceRole).toString(), QString()); // empty lane
-        model.setScheduler(nullptr, nullptr, nullptr, nullptr);
+        model.setOrchestrator(nullptr, nullptr, nullptr, nullptr);
     }
 };
 

@@ -1,21 +1,22 @@
 #include "app/mainwindow.h"
 
 #include "app/autosave.h"
+#include "app/dialogprompts.h"
 #include "app/runnotifier.h"
-#include "app/sessionprompts.h"
+#include "app/windowactions.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "board/devicehistory.h"
 #include "board/fallbackbanner.h"
+#include "board/lanemenu.h"
 #include "board/runcontrol.h"
 #include "common/runcolors.h"
 #include "common/uilogcategories.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
-#include "editors/programeditordialog.h"
-#include "editors/runeditordialog.h"
-#include "experiment/runspecview.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "editors/specdialogs.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
 #include "palette/modelpalette.h"
@@ -23,12 +24,15 @@
 #include "palette/presetstore.h"
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
+#include "records/runregistry.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/rundetailswindows.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -75,24 +79,28 @@ MainWindow::MainWindow(QWidget *parent)
     setWindowIcon(QIcon(QStringLiteral(":/trainyard/icons/trainyard-256.png")));
     createLayout();
     m_details = new RunDetailsWindows(m_catalogue, m_table, this);
+    m_specDialogs = std::make_unique<SpecDialogs>(this, m_catalogue, m_presets);
     m_plot->rememberSettings(); // the app's plots keep the user's settings; tools' plots do not
 
     connect(m_boardView, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
         m_feeder->setSelection(ids);
         updateActions();
     });
-    connect(m_boardView, &BoardView::cardContextMenuRequested, this, &MainWindow::showCardMenu);
+    connect(m_boardView, &BoardView::cardContextMenuRequested, this,
+            [this](const QPoint &globalPos) { m_actions->showCardMenu(globalPos); });
     connect(m_boardView, &BoardView::laneContextMenuRequested, this, &MainWindow::showLaneMenu);
     connect(m_boardView, &BoardView::runActivated, this, [this](RunId) { editSelected(); });
     connect(m_board, &BoardModel::editFailed, this, &MainWindow::showBoardError);
     connect(m_controller, &BoardController::editFailed, this, &MainWindow::showBoardError);
     connect(m_board, &BoardModel::runsQueued, this, [this](const QList<RunId> &ids) { m_boardView->selectRuns(ids); });
-    m_board->setSpecEditor(
-        [this](QJsonObject *spec, int *repeat) { return !m_editorEnabled || editSpec(spec, repeat, true); });
+    m_board->setSpecEditor([this](QJsonObject *spec, int *repeat) {
+        return !m_editorEnabled || m_specDialogs->edit(spec, repeat, true, orchestrator(), workerProgram());
+    });
     connect(m_palette, &ModelPalette::specActivated, this, [this](const QJsonObject &spec, int repeat) {
         // Double-click: queue on the lane of the selected card, else the first lane.
         const QList<RunId> selected = m_boardView->selectedRuns();
-        const int lane = selected.isEmpty() || !scheduler() ? 0 : scheduler()->run(selected.first()).lane;
+        const int lane =
+            selected.isEmpty() || !orchestrator() ? 0 : orchestrator()->runs()->value(selected.first()).lane;
         m_board->queueSpec(lane, -1, spec, repeat);
     });
     connect(m_tablePanel, &RunTablePanel::runsSelected, m_boardView, &BoardView::selectRuns);
@@ -104,12 +112,11 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_runControl, &RunControl::runsChanged, this, &MainWindow::updateActions);
 
-    m_sessions->setCloseChooser([this] { return askHowToClose(); });
-    m_sessions->setUnsavedChooser([this] { return askAboutUnsavedEdits(); });
-    m_sessions->setRecoveryChooser(
-        [this](const QString &name, const QDateTime &savedAt) { return askAboutRecovery(name, savedAt); });
-    m_sessions->setTrustChooser(
-        [this](const QString &file, const QStringList &commands) { return askAboutTrust(file, commands); });
+    m_dialogs = std::make_unique<DialogPrompts>(this, [this] {
+        m_actions->saveAction()->trigger();
+        return m_controller->isClean();
+    });
+    setPrompts(m_dialogs.get());
     m_autosave = new Autosave(m_sessions, m_controller, this);
     connect(m_sessions, &SessionController::sessionOpened, this, &MainWindow::attachSession);
     connect(m_sessions, &SessionController::sessionAboutToClose, this, &MainWindow::detachSession);
@@ -126,8 +133,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_sessions, &SessionController::saved, this,
             [this](const QString &path) { statusBar()->showMessage(tr("Saved %1").arg(path), 5000); });
 
-    createActions();
-    createMenus();
+    m_actions = new WindowActions(this, m_controller, m_boardView);
+    m_actions->addMenus(m_sessions);
     m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
     resize(1500, 940);
     updateActions();
@@ -138,6 +145,7 @@ MainWindow::~MainWindow()
     // Stops the runs of a session still open; the views let go of its
     // objects first (detachSession).
     m_sessions->closeWithoutAsking();
+    setPrompts(nullptr); // the prompts go before the controllers that ask them
     delete m_colors;
 }
 
@@ -180,7 +188,7 @@ void MainWindow::createLayout()
 
 QString MainWindow::workerProgram() const
 {
-    return scheduler() ? scheduler()->workerProgram() : WorkerProcess::findWorkerProgram();
+    return orchestrator() ? orchestrator()->supervisor()->workerProgram() : WorkerProcess::findWorkerProgram();
 }
 
 void MainWindow::loadCatalogue()
@@ -214,24 +222,24 @@ void MainWindow::setCatalogue(const ModelCatalogue &catalogue)
 
 void MainWindow::attachSession(Session *session, const QStringList &warnings)
 {
-    Scheduler *scheduler = session->scheduler();
+    Orchestrator *orchestrator = session->orchestrator();
     m_history->setInventory(session->devices());
-    m_board->setScheduler(scheduler, session->metrics(), session->devices(), m_history);
-    m_feeder->setSource(scheduler, session->metrics());
-    m_table->setSession(session->name(), session->runsRoot(), scheduler, session->metrics());
-    connect(scheduler, &Scheduler::finishCountChanged, this, &MainWindow::updateFinishCount);
-    connect(scheduler, &Scheduler::runChanged, this, [this] { updateActions(); });
-    connect(scheduler, &Scheduler::warning, this,
+    m_board->setOrchestrator(orchestrator, session->metrics(), session->devices(), m_history);
+    m_feeder->setSource(orchestrator, session->metrics());
+    m_table->setSession(session->name(), session->runsRoot(), orchestrator, session->metrics());
+    connect(orchestrator->dispatcher(), &Dispatcher::finishCountChanged, this, &MainWindow::updateFinishCount);
+    connect(orchestrator->runs(), &RunRegistry::changed, this, [this] { updateActions(); });
+    connect(orchestrator->dispatcher(), &Dispatcher::warning, this,
             [this](const QString &text) { statusBar()->showMessage(text, 15000); });
-    m_fallbackAction->setChecked(!scheduler->missingDeviceLanes().isEmpty());
-    scheduler->setCpuFallback(m_fallbackAction->isChecked());
-    m_banner->refresh(scheduler, session->devices());
+    m_actions->fallbackAction()->setChecked(!orchestrator->dispatcher()->missingDeviceLanes().isEmpty());
+    orchestrator->dispatcher()->setCpuFallback(m_actions->fallbackAction()->isChecked());
+    m_banner->refresh(orchestrator, session->devices());
     updateFinishCount();
     updateActions();
     // Show the first lane's runs in the plot so it is never empty on open.
-    const QList<RunId> ids = scheduler->runIds();
+    const QList<RunId> ids = orchestrator->board()->runIds();
     if (!ids.isEmpty()) {
-        m_boardView->selectRuns(scheduler->lane(0).runs);
+        m_boardView->selectRuns(orchestrator->dispatcher()->lane(0).runs);
     }
     if (!warnings.isEmpty()) {
         statusBar()->showMessage(warnings.join(QLatin1String("; ")), 15000);
@@ -241,75 +249,38 @@ void MainWindow::attachSession(Session *session, const QStringList &warnings)
 void MainWindow::detachSession(Session *session)
 {
     // A closing session may still report its runs' ends: not to this window.
-    session->scheduler()->disconnect(this);
-    m_board->setScheduler(nullptr, nullptr, nullptr, nullptr);
+    session->orchestrator()->disconnectListener(this);
+    m_board->setOrchestrator(nullptr, nullptr, nullptr, nullptr);
     m_feeder->setSource(nullptr, nullptr);
     m_table->setSession(QString(), QString(), nullptr, nullptr);
     m_history->setInventory(nullptr);
     m_banner->refresh(nullptr, nullptr);
 }
 
-Scheduler *MainWindow::scheduler() const
+Orchestrator *MainWindow::orchestrator() const
 {
-    return session() ? session()->scheduler() : nullptr;
+    return session() ? session()->orchestrator() : nullptr;
 }
 
-void MainWindow::setCloseChooser(std::function<CloseChoice()> chooser)
+void MainWindow::setPrompts(Prompts *prompts)
 {
-    // Where a program answers the closing question, nobody is there for the others.
-    m_runControl->setConfirmStart(!chooser);
-    m_closeChooser = std::move(chooser);
+    m_prompts = prompts;
+    m_sessions->setPrompts(prompts);
+    m_runControl->setPrompts(prompts);
 }
 
-MainWindow::CloseChoice MainWindow::askHowToClose()
+ScriptedPrompts *MainWindow::useScriptedPrompts()
 {
-    if (m_closeChooser) {
-        return m_closeChooser();
+    if (!m_scripted) {
+        m_scripted = std::make_unique<ScriptedPrompts>();
     }
-    return sessionprompts::askHowToClose(this, session()->name(), session()->scheduler()->activeCount());
-}
-
-bool MainWindow::askAboutRecovery(const QString &name, const QDateTime &savedAt)
-{
-    if (m_recoveryChooser) {
-        return m_recoveryChooser(name, savedAt);
-    }
-    if (m_closeChooser) {
-        return false; // scripted (tests, screenshots): nobody is there to ask
-    }
-    return sessionprompts::askToRecover(this, name, savedAt);
-}
-
-bool MainWindow::askAboutTrust(const QString &file, const QStringList &commands)
-{
-    if (m_trustChooser) {
-        return m_trustChooser(file, commands);
-    }
-    if (m_closeChooser) {
-        return false; // scripted: nobody is there to say yes
-    }
-    return sessionprompts::askToTrust(this, file, commands);
-}
-
-MainWindow::UnsavedChoice MainWindow::askAboutUnsavedEdits()
-{
-    if (m_unsavedChooser) {
-        return m_unsavedChooser();
-    }
-    if (m_closeChooser) {
-        return UnsavedChoice::Discard; // closing is scripted: nobody is there to ask
-    }
-    const UnsavedChoice choice = sessionprompts::askAboutUnsavedEdits(this, session()->name());
-    if (choice != UnsavedChoice::Save) {
-        return choice;
-    }
-    m_saveAction->trigger(); // asks for a file when the board has none; cancelling that cancels the close
-    return m_controller->isClean() ? UnsavedChoice::Save : UnsavedChoice::Cancel;
+    setPrompts(m_scripted.get());
+    return m_scripted.get();
 }
 
 void MainWindow::updateFinishCount()
 {
-    if (!scheduler()) {
+    if (!orchestrator()) {
         m_finishLabel->clear();
         return;
     }
@@ -317,12 +288,12 @@ void MainWindow::updateFinishCount()
     // Jobs waiting in a batch queue are not running either.
     int paused = 0;
     int pending = 0;
-    for (RunId id : scheduler()->runIds()) {
-        const RunInfo run = scheduler()->run(id);
+    for (RunId id : orchestrator()->board()->runIds()) {
+        const RunInfo run = orchestrator()->runs()->value(id);
         paused += run.state == RunState::Paused ? 1 : 0;
         pending += isPendingInQueue(run) ? 1 : 0;
     }
-    const int running = scheduler()->activeCount() - paused - pending;
+    const int running = orchestrator()->dispatcher()->activeCount() - paused - pending;
     QString text = finishCountText();
     if (running > 0) {
         text += tr(" · %n running", nullptr, running);
@@ -338,87 +309,47 @@ void MainWindow::updateFinishCount()
 
 void MainWindow::updateActions()
 {
-    const bool open = session() != nullptr;
-    const bool selected = open && !m_boardView->selectedRuns().isEmpty();
-    for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addLaneAction, m_startAllAction, m_stopAllAction,
-                       m_fallbackAction}) {
-        a->setEnabled(open);
+    if (!m_actions) {
+        return; // still being built
     }
-    for (QAction *a : {m_duplicateAction, m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction,
-                       m_logAction, m_detailsAction}) {
-        a->setEnabled(selected);
-    }
-    // Run control only where it can act on one of the selected runs (Pause
-    // looked enabled on a diverged run).
     QList<RunState> states;
-    if (selected) {
+    if (orchestrator()) {
         for (RunId id : m_boardView->selectedRuns()) {
-            states << scheduler()->run(id).state;
+            states << orchestrator()->runs()->value(id).state;
         }
     }
-    const auto any = [&states](auto can) { return std::any_of(states.cbegin(), states.cend(), can); };
-    m_startAction->setEnabled(any([](RunState s) { return s == RunState::Queued || s == RunState::Stopped; }));
-    m_stopAction->setEnabled(any([](RunState s) { return isActive(s) || s == RunState::Queued; })); // queued: cancel
-    m_pauseAction->setEnabled(any([](RunState s) { return s == RunState::Running || s == RunState::Stalled; }));
-    m_resumeAction->setEnabled(any([](RunState s) { return s == RunState::Paused || s == RunState::Stopped; }));
-    m_retryAction->setEnabled(any([](RunState s) { return isTerminal(s); }));
+    m_actions->update(session() != nullptr, states);
     updateFinishCount();
+}
+
+void MainWindow::setCpuFallback(bool on)
+{
+    if (Orchestrator *o = orchestrator()) {
+        o->dispatcher()->setCpuFallback(on);
+        m_banner->refresh(o, session()->devices());
+    }
+}
+
+void MainWindow::showLaneMenu(int lane, const QPoint &globalPos)
+{
+    if (!orchestrator()) {
+        return;
+    }
+    LaneMenu menu(lane, m_controller, m_board, m_actions->addLaneAction(), this);
+    menu.exec(globalPos);
 }
 
 void MainWindow::showBoardError(const QString &message)
 {
     statusBar()->showMessage(message, 15000);
-    if (isVisible() && !m_closeChooser) {
-        QMessageBox::information(this, tr("Board"), message);
+    if (isVisible() && m_prompts) {
+        m_prompts->tell(tr("Board"), message);
     }
-}
-
-namespace {
-
-// The run editor and the program editor, set up and run alike.
-template <class Dialog>
-bool execSpecEditor(Dialog &dialog, Scheduler *scheduler, QJsonObject *spec, int *repeat, bool repeatEditable,
-                    const QString &editedRun, bool asNewRun)
-{
-    dialog.setRepeatEditable(repeatEditable);
-    if (!editedRun.isEmpty() && !asNewRun) {
-        dialog.setAcceptText(MainWindow::tr("Apply")); // an edit of a queued run, not a new one
-        // Its name may stay; another run's would be refused after the dialog closed.
-        QStringList taken;
-        for (RunId id : scheduler->runIds()) {
-            if (scheduler->run(id).name != editedRun) {
-                taken << scheduler->run(id).name;
-            }
-        }
-        dialog.setTakenNames(taken);
-    } else if (asNewRun) {
-        dialog.setAcceptText(MainWindow::tr("Queue as new run"));
-    }
-    if (dialog.exec() != QDialog::Accepted) {
-        return false;
-    }
-    *spec = dialog.spec();
-    *repeat = dialog.repeat();
-    return true;
-}
-
-} // namespace
-
-bool MainWindow::editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, const QString &editedRun, bool asNewRun)
-{
-    if (RunSpecView(*spec).isProgram()) {
-        ProgramEditorDialog dialog(*spec, *repeat, this);
-        return execSpecEditor(dialog, scheduler(), spec, repeat, repeatEditable, editedRun, asNewRun);
-    }
-    RunEditorDialog dialog(m_catalogue, *spec, *repeat, this);
-    dialog.setPresetStore(m_presets);
-    dialog.setWorkerProgram(workerProgram()); // the program that will run it checks its data
-    return execSpecEditor(dialog, scheduler(), spec, repeat, repeatEditable, editedRun, asNewRun);
 }
 
 void MainWindow::duplicateSelected()
 {
-    if (scheduler()) {
+    if (orchestrator()) {
         m_controller->duplicateRuns(m_boardView->selectedRuns());
     }
 }
@@ -446,7 +377,7 @@ bool MainWindow::togglePastRunPlot(int row)
 
 void MainWindow::duplicateSelectedMany()
 {
-    if (!scheduler() || m_boardView->selectedRuns().isEmpty()) {
+    if (!orchestrator() || m_boardView->selectedRuns().isEmpty()) {
         return;
     }
     bool ok = false;
@@ -459,7 +390,7 @@ void MainWindow::duplicateSelectedMany()
 
 void MainWindow::removeSelected()
 {
-    if (scheduler()) {
+    if (orchestrator()) {
         m_controller->removeRuns(m_boardView->selectedRuns());
     }
 }
@@ -467,10 +398,10 @@ void MainWindow::removeSelected()
 void MainWindow::editSelected()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!scheduler() || ids.size() != 1) {
+    if (!orchestrator() || ids.size() != 1) {
         return;
     }
-    const RunInfo run = scheduler()->run(ids.first());
+    const RunInfo run = orchestrator()->runs()->value(ids.first());
     if (isActive(run.state)) {
         statusBar()->showMessage(
             tr("%1 is %2; stop it before editing, or duplicate it.").arg(run.name, runStateName(run.state)), 10000);
@@ -480,7 +411,7 @@ void MainWindow::editSelected()
     const bool asNewRun = run.state != RunState::Queued && run.state != RunState::Cancelled;
     QJsonObject spec = run.spec;
     int repeat = 1;
-    if (!editSpec(&spec, &repeat, false, run.name, asNewRun)) {
+    if (!m_specDialogs->edit(&spec, &repeat, false, orchestrator(), workerProgram(), run.name, asNewRun)) {
         return;
     }
     if (m_controller->editRun(ids.first(), spec) && asNewRun) {
@@ -491,10 +422,10 @@ void MainWindow::editSelected()
 void MainWindow::openRunFolder()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!scheduler() || ids.isEmpty()) {
+    if (!orchestrator() || ids.isEmpty()) {
         return;
     }
-    const QString dir = scheduler()->run(ids.first()).runDir;
+    const QString dir = orchestrator()->runs()->value(ids.first()).runDir;
     if (dir.isEmpty() || !QFileInfo::exists(dir)) {
         statusBar()->showMessage(tr("The run has no folder yet (it has not started)."), 8000);
         return;
@@ -505,7 +436,7 @@ void MainWindow::openRunFolder()
 void MainWindow::showWorkerLog()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (scheduler() && !ids.isEmpty()) {
+    if (orchestrator() && !ids.isEmpty()) {
         showRunDetails(ids.first(), RunDetailsDialog::Page::Log);
     }
 }
@@ -513,7 +444,7 @@ void MainWindow::showWorkerLog()
 void MainWindow::showSelectedDetails()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (scheduler() && !ids.isEmpty()) {
+    if (orchestrator() && !ids.isEmpty()) {
         showRunDetails(ids.first());
     }
 }
@@ -534,7 +465,7 @@ RunDetailsDialog *MainWindow::showTableRunDetails(int row)
         return showRunDetails(id);
     }
     const RunRecord *past = m_table->pastRun(row);
-    return past ? m_details->showPast(*past, index.data(RunTableModel::ExperimentRole).toString()) : nullptr;
+    return past ? m_details->showPast(*past, index.data(RunTableModel::ExperimentRole).toString(), session()) : nullptr;
 }
 
 void MainWindow::addLane()

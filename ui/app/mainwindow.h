@@ -13,6 +13,7 @@
 #include <QPointer>
 
 #include <functional>
+#include <memory>
 
 class QAction;
 class QLabel;
@@ -31,12 +32,15 @@ class ModelPaletteModel;
 class PlotFeeder;
 class PlotWidget;
 class PresetStore;
-class RecentFiles;
+class Prompts;
+class ScriptedPrompts;
+class SpecDialogs;
 class RunColors;
 class RunDetailsWindows;
 class RunTableModel;
 class RunTablePanel;
-class Scheduler;
+class WindowActions;
+class Orchestrator;
 class Session;
 
 /// The desktop app's window: the model palette, the board of lanes, the live
@@ -48,9 +52,6 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    /// What to do with training runs when the window closes.
-    using CloseChoice = SessionController::CloseChoice;
-
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
@@ -59,13 +60,6 @@ public:
     /// What the app opens without a file: a recovered unsaved board, the
     /// experiment left training, the last one used, else the demo.
     bool openAtStart() { return m_sessions->openAtStart(); }
-    /// Answers the recovery question instead of a dialog (tests).
-    /// Answers Start all's "start anyway?" instead of a dialog (tests).
-    void setStartChooser(RunControl::StartChooser chooser) { m_runControl->setStartChooser(std::move(chooser)); }
-    /// Answers Retry's "start a new attempt?" instead of a dialog (tests).
-    void setAttemptChooser(RunControl::AttemptChooser chooser) { m_runControl->setAttemptChooser(std::move(chooser)); }
-    void setRecoveryChooser(SessionController::RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
-    void setTrustChooser(SessionController::TrustChooser chooser) { m_trustChooser = std::move(chooser); }
     Autosave *autosave() const { return m_autosave; }
     bool openFile(const QString &path) { return m_sessions->openFile(path); }
     bool newExperiment() { return m_sessions->newExperiment(); }
@@ -91,12 +85,10 @@ public:
     QUndoStack *undoStack() const { return m_controller->undoStack(); }
     QString finishCountText() const { return m_sessions->finishCountText(); }
 
-    /// Replaces the dialogs that ask the user (tests, screenshots).
-    void setCloseChooser(std::function<CloseChoice()> chooser);
-    using UnsavedChoice = SessionController::UnsavedChoice;
-    /// Answers "save the unsaved edits?" instead of the dialog (tests, tools);
-    /// it may save (e.g. trigger the Save action) before answering Save.
-    void setUnsavedChooser(std::function<UnsavedChoice()> chooser) { m_unsavedChooser = std::move(chooser); }
+    /// Replaces the dialogs that ask the user by answers given in advance
+    /// (tests, tools): the returned prompts, owned by the window, whose
+    /// answers the caller may change.
+    ScriptedPrompts *useScriptedPrompts();
     /// When set, a run dropped from the palette is queued without the editor.
     void setEditorEnabled(bool on) { m_editorEnabled = on; }
     /// The last notification shown (finished / failed runs), for tests.
@@ -116,6 +108,10 @@ public:
     /// The worker the open board's runs start with (or would, with none open).
     QString workerProgram() const;
     void removeSelected();
+    /// Asks for a device and slots, then adds a lane (an undoable edit).
+    void addLane();
+    /// Lanes of missing GPUs run on the CPU (`on`) or wait.
+    void setCpuFallback(bool on);
     void startAll() { m_runControl->startAll(); }
     void stopAll() { m_runControl->stopAll(); }
     void openRunFolder();
@@ -134,32 +130,21 @@ protected:
 
 private:
     void createLayout();
-    void createActions();
-    void createMenus();
     void attachSession(Session *session, const QStringList &warnings);
     void detachSession(trainyard::Session *session);
-    CloseChoice askHowToClose();
-    UnsavedChoice askAboutUnsavedEdits();
-    bool askAboutRecovery(const QString &name, const QDateTime &savedAt);
-    bool askAboutTrust(const QString &file, const QStringList &commands);
-    Scheduler *scheduler() const;
+    void setPrompts(Prompts *prompts);
+    Orchestrator *orchestrator() const;
     void updateFinishCount();
     void updateActions();
     void showBoardError(const QString &message);
-    /// The run editor on `spec`. `editedRun`: the name of the board's run it
-    /// edits (its name may stay, no other run's may be taken); `asNewRun`: the
-    /// edit of a run that has run, queued as a new run.
-    bool editSpec(QJsonObject *spec, int *repeat, bool repeatEditable, const QString &editedRun = QString(),
-                  bool asNewRun = false);
-    void showCardMenu(const QPoint &globalPos);
     void showLaneMenu(int lane, const QPoint &globalPos);
-    void addLane();
 
     BoardController *m_controller;
     SessionController *m_sessions;
     Autosave *m_autosave = nullptr;
-    SessionController::RecoveryChooser m_recoveryChooser;
-    SessionController::TrustChooser m_trustChooser;
+    std::unique_ptr<Prompts> m_dialogs;
+    std::unique_ptr<ScriptedPrompts> m_scripted;
+    Prompts *m_prompts = nullptr; ///< one of the two
     ModelCatalogue m_catalogue;
     RunColors *m_colors;
     DeviceHistory *m_history;
@@ -177,39 +162,11 @@ private:
     FallbackBanner *m_banner;
     RunControl *m_runControl;
     RunNotifier *m_notifier;
-    RecentFiles *m_recent = nullptr;
     bool m_editorEnabled = true;
-    std::function<CloseChoice()> m_closeChooser;
-    std::function<UnsavedChoice()> m_unsavedChooser;
 
-    QAction *m_newAction = nullptr;
-    QAction *m_openAction = nullptr;
-    QAction *m_saveAction = nullptr;
-    QAction *m_saveAsAction = nullptr;
-    QAction *m_demoAction = nullptr;
-    QAction *m_quitAction = nullptr;
-    QAction *m_undoAction = nullptr;
-    QAction *m_redoAction = nullptr;
-    QAction *m_undoBarAction = nullptr;
-    QAction *m_redoBarAction = nullptr;
-    QAction *m_duplicateManyAction = nullptr;
-    QAction *m_renameAction = nullptr;
-    QAction *m_addLaneAction = nullptr;
-    QAction *m_fallbackAction = nullptr;
-    QAction *m_startAllAction = nullptr;
-    QAction *m_stopAllAction = nullptr;
-    QAction *m_startAction = nullptr;
-    QAction *m_stopAction = nullptr;
-    QAction *m_pauseAction = nullptr;
-    QAction *m_resumeAction = nullptr;
-    QAction *m_retryAction = nullptr;
-    QAction *m_duplicateAction = nullptr;
-    QAction *m_removeAction = nullptr;
-    QAction *m_editAction = nullptr;
-    QAction *m_folderAction = nullptr;
-    QAction *m_logAction = nullptr;
-    QAction *m_detailsAction = nullptr;
+    WindowActions *m_actions = nullptr;
     RunDetailsWindows *m_details = nullptr;
+    std::unique_ptr<SpecDialogs> m_specDialogs;
 };
 
 } // namespace trainyard

@@ -2,7 +2,9 @@
 
 #include "app/sessioncontroller.h"
 #include "common/uilogcategories.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QApplication>
@@ -20,16 +22,16 @@ RunNotifier::RunNotifier(SessionController *sessions, QMainWindow *window)
     connect(m_sessions, &SessionController::sessionOpened, this, [this](Session *session) { follow(session); });
     // A closing session's runs still end (they stop), but that is no news.
     connect(m_sessions, &SessionController::sessionAboutToClose, this,
-            [this](Session *session) { session->scheduler()->disconnect(this); });
+            [this](Session *session) { session->orchestrator()->disconnectListener(this); });
 }
 
 void RunNotifier::follow(Session *session)
 {
-    Scheduler *scheduler = session->scheduler();
-    connect(scheduler, &Scheduler::runEnded, this, &RunNotifier::onRunEnded);
-    connect(scheduler, &Scheduler::idle, this, [this] {
+    Orchestrator *orchestrator = session->orchestrator();
+    connect(orchestrator->dispatcher(), &Dispatcher::runEnded, this, &RunNotifier::onRunEnded);
+    connect(orchestrator->dispatcher(), &Dispatcher::idle, this, [this] {
         const Session *s = m_sessions->session();
-        if (s && s->scheduler()->totalCount() > 0) {
+        if (s && s->orchestrator()->dispatcher()->totalCount() > 0) {
             notify(tr("Experiment done"), tr("%1: %2.").arg(s->name(), m_sessions->finishCountText()));
         }
     });
@@ -41,7 +43,7 @@ void RunNotifier::onRunEnded(RunId id, RunState state)
     if (!session) {
         return;
     }
-    const RunInfo run = session->scheduler()->run(id);
+    const RunInfo run = session->orchestrator()->runs()->value(id);
     if (state == RunState::Finished) {
         notify(tr("Run finished"), tr("%1 finished (%2).").arg(run.name, m_sessions->finishCountText()));
     } else if (state == RunState::Failed || state == RunState::Diverged || state == RunState::Lost) {

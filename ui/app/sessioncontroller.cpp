@@ -1,13 +1,13 @@
 #include "app/sessioncontroller.h"
 
 #include "app/appsettings.h"
-#include "experiment/trustlist.h"
-
 #include "app/autosave.h"
 #include "board/boardcontroller.h"
 #include "common/uilogcategories.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
+#include "experiment/trustlist.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QDateTime>
@@ -97,7 +97,7 @@ bool SessionController::mayRunPrograms(const Experiment &experiment, QStringList
     if (refusal.isEmpty()) {
         return true;
     }
-    if (m_trustChooser && m_trustChooser(experiment.sourcePath, experiment.commandLines())) {
+    if (m_prompts && m_prompts->trust(experiment.sourcePath, experiment.commandLines())) {
         QString error;
         if (!trust.trust(experiment.contentHash, experiment.sourcePath, &error)) {
             qCWarning(lcUi).noquote() << error; // trusted for this opening, asked again next time
@@ -110,11 +110,11 @@ bool SessionController::mayRunPrograms(const Experiment &experiment, QStringList
 
 std::optional<bool> SessionController::offerRecovery(const QString &copy, const QString &filePath)
 {
-    if (copy.isEmpty() || !m_recoveryChooser) {
+    if (copy.isEmpty() || !m_prompts) {
         return std::nullopt; // nothing to offer, or nobody to ask: the copy stays
     }
     const auto ex = Experiment::load(copy, nullptr);
-    if (ex && m_recoveryChooser(ex->name, QFileInfo(copy).lastModified())) {
+    if (ex && m_prompts->recover(ex->name, QFileInfo(copy).lastModified())) {
         return openRecovered(copy, filePath);
     }
     QFile::remove(copy);
@@ -174,7 +174,7 @@ bool SessionController::install(std::unique_ptr<Session> session, const QStringL
         return false;
     }
     m_session = std::move(session);
-    m_board->setScheduler(m_session->scheduler());
+    m_board->setOrchestrator(m_session->orchestrator());
     // What the next start opens: this one (an empty path is the demo or a new board).
     QSettings settings = appSettings();
     settings.setValue(QStringLiteral("session/last"), m_session->filePath());
@@ -182,7 +182,8 @@ bool SessionController::install(std::unique_ptr<Session> session, const QStringL
         settings.remove(QStringLiteral("session/leftRunning")); // back, reattached
     }
     connect(m_session.get(), &Session::nameChanged, this, &SessionController::updateTitle);
-    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with" << m_session->scheduler()->totalCount() << "runs"
+    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with"
+                           << m_session->orchestrator()->dispatcher()->totalCount() << "runs"
                            << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
     Q_EMIT sessionOpened(m_session.get(), errors);
     updateTitle();
@@ -194,15 +195,17 @@ bool SessionController::closeSession()
     if (!m_session) {
         return true;
     }
-    if (!m_board->isClean() && m_unsavedChooser) {
-        const UnsavedChoice choice = m_unsavedChooser();
+    if (!m_board->isClean() && m_prompts) {
+        const UnsavedChoice choice = m_prompts->unsavedEdits(m_session->name());
         if (choice == UnsavedChoice::Cancel || (choice == UnsavedChoice::Save && !m_board->isClean())) {
             return false;
         }
     }
     bool leave = false;
-    if (m_session->scheduler()->activeCount() > 0) {
-        const CloseChoice choice = m_closeChooser ? m_closeChooser() : CloseChoice::StopRuns;
+    if (m_session->orchestrator()->dispatcher()->activeCount() > 0) {
+        const CloseChoice choice =
+            m_prompts ? m_prompts->howToClose(m_session->name(), m_session->orchestrator()->dispatcher()->activeCount())
+                      : CloseChoice::StopRuns;
         if (choice == CloseChoice::Cancel) {
             return false;
         }
@@ -223,7 +226,7 @@ void SessionController::endSession(bool leaveRunning)
 {
     // Views first: they watch the session's objects.
     Q_EMIT sessionAboutToClose(m_session.get());
-    m_board->setScheduler(nullptr);
+    m_board->setOrchestrator(nullptr);
     qCInfo(lcUi).noquote() << "closing" << m_session->name()
                            << (leaveRunning ? QStringLiteral("and leaving its runs running")
                                             : QStringLiteral("and stopping its runs"));
@@ -236,7 +239,7 @@ void SessionController::endSession(bool leaveRunning)
     }
     Session *closing = m_session.release();
     closing->disconnect(this);
-    closing->scheduler()->disconnect(this);
+    closing->orchestrator()->disconnectListener(this);
     closing->setParent(this);
     auto *keepRunning = new QEventLoopLocker;
     connect(closing, &QObject::destroyed, [keepRunning] { delete keepRunning; });
@@ -303,8 +306,8 @@ QString SessionController::finishCountText() const
     if (!m_session) {
         return {};
     }
-    const Scheduler *s = m_session->scheduler();
-    return tr("%1 of %2 finished").arg(s->finishedCount()).arg(s->totalCount());
+    const Orchestrator *s = m_session->orchestrator();
+    return tr("%1 of %2 finished").arg(s->dispatcher()->finishedCount()).arg(s->dispatcher()->totalCount());
 }
 
 } // namespace trainyard

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/prompts.h"
+
 #include <QDateTime>
 #include <QObject>
 #include <QString>
@@ -26,37 +28,8 @@ class SessionController : public QObject
 {
     Q_OBJECT
 public:
-    /// What to do with training runs when the session closes.
-    enum class CloseChoice {
-        StopRuns,
-        LeaveRunning,
-        Cancel
-    };
-    /// Asked only while runs train. Without one, closing stops them.
-    using CloseChooser = std::function<CloseChoice()>;
-    /// What to do with board edits that are not saved when the session closes.
-    /// Save means the chooser has saved them (the controller checks: edits
-    /// still unsaved cancel the close, so nothing is lost).
-    enum class UnsavedChoice {
-        Save,
-        Discard,
-        Cancel
-    };
-    /// Asked first, whenever the board has unsaved edits (quit, close, open,
-    /// new, either way of closing runs). Without one, edits are discarded.
-    using UnsavedChooser = std::function<UnsavedChoice()>;
-
-    /// Asked on open when an autosaved copy of the board (Autosave) is newer
-    /// than its file: true recovers the copy, false throws it away. Without
-    /// one the file opens and the copy stays.
-    using RecoveryChooser = std::function<bool(const QString &name, const QDateTime &savedAt)>;
-
-    /// Asked on open when the file runs commands (program runs, a cluster's
-    /// worker, ssh, sbatch options) and this version of it
-    /// is not in the user's TrustList: `commands` is every command line it
-    /// would run; true trusts it (and opens it), false leaves it closed.
-    /// Without one such a file does not open.
-    using TrustChooser = std::function<bool(const QString &file, const QStringList &commands)>;
+    using CloseChoice = Prompts::CloseChoice;
+    using UnsavedChoice = Prompts::UnsavedChoice;
 
     /// Board edits of every session go through `board`, which must outlive this.
     explicit SessionController(BoardController *board, QObject *parent = nullptr);
@@ -81,18 +54,19 @@ public:
     /// runs were left training, else the last one used; empty: the demo.
     static QString startupFile();
     /// The app's start without a file: a board that never had one, autosaved
-    /// when Trainyard went down (if the recovery chooser wants it), else
+    /// when Trainyard went down (if the prompts want it), else
     /// startupFile(), else the demo.
     bool openAtStart();
 
-    /// Closes the session, asking the chooser while runs train; false when cancelled.
+    /// Closes the session, asking the prompts while runs train; false when cancelled.
     bool closeSession();
     /// Closes the session without asking, stopping its runs (the window goes away).
     void closeWithoutAsking();
-    void setCloseChooser(CloseChooser chooser) { m_closeChooser = std::move(chooser); }
-    void setUnsavedChooser(UnsavedChooser chooser) { m_unsavedChooser = std::move(chooser); }
-    void setRecoveryChooser(RecoveryChooser chooser) { m_recoveryChooser = std::move(chooser); }
-    void setTrustChooser(TrustChooser chooser) { m_trustChooser = std::move(chooser); }
+    /// Who answers its questions (they must outlive this). Without prompts:
+    /// unsaved edits are discarded, closing stops the runs, an autosaved
+    /// copy is left where it is and a file that runs commands of its own
+    /// does not open.
+    void setPrompts(Prompts *prompts) { m_prompts = prompts; }
 
     /// "NAME[*] (FILE) — Trainyard"; "*" while the board has unsaved edits.
     QString title() const;
@@ -121,20 +95,17 @@ private:
     void endSession(bool leaveRunning);
     void updateTitle();
     /// Offers the autosaved copy `copy` of the board of `filePath` (empty: one
-    /// without a file) to the recovery chooser: what openRecovered() gave when
+    /// without a file) through the prompts: what openRecovered() gave when
     /// it was wanted; nothing when there is none, nobody to ask, or it was
     /// declined (then the copy is removed).
     std::optional<bool> offerRecovery(const QString &copy, const QString &filePath);
     /// True when `experiment` runs no command of its own or the user trusts this
-    /// version of it (asked through the trust chooser); else `errors` says why.
+    /// version of it (asked through the prompts); else `errors` says why.
     bool mayRunPrograms(const Experiment &experiment, QStringList *errors);
 
     BoardController *m_board;
     std::unique_ptr<Session> m_session;
-    CloseChooser m_closeChooser;
-    UnsavedChooser m_unsavedChooser;
-    RecoveryChooser m_recoveryChooser;
-    TrustChooser m_trustChooser;
+    Prompts *m_prompts = nullptr;
 };
 
 } // namespace trainyard

@@ -1,7 +1,10 @@
 #include "board/boardcommands.h"
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/runspecview.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 
 #include <QCoreApplication>
 
@@ -14,9 +17,9 @@ QString tr(const char *text)
 }
 } // namespace
 
-BoardCommand::BoardCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &text)
+BoardCommand::BoardCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &text)
     : QUndoCommand(text)
-    , m_scheduler(scheduler)
+    , m_orchestrator(orchestrator)
     , m_onError(std::move(onError))
 {
 }
@@ -28,9 +31,9 @@ void BoardCommand::fail(const QString &message) const
     }
 }
 
-AddRunsCommand::AddRunsCommand(Scheduler *scheduler, EditErrorHandler onError, int lane, int position,
+AddRunsCommand::AddRunsCommand(Orchestrator *orchestrator, EditErrorHandler onError, int lane, int position,
                                const QJsonObject &spec, int repeat)
-    : BoardCommand(scheduler, std::move(onError), tr("Queue %1").arg(RunSpecView(spec).name()))
+    : BoardCommand(orchestrator, std::move(onError), tr("Queue %1").arg(RunSpecView(spec).name()))
     , m_lane(lane)
     , m_position(position)
     , m_spec(spec)
@@ -42,12 +45,12 @@ void AddRunsCommand::redo()
 {
     QString error;
     // After an undo the names are free again, so the runs come back under the same names.
-    const QList<RunId> ids = m_held && m_scheduler->isDispatching() && m_repeat == 1
-                                 ? m_scheduler->addHeldRun(m_lane, m_spec, m_position, &error)
-                                 : m_scheduler->addRun(m_lane, m_spec, m_repeat, m_position, &error);
+    const QList<RunId> ids = m_held && m_orchestrator->dispatcher()->isDispatching() && m_repeat == 1
+                                 ? m_orchestrator->board()->addHeldRun(m_lane, m_spec, m_position, &error)
+                                 : m_orchestrator->board()->addRun(m_lane, m_spec, m_repeat, m_position, &error);
     m_names.clear();
     for (RunId id : ids) {
-        m_names.append(m_scheduler->run(id).name);
+        m_names.append(m_orchestrator->runs()->value(id).name);
     }
     if (ids.isEmpty()) {
         fail(error);
@@ -59,26 +62,26 @@ void AddRunsCommand::undo()
 {
     for (const QString &name : std::as_const(m_names)) {
         QString error;
-        const RunId id = m_scheduler->findRun(name);
-        if (id && !m_scheduler->removeRun(id, &error)) {
+        const RunId id = m_orchestrator->runs()->findByName(name);
+        if (id && !m_orchestrator->board()->removeRun(id, &error)) {
             fail(error);
         }
     }
 }
 
-RemoveRunCommand::RemoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name)
-    : BoardCommand(scheduler, std::move(onError), tr("Remove %1").arg(name))
+RemoveRunCommand::RemoveRunCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name)
+    : BoardCommand(orchestrator, std::move(onError), tr("Remove %1").arg(name))
     , m_name(name)
 {
 }
 
 void RemoveRunCommand::redo()
 {
-    const RunId id = m_scheduler->findRun(m_name);
-    m_run = m_scheduler->run(id);
-    m_position = m_scheduler->position(id);
+    const RunId id = m_orchestrator->runs()->findByName(m_name);
+    m_run = m_orchestrator->runs()->value(id);
+    m_position = m_orchestrator->board()->position(id);
     QString error;
-    if (!id || !m_scheduler->removeRun(id, &error)) {
+    if (!id || !m_orchestrator->board()->removeRun(id, &error)) {
         fail(error.isEmpty() ? tr("No run named %1").arg(m_name) : error);
         setObsolete(true);
     }
@@ -87,14 +90,14 @@ void RemoveRunCommand::redo()
 void RemoveRunCommand::undo()
 {
     QString error;
-    if (m_scheduler->restoreRun(m_run, m_position, &error) == 0) {
+    if (m_orchestrator->restoreRun(m_run, m_position, &error) == 0) {
         fail(error);
     }
 }
 
-MoveRunCommand::MoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name, int toLane,
+MoveRunCommand::MoveRunCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name, int toLane,
                                int toPosition)
-    : BoardCommand(scheduler, std::move(onError), tr("Move %1").arg(name))
+    : BoardCommand(orchestrator, std::move(onError), tr("Move %1").arg(name))
     , m_name(name)
     , m_toLane(toLane)
     , m_toPosition(toPosition)
@@ -103,11 +106,11 @@ MoveRunCommand::MoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, c
 
 void MoveRunCommand::redo()
 {
-    const RunId id = m_scheduler->findRun(m_name);
-    m_fromLane = m_scheduler->run(id).lane;
-    m_fromPosition = m_scheduler->position(id);
+    const RunId id = m_orchestrator->runs()->findByName(m_name);
+    m_fromLane = m_orchestrator->runs()->value(id).lane;
+    m_fromPosition = m_orchestrator->board()->position(id);
     QString error;
-    if (!id || !m_scheduler->moveRun(id, m_toLane, m_toPosition, &error)) {
+    if (!id || !m_orchestrator->board()->moveRun(id, m_toLane, m_toPosition, &error)) {
         fail(error.isEmpty() ? tr("No run named %1").arg(m_name) : error);
         setObsolete(true);
     }
@@ -116,24 +119,25 @@ void MoveRunCommand::redo()
 void MoveRunCommand::undo()
 {
     QString error;
-    if (!m_scheduler->moveRun(m_scheduler->findRun(m_name), m_fromLane, m_fromPosition, &error)) {
+    if (!m_orchestrator->board()->moveRun(m_orchestrator->runs()->findByName(m_name), m_fromLane, m_fromPosition,
+                                          &error)) {
         fail(error);
     }
 }
 
-EditRunCommand::EditRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name,
+EditRunCommand::EditRunCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name,
                                const QJsonObject &spec)
-    : BoardCommand(scheduler, std::move(onError), tr("Edit %1").arg(name))
+    : BoardCommand(orchestrator, std::move(onError), tr("Edit %1").arg(name))
     , m_name(name)
     , m_new(spec)
 {
-    m_old = scheduler->run(scheduler->findRun(name)).spec;
+    m_old = orchestrator->runs()->value(orchestrator->runs()->findByName(name)).spec;
 }
 
 bool EditRunCommand::apply(const QString &from, const QJsonObject &spec)
 {
     QString error;
-    if (!m_scheduler->setRunSpec(m_scheduler->findRun(from), spec, &error)) {
+    if (!m_orchestrator->board()->setRunSpec(m_orchestrator->runs()->findByName(from), spec, &error)) {
         fail(error);
         return false;
     }
@@ -142,7 +146,7 @@ bool EditRunCommand::apply(const QString &from, const QJsonObject &spec)
 
 void EditRunCommand::redo()
 {
-    m_started = m_scheduler->run(m_scheduler->findRun(m_name)).started;
+    m_started = m_orchestrator->runs()->value(m_orchestrator->runs()->findByName(m_name)).started;
     if (!apply(m_name, m_new)) {
         setObsolete(true);
     }
@@ -151,15 +155,16 @@ void EditRunCommand::redo()
 void EditRunCommand::undo()
 {
     const QString name = m_new.value(QLatin1String("name")).toString(m_name);
-    if (m_scheduler->run(m_scheduler->findRun(name)).started != m_started) {
+    if (m_orchestrator->runs()->value(m_orchestrator->runs()->findByName(name)).started != m_started) {
         fail(tr("%1 has run since this edit; duplicate it to change its spec").arg(name));
         return;
     }
     apply(name, m_old);
 }
 
-AddLaneCommand::AddLaneCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &device, int slotCount)
-    : BoardCommand(scheduler, std::move(onError), tr("Add lane %1").arg(device))
+AddLaneCommand::AddLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &device,
+                               int slotCount)
+    : BoardCommand(orchestrator, std::move(onError), tr("Add lane %1").arg(device))
     , m_device(device)
     , m_slots(slotCount)
 {
@@ -168,7 +173,7 @@ AddLaneCommand::AddLaneCommand(Scheduler *scheduler, EditErrorHandler onError, c
 void AddLaneCommand::redo()
 {
     QString error;
-    m_index = m_scheduler->addLane(m_device, m_slots, -1, &error);
+    m_index = m_orchestrator->board()->addLane(m_device, m_slots, -1, &error);
     if (m_index < 0) {
         fail(error);
         setObsolete(true);
@@ -178,20 +183,20 @@ void AddLaneCommand::redo()
 void AddLaneCommand::undo()
 {
     QString error;
-    if (m_index >= 0 && !m_scheduler->removeLane(m_index, &error)) {
+    if (m_index >= 0 && !m_orchestrator->board()->removeLane(m_index, &error)) {
         fail(error);
     }
 }
 
-RemoveLaneCommand::RemoveLaneCommand(Scheduler *scheduler, EditErrorHandler onError, int index)
-    : BoardCommand(scheduler, std::move(onError), tr("Remove lane"))
+RemoveLaneCommand::RemoveLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index)
+    : BoardCommand(orchestrator, std::move(onError), tr("Remove lane"))
     , m_index(index)
 {
 }
 
 void RemoveLaneCommand::redo()
 {
-    const LaneInfo lane = m_scheduler->lane(m_index);
+    const LaneInfo lane = m_orchestrator->dispatcher()->lane(m_index);
     m_device = lane.device;
     m_slots = lane.slotCount;
     QString error;
@@ -200,7 +205,7 @@ void RemoveLaneCommand::redo()
         setObsolete(true);
         return;
     }
-    if (!m_scheduler->removeLane(m_index, &error)) {
+    if (!m_orchestrator->board()->removeLane(m_index, &error)) {
         fail(error);
         setObsolete(true);
     }
@@ -209,19 +214,19 @@ void RemoveLaneCommand::redo()
 void RemoveLaneCommand::undo()
 {
     QString error;
-    if (m_scheduler->addLane(m_device, m_slots, m_index, &error) < 0) {
+    if (m_orchestrator->board()->addLane(m_device, m_slots, m_index, &error) < 0) {
         fail(error);
     }
 }
 
-EditLaneCommand::EditLaneCommand(Scheduler *scheduler, EditErrorHandler onError, int index, const QString &device,
+EditLaneCommand::EditLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index, const QString &device,
                                  int slotCount)
-    : BoardCommand(scheduler, std::move(onError), tr("Edit lane %1").arg(index + 1))
+    : BoardCommand(orchestrator, std::move(onError), tr("Edit lane %1").arg(index + 1))
     , m_index(index)
     , m_device(device)
     , m_slots(slotCount)
 {
-    const LaneInfo lane = scheduler->lane(index);
+    const LaneInfo lane = orchestrator->dispatcher()->lane(index);
     m_oldDevice = lane.device;
     m_oldSlots = lane.slotCount;
 }
@@ -229,8 +234,8 @@ EditLaneCommand::EditLaneCommand(Scheduler *scheduler, EditErrorHandler onError,
 bool EditLaneCommand::apply(const QString &device, int slotCount)
 {
     QString error;
-    if (!m_scheduler->setLaneDevice(m_index, device, &error)
-        || !m_scheduler->setLaneSlots(m_index, slotCount, &error)) {
+    if (!m_orchestrator->board()->setLaneDevice(m_index, device, &error)
+        || !m_orchestrator->board()->setLaneSlots(m_index, slotCount, &error)) {
         fail(error);
         return false;
     }

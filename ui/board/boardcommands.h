@@ -12,9 +12,9 @@
 
 namespace trainyard {
 
-class Scheduler;
+class Orchestrator;
 
-/// Reports a board edit the scheduler refused (the run started meanwhile, ...).
+/// Reports a board edit the board refused (the run started meanwhile, ...).
 using EditErrorHandler = std::function<void(const QString &message)>;
 
 /// Undoable board edits. They name runs by their (unique) name rather than
@@ -23,11 +23,11 @@ using EditErrorHandler = std::function<void(const QString &message)>;
 class BoardCommand : public QUndoCommand
 {
 public:
-    BoardCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &text);
+    BoardCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &text);
 
 protected:
     void fail(const QString &message) const;
-    Scheduler *m_scheduler;
+    Orchestrator *m_orchestrator;
     EditErrorHandler m_onError;
 };
 
@@ -35,8 +35,8 @@ protected:
 class AddRunsCommand : public BoardCommand
 {
 public:
-    AddRunsCommand(Scheduler *scheduler, EditErrorHandler onError, int lane, int position, const QJsonObject &spec,
-                   int repeat);
+    AddRunsCommand(Orchestrator *orchestrator, EditErrorHandler onError, int lane, int position,
+                   const QJsonObject &spec, int repeat);
     void redo() override;
     void undo() override;
     QStringList names() const { return m_names; }
@@ -57,7 +57,7 @@ private:
 class RemoveRunCommand : public BoardCommand
 {
 public:
-    RemoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name);
+    RemoveRunCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name);
     void redo() override;
     void undo() override;
 
@@ -71,7 +71,8 @@ private:
 class MoveRunCommand : public BoardCommand
 {
 public:
-    MoveRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name, int toLane, int toPosition);
+    MoveRunCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name, int toLane,
+                   int toPosition);
     void redo() override;
     void undo() override;
 
@@ -89,7 +90,7 @@ private:
 class EditRunCommand : public BoardCommand
 {
 public:
-    EditRunCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &name, const QJsonObject &spec);
+    EditRunCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name, const QJsonObject &spec);
     void redo() override;
     void undo() override;
 
@@ -105,7 +106,7 @@ private:
 class AddLaneCommand : public BoardCommand
 {
 public:
-    AddLaneCommand(Scheduler *scheduler, EditErrorHandler onError, const QString &device, int slotCount);
+    AddLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &device, int slotCount);
     void redo() override;
     void undo() override;
 
@@ -119,7 +120,7 @@ private:
 class RemoveLaneCommand : public BoardCommand
 {
 public:
-    RemoveLaneCommand(Scheduler *scheduler, EditErrorHandler onError, int index);
+    RemoveLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index);
     void redo() override;
     void undo() override;
 
@@ -133,7 +134,8 @@ private:
 class EditLaneCommand : public BoardCommand
 {
 public:
-    EditLaneCommand(Scheduler *scheduler, EditErrorHandler onError, int index, const QString &device, int slotCount);
+    EditLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index, const QString &device,
+                    int slotCount);
     void redo() override;
     void undo() override;
 

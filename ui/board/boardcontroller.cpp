@@ -2,7 +2,9 @@
 
 #include "board/boardcommands.h"
 #include "common/uilogcategories.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 
 #include <QAction>
 #include <QUndoStack>
@@ -18,11 +20,11 @@ BoardController::BoardController(QObject *parent)
 
 BoardController::~BoardController() = default;
 
-void BoardController::setScheduler(Scheduler *scheduler)
+void BoardController::setOrchestrator(Orchestrator *orchestrator)
 {
     // The commands point at the old board: they must not outlive it.
     m_undo->clear();
-    m_scheduler = scheduler;
+    m_orchestrator = orchestrator;
 }
 
 bool BoardController::isClean() const
@@ -115,11 +117,11 @@ void BoardController::reportFailure(const QString &message)
 
 bool BoardController::queueSpec(int lane, int position, const QJsonObject &spec, int repeat, QList<RunId> *queued)
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return false;
     }
     auto *command = new AddRunsCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, spec, repeat);
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position, spec, repeat);
     if (!push(command)) {
         return false;
     }
@@ -127,7 +129,7 @@ bool BoardController::queueSpec(int lane, int position, const QJsonObject &spec,
     if (queued) {
         queued->clear();
         for (const QString &name : command->names()) {
-            queued->append(m_scheduler->findRun(name));
+            queued->append(m_orchestrator->runs()->findByName(name));
         }
     }
     qCDebug(lcUi) << "queued" << command->names() << "on lane" << lane;
@@ -136,54 +138,57 @@ bool BoardController::queueSpec(int lane, int position, const QJsonObject &spec,
 
 bool BoardController::moveRun(RunId id, int lane, int position)
 {
-    if (!m_scheduler || !m_scheduler->contains(id)) {
+    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
         return false;
     }
-    if (m_scheduler->run(id).lane == lane && m_scheduler->position(id) == position) {
+    if (m_orchestrator->runs()->value(id).lane == lane && m_orchestrator->board()->position(id) == position) {
         return true; // dropped where it was
     }
     return push(new MoveRunCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name, lane, position));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, m_orchestrator->runs()->value(id).name, lane,
+        position));
 }
 
 bool BoardController::duplicateRun(RunId id, int lane, int position)
 {
-    if (!m_scheduler || !m_scheduler->contains(id)) {
+    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
         return false;
     }
-    const RunInfo run = m_scheduler->run(id);
+    const RunInfo run = m_orchestrator->runs()->value(id);
     // A new sample of the same spec: a unique name and a seed of its own.
     auto *command = new AddRunsCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, position, m_scheduler->duplicateSpec(id), 1);
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position,
+        m_orchestrator->board()->duplicateSpec(id), 1);
     command->setText(tr("Duplicate %1").arg(run.name));
     return push(command);
 }
 
 bool BoardController::removeRun(RunId id)
 {
-    if (!m_scheduler || !m_scheduler->contains(id)) {
+    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
         return false;
     }
     return push(new RemoveRunCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, m_scheduler->run(id).name));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, m_orchestrator->runs()->value(id).name));
 }
 
 bool BoardController::editRun(RunId id, const QJsonObject &spec)
 {
-    if (!m_scheduler || !m_scheduler->contains(id)) {
+    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
         return false;
     }
-    const RunInfo run = m_scheduler->run(id);
+    const RunInfo run = m_orchestrator->runs()->value(id);
     if (run.state == RunState::Queued || run.state == RunState::Cancelled) {
         return push(new EditRunCommand(
-            m_scheduler, [this](const QString &m) { reportFailure(m); }, run.name, spec));
+            m_orchestrator, [this](const QString &m) { reportFailure(m); }, run.name, spec));
     }
     if (isActive(run.state)) {
         reportFailure(tr("%1 is %2; stop it before editing, or duplicate it").arg(run.name, runStateName(run.state)));
         return false;
     }
     auto *command = new AddRunsCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, run.lane, m_scheduler->position(id) + 1, spec, 1);
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, run.lane,
+        m_orchestrator->board()->position(id) + 1, spec, 1);
     command->setText(tr("Edit %1 as a new run").arg(run.name));
     command->setHeldWhileDispatching(true);
     return push(command);
@@ -191,44 +196,44 @@ bool BoardController::editRun(RunId id, const QJsonObject &spec)
 
 bool BoardController::addLane(const QString &device, int slotCount)
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return false;
     }
     return push(new AddLaneCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, device, slotCount));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, device, slotCount));
 }
 
 bool BoardController::removeLane(int lane)
 {
-    if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
+    if (!m_orchestrator || lane < 0 || lane >= m_orchestrator->board()->laneCount()) {
         return false;
     }
     return push(new RemoveLaneCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane));
 }
 
 bool BoardController::editLane(int lane, const QString &device, int slotCount)
 {
-    if (!m_scheduler || lane < 0 || lane >= m_scheduler->laneCount()) {
+    if (!m_orchestrator || lane < 0 || lane >= m_orchestrator->board()->laneCount()) {
         return false;
     }
     return push(new EditLaneCommand(
-        m_scheduler, [this](const QString &m) { reportFailure(m); }, lane, device, slotCount));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, device, slotCount));
 }
 
 bool BoardController::moveRuns(const QList<RunId> &ids, int lane, int position)
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return false;
     }
     bool any = false;
     m_undo->beginMacro(tr("Move runs"));
     for (RunId id : ids) {
-        if (!m_scheduler->contains(id)) {
+        if (!m_orchestrator->runs()->contains(id)) {
             continue;
         }
-        const int from = m_scheduler->position(id);
-        const bool sameLane = m_scheduler->run(id).lane == lane;
+        const int from = m_orchestrator->board()->position(id);
+        const bool sameLane = m_orchestrator->runs()->value(id).lane == lane;
         // `position` counts rows as they are before the move.
         const int target = sameLane && from < position ? position - 1 : position;
         if (moveRun(id, lane, target)) {
@@ -242,13 +247,13 @@ bool BoardController::moveRuns(const QList<RunId> &ids, int lane, int position)
 
 bool BoardController::copyRuns(const QList<RunId> &ids, int lane, int position)
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return false;
     }
     bool any = false;
     m_undo->beginMacro(tr("Duplicate runs"));
     for (RunId id : ids) {
-        if (!m_scheduler->contains(id)) {
+        if (!m_orchestrator->runs()->contains(id)) {
             continue;
         }
         any = duplicateRun(id, lane, position) || any;
@@ -260,18 +265,20 @@ bool BoardController::copyRuns(const QList<RunId> &ids, int lane, int position)
 
 bool BoardController::duplicateRuns(const QList<RunId> &ids, int copies)
 {
-    if (!m_scheduler || copies < 1) {
+    if (!m_orchestrator || copies < 1) {
         return false;
     }
     bool any = false;
     m_undo->beginMacro(copies == 1 ? tr("Duplicate") : tr("Duplicate ×%1").arg(copies));
     for (RunId id : ids) {
-        if (!m_scheduler->contains(id)) {
+        if (!m_orchestrator->runs()->contains(id)) {
             continue;
         }
         // The copies follow the original in order: copy k goes after copy k-1.
         for (int k = 0; k < copies; ++k) {
-            any = duplicateRun(id, m_scheduler->run(id).lane, m_scheduler->position(id) + 1 + k) || any;
+            any =
+                duplicateRun(id, m_orchestrator->runs()->value(id).lane, m_orchestrator->board()->position(id) + 1 + k)
+                || any;
         }
     }
     m_undo->endMacro();
@@ -280,7 +287,7 @@ bool BoardController::duplicateRuns(const QList<RunId> &ids, int copies)
 
 bool BoardController::removeRuns(const QList<RunId> &ids)
 {
-    if (!m_scheduler) {
+    if (!m_orchestrator) {
         return false;
     }
     bool any = false;

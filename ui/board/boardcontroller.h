@@ -13,7 +13,7 @@ class QUndoStack;
 
 namespace trainyard {
 
-class Scheduler;
+class Orchestrator;
 
 /// The board's edits and their history. It owns the QUndoStack and is the
 /// only place that pushes onto it: queueing, moving, duplicating, removing
@@ -31,8 +31,8 @@ public:
 
     /// The board to edit (nullptr: none). The controller never owns it; a
     /// new board (or none) starts a new, clean history.
-    void setScheduler(Scheduler *scheduler);
-    Scheduler *scheduler() const { return m_scheduler; }
+    void setOrchestrator(Orchestrator *orchestrator);
+    Orchestrator *orchestrator() const { return m_orchestrator; }
     QUndoStack *undoStack() const { return m_undo; }
 
     /// Undoes the last edit; an edit whose undo the board refuses (its run
@@ -55,7 +55,7 @@ public:
     void markUnsaved();
 
     // Edits, one undo step each. Each returns false when there is no board,
-    // no such run or lane, or the scheduler refused (then editFailed said why).
+    // no such run or lane, or the board refused (then editFailed said why).
 
     /// Queues `spec` `repeat` times on `lane` at `position` (-1: the end);
     /// `queued` receives the new runs.
@@ -101,7 +101,7 @@ private:
     QAction *createStepAction(QObject *parent, bool labelled, bool forward);
 
     QUndoStack *m_undo;
-    Scheduler *m_scheduler = nullptr;
+    Orchestrator *m_orchestrator = nullptr;
     bool m_failed = false;
     QUndoCommand *m_stepping = nullptr; // the command being undone or redone
 };

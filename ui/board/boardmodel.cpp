@@ -54,7 +54,8 @@ void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metric
     m_metrics = metrics;
     m_devices = devices;
     m_history = history;
-    m_lanes.setSources(orchestrator, devices, history);
+    m_lanes.setSources(orchestrator ? orchestrator->runs() : nullptr,
+                       orchestrator ? orchestrator->dispatcher() : nullptr, devices, history);
     if (m_orchestrator) {
         connectOrchestrator();
     }

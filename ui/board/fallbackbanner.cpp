@@ -1,7 +1,8 @@
 #include "board/fallbackbanner.h"
 
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
+#include "session/orchestrator.h"
 
 namespace trainyard {
 
@@ -15,15 +16,15 @@ FallbackBanner::FallbackBanner(QWidget *parent)
     setVisible(false);
 }
 
-void FallbackBanner::refresh(const Scheduler *scheduler, const DeviceInventory *devices)
+void FallbackBanner::refresh(const Orchestrator *orchestrator, const DeviceInventory *devices)
 {
-    if (!scheduler || !devices) {
+    if (!orchestrator || !devices) {
         setVisible(false);
         return;
     }
     QStringList missing;
-    for (int lane : scheduler->missingDeviceLanes()) {
-        missing.append(scheduler->lane(lane).device);
+    for (int lane : orchestrator->dispatcher()->missingDeviceLanes()) {
+        missing.append(orchestrator->dispatcher()->lane(lane).device);
     }
     if (missing.isEmpty()) {
         setVisible(false);
@@ -31,7 +32,7 @@ void FallbackBanner::refresh(const Scheduler *scheduler, const DeviceInventory *
     }
     const int gpus = devices->gpuCount();
     const QString have = gpus == 0 ? tr("This machine has no GPU") : tr("This machine has %n GPU(s)", nullptr, gpus);
-    setText(scheduler->cpuFallback()
+    setText(orchestrator->dispatcher()->cpuFallback()
                 ? tr("%1: the lanes for %2 run on the CPU (Edit ▸ Run lanes of missing GPUs on the CPU).")
                       .arg(have, missing.join(QLatin1String(", ")))
                 : tr("%1: the lanes for %2 will not start until you let them run on the CPU "

@@ -5,7 +5,7 @@
 namespace trainyard {
 
 class DeviceInventory;
-class Scheduler;
+class Orchestrator;
 
 /// The strip above the board that says which lanes name a GPU this machine
 /// does not have, and whether they run on the CPU instead or wait. Hidden
@@ -16,8 +16,8 @@ class FallbackBanner : public QLabel
 public:
     explicit FallbackBanner(QWidget *parent = nullptr);
 
-    /// Shows the state of `scheduler`'s lanes on `devices` (nullptr: hides).
-    void refresh(const Scheduler *scheduler, const DeviceInventory *devices);
+    /// Shows the state of `orchestrator`'s lanes on `devices` (nullptr: hides).
+    void refresh(const Orchestrator *orchestrator, const DeviceInventory *devices);
 };
 
 } // namespace trainyard

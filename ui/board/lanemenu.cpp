@@ -2,8 +2,11 @@
 
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "editors/slotprobedialog.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 
 #include <QInputDialog>
 #include <QJsonObject>
@@ -18,7 +21,7 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
     , m_controller(controller)
     , m_board(board)
 {
-    if (!m_controller->scheduler()) {
+    if (!m_controller->orchestrator()) {
         return;
     }
     addSlotsAction();
@@ -32,7 +35,7 @@ void LaneMenu::addSlotsAction()
 {
     addAction(tr("Slots…"), this, [this] {
         bool ok = false;
-        const LaneInfo info = m_controller->scheduler()->lane(m_lane);
+        const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
         const int slotCount = QInputDialog::getInt(parentWidget(), tr("Lane %1").arg(info.device), tr("Runs at once"),
                                                    info.slotCount, 1, 64, 1, &ok);
         if (ok) {
@@ -43,28 +46,28 @@ void LaneMenu::addSlotsAction()
 
 void LaneMenu::addMeasureAction()
 {
-    Scheduler *scheduler = m_controller->scheduler();
+    Orchestrator *orchestrator = m_controller->orchestrator();
     // Measures with the lane's first queued run (its model, data and batch size).
     QJsonObject probeSpec;
-    for (RunId id : scheduler->lane(m_lane).runs) {
-        if (scheduler->run(id).state == RunState::Queued) {
-            probeSpec = scheduler->run(id).spec;
+    for (RunId id : orchestrator->dispatcher()->lane(m_lane).runs) {
+        if (orchestrator->runs()->value(id).state == RunState::Queued) {
+            probeSpec = orchestrator->runs()->value(id).spec;
             break;
         }
     }
-    QAction *measure = addAction(tr("Measure slots…"), this, [this, scheduler, probeSpec] {
-        auto *dialog = new SlotProbeDialog(scheduler->lane(m_lane).effectiveDevice, probeSpec, scheduler->activeCount(),
-                                           parentWidget());
+    QAction *measure = addAction(tr("Measure slots…"), this, [this, orchestrator, probeSpec] {
+        auto *dialog = new SlotProbeDialog(orchestrator->dispatcher()->lane(m_lane).effectiveDevice, probeSpec,
+                                           orchestrator->dispatcher()->activeCount(), parentWidget());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
         BoardController *controller = m_controller;
-        const QPointer<Scheduler> board(scheduler);
+        const QPointer<Orchestrator> session(orchestrator);
         const int lane = m_lane;
-        connect(dialog, &SlotProbeDialog::setSlotsRequested, controller, [controller, board, lane](int slotCount) {
-            if (!board || controller->scheduler() != board || lane >= board->laneCount()) {
+        connect(dialog, &SlotProbeDialog::setSlotsRequested, controller, [controller, session, lane](int slotCount) {
+            if (!session || controller->orchestrator() != session || lane >= session->board()->laneCount()) {
                 return; // the board changed meanwhile
             }
-            controller->editLane(lane, board->lane(lane).device, slotCount);
+            controller->editLane(lane, session->board()->lane(lane).device, slotCount);
         });
         dialog->open();
         dialog->start();
@@ -84,7 +87,7 @@ void LaneMenu::addDeviceAction()
 {
     addAction(tr("Device…"), this, [this] {
         bool ok = false;
-        const LaneInfo info = m_controller->scheduler()->lane(m_lane);
+        const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
         const QString device = QInputDialog::getText(parentWidget(), tr("Lane device"), tr("Device (cpu or cuda:N)"),
                                                      QLineEdit::Normal, info.device, &ok);
         if (ok && !device.isEmpty()) {

@@ -2,14 +2,18 @@
 
 #include "app/sessioncontroller.h"
 #include "board/boardview.h"
+#include "common/prompts.h"
 #include "common/uilogcategories.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experimentcheck.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QMainWindow>
-#include <QMessageBox>
 #include <QPointer>
 #include <QStatusBar>
 #include <QThread>
@@ -36,21 +40,21 @@ RunControl::~RunControl()
     }
 }
 
-Scheduler *RunControl::scheduler() const
+Orchestrator *RunControl::orchestrator() const
 {
-    return m_sessions->session() ? m_sessions->session()->scheduler() : nullptr;
+    return m_sessions->session() ? m_sessions->session()->orchestrator() : nullptr;
 }
 
-void RunControl::forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action)
+void RunControl::forEachSelected(const std::function<bool(Orchestrator *, RunId, QString *)> &action)
 {
-    Scheduler *scheduler = this->scheduler();
-    if (!scheduler) {
+    Orchestrator *orchestrator = this->orchestrator();
+    if (!orchestrator) {
         return;
     }
     QStringList problems;
     for (RunId id : m_board->selectedRuns()) {
         QString error;
-        if (!action(scheduler, id, &error) && !error.isEmpty()) {
+        if (!action(orchestrator, id, &error) && !error.isEmpty()) {
             problems.append(error);
         }
     }
@@ -61,15 +65,15 @@ void RunControl::forEachSelected(const std::function<bool(Scheduler *, RunId, QS
     Q_EMIT runsChanged();
 }
 
-bool RunControl::confirmNewAttempts(Scheduler *scheduler, const QString &verb)
+bool RunControl::confirmNewAttempts(Orchestrator *orchestrator, const QString &verb)
 {
     QStringList lines;
     for (RunId id : m_board->selectedRuns()) {
-        const QString kept = scheduler->attemptKeptOnRetry(id);
+        const QString kept = orchestrator->dispatcher()->attemptKeptOnRetry(id);
         if (kept.isEmpty()) {
             continue;
         }
-        const RunInfo run = scheduler->run(id);
+        const RunInfo run = orchestrator->runs()->value(id);
         const int attempt = RunStore::attemptNumber(kept);
         lines.append(tr("%1 %2. %3 starts attempt %4; attempt %5 is kept as %6 (its files, its curve and its row in "
                         "the runs table).")
@@ -82,53 +86,46 @@ bool RunControl::confirmNewAttempts(Scheduler *scheduler, const QString &verb)
         return true;
     }
     const QString question = lines.join(QStringLiteral("\n\n")) + tr("\n\nNothing is deleted.");
-    if (m_attemptChooser) {
-        return m_attemptChooser(question);
-    }
-    if (!m_confirmStart) {
-        return true; // scripted (tests, screenshots): nobody is there to ask, and nothing is lost
-    }
-    return QMessageBox::question(m_window, verb, question, QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Cancel)
-           == QMessageBox::Ok;
+    return !m_prompts || m_prompts->startNewAttempts(verb, question);
 }
 
 void RunControl::startSelected()
 {
-    if (Scheduler *s = scheduler(); s && !confirmNewAttempts(s, tr("Start"))) {
+    if (Orchestrator *s = orchestrator(); s && !confirmNewAttempts(s, tr("Start"))) {
         return;
     }
-    forEachSelected([](Scheduler *s, RunId id, QString *e) { return s->startRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->dispatcher()->startRun(id, e); });
 }
 
 void RunControl::stopSelected()
 {
-    forEachSelected([](Scheduler *s, RunId id, QString *e) { return s->stopRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->dispatcher()->stopRun(id, e); });
 }
 
 void RunControl::pauseSelected()
 {
-    forEachSelected([](Scheduler *s, RunId id, QString *e) { return s->pauseRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->supervisor()->pause(id, e); });
 }
 
 void RunControl::resumeSelected()
 {
-    forEachSelected([](Scheduler *s, RunId id, QString *e) { return s->resumeRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->dispatcher()->resumeRun(id, e); });
 }
 
 void RunControl::retrySelected()
 {
-    if (Scheduler *s = scheduler(); s && !confirmNewAttempts(s, tr("Retry"))) {
+    if (Orchestrator *s = orchestrator(); s && !confirmNewAttempts(s, tr("Retry"))) {
         return;
     }
-    forEachSelected([](Scheduler *s, RunId id, QString *e) {
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) {
         // From its checkpoint when it has one and did not finish, else a new attempt.
-        if (!s->retryRun(id, /*fromCheckpoint=*/true, e)) {
+        if (!s->dispatcher()->retryRun(id, /*fromCheckpoint=*/true, e)) {
             return false;
         }
         // Retry means "run it again now", not "back to the queue"; dispatching
         // under way may have started it already.
-        if (s->run(id).state == RunState::Queued && !s->startRun(id, e)) {
-            *e = tr("%1 is queued again: %2").arg(s->run(id).name, *e);
+        if (s->runs()->value(id).state == RunState::Queued && !s->dispatcher()->startRun(id, e)) {
+            *e = tr("%1 is queued again: %2").arg(s->runs()->value(id).name, *e);
             return false;
         }
         return true;
@@ -137,13 +134,13 @@ void RunControl::retrySelected()
 
 void RunControl::startAll()
 {
-    Scheduler *scheduler = this->scheduler();
-    if (!scheduler || m_checking) {
+    Orchestrator *orchestrator = this->orchestrator();
+    if (!orchestrator || m_checking) {
         return; // pressed again while the data is being checked: that check decides
     }
-    const Experiment pending = runsToCheck(scheduler);
+    const Experiment pending = runsToCheck(orchestrator);
     if (pending.runCount() == 0) {
-        confirmAndStart(scheduler, {});
+        confirmAndStart(orchestrator, {});
         return;
     }
     // The worker's check takes a second or two per data source: off the GUI
@@ -155,14 +152,14 @@ void RunControl::startAll()
     };
     auto outcome = std::make_shared<Outcome>();
     outcome->passed = m_dataPassed;
-    const QString program = scheduler->workerProgram();
+    const QString program = orchestrator->supervisor()->workerProgram();
     QThread *thread = QThread::create([outcome, pending, program] {
         outcome->problems = ExperimentCheck(program, nullptr).dataProblems(pending, &outcome->passed);
     });
     m_checking = true;
     m_checkThread = thread;
     m_window->statusBar()->showMessage(tr("Checking the data of the runs to start…"));
-    const QPointer<Scheduler> checked(scheduler);
+    const QPointer<Orchestrator> checked(orchestrator);
     connect(thread, &QThread::finished, this, [this, thread, outcome, checked] {
         thread->deleteLater();
         m_checkThread = nullptr;
@@ -170,46 +167,38 @@ void RunControl::startAll()
         m_dataPassed = outcome->passed;
         m_window->statusBar()->clearMessage();
         // Another experiment opened meanwhile: this check was not about it.
-        if (checked && checked == this->scheduler()) {
+        if (checked && checked == this->orchestrator()) {
             confirmAndStart(checked, outcome->problems);
         }
     });
     thread->start();
 }
 
-void RunControl::confirmAndStart(Scheduler *scheduler, const QStringList &dataProblems)
+void RunControl::confirmAndStart(Orchestrator *orchestrator, const QStringList &dataProblems)
 {
     // Missing GPUs are not asked about again: the banner above the board says
     // what becomes of their lanes.
-    const QStringList problems = scheduler->busyDeviceWarnings() + dataProblems;
-    if (!problems.isEmpty() && m_startChooser) {
-        if (!m_startChooser(problems)) {
-            return;
-        }
-    } else if (!problems.isEmpty() && m_confirmStart) {
-        const auto answer =
-            QMessageBox::warning(m_window, tr("Start all"),
-                                 tr("Before starting:\n\n%1\n\nStart anyway?").arg(problems.join(QLatin1Char('\n'))),
-                                 QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
-        if (answer != QMessageBox::Yes) {
-            return;
-        }
+    const QStringList problems = orchestrator->dispatcher()->busyDeviceWarnings() + dataProblems;
+    if (!problems.isEmpty() && m_prompts && !m_prompts->startAnyway(problems)) {
+        return;
     }
-    qCInfo(lcUi) << "start all:" << scheduler->totalCount() - scheduler->finishedCount() << "runs not finished";
-    scheduler->startAll();
+    qCInfo(lcUi) << "start all:"
+                 << orchestrator->dispatcher()->totalCount() - orchestrator->dispatcher()->finishedCount()
+                 << "runs not finished";
+    orchestrator->dispatcher()->startAll();
     Q_EMIT runsChanged();
 }
 
-Experiment RunControl::runsToCheck(Scheduler *scheduler) const
+Experiment RunControl::runsToCheck(Orchestrator *orchestrator) const
 {
     // Only the runs Start all would start; a data source that passed once
     // this session is not checked again.
     Experiment pending;
-    for (int l = 0; l < scheduler->laneCount(); ++l) {
+    for (int l = 0; l < orchestrator->board()->laneCount(); ++l) {
         ExperimentLane lane;
-        lane.device = scheduler->lane(l).device;
-        for (RunId id : scheduler->lane(l).runs) {
-            const RunInfo run = scheduler->run(id);
+        lane.device = orchestrator->dispatcher()->lane(l).device;
+        for (RunId id : orchestrator->dispatcher()->lane(l).runs) {
+            const RunInfo run = orchestrator->runs()->value(id);
             if ((run.state == RunState::Queued || run.state == RunState::Stopped)
                 && !m_dataPassed.contains(ExperimentCheck::dataKey(run.spec))) {
                 lane.runs.append(ExperimentRun{run.spec, 1});
@@ -222,9 +211,9 @@ Experiment RunControl::runsToCheck(Scheduler *scheduler) const
 
 void RunControl::stopAll()
 {
-    if (Scheduler *s = scheduler()) {
-        qCInfo(lcUi) << "stop all:" << s->activeCount() << "active runs";
-        s->stopAll();
+    if (Orchestrator *s = orchestrator()) {
+        qCInfo(lcUi) << "stop all:" << s->dispatcher()->activeCount() << "active runs";
+        s->dispatcher()->stopAll();
         Q_EMIT runsChanged();
     }
 }

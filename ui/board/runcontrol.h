@@ -16,14 +16,15 @@ class QThread;
 namespace trainyard {
 
 class BoardView;
-class Scheduler;
+class Prompts;
+class Orchestrator;
 class SessionController;
 
-/// Run control from the window's actions on the open session's scheduler:
+/// Run control from the window's actions on the open session's orchestrator:
 /// start, stop, pause, resume and retry the runs selected on the board, start
 /// all (after checking busy GPUs and the runs' data with the worker, which
 /// may ask) and stop all; retry starts the run again. What the
-/// scheduler refuses goes to the window's status bar.
+/// orchestrator refuses goes to the window's status bar.
 class RunControl : public QObject
 {
     Q_OBJECT
@@ -31,17 +32,9 @@ public:
     RunControl(SessionController *sessions, BoardView *board, QMainWindow *window);
     ~RunControl() override;
 
-    /// Whether "start all" asks before starting despite preflight problems
-    /// (off where nobody can answer: tests, screenshots).
-    void setConfirmStart(bool on) { m_confirmStart = on; }
-    /// Answers "start anyway?" for the problems found instead of a dialog
-    /// (tests); true starts.
-    using StartChooser = std::function<bool(const QStringList &problems)>;
-    void setStartChooser(StartChooser chooser) { m_startChooser = std::move(chooser); }
-    /// Answers "start a new attempt?" (the question's text) instead of a
-    /// dialog (tests); true starts.
-    using AttemptChooser = std::function<bool(const QString &question)>;
-    void setAttemptChooser(AttemptChooser chooser) { m_attemptChooser = std::move(chooser); }
+    /// Who answers "start anyway?" and "start a new attempt?" (they must
+    /// outlive this); without prompts nobody is asked and runs start.
+    void setPrompts(Prompts *prompts) { m_prompts = prompts; }
 
     void startSelected();
     void stopSelected();
@@ -60,22 +53,20 @@ Q_SIGNALS:
     void runsChanged();
 
 private:
-    void forEachSelected(const std::function<bool(Scheduler *, RunId, QString *)> &action);
+    void forEachSelected(const std::function<bool(Orchestrator *, RunId, QString *)> &action);
     /// Asks before the selected runs that would start a new attempt do
     /// (`verb`: the action's name); true when none would or the user agrees.
-    bool confirmNewAttempts(Scheduler *scheduler, const QString &verb);
-    Scheduler *scheduler() const;
+    bool confirmNewAttempts(Orchestrator *orchestrator, const QString &verb);
+    Orchestrator *orchestrator() const;
     /// The runs Start all would start whose data has not passed the check yet.
-    Experiment runsToCheck(Scheduler *scheduler) const;
+    Experiment runsToCheck(Orchestrator *orchestrator) const;
     /// Asks about `dataProblems` and busy GPUs (when confirming), then starts all.
-    void confirmAndStart(Scheduler *scheduler, const QStringList &dataProblems);
+    void confirmAndStart(Orchestrator *orchestrator, const QStringList &dataProblems);
 
     SessionController *m_sessions;
     BoardView *m_board;
     QMainWindow *m_window;
-    bool m_confirmStart = true;
-    StartChooser m_startChooser;
-    AttemptChooser m_attemptChooser;
+    Prompts *m_prompts = nullptr;
     QSet<QByteArray> m_dataPassed; ///< data sources (compact JSON) the worker's check passed
     bool m_checking = false;       ///< a Start all waits for the data check
     QThread *m_checkThread = nullptr;

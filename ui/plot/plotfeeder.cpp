@@ -1,9 +1,11 @@
 #include "plot/plotfeeder.h"
 
-#include "dispatch/scheduler.h"
-#include "metrics/metricrecord.h"
+#include "dispatch/board.h"
+#include "protocol/metricrecord.h"
 #include "plot/plotwidget.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 
 #include <QFileInfo>
 
@@ -15,30 +17,30 @@ PlotFeeder::PlotFeeder(PlotWidget *plot, QObject *parent)
 {
 }
 
-void PlotFeeder::setSource(Scheduler *scheduler, MetricStore *metrics)
+void PlotFeeder::setSource(Orchestrator *orchestrator, MetricStore *metrics)
 {
-    if (m_scheduler) {
-        disconnect(m_scheduler, nullptr, this, nullptr);
+    if (m_orchestrator) {
+        m_orchestrator->disconnectListener(this);
     }
-    m_scheduler = scheduler;
+    m_orchestrator = orchestrator;
     m_metrics = metrics;
     m_selection.clear();
     m_pinned.clear();
     m_pastIds.clear();
     m_past.clear();
     m_plot->clearRuns();
-    if (m_scheduler) {
-        connect(m_scheduler, &Scheduler::runRemoved, this, [this](RunId id) {
+    if (m_orchestrator) {
+        connect(m_orchestrator->board(), &Board::runRemoved, this, [this](RunId id) {
             m_selection.removeAll(id);
             m_plot->removeRun(QString::number(id));
         });
-        connect(m_scheduler, &Scheduler::reset, this, [this] { setSelection({}); });
+        connect(m_orchestrator->board(), &Board::reset, this, [this] { setSelection({}); });
     }
 }
 
 void PlotFeeder::setSelection(const QList<RunId> &ids)
 {
-    if (!m_scheduler || !m_metrics) {
+    if (!m_orchestrator || !m_metrics) {
         return;
     }
     for (RunId id : std::as_const(m_selection)) {
@@ -49,12 +51,12 @@ void PlotFeeder::setSelection(const QList<RunId> &ids)
     const QList<RunId> before = m_selection;
     m_selection.clear();
     for (RunId id : ids) {
-        if (!m_scheduler->contains(id)) {
+        if (!m_orchestrator->runs()->contains(id)) {
             continue;
         }
         m_selection.append(id);
         if (!before.contains(id)) {
-            const RunInfo run = m_scheduler->run(id);
+            const RunInfo run = m_orchestrator->runs()->value(id);
             m_plot->addRun(QString::number(id), run.name, run.repeatCount > 1 ? run.group : run.name,
                            CurveSource{m_metrics, id});
         }

@@ -10,7 +10,7 @@
 namespace trainyard {
 
 class PlotWidget;
-class Scheduler;
+class Orchestrator;
 
 /// Tells the plots which runs to draw and where their points are: the
 /// selected runs of the session, as runs of its MetricStore (the plot reads
@@ -26,7 +26,7 @@ class PlotFeeder : public QObject
 public:
     PlotFeeder(PlotWidget *plot, QObject *parent = nullptr);
 
-    void setSource(Scheduler *scheduler, MetricStore *metrics);
+    void setSource(Orchestrator *orchestrator, MetricStore *metrics);
     void setSelection(const QList<RunId> &ids);
     QList<RunId> selection() const { return m_selection; }
     /// Pins the past run in `runDir` (its metrics.jsonl read through the
@@ -44,7 +44,7 @@ private:
     void applySelection();
 
     PlotWidget *m_plot;
-    Scheduler *m_scheduler = nullptr;
+    Orchestrator *m_orchestrator = nullptr;
     MetricStore *m_metrics = nullptr;
     MetricStore m_past; ///< Pinned past runs, under ids of the feeder's
 

@@ -1,10 +1,12 @@
 #include "runs/rundetailswindows.h"
 
-#include "dispatch/scheduler.h"
+#include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runs/runtablemodel.h"
 #include "runstore/runrecord.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QFileInfo>
@@ -13,17 +15,17 @@ namespace trainyard {
 
 namespace {
 
-// A run of the open session as its details show it: the scheduler's record
+// A run of the open session as its details show it: the registry's record
 // with the command line it started (or would start) with, its folder even
 // before it has one, the store's evaluations.
 std::optional<RunRecord> liveRecord(Session *session, RunId id)
 {
-    Scheduler *scheduler = session ? session->scheduler() : nullptr;
-    if (!scheduler || !scheduler->contains(id)) {
+    Orchestrator *orchestrator = session ? session->orchestrator() : nullptr;
+    if (!orchestrator || !orchestrator->runs()->contains(id)) {
         return std::nullopt;
     }
-    RunInfo info = scheduler->run(id);
-    info.command = scheduler->commandLine(id);
+    RunInfo info = orchestrator->runs()->value(id);
+    info.command = orchestrator->dispatcher()->commandLine(id);
     if (info.runDir.isEmpty()) {
         info.runDir = session->store()->runDir(info.name);
     }
@@ -49,16 +51,21 @@ RunDetailsDialog *RunDetailsWindows::showLive(Session *session, RunId id, RunDet
     run->notes = session->store()->readNotes(run->info.name);
     QPointer<Session> owner = session;
     return show(
-        *run, session->name(), [owner, id] { return liveRecord(owner, id); }, page);
+        *run, session->name(), [owner, id] { return liveRecord(owner, id); }, page,
+        session->orchestrator()->launcher());
 }
 
-RunDetailsDialog *RunDetailsWindows::showPast(const RunRecord &run, const QString &experiment)
+RunDetailsDialog *RunDetailsWindows::showPast(const RunRecord &run, const QString &experiment, Session *open)
 {
-    return show(run, experiment, {}, RunDetailsDialog::Page::Overview);
+    // Another experiment's cluster of the same name may be another cluster.
+    Launcher *launcher =
+        open && open->orchestrator() && open->name() == experiment ? open->orchestrator()->launcher() : nullptr;
+    return show(run, experiment, {}, RunDetailsDialog::Page::Overview, launcher);
 }
 
 RunDetailsDialog *RunDetailsWindows::show(const RunRecord &run, const QString &experiment,
-                                          RunDetailsDialog::Source source, RunDetailsDialog::Page page)
+                                          RunDetailsDialog::Source source, RunDetailsDialog::Page page,
+                                          Launcher *launcher)
 {
     const QString key = QFileInfo(run.info.runDir).absoluteFilePath();
     RunDetailsDialog *dialog = m_open.value(key);
@@ -72,6 +79,7 @@ RunDetailsDialog *RunDetailsWindows::show(const RunRecord &run, const QString &e
         dialog->setRecord(run);
     }
     dialog->setSource(std::move(source));
+    dialog->setLauncher(launcher);
     dialog->showPage(page);
     dialog->show();
     dialog->raise();

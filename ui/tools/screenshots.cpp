@@ -9,12 +9,16 @@
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
 #include "board/boardview.h"
-#include "dispatch/scheduler.h"
+#include "common/prompts.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "editors/runeditordialog.h"
 #include "editors/slotprobedialog.h"
 #include "palette/modelpalettemodel.h"
 #include "plot/plotwidget.h"
+#include "records/runregistry.h"
 #include "runs/rundetailsdialog.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QApplication>
@@ -58,25 +62,25 @@ bool save(QWidget *widget, const QString &file)
 int clusterShots(const QString &file, const QString &out)
 {
     MainWindow window;
-    window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+    window.useScriptedPrompts();
     // The file names its cluster's worker (a command): written by the
     // caller's own script, demo-cluster-experiment.py.
-    window.setTrustChooser([](const QString &, const QStringList &) { return true; });
+    window.useScriptedPrompts()->trusts = [](const QString &, const QStringList &) { return true; };
     if (!window.openFile(file)) {
         return 1;
     }
     window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
-    Scheduler *scheduler = window.session()->scheduler();
-    scheduler->setCpuFallback(true); // the test cluster's GPUs are fake
+    Orchestrator *orchestrator = window.session()->orchestrator();
+    orchestrator->dispatcher()->setCpuFallback(true); // the test cluster's GPUs are fake
     window.startAll();
     RunId pending = 0;
     const bool seen = waitFor(120000, [&] {
         int training = 0;
         pending = 0;
-        for (RunId id : scheduler->runIds()) {
-            const RunInfo r = scheduler->run(id);
+        for (RunId id : orchestrator->board()->runIds()) {
+            const RunInfo r = orchestrator->runs()->value(id);
             training += r.state == RunState::Running && r.step > 0 ? 1 : 0;
             pending = r.queueReason == QLatin1String("Resources") ? id : pending;
         }
@@ -87,8 +91,8 @@ int clusterShots(const QString &file, const QString &out)
         return 1;
     }
     QList<RunId> training;
-    for (RunId id : scheduler->runIds()) {
-        if (scheduler->run(id).state == RunState::Running) {
+    for (RunId id : orchestrator->board()->runIds()) {
+        if (orchestrator->runs()->value(id).state == RunState::Running) {
             training << id;
         }
     }
@@ -102,9 +106,9 @@ int clusterShots(const QString &file, const QString &out)
         details->close();
     }
     // And on to the end: every run of the file trained through the GUI.
-    waitFor(900000, [&] { return scheduler->isIdle(); });
+    waitFor(900000, [&] { return orchestrator->dispatcher()->isIdle(); });
     std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
-    return ok && scheduler->finishedCount() == scheduler->totalCount() ? 0 : 1;
+    return ok && orchestrator->dispatcher()->finishedCount() == orchestrator->dispatcher()->totalCount() ? 0 : 1;
 }
 
 } // namespace
@@ -122,7 +126,7 @@ int main(int argc, char **argv)
     QDir().mkpath(out);
 
     MainWindow window;
-    window.setCloseChooser([] { return MainWindow::CloseChoice::StopRuns; });
+    window.useScriptedPrompts();
     if (!window.openDemo()) {
         return 1;
     }
@@ -131,11 +135,11 @@ int main(int argc, char **argv)
     window.show();
     waitFor(3000, [&] { return window.paletteModel()->rowCount() > 0; });
 
-    Scheduler *scheduler = window.session()->scheduler();
+    Orchestrator *orchestrator = window.session()->orchestrator();
     window.startAll();
     // Plot the TransH repeats (a mean with a band) and the first TransE run.
-    QList<RunId> selection = scheduler->lane(1).runs;
-    selection.append(scheduler->lane(0).runs.first());
+    QList<RunId> selection = orchestrator->dispatcher()->lane(1).runs;
+    selection.append(orchestrator->dispatcher()->lane(0).runs.first());
     window.boardView()->selectRuns(selection);
     waitFor(trainSeconds * 1000, nullptr);
     bool ok = save(&window, out + QStringLiteral("/main-window.png"));
@@ -158,13 +162,13 @@ int main(int argc, char **argv)
     }
 
     // Wait for the end (at most 10 minutes), then the board and the run table.
-    waitFor(600000, [&] { return scheduler->isIdle(); });
+    waitFor(600000, [&] { return orchestrator->dispatcher()->isIdle(); });
     // The same selection, every repeat done: a mean with its band, on a log scale.
     window.plot()->setLogScale(true);
     waitFor(800, nullptr);
     ok = save(window.plot(), out + QStringLiteral("/plots.png")) && ok;
     window.plot()->setLogScale(false);
-    window.boardView()->selectRuns(scheduler->lane(2).runs);
+    window.boardView()->selectRuns(orchestrator->dispatcher()->lane(2).runs);
     waitFor(1000, nullptr);
     ok = save(&window, out + QStringLiteral("/finished.png")) && ok;
     auto *tabs = window.findChild<QTabWidget *>();
@@ -175,7 +179,7 @@ int main(int argc, char **argv)
     tabs->setCurrentIndex(0);
 
     // What a finished run was: the details of the first TransH repeat.
-    if (RunDetailsDialog *details = window.showRunDetails(scheduler->lane(1).runs.first())) {
+    if (RunDetailsDialog *details = window.showRunDetails(orchestrator->dispatcher()->lane(1).runs.first())) {
         details->resize(760, 640);
         waitFor(800, nullptr);
         ok = save(details, out + QStringLiteral("/run-details.png")) && ok;
@@ -184,8 +188,9 @@ int main(int argc, char **argv)
 
     // "Measure slots…" on the first lane, with its first run (shorter than
     // the default 300 steps, to keep the tool quick), once it has a result.
-    const RunId first = scheduler->lane(0).runs.first();
-    SlotProbeDialog probe(scheduler->lane(0).effectiveDevice, scheduler->run(first).spec, 0, &window);
+    const RunId first = orchestrator->dispatcher()->lane(0).runs.first();
+    SlotProbeDialog probe(orchestrator->dispatcher()->lane(0).effectiveDevice, orchestrator->runs()->value(first).spec,
+                          0, &window);
     probe.resize(520, 320);
     probe.show();
     bool finished = false;

@@ -1,6 +1,10 @@
 #include "commands/progressprinter.h"
 
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "ingest/ingestion.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <algorithm>
@@ -29,20 +33,20 @@ QString duration(double seconds)
 } // namespace
 
 ProgressPrinter::ProgressPrinter(Session *session, bool terminal)
-    : m_scheduler(session->scheduler())
+    : m_orchestrator(session->orchestrator())
     , m_terminal(terminal)
 {
-    connect(m_scheduler, &Scheduler::runChanged, this, &ProgressPrinter::onRunChanged);
-    connect(m_scheduler, &Scheduler::progressChanged, this, [this](const QList<RunId> &ids) {
+    connect(m_orchestrator->runs(), &RunRegistry::changed, this, &ProgressPrinter::onRunChanged);
+    connect(m_orchestrator->ingestion(), &Ingestion::progressChanged, this, [this](const QList<RunId> &ids) {
         if (!m_terminal) {
             for (RunId id : ids)
                 plainProgress(id);
         }
     });
-    connect(m_scheduler, &Scheduler::warning, this,
+    connect(m_orchestrator->dispatcher(), &Dispatcher::warning, this,
             [this](const QString &text) { message(QStringLiteral("warning: ") + text); });
-    for (RunId id : m_scheduler->runIds())
-        m_lastState.insert(id, m_scheduler->run(id).state);
+    for (RunId id : m_orchestrator->board()->runIds())
+        m_lastState.insert(id, m_orchestrator->runs()->value(id).state);
     if (m_terminal) {
         connect(&m_timer, &QTimer::timeout, this, &ProgressPrinter::redraw);
         m_timer.start(250);
@@ -63,15 +67,16 @@ void ProgressPrinter::redraw()
         return;
     clearBlock();
     const int width = terminalWidth();
-    const QList<RunId> ids = m_scheduler->runIds();
+    const QList<RunId> ids = m_orchestrator->board()->runIds();
     for (RunId id : ids) {
-        QString line = progressLine(m_scheduler->run(id));
+        QString line = progressLine(m_orchestrator->runs()->value(id));
         if (line.size() > width - 1)
             line = line.left(width - 1);
         std::fprintf(stdout, "%s\n", qPrintable(line));
     }
-    const QString count =
-        QStringLiteral("%1 of %2 finished").arg(m_scheduler->finishedCount()).arg(m_scheduler->totalCount());
+    const QString count = QStringLiteral("%1 of %2 finished")
+                              .arg(m_orchestrator->dispatcher()->finishedCount())
+                              .arg(m_orchestrator->dispatcher()->totalCount());
     std::fprintf(stdout, "%s\n", qPrintable(count));
     m_drawn = static_cast<int>(ids.size()) + 1;
     std::fflush(stdout);
@@ -104,8 +109,8 @@ int ProgressPrinter::terminalWidth()
 QString ProgressPrinter::progressLine(const RunInfo &run) const
 {
     int nameWidth = 12;
-    for (RunId id : m_scheduler->runIds())
-        nameWidth = std::max<int>(nameWidth, static_cast<int>(m_scheduler->run(id).name.size()));
+    for (RunId id : m_orchestrator->board()->runIds())
+        nameWidth = std::max<int>(nameWidth, static_cast<int>(m_orchestrator->runs()->value(id).name.size()));
     QString line = run.name.leftJustified(nameWidth + 1);
     const int barWidth = 20;
     double fraction = 0;
@@ -136,7 +141,7 @@ QString ProgressPrinter::progressLine(const RunInfo &run) const
 
 void ProgressPrinter::plainProgress(RunId id)
 {
-    const RunInfo run = m_scheduler->run(id);
+    const RunInfo run = m_orchestrator->runs()->value(id);
     if (run.totalSteps <= 0 || run.step <= 0)
         return;
     const int tenth = static_cast<int>(10.0 * double(run.step) / double(run.totalSteps));
@@ -149,7 +154,7 @@ void ProgressPrinter::plainProgress(RunId id)
 
 void ProgressPrinter::onRunChanged(RunId id)
 {
-    const RunInfo run = m_scheduler->run(id);
+    const RunInfo run = m_orchestrator->runs()->value(id);
     // A batch job says more while it starts: pending, and why.
     const QString said = run.state == RunState::Starting ? run.message : QString();
     if (m_lastState.value(id, RunState::Queued) == run.state && m_lastSaid.value(id) == said)

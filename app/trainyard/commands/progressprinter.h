@@ -9,7 +9,7 @@
 
 namespace trainyard {
 
-class Scheduler;
+class Orchestrator;
 class Session;
 
 // What `trainyard run` shows of its runs: a block of one progress line per
@@ -33,7 +33,7 @@ private:
     void plainProgress(RunId id);
     void onRunChanged(RunId id);
 
-    Scheduler *m_scheduler;
+    Orchestrator *m_orchestrator;
     bool m_terminal;
     int m_drawn = 0;
     QTimer m_timer;

@@ -10,11 +10,15 @@
 #include "commands/progressprinter.h"
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
 #include "launch/workerprocess.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -112,34 +116,36 @@ int runCommand(const QStringList &args)
     }
     for (const QString &w : std::as_const(opened))
         printWarning(w);
-    Scheduler *scheduler = session.scheduler();
-    scheduler->setCpuFallback(cpuFallback);
-    scheduler->setCpuThreads(*threads);
-    scheduler->setStopTimeout(*stopTimeout * 1000);
-    scheduler->setStallTimeout(*stallTimeout * 1000);
-    if (scheduler->workerProgram().isEmpty() && experiment->hasWorkerRuns())
+    Orchestrator *orchestrator = session.orchestrator();
+    orchestrator->dispatcher()->setCpuFallback(cpuFallback);
+    orchestrator->dispatcher()->setCpuThreads(*threads);
+    orchestrator->supervisor()->setStopTimeout(*stopTimeout * 1000);
+    orchestrator->supervisor()->setStallTimeout(*stallTimeout * 1000);
+    if (orchestrator->supervisor()->workerProgram().isEmpty() && experiment->hasWorkerRuns())
         return usageError(
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 
-    const QStringList problems = scheduler->preflight();
+    const QStringList problems = orchestrator->dispatcher()->preflight();
     for (const QString &p : problems)
         printError(p);
-    if (!scheduler->missingDeviceLanes().isEmpty() && !cpuFallback)
+    if (!orchestrator->dispatcher()->missingDeviceLanes().isEmpty() && !cpuFallback)
         return usageError(QStringLiteral("rerun with --cpu-fallback to train those lanes on the CPU"));
 
     if (retryFailed) {
-        for (RunId id : scheduler->runIds()) {
-            const RunState s = scheduler->run(id).state;
+        for (RunId id : orchestrator->board()->runIds()) {
+            const RunState s = orchestrator->runs()->value(id).state;
             if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled)
-                scheduler->retryRun(id); // resumes from a checkpoint, else a new attempt: nothing is cleared
+                // Resumes from a checkpoint, else a new attempt: nothing is cleared.
+                orchestrator->dispatcher()->retryRun(id);
         }
     }
 
     QCoreApplication *app = QCoreApplication::instance();
     const bool terminal = ::isatty(STDOUT_FILENO) != 0;
     ProgressPrinter printer(&session, terminal);
-    std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()), scheduler->totalCount(),
-                 static_cast<long long>(scheduler->laneCount()), qPrintable(session.runsRoot()));
+    std::fprintf(stdout, "%s: %d runs in %lld lanes, runs in %s\n", qPrintable(session.name()),
+                 orchestrator->dispatcher()->totalCount(), static_cast<long long>(orchestrator->board()->laneCount()),
+                 qPrintable(session.runsRoot()));
     std::fflush(stdout);
 
     int interrupts = 0;
@@ -154,28 +160,29 @@ int runCommand(const QStringList &args)
             session.close(false); // stop, SIGTERM, SIGKILL; Session::closed when every run has ended
         } else {
             printer.message(QStringLiteral("killing every run"));
-            scheduler->killAll();
+            orchestrator->dispatcher()->killAll();
         }
     });
     if (!stopSignals)
         return usageError(QStringLiteral("cannot create a pipe"));
-    QObject::connect(scheduler, &Scheduler::attemptArchived, app, [&printer, scheduler](RunId id, const QString &dir) {
-        printer.message(
-            QStringLiteral("%1: a new attempt; the earlier one is kept in %2").arg(scheduler->run(id).name, dir));
-    });
-    QObject::connect(scheduler, &Scheduler::idle, app, &QCoreApplication::quit);
+    QObject::connect(orchestrator->supervisor(), &Supervisor::attemptArchived, app,
+                     [&printer, orchestrator](RunId id, const QString &dir) {
+                         printer.message(QStringLiteral("%1: a new attempt; the earlier one is kept in %2")
+                                             .arg(orchestrator->runs()->value(id).name, dir));
+                     });
+    QObject::connect(orchestrator->dispatcher(), &Dispatcher::idle, app, &QCoreApplication::quit);
     QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 
-    QTimer::singleShot(0, scheduler, [scheduler] { scheduler->startAll(); });
+    QTimer::singleShot(0, orchestrator, [orchestrator] { orchestrator->dispatcher()->startAll(); });
     app->exec();
 
     printer.finish();
-    const int finished = scheduler->finishedCount();
-    const int total = scheduler->totalCount();
+    const int finished = orchestrator->dispatcher()->finishedCount();
+    const int total = orchestrator->dispatcher()->totalCount();
     if (!terminal) // on a terminal the redrawn block ends with it already
         std::fprintf(stdout, "%d of %d finished\n", finished, total);
-    for (RunId id : scheduler->runIds()) {
-        const RunInfo run = scheduler->run(id);
+    for (RunId id : orchestrator->board()->runIds()) {
+        const RunInfo run = orchestrator->runs()->value(id);
         if (run.state != RunState::Finished) {
             const QString why =
                 run.message.isEmpty() ? QString() : QStringLiteral(" (") + run.message + QLatin1Char(')');

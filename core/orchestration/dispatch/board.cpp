@@ -15,9 +15,10 @@ Board::Board(RunRegistry *runs, RunStore *store, QObject *parent)
 {
 }
 
-RunId Board::newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane)
+RunId Board::newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane, bool held)
 {
     RunInfo info;
+    info.held = held;
     info.spec = spec;
     info.name = spec.value(QStringLiteral("name")).toString();
     info.group = group;
@@ -41,7 +42,7 @@ void Board::setExperiment(const Experiment &experiment)
         for (const ExperimentRun &er : el.runs) {
             const QString group = er.spec.value(QStringLiteral("name")).toString();
             for (int i = 0; i < er.repeat; ++i)
-                lane.runs << newRun(expandRepeat(er.spec, i, er.repeat), group, i, er.repeat, l);
+                lane.runs << newRun(expandRepeat(er.spec, i, er.repeat), group, i, er.repeat, l, false);
         }
         m_lanes << lane;
     }
@@ -122,6 +123,7 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
         m_runs->update(
             id, [position](RunInfo &r) { r.lane += r.lane >= position ? 1 : 0; }, RunRegistry::Notify::Quiet);
     Q_EMIT laneAdded(position);
+    Q_EMIT edited();
     return position;
 }
 
@@ -141,6 +143,7 @@ bool Board::removeLane(int index, QString *error)
         m_runs->update(
             id, [index](RunInfo &r) { r.lane -= r.lane > index ? 1 : 0; }, RunRegistry::Notify::Quiet);
     Q_EMIT laneRemoved(index);
+    Q_EMIT edited();
     return true;
 }
 
@@ -152,6 +155,7 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
         return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device));
     m_lanes[index].device = device;
     Q_EMIT laneChanged(index);
+    Q_EMIT edited();
     return true;
 }
 
@@ -163,10 +167,21 @@ bool Board::setLaneSlots(int index, int slotCount, QString *error)
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount));
     m_lanes[index].slotCount = slotCount;
     Q_EMIT laneChanged(index);
+    Q_EMIT edited();
     return true;
 }
 
 QList<RunId> Board::addRun(int lane, const QJsonObject &spec, int repeat, int position, QString *error)
+{
+    return insertRuns(lane, spec, repeat, position, false, error);
+}
+
+QList<RunId> Board::addHeldRun(int lane, const QJsonObject &spec, int position, QString *error)
+{
+    return insertRuns(lane, spec, 1, position, true, error);
+}
+
+QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, int position, bool held, QString *error)
 {
     QList<RunId> ids;
     if (!hasLane(lane)) {
@@ -203,11 +218,12 @@ QList<RunId> Board::addRun(int lane, const QJsonObject &spec, int repeat, int po
         position = int(m_lanes.at(lane).runs.size());
     for (int i = 0; i < repeat; ++i) {
         Q_EMIT runAboutToBeAdded(lane, position + i);
-        const RunId id = newRun(expandRepeat(clean, i, repeat), base, i, repeat, lane);
+        const RunId id = newRun(expandRepeat(clean, i, repeat), base, i, repeat, lane, held);
         m_lanes[lane].runs.insert(position + i, id);
         ids << id;
         Q_EMIT runAdded(id);
     }
+    Q_EMIT edited();
     return ids;
 }
 
@@ -257,6 +273,7 @@ bool Board::removeRun(RunId id, QString *error)
     Q_EMIT runDropping(id);
     m_runs->remove(id);
     Q_EMIT runRemoved(id);
+    Q_EMIT edited();
     return true;
 }
 
@@ -280,6 +297,7 @@ RunId Board::restoreRun(const RunInfo &run, int position, QString *error)
     const RunId id = m_runs->restore(std::move(info));
     m_lanes[lane].runs.insert(position, id);
     Q_EMIT runAdded(id);
+    Q_EMIT edited();
     return id;
 }
 
@@ -307,6 +325,7 @@ bool Board::moveRun(RunId id, int lane, int position, QString *error)
     m_runs->update(
         id, [lane](RunInfo &run) { run.lane = lane; }, RunRegistry::Notify::Quiet); // said by runMoved
     Q_EMIT runMoved(id);
+    Q_EMIT edited();
     return true;
 }
 

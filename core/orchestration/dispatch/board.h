@@ -18,7 +18,7 @@ class RunStore;
 // active, and emits an "about to" signal before and a done signal after, so
 // item models can wrap it in begin/end calls and an undo stack invert it.
 // The board knows nothing of processes, devices or dispatching: the
-// Scheduler dispatches after the edits that free or fill a slot.
+// Dispatcher dispatches on edited(), after the edits that free or fill a slot.
 // Lanes are addressed by index, runs by RunId (records in the RunRegistry).
 class Board : public QObject
 {
@@ -53,19 +53,30 @@ public:
     // Every run's folder again after the runs root moved.
     void refreshRunDirs();
 
-    int addLane(const QString &device, int slotCount, int position, QString *error);
-    bool removeLane(int index, QString *error); // only without active runs
-    bool setLaneDevice(int index, const QString &device, QString *error);
-    bool setLaneSlots(int index, int slotCount, QString *error);
-    QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat, int position, QString *error);
-    RunId duplicateRun(RunId id, QString *error);
-    bool removeRun(RunId id, QString *error); // not while active
+    // Edits. Each refuses with a message (in `error`) rather than break a
+    // run, and ends with edited() when it changed something.
+    int addLane(const QString &device, int slotCount, int position = -1, QString *error = nullptr);
+    bool removeLane(int index, QString *error = nullptr); // only without active runs
+    bool setLaneDevice(int index, const QString &device, QString *error = nullptr);
+    bool setLaneSlots(int index, int slotCount, QString *error = nullptr);
+    // Queues `spec` (validated; name made unique) at `position` (-1: end);
+    // `repeat` > 1 adds the expanded repeats. Returns the new ids.
+    QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat = 1, int position = -1, QString *error = nullptr);
+    // The same, held: it waits in its queue until started by hand or by the
+    // next startAll(), even while dispatching goes on (an edit of a run that
+    // has run must not start before the user looks at it).
+    QList<RunId> addHeldRun(int lane, const QJsonObject &spec, int position = -1, QString *error = nullptr);
+    // A queued copy right after the original, with a unique name.
+    RunId duplicateRun(RunId id, QString *error = nullptr);
+    bool removeRun(RunId id, QString *error = nullptr); // not while active
     // Puts back a run removeRun took off, as it was (state, outcome, times,
     // under its own id when free) at `position` of its lane; 0 and a message
     // when its lane is gone or its name taken.
-    RunId restoreRun(const RunInfo &run, int position, QString *error);
-    bool moveRun(RunId id, int lane, int position, QString *error);
-    bool setRunSpec(RunId id, const QJsonObject &spec, QString *error);
+    RunId restoreRun(const RunInfo &run, int position, QString *error = nullptr);
+    // Moves a run that is not active to `lane` at `position` (-1: end).
+    bool moveRun(RunId id, int lane, int position, QString *error = nullptr);
+    // Changes the spec of a run that has not started (validated).
+    bool setRunSpec(RunId id, const QJsonObject &spec, QString *error = nullptr);
 
 Q_SIGNALS:
     void reset();
@@ -83,9 +94,13 @@ Q_SIGNALS:
     void runRemoved(trainyard::RunId id);
     void runAboutToBeMoved(trainyard::RunId id, int fromLane, int fromPosition, int toLane, int toPosition);
     void runMoved(trainyard::RunId id);
+    // Last, after an edit that may free or fill a slot (every listener has
+    // heard the edit's own signals): the moment to dispatch.
+    void edited();
 
 private:
-    RunId newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane);
+    RunId newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane, bool held);
+    QList<RunId> insertRuns(int lane, const QJsonObject &spec, int repeat, int position, bool held, QString *error);
 
     RunRegistry *m_runs;
     RunStore *m_store;

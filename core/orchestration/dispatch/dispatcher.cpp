@@ -3,7 +3,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "ingest/ingestion.h"
-#include "launch/launcherrouter.h"
+#include "launch/launcher.h"
 #include "logcategories.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -16,7 +16,7 @@
 namespace trainyard {
 
 Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
-                       DeviceInventory *devices, QObject *parent)
+                       DeviceInventory *devices, const Launcher *launcher, QObject *parent)
     : QObject(parent)
     , m_board(board)
     , m_runs(runs)
@@ -24,7 +24,38 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
     , m_ingestion(ingestion)
     , m_store(store)
     , m_devices(devices)
+    , m_launcher(launcher)
 {
+    connect(board, &Board::edited, this, [this] {
+        notifyCounts();
+        dispatch();
+        checkIdle();
+    });
+    connect(board, &Board::laneRemoved, this, [this] { m_warnedBusyLanes.clear(); });
+    connect(supervisor, &Supervisor::runEnded, this, &Dispatcher::onRunEnded);
+}
+
+LaneInfo Dispatcher::lane(int index) const
+{
+    LaneInfo info;
+    if (!m_board->hasLane(index))
+        return info;
+    const Board::Lane &lane = m_board->lane(index);
+    info.device = lane.device;
+    info.slotCount = lane.slotCount;
+    info.runs = lane.runs;
+    info.effectiveDevice = effectiveDevice(index);
+    return info;
+}
+
+QStringList Dispatcher::commandLine(RunId id) const
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return {};
+    if (r->state != RunState::Queued && !r->command.isEmpty())
+        return r->command;
+    return m_supervisor->launchSpec(id, startOptions(id)).commandLine();
 }
 
 // ---- devices ----------------------------------------------------------------
@@ -70,12 +101,10 @@ QStringList Dispatcher::preflight() const
                         .arg(m_cpuFallback ? QStringLiteral(": its runs will train on the CPU")
                                            : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
     }
-    if (m_router) {
-        QStringList devices;
-        for (int l = 0; l < m_board->laneCount(); ++l)
-            devices << m_board->lane(l).device;
-        problems << m_router->problems(devices, m_store->root());
-    }
+    QStringList devices;
+    for (int l = 0; l < m_board->laneCount(); ++l)
+        devices << m_board->lane(l).device;
+    problems << m_launcher->problems(devices, m_store->root());
     return problems + busyDeviceWarnings();
 }
 
@@ -199,8 +228,8 @@ void Dispatcher::dispatch()
         if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
             continue; // preflight told the user
         const DeviceInfo d = m_devices->device(device);
-        if (d.isGpu && d.busyWithOthers() && !m_warnedBusyLanes.contains(l)) {
-            m_warnedBusyLanes.insert(l);
+        if (d.isGpu && d.busyWithOthers() && m_warnedBusyLanes.value(l) != device) {
+            m_warnedBusyLanes.insert(l, device);
             Q_EMIT warning(QStringLiteral("%1 is busy with another user's process; lane %2 starts there anyway")
                                .arg(device)
                                .arg(l + 1));
@@ -280,6 +309,22 @@ bool Dispatcher::startRun(RunId id, QString *error)
     if (ended)
         notifyCounts();
     return true;
+}
+
+bool Dispatcher::stopRun(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (r && r->state == RunState::Queued)
+        return cancelRun(id, error);
+    return m_supervisor->stop(id, error);
+}
+
+bool Dispatcher::resumeRun(RunId id, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (r && r->state == RunState::Stopped)
+        return startRun(id, error);
+    return m_supervisor->resume(id, error);
 }
 
 bool Dispatcher::cancelRun(RunId id, QString *error)
@@ -368,16 +413,13 @@ void Dispatcher::notifyCounts()
     Q_EMIT finishCountChanged(finishedCount(), totalCount());
 }
 
-void Dispatcher::onRunEnded()
+// Connection order is delivery order: runEnded's listeners hear of the run
+// before the finish count moves on and the next run starts in its slot.
+void Dispatcher::onRunEnded(RunId id, RunState state)
 {
+    Q_EMIT runEnded(id, state);
     notifyCounts();
     dispatch();
-    checkIdle();
-}
-
-void Dispatcher::onRunRemoved()
-{
-    notifyCounts();
     checkIdle();
 }
 

@@ -3,6 +3,7 @@
 #include "records/runinfo.h"
 #include "supervision/supervisor.h"
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QSet>
@@ -14,30 +15,44 @@ namespace trainyard {
 class Board;
 class DeviceInventory;
 class Ingestion;
-class LauncherRouter;
+class Launcher;
 class RunRegistry;
 class RunStore;
 
 // Which queued run starts next, and where: every lane fills its free slots
 // (slotCount) from its queue, on its effective device (a missing GPU runs
 // on the CPU under CPU fallback), with the CPU's cores shared out among the
-// CPU lanes' slots. Also the runs' control that needs no worker (start one
-// now, cancel, retry), preflight(), the finish count and idle().
+// CPU lanes' slots. It follows the Board (dispatching after its edits) and
+// the Supervisor (a run that ended frees a slot). Also the runs' control
+// from the board's side (start one now, stop, resume, cancel, retry),
+// preflight(), the finish count, runEnded for every run and idle().
 class Dispatcher : public QObject
 {
     Q_OBJECT
 public:
     Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
-               DeviceInventory *devices, QObject *parent = nullptr);
+               DeviceInventory *devices, const Launcher *launcher, QObject *parent = nullptr);
 
     void startAll();
     void stopAll();
     void killAll();
     void halt() { m_dispatching = false; } // no more starts (a shutdown)
     bool isDispatching() const { return m_dispatching; }
-    bool startRun(RunId id, QString *error);
-    bool cancelRun(RunId id, QString *error);
-    bool retryRun(RunId id, bool fromCheckpoint, QString *error);
+    // Starts one queued run now if its lane has a free slot; an ended one
+    // (stopped, or put back by an undo) starts again as retryRun says.
+    bool startRun(RunId id, QString *error = nullptr);
+    // A queued run is cancelled; an active one is stopped (Supervisor::stop:
+    // socket "stop", then SIGTERM, then SIGKILL after timeouts).
+    bool stopRun(RunId id, QString *error = nullptr);
+    // A stopped run starts again from its checkpoint; a paused one resumes.
+    bool resumeRun(RunId id, QString *error = nullptr);
+    bool cancelRun(RunId id, QString *error = nullptr); // queued -> cancelled
+    // An ended run goes back to the queue. A run that did not finish and has
+    // a checkpoint resumes from it (unless `fromCheckpoint` is false); any
+    // other starts a new attempt: a folder holding results is kept as
+    // NAME.attempt-N (Supervisor::attemptArchived) and the run starts in a
+    // new NAME. Nothing is deleted or written over.
+    bool retryRun(RunId id, bool fromCheckpoint = true, QString *error = nullptr);
     // How an ended run starts again (Retry, Start, --retry-failed): from its
     // checkpoint when it has one and did not finish, else as a new attempt.
     bool resumesOnRetry(RunId id) const;
@@ -54,13 +69,20 @@ public:
     void notifyCounts(); // emits finishCountChanged
 
     QString effectiveDevice(int lane) const;
+    // A lane as the board has it, with its effective device (empty for an unknown lane).
+    LaneInfo lane(int index) const;
+    // The worker's command line of `id` (program, then arguments): the one
+    // it was started with, or for a run that waits in its queue the one it
+    // would start with now (its lane's device, the CPU threads). The token
+    // is never on it. Empty for an unknown run.
+    QStringList commandLine(RunId id) const;
     QList<int> missingDeviceLanes() const;
     void setCpuFallback(bool on);
     bool cpuFallback() const { return m_cpuFallback; }
-    // Missing devices, and the clusters' problems (LauncherRouter::problems)
-    // when the Scheduler routes runs to them (setRouter).
+    // Problems to tell the user before starting: missing GPUs, the
+    // launcher's (Launcher::problems: clusters), GPUs busy with other users'
+    // processes. Empty when all is clear.
     QStringList preflight() const;
-    void setRouter(const LauncherRouter *router) { m_router = router; }
     // The part of preflight() about GPUs busy with other users' processes.
     QStringList busyDeviceWarnings() const;
     void setCpuThreads(int threads) { m_cpuThreadsOverride = threads; }
@@ -69,16 +91,13 @@ public:
     // CPU threads, whether it resumes from its checkpoint.
     Supervisor::StartOptions startOptions(RunId id) const;
 
-    // Board changes that concern it.
+    // The board was replaced (nothing runs): forget every run's plans.
     void reset();
     void forget(RunId id);
-    void laneDeviceChanged(int lane) { m_warnedBusyLanes.remove(lane); }
-    void laneRemoved() { m_warnedBusyLanes.clear(); }
-    void onRunEnded();   // a slot was freed
-    void onRunRemoved(); // counts changed
 
 Q_SIGNALS:
-    void runEnded(trainyard::RunId id, trainyard::RunState state); // cancelled
+    // A run reached a terminal state: the supervisor's runs, and the queued ones cancelled here.
+    void runEnded(trainyard::RunId id, trainyard::RunState state);
     void finishCountChanged(int finished, int total);
     void laneChanged(int index); // effective device (CPU fallback)
     void warning(const QString &text);
@@ -88,6 +107,7 @@ private:
     bool laneHasFreeSlot(int lane) const;
     void planRetry(RunId id); // resume or a new attempt (resumesOnRetry)
     bool launch(RunId id, QString *error);
+    void onRunEnded(RunId id, RunState state); // a slot was freed
 
     Board *m_board;
     RunRegistry *m_runs;
@@ -95,9 +115,9 @@ private:
     Ingestion *m_ingestion;
     RunStore *m_store;
     DeviceInventory *m_devices;
-    const LauncherRouter *m_router = nullptr;
-    QSet<RunId> m_resumeNext; // next start continues from the checkpoint
-    QSet<int> m_warnedBusyLanes;
+    const Launcher *m_launcher;
+    QSet<RunId> m_resumeNext;              // next start continues from the checkpoint
+    QHash<int, QString> m_warnedBusyLanes; // lane -> the busy device it was warned of
     bool m_dispatching = false;
     bool m_cpuFallback = false;
     int m_cpuThreadsOverride = 0;

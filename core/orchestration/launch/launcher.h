@@ -1,5 +1,6 @@
 #pragma once
 
+#include "experiment/experiment.h"
 #include "records/runinfo.h"
 
 #include <QJsonObject>
@@ -7,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <utility>
 
 namespace trainyard {
@@ -163,6 +165,37 @@ public:
     // The machine `run` executes on, as the user would name it (a batch
     // launcher: the job's node). Local processes: this machine's host name.
     virtual QString host(RunId run) const;
+
+    // The experiment's clusters, for a launcher that sends runs to them
+    // (LauncherRouter); the others have none to know.
+    virtual void setClusters(const QList<ExperimentCluster> &clusters) { Q_UNUSED(clusters); }
+    // What a user should know before starting lanes on `devices` whose runs
+    // go to `runsRoot` (a cluster that cannot see that folder, no sbatch...).
+    // Empty when all is clear, and for launchers with nothing to check.
+    virtual QStringList problems(const QStringList &devices, const QString &runsRoot) const
+    {
+        Q_UNUSED(devices);
+        Q_UNUSED(runsRoot);
+        return {};
+    }
+
+    // What the system that runs `run` says of it, for a person to read (the
+    // run details' "Job details"): a batch launcher asks its queue about the
+    // run's job (run.jobId, or the newest it submitted) the way it submits,
+    // through the cluster's reach and settings; a run it no longer tracks
+    // is found by its device. Asynchronous: `done(title, text)` runs once
+    // from the event loop, never after `context` is destroyed: the command
+    // asked and its answer, or why it gave none. False, and `done` never
+    // runs, when there is nobody to ask: local processes (the run details
+    // say all there is), no job, a cluster the experiment does not define.
+    using Described = std::function<void(const QString &title, const QString &text)>;
+    virtual bool describe(const RunInfo &run, QObject *context, Described done)
+    {
+        Q_UNUSED(run);
+        Q_UNUSED(context);
+        Q_UNUSED(done);
+        return false;
+    }
 
 Q_SIGNALS:
     void started(trainyard::RunId run, qint64 pid, const QString &jobId);

@@ -12,7 +12,7 @@ namespace trainyard {
 class LocalLauncher;
 class SlurmLauncher;
 
-// The Scheduler's launcher when lanes may be local or on a Slurm cluster:
+// The Orchestrator's launcher when lanes may be local or on a Slurm cluster:
 // each run goes to the launcher its device names ("cpu"/"cuda:N": this
 // machine's LocalLauncher; "slurm:CLUSTER/PARTITION": that cluster's
 // SlurmLauncher, one per cluster so that one squeue per poll covers all of
@@ -27,7 +27,7 @@ public:
 
     // The experiment's clusters. A cluster's launcher is made on its first
     // run and kept while the cluster keeps its settings (its jobs with it).
-    void setClusters(const QList<ExperimentCluster> &clusters);
+    void setClusters(const QList<ExperimentCluster> &clusters) override;
 
     QString kind() const override { return QStringLiteral("router"); }
     void prepare(LaunchSpec &spec) const override;
@@ -46,7 +46,10 @@ public:
     // (it must be mounted here), a local one without sbatch on PATH, or
     // whose runs_root is not that folder (its runs go to the experiment's
     // runs root, which the nodes must see).
-    QStringList problems(const QStringList &devices, const QString &runsRoot) const;
+    QStringList problems(const QStringList &devices, const QString &runsRoot) const override;
+    // The run's launcher says; a run none holds any more (it ended) is
+    // asked of the cluster its device names, whose queue may still know it.
+    bool describe(const RunInfo &run, QObject *context, Described done) override;
 
     // The cluster's launcher (made if needed); null for a cluster the
     // experiment does not define.

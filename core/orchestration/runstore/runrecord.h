@@ -54,7 +54,7 @@ struct RunRecord
     // nullptr when no evaluation reported it.
     const Eval *finalEval(const QString &metric) const;
 
-    // A run of the open experiment as the scheduler and the metric store
+    // A run of the open experiment as the orchestrator and the metric store
     // tell it, without reading its folder: `info` (its state counts as
     // status.json's) and the last and best point of each "<split>/<metric>"
     // series; notes are the caller's to add (RunStore::readNotes).

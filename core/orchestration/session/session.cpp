@@ -1,14 +1,17 @@
 #include "session/session.h"
 
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/trustlist.h"
 #include "ingest/metricsserver.h"
 #include "logcategories.h"
-#include "metrics/metricline.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "session/orchestrator.h"
+#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -22,19 +25,16 @@ Session::Session(QObject *parent)
     , m_metrics(new MetricStore(this))
     , m_server(new MetricsServer(this))
     , m_devices(new DeviceInventory(this))
-    , m_scheduler(new Scheduler(m_store, m_server, m_metrics, m_devices, this))
+    , m_orchestrator(new Orchestrator(m_store, m_server, m_metrics, m_devices, this))
 {
-    m_server->setHandler([this](RunId run, const nlohmann::json &message) {
-        if (m_scheduler)
-            m_scheduler->handleMessage(run, message);
+    m_server->setHandler([this](RunId run, const MetricRecord &record) {
+        if (m_orchestrator)
+            m_orchestrator->handleRecord(run, record);
     });
-    m_server->setMetricHandler([this](RunId run, const MetricLine &line) {
-        if (m_scheduler)
-            m_scheduler->handleMetric(run, line);
-    });
-    m_devices->setOurPids([this] { return m_scheduler ? m_scheduler->workerPids() : QSet<qint64>(); });
+    m_devices->setOurPids(
+        [this] { return m_orchestrator ? m_orchestrator->supervisor()->workerPids() : QSet<qint64>(); });
     m_devices->setPollInterval(1000);
-    connect(m_scheduler, &Scheduler::shutdownFinished, this, [this] {
+    connect(m_orchestrator->supervisor(), &Supervisor::shutdownFinished, this, [this] {
         if (m_closing)
             finishClose();
     });
@@ -43,8 +43,8 @@ Session::Session(QObject *parent)
 Session::~Session()
 {
     // Kills what still runs (synchronously), before the store it uses.
-    delete m_scheduler;
-    m_scheduler = nullptr;
+    delete m_orchestrator;
+    m_orchestrator = nullptr;
     if (m_open) {
         m_server->close();
         if (m_lock)
@@ -114,10 +114,10 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_name = ex.name;
     m_runsRoot = experiment.runsRoot;
     m_clusters = experiment.clusters; // not the board's: saved with the file as they came
-    m_scheduler->setExperiment(ex);
+    m_orchestrator->setExperiment(ex);
     // Opened, with what the user must hear about (a refused state file, lost
     // runs): the window's status bar and `trainyard run`'s stderr show them.
-    const QStringList warnings = m_scheduler->loadHistory();
+    const QStringList warnings = m_orchestrator->loadHistory();
     if (errors)
         errors->append(warnings);
     m_open = true;
@@ -138,7 +138,7 @@ void Session::close(bool leaveRunning)
     if (!m_open || (m_closing && !leaveRunning))
         return;
     m_closing = true;
-    m_scheduler->shutdown(leaveRunning); // finishClose() on shutdownFinished, maybe at once
+    m_orchestrator->shutdown(leaveRunning); // finishClose() on shutdownFinished, maybe at once
 }
 
 void Session::finishClose()
@@ -180,7 +180,7 @@ bool Session::rename(const QString &name, QString *error)
         return true;
     }
     const QString oldRoot = m_store->root();
-    if (m_scheduler->activeCount() > 0) {
+    if (m_orchestrator->dispatcher()->activeCount() > 0) {
         // Workers write into the folder: it stays, named in the file from now on.
         m_runsRoot = oldRoot;
         setName(name);
@@ -209,7 +209,7 @@ bool Session::rename(const QString &name, QString *error)
         return fail(QStringLiteral("%1 could not be moved to %2").arg(oldRoot, newRoot));
     }
     m_store->setRoot(newRoot);
-    m_scheduler->runsRootChanged();
+    m_orchestrator->board()->refreshRunDirs();
     setName(name);
     return true;
 }
@@ -221,19 +221,19 @@ QString Session::runsRoot() const
 
 Experiment Session::experiment() const
 {
-    Experiment ex = m_scheduler->toExperiment(m_name, m_runsRoot);
+    Experiment ex = m_orchestrator->board()->toExperiment(m_name, m_runsRoot);
     ex.clusters = m_clusters;
     return ex;
 }
 
 bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const
 {
-    const QList<RunId> ids = runs.isEmpty() ? m_scheduler->runIds() : runs;
+    const QList<RunId> ids = runs.isEmpty() ? m_orchestrator->board()->runIds() : runs;
     return MetricsCsvWriter::writeFile(
         path,
         [&](MetricsCsvWriter &csv) {
             for (RunId id : ids) {
-                const RunInfo info = m_scheduler->run(id);
+                const RunInfo info = m_orchestrator->runs()->value(id);
                 if (info.id != 0)
                     csv.writeRun(info.name, *m_metrics, id);
             }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "records/runinfo.h"
 
@@ -15,10 +16,10 @@ class DeviceInventory;
 class MetricStore;
 class MetricsServer;
 class RunStore;
-class Scheduler;
+class Orchestrator;
 
 // One open experiment and everything that serves it: the board and its
-// runs (Scheduler), the metrics socket (MetricsServer), the curves
+// runs (Orchestrator), the metrics socket (MetricsServer), the curves
 // (MetricStore), the run folders (RunStore) and the devices
 // (DeviceInventory). The desktop app and `trainyard run` both drive a
 // Session; neither touches workers or files directly.
@@ -26,9 +27,9 @@ class Scheduler;
 // Typical use:
 //   Session session;
 //   if (!session.load(path, &errors)) ...;   // or loadDemo()
-//   session.scheduler()->setCpuFallback(true);
-//   session.scheduler()->startAll();
-//   connect(session.scheduler(), &Scheduler::idle, ...);
+//   session.orchestrator()->dispatcher()->setCpuFallback(true);
+//   session.orchestrator()->dispatcher()->startAll();
+//   connect(session.orchestrator()->dispatcher(), &Dispatcher::idle, ...);
 class Session : public QObject
 {
     Q_OBJECT
@@ -74,7 +75,7 @@ public:
     QString runsRoot() const;
     Experiment experiment() const; // the board as it is now
 
-    Scheduler *scheduler() const { return m_scheduler; }
+    Orchestrator *orchestrator() const { return m_orchestrator; }
     MetricStore *metrics() const { return m_metrics; }
     DeviceInventory *devices() const { return m_devices; }
     MetricsServer *server() const { return m_server; }
@@ -95,7 +96,7 @@ private:
     MetricStore *m_metrics;
     MetricsServer *m_server;
     DeviceInventory *m_devices;
-    Scheduler *m_scheduler;
+    Orchestrator *m_orchestrator;
     QLockFile *m_lock = nullptr;
     QString m_filePath;
     QString m_name;

@@ -1,12 +1,17 @@
 #include "slots/slotprobe.h"
 
 #include "devices/deviceinventory.h"
-#include "dispatch/scheduler.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
+#include "ingest/ingestion.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -250,7 +255,7 @@ QList<qint64> SlotProbe::workerPids() const
 {
     if (!m_session)
         return {};
-    const QSet<qint64> pids = m_session->scheduler()->workerPids();
+    const QSet<qint64> pids = m_session->orchestrator()->supervisor()->workerPids();
     return QList<qint64>(pids.begin(), pids.end());
 }
 
@@ -273,17 +278,17 @@ void SlotProbe::startLevel()
         fail(errors.join(QLatin1Char('\n')));
         return;
     }
-    Scheduler *scheduler = m_session->scheduler();
-    scheduler->setWorkerProgram(m_workerProgram);
+    Orchestrator *orchestrator = m_session->orchestrator();
+    orchestrator->supervisor()->setWorkerProgram(m_workerProgram);
     // Queued: the session is torn down from these handlers, never inside
     // its own signal. The session pointer guards against a stale event.
     Session *session = m_session;
     connect(
-        scheduler, &Scheduler::runEnded, this,
+        orchestrator->dispatcher(), &Dispatcher::runEnded, this,
         [this, session](RunId id, RunState state) {
             if (session != m_session || state == RunState::Finished)
                 return;
-            const RunInfo run = m_session->scheduler()->run(id);
+            const RunInfo run = m_session->orchestrator()->runs()->value(id);
             fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                      .arg(run.name, runStateName(run.state))
                      .arg(copiesText(m_levels.at(m_levelIndex)))
@@ -291,18 +296,18 @@ void SlotProbe::startLevel()
         },
         Qt::QueuedConnection);
     connect(
-        scheduler, &Scheduler::idle, this,
+        orchestrator->dispatcher(), &Dispatcher::idle, this,
         [this, session] {
             if (session == m_session)
                 onLevelIdle();
         },
         Qt::QueuedConnection);
-    connect(scheduler, &Scheduler::progressChanged, this, [this, session] {
+    connect(orchestrator->ingestion(), &Ingestion::progressChanged, this, [this, session] {
         if (session == m_session)
             onProgress();
     });
     onProgress();
-    scheduler->startAll();
+    orchestrator->dispatcher()->startAll();
 }
 
 void SlotProbe::onProgress()
@@ -315,9 +320,9 @@ void SlotProbe::onProgress()
     }
     double fraction = 0;
     if (m_session) {
-        const QList<RunId> ids = m_session->scheduler()->runIds();
+        const QList<RunId> ids = m_session->orchestrator()->board()->runIds();
         for (RunId id : ids) {
-            const RunInfo run = m_session->scheduler()->run(id);
+            const RunInfo run = m_session->orchestrator()->runs()->value(id);
             const double done =
                 run.state == RunState::Finished ? 1.0 : std::clamp(double(run.step) / m_steps, 0.0, 1.0);
             fraction += done / std::max<qsizetype>(1, ids.size());
@@ -336,10 +341,10 @@ void SlotProbe::onLevelIdle()
         return;
     m_levelDone = true;
     const int copies = m_levels.at(m_levelIndex);
-    Scheduler *scheduler = m_session->scheduler();
+    Orchestrator *orchestrator = m_session->orchestrator();
     double total = 0;
-    for (RunId id : scheduler->runIds()) {
-        const RunInfo run = scheduler->run(id);
+    for (RunId id : orchestrator->board()->runIds()) {
+        const RunInfo run = orchestrator->runs()->value(id);
         if (run.state != RunState::Finished) {
             fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                      .arg(run.name, runStateName(run.state))
@@ -406,7 +411,7 @@ void SlotProbe::teardown()
     if (m_session) {
         Session *session = m_session;
         m_session = nullptr;
-        session->scheduler()->killAll();
+        session->orchestrator()->dispatcher()->killAll();
         session->close(false);
         delete session; // reaps the killed workers (synchronously, no event loop)
     }

@@ -47,7 +47,7 @@ struct SlotProbeResult
 // spec side by side on the device, each for a few steps with evaluation and
 // checkpoints off, in a private temporary runs root that is removed
 // afterwards. It drives an ordinary Session (one lane, k slots), so the
-// copies get exactly the threads and environment the scheduler would give
+// copies get exactly the threads and environment the dispatcher would give
 // them. Each copy's throughput is the median of its metric lines'
 // `samples_per_s` after the first (warm-up) one; the copies' figures are
 // summed per level. recommend() turns the totals into a slot count.
@@ -69,7 +69,7 @@ public:
     explicit SlotProbe(QObject *parent = nullptr);
     ~SlotProbe() override; // stops (kills) any copies still running
 
-    // The worker program (default: the one the scheduler would use).
+    // The worker program (default: the one the supervisor would use).
     void setWorkerProgram(const QString &program) { m_workerProgram = program; }
 
     // The largest level reached by steps that each pay: walking the levels

@@ -1,4 +1,4 @@
-#include "app/sessionprompts.h"
+#include "app/dialogprompts.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -6,13 +6,19 @@
 #include <QMessageBox>
 #include <QPushButton>
 
-namespace trainyard::sessionprompts {
+namespace trainyard {
 
-SessionController::CloseChoice askHowToClose(QWidget *parent, const QString &experiment, int training)
+DialogPrompts::DialogPrompts(QWidget *parent, std::function<bool()> save)
+    : m_parent(parent)
+    , m_save(std::move(save))
+{
+}
+
+Prompts::CloseChoice DialogPrompts::howToClose(const QString &experiment, int training)
 {
     QMessageBox box(QMessageBox::Question, QMessageBox::tr("Runs are training"),
                     QMessageBox::tr("%n run(s) of %1 are still training.", nullptr, training).arg(experiment),
-                    QMessageBox::NoButton, parent);
+                    QMessageBox::NoButton, m_parent);
     box.setInformativeText(QMessageBox::tr("Stop them (each saves a checkpoint first), or leave them running? "
                                            "Runs left running go on without the window; opening this experiment "
                                            "again reattaches to them."));
@@ -21,19 +27,18 @@ SessionController::CloseChoice askHowToClose(QWidget *parent, const QString &exp
     box.addButton(QMessageBox::Cancel);
     box.setDefaultButton(leave);
     box.exec();
-    using Choice = SessionController::CloseChoice;
-    return box.clickedButton() == stop    ? Choice::StopRuns
-           : box.clickedButton() == leave ? Choice::LeaveRunning
-                                          : Choice::Cancel;
+    return box.clickedButton() == stop    ? CloseChoice::StopRuns
+           : box.clickedButton() == leave ? CloseChoice::LeaveRunning
+                                          : CloseChoice::Cancel;
 }
 
-bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &savedAt)
+bool DialogPrompts::recover(const QString &experiment, const QDateTime &savedAt)
 {
     QMessageBox box(
         QMessageBox::Question, QMessageBox::tr("Recover unsaved edits"),
         QMessageBox::tr("%1 has board edits from %2 that were never saved (Trainyard did not close normally).")
             .arg(experiment, QLocale().toString(savedAt, QLocale::ShortFormat)),
-        QMessageBox::NoButton, parent);
+        QMessageBox::NoButton, m_parent);
     QPushButton *recover = box.addButton(QMessageBox::tr("Recover"), QMessageBox::AcceptRole);
     box.addButton(QMessageBox::tr("Discard"), QMessageBox::DestructiveRole);
     box.setDefaultButton(recover);
@@ -41,13 +46,13 @@ bool askToRecover(QWidget *parent, const QString &experiment, const QDateTime &s
     return box.clickedButton() == recover;
 }
 
-bool askToTrust(QWidget *parent, const QString &file, const QStringList &commands)
+bool DialogPrompts::trust(const QString &file, const QStringList &commands)
 {
     QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Run this file's commands?"),
                     QMessageBox::tr("%1 names commands to run (program runs, a cluster's worker, ssh or sbatch "
                                     "options): starting its runs runs these as you, with your files and network:")
                         .arg(QFileInfo(file).fileName()),
-                    QMessageBox::NoButton, parent);
+                    QMessageBox::NoButton, m_parent);
     box.setInformativeText(QStringLiteral("<pre>%1</pre>").arg(commands.join(QLatin1Char('\n')).toHtmlEscaped())
                            + QMessageBox::tr("Trust it only if you wrote it or checked every command. You are asked "
                                              "again whenever the file changes."));
@@ -59,22 +64,43 @@ bool askToTrust(QWidget *parent, const QString &file, const QStringList &command
     return box.clickedButton() == trust;
 }
 
-SessionController::UnsavedChoice askAboutUnsavedEdits(QWidget *parent, const QString &experiment)
+Prompts::UnsavedChoice DialogPrompts::unsavedEdits(const QString &experiment)
 {
     QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Unsaved changes"),
                     QMessageBox::tr("The board of %1 has changes that are not saved.").arg(experiment),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, m_parent);
     box.setInformativeText(QMessageBox::tr("Save them before closing? Runs keep their folders either way; "
                                            "only the board's edits are at stake."));
     box.setDefaultButton(QMessageBox::Save);
     switch (box.exec()) {
     case QMessageBox::Save:
-        return SessionController::UnsavedChoice::Save;
+        // The Save action asks for a file when the board has none; cancelling that cancels the close.
+        return m_save() ? UnsavedChoice::Save : UnsavedChoice::Cancel;
     case QMessageBox::Discard:
-        return SessionController::UnsavedChoice::Discard;
+        return UnsavedChoice::Discard;
     default:
-        return SessionController::UnsavedChoice::Cancel;
+        return UnsavedChoice::Cancel;
     }
 }
 
-} // namespace trainyard::sessionprompts
+bool DialogPrompts::startAnyway(const QStringList &problems)
+{
+    return QMessageBox::warning(
+               m_parent, QMessageBox::tr("Start all"),
+               QMessageBox::tr("Before starting:\n\n%1\n\nStart anyway?").arg(problems.join(QLatin1Char('\n'))),
+               QMessageBox::Yes | QMessageBox::No, QMessageBox::No)
+           == QMessageBox::Yes;
+}
+
+bool DialogPrompts::startNewAttempts(const QString &verb, const QString &question)
+{
+    return QMessageBox::question(m_parent, verb, question, QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Cancel)
+           == QMessageBox::Ok;
+}
+
+void DialogPrompts::tell(const QString &title, const QString &message)
+{
+    QMessageBox::information(m_parent, title, message);
+}
+
+} // namespace trainyard

@@ -1,0 +1,100 @@
+#include "session/orchestrator.h"
+
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "ingest/ingestion.h"
+#include "launch/launcherrouter.h"
+#include "launch/workerprocess.h"
+#include "logcategories.h"
+#include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "supervision/supervisor.h"
+
+namespace trainyard {
+
+Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
+                           QObject *parent)
+    : Orchestrator(store, server, metrics, devices, std::make_unique<LauncherRouter>(), parent)
+{
+}
+
+Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
+                           std::unique_ptr<Launcher> launcher, QObject *parent)
+    : QObject(parent)
+    , m_metrics(metrics)
+    , m_runs(std::make_unique<RunRegistry>())
+    , m_board(std::make_unique<Board>(m_runs.get(), store))
+    , m_ingestion(std::make_unique<Ingestion>(m_runs.get(), store, metrics))
+    , m_launcher(std::move(launcher))
+    , m_supervisor(std::make_unique<Supervisor>(m_runs.get(), store, server, m_ingestion.get(), m_launcher.get()))
+    , m_dispatcher(std::make_unique<Dispatcher>(m_board.get(), m_runs.get(), m_supervisor.get(), m_ingestion.get(),
+                                                store, devices, m_launcher.get()))
+{
+    qRegisterMetaType<RunId>("trainyard::RunId");
+    qRegisterMetaType<RunState>("trainyard::RunState");
+    qRegisterMetaType<QList<RunId>>("QList<trainyard::RunId>");
+    m_supervisor->setWorkerProgram(WorkerProcess::findWorkerProgram());
+    // A run leaving the board: its record still exists while the parts
+    // that keep per-run state drop theirs.
+    connect(m_board.get(), &Board::runDropping, this, [this](RunId id) {
+        m_supervisor->forget(id);
+        m_ingestion->forget(id);
+        m_dispatcher->forget(id);
+    });
+}
+
+// The members go in reverse order: the supervisor kills what still runs
+// (synchronously, no event loop) while the launcher is still there.
+Orchestrator::~Orchestrator() = default;
+
+void Orchestrator::setExperiment(const Experiment &experiment)
+{
+    // Never orphan a worker by replacing the board under it.
+    m_supervisor->clear();
+    m_ingestion->clear();
+    m_dispatcher->reset();
+    m_launcher->setClusters(experiment.clusters);
+    m_board->setExperiment(experiment);
+    qCDebug(lcScheduler, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
+    m_dispatcher->notifyCounts();
+}
+
+RunId Orchestrator::restoreRun(const RunInfo &run, int position, QString *error)
+{
+    const RunId id = m_board->restoreRun(run, position, error);
+    // Its folder was never touched: its curves come back from it.
+    if (id != 0 && isTerminal(run.state)) {
+        m_ingestion->ingestMetricsFile(id);
+        m_metrics->flush();
+    }
+    return id;
+}
+
+QStringList Orchestrator::loadHistory()
+{
+    const QStringList warnings = m_supervisor->loadHistory([this](RunId id) { return m_dispatcher->startOptions(id); });
+    m_metrics->flush();
+    m_dispatcher->notifyCounts();
+    return warnings;
+}
+
+void Orchestrator::shutdown(bool leaveRunning)
+{
+    m_dispatcher->halt();
+    m_supervisor->shutdown(leaveRunning);
+}
+
+void Orchestrator::disconnectListener(const QObject *listener) const
+{
+    const QObject *parts[] = {m_runs.get(),     m_board.get(),      m_ingestion.get(),
+                              m_launcher.get(), m_supervisor.get(), m_dispatcher.get()};
+    for (const QObject *part : parts)
+        QObject::disconnect(part, nullptr, listener, nullptr);
+}
+
+void Orchestrator::handleRecord(RunId id, const MetricRecord &record)
+{
+    m_supervisor->handleRecord(id, record);
+}
+
+} // namespace trainyard

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "experiment/experiment.h"
+#include "records/runinfo.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace trainyard {
+
+class Board;
+class DeviceInventory;
+class Dispatcher;
+class Ingestion;
+class Launcher;
+struct MetricRecord;
+class MetricStore;
+class MetricsServer;
+class RunRegistry;
+class RunStore;
+class Supervisor;
+
+// The parts that run one board, made and wired together (the composition
+// root; docs/architecture.md, "Running a board"). Callers talk to the part
+// whose job it is:
+//   runs()       the run records, and runChanged (RunRegistry::changed);
+//   board()      lanes, queues and their edits, with "about to" / done signals;
+//   dispatcher() which queued run starts where, start/stop/resume/cancel/retry,
+//                preflight, the finish count, runEnded, idle;
+//   supervisor() each launched run's life: pause, the worker program,
+//                timeouts, attemptArchived, shutdownFinished;
+//   ingestion()  metrics in, progressChanged;
+//   launcher()   what starts workers (unless given another, a LauncherRouter:
+//                this machine's lanes to a LocalLauncher, each cluster's to
+//                its SlurmLauncher).
+// What is left here needs several parts at once.
+class Orchestrator : public QObject
+{
+    Q_OBJECT
+public:
+    Orchestrator(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
+                 QObject *parent = nullptr);
+    // The same with another launcher (a batch queue, a test's fake).
+    Orchestrator(RunStore *store, MetricsServer *server, MetricStore *metrics, DeviceInventory *devices,
+                 std::unique_ptr<Launcher> launcher, QObject *parent = nullptr);
+    // Kills whatever still runs, synchronously (shutdown() is the graceful way).
+    ~Orchestrator() override;
+
+    RunRegistry *runs() const { return m_runs.get(); }
+    Board *board() const { return m_board.get(); }
+    Dispatcher *dispatcher() const { return m_dispatcher.get(); }
+    Supervisor *supervisor() const { return m_supervisor.get(); }
+    Ingestion *ingestion() const { return m_ingestion.get(); }
+    Launcher *launcher() const { return m_launcher.get(); }
+
+    // Replaces all lanes and runs (repeats expanded; Board::reset). Runs
+    // still active are killed first (synchronously): never an orphan.
+    void setExperiment(const Experiment &experiment);
+    // Puts back a run Board::removeRun took off (`run` as the registry had
+    // it then) at `position` of its lane, exactly as it was: an ended run
+    // keeps its state, outcome and times, and its curves are read again from
+    // its folder (which removeRun never touched). Returns its id, 0 when refused.
+    RunId restoreRun(const RunInfo &run, int position, QString *error = nullptr);
+    // Adopts runs found on disk: finished ones with their curves, and live
+    // workers from the state file (reattached; gaps filled from metrics.jsonl).
+    // Returns the warnings for the user (a refused state file, lost runs).
+    QStringList loadHistory();
+    // Ends supervision, asynchronously: no more starts, then
+    // Supervisor::shutdown (Supervisor::shutdownFinished when every run has ended).
+    void shutdown(bool leaveRunning);
+    // Disconnects `listener` from every part's signals (a window or model
+    // leaving the session).
+    void disconnectListener(const QObject *listener) const;
+
+    // Called by the Session for every accepted socket message, decoded.
+    void handleRecord(RunId id, const MetricRecord &record);
+
+private:
+    MetricStore *m_metrics;
+    // Declared in the order they depend on each other (destroyed in reverse).
+    std::unique_ptr<RunRegistry> m_runs;
+    std::unique_ptr<Board> m_board;
+    std::unique_ptr<Ingestion> m_ingestion;
+    std::unique_ptr<Launcher> m_launcher;
+    std::unique_ptr<Supervisor> m_supervisor;
+    std::unique_ptr<Dispatcher> m_dispatcher;
+};
+
+} // namespace trainyard

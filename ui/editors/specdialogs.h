@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QString>
+
+class QJsonObject;
+class QWidget;
+
+namespace trainyard {
+
+class ModelCatalogue;
+class Orchestrator;
+class PresetStore;
+
+/// Opens the editor a run spec needs, set up for the edit at hand: the
+/// program editor for a program run, else the run editor (the model
+/// catalogue, the presets, the worker that checks its data).
+class SpecDialogs
+{
+public:
+    /// `catalogue` and `presets` must outlive this.
+    SpecDialogs(QWidget *parent, const ModelCatalogue &catalogue, PresetStore *presets);
+
+    /// Edits `spec` and `repeat` (false when cancelled). `editedRun`: the
+    /// name of the run of `orchestrator`'s board it edits (its name may stay,
+    /// no other run's may be taken); `asNewRun`: the edit of a run that has
+    /// run, queued as a new run.
+    bool edit(QJsonObject *spec, int *repeat, bool repeatEditable, const Orchestrator *orchestrator,
+              const QString &workerProgram, const QString &editedRun = QString(), bool asNewRun = false) const;
+
+private:
+    QWidget *m_parent;
+    const ModelCatalogue &m_catalogue;
+    PresetStore *m_presets;
+};
+
+} // namespace trainyard
