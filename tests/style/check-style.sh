@@ -7,8 +7,8 @@
 #     Debian 12 ships; another version formats differently, so locally the
 #     check is skipped with a message, but in CI (TRAINYARD_CI=1, set by
 #     .ci/run) a missing clang-format 14 is a failure);
-#  3. no source file in core/ or ui/ over 600 lines, and scheduler.cpp at
-#     most 400: a file past that does more than one job (issue 11).
+#  3. no class in core/ or ui/ over 500 lines across all its files
+#     (check-class-size.py): a class past that does more than one job.
 # Exit 0 when clean, 1 with the offending files and lines, 77 = skipped.
 set -uo pipefail
 top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -27,18 +27,7 @@ if grep -nE '^\s*emit\s|^\s*(public|private|protected)?\s*(signals|slots)\s*:' "
   status=1
 fi
 
-long=()
-for f in "${files[@]}"; do
-  [[ $f == core/* || $f == ui/* ]] || continue
-  limit=600
-  [[ $f == */scheduler.cpp ]] && limit=400
-  lines=$(wc -l <"$f")
-  ((lines > limit)) && long+=("$f ($lines lines, at most $limit)")
-done
-if ((${#long[@]})); then
-  printf 'check-style: too long, split it along its jobs: %s\n' "${long[@]}" >&2
-  status=1
-fi
+python3 "$top/tests/style/check-class-size.py" "$top" || status=1
 
 if command -v clang-format >/dev/null && clang-format --version | grep -q 'version 14\.'; then
   unformatted=()
