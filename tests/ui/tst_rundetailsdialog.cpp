@@ -4,6 +4,7 @@
 // worker's command line, the spec with the catalogue's defaults, notes
 // written to notes.json, and the whole worker.log.
 
+#include "launch/launcher.h"
 #include "protocol/protocol.h"
 #include "runs/logview.h"
 #include "runs/rundetailsdialog.h"
@@ -16,11 +17,13 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeWidget>
 
 using namespace trainyard;
@@ -106,6 +109,44 @@ QStringList specRow(const RunDetailsDialog &dialog, const QString &key)
             return {(*it)->text(1), (*it)->text(2)};
     }
     return {};
+}
+
+// A launcher that only describes: the runs it is asked about, and its answer
+// from the event loop (as a batch queue's comes); false for a job it does
+// not know (`knows` empty: none).
+class DescribingLauncher : public Launcher
+{
+public:
+    QString knows;
+    QList<RunInfo> asked;
+
+    QString kind() const override { return QStringLiteral("describing"); }
+    void start(RunId, const LaunchSpec &) override {}
+    void terminate(RunId) override {}
+    void kill(RunId) override {}
+    AttachResult attach(RunId, const QJsonObject &, const LaunchSpec &, QString *) override
+    {
+        return AttachResult::Gone;
+    }
+    QJsonObject handle(RunId) const override { return {}; }
+    void detach(RunId) override {}
+    void release(RunId) override {}
+    bool describe(const RunInfo &run, QObject *context, Described done) override
+    {
+        asked << run;
+        if (run.jobId != knows)
+            return false;
+        QTimer::singleShot(0, context, [done, run] {
+            done(QStringLiteral("queue show %1").arg(run.jobId),
+                 QStringLiteral("JobId=%1 JobState=RUNNING").arg(run.jobId));
+        });
+        return true;
+    }
+};
+
+QMessageBox *jobDetailsBox(const RunDetailsDialog &dialog)
+{
+    return dialog.findChild<QMessageBox *>(QStringLiteral("jobDetailsBox"));
 }
 
 } // namespace
@@ -251,6 +292,56 @@ private Q_SLOTS:
         QCOMPARE(label(dialog, "progress"), QStringLiteral("step 7 of 20"));
         QVERIFY(label(dialog, "duration").endsWith(QStringLiteral("so far")));
         QVERIFY(asked > 0);
+    }
+
+    // "Job details" asks the launcher (issue 21: through the cluster's
+    // reach), never a Slurm command of its own; without one it stays off.
+    void jobDetailsAskTheLauncher()
+    {
+        RunRecord run;
+        run.hasStatus = true;
+        run.info.id = 3;
+        run.info.name = QStringLiteral("on-the-cluster");
+        run.info.state = RunState::Running;
+        run.info.device = QStringLiteral("slurm:hpc/gpu");
+        run.info.jobId = QStringLiteral("4711");
+        RunDetailsDialog dialog(run, QStringLiteral("open"), catalogue());
+        auto *button = dialog.findChild<QPushButton *>(QStringLiteral("jobDetails"));
+        QVERIFY(button);
+        QVERIFY(!button->isEnabled()); // nobody to ask
+
+        DescribingLauncher launcher;
+        launcher.knows = QStringLiteral("4711");
+        dialog.setLauncher(&launcher);
+        QVERIFY(button->isEnabled());
+        button->click();
+        QCOMPARE(launcher.asked.size(), 1);
+        QCOMPARE(launcher.asked.first().jobId, QStringLiteral("4711"));
+        QCOMPARE(launcher.asked.first().device, QStringLiteral("slurm:hpc/gpu"));
+        QVERIFY(!button->isEnabled()); // one question at a time
+        button->click();
+        QCOMPARE(launcher.asked.size(), 1);
+        QTRY_VERIFY(jobDetailsBox(dialog));
+        QCOMPARE(jobDetailsBox(dialog)->text(), QStringLiteral("queue show 4711"));
+        QCOMPARE(jobDetailsBox(dialog)->detailedText(), QStringLiteral("JobId=4711 JobState=RUNNING"));
+        QVERIFY(button->isEnabled());
+        delete jobDetailsBox(dialog);
+
+        // A job the launcher cannot ask about: said at once, in the window.
+        launcher.knows = QStringLiteral("other");
+        button->click();
+        QCOMPARE(launcher.asked.size(), 2);
+        QVERIFY(jobDetailsBox(dialog));
+        QVERIFY2(jobDetailsBox(dialog)->informativeText().contains(QStringLiteral("slurm:hpc/gpu")),
+                 qPrintable(jobDetailsBox(dialog)->informativeText()));
+        QVERIFY(button->isEnabled());
+        delete jobDetailsBox(dialog);
+
+        // A local process has no job: nothing to ask.
+        run.info.jobId.clear();
+        run.info.device = QStringLiteral("cpu");
+        dialog.setRecord(run);
+        QVERIFY(!button->isEnabled());
     }
 
     void shellQuoting()

@@ -1,11 +1,8 @@
 #include "runs/rundetailsdialog.h"
 
-#include "launch/launcher.h"
-
-#include "slurm/slurmcommand.h"
-
 #include "board/carddelegate.h"
 #include "experiment/runspecview.h"
+#include "launch/launcher.h"
 #include "protocol/exitcode.h"
 #include "runs/logview.h"
 #include "runstore/runstore.h"
@@ -146,7 +143,7 @@ QWidget *RunDetailsDialog::createOverview()
     m_job->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_jobDetails = new QPushButton(tr("Job details"), this);
     m_jobDetails->setObjectName(QStringLiteral("jobDetails"));
-    m_jobDetails->setToolTip(tr("What Slurm says of the job (scontrol show job)"));
+    m_jobDetails->setToolTip(tr("What the batch system says of the job (Slurm: scontrol show job)"));
     connect(m_jobDetails, &QPushButton::clicked, this, &RunDetailsDialog::showJobDetails);
     jobRow->addWidget(m_job, 1);
     jobRow->addWidget(m_jobDetails);
@@ -311,7 +308,7 @@ void RunDetailsDialog::showOverview()
     m_job->setText(info.jobId.isEmpty()         ? tr("— (a local process)")
                    : info.queueReason.isEmpty() ? info.jobId
                                                 : tr("%1, pending: %2").arg(info.jobId, info.queueReason));
-    m_jobDetails->setEnabled(!info.jobId.isEmpty());
+    m_jobDetails->setEnabled(!info.jobId.isEmpty() && !m_launcher.isNull() && !m_asking);
     m_started->setText(timeText(info.started));
     m_ended->setText(timeText(info.ended));
     QString duration = QStringLiteral("—");
@@ -492,28 +489,53 @@ void RunDetailsDialog::done(int result)
 
 RunDetailsDialog::~RunDetailsDialog() = default;
 
+void RunDetailsDialog::setLauncher(Launcher *launcher)
+{
+    if (launcher == m_launcher) {
+        return;
+    }
+    if (m_launcher) {
+        disconnect(m_launcher, nullptr, this, nullptr);
+    }
+    m_launcher = launcher;
+    m_asking = false;
+    if (launcher) {
+        // A launcher closed with its session never answers: ask no more.
+        connect(launcher, &QObject::destroyed, this, [this] {
+            m_asking = false;
+            m_jobDetails->setEnabled(false);
+        });
+    }
+    m_jobDetails->setEnabled(!m_run.info.jobId.isEmpty() && !m_launcher.isNull());
+}
+
 void RunDetailsDialog::showJobDetails()
 {
     const QString job = m_run.info.jobId;
-    if (job.isEmpty() || m_slurm) {
+    if (job.isEmpty() || !m_launcher || m_asking) {
         return;
     }
+    const auto show = [this, job](const QString &title, const QString &text) {
+        auto *box = new QMessageBox(QMessageBox::Information, tr("Job %1").arg(job), title, QMessageBox::Close, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setObjectName(QStringLiteral("jobDetailsBox"));
+        box->setDetailedText(text);
+        box->setInformativeText(text.left(400));
+        box->open();
+    };
     // Asynchronous: a slow controller must not freeze the window.
-    m_slurm = std::make_unique<SlurmProcessRunner>(15000);
+    const bool asked = m_launcher->describe(m_run.info, this, [this, show](const QString &title, const QString &text) {
+        m_asking = false;
+        m_jobDetails->setEnabled(!m_launcher.isNull());
+        show(title, text);
+    });
+    if (!asked) {
+        show(tr("Nobody to ask about job %1").arg(job),
+             tr("The open experiment defines no cluster that runs %1's jobs.").arg(m_run.info.device));
+        return;
+    }
+    m_asking = true;
     m_jobDetails->setEnabled(false);
-    m_slurm->run(QStringLiteral("scontrol"), {QStringLiteral("show"), QStringLiteral("job"), job}, {}, {}, this,
-                 [this, job](const SlurmCommandResult &r) {
-                     m_jobDetails->setEnabled(true);
-                     const QString text = r.ok() ? QString::fromUtf8(r.out) : r.message(QStringLiteral("scontrol"));
-                     // The runner goes after its answer has been delivered.
-                     QTimer::singleShot(0, this, [this] { m_slurm.reset(); });
-                     auto *box = new QMessageBox(QMessageBox::Information, tr("Job %1").arg(job),
-                                                 tr("scontrol show job %1").arg(job), QMessageBox::Close, this);
-                     box->setAttribute(Qt::WA_DeleteOnClose);
-                     box->setDetailedText(text);
-                     box->setInformativeText(text.left(400));
-                     box->open();
-                 });
 }
 
 } // namespace trainyard

@@ -6,9 +6,9 @@
 
 #include <QDialog>
 #include <QJsonObject>
+#include <QPointer>
 
 #include <functional>
-#include <memory>
 #include <optional>
 
 class QFormLayout;
@@ -22,8 +22,8 @@ class QTreeWidget;
 
 namespace trainyard {
 
+class Launcher;
 class LogView;
-class SlurmProcessRunner;
 
 /// What a run was, in one window: state and what its exit means, device,
 /// host, start, end and duration, its final metrics (the last loss, the
@@ -54,6 +54,10 @@ public:
     /// nullopt once the run is gone (its last record stays).
     using Source = std::function<std::optional<RunRecord>()>;
     void setSource(Source source);
+    /// Who "Job details" asks what the batch system says of the run's job
+    /// (Launcher::describe: through the cluster's reach); null: nobody, the
+    /// button stays disabled.
+    void setLauncher(Launcher *launcher);
     /// Shows `run` (its notes only while the user has not edited them).
     void setRecord(const RunRecord &run);
 
@@ -111,7 +115,8 @@ private:
     QLabel *m_host = nullptr;
     QLabel *m_job = nullptr;
     QPushButton *m_jobDetails = nullptr;
-    std::unique_ptr<SlurmProcessRunner> m_slurm; // while "Job details" asks Slurm
+    QPointer<Launcher> m_launcher;
+    bool m_asking = false; // "Job details" waits for the launcher's answer
     QLabel *m_started = nullptr;
     QLabel *m_ended = nullptr;
     QLabel *m_duration = nullptr;

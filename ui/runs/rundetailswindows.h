@@ -9,6 +9,7 @@
 
 namespace trainyard {
 
+class Launcher;
 class ModelCatalogue;
 class RunTableModel;
 class Session;
@@ -28,12 +29,14 @@ public:
 
     /// A run of `session`, on `page`; null if the session has no such run.
     RunDetailsDialog *showLive(Session *session, RunId id, RunDetailsDialog::Page page);
-    /// A run as read from disk (a past run), not followed.
-    RunDetailsDialog *showPast(const RunRecord &run, const QString &experiment);
+    /// A run as read from disk (a past run), not followed. Its job details
+    /// are asked of `open`'s launcher when it is the run's experiment (whose
+    /// clusters the run's device names); else of nobody.
+    RunDetailsDialog *showPast(const RunRecord &run, const QString &experiment, Session *open = nullptr);
 
 private:
     RunDetailsDialog *show(const RunRecord &run, const QString &experiment, RunDetailsDialog::Source source,
-                           RunDetailsDialog::Page page);
+                           RunDetailsDialog::Page page, Launcher *launcher);
 
     const ModelCatalogue &m_catalogue;
     RunTableModel *m_table;

@@ -224,4 +224,13 @@ QString LauncherRouter::host(RunId run) const
     return l ? l->host(run) : Launcher::host(run);
 }
 
+bool LauncherRouter::describe(const RunInfo &run, QObject *context, Described done)
+{
+    Launcher *l = owner(run.id);
+    QString cluster;
+    if (!l && isSlurmDevice(run.device, &cluster))
+        l = slurm(cluster);
+    return l && l->describe(run, context, std::move(done));
+}
+
 } // namespace trainyard

@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QJsonObject>
+#include <QPointer>
 #include <QProcessEnvironment>
 #include <QTimer>
 
@@ -549,6 +550,25 @@ QString SlurmLauncher::host(RunId run) const
 {
     const auto it = m_jobs.constFind(run);
     return it == m_jobs.constEnd() || it->node.isEmpty() ? m_cluster.name : it->node;
+}
+
+bool SlurmLauncher::describe(const RunInfo &run, QObject *context, Described done)
+{
+    const auto it = m_jobs.constFind(run.id);
+    const QString id = it != m_jobs.constEnd() && !it->id.isEmpty() ? it->id : run.jobId;
+    if (!SlurmJob::isJobId(id) || !context)
+        return false;
+    // The runner's context is this launcher, which owns it; the caller's
+    // is only asked whether it still wants the answer.
+    const QPointer<QObject> caller(context);
+    const QStringList args{QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("--"), id};
+    m_runner->run(QStringLiteral("scontrol"), args, {}, {}, this,
+                  [caller, done = std::move(done), id](const SlurmCommandResult &r) {
+                      if (caller)
+                          done(tr("scontrol show job %1").arg(id),
+                               r.ok() ? QString::fromUtf8(r.out) : r.message(QStringLiteral("scontrol")));
+                  });
+    return true;
 }
 
 QJsonObject SlurmLauncher::handle(RunId run) const

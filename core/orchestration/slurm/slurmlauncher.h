@@ -108,6 +108,11 @@ public:
     void release(RunId run) override;
     // The job's node once Slurm names one; else the cluster's name.
     QString host(RunId run) const override;
+    // `scontrol show job -- ID` through this launcher's runner (its ssh,
+    // its deadline), ID the newest job it submitted for the run, else
+    // run.jobId (a job that ended, which Slurm keeps a while). False
+    // without a job id to ask about.
+    bool describe(const RunInfo &run, QObject *context, Described done) override;
 
     const SlurmClusterConfig &cluster() const { return m_cluster; }
     // The sbatch options for `spec` (without the script): for tests and logs.
