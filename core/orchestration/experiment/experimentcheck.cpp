@@ -5,8 +5,7 @@
 #include "experiment/runspecview.h"
 #include "experiment/speccheck.h"
 #include "launch/launcher.h"
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmlauncher.h"
+#include "slurm/slurmlanecheck.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -164,7 +163,7 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
 QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStringList *notes) const
 {
     QStringList problems;
-    QHash<QString, std::shared_ptr<SlurmLauncher>> launchers; // one per cluster, as the router keeps them
+    QHash<QString, std::shared_ptr<SlurmLaneCheck>> laneChecks; // one per cluster
     QSet<QString> unreachable;
     QSet<QString> workerAsked; // one worker per cluster
     QSet<QString> lanes;       // device and gres already asked about
@@ -185,11 +184,11 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
             continue;
         }
         lanes.insert(lane.device + QLatin1Char('|') + lane.gres);
-        std::shared_ptr<SlurmLauncher> &launcher = launchers[name];
-        if (!launcher) {
+        std::shared_ptr<SlurmLaneCheck> &laneCheck = laneChecks[name];
+        if (!laneCheck) {
             SlurmClusterConfig config = SlurmClusterConfig::forCluster(*cluster);
             config.commandTimeoutMs = m_timeoutSeconds * 1000;
-            launcher = std::make_shared<SlurmLauncher>(config);
+            laneCheck = std::make_shared<SlurmLaneCheck>(config);
         }
         // The job of the lane's first run that can be built, as Supervisor::launchSpec builds it.
         LaunchSpec job;
@@ -211,14 +210,14 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
         job.device = lane.device;
         job.gres = lane.gres;
         job.cpuFallback = m_cpuFallback && !job.isProgram();
-        const SlurmLauncher::LaneCheck answer = launcher->check(job);
+        const SlurmLaneCheck::Result answer = laneCheck->check(job);
         const QString lanePath = QStringLiteral("lanes[%1].device (%2)").arg(l).arg(lane.device);
         int index = 0;
         while (index < experiment.clusters.size() && experiment.clusters.at(index).name != name)
             ++index;
         if (!answer.reachable) {
             problems << QStringLiteral("clusters[%1]: %2").arg(index).arg(answer.cluster);
-            launchers.remove(name);
+            laneChecks.remove(name);
             unreachable.insert(name);
             continue;
         }

@@ -48,7 +48,7 @@ public:
     QStringList dataProblems(const Experiment &experiment, QSet<QByteArray> *passed = nullptr) const;
     // Local lanes only: a Slurm lane's GPUs are the cluster's, never this machine's.
     QStringList deviceProblems(const Experiment &experiment) const;
-    // Each Slurm lane, asked of its cluster (SlurmLauncher::check): the
+    // Each Slurm lane, asked of its cluster (SlurmLaneCheck): the
     // partition, sbatch --test-only with the lane's first run's job, the
     // cluster's worker; blocking, each command bounded; a cluster that does
     // not answer is one problem.

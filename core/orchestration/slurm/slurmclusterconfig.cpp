@@ -1,8 +1,9 @@
 // SlurmClusterConfig: how jobs go to one cluster, from the experiment
-// file's cluster and lane (apart from slurmlauncher.cpp, which uses it).
+// file's cluster and lane.
+
+#include "slurm/slurmclusterconfig.h"
 
 #include "experiment/experiment.h"
-#include "slurm/slurmlauncher.h"
 
 #include <QDir>
 #include <QStandardPaths>

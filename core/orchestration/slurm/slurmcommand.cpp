@@ -1,6 +1,7 @@
 #include "slurm/slurmcommand.h"
 
 #include "logcategories.h"
+#include "slurm/slurmclusterconfig.h"
 #include "slurm/slurmjob.h"
 
 #include <QDir>
@@ -35,6 +36,13 @@ SlurmProcessRunner::SlurmProcessRunner(int timeoutMs, QString binDir, int maxRun
     , m_binDir(std::move(binDir))
     , m_maxRunning(qMax(1, maxRunning))
 {
+}
+
+std::unique_ptr<SlurmCommandRunner> SlurmProcessRunner::forCluster(const SlurmClusterConfig &cluster)
+{
+    auto runner = std::make_unique<SlurmProcessRunner>(cluster.commandTimeoutMs);
+    runner->setRemote(cluster.sshCommand);
+    return runner;
 }
 
 QString SlurmProcessRunner::resolve(const QString &program) const

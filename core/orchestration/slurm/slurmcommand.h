@@ -10,8 +10,11 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 
 namespace trainyard {
+
+struct SlurmClusterConfig;
 
 // What one Slurm command (sbatch, squeue, scontrol, scancel) did.
 struct SlurmCommandResult
@@ -23,6 +26,8 @@ struct SlurmCommandResult
     QByteArray err;
 
     bool ok() const { return started && !timedOut && exitCode == 0; }
+    // Slurm's words for a job it no longer knows (squeue -j, scontrol show job).
+    bool saysUnknownJob() const { return started && !timedOut && err.contains("Invalid job id"); }
     // The command's own words for a failure (its stderr, one line), else
     // what went wrong around it: "sbatch: error: invalid partition ...".
     QString message(const QString &program) const;
@@ -55,6 +60,8 @@ class SlurmProcessRunner : public SlurmCommandRunner
 {
 public:
     explicit SlurmProcessRunner(int timeoutMs = 30000, QString binDir = QString(), int maxRunning = 4);
+    // The runner of `cluster`'s commands: its deadline, its ssh (setRemote).
+    static std::unique_ptr<SlurmCommandRunner> forCluster(const SlurmClusterConfig &cluster);
 
     void run(const QString &program, const QStringList &args, const QByteArray &input, const QProcessEnvironment &env,
              QObject *context, Done done) override;

@@ -129,6 +129,11 @@ bool SlurmJob::isJobId(const QString &id)
     return true;
 }
 
+QStringList SlurmJob::showArguments(const QString &id)
+{
+    return {QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("-o"), QStringLiteral("--"), id};
+}
+
 QString SlurmJob::shellQuote(const QString &word)
 {
     QString quoted = word;

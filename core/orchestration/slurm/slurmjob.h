@@ -54,6 +54,9 @@ struct SlurmJob
     // ("-uroot") of scancel or scontrol. Every id that reaches a Slurm
     // command passes this first.
     static bool isJobId(const QString &id);
+    // `scontrol show job -o -- ID`'s arguments: the id after "--", never
+    // read as an option. parseScontrol reads its answer.
+    static QStringList showArguments(const QString &id);
 
     // `word` in single quotes for sh: nothing in it is interpreted.
     static QString shellQuote(const QString &word);

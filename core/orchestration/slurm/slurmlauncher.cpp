@@ -1,46 +1,25 @@
 #include "slurm/slurmlauncher.h"
 
-#include "experiment/experiment.h"
 #include "logcategories.h"
 #include "protocol/exitcode.h"
 #include "slurm/slurmcommand.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonObject>
 #include <QPointer>
-#include <QProcessEnvironment>
 #include <QTimer>
 
 #include <csignal>
-#include <unistd.h>
 
 namespace trainyard {
 
 namespace {
 
-// Slurm's words for a job it no longer knows (squeue -j, scontrol show job).
-bool saysUnknownJob(const SlurmCommandResult &r)
-{
-    return r.started && !r.timedOut && r.err.contains("Invalid job id");
-}
-
-// `scontrol show job -o -- ID`: the id after "--", never read as an option.
-QStringList showJobArguments(const QString &id)
-{
-    return {QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("-o"), QStringLiteral("--"), id};
-}
-
-// `scancel OPTIONS -- ID`, likewise.
+// `scancel OPTIONS -- ID`: the id after "--", never read as an option.
 QStringList scancelArguments(const QStringList &options, const QString &id)
 {
     return options + QStringList{QStringLiteral("--"), id};
-}
-
-std::unique_ptr<SlurmCommandRunner> makeRunner(const SlurmClusterConfig &cluster)
-{
-    auto runner = std::make_unique<SlurmProcessRunner>(cluster.commandTimeoutMs);
-    runner->setRemote(cluster.sshCommand);
-    return runner;
 }
 
 } // namespace
@@ -48,7 +27,9 @@ std::unique_ptr<SlurmCommandRunner> makeRunner(const SlurmClusterConfig &cluster
 SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCommandRunner> runner, QObject *parent)
     : Launcher(parent)
     , m_cluster(std::move(cluster))
-    , m_runner(runner ? std::move(runner) : makeRunner(m_cluster))
+    , m_submission(m_cluster)
+    , m_runner(runner ? std::move(runner) : SlurmProcessRunner::forCluster(m_cluster))
+    , m_attachCheck(m_cluster, *m_runner)
     , m_timer(new QTimer(this))
 {
     m_timer->setInterval(qMax(50, m_cluster.pollMs));
@@ -62,72 +43,9 @@ SlurmLauncher::~SlurmLauncher()
         release(run);
 }
 
-QStringList SlurmLauncher::sbatchArguments(const LaunchSpec &spec) const
-{
-    const QString log = QDir(spec.runDir).filePath(QStringLiteral("worker.log"));
-    // --export=ALL: the job gets sbatch's environment, the token included,
-    // whatever SBATCH_EXPORT the site sets.
-    QStringList args{QStringLiteral("--parsable"),
-                     QStringLiteral("--job-name=%1").arg(spec.name),
-                     QStringLiteral("--output=%1").arg(log),
-                     QStringLiteral("--open-mode=append"),
-                     QStringLiteral("--chdir=%1").arg(spec.workingDirectory()),
-                     QStringLiteral("--export=ALL")};
-    const QString partition = spec.partition.isEmpty() ? m_cluster.partition : spec.partition;
-    if (!partition.isEmpty())
-        args << QStringLiteral("--partition=%1").arg(partition);
-    if (!m_cluster.account.isEmpty())
-        args << QStringLiteral("--account=%1").arg(m_cluster.account);
-    if (!m_cluster.qos.isEmpty())
-        args << QStringLiteral("--qos=%1").arg(m_cluster.qos);
-    if (!m_cluster.time.isEmpty())
-        args << QStringLiteral("--time=%1").arg(m_cluster.time);
-    const QString gres = spec.gres.isEmpty() ? m_cluster.gres : spec.gres;
-    if (!gres.isEmpty())
-        args << QStringLiteral("--gres=%1").arg(gres);
-    // USR2, to the batch shell, which is the worker (the script execs it);
-    // USR1 is NCCL's.
-    if (m_cluster.warnSeconds > 0)
-        args << QStringLiteral("--signal=B:USR2@%1").arg(m_cluster.warnSeconds);
-    args << m_cluster.extraArgs; // last: a site's own options win
-    return args;
-}
-
-namespace {
-
-// A program run's variables but the token, for its batch script.
-QList<std::pair<QString, QString>> scriptExports(const LaunchSpec &job)
-{
-    QList<std::pair<QString, QString>> exports = job.environment();
-    exports.removeIf([](const auto &entry) { return entry.first == QLatin1String("TRAINYARD_TOKEN"); });
-    return exports;
-}
-
-} // namespace
-
-QByteArray SlurmLauncher::jobScript(const LaunchSpec &job) const
-{
-    return SlurmJob::script(job.program, job.arguments(),
-                            job.isProgram() ? scriptExports(job) : QList<std::pair<QString, QString>>{});
-}
-
 void SlurmLauncher::prepare(LaunchSpec &spec) const
 {
-    QString partition;
-    if (isSlurmDevice(spec.target, nullptr, &partition) && !partition.isEmpty())
-        spec.partition = partition;
-    if (spec.gres.isEmpty())
-        spec.gres = m_cluster.gres;
-    // Slurm narrows CUDA_VISIBLE_DEVICES to the job's GPUs: its first is cuda:0.
-    spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
-    if (!m_cluster.worker.isEmpty() && !spec.isProgram())
-        spec.program = m_cluster.worker;
-    // This machine's build tree means nothing on a cluster reached over ssh:
-    // there the module must be installed (docs/python.md).
-    if (!m_cluster.sshCommand.isEmpty())
-        spec.pythonPath.clear();
-    if (!m_cluster.connectBack)
-        spec.connect.clear();
+    m_submission.prepare(spec);
 }
 
 void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
@@ -151,17 +69,9 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
     entry.spec = job;
     entry.checkpointAtSubmit = SlurmLauncher::checkpointStamp(job.runDir);
 
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const QString &key : LaunchSpec::runVariableNames())
-        env.remove(key);
-    env.remove(QStringLiteral("CUDA_VISIBLE_DEVICES")); // the orchestrator's GPUs are not the node's
-    env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
-    for (const auto &[key, value] : job.environment())
-        env.insert(key, value);
-
-    const QStringList args = sbatchArguments(job);
+    const QStringList args = m_submission.arguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
-    m_runner->run(QStringLiteral("sbatch"), args, jobScript(job), env, this,
+    m_runner->run(QStringLiteral("sbatch"), args, m_submission.script(job), m_submission.environment(job), this,
                   [this, run, serial, pendingReason](const SlurmCommandResult &r) {
                       const auto it = m_jobs.constFind(run);
                       const bool current = it != m_jobs.constEnd() && it->serial == serial;
@@ -241,7 +151,7 @@ void SlurmLauncher::poll()
         m_polling = false;
         if (r.ok()) {
             polled(runs, ids, SlurmJob::parseSqueue(r.out));
-        } else if (saysUnknownJob(r)) {
+        } else if (r.saysUnknownJob()) {
             // Asked about one job Slurm has forgotten: none is listed.
             polled(runs, ids, {});
         } else {
@@ -312,7 +222,7 @@ void SlurmLauncher::finish(RunId run)
         return;
     it->finishing = true;
     const QString id = it->id;
-    m_runner->run(QStringLiteral("scontrol"), showJobArguments(id), {}, {}, this,
+    m_runner->run(QStringLiteral("scontrol"), SlurmJob::showArguments(id), {}, {}, this,
                   [this, run, id](const SlurmCommandResult &r) {
                       const auto it = m_jobs.find(run);
                       if (it == m_jobs.end() || it->id != id)
@@ -323,7 +233,7 @@ void SlurmLauncher::finish(RunId run)
                           observe(run, job);
                           return;
                       }
-                      if (job.id.isEmpty() && !saysUnknownJob(r)) {
+                      if (job.id.isEmpty() && !r.saysUnknownJob()) {
                           it->finishing = false; // the controller did not answer: ask again next poll
                           qCWarning(lcSlurm, "scontrol show job %s failed: %s", qUtf8Printable(id),
                                     qUtf8Printable(r.message(QStringLiteral("scontrol"))));
@@ -397,6 +307,45 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     Q_EMIT exited(run, code, signal);
 }
 
+QString SlurmLauncher::checkpointStamp(const QString &runDir)
+{
+    if (runDir.isEmpty())
+        return {};
+    const QFileInfoList files = QDir(runDir + QStringLiteral("/checkpoints"))
+                                    .entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
+    if (files.isEmpty())
+        return {};
+    const QFileInfo &newest = files.constFirst();
+    return QStringLiteral("%1 %2 %3")
+        .arg(newest.fileName())
+        .arg(newest.size())
+        .arg(newest.lastModified().toMSecsSinceEpoch());
+}
+
+QString SlurmLauncher::endReason(const Job &job, const SlurmJob &final, bool timeLimit, const QString &stamp) const
+{
+    const QString state = final.state.section(QLatin1Char(' '), 0, 0);
+    if (timeLimit) {
+        const QString limit = m_cluster.time.isEmpty() ? QString() : QStringLiteral(" (--time=%1)").arg(m_cluster.time);
+        return stamp.isEmpty()
+                   ? tr("job %1 reached its time limit%2 with no checkpoint to resume from").arg(job.id, limit)
+                   : tr("job %1 reached its time limit%2 without writing a new checkpoint (not resubmitted again)")
+                         .arg(job.id, limit);
+    }
+    if (state == QLatin1String("FAILED") && final.reason == QLatin1String("JobLaunchFailure")) {
+        // Slurm says "signal 53": its launch failed before the script ran.
+        const QString node = final.nodes.isEmpty() ? job.node : final.nodes;
+        return !job.spec.runDir.isEmpty() && !QFileInfo(job.spec.runDir).isDir()
+                   ? tr("Slurm could not launch job %1 on %2: its run folder %3 (the job's --chdir and --output) "
+                        "does not exist")
+                         .arg(job.id, node, job.spec.runDir)
+                   : tr("Slurm could not launch job %1 on %2 (JobLaunchFailure): the node could not open the job's "
+                        "output file or folder, or start its script; slurmd's log there says which")
+                         .arg(job.id, node);
+    }
+    return {};
+}
+
 void SlurmLauncher::scancel(const QString &id, const QStringList &options)
 {
     if (!SlurmJob::isJobId(id)) {
@@ -453,40 +402,10 @@ void SlurmLauncher::kill(RunId run)
 Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
                                              QString *why)
 {
-    const QString handleKind = handle.value(QStringLiteral("kind")).toString();
-    const QString id = handle.value(QStringLiteral("job")).toString();
-    const QString cluster = handle.value(QStringLiteral("cluster")).toString();
+    QString id;
     QString reason;
-    AttachResult result = AttachResult::Gone;
-    if (handleKind != kind()) {
-        reason = tr("a %1 run; this launcher submits to Slurm").arg(handleKind.isEmpty() ? tr("local") : handleKind);
-    } else if (id.isEmpty()) {
-        reason = tr("no job id");
-    } else if (!SlurmJob::isJobId(id)) {
-        // Never a job Trainyard submitted: "-uroot" would be an option.
-        reason = tr("\"%1\" is not a Slurm job id; nothing was signalled").arg(id);
-        result = AttachResult::NotOurs;
-    } else if (!cluster.isEmpty() && cluster != m_cluster.name) {
-        reason = tr("job %1 is on cluster %2, not %3").arg(id, cluster, m_cluster.name);
-    }
-    if (reason.isEmpty()) {
-        // Blocking and bounded: attach answers at once (the Supervisor reads
-        // the state file at open).
-        const SlurmCommandResult r =
-            m_runner->runNow(QStringLiteral("scontrol"), showJobArguments(id), m_cluster.commandTimeoutMs);
-        const SlurmJob job = r.ok() ? SlurmJob::parseScontrol(r.out) : SlurmJob();
-        if (saysUnknownJob(r) || (r.ok() && job.id.isEmpty())) {
-            reason = tr("job %1 is no longer known to Slurm").arg(id);
-        } else if (!r.ok()) {
-            reason = tr("job %1: %2").arg(id, r.message(QStringLiteral("scontrol")));
-        } else if (const QString other = notTheRun(job, expected); !other.isEmpty()) {
-            // Ids start again after a controller reset: the saved one may be
-            // a colleague's job now.
-            reason = tr("job %1 is not this run's (%2); nothing was signalled").arg(id, other);
-            result = AttachResult::NotOurs;
-        }
-    }
-    if (!reason.isEmpty()) {
+    const AttachResult result = m_attachCheck.check(handle, expected, &id, &reason);
+    if (result != AttachResult::Attached) {
         qCInfo(lcSlurm, "run %d not attached: %s", run, qUtf8Printable(reason));
         if (why)
             *why = reason;
@@ -503,47 +422,6 @@ Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handl
     // The first poll says pending or running (or how it ended meanwhile).
     schedulePoll();
     return AttachResult::Attached;
-}
-
-QString SlurmLauncher::notTheRun(const SlurmJob &job, const LaunchSpec &expected)
-{
-    if (job.ambiguous)
-        return tr("scontrol's description of it names a field twice");
-    QString error;
-    const qint64 uid = userId(&error);
-    if (uid < 0)
-        return tr("whose it is cannot be told: %1").arg(error);
-    if (job.uid != uid)
-        return tr("it is user %1's (uid %2)").arg(job.userName).arg(job.uid);
-    if (job.name != expected.name)
-        return tr("its name is \"%1\", not \"%2\"").arg(job.name, expected.name);
-    const QString dir = QDir::cleanPath(expected.workingDirectory());
-    if (expected.workingDirectory().isEmpty() || QDir::cleanPath(job.workDir) != dir)
-        return tr("its working directory is %1, not %2").arg(job.workDir, dir);
-    return {};
-}
-
-qint64 SlurmLauncher::userId(QString *error)
-{
-    if (m_userId >= 0)
-        return m_userId;
-    if (m_cluster.sshCommand.isEmpty()) {
-        m_userId = qint64(::geteuid());
-        return m_userId;
-    }
-    // Over ssh the jobs are the login's on the cluster: asked once.
-    const SlurmCommandResult r =
-        m_runner->runNow(QStringLiteral("id"), {QStringLiteral("-u")}, m_cluster.commandTimeoutMs);
-    bool ok = false;
-    const qint64 uid = r.ok() ? QString::fromUtf8(r.out).trimmed().toLongLong(&ok) : -1;
-    if (!ok) {
-        if (error)
-            *error = r.ok() ? tr("id -u said \"%1\"").arg(QString::fromUtf8(r.out).trimmed())
-                            : r.message(QStringLiteral("id"));
-        return -1;
-    }
-    m_userId = uid;
-    return m_userId;
 }
 
 QString SlurmLauncher::host(RunId run) const

@@ -1,7 +1,10 @@
 #pragma once
 
 #include "launch/launcher.h"
+#include "slurm/slurmattachcheck.h"
+#include "slurm/slurmclusterconfig.h"
 #include "slurm/slurmjob.h"
+#include "slurm/slurmsubmission.h"
 
 #include <QHash>
 #include <QStringList>
@@ -14,46 +17,15 @@ class QTimer;
 namespace trainyard {
 
 class SlurmCommandRunner;
-struct SlurmCommandResult;
-struct ExperimentCluster;
 
-// How jobs go to one Slurm cluster: what sbatch is given besides the job.
-struct SlurmClusterConfig
-{
-    QString name;                           // the experiment's name for the cluster; handles carry it
-    QString partition;                      // empty: the cluster's default partition
-    QString account;                        // empty: the user's default
-    QString qos;                            // empty: the default
-    QString time;                           // sbatch --time ("1:00:00"); empty: the partition's limit
-    QString gres = QStringLiteral("gpu:1"); // empty: no GPU request
-    QStringList extraArgs;                  // more sbatch options, one argument each (never a shell string)
-    int warnSeconds = 300;                  // --signal=B:USR2@N before the time limit; 0: none
-    int pollMs = 10000;                     // one squeue for all jobs this often (sites limit RPCs)
-    int commandTimeoutMs = 30000;
-    QString worker;           // trainyard-worker on the cluster; empty: the orchestrator's (a shared filesystem)
-    bool connectBack = false; // keep the metrics socket address: only where the nodes can reach it
-    // Non-empty: every Slurm command goes through this ssh command (reach
-    // "ssh"): "ssh -o BatchMode=yes ... -- HOST", the destination last.
-    QStringList sshCommand;
-
-    // The settings of `cluster` of the experiment file for any of its lanes;
-    // each job names its lane's partition and gres in its LaunchSpec.
-    static SlurmClusterConfig forCluster(const ExperimentCluster &cluster);
-
-    // The settings of a lane "slurm:NAME/PARTITION" with `gres` (empty:
-    // gpu:1) on `cluster` of the experiment file: the lane's partition wins
-    // over the cluster's sbatch.partition. What the Scheduler will build its
-    // SlurmLaunchers from once it uses them.
-    static SlurmClusterConfig forLane(const ExperimentCluster &cluster, const QString &partition, const QString &gres);
-};
-
-// Workers as Slurm batch jobs on a cluster reached locally (the Slurm client
-// commands on this machine; ssh is not implemented yet). One job per run:
-//   start      sbatch --parsable, the job script on standard input; it only
-//              execs the worker's argument list, each argument single-quoted.
-//              Output appended to RUN_DIR/worker.log; the token travels in
-//              sbatch's environment (exported to the job), never on a command
-//              line. started(0, id), then pending("submitted").
+// Workers as Slurm batch jobs on one cluster, its commands run here or over
+// ssh (SlurmClusterConfig::sshCommand, the runner's). One job per run:
+//   start      sbatch --parsable with what SlurmSubmission builds: the job
+//              script on standard input (it only execs the worker's argument
+//              list, each argument single-quoted), output appended to
+//              RUN_DIR/worker.log, the token in sbatch's environment
+//              (exported to the job), never on a command line.
+//              started(0, id), then pending("submitted").
 //   tracking   one squeue call per poll for all its jobs; events only on a
 //              change. A job that ended (or that squeue no longer lists) gets
 //              one `scontrol show job` for its exit code; when Slurm has
@@ -71,11 +43,9 @@ struct SlurmClusterConfig
 //              limit ..."). A job Slurm could not launch (FAILED,
 //              JobLaunchFailure, "signal 53") ends with endedBecause too.
 //   handle     {"kind":"slurm","job":"ID","cluster":NAME}
-//   attach     the job is still known to scontrol (blocking, bounded), and
-//              is the run's: its JobName the run's name, its WorkDir the
-//              run's working directory, its UserId the user's. A job that
-//              is not (an id reused after a controller reset, a forged state
-//              file) is NotOurs and never signalled. The run's spec is kept:
+//   attach     once SlurmAttachCheck finds the job still known to scontrol
+//              and the run's (its name, working directory and user); else
+//              Gone, or NotOurs and never signalled. The run's spec is kept:
 //              an attached job is requeued like one started here.
 // Job ids are digits only (SlurmJob::isJobId) and go to scancel and
 // scontrol after "--", squeue as --jobs=ID: never read as options.
@@ -93,10 +63,8 @@ public:
     ~SlurmLauncher() override; // releases (cancels) what it still holds
 
     QString kind() const override { return QStringLiteral("slurm"); }
-    // The lane's partition (from "slurm:CLUSTER/PARTITION") and gres, the
-    // device the job sees (cuda:0 with a GPU request, else cpu), the
-    // cluster's worker; no socket unless connectBack: metrics come from the
-    // run's metrics.jsonl on the shared filesystem.
+    // SlurmSubmission::prepare: the lane's partition and gres, the device the
+    // job sees, the cluster's worker, no socket unless connectBack.
     void prepare(LaunchSpec &spec) const override;
     void start(RunId run, const LaunchSpec &spec) override;
     void terminate(RunId run) override;
@@ -115,27 +83,8 @@ public:
     bool describe(const RunInfo &run, QObject *context, Described done) override;
 
     const SlurmClusterConfig &cluster() const { return m_cluster; }
-    // The sbatch options for `spec` (without the script): for tests and logs.
-    QStringList sbatchArguments(const LaunchSpec &spec) const;
     // The squeue calls made so far (the cost of tracking).
     int pollCount() const { return m_polls; }
-
-    // What `trainyard check` asks the cluster about one lane's job, blocking
-    // (each command bounded by commandTimeoutMs; for a command line, not the
-    // window): the partition exists (`scontrol show partition`), sbatch
-    // --test-only accepts the options and script start() would submit, the
-    // worker is an executable file where jobs run (over ssh: `test -f -a -x`
-    // there; reached locally: here, the shared filesystem). Each field is one
-    // problem, empty when fine.
-    struct LaneCheck
-    {
-        bool reachable = true; // false: `cluster` says why, nothing else was asked
-        QString cluster;
-        QString partition;
-        QString options;
-        QString worker;
-    };
-    LaneCheck check(const LaunchSpec &spec);
 
 private:
     struct Job
@@ -162,10 +111,6 @@ private:
     // tells (endedBecause): TIMEOUT (`timeLimit`, with the checkpoint's
     // stamp now), a failed launch; empty for any other end.
     QString endReason(const Job &job, const SlurmJob &final, bool timeLimit, const QString &stamp) const;
-    // The batch script for `job` (prepared): what submit() sends.
-    QByteArray jobScript(const LaunchSpec &job) const;
-    // One command, waited for (check()).
-    SlurmCommandResult ask(const QString &program, const QStringList &args, const QByteArray &input);
     void submit(RunId run, const LaunchSpec &spec, const QString &pendingReason);
     void submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason);
     void poll();
@@ -175,20 +120,16 @@ private:
     void ended(RunId run, const SlurmJob &final);
     void scancel(const QString &id, const QStringList &options);
     void schedulePoll();
-    // Why the job scontrol described is not the run `expected` (its name,
-    // working directory, user); empty when it is.
-    QString notTheRun(const SlurmJob &job, const LaunchSpec &expected);
-    // The uid jobs are submitted as (this user's; over ssh the login's, asked once); -1 with `error`.
-    qint64 userId(QString *error);
 
     SlurmClusterConfig m_cluster;
+    SlurmSubmission m_submission;
     std::unique_ptr<SlurmCommandRunner> m_runner;
+    SlurmAttachCheck m_attachCheck; // with m_cluster and *m_runner
     QHash<RunId, Job> m_jobs;
     QTimer *m_timer = nullptr;
     bool m_polling = false;
     quint64 m_serial = 0;
     int m_polls = 0;
-    qint64 m_userId = -1; // userId()'s answer, once known
 };
 
 } // namespace trainyard
