@@ -2,6 +2,7 @@
 
 #include "metrics/metricslogreader.h"
 #include "records/runinfo.h"
+#include "runstore/runattempts.h"
 #include "runstore/runnotes.h"
 #include "runstore/runrecord.h"
 
@@ -45,23 +46,20 @@ public:
     // history (archiveRunDir).
     bool clearRunDir(const QString &name) const;
     bool hasCheckpoint(const QString &name) const;
-    // Whether ROOT/NAME is a folder (not a link) holding anything but
-    // spec.json, notes.json, empty files and empty folders: the output of a
-    // run that started (metrics.jsonl, worker.log, status.json, checkpoints).
-    bool hasResults(const QString &name) const;
 
-    // A run folder that holds results is history: a fresh start of its run
-    // renames it (never copies, never deletes) to the first free
-    // NAME.attempt-N, N = 1, 2, ..., and starts in a new NAME. The new
-    // folder keeps the run's notes.json (the archive keeps its copy).
-    // Refuses a folder that is a link (nothing is renamed through one).
-    bool archiveRunDir(const QString &name, QString *archivedName, QString *error = nullptr) const;
-    // The folder name archiveRunDir would give NAME now.
-    QString nextAttemptName(const QString &name) const;
-    // N of an archived attempt's folder name "BASE.attempt-N" (BASE a safe
-    // run name, N from 1 to 999999; the name may so exceed a run name's 100
-    // characters), else 0.
-    static int attemptNumber(const QString &folderName, QString *base = nullptr);
+    // A run folder that holds results is history, kept as an attempt
+    // (RunAttempts, which says how).
+    RunAttempts attempts() const { return RunAttempts(*this); }
+    bool hasResults(const QString &name) const { return attempts().hasResults(name); }
+    bool archiveRunDir(const QString &name, QString *archivedName, QString *error = nullptr) const
+    {
+        return attempts().archive(name, archivedName, error);
+    }
+    QString nextAttemptName(const QString &name) const { return attempts().nextName(name); }
+    static int attemptNumber(const QString &folderName, QString *base = nullptr)
+    {
+        return RunAttempts::number(folderName, base);
+    }
 
     // status.json: {"state","exit_code","signal","pid","device","host",
     // "started","ended","message","step","loss","command"}.

@@ -1,6 +1,4 @@
-// RunStore's part about kept attempts: whether a run folder holds results,
-// and renaming it to NAME.attempt-N before a fresh start (history is never
-// written over). The rest of the class is in runstore.cpp.
+#include "runstore/runattempts.h"
 
 #include "experiment/experiment.h"
 #include "logcategories.h"
@@ -53,14 +51,19 @@ bool holdsResults(const QString &dir, bool top)
 
 } // namespace
 
-bool RunStore::hasResults(const QString &name) const
+RunAttempts::RunAttempts(const RunStore &store)
+    : m_store(store)
 {
-    const QString dir = runDir(name);
+}
+
+bool RunAttempts::hasResults(const QString &name) const
+{
+    const QString dir = m_store.runDir(name);
     const QFileInfo info(dir);
     return !dir.isEmpty() && !info.isSymLink() && info.isDir() && holdsResults(dir, true);
 }
 
-int RunStore::attemptNumber(const QString &folderName, QString *base)
+int RunAttempts::number(const QString &folderName, QString *base)
 {
     static const QRegularExpression re(
         QRegularExpression::anchoredPattern(QStringLiteral("(.+)\\.attempt-([1-9][0-9]{0,5})")));
@@ -72,21 +75,21 @@ int RunStore::attemptNumber(const QString &folderName, QString *base)
     return m.captured(2).toInt();
 }
 
-QString RunStore::nextAttemptName(const QString &name) const
+QString RunAttempts::nextName(const QString &name) const
 {
-    if (runDir(name).isEmpty())
+    if (m_store.runDir(name).isEmpty())
         return {};
     for (int n = 1; n <= 999999; ++n) {
         const QString candidate = name + QStringLiteral(".attempt-") + QString::number(n);
-        if (!existsNoFollow(m_root + QLatin1Char('/') + candidate))
+        if (!existsNoFollow(m_store.root() + QLatin1Char('/') + candidate))
             return candidate;
     }
     return {};
 }
 
-bool RunStore::archiveRunDir(const QString &name, QString *archivedName, QString *error) const
+bool RunAttempts::archive(const QString &name, QString *archivedName, QString *error) const
 {
-    const QString dir = runDir(name);
+    const QString dir = m_store.runDir(name);
     if (dir.isEmpty())
         return refuse(error, QStringLiteral("\"%1\" is not a safe run name").arg(name));
     const QFileInfo info(dir);
@@ -95,15 +98,15 @@ bool RunStore::archiveRunDir(const QString &name, QString *archivedName, QString
                       dir + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders"));
     if (!info.isDir())
         return refuse(error, dir + QStringLiteral(": no run folder to keep"));
-    const RunNotes notes = readNotes(name);
+    const RunNotes notes = m_store.readNotes(name);
     // The first free name; renameat2 without replacing, so a folder made
     // there meanwhile is never written over (then the next number).
     for (int tries = 0; tries < 100; ++tries) {
-        const QString archived = nextAttemptName(name);
+        const QString archived = nextName(name);
         if (archived.isEmpty())
             return refuse(error, dir + QStringLiteral(": no free attempt name left"));
         const QByteArray from = QFile::encodeName(dir);
-        const QByteArray to = QFile::encodeName(m_root + QLatin1Char('/') + archived);
+        const QByteArray to = QFile::encodeName(m_store.root() + QLatin1Char('/') + archived);
         int rc = ::renameat2(AT_FDCWD, from.constData(), AT_FDCWD, to.constData(), RENAME_NOREPLACE);
         int err = rc == 0 ? 0 : errno;
         if (rc != 0 && (err == EINVAL || err == ENOSYS)) {
@@ -129,7 +132,7 @@ bool RunStore::archiveRunDir(const QString &name, QString *archivedName, QString
         if (archivedName)
             *archivedName = archived;
         QString notesError;
-        if (!notes.isEmpty() && !writeNotes(name, notes, &notesError))
+        if (!notes.isEmpty() && !m_store.writeNotes(name, notes, &notesError))
             qCWarning(lcRunStore).noquote() << notesError;
         return true;
     }
