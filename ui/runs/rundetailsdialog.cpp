@@ -1,10 +1,10 @@
 #include "runs/rundetailsdialog.h"
 
 #include "board/carddelegate.h"
-#include "experiment/runspecview.h"
 #include "launch/launcher.h"
 #include "protocol/exitcode.h"
 #include "runs/logview.h"
+#include "runs/resolvedspecview.h"
 #include "runstore/runstore.h"
 #include "supervision/exitoutcome.h"
 
@@ -17,14 +17,12 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QSet>
 #include <QTabWidget>
 #include <QTimer>
 #include <QTreeWidget>
@@ -91,9 +89,9 @@ RunDetailsDialog::RunDetailsDialog(const RunRecord &run, const QString &experime
     : QDialog(parent)
     , m_run(run)
     , m_experiment(experiment)
-    , m_catalogue(catalogue)
     , m_savedNotes(run.notes)
     , m_tabs(new QTabWidget(this))
+    , m_specView(new ResolvedSpecView(catalogue, this))
     , m_log(new LogView(this))
     , m_timer(new QTimer(this))
 {
@@ -101,7 +99,7 @@ RunDetailsDialog::RunDetailsDialog(const RunRecord &run, const QString &experime
     setWindowTitle(tr("Run details: %1").arg(run.info.name));
     m_log->setObjectName(QStringLiteral("log"));
     m_tabs->addTab(createOverview(), tr("Overview"));
-    m_tabs->addTab(createSpec(), tr("Spec"));
+    m_tabs->addTab(m_specView, tr("Spec"));
     m_tabs->addTab(createNotes(), tr("Notes"));
     m_tabs->addTab(m_log, tr("Log"));
 
@@ -195,29 +193,6 @@ QWidget *RunDetailsDialog::createOverview()
     return page;
 }
 
-QWidget *RunDetailsDialog::createSpec()
-{
-    auto *page = new QWidget(this);
-    m_specSource = new QLabel(this);
-    m_specSource->setWordWrap(true);
-    m_spec = new QTreeWidget(this);
-    m_spec->setObjectName(QStringLiteral("spec"));
-    m_spec->setHeaderLabels({tr("Key"), tr("Value"), tr("From")});
-    m_spec->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_spec->header()->setSectionResizeMode(1, QHeaderView::Stretch);
-    auto *copy = new QPushButton(tr("Copy spec as JSON"), this);
-    copy->setObjectName(QStringLiteral("copySpec"));
-    connect(copy, &QPushButton::clicked, this,
-            [this] { QGuiApplication::clipboard()->setText(QString::fromUtf8(QJsonDocument(m_resolved).toJson())); });
-    auto *row = new QHBoxLayout;
-    row->addWidget(m_specSource, 1);
-    row->addWidget(copy, 0, Qt::AlignTop);
-    auto *layout = new QVBoxLayout(page);
-    layout->addLayout(row);
-    layout->addWidget(m_spec, 1);
-    return page;
-}
-
 QWidget *RunDetailsDialog::createNotes()
 {
     auto *page = new QWidget(this);
@@ -284,11 +259,11 @@ void RunDetailsDialog::refresh()
 
 void RunDetailsDialog::setRecord(const RunRecord &run)
 {
-    const bool specChanged = run.info.spec != m_run.info.spec || m_resolved.isEmpty();
+    const bool specChanged = run.info.spec != m_run.info.spec || m_specView->resolved().isEmpty();
     m_run = run;
     showOverview();
     if (specChanged) {
-        showSpec();
+        m_specView->setSpec(run.info.spec);
     }
     if (!m_notesEdited && run.notes != m_savedNotes) {
         m_savedNotes = run.notes;
@@ -351,72 +326,17 @@ void RunDetailsDialog::showOverview()
     }
 }
 
-void RunDetailsDialog::showSpec()
-{
-    m_resolved = m_catalogue.resolve(m_run.info.spec);
-    if (RunSpecView(m_run.info.spec).isProgram()) {
-        m_specSource->setText(tr("What spec.json holds: a program run, whose hyperparameters are its command's "
-                                 "arguments (docs/python.md)."));
-    } else if (m_catalogue.isEmpty()) {
-        m_specSource->setText(tr("What spec.json holds. The worker's catalogue is not loaded, so the defaults "
-                                 "of the keys it leaves out are not shown."));
-    } else if (!m_catalogue.model(RunSpecView(m_run.info.spec).modelType())) {
-        m_specSource->setText(tr("What spec.json holds: this worker does not know the model, so its defaults "
-                                 "are not shown."));
-    } else {
-        m_specSource->setText(tr("Every hyperparameter: what spec.json holds, and the defaults of the worker's "
-                                 "catalogue (worker %1) for the keys it leaves out.")
-                                  .arg(m_catalogue.workerVersion()));
-    }
-    QSet<QString> given;
-    for (const RunSpecView::Param &p : RunSpecView(m_run.info.spec).flattened()) {
-        given.insert(p.key);
-    }
-    m_spec->clear();
-    QHash<QString, QTreeWidgetItem *> sections;
-    const QFont italic = [this] {
-        QFont f = m_spec->font();
-        f.setItalic(true);
-        return f;
-    }();
-    for (const RunSpecView::Param &p : RunSpecView(m_resolved).flattened()) {
-        const qsizetype dot = p.key.indexOf(QLatin1Char('.'));
-        QTreeWidgetItem *parent = nullptr;
-        QString key = p.key;
-        if (dot > 0) {
-            const QString section = p.key.left(dot);
-            parent = sections.value(section);
-            if (!parent) {
-                parent = new QTreeWidgetItem(m_spec, QStringList{section});
-                sections.insert(section, parent);
-            }
-            key = p.key.mid(dot + 1);
-        }
-        const bool isDefault = !given.contains(p.key);
-        auto *item = new QTreeWidgetItem(
-            QStringList{key, RunSpecView::valueText(p.value), isDefault ? tr("default") : tr("spec")});
-        item->setData(0, Qt::UserRole, p.key);
-        if (isDefault) {
-            for (int c = 0; c < 3; ++c) {
-                item->setFont(c, italic);
-                item->setForeground(c, m_spec->palette().color(QPalette::Disabled, QPalette::Text));
-            }
-        }
-        if (parent) {
-            parent->addChild(item);
-        } else {
-            m_spec->addTopLevelItem(item);
-        }
-    }
-    m_spec->expandAll();
-}
-
 void RunDetailsDialog::showNotes()
 {
     const QSignalBlocker noteBlocker(m_note);
     m_tags->setText(m_savedNotes.tagsText());
     m_note->setPlainText(m_savedNotes.note);
     m_notesStatus->clear();
+}
+
+QJsonObject RunDetailsDialog::resolvedSpec() const
+{
+    return m_specView->resolved();
 }
 
 QString RunDetailsDialog::commandText() const

@@ -24,6 +24,7 @@ namespace trainyard {
 
 class Launcher;
 class LogView;
+class ResolvedSpecView;
 
 /// What a run was, in one window: state and what its exit means, device,
 /// host, start, end and duration, its final metrics (the last loss, the
@@ -66,7 +67,7 @@ public:
 
     QString runDir() const { return m_run.info.runDir; }
     /// The spec with the catalogue's defaults filled in (what "Copy spec" copies).
-    QJsonObject resolvedSpec() const { return m_resolved; }
+    QJsonObject resolvedSpec() const;
     /// The worker's command line as one line a shell would take.
     QString commandText() const;
     /// The tags and note as edited in the dialog.
@@ -89,10 +90,8 @@ protected:
 
 private:
     QWidget *createOverview();
-    QWidget *createSpec();
     QWidget *createNotes();
     void showOverview();
-    void showSpec();
     void showNotes();
     void refresh();
     void showJobDetails();
@@ -100,14 +99,13 @@ private:
 
     RunRecord m_run;
     QString m_experiment;
-    ModelCatalogue m_catalogue;
-    QJsonObject m_resolved;
     Source m_source;
     RunNotes m_savedNotes;
     bool m_notesEdited = false;
     bool m_discardNotes = false; // a save failed on closing: the next close lets them go
 
     QTabWidget *m_tabs;
+    ResolvedSpecView *m_specView;
     QLabel *m_name = nullptr;
     QLabel *m_state = nullptr;
     QLabel *m_exit = nullptr;
@@ -125,8 +123,6 @@ private:
     QTreeWidget *m_metrics = nullptr;
     QLabel *m_commandLabel = nullptr;
     QPlainTextEdit *m_command = nullptr;
-    QLabel *m_specSource = nullptr;
-    QTreeWidget *m_spec = nullptr;
     QLineEdit *m_tags = nullptr;
     QPlainTextEdit *m_note = nullptr;
     QLabel *m_notesStatus = nullptr;

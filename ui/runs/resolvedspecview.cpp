@@ -1,0 +1,103 @@
+#include "runs/resolvedspecview.h"
+
+#include "experiment/runspecview.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHash>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPushButton>
+#include <QSet>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace trainyard {
+
+ResolvedSpecView::ResolvedSpecView(const ModelCatalogue &catalogue, QWidget *parent)
+    : QWidget(parent)
+    , m_catalogue(catalogue)
+    , m_source(new QLabel(this))
+    , m_tree(new QTreeWidget(this))
+{
+    m_source->setWordWrap(true);
+    m_tree->setObjectName(QStringLiteral("spec"));
+    m_tree->setHeaderLabels({tr("Key"), tr("Value"), tr("From")});
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    auto *copy = new QPushButton(tr("Copy spec as JSON"), this);
+    copy->setObjectName(QStringLiteral("copySpec"));
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QGuiApplication::clipboard()->setText(QString::fromUtf8(QJsonDocument(m_resolved).toJson())); });
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_source, 1);
+    row->addWidget(copy, 0, Qt::AlignTop);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tree, 1);
+}
+
+void ResolvedSpecView::setSpec(const QJsonObject &spec)
+{
+    m_resolved = m_catalogue.resolve(spec);
+    if (RunSpecView(spec).isProgram()) {
+        m_source->setText(tr("What spec.json holds: a program run, whose hyperparameters are its command's "
+                             "arguments (docs/python.md)."));
+    } else if (m_catalogue.isEmpty()) {
+        m_source->setText(tr("What spec.json holds. The worker's catalogue is not loaded, so the defaults "
+                             "of the keys it leaves out are not shown."));
+    } else if (!m_catalogue.model(RunSpecView(spec).modelType())) {
+        m_source->setText(tr("What spec.json holds: this worker does not know the model, so its defaults "
+                             "are not shown."));
+    } else {
+        m_source->setText(tr("Every hyperparameter: what spec.json holds, and the defaults of the worker's "
+                             "catalogue (worker %1) for the keys it leaves out.")
+                              .arg(m_catalogue.workerVersion()));
+    }
+    QSet<QString> given;
+    for (const RunSpecView::Param &p : RunSpecView(spec).flattened()) {
+        given.insert(p.key);
+    }
+    m_tree->clear();
+    QHash<QString, QTreeWidgetItem *> sections;
+    const QFont italic = [this] {
+        QFont f = m_tree->font();
+        f.setItalic(true);
+        return f;
+    }();
+    for (const RunSpecView::Param &p : RunSpecView(m_resolved).flattened()) {
+        const qsizetype dot = p.key.indexOf(QLatin1Char('.'));
+        QTreeWidgetItem *parent = nullptr;
+        QString key = p.key;
+        if (dot > 0) {
+            const QString section = p.key.left(dot);
+            parent = sections.value(section);
+            if (!parent) {
+                parent = new QTreeWidgetItem(m_tree, QStringList{section});
+                sections.insert(section, parent);
+            }
+            key = p.key.mid(dot + 1);
+        }
+        const bool isDefault = !given.contains(p.key);
+        auto *item = new QTreeWidgetItem(
+            QStringList{key, RunSpecView::valueText(p.value), isDefault ? tr("default") : tr("spec")});
+        item->setData(0, Qt::UserRole, p.key);
+        if (isDefault) {
+            for (int c = 0; c < 3; ++c) {
+                item->setFont(c, italic);
+                item->setForeground(c, m_tree->palette().color(QPalette::Disabled, QPalette::Text));
+            }
+        }
+        if (parent) {
+            parent->addChild(item);
+        } else {
+            m_tree->addTopLevelItem(item);
+        }
+    }
+    m_tree->expandAll();
+}
+
+} // namespace trainyard
