@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace trainyard {
 
@@ -24,6 +25,8 @@ Ingestion::Ingestion(RunRegistry *runs, RunStore *store, MetricStore *metrics, Q
     m_progressTimer.setSingleShot(true);
     m_progressTimer.setInterval(33);
     connect(&m_progressTimer, &QTimer::timeout, this, &Ingestion::flushProgress);
+    connect(&m_follow, &QTimer::timeout, this, &Ingestion::followFiles);
+    m_follow.start(1000);
 }
 
 Ingestion::~Ingestion() = default;
@@ -90,6 +93,7 @@ Ingestion::Done Ingestion::done(RunId id) const
 void Ingestion::forget(RunId id)
 {
     m_tracks.erase(id);
+    m_followed.erase(id);
     m_progressDirty.removeAll(id);
     m_metrics->removeRun(id);
 }
@@ -97,6 +101,7 @@ void Ingestion::forget(RunId id)
 void Ingestion::clear()
 {
     m_tracks.clear();
+    m_followed.clear();
     m_progressDirty.clear();
     m_progressTimer.stop();
     m_metrics->clear();
@@ -244,6 +249,18 @@ int Ingestion::followMetricsFile(RunId id)
 {
     Run *r = find(id);
     return r ? ingestMetricsFile(r, true) : 0;
+}
+
+void Ingestion::followFiles()
+{
+    // A copy: listeners of the lines may start or stop runs.
+    const std::vector<RunId> ids(m_followed.begin(), m_followed.end());
+    for (RunId id : ids) {
+        if (m_followed.count(id) == 0)
+            continue; // ended meanwhile
+        const int records = followMetricsFile(id);
+        Q_EMIT followed(id, records, metricsFileProblem(id));
+    }
 }
 
 QString Ingestion::metricsFileProblem(RunId id) const

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -47,6 +48,11 @@ public:
     // on the shared filesystem is its only channel): log lines are
     // announced as they come. Returns the number of records read.
     int followMetricsFile(RunId id);
+    // Such a run's file is read so every follow interval (1 s) until
+    // unfollow() (or forget()), each read said by followed().
+    void follow(RunId id) { m_followed.insert(id); }
+    void unfollow(RunId id) { m_followed.erase(id); }
+    void setFollowInterval(int ms) { m_follow.setInterval(ms); }
     // Why the run's metrics.jsonl was refused at the last read (a link, a
     // FIFO, ...: RunStore::readMetrics), else empty.
     QString metricsFileProblem(RunId id) const;
@@ -76,6 +82,10 @@ public:
 Q_SIGNALS:
     void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
     void logLine(trainyard::RunId id, const QString &level, const QString &text);
+    // A followed run's file was read: `records` new ones (heartbeats are
+    // lines too: a worker that writes is alive); `problem`, the file's
+    // refusal (a link, a FIFO: RunStore::readMetrics), empty when none.
+    void followed(trainyard::RunId id, int records, const QString &problem);
 
 private:
     // One run's ingestion state beside its record.
@@ -100,6 +110,7 @@ private:
     };
     Run *find(RunId id);
     void flushProgress();
+    void followFiles();
     int ingestMetricsFile(Run *run, bool live);
     void ingest(Run *run, const MetricRecord &record, bool live);
     void ingestMetric(Run *run, const MetricRecord &record);
@@ -112,6 +123,8 @@ private:
     std::map<RunId, Run> m_tracks;
     QList<RunId> m_progressDirty;
     QTimer m_progressTimer;
+    std::set<RunId> m_followed; // runs without a socket (follow())
+    QTimer m_follow;
     std::unordered_map<std::string, int> m_metricIds; // JSON key -> MetricStore id
 };
 

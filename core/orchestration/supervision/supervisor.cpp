@@ -1,5 +1,6 @@
 #include "supervision/supervisor.h"
 
+#include "devices/device.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
@@ -49,8 +50,7 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
             [this](RunId id) { m_runs->update(id, [](RunInfo &r) { r.connected = false; }); });
     connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
     m_watchdog.start(500);
-    connect(&m_follow, &QTimer::timeout, this, &Supervisor::followFiles);
-    m_follow.start(1000);
+    connect(m_ingestion, &Ingestion::followed, this, &Supervisor::onFollowed);
     m_shutdownDeadline.setSingleShot(true);
     connect(&m_shutdownDeadline, &QTimer::timeout, this, &Supervisor::onShutdownDeadline);
 }
@@ -84,6 +84,7 @@ void Supervisor::untrack(RunId id)
     m_supervised.erase(it);
     // We may be inside one of its calls (an exit reported from inside
     // terminate()): let the event loop delete it.
+    m_ingestion->unfollow(id);
     s->stop->halt();
     s->stop->disconnect(this);
     s->stop->deleteLater();
@@ -100,7 +101,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
         return refuse(error, QStringLiteral("the session is closing"));
     // A cluster names its own worker where jobs run (the launcher says when
     // it has none): a login node needs no local one.
-    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !isSlurmDevice(options.device))
+    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !Device::parse(options.device).isSlurm())
         return refuse(
             error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
     if (!m_store->ensureRoot(error))
@@ -190,6 +191,8 @@ void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
         return;
     if (s->phase == Phase::Launching)
         s->phase = Phase::Live;
+    if (s->followFile)
+        m_ingestion->follow(id); // launched: its file is read as it grows
     m_runs->update(id, [&](RunInfo &r) {
         if (pid > 0)
             r.pid = pid;
@@ -215,6 +218,8 @@ void Supervisor::onPending(RunId id, const QString &reason)
         && (r->state == RunState::Running || r->state == RunState::Stalled || r->state == RunState::Paused);
     const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
     s->phase = Phase::Pending;
+    if (s->followFile)
+        m_ingestion->follow(id);
     s->pendingReason = why;
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), requeued ? "requeued, pending" : "pending",
            qUtf8Printable(why));
@@ -331,39 +336,28 @@ void Supervisor::checkWatchdog()
     }
 }
 
-void Supervisor::followFiles()
+void Supervisor::onFollowed(RunId id, int records, const QString &problem)
 {
-    QList<RunId> ids; // listeners of the lines may start or stop runs
-    for (const auto &[id, s] : m_supervised) {
-        if (s->followFile && s->phase != Phase::Launching)
-            ids << id;
-    }
-    for (RunId id : std::as_const(ids)) {
-        // Heartbeats are lines too: a worker that writes is alive. While the
-        // queue says pending, lines are the previous job's last ones.
-        if (m_ingestion->followMetricsFile(id) > 0) {
-            if (Supervised *s = supervised(id); s && s->phase == Phase::Live)
-                noteAlive(s);
+    // While the queue says pending, lines are the previous job's last ones.
+    if (Supervised *s = supervised(id); s && records > 0 && s->phase == Phase::Live)
+        noteAlive(s);
+    // Its only channel refused (a link, a FIFO): its silence proves
+    // nothing, so no stall, and the run says why it shows no progress.
+    Supervised *s = supervised(id);
+    if (!s)
+        return;
+    if (!problem.isEmpty()) {
+        s->watched = false;
+        if (s->info->state == RunState::Stalled) {
+            m_runs->setState(id, RunState::Running, problem);
+        } else if (s->info->message != problem) {
+            m_runs->update(id, [&](RunInfo &r) { r.message = problem; });
         }
-        // Its only channel refused (a link, a FIFO): its silence proves
-        // nothing, so no stall, and the run says why it shows no progress.
-        const QString problem = m_ingestion->metricsFileProblem(id);
-        Supervised *s = supervised(id);
-        if (!s)
-            continue;
-        if (!problem.isEmpty()) {
-            s->watched = false;
-            if (s->info->state == RunState::Stalled) {
-                m_runs->setState(id, RunState::Running, problem);
-            } else if (s->info->message != problem) {
-                m_runs->update(id, [&](RunInfo &r) { r.message = problem; });
-            }
-        } else if (!s->fileProblem.isEmpty() && s->info->message == s->fileProblem) {
-            // A regular file again: the refusal is over.
-            m_runs->update(id, [](RunInfo &r) { r.message.clear(); });
-        }
-        s->fileProblem = problem;
+    } else if (!s->fileProblem.isEmpty() && s->info->message == s->fileProblem) {
+        // A regular file again: the refusal is over.
+        m_runs->update(id, [](RunInfo &r) { r.message.clear(); });
     }
+    s->fileProblem = problem;
 }
 
 // ---- control ----------------------------------------------------------------

@@ -57,8 +57,6 @@ public:
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
     void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
-    // How often the metrics.jsonl of a run without a socket is read (1 s).
-    void setFollowInterval(int ms) { m_follow.setInterval(ms); }
 
     struct StartOptions
     {
@@ -139,7 +137,7 @@ private:
         StopEscalation *stop = nullptr; // its stop, from the start (a child of the Supervisor)
         bool pendingShown = false;      // info->message is the pending reason
         bool launcherDone = false;      // exited or failed to launch: the launcher forgot it
-        bool followFile = false;        // no socket: its metrics.jsonl is read as it grows
+        bool followFile = false;        // no socket: Ingestion follows its metrics.jsonl once it started
         // The stall watchdog's: a worker from its start; a program run only
         // once it reported (a program without the module never heartbeats).
         bool watched = true;
@@ -164,7 +162,7 @@ private:
     void noteAlive(Supervised *s);
     void leavePending(Supervised *s, RunInfo &run); // inside RunRegistry::update
     void checkWatchdog();
-    void followFiles();
+    void onFollowed(RunId id, int records, const QString &problem); // Ingestion::followed
     void onShutdownDeadline();
     void maybeFinishShutdown();
 
@@ -181,7 +179,6 @@ private:
     bool m_shuttingDown = false; // no new starts
     bool m_closing = false;      // a shutdown(false) waits for runs to end
     QTimer m_watchdog;
-    QTimer m_follow; // reads the growing metrics.jsonl of runs without a socket
     QTimer m_shutdownDeadline;
 };
 

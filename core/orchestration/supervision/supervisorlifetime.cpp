@@ -57,6 +57,8 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
     s.followFile = RunStateFile::followsFile(live, *r); // a batch job's file is its channel again
+    if (s.followFile)
+        m_ingestion->follow(id);
     qCInfo(lcSupervisor, "%s reattached", qUtf8Printable(r->name));
     m_ingestion->ingestMetricsFile(id);
     m_runs->touch(id);
