@@ -491,6 +491,10 @@ private Q_SLOTS:
                               QStringLiteral("solo"), QStringLiteral("unknown")});
         QCOMPARE(plot.selectedRuns().size(), 4);
         plot.refreshNow();
+        // The default smoothing applies to every run, as the controls show it.
+        QVERIFY(plot.smoothing() > 0);
+        QCOMPARE(plot.curve(QStringLiteral("solo"))->smoothing(), plot.smoothing());
+        QVERIFY(plot.curve(QStringLiteral("solo"))->smoothed(1) != plot.curve(QStringLiteral("solo"))->loss(1));
         // Repeats: one mean line and a band (3 graphs) and each repeat's line past the
         // steps all three reached (3, empty where there is nothing past them); the lone run: one line.
         QCOMPARE(plot.lossPlot()->graphCount(), 7);

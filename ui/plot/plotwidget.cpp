@@ -43,6 +43,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     , m_timer(new QTimer(this))
     , m_graphs(m_loss, m_eval, m_axes, m_runs)
 {
+    m_runs->setSmoothing(m_smoothing); // the default applies to every run from the first
     m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_eval->setObjectName(QStringLiteral("evalPlot"));
     // A wheel, a drag or a box on the plot means the user looks at a part: stop following.
