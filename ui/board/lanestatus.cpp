@@ -6,7 +6,6 @@
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
-#include "session/orchestrator.h"
 
 #include <QVariantList>
 
@@ -24,10 +23,11 @@ QVariantList toList(const QVector<double> &v)
 }
 } // namespace
 
-void LaneStatus::setSources(const Orchestrator *orchestrator, const DeviceInventory *devices,
+void LaneStatus::setSources(const RunRegistry *runs, const Dispatcher *dispatcher, const DeviceInventory *devices,
                             const DeviceHistory *history)
 {
-    m_orchestrator = orchestrator;
+    m_runs = runs;
+    m_dispatcher = dispatcher;
     m_devices = devices;
     m_history = history;
 }
@@ -39,16 +39,16 @@ bool LaneStatus::reloadSlotAdvice(QString *warning)
 
 QString LaneStatus::deviceName(const LaneInfo &lane) const
 {
-    if (lane.effectiveDevice == QLatin1String("cpu") && m_orchestrator) {
+    if (lane.effectiveDevice == QLatin1String("cpu") && m_dispatcher) {
         // What each of its runs gets, not what the machine has.
-        const int threads = m_orchestrator->dispatcher()->threadsPerCpuRun();
+        const int threads = m_dispatcher->threadsPerCpuRun();
         return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
     }
     if (QString cluster, partition; isSlurmDevice(lane.device, &cluster, &partition)) {
         int pending = 0;
         int running = 0;
         for (RunId id : lane.runs) {
-            const RunInfo r = m_orchestrator ? m_orchestrator->runs()->value(id) : RunInfo{};
+            const RunInfo r = m_runs ? m_runs->value(id) : RunInfo{};
             pending += isActive(r.state) && !r.queueReason.isEmpty() ? 1 : 0;
             running += isActive(r.state) && r.queueReason.isEmpty() && !r.jobId.isEmpty() ? 1 : 0;
         }
@@ -68,13 +68,13 @@ DeviceInfo LaneStatus::device(const LaneInfo &lane) const
 
 QString LaneStatus::slotAdvice(const LaneInfo &lane) const
 {
-    if (!m_orchestrator) {
+    if (!m_runs) {
         return QString();
     }
     // Keyed like SlotProbe results: the GPU's name, or "cpu".
     const QString deviceName = lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device(lane).name;
     for (RunId id : lane.runs) {
-        const RunInfo run = m_orchestrator->runs()->value(id);
+        const RunInfo run = m_runs->value(id);
         if (run.state == RunState::Queued) {
             const QString model = RunSpecView(run.spec).modelType();
             const auto advice = m_slotAdvice.find(deviceName, model);

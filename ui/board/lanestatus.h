@@ -12,7 +12,8 @@ namespace trainyard {
 struct DeviceInfo;
 class DeviceHistory;
 class DeviceInventory;
-class Orchestrator;
+class Dispatcher;
+class RunRegistry;
 
 /// What a lane's header says about where its runs go: the device's name (on
 /// the CPU the threads each run gets, on Slurm the partition with its pending
@@ -22,8 +23,11 @@ class LaneStatus
 {
     Q_DECLARE_TR_FUNCTIONS(LaneStatus)
 public:
-    /// What it reads (any may be nullptr); it owns none of them.
-    void setSources(const Orchestrator *orchestrator, const DeviceInventory *devices, const DeviceHistory *history);
+    /// What it reads: the run records (a Slurm lane's jobs, a lane's first
+    /// queued run), the dispatcher (the CPU threads per run), the devices and
+    /// their history; any may be nullptr. It owns none of them.
+    void setSources(const RunRegistry *runs, const Dispatcher *dispatcher, const DeviceInventory *devices,
+                    const DeviceHistory *history);
     /// Re-reads the remembered slot probes; false with `*warning` when the
     /// file cannot be used.
     bool reloadSlotAdvice(QString *warning);
@@ -40,7 +44,8 @@ public:
 private:
     DeviceInfo device(const LaneInfo &lane) const;
 
-    const Orchestrator *m_orchestrator = nullptr;
+    const RunRegistry *m_runs = nullptr;
+    const Dispatcher *m_dispatcher = nullptr;
     const DeviceInventory *m_devices = nullptr;
     const DeviceHistory *m_history = nullptr;
     SlotAdvice m_slotAdvice;
