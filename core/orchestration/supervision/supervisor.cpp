@@ -1,17 +1,15 @@
 #include "supervision/supervisor.h"
 
-#include "devices/device.h"
-#include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "launch/launcher.h"
-#include "launch/workerprocess.h"
 #include "logcategories.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
 #include "supervision/exitoutcome.h"
+#include "supervision/runlaunch.h"
 #include "supervision/stopescalation.h"
 
 #include <QDir>
@@ -30,6 +28,7 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     , m_server(server)
     , m_ingestion(ingestion)
     , m_launcher(launcher)
+    , m_launch(runs, store, server, launcher)
     , m_stateFile(store, server, launcher)
 {
     connect(m_launcher, &Launcher::started, this, &Supervisor::onStarted);
@@ -99,31 +98,19 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
         return refuse(error, QStringLiteral("no such run"));
     if (m_shuttingDown)
         return refuse(error, QStringLiteral("the session is closing"));
-    // A cluster names its own worker where jobs run (the launcher says when
-    // it has none): a login node needs no local one.
-    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !Device::parse(options.device).isSlurm())
-        return refuse(
-            error, QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
-    if (!m_store->ensureRoot(error))
-        return false;
-    // A fresh start never writes over results: a folder that holds some is
-    // kept as an earlier attempt, one without is cleared (notes kept).
-    if (!options.resume && m_store->hasResults(r->name)) {
-        QString archived;
-        if (!m_store->archiveRunDir(r->name, &archived, error)) {
-            // The folder is history: the run ends here, in this session only,
-            // rather than write its failure over the results it could not keep.
-            const QString why = QStringLiteral("not started: its earlier results in %1 could not be kept as an "
-                                               "attempt (%2); nothing in the folder was changed")
-                                    .arg(m_store->runDir(r->name), error ? *error : QString());
-            m_ingestion->ingestMetricsFile(id); // its curves, reset for the new attempt, back
-            finishRun(id, RunState::Failed, why, /*record=*/false);
-            return refuse(error, why);
-        }
-        Q_EMIT attemptArchived(id, m_store->runDir(archived));
-    } else if (!options.resume) {
-        m_store->clearRunDir(r->name);
+    QString why, archived;
+    switch (m_launch.prepare(id, options, &why, &archived)) {
+    case RunLaunch::Folder::Refused:
+        return refuse(error, why);
+    case RunLaunch::Folder::Unkept:
+        m_ingestion->ingestMetricsFile(id); // its curves, reset for the new attempt, back
+        finishRun(id, RunState::Failed, why, /*record=*/false);
+        return refuse(error, why);
+    case RunLaunch::Folder::Ready:
+        break;
     }
+    if (!archived.isEmpty())
+        Q_EMIT attemptArchived(id, archived);
     m_ingestion->beginRun(id, !options.resume);
     if (!m_store->prepareRunDir(r->name, r->spec, error))
         return false;
@@ -150,38 +137,6 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
            options.resume ? " (resume)" : "");
     m_launcher->start(id, spec);
     return true;
-}
-
-LaunchSpec Supervisor::launchSpec(RunId id, const StartOptions &options) const
-{
-    LaunchSpec spec;
-    const RunInfo *r = m_runs->find(id);
-    if (!r)
-        return spec;
-    const QString dir = m_store->runDir(r->name);
-    spec.program = m_workerProgram;
-    spec.name = r->name;
-    spec.specPath = dir + QStringLiteral("/spec.json");
-    spec.runDir = dir;
-    spec.connect = QStringLiteral("unix:") + m_server->socketPath();
-    spec.device = options.device;
-    spec.target = options.device;
-    spec.threads = options.threads;
-    spec.resume = options.resume;
-    spec.gres = options.gres;
-    spec.cpuFallback = options.cpuFallback;
-    const RunSpecView view(r->spec);
-    if (view.isProgram()) {
-        spec.programArgv = view.programArgv();
-        spec.program = spec.programArgv.value(0);
-        spec.workingDir = view.programCwd();
-        spec.programEnv = view.programEnv();
-        spec.seed = view.seed().value_or(-1);
-        spec.cpuFallback = false; // the worker's option; a program decides for itself
-        spec.pythonPath = WorkerProcess::findPythonModule(m_workerProgram);
-    }
-    m_launcher->prepare(spec);
-    return spec;
 }
 
 void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)

@@ -3,6 +3,7 @@
 #include "launch/launcher.h"
 #include "records/runinfo.h"
 #include "runstore/runstore.h"
+#include "supervision/runlaunch.h"
 #include "supervision/runstatefile.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -52,20 +53,13 @@ public:
                QObject *parent = nullptr);
     ~Supervisor() override;
 
-    void setWorkerProgram(const QString &program) { m_workerProgram = program; }
-    QString workerProgram() const { return m_workerProgram; }
+    void setWorkerProgram(const QString &program) { m_launch.setWorkerProgram(program); }
+    QString workerProgram() const { return m_launch.workerProgram(); }
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
     void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
 
-    struct StartOptions
-    {
-        QString device;  // where it runs ("cpu", "cuda:1")
-        int threads = 0; // 0: the worker decides
-        bool resume = false;
-        QString gres;             // a Slurm lane's request per run; empty: the cluster's default
-        bool cpuFallback = false; // a Slurm lane: a node without a usable GPU trains on its CPU
-    };
+    using StartOptions = trainyard::StartOptions;
     // Launches `id` (its folder prepared; unless resuming, cleared, or kept
     // as an earlier attempt when it holds results): state
     // Starting. False with a message when it could not be launched at all
@@ -73,7 +67,7 @@ public:
     bool start(RunId id, const StartOptions &options, QString *error);
     // What start(id, options) hands the launcher, without the token (which
     // never shows): also the command line of a run that has not started.
-    LaunchSpec launchSpec(RunId id, const StartOptions &options) const;
+    LaunchSpec launchSpec(RunId id, const StartOptions &options) const { return m_launch.spec(id, options); }
     bool stop(RunId id, QString *error = nullptr);
     bool pause(RunId id, QString *error = nullptr);
     bool resume(RunId id, QString *error = nullptr); // a paused run
@@ -171,9 +165,9 @@ private:
     MetricsServer *m_server;
     Ingestion *m_ingestion;
     Launcher *m_launcher;
+    RunLaunch m_launch;
     RunStateFile m_stateFile;
     std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
-    QString m_workerProgram;
     int m_stopTimeoutMs = 15000;
     int m_stallTimeoutMs = 30000;
     bool m_shuttingDown = false; // no new starts

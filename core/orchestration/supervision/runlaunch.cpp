@@ -1,0 +1,79 @@
+#include "supervision/runlaunch.h"
+
+#include "devices/device.h"
+#include "experiment/runspecview.h"
+#include "ingest/metricsserver.h"
+#include "launch/workerprocess.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
+
+namespace trainyard {
+
+RunLaunch::RunLaunch(const RunRegistry *runs, RunStore *store, const MetricsServer *server, Launcher *launcher)
+    : m_runs(runs)
+    , m_store(store)
+    , m_server(server)
+    , m_launcher(launcher)
+{
+}
+
+RunLaunch::Folder RunLaunch::prepare(RunId id, const StartOptions &options, QString *error, QString *archivedDir)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run")), Folder::Refused;
+    // A cluster names its own worker where jobs run (the launcher says when
+    // it has none): a login node needs no local one.
+    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !Device::parse(options.device).isSlurm())
+        return refuse(error, QStringLiteral(
+                                 "trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)")),
+               Folder::Refused;
+    if (!m_store->ensureRoot(error))
+        return Folder::Refused;
+    if (!options.resume && m_store->hasResults(r->name)) {
+        QString archived, why;
+        if (!m_store->archiveRunDir(r->name, &archived, &why))
+            return refuse(error, QStringLiteral("not started: its earlier results in %1 could not be kept as an "
+                                                "attempt (%2); nothing in the folder was changed")
+                                     .arg(m_store->runDir(r->name), why)),
+                   Folder::Unkept;
+        *archivedDir = m_store->runDir(archived);
+    } else if (!options.resume) {
+        m_store->clearRunDir(r->name);
+    }
+    return Folder::Ready;
+}
+
+LaunchSpec RunLaunch::spec(RunId id, const StartOptions &options) const
+{
+    LaunchSpec spec;
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return spec;
+    const QString dir = m_store->runDir(r->name);
+    spec.program = m_workerProgram;
+    spec.name = r->name;
+    spec.specPath = dir + QStringLiteral("/spec.json");
+    spec.runDir = dir;
+    spec.connect = QStringLiteral("unix:") + m_server->socketPath();
+    spec.device = options.device;
+    spec.target = options.device;
+    spec.threads = options.threads;
+    spec.resume = options.resume;
+    spec.gres = options.gres;
+    spec.cpuFallback = options.cpuFallback;
+    const RunSpecView view(r->spec);
+    if (view.isProgram()) {
+        spec.programArgv = view.programArgv();
+        spec.program = spec.programArgv.value(0);
+        spec.workingDir = view.programCwd();
+        spec.programEnv = view.programEnv();
+        spec.seed = view.seed().value_or(-1);
+        spec.cpuFallback = false; // the worker's option; a program decides for itself
+        spec.pythonPath = WorkerProcess::findPythonModule(m_workerProgram);
+    }
+    m_launcher->prepare(spec);
+    return spec;
+}
+
+} // namespace trainyard

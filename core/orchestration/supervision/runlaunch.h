@@ -1,0 +1,59 @@
+#pragma once
+
+#include "launch/launcher.h"
+#include "records/runinfo.h"
+
+#include <QString>
+
+namespace trainyard {
+
+class MetricsServer;
+class RunRegistry;
+class RunStore;
+
+// What a run is started with (Dispatcher::startOptions).
+struct StartOptions
+{
+    QString device;  // where it runs ("cpu", "cuda:1")
+    int threads = 0; // 0: the worker decides
+    bool resume = false;
+    QString gres;             // a Slurm lane's request per run; empty: the cluster's default
+    bool cpuFallback = false; // a Slurm lane: a node without a usable GPU trains on its CPU
+};
+
+// A start's launch, before the launcher has it: the worker program, the
+// run folder made ready (a fresh start never writes over results: a folder
+// that holds some is kept as an earlier attempt, one without is cleared,
+// notes kept), and the LaunchSpec, a worker's or a program's.
+class RunLaunch
+{
+public:
+    RunLaunch(const RunRegistry *runs, RunStore *store, const MetricsServer *server, Launcher *launcher);
+
+    void setWorkerProgram(const QString &program) { m_workerProgram = program; }
+    QString workerProgram() const { return m_workerProgram; }
+
+    enum class Folder {
+        Ready,
+        Refused, // `error` says why; nothing changed
+        // Its earlier results could not be kept as an attempt: it must not
+        // start, and it ends here in this session only (`error` says why)
+        // rather than write its failure over them.
+        Unkept,
+    };
+    // Checks that `id` can start with `options` and makes its folder ready
+    // for it; a kept attempt's folder in `archivedDir`.
+    Folder prepare(RunId id, const StartOptions &options, QString *error, QString *archivedDir);
+    // What a start hands the launcher, without the token (which never
+    // shows): also the command line of a run that has not started.
+    LaunchSpec spec(RunId id, const StartOptions &options) const;
+
+private:
+    const RunRegistry *m_runs;
+    RunStore *m_store;
+    const MetricsServer *m_server;
+    Launcher *m_launcher;
+    QString m_workerProgram;
+};
+
+} // namespace trainyard
