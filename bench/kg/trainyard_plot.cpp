@@ -6,9 +6,9 @@
 //   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
 
 #include "common/runcolors.h"
-#include "metrics/metricrecord.h"
 #include "metrics/metricstore.h"
 #include "plot/plotwidget.h"
+#include "protocol/metricrecord.h"
 #include "runstore/runstore.h"
 
 #include <QApplication>

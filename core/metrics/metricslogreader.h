@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 
 #include <QString>
 #include <QtGlobal>
@@ -17,13 +17,12 @@ namespace trainyard {
 // each line once however often it looks (gap filling after a reconnect,
 // reattachment, the history of past runs, `trainyard export`).
 //
-// Each line gets the checks of a socket line: plain metric lines through the
-// fast parser (MetricLine), everything else through protocol::LineDecoder
-// (size limit, UTF-8, nesting, JSON object) and MetricRecord::fromJson
-// (protocol::validate). A line that fails is skipped and counted, never
-// fatal; an oversized one is skipped without being buffered. A torn last
-// line (the worker is mid-write, or died mid-line) is not consumed: the
-// offset stays at its start for the next read.
+// Each line is decoded as a socket line is, by protocol::RecordDecoder (the
+// fast path for plain metric lines, else LineDecoder's checks and
+// MetricRecord::fromJson with protocol::validate). A line that fails is
+// skipped and counted, never fatal; an oversized one is skipped without
+// being buffered. A torn last line (the worker is mid-write, or died
+// mid-line) is not consumed: the offset stays at its start for the next read.
 class MetricsLogReader
 {
 public:

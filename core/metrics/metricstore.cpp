@@ -1,6 +1,6 @@
 #include "metrics/metricstore.h"
 
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 
 #include <algorithm>
 #include <atomic>

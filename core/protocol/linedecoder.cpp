@@ -75,6 +75,28 @@ bool isValidUtf8(const char *text, std::size_t size)
     return true;
 }
 
+LineDecoder::Status parseJsonLine(const char *text, std::size_t size, nlohmann::json *message, std::string *error)
+{
+    if (!isValidUtf8(text, size)) {
+        *error = "line is not valid UTF-8";
+        return LineDecoder::Status::InvalidUtf8;
+    }
+    if (nestingDepth(text, size) > kMaxDepth) {
+        *error = "JSON nested deeper than " + std::to_string(kMaxDepth);
+        return LineDecoder::Status::NotJson;
+    }
+    *message = nlohmann::json::parse(text, text + size, nullptr, /*allow_exceptions=*/false);
+    if (message->is_discarded()) {
+        *error = "line is not JSON";
+        return LineDecoder::Status::NotJson;
+    }
+    if (!message->is_object()) {
+        *error = "line is JSON but not an object";
+        return LineDecoder::Status::NotObject;
+    }
+    return LineDecoder::Status::Message;
+}
+
 LineDecoder::LineDecoder(std::size_t maxLineBytes)
     : m_maxLine(maxLineBytes ? maxLineBytes : kMaxLineBytes)
 {
@@ -137,29 +159,14 @@ bool LineDecoder::next(Result &result)
             result = Result{Status::Oversized, {}, "line longer than " + std::to_string(m_maxLine) + " bytes"};
             return true;
         }
-        if (!isValidUtf8(begin, trimmed)) {
+        result.error.clear();
+        result.status = parseJsonLine(begin, trimmed, &result.message, &result.error);
+        if (result.status == Status::Message) {
+            ++m_accepted;
+        } else {
             ++m_rejected;
-            result = Result{Status::InvalidUtf8, {}, "line is not valid UTF-8"};
-            return true;
+            result.message = nullptr; // set only with a message
         }
-        if (nestingDepth(begin, trimmed) > kMaxDepth) {
-            ++m_rejected;
-            result = Result{Status::NotJson, {}, "JSON nested deeper than " + std::to_string(kMaxDepth)};
-            return true;
-        }
-        auto parsed = nlohmann::json::parse(begin, begin + trimmed, nullptr, /*allow_exceptions=*/false);
-        if (parsed.is_discarded()) {
-            ++m_rejected;
-            result = Result{Status::NotJson, {}, "line is not JSON"};
-            return true;
-        }
-        if (!parsed.is_object()) {
-            ++m_rejected;
-            result = Result{Status::NotObject, {}, "line is JSON but not an object"};
-            return true;
-        }
-        ++m_accepted;
-        result = Result{Status::Message, std::move(parsed), {}};
         return true;
     }
 }

@@ -54,6 +54,12 @@ private:
     std::uint64_t m_rejected = 0;
 };
 
+// The checks LineDecoder applies to one line's `text` (without '\n' or a
+// trailing '\r'; neither blank nor over the size limit): UTF-8, nesting
+// depth, JSON, an object. Status::Message with the object in `*message`
+// when every check passes, else the reason with `*error` saying why.
+LineDecoder::Status parseJsonLine(const char *text, std::size_t size, nlohmann::json *message, std::string *error);
+
 // True if `text` is well-formed UTF-8 (no overlongs, no surrogates).
 bool isValidUtf8(const char *text, std::size_t size);
 

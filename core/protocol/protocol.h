@@ -4,6 +4,8 @@
 // object per line, UTF-8, over a stream socket. Qt-free so that the worker can
 // be built on a headless GPU node without Qt. See docs/protocol.md.
 
+#include "protocol/messagetype.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -24,25 +26,6 @@ inline constexpr std::size_t kMaxLineBytes = 64 * 1024;
 // JSON nesting deeper than this is rejected before parsing finishes.
 inline constexpr int kMaxDepth = 16;
 
-enum class MessageType {
-    Unknown,
-    // worker -> orchestrator
-    Hello,
-    Metric,
-    Eval,
-    Log,
-    Checkpoint,
-    Heartbeat,
-    Done,
-    // orchestrator -> worker
-    Stop,
-    Pause,
-    Resume,
-    CheckpointNow,
-};
-
-std::string_view typeName(MessageType type);
-MessageType typeFromName(std::string_view name);
 MessageType typeOf(const nlohmann::json &message);
 
 // Serialises one message as a single line, '\n' included. Invalid UTF-8 in

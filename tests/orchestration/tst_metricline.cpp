@@ -2,7 +2,7 @@
 // decoder would accept as a valid metric, with the same values, and fills the
 // same MetricRecord as MetricRecord::fromJson.
 
-#include "metrics/metricline.h"
+#include "protocol/metricline.h"
 #include "protocol/protocol.h"
 
 #include <QTest>

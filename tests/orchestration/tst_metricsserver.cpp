@@ -2,6 +2,7 @@
 // lines counted, control messages back, private socket, TCP.
 
 #include "ingest/metricsserver.h"
+#include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 
 #include <QLocalSocket>
@@ -32,14 +33,14 @@ class TestMetricsServer : public QObject
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<MetricsServer> m_server;
-    QList<QPair<RunId, nlohmann::json>> m_messages;
+    QList<QPair<RunId, MetricRecord>> m_messages;
 
 private Q_SLOTS:
     void init()
     {
         m_server = std::make_unique<MetricsServer>();
         m_messages.clear();
-        m_server->setHandler([this](RunId run, const nlohmann::json &m) { m_messages << qMakePair(run, m); });
+        m_server->setHandler([this](RunId run, const MetricRecord &m) { m_messages << qMakePair(run, m); });
         QString error;
         QVERIFY2(m_server->listen(m_dir.filePath(QStringLiteral("sock/metrics.sock")), &error), qPrintable(error));
     }
@@ -75,7 +76,7 @@ private Q_SLOTS:
         QCOMPARE(connected.at(0).at(0).toInt(), 7);
         QTRY_COMPARE(m_messages.size(), 2); // hello and metric
         QCOMPARE(m_messages.at(1).first, 7);
-        QCOMPARE(m_messages.at(1).second.at("loss").get<double>(), 0.5);
+        QCOMPARE(*m_messages.at(1).second.value("loss"), 0.5);
         QVERIFY(m_server->isConnected(7));
 
         // Control goes back on the same connection.
@@ -148,7 +149,7 @@ private Q_SLOTS:
         client.write(QByteArray(40, '[') + '\n');                   // too deep
         client.write(line(protocol::metric(2, 0, 0.25, 0.2)));
         QTRY_COMPARE(m_messages.size(), 2);
-        QCOMPARE(m_messages.last().second.at("step").get<int>(), 2);
+        QCOMPARE(m_messages.last().second.step, std::int64_t(2));
         QCOMPARE(m_server->rejectedLines(), 6u);
         QCOMPARE(m_server->rejectedLines(3), 6u);
         QCOMPARE(client.state(), QLocalSocket::ConnectedState);

@@ -3,8 +3,8 @@
 // up to date by reading only what the runs appended.
 
 #include "experiment/experiment.h"
-#include "protocol/metricrecord.h"
 #include "metrics/metricstore.h"
+#include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "runstore/runstore.h"
 

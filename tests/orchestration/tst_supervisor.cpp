@@ -57,9 +57,9 @@ struct Rig
         QString error;
         if (!server.listen(socket, &error))
             qWarning("%s", qPrintable(error));
-        server.setHandler([this](RunId id, const nlohmann::json &m) {
+        server.setHandler([this](RunId id, const MetricRecord &m) {
             if (supervisor)
-                supervisor->handleMessage(id, m);
+                supervisor->handleRecord(id, m);
         });
         supervisor = std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
         supervisor->setWorkerProgram(QStringLiteral("/nonexistent/trainyard-worker"));

@@ -1,8 +1,8 @@
 #include "plot/plotfeeder.h"
 
 #include "dispatch/board.h"
-#include "protocol/metricrecord.h"
 #include "plot/plotwidget.h"
+#include "protocol/metricrecord.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"

@@ -3,9 +3,9 @@
 #include "commandline.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
-#include "metrics/metricrecord.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
+#include "protocol/metricrecord.h"
 #include "runstore/runstore.h"
 
 #include <QCoreApplication>

@@ -1,9 +1,9 @@
 #include "ingest/ingestion.h"
 
 #include "logcategories.h"
-#include "metrics/metricline.h"
-#include "metrics/metricrecord.h"
 #include "metrics/metricstore.h"
+#include "protocol/metricline.h"
+#include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -185,23 +185,23 @@ void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
 {
     const RunId id = r->id;
-    if (record.kind != MetricRecord::Kind::Metric)
+    if (record.kind != protocol::MessageType::Metric)
         ++r->lines; // ingestMetric counts its own
-    if (record.kind == MetricRecord::Kind::Metric) {
+    if (record.kind == protocol::MessageType::Metric) {
         ingestMetric(r, record);
-    } else if (record.kind == MetricRecord::Kind::Eval) {
+    } else if (record.kind == protocol::MessageType::Eval) {
         std::string name;
         for (std::size_t i = 0; i < record.fieldCount; ++i) {
             if (record.pointName(i, &name))
                 m_metrics->add(id, metricIdFor(name), record.step, record.wall, record.fields[i].value);
         }
-    } else if (record.kind == MetricRecord::Kind::Done) {
+    } else if (record.kind == protocol::MessageType::Done) {
         r->doneSeen = true;
         r->doneStatus = QString::fromStdString(record.status);
         r->doneExit = record.exitCode;
-    } else if (record.kind == MetricRecord::Kind::Log && live) {
+    } else if (record.kind == protocol::MessageType::Log && live) {
         Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
-    } else if (record.kind == MetricRecord::Kind::Heartbeat) {
+    } else if (record.kind == protocol::MessageType::Heartbeat) {
         if (record.value("total_steps"))
             m_runs->update(
                 id, [&](RunInfo &info) { info.totalSteps = record.totalSteps; }, RunRegistry::Notify::Quiet);

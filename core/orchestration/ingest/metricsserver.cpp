@@ -1,8 +1,7 @@
 #include "ingest/metricsserver.h"
 
-#include "metrics/metricline.h"
-#include "protocol/linedecoder.h"
 #include "protocol/protocol.h"
+#include "protocol/recorddecoder.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -15,7 +14,6 @@
 #include <QTcpSocket>
 #include <QTimer>
 
-#include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +21,7 @@ namespace trainyard {
 
 constexpr qint64 kReadBufferBytes = 256 * 1024;
 
-// One accepted connection: decodes lines, insists on hello first.
+// One accepted connection: decodes lines (RecordDecoder), insists on hello first.
 class MetricsServer::Connection : public QObject
 {
 public:
@@ -111,91 +109,51 @@ private:
 
     void split(const char *data, std::size_t size)
     {
-        std::size_t pos = 0;
-        while (pos < size && !m_closing) {
-            const auto *nl = static_cast<const char *>(std::memchr(data + pos, '\n', size - pos));
-            if (!nl) {
-                if (m_discarding)
-                    return;
-                m_pending.append(data + pos, size - pos);
-                if (m_pending.size() > protocol::kMaxLineBytes) {
-                    // Too long already: drop it without buffering the rest.
-                    m_pending.clear();
-                    m_discarding = true;
-                    m_server->countRejected(run);
-                    if (run == 0)
-                        m_server->dropConnection(this, QStringLiteral("first line is not a hello: line too long"));
-                }
-                return;
-            }
-            const std::size_t length = static_cast<std::size_t>(nl - (data + pos));
-            if (m_discarding) {
-                m_discarding = false;
-            } else if (m_pending.empty()) {
-                line(data + pos, length);
-            } else {
-                m_pending.append(data + pos, length);
-                line(m_pending.data(), m_pending.size());
-                m_pending.clear();
-            }
-            pos += length + 1;
-        }
+        m_decoder.feed(data, size);
+        protocol::RecordDecoder::Status status;
+        while (!m_closing && m_decoder.next(&status))
+            handle(status);
     }
 
-    void line(const char *text, std::size_t length)
+    void handle(protocol::RecordDecoder::Status status)
     {
-        if (run != 0 && m_server->m_metricHandler && length <= protocol::kMaxLineBytes) {
-            MetricLine metric;
-            if (metric.parse(text, length)) {
-                ++m_server->m_accepted;
-                m_server->m_metricHandler(run, metric);
-                return;
-            }
-        }
-        // Everything else gets every check of the protocol's decoder.
-        m_decoder.feed(text, length);
-        m_decoder.feed("\n", 1);
-        protocol::LineDecoder::Result result;
-        while (!m_closing && m_decoder.next(result))
-            handle(result);
-    }
-
-    void handle(protocol::LineDecoder::Result &result)
-    {
-        if (result.status != protocol::LineDecoder::Status::Message) {
+        if (status != protocol::RecordDecoder::Status::Record) {
             m_server->countRejected(run);
-            if (run == 0)
+            if (run == 0 && status == protocol::RecordDecoder::Status::Invalid)
+                m_server->dropConnection(this, helloRefused());
+            else if (run == 0)
                 m_server->dropConnection(this, QStringLiteral("first line is not a hello: ")
-                                                   + QString::fromStdString(result.error));
+                                                   + QString::fromStdString(m_decoder.error()));
             return;
         }
-        const nlohmann::json &message = result.message;
+        const MetricRecord &record = m_decoder.record();
         if (run == 0) {
-            const RunId id = m_server->authenticate(message);
+            // The token is only in the JSON (a record never keeps it).
+            const RunId id =
+                record.kind == protocol::MessageType::Hello ? m_server->authenticate(m_decoder.message()) : 0;
             if (id == 0) {
                 m_server->countRejected(0);
-                m_server->dropConnection(this,
-                                         QStringLiteral("hello refused (wrong token, run name or protocol version)"));
+                m_server->dropConnection(this, helloRefused());
                 return;
             }
             m_helloTimer.stop();
             run = id;
             m_server->onAuthenticated(this, id);
-        } else if (!protocol::validate(message)) {
-            m_server->countRejected(run);
-            return;
         }
         ++m_server->m_accepted;
         if (m_server->m_handler)
-            m_server->m_handler(run, message);
+            m_server->m_handler(run, record);
+    }
+
+    static QString helloRefused()
+    {
+        return QStringLiteral("hello refused (wrong token, run name or protocol version)");
     }
 
     MetricsServer *m_server;
     QIODevice *m_device;
-    protocol::LineDecoder m_decoder;
-    std::string m_pending;     // an incomplete line
-    bool m_discarding = false; // inside an oversized line
-    bool m_again = false;      // a read is queued
+    protocol::RecordDecoder m_decoder;
+    bool m_again = false; // a read is queued
     QTimer m_helloTimer;
 };
 
@@ -357,8 +315,7 @@ void MetricsServer::adopt(QIODevice *device)
 
 RunId MetricsServer::authenticate(const nlohmann::json &message)
 {
-    if (protocol::typeOf(message) != protocol::MessageType::Hello || !protocol::validate(message))
-        return 0;
+    // A hello, validated by the decoder (MetricRecord::fromJson).
     if (message.value("version", 0) != protocol::kVersion)
         return 0;
     const QString token = QString::fromStdString(message.at("token").get<std::string>());

@@ -17,7 +17,7 @@ class QTcpServer;
 
 namespace trainyard {
 
-struct MetricLine;
+struct MetricRecord;
 
 // Receives every worker's JSON lines. A QLocalServer whose socket (mode
 // 0600) sits in a directory of mode 0700 under the runtime dir; optionally
@@ -25,12 +25,14 @@ struct MetricLine;
 // connection must send hello with a registered token (and the matching run
 // name) within `helloTimeoutMs` or it is dropped. Lines over the protocol's
 // size limit, not UTF-8 or not JSON are rejected and counted, never fatal.
-// Accepted messages go, synchronously and without copies, to the handler.
+// Lines are decoded once (protocol::RecordDecoder); accepted messages, hello
+// included, go synchronously to the handler as records.
 class MetricsServer : public QObject
 {
     Q_OBJECT
 public:
-    using Handler = std::function<void(RunId run, const nlohmann::json &message)>;
+    // `record` is valid during the call only.
+    using Handler = std::function<void(RunId run, const MetricRecord &record)>;
 
     explicit MetricsServer(QObject *parent = nullptr);
     ~MetricsServer() override;
@@ -55,10 +57,6 @@ public:
     QString token(RunId run) const;
 
     void setHandler(Handler handler) { m_handler = std::move(handler); }
-    // Optional fast path: plain metric lines go here, parsed without a JSON
-    // tree (see MetricLine); every other line still goes to the handler.
-    using MetricHandler = std::function<void(RunId run, const MetricLine &line)>;
-    void setMetricHandler(MetricHandler handler) { m_metricHandler = std::move(handler); }
     void setHelloTimeout(int ms) { m_helloTimeoutMs = ms; }
 
     bool isConnected(RunId run) const;
@@ -99,7 +97,6 @@ private:
     QHash<RunId, Connection *> m_live;
     QSet<Connection *> m_connections;
     Handler m_handler;
-    MetricHandler m_metricHandler;
     int m_helloTimeoutMs = 5000;
     quint64 m_accepted = 0;
     quint64 m_rejected = 0;

@@ -1,7 +1,7 @@
 #include "runstore/runrecord.h"
 
-#include "metrics/metricrecord.h"
 #include "metrics/metricstore.h"
+#include "protocol/metricrecord.h"
 
 #include <cmath>
 #include <string>
@@ -59,7 +59,7 @@ void RunRecord::add(const MetricRecord &record)
 {
     info.wall = std::max(info.wall, record.wall);
     switch (record.kind) {
-    case MetricRecord::Kind::Metric:
+    case protocol::MessageType::Metric:
         info.step = record.step;
         info.epoch = record.epoch;
         if (const double *loss = record.value("loss"))
@@ -67,11 +67,11 @@ void RunRecord::add(const MetricRecord &record)
         if (record.totalSteps >= 0)
             info.totalSteps = record.totalSteps;
         break;
-    case MetricRecord::Kind::Heartbeat:
+    case protocol::MessageType::Heartbeat:
         if (record.totalSteps >= 0)
             info.totalSteps = record.totalSteps;
         break;
-    case MetricRecord::Kind::Eval: {
+    case protocol::MessageType::Eval: {
         std::string name;
         for (std::size_t i = 0; i < record.fieldCount; ++i) {
             if (record.fields[i].name == "epoch" || !record.pointName(i, &name))
@@ -87,14 +87,12 @@ void RunRecord::add(const MetricRecord &record)
         }
         break;
     }
-    case MetricRecord::Kind::Done:
+    case protocol::MessageType::Done:
         hasDone = true;
         doneStatus = QString::fromStdString(record.status);
         doneExitCode = record.exitCode;
         break;
-    case MetricRecord::Kind::Hello:
-    case MetricRecord::Kind::Log:
-    case MetricRecord::Kind::Checkpoint:
+    default: // hello, log, checkpoint (a record is never a control message)
         break;
     }
 }

@@ -1,4 +1,4 @@
-#include "metrics/metricline.h"
+#include "protocol/metricline.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,12 +1,11 @@
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 
 #include "protocol/protocol.h"
-
-#include <QDebug>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 
 namespace trainyard {
 
@@ -56,7 +55,7 @@ std::int64_t MetricRecord::countFrom(double value)
 
 void MetricRecord::clear()
 {
-    kind = Kind::Metric;
+    kind = protocol::MessageType::Metric;
     wall = 0;
     step = -1;
     epoch = -1;
@@ -105,13 +104,13 @@ bool MetricRecord::pointName(std::size_t i, std::string *name) const
     if (i >= fieldCount)
         return false;
     const std::string &field = fields[i].name;
-    if (kind == Kind::Metric) {
+    if (kind == protocol::MessageType::Metric) {
         if (field == "total_steps")
             return false; // the plan, not a measurement
         name->assign(field);
         return true;
     }
-    if (kind == Kind::Eval) {
+    if (kind == protocol::MessageType::Eval) {
         name->assign(split);
         name->push_back('/');
         name->append(field);
@@ -124,28 +123,15 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
 {
     if (!protocol::validate(message, error))
         return false;
-    Kind kind;
-    switch (protocol::typeOf(message)) {
+    const protocol::MessageType kind = protocol::typeOf(message);
+    switch (kind) {
     case protocol::MessageType::Hello:
-        kind = Kind::Hello;
-        break;
     case protocol::MessageType::Metric:
-        kind = Kind::Metric;
-        break;
     case protocol::MessageType::Eval:
-        kind = Kind::Eval;
-        break;
     case protocol::MessageType::Log:
-        kind = Kind::Log;
-        break;
     case protocol::MessageType::Checkpoint:
-        kind = Kind::Checkpoint;
-        break;
     case protocol::MessageType::Heartbeat:
-        kind = Kind::Heartbeat;
-        break;
     case protocol::MessageType::Done:
-        kind = Kind::Done;
         break;
     default:
         return fail(error, "an orchestrator's control message, not a worker's");
@@ -172,60 +158,38 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
             record->totalSteps = countFromJson(value);
         if (value.is_number())
             record->addField(key, value.get<double>()); // past kMaxFields: dropped
-        else if (value.is_null() && (kind == Kind::Metric || kind == Kind::Eval) && key != "total_steps"
-                 && key != "epoch")
+        else if (value.is_null() && (kind == protocol::MessageType::Metric || kind == protocol::MessageType::Eval)
+                 && key != "total_steps" && key != "epoch")
             record->addField(key, std::numeric_limits<double>::quiet_NaN()); // not finite: a gap, not nothing
     }
 
     switch (kind) {
-    case Kind::Hello:
+    case protocol::MessageType::Hello:
         record->run = stringOr(message, "run", "");
         record->device = stringOr(message, "device", "");
         integerFrom(message.at("pid"), &record->pid);
         break;
-    case Kind::Eval:
+    case protocol::MessageType::Eval:
         record->split = stringOr(message, "split", "eval");
         break;
-    case Kind::Log:
+    case protocol::MessageType::Log:
         record->level = stringOr(message, "level", "info");
         record->text = stringOr(message, "text", "");
         break;
-    case Kind::Checkpoint:
+    case protocol::MessageType::Checkpoint:
         record->path = stringOr(message, "path", "");
         break;
-    case Kind::Done: {
+    case protocol::MessageType::Done: {
         record->status = stringOr(message, "status", "");
         std::int64_t code = -1;
         integerFrom(message.at("exit_code"), &code);
         record->exitCode = code >= INT32_MIN && code <= INT32_MAX ? static_cast<int>(code) : -1;
         break;
     }
-    case Kind::Metric:
-    case Kind::Heartbeat:
+    default: // metric, heartbeat: numbers only
         break;
     }
     return true;
-}
-
-std::string_view MetricRecord::kindName(Kind kind)
-{
-    switch (kind) {
-    case Kind::Hello:
-        return protocol::typeName(protocol::MessageType::Hello);
-    case Kind::Metric:
-        return protocol::typeName(protocol::MessageType::Metric);
-    case Kind::Eval:
-        return protocol::typeName(protocol::MessageType::Eval);
-    case Kind::Log:
-        return protocol::typeName(protocol::MessageType::Log);
-    case Kind::Checkpoint:
-        return protocol::typeName(protocol::MessageType::Checkpoint);
-    case Kind::Heartbeat:
-        return protocol::typeName(protocol::MessageType::Heartbeat);
-    case Kind::Done:
-        return protocol::typeName(protocol::MessageType::Done);
-    }
-    return "unknown";
 }
 
 bool MetricRecord::operator==(const MetricRecord &other) const
@@ -244,33 +208,31 @@ bool MetricRecord::operator==(const MetricRecord &other) const
     return true;
 }
 
-QDebug operator<<(QDebug debug, const MetricRecord &record)
+std::string MetricRecord::describe() const
 {
-    const QDebugStateSaver saver(debug);
-    const std::string_view kind = MetricRecord::kindName(record.kind);
-    debug.nospace() << "MetricRecord(" << QLatin1String(kind.data(), qsizetype(kind.size())) << " wall=" << record.wall
-                    << " step=" << record.step << " epoch=" << record.epoch;
-    if (record.totalSteps >= 0)
-        debug << " total_steps=" << record.totalSteps;
-    for (std::size_t i = 0; i < record.fieldCount; ++i)
-        debug << ' ' << QUtf8StringView(record.fields[i].name) << '=' << record.fields[i].value;
+    std::ostringstream out;
+    out.precision(17);
+    out << protocol::typeName(kind) << " wall=" << wall << " step=" << step << " epoch=" << epoch;
+    if (totalSteps >= 0)
+        out << " total_steps=" << totalSteps;
+    for (std::size_t i = 0; i < fieldCount; ++i)
+        out << ' ' << fields[i].name << '=' << fields[i].value;
     const auto text = [&](const char *name, const std::string &value) {
         if (!value.empty())
-            debug << ' ' << name << '=' << QUtf8StringView(value);
+            out << ' ' << name << '=' << value;
     };
-    text("split", record.split);
-    text("status", record.status);
-    if (record.kind == MetricRecord::Kind::Done)
-        debug << " exit_code=" << record.exitCode;
-    text("level", record.level);
-    text("text", record.text);
-    text("path", record.path);
-    text("run", record.run);
-    text("device", record.device);
-    if (record.pid != 0)
-        debug << " pid=" << record.pid;
-    debug << ')';
-    return debug;
+    text("split", split);
+    text("status", status);
+    if (kind == protocol::MessageType::Done)
+        out << " exit_code=" << exitCode;
+    text("level", level);
+    text("text", this->text);
+    text("path", path);
+    text("run", run);
+    text("device", device);
+    if (pid != 0)
+        out << " pid=" << pid;
+    return out.str();
 }
 
 } // namespace trainyard

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "protocol/messagetype.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <array>
@@ -8,32 +10,20 @@
 #include <string>
 #include <string_view>
 
-class QDebug;
-
 namespace trainyard {
 
 // One worker message, as a line of metrics.jsonl or of the metrics socket
-// carries it (DESIGN.md, docs/protocol.md), decoded into plain values. Every
-// reader of worker messages gets these and never raw JSON: the socket's JSON
-// path and the file reader through fromJson(), plain metric lines through
-// the fast parser (MetricLine), which fills the same record.
+// carries it (docs/protocol.md), decoded into plain values. Every reader of
+// worker messages gets these and never raw JSON: protocol::RecordDecoder
+// makes them, plain metric lines through the fast parser (MetricLine), the
+// rest through fromJson(); both fill the same record. Qt-free, like the rest
+// of the protocol library.
 //
 // A record owns its data and is cheap to reuse: clear() keeps the strings'
 // storage, so decoding line after line into one record does not allocate
 // (short field names also fit std::string's inline buffer).
 struct MetricRecord
 {
-    // The worker -> orchestrator messages; control messages are no records.
-    enum class Kind {
-        Hello,
-        Metric,
-        Eval,
-        Log,
-        Checkpoint,
-        Heartbeat,
-        Done
-    };
-
     // More numbers than this in one line are dropped (no worker writes more
     // than eight).
     static constexpr std::size_t kMaxFields = 16;
@@ -44,7 +34,9 @@ struct MetricRecord
         double value = 0;
     };
 
-    Kind kind = Kind::Metric;
+    // A worker -> orchestrator message type (Hello ... Done); control
+    // messages are no records.
+    protocol::MessageType kind = protocol::MessageType::Metric;
     double wall = 0;              // seconds since the run started (0 when absent)
     std::int64_t step = -1;       // metric, eval, checkpoint, heartbeat; -1 when absent
     std::int64_t epoch = -1;      // metric: the epoch of the step; eval: epochs completed; -1 when absent
@@ -89,7 +81,9 @@ struct MetricRecord
     // says why. The one place where a JSON message becomes a record.
     static bool fromJson(const nlohmann::json &message, MetricRecord *record, std::string *error = nullptr);
 
-    static std::string_view kindName(Kind kind);
+    // The record in one line, for test failures and debug output:
+    // "metric wall=1.5 step=10 epoch=0 loss=0.7".
+    std::string describe() const;
 
     // Same message: every member equal; fields compared as a set (a JSON
     // object has no order, and the JSON path sorts keys while the fast path
@@ -97,7 +91,5 @@ struct MetricRecord
     bool operator==(const MetricRecord &other) const;
     bool operator!=(const MetricRecord &other) const { return !(*this == other); }
 };
-
-QDebug operator<<(QDebug debug, const MetricRecord &record);
 
 } // namespace trainyard

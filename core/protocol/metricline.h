@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metrics/metricrecord.h"
+#include "protocol/metricrecord.h"
 
 #include <cstddef>
 
