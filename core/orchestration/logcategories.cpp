@@ -2,7 +2,7 @@
 
 namespace trainyard {
 
-Q_LOGGING_CATEGORY(lcScheduler, "trainyard.scheduler", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcOrchestrator, "trainyard.orchestrator", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcDispatcher, "trainyard.dispatcher", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcRuns, "trainyard.runs", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcSupervisor, "trainyard.supervisor", QtWarningMsg)

@@ -11,14 +11,14 @@
 
 namespace trainyard {
 
-Q_DECLARE_LOGGING_CATEGORY(lcScheduler)  // "trainyard.scheduler": the façade, board replacement
-Q_DECLARE_LOGGING_CATEGORY(lcDispatcher) // "trainyard.dispatcher": which run starts where, idle
-Q_DECLARE_LOGGING_CATEGORY(lcRuns)       // "trainyard.runs": run records, a state change the table refuses
-Q_DECLARE_LOGGING_CATEGORY(lcSupervisor) // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
-Q_DECLARE_LOGGING_CATEGORY(lcLauncher)   // "trainyard.launcher": processes (or jobs) started, signalled, attached
-Q_DECLARE_LOGGING_CATEGORY(lcSlurm)      // "trainyard.slurm": sbatch, squeue, scontrol, scancel and what they said
-Q_DECLARE_LOGGING_CATEGORY(lcRunStore)   // "trainyard.runstore": run folders, status.json, the state file, history
-Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)  // "trainyard.catalogue": the worker's catalogue, its cache
-Q_DECLARE_LOGGING_CATEGORY(lcExperiment) // "trainyard.experiment": experiment files and their checks
+Q_DECLARE_LOGGING_CATEGORY(lcOrchestrator) // "trainyard.orchestrator": the board replaced
+Q_DECLARE_LOGGING_CATEGORY(lcDispatcher)   // "trainyard.dispatcher": which run starts where, idle
+Q_DECLARE_LOGGING_CATEGORY(lcRuns)         // "trainyard.runs": run records, a state change the table refuses
+Q_DECLARE_LOGGING_CATEGORY(lcSupervisor)   // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
+Q_DECLARE_LOGGING_CATEGORY(lcLauncher)     // "trainyard.launcher": processes (or jobs) started, signalled, attached
+Q_DECLARE_LOGGING_CATEGORY(lcSlurm)        // "trainyard.slurm": sbatch, squeue, scontrol, scancel and what they said
+Q_DECLARE_LOGGING_CATEGORY(lcRunStore)     // "trainyard.runstore": run folders, status.json, the state file, history
+Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)    // "trainyard.catalogue": the worker's catalogue, its cache
+Q_DECLARE_LOGGING_CATEGORY(lcExperiment)   // "trainyard.experiment": experiment files and their checks
 
 } // namespace trainyard

@@ -3,6 +3,7 @@
 // an experiment whose every run name stays inside the runs root, or error
 // messages each naming the file: never a crash or an exception.
 
+#include "devices/device.h"
 #include "experiment/experiment.h"
 
 #include <QCoreApplication>
@@ -26,7 +27,7 @@ void checkValid(const trainyard::Experiment &ex)
 {
     int runs = 0;
     for (const auto &lane : ex.lanes) {
-        if (!(trainyard::isDeviceName(lane.device) || trainyard::isSlurmDevice(lane.device)) || lane.slotCount < 1)
+        if (!trainyard::Device::parse(lane.device).isValid() || lane.slotCount < 1)
             std::abort();
         for (const auto &run : lane.runs) {
             if (run.repeat < 1)

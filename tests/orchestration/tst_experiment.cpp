@@ -4,6 +4,7 @@
 // built-in demo (also against the real worker's catalogue).
 
 #include "catalogue/modelcatalogue.h"
+#include "devices/device.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "testcatalogue.h"
@@ -55,6 +56,43 @@ class TestExperiment : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // The one reader of device names: what each spelling is.
+    void deviceNames_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("index");
+        QTest::addColumn<QString>("cluster");
+        QTest::addColumn<QString>("partition");
+        const int invalid = int(Device::Kind::Invalid);
+        QTest::newRow("cpu") << "cpu" << int(Device::Kind::Cpu) << -1 << ""
+                             << "";
+        QTest::newRow("cuda:0") << "cuda:0" << int(Device::Kind::Cuda) << 0 << ""
+                                << "";
+        QTest::newRow("cuda:999") << "cuda:999" << int(Device::Kind::Cuda) << 999 << ""
+                                  << "";
+        QTest::newRow("cluster") << "slurm:hpc" << int(Device::Kind::Slurm) << -1 << "hpc"
+                                 << "";
+        QTest::newRow("partition") << "slurm:hpc/gpu-a100" << int(Device::Kind::Slurm) << -1 << "hpc"
+                                   << "gpu-a100";
+        for (const char *bad : {"", "CPU", "cpu ", "cuda:", "cuda:01", "cuda:1000", "cuda:-1", "cuda:0x1", "gpu:0",
+                                "slurm:", "slurm:a/b/c", "slurm:/gpu", "slurm:-x", "slurm:.x", "slurm:a b"})
+            QTest::newRow(*bad ? bad : "empty") << bad << invalid << -1 << ""
+                                                << "";
+    }
+    void deviceNames()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, kind);
+        const Device d = Device::parse(text);
+        QCOMPARE(int(d.kind()), kind);
+        QTEST(d.cudaIndex(), "index");
+        QTEST(d.cluster(), "cluster");
+        QTEST(d.partition(), "partition");
+        QCOMPARE(d.toString(), text);
+        QCOMPARE(d.isLocal(), d.isCpu() || d.isCuda());
+    }
+
     void validationNamesPathAndExpectation_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -443,12 +481,10 @@ private Q_SLOTS:
         QCOMPARE(ex->lanes.at(0).device, QStringLiteral("slurm:hpc/gpu"));
         QCOMPARE(ex->lanes.at(0).gres, QStringLiteral("gpu:a100:2"));
         QCOMPARE(ex->lanes.at(0).slotCount, 8);
-        QString cluster, partition;
-        QVERIFY(isSlurmDevice(ex->lanes.at(1).device, &cluster, &partition));
-        QCOMPARE(cluster, QStringLiteral("far"));
-        QCOMPARE(partition, QString());
-        QVERIFY(!isSlurmDevice(QStringLiteral("slurm:")));
-        QVERIFY(!isSlurmDevice(QStringLiteral("slurm:a/b/c")));
+        const Device farLane = Device::parse(ex->lanes.at(1).device);
+        QVERIFY(farLane.isSlurm());
+        QCOMPARE(farLane.cluster(), QStringLiteral("far"));
+        QCOMPARE(farLane.partition(), QString());
 
         const auto back = Experiment::fromJson(ex->toJson(), &errors);
         QVERIFY2(back, qPrintable(errors.join(QLatin1Char('\n'))));

@@ -4,6 +4,7 @@
 #include "board/cardtext.h"
 #include "board/devicehistory.h"
 #include "common/uilogcategories.h"
+#include "devices/device.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
@@ -125,7 +126,7 @@ void BoardModel::onRunChanged(RunId id)
         Q_EMIT dataChanged(index, index);
         // A Slurm lane's header counts its pending and running jobs.
         const QModelIndex lane = index.parent();
-        if (isSlurmDevice(lane.data(DeviceRole).toString())) {
+        if (Device::parse(lane.data(DeviceRole).toString()).isSlurm()) {
             Q_EMIT dataChanged(lane, lane, {DeviceNameRole});
         }
     }

@@ -1,6 +1,7 @@
 #include "board/lanestatus.h"
 
 #include "board/devicehistory.h"
+#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
@@ -39,12 +40,14 @@ bool LaneStatus::reloadSlotAdvice(QString *warning)
 
 QString LaneStatus::deviceName(const LaneInfo &lane) const
 {
-    if (lane.effectiveDevice == QLatin1String("cpu") && m_dispatcher) {
+    if (Device::parse(lane.effectiveDevice).isCpu() && m_dispatcher) {
         // What each of its runs gets, not what the machine has.
         const int threads = m_dispatcher->threadsPerCpuRun();
         return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
     }
-    if (QString cluster, partition; isSlurmDevice(lane.device, &cluster, &partition)) {
+    if (const Device d = Device::parse(lane.device); d.isSlurm()) {
+        const QString cluster = d.cluster();
+        const QString partition = d.partition();
         int pending = 0;
         int running = 0;
         for (RunId id : lane.runs) {

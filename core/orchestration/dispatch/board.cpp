@@ -1,5 +1,6 @@
 #include "dispatch/board.h"
 
+#include "devices/device.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -111,7 +112,7 @@ QString Board::uniqueName(const QString &base) const
 
 int Board::addLane(const QString &device, int slotCount, int position, QString *error)
 {
-    if (!isDeviceName(device))
+    if (!Device::parse(device).isLocal())
         return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device)), -1;
     if (slotCount < 1)
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
@@ -151,7 +152,7 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
 {
     if (!hasLane(index))
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    if (!isDeviceName(device))
+    if (!Device::parse(device).isLocal())
         return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device));
     m_lanes[index].device = device;
     Q_EMIT laneChanged(index);

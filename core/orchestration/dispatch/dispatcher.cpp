@@ -1,5 +1,6 @@
 #include "dispatch/dispatcher.h"
 
+#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "ingest/ingestion.h"
@@ -64,9 +65,15 @@ QString Dispatcher::effectiveDevice(int lane) const
 {
     const QString device = m_board->lane(lane).device;
     // A Slurm lane never falls back to this machine's CPU.
-    if (device == QLatin1String("cpu") || m_devices->hasDevice(device) || isSlurmDevice(device))
+    if (!isMissing(device))
         return device;
     return m_cpuFallback ? QStringLiteral("cpu") : device;
+}
+
+bool Dispatcher::isMissing(const QString &device) const
+{
+    const Device d = Device::parse(device);
+    return !d.isCpu() && !d.isSlurm() && !m_devices->hasDevice(device);
 }
 
 QList<int> Dispatcher::missingDeviceLanes() const
@@ -74,7 +81,7 @@ QList<int> Dispatcher::missingDeviceLanes() const
     QList<int> lanes;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = m_board->lane(l).device;
-        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
+        if (isMissing(device))
             lanes << l;
     }
     return lanes;
@@ -136,7 +143,7 @@ int Dispatcher::threadsPerCpuRun() const
         return m_cpuThreadsOverride;
     int slotCount = 0;
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        if (effectiveDevice(l) == QLatin1String("cpu"))
+        if (Device::parse(effectiveDevice(l)).isCpu())
             slotCount += m_board->lane(l).slotCount;
     }
     return std::max(1, QThread::idealThreadCount() / std::max(1, slotCount));
@@ -196,8 +203,9 @@ Supervisor::StartOptions Dispatcher::startOptions(RunId id) const
     if (!r || r->lane < 0)
         return options;
     options.device = effectiveDevice(r->lane);
-    options.threads = options.device == QLatin1String("cpu") ? threadsPerCpuRun() : 0;
-    if (isSlurmDevice(options.device)) {
+    const Device device = Device::parse(options.device);
+    options.threads = device.isCpu() ? threadsPerCpuRun() : 0;
+    if (device.isSlurm()) {
         // The job's GPUs are the node's: CPU fallback there means a node
         // without a usable one trains on its CPU (the worker decides).
         options.gres = m_board->lane(r->lane).gres;
@@ -225,7 +233,7 @@ void Dispatcher::dispatch()
         return;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
-        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
+        if (isMissing(device))
             continue; // preflight told the user
         const DeviceInfo d = m_devices->device(device);
         if (d.isGpu && d.busyWithOthers() && m_warnedBusyLanes.value(l) != device) {
@@ -283,7 +291,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
     if (r->state != RunState::Queued && !isTerminal(r->state))
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
     const QString device = effectiveDevice(r->lane);
-    if (device != QLatin1String("cpu") && !m_devices->hasDevice(device) && !isSlurmDevice(device))
+    if (isMissing(device))
         return refuse(error,
                       QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
     if (!laneHasFreeSlot(r->lane))
@@ -388,8 +396,8 @@ bool Dispatcher::isIdle() const
         return false;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
-        if (device != QLatin1String("cpu") && !m_devices->hasDevice(device))
-            continue;
+        if (!Device::parse(device).isCpu() && !m_devices->hasDevice(device))
+            continue; // a missing GPU's runs wait for CPU fallback, and a cluster's are submitted at once
         for (RunId id : m_board->lane(l).runs) {
             const RunInfo *r = m_runs->find(id);
             if (r->state == RunState::Queued && !r->held)

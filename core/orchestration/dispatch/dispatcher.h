@@ -69,6 +69,8 @@ public:
     void notifyCounts(); // emits finishCountChanged
 
     QString effectiveDevice(int lane) const;
+    // A GPU this machine lacks (the CPU and clusters are never missing).
+    bool isMissing(const QString &device) const;
     // A lane as the board has it, with its effective device (empty for an unknown lane).
     LaneInfo lane(int index) const;
     // The worker's command line of `id` (program, then arguments): the one

@@ -3,6 +3,7 @@
 #include "launch/launcher.h"
 
 #include "catalogue/modelcatalogue.h"
+#include "devices/device.h"
 #include "experiment/runspecview.h"
 #include "logcategories.h"
 
@@ -114,9 +115,10 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 lp, problems);
             ExperimentLane lane;
             const QJsonValue device = lo.value(QStringLiteral("device"));
-            QString clusterName;
-            const bool slurm = device.isString() && isSlurmDevice(device.toString(), &clusterName);
-            if (!device.isString() || !(isDeviceName(device.toString()) || slurm)) {
+            const Device parsed = Device::parse(device.toString());
+            const QString clusterName = parsed.cluster();
+            const bool slurm = parsed.isSlurm();
+            if (!device.isString() || !parsed.isValid()) {
                 problems << expected(lp + QStringLiteral(".device"),
                                      QStringLiteral("\"cpu\", \"cuda:N\" or \"slurm:CLUSTER/PARTITION\""), device);
             } else if (slurm && !ex.cluster(clusterName)) {

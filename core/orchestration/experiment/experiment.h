@@ -160,11 +160,4 @@ QJsonObject pythonScriptRunSpec(const QString &file);
 // and not ending in .attempt-N, the name of a kept attempt's folder.
 bool isSafeRunName(const QString &name);
 
-// True for "cpu" and "cuda:N".
-bool isDeviceName(const QString &device);
-
-// True for "slurm:CLUSTER" and "slurm:CLUSTER/PARTITION" (names of letters,
-// digits and ._-), giving the two parts (partition empty: the cluster's).
-bool isSlurmDevice(const QString &device, QString *cluster = nullptr, QString *partition = nullptr);
-
 } // namespace trainyard

@@ -1,6 +1,7 @@
 #include "experiment/experimentcheck.h"
 
 #include "catalogue/modelcatalogue.h"
+#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "experiment/runspecview.h"
 #include "experiment/speccheck.h"
@@ -146,8 +147,7 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
     QStringList problems;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         const QString device = experiment.lanes.at(l).device;
-        if (device == QLatin1String("cpu") || isSlurmDevice(device) || !m_devices || m_devices->hasDevice(device)
-            || m_cpuFallback)
+        if (!Device::parse(device).isCuda() || !m_devices || m_devices->hasDevice(device) || m_cpuFallback)
             continue;
         const int gpus = m_devices->gpuCount();
         problems << QStringLiteral("lanes[%1].device: %2 is not on this machine, which has %3 GPU%4 (--cpu-fallback "
@@ -169,8 +169,8 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
     QSet<QString> lanes;       // device and gres already asked about
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         const ExperimentLane &lane = experiment.lanes.at(l);
-        QString name;
-        if (!isSlurmDevice(lane.device, &name) || lanes.contains(lane.device + QLatin1Char('|') + lane.gres))
+        const QString name = Device::parse(lane.device).cluster();
+        if (name.isEmpty() || lanes.contains(lane.device + QLatin1Char('|') + lane.gres))
             continue;
         const ExperimentCluster *cluster = experiment.cluster(name);
         if (!cluster || unreachable.contains(name))

@@ -135,27 +135,6 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
 
 } // namespace
 
-bool isDeviceName(const QString &device)
-{
-    static const QRegularExpression re(
-        QRegularExpression::anchoredPattern(QStringLiteral("cpu|cuda:(0|[1-9][0-9]{0,2})")));
-    return re.match(device).hasMatch();
-}
-
-bool isSlurmDevice(const QString &device, QString *cluster, QString *partition)
-{
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(
-        QStringLiteral("slurm:([A-Za-z0-9_][A-Za-z0-9._-]{0,99})(?:/([A-Za-z0-9_][A-Za-z0-9._-]{0,99}))?")));
-    const QRegularExpressionMatch m = re.match(device);
-    if (!m.hasMatch())
-        return false;
-    if (cluster)
-        *cluster = m.captured(1);
-    if (partition)
-        *partition = m.captured(2);
-    return true;
-}
-
 bool isSafeRunName(const QString &name)
 {
     // anchoredPattern: a plain '$' would also match before a final "\n".

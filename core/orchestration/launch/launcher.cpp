@@ -1,4 +1,5 @@
 #include "launch/launcher.h"
+#include "devices/device.h"
 
 #include <QRegularExpression>
 #include <QSysInfo>
@@ -6,6 +7,20 @@
 #include <algorithm>
 
 namespace trainyard {
+
+namespace {
+
+// The variables Trainyard sets for a run: the one list of their names.
+const QString kToken = QStringLiteral("TRAINYARD_TOKEN");
+const QString kThreads = QStringLiteral("OMP_NUM_THREADS");
+const QString kRunDir = QStringLiteral("TRAINYARD_RUN_DIR");
+const QString kRunName = QStringLiteral("TRAINYARD_RUN_NAME");
+const QString kConnect = QStringLiteral("TRAINYARD_CONNECT");
+const QString kResume = QStringLiteral("TRAINYARD_RESUME");
+const QString kDevice = QStringLiteral("TRAINYARD_DEVICE");
+const QString kSeed = QStringLiteral("TRAINYARD_SEED");
+
+} // namespace
 
 QStringList LaunchSpec::arguments() const
 {
@@ -15,7 +30,7 @@ QStringList LaunchSpec::arguments() const
     if (!connect.isEmpty())
         args << QStringLiteral("--connect") << connect;
     // CUDA_VISIBLE_DEVICES leaves the worker exactly one GPU: its cuda:0.
-    const bool gpu = device.startsWith(QStringLiteral("cuda:"));
+    const bool gpu = Device::parse(device).isCuda();
     args << QStringLiteral("--device") << (gpu ? QStringLiteral("cuda:0") : QStringLiteral("cpu"));
     if (threads > 0)
         args << QStringLiteral("--threads") << QString::number(threads);
@@ -37,9 +52,9 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
     // The token goes in the environment, not on the command line, where
     // every local user could read it (ps, /proc/PID/cmdline).
     if (!token.isEmpty())
-        env.append({QStringLiteral("TRAINYARD_TOKEN"), token});
+        env.append({kToken, token});
     if (threads > 0)
-        env.append({QStringLiteral("OMP_NUM_THREADS"), QString::number(threads)});
+        env.append({kThreads, QString::number(threads)});
     if (!isProgram())
         return env;
     // The spec's own first: Trainyard's names are refused in a spec
@@ -53,23 +68,19 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
             rest = key == QLatin1String("PYTHONPATH") ? value : rest;
         env.append({QStringLiteral("PYTHONPATH"), rest.isEmpty() ? pythonPath : pythonPath + QLatin1Char(':') + rest});
     }
-    env.append({QStringLiteral("TRAINYARD_RUN_DIR"), runDir});
-    env.append({QStringLiteral("TRAINYARD_RUN_NAME"), name});
-    env.append({QStringLiteral("TRAINYARD_CONNECT"), connect});
-    env.append({QStringLiteral("TRAINYARD_RESUME"), resume ? QStringLiteral("1") : QStringLiteral("0")});
-    env.append({QStringLiteral("TRAINYARD_DEVICE"),
-                device.startsWith(QStringLiteral("cuda:")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
+    env.append({kRunDir, runDir});
+    env.append({kRunName, name});
+    env.append({kConnect, connect});
+    env.append({kResume, resume ? QStringLiteral("1") : QStringLiteral("0")});
+    env.append({kDevice, Device::parse(device).isCuda() ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
     if (seed >= 0)
-        env.append({QStringLiteral("TRAINYARD_SEED"), QString::number(seed)});
+        env.append({kSeed, QString::number(seed)});
     return env;
 }
 
 const QStringList &LaunchSpec::runVariableNames()
 {
-    static const QStringList names{QStringLiteral("TRAINYARD_TOKEN"),    QStringLiteral("TRAINYARD_RUN_DIR"),
-                                   QStringLiteral("TRAINYARD_RUN_NAME"), QStringLiteral("TRAINYARD_CONNECT"),
-                                   QStringLiteral("TRAINYARD_RESUME"),   QStringLiteral("TRAINYARD_DEVICE"),
-                                   QStringLiteral("TRAINYARD_SEED")};
+    static const QStringList names{kToken, kThreads, kRunDir, kRunName, kConnect, kResume, kDevice, kSeed};
     return names;
 }
 

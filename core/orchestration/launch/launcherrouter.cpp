@@ -1,5 +1,6 @@
 #include "launch/launcherrouter.h"
 
+#include "devices/device.h"
 #include "launch/locallauncher.h"
 #include "logcategories.h"
 #include "slurm/slurmcommand.h"
@@ -94,8 +95,8 @@ SlurmLauncher *LauncherRouter::slurm(const QString &cluster)
 
 Launcher *LauncherRouter::forDevice(const QString &device, QString *why)
 {
-    QString cluster;
-    if (!isSlurmDevice(device, &cluster))
+    const QString cluster = Device::parse(device).cluster();
+    if (cluster.isEmpty())
         return m_local.get();
     const ExperimentCluster *c = findCluster(m_clusters, cluster);
     if (!c) {
@@ -110,8 +111,8 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
     QStringList out;
     QStringList seen;
     for (const QString &device : devices) {
-        QString name;
-        if (!isSlurmDevice(device, &name) || seen.contains(name))
+        const QString name = Device::parse(device).cluster();
+        if (name.isEmpty() || seen.contains(name))
             continue;
         seen << name;
         const ExperimentCluster *c = findCluster(m_clusters, name);
@@ -136,8 +137,8 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
 
 void LauncherRouter::prepare(LaunchSpec &spec) const
 {
-    QString cluster;
-    if (!isSlurmDevice(spec.target, &cluster))
+    const QString cluster = Device::parse(spec.target).cluster();
+    if (cluster.isEmpty())
         return;
     // A cluster's launcher is made on first use, even by this query (the
     // command line of a run not started yet).
@@ -150,8 +151,8 @@ void LauncherRouter::start(RunId run, const LaunchSpec &spec)
     release(run);
     QString why;
     Launcher *launcher = forDevice(spec.target, &why);
-    QString cluster;
-    if (launcher && isSlurmDevice(spec.target, &cluster)) {
+    const QString cluster = Device::parse(spec.target).cluster();
+    if (launcher && !cluster.isEmpty()) {
         const ExperimentCluster *c = findCluster(m_clusters, cluster);
         if (c->reach == QLatin1String("ssh") && !isUnder(spec.runDir, c->runsRoot)) {
             why = tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
@@ -227,8 +228,7 @@ QString LauncherRouter::host(RunId run) const
 bool LauncherRouter::describe(const RunInfo &run, QObject *context, Described done)
 {
     Launcher *l = owner(run.id);
-    QString cluster;
-    if (!l && isSlurmDevice(run.device, &cluster))
+    if (const QString cluster = Device::parse(run.device).cluster(); !l && !cluster.isEmpty())
         l = slurm(cluster);
     return l && l->describe(run, context, std::move(done));
 }

@@ -1,4 +1,5 @@
 #include "launch/workerprocess.h"
+#include "devices/device.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -68,8 +69,8 @@ void WorkerProcess::start(const Launch &launch)
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     // PCI order makes cuda:N mean the same GPU as NVML's index N.
     env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
-    if (launch.device.startsWith(QStringLiteral("cuda:")))
-        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), launch.device.mid(5));
+    if (const Device device = Device::parse(launch.device); device.isCuda())
+        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString::number(device.cudaIndex()));
     else
         env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
     // Ours only: an orchestrator started from inside a run must not pass

@@ -55,7 +55,7 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     m_dispatcher->reset();
     m_launcher->setClusters(experiment.clusters);
     m_board->setExperiment(experiment);
-    qCDebug(lcScheduler, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
+    qCDebug(lcOrchestrator, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
     m_dispatcher->notifyCounts();
 }
 

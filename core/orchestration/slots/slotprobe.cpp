@@ -1,5 +1,6 @@
 #include "slots/slotprobe.h"
 
+#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
@@ -195,7 +196,7 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
     };
     if (m_running)
         return refuse(QStringLiteral("a slot probe is already running"));
-    if (!isDeviceName(device))
+    if (!Device::parse(device).isLocal())
         return refuse(QStringLiteral("device: expected cpu or cuda:N, got \"%1\"").arg(device));
     const QString levelProblem = checkLevels(levels);
     if (!levelProblem.isEmpty())
@@ -215,7 +216,7 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 
     QString deviceName = QStringLiteral("cpu");
-    if (device != QLatin1String("cpu")) {
+    if (Device::parse(device).isCuda()) {
         DeviceInventory devices;
         if (!devices.hasDevice(device))
             return refuse(QStringLiteral("%1: no such GPU on this machine").arg(device));

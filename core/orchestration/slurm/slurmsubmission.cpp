@@ -1,5 +1,6 @@
 #include "slurm/slurmsubmission.h"
 
+#include "devices/device.h"
 #include "experiment/experiment.h"
 #include "slurm/slurmjob.h"
 
@@ -14,8 +15,7 @@ SlurmSubmission::SlurmSubmission(SlurmClusterConfig cluster)
 
 void SlurmSubmission::prepare(LaunchSpec &spec) const
 {
-    QString partition;
-    if (isSlurmDevice(spec.target, nullptr, &partition) && !partition.isEmpty())
+    if (const QString partition = Device::parse(spec.target).partition(); !partition.isEmpty())
         spec.partition = partition;
     if (spec.gres.isEmpty())
         spec.gres = m_cluster.gres;
