@@ -17,6 +17,7 @@
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "slurm/slurmcommand.h"
+#include "slurm/slurmending.h"
 #include "slurm/slurmjob.h"
 #include "slurm/slurmlauncher.h"
 #include "slurm/slurmsubmission.h"
@@ -163,6 +164,7 @@ private Q_SLOTS:
     void attachAfterRestart();
     void attachChecksTheJobIsTheRuns();
     void describeAsksThroughTheLaunchersReach();
+    void howAJobEndsItsRun();
     void reusedJobIdIsNeverAdoptedNorSignalled();
     void supervisorThroughSlurm();
 
@@ -874,6 +876,71 @@ void TestSlurmLauncher::describeAsksThroughTheLaunchersReach()
     local.device = QStringLiteral("cpu");
     QVERIFY(!router.describe(local, &context, record));
     QVERIFY(!router.describe(other, &context, record));
+}
+
+// SlurmEnding alone, on canned scontrol lines: exit status, signal or
+// neither; the requeue of a worker that checkpointed for the time limit;
+// the words for what the queue caused; whether the job ran unseen.
+void TestSlurmLauncher::howAJobEndsItsRun()
+{
+    const auto final = [](const QByteArray &fields) {
+        return SlurmJob::parseScontrol("JobId=7 JobName=r UserId=me(1000) " + fields + "\n");
+    };
+    SlurmEnding::Seen seen;
+    seen.id = QStringLiteral("7");
+    seen.runDir = m_tmp.filePath(QStringLiteral("runs/ending"));
+    seen.checkpointAtSubmit = QString();
+
+    SlurmEnding end = SlurmEnding::of(final("JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=n1"), seen);
+    QVERIFY(!end.resubmit);
+    QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(0, 0));
+    QVERIFY(end.ranFirst); // never seen running, but it ran on n1
+    QVERIFY(end.why.isEmpty());
+    seen.sawRunning = true;
+    QVERIFY(!SlurmEnding::of(final("JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=n1"), seen).ranFirst);
+
+    // Exit 5 after the warning: the run goes on; after a stop it is an end.
+    QVERIFY(SlurmEnding::of(final("JobState=FAILED Reason=NonZeroExitCode ExitCode=5:0 NodeList=n1"), seen).resubmit);
+    seen.stopAsked = true;
+    end = SlurmEnding::of(final("JobState=FAILED Reason=NonZeroExitCode ExitCode=5:0 NodeList=n1"), seen);
+    QVERIFY(!end.resubmit);
+    QCOMPARE(end.exitCode, 5);
+
+    // Cancelled: by us before it ran, no status; from outside, SIGTERM.
+    seen.sawRunning = false;
+    end = SlurmEnding::of(final("JobState=CANCELLED Reason=None ExitCode=0:0 NodeList=n1"), seen);
+    QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, 0));
+    QVERIFY(!end.ranFirst);
+    seen.stopAsked = false;
+    seen.sawRunning = true;
+    end = SlurmEnding::of(final("JobState=CANCELLED Reason=None ExitCode=0:0 NodeList=n1"), seen);
+    QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, int(SIGTERM)));
+    QCOMPARE(SlurmEnding::of(final("JobState=FAILED Reason=None ExitCode=0:9 NodeList=n1"), seen).signal, 9);
+
+    // The time limit unwarned: resubmitted once the job wrote a checkpoint.
+    seen.timeLimit = QStringLiteral("0:01:00");
+    end = SlurmEnding::of(final("JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 NodeList=n1"), seen);
+    QVERIFY(!end.resubmit);
+    QVERIFY2(end.why.contains(QStringLiteral("(--time=0:01:00) with no checkpoint")), qPrintable(end.why));
+    QVERIFY(QDir().mkpath(seen.runDir + QStringLiteral("/checkpoints")));
+    QFile checkpoint(seen.runDir + QStringLiteral("/checkpoints/step-10.pt"));
+    QVERIFY(checkpoint.open(QIODevice::WriteOnly));
+    checkpoint.write("weights");
+    checkpoint.close();
+    QVERIFY(SlurmEnding::of(final("JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 NodeList=n1"), seen).resubmit);
+    seen.checkpointAtSubmit = SlurmEnding::checkpointStamp(seen.runDir);
+    QVERIFY(!seen.checkpointAtSubmit->isEmpty());
+    end = SlurmEnding::of(final("JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 NodeList=n1"), seen);
+    QVERIFY(!end.resubmit);
+    QVERIFY2(end.why.contains(QStringLiteral("without writing a new checkpoint")), qPrintable(end.why));
+
+    // A launch Slurm could not make, and a job Slurm has forgotten.
+    seen.runDir = m_tmp.filePath(QStringLiteral("runs/never-made"));
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53 NodeList=n2"), seen);
+    QVERIFY2(end.why.contains(QStringLiteral("on n2: its run folder")), qPrintable(end.why));
+    end = SlurmEnding::of(SlurmJob(), seen);
+    QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, 0));
+    QVERIFY(end.why.isEmpty());
 }
 
 void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()

@@ -1,16 +1,12 @@
 #include "slurm/slurmlauncher.h"
 
 #include "logcategories.h"
-#include "protocol/exitcode.h"
 #include "slurm/slurmcommand.h"
+#include "slurm/slurmending.h"
 
-#include <QDir>
-#include <QFileInfo>
 #include <QJsonObject>
 #include <QPointer>
 #include <QTimer>
-
-#include <csignal>
 
 namespace trainyard {
 
@@ -67,7 +63,7 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
     Job &entry = m_jobs[run];
     entry.serial = serial;
     entry.spec = job;
-    entry.checkpointAtSubmit = SlurmLauncher::checkpointStamp(job.runDir);
+    entry.checkpointAtSubmit = SlurmEnding::checkpointStamp(job.runDir);
 
     const QStringList args = m_submission.arguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
@@ -249,101 +245,39 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     if (it == m_jobs.end())
         return;
     const Job job = *it;
-    const QString state = final.state.section(QLatin1Char(' '), 0, 0);
-    // The time limit without a warning (warn_seconds 0, or Slurm's TERM came
-    // first): the worker checkpointed on the TERM. Resubmitted like a
-    // requeue when it wrote a checkpoint in this job (an attached job:
-    // any).
-    const bool timeLimit = state == QLatin1String("TIMEOUT") && !job.stopAsked;
-    const QString stamp = timeLimit ? SlurmLauncher::checkpointStamp(job.spec.runDir) : QString();
-    const bool canResubmit = !stamp.isEmpty() && (!job.checkpointAtSubmit || *job.checkpointAtSubmit != stamp);
-    if ((final.exitCode == protocol::toInt(protocol::ExitCode::Requeue) && final.signal == 0 && !job.stopAsked)
-        || (timeLimit && canResubmit)) {
-        // The worker checkpointed on the time-limit warning: the same run
-        // goes on in a new job, from its checkpoint.
+    SlurmEnding::Seen seen;
+    seen.id = job.id;
+    seen.node = job.node;
+    seen.runDir = job.spec.runDir;
+    seen.timeLimit = m_cluster.time;
+    seen.stopAsked = job.stopAsked;
+    seen.sawRunning = job.known && job.phase == SlurmJob::Phase::Running;
+    seen.checkpointAtSubmit = job.checkpointAtSubmit;
+    const SlurmEnding end = SlurmEnding::of(final, seen);
+    if (end.resubmit) {
+        // The same run goes on in a new job, from its checkpoint.
         LaunchSpec again = job.spec;
         again.resume = true;
         it->requeues = job.requeues + 1;
         qCInfo(lcSlurm, "run %d: job %s checkpointed before its time limit; resubmitting (requeue %d)", run,
                qUtf8Printable(job.id), it->requeues);
-        if (!job.known || job.phase != SlurmJob::Phase::Running)
+        if (end.ranFirst)
             Q_EMIT running(run); // it did run
         submit(run, again, tr("requeued after job %1 reached its time limit").arg(job.id));
         return;
     }
     it->node = final.nodes.isEmpty() ? job.node : final.nodes;
-
-    int code = -1;
-    int signal = 0;
-    const QString why = endReason(job, final, timeLimit, stamp);
-    if (final.id.isEmpty()) {
-        // Slurm has forgotten the job (no accounting): the worker's done line tells.
-    } else if (final.signal > 0) {
-        signal = final.signal;
-    } else if (state == QLatin1String("CANCELLED") && !job.stopAsked) {
-        // Cancelled from outside: a signal nobody here sent.
-        signal = SIGTERM;
-    } else if (state == QLatin1String("COMPLETED") || state == QLatin1String("FAILED")
-               || state == QLatin1String("CANCELLED")) {
-        // A cancel of ours before the worker ran has no exit status to tell.
-        if (!(state == QLatin1String("CANCELLED") && final.exitCode == 0))
-            code = final.exitCode;
-    }
-    // TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE
-    // without a signal: (-1, 0), the done line tells.
-
-    // A job that ran between two polls still ran: say so before its end.
-    if ((!job.known || job.phase != SlurmJob::Phase::Running) && !final.nodes.isEmpty()
-        && !(state == QLatin1String("CANCELLED") && job.phase == SlurmJob::Phase::Pending && job.stopAsked))
+    if (end.ranFirst)
         Q_EMIT running(run); // host() still names its node
     m_jobs.remove(run);
     if (m_jobs.isEmpty())
         m_timer->stop();
     qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
            qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
-           final.signal, code, signal);
-    if (!why.isEmpty())
-        Q_EMIT endedBecause(run, why);
-    Q_EMIT exited(run, code, signal);
-}
-
-QString SlurmLauncher::checkpointStamp(const QString &runDir)
-{
-    if (runDir.isEmpty())
-        return {};
-    const QFileInfoList files = QDir(runDir + QStringLiteral("/checkpoints"))
-                                    .entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
-    if (files.isEmpty())
-        return {};
-    const QFileInfo &newest = files.constFirst();
-    return QStringLiteral("%1 %2 %3")
-        .arg(newest.fileName())
-        .arg(newest.size())
-        .arg(newest.lastModified().toMSecsSinceEpoch());
-}
-
-QString SlurmLauncher::endReason(const Job &job, const SlurmJob &final, bool timeLimit, const QString &stamp) const
-{
-    const QString state = final.state.section(QLatin1Char(' '), 0, 0);
-    if (timeLimit) {
-        const QString limit = m_cluster.time.isEmpty() ? QString() : QStringLiteral(" (--time=%1)").arg(m_cluster.time);
-        return stamp.isEmpty()
-                   ? tr("job %1 reached its time limit%2 with no checkpoint to resume from").arg(job.id, limit)
-                   : tr("job %1 reached its time limit%2 without writing a new checkpoint (not resubmitted again)")
-                         .arg(job.id, limit);
-    }
-    if (state == QLatin1String("FAILED") && final.reason == QLatin1String("JobLaunchFailure")) {
-        // Slurm says "signal 53": its launch failed before the script ran.
-        const QString node = final.nodes.isEmpty() ? job.node : final.nodes;
-        return !job.spec.runDir.isEmpty() && !QFileInfo(job.spec.runDir).isDir()
-                   ? tr("Slurm could not launch job %1 on %2: its run folder %3 (the job's --chdir and --output) "
-                        "does not exist")
-                         .arg(job.id, node, job.spec.runDir)
-                   : tr("Slurm could not launch job %1 on %2 (JobLaunchFailure): the node could not open the job's "
-                        "output file or folder, or start its script; slurmd's log there says which")
-                         .arg(job.id, node);
-    }
-    return {};
+           final.signal, end.exitCode, end.signal);
+    if (!end.why.isEmpty())
+        Q_EMIT endedBecause(run, end.why);
+    Q_EMIT exited(run, end.exitCode, end.signal);
 }
 
 void SlurmLauncher::scancel(const QString &id, const QStringList &options)

@@ -100,17 +100,9 @@ private:
         bool finishing = false;   // scontrol asked for its exit code
         LaunchSpec spec;          // what was submitted (a requeue submits it again)
         int requeues = 0;
-        // The newest checkpoint when it was submitted; unset for an attached job.
+        // The newest checkpoint when it was submitted (SlurmEnding::checkpointStamp); unset for an attached job.
         std::optional<QString> checkpointAtSubmit;
     };
-    // The newest file in a run folder's checkpoints/ (where the worker
-    // writes them, RunStore::hasCheckpoint) as "name size mtime"; empty when
-    // none. A different answer later means the worker wrote one meanwhile.
-    static QString checkpointStamp(const QString &runDir);
-    // The run's message for an end the queue caused and no exit status
-    // tells (endedBecause): TIMEOUT (`timeLimit`, with the checkpoint's
-    // stamp now), a failed launch; empty for any other end.
-    QString endReason(const Job &job, const SlurmJob &final, bool timeLimit, const QString &stamp) const;
     void submit(RunId run, const LaunchSpec &spec, const QString &pendingReason);
     void submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason);
     void poll();
