@@ -6,10 +6,10 @@
 //   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
 
 #include "common/runcolors.h"
+#include "metrics/metricslogreader.h"
 #include "metrics/metricstore.h"
 #include "plot/plotwidget.h"
 #include "protocol/metricrecord.h"
-#include "runstore/runstore.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -61,8 +61,8 @@ int main(int argc, char **argv)
         }
         const QString id = info.fileName();
         const RunId run = RunId(ids.size() + 1);
-        RunStore store(info.absolutePath());
-        store.readMetrics(id, 0, [&](const MetricRecord &r) { metrics.add(run, r); });
+        MetricsLogReader().read(info.absoluteFilePath() + QStringLiteral("/metrics.jsonl"), 0,
+                                [&](const MetricRecord &r) { metrics.add(run, r); });
         plot.addRun(id, id, id, CurveSource{&metrics, run});
         ids << id;
     }
