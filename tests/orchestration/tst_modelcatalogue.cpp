@@ -101,7 +101,7 @@ private Q_SLOTS:
         QVERIFY2(!c.isEmpty(), qPrintable(error));
         QCOMPARE(c.models().size(), 2);
         QCOMPARE(c.tasks(), (QStringList{QStringLiteral("kg"), QStringLiteral("image")}));
-        const ModelInfo *transe = c.model(QStringLiteral("transe"));
+        const CatalogueModel *transe = c.model(QStringLiteral("transe"));
         QVERIFY(transe);
         QCOMPARE(transe->params.size(), 3);
         QCOMPARE(transe->params.at(0).maximum.toInt(), 4096);

@@ -1,7 +1,7 @@
 // Knowledge-graph and IDX loaders, synthetic generators (torch-free).
 
 #include "helpers/minitest.h"
-#include "training/workerprocess.h"
+#include "training/workerrun.h"
 
 #include "worker/base/badinput.h"
 #include "worker/base/imagedataset.h"

@@ -3,7 +3,7 @@
 // Where no CUDA GPU is usable (no GPU, no driver, a CPU-only LibTorch) every
 // case is skipped with the worker's own explanation.
 
-#include "training/workerprocess.h"
+#include "training/workerrun.h"
 
 #include "helpers/minitest.h"
 

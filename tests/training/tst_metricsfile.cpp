@@ -2,7 +2,7 @@
 // continues from.
 
 #include "helpers/minitest.h"
-#include "training/workerprocess.h"
+#include "training/workerrun.h"
 
 #include "worker/base/metricsfile.h"
 

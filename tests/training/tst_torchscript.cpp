@@ -4,7 +4,7 @@
 
 #include "helpers/minitest.h"
 #include "linearmodule.h"
-#include "training/workerprocess.h"
+#include "training/workerrun.h"
 
 #include <torch/script.h>
 

@@ -3,7 +3,7 @@
 // training inside an epoch, checkpoints rotate, and a diverging loss exits 3.
 
 #include "helpers/minitest.h"
-#include "training/workerprocess.h"
+#include "training/workerrun.h"
 
 #include <dirent.h>
 

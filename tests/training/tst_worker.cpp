@@ -3,7 +3,7 @@
 // pause/resume, stop -> exit 4 -> --resume, reconnect after the peer closes).
 
 #include "helpers/minitest.h"
-#include "training/workerprocess.h"
+#include "training/workerrun.h"
 
 #include "protocol/linedecoder.h"
 

@@ -98,7 +98,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     generalForm->addRow(tr("Repeat"), m_repeat);
     contentLayout->addWidget(general);
 
-    const ModelInfo *model = catalogue.model(type);
+    const CatalogueModel *model = catalogue.model(type);
     auto *modelBox = new QGroupBox(tr("Model: %1").arg(type), content);
     auto *modelForm = new QFormLayout(modelBox);
     if (model) {

@@ -69,7 +69,7 @@ void ModelPaletteModel::rebuild()
     m_groups.clear();
     for (const QString &task : m_catalogue.tasks()) {
         Group g{taskTitle(task), {}};
-        for (const ModelInfo &m : m_catalogue.models()) {
+        for (const CatalogueModel &m : m_catalogue.models()) {
             if (m.task != task) {
                 continue;
             }

@@ -187,7 +187,7 @@ QString ParamInfo::expectation() const
     return nullable ? text + QStringLiteral(" or null") : text;
 }
 
-const ParamInfo *ModelInfo::param(const QString &name) const
+const ParamInfo *CatalogueModel::param(const QString &name) const
 {
     return findParam(params, name);
 }
@@ -240,7 +240,7 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
     for (qsizetype i = 0; i < modelArray.size(); ++i) {
         const QString where = QStringLiteral("models[%1]").arg(i);
         const QJsonObject o = modelArray.at(i).toObject();
-        ModelInfo m;
+        CatalogueModel m;
         m.type = o.value(QLatin1String("type")).toString();
         m.task = o.value(QLatin1String("task")).toString();
         m.description = o.value(QLatin1String("description")).toString();
@@ -292,9 +292,9 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
     return c;
 }
 
-const ModelInfo *ModelCatalogue::model(const QString &type) const
+const CatalogueModel *ModelCatalogue::model(const QString &type) const
 {
-    for (const ModelInfo &m : m_models) {
+    for (const CatalogueModel &m : m_models) {
         if (m.type == type)
             return &m;
     }
@@ -323,7 +323,7 @@ QList<DataKindInfo> ModelCatalogue::dataKindsForTask(const QString &task) const
 QStringList ModelCatalogue::tasks() const
 {
     QStringList out;
-    for (const ModelInfo &m : m_models) {
+    for (const CatalogueModel &m : m_models) {
         if (!out.contains(m.task))
             out.append(m.task);
     }
@@ -333,7 +333,7 @@ QStringList ModelCatalogue::tasks() const
 QStringList ModelCatalogue::modelTypes() const
 {
     QStringList out;
-    for (const ModelInfo &m : m_models)
+    for (const CatalogueModel &m : m_models)
         out.append(m.type);
     return out;
 }
@@ -348,7 +348,7 @@ QStringList ModelCatalogue::dataKindNames() const
 
 QJsonObject ModelCatalogue::defaultSpec(const QString &type, const QString &name) const
 {
-    const ModelInfo *m = model(type);
+    const CatalogueModel *m = model(type);
     if (!m)
         return {};
     QJsonObject spec;

@@ -41,7 +41,7 @@ struct ParamInfo
 };
 
 /// A model type the worker can train.
-struct ModelInfo
+struct CatalogueModel
 {
     QString type;
     QString task; ///< "kg" or "image": which data kinds fit
@@ -93,14 +93,14 @@ public:
 
     bool isEmpty() const { return m_models.isEmpty(); }
     QString workerVersion() const { return m_version; }
-    const QList<ModelInfo> &models() const { return m_models; }
+    const QList<CatalogueModel> &models() const { return m_models; }
     const QList<DataKindInfo> &dataKinds() const { return m_dataKinds; }
     const QList<PublishedPreset> &presets() const { return m_presets; }
     /// Keys of a spec section ("train", "eval", "checkpoint", "report").
     QList<ParamInfo> section(const QString &name) const { return m_sections.value(name); }
     QStringList sectionNames() const { return m_sectionOrder; }
 
-    const ModelInfo *model(const QString &type) const;
+    const CatalogueModel *model(const QString &type) const;
     const DataKindInfo *dataKind(const QString &kind) const;
     QList<DataKindInfo> dataKindsForTask(const QString &task) const;
     QStringList tasks() const;
@@ -118,7 +118,7 @@ public:
 
 private:
     QString m_version;
-    QList<ModelInfo> m_models;
+    QList<CatalogueModel> m_models;
     QList<DataKindInfo> m_dataKinds;
     QList<PublishedPreset> m_presets;
     QHash<QString, QList<ParamInfo>> m_sections;

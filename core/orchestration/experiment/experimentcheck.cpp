@@ -123,10 +123,10 @@ QJsonObject ExperimentCheck::dataProbe(const QJsonObject &spec, const QString &p
     const DataKindInfo *kind = data.isObject() ? m_catalogue->dataKind(RunSpecView(spec).dataKind()) : nullptr;
     if (!kind)
         return {};
-    const ModelInfo *model = m_catalogue->model(RunSpecView(spec).modelType());
+    const CatalogueModel *model = m_catalogue->model(RunSpecView(spec).modelType());
     if (!model || model->task != kind->task) {
         model = nullptr;
-        for (const ModelInfo &candidate : m_catalogue->models()) {
+        for (const CatalogueModel &candidate : m_catalogue->models()) {
             if (candidate.task == kind->task) {
                 model = &candidate;
                 break;

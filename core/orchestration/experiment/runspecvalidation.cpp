@@ -164,7 +164,7 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
     const RunSpecView view(spec);
 
     QJsonObject holder;
-    const ModelInfo *modelInfo = nullptr;
+    const CatalogueModel *modelInfo = nullptr;
     if (!spec.contains(QStringLiteral("model"))) {
         errors << child(path, QStringLiteral("model: missing (expected an object with a \"type\")"));
     } else if (const QJsonObject *model = objectAt(spec, QStringLiteral("model"), path, errors, holder)) {
