@@ -112,15 +112,47 @@ bool LossCurve::sync()
 
 void LossCurve::append(qsizetype from)
 {
+    // One pass over the new points with everything in locals: the first
+    // read of a long run (10 M points) is this loop and resmooth().
     const qsizetype n = qsizetype(m_loss->size());
+    const std::int64_t *steps = m_loss->steps();
+    const double *walls = m_loss->walls();
+    const std::int64_t *epochSteps = m_epochs ? m_epochs->steps() : nullptr;
+    const qsizetype epochCount = m_epochs ? qsizetype(m_epochs->size()) : 0;
+    const double *values = m_loss->values();
+    bool aligned = m_epochAligned;
+    double lo = m_min;
+    double hi = m_max;
+    double positive = m_minPositive;
+    qsizetype first = m_firstFinite;
+    qsizetype last = m_lastFinite;
     for (qsizetype i = from; i < n; ++i) {
-        const std::size_t u = std::size_t(i);
-        if (m_epochAligned) {
-            m_epochAligned = m_epochs && u < m_epochs->size() && m_epochs->step(u) == m_loss->step(u);
+        aligned = aligned && i < epochCount && epochSteps[i] == steps[i];
+        if (!m_orderedWall.empty() || !(std::isfinite(walls[i]) && (i == 0 || walls[i] >= walls[i - 1]))) {
+            orderWall(i);
         }
-        orderWall(i);
-        noteFinite(i);
+        // The extremes of the drawable points (what the axes fit).
+        const double v = values[i];
+        if (!drawable(v)) {
+            continue;
+        }
+        if (first < 0) {
+            first = i;
+            lo = hi = v;
+        }
+        last = i;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        if (v > 0 && (positive <= 0 || v < positive)) {
+            positive = v;
+        }
     }
+    m_epochAligned = aligned;
+    m_min = lo;
+    m_max = hi;
+    m_minPositive = positive;
+    m_firstFinite = first;
+    m_lastFinite = last;
     m_size = n;
     if (m_weight > 0) {
         resmooth(from);
@@ -153,24 +185,6 @@ void LossCurve::orderEpochs()
         const double v = CurveSource::epochAt(m_epochs, m_loss->step(std::size_t(i)));
         last = std::isfinite(v) ? std::max(v, last) : last;
         m_orderedEpoch.push_back(last);
-    }
-}
-
-void LossCurve::noteFinite(qsizetype i)
-{
-    const double v = loss(i);
-    if (!drawable(v)) {
-        return;
-    }
-    if (m_firstFinite < 0) {
-        m_firstFinite = i;
-        m_min = m_max = v;
-    }
-    m_lastFinite = i;
-    m_min = std::min(m_min, v);
-    m_max = std::max(m_max, v);
-    if (v > 0 && (m_minPositive <= 0 || v < m_minPositive)) {
-        m_minPositive = v;
     }
 }
 
@@ -222,24 +236,33 @@ void LossCurve::setSmoothing(double weight)
 
 void LossCurve::resmooth(qsizetype from)
 {
-    m_smoothed.resize(std::size_t(from));
     // Growth by a quarter, as the store's columns: at most 5 bytes a point reserved.
     const std::size_t needed = std::size_t(m_size);
     if (m_smoothed.capacity() < needed) {
         m_smoothed.reserve(std::max(needed, m_smoothed.capacity() + m_smoothed.capacity() / 4));
     }
+    m_smoothed.resize(needed);
+    if (std::size_t(from) >= needed) {
+        return; // nothing new (nor, before the first sync, any series)
+    }
+    const double *values = m_loss->values();
+    float *out = m_smoothed.data();
+    const double w = m_weight;
+    double ema = m_emaLast;
+    double debias = m_emaDebias;
     for (qsizetype i = from; i < m_size; ++i) {
-        const double v = loss(i);
+        const double v = values[i];
         if (!drawable(v)) {
             // A NaN or inf point stays as is, like TensorBoard, and does not poison the average.
-            m_smoothed.push_back(std::isnan(v) ? std::numeric_limits<float>::quiet_NaN()
-                                               : std::numeric_limits<float>::infinity());
+            out[i] = std::isnan(v) ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
             continue;
         }
-        m_emaLast = m_emaLast * m_weight + (1 - m_weight) * v;
-        m_emaDebias *= m_weight;
-        m_smoothed.push_back(float(m_emaLast / (1 - m_emaDebias)));
+        ema = ema * w + (1 - w) * v;
+        debias *= w;
+        out[i] = float(ema / (1 - debias));
     }
+    m_emaLast = ema;
+    m_emaDebias = debias;
 }
 
 qsizetype LossCurve::lowerBound(XAxis axis, double value) const

@@ -105,7 +105,6 @@ public:
 private:
     void reset();
     void append(qsizetype from);
-    void noteFinite(qsizetype i);
     void resmooth(qsizetype from);
     void orderWall(qsizetype i);
     void orderEpochs();
