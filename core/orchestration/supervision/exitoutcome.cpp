@@ -1,9 +1,13 @@
 #include "supervision/exitoutcome.h"
 
+#include "experiment/runspecview.h"
 #include "metrics/runfile.h"
 #include "protocol/exitcode.h"
+#include "runstore/runstore.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QList>
 #include <QStringList>
 
@@ -87,6 +91,38 @@ RunState stateForExit(int code)
         return RunState::Failed;
     }
     return RunState::Failed;
+}
+
+ExitFacts ExitFacts::reported(const RunInfo &run, const Ingestion::Done &done)
+{
+    ExitFacts facts;
+    facts.doneSeen = done.seen;
+    facts.doneStatus = done.status;
+    facts.doneExit = done.exitCode;
+    facts.lines = done.lines;
+    facts.metricSeen = done.metricSeen;
+    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
+    facts.runDir = run.runDir;
+    facts.program = RunSpecView(run.spec).isProgram();
+    return facts;
+}
+
+void recordOutcome(const RunStore &store, RunInfo *r)
+{
+    const QString dir = store.runDir(r->name);
+    const QFileInfo folder(dir);
+    if (!dir.isEmpty() && !folder.exists() && !folder.isSymLink()) {
+        const bool made = QDir().mkdir(dir);
+        r->message += made ? QStringLiteral(" (its run folder %1 was gone; made again for status.json)").arg(dir)
+                           : QStringLiteral(" (its run folder %1 is gone and cannot be made again: the outcome "
+                                            "is kept in this session only)")
+                                 .arg(dir);
+        if (!made)
+            return;
+    }
+    QString error;
+    if (!store.writeStatus(*r, &error))
+        r->message += QStringLiteral(" (") + error + QLatin1Char(')');
 }
 
 ExitOutcome exitOutcome(const ExitFacts &f)

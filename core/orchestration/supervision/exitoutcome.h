@@ -1,10 +1,13 @@
 #pragma once
 
+#include "ingest/ingestion.h"
 #include "records/runinfo.h"
 
 #include <QString>
 
 namespace trainyard {
+
+class RunStore;
 
 // How a launched run ended, from what the Supervisor knows when the
 // launcher reports its exit, to the state and the message the user sees.
@@ -34,6 +37,10 @@ struct ExitFacts
     bool stopAsked = false;        // the user stopped it (a program that then exits 0, 4 or on SIGTERM stopped)
     // A batch queue's own reason it ended the job (Launcher::endedBecause): it failed so.
     QString queueEnd;
+
+    // What `run` reported (Ingestion::done); the launcher's side (exit
+    // status, signal, stop) is the caller's.
+    static ExitFacts reported(const RunInfo &run, const Ingestion::Done &done);
 };
 
 struct ExitOutcome
@@ -44,6 +51,12 @@ struct ExitOutcome
 };
 
 ExitOutcome exitOutcome(const ExitFacts &facts);
+
+// Writes the ended `run` to its status.json; what kept it from being
+// written is added to its message. A run folder removed under a live run
+// (an attached job's, often) is made again, one level and never through a
+// link; else the outcome stays in this session and the message says why.
+void recordOutcome(const RunStore &store, RunInfo *run);
 
 // The end of worker.log for a failure: its last line, or for a program run
 // its Python traceback (from "Traceback (most recent call last):") or last

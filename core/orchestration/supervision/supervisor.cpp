@@ -12,8 +12,6 @@
 #include "supervision/runlaunch.h"
 #include "supervision/stopescalation.h"
 
-#include <QDir>
-#include <QFileInfo>
 #include <QPointer>
 
 #include <utility>
@@ -30,6 +28,7 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     , m_launcher(launcher)
     , m_launch(runs, store, server, launcher)
     , m_stateFile(store, server, launcher)
+    , m_shutdown(this, runs)
 {
     connect(m_launcher, &Launcher::started, this, &Supervisor::onStarted);
     connect(m_launcher, &Launcher::pending, this, &Supervisor::onPending);
@@ -50,8 +49,7 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
     m_watchdog.start(500);
     connect(m_ingestion, &Ingestion::followed, this, &Supervisor::onFollowed);
-    m_shutdownDeadline.setSingleShot(true);
-    connect(&m_shutdownDeadline, &QTimer::timeout, this, &Supervisor::onShutdownDeadline);
+    connect(&m_shutdown, &Shutdown::finished, this, &Supervisor::shutdownFinished);
 }
 
 Supervisor::~Supervisor()
@@ -96,7 +94,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
-    if (m_shuttingDown)
+    if (m_shutdown.isShuttingDown())
         return refuse(error, QStringLiteral("the session is closing"));
     QString why, archived;
     switch (m_launch.prepare(id, options, &why, &archived)) {
@@ -414,17 +412,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
 ExitFacts Supervisor::reportedFacts(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    const Ingestion::Done done = m_ingestion->done(id);
-    ExitFacts facts;
-    facts.doneSeen = done.seen;
-    facts.doneStatus = done.status;
-    facts.doneExit = done.exitCode;
-    facts.lines = done.lines;
-    facts.metricSeen = done.metricSeen;
-    facts.nonFiniteLossFrom = done.nonFiniteLossFrom;
-    facts.runDir = r ? r->runDir : QString();
-    facts.program = r && RunSpecView(r->spec).isProgram();
-    return facts;
+    return r ? ExitFacts::reported(*r, m_ingestion->done(id)) : ExitFacts{};
 }
 
 void Supervisor::fail(RunId id, const QString &message)
@@ -456,28 +444,14 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message, boo
         r->etaSeconds = 0;
     m_server->unregisterRun(id);
     r->state = state;
-    QString error;
-    // A run folder removed under a live run (an attached job's, often):
-    // made again, one level and never through a link, to keep the outcome;
-    // else the outcome stays in this session and the message says why.
-    const QString dir = m_store->runDir(r->name);
-    const QFileInfo folder(dir);
-    bool writable = true;
-    if (record && !dir.isEmpty() && !folder.exists() && !folder.isSymLink()) {
-        writable = QDir().mkdir(dir);
-        r->message += writable ? QStringLiteral(" (its run folder %1 was gone; made again for status.json)").arg(dir)
-                               : QStringLiteral(" (its run folder %1 is gone and cannot be made again: the outcome "
-                                                "is kept in this session only)")
-                                     .arg(dir);
-    }
-    if (record && writable && !m_store->writeStatus(*r, &error))
-        r->message += QStringLiteral(" (") + error + QLatin1Char(')');
+    if (record)
+        recordOutcome(*m_store, r);
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
            qUtf8Printable(r->message));
     m_runs->update(id, [&](RunInfo &run) { run = ended; });
     persistState();
     Q_EMIT runEnded(id, state);
-    maybeFinishShutdown();
+    m_shutdown.runEnded();
 }
 
 void Supervisor::forget(RunId id)
@@ -492,8 +466,7 @@ void Supervisor::forget(RunId id)
 void Supervisor::clear()
 {
     killNow(QStringLiteral("killed: the board was replaced"));
-    m_shuttingDown = false;
-    m_closing = false;
+    m_shutdown.reset();
 }
 
 QSet<qint64> Supervisor::workerPids() const
@@ -504,6 +477,14 @@ QSet<qint64> Supervisor::workerPids() const
             pids.insert(entry.second->info->pid);
     }
     return pids;
+}
+
+QList<RunId> Supervisor::supervisedIds() const
+{
+    QList<RunId> ids;
+    for (const auto &entry : m_supervised)
+        ids << entry.first;
+    return ids;
 }
 
 } // namespace trainyard

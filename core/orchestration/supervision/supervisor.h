@@ -5,6 +5,7 @@
 #include "runstore/runstore.h"
 #include "supervision/runlaunch.h"
 #include "supervision/runstatefile.h"
+#include "supervision/shutdown.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -39,12 +40,10 @@ class StopEscalation;
 // Stop, per run: a StopEscalation (asked, SIGTERM, SIGKILL, a stop timeout
 // per step; a pending run is cancelled in its queue).
 //
-// Shutdown is asynchronous: shutdown(false) stops every run as above and
-// returns; shutdownFinished() comes when every run has ended (runs still
-// going 3 s after the whole escalation are killed: "killed at shutdown").
-// shutdown(true) lets every run train on (the launcher detaches; the state
-// file keeps their handles) and finishes at once. The destructor kills what
-// is left synchronously, without an event loop.
+// Shutdown is asynchronous (Shutdown): shutdown(false) stops every run and
+// shutdownFinished() comes when all have ended; shutdown(true) leaves them
+// running. The destructor kills what is left synchronously, without an
+// event loop.
 class Supervisor : public QObject
 {
     Q_OBJECT
@@ -104,8 +103,10 @@ public:
     ExitFacts reportedFacts(RunId id) const;
     void persistState();
 
-    void shutdown(bool leaveRunning);
-    bool isShuttingDown() const { return m_shuttingDown; }
+    void shutdown(bool leaveRunning) { m_shutdown.begin(leaveRunning); } // Shutdown::begin
+    bool isShuttingDown() const { return m_shutdown.isShuttingDown(); }
+    QList<RunId> supervisedIds() const;
+    int detachAll(); // shutdown(true)'s: each run trains on, detached; returns how many
     // Kills every supervised run now and waits for it (no event loop, no
     // signals): Failed with `message`, status.json written.
     void killNow(const QString &message);
@@ -157,8 +158,6 @@ private:
     void leavePending(Supervised *s, RunInfo &run); // inside RunRegistry::update
     void checkWatchdog();
     void onFollowed(RunId id, int records, const QString &problem); // Ingestion::followed
-    void onShutdownDeadline();
-    void maybeFinishShutdown();
 
     RunRegistry *m_runs;
     RunStore *m_store;
@@ -170,10 +169,8 @@ private:
     std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
     int m_stopTimeoutMs = 15000;
     int m_stallTimeoutMs = 30000;
-    bool m_shuttingDown = false; // no new starts
-    bool m_closing = false;      // a shutdown(false) waits for runs to end
     QTimer m_watchdog;
-    QTimer m_shutdownDeadline;
+    Shutdown m_shutdown;
 };
 
 } // namespace trainyard

@@ -1,7 +1,7 @@
 // The Supervisor across the orchestrator's lifetimes: the state file
 // (RunStateFile), reattaching a run it names, loading what is on disk
-// (HistoryLoader), and the asynchronous shutdown. The rest of the class is
-// in supervisor.cpp.
+// (HistoryLoader), the shutdown's parts (Shutdown drives it) and the
+// synchronous kill. The rest of the class is in supervisor.cpp.
 
 #include "supervision/supervisor.h"
 
@@ -72,77 +72,21 @@ QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &st
 
 // ---- shutdown ---------------------------------------------------------------
 
-void Supervisor::shutdown(bool leaveRunning)
+int Supervisor::detachAll()
 {
-    m_shuttingDown = true;
-    if (leaveRunning) {
-        persistState();
-        QList<RunId> ids;
-        for (const auto &entry : m_supervised)
-            ids << entry.first;
-        for (RunId id : std::as_const(ids)) {
-            m_launcher->detach(id);
-            untrack(id);
-        }
-        m_closing = false;
-        m_shutdownDeadline.stop();
-        qCInfo(lcSupervisor, "shutdown: %lld runs left running", static_cast<long long>(ids.size()));
-        Q_EMIT shutdownFinished();
-        return;
-    }
-    if (m_closing)
-        return; // already waiting
-    m_closing = true;
-    for (RunId id : m_runs->ids()) {
-        const RunInfo *r = m_runs->find(id);
-        if (r && isActive(r->state) && r->state != RunState::Stopping)
-            stop(id);
-    }
-    if (m_runs->activeCount() > 0) {
-        qCInfo(lcSupervisor, "shutdown: waiting for %d runs to stop", m_runs->activeCount());
-        // The whole escalation (stop, SIGTERM, SIGKILL), then a little.
-        m_shutdownDeadline.start(2 * m_stopTimeoutMs + 3000);
-    }
-    maybeFinishShutdown();
-}
-
-void Supervisor::onShutdownDeadline()
-{
-    QList<RunId> ids;
-    for (const auto &entry : m_supervised)
-        ids << entry.first;
-    for (RunId id : std::as_const(ids)) {
-        const RunInfo *r = m_runs->find(id);
-        if (r && isActive(r->state)) {
-            qCWarning(lcSupervisor, "%s still running at the shutdown deadline; killed", qUtf8Printable(r->name));
-            finishRun(id, RunState::Failed, QStringLiteral("killed at shutdown"));
-        }
-    }
-    // Active runs nobody supervises (none, normally) cannot be waited for.
-    if (m_closing && m_runs->activeCount() > 0) {
-        m_closing = false;
-        persistState();
-        Q_EMIT shutdownFinished();
-    }
-}
-
-void Supervisor::maybeFinishShutdown()
-{
-    if (!m_closing || m_runs->activeCount() > 0)
-        return;
-    m_closing = false;
-    m_shutdownDeadline.stop();
     persistState();
-    qCInfo(lcSupervisor, "shutdown: every run has ended");
-    Q_EMIT shutdownFinished();
+    const QList<RunId> ids = supervisedIds();
+    for (RunId id : ids) {
+        m_launcher->detach(id);
+        untrack(id);
+    }
+    return int(ids.size());
 }
 
 void Supervisor::killNow(const QString &message)
 {
-    QList<RunId> ids;
-    for (const auto &entry : m_supervised)
-        ids << entry.first;
-    for (RunId id : std::as_const(ids)) {
+    const QList<RunId> ids = supervisedIds();
+    for (RunId id : ids) {
         const RunInfo *r = m_runs->find(id);
         m_launcher->release(id); // kills and waits: no event loop
         untrack(id);
@@ -161,8 +105,7 @@ void Supervisor::killNow(const QString &message)
         m_server->unregisterRun(id);
         m_store->writeStatus(*r);
     }
-    m_closing = false;
-    m_shutdownDeadline.stop();
+    m_shutdown.cancel();
     if (!ids.isEmpty())
         persistState();
 }
