@@ -106,6 +106,27 @@ TY_TEST(fastPathAndFullPathMakeTheSameRecord)
     TY_CHECK(decoder.record() == fast);
 }
 
+// JSON keeps the last of a key given twice; a number given again as a
+// string or a bool is then no number, so the fast path must leave such a
+// line to the full one (found by the record_decoder fuzz target).
+TY_TEST(aNumberGivenAgainAsAnotherTypeLeavesTheFastPath)
+{
+    for (const std::string line : {R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":0.5,"e":10,"e":"x"})",
+                                   R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":0.5,"e":10,"e":true})"}) {
+        MetricRecord fast;
+        TY_CHECK(!MetricLine::parse(line.data(), line.size(), &fast));
+        RecordDecoder decoder;
+        TY_CHECK(decoder.decodeLine(line.data(), line.size()) == RecordDecoder::Status::Record);
+        TY_CHECK(decoder.message().is_object());
+        TY_CHECK(decoder.record().value("e") == nullptr);
+    }
+    // Given as a string first and a number last, it is a number either way.
+    const std::string last = R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":0.5,"e":"x","e":10})";
+    MetricRecord fast;
+    TY_CHECK(MetricLine::parse(last.data(), last.size(), &fast));
+    TY_CHECK(fast.value("e") && *fast.value("e") == 10);
+}
+
 TY_TEST(refusalsSayWhy)
 {
     RecordDecoder decoder;

@@ -120,6 +120,8 @@ bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
                 typeOk = true;
             } else if (key == "step" || key == "wall" || key == "epoch" || key == "loss") {
                 return false; // mistyped: let the full path reject it
+            } else if (record->value(key)) {
+                return false; // a number given again as a string: JSON keeps the last, no number
             }
             continue;
         }
@@ -132,7 +134,8 @@ bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
                 length = 4;
             else if (rest.substr(0, 5) == "false")
                 length = 5;
-            if (length == 0 || key == "type" || key == "step" || key == "wall" || key == "epoch" || key == "loss")
+            if (length == 0 || key == "type" || key == "step" || key == "wall" || key == "epoch" || key == "loss"
+                || record->value(key)) // a number given again as a bool: JSON keeps the last
                 return false;
             c.p += length;
             continue;
