@@ -3,6 +3,7 @@
 // saving, and closing with the views told first. Closing while runs train is
 // in tst_mainwindow (it needs the worker).
 
+#include "app/experimentdocument.h"
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
 #include "common/prompts.h"
@@ -17,6 +18,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -198,6 +200,35 @@ private Q_SLOTS:
         QCOMPARE(sessions.session()->orchestrator()->dispatcher()->totalCount(), 1);
         QVERIFY(board.isClean());
         QCOMPARE(board.undoStack()->count(), 0);
+    }
+
+    // The edit history belongs to the open experiment: made on open, gone
+    // on close, never the history of another board.
+    void eachOpenExperimentHasItsOwnHistory()
+    {
+        QTemporaryDir dir;
+        BoardController board;
+        SessionController sessions(&board);
+        QVERIFY(!sessions.document());
+        QVERIFY(sessions.openFile(writeExperiment(dir)));
+        QPointer<ExperimentDocument> first = sessions.document();
+        QVERIFY(first);
+        QCOMPARE(first->session(), sessions.session());
+        QCOMPARE(board.undoStack(), first->undoStack());
+        QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
+        QCOMPARE(first->undoStack()->count(), 1);
+        QVERIFY(!first->isClean());
+
+        QVERIFY(sessions.closeSession()); // no prompts: the edit is discarded
+        QVERIFY(!first);                  // the document went with the close
+        QVERIFY(!sessions.document());
+        QVERIFY(!board.undoStack()->canUndo());
+
+        QVERIFY(sessions.openFile(dir.filePath(QStringLiteral("experiment.json"))));
+        QVERIFY(sessions.document());
+        QCOMPARE(board.undoStack(), sessions.document()->undoStack());
+        QCOMPARE(board.undoStack()->count(), 0);
+        QVERIFY(sessions.document()->isClean());
     }
 
     void failuresAreReported()

@@ -30,7 +30,7 @@ Autosave::Autosave(SessionController *sessions, BoardController *board, QObject 
     m_timer->setSingleShot(true);
     m_timer->setInterval(2000);
     connect(m_timer, &QTimer::timeout, this, &Autosave::writeNow);
-    connect(m_board->undoStack(), &QUndoStack::indexChanged, this, &Autosave::boardChanged);
+    connect(m_board, &BoardController::edited, this, &Autosave::boardChanged);
     connect(m_board, &BoardController::cleanChanged, this, [this](bool clean) {
         if (clean) {
             forget(); // saved, or undone back to the file

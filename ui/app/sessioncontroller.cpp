@@ -2,6 +2,7 @@
 
 #include "app/appsettings.h"
 #include "app/autosave.h"
+#include "app/experimentdocument.h"
 #include "board/boardcontroller.h"
 #include "common/uilogcategories.h"
 #include "dispatch/dispatcher.h"
@@ -24,9 +25,14 @@ SessionController::SessionController(BoardController *board, QObject *parent)
     connect(m_board, &BoardController::cleanChanged, this, &SessionController::updateTitle);
 }
 
+Session *SessionController::session() const
+{
+    return m_document ? m_document->session() : nullptr;
+}
+
 SessionController::~SessionController()
 {
-    if (m_session) {
+    if (m_document) {
         endSession(false);
     }
 }
@@ -165,46 +171,47 @@ bool SessionController::newExperiment()
     return install(std::move(session), errors);
 }
 
-bool SessionController::install(std::unique_ptr<Session> session, const QStringList &errors)
+bool SessionController::install(std::unique_ptr<Session> opened, const QStringList &errors)
 {
-    if (!session) {
+    if (!opened) {
         qCWarning(lcUi).noquote() << "cannot open the experiment:" << errors.join(QLatin1String("; "));
         Q_EMIT openFailed(tr("The experiment could not be opened:\n\n%1").arg(errors.join(QLatin1Char('\n'))));
         updateTitle();
         return false;
     }
-    m_session = std::move(session);
-    m_board->setOrchestrator(m_session->orchestrator());
+    m_document = std::make_unique<ExperimentDocument>(std::move(opened));
+    Session *session = m_document->session();
+    m_board->setOrchestrator(session->orchestrator(), m_document->undoStack());
     // What the next start opens: this one (an empty path is the demo or a new board).
     QSettings settings = appSettings();
-    settings.setValue(QStringLiteral("session/last"), m_session->filePath());
-    if (settings.value(QStringLiteral("session/leftRunning")).toString() == m_session->filePath()) {
+    settings.setValue(QStringLiteral("session/last"), session->filePath());
+    if (settings.value(QStringLiteral("session/leftRunning")).toString() == session->filePath()) {
         settings.remove(QStringLiteral("session/leftRunning")); // back, reattached
     }
-    connect(m_session.get(), &Session::nameChanged, this, &SessionController::updateTitle);
-    qCInfo(lcUi).noquote() << "opened" << m_session->name() << "with"
-                           << m_session->orchestrator()->dispatcher()->totalCount() << "runs"
-                           << (m_session->filePath().isEmpty() ? QString() : m_session->filePath());
-    Q_EMIT sessionOpened(m_session.get(), errors);
+    connect(session, &Session::nameChanged, this, &SessionController::updateTitle);
+    qCInfo(lcUi).noquote() << "opened" << session->name() << "with"
+                           << session->orchestrator()->dispatcher()->totalCount() << "runs"
+                           << (session->filePath().isEmpty() ? QString() : session->filePath());
+    Q_EMIT sessionOpened(session, errors);
     updateTitle();
     return true;
 }
 
 bool SessionController::closeSession()
 {
-    if (!m_session) {
+    if (!m_document) {
         return true;
     }
     if (!m_board->isClean() && m_prompts) {
-        const UnsavedChoice choice = m_prompts->unsavedEdits(m_session->name());
+        const UnsavedChoice choice = m_prompts->unsavedEdits(session()->name());
         if (choice == UnsavedChoice::Cancel || (choice == UnsavedChoice::Save && !m_board->isClean())) {
             return false;
         }
     }
     bool leave = false;
-    if (m_session->orchestrator()->dispatcher()->activeCount() > 0) {
+    if (session()->orchestrator()->dispatcher()->activeCount() > 0) {
         const CloseChoice choice =
-            m_prompts ? m_prompts->howToClose(m_session->name(), m_session->orchestrator()->dispatcher()->activeCount())
+            m_prompts ? m_prompts->howToClose(session()->name(), session()->orchestrator()->dispatcher()->activeCount())
                       : CloseChoice::StopRuns;
         if (choice == CloseChoice::Cancel) {
             return false;
@@ -217,7 +224,7 @@ bool SessionController::closeSession()
 
 void SessionController::closeWithoutAsking()
 {
-    if (m_session) {
+    if (m_document) {
         endSession(false);
     }
 }
@@ -225,19 +232,20 @@ void SessionController::closeWithoutAsking()
 void SessionController::endSession(bool leaveRunning)
 {
     // Views first: they watch the session's objects.
-    Q_EMIT sessionAboutToClose(m_session.get());
+    Q_EMIT sessionAboutToClose(session());
     m_board->setOrchestrator(nullptr);
-    qCInfo(lcUi).noquote() << "closing" << m_session->name()
+    qCInfo(lcUi).noquote() << "closing" << session()->name()
                            << (leaveRunning ? QStringLiteral("and leaving its runs running")
                                             : QStringLiteral("and stopping its runs"));
     // Stopping runs ends later (Session::closed), so the session lives on,
     // out of every view's sight, until its runs have ended and then deletes
     // itself; meanwhile the application does not quit. Were this controller
     // destroyed first, the session would go with it, killing what still runs.
-    if (leaveRunning && !m_session->filePath().isEmpty()) {
-        appSettings().setValue(QStringLiteral("session/leftRunning"), m_session->filePath());
+    if (leaveRunning && !session()->filePath().isEmpty()) {
+        appSettings().setValue(QStringLiteral("session/leftRunning"), session()->filePath());
     }
-    Session *closing = m_session.release();
+    Session *closing = m_document->takeSession().release();
+    m_document.reset(); // the board's history goes before its board
     closing->disconnect(this);
     closing->orchestrator()->disconnectListener(this);
     closing->setParent(this);
@@ -250,37 +258,37 @@ void SessionController::endSession(bool leaveRunning)
 
 bool SessionController::rename(const QString &name)
 {
-    if (!m_session) {
+    if (!m_document) {
         return false;
     }
     QString error;
-    if (!m_session->rename(name.trimmed(), &error)) {
+    if (!session()->rename(name.trimmed(), &error)) {
         qCWarning(lcUi).noquote() << "cannot rename:" << error;
         Q_EMIT renameFailed(error);
         return false;
     }
-    qCInfo(lcUi).noquote() << "renamed to" << m_session->name() << "runs in" << m_session->runsRoot();
+    qCInfo(lcUi).noquote() << "renamed to" << session()->name() << "runs in" << session()->runsRoot();
     return true;
 }
 
 bool SessionController::saveTo(const QString &path)
 {
-    if (!m_session) {
+    if (!m_document) {
         return false;
     }
     const QString base = QFileInfo(path).completeBaseName();
-    if (m_session->name().startsWith(QLatin1String("untitled-")) && isSafeRunName(base)) {
+    if (session()->name().startsWith(QLatin1String("untitled-")) && isSafeRunName(base)) {
         QString ignored;
-        m_session->rename(base, &ignored); // a name is a nicety, not a reason not to save
+        session()->rename(base, &ignored); // a name is a nicety, not a reason not to save
     }
     QString error;
-    if (!m_session->save(path, &error)) {
+    if (!session()->save(path, &error)) {
         qCWarning(lcUi).noquote() << "cannot save:" << error;
         Q_EMIT saveFailed(error);
         return false;
     }
     m_board->markSaved();
-    appSettings().setValue(QStringLiteral("session/last"), m_session->filePath());
+    appSettings().setValue(QStringLiteral("session/last"), session()->filePath());
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     updateTitle();
     Q_EMIT saved(path);
@@ -289,9 +297,9 @@ bool SessionController::saveTo(const QString &path)
 
 QString SessionController::title() const
 {
-    const QString name = m_session ? m_session->name() : tr("no experiment");
+    const QString name = m_document ? session()->name() : tr("no experiment");
     const QString file =
-        m_session && !m_session->filePath().isEmpty() ? QFileInfo(m_session->filePath()).fileName() : tr("not saved");
+        m_document && !session()->filePath().isEmpty() ? QFileInfo(session()->filePath()).fileName() : tr("not saved");
     const QString unsaved = m_board->isClean() ? QString() : QStringLiteral("*");
     return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, unsaved, file);
 }
@@ -303,10 +311,10 @@ void SessionController::updateTitle()
 
 QString SessionController::finishCountText() const
 {
-    if (!m_session) {
+    if (!m_document) {
         return {};
     }
-    const Orchestrator *s = m_session->orchestrator();
+    const Orchestrator *s = session()->orchestrator();
     return tr("%1 of %2 finished").arg(s->dispatcher()->finishedCount()).arg(s->dispatcher()->totalCount());
 }
 

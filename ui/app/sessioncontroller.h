@@ -16,13 +16,15 @@ namespace trainyard {
 class Experiment;
 
 class BoardController;
+class ExperimentDocument;
 class Session;
 
-/// The open experiment: owns the core Session, opens one (a file, the demo,
-/// a new board), saves it, closes it (asking first what to do with runs that
-/// still train), and says what the window shows about it (title, finish
-/// count). It hands each board to the BoardController, whose clean state is
-/// the title's "*", and tells the window when a session comes and goes so the
+/// The open experiment: makes its ExperimentDocument (the core Session and
+/// the board's edit history) on open and destroys it on close, opens one (a
+/// file, the demo, a new board), saves it, closes it (asking first what to do
+/// with runs that still train), and says what the window shows about it
+/// (title, finish count). It hands each board and its history to the
+/// BoardController, and tells the window when a session comes and goes so the
 /// views can follow it. It shows nothing itself: failures come as signals.
 class SessionController : public QObject
 {
@@ -35,7 +37,9 @@ public:
     explicit SessionController(BoardController *board, QObject *parent = nullptr);
     ~SessionController() override; ///< stops the runs of a session still open
 
-    Session *session() const { return m_session.get(); }
+    Session *session() const;
+    /// The open experiment: its session, edit history and clean state (nullptr: none open).
+    ExperimentDocument *document() const { return m_document.get(); }
 
     // Each closes the open session first (false when the user cancels that),
     // and returns false after openFailed / saveFailed on failure.
@@ -90,7 +94,7 @@ Q_SIGNALS:
     void fileUsed(const QString &path);
 
 private:
-    bool install(std::unique_ptr<Session> session, const QStringList &errors);
+    bool install(std::unique_ptr<Session> opened, const QStringList &errors);
     /// The one place a session ends: views let go, then Session::close.
     void endSession(bool leaveRunning);
     void updateTitle();
@@ -104,7 +108,7 @@ private:
     bool mayRunPrograms(const Experiment &experiment, QStringList *errors);
 
     BoardController *m_board;
-    std::unique_ptr<Session> m_session;
+    std::unique_ptr<ExperimentDocument> m_document;
     Prompts *m_prompts = nullptr;
 };
 

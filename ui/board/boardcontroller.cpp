@@ -13,18 +13,27 @@ namespace trainyard {
 
 BoardController::BoardController(QObject *parent)
     : QObject(parent)
-    , m_undo(new QUndoStack(this))
+    , m_own(new QUndoStack(this))
+    , m_undo(m_own)
 {
-    connect(m_undo, &QUndoStack::cleanChanged, this, &BoardController::cleanChanged);
+    m_history.addStack(m_own);
+    m_history.setActiveStack(m_own);
+    connect(&m_history, &QUndoGroup::cleanChanged, this, &BoardController::cleanChanged);
+    connect(&m_history, &QUndoGroup::indexChanged, this, &BoardController::edited);
 }
 
 BoardController::~BoardController() = default;
 
-void BoardController::setOrchestrator(Orchestrator *orchestrator)
+void BoardController::setOrchestrator(Orchestrator *orchestrator, QUndoStack *history)
 {
     // The commands point at the old board: they must not outlive it.
-    m_undo->clear();
+    m_own->clear();
     m_orchestrator = orchestrator;
+    m_undo = history ? history : m_own;
+    if (!m_history.stacks().contains(m_undo)) {
+        m_history.addStack(m_undo); // it leaves the group when it is deleted
+    }
+    m_history.setActiveStack(m_undo);
 }
 
 bool BoardController::isClean() const
@@ -83,14 +92,20 @@ QAction *BoardController::createStepAction(QObject *parent, bool labelled, bool 
     const QString verb = forward ? tr("&Redo") : tr("&Undo");
     auto *action = new QAction(verb, parent);
     const auto update = [this, action, verb, labelled, forward] {
-        const QString what = forward ? m_undo->redoText() : m_undo->undoText();
+        const QUndoStack *stack = m_history.activeStack();
+        if (!stack) {
+            action->setEnabled(false); // a history going away
+            return;
+        }
+        const QString what = forward ? stack->redoText() : stack->undoText();
         const QString full = what.isEmpty() ? verb : tr("%1 %2").arg(verb, what);
-        action->setEnabled(forward ? m_undo->canRedo() : m_undo->canUndo());
+        action->setEnabled(forward ? stack->canRedo() : stack->canUndo());
         action->setText(labelled ? full : verb);
         action->setToolTip(QString(full).remove(QLatin1Char('&')));
     };
-    connect(m_undo, &QUndoStack::indexChanged, action, update);
-    connect(m_undo, &QUndoStack::cleanChanged, action, update);
+    connect(&m_history, &QUndoGroup::indexChanged, action, update);
+    connect(&m_history, &QUndoGroup::cleanChanged, action, update);
+    connect(&m_history, &QUndoGroup::activeStackChanged, action, update);
     connect(action, &QAction::triggered, this, [this, forward] { step(forward); });
     update();
     return action;

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QUndoGroup>
 
 class QAction;
 class QUndoCommand;
@@ -15,13 +16,13 @@ namespace trainyard {
 
 class Orchestrator;
 
-/// The board's edits and their history. It owns the QUndoStack and is the
-/// only place that pushes onto it: queueing, moving, duplicating, removing
-/// and editing runs, adding, removing and editing lanes, and the macros that
-/// make an edit of several runs one undo step (commands in boardcommands.h).
-/// Drops (BoardModel) and the window's actions only call it, the way Tiled's
-/// documents own their undo stacks. It also keeps the clean state (the board
-/// as opened or last saved) for the window title.
+/// The board's edits: the only place that pushes onto the open experiment's
+/// undo stack (ExperimentDocument owns it, as Tiled's documents own theirs):
+/// queueing, moving, duplicating, removing and editing runs, adding,
+/// removing and editing lanes, and the macros that make an edit of several
+/// runs one undo step (commands in boardcommands.h). Drops (BoardModel) and
+/// the window's actions only call it. Its Undo and Redo actions follow
+/// whichever history is current.
 class BoardController : public QObject
 {
     Q_OBJECT
@@ -29,11 +30,12 @@ public:
     explicit BoardController(QObject *parent = nullptr);
     ~BoardController() override;
 
-    /// The board to edit (nullptr: none). The controller never owns it; a
-    /// new board (or none) starts a new, clean history.
-    void setOrchestrator(Orchestrator *orchestrator);
+    /// The board to edit (nullptr: none) and its edit history, the open
+    /// document's undo stack; without one (tests, tools) a history of the
+    /// controller's own, new for every board. It owns neither.
+    void setOrchestrator(Orchestrator *orchestrator, QUndoStack *history = nullptr);
     Orchestrator *orchestrator() const { return m_orchestrator; }
-    QUndoStack *undoStack() const { return m_undo; }
+    QUndoStack *undoStack() const { return m_history.activeStack(); }
 
     /// Undoes the last edit; an edit whose undo the board refuses (its run
     /// has started since) is dropped from the history instead of staying on
@@ -91,6 +93,8 @@ Q_SIGNALS:
     void editFailed(const QString &message);
     /// The board reached or left its clean state.
     void cleanChanged(bool clean);
+    /// An edit was made, undone or redone.
+    void edited();
 
 private:
     /// Pushes `command`; false when its first redo failed (the stack then deleted it).
@@ -100,7 +104,9 @@ private:
     void step(bool forward);
     QAction *createStepAction(QObject *parent, bool labelled, bool forward);
 
-    QUndoStack *m_undo;
+    QUndoGroup m_history; // the current history is its active stack
+    QUndoStack *m_own;    // the history when the board comes without one
+    QUndoStack *m_undo;   // the active stack
     Orchestrator *m_orchestrator = nullptr;
     bool m_failed = false;
     QUndoCommand *m_stepping = nullptr; // the command being undone or redone
