@@ -57,12 +57,17 @@ struct Rig
         QString error;
         if (!server.listen(socket, &error))
             qWarning("%s", qPrintable(error));
-        server.setHandler([this](RunId id, const MetricRecord &m) {
-            if (supervisor)
-                supervisor->handleRecord(id, m);
-        });
+        server.setHandler([this](RunId id, const MetricRecord &m) { ingestion.handleRecord(id, m); });
         supervisor = std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
         supervisor->setWorkerProgram(QStringLiteral("/nonexistent/trainyard-worker"));
+    }
+
+    // A worker's message in JSON (a test's), decoded as the server does, then heard.
+    void hear(RunId id, const nlohmann::json &message)
+    {
+        MetricRecord record;
+        if (MetricRecord::fromJson(message, &record))
+            ingestion.handleRecord(id, record);
     }
 
     RunId addRun(const QString &name)
@@ -156,7 +161,7 @@ private Q_SLOTS:
         QCOMPARE(r->run(a).pid, 4242);
         QCOMPARE(r->run(a).state, RunState::Starting); // no hello yet
         QCOMPARE(r->supervisor->workerPids(), QSet<qint64>{4242});
-        r->supervisor->handleMessage(a, protocol::hello("a", spec.token.toStdString(), 4242, "cpu", 0.0));
+        r->hear(a, protocol::hello("a", spec.token.toStdString(), 4242, "cpu", 0.0));
         QCOMPARE(r->run(a).state, RunState::Running);
         QVERIFY(r->run(a).connected);
 
@@ -192,7 +197,7 @@ private Q_SLOTS:
         QVERIFY(log.open(QIODevice::WriteOnly));
         log.write("trainyard-worker: the last words\n");
         log.close();
-        r->supervisor->handleMessage(id, protocol::metric(1, 1, 0.5, 0.1)); // it reported (no done line)
+        r->hear(id, protocol::metric(1, 1, 0.5, 0.1)); // it reported (no done line)
         QSignalSpy ended(r->supervisor.get(), &Supervisor::runEnded);
         r->launcher.reportExit(id, code, 0);
         QCOMPARE(ended.count(), 1);

@@ -121,14 +121,6 @@ int Ingestion::metricIdFor(std::string_view key)
     return id;
 }
 
-void Ingestion::handleMetric(RunId id, const MetricLine &line)
-{
-    Run *r = find(id);
-    if (!r)
-        return;
-    ingestMetric(r, line.record);
-}
-
 void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
 {
     const RunId id = r->id;
@@ -176,10 +168,16 @@ void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
 
 void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 {
-    Run *r = find(id);
-    if (!r)
+    if (!m_runs->contains(id))
         return;
-    ingest(r, record, true);
+    if (m_heard)
+        m_heard(id);
+    if (record.kind == protocol::MessageType::Hello) {
+        Q_EMIT helloReceived(id, record);
+        return;
+    }
+    if (Run *r = find(id))
+        ingest(r, record, true);
 }
 
 void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)

@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -17,19 +18,19 @@
 
 namespace trainyard {
 
-struct MetricLine;
 struct MetricRecord;
 class MetricStore;
 class RunRegistry;
 class RunStore;
 
 // Everything a worker reports, into the run's record and the MetricStore:
-// the socket's fast path (MetricLine), its other JSON messages (metric,
-// eval, heartbeat, log, done), and the gaps filled from metrics.jsonl
+// the socket's records as the server decoded them (metric, eval,
+// heartbeat, log, done), and the gaps filled from metrics.jsonl
 // (RunStore::readMetrics from where the last read stopped: on hello, at the
 // end, at load). Keeps step, total steps, epoch, loss, the step rate and
 // ETA up to date and batches progressChanged at ~30 Hz. Liveness and
-// states are the Supervisor's; it asks done() how a worker said it ended.
+// states are the Supervisor's: it hears of every line (setHeardHandler)
+// and of hellos, and asks done() how a worker said it ended.
 class Ingestion : public QObject
 {
     Q_OBJECT
@@ -37,10 +38,14 @@ public:
     Ingestion(RunRegistry *runs, RunStore *store, MetricStore *metrics, QObject *parent = nullptr);
     ~Ingestion() override;
 
-    // The fast path for plain metric lines.
-    void handleMetric(RunId id, const MetricLine &line);
-    // Every other accepted socket message but hello, decoded.
+    // Every accepted socket message, decoded once by the server's
+    // RecordDecoder: the server hands it here (the one hand-off before the
+    // store). Each one tells the heard handler that its run is alive; a
+    // hello goes to helloReceived, the rest into the record and the store.
     void handleRecord(RunId id, const MetricRecord &record);
+    // Who hears, for every line, that a run spoke (the Supervisor's stall
+    // watchdog): a call, not a signal, at the line rate.
+    void setHeardHandler(std::function<void(RunId)> heard) { m_heard = std::move(heard); }
     // Reads metrics.jsonl from where the last read stopped (gap filling:
     // its log lines are not announced again).
     void ingestMetricsFile(RunId id);
@@ -80,6 +85,8 @@ public:
     void clear();
 
 Q_SIGNALS:
+    // A worker said hello on the socket (it connected: the Supervisor's).
+    void helloReceived(trainyard::RunId id, const trainyard::MetricRecord &hello);
     void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
     void logLine(trainyard::RunId id, const QString &level, const QString &text);
     // A followed run's file was read: `records` new ones (heartbeats are
@@ -117,6 +124,7 @@ private:
     static void updateRate(Run *run, RunInfo &info);
     int metricIdFor(std::string_view key);
 
+    std::function<void(RunId)> m_heard;
     RunRegistry *m_runs;
     RunStore *m_store;
     MetricStore *m_metrics;

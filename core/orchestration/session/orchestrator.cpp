@@ -92,9 +92,4 @@ void Orchestrator::disconnectListener(const QObject *listener) const
         QObject::disconnect(part, nullptr, listener, nullptr);
 }
 
-void Orchestrator::handleRecord(RunId id, const MetricRecord &record)
-{
-    m_supervisor->handleRecord(id, record);
-}
-
 } // namespace trainyard

@@ -3,8 +3,6 @@
 #include "experiment/experiment.h"
 #include "records/runinfo.h"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -76,9 +74,6 @@ public:
     // Disconnects `listener` from every part's signals (a window or model
     // leaving the session).
     void disconnectListener(const QObject *listener) const;
-
-    // Called by the Session for every accepted socket message, decoded.
-    void handleRecord(RunId id, const MetricRecord &record);
 
 private:
     MetricStore *m_metrics;

@@ -4,6 +4,7 @@
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/trustlist.h"
+#include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "logcategories.h"
 #include "metrics/metricscsvwriter.h"
@@ -27,9 +28,11 @@ Session::Session(QObject *parent)
     , m_devices(new DeviceInventory(this))
     , m_orchestrator(new Orchestrator(m_store, m_server, m_metrics, m_devices, this))
 {
+    // A worker line's path: the server decodes it, Ingestion takes it into
+    // the record and the store (and tells the Supervisor the run is alive).
     m_server->setHandler([this](RunId run, const MetricRecord &record) {
         if (m_orchestrator)
-            m_orchestrator->handleRecord(run, record);
+            m_orchestrator->ingestion()->handleRecord(run, record);
     });
     m_devices->setOurPids(
         [this] { return m_orchestrator ? m_orchestrator->supervisor()->workerPids() : QSet<qint64>(); });

@@ -49,11 +49,18 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
     m_watchdog.start(500);
     connect(m_ingestion, &Ingestion::followed, this, &Supervisor::onFollowed);
+    // Worker lines go from the server to Ingestion; the Supervisor hears of them.
+    m_ingestion->setHeardHandler([this](RunId id) {
+        if (Supervised *s = supervised(id))
+            noteAlive(s);
+    });
+    connect(m_ingestion, &Ingestion::helloReceived, this, &Supervisor::onHello);
     connect(&m_shutdown, &Shutdown::finished, this, &Supervisor::shutdownFinished);
 }
 
 Supervisor::~Supervisor()
 {
+    m_ingestion->setHeardHandler({}); // Ingestion may outlive this
     killNow(QStringLiteral("killed at shutdown"));
 }
 
@@ -228,25 +235,6 @@ void Supervisor::noteAlive(Supervised *s)
             r.state = RunState::Running;
         });
     }
-}
-
-void Supervisor::handleRecord(RunId id, const MetricRecord &record)
-{
-    if (!m_runs->contains(id))
-        return;
-    if (Supervised *s = supervised(id))
-        noteAlive(s);
-    if (record.kind == protocol::MessageType::Hello)
-        onHello(id, record);
-    else
-        m_ingestion->handleRecord(id, record);
-}
-
-void Supervisor::handleMessage(RunId id, const nlohmann::json &message)
-{
-    MetricRecord record;
-    if (MetricRecord::fromJson(message, &record))
-        handleRecord(id, record);
 }
 
 void Supervisor::onHello(RunId id, const MetricRecord &hello)

@@ -7,8 +7,6 @@
 #include "supervision/runstatefile.h"
 #include "supervision/shutdown.h"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <QElapsedTimer>
 #include <QObject>
 #include <QSet>
@@ -73,12 +71,6 @@ public:
     void killAll();                                  // "killed on request"
     // Ends a run that could not be launched: Failed with `message`.
     void fail(RunId id, const QString &message);
-
-    // Every accepted socket message, decoded once by the server's
-    // RecordDecoder: liveness, hello, the rest to Ingestion.
-    void handleRecord(RunId id, const MetricRecord &record);
-    // The same for a message in JSON (a test's): decoded, then as above.
-    void handleMessage(RunId id, const nlohmann::json &message);
 
     bool isSupervised(RunId id) const { return m_supervised.count(id) != 0; }
     int supervisedCount() const { return int(m_supervised.size()); }
