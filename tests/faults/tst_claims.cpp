@@ -105,10 +105,10 @@ private:
 // Watches the event loop from a thread of its own: when it has not turned
 // for 3 s (something on the main thread waits on a FIFO), says so and lets
 // the waiting open go on by opening the FIFO's other end, writing `feed`.
-class StallWatch
+class FifoWatch
 {
 public:
-    StallWatch(const QString &fifo, QByteArray feed = {})
+    FifoWatch(const QString &fifo, QByteArray feed = {})
         : m_fifo(QFile::encodeName(fifo))
         , m_feed(std::move(feed))
     {
@@ -131,7 +131,7 @@ public:
             }
         });
     }
-    ~StallWatch()
+    ~FifoWatch()
     {
         m_done = true;
         m_thread.join();
@@ -260,7 +260,7 @@ private Q_SLOTS:
             QVERIFY(ownFile(stateFile, stateJson(QStringLiteral("r"), slurmEntry(QStringLiteral("-uroot")))));
         }
 
-        StallWatch watch(stateFile, good);
+        FifoWatch watch(stateFile, good);
         Session session;
         QStringList warnings;
         QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
@@ -410,7 +410,7 @@ private Q_SLOTS:
         orch->dispatcher()->setCpuFallback(true);
         const RunId id = orch->runs()->findByName(QStringLiteral("f"));
         {
-            StallWatch watch(metrics, metricLine(77, 0.123));
+            FifoWatch watch(metrics, metricLine(77, 0.123));
             orch->dispatcher()->startAll(); // the run's folder is made now; its job starts soon after
             QFile::remove(metrics);
             if (kind == QLatin1String("fifo"))

@@ -46,14 +46,9 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     });
     connect(m_server, &MetricsServer::runDisconnected, this,
             [this](RunId id) { m_runs->update(id, [](RunInfo &r) { r.connected = false; }); });
-    connect(&m_watchdog, &QTimer::timeout, this, &Supervisor::checkWatchdog);
-    m_watchdog.start(500);
-    connect(m_ingestion, &Ingestion::followed, this, &Supervisor::onFollowed);
-    // Worker lines go from the server to Ingestion; the Supervisor hears of them.
-    m_ingestion->setHeardHandler([this](RunId id) {
-        if (Supervised *s = supervised(id))
-            noteAlive(s);
-    });
+    connect(m_ingestion, &Ingestion::followed, &m_stall, &StallWatch::followed);
+    // Worker lines go from the server to Ingestion; the watchdog hears of them.
+    m_ingestion->setHeardHandler([this](RunId id) { m_stall.heard(id); });
     connect(m_ingestion, &Ingestion::helloReceived, this, &Supervisor::onHello);
     connect(&m_shutdown, &Shutdown::finished, this, &Supervisor::shutdownFinished);
 }
@@ -69,8 +64,7 @@ Supervisor::Supervised &Supervisor::track(RunId id, const RunInfo *info)
     untrack(id);
     auto s = std::make_unique<Supervised>();
     s->info = info;
-    s->watched = !RunSpecView(info->spec).isProgram();
-    s->lastSeen.start();
+    m_stall.watch(id, !RunSpecView(info->spec).isProgram());
     s->stop = new StopEscalation(
         id, m_launcher, [this, id] { return m_server->send(id, protocol::control(protocol::MessageType::Stop)); },
         this);
@@ -89,6 +83,7 @@ void Supervisor::untrack(RunId id)
     // We may be inside one of its calls (an exit reported from inside
     // terminate()): let the event loop delete it.
     m_ingestion->unfollow(id);
+    m_stall.forget(id);
     s->stop->halt();
     s->stop->disconnect(this);
     s->stop->deleteLater();
@@ -159,7 +154,7 @@ void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
         r.jobId = jobId;
         r.host = m_launcher->host(id);
     });
-    s->lastSeen.restart();
+    m_stall.restart(id);
     qCInfo(lcSupervisor, "%s started: %s", qUtf8Printable(s->info->name),
            qUtf8Printable(jobId.isEmpty() ? QStringLiteral("pid %1").arg(pid) : jobId));
     persistState();
@@ -178,6 +173,7 @@ void Supervisor::onPending(RunId id, const QString &reason)
         && (r->state == RunState::Running || r->state == RunState::Stalled || r->state == RunState::Paused);
     const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
     s->phase = Phase::Pending;
+    m_stall.setQueued(id, true);
     if (s->followFile)
         m_ingestion->follow(id);
     s->pendingReason = why;
@@ -198,7 +194,8 @@ void Supervisor::onPending(RunId id, const QString &reason)
 void Supervisor::leavePending(Supervised *s, RunInfo &run)
 {
     s->phase = Phase::Live;
-    s->lastSeen.restart();
+    m_stall.setQueued(run.id, false);
+    m_stall.restart(run.id);
     run.queueReason.clear();
     if (s->pendingShown) {
         s->pendingShown = false;
@@ -216,7 +213,7 @@ void Supervisor::onRunning(RunId id)
     m_runs->update(id, [&](RunInfo &r) {
         if (s->phase != Phase::Live)
             leavePending(s, r);
-        s->lastSeen.restart();
+        m_stall.restart(id);
         r.host = m_launcher->host(id); // a batch job's node is known from here
         if (r.state == RunState::Starting)
             r.state = RunState::Running;
@@ -224,18 +221,6 @@ void Supervisor::onRunning(RunId id)
 }
 
 // ---- the worker's lines -----------------------------------------------------
-
-void Supervisor::noteAlive(Supervised *s)
-{
-    s->lastSeen.restart();
-    s->watched = true;
-    if (s->info->state == RunState::Stalled) {
-        m_runs->update(s->info->id, [](RunInfo &r) {
-            r.message.clear();
-            r.state = RunState::Running;
-        });
-    }
-}
 
 void Supervisor::onHello(RunId id, const MetricRecord &hello)
 {
@@ -257,48 +242,6 @@ void Supervisor::onHello(RunId id, const MetricRecord &hello)
     // Anything written while we were not connected comes from the file.
     m_ingestion->ingestMetricsFile(id);
     m_runs->touch(id);
-}
-
-void Supervisor::checkWatchdog()
-{
-    QList<RunId> stalled; // set after the loop: listeners may start or stop runs
-    for (const auto &[id, s] : m_supervised) {
-        const RunState state = s->info->state;
-        if (s->watched && s->phase != Phase::Pending && (state == RunState::Running || state == RunState::Starting)
-            && s->lastSeen.isValid() && s->lastSeen.elapsed() > m_stallTimeoutMs)
-            stalled << id;
-    }
-    for (RunId id : std::as_const(stalled)) {
-        if (Supervised *s = supervised(id)) {
-            qCInfo(lcSupervisor, "%s stalled", qUtf8Printable(s->info->name));
-            m_runs->setState(id, RunState::Stalled,
-                             QStringLiteral("no heartbeat for %1 s").arg(s->lastSeen.elapsed() / 1000));
-        }
-    }
-}
-
-void Supervisor::onFollowed(RunId id, int records, const QString &problem)
-{
-    // While the queue says pending, lines are the previous job's last ones.
-    if (Supervised *s = supervised(id); s && records > 0 && s->phase == Phase::Live)
-        noteAlive(s);
-    // Its only channel refused (a link, a FIFO): its silence proves
-    // nothing, so no stall, and the run says why it shows no progress.
-    Supervised *s = supervised(id);
-    if (!s)
-        return;
-    if (!problem.isEmpty()) {
-        s->watched = false;
-        if (s->info->state == RunState::Stalled) {
-            m_runs->setState(id, RunState::Running, problem);
-        } else if (s->info->message != problem) {
-            m_runs->update(id, [&](RunInfo &r) { r.message = problem; });
-        }
-    } else if (!s->fileProblem.isEmpty() && s->info->message == s->fileProblem) {
-        // A regular file again: the refusal is over.
-        m_runs->update(id, [](RunInfo &r) { r.message.clear(); });
-    }
-    s->fileProblem = problem;
 }
 
 // ---- control ----------------------------------------------------------------
@@ -344,8 +287,7 @@ bool Supervisor::resume(RunId id, QString *error)
         return refuse(error, QStringLiteral("%1 is not paused").arg(r->name));
     if (!m_server->send(id, protocol::control(protocol::MessageType::Resume)))
         return refuse(error, QStringLiteral("%1 is not connected").arg(r->name));
-    if (Supervised *s = supervised(id))
-        s->lastSeen.restart();
+    m_stall.restart(id);
     m_runs->setState(id, RunState::Running);
     return true;
 }

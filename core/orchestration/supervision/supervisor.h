@@ -6,6 +6,7 @@
 #include "supervision/runlaunch.h"
 #include "supervision/runstatefile.h"
 #include "supervision/shutdown.h"
+#include "supervision/stallwatch.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -54,7 +55,7 @@ public:
     QString workerProgram() const { return m_launch.workerProgram(); }
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
-    void setStallTimeout(int ms) { m_stallTimeoutMs = ms; } // silence -> "stalled"
+    void setStallTimeout(int ms) { m_stall.setTimeout(ms); } // silence -> "stalled"
 
     using StartOptions = trainyard::StartOptions;
     // Launches `id` (its folder prepared; unless resuming, cleared, or kept
@@ -125,14 +126,9 @@ private:
         bool pendingShown = false;      // info->message is the pending reason
         bool launcherDone = false;      // exited or failed to launch: the launcher forgot it
         bool followFile = false;        // no socket: Ingestion follows its metrics.jsonl once it started
-        // The stall watchdog's: a worker from its start; a program run only
-        // once it reported (a program without the module never heartbeats).
-        bool watched = true;
         QString pendingReason;
-        bool ranHere = false;   // seen running in this session: a pending after it is a requeue
-        QString queueEnd;       // the launcher's endedBecause: why the queue ended it
-        QString fileProblem;    // the refusal of its metrics.jsonl shown as its message
-        QElapsedTimer lastSeen; // since the last line (or the start)
+        bool ranHere = false; // seen running in this session: a pending after it is a requeue
+        QString queueEnd;     // the launcher's endedBecause: why the queue ended it
     };
     Supervised *supervised(RunId id) const
     {
@@ -146,10 +142,7 @@ private:
     void onRunning(RunId id);
     void onExited(RunId id, int exitCode, int signal);
     void onHello(RunId id, const MetricRecord &hello);
-    void noteAlive(Supervised *s);
     void leavePending(Supervised *s, RunInfo &run); // inside RunRegistry::update
-    void checkWatchdog();
-    void onFollowed(RunId id, int records, const QString &problem); // Ingestion::followed
 
     RunRegistry *m_runs;
     RunStore *m_store;
@@ -160,8 +153,7 @@ private:
     RunStateFile m_stateFile;
     std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
     int m_stopTimeoutMs = 15000;
-    int m_stallTimeoutMs = 30000;
-    QTimer m_watchdog;
+    StallWatch m_stall{m_runs};
     Shutdown m_shutdown;
 };
 

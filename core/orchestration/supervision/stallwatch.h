@@ -1,0 +1,61 @@
+#pragma once
+
+#include "records/runinfo.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <map>
+
+namespace trainyard {
+
+class RunRegistry;
+
+// Whether each supervised run still speaks: its last sign of life, and
+// "stalled" for one that was silent longer than the timeout while it should
+// be training (Running again as soon as it speaks). Never while the run
+// waits in a queue, nor while its only channel is refused (a metrics.jsonl
+// that is a link or a FIFO: its silence proves nothing). The Supervisor
+// says what happens to each run; this only watches the clock.
+class StallWatch : public QObject
+{
+    Q_OBJECT
+public:
+    explicit StallWatch(RunRegistry *runs, QObject *parent = nullptr);
+
+    void setTimeout(int ms) { m_timeoutMs = ms; } // silence -> "stalled"
+
+    // Watches `id` from now: a worker at once; a program run (`fromStart`
+    // false) only once it reported, as one without the module never does.
+    void watch(RunId id, bool fromStart);
+    void forget(RunId id);
+    // A line of the run: it is alive, and no longer stalled.
+    void heard(RunId id);
+    // The clock starts again without the run having spoken (it started,
+    // left its queue, resumed).
+    void restart(RunId id);
+    void setQueued(RunId id, bool queued);
+    // What following its metrics.jsonl read (Ingestion::followed) while the
+    // run is not queued: `records` lines, and why the file was refused, if
+    // it was (shown as the run's message until it is a regular file again).
+    void followed(RunId id, int records, const QString &problem);
+
+private:
+    struct Watch
+    {
+        QElapsedTimer lastSeen;
+        bool watched = true;
+        bool queued = false;
+        QString fileProblem;
+    };
+    void check();
+
+    RunRegistry *m_runs;
+    std::map<RunId, Watch> m_watches;
+    int m_timeoutMs = 30000;
+    QTimer m_timer;
+};
+
+} // namespace trainyard
