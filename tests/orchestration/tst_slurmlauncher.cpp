@@ -1089,8 +1089,7 @@ void TestSlurmLauncher::supervisorThroughSlurm()
                                                                       {QStringLiteral("step_ms"), 20}}}};
         info.runDir = store.runDir(info.name);
         ids << runs.add(info);
-        QVERIFY2(supervisor->start(ids.last(), Supervisor::StartOptions{QStringLiteral("cuda:0"), 0, false, {}, false},
-                                   &error),
+        QVERIFY2(supervisor->start(ids.last(), StartOptions{QStringLiteral("cuda:0"), 0, false, {}, false}, &error),
                  qPrintable(error));
     }
     auto state = [&runs](RunId id) { return runs.value(id).state; };

@@ -85,8 +85,7 @@ struct Rig
     bool start(RunId id, bool resume = false)
     {
         QString error;
-        const bool ok =
-            supervisor->start(id, Supervisor::StartOptions{QStringLiteral("cpu"), 1, resume, {}, false}, &error);
+        const bool ok = supervisor->start(id, StartOptions{QStringLiteral("cpu"), 1, resume, {}, false}, &error);
         if (!ok)
             qWarning("%s", qPrintable(error));
         return ok;
@@ -599,7 +598,7 @@ private Q_SLOTS:
         // No worker program: refused before the launcher hears of it.
         r->supervisor->setWorkerProgram(QString());
         QString error;
-        QVERIFY(!r->supervisor->start(r->addRun(QStringLiteral("none")), Supervisor::StartOptions{}, &error));
+        QVERIFY(!r->supervisor->start(r->addRun(QStringLiteral("none")), StartOptions{}, &error));
         QVERIFY2(error.contains(QStringLiteral("trainyard-worker not found")), qPrintable(error));
     }
 
@@ -637,7 +636,7 @@ private Q_SLOTS:
         second.launcher.aliveJobs = {QStringLiteral("job-9")};
         const RunId id = second.addRun(QStringLiteral("r"));
         const RunId gone = second.addRun(QStringLiteral("never-started"));
-        const Supervisor::StartOptions options{QStringLiteral("cpu"), 1, false, {}, false};
+        const StartOptions options{QStringLiteral("cpu"), 1, false, {}, false};
         second.supervisor->loadHistory([&options](RunId) { return options; });
         QCOMPARE(second.launcher.attaches.size(), 1);
         QCOMPARE(second.launcher.attaches.at(0).first, id);
@@ -687,7 +686,7 @@ private Q_SLOTS:
         QCOMPARE(r->run(b).state, RunState::Stopping);
         QVERIFY(r->supervisor->isShuttingDown());
         QString error;
-        QVERIFY(!r->supervisor->start(r->addRun(QStringLiteral("late")), Supervisor::StartOptions{}, &error));
+        QVERIFY(!r->supervisor->start(r->addRun(QStringLiteral("late")), StartOptions{}, &error));
 
         r->launcher.reportExit(a, protocol::toInt(ExitCode::Stopped), 0);
         QCOMPARE(finished.count(), 0);

@@ -18,9 +18,7 @@ import sys
 LIMIT = 500
 # Classes still over the limit, each with the most lines it may have until it
 # is split; one may shrink, never grow, and the list only gets shorter.
-KNOWN = {
-    'Supervisor': 528,  # split so far: RunLaunch, StopEscalation, RunStateFile, HistoryLoader, Shutdown, StallWatch
-}
+KNOWN = {}
 # `ns::function(` at the start of a line names a namespace, not a class.
 NAMESPACES = {'std', 'Qt', 'nlohmann', 'torch', 'trainyard', 'protocol', 'detail'}
 

@@ -196,9 +196,9 @@ void Dispatcher::killAll()
     m_supervisor->killAll();
 }
 
-Supervisor::StartOptions Dispatcher::startOptions(RunId id) const
+StartOptions Dispatcher::startOptions(RunId id) const
 {
-    Supervisor::StartOptions options;
+    StartOptions options;
     const RunInfo *r = m_runs->find(id);
     if (!r || r->lane < 0)
         return options;
@@ -218,7 +218,7 @@ Supervisor::StartOptions Dispatcher::startOptions(RunId id) const
 bool Dispatcher::launch(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    const Supervisor::StartOptions options = startOptions(id);
+    const StartOptions options = startOptions(id);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
             qUtf8Printable(options.device));
     if (!m_supervisor->start(id, options, error))

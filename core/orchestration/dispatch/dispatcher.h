@@ -91,7 +91,7 @@ public:
     int threadsPerCpuRun() const;
     // How `id` starts when its turn comes: its lane's effective device, the
     // CPU threads, whether it resumes from its checkpoint.
-    Supervisor::StartOptions startOptions(RunId id) const;
+    StartOptions startOptions(RunId id) const;
 
     // The board was replaced (nothing runs): forget every run's plans.
     void reset();

@@ -3,8 +3,10 @@
 #include "experiment/runspecview.h"
 #include "metrics/runfile.h"
 #include "protocol/exitcode.h"
+#include "records/runregistry.h"
 #include "runstore/runstore.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -229,6 +231,21 @@ ExitOutcome exitOutcome(const ExitFacts &f)
             out.message += QStringLiteral(" — worker.log: ") + last;
     }
     return out;
+}
+
+void recordKilled(RunRegistry *runs, RunStore *store, RunId id, const QString &message)
+{
+    runs->update(
+        id,
+        [&](RunInfo &run) {
+            run.state = RunState::Failed;
+            run.message = message;
+            run.connected = false;
+            run.ended = QDateTime::currentDateTimeUtc();
+        },
+        RunRegistry::Notify::Quiet);
+    if (const RunInfo *r = runs->find(id))
+        store->writeStatus(*r);
 }
 
 } // namespace trainyard

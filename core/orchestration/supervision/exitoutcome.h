@@ -7,6 +7,7 @@
 
 namespace trainyard {
 
+class RunRegistry;
 class RunStore;
 
 // How a launched run ended, from what the Supervisor knows when the
@@ -57,6 +58,11 @@ ExitOutcome exitOutcome(const ExitFacts &facts);
 // (an attached job's, often) is made again, one level and never through a
 // link; else the outcome stays in this session and the message says why.
 void recordOutcome(const RunStore &store, RunInfo *run);
+
+// A run killed without an event loop (Supervisor::killNow): Failed with
+// `message`, no longer connected, ended now, quietly (no signals there),
+// and its status.json written.
+void recordKilled(RunRegistry *runs, RunStore *store, RunId id, const QString &message);
 
 // The end of worker.log for a failure: its last line, or for a program run
 // its Python traceback (from "Traceback (most recent call last):") or last

@@ -20,7 +20,7 @@ HistoryLoader::HistoryLoader(RunRegistry *runs, RunStore *store, Ingestion *inge
 {
 }
 
-QStringList HistoryLoader::load(const std::function<Supervisor::StartOptions(RunId)> &startOptions)
+QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startOptions)
 {
     QStringList warnings;
     QString refusal;

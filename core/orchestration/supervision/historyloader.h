@@ -28,7 +28,7 @@ public:
 
     // Returns what the user must be told: a refused state file, each lost
     // run. `startOptions`: what each run would be started with now.
-    QStringList load(const std::function<Supervisor::StartOptions(RunId)> &startOptions);
+    QStringList load(const std::function<StartOptions(RunId)> &startOptions);
 
 private:
     RunRegistry *m_runs;

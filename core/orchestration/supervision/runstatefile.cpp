@@ -2,13 +2,14 @@
 
 #include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
+#include "logcategories.h"
 #include "records/runregistry.h"
 
 #include <QFile>
 
 namespace trainyard {
 
-RunStateFile::RunStateFile(RunStore *store, const MetricsServer *server, const Launcher *launcher)
+RunStateFile::RunStateFile(RunStore *store, MetricsServer *server, Launcher *launcher)
     : m_store(store)
     , m_server(server)
     , m_launcher(launcher)
@@ -68,6 +69,36 @@ bool RunStateFile::followsFile(const RunStore::LiveWorker &live, const RunInfo &
 {
     return live.followFile.value_or(!RunSpecView(run.spec).isProgram()
                                     && !live.command.contains(QStringLiteral("--connect")));
+}
+
+Launcher::AttachResult RunStateFile::attach(RunRegistry *runs, RunId id, const RunStore::LiveWorker &live,
+                                            const LaunchSpec &spec, QString *why)
+{
+    const RunInfo *r = runs->find(id);
+    const QJsonObject handle = RunStateFile::handle(live);
+    // What the run is, from the run itself (its name, folder, program)
+    // and the command and token it was started with.
+    const Launcher::AttachResult result = m_launcher->attach(id, handle, expected(spec, live), why);
+    if (result != Launcher::AttachResult::Attached) {
+        qCInfo(lcSupervisor, "%s not reattached: %s", qUtf8Printable(r->name), qUtf8Printable(*why));
+        return result;
+    }
+    // Still training from an earlier session: it reconnects with its token.
+    runs->update(
+        id,
+        [&](RunInfo &run) {
+            run.pid = live.pid;
+            run.device = live.device;
+            run.started = live.started;
+            run.command = live.command;
+            run.host = m_launcher->host(id);
+            run.jobId = handle.value(QStringLiteral("job")).toString();
+            run.reattached = true;
+            run.state = RunState::Running;
+        },
+        RunRegistry::Notify::Quiet);
+    m_server->registerRun(id, r->name, live.token);
+    return result;
 }
 
 } // namespace trainyard

@@ -22,7 +22,7 @@ class RunRegistry;
 class RunStateFile
 {
 public:
-    RunStateFile(RunStore *store, const MetricsServer *server, const Launcher *launcher);
+    RunStateFile(RunStore *store, MetricsServer *server, Launcher *launcher);
 
     struct Live
     {
@@ -46,11 +46,18 @@ public:
     // socket, a batch job). A file from before follow_file: the worker's
     // command line says (a program run's never has --connect).
     static bool followsFile(const RunStore::LiveWorker &live, const RunInfo &run);
+    // Reattaches run `id` of `runs` to what the file names (`live`),
+    // checked against `spec` (what start() would hand over now): through
+    // the launcher, then its record (pid, device, times, command, host,
+    // job; quietly) and its token on the socket. Anything but Attached:
+    // `why` says what was found there, and nothing changed.
+    Launcher::AttachResult attach(RunRegistry *runs, RunId id, const RunStore::LiveWorker &live, const LaunchSpec &spec,
+                                  QString *why);
 
 private:
     RunStore *m_store;
-    const MetricsServer *m_server;
-    const Launcher *m_launcher;
+    MetricsServer *m_server;
+    Launcher *m_launcher;
 };
 
 } // namespace trainyard

@@ -57,7 +57,6 @@ public:
     int stopTimeout() const { return m_stopTimeoutMs; }
     void setStallTimeout(int ms) { m_stall.setTimeout(ms); } // silence -> "stalled"
 
-    using StartOptions = trainyard::StartOptions;
     // Launches `id` (its folder prepared; unless resuming, cleared, or kept
     // as an earlier attempt when it holds results): state
     // Starting. False with a message when it could not be launched at all

@@ -10,6 +10,7 @@
 #include "launch/launcher.h"
 #include "logcategories.h"
 #include "records/runregistry.h"
+#include "supervision/exitoutcome.h"
 #include "supervision/historyloader.h"
 #include "supervision/runstatefile.h"
 
@@ -28,32 +29,10 @@ void Supervisor::persistState()
 Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
                                             QString *why)
 {
-    const RunInfo *r = m_runs->find(id);
-    const QJsonObject handle = RunStateFile::handle(live);
-    // What the run is, from the run itself (its name, folder, program)
-    // and the command and token it was started with.
-    const LaunchSpec expected = RunStateFile::expected(launchSpec(id, options), live);
-    const Launcher::AttachResult result = m_launcher->attach(id, handle, expected, why);
-    if (result != Launcher::AttachResult::Attached) {
-        qCInfo(lcSupervisor, "%s not reattached: %s", qUtf8Printable(r->name), qUtf8Printable(*why));
+    const Launcher::AttachResult result = m_stateFile.attach(m_runs, id, live, launchSpec(id, options), why);
+    if (result != Launcher::AttachResult::Attached)
         return result;
-    }
-    // Still training from an earlier session: watch it again and let it
-    // reconnect with its token.
-    m_runs->update(
-        id,
-        [&](RunInfo &run) {
-            run.pid = live.pid;
-            run.device = live.device;
-            run.started = live.started;
-            run.command = live.command;
-            run.host = m_launcher->host(id);
-            run.jobId = handle.value(QStringLiteral("job")).toString();
-            run.reattached = true;
-            run.state = RunState::Running;
-        },
-        RunRegistry::Notify::Quiet);
-    m_server->registerRun(id, r->name, live.token);
+    const RunInfo *r = m_runs->find(id);
     Supervised &s = track(id, r);
     s.phase = Phase::Live;
     s.followFile = RunStateFile::followsFile(live, *r); // a batch job's file is its channel again
@@ -93,17 +72,8 @@ void Supervisor::killNow(const QString &message)
         if (!r || !isActive(r->state))
             continue;
         qCWarning(lcSupervisor, "%s: %s", qUtf8Printable(r->name), qUtf8Printable(message));
-        m_runs->update(
-            id,
-            [&](RunInfo &run) {
-                run.state = RunState::Failed;
-                run.message = message;
-                run.connected = false;
-                run.ended = QDateTime::currentDateTimeUtc();
-            },
-            RunRegistry::Notify::Quiet); // no signals here
+        recordKilled(m_runs, m_store, id, message);
         m_server->unregisterRun(id);
-        m_store->writeStatus(*r);
     }
     m_shutdown.cancel();
     if (!ids.isEmpty())
