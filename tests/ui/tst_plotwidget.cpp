@@ -383,6 +383,67 @@ private Q_SLOTS:
         QVERIFY(xs.size() >= 100 && xs.size() <= 104);
     }
 
+    // A long run is read in one sync() by chunked scans and a smoothing loop
+    // that takes four points at a time; it must give what reading the same
+    // points one by one gives, across chunk borders, gaps and axes that go back.
+    void aLongRunReadAtOnceMatchesOnePointAtATime()
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (const double weight : {0.0, 0.6, 0.99}) {
+            TestCurve byPoint;
+            byPoint.setSmoothing(weight);
+            MetricStore store;
+            LossCurve atOnce(CurveSource{&store, 1});
+            atOnce.setSmoothing(weight);
+            const int n = 20011; // five scan chunks and a ragged end
+            for (int i = 0; i < n; ++i) {
+                const double loss = i % 997 == 5 ? nan : (i % 1499 == 7 ? 1e300 : 2.0 + std::sin(i * 0.01) - i * 1e-5);
+                const double wall = i == 9000 ? 1.0 : i * 0.5;                   // one wall goes back
+                const double epoch = i >= 19900 && i < 19910 ? 0.0 : i / 1000.0; // epochs go back for a while
+                byPoint.append(i, epoch, wall, loss);
+                store.add(1, QStringLiteral("epoch"), i, wall, epoch);
+                store.add(1, QStringLiteral("loss"), i, wall, loss);
+            }
+            QVERIFY(atOnce.sync());
+            QCOMPARE(atOnce.size(), byPoint.size());
+            QCOMPARE(atOnce.minLoss(), byPoint.minLoss());
+            QCOMPARE(atOnce.maxLoss(), byPoint.maxLoss());
+            QCOMPARE(atOnce.minPositiveLoss(), byPoint.minPositiveLoss());
+            QCOMPARE(atOnce.firstFinite(), byPoint.firstFinite());
+            QCOMPARE(atOnce.lastFinite(), byPoint.lastFinite());
+            double ema = 0;
+            double debias = 1;
+            for (qsizetype i = 0; i < atOnce.size(); ++i) {
+                for (const XAxis axis : {XAxis::Step, XAxis::Epoch, XAxis::Wall}) {
+                    QCOMPARE(atOnce.x(axis, i), byPoint.x(axis, i));
+                }
+                const double v = atOnce.loss(i);
+                if (!LossCurve::drawable(v)) {
+                    QCOMPARE(std::isnan(atOnce.smoothed(i)), std::isnan(v));
+                    continue;
+                }
+                // TensorBoard's definition, one point at a time.
+                ema = ema * weight + (1 - weight) * v;
+                debias *= weight;
+                const double expected = weight > 0 ? ema / (1 - debias) : v;
+                QVERIFY2(std::abs(atOnce.smoothed(i) - expected) <= 1e-6 * std::abs(expected),
+                         qPrintable(QStringLiteral("weight %1, point %2").arg(weight).arg(i)));
+                QVERIFY(std::abs(byPoint.smoothed(i) - expected) <= 1e-6 * std::abs(expected));
+            }
+            QCOMPARE(atOnce.x(XAxis::Wall, 9000), atOnce.x(XAxis::Wall, 8999)); // never back
+            QCOMPARE(atOnce.lowerBound(XAxis::Wall, 4600.0), byPoint.lowerBound(XAxis::Wall, 4600.0));
+            QCOMPARE(atOnce.lowerBound(XAxis::Epoch, 19.905), byPoint.lowerBound(XAxis::Epoch, 19.905));
+            QVector<double> xs;
+            QVector<double> ys;
+            QVector<double> pxs;
+            QVector<double> pys;
+            atOnce.decimate(XAxis::Step, 0, n, 300, &xs, &ys);
+            byPoint.decimate(XAxis::Step, 0, n, 300, &pxs, &pys);
+            QCOMPARE(xs, pxs);
+            QCOMPARE(ys.size(), pys.size());
+        }
+    }
+
     // Issue 12: a diverged run whose first loss is NaN showed no curve. Non-finite
     // points break the line; they never reach the extremes, the smoothing or the axes.
     void nonFiniteLossesDoNotPoisonTheCurve()

@@ -42,10 +42,52 @@ double CurveSource::epochAt(const MetricSeries *epochs, std::int64_t step)
     return epochs->value(std::size_t(it - begin));
 }
 
-bool LossCurve::drawable(double v)
+namespace {
+
+// The first reads of a long run (10 M points) are these scans: each checks
+// a chunk with no branch inside it, so the compiler can vectorize, and only
+// a chunk that fails is looked at point by point.
+constexpr qsizetype scanChunk = 4096;
+
+/// Whether the two step columns agree at every index in [from, n).
+bool stepsMatch(const std::int64_t *a, const std::int64_t *b, qsizetype from, qsizetype n)
 {
-    return std::fabs(v) <= double(std::numeric_limits<float>::max()); // false for NaN
+    for (qsizetype c = from; c < n; c += scanChunk) {
+        const qsizetype e = std::min(n, c + scanChunk);
+        std::int64_t differ = 0;
+        for (qsizetype i = c; i < e; ++i) {
+            differ |= a[i] ^ b[i];
+        }
+        if (differ != 0) {
+            return false;
+        }
+    }
+    return true;
 }
+
+/// The first index in [from, n) whose value is not finite or goes back; n if none.
+qsizetype firstOutOfOrder(const double *x, qsizetype from, qsizetype n)
+{
+    const auto bad = [x](qsizetype i) { return !(std::isfinite(x[i]) && (i == 0 || x[i] >= x[i - 1])); };
+    for (qsizetype c = from; c < n; c += scanChunk) {
+        const qsizetype e = std::min(n, c + scanChunk);
+        // Non-decreasing between two finite ends means finite throughout (NaN fails every comparison).
+        bool ordered = std::isfinite(x[c]) && std::isfinite(x[e - 1]);
+        for (qsizetype i = std::max<qsizetype>(c, 1); i < e; ++i) {
+            ordered &= x[i] >= x[i - 1];
+        }
+        if (!ordered) {
+            for (qsizetype i = c; i < e; ++i) {
+                if (bad(i)) {
+                    return i;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+} // namespace
 
 void LossCurve::reset()
 {
@@ -92,10 +134,9 @@ bool LossCurve::sync()
         }
     }
     if (epochs && epochs->size() > m_epochCount) {
-        for (std::size_t j = m_epochCount; j < epochs->size() && m_epochsOrdered; ++j) {
-            const double v = epochs->value(j);
-            m_epochsOrdered = std::isfinite(v) && (j == 0 || v >= epochs->value(j - 1));
-        }
+        m_epochsOrdered = m_epochsOrdered
+                          && firstOutOfOrder(epochs->values(), qsizetype(m_epochCount), qsizetype(epochs->size()))
+                                 == qsizetype(epochs->size());
         m_epochCount = epochs->size();
         changed = true;
     }
@@ -112,51 +153,60 @@ bool LossCurve::sync()
 
 void LossCurve::append(qsizetype from)
 {
-    // One pass over the new points with everything in locals: the first
-    // read of a long run (10 M points) is this loop and resmooth().
     const qsizetype n = qsizetype(m_loss->size());
-    const std::int64_t *steps = m_loss->steps();
-    const double *walls = m_loss->walls();
-    const std::int64_t *epochSteps = m_epochs ? m_epochs->steps() : nullptr;
-    const qsizetype epochCount = m_epochs ? qsizetype(m_epochs->size()) : 0;
+    m_epochAligned = m_epochAligned && m_epochs && qsizetype(m_epochs->size()) >= n
+                     && stepsMatch(m_epochs->steps(), m_loss->steps(), from, n);
+    const qsizetype unordered = m_orderedWall.empty() ? firstOutOfOrder(m_loss->walls(), from, n) : from;
+    for (qsizetype i = unordered; i < n; ++i) {
+        orderWall(i);
+    }
+
     const double *values = m_loss->values();
-    bool aligned = m_epochAligned;
-    double lo = m_min;
-    double hi = m_max;
-    double positive = m_minPositive;
-    qsizetype first = m_firstFinite;
-    qsizetype last = m_lastFinite;
-    for (qsizetype i = from; i < n; ++i) {
-        aligned = aligned && i < epochCount && epochSteps[i] == steps[i];
-        if (!m_orderedWall.empty() || !(std::isfinite(walls[i]) && (i == 0 || walls[i] >= walls[i - 1]))) {
-            orderWall(i);
-        }
-        // The extremes of the drawable points (what the axes fit).
-        const double v = values[i];
-        if (!drawable(v)) {
-            continue;
-        }
-        if (first < 0) {
-            first = i;
-            lo = hi = v;
-        }
-        last = i;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-        if (v > 0 && (positive <= 0 || v < positive)) {
-            positive = v;
+    if (m_firstFinite < 0) {
+        for (qsizetype i = from; i < n && m_firstFinite < 0; ++i) {
+            m_firstFinite = drawable(values[i]) ? i : -1;
         }
     }
-    m_epochAligned = aligned;
-    m_min = lo;
-    m_max = hi;
-    m_minPositive = positive;
-    m_firstFinite = first;
-    m_lastFinite = last;
+    for (qsizetype i = n - 1; i >= from; --i) {
+        if (drawable(values[i])) {
+            m_lastFinite = i;
+            break;
+        }
+    }
     m_size = n;
+    // One more pass over the values, the one that reads them all: the
+    // smoothing when it is on, and the extremes with it.
     if (m_weight > 0) {
         resmooth(from);
+    } else {
+        Extremes e = extremesBefore(from);
+        for (qsizetype i = from; i < n; ++i) {
+            const double v = values[i];
+            if (drawable(v)) {
+                e.add(v);
+            }
+        }
+        keep(e);
     }
+}
+
+LossCurve::Extremes LossCurve::extremesBefore(qsizetype from) const
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    if (from == 0 || m_firstFinite < 0 || m_firstFinite >= from) {
+        return Extremes{inf, -inf, inf};
+    }
+    return Extremes{m_min, m_max, m_minPositive > 0 ? m_minPositive : inf};
+}
+
+void LossCurve::keep(const Extremes &e)
+{
+    if (m_firstFinite < 0) {
+        return; // nothing drawable: all stay 0
+    }
+    m_min = e.lo;
+    m_max = e.hi;
+    m_minPositive = e.positive < std::numeric_limits<double>::infinity() ? e.positive : 0.0;
 }
 
 void LossCurve::orderWall(qsizetype i)
@@ -248,21 +298,65 @@ void LossCurve::resmooth(qsizetype from)
     const double *values = m_loss->values();
     float *out = m_smoothed.data();
     const double w = m_weight;
+    const double c = 1 - w;
     double ema = m_emaLast;
     double debias = m_emaDebias;
-    for (qsizetype i = from; i < m_size; ++i) {
+    Extremes extremes = extremesBefore(from);
+    // One point: the definition.
+    const auto smooth = [&](qsizetype i) {
         const double v = values[i];
         if (!drawable(v)) {
             // A NaN or inf point stays as is, like TensorBoard, and does not poison the average.
             out[i] = std::isnan(v) ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-            continue;
+            return;
         }
-        ema = ema * w + (1 - w) * v;
+        extremes.add(v);
+        ema = ema * w + c * v;
         debias *= w;
         out[i] = float(ema / (1 - debias));
+    };
+    qsizetype i = from;
+    for (; i < m_size && 1 - debias != 1.0; ++i) {
+        smooth(i);
+    }
+    // From here the debias divisor is exactly 1. Four points at a time, so
+    // that only every fourth average waits for the one before it (the EMA's
+    // chain of dependent multiplies is what bounds the first read of a long
+    // run); `debias` need not shrink further, 1 - debias stays 1.
+    const double w2 = w * w;
+    const double w3 = w2 * w;
+    const double w4 = w2 * w2;
+    for (; i + 4 <= m_size; i += 4) {
+        const double a = values[i];
+        const double b = values[i + 1];
+        const double d = values[i + 2];
+        const double e = values[i + 3];
+        if (!(drawable(a) && drawable(b) && drawable(d) && drawable(e))) {
+            for (qsizetype j = i; j < i + 4; ++j) {
+                smooth(j);
+            }
+            continue;
+        }
+        extremes.add(a);
+        extremes.add(b);
+        extremes.add(d);
+        extremes.add(e);
+        const double s1 = c * a;
+        const double s2 = s1 * w + c * b;
+        const double s3 = s2 * w + c * d;
+        const double s4 = s3 * w + c * e;
+        out[i] = float(ema * w + s1);
+        out[i + 1] = float(ema * w2 + s2);
+        out[i + 2] = float(ema * w3 + s3);
+        ema = ema * w4 + s4;
+        out[i + 3] = float(ema);
+    }
+    for (; i < m_size; ++i) {
+        smooth(i);
     }
     m_emaLast = ema;
     m_emaDebias = debias;
+    keep(extremes);
 }
 
 qsizetype LossCurve::lowerBound(XAxis axis, double value) const
@@ -353,15 +447,18 @@ void LossCurve::decimateValues(const Values *values, XAxis axis, qsizetype begin
         const qsizetype i1 = begin + 1 + (n - 2) * (b + 1) / buckets;
         qsizetype iMin = -1;
         qsizetype iMax = -1;
+        Values lo = std::numeric_limits<Values>::infinity();
+        Values hi = -lo;
         for (qsizetype i = i0; i < i1; ++i) {
+            // The first of equal extremes; a point that is not drawable never counts.
             const Values v = values[i];
-            if (!drawable(double(v))) {
-                continue;
-            }
-            if (iMin < 0 || v < values[iMin]) {
+            const bool ok = drawable(double(v));
+            if (ok && (iMin < 0 || v < lo)) {
+                lo = v;
                 iMin = i;
             }
-            if (iMax < 0 || v > values[iMax]) {
+            if (ok && (iMax < 0 || v > hi)) {
+                hi = v;
                 iMax = i;
             }
         }

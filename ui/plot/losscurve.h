@@ -6,7 +6,9 @@
 #include <QStringList>
 #include <QVector>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace trainyard {
@@ -79,7 +81,7 @@ public:
     qsizetype lastFinite() const { return m_lastFinite; }
     /// Whether the plots can draw a value: finite and within float range (a
     /// diverged loss of 1e300 is a gap, never the top of the axis).
-    static bool drawable(double v);
+    static bool drawable(double v) { return std::fabs(v) <= double(std::numeric_limits<float>::max()); }
 
     /// TensorBoard's smoothing: debiased exponential moving average, weight in [0, 1).
     void setSmoothing(double weight);
@@ -103,6 +105,21 @@ public:
     std::size_t bytesHeld() const;
 
 private:
+    /// The extremes of drawable points, as they are found.
+    struct Extremes
+    {
+        double lo;
+        double hi;
+        double positive; ///< The smallest above 0
+        void add(double v)
+        {
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+            positive = v > 0 && v < positive ? v : positive;
+        }
+    };
+    Extremes extremesBefore(qsizetype from) const;
+    void keep(const Extremes &e);
     void reset();
     void append(qsizetype from);
     void resmooth(qsizetype from);
