@@ -17,6 +17,12 @@
 // "samples_per_s" (train.batch_size samples a step, default 100) to metric
 // lines, so copies side by side really compete for the cores (slot probes).
 // train.max_steps, when set, caps "steps" as it caps the real worker.
+// A sweep's fake model: "quality": q makes valid/mrr q * (1 - 1 / (1 + 0.1 *
+// step)) and gives eval lines their epoch (completed epochs of
+// "steps_per_epoch" steps, default 10); train.epochs, when set, makes
+// "steps" epochs * steps_per_epoch, so a trial trains to its sweep's max;
+// "fails_above": f makes a quality above f fail at at_step (a sweep's
+// failing trial that would have been its best).
 //
 // Benchmark mode: --bench LINES --rate PER_SECOND --run NAME (with
 // --connect/--token): hello, then LINES metric lines at the given rate
@@ -269,9 +275,16 @@ int main(int argc, char **argv)
         return 2;
     }
     const auto model = spec.value("model", nlohmann::json::object());
-    const std::string behaviour = model.value("behaviour", std::string("train"));
+    std::string behaviour = model.value("behaviour", std::string("train"));
     const auto train = spec.value("train", nlohmann::json::object());
     long steps = model.value("steps", 50L);
+    const long stepsPerEpoch = std::max(1L, model.value("steps_per_epoch", 10L));
+    const bool sweepModel = model.contains("quality");
+    const double quality = model.value("quality", 1.0);
+    if (model.contains("fails_above") && quality > model.value("fails_above", 0.0))
+        behaviour = "fail";
+    if (train.contains("epochs") && train["epochs"].is_number_integer())
+        steps = train["epochs"].get<long>() * stepsPerEpoch;
     if (train.contains("max_steps") && train["max_steps"].is_number_integer())
         steps = std::min(steps, train["max_steps"].get<long>());
     const long work = model.value("work", 0L);
@@ -408,7 +421,8 @@ int main(int argc, char **argv)
                 lastConnectTry = Clock::now() + std::chrono::milliseconds(300);
             }
         }
-        nlohmann::json m = trainyard::protocol::metric(step, (step - 1) / 10, 1.0 / (1.0 + 0.05 * step), wall());
+        nlohmann::json m =
+            trainyard::protocol::metric(step, (step - 1) / stepsPerEpoch, 1.0 / (1.0 + 0.05 * step), wall());
         m["lr"] = 0.01;
         m["total_steps"] = steps;
         if (work > 0) {
@@ -424,9 +438,11 @@ int main(int argc, char **argv)
             stepsSinceReport = 0;
         }
         emit(m);
-        if (step % 10 == 0) {
+        if (step % stepsPerEpoch == 0) {
             nlohmann::json e = trainyard::protocol::evalResult(step, "valid", wall());
-            e["mrr"] = 1.0 - 1.0 / (1.0 + 0.1 * step);
+            e["mrr"] = quality * (1.0 - 1.0 / (1.0 + 0.1 * step));
+            if (sweepModel)
+                e["epoch"] = step / stepsPerEpoch;
             e["hits@10"] = std::min(1.0, 0.01 * step);
             emit(e);
         }

@@ -62,6 +62,10 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
         el.gres = lane.gres;
         for (int i = 0; i < lane.runs.size();) {
             const RunInfo *r = m_runs->find(lane.runs.at(i));
+            if (!r->sweep.isEmpty()) { // made by its sweep, which is saved in "sweeps"
+                ++i;
+                continue;
+            }
             const int count = r->repeatCount;
             bool collapse = count > 1 && r->repeatIndex == 0 && i + count <= lane.runs.size();
             QJsonObject base = r->spec;

@@ -37,7 +37,7 @@ public:
     // Replaces all lanes and runs (repeats expanded); emits reset().
     void setExperiment(const Experiment &experiment);
     // The board as an experiment (consecutive untouched repeats collapse
-    // back into one entry with "repeat").
+    // back into one entry with "repeat"; a sweep's trials are left out).
     Experiment toExperiment(const QString &name, const QString &runsRoot) const;
 
     int laneCount() const { return int(m_lanes.size()); }

@@ -167,7 +167,8 @@ void Dispatcher::startAll()
         m_runs->update(
             id, [](RunInfo &r) { r.held = false; }, RunRegistry::Notify::Quiet); // "all" means all
         // A run stopped earlier continues from its checkpoint.
-        if (const RunInfo *r = m_runs->find(id); r->state == RunState::Stopped) {
+        if (const RunInfo *r = m_runs->find(id);
+            r->state == RunState::Stopped && !(m_keptStopped && m_keptStopped(id))) {
             if (m_store->hasCheckpoint(r->name))
                 m_resumeNext.insert(id);
             else
@@ -176,6 +177,7 @@ void Dispatcher::startAll()
         }
     }
     m_dispatching = true;
+    Q_EMIT dispatchingStarted();
     dispatch();
     checkIdle();
 }

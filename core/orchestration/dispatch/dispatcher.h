@@ -10,6 +10,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace trainyard {
 
 class Board;
@@ -34,6 +36,9 @@ public:
                DeviceInventory *devices, const Launcher *launcher, QObject *parent = nullptr);
 
     void startAll();
+    // Stopped runs startAll() leaves stopped (a sweep's paused trials: their
+    // sweep decides when each resumes).
+    void setKeptStopped(std::function<bool(RunId)> kept) { m_keptStopped = std::move(kept); }
     void stopAll();
     void killAll();
     void halt() { m_dispatching = false; } // no more starts (a shutdown)
@@ -101,6 +106,8 @@ Q_SIGNALS:
     // A run reached a terminal state: the supervisor's runs, and the queued ones cancelled here.
     void runEnded(trainyard::RunId id, trainyard::RunState state);
     void finishCountChanged(int finished, int total);
+    // startAll() began dispatching, before it fills the lanes (a sweep places its trials then).
+    void dispatchingStarted();
     void laneChanged(int index); // effective device (CPU fallback)
     void warning(const QString &text);
     void idle();
@@ -120,6 +127,7 @@ private:
     const Launcher *m_launcher;
     QSet<RunId> m_resumeNext;              // next start continues from the checkpoint
     QHash<int, QString> m_warnedBusyLanes; // lane -> the busy device it was warned of
+    std::function<bool(RunId)> m_keptStopped;
     bool m_dispatching = false;
     bool m_cpuFallback = false;
     int m_cpuThreadsOverride = 0;

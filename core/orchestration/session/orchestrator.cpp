@@ -8,7 +8,9 @@
 #include "logcategories.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "runstore/runstore.h"
 #include "supervision/supervisor.h"
+#include "sweep/sweeprunner.h"
 
 namespace trainyard {
 
@@ -22,6 +24,7 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
                            std::unique_ptr<Launcher> launcher, QObject *parent)
     : QObject(parent)
     , m_metrics(metrics)
+    , m_store(store)
     , m_runs(std::make_unique<RunRegistry>())
     , m_board(std::make_unique<Board>(m_runs.get(), store))
     , m_ingestion(std::make_unique<Ingestion>(m_runs.get(), store, metrics))
@@ -29,6 +32,7 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     , m_supervisor(std::make_unique<Supervisor>(m_runs.get(), store, server, m_ingestion.get(), m_launcher.get()))
     , m_dispatcher(std::make_unique<Dispatcher>(m_board.get(), m_runs.get(), m_supervisor.get(), m_ingestion.get(),
                                                 store, devices, m_launcher.get()))
+    , m_sweeps(std::make_unique<SweepRunner>(m_board.get(), m_dispatcher.get(), m_runs.get(), metrics))
 {
     qRegisterMetaType<RunId>("trainyard::RunId");
     qRegisterMetaType<RunState>("trainyard::RunState");
@@ -55,6 +59,11 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     m_dispatcher->reset();
     m_launcher->setClusters(experiment.clusters);
     m_board->setExperiment(experiment);
+    m_sweepWarnings.clear();
+    const QMetaObject::Connection heard =
+        connect(m_sweeps.get(), &SweepRunner::warning, this, [this](const QString &w) { m_sweepWarnings << w; });
+    m_sweeps->setSweeps(experiment.sweeps, m_store->root());
+    disconnect(heard);
     qCDebug(lcOrchestrator, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
     m_dispatcher->notifyCounts();
 }
@@ -72,7 +81,10 @@ RunId Orchestrator::restoreRun(const RunInfo &run, int position, QString *error)
 
 QStringList Orchestrator::loadHistory()
 {
-    const QStringList warnings = m_supervisor->loadHistory([this](RunId id) { return m_dispatcher->startOptions(id); });
+    // The trials' curves come back with the rest: the sweeps' records are rebuilt from them.
+    const QStringList warnings =
+        m_sweepWarnings + m_supervisor->loadHistory([this](RunId id) { return m_dispatcher->startOptions(id); });
+    m_sweepWarnings.clear();
     m_metrics->flush();
     m_dispatcher->notifyCounts();
     return warnings;
@@ -86,8 +98,8 @@ void Orchestrator::shutdown(bool leaveRunning)
 
 void Orchestrator::disconnectListener(const QObject *listener) const
 {
-    const QObject *parts[] = {m_runs.get(),     m_board.get(),      m_ingestion.get(),
-                              m_launcher.get(), m_supervisor.get(), m_dispatcher.get()};
+    const QObject *parts[] = {m_runs.get(),       m_board.get(),      m_ingestion.get(), m_launcher.get(),
+                              m_supervisor.get(), m_dispatcher.get(), m_sweeps.get()};
     for (const QObject *part : parts)
         QObject::disconnect(part, nullptr, listener, nullptr);
 }

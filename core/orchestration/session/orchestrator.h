@@ -22,6 +22,7 @@ class MetricsServer;
 class RunRegistry;
 class RunStore;
 class Supervisor;
+class SweepRunner;
 
 // The parts that run one board, made and wired together (the composition
 // root; docs/architecture.md, "Running a board"). Callers talk to the part
@@ -33,6 +34,7 @@ class Supervisor;
 //   supervisor() each launched run's life: pause, the worker program,
 //                timeouts, attemptArchived, shutdownFinished;
 //   ingestion()  metrics in, progressChanged;
+//   sweeps()     the experiment's sweeps: their trials on the lanes, early stopping;
 //   launcher()   what starts workers (unless given another, a LauncherRouter:
 //                this machine's lanes to a LocalLauncher, each cluster's to
 //                its SlurmLauncher).
@@ -55,9 +57,11 @@ public:
     Supervisor *supervisor() const { return m_supervisor.get(); }
     Ingestion *ingestion() const { return m_ingestion.get(); }
     Launcher *launcher() const { return m_launcher.get(); }
+    SweepRunner *sweeps() const { return m_sweeps.get(); }
 
-    // Replaces all lanes and runs (repeats expanded; Board::reset). Runs
-    // still active are killed first (synchronously): never an orphan.
+    // Replaces all lanes and runs (repeats expanded; Board::reset) and the
+    // sweeps (their placed trials back on their lanes). Runs still active
+    // are killed first (synchronously): never an orphan.
     void setExperiment(const Experiment &experiment);
     // Puts back a run Board::removeRun took off (`run` as the registry had
     // it then) at `position` of its lane, exactly as it was: an ended run
@@ -66,7 +70,8 @@ public:
     RunId restoreRun(const RunInfo &run, int position, QString *error = nullptr);
     // Adopts runs found on disk: finished ones with their curves, and live
     // workers from the state file (reattached; gaps filled from metrics.jsonl).
-    // Returns the warnings for the user (a refused state file, lost runs).
+    // Returns the warnings for the user (a refused state file, lost runs, a
+    // sweep's refused state).
     QStringList loadHistory();
     // Ends supervision, asynchronously: no more starts, then
     // Supervisor::shutdown (Supervisor::shutdownFinished when every run has ended).
@@ -77,6 +82,8 @@ public:
 
 private:
     MetricStore *m_metrics;
+    RunStore *m_store;
+    QStringList m_sweepWarnings; // from setExperiment, said by loadHistory
     // Declared in the order they depend on each other (destroyed in reverse).
     std::unique_ptr<RunRegistry> m_runs;
     std::unique_ptr<Board> m_board;
@@ -84,6 +91,7 @@ private:
     std::unique_ptr<Launcher> m_launcher;
     std::unique_ptr<Supervisor> m_supervisor;
     std::unique_ptr<Dispatcher> m_dispatcher;
+    std::unique_ptr<SweepRunner> m_sweeps;
 };
 
 } // namespace trainyard

@@ -13,6 +13,7 @@
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "supervision/supervisor.h"
+#include "sweep/sweeprunner.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -226,6 +227,7 @@ Experiment Session::experiment() const
 {
     Experiment ex = m_orchestrator->board()->toExperiment(m_name, m_runsRoot);
     ex.clusters = m_clusters;
+    ex.sweeps = m_orchestrator->sweeps()->sweeps();
     return ex;
 }
 

@@ -33,10 +33,10 @@ struct TrialInfo
         Failed    ///< failed, diverged or lost: out of the search
     };
     Phase phase = Phase::Waiting;
-    int rung = -1;               ///< highest rung reached (ASHA), -1 if none
-    double objective = qQNaN();  ///< best value so far (by the sweep's mode), NaN if none
-    double resource = -1;        ///< latest epoch/step of an objective report
-    QString reason;              ///< why it paused or stopped, for the card and details
+    int rung = -1;              ///< highest rung reached (ASHA), -1 if none
+    double objective = qQNaN(); ///< best value so far (by the sweep's mode), NaN if none
+    double resource = -1;       ///< latest epoch/step of an objective report
+    QString reason;             ///< why it paused or stopped, for the card and details
 };
 
 /// Runs the experiment's sweeps on the board: keeps each sweep's shared
@@ -74,7 +74,7 @@ public:
     void pauseSweep(const QString &sweep);  ///< no new trials placed; running ones train on
     void resumeSweep(const QString &sweep); ///< places trials again
     void stopSweep(const QString &sweep);   ///< stops every active trial (with a checkpoint), places none
-    bool addTrials(const QString &sweep, int count, QString *error = nullptr); ///< random: more samples
+    bool addTrials(const QString &sweep, int count, QString *error = nullptr);    ///< random: more samples
     bool promoteTrial(const QString &sweep, int trial, QString *error = nullptr); ///< resume a paused one now
     bool stopTrial(const QString &sweep, int trial, QString *error = nullptr);    ///< for good
 
@@ -82,8 +82,8 @@ public:
     void fill();
 
 Q_SIGNALS:
-    void sweepsChanged();                      ///< added, removed, replaced
-    void trialsChanged(const QString &sweep);  ///< a trial placed, reported, paused, promoted or ended
+    void sweepsChanged();                     ///< added, removed, replaced
+    void trialsChanged(const QString &sweep); ///< a trial placed, reported, paused, promoted or ended
     void warning(const QString &text);
 
 private:

@@ -1,0 +1,319 @@
+// SweepRunner with trainyard-fake-worker on CPU lanes: a grid to its end
+// over two lanes, ASHA's pauses and promotions (the promoted trial's steps
+// continuous across its resume), a failing trial, the state read back at
+// an opening (and refused when it is a link or malformed).
+
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
+#include "session/session.h"
+#include "supervision/supervisor.h"
+#include "sweep/sweeprunner.h"
+#include "sweep/sweepstatefile.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+SweepParameter values(const QString &key, const QList<QJsonValue> &list)
+{
+    SweepParameter p;
+    p.key = key;
+    p.kind = SweepParameter::Kind::Values;
+    p.values = list;
+    return p;
+}
+
+// A sweep of the fake model over its quality (valid/mrr grows with it and the epoch).
+SweepSpec qualitySweep(const QString &name, const QList<QJsonValue> &qualities, int stepMs = 5)
+{
+    SweepSpec s;
+    s.name = name;
+    s.base = fakeSpec(QStringLiteral("base"), 30, stepMs);
+    QJsonObject model = s.base.value(QStringLiteral("model")).toObject();
+    model.insert(QStringLiteral("quality"), 0.5);
+    s.base.insert(QStringLiteral("model"), model);
+    s.base.remove(QStringLiteral("name"));
+    s.space << values(QStringLiteral("model.quality"), qualities);
+    s.objective = QStringLiteral("valid/mrr");
+    return s;
+}
+
+QList<int> metricSteps(const QString &runDir)
+{
+    QList<int> steps;
+    for (const QJsonObject &m : metricsLines(runDir, QStringLiteral("metric")))
+        steps << m.value(QStringLiteral("step")).toInt();
+    return steps;
+}
+
+} // namespace
+
+class TestSweepRunner : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_counter = 0;
+
+    Experiment sweepExperiment(const QJsonArray &lanes, const SweepSpec &sweep, QString *root = nullptr)
+    {
+        const QString r = m_dir.filePath(QStringLiteral("exp%1").arg(++m_counter));
+        if (root)
+            *root = r;
+        Experiment ex = experiment(experimentJson(QStringLiteral("t"), r, lanes));
+        ex.sweeps << sweep;
+        return ex;
+    }
+
+    static std::unique_ptr<Session> open(const Experiment &ex, QStringList *warnings = nullptr)
+    {
+        auto session = std::make_unique<Session>();
+        QStringList errors;
+        if (!session->open(ex, QString(), &errors))
+            qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        if (warnings)
+            *warnings = errors;
+        session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        session->orchestrator()->supervisor()->setStopTimeout(3000);
+        return session;
+    }
+
+    static bool runToEnd(Session *s, const QString &sweep, int ms = 90000)
+    {
+        Orchestrator *orch = s->orchestrator();
+        orch->dispatcher()->startAll();
+        return QTest::qWaitFor([&] { return orch->sweeps()->isDone(sweep) && orch->dispatcher()->activeCount() == 0; },
+                               ms);
+    }
+
+    static QHash<TrialInfo::Phase, int> phases(const QList<TrialInfo> &trials)
+    {
+        QHash<TrialInfo::Phase, int> count;
+        for (const TrialInfo &t : trials)
+            ++count[t.phase];
+        return count;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        QVERIFY(m_dir.isValid());
+    }
+
+    // Every trial of a grid runs, spread over both lanes, and is accounted;
+    // the best is the best quality; the trials are not saved as lane runs.
+    void gridRunsToTheEndOverTwoLanes()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("grid"), {0.2, 0.9, 0.5});
+        sweep.space << values(QStringLiteral("train.lr"), {0.1, 0.01});
+        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("cpu"), 1, {})}, sweep));
+        SweepRunner *runner = s->orchestrator()->sweeps();
+        QCOMPARE(runner->trials(QStringLiteral("grid")).size(), 6);
+        QCOMPARE(phases(runner->trials(QStringLiteral("grid"))).value(TrialInfo::Phase::Waiting), 6);
+        QVERIFY(runToEnd(s.get(), QStringLiteral("grid")));
+        const QList<TrialInfo> trials = runner->trials(QStringLiteral("grid"));
+        QCOMPARE(phases(trials).value(TrialInfo::Phase::Finished), 6);
+        QSet<int> lanes;
+        QSet<QString> names;
+        for (const TrialInfo &t : trials) {
+            const RunInfo r = s->orchestrator()->runs()->value(t.run);
+            QCOMPARE(r.state, RunState::Finished);
+            QCOMPARE(r.name, SweepSpec::trialName(QStringLiteral("grid"), t.index));
+            QCOMPARE(r.sweep, QStringLiteral("grid"));
+            QCOMPARE(r.trial, t.index);
+            int trial = -1;
+            QCOMPARE(runner->sweepOf(t.run, &trial), QStringLiteral("grid"));
+            QCOMPARE(trial, t.index);
+            QCOMPARE(r.spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("quality")),
+                     t.values.value(QStringLiteral("model.quality")));
+            QVERIFY(!std::isnan(t.objective));
+            lanes.insert(r.lane);
+            names.insert(r.name);
+        }
+        QCOMPARE(lanes, (QSet<int>{0, 1}));
+        QCOMPARE(names.size(), 6);
+        const QString line = runner->progressLine(QStringLiteral("grid"));
+        QVERIFY2(line.contains(QStringLiteral("6/6 trials ended")), qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("best valid/mrr")), qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("quality 0.9")), qPrintable(line));
+        // The trials are the sweep's: the lanes save none of them.
+        const Experiment saved = s->orchestrator()->board()->toExperiment(QStringLiteral("t"), QString());
+        for (const ExperimentLane &l : saved.lanes)
+            QVERIFY(l.runs.isEmpty());
+    }
+
+    // ASHA pauses most trials at the first rung and promotes the best; a
+    // promoted trial resumes from its checkpoint with no step repeated or
+    // missing; the best quality trains to the end.
+    void ashaPausesAndPromotesWithoutASeam()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("asha"), {0.3, 0.5, 0.9, 0.2, 0.7, 0.4, 0.6, 0.1, 0.8}, 8);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        QString root;
+        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 2, {})}, sweep, &root));
+        SweepRunner *runner = s->orchestrator()->sweeps();
+        QVERIFY(runToEnd(s.get(), QStringLiteral("asha")));
+        const QList<TrialInfo> trials = runner->trials(QStringLiteral("asha"));
+        const QHash<TrialInfo::Phase, int> count = phases(trials);
+        QCOMPARE(count.value(TrialInfo::Phase::Waiting), 0);
+        QCOMPARE(count.value(TrialInfo::Phase::Failed), 0);
+        QVERIFY2(count.value(TrialInfo::Phase::Paused) >= 4, qPrintable(runner->progressLine(QStringLiteral("asha"))));
+        QVERIFY(count.value(TrialInfo::Phase::Finished) >= 1);
+        int promoted = 0;
+        qint64 trialSteps = 0;
+        for (const TrialInfo &t : trials) {
+            const RunInfo r = s->orchestrator()->runs()->value(t.run);
+            // Trained up to the rule's max: train.epochs set from it.
+            QCOMPARE(r.spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("epochs")).toInt(), 9);
+            if (t.phase == TrialInfo::Phase::Paused) {
+                QCOMPARE(r.state, RunState::Stopped);
+                QVERIFY2(r.message.contains(QStringLiteral("rung")), qPrintable(r.message));
+                QCOMPARE(r.message, t.reason);
+            }
+            if (t.values.value(QStringLiteral("model.quality")).toDouble() == 0.9) {
+                QCOMPARE(t.phase, TrialInfo::Phase::Finished);
+                QCOMPARE(r.step, 90);
+            }
+            const QList<int> steps = metricSteps(r.runDir);
+            trialSteps += steps.size();
+            bool resumed = false;
+            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log")))
+                resumed = resumed || log.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("resumed"));
+            if (!resumed)
+                continue;
+            ++promoted;
+            // No seam: every step once, in order, in the file and in the store.
+            for (int i = 0; i < steps.size(); ++i)
+                QCOMPARE(steps.at(i), i + 1);
+            const MetricSeries *loss = s->metrics()->series(t.run, QStringLiteral("loss"));
+            QVERIFY(loss);
+            QCOMPARE(int(loss->size()), steps.size());
+            for (std::size_t i = 0; i < loss->size(); ++i)
+                QCOMPARE(loss->step(i), std::int64_t(i + 1));
+        }
+        QVERIFY(promoted >= 1);
+        QVERIFY2(trialSteps < 9 * 90 * 0.6, qPrintable(QString::number(trialSteps))); // far from the full grid
+        const QString line = runner->progressLine(QStringLiteral("asha"));
+        QVERIFY2(line.startsWith(QStringLiteral("rung 1: 9/9 · rung 2: ")), qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("quality 0.9")), qPrintable(line));
+        // The paused trials stay paused when everything is started again.
+        s->orchestrator()->dispatcher()->startAll();
+        QTest::qWait(300);
+        QCOMPARE(phases(runner->trials(QStringLiteral("asha"))), count);
+        QVERIFY(QFile::exists(SweepStateFile::path(root, QStringLiteral("asha"))));
+    }
+
+    // A failing trial counts as failed, is never the best, and the sweep goes on.
+    void aFailingTrialIsNeverTheBest()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("fails"), {0.3, 0.95, 0.6, 0.4});
+        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("fails_above"), 0.9);
+        model.insert(QStringLiteral("at_step"), 25);
+        sweep.base.insert(QStringLiteral("model"), model);
+        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 1, {})}, sweep));
+        SweepRunner *runner = s->orchestrator()->sweeps();
+        QVERIFY(runToEnd(s.get(), QStringLiteral("fails")));
+        const QList<TrialInfo> trials = runner->trials(QStringLiteral("fails"));
+        QCOMPARE(trials.at(1).phase, TrialInfo::Phase::Failed);
+        QVERIFY(trials.at(1).objective > trials.at(2).objective); // it reported the highest before failing
+        QCOMPARE(phases(trials).value(TrialInfo::Phase::Finished), 3);
+        const QString line = runner->progressLine(QStringLiteral("fails"));
+        QVERIFY2(line.contains(QStringLiteral("trial 3: quality 0.6")), qPrintable(line));
+    }
+
+    // Closed and opened again: the trials come back on their lanes with
+    // their states and reasons, ASHA's records rebuilt from their metrics; a
+    // malformed or linked state file is refused with a message and the
+    // sweep starts from its run folders.
+    void reopeningReadsTheStateBack()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("again"), {0.3, 0.9, 0.5, 0.2, 0.7, 0.4}, 8);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        QString root;
+        const Experiment ex =
+            sweepExperiment({lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("cpu"), 1, {})}, sweep, &root);
+        QList<TrialInfo> before;
+        QString lineBefore;
+        QList<int> lanesBefore;
+        {
+            auto s = open(ex);
+            QVERIFY(runToEnd(s.get(), QStringLiteral("again")));
+            before = s->orchestrator()->sweeps()->trials(QStringLiteral("again"));
+            lineBefore = s->orchestrator()->sweeps()->progressLine(QStringLiteral("again"));
+            for (const TrialInfo &t : std::as_const(before))
+                lanesBefore << s->orchestrator()->runs()->value(t.run).lane;
+        }
+        const QString statePath = SweepStateFile::path(root, QStringLiteral("again"));
+        const QByteArray goodState = readFile(statePath);
+        QVERIFY(!goodState.isEmpty());
+        {
+            QStringList warnings;
+            auto s = open(ex, &warnings);
+            QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+            SweepRunner *runner = s->orchestrator()->sweeps();
+            const QList<TrialInfo> after = runner->trials(QStringLiteral("again"));
+            QCOMPARE(after.size(), before.size());
+            for (int i = 0; i < after.size(); ++i) {
+                QCOMPARE(after.at(i).phase, before.at(i).phase);
+                QCOMPARE(after.at(i).reason, before.at(i).reason);
+                QCOMPARE(after.at(i).objective, before.at(i).objective);
+                const RunInfo r = s->orchestrator()->runs()->value(after.at(i).run);
+                QCOMPARE(r.name, SweepSpec::trialName(QStringLiteral("again"), i));
+                QCOMPARE(r.lane, lanesBefore.at(i));
+                if (after.at(i).phase == TrialInfo::Phase::Paused)
+                    QCOMPARE(r.message, after.at(i).reason);
+            }
+            // The rung records come from the metrics: the same line.
+            QCOMPARE(runner->progressLine(QStringLiteral("again")), lineBefore);
+            QVERIFY(runner->isDone(QStringLiteral("again")));
+        }
+        // Malformed: refused, named; the trials come back from their folders.
+        QVERIFY(writeFile(statePath, "{\"spec_hash\": 3, \"trials\": []}"));
+        {
+            QStringList warnings;
+            auto s = open(ex, &warnings);
+            QVERIFY2(warnings.join(QLatin1Char('\n')).contains(statePath + QStringLiteral(": spec_hash: expected")),
+                     qPrintable(warnings.join(QLatin1Char('\n'))));
+            QVERIFY(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("starts from what its run folders say")));
+            const QList<TrialInfo> after = s->orchestrator()->sweeps()->trials(QStringLiteral("again"));
+            for (const TrialInfo &t : after)
+                QVERIFY(t.run != 0);
+        }
+        // A link in its place: never followed.
+        const QString elsewhere = m_dir.filePath(QStringLiteral("elsewhere.json"));
+        QVERIFY(writeFile(elsewhere, goodState));
+        QFile::remove(statePath);
+        QVERIFY(QFile::link(elsewhere, statePath));
+        {
+            QStringList warnings;
+            auto s = open(ex, &warnings);
+            QVERIFY2(warnings.join(QLatin1Char('\n')).contains(statePath),
+                     qPrintable(warnings.join(QLatin1Char('\n'))));
+            QVERIFY(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("starts from what its run folders say")));
+        }
+    }
+};
+
+QTEST_MAIN(TestSweepRunner)
+#include "tst_sweeprunner.moc"
