@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libtorch-dev nlohmann-json3-dev libqcustomplot-dev
-  python3-torch dataset-fashion-mnist libopenblas0-pthread
+  python3-torch python3-optuna dataset-fashion-mnist libopenblas0-pthread
   python3 python3-venv
   xvfb xauth clang clang-format shellcheck libclang-rt-14-dev dpkg-dev file
   slurmctld slurmd slurm-client munge openssh-server
