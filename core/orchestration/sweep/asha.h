@@ -17,8 +17,9 @@ struct StopDecision
         Stop      ///< median rule: ends for good
     };
     Action action = Action::Continue;
-    int rung = -1;  ///< the rung the decision is about (ASHA), -1 otherwise
-    QString reason; ///< for the card and details: "rung 2: valid/mrr 0.214 < 0.238, the top third"
+    int rung = -1; ///< the rung the decision is about (ASHA), -1 otherwise
+    /// For the card and details: "rung 2 (epoch 9): valid/mrr 0.214 below 0.238, the top third of 7".
+    QString reason;
 };
 
 /// Asynchronous successive halving (Li et al., "A System for Massively
