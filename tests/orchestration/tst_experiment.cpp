@@ -110,7 +110,8 @@ private Q_SLOTS:
                                                 "with '.' nor ending in .attempt-N, got \"../etc\"");
         QTest::newRow("unknown top key")
             << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
-            << QStringLiteral("(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, lanes)");
+            << QStringLiteral(
+                   "(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, lanes, sweeps)");
         QTest::newRow("unknown run key") << QByteArray(
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
                                          << QStringLiteral(

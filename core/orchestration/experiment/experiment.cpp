@@ -54,7 +54,9 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     }
     const QJsonObject top = json.toObject();
     checkKeys(
-        top, {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("lanes")},
+        top,
+        {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("lanes"),
+         QStringLiteral("sweeps")},
         QString(), problems);
 
     Experiment ex;
@@ -207,6 +209,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
             ex.lanes << lane;
         }
     }
+    readSweeps(top, ex, catalogue, problems);
     if (errors)
         *errors = problems;
     if (partial)
@@ -226,25 +229,31 @@ namespace {
 // ("cwd": "." finds train.py beside it), resolved once here so that the
 // board, a save and an autosave copy all mean the same folder. Without a
 // cwd a program runs in its run folder, wherever its spec came from.
+QJsonObject withProgramFolder(const QJsonObject &spec, const QString &fileFolder)
+{
+    QJsonObject program = spec.value(QStringLiteral("program")).toObject();
+    const QString cwd = program.value(QStringLiteral("cwd")).toString();
+    if (!spec.contains(QStringLiteral("program")) || cwd.isEmpty())
+        return spec;
+    QString resolved = cwd;
+    if (resolved.startsWith(QStringLiteral("~/")))
+        resolved = QDir::homePath() + resolved.mid(1);
+    if (QDir::isRelativePath(resolved))
+        resolved = QDir(fileFolder).filePath(resolved);
+    program.insert(QStringLiteral("cwd"), QDir::cleanPath(resolved));
+    QJsonObject out = spec;
+    out.insert(QStringLiteral("program"), program);
+    return out;
+}
+
 void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
 {
     for (ExperimentLane &lane : ex.lanes) {
-        for (ExperimentRun &run : lane.runs) {
-            if (!run.spec.contains(QStringLiteral("program")))
-                continue;
-            QJsonObject program = run.spec.value(QStringLiteral("program")).toObject();
-            const QString cwd = program.value(QStringLiteral("cwd")).toString();
-            if (cwd.isEmpty())
-                continue;
-            QString resolved = cwd;
-            if (resolved.startsWith(QStringLiteral("~/")))
-                resolved = QDir::homePath() + resolved.mid(1);
-            if (QDir::isRelativePath(resolved))
-                resolved = QDir(fileFolder).filePath(resolved);
-            program.insert(QStringLiteral("cwd"), QDir::cleanPath(resolved));
-            run.spec.insert(QStringLiteral("program"), program);
-        }
+        for (ExperimentRun &run : lane.runs)
+            run.spec = withProgramFolder(run.spec, fileFolder);
     }
+    for (SweepSpec &sweep : ex.sweeps)
+        sweep.base = withProgramFolder(sweep.base, fileFolder);
 }
 
 } // namespace
@@ -360,6 +369,8 @@ QJsonObject Experiment::toJson() const
         laneArray.append(lo);
     }
     top.insert(QStringLiteral("lanes"), laneArray);
+    if (!sweeps.isEmpty())
+        top.insert(QStringLiteral("sweeps"), sweepsToJson(sweeps));
     return top;
 }
 
@@ -423,6 +434,20 @@ QStringList Experiment::commandLines() const
                 lines << line;
         }
     }
+    for (const SweepSpec &sweep : sweeps) {
+        // The base's argv as written: its trials differ only in the values
+        // the file's space gives them.
+        const RunSpecView view(sweep.base);
+        if (!view.isProgram())
+            continue;
+        QString line = shellText(view.programArgv());
+        if (!view.programCwd().isEmpty())
+            line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
+        for (const auto &[key, value] : view.programEnv())
+            line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
+        if (!lines.contains(line))
+            lines << line;
+    }
     for (const ExperimentCluster &cluster : clusters)
         lines << cluster.commandLines();
     return lines;
@@ -435,6 +460,10 @@ bool Experiment::hasWorkerRuns() const
             if (!RunSpecView(run.spec).isProgram())
                 return true;
         }
+    }
+    for (const SweepSpec &sweep : sweeps) {
+        if (!RunSpecView(sweep.base).isProgram())
+            return true;
     }
     return false;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "sweep/sweepspec.h"
+
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -89,6 +91,9 @@ public:
     QString runsRoot; // empty: QStandardPaths::AppDataLocation/<name>
     QList<ExperimentLane> lanes;
     QList<ExperimentCluster> clusters;
+    // The file's "sweeps" (docs/experiment-format.md#sweeps): their trials
+    // are generated, so they are on no lane's queue here.
+    QList<SweepSpec> sweeps;
     // Where load() read it and versionHash() of it: what the trust list
     // knows a version by. Empty for an experiment built in memory.
     QString sourcePath;
@@ -132,7 +137,7 @@ public:
     // The runs root actually used (runsRoot, or the default location).
     QString effectiveRunsRoot() const;
     int runCount() const;       // repeats expanded
-    bool hasWorkerRuns() const; // any run that is not a program run: trainyard-worker is needed
+    bool hasWorkerRuns() const; // any run or sweep base that is not a program run: trainyard-worker is needed
     const ExperimentCluster *cluster(const QString &name) const; // null if none
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
@@ -10,6 +11,9 @@
 #include <optional>
 
 namespace trainyard {
+
+class Experiment;
+class ModelCatalogue;
 
 /// One searched key of a sweep's space (docs/experiment-format.md#sweeps):
 /// `{"values": [...]}`, `{"range": [lo, hi], "step": s}`, `{"uniform": [lo, hi]}`,
@@ -77,9 +81,11 @@ struct SweepSpec
 
     /// Reads and validates one entry of "sweeps"; `path` ("sweeps[0]")
     /// prefixes each problem added to `errors` (e.g. `sweeps[0].space.train.lr.log_uniform:
-    /// a log range must stay above 0, got [0, 0.1]`). `laneCount` checks `lanes`.
+    /// a log range must stay above 0, got [0, 0.1]`). `laneCount` checks `lanes`;
+    /// `catalogue`, when given, checks the base and the space's keys and values
+    /// as the worker reads them (else structurally, as validateRunSpec does).
     static std::optional<SweepSpec> fromJson(const QJsonObject &o, const QString &path, int laneCount,
-                                             QStringList &errors);
+                                             QStringList &errors, const ModelCatalogue *catalogue = nullptr);
     QJsonObject toJson() const;
 
     /// How many trials the sweep runs in all (grid: the grid's size or `trials`).
@@ -87,13 +93,22 @@ struct SweepSpec
     /// The values of trial `index` (0-based), one per key of the space, as
     /// {"train.lr": 0.003, "model.dim": 200}; the same for the same spec on
     /// every machine (random: a fixed generator seeded by `seed`, not <random>'s
-    /// distributions).
+    /// distributions). Grid: the space's keys in name order (a JSON object
+    /// keeps none), the last one changing fastest.
     QJsonObject trialValues(int index) const;
     /// The run spec of trial `index`: the base with its values set at their
     /// keys, the name "<name>-<index+1>", the seed as above.
     QJsonObject trialSpec(int index) const;
     static QString trialName(const QString &sweep, int index);
 };
+
+/// Reads the experiment file's optional "sweeps" (`top` is the whole file)
+/// into `ex.sweeps`, after its lanes: each sweep as fromJson does, plus its
+/// name and trial names against the runs' names and the other sweeps'. A
+/// sweep with problems is kept too, without its bad keys (for the `partial`
+/// of Experiment::fromJson); the problems go to `errors`.
+void readSweeps(const QJsonObject &top, Experiment &ex, const ModelCatalogue *catalogue, QStringList &errors);
+QJsonArray sweepsToJson(const QList<SweepSpec> &sweeps);
 
 /// Sets `value` at the dotted `key` of `spec` ("train.lr"), making objects on the way.
 void setSpecValue(QJsonObject &spec, const QString &key, const QJsonValue &value);
