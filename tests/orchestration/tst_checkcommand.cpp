@@ -204,6 +204,60 @@ private Q_SLOTS:
         QVERIFY(nothingStarted(QStringLiteral("onepass")));
     }
 
+    // A sweep: its problems with their paths in the same pass as its
+    // trials' data; a good one is summed up with its trial count.
+    void aSweepIsCheckedAndCounted()
+    {
+        const QString missing = m_dir.filePath(QStringLiteral("no-such-kg"));
+        const auto write = [&](const QString &name, const QJsonObject &data, const QJsonValue &eta) {
+            const QJsonObject sweep{
+                {QStringLiteral("name"), QStringLiteral("lr")},
+                {QStringLiteral("base"),
+                 QJsonObject{{QStringLiteral("model"), transe()}, {QStringLiteral("data"), data}}},
+                {QStringLiteral("space"),
+                 QJsonObject{{QStringLiteral("model.dim"), QJsonObject{{QStringLiteral("values"), QJsonArray{8, 16}}}},
+                             {QStringLiteral("train.lr"),
+                              QJsonObject{{QStringLiteral("values"), QJsonArray{0.01, 0.001, 0.1}}}}}},
+                {QStringLiteral("objective"), QJsonObject{{QStringLiteral("metric"), QStringLiteral("valid/mrr")},
+                                                          {QStringLiteral("mode"), QStringLiteral("max")}}},
+                {QStringLiteral("early_stopping"), QJsonObject{{QStringLiteral("rule"), QStringLiteral("asha")},
+                                                               {QStringLiteral("max"), 9},
+                                                               {QStringLiteral("eta"), eta}}}};
+            const QJsonObject experiment{
+                {QStringLiteral("name"), name},
+                {QStringLiteral("runs_root"), m_dir.filePath(name + QStringLiteral("-runs"))},
+                {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")}}}},
+                {QStringLiteral("sweeps"), QJsonArray{sweep}}};
+            const QString path = m_dir.filePath(name + QStringLiteral(".json"));
+            QFile file(path);
+            if (file.open(QIODevice::WriteOnly))
+                file.write(QJsonDocument(experiment).toJson());
+            return path;
+        };
+        const QString bad = write(QStringLiteral("badsweep"), kgFolder(missing), 1);
+        Result r = check({bad});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(
+            r.err.contains(
+                QStringLiteral("%1: sweeps[0].early_stopping.eta: expected a number > 1, got 1").arg(bad).toUtf8()),
+            r.err.constData());
+        QVERIFY2(r.err.contains(QStringLiteral("%1: sweeps[0].base.data.path: %2: No such file or directory")
+                                    .arg(bad, missing)
+                                    .toUtf8()),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("2 problems found; nothing was started"), r.err.constData());
+        QVERIFY(nothingStarted(QStringLiteral("badsweep")));
+
+        const QString good = write(QStringLiteral("goodsweep"), synthetic(), 3);
+        r = check({good});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(
+            r.out.contains("no problem found (0 runs in 1 lanes)\n  sweep lr: 6 trials of a grid of 2 model.dim × 3 "
+                           "train.lr on every lane, maximizing valid/mrr, ASHA over epochs 1 to 9 (eta 3)\n"),
+            r.out.constData());
+        QVERIFY(nothingStarted(QStringLiteral("goodsweep")));
+    }
+
     void badUsageExitsTwo()
     {
         QCOMPARE(check({}).status, 2);

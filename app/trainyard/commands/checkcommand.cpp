@@ -12,6 +12,48 @@
 
 namespace trainyard {
 
+namespace {
+
+// One line of the summary per sweep: how many trials it would run, and how.
+QString sweepSummary(const SweepSpec &sweep)
+{
+    const int trials = sweep.trialCount();
+    QString text;
+    if (sweep.method == QLatin1String("random")) {
+        text = QStringLiteral("%1 random trial%2 (seed %3)")
+                   .arg(trials)
+                   .arg(trials == 1 ? QString() : QStringLiteral("s"))
+                   .arg(sweep.seed);
+    } else {
+        QStringList factors;
+        for (const SweepParameter &p : sweep.space)
+            factors << QStringLiteral("%1 %2").arg(p.gridValues().size()).arg(p.key);
+        text = QStringLiteral("%1 trial%2 of a grid of %3")
+                   .arg(trials)
+                   .arg(trials == 1 ? QString() : QStringLiteral("s"))
+                   .arg(factors.join(QStringLiteral(" × ")));
+    }
+    QStringList lanes;
+    for (int lane : sweep.lanes)
+        lanes << QString::number(lane);
+    text += lanes.isEmpty() ? QStringLiteral(" on every lane")
+                            : QStringLiteral(" on lanes ") + lanes.join(QStringLiteral(", "));
+    text += QStringLiteral(", %1 %2").arg(sweep.maximize ? QStringLiteral("maximizing") : QStringLiteral("minimizing"),
+                                          sweep.objective);
+    const SweepStopping &stop = sweep.stopping;
+    if (stop.rule == SweepStopping::Rule::Asha)
+        text += QStringLiteral(", ASHA over %1s %2 to %3 (eta %4)")
+                    .arg(stop.resource)
+                    .arg(stop.min)
+                    .arg(stop.max)
+                    .arg(stop.eta);
+    else if (stop.rule == SweepStopping::Rule::Median)
+        text += QStringLiteral(", the median rule over %1s %2 to %3").arg(stop.resource).arg(stop.min).arg(stop.max);
+    return text;
+}
+
+} // namespace
+
 int checkCommand(const QStringList &args)
 {
     CommandLine commandLine(
@@ -84,6 +126,8 @@ int checkCommand(const QStringList &args)
     }
     std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
                  static_cast<long long>(experiment->lanes.size()));
+    for (const SweepSpec &sweep : experiment->sweeps)
+        std::fprintf(stdout, "  sweep %s: %s\n", qPrintable(sweep.name), qPrintable(sweepSummary(sweep)));
     listCommands();
     return kExitSuccess;
 }

@@ -53,11 +53,10 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
         return std::nullopt;
     }
     const QJsonObject top = json.toObject();
-    checkKeys(
-        top,
-        {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("lanes"),
-         QStringLiteral("sweeps")},
-        QString(), problems);
+    checkKeys(top,
+              {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("lanes"),
+               QStringLiteral("sweeps")},
+              QString(), problems);
 
     Experiment ex;
     const QJsonValue name = top.value(QStringLiteral("name"));

@@ -112,6 +112,30 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
                 passed->insert(data);
         }
     }
+    // A sweep's trials: each distinct data source among them, or a program base's command.
+    for (int s = 0; s < experiment.sweeps.size(); ++s) {
+        const SweepSpec &sweep = experiment.sweeps.at(s);
+        const QString path = QStringLiteral("sweeps[%1].base").arg(s);
+        const QJsonObject first = sweep.trialSpec(0);
+        if (sweep.base.isEmpty() || !validateRunSpec(first, path, false, m_catalogue).isEmpty())
+            continue; // its problems are the file's, reported
+        if (RunSpecView(first).isProgram()) {
+            if (const QString complaint = programProblem(first); !complaint.isEmpty())
+                problems << located(path, sweep.name, complaint);
+            continue;
+        }
+        for (int i = 0; i < sweep.trialCount() && !m_workerProgram.isEmpty(); ++i) {
+            const QJsonObject spec = sweep.trialSpec(i);
+            const QByteArray data = dataKey(spec);
+            if (seen.contains(data) || (passed && passed->contains(data)))
+                continue;
+            seen.insert(data);
+            if (const QString complaint = checkSpec(spec); !complaint.isEmpty())
+                problems << located(path, SweepSpec::trialName(sweep.name, i), complaint);
+            else if (passed)
+                passed->insert(data);
+        }
+    }
     return problems;
 }
 
