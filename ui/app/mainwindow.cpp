@@ -33,6 +33,7 @@
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
+#include "sweep/sweeppanel.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -80,6 +81,7 @@ MainWindow::MainWindow(QWidget *parent)
     createLayout();
     m_details = new RunDetailsWindows(m_catalogue, m_table, this);
     m_specDialogs = std::make_unique<SpecDialogs>(this, m_catalogue, m_presets);
+    m_sweeps = new SweepPanel(m_sessions, m_controller, m_boardView, m_tabs, m_specDialogs.get(), this);
     m_plot->rememberSettings(); // the app's plots keep the user's settings; tools' plots do not
 
     connect(m_boardView, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {

@@ -35,6 +35,7 @@ class PresetStore;
 class Prompts;
 class ScriptedPrompts;
 class SpecDialogs;
+class SweepPanel;
 class RunColors;
 class RunDetailsWindows;
 class RunTableModel;
@@ -82,6 +83,7 @@ public:
     ModelPaletteModel *paletteModel() const { return m_paletteModel; }
     ModelPalette *palette() const { return m_palette; }
     RunControl *runControl() const { return m_runControl; }
+    SweepPanel *sweepPanel() const { return m_sweeps; }
     QUndoStack *undoStack() const { return m_controller->undoStack(); }
     QString finishCountText() const { return m_sessions->finishCountText(); }
 
@@ -167,6 +169,7 @@ private:
     WindowActions *m_actions = nullptr;
     RunDetailsWindows *m_details = nullptr;
     std::unique_ptr<SpecDialogs> m_specDialogs;
+    SweepPanel *m_sweeps = nullptr; ///< the Sweep view's tab and the sweep editor
 };
 
 } // namespace trainyard

@@ -13,6 +13,7 @@
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
+#include "sweep/sweeprunner.h"
 
 #include <QMimeData>
 
@@ -250,6 +251,8 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         return CardText::stateName(run);
     case ModelTypeRole:
         return RunSpecView(run.spec).kindLabel(); // a program run: its script
+    case SweepRole:
+        return m_orchestrator->sweeps() ? m_orchestrator->sweeps()->sweepOf(id) : QString();
     case ProgressRole:
         return CardText::progress(run);
     case EtaRole:

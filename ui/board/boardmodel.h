@@ -45,6 +45,7 @@ public:
         DeviceStatsRole,         ///< lane: QVariantMap utilization/memory/temperature (current + history lists)
         LaneIndexRole,           ///< int
         SlotAdviceRole,          ///< lane: remembered slot probe for its first queued run's model ("" if none)
+        SweepRole,               ///< run: the sweep it is a trial of ("" if none)
     };
 
     /// Called before a run from the palette is queued; may edit the spec and

@@ -135,10 +135,26 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     painter->setPen(Qt::white);
     painter->drawText(badge, Qt::AlignCenter, state);
 
+    // A sweep's trial: the sweep's name, small, left of the state.
+    const QString sweep = index.data(BoardModel::SweepRole).toString();
+    double sweepWidth = 0;
+    if (!sweep.isEmpty()) {
+        const QString sweepText = fmSmall.elidedText(sweep, Qt::ElideMiddle, inner.width() / 3);
+        sweepWidth = fmSmall.horizontalAdvance(sweepText) + 10;
+        const QRectF sweepBadge(badge.left() - 4 - sweepWidth, badge.top(), sweepWidth, badge.height());
+        QPainterPath sweepPath;
+        sweepPath.addRoundedRect(sweepBadge, 3, 3);
+        painter->setPen(QPen(pal.color(QPalette::Highlight), 1));
+        painter->drawPath(sweepPath);
+        painter->setPen(pal.color(QPalette::Highlight));
+        painter->drawText(sweepBadge, Qt::AlignCenter, sweepText);
+        sweepWidth += 4;
+    }
+
     // Name and model line.
     painter->setFont(bold);
     painter->setPen(pal.color(QPalette::Text));
-    const QRectF nameRect(inner.left(), inner.top(), inner.width() - badgeWidth - 6, fmBold.height());
+    const QRectF nameRect(inner.left(), inner.top(), inner.width() - badgeWidth - sweepWidth - 6, fmBold.height());
     painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter,
                       fmBold.elidedText(run.name, Qt::ElideMiddle, nameRect.width()));
     painter->setFont(small);

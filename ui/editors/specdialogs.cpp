@@ -8,17 +8,46 @@
 #include "session/orchestrator.h"
 
 #include <QCoreApplication>
+#include <QDialogButtonBox>
 #include <QJsonObject>
+#include <QPushButton>
 
 namespace trainyard {
 
 namespace {
 
+// The editor's result when the user picked "Sweep…".
+constexpr int kSweepResult = 2;
+
+bool specReady(RunEditorDialog &dialog)
+{
+    QString error;
+    return dialog.validate(&error); // the dialog shows why not
+}
+
+bool specReady(ProgramEditorDialog &dialog)
+{
+    return dialog.canAccept();
+}
+
 // The run editor and the program editor, set up and run alike.
 template <class Dialog>
 bool execSpecEditor(Dialog &dialog, const Orchestrator *orchestrator, QJsonObject *spec, int *repeat,
-                    bool repeatEditable, const QString &editedRun, bool asNewRun)
+                    bool repeatEditable, const QString &editedRun, bool asNewRun,
+                    const SpecDialogs::SweepHandler &sweep = {})
 {
+    auto *buttons = dialog.template findChild<QDialogButtonBox *>();
+    if (sweep && editedRun.isEmpty() && !asNewRun && buttons) {
+        QPushButton *button =
+            buttons->addButton(QCoreApplication::translate("SpecDialogs", "Sweep…"), QDialogButtonBox::ActionRole);
+        button->setObjectName(QStringLiteral("sweepButton"));
+        button->setToolTip(QCoreApplication::translate("SpecDialogs", "Search a space of this run's settings"));
+        QObject::connect(button, &QPushButton::clicked, &dialog, [&dialog] {
+            if (specReady(dialog)) {
+                dialog.done(kSweepResult);
+            }
+        });
+    }
     dialog.setRepeatEditable(repeatEditable);
     if (!editedRun.isEmpty() && !asNewRun) {
         dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Apply")); // an edit, not a new run
@@ -33,7 +62,12 @@ bool execSpecEditor(Dialog &dialog, const Orchestrator *orchestrator, QJsonObjec
     } else if (asNewRun) {
         dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Queue as new run"));
     }
-    if (dialog.exec() != QDialog::Accepted) {
+    const int result = dialog.exec();
+    if (result == kSweepResult) {
+        sweep(dialog.spec()); // a sweep of it instead of the run
+        return false;
+    }
+    if (result != QDialog::Accepted) {
         return false;
     }
     *spec = dialog.spec();
@@ -55,12 +89,12 @@ bool SpecDialogs::edit(QJsonObject *spec, int *repeat, bool repeatEditable, cons
 {
     if (RunSpecView(*spec).isProgram()) {
         ProgramEditorDialog dialog(*spec, *repeat, m_parent);
-        return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun);
+        return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);
     }
     RunEditorDialog dialog(m_catalogue, *spec, *repeat, m_parent);
     dialog.setPresetStore(m_presets);
     dialog.setWorkerProgram(workerProgram); // the program that will run it checks its data
-    return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun);
+    return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);
 }
 
 } // namespace trainyard

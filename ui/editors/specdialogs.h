@@ -2,6 +2,8 @@
 
 #include <QString>
 
+#include <functional>
+
 class QJsonObject;
 class QWidget;
 
@@ -27,10 +29,16 @@ public:
     bool edit(QJsonObject *spec, int *repeat, bool repeatEditable, const Orchestrator *orchestrator,
               const QString &workerProgram, const QString &editedRun = QString(), bool asNewRun = false) const;
 
+    /// Called with the editor's spec when the user picks "Sweep…" in the
+    /// editor of a new run (the drop then queues nothing): the sweep editor.
+    using SweepHandler = std::function<void(const QJsonObject &base)>;
+    void setSweepHandler(SweepHandler handler) { m_sweepHandler = std::move(handler); }
+
 private:
     QWidget *m_parent;
     const ModelCatalogue &m_catalogue;
     PresetStore *m_presets;
+    SweepHandler m_sweepHandler;
 };
 
 } // namespace trainyard

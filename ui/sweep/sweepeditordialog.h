@@ -1,0 +1,97 @@
+#pragma once
+
+#include "sweep/sweepspec.h"
+
+#include <QDialog>
+#include <QHash>
+#include <QJsonObject>
+#include <QStringList>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace trainyard {
+
+/// Builds a sweep from a base run spec (the one a dropped model or program
+/// would run): per key of the spec a mode (fixed, values, range, log
+/// range; `config.<name>` keys may be added for program runs), the method
+/// and trial count, seed, objective, early stopping and the lanes. It shows
+/// the grid's size as the user types and refuses a bad sweep with the
+/// message of SweepSpec::fromJson (the experiment file's own validation).
+class SweepEditorDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    enum class Mode {
+        Fixed,
+        Values,
+        Range,
+        LogRange
+    };
+
+    /// `lanes`: the board's lanes by index (their names, for the checkboxes).
+    SweepEditorDialog(const QJsonObject &base, const QStringList &lanes, QWidget *parent = nullptr);
+
+    /// The keys offered (the base's values, flattened), in form order.
+    QStringList keys() const { return m_keyOrder; }
+    /// Adds a `config.<name>` key (program runs); false when the name is empty or there.
+    bool addConfigKey(const QString &name);
+
+    /// The sweep as the experiment file holds it, from the fields as they are.
+    QJsonObject json() const;
+    /// The validated sweep; valid when canAccept().
+    SweepSpec spec() const { return m_spec; }
+    bool canAccept() const { return m_problem.isEmpty(); }
+    /// Why the sweep is refused (SweepSpec::fromJson's first message), empty when it is not.
+    QString problem() const { return m_problem; }
+    /// "Grid: 12 configurations" or "Random: 20 trials".
+    QString sizeText() const;
+
+    void accept() override;
+
+private:
+    struct Row
+    {
+        QComboBox *mode;
+        QLineEdit *values;
+        QLineEdit *low;
+        QLineEdit *high;
+        QLineEdit *step;
+        QCheckBox *integer;
+    };
+    void addRow(const QString &key, const QJsonValue &value);
+    void updateRow(const Row &row);
+    void revalidate();
+
+    QJsonObject m_base;
+    bool m_program = false;
+    QStringList m_keyOrder;
+    QHash<QString, Row> m_rows;
+    QGridLayout *m_grid;
+    QLineEdit *m_name;
+    QLineEdit *m_configName = nullptr;
+    QComboBox *m_method;
+    QSpinBox *m_trials;
+    QSpinBox *m_seed;
+    QLineEdit *m_objective;
+    QComboBox *m_objectiveMode;
+    QComboBox *m_rule;
+    QComboBox *m_resource;
+    QDoubleSpinBox *m_min;
+    QDoubleSpinBox *m_max;
+    QDoubleSpinBox *m_eta;
+    QList<QCheckBox *> m_lanes;
+    QLabel *m_size;
+    QLabel *m_error;
+    QPushButton *m_accept;
+    SweepSpec m_spec;
+    QString m_problem;
+};
+
+} // namespace trainyard

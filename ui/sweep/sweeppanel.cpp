@@ -1,0 +1,103 @@
+#include "sweep/sweeppanel.h"
+
+#include "app/sessioncontroller.h"
+#include "board/boardcontroller.h"
+#include "board/boardview.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "editors/specdialogs.h"
+#include "session/orchestrator.h"
+#include "session/session.h"
+#include "sweep/sweepcommands.h"
+#include "sweep/sweepeditordialog.h"
+#include "sweep/sweeprunner.h"
+#include "sweep/sweepview.h"
+
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
+
+namespace trainyard {
+
+SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller, BoardView *board, QTabWidget *tabs,
+                       SpecDialogs *dialogs, QWidget *window)
+    : QObject(window)
+    , m_sessions(sessions)
+    , m_controller(controller)
+    , m_window(window)
+    , m_view(new SweepView(tabs))
+{
+    tabs->addTab(m_view, tr("Sweeps"));
+    connect(sessions, &SessionController::sessionOpened, this, [this](Session *session) { attach(session); });
+    connect(sessions, &SessionController::sessionAboutToClose, this, [this] { attach(nullptr); });
+    connect(m_view, &SweepView::runsSelected, board, &BoardView::selectRuns);
+    connect(m_view, &SweepView::message, this, &SweepPanel::message);
+    if (auto *main = qobject_cast<QMainWindow *>(window)) {
+        connect(this, &SweepPanel::message, main,
+                [main](const QString &text) { main->statusBar()->showMessage(text, 15000); });
+    }
+    dialogs->setSweepHandler([this](const QJsonObject &base) { editSweep(base); });
+    attach(sessions->session());
+}
+
+void SweepPanel::attach(Session *session)
+{
+    Orchestrator *orchestrator = session ? session->orchestrator() : nullptr;
+    m_view->setRunner(orchestrator ? orchestrator->sweeps() : nullptr, orchestrator ? orchestrator->runs() : nullptr,
+                      session ? session->metrics() : nullptr);
+}
+
+bool SweepPanel::editSweep(const QJsonObject &base)
+{
+    Orchestrator *orchestrator = m_controller->orchestrator();
+    if (!orchestrator) {
+        return false;
+    }
+    QStringList lanes;
+    for (int i = 0; i < orchestrator->board()->laneCount(); ++i) {
+        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->dispatcher()->lane(i).device);
+    }
+    SweepEditorDialog dialog(base, lanes, m_window);
+    while (dialog.exec() == QDialog::Accepted) {
+        QString error;
+        if (addSweep(dialog.json(), &error)) {
+            return true;
+        }
+        // A name taken by another sweep, say: the editor stays open with what was typed.
+        QMessageBox::warning(m_window, tr("Sweep"), error);
+    }
+    return false;
+}
+
+bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
+{
+    Orchestrator *orchestrator = m_controller->orchestrator();
+    QStringList errors;
+    const std::optional<SweepSpec> spec =
+        orchestrator ? SweepSpec::fromJson(sweep, QStringLiteral("sweep"), orchestrator->board()->laneCount(), errors)
+                     : std::nullopt;
+    if (!spec || !errors.isEmpty()) {
+        if (error) {
+            *error = errors.isEmpty() ? tr("No experiment is open.") : errors.first();
+        }
+        return false;
+    }
+    m_refusal.clear();
+    auto *command = new AddSweepCommand(orchestrator, *spec, [this](const QString &text) {
+        m_refusal = text; // also an undo's refusal, later
+        Q_EMIT message(text);
+    });
+    m_controller->undoStack()->push(command); // deleted by the stack at once when refused (obsolete)
+    if (!m_refusal.isEmpty()) {
+        if (error) {
+            *error = m_refusal;
+        }
+        return false;
+    }
+    m_view->selectSweep(spec->name);
+    return true;
+}
+
+} // namespace trainyard

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "records/runinfo.h"
+#include "sweep/sweepplots.h"
+#include "sweep/sweeprunner.h"
+#include "sweep/sweepspec.h"
+
+#include <QPointer>
+#include <QSet>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QTimer;
+
+namespace trainyard {
+
+class MetricStore;
+class ParallelCoordinatesPlot;
+class RunRegistry;
+class SweepTableModel;
+
+/// The Sweep view beside the runs table: a sweep's trials (table, best
+/// first), the parallel-coordinates plot whose brushes filter the table,
+/// the objective against a parameter, the best so far over wall time and
+/// the rung ladder, with the sweep's controls (stop, pause/resume, add
+/// trials, promote or stop the selected trial). It shows plain data
+/// (`showSweep`); given a runner it follows it and its controls act on it.
+class SweepView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SweepView(QWidget *parent = nullptr);
+    ~SweepView() override;
+
+    /// Follows `runner`'s sweeps (nullptr: none); `runs` and `metrics` give the best-so-far curve.
+    void setRunner(SweepRunner *runner, const RunRegistry *runs, const MetricStore *metrics);
+    /// Shows `sweep` with `trials` (and the objective reports for best-so-far) without a runner.
+    void showSweep(const SweepSpec &sweep, const QList<TrialInfo> &trials,
+                   const QList<BestSoFarPlot::Report> &reports = {});
+    /// Picks the runner's sweep `name`; false when it has none of that name.
+    bool selectSweep(const QString &name);
+    QString currentSweep() const;
+
+    SweepTableModel *tableModel() const { return m_model; }
+    QTableView *tableView() const { return m_tableView; }
+    ParallelCoordinatesPlot *parallelPlot() const { return m_parallel; }
+    ObjectiveScatter *scatter() const { return m_scatter; }
+    BestSoFarPlot *bestSoFar() const { return m_best; }
+    RungLadder *rungLadder() const { return m_ladder; }
+    /// The trial of the table's current row, -1 when none.
+    int selectedTrial() const;
+    /// Selects the table row of `trial`.
+    void selectTrial(int trial);
+
+    // The controls (also the buttons' slots). Each reports a refusal through `message`.
+    void stopSweep();
+    void togglePause();
+    void addTrials(int count);
+    void promoteSelected();
+    void stopSelected();
+
+Q_SIGNALS:
+    /// The user picked trials in the table: their runs (the board selects their cards).
+    void runsSelected(const QList<trainyard::RunId> &ids);
+    void message(const QString &text);
+
+private:
+    void refreshSweeps();
+    void refresh();
+    void show(const SweepSpec &sweep, const QList<TrialInfo> &trials, const QList<BestSoFarPlot::Report> &reports);
+    QList<BestSoFarPlot::Report> reports(const SweepSpec &sweep, const QList<TrialInfo> &trials) const;
+    void updateButtons();
+
+    QPointer<SweepRunner> m_runner;
+    const RunRegistry *m_runs = nullptr;
+    const MetricStore *m_metrics = nullptr;
+    QSet<QString> m_paused; ///< sweeps paused from this view
+    QList<TrialInfo> m_trials;
+
+    QComboBox *m_sweeps;
+    QLabel *m_progress;
+    QPushButton *m_stop;
+    QPushButton *m_pause;
+    QSpinBox *m_addCount;
+    QPushButton *m_add;
+    QPushButton *m_promote;
+    QPushButton *m_stopTrial;
+    SweepTableModel *m_model;
+    QTableView *m_tableView;
+    ParallelCoordinatesPlot *m_parallel;
+    ObjectiveScatter *m_scatter;
+    BestSoFarPlot *m_best;
+    RungLadder *m_ladder;
+    QTimer *m_refresh; ///< trial reports come in bursts: one redraw per burst
+};
+
+} // namespace trainyard
