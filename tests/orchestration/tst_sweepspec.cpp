@@ -197,6 +197,9 @@ private Q_SLOTS:
             << "sweeps[0].name: its trial \"lr-1\" has the name of lanes[0].runs[0]";
         QTest::newRow("name taken by a sweep")
             << file(sweep(dims) + ", " + sweep(dims)) << "sweeps[1].name: \"lr\" is already used by sweeps[0]";
+        QTest::newRow("sweep named like a trial of another")
+            << file(sweep(dims) + R"(, {"name": "lr-2", )" + kBase + ", " + kObjective + ", " + dims + "}")
+            << "sweeps[1].name: \"lr-2\" is already used by sweeps[0]";
         QTest::newRow("unsafe name")
             << file(R"({"name": "../x", )" + kBase + ", " + kObjective + ", " + dims + "}")
             << "sweeps[0].name: expected a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in "
@@ -445,6 +448,24 @@ private Q_SLOTS:
         QCOMPARE(dims, (QSet<double>{50, 100, 200}));
         // Spread over the decades of a log range: both ends are reached.
         QVERIFY2(lowest < 3e-4 && highest > 3e-2, qPrintable(QStringLiteral("%1 %2").arg(lowest).arg(highest)));
+    }
+
+    // A range's values drawn at random: one of its grid values, any of them.
+    void randomRange()
+    {
+        const SweepSpec s = loaded(sweep(R"("method": "random", "trials": 10000, "seed": 3,
+                                            "space": {"model.dim": {"range": [1, 4096]}, "train.lr": {"range": [0.1, 0.5], "step": 0.1}})"));
+        QSet<qint64> dims;
+        QSet<double> lrs;
+        for (int i = 0; i < s.trialCount(); ++i) {
+            const QJsonObject v = s.trialValues(i);
+            const QJsonValue dim = v.value(QLatin1String("model.dim"));
+            QVERIFY(dim.toDouble() >= 1 && dim.toDouble() <= 4096 && dim.toDouble() == std::floor(dim.toDouble()));
+            dims.insert(qint64(dim.toDouble()));
+            lrs.insert(v.value(QLatin1String("train.lr")).toDouble());
+        }
+        QVERIFY2(dims.size() > 3000, qPrintable(QString::number(dims.size())));
+        QCOMPARE(lrs, (QSet<double>{0.1, 0.2, 0.3, 0.4, 0.5}));
     }
 
     void trialSpecs()

@@ -65,6 +65,22 @@ double rangeValue(const SweepParameter &p, qint64 i)
     return p.integer ? v : QString::number(v, 'g', 12).toDouble();
 }
 
+// How many values a grid takes of `p`, and the i-th of them, without
+// listing them all (a trial asks for one of a range's thousands).
+qint64 valueCount(const SweepParameter &p)
+{
+    if (p.kind == SweepParameter::Kind::Range)
+        return std::min(rangeCount(p.low, p.high, p.step), kMaxRangeValues);
+    return p.isDiscrete() ? p.values.size() : 0;
+}
+
+QJsonValue valueAt(const SweepParameter &p, qint64 i)
+{
+    if (p.kind == SweepParameter::Kind::Range)
+        return numberValue(rangeValue(p, i), p.integer);
+    return p.values.value(i);
+}
+
 } // namespace
 
 namespace sweepdetail {
@@ -201,7 +217,7 @@ int SweepSpec::trialCount() const
         return trials;
     qint64 size = 1;
     for (const SweepParameter &p : space)
-        size = std::min<qint64>(size * p.gridValues().size(), qint64(1) << 40);
+        size = std::min<qint64>(size * valueCount(p), qint64(1) << 40);
     if (trials > 0)
         size = std::min<qint64>(size, trials);
     return int(std::min<qint64>(size, kMaxTrials));
@@ -221,8 +237,8 @@ QJsonObject SweepSpec::trialValues(int index) const
             case SweepParameter::Kind::Fixed:
             case SweepParameter::Kind::Values:
             case SweepParameter::Kind::Range: {
-                const QList<QJsonValue> choices = p.gridValues();
-                v = choices.value(std::min<qsizetype>(qsizetype(u * double(choices.size())), choices.size() - 1));
+                const qint64 n = valueCount(p);
+                v = valueAt(p, std::min<qint64>(qint64(u * double(n)), n - 1));
                 break;
             }
             case SweepParameter::Kind::Uniform:
@@ -239,11 +255,11 @@ QJsonObject SweepSpec::trialValues(int index) const
     // Grid: mixed radix over the keys, the last key the fastest digit.
     qint64 rest = index;
     for (qsizetype k = space.size() - 1; k >= 0; --k) {
-        const QList<QJsonValue> choices = space.at(k).gridValues();
-        if (choices.isEmpty())
+        const qint64 n = valueCount(space.at(k));
+        if (n == 0)
             continue;
-        out.insert(space.at(k).key, choices.at(rest % choices.size()));
-        rest /= choices.size();
+        out.insert(space.at(k).key, valueAt(space.at(k), rest % n));
+        rest /= n;
     }
     return out;
 }
