@@ -7,7 +7,9 @@
 Trainyard starts the script as a *program run* and describes it in
 environment variables (TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
 TRAINYARD_CONNECT, TRAINYARD_TOKEN, TRAINYARD_RESUME, TRAINYARD_SEED,
-TRAINYARD_DEVICE; see :func:`init`). This module speaks the same protocol as
+TRAINYARD_DEVICE, TRAINYARD_CONFIG; see :func:`init`). ``Run.config`` holds
+the run's parameters: ``init(config=...)``'s with the spec's ``"config"``
+over them, written to ``RUN_DIR/params.json`` for the runs table. This module speaks the same protocol as
 trainyard-worker (docs/protocol.md, version :data:`PROTOCOL_VERSION`):
 
 * every message is appended to ``RUN_DIR/metrics.jsonl``, one ``write()`` per
@@ -38,8 +40,9 @@ it into a virtual environment, offline (docs/python.md).
 
 This file is the public surface; the parts live beside it: _protocol (the
 wire format's names, limits and framing, and the run environment's
-variables), _link (the socket), _metricsfile (metrics.jsonl), _run (Run) and
-_session (init(), signals, exit hooks).
+variables), _link (the socket), _metricsfile (metrics.jsonl), _config
+(TRAINYARD_CONFIG and params.json), _run (Run) and _session (init(),
+signals, exit hooks). Each imports only the standard library and these.
 """
 
 from __future__ import annotations

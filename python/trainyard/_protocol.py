@@ -32,8 +32,10 @@ ENV_CONNECT = "TRAINYARD_CONNECT"
 ENV_RESUME = "TRAINYARD_RESUME"
 ENV_DEVICE = "TRAINYARD_DEVICE"
 ENV_SEED = "TRAINYARD_SEED"
+#: RUN_DIR/config.json, the spec's "config" (only for a spec that has one).
+ENV_CONFIG = "TRAINYARD_CONFIG"
 #: All of them, as LaunchSpec::runVariableNames lists its TRAINYARD_ ones.
-RUN_VARIABLES = (ENV_TOKEN, ENV_RUN_DIR, ENV_RUN_NAME, ENV_CONNECT, ENV_RESUME, ENV_DEVICE, ENV_SEED)
+RUN_VARIABLES = (ENV_TOKEN, ENV_RUN_DIR, ENV_RUN_NAME, ENV_CONNECT, ENV_RESUME, ENV_DEVICE, ENV_SEED, ENV_CONFIG)
 #: The user's, never Trainyard's: every rank reports (docs/python.md).
 ENV_PER_RANK = "TRAINYARD_PER_RANK"
 

@@ -43,7 +43,8 @@ class Run:
     (RUN_DIR/checkpoints, created), ``resuming`` (bool), ``resume_step`` and
     ``resume_path`` (the last checkpoint line of the existing metrics.jsonl
     when resuming, else None), ``seed`` (int or None), ``device`` (str),
-    ``rank`` (int) and ``reporting`` (False for a rank > 0 that only follows
+    ``rank`` (int), ``config`` (dict: init's ``config`` with Trainyard's
+    values over it, see :func:`init`) and ``reporting`` (False for a rank > 0 that only follows
     rank 0's stop and pause: its reporting methods do nothing).
 
     All methods may be called from any thread. The reporting methods raise
@@ -63,6 +64,7 @@ class Run:
         rank_source: str = "",
         quiet: bool = False,
         control_key: str = "",
+        config: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.rank = rank
         self.reporting = not quiet
@@ -79,6 +81,7 @@ class Run:
         self.resuming = bool(resume)
         self.seed = seed
         self.device = device
+        self.config: Dict[str, Any] = dict(config or {})
         self.resume_step: Optional[int] = None
         self.resume_path: Optional[str] = None
         self.exit_code: Optional[int] = None  # set by finish()

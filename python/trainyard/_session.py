@@ -11,10 +11,11 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
-from ._protocol import (ENV_CONNECT, ENV_DEVICE, ENV_PER_RANK, ENV_RESUME, ENV_RUN_DIR, ENV_RUN_NAME, ENV_SEED,
-                        ENV_TOKEN)
+from ._config import merge, read_config_file, reportable, write_params
+from ._protocol import (ENV_CONFIG, ENV_CONNECT, ENV_DEVICE, ENV_PER_RANK, ENV_RESUME, ENV_RUN_DIR, ENV_RUN_NAME,
+                        ENV_SEED, ENV_TOKEN)
 from ._run import Run, _count, flags
 
 #: Where a process's rank is read, global rank first (torchrun, srun, then a node-local rank).
@@ -26,7 +27,7 @@ _hooks_installed = False
 
 
 def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Optional[bool] = None,
-         rank: Optional[int] = None) -> "Run":
+         rank: Optional[int] = None, config: Optional[Mapping[str, Any]] = None) -> "Run":
     """Start reporting (or return the run already started) and return its Run.
 
     Inside Trainyard the environment decides, and wins over the arguments:
@@ -44,6 +45,14 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
     * ``TRAINYARD_RESUME``: ``"1"`` for a resumed run (see Run.resume_step).
     * ``TRAINYARD_SEED``: an integer (Run.seed; None when absent or invalid).
     * ``TRAINYARD_DEVICE``: ``cpu`` (default) or ``cuda:N`` (Run.device).
+    * ``TRAINYARD_CONFIG``: the path of a JSON object, the run spec's
+      ``"config"``. Run.config is ``config`` (the script's own settings,
+      a mapping) with these values over it: Trainyard's win; a whole number
+      for a float setting becomes a float. A file that cannot be read (not a
+      regular file, over 1 MiB, not a JSON object) raises ValueError. The
+      reporting rank writes Run.config's numbers, strings, booleans and
+      Nones to ``RUN_DIR/params.json``, which the runs table shows as
+      ``config.<name>`` columns (other values are left out, with a warning).
 
     The process's rank is ``rank`` when given, else the first of ``RANK``,
     ``SLURM_PROCID``, ``LOCAL_RANK`` that holds an integer, else
@@ -81,6 +90,8 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
             folder, own_folder = os.path.abspath("trainyard-runs"), False
         elif own_folder:
             folder = _new_folder(name if rank_number == 0 else "%s-rank%d" % (name, rank_number))
+        config_path = env.get(ENV_CONFIG) or ""
+        merged = merge(config, read_config_file(config_path) if config_path else {})
         connect = env.get(ENV_CONNECT) or None
         seed_text = env.get(ENV_SEED, "").strip()
         try:
@@ -99,11 +110,21 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
             rank_source=rank_source,
             quiet=quiet,
             control_key=_control_key(env),
+            config=merged,
         )
         if own_folder:
             print("trainyard: not started by Trainyard; writing %s" % run.metrics_path, file=sys.stderr, flush=True)
         if seed_text and seed is None:
             run.text("%s is not an integer: %r" % (ENV_SEED, seed_text), level="warning")
+        if run.reporting and (merged or config is not None):
+            values, skipped = reportable(merged)
+            try:
+                write_params(run.run_dir, values)
+            except OSError as exc:
+                run.text("%s not written: %s" % (os.path.join(run.run_dir, "params.json"), exc), level="warning")
+            if skipped:
+                run.text("config keys not shown in Trainyard (not a number, string or boolean): %s"
+                         % ", ".join(sorted(skipped)), level="warning")
         _install_hooks()
         _current = run
         return run

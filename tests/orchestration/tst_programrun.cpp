@@ -2,15 +2,18 @@
 // through the trainyard module (python/trainyard), launched on a lane as a
 // worker would be: live metrics on the board and in metrics.jsonl, stop
 // reaching should_stop(), a crash failing alone with its traceback, the
-// stall watchdog only for a program that stops heart-beating, and reattach
-// after the orchestrator was killed.
+// stall watchdog only for a program that stops heart-beating, reattach
+// after the orchestrator was killed, and a program's parameters (its
+// "config": run.config, {name} in argv, config.json and params.json).
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "experiment/programconfig.h"
 #include "experiment/trustlist.h"
 #include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -387,6 +390,180 @@ private Q_SLOTS:
         QCOMPARE(int(loss->size()), 150);
         for (std::size_t i = 0; i < loss->size(); ++i)
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
+    }
+
+    // Issue 22: a program run's config reaches the script twice, as
+    // run.config (TRAINYARD_CONFIG, over the script's init(config=)
+    // defaults) and as {name} in its argv; the script reports valid/agree
+    // 1 only when both say the same. What it used is in params.json.
+    void configReachesRunConfigAndArgv()
+    {
+        const QString seen = m_tmp.filePath(QStringLiteral("seen.json"));
+        const QJsonObject config{
+            {QStringLiteral("lr"), 0.01}, {QStringLiteral("dim"), 64}, {QStringLiteral("opt"), QStringLiteral("sgd")}};
+        const QJsonObject spec{
+            {QStringLiteral("name"), QStringLiteral("configured")},
+            {QStringLiteral("program"),
+             QJsonObject{
+                 {QStringLiteral("argv"),
+                  QJsonArray{QStringLiteral("python3"), sourceDir() + QStringLiteral("/tests/programs/configured.py"),
+                             QStringLiteral("--lr={lr}"), QStringLiteral("--dim"), QStringLiteral("{dim}"),
+                             QStringLiteral("--opt"), QStringLiteral("{opt}"), QStringLiteral("--seen-to"), seen,
+                             QStringLiteral("{{opt}}-{}")}}}},
+            {QStringLiteral("config"), config}};
+        auto session = open({lane(QStringLiteral("cpu"), 1, {spec})}, QStringLiteral("configured"));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
+        const RunInfo r = orch->runs()->value(id);
+        QVERIFY2(r.state == RunState::Finished,
+                 qPrintable(r.message + QLatin1Char('\n')
+                            + QString::fromUtf8(readFile(r.runDir + QStringLiteral("/worker.log")))));
+        // The metric that proves it: run.config and argv agreed.
+        const MetricSeries *agree = session->metrics()->series(id, QStringLiteral("valid/agree"));
+        QVERIFY(agree && agree->size() == 1);
+        QCOMPARE(agree->lastValue(), 1.0);
+        const MetricSeries *lr = session->metrics()->series(id, QStringLiteral("lr"));
+        QVERIFY(lr && lr->size() == 3);
+        QCOMPARE(lr->lastValue(), 0.01);
+        // The command as it ran (and as status.json records it).
+        QCOMPARE(r.command.mid(2), (QStringList{QStringLiteral("--lr=0.01"), QStringLiteral("--dim"),
+                                                QStringLiteral("64"), QStringLiteral("--opt"), QStringLiteral("sgd"),
+                                                QStringLiteral("--seen-to"), seen, QStringLiteral("{opt}-{}")}));
+        const QJsonObject got = readJsonFile(seen);
+        QCOMPARE(got.value(QStringLiteral("config")).toObject(),
+                 (QJsonObject{{QStringLiteral("lr"), 0.01},
+                              {QStringLiteral("dim"), 64},
+                              {QStringLiteral("opt"), QStringLiteral("sgd")},
+                              {QStringLiteral("layers"), 3}}));
+        QCOMPARE(got.value(QStringLiteral("args")).toObject().value(QStringLiteral("extra")).toArray(),
+                 (QJsonArray{QStringLiteral("{opt}-{}")}));
+        QCOMPARE(readJsonFile(runconfigfile::configPath(r.runDir)), config);
+        QCOMPARE(runconfigfile::readParams(r.runDir).value(QStringLiteral("layers")).toInt(), 3);
+        QCOMPARE(runconfigfile::readParams(r.runDir).value(QStringLiteral("opt")).toString(), QStringLiteral("sgd"));
+    }
+
+    // What a program's option parser gets is never an option by
+    // substitution; unknown names and bad values are refused with the path.
+    void refusedConfigs_data()
+    {
+        QTest::addColumn<QByteArray>("run");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown name")
+            << QByteArray(R"({"program":{"argv":["python3","t.py","--lr","{lr}","{dim}"]},"config":{"lr":0.1}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv[4]: {dim} names no key of config (it has lr)");
+        QTest::newRow("no config")
+            << QByteArray(R"({"program":{"argv":["python3","t.py","{lr}"]}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv[2]: {lr} names no key of config (the run has none; "
+                              "write {{lr}} for the text itself)");
+        QTest::newRow("negative number")
+            << QByteArray(R"({"program":{"argv":["python3","t.py","--lr","{lr}"]},"config":{"lr":-0.5}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv[3]: {lr} gives \"-0.5\", which its program would read "
+                              "as an option; a value must not start an argument with '-' (for a negative number "
+                              "write the option and the value as one element, e.g. \"--lr={lr}\")");
+        QTest::newRow("option by string")
+            << QByteArray(R"({"program":{"argv":["python3","t.py","{x}"]},"config":{"x":"-rf"}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv[2]: {x} gives \"-rf\", which its program would read "
+                              "as an option; a value must not start an argument with '-' (for a negative number "
+                              "write the option and the value as one element, e.g. \"--lr={lr}\")");
+        QTest::newRow("value type")
+            << QByteArray(R"({"program":{"argv":["python3","t.py"]},"config":{"dims":[1,2]}})")
+            << QStringLiteral("lanes[0].runs[0].config.dims: expected a number, a string or a boolean, got an array");
+        QTest::newRow("null value")
+            << QByteArray(R"({"program":{"argv":["python3","t.py"]},"config":{"lr":null}})")
+            << QStringLiteral("lanes[0].runs[0].config.lr: expected a number, a string or a boolean, got null");
+        QTest::newRow("name")
+            << QByteArray(R"({"program":{"argv":["python3","t.py"]},"config":{"learning-rate":1}})")
+            << QStringLiteral("lanes[0].runs[0].config.learning-rate: not a parameter name (1–64 letters, digits "
+                              "and _)");
+        QTest::newRow("not an object")
+            << QByteArray(R"({"program":{"argv":["python3","t.py"]},"config":"lr=1"})")
+            << QStringLiteral("lanes[0].runs[0].config: expected an object of parameter names and numbers, "
+                              "strings or booleans, got \"lr=1\"");
+        QTest::newRow("a worker run has none") << QByteArray(R"({"model":{"type":"transe"},"config":{"lr":1}})")
+                                               << QStringLiteral("lanes[0].runs[0]: unknown key \"config\"");
+    }
+    void refusedConfigs()
+    {
+        QFETCH(QByteArray, run);
+        QFETCH(QString, message);
+        const QByteArray json = R"({"name":"e","lanes":[{"device":"cpu","runs":[)" + run + "]}]}";
+        QStringList errors;
+        QVERIFY(!Experiment::fromJson(QJsonDocument::fromJson(json).object(), &errors));
+        QVERIFY2(!errors.isEmpty() && errors.first().startsWith(message), qPrintable(errors.join(QLatin1Char('\n'))));
+    }
+
+    // Braces that are no placeholder stay; the trust prompt shows the
+    // command with the values in place, so other values are another command.
+    void substitutionAndTheTrustedCommand()
+    {
+        QStringList out;
+        QString why;
+        QVERIFY(
+            programconfig::substitute({QStringLiteral("x"), QStringLiteral("{}"), QStringLiteral("{1: 2}"),
+                                       QStringLiteral("{{a}}"), QStringLiteral("{a}{b}"), QStringLiteral("--n={b}")},
+                                      QJsonObject{{QStringLiteral("a"), true}, {QStringLiteral("b"), -3}}, &out, &why));
+        QCOMPARE(out, (QStringList{QStringLiteral("x"), QStringLiteral("{}"), QStringLiteral("{1: 2}"),
+                                   QStringLiteral("{a}"), QStringLiteral("true-3"), QStringLiteral("--n=-3")}));
+        const auto commands = [](double lr) {
+            const QJsonObject spec{
+                {QStringLiteral("program"),
+                 QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), QStringLiteral("t.py"),
+                                                                 QStringLiteral("--lr={lr}")}}}},
+                {QStringLiteral("config"), QJsonObject{{QStringLiteral("lr"), lr}}}};
+            return experiment(experimentJson(QStringLiteral("t"), QStringLiteral("/tmp/r"),
+                                             {lane(QStringLiteral("cpu"), 1, {spec})}))
+                .commandLines();
+        };
+        QCOMPARE(commands(0.001), QStringList{QStringLiteral("python3 t.py --lr=0.001")});
+        QCOMPARE(commands(0.1), QStringList{QStringLiteral("python3 t.py --lr=0.1")});
+    }
+
+    // config.json is Trainyard's and history: written at a start, left as it
+    // is when the values are the same (a resume), and never written over
+    // with other values or through a link.
+    void configFileIsNeverWrittenOver()
+    {
+        const QString root = m_tmp.filePath(QStringLiteral("configfile"));
+        const RunStore store(root);
+        QString error;
+        QVERIFY(store.ensureRoot(&error));
+        const auto spec = [](double lr) {
+            return QJsonObject{{QStringLiteral("name"), QStringLiteral("p")},
+                               {QStringLiteral("program"),
+                                QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3")}}}},
+                               {QStringLiteral("config"), QJsonObject{{QStringLiteral("lr"), lr}}}};
+        };
+        QVERIFY2(store.prepareRunDir(QStringLiteral("p"), spec(0.1), &error), qPrintable(error));
+        const QString dir = store.runDir(QStringLiteral("p"));
+        const QString path = runconfigfile::configPath(dir);
+        QCOMPARE(readJsonFile(path), (QJsonObject{{QStringLiteral("lr"), 0.1}}));
+        QVERIFY(writeFile(dir + QStringLiteral("/metrics.jsonl"), "{}\n")); // results, and a checkpoint say
+        QVERIFY2(store.prepareRunDir(QStringLiteral("p"), spec(0.1), &error), qPrintable(error)); // a resume
+        QVERIFY(!store.prepareRunDir(QStringLiteral("p"), spec(0.2), &error));
+        QVERIFY2(error.startsWith(path
+                                  + QStringLiteral(" holds other values than the run's config ({\"lr\":0.1}, "
+                                                   "not {\"lr\":0.2})")),
+                 qPrintable(error));
+        QCOMPARE(readJsonFile(path), (QJsonObject{{QStringLiteral("lr"), 0.1}}));
+        QCOMPARE(readJsonFile(dir + QStringLiteral("/spec.json")), spec(0.1)); // the refused start wrote nothing
+
+        const QString target = m_tmp.filePath(QStringLiteral("target.json"));
+        QVERIFY(writeFile(target, R"({"lr": 0.3})"));
+        QVERIFY(QFile::remove(path) && QFile::link(target, path));
+        QVERIFY(!store.prepareRunDir(QStringLiteral("p"), spec(0.3), &error));
+        QVERIFY2(error.contains(QStringLiteral("is not a regular file")), qPrintable(error));
+        QCOMPARE(readFile(target), QByteArray(R"({"lr": 0.3})"));
+        QVERIFY(QFileInfo(path).isSymLink());
+
+        // A spec without config leaves a config.json of the program's own alone.
+        QVERIFY(QFile::remove(path) && writeFile(path, "mine"));
+        QJsonObject plain = spec(0.1);
+        plain.remove(QStringLiteral("config"));
+        QVERIFY2(store.prepareRunDir(QStringLiteral("p"), plain, &error), qPrintable(error));
+        QCOMPARE(readFile(path), QByteArray("mine"));
     }
 };
 

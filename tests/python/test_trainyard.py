@@ -4,6 +4,7 @@ Run from the repository root:
     PYTHONPATH=python python3 -m unittest discover -s tests/python -v
 """
 
+import ast
 import json
 import os
 import re
@@ -705,6 +706,103 @@ class TrainyardTest(unittest.TestCase):
         """, self.env("pipe:/x"))
         code, out, err = self.finish(proc)
         self.assertEqual((code, out.strip()), (0, "ValueError True"), err)
+
+    def test_config_file_wins_over_the_script_defaults_and_is_reported(self):
+        config = os.path.join(self.run_dir, "config.json")
+        with open(config, "w") as f:
+            json.dump({"lr": 1, "dim": 64, "opt": "sgd"}, f)
+        proc = self.start("""
+            run = trainyard.init(config={"lr": 0.1, "dim": 32, "layers": 2, "tags": ["a"], "note": None})
+            print(json.dumps(run.config, sort_keys=True))
+        """, self.env(TRAINYARD_CONFIG=config))
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        used = json.loads(out)
+        # Trainyard's values win; 1 for a float setting is a float.
+        self.assertEqual(used, {"lr": 1.0, "dim": 64, "opt": "sgd", "layers": 2, "tags": ["a"], "note": None})
+        self.assertIsInstance(used["lr"], float)
+        with open(os.path.join(self.run_dir, "params.json")) as f:
+            params = json.load(f)
+        self.assertEqual(params, {"lr": 1.0, "dim": 64, "opt": "sgd", "layers": 2, "note": None})
+        warnings = [m["text"] for m in types(self.metrics(), "log") if m.get("level") == "warning"]
+        self.assertTrue(any("tags" in w for w in warnings), warnings)
+        with open(config) as f:
+            self.assertEqual(json.load(f), {"lr": 1, "dim": 64, "opt": "sgd"})  # Trainyard's file is never written
+
+    def test_config_without_trainyard_is_the_defaults(self):
+        proc = self.start("""
+            run = trainyard.init(config={"lr": 0.1})
+            plain = trainyard.init()
+            print(json.dumps(run.config), plain is run)
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out.strip()), (0, '{"lr": 0.1} True'), err)
+        with open(os.path.join(self.run_dir, "params.json")) as f:
+            self.assertEqual(json.load(f), {"lr": 0.1})
+
+    def test_no_config_writes_no_params_file(self):
+        proc = self.start("""
+            run = trainyard.init()
+            print(run.config)
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out.strip()), (0, "{}"), err)
+        self.assertFalse(os.path.exists(os.path.join(self.run_dir, "params.json")))
+
+    def test_a_bad_config_file_is_an_error(self):
+        target = os.path.join(self.tmp, "elsewhere.json")
+        with open(target, "w") as f:
+            f.write('{"lr": 0.1}')
+        link = os.path.join(self.run_dir, "config.json")
+        os.symlink(target, link)
+        listed = os.path.join(self.tmp, "list.json")
+        with open(listed, "w") as f:
+            f.write("[1, 2]")
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)
+        for path, words in ((link, "cannot be read"), (listed, "no JSON object"), (fifo, "not a regular file"),
+                            (os.path.join(self.tmp, "missing.json"), "cannot be read")):
+            proc = self.start("""
+                try:
+                    trainyard.init(config={"lr": 0.5})
+                except ValueError as error:
+                    print("ValueError", str(error))
+            """, self.env(TRAINYARD_CONFIG=path))
+            code, out, err = self.finish(proc)
+            self.assertEqual(code, 0, err)
+            self.assertTrue(out.startswith("ValueError TRAINYARD_CONFIG " + path), out)
+            self.assertIn(words, out)
+
+    def test_config_must_be_a_mapping(self):
+        proc = self.start("""
+            try:
+                trainyard.init(config=[("lr", 1)])
+            except TypeError as error:
+                print("TypeError", str(error))
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        self.assertIn("TypeError config must be a mapping", out)
+
+    def test_every_module_imports_only_the_standard_library(self):
+        package = os.path.join(PYTHON_DIR, "trainyard")
+        stdlib = getattr(sys, "stdlib_module_names", None)
+        if stdlib is None:
+            self.skipTest("Python < 3.10 has no sys.stdlib_module_names")
+        for name in sorted(os.listdir(package)):
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(package, name)) as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    modules = [alias.name.split(".")[0] for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:  # not the package's own
+                    modules = [node.module.split(".")[0]]
+                else:
+                    continue
+                for module in modules:
+                    self.assertIn(module, stdlib, "%s imports %s" % (name, module))
 
     def test_constants(self):
         sys.path.insert(0, PYTHON_DIR)

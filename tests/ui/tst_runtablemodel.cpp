@@ -73,6 +73,12 @@ QJsonObject transe(const QString &name, double lr, int dim)
                        {QStringLiteral("train"), QJsonObject{{QStringLiteral("lr"), lr}}}};
 }
 
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 ModelCatalogue catalogue()
 {
     QString error;
@@ -171,6 +177,58 @@ private Q_SLOTS:
         for (int r = 0; r < proxy.rowCount(); ++r)
             order << proxy.index(r, RunTableModel::NameColumn).data().toString();
         QCOMPARE(order, (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("b")}));
+    }
+
+    // Issue 22: a program run's parameters are config.<name> columns: the
+    // spec's "config", and what the script reported it used beside it
+    // (params.json, its init(config=) defaults under Trainyard's values).
+    // A params.json that is a link is refused, never followed.
+    void programConfigColumns()
+    {
+        QTemporaryDir history;
+        const QString past = history.filePath(QStringLiteral("sweep"));
+        const auto program = [](const QString &name, double lr) {
+            return QJsonObject{
+                {QStringLiteral("name"), name},
+                {QStringLiteral("program"),
+                 QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), QStringLiteral("t.py"),
+                                                                 QStringLiteral("--lr={lr}")}}}},
+                {QStringLiteral("config"), QJsonObject{{QStringLiteral("lr"), lr}}}};
+        };
+        makeSpecRun(past, program(QStringLiteral("p1"), 0.01));
+        makeSpecRun(past, program(QStringLiteral("p2"), 0.1));
+        makeSpecRun(past, program(QStringLiteral("p3"), 1));
+        const RunStore store(past);
+        QVERIFY(writeFile(store.runDir(QStringLiteral("p1")) + QStringLiteral("/params.json"),
+                          R"({"lr": 0.01, "layers": 3, "opt": "adam", "bad-name": 1, "list": [1]})"));
+        QVERIFY(writeFile(history.filePath(QStringLiteral("elsewhere.json")), R"({"layers": 99})"));
+        QVERIFY(QFile::link(history.filePath(QStringLiteral("elsewhere.json")),
+                            store.runDir(QStringLiteral("p3")) + QStringLiteral("/params.json")));
+        RunTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        model.refreshHistory();
+        QCOMPARE(model.rowCount(), 3);
+        QStringList configKeys;
+        for (const QString &key : model.paramKeys()) {
+            if (key.startsWith(QLatin1String("config.")))
+                configKeys << key;
+        }
+        // Valid names with a number, string, boolean or null only.
+        QCOMPARE(configKeys, (QStringList{QStringLiteral("config.layers"), QStringLiteral("config.lr"),
+                                          QStringLiteral("config.opt")}));
+        QVERIFY(model.paramDiffers(QStringLiteral("config.lr")));
+        QVERIFY(model.paramDiffers(QStringLiteral("config.layers"))); // only p1 reported it
+        const int lr = model.paramColumn(QStringLiteral("config.lr"));
+        const int layers = model.paramColumn(QStringLiteral("config.layers"));
+        QMap<QString, QStringList> cells;
+        for (int r = 0; r < model.rowCount(); ++r)
+            cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
+                QStringList{model.index(r, lr).data().toString(), model.index(r, layers).data().toString()};
+        QCOMPARE(cells.value(QStringLiteral("p1")), (QStringList{QStringLiteral("0.01"), QStringLiteral("3")}));
+        QCOMPARE(cells.value(QStringLiteral("p2")), (QStringList{QStringLiteral("0.1"), QString()}));
+        QCOMPARE(cells.value(QStringLiteral("p3")), (QStringList{QStringLiteral("1"), QString()})); // the link: refused
     }
 
     // The panel shows the hyperparameters that differ; the header's menu

@@ -31,7 +31,7 @@ double lastOf(const MetricStore *metrics, RunId id, const QString &metric)
 } // namespace
 
 RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
-                    const RunNotes &notes, const ModelCatalogue &catalogue)
+                    const RunNotes &notes, const ModelCatalogue &catalogue, const QJsonObject &reported)
 {
     RunRow row;
     row.id = id;
@@ -52,11 +52,13 @@ RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, co
     row.trained = isTerminal(run.state) ? trainedSeconds(run) : -1;
     row.runDir = run.runDir;
     row.notes = notes;
+    row.reported = reported;
     row.setSpec(run.spec, catalogue);
     return row;
 }
 
-RunRow RunRow::past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue)
+RunRow RunRow::past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
+                    const QJsonObject &reported)
 {
     RunRow row;
     row.experiment = experiment;
@@ -74,6 +76,7 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
     row.trained = isTerminal(run.info.state) ? trainedSeconds(run.info) : -1;
     row.runDir = run.info.runDir;
     row.notes = run.notes;
+    row.reported = reported;
     row.setSpec(run.info.spec, catalogue);
     return row;
 }
@@ -82,6 +85,14 @@ void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue
 {
     spec = newSpec;
     resolved = catalogue.resolve(newSpec);
+    if (!reported.isEmpty()) {
+        // The run's own word on what it used: the spec's values, which it
+        // was given, and the script's defaults beside them.
+        QJsonObject config = resolved.value(QStringLiteral("config")).toObject();
+        for (auto it = reported.constBegin(); it != reported.constEnd(); ++it)
+            config.insert(it.key(), it.value());
+        resolved.insert(QStringLiteral("config"), config);
+    }
     params.clear();
     for (const RunSpecView::Param &p : RunSpecView(resolved).flattened()) {
         if (ParamColumns::isParam(p.key)) {

@@ -38,16 +38,20 @@ struct RunRow
     RunId id = 0; ///< 0 for past runs
     RunNotes notes;
     QJsonObject spec;                  ///< as spec.json holds it
-    QJsonObject resolved;              ///< with the catalogue's defaults
+    QJsonObject resolved;              ///< with the catalogue's defaults and `reported` in "config"
+    QJsonObject reported;              ///< params.json: the config the run reports it used (a program run)
     QHash<QString, QJsonValue> params; ///< `resolved` flattened, by key, without the fixed columns' keys
 
     /// Live run `run` (id `id`); its evaluations are the last of the store's
     /// series (the test split's, else valid's, else train's).
     static RunRow live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
-                       const RunNotes &notes, const ModelCatalogue &catalogue);
+                       const RunNotes &notes, const ModelCatalogue &catalogue, const QJsonObject &reported = {});
     /// Past run `run`; its evaluations are its final ones (RunRecord::finalEval).
-    static RunRow past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue);
-    /// Sets `spec` and resolves it with `catalogue` again (its defaults).
+    static RunRow past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
+                       const QJsonObject &reported = {});
+    /// Sets `spec` and resolves it with `catalogue` again (its defaults),
+    /// `reported` over its "config": a program run's script defaults
+    /// (trainyard.init(config=)) show as config.<name> beside the spec's.
     void setSpec(const QJsonObject &spec, const ModelCatalogue &catalogue);
 };
 

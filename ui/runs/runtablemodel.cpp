@@ -1,9 +1,11 @@
 #include "runs/runtablemodel.h"
 
 #include "board/carddelegate.h"
+#include "common/uilogcategories.h"
 #include "dispatch/board.h"
 #include "ingest/ingestion.h"
 #include "records/runregistry.h"
+#include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "supervision/supervisor.h"
@@ -118,7 +120,31 @@ void RunTableModel::refreshLive()
 RunRow RunTableModel::liveRow(RunId id) const
 {
     const RunInfo run = m_orchestrator->runs()->value(id);
-    return RunRow::live(id, run, m_metrics, m_experiment, m_liveNotes.value(run.name), m_catalogue);
+    return RunRow::live(id, run, m_metrics, m_experiment, m_liveNotes.value(run.name), m_catalogue,
+                        reportedParams(run.runDir));
+}
+
+QJsonObject RunTableModel::reportedParams(const QString &runDir) const
+{
+    if (runDir.isEmpty())
+        return {};
+    // Twice a second for every live run: a stat, and a read only when the
+    // script wrote the file again.
+    const QFileInfo info(runconfigfile::paramsPath(runDir));
+    if (!info.exists() && !info.isSymLink()) {
+        m_reported.remove(runDir);
+        return {};
+    }
+    Reported &cached = m_reported[runDir];
+    if (cached.size != info.size() || cached.modified != info.lastModified()) {
+        QString error;
+        cached.values = runconfigfile::readParams(runDir, &error);
+        cached.size = info.size();
+        cached.modified = info.lastModified();
+        if (!error.isEmpty())
+            qCWarning(lcUi).noquote() << error;
+    }
+    return cached.values;
 }
 
 int RunTableModel::paramColumn(const QString &key) const
@@ -179,7 +205,8 @@ void RunTableModel::refreshHistory()
     m_history.refresh(m_runsRoot, m_experiment);
     m_past.clear();
     for (int i = 0; i < m_history.size(); ++i) {
-        m_past.append(RunRow::past(m_history.run(i), m_history.experiment(i), m_catalogue));
+        const RunRecord &run = m_history.run(i);
+        m_past.append(RunRow::past(run, m_history.experiment(i), m_catalogue, reportedParams(run.info.runDir)));
     }
     m_params = ParamColumns::of(m_live, m_past);
     endResetModel();

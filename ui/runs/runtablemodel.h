@@ -9,6 +9,7 @@
 #include "runstore/runrecord.h"
 
 #include <QAbstractTableModel>
+#include <QDateTime>
 #include <QHash>
 #include <QSortFilterProxyModel>
 #include <QTimer>
@@ -88,6 +89,8 @@ public:
 
 private:
     RunRow liveRow(RunId id) const;
+    /// runconfigfile::readParams of `runDir`, read again only when the file changed.
+    QJsonObject reportedParams(const QString &runDir) const;
     void rebuildLive();
     void refreshLive();
     const RunRow &rowAt(int row) const;
@@ -100,6 +103,13 @@ private:
     QList<RunRow> m_past;                 ///< m_history's runs, in its order
     PastRuns m_history;                   ///< m_past's records
     QHash<QString, RunNotes> m_liveNotes; ///< run name -> notes.json of the open experiment's runs
+    struct Reported
+    {
+        QDateTime modified;
+        qint64 size = -1;
+        QJsonObject values;
+    };
+    mutable QHash<QString, Reported> m_reported; ///< run folder -> its params.json, as last read
     ModelCatalogue m_catalogue;
     ParamColumns m_params;
     QTimer m_refresh;

@@ -4,6 +4,7 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
+#include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
 #include "logcategories.h"
 
@@ -424,7 +425,10 @@ QStringList Experiment::commandLines() const
             const RunSpecView view(run.spec);
             if (!view.isProgram())
                 continue;
-            QString line = shellText(view.programArgv());
+            // As it will run, its config's values in place: they are part of
+            // the command the user allows (and of the file's trusted version).
+            const QStringList command = programconfig::command(view);
+            QString line = shellText(command.isEmpty() ? view.programArgv() : command);
             if (!view.programCwd().isEmpty())
                 line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
             for (const auto &[key, value] : view.programEnv())

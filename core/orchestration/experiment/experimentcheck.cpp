@@ -3,6 +3,7 @@
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
+#include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
 #include "experiment/speccheck.h"
 #include "launch/launcher.h"
@@ -62,7 +63,7 @@ QString ExperimentCheck::programProblem(const QJsonObject &spec)
     const QString cwd = view.programCwd();
     if (!cwd.isEmpty() && !QFileInfo(cwd).isDir())
         return QStringLiteral("program.cwd: %1 is not a folder").arg(cwd);
-    const QString program = view.programArgv().value(0);
+    const QString program = programconfig::command(view).value(0);
     if (program.contains(QLatin1Char('/'))) {
         const QFileInfo file(QDir(cwd.isEmpty() ? QDir::currentPath() : cwd).filePath(program));
         if (!file.isFile() || !file.isExecutable())
@@ -221,7 +222,7 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
             if (!run.invalid) {
                 const RunSpecView view(expandRepeat(run.spec, 0, run.repeat));
                 job.name = view.name();
-                job.programArgv = view.programArgv();
+                job.programArgv = programconfig::command(view);
                 job.workingDir = view.programCwd();
                 job.programEnv = view.programEnv();
                 break;

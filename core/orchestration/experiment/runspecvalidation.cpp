@@ -1,6 +1,7 @@
 #include "catalogue/modelcatalogue.h"
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
+#include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
 
 #include <QFileInfo>
@@ -61,12 +62,13 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
     }
 }
 
-// A program run: {"name", "program": {"argv", "cwd", "env"}, "train":
-// {"seed"}, "repeat"}. What it runs is checked for shape only; whether it
+// A program run: {"name", "program": {"argv", "cwd", "env"}, "config",
+// "train": {"seed"}, "repeat"}. What it runs is checked for shape only; whether it
 // may run at all is the trust list's question (core/orchestration/trustlist.h).
 void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRepeat, QStringList &errors)
 {
-    QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train")};
+    QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train"),
+                      QStringLiteral("config")};
     if (allowRepeat)
         known << QStringLiteral("repeat");
     for (const QString &key : {QStringLiteral("model"), QStringLiteral("data")}) {
@@ -126,6 +128,7 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
             }
         }
     }
+    errors << programconfig::check(spec, path);
     if (const QJsonObject *train = objectAt(spec, QStringLiteral("train"), path, errors, holder)) {
         const QString trainPath = child(path, QStringLiteral("train"));
         checkKeys(*train, {QStringLiteral("seed")}, trainPath, errors);

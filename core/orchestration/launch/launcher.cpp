@@ -19,6 +19,7 @@ const QString kConnect = QStringLiteral("TRAINYARD_CONNECT");
 const QString kResume = QStringLiteral("TRAINYARD_RESUME");
 const QString kDevice = QStringLiteral("TRAINYARD_DEVICE");
 const QString kSeed = QStringLiteral("TRAINYARD_SEED");
+const QString kConfig = QStringLiteral("TRAINYARD_CONFIG");
 
 } // namespace
 
@@ -75,12 +76,14 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
     env.append({kDevice, Device::parse(device).isCuda() ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
     if (seed >= 0)
         env.append({kSeed, QString::number(seed)});
+    if (!configPath.isEmpty())
+        env.append({kConfig, configPath});
     return env;
 }
 
 const QStringList &LaunchSpec::runVariableNames()
 {
-    static const QStringList names{kToken, kThreads, kRunDir, kRunName, kConnect, kResume, kDevice, kSeed};
+    static const QStringList names{kToken, kThreads, kRunDir, kRunName, kConnect, kResume, kDevice, kSeed, kConfig};
     return names;
 }
 

@@ -31,8 +31,8 @@ struct LaunchSpec
     // The variables Trainyard sets for the run, beside the lane's
     // CUDA_VISIBLE_DEVICES (a launcher's own): TRAINYARD_TOKEN, OMP_NUM_THREADS;
     // for a program run also TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
-    // TRAINYARD_CONNECT, TRAINYARD_RESUME, TRAINYARD_SEED, TRAINYARD_DEVICE
-    // and its spec's own "env" (docs/python.md). Every launcher applies
+    // TRAINYARD_CONNECT, TRAINYARD_RESUME, TRAINYARD_SEED, TRAINYARD_DEVICE,
+    // TRAINYARD_CONFIG (with a "config") and its spec's own "env" (docs/python.md). Every launcher applies
     // exactly these.
     QList<std::pair<QString, QString>> environment() const;
     // Every name environment() can set: what a launcher removes from the
@@ -57,10 +57,11 @@ struct LaunchSpec
     bool cpuFallback = false; // --cpu-fallback: a GPU the worker cannot use means its CPU
 
     // A program run ("program" in its spec); all empty for a worker.
-    QStringList programArgv;                       // the whole command, program first
+    QStringList programArgv;                       // the whole command, program first, config substituted
     QString workingDir;                            // its cwd; empty: the run folder
     QList<std::pair<QString, QString>> programEnv; // its spec's "env"
     qint64 seed = -1;                              // train.seed: TRAINYARD_SEED; -1: none
+    QString configPath; // RUN_DIR/config.json for a spec with "config": TRAINYARD_CONFIG; empty: none
     QString pythonPath; // the trainyard module's folder, put first on PYTHONPATH; empty: none needed
 };
 

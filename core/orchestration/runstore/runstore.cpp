@@ -4,6 +4,7 @@
 #include "experiment/runspecview.h"
 #include "logcategories.h"
 #include "metrics/runfile.h"
+#include "runstore/runconfigfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -164,6 +165,12 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
             *error = dir + QStringLiteral(": cannot create the run folder");
         return false;
     }
+    // A program run's config: checked before spec.json is written, so a
+    // refused resume leaves the folder as it was.
+    const bool hasConfig = RunSpecView(spec).isProgram() && spec.contains(QStringLiteral("config"));
+    const QJsonObject config = spec.value(QStringLiteral("config")).toObject();
+    if (hasConfig && !runconfigfile::write(dir, config, error))
+        return false;
     QFile::remove(dir + QStringLiteral("/status.json"));
     return writeJson(dir + QStringLiteral("/spec.json"), spec, error);
 }

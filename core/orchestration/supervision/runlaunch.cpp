@@ -1,10 +1,12 @@
 #include "supervision/runlaunch.h"
 
 #include "devices/device.h"
+#include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "launch/workerprocess.h"
 #include "records/runregistry.h"
+#include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 
 namespace trainyard {
@@ -64,7 +66,11 @@ LaunchSpec RunLaunch::spec(RunId id, const StartOptions &options) const
     spec.cpuFallback = options.cpuFallback;
     const RunSpecView view(r->spec);
     if (view.isProgram()) {
-        spec.programArgv = view.programArgv();
+        // Its config's values in place of the argv's {name}s: what runs,
+        // what status.json records and what a reattach compares with.
+        spec.programArgv = programconfig::command(view);
+        if (r->spec.contains(QStringLiteral("config")))
+            spec.configPath = runconfigfile::configPath(dir);
         spec.program = spec.programArgv.value(0);
         spec.workingDir = view.programCwd();
         spec.programEnv = view.programEnv();

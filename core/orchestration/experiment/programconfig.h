@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+
+namespace trainyard {
+
+class RunSpecView;
+
+// A program run's parameters: the spec's optional top-level "config", an
+// object of names (letters, digits, _) and numbers, strings or booleans.
+// The run gets them twice (docs/experiment-format.md#program-runs): as
+// RUN_DIR/config.json, named by TRAINYARD_CONFIG (RunConfigFile), and as
+// `{name}` in program.argv, replaced by the value's text here. A value that
+// reaches another program's option parser must never read as an option, so
+// a substitution that makes an element start with '-' is refused.
+namespace programconfig {
+
+// The problems of `spec`'s "config" and of the `{name}`s of its
+// program.argv, each with its JSON path under `path` (the run spec's).
+QStringList check(const QJsonObject &spec, const QString &path);
+
+// `argv` with every `{name}` replaced by config's value (RunSpecView::
+// valueText: 0.001, 64, true, text as it is); `{{` and `}}` are literal
+// braces. False, with `error` saying why for element `*badIndex`, when
+// a name is unknown, a brace is unmatched or a substituted element would
+// start with '-'. An element without `{` or `}` is left as it is.
+bool substitute(const QStringList &argv, const QJsonObject &config, QStringList *out, QString *error,
+                qsizetype *badIndex = nullptr);
+
+// The command a program run executes: program.argv with its config's
+// values in place (what is started, shown and trusted); empty when it
+// cannot be built (validation refuses such a spec first).
+QStringList command(const RunSpecView &view);
+
+// The spec's "config" (empty when absent or not an object).
+QJsonObject of(const QJsonObject &spec);
+
+} // namespace programconfig
+
+} // namespace trainyard

@@ -1,0 +1,95 @@
+"""A run's parameters: the config file Trainyard passes (TRAINYARD_CONFIG),
+merged over the script's own defaults, and RUN_DIR/params.json, which tells
+Trainyard what the run used (its runs table shows them as ``config.<name>``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+#: RUN_DIR/params.json: what the run used, written by rank 0 (runconfigfile.h).
+PARAMS_FILE = "params.json"
+#: Trainyard's config files are small; anything larger is not one of them.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def read_config_file(path: str) -> Dict[str, Any]:
+    """The object in the config file at ``path``, opened as Trainyard opens a
+    run folder's files: a regular file (a link is refused, never followed;
+    a FIFO never blocks), at most MAX_CONFIG_BYTES. ValueError otherwise."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise ValueError("TRAINYARD_CONFIG %s cannot be read: %s" % (path, exc.strerror or exc)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("TRAINYARD_CONFIG %s is not a regular file" % path)
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise ValueError("TRAINYARD_CONFIG %s is larger than %d bytes" % (path, MAX_CONFIG_BYTES))
+        data = b""
+        while len(data) <= MAX_CONFIG_BYTES:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ValueError("TRAINYARD_CONFIG %s is not JSON: %s" % (path, exc)) from None
+    if not isinstance(value, dict):
+        raise ValueError("TRAINYARD_CONFIG %s holds no JSON object" % path)
+    return value
+
+
+def merge(defaults: Optional[Mapping[str, Any]], given: Mapping[str, Any]) -> Dict[str, Any]:
+    """``given`` (Trainyard's values) over ``defaults`` (the script's). A whole
+    number given for a float default becomes a float (JSON writes 1.0 as 1)."""
+    if defaults is not None and not isinstance(defaults, Mapping):
+        raise TypeError("config must be a mapping of names to values, not %s" % type(defaults).__name__)
+    merged: Dict[str, Any] = {}
+    for key, value in (defaults or {}).items():
+        if not isinstance(key, str):
+            raise TypeError("config keys must be strings, not %r" % (key,))
+        merged[key] = value
+    for key, value in given.items():
+        old = merged.get(key)
+        if isinstance(old, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        merged[key] = value
+    return merged
+
+
+def reportable(config: Mapping[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
+    """The values params.json can hold (numbers, strings, booleans, None) and
+    the keys left out (any other value, a NaN or infinity)."""
+    out: Dict[str, Any] = {}
+    skipped: List[str] = []
+    for key, value in config.items():
+        ok = value is None or isinstance(value, (str, bool, int)) or (
+            isinstance(value, float) and math.isfinite(value))
+        if ok:
+            out[key] = value
+        else:
+            skipped.append(key)
+    return out, skipped
+
+
+def write_params(run_dir: str, values: Mapping[str, Any]) -> None:
+    """Writes ``values`` as RUN_DIR/params.json, whole or not at all (a
+    temporary file renamed over it: a link there is replaced, never followed)."""
+    path = os.path.join(run_dir, PARAMS_FILE)
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    data = json.dumps(dict(values), indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
