@@ -9,8 +9,11 @@
 #include "sweep/sweepspec.h"
 #include "testcatalogue.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -552,6 +555,24 @@ private Q_SLOTS:
         QCOMPARE(partial.sweeps.size(), 1);
         QCOMPARE(partial.sweeps.first().space.size(), 1);
         QCOMPARE(partial.sweeps.first().trialCount(), 2);
+    }
+
+    // A program base's relative cwd is the file's folder, as a run's is.
+    void programFolderIsTheFiles()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("e.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(file(R"({"name": "p", "base": {"program": {"argv": ["python3", "t.py"], "cwd": "."}}, )" + kObjective
+                     + R"(, "space": {"config.depth": {"values": [1, 2]}}})"));
+        f.close();
+        QStringList errors;
+        const auto ex = Experiment::load(path, &errors, &validationCatalogue());
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(RunSpecView(ex->sweeps.first().base).programCwd(), QFileInfo(dir.path()).absoluteFilePath());
+        QCOMPARE(RunSpecView(ex->sweeps.first().trialSpec(1)).programCwd(), QFileInfo(dir.path()).absoluteFilePath());
+        QVERIFY(ex->commandLines().first().startsWith(QStringLiteral("(in ")));
     }
 
     void commandLines()
