@@ -96,7 +96,9 @@ SweepEditorDialog::SweepEditorDialog(const QJsonObject &base, const QStringList 
     auto *spaceBox = new QGroupBox(tr("Search space"), this);
     auto *spaceLayout = new QVBoxLayout(spaceBox);
     auto *gridHost = new QWidget;
-    gridHost->setLayout(m_grid);
+    auto *hostLayout = new QVBoxLayout(gridHost);
+    hostLayout->addLayout(m_grid);
+    hostLayout->addStretch(1); // rows at their height, not spread over the scroll area
     const QStringList headers{tr("Key"), tr("Mode"), tr("Values"), tr("Low"), tr("High"), tr("Step"), tr("Int")};
     for (int c = 0; c < headers.size(); ++c) {
         m_grid->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(headers.at(c).toHtmlEscaped())), 0, c);

@@ -67,7 +67,13 @@ void ObjectiveScatter::setSweep(const SweepSpec &sweep, const QList<TrialInfo> &
         const QSignalBlocker block(m_combo);
         m_combo->clear();
         m_combo->addItems(keys);
-        m_combo->setCurrentIndex(std::max<qsizetype>(0, keys.indexOf(previous)));
+        // The user's pick stays; else a logarithmic key, where a search's effect shows most.
+        qsizetype pick = keys.indexOf(previous);
+        for (qsizetype i = 0; pick < 0 && i < keys.size(); ++i) {
+            const SweepParameter *p = parameter(sweep, keys.at(i));
+            pick = p && p->isLogarithmic() ? i : -1;
+        }
+        m_combo->setCurrentIndex(int(std::max<qsizetype>(0, pick)));
     }
     replot();
 }

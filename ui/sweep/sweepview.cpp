@@ -69,6 +69,8 @@ SweepView::SweepView(QWidget *parent)
     m_tableView->verticalHeader()->hide();
     m_tableView->horizontalHeader()->setStretchLastSection(true);
     m_tableView->setAlternatingRowColors(true);
+    m_tableView->setWordWrap(false);
+    m_tableView->verticalHeader()->setDefaultSectionSize(m_tableView->fontMetrics().height() + 8);
 
     auto *left = new QSplitter(Qt::Vertical, this);
     left->addWidget(m_parallel);
@@ -83,6 +85,7 @@ SweepView::SweepView(QWidget *parent)
     split->addWidget(right);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({900, 520});
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);

@@ -4,7 +4,8 @@
 // Run under Xvfb:  xvfb-run -a -s "-screen 0 1600x1000x24" trainyard-screenshots OUTDIR
 // With --cluster FILE (an experiment with Slurm lanes on a running cluster,
 // tests/slurm/screenshot-cluster.sh): the board while its jobs run and one
-// waits in the queue, as cluster-lanes.png.
+// waits in the queue, as cluster-lanes.png. With --sweep OUTDIR: a small
+// ASHA sweep on two CPU lanes, its Sweep view and the sweep editor.
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
@@ -20,12 +21,24 @@
 #include "runs/rundetailsdialog.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
+#include "sweep/parallelcoordinates.h"
+#include "sweep/sweepeditordialog.h"
+#include "sweep/sweeppanel.h"
+#include "sweep/sweeprunner.h"
+#include "sweep/sweepview.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
 
@@ -111,6 +124,143 @@ int clusterShots(const QString &file, const QString &out)
     return ok && orchestrator->dispatcher()->finishedCount() == orchestrator->dispatcher()->totalCount() ? 0 : 1;
 }
 
+// A sweep of TransE on generated data over two CPU lanes, as a user builds
+// it: the lr on a log range, the dim from values, ASHA over epochs.
+QJsonObject demoSweep()
+{
+    const auto o = [](std::initializer_list<std::pair<QString, QJsonValue>> l) {
+        QJsonObject r;
+        for (const auto &[k, v] : l) {
+            r.insert(k, v);
+        }
+        return r;
+    };
+    const QJsonObject base =
+        o({{QStringLiteral("model"),
+            o({{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 32}})},
+           {QStringLiteral("data"), o({{QStringLiteral("kind"), QStringLiteral("synthetic-kg")},
+                                       {QStringLiteral("entities"), 200},
+                                       {QStringLiteral("relations"), 8},
+                                       {QStringLiteral("triples"), 4000}})},
+           {QStringLiteral("train"), o({{QStringLiteral("epochs"), 27},
+                                        {QStringLiteral("batch_size"), 256},
+                                        {QStringLiteral("lr"), 0.01},
+                                        {QStringLiteral("seed"), 1}})},
+           {QStringLiteral("eval"),
+            o({{QStringLiteral("every_epochs"), 1}, {QStringLiteral("split"), QStringLiteral("valid")}})},
+           {QStringLiteral("checkpoint"), o({{QStringLiteral("every_steps"), 100}})},
+           {QStringLiteral("report"), o({{QStringLiteral("every_steps"), 5}})}});
+    return o({{QStringLiteral("name"), QStringLiteral("lr-dim")},
+              {QStringLiteral("base"), base},
+              {QStringLiteral("space"),
+               o({{QStringLiteral("train.lr"), o({{QStringLiteral("log_uniform"), QJsonArray{0.0003, 0.3}}})},
+                  {QStringLiteral("model.dim"), o({{QStringLiteral("values"), QJsonArray{16, 32, 64}}})}})},
+              {QStringLiteral("method"), QStringLiteral("random")},
+              {QStringLiteral("trials"), 18},
+              {QStringLiteral("seed"), 3},
+              {QStringLiteral("objective"), o({{QStringLiteral("metric"), QStringLiteral("valid/mrr")},
+                                               {QStringLiteral("mode"), QStringLiteral("max")}})},
+              {QStringLiteral("early_stopping"), o({{QStringLiteral("rule"), QStringLiteral("asha")},
+                                                    {QStringLiteral("min"), 1},
+                                                    {QStringLiteral("max"), 27},
+                                                    {QStringLiteral("eta"), 3}})}});
+}
+
+int sweepShots(const QString &out)
+{
+    QDir().mkpath(out);
+    QTemporaryDir dir;
+    const QJsonObject lane{{QStringLiteral("device"), QStringLiteral("cpu")},
+                           {QStringLiteral("slots"), 2},
+                           {QStringLiteral("runs"), QJsonArray{}}};
+    const QString file = dir.filePath(QStringLiteral("sweep-demo.json"));
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly)
+        || f.write(QJsonDocument(QJsonObject{{QStringLiteral("name"), QStringLiteral("sweep-demo")},
+                                             {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                                             {QStringLiteral("lanes"), QJsonArray{lane, lane}}})
+                       .toJson())
+               < 0) {
+        return 1;
+    }
+    f.close();
+    MainWindow window;
+    window.useScriptedPrompts();
+    if (!window.openFile(file)) {
+        return 1;
+    }
+    window.loadCatalogue();
+    window.resize(1600, 1000);
+    window.show();
+    waitFor(5000, [&] { return window.paletteModel()->rowCount() > 0; });
+    const QJsonObject sweep = demoSweep();
+
+    // The editor on the sweep's base, set as the sweep is.
+    {
+        SweepEditorDialog editor(sweep.value(QStringLiteral("base")).toObject(),
+                                 {QStringLiteral("1: cpu"), QStringLiteral("2: cpu")}, &window);
+        const auto set = [&](const QString &name, const QString &text) {
+            if (auto *edit = editor.findChild<QLineEdit *>(name)) {
+                edit->setText(text);
+            }
+        };
+        const auto pick = [&](const QString &name, const QString &text) {
+            if (auto *box = editor.findChild<QComboBox *>(name)) {
+                box->setCurrentIndex(box->findText(text));
+            }
+        };
+        pick(QStringLiteral("sweepMode:train.lr"), QStringLiteral("log range"));
+        set(QStringLiteral("sweepLow:train.lr"), QStringLiteral("0.0003"));
+        set(QStringLiteral("sweepHigh:train.lr"), QStringLiteral("0.3"));
+        pick(QStringLiteral("sweepMode:model.dim"), QStringLiteral("values"));
+        set(QStringLiteral("sweepValues:model.dim"), QStringLiteral("16, 32, 64"));
+        pick(QStringLiteral("sweepMethod"), QStringLiteral("random"));
+        if (auto *trials = editor.findChild<QSpinBox *>(QStringLiteral("sweepTrials"))) {
+            trials->setValue(18);
+        }
+        pick(QStringLiteral("sweepStopping"), QStringLiteral("ASHA"));
+        set(QStringLiteral("sweepName"), QStringLiteral("lr-dim"));
+        editor.resize(900, 700);
+        editor.show();
+        waitFor(500, nullptr);
+        save(&editor, out + QStringLiteral("/sweep-editor.png"));
+    }
+
+    QString error;
+    if (!window.sweepPanel()->addSweep(sweep, &error)) {
+        std::printf("sweep refused: %s\n", qPrintable(error));
+        return 1;
+    }
+    SweepRunner *runner = window.session()->orchestrator()->sweeps();
+    window.startAll();
+    auto *tabs = window.findChild<QTabWidget *>();
+    tabs->setCurrentWidget(window.sweepPanel()->view());
+    SweepView *view = window.sweepPanel()->view();
+    waitFor(20000, nullptr);
+    bool ok = save(&window, out + QStringLiteral("/sweep-running.png"));
+    waitFor(600000, [&] { return runner->isDone(QStringLiteral("lr-dim")); });
+    std::printf("%s\n", qPrintable(runner->progressLine(QStringLiteral("lr-dim"))));
+    waitFor(1000, nullptr);
+    ok = save(&window, out + QStringLiteral("/sweep-view.png")) && ok;
+    // Brushing the objective's axis to its upper half: the table keeps the best trials.
+    ParallelCoordinatesPlot *plot = view->parallelPlot();
+    const int objective = plot->axisCount() - 1;
+    const double low = plot->axisLow(objective);
+    const double high = plot->axisHigh(objective);
+    plot->setBrush(objective, low + (high - low) / 2, high);
+    waitFor(500, nullptr);
+    ok = save(view, out + QStringLiteral("/sweep-brushed.png")) && ok;
+    if (auto *plots = view->findChild<QTabWidget *>(QStringLiteral("sweepPlots"))) {
+        plots->setCurrentIndex(1);
+        waitFor(500, nullptr);
+        ok = save(plots, out + QStringLiteral("/sweep-best.png")) && ok;
+        plots->setCurrentIndex(2);
+        waitFor(500, nullptr);
+        ok = save(plots, out + QStringLiteral("/sweep-rungs.png")) && ok;
+    }
+    return ok && runner->isDone(QStringLiteral("lr-dim")) ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -119,6 +269,9 @@ int main(int argc, char **argv)
     initDesktopApp();
     if (argc > 3 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--cluster")) {
         return clusterShots(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    }
+    if (argc > 2 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--sweep")) {
+        return sweepShots(QString::fromLocal8Bit(argv[2]));
     }
     const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("docs/screenshots");
     // The demo's KG runs end within seconds on a CPU; the CNN trains on.
