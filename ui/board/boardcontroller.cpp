@@ -5,6 +5,7 @@
 #include "dispatch/board.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
+#include "sweep/sweepcommands.h"
 
 #include <QAction>
 #include <QUndoStack>
@@ -216,6 +217,14 @@ bool BoardController::addLane(const QString &device, int slotCount)
     }
     return push(new AddLaneCommand(
         m_orchestrator, [this](const QString &m) { reportFailure(m); }, device, slotCount));
+}
+
+bool BoardController::addSweep(const SweepSpec &sweep)
+{
+    if (!m_orchestrator) {
+        return false;
+    }
+    return push(new AddSweepCommand(m_orchestrator, sweep, [this](const QString &m) { reportFailure(m); }));
 }
 
 bool BoardController::removeLane(int lane)

@@ -14,6 +14,8 @@ class QUndoStack;
 
 namespace trainyard {
 
+struct SweepSpec;
+
 class Orchestrator;
 
 /// The board's edits: the only place that pushes onto the open experiment's
@@ -76,6 +78,8 @@ public:
     /// Removes an empty lane.
     bool removeLane(int lane);
     bool editLane(int lane, const QString &device, int slotCount);
+    /// Adds a sweep built in the app to the board's SweepRunner (its trials come as it places them).
+    bool addSweep(const SweepSpec &sweep);
 
     // Edits of several runs, one undo step for all; true when any run changed.
 

@@ -11,7 +11,7 @@ namespace trainyard {
 class Orchestrator;
 
 /// Adds a sweep built in the app to the board's SweepRunner, as one undo
-/// step of the open document; undo removes it again while none of its
+/// step of the open document (BoardController::addSweep); undo removes it again while none of its
 /// trials is active (the runner refuses otherwise, and the step is dropped
 /// from the history with the runner's message).
 class AddSweepCommand : public QUndoCommand

@@ -8,16 +8,13 @@
 #include "editors/specdialogs.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
-#include "sweep/sweepcommands.h"
 #include "sweep/sweepeditordialog.h"
 #include "sweep/sweeprunner.h"
 #include "sweep/sweepview.h"
 
 #include <QMainWindow>
-#include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QUndoStack>
 
 namespace trainyard {
 
@@ -65,8 +62,8 @@ bool SweepPanel::editSweep(const QJsonObject &base)
         if (addSweep(dialog.json(), &error)) {
             return true;
         }
-        // A name taken by another sweep, say: the editor stays open with what was typed.
-        QMessageBox::warning(m_window, tr("Sweep"), error);
+        // A name taken by another sweep, say (the window said why): the editor stays open with what was typed.
+        Q_EMIT message(error);
     }
     return false;
 }
@@ -84,15 +81,16 @@ bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
         }
         return false;
     }
-    m_refusal.clear();
-    auto *command = new AddSweepCommand(orchestrator, *spec, [this](const QString &text) {
-        m_refusal = text; // also an undo's refusal, later
-        Q_EMIT message(text);
-    });
-    m_controller->undoStack()->push(command); // deleted by the stack at once when refused (obsolete)
-    if (!m_refusal.isEmpty()) {
+    // Through the BoardController, the one pusher onto the document's undo
+    // stack: a refusal reaches the window as its editFailed.
+    QString refusal;
+    const QMetaObject::Connection said =
+        connect(m_controller, &BoardController::editFailed, this, [&refusal](const QString &text) { refusal = text; });
+    const bool added = m_controller->addSweep(*spec);
+    disconnect(said);
+    if (!added) {
         if (error) {
-            *error = m_refusal;
+            *error = refusal;
         }
         return false;
     }

@@ -42,7 +42,6 @@ private:
     BoardController *m_controller;
     QWidget *m_window;
     SweepView *m_view;
-    QString m_refusal; ///< the runner's last refusal of an AddSweepCommand
 };
 
 } // namespace trainyard
