@@ -5,6 +5,7 @@
 #include "sweep/sweeptablemodel.h"
 #include "sweep/sweepview.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QTableView>
 #include <QtTest>
@@ -186,6 +187,37 @@ private Q_SLOTS:
         BestSoFarPlot plot;
         plot.setReports(reports, true, QStringLiteral("valid/mrr"));
         QCOMPARE(plot.bestSteps().size(), 2);
+    }
+
+    // A large sweep: every trial a row and a line, brushing still exact; the time one redraw takes is printed.
+    void thousandTrials()
+    {
+        QList<TrialInfo> many;
+        for (int i = 0; i < 1000; ++i) {
+            many << trial(i, std::pow(10.0, -4 + 3.0 * (i % 97) / 96), 50 << (i % 3), 0.001 * (i % 500),
+                          i % 10 == 0 ? TrialInfo::Phase::Failed : TrialInfo::Phase::Finished, i % 3);
+        }
+        SweepView view;
+        view.resize(1400, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QElapsedTimer timer;
+        timer.start();
+        view.showSweep(spec(), many);
+        const qint64 shown = timer.elapsed();
+        const QPixmap parallel = view.parallelPlot()->grab();
+        const qint64 plotted = timer.elapsed();
+        const QPixmap pixmap = view.grab();
+        qInfo("1000 trials: set in %lld ms, parallel plot painted in %lld ms, the whole view in %lld ms",
+              qlonglong(shown), qlonglong(plotted - shown), qlonglong(timer.elapsed() - plotted));
+        view.showSweep(spec(), many);
+        const QPixmap again = view.grab();
+        qInfo("new reports of the 1000, shown and painted: %lld ms", qlonglong(timer.elapsed() - plotted));
+        QVERIFY(!pixmap.isNull());
+        QCOMPARE(view.tableModel()->rowCount(), 1000);
+        view.parallelPlot()->setBrush(1, 150, 250); // dim 200: every third trial
+        QCOMPARE(view.tableModel()->rowCount(), 333);
+        QCOMPARE(view.tableModel()->trialAt(332).phase, TrialInfo::Phase::Failed); // failed last, still
     }
 
     void rungLadderCounts()

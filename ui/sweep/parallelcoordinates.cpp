@@ -4,7 +4,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPainterPath>
+#include <QVarLengthArray>
 
 #include <algorithm>
 #include <cmath>
@@ -278,6 +278,7 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent *)
         p.drawText(rect(), Qt::AlignCenter, tr("No trials yet"));
     }
     const std::optional<QSet<int>> visible = visibleTrials();
+    const bool many = m_trials.size() > 200; // thin lines: a thousand wide antialiased ones take a frame's time
     // Greyed trials first, so the selected ones lie on top; the best last.
     QList<TrialInfo> order = m_trials;
     std::stable_sort(order.begin(), order.end(), [&](const TrialInfo &a, const TrialInfo &b) {
@@ -292,30 +293,30 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent *)
     });
     for (const TrialInfo &t : std::as_const(order)) {
         const bool selected = !visible || visible->contains(t.index);
-        QPainterPath path;
-        bool drawing = false;
-        for (int i = 0; i < axisCount(); ++i) {
-            const double f = fraction(m_axes.at(i), trialValue(m_axes.at(i), t));
-            if (std::isnan(f)) {
-                drawing = false; // a gap where the trial has no value (the objective not reported yet)
-                continue;
-            }
-            const QPointF pt(axisX(i), r.bottom() - std::clamp(f, 0.0, 1.0) * r.height());
-            if (drawing) {
-                path.lineTo(pt);
-            } else {
-                path.moveTo(pt);
-                drawing = true;
-            }
-        }
         QColor c = selected ? objectiveColor(t.phase == TrialInfo::Phase::Failed ? kNaN : t.objective)
                             : QColor(200, 200, 200, 110);
-        QPen pen(c, selected ? 1.8 : 1.0);
+        QPen pen(c, selected && many ? 1.0 : selected ? 1.8 : 1.0);
         if (t.phase == TrialInfo::Phase::Failed) {
             pen.setStyle(Qt::DashLine);
         }
         p.setPen(pen);
-        p.drawPath(path);
+        // Polylines, not paths: a path is filled as an outline, several times slower with a thousand trials.
+        QVarLengthArray<QPointF, 16> line;
+        const auto flush = [&] {
+            if (line.size() > 1) {
+                p.drawPolyline(line.data(), int(line.size()));
+            }
+            line.clear();
+        };
+        for (int i = 0; i < axisCount(); ++i) {
+            const double f = fraction(m_axes.at(i), trialValue(m_axes.at(i), t));
+            if (std::isnan(f)) {
+                flush(); // a gap where the trial has no value (the objective not reported yet)
+                continue;
+            }
+            line.append(QPointF(axisX(i), r.bottom() - std::clamp(f, 0.0, 1.0) * r.height()));
+        }
+        flush();
     }
     // Axes, their titles, end ticks and brushes on top of the lines.
     const QColor text = palette().color(QPalette::Text);

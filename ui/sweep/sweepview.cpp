@@ -178,12 +178,12 @@ void SweepView::refresh()
     const SweepSpec *sweep = m_runner ? m_runner->sweep(currentSweep()) : nullptr;
     if (!sweep) {
         if (m_runner) {
-            show(SweepSpec(), {}, {});
+            display(SweepSpec(), {}, {});
         }
         return;
     }
     const QList<TrialInfo> trials = m_runner->trials(sweep->name);
-    show(*sweep, trials, reports(*sweep, trials));
+    display(*sweep, trials, reports(*sweep, trials));
     m_progress->setText(m_runner->progressLine(sweep->name));
 }
 
@@ -197,11 +197,11 @@ void SweepView::showSweep(const SweepSpec &sweep, const QList<TrialInfo> &trials
         }
         m_sweeps->setCurrentIndex(m_sweeps->findText(sweep.name));
     }
-    show(sweep, trials, reports);
+    display(sweep, trials, reports);
 }
 
-void SweepView::show(const SweepSpec &sweep, const QList<TrialInfo> &trials,
-                     const QList<BestSoFarPlot::Report> &reports)
+void SweepView::display(const SweepSpec &sweep, const QList<TrialInfo> &trials,
+                        const QList<BestSoFarPlot::Report> &reports)
 {
     const int selected = selectedTrial();
     m_trials = trials;

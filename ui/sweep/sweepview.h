@@ -71,7 +71,7 @@ Q_SIGNALS:
 private:
     void refreshSweeps();
     void refresh();
-    void show(const SweepSpec &sweep, const QList<TrialInfo> &trials, const QList<BestSoFarPlot::Report> &reports);
+    void display(const SweepSpec &sweep, const QList<TrialInfo> &trials, const QList<BestSoFarPlot::Report> &reports);
     QList<BestSoFarPlot::Report> reports(const SweepSpec &sweep, const QList<TrialInfo> &trials) const;
     void updateButtons();
 
