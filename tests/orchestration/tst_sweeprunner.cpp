@@ -16,6 +16,8 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -90,12 +92,19 @@ private:
         return session;
     }
 
-    static bool runToEnd(Session *s, const QString &sweep, int ms = 90000)
+    static bool runToEnd(Session *s, const QString &sweep, int ms = 60000)
     {
         Orchestrator *orch = s->orchestrator();
         orch->dispatcher()->startAll();
-        return QTest::qWaitFor([&] { return orch->sweeps()->isDone(sweep) && orch->dispatcher()->activeCount() == 0; },
-                               ms);
+        if (QTest::qWaitFor([&] { return orch->sweeps()->isDone(sweep) && orch->dispatcher()->activeCount() == 0; },
+                            ms))
+            return true;
+        // What it waits for, to read in the failure's log.
+        qWarning("%s: %s", qPrintable(sweep), qPrintable(orch->sweeps()->progressLine(sweep)));
+        for (const TrialInfo &t : orch->sweeps()->trials(sweep))
+            qWarning("trial %d: phase %d, run state %s, %s", t.index + 1, int(t.phase),
+                     qPrintable(runStateName(orch->runs()->value(t.run).state)), qPrintable(t.reason));
+        return false;
     }
 
     static QHash<TrialInfo::Phase, int> phases(const QList<TrialInfo> &trials)
@@ -312,6 +321,65 @@ private Q_SLOTS:
                      qPrintable(warnings.join(QLatin1Char('\n'))));
             QVERIFY(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("starts from what its run folders say")));
         }
+    }
+
+    // `trainyard run` runs the file's sweep beside a plain run, one progress
+    // line per change, and ends; `export --summary` writes a row per run.
+    void headlessRunAndSummary()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("cli"), {0.3, 0.9, 0.5, 0.2, 0.7, 0.4}, 8);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        const QString root = m_dir.filePath(QStringLiteral("cli-runs"));
+        QJsonObject file = experimentJson(QStringLiteral("cli"), root,
+                                          {lane(QStringLiteral("cpu"), 2, {fakeSpec(QStringLiteral("plain"), 20)})});
+        file.insert(QStringLiteral("sweeps"), QJsonArray{sweep.toJson()});
+        const QString path = m_dir.filePath(QStringLiteral("cli.json"));
+        QVERIFY(writeFile(path, QJsonDocument(file).toJson()));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        const ProcessOutcome run = runProcess(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), path}, env, 90000);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+        QStringList progress;
+        for (const QString &line : run.out.split(QLatin1Char('\n')))
+            if (line.contains(QStringLiteral("cli: rung 1: ")))
+                progress << line;
+        QVERIFY2(progress.size() >= 3, qPrintable(run.out));
+        QVERIFY2(progress.last().contains(QStringLiteral("rung 1: 6/6 · rung 2: ")), qPrintable(run.out));
+        QVERIFY2(progress.last().contains(QStringLiteral("best valid/mrr")), qPrintable(run.out));
+        QCOMPARE(progress.removeDuplicates(), progress.size() > 1 ? 1 : 0); // the final line once more, nothing else
+
+        const ProcessOutcome summary = runProcess(
+            QStringLiteral(TRAINYARD_BIN), {QStringLiteral("export"), QStringLiteral("--summary"), path}, env, 30000);
+        QVERIFY2(summary.exitCode == 0, qPrintable(summary.all()));
+        const QStringList rows = summary.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(rows.size(), 1 + 1 + 6);
+        const QStringList header = rows.first().split(QLatin1Char(','));
+        QCOMPARE(header.mid(0, 4), (QStringList{QStringLiteral("run"), QStringLiteral("sweep"), QStringLiteral("trial"),
+                                                QStringLiteral("state")}));
+        const qsizetype quality = header.indexOf(QStringLiteral("model.quality"));
+        const qsizetype final = header.indexOf(QStringLiteral("valid/mrr:final"));
+        const qsizetype best = header.indexOf(QStringLiteral("valid/mrr:best"));
+        QVERIFY(quality > 0 && final > 0 && best > 0);
+        QCOMPARE(rows.at(1).split(QLatin1Char(',')).mid(0, 4),
+                 (QStringList{QStringLiteral("plain"), QString(), QString(), QStringLiteral("finished")}));
+        int paused = 0;
+        for (int i = 2; i < rows.size(); ++i) {
+            const QStringList f = rows.at(i).split(QLatin1Char(','));
+            QCOMPARE(f.size(), header.size());
+            QCOMPARE(f.at(0), QStringLiteral("cli-%1").arg(i - 1));
+            QCOMPARE(f.at(1), QStringLiteral("cli"));
+            QCOMPARE(f.at(2), QString::number(i - 1));
+            QVERIFY2(f.at(3) == QStringLiteral("paused") || f.at(3) == QStringLiteral("finished"),
+                     qPrintable(rows.at(i)));
+            paused += f.at(3) == QStringLiteral("paused") ? 1 : 0;
+            QCOMPARE(f.at(quality).toDouble(), sweep.space.first().values.at(i - 2).toDouble());
+            QVERIFY(f.at(best).toDouble() >= f.at(final).toDouble()); // mrr grows: its last is its best
+            QVERIFY(f.at(final).toDouble() > 0);
+        }
+        QVERIFY(paused >= 2);
     }
 };
 

@@ -7,12 +7,18 @@
 #include "metrics/metricstore.h"
 #include "protocol/metricrecord.h"
 #include "runstore/runstore.h"
+#include "sweep/sweepspec.h"
+#include "sweep/sweepstatefile.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
+#include <QLocale>
 #include <QLoggingCategory>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace trainyard {
@@ -38,6 +44,131 @@ QStringList runNamesOf(const Experiment &experiment)
     return names;
 }
 
+// A run of a sweep: its sweep, its trial (1-based, as in its name), paused by it.
+struct TrialOf
+{
+    QString sweep;
+    int trial = 0;
+    bool paused = false;
+};
+
+// Which run folders are sweeps' trials: as each sweep's state file says,
+// else the trial names its spec makes.
+QHash<QString, TrialOf> trialsOf(const Experiment &experiment, const QString &root)
+{
+    QHash<QString, TrialOf> trials;
+    for (const SweepSpec &sweep : experiment.sweeps) {
+        QString error;
+        const std::optional<SweepState> state = SweepStateFile::read(SweepStateFile::path(root, sweep.name), &error);
+        if (!error.isEmpty())
+            printWarning(error);
+        if (state) {
+            for (const SweepState::Trial &t : state->trials)
+                trials.insert(t.run, TrialOf{sweep.name, t.index + 1, t.paused});
+        } else {
+            for (int i = 0; i < sweep.trialCount(); ++i)
+                trials.insert(SweepSpec::trialName(sweep.name, i), TrialOf{sweep.name, i + 1, false});
+        }
+    }
+    return trials;
+}
+
+QByteArray number(double value)
+{
+    return std::isnan(value) ? QByteArray() : QByteArray::number(value, 'g', QLocale::FloatingPointShortest);
+}
+
+// Whether a metric's best value is its lowest: losses and errors.
+bool lowerIsBetter(const QString &metric)
+{
+    const QString last = metric.section(QLatin1Char('/'), -1).toLower();
+    return last.contains(QStringLiteral("loss")) || last.contains(QStringLiteral("error"))
+           || last == QStringLiteral("mse") || last == QStringLiteral("mae") || last == QStringLiteral("rmse")
+           || last == QStringLiteral("nll") || last == QStringLiteral("perplexity");
+}
+
+// `--summary`: one row per run: run,sweep,trial,state, its spec's values
+// flattened (RunSpecView), then each metric's final and best value (a
+// sweep's objective by its mode, losses and errors lowest, else highest).
+bool writeSummary(const Experiment &experiment, const RunStore &store, const QStringList &selected, QFile &out)
+{
+    const QHash<QString, TrialOf> trials = trialsOf(experiment, store.root());
+    QHash<QString, bool> minimized; // the sweeps' objectives
+    for (const SweepSpec &sweep : experiment.sweeps)
+        minimized.insert(sweep.objective, !sweep.maximize);
+    struct Row
+    {
+        QByteArray run, sweep, trial, state;
+        QHash<QString, QString> params;
+        QHash<QString, QPair<double, double>> metrics; // final, best
+    };
+    QList<Row> rows;
+    QStringList paramKeys, metricNames;
+    MetricStore metrics;
+    for (const QString &name : selected) {
+        Row row;
+        row.run = MetricsCsvWriter::field(name);
+        const TrialOf trial = trials.value(name);
+        row.sweep = MetricsCsvWriter::field(trial.sweep);
+        row.trial = trial.trial > 0 ? QByteArray::number(trial.trial) : QByteArray();
+        RunInfo info;
+        const bool hasStatus = store.readStatus(name, &info);
+        row.state = !hasStatus                                        ? QByteArray("unknown")
+                    : trial.paused && info.state == RunState::Stopped ? QByteArray("paused")
+                                                                      : runStateName(info.state).toUtf8();
+        for (const RunSpecView::Param &p : RunSpecView(store.readSpec(name)).flattened()) {
+            if (p.key == QStringLiteral("name"))
+                continue;
+            if (!paramKeys.contains(p.key))
+                paramKeys << p.key;
+            row.params.insert(p.key, RunSpecView::valueText(p.value));
+        }
+        const RunStore::ReadResult read =
+            store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(1, record); });
+        if (!read.error.isEmpty())
+            printWarning(read.error);
+        for (const QString &metric : metrics.metricNames(1)) {
+            if (metric == QStringLiteral("epoch") || metric.endsWith(QStringLiteral("/epoch")))
+                continue; // the resource, not a result
+            const MetricSeries *series = metrics.series(1, metric);
+            if (!series || series->isEmpty())
+                continue;
+            const bool low = minimized.contains(metric) ? minimized.value(metric) : lowerIsBetter(metric);
+            double best = qQNaN();
+            for (std::size_t i = 0; i < series->size(); ++i) {
+                const double v = series->value(i);
+                if (!std::isnan(v) && (std::isnan(best) || (low ? v < best : v > best)))
+                    best = v;
+            }
+            if (!metricNames.contains(metric))
+                metricNames << metric;
+            row.metrics.insert(metric, {series->lastValue(), best});
+        }
+        metrics.removeRun(1);
+        rows << row;
+    }
+    std::sort(metricNames.begin(), metricNames.end());
+    QByteArray text = "run,sweep,trial,state";
+    for (const QString &key : std::as_const(paramKeys))
+        text += ',' + MetricsCsvWriter::field(key);
+    for (const QString &metric : std::as_const(metricNames))
+        text += ',' + MetricsCsvWriter::field(metric + QStringLiteral(":final")) + ','
+                + MetricsCsvWriter::field(metric + QStringLiteral(":best"));
+    text += '\n';
+    for (const Row &row : std::as_const(rows)) {
+        text += row.run + ',' + row.sweep + ',' + row.trial + ',' + row.state;
+        for (const QString &key : std::as_const(paramKeys))
+            text += ',' + (row.params.contains(key) ? MetricsCsvWriter::field(row.params.value(key)) : QByteArray());
+        for (const QString &metric : std::as_const(metricNames)) {
+            const auto it = row.metrics.constFind(metric);
+            text +=
+                ',' + (it != row.metrics.constEnd() ? number(it->first) + ',' + number(it->second) : QByteArray(","));
+        }
+        text += '\n';
+    }
+    return out.write(text) == text.size() && out.flush();
+}
+
 } // namespace
 
 int exportCommand(const QStringList &args)
@@ -49,7 +180,9 @@ int exportCommand(const QStringList &args)
         QStringLiteral("trainyard.metrics.warning=false\ntrainyard.runstore.warning=false"));
 
     CommandLine commandLine(
-        QStringLiteral("export"), {QStringLiteral("trainyard export [--runs NAME,...] EXPERIMENT.json > runs.csv")},
+        QStringLiteral("export"),
+        {QStringLiteral("trainyard export [--runs NAME,...] EXPERIMENT.json > runs.csv"),
+         QStringLiteral("trainyard export --summary [--runs NAME,...] EXPERIMENT.json > summary.csv")},
         QStringLiteral("Writes the metrics of an experiment's runs, read from their run folders, as CSV on stdout:\n"
                        "run,step,epoch,wall,metric,value (one line per value). It only reads files, so it works\n"
                        "while the experiment trains."));
@@ -57,6 +190,10 @@ int exportCommand(const QStringList &args)
         QStringLiteral("runs"), QStringLiteral("only these runs (repeat the option or separate names by commas)"),
         QStringLiteral("NAME,..."));
     commandLine.addOption(runsOption);
+    const QCommandLineOption summaryOption(
+        QStringLiteral("summary"),
+        QStringLiteral("one row per run instead: run,sweep,trial,state, its parameters, each metric's final and best"));
+    commandLine.addOption(summaryOption);
     commandLine.addPositionalArgument(QStringLiteral("EXPERIMENT.json"), QStringLiteral("the experiment file"),
                                       QStringLiteral("EXPERIMENT.json"));
     commandLine.setNotes(QStringLiteral("Exit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not "
@@ -77,7 +214,11 @@ int exportCommand(const QStringList &args)
         return kExitBadUsage;
     }
     const RunStore store(RunStore::rootFor(*experiment, QFileInfo(file).absoluteFilePath()));
-    const QStringList boardRuns = runNamesOf(*experiment);
+    QStringList boardRuns = runNamesOf(*experiment);
+    for (const SweepSpec &sweep : experiment->sweeps) // its trials, in order, then the folders' other runs
+        for (int i = 0; i < sweep.trialCount(); ++i)
+            if (QFileInfo::exists(store.runDir(SweepSpec::trialName(sweep.name, i))))
+                boardRuns << SweepSpec::trialName(sweep.name, i);
     const QStringList folders = store.runNames();
     auto metricsFile = [&](const QString &name) { return store.runDir(name) + QStringLiteral("/metrics.jsonl"); };
 
@@ -117,6 +258,10 @@ int exportCommand(const QStringList &args)
     QFile out;
     if (!out.open(stdout, QIODevice::WriteOnly))
         return fail(QStringLiteral("cannot write to stdout: ") + out.errorString(), 1);
+    if (parser.isSet(summaryOption))
+        return writeSummary(*experiment, store, selected, out)
+                   ? 0
+                   : fail(QStringLiteral("cannot write the CSV: ") + out.errorString(), 1);
     MetricsCsvWriter csv(&out);
     MetricStore metrics;
     RunId id = 0;

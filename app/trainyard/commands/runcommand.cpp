@@ -19,6 +19,7 @@
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
+#include "sweep/sweeprunner.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -170,6 +171,16 @@ int runCommand(const QStringList &args)
                          printer.message(QStringLiteral("%1: a new attempt; the earlier one is kept in %2")
                                              .arg(orchestrator->runs()->value(id).name, dir));
                      });
+    // One line per sweep whenever it changes.
+    QHash<QString, QString> sweepLines;
+    SweepRunner *sweeps = orchestrator->sweeps();
+    QObject::connect(sweeps, &SweepRunner::trialsChanged, app, [&](const QString &sweep) {
+        const QString line = sweeps->progressLine(sweep);
+        if (line != sweepLines.value(sweep)) {
+            sweepLines.insert(sweep, line);
+            printer.message(sweep + QStringLiteral(": ") + line);
+        }
+    });
     QObject::connect(orchestrator->dispatcher(), &Dispatcher::idle, app, &QCoreApplication::quit);
     QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 
@@ -177,8 +188,14 @@ int runCommand(const QStringList &args)
     app->exec();
 
     printer.finish();
-    const int finished = orchestrator->dispatcher()->finishedCount();
+    int finished = orchestrator->dispatcher()->finishedCount();
     const int total = orchestrator->dispatcher()->totalCount();
+    // A trial its sweep paused or stopped has ended as the search meant.
+    int endedBySweep = 0;
+    for (const SweepSpec &sweep : sweeps->sweeps()) {
+        for (const TrialInfo &t : sweeps->trials(sweep.name))
+            endedBySweep += t.phase == TrialInfo::Phase::Paused || t.phase == TrialInfo::Phase::Stopped ? 1 : 0;
+    }
     if (!terminal) // on a terminal the redrawn block ends with it already
         std::fprintf(stdout, "%d of %d finished\n", finished, total);
     for (RunId id : orchestrator->board()->runIds()) {
@@ -190,8 +207,12 @@ int runCommand(const QStringList &args)
                          qPrintable(why));
         }
     }
+    for (const SweepSpec &sweep : sweeps->sweeps())
+        std::fprintf(stdout, "%s: %s%s\n", qPrintable(sweep.name), qPrintable(sweeps->progressLine(sweep.name)),
+                     sweeps->isDone(sweep.name) ? "" : " (not done)");
     std::fflush(stdout);
     session.close(false); // nothing runs any more: closes at once
+    finished += endedBySweep;
     return finished == total ? kExitSuccess : kExitIncomplete;
 }
 

@@ -2,9 +2,9 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
-#include "experiment/runspecview.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "sweep/sweepsearch.h"
 #include "sweep/sweepstatefile.h"
 
 #include <QDir>
@@ -16,57 +16,8 @@
 
 namespace trainyard {
 
-namespace {
-
-struct Trial
-{
-    int index = -1;
-    RunId run = 0;
-    QString name;
-    int lane = 0;
-    bool paused = false, stopped = false;
-    bool failed = false; // could not be placed, or its run left the board
-    QString reason;
-    std::size_t seen = 0; // objective points read
-    quint64 revision = 0;
-    double best = qQNaN();
-    double resource = -1;
-    bool replay = false; // placed back at an opening: its points are read back first
-};
-
-struct Sweep
-{
-    SweepSpec spec;
-    std::unique_ptr<Asha> asha;
-    std::unique_ptr<MedianRule> median;
-    std::map<int, Trial> trials; // the placed ones, by index
-    bool paused = false, stopped = false;
-
-    explicit Sweep(const SweepSpec &s)
-        : spec(s)
-    {
-        const SweepStopping &st = s.stopping;
-        if (st.rule == SweepStopping::Rule::Asha)
-            asha = std::make_unique<Asha>(st.min, st.max, st.eta, s.maximize, s.objective, st.resource);
-        else if (st.rule == SweepStopping::Rule::Median)
-            median = std::make_unique<MedianRule>(st.min, s.maximize, s.objective, st.resource);
-    }
-    bool better(double a, double b) const { return std::isnan(b) || (spec.maximize ? a > b : a < b); }
-};
-
-// A trial's run spec: the sweep's, trained up to the stopping rule's max.
-QJsonObject trialRunSpec(const SweepSpec &s, int index)
-{
-    QJsonObject spec = s.trialSpec(index);
-    if (s.stopping.rule != SweepStopping::Rule::None && s.stopping.max > 0 && !spec.contains(QStringLiteral("program")))
-        setSpecValue(spec,
-                     s.stopping.resource == QStringLiteral("step") ? QStringLiteral("train.max_steps")
-                                                                   : QStringLiteral("train.epochs"),
-                     qint64(std::ceil(s.stopping.max)));
-    return spec;
-}
-
-} // namespace
+using Sweep = SweepSearch;
+using Trial = SweepSearch::Trial;
 
 struct SweepRunner::State
 {
@@ -89,28 +40,13 @@ struct SweepRunner::State
     {
         const RunInfo *r = runs->find(id);
         Sweep *s = r ? find(r->sweep) : nullptr;
-        auto it = s ? s->trials.find(r->trial) : std::map<int, Trial>::iterator();
-        if (!s || it == s->trials.end() || it->second.run != id)
+        Trial *t = s ? s->trial(r->trial) : nullptr;
+        if (!t || t->run != id)
             return nullptr;
         *sweep = s;
-        return &it->second;
+        return t;
     }
-    TrialInfo::Phase phase(const Trial &t) const
-    {
-        using P = TrialInfo::Phase;
-        const RunInfo *r = t.run ? runs->find(t.run) : nullptr;
-        if (t.failed || (t.run && !r))
-            return P::Failed;
-        if (!r)
-            return P::Waiting;
-        if (r->state == RunState::Queued || isActive(r->state))
-            return P::Training;
-        if (r->state == RunState::Finished)
-            return P::Finished;
-        if (r->state == RunState::Stopped)
-            return t.paused ? P::Paused : P::Stopped;
-        return P::Failed;
-    }
+    TrialInfo::Phase phase(const Sweep &s, const Trial &t) const { return s.phase(t, *runs); }
     QList<int> lanes(const Sweep &s) const
     {
         QList<int> out;
@@ -135,10 +71,10 @@ struct SweepRunner::State
     }
     void save(const Sweep &s) const;
     RunId place(Sweep &s, int index, int lane, const QString &name, QString *error);
-    std::optional<int> promotion(Sweep &s) const;
     bool resume(Sweep &s, Trial &t, int lane, QString *error);
     void restore(Sweep &s, QStringList *warnings);
     bool consume(RunId id, Sweep **changed);
+    void stop(Sweep &s, const QList<SweepSearch::Stop> &stops);
 };
 
 void SweepRunner::State::save(const Sweep &s) const
@@ -149,7 +85,7 @@ void SweepRunner::State::save(const Sweep &s) const
     state.specHash = SweepStateFile::specHash(s.spec);
     state.paused = s.paused;
     state.stopped = s.stopped;
-    for (const auto &[index, t] : s.trials) {
+    for (const auto &[index, t] : s.placed()) {
         if (t.name.isEmpty())
             continue; // never placed: nothing on disk to come back to
         state.trials << SweepState::Trial{index, t.name, t.lane, t.paused, t.stopped, t.reason};
@@ -161,11 +97,10 @@ void SweepRunner::State::save(const Sweep &s) const
 
 RunId SweepRunner::State::place(Sweep &s, int index, int lane, const QString &name, QString *error)
 {
-    QJsonObject spec = trialRunSpec(s.spec, index);
+    QJsonObject spec = s.trialRunSpec(index);
     if (!name.isEmpty())
         spec.insert(QStringLiteral("name"), name);
-    Trial &t = s.trials[index];
-    t.index = index;
+    Trial &t = s.place(index);
     t.lane = lane;
     // Marked as the sweep's before the board's edit lets the dispatcher start it.
     const QList<RunId> ids = board->addRun(lane, spec, 1, -1, error);
@@ -183,51 +118,26 @@ RunId SweepRunner::State::place(Sweep &s, int index, int lane, const QString &na
     return t.run;
 }
 
-std::optional<int> SweepRunner::State::promotion(Sweep &s) const
-{
-    if (!s.asha)
-        return std::nullopt;
-    while (const std::optional<int> p = s.asha->promotable()) {
-        const auto it = s.trials.find(*p);
-        const RunInfo *r = it != s.trials.end() ? runs->find(it->second.run) : nullptr;
-        if (r && r->state == RunState::Stopped && it->second.paused)
-            return p;
-        if (r && isActive(r->state))
-            break; // its pause is under way: promoted once it has ended
-        // Ended otherwise: nothing to resume; ASHA forgets the pause.
-        if (r && r->state == RunState::Finished)
-            s.asha->promote(*p);
-        else
-            s.asha->fail(*p);
-    }
-    // Paused as the saved state says, but the records rebuilt from the
-    // metrics (in another order) let it go on.
-    for (const auto &[index, t] : s.trials) {
-        const RunInfo *r = runs->find(t.run);
-        if (t.paused && r && r->state == RunState::Stopped && !s.asha->isPaused(index))
-            return index;
-    }
-    return std::nullopt;
-}
-
 bool SweepRunner::State::resume(Sweep &s, Trial &t, int lane, QString *error)
 {
+    s.promote(t);
+    // Queued again from its checkpoint (its curve goes on where it paused)
+    // before it moves: no edit in between may find the board idle.
+    bool ok = dispatcher->retryRun(t.run, true, error);
     const RunInfo *r = runs->find(t.run);
-    if (r->lane != lane && !board->moveRun(t.run, lane, -1, error))
-        return false;
-    t.lane = lane;
-    t.paused = false;
-    t.reason.clear();
-    if (s.asha)
-        s.asha->promote(t.index);
-    // From its checkpoint (a stopped run's resume): its curve goes on where it paused.
-    if (!dispatcher->resumeRun(t.run, error)) {
+    if (ok && r->state == RunState::Queued && r->lane != lane)
+        ok = board->moveRun(t.run, lane, -1, error);
+    r = runs->find(t.run);
+    if (ok && r->state == RunState::Queued && !dispatcher->isDispatching())
+        ok = dispatcher->startRun(t.run, error); // promoted by hand while nothing dispatches
+    t.lane = runs->find(t.run)->lane;
+    if (!ok) {
         t.stopped = true;
         t.reason = QStringLiteral("could not resume: ") + (error ? *error : QString());
         setMessage(t.run, t.reason);
     }
     save(s);
-    return !t.stopped;
+    return ok;
 }
 
 void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
@@ -255,7 +165,7 @@ void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
     s.paused = state->paused;
     s.stopped = state->stopped;
     for (const SweepState::Trial &saved : std::as_const(state->trials)) {
-        if (saved.index >= s.spec.trialCount() || s.trials.count(saved.index)) {
+        if (saved.index >= s.spec.trialCount() || s.trial(saved.index)) {
             *warnings << QStringLiteral("sweep %1: %2: trial %3 is not one of its trials; left out")
                              .arg(s.spec.name, path)
                              .arg(saved.index + 1);
@@ -267,7 +177,7 @@ void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
             *warnings << QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(saved.index + 1).arg(why);
             continue;
         }
-        Trial &t = s.trials[saved.index];
+        Trial &t = *s.trial(saved.index);
         t.paused = saved.paused;
         t.stopped = saved.stopped;
         t.reason = saved.reason;
@@ -275,78 +185,29 @@ void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
     }
 }
 
-// Reads the trial's objective points since the last look into its rule and
-// applies what it says. A restored trial's points are read back first
-// (`replay`): they rebuild the rule's records, and only a decision at the
-// last rung its curve reaches can still hold. True when the trial changed.
+// The trial's new objective points through its search; stops what it decided.
 bool SweepRunner::State::consume(RunId id, Sweep **changed)
 {
     Sweep *s = nullptr;
     Trial *t = trialOf(id, &s);
-    if (t && t->replay && (t->paused || t->stopped) && !t->reason.isEmpty())
-        setMessage(id, t->reason); // over status.json's "stopped on request": the card says why
-    const MetricSeries *series = t ? metrics->series(id, s->spec.objective) : nullptr;
-    if (!series)
+    if (!t)
         return false;
-    if (series->revision() != t->revision) { // points dropped at a resume: they come again
-        t->revision = series->revision();
-        t->seen = std::min(t->seen, series->size());
-    }
-    const MetricSeries *epochs =
-        metrics->series(id, s->spec.objective.section(QLatin1Char('/'), 0, 0) + QStringLiteral("/epoch"));
-    const bool bySteps = s->spec.stopping.resource == QStringLiteral("step");
-    auto resourceAt = [&](std::size_t i) {
-        const std::int64_t step = series->step(i);
-        if (bySteps || !epochs)
-            return double(step);
-        const std::int64_t *begin = epochs->steps(), *end = begin + epochs->size();
-        const std::int64_t *at = std::lower_bound(begin, end, step);
-        return at != end && *at == step ? epochs->value(std::size_t(at - begin)) : double(step);
-    };
-    const QList<double> rungs = s->asha ? s->asha->rungs() : QList<double>();
-    const double reached = series->isEmpty() ? -1 : resourceAt(series->size() - 1);
-    const std::size_t from = t->seen;
-    const bool replay = t->replay;
-    t->replay = false;
-    for (std::size_t i = from; i < series->size(); ++i) {
-        const double value = series->value(i);
-        const double resource = resourceAt(i);
-        t->resource = resource;
-        if (std::isnan(value))
-            continue;
-        if (s->better(value, t->best))
-            t->best = value;
-        if (!replay && (t->paused || t->stopped))
-            continue; // decided: what it reports until it exits changes nothing
-        const StopDecision d = s->asha     ? s->asha->report(t->index, resource, value)
-                               : s->median ? s->median->report(t->index, resource, value)
-                                           : StopDecision{};
-        if (d.action == StopDecision::Action::Continue)
-            continue;
-        const RunInfo *r = runs->find(id);
-        const bool live = isActive(r->state) && r->state != RunState::Stopping;
-        // Whether this decision is still the trial's last word: no later point
-        // (live), or read back, no later rung that its curve reached.
-        const bool last = replay ? (d.rung < 0 ? i + 1 == series->size()
-                                               : d.rung + 1 >= rungs.size() || rungs.at(d.rung + 1) > reached)
-                                 : true;
-        const bool keepSaved = replay && last && r->state == RunState::Stopped && t->paused;
-        if (keepSaved || (d.action == StopDecision::Action::Stop && !live))
-            continue;
-        if (!last || !live || resource >= s->spec.stopping.max) {
-            if (s->asha && d.action == StopDecision::Action::Pause)
-                s->asha->promote(t->index); // it trained on past this rung, or finished
-            continue;
-        }
-        t->reason = d.reason;
-        (d.action == StopDecision::Action::Pause ? t->paused : t->stopped) = true;
-        setMessage(id, d.reason);
-        dispatcher->stopRun(id); // the worker checkpoints and exits 4: Stopped
-        save(*s);
-    }
-    t->seen = series->size();
+    if (t->replay && (t->paused || t->stopped) && !t->reason.isEmpty())
+        setMessage(id, t->reason); // over status.json's "stopped on request": the card says why
+    bool fresh = false;
+    stop(*s, s->read(*t, *metrics, *runs, &fresh));
     *changed = s;
-    return t->seen != from;
+    return fresh;
+}
+
+void SweepRunner::State::stop(Sweep &s, const QList<SweepSearch::Stop> &stops)
+{
+    for (const SweepSearch::Stop &stop : stops) {
+        setMessage(stop.run, stop.reason);
+        dispatcher->stopRun(stop.run); // the worker checkpoints and exits 4: Stopped
+    }
+    if (!stops.isEmpty())
+        save(s);
 }
 
 // ---- SweepRunner ------------------------------------------------------------
@@ -369,18 +230,7 @@ SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunRegistry *runs
         if (!t)
             return;
         d->consume(id, &s); // its last reports, before the batch says them
-        if (state == RunState::Stopped && !t->paused && !t->stopped) {
-            t->stopped = true;
-            t->reason = s->stopped ? QStringLiteral("the sweep was stopped") : QStringLiteral("stopped by hand");
-        } else if (state != RunState::Stopped) {
-            t->paused = t->stopped = false;
-            if (state != RunState::Finished && s->asha)
-                s->asha->fail(t->index); // out of the search, never its best
-            else if (state != RunState::Finished && s->median)
-                s->median->fail(t->index);
-            else if (s->asha && s->asha->isPaused(t->index))
-                s->asha->promote(t->index); // finished before its pause took
-        }
+        s->ended(*t, state);
         if (state == RunState::Stopped && !t->reason.isEmpty())
             d->setMessage(id, t->reason); // after the supervisor's words: the card says why
         d->save(*s);
@@ -395,8 +245,7 @@ SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunRegistry *runs
             t->run = 0;
             t->failed = true;
             t->reason = QStringLiteral("taken off the board");
-            if (s->asha)
-                s->asha->fail(t->index);
+            s->fail(t->index);
         }
     });
     dispatcher->setKeptStopped([this](RunId id) {
@@ -462,12 +311,12 @@ bool SweepRunner::removeSweep(const QString &name, QString *error)
     Sweep *s = d->find(name);
     if (!s)
         return refuse(error, QStringLiteral("no sweep %1").arg(name));
-    for (const auto &[index, t] : s->trials)
-        if (d->phase(t) == TrialInfo::Phase::Training)
+    for (const auto &[index, t] : s->placed())
+        if (d->phase(*s, t) == TrialInfo::Phase::Training)
             return refuse(error, QStringLiteral("%1 has trials in progress; stop them first").arg(name));
     // Its trials' folders stay; their runs leave the board with it.
     d->restoring = true;
-    for (const auto &[index, t] : s->trials)
+    for (const auto &[index, t] : s->placed())
         if (t.run && d->runs->contains(t.run))
             d->board->removeRun(t.run);
     d->restoring = false;
@@ -478,24 +327,8 @@ bool SweepRunner::removeSweep(const QString &name, QString *error)
 
 QList<TrialInfo> SweepRunner::trials(const QString &sweep) const
 {
-    QList<TrialInfo> out;
     const Sweep *s = d->find(sweep);
-    for (int i = 0; s && i < s->spec.trialCount(); ++i) {
-        TrialInfo info;
-        info.index = i;
-        info.values = s->spec.trialValues(i);
-        if (const auto it = s->trials.find(i); it != s->trials.end()) {
-            const Trial &t = it->second;
-            info.run = t.run;
-            info.phase = d->phase(t);
-            info.objective = t.best;
-            info.resource = t.resource;
-            info.reason = t.reason;
-            info.rung = s->asha ? s->asha->rungOf(i) : -1;
-        }
-        out << info;
-    }
-    return out;
+    return s ? s->trials(*d->runs) : QList<TrialInfo>();
 }
 
 QString SweepRunner::sweepOf(RunId run, int *trial) const
@@ -510,55 +343,13 @@ QString SweepRunner::sweepOf(RunId run, int *trial) const
 QString SweepRunner::progressLine(const QString &sweep) const
 {
     const Sweep *s = d->find(sweep);
-    if (!s)
-        return {};
-    QStringList parts;
-    const int total = s->spec.trialCount();
-    if (s->asha) {
-        const QList<double> rungs = s->asha->rungs();
-        for (int k = 0; k < rungs.size(); ++k) {
-            const qsizetype n = s->asha->rungRecords(k).size();
-            if (k == 0)
-                parts << QStringLiteral("rung 1: %1/%2").arg(n).arg(total);
-            else if (n > 0)
-                parts << QStringLiteral("rung %1: %2").arg(k + 1).arg(n);
-        }
-    }
-    int ended = 0;
-    const Trial *best = nullptr;
-    for (const auto &[index, t] : s->trials) {
-        const TrialInfo::Phase p = d->phase(t);
-        ended += p != TrialInfo::Phase::Waiting && p != TrialInfo::Phase::Training ? 1 : 0;
-        if (p != TrialInfo::Phase::Failed && !std::isnan(t.best) && (!best || s->better(t.best, best->best)))
-            best = &t;
-    }
-    if (!s->asha)
-        parts << QStringLiteral("%1/%2 trials ended").arg(ended).arg(total);
-    if (best) {
-        QStringList values;
-        const QJsonObject v = s->spec.trialValues(best->index);
-        for (auto it = v.begin(); it != v.end(); ++it)
-            values << it.key().section(QLatin1Char('.'), -1) + QLatin1Char(' ') + RunSpecView::valueText(it.value());
-        parts << QStringLiteral("best %1 %2, trial %3: %4")
-                     .arg(s->spec.objective, QString::number(best->best, 'g', 3))
-                     .arg(best->index + 1)
-                     .arg(values.join(QLatin1Char(' ')));
-    }
-    return parts.join(QStringLiteral(" · "));
+    return s ? s->progressLine(*d->runs) : QString();
 }
 
 bool SweepRunner::isDone(const QString &sweep) const
 {
     const Sweep *s = d->find(sweep);
-    if (!s)
-        return false;
-    for (int i = 0; i < s->spec.trialCount(); ++i) {
-        const auto it = s->trials.find(i);
-        const TrialInfo::Phase p = it == s->trials.end() ? TrialInfo::Phase::Waiting : d->phase(it->second);
-        if (p == TrialInfo::Phase::Training || (p == TrialInfo::Phase::Waiting && !s->stopped))
-            return false;
-    }
-    return s->stopped || !s->asha || !s->asha->promotable();
+    return s && s->isDone(*d->runs);
 }
 
 void SweepRunner::pauseSweep(const QString &sweep)
@@ -586,13 +377,16 @@ void SweepRunner::stopSweep(const QString &sweep)
     if (!s)
         return;
     s->stopped = true;
-    for (auto &[index, t] : s->trials) {
-        if (d->phase(t) == TrialInfo::Phase::Training && !t.paused) {
-            t.stopped = true;
-            t.reason = QStringLiteral("the sweep was stopped");
-            d->dispatcher->stopRun(t.run);
+    QList<SweepSearch::Stop> stops;
+    for (const auto &[index, t] : s->placed()) {
+        if (d->phase(*s, t) == TrialInfo::Phase::Training && !t.paused) {
+            Trial *active = s->trial(index);
+            active->stopped = true;
+            active->reason = QStringLiteral("the sweep was stopped");
+            stops << SweepSearch::Stop{t.run, active->reason};
         }
     }
+    d->stop(*s, stops);
     d->save(*s);
     Q_EMIT trialsChanged(sweep);
 }
@@ -617,12 +411,12 @@ bool SweepRunner::addTrials(const QString &sweep, int count, QString *error)
 bool SweepRunner::promoteTrial(const QString &sweep, int trial, QString *error)
 {
     Sweep *s = d->find(sweep);
-    auto it = s ? s->trials.find(trial) : std::map<int, Trial>::iterator();
-    if (!s || it == s->trials.end() || d->phase(it->second) != TrialInfo::Phase::Paused)
+    Trial *t = s ? s->trial(trial) : nullptr;
+    if (!t || d->phase(*s, *t) != TrialInfo::Phase::Paused)
         return refuse(error, QStringLiteral("trial %1 of %2 is not paused").arg(trial + 1).arg(sweep));
     for (int lane : d->lanes(*s))
         if (d->freeSlots(lane) > 0) {
-            const bool ok = d->resume(*s, it->second, lane, error);
+            const bool ok = d->resume(*s, *t, lane, error);
             Q_EMIT trialsChanged(sweep);
             return ok;
         }
@@ -632,16 +426,15 @@ bool SweepRunner::promoteTrial(const QString &sweep, int trial, QString *error)
 bool SweepRunner::stopTrial(const QString &sweep, int trial, QString *error)
 {
     Sweep *s = d->find(sweep);
-    auto it = s ? s->trials.find(trial) : std::map<int, Trial>::iterator();
-    const TrialInfo::Phase p = s && it != s->trials.end() ? d->phase(it->second) : TrialInfo::Phase::Waiting;
+    Trial *found = s ? s->trial(trial) : nullptr;
+    const TrialInfo::Phase p = found ? d->phase(*s, *found) : TrialInfo::Phase::Waiting;
     if (p != TrialInfo::Phase::Training && p != TrialInfo::Phase::Paused)
         return refuse(error, QStringLiteral("trial %1 of %2 is neither training nor paused").arg(trial + 1).arg(sweep));
-    Trial &t = it->second;
+    Trial &t = *found;
     t.paused = false;
     t.stopped = true;
     t.reason = QStringLiteral("stopped by hand");
-    if (s->asha)
-        s->asha->fail(trial); // never promoted again
+    s->fail(trial); // never promoted again
     if (p == TrialInfo::Phase::Training)
         d->dispatcher->stopRun(t.run, error);
     d->setMessage(t.run, t.reason);
@@ -674,17 +467,15 @@ void SweepRunner::fill()
                 if (lane < 0)
                     break;
                 QString error;
-                if (const std::optional<int> p = d->promotion(s)) {
-                    if (!d->resume(s, s.trials[*p], lane, &error))
+                if (const std::optional<int> p = s.promotion(*d->runs)) {
+                    if (!d->resume(s, *s.trial(*p), lane, &error))
                         Q_EMIT warning(
                             QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(*p + 1).arg(error));
                     placed = true;
                     continue;
                 }
-                int next = 0;
-                while (next < s.spec.trialCount() && s.trials.count(next))
-                    ++next;
-                if (next >= s.spec.trialCount())
+                const int next = s.nextNew();
+                if (next < 0)
                     break;
                 if (d->place(s, next, lane, QString(), &error) == 0)
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
