@@ -278,7 +278,9 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent *)
         p.drawText(rect(), Qt::AlignCenter, tr("No trials yet"));
     }
     const std::optional<QSet<int>> visible = visibleTrials();
-    const bool many = m_trials.size() > 200; // thin lines: a thousand wide antialiased ones take a frame's time
+    // Thin aliased lines for many trials: a thousand wide antialiased ones take more than a frame's time.
+    const bool many = m_trials.size() > 200;
+    p.setRenderHint(QPainter::Antialiasing, !many);
     // Greyed trials first, so the selected ones lie on top; the best last.
     QList<TrialInfo> order = m_trials;
     std::stable_sort(order.begin(), order.end(), [&](const TrialInfo &a, const TrialInfo &b) {
@@ -319,6 +321,7 @@ void ParallelCoordinatesPlot::paintEvent(QPaintEvent *)
         flush();
     }
     // Axes, their titles, end ticks and brushes on top of the lines.
+    p.setRenderHint(QPainter::Antialiasing);
     const QColor text = palette().color(QPalette::Text);
     QFontMetricsF fm(font());
     for (int i = 0; i < axisCount(); ++i) {
