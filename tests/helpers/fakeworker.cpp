@@ -4,7 +4,7 @@
 //
 // Same command line as trainyard-worker:
 //   trainyard-fake-worker --spec RUN.json --run-dir DIR [--connect unix:PATH|tcp:HOST:PORT]
-//                         [--token T] [--device D] [--threads N] [--resume]
+//                         [--token T] [--device D] [--threads N] [--resume] [--cpu-fallback]
 // The spec's "model" object says what to do:
 //   {"type": "fake", "steps": 50, "step_ms": 10, "behaviour": "train", "at_step": 10}
 // behaviour: train | crash (abort at at_step) | hang (silent from at_step,
@@ -233,6 +233,8 @@ int main(int argc, char **argv)
             o.device = value();
         else if (a == "--threads")
             value();
+        else if (a == "--cpu-fallback")
+            ; // a batch job's: the fake trains on no GPU anyway
         else if (a == "--resume")
             o.resume = true;
         else if (a == "--check")

@@ -1,0 +1,106 @@
+// A sweep over a CPU lane and a lane of the one-node test Slurm cluster
+// (testcluster.h) together: one queue, each trial on whichever lane frees
+// first, the batch jobs' curves from their metrics.jsonl. The fake worker
+// on both. Skipped, saying why, where the cluster cannot run.
+
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "records/runregistry.h"
+#include "session/orchestrator.h"
+#include "session/session.h"
+#include "supervision/supervisor.h"
+#include "sweep/sweeprunner.h"
+#include "testcluster.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+class TestSlurmSweep : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    TestCluster m_cluster;
+    QString m_skip;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        if (fakeWorker().isEmpty()) {
+            m_skip = QStringLiteral("TRAINYARD_FAKE_WORKER is not set");
+            return;
+        }
+        QString error;
+        QVERIFY2(m_cluster.start(m_tmp.filePath(QStringLiteral("cluster")), &error), qPrintable(error));
+        if (!m_cluster.running())
+            m_skip = QStringLiteral("no test cluster: %1").arg(m_cluster.skipReason());
+    }
+
+    void cleanupTestCase()
+    {
+        QString error;
+        QVERIFY2(m_cluster.stop(&error), qPrintable(error));
+    }
+
+    void gridOverACpuAndASlurmLane()
+    {
+        if (!m_skip.isEmpty())
+            QSKIP(qPrintable(m_skip));
+        QJsonObject json =
+            experimentJson(QStringLiteral("mixed"), m_tmp.filePath(QStringLiteral("mixed")),
+                           {lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("slurm:test/debug"), 1, {})});
+        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                                                       {QStringLiteral("poll_seconds"), 1},
+                                                                       {QStringLiteral("worker"), fakeWorker()}}});
+        Experiment ex = experiment(json);
+        SweepSpec sweep;
+        sweep.name = QStringLiteral("mix");
+        sweep.base = fakeSpec(QStringLiteral("base"), 30, 40);
+        sweep.base.remove(QStringLiteral("name"));
+        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("quality"), 0.5);
+        sweep.base.insert(QStringLiteral("model"), model);
+        SweepParameter quality;
+        quality.key = QStringLiteral("model.quality");
+        quality.kind = SweepParameter::Kind::Values;
+        quality.values = {0.2, 0.4, 0.6, 0.8};
+        sweep.space << quality;
+        sweep.objective = QStringLiteral("valid/mrr");
+        ex.sweeps << sweep;
+
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Orchestrator *orch = session.orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        orch->dispatcher()->setCpuFallback(true); // the cluster's fake GPUs: its node trains on its CPU
+        orch->dispatcher()->startAll();
+        QVERIFY(QTest::qWaitFor(
+            [&] { return orch->sweeps()->isDone(QStringLiteral("mix")) && orch->dispatcher()->activeCount() == 0; },
+            180000));
+        QSet<int> lanes;
+        for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("mix"))) {
+            const RunInfo r = orch->runs()->value(t.run);
+            QVERIFY2(t.phase == TrialInfo::Phase::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
+            QCOMPARE(r.step, 30);
+            QVERIFY(!std::isnan(t.objective));
+            QCOMPARE(r.jobId.isEmpty(), r.lane == 0); // the cluster's lane runs batch jobs
+            lanes.insert(r.lane);
+        }
+        QCOMPARE(lanes, (QSet<int>{0, 1}));
+        const QString line = orch->sweeps()->progressLine(QStringLiteral("mix"));
+        QVERIFY2(line.contains(QStringLiteral("4/4 trials ended")) && line.contains(QStringLiteral("quality 0.8")),
+                 qPrintable(line));
+    }
+};
+
+QTEST_MAIN(TestSlurmSweep)
+#include "tst_slurmsweep.moc"
