@@ -5,6 +5,7 @@
 
 #include "app/mainwindow.h"
 #include "board/boardmodel.h"
+#include "board/boardview.h"
 #include "dispatch/board.h"
 #include "editors/runeditordialog.h"
 #include "records/runregistry.h"
@@ -21,6 +22,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QUndoStack>
 #include <QtTest>
@@ -150,6 +152,19 @@ private Q_SLOTS:
         }
         QVERIFY(tabbed);
         QVERIFY(!view->grab().isNull());
+
+        // A trial's card picked on the board picks its row in the view, and a row its card.
+        const RunId second = orchestrator->board()->runIds().at(1);
+        int trial = -1;
+        QCOMPARE(runner->sweepOf(second, &trial), QStringLiteral("kg-sweep"));
+        window.boardView()->selectRuns({second});
+        QCOMPARE(view->selectedTrial(), trial);
+        const RunId first = orchestrator->board()->runIds().at(0);
+        runner->sweepOf(first, &trial);
+        // The view shows the runs once its refresh after the placing came (it waits for a burst to end).
+        QTRY_VERIFY(view->tableModel()->trialAt(view->tableModel()->rowOfTrial(trial)).run == first);
+        view->tableView()->selectRow(view->tableModel()->rowOfTrial(trial));
+        QCOMPARE(window.boardView()->selectedRuns(), (QList<RunId>{first}));
     }
 };
 

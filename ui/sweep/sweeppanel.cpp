@@ -30,6 +30,16 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
     connect(sessions, &SessionController::sessionOpened, this, [this](Session *session) { attach(session); });
     connect(sessions, &SessionController::sessionAboutToClose, this, [this] { attach(nullptr); });
     connect(m_view, &SweepView::runsSelected, board, &BoardView::selectRuns);
+    // A trial's card picked on the board: its row in the Sweep view (the view's own picks come back here too).
+    connect(board, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
+        Orchestrator *orchestrator = m_controller->orchestrator();
+        int trial = -1;
+        const QString sweep =
+            orchestrator && ids.size() == 1 ? orchestrator->sweeps()->sweepOf(ids.first(), &trial) : QString();
+        if (!sweep.isEmpty() && (sweep == m_view->currentSweep() || m_view->selectSweep(sweep))) {
+            m_view->selectTrial(trial);
+        }
+    });
     connect(m_view, &SweepView::message, this, &SweepPanel::message);
     if (auto *main = qobject_cast<QMainWindow *>(window)) {
         connect(this, &SweepPanel::message, main,
