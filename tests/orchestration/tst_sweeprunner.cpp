@@ -323,6 +323,68 @@ private Q_SLOTS:
         }
     }
 
+    // By hand: a paused sweep places no trial until resumed; a paused trial
+    // promoted while nothing dispatches resumes from its checkpoint; a
+    // trial stopped by hand is stopped for good, with its reason.
+    void controlsByHand()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("hand"), {0.3, 0.9, 0.5, 0.2, 0.7, 0.4}, 8);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        sweep.lanes = {0};
+        // A long plain run on a lane of its own keeps the board dispatching.
+        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 1, {}),
+                                       lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("long"), 400, 10)})},
+                                      sweep));
+        Orchestrator *orch = s->orchestrator();
+        SweepRunner *runner = orch->sweeps();
+        const QString name = QStringLiteral("hand");
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE(phases(runner->trials(name)).value(TrialInfo::Phase::Training), 1);
+        runner->pauseSweep(name);
+        QTRY_COMPARE_WITH_TIMEOUT(phases(runner->trials(name)).value(TrialInfo::Phase::Training), 0, 20000);
+        QTest::qWait(300);
+        QCOMPARE(phases(runner->trials(name)).value(TrialInfo::Phase::Waiting), 5);
+        QVERIFY(orch->dispatcher()->isDispatching());
+        runner->resumeSweep(name);
+        QVERIFY(QTest::qWaitFor([&] { return runner->isDone(name); }, 60000));
+        QTRY_VERIFY_WITH_TIMEOUT(orch->dispatcher()->activeCount() == 0, 30000);
+
+        QList<TrialInfo> trials = runner->trials(name);
+        int paused = -1, ended = -1;
+        for (const TrialInfo &t : trials) {
+            if (t.phase == TrialInfo::Phase::Paused)
+                paused = paused < 0 ? t.index : paused;
+            else if (t.phase == TrialInfo::Phase::Finished)
+                ended = t.index;
+        }
+        QVERIFY(paused >= 0 && ended >= 0);
+        QString error;
+        QVERIFY(!runner->promoteTrial(name, ended, &error));
+        QVERIFY2(error.contains(QStringLiteral("is not paused")), qPrintable(error));
+        // Promoted by hand with nothing dispatching: it starts from its checkpoint.
+        QVERIFY(!orch->dispatcher()->isDispatching());
+        const RunId promoted = trials.at(paused).run;
+        QVERIFY2(runner->promoteTrial(name, paused, &error), qPrintable(error));
+        QTRY_VERIFY(runner->trials(name).at(paused).phase != TrialInfo::Phase::Training);
+        const QList<int> steps = metricSteps(orch->runs()->value(promoted).runDir);
+        QVERIFY(steps.size() > 10);
+        for (int i = 0; i < steps.size(); ++i)
+            QCOMPARE(steps.at(i), i + 1);
+        // Stopped by hand: for good, and it says so.
+        trials = runner->trials(name);
+        int other = -1;
+        for (const TrialInfo &t : trials)
+            other = t.phase == TrialInfo::Phase::Paused ? t.index : other;
+        QVERIFY(other >= 0);
+        QVERIFY2(runner->stopTrial(name, other, &error), qPrintable(error));
+        QCOMPARE(runner->trials(name).at(other).phase, TrialInfo::Phase::Stopped);
+        QCOMPARE(orch->runs()->value(trials.at(other).run).message, QStringLiteral("stopped by hand"));
+        QVERIFY(!runner->promoteTrial(name, other, &error));
+    }
+
     // `trainyard run` runs the file's sweep beside a plain run, one progress
     // line per change, and ends; `export --summary` writes a row per run.
     void headlessRunAndSummary()
