@@ -8,6 +8,8 @@
 #include "board/boardview.h"
 #include "dispatch/board.h"
 #include "editors/runeditordialog.h"
+#include "editors/specdialogs.h"
+#include "experiment/experiment.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -165,6 +167,44 @@ private Q_SLOTS:
         QTRY_VERIFY(view->tableModel()->trialAt(view->tableModel()->rowOfTrial(trial)).run == first);
         view->tableView()->selectRow(view->tableModel()->rowOfTrial(trial));
         QCOMPARE(window.boardView()->selectedRuns(), (QList<RunId>{first}));
+    }
+
+    // "Sweep…" is a choice for a new run, a program's too; never in the edit of a queued run.
+    void sweepChoiceOnlyForNewRuns()
+    {
+        QTemporaryDir dir;
+        QString error;
+        const ModelCatalogue catalogue = ModelCatalogue::fromJson(trainyard::test::validationCatalogueJson(), &error);
+        SpecDialogs dialogs(nullptr, catalogue, nullptr); // it keeps a reference to the catalogue
+        QJsonObject asked;
+        dialogs.setSweepHandler([&](const QJsonObject &base) { asked = base; });
+        MainWindow window;
+        window.useScriptedPrompts();
+        QVERIFY(window.openFile(writeExperiment(dir)));
+        const Orchestrator *orchestrator = window.session()->orchestrator();
+
+        const auto buttonIn = [](QWidget *editor) {
+            return editor->findChild<QPushButton *>(QStringLiteral("sweepButton")) != nullptr;
+        };
+        bool program = false;
+        onNextModal("trainyard::ProgramEditorDialog", [&](QWidget *editor) {
+            program = buttonIn(editor);
+            editor->findChild<QPushButton *>(QStringLiteral("sweepButton"))->click();
+        });
+        QJsonObject spec = pythonScriptRunSpec(dir.filePath(QStringLiteral("train.py")));
+        int repeat = 1;
+        QVERIFY(!dialogs.edit(&spec, &repeat, true, orchestrator, QString()));
+        QVERIFY(program);
+        QVERIFY(asked.contains(QStringLiteral("program"))); // the sweep editor would open on it
+
+        bool edit = true;
+        onNextModal("trainyard::RunEditorDialog", [&](QWidget *editor) {
+            edit = buttonIn(editor);
+            static_cast<QDialog *>(editor)->reject();
+        });
+        spec = tinyKgSpec(QStringLiteral("kg"));
+        QVERIFY(!dialogs.edit(&spec, &repeat, false, orchestrator, QString(), QStringLiteral("kg")));
+        QVERIFY(!edit);
     }
 };
 
