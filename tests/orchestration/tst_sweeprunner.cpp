@@ -323,9 +323,10 @@ private Q_SLOTS:
         }
     }
 
-    // By hand: a paused sweep places no trial until resumed; a paused trial
-    // promoted while nothing dispatches resumes from its checkpoint; a
-    // trial stopped by hand is stopped for good, with its reason.
+    // By hand: a paused sweep places no trial until resumed, and resumed it
+    // places them even once the board went idle; a paused trial promoted
+    // while nothing dispatches resumes from its checkpoint; a trial stopped
+    // by hand is stopped for good, with its reason.
     void controlsByHand()
     {
         SweepSpec sweep = qualitySweep(QStringLiteral("hand"), {0.3, 0.9, 0.5, 0.2, 0.7, 0.4}, 8);
@@ -334,23 +335,24 @@ private Q_SLOTS:
         sweep.stopping.max = 9;
         sweep.stopping.eta = 3;
         sweep.lanes = {0};
-        // A long plain run on a lane of its own keeps the board dispatching.
-        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 1, {}),
-                                       lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("long"), 400, 10)})},
-                                      sweep));
+        auto s = open(sweepExperiment(
+            {lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("plain"))})},
+            sweep));
         Orchestrator *orch = s->orchestrator();
         SweepRunner *runner = orch->sweeps();
         const QString name = QStringLiteral("hand");
         orch->dispatcher()->startAll();
         QTRY_COMPARE(phases(runner->trials(name)).value(TrialInfo::Phase::Training), 1);
         runner->pauseSweep(name);
-        QTRY_COMPARE_WITH_TIMEOUT(phases(runner->trials(name)).value(TrialInfo::Phase::Training), 0, 20000);
-        QTest::qWait(300);
+        QTRY_VERIFY_WITH_TIMEOUT(!orch->dispatcher()->isDispatching(), 20000); // idle: nothing more to start
+        QCOMPARE(phases(runner->trials(name)).value(TrialInfo::Phase::Training), 0);
         QCOMPARE(phases(runner->trials(name)).value(TrialInfo::Phase::Waiting), 5);
-        QVERIFY(orch->dispatcher()->isDispatching());
+        QVERIFY(!runner->isDone(name));
         runner->resumeSweep(name);
         QVERIFY(QTest::qWaitFor([&] { return runner->isDone(name); }, 60000));
         QTRY_VERIFY_WITH_TIMEOUT(orch->dispatcher()->activeCount() == 0, 30000);
+        for (const TrialInfo &t : runner->trials(name))
+            QCOMPARE(orch->runs()->value(t.run).lane, 0); // its lanes only
 
         QList<TrialInfo> trials = runner->trials(name);
         int paused = -1, ended = -1;

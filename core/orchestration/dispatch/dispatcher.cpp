@@ -185,6 +185,7 @@ void Dispatcher::startAll()
 void Dispatcher::stopAll()
 {
     m_dispatching = false;
+    Q_EMIT dispatchingStopped();
     for (RunId id : m_runs->ids()) {
         const RunInfo *r = m_runs->find(id);
         if (r && isActive(r->state) && r->state != RunState::Stopping)

@@ -108,6 +108,8 @@ Q_SIGNALS:
     void finishCountChanged(int finished, int total);
     // startAll() began dispatching, before it fills the lanes (a sweep places its trials then).
     void dispatchingStarted();
+    // stopAll() ended dispatching (a sweep resumed by hand stops placing too).
+    void dispatchingStopped();
     void laneChanged(int index); // effective device (CPU fallback)
     void warning(const QString &text);
     void idle();

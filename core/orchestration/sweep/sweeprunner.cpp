@@ -237,7 +237,16 @@ SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunRegistry *runs
         Q_EMIT trialsChanged(s->spec.name);
         fill();
     });
-    connect(dispatcher, &Dispatcher::dispatchingStarted, this, &SweepRunner::fill);
+    // Start all: every sweep places its trials as the board dispatches; Stop all: none by hand either.
+    connect(dispatcher, &Dispatcher::dispatchingStarted, this, [this] {
+        for (const auto &s : d->sweeps)
+            s->placing = false;
+        fill();
+    });
+    connect(dispatcher, &Dispatcher::dispatchingStopped, this, [this] {
+        for (const auto &s : d->sweeps)
+            s->placing = false;
+    });
     connect(board, &Board::edited, this, &SweepRunner::fill);
     connect(board, &Board::runDropping, this, [this](RunId id) {
         Sweep *s = nullptr;
@@ -356,6 +365,7 @@ void SweepRunner::pauseSweep(const QString &sweep)
 {
     if (Sweep *s = d->find(sweep)) {
         s->paused = true;
+        s->placing = false;
         d->save(*s);
         Q_EMIT trialsChanged(sweep);
     }
@@ -365,6 +375,7 @@ void SweepRunner::resumeSweep(const QString &sweep)
 {
     if (Sweep *s = d->find(sweep)) {
         s->paused = s->stopped = false;
+        s->placing = true; // even while nothing else dispatches
         d->save(*s);
         Q_EMIT trialsChanged(sweep);
         fill();
@@ -377,6 +388,7 @@ void SweepRunner::stopSweep(const QString &sweep)
     if (!s)
         return;
     s->stopped = true;
+    s->placing = false;
     QList<SweepSearch::Stop> stops;
     for (const auto &[index, t] : s->placed()) {
         if (d->phase(*s, t) == TrialInfo::Phase::Training && !t.paused) {
@@ -402,6 +414,7 @@ bool SweepRunner::addTrials(const QString &sweep, int count, QString *error)
         return refuse(error, QStringLiteral("expected at least one trial, got %1").arg(count));
     s->spec.trials += count;
     s->stopped = false;
+    s->placing = true;
     d->save(*s);
     Q_EMIT trialsChanged(sweep);
     fill();
@@ -449,15 +462,14 @@ void SweepRunner::fill()
         d->refill = true; // an edit of our own: its slot is looked at after this pass
         return;
     }
-    if (!d->dispatcher->isDispatching())
-        return;
+    const bool dispatching = d->dispatcher->isDispatching();
     d->filling = true;
     do {
         d->refill = false;
         for (const auto &sp : d->sweeps) {
             Sweep &s = *sp;
             bool placed = false;
-            while (!s.paused && !s.stopped) {
+            while (!s.paused && !s.stopped && (dispatching || s.placing)) {
                 int lane = -1;
                 for (int l : d->lanes(s))
                     if (d->freeSlots(l) > 0) {
@@ -477,7 +489,10 @@ void SweepRunner::fill()
                 const int next = s.nextNew();
                 if (next < 0)
                     break;
-                if (d->place(s, next, lane, QString(), &error) == 0)
+                const RunId placedRun = d->place(s, next, lane, QString(), &error);
+                if (placedRun == 0)
+                    Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
+                else if (!dispatching && !d->dispatcher->startRun(placedRun, &error))
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
                 d->save(s);
                 placed = true;

@@ -52,6 +52,7 @@ public:
     SweepSpec spec;
     bool paused = false;  ///< by hand: no new trials placed
     bool stopped = false; ///< by hand: none placed, the active ones stopped
+    bool placing = false; ///< resumed or grown by hand: places trials even while the board does not dispatch
 
     /// A trial's run spec: the sweep's, trained up to the stopping rule's max.
     QJsonObject trialRunSpec(int index) const;
