@@ -185,7 +185,9 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     // Latest loss (or the failure message) under it.
     const QRectF lossRect = secondRect.translated(0, fmSmall.height());
     QString third;
-    if (std::isfinite(run.loss)) {
+    if (!sweep.isEmpty() && run.state == RunState::Stopped && !run.message.isEmpty()) {
+        third = run.message; // a paused or stopped trial: why ("rung 2 (epoch 9): valid/mrr 0.214 < ...")
+    } else if (std::isfinite(run.loss)) {
         third = tr("loss %1").arg(QString::number(run.loss, 'g', 4));
         if (run.step >= 0) {
             third += tr(" · step %1").arg(run.step);

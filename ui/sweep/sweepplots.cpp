@@ -214,7 +214,10 @@ void BestSoFarPlot::setReports(QList<Report> reports, bool maximize, const QStri
 RungLadder::RungLadder(QWidget *parent)
     : QWidget(parent)
     , m_table(new QTableWidget(this))
+    , m_none(new QLabel(this))
 {
+    m_none->setAlignment(Qt::AlignCenter);
+    m_none->hide();
     m_table->setObjectName(QStringLiteral("sweepRungLadder"));
     m_table->setColumnCount(6);
     m_table->setHorizontalHeaderLabels(
@@ -225,6 +228,7 @@ RungLadder::RungLadder(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_table);
+    layout->addWidget(m_none);
 }
 
 QList<RungLadder::Rung> RungLadder::count(const SweepSpec &sweep, const QList<TrialInfo> &trials)
@@ -276,7 +280,11 @@ void RungLadder::setSweep(const SweepSpec &sweep, const QList<TrialInfo> &trials
             m_table->setItem(k, c, item);
         }
     }
-    setVisible(!rungs.isEmpty());
+    // Not setVisible() on the ladder itself: shown while it is not the current tab it would lie over the others.
+    m_none->setVisible(rungs.isEmpty());
+    m_none->setText(sweep.stopping.rule == SweepStopping::Rule::Median ? tr("The median rule has no rungs.")
+                                                                       : tr("No early stopping: no rungs."));
+    m_table->setVisible(!rungs.isEmpty());
 }
 
 } // namespace trainyard

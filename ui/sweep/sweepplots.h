@@ -8,6 +8,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class QLabel;
 class QTableWidget;
 
 namespace trainyard {
@@ -90,6 +91,7 @@ public:
 
 private:
     QTableWidget *m_table;
+    QLabel *m_none; ///< instead of the table when the sweep has no rungs
 };
 
 } // namespace trainyard
