@@ -113,7 +113,8 @@ private Q_SLOTS:
             }
         });
         // What a palette drop on lane 0 does: nothing is queued as a run of its own.
-        QVERIFY(!window.boardModel()->queueSpec(0, -1, tinyKgSpec(QStringLiteral("kg")), 1));
+        // 200 epochs: the fake worker trains them for 20 s, time enough for the controls below.
+        QVERIFY(!window.boardModel()->queueSpec(0, -1, tinyKgSpec(QStringLiteral("kg"), 200), 1));
         QVERIFY(sawRunEditor);
         QVERIFY(sawSweepEditor);
 
@@ -167,6 +168,29 @@ private Q_SLOTS:
         QTRY_VERIFY(view->tableModel()->trialAt(view->tableModel()->rowOfTrial(trial)).run == first);
         view->tableView()->selectRow(view->tableModel()->rowOfTrial(trial));
         QCOMPARE(window.boardView()->selectedRuns(), (QList<RunId>{first}));
+
+        // The controls: stop the selected trial, pause and resume, stop the sweep.
+        const auto button = [&](const char *name) { return view->findChild<QPushButton *>(QLatin1String(name)); };
+        QVERIFY(!button("sweepAddTrials")->isEnabled()); // a grid has no more samples to add
+        QVERIFY(!button("sweepPromote")->isEnabled());   // the trial trains: nothing to promote
+        QVERIFY(button("sweepStopTrial")->isEnabled());
+        button("sweepStopTrial")->click();
+        const auto phaseOf = [&](int index) {
+            for (const TrialInfo &t : runner->trials(QStringLiteral("kg-sweep"))) {
+                if (t.index == index) {
+                    return t.phase;
+                }
+            }
+            return TrialInfo::Phase::Waiting;
+        };
+        QTRY_COMPARE(phaseOf(trial), TrialInfo::Phase::Stopped);
+        button("sweepPause")->click();
+        QCOMPARE(button("sweepPause")->text(), QStringLiteral("Resume"));
+        button("sweepPause")->click();
+        QCOMPARE(button("sweepPause")->text(), QStringLiteral("Pause"));
+        button("sweepStop")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(runner->isDone(QStringLiteral("kg-sweep")), 20000);
+        QTRY_VERIFY(!button("sweepStop")->isEnabled());
     }
 
     // "Sweep…" is a choice for a new run, a program's too; never in the edit of a queued run.
