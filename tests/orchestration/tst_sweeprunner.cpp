@@ -15,12 +15,15 @@
 #include "testutil.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
 
 using namespace trainyard;
 using namespace trainyard::test;
@@ -385,6 +388,57 @@ private Q_SLOTS:
         QCOMPARE(runner->trials(name).at(other).phase, TrialInfo::Phase::Stopped);
         QCOMPARE(orch->runs()->value(trials.at(other).run).message, QStringLiteral("stopped by hand"));
         QVERIFY(!runner->promoteTrial(name, other, &error));
+    }
+
+    // `trainyard run --leave-queued` interrupted with its trials training,
+    // then run again: the live trials are reattached as the sweep's, the
+    // rest of the search goes on, every trial once, every curve unbroken.
+    void leftTrainingAndRunAgain()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("away"), {0.3, 0.9, 0.5, 0.2, 0.7, 0.4}, 10);
+        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("steps_per_epoch"), 40); // the first rung well after the interruption
+        sweep.base.insert(QStringLiteral("model"), model);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        const QString root = m_dir.filePath(QStringLiteral("away-runs"));
+        QJsonObject file = experimentJson(QStringLiteral("away"), root, {lane(QStringLiteral("cpu"), 2, {})});
+        file.insert(QStringLiteral("sweeps"), QJsonArray{sweep.toJson()});
+        const QString path = m_dir.filePath(QStringLiteral("away.json"));
+        QVERIFY(writeFile(path, QJsonDocument(file).toJson()));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        QProcess first;
+        first.setProcessEnvironment(env);
+        first.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), QStringLiteral("--leave-queued"), path});
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += first.readAllStandardOutput()).contains("away-1: running")
+                                     && out.contains("away-2: running"),
+                                 10000);
+        ::kill(static_cast<pid_t>(first.processId()), SIGINT);
+        QVERIFY(first.waitForFinished(10000));
+        const QJsonObject live =
+            QJsonDocument::fromJson(readFile(root + QStringLiteral("/.trainyard-state.json"))).object();
+        QCOMPARE(live.value(QStringLiteral("runs")).toObject().keys(),
+                 (QStringList{QStringLiteral("away-1"), QStringLiteral("away-2")}));
+
+        const ProcessOutcome again =
+            runProcess(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), path}, env, 90000);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.all()));
+        QVERIFY2(again.out.contains(QStringLiteral("away: rung 1: 6/6")), qPrintable(again.out));
+        for (int i = 1; i <= 6; ++i) {
+            const QString dir = root + QStringLiteral("/away-%1").arg(i);
+            const QList<int> steps = metricSteps(dir);
+            QVERIFY(!steps.isEmpty());
+            for (int k = 0; k < steps.size(); ++k)
+                QCOMPARE(steps.at(k), k + 1);
+            QVERIFY(!QFileInfo::exists(dir + QStringLiteral(".attempt-1"))); // each trial once, in its folder
+        }
+        const QJsonObject state =
+            QJsonDocument::fromJson(readFile(SweepStateFile::path(root, QStringLiteral("away")))).object();
+        QCOMPARE(state.value(QStringLiteral("trials")).toArray().size(), 6);
     }
 
     // `trainyard run` runs the file's sweep beside a plain run, one progress
