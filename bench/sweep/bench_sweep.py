@@ -7,7 +7,8 @@
    the ratios the issue asks for (ASHA's best within 0.01 of the grid's,
    with <= 35 % of its trial-epochs);
 3. Optuna (optuna_reference.py: SuccessiveHalvingPruner, a worker
-   subprocess per trial) with the same space, budget and pruning ladder;
+   subprocess per trial) with the same space, budget and pruning ladder
+   (its GridSampler for a grid sweep: the same 27 configurations);
    then the time each of Trainyard's ASHA sweep and Optuna needed to reach
    the better of their two best objectives (target: Trainyard first).
 
@@ -143,7 +144,8 @@ def main():
             json.dump(sweep, f)
         cmd = ["/usr/bin/python3", os.path.join(HERE, "optuna_reference.py"), "--space", space_file,
                "--worker", os.path.join(build, "bin", "trainyard-worker"), "--out", os.path.join(out, "optuna"),
-               "--data", data, "--sampler", "random", "--jobs", "2"]
+               "--data", data, "--sampler", "grid" if sweep.get("method", "grid") == "grid" else "random",
+               "--jobs", "2"]
         print("[optuna] " + " ".join(cmd), flush=True)
         start = time.monotonic()
         status = subprocess.call(cmd, stdout=open(os.path.join(out, "optuna.log"), "w"), stderr=subprocess.STDOUT)

@@ -91,7 +91,7 @@ private Q_SLOTS:
         // 14. t8 0.70 at rung 1: n=4, top 1 = {t2 0.75}, t8 2nd: pauses.
         const StopDecision d = asha.report(8, 3, 0.70);
         QVERIFY(d.action == Action::Pause);
-        QCOMPARE(d.reason, QStringLiteral("rung 1 (epoch 3): valid/mrr 0.7 below 0.75, the top third of 4"));
+        QCOMPARE(d.reason, QStringLiteral("rung 2 (epoch 3): valid/mrr 0.7 below 0.75, the top third of 4"));
         // Rung 0's top three (t8, t6, t2) and rung 1's top one (t2) all went on: none to promote.
         QCOMPARE(asha.promotable(), std::nullopt);
 
@@ -150,7 +150,7 @@ private Q_SLOTS:
         expect(asha, 2, 1, 1.0, Action::Continue, 0); // lowest of 3: the top one
         const StopDecision d = asha.report(3, 1, 2.5);
         QVERIFY(d.action == Action::Pause);
-        QCOMPARE(d.reason, QStringLiteral("rung 0 (epoch 1): valid/loss 2.5 above 1, the top third of 4"));
+        QCOMPARE(d.reason, QStringLiteral("rung 1 (epoch 1): valid/loss 2.5 above 1, the top third of 4"));
         expect(asha, 4, 1, 4.0, Action::Pause, 0);
         // n=6: the top two are t2 (1.0) and t0 (2.0): t0 promotable, not t1 (3.0).
         expect(asha, 5, 1, 5.0, Action::Pause, 0);
@@ -166,7 +166,7 @@ private Q_SLOTS:
         const StopDecision d = asha.report(2, 1, 0.5);
         QVERIFY(d.action == Action::Pause);
         QCOMPARE(d.reason,
-                 QStringLiteral("rung 0 (epoch 1): valid/mrr 0.5 tied with 0.5, recorded earlier, the top third of 3"));
+                 QStringLiteral("rung 1 (epoch 1): valid/mrr 0.5 tied with 0.5, recorded earlier, the top third of 3"));
         QCOMPARE(asha.promotable(), std::optional<int>(0));
         // Two paused in the top (n=6, top 2, all tied): the earlier one first.
         Asha b(1, 9, 3, true);
@@ -239,19 +239,19 @@ private Q_SLOTS:
     {
         Asha asha(1, 100, 3, true, QStringLiteral("valid/mrr"));
         QCOMPARE(asha.report(0, 1, 0.5).reason,
-                 QStringLiteral("rung 0 (epoch 1): valid/mrr 0.5, 1 recorded, too few for a top third (3 needed)"));
+                 QStringLiteral("rung 1 (epoch 1): valid/mrr 0.5, 1 recorded, too few for a top third (3 needed)"));
         asha.report(1, 1, 0.4);
         QCOMPARE(asha.report(2, 1, 0.6).reason,
-                 QStringLiteral("rung 0 (epoch 1): valid/mrr 0.6, 1st of 3, within the top third of 3"));
+                 QStringLiteral("rung 1 (epoch 1): valid/mrr 0.6, 1st of 3, within the top third of 3"));
         // Values that read the same in three digits get more.
         QCOMPARE(asha.report(3, 1, 0.59999).reason,
-                 QStringLiteral("rung 0 (epoch 1): valid/mrr 0.59999 below 0.6, the top third of 4"));
+                 QStringLiteral("rung 1 (epoch 1): valid/mrr 0.59999 below 0.6, the top third of 4"));
         // Past every rung at once: decided at the last, 100, which decides nothing.
-        QCOMPARE(asha.report(2, 100, 0.7).reason, QStringLiteral("rung 5 (epoch 100): valid/mrr 0.7, the last rung"));
+        QCOMPARE(asha.report(2, 100, 0.7).reason, QStringLiteral("rung 6 (epoch 100): valid/mrr 0.7, the last rung"));
         // Steps, eta 2, no objective name.
         Asha b(100, 400, 2, true, QString(), QStringLiteral("step"));
         b.report(0, 100, 0.3);
-        QCOMPARE(b.report(1, 150, 0.2).reason, QStringLiteral("rung 0 (step 100): objective 0.2 below 0.3, "
+        QCOMPARE(b.report(1, 150, 0.2).reason, QStringLiteral("rung 1 (step 100): objective 0.2 below 0.3, "
                                                               "the top half of 2"));
     }
 

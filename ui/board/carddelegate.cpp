@@ -186,7 +186,7 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     const QRectF lossRect = secondRect.translated(0, fmSmall.height());
     QString third;
     if (!sweep.isEmpty() && run.state == RunState::Stopped && !run.message.isEmpty()) {
-        third = run.message; // a paused or stopped trial: why ("rung 2 (epoch 9): valid/mrr 0.214 < ...")
+        third = run.message; // a paused or stopped trial: why ("rung 3 (epoch 9): valid/mrr 0.214 below ...")
     } else if (std::isfinite(run.loss)) {
         third = tr("loss %1").arg(QString::number(run.loss, 'g', 4));
         if (run.step >= 0) {

@@ -146,7 +146,7 @@ QString Asha::decisionReason(int k, int trial, int rank, int top) const
     for (const Record &r : records)
         if (r.trial == trial)
             value = r.value;
-    const QString where = QStringLiteral("rung %1 (%2 %3): ").arg(k).arg(m_resource, resourceText(m_rungs.at(k)));
+    const QString where = QStringLiteral("rung %1 (%2 %3): ").arg(k + 1).arg(m_resource, resourceText(m_rungs.at(k)));
     const QString topText = QStringLiteral("the top %1 of %2").arg(fractionText(m_eta)).arg(n);
     if (k == m_rungs.size() - 1)
         return where + QStringLiteral("%1 %2, the last rung").arg(m_objective, valueText(value));

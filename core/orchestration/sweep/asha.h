@@ -18,7 +18,8 @@ struct StopDecision
     };
     Action action = Action::Continue;
     int rung = -1; ///< the rung the decision is about (ASHA), -1 otherwise
-    /// For the card and details: "rung 2 (epoch 9): valid/mrr 0.214 below 0.238, the top third of 7".
+    /// For the card and details: "rung 3 (epoch 9): valid/mrr 0.214 below 0.238, the top third of 7"
+    /// (rungs count from 1 there, as in the progress line; `rung` from 0).
     QString reason;
 };
 
@@ -52,7 +53,7 @@ struct StopDecision
 class Asha
 {
 public:
-    /// `resource` names the resource in reasons ("rung 2 (epoch 9): ...").
+    /// `resource` names the resource in reasons ("rung 3 (epoch 9): ...").
     Asha(double min, double max, double eta, bool maximize, const QString &objective = QString(),
          const QString &resource = QStringLiteral("epoch"));
 
