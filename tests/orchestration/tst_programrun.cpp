@@ -18,11 +18,13 @@
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
+#include "sweep/sweeprunner.h"
 #include "testutil.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -443,6 +445,69 @@ private Q_SLOTS:
         QCOMPARE(readJsonFile(runconfigfile::configPath(r.runDir)), config);
         QCOMPARE(runconfigfile::readParams(r.runDir).value(QStringLiteral("layers")).toInt(), 3);
         QCOMPARE(runconfigfile::readParams(r.runDir).value(QStringLiteral("opt")).toString(), QStringLiteral("sgd"));
+    }
+
+    // Issue 22: a sweep of a program. Each trial's values reach its script
+    // as run.config and through {name} in argv: the script reports
+    // valid/agree 1 only when both say the trial's values.
+    void aProgramSweepGivesEachTrialItsValues()
+    {
+        const QJsonObject base{
+            {QStringLiteral("program"),
+             QJsonObject{
+                 {QStringLiteral("argv"),
+                  QJsonArray{QStringLiteral("python3"), sourceDir() + QStringLiteral("/tests/programs/configured.py"),
+                             QStringLiteral("--lr={lr}"), QStringLiteral("--dim"), QStringLiteral("{dim}"),
+                             QStringLiteral("--opt"), QStringLiteral("{opt}")}}}},
+            {QStringLiteral("config"), QJsonObject{{QStringLiteral("lr"), 0.5},
+                                                   {QStringLiteral("dim"), 8},
+                                                   {QStringLiteral("opt"), QStringLiteral("adam")}}}};
+        QJsonObject file = experimentJson(QStringLiteral("psweep"), m_tmp.filePath(QStringLiteral("psweep")),
+                                          {lane(QStringLiteral("cpu"), 2, {})});
+        file.insert(
+            QStringLiteral("sweeps"),
+            QJsonArray{QJsonObject{
+                {QStringLiteral("name"), QStringLiteral("ps")},
+                {QStringLiteral("base"), base},
+                {QStringLiteral("space"),
+                 QJsonObject{
+                     {QStringLiteral("config.lr"), QJsonObject{{QStringLiteral("values"), QJsonArray{0.1, 0.02}}}},
+                     {QStringLiteral("config.dim"), QJsonObject{{QStringLiteral("values"), QJsonArray{4, 16}}}}}},
+                {QStringLiteral("method"), QStringLiteral("grid")},
+                {QStringLiteral("objective"), QJsonObject{{QStringLiteral("metric"), QStringLiteral("valid/agree")},
+                                                          {QStringLiteral("mode"), QStringLiteral("max")}}}}});
+        QStringList errors;
+        const std::optional<Experiment> ex = Experiment::fromJson(file, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        auto session = std::make_unique<Session>();
+        QVERIFY2(session->open(*ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Orchestrator *orch = session->orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        orch->dispatcher()->startAll();
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return orch->sweeps()->isDone(QStringLiteral("ps")) && orch->dispatcher()->activeCount() == 0; },
+                60000),
+            qPrintable(orch->sweeps()->progressLine(QStringLiteral("ps"))));
+        const QList<TrialInfo> trials = orch->sweeps()->trials(QStringLiteral("ps"));
+        QCOMPARE(trials.size(), 4);
+        QSet<QString> seen;
+        for (const TrialInfo &t : trials) {
+            const RunInfo r = orch->runs()->value(t.run);
+            QVERIFY2(r.state == RunState::Finished,
+                     qPrintable(r.message + QString::fromUtf8(readFile(r.runDir + QStringLiteral("/worker.log")))));
+            QCOMPARE(t.objective, 1.0); // the script saw the same values in run.config and its argv
+            const double lr = t.values.value(QStringLiteral("config.lr")).toDouble();
+            const int dim = t.values.value(QStringLiteral("config.dim")).toInt();
+            QCOMPARE(r.command.mid(2, 3), (QStringList{QStringLiteral("--lr=") + QString::number(lr),
+                                                       QStringLiteral("--dim"), QString::number(dim)}));
+            const QJsonObject params = runconfigfile::readParams(r.runDir);
+            QCOMPARE(params.value(QStringLiteral("lr")).toDouble(), lr);
+            QCOMPARE(params.value(QStringLiteral("dim")).toInt(), dim);
+            QCOMPARE(params.value(QStringLiteral("opt")).toString(), QStringLiteral("adam")); // the base's, kept
+            seen.insert(QStringLiteral("%1/%2").arg(lr).arg(dim));
+        }
+        QCOMPARE(seen.size(), 4); // every point of the grid, once
     }
 
     // What a program's option parser gets is never an option by
