@@ -9,6 +9,9 @@
 #include <QItemSelectionModel>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <utility>
+
 namespace trainyard {
 
 namespace {
@@ -111,16 +114,21 @@ LaneHeader *BoardView::laneHeader(int lane) const
 
 QList<RunId> BoardView::selectedRuns() const
 {
-    QList<RunId> ids;
-    // Board order (lane by lane), not click order, so plots and menus are stable.
-    for (int lane = 0; lane < m_model->rowCount(); ++lane) {
-        const QModelIndex parent = m_model->index(lane, 0);
-        for (int row = 0; row < m_model->rowCount(parent); ++row) {
-            const QModelIndex index = m_model->index(row, 0, parent);
-            if (m_selection->isSelected(index)) {
-                ids.append(m_model->runId(index));
-            }
+    // From the selection, which is small, not from every card: this runs on
+    // every change of a run, and a sweep puts a thousand cards on the board.
+    QModelIndexList selected;
+    for (const QModelIndex &index : m_selection->selectedIndexes()) {
+        if (index.parent().isValid() && index.column() == 0) {
+            selected.append(index);
         }
+    }
+    // Board order (lane by lane), not click order, so plots and menus are stable.
+    std::sort(selected.begin(), selected.end(), [](const QModelIndex &a, const QModelIndex &b) {
+        return std::pair(a.parent().row(), a.row()) < std::pair(b.parent().row(), b.row());
+    });
+    QList<RunId> ids;
+    for (const QModelIndex &index : std::as_const(selected)) {
+        ids.append(m_model->runId(index));
     }
     return ids;
 }

@@ -60,7 +60,7 @@ void RunTableModel::setSession(const QString &experimentName, const QString &run
     if (m_orchestrator) {
         auto structural = [this] { rebuildLive(); };
         connect(m_orchestrator->board(), &Board::reset, this, structural);
-        connect(m_orchestrator->board(), &Board::runAdded, this, structural);
+        connect(m_orchestrator->board(), &Board::runAdded, this, &RunTableModel::addLive);
         connect(m_orchestrator->board(), &Board::runRemoved, this, structural);
         auto changed = [this] {
             if (!m_refresh.isActive()) {
@@ -89,6 +89,33 @@ void RunTableModel::rebuildLive()
     }
     m_params = ParamColumns::of(m_live, m_past);
     endResetModel();
+}
+
+void RunTableModel::addLive(RunId id)
+{
+    // One row more, not the whole table again: a sweep adds its trials one
+    // by one, and rebuilding read every run's notes each time.
+    const QList<RunId> ids = m_orchestrator->board()->runIds();
+    const qsizetype row = ids.indexOf(id);
+    if (row < 0 || ids.size() != m_live.size() + 1) {
+        rebuildLive(); // several at once (repeats): their order is the board's
+        return;
+    }
+    const QString name = m_orchestrator->runs()->value(id).name;
+    m_liveNotes.insert(name, RunStore(m_runsRoot).readNotes(name));
+    QList<RunRow> rows = m_live;
+    rows.insert(row, liveRow(id));
+    const ParamColumns columns = ParamColumns::of(rows, m_past);
+    if (columns != m_params) {
+        beginResetModel(); // new or newly differing hyperparameter columns
+        m_live = rows;
+        m_params = columns;
+        endResetModel();
+        return;
+    }
+    beginInsertRows(QModelIndex(), int(row), int(row));
+    m_live = rows;
+    endInsertRows();
 }
 
 void RunTableModel::refreshLive()

@@ -92,6 +92,7 @@ private:
     /// runconfigfile::readParams of `runDir`, read again only when the file changed.
     QJsonObject reportedParams(const QString &runDir) const;
     void rebuildLive();
+    void addLive(RunId id);
     void refreshLive();
     const RunRow &rowAt(int row) const;
 
