@@ -13,7 +13,6 @@
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
-#include "sweep/sweeprunner.h"
 
 #include <QMimeData>
 
@@ -252,7 +251,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
     case ModelTypeRole:
         return RunSpecView(run.spec).kindLabel(); // a program run: its script
     case SweepRole:
-        return m_orchestrator->sweeps() ? m_orchestrator->sweeps()->sweepOf(id) : QString();
+        return run.sweep; // the sweep whose trial it is; empty for others
     case ProgressRole:
         return CardText::progress(run);
     case EtaRole:

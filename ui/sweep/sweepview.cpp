@@ -127,11 +127,12 @@ void SweepView::setRunner(SweepRunner *runner, const RunRegistry *runs, const Me
     m_runner = runner;
     m_runs = runs;
     m_metrics = metrics;
-    m_paused.clear();
     if (runner) {
         connect(runner, &SweepRunner::sweepsChanged, this, &SweepView::refreshSweeps);
         connect(runner, &SweepRunner::trialsChanged, this, [this](const QString &sweep) {
-            if (sweep == currentSweep()) {
+            // At most one refresh per interval: restarting the timer on every
+            // change would put it off for as long as trials keep reporting.
+            if (sweep == currentSweep() && !m_refresh->isActive()) {
                 m_refresh->start();
             }
         });
@@ -210,7 +211,7 @@ void SweepView::display(const SweepSpec &sweep, const QList<TrialInfo> &trials,
     m_scatter->setSweep(sweep, trials);
     m_best->setReports(reports, sweep.maximize, sweep.objective);
     m_ladder->setSweep(sweep, trials);
-    m_pause->setText(m_paused.contains(sweep.name) ? tr("Resume") : tr("Pause"));
+    m_pause->setText(m_runner && m_runner->isPaused(sweep.name) ? tr("Resume") : tr("Pause"));
     if (selected >= 0) {
         selectTrial(selected);
     }
@@ -298,11 +299,9 @@ void SweepView::togglePause()
     if (!m_runner || !m_runner->sweep(name)) {
         return;
     }
-    if (m_paused.contains(name)) {
-        m_paused.remove(name);
+    if (m_runner->isPaused(name)) {
         m_runner->resumeSweep(name);
     } else {
-        m_paused.insert(name);
         m_runner->pauseSweep(name);
     }
     refresh();

@@ -6,7 +6,6 @@
 #include "sweep/sweepspec.h"
 
 #include <QPointer>
-#include <QSet>
 #include <QWidget>
 
 class QComboBox;
@@ -78,7 +77,6 @@ private:
     QPointer<SweepRunner> m_runner;
     const RunRegistry *m_runs = nullptr;
     const MetricStore *m_metrics = nullptr;
-    QSet<QString> m_paused; ///< sweeps paused from this view
     QList<TrialInfo> m_trials;
 
     QComboBox *m_sweeps;

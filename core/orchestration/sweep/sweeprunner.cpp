@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -308,6 +309,18 @@ bool SweepRunner::addSweep(const SweepSpec &sweep, QString *error)
         return refuse(error, errors.join(QLatin1Char('\n')));
     if (d->find(sweep.name))
         return refuse(error, QStringLiteral("sweep.name: \"%1\" is already a sweep's name").arg(sweep.name));
+    // As the file's check (readSweeps): no trial may take a run's name, or
+    // Board::addRun would refuse every trial after it was accepted here.
+    QSet<QString> taken;
+    for (RunId id : d->board->runIds())
+        taken.insert(d->runs->value(id).name);
+    if (taken.contains(sweep.name))
+        return refuse(error, QStringLiteral("sweep.name: \"%1\" is already a run's name").arg(sweep.name));
+    for (int i = 0; i < sweep.trialCount(); ++i) {
+        const QString trial = SweepSpec::trialName(sweep.name, i);
+        if (taken.contains(trial))
+            return refuse(error, QStringLiteral("sweep.name: its trial \"%1\" has the name of a run").arg(trial));
+    }
     d->sweeps.push_back(std::make_unique<Sweep>(sweep));
     d->save(*d->sweeps.back());
     Q_EMIT sweepsChanged();
@@ -359,6 +372,12 @@ bool SweepRunner::isDone(const QString &sweep) const
 {
     const Sweep *s = d->find(sweep);
     return s && s->isDone(*d->runs);
+}
+
+bool SweepRunner::isPaused(const QString &sweep) const
+{
+    const Sweep *s = d->find(sweep);
+    return s && s->paused;
 }
 
 void SweepRunner::pauseSweep(const QString &sweep)
