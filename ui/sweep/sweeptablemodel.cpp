@@ -142,10 +142,8 @@ QVariant SweepTableModel::data(const QModelIndex &index, int role) const
         return SweepSpec::trialName(m_sweep.name, t.index);
     }
     if (col <= keyCount) {
-        // A sampled float reads at four digits (the tooltip has them all).
         const QJsonValue v = t.values.value(m_keys.at(col - 1));
-        const bool sampled = v.isDouble() && v.toDouble() != std::floor(v.toDouble());
-        return sampled && role == Qt::DisplayRole ? QString::number(v.toDouble(), 'g', 4) : RunSpecView::valueText(v);
+        return role == Qt::DisplayRole ? RunSpecView::shortValueText(v) : RunSpecView::valueText(v);
     }
     switch (col - keyCount) {
     case 1:

@@ -420,6 +420,16 @@ QByteArray Experiment::versionHash(const QString &path, const QByteArray &bytes)
 QStringList Experiment::commandLines() const
 {
     QStringList lines;
+    // "K=v (in CWD) ARGV", each command once.
+    const auto add = [&lines](const RunSpecView &view, const QStringList &argv) {
+        QString line = shellText(argv);
+        if (!view.programCwd().isEmpty())
+            line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
+        for (const auto &[key, value] : view.programEnv())
+            line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
+        if (!lines.contains(line))
+            lines << line;
+    };
     for (const ExperimentLane &lane : lanes) {
         for (const ExperimentRun &run : lane.runs) {
             const RunSpecView view(run.spec);
@@ -428,28 +438,15 @@ QStringList Experiment::commandLines() const
             // As it will run, its config's values in place: they are part of
             // the command the user allows (and of the file's trusted version).
             const QStringList command = programconfig::command(view);
-            QString line = shellText(command.isEmpty() ? view.programArgv() : command);
-            if (!view.programCwd().isEmpty())
-                line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
-            for (const auto &[key, value] : view.programEnv())
-                line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
-            if (!lines.contains(line))
-                lines << line;
+            add(view, command.isEmpty() ? view.programArgv() : command);
         }
     }
     for (const SweepSpec &sweep : sweeps) {
         // The base's argv as written: its trials differ only in the values
         // the file's space gives them.
         const RunSpecView view(sweep.base);
-        if (!view.isProgram())
-            continue;
-        QString line = shellText(view.programArgv());
-        if (!view.programCwd().isEmpty())
-            line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
-        for (const auto &[key, value] : view.programEnv())
-            line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
-        if (!lines.contains(line))
-            lines << line;
+        if (view.isProgram())
+            add(view, view.programArgv());
     }
     for (const ExperimentCluster &cluster : clusters)
         lines << cluster.commandLines();

@@ -207,6 +207,12 @@ QList<RunSpecView::Param> RunSpecView::flattened() const
     return out;
 }
 
+QString RunSpecView::shortValueText(const QJsonValue &value)
+{
+    const double d = value.toDouble();
+    return value.isDouble() && d != std::floor(d) ? QString::number(d, 'g', 4) : valueText(value);
+}
+
 QString RunSpecView::valueText(const QJsonValue &value)
 {
     switch (value.type()) {

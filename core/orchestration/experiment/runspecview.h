@@ -93,6 +93,9 @@ public:
     /// "64"), true/false, "null", strings as they are, arrays and objects
     /// as compact JSON.
     static QString valueText(const QJsonValue &value);
+    /// valueText, but a number with a fraction to four digits ("0.1719"):
+    /// a sampled value where it is read at a glance (the tooltip has it all).
+    static QString shortValueText(const QJsonValue &value);
 
 private:
     QJsonObject object(const QString &key) const { return m_spec.value(key).toObject(); }

@@ -118,13 +118,9 @@ QString SweepSearch::progressLine(const RunRegistry &runs) const
     if (best) {
         QStringList values;
         const QJsonObject v = spec.trialValues(best->index);
-        for (auto it = v.begin(); it != v.end(); ++it) {
-            // Sampled floats to four digits: the line is read; the table has them in full.
-            const double d = it.value().toDouble();
-            const QString text = it.value().isDouble() && d != std::floor(d) ? QString::number(d, 'g', 4)
-                                                                             : RunSpecView::valueText(it.value());
-            values << it.key().section(QLatin1Char('.'), -1) + QLatin1Char(' ') + text;
-        }
+        for (auto it = v.begin(); it != v.end(); ++it)
+            values << it.key().section(QLatin1Char('.'), -1) + QLatin1Char(' ')
+                          + RunSpecView::shortValueText(it.value());
         parts << QStringLiteral("best %1 %2, trial %3: %4")
                      .arg(spec.objective, QString::number(best->best, 'g', 3))
                      .arg(best->index + 1)
