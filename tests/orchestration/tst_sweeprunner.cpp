@@ -324,6 +324,43 @@ private Q_SLOTS:
                      qPrintable(warnings.join(QLatin1Char('\n'))));
             QVERIFY(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("starts from what its run folders say")));
         }
+        // Its state was written in the link's place, not through it.
+        QCOMPARE(readFile(elsewhere), goodState);
+        QVERIFY(!QFileInfo(statePath).isSymLink());
+
+        // What the file says is checked against the folders: a trial said to
+        // be another run, and a trial folder holding another spec, are not
+        // adopted (their history is not the trial's).
+        QJsonObject state = QJsonDocument::fromJson(goodState).object();
+        QJsonArray trials = state.value(QStringLiteral("trials")).toArray();
+        for (qsizetype i = 0; i < trials.size(); ++i) {
+            QJsonObject t = trials.at(i).toObject();
+            if (t.value(QStringLiteral("index")).toInt() == 0) {
+                t.insert(QStringLiteral("run"), QStringLiteral("baseline"));
+                trials.replace(i, t);
+            }
+        }
+        state.insert(QStringLiteral("trials"), trials);
+        QVERIFY(writeFile(statePath, QJsonDocument(state).toJson()));
+        const QString secondSpec = root + QStringLiteral("/again-2/spec.json");
+        QJsonObject other = readJsonFile(secondSpec);
+        other.insert(QStringLiteral("note"), QStringLiteral("another run's"));
+        QVERIFY(writeFile(secondSpec, QJsonDocument(other).toJson()));
+        {
+            QStringList warnings;
+            auto s = open(ex, &warnings);
+            const QString all = warnings.join(QLatin1Char('\n'));
+            QVERIFY2(all.contains(QStringLiteral("trial 1: its run \"baseline\" is not named for it")),
+                     qPrintable(all));
+            QVERIFY2(all.contains(QStringLiteral("trial 2: the folder "))
+                         && all.contains(QStringLiteral("another run's spec")),
+                     qPrintable(all));
+            QVERIFY(!s->orchestrator()->runs()->findByName(QStringLiteral("baseline")));
+            const QList<TrialInfo> after = s->orchestrator()->sweeps()->trials(QStringLiteral("again"));
+            QCOMPARE(after.at(0).phase, TrialInfo::Phase::Waiting);
+            QCOMPARE(after.at(1).phase, TrialInfo::Phase::Waiting);
+            QVERIFY(after.at(2).run != 0); // the others are
+        }
     }
 
     // By hand: a paused sweep places no trial until resumed, and resumed it

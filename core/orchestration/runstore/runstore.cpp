@@ -395,6 +395,52 @@ void RunStore::readHistory(QList<RunRecord> *runs, const std::function<bool(cons
     qCDebug(lcRunStore).noquote() << m_root << ":" << runs->size() << "past runs";
 }
 
+std::optional<QJsonObject> RunStore::readOwnJson(const QString &path, qint64 maxBytes, QString *error)
+{
+    error->clear();
+    QFile file;
+    struct stat st
+    {};
+    if (!openRegularFile(path, &file, error, &st))
+        return std::nullopt; // none (error empty), or not a regular file
+    if (st.st_uid != ::geteuid()) {
+        *error = QStringLiteral("%1 is owned by another user (uid %2)").arg(path).arg(st.st_uid);
+    } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        *error = QStringLiteral("%1 is writable by others (mode %2)")
+                     .arg(path)
+                     .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
+    } else if (st.st_size > maxBytes) {
+        *error =
+            QStringLiteral("%1 is %2 bytes, more than it can be (%3)").arg(path).arg(qint64(st.st_size)).arg(maxBytes);
+    }
+    if (!error->isEmpty())
+        return std::nullopt;
+    QJsonParseError parse{};
+    const QJsonDocument doc = QJsonDocument::fromJson(file.read(maxBytes + 1), &parse);
+    if (!doc.isObject()) {
+        *error = QStringLiteral("%1: not a JSON object (%2 at byte %3)")
+                     .arg(path, parse.error != QJsonParseError::NoError ? parse.errorString()
+                                                                        : QStringLiteral("another value"))
+                     .arg(parse.offset);
+        return std::nullopt;
+    }
+    return doc.object();
+}
+
+bool RunStore::writeOwnJson(const QString &path, const QJsonObject &object, QString *error, bool privateFile)
+{
+    // Another user's file (a shared runs root) is theirs to keep: it is
+    // refused when read, and never replaced by ours.
+    struct stat st
+    {};
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && !S_ISLNK(st.st_mode) && st.st_uid != ::geteuid()) {
+        if (error)
+            *error = QStringLiteral("%1 belongs to another user (uid %2): not replaced").arg(path).arg(st.st_uid);
+        return false;
+    }
+    return writeJson(path, object, error, privateFile);
+}
+
 QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QString *refusal) const
 {
     QHash<QString, LiveWorker> workers;
@@ -403,33 +449,20 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QS
     if (socketPath)
         socketPath->clear();
     const QString path = stateFile(m_root);
-    QFile file;
+    // Its pids and job ids are what Stop would signal: only the user's own
+    // file is believed, and only one nobody else can rewrite.
     QString why;
-    struct stat st
-    {};
-    if (!openRegularFile(path, &file, &why, &st)) {
-        if (!why.isEmpty())
-            why = QStringLiteral("%1; none of its runs is adopted").arg(why);
-    } else if (st.st_uid != ::geteuid()) {
-        // Its pids and job ids are what Stop would signal: only the user's
-        // own file is believed, and only one nobody else can rewrite.
-        why = QStringLiteral("%1 is owned by another user (uid %2); none of its runs is adopted")
-                  .arg(path)
-                  .arg(st.st_uid);
-    } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        why = QStringLiteral("%1 is writable by others (mode %2); none of its runs is adopted")
-                  .arg(path)
-                  .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
-    }
+    const std::optional<QJsonObject> read = readOwnJson(path, 4 * 1024 * 1024, &why);
     if (!why.isEmpty()) {
+        why += QStringLiteral("; none of its runs is adopted");
         qCWarning(lcRunStore).noquote() << why;
         if (refusal)
             *refusal = why;
         return workers;
     }
-    if (!file.isOpen())
+    if (!read)
         return workers; // none yet
-    const QJsonObject o = parseJsonFile(file, path);
+    const QJsonObject &o = *read;
     if (socketPath)
         *socketPath = o.value(QStringLiteral("socket")).toString();
     const QJsonObject runs = o.value(QStringLiteral("runs")).toObject();
@@ -474,18 +507,13 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
     QJsonObject o;
     o.insert(QStringLiteral("socket"), socketPath);
     o.insert(QStringLiteral("runs"), runs);
-    // Another user's state file (a shared runs root) is theirs to keep: it is
-    // refused when read, and never replaced by ours.
-    struct stat st
-    {};
-    const QString path = stateFile(m_root);
-    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && st.st_uid != ::geteuid()) {
-        qCWarning(lcRunStore).noquote() << path << "belongs to another user: not replaced; this session's runs are not"
-                                        << "recorded for reattachment";
+    // Holds the tokens: readable by the user only.
+    QString error;
+    if (!writeOwnJson(stateFile(m_root), o, &error, /*privateFile=*/true)) {
+        qCWarning(lcRunStore).noquote() << error << "; this session's runs are not recorded for reattachment";
         return false;
     }
-    // Holds the tokens: readable by the user only.
-    return writeJson(path, o, nullptr, /*privateFile=*/true);
+    return true;
 }
 
 qint64 RunStore::processStartTicks(qint64 pid)

@@ -2,13 +2,16 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "experiment/experiment.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "runstore/runstore.h"
 #include "sweep/sweepsearch.h"
 #include "sweep/sweepstatefile.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
@@ -72,6 +75,7 @@ struct SweepRunner::State
     }
     void save(const Sweep &s) const;
     RunId place(Sweep &s, int index, int lane, const QString &name, QString *error);
+    bool isTrialFolder(const Sweep &s, int index, const QString &run, QString *why) const;
     bool resume(Sweep &s, Trial &t, int lane, QString *error);
     void restore(Sweep &s, QStringList *warnings);
     bool consume(RunId id, Sweep **changed);
@@ -141,6 +145,32 @@ bool SweepRunner::State::resume(Sweep &s, Trial &t, int lane, QString *error)
     return ok;
 }
 
+bool SweepRunner::State::isTrialFolder(const Sweep &s, int index, const QString &run, QString *why) const
+{
+    // The state file (or a folder's name) only claims it: the trial's run is
+    // named for it (the board adds "-N" when a run took the name first), and
+    // a folder already there must hold this trial's spec. Otherwise its
+    // history would be read as the trial's, and a promotion would resume
+    // into another run's folder.
+    const QString name = SweepSpec::trialName(s.spec.name, index);
+    const QRegularExpression named(
+        QRegularExpression::anchoredPattern(QRegularExpression::escape(name) + QStringLiteral("(-[0-9]+)?")));
+    if (!named.match(run).hasMatch()) {
+        *why = QStringLiteral("its run \"%1\" is not named for it (\"%2\")").arg(run, name);
+        return false;
+    }
+    const RunStore store(root);
+    if (!store.runNames().contains(run))
+        return true; // placed, never started: no history to mix up
+    QJsonObject expected = withDefaults(s.trialRunSpec(index));
+    expected.insert(QStringLiteral("name"), run);
+    if (store.readSpec(run) != expected) {
+        *why = QStringLiteral("the folder %1 holds another run's spec").arg(store.runDir(run));
+        return false;
+    }
+    return true;
+}
+
 void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
 {
     const QString path = SweepStateFile::path(root, s.spec.name);
@@ -151,16 +181,18 @@ void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
             *warnings
                 << QStringLiteral("sweep %1: %2; it starts from what its run folders say").arg(s.spec.name, error);
         state = SweepState{};
-        // Each trial's folder that exists is a placed trial, on its first lane.
+        // Each trial's folder that exists is a placed trial, on its first
+        // lane (whether it really is the trial's is checked below).
         const QList<int> ls = lanes(s);
+        const QStringList folders = RunStore(root).runNames();
         for (int i = 0; i < s.spec.trialCount() && !root.isEmpty(); ++i) {
             const QString name = SweepSpec::trialName(s.spec.name, i);
-            if (QFileInfo(QDir(root).filePath(name)).isDir())
+            if (folders.contains(name))
                 state->trials << SweepState::Trial{i, name, ls.value(0), false, false, QString()};
         }
     } else if (state->specHash != SweepStateFile::specHash(s.spec)) {
-        *warnings << QStringLiteral("sweep %1: its saved trials were made by another version of its spec; they "
-                                    "are kept, new trials follow this one")
+        *warnings << QStringLiteral("sweep %1: its saved trials were made by another version of its spec; those "
+                                    "whose folders hold this version's trial are kept, new trials follow it")
                          .arg(s.spec.name);
     }
     s.paused = state->paused;
@@ -172,8 +204,15 @@ void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
                              .arg(saved.index + 1);
             continue;
         }
-        const int lane = board->hasLane(saved.lane) ? saved.lane : lanes(s).value(0);
         QString why;
+        if (!isTrialFolder(s, saved.index, saved.run, &why)) {
+            *warnings << QStringLiteral("sweep %1: trial %2: %3; it starts again as a new trial")
+                             .arg(s.spec.name)
+                             .arg(saved.index + 1)
+                             .arg(why);
+            continue;
+        }
+        const int lane = board->hasLane(saved.lane) ? saved.lane : lanes(s).value(0);
         if (place(s, saved.index, lane, saved.run, &why) == 0) {
             *warnings << QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(saved.index + 1).arg(why);
             continue;

@@ -1,24 +1,32 @@
 #include "sweep/sweepstatefile.h"
 
-#include "metrics/runfile.h"
+#include "runstore/runstore.h"
 #include "sweep/sweepspec.h"
 
 #include <QCryptographicHash>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
-
-#include <unistd.h>
 
 namespace trainyard {
 
 namespace {
 
 constexpr qint64 kMaxBytes = 4 * 1024 * 1024; // 1,000 trials take ~150 KiB
+
+// The .sweeps folder as a link would take reads and writes elsewhere.
+bool inLinkedFolder(const QString &path, QString *error)
+{
+    const QFileInfo folder(QFileInfo(path).absolutePath());
+    if (!folder.isSymLink())
+        return false;
+    if (error)
+        *error = QStringLiteral("%1 is a symbolic link; Trainyard does not follow links in the runs root")
+                     .arg(folder.filePath());
+    return true;
+}
 
 } // namespace
 
@@ -35,33 +43,14 @@ QString SweepStateFile::specHash(const SweepSpec &spec)
 
 std::optional<SweepState> SweepStateFile::read(const QString &path, QString *error)
 {
-    error->clear();
-    QFile file;
-    struct stat st
-    {};
-    if (!openRegularFile(path, &file, error, &st))
+    // It says which folders are the sweep's trials and which were paused:
+    // only the user's own file, that nobody else can write, is believed.
+    if (inLinkedFolder(path, error))
         return std::nullopt;
-    if (st.st_uid != ::geteuid()) {
-        *error = QStringLiteral("%1 is owned by another user (uid %2)").arg(path).arg(st.st_uid);
+    const std::optional<QJsonObject> read = RunStore::readOwnJson(path, kMaxBytes, error);
+    if (!read)
         return std::nullopt;
-    }
-    if (st.st_size > kMaxBytes) {
-        *error = QStringLiteral("%1 is %2 bytes, more than a sweep's state can be (%3)")
-                     .arg(path)
-                     .arg(qint64(st.st_size))
-                     .arg(kMaxBytes);
-        return std::nullopt;
-    }
-    QJsonParseError parse{};
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(kMaxBytes + 1), &parse);
-    if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
-        *error = QStringLiteral("%1: not a JSON object (%2 at byte %3)")
-                     .arg(path, parse.error != QJsonParseError::NoError ? parse.errorString()
-                                                                        : QStringLiteral("another value"))
-                     .arg(parse.offset);
-        return std::nullopt;
-    }
-    const QJsonObject o = doc.object();
+    const QJsonObject &o = *read;
     auto bad = [&](const QString &jsonPath, const QString &expected) {
         *error = QStringLiteral("%1: %2: expected %3").arg(path, jsonPath, expected);
         return std::nullopt;
@@ -102,6 +91,8 @@ std::optional<SweepState> SweepStateFile::read(const QString &path, QString *err
 
 bool SweepStateFile::write(const QString &path, const SweepState &state, QString *error)
 {
+    if (inLinkedFolder(path, error))
+        return false;
     QDir().mkpath(QFileInfo(path).absolutePath());
     QJsonArray trials;
     for (const SweepState::Trial &t : state.trials) {
@@ -120,14 +111,8 @@ bool SweepStateFile::write(const QString &path, const SweepState &state, QString
         o.insert(QStringLiteral("paused"), true);
     if (state.stopped)
         o.insert(QStringLiteral("stopped"), true);
-    // QSaveFile writes beside it and renames: a link put there is replaced, never followed.
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(o).toJson()) < 0 || !file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    // Not through a link, never over another user's file.
+    return RunStore::writeOwnJson(path, o, error);
 }
 
 } // namespace trainyard
