@@ -519,6 +519,10 @@ private Q_SLOTS:
         QTest::newRow("unknown name")
             << QByteArray(R"({"program":{"argv":["python3","t.py","--lr","{lr}","{dim}"]},"config":{"lr":0.1}})")
             << QStringLiteral("lanes[0].runs[0].program.argv[4]: {dim} names no key of config (it has lr)");
+        QTest::newRow("program from a value")
+            << QByteArray(R"({"program":{"argv":["{prog}","t.py"]},"config":{"prog":"python3"}})")
+            << QStringLiteral("lanes[0].runs[0].program.argv[0]: {prog}: the program itself cannot be a parameter "
+                              "(a value would choose what runs)");
         QTest::newRow("no config")
             << QByteArray(R"({"program":{"argv":["python3","t.py","{lr}"]}})")
             << QStringLiteral("lanes[0].runs[0].program.argv[2]: {lr} names no key of config (the run has none; "

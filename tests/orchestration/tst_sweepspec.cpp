@@ -180,6 +180,9 @@ private Q_SLOTS:
         QTest::newRow("asha eta below 1")
             << file(sweep(dims + R"(, "early_stopping": {"rule": "asha", "max": 100, "eta": 0.5})"))
             << "sweeps[0].early_stopping.eta: expected a number > 1, got 0.5";
+        QTest::newRow("endless ladder")
+            << file(sweep(dims + R"(, "early_stopping": {"rule": "asha", "min": 1e-300, "max": 1e300, "eta": 1.0001})"))
+            << "sweeps[0].early_stopping: min 1e-300, max 1e+300 and eta 1.0001 make more than 100 rungs";
         QTest::newRow("resource") << file(
             sweep(dims + R"(, "early_stopping": {"rule": "asha", "max": 100, "resource": "time"})"))
                                   << "sweeps[0].early_stopping.resource: expected \"epoch\" or \"step\", got \"time\"";

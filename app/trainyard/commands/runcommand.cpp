@@ -207,13 +207,16 @@ int runCommand(const QStringList &args)
                          qPrintable(why));
         }
     }
-    for (const SweepSpec &sweep : sweeps->sweeps())
+    bool sweepsDone = true; // a paused sweep, or trials a missing lane never got, are not
+    for (const SweepSpec &sweep : sweeps->sweeps()) {
+        sweepsDone = sweepsDone && sweeps->isDone(sweep.name);
         std::fprintf(stdout, "%s: %s%s\n", qPrintable(sweep.name), qPrintable(sweeps->progressLine(sweep.name)),
                      sweeps->isDone(sweep.name) ? "" : " (not done)");
+    }
     std::fflush(stdout);
     session.close(false); // nothing runs any more: closes at once
     finished += endedBySweep;
-    return finished == total ? kExitSuccess : kExitIncomplete;
+    return finished == total && sweepsDone ? kExitSuccess : kExitIncomplete;
 }
 
 } // namespace trainyard

@@ -75,6 +75,12 @@ QString elementProblem(qsizetype i, const QString &element, const QJsonObject &c
         *result = element;
         return {};
     }
+    QString literal;
+    if (i == 0 && !substituteOne(element, QJsonObject(), &literal, &why)) {
+        // What runs is the command the user trusted, never a value's choice.
+        return QStringLiteral("%1: the program itself cannot be a parameter (a value would choose what runs)")
+            .arg(element);
+    }
     if (!substituteOne(element, config, result, &why))
         return why;
     if (result->startsWith(QLatin1Char('-')) && !element.startsWith(QLatin1Char('-'))) {

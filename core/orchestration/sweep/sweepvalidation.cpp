@@ -410,6 +410,15 @@ void checkStopping(const QJsonObject &o, const QString &path, SweepStopping &sto
         else
             stopping.eta = eta.toDouble();
     }
+    // A ladder of rungs min * eta^k up to max: a few dozen at most in any real
+    // search, and a bound so that no file can make it endless.
+    constexpr double kMaxRungs = 100;
+    if (!median && stopping.max >= stopping.min && stopping.min > 0 && stopping.eta > 1
+        && std::log(stopping.max / stopping.min) / std::log(stopping.eta) > kMaxRungs - 1)
+        errors << QStringLiteral("%1: min %2, max %3 and eta %4 make more than %5 rungs")
+                      .arg(path, describe(QJsonValue(stopping.min)), describe(QJsonValue(stopping.max)),
+                           describe(QJsonValue(stopping.eta)))
+                      .arg(int(kMaxRungs));
 }
 
 // Everything of `o` that could be read, each problem added to `errors`;
