@@ -4,6 +4,7 @@
 #include "experiment/runspecview.h"
 #include "logcategories.h"
 #include "metrics/runfile.h"
+#include "runstore/jsonfile.h"
 #include "runstore/runconfigfile.h"
 
 #include <QDir>
@@ -11,7 +12,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <QRegularExpression>
 
@@ -26,43 +26,6 @@
 namespace trainyard {
 
 namespace {
-
-bool writeJson(const QString &path, const QJsonObject &object, QString *error, bool privateFile = false)
-{
-    // QSaveFile would write through a link, to whatever it points at (another
-    // run's status.json): a link in place of one of our files is removed,
-    // never followed, and the file is written in its place.
-    struct stat st
-    {};
-    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISLNK(st.st_mode)) {
-        qCWarning(lcRunStore).noquote() << path << "is a symbolic link: removed, not followed; written in its place";
-        if (!QFile::remove(path)) {
-            if (error)
-                *error = path
-                         + QStringLiteral(" is a symbolic link and cannot be removed; Trainyard does not "
-                                          "follow links in run folders");
-            return false;
-        }
-    }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
-        return false;
-    }
-    if (privateFile)
-        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    file.write(QJsonDocument(object).toJson(QJsonDocument::Indented));
-    if (!file.commit()) {
-        if (error)
-            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
-        qCWarning(lcRunStore).noquote() << path << "not written:" << file.errorString();
-        return false;
-    }
-    if (privateFile)
-        ::chmod(QFile::encodeName(path).constData(), 0600);
-    return true;
-}
 
 // The object in `file` (open, read from its start).
 QJsonObject parseJsonFile(QFile &file, const QString &path)
@@ -172,7 +135,7 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
     if (hasConfig && !runconfigfile::write(dir, config, error))
         return false;
     QFile::remove(dir + QStringLiteral("/status.json"));
-    return writeJson(dir + QStringLiteral("/spec.json"), spec, error);
+    return writeJsonFile(dir + QStringLiteral("/spec.json"), spec, error);
 }
 
 bool RunStore::clearRunDir(const QString &name) const
@@ -223,7 +186,7 @@ bool RunStore::writeStatus(const RunInfo &run, QString *error) const
     o.insert(QStringLiteral("step"), run.step);
     if (!std::isnan(run.loss))
         o.insert(QStringLiteral("loss"), run.loss);
-    return writeJson(dir + QStringLiteral("/status.json"), o, error);
+    return writeJsonFile(dir + QStringLiteral("/status.json"), o, error);
 }
 
 bool RunStore::readStatus(const QString &name, RunInfo *run) const
@@ -306,7 +269,7 @@ bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *e
     QJsonObject o;
     o.insert(QStringLiteral("tags"), QJsonArray::fromStringList(notes.tags));
     o.insert(QStringLiteral("note"), notes.note);
-    return writeJson(path, o, error);
+    return writeJsonFile(path, o, error);
 }
 
 RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const
@@ -395,52 +358,6 @@ void RunStore::readHistory(QList<RunRecord> *runs, const std::function<bool(cons
     qCDebug(lcRunStore).noquote() << m_root << ":" << runs->size() << "past runs";
 }
 
-std::optional<QJsonObject> RunStore::readOwnJson(const QString &path, qint64 maxBytes, QString *error)
-{
-    error->clear();
-    QFile file;
-    struct stat st
-    {};
-    if (!openRegularFile(path, &file, error, &st))
-        return std::nullopt; // none (error empty), or not a regular file
-    if (st.st_uid != ::geteuid()) {
-        *error = QStringLiteral("%1 is owned by another user (uid %2)").arg(path).arg(st.st_uid);
-    } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        *error = QStringLiteral("%1 is writable by others (mode %2)")
-                     .arg(path)
-                     .arg(st.st_mode & 0777, 4, 8, QLatin1Char('0'));
-    } else if (st.st_size > maxBytes) {
-        *error =
-            QStringLiteral("%1 is %2 bytes, more than it can be (%3)").arg(path).arg(qint64(st.st_size)).arg(maxBytes);
-    }
-    if (!error->isEmpty())
-        return std::nullopt;
-    QJsonParseError parse{};
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(maxBytes + 1), &parse);
-    if (!doc.isObject()) {
-        *error = QStringLiteral("%1: not a JSON object (%2 at byte %3)")
-                     .arg(path, parse.error != QJsonParseError::NoError ? parse.errorString()
-                                                                        : QStringLiteral("another value"))
-                     .arg(parse.offset);
-        return std::nullopt;
-    }
-    return doc.object();
-}
-
-bool RunStore::writeOwnJson(const QString &path, const QJsonObject &object, QString *error, bool privateFile)
-{
-    // Another user's file (a shared runs root) is theirs to keep: it is
-    // refused when read, and never replaced by ours.
-    struct stat st
-    {};
-    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && !S_ISLNK(st.st_mode) && st.st_uid != ::geteuid()) {
-        if (error)
-            *error = QStringLiteral("%1 belongs to another user (uid %2): not replaced").arg(path).arg(st.st_uid);
-        return false;
-    }
-    return writeJson(path, object, error, privateFile);
-}
-
 QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QString *refusal) const
 {
     QHash<QString, LiveWorker> workers;
@@ -452,7 +369,7 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QS
     // Its pids and job ids are what Stop would signal: only the user's own
     // file is believed, and only one nobody else can rewrite.
     QString why;
-    const std::optional<QJsonObject> read = readOwnJson(path, 4 * 1024 * 1024, &why);
+    const std::optional<QJsonObject> read = readOwnJsonFile(path, 4 * 1024 * 1024, &why);
     if (!why.isEmpty()) {
         why += QStringLiteral("; none of its runs is adopted");
         qCWarning(lcRunStore).noquote() << why;
@@ -509,7 +426,7 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
     o.insert(QStringLiteral("runs"), runs);
     // Holds the tokens: readable by the user only.
     QString error;
-    if (!writeOwnJson(stateFile(m_root), o, &error, /*privateFile=*/true)) {
+    if (!writeOwnJsonFile(stateFile(m_root), o, &error, /*privateFile=*/true)) {
         qCWarning(lcRunStore).noquote() << error << "; this session's runs are not recorded for reattachment";
         return false;
     }

@@ -125,16 +125,6 @@ public:
     QHash<QString, LiveWorker> readState(QString *socketPath = nullptr, QString *refusal = nullptr) const;
     bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;
 
-    // A file of the runs root that says what to adopt, resume or signal
-    // (the state file, a sweep's state): believed only when it is the
-    // user's own regular file that nobody else can write, at most
-    // `maxBytes`, holding a JSON object. nullopt with `error` empty when
-    // there is none; with the reason when it is refused.
-    static std::optional<QJsonObject> readOwnJson(const QString &path, qint64 maxBytes, QString *error);
-    // Writes such a file atomically: a link in its place is removed, never
-    // followed, and another user's file is left alone (false, the reason).
-    static bool writeOwnJson(const QString &path, const QJsonObject &object, QString *error, bool privateFile = false);
-
     // Start time of `pid` in clock ticks since boot (/proc/PID/stat field 22),
     // 0 when the process does not exist.
     static qint64 processStartTicks(qint64 pid);

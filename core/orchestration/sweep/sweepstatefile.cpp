@@ -1,6 +1,6 @@
 #include "sweep/sweepstatefile.h"
 
-#include "runstore/runstore.h"
+#include "runstore/jsonfile.h"
 #include "sweep/sweepspec.h"
 
 #include <QCryptographicHash>
@@ -47,7 +47,7 @@ std::optional<SweepState> SweepStateFile::read(const QString &path, QString *err
     // only the user's own file, that nobody else can write, is believed.
     if (inLinkedFolder(path, error))
         return std::nullopt;
-    const std::optional<QJsonObject> read = RunStore::readOwnJson(path, kMaxBytes, error);
+    const std::optional<QJsonObject> read = readOwnJsonFile(path, kMaxBytes, error);
     if (!read)
         return std::nullopt;
     const QJsonObject &o = *read;
@@ -112,7 +112,7 @@ bool SweepStateFile::write(const QString &path, const SweepState &state, QString
     if (state.stopped)
         o.insert(QStringLiteral("stopped"), true);
     // Not through a link, never over another user's file.
-    return RunStore::writeOwnJson(path, o, error);
+    return writeOwnJsonFile(path, o, error);
 }
 
 } // namespace trainyard
