@@ -8,6 +8,7 @@ import json
 import math
 import os
 import stat
+import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 #: RUN_DIR/params.json: what the run used, written by rank 0 (runconfigfile.h).
@@ -82,14 +83,20 @@ def reportable(config: Mapping[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
 
 
 def write_params(run_dir: str, values: Mapping[str, Any]) -> None:
-    """Writes ``values`` as RUN_DIR/params.json, whole or not at all (a
-    temporary file renamed over it: a link there is replaced, never followed)."""
+    """Writes ``values`` as RUN_DIR/params.json, whole or not at all (a new
+    temporary file renamed over it: a link there is replaced, never followed,
+    and nothing planted at a temporary name is opened)."""
     path = os.path.join(run_dir, PARAMS_FILE)
-    tmp = "%s.tmp-%d" % (path, os.getpid())
     data = json.dumps(dict(values), indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    fd, tmp = tempfile.mkstemp(dir=run_dir, prefix=PARAMS_FILE + ".tmp-")
     try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)  # the whole of it, or an exception
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
