@@ -63,8 +63,11 @@ QHash<QString, TrialOf> trialsOf(const Experiment &experiment, const QString &ro
         if (!error.isEmpty())
             printWarning(error);
         if (state) {
-            for (const SweepState::Trial &t : state->trials)
-                trials.insert(t.run, TrialOf{sweep.name, t.index + 1, t.paused});
+            for (const SweepState::Trial &t : state->trials) {
+                // The file only claims the folder is the trial's (SweepRunner checks it the same way).
+                if (t.index < sweep.trialCount() && SweepSpec::isTrialRunName(sweep.name, t.index, t.run))
+                    trials.insert(t.run, TrialOf{sweep.name, t.index + 1, t.paused});
+            }
         } else {
             for (int i = 0; i < sweep.trialCount(); ++i)
                 trials.insert(SweepSpec::trialName(sweep.name, i), TrialOf{sweep.name, i + 1, false});
@@ -215,11 +218,11 @@ int exportCommand(const QStringList &args)
     }
     const RunStore store(RunStore::rootFor(*experiment, QFileInfo(file).absoluteFilePath()));
     QStringList boardRuns = runNamesOf(*experiment);
+    const QStringList folders = store.runNames();     // real folders: a link is not a run
     for (const SweepSpec &sweep : experiment->sweeps) // its trials, in order, then the folders' other runs
         for (int i = 0; i < sweep.trialCount(); ++i)
-            if (QFileInfo::exists(store.runDir(SweepSpec::trialName(sweep.name, i))))
+            if (folders.contains(SweepSpec::trialName(sweep.name, i)))
                 boardRuns << SweepSpec::trialName(sweep.name, i);
-    const QStringList folders = store.runNames();
     auto metricsFile = [&](const QString &name) { return store.runDir(name) + QStringLiteral("/metrics.jsonl"); };
 
     // Which runs: the named ones, or every run of the board and every other

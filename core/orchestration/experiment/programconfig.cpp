@@ -22,12 +22,6 @@ bool isNameChar(QChar c)
            || (c >= QLatin1Char('0') && c <= QLatin1Char('9')) || c == QLatin1Char('_');
 }
 
-bool isConfigName(const QString &name)
-{
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_]{1,64}")));
-    return re.match(name).hasMatch();
-}
-
 // One element: `{name}` (a name's characters between braces) is a
 // placeholder, `{{` and `}}` are one brace; any other brace stays as it is,
 // so `{}` (find -exec) and `{1: 2}` (python3 -c) keep working.
@@ -97,6 +91,12 @@ QString elementProblem(qsizetype i, const QString &element, const QJsonObject &c
 }
 
 } // namespace
+
+bool isConfigName(const QString &name)
+{
+    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_]{1,64}")));
+    return re.match(name).hasMatch();
+}
 
 QJsonObject of(const QJsonObject &spec)
 {

@@ -18,6 +18,10 @@ class RunSpecView;
 // a substitution that makes an element start with '-' is refused.
 namespace programconfig {
 
+// What a parameter can be called (1–64 letters, digits and _): also its
+// {name} in argv, a sweep's "config.<name>" and a key of params.json.
+bool isConfigName(const QString &name);
+
 // The problems of `spec`'s "config" and of the `{name}`s of its
 // program.argv, each with its JSON path under `path` (the run spec's).
 QStringList check(const QJsonObject &spec, const QString &path);

@@ -1,11 +1,11 @@
 #include "runstore/runconfigfile.h"
 
+#include "experiment/programconfig.h"
 #include "metrics/runfile.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonParseError>
-#include <QRegularExpression>
 #include <QSaveFile>
 
 namespace trainyard::runconfigfile {
@@ -91,7 +91,6 @@ bool write(const QString &runDir, const QJsonObject &config, QString *error)
 
 QJsonObject readParams(const QString &runDir, QString *error)
 {
-    static const QRegularExpression name(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_]{1,64}")));
     QJsonObject object;
     bool exists = false;
     if (!readObject(paramsPath(runDir), kMaxParamsBytes, &object, &exists, error))
@@ -99,7 +98,7 @@ QJsonObject readParams(const QString &runDir, QString *error)
     QJsonObject out;
     for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
         const QJsonValue v = it.value();
-        if (name.match(it.key()).hasMatch()
+        if (programconfig::isConfigName(it.key())
             && (v.isDouble() || v.isBool() || v.isNull() || (v.isString() && v.toString().size() <= 10000)))
             out.insert(it.key(), v);
     }

@@ -11,7 +11,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
@@ -153,9 +152,7 @@ bool SweepRunner::State::isTrialFolder(const Sweep &s, int index, const QString 
     // history would be read as the trial's, and a promotion would resume
     // into another run's folder.
     const QString name = SweepSpec::trialName(s.spec.name, index);
-    const QRegularExpression named(
-        QRegularExpression::anchoredPattern(QRegularExpression::escape(name) + QStringLiteral("(-[0-9]+)?")));
-    if (!named.match(run).hasMatch()) {
+    if (!SweepSpec::isTrialRunName(s.spec.name, index, run)) {
         *why = QStringLiteral("its run \"%1\" is not named for it (\"%2\")").arg(run, name);
         return false;
     }

@@ -4,6 +4,7 @@
 #include "sweep/sweepdetail.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 
 #include <cmath>
 
@@ -281,6 +282,14 @@ QJsonObject SweepSpec::trialSpec(int index) const
 QString SweepSpec::trialName(const QString &sweep, int index)
 {
     return sweep + QLatin1Char('-') + QString::number(index + 1);
+}
+
+bool SweepSpec::isTrialRunName(const QString &sweep, int index, const QString &run)
+{
+    const QString name = trialName(sweep, index);
+    const QRegularExpression named(
+        QRegularExpression::anchoredPattern(QRegularExpression::escape(name) + QStringLiteral("(-[0-9]+)?")));
+    return named.match(run).hasMatch();
 }
 
 void setSpecValue(QJsonObject &spec, const QString &key, const QJsonValue &value)

@@ -100,6 +100,10 @@ struct SweepSpec
     /// keys, the name "<name>-<index+1>", the seed as above.
     QJsonObject trialSpec(int index) const;
     static QString trialName(const QString &sweep, int index);
+    /// Whether `run` can be trial `index`'s run: its name, or that name with
+    /// the "-N" the board adds when a run had taken it first. A state file's
+    /// claim that a folder is a trial's is checked with it.
+    static bool isTrialRunName(const QString &sweep, int index, const QString &run);
 };
 
 /// Reads the experiment file's optional "sweeps" (`top` is the whole file)

@@ -1,6 +1,7 @@
 #include "catalogue/modelcatalogue.h"
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
+#include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
 #include "sweep/sweepdetail.h"
 #include "sweep/sweepspec.h"
@@ -152,14 +153,6 @@ std::optional<SweepParameter> parseParameter(const QString &key, const QJsonValu
     return p;
 }
 
-// What a program run's parameter can be called: also its {name} in argv.
-bool isConfigName(const QString &name)
-{
-    static const QRegularExpression re(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]{0,63}")));
-    return re.match(name).hasMatch();
-}
-
 // The catalogue's entry for the dotted `key` of the resolved worker spec
 // `spec`, or a problem ("unknown key (expected one of dim, norm)").
 const ParamInfo *catalogueParam(const ModelCatalogue &catalogue, const QJsonObject &spec, const QString &key,
@@ -239,7 +232,7 @@ void checkSpaceKey(const SweepParameter &p, const QJsonObject &base, const QStri
             return;
     }
     if (program) {
-        if (key.startsWith(QLatin1String("config.")) && isConfigName(key.mid(7)))
+        if (key.startsWith(QLatin1String("config.")) && programconfig::isConfigName(key.mid(7)))
             return;
         if (key != QLatin1String("train.seed"))
             errors << QStringLiteral("%1: a program run takes its parameters as config.<name> keys (a name of "
