@@ -108,6 +108,8 @@ private Q_SLOTS:
         QCOMPARE(model.data(model.index(0, 0)).toString(), QStringLiteral("lrsweep-2"));
         QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("100"));
         QCOMPARE(model.data(model.index(0, 3)).toString(), QStringLiteral("0.31"));
+        QCOMPARE(model.trialAt(0).rung, 2);
+        QCOMPARE(model.data(model.index(0, 4)).toString(), QStringLiteral("3")); // rungs read from 1, as the reasons
         QCOMPARE(model.data(model.index(5, 5)).toString(), QStringLiteral("failed"));
 
         model.setSweep(spec(false), trials()); // min: the smallest first, still NaN then failed last

@@ -268,7 +268,7 @@ void RungLadder::setSweep(const SweepSpec &sweep, const QList<TrialInfo> &trials
     for (int k = 0; k < rungs.size(); ++k) {
         const Rung &r = rungs.at(k);
         const QStringList cells{
-            QString::number(k),
+            QString::number(k + 1), // counted from 1, as the progress line and the reasons do
             QStringLiteral("%1 %2").arg(sweep.stopping.resource, QString::number(r.resource, 'g', 4)),
             QString::number(r.recorded),
             QString::number(r.continued),

@@ -149,7 +149,7 @@ QVariant SweepTableModel::data(const QModelIndex &index, int role) const
     case 1:
         return std::isnan(t.objective) ? QString() : QString::number(t.objective, 'g', 4);
     case 2:
-        return t.rung < 0 ? QString() : QString::number(t.rung);
+        return t.rung < 0 ? QString() : QString::number(t.rung + 1); // from 1, as the reasons say
     case 3:
         return phaseText(t.phase);
     case 4:
