@@ -2,6 +2,7 @@
 // lanes; the sweep JSON it produces, and a bad one refused with
 // SweepSpec::fromJson's message.
 
+#include "catalogue/modelcatalogue.h"
 #include "sweep/sweepeditordialog.h"
 #include "uitesthelpers.h"
 
@@ -128,6 +129,34 @@ private Q_SLOTS:
         QVERIFY(!lr.contains(QStringLiteral("int")));
         QCOMPARE(dialog.spec().seed, std::uint64_t(7));
         QVERIFY(dialog.spec().space.first().isLogarithmic());
+    }
+
+    // Given the worker's catalogue, the editor checks what `trainyard check`
+    // checks of the file: here a key of the base this (small) worker does not read.
+    void checksAgainstTheCatalogue()
+    {
+        QString error;
+        const ModelCatalogue catalogue = ModelCatalogue::fromJson(testing::catalogueJson(), &error);
+        QVERIFY2(!catalogue.isEmpty(), qPrintable(error));
+        const QJsonObject base = testing::tinyKgSpec(QStringLiteral("transe"));
+        SweepEditorDialog loose(base, {QStringLiteral("1: cpu")});
+        SweepEditorDialog checked(base, {QStringLiteral("1: cpu")}, &catalogue);
+        for (SweepEditorDialog *dialog : {&loose, &checked}) {
+            setMode(*dialog, QStringLiteral("train.lr"), QStringLiteral("log range"));
+            type(*dialog, QStringLiteral("sweepLow:train.lr"), QStringLiteral("0.001"));
+            type(*dialog, QStringLiteral("sweepHigh:train.lr"), QStringLiteral("0.1"));
+            auto *method = child<QComboBox>(*dialog, QStringLiteral("sweepMethod"));
+            method->setCurrentIndex(method->findText(QStringLiteral("random")));
+            child<QSpinBox>(*dialog, QStringLiteral("sweepTrials"))->setValue(5);
+        }
+        QVERIFY2(loose.canAccept(), qPrintable(loose.problem()));
+        QVERIFY(!checked.canAccept());
+        QStringList errors;
+        SweepSpec::fromJson(checked.json(), QStringLiteral("sweep"), 1, errors, &catalogue);
+        QVERIFY(!errors.isEmpty());
+        QCOMPARE(checked.problem(), errors.first());
+        QVERIFY2(checked.problem().startsWith(QStringLiteral("sweep.base.data.relations: unknown key")),
+                 qPrintable(checked.problem()));
     }
 
     void refusesWithTheFileMessage()

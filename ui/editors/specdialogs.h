@@ -32,6 +32,8 @@ public:
     /// Called with the editor's spec when the user picks "Sweep…" in the
     /// editor of a new run (the drop then queues nothing): the sweep editor.
     using SweepHandler = std::function<void(const QJsonObject &base)>;
+    /// What the editors check specs against (empty until the worker answered).
+    const ModelCatalogue &catalogue() const { return m_catalogue; }
     void setSweepHandler(SweepHandler handler) { m_sweepHandler = std::move(handler); }
 
 private:

@@ -66,9 +66,11 @@ bool isIntegral(const QJsonValue &v)
 
 } // namespace
 
-SweepEditorDialog::SweepEditorDialog(const QJsonObject &base, const QStringList &lanes, QWidget *parent)
+SweepEditorDialog::SweepEditorDialog(const QJsonObject &base, const QStringList &lanes, const ModelCatalogue *catalogue,
+                                     QWidget *parent)
     : QDialog(parent)
     , m_base(base)
+    , m_catalogue(catalogue)
     , m_program(RunSpecView(base).isProgram())
     , m_grid(new QGridLayout)
     , m_name(new QLineEdit(this))
@@ -385,7 +387,7 @@ void SweepEditorDialog::revalidate()
     // The experiment file's own rules, with its messages: one validation, not two.
     QStringList errors;
     const std::optional<SweepSpec> spec =
-        SweepSpec::fromJson(json(), QStringLiteral("sweep"), int(m_lanes.size()), errors);
+        SweepSpec::fromJson(json(), QStringLiteral("sweep"), int(m_lanes.size()), errors, m_catalogue);
     if (!spec || !errors.isEmpty()) {
         m_problem = errors.isEmpty() ? tr("The sweep is not valid.") : errors.first();
         m_spec = SweepSpec();

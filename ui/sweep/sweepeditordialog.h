@@ -18,6 +18,8 @@ class QSpinBox;
 
 namespace trainyard {
 
+class ModelCatalogue;
+
 /// Builds a sweep from a base run spec (the one a dropped model or program
 /// would run): per key of the spec a mode (fixed, values, range, log
 /// range; `config.<name>` keys may be added for program runs), the method
@@ -36,7 +38,10 @@ public:
     };
 
     /// `lanes`: the board's lanes by index (their names, for the checkboxes).
-    SweepEditorDialog(const QJsonObject &base, const QStringList &lanes, QWidget *parent = nullptr);
+    /// `catalogue`, when given, checks the keys, values and objective as
+    /// `trainyard check` does (it must outlive the dialog).
+    SweepEditorDialog(const QJsonObject &base, const QStringList &lanes, const ModelCatalogue *catalogue = nullptr,
+                      QWidget *parent = nullptr);
 
     /// The keys offered (the base's values, flattened), in form order.
     QStringList keys() const { return m_keyOrder; }
@@ -70,6 +75,7 @@ private:
     void revalidate();
 
     QJsonObject m_base;
+    const ModelCatalogue *m_catalogue;
     bool m_program = false;
     QStringList m_keyOrder;
     QHash<QString, Row> m_rows;

@@ -3,6 +3,7 @@
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
+#include "catalogue/modelcatalogue.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "editors/specdialogs.h"
@@ -24,6 +25,7 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
     , m_sessions(sessions)
     , m_controller(controller)
     , m_window(window)
+    , m_dialogs(dialogs)
     , m_view(new SweepView(tabs))
 {
     tabs->addTab(m_view, tr("Sweeps"));
@@ -66,7 +68,7 @@ bool SweepPanel::editSweep(const QJsonObject &base)
     for (int i = 0; i < orchestrator->board()->laneCount(); ++i) {
         lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->dispatcher()->lane(i).device);
     }
-    SweepEditorDialog dialog(base, lanes, m_window);
+    SweepEditorDialog dialog(base, lanes, catalogue(), m_window);
     while (dialog.exec() == QDialog::Accepted) {
         QString error;
         if (addSweep(dialog.json(), &error)) {
@@ -78,12 +80,19 @@ bool SweepPanel::editSweep(const QJsonObject &base)
     return false;
 }
 
+const ModelCatalogue *SweepPanel::catalogue() const
+{
+    // Checked as the file is (keys, values, objective) once the worker said what it reads.
+    return m_dialogs->catalogue().isEmpty() ? nullptr : &m_dialogs->catalogue();
+}
+
 bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
 {
     Orchestrator *orchestrator = m_controller->orchestrator();
     QStringList errors;
     const std::optional<SweepSpec> spec =
-        orchestrator ? SweepSpec::fromJson(sweep, QStringLiteral("sweep"), orchestrator->board()->laneCount(), errors)
+        orchestrator ? SweepSpec::fromJson(sweep, QStringLiteral("sweep"), orchestrator->board()->laneCount(), errors,
+                                           catalogue())
                      : std::nullopt;
     if (!spec || !errors.isEmpty()) {
         if (error) {

@@ -8,6 +8,8 @@ class QWidget;
 
 namespace trainyard {
 
+class ModelCatalogue;
+
 class BoardController;
 class BoardView;
 class Session;
@@ -40,7 +42,9 @@ private:
 
     SessionController *m_sessions;
     BoardController *m_controller;
+    const ModelCatalogue *catalogue() const; ///< null until the worker's catalogue is known
     QWidget *m_window;
+    SpecDialogs *m_dialogs;
     SweepView *m_view;
 };
 

@@ -198,7 +198,7 @@ int sweepShots(const QString &out)
     // The editor on the sweep's base, set as the sweep is.
     {
         SweepEditorDialog editor(sweep.value(QStringLiteral("base")).toObject(),
-                                 {QStringLiteral("1: cpu"), QStringLiteral("2: cpu")}, &window);
+                                 {QStringLiteral("1: cpu"), QStringLiteral("2: cpu")}, &window.catalogue(), &window);
         const auto set = [&](const QString &name, const QString &text) {
             if (auto *edit = editor.findChild<QLineEdit *>(name)) {
                 edit->setText(text);
