@@ -100,6 +100,95 @@ private Q_SLOTS:
         QVERIFY2(line.contains(QStringLiteral("4/4 trials ended")) && line.contains(QStringLiteral("quality 0.8")),
                  qPrintable(line));
     }
+
+    // ASHA over the same two lanes: a trial paused as a batch job is
+    // scancel'ed with SIGTERM, checkpoints and ends stopped; a promoted
+    // trial resumes from its checkpoint on whichever lane frees first (a
+    // new job with --resume, or a local process), its steps unbroken.
+    void ashaOverACpuAndASlurmLane()
+    {
+        if (!m_skip.isEmpty())
+            QSKIP(qPrintable(m_skip));
+        const QString root = m_tmp.filePath(QStringLiteral("asha"));
+        QJsonObject json =
+            experimentJson(QStringLiteral("asha"), root,
+                           {lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("slurm:test/debug"), 1, {})});
+        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                                                       {QStringLiteral("poll_seconds"), 1},
+                                                                       {QStringLiteral("worker"), fakeWorker()}}});
+        Experiment ex = experiment(json);
+        SweepSpec sweep;
+        sweep.name = QStringLiteral("rungs");
+        sweep.base = fakeSpec(QStringLiteral("base"), 30, 60);
+        sweep.base.remove(QStringLiteral("name"));
+        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("quality"), 0.5);
+        sweep.base.insert(QStringLiteral("model"), model);
+        SweepParameter quality;
+        quality.key = QStringLiteral("model.quality");
+        quality.kind = SweepParameter::Kind::Values;
+        quality.values = {0.3, 0.5, 0.9, 0.2, 0.7, 0.4};
+        sweep.space << quality;
+        sweep.objective = QStringLiteral("valid/mrr");
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 4;
+        sweep.stopping.eta = 2;
+        ex.sweeps << sweep;
+
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Orchestrator *orch = session.orchestrator();
+        orch->supervisor()->setWorkerProgram(fakeWorker());
+        orch->supervisor()->setStopTimeout(20000); // a batch job's SIGTERM goes through scancel and a poll
+        orch->dispatcher()->setCpuFallback(true);
+        // Which lane each trial's every start went to: a batch job has a job id.
+        QHash<RunId, QStringList> jobs;
+        connect(orch->runs(), &RunRegistry::changed, this, [&](RunId id) {
+            const QString job = orch->runs()->value(id).jobId;
+            if (!job.isEmpty() && !jobs.value(id).contains(job))
+                jobs[id] << job;
+        });
+        orch->dispatcher()->startAll();
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return orch->sweeps()->isDone(QStringLiteral("rungs"))
+                                && orch->dispatcher()->activeCount() == 0;
+                     },
+                     240000),
+                 qPrintable(orch->sweeps()->progressLine(QStringLiteral("rungs"))));
+        int pausedAsJob = 0, promoted = 0;
+        for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("rungs"))) {
+            const RunInfo r = orch->runs()->value(t.run);
+            QVERIFY2(t.phase == TrialInfo::Phase::Finished || t.phase == TrialInfo::Phase::Paused,
+                     qPrintable(r.name + QStringLiteral(": ") + r.message));
+            if (t.phase == TrialInfo::Phase::Paused) {
+                QCOMPARE(r.state, RunState::Stopped);
+                QVERIFY2(r.message.contains(QStringLiteral("rung")), qPrintable(r.message));
+                pausedAsJob += r.jobId.isEmpty() ? 0 : 1;
+            }
+            if (t.values.value(QStringLiteral("model.quality")).toDouble() == 0.9) {
+                QCOMPARE(t.phase, TrialInfo::Phase::Finished);
+                QCOMPARE(r.step, 40);
+            }
+            const QList<QJsonObject> metrics = metricsLines(r.runDir, QStringLiteral("metric"));
+            bool resumed = false;
+            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log")))
+                resumed = resumed || log.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("resumed"));
+            if (!resumed)
+                continue;
+            ++promoted;
+            for (int i = 0; i < metrics.size(); ++i) // no seam: every step once, in order
+                QCOMPARE(metrics.at(i).value(QStringLiteral("step")).toInt(), i + 1);
+        }
+        QVERIFY2(pausedAsJob >= 1, "no trial was paused while it ran as a batch job");
+        QVERIFY(promoted >= 1);
+        int twoJobs = 0; // a trial paused as a job and promoted onto the cluster again
+        for (const QStringList &ids : std::as_const(jobs))
+            twoJobs += ids.size() >= 2 ? 1 : 0;
+        qInfo("paused as a batch job: %d, promoted: %d, resumed as a second job: %d", pausedAsJob, promoted, twoJobs);
+    }
 };
 
 QTEST_MAIN(TestSlurmSweep)

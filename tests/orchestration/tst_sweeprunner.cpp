@@ -251,6 +251,53 @@ private Q_SLOTS:
         QVERIFY2(line.contains(QStringLiteral("trial 3: quality 0.6")), qPrintable(line));
     }
 
+    // The median rule inside the runner: one slot, the better trials first,
+    // so each later one is judged against their running averages. A trial
+    // whose best falls below their median after the grace period stops for
+    // good (the card says why, its slot goes to the next trial, nothing
+    // resumes it); the better ones train to the end.
+    void medianRuleStopsTheWorseTrials()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("median"), {0.9, 0.8, 0.7, 0.2, 0.1}, 5);
+        sweep.stopping.rule = SweepStopping::Rule::Median;
+        sweep.stopping.min = 2; // the grace period, in epochs
+        sweep.stopping.max = 6;
+        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 1, {})}, sweep));
+        SweepRunner *runner = s->orchestrator()->sweeps();
+        QVERIFY(runToEnd(s.get(), QStringLiteral("median")));
+        const QList<TrialInfo> trials = runner->trials(QStringLiteral("median"));
+        QCOMPARE(trials.size(), 5);
+        const QHash<TrialInfo::Phase, int> count = phases(trials);
+        QCOMPARE(count.value(TrialInfo::Phase::Paused), 0); // the median rule never pauses
+        QCOMPARE(count.value(TrialInfo::Phase::Failed), 0);
+        for (const TrialInfo &t : trials) {
+            const RunInfo r = s->orchestrator()->runs()->value(t.run);
+            const double quality = t.values.value(QStringLiteral("model.quality")).toDouble();
+            QCOMPARE(r.spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("epochs")).toInt(), 6);
+            if (quality >= 0.8) {
+                QCOMPARE(t.phase, TrialInfo::Phase::Finished);
+                QCOMPARE(r.step, 60);
+                continue;
+            }
+            if (quality > 0.5)
+                continue; // 0.7 sits at the median's edge: either ending is right
+            QCOMPARE(t.phase, TrialInfo::Phase::Stopped);
+            QCOMPARE(r.state, RunState::Stopped);
+            QVERIFY2(t.reason.contains(QStringLiteral("median")), qPrintable(t.reason));
+            QCOMPARE(r.message, t.reason);
+            QVERIFY2(r.step < 60, qPrintable(QString::number(r.step))); // it did not train on to the end
+            QVERIFY(t.resource >= 2);                                   // not before the grace period
+        }
+        const QString line = runner->progressLine(QStringLiteral("median"));
+        QVERIFY2(line.contains(QStringLiteral("quality 0.9")), qPrintable(line));
+        // Stopped by the rule is for good: starting everything again resumes none.
+        s->orchestrator()->dispatcher()->startAll();
+        QTest::qWait(300);
+        QCOMPARE(phases(runner->trials(QStringLiteral("median"))), count);
+        QString error;
+        QVERIFY(!runner->promoteTrial(QStringLiteral("median"), trials.last().index, &error));
+    }
+
     // Closed and opened again: the trials come back on their lanes with
     // their states and reasons, ASHA's records rebuilt from their metrics; a
     // malformed or linked state file is refused with a message and the
@@ -425,6 +472,72 @@ private Q_SLOTS:
         QCOMPARE(runner->trials(name).at(other).phase, TrialInfo::Phase::Stopped);
         QCOMPARE(orch->runs()->value(trials.at(other).run).message, QStringLiteral("stopped by hand"));
         QVERIFY(!runner->promoteTrial(name, other, &error));
+    }
+
+    // The app closed with its trials left training (close(true), as the
+    // window's "leave running"), then the same experiment opened again in
+    // the same process: the live trials are the sweep's again, reattached
+    // on their lanes; the search goes on to its end, every trial once,
+    // every curve unbroken.
+    void closedWhileTrainingAndOpenedAgain()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("reopen"), {0.3, 0.9, 0.5, 0.2, 0.7, 0.4}, 10);
+        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("steps_per_epoch"), 40); // the first rung well after the closing
+        sweep.base.insert(QStringLiteral("model"), model);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        QString root;
+        const Experiment ex = sweepExperiment({lane(QStringLiteral("cpu"), 2, {})}, sweep, &root);
+        QList<int> liveBefore;
+        {
+            auto s = open(ex);
+            Orchestrator *orch = s->orchestrator();
+            orch->dispatcher()->startAll();
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                    int running = 0;
+                    for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen")))
+                        running += orch->runs()->value(t.run).state == RunState::Running ? 1 : 0;
+                    return running == 2;
+                },
+                10000));
+            for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen")))
+                if (t.phase == TrialInfo::Phase::Training)
+                    liveBefore << t.index;
+            QSignalSpy closed(s.get(), &Session::closed);
+            s->close(true);
+            QVERIFY(closed.count() == 1 || closed.wait(10000));
+        }
+        QCOMPARE(liveBefore.size(), 2);
+        const QJsonObject live =
+            QJsonDocument::fromJson(readFile(root + QStringLiteral("/.trainyard-state.json"))).object();
+        QCOMPARE(live.value(QStringLiteral("runs")).toObject().size(), 2);
+
+        QStringList warnings;
+        auto s = open(ex, &warnings);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+        Orchestrator *orch = s->orchestrator();
+        const QList<TrialInfo> reopened = orch->sweeps()->trials(QStringLiteral("reopen"));
+        for (int index : std::as_const(liveBefore)) {
+            const TrialInfo &t = reopened.at(index);
+            QCOMPARE(t.phase, TrialInfo::Phase::Training);
+            QCOMPARE(orch->runs()->value(t.run).state, RunState::Running); // reattached, not started again
+        }
+        QVERIFY(runToEnd(s.get(), QStringLiteral("reopen"), 90000));
+        for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen"))) {
+            const RunInfo r = orch->runs()->value(t.run);
+            QCOMPARE(r.name, SweepSpec::trialName(QStringLiteral("reopen"), t.index));
+            const QList<int> steps = metricSteps(r.runDir);
+            QVERIFY(!steps.isEmpty());
+            for (int k = 0; k < steps.size(); ++k)
+                QCOMPARE(steps.at(k), k + 1);
+            QVERIFY(!QFileInfo::exists(r.runDir + QStringLiteral(".attempt-1"))); // each trial once, in its folder
+        }
+        QVERIFY2(orch->sweeps()->progressLine(QStringLiteral("reopen")).startsWith(QStringLiteral("rung 1: 6/6")),
+                 qPrintable(orch->sweeps()->progressLine(QStringLiteral("reopen"))));
     }
 
     // `trainyard run --leave-queued` interrupted with its trials training,
