@@ -32,6 +32,7 @@ TY_TEST(roundTripEveryType)
         checkpoint(500, "/tmp/ckpt", 4.0),
         heartbeat(7, 5.0),
         done("finished", 0, 6.0),
+        summary(6.5),
         control(MessageType::Stop),
         control(MessageType::Pause),
         control(MessageType::Resume),
@@ -58,6 +59,8 @@ TY_TEST(roundTripEveryType)
 TY_TEST(typeNamesAreStable)
 {
     TY_CHECK(typeName(MessageType::CheckpointNow) == "checkpoint-now");
+    TY_CHECK(typeName(MessageType::Summary) == "summary");
+    TY_CHECK(typeFromName("summary") == MessageType::Summary);
     TY_CHECK(typeFromName("metric") == MessageType::Metric);
     TY_CHECK(typeFromName("bogus") == MessageType::Unknown);
 }
@@ -166,6 +169,34 @@ TY_TEST(validateNamesTheField)
     TY_CHECK(error.find("step") != std::string::npos);
     TY_CHECK(!validate(nlohmann::json{{"type", "nope"}}, &error));
     TY_CHECK(!validate(nlohmann::json::array(), &error));
+}
+
+// A program may report metrics without a loss (run.log(11, acc=0.9)); a loss
+// that is there is still a number or null. A summary line needs its wall.
+TY_TEST(lossIsOptionalButTypedAndSummaryNeedsItsWall)
+{
+    std::string error;
+    auto m = metric(11, 1, 0.1, 0.5);
+    m.erase("loss");
+    m["acc"] = 0.9;
+    TY_CHECK(validate(m, &error));
+    m["loss"] = nullptr;
+    TY_CHECK(validate(m, &error));
+    m["loss"] = "low";
+    TY_CHECK(!validate(m, &error));
+    TY_CHECK(error.find("loss") != std::string::npos);
+    m.erase("loss");
+    m.erase("epoch");
+    TY_CHECK(!validate(m, &error));
+    TY_CHECK(error.find("epoch") != std::string::npos);
+
+    auto s = summary(2.0);
+    s["best_acc"] = 0.93;
+    s["final_loss"] = nullptr;
+    TY_CHECK(validate(s, &error));
+    s.erase("wall");
+    TY_CHECK(!validate(s, &error));
+    TY_CHECK(error.find("wall") != std::string::npos);
 }
 
 TY_TEST(randomBytesNeverThrow)

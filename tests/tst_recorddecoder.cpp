@@ -8,6 +8,7 @@
 
 #include "helpers/minitest.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ std::vector<nlohmann::json> everyKind()
             eval,
             checkpoint(10, "checkpoints/step-10.pt", 1.8),
             heartbeat(11, 2.0),
+            summary(2.4),
             done("finished", 0, 2.5)};
 }
 
@@ -125,6 +127,34 @@ TY_TEST(aNumberGivenAgainAsAnotherTypeLeavesTheFastPath)
     MetricRecord fast;
     TY_CHECK(MetricLine::parse(last.data(), last.size(), &fast));
     TY_CHECK(fast.value("e") && *fast.value("e") == 10);
+}
+
+// A program's metric line without a loss (run.log(11, acc=0.9)) is a
+// record on both paths, its acc a field; a summary line's values are
+// fields, a null one NaN.
+TY_TEST(aMetricLineWithoutLossAndASummaryLineAreRecords)
+{
+    const std::string plain = R"({"type":"metric","step":11,"epoch":1,"acc":0.9,"wall":0.25})";
+    const std::string escaped = R"({"type":"metric","step":11,"epoch":1,"acc":0.9,"wall":0.25,"n":"\u0041"})";
+    MetricRecord fast;
+    TY_CHECK(MetricLine::parse(plain.data(), plain.size(), &fast));
+    RecordDecoder decoder;
+    TY_CHECK(decoder.decodeLine(escaped.data(), escaped.size()) == RecordDecoder::Status::Record);
+    TY_CHECK(decoder.record() == fast);
+    TY_CHECK(fast.value("loss") == nullptr);
+    TY_CHECK(fast.value("acc") && *fast.value("acc") == 0.9);
+    TY_CHECK_EQ(fast.step, std::int64_t(11));
+
+    const std::string line = R"({"type":"summary","best_acc":0.93,"final_loss":null,"wall":3.5})";
+    TY_CHECK(decoder.decodeLine(line.data(), line.size()) == RecordDecoder::Status::Record);
+    const MetricRecord &summary = decoder.record();
+    TY_CHECK(summary.kind == MessageType::Summary);
+    TY_CHECK_EQ(summary.fieldCount, std::size_t(2));
+    TY_CHECK(summary.value("best_acc") && *summary.value("best_acc") == 0.93);
+    TY_CHECK(summary.value("final_loss") && std::isnan(*summary.value("final_loss")));
+    TY_CHECK(summary.wall == 3.5);
+    std::string name;
+    TY_CHECK(!summary.pointName(0, &name)); // no curve: one value per name
 }
 
 TY_TEST(refusalsSayWhy)

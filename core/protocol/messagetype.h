@@ -17,6 +17,7 @@ enum class MessageType {
     Checkpoint,
     Heartbeat,
     Done,
+    Summary, // a program's run.summary values (the Python module)
     // orchestrator -> worker
     Stop,
     Pause,

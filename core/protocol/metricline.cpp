@@ -100,7 +100,7 @@ bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
     if (!c.eat('{'))
         return false;
     record->clear();
-    bool typeOk = false, haveStep = false, haveWall = false, haveEpoch = false, haveLoss = false;
+    bool typeOk = false, haveStep = false, haveWall = false, haveEpoch = false;
     for (bool first = true;; first = false) {
         if (!first && !c.eat(','))
             break;
@@ -161,8 +161,6 @@ bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
                     return false;
                 record->epoch = integer;
                 haveEpoch = true;
-            } else if (key == "loss") {
-                haveLoss = true;
             } else if (key == "total_steps") {
                 record->totalSteps = isInteger ? (integer >= 0 ? integer : -1) : MetricRecord::countFrom(value);
             }
@@ -173,7 +171,7 @@ bool MetricLine::parse(const char *text, std::size_t size, MetricRecord *record)
     if (!c.eat('}'))
         return false;
     c.skipSpace();
-    return c.p == c.end && typeOk && haveStep && haveWall && haveEpoch && haveLoss;
+    return c.p == c.end && typeOk && haveStep && haveWall && haveEpoch;
 }
 
 } // namespace trainyard

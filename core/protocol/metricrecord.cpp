@@ -132,6 +132,7 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
     case protocol::MessageType::Checkpoint:
     case protocol::MessageType::Heartbeat:
     case protocol::MessageType::Done:
+    case protocol::MessageType::Summary:
         break;
     default:
         return fail(error, "an orchestrator's control message, not a worker's");
@@ -158,7 +159,9 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
             record->totalSteps = countFromJson(value);
         if (value.is_number())
             record->addField(key, value.get<double>()); // past kMaxFields: dropped
-        else if (value.is_null() && (kind == protocol::MessageType::Metric || kind == protocol::MessageType::Eval)
+        else if (value.is_null()
+                 && (kind == protocol::MessageType::Metric || kind == protocol::MessageType::Eval
+                     || kind == protocol::MessageType::Summary)
                  && key != "total_steps" && key != "epoch")
             record->addField(key, std::numeric_limits<double>::quiet_NaN()); // not finite: a gap, not nothing
     }

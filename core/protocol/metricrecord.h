@@ -44,8 +44,9 @@ struct MetricRecord
 
     // Every number of the line but "step" and "wall", in line order: a metric
     // line's epoch, loss, lr, samples_per_s, mem_bytes, total_steps; an eval
-    // line's epoch, mrr, hits@k or accuracy. A measurement given as null (a
-    // program's NaN or infinity: JSON has neither) is NaN, a gap in its curve.
+    // line's epoch, mrr, hits@k or accuracy; a summary line's values. A
+    // measurement given as null (a program's NaN or infinity: JSON has
+    // neither) is NaN, a gap in its curve.
     std::array<Field, kMaxFields> fields{};
     std::size_t fieldCount = 0;
 

@@ -8,7 +8,7 @@ namespace trainyard::protocol {
 namespace {
 
 using Entry = std::pair<MessageType, std::string_view>;
-constexpr std::array<Entry, 11> kNames = {{
+constexpr std::array<Entry, 12> kNames = {{
     {MessageType::Hello, "hello"},
     {MessageType::Metric, "metric"},
     {MessageType::Eval, "eval"},
@@ -16,6 +16,7 @@ constexpr std::array<Entry, 11> kNames = {{
     {MessageType::Checkpoint, "checkpoint"},
     {MessageType::Heartbeat, "heartbeat"},
     {MessageType::Done, "done"},
+    {MessageType::Summary, "summary"},
     {MessageType::Stop, "stop"},
     {MessageType::Pause, "pause"},
     {MessageType::Resume, "resume"},
@@ -131,6 +132,11 @@ nlohmann::json done(std::string_view status, int exitCode, double wall)
     return m;
 }
 
+nlohmann::json summary(double wall)
+{
+    return base(MessageType::Summary, wall);
+}
+
 nlohmann::json control(MessageType type)
 {
     return nlohmann::json{{"type", typeName(type)}};
@@ -152,6 +158,12 @@ bool validate(const nlohmann::json &message, std::string *error)
             return fail(error, std::string("\"") + key + "\" must be " + what);
         return true;
     };
+    auto optional = [&](const char *key, auto check, const char *what) {
+        const auto it = message.find(key);
+        if (it != message.end() && !check(*it))
+            return fail(error, std::string("\"") + key + "\" must be " + what);
+        return true;
+    };
     const auto isInt = [](const nlohmann::json &v) { return v.is_number_integer(); };
     const auto isNum = [](const nlohmann::json &v) { return v.is_number(); };
     const auto isStr = [](const nlohmann::json &v) { return v.is_string(); };
@@ -164,7 +176,7 @@ bool validate(const nlohmann::json &message, std::string *error)
                && need("pid", isInt, "an integer");
     case MessageType::Metric:
         return need("step", isInt, "an integer") && need("epoch", isInt, "an integer")
-               && need("loss", isNumOrNull, "a number (or null: not finite)") && need("wall", isNum, "a number");
+               && optional("loss", isNumOrNull, "a number (or null: not finite)") && need("wall", isNum, "a number");
     case MessageType::Eval:
         return need("step", isInt, "an integer") && need("split", isStr, "a string") && need("wall", isNum, "a number");
     case MessageType::Log:
@@ -175,6 +187,8 @@ bool validate(const nlohmann::json &message, std::string *error)
         return need("wall", isNum, "a number");
     case MessageType::Done:
         return need("status", isStr, "a string") && need("exit_code", isInt, "an integer");
+    case MessageType::Summary:
+        return need("wall", isNum, "a number");
     case MessageType::Stop:
     case MessageType::Pause:
     case MessageType::Resume:

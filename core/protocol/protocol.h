@@ -43,10 +43,13 @@ nlohmann::json log(std::string_view level, std::string_view text, double wall);
 nlohmann::json checkpoint(std::int64_t step, std::string_view path, double wall);
 nlohmann::json heartbeat(std::int64_t step, double wall);
 nlohmann::json done(std::string_view status, int exitCode, double wall);
+// A program's summary values (run.summary): the caller adds them, numbers or null.
+nlohmann::json summary(double wall);
 nlohmann::json control(MessageType type);
 
 // Validation shared by both sides: true if `message` is a JSON object whose
-// "type" is known and whose required fields have the right JSON types.
+// "type" is known and whose required fields have the right JSON types (a
+// metric line's "loss" is optional: a program may report other metrics only).
 // `error` names the first offending field.
 bool validate(const nlohmann::json &message, std::string *error = nullptr);
 

@@ -73,7 +73,9 @@ static void addRows()
         R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1.5,"lr":0.1,"epoch":2,"loss":1.2})")
                                << true;
     QTest::newRow("eval") << QByteArray(R"({"type":"eval","wall":1,"step":1,"split":"valid","mrr":0.1})") << false;
-    QTest::newRow("no loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0})") << false;
+    // A program's metric line may carry other numbers only (run.log(1, acc=0.9)).
+    QTest::newRow("no loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"acc":0.9})") << true;
+    QTest::newRow("no epoch") << QByteArray(R"({"type":"metric","wall":1,"step":1,"loss":1})") << false;
     QTest::newRow("float step") << QByteArray(R"({"type":"metric","wall":1,"step":1.5,"epoch":0,"loss":1})") << false;
     QTest::newRow("string loss") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":"1"})") << false;
     QTest::newRow("nested") << QByteArray(R"({"type":"metric","wall":1,"step":1,"epoch":0,"loss":1,"x":{"a":1}})")

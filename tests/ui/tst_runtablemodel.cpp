@@ -231,6 +231,71 @@ private Q_SLOTS:
         QCOMPARE(cells.value(QStringLiteral("p3")), (QStringList{QStringLiteral("1"), QString()})); // the link: refused
     }
 
+    // Issue 23: a program's run.summary values are summary.<name> columns
+    // after the spec's, the last value of each name in its metrics.jsonl
+    // (the record of truth); a NaN (null) shows as null and sorts last.
+    void programSummaryColumns()
+    {
+        QTemporaryDir history;
+        const QString past = history.filePath(QStringLiteral("scripts"));
+        const auto program = [](const QString &name) {
+            return QJsonObject{
+                {QStringLiteral("name"), name},
+                {QStringLiteral("program"),
+                 QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("python3"), QStringLiteral("t.py")}}}}};
+        };
+        makeSpecRun(past, program(QStringLiteral("s1")));
+        makeSpecRun(past, program(QStringLiteral("s2")));
+        makeSpecRun(past, program(QStringLiteral("s3")));
+        const RunStore store(past);
+        auto summary = [](double wall, const char *key, const nlohmann::json &value) {
+            auto s = protocol::summary(wall);
+            s[key] = value;
+            return line(s);
+        };
+        auto metric = protocol::metric(11, 1, 0, 1.0);
+        metric.erase("loss");
+        metric["acc"] = 0.5;
+        QVERIFY(writeFile(store.runDir(QStringLiteral("s1")) + QStringLiteral("/metrics.jsonl"),
+                          line(metric) + summary(1.0, "best_acc", 0.9) + summary(2.0, "best_acc", 0.93)
+                              + summary(2.5, "epochs", 12)));
+        QVERIFY(writeFile(store.runDir(QStringLiteral("s2")) + QStringLiteral("/metrics.jsonl"),
+                          summary(1.0, "best_acc", 0.871)));
+        QVERIFY(writeFile(store.runDir(QStringLiteral("s3")) + QStringLiteral("/metrics.jsonl"),
+                          summary(1.0, "best_acc", nullptr)));
+        RunTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        model.refreshHistory();
+        QCOMPARE(model.rowCount(), 3);
+        QStringList summaryKeys;
+        for (const QString &key : model.paramKeys()) {
+            if (key.startsWith(QLatin1String("summary.")))
+                summaryKeys << key;
+        }
+        QCOMPARE(summaryKeys, (QStringList{QStringLiteral("summary.best_acc"), QStringLiteral("summary.epochs")}));
+        QCOMPARE(model.paramKeys().mid(model.paramKeys().size() - 2), summaryKeys); // after the spec's
+        QVERIFY(model.paramDiffers(QStringLiteral("summary.best_acc")));
+        const int best = model.paramColumn(QStringLiteral("summary.best_acc"));
+        const int epochs = model.paramColumn(QStringLiteral("summary.epochs"));
+        QMap<QString, QStringList> cells;
+        for (int r = 0; r < model.rowCount(); ++r)
+            cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
+                QStringList{model.index(r, best).data().toString(), model.index(r, epochs).data().toString()};
+        QCOMPARE(cells.value(QStringLiteral("s1")), (QStringList{QStringLiteral("0.93"), QStringLiteral("12")}));
+        QCOMPARE(cells.value(QStringLiteral("s2")), (QStringList{QStringLiteral("0.871"), QString()}));
+        QCOMPARE(cells.value(QStringLiteral("s3")), (QStringList{QStringLiteral("null"), QString()}));
+        // Sorted by it, highest first: the NaN last.
+        RunTableSortProxy sorted;
+        sorted.setSourceModel(&model);
+        sorted.sort(best, Qt::DescendingOrder);
+        QStringList order;
+        for (int r = 0; r < sorted.rowCount(); ++r)
+            order << sorted.index(r, RunTableModel::NameColumn).data().toString();
+        QCOMPARE(order, (QStringList{QStringLiteral("s1"), QStringLiteral("s2"), QStringLiteral("s3")}));
+    }
+
     // The panel shows the hyperparameters that differ; the header's menu
     // shows or hides any column, and the choice outlives a refresh.
     void panelShowsTheDifferingHyperparameters()

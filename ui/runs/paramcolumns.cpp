@@ -2,6 +2,8 @@
 
 #include "experiment/runspecview.h"
 
+#include <QMap>
+
 namespace trainyard {
 
 namespace {
@@ -41,6 +43,18 @@ ParamColumns ParamColumns::of(const QList<RunRow> &live, const QList<RunRow> &pa
         if (isParam(p.key)) {
             columns.m_keys.append(p.key);
         }
+    }
+    // After the spec's: the names of the runs' summaries (run.summary), in name order.
+    QMap<QString, bool> summaryNames;
+    for (const QList<RunRow> *rows : {&live, &past}) {
+        for (const RunRow &row : *rows) {
+            for (auto it = row.summary.constBegin(); it != row.summary.constEnd(); ++it) {
+                summaryNames.insert(it.key(), true);
+            }
+        }
+    }
+    for (auto it = summaryNames.constBegin(); it != summaryNames.constEnd(); ++it) {
+        columns.m_keys.append(RunRow::summaryKey(it.key()));
     }
     const auto at = [&](qsizetype r) -> const RunRow & {
         return r < live.size() ? live.at(r) : past.at(r - live.size());

@@ -12,7 +12,9 @@ namespace trainyard {
 /// The runs table's hyperparameter columns, as W&B's run table has them: the
 /// keys of the runs' resolved specs, flattened ("model.dim", "train.lr") in
 /// RunSpecView's one order, without those the fixed columns show (the name,
-/// model.type); which of them differ between the runs; and what a cell shows.
+/// model.type), then the names of their summaries ("summary.best_acc", a
+/// program's run.summary); which of them differ between the runs; and what
+/// a cell shows.
 class ParamColumns
 {
 public:

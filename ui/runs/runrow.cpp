@@ -6,6 +6,8 @@
 #include "runs/paramcolumns.h"
 #include "runstore/runrecord.h"
 
+#include <cmath>
+
 namespace trainyard {
 
 namespace {
@@ -53,6 +55,7 @@ RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, co
     row.runDir = run.runDir;
     row.notes = notes;
     row.reported = reported;
+    row.summary = run.summary;
     row.setSpec(run.spec, catalogue);
     return row;
 }
@@ -77,6 +80,7 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
     row.runDir = run.info.runDir;
     row.notes = run.notes;
     row.reported = reported;
+    row.summary = run.info.summary;
     row.setSpec(run.info.spec, catalogue);
     return row;
 }
@@ -99,6 +103,14 @@ void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue
             params.insert(p.key, p.value);
         }
     }
+    for (auto it = summary.constBegin(); it != summary.constEnd(); ++it) {
+        params.insert(summaryKey(it.key()), std::isfinite(it.value()) ? QJsonValue(it.value()) : QJsonValue());
+    }
+}
+
+QString RunRow::summaryKey(const QString &name)
+{
+    return QStringLiteral("summary.") + name;
 }
 
 } // namespace trainyard

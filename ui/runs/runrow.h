@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QJsonObject>
 #include <QJsonValue>
+#include <QMap>
 #include <QString>
 
 namespace trainyard {
@@ -37,10 +38,13 @@ struct RunRow
     QString runDir;
     RunId id = 0; ///< 0 for past runs
     RunNotes notes;
-    QJsonObject spec;                  ///< as spec.json holds it
-    QJsonObject resolved;              ///< with the catalogue's defaults and `reported` in "config"
-    QJsonObject reported;              ///< params.json: the config the run reports it used (a program run)
-    QHash<QString, QJsonValue> params; ///< `resolved` flattened, by key, without the fixed columns' keys
+    QJsonObject spec;              ///< as spec.json holds it
+    QJsonObject resolved;          ///< with the catalogue's defaults and `reported` in "config"
+    QJsonObject reported;          ///< params.json: the config the run reports it used (a program run)
+    QMap<QString, double> summary; ///< a program's run.summary (RunInfo::summary)
+    /// `resolved` flattened, by key, without the fixed columns' keys; and
+    /// `summary` as "summary.<name>" (a NaN as null)
+    QHash<QString, QJsonValue> params;
 
     /// Live run `run` (id `id`); its evaluations are the last of the store's
     /// series (the test split's, else valid's, else train's).
@@ -53,6 +57,9 @@ struct RunRow
     /// `reported` over its "config": a program run's script defaults
     /// (trainyard.init(config=)) show as config.<name> beside the spec's.
     void setSpec(const QJsonObject &spec, const ModelCatalogue &catalogue);
+
+    /// The column key of summary value `name`: "summary.<name>".
+    static QString summaryKey(const QString &name);
 };
 
 } // namespace trainyard

@@ -66,6 +66,7 @@ void Ingestion::beginRun(RunId id, bool fresh)
                 info.step = info.epoch = info.totalSteps = -1;
                 info.loss = std::numeric_limits<double>::quiet_NaN();
                 info.memBytes = -1;
+                info.summary.clear();
             }
             info.stepsPerSecond = 0;
             info.etaSeconds = -1;
@@ -156,11 +157,16 @@ void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
             updateRate(r, info);
         }
     };
-    // Announced batched below (progressChanged), not line by line.
+    // Announced batched (progressChanged), not line by line.
     m_runs->update(id, apply, RunRegistry::Notify::Quiet);
+    markProgress(r);
+}
+
+void Ingestion::markProgress(Run *r)
+{
     if (!r->progressDirty) {
         r->progressDirty = true;
-        m_progressDirty << id;
+        m_progressDirty << r->id;
     }
     if (!m_progressTimer.isActive())
         m_progressTimer.start();
@@ -193,6 +199,15 @@ void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
             if (record.pointName(i, &name))
                 m_metrics->add(id, metricIdFor(name), record.step, record.wall, record.fields[i].value);
         }
+    } else if (record.kind == protocol::MessageType::Summary) {
+        m_runs->update(
+            id,
+            [&](RunInfo &info) {
+                for (std::size_t i = 0; i < record.fieldCount; ++i)
+                    info.summary.insert(QString::fromStdString(record.fields[i].name), record.fields[i].value);
+            },
+            RunRegistry::Notify::Quiet);
+        markProgress(r);
     } else if (record.kind == protocol::MessageType::Done) {
         r->doneSeen = true;
         r->doneStatus = QString::fromStdString(record.status);

@@ -121,6 +121,8 @@ private:
     int ingestMetricsFile(Run *run, bool live);
     void ingest(Run *run, const MetricRecord &record, bool live);
     void ingestMetric(Run *run, const MetricRecord &record);
+    // The run's record changed quietly: announced with the next progressChanged.
+    void markProgress(Run *run);
     static void updateRate(Run *run, RunInfo &info);
     int metricIdFor(std::string_view key);
 

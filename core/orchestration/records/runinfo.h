@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -95,6 +96,9 @@ struct RunInfo
     double stepsPerSecond = 0; // recent rate
     double etaSeconds = -1;    // -1 when unknown
     double memBytes = -1;      // the worker's memory ("mem_bytes" of its metric lines); -1 when unknown
+    // A program's run.summary: the last value of each name its summary lines
+    // gave (NaN for a null), as metrics.jsonl holds them (the record of truth).
+    QMap<QString, double> summary;
 
     // Outcome.
     int exitCode = -1;  // -1 while running or when killed by a signal

@@ -87,6 +87,10 @@ void RunRecord::add(const MetricRecord &record)
         }
         break;
     }
+    case protocol::MessageType::Summary:
+        for (std::size_t i = 0; i < record.fieldCount; ++i)
+            info.summary.insert(QString::fromStdString(record.fields[i].name), record.fields[i].value);
+        break;
     case protocol::MessageType::Done:
         hasDone = true;
         doneStatus = QString::fromStdString(record.status);
@@ -105,6 +109,7 @@ void RunRecord::clearMetrics()
     info.loss = empty.loss;
     info.totalSteps = empty.totalSteps;
     info.wall = empty.wall;
+    info.summary.clear();
     hasDone = false;
     doneStatus.clear();
     doneExitCode = -1;

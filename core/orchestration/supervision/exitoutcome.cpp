@@ -13,12 +13,17 @@
 #include <QList>
 #include <QStringList>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 
 namespace trainyard {
 
 namespace {
+
+// A program's failure message shows this much of worker.log's end: a
+// chained Python traceback of a few frames a part, whole.
+constexpr int kProgramTailLines = 40;
 
 QString exitMeaning(int code)
 {
@@ -42,6 +47,13 @@ RunState doneState(const QString &status, int doneExit)
     return doneExit >= 0 ? stateForExit(doneExit) : RunState::Failed;
 }
 
+// The line Python prints between two parts of a chained exception.
+bool isChainSentence(const QString &line)
+{
+    return line == QLatin1String("The above exception was the direct cause of the following exception:")
+           || line == QLatin1String("During handling of the above exception, another exception occurred:");
+}
+
 } // namespace
 
 QString logTail(const QString &runDir, int maxLines)
@@ -49,20 +61,44 @@ QString logTail(const QString &runDir, int maxLines)
     QFile file;
     if (!openRegularFile(runDir + QStringLiteral("/worker.log"), &file, nullptr))
         return {}; // absent, or a link or a FIFO: never followed, never waited on
-    if (file.size() > 8192)
-        file.seek(file.size() - 8192);
+    const qint64 window = 16384;
+    const bool partial = file.size() > window;
+    if (partial)
+        file.seek(file.size() - window);
     QStringList lines;
-    for (const QByteArray &raw : file.readAll().split('\n')) {
+    const QList<QByteArray> raws = file.readAll().split('\n');
+    for (qsizetype i = partial ? 1 : 0; i < raws.size(); ++i) { // a window's first line is a piece
         // Several lines keep their indentation (a traceback's); one is trimmed.
-        const QString line = QString::fromUtf8(maxLines > 1 ? raw : raw.trimmed());
+        const QString line = QString::fromUtf8(maxLines > 1 ? raws.at(i) : raws.at(i).trimmed());
         if (!line.trimmed().isEmpty())
             lines << line.left(300);
     }
-    const qsizetype traceback = lines.lastIndexOf(QStringLiteral("Traceback (most recent call last):"));
-    if (traceback >= 0 && maxLines > 1)
-        lines = lines.mid(traceback);
-    if (lines.size() > maxLines)
-        lines = lines.mid(lines.size() - maxLines);
+    qsizetype start = 0;
+    if (maxLines > 1) {
+        // Python prints a chained exception's parts first cause first, each
+        // a traceback of its own, joined by one of these sentences.
+        const QString traceback = QStringLiteral("Traceback (most recent call last):");
+        start = lines.lastIndexOf(traceback);
+        while (start > 0 && isChainSentence(lines.at(start - 1))) {
+            const qsizetype earlier = lines.lastIndexOf(traceback, start - 2);
+            start = earlier < 0 ? 0 : earlier; // 0: the chain began before what was read
+            if (earlier < 0)
+                break;
+        }
+        lines = lines.mid(std::max<qsizetype>(start, 0));
+    }
+    // Kept from the window's first line: what came before it is not shown.
+    const bool cut = partial && start <= 0;
+    qsizetype dropped = 0;
+    if (lines.size() > maxLines) {
+        const qsizetype kept = maxLines > 1 ? maxLines - 1 : maxLines; // one line for the marker
+        dropped = lines.size() - kept;
+        lines = lines.mid(dropped);
+    }
+    if (maxLines > 1 && (dropped > 0 || cut)) {
+        lines.prepend(dropped > 0 ? QStringLiteral("\u2026 %1 lines cut, see worker.log").arg(dropped)
+                                  : QStringLiteral("\u2026 earlier lines cut, see worker.log"));
+    }
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -222,7 +258,7 @@ ExitOutcome exitOutcome(const ExitFacts &f)
     }
     // A worker's last line says why; a program's (a Python traceback) takes more.
     if (f.program && out.state == RunState::Failed) {
-        const QString tail = logTail(f.runDir, 20);
+        const QString tail = logTail(f.runDir, kProgramTailLines);
         if (!tail.isEmpty())
             out.message += QStringLiteral(" — worker.log:\n") + tail;
     } else if (!f.program && (out.state == RunState::Failed || out.state == RunState::Diverged)) {

@@ -65,8 +65,11 @@ void recordOutcome(const RunStore &store, RunInfo *run);
 void recordKilled(RunRegistry *runs, RunStore *store, RunId id, const QString &message);
 
 // The end of worker.log for a failure: its last line, or for a program run
-// its Python traceback (from "Traceback (most recent call last):") or last
-// few lines, at most `maxLines`.
+// its Python traceback, a chained one whole (from the first "Traceback (most
+// recent call last):" of the chain, with Python's "The above exception was
+// the direct cause of the following exception:" between the parts) or its
+// last few lines; at most `maxLines`, cut at the top with a first line
+// "… N lines cut, see worker.log" when longer.
 QString logTail(const QString &runDir, int maxLines);
 
 // The run state of a worker exit status (core/protocol/exitcode.h, the one
