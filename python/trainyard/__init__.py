@@ -2,7 +2,8 @@
 
     import trainyard
     run = trainyard.init()
-    run.log(step, loss=loss.item())
+    run.log(step, loss=loss)            # any metrics; a tensor or NumPy scalar as it is
+    run.summary["best_acc"] = best_acc  # a column of Trainyard's runs table
 
 Trainyard starts the script as a *program run* and describes it in
 environment variables (TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
@@ -35,14 +36,21 @@ and whose :meth:`Run.should_stop` and :meth:`Run.paused` follow rank 0's
 ``TRAINYARD_PER_RANK=1`` makes every rank report, rank N > 0 into
 ``metrics.rankN.jsonl`` (docs/python.md).
 
-Standard library only; Python 3.9+; POSIX. ``pip install ./python`` installs
-it into a virtual environment, offline (docs/python.md).
+Outside Trainyard the run folder also gets ``status.json`` at the end, as
+Trainyard writes it for its runs: a run folder like any other.
+
+Standard library only; Python 3.9+; POSIX. ``pip install ./python`` (or
+``-e``) installs it into a virtual environment or a conda environment,
+offline; the Debian package ships that project as
+``/usr/share/trainyard/python`` (docs/python.md).
 
 This file is the public surface; the parts live beside it: _protocol (the
 wire format's names, limits and framing, and the run environment's
 variables), _link (the socket), _metricsfile (metrics.jsonl), _config
-(TRAINYARD_CONFIG and params.json), _run (Run) and _session (init(),
-signals, exit hooks). Each imports only the standard library and these.
+(TRAINYARD_CONFIG and params.json), _runfolder (the JSON files beside
+metrics.jsonl), _values (a script's values as numbers), _summary
+(run.summary), _run (Run) and _session (init(), signals, exit hooks). Each
+imports only the standard library and these.
 """
 
 from __future__ import annotations
@@ -51,11 +59,12 @@ from ._link import MAX_QUEUED_LINES
 from ._protocol import EXIT_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._run import CONTROL_FILE, CONTROL_POLL_SECONDS, FLUSH_SECONDS, HEARTBEAT_SECONDS, Run
 from ._session import RANK_VARIABLES, init
+from ._summary import Summary
 
 #: The distribution's version: python/pyproject.toml's and the C++ project's.
 __version__ = "0.1.0"
 
-__all__ = ["PROTOCOL_VERSION", "Run", "init", "__version__"]
+__all__ = ["PROTOCOL_VERSION", "Run", "Summary", "init", "__version__"]
 
 # help(), pickle and reprs name them where scripts find them.
-Run.__module__ = init.__module__ = __name__
+Run.__module__ = Summary.__module__ = init.__module__ = __name__

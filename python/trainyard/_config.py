@@ -8,8 +8,9 @@ import json
 import math
 import os
 import stat
-import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ._runfolder import write_json
 
 #: RUN_DIR/params.json: what the run used, written by rank 0 (runconfigfile.h).
 PARAMS_FILE = "params.json"
@@ -83,20 +84,5 @@ def reportable(config: Mapping[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
 
 
 def write_params(run_dir: str, values: Mapping[str, Any]) -> None:
-    """Writes ``values`` as RUN_DIR/params.json, whole or not at all (a new
-    temporary file renamed over it: a link there is replaced, never followed,
-    and nothing planted at a temporary name is opened)."""
-    path = os.path.join(run_dir, PARAMS_FILE)
-    data = json.dumps(dict(values), indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(dir=run_dir, prefix=PARAMS_FILE + ".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)  # the whole of it, or an exception
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Writes ``values`` as RUN_DIR/params.json, whole or not at all."""
+    write_json(run_dir, PARAMS_FILE, values)

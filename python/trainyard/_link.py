@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
 import select
 import socket
 import threading
@@ -15,6 +16,12 @@ from ._protocol import LineSplitter, control_of
 #: Lines queued for the socket while it is slow or disconnected; the oldest go.
 MAX_QUEUED_LINES = 10000
 _MSG_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
+#: Lines the thread takes from the queue at once, and bytes it sends at once, at most.
+_BATCH_LINES = 1024
+_SEND_BYTES = 256 * 1024
+#: After sending, how long the thread waits for more lines before it sleeps (ms): the
+#: latency a line may get during a burst, which makes one send of its lines.
+_LINGER_MS = 5
 
 
 def parse_connect(text: str) -> Tuple:
@@ -35,17 +42,24 @@ class Link:
 
     Connects (hello first on every connection), sends queued lines, reads
     control lines, and reconnects with backoff (100 ms doubling to 5 s, reset
-    after a successful connection). put() never blocks on the socket.
+    after a successful connection). put() never blocks on the socket, and
+    costs the caller no lock: it appends to a deque (atomic in CPython) and
+    wakes the thread through a pipe only when the thread sleeps, so lines
+    logged in a burst reach the socket in few large sends.
     """
 
     def __init__(self, address: Tuple, hello: Callable[[], bytes], on_control: Callable[[str], None]) -> None:
         self._address = address
         self._hello = hello
         self._on_control = on_control
-        self._cond = threading.Condition()
+        self._cond = threading.Condition()  # flush() and close() wait on it
         self._outbox: Deque[bytes] = collections.deque(maxlen=MAX_QUEUED_LINES)
         self._inflight = 0  # lines taken from the outbox, not yet fully sent
         self._closing = False
+        self._sleeping = False  # the thread waits in poll(): put() must wake it
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_read, False)
+        os.set_blocking(self._wake_write, False)
         self.connected = False
         self._down = False  # a connection attempt failed, or the connection was lost
         self._lines = LineSplitter()
@@ -53,15 +67,15 @@ class Link:
         self._thread.start()
 
     def put(self, line: bytes) -> None:
-        with self._cond:
-            self._outbox.append(line)  # a full deque drops the oldest line
-            self._cond.notify()
+        self._outbox.append(line)  # a full deque drops the oldest line
+        if self._sleeping:
+            self._wake()
 
     def flush(self, timeout: float) -> bool:
         """Wait until everything queued is sent, the socket is down, or timeout."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while not (not self._outbox and self._inflight == 0):
+            while self._outbox or self._inflight:
                 left = deadline - time.monotonic()
                 if left <= 0 or (self._down and not self.connected):
                     return False
@@ -72,7 +86,27 @@ class Link:
         with self._cond:
             self._closing = True
             self._cond.notify_all()
+        self._wake()
         self._thread.join(1.0)
+        if not self._thread.is_alive():
+            fds, self._wake_read, self._wake_write = (self._wake_read, self._wake_write), -1, -1
+            for fd in fds:
+                os.close(fd)
+
+    def _wake(self) -> None:
+        self._sleeping = False
+        if self._wake_write >= 0:  # closed: never a write to a number another file may have now
+            try:
+                os.write(self._wake_write, b"w")
+            except OSError:  # the pipe is full: the thread has wake-ups pending
+                pass
+
+    def _drain_wake(self) -> None:
+        try:
+            while os.read(self._wake_read, 4096):
+                pass
+        except OSError:  # BlockingIOError: empty
+            pass
 
     def _sleep(self, seconds: float) -> None:
         with self._cond:
@@ -126,38 +160,51 @@ class Link:
         self._lines.clear()
         poller = select.poll()
         poller.register(sock, select.POLLIN)
+        poller.register(self._wake_read, select.POLLIN)
+        outbox = self._outbox
         with self._cond:
             self.connected = True
             self._down = False
+        lingering = False
         try:
-            while True:
-                with self._cond:
-                    if self._closing:
-                        return
-                    if not pending and not self._outbox:
-                        self._cond.wait(0.05)
-                    while self._outbox and len(pending) < 256:
-                        pending.append(self._outbox.popleft())
-                    self._inflight = len(pending)
-                poller.modify(sock, select.POLLIN | (select.POLLOUT if pending else 0))
-                events = poller.poll(50 if pending else 0)
-                mask = events[0][1] if events else 0
-                if mask & (select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL):
-                    self._receive(sock)
-                if mask & select.POLLOUT and pending:
-                    offset = self._send(sock, pending, offset)
+            while not self._closing:
+                while outbox and len(pending) < _BATCH_LINES:
+                    pending.append(outbox.popleft())
+                if self._inflight != len(pending):
                     with self._cond:
                         self._inflight = len(pending)
                         self._cond.notify_all()
+                timeout = None
+                if pending:
+                    lingering = True
+                elif lingering:
+                    # Lines came lately: more of a burst are likely. Waiting a
+                    # little for them (without being woken) sends them together.
+                    timeout, lingering = _LINGER_MS, False
+                else:
+                    # Asleep until put() or close() writes to the pipe, or the peer sends.
+                    self._sleeping = True
+                    if outbox:  # put() came before the flag was up
+                        self._sleeping = False
+                        continue
+                poller.modify(sock, select.POLLIN | (select.POLLOUT if pending else 0))
+                events = poller.poll(timeout)
+                self._sleeping = False
+                for fd, mask in events:
+                    if fd == self._wake_read:
+                        self._drain_wake()
+                    elif mask & (select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                        self._receive(sock)
+                    if fd != self._wake_read and mask & select.POLLOUT and pending:
+                        offset = self._send(sock, pending, offset)
         except Exception:
             # A line cut by the disconnection is lost on the socket (the file
             # has it); the complete lines not yet sent go back to the queue.
             if pending and (offset > 0 or pending[0] is hello):
                 pending.popleft()
-            with self._cond:
-                room = MAX_QUEUED_LINES - len(self._outbox)
-                keep = list(pending)[max(0, len(pending) - room):] if room > 0 else []
-                self._outbox.extendleft(reversed(keep))
+            room = MAX_QUEUED_LINES - len(outbox)
+            keep = list(pending)[max(0, len(pending) - room):] if room > 0 else []
+            outbox.extendleft(reversed(keep))
             raise
         finally:
             try:  # read what the peer sent, so that closing TCP sends no RST
@@ -171,7 +218,7 @@ class Link:
         parts = [memoryview(pending[0])[offset:]]
         size = len(parts[0])
         for line in itertools.islice(pending, 1, None):
-            if size >= 65536:
+            if size >= _SEND_BYTES:
                 break
             parts.append(line)
             size += len(line)

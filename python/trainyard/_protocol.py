@@ -18,9 +18,13 @@ MAX_LINE_BYTES = 64 * 1024
 #: The controls the orchestrator sends (protocol::typeName of Stop, Pause, Resume, CheckpointNow).
 CONTROLS = ("stop", "pause", "resume", "checkpoint-now")
 LEVELS = ("info", "warning", "error")
-#: A line's own keys, which a metric or eval line's extras may not take.
-METRIC_KEYS = ("type", "wall", "step", "epoch", "loss", "total_steps")
+#: A metric line's own keys, which its metrics may not take ("loss" is a metric, optional).
+METRIC_KEYS = ("type", "wall", "step", "epoch", "total_steps")
 EVAL_KEYS = ("type", "wall", "step", "epoch", "split")
+#: A summary line's own keys, which its values may not take.
+SUMMARY_KEYS = ("type", "wall", "step")
+#: Values in one summary line, at most: what a reader's record holds (MetricRecord::kMaxFields).
+MAX_SUMMARY_VALUES = 16
 #: The done statuses and the exit codes they stand for (protocol::exitStatusName).
 EXIT_CODES = {"finished": 0, "failed": 1, "diverged": 3, "stopped": 4, "requeue": 5}
 

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import os
 import sys
 import threading
 import time
-from typing import Any, Dict, Optional, Tuple
+from collections.abc import Mapping
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._link import Link, parse_connect
 from ._metricsfile import open_append, scan_metrics
-from ._protocol import EVAL_KEYS, EXIT_CODES, LEVELS, METRIC_KEYS, PROTOCOL_VERSION, encode
+from ._protocol import (EVAL_KEYS, EXIT_CODES, LEVELS, MAX_SUMMARY_VALUES, METRIC_KEYS, PROTOCOL_VERSION, SUMMARY_KEYS,
+                        encode)
+from ._runfolder import STATUS_FILE, write_status
+from ._summary import Summary
+from ._values import KeyTexts, count, finite, number
+
+_monotonic = time.monotonic
+_os_write = os.write
 
 HEARTBEAT_SECONDS = 1.0
 #: How long finish() waits for queued lines (the done line) to reach the socket.
@@ -44,8 +50,10 @@ class Run:
     ``resume_path`` (the last checkpoint line of the existing metrics.jsonl
     when resuming, else None), ``seed`` (int or None), ``device`` (str),
     ``rank`` (int), ``config`` (dict: init's ``config`` with Trainyard's
-    values over it, see :func:`init`) and ``reporting`` (False for a rank > 0 that only follows
-    rank 0's stop and pause: its reporting methods do nothing).
+    values over it, see :func:`init`), ``summary`` (a dict of the run's
+    figures of merit, each change reported: :class:`Summary`) and
+    ``reporting`` (False for a rank > 0 that only follows rank 0's stop and
+    pause: its reporting methods do nothing).
 
     All methods may be called from any thread. The reporting methods raise
     RuntimeError once the run is finished.
@@ -65,6 +73,7 @@ class Run:
         quiet: bool = False,
         control_key: str = "",
         config: Optional[Dict[str, Any]] = None,
+        standalone: bool = False,
     ) -> None:
         self.rank = rank
         self.reporting = not quiet
@@ -85,6 +94,9 @@ class Run:
         self.resume_step: Optional[int] = None
         self.resume_path: Optional[str] = None
         self.exit_code: Optional[int] = None  # set by finish()
+        # Outside Trainyard nobody else writes status.json: the run folder gets one at the end.
+        self._standalone = standalone
+        self._started = time.time()
 
         self._token = token
         self._lock = threading.Lock()  # file order, the socket queue, _finished
@@ -112,6 +124,11 @@ class Run:
             _, self.resume_step, self.resume_path = scan_metrics(shared_metrics)
             last_wall = scan_metrics(self.metrics_path)[0]
         self._last_step = self.resume_step or 0
+        # log() without a step takes the next one.
+        self._last_logged = self.resume_step if self.resume_step is not None else -1
+        self._metric_keys = KeyTexts(METRIC_KEYS)
+        self._summary_keys = KeyTexts(SUMMARY_KEYS)
+        self.summary = Summary(self._write_summary)
         self._t0 = time.monotonic()
         self._wall_offset = last_wall  # the clock never runs backwards in the file
         if rank == 0 and self._has_ranks:
@@ -138,34 +155,77 @@ class Run:
 
     # -- reporting ---------------------------------------------------------
 
-    def log(self, step: int, loss: float, epoch: Optional[int] = None, total_steps: Optional[int] = None,
-            **metrics: float) -> None:
-        """Write a ``metric`` line for ``step`` (an int >= 0).
+    def log(self, step: Any = None, loss: Any = None, /, epoch: Any = None, total_steps: Any = None,
+            **metrics: Any) -> None:
+        """Write a ``metric`` line: ``log(step, loss=…, acc=…)``, or W&B's
+        ``log({"loss": …, "acc": …}, step=…)``.
 
-        ``loss`` is required (a number). ``epoch`` (1-based) defaults to the
-        last one given, else 1; ``total_steps`` is the planned number of
-        steps. Extra keyword arguments (``lr=...``, ``samples_per_s=...``, or
-        ``**{"hits@1": x}``) must be int or float (bool is refused): TypeError
-        names the key. A loss or extra that is NaN or infinite is written as
-        ``null`` (JSON has no NaN; Trainyard plots a gap, pandas reads NaN),
-        with a warning line the first time for each key; the line's other
-        values are kept. A run whose last loss is not finite ends "diverged".
+        ``step`` (an int >= 0, or a whole float such as ``2.0``) may be left
+        out: it is then one more than the previous log()'s (0 for the first,
+        ``resume_step + 1`` on a resumed run). Every keyword is a metric,
+        ``loss`` included, which is optional (``log(11, acc=0.9)``); a dict
+        as the first argument gives metrics too, and its ``"step"``,
+        ``"epoch"`` and ``"total_steps"`` are the line's own. A value is an
+        int, a float, or anything with ``.item()`` or ``__float__`` (a
+        one-element torch tensor, a NumPy scalar); bool is refused. TypeError
+        names the key. ``epoch`` (1-based) defaults to the last one given,
+        else 1; ``total_steps`` is the planned number of steps (both whole
+        numbers). A value that is NaN or infinite is written as ``null``
+        (JSON has no NaN; Trainyard plots a gap, pandas reads NaN), with a
+        warning line the first time for each key; the line's other values
+        are kept. A run whose last loss is not finite ends "diverged".
         """
-        self._check_open()
-        step = _count("step", step)
-        loss = _number("loss", loss, as_float=True)
-        epoch = self._epoch if epoch is None else _count("epoch", epoch)
-        message: Dict[str, Any] = {"type": "metric", "step": step, "epoch": epoch, "loss": loss}
+        if loss is not None or "step" in metrics or (step is not None and step.__class__ is not int):
+            step, epoch, total_steps, metrics = _log_arguments(step, loss, epoch, total_steps, metrics)
+        if self._finished:
+            raise RuntimeError("trainyard: the run is finished")
+        if step is None:
+            step = self._last_logged + 1
+        elif step < 0:
+            raise ValueError("trainyard: step must be >= 0, got %d" % step)
+        if epoch is None:
+            epoch = self._epoch
+        elif epoch.__class__ is not int or epoch < 0:
+            epoch = count("epoch", epoch)
+        # The line is made here as text, with no dict and no json.dumps: log()
+        # may cost at most 1.5x a script's own json.dumps + os.write of it
+        # (bench/python). Floats are written as json.dumps writes them (repr).
+        line = '{"type":"metric","step":%d,"epoch":%d' % (step, epoch)
         if total_steps is not None:
-            message["total_steps"] = _count("total_steps", total_steps)
-        extras = self._extras(metrics, METRIC_KEYS, step)
+            line += ',"total_steps":%d' % count("total_steps", total_steps)
+        texts = self._metric_keys
+        not_finite = None
+        for key, value in metrics.items():
+            text = texts.get(key) or texts.check(key)
+            cls = value.__class__
+            if cls is not float and cls is not int:
+                value = number(key, value)
+                cls = value.__class__
+            if cls is int or value - value == 0.0:  # NaN - NaN and inf - inf are NaN
+                line += text + repr(value)
+            else:
+                line += text + "null"
+                not_finite = (not_finite or []) + [(key, value)]
+        if not_finite:
+            for key, value in not_finite:
+                self._not_finite(key, value, step)
+        if "loss" in metrics:
+            self._last_loss_finite = not not_finite or "loss" not in dict(not_finite)
         self._epoch = epoch
-        self._last_step = step
-        self._last_loss_finite = math.isfinite(loss)
-        if not self._last_loss_finite:
-            message["loss"] = self._not_finite("loss", loss, step)
-        message.update(extras)
-        self._emit(message)
+        self._last_step = self._last_logged = step
+        with self._lock:
+            if self._finished or self._fd is None:
+                return  # finished meanwhile, or a rank that does not report
+            data = (line + ',"wall":%.6f}\n' % (self._wall_offset + _monotonic() - self._t0)).encode("utf-8",
+                                                                                                    "replace")
+            try:
+                written = _os_write(self._fd, data)
+            except OSError:
+                written = 0
+            if written != len(data):
+                self._write(data[written:])
+            if self._link is not None:
+                self._link.put(data)
 
     def eval(self, split: str, step: int, epoch: Optional[int] = None, **metrics: float) -> None:
         """Write an ``eval`` line: ``split`` ("valid", "test", ...), ``step``,
@@ -175,9 +235,9 @@ class Run:
         self._check_open()
         if not isinstance(split, str) or not split:
             raise TypeError("trainyard: split must be a non-empty string")
-        message: Dict[str, Any] = {"type": "eval", "step": _count("step", step), "split": split}
+        message: Dict[str, Any] = {"type": "eval", "step": count("step", step), "split": split}
         if epoch is not None:
-            message["epoch"] = _count("epoch", epoch)
+            message["epoch"] = count("epoch", epoch)
         message.update(self._extras(metrics, EVAL_KEYS, message["step"]))
         self._emit(message)
 
@@ -193,7 +253,7 @@ class Run:
         of ``step`` at ``path`` (made absolute). A resumed run finds the last
         one in :attr:`resume_step` / :attr:`resume_path`."""
         self._check_open()
-        self._emit({"type": "checkpoint", "step": _count("step", step),
+        self._emit({"type": "checkpoint", "step": count("step", step),
                     "path": self._scrub(os.path.abspath(os.fspath(path)))})
 
     # -- controls ----------------------------------------------------------
@@ -261,9 +321,15 @@ class Run:
                 status = self._default_status()
             code = EXIT_CODES[status]
             self._closed.set()
-            self._emit({"type": "done", "status": status, "exit_code": code}, final=True)
+            wrote = self._emit({"type": "done", "status": status, "exit_code": code}, final=True)
             self._finished = True
             self.exit_code = code
+            if wrote and self._standalone and self.rank == 0:
+                try:
+                    write_status(self.run_dir, status, code, self.device, self._started, self._last_step)
+                except OSError as error:
+                    print("trainyard: %s not written: %s" % (os.path.join(self.run_dir, STATUS_FILE), error),
+                          file=sys.stderr, flush=True)
             if self._link is not None:
                 self._link.flush(FLUSH_SECONDS)
                 self._link.close()
@@ -337,9 +403,8 @@ class Run:
         for key, value in metrics.items():
             if key in reserved:
                 raise ValueError("trainyard: %r is a reserved key of the line" % key)
-            value = _number(key, value)
-            finite = not isinstance(value, float) or math.isfinite(value)  # ints are finite (and may be huge)
-            out[key] = value if finite else self._not_finite(key, value, step)
+            value = number(key, value)
+            out[key] = value if finite(value) else self._not_finite(key, value, step)
         return out
 
     def _not_finite(self, key: str, value: float, step: int) -> None:
@@ -414,24 +479,91 @@ class Run:
             return "requeue" if flags.requeue else "stopped"
         return "finished" if self._last_loss_finite else "diverged"
 
+    def _write_summary(self, values: Dict[Any, Any]) -> Dict[str, Any]:
+        """Summary's writer: checks every value, then writes them in ``summary``
+        lines of at most MAX_SUMMARY_VALUES each; returns them as numbers."""
+        self._check_open()
+        checked: Dict[str, Any] = {}
+        for key, value in values.items():
+            self._summary_keys.get(key) or self._summary_keys.check(key)
+            checked[key] = number(key, value)
+        names = list(checked)
+        for start in range(0, len(names), MAX_SUMMARY_VALUES):
+            message: Dict[str, Any] = {"type": "summary"}
+            for key in names[start:start + MAX_SUMMARY_VALUES]:
+                value = checked[key]
+                message[key] = value if finite(value) else None
+            self._emit(message)
+        return checked
+
     def _fail(self, exc: Optional[BaseException]) -> None:
         if exc is not None and not self._finished:
-            text = "%s: %s" % (type(exc).__name__, exc) if str(exc) else type(exc).__name__
-            self._try_text(text, level="error")
+            self._try_text(describe_exception(exc), level="error")
         self.finish("failed")
 
 
-def _count(key: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError("trainyard: %s must be an int, got %s" % (key, type(value).__name__))
-    if value < 0:
-        raise ValueError("trainyard: %s must be >= 0, got %d" % (key, value))
-    return int(value)
+def describe_exception(exc: BaseException) -> str:
+    """An exception and the ones it was raised from or during, without their
+    frames, as Python's traceback joins them (the first cause first)."""
+    chain: List[Tuple[BaseException, str]] = []
+    seen = set()
+    link = ""
+    current: Optional[BaseException] = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        chain.append((current, link))
+        if current.__cause__ is not None:
+            current, link = current.__cause__, _CAUSE
+        elif current.__context__ is not None and not current.__suppress_context__:
+            current, link = current.__context__, _CONTEXT
+        else:
+            current = None
+    parts = []
+    for error, joined_by in reversed(chain):
+        text = str(error)
+        parts.append("%s: %s" % (type(error).__name__, text) if text else type(error).__name__)
+        if joined_by:
+            parts.append("\n%s\n" % joined_by)
+    return "\n".join(parts)
 
 
-def _number(key: str, value: Any, as_float: bool = False) -> Any:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError("trainyard: %s must be an int or a float, got %s" % (key, type(value).__name__))
-    if isinstance(value, numbers.Integral) and not as_float:
-        return int(value)
-    return float(value)
+_CAUSE = "The above exception was the direct cause of the following exception:"
+_CONTEXT = "During handling of the above exception, another exception occurred:"
+
+
+def _log_arguments(step: Any, loss: Any, epoch: Any, total_steps: Any,
+                   metrics: Dict[str, Any]) -> Tuple[Optional[int], Any, Any, Dict[str, Any]]:
+    """log()'s other forms as its plain one: (step or None, epoch, total_steps, metrics).
+
+    ``log({"loss": …}, step=…)`` (a dict of metrics, whose "step", "epoch"
+    and "total_steps" are the line's own), ``log(step, loss)`` (the loss as
+    a second positional argument) and ``log(step=…)`` (``step`` is
+    positional-only, so that a dict can come first: given as a keyword it
+    arrives among the metrics)."""
+    given = metrics.pop("step", None)
+    if isinstance(step, Mapping):
+        if loss is not None:
+            raise TypeError("trainyard: log(dict, …) takes the step as step=, not as a second argument")
+        data, metrics = metrics, {}
+        own = {"step": given, "epoch": epoch, "total_steps": total_steps}
+        for key, value in step.items():
+            if key in own:
+                if own[key] is not None:
+                    raise TypeError("trainyard: %s given twice (in the dict and as a keyword)" % key)
+                own[key] = value
+            elif key in data:
+                raise TypeError("trainyard: %r given twice (in the dict and as a keyword)" % (key,))
+            else:
+                metrics[key] = value
+        metrics.update(data)
+        step, epoch, total_steps = own["step"], own["epoch"], own["total_steps"]
+    else:
+        if given is not None:
+            if step is not None:
+                raise TypeError("trainyard: step given twice (as the first argument and as step=)")
+            step = given
+        if loss is not None:
+            if "loss" in metrics:
+                raise TypeError("trainyard: loss given twice (as the second argument and as loss=)")
+            metrics = dict(loss=loss, **metrics)
+    return (None if step is None else count("step", step)), epoch, total_steps, metrics

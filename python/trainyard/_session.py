@@ -16,7 +16,8 @@ from typing import Any, Mapping, Optional, Tuple
 from ._config import merge, read_config_file, reportable, write_params
 from ._protocol import (ENV_CONFIG, ENV_CONNECT, ENV_DEVICE, ENV_PER_RANK, ENV_RESUME, ENV_RUN_DIR, ENV_RUN_NAME,
                         ENV_SEED, ENV_TOKEN)
-from ._run import Run, _count, flags
+from ._run import Run, flags
+from ._values import count
 
 #: Where a process's rank is read, global rank first (torchrun, srun, then a node-local rank).
 RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
@@ -81,7 +82,7 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
             folder = os.fspath(run_dir)
         else:
             folder, own_folder = "", True
-        rank_number, rank_source = (_count("rank", rank), "rank=") if rank is not None else _rank_from(env)
+        rank_number, rank_source = (count("rank", rank), "rank=") if rank is not None else _rank_from(env)
         if per_rank is None:
             per_rank = env.get(ENV_PER_RANK, "").strip() == "1"
         quiet = rank_number > 0 and not per_rank
@@ -111,6 +112,7 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
             quiet=quiet,
             control_key=_control_key(env),
             config=merged,
+            standalone=not env.get(ENV_RUN_DIR),
         )
         if own_folder:
             print("trainyard: not started by Trainyard; writing %s" % run.metrics_path, file=sys.stderr, flush=True)

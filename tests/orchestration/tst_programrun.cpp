@@ -257,6 +257,109 @@ private Q_SLOTS:
 
     // Silent but heart-beating: never stalled. Frozen (SIGSTOP): stalled,
     // and running again once it heart-beats (SIGCONT).
+    // Issue 23: a chained exception's message holds every part, as Python
+    // prints it; a long traceback is cut at its top, saying so.
+    void chainedTracebackWholeLongOneCut()
+    {
+        auto session = open({lane(QStringLiteral("cpu"), 2,
+                                  {reportRun(QStringLiteral("chained"),
+                                             {QStringLiteral("10"), QStringLiteral("10"), QStringLiteral("--crash-at"),
+                                              QStringLiteral("2"), QStringLiteral("--chained")}),
+                                   reportRun(QStringLiteral("deep"),
+                                             {QStringLiteral("10"), QStringLiteral("10"), QStringLiteral("--crash-at"),
+                                              QStringLiteral("2"), QStringLiteral("--deep"), QStringLiteral("30")})})},
+                            QStringLiteral("tracebacks"));
+        Orchestrator *orch = session->orchestrator();
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
+        const RunInfo chained = orch->runs()->value(orch->board()->runIds().value(0));
+        const RunInfo deep = orch->runs()->value(orch->board()->runIds().value(1));
+        QCOMPARE(chained.state, RunState::Failed);
+        const QString m = chained.message;
+        const qsizetype cause = m.indexOf(QStringLiteral("KeyError: 'lr'"));
+        const qsizetype sentence =
+            m.indexOf(QStringLiteral("The above exception was the direct cause of the following exception:"));
+        const qsizetype last = m.lastIndexOf(QStringLiteral("RuntimeError: no learning rate in the config"));
+        QVERIFY2(cause >= 0 && cause < sentence && sentence < last, qPrintable(m));
+        QCOMPARE(m.count(QStringLiteral("Traceback (most recent call last):")), 2);
+        QVERIFY2(!m.contains(QStringLiteral("cut, see worker.log")), qPrintable(m));
+
+        QCOMPARE(deep.state, RunState::Failed);
+        const QString tail = deep.message.mid(deep.message.indexOf(QStringLiteral("worker.log:\n")) + 12);
+        const QStringList lines = tail.split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 40);
+        QVERIFY2(lines.first().startsWith(QStringLiteral("\u2026 ")), qPrintable(lines.first()));
+        QVERIFY2(lines.first().endsWith(QStringLiteral(" lines cut, see worker.log")), qPrintable(lines.first()));
+        QVERIFY2(lines.last().startsWith(QStringLiteral("ZeroDivisionError")), qPrintable(lines.last()));
+    }
+
+    // Issue 23: log() without a loss and W&B's form reach the store as
+    // curves; run.summary reaches the run's record, live and from the file.
+    void logFormsAndSummaryReachTheStore()
+    {
+        auto session =
+            openOne(QStringLiteral("forms"), {QStringLiteral("5"), QStringLiteral("10"), QStringLiteral("--forms")});
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->board()->runIds().value(0);
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
+        const RunInfo r = orch->runs()->value(id);
+        QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
+        const MetricSeries *acc = session->metrics()->series(id, QStringLiteral("acc"));
+        QVERIFY(acc);
+        QCOMPARE(int(acc->size()), 3);
+        QCOMPARE(acc->step(0), std::int64_t(6));
+        QCOMPARE(acc->step(2), std::int64_t(8));
+        QCOMPARE(acc->lastValue(), 0.97);
+        const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(int(loss->size()), 6); // 5 steps, then step 7's
+        QCOMPARE(loss->lastValue(), 0.25);
+        const QMap<QString, double> expected{
+            {QStringLiteral("best_acc"), 0.97}, {QStringLiteral("final_loss"), 0.25}, {QStringLiteral("best_step"), 8}};
+        QCOMPARE(r.summary, expected);
+        RunRecord past;
+        QVERIFY(RunStore(session->runsRoot()).readRun(QStringLiteral("forms"), &past));
+        QCOMPARE(past.info.summary, expected);
+        QCOMPARE(past.info.step, qint64(8));
+    }
+
+    // Issue 23: a script run outside Trainyard (no TRAINYARD_ variable)
+    // leaves a run folder RunStore reads like any other: metrics.jsonl and
+    // status.json in ./trainyard-runs/NAME-…
+    void aScriptOutsideTrainyardLeavesARunFolder()
+    {
+        const QString cwd = m_tmp.filePath(QStringLiteral("outside"));
+        QVERIFY(QDir().mkpath(cwd));
+        QProcess python;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const QString &name : env.keys()) {
+            if (name.startsWith(QLatin1String("TRAINYARD_")))
+                env.remove(name);
+        }
+        env.insert(QStringLiteral("PYTHONPATH"), sourceDir() + QStringLiteral("/python"));
+        python.setProcessEnvironment(env);
+        python.setWorkingDirectory(cwd);
+        python.start(QStringLiteral("python3"),
+                     {script(), QStringLiteral("4"), QStringLiteral("1"), QStringLiteral("--forms")});
+        QVERIFY(python.waitForFinished(30000));
+        QCOMPARE(python.exitCode(), 0);
+        const QList<RunRecord> runs = RunStore(cwd + QStringLiteral("/trainyard-runs")).readHistory();
+        QCOMPARE(runs.size(), 1);
+        const RunRecord &run = runs.first();
+        QVERIFY(run.info.name.startsWith(QStringLiteral("report-")));
+        QVERIFY(run.hasStatus);
+        QCOMPARE(run.info.state, RunState::Finished);
+        QCOMPARE(run.info.exitCode, 0);
+        QCOMPARE(run.info.step, qint64(7));
+        QCOMPARE(run.info.command.value(1), script());
+        QVERIFY(run.info.started.isValid() && run.info.ended >= run.info.started);
+        QCOMPARE(run.info.summary.value(QStringLiteral("best_acc")), 0.97);
+        QVERIFY(run.evals.contains(QStringLiteral("valid/accuracy")));
+    }
+
     void stalledOnlyWhenHeartbeatsStop()
     {
         auto session =

@@ -64,9 +64,14 @@ class ProtocolTables(unittest.TestCase):
         self.assertEqual(set(trainyard.EXIT_CODES), set(cpp_statuses.values()))
 
     def test_reserved_keys_hold_the_fields(self):
-        # An extra named like a field would overwrite it: every field is reserved.
-        self.assertLessEqual(set(self.cpp["fields"]["metric"]), set(_protocol.METRIC_KEYS))
+        # A metric named like a line's own field would overwrite it: every
+        # field a line needs is reserved. "loss" is a metric, optional.
+        self.assertLessEqual(set(self.cpp["required"]["metric"]), set(_protocol.METRIC_KEYS))
+        self.assertEqual(set(self.cpp["fields"]["metric"]) - set(self.cpp["required"]["metric"]), {"loss"})
         self.assertLessEqual(set(self.cpp["fields"]["eval"]), set(_protocol.EVAL_KEYS))
+        self.assertLessEqual(set(self.cpp["fields"]["summary"]), set(_protocol.SUMMARY_KEYS))
+        # A summary line's values all fit in a reader's record.
+        self.assertEqual(_protocol.MAX_SUMMARY_VALUES, self.cpp["max_fields"])
 
     def test_lines_pass_the_cpp_validator(self):
         """Every kind of line the module writes, with the fields the C++ builders write."""
@@ -74,6 +79,10 @@ class ProtocolTables(unittest.TestCase):
             run = trainyard.Run(run_dir=work, name="tables", token="tables-token")
             run.log(0, loss=1.5, total_steps=3, lr=0.1)
             run.log(1, loss=float("nan"))
+            run.log(2, acc=0.9)  # no loss
+            run.log({"loss": 0.5, "acc": 0.95}, step=3.0)
+            run.summary["best_acc"] = 0.95
+            run.summary.update({"k%d" % i: i for i in range(20)}, nan=float("nan"))  # two lines
             run.eval("valid", 1, epoch=1, accuracy=0.5)
             run.text("a warning", level="warning")
             run.checkpoint(1, os.path.join(work, "checkpoints", "step-1.pt"))
@@ -86,7 +95,11 @@ class ProtocolTables(unittest.TestCase):
         self.assertEqual(len(verdicts), len(lines))
         for line, verdict in zip(lines, verdicts):
             self.assertTrue(verdict["ok"], "%s: %s" % (line, verdict["error"]))
-            self.assertLessEqual(set(self.cpp["fields"][line["type"]]), set(line), line)
+            self.assertLessEqual(set(self.cpp["required"][line["type"]]), set(line), line)
+            if line["type"] != "metric":  # a metric line's loss is optional
+                self.assertLessEqual(set(self.cpp["fields"][line["type"]]), set(line), line)
+        summaries = [line for line in lines if line["type"] == "summary"]
+        self.assertEqual([len(line) - 2 for line in summaries], [1, 16, 5])
         self.assertEqual({line["type"] for line in lines}, set(self.cpp["worker_messages"]))
         self.assertEqual(lines[0]["version"], self.cpp["version"])
 

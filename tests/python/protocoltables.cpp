@@ -8,6 +8,7 @@
 
 #include "protocol/exitcode.h"
 #include "protocol/linedecoder.h"
+#include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 
 #ifdef TRAINYARD_TABLES_RUN_ENVIRONMENT
@@ -33,6 +34,19 @@ json keysOf(const json &message)
     return keys;
 }
 
+// The keys of a builder's message that validate() cannot do without.
+json requiredOf(const json &message)
+{
+    json keys = json::array();
+    for (const auto &item : message.items()) {
+        json without = message;
+        without.erase(item.key());
+        if (!protocol::validate(without))
+            keys.push_back(item.key());
+    }
+    return keys;
+}
+
 json tables()
 {
     using protocol::MessageType;
@@ -47,16 +61,18 @@ json tables()
     }
     out["worker_messages"] = worker;
     out["controls"] = controls;
-    // Every field each builder writes: the fields a reader may count on.
-    out["fields"] = {
-        {"hello", keysOf(protocol::hello("r", "t", 1, "cpu", 0.0))},
-        {"metric", keysOf(protocol::metric(0, 1, 0.0, 0.0))},
-        {"eval", keysOf(protocol::evalResult(0, "valid", 0.0))},
-        {"log", keysOf(protocol::log("info", "x", 0.0))},
-        {"checkpoint", keysOf(protocol::checkpoint(0, "/x", 0.0))},
-        {"heartbeat", keysOf(protocol::heartbeat(0, 0.0))},
-        {"done", keysOf(protocol::done("finished", 0, 0.0))},
+    // Every field each builder writes, and those of them a message needs.
+    const json builders = {
+        {"hello", protocol::hello("r", "t", 1, "cpu", 0.0)}, {"metric", protocol::metric(0, 1, 0.0, 0.0)},
+        {"eval", protocol::evalResult(0, "valid", 0.0)},     {"log", protocol::log("info", "x", 0.0)},
+        {"checkpoint", protocol::checkpoint(0, "/x", 0.0)},  {"heartbeat", protocol::heartbeat(0, 0.0)},
+        {"done", protocol::done("finished", 0, 0.0)},        {"summary", protocol::summary(0.0)},
     };
+    for (const auto &item : builders.items()) {
+        out["fields"][item.key()] = keysOf(item.value());
+        out["required"][item.key()] = requiredOf(item.value());
+    }
+    out["max_fields"] = trainyard::MetricRecord::kMaxFields;
     json exits = json::object();
     for (int code = 0; code < 256; ++code) {
         if (protocol::isKnownExit(code))

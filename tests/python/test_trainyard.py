@@ -366,6 +366,8 @@ class TrainyardTest(unittest.TestCase):
         self.assertEqual(types(file_lines, "hello"), [])
         self.assertEqual(file_lines[-1]["status"], "finished")
         self.assert_no_token()
+        # Inside Trainyard the app writes status.json, never the module.
+        self.assertFalse(os.path.exists(os.path.join(self.run_dir, "status.json")))
 
     def test_outside_trainyard_writes_a_folder_of_its_own(self):
         work = os.path.join(self.tmp, "work")
@@ -390,6 +392,14 @@ class TrainyardTest(unittest.TestCase):
         self.assertEqual(types(lines, "metric")[0]["loss"], 3.0)
         self.assertEqual(lines[-1]["status"], "finished")
         self.assertTrue(os.path.isdir(os.path.join(run_dir, "checkpoints")))
+        # A run folder like Trainyard's: status.json as RunStore writes it (issue 23).
+        with open(os.path.join(run_dir, "status.json")) as f:
+            status = json.load(f)
+        self.assertEqual((status["state"], status["exit_code"], status["step"], status["device"], status["pid"]),
+                         ("finished", 0, 0, "cpu", proc.pid))
+        self.assertEqual(status["command"][1:], [os.path.join(self.tmp, "my_script.py")])
+        self.assertRegex(status["started"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        self.assertLessEqual(status["started"], status["ended"])
         # With a name, the folder takes the name; a second run in the same second gets its own.
         body = """
             run = trainyard.init(name="exp 1")
@@ -567,8 +577,9 @@ class TrainyardTest(unittest.TestCase):
         self.assertEqual(errors[1][0], "TypeError")
         self.assertIn("flag", errors[1][1])
         self.assertEqual([e[0] for e in errors[2:9]],
-                         ["TypeError", "TypeError", "TypeError", "ValueError", "ValueError", "TypeError",
+                         ["TypeError", "TypeError", "ValueError", "ValueError", "ValueError", "TypeError",
                           "ValueError"])
+        self.assertIn("step must be a whole number, got 1.5", errors[4][1])
         self.assertIn("mrr", errors[7][1])
         self.assertEqual(errors[9:], [None, None])
         file_lines = self.metrics()
@@ -578,6 +589,189 @@ class TrainyardTest(unittest.TestCase):
         texts = [m["text"] for m in types(file_lines, "log") if m["level"] == "warning"]
         self.assertTrue(any(t.startswith("loss is nan at step 1") for t in texts), texts)
         self.assertTrue(any(t.startswith("lr is inf at step 2") for t in texts), texts)
+
+    def test_log_takes_the_forms_users_know(self):
+        # Issue 23: no loss (acc alone), W&B's dict with step=, the step left
+        # out (one more than the last), a whole float step, the loss as a
+        # second argument; values with .item() or __float__ (a tensor, a
+        # NumPy scalar) without torch or NumPy.
+        proc = self.start("""
+            import decimal, fractions
+            class Tensor:  # torch.tensor(0.2): .item() gives a float
+                def __init__(self, *values): self.values = values
+                def item(self):
+                    if len(self.values) != 1:
+                        raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar" % len(self.values))
+                    return self.values[0]
+            class Float32:  # numpy.float32: __float__, not a float
+                def __float__(self): return 0.75
+            run = trainyard.init()
+            run.log(11, acc=0.9)
+            run.log({"loss": 0.3, "acc": 0.91}, step=18)
+            run.log({"loss": 0.28, "epoch": 2, "total_steps": 100})
+            run.log(loss=Tensor(0.2), grad=Float32())
+            run.log(step=None, loss=0.1, n=Tensor(7))
+            run.log(30.0, Tensor(0.05), frac=fractions.Fraction(1, 8), dec=decimal.Decimal("0.5"))
+            errors = []
+            for call in (lambda: run.log(31.5, loss=1.0), lambda: run.log(32, loss=Tensor(1.0, 2.0)),
+                         lambda: run.log(32, loss=Tensor(True)), lambda: run.log({"loss": 1.0}, 32),
+                         lambda: run.log(32, step=33, loss=1.0), lambda: run.log({"acc": 1.0}, acc=2.0),
+                         lambda: run.log({5: 1.0}), lambda: run.log(32, loss=1.0, epoch=1.5)):
+                try:
+                    call()
+                    errors.append(None)
+                except (TypeError, ValueError) as error:
+                    errors.append("%s: %s" % (type(error).__name__, error))
+            print(json.dumps(errors))
+            print("torch" in sys.modules, "numpy" in sys.modules)
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        errors_line, imported = out.splitlines()
+        self.assertEqual(imported, "False False")
+        errors = json.loads(errors_line)
+        self.assertEqual(errors[0], "ValueError: trainyard: step must be a whole number, got 31.5")
+        self.assertTrue(errors[1].startswith("TypeError: trainyard: loss must be a number or hold exactly one, "
+                                             "got Tensor (a Tensor with 2 elements"), errors[1])
+        self.assertEqual(errors[2], "TypeError: trainyard: loss must be a number, got Tensor holding bool")
+        self.assertIn("step=", errors[3])
+        self.assertIn("step given twice", errors[4])
+        self.assertIn("'acc' given twice", errors[5])
+        self.assertIn("a metric name must be a string", errors[6])
+        self.assertEqual(errors[7], "ValueError: trainyard: epoch must be a whole number, got 1.5")
+        strip = [{k: v for k, v in m.items() if k not in ("type", "wall")} for m in types(self.metrics(), "metric")]
+        self.assertEqual(strip, [
+            {"step": 11, "epoch": 1, "acc": 0.9},
+            {"step": 18, "epoch": 1, "loss": 0.3, "acc": 0.91},
+            {"step": 19, "epoch": 2, "total_steps": 100, "loss": 0.28},
+            {"step": 20, "epoch": 2, "loss": 0.2, "grad": 0.75},
+            {"step": 21, "epoch": 2, "loss": 0.1, "n": 7},
+            {"step": 30, "epoch": 2, "loss": 0.05, "frac": 0.125, "dec": 0.5},
+        ])
+        self.assertEqual(self.metrics()[-1]["status"], "finished")
+
+    def test_log_lines_hold_every_value_exactly(self):
+        # log() writes its line as text, not through json.dumps: every float
+        # reads back as the same float, names are escaped as JSON escapes them.
+        proc = self.start("""
+            import random
+            run = trainyard.init()
+            rng = random.Random(7)
+            values = [0.1, 1 / 3, -0.0, 5e-324, 1e300, -1e-7, 2.5e16, 123456789.123, 10 ** 30, -5]
+            values += [rng.uniform(-1e6, 1e6) * 10 ** rng.randint(-30, 30) for _ in range(500)]
+            for step, value in enumerate(values):
+                run.log(step, loss=value, **{"grad \\"norm\\"": value, "ü": step})
+            print(json.dumps([repr(v) for v in values]))
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        values = [ast.literal_eval(v) for v in json.loads(out)]
+        lines = types(self.metrics(), "metric")
+        self.assertEqual(len(lines), len(values))
+        for step, (line, value) in enumerate(zip(lines, values)):
+            self.assertEqual((line["loss"], line['grad "norm"'], line["ü"]), (value, value, step))
+            self.assertEqual(type(line["loss"]), type(value))
+            self.assertEqual(repr(line["loss"]), repr(value))  # -0.0 too
+
+    def test_a_burst_of_log_calls_takes_few_sends(self):
+        # The socket thread sends what accumulated, not a line at a time: a
+        # burst of 20 000 calls makes far fewer send()s than lines.
+        server = self.server()
+        proc = self.start("""
+            import socket
+            sends = [0]
+            send = socket.socket.send
+            def counting(self, *args):
+                sends[0] += 1
+                return send(self, *args)
+            socket.socket.send = counting
+            run = trainyard.init()
+            deadline = time.monotonic() + 10
+            while not run._link.connected and time.monotonic() < deadline:
+                time.sleep(0.01)
+            before = sends[0]
+            for step in range(20000):
+                run.log(step, loss=0.5, lr=0.001)
+            run.finish()
+            print(sends[0] - before)
+        """, self.env(server.address))
+        code, out, err = self.finish(proc, timeout=60)
+        self.assertEqual(code, 0, err)
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        self.assertEqual(len(server.messages("metric")), 20000)
+        self.assertLess(int(out), 1000)
+
+    def test_a_run_without_a_loss_finishes_and_a_resumed_one_counts_on(self):
+        # No loss at all is no divergence; a resumed run's step left out
+        # follows its checkpoint's.
+        proc = self.start("""
+            run = trainyard.init()
+            for _ in range(3):
+                run.log(acc=0.5)
+            run.checkpoint(1, "ckpt")
+        """, self.env())
+        code, _, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([m["step"] for m in types(self.metrics(), "metric")], [0, 1, 2])
+        self.assertEqual(self.metrics()[-1]["status"], "finished")
+        proc = self.start("""
+            run = trainyard.init()
+            run.log(acc=0.6)
+        """, self.env(TRAINYARD_RESUME="1"))
+        code, _, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([m["step"] for m in types(self.metrics(), "metric")], [0, 1, 2, 2])
+
+    def test_summary_is_a_dict_reported_in_summary_lines(self):
+        server = self.server()
+        proc = self.start("""
+            run = trainyard.init()
+            run.summary["best_acc"] = 0.9
+            run.summary["best_acc"] = 0.93
+            run.summary.update({"final_loss": float("nan")}, epochs=12)
+            run.summary.update({"v%d" % i: i for i in range(20)})
+            errors = []
+            for call in (lambda: run.summary.__setitem__("step", 1), lambda: run.summary.__setitem__("x", "high"),
+                         lambda: run.summary.__delitem__("best_acc"), lambda: run.summary.update(a=1, b=True)):
+                try:
+                    call()
+                    errors.append(None)
+                except (TypeError, ValueError) as error:
+                    errors.append(type(error).__name__)
+            print(json.dumps([run.summary["best_acc"], len(run.summary), "a" in run.summary, errors]))
+            run.finish()
+            try:
+                run.summary["late"] = 1
+            except RuntimeError:
+                print("finished")
+        """, self.env(server.address))
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        first, last = out.splitlines()
+        self.assertEqual(json.loads(first), [0.93, 23, False, ["ValueError", "TypeError", "TypeError", "TypeError"]])
+        self.assertEqual(last, "finished")
+        lines = types(self.metrics(), "summary")
+        stripped = [{k: v for k, v in m.items() if k not in ("type", "wall")} for m in lines]
+        self.assertEqual(stripped[:3], [{"best_acc": 0.9}, {"best_acc": 0.93}, {"final_loss": None, "epochs": 12}])
+        # 20 values: two lines, none over the 16 a reader's record holds.
+        self.assertEqual([len(s) for s in stripped[3:]], [16, 4])
+        warnings = [m["text"] for m in types(self.metrics(), "log") if m["level"] == "warning"]
+        self.assertEqual(len(warnings), 0, warnings)
+        server.wait_for(lambda s: s.messages("done"), what="done")
+        self.assertEqual(server.messages("summary"), lines)
+
+    def test_a_chained_exception_is_reported_whole(self):
+        for body, sentence in (('raise RuntimeError("loading failed") from KeyError("lr")',
+                                "The above exception was the direct cause of the following exception:"),
+                               ('try:\n    {}["lr"]\nexcept KeyError:\n    raise RuntimeError("loading failed")',
+                                "During handling of the above exception, another exception occurred:")):
+            proc = self.start("run = trainyard.init()\n" + body + "\n", self.env())
+            code, _, err = self.finish(proc)
+            self.assertEqual(code, 1)
+            self.assertIn(sentence, err)  # Python's own print, into worker.log
+            error = [m["text"] for m in types(self.metrics(), "log") if m["level"] == "error"][-1]
+            self.assertEqual(error, "KeyError: 'lr'\n\n%s\n\nRuntimeError: loading failed" % sentence)
+            os.unlink(os.path.join(self.run_dir, "metrics.jsonl"))
 
     def test_a_nan_loss_is_null_with_the_finite_extras_and_diverges_if_it_stays(self):
         # Loss NaN from step 5 of 10: each line kept, its grad_norm too; one
