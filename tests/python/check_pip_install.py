@@ -1,13 +1,18 @@
 """`pip install ./python` into a fresh virtual environment, offline, and a run
 reported by the installed copy (not the source tree's) over a socket.
 
-    python3 tests/python/check_pip_install.py PYTHON_DIR VERSION
+    python3 tests/python/check_pip_install.py PYTHON_DIR VERSION [PACKAGE_PREFIX]
 
 VERSION is the C++ project's (CMakeLists.txt), which the installed
 distribution must carry. Also checks that the install leaves the source tree
-as it was, that uninstalling removes the package, and the editable install
-and the sdist. Without venv or ensurepip (Debian's python3-venv) it exits 77,
-a skip for ctest, except in CI (TRAINYARD_CI=1), where it fails.
+as it was; that a script outside Trainyard imports the installed module
+without PYTHONPATH and writes a run folder of its own (metrics.jsonl and
+status.json); that uninstalling removes the package; the editable install
+(`pip install -e`), which follows its source tree; and the sdist.
+PACKAGE_PREFIX is where `cmake --install` put the package's files: the pip
+project it ships (share/trainyard/python) must install the same way. Without
+venv or ensurepip (Debian's python3-venv) it exits 77, a skip for ctest,
+except in CI (TRAINYARD_CI=1), where it fails.
 """
 
 import json
@@ -39,6 +44,18 @@ code = run.finish()
 print(json.dumps({"file": trainyard.__file__, "code": code}))
 """
 
+# A script outside Trainyard: no TRAINYARD_ variable, no PYTHONPATH.
+OUTSIDE = r"""
+import json, sys
+import trainyard
+run = trainyard.init(config={"lr": 0.1})
+run.log(0, loss=2.0)
+run.log(acc=0.5)
+run.summary["best_acc"] = 0.5
+run.finish()
+print(json.dumps({"file": trainyard.__file__, "dir": run.run_dir, "marker": getattr(trainyard, "MARKER", None)}))
+"""
+
 
 def missing(why):
     print("check_pip_install: %s (Debian: apt-get install python3-venv; packaging/install-deps.sh)" % why)
@@ -52,6 +69,31 @@ def run(argv, env, cwd=None, timeout=300):
         print(done.stdout)
         raise SystemExit("check_pip_install: %s exited %d" % (" ".join(argv), done.returncode))
     return done.stdout
+
+
+def outside(python, env, work, expected_prefix):
+    """Runs OUTSIDE from a folder of its own; checks the run folder it wrote
+    and that it imported the module from under `expected_prefix`."""
+    cwd = tempfile.mkdtemp(dir=work)
+    script = os.path.join(cwd, "outside.py")
+    with open(script, "w") as f:
+        f.write(OUTSIDE)
+    result = json.loads(run([python, script], env, cwd=cwd).strip().splitlines()[-1])
+    if not os.path.realpath(result["file"]).startswith(os.path.realpath(expected_prefix)):
+        raise SystemExit("check_pip_install: outside Trainyard the module came from %s" % result["file"])
+    folder = result["dir"]
+    if os.path.dirname(folder) != os.path.join(os.path.realpath(cwd), "trainyard-runs"):
+        raise SystemExit("check_pip_install: outside Trainyard the run folder is %s" % folder)
+    with open(os.path.join(folder, "metrics.jsonl")) as f:
+        kinds = [json.loads(line)["type"] for line in f]
+    with open(os.path.join(folder, "status.json")) as f:
+        status = json.load(f)
+    with open(os.path.join(folder, "params.json")) as f:
+        params = json.load(f)
+    if kinds != ["log", "metric", "metric", "summary", "done"] or status["state"] != "finished" \
+            or params != {"lr": 0.1}:
+        raise SystemExit("check_pip_install: outside Trainyard %s wrote %s, %s, %s" % (folder, kinds, status, params))
+    return result
 
 
 def tree(folder):
@@ -90,6 +132,7 @@ class Orchestrator:
 
 def main():
     python_dir, version = os.path.abspath(sys.argv[1]), sys.argv[2]
+    package_prefix = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
     try:
         import ensurepip  # noqa: F401 (Debian ships it in python3-venv)
         import venv  # noqa: F401
@@ -140,6 +183,7 @@ def main():
         if in_file != server.lines[1:]:
             raise SystemExit("check_pip_install: metrics.jsonl differs from the socket's lines")
         print("installed copy %s reported %d lines" % (result["file"], len(server.lines)))
+        outside(python, env, work, site)
 
         # Uninstalling takes every file the wheel put there (its RECORD is right).
         run(pip + ["uninstall", "-y", "trainyard"], env)
@@ -148,12 +192,22 @@ def main():
             raise SystemExit("check_pip_install: uninstall left %s" %
                              [n for n in os.listdir(site) if n.startswith("trainyard")])
 
-        # Editable: the source tree's module.
-        run(pip + ["install", "-e", python_dir], env)
+        # Editable: the source tree's module, changes included. Installed
+        # from a copy, which this may change; the real tree is left alone.
+        source = os.path.join(work, "source")
+        shutil.copytree(python_dir, source, ignore=shutil.ignore_patterns("__pycache__"))
+        run(pip + ["install", "-e", source], env)
         where = run([python, "-c", "import trainyard; print(trainyard.__file__)"], env, cwd=work).strip()
-        if os.path.dirname(os.path.realpath(where)) != os.path.join(os.path.realpath(python_dir), "trainyard"):
+        if os.path.dirname(os.path.realpath(where)) != os.path.join(os.path.realpath(source), "trainyard"):
             raise SystemExit("check_pip_install: the editable install imports %s" % where)
+        with open(os.path.join(source, "trainyard", "__init__.py"), "a") as f:
+            f.write("\nMARKER = 'edited'\n")
+        if outside(python, env, work, source)["marker"] != "edited":
+            raise SystemExit("check_pip_install: the editable install does not follow its source tree")
         run(pip + ["uninstall", "-y", "trainyard"], env)
+        if run([python, "-c", "import importlib.util; print(importlib.util.find_spec('trainyard'))"], env,
+               cwd=work).strip() != "None":
+            raise SystemExit("check_pip_install: uninstalling the editable install left the module importable")
 
         # The sdist builds the same wheel again: it carries the backend.
         sdist = run([python, "-c", textwrap.dedent("""
@@ -164,8 +218,17 @@ def main():
             """), os.path.join(python_dir, "backend"), os.path.join(work, "dist")], env, cwd=python_dir).strip()
         run(pip + ["install", os.path.join(work, "dist", sdist)], env)
         run([python, "-c", "import trainyard; trainyard.Run"], env, cwd=work)
-        print("ok: %s -m venv, pip install (wheel, editable, sdist) offline; version %s"
-              % (sys.executable, version))
+        run(pip + ["uninstall", "-y", "trainyard"], env)
+        what = "wheel, editable, sdist"
+
+        # The Debian package's copy of the pip project, for a venv or a conda
+        # environment that does not see /usr/lib/python3/dist-packages.
+        if package_prefix:
+            shipped = os.path.join(package_prefix, "share", "trainyard", "python")
+            run(pip + ["install", shipped], env)
+            outside(python, env, work, site)
+            what += ", the package's " + shipped
+        print("ok: %s -m venv, pip install (%s) offline; version %s" % (sys.executable, what, version))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
