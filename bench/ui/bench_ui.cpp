@@ -11,7 +11,7 @@
 // Memory per point is reported two ways: the RSS growth over the points
 // received, and counted from the containers: the store's columns
 // (MetricStore::bytesReserved(), every series: loss and epoch) and the plot's
-// own share (each LossCurve::bytesHeld(): its smoothing cache), each divided
+// own share (each MetricCurve::bytesHeld(): its smoothing cache), each divided
 // by the loss points.
 // Targets: replot <= 16 ms per frame at the 30 Hz refresh; 10 M points drawn
 // in <= 50 ms.
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
         const long points = sent * long(ids.size());
         std::size_t plotBytes = 0;
         for (RunId id : ids) {
-            if (const LossCurve *curve = window.plot()->curve(QString::number(id)))
+            if (const MetricCurve *curve = window.plot()->curve(QString::number(id)))
                 plotBytes += curve->bytesHeld();
         }
         const double storeBytes = double(store->bytesReserved());

@@ -82,7 +82,7 @@ void MetricsCsvWriter::writeRun(const QString &name, const MetricStore &store, R
     const QStringList metrics = store.metricNames(run);
     for (const QString &metric : metrics) {
         // The epoch is a column; an eval line's "epoch" (epochs completed) says when, not how well.
-        if (metric == QLatin1String("epoch") || metric.endsWith(QLatin1String("/epoch")))
+        if (MetricStore::isBookkeeping(metric))
             continue;
         const MetricSeries *s = store.series(run, metric);
         if (!s)

@@ -152,6 +152,13 @@ QStringList MetricStore::metricNames(RunId run) const
     return names;
 }
 
+bool MetricStore::isBookkeeping(const QString &name)
+{
+    const QStringView field = QStringView(name).mid(name.lastIndexOf(QLatin1Char('/')) + 1);
+    return field == QLatin1String("epoch") || field == QLatin1String("step") || field == QLatin1String("wall")
+           || field == QLatin1String("total_steps");
+}
+
 QList<RunId> MetricStore::runs() const
 {
     return m_runs.keys();

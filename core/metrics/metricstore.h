@@ -109,6 +109,12 @@ public:
     const MetricSeries *series(RunId run, const QString &metric) const;
     const MetricSeries *series(RunId run, int metric) const;
     QStringList metricNames(RunId run) const;
+    // Whether a series says when its points were taken rather than what was
+    // measured: a metric line's "epoch", an eval line's "<split>/epoch" (and
+    // a "step", "wall" or "total_steps" under a split). Neither a plot
+    // offers them as metrics nor the CSV writes them as values (the epochs
+    // fill its epoch column): the one rule for both.
+    static bool isBookkeeping(const QString &name);
     QList<RunId> runs() const;
 
     void removeRun(RunId run);

@@ -144,6 +144,20 @@ private Q_SLOTS:
         QVERIFY(store.series(2, QStringLiteral("loss")));
         QCOMPARE(store.metricNames(2), QStringList{QStringLiteral("loss")});
     }
+
+    // Issue 23: "valid/epoch" was offered as a metric to plot. One rule says
+    // which series are bookkeeping, for the plots' pickers and the CSV.
+    void epochsAreBookkeepingNotMetrics()
+    {
+        for (const char *name :
+             {"epoch", "valid/epoch", "test/epoch", "valid/step", "valid/wall", "step", "wall", "valid/total_steps"}) {
+            QVERIFY2(MetricStore::isBookkeeping(QString::fromUtf8(name)), name);
+        }
+        for (const char *name : {"loss", "lr", "grad_norm", "samples_per_s", "mem_bytes", "valid/mrr", "test/hits@10",
+                                 "valid/accuracy", "epochs_seen", "valid/epoch_loss"}) {
+            QVERIFY2(!MetricStore::isBookkeeping(QString::fromUtf8(name)), name);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMetricStore)

@@ -1,3 +1,6 @@
+// qcustomplot.h uses `foreach` in its own templates.
+#undef QT_NO_FOREACH
+
 // The whole window with the real worker: open a small experiment, queue a
 // run from the palette, start everything, and watch cards, plots and the
 // finish count reach the end; closing while runs train asks what to do.
@@ -7,6 +10,7 @@
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "common/prompts.h"
+#include "common/runcolors.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
@@ -39,6 +43,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 #include <cmath>
 #include <functional>
@@ -433,7 +439,25 @@ private Q_SLOTS:
         window.boardView()->selectRuns({first});
         QTRY_VERIFY(window.plot()->selectedRuns().contains(QString::number(first)));
         QVERIFY(window.plot()->selectedRuns().contains(key));
-        QVERIFY(window.plot()->evalMetrics().contains(QStringLiteral("valid/mrr")));
+        QVERIFY(window.plot()->availableMetrics().contains(QStringLiteral("valid/mrr")));
+        // Issue 23: the past run took the board's palette. It is dashed, in
+        // an ink no board colour is near; the board's run keeps its card's colour.
+        window.plot()->refreshNow();
+        const auto pen = [&](const QString &label) {
+            QCustomPlot *loss = window.plot()->lossPlot();
+            for (int i = 0; i < loss->graphCount(); ++i) {
+                if (loss->graph(i)->name() == label) {
+                    return loss->graph(i)->pen();
+                }
+            }
+            return QPen(Qt::NoPen);
+        };
+        const QPen pastPen = pen(QStringLiteral("old (plot-test-past)"));
+        QCOMPARE(pastPen.style(), Qt::DashLine);
+        QCOMPARE(pastPen.color(), RunColors::pastPaletteColor(0));
+        const QPen livePen = pen(window.session()->orchestrator()->runs()->value(first).name);
+        QCOMPARE(livePen.style(), Qt::SolidLine);
+        QCOMPARE(livePen.color(), RunColors::paletteColor(first - 1));
         QVERIFY(!window.togglePastRunPlot(row)); // again: off the plot
         QVERIFY(!window.plot()->selectedRuns().contains(key));
         window.close();
@@ -488,7 +512,7 @@ private Q_SLOTS:
             QVERIFY(loss && loss->size() > 0);
             QTRY_COMPARE(window.plot()->curve(QString::number(id))->size(), qsizetype(loss->size()));
         }
-        QVERIFY(!window.plot()->evalMetrics().isEmpty());
+        QVERIFY(!window.plot()->availableMetrics().isEmpty());
         QVERIFY2(window.lastNotification().contains(QLatin1String("3 of 3 finished")),
                  qPrintable(window.lastNotification()));
         QCOMPARE(window.runTable()->rowCount(), 3);

@@ -10,7 +10,7 @@
 #include "app/appsettings.h"
 #include "common/runcolors.h"
 #include "metrics/metricstore.h"
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "plot/repeatband.h"
@@ -44,11 +44,11 @@ namespace {
 
 // A loss curve as the plots get one: its points in a store (loss and the
 // metric lines' epochs), the curve a view of them, caught up after each point.
-class TestCurve : public LossCurve
+class TestCurve : public MetricCurve
 {
 public:
     TestCurve()
-        : LossCurve(CurveSource{&store, 1})
+        : MetricCurve(CurveSource{&store, 1})
     {
     }
     void append(double step, double epoch, double wall, double loss)
@@ -135,8 +135,8 @@ private Q_SLOTS:
         // A resumed worker starts again from step 6.
         c.append(6, 1.2, 11, 100.0);
         QCOMPARE(c.size(), qsizetype(6));
-        QCOMPARE(c.loss(5), 100.0);
-        QCOMPARE(c.maxLoss(), 100.0);
+        QCOMPARE(c.value(5), 100.0);
+        QCOMPARE(c.maxValue(), 100.0);
         QCOMPARE(c.lowerBound(XAxis::Step, 6), qsizetype(5));
     }
 
@@ -158,7 +158,7 @@ private Q_SLOTS:
         double debias = 1;
         for (std::size_t i = 0; i < series->size(); ++i) {
             QCOMPARE(curve.x(XAxis::Step, qsizetype(i)), double(series->step(i)));
-            QCOMPARE(curve.loss(qsizetype(i)), series->value(i));
+            QCOMPARE(curve.value(qsizetype(i)), series->value(i));
             QCOMPARE(series->step(i), std::int64_t(i + 1));
             // The smoothing cache was recomputed from each cut, not carried over.
             ema = ema * 0.5 + 0.5 * series->value(i);
@@ -168,13 +168,13 @@ private Q_SLOTS:
         // Steps 1, 2 from the start, 3..6 from the first resume, 7, 8 from the second.
         QCOMPARE(series->value(2), 106.0);
         QCOMPARE(series->value(6), 112.0);
-        QCOMPARE(curve.maxLoss(), 114.0);
-        QCOMPARE(curve.minLoss(), 100.0);
+        QCOMPARE(curve.maxValue(), 114.0);
+        QCOMPARE(curve.minValue(), 100.0);
         // No copy of the points: the view holds its smoothing cache (a float
         // a point, a quarter in reserve) and nothing else.
-        QVERIFY(curve.bytesHeld() <= sizeof(LossCurve) + 5 * series->size() + 64);
+        QVERIFY(curve.bytesHeld() <= sizeof(MetricCurve) + 5 * series->size() + 64);
         curve.setSmoothing(0);
-        QCOMPARE(curve.bytesHeld(), sizeof(LossCurve));
+        QCOMPARE(curve.bytesHeld(), sizeof(MetricCurve));
 
         // A run cleared from the store reads as empty, and its next points
         // (a new series, maybe at the old one's address) from scratch.
@@ -184,7 +184,7 @@ private Q_SLOTS:
         QVERIFY(!curve.hasFinite());
         curve.append(5, 0, 1, 7.0);
         QCOMPARE(curve.size(), qsizetype(1));
-        QCOMPARE(curve.maxLoss(), 7.0);
+        QCOMPARE(curve.maxValue(), 7.0);
         QVERIFY(!curve.sync()); // nothing new
     }
 
@@ -244,7 +244,7 @@ private Q_SLOTS:
         connect(&plot, &PlotWidget::refreshed, this, [&] { ++redraws; });
         store->flush(); // the store's batch: the plot redraws at once
         QCOMPARE(redraws, 1);
-        const LossCurve *curve = plot.curve(QString::number(id));
+        const MetricCurve *curve = plot.curve(QString::number(id));
         QVERIFY(curve);
         QCOMPARE(curve->size(), qsizetype(10));
         // Resumed from the checkpoint at step 6.
@@ -258,10 +258,10 @@ private Q_SLOTS:
         QCOMPARE(curve->size(), qsizetype(loss->size()));
         for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(curve->x(XAxis::Step, qsizetype(i)), double(loss->step(i)));
-            QCOMPARE(curve->loss(qsizetype(i)), loss->value(i));
+            QCOMPARE(curve->value(qsizetype(i)), loss->value(i));
         }
-        QCOMPARE(curve->loss(5), 1.0 / 6); // the store's double, not a float copy
-        QCOMPARE(curve->loss(6), 57.0);
+        QCOMPARE(curve->value(5), 1.0 / 6); // the store's double, not a float copy
+        QCOMPARE(curve->value(6), 57.0);
         feeder.setSource(nullptr, nullptr);
         session.close(false);
     }
@@ -393,7 +393,7 @@ private Q_SLOTS:
             TestCurve byPoint;
             byPoint.setSmoothing(weight);
             MetricStore store;
-            LossCurve atOnce(CurveSource{&store, 1});
+            MetricCurve atOnce(CurveSource{&store, 1});
             atOnce.setSmoothing(weight);
             const int n = 20011; // five scan chunks and a ragged end
             for (int i = 0; i < n; ++i) {
@@ -406,9 +406,9 @@ private Q_SLOTS:
             }
             QVERIFY(atOnce.sync());
             QCOMPARE(atOnce.size(), byPoint.size());
-            QCOMPARE(atOnce.minLoss(), byPoint.minLoss());
-            QCOMPARE(atOnce.maxLoss(), byPoint.maxLoss());
-            QCOMPARE(atOnce.minPositiveLoss(), byPoint.minPositiveLoss());
+            QCOMPARE(atOnce.minValue(), byPoint.minValue());
+            QCOMPARE(atOnce.maxValue(), byPoint.maxValue());
+            QCOMPARE(atOnce.minPositiveValue(), byPoint.minPositiveValue());
             QCOMPARE(atOnce.firstFinite(), byPoint.firstFinite());
             QCOMPARE(atOnce.lastFinite(), byPoint.lastFinite());
             double ema = 0;
@@ -417,8 +417,8 @@ private Q_SLOTS:
                 for (const XAxis axis : {XAxis::Step, XAxis::Epoch, XAxis::Wall}) {
                     QCOMPARE(atOnce.x(axis, i), byPoint.x(axis, i));
                 }
-                const double v = atOnce.loss(i);
-                if (!LossCurve::drawable(v)) {
+                const double v = atOnce.value(i);
+                if (!MetricCurve::drawable(v)) {
                     QCOMPARE(std::isnan(atOnce.smoothed(i)), std::isnan(v));
                     continue;
                 }
@@ -462,9 +462,9 @@ private Q_SLOTS:
         c.append(3, 0, 3, 1e300); // finite as a double, infinite once stored as a float
         c.append(4, 0, 4, 2.0);
         c.append(5, 0, 5, nan);
-        QCOMPARE(c.minLoss(), 2.0);
-        QCOMPARE(c.maxLoss(), 4.0);
-        QCOMPARE(c.minPositiveLoss(), 2.0);
+        QCOMPARE(c.minValue(), 2.0);
+        QCOMPARE(c.maxValue(), 4.0);
+        QCOMPARE(c.minPositiveValue(), 2.0);
         QCOMPARE(c.firstFinite(), qsizetype(1));
         QCOMPARE(c.lastFinite(), qsizetype(3));
         QCOMPARE(c.smoothed(1), 4.0); // the EMA starts at the first finite point
@@ -521,16 +521,103 @@ private Q_SLOTS:
         QVERIFY2(plot.readoutAt(30).contains(QLatin1String("d: 2.0")), qPrintable(plot.readoutAt(30)));
     }
 
-    void coloursAreStableAndDistinct()
+    // Issue 23: a run's colour came from the order runs were first seen, a
+    // repeat group's mean took the colour of the repeat clicked first, and
+    // past runs took the board's palette.
+    void coloursAreFixedPerRunWhateverTheOrder()
     {
-        RunColors colors;
+        // A run's colour is its id's: the same whatever order runs are seen in.
+        RunColors ascending;
+        RunColors descending;
         QSet<QRgb> seen;
-        for (int i = 0; i < 10; ++i) {
-            seen.insert(colors.colorFor(QString::number(i)).rgb());
+        for (int id = 12; id >= 1; --id) {
+            descending.colorFor(QString::number(id));
         }
-        QCOMPARE(seen.size(), 10);
-        QCOMPARE(colors.colorFor(QStringLiteral("3")), colors.colorFor(QStringLiteral("3")));
-        QVERIFY(colors.colorFor(QStringLiteral("10")) != colors.colorFor(QStringLiteral("0")));
+        for (int id = 1; id <= 12; ++id) {
+            const QString key = QString::number(id);
+            QCOMPARE(ascending.colorFor(key), descending.colorFor(key));
+            QCOMPARE(ascending.colorFor(key), RunColors::paletteColor(id - 1));
+            seen.insert(ascending.colorFor(key).rgb());
+        }
+        QCOMPARE(seen.size(), 12); // the 11th and 12th are no twins of the 1st and 2nd
+        // A tool's keys (no run ids) take the palette in the order they come.
+        QCOMPARE(ascending.colorFor(QStringLiteral("a")), RunColors::paletteColor(0));
+        QCOMPARE(ascending.colorFor(QStringLiteral("b")), RunColors::paletteColor(1));
+        QCOMPARE(ascending.colorFor(QStringLiteral("a")), RunColors::paletteColor(0));
+
+        // Past runs: dark inks, none near a board colour (HSL lightness and
+        // RGB distance), none twice among the first seven.
+        QSet<QRgb> past;
+        for (int i = 0; i < 7; ++i) {
+            const QColor ink = RunColors::pastPaletteColor(i);
+            past.insert(ink.rgb());
+            for (int j = 0; j < 10; ++j) {
+                const QColor board = RunColors::paletteColor(j);
+                QVERIFY2(board.lightnessF() - ink.lightnessF() >= 0.1,
+                         qPrintable(QStringLiteral("%1 vs %2").arg(ink.name(), board.name())));
+                const double distance =
+                    std::hypot(ink.red() - board.red(), ink.green() - board.green(), ink.blue() - board.blue());
+                QVERIFY2(distance >= 60, qPrintable(QStringLiteral("%1 vs %2").arg(ink.name(), board.name())));
+            }
+        }
+        QCOMPARE(past.size(), 7);
+
+        // In the plot: a group's mean has its first repeat's colour in every
+        // order of selection; a past run its ink, dashed; the band is edged
+        // and filled enough to see.
+        RunColors colors;
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plot.resize(900, 700);
+        const QStringList repeats{QStringLiteral("4"), QStringLiteral("5"), QStringLiteral("6")};
+        for (const QString &id : repeats) {
+            plotData.addRun(id, QStringLiteral("transh-") + id, QStringLiteral("transh"));
+            for (int s = 1; s <= 30; ++s) {
+                plotData.appendMetric(id, s, 0, s, 1.0 / s + id.toInt() * 0.01);
+            }
+        }
+        plotData.ids.insert(QStringLiteral("past:/old/run"), RunId(99));
+        plot.addRun(QStringLiteral("past:/old/run"), QStringLiteral("old"), QString(), CurveSource{&plotData.store, 99},
+                    RunOrigin::Past);
+        for (int s = 1; s <= 30; ++s) {
+            plotData.appendMetric(QStringLiteral("past:/old/run"), s, 0, s, 2.0 / s);
+        }
+        const auto graphNamed = [&](const QString &name) -> QCPGraph * {
+            for (int i = 0; i < plot.lossPlot()->graphCount(); ++i) {
+                if (plot.lossPlot()->graph(i)->name() == name) {
+                    return plot.lossPlot()->graph(i);
+                }
+            }
+            return nullptr;
+        };
+        const QList<QStringList> orders{{QStringLiteral("6"), QStringLiteral("4"), QStringLiteral("5")},
+                                        {QStringLiteral("5"), QStringLiteral("6"), QStringLiteral("4")},
+                                        repeats};
+        for (QStringList order : orders) {
+            order.append(QStringLiteral("past:/old/run"));
+            plot.setSelectedRuns(order);
+            plot.refreshNow();
+            QCPGraph *mean = graphNamed(QStringLiteral("transh (mean of 3)"));
+            QVERIFY(mean);
+            QCOMPARE(mean->pen().color(), colors.colorFor(QStringLiteral("4")));
+            QCPGraph *old = graphNamed(QStringLiteral("old"));
+            QVERIFY(old);
+            QCOMPARE(old->pen().style(), Qt::DashLine);
+            QCOMPARE(old->pen().color(), RunColors::pastPaletteColor(0));
+            // The band: a graph filled to another, both edged, in the mean's colour.
+            QCPGraph *lower = nullptr;
+            for (int i = 0; i < plot.lossPlot()->graphCount(); ++i) {
+                lower = plot.lossPlot()->graph(i)->channelFillGraph() ? plot.lossPlot()->graph(i) : lower;
+            }
+            QVERIFY(lower);
+            QVERIFY2(lower->brush().color().alpha() >= 80, qPrintable(QString::number(lower->brush().color().alpha())));
+            QCOMPARE(lower->brush().color().rgb(), mean->pen().color().rgb());
+            for (QCPGraph *edge : {lower, lower->channelFillGraph()}) {
+                QVERIFY(edge->pen().style() != Qt::NoPen);
+                QCOMPARE(edge->pen().color().rgb(), mean->pen().color().rgb());
+                QVERIFY(edge->pen().color().alpha() >= 150);
+            }
+        }
     }
 
     void plotsSelectedRunsWithBands()
@@ -561,7 +648,7 @@ private Q_SLOTS:
         // The default smoothing applies to every run, as the controls show it.
         QVERIFY(plot.smoothing() > 0);
         QCOMPARE(plot.curve(QStringLiteral("solo"))->smoothing(), plot.smoothing());
-        QVERIFY(plot.curve(QStringLiteral("solo"))->smoothed(1) != plot.curve(QStringLiteral("solo"))->loss(1));
+        QVERIFY(plot.curve(QStringLiteral("solo"))->smoothed(1) != plot.curve(QStringLiteral("solo"))->value(1));
         // Repeats: one mean line and a band (3 graphs) and each repeat's line past the
         // steps all three reached (3, empty where there is nothing past them); the lone run: one line.
         QCOMPARE(plot.lossPlot()->graphCount(), 7);
@@ -746,9 +833,12 @@ private Q_SLOTS:
                 widest = std::max(widest, (std::log(t) - lo) / span - previous);
                 previous = (std::log(t) - lo) / span;
             }
+            // Issue 23: and none near either end, where a curve starts or ends.
+            const double ends = std::max((std::log(ticks.first()) - lo) / span, 1 - previous);
             widest = std::max(widest, 1 - previous);
-            const QString what = shown.join(QLatin1Char(' ')) + QStringLiteral(" widest gap %1").arg(widest);
-            QVERIFY2(shown.size() >= 2 && widest <= 0.4, qPrintable(what));
+            const QString what =
+                shown.join(QLatin1Char(' ')) + QStringLiteral(" widest gap %1, at the ends %2").arg(widest).arg(ends);
+            QVERIFY2(shown.size() >= 2 && widest <= 0.4 && ends <= 0.25, qPrintable(what));
             for (const QString &label : std::as_const(shown)) {
                 QVERIFY2(!label.isEmpty(), qPrintable(what));
             }
@@ -757,6 +847,11 @@ private Q_SLOTS:
         show({50, 5, 0.3});
         QVERIFY2(std::any_of(ticks.begin(), ticks.end(), [](double t) { return t < 1; }),
                  qPrintable(shown.join(QLatin1Char(' '))));
+        // Issue 23: a loss from 13 down to 5 had labels 6 to 10 only.
+        show({13, 11, 9, 7, 5.5, 5});
+        QVERIFY2(std::any_of(ticks.begin(), ticks.end(), [](double t) { return t >= 11; }),
+                 qPrintable(shown.join(QLatin1Char(' '))));
+        show({33, 20, 9.6});
         // Within one decade below 1.
         show({0.6, 0.45, 0.3, 0.2});
         QVERIFY2(shown.contains(QLatin1String("0.2")) || shown.contains(QLatin1String("0.3")),
@@ -771,6 +866,41 @@ private Q_SLOTS:
             QVERIFY2(shown.contains(QLatin1String(decade)), qPrintable(shown.join(QLatin1Char(' '))));
         }
         show({1e6, 1e-6}); // very many
+    }
+
+    // Issue 23: the evaluation axis read "0.0118, 0.0118, 0.0117, 0.0117".
+    void axisLabelsTellTicksApart()
+    {
+        RunColors colors;
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plot.resize(900, 700);
+        plot.setSmoothing(0);
+        plotData.addRun(QStringLiteral("r"), QStringLiteral("r"), QString());
+        for (int s = 1; s <= 10; ++s) {
+            plotData.appendMetric(QStringLiteral("r"), s, 0, s, 1000.01 + 0.004 * s); // a loss that barely moves
+            plotData.appendEval(QStringLiteral("r"), s, s, QStringLiteral("valid/mrr"), 0.01171 + 0.00001 * s);
+        }
+        plot.setSelectedRuns({QStringLiteral("r")});
+        plot.refreshNow();
+        for (QCPAxis *axis : {plot.evalPlot()->yAxis, plot.lossPlot()->yAxis}) {
+            QStringList labels;
+            for (int i = 0; i < axis->tickVector().size(); ++i) {
+                if (axis->range().contains(axis->tickVector().at(i))) {
+                    labels.append(axis->tickVectorLabels().at(i));
+                }
+            }
+            const QString what = labels.join(QStringLiteral(", "));
+            QVERIFY2(labels.size() >= 3, qPrintable(what));
+            QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+            // Each label reads back as its tick (to the tick step), not a rounded neighbour.
+            const double step = axis->tickVector().at(1) - axis->tickVector().at(0);
+            for (int i = 0; i < axis->tickVector().size(); ++i) {
+                bool ok = false;
+                const double read = axis->tickVectorLabels().at(i).toDouble(&ok);
+                QVERIFY2(ok && std::abs(read - axis->tickVector().at(i)) < 0.01 * step, qPrintable(what));
+            }
+        }
     }
 
     // Issue 12: the legends sat inside the axes, over the curves.
@@ -806,14 +936,90 @@ private Q_SLOTS:
             QVERIFY(p->rect().contains(legend));
         }
         const int withLegend = plot.lossPlot()->axisRect()->width();
-        // More runs than a legend helps with: no legend, and no room kept for one.
+        // Issue 23: with ten runs selected the legends vanished. Eleven: every
+        // run listed, in columns when one is too short, beside the axes, all
+        // inside the plot, and the axes keep most of the width.
+        const auto checkLegend = [](QCustomPlot *p) {
+            QVERIFY(p->legend->visible());
+            QVERIFY2(p->rect().contains(p->legend->outerRect()), p->objectName().toUtf8());
+            QVERIFY(!p->legend->outerRect().intersects(p->axisRect()->outerRect()));
+            for (int i = 0; i < p->legend->itemCount(); ++i) {
+                QVERIFY(p->rect().contains(p->legend->item(i)->outerRect()));
+            }
+            QVERIFY2(p->axisRect()->width() >= 0.55 * p->width(), qPrintable(QString::number(p->axisRect()->width())));
+        };
         addRuns(8);
-        QVERIFY(!plot.lossPlot()->legend->visible());
-        QVERIFY(plot.lossPlot()->axisRect()->width() > withLegend + 50);
+        for (QCustomPlot *p : {plot.lossPlot(), plot.evalPlot()}) {
+            checkLegend(p);
+            QCOMPARE(p->legend->itemCount(), 11);
+        }
+        QVERIFY(plot.lossPlot()->legend->columnCount() >= 1);
+        // A smaller window: more columns, or the rest summed up, never cut.
+        plot.resize(700, 450);
+        QApplication::processEvents();
+        plot.refreshNow();
+        for (QCustomPlot *p : {plot.lossPlot(), plot.evalPlot()}) {
+            checkLegend(p);
+        }
+        plot.resize(900, 700);
+        QApplication::processEvents();
+        // Many more: the ones that fit, then "+N more" (the read-out names every run).
+        addRuns(40);
+        for (QCustomPlot *p : {plot.lossPlot(), plot.evalPlot()}) {
+            checkLegend(p);
+            auto *last = p->legend->item(p->legend->itemCount() - 1);
+            QVERIFY(!qobject_cast<QCPPlottableLegendItem *>(last));
+            QVERIFY(p->legend->itemCount() >= 12);
+        }
         plot.setSelectedRuns(ids.mid(0, 2));
         plot.refreshNow();
         QVERIFY(plot.lossPlot()->legend->visible());
+        QCOMPARE(plot.lossPlot()->legend->itemCount(), 2);
+        QVERIFY(plot.lossPlot()->axisRect()->width() >= withLegend);
         QVERIFY(!plot.lossPlot()->legend->outerRect().intersects(plot.lossPlot()->axisRect()->outerRect()));
+    }
+
+    // Issue 23: the evaluation legend listed runs without a value for the chosen metric.
+    void legendsListOnlyRunsWithValues()
+    {
+        RunColors colors;
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plot.resize(900, 700);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        QStringList ids;
+        for (int i = 1; i <= 12; ++i) {
+            const QString id = QString::number(i);
+            plotData.addRun(id, QStringLiteral("run-%1").arg(i), QString());
+            for (int s = 1; s <= 20; ++s) {
+                plotData.appendMetric(id, s, 0, s, 1.0 / s);
+            }
+            if (i % 3 == 0) {
+                plotData.appendEval(id, 20, 20, QStringLiteral("valid/mrr"), 0.1 * i);
+            }
+            ids.append(id);
+        }
+        plot.setSelectedRuns(ids);
+        plot.refreshNow();
+        const auto listed = [](QCustomPlot *p) {
+            QStringList names;
+            for (int i = 0; i < p->legend->itemCount(); ++i) {
+                if (auto *item = qobject_cast<QCPPlottableLegendItem *>(p->legend->item(i))) {
+                    names.append(item->plottable()->name());
+                }
+            }
+            return names;
+        };
+        QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
+        QCOMPARE(listed(plot.evalPlot()), (QStringList{QStringLiteral("run-3"), QStringLiteral("run-6"),
+                                                       QStringLiteral("run-9"), QStringLiteral("run-12")}));
+        QCOMPARE(listed(plot.lossPlot()).size(), 12);
+        // A run's first evaluation puts it in the legend.
+        plotData.appendEval(QStringLiteral("1"), 20, 20, QStringLiteral("valid/mrr"), 0.5);
+        plotData.store.flush();
+        QCOMPARE(listed(plot.evalPlot()).first(), QStringLiteral("run-1"));
+        QCOMPARE(listed(plot.evalPlot()).size(), 5);
     }
 
     // Issue 12: the evaluation plot got 2/5 of the height; it gets half, and the user can move the split.
@@ -871,14 +1077,16 @@ private Q_SLOTS:
             }
             return items;
         };
-        const QStringList kgMetrics{QStringLiteral("valid/hits@10"), QStringLiteral("valid/mrr")};
+        // Every metric is offered (the loss too: either plot shows any).
+        const QStringList kgMetrics{QStringLiteral("loss"), QStringLiteral("valid/hits@10"),
+                                    QStringLiteral("valid/mrr")};
         plot.setSelectedRuns({QStringLiteral("img")});
-        QCOMPARE(plot.evalMetrics(), QStringList{QStringLiteral("valid/accuracy")});
+        QCOMPARE(plot.availableMetrics(), (QStringList{QStringLiteral("loss"), QStringLiteral("valid/accuracy")}));
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
 
         // Only KG runs: their metrics, MRR first choice, and the plot shows it.
         plot.setSelectedRuns({QStringLiteral("kg")});
-        QCOMPARE(plot.evalMetrics(), kgMetrics);
+        QCOMPARE(plot.availableMetrics(), kgMetrics);
         QCOMPARE(listed(), kgMetrics);
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/mrr"));
         QCOMPARE(box->currentText(), QStringLiteral("valid/mrr"));
@@ -892,7 +1100,7 @@ private Q_SLOTS:
         plot.setSelectedRuns({QStringLiteral("img")});
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
         plot.setSelectedRuns({QStringLiteral("img"), QStringLiteral("kg")});
-        QCOMPARE(plot.evalMetrics().size(), 3);
+        QCOMPARE(plot.availableMetrics().size(), 4);
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10")); // back to the user's choice
         plot.setSelectedRuns({QStringLiteral("kg")});
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/hits@10"));
@@ -900,14 +1108,121 @@ private Q_SLOTS:
         // A metric that arrives for a selected run is listed; nothing selected, nothing listed.
         plotData.appendEval(QStringLiteral("kg"), 20, 20, QStringLiteral("test/mrr"), 0.25);
         plotData.store.flush();
-        QVERIFY(plot.evalMetrics().contains(QStringLiteral("test/mrr")));
+        QVERIFY(plot.availableMetrics().contains(QStringLiteral("test/mrr")));
         plot.setSelectedRuns({});
-        QVERIFY(plot.evalMetrics().isEmpty());
+        QVERIFY(plot.availableMetrics().isEmpty());
         QCOMPARE(box->count(), 0);
         // A bare metric name picks that metric of a split.
         plot.setSelectedRuns({QStringLiteral("img")});
         plot.setEvalMetric(QStringLiteral("accuracy"));
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
+    }
+
+    // Issue 23: only the loss and evaluation metrics could be plotted; "valid/epoch" was offered.
+    void anyMetricARunReportsCanBePlotted()
+    {
+        appSettings().remove(QStringLiteral("plot"));
+        RunColors colors;
+        const QString grad = QStringLiteral("grad_norm");
+        {
+            StorePlot plotData(&colors);
+            PlotWidget &plot = plotData.plot;
+            plot.resize(900, 700);
+            plot.rememberSettings();
+            plot.setSmoothing(0);
+            // A script's run (loss, lr and its own grad_norm) and the worker's
+            // (throughput and memory), both evaluated, as the store names them.
+            plotData.addRun(QStringLiteral("1"), QStringLiteral("script"), QString());
+            plotData.addRun(QStringLiteral("2"), QStringLiteral("worker"), QString());
+            const RunId script = plotData.ids.value(QStringLiteral("1"));
+            const RunId worker = plotData.ids.value(QStringLiteral("2"));
+            for (int s = 1; s <= 40; ++s) {
+                plotData.appendMetric(QStringLiteral("1"), s, s / 10, s, 1.0 / s);
+                plotData.store.add(script, QStringLiteral("lr"), s, s, 1e-3);
+                plotData.store.add(script, grad, s, s, 10.0 + s);
+                plotData.appendMetric(QStringLiteral("2"), s, s / 10, s, 2.0 / s);
+                plotData.store.add(worker, QStringLiteral("samples_per_s"), s, s, 500.0 + s);
+                plotData.store.add(worker, QStringLiteral("mem_bytes"), s, s, 1e8);
+            }
+            for (const RunId run : {script, worker}) {
+                plotData.store.add(run, QStringLiteral("valid/mrr"), 40, 40, 0.3);
+                plotData.store.add(run, QStringLiteral("valid/epoch"), 40, 40, 4);
+            }
+            plot.setSelectedRuns({QStringLiteral("1"), QStringLiteral("2")});
+            plot.refreshNow();
+            const QStringList offered{grad,
+                                      QStringLiteral("loss"),
+                                      QStringLiteral("lr"),
+                                      QStringLiteral("mem_bytes"),
+                                      QStringLiteral("samples_per_s"),
+                                      QStringLiteral("valid/mrr")};
+            QCOMPARE(plot.availableMetrics(), offered); // no "epoch", no "valid/epoch"
+            auto *upper = plot.findChild<QComboBox *>(QStringLiteral("curveMetric"));
+            auto *lower = plot.findChild<QComboBox *>(QStringLiteral("evalMetric"));
+            QVERIFY(upper && lower);
+            for (QComboBox *box : {upper, lower}) {
+                QCOMPARE(box->count(), offered.size());
+                for (int i = 0; i < box->count(); ++i) {
+                    QCOMPARE(box->itemText(i), offered.at(i));
+                }
+            }
+            QCOMPARE(upper->currentText(), QStringLiteral("loss"));
+            QCOMPARE(lower->currentText(), QStringLiteral("valid/mrr"));
+
+            // The user picks grad_norm for the upper plot (the first in its list).
+            upper->setFocus();
+            QTest::keyClick(upper, Qt::Key_Home);
+            QCOMPARE(plot.curveMetric(), grad);
+            plot.refreshNow();
+            const auto graphNamed = [](QCustomPlot *p, const QString &name) -> QCPGraph * {
+                for (int i = 0; i < p->graphCount(); ++i) {
+                    if (p->graph(i)->name() == name) {
+                        return p->graph(i);
+                    }
+                }
+                return nullptr;
+            };
+            QCPGraph *line = graphNamed(plot.lossPlot(), QStringLiteral("script"));
+            QVERIFY(line);
+            QCOMPARE(line->dataCount(), 40);
+            QCOMPARE((line->data()->constEnd() - 1)->value, 50.0);
+            QCOMPARE(plot.lossPlot()->yAxis->label(), grad);
+            QVERIFY(plot.lossPlot()->yAxis->range().contains(50.0));
+            // The worker's run has none: no line, not in the legend.
+            QCOMPARE(graphNamed(plot.lossPlot(), QStringLiteral("worker"))->dataCount(), 0);
+            QCOMPARE(plot.lossPlot()->legend->itemCount(), 1);
+            QVERIFY(plot.readoutAt(20).contains(QLatin1String("script: 30")));
+
+            // And samples_per_s for the lower plot (just above valid/mrr).
+            lower->setFocus();
+            QTest::keyClick(lower, Qt::Key_Up);
+            QCOMPARE(plot.evalMetric(), QStringLiteral("samples_per_s"));
+            plot.refreshNow();
+            QCPGraph *points = graphNamed(plot.evalPlot(), QStringLiteral("worker"));
+            QCOMPARE(points->dataCount(), 40);
+            QCOMPARE((points->data()->constEnd() - 1)->value, 540.0);
+            QCOMPARE(plot.evalPlot()->legend->itemCount(), 1);
+            QCOMPARE(plot.evalPlot()->yAxis->label(), QStringLiteral("samples_per_s"));
+
+            // Only the worker's run selected: its metrics offered, the loss back on top.
+            plot.setSelectedRuns({QStringLiteral("2")});
+            QVERIFY(!plot.availableMetrics().contains(grad));
+            QCOMPARE(plot.curveMetric(), QStringLiteral("loss"));
+            QCOMPARE(plot.evalMetric(), QStringLiteral("samples_per_s"));
+            plot.setSelectedRuns({QStringLiteral("1"), QStringLiteral("2")});
+            QCOMPARE(plot.curveMetric(), grad); // the pick is kept while it is missing
+        }
+        // Remembered across restarts, like the other settings.
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plot.rememberSettings();
+        plotData.addRun(QStringLiteral("1"), QStringLiteral("script"), QString());
+        plotData.store.add(plotData.ids.value(QStringLiteral("1")), grad, 1, 1, 3.0);
+        plotData.store.add(plotData.ids.value(QStringLiteral("1")), QStringLiteral("samples_per_s"), 1, 1, 9.0);
+        plot.setSelectedRuns({QStringLiteral("1")});
+        QCOMPARE(plot.curveMetric(), grad);
+        QCOMPARE(plot.evalMetric(), QStringLiteral("samples_per_s"));
+        appSettings().remove(QStringLiteral("plot"));
     }
 
     // Issue 12: smoothing, log scale, x axis, band and metric were forgotten on reopen.

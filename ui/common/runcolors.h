@@ -6,17 +6,26 @@
 
 namespace trainyard {
 
-/// Gives every run a colour that stays the same for the whole session and
-/// differs from its neighbours': the n-th run seen gets the n-th colour of a
-/// palette chosen to be told apart (Tableau 10, then a darker round).
+/// Gives every run a colour that stays the same for the whole life of the
+/// app, whatever order runs are shown or selected in, and differs from its
+/// neighbours'. A run of the open experiment (its key a RunId, as the board
+/// and the plots name it) takes the palette entry of its id: run 1 the
+/// first, run 2 the second, ... (Tableau 10, then darker rounds), so
+/// repeats queued together get neighbouring, distinct colours; any other
+/// key (a tool's) takes the next entry in the order it is first seen. Past
+/// runs pinned beside them have a palette of their own, dark inks far from
+/// the board's first ten colours, so a past curve never passes for a live one.
 class RunColors
 {
 public:
     QColor colorFor(const QString &runId);
+    QColor pastColorFor(const QString &key);
     static QColor paletteColor(int index);
+    static QColor pastPaletteColor(int index);
 
 private:
-    QHash<QString, int> m_index;
+    QHash<QString, int> m_index;     ///< Keys that are no run id
+    QHash<QString, int> m_pastIndex; ///< Past runs, in the order first seen
 };
 
 } // namespace trainyard

@@ -3,6 +3,8 @@
 
 #include "plot/plotaxes.h"
 
+#include "plot/plotlegend.h"
+#include "plot/plotlinearticker.h"
 #include "plot/plotlogticker.h"
 
 #include <qcustomplot.h>
@@ -22,38 +24,9 @@ QCPTextElement *setupPlot(QCustomPlot *plot, const QString &title)
     plot->plotLayout()->insertRow(0);
     auto *text = new QCPTextElement(plot, title, QFont(plot->font().family(), 10, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, text);
-    plot->legend->setFont(QFont(plot->font().family(), 8));
-    plot->legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
-    // Inside the axis rect (QCustomPlot's place for it) the legend hid curves;
-    // it goes beside the axes when there is one to show (placeLegend).
-    plot->axisRect()->insetLayout()->take(plot->legend);
-    plot->legend->setVisible(false);
     plot->xAxis->setLabel(PlotAxes::axisName(XAxis::Step));
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PlotLinearTicker));
     return text;
-}
-
-// The legend in a column right of the axis rect, at its top; without a
-// legend the column goes, so the axes get the width back (a hidden layout
-// element keeps its room).
-void placeLegend(QCustomPlot *plot, bool shown)
-{
-    QCPLayoutGrid *layout = plot->plotLayout();
-    const bool placed = layout->hasElement(1, 1);
-    if (shown && !placed) {
-        auto *side = new QCPLayoutGrid;
-        layout->addElement(1, 1, side);
-        side->addElement(0, 0, plot->legend);
-        side->addElement(1, 0, new QCPLayoutElement(plot));
-        side->setRowStretchFactor(0, 0.001);
-        side->setMargins(QMargins(0, 2, 4, 0));
-        layout->setColumnStretchFactor(1, 0.001);
-    } else if (!shown && placed) {
-        auto *side = qobject_cast<QCPLayoutGrid *>(layout->element(1, 1));
-        side->take(plot->legend);
-        layout->remove(side);
-        layout->simplify();
-    }
-    plot->legend->setVisible(shown);
 }
 
 QCPItemText *addHint(QCustomPlot *plot)
@@ -77,7 +50,6 @@ void showHint(QCPItemText *hint, const QString &text)
 // Where an axis without data rests: the last data's range would claim data that is not drawn.
 const QCPRange neutralRange(0, 1);
 const QCPRange neutralLogRange(0.1, 10);
-constexpr int maxLegendItems = 8;
 
 } // namespace
 
@@ -86,8 +58,10 @@ PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
     , m_loss(loss)
     , m_eval(eval)
 {
-    setupPlot(m_loss, tr("Training loss"));
+    m_lossTitle = setupPlot(m_loss, tr("Training loss"));
     m_evalTitle = setupPlot(m_eval, tr("Evaluation"));
+    m_lossLegend = new PlotLegend(m_loss);
+    m_evalLegend = new PlotLegend(m_eval);
     m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
     m_eval->yAxis->setNumberPrecision(3);
     m_loss->yAxis->setLabel(tr("loss"));
@@ -143,7 +117,7 @@ void PlotAxes::setLogScale(bool on)
         m_loss->yAxis->setNumberPrecision(3);
     } else {
         m_loss->yAxis->setScaleType(QCPAxis::stLinear);
-        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PlotLinearTicker));
         m_loss->yAxis->setNumberFormat(QStringLiteral("gbd"));
         m_loss->yAxis->setNumberPrecision(6);
     }
@@ -155,9 +129,18 @@ void PlotAxes::setXAxis(XAxis axis)
     m_eval->xAxis->setLabel(axisName(axis));
 }
 
+void PlotAxes::setCurveMetric(const QString &metric)
+{
+    m_lossTitle->setText(metric == QLatin1String("loss") ? tr("Training loss") : metric);
+    m_loss->yAxis->setLabel(metric);
+}
+
 void PlotAxes::setEvalMetric(const QString &metric)
 {
-    m_evalTitle->setText(metric.isEmpty() ? tr("Evaluation") : tr("Evaluation: %1").arg(metric));
+    // An evaluation metric is "<split>/<name>"; another metric plotted here is named as it is.
+    m_evalTitle->setText(metric.isEmpty()                    ? tr("Evaluation")
+                         : metric.contains(QLatin1Char('/')) ? tr("Evaluation: %1").arg(metric)
+                                                             : metric);
     m_eval->yAxis->setLabel(metric);
 }
 
@@ -232,14 +215,11 @@ void PlotAxes::fit(const DataExtent &e)
     m_settingRange = false;
 }
 
-void PlotAxes::updateLegends()
+bool PlotAxes::fitLegends()
 {
-    // A legend helps for a few lines; past that it takes the axes' room and
-    // costs a text layout per frame (cards and the read-out name the runs).
-    for (QCustomPlot *plot : {m_loss, m_eval}) {
-        const int items = plot->legend->itemCount();
-        placeLegend(plot, items > 0 && items <= maxLegendItems);
-    }
+    const bool loss = m_lossLegend->fit();
+    const bool eval = m_evalLegend->fit();
+    return loss || eval;
 }
 
 void PlotAxes::setHints(const QString &loss, const QString &eval)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 
 #include <QObject>
 #include <QString>
@@ -12,6 +12,8 @@ class QCPTextElement;
 class QCustomPlot;
 
 namespace trainyard {
+
+class PlotLegend;
 
 /// What the visible data spans: x over both plots, y of the loss plot
 /// (positive values only on a log scale) and of the evaluation plot. Empty
@@ -26,10 +28,11 @@ struct DataExtent
     double evalMax = std::numeric_limits<double>::lowest();
 };
 
-/// The axes of the two plots, loss above evaluation: their titles, legends
-/// and labels, the loss plot's linear or log scale, one x range for both
-/// (a pan or zoom on either moves the other), and fitting the ranges to the
-/// data with a margin.
+/// The axes of the two plots, loss (or another chosen metric) above
+/// evaluation: their titles, legends (PlotLegend) and labels (PlotLinearTicker,
+/// PlotLogTicker), the upper plot's linear or log scale, one x range for
+/// both (a pan or zoom on either moves the other), and fitting the ranges to
+/// the data with a margin.
 class PlotAxes : public QObject
 {
     Q_OBJECT
@@ -41,13 +44,18 @@ public:
 
     void setLogScale(bool on);
     void setXAxis(XAxis axis);
+    /// Titles and labels the upper plot for the metric it shows.
+    void setCurveMetric(const QString &metric);
+    /// Titles and labels the lower plot for the metric it shows.
     void setEvalMetric(const QString &metric);
     /// Shows all of `extent` (the x range of both plots and each y range); a
     /// direction without data gets a neutral range, never the last data's.
     void fit(const DataExtent &extent);
-    /// Shows each plot's legend beside its axes, or none when it has no
-    /// entries or too many; call after adding or removing graphs.
-    void updateLegends();
+    PlotLegend *lossLegend() const { return m_lossLegend; }
+    PlotLegend *evalLegend() const { return m_evalLegend; }
+    /// After a replot: each legend laid out for the room it has (PlotLegend::fit).
+    /// True when a plot needs another replot.
+    bool fitLegends();
     /// After a replot: both plots' axes start and end at the same x on screen
     /// (the wider tick labels, the wider legend), so a step lines up across
     /// them. True when a margin changed and the plots need another replot.
@@ -65,7 +73,10 @@ Q_SIGNALS:
 private:
     QCustomPlot *m_loss;
     QCustomPlot *m_eval;
+    QCPTextElement *m_lossTitle = nullptr;
     QCPTextElement *m_evalTitle = nullptr;
+    PlotLegend *m_lossLegend = nullptr;
+    PlotLegend *m_evalLegend = nullptr;
     QCPItemText *m_lossHint = nullptr;
     QCPItemText *m_evalHint = nullptr;
     bool m_log = false;

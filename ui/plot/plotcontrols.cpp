@@ -20,6 +20,7 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
     , m_logBox(new QCheckBox(tr("Log scale"), this))
     , m_xBox(new QComboBox(this))
     , m_bandBox(new QComboBox(this))
+    , m_curveBox(new QComboBox(this))
     , m_evalBox(new QComboBox(this))
 {
     m_smoothSlider->setRange(0, 99);
@@ -45,15 +46,26 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
     m_bandBox->setObjectName(QStringLiteral("band"));
     connect(m_bandBox, &QComboBox::currentIndexChanged, this,
             [this](int) { Q_EMIT bandChosen(RepeatBand(m_bandBox->currentData().toInt())); });
+    m_curveBox->setObjectName(QStringLiteral("curveMetric"));
+    m_curveBox->setToolTip(tr("The metric of the upper plot, smoothed: the loss or any other a run reports"));
     m_evalBox->setObjectName(QStringLiteral("evalMetric"));
-    m_evalBox->setMinimumContentsLength(8);
-    // The user's pick only: the list changes with the selection, and a
-    // metric chosen for want of the user's is no choice to remember.
-    connect(m_evalBox, &QComboBox::textActivated, this, [this](const QString &m) {
-        if (!m.isEmpty()) {
-            Q_EMIT evalMetricChosen(m);
-        }
-    });
+    m_evalBox->setToolTip(tr("The metric of the lower plot, point by point: an evaluation metric or any other"));
+    for (QComboBox *box : {m_curveBox, m_evalBox}) {
+        box->setMinimumContentsLength(8);
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        // The user's pick only: the list changes with the selection, and a
+        // metric shown for want of the user's is no choice to remember.
+        connect(box, &QComboBox::textActivated, this, [this, box](const QString &m) {
+            if (m.isEmpty()) {
+                return;
+            }
+            if (box == m_curveBox) {
+                Q_EMIT curveMetricChosen(m);
+            } else {
+                Q_EMIT evalMetricChosen(m);
+            }
+        });
+    }
 
     auto *fit = new QToolButton(this);
     fit->setText(tr("Fit"));
@@ -78,7 +90,9 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
     layout->addWidget(new QLabel(tr("x:"), this));
     layout->addWidget(m_xBox);
     layout->addWidget(m_bandBox);
-    layout->addWidget(new QLabel(tr("Eval:"), this));
+    layout->addWidget(new QLabel(tr("Upper:"), this));
+    layout->addWidget(m_curveBox);
+    layout->addWidget(new QLabel(tr("Lower:"), this));
     layout->addWidget(m_evalBox);
     layout->addStretch(1);
     layout->addWidget(fit);
@@ -108,18 +122,20 @@ void PlotControls::setBand(RepeatBand band)
     m_bandBox->setCurrentIndex(m_bandBox->findData(int(band)));
 }
 
-void PlotControls::setEvalMetrics(const QStringList &metrics, const QString &current)
+void PlotControls::setMetrics(const QStringList &metrics, const QString &upper, const QString &lower)
 {
-    const QSignalBlocker blocker(m_evalBox);
-    bool same = m_evalBox->count() == metrics.size();
-    for (int i = 0; same && i < metrics.size(); ++i) {
-        same = m_evalBox->itemText(i) == metrics.at(i);
+    for (QComboBox *box : {m_curveBox, m_evalBox}) {
+        const QSignalBlocker blocker(box);
+        bool same = box->count() == metrics.size();
+        for (int i = 0; same && i < metrics.size(); ++i) {
+            same = box->itemText(i) == metrics.at(i);
+        }
+        if (!same) {
+            box->clear();
+            box->addItems(metrics);
+        }
+        box->setCurrentIndex(box->findText(box == m_curveBox ? upper : lower));
     }
-    if (!same) {
-        m_evalBox->clear();
-        m_evalBox->addItems(metrics);
-    }
-    m_evalBox->setCurrentIndex(m_evalBox->findText(current));
 }
 
 } // namespace trainyard

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 #include "plot/repeatband.h"
 
 #include <QStringList>
@@ -14,8 +14,8 @@ class QSlider;
 namespace trainyard {
 
 /// The row of settings above the plots: smoothing, log scale, the x axis
-/// quantity, how repeats are drawn, the evaluation metric shown, "Fit" and
-/// the "Export" menu. It only shows and reports choices; the PlotWidget
+/// quantity, how repeats are drawn, the metric each plot shows (the upper
+/// and the lower picker), "Fit" and the "Export" menu. It only shows and reports choices; the PlotWidget
 /// applies them and calls the setters back, which report nothing new.
 class PlotControls : public QWidget
 {
@@ -27,16 +27,17 @@ public:
     void setLogScale(bool on);
     void setXAxis(XAxis axis);
     void setBand(RepeatBand band);
-    /// Lists `metrics` as the evaluation metrics to choose from and shows
-    /// `current` (one of them, or empty) as chosen.
-    void setEvalMetrics(const QStringList &metrics, const QString &current);
+    /// Lists `metrics` in both pickers and shows `upper` and `lower` (each
+    /// one of them, or not listed) as chosen.
+    void setMetrics(const QStringList &metrics, const QString &upper, const QString &lower);
 
 Q_SIGNALS:
     void smoothingChosen(double weight);
     void logScaleChosen(bool on);
     void xAxisChosen(trainyard::XAxis axis);
     void bandChosen(trainyard::RepeatBand band);
-    /// Only the user's pick in the list (not setEvalMetrics()).
+    /// Only the user's pick in a list (not setMetrics()).
+    void curveMetricChosen(const QString &metric);
     void evalMetricChosen(const QString &metric);
     void fitRequested();
     /// "png", "pdf" or "csv".
@@ -48,6 +49,7 @@ private:
     QCheckBox *m_logBox;
     QComboBox *m_xBox;
     QComboBox *m_bandBox;
+    QComboBox *m_curveBox;
     QComboBox *m_evalBox;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 
 #include <QList>
 #include <QString>

@@ -93,7 +93,7 @@ bool PlotFeeder::pinPastRun(const QString &runDir, const QString &label, QString
     const RunId id = m_nextPastId++;
     store.readMetrics(dir.fileName(), 0, [&](const MetricRecord &record) { m_past.add(id, record); });
     const CurveSource source{&m_past, id};
-    if (!source.loss() && source.evalMetrics().isEmpty()) {
+    if (source.metrics().isEmpty()) {
         m_past.removeRun(id);
         if (error) {
             *error = tr("%1 has no curve to plot (no metric lines in its metrics.jsonl)").arg(runDir);
@@ -101,7 +101,7 @@ bool PlotFeeder::pinPastRun(const QString &runDir, const QString &label, QString
         return false;
     }
     const QString key = pastRunKey(runDir);
-    m_plot->addRun(key, label, key, source);
+    m_plot->addRun(key, label, key, source, RunOrigin::Past);
     m_pinned.append(runDir);
     m_pastIds.insert(runDir, id);
     applySelection();

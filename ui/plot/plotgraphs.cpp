@@ -3,8 +3,8 @@
 
 #include "plot/plotgraphs.h"
 
-#include "metrics/metricstore.h"
 #include "plot/plotaxes.h"
+#include "plot/plotlegend.h"
 
 #include <QCoreApplication>
 
@@ -20,19 +20,26 @@ namespace {
 
 const QString groupPrefix = QStringLiteral("group:");
 
-// Where an evaluation point is drawn: its step, its wall time, or the epoch
-// of its step as the metric lines tell it (the one record of epochs).
-double evalX(const MetricSeries &points, const MetricSeries *epochs, std::size_t i, XAxis axis)
+// Above this many points the lower plot draws a line without markers (a
+// dense metric such as samples_per_s); evaluations are few and each is marked.
+constexpr qsizetype maxMarkedPoints = 300;
+
+QString meanLabel(const QString &group, int members)
 {
-    switch (axis) {
-    case XAxis::Epoch:
-        return CurveSource::epochAt(epochs, points.step(i));
-    case XAxis::Wall:
-        return points.wall(i);
-    case XAxis::Step:
-        break;
+    return QCoreApplication::translate("trainyard::PlotWidget", "%1 (mean of %n)", nullptr, members).arg(group);
+}
+
+// Whether run key `a` comes before `b`: run ids by number, other keys by text.
+bool keyBefore(const QString &a, const QString &b)
+{
+    bool aIsId = false;
+    bool bIsId = false;
+    const qint64 x = a.toLongLong(&aIsId);
+    const qint64 y = b.toLongLong(&bIsId);
+    if (aIsId && bIsId) {
+        return x < y;
     }
-    return double(points.step(i));
+    return aIsId != bIsId ? aIsId : a < b;
 }
 
 } // namespace
@@ -47,13 +54,13 @@ PlotGraphs::PlotGraphs(QCustomPlot *loss, QCustomPlot *eval, PlotAxes *axes, con
 
 QString PlotGraphs::groupLabel(const QString &group) const
 {
-    return QCoreApplication::translate("trainyard::PlotWidget", "%1 (mean of %n)", nullptr,
-                                       int(m_groups.value(group).runs.size()))
-        .arg(group);
+    return meanLabel(group, int(m_groups.value(group).runs.size()));
 }
 
 void PlotGraphs::rebuild(const QStringList &selected, RepeatBand band)
 {
+    m_axes->lossLegend()->clear(); // before its graphs go
+    m_axes->evalLegend()->clear();
     m_loss->clearGraphs();
     m_eval->clearGraphs();
     m_groups.clear();
@@ -69,46 +76,53 @@ void PlotGraphs::rebuild(const QStringList &selected, RepeatBand band)
     for (const QString &id : selected) {
         const PlotRun &run = runAt(id);
         const QStringList &members = byGroup.value(run.group);
+        // A past run is dashed as well as darker: never taken for a live one.
+        const Qt::PenStyle style = run.origin == RunOrigin::Past ? Qt::DashLine : Qt::SolidLine;
         QCPGraph *line = m_loss->addGraph();
         line->setName(run.label);
         line->setAdaptiveSampling(false); // we thin ourselves, by min and max per pixel
         if (band != RepeatBand::Lines && members.size() >= 2) {
             if (!m_groups.contains(run.group)) {
-                Group g;
-                g.runs = members;
-                g.color = run.color;
-                QColor fill = g.color;
-                fill.setAlpha(60);
-                g.upper = m_loss->addGraph();
-                g.lower = m_loss->addGraph();
-                g.upper->setPen(Qt::NoPen);
-                g.lower->setPen(Qt::NoPen);
-                g.lower->setBrush(fill);
-                g.lower->setChannelFillGraph(g.upper);
-                g.mean = m_loss->addGraph();
-                g.mean->setPen(QPen(g.color, 2));
-                m_groups.insert(run.group, g);
-                g.mean->setName(groupLabel(run.group));
-                m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(g.upper));
-                m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(g.lower));
+                m_groups.insert(run.group, addGroup(run.group, members));
             }
             // A member's own line, drawn only where the group's mean is not
             // (outside the steps every member reached): see updateLossData.
             QColor member = run.color;
             member.setAlpha(150);
-            line->setPen(QPen(member, 1));
-            m_loss->legend->removeItem(m_loss->legend->itemWithPlottable(line));
+            line->setPen(QPen(member, 1, style));
         } else {
-            line->setPen(QPen(run.color, 1));
+            line->setPen(QPen(run.color, 1, style));
         }
         m_lossGraphs.insert(id, line);
         QCPGraph *points = m_eval->addGraph();
-        points->setPen(QPen(run.color, 1.5));
-        points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, run.color, run.color, 5));
+        points->setPen(QPen(run.color, 1.5, style));
         points->setName(run.label);
+        points->setAdaptiveSampling(false);
         m_evalGraphs.insert(id, points);
     }
-    m_axes->updateLegends();
+}
+
+PlotGraphs::Group PlotGraphs::addGroup(const QString &name, const QStringList &members)
+{
+    Group g;
+    g.runs = members;
+    // The first member's colour (by run id), whatever order the runs were selected in.
+    g.color = runAt(*std::min_element(members.begin(), members.end(), keyBefore)).color;
+    // A band that reads as one: filled enough to see on white, and edged.
+    QColor fill = g.color;
+    fill.setAlpha(bandFillAlpha);
+    QColor edge = g.color;
+    edge.setAlpha(bandEdgeAlpha);
+    g.upper = m_loss->addGraph();
+    g.lower = m_loss->addGraph();
+    g.upper->setPen(QPen(edge, 1));
+    g.lower->setPen(QPen(edge, 1));
+    g.lower->setBrush(fill);
+    g.lower->setChannelFillGraph(g.upper);
+    g.mean = m_loss->addGraph();
+    g.mean->setPen(QPen(g.color, 2));
+    g.mean->setName(meanLabel(name, int(members.size())));
+    return g;
 }
 
 void PlotGraphs::update(const PlotView &view)
@@ -116,6 +130,36 @@ void PlotGraphs::update(const PlotView &view)
     updateRanges(view);
     updateLossData(view.xAxis, view.band);
     updateEvalData(view);
+    updateLegends();
+}
+
+void PlotGraphs::updateLegends()
+{
+    // Only what has something to show: a run without the chosen metric
+    // (yet) is not listed, in either plot.
+    QList<QCPAbstractPlottable *> loss;
+    QList<QCPAbstractPlottable *> eval;
+    QStringList groupsListed;
+    for (const QString &id : std::as_const(m_selected)) {
+        const PlotRun &run = runAt(id);
+        const auto group = m_groups.constFind(run.group);
+        if (group == m_groups.constEnd()) {
+            if (run.curve.hasFinite()) {
+                loss.append(m_lossGraphs.value(id));
+            }
+        } else if (!groupsListed.contains(run.group)) {
+            const QList<const MetricCurve *> curves = groupCurves(*group);
+            if (std::any_of(curves.begin(), curves.end(), [](const MetricCurve *c) { return c->hasFinite(); })) {
+                groupsListed.append(run.group);
+                loss.append(group->mean);
+            }
+        }
+        if (run.points.hasFinite()) {
+            eval.append(m_evalGraphs.value(id));
+        }
+    }
+    m_axes->lossLegend()->setEntries(loss);
+    m_axes->evalLegend()->setEntries(eval);
 }
 
 void PlotGraphs::updateRanges(const PlotView &view)
@@ -125,28 +169,22 @@ void PlotGraphs::updateRanges(const PlotView &view)
     }
     DataExtent e;
     for (const QString &id : std::as_const(m_selected)) {
-        const LossCurve &c = runAt(id).curve;
+        const MetricCurve &c = runAt(id).curve;
         if (c.hasFinite()) {
             e.xMin = std::min(e.xMin, c.x(view.xAxis, 0));
             e.xMax = std::max(e.xMax, c.x(view.xAxis, c.size() - 1));
-            const double lo = view.log ? c.minPositiveLoss() : c.minLoss();
+            const double lo = view.log ? c.minPositiveValue() : c.minValue();
             if (!view.log || lo > 0) {
                 e.yMin = std::min(e.yMin, lo);
             }
-            e.yMax = std::max(e.yMax, c.maxLoss());
+            e.yMax = std::max(e.yMax, c.maxValue());
         }
-        const MetricSeries *points = c.source().series(view.evalMetric);
-        const MetricSeries *epochs = points ? c.source().epochs() : nullptr;
-        for (std::size_t i = 0; points && i < points->size(); ++i) {
-            const double v = points->value(i);
-            if (!std::isfinite(v)) {
-                continue; // drawn as a gap; it must not stretch the axis
-            }
-            const double x = evalX(*points, epochs, i, view.xAxis);
-            e.xMin = std::min(e.xMin, x);
-            e.xMax = std::max(e.xMax, x);
-            e.evalMin = std::min(e.evalMin, v);
-            e.evalMax = std::max(e.evalMax, v);
+        const MetricCurve &p = runAt(id).points;
+        if (p.hasFinite()) {
+            e.xMin = std::min(e.xMin, p.x(view.xAxis, p.firstFinite()));
+            e.xMax = std::max(e.xMax, p.x(view.xAxis, p.lastFinite()));
+            e.evalMin = std::min(e.evalMin, p.minValue());
+            e.evalMax = std::max(e.evalMax, p.maxValue());
         }
     }
     m_axes->fit(e);
@@ -185,9 +223,9 @@ void PlotGraphs::updateLossData(XAxis axis, RepeatBand band)
     m_loss->setNotAntialiasedElements(drawn > 12000 ? QCP::aePlottables : QCP::aeNone);
 }
 
-QList<const LossCurve *> PlotGraphs::groupCurves(const Group &group) const
+QList<const MetricCurve *> PlotGraphs::groupCurves(const Group &group) const
 {
-    QList<const LossCurve *> curves;
+    QList<const MetricCurve *> curves;
     for (const QString &id : std::as_const(group.runs)) {
         curves.append(&runAt(id).curve);
     }
@@ -200,7 +238,7 @@ void PlotGraphs::decimateOutsideGroup(const PlotRun &run, XAxis axis, double lo,
     // Past the steps every repeat reached (and before them, when one starts
     // late) the group has no mean: there its members are drawn one by one,
     // so a repeat that ran longer is still seen.
-    const LossCurve &c = run.curve;
+    const MetricCurve &c = run.curve;
     double first = 0;
     double last = 0;
     if (!commonExtent(groupCurves(*m_groups.constFind(run.group)), axis, &first, &last)) {
@@ -233,17 +271,23 @@ void PlotGraphs::decimateOutsideGroup(const PlotRun &run, XAxis axis, double lo,
 
 void PlotGraphs::updateEvalData(const PlotView &view)
 {
+    const QCPRange range = m_eval->xAxis->range();
+    const int buckets = std::max(64, m_eval->axisRect()->width() / 2);
+    QVector<double> xs;
+    QVector<double> ys;
     for (auto it = m_evalGraphs.constBegin(); it != m_evalGraphs.constEnd(); ++it) {
-        const CurveSource &source = runAt(it.key()).curve.source();
-        const MetricSeries *points = source.series(view.evalMetric);
-        const MetricSeries *epochs = points ? source.epochs() : nullptr;
-        QVector<double> xs;
-        QVector<double> ys;
-        for (std::size_t i = 0; points && i < points->size(); ++i) {
-            xs.append(evalX(*points, epochs, i, view.xAxis));
-            ys.append(points->value(i));
+        const PlotRun &run = runAt(it.key());
+        // As the store has them (no smoothing), thinned only when dense.
+        run.points.decimate(view.xAxis, range.lower, range.upper, buckets, &xs, &ys);
+        QCPGraph *graph = it.value();
+        graph->setData(xs, ys, true);
+        const bool marked = run.points.size() <= maxMarkedPoints;
+        const QCPScatterStyle::ScatterShape shape = !marked                         ? QCPScatterStyle::ssNone
+                                                    : run.origin == RunOrigin::Past ? QCPScatterStyle::ssSquare
+                                                                                    : QCPScatterStyle::ssDisc;
+        if (graph->scatterStyle().shape() != shape) {
+            graph->setScatterStyle(QCPScatterStyle(shape, QPen(run.color, 1.5), QBrush(run.color), 5));
         }
-        it.value()->setData(xs, ys, true);
     }
 }
 

@@ -1,7 +1,10 @@
 #include "plot/plotlogticker.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
+#include <utility>
 
 namespace trainyard {
 
@@ -34,6 +37,32 @@ int countIn(const QCPRange &range, const QVector<double> &ticks)
     return n;
 }
 
+// A range is readable with a set of ticks when no label is far from any
+// point of it: at most this share of the (log) range from either end to the
+// nearest label (a curve that starts near 13 over labels 6..10 was not),
+// at most the second between two labels.
+constexpr double maxEndGap = 0.25;
+constexpr double maxInnerGap = 0.4;
+
+// How far the ticks in range leave the range unlabelled, as the larger
+// excess over the limits above (<= 0: readable).
+double excessGap(const QCPRange &range, const QVector<double> &ticks)
+{
+    const double lo = std::log(range.lower);
+    const double span = std::log(range.upper) - lo;
+    double previous = -1;
+    double excess = -1;
+    for (double t : ticks) {
+        if (!range.contains(t)) {
+            continue;
+        }
+        const double at = (std::log(t) - lo) / span;
+        excess = std::max(excess, previous < 0 ? at - maxEndGap : at - previous - maxInnerGap);
+        previous = at;
+    }
+    return previous < 0 ? 1.0 : std::max(excess, 1 - previous - maxEndGap);
+}
+
 bool isTick(double value, const QVector<double> &ticks)
 {
     for (double t : ticks) {
@@ -56,17 +85,26 @@ QVector<double> PlotLogTicker::createTickVector(double tickStep, const QCPRange 
     if (countIn(range, ticks) >= 3) {
         return ticks;
     }
-    m_spacing = Spacing::Mantissas;
-    ticks = series(range, {1, 2, 5});
-    if (countIn(range, ticks) >= 3) {
-        return ticks;
+    // Sparse to dense, the first that labels the whole range; else the one
+    // that comes closest.
+    const QVector<std::pair<Spacing, QVector<double>>> candidates{
+        {Spacing::Mantissas, series(range, {1, 2, 5})},
+        {Spacing::Even, QCPAxisTicker::createTickVector(QCPAxisTicker::getTickStep(range), range)},
+        {Spacing::Mantissas, series(range, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
+    };
+    double best = std::numeric_limits<double>::max();
+    for (const auto &[spacing, candidate] : candidates) {
+        const double excess = countIn(range, candidate) >= 2 ? excessGap(range, candidate) : 1.0;
+        if (excess < best) {
+            best = excess;
+            m_spacing = spacing;
+            ticks = candidate;
+        }
+        if (excess <= 0) {
+            break;
+        }
     }
-    ticks = series(range, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-    if (countIn(range, ticks) >= 2) {
-        return ticks;
-    }
-    m_spacing = Spacing::Even;
-    return QCPAxisTicker::createTickVector(QCPAxisTicker::getTickStep(range), range);
+    return ticks;
 }
 
 QVector<double> PlotLogTicker::createSubTickVector(int subTickCount, const QVector<double> &ticks)

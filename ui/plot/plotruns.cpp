@@ -13,15 +13,19 @@ PlotRuns::PlotRuns(RunColors *colors, QObject *parent)
 {
 }
 
-void PlotRuns::add(const QString &id, const QString &label, const QString &group, const CurveSource &source)
+void PlotRuns::add(const QString &id, const QString &label, const QString &group, const CurveSource &source,
+                   RunOrigin origin)
 {
     PlotRun &run = m_runs[id];
     run.label = label;
     run.group = group.isEmpty() ? id : group;
-    run.color = m_colors->colorFor(id);
-    run.curve = LossCurve(source);
+    run.origin = origin;
+    run.color = origin == RunOrigin::Past ? m_colors->pastColorFor(id) : m_colors->colorFor(id);
+    run.curve = MetricCurve(source, m_upper);
     run.curve.setSmoothing(m_smoothing);
     run.curve.sync(); // what the store has already: the curve is whole from the start
+    run.points = MetricCurve(source, m_lower);
+    run.points.sync();
     const MetricStore *store = source.store;
     if (store && !m_stores.contains(store)) {
         m_stores.insert(store);
@@ -56,20 +60,31 @@ void PlotRuns::setSmoothing(double weight)
     }
 }
 
+void PlotRuns::setMetrics(const QString &upper, const QString &lower)
+{
+    m_upper = upper;
+    m_lower = lower;
+    for (PlotRun &run : m_runs) {
+        run.curve.setMetric(upper);
+        run.points.setMetric(lower);
+    }
+}
+
 bool PlotRuns::sync()
 {
     bool changed = false;
     for (PlotRun &run : m_runs) {
         changed = run.curve.sync() || changed;
+        changed = run.points.sync() || changed;
     }
     return changed;
 }
 
-QStringList PlotRuns::evalMetrics(const QStringList &ids) const
+QStringList PlotRuns::metrics(const QStringList &ids) const
 {
     QStringList available;
     for (const QString &id : ids) {
-        for (const QString &metric : at(id).curve.source().evalMetrics()) {
+        for (const QString &metric : at(id).curve.source().metrics()) {
             if (!available.contains(metric)) {
                 available.append(metric);
             }

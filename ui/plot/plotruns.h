@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 
 #include <QColor>
 #include <QHash>
@@ -12,14 +12,24 @@ namespace trainyard {
 
 class RunColors;
 
+/// Whether a plotted run belongs to the open experiment or is a past run
+/// pinned beside it (drawn in the past palette, dashed).
+enum class RunOrigin {
+    Live,
+    Past
+};
+
 /// A run the plots know: how it is labelled and coloured, the repeats it
-/// belongs to, and its loss curve (a view of the store).
+/// belongs to, and its two curves (views of the store): the upper plot's
+/// metric, smoothed, and the lower plot's, as it is.
 struct PlotRun
 {
     QString label;
     QString group;
     QColor color;
-    LossCurve curve;
+    RunOrigin origin = RunOrigin::Live;
+    MetricCurve curve;  ///< The upper plot's metric ("loss" unless chosen)
+    MetricCurve points; ///< The lower plot's metric (an evaluation metric unless chosen)
 };
 
 /// The runs a PlotWidget can draw, by key, each a CurveSource (a run of a
@@ -33,7 +43,8 @@ public:
 
     /// Registers (or replaces) run `id`; `group` ties repeats of one spec
     /// together (empty: a group of its own).
-    void add(const QString &id, const QString &label, const QString &group, const CurveSource &source);
+    void add(const QString &id, const QString &label, const QString &group, const CurveSource &source,
+             RunOrigin origin = RunOrigin::Live);
     bool remove(const QString &id);
     void clear();
     bool contains(const QString &id) const { return m_runs.contains(id); }
@@ -42,10 +53,12 @@ public:
     const PlotRun *find(const QString &id) const;
 
     void setSmoothing(double weight);
+    /// The metric every run's curve shows in the upper plot and in the lower.
+    void setMetrics(const QString &upper, const QString &lower);
     /// Every curve catches up with its store; true when one changed.
     bool sync();
-    /// The evaluation metrics the runs `ids` have, sorted.
-    QStringList evalMetrics(const QStringList &ids) const;
+    /// The metrics the runs `ids` have (CurveSource::metrics), sorted.
+    QStringList metrics(const QStringList &ids) const;
 
 Q_SIGNALS:
     /// A store announced new or replaced points of these runs.
@@ -59,6 +72,8 @@ private:
 
     RunColors *m_colors;
     double m_smoothing = 0;
+    QString m_upper = QStringLiteral("loss");
+    QString m_lower;
     QHash<QString, PlotRun> m_runs;
     QSet<const MetricStore *> m_stores; ///< Whose updated() is followed
 };

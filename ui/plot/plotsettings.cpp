@@ -13,6 +13,7 @@ const QString smoothingKey = QStringLiteral("plot/smoothing");
 const QString logScaleKey = QStringLiteral("plot/logScale");
 const QString xAxisKey = QStringLiteral("plot/xAxis");
 const QString bandKey = QStringLiteral("plot/band");
+const QString curveMetricKey = QStringLiteral("plot/curveMetric");
 const QString evalMetricKey = QStringLiteral("plot/evalMetric");
 
 // Names, not enum numbers, in the file: a reordered enum must not change what a saved file means.
@@ -69,6 +70,9 @@ PlotSettings PlotSettings::load(const PlotSettings &defaults)
             out.band = b;
         }
     }
+    if (s.contains(curveMetricKey)) {
+        out.curveMetric = s.value(curveMetricKey).toString();
+    }
     if (s.contains(evalMetricKey)) {
         out.evalMetric = s.value(evalMetricKey).toString();
     }
@@ -82,36 +86,8 @@ void PlotSettings::save() const
     s.setValue(logScaleKey, logScale);
     s.setValue(xAxisKey, xAxisName(xAxis));
     s.setValue(bandKey, bandName(band));
+    s.setValue(curveMetricKey, curveMetric);
     s.setValue(evalMetricKey, evalMetric);
-}
-
-QString PlotSettings::shownEvalMetric(const QStringList &available, const QString &wanted)
-{
-    if (available.contains(wanted)) {
-        return wanted;
-    }
-    const auto metricName = [](const QString &metric) { return metric.section(QLatin1Char('/'), -1); };
-    const auto find = [&](const QString &name) {
-        QString any;
-        for (const QString &m : available) {
-            if (metricName(m) == name) {
-                if (m.startsWith(QLatin1String("valid/"))) {
-                    return m;
-                }
-                if (any.isEmpty()) {
-                    any = m;
-                }
-            }
-        }
-        return any;
-    };
-    for (const QString &name : {metricName(wanted), QStringLiteral("mrr"), QStringLiteral("accuracy")}) {
-        const QString m = name.isEmpty() ? QString() : find(name);
-        if (!m.isEmpty()) {
-            return m;
-        }
-    }
-    return available.value(0);
 }
 
 PlotSettingsSaver::PlotSettingsSaver(QObject *parent)

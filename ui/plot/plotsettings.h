@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 #include "plot/repeatband.h"
 
 #include <QObject>
@@ -12,23 +12,19 @@ namespace trainyard {
 
 /// The plot settings the desktop app keeps across restarts, under "plot/" in
 /// the app's QSettings: the smoothing, log scale, x axis, how repeats are
-/// drawn and the user's evaluation metric. Values that are missing or that
-/// this version cannot read leave the defaults given to load().
+/// drawn and the metric the user picked for each plot. Values that are
+/// missing or that this version cannot read leave the defaults given to load().
 struct PlotSettings
 {
     double smoothing = 0.6;
     bool logScale = false;
     XAxis xAxis = XAxis::Step;
     RepeatBand band = RepeatBand::MinMax;
-    QString evalMetric;
+    QString curveMetric; ///< The upper plot's (empty: the loss)
+    QString evalMetric;  ///< The lower plot's (empty: an evaluation metric)
 
     static PlotSettings load(const PlotSettings &defaults);
     void save() const;
-
-    /// The evaluation metric shown for the user's choice `wanted`, given the
-    /// metrics the selected runs have: that one, else the same metric of
-    /// another split, else MRR or accuracy (validation first), else the first.
-    static QString shownEvalMetric(const QStringList &available, const QString &wanted);
 };
 
 /// Saves the settings half a second after the last change (a slider drag is

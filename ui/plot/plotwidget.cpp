@@ -68,6 +68,7 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     connect(m_controls, &PlotControls::logScaleChosen, this, &PlotWidget::setLogScale);
     connect(m_controls, &PlotControls::xAxisChosen, this, &PlotWidget::setXAxis);
     connect(m_controls, &PlotControls::bandChosen, this, &PlotWidget::setBand);
+    connect(m_controls, &PlotControls::curveMetricChosen, this, &PlotWidget::setCurveMetric);
     connect(m_controls, &PlotControls::evalMetricChosen, this, &PlotWidget::setEvalMetric);
     connect(m_controls, &PlotControls::fitRequested, this, &PlotWidget::fitToData);
     connect(m_controls, &PlotControls::exportRequested, this, [this](const QString &format) {
@@ -112,9 +113,10 @@ PlotWidget::PlotWidget(RunColors *colors, QWidget *parent)
     });
 }
 
-void PlotWidget::addRun(const QString &id, const QString &label, const QString &group, const CurveSource &source)
+void PlotWidget::addRun(const QString &id, const QString &label, const QString &group, const CurveSource &source,
+                        RunOrigin origin)
 {
-    m_runs->add(id, label, group, source);
+    m_runs->add(id, label, group, source, origin);
     m_structureDirty = true;
     scheduleRefresh();
 }
@@ -139,7 +141,7 @@ void PlotWidget::runsForgotten(const QStringList &ids)
         m_selected.removeAll(id);
     }
     m_structureDirty = true;
-    updateEvalMetrics();
+    updateMetrics();
     scheduleRefresh();
 }
 
@@ -147,7 +149,7 @@ void PlotWidget::runsUpdated(const QStringList &ids)
 {
     // Drawn at once: the store's batching is the one pacing of the redraws.
     if (std::any_of(ids.begin(), ids.end(), [this](const QString &id) { return m_selected.contains(id); })) {
-        updateEvalMetrics(); // a metric may have arrived
+        updateMetrics(); // a metric may have arrived
         m_dataDirty = true;
         refreshNow();
     }
@@ -168,7 +170,7 @@ void PlotWidget::setSelectedRuns(const QStringList &ids)
     m_axes->resetMargins();
     m_structureDirty = true;
     m_view.follow = true;
-    updateEvalMetrics();
+    updateMetrics();
     scheduleRefresh();
 }
 
@@ -223,11 +225,18 @@ void PlotWidget::setBand(Band band)
     scheduleRefresh();
 }
 
+void PlotWidget::setCurveMetric(const QString &metric)
+{
+    m_metrics.setWanted(PlotMetricChoice::Plot::Upper, metric);
+    saveSettings();
+    showMetrics();
+}
+
 void PlotWidget::setEvalMetric(const QString &metric)
 {
-    m_wantedMetric = metric;
+    m_metrics.setWanted(PlotMetricChoice::Plot::Lower, metric);
     saveSettings();
-    updateEvalMetrics();
+    showMetrics();
 }
 
 void PlotWidget::rememberSettings()
@@ -239,13 +248,19 @@ void PlotWidget::rememberSettings()
     setLogScale(s.logScale);
     setXAxis(s.xAxis);
     setBand(s.band);
+    setCurveMetric(s.curveMetric);
     setEvalMetric(s.evalMetric);
     m_saver = new PlotSettingsSaver(this);
 }
 
 PlotSettings PlotWidget::settings() const
 {
-    return PlotSettings{m_smoothing, m_view.log, m_view.xAxis, m_view.band, m_wantedMetric};
+    return PlotSettings{m_smoothing,
+                        m_view.log,
+                        m_view.xAxis,
+                        m_view.band,
+                        m_metrics.wanted(PlotMetricChoice::Plot::Upper),
+                        m_metrics.wanted(PlotMetricChoice::Plot::Lower)};
 }
 
 void PlotWidget::saveSettings()
@@ -255,15 +270,23 @@ void PlotWidget::saveSettings()
     }
 }
 
-void PlotWidget::updateEvalMetrics()
+void PlotWidget::updateMetrics()
 {
-    const QStringList available = m_runs->evalMetrics(m_selected);
-    const QString shown = PlotSettings::shownEvalMetric(available, m_wantedMetric);
-    m_evalMetrics = available;
-    m_controls->setEvalMetrics(available, shown);
-    if (shown != m_view.evalMetric) {
-        m_view.evalMetric = shown;
-        m_axes->setEvalMetric(shown);
+    m_metrics.setAvailable(m_runs->metrics(m_selected));
+    showMetrics();
+}
+
+void PlotWidget::showMetrics()
+{
+    using Plot = PlotMetricChoice::Plot;
+    m_controls->setMetrics(m_metrics.available(), m_metrics.shown(Plot::Upper), m_metrics.shown(Plot::Lower));
+    if (m_metrics.shown(Plot::Upper) != m_view.curveMetric || m_metrics.shown(Plot::Lower) != m_view.evalMetric) {
+        m_view.curveMetric = m_metrics.shown(Plot::Upper);
+        m_view.evalMetric = m_metrics.shown(Plot::Lower);
+        m_runs->setMetrics(m_view.curveMetric, m_view.evalMetric);
+        m_axes->setCurveMetric(m_view.curveMetric);
+        m_axes->setEvalMetric(m_view.evalMetric);
+        m_view.follow = true; // other values: the last ranges mean nothing
         m_dataDirty = true;
         scheduleRefresh();
     }
@@ -275,7 +298,7 @@ void PlotWidget::updateHints()
     if (m_selected.isEmpty()) {
         m_axes->setHints(tr("Select runs to plot"), QString());
     } else {
-        m_axes->setHints(QString(), m_evalMetrics.isEmpty() ? tr("No evaluation yet") : QString());
+        m_axes->setHints(QString(), m_view.evalMetric.isEmpty() ? tr("No evaluation yet") : QString());
     }
 }
 
@@ -286,7 +309,7 @@ void PlotWidget::fitToData()
     scheduleRefresh();
 }
 
-const LossCurve *PlotWidget::curve(const QString &id) const
+const MetricCurve *PlotWidget::curve(const QString &id) const
 {
     const PlotRun *run = m_runs->find(id);
     return run ? &run->curve : nullptr;
@@ -320,8 +343,10 @@ double PlotWidget::refreshNow()
     m_dataDirty = false;
     m_loss->replot(QCustomPlot::rpImmediateRefresh);
     m_eval->replot(QCustomPlot::rpImmediateRefresh);
-    if (m_axes->alignMargins()) {
-        // Rare (the labels' width changed): once more with the shared margin.
+    // Rare (the legends' room or the labels' width changed): once more, the
+    // legends laid out for their room, with the shared margin.
+    const bool legends = m_axes->fitLegends();
+    if (m_axes->alignMargins() || legends) {
         m_loss->replot(QCustomPlot::rpImmediateRefresh);
         m_eval->replot(QCustomPlot::rpImmediateRefresh);
     }

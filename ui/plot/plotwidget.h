@@ -1,8 +1,9 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 #include "plot/plotexporter.h"
 #include "plot/plotgraphs.h"
+#include "plot/plotmetricchoice.h"
 #include "plot/plotruns.h"
 #include "plot/plotsettings.h"
 #include "plot/repeatband.h"
@@ -21,17 +22,18 @@ class PlotControls;
 class PlotHover;
 class RunColors;
 
-/// Live plots of the selected runs: the training loss on top (one line per
-/// run, or per group of repeats a mean line with a min–max or ±std band over
-/// the steps every repeat reached, each repeat's own line past them) and an
-/// evaluation metric below. Holds no point of its own: each run is a
-/// CurveSource, a run of a MetricStore, read through a LossCurve view (the
-/// smoothing cache and the thinning of what is drawn). Redraws when a store
+/// Live plots of the selected runs: the training loss (or any metric the
+/// user picks) on top, one smoothed line per run, or per group of repeats a
+/// mean line with a min–max or ±std band over the steps every repeat
+/// reached, each repeat's own line past them; an evaluation metric (or any
+/// other picked) below, point by point. Holds no point of its own: each run
+/// is a CurveSource, a run of a MetricStore, read through MetricCurve views
+/// (the smoothing cache and the thinning of what is drawn). Redraws when a store
 /// announces new points (MetricStore::updated, its one batching timer) and,
 /// once per event-loop pass, after a change of settings or view. The
 /// settings row (PlotControls) and what of it the app remembers
-/// (PlotSettings), the graphs (PlotGraphs), the axes and legends (PlotAxes,
-/// PlotLogTicker), zooming (PlotZoom), the hover read-out (PlotHover), the
+/// (PlotSettings), the metric each plot shows (PlotMetricChoice), the graphs
+/// (PlotGraphs), the axes and legends (PlotAxes, PlotLegend, the tickers), zooming (PlotZoom), the hover read-out (PlotHover), the
 /// repeat bands (repeatBand) and exports (PlotExporter) are parts of their own.
 class PlotWidget : public QWidget
 {
@@ -42,8 +44,10 @@ public:
     explicit PlotWidget(RunColors *colors, QWidget *parent = nullptr);
 
     /// Registers a run whose points are `source`'s; `group` ties repeats of
-    /// one spec together. A run whose store goes away is forgotten.
-    void addRun(const QString &id, const QString &label, const QString &group, const CurveSource &source);
+    /// one spec together; a past run is drawn in the past palette, dashed.
+    /// A run whose store goes away is forgotten.
+    void addRun(const QString &id, const QString &label, const QString &group, const CurveSource &source,
+                RunOrigin origin = RunOrigin::Live);
     void removeRun(const QString &id);
     void clearRuns();
     bool hasRun(const QString &id) const { return m_runs->contains(id); }
@@ -59,13 +63,18 @@ public:
     XAxis xAxis() const { return m_view.xAxis; }
     void setBand(Band band);
     Band band() const { return m_view.band; }
-    /// The user's choice of evaluation metric, shown whenever a selected run
-    /// has it ("mrr" alone: that metric of any split); else one they have is.
+    /// The user's pick of the upper plot's metric ("loss", "lr", "grad_norm",
+    /// ...), shown whenever a selected run has it; else the loss is.
+    void setCurveMetric(const QString &metric);
+    QString curveMetric() const { return m_view.curveMetric; }
+    /// The user's pick of the lower plot's metric, shown whenever a selected
+    /// run has it ("mrr" alone: that metric of any split); else an
+    /// evaluation metric they have is (PlotMetricChoice).
     void setEvalMetric(const QString &metric);
-    /// The metric shown (empty when the selected runs have none).
+    /// The metric the lower plot shows (empty when the selected runs have none).
     QString evalMetric() const { return m_view.evalMetric; }
-    /// The metrics the selected runs have, to choose from.
-    QStringList evalMetrics() const { return m_evalMetrics; }
+    /// The metrics the selected runs have, offered by both pickers.
+    QStringList availableMetrics() const { return m_metrics.available(); }
     /// Restores the settings the user chose last time (PlotSettings) and
     /// remembers each change from now on. The app's window calls it; a plot
     /// drawn by a tool does not, so it neither reads nor changes them.
@@ -76,7 +85,7 @@ public:
     bool following() const { return m_view.follow; }
 
     /// The loss curve of one run as last drawn (tests, the benchmark).
-    const LossCurve *curve(const QString &id) const;
+    const MetricCurve *curve(const QString &id) const;
     /// The points the loss plot draws for a run or a group ("group:NAME"), after thinning.
     int drawnPointCount(const QString &key) const { return m_graphs.drawnPointCount(key); }
     /// The text the hover read-out shows for x (in the current axis unit).
@@ -104,7 +113,8 @@ private:
     void runsUpdated(const QStringList &ids);
     void runsForgotten(const QStringList &ids);
     void scheduleRefresh();
-    void updateEvalMetrics();
+    void updateMetrics();
+    void showMetrics();
     void updateHints();
     PlotSettings settings() const;
     void saveSettings(); ///< Remembers a change, when rememberSettings() was called
@@ -125,8 +135,7 @@ private:
     PlotGraphs m_graphs;
 
     QStringList m_selected;
-    QString m_wantedMetric;               ///< The user's choice
-    QStringList m_evalMetrics;            ///< The selected runs'
+    PlotMetricChoice m_metrics;
     PlotSettingsSaver *m_saver = nullptr; ///< Created by rememberSettings()
     bool m_structureDirty = true;
     bool m_dataDirty = true;

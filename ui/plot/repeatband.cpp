@@ -6,14 +6,14 @@
 
 namespace trainyard {
 
-bool commonExtent(const QList<const LossCurve *> &curves, XAxis axis, double *first, double *last)
+bool commonExtent(const QList<const MetricCurve *> &curves, XAxis axis, double *first, double *last)
 {
     if (curves.isEmpty()) {
         return false;
     }
     *first = std::numeric_limits<double>::lowest();
     *last = std::numeric_limits<double>::max();
-    for (const LossCurve *c : curves) {
+    for (const MetricCurve *c : curves) {
         if (!c->hasFinite()) {
             return false;
         }
@@ -23,7 +23,7 @@ bool commonExtent(const QList<const LossCurve *> &curves, XAxis axis, double *fi
     return *first <= *last;
 }
 
-BandSeries repeatBand(const QList<const LossCurve *> &curves, XAxis axis, double lo, double hi, int buckets,
+BandSeries repeatBand(const QList<const MetricCurve *> &curves, XAxis axis, double lo, double hi, int buckets,
                       RepeatBand band)
 {
     BandSeries out;
@@ -50,7 +50,7 @@ BandSeries repeatBand(const QList<const LossCurve *> &curves, XAxis axis, double
         double mn = std::numeric_limits<double>::max();
         double mx = std::numeric_limits<double>::lowest();
         bool complete = true;
-        for (const LossCurve *c : curves) {
+        for (const MetricCurve *c : curves) {
             double v = 0;
             if (!c->valueAt(axis, x, &v)) {
                 complete = false;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 
 #include <QList>
 #include <QVector>
@@ -28,7 +28,7 @@ struct BandSeries
 /// The x range in which every curve has finite points: from the latest first
 /// finite point to the earliest last one. False when there is none (a curve
 /// without finite points yet, or curves that do not overlap).
-bool commonExtent(const QList<const LossCurve *> &curves, XAxis axis, double *first, double *last);
+bool commonExtent(const QList<const MetricCurve *> &curves, XAxis axis, double *first, double *last);
 
 /// The mean and band of `curves` (their smoothed values) on an even grid of
 /// at most min(buckets, 1000) points over [lo, hi], clipped to their
@@ -36,7 +36,7 @@ bool commonExtent(const QList<const LossCurve *> &curves, XAxis axis, double *fi
 /// where one ends. A grid point where a curve has no finite value (next to a
 /// NaN) is NaN in all three series, a gap. `band` MinMax or Std (Lines draws
 /// no band).
-BandSeries repeatBand(const QList<const LossCurve *> &curves, XAxis axis, double lo, double hi, int buckets,
+BandSeries repeatBand(const QList<const MetricCurve *> &curves, XAxis axis, double lo, double hi, int buckets,
                       RepeatBand band);
 
 } // namespace trainyard

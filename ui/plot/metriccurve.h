@@ -33,33 +33,40 @@ struct CurveSource
     RunId run = 0;
 
     const MetricSeries *series(const QString &metric) const;
-    const MetricSeries *loss() const { return series(QStringLiteral("loss")); }
     /// The epochs of the run's metric lines: the one record of epochs.
     const MetricSeries *epochs() const { return series(QStringLiteral("epoch")); }
-    /// The evaluation metrics the run has ("<split>/<metric>"), an eval
-    /// line's own "epoch" (epochs completed) left out.
-    QStringList evalMetrics() const;
+    /// Every metric of the run a plot can show: each series of the store but
+    /// those that say when, not what (MetricStore::isBookkeeping): the loss,
+    /// "lr", a script's own ("grad_norm"), "valid/mrr", ...
+    QStringList metrics() const;
     /// The epoch drawn at `step`: that of the first metric line at or after
     /// it, else the last one's; 0 without epochs. Non-decreasing in the step
     /// whenever the epochs are.
     static double epochAt(const MetricSeries *epochs, std::int64_t step);
 };
 
-/// The loss curve of one run as the plots draw it: a view of the store's
-/// "loss" series (no copy of the points) with what drawing needs on top:
-/// the EMA-smoothed values (a float cache, kept up to date incrementally),
-/// the extremes of the finite points, and the decimation that thins only
-/// the drawing. sync() catches up with the store; a resumed run's cut is the
-/// store's (MetricSeries::add), and the view follows it by recomputing.
-class LossCurve
+/// One metric of one run as the plots draw it (the loss, a learning rate,
+/// an evaluation metric, ...): a view of the store's series for that name
+/// (no copy of the points) with what drawing needs on top: the EMA-smoothed
+/// values (a float cache, kept up to date incrementally, none without
+/// smoothing), the extremes of the finite points, and the decimation that
+/// thins only the drawing. sync() catches up with the store; a resumed run's
+/// cut is the store's (MetricSeries::add), and the view follows it by
+/// recomputing.
+class MetricCurve
 {
 public:
-    LossCurve() = default;
-    explicit LossCurve(const CurveSource &source)
+    MetricCurve() = default;
+    explicit MetricCurve(const CurveSource &source, const QString &metric = QStringLiteral("loss"))
         : m_source(source)
+        , m_metric(metric)
     {
     }
     const CurveSource &source() const { return m_source; }
+    /// The store's name of the metric viewed.
+    const QString &metric() const { return m_metric; }
+    /// Views another metric of the run (read at the next sync()).
+    void setMetric(const QString &metric);
 
     /// Reads what arrived in the store since the last call (everything
     /// again after a cut); true when the curve changed.
@@ -69,12 +76,12 @@ public:
     qsizetype size() const { return m_size; }
     bool isEmpty() const { return m_size == 0; }
     double x(XAxis axis, qsizetype i) const;
-    double loss(qsizetype i) const;
+    double value(qsizetype i) const;
     double smoothed(qsizetype i) const;
     /// The extremes of the drawable points (0 when there is none: check hasFinite()).
-    double minLoss() const { return m_min; }
-    double maxLoss() const { return m_max; }
-    double minPositiveLoss() const { return m_minPositive; }
+    double minValue() const { return m_min; }
+    double maxValue() const { return m_max; }
+    double minPositiveValue() const { return m_minPositive; }
     /// The first and last drawable points (-1 when there is none).
     bool hasFinite() const { return m_firstFinite >= 0; }
     qsizetype firstFinite() const { return m_firstFinite; }
@@ -130,10 +137,11 @@ private:
                         QVector<double> *xs, QVector<double> *ys) const;
 
     CurveSource m_source;
-    const MetricSeries *m_loss = nullptr;   ///< As of the last sync()
+    QString m_metric;
+    const MetricSeries *m_series = nullptr; ///< As of the last sync()
     const MetricSeries *m_epochs = nullptr; ///< As of the last sync()
-    std::uint64_t m_lossSerial = 0;
-    quint64 m_lossRevision = 0;
+    std::uint64_t m_seriesSerial = 0;
+    quint64 m_seriesRevision = 0;
     std::uint64_t m_epochSerial = 0;
     quint64 m_epochRevision = 0;
     std::size_t m_epochCount = 0;

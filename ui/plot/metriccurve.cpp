@@ -1,4 +1,4 @@
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
 
 #include "metrics/metricstore.h"
 
@@ -13,15 +13,14 @@ const MetricSeries *CurveSource::series(const QString &metric) const
     return store ? store->series(run, metric) : nullptr;
 }
 
-QStringList CurveSource::evalMetrics() const
+QStringList CurveSource::metrics() const
 {
     QStringList names;
     if (!store) {
         return names;
     }
     for (const QString &name : store->metricNames(run)) {
-        // Evaluation metrics are named "<split>/<metric>"; an eval line's epoch says when, not how well.
-        if (name.contains(QLatin1Char('/')) && !name.endsWith(QLatin1String("/epoch"))) {
+        if (!MetricStore::isBookkeeping(name)) {
             names.append(name);
         }
     }
@@ -89,7 +88,7 @@ qsizetype firstOutOfOrder(const double *x, qsizetype from, qsizetype n)
 
 } // namespace
 
-void LossCurve::reset()
+void MetricCurve::reset()
 {
     m_size = 0;
     m_smoothed.clear();
@@ -98,23 +97,24 @@ void LossCurve::reset()
     m_emaDebias = 1;
     m_min = m_max = m_minPositive = 0;
     m_firstFinite = m_lastFinite = -1;
+    m_epochAligned = true; // checked again from the first point by append()
 }
 
-bool LossCurve::sync()
+bool MetricCurve::sync()
 {
-    const MetricSeries *loss = m_source.loss();
+    const MetricSeries *series = m_source.series(m_metric);
     const MetricSeries *epochs = m_source.epochs();
     bool changed = false;
-    if (loss != m_loss
-        || (loss
-            && (loss->serial() != m_lossSerial || loss->revision() != m_lossRevision
-                || qsizetype(loss->size()) < m_size))) {
+    if (series != m_series
+        || (series
+            && (series->serial() != m_seriesSerial || series->revision() != m_seriesRevision
+                || qsizetype(series->size()) < m_size))) {
         // A resumed run: the store cut the series (or it is another one). Start over.
         changed = m_size > 0;
         reset();
-        m_loss = loss;
-        m_lossSerial = loss ? loss->serial() : 0;
-        m_lossRevision = loss ? loss->revision() : 0;
+        m_series = series;
+        m_seriesSerial = series ? series->serial() : 0;
+        m_seriesRevision = series ? series->revision() : 0;
     }
     if (epochs != m_epochs
         || (epochs
@@ -129,8 +129,8 @@ bool LossCurve::sync()
         m_epochsOrdered = true;
         m_epochAligned = true;
         for (qsizetype i = 0; i < m_size && m_epochAligned; ++i) {
-            m_epochAligned =
-                epochs && std::size_t(i) < epochs->size() && epochs->step(std::size_t(i)) == loss->step(std::size_t(i));
+            m_epochAligned = epochs && std::size_t(i) < epochs->size()
+                             && epochs->step(std::size_t(i)) == series->step(std::size_t(i));
         }
     }
     if (epochs && epochs->size() > m_epochCount) {
@@ -140,7 +140,7 @@ bool LossCurve::sync()
         m_epochCount = epochs->size();
         changed = true;
     }
-    const qsizetype n = loss ? qsizetype(loss->size()) : 0;
+    const qsizetype n = series ? qsizetype(series->size()) : 0;
     if (n > m_size) {
         append(m_size);
         changed = true;
@@ -151,17 +151,17 @@ bool LossCurve::sync()
     return changed;
 }
 
-void LossCurve::append(qsizetype from)
+void MetricCurve::append(qsizetype from)
 {
-    const qsizetype n = qsizetype(m_loss->size());
+    const qsizetype n = qsizetype(m_series->size());
     m_epochAligned = m_epochAligned && m_epochs && qsizetype(m_epochs->size()) >= n
-                     && stepsMatch(m_epochs->steps(), m_loss->steps(), from, n);
-    const qsizetype unordered = m_orderedWall.empty() ? firstOutOfOrder(m_loss->walls(), from, n) : from;
+                     && stepsMatch(m_epochs->steps(), m_series->steps(), from, n);
+    const qsizetype unordered = m_orderedWall.empty() ? firstOutOfOrder(m_series->walls(), from, n) : from;
     for (qsizetype i = unordered; i < n; ++i) {
         orderWall(i);
     }
 
-    const double *values = m_loss->values();
+    const double *values = m_series->values();
     if (m_firstFinite < 0) {
         for (qsizetype i = from; i < n && m_firstFinite < 0; ++i) {
             m_firstFinite = drawable(values[i]) ? i : -1;
@@ -190,7 +190,7 @@ void LossCurve::append(qsizetype from)
     }
 }
 
-LossCurve::Extremes LossCurve::extremesBefore(qsizetype from) const
+MetricCurve::Extremes MetricCurve::extremesBefore(qsizetype from) const
 {
     const double inf = std::numeric_limits<double>::infinity();
     if (from == 0 || m_firstFinite < 0 || m_firstFinite >= from) {
@@ -199,7 +199,7 @@ LossCurve::Extremes LossCurve::extremesBefore(qsizetype from) const
     return Extremes{m_min, m_max, m_minPositive > 0 ? m_minPositive : inf};
 }
 
-void LossCurve::keep(const Extremes &e)
+void MetricCurve::keep(const Extremes &e)
 {
     if (m_firstFinite < 0) {
         return; // nothing drawable: all stay 0
@@ -209,36 +209,36 @@ void LossCurve::keep(const Extremes &e)
     m_minPositive = e.positive < std::numeric_limits<double>::infinity() ? e.positive : 0.0;
 }
 
-void LossCurve::orderWall(qsizetype i)
+void MetricCurve::orderWall(qsizetype i)
 {
     const std::size_t u = std::size_t(i);
-    const double wall = m_loss->wall(u);
+    const double wall = m_series->wall(u);
     if (m_orderedWall.empty()) {
-        if (std::isfinite(wall) && (i == 0 || wall >= m_loss->wall(u - 1))) {
+        if (std::isfinite(wall) && (i == 0 || wall >= m_series->wall(u - 1))) {
             return; // in order: x reads the store's walls
         }
         // The first wall out of order: from here on the view keeps its own, non-decreasing walls.
-        m_orderedWall.reserve(m_loss->size());
-        m_orderedWall.assign(m_loss->walls(), m_loss->walls() + u);
+        m_orderedWall.reserve(m_series->size());
+        m_orderedWall.assign(m_series->walls(), m_series->walls() + u);
     }
     const double last = m_orderedWall.empty() ? 0.0 : m_orderedWall.back();
     m_orderedWall.push_back(std::isfinite(wall) ? std::max(wall, last) : last);
 }
 
-void LossCurve::orderEpochs()
+void MetricCurve::orderEpochs()
 {
     // Epochs that go back (or are NaN): each point's epoch, never below the one before.
     m_orderedEpoch.clear();
     m_orderedEpoch.reserve(std::size_t(m_size));
     double last = 0;
     for (qsizetype i = 0; i < m_size; ++i) {
-        const double v = CurveSource::epochAt(m_epochs, m_loss->step(std::size_t(i)));
+        const double v = CurveSource::epochAt(m_epochs, m_series->step(std::size_t(i)));
         last = std::isfinite(v) ? std::max(v, last) : last;
         m_orderedEpoch.push_back(last);
     }
 }
 
-double LossCurve::x(XAxis axis, qsizetype i) const
+double MetricCurve::x(XAxis axis, qsizetype i) const
 {
     const std::size_t u = std::size_t(i);
     switch (axis) {
@@ -249,26 +249,31 @@ double LossCurve::x(XAxis axis, qsizetype i) const
         if (!m_epochs) {
             return 0;
         }
-        return m_epochAligned ? m_epochs->value(u) : CurveSource::epochAt(m_epochs, m_loss->step(u));
+        return m_epochAligned ? m_epochs->value(u) : CurveSource::epochAt(m_epochs, m_series->step(u));
     case XAxis::Wall:
-        return m_orderedWall.empty() ? m_loss->wall(u) : m_orderedWall[u];
+        return m_orderedWall.empty() ? m_series->wall(u) : m_orderedWall[u];
     case XAxis::Step:
         break;
     }
-    return double(m_loss->step(u));
+    return double(m_series->step(u));
 }
 
-double LossCurve::loss(qsizetype i) const
+double MetricCurve::value(qsizetype i) const
 {
-    return m_loss->value(std::size_t(i));
+    return m_series->value(std::size_t(i));
 }
 
-double LossCurve::smoothed(qsizetype i) const
+double MetricCurve::smoothed(qsizetype i) const
 {
-    return m_smoothed.empty() ? loss(i) : double(m_smoothed[std::size_t(i)]);
+    return m_smoothed.empty() ? value(i) : double(m_smoothed[std::size_t(i)]);
 }
 
-void LossCurve::setSmoothing(double weight)
+void MetricCurve::setMetric(const QString &metric)
+{
+    m_metric = metric; // the next sync() sees another series and starts over
+}
+
+void MetricCurve::setSmoothing(double weight)
 {
     weight = std::clamp(weight, 0.0, 0.999);
     if (weight == m_weight) {
@@ -284,7 +289,7 @@ void LossCurve::setSmoothing(double weight)
     }
 }
 
-void LossCurve::resmooth(qsizetype from)
+void MetricCurve::resmooth(qsizetype from)
 {
     // Growth by a quarter, as the store's columns: at most 5 bytes a point reserved.
     const std::size_t needed = std::size_t(m_size);
@@ -295,7 +300,7 @@ void LossCurve::resmooth(qsizetype from)
     if (std::size_t(from) >= needed) {
         return; // nothing new (nor, before the first sync, any series)
     }
-    const double *values = m_loss->values();
+    const double *values = m_series->values();
     float *out = m_smoothed.data();
     const double w = m_weight;
     const double c = 1 - w;
@@ -359,10 +364,10 @@ void LossCurve::resmooth(qsizetype from)
     keep(extremes);
 }
 
-qsizetype LossCurve::lowerBound(XAxis axis, double value) const
+qsizetype MetricCurve::lowerBound(XAxis axis, double value) const
 {
     if (axis == XAxis::Step) {
-        const std::int64_t *steps = m_size ? m_loss->steps() : nullptr;
+        const std::int64_t *steps = m_size ? m_series->steps() : nullptr;
         return std::lower_bound(steps, steps + m_size, value, [](std::int64_t a, double b) { return double(a) < b; })
                - steps;
     }
@@ -379,7 +384,7 @@ qsizetype LossCurve::lowerBound(XAxis axis, double value) const
     return lo;
 }
 
-bool LossCurve::valueAt(XAxis axis, double xv, double *value) const
+bool MetricCurve::valueAt(XAxis axis, double xv, double *value) const
 {
     if (m_size == 0 || xv < x(axis, 0) || xv > x(axis, m_size - 1)) {
         return false;
@@ -400,7 +405,8 @@ bool LossCurve::valueAt(XAxis axis, double xv, double *value) const
     return drawable(smoothed(i - 1)) && drawable(smoothed(i));
 }
 
-void LossCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<double> *xs, QVector<double> *ys) const
+void MetricCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<double> *xs,
+                           QVector<double> *ys) const
 {
     xs->clear();
     ys->clear();
@@ -412,15 +418,15 @@ void LossCurve::decimate(XAxis axis, double lo, double hi, int buckets, QVector<
     const qsizetype end = std::min<qsizetype>(m_size, lowerBound(axis, hi) + 2);
     buckets = std::max(1, buckets);
     if (m_smoothed.empty()) {
-        decimateValues(m_loss->values(), axis, begin, end, buckets, xs, ys);
+        decimateValues(m_series->values(), axis, begin, end, buckets, xs, ys);
     } else {
         decimateValues(m_smoothed.data(), axis, begin, end, buckets, xs, ys);
     }
 }
 
 template <typename Values>
-void LossCurve::decimateValues(const Values *values, XAxis axis, qsizetype begin, qsizetype end, int buckets,
-                               QVector<double> *xs, QVector<double> *ys) const
+void MetricCurve::decimateValues(const Values *values, XAxis axis, qsizetype begin, qsizetype end, int buckets,
+                                 QVector<double> *xs, QVector<double> *ys) const
 {
     const qsizetype n = end - begin;
     // QCustomPlot breaks a line at NaN but draws an infinity as a line to the edge.
@@ -483,7 +489,7 @@ void LossCurve::decimateValues(const Values *values, XAxis axis, qsizetype begin
     ys->append(shown(end - 1));
 }
 
-std::size_t LossCurve::bytesHeld() const
+std::size_t MetricCurve::bytesHeld() const
 {
     return sizeof(*this) + m_smoothed.capacity() * sizeof(float)
            + (m_orderedWall.capacity() + m_orderedEpoch.capacity()) * sizeof(double);
