@@ -901,6 +901,28 @@ private Q_SLOTS:
                 QVERIFY2(ok && std::abs(read - axis->tickVector().at(i)) < 0.01 * step, qPrintable(what));
             }
         }
+        // Large values are written alike, each with its power of ten (typeset
+        // as "·10⁵"), not "750000" under "1·10⁶".
+        for (int s = 1; s <= 10; ++s) {
+            plotData.store.add(plotData.ids.value(QStringLiteral("r")), QStringLiteral("samples_per_s"), s, s,
+                               130000.0 * s);
+        }
+        plotData.store.flush();
+        plot.setCurveMetric(QStringLiteral("samples_per_s"));
+        plot.refreshNow();
+        QCOMPARE(plot.curveMetric(), QStringLiteral("samples_per_s"));
+        QCPAxis *axis = plot.lossPlot()->yAxis;
+        QStringList labels;
+        for (int i = 0; i < axis->tickVector().size(); ++i) {
+            if (axis->range().contains(axis->tickVector().at(i)) && axis->tickVector().at(i) != 0) {
+                labels.append(axis->tickVectorLabels().at(i));
+            }
+        }
+        QVERIFY2(labels.size() >= 3, qPrintable(labels.join(QStringLiteral(", "))));
+        for (const QString &label : std::as_const(labels)) {
+            QVERIFY2(label.contains(QLatin1Char('e')) && !label.contains(QLatin1String("0e")),
+                     qPrintable(labels.join(QStringLiteral(", "))));
+        }
     }
 
     // Issue 12: the legends sat inside the axes, over the curves.

@@ -62,7 +62,7 @@ PlotAxes::PlotAxes(QCustomPlot *loss, QCustomPlot *eval, QObject *parent)
     m_evalTitle = setupPlot(m_eval, tr("Evaluation"));
     m_lossLegend = new PlotLegend(m_loss);
     m_evalLegend = new PlotLegend(m_eval);
-    m_eval->yAxis->setNumberFormat(QStringLiteral("g"));
+    m_eval->yAxis->setNumberFormat(QStringLiteral("gbd")); // powers of ten typeset, as the loss axis
     m_eval->yAxis->setNumberPrecision(3);
     m_loss->yAxis->setLabel(tr("loss"));
     m_lossHint = addHint(m_loss);

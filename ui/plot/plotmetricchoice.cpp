@@ -30,7 +30,18 @@ QString PlotMetricChoice::shownFor(Plot plot, const QStringList &available, cons
         return wanted;
     }
     if (plot == Plot::Upper) {
-        return QStringLiteral("loss"); // drawn as soon as a run reports it
+        // The loss; for runs that report none (a script logging only its
+        // accuracy) their first training metric; the loss again for runs
+        // that report nothing yet.
+        const QString loss = QStringLiteral("loss");
+        if (!available.contains(loss)) {
+            for (const QString &m : available) {
+                if (!m.contains(QLatin1Char('/'))) {
+                    return m;
+                }
+            }
+        }
+        return loss;
     }
     const auto metricName = [](const QString &metric) { return metric.section(QLatin1Char('/'), -1); };
     const auto find = [&](const QString &name) {

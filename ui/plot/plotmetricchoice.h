@@ -10,9 +10,10 @@ namespace trainyard {
 /// (CurveSource::metrics: the loss, "lr", a script's "grad_norm",
 /// "samples_per_s", "valid/mrr", ...); a pick stays while the selection
 /// lacks it and is shown again whenever a selected run has it. Otherwise the
-/// upper plot shows the loss, and the lower one an evaluation metric: the
-/// picked name of another split, else MRR or accuracy (validation first),
-/// else the first there is, else none.
+/// upper plot shows the loss (or, for runs without one, their first training
+/// metric), and the lower one an evaluation metric: the picked name of
+/// another split, else MRR or accuracy (validation first), else the first
+/// there is, else none.
 class PlotMetricChoice
 {
 public:

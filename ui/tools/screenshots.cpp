@@ -1,6 +1,7 @@
 // trainyard-screenshots: takes the README's screenshots from the real app.
 // Opens the demo, starts it, and grabs the window while it trains and when
-// it is done, plus the plots, the run editor, a run's details and the run table.
+// it is done, plus the plots (the loss, and other metrics picked), the run
+// editor, a run's details and the run table.
 // Run under Xvfb:  xvfb-run -a -s "-screen 0 1600x1000x24" trainyard-screenshots OUTDIR
 // With --cluster FILE (an experiment with Slurm lanes on a running cluster,
 // tests/slurm/screenshot-cluster.sh): the board while its jobs run and one
@@ -321,6 +322,14 @@ int main(int argc, char **argv)
     waitFor(800, nullptr);
     ok = save(window.plot(), out + QStringLiteral("/plots.png")) && ok;
     window.plot()->setLogScale(false);
+    // Any metric a run reports, picked per plot: the worker's throughput
+    // above, Hits@10 below.
+    window.plot()->setCurveMetric(QStringLiteral("samples_per_s"));
+    window.plot()->setEvalMetric(QStringLiteral("valid/hits@10"));
+    waitFor(800, nullptr);
+    ok = save(window.plot(), out + QStringLiteral("/plots-metrics.png")) && ok;
+    window.plot()->setCurveMetric(QString());
+    window.plot()->setEvalMetric(QString());
     window.boardView()->selectRuns(orchestrator->dispatcher()->lane(2).runs);
     waitFor(1000, nullptr);
     ok = save(&window, out + QStringLiteral("/finished.png")) && ok;
