@@ -1001,6 +1001,40 @@ private Q_SLOTS:
         QVERIFY(!plot.lossPlot()->legend->outerRect().intersects(plot.lossPlot()->axisRect()->outerRect()));
     }
 
+    // An image is drawn at its own size (trainyard-plot exports a plot that
+    // is never shown): the legends are laid out for that size, then for the screen's.
+    void exportedLegendsFitTheImage()
+    {
+        RunColors colors;
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot; // never shown: a small widget
+        QStringList ids;
+        for (int i = 1; i <= 10; ++i) {
+            const QString id = QString::number(i);
+            plotData.addRun(id, QStringLiteral("run-%1").arg(i), QString());
+            for (int s = 1; s <= 20; ++s) {
+                plotData.appendMetric(id, s, 0, s, 1.0 / s + i);
+            }
+            ids.append(id);
+        }
+        plot.setSelectedRuns(ids);
+        plot.refreshNow();
+        QVERIFY(plot.lossPlot()->legend->itemCount() < 10); // no room on the small widget
+        int listed = -1;
+        connect(plot.lossPlot(), &QCustomPlot::afterLayout, this, [&] {
+            if (plot.lossPlot()->viewport().width() == 1000) {
+                listed = 0;
+                for (int i = 0; i < plot.lossPlot()->legend->itemCount(); ++i) {
+                    listed += qobject_cast<QCPPlottableLegendItem *>(plot.lossPlot()->legend->item(i)) ? 1 : 0;
+                }
+            }
+        });
+        QTemporaryDir dir;
+        QVERIFY(plot.exportPng(dir.filePath(QStringLiteral("p.png")), 1000, 1400));
+        QCOMPARE(listed, 10);
+        QVERIFY(plot.lossPlot()->legend->itemCount() < 10); // the widget's layout again
+    }
+
     // Issue 23: the evaluation legend listed runs without a value for the chosen metric.
     void legendsListOnlyRunsWithValues()
     {

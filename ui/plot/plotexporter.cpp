@@ -26,11 +26,9 @@ PlotExporter::PlotExporter(QCustomPlot *loss, QCustomPlot *eval)
 bool PlotExporter::writePng(const QString &file, int width, int height) const
 {
     // One image with both plots, the way they look on screen (the user may have moved the split).
-    const int lossShare = std::max(1, m_loss->height());
-    const int evalShare = std::max(1, m_eval->height());
-    const int lossHeight = height ? int(qint64(height) * lossShare / (lossShare + evalShare)) : 0;
-    const QPixmap lossPixmap = m_loss->toPixmap(width, lossHeight);
-    const QPixmap evalPixmap = m_eval->toPixmap(width, height ? height - lossHeight : 0);
+    const auto [lossSize, evalSize] = pngSizes(width, height);
+    const QPixmap lossPixmap = m_loss->toPixmap(lossSize.width(), lossSize.height());
+    const QPixmap evalPixmap = m_eval->toPixmap(evalSize.width(), evalSize.height());
     QPixmap both(std::max(lossPixmap.width(), evalPixmap.width()), lossPixmap.height() + evalPixmap.height());
     both.fill(Qt::white);
     QPainter painter(&both);
@@ -40,6 +38,15 @@ bool PlotExporter::writePng(const QString &file, int width, int height) const
     const bool ok = both.save(file, "PNG");
     qCDebug(lcPlot) << "PNG" << file << both.size() << (ok ? "written" : "failed");
     return ok;
+}
+
+std::pair<QSize, QSize> PlotExporter::pngSizes(int width, int height) const
+{
+    const int lossShare = std::max(1, m_loss->height());
+    const int evalShare = std::max(1, m_eval->height());
+    const int lossHeight = height ? int(qint64(height) * lossShare / (lossShare + evalShare)) : m_loss->height();
+    const int evalHeight = height ? height - lossHeight : m_eval->height();
+    return {QSize(width ? width : m_loss->width(), lossHeight), QSize(width ? width : m_eval->width(), evalHeight)};
 }
 
 bool PlotExporter::writePdf(const QString &file) const

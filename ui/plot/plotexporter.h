@@ -3,6 +3,7 @@
 #include "plot/metriccurve.h"
 
 #include <QList>
+#include <QSize>
 #include <QString>
 
 #include <functional>
@@ -24,6 +25,9 @@ public:
 
     /// 0 for a size: the plots' size on screen.
     bool writePng(const QString &file, int width = 0, int height = 0) const;
+    /// The sizes the loss and the evaluation plot are drawn at in a PNG of
+    /// `width` × `height` (0: as on screen), one above the other.
+    std::pair<QSize, QSize> pngSizes(int width, int height) const;
     bool writePdf(const QString &file) const;
     /// Every metric of each (label, source) run as its store holds it
     /// (MetricsCsvWriter::writeRun: doubles, the epoch of each step).

@@ -147,7 +147,12 @@ bool PlotLegend::fit()
     if (axes > 0) {
         m_chrome = m_plot->height() - axes;
     }
-    const QSize now = room(m_plot->size());
+    return layOutFor(m_plot->size());
+}
+
+bool PlotLegend::layOutFor(const QSize &plotSize)
+{
+    const QSize now = room(plotSize);
     if (m_entries.isEmpty() || now == m_room) {
         return false;
     }
@@ -159,11 +164,8 @@ bool PlotLegend::eventFilter(QObject *watched, QEvent *event)
 {
     // Before QCustomPlot lays itself out for the new size: the legend's
     // rows and columns for it.
-    if (watched == m_plot && event->type() == QEvent::Resize && !m_entries.isEmpty()) {
-        const QSize now = room(static_cast<QResizeEvent *>(event)->size());
-        if (now != m_room) {
-            layOut(now);
-        }
+    if (watched == m_plot && event->type() == QEvent::Resize) {
+        layOutFor(static_cast<QResizeEvent *>(event)->size());
     }
     return QObject::eventFilter(watched, event);
 }

@@ -32,6 +32,9 @@ public:
     /// After a replot: lays the legend out again when the room beside the
     /// axes changed what fits. True when the plot needs another replot.
     bool fit();
+    /// Lays the legend out for the plot drawn at `plotSize` (an export's
+    /// size, then the widget's again); true when that changed it.
+    bool layOutFor(const QSize &plotSize);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

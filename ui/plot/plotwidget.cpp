@@ -8,6 +8,7 @@
 #include "plot/plotaxes.h"
 #include "plot/plotcontrols.h"
 #include "plot/plothover.h"
+#include "plot/plotlegend.h"
 #include "plot/plotsettings.h"
 #include "plot/plotzoom.h"
 
@@ -364,7 +365,14 @@ bool PlotWidget::exportPng(const QString &file, int width, int height)
 {
     m_hover->hide(); // the file shows the curves, not where the mouse was
     refreshNow();
-    return m_exporter.writePng(file, width, height);
+    // The legends laid out for the image's size, then for the screen's again.
+    const auto [lossSize, evalSize] = m_exporter.pngSizes(width, height);
+    m_axes->lossLegend()->layOutFor(lossSize);
+    m_axes->evalLegend()->layOutFor(evalSize);
+    const bool ok = m_exporter.writePng(file, width, height);
+    m_axes->lossLegend()->layOutFor(m_loss->size());
+    m_axes->evalLegend()->layOutFor(m_eval->size());
+    return ok;
 }
 
 bool PlotWidget::exportPdf(const QString &file)
