@@ -12,6 +12,7 @@
 #include "metrics/metricstore.h"
 #include "plot/metriccurve.h"
 #include "plot/plotfeeder.h"
+#include "plot/plotmetricchoice.h"
 #include "plot/plotwidget.h"
 #include "plot/repeatband.h"
 #include "records/runregistry.h"
@@ -1279,6 +1280,34 @@ private Q_SLOTS:
         QCOMPARE(plot.curveMetric(), grad);
         QCOMPARE(plot.evalMetric(), QStringLiteral("samples_per_s"));
         appSettings().remove(QStringLiteral("plot"));
+    }
+
+    // What each plot shows without the user's pick, or while the runs lack it.
+    void metricChoiceFallsBack()
+    {
+        using Plot = PlotMetricChoice::Plot;
+        const QString none;
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Upper, {}, none), QStringLiteral("loss"));
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Upper, {QStringLiteral("acc"), QStringLiteral("loss")}, none),
+                 QStringLiteral("loss"));
+        // A script that logs no loss (the module's loss is optional): its first training metric.
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Upper, {QStringLiteral("acc"), QStringLiteral("valid/acc")}, none),
+                 QStringLiteral("acc"));
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Upper, {QStringLiteral("valid/acc")}, none), QStringLiteral("loss"));
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Upper, {QStringLiteral("lr"), QStringLiteral("loss")},
+                                            QStringLiteral("lr")),
+                 QStringLiteral("lr"));
+        // Below: an evaluation metric, never a training one unless picked.
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Lower, {QStringLiteral("loss"), QStringLiteral("lr")}, none), none);
+        QCOMPARE(
+            PlotMetricChoice::shownFor(
+                Plot::Lower, {QStringLiteral("loss"), QStringLiteral("test/mrr"), QStringLiteral("valid/mrr")}, none),
+            QStringLiteral("valid/mrr"));
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Lower, {QStringLiteral("loss"), QStringLiteral("test/hits@1")}, none),
+                 QStringLiteral("test/hits@1"));
+        QCOMPARE(PlotMetricChoice::shownFor(Plot::Lower, {QStringLiteral("lr"), QStringLiteral("valid/mrr")},
+                                            QStringLiteral("lr")),
+                 QStringLiteral("lr"));
     }
 
     // Issue 12: smoothing, log scale, x axis, band and metric were forgotten on reopen.
