@@ -6,6 +6,7 @@
 #include "records/runinfo.h"
 #include "records/runregistry.h"
 
+#include <QJsonObject>
 #include <QMap>
 #include <QSignalSpy>
 #include <QTest>
@@ -114,6 +115,39 @@ private Q_SLOTS:
         runs.touch(id);
         QCOMPARE(changed.count(), 2);
         QVERIFY(!runs.update(id + 1, [](RunInfo &r) { r.step = 1; }));
+    }
+
+    // train.max_seconds ends a run whatever its steps say (issue 23): the
+    // ETA is the sooner of the two ends, the progress the further.
+    void progressAndEtaRespectTheTimeBudget()
+    {
+        RunInfo run;
+        run.state = RunState::Running;
+        run.step = 230;
+        run.totalSteps = 1000;
+        run.wall = 120;
+        QCOMPARE(runProgress(run), 0.23); // no budget: the steps
+        QCOMPARE(budgetLeft(run), -1.0);
+        run.spec = QJsonObject{{QStringLiteral("train"), QJsonObject{{QStringLiteral("max_seconds"), 400}}}};
+        QCOMPARE(budgetLeft(run), 280.0);
+        QCOMPARE(runProgress(run), 0.3); // 120 s of 400
+        // 770 steps at 0.3454/s would be 37:09; the budget ends it in 4:40.
+        QCOMPARE(estimatedSecondsLeft(run.step, run.totalSteps, 770.0 / 2229, budgetLeft(run)), 280.0);
+        QCOMPARE(estimatedSecondsLeft(run.step, run.totalSteps, 10, budgetLeft(run)), 77.0); // steps end first
+        QCOMPARE(estimatedSecondsLeft(run.step, run.totalSteps, 0, budgetLeft(run)), 280.0); // no rate yet
+        QCOMPARE(estimatedSecondsLeft(run.step, -1, 0, -1), -1.0);
+        // The bar goes up with the time, not from 23 % to 100 % at the end.
+        run.wall = 399;
+        QVERIFY(runProgress(run) > 0.99);
+        run.wall = 500; // evaluation after the budget
+        QCOMPARE(runProgress(run), 1.0);
+        QCOMPARE(budgetLeft(run), 0.0);
+        run.spec = QJsonObject{{QStringLiteral("train"), QJsonObject{{QStringLiteral("max_seconds"), QJsonValue()}}}};
+        QCOMPARE(runProgress(run), 0.23); // null: no limit
+        run.totalSteps = -1;
+        QCOMPARE(runProgress(run), -1.0);
+        run.state = RunState::Finished;
+        QCOMPARE(runProgress(run), 1.0);
     }
 
     void updateRefusesWhatTheTableDoesNot()

@@ -173,6 +173,31 @@ private Q_SLOTS:
     }
 
     // Every exit status of the one table (core/protocol/exitcode.h) -> state and message.
+    // The ETA of a run with train.max_seconds is the sooner end (issue 23:
+    // "ETA 37:28" for a run its budget ended at 6:40), as Ingestion keeps
+    // it for every view; the progress the further of steps and time.
+    void etaRespectsTheTimeBudget()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("budget"));
+        r->runs.update(id, [](RunInfo &run) {
+            run.spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("max_seconds"), 400}});
+        });
+        const auto line = [](std::int64_t step, double wall) {
+            nlohmann::json m = protocol::metric(step, 0, 0.5, wall);
+            m["total_steps"] = 10000;
+            return m;
+        };
+        r->hear(id, line(10, 1));
+        QCOMPARE(r->run(id).etaSeconds, 399.0); // the budget, before any rate
+        r->hear(id, line(100, 31));             // 3 steps a second: 9,900 steps are 55 min
+        r->hear(id, line(700, 231));
+        const RunInfo run = r->run(id);
+        QCOMPARE(run.stepsPerSecond, 3.0);
+        QCOMPARE(run.etaSeconds, 169.0); // 400 - 231
+        QCOMPARE(runProgress(run), 231.0 / 400);
+    }
+
     void exitStatusesMapToStates_data()
     {
         QTest::addColumn<int>("code");

@@ -43,6 +43,19 @@ private Q_SLOTS:
         QCOMPARE(CardText::progress(run), 1.0);
     }
 
+    // A run with train.max_seconds: its bar follows the time too (issue 23:
+    // it jumped from 23 % to 100 % when the budget ended it).
+    void progressFollowsTheTimeBudget()
+    {
+        RunInfo run;
+        run.state = RunState::Running;
+        run.totalSteps = 1000;
+        run.step = 230;
+        run.wall = 300;
+        run.spec = QJsonObject{{QStringLiteral("train"), QJsonObject{{QStringLiteral("max_seconds"), 400}}}};
+        QCOMPARE(CardText::progress(run), 0.75);
+    }
+
     void lossHistoryIsTheMeanOfAtMost48Bins()
     {
         QCOMPARE(CardText::lossHistory(nullptr), QVector<double>());

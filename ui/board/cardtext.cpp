@@ -17,10 +17,7 @@ QString CardText::stateName(const RunInfo &run)
 
 double CardText::progress(const RunInfo &run)
 {
-    if (run.state == RunState::Finished) {
-        return 1.0;
-    }
-    return run.totalSteps > 0 && run.step >= 0 ? std::min(1.0, double(run.step) / double(run.totalSteps)) : -1.0;
+    return runProgress(run); // steps or the time budget, whichever is further
 }
 
 QVector<double> CardText::lossHistory(const MetricSeries *series)

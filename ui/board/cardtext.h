@@ -20,7 +20,7 @@ public:
     /// The state's name; "held" for a queued run waiting for its own Start
     /// (the dispatcher leaves it).
     static QString stateName(const RunInfo &run);
-    /// Steps done of the total in [0, 1] (1 once finished), -1 when unknown.
+    /// How far it is in [0, 1] (runProgress: steps or time budget; 1 once finished), -1 when unknown.
     static double progress(const RunInfo &run);
     /// The whole of `series` in at most 48 bins (the mean of each, NaNs left
     /// out): the card's sparkline. Empty for no series.

@@ -113,11 +113,7 @@ QString ProgressPrinter::progressLine(const RunInfo &run) const
         nameWidth = std::max<int>(nameWidth, static_cast<int>(m_orchestrator->runs()->value(id).name.size()));
     QString line = run.name.leftJustified(nameWidth + 1);
     const int barWidth = 20;
-    double fraction = 0;
-    if (run.state == RunState::Finished)
-        fraction = 1;
-    else if (run.totalSteps > 0 && run.step > 0)
-        fraction = std::min(1.0, double(run.step) / double(run.totalSteps));
+    const double fraction = std::max(0.0, runProgress(run)); // steps or time budget
     const int filled = static_cast<int>(fraction * barWidth + 0.5);
     line += QLatin1Char('[') + QString(filled, QLatin1Char('#')) + QString(barWidth - filled, QLatin1Char('-'))
             + QStringLiteral("] ");
@@ -142,9 +138,10 @@ QString ProgressPrinter::progressLine(const RunInfo &run) const
 void ProgressPrinter::plainProgress(RunId id)
 {
     const RunInfo run = m_orchestrator->runs()->value(id);
-    if (run.totalSteps <= 0 || run.step <= 0)
+    const double fraction = runProgress(run);
+    if (fraction <= 0)
         return;
-    const int tenth = static_cast<int>(10.0 * double(run.step) / double(run.totalSteps));
+    const int tenth = static_cast<int>(10.0 * fraction);
     if (tenth <= m_lastTenth.value(id, 0) || tenth >= 10)
         return;
     m_lastTenth.insert(id, tenth);

@@ -135,6 +135,12 @@ std::optional<double> RunSpecView::learningRate() const
     return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
 }
 
+std::optional<double> RunSpecView::maxSeconds() const
+{
+    const QJsonValue v = train().value(QStringLiteral("max_seconds"));
+    return v.isDouble() && v.toDouble() > 0 ? std::optional<double>(v.toDouble()) : std::nullopt;
+}
+
 std::optional<qint64> RunSpecView::seed() const
 {
     return integer(train(), QStringLiteral("seed"));

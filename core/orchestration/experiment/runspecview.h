@@ -66,6 +66,8 @@ public:
     std::optional<qint64> batchSize() const;
     QString optimizer() const;
     std::optional<double> learningRate() const;
+    /// train.max_seconds, the run's time budget; nullopt for null ("no limit") or none.
+    std::optional<double> maxSeconds() const;
     std::optional<qint64> seed() const;
 
     std::optional<qint64> evalEveryEpochs() const;

@@ -226,6 +226,8 @@ void Ingestion::updateRate(Run *r, RunInfo &info)
     if (r->rateStep < 0 || info.wall < r->rateWall) {
         r->rateStep = info.step;
         r->rateWall = info.wall;
+        // A time budget says when it ends before any rate does.
+        info.etaSeconds = estimatedSecondsLeft(info.step, info.totalSteps, info.stepsPerSecond, budgetLeft(info));
         return;
     }
     const double dt = info.wall - r->rateWall;
@@ -235,8 +237,7 @@ void Ingestion::updateRate(Run *r, RunInfo &info)
     info.stepsPerSecond = info.stepsPerSecond > 0 ? 0.5 * info.stepsPerSecond + 0.5 * rate : rate;
     r->rateStep = info.step;
     r->rateWall = info.wall;
-    if (info.totalSteps > 0 && info.stepsPerSecond > 0)
-        info.etaSeconds = std::max<double>(0, info.totalSteps - info.step) / info.stepsPerSecond;
+    info.etaSeconds = estimatedSecondsLeft(info.step, info.totalSteps, info.stepsPerSecond, budgetLeft(info));
 }
 
 void Ingestion::flushProgress()

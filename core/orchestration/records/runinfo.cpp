@@ -1,5 +1,9 @@
 #include "records/runinfo.h"
 
+#include "experiment/runspecview.h"
+
+#include <algorithm>
+
 #include <array>
 #include <utility>
 
@@ -98,6 +102,35 @@ bool isAllowedTransition(RunState from, RunState to)
         return to == S::Queued;
     }
     return false;
+}
+
+double budgetLeft(const RunInfo &run)
+{
+    const std::optional<double> budget = RunSpecView(run.spec).maxSeconds();
+    return budget ? std::max(0.0, *budget - std::max(0.0, run.wall)) : -1;
+}
+
+double runProgress(const RunInfo &run)
+{
+    if (run.state == RunState::Finished)
+        return 1.0;
+    double progress = -1;
+    if (run.totalSteps > 0 && run.step >= 0)
+        progress = std::min(1.0, double(run.step) / double(run.totalSteps));
+    const std::optional<double> budget = RunSpecView(run.spec).maxSeconds();
+    if (budget && run.wall > 0)
+        progress = std::max(progress, std::min(1.0, run.wall / *budget));
+    return progress;
+}
+
+double estimatedSecondsLeft(qint64 step, qint64 totalSteps, double stepsPerSecond, double budgetLeft)
+{
+    double eta = -1;
+    if (totalSteps > 0 && step >= 0 && stepsPerSecond > 0)
+        eta = double(std::max<qint64>(0, totalSteps - step)) / stepsPerSecond;
+    if (budgetLeft >= 0)
+        eta = eta >= 0 ? std::min(eta, budgetLeft) : budgetLeft;
+    return eta;
 }
 
 double trainedSeconds(const RunInfo &run)

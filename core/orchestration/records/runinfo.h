@@ -114,6 +114,18 @@ inline bool isPendingInQueue(const RunInfo &run)
     return run.state == RunState::Starting && !run.queueReason.isEmpty();
 }
 
+// How far a run is, in [0, 1]: the larger of its steps (step of
+// total_steps) and its time budget (wall of train.max_seconds, which ends
+// training when spent, whatever the steps say); 1 once finished; -1 when
+// neither is known. Every view's progress bar.
+double runProgress(const RunInfo &run);
+// The seconds left of train.max_seconds by the worker's clock (its wall
+// runs on across a stop and resume); -1 without a budget.
+double budgetLeft(const RunInfo &run);
+// The time to the end: the steps left at the recent rate or the budget
+// left, whichever ends training first; -1 when neither is known.
+double estimatedSecondsLeft(qint64 step, qint64 totalSteps, double stepsPerSecond, double budgetLeft);
+
 // How long a run that has ended trained, in seconds: the worker's own clock
 // (its wall runs on across a stop and resume), else its last start to its
 // end; -1 when neither is known.
