@@ -19,6 +19,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocalSocket>
@@ -172,7 +173,6 @@ private Q_SLOTS:
         QVERIFY(!r->run(b).connected);
     }
 
-    // Every exit status of the one table (core/protocol/exitcode.h) -> state and message.
     // The ETA of a run with train.max_seconds is the sooner end (issue 23:
     // "ETA 37:28" for a run its budget ended at 6:40), as Ingestion keeps
     // it for every view; the progress the further of steps and time.
@@ -198,6 +198,51 @@ private Q_SLOTS:
         QCOMPARE(runProgress(run), 231.0 / 400);
     }
 
+    // A program that does not use the trainyard module never says hello:
+    // once its process has run for the grace period it is Running, with a
+    // note (issue 23: "starting" for its whole run); a hello later takes
+    // the note away. A process still waiting in a queue, or gone, is not.
+    void aProgramWithoutTheModuleRunsAfterItsGrace()
+    {
+        auto r = rig();
+        const auto addProgram = [&](const QString &name) {
+            const RunId id = r->addRun(name);
+            r->runs.update(id, [](RunInfo &run) {
+                run.spec.remove(QStringLiteral("model"));
+                run.spec.insert(
+                    QStringLiteral("program"),
+                    QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("sleep"), QStringLiteral("60")}}});
+            });
+            return id;
+        };
+        const RunId plain = addProgram(QStringLiteral("plain"));
+        const RunId queued = addProgram(QStringLiteral("queued"));
+        const RunId worker = r->addRun(QStringLiteral("worker"));
+        for (RunId id : {plain, queued, worker})
+            QVERIFY(r->start(id));
+        r->launcher.reportStarted(plain, 4242);
+        r->launcher.reportStarted(queued, 0, QStringLiteral("job-7"));
+        r->launcher.reportPending(queued, QStringLiteral("Resources"));
+        r->launcher.reportStarted(worker, 4343);
+        QTest::qWait(1000);
+        QCOMPARE(r->run(plain).state, RunState::Starting); // its grace: a script's imports take a while
+        QTRY_COMPARE_WITH_TIMEOUT(r->run(plain).state, RunState::Running, 5000);
+        QCOMPARE(r->run(plain).message, QStringLiteral("no metrics (does not use the trainyard module)"));
+        QVERIFY(!r->run(plain).connected);
+        QString error;
+        QVERIFY(!r->supervisor->pause(plain, &error));      // nothing to ask through
+        QCOMPARE(r->run(queued).state, RunState::Starting); // pending in its queue
+        QCOMPARE(r->run(worker).state, RunState::Starting); // a worker always says hello
+
+        // It did use the module, only late: the note goes.
+        auto socket = r->connectWorker(plain);
+        QVERIFY(socket);
+        QTRY_VERIFY(r->run(plain).connected);
+        QCOMPARE(r->run(plain).state, RunState::Running);
+        QCOMPARE(r->run(plain).message, QString());
+    }
+
+    // Every exit status of the one table (core/protocol/exitcode.h) -> state and message.
     void exitStatusesMapToStates_data()
     {
         QTest::addColumn<int>("code");

@@ -654,6 +654,49 @@ private Q_SLOTS:
         details->close();
     }
 
+    // Issue 23: a program that does not use the trainyard module showed
+    // "starting" for its whole run, Pause disabled without a word. Once its
+    // process runs it is running, with a note, and Pause says why it is off.
+    void aProgramWithoutTheModuleRunsWithANote()
+    {
+        QTemporaryDir dir;
+        const QString file = writeExperimentFile(
+            dir,
+            QJsonObject{{QStringLiteral("name"), QStringLiteral("quiet")},
+                        {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                        {QStringLiteral("lanes"),
+                         QJsonArray{QJsonObject{
+                             {QStringLiteral("device"), QStringLiteral("cpu")},
+                             {QStringLiteral("runs"),
+                              QJsonArray{QJsonObject{
+                                  {QStringLiteral("name"), QStringLiteral("quiet")},
+                                  {QStringLiteral("program"),
+                                   QJsonObject{{QStringLiteral("argv"),
+                                                QJsonArray{QStringLiteral("sleep"), QStringLiteral("30")}}}}}}}}}}});
+        MainWindow window;
+        window.useScriptedPrompts()->trusts = [](const QString &, const QStringList &) { return true; };
+        QVERIFY(window.openFile(file));
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        const RunId quiet = orchestrator->runs()->findByName(QStringLiteral("quiet"));
+        window.boardView()->selectRuns({quiet});
+        window.startAll();
+        const QModelIndex card = window.boardModel()->runIndex(quiet);
+        QTRY_COMPARE_WITH_TIMEOUT(card.data(BoardModel::StateNameRole).toString(), QStringLiteral("running"), 10000);
+        QCOMPARE(orchestrator->runs()->value(quiet).message,
+                 QStringLiteral("no metrics (does not use the trainyard module)"));
+        QCOMPARE(orchestrator->dispatcher()->activeCount(), 1);
+        QAction *pause = action(window, QStringLiteral("&Pause"));
+        QAction *stop = action(window, QStringLiteral("S&top"));
+        QVERIFY(pause && stop);
+        QTRY_VERIFY(stop->isEnabled());
+        QVERIFY(!pause->isEnabled());
+        QVERIFY2(pause->toolTip().contains(QStringLiteral("does not use the trainyard module")),
+                 qPrintable(pause->toolTip()));
+        window.stopAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orchestrator->dispatcher()->isIdle(), 20000);
+        QCOMPARE(orchestrator->runs()->value(quiet).state, RunState::Stopped);
+    }
+
     void closingWhileTrainingAsks()
     {
         QTemporaryDir dir;

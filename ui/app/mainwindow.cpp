@@ -314,13 +314,13 @@ void MainWindow::updateActions()
     if (!m_actions) {
         return; // still being built
     }
-    QList<RunState> states;
+    QList<RunInfo> selected;
     if (orchestrator()) {
         for (RunId id : m_boardView->selectedRuns()) {
-            states << orchestrator()->runs()->value(id).state;
+            selected << orchestrator()->runs()->value(id);
         }
     }
-    m_actions->update(session() != nullptr, states);
+    m_actions->update(session() != nullptr, selected);
     updateFinishCount();
 }
 

@@ -5,6 +5,7 @@
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
+#include "experiment/runspecview.h"
 #include "records/runinfo.h"
 #include "session/session.h"
 
@@ -224,8 +225,12 @@ void WindowActions::showCardMenu(const QPoint &globalPos)
     menu.exec(globalPos);
 }
 
-void WindowActions::update(bool open, const QList<RunState> &selected)
+void WindowActions::update(bool open, const QList<RunInfo> &runs)
 {
+    QList<RunState> selected;
+    for (const RunInfo &run : runs) {
+        selected << run.state;
+    }
     for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addLaneAction, m_startAllAction, m_stopAllAction,
                        m_fallbackAction}) {
         a->setEnabled(open);
@@ -239,7 +244,22 @@ void WindowActions::update(bool open, const QList<RunState> &selected)
     const auto any = [&selected](auto can) { return std::any_of(selected.cbegin(), selected.cend(), can); };
     m_startAction->setEnabled(any([](RunState s) { return s == RunState::Queued || s == RunState::Stopped; }));
     m_stopAction->setEnabled(any([](RunState s) { return isActive(s) || s == RunState::Queued; })); // queued: cancel
-    m_pauseAction->setEnabled(any([](RunState s) { return s == RunState::Running || s == RunState::Stalled; }));
+    // Pause asks the run through its connection: a program without the
+    // trainyard module never has one (issue 23), nor has a batch job without a socket.
+    const auto running = [](const RunInfo &r) { return r.state == RunState::Running || r.state == RunState::Stalled; };
+    const auto pausable =
+        std::find_if(runs.cbegin(), runs.cend(), [&](const RunInfo &r) { return running(r) && r.connected; });
+    const auto unreachable =
+        std::find_if(runs.cbegin(), runs.cend(), [&](const RunInfo &r) { return running(r) && !r.connected; });
+    m_pauseAction->setEnabled(pausable != runs.cend());
+    QString why;
+    if (pausable == runs.cend() && unreachable != runs.cend()) {
+        why = RunSpecView(unreachable->spec).isProgram()
+                  ? tr("%1 cannot pause: it does not use the trainyard module, so Trainyard cannot ask it to")
+                  : tr("%1 cannot pause: it has no connection to Trainyard to be asked through");
+        why = why.arg(unreachable->name);
+    }
+    m_pauseAction->setToolTip(why); // empty: the action's own text
     m_resumeAction->setEnabled(any([](RunState s) { return s == RunState::Paused || s == RunState::Stopped; }));
     m_retryAction->setEnabled(any([](RunState s) { return isTerminal(s); }));
 }

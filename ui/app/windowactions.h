@@ -30,8 +30,9 @@ public:
     void addMenus(SessionController *sessions);
     void showCardMenu(const QPoint &globalPos);
     /// Enables what applies: the board's actions when one is `open`, run
-    /// control where it can act on one of the `selected` runs' states.
-    void update(bool open, const QList<RunState> &selected);
+    /// control where it can act on one of the `selected` runs (their
+    /// states; Pause also needs the run's connection).
+    void update(bool open, const QList<RunInfo> &selected);
 
     QAction *saveAction() const { return m_saveAction; }
     QAction *addLaneAction() const { return m_addLaneAction; }

@@ -3,6 +3,8 @@
 #include "logcategories.h"
 #include "records/runregistry.h"
 
+#include <utility>
+
 namespace trainyard {
 
 StallWatch::StallWatch(RunRegistry *runs, QObject *parent)
@@ -13,11 +15,17 @@ StallWatch::StallWatch(RunRegistry *runs, QObject *parent)
     m_timer.start(500);
 }
 
+QString StallWatch::noModuleNote()
+{
+    return QStringLiteral("no metrics (does not use the trainyard module)");
+}
+
 void StallWatch::watch(RunId id, bool fromStart)
 {
     Watch &w = m_watches[id];
     w = Watch{};
     w.watched = fromStart;
+    w.program = !fromStart;
     w.lastSeen.start();
 }
 
@@ -33,19 +41,24 @@ void StallWatch::heard(RunId id)
         return;
     it->second.lastSeen.restart();
     it->second.watched = true;
+    const bool noted = std::exchange(it->second.noted, false);
     const RunInfo *r = m_runs->find(id);
     if (r && r->state == RunState::Stalled) {
         m_runs->update(id, [](RunInfo &run) {
             run.message.clear();
             run.state = RunState::Running;
         });
+    } else if (r && noted && r->message == noModuleNote()) {
+        m_runs->update(id, [](RunInfo &run) { run.message.clear(); }); // it uses the module after all
     }
 }
 
 void StallWatch::restart(RunId id)
 {
-    if (const auto it = m_watches.find(id); it != m_watches.end())
+    if (const auto it = m_watches.find(id); it != m_watches.end()) {
         it->second.lastSeen.restart();
+        it->second.started = true;
+    }
 }
 
 void StallWatch::setQueued(RunId id, bool queued)
@@ -80,8 +93,31 @@ void StallWatch::followed(RunId id, int records, const QString &problem)
     w.fileProblem = problem;
 }
 
+void StallWatch::noteSilentPrograms()
+{
+    // A process that started (a pid: a batch job's submission is no start),
+    // is not waiting in a queue, has not ended (it would be forgotten), and
+    // has been silent since.
+    QList<RunId> silent;
+    for (const auto &[id, w] : m_watches) {
+        const RunInfo *r = m_runs->find(id);
+        if (r && w.program && w.started && !w.watched && !w.queued && r->state == RunState::Starting && r->pid > 0
+            && r->jobId.isEmpty() && w.lastSeen.elapsed() >= m_programGraceMs)
+            silent << id;
+    }
+    for (RunId id : std::as_const(silent)) {
+        const auto it = m_watches.find(id);
+        if (it == m_watches.end())
+            continue;
+        qCInfo(lcSupervisor, "%s runs without the trainyard module", qUtf8Printable(m_runs->find(id)->name));
+        if (m_runs->setState(id, RunState::Running, noModuleNote()))
+            it->second.noted = true;
+    }
+}
+
 void StallWatch::check()
 {
+    noteSilentPrograms();
     QList<RunId> stalled; // set after the loop: listeners may start or stop runs
     for (const auto &[id, w] : m_watches) {
         const RunInfo *r = m_runs->find(id);
