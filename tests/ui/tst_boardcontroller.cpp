@@ -115,6 +115,68 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1), names({"d", "e"}));
     }
 
+    // Issue 23: a name another run has was changed behind the user's back
+    // ("transe-nations-2" queued as "transe-nations-2-2"). The board
+    // refuses it, and nothing is queued or put in the history.
+    void aTakenNameIsRefusedNotChanged()
+    {
+        QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
+        QVERIFY(!m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("a")), 1));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("\"a\" is already used")),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(laneNames(1), names({"d"}));
+        QCOMPARE(undo()->count(), 0);
+        // With repeats, each repeat's name: "b-1" is free, "b-2" is not.
+        QVERIFY(m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("b-2")), 1));
+        QVERIFY(!m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("b")), 2));
+        QCOMPARE(laneNames(1), names({"d", "b-2"}));
+        QCOMPARE(undo()->undoText(), QStringLiteral("Queue b-2"));
+        QVERIFY(m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("e")), 3));
+        QCOMPARE(undo()->undoText(), QStringLiteral("Queue e ×3"));
+    }
+
+    // Issue 23: Duplicate ×3 of a held run started the copies at once while
+    // the original stayed held. The copies are held as it is.
+    void duplicatesOfAHeldRunAreHeld()
+    {
+        const QString fake = qEnvironmentVariable("TRAINYARD_FAKE_WORKER");
+        if (fake.isEmpty()) {
+            QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
+        // A long run keeps the dispatching going (lane 1 has a free slot after it).
+        orchestrator()->supervisor()->setWorkerProgram(fake);
+        QJsonObject slow{
+            {QStringLiteral("name"), QStringLiteral("slow")},
+            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")},
+                                                  {QStringLiteral("steps"), 3000},
+                                                  {QStringLiteral("step_ms"), 10}}},
+            {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")}}}};
+        QVERIFY(m_controller->queueSpec(0, 0, slow, 1));
+        orchestrator()->dispatcher()->startAll();
+        QVERIFY(orchestrator()->dispatcher()->isDispatching());
+        const RunId held = orchestrator()->board()->addHeldRun(1, tinyKgSpec(QStringLiteral("h"))).value(0);
+        QVERIFY(held && orchestrator()->runs()->value(held).held);
+        QVERIFY(m_controller->duplicateRuns({held}, 3));
+        QCOMPARE(laneNames(1).mid(laneNames(1).indexOf(QStringLiteral("h"))), names({"h", "h-2", "h-3", "h-4"}));
+        // Lane 1's slot is free once "d" ended: a copy that is not held would start then.
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orchestrator()->runs()->value(id(QStringLiteral("d"))).state), 10000);
+        QTest::qWait(300);
+        for (const char *copy : {"h", "h-2", "h-3", "h-4"}) {
+            const RunInfo run = orchestrator()->runs()->value(id(QString::fromLatin1(copy)));
+            QCOMPARE(run.state, RunState::Queued);
+            QVERIFY2(run.held, copy);
+        }
+        QVERIFY(orchestrator()->dispatcher()->isDispatching());
+        // Undone and redone, still held.
+        undo()->undo();
+        QCOMPARE(id(QStringLiteral("h-2")), RunId(0));
+        undo()->redo();
+        QVERIFY(orchestrator()->runs()->value(id(QStringLiteral("h-3"))).held);
+        orchestrator()->dispatcher()->stopAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orchestrator()->dispatcher()->activeCount() == 0, 10000);
+    }
+
     void moveRunAndUndo()
     {
         QVERIFY(m_controller->moveRun(id(QStringLiteral("c")), 1, 0));
@@ -136,7 +198,7 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1).size(), 2);
         const QString copy = laneNames(1).at(1);
         QVERIFY2(copy != QLatin1String("a") && copy.startsWith(QLatin1String("a")), qPrintable(copy));
-        QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate a"));
+        QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate a as %1").arg(copy)); // the name it got
         undo()->undo();
         QCOMPARE(laneNames(1), names({"d"}));
         undo()->redo();
@@ -196,7 +258,7 @@ private Q_SLOTS:
         QCOMPARE(dimOf(QStringLiteral("a-2")), 32);
         QCOMPARE(orchestrator()->runs()->value(id(QStringLiteral("a-2"))).state, RunState::Queued);
         QCOMPARE(undo()->count(), 1);
-        QCOMPARE(undo()->undoText(), QStringLiteral("Edit a as a new run"));
+        QCOMPARE(undo()->undoText(), QStringLiteral("Edit a as a-2")); // the new run's name
         m_controller->undo();
         QCOMPARE(laneNames(0), names({"a", "b", "c"}));
         m_controller->redo();

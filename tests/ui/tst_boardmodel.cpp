@@ -225,6 +225,35 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1), QStringList{QStringLiteral("d")});
     }
 
+    // Issue 23: a drop whose name (the model's, a preset's) another run has
+    // was renamed by the board behind the editor's back, and the undo entry
+    // named the old name. The editor now gets a free name to show, and the
+    // history names the run that was queued.
+    void aDropGetsAFreeNameBeforeTheEditor()
+    {
+        QString error;
+        const ModelCatalogue catalogue = ModelCatalogue::fromJson(catalogueJson(), &error);
+        QTemporaryDir presetDir;
+        PresetStore presets(presetDir.path() + QStringLiteral("/presets.json"));
+        ModelPaletteModel palette(&presets);
+        palette.setCatalogue(catalogue);
+        const QModelIndex transe = palette.index(0, 0, palette.index(0, 0));
+        std::unique_ptr<QMimeData> data(palette.mimeData({transe}));
+        QStringList shown;
+        m_model->setSpecEditor([&](QJsonObject *spec, int *) {
+            shown << RunSpecView(*spec).effectiveName();
+            return true;
+        });
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(m_model->dropMimeData(data.get(), Qt::CopyAction, -1, 0, m_model->index(1, 0)));
+        }
+        QCOMPARE(shown,
+                 (QStringList{QStringLiteral("transe"), QStringLiteral("transe-2"), QStringLiteral("transe-3")}));
+        QCOMPARE(laneNames(1), (QStringList{QStringLiteral("d"), QStringLiteral("transe"), QStringLiteral("transe-2"),
+                                            QStringLiteral("transe-3")}));
+        QCOMPARE(m_undo->undoText(), QStringLiteral("Queue transe-3"));
+    }
+
     // .py files from a file manager: a program run of `python3 FILE` each,
     // in its folder, through the editor hook; anything else is refused.
     void droppedPythonScriptsBecomeProgramRuns()

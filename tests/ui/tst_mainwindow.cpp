@@ -13,6 +13,7 @@
 #include "common/runcolors.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "editors/runeditordialog.h"
 #include "metrics/metricstore.h"
 #include "palette/modelpalettemodel.h"
 #include "plot/plotfeeder.h"
@@ -29,6 +30,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -36,6 +38,8 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QProcess>
+#include <QPushButton>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QSysInfo>
@@ -462,6 +466,40 @@ private Q_SLOTS:
         QVERIFY(!window.plot()->selectedRuns().contains(key));
         window.close();
         QDir(pastRoot).removeRecursively();
+    }
+
+    // Issue 23: typing a name another run has ("kg-2") queued the run as
+    // "kg-2-2" although the README says Queue stays disabled. The run
+    // editor of a drop says the name is taken, and Queue stays disabled.
+    void aTakenNameKeepsQueueDisabled()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.useScriptedPrompts();
+        QVERIFY(window.openFile(writeExperiment(dir, 2))); // kg-1, kg-2 on lane 0
+        window.loadCatalogue();
+        QTRY_VERIFY_WITH_TIMEOUT(paletteEntry(window, QStringLiteral("transe")).isValid(), 20000);
+        bool seen = false;
+        QString problem;
+        onNextModal("trainyard::RunEditorDialog", [&](QWidget *w) {
+            auto *editor = static_cast<RunEditorDialog *>(w);
+            const auto close = qScopeGuard([editor] { editor->reject(); }); // whatever fails below
+            auto *name = editor->findChild<QLineEdit *>(QStringLiteral("name"));
+            auto *queue = editor->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+            seen = name && queue && name->text() == QLatin1String("transe") && queue->isEnabled();
+            name->setText(QStringLiteral("kg-2"));
+            QTRY_VERIFY(!queue->isEnabled());
+            problem = editor->problem();
+            queue->click(); // disabled: nothing happens
+            QCOMPARE(editor->result(), 0);
+        });
+        QVERIFY(!dropFromPalette(window, paletteEntry(window, QStringLiteral("transe")),
+                                 window.boardModel()->index(1, 0), [](QJsonObject &) {}));
+        QVERIFY(seen);
+        QVERIFY2(problem.contains(QStringLiteral("\"kg-2\" is already used")), qPrintable(problem));
+        Orchestrator *orchestrator = window.session()->orchestrator();
+        QCOMPARE(orchestrator->board()->runIds().size(), 2); // nothing queued, nothing renamed
+        QCOMPARE(orchestrator->runs()->findByName(QStringLiteral("kg-2-2")), RunId(0));
     }
 
     void trainsAnExperimentToTheEnd()

@@ -7,6 +7,7 @@
 #include "experiment/experiment.h"
 #include "orchestration/testcatalogue.h"
 
+#include <QApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -14,8 +15,28 @@
 #include <QJsonObject>
 #include <QString>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QWidget>
 
 namespace trainyard::testing {
+
+// Runs `step` on the next modal dialog that inherits `className`
+// ("trainyard::RunEditorDialog"), polling: exec() blocks the test.
+template <class Check>
+void onNextModal(const char *className, Check step)
+{
+    auto *timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, className, step] {
+        QWidget *modal = QApplication::activeModalWidget();
+        if (modal && modal->inherits(className)) {
+            timer->stop();
+            timer->deleteLater();
+            step(modal);
+        }
+    });
+    timer->start();
+}
 
 // A tiny TransE spec on generated data (trains in a second or two on a CPU).
 inline QJsonObject tinyKgSpec(const QString &name, int epochs = 2)

@@ -33,7 +33,9 @@ void BoardCommand::fail(const QString &message) const
 
 AddRunsCommand::AddRunsCommand(Orchestrator *orchestrator, EditErrorHandler onError, int lane, int position,
                                const QJsonObject &spec, int repeat)
-    : BoardCommand(orchestrator, std::move(onError), tr("Queue %1").arg(RunSpecView(spec).name()))
+    : BoardCommand(orchestrator, std::move(onError),
+                   repeat > 1 ? tr("Queue %1 ×%2").arg(RunSpecView(spec).effectiveName()).arg(repeat)
+                              : tr("Queue %1").arg(RunSpecView(spec).effectiveName()))
     , m_lane(lane)
     , m_position(position)
     , m_spec(spec)
@@ -45,9 +47,11 @@ void AddRunsCommand::redo()
 {
     QString error;
     // After an undo the names are free again, so the runs come back under the same names.
-    const QList<RunId> ids = m_held && m_orchestrator->dispatcher()->isDispatching() && m_repeat == 1
-                                 ? m_orchestrator->board()->addHeldRun(m_lane, m_spec, m_position, &error)
-                                 : m_orchestrator->board()->addRun(m_lane, m_spec, m_repeat, m_position, &error);
+    const bool held = m_repeat == 1
+                      && (m_hold == Hold::Always
+                          || (m_hold == Hold::WhileDispatching && m_orchestrator->dispatcher()->isDispatching()));
+    const QList<RunId> ids = held ? m_orchestrator->board()->addHeldRun(m_lane, m_spec, m_position, &error)
+                                  : m_orchestrator->board()->addRun(m_lane, m_spec, m_repeat, m_position, &error);
     m_names.clear();
     for (RunId id : ids) {
         m_names.append(m_orchestrator->runs()->value(id).name);

@@ -40,11 +40,15 @@ public:
     void redo() override;
     void undo() override;
     QStringList names() const { return m_names; }
-    /// The runs are held (not started by the dispatching under way) when it is under way at redo.
-    void setHeldWhileDispatching(bool on) { m_held = on; }
+    enum class Hold {
+        No,
+        WhileDispatching, ///< held (not started by the dispatching under way) when it is under way at redo
+        Always,           ///< held: a duplicate of a held run waits for its Start as the original does
+    };
+    void setHold(Hold hold) { m_hold = hold; }
 
 private:
-    bool m_held = false;
+    Hold m_hold = Hold::No;
     int m_lane;
     int m_position;
     QJsonObject m_spec;

@@ -3,6 +3,7 @@
 #include "board/boardcommands.h"
 #include "common/uilogcategories.h"
 #include "dispatch/board.h"
+#include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "sweep/sweepcommands.h"
@@ -172,10 +173,14 @@ bool BoardController::duplicateRun(RunId id, int lane, int position)
     }
     const RunInfo run = m_orchestrator->runs()->value(id);
     // A new sample of the same spec: a unique name and a seed of its own.
+    const QJsonObject spec = m_orchestrator->board()->duplicateSpec(id);
     auto *command = new AddRunsCommand(
-        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position,
-        m_orchestrator->board()->duplicateSpec(id), 1);
-    command->setText(tr("Duplicate %1").arg(run.name));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position, spec, 1);
+    command->setText(tr("Duplicate %1 as %2").arg(run.name, spec.value(QLatin1String("name")).toString()));
+    // A copy of a held run waits for its Start as the original does (issue 23: it started at once).
+    if (run.held && run.state == RunState::Queued) {
+        command->setHold(AddRunsCommand::Hold::Always);
+    }
     return push(command);
 }
 
@@ -202,11 +207,17 @@ bool BoardController::editRun(RunId id, const QJsonObject &spec)
         reportFailure(tr("%1 is %2; stop it before editing, or duplicate it").arg(run.name, runStateName(run.state)));
         return false;
     }
+    // It cannot keep the name of the run it was made from: one of its own.
+    QJsonObject asNew = spec;
+    const QString name = RunSpecView(spec).effectiveName();
+    if (name == run.name) {
+        asNew.insert(QStringLiteral("name"), m_orchestrator->board()->uniqueName(name));
+    }
     auto *command = new AddRunsCommand(
         m_orchestrator, [this](const QString &m) { reportFailure(m); }, run.lane,
-        m_orchestrator->board()->position(id) + 1, spec, 1);
-    command->setText(tr("Edit %1 as a new run").arg(run.name));
-    command->setHeldWhileDispatching(true);
+        m_orchestrator->board()->position(id) + 1, asNew, 1);
+    command->setText(tr("Edit %1 as %2").arg(run.name, RunSpecView(asNew).effectiveName()));
+    command->setHold(AddRunsCommand::Hold::WhileDispatching);
     return push(command);
 }
 

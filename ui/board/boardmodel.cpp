@@ -378,6 +378,13 @@ bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
     if (!m_orchestrator) {
         return false;
     }
+    // A name of its own before the editor shows it: the model's, a preset's
+    // or a script's name may be another run's (the board refuses a taken one).
+    const QString name = RunSpecView(spec).effectiveName();
+    const QString free = m_orchestrator->board()->uniqueName(name, repeat);
+    if (!name.isEmpty() && free != name) {
+        spec.insert(QStringLiteral("name"), free);
+    }
     if (m_specEditor && !m_specEditor(&spec, &repeat)) {
         return false;
     }

@@ -49,16 +49,18 @@ bool execSpecEditor(Dialog &dialog, const Orchestrator *orchestrator, QJsonObjec
         });
     }
     dialog.setRepeatEditable(repeatEditable);
+    // Another run's name is refused as the user types (the board refuses it
+    // too, never renames it); an edited run's own name may stay.
+    QStringList taken;
+    for (RunId id : orchestrator ? orchestrator->board()->runIds() : QList<RunId>()) {
+        const QString name = orchestrator->runs()->value(id).name;
+        if (asNewRun || name != editedRun) {
+            taken << name;
+        }
+    }
+    dialog.setTakenNames(taken);
     if (!editedRun.isEmpty() && !asNewRun) {
         dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Apply")); // an edit, not a new run
-        // Its name may stay; another run's would be refused after the dialog closed.
-        QStringList taken;
-        for (RunId id : orchestrator->board()->runIds()) {
-            if (orchestrator->runs()->value(id).name != editedRun) {
-                taken << orchestrator->runs()->value(id).name;
-            }
-        }
-        dialog.setTakenNames(taken);
     } else if (asNewRun) {
         dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Queue as new run"));
     }
@@ -87,6 +89,9 @@ SpecDialogs::SpecDialogs(QWidget *parent, const ModelCatalogue &catalogue, Prese
 bool SpecDialogs::edit(QJsonObject *spec, int *repeat, bool repeatEditable, const Orchestrator *orchestrator,
                        const QString &workerProgram, const QString &editedRun, bool asNewRun) const
 {
+    if (asNewRun && orchestrator) { // the edit of a run that has run: a new run needs a name of its own
+        spec->insert(QStringLiteral("name"), orchestrator->board()->uniqueName(editedRun));
+    }
     if (RunSpecView(*spec).isProgram()) {
         ProgramEditorDialog dialog(*spec, *repeat, m_parent);
         return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);

@@ -22,10 +22,10 @@ public:
     /// `catalogue` and `presets` must outlive this.
     SpecDialogs(QWidget *parent, const ModelCatalogue &catalogue, PresetStore *presets);
 
-    /// Edits `spec` and `repeat` (false when cancelled). `editedRun`: the
-    /// name of the run of `orchestrator`'s board it edits (its name may stay,
-    /// no other run's may be taken); `asNewRun`: the edit of a run that has
-    /// run, queued as a new run.
+    /// Edits `spec` and `repeat` (false when cancelled). No name another run
+    /// of `orchestrator`'s board has may be taken; `editedRun`: the name of
+    /// the run it edits (its name may stay); `asNewRun`: the edit of a run
+    /// that has run, queued as a new run (under a new name, proposed).
     bool edit(QJsonObject *spec, int *repeat, bool repeatEditable, const Orchestrator *orchestrator,
               const QString &workerProgram, const QString &editedRun = QString(), bool asNewRun = false) const;
 

@@ -101,13 +101,19 @@ int Board::position(RunId id) const
     return r ? m_lanes.at(r->lane).runs.indexOf(id) : -1;
 }
 
-QString Board::uniqueName(const QString &base) const
+bool Board::isNameFree(const QString &name, int repeat) const
 {
-    if (m_runs->findByName(base) == 0)
+    const QStringList names = repeatNames(name, repeat);
+    return std::all_of(names.cbegin(), names.cend(), [this](const QString &n) { return m_runs->findByName(n) == 0; });
+}
+
+QString Board::uniqueName(const QString &base, int repeat) const
+{
+    if (isNameFree(base, repeat))
         return base;
     for (int n = 2;; ++n) {
         const QString candidate = base + QLatin1Char('-') + QString::number(n);
-        if (m_runs->findByName(candidate) == 0)
+        if (isNameFree(candidate, repeat))
             return candidate;
     }
 }
@@ -205,20 +211,14 @@ QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, in
         return ids;
     }
     clean = withDefaults(clean);
-    // Pick a base name whose expanded names are all free.
-    const QString wanted = clean.value(QStringLiteral("name")).toString();
-    QString base = wanted;
-    for (int n = 2;; ++n) {
-        bool free = true;
-        for (int i = 0; i < repeat && free; ++i) {
-            clean.insert(QStringLiteral("name"), base);
-            free = m_runs->findByName(expandRepeat(clean, i, repeat).value(QStringLiteral("name")).toString()) == 0;
+    // A taken name is refused, not changed: the user named it (issue 23).
+    const QString base = clean.value(QStringLiteral("name")).toString();
+    for (const QString &name : repeatNames(base, repeat)) {
+        if (m_runs->findByName(name) != 0) {
+            refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(name));
+            return ids;
         }
-        if (free)
-            break;
-        base = wanted + QLatin1Char('-') + QString::number(n);
     }
-    clean.insert(QStringLiteral("name"), base);
     if (position < 0 || position > m_lanes.at(lane).runs.size())
         position = int(m_lanes.at(lane).runs.size());
     for (int i = 0; i < repeat; ++i) {
@@ -262,7 +262,7 @@ RunId Board::duplicateRun(RunId id, QString *error)
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run")), 0;
-    const QList<RunId> ids = addRun(r->lane, duplicateSpec(id), 1, position(id) + 1, error);
+    const QList<RunId> ids = insertRuns(r->lane, duplicateSpec(id), 1, position(id) + 1, r->held, error);
     return ids.isEmpty() ? 0 : ids.first();
 }
 

@@ -45,7 +45,11 @@ public:
     bool hasLane(int index) const { return index >= 0 && index < m_lanes.size(); }
     QList<RunId> runIds() const;  // lane by lane, queue order
     int position(RunId id) const; // -1 when unknown
-    QString uniqueName(const QString &base) const;
+    // Whether `name` (with `repeat` > 1: each of its repeats' names) is free.
+    bool isNameFree(const QString &name, int repeat = 1) const;
+    // A name to generate (a drop, a duplicate): `base` when free, else the
+    // first free "<base>-2", "<base>-3", ... (each of its repeats' names free).
+    QString uniqueName(const QString &base, int repeat = 1) const;
     // The spec a duplicate of `id` gets: a unique name and a seed no run on
     // the board has (one above the highest), so a copy is a new sample, not
     // the same run twice. Empty for an unknown id.
@@ -59,14 +63,16 @@ public:
     bool removeLane(int index, QString *error = nullptr); // only without active runs
     bool setLaneDevice(int index, const QString &device, QString *error = nullptr);
     bool setLaneSlots(int index, int slotCount, QString *error = nullptr);
-    // Queues `spec` (validated; name made unique) at `position` (-1: end);
-    // `repeat` > 1 adds the expanded repeats. Returns the new ids.
+    // Queues `spec` (validated) at `position` (-1: end); `repeat` > 1 adds
+    // the expanded repeats. A name another run has is refused, never changed
+    // behind the user's back (uniqueName makes one). Returns the new ids.
     QList<RunId> addRun(int lane, const QJsonObject &spec, int repeat = 1, int position = -1, QString *error = nullptr);
     // The same, held: it waits in its queue until started by hand or by the
     // next startAll(), even while dispatching goes on (an edit of a run that
     // has run must not start before the user looks at it).
     QList<RunId> addHeldRun(int lane, const QJsonObject &spec, int position = -1, QString *error = nullptr);
-    // A queued copy right after the original, with a unique name.
+    // A queued copy right after the original, with a unique name; held
+    // when the original is (it waits for its own Start as the original does).
     RunId duplicateRun(RunId id, QString *error = nullptr);
     bool removeRun(RunId id, QString *error = nullptr); // not while active
     // Puts back a run removeRun took off, as it was (state, outcome, times,

@@ -156,6 +156,9 @@ QJsonObject withDefaults(const QJsonObject &spec);
 // The spec of repeat `index` (0-based) of `count`: name "<name>-<index+1>"
 // and train.seed + index when count > 1; unchanged otherwise.
 QJsonObject expandRepeat(const QJsonObject &spec, int index, int count);
+// The run names an entry named `name` with `count` repeats becomes:
+// "<name>-1" ... "<name>-<count>", or `name` alone.
+QStringList repeatNames(const QString &name, int count);
 
 // A program run of `python3 FILE` in FILE's folder (a .py file dropped on a lane).
 QJsonObject pythonScriptRunSpec(const QString &file);

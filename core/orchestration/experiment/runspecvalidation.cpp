@@ -252,6 +252,16 @@ QJsonObject pythonScriptRunSpec(const QString &file)
                      {QStringLiteral("cwd"), info.absolutePath()}}}};
 }
 
+QStringList repeatNames(const QString &name, int count)
+{
+    if (count <= 1)
+        return {name};
+    QStringList names;
+    for (int i = 1; i <= count; ++i)
+        names << name + QLatin1Char('-') + QString::number(i);
+    return names;
+}
+
 QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
 {
     QJsonObject out = withDefaults(spec);
@@ -259,7 +269,7 @@ QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
     if (count <= 1)
         return out;
     const RunSpecView view(out);
-    out.insert(QStringLiteral("name"), view.name() + QLatin1Char('-') + QString::number(index + 1));
+    out.insert(QStringLiteral("name"), repeatNames(view.name(), count).value(index));
     QJsonObject train = view.train();
     train.insert(QStringLiteral("seed"), view.seed().value_or(0) + index);
     out.insert(QStringLiteral("train"), train);

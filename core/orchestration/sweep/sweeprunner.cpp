@@ -104,6 +104,8 @@ RunId SweepRunner::State::place(Sweep &s, int index, int lane, const QString &na
     QJsonObject spec = s.trialRunSpec(index);
     if (!name.isEmpty())
         spec.insert(QStringLiteral("name"), name);
+    else // a run queued by hand since took the trial's name: a name of its own
+        spec.insert(QStringLiteral("name"), board->uniqueName(spec.value(QStringLiteral("name")).toString()));
     Trial &t = s.place(index);
     t.lane = lane;
     // Marked as the sweep's before the board's edit lets the dispatcher start it.
