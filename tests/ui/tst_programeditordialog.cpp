@@ -4,13 +4,16 @@
 
 #include "editors/programeditordialog.h"
 #include "experiment/experiment.h"
+#include "experiment/pythonscript.h"
 #include "experiment/runspecview.h"
 
 #include <QDialogButtonBox>
+#include <QFile>
 #include <QJsonArray>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace trainyard;
@@ -22,14 +25,16 @@ class TestProgramEditorDialog : public QObject
 private Q_SLOTS:
     void editsTheCommandAsATable()
     {
-        const QJsonObject spec = pythonScriptRunSpec(QStringLiteral("/home/u/exp/train.py"));
+        QTemporaryDir dir;
+        const QString train = script(dir, QStringLiteral("train.py"));
+        const QJsonObject spec = pythonScriptRunSpec(train);
         ProgramEditorDialog dialog(spec, 1);
-        QVERIFY(dialog.canAccept());
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
         QTableWidget *argv = dialog.argumentTable();
         QCOMPARE(argv->rowCount(), 2);
         QCOMPARE(argv->item(0, 0)->text(), QStringLiteral("python3"));
-        QCOMPARE(argv->item(1, 0)->text(), QStringLiteral("/home/u/exp/train.py"));
-        QCOMPARE(dialog.folderEdit()->text(), QStringLiteral("/home/u/exp"));
+        QCOMPARE(argv->item(1, 0)->text(), train);
+        QCOMPARE(dialog.folderEdit()->text(), dir.path());
 
         // Arguments are cells: one word each, spaces and quotes as typed.
         argv->insertRow(2);
@@ -38,16 +43,17 @@ private Q_SLOTS:
         argv->setItem(3, 0, new QTableWidgetItem(QStringLiteral("it's a test")));
         QVERIFY(dialog.canAccept());
         const RunSpecView view(dialog.spec());
-        QCOMPARE(view.programArgv(), (QStringList{QStringLiteral("python3"), QStringLiteral("/home/u/exp/train.py"),
-                                                  QStringLiteral("--note"), QStringLiteral("it's a test")}));
-        QCOMPARE(view.programCwd(), QStringLiteral("/home/u/exp"));
+        QCOMPARE(view.programArgv(), (QStringList{QStringLiteral("python3"), train, QStringLiteral("--note"),
+                                                  QStringLiteral("it's a test")}));
+        QCOMPARE(view.programCwd(), dir.path());
         QCOMPARE(view.seed().value_or(-1), 1);
         QCOMPARE(view.effectiveName(), QStringLiteral("train"));
     }
 
     void refusesWhatTheBoardWould()
     {
-        ProgramEditorDialog dialog(pythonScriptRunSpec(QStringLiteral("/x/a.py")), 3);
+        QTemporaryDir dir;
+        ProgramEditorDialog dialog(pythonScriptRunSpec(script(dir, QStringLiteral("a.py"))), 3);
         QCOMPARE(dialog.repeat(), 3);
         QTableWidget *argv = dialog.argumentTable();
         argv->item(0, 0)->setText(QString()); // no program
@@ -57,8 +63,10 @@ private Q_SLOTS:
         QVERIFY(dialog.canAccept());
 
         dialog.setTakenNames({QStringLiteral("a")});
+        QVERIFY(dialog.canAccept()); // three repeats: a-1, a-2, a-3
+        dialog.setTakenNames({QStringLiteral("a-2")});
         QVERIFY(!dialog.canAccept());
-        QVERIFY2(dialog.problem().contains(QStringLiteral("already used")), qPrintable(dialog.problem()));
+        QVERIFY2(dialog.problem().contains(QStringLiteral("\"a-2\" is already used")), qPrintable(dialog.problem()));
         dialog.setTakenNames({});
 
         auto *env = dialog.findChildren<QTableWidget *>().value(1);
@@ -72,6 +80,91 @@ private Q_SLOTS:
         QVERIFY(dialog.canAccept());
         QCOMPARE(RunSpecView(dialog.spec()).programEnv().value(0),
                  (std::pair<QString, QString>{QStringLiteral("MY_FLAG"), QStringLiteral("1")}));
+    }
+
+    // Issue 23: "python3 train.py" was queued with no train.py where it
+    // runs, and failed at once. The editor says so and keeps Queue off;
+    // a command that runs no script file is left alone.
+    void aMissingPythonScriptIsRefused()
+    {
+        QTemporaryDir dir;
+        ProgramEditorDialog dialog(pythonScriptRunSpec(dir.filePath(QStringLiteral("train.py"))), 1);
+        auto *queue = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        QVERIFY(!dialog.canAccept());
+        QVERIFY(!queue->isEnabled());
+        QVERIFY2(dialog.problem().contains(dir.filePath(QStringLiteral("train.py")) + QStringLiteral(": no such file")),
+                 qPrintable(dialog.problem()));
+
+        // A relative script is looked for in the program's folder.
+        QTableWidget *argv = dialog.argumentTable();
+        argv->item(1, 0)->setText(QStringLiteral("train.py"));
+        QVERIFY2(dialog.problem().contains(QStringLiteral("train.py: no such file in %1").arg(dir.path())),
+                 qPrintable(dialog.problem()));
+        script(dir, QStringLiteral("train.py"));
+        argv->item(1, 0)->setText(QStringLiteral("./train.py"));
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
+        QVERIFY(queue->isEnabled());
+
+        // Without a folder it runs in its new run folder, where no script is.
+        dialog.folderEdit()->clear();
+        QVERIFY(!dialog.canAccept());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("./train.py: no such file in the run's own folder")),
+                 qPrintable(dialog.problem()));
+
+        // python3 -m, -c, another program: no script file to look for.
+        argv->item(1, 0)->setText(QStringLiteral("-m"));
+        argv->insertRow(2);
+        argv->setItem(2, 0, new QTableWidgetItem(QStringLiteral("http.server")));
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
+        argv->item(0, 0)->setText(QStringLiteral("bash"));
+        argv->item(1, 0)->setText(QStringLiteral("train.py"));
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
+    }
+
+    // The script of a command as the interpreter reads its options.
+    void thePythonScriptOfACommand_data()
+    {
+        QTest::addColumn<QStringList>("command");
+        QTest::addColumn<QString>("script");
+        const auto row = [](const char *name, const QString &command, const QString &script) {
+            QTest::newRow(name) << command.split(QLatin1Char(' ')) << script;
+        };
+        row("plain", QStringLiteral("python3 train.py --lr 0.1"), QStringLiteral("train.py"));
+        row("path to python", QStringLiteral("/opt/venv/bin/python train.py"), QStringLiteral("train.py"));
+        row("versioned", QStringLiteral("python3.12 a/b.py"), QStringLiteral("a/b.py"));
+        row("pypy", QStringLiteral("pypy3 t.py"), QStringLiteral("t.py"));
+        row("flags", QStringLiteral("python3 -u -B t.py"), QStringLiteral("t.py"));
+        row("flags together", QStringLiteral("python3 -uO t.py"), QStringLiteral("t.py"));
+        row("-W with its argument", QStringLiteral("python3 -W ignore t.py"), QStringLiteral("t.py"));
+        row("-W attached", QStringLiteral("python3 -Wignore t.py"), QStringLiteral("t.py"));
+        row("-X with its argument", QStringLiteral("python3 -uX dev t.py"), QStringLiteral("t.py"));
+        row("hash pycs", QStringLiteral("python3 --check-hash-based-pycs never t.py"), QStringLiteral("t.py"));
+        row("--", QStringLiteral("python3 -- -odd.py"), QStringLiteral("-odd.py"));
+        row("-m", QStringLiteral("python3 -m torch.distributed.run t.py"), QString());
+        row("-c", QStringLiteral("python3 -c print(1)"), QString());
+        row("-c attached", QStringLiteral("python3 -uc print(1)"), QString());
+        row("stdin", QStringLiteral("python3 - t.py"), QString());
+        row("--version", QStringLiteral("python3 --version"), QString());
+        row("unknown option", QStringLiteral("python3 -Z t.py"), QString());
+        row("no script", QStringLiteral("python3 -u"), QString());
+        row("not python", QStringLiteral("torchrun t.py"), QString());
+        row("python in a name", QStringLiteral("python-config t.py"), QString());
+    }
+    void thePythonScriptOfACommand()
+    {
+        QFETCH(QStringList, command);
+        QFETCH(QString, script);
+        QCOMPARE(pythonscript::of(command), script);
+    }
+
+private:
+    static QString script(const QTemporaryDir &dir, const QString &name)
+    {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write("print('hi')\n");
+        return file.fileName();
     }
 };
 

@@ -125,6 +125,55 @@ private Q_SLOTS:
         QTRY_VERIFY(editor.canAccept());
     }
 
+    // Issue 23: with repeats, each repeat's name ("t-2") must be free too,
+    // and the name field is the one marked.
+    void aRepeatsNameTakenIsRefused()
+    {
+        QString error;
+        const ModelCatalogue c = ModelCatalogue::fromJson(catalogueJson(), &error);
+        RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
+        editor.setTakenNames({QStringLiteral("t-2")});
+        QVERIFY(editor.canAccept()); // "t" alone is free
+        auto *repeat = editor.findChild<QSpinBox *>();
+        QVERIFY(repeat && repeat->value() == 1);
+        repeat->setValue(3);
+        QTRY_VERIFY(!editor.canAccept());
+        QVERIFY2(editor.problem().contains(QLatin1String("\"t-2\" is already used")), qPrintable(editor.problem()));
+        auto *name = editor.findChild<QLineEdit *>(QStringLiteral("name"));
+        QVERIFY(name->property("invalid").toBool());
+        name->setText(QStringLiteral("u"));
+        QTRY_VERIFY(editor.canAccept());
+        QVERIFY(!name->property("invalid").toBool());
+    }
+
+    // Issue 23: the out-of-range field was not highlighted; the message
+    // under thirty fields named a key. Now that field has a red frame and
+    // says what it expects in its tooltip, until its value is right again.
+    void theOutOfRangeFieldIsMarked()
+    {
+        QString error;
+        const ModelCatalogue c = ModelCatalogue::fromJson(catalogueJson(), &error);
+        RunEditorDialog editor(c, c.defaultSpec(QStringLiteral("transe"), QStringLiteral("t")), 1);
+        auto *lr = qobject_cast<QLineEdit *>(editor.editorFor(QStringLiteral("train.lr")));
+        QVERIFY(lr);
+        const QString ownTip = lr->toolTip();
+        QVERIFY(ownTip.contains(QLatin1String("Allowed: [0, 10]")));
+        QVERIFY(!lr->property("invalid").toBool());
+        lr->setText(QStringLiteral("50"));
+        QTRY_VERIFY(!editor.canAccept());
+        QVERIFY(lr->property("invalid").toBool());
+        QVERIFY2(lr->styleSheet().contains(QLatin1String("border: 2px solid")), qPrintable(lr->styleSheet()));
+        QVERIFY2(lr->toolTip().startsWith(QLatin1String("expected a number in [0, 10], got \"50\"")),
+                 qPrintable(lr->toolTip()));
+        // Only that field: another one is left alone.
+        QVERIFY(!editor.editorFor(QStringLiteral("model.dim"))->property("invalid").toBool());
+        lr->setText(QStringLiteral("0.01"));
+        QTRY_VERIFY(editor.canAccept());
+        QVERIFY(!lr->property("invalid").toBool());
+        QVERIFY(lr->styleSheet().isEmpty());
+        QCOMPARE(lr->toolTip(), ownTip);
+    }
+
     // Issue 12: the editor queued a KG run with an empty data path. The
     // worker's own loaders check the data while the user edits.
     void theWorkerChecksTheDataBeforeQueueing()

@@ -1,6 +1,8 @@
 #include "editors/programeditordialog.h"
 
 #include "experiment/experiment.h"
+#include "experiment/programconfig.h"
+#include "experiment/pythonscript.h"
 #include "experiment/runspecview.h"
 #include "launch/launcher.h"
 
@@ -155,6 +157,7 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
     connect(m_argv, &QTableWidget::itemChanged, this, &ProgramEditorDialog::recheck);
     connect(m_env, &QTableWidget::itemChanged, this, &ProgramEditorDialog::recheck);
     connect(m_seed, &QSpinBox::valueChanged, this, &ProgramEditorDialog::recheck);
+    connect(m_repeat, &QSpinBox::valueChanged, this, &ProgramEditorDialog::recheck);
     resize(620, 560);
     recheck();
 }
@@ -251,9 +254,15 @@ void ProgramEditorDialog::recheck()
     const QString cwd = RunSpecView(spec).programCwd();
     if (!cwd.isEmpty() && QDir::isRelativePath(cwd))
         problems << tr("folder: a whole path such as /home/you/project (Browse…), or empty for the run's folder");
+    // A script that is not there would fail the run at once: said now.
+    const QString missingScript = pythonscript::missing(programconfig::command(RunSpecView(spec)), cwd);
+    if (!missingScript.isEmpty())
+        problems << missingScript;
     const QString name = RunSpecView(withDefaults(spec)).name();
-    if (m_takenNames.contains(name))
-        problems << tr("name: \"%1\" is already used by another run").arg(name);
+    for (const QString &taken : repeatNames(name, m_repeat->value())) { // with repeats, each one's name
+        if (m_takenNames.contains(taken))
+            problems << tr("name: \"%1\" is already used by another run").arg(taken);
+    }
     m_problem = problems.join(QLatin1Char('\n'));
     m_error->setText(m_problem);
     m_accept->setEnabled(m_problem.isEmpty());

@@ -17,8 +17,9 @@ namespace trainyard {
 /// its own environment variables, its seed (TRAINYARD_SEED, counted up by
 /// repeats) and the repeat count. The accept button stays disabled, with the
 /// reason under the form, while the spec would be refused (an empty program,
-/// a variable Trainyard sets itself, a name already taken). The command as a
-/// shell would read it shows under the table.
+/// a variable Trainyard sets itself, a name already taken) or would fail at
+/// once (a Python script that is not in its folder). The command as a shell
+/// would read it shows under the table.
 class ProgramEditorDialog : public QDialog
 {
     Q_OBJECT

@@ -1,22 +1,18 @@
 #include "editors/runeditordialog.h"
 
 #include "common/wheelguard.h"
+#include "editors/paramfields.h"
 #include "experiment/experiment.h"
 #include "experiment/experimentcheck.h"
 #include "experiment/runspecview.h"
 #include "experiment/speccheck.h"
 #include "palette/presetstore.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QDoubleValidator>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
-#include <QHBoxLayout>
 #include <QInputDialog>
-#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -24,45 +20,11 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <limits>
 
 namespace trainyard {
-
-namespace {
-
-QString valueText(const QJsonValue &v)
-{
-    if (v.isDouble()) {
-        return QString::number(v.toDouble(), 'g', 10);
-    }
-    if (v.isBool()) {
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    }
-    return v.toString();
-}
-
-QString rangeText(const ParamInfo &p)
-{
-    if (!p.choices.isEmpty()) {
-        QStringList c;
-        for (const QJsonValue &v : p.choices) {
-            c.append(valueText(v));
-        }
-        return c.join(QLatin1String(", "));
-    }
-    if (p.minimum.isUndefined() && p.maximum.isUndefined()) {
-        return {};
-    }
-    return QStringLiteral("[%1, %2]")
-        .arg(p.minimum.isUndefined() ? QStringLiteral("−∞") : valueText(p.minimum),
-             p.maximum.isUndefined() ? QStringLiteral("∞") : valueText(p.maximum));
-}
-
-} // namespace
 
 RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObject &spec, int repeat, QWidget *parent)
     : QDialog(parent)
@@ -74,6 +36,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     , m_dataKind(new QComboBox(this))
     , m_error(new QLabel(this))
     , m_recheck(new QTimer(this))
+    , m_fields(new ParamFields(this))
 {
     // Typing re-checks once the user pauses, not at every key.
     m_recheck->setSingleShot(true);
@@ -91,6 +54,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     auto *generalForm = new QFormLayout(general);
     m_name->setText(view.effectiveName());
     m_name->setObjectName(QStringLiteral("name"));
+    m_fields->addWidget(QStringLiteral("name"), m_name);
     m_repeat->setRange(1, 100);
     m_repeat->setValue(qMax(1, repeat));
     m_repeat->setToolTip(tr("Runs of this spec, with seeds seed, seed+1, …; drawn as a mean with a band"));
@@ -107,7 +71,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
             description->setWordWrap(true);
             modelForm->addRow(description);
         }
-        buildSection(QStringLiteral("model"), model->params, view.model(), modelForm);
+        m_fields->addSection(QStringLiteral("model"), model->params, view.model(), modelForm);
     } else {
         modelForm->addRow(new QLabel(tr("The worker does not know the model type \"%1\".").arg(type), modelBox));
     }
@@ -138,7 +102,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
         title[0] = title[0].toUpper();
         auto *box = new QGroupBox(title, content);
         auto *form = new QFormLayout(box);
-        buildSection(section, params, view.section(section), form);
+        m_fields->addSection(section, params, view.section(section), form);
         contentLayout->addWidget(box);
     }
     contentLayout->addStretch(1);
@@ -165,24 +129,12 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     layout->addWidget(buttons);
     resize(460, 640);
     guardWheel(this);
-    watch(m_name);
-    watch(m_repeat);
-    watch(m_dataKind);
-    recheck();
-}
-
-void RunEditorDialog::watch(QWidget *editor)
-{
     const auto later = [this] { m_recheck->start(); };
-    if (auto *line = qobject_cast<QLineEdit *>(editor)) {
-        connect(line, &QLineEdit::textChanged, this, later);
-    } else if (auto *spin = qobject_cast<QSpinBox *>(editor)) {
-        connect(spin, &QSpinBox::valueChanged, this, later);
-    } else if (auto *combo = qobject_cast<QComboBox *>(editor)) {
-        connect(combo, &QComboBox::currentIndexChanged, this, later);
-    } else if (auto *check = qobject_cast<QCheckBox *>(editor)) {
-        connect(check, &QCheckBox::toggled, this, later);
-    }
+    connect(m_fields, &ParamFields::edited, this, later);
+    connect(m_name, &QLineEdit::textChanged, this, later);
+    connect(m_repeat, &QSpinBox::valueChanged, this, later); // its repeats' names may be taken
+    connect(m_dataKind, &QComboBox::currentIndexChanged, this, later);
+    recheck();
 }
 
 void RunEditorDialog::setTakenNames(const QStringList &names)
@@ -204,6 +156,11 @@ void RunEditorDialog::setWorkerProgram(const QString &program)
         });
     }
     recheck();
+}
+
+QWidget *RunEditorDialog::editorFor(const QString &key) const
+{
+    return m_fields->editor(key);
 }
 
 bool RunEditorDialog::canAccept() const
@@ -245,6 +202,7 @@ void RunEditorDialog::recheck()
 
 void RunEditorDialog::showProblem(const QString &problem)
 {
+    m_fields->mark(problem); // the field it is about, red, with what it expects
     m_error->setText(problem);
     m_error->setVisible(!problem.isEmpty());
     m_accept->setEnabled(problem.isEmpty());
@@ -260,149 +218,6 @@ int RunEditorDialog::repeat() const
     return m_repeat->value();
 }
 
-void RunEditorDialog::buildSection(const QString &section, const QList<ParamInfo> &params, const QJsonObject &values,
-                                   QFormLayout *form)
-{
-    for (const ParamInfo &p : params) {
-        const QString key = section + QLatin1Char('.') + p.name;
-        const QJsonValue value = values.contains(p.name) ? values.value(p.name) : p.defaultValue;
-        QWidget *editor = createEditor(key, p, value);
-        QString label = p.name;
-        const QString range = rangeText(p);
-        QString tip = p.help;
-        if (!range.isEmpty()) {
-            tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + tr("Allowed: %1").arg(range);
-        }
-        tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + tr("Default: %1").arg(valueText(p.defaultValue));
-        editor->setToolTip(tip);
-        form->addRow(label, editor);
-        m_fields.append({key, Field{section, p}});
-    }
-}
-
-QWidget *RunEditorDialog::createEditor(const QString &key, const ParamInfo &p, const QJsonValue &value)
-{
-    QWidget *editor = nullptr;
-    if (!p.choices.isEmpty()) {
-        auto *combo = new QComboBox(this);
-        for (const QJsonValue &c : p.choices) {
-            combo->addItem(valueText(c), c.toVariant());
-        }
-        combo->setCurrentText(valueText(value));
-        editor = combo;
-    } else if (p.type == QLatin1String("bool")) {
-        auto *check = new QCheckBox(this);
-        check->setChecked(value.toBool());
-        editor = check;
-    } else if (p.type == QLatin1String("int")) {
-        auto *spin = new QSpinBox(this);
-        // Ranges come from the worker as JSON numbers and may exceed int
-        // (max_steps allows 1e12): clamp instead of converting, which gives 0.
-        constexpr double intMin = std::numeric_limits<int>::min();
-        constexpr double intMax = std::numeric_limits<int>::max();
-        const int lo = p.minimum.isUndefined() ? 0 : static_cast<int>(std::clamp(p.minimum.toDouble(), intMin, intMax));
-        const int hi = p.maximum.isUndefined() ? std::numeric_limits<int>::max()
-                                               : static_cast<int>(std::clamp(p.maximum.toDouble(), intMin, intMax));
-        // A null default (e.g. train.max_steps) is "unset": one below the minimum.
-        const bool nullable = p.defaultValue.isNull() && lo > std::numeric_limits<int>::min();
-        spin->setRange(nullable ? lo - 1 : lo, hi);
-        if (nullable) {
-            spin->setSpecialValueText(tr("none"));
-        }
-        spin->setValue(value.isNull() && nullable ? lo - 1 : value.toInt());
-        spin->setProperty("nullable", nullable);
-        editor = spin;
-    } else if (p.type == QLatin1String("float")) {
-        auto *line = new QLineEdit(value.isNull() ? QString() : valueText(value), this);
-        // A null default (e.g. train.max_seconds) is "unset": an empty field.
-        if (p.defaultValue.isNull()) {
-            line->setPlaceholderText(tr("no limit"));
-        }
-        auto *validator = new QDoubleValidator(line);
-        validator->setNotation(QDoubleValidator::ScientificNotation);
-        validator->setLocale(QLocale::c());
-        line->setValidator(validator);
-        editor = line;
-    } else if (p.type == QLatin1String("path")) {
-        auto *box = new QWidget(this);
-        auto *layout = new QHBoxLayout(box);
-        layout->setContentsMargins(0, 0, 0, 0);
-        auto *line = new QLineEdit(value.toString(), box);
-        auto *browse = new QToolButton(box);
-        browse->setText(QStringLiteral("…"));
-        // Data paths are folders (train.txt…, IDX files); a model path is a
-        // TorchScript file.
-        const bool isFile = key.startsWith(QLatin1String("model."));
-        browse->setToolTip(isFile ? tr("Choose a file") : tr("Choose a folder"));
-        connect(browse, &QToolButton::clicked, this, [this, line, isFile] {
-            const QString chosen =
-                isFile ? QFileDialog::getOpenFileName(this, tr("TorchScript module"), line->text(),
-                                                      tr("TorchScript modules (*.pt *.pth *.zip);;All files (*)"))
-                       : QFileDialog::getExistingDirectory(this, tr("Data folder"), line->text());
-            if (!chosen.isEmpty()) {
-                line->setText(chosen);
-            }
-        });
-        layout->addWidget(line, 1);
-        layout->addWidget(browse);
-        box->setFocusProxy(line);
-        editor = box;
-        m_editors.insert(key + QLatin1String("#line"), line);
-    } else {
-        editor = new QLineEdit(value.toString(), this);
-    }
-    editor->setObjectName(key);
-    m_editors.insert(key, editor);
-    watch(editor);
-    if (QWidget *line = m_editors.value(key + QLatin1String("#line"))) {
-        watch(line);
-    }
-    return editor;
-}
-
-bool RunEditorDialog::readEditor(const QString &key, const ParamInfo &p, QJsonValue *out, QString *error) const
-{
-    QWidget *editor = m_editors.value(key);
-    if (auto *combo = qobject_cast<QComboBox *>(editor)) {
-        *out = QJsonValue::fromVariant(combo->currentData());
-        return true;
-    }
-    if (auto *check = qobject_cast<QCheckBox *>(editor)) {
-        *out = check->isChecked();
-        return true;
-    }
-    if (auto *spin = qobject_cast<QSpinBox *>(editor)) {
-        if (spin->property("nullable").toBool() && spin->value() == spin->minimum()) {
-            *out = QJsonValue(QJsonValue::Null);
-        } else {
-            *out = spin->value();
-        }
-        return true;
-    }
-    if (p.type == QLatin1String("path")) {
-        *out = qobject_cast<QLineEdit *>(m_editors.value(key + QLatin1String("#line")))->text().trimmed();
-        return true;
-    }
-    auto *line = qobject_cast<QLineEdit *>(editor);
-    if (p.type == QLatin1String("float")) {
-        if (p.defaultValue.isNull() && line->text().trimmed().isEmpty()) {
-            *out = QJsonValue(QJsonValue::Null);
-            return true;
-        }
-        bool ok = false;
-        const double v = QLocale::c().toDouble(line->text().trimmed(), &ok);
-        // The catalogue's own rule (and wording), as the experiment check uses it.
-        if (!ok || !p.accepts(v)) {
-            *error = tr("%1: expected %2, got \"%3\"").arg(key, p.expectation(), line->text());
-            return false;
-        }
-        *out = v;
-        return true;
-    }
-    *out = line->text();
-    return true;
-}
-
 bool RunEditorDialog::validate(QString *error)
 {
     QJsonObject spec = m_initial;
@@ -411,9 +226,11 @@ bool RunEditorDialog::validate(QString *error)
         *error = tr("name: expected a non-empty run name");
         return false;
     }
-    if (m_takenNames.contains(name)) {
-        *error = tr("name: \"%1\" is already used by another run").arg(name);
-        return false;
+    for (const QString &taken : repeatNames(name, repeat())) { // with repeats, each one's name
+        if (m_takenNames.contains(taken)) {
+            *error = tr("name: \"%1\" is already used by another run").arg(taken);
+            return false;
+        }
     }
     spec.insert(QLatin1String("name"), name);
     // Every object-valued key of a spec: model, data and the sections.
@@ -430,15 +247,8 @@ bool RunEditorDialog::validate(QString *error)
         data = sections.value(QStringLiteral("data"));
     }
     sections.insert(QStringLiteral("data"), data);
-    for (const auto &[key, field] : std::as_const(m_fields)) {
-        if (!m_editors.contains(key)) {
-            continue;
-        }
-        QJsonValue value;
-        if (!readEditor(key, field.param, &value, error)) {
-            return false;
-        }
-        sections[field.section].insert(field.param.name, value);
+    if (!m_fields->read(&sections, error)) {
+        return false;
     }
     for (auto it = sections.constBegin(); it != sections.constEnd(); ++it) {
         if (!it.value().isEmpty()) {
@@ -486,24 +296,17 @@ void RunEditorDialog::setAcceptText(const QString &text)
 void RunEditorDialog::rebuildData(const QString &kind)
 {
     // Drop the previous kind's rows (all but the "Kind" row).
+    m_fields->removeSection(QStringLiteral("data"));
     while (m_dataForm->rowCount() > 1) {
         m_dataForm->removeRow(1);
     }
-    m_fields.removeIf([this](const std::pair<QString, Field> &f) {
-        if (f.second.section == QLatin1String("data")) {
-            m_editors.remove(f.first);
-            m_editors.remove(f.first + QLatin1String("#line"));
-            return true;
-        }
-        return false;
-    });
     const DataKindInfo *info = m_catalogue.dataKind(kind);
     if (!info) {
         return;
     }
     const RunSpecView initial(m_initial);
     const QJsonObject values = initial.dataKind() == kind ? initial.data() : QJsonObject();
-    buildSection(QStringLiteral("data"), info->params, values, m_dataForm);
+    m_fields->addSection(QStringLiteral("data"), info->params, values, m_dataForm);
     guardWheel(this);
     m_recheck->start();
 }

@@ -18,6 +18,7 @@ class QWidget;
 
 namespace trainyard {
 
+class ParamFields;
 class PresetStore;
 class SpecCheck;
 
@@ -54,19 +55,13 @@ public:
     bool validate(QString *error);
 
     /// The editor widget of a key such as "model.dim" or "train.lr" (for tests).
-    QWidget *editorFor(const QString &key) const { return m_editors.value(key); }
+    QWidget *editorFor(const QString &key) const;
 
     void accept() override;
 
 private:
-    void buildSection(const QString &section, const QList<ParamInfo> &params, const QJsonObject &values,
-                      QFormLayout *form);
-    QWidget *createEditor(const QString &key, const ParamInfo &param, const QJsonValue &value);
-    bool readEditor(const QString &key, const ParamInfo &param, QJsonValue *out, QString *error) const;
     void rebuildData(const QString &kind);
     void savePreset();
-    /// Connects an editor's change signal to the (debounced) re-check.
-    void watch(QWidget *editor);
     void recheck();
     void showProblem(const QString &problem);
     /// The data check's verdict on the last valid spec: its complaint, empty
@@ -87,13 +82,7 @@ private:
     QTimer *m_recheck;
     SpecCheck *m_dataCheck = nullptr;
     QHash<QByteArray, QString> m_dataVerdicts; ///< ExperimentCheck::dataKey → the worker's complaint
-    struct Field
-    {
-        QString section;
-        ParamInfo param;
-    };
-    QHash<QString, QWidget *> m_editors;
-    QList<std::pair<QString, Field>> m_fields; ///< key → field, in form order
+    ParamFields *m_fields;                     ///< the catalogue's parameters' fields
 };
 
 } // namespace trainyard
