@@ -5,13 +5,16 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
+#include "dispatch/board.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
 #include "testcatalogue.h"
 #include "testutil.h"
 
 #include <QFileInfo>
-
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -103,6 +106,16 @@ private Q_SLOTS:
         QTest::newRow("device") << QByteArray(R"({"name":"e","lanes":[{"device":"gpu1"}]})")
                                 << QStringLiteral("lanes[0].device: expected \"cpu\", \"cuda:N\" or "
                                                   "\"slurm:CLUSTER/PARTITION\", got \"gpu1\"");
+        QTest::newRow("lane name type") << QByteArray(R"({"name":"e","lanes":[{"name":7,"device":"cpu"}]})")
+                                        << QStringLiteral("lanes[0].name: expected a lane name of 1–40 characters, "
+                                                          "without control characters or a space at either end, got 7");
+        QTest::newRow("lane name spaces") << QByteArray(R"({"name":"e","lanes":[{"name":" fast","device":"cpu"}]})")
+                                          << QStringLiteral("lanes[0].name: expected a lane name of 1–40 characters, "
+                                                            "without control characters or a space at either end, "
+                                                            "got \" fast\"");
+        QTest::newRow("lane name twice")
+            << QByteArray(R"({"name":"e","lanes":[{"name":"fast","device":"cpu"},{"name":"fast","device":"cpu"}]})")
+            << QStringLiteral("lanes[1].name: lane name \"fast\" is already used by lanes[0]");
         QTest::newRow("no lanes") << QByteArray(R"({"name":"e"})")
                                   << QStringLiteral("lanes: expected an array of lanes, got nothing");
         QTest::newRow("name") << QByteArray(R"({"name":"../etc","lanes":[]})")
@@ -447,6 +460,45 @@ private Q_SLOTS:
         QCOMPARE(back->lanes.at(0).runs.at(0).repeat, 3);
         QCOMPARE(back->runsRoot, QStringLiteral("/tmp/somewhere"));
         QCOMPARE(back->effectiveRunsRoot(), QStringLiteral("/tmp/somewhere"));
+    }
+
+    // Issue 23: every CPU lane was titled "cpu". A lane may have a name
+    // (optional, kept through a save); without one its title is its device,
+    // numbered from the second lane on the same device.
+    void laneNamesAndTitles()
+    {
+        QStringList errors;
+        const auto ex = Experiment::fromJson(
+            QJsonDocument::fromJson(
+                R"({"name":"e","lanes":[{"device":"cpu"},{"name":"big batch","device":"cpu"},{"device":"cpu"},)"
+                R"({"device":"cuda:0"}]})")
+                .object(),
+            &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(ex->lanes.at(0).name, QString());
+        QCOMPARE(ex->lanes.at(1).name, QStringLiteral("big batch"));
+        const QJsonArray lanes = ex->toJson().value(QStringLiteral("lanes")).toArray();
+        QVERIFY(!lanes.at(0).toObject().contains(QStringLiteral("name"))); // none written when none is set
+        QCOMPARE(lanes.at(1).toObject().value(QStringLiteral("name")).toString(), QStringLiteral("big batch"));
+
+        QTemporaryDir dir;
+        RunRegistry runs;
+        RunStore store(dir.path());
+        Board board(&runs, &store);
+        board.setExperiment(*ex);
+        QCOMPARE(board.laneTitle(0), QStringLiteral("cpu"));
+        QCOMPARE(board.laneTitle(1), QStringLiteral("big batch"));
+        QCOMPARE(board.laneTitle(2), QStringLiteral("cpu 3")); // the third lane on the CPU
+        QCOMPARE(board.laneTitle(3), QStringLiteral("cuda:0"));
+        QString error;
+        QVERIFY(!board.setLaneName(0, QStringLiteral("big batch"), &error));
+        QCOMPARE(error, QStringLiteral("lane name: \"big batch\" is already lane 2's"));
+        QVERIFY(!board.setLaneName(0, QStringLiteral("a\tb"), &error));
+        QVERIFY(board.setLaneName(2, QStringLiteral("small"), &error));
+        QCOMPARE(board.laneTitle(2), QStringLiteral("small"));
+        QCOMPARE(board.toExperiment(QStringLiteral("e"), QString()).lanes.at(2).name, QStringLiteral("small"));
+        QVERIFY(board.setLaneName(1, QString(), &error)); // no name: its device, numbered
+        QCOMPARE(board.laneTitle(1), QStringLiteral("cpu 2"));
     }
 
     // A Slurm cluster and its lanes are read, kept and written back as given.

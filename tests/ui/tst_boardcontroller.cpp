@@ -265,6 +265,28 @@ private Q_SLOTS:
         QCOMPARE(laneNames(0), names({"a", "a-2", "b", "c"}));
     }
 
+    // A lane's name is an undoable edit; removing a named lane and undoing
+    // it brings the name back; another lane's name is refused.
+    void renameLaneAndUndo()
+    {
+        QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
+        QCOMPARE(orchestrator()->board()->laneTitle(2), QStringLiteral("cpu 3"));
+        QVERIFY(m_controller->renameLane(2, QStringLiteral("spare")));
+        QCOMPARE(orchestrator()->dispatcher()->lane(2).title, QStringLiteral("spare"));
+        QCOMPARE(undo()->undoText(), QStringLiteral("Rename lane cpu 3 to spare"));
+        QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
+        QVERIFY(!m_controller->renameLane(0, QStringLiteral("spare")));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(m_controller->removeLane(2));
+        undo()->undo();
+        QCOMPARE(orchestrator()->dispatcher()->lane(2).name, QStringLiteral("spare"));
+        undo()->undo();
+        QCOMPARE(orchestrator()->dispatcher()->lane(2).title, QStringLiteral("cpu 3"));
+        QVERIFY(m_controller->renameLane(0, QStringLiteral("first")));
+        QCOMPARE(orchestrator()->board()->toExperiment(QStringLiteral("x"), QString()).lanes.at(0).name,
+                 QStringLiteral("first"));
+    }
+
     void anUndoTheBoardRefusesLeavesTheHistory()
     {
         QVERIFY(m_controller->removeRun(id(QStringLiteral("c"))));

@@ -113,8 +113,9 @@ private Q_SLOTS:
         const QModelIndex a = m_model->runIndex(orchestrator()->runs()->findByName(QStringLiteral("a")));
         const QStringList lines = a.data(Qt::ToolTipRole).toString().split(QLatin1Char('\n'));
         QCOMPARE(lines.value(0), QStringLiteral("a (queued)"));
-        QCOMPARE(lines.value(1), QStringLiteral("model.type = transe"));
-        QCOMPARE(lines.value(2), QStringLiteral("model.dim = 8"));
+        QCOMPARE(lines.value(1), QStringLiteral("transe")); // the card's second line, whole
+        QCOMPARE(lines.value(2), QStringLiteral("model.type = transe"));
+        QCOMPARE(lines.value(3), QStringLiteral("model.dim = 8"));
         QVERIFY(lines.contains(QStringLiteral("train.lr = 0.01")));
         QVERIFY(lines.contains(QStringLiteral("train.batch_size = 64")));
         QVERIFY(lines.contains(QStringLiteral("data.entities = 40")));
@@ -128,7 +129,7 @@ private Q_SLOTS:
             model.insert(QStringLiteral("k%1").arg(i, 2, 10, QLatin1Char('0')), i);
         run.spec = QJsonObject{{QStringLiteral("model"), model}};
         const QStringList wide = CardText::toolTip(run).split(QLatin1Char('\n'));
-        QCOMPARE(wide.size(), 1 + 14 + 1);
+        QCOMPARE(wide.size(), 1 + 1 + 14 + 1); // name and state, "x", 14 keys, the rest
         QCOMPARE(wide.last(), QStringLiteral("… 6 more in its details (Ctrl+I)"));
     }
 

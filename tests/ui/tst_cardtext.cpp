@@ -78,6 +78,67 @@ private Q_SLOTS:
         QCOMPARE(bins.last(), 94.5);
     }
 
+    // Issue 23: a failed card said "exit 1 — worker.log:" and the reason
+    // was only in the status bar. Its line says why first.
+    void aFailedCardSaysWhyFirst_data()
+    {
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("a script's traceback")
+            << QStringLiteral("exit 1 — worker.log:\nepoch 1\nTraceback (most recent call last):\n  File \"<string>\", "
+                              "line 2, in <module>\nZeroDivisionError: division by zero")
+            << QStringLiteral("ZeroDivisionError: division by zero (exit 1)");
+        QTest::newRow("the worker's last line")
+            << QStringLiteral("exit 2: bad input — worker.log: trainyard-worker: /data/x: No such file or directory")
+            << QStringLiteral("trainyard-worker: /data/x: No such file or directory (exit 2: bad input)");
+        QTest::newRow("how it ended says why") << QStringLiteral("killed by signal 9 (SIGKILL: Killed) — worker.log: x")
+                                               << QStringLiteral("killed by signal 9 (SIGKILL: Killed)");
+        QTest::newRow("diverged") << QStringLiteral("diverged: the loss was NaN or infinite from step 5 to the end "
+                                                    "(exit 0) — worker.log:\nstep 5")
+                                  << QStringLiteral("diverged: the loss was NaN or infinite from step 5 to the end "
+                                                    "(exit 0)");
+        QTest::newRow("no log") << QStringLiteral("exit 1") << QStringLiteral("exit 1");
+    }
+    void aFailedCardSaysWhyFirst()
+    {
+        QFETCH(QString, message);
+        QFETCH(QString, why);
+        QCOMPARE(CardText::failure(message), why);
+        RunInfo run;
+        run.state = RunState::Failed;
+        run.message = message;
+        run.loss = 0.5; // it reported a loss before it failed: the reason still comes first
+        run.step = 10;
+        QCOMPARE(CardText::statusLine(run), why);
+        run.state = RunState::Running;
+        run.message.clear();
+        QCOMPARE(CardText::statusLine(run), QStringLiteral("loss 0.5 · step 10"));
+    }
+
+    // Issue 23: "transe · cpu · 166.3 MiB · re…" cut the card's text; the
+    // tooltip has the lines whole, and a note of an active run shows.
+    void theCardsLinesAreWholeInItsTooltip()
+    {
+        RunInfo run;
+        run.name = QStringLiteral("transe-nations-2");
+        run.state = RunState::Running;
+        run.device = QStringLiteral("cpu");
+        run.memBytes = 166.3 * 1024 * 1024;
+        run.repeatIndex = 0;
+        run.repeatCount = 3;
+        run.spec =
+            QJsonObject{{QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}}}};
+        const QString detail = CardText::detailLine(run);
+        QVERIFY2(detail.startsWith(QStringLiteral("transe · cpu · "))
+                     && detail.endsWith(QStringLiteral(" · repeat 1/3")),
+                 qPrintable(detail));
+        QCOMPARE(CardText::toolTip(run).split(QLatin1Char('\n')).value(1), detail);
+        run.message = QStringLiteral("no metrics (does not use the trainyard module)");
+        QCOMPARE(CardText::statusLine(run), run.message);
+        run.state = RunState::Queued; // not active: no device, no memory
+        QCOMPARE(CardText::detailLine(run), QStringLiteral("transe · repeat 1/3"));
+    }
+
     void toolTipListsTheSpecAndIsCut()
     {
         RunInfo run;
@@ -88,8 +149,8 @@ private Q_SLOTS:
                                {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")},
                                                                      {QStringLiteral("dim"), 8}}}};
         QCOMPARE(CardText::toolTip(run).split(QLatin1Char('\n')),
-                 (QStringList{QStringLiteral("a (failed): out of memory"), QStringLiteral("model.type = transe"),
-                              QStringLiteral("model.dim = 8")}));
+                 (QStringList{QStringLiteral("a (failed): out of memory"), QStringLiteral("transe"),
+                              QStringLiteral("model.type = transe"), QStringLiteral("model.dim = 8")}));
 
         QJsonObject model;
         for (int i = 0; i < 15; ++i)

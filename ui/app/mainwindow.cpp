@@ -11,6 +11,7 @@
 #include "board/fallbackbanner.h"
 #include "board/lanemenu.h"
 #include "board/runcontrol.h"
+#include "common/inputdialogs.h"
 #include "common/runcolors.h"
 #include "common/uilogcategories.h"
 #include "devices/deviceinventory.h"
@@ -40,7 +41,6 @@
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSplitter>
@@ -383,8 +383,8 @@ void MainWindow::duplicateSelectedMany()
         return;
     }
     bool ok = false;
-    const int copies = QInputDialog::getInt(
-        this, tr("Duplicate"), tr("Copies of each selected run, each with a seed of its own:"), 4, 1, 100, 1, &ok);
+    const int copies = inputdialogs::getInt(
+        this, tr("Duplicate"), tr("Copies of each selected run, each with a seed of its own:"), 4, 1, 100, &ok);
     if (ok) {
         m_controller->duplicateRuns(m_boardView->selectedRuns(), copies);
     }
@@ -483,7 +483,7 @@ void MainWindow::addLane()
         devices.prepend(QStringLiteral("cpu"));
     }
     bool ok = false;
-    const QString device = QInputDialog::getItem(this, tr("Add lane"), tr("Device"), devices, 0, true, &ok);
+    const QString device = inputdialogs::getItem(this, tr("Add lane"), tr("Device"), devices, true, &ok);
     if (ok && !device.isEmpty()) {
         m_controller->addLane(device.trimmed(), 1);
     }

@@ -5,13 +5,13 @@
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
+#include "common/inputdialogs.h"
 #include "experiment/runspecview.h"
 #include "records/runinfo.h"
 #include "session/session.h"
 
 #include <QAction>
 #include <QFileDialog>
-#include <QInputDialog>
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
@@ -71,9 +71,9 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
             return;
         }
         bool ok = false;
-        const QString name = QInputDialog::getText(window, tr("Rename experiment"),
-                                                   tr("Name (its runs folder follows when no run is active):"),
-                                                   QLineEdit::Normal, session->name(), &ok);
+        const QString name =
+            inputdialogs::getText(window, tr("Rename experiment"),
+                                  tr("Name (its runs folder follows when no run is active):"), session->name(), &ok);
         if (ok && !name.trimmed().isEmpty() && window->sessionController()->rename(name)) {
             window->statusBar()->showMessage(tr("Renamed; runs in %1").arg(session->runsRoot()), 8000);
         }

@@ -203,6 +203,7 @@ void RemoveLaneCommand::redo()
     const LaneInfo lane = m_orchestrator->dispatcher()->lane(m_index);
     m_device = lane.device;
     m_slots = lane.slotCount;
+    m_name = lane.name;
     QString error;
     if (!lane.runs.isEmpty()) {
         fail(tr("Lane %1 still holds runs; move or remove them first.").arg(m_index + 1));
@@ -218,7 +219,36 @@ void RemoveLaneCommand::redo()
 void RemoveLaneCommand::undo()
 {
     QString error;
-    if (m_orchestrator->board()->addLane(m_device, m_slots, m_index, &error) < 0) {
+    if (m_orchestrator->board()->addLane(m_device, m_slots, m_index, &error) < 0
+        || !m_orchestrator->board()->setLaneName(m_index, m_name, &error)) {
+        fail(error);
+    }
+}
+
+RenameLaneCommand::RenameLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index,
+                                     const QString &name)
+    : BoardCommand(orchestrator, std::move(onError),
+                   name.isEmpty() ? tr("Unname lane %1").arg(orchestrator->board()->laneTitle(index))
+                                  : tr("Rename lane %1 to %2").arg(orchestrator->board()->laneTitle(index), name))
+    , m_index(index)
+    , m_oldName(orchestrator->dispatcher()->lane(index).name)
+    , m_name(name)
+{
+}
+
+void RenameLaneCommand::redo()
+{
+    QString error;
+    if (!m_orchestrator->board()->setLaneName(m_index, m_name, &error)) {
+        fail(error);
+        setObsolete(true);
+    }
+}
+
+void RenameLaneCommand::undo()
+{
+    QString error;
+    if (!m_orchestrator->board()->setLaneName(m_index, m_oldName, &error)) {
         fail(error);
     }
 }

@@ -132,6 +132,21 @@ private:
     int m_index;
     QString m_device;
     int m_slots = 1;
+    QString m_name;
+};
+
+/// Names a lane (an empty name: its device is its title again).
+class RenameLaneCommand : public BoardCommand
+{
+public:
+    RenameLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index, const QString &name);
+    void redo() override;
+    void undo() override;
+
+private:
+    int m_index;
+    QString m_oldName;
+    QString m_name;
 };
 
 /// Changes a lane's device or slot count.

@@ -3,6 +3,7 @@
 #include "board/boardcommands.h"
 #include "common/uilogcategories.h"
 #include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -254,6 +255,18 @@ bool BoardController::editLane(int lane, const QString &device, int slotCount)
     }
     return push(new EditLaneCommand(
         m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, device, slotCount));
+}
+
+bool BoardController::renameLane(int lane, const QString &name)
+{
+    if (!m_orchestrator || lane < 0 || lane >= m_orchestrator->board()->laneCount()) {
+        return false;
+    }
+    if (m_orchestrator->dispatcher()->lane(lane).name == name) {
+        return true; // no change, no step
+    }
+    return push(new RenameLaneCommand(
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, name));
 }
 
 bool BoardController::moveRuns(const QList<RunId> &ids, int lane, int position)

@@ -78,6 +78,8 @@ public:
     /// Removes an empty lane.
     bool removeLane(int lane);
     bool editLane(int lane, const QString &device, int slotCount);
+    /// Names a lane (empty: no name; its header shows its device).
+    bool renameLane(int lane, const QString &name);
     /// Adds a sweep built in the app to the board's SweepRunner (its trials come as it places them).
     bool addSweep(const SweepSpec &sweep);
 

@@ -221,6 +221,10 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
             return m_lanes.deviceName(lane);
         case SlotsRole:
             return lane.slotCount;
+        case LaneTitleRole:
+            return lane.title;
+        case LaneNameRole:
+            return lane.name;
         case LaneIndexRole:
             return index.row();
         case SlotAdviceRole:

@@ -46,6 +46,8 @@ public:
         LaneIndexRole,           ///< int
         SlotAdviceRole,          ///< lane: remembered slot probe for its first queued run's model ("" if none)
         SweepRole,               ///< run: the sweep it is a trial of ("" if none)
+        LaneTitleRole,           ///< lane: what it is called (its name, else its device, numbered: "cpu 2")
+        LaneNameRole,            ///< lane: the user's name for it ("" if none)
     };
 
     /// Called before a run from the palette is queued; may edit the spec and

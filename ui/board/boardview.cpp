@@ -15,8 +15,11 @@
 namespace trainyard {
 
 namespace {
-constexpr int laneWidth = 270;
-}
+// Lanes share the board's width between these: a wide window shows wider
+// cards rather than a grey field, a narrow one scrolls sideways.
+constexpr int minLaneWidth = 250;
+constexpr int maxLaneWidth = 520;
+} // namespace
 
 BoardView::BoardView(BoardModel *model, RunColors *colors, QWidget *parent)
     : QScrollArea(parent)
@@ -72,7 +75,9 @@ void BoardView::rebuild()
         const QModelIndex lane = m_model->index(i, 0);
         auto *column = new QWidget(m_content);
         column->setObjectName(QStringLiteral("lane%1").arg(i));
-        column->setFixedWidth(laneWidth);
+        column->setMinimumWidth(minLaneWidth);
+        column->setMaximumWidth(maxLaneWidth);
+        column->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
         auto *layout = new QVBoxLayout(column);
         layout->setContentsMargins(0, 0, 0, 0);
         layout->setSpacing(2);
@@ -96,10 +101,11 @@ void BoardView::rebuild()
         connect(header, &LaneHeader::contextMenuRequested, this, &BoardView::laneContextMenuRequested);
         layout->addWidget(header);
         layout->addWidget(view, 1);
-        m_layout->addWidget(column);
+        m_layout->addWidget(column, 1);
         m_lanes.append(Column{column, header, view});
     }
-    m_layout->addStretch(1);
+    // Takes only what the lanes leave at their widest.
+    m_layout->addStretch(0);
 }
 
 LaneView *BoardView::laneView(int lane) const

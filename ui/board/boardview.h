@@ -17,7 +17,9 @@ class LaneView;
 class RunColors;
 
 /// The board: one column per lane, each a LaneHeader over a LaneView of its
-/// cards, side by side and scrolling sideways. All lanes share one selection.
+/// cards, side by side, sharing the board's width (between a minimum and a
+/// maximum lane width) and scrolling sideways when they do not fit. All
+/// lanes share one selection.
 class BoardView : public QScrollArea
 {
     Q_OBJECT

@@ -1,11 +1,11 @@
 #include "board/carddelegate.h"
 
 #include "board/boardmodel.h"
+#include "board/cardtext.h"
 #include "board/sparkline.h"
 #include "common/runcolors.h"
 
 #include <QApplication>
-#include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -157,48 +157,22 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     const QRectF nameRect(inner.left(), inner.top(), inner.width() - badgeWidth - sweepWidth - 6, fmBold.height());
     painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter,
                       fmBold.elidedText(run.name, Qt::ElideMiddle, nameRect.width()));
+    // Two lines of small text beside the sparkline, elided in the middle
+    // (both ends say something); the tooltip has them whole (CardText).
     painter->setFont(small);
     painter->setPen(pal.color(QPalette::PlaceholderText));
-    const QString model = index.data(BoardModel::ModelTypeRole).toString();
-    QString second = model;
-    if (!run.jobId.isEmpty() && isActive(run.state)) {
-        // A batch job: its id, and its node once it runs (the lane names the partition).
-        second += tr(" · job %1").arg(run.jobId);
-        if (run.queueReason.isEmpty() && !run.host.isEmpty()) {
-            second += QStringLiteral(" · ") + run.host;
-        }
-    } else if (!run.device.isEmpty() && isActive(run.state)) {
-        second += QStringLiteral(" · ") + run.device;
-    }
-    if (run.memBytes >= 0 && isActive(run.state)) {
-        second += QStringLiteral(" · ") + QLocale().formattedDataSize(qint64(run.memBytes), 1);
-    }
-    if (run.repeatCount > 1) {
-        second += tr(" · repeat %1/%2").arg(run.repeatIndex + 1).arg(run.repeatCount);
-    }
     const double textTop = nameRect.bottom() + 2;
     const QRectF sparkRect(inner.right() - 86, textTop + 1, 86, 2 * fmSmall.height());
     const QRectF secondRect(inner.left(), textTop, sparkRect.left() - inner.left() - 6, fmSmall.height());
     painter->drawText(secondRect, Qt::AlignLeft | Qt::AlignVCenter,
-                      fmSmall.elidedText(second, Qt::ElideRight, secondRect.width()));
+                      fmSmall.elidedText(CardText::detailLine(run), Qt::ElideMiddle, secondRect.width()));
 
-    // Latest loss (or the failure message) under it.
+    // The latest loss, or why it failed, or how it ended, under it.
     const QRectF lossRect = secondRect.translated(0, fmSmall.height());
-    QString third;
-    if (!sweep.isEmpty() && run.state == RunState::Stopped && !run.message.isEmpty()) {
-        third = run.message; // a paused or stopped trial: why ("rung 3 (epoch 9): valid/mrr 0.214 below ...")
-    } else if (std::isfinite(run.loss)) {
-        third = tr("loss %1").arg(QString::number(run.loss, 'g', 4));
-        if (run.step >= 0) {
-            third += tr(" · step %1").arg(run.step);
-        }
-    } else if (!run.message.isEmpty() && (isTerminal(run.state) || !run.queueReason.isEmpty())) {
-        third = run.message; // how it ended, or why it waits ("pending: Resources")
-    }
     painter->setPen(run.state == RunState::Failed || run.state == RunState::Diverged ? stateColor(run.state)
                                                                                      : pal.color(QPalette::Text));
     painter->drawText(lossRect, Qt::AlignLeft | Qt::AlignVCenter,
-                      fmSmall.elidedText(third, Qt::ElideRight, lossRect.width()));
+                      fmSmall.elidedText(CardText::statusLine(run), Qt::ElideMiddle, lossRect.width()));
 
     // Loss sparkline.
     const QVector<double> history = index.data(BoardModel::LossHistoryRole).value<QVector<double>>();

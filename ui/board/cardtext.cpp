@@ -3,6 +3,8 @@
 #include "experiment/runspecview.h"
 #include "metrics/metricstore.h"
 
+#include <QLocale>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <algorithm>
@@ -50,11 +52,89 @@ QVector<double> CardText::lossHistory(const MetricSeries *series)
     return out;
 }
 
+QString CardText::detailLine(const RunInfo &run)
+{
+    QStringList parts;
+    const QString kind = RunSpecView(run.spec).kindLabel();
+    if (!kind.isEmpty()) {
+        parts << kind;
+    }
+    if (!run.jobId.isEmpty() && isActive(run.state)) {
+        // A batch job: its id, and its node once it runs (the lane names the partition).
+        parts << tr("job %1").arg(run.jobId);
+        if (run.queueReason.isEmpty() && !run.host.isEmpty()) {
+            parts << run.host;
+        }
+    } else if (!run.device.isEmpty() && isActive(run.state)) {
+        parts << run.device;
+    }
+    if (run.memBytes >= 0 && isActive(run.state)) {
+        parts << QLocale().formattedDataSize(qint64(run.memBytes), 1);
+    }
+    if (run.repeatCount > 1) {
+        parts << tr("repeat %1/%2").arg(run.repeatIndex + 1).arg(run.repeatCount);
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
+QString CardText::failure(const QString &message)
+{
+    // exitOutcome's words: "<how it ended> — worker.log: <the log's last line>",
+    // or for a program ":\n<its traceback or last lines>".
+    static const QString logMark = QStringLiteral(" — worker.log:");
+    const qsizetype mark = message.indexOf(logMark);
+    const QString head = mark < 0 ? message : message.left(mark);
+    QStringList tail;
+    for (const QString &line :
+         message.mid(mark < 0 ? message.size() : mark + logMark.size()).split(QLatin1Char('\n'))) {
+        if (!line.trimmed().isEmpty()) {
+            tail << line.trimmed();
+        }
+    }
+    // A bare exit status says nothing the badge does not: the log's last word first.
+    static const QRegularExpression bareExit(QStringLiteral("^(exit [0-9]+(: .*)?|the program exited [0-9]+)$"));
+    if (!tail.isEmpty() && bareExit.match(head).hasMatch()) {
+        return QStringLiteral("%1 (%2)").arg(tail.last(), head);
+    }
+    return head.section(QLatin1Char('\n'), 0, 0);
+}
+
+QString CardText::statusLine(const RunInfo &run)
+{
+    if (!run.message.isEmpty()
+        && (run.state == RunState::Failed || run.state == RunState::Diverged || run.state == RunState::Lost)) {
+        return failure(run.message); // why, before anything else it reported
+    }
+    if (!run.sweep.isEmpty() && run.state == RunState::Stopped && !run.message.isEmpty()) {
+        return run.message; // a paused or stopped trial: why ("rung 3 (epoch 9): valid/mrr 0.214 below ...")
+    }
+    if (std::isfinite(run.loss)) {
+        QString text = tr("loss %1").arg(QString::number(run.loss, 'g', 4));
+        if (run.step >= 0) {
+            text += tr(" · step %1").arg(run.step);
+        }
+        return text;
+    }
+    if (!run.message.isEmpty() && (isTerminal(run.state) || !run.queueReason.isEmpty() || isActive(run.state))) {
+        return run.message.section(QLatin1Char('\n'), 0, 0); // how it ended, why it waits, a note
+    }
+    return {};
+}
+
 QString CardText::toolTip(const RunInfo &run)
 {
     QString text = run.message.isEmpty()
                        ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
                        : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
+    // The card's lines in full (they are elided on the card).
+    const QString detail = detailLine(run);
+    if (!detail.isEmpty()) {
+        text += QLatin1Char('\n') + detail;
+    }
+    const QString status = statusLine(run);
+    if (!status.isEmpty() && !run.message.contains(status)) {
+        text += QLatin1Char('\n') + status;
+    }
     // The hyperparameters its spec sets (the defaults are in its details),
     // in the runs table's order; a long spec is cut, not the window.
     constexpr int kMaxLines = 14;

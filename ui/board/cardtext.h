@@ -25,7 +25,20 @@ public:
     /// The whole of `series` in at most 48 bins (the mean of each, NaNs left
     /// out): the card's sparkline. Empty for no series.
     static QVector<double> lossHistory(const MetricSeries *series);
-    /// Name, state and message, then the hyperparameters its spec sets.
+    /// The card's second line: what it is (the model, a program's script),
+    /// where it runs while active (a device, a batch job and its node), the
+    /// worker's memory, its place among its repeats.
+    static QString detailLine(const RunInfo &run);
+    /// The card's third line: why it failed, diverged or was lost (failure()),
+    /// else the latest loss and step, else how it ended or why it waits.
+    static QString statusLine(const RunInfo &run);
+    /// Why a run failed, from its message, first: the last line of
+    /// worker.log (a Python traceback's exception) before a bare exit
+    /// status ("ZeroDivisionError: division by zero (exit 1)"), else the
+    /// message's own first line ("killed by signal 9 (…)").
+    static QString failure(const QString &message);
+    /// Name, state and message, the card's lines in full, then the
+    /// hyperparameters its spec sets.
     static QString toolTip(const RunInfo &run);
 };
 

@@ -39,13 +39,22 @@ QString LaneHeader::summary() const
     if (!m_lane.isValid()) {
         return {};
     }
+    return QStringLiteral("%1 — %2").arg(title(), m_lane.data(BoardModel::DeviceNameRole).toString());
+}
+
+QString LaneHeader::title() const
+{
+    // "cpu 2"; a named lane says its device too; where its runs really go.
     const QString device = m_lane.data(BoardModel::DeviceRole).toString();
     const QString effective = m_lane.data(BoardModel::EffectiveDeviceRole).toString();
-    QString text = QStringLiteral("%1 — %2").arg(device, m_lane.data(BoardModel::DeviceNameRole).toString());
-    if (!effective.isEmpty() && effective != device) {
-        text += tr(" (runs on %1)").arg(effective);
+    QString title = m_lane.data(BoardModel::LaneTitleRole).toString();
+    if (!m_lane.data(BoardModel::LaneNameRole).toString().isEmpty()) {
+        title += QStringLiteral(" · ") + device;
     }
-    return text;
+    if (!effective.isEmpty() && effective != device) {
+        title += QStringLiteral(" → ") + effective;
+    }
+    return title;
 }
 
 void LaneHeader::paintEvent(QPaintEvent *)
@@ -63,8 +72,6 @@ void LaneHeader::paintEvent(QPaintEvent *)
     painter.setPen(pal.color(QPalette::Mid));
     painter.drawPath(path);
 
-    const QString device = m_lane.data(BoardModel::DeviceRole).toString();
-    const QString effective = m_lane.data(BoardModel::EffectiveDeviceRole).toString();
     const QString name = m_lane.data(BoardModel::DeviceNameRole).toString();
     const int slotCount = m_lane.data(BoardModel::SlotsRole).toInt();
     const QVariantMap stats = m_lane.data(BoardModel::DeviceStatsRole).toMap();
@@ -79,14 +86,12 @@ void LaneHeader::paintEvent(QPaintEvent *)
 
     painter.setFont(bold);
     painter.setPen(pal.color(QPalette::Text));
-    QString title = device;
-    if (!effective.isEmpty() && effective != device) {
-        title += QStringLiteral(" → ") + effective;
-    }
+    const QString title = this->title();
     const QString slotText = tr("%n slot(s)", nullptr, slotCount);
     const double slotWidth = fmSmall.horizontalAdvance(slotText);
-    painter.drawText(QRectF(inner.left(), inner.top(), inner.width() - slotWidth - 6, fm.height()),
-                     Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(title, Qt::ElideRight, inner.width() - slotWidth));
+    const double titleWidth = inner.width() - slotWidth - 6;
+    painter.drawText(QRectF(inner.left(), inner.top(), titleWidth, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                     fm.elidedText(title, Qt::ElideMiddle, titleWidth));
     painter.setFont(small);
     painter.setPen(pal.color(QPalette::PlaceholderText));
     painter.drawText(QRectF(inner.right() - slotWidth, inner.top(), slotWidth, fm.height()),
@@ -99,8 +104,10 @@ void LaneHeader::paintEvent(QPaintEvent *)
     if (!advice.isEmpty()) {
         subtitle += QStringLiteral(" · ") + advice;
     }
-    if (toolTip() != advice) {
-        setToolTip(advice); // the subtitle may be elided
+    // The whole of what may be elided: title, device and advice.
+    const QString tip = advice.isEmpty() ? summary() : summary() + QLatin1Char('\n') + advice;
+    if (toolTip() != tip) {
+        setToolTip(tip);
     }
     painter.drawText(QRectF(inner.left(), inner.top() + fm.height(), inner.width(), fmSmall.height()),
                      Qt::AlignLeft | Qt::AlignVCenter, fmSmall.elidedText(subtitle, Qt::ElideRight, inner.width()));

@@ -2,13 +2,13 @@
 
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
+#include "common/inputdialogs.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "editors/slotprobedialog.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 
-#include <QInputDialog>
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QPointer>
@@ -24,6 +24,7 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
     if (!m_controller->orchestrator()) {
         return;
     }
+    addRenameAction();
     addSlotsAction();
     addMeasureAction();
     addDeviceAction();
@@ -31,13 +32,27 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
     addAction(tr("Remove lane"), this, [this] { m_controller->removeLane(m_lane); });
 }
 
+void LaneMenu::addRenameAction()
+{
+    addAction(tr("Rename…"), this, [this] {
+        const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
+        bool ok = false;
+        const QString name =
+            inputdialogs::getText(parentWidget(), tr("Rename lane %1").arg(info.title),
+                                  tr("Name (empty: its device, %1)").arg(info.device), info.title, &ok);
+        if (ok) {
+            m_controller->renameLane(m_lane, name.trimmed());
+        }
+    });
+}
+
 void LaneMenu::addSlotsAction()
 {
     addAction(tr("Slots…"), this, [this] {
         bool ok = false;
         const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
-        const int slotCount = QInputDialog::getInt(parentWidget(), tr("Lane %1").arg(info.device), tr("Runs at once"),
-                                                   info.slotCount, 1, 64, 1, &ok);
+        const int slotCount = inputdialogs::getInt(parentWidget(), tr("Slots of lane %1").arg(info.title),
+                                                   tr("Runs at once"), info.slotCount, 1, 64, &ok);
         if (ok) {
             m_controller->editLane(m_lane, info.device, slotCount);
         }
@@ -88,8 +103,8 @@ void LaneMenu::addDeviceAction()
     addAction(tr("Device…"), this, [this] {
         bool ok = false;
         const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
-        const QString device = QInputDialog::getText(parentWidget(), tr("Lane device"), tr("Device (cpu or cuda:N)"),
-                                                     QLineEdit::Normal, info.device, &ok);
+        const QString device = inputdialogs::getText(parentWidget(), tr("Device of lane %1").arg(info.title),
+                                                     tr("Device (cpu or cuda:N)"), info.device, &ok);
         if (ok && !device.isEmpty()) {
             m_controller->editLane(m_lane, device.trimmed(), info.slotCount);
         }

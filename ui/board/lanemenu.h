@@ -7,8 +7,9 @@ namespace trainyard {
 class BoardController;
 class BoardModel;
 
-/// The context menu of one lane: its slot count, a measurement of how many
-/// slots pay off (SlotProbeDialog), its device, adding and removing lanes.
+/// The context menu of one lane: its name, its slot count, a measurement of
+/// how many slots pay off (SlotProbeDialog), its device, adding and removing
+/// lanes.
 /// Every change is an undoable edit of the BoardController. Dialogs it opens
 /// belong to the menu's parent window, so they outlive the menu.
 class LaneMenu : public QMenu
@@ -22,6 +23,7 @@ private:
     void addSlotsAction();
     void addMeasureAction();
     void addDeviceAction();
+    void addRenameAction();
 
     int m_lane;
     BoardController *m_controller;

@@ -18,6 +18,7 @@ LaneView::LaneView(QWidget *parent)
     setDefaultDropAction(Qt::MoveAction);
     setSelectionMode(QAbstractItemView::ExtendedSelection);
     setUniformItemSizes(true);
+    setResizeMode(QListView::Adjust); // cards follow the lane's width
     setSpacing(1);
     setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);

@@ -1,5 +1,6 @@
 #include "editors/runeditordialog.h"
 
+#include "common/inputdialogs.h"
 #include "common/wheelguard.h"
 #include "editors/paramfields.h"
 #include "experiment/experiment.h"
@@ -12,7 +13,6 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -322,8 +322,8 @@ void RunEditorDialog::savePreset()
         return;
     }
     bool ok = false;
-    const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name"), QLineEdit::Normal,
-                                               RunSpecView(m_result).name(), &ok);
+    const QString name =
+        inputdialogs::getText(this, tr("Save preset"), tr("Preset name"), RunSpecView(m_result).name(), &ok);
     if (!ok || name.trimmed().isEmpty()) {
         return;
     }

@@ -40,6 +40,7 @@ void Board::setExperiment(const Experiment &experiment)
         lane.device = el.device;
         lane.slotCount = el.slotCount;
         lane.gres = el.gres;
+        lane.name = el.name;
         for (const ExperimentRun &er : el.runs) {
             const QString group = er.spec.value(QStringLiteral("name")).toString();
             for (int i = 0; i < er.repeat; ++i)
@@ -60,6 +61,7 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
         el.device = lane.device;
         el.slotCount = lane.slotCount;
         el.gres = lane.gres;
+        el.name = lane.name;
         for (int i = 0; i < lane.runs.size();) {
             const RunInfo *r = m_runs->find(lane.runs.at(i));
             if (!r->sweep.isEmpty()) { // made by its sweep, which is saved in "sweeps"
@@ -101,6 +103,19 @@ int Board::position(RunId id) const
     return r ? m_lanes.at(r->lane).runs.indexOf(id) : -1;
 }
 
+QString Board::laneTitle(int index) const
+{
+    if (!hasLane(index))
+        return {};
+    const Lane &lane = m_lanes.at(index);
+    if (!lane.name.isEmpty())
+        return lane.name;
+    int n = 1; // the lanes before it on the same device
+    for (int i = 0; i < index; ++i)
+        n += m_lanes.at(i).device == lane.device ? 1 : 0;
+    return n == 1 ? lane.device : QStringLiteral("%1 %2").arg(lane.device).arg(n);
+}
+
 bool Board::isNameFree(const QString &name, int repeat) const
 {
     const QStringList names = repeatNames(name, repeat);
@@ -129,7 +144,7 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
     if (position < 0 || position > m_lanes.size())
         position = int(m_lanes.size());
     Q_EMIT laneAboutToBeAdded(position);
-    m_lanes.insert(position, Lane{device, slotCount, {}, {}});
+    m_lanes.insert(position, Lane{device, slotCount, {}, {}, {}});
     for (RunId id : m_runs->ids()) // said by laneAdded
         m_runs->update(
             id, [position](RunInfo &r) { r.lane += r.lane >= position ? 1 : 0; }, RunRegistry::Notify::Quiet);
@@ -177,6 +192,22 @@ bool Board::setLaneSlots(int index, int slotCount, QString *error)
     if (slotCount < 1)
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount));
     m_lanes[index].slotCount = slotCount;
+    Q_EMIT laneChanged(index);
+    Q_EMIT edited();
+    return true;
+}
+
+bool Board::setLaneName(int index, const QString &name, QString *error)
+{
+    if (!hasLane(index))
+        return refuse(error, QStringLiteral("no lane %1").arg(index));
+    if (!name.isEmpty() && !isLaneName(name))
+        return refuse(error, QStringLiteral("lane name: expected %1, got \"%2\"").arg(laneNameRule(), name));
+    for (int i = 0; i < m_lanes.size(); ++i) {
+        if (i != index && !name.isEmpty() && m_lanes.at(i).name == name)
+            return refuse(error, QStringLiteral("lane name: \"%1\" is already lane %2's").arg(name).arg(i + 1));
+    }
+    m_lanes[index].name = name;
     Q_EMIT laneChanged(index);
     Q_EMIT edited();
     return true;

@@ -30,6 +30,7 @@ public:
         int slotCount = 1;
         QString gres; // a Slurm lane's request per run (kept for the file; empty: the default)
         QList<RunId> runs;
+        QString name; // the user's name for it (isLaneName); empty: none
     };
 
     Board(RunRegistry *runs, RunStore *store, QObject *parent = nullptr);
@@ -45,6 +46,9 @@ public:
     bool hasLane(int index) const { return index >= 0 && index < m_lanes.size(); }
     QList<RunId> runIds() const;  // lane by lane, queue order
     int position(RunId id) const; // -1 when unknown
+    // What the lane is called: its name, else its device, numbered from the
+    // second lane on the same device ("cpu", "cpu 2"), so no two read alike.
+    QString laneTitle(int index) const;
     // Whether `name` (with `repeat` > 1: each of its repeats' names) is free.
     bool isNameFree(const QString &name, int repeat = 1) const;
     // A name to generate (a drop, a duplicate): `base` when free, else the
@@ -63,6 +67,9 @@ public:
     bool removeLane(int index, QString *error = nullptr); // only without active runs
     bool setLaneDevice(int index, const QString &device, QString *error = nullptr);
     bool setLaneSlots(int index, int slotCount, QString *error = nullptr);
+    // Names a lane (empty: no name, its device is its title); refused when
+    // not isLaneName or another lane has it.
+    bool setLaneName(int index, const QString &name, QString *error = nullptr);
     // Queues `spec` (validated) at `position` (-1: end); `repeat` > 1 adds
     // the expanded repeats. A name another run has is refused, never changed
     // behind the user's back (uniqueName makes one). Returns the new ids.

@@ -42,6 +42,8 @@ LaneInfo Dispatcher::lane(int index) const
     if (!m_board->hasLane(index))
         return info;
     const Board::Lane &lane = m_board->lane(index);
+    info.title = m_board->laneTitle(index);
+    info.name = lane.name;
     info.device = lane.device;
     info.slotCount = lane.slotCount;
     info.runs = lane.runs;

@@ -19,6 +19,8 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <algorithm>
+
 // Q_INIT_RESOURCE must be used outside a namespace; referencing the
 // initializer also keeps the linker from dropping the resource object of
 // this static library.
@@ -42,6 +44,18 @@ namespace {
 constexpr int kMaxRuns = 10000;
 
 } // namespace
+
+bool isLaneName(const QString &name)
+{
+    if (name.isEmpty() || name.size() > 40 || name.front().isSpace() || name.back().isSpace())
+        return false;
+    return std::none_of(name.cbegin(), name.cend(), [](QChar c) { return c.category() == QChar::Other_Control; });
+}
+
+QString laneNameRule()
+{
+    return QStringLiteral("a lane name of 1–40 characters, without control characters or a space at either end");
+}
 
 std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringList *errors,
                                                const ModelCatalogue *catalogue, Experiment *partial)
@@ -101,7 +115,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
         problems << expected(QStringLiteral("lanes"), QStringLiteral("an array of lanes"), lanes);
     } else {
         const QJsonArray laneArray = lanes.toArray();
-        QHash<QString, QString> names; // run name -> where it was first used
+        QHash<QString, QString> names;     // run name -> where it was first used
+        QHash<QString, QString> laneNames; // lane name -> the lane that has it
         int totalRuns = 0;
         for (int l = 0; l < laneArray.size(); ++l) {
             const QString lp = QStringLiteral("lanes[%1]").arg(l);
@@ -112,10 +127,21 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 continue;
             }
             const QJsonObject lo = laneArray.at(l).toObject();
-            checkKeys(
-                lo, {QStringLiteral("device"), QStringLiteral("slots"), QStringLiteral("gres"), QStringLiteral("runs")},
-                lp, problems);
+            checkKeys(lo,
+                      {QStringLiteral("name"), QStringLiteral("device"), QStringLiteral("slots"),
+                       QStringLiteral("gres"), QStringLiteral("runs")},
+                      lp, problems);
             ExperimentLane lane;
+            if (lo.contains(QStringLiteral("name"))) {
+                const QJsonValue n = lo.value(QStringLiteral("name"));
+                if (!n.isString() || !isLaneName(n.toString()))
+                    problems << expected(lp + QStringLiteral(".name"), laneNameRule(), n);
+                else if (laneNames.contains(n.toString()))
+                    problems << QStringLiteral("%1.name: lane name \"%2\" is already used by %3")
+                                    .arg(lp, n.toString(), laneNames.value(n.toString()));
+                else
+                    laneNames.insert(lane.name = n.toString(), lp);
+            }
             const QJsonValue device = lo.value(QStringLiteral("device"));
             const Device parsed = Device::parse(device.toString());
             const QString clusterName = parsed.cluster();
@@ -354,6 +380,8 @@ QJsonObject Experiment::toJson() const
     QJsonArray laneArray;
     for (const ExperimentLane &lane : lanes) {
         QJsonObject lo;
+        if (!lane.name.isEmpty())
+            lo.insert(QStringLiteral("name"), lane.name);
         lo.insert(QStringLiteral("device"), lane.device);
         lo.insert(QStringLiteral("slots"), lane.slotCount);
         if (!lane.gres.isEmpty())

@@ -30,6 +30,7 @@ struct ExperimentLane
     QString device = QStringLiteral("cpu"); // "cpu", "cuda:N" or "slurm:CLUSTER/PARTITION"
     int slotCount = 1;                      // a Slurm lane: its runs queued at once
     QString gres;                           // a Slurm lane's request per run; empty: "gpu:1"
+    QString name;                           // what its header says (isLaneName); empty: its device
     QList<ExperimentRun> runs;
 };
 
@@ -167,5 +168,11 @@ QJsonObject pythonScriptRunSpec(const QString &file);
 // [A-Za-z0-9._+@-], not starting with '.', so it never leaves the runs root,
 // and not ending in .attempt-N, the name of a kept attempt's folder.
 bool isSafeRunName(const QString &name);
+
+// True if `name` can be a lane's name (what its header says, unique among
+// the lanes): 1–40 characters, no control character, no space at either end.
+bool isLaneName(const QString &name);
+// How messages describe a lane name (isLaneName).
+QString laneNameRule();
 
 } // namespace trainyard

@@ -143,6 +143,8 @@ inline bool refuse(QString *error, const QString &text)
 // One lane: a device and its ordered queue.
 struct LaneInfo
 {
+    QString title;           // what it is called (Board::laneTitle: its name, else its device, numbered)
+    QString name;            // the user's name for it; empty: none
     QString device;          // as written in the experiment ("cuda:2", "cpu")
     QString effectiveDevice; // where runs really go ("cpu" under CPU fallback)
     int slotCount = 1;       // runs at once
