@@ -3,12 +3,14 @@
 
 #include "testutil.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
+#include <unistd.h>
 
 using namespace trainyard::test;
 
@@ -247,6 +249,43 @@ private Q_SLOTS:
             QCOMPARE(status.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
             QCOMPARE(status.value(QStringLiteral("exit_code")).toInt(), 4);
         }
+    }
+
+    // Without XDG_RUNTIME_DIR the sockets go to TMPDIR/trainyard-UID, made
+    // 0700, with no warning from Qt; a folder there that is not private and
+    // the user's is made private (its own) or refused (a link), saying so.
+    void noRuntimeDirNeedsNoWarning()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("x"), 5)})});
+        const auto runIn = [&](QByteArray *out, QByteArray *err) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+            env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+            env.insert(QStringLiteral("TMPDIR"), tmp.path());
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+            return finish(&p, out, err);
+        };
+        const QString runtime = tmp.filePath(QStringLiteral("trainyard-%1").arg(::getuid()));
+        QByteArray out, err;
+        QCOMPARE(runIn(&out, &err), 0);
+        QVERIFY2(!err.contains("XDG_RUNTIME_DIR") && !err.contains("QStandardPaths"), err.constData());
+        QCOMPARE(QFileInfo(runtime).permissions() & 0x0077, QFileDevice::Permissions()); // group, other: nothing
+        QVERIFY(QFileInfo(runtime + QStringLiteral("/trainyard")).isDir());
+
+        QVERIFY(QFile::setPermissions(runtime, QFileDevice::Permissions(0x7755))); // rwxr-xr-x
+        QCOMPARE(runIn(&out, &err), 0);
+        QCOMPARE(QFileInfo(runtime).permissions() & 0x0077, QFileDevice::Permissions());
+
+        QVERIFY(QDir(runtime).removeRecursively());
+        QVERIFY(QFile::link(tmp.path(), runtime));
+        err.clear();
+        QCOMPARE(runIn(&out, &err), 2);
+        QVERIFY2(err.contains(runtime.toUtf8() + ": a symbolic link, not a folder"), err.constData());
+        QVERIFY2(err.contains("set XDG_RUNTIME_DIR"), err.constData());
     }
 
     void killedOrchestratorLosesNoLineOnRerun()

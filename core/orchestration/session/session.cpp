@@ -108,7 +108,8 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     }
     m_store->setRoot(root);
     QString error;
-    if (!m_server->listen(MetricsServer::defaultSocketPath(root), &error)) {
+    const QString socketPath = MetricsServer::defaultSocketPath(root, &error);
+    if (socketPath.isEmpty() || !m_server->listen(socketPath, &error)) {
         delete lock;
         return fail(error);
     }
@@ -206,7 +207,8 @@ bool Session::rename(const QString &name, QString *error)
     m_lock->setStaleLockTime(0);
     QString listenError;
     const bool relocked = m_lock->tryLock(200);
-    const bool listening = m_server->listen(MetricsServer::defaultSocketPath(root), &listenError);
+    const QString socketPath = MetricsServer::defaultSocketPath(root, &listenError);
+    const bool listening = !socketPath.isEmpty() && m_server->listen(socketPath, &listenError);
     if (!relocked || !listening)
         qCWarning(lcExperiment).noquote() << root << "could not be taken again after the rename:" << listenError;
     if (!moved) {
