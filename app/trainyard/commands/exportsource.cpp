@@ -1,7 +1,6 @@
 #include "commands/exportsource.h"
 
 #include "commandline.h"
-#include "experiment/runspecview.h"
 #include "sweep/sweepspec.h"
 
 #include <QDir>
@@ -10,19 +9,6 @@
 namespace trainyard {
 
 namespace {
-
-// The run names of an experiment file, repeats expanded, in board order.
-QStringList runNamesOf(const Experiment &experiment)
-{
-    QStringList names;
-    for (const ExperimentLane &lane : experiment.lanes) {
-        for (const ExperimentRun &run : lane.runs) {
-            for (int i = 0; i < run.repeat; ++i)
-                names << RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
-        }
-    }
-    return names;
-}
 
 // Whether an entry is there at all: a file, a folder, or a link (even one
 // pointing nowhere), never followed.
@@ -71,7 +57,7 @@ std::optional<ExportSource> ExportSource::open(const QString &path, int *status)
         }
         source.kind = Kind::ExperimentFile;
         source.store.setRoot(RunStore::rootFor(*source.experiment, info.absoluteFilePath()));
-        source.boardRuns = runNamesOf(*source.experiment);
+        source.boardRuns = source.experiment->runNames();
         source.folders = source.store.runNames(); // real folders: a link is not a run
         // Its sweeps' trials, in order, then the folders' other runs.
         for (const SweepSpec &sweep : source.experiment->sweeps) {
