@@ -44,14 +44,16 @@ int controlCommand(const QString &action, const QStringList &args)
     const QString verb = action == QLatin1String("stop")    ? QStringLiteral("Stops")
                          : action == QLatin1String("pause") ? QStringLiteral("Pauses")
                                                             : QStringLiteral("Resumes");
+    const QString what = action == QLatin1String("stop")
+                             ? QStringLiteral("Stop would (the run checkpoints and exits 4)")
+                         : action == QLatin1String("pause") ? QStringLiteral("Pause would")
+                                                            : QStringLiteral("Resume would (a paused run)");
     CommandLine commandLine(
         action, {QStringLiteral("trainyard %1 FILE.json RUN...").arg(action)},
-        QStringLiteral("%1 runs of an experiment that the desktop app or `trainyard run` holds, by asking it\n"
-                       "(as its own %2 would): the run is found in the runs root's state file, and the\n"
-                       "request carries the run's token from there.")
-            .arg(verb, action == QLatin1String("stop")    ? QStringLiteral("Stop: the run checkpoints and exits")
-                       : action == QLatin1String("pause") ? QStringLiteral("Pause")
-                                                          : QStringLiteral("Resume of a paused run")));
+        QStringLiteral("%1 runs of an experiment that the desktop app or `trainyard run` holds, by asking\n"
+                       "it to, as its own %2. Each run is found in the runs root's\n"
+                       "state file; the request carries the run's token from there.")
+            .arg(verb, what));
     commandLine.addPositionalArgument(QStringLiteral("FILE.json"), QStringLiteral("the experiment file"),
                                       QStringLiteral("FILE.json"));
     commandLine.addPositionalArgument(QStringLiteral("RUN"), QStringLiteral("a run's name, as on the board"),
