@@ -8,6 +8,8 @@
 #include "commands/exportcommand.h"
 #include "commands/probeslotscommand.h"
 #include "commands/runcommand.h"
+#include "commands/runcontrolcommand.h"
+#include "commands/trustcommand.h"
 #include "guicommand.h"
 
 #include <QCoreApplication>
@@ -31,10 +33,10 @@ struct Command
 };
 
 const Command kCommands[] = {
-    {"run", runCommand},
-    {"probe-slots", probeSlotsCommand},
-    {"export", exportCommand},
-    {"check", checkCommand},
+    {"run", runCommand},       {"probe-slots", probeSlotsCommand},
+    {"export", exportCommand}, {"check", checkCommand},
+    {"trust", trustCommand},   {"stop", stopCommand},
+    {"pause", pauseCommand},   {"resume", resumeCommand},
 };
 
 void setApplicationNames()

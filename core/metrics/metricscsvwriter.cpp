@@ -24,6 +24,28 @@ void appendNumber(QByteArray *line, Number value)
     line->append(text, qsizetype(r.ptr - text));
 }
 
+// The value `series` has at exactly `step`, else NaN.
+double valueAt(const MetricSeries *series, std::int64_t step)
+{
+    const std::int64_t *begin = series->steps();
+    const std::int64_t *end = begin + series->size();
+    const std::int64_t *it = std::lower_bound(begin, end, step);
+    return it != end && *it == step ? series->value(std::size_t(it - begin)) : MetricsCsvWriter::kNoEpoch;
+}
+
+// The epochs of the eval lines `metric` came from: "<split>/epoch" beside
+// "<split>/<name>" (MetricRecord::pointName); null for a metric line's
+// point. A split may itself hold a '/': each prefix is tried, the shortest first.
+const MetricSeries *ownEpochs(const MetricStore &store, RunId run, const QString &metric)
+{
+    for (qsizetype slash = metric.indexOf(QLatin1Char('/')); slash > 0;
+         slash = metric.indexOf(QLatin1Char('/'), slash + 1)) {
+        if (const MetricSeries *s = store.series(run, metric.left(slash) + QStringLiteral("/epoch")))
+            return s;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 MetricsCsvWriter::MetricsCsvWriter(QIODevice *device)
@@ -88,8 +110,14 @@ void MetricsCsvWriter::writeRun(const QString &name, const MetricStore &store, R
         if (!s)
             continue;
         const QByteArray metricField = field(metric);
-        for (std::size_t i = 0; i < s->size(); ++i)
-            writeLine(runField, s->step(i), epochOf(epochs, s->step(i)), s->wall(i), metricField, s->value(i));
+        const MetricSeries *evalEpochs = ownEpochs(store, run, metric);
+        for (std::size_t i = 0; i < s->size(); ++i) {
+            // An eval line's own epoch, where it gave one at this step, else the metric lines'.
+            double epoch = evalEpochs ? valueAt(evalEpochs, s->step(i)) : kNoEpoch;
+            if (std::isnan(epoch))
+                epoch = epochOf(epochs, s->step(i));
+            writeLine(runField, s->step(i), epoch, s->wall(i), metricField, s->value(i));
+        }
     }
 }
 

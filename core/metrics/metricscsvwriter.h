@@ -19,8 +19,9 @@ class MetricStore;
 // The one CSV form of training metrics, for pandas and spreadsheets: long
 // format, one line per value, under the header
 //     run,step,epoch,wall,metric,value
-// `epoch` is the epoch of the point's step as the run's metric lines tell it
-// (epochOf), empty when they do not; `metric` is MetricStore's name ("loss",
+// `epoch` is an eval line's own epoch (its "<split>/epoch" at that step)
+// where it gave one, else the epoch of the point's step as the run's metric
+// lines tell it (epochOf), empty when neither does; `metric` is MetricStore's name ("loss",
 // "lr", "valid/mrr", ...). Numbers are written in the shortest form that
 // reads back as the same number; a run or metric name holding a comma, a
 // quote or a line break is quoted (a quote doubled). The plots' Export,
@@ -41,7 +42,8 @@ public:
     void writeFloatValue(const QString &run, std::int64_t step, float epoch, float wall, const QString &metric,
                          float value);
     // Every curve of `run` in `store` except its epochs (they fill the epoch
-    // column): metric by metric, each by step.
+    // column: an eval point's from its own line, else epochOf): metric by
+    // metric, each by step.
     void writeRun(const QString &name, const MetricStore &store, RunId run);
 
     // False once a write to the device failed.

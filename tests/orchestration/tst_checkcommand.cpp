@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,13 +71,14 @@ private:
         return path;
     }
 
-    Result check(const QStringList &args)
+    Result check(const QStringList &args, const QString &command = QStringLiteral("check"))
     {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), m_worker);
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath(QStringLiteral("config"))); // its own trust list
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("check")} + args);
+        p.start(QStringLiteral(TRAINYARD_BIN), QStringList{command} + args);
         Result r;
         if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit)
             return r;
@@ -256,6 +258,63 @@ private Q_SLOTS:
                            "train.lr on every lane, maximizing valid/mrr, ASHA over epochs 1 to 9 (eta 3)\n"),
             r.out.constData());
         QVERIFY(nothingStarted(QStringLiteral("goodsweep")));
+    }
+
+    // program.requires: the modules are asked of the interpreter the run
+    // would start (its name on PATH, its env), once the file is trusted.
+    void programRequiresIsAskedOfTheInterpreter()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed");
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("mods")));
+        QFile module(m_dir.filePath(QStringLiteral("mods/localmod.py")));
+        QVERIFY(module.open(QIODevice::WriteOnly));
+        module.close();
+        const auto write = [&](const QString &name, const QJsonArray &argv, const QJsonArray &modules) {
+            const QJsonObject program{{QStringLiteral("argv"), argv},
+                                      {QStringLiteral("requires"), modules},
+                                      {QStringLiteral("env"), QJsonObject{{QStringLiteral("PYTHONPATH"),
+                                                                           m_dir.filePath(QStringLiteral("mods"))}}}};
+            return writeExperiment(name, {QJsonObject{{QStringLiteral("name"), QStringLiteral("p")},
+                                                      {QStringLiteral("program"), program}}});
+        };
+        const QJsonArray python{QStringLiteral("python3"), QStringLiteral("-c"), QStringLiteral("pass")};
+        const QString missing =
+            write(QStringLiteral("reqmissing"), python,
+                  {QStringLiteral("json"), QStringLiteral("localmod"), QStringLiteral("trainyard_no_such_module")});
+        Result r = check({missing});
+        QVERIFY2(r.status == 0, r.err.constData()); // not trusted: not asked, and said so
+        QVERIFY2(r.out.contains("lanes[0].runs[0].program.requires was not checked (run p)"), r.out.constData());
+        QCOMPARE(check({missing}, QStringLiteral("trust")).status, 0);
+        r = check({missing});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(
+            r.err.contains(QStringLiteral("%1: lanes[0].runs[0].program.requires: python3 (").arg(missing).toUtf8()),
+            r.err.constData());
+        QVERIFY2(r.err.contains(") cannot import trainyard_no_such_module (install it for that interpreter"),
+                 r.err.constData());
+        // json (the standard library) and localmod (on the spec's PYTHONPATH) are found: only the one is named.
+
+        const QString found =
+            write(QStringLiteral("reqfound"), python, {QStringLiteral("json"), QStringLiteral("localmod")});
+        QCOMPARE(check({found}, QStringLiteral("trust")).status, 0);
+        r = check({found});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(r.out.contains("lanes[0].runs[0].program: python3 (")
+                     && r.out.contains(" finds json, localmod (run p)"),
+                 r.out.constData());
+
+        // Only for a Python interpreter, only module names.
+        const QString notPython =
+            write(QStringLiteral("reqbash"), {QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("true")},
+                  {QStringLiteral("json"), QStringLiteral("-m")});
+        r = check({notPython});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains("lanes[0].runs[0].program.requires: needs a Python interpreter as program.argv[0] "
+                                "(python, python3 or python3.N, by name or path), got \"bash\""),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("lanes[0].runs[0].program.requires[1]: expected a Python module name, got \"-m\""),
+                 r.err.constData());
     }
 
     void badUsageExitsTwo()

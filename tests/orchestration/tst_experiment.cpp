@@ -261,7 +261,8 @@ private Q_SLOTS:
             << QStringLiteral("lanes[0].runs[0].train: unknown key \"lr\" (expected one of seed)");
         QTest::newRow("program unknown key")
             << program(R"({"program":{"argv":["x"],"shell":true}})")
-            << QStringLiteral("lanes[0].runs[0].program: unknown key \"shell\" (expected one of argv, cwd, env)");
+            << QStringLiteral(
+                   "lanes[0].runs[0].program: unknown key \"shell\" (expected one of argv, cwd, env, requires)");
         Q_UNUSED(run);
     }
 

@@ -3,10 +3,13 @@
 
 #include "testutil.h"
 
+#include "launch/launcher.h"
 #include "protocol/protocol.h"
 #include "runstore/runstore.h"
 
+#include <QDir>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -90,6 +93,139 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("note: run \"a-2\" has no metrics yet"), r.err.constData());
         QVERIFY2(r.err.contains("note: run \"b\" has no metrics yet"), r.err.constData());
         QVERIFY2(r.err.contains("a-1/metrics.jsonl: 1 line(s) skipped"), r.err.constData());
+    }
+
+    // An eval line's own epoch is the CSV's, also where the metric lines
+    // around its step do not tell one (its step between two epochs).
+    void anEvalLineKeepsItsEpoch()
+    {
+        const QString file = writeExperiment(QStringLiteral("evalepoch"));
+        const RunStore store(m_dir.filePath(QStringLiteral("evalepoch-runs")));
+        QString error;
+        QVERIFY2(store.prepareRunDir(QStringLiteral("a-1"), fakeSpec(QStringLiteral("a-1")), &error),
+                 qPrintable(error));
+        auto eval = protocol::evalResult(15, "valid", 1.5);
+        eval["epoch"] = 1; // epochs completed when it ran
+        eval["mrr"] = 0.5;
+        const QByteArray metrics = line(protocol::metric(10, 1, 0.9, 1.0)) + line(eval)
+                                   + line(protocol::metric(20, 2, 0.8, 2.0)) + line(protocol::done("finished", 0, 2.5));
+        QVERIFY(writeFile(store.runDir(QStringLiteral("a-1")) + QStringLiteral("/metrics.jsonl"), metrics));
+        const Result r = runExport({QStringLiteral("--runs"), QStringLiteral("a-1"), file});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(r.out, QByteArray("run,step,epoch,wall,metric,value\n"
+                                   "a-1,10,1,1,loss,0.9\n"
+                                   "a-1,20,2,2,loss,0.8\n"
+                                   "a-1,15,1,1.5,valid/mrr,0.5\n"));
+    }
+
+    // A run of the board whose folder exists without metrics is named once,
+    // not once for the board and once for its folder.
+    void aRunWithoutMetricsIsNotedOnce()
+    {
+        const QString file = writeExperiment(QStringLiteral("once"));
+        const RunStore store(m_dir.filePath(QStringLiteral("once-runs")));
+        QString error;
+        for (const char *name : {"a-1", "b"})
+            QVERIFY2(store.prepareRunDir(QLatin1String(name), fakeSpec(QLatin1String(name)), &error),
+                     qPrintable(error));
+        QVERIFY(writeFile(store.runDir(QStringLiteral("a-1")) + QStringLiteral("/metrics.jsonl"),
+                          line(protocol::metric(1, 1, 0.9, 0.1))));
+        const Result r = runExport({file});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(r.err.count("note: run \"b\" has no metrics yet"), 1);
+        QCOMPARE(r.err.count("note: run \"a-2\" has no metrics yet"), 1);
+    }
+
+    // A script run outside Trainyard (the Python module's
+    // ./trainyard-runs/NAME-DATE folder): the run folder itself and the
+    // folder of such runs both export, as an experiment's runs do.
+    void plainRunFoldersAndRunsRoots()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("plain/trainyard-runs"));
+        const QString first = root + QStringLiteral("/train-20250101-120000");
+        QVERIFY(QDir().mkpath(first));
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        const QString source = qEnvironmentVariable("TRAINYARD_SOURCE_DIR");
+        if (!python.isEmpty() && !source.isEmpty()) {
+            // The module itself writes it, outside Trainyard.
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("PYTHONPATH"), source + QStringLiteral("/python"));
+            for (const QString &name : LaunchSpec::runVariableNames())
+                env.remove(name);
+            const ProcessOutcome o =
+                runProcess(python,
+                           {QStringLiteral("-c"), QStringLiteral("import trainyard\n"
+                                                                 "run = trainyard.init(run_dir=%1)\n"
+                                                                 "run.log(1, loss=0.5, epoch=1)\n"
+                                                                 "run.log(2, loss=0.25, epoch=1)\n"
+                                                                 "run.eval('valid', 2, epoch=1, accuracy=0.75)\n")
+                                                      .arg(QStringLiteral("'") + first + QStringLiteral("'"))},
+                           env, 30000);
+            QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+        } else {
+            auto eval = protocol::evalResult(2, "valid", 0.3);
+            eval["epoch"] = 1;
+            eval["accuracy"] = 0.75;
+            QVERIFY(writeFile(first + QStringLiteral("/metrics.jsonl"), line(protocol::metric(1, 1, 0.5, 0.1))
+                                                                            + line(protocol::metric(2, 1, 0.25, 0.2))
+                                                                            + line(eval)));
+        }
+        const QString second = root + QStringLiteral("/train-20250101-130000");
+        QVERIFY(QDir().mkpath(second));
+        QVERIFY(writeFile(second + QStringLiteral("/metrics.jsonl"), line(protocol::metric(5, 1, 0.125, 0.5))));
+
+        Result r = runExport({first});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QList<QByteArray> lines = r.out.split('\n');
+        QCOMPARE(lines.value(0), QByteArray("run,step,epoch,wall,metric,value"));
+        QVERIFY2(lines.value(1).startsWith("train-20250101-120000,1,1,") && lines.value(1).endsWith(",loss,0.5"),
+                 r.out.constData());
+        QVERIFY2(lines.value(3).startsWith("train-20250101-120000,2,1,")
+                     && lines.value(3).endsWith(",valid/accuracy,0.75"),
+                 r.out.constData());
+        QCOMPARE(r.out.count('\n'), 4);
+
+        r = runExport({root});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(r.out.contains("\ntrain-20250101-120000,1,1,")
+                     && r.out.contains("\ntrain-20250101-130000,5,1,0.5,loss,0.125\n"),
+                 r.out.constData());
+        r = runExport({QStringLiteral("--runs"), QStringLiteral("train-20250101-130000"), root});
+        QCOMPARE(r.status, 0);
+        QCOMPARE(r.out, QByteArray("run,step,epoch,wall,metric,value\ntrain-20250101-130000,5,1,0.5,loss,0.125\n"));
+        r = runExport({QStringLiteral("--summary"), root});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.startsWith("run,sweep,trial,state,") && r.out.contains("\ntrain-20250101-130000,,,"),
+                 r.out.constData());
+
+        // Nothing in the runs root is followed: a linked run folder is no
+        // run, a linked metrics.jsonl is refused, naming it.
+        QVERIFY(QFile::link(second, root + QStringLiteral("/linked")));
+        r = runExport({root});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(!r.out.contains("\nlinked,"), r.out.constData());
+        const QString third = root + QStringLiteral("/train-20250101-140000");
+        QVERIFY(QDir().mkpath(third));
+        QVERIFY(QFile::link(second + QStringLiteral("/metrics.jsonl"), third + QStringLiteral("/metrics.jsonl")));
+        r = runExport({third});
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains(third.toUtf8() + "/metrics.jsonl is not a regular file (a symbolic link)"),
+                 r.err.constData());
+        QVERIFY(r.out.isEmpty() || r.out == "run,step,epoch,wall,metric,value\n");
+
+        // A folder that is none of them, and one whose name is no run name: said, naming the path.
+        const QString empty = m_dir.filePath(QStringLiteral("plain/empty"));
+        QVERIFY(QDir().mkpath(empty + QStringLiteral("/sub")));
+        r = runExport({empty});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(empty.toUtf8() + ": neither an experiment file, a runs root nor a run folder"),
+                 r.err.constData());
+        const QString oddName = m_dir.filePath(QStringLiteral("plain/my run"));
+        QVERIFY(QDir().mkpath(oddName));
+        QVERIFY(writeFile(oddName + QStringLiteral("/metrics.jsonl"), line(protocol::metric(1, 1, 0.5, 0.1))));
+        r = runExport({oddName});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(oddName.toUtf8() + ": a run folder's name must be"), r.err.constData());
     }
 
     void errorsNameTheFile()

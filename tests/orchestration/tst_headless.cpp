@@ -3,13 +3,20 @@
 
 #include "testutil.h"
 
+#include "ingest/metricsserver.h"
+#include "session/controlserver.h"
+
+#include <QDir>
 #include <QFileInfo>
+#include <QLocalSocket>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
+#include <unistd.h>
 
+using namespace trainyard;
 using namespace trainyard::test;
 
 class TestHeadless : public QObject
@@ -247,6 +254,171 @@ private Q_SLOTS:
             QCOMPARE(status.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
             QCOMPARE(status.value(QStringLiteral("exit_code")).toInt(), 4);
         }
+    }
+
+    // Without XDG_RUNTIME_DIR the sockets go to TMPDIR/trainyard-UID, made
+    // 0700, with no warning from Qt; a folder there that is not private and
+    // the user's is made private (its own) or refused (a link), saying so.
+    void noRuntimeDirNeedsNoWarning()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString file = writeExperiment({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("x"), 5)})});
+        const auto runIn = [&](QByteArray *out, QByteArray *err) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+            env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+            env.insert(QStringLiteral("TMPDIR"), tmp.path());
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+            return finish(&p, out, err);
+        };
+        const QString runtime = tmp.filePath(QStringLiteral("trainyard-%1").arg(::getuid()));
+        QByteArray out, err;
+        QCOMPARE(runIn(&out, &err), 0);
+        QVERIFY2(!err.contains("XDG_RUNTIME_DIR") && !err.contains("QStandardPaths"), err.constData());
+        QCOMPARE(QFileInfo(runtime).permissions() & 0x0077, QFileDevice::Permissions()); // group, other: nothing
+        QVERIFY(QFileInfo(runtime + QStringLiteral("/trainyard")).isDir());
+
+        QVERIFY(QFile::setPermissions(runtime, QFileDevice::Permissions(0x7755))); // rwxr-xr-x
+        QCOMPARE(runIn(&out, &err), 0);
+        QCOMPARE(QFileInfo(runtime).permissions() & 0x0077, QFileDevice::Permissions());
+
+        QVERIFY(QDir(runtime).removeRecursively());
+        QVERIFY(QFile::link(tmp.path(), runtime));
+        err.clear();
+        QCOMPARE(runIn(&out, &err), 2);
+        QVERIFY2(err.contains(runtime.toUtf8() + ": a symbolic link, not a folder"), err.constData());
+        QVERIFY2(err.contains("set XDG_RUNTIME_DIR"), err.constData());
+    }
+
+    // `trainyard pause|resume|stop FILE RUN` while `trainyard run` holds the
+    // experiment: that orchestrator acts on the one run (the other trains
+    // on), a request whose token is not the live run's acts on nothing, and
+    // with nothing holding the experiment the command says so.
+    void oneRunIsControlledFromTheCommandLine()
+    {
+        QString root;
+        const QString file =
+            writeExperiment({lane(QStringLiteral("cpu"), 2,
+                                  {fakeSpec(QStringLiteral("c1"), 4000, 5), fakeSpec(QStringLiteral("c2"), 4000, 5)})},
+                            &root);
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (out += p->readAllStandardOutput()).contains("c1: running") && out.contains("c2: running"), 10000);
+        const QString c1Metrics = root + QStringLiteral("/c1/metrics.jsonl");
+        const QString c2Metrics = root + QStringLiteral("/c2/metrics.jsonl");
+
+        auto control = [&](const QStringList &args, QByteArray *said = nullptr) {
+            auto c = start(args);
+            QByteArray cout, cerr;
+            const int status = finish(c.get(), &cout, &cerr, 20000);
+            if (said)
+                *said = cout + cerr;
+            return status;
+        };
+        QByteArray said;
+        QCOMPARE(control({QStringLiteral("pause"), file, QStringLiteral("c1")}, &said), 0);
+        QVERIFY2(said.contains("c1 paused"), said.constData());
+        QTest::qWait(300); // lines on their way
+        const int pausedAt = countLines(c1Metrics, "metric");
+        const int otherAt = countLines(c2Metrics, "metric");
+        QTest::qWait(600);
+        QCOMPARE(countLines(c1Metrics, "metric"), pausedAt);
+        QVERIFY(countLines(c2Metrics, "metric") > otherAt); // the other run trains on
+
+        QCOMPARE(control({QStringLiteral("resume"), file, QStringLiteral("c1")}, &said), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(countLines(c1Metrics, "metric") > pausedAt, 5000);
+
+        QCOMPARE(control({QStringLiteral("stop"), file, QStringLiteral("nope")}, &said), 2);
+        QVERIFY2(said.contains("no run named \"nope\" (its runs: c1, c2)"), said.constData());
+
+        // A token that is not the live run's (the state file edited, still
+        // the user's 0600 file): the orchestrator acts on nothing.
+        const QString stateFile = root + QStringLiteral("/.trainyard-state.json");
+        const QByteArray state = readFile(stateFile);
+        QJsonObject forged = QJsonDocument::fromJson(state).object();
+        QJsonObject runs = forged.value(QStringLiteral("runs")).toObject();
+        QJsonObject c2 = runs.value(QStringLiteral("c2")).toObject();
+        c2.insert(QStringLiteral("token"), QString(64, QLatin1Char('0')));
+        runs.insert(QStringLiteral("c2"), c2);
+        forged.insert(QStringLiteral("runs"), runs);
+        QVERIFY(writeFile(stateFile, QJsonDocument(forged).toJson()));
+        QVERIFY(QFile::setPermissions(stateFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QCOMPARE(control({QStringLiteral("stop"), file, QStringLiteral("c2")}, &said), 1);
+        QVERIFY2(said.contains("c2 is not live in"), said.constData());
+        // One others could write is not believed at all.
+        QVERIFY(QFile::setPermissions(stateFile, QFileDevice::Permissions(0x6666)));
+        QCOMPARE(control({QStringLiteral("stop"), file, QStringLiteral("c2")}, &said), 1);
+        QVERIFY2(said.contains("nothing was asked"), said.constData());
+        QVERIFY(writeFile(stateFile, state));
+        QVERIFY(QFile::setPermissions(stateFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+
+        // A request that is not one is answered, and changes nothing.
+        {
+            QLocalSocket socket;
+            socket.connectToServer(ControlServer::socketPathFor(MetricsServer::defaultSocketPath(root)));
+            QVERIFY(socket.waitForConnected(5000));
+            socket.write("{\"run\": \"c2\", \"action\": \"stop\"}\n");
+            QTRY_VERIFY_WITH_TIMEOUT(socket.canReadLine() || (socket.waitForReadyRead(100) && socket.canReadLine()),
+                                     5000);
+            QVERIFY(socket.readLine().contains("\"ok\":false"));
+        }
+
+        QCOMPARE(control({QStringLiteral("stop"), file, QStringLiteral("c1")}, &said), 0);
+        QVERIFY2(said.contains("stopping c1"), said.constData());
+        QTRY_COMPARE_WITH_TIMEOUT(
+            readJsonFile(root + QStringLiteral("/c1/status.json")).value(QStringLiteral("state")).toString(),
+            QStringLiteral("stopped"), 10000);
+        QCOMPARE(readJsonFile(root + QStringLiteral("/c1/status.json")).value(QStringLiteral("exit_code")).toInt(), 4);
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/c2/status.json"))); // still training
+        QCOMPARE(control({QStringLiteral("stop"), file, QStringLiteral("c1")}, &said), 1);
+        QVERIFY2(said.contains("run \"c1\" is not running (its status.json says stopped)"), said.constData());
+
+        // Nothing holds the experiment: c2 trains on, nobody to ask.
+        p->kill();
+        p->waitForFinished(5000);
+        QCOMPARE(control({QStringLiteral("pause"), file, QStringLiteral("c2")}, &said), 1);
+        QVERIFY2(said.contains("no Trainyard holds this experiment now"), said.constData());
+        QVERIFY2(said.contains("reattaches"), said.constData());
+        // Run again: it reattaches to c2 and starts c1 from its checkpoint;
+        // both stopped by one command, the reattached one too.
+        auto again = start({QStringLiteral("run"), file});
+        QByteArray out2;
+        QTRY_VERIFY_WITH_TIMEOUT((out2 += again->readAllStandardOutput()).contains("c1: running"), 10000);
+        QCOMPARE(control({QStringLiteral("stop"), file, QStringLiteral("c1"), QStringLiteral("c2")}, &said), 0);
+        QVERIFY2(said.contains("stopping c1") && said.contains("stopping c2"), said.constData());
+        QCOMPARE(finish(again.get(), &out2), 1);
+        QVERIFY2(out2.contains("0 of 2 finished"), out2.constData());
+        QCOMPARE(readJsonFile(root + QStringLiteral("/c2/status.json")).value(QStringLiteral("state")).toString(),
+                 QStringLiteral("stopped"));
+    }
+
+    // Rerunning a file whose runs all ended starts nothing, and says so
+    // instead of printing the old failures as news; --retry-failed is named.
+    void aRerunThatStartsNothingSaysSo()
+    {
+        const QString file = writeExperiment({lane(
+            QStringLiteral("cpu"), 2,
+            {fakeSpec(QStringLiteral("ok"), 10), fakeSpec(QStringLiteral("ko"), 10, 5, QStringLiteral("fail"), 3)})});
+        auto p = start({QStringLiteral("run"), file});
+        QByteArray out;
+        QCOMPARE(finish(p.get(), &out), 1);
+        QVERIFY2(!out.contains("nothing was started"), out.constData());
+        p = start({QStringLiteral("run"), file});
+        out.clear();
+        QCOMPARE(finish(p.get(), &out), 1);
+        QVERIFY2(out.contains("nothing was started: every run of") && out.contains("had ended already"),
+                 out.constData());
+        QVERIFY2(out.contains("`trainyard run --retry-failed " + file.toUtf8() + "` retries the 1 that failed"),
+                 out.constData());
+        p = start({QStringLiteral("run"), QStringLiteral("--retry-failed"), file});
+        out.clear();
+        QCOMPARE(finish(p.get(), &out), 1); // it fails again, but it was started
+        QVERIFY2(!out.contains("nothing was started"), out.constData());
+        QVERIFY2(out.contains("ko: running"), out.constData());
     }
 
     void killedOrchestratorLosesNoLineOnRerun()

@@ -88,7 +88,9 @@ private Q_SLOTS:
         store.add(run, QStringLiteral("valid/mrr"), 2, 1.25, 0.5);
         store.add(run, QStringLiteral("valid/epoch"), 2, 1.25, 1); // epochs completed: no row of its own
         store.add(run, QStringLiteral("valid/mrr"), 5, 2.5, 0.75); // after the last metric line: epoch unknown
-        store.add(run + 1, QStringLiteral("loss"), 1, 0.5, 9);     // another run: not written
+        store.add(run, QStringLiteral("test/mrr"), 5, 2.75, 0.7);  // an eval line with its own epoch: kept
+        store.add(run, QStringLiteral("test/epoch"), 5, 2.75, 3);
+        store.add(run + 1, QStringLiteral("loss"), 1, 0.5, 9); // another run: not written
         QBuffer buffer;
         QVERIFY(buffer.open(QIODevice::WriteOnly));
         MetricsCsvWriter csv(&buffer);
@@ -97,7 +99,7 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("run,step,epoch,wall,metric,value"), QStringLiteral("r,1,1,0.5,loss,1"),
                               QStringLiteral("r,2,1,1,loss,0.5"), QStringLiteral("r,3,2,1.5,loss,0.3333333333333333"),
                               QStringLiteral("r,4,2,2,loss,0.25"), QStringLiteral("r,2,1,1.25,valid/mrr,0.5"),
-                              QStringLiteral("r,5,,2.5,valid/mrr,0.75")}));
+                              QStringLiteral("r,5,,2.5,valid/mrr,0.75"), QStringLiteral("r,5,3,2.75,test/mrr,0.7")}));
     }
 
     void writeFileIsAllOrNothing()

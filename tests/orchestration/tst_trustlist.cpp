@@ -46,13 +46,15 @@ private:
         return file;
     }
 
-    ProcessOutcome runCommand(const QStringList &args) const
+    // `trainyard COMMAND ARGS` with the user's list in configHome().
+    ProcessOutcome trainyard(const QString &command, const QStringList &args) const
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome());
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
-        return runProcess(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args, env, 60000);
+        return runProcess(QStringLiteral(TRAINYARD_BIN), QStringList{command} + args, env, 60000);
     }
+    ProcessOutcome runCommand(const QStringList &args) const { return trainyard(QStringLiteral("run"), args); }
 
 private Q_SLOTS:
     void initTestCase()
@@ -164,6 +166,74 @@ private Q_SLOTS:
         const ProcessOutcome o = runCommand({QStringLiteral("--trust"), writeHostile(QStringLiteral("flag"), marker)});
         QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
         QVERIFY(QFileInfo::exists(marker));
+    }
+
+    // --trust is remembered as the app's answer is: the next run of this
+    // version needs no flag.
+    void trustFlagIsRemembered()
+    {
+        const QString marker = m_tmp.filePath(QStringLiteral("remembered-marker"));
+        const QString file = writeHostile(QStringLiteral("remembered"), marker);
+        ProcessOutcome o = runCommand({QStringLiteral("--trust"), file});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+        QVERIFY2(o.err.contains(QStringLiteral("is trusted from now on")), qPrintable(o.err));
+        // Not refused (exit 2) this time: the run had finished, nothing starts.
+        o = runCommand({file});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+        QVERIFY2(!o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
+        QVERIFY2(o.out.contains(QStringLiteral("nothing was started")), qPrintable(o.out));
+        QVERIFY(userList().isTrusted(Experiment::load(file, nullptr)->contentHash));
+    }
+
+    // `trainyard trust FILE` prints what it trusts and asks nothing; --list
+    // tells each file's state, --revoke forgets one.
+    void trustCommand()
+    {
+        const QString marker = m_tmp.filePath(QStringLiteral("command-marker"));
+        const QString file = writeHostile(QStringLiteral("command"), marker);
+        ProcessOutcome o = trainyard(QStringLiteral("trust"), {file});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+        QVERIFY2(o.out.contains(QStringLiteral("is trusted from now on")), qPrintable(o.out));
+        QVERIFY2(o.out.contains(QStringLiteral("touch ") + marker), qPrintable(o.out));
+        o = runCommand({file});
+        QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+        QVERIFY(QFileInfo::exists(marker));
+
+        o = trainyard(QStringLiteral("trust"), {QStringLiteral("--list")});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains(QFileInfo(file).absoluteFilePath() + QStringLiteral("  (trusted ")), qPrintable(o.out));
+        QVERIFY2(o.out.contains(QStringLiteral("; this version)")), qPrintable(o.out));
+        writeHostile(QStringLiteral("command"), marker, QStringLiteral("; true"));
+        o = trainyard(QStringLiteral("trust"), {QStringLiteral("--list")});
+        QVERIFY2(o.out.contains(QStringLiteral("changed since")), qPrintable(o.out));
+
+        o = trainyard(QStringLiteral("trust"), {file}); // the edited version
+        QCOMPARE(o.exitCode, 0);
+        o = trainyard(QStringLiteral("trust"), {QStringLiteral("--revoke"), file});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains(QStringLiteral("is no longer trusted")), qPrintable(o.out));
+        QVERIFY(QFile::remove(marker));
+        o = runCommand({file});
+        QCOMPARE(o.exitCode, 2);
+        QTest::qWait(300);
+        QVERIFY(!QFileInfo::exists(marker));
+
+        // Nothing to trust, a broken file, a bad command line.
+        const QString plain = m_tmp.filePath(QStringLiteral("plain.json"));
+        writeFile(plain,
+                  QJsonDocument(experimentJson(QStringLiteral("plain"), m_tmp.path(),
+                                               {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("a"))})}))
+                      .toJson());
+        o = trainyard(QStringLiteral("trust"), {plain});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY2(o.out.contains(QStringLiteral("runs no command of its own")), qPrintable(o.out));
+        o = trainyard(QStringLiteral("trust"), {m_tmp.filePath(QStringLiteral("missing.json"))});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("missing.json"))
+                     && o.err.contains(QStringLiteral("nothing was trusted")),
+                 qPrintable(o.err));
+        o = trainyard(QStringLiteral("trust"), {});
+        QCOMPARE(o.exitCode, 2);
     }
 
     // Trusted, it runs; edited afterwards, it is refused again.

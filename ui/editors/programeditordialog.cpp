@@ -222,7 +222,11 @@ QJsonObject ProgramEditorDialog::buildSpec() const
     // Trailing empty rows are rows added and not filled yet.
     while (!argv.isEmpty() && argv.last().toString().isEmpty())
         argv.removeLast();
-    QJsonObject program{{QStringLiteral("argv"), argv}};
+    // The program's keys this dialog does not edit (requires) stay as they were.
+    QJsonObject program = m_initial.value(QStringLiteral("program")).toObject();
+    for (const char *edited : {"argv", "cwd", "env"})
+        program.remove(QLatin1String(edited));
+    program.insert(QStringLiteral("argv"), argv);
     QString cwd = m_cwd->text().trimmed();
     if (cwd.startsWith(QStringLiteral("~/")))
         cwd = QDir::homePath() + cwd.mid(1);

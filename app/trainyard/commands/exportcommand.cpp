@@ -1,6 +1,7 @@
 #include "commands/exportcommand.h"
 
 #include "commandline.h"
+#include "commands/exportsource.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "metrics/metricscsvwriter.h"
@@ -29,19 +30,6 @@ int fail(const QString &text, int status)
 {
     printError(text);
     return status;
-}
-
-// The run names of an experiment file, repeats expanded, in board order.
-QStringList runNamesOf(const Experiment &experiment)
-{
-    QStringList names;
-    for (const ExperimentLane &lane : experiment.lanes) {
-        for (const ExperimentRun &run : lane.runs) {
-            for (int i = 0; i < run.repeat; ++i)
-                names << RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
-        }
-    }
-    return names;
 }
 
 // A run of a sweep: its sweep, its trial (1-based, as in its name), paused by it.
@@ -184,11 +172,13 @@ int exportCommand(const QStringList &args)
 
     CommandLine commandLine(
         QStringLiteral("export"),
-        {QStringLiteral("trainyard export [--runs NAME,...] EXPERIMENT.json > runs.csv"),
-         QStringLiteral("trainyard export --summary [--runs NAME,...] EXPERIMENT.json > summary.csv")},
-        QStringLiteral("Writes the metrics of an experiment's runs, read from their run folders, as CSV on stdout:\n"
-                       "run,step,epoch,wall,metric,value (one line per value). It only reads files, so it works\n"
-                       "while the experiment trains."));
+        {QStringLiteral("trainyard export [--runs NAME,...] EXPERIMENT.json | RUNS_ROOT | RUN_FOLDER > runs.csv"),
+         QStringLiteral("trainyard export --summary [--runs NAME,...] EXPERIMENT.json | RUNS_ROOT | RUN_FOLDER > "
+                        "summary.csv")},
+        QStringLiteral("Writes the metrics of runs, read from their run folders, as CSV on stdout:\n"
+                       "run,step,epoch,wall,metric,value (one line per value). It reads an experiment's runs, every\n"
+                       "run folder of a runs root (such as ./trainyard-runs of scripts run without Trainyard), or\n"
+                       "one run folder. It only reads files, so it works while the runs train."));
     const QCommandLineOption runsOption(
         QStringLiteral("runs"), QStringLiteral("only these runs (repeat the option or separate names by commas)"),
         QStringLiteral("NAME,..."));
@@ -197,36 +187,33 @@ int exportCommand(const QStringList &args)
         QStringLiteral("summary"),
         QStringLiteral("one row per run instead: run,sweep,trial,state, its parameters, each metric's final and best"));
     commandLine.addOption(summaryOption);
-    commandLine.addPositionalArgument(QStringLiteral("EXPERIMENT.json"), QStringLiteral("the experiment file"),
-                                      QStringLiteral("EXPERIMENT.json"));
+    commandLine.addPositionalArgument(QStringLiteral("PATH"),
+                                      QStringLiteral("an experiment file, a runs root or a run folder"),
+                                      QStringLiteral("PATH"));
     commandLine.setNotes(QStringLiteral("Exit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not "
-                                        "be written; 2 bad command line, experiment file or run name."));
+                                        "be written; 2 bad command line, experiment file, folder or run name."));
     if (const auto exit = commandLine.parse(args))
         return *exit;
     const QCommandLineParser &parser = commandLine.parser();
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
-        return usageError(QStringLiteral("export needs exactly one experiment file (%1)").arg(commandLine.seeHelp()));
-    const QString file = positional.first();
-
-    QStringList errors;
-    const auto experiment = Experiment::load(file, &errors);
-    if (!experiment) {
-        for (const QString &e : std::as_const(errors))
-            printError(e);
-        return kExitBadUsage;
-    }
-    const RunStore store(RunStore::rootFor(*experiment, QFileInfo(file).absoluteFilePath()));
-    QStringList boardRuns = runNamesOf(*experiment);
-    const QStringList folders = store.runNames();     // real folders: a link is not a run
-    for (const SweepSpec &sweep : experiment->sweeps) // its trials, in order, then the folders' other runs
-        for (int i = 0; i < sweep.trialCount(); ++i)
-            if (folders.contains(SweepSpec::trialName(sweep.name, i)))
-                boardRuns << SweepSpec::trialName(sweep.name, i);
+        return usageError(QStringLiteral("export needs exactly one experiment file, runs root or run folder (%1)")
+                              .arg(commandLine.seeHelp()));
+    int status = 0;
+    const std::optional<ExportSource> source = ExportSource::open(positional.first(), &status);
+    if (!source)
+        return status;
+    const RunStore &store = source->store;
+    const QStringList &boardRuns = source->boardRuns;
+    const QStringList &folders = source->folders;
     auto metricsFile = [&](const QString &name) { return store.runDir(name) + QStringLiteral("/metrics.jsonl"); };
+    auto hasMetrics = [&](const QString &name) {
+        const QFileInfo info(metricsFile(name));
+        return info.isSymLink() || info.exists(); // a link is refused when read, saying so
+    };
 
     // Which runs: the named ones, or every run of the board and every other
-    // run folder of its runs root (runs taken off the board since).
+    // run folder (of an experiment: runs taken off the board since).
     QStringList selected;
     if (parser.isSet(runsOption)) {
         for (const QString &value : parser.values(runsOption)) {
@@ -234,11 +221,16 @@ int exportCommand(const QStringList &args)
                 const QString name = part.trimmed();
                 if (name.isEmpty() || selected.contains(name))
                     continue;
-                if (!boardRuns.contains(name) && !folders.contains(name))
+                if (!boardRuns.contains(name) && !folders.contains(name)) {
+                    QStringList known = boardRuns;
+                    for (const QString &folder : folders)
+                        if (!known.contains(folder))
+                            known << folder;
                     return fail(QStringLiteral("%1: no run named \"%2\" (its runs: %3)")
-                                    .arg(file, name, boardRuns.join(QStringLiteral(", "))),
+                                    .arg(source->path, name, known.join(QStringLiteral(", "))),
                                 2);
-                if (!QFileInfo::exists(metricsFile(name)))
+                }
+                if (!hasMetrics(name))
                     return fail(
                         QStringLiteral("%1: no such file (run \"%2\" has not started)").arg(metricsFile(name), name),
                         1);
@@ -246,23 +238,30 @@ int exportCommand(const QStringList &args)
             }
         }
     } else {
+        QStringList noted; // each run's note once, though it is on the board and has a folder
         for (const QString &name : boardRuns + folders) {
-            if (selected.contains(name))
+            if (selected.contains(name) || noted.contains(name))
                 continue;
-            if (QFileInfo::exists(metricsFile(name)))
+            if (hasMetrics(name)) {
                 selected << name;
-            else if (boardRuns.contains(name))
+            } else if (source->kind != ExportSource::Kind::RunFolder) { // its own failure says it
+                noted << name;
                 printError(QStringLiteral("note: run \"%1\" has no metrics yet (%2)").arg(name, metricsFile(name)));
+            }
         }
         if (selected.isEmpty())
-            return fail(QStringLiteral("%1: no run of %2 has written metrics yet").arg(store.root(), file), 1);
+            return fail(
+                source->kind == ExportSource::Kind::RunFolder
+                    ? QStringLiteral("%1: the run has written no metrics yet").arg(source->path)
+                    : QStringLiteral("%1: no run %2 has written metrics yet").arg(store.root(), source->where()),
+                1);
     }
 
     QFile out;
     if (!out.open(stdout, QIODevice::WriteOnly))
         return fail(QStringLiteral("cannot write to stdout: ") + out.errorString(), 1);
     if (parser.isSet(summaryOption))
-        return writeSummary(*experiment, store, selected, out)
+        return writeSummary(source->experiment.value_or(Experiment()), store, selected, out)
                    ? 0
                    : fail(QStringLiteral("cannot write the CSV: ") + out.errorString(), 1);
     MetricsCsvWriter csv(&out);
@@ -274,6 +273,8 @@ int exportCommand(const QStringList &args)
         // step re-reported after a resume replaces the older point.
         const RunStore::ReadResult read =
             store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(id, record); });
+        if (!read.error.isEmpty() && source->kind == ExportSource::Kind::RunFolder)
+            return fail(read.error, 1); // the one run asked for cannot be read
         if (!read.error.isEmpty())
             printWarning(read.error); // a FIFO or a link in its place: refused, not waited on
         if (read.skipped + read.invalid > 0)

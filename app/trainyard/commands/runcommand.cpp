@@ -22,7 +22,9 @@
 #include "sweep/sweeprunner.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QFileInfo>
+#include <QHash>
 #include <QTimer>
 
 #include <cstdio>
@@ -99,12 +101,27 @@ int runCommand(const QStringList &args)
     const auto experiment = demo ? Experiment::loadDemo(&errors, catalogue ? &*catalogue : nullptr)
                                  : Experiment::load(file, &errors, catalogue ? &*catalogue : nullptr);
     // A file from elsewhere never runs a command by surprise (TrustList).
-    if (experiment && !options.isSet(trustOption)) {
-        if (const QString refusal = TrustList().refusal(*experiment); !refusal.isEmpty()) {
+    // --trust is the user's answer, remembered as the app's is: the next
+    // run of this version needs no flag.
+    if (experiment) {
+        TrustList trust;
+        const QString refusal = trust.refusal(*experiment);
+        if (!refusal.isEmpty() && !options.isSet(trustOption)) {
             printError(refusal);
             printError(QStringLiteral("nothing was started; if you wrote this file or checked every command above, "
-                                      "rerun with --trust (or open it in the app once and allow it)"));
+                                      "rerun with --trust or run `trainyard trust %1` (or open it in the app once "
+                                      "and allow it)")
+                           .arg(file));
             return kExitBadUsage;
+        }
+        if (!refusal.isEmpty()) {
+            QString error;
+            if (trust.trust(experiment->contentHash, file, &error))
+                printError(QStringLiteral("note: %1 (this version) is trusted from now on; `trainyard trust --revoke "
+                                          "%1` forgets it")
+                               .arg(file));
+            else
+                printWarning(error + QStringLiteral(" (--trust applies to this run only)"));
         }
     }
     Session session;
@@ -184,6 +201,13 @@ int runCommand(const QStringList &args)
     QObject::connect(orchestrator->dispatcher(), &Dispatcher::idle, app, &QCoreApplication::quit);
     QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 
+    // What ran before this command: a rerun that starts nothing says so,
+    // rather than print the old outcomes as if they were new.
+    const bool activeAtStart = orchestrator->dispatcher()->activeCount() > 0;
+    QHash<RunId, QDateTime> startedBefore;
+    for (RunId id : orchestrator->board()->runIds())
+        startedBefore.insert(id, orchestrator->runs()->value(id).started);
+
     QTimer::singleShot(0, orchestrator, [orchestrator] { orchestrator->dispatcher()->startAll(); });
     app->exec();
 
@@ -195,6 +219,34 @@ int runCommand(const QStringList &args)
     for (const SweepSpec &sweep : sweeps->sweeps()) {
         for (const TrialInfo &t : sweeps->trials(sweep.name))
             endedBySweep += t.phase == TrialInfo::Phase::Paused || t.phase == TrialInfo::Phase::Stopped ? 1 : 0;
+    }
+    bool startedNow = activeAtStart;
+    int retryable = 0; // what --retry-failed would start again
+    for (RunId id : orchestrator->board()->runIds()) {
+        const RunInfo run = orchestrator->runs()->value(id);
+        const auto before = startedBefore.constFind(id);
+        startedNow =
+            startedNow || (run.started.isValid() && (before == startedBefore.constEnd() || *before != run.started));
+        retryable +=
+            run.state == RunState::Failed || run.state == RunState::Diverged || run.state == RunState::Cancelled ? 1
+                                                                                                                 : 0;
+    }
+    if (!startedNow && total > 0) {
+        const QString what = finished == total
+                                 ? QStringLiteral("every run of %1 had finished already").arg(session.name())
+                                 : QStringLiteral("every run of %1 had ended already; what follows is "
+                                                  "from before")
+                                       .arg(session.name());
+        const QString retry =
+            retryable > 0 && !retryFailed
+                ? QStringLiteral("; `trainyard run --retry-failed %1` retries the %2 that failed, diverged or "
+                                 "were cancelled (from a checkpoint where there is one; an old "
+                                 "folder is kept)")
+                      .arg(file.isEmpty() ? QStringLiteral("--demo") : file)
+                      .arg(retryable)
+                : QString();
+        std::fprintf(stdout, "nothing was started: %s (results in %s)%s\n", qPrintable(what),
+                     qPrintable(session.runsRoot()), qPrintable(retry));
     }
     if (!terminal) // on a terminal the redrawn block ends with it already
         std::fprintf(stdout, "%d of %d finished\n", finished, total);

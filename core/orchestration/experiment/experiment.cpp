@@ -506,4 +506,16 @@ int Experiment::runCount() const
     return n;
 }
 
+QStringList Experiment::runNames() const
+{
+    QStringList names;
+    for (const ExperimentLane &lane : lanes) {
+        for (const ExperimentRun &run : lane.runs) {
+            for (int i = 0; i < run.repeat; ++i)
+                names << RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
+        }
+    }
+    return names;
+}
+
 } // namespace trainyard

@@ -137,8 +137,9 @@ public:
 
     // The runs root actually used (runsRoot, or the default location).
     QString effectiveRunsRoot() const;
-    int runCount() const;       // repeats expanded
-    bool hasWorkerRuns() const; // any run or sweep base that is not a program run: trainyard-worker is needed
+    int runCount() const;         // repeats expanded
+    QStringList runNames() const; // the lanes' runs, repeats expanded, in board order
+    bool hasWorkerRuns() const;   // any run or sweep base that is not a program run: trainyard-worker is needed
     const ExperimentCluster *cluster(const QString &name) const; // null if none
 };
 

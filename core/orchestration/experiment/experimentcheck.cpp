@@ -4,6 +4,7 @@
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "experiment/programconfig.h"
+#include "experiment/programrequirements.h"
 #include "experiment/runspecview.h"
 #include "experiment/speccheck.h"
 #include "launch/launcher.h"
@@ -49,7 +50,52 @@ ExperimentCheck::ExperimentCheck(QString workerProgram, const DeviceInventory *d
 
 QStringList ExperimentCheck::problems(const Experiment &experiment, QStringList *notes) const
 {
-    return dataProblems(experiment) + deviceProblems(experiment) + clusterProblems(experiment, notes);
+    return dataProblems(experiment) + deviceProblems(experiment) + clusterProblems(experiment, notes)
+           + requirementProblems(experiment, notes);
+}
+
+QStringList ExperimentCheck::requirementProblems(const Experiment &experiment, QStringList *notes) const
+{
+    // Each program run's spec as it would start (a repeat's, a sweep's first trial's), with its path.
+    QList<std::pair<QString, QJsonObject>> specs;
+    for (int l = 0; l < experiment.lanes.size(); ++l) {
+        const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
+        for (int i = 0; i < runs.size(); ++i) {
+            if (!runs.at(i).invalid && RunSpecView(runs.at(i).spec).isProgram())
+                specs.append({runPath(l, i), expandRepeat(runs.at(i).spec, 0, runs.at(i).repeat)});
+        }
+    }
+    for (int s = 0; s < experiment.sweeps.size(); ++s) {
+        const SweepSpec &sweep = experiment.sweeps.at(s);
+        const QJsonObject first = sweep.trialSpec(0);
+        if (!sweep.base.isEmpty() && RunSpecView(first).isProgram()
+            && validateRunSpec(first, QString(), false, m_catalogue).isEmpty())
+            specs.append({QStringLiteral("sweeps[%1].base").arg(s), first});
+    }
+    QStringList problems;
+    QSet<QString> asked;
+    for (const auto &[path, spec] : std::as_const(specs)) {
+        const ProgramRequirements requirements(spec, m_workerProgram);
+        const QString name = RunSpecView(spec).effectiveName();
+        if (requirements.isEmpty() || asked.contains(requirements.key()) || !programProblem(spec).isEmpty())
+            continue; // nothing asked, asked already, or its program is missing (said above)
+        asked.insert(requirements.key());
+        if (!m_trusted) {
+            if (notes)
+                *notes << QStringLiteral("%1.program.requires was not checked (run %2): starting its interpreter "
+                                         "runs the file's command, and this version of the file is not trusted "
+                                         "(trainyard trust %3)")
+                              .arg(path, name,
+                                   experiment.sourcePath.isEmpty() ? QStringLiteral("FILE") : experiment.sourcePath);
+            continue;
+        }
+        QString note;
+        if (const QString complaint = requirements.check(m_timeoutSeconds, &note); !complaint.isEmpty())
+            problems << located(path, name, complaint);
+        else if (notes)
+            *notes << located(path, name, note);
+    }
+    return problems;
 }
 
 QByteArray ExperimentCheck::dataKey(const QJsonObject &spec)

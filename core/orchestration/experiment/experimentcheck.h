@@ -37,7 +37,7 @@ public:
     // arguments, the worker) is asked only then; asking runs them.
     void setTrusted(bool on) { m_trusted = on; }
 
-    // Every problem, each starting with the JSON path it is about
+    // Every problem (data, devices, clusters, program requirements), each starting with the JSON path it is about
     // ("lanes[0].runs[1].data.path: ..."); empty when none. The experiment
     // may be load()'s `partial`: its invalid runs' data is still checked.
     QStringList problems(const Experiment &experiment, QStringList *notes = nullptr) const;
@@ -54,6 +54,12 @@ public:
     // not answer is one problem.
     // `notes` gets what was not asked and why (an untrusted file's cluster).
     QStringList clusterProblems(const Experiment &experiment, QStringList *notes = nullptr) const;
+
+    // Each program run's program.requires (ProgramRequirements), asked of
+    // its interpreter: once per distinct interpreter, folder, env and
+    // modules. Only for a trusted file (starting its interpreter runs its
+    // command); `notes` gets why not, or which interpreter answered.
+    QStringList requirementProblems(const Experiment &experiment, QStringList *notes = nullptr) const;
 
     // What identifies a run's data source: its "data" object as compact JSON.
     static QByteArray dataKey(const QJsonObject &spec);

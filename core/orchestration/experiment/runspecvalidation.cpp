@@ -2,6 +2,7 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
 #include "experiment/programconfig.h"
+#include "experiment/programrequirements.h"
 #include "experiment/runspecview.h"
 
 #include <QFileInfo>
@@ -62,7 +63,7 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
     }
 }
 
-// A program run: {"name", "program": {"argv", "cwd", "env"}, "config",
+// A program run: {"name", "program": {"argv", "cwd", "env", "requires"}, "config",
 // "train": {"seed"}, "repeat"}. What it runs is checked for shape only; whether it
 // may run at all is the trust list's question (core/orchestration/trustlist.h).
 void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRepeat, QStringList &errors)
@@ -84,8 +85,9 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
     QJsonObject holder;
     const QString programPath = child(path, QStringLiteral("program"));
     if (const QJsonObject *program = objectAt(spec, QStringLiteral("program"), path, errors, holder)) {
-        checkKeys(*program, {QStringLiteral("argv"), QStringLiteral("cwd"), QStringLiteral("env")}, programPath,
-                  errors);
+        checkKeys(*program,
+                  {QStringLiteral("argv"), QStringLiteral("cwd"), QStringLiteral("env"), QStringLiteral("requires")},
+                  programPath, errors);
         const QJsonValue argv = program->value(QStringLiteral("argv"));
         const QString argvPath = child(programPath, QStringLiteral("argv"));
         const QString what = QStringLiteral("a non-empty list of strings (the program and its arguments)");
@@ -103,6 +105,8 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
                                        item);
             }
         }
+        if (argv.isArray() && !argv.toArray().isEmpty())
+            errors << ProgramRequirements::validate(*program, programPath);
         const QJsonValue cwd = program->value(QStringLiteral("cwd"));
         if (!cwd.isUndefined() && (!cwd.isString() || cwd.toString().isEmpty() || cwd.toString().contains(QChar(0))))
             errors << expected(child(programPath, QStringLiteral("cwd")), QStringLiteral("a folder's path"), cwd);

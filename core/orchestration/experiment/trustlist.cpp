@@ -43,6 +43,20 @@ bool readEntries(const QString &path, QJsonArray *entries, QString *error = null
     return true;
 }
 
+// Writes `entries` as the list (QSaveFile: all or nothing).
+bool writeEntries(const QString &path, const QJsonArray &entries, QString *error)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSaveFile file(path);
+    const QJsonObject top{{QStringLiteral("version"), 1}, {QStringLiteral("trusted"), entries}};
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(top).toJson()) < 0 || !file.commit()) {
+        if (error)
+            *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 TrustList::TrustList(QString path)
@@ -90,16 +104,43 @@ bool TrustList::trust(const QByteArray &sha256Hex, const QString &path, QString 
     entries.append(QJsonObject{{QStringLiteral("sha256"), QString::fromLatin1(sha256Hex)},
                                {QStringLiteral("path"), absolute},
                                {QStringLiteral("trusted_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}});
-    QDir().mkpath(QFileInfo(m_path).absolutePath());
-    QSaveFile file(m_path);
-    const QJsonObject top{{QStringLiteral("version"), 1}, {QStringLiteral("trusted"), entries}};
-    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(top).toJson()) < 0 || !file.commit()) {
-        if (error)
-            *error = m_path + QStringLiteral(": cannot write: ") + file.errorString();
+    if (!writeEntries(m_path, entries, error))
         return false;
-    }
     qCInfo(lcExperiment).noquote() << "trusted" << path << "(sha256" << sha256Hex.left(12) << "…)";
     return true;
+}
+
+QList<TrustList::Entry> TrustList::entries(QString *error) const
+{
+    QJsonArray entries;
+    if (!readEntries(m_path, &entries, error))
+        return {};
+    QList<Entry> out;
+    for (const QJsonValue &value : std::as_const(entries)) {
+        const QJsonObject o = value.toObject();
+        out.append({o.value(QStringLiteral("sha256")).toString().toLatin1(), o.value(QStringLiteral("path")).toString(),
+                    QDateTime::fromString(o.value(QStringLiteral("trusted_at")).toString(), Qt::ISODate)});
+    }
+    return out;
+}
+
+bool TrustList::revoke(const QString &path, int *removed, QString *error)
+{
+    *removed = 0;
+    QJsonArray entries;
+    if (!readEntries(m_path, &entries, error))
+        return false;
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    for (qsizetype i = entries.size() - 1; i >= 0; --i) {
+        if (entries.at(i).toObject().value(QStringLiteral("path")).toString() == absolute) {
+            entries.removeAt(i);
+            ++*removed;
+        }
+    }
+    if (*removed == 0)
+        return true;
+    qCInfo(lcExperiment).noquote() << "no longer trusted:" << absolute;
+    return writeEntries(m_path, entries, error);
 }
 
 QString TrustList::refusal(const Experiment &experiment) const

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QByteArray>
+#include <QDateTime>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -35,6 +37,21 @@ public:
     bool isTrusted(const QByteArray &sha256Hex) const;
     // Adds one version; `path` is kept to show the user what it was.
     bool trust(const QByteArray &sha256Hex, const QString &path, QString *error = nullptr);
+
+    // One trusted version, as the list holds it.
+    struct Entry
+    {
+        QByteArray sha256;
+        QString path; // absolute, as trusted
+        QDateTime trustedAt;
+    };
+    // Every entry, oldest first; empty with `error` when the list cannot be read.
+    QList<Entry> entries(QString *error = nullptr) const;
+    // Forgets what is trusted of the file at `path` (absolute or relative
+    // to the working folder; it need not exist any more): `removed` gets
+    // how many entries went (0 or 1). False with `error` when the list
+    // cannot be read or written (a damaged one is left as it is).
+    bool revoke(const QString &path, int *removed, QString *error = nullptr);
 
     // Empty when `experiment` runs no command of its own or its content is trusted;
     // otherwise why it may not run: the file and every command line.

@@ -1,5 +1,6 @@
 #include "ingest/metricsserver.h"
 
+#include "ingest/runtimedir.h"
 #include "protocol/protocol.h"
 #include "protocol/recorddecoder.h"
 
@@ -9,7 +10,6 @@
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QRandomGenerator>
-#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTimer>
@@ -167,11 +167,11 @@ MetricsServer::~MetricsServer()
     close();
 }
 
-QString MetricsServer::defaultSocketPath(const QString &key)
+QString MetricsServer::defaultSocketPath(const QString &key, QString *error)
 {
-    QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+    const QString runtime = userRuntimeDir(error);
     if (runtime.isEmpty())
-        runtime = QDir::tempPath() + QStringLiteral("/trainyard-") + QString::number(::getuid());
+        return {};
     const QByteArray hash = QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha256).toHex().left(16);
     return runtime + QStringLiteral("/trainyard/") + QString::fromLatin1(hash) + QStringLiteral(".sock");
 }

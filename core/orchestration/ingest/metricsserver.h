@@ -40,9 +40,11 @@ public:
     // Listens on `socketPath`; its directory is created 0700 (an existing
     // one is tightened to 0700) and a stale socket file is replaced.
     bool listen(const QString &socketPath, QString *error = nullptr);
-    // A stable socket path for `key` (e.g. the runs root) under the runtime
-    // dir, so workers left running can reconnect after a restart.
-    static QString defaultSocketPath(const QString &key);
+    // A stable socket path for `key` (e.g. the runs root) under the user's
+    // runtime folder (userRuntimeDir), so workers left running can
+    // reconnect after a restart. Empty, with `error`, when that folder is
+    // not private.
+    static QString defaultSocketPath(const QString &key, QString *error = nullptr);
     QString socketPath() const;
     // Optional TCP listener on 127.0.0.1 (`port` 0: any free port).
     bool listenTcp(quint16 port = 0, QString *error = nullptr);

@@ -26,6 +26,7 @@ Session::Session(QObject *parent)
     , m_store(new RunStore)
     , m_metrics(new MetricStore(this))
     , m_server(new MetricsServer(this))
+    , m_control(new ControlServer(this))
     , m_devices(new DeviceInventory(this))
     , m_orchestrator(new Orchestrator(m_store, m_server, m_metrics, m_devices, this))
 {
@@ -35,6 +36,7 @@ Session::Session(QObject *parent)
         if (m_orchestrator)
             m_orchestrator->ingestion()->handleRecord(run, record);
     });
+    m_control->setHandler([this](const ControlServer::Request &request) { return answerControl(request); });
     m_devices->setOurPids(
         [this] { return m_orchestrator ? m_orchestrator->supervisor()->workerPids() : QSet<qint64>(); });
     m_devices->setPollInterval(1000);
@@ -50,6 +52,7 @@ Session::~Session()
     delete m_orchestrator;
     m_orchestrator = nullptr;
     if (m_open) {
+        m_control->close();
         m_server->close();
         if (m_lock)
             m_lock->unlock();
@@ -108,7 +111,8 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     }
     m_store->setRoot(root);
     QString error;
-    if (!m_server->listen(MetricsServer::defaultSocketPath(root), &error)) {
+    QStringList listenWarnings;
+    if (!listen(root, &error, &listenWarnings)) {
         delete lock;
         return fail(error);
     }
@@ -121,7 +125,7 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_orchestrator->setExperiment(ex);
     // Opened, with what the user must hear about (a refused state file, lost
     // runs): the window's status bar and `trainyard run`'s stderr show them.
-    const QStringList warnings = m_orchestrator->loadHistory();
+    const QStringList warnings = listenWarnings + m_orchestrator->loadHistory();
     if (errors)
         errors->append(warnings);
     m_open = true;
@@ -145,9 +149,55 @@ void Session::close(bool leaveRunning)
     m_orchestrator->shutdown(leaveRunning); // finishClose() on shutdownFinished, maybe at once
 }
 
+bool Session::listen(const QString &root, QString *error, QStringList *warnings)
+{
+    const QString socketPath = MetricsServer::defaultSocketPath(root, error);
+    if (socketPath.isEmpty() || !m_server->listen(socketPath, error))
+        return false;
+    // Without it the session runs as ever; only the command line cannot reach it.
+    QString controlError;
+    if (!m_control->listen(ControlServer::socketPathFor(socketPath), &controlError))
+        warnings->append(controlError
+                         + QStringLiteral(" (trainyard stop, pause and resume cannot reach this session)"));
+    return true;
+}
+
+ControlServer::Reply Session::answerControl(const ControlServer::Request &request)
+{
+    // The run's token, which only the runs root's state file (0600) holds,
+    // names this start of this run: a request for an earlier one, or from
+    // one who could not read the file, acts on nothing.
+    const RunId id = m_orchestrator->runs()->findByName(request.run);
+    const QByteArray token = id != 0 ? m_server->token(id).toLatin1() : QByteArray();
+    const QByteArray asked = request.token.toLatin1();
+    unsigned char differ = token.isEmpty() || token.size() != asked.size() ? 1 : 0;
+    for (qsizetype i = 0; differ == 0 && i < token.size(); ++i)
+        differ |= static_cast<unsigned char>(token.at(i) ^ asked.at(i));
+    if (differ != 0)
+        return {false, QStringLiteral("%1 is not live in %2 (it ended, or started again since the state file was read)")
+                           .arg(request.run, m_name)};
+    QString error;
+    bool ok = false;
+    QString done;
+    if (request.action == QLatin1String("stop")) {
+        ok = m_orchestrator->dispatcher()->stopRun(id, &error);
+        done = QStringLiteral("stopping %1: it checkpoints and exits (a stop timeout later SIGTERM, then SIGKILL)");
+    } else if (request.action == QLatin1String("pause")) {
+        ok = m_orchestrator->supervisor()->pause(id, &error);
+        done = QStringLiteral("%1 paused (trainyard resume goes on)");
+    } else {
+        ok = m_orchestrator->supervisor()->resume(id, &error);
+        done = QStringLiteral("%1 resumed");
+    }
+    qCInfo(lcExperiment).noquote() << "control:" << request.action << request.run
+                                   << (ok ? QStringLiteral("done") : error);
+    return {ok, ok ? done.arg(request.run) : error};
+}
+
 void Session::finishClose()
 {
     m_closing = false;
+    m_control->close();
     m_server->close();
     if (m_lock) {
         m_lock->unlock();
@@ -195,7 +245,8 @@ bool Session::rename(const QString &name, QString *error)
     const QString newRoot = renamed.effectiveRunsRoot();
     if (QFileInfo::exists(newRoot) && !QDir(newRoot).isEmpty())
         return fail(QStringLiteral("%1 already exists: choose another name").arg(newRoot));
-    // Let go of the folder (socket, lock), move it, take it again.
+    // Let go of the folder (sockets, lock), move it, take it again.
+    m_control->close();
     m_server->close();
     m_lock->unlock();
     QDir().rmdir(newRoot);
@@ -206,9 +257,11 @@ bool Session::rename(const QString &name, QString *error)
     m_lock->setStaleLockTime(0);
     QString listenError;
     const bool relocked = m_lock->tryLock(200);
-    const bool listening = m_server->listen(MetricsServer::defaultSocketPath(root), &listenError);
-    if (!relocked || !listening)
-        qCWarning(lcExperiment).noquote() << root << "could not be taken again after the rename:" << listenError;
+    QStringList controlWarnings;
+    const bool listening = listen(root, &listenError, &controlWarnings);
+    if (!relocked || !listening || !controlWarnings.isEmpty())
+        qCWarning(lcExperiment).noquote() << root << "could not be taken again after the rename:" << listenError
+                                          << controlWarnings.join(QLatin1Char(' '));
     if (!moved) {
         return fail(QStringLiteral("%1 could not be moved to %2").arg(oldRoot, newRoot));
     }

@@ -3,6 +3,7 @@
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "records/runinfo.h"
+#include "session/controlserver.h"
 
 #include <QObject>
 #include <QString>
@@ -81,6 +82,10 @@ public:
     MetricsServer *server() const { return m_server; }
     RunStore *store() const { return m_store; }
 
+    // Requests from `trainyard stop|pause|resume` (ControlServer), on the
+    // socket beside the metrics socket while the session is open.
+    ControlServer *control() const { return m_control; }
+
     // The runs' curves as CSV (MetricsCsvWriter: run,step,epoch,wall,metric,value), of `runs` (all when empty).
     bool exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const;
 
@@ -91,10 +96,15 @@ Q_SIGNALS:
 
 private:
     void finishClose();
+    // Listens on `root`'s metrics socket and the control socket beside it.
+    bool listen(const QString &root, QString *error, QStringList *warnings);
+    // A control request: acted on when its token is the live run's own.
+    ControlServer::Reply answerControl(const ControlServer::Request &request);
 
     RunStore *m_store;
     MetricStore *m_metrics;
     MetricsServer *m_server;
+    ControlServer *m_control;
     DeviceInventory *m_devices;
     Orchestrator *m_orchestrator;
     QLockFile *m_lock = nullptr;

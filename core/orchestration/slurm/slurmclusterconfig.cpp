@@ -4,9 +4,9 @@
 #include "slurm/slurmclusterconfig.h"
 
 #include "experiment/experiment.h"
+#include "ingest/runtimedir.h"
 
 #include <QDir>
-#include <QStandardPaths>
 
 namespace trainyard {
 
@@ -35,7 +35,7 @@ SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &clust
         // the user opened with 2FA); host keys checked, never accepted
         // here; one master connection in the user's 0700 runtime folder
         // carries every later command.
-        QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+        QString runtime = userRuntimeDir();
         if (runtime.isEmpty())
             runtime = QDir::tempPath();
         c.sshCommand = {QStringLiteral("ssh"),

@@ -1,0 +1,149 @@
+#include "experiment/programrequirements.h"
+
+#include "experiment/jsonchecks.h"
+#include "experiment/programconfig.h"
+#include "experiment/runspecview.h"
+#include "launch/launcher.h"
+#include "launch/workerprocess.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+namespace trainyard {
+
+namespace {
+
+// Prints a marker line (what answered), then the modules not found.
+const char kCode[] = "import importlib.util, sys\n"
+                     "missing = []\n"
+                     "for name in sys.argv[1:]:\n"
+                     "    try:\n"
+                     "        found = importlib.util.find_spec(name) is not None\n"
+                     "    except Exception:\n"
+                     "        found = False\n"
+                     "    if not found:\n"
+                     "        missing.append(name)\n"
+                     "print('trainyard-requires', sys.executable, sys.version.split()[0], sep='\\t')\n"
+                     "print('\\t'.join(missing))\n";
+
+constexpr qsizetype kMaxModules = 100;
+
+bool isModuleName(const QString &name)
+{
+    static const QRegularExpression re(QRegularExpression::anchoredPattern(
+        QStringLiteral("[A-Za-z_][A-Za-z0-9_]{0,99}(\\.[A-Za-z_][A-Za-z0-9_]{0,99}){0,9}")));
+    return re.match(name).hasMatch();
+}
+
+} // namespace
+
+ProgramRequirements::ProgramRequirements(QJsonObject spec, QString workerProgram)
+    : m_spec(std::move(spec))
+    , m_workerProgram(std::move(workerProgram))
+{
+    for (const QJsonValue &v : RunSpecView(m_spec).program().value(QStringLiteral("requires")).toArray())
+        m_modules << v.toString();
+}
+
+bool ProgramRequirements::isPythonInterpreter(const QString &program)
+{
+    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral("python(\\d+(\\.\\d+)?)?")));
+    return re.match(QFileInfo(program).fileName()).hasMatch();
+}
+
+QStringList ProgramRequirements::validate(const QJsonObject &program, const QString &programPath)
+{
+    using namespace jsonchecks;
+    const QJsonValue requires_ = program.value(QStringLiteral("requires"));
+    if (requires_.isUndefined())
+        return {};
+    const QString path = child(programPath, QStringLiteral("requires"));
+    const QString what = QStringLiteral("a list of Python module names (\"torch\", \"torchvision.models\")");
+    if (!requires_.isArray() || requires_.toArray().isEmpty() || requires_.toArray().size() > kMaxModules)
+        return {expected(path, what, requires_)};
+    QStringList errors;
+    const QJsonArray modules = requires_.toArray();
+    for (qsizetype i = 0; i < modules.size(); ++i) {
+        if (!modules.at(i).isString() || !isModuleName(modules.at(i).toString()))
+            errors << expected(QStringLiteral("%1[%2]").arg(path).arg(i), QStringLiteral("a Python module name"),
+                               modules.at(i));
+    }
+    const QString program0 = program.value(QStringLiteral("argv")).toArray().first().toString();
+    if (!program0.isEmpty() && !isPythonInterpreter(program0))
+        errors << QStringLiteral("%1: needs a Python interpreter as program.argv[0] (python, python3 or python3.N, "
+                                 "by name or path), got \"%2\"")
+                      .arg(path, program0);
+    return errors;
+}
+
+QString ProgramRequirements::key() const
+{
+    const RunSpecView view(m_spec);
+    QStringList parts{programconfig::command(view).value(0), view.programCwd()};
+    for (const auto &[name, value] : view.programEnv())
+        parts << name + QLatin1Char('=') + value;
+    return (parts + m_modules).join(QChar(0));
+}
+
+QString ProgramRequirements::check(int timeoutSeconds, QString *note) const
+{
+    const RunSpecView view(m_spec);
+    // As Supervisor::launchSpec builds it for a start: the same program,
+    // cwd and environment (LaunchSpec::environment: the spec's env, the
+    // module's folder on PYTHONPATH, the run's variables).
+    LaunchSpec launch;
+    launch.name = view.name();
+    launch.programArgv = programconfig::command(view);
+    launch.program = launch.programArgv.value(0);
+    launch.programEnv = view.programEnv();
+    launch.pythonPath = WorkerProcess::findPythonModule(m_workerProgram);
+    QTemporaryDir runDir; // an empty folder: what a new run's folder holds
+    launch.runDir = runDir.path();
+    const QString cwd = view.programCwd().isEmpty() ? runDir.path() : view.programCwd();
+
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const auto &[name, value] : launch.environment())
+        env.insert(name, value);
+    process.setProcessEnvironment(env);
+    process.setWorkingDirectory(cwd);
+    process.start(launch.program, QStringList{QStringLiteral("-c"), QString::fromLatin1(kCode)} + m_modules);
+    const QString program = launch.program;
+    if (!process.waitForStarted(timeoutSeconds * 1000))
+        return QStringLiteral("program.argv[0]: %1 could not be started to check program.requires: %2")
+            .arg(program, process.errorString());
+    if (!process.waitForFinished(timeoutSeconds * 1000)) {
+        process.kill();
+        process.waitForFinished();
+        return QStringLiteral("program.requires: %1 did not answer within %2 s").arg(program).arg(timeoutSeconds);
+    }
+    const QList<QByteArray> lines = process.readAllStandardOutput().split('\n');
+    const QList<QByteArray> marker = lines.value(0).split('\t');
+    if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0 || marker.size() != 3
+        || marker.at(0) != "trainyard-requires") {
+        const QString err =
+            QString::fromLocal8Bit(process.readAllStandardError()).trimmed().section(QLatin1Char('\n'), -1);
+        return QStringLiteral("program.requires: %1 did not answer as a Python interpreter%2")
+            .arg(program, err.isEmpty() ? QString() : QStringLiteral(" (") + err + QLatin1Char(')'));
+    }
+    const QString interpreter =
+        QStringLiteral("%1 (%2, Python %3)")
+            .arg(program, QString::fromLocal8Bit(marker.at(1)), QString::fromLatin1(marker.at(2)));
+    const QString missingLine = QString::fromUtf8(lines.value(1)).trimmed();
+    const QStringList missing = missingLine.isEmpty() ? QStringList() : missingLine.split(QLatin1Char('\t'));
+    if (note)
+        *note = QStringLiteral("program: %1 finds %2").arg(interpreter, m_modules.join(QStringLiteral(", ")));
+    if (missing.isEmpty())
+        return {};
+    if (note)
+        note->clear();
+    return QStringLiteral("program.requires: %1 cannot import %2 (install %3 for that interpreter, or name another "
+                          "one in program.argv[0])")
+        .arg(interpreter, missing.join(QStringLiteral(", ")),
+             missing.size() == 1 ? QStringLiteral("it") : QStringLiteral("them"));
+}
+
+} // namespace trainyard
