@@ -29,6 +29,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -36,6 +37,7 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QSysInfo>
@@ -355,6 +357,59 @@ private Q_SLOTS:
         QCOMPARE(window.findChildren<RunDetailsDialog *>().first()->runDir(), past.runDir(QStringLiteral("old")));
         window.findChildren<RunDetailsDialog *>().first()->close();
         QDir(pastRoot).removeRecursively();
+        window.close();
+    }
+
+    // Issue 23, point 1: after Save as of a new experiment, the runs table
+    // listed every run twice: once as "untitled-… (open)", once under the
+    // new name as a past run (its runs folder moved with the name while the
+    // table kept the old one).
+    void saveAsOfANewExperimentListsEachRunOnce()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.useScriptedPrompts();
+        window.setEditorEnabled(false);
+        QVERIFY(window.newExperiment());
+        QVERIFY(window.session()->name().startsWith(QLatin1String("untitled-")));
+        const QString oldRoot = window.session()->runsRoot();
+        const QString name = QStringLiteral("saved-as-%1").arg(QDateTime::currentMSecsSinceEpoch());
+        const QString root = QFileInfo(oldRoot).absolutePath() + QLatin1Char('/') + name;
+        const auto cleanup = qScopeGuard([&] {
+            QDir(oldRoot).removeRecursively();
+            QDir(root).removeRecursively();
+        });
+        QVERIFY(window.boardModel()->queueSpec(0, -1, tinyKgSpec(QStringLiteral("kg"), 1), 2));
+        window.startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(window.finishCountText(), QStringLiteral("2 of 2 finished"), 60000);
+        auto *tabs = window.findChild<QTabWidget *>();
+        QTableView *table = window.runTablePanel()->view();
+        // This experiment's rows (other tests' past experiments may be listed too).
+        const auto rows = [&](QStringList *experiments) {
+            QStringList folders;
+            for (int r = 0; r < table->model()->rowCount(); ++r) {
+                const QString folder = table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString();
+                const QString parent = QFileInfo(folder).absolutePath();
+                if (parent == oldRoot || parent == root) {
+                    folders << folder;
+                    *experiments << table->model()->index(r, RunTableModel::ExperimentColumn).data().toString();
+                }
+            }
+            folders.sort();
+            return folders;
+        };
+        tabs->setCurrentWidget(window.runTablePanel()); // the Runs tab reads the history
+        QStringList experiments;
+        QCOMPARE(rows(&experiments).size(), 2);
+
+        QVERIFY(window.saveTo(dir.filePath(name + QStringLiteral(".json"))));
+        QCOMPARE(window.session()->name(), name);
+        QCOMPARE(window.session()->runsRoot(), root); // the folder moved with the name
+        tabs->setCurrentWidget(window.plot());
+        tabs->setCurrentWidget(window.runTablePanel());
+        experiments.clear();
+        QCOMPARE(rows(&experiments), (QStringList{root + QStringLiteral("/kg-1"), root + QStringLiteral("/kg-2")}));
+        QCOMPARE(experiments, (QStringList{name + QStringLiteral(" (open)"), name + QStringLiteral(" (open)")}));
         window.close();
     }
 

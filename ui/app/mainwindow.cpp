@@ -228,7 +228,7 @@ void MainWindow::attachSession(Session *session, const QStringList &warnings)
     m_history->setInventory(session->devices());
     m_board->setOrchestrator(orchestrator, session->metrics(), session->devices(), m_history);
     m_feeder->setSource(orchestrator, session->metrics());
-    m_table->setSession(session->name(), session->runsRoot(), orchestrator, session->metrics());
+    m_table->setSession(session);
     connect(orchestrator->dispatcher(), &Dispatcher::finishCountChanged, this, &MainWindow::updateFinishCount);
     connect(orchestrator->runs(), &RunRegistry::changed, this, [this] { updateActions(); });
     connect(orchestrator->dispatcher(), &Dispatcher::warning, this,
@@ -254,7 +254,7 @@ void MainWindow::detachSession(Session *session)
     session->orchestrator()->disconnectListener(this);
     m_board->setOrchestrator(nullptr, nullptr, nullptr, nullptr);
     m_feeder->setSource(nullptr, nullptr);
-    m_table->setSession(QString(), QString(), nullptr, nullptr);
+    m_table->setSession(nullptr);
     m_history->setInventory(nullptr);
     m_banner->refresh(nullptr, nullptr);
 }

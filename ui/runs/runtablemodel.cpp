@@ -8,6 +8,7 @@
 #include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
+#include "session/session.h"
 #include "supervision/supervisor.h"
 
 #include <QFileInfo>
@@ -45,6 +46,32 @@ RunTableModel::RunTableModel(QObject *parent)
     m_refresh.setInterval(500);
     m_refresh.setSingleShot(true);
     connect(&m_refresh, &QTimer::timeout, this, &RunTableModel::refreshLive);
+}
+
+void RunTableModel::setSession(Session *session)
+{
+    if (m_session) {
+        m_session->disconnect(this);
+    }
+    m_session = session;
+    if (!session) {
+        setSession(QString(), QString(), nullptr, nullptr);
+        return;
+    }
+    connect(session, &Session::nameChanged, this,
+            [this, session] { setExperiment(session->name(), session->runsRoot()); });
+    setSession(session->name(), session->runsRoot(), session->orchestrator(), session->metrics());
+}
+
+void RunTableModel::setExperiment(const QString &experimentName, const QString &runsRoot)
+{
+    if (experimentName == m_experiment && runsRoot == m_runsRoot) {
+        return;
+    }
+    m_experiment = experimentName;
+    m_runsRoot = runsRoot;
+    rebuildLive();
+    refreshHistory();
 }
 
 void RunTableModel::setSession(const QString &experimentName, const QString &runsRoot, Orchestrator *orchestrator,

@@ -11,6 +11,7 @@
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
+#include <QPointer>
 #include <QSortFilterProxyModel>
 #include <QTimer>
 
@@ -18,6 +19,7 @@ namespace trainyard {
 
 class MetricStore;
 class Orchestrator;
+class Session;
 
 /// Every run of the open experiment (live, from the Orchestrator) and of past
 /// experiments (PastRuns), one row each (RunRow), with its tags and note
@@ -59,9 +61,16 @@ public:
 
     explicit RunTableModel(QObject *parent = nullptr);
 
-    /// The open experiment (live rows); nullptr for none.
+    /// The open experiment (live rows); nullptr for none. Its name and runs
+    /// root are followed: a rename (Save as of a new experiment) moves its
+    /// runs folder, whose runs stay the live rows, never past ones too.
+    void setSession(Session *session);
+    /// The same from its parts (tests; a session renamed is not followed).
     void setSession(const QString &experimentName, const QString &runsRoot, Orchestrator *orchestrator,
                     MetricStore *metrics);
+    /// The open experiment's name and runs root changed: the live rows are
+    /// labelled with the name and the past runs read again without that root.
+    void setExperiment(const QString &experimentName, const QString &runsRoot);
     /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
     void setHistoryRoots(const QStringList &roots) { m_history.setRoots(roots); }
     /// Reads the past runs again (only what their metrics.jsonl gained since the last time).
@@ -96,6 +105,7 @@ private:
     void refreshLive();
     const RunRow &rowAt(int row) const;
 
+    QPointer<Session> m_session;
     Orchestrator *m_orchestrator = nullptr;
     MetricStore *m_metrics = nullptr;
     QString m_experiment;
