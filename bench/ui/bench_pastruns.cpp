@@ -35,12 +35,16 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThread>
 
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 using namespace trainyard;
 
@@ -58,6 +62,15 @@ double rssMiB()
         }
     }
     return -1;
+}
+
+double cpuSeconds()
+{
+    struct rusage usage
+    {};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+           + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
 int envInt(const char *name, int fallback)
@@ -207,11 +220,24 @@ void settle(QTableView *view)
     QApplication::processEvents();
 }
 
+// The GUI thread's CPU time, in milliseconds: what a step costs it, whatever
+// else the machine runs meanwhile.
+double threadCpuMs()
+{
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+
+double lastCpuMs = 0; // of the last timed() step
+
 double timed(const std::function<void()> &step)
 {
     QElapsedTimer clock;
     clock.start();
+    const double cpu = threadCpuMs();
     step();
+    lastCpuMs = threadCpuMs() - cpu;
     return double(clock.nsecsElapsed()) / 1e6;
 }
 
@@ -264,24 +290,47 @@ int main(int argc, char **argv)
         tabs = window->findChild<QTabWidget *>();
     });
     const double rssWindow = rssMiB();
-    const double firstMs = timed([&] {
-        tabs->setCurrentWidget(window->runTablePanel());
+    // The first look: the tab shown until every run is a row and painted
+    // (their small files read), then until every metrics.jsonl is read too
+    // (their evaluations). The reading runs on a thread pool meanwhile.
+    RunTableModel *table = window->runTable();
+    const auto until = [&](const std::function<bool()> &done) {
+        QElapsedTimer limit;
+        limit.start();
+        while (!done() && limit.elapsed() < 600000) {
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+        }
         settle(view);
-    });
+    };
+    const double cpuBefore = cpuSeconds();
+    QElapsedTimer first;
+    first.start();
+    tabs->setCurrentWidget(window->runTablePanel());
+    settle(view);
+    const double tabMs = double(first.nsecsElapsed()) / 1e6;
+    until([&] { return table->rowCount() >= runs; });
+    const double rowsMs = double(first.nsecsElapsed()) / 1e6;
+    until([&] { return table->historyPending() == 0; });
+    const double completeMs = double(first.nsecsElapsed()) / 1e6;
+    const double cpu = cpuSeconds() - cpuBefore;
     const double rssShown = rssMiB();
-    const int shown = view->model()->rowCount();
+    const int shown = table->rowCount();
     tabs->setCurrentIndex(0);
     settle(view);
     const double againMs = timed([&] {
         tabs->setCurrentWidget(window->runTablePanel());
         settle(view);
+        until([&] { return table->historyPending() == 0; });
     });
 
     std::printf("\nopening and showing %d past runs (target <= 2000 ms)\n", shown);
     std::printf("  window and a new experiment:    %8.1f ms\n", windowMs);
-    std::printf("  Runs tab, first look:           %8.1f ms  (rows %d)\n", firstMs, shown);
-    std::printf("  app opened and showing them:    %8.1f ms\n", windowMs + firstMs);
-    std::printf("  Runs tab, shown again:          %8.1f ms\n", againMs);
+    std::printf("  Runs tab shown (event loop free) %7.1f ms\n", tabMs);
+    std::printf("  every run a row, painted:       %8.1f ms\n", rowsMs);
+    std::printf("  every metrics.jsonl read:       %8.1f ms  (%.1f CPU-s over %d threads)\n", completeMs, cpu,
+                QThread::idealThreadCount());
+    std::printf("  app opened and showing them:    %8.1f ms  (window + every run a row)\n", windowMs + rowsMs);
+    std::printf("  Runs tab, shown again:          %8.1f ms  (nothing changed on disk)\n", againMs);
 
     const RunTableModel *model = window->runTable();
     const QList<QPair<QString, int>> sorts = {
@@ -306,15 +355,19 @@ int main(int argc, char **argv)
                 settle(view);
             });
             worstSort = std::max(worstSort, ms);
-            std::printf("  %-12s %-10s %8.1f ms\n", qPrintable(label),
-                        order == Qt::AscendingOrder ? "ascending" : "descending", ms);
+            std::printf("  %-12s %-10s %8.1f ms  (GUI thread CPU %.1f ms)\n", qPrintable(label),
+                        order == Qt::AscendingOrder ? "ascending" : "descending", ms, lastCpuMs);
         }
     }
 
     auto *filter = window->runTablePanel()->findChild<QLineEdit *>();
     const QStringList queries = qEnvironmentVariable("QUERIES").isEmpty()
-                                    ? QStringList{QStringLiteral("run-00999"), QStringLiteral("transh"),
-                                                  QStringLiteral("zzz-no-such-run"), QString()}
+                                    ? QStringList{QStringLiteral("run-00999"),
+                                                  QStringLiteral("model=transh"),
+                                                  QStringLiteral("model=sacn lr<0.01 tag:best"),
+                                                  QStringLiteral("lr>=0.001 dim=100 mrr>0.3"),
+                                                  QStringLiteral("zzz-no-such-run"),
+                                                  QString()}
                                     : qEnvironmentVariable("QUERIES").split(QLatin1Char(';'));
     double worstFilter = 0;
     std::printf("\nfiltering (target <= 50 ms)\n");
@@ -324,8 +377,8 @@ int main(int argc, char **argv)
             settle(view);
         });
         worstFilter = std::max(worstFilter, ms);
-        std::printf("  %-44s %8.1f ms  (%d rows)\n", qPrintable(QStringLiteral("\"%1\"").arg(query)), ms,
-                    view->model()->rowCount());
+        std::printf("  %-44s %8.1f ms  (GUI thread CPU %.1f ms; %d rows)\n",
+                    qPrintable(QStringLiteral("\"%1\"").arg(query)), ms, lastCpuMs, view->model()->rowCount());
     }
 
     const double perRun = (rssShown - rssWindow) * 1048576.0 / double(std::max(1, shown));
@@ -334,9 +387,9 @@ int main(int argc, char **argv)
                 rssWindow, rssShown);
     std::printf("  per past run: %.1f KiB (RSS growth over the first look / runs shown)\n", perRun / 1024.0);
 
-    const bool ok = shown >= runs && windowMs + firstMs <= 2000 && worstSort <= 50 && worstFilter <= 50;
+    const bool ok = shown >= runs && windowMs + rowsMs <= 2000 && worstSort <= 50 && worstFilter <= 50;
     std::printf("\n%s: open and show %.0f ms (<= 2000), worst sort %.1f ms (<= 50), worst filter %.1f ms (<= 50)\n",
-                ok ? "PASS" : "FAIL", windowMs + firstMs, worstSort, worstFilter);
+                ok ? "PASS" : "FAIL", windowMs + rowsMs, worstSort, worstFilter);
     delete window;
     return ok ? 0 : 1;
 }

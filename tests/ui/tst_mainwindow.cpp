@@ -328,6 +328,7 @@ private Q_SLOTS:
         status.host = QStringLiteral("elsewhere");
         QVERIFY(past.writeStatus(status, &error));
         window.runTable()->refreshHistory();
+        window.runTable()->waitForHistory();
         const int pastRow = rowOf(past.runDir(QStringLiteral("old")), 0);
         QVERIFY(pastRow >= 0);
         RunDetailsDialog *pastDialog = window.showTableRunDetails(pastRow);
@@ -399,6 +400,7 @@ private Q_SLOTS:
             return folders;
         };
         tabs->setCurrentWidget(window.runTablePanel()); // the Runs tab reads the history
+        window.runTable()->waitForHistory();
         QStringList experiments;
         QCOMPARE(rows(&experiments).size(), 2);
 
@@ -407,6 +409,7 @@ private Q_SLOTS:
         QCOMPARE(window.session()->runsRoot(), root); // the folder moved with the name
         tabs->setCurrentWidget(window.plot());
         tabs->setCurrentWidget(window.runTablePanel());
+        window.runTable()->waitForHistory();
         experiments.clear();
         QCOMPARE(rows(&experiments), (QStringList{root + QStringLiteral("/kg-1"), root + QStringLiteral("/kg-2")}));
         QCOMPARE(experiments, (QStringList{name + QStringLiteral(" (open)"), name + QStringLiteral(" (open)")}));
@@ -478,6 +481,7 @@ private Q_SLOTS:
                           "\n");
         }
         window.runTable()->refreshHistory();
+        window.runTable()->waitForHistory();
         int row = -1;
         for (int r = 0; r < window.runTable()->rowCount(); ++r) {
             if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()

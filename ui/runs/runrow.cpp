@@ -61,7 +61,7 @@ RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, co
 }
 
 RunRow RunRow::past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
-                    const QJsonObject &reported)
+                    const QJsonObject &reported, const RunRow *previous)
 {
     RunRow row;
     row.experiment = experiment;
@@ -81,7 +81,16 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
     row.notes = run.notes;
     row.reported = reported;
     row.summary = run.info.summary;
-    row.setSpec(run.info.spec, catalogue);
+    if (previous && previous->spec == run.info.spec && previous->reported == reported
+        && previous->summary == row.summary) {
+        // Only its metrics or notes changed: resolving and flattening again
+        // would give the same.
+        row.spec = previous->spec;
+        row.resolved = previous->resolved;
+        row.params = previous->params;
+    } else {
+        row.setSpec(run.info.spec, catalogue);
+    }
     return row;
 }
 

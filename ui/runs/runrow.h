@@ -51,8 +51,10 @@ struct RunRow
     static RunRow live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
                        const RunNotes &notes, const ModelCatalogue &catalogue, const QJsonObject &reported = {});
     /// Past run `run`; its evaluations are its final ones (RunRecord::finalEval).
+    /// `previous`, the row it was, lends its resolved spec when the spec and
+    /// what the run reported are the same (the catalogue must be too).
     static RunRow past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
-                       const QJsonObject &reported = {});
+                       const QJsonObject &reported = {}, const RunRow *previous = nullptr);
     /// Sets `spec` and resolves it with `catalogue` again (its defaults),
     /// `reported` over its "config": a program run's script defaults
     /// (trainyard.init(config=)) show as config.<name> beside the spec's.
