@@ -14,6 +14,8 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -375,6 +377,151 @@ private Q_SLOTS:
         model.setNotes(store.runDir(QStringLiteral("b")), b);
         QCOMPARE(model.index(1, RunTableModel::TagsColumn).data().toString(), QStringLiteral("Baseline, second"));
         QCOMPARE(panel.view()->model()->rowCount(), 2);
+    }
+
+    // Issue 23, point 10: the query box (an invalid query turns it red and
+    // says why), the run's name kept in view while the hyperparameters
+    // scroll, a column's numbers written alike, blank columns hidden until
+    // a run has a value, and rows grouped by a column from the header's menu.
+    void panelQueriesFreezesAndGroups()
+    {
+        QTemporaryDir history;
+        makeSpecRun(history.filePath(QStringLiteral("exp1")), transe(QStringLiteral("transe-nations"), 0.5, 16));
+        makeSpecRun(history.filePath(QStringLiteral("exp1")), transe(QStringLiteral("transe-umls"), 10, 16));
+        makeSpecRun(history.filePath(QStringLiteral("exp2")), transe(QStringLiteral("transe-nations"), 0.001, 32));
+        QJsonObject transh = transe(QStringLiteral("transh-nations"), 0.5, 16);
+        transh.insert(QStringLiteral("model"),
+                      QJsonObject{{QStringLiteral("type"), QStringLiteral("transh")}, {QStringLiteral("dim"), 16}});
+        makeSpecRun(history.filePath(QStringLiteral("exp2")), transh);
+        RunTableModel model;
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        RunTablePanel panel(&model);
+        QAbstractItemModelTester tester(panel.view()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.refreshHistory();
+        model.waitForHistory();
+        QAbstractItemModel *shown = panel.view()->model();
+        QCOMPARE(shown->rowCount(), 4);
+        const auto names = [shown] {
+            QStringList out;
+            for (int r = 0; r < shown->rowCount(); ++r)
+                out << shown->index(r, RunTableModel::ExperimentColumn).data().toString() + QLatin1Char('/')
+                           + shown->index(r, RunTableModel::NameColumn).data().toString();
+            out.sort();
+            return out;
+        };
+
+        // Queries: the issue's words, and comparisons.
+        panel.queryBox()->setText(QStringLiteral("exp1 transe-nations"));
+        QCOMPARE(names(), QStringList{QStringLiteral("exp1/transe-nations")});
+        panel.queryBox()->setText(QStringLiteral("model=transe lr<1"));
+        QCOMPARE(names(), (QStringList{QStringLiteral("exp1/transe-nations"), QStringLiteral("exp2/transe-nations")}));
+        QVERIFY(panel.queryBox()->styleSheet().isEmpty());
+        panel.queryBox()->setText(QStringLiteral("model=transe speed>3"));
+        QCOMPARE(shown->rowCount(), 4); // hides nothing, says why
+        QVERIFY(panel.queryBox()->styleSheet().contains(QLatin1String("border")));
+        QVERIFY2(panel.queryBox()->toolTip().contains(QLatin1String("no column is called \"speed\"")),
+                 qPrintable(panel.queryBox()->toolTip()));
+        panel.queryBox()->clear();
+        QVERIFY(panel.queryBox()->styleSheet().isEmpty());
+        QCOMPARE(shown->rowCount(), 4);
+
+        // One format a column: 0.001, 0.5 and 10 as 0.001, 0.500, 10.000.
+        const int lr = model.paramColumn(QStringLiteral("train.lr"));
+        QStringList lrs;
+        for (int r = 0; r < model.rowCount(); ++r)
+            lrs << model.index(r, lr).data().toString();
+        lrs.sort();
+        QCOMPARE(lrs, (QStringList{QStringLiteral("0.001"), QStringLiteral("0.500"), QStringLiteral("0.500"),
+                                   QStringLiteral("10.000")}));
+
+        // Blank for every run: hidden, and shown once a run has a value.
+        QVERIFY(model.columnBlank(RunTableModel::TagsColumn));
+        QVERIFY(panel.view()->isColumnHidden(RunTableModel::TagsColumn));
+        QVERIFY(panel.view()->isColumnHidden(RunTableModel::MrrColumn));
+        RunNotes best;
+        best.tags = {QStringLiteral("best")};
+        model.setNotes(model.index(0, 0).data(RunTableModel::RunDirRole).toString(), best);
+        QVERIFY(!panel.view()->isColumnHidden(RunTableModel::TagsColumn));
+        panel.queryBox()->setText(QStringLiteral("tag:BEST"));
+        QCOMPARE(shown->rowCount(), 1);
+        panel.queryBox()->clear();
+
+        // Frozen: the experiment and the run stay at the left edge while the
+        // others scroll under them.
+        panel.resize(420, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QTableView *frozen = panel.frozenView();
+        QVERIFY(frozen->isVisible());
+        QCOMPARE(frozen->model(), shown);
+        QCOMPARE(frozen->selectionModel(), panel.view()->selectionModel());
+        for (int c = 0; c < shown->columnCount(); ++c)
+            QCOMPARE(frozen->isColumnHidden(c), c > RunTableModel::NameColumn || panel.view()->isColumnHidden(c));
+        const int nameX = frozen->columnViewportPosition(RunTableModel::NameColumn);
+        QScrollBar *across = panel.view()->horizontalScrollBar();
+        QVERIFY(across->maximum() > 0);
+        across->setValue(across->maximum());
+        QVERIFY(panel.view()->columnViewportPosition(RunTableModel::NameColumn) < 0); // scrolled away below
+        QCOMPARE(frozen->columnViewportPosition(RunTableModel::NameColumn), nameX);   // still in view
+        QCOMPARE(frozen->width(), panel.view()->columnWidth(RunTableModel::ExperimentColumn)
+                                      + panel.view()->columnWidth(RunTableModel::NameColumn));
+        // Its header sorts the table.
+        QTest::mouseClick(frozen->horizontalHeader()->viewport(), Qt::LeftButton, {},
+                          QPoint(frozen->horizontalHeader()->sectionViewportPosition(RunTableModel::NameColumn) + 5,
+                                 frozen->horizontalHeader()->height() / 2));
+        QCOMPARE(panel.view()->horizontalHeader()->sortIndicatorSection(), int(RunTableModel::NameColumn));
+        QCOMPARE(frozen->horizontalHeader()->sortIndicatorSection(), int(RunTableModel::NameColumn));
+
+        // Group by the model, from the header's menu.
+        std::unique_ptr<QMenu> menu(panel.headerMenu(RunTableModel::ModelColumn, &panel));
+        auto *groupBy = menu->findChild<QAction *>(QStringLiteral("groupBy"));
+        QVERIFY(groupBy);
+        QCOMPARE(groupBy->text(), QStringLiteral("&Group by Model"));
+        groupBy->trigger();
+        QCOMPARE(panel.groupColumn(), int(RunTableModel::ModelColumn));
+        QCOMPARE(shown->rowCount(), 6); // two headers
+        QVERIFY(shown->index(0, 0).data(RunTableModel::GroupHeaderRole).toBool());
+        QCOMPARE(shown->index(0, RunTableModel::ExperimentColumn).data().toString(),
+                 QStringLiteral("▾ Model = transe"));
+        QCOMPARE(shown->index(0, RunTableModel::NameColumn).data().toString(), QStringLiteral("3 runs"));
+        QCOMPARE(shown->index(4, RunTableModel::ExperimentColumn).data().toString(),
+                 QStringLiteral("▾ Model = transh"));
+        QCOMPARE(panel.modelRow(0), -1);
+        QVERIFY(!(shown->flags(shown->index(0, 0)) & Qt::ItemIsSelectable));
+        // Within a group, the table's order (by name, as sorted above).
+        QCOMPARE(shown->index(1, RunTableModel::NameColumn).data().toString(), QStringLiteral("transe-nations"));
+        QCOMPARE(shown->index(3, RunTableModel::NameColumn).data().toString(), QStringLiteral("transe-umls"));
+        // A selected run stays selected while the groups change.
+        panel.view()->selectRow(3);
+        QCOMPARE(panel.selectedRows().size(), 1);
+        const QString selectedDir =
+            model.index(panel.selectedRows().first(), 0).data(RunTableModel::RunDirRole).toString();
+        // A click on a header folds its group.
+        QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {},
+                          panel.view()->visualRect(shown->index(0, RunTableModel::StateColumn)).center());
+        QCOMPARE(shown->rowCount(), 3);
+        QCOMPARE(shown->index(0, RunTableModel::ExperimentColumn).data().toString(),
+                 QStringLiteral("▸ Model = transe"));
+        QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {},
+                          panel.view()->visualRect(shown->index(0, RunTableModel::StateColumn)).center());
+        QCOMPARE(shown->rowCount(), 6);
+        panel.view()->selectRow(3);
+        panel.queryBox()->setText(QStringLiteral("nations"));
+        QCOMPARE(shown->rowCount(), 5);           // two transe runs, one transh, two headers
+        QCOMPARE(panel.selectedRows().size(), 0); // transe-umls is filtered out
+        panel.queryBox()->clear();
+        panel.view()->selectRow(1);
+        const QString kept = model.index(panel.selectedRows().first(), 0).data(RunTableModel::RunDirRole).toString();
+        panel.view()->sortByColumn(RunTableModel::NameColumn, Qt::DescendingOrder);
+        QCOMPARE(panel.selectedRows().size(), 1);
+        QCOMPARE(model.index(panel.selectedRows().first(), 0).data(RunTableModel::RunDirRole).toString(), kept);
+        QVERIFY(!selectedDir.isEmpty());
+        // No groups again.
+        std::unique_ptr<QMenu> again(panel.headerMenu(-1, &panel));
+        again->findChild<QAction *>(QStringLiteral("noGroups"))->trigger();
+        QCOMPARE(shown->rowCount(), 4);
+        QCOMPARE(panel.groupColumn(), -1);
     }
 
     void pastRunsFromTheirFolders()

@@ -336,12 +336,12 @@ QVariant RunGroupProxy::headerRowData(const Group &group, int column, int role) 
     if (column == RunTableModel::ExperimentColumn)
         return QStringLiteral("%1 %2").arg(collapsed ? QStringLiteral("▸") : QStringLiteral("▾"), group.label);
     if (column == RunTableModel::NameColumn)
-        return tr("%n run(s)", nullptr, group.runs);
+        return group.runs == 1 ? tr("1 run") : tr("%1 runs").arg(group.runs);
     if (column < group.means.size() && !std::isnan(group.means.at(column))) {
         const QString mean = column == RunTableModel::DurationColumn
                                  ? CardDelegate::formatDuration(group.means.at(column))
                                  : m_model->columnFormat(column).text(group.means.at(column));
-        return role == Qt::ToolTipRole ? tr("mean of %n run(s): %1", nullptr, group.runs).arg(mean) : mean;
+        return role == Qt::ToolTipRole ? tr("%1: the mean of %2 runs").arg(mean).arg(group.runs) : mean;
     }
     return {};
 }

@@ -207,13 +207,14 @@ int RunTablePanel::groupColumn() const
 void RunTablePanel::updateStatus()
 {
     const int shown = m_proxy->rowCount();
-    QString text = shown == m_model->rowCount() ? tr("%n run(s)", nullptr, shown)
-                                                : tr("%1 of %n run(s)", nullptr, m_model->rowCount()).arg(shown);
-    if (m_groups->groupColumn() >= 0) {
-        text += tr(" in %n group(s)", nullptr, m_groups->groupCount());
+    const int all = m_model->rowCount();
+    QString text =
+        shown == all ? (all == 1 ? tr("1 run") : tr("%1 runs").arg(all)) : tr("%1 of %2 runs").arg(shown).arg(all);
+    if (m_groups->groupCount() > 0) {
+        text += tr(", %1 groups").arg(m_groups->groupCount());
     }
-    if (const int reading = m_model->historyPending(); reading > 0) {
-        text += tr(" · reading %n run folder(s)…", nullptr, reading);
+    if (m_model->historyPending() > 0) {
+        text += tr(" · reading run folders…");
     }
     m_status->setText(text);
 }
