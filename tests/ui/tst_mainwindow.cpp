@@ -18,7 +18,9 @@
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "records/runregistry.h"
+#include "runs/comparedialog.h"
 #include "runs/logview.h"
+#include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
@@ -451,6 +453,85 @@ private Q_SLOTS:
         QVERIFY(id != 0);
         QCOMPARE(orch->runs()->value(id).state, RunState::Lost);
         QCOMPARE(orch->dispatcher()->activeCount(), 0);
+        window.close();
+    }
+
+    // Issue 23, point 13: no way to compare two runs. Select two in the
+    // runs table, Compare (Ctrl+M, the Run menu, the row menu): their specs
+    // side by side with what differs marked, and both curves.
+    void compareTwoRunsFromTheRunsTable()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.useScriptedPrompts();
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 1)));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString pastRoot =
+            QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/compare-test-past");
+        QDir(pastRoot).removeRecursively();
+        const auto cleanup = qScopeGuard([&] { QDir(pastRoot).removeRecursively(); });
+        const RunStore past(pastRoot);
+        for (const auto &[name, lr] :
+             {std::pair{QStringLiteral("lr-high"), 0.1}, std::pair{QStringLiteral("lr-low"), 0.001}}) {
+            QJsonObject spec = tinyKgSpec(name);
+            QJsonObject train = spec.value(QStringLiteral("train")).toObject();
+            train.insert(QStringLiteral("lr"), lr);
+            spec.insert(QStringLiteral("train"), train);
+            QString error;
+            QVERIFY2(past.prepareRunDir(name, spec, &error), qPrintable(error));
+            QFile metrics(past.runDir(name) + QStringLiteral("/metrics.jsonl"));
+            QVERIFY(metrics.open(QIODevice::WriteOnly));
+            for (int step = 1; step <= 7; ++step)
+                metrics.write(QStringLiteral("{\"type\":\"metric\",\"wall\":%1,\"step\":%1,\"epoch\":0,\"loss\":%2}\n")
+                                  .arg(step)
+                                  .arg(lr / step)
+                                  .toUtf8());
+        }
+        window.findChild<QTabWidget *>()->setCurrentWidget(window.runTablePanel());
+        window.runTable()->waitForHistory();
+        QTableView *table = window.runTablePanel()->view();
+        QAction *compare = window.runCompare()->action();
+        QCOMPARE(compare->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_M));
+        // The board's two selected cards (the first lane's, selected on open) could be compared.
+        QCOMPARE(window.boardView()->selectedRuns().size(), 2);
+        QVERIFY(compare->isEnabled());
+        window.boardView()->selectRuns({});
+        QVERIFY(!compare->isEnabled()); // nothing selected
+        QVERIFY(action(window, QStringLiteral("Co&mpare two runs…")));
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            if (QFileInfo(table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString()).absolutePath()
+                == pastRoot)
+                table->selectionModel()->select(table->model()->index(r, 0),
+                                                QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        }
+        QCOMPARE(window.runTablePanel()->selectedRows().size(), 2);
+        QVERIFY(compare->isEnabled());
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_M, Qt::ControlModifier);
+        QTRY_COMPARE(window.findChildren<CompareDialog *>().size(), 1);
+        CompareDialog *dialog = window.findChildren<CompareDialog *>().first();
+        QVERIFY(dialog->isVisible());
+        QVERIFY2(dialog->differingKeys().contains(QStringLiteral("train.lr")),
+                 qPrintable(dialog->differingKeys().join(QLatin1Char(','))));
+        QVERIFY(!dialog->differingKeys().contains(QStringLiteral("model.dim")));
+        QStringList lrs{dialog->valueText(QStringLiteral("train.lr"), 0),
+                        dialog->valueText(QStringLiteral("train.lr"), 1)};
+        lrs.sort();
+        QCOMPARE(lrs, (QStringList{QStringLiteral("0.001"), QStringLiteral("0.1")}));
+        // Both curves, from the past runs pinned to the plots (also drawn beside the board's runs).
+        dialog->plot()->refreshNow();
+        for (const QString &name : {QStringLiteral("lr-high"), QStringLiteral("lr-low")}) {
+            const QString key = PlotFeeder::pastRunKey(past.runDir(name));
+            QVERIFY(dialog->plot()->curve(key));
+            QCOMPARE(dialog->plot()->curve(key)->size(), qsizetype(7));
+            QVERIFY(window.plotFeeder()->isPinned(past.runDir(name)));
+        }
+        dialog->close();
+        QTRY_VERIFY(window.findChildren<CompareDialog *>().isEmpty());
         window.close();
     }
 

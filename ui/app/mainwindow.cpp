@@ -25,6 +25,7 @@
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "records/runregistry.h"
+#include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/rundetailswindows.h"
 #include "runs/runtablemodel.h"
@@ -136,7 +137,8 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &path) { statusBar()->showMessage(tr("Saved %1").arg(path), 5000); });
 
     m_actions = new WindowActions(this, m_controller, m_boardView);
-    m_actions->addMenus(m_sessions);
+    m_compare = new RunCompare(m_tablePanel, m_boardView, m_feeder, m_colors, this);
+    m_actions->addMenus(m_sessions, m_compare->action());
     m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
     resize(1500, 940);
     updateActions();

@@ -140,8 +140,9 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     window->removeAction(m_detailsAction);
 }
 
-void WindowActions::addMenus(SessionController *sessions)
+void WindowActions::addMenus(SessionController *sessions, QAction *compare)
 {
+    m_compareAction = compare;
     MainWindow *w = m_window;
     QMenu *file = w->menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
@@ -180,6 +181,7 @@ void WindowActions::addMenus(SessionController *sessions)
     run->addAction(m_retryAction);
     run->addSeparator();
     run->addAction(m_detailsAction);
+    run->addAction(m_compareAction);
     run->addAction(m_folderAction);
     run->addAction(m_logAction);
 
@@ -216,6 +218,7 @@ void WindowActions::showCardMenu(const QPoint &globalPos)
     menu.addAction(m_removeAction);
     menu.addSeparator();
     menu.addAction(m_detailsAction);
+    menu.addAction(m_compareAction);
     menu.addAction(m_folderAction);
     menu.addAction(m_logAction);
     menu.addSeparator();

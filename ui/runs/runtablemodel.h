@@ -62,6 +62,8 @@ public:
     /// empty: the specs as spec.json holds them.
     void setCatalogue(const ModelCatalogue &catalogue);
     const ModelCatalogue &catalogue() const { return m_catalogue; }
+    /// The open experiment's curves (nullptr for none).
+    MetricStore *metrics() const { return m_metrics; }
     /// The tags and note of the run in `runDir` changed (the run details saved them).
     void setNotes(const QString &runDir, const RunNotes &notes);
     /// The past run of a row (nullptr for live rows): what its details show.

@@ -38,6 +38,7 @@ class RunTablePanel : public QWidget
 public:
     RunTablePanel(RunTableModel *model, QWidget *parent = nullptr);
 
+    RunTableModel *model() const { return m_model; }
     QTableView *view() const;
     /// The view of the columns that do not scroll sideways (over view()'s left edge).
     QTableView *frozenView() const;
