@@ -8,5 +8,9 @@
 set -euo pipefail
 build=${1:-build}
 cmake --build "$build" --target bench_pastruns >/dev/null
+# The rows are resolved with the worker's catalogue, as in the app.
+if [[ -z ${TRAINYARD_WORKER:-} && -x $build/bin/trainyard-worker ]]; then
+  export TRAINYARD_WORKER=$build/bin/trainyard-worker
+fi
 QT_QPA_PLATFORM=offscreen "$build/bin/bench_pastruns" \
   2> >(grep -v -e XDG_RUNTIME_DIR -e propagateSizeHints >&2)

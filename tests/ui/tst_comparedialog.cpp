@@ -29,11 +29,6 @@ CompareDialog::Side side(const QString &name, double lr, double loss, MetricStor
     s.row.id = id;
     s.row.params.insert(QStringLiteral("model.dim"), 100);
     s.row.params.insert(QStringLiteral("train.lr"), lr);
-    s.row.resolved =
-        QJsonObject{{QStringLiteral("name"), name},
-                    {QStringLiteral("model"),
-                     QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 100}}},
-                    {QStringLiteral("train"), QJsonObject{{QStringLiteral("lr"), lr}}}};
     s.plotKey = QString::number(id);
     s.curves = CurveSource{store, id};
     for (int step = 1; step <= 50; ++step)

@@ -21,6 +21,29 @@ void mergeKeys(QJsonObject *into, const QJsonObject &from)
     }
 }
 
+// Flattened keys ("train.lr") back into the objects they came from: their
+// order is RunSpecView::flattened's of these objects.
+QJsonObject nested(const QHash<QString, QJsonValue> &params)
+{
+    QJsonObject out;
+    for (auto it = params.constBegin(); it != params.constEnd(); ++it) {
+        if (it.key().startsWith(RunRow::summaryKey(QString())))
+            continue; // after the spec's keys, in name order
+        const QStringList parts = it.key().split(QLatin1Char('.'));
+        std::function<void(QJsonObject *, qsizetype)> put = [&](QJsonObject *into, qsizetype i) {
+            if (i == parts.size() - 1) {
+                into->insert(parts.at(i), it.value());
+                return;
+            }
+            QJsonObject inner = into->value(parts.at(i)).toObject();
+            put(&inner, i + 1);
+            into->insert(parts.at(i), inner);
+        };
+        put(&out, 0);
+    }
+    return out;
+}
+
 } // namespace
 
 bool ParamColumns::isParam(const QString &key)
@@ -44,7 +67,7 @@ void ParamColumns::add(const RunRow &row)
     for (auto it = row.params.constBegin(); it != row.params.constEnd() && !newKeys; ++it)
         newKeys = !m_first.contains(it.key());
     if (newKeys) {
-        mergeKeys(&m_union, row.resolved);
+        mergeKeys(&m_union, nested(row.params));
         for (auto it = row.summary.constBegin(); it != row.summary.constEnd(); ++it)
             m_summaryNames.insert(it.key(), true);
         m_keys.clear();

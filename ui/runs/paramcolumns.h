@@ -25,7 +25,7 @@ class ParamColumns
 public:
     /// False for the keys the fixed columns show already (Run, Model).
     static bool isParam(const QString &key);
-    /// The columns of the rows `live` and `past` (RunRow::params, RunRow::resolved).
+    /// The columns of the rows `live` and `past` (RunRow::params).
     static ParamColumns of(const QList<RunRow> &live, const QList<RunRow> &past);
     /// Takes one more row into the columns.
     void add(const RunRow &row);
@@ -48,7 +48,7 @@ public:
 private:
     QStringList m_keys;
     QSet<QString> m_differing;
-    QJsonObject m_union;                ///< the rows' resolved specs merged: the keys' order
+    QJsonObject m_union;                ///< the rows' keys as objects: their order
     QHash<QString, QJsonValue> m_first; ///< the first row's value of each key (null: none)
     QMap<QString, bool> m_summaryNames; ///< the rows' run.summary names, in name order
     qsizetype m_rows = 0;
