@@ -4,6 +4,7 @@
 #include "board/carddelegate.h"
 #include "experiment/runspecview.h"
 #include "plot/plotwidget.h"
+#include "runs/numberformat.h"
 #include "runs/paramcolumns.h"
 #include "runs/runtablecolumns.h"
 
@@ -28,7 +29,8 @@ const int kResults[] = {RunTableColumns::ExperimentColumn, RunTableColumns::Mode
                         RunTableColumns::MrrColumn,        RunTableColumns::Hits10Column,
                         RunTableColumns::AccuracyColumn,   RunTableColumns::DurationColumn};
 
-QString resultText(const RunRow &row, int column)
+// A result of `row`, its number written as the other run's is (`format`).
+QString resultText(const RunRow &row, int column, const NumberFormat &format)
 {
     const QVariant value = RunTableColumns::value(row, column, {});
     if (!value.isValid())
@@ -36,7 +38,7 @@ QString resultText(const RunRow &row, int column)
     if (column == RunTableColumns::DurationColumn)
         return CardDelegate::formatDuration(value.toDouble());
     if (RunTableColumns::isNumberColumn(column))
-        return QString::number(value.toDouble(), 'g', 6);
+        return format.text(value.toDouble());
     return value.toString();
 }
 
@@ -107,7 +109,11 @@ void CompareDialog::fill(const Side &a, const Side &b)
     };
     auto *results = new QTreeWidgetItem(m_table, QStringList{tr("Results")});
     for (int column : kResults) {
-        add(results, RunTableColumns::title(column), resultText(a.row, column), resultText(b.row, column));
+        NumberFormat format;
+        for (const RunRow *row : {&a.row, &b.row})
+            format.add(RunTableColumns::value(*row, column, {}).toDouble());
+        add(results, RunTableColumns::title(column), resultText(a.row, column, format),
+            resultText(b.row, column, format));
     }
     auto *spec = new QTreeWidgetItem(m_table, QStringList{tr("Spec (with the defaults)")});
     // The keys of both, in the runs table's order of hyperparameter columns.
