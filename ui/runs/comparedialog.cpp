@@ -63,7 +63,7 @@ CompareDialog::CompareDialog(const Side &a, const Side &b, RunColors *colors, QW
     // The curves, each where it is already kept.
     for (const Side *side : {&a, &b}) {
         if (side->curves.store) {
-            m_plot->addRun(side->plotKey, side->row.name, side->plotKey, side->curves);
+            m_plot->addRun(side->plotKey, side->row.name, side->plotKey, side->curves, side->origin);
         }
     }
     m_plot->setSelectedRuns({a.plotKey, b.plotKey});

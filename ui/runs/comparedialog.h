@@ -1,6 +1,7 @@
 #pragma once
 
-#include "plot/losscurve.h"
+#include "plot/metriccurve.h"
+#include "plot/plotruns.h"
 #include "runs/runrow.h"
 
 #include <QDialog>
@@ -28,9 +29,10 @@ class CompareDialog : public QDialog
 public:
     struct Side
     {
-        RunRow row;         ///< what the runs table shows of it (its resolved spec too)
-        QString plotKey;    ///< its key in the plots (its colour)
-        CurveSource curves; ///< where its points are; no store: no curves
+        RunRow row;                         ///< what the runs table shows of it (its resolved spec too)
+        QString plotKey;                    ///< its key in the plots (its colour)
+        CurveSource curves;                 ///< where its points are; no store: no curves
+        RunOrigin origin = RunOrigin::Live; ///< a past run is drawn as the main plot draws it
     };
     CompareDialog(const Side &a, const Side &b, RunColors *colors, QWidget *parent = nullptr);
 

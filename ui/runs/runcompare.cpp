@@ -74,6 +74,7 @@ CompareDialog::Side RunCompare::sideOf(int row)
     }
     const QString dir = side.row.runDir;
     side.plotKey = PlotFeeder::pastRunKey(dir);
+    side.origin = RunOrigin::Past;
     if (m_feeder->pinPastRun(dir, QStringLiteral("%1 (%2)").arg(side.row.name, side.row.experiment))) {
         side.curves = CurveSource{&m_feeder->pastRuns(), m_feeder->pastRunId(dir)};
     }

@@ -52,7 +52,7 @@ RunRecord RunRecord::live(const RunInfo &info, const MetricStore &metrics)
         const MetricSeries *series = metrics.series(info.id, name);
         // Evaluations are the series named "<split>/<metric>"; an eval
         // line's epoch (epochs completed) says when, not how well.
-        if (!name.contains(QLatin1Char('/')) || name.endsWith(QLatin1String("/epoch")) || !series || series->isEmpty())
+        if (!name.contains(QLatin1Char('/')) || MetricStore::isBookkeeping(name) || !series || series->isEmpty())
             continue;
         Eval &eval = run.evals[name];
         for (std::size_t i = 0; i < series->size(); ++i) {
