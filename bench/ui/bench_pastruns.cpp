@@ -36,6 +36,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
 #include <cmath>
@@ -310,7 +311,10 @@ int main(int argc, char **argv)
         QElapsedTimer limit;
         limit.start();
         while (!done() && limit.elapsed() < 600000) {
-            QApplication::processEvents(QEventLoop::AllEvents, 5);
+            // Waits in the event loop (a busy loop would take a core from the readers).
+            QEventLoop wait;
+            QTimer::singleShot(2, &wait, &QEventLoop::quit);
+            wait.exec();
         }
         settle(view);
     };

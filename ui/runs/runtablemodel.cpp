@@ -285,6 +285,13 @@ void RunTableModel::pastChanged(const QList<int> &indices, bool specs)
         updateColumns();
         return;
     }
+    if (m_history.pending() == 0) {
+        // The last batch: exact again now, not a second later while the user sorts.
+        m_statsTimer.stop();
+        m_pastStatsStale = true;
+        updateStats();
+        return;
+    }
     m_pastStats.merge(ColumnStats::of(
         int(indices.size()), [this, &indices](int i) -> const RunRow & { return m_history.row(indices.at(i)); },
         paramKeys()));
