@@ -438,6 +438,7 @@ private Q_SLOTS:
 
         // The earlier attempt is a row of the runs table, and plots.
         window.runTable()->refreshHistory();
+        window.runTable()->waitForHistory();
         int row = -1;
         for (int r = 0; r < window.runTable()->rowCount(); ++r) {
             if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()

@@ -247,7 +247,17 @@ private Q_SLOTS:
         metrics.add(3, QStringLiteral("valid/mrr"), 20, 2.0, 0.5);
         metrics.add(3, QStringLiteral("valid/mrr"), 30, 3.0, 0.4);
         metrics.add(4, QStringLiteral("valid/mrr"), 10, 1.0, 0.9); // another run's
+        // An eval line's epoch says when, not how well (as from the file; the
+        // details listed "valid/epoch" among a live run's metrics).
+        metrics.add(3, QStringLiteral("valid/epoch"), 30, 3.0, 3);
+        metrics.add(3, QStringLiteral("samples_per_s"), 10, 1.0, 100);
+        metrics.add(3, QStringLiteral("samples_per_s"), 20, 2.0, 300);
+        metrics.add(3, QStringLiteral("mem_bytes"), 10, 1.0, 2048);
+        metrics.add(3, QStringLiteral("mem_bytes"), 20, 2.0, 1024);
         const RunRecord run = RunRecord::live(info, metrics);
+        QCOMPARE(run.usage.meanSamplesPerSecond(), 200.0);
+        QCOMPARE(run.usage.lastSamplesPerSecond, 300.0);
+        QCOMPARE(run.usage.peakMemBytes, 2048.0);
         QCOMPARE(run.info.name, QStringLiteral("live"));
         QCOMPARE(run.stateName(), QStringLiteral("running"));
         QCOMPARE(run.evals.keys(), QStringList{QStringLiteral("valid/mrr")});

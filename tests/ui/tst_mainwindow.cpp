@@ -19,7 +19,9 @@
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "records/runregistry.h"
+#include "runs/comparedialog.h"
 #include "runs/logview.h"
+#include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
@@ -30,6 +32,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
@@ -330,6 +333,7 @@ private Q_SLOTS:
         status.host = QStringLiteral("elsewhere");
         QVERIFY(past.writeStatus(status, &error));
         window.runTable()->refreshHistory();
+        window.runTable()->waitForHistory();
         const int pastRow = rowOf(past.runDir(QStringLiteral("old")), 0);
         QVERIFY(pastRow >= 0);
         RunDetailsDialog *pastDialog = window.showTableRunDetails(pastRow);
@@ -359,6 +363,61 @@ private Q_SLOTS:
         QCOMPARE(window.findChildren<RunDetailsDialog *>().first()->runDir(), past.runDir(QStringLiteral("old")));
         window.findChildren<RunDetailsDialog *>().first()->close();
         QDir(pastRoot).removeRecursively();
+        window.close();
+    }
+
+    // Issue 23, point 1: after Save as of a new experiment, the runs table
+    // listed every run twice: once as "untitled-… (open)", once under the
+    // new name as a past run (its runs folder moved with the name while the
+    // table kept the old one).
+    void saveAsOfANewExperimentListsEachRunOnce()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.useScriptedPrompts();
+        window.setEditorEnabled(false);
+        QVERIFY(window.newExperiment());
+        QVERIFY(window.session()->name().startsWith(QLatin1String("untitled-")));
+        const QString oldRoot = window.session()->runsRoot();
+        const QString name = QStringLiteral("saved-as-%1").arg(QDateTime::currentMSecsSinceEpoch());
+        const QString root = QFileInfo(oldRoot).absolutePath() + QLatin1Char('/') + name;
+        const auto cleanup = qScopeGuard([&] {
+            QDir(oldRoot).removeRecursively();
+            QDir(root).removeRecursively();
+        });
+        QVERIFY(window.boardModel()->queueSpec(0, -1, tinyKgSpec(QStringLiteral("kg"), 1), 2));
+        window.startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(window.finishCountText(), QStringLiteral("2 of 2 finished"), 60000);
+        auto *tabs = window.findChild<QTabWidget *>();
+        QTableView *table = window.runTablePanel()->view();
+        // This experiment's rows (other tests' past experiments may be listed too).
+        const auto rows = [&](QStringList *experiments) {
+            QStringList folders;
+            for (int r = 0; r < table->model()->rowCount(); ++r) {
+                const QString folder = table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString();
+                const QString parent = QFileInfo(folder).absolutePath();
+                if (parent == oldRoot || parent == root) {
+                    folders << folder;
+                    *experiments << table->model()->index(r, RunTableModel::ExperimentColumn).data().toString();
+                }
+            }
+            folders.sort();
+            return folders;
+        };
+        tabs->setCurrentWidget(window.runTablePanel()); // the Runs tab reads the history
+        window.runTable()->waitForHistory();
+        QStringList experiments;
+        QCOMPARE(rows(&experiments).size(), 2);
+
+        QVERIFY(window.saveTo(dir.filePath(name + QStringLiteral(".json"))));
+        QCOMPARE(window.session()->name(), name);
+        QCOMPARE(window.session()->runsRoot(), root); // the folder moved with the name
+        tabs->setCurrentWidget(window.plot());
+        tabs->setCurrentWidget(window.runTablePanel());
+        window.runTable()->waitForHistory();
+        experiments.clear();
+        QCOMPARE(rows(&experiments), (QStringList{root + QStringLiteral("/kg-1"), root + QStringLiteral("/kg-2")}));
+        QCOMPARE(experiments, (QStringList{name + QStringLiteral(" (open)"), name + QStringLiteral(" (open)")}));
         window.close();
     }
 
@@ -400,6 +459,85 @@ private Q_SLOTS:
         window.close();
     }
 
+    // Issue 23, point 13: no way to compare two runs. Select two in the
+    // runs table, Compare (Ctrl+M, the Run menu, the row menu): their specs
+    // side by side with what differs marked, and both curves.
+    void compareTwoRunsFromTheRunsTable()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.useScriptedPrompts();
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(writeExperiment(dir, 1)));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString pastRoot =
+            QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/compare-test-past");
+        QDir(pastRoot).removeRecursively();
+        const auto cleanup = qScopeGuard([&] { QDir(pastRoot).removeRecursively(); });
+        const RunStore past(pastRoot);
+        for (const auto &[name, lr] :
+             {std::pair{QStringLiteral("lr-high"), 0.1}, std::pair{QStringLiteral("lr-low"), 0.001}}) {
+            QJsonObject spec = tinyKgSpec(name);
+            QJsonObject train = spec.value(QStringLiteral("train")).toObject();
+            train.insert(QStringLiteral("lr"), lr);
+            spec.insert(QStringLiteral("train"), train);
+            QString error;
+            QVERIFY2(past.prepareRunDir(name, spec, &error), qPrintable(error));
+            QFile metrics(past.runDir(name) + QStringLiteral("/metrics.jsonl"));
+            QVERIFY(metrics.open(QIODevice::WriteOnly));
+            for (int step = 1; step <= 7; ++step)
+                metrics.write(QStringLiteral("{\"type\":\"metric\",\"wall\":%1,\"step\":%1,\"epoch\":0,\"loss\":%2}\n")
+                                  .arg(step)
+                                  .arg(lr / step)
+                                  .toUtf8());
+        }
+        window.findChild<QTabWidget *>()->setCurrentWidget(window.runTablePanel());
+        window.runTable()->waitForHistory();
+        QTableView *table = window.runTablePanel()->view();
+        QAction *compare = window.runCompare()->action();
+        QCOMPARE(compare->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_M));
+        // The board's two selected cards (the first lane's, selected on open) could be compared.
+        QCOMPARE(window.boardView()->selectedRuns().size(), 2);
+        QVERIFY(compare->isEnabled());
+        window.boardView()->selectRuns({});
+        QVERIFY(!compare->isEnabled()); // nothing selected
+        QVERIFY(action(window, QStringLiteral("Co&mpare two runs…")));
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            if (QFileInfo(table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString()).absolutePath()
+                == pastRoot)
+                table->selectionModel()->select(table->model()->index(r, 0),
+                                                QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        }
+        QCOMPARE(window.runTablePanel()->selectedRows().size(), 2);
+        QVERIFY(compare->isEnabled());
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_M, Qt::ControlModifier);
+        QTRY_COMPARE(window.findChildren<CompareDialog *>().size(), 1);
+        CompareDialog *dialog = window.findChildren<CompareDialog *>().first();
+        QVERIFY(dialog->isVisible());
+        QVERIFY2(dialog->differingKeys().contains(QStringLiteral("train.lr")),
+                 qPrintable(dialog->differingKeys().join(QLatin1Char(','))));
+        QVERIFY(!dialog->differingKeys().contains(QStringLiteral("model.dim")));
+        QStringList lrs{dialog->valueText(QStringLiteral("train.lr"), 0),
+                        dialog->valueText(QStringLiteral("train.lr"), 1)};
+        lrs.sort();
+        QCOMPARE(lrs, (QStringList{QStringLiteral("0.001"), QStringLiteral("0.1")}));
+        // Both curves, from the past runs pinned to the plots (also drawn beside the board's runs).
+        dialog->plot()->refreshNow();
+        for (const QString &name : {QStringLiteral("lr-high"), QStringLiteral("lr-low")}) {
+            const QString key = PlotFeeder::pastRunKey(past.runDir(name));
+            QVERIFY(dialog->plot()->curve(key));
+            QCOMPARE(dialog->plot()->curve(key)->size(), qsizetype(7));
+            QVERIFY(window.plotFeeder()->isPinned(past.runDir(name)));
+        }
+        dialog->close();
+        QTRY_VERIFY(window.findChildren<CompareDialog *>().isEmpty());
+        window.close();
+    }
+
     void pastRunsArePlottedBesideTheBoardsRuns()
     {
         QTemporaryDir dir;
@@ -427,6 +565,7 @@ private Q_SLOTS:
                           "\n");
         }
         window.runTable()->refreshHistory();
+        window.runTable()->waitForHistory();
         int row = -1;
         for (int r = 0; r < window.runTable()->rowCount(); ++r) {
             if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()

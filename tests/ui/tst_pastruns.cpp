@@ -33,6 +33,7 @@ QStringList names(const PastRuns &past)
     QStringList out;
     for (int i = 0; i < past.size(); ++i)
         out << past.experiment(i) + QLatin1Char('/') + past.run(i).info.name;
+    out.sort(); // in the order they were read: threads may change it
     return out;
 }
 
@@ -55,13 +56,16 @@ private Q_SLOTS:
 
         PastRuns past;
         past.refresh(open, QStringLiteral("Open"));
+        past.waitForReads();
         QCOMPARE(names(past), QStringList{QStringLiteral("Open/live.attempt-1")}); // no roots: its attempts only
         past.setRoots({history.path()});
         past.refresh(open, QStringLiteral("Open"));
-        QCOMPARE(names(past), (QStringList{QStringLiteral("a/x"), QStringLiteral("b/y"), QStringLiteral("b/z"),
-                                           QStringLiteral("Open/live.attempt-1")}));
+        past.waitForReads();
+        QCOMPARE(names(past), (QStringList{QStringLiteral("Open/live.attempt-1"), QStringLiteral("a/x"),
+                                           QStringLiteral("b/y"), QStringLiteral("b/z")}));
         // Without an open experiment its folder is one like the others.
         past.refresh(QString(), QString());
+        past.waitForReads();
         QCOMPARE(names(past), (QStringList{QStringLiteral("a/x"), QStringLiteral("b/y"), QStringLiteral("b/z"),
                                            QStringLiteral("open/live"), QStringLiteral("open/live.attempt-1")}));
     }
@@ -74,6 +78,7 @@ private Q_SLOTS:
         PastRuns past;
         past.setRoots({history.path()});
         past.refresh(QString(), QString());
+        past.waitForReads();
         QCOMPARE(past.run(0).info.step, qint64(5));
         const qint64 offset = past.run(0).metricsOffset;
         QVERIFY(offset > 0);
@@ -83,6 +88,7 @@ private Q_SLOTS:
         f.write(QByteArray::fromStdString(protocol::encode(protocol::metric(9, 0, 0.5, 2.0))));
         f.close();
         past.refresh(QString(), QString());
+        past.waitForReads();
         QCOMPARE(past.size(), 1);
         QCOMPARE(past.run(0).info.step, qint64(9));
         QVERIFY(past.run(0).metricsOffset > offset);

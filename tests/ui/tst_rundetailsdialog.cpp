@@ -266,6 +266,61 @@ private Q_SLOTS:
         QCOMPARE(reopened.editedNotes().note, QStringLiteral("kept on close"));
     }
 
+    // Issue 23, point 13: "Final metrics" said of a run still training; no
+    // throughput, memory or time budget was shown.
+    void usageAndLatestOrFinalMetrics()
+    {
+        QTemporaryDir dir;
+        const RunStore store(dir.path());
+        QJsonObject spec = testing::tinyKgSpec(QStringLiteral("budgeted"));
+        QJsonObject train = spec.value(QStringLiteral("train")).toObject();
+        train.insert(QStringLiteral("max_seconds"), 400);
+        spec.insert(QStringLiteral("train"), train);
+        QString error;
+        QVERIFY2(store.prepareRunDir(QStringLiteral("budgeted"), spec, &error), qPrintable(error));
+        QByteArray lines;
+        const double mib = 1024.0 * 1024.0;
+        for (int k = 1; k <= 3; ++k) {
+            auto m = protocol::metric(10 * k, 0, 1.0 / k, 64.0 * k);
+            m["samples_per_s"] = 1000.0 * k; // mean 2,000, last 3,000
+            m["mem_bytes"] = (k == 2 ? 720 : 700) * mib;
+            lines += line(m);
+        }
+        QFile metrics(store.runDir(QStringLiteral("budgeted")) + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(metrics.open(QIODevice::WriteOnly));
+        metrics.write(lines);
+        metrics.close();
+        RunRecord run;
+        QVERIFY(store.readRun(QStringLiteral("budgeted"), &run)); // no status.json: it has not ended
+        run.hasStatus = true;
+        run.info.state = RunState::Running;
+        QCOMPARE(run.usage.samplesPerSecondReports, 3);
+        QCOMPARE(run.usage.peakMemBytes, 720 * mib);
+
+        RunDetailsDialog dialog(run, QStringLiteral("open"), catalogue());
+        QCOMPARE(label(dialog, "metricsTitle"), QStringLiteral("Latest metrics"));
+        QCOMPARE(label(dialog, "throughput"), QStringLiteral("2,000 samples/s (mean of 3 reports; last 3,000)"));
+        QCOMPARE(label(dialog, "memory"), QStringLiteral("700.0 MiB now (peak 720.0 MiB)"));
+        QCOMPARE(label(dialog, "budget"), QStringLiteral("6:40 (train.max_seconds): 3:12 used, 3:28 left"));
+
+        run.info.state = RunState::Finished;
+        run.info.wall = 400.5;
+        dialog.setRecord(run);
+        QCOMPARE(label(dialog, "metricsTitle"), QStringLiteral("Final metrics"));
+        QCOMPARE(label(dialog, "memory"), QStringLiteral("720.0 MiB at its peak (last 700.0 MiB)"));
+        QVERIFY2(label(dialog, "budget").contains(QLatin1String("spent")), qPrintable(label(dialog, "budget")));
+
+        // Without a budget, and without reports of either.
+        RunRecord plain;
+        plain.hasStatus = true;
+        plain.info.name = QStringLiteral("plain");
+        plain.info.state = RunState::Finished;
+        plain.info.spec = testing::tinyKgSpec(QStringLiteral("plain"));
+        RunDetailsDialog other(plain, QString(), catalogue());
+        QCOMPARE(label(other, "throughput"), QStringLiteral("—"));
+        QCOMPARE(label(other, "memory"), QStringLiteral("—"));
+    }
+
     // A run of the open experiment: its record from a source, while shown.
     void aLiveRunFollowsItsSource()
     {

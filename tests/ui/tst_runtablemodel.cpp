@@ -6,6 +6,7 @@
 #include "protocol/protocol.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
+#include "runs/runtableproxy.h"
 #include "runstore/runstore.h"
 #include "uitesthelpers.h"
 
@@ -13,6 +14,8 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -109,8 +112,9 @@ private Q_SLOTS:
         model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.rowCount(), 3);
-        RunTableSortProxy proxy;
+        RunTableProxy proxy;
         proxy.setSourceModel(&model);
         const auto order = [&] {
             QStringList names;
@@ -140,6 +144,7 @@ private Q_SLOTS:
         model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.rowCount(), 3);
 
         // Without a catalogue: the keys the specs hold.
@@ -157,6 +162,7 @@ private Q_SLOTS:
 
         // With it: every default too, and a default written out is no difference.
         model.setCatalogue(catalogue());
+        model.waitForHistory(); // the past rows are made again in the background
         QVERIFY(model.paramKeys().contains(QStringLiteral("model.norm")));
         QVERIFY(model.paramKeys().contains(QStringLiteral("train.epochs")));
         QVERIFY(model.paramKeys().contains(QStringLiteral("data.entities")));
@@ -169,7 +175,7 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, epochs).data().toString(), QStringLiteral("50"));
 
         // Numbers sort as numbers: 0.5, 2, 10 (as text: 0.5, 10, 2).
-        RunTableSortProxy proxy;
+        RunTableProxy proxy;
         proxy.setSourceModel(&model);
         const int lrColumn = model.paramColumn(QStringLiteral("train.lr"));
         proxy.sort(lrColumn, Qt::AscendingOrder);
@@ -209,6 +215,7 @@ private Q_SLOTS:
         model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.rowCount(), 3);
         QStringList configKeys;
         for (const QString &key : model.paramKeys()) {
@@ -227,8 +234,10 @@ private Q_SLOTS:
             cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
                 QStringList{model.index(r, lr).data().toString(), model.index(r, layers).data().toString()};
         QCOMPARE(cells.value(QStringLiteral("p1")), (QStringList{QStringLiteral("0.01"), QStringLiteral("3")}));
-        QCOMPARE(cells.value(QStringLiteral("p2")), (QStringList{QStringLiteral("0.1"), QString()}));
-        QCOMPARE(cells.value(QStringLiteral("p3")), (QStringList{QStringLiteral("1"), QString()})); // the link: refused
+        // Written alike in the column (issue 23).
+        QCOMPARE(cells.value(QStringLiteral("p2")), (QStringList{QStringLiteral("0.10"), QString()}));
+        QCOMPARE(cells.value(QStringLiteral("p3")),
+                 (QStringList{QStringLiteral("1.00"), QString()})); // the link: refused
     }
 
     // Issue 23: a program's run.summary values are summary.<name> columns
@@ -268,6 +277,7 @@ private Q_SLOTS:
         model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.rowCount(), 3);
         QStringList summaryKeys;
         for (const QString &key : model.paramKeys()) {
@@ -283,11 +293,12 @@ private Q_SLOTS:
         for (int r = 0; r < model.rowCount(); ++r)
             cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
                 QStringList{model.index(r, best).data().toString(), model.index(r, epochs).data().toString()};
-        QCOMPARE(cells.value(QStringLiteral("s1")), (QStringList{QStringLiteral("0.93"), QStringLiteral("12")}));
+        // Written alike in the column (issue 23): 0.930 beside 0.871.
+        QCOMPARE(cells.value(QStringLiteral("s1")), (QStringList{QStringLiteral("0.930"), QStringLiteral("12")}));
         QCOMPARE(cells.value(QStringLiteral("s2")), (QStringList{QStringLiteral("0.871"), QString()}));
         QCOMPARE(cells.value(QStringLiteral("s3")), (QStringList{QStringLiteral("null"), QString()}));
         // Sorted by it, highest first: the NaN last.
-        RunTableSortProxy sorted;
+        RunTableProxy sorted;
         sorted.setSourceModel(&model);
         sorted.sort(best, Qt::DescendingOrder);
         QStringList order;
@@ -309,23 +320,27 @@ private Q_SLOTS:
         model.setHistoryRoots({history.path()});
         RunTablePanel panel(&model);
         model.refreshHistory();
+        model.waitForHistory();
         QTableView *view = panel.view();
         const int lr = model.paramColumn(QStringLiteral("train.lr"));
         const int dim = model.paramColumn(QStringLiteral("model.dim"));
         QVERIFY(lr > 0 && dim > 0);
         QVERIFY(!view->isColumnHidden(lr));
         QVERIFY(view->isColumnHidden(dim));
-        QVERIFY(!view->isColumnHidden(RunTableModel::TagsColumn));
+        QVERIFY(!view->isColumnHidden(RunTableModel::StateColumn));
+        QVERIFY(view->isColumnHidden(RunTableModel::TagsColumn)); // blank for every run (issue 23)
         QVERIFY(view->isColumnHidden(RunTableModel::FolderColumn));
         panel.setColumnShown(dim, true);
         panel.setColumnShown(lr, false);
         model.refreshHistory();
+        model.waitForHistory();
         QVERIFY(!view->isColumnHidden(model.paramColumn(QStringLiteral("model.dim"))));
         QVERIFY(view->isColumnHidden(model.paramColumn(QStringLiteral("train.lr"))));
         QVERIFY(view->horizontalHeader()->contextMenuPolicy() == Qt::CustomContextMenu);
         // The choices outlive the window: a new panel (the next start) shows the same columns.
         RunTablePanel again(&model);
         model.refreshHistory();
+        model.waitForHistory();
         QVERIFY(!again.view()->isColumnHidden(model.paramColumn(QStringLiteral("model.dim"))));
         QVERIFY(again.view()->isColumnHidden(model.paramColumn(QStringLiteral("train.lr"))));
     }
@@ -348,21 +363,167 @@ private Q_SLOTS:
         model.setHistoryRoots({history.path()});
         RunTablePanel panel(&model);
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.index(0, RunTableModel::TagsColumn).data().toString(), QStringLiteral("baseline, paper"));
         QCOMPARE(model.index(0, RunTableModel::NoteColumn).data().toString(), QStringLiteral("the reference run …"));
         QCOMPARE(model.index(0, RunTableModel::NoteColumn).data(Qt::ToolTipRole).toString(), notes.note);
         QCOMPARE(model.headerData(RunTableModel::TagsColumn, Qt::Horizontal).toString(), QStringLiteral("Tags"));
         QCOMPARE(model.pastRun(0)->notes, notes);
 
-        panel.findChild<QLineEdit *>()->setText(QStringLiteral("basel"));
+        panel.findChild<QLineEdit *>()->setText(QStringLiteral("tag:baseline"));
         QCOMPARE(panel.view()->model()->rowCount(), 1);
         QCOMPARE(panel.view()->model()->index(0, RunTableModel::NameColumn).data().toString(), QStringLiteral("a"));
 
         RunNotes b;
-        b.tags = {QStringLiteral("baseline-2")};
+        b.tags = {QStringLiteral("Baseline"), QStringLiteral("second")};
         model.setNotes(store.runDir(QStringLiteral("b")), b);
-        QCOMPARE(model.index(1, RunTableModel::TagsColumn).data().toString(), QStringLiteral("baseline-2"));
+        QCOMPARE(model.index(1, RunTableModel::TagsColumn).data().toString(), QStringLiteral("Baseline, second"));
         QCOMPARE(panel.view()->model()->rowCount(), 2);
+    }
+
+    // Issue 23, point 10: the query box (an invalid query turns it red and
+    // says why), the run's name kept in view while the hyperparameters
+    // scroll, a column's numbers written alike, blank columns hidden until
+    // a run has a value, and rows grouped by a column from the header's menu.
+    void panelQueriesFreezesAndGroups()
+    {
+        QTemporaryDir history;
+        makeSpecRun(history.filePath(QStringLiteral("exp1")), transe(QStringLiteral("transe-nations"), 0.5, 16));
+        makeSpecRun(history.filePath(QStringLiteral("exp1")), transe(QStringLiteral("transe-umls"), 10, 16));
+        makeSpecRun(history.filePath(QStringLiteral("exp2")), transe(QStringLiteral("transe-nations"), 0.001, 32));
+        QJsonObject transh = transe(QStringLiteral("transh-nations"), 0.5, 16);
+        transh.insert(QStringLiteral("model"),
+                      QJsonObject{{QStringLiteral("type"), QStringLiteral("transh")}, {QStringLiteral("dim"), 16}});
+        makeSpecRun(history.filePath(QStringLiteral("exp2")), transh);
+        RunTableModel model;
+        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setHistoryRoots({history.path()});
+        RunTablePanel panel(&model);
+        QAbstractItemModelTester tester(panel.view()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.refreshHistory();
+        model.waitForHistory();
+        QAbstractItemModel *shown = panel.view()->model();
+        QCOMPARE(shown->rowCount(), 4);
+        const auto names = [shown] {
+            QStringList out;
+            for (int r = 0; r < shown->rowCount(); ++r)
+                out << shown->index(r, RunTableModel::ExperimentColumn).data().toString() + QLatin1Char('/')
+                           + shown->index(r, RunTableModel::NameColumn).data().toString();
+            out.sort();
+            return out;
+        };
+
+        // Queries: the issue's words, and comparisons.
+        panel.queryBox()->setText(QStringLiteral("exp1 transe-nations"));
+        QCOMPARE(names(), QStringList{QStringLiteral("exp1/transe-nations")});
+        panel.queryBox()->setText(QStringLiteral("model=transe lr<1"));
+        QCOMPARE(names(), (QStringList{QStringLiteral("exp1/transe-nations"), QStringLiteral("exp2/transe-nations")}));
+        QVERIFY(panel.queryBox()->styleSheet().isEmpty());
+        panel.queryBox()->setText(QStringLiteral("model=transe speed>3"));
+        QCOMPARE(shown->rowCount(), 4); // hides nothing, says why
+        QVERIFY(panel.queryBox()->styleSheet().contains(QLatin1String("border")));
+        QVERIFY2(panel.queryBox()->toolTip().contains(QLatin1String("no column is called \"speed\"")),
+                 qPrintable(panel.queryBox()->toolTip()));
+        panel.queryBox()->clear();
+        QVERIFY(panel.queryBox()->styleSheet().isEmpty());
+        QCOMPARE(shown->rowCount(), 4);
+
+        // One format a column: 0.001, 0.5 and 10 as 0.001, 0.500, 10.000.
+        const int lr = model.paramColumn(QStringLiteral("train.lr"));
+        QStringList lrs;
+        for (int r = 0; r < model.rowCount(); ++r)
+            lrs << model.index(r, lr).data().toString();
+        lrs.sort();
+        QCOMPARE(lrs, (QStringList{QStringLiteral("0.001"), QStringLiteral("0.500"), QStringLiteral("0.500"),
+                                   QStringLiteral("10.000")}));
+
+        // Blank for every run: hidden, and shown once a run has a value.
+        QVERIFY(model.columnBlank(RunTableModel::TagsColumn));
+        QVERIFY(panel.view()->isColumnHidden(RunTableModel::TagsColumn));
+        QVERIFY(panel.view()->isColumnHidden(RunTableModel::MrrColumn));
+        RunNotes best;
+        best.tags = {QStringLiteral("best")};
+        model.setNotes(model.index(0, 0).data(RunTableModel::RunDirRole).toString(), best);
+        QVERIFY(!panel.view()->isColumnHidden(RunTableModel::TagsColumn));
+        panel.queryBox()->setText(QStringLiteral("tag:BEST"));
+        QCOMPARE(shown->rowCount(), 1);
+        panel.queryBox()->clear();
+
+        // Frozen: the experiment and the run stay at the left edge while the
+        // others scroll under them.
+        panel.resize(420, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QTableView *frozen = panel.frozenView();
+        QVERIFY(frozen->isVisible());
+        QCOMPARE(frozen->model(), shown);
+        QCOMPARE(frozen->selectionModel(), panel.view()->selectionModel());
+        for (int c = 0; c < shown->columnCount(); ++c)
+            QCOMPARE(frozen->isColumnHidden(c), c > RunTableModel::NameColumn || panel.view()->isColumnHidden(c));
+        const int nameX = frozen->columnViewportPosition(RunTableModel::NameColumn);
+        QScrollBar *across = panel.view()->horizontalScrollBar();
+        QVERIFY(across->maximum() > 0);
+        across->setValue(across->maximum());
+        QVERIFY(panel.view()->columnViewportPosition(RunTableModel::NameColumn) < 0); // scrolled away below
+        QCOMPARE(frozen->columnViewportPosition(RunTableModel::NameColumn), nameX);   // still in view
+        QCOMPARE(frozen->width(), panel.view()->columnWidth(RunTableModel::ExperimentColumn)
+                                      + panel.view()->columnWidth(RunTableModel::NameColumn));
+        // Its header sorts the table.
+        QTest::mouseClick(frozen->horizontalHeader()->viewport(), Qt::LeftButton, {},
+                          QPoint(frozen->horizontalHeader()->sectionViewportPosition(RunTableModel::NameColumn) + 5,
+                                 frozen->horizontalHeader()->height() / 2));
+        QCOMPARE(panel.view()->horizontalHeader()->sortIndicatorSection(), int(RunTableModel::NameColumn));
+        QCOMPARE(frozen->horizontalHeader()->sortIndicatorSection(), int(RunTableModel::NameColumn));
+
+        // Group by the model, from the header's menu.
+        std::unique_ptr<QMenu> menu(panel.headerMenu(RunTableModel::ModelColumn, &panel));
+        auto *groupBy = menu->findChild<QAction *>(QStringLiteral("groupBy"));
+        QVERIFY(groupBy);
+        QCOMPARE(groupBy->text(), QStringLiteral("&Group by Model"));
+        groupBy->trigger();
+        QCOMPARE(panel.groupColumn(), int(RunTableModel::ModelColumn));
+        QCOMPARE(shown->rowCount(), 6); // two headers
+        QVERIFY(shown->index(0, 0).data(RunTableModel::GroupHeaderRole).toBool());
+        QCOMPARE(shown->index(0, RunTableModel::ExperimentColumn).data().toString(),
+                 QStringLiteral("▾ Model = transe"));
+        QCOMPARE(shown->index(0, RunTableModel::NameColumn).data().toString(), QStringLiteral("3 runs"));
+        QCOMPARE(shown->index(4, RunTableModel::ExperimentColumn).data().toString(),
+                 QStringLiteral("▾ Model = transh"));
+        QCOMPARE(panel.modelRow(0), -1);
+        QVERIFY(!(shown->flags(shown->index(0, 0)) & Qt::ItemIsSelectable));
+        // Within a group, the table's order (by name, as sorted above).
+        QCOMPARE(shown->index(1, RunTableModel::NameColumn).data().toString(), QStringLiteral("transe-nations"));
+        QCOMPARE(shown->index(3, RunTableModel::NameColumn).data().toString(), QStringLiteral("transe-umls"));
+        // A selected run stays selected while the groups change.
+        panel.view()->selectRow(3);
+        QCOMPARE(panel.selectedRows().size(), 1);
+        const QString selectedDir =
+            model.index(panel.selectedRows().first(), 0).data(RunTableModel::RunDirRole).toString();
+        // A click on a header folds its group.
+        QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {},
+                          panel.view()->visualRect(shown->index(0, RunTableModel::StateColumn)).center());
+        QCOMPARE(shown->rowCount(), 3);
+        QCOMPARE(shown->index(0, RunTableModel::ExperimentColumn).data().toString(),
+                 QStringLiteral("▸ Model = transe"));
+        QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, {},
+                          panel.view()->visualRect(shown->index(0, RunTableModel::StateColumn)).center());
+        QCOMPARE(shown->rowCount(), 6);
+        panel.view()->selectRow(3);
+        panel.queryBox()->setText(QStringLiteral("nations"));
+        QCOMPARE(shown->rowCount(), 5);           // two transe runs, one transh, two headers
+        QCOMPARE(panel.selectedRows().size(), 0); // transe-umls is filtered out
+        panel.queryBox()->clear();
+        panel.view()->selectRow(1);
+        const QString kept = model.index(panel.selectedRows().first(), 0).data(RunTableModel::RunDirRole).toString();
+        panel.view()->sortByColumn(RunTableModel::NameColumn, Qt::DescendingOrder);
+        QCOMPARE(panel.selectedRows().size(), 1);
+        QCOMPARE(model.index(panel.selectedRows().first(), 0).data(RunTableModel::RunDirRole).toString(), kept);
+        QVERIFY(!selectedDir.isEmpty());
+        // No groups again.
+        std::unique_ptr<QMenu> again(panel.headerMenu(-1, &panel));
+        again->findChild<QAction *>(QStringLiteral("noGroups"))->trigger();
+        QCOMPARE(shown->rowCount(), 4);
+        QCOMPARE(panel.groupColumn(), -1);
     }
 
     void pastRunsFromTheirFolders()
@@ -388,6 +549,7 @@ private Q_SLOTS:
         model.setSession(QStringLiteral("open-experiment"), open, nullptr, nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.rowCount(), 2);
         auto text = [&](int row, int column) { return model.index(row, column).data().toString(); };
         QCOMPARE(text(0, RunTableModel::ExperimentColumn), QStringLiteral("old-experiment"));
@@ -406,7 +568,7 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, 0).data(RunTableModel::RunDirRole).toString(), past + QStringLiteral("/a"));
         QCOMPARE(text(1, RunTableModel::NameColumn), QStringLiteral("b"));
         QCOMPARE(text(1, RunTableModel::StateColumn), QStringLiteral("failed"));
-        QCOMPARE(text(1, RunTableModel::LossColumn), QStringLiteral("2"));
+        QCOMPARE(text(1, RunTableModel::LossColumn), QStringLiteral("2.00")); // as 0.25 is written
         QCOMPARE(text(1, RunTableModel::MrrColumn), QString());
 
         // Appended lines show on the next refresh.
@@ -415,9 +577,10 @@ private Q_SLOTS:
         f.write(line(protocol::metric(6, 1, 1.5, 0.6)));
         f.close();
         model.refreshHistory();
+        model.waitForHistory();
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(text(1, RunTableModel::StepColumn), QStringLiteral("6"));
-        QCOMPARE(text(1, RunTableModel::LossColumn), QStringLiteral("1.5"));
+        QCOMPARE(text(1, RunTableModel::LossColumn), QStringLiteral("1.50"));
     }
 };
 

@@ -26,6 +26,7 @@
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
 #include "records/runregistry.h"
+#include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/rundetailswindows.h"
 #include "runs/runtablemodel.h"
@@ -136,7 +137,8 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &path) { statusBar()->showMessage(tr("Saved %1").arg(path), 5000); });
 
     m_actions = new WindowActions(this, m_controller, m_boardView);
-    m_actions->addMenus(m_sessions);
+    m_compare = new RunCompare(m_tablePanel, m_boardView, m_feeder, m_colors, this);
+    m_actions->addMenus(m_sessions, m_compare->action());
     m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
     resize(1500, 940);
     updateActions();
@@ -228,7 +230,7 @@ void MainWindow::attachSession(Session *session, const QStringList &warnings)
     m_history->setInventory(session->devices());
     m_board->setOrchestrator(orchestrator, session->metrics(), session->devices(), m_history);
     m_feeder->setSource(orchestrator, session->metrics());
-    m_table->setSession(session->name(), session->runsRoot(), orchestrator, session->metrics());
+    m_table->setSession(session);
     connect(orchestrator->dispatcher(), &Dispatcher::finishCountChanged, this, &MainWindow::updateFinishCount);
     connect(orchestrator->runs(), &RunRegistry::changed, this, [this] { updateActions(); });
     connect(orchestrator->dispatcher(), &Dispatcher::warning, this,
@@ -254,7 +256,7 @@ void MainWindow::detachSession(Session *session)
     session->orchestrator()->disconnectListener(this);
     m_board->setOrchestrator(nullptr, nullptr, nullptr, nullptr);
     m_feeder->setSource(nullptr, nullptr);
-    m_table->setSession(QString(), QString(), nullptr, nullptr);
+    m_table->setSession(nullptr);
     m_history->setInventory(nullptr);
     m_banner->refresh(nullptr, nullptr);
 }

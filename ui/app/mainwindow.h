@@ -37,6 +37,7 @@ class ScriptedPrompts;
 class SpecDialogs;
 class SweepPanel;
 class RunColors;
+class RunCompare;
 class RunDetailsWindows;
 class RunTableModel;
 class RunTablePanel;
@@ -80,6 +81,7 @@ public:
     PlotFeeder *plotFeeder() const { return m_feeder; }
     RunTableModel *runTable() const { return m_table; }
     RunTablePanel *runTablePanel() const { return m_tablePanel; }
+    RunCompare *runCompare() const { return m_compare; }
     ModelPaletteModel *paletteModel() const { return m_paletteModel; }
     ModelPalette *palette() const { return m_palette; }
     RunControl *runControl() const { return m_runControl; }
@@ -168,6 +170,7 @@ private:
 
     WindowActions *m_actions = nullptr;
     RunDetailsWindows *m_details = nullptr;
+    RunCompare *m_compare = nullptr;
     std::unique_ptr<SpecDialogs> m_specDialogs;
     SweepPanel *m_sweeps = nullptr; ///< the Sweep view's tab and the sweep editor
 };

@@ -141,8 +141,9 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     window->removeAction(m_detailsAction);
 }
 
-void WindowActions::addMenus(SessionController *sessions)
+void WindowActions::addMenus(SessionController *sessions, QAction *compare)
 {
+    m_compareAction = compare;
     MainWindow *w = m_window;
     QMenu *file = w->menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
@@ -181,6 +182,7 @@ void WindowActions::addMenus(SessionController *sessions)
     run->addAction(m_retryAction);
     run->addSeparator();
     run->addAction(m_detailsAction);
+    run->addAction(m_compareAction);
     run->addAction(m_folderAction);
     run->addAction(m_logAction);
 
@@ -217,6 +219,7 @@ void WindowActions::showCardMenu(const QPoint &globalPos)
     menu.addAction(m_removeAction);
     menu.addSeparator();
     menu.addAction(m_detailsAction);
+    menu.addAction(m_compareAction);
     menu.addAction(m_folderAction);
     menu.addAction(m_logAction);
     menu.addSeparator();

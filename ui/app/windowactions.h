@@ -26,8 +26,9 @@ public:
     /// The card actions act on `boardView` (their shortcuts only there).
     WindowActions(MainWindow *window, BoardController *controller, BoardView *boardView);
 
-    /// The menu bar (with the recent files of `sessions`) and the tool bar.
-    void addMenus(SessionController *sessions);
+    /// The menu bar (with the recent files of `sessions`) and the tool bar;
+    /// `compare` goes in the Run menu and the card menu.
+    void addMenus(SessionController *sessions, QAction *compare);
     void showCardMenu(const QPoint &globalPos);
     /// Enables what applies: the board's actions when one is `open`, run
     /// control where it can act on one of the `selected` runs (their
@@ -67,6 +68,7 @@ private:
     QAction *m_folderAction = nullptr;
     QAction *m_logAction = nullptr;
     QAction *m_detailsAction = nullptr;
+    QAction *m_compareAction = nullptr; ///< RunCompare's
 };
 
 } // namespace trainyard

@@ -37,6 +37,8 @@ public:
     bool isPinned(const QString &runDir) const { return m_pinned.contains(runDir); }
     /// The pinned past runs' points.
     const MetricStore &pastRuns() const { return m_past; }
+    /// The run of pastRuns() of the pinned past run in `runDir` (0: not pinned).
+    RunId pastRunId(const QString &runDir) const { return m_pastIds.value(runDir); }
     /// The plot's key of a pinned past run.
     static QString pastRunKey(const QString &runDir);
 

@@ -2,8 +2,6 @@
 
 #include "experiment/runspecview.h"
 
-#include <QMap>
-
 namespace trainyard {
 
 namespace {
@@ -23,6 +21,29 @@ void mergeKeys(QJsonObject *into, const QJsonObject &from)
     }
 }
 
+// Flattened keys ("train.lr") back into the objects they came from: their
+// order is RunSpecView::flattened's of these objects.
+QJsonObject nested(const QHash<QString, QJsonValue> &params)
+{
+    QJsonObject out;
+    for (auto it = params.constBegin(); it != params.constEnd(); ++it) {
+        if (it.key().startsWith(RunRow::summaryKey(QString())))
+            continue; // after the spec's keys, in name order
+        const QStringList parts = it.key().split(QLatin1Char('.'));
+        std::function<void(QJsonObject *, qsizetype)> put = [&](QJsonObject *into, qsizetype i) {
+            if (i == parts.size() - 1) {
+                into->insert(parts.at(i), it.value());
+                return;
+            }
+            QJsonObject inner = into->value(parts.at(i)).toObject();
+            put(&inner, i + 1);
+            into->insert(parts.at(i), inner);
+        };
+        put(&out, 0);
+    }
+    return out;
+}
+
 } // namespace
 
 bool ParamColumns::isParam(const QString &key)
@@ -32,44 +53,45 @@ bool ParamColumns::isParam(const QString &key)
 
 ParamColumns ParamColumns::of(const QList<RunRow> &live, const QList<RunRow> &past)
 {
-    QJsonObject all;
-    for (const QList<RunRow> *rows : {&live, &past}) {
-        for (const RunRow &row : *rows) {
-            mergeKeys(&all, row.resolved);
-        }
-    }
     ParamColumns columns;
-    for (const RunSpecView::Param &p : RunSpecView(all).flattened()) {
-        if (isParam(p.key)) {
-            columns.m_keys.append(p.key);
-        }
-    }
-    // After the spec's: the names of the runs' summaries (run.summary), in name order.
-    QMap<QString, bool> summaryNames;
     for (const QList<RunRow> *rows : {&live, &past}) {
-        for (const RunRow &row : *rows) {
-            for (auto it = row.summary.constBegin(); it != row.summary.constEnd(); ++it) {
-                summaryNames.insert(it.key(), true);
-            }
-        }
-    }
-    for (auto it = summaryNames.constBegin(); it != summaryNames.constEnd(); ++it) {
-        columns.m_keys.append(RunRow::summaryKey(it.key()));
-    }
-    const auto at = [&](qsizetype r) -> const RunRow & {
-        return r < live.size() ? live.at(r) : past.at(r - live.size());
-    };
-    const qsizetype rows = live.size() + past.size();
-    for (const QString &key : std::as_const(columns.m_keys)) {
-        const QJsonValue first = rows > 0 ? at(0).params.value(key) : QJsonValue();
-        for (qsizetype r = 1; r < rows; ++r) {
-            if (at(r).params.value(key) != first) {
-                columns.m_differing.insert(key);
-                break;
-            }
-        }
+        for (const RunRow &row : *rows)
+            columns.add(row);
     }
     return columns;
+}
+
+void ParamColumns::add(const RunRow &row)
+{
+    bool newKeys = false;
+    for (auto it = row.params.constBegin(); it != row.params.constEnd() && !newKeys; ++it)
+        newKeys = !m_first.contains(it.key());
+    if (newKeys) {
+        mergeKeys(&m_union, nested(row.params));
+        for (auto it = row.summary.constBegin(); it != row.summary.constEnd(); ++it)
+            m_summaryNames.insert(it.key(), true);
+        m_keys.clear();
+        for (const RunSpecView::Param &p : RunSpecView(m_union).flattened()) {
+            if (isParam(p.key))
+                m_keys.append(p.key);
+        }
+        // After the spec's: the names of the runs' summaries (run.summary), in name order.
+        for (auto it = m_summaryNames.constBegin(); it != m_summaryNames.constEnd(); ++it)
+            m_keys.append(RunRow::summaryKey(it.key()));
+        for (const QString &key : std::as_const(m_keys)) {
+            if (!m_first.contains(key)) {
+                // The rows before had none: null, the first row's value.
+                m_first.insert(key, m_rows == 0 ? row.params.value(key) : QJsonValue());
+            }
+        }
+    }
+    if (m_rows > 0) {
+        for (const QString &key : std::as_const(m_keys)) {
+            if (!m_differing.contains(key) && row.params.value(key) != m_first.value(key))
+                m_differing.insert(key);
+        }
+    }
+    ++m_rows;
 }
 
 QVariant ParamColumns::data(const RunRow &row, const QString &key, int role)

@@ -2,7 +2,11 @@
 
 #include "runs/runrow.h"
 
+#include <QHash>
+#include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
+#include <QMap>
 #include <QSet>
 #include <QStringList>
 #include <QVariant>
@@ -14,14 +18,17 @@ namespace trainyard {
 /// RunSpecView's one order, without those the fixed columns show (the name,
 /// model.type), then the names of their summaries ("summary.best_acc", a
 /// program's run.summary); which of them differ between the runs; and what
-/// a cell shows.
+/// a cell shows. Built row by row (add): rows whose keys are known cost a
+/// comparison a key.
 class ParamColumns
 {
 public:
     /// False for the keys the fixed columns show already (Run, Model).
     static bool isParam(const QString &key);
-    /// The columns of the rows `live` and `past` (RunRow::params, RunRow::resolved).
+    /// The columns of the rows `live` and `past` (RunRow::params).
     static ParamColumns of(const QList<RunRow> &live, const QList<RunRow> &past);
+    /// Takes one more row into the columns.
+    void add(const RunRow &row);
 
     const QStringList &keys() const { return m_keys; }
     /// True when the runs do not all have the same value of `key` (one
@@ -41,6 +48,10 @@ public:
 private:
     QStringList m_keys;
     QSet<QString> m_differing;
+    QJsonObject m_union;                ///< the rows' keys as objects: their order
+    QHash<QString, QJsonValue> m_first; ///< the first row's value of each key (null: none)
+    QMap<QString, bool> m_summaryNames; ///< the rows' run.summary names, in name order
+    qsizetype m_rows = 0;
 };
 
 } // namespace trainyard

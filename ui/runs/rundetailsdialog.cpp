@@ -5,6 +5,7 @@
 #include "protocol/exitcode.h"
 #include "runs/logview.h"
 #include "runs/resolvedspecview.h"
+#include "runs/runusage.h"
 #include "runstore/runstore.h"
 #include "supervision/exitoutcome.h"
 
@@ -150,6 +151,9 @@ QWidget *RunDetailsDialog::createOverview()
     m_ended = addRow(form, tr("Ended"), QStringLiteral("ended"));
     m_duration = addRow(form, tr("Duration"), QStringLiteral("duration"));
     m_progress = addRow(form, tr("Progress"), QStringLiteral("progress"));
+    m_throughput = addRow(form, tr("Throughput"), QStringLiteral("throughput"));
+    m_memory = addRow(form, tr("Memory"), QStringLiteral("memory"));
+    m_budget = addRow(form, tr("Time budget"), QStringLiteral("budget"));
 
     auto *folderRow = new QHBoxLayout;
     m_folder = new QLabel(this);
@@ -185,7 +189,9 @@ QWidget *RunDetailsDialog::createOverview()
 
     auto *layout = new QVBoxLayout(page);
     layout->addLayout(form);
-    layout->addWidget(new QLabel(tr("Final metrics"), this));
+    m_metricsTitle = new QLabel(this);
+    m_metricsTitle->setObjectName(QStringLiteral("metricsTitle"));
+    layout->addWidget(m_metricsTitle);
     layout->addWidget(m_metrics, 1);
     m_commandLabel = new QLabel(this);
     layout->addWidget(m_commandLabel);
@@ -261,10 +267,10 @@ void RunDetailsDialog::setRecord(const RunRecord &run)
 {
     const bool specChanged = run.info.spec != m_run.info.spec || m_specView->resolved().isEmpty();
     m_run = run;
-    showOverview();
     if (specChanged) {
-        m_specView->setSpec(run.info.spec);
+        m_specView->setSpec(run.info.spec); // before the overview: its budget is the resolved spec's
     }
+    showOverview();
     if (!m_notesEdited && run.notes != m_savedNotes) {
         m_savedNotes = run.notes;
         showNotes();
@@ -303,6 +309,11 @@ void RunDetailsDialog::showOverview()
         }
     }
     m_progress->setText(progress);
+    m_throughput->setText(runusage::throughputText(m_run));
+    m_memory->setText(runusage::memoryText(m_run));
+    m_budget->setText(runusage::budgetText(m_run, m_specView->resolved()));
+    // Final only once it has ended; while it trains they are the latest.
+    m_metricsTitle->setText(isTerminal(info.state) ? tr("Final metrics") : tr("Latest metrics"));
     m_folder->setText(info.runDir.isEmpty() ? QStringLiteral("—") : info.runDir);
 
     m_metrics->clear();

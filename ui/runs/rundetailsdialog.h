@@ -27,8 +27,9 @@ class LogView;
 class ResolvedSpecView;
 
 /// What a run was, in one window: state and what its exit means, device,
-/// host, start, end and duration, its final metrics (the last loss, the
-/// last and best of every evaluation), the worker's command line, the spec
+/// host, start, end and duration, throughput, memory and time budget
+/// (runusage), its metrics (the last loss, the last and best of every
+/// evaluation: "final" once it ended, "latest" while it trains), the worker's command line, the spec
 /// resolved with the catalogue's defaults (which values are defaults is
 /// shown; copied as JSON on request), the user's tags and note (written to
 /// the run folder's notes.json through RunStore) and the whole worker.log.
@@ -119,6 +120,10 @@ private:
     QLabel *m_ended = nullptr;
     QLabel *m_duration = nullptr;
     QLabel *m_progress = nullptr;
+    QLabel *m_throughput = nullptr;
+    QLabel *m_memory = nullptr;
+    QLabel *m_budget = nullptr;
+    QLabel *m_metricsTitle = nullptr;
     QLabel *m_folder = nullptr;
     QTreeWidget *m_metrics = nullptr;
     QLabel *m_commandLabel = nullptr;

@@ -6,6 +6,9 @@
 #include "runs/paramcolumns.h"
 #include "runstore/runrecord.h"
 
+#include <QMutex>
+#include <QSet>
+
 #include <cmath>
 
 namespace trainyard {
@@ -61,7 +64,7 @@ RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, co
 }
 
 RunRow RunRow::past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
-                    const QJsonObject &reported)
+                    const QJsonObject &reported, const RunRow *previous)
 {
     RunRow row;
     row.experiment = experiment;
@@ -81,14 +84,22 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
     row.notes = run.notes;
     row.reported = reported;
     row.summary = run.info.summary;
-    row.setSpec(run.info.spec, catalogue);
+    if (previous && previous->spec == run.info.spec && previous->reported == reported
+        && previous->summary == row.summary) {
+        // Only its metrics or notes changed: resolving and flattening again
+        // would give the same.
+        row.spec = previous->spec;
+        row.params = previous->params;
+    } else {
+        row.setSpec(run.info.spec, catalogue);
+    }
     return row;
 }
 
 void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue)
 {
     spec = newSpec;
-    resolved = catalogue.resolve(newSpec);
+    QJsonObject resolved = catalogue.resolve(newSpec);
     if (!reported.isEmpty()) {
         // The run's own word on what it used: the spec's values, which it
         // was given, and the script's defaults beside them.
@@ -100,17 +111,29 @@ void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue
     params.clear();
     for (const RunSpecView::Param &p : RunSpecView(resolved).flattened()) {
         if (ParamColumns::isParam(p.key)) {
-            params.insert(p.key, p.value);
+            params.insert(internedKey(p.key), p.value);
         }
     }
     for (auto it = summary.constBegin(); it != summary.constEnd(); ++it) {
-        params.insert(summaryKey(it.key()), std::isfinite(it.value()) ? QJsonValue(it.value()) : QJsonValue());
+        params.insert(internedKey(summaryKey(it.key())),
+                      std::isfinite(it.value()) ? QJsonValue(it.value()) : QJsonValue());
     }
 }
 
 QString RunRow::summaryKey(const QString &name)
 {
     return QStringLiteral("summary.") + name;
+}
+
+QString RunRow::internedKey(const QString &key)
+{
+    // Ten thousand rows hold the same forty keys: one copy of each (rows are
+    // made on the past runs' thread pool, hence the lock).
+    static QMutex lock;
+    static QSet<QString> keys;
+    const QMutexLocker locker(&lock);
+    const auto it = keys.constFind(key);
+    return it != keys.constEnd() ? *it : *keys.insert(key);
 }
 
 } // namespace trainyard

@@ -39,11 +39,12 @@ struct RunRow
     RunId id = 0; ///< 0 for past runs
     RunNotes notes;
     QJsonObject spec;              ///< as spec.json holds it
-    QJsonObject resolved;          ///< with the catalogue's defaults and `reported` in "config"
     QJsonObject reported;          ///< params.json: the config the run reports it used (a program run)
     QMap<QString, double> summary; ///< a program's run.summary (RunInfo::summary)
-    /// `resolved` flattened, by key, without the fixed columns' keys; and
-    /// `summary` as "summary.<name>" (a NaN as null)
+    /// The spec resolved with the catalogue's defaults and `reported` in
+    /// "config", flattened, by key (RunSpecView::flattened), without the
+    /// fixed columns' keys; and `summary` as "summary.<name>" (a NaN as
+    /// null); the keys are shared by every row (internedKey).
     QHash<QString, QJsonValue> params;
 
     /// Live run `run` (id `id`); its evaluations are the last of the store's
@@ -51,8 +52,10 @@ struct RunRow
     static RunRow live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
                        const RunNotes &notes, const ModelCatalogue &catalogue, const QJsonObject &reported = {});
     /// Past run `run`; its evaluations are its final ones (RunRecord::finalEval).
+    /// `previous`, the row it was, lends its `params` when the spec and
+    /// what the run reported are the same (the catalogue must be too).
     static RunRow past(const RunRecord &run, const QString &experiment, const ModelCatalogue &catalogue,
-                       const QJsonObject &reported = {});
+                       const QJsonObject &reported = {}, const RunRow *previous = nullptr);
     /// Sets `spec` and resolves it with `catalogue` again (its defaults),
     /// `reported` over its "config": a program run's script defaults
     /// (trainyard.init(config=)) show as config.<name> beside the spec's.
@@ -60,6 +63,8 @@ struct RunRow
 
     /// The column key of summary value `name`: "summary.<name>".
     static QString summaryKey(const QString &name);
+    /// The one copy of a hyperparameter's key all rows share.
+    static QString internedKey(const QString &key);
 };
 
 } // namespace trainyard

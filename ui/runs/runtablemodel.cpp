@@ -1,33 +1,19 @@
 #include "runs/runtablemodel.h"
 
 #include "board/carddelegate.h"
-#include "common/uilogcategories.h"
 #include "dispatch/board.h"
 #include "ingest/ingestion.h"
 #include "records/runregistry.h"
-#include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
+#include "session/session.h"
 #include "supervision/supervisor.h"
 
 #include <QFileInfo>
 
-#include <cmath>
-
 namespace trainyard {
 
 namespace {
-
-// A number for SortRole; none (an invalid QVariant, sorted last) when missing.
-QVariant sortNumber(double value)
-{
-    return std::isfinite(value) ? QVariant(value) : QVariant();
-}
-
-QString number(double v, int digits = 4)
-{
-    return std::isfinite(v) ? QString::number(v, 'g', digits) : QString();
-}
 
 QString firstLine(const QString &text)
 {
@@ -45,6 +31,45 @@ RunTableModel::RunTableModel(QObject *parent)
     m_refresh.setInterval(500);
     m_refresh.setSingleShot(true);
     connect(&m_refresh, &QTimer::timeout, this, &RunTableModel::refreshLive);
+    // Past runs arrive in batches while they are read: their statistics grow
+    // with each batch, and are taken again whole once a second at most (a
+    // value that shrank).
+    m_statsTimer.setInterval(1000);
+    m_statsTimer.setSingleShot(true);
+    connect(&m_statsTimer, &QTimer::timeout, this, [this] {
+        m_pastStatsStale = true;
+        updateStats();
+    });
+    connect(&m_history, &PastRuns::removing, this, [this] { beginResetModel(); });
+    connect(&m_history, &PastRuns::removed, this, &RunTableModel::pastRebuilt);
+    connect(&m_history, &PastRuns::added, this, &RunTableModel::pastAdded);
+    connect(&m_history, &PastRuns::changed, this, &RunTableModel::pastChanged);
+}
+
+void RunTableModel::setSession(Session *session)
+{
+    if (m_session) {
+        m_session->disconnect(this);
+    }
+    m_session = session;
+    if (!session) {
+        setSession(QString(), QString(), nullptr, nullptr);
+        return;
+    }
+    connect(session, &Session::nameChanged, this,
+            [this, session] { setExperiment(session->name(), session->runsRoot()); });
+    setSession(session->name(), session->runsRoot(), session->orchestrator(), session->metrics());
+}
+
+void RunTableModel::setExperiment(const QString &experimentName, const QString &runsRoot)
+{
+    if (experimentName == m_experiment && runsRoot == m_runsRoot) {
+        return;
+    }
+    m_experiment = experimentName;
+    m_runsRoot = runsRoot;
+    rebuildLive();
+    refreshHistory();
 }
 
 void RunTableModel::setSession(const QString &experimentName, const QString &runsRoot, Orchestrator *orchestrator,
@@ -87,7 +112,13 @@ void RunTableModel::rebuildLive()
             m_live.append(liveRow(id));
         }
     }
-    m_params = ParamColumns::of(m_live, m_past);
+    m_params = m_pastParams;
+    for (const RunRow &row : std::as_const(m_live)) {
+        m_params.add(row);
+    }
+    m_pastStatsStale = true; // the columns may have changed
+    changed();
+    updateStats(false);
     endResetModel();
 }
 
@@ -103,75 +134,187 @@ void RunTableModel::addLive(RunId id)
     }
     const QString name = m_orchestrator->runs()->value(id).name;
     m_liveNotes.insert(name, RunStore(m_runsRoot).readNotes(name));
-    QList<RunRow> rows = m_live;
-    rows.insert(row, liveRow(id));
-    const ParamColumns columns = ParamColumns::of(rows, m_past);
-    if (columns != m_params) {
-        beginResetModel(); // new or newly differing hyperparameter columns
-        m_live = rows;
-        m_params = columns;
-        endResetModel();
-        return;
-    }
     beginInsertRows(QModelIndex(), int(row), int(row));
-    m_live = rows;
+    m_live.insert(row, liveRow(id));
+    changed();
     endInsertRows();
+    updateColumns();
 }
 
 void RunTableModel::refreshLive()
 {
-    if (!m_orchestrator) {
+    if (!m_orchestrator || m_live.isEmpty()) {
         return;
     }
-    QList<RunRow> rows = m_live;
-    for (RunRow &row : rows) {
+    for (RunRow &row : m_live) {
         if (m_orchestrator->runs()->contains(row.id)) {
             row = liveRow(row.id);
         }
     }
-    const ParamColumns columns = ParamColumns::of(rows, m_past);
-    if (columns != m_params) {
-        // A spec edit changed the hyperparameter columns: the view lays them out again.
-        beginResetModel();
-        m_live = rows;
+    changed();
+    Q_EMIT dataChanged(index(0, 0), index(int(m_live.size()) - 1, columnCount() - 1));
+    updateColumns(); // a spec edit may change the hyperparameter columns
+}
+
+ParamColumns RunTableModel::pastColumns() const
+{
+    ParamColumns columns;
+    for (int i = 0; i < m_pastShown; ++i) {
+        columns.add(m_history.row(i));
+    }
+    return columns;
+}
+
+void RunTableModel::updateColumns()
+{
+    ParamColumns columns = m_pastParams;
+    for (const RunRow &row : std::as_const(m_live)) {
+        columns.add(row);
+    }
+    const bool defaults = columns != m_params;
+    if (columns.keys() != m_params.keys()) {
+        beginResetModel(); // new hyperparameter columns: the view lays them out again
         m_params = columns;
+        m_pastStatsStale = true;
+        changed();
+        updateStats(false);
         endResetModel();
+    } else {
+        m_params = columns;
+        updateStats();
+    }
+    if (defaults) {
+        Q_EMIT headerDataChanged(Qt::Horizontal, FixedColumnCount, columnCount() - 1);
+        Q_EMIT columnDefaultsChanged();
+    }
+}
+
+void RunTableModel::updateStats(bool announce)
+{
+    if (m_pastStatsStale) {
+        m_pastStats = ColumnStats::of(
+            m_pastShown, [this](int i) -> const RunRow & { return m_history.row(i); }, paramKeys());
+        m_pastStatsStale = false;
+    }
+    ColumnStats stats = ColumnStats::of(m_live, paramKeys());
+    stats.merge(m_pastStats);
+    if (stats == m_stats) {
         return;
     }
-    m_live = rows;
-    if (!m_live.isEmpty()) {
-        Q_EMIT dataChanged(index(0, 0), index(int(m_live.size()) - 1, columnCount() - 1));
+    const bool blankChanged = stats.blankColumns() != m_stats.blankColumns();
+    m_stats = stats;
+    if (!announce) {
+        return; // inside a reset
     }
+    if (rowCount() > 0) {
+        // Only how numbers are written: the proxy neither sorts nor filters again.
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::DisplayRole});
+    }
+    if (blankChanged) {
+        Q_EMIT columnDefaultsChanged();
+    }
+}
+
+void RunTableModel::changed()
+{
+    ++m_revision;
 }
 
 RunRow RunTableModel::liveRow(RunId id) const
 {
     const RunInfo run = m_orchestrator->runs()->value(id);
     return RunRow::live(id, run, m_metrics, m_experiment, m_liveNotes.value(run.name), m_catalogue,
-                        reportedParams(run.runDir));
+                        m_reported.of(run.runDir));
 }
 
-QJsonObject RunTableModel::reportedParams(const QString &runDir) const
+void RunTableModel::pastAdded(int first, int count)
 {
-    if (runDir.isEmpty())
-        return {};
-    // Twice a second for every live run: a stat, and a read only when the
-    // script wrote the file again.
-    const QFileInfo info(runconfigfile::paramsPath(runDir));
-    if (!info.exists() && !info.isSymLink()) {
-        m_reported.remove(runDir);
-        return {};
+    const int at = rowCount();
+    ParamColumns past = m_pastParams;
+    for (int i = first; i < first + count; ++i) {
+        past.add(m_history.row(i));
     }
-    Reported &cached = m_reported[runDir];
-    if (cached.size != info.size() || cached.modified != info.lastModified()) {
-        QString error;
-        cached.values = runconfigfile::readParams(runDir, &error);
-        cached.size = info.size();
-        cached.modified = info.lastModified();
-        if (!error.isEmpty())
-            qCWarning(lcUi).noquote() << error;
+    ParamColumns all = past;
+    for (const RunRow &row : std::as_const(m_live)) {
+        all.add(row);
     }
-    return cached.values;
+    const bool newKeys = all.keys() != m_params.keys();
+    const bool defaults = all != m_params;
+    // Between the two calls the rows are the model's already: Qt's item
+    // views ask nothing in between.
+    if (newKeys) {
+        beginResetModel(); // new hyperparameter columns: the view lays them out again
+    } else {
+        beginInsertRows(QModelIndex(), at, at + count - 1);
+    }
+    m_pastParams = past;
+    m_params = all;
+    m_pastShown = m_history.size();
+    changed();
+    if (newKeys) {
+        m_pastStatsStale = true;
+        updateStats(false); // before the view asks which columns are blank
+        endResetModel();
+    } else {
+        m_pastStats.merge(ColumnStats::of(
+            count, [this, first](int i) -> const RunRow & { return m_history.row(first + i); }, paramKeys()));
+        endInsertRows();
+        updateStats();
+    }
+    if (defaults) {
+        Q_EMIT headerDataChanged(Qt::Horizontal, FixedColumnCount, columnCount() - 1);
+        Q_EMIT columnDefaultsChanged();
+    }
+}
+
+void RunTableModel::pastChanged(const QList<int> &indices, bool specs)
+{
+    int low = rowCount();
+    int high = -1;
+    for (int i : indices) {
+        low = std::min(low, int(m_live.size()) + i);
+        high = std::max(high, int(m_live.size()) + i);
+    }
+    changed();
+    if (high >= low) {
+        Q_EMIT dataChanged(index(low, 0), index(high, columnCount() - 1));
+    }
+    if (specs) {
+        m_pastParams = pastColumns();
+        m_pastStatsStale = true;
+        updateColumns();
+        return;
+    }
+    if (m_history.pending() == 0) {
+        // The last batch: exact again now, not a second later while the user sorts.
+        m_statsTimer.stop();
+        m_pastStatsStale = true;
+        updateStats();
+        return;
+    }
+    m_pastStats.merge(ColumnStats::of(
+        int(indices.size()), [this, &indices](int i) -> const RunRow & { return m_history.row(indices.at(i)); },
+        paramKeys()));
+    updateStats();
+    if (!m_statsTimer.isActive()) {
+        m_statsTimer.start(); // exact again, after the batches
+    }
+}
+
+void RunTableModel::pastRebuilt()
+{
+    // Inside a reset (PastRuns::removing).
+    m_pastShown = m_history.size();
+    m_pastParams = pastColumns();
+    m_params = m_pastParams;
+    for (const RunRow &row : std::as_const(m_live)) {
+        m_params.add(row);
+    }
+    m_pastStatsStale = true;
+    changed();
+    updateStats(false);
+    endResetModel();
+    Q_EMIT columnDefaultsChanged();
 }
 
 int RunTableModel::paramColumn(const QString &key) const
@@ -182,66 +325,78 @@ int RunTableModel::paramColumn(const QString &key) const
 
 void RunTableModel::setCatalogue(const ModelCatalogue &catalogue)
 {
+    // The live rows now; the past ones are made again in the background (pastChanged).
     beginResetModel();
     m_catalogue = catalogue;
-    for (QList<RunRow> *rows : {&m_live, &m_past}) {
-        for (RunRow &row : *rows) {
-            row.setSpec(row.spec, m_catalogue);
-        }
+    for (RunRow &row : m_live) {
+        row.setSpec(row.spec, m_catalogue);
     }
-    m_params = ParamColumns::of(m_live, m_past);
+    m_params = m_pastParams;
+    for (const RunRow &row : std::as_const(m_live)) {
+        m_params.add(row);
+    }
+    m_pastStatsStale = true;
+    changed();
+    updateStats(false);
     endResetModel();
+    Q_EMIT columnDefaultsChanged();
+    m_history.setCatalogue(catalogue);
 }
 
 void RunTableModel::setNotes(const QString &runDir, const RunNotes &notes)
 {
+    const QString dir = QFileInfo(runDir).absoluteFilePath();
     const QString name = QFileInfo(runDir).fileName();
     const bool open = QFileInfo(runDir).absolutePath() == QFileInfo(m_runsRoot).absoluteFilePath();
     if (open) {
         m_liveNotes.insert(name, notes);
     }
     for (int r = 0; r < rowCount(); ++r) {
-        RunRow &row = r < m_live.size() ? m_live[r] : m_past[r - m_live.size()];
-        const bool same = row.id ? open && row.name == name : QFileInfo(row.runDir) == QFileInfo(runDir);
+        const RunRow &row = this->row(r);
+        const bool same = row.id ? open && row.name == name : row.runDir == dir;
         if (!same) {
             continue;
         }
-        row.notes = notes;
-        if (!row.id) {
+        if (row.id) {
+            m_live[r].notes = notes;
+        } else {
             m_history.setNotes(r - int(m_live.size()), notes);
         }
+        changed();
         Q_EMIT dataChanged(index(r, TagsColumn), index(r, TagsColumn));
         Q_EMIT dataChanged(index(r, NoteColumn), index(r, NoteColumn));
     }
+    m_pastStatsStale = true;
+    updateStats();
 }
 
 const RunRecord *RunTableModel::pastRun(int row) const
 {
     const qsizetype past = row - m_live.size();
-    return past >= 0 && past < m_history.size() ? &m_history.run(int(past)) : nullptr;
+    return past >= 0 && past < m_pastShown ? &m_history.run(int(past)) : nullptr;
 }
 
-const RunRow &RunTableModel::rowAt(int row) const
+const RunRow &RunTableModel::row(int row) const
 {
-    return row < m_live.size() ? m_live.at(row) : m_past.at(row - m_live.size());
+    return row < m_live.size() ? m_live.at(row) : m_history.row(row - int(m_live.size()));
 }
 
 void RunTableModel::refreshHistory()
 {
-    beginResetModel();
     m_history.refresh(m_runsRoot, m_experiment);
-    m_past.clear();
-    for (int i = 0; i < m_history.size(); ++i) {
-        const RunRecord &run = m_history.run(i);
-        m_past.append(RunRow::past(run, m_history.experiment(i), m_catalogue, reportedParams(run.info.runDir)));
-    }
-    m_params = ParamColumns::of(m_live, m_past);
-    endResetModel();
+}
+
+void RunTableModel::waitForHistory()
+{
+    m_history.waitForReads();
+    m_statsTimer.stop();
+    m_pastStatsStale = true;
+    updateStats();
 }
 
 int RunTableModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_live.size() + m_past.size());
+    return parent.isValid() ? 0 : int(m_live.size()) + m_pastShown;
 }
 
 int RunTableModel::columnCount(const QModelIndex &parent) const
@@ -254,71 +409,53 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     if (!index.isValid() || index.row() >= rowCount()) {
         return {};
     }
-    const RunRow &row = rowAt(index.row());
-    if (role == RunIdRole) {
+    const RunRow &row = this->row(index.row());
+    const int column = index.column();
+    switch (role) {
+    case RunIdRole:
         return row.id;
-    }
-    if (role == RunDirRole) {
+    case RunDirRole:
         return row.runDir;
-    }
-    if (role == ExperimentRole) {
+    case ExperimentRole:
         return row.experiment;
+    case SortRole:
+        return RunTableColumns::value(row, column, paramKeys());
+    default:
+        break;
     }
-    if (index.column() >= FixedColumnCount) {
-        const QString key = m_params.keys().value(index.column() - FixedColumnCount);
-        return role == SortRole ? ParamColumns::sortValue(row, key) : ParamColumns::data(row, key, role);
-    }
-    if (role == Qt::ForegroundRole && index.column() == StateColumn) {
-        RunState state;
-        if (runStateFromName(row.state, &state)) {
-            return CardDelegate::stateColor(state);
+    if (column >= FixedColumnCount) {
+        const QString key = m_params.keys().value(column - FixedColumnCount);
+        const auto value = row.params.constFind(key);
+        if (role == Qt::DisplayRole && value != row.params.constEnd() && value->isDouble()) {
+            return m_stats.format(column).text(value->toDouble()); // alike in the column
         }
-        return {};
+        return ParamColumns::data(row, key, role);
     }
-    if (role == Qt::TextAlignmentRole && index.column() >= StepColumn && index.column() <= AccuracyColumn) {
+    if (role == Qt::ForegroundRole && column == StateColumn) {
+        RunState state;
+        return runStateFromName(row.state, &state) ? QVariant(CardDelegate::stateColor(state)) : QVariant();
+    }
+    if (role == Qt::TextAlignmentRole && isNumberColumn(column)) {
         return int(Qt::AlignRight | Qt::AlignVCenter);
     }
-    if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) {
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};
     }
-    const bool sort = role == SortRole;
-    const double duration = row.trained;
-    switch (index.column()) {
-    case ExperimentColumn:
-        return row.id ? QStringLiteral("%1 (open)").arg(row.experiment) : row.experiment;
-    case NameColumn:
-        return row.name;
-    case TagsColumn:
-        return row.notes.tagsText();
-    case ModelColumn:
-        return row.model;
-    case DataColumn:
-        return row.data;
-    case StateColumn:
-        return row.state;
-    case StepColumn:
-        return row.step >= 0 ? QVariant(row.step) : QVariant();
-    case LossColumn:
-        return sort ? sortNumber(row.loss) : QVariant(number(row.loss));
-    case MrrColumn:
-        return sort ? sortNumber(row.mrr) : QVariant(number(row.mrr));
-    case Hits10Column:
-        return sort ? sortNumber(row.hits10) : QVariant(number(row.hits10));
-    case AccuracyColumn:
-        return sort ? sortNumber(row.accuracy) : QVariant(number(row.accuracy));
+    switch (column) {
     case StartedColumn:
-        return sort ? QVariant(row.started)
-                    : QVariant(row.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        return row.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
     case DurationColumn:
-        return sort ? (duration >= 0 ? QVariant(duration) : QVariant())
-                    : QVariant(CardDelegate::formatDuration(duration));
+        return CardDelegate::formatDuration(row.trained);
     case NoteColumn:
         return role == Qt::ToolTipRole ? row.notes.note : firstLine(row.notes.note);
-    case FolderColumn:
-        return row.runDir;
     default:
-        return {};
+        break;
     }
+    const QVariant value = RunTableColumns::value(row, column, paramKeys());
+    if (isNumberColumn(column)) {
+        return value.isValid() ? m_stats.format(column).text(value.toDouble()) : QString();
+    }
+    return value.toString();
 }
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -337,65 +474,7 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     if (role != Qt::DisplayRole) {
         return {};
     }
-    if (!key.isEmpty()) {
-        return key;
-    }
-    switch (section) {
-    case ExperimentColumn:
-        return tr("Experiment");
-    case NameColumn:
-        return tr("Run");
-    case TagsColumn:
-        return tr("Tags");
-    case ModelColumn:
-        return tr("Model");
-    case DataColumn:
-        return tr("Data");
-    case StateColumn:
-        return tr("State");
-    case StepColumn:
-        return tr("Step");
-    case LossColumn:
-        return tr("Loss");
-    case MrrColumn:
-        return tr("MRR");
-    case Hits10Column:
-        return tr("Hits@10");
-    case AccuracyColumn:
-        return tr("Accuracy");
-    case StartedColumn:
-        return tr("Started");
-    case DurationColumn:
-        return tr("Duration");
-    case NoteColumn:
-        return tr("Note");
-    case FolderColumn:
-        return tr("Folder");
-    default:
-        return {};
-    }
-}
-
-RunTableSortProxy::RunTableSortProxy(QObject *parent)
-    : QSortFilterProxyModel(parent)
-{
-    setSortRole(RunTableModel::SortRole);
-}
-
-bool RunTableSortProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
-{
-    const QVariant a = left.data(sortRole());
-    const QVariant b = right.data(sortRole());
-    if (!a.isValid() || !b.isValid()) {
-        // Rows without a value go last in either order (the view reverses
-        // lessThan for a descending sort, so say the opposite then).
-        const bool descending = sortOrder() == Qt::DescendingOrder;
-        if (a.isValid() == b.isValid()) {
-            return false;
-        }
-        return a.isValid() != descending;
-    }
-    return QSortFilterProxyModel::lessThan(left, right);
+    return key.isEmpty() ? title(section) : key;
 }
 
 } // namespace trainyard

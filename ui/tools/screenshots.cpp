@@ -1,7 +1,8 @@
 // trainyard-screenshots: takes the README's screenshots from the real app.
 // Opens the demo, starts it, and grabs the window while it trains and when
 // it is done, plus the plots (the loss, and other metrics picked), the run
-// editor, a run's details and the run table.
+// editor, a run's details, the run table (grouped by model) and two runs
+// compared.
 // Run under Xvfb:  xvfb-run -a -s "-screen 0 1600x1000x24" trainyard-screenshots OUTDIR
 // With --cluster FILE (an experiment with Slurm lanes on a running cluster,
 // tests/slurm/screenshot-cluster.sh): the board while its jobs run and one
@@ -19,7 +20,11 @@
 #include "palette/modelpalettemodel.h"
 #include "plot/plotwidget.h"
 #include "records/runregistry.h"
+#include "runs/comparedialog.h"
+#include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
+#include "runs/runtablemodel.h"
+#include "runs/runtablepanel.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "sweep/parallelcoordinates.h"
@@ -335,8 +340,28 @@ int main(int argc, char **argv)
     ok = save(&window, out + QStringLiteral("/finished.png")) && ok;
     auto *tabs = window.findChild<QTabWidget *>();
     tabs->setCurrentIndex(1);
+    window.runTable()->waitForHistory();
+    // Grouped by model: a header row per model with the mean of its runs' metrics.
+    window.runTablePanel()->setGroupColumn(RunTableModel::ModelColumn);
     waitFor(800, nullptr);
     ok = save(&window, out + QStringLiteral("/run-table.png")) && ok;
+    window.runTablePanel()->setGroupColumn(-1);
+    // The first TransE run beside the first TransH repeat.
+    const auto rowOf = [&window](RunId id) {
+        for (int r = 0; r < window.runTable()->rowCount(); ++r) {
+            if (window.runTable()->row(r).id == id)
+                return r;
+        }
+        return -1;
+    };
+    if (CompareDialog *compare =
+            window.runCompare()->compareRows(rowOf(orchestrator->dispatcher()->lane(0).runs.first()),
+                                             rowOf(orchestrator->dispatcher()->lane(1).runs.first()))) {
+        compare->resize(860, 820);
+        waitFor(800, nullptr);
+        ok = save(compare, out + QStringLiteral("/compare-runs.png")) && ok;
+        compare->close();
+    }
     std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
     tabs->setCurrentIndex(0);
 

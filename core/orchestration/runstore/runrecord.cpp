@@ -3,6 +3,7 @@
 #include "metrics/metricstore.h"
 #include "protocol/metricrecord.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -36,10 +37,22 @@ RunRecord RunRecord::live(const RunInfo &info, const MetricStore &metrics)
     RunRecord run;
     run.info = info;
     run.hasStatus = true;
+    if (const MetricSeries *rates = metrics.series(info.id, QStringLiteral("samples_per_s"))) {
+        for (std::size_t i = 0; i < rates->size(); ++i)
+            run.usage.samplesPerSecondSum += rates->value(i);
+        run.usage.samplesPerSecondReports = std::int64_t(rates->size());
+        if (!rates->isEmpty())
+            run.usage.lastSamplesPerSecond = rates->lastValue();
+    }
+    if (const MetricSeries *mem = metrics.series(info.id, QStringLiteral("mem_bytes"))) {
+        for (std::size_t i = 0; i < mem->size(); ++i)
+            run.usage.peakMemBytes = std::max(run.usage.peakMemBytes, mem->value(i));
+    }
     for (const QString &name : metrics.metricNames(info.id)) {
         const MetricSeries *series = metrics.series(info.id, name);
-        // Evaluations are the series named "<split>/<metric>".
-        if (!name.contains(QLatin1Char('/')) || !series || series->isEmpty())
+        // Evaluations are the series named "<split>/<metric>"; an eval
+        // line's epoch (epochs completed) says when, not how well.
+        if (!name.contains(QLatin1Char('/')) || MetricStore::isBookkeeping(name) || !series || series->isEmpty())
             continue;
         Eval &eval = run.evals[name];
         for (std::size_t i = 0; i < series->size(); ++i) {
@@ -66,6 +79,15 @@ void RunRecord::add(const MetricRecord &record)
             info.loss = *loss;
         if (record.totalSteps >= 0)
             info.totalSteps = record.totalSteps;
+        if (const double *rate = record.value("samples_per_s")) {
+            usage.lastSamplesPerSecond = *rate;
+            usage.samplesPerSecondSum += *rate;
+            ++usage.samplesPerSecondReports;
+        }
+        if (const double *mem = record.value("mem_bytes")) {
+            info.memBytes = *mem;
+            usage.peakMemBytes = std::max(usage.peakMemBytes, *mem);
+        }
         break;
     case protocol::MessageType::Heartbeat:
         if (record.totalSteps >= 0)
@@ -110,6 +132,8 @@ void RunRecord::clearMetrics()
     info.totalSteps = empty.totalSteps;
     info.wall = empty.wall;
     info.summary.clear();
+    info.memBytes = empty.memBytes;
+    usage = Usage();
     hasDone = false;
     doneStatus.clear();
     doneExitCode = -1;

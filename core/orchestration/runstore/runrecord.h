@@ -45,6 +45,24 @@ struct RunRecord
     QMap<QString, Eval> evals; // "<split>/<metric>": "valid/mrr", "test/accuracy"
     RunNotes notes;            // notes.json
 
+    // What the run used, from the metric lines that report it: throughput
+    // (samples_per_s: the last and the mean of the reports) and memory
+    // (mem_bytes: the last in info.memBytes, the peak here); NaN and -1
+    // when no line said.
+    struct Usage
+    {
+        double lastSamplesPerSecond = std::numeric_limits<double>::quiet_NaN();
+        double samplesPerSecondSum = 0;
+        std::int64_t samplesPerSecondReports = 0;
+        double peakMemBytes = -1;
+        double meanSamplesPerSecond() const
+        {
+            return samplesPerSecondReports > 0 ? samplesPerSecondSum / double(samplesPerSecondReports)
+                                               : std::numeric_limits<double>::quiet_NaN();
+        }
+    };
+    Usage usage;
+
     qint64 metricsOffset = 0; // bytes of metrics.jsonl read (readRun continues from here)
 
     // status.json's state, else the done line's status, else "unknown".

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -210,6 +211,8 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
     run->started = QDateTime::fromString(o.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
     run->ended = QDateTime::fromString(o.value(QStringLiteral("ended")).toString(), Qt::ISODateWithMs);
     run->message = o.value(QStringLiteral("message")).toString();
+    run->step = o.value(QStringLiteral("step")).toInteger(-1);
+    run->loss = o.value(QStringLiteral("loss")).toDouble(std::numeric_limits<double>::quiet_NaN());
     return true;
 }
 
@@ -285,6 +288,14 @@ RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, c
 
 bool RunStore::readRun(const QString &name, RunRecord *run) const
 {
+    if (!readRunFiles(name, run))
+        return false;
+    readRunMetrics(name, run);
+    return true;
+}
+
+bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
+{
     const QString dir = runDir(name);
     if (dir.isEmpty())
         return false;
@@ -295,11 +306,6 @@ bool RunStore::readRun(const QString &name, RunRecord *run) const
         return false;
 
     RunRecord &r = *run;
-    const QString metrics = dir + QStringLiteral("/metrics.jsonl");
-    if (QFileInfo(metrics).size() < r.metricsOffset)
-        r.clearMetrics(); // replaced (a retry): its summary starts over
-    r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
-
     const QString specName = RunSpecView(spec).name();
     // An archived attempt goes by its folder's name: its spec.json names the run it was.
     r.info.name = specName.isEmpty() || attemptNumber(name) > 0 ? name : specName;
@@ -321,8 +327,27 @@ bool RunStore::readRun(const QString &name, RunRecord *run) const
     r.info.started = status.started;
     r.info.ended = status.ended;
     r.info.message = status.message;
+    if (r.metricsOffset == 0 && hasStatus) {
+        // Until metrics.jsonl is read, the last step and loss status.json kept.
+        r.info.step = status.step;
+        r.info.loss = status.loss;
+    }
     r.notes = readNotes(name);
     return true;
+}
+
+void RunStore::readRunMetrics(const QString &name, RunRecord *run) const
+{
+    RunRecord &r = *run;
+    const QString metrics = runDir(name) + QStringLiteral("/metrics.jsonl");
+    if (QFileInfo(metrics).size() < r.metricsOffset)
+        r.clearMetrics(); // replaced (a retry): its summary starts over
+    r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
+    if (!r.hasStatus && r.hasDone) {
+        // No status.json: the done line says how it ended.
+        runStateFromName(r.doneStatus, &r.info.state);
+        r.info.exitCode = r.doneExitCode;
+    }
 }
 
 QList<RunRecord> RunStore::readHistory() const

@@ -63,7 +63,8 @@ public:
     }
 
     // status.json: {"state","exit_code","signal","pid","device","host",
-    // "started","ended","message","step","loss","command"}.
+    // "started","ended","message","step","loss","command"}; readStatus
+    // reads them all (step -1 and loss NaN when absent).
     bool writeStatus(const RunInfo &run, QString *error = nullptr) const;
     // False when absent or unreadable.
     bool readStatus(const QString &name, RunInfo *run) const;
@@ -93,6 +94,12 @@ public:
     // `run` untouched, when the folder holds neither spec.json nor a
     // readable status.json (it is no run folder).
     bool readRun(const QString &name, RunRecord *run) const;
+    // readRun in two parts: the small files (spec.json, status.json,
+    // notes.json; until metrics.jsonl is read, status.json's last step and
+    // loss), then what metrics.jsonl gained from run->metricsOffset on (read
+    // again from its start when it shrank: replaced).
+    bool readRunFiles(const QString &name, RunRecord *run) const;
+    void readRunMetrics(const QString &name, RunRecord *run) const;
     // Names of the folders under the root that can be runs (safe names and
     // archived attempts, no links: Trainyard does not follow links in the
     // runs root), sorted.
