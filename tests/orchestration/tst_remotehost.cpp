@@ -1,0 +1,266 @@
+// Runs on a host reached over ssh (docs/remote.md), on a real sshd in a
+// mount namespace of its own whose runs root this process cannot see
+// (TestRemoteHost): training with live curves, the local mirror, the GPUs
+// of the lane headers, pause/resume/stop, and each fault: the master
+// connection killed mid-run, the host unreachable at start, the app killed
+// and reopened, the remote worker killed, the remote disk full.
+
+#include "devices/deviceinventory.h"
+#include "dispatch/board.h"
+#include "ingest/ingestion.h"
+#include "launch/launcherrouter.h"
+#include "metrics/metricstore.h"
+#include "records/runregistry.h"
+#include "remote/remotelauncher.h"
+#include "testremotehost.h"
+#include "testutil.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QScopeGuard>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+#include <csignal>
+
+using namespace trainyard;
+using namespace trainyard::test;
+
+namespace {
+
+#define REQUIRE_HOST()                                                                                                 \
+    do {                                                                                                               \
+        if (!m_host.running())                                                                                         \
+            QSKIP(qPrintable(m_host.skipReason()));                                                                    \
+    } while (false)
+
+} // namespace
+
+class TestRemoteHost_ : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_runtime; // XDG_RUNTIME_DIR: the masters' control sockets
+    QTemporaryDir m_tmp;
+    TestRemoteHost m_host;
+
+    QJsonObject hostJson(const QString &name = QStringLiteral("lab"), const QString &config = QString()) const
+    {
+        return QJsonObject{{QStringLiteral("name"), name},
+                           {QStringLiteral("host"), QStringLiteral("127.0.0.1")},
+                           {QStringLiteral("ssh_config"), config.isEmpty() ? m_host.sshConfig() : config},
+                           {QStringLiteral("runs_root"), m_host.runsRoot()},
+                           {QStringLiteral("worker"), fakeWorker()},
+                           {QStringLiteral("poll_seconds"), 1}};
+    }
+
+    Experiment hostExperiment(const QString &name, const QJsonArray &lanes, const QJsonArray &hosts = {}) const
+    {
+        QJsonObject json = experimentJson(name, m_tmp.filePath(name), lanes);
+        json.insert(QStringLiteral("hosts"), hosts.isEmpty() ? QJsonArray{hostJson()} : hosts);
+        return experiment(json);
+    }
+
+    std::unique_ptr<Session> open(const Experiment &ex)
+    {
+        auto session = std::make_unique<Session>();
+        QStringList errors;
+        if (!session->open(ex, QString(), &errors))
+            qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        return session;
+    }
+
+    // Each step of `metric` once, in order, from 1 to `steps`.
+    static QString everyStepOnce(const MetricStore &store, RunId id, int steps)
+    {
+        const MetricSeries *loss = store.series(id, QStringLiteral("loss"));
+        if (!loss)
+            return QStringLiteral("no loss series");
+        if (int(loss->size()) != steps)
+            return QStringLiteral("%1 points, expected %2").arg(loss->size()).arg(steps);
+        for (int i = 0; i < steps; ++i)
+            if (loss->step(std::size_t(i)) != i + 1)
+                return QStringLiteral("point %1 has step %2").arg(i).arg(loss->step(std::size_t(i)));
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_runtime.isValid());
+        QFile::setPermissions(m_runtime.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        qputenv("XDG_RUNTIME_DIR", m_runtime.path().toUtf8());
+        if (fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        QString error;
+        QVERIFY2(m_host.start(m_tmp.filePath(QStringLiteral("host")), &error, QStringLiteral("16m")),
+                 qPrintable(error));
+    }
+
+    void cleanupTestCase() { m_host.stop(); }
+
+    // Two lanes on the host's two GPUs: every metric line arrives once,
+    // the run folders exist there and not here, the local mirror holds
+    // the host's files byte for byte, the headers have the host's GPUs.
+    void trainsOnHost()
+    {
+        REQUIRE_HOST();
+        auto session = open(hostExperiment(
+            QStringLiteral("train"), {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("a"), 40)}),
+                                      lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("b"), 30)})}));
+        Orchestrator *orch = session->orchestrator();
+        // The headers' GPUs, from the fake nvidia-smi over the connection.
+        QTRY_VERIFY_WITH_TIMEOUT(!session->devices()->device(QStringLiteral("ssh:lab/cuda:1")).id.isEmpty(), 20000);
+        const DeviceInfo gpu1 = session->devices()->device(QStringLiteral("ssh:lab/cuda:1"));
+        QCOMPARE(gpu1.name, QStringLiteral("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(gpu1.memoryTotal, qint64(81559) * 1024 * 1024);
+        QCOMPARE(gpu1.processes.size(), 1);
+        QVERIFY(gpu1.busyWithOthers());
+        QCOMPARE(session->devices()->device(QStringLiteral("ssh:lab/cuda:0")).utilization, 37);
+
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60000);
+        const RunId a = orch->runs()->findByName(QStringLiteral("a"));
+        const RunId b = orch->runs()->findByName(QStringLiteral("b"));
+        QCOMPARE(orch->runs()->value(a).state, RunState::Finished);
+        QCOMPARE(orch->runs()->value(b).state, RunState::Finished);
+        QCOMPARE(orch->runs()->value(a).host, QStringLiteral("lab"));
+        QVERIFY2(everyStepOnce(*session->metrics(), a, 40).isEmpty(),
+                 qPrintable(everyStepOnce(*session->metrics(), a, 40)));
+        QVERIFY2(everyStepOnce(*session->metrics(), b, 30).isEmpty(),
+                 qPrintable(everyStepOnce(*session->metrics(), b, 30)));
+
+        // There, and only there.
+        const QString remoteA = m_host.runsRoot() + QStringLiteral("/a");
+        QVERIFY2(!QFileInfo::exists(remoteA), "the host's run folder must not be visible here");
+        const QByteArray remoteMetrics = m_host.run(QStringLiteral("cat '%1/metrics.jsonl'").arg(remoteA));
+        QVERIFY(!remoteMetrics.isEmpty());
+        const QString localA = m_tmp.filePath(QStringLiteral("train/a"));
+        QCOMPARE(readFile(localA + QStringLiteral("/metrics.jsonl")), remoteMetrics);
+        QCOMPARE(readFile(localA + QStringLiteral("/worker.log")),
+                 m_host.run(QStringLiteral("cat '%1/worker.log'").arg(remoteA)));
+        QVERIFY(QFileInfo::exists(localA + QStringLiteral("/status.json")));
+        // Its checkpoints stay there; the mirror lists them.
+        QVERIFY(QDir(localA + QStringLiteral("/checkpoints")).isEmpty());
+        QVERIFY(!m_host.run(QStringLiteral("ls '%1/checkpoints'").arg(remoteA)).isEmpty());
+        QVERIFY(session->store()->hasCheckpoint(QStringLiteral("a")));
+        // The worker connected to the host's end of the forward.
+        const QStringList command = orch->runs()->value(a).command;
+        QVERIFY2(command.value(command.indexOf(QStringLiteral("--connect")) + 1)
+                     .startsWith(QStringLiteral("unix:") + m_host.runsRoot() + QStringLiteral("/.trainyard/")),
+                 qPrintable(command.join(QLatin1Char(' '))));
+    }
+
+    // Live through the forward: the worker said hello on the socket, pause
+    // holds it, resume goes on, stop checkpoints (exit 4, the checkpoint
+    // stays there), and Start resumes from it: one curve, every step once.
+    void pauseResumeStopOnHost()
+    {
+        REQUIRE_HOST();
+        auto session =
+            open(hostExperiment(QStringLiteral("control"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("c"), 400, 20)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId c = orch->runs()->findByName(QStringLiteral("c"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(c).connected && orch->runs()->value(c).step > 10, 30000);
+        QVERIFY(orch->supervisor()->pause(c));
+        QTRY_COMPARE(orch->runs()->value(c).state, RunState::Paused);
+        QTest::qWait(600); // lines on their way when it paused
+        const qint64 held = orch->runs()->value(c).step;
+        QTest::qWait(1500);
+        QCOMPARE(orch->runs()->value(c).step, held);
+        QVERIFY(orch->supervisor()->resume(c));
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(c).step > held + 10, 10000);
+        QVERIFY(orch->dispatcher()->stopRun(c));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(c).state, RunState::Stopped, 20000);
+        QCOMPARE(orch->runs()->value(c).exitCode, 4);
+        const qint64 stoppedAt = orch->runs()->value(c).step;
+        QVERIFY(stoppedAt < 400);
+        QVERIFY(orch->dispatcher()->resumesOnRetry(c)); // its checkpoint, listed by the mirror
+        QVERIFY(orch->dispatcher()->startRun(c));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(c).state, RunState::Finished, 40000);
+        QVERIFY2(everyStepOnce(*session->metrics(), c, 400).isEmpty(),
+                 qPrintable(everyStepOnce(*session->metrics(), c, 400)));
+        QVERIFY(readFile(m_tmp.filePath(QStringLiteral("control/c/metrics.jsonl"))).contains("resumed from step"));
+    }
+
+    // The master connection killed mid-run: the worker trains on there, a
+    // new master is opened, the mirror is brought up to date before the
+    // forward goes back, the worker reconnects: no point lost or doubled.
+    void masterKilledMidRun()
+    {
+        REQUIRE_HOST();
+        auto session =
+            open(hostExperiment(QStringLiteral("drop"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("d"), 300, 20)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId d = orch->runs()->findByName(QStringLiteral("d"));
+        int hellos = 0;
+        connect(orch->ingestion(), &Ingestion::helloReceived, this, [&](RunId id) { hellos += id == d ? 1 : 0; });
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(d).connected && orch->runs()->value(d).step > 30, 30000);
+        const qint64 master = m_host.masterPid();
+        QVERIFY(master > 0);
+        QCOMPARE(::kill(pid_t(master), SIGKILL), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!orch->runs()->value(d).connected, 10000);
+        // A new master, the forward back on it, the worker connected again.
+        QTRY_VERIFY_WITH_TIMEOUT(hellos >= 2 && orch->runs()->value(d).connected, 30000);
+        QVERIFY(m_host.masterPid() != master);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(d).state, RunState::Finished, 40000);
+        QVERIFY2(everyStepOnce(*session->metrics(), d, 300).isEmpty(),
+                 qPrintable(everyStepOnce(*session->metrics(), d, 300)));
+        QCOMPARE(readFile(m_tmp.filePath(QStringLiteral("drop/d/metrics.jsonl"))),
+                 m_host.run(QStringLiteral("cat '%1/d/metrics.jsonl'").arg(m_host.runsRoot())));
+    }
+
+    // The worker killed there: failed, saying so, its log mirrored here.
+    void workerKilledOnHost()
+    {
+        REQUIRE_HOST();
+        auto session = open(
+            hostExperiment(QStringLiteral("killed"),
+                           {lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("k"), 2000, 20)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId k = orch->runs()->findByName(QStringLiteral("k"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(k).step > 10, 30000);
+        int status = -1;
+        m_host.run(QStringLiteral("kill -9 \"$(cat '%1/k/.trainyard-pid')\"").arg(m_host.runsRoot()), &status);
+        QCOMPARE(status, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(k).state, RunState::Failed, 20000);
+        const QString message = orch->runs()->value(k).message;
+        QVERIFY2(message.contains(QStringLiteral("SIGKILL")), qPrintable(message));
+        const QByteArray log = readFile(m_tmp.filePath(QStringLiteral("killed/k/worker.log")));
+        QVERIFY(log.contains("fake-worker: k starting"));
+        QCOMPARE(log, m_host.run(QStringLiteral("cat '%1/k/worker.log'").arg(m_host.runsRoot())));
+    }
+
+    // The host's disk full: the start fails with the host's words.
+    void diskFullOnHost()
+    {
+        REQUIRE_HOST();
+        const auto empty = qScopeGuard([&] { m_host.run(QStringLiteral("rm -f '%1/filler'").arg(m_host.runsRoot())); });
+        m_host.run(QStringLiteral("head -c 100000000 /dev/zero >'%1/filler' 2>/dev/null; true").arg(m_host.runsRoot()));
+        QVERIFY(m_host.run(QStringLiteral("df -Pk '%1' | awk 'NR == 2 { print $4 }'").arg(m_host.runsRoot())).trimmed()
+                == "0");
+        auto session =
+            open(hostExperiment(QStringLiteral("full"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("f"), 50, 10)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId f = orch->runs()->findByName(QStringLiteral("f"));
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(f).state, RunState::Failed, 30000);
+        const QString message = orch->runs()->value(f).message;
+        QVERIFY2(message.contains(QStringLiteral("host lab")) && message.contains(QStringLiteral("No space left")),
+                 qPrintable(message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteHost_)
+#include "tst_remotehost.moc"
