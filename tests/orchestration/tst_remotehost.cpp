@@ -7,6 +7,7 @@
 
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
+#include "experiment/trustlist.h"
 #include "ingest/ingestion.h"
 #include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
@@ -239,6 +240,149 @@ private Q_SLOTS:
         const QByteArray log = readFile(m_tmp.filePath(QStringLiteral("killed/k/worker.log")));
         QVERIFY(log.contains("fake-worker: k starting"));
         QCOMPARE(log, m_host.run(QStringLiteral("cat '%1/k/worker.log'").arg(m_host.runsRoot())));
+    }
+
+    // The host unreachable when the runs should start: they stay queued, the
+    // lane and a Start by hand say why; once it answers they train.
+    void unreachableAtStart()
+    {
+        REQUIRE_HOST();
+        const QString config = m_tmp.filePath(QStringLiteral("unreachable_config"));
+        const QByteArray good = readFile(m_host.sshConfig());
+        QByteArray bad = good;
+        bad.replace(QByteArray("Port "), QByteArray("Port 1 #"));
+        QVERIFY(writeFile(config, bad));
+        auto session = open(
+            hostExperiment(QStringLiteral("away"),
+                           {lane(QStringLiteral("ssh:far/cuda:0"), 1,
+                                 {fakeSpec(QStringLiteral("w1"), 20, 10), fakeSpec(QStringLiteral("w2"), 20, 10)})},
+                           {hostJson(QStringLiteral("far"), config)}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId w1 = orch->runs()->findByName(QStringLiteral("w1"));
+        QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->dispatcher()->lane(0).waitReason.contains(QStringLiteral("cannot be reached")),
+                                 20000);
+        const QString why = orch->dispatcher()->lane(0).waitReason;
+        QVERIFY2(why.contains(QStringLiteral("host far")) && why.contains(QStringLiteral("Connection refused")),
+                 qPrintable(why));
+        QTest::qWait(2000);
+        QCOMPARE(orch->runs()->value(w1).state, RunState::Queued);
+        QCOMPARE(idle.count(), 0); // waiting, not done
+        QString error;
+        QVERIFY(!orch->dispatcher()->startRun(w1, &error));
+        QCOMPARE(error, why);
+        QVERIFY(
+            orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("lanes on host far wait")));
+        // It answers: the queue goes on by itself.
+        QVERIFY(writeFile(config, good));
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60000);
+        QCOMPARE(orch->runs()->value(w1).state, RunState::Finished);
+        QCOMPARE(orch->runs()->value(orch->runs()->findByName(QStringLiteral("w2"))).state, RunState::Finished);
+        QVERIFY(orch->dispatcher()->lane(0).waitReason.isEmpty());
+    }
+
+    // `trainyard run` killed (SIGKILL) while two runs train on the host,
+    // the experiment opened again: both reattached through the state file
+    // (verified there), what they wrote meanwhile read, every step once.
+    void appKilledAndReopened()
+    {
+        REQUIRE_HOST();
+        const QString file = m_tmp.filePath(QStringLiteral("reopen.json"));
+        QJsonObject json =
+            experimentJson(QStringLiteral("reopen"), m_tmp.filePath(QStringLiteral("reopen")),
+                           {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("r1"), 300, 20)}),
+                            lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("r2"), 250, 20)})});
+        json.insert(QStringLiteral("hosts"), QJsonArray{hostJson()});
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker()); // the fake's specs pass its check
+        app.setProcessEnvironment(env);
+        app.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), QStringLiteral("--trust"), file});
+        QVERIFY(app.waitForStarted());
+        const QString mirror1 = m_tmp.filePath(QStringLiteral("reopen/r1/metrics.jsonl"));
+        const QString mirror2 = m_tmp.filePath(QStringLiteral("reopen/r2/metrics.jsonl"));
+        QTRY_VERIFY2_WITH_TIMEOUT(countLines(mirror1, "metric") > 20 && countLines(mirror2, "metric") > 20,
+                                  app.readAllStandardError().constData(), 30000);
+        app.kill(); // the app dies; its runs train on there
+        QVERIFY(app.waitForFinished());
+        QTest::qWait(1000);
+        QVERIFY(m_host.run(QStringLiteral("test -e '%1/r1/.trainyard-exit' || echo running").arg(m_host.runsRoot()))
+                    .contains("running"));
+
+        // The user allows this file's commands (ssh, the host's worker) in the app.
+        QVERIFY(TrustList().trust(Experiment::versionHash(file, readFile(file)), file));
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+        Orchestrator *orch = session.orchestrator();
+        const RunId r1 = orch->runs()->findByName(QStringLiteral("r1"));
+        const RunId r2 = orch->runs()->findByName(QStringLiteral("r2"));
+        QVERIFY(orch->runs()->value(r1).reattached);
+        QVERIFY(orch->runs()->value(r2).reattached);
+        QCOMPARE(orch->runs()->value(r1).state, RunState::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(r1).connected, 20000); // the worker found the socket again
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(r1).state, RunState::Finished, 40000);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(r2).state, RunState::Finished, 40000);
+        QVERIFY2(everyStepOnce(*session.metrics(), r1, 300).isEmpty(),
+                 qPrintable(everyStepOnce(*session.metrics(), r1, 300)));
+        QVERIFY2(everyStepOnce(*session.metrics(), r2, 250).isEmpty(),
+                 qPrintable(everyStepOnce(*session.metrics(), r2, 250)));
+        QCOMPARE(readFile(mirror1), m_host.run(QStringLiteral("cat '%1/r1/metrics.jsonl'").arg(m_host.runsRoot())));
+        QCOMPARE(countLines(mirror1, "metric"), 300);
+    }
+
+    // A state file whose pid is not the run's (another process there): the
+    // run is lost and nothing is signalled.
+    void forgedStateNeverSignals()
+    {
+        REQUIRE_HOST();
+        const QString root = m_tmp.filePath(QStringLiteral("forged"));
+        const Experiment ex =
+            hostExperiment(QStringLiteral("forged"),
+                           {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("g"), 2000, 20)})});
+        {
+            auto session = open(ex);
+            Orchestrator *orch = session->orchestrator();
+            const RunId g = orch->runs()->findByName(QStringLiteral("g"));
+            orch->dispatcher()->startAll();
+            QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(g).step > 5, 30000);
+            session->close(true); // leave it running
+        }
+        // The state file names a sleeping process of the host instead, with
+        // its real start time: only the token and executable can tell.
+        const QByteArray sleeper = m_host.run(QStringLiteral(
+            "setsid sleep 300 </dev/null >/dev/null 2>&1 & p=$!; sleep 0.2; s=$(cat /proc/$p/stat); s=${s##*) }; "
+            "set -- $s; echo $p ${20}"));
+        const QList<QByteArray> words = sleeper.trimmed().split(' ');
+        QCOMPARE(words.size(), 2);
+        const QString statePath = root + QStringLiteral("/.trainyard-state.json");
+        QJsonObject state = readJsonFile(statePath);
+        QJsonObject workers = state.value(QStringLiteral("runs")).toObject();
+        QJsonObject g = workers.value(QStringLiteral("g")).toObject();
+        QJsonObject handle = g.value(QStringLiteral("launcher")).toObject();
+        const qint64 realPid = handle.value(QStringLiteral("pid")).toInteger();
+        handle.insert(QStringLiteral("pid"), words.at(0).toLongLong());
+        handle.insert(QStringLiteral("start_ticks"), words.at(1).toLongLong());
+        g.insert(QStringLiteral("launcher"), handle);
+        workers.insert(QStringLiteral("g"), g);
+        state.insert(QStringLiteral("runs"), workers);
+        QVERIFY(writeFile(statePath, QJsonDocument(state).toJson()));
+        QFile::setPermissions(statePath, QFile::ReadOwner | QFile::WriteOwner);
+
+        auto session = open(ex);
+        const RunId id = session->orchestrator()->runs()->findByName(QStringLiteral("g"));
+        QCOMPARE(session->orchestrator()->runs()->value(id).state, RunState::Lost);
+        const QString message = session->orchestrator()->runs()->value(id).message;
+        QVERIFY2(message.contains(QStringLiteral("nothing was signalled")), qPrintable(message));
+        // The sleeper lives; so does the real worker (nobody signalled it).
+        int status = -1;
+        m_host.run(QStringLiteral("kill -0 %1 && kill -0 %2").arg(QString::fromLatin1(words.at(0))).arg(realPid),
+                   &status);
+        QCOMPARE(status, 0);
+        m_host.run(QStringLiteral("kill %1 %2").arg(QString::fromLatin1(words.at(0))).arg(realPid));
     }
 
     // The host's disk full: the start fails with the host's words.
