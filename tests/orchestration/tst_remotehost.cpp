@@ -385,6 +385,56 @@ private Q_SLOTS:
         m_host.run(QStringLiteral("kill %1 %2").arg(QString::fromLatin1(words.at(0))).arg(realPid));
     }
 
+    // `trainyard check` asks each host its lanes name, over ssh, once the
+    // file is trusted: reached, its worker runs, its runs_root writable,
+    // its GPUs cover the lanes.
+    void checkAsksTheHost()
+    {
+        REQUIRE_HOST();
+        const QString file = m_tmp.filePath(QStringLiteral("check.json"));
+        QByteArray away = readFile(m_host.sshConfig());
+        away.replace(QByteArray("Port "), QByteArray("Port 1 #"));
+        QVERIFY(writeFile(m_tmp.filePath(QStringLiteral("away_config")), away));
+        QJsonObject bad = hostJson(QStringLiteral("bad"));
+        bad.insert(QStringLiteral("worker"), QStringLiteral("/nonexistent/trainyard-worker"));
+        bad.insert(QStringLiteral("runs_root"), QStringLiteral("/proc/self/no-runs-here"));
+        QJsonObject json =
+            experimentJson(QStringLiteral("check"), m_tmp.filePath(QStringLiteral("check")),
+                           {lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("fine"))}),
+                            lane(QStringLiteral("ssh:lab/cuda:5"), 1, {fakeSpec(QStringLiteral("nogpu"))}),
+                            lane(QStringLiteral("ssh:bad/cpu"), 1, {fakeSpec(QStringLiteral("noworker"))}),
+                            lane(QStringLiteral("ssh:away/cuda:0"), 1, {fakeSpec(QStringLiteral("unreached"))})});
+        json.insert(QStringLiteral("hosts"),
+                    QJsonArray{hostJson(), bad,
+                               hostJson(QStringLiteral("away"), m_tmp.filePath(QStringLiteral("away_config")))});
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        const QString bin = QStringLiteral(TRAINYARD_BIN);
+
+        const ProcessOutcome untrusted = runProcess(bin, {QStringLiteral("check"), file}, env, 60000);
+        QVERIFY2(untrusted.out.contains(QStringLiteral("host lab was not asked: its keys are commands")),
+                 qPrintable(untrusted.all()));
+
+        QVERIFY(TrustList().trust(Experiment::versionHash(file, readFile(file)), file));
+        const ProcessOutcome checked = runProcess(bin, {QStringLiteral("check"), file}, env, 120000);
+        QCOMPARE(checked.exitCode, 2);
+        const QString all = checked.all();
+        QVERIFY2(all.contains(QStringLiteral("lanes[1].device: ssh:lab/cuda:5 is not on host lab, where nvidia-smi "
+                                             "lists 2 GPUs")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("hosts[1].worker: /nonexistent/trainyard-worker is not an executable "
+                                             "file on host bad")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("hosts[1].runs_root: /proc/self/no-runs-here cannot be made or written "
+                                             "on host bad")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("hosts[2]: host away (127.0.0.1) cannot be reached")), qPrintable(all));
+        QVERIFY2(!all.contains(QStringLiteral("lanes[0]")) && !all.contains(QStringLiteral("hosts[0]")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("4 problems found")), qPrintable(all));
+    }
+
     // The host's disk full: the start fails with the host's words.
     void diskFullOnHost()
     {

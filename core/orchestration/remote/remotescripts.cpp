@@ -147,6 +147,32 @@ if ! [ -w "$1" ]; then echo "$1 is not writable" >&2; exit 1; fi
 echo ready
 )sh";
 
+const char kHostCheck[] = R"sh(root=$1 worker=$2
+if [ -f "$worker" ] && [ -x "$worker" ]; then
+  if v=$("$worker" --version 2>&1 </dev/null); then echo "worker ok $(printf '%s' "$v" | head -n 1)"
+  else echo "worker fails $(printf '%s' "$v" | tail -n 2 | tr '\n' ' ')"; fi
+else
+  echo "worker missing"
+fi
+if mkdir -p -- "$root" 2>/dev/null && [ -w "$root" ]; then echo "root ok"; else echo "root notwritable"; fi
+if command -v nvidia-smi >/dev/null 2>&1; then
+  echo "gpus $(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c .)"
+else
+  echo "gpus -1"
+fi
+)sh";
+
+const char kDataCheck[] = R"sh(umask 077
+root=$1 worker=$2
+mkdir -p -- "$root/.trainyard" || exit 1
+f="$root/.trainyard/check-$$.json"
+cat >"$f" || exit 1
+"$worker" --check --spec "$f" </dev/null
+st=$?
+rm -f -- "$f"
+exit $st
+)sh";
+
 #undef TICKS_OF
 
 } // namespace
@@ -195,6 +221,16 @@ Command poll(bool gpus, qint64 maxBytes, const QList<PollRun> &runs)
              << QString::number(r.metricsOffset) << QString::number(r.logOffset)
              << (r.listCheckpoints ? QStringLiteral("1") : QStringLiteral("0"));
     return script(kPoll, args);
+}
+
+Command hostCheck(const QString &root, const QString &worker)
+{
+    return script(kHostCheck, {root, worker});
+}
+
+Command dataCheck(const QString &root, const QString &worker)
+{
+    return script(kDataCheck, {root, worker});
 }
 
 QStringList gpuQueryFields()
