@@ -1,5 +1,6 @@
 #include "remote/remotehostcheck.h"
 
+#include "remote/remotegpus.h"
 #include "remote/remotescripts.h"
 #include "remote/sshmaster.h"
 #include "slurm/slurmcommand.h"
@@ -34,8 +35,11 @@ RemoteHostCheck::Result RemoteHostCheck::check()
                           .arg(m_config.name, m_config.target.host, r.message(QStringLiteral("ssh")));
         return result;
     }
+    QByteArray rows;
     for (const QByteArray &raw : r.out.split('\n')) {
         const QString line = QString::fromUtf8(raw).trimmed();
+        if (raw.startsWith("gpu "))
+            rows += raw.mid(4) + '\n';
         if (line.startsWith(QLatin1String("worker ok ")))
             result.workerVersion = line.mid(10);
         else if (line == QLatin1String("worker missing"))
@@ -44,8 +48,12 @@ RemoteHostCheck::Result RemoteHostCheck::check()
             result.worker = tr("%1 --version failed on host %2: %3").arg(m_config.worker, m_config.name, line.mid(13));
         else if (line == QLatin1String("root notwritable"))
             result.runsRoot = tr("%1 cannot be made or written on host %2").arg(m_config.runsRoot, m_config.name);
-        else if (line.startsWith(QLatin1String("gpus ")))
-            result.gpus = line.mid(5).toInt();
+        else if (line == QLatin1String("gpus listed"))
+            result.gpus = 0;
+    }
+    if (result.gpus == 0) {
+        result.gpuList = remotegpus::parse(m_config.name, rows, {}, {});
+        result.gpus = int(result.gpuList.size());
     }
     return result;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "devices/deviceinventory.h"
 #include "remote/remotehostconfig.h"
 
 #include <QCoreApplication>
@@ -32,8 +33,9 @@ public:
         QString host;
         QString worker;
         QString runsRoot;
-        QString workerVersion; // what --version said
-        int gpus = -1;         // nvidia-smi's count; -1: none there
+        QString workerVersion;     // what --version said
+        int gpus = -1;             // nvidia-smi's count; -1: none there
+        QList<DeviceInfo> gpuList; // as the lanes would name them ("ssh:HOST/cuda:N")
     };
     Result check();
     // The worker's complaint about `spec`'s data there; empty when fine.

@@ -156,9 +156,10 @@ else
 fi
 if mkdir -p -- "$root" 2>/dev/null && [ -w "$root" ]; then echo "root ok"; else echo "root notwritable"; fi
 if command -v nvidia-smi >/dev/null 2>&1; then
-  echo "gpus $(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c .)"
+  nvidia-smi --query-gpu=index,name,utilization.gpu,memory.used,memory.total,temperature.gpu,uuid --format=csv,noheader,nounits 2>/dev/null | sed 's/^/gpu /'
+  echo "gpus listed"
 else
-  echo "gpus -1"
+  echo "gpus none"
 fi
 )sh";
 

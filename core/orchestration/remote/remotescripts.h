@@ -100,9 +100,10 @@ PollReport parsePoll(const QByteArray &out, int runCount);
 
 // `trainyard check`'s questions to a host: whether `worker` is an
 // executable file that runs (`--version`), whether ROOT can be made and
-// written, how many GPUs nvidia-smi lists. Prints "worker ok VERSION" or
+// written, the GPUs nvidia-smi lists. Prints "worker ok VERSION" or
 // "worker missing" or "worker fails OUTPUT", "root ok" or "root
-// notwritable", "gpus N" (-1: no nvidia-smi).
+// notwritable", a "gpu ROW" line per GPU (the poll's fields) and "gpus
+// listed", or "gpus none" without nvidia-smi.
 Command hostCheck(const QString &root, const QString &worker);
 // The worker's own check of a run spec there (`--check --spec`; the spec
 // on standard input, written to ROOT/.trainyard/check-PID.json and removed

@@ -62,7 +62,7 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     m_ingestion->clear();
     m_dispatcher->reset();
     m_launcher->setClusters(experiment.clusters);
-    m_launcher->setHosts(experiment.hosts);
+    setHosts(experiment.hosts);
     m_board->setExperiment(experiment);
     m_sweepWarnings.clear();
     const QMetaObject::Connection heard =
@@ -71,6 +71,12 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     disconnect(heard);
     qCDebug(lcOrchestrator, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
     m_dispatcher->notifyCounts();
+}
+
+void Orchestrator::setHosts(const QList<ExperimentHost> &hosts)
+{
+    m_hosts = hosts;
+    m_launcher->setHosts(hosts);
 }
 
 RunId Orchestrator::restoreRun(const RunInfo &run, int position, QString *error)

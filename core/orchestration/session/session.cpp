@@ -6,7 +6,6 @@
 #include "experiment/trustlist.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
-#include "launch/launcher.h"
 #include "logcategories.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
@@ -119,7 +118,6 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_name = ex.name;
     m_runsRoot = experiment.runsRoot;
     m_clusters = experiment.clusters; // not the board's: saved with the file as they came
-    m_hosts = experiment.hosts;
     m_orchestrator->setExperiment(ex);
     // Opened, with what the user must hear about (a refused state file, lost
     // runs): the window's status bar and `trainyard run`'s stderr show them.
@@ -229,15 +227,9 @@ Experiment Session::experiment() const
 {
     Experiment ex = m_orchestrator->board()->toExperiment(m_name, m_runsRoot);
     ex.clusters = m_clusters;
-    ex.hosts = m_hosts;
+    ex.hosts = m_orchestrator->hosts();
     ex.sweeps = m_orchestrator->sweeps()->sweeps();
     return ex;
-}
-
-void Session::setHosts(const QList<ExperimentHost> &hosts)
-{
-    m_hosts = hosts;
-    m_orchestrator->launcher()->setHosts(hosts);
 }
 
 bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *error) const

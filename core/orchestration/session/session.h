@@ -74,10 +74,6 @@ public:
     bool rename(const QString &name, QString *error);
     QString runsRoot() const;
     Experiment experiment() const; // the board as it is now
-    // The experiment's hosts (its "ssh:HOST/..." lanes' machines): an
-    // edit of the board ("Add host…") replaces them; the launcher follows.
-    QList<ExperimentHost> hosts() const { return m_hosts; }
-    void setHosts(const QList<ExperimentHost> &hosts);
 
     Orchestrator *orchestrator() const { return m_orchestrator; }
     MetricStore *metrics() const { return m_metrics; }
@@ -106,7 +102,6 @@ private:
     QString m_name;
     QString m_runsRoot;
     QList<ExperimentCluster> m_clusters;
-    QList<ExperimentHost> m_hosts;
     bool m_open = false;
     bool m_closing = false;
 };
