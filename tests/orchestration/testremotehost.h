@@ -24,9 +24,11 @@ namespace trainyard::test {
 class TestRemoteHost
 {
 public:
-    // `slurmConf`: the commands' SLURM_CONF ("-": none).
+    // `clusterDir`: also the test cluster (tests/slurm/start-cluster.sh)
+    // in the same namespace, its jobs seeing the tmpfs (a cluster whose
+    // files are not mounted here).
     bool start(const QString &dir, QString *error, const QString &size = QStringLiteral("64m"),
-               const QString &slurmConf = QStringLiteral("-"))
+               const QString &clusterDir = QString())
     {
         const QString source = qEnvironmentVariable("TRAINYARD_SOURCE_DIR");
         if (source.isEmpty()) {
@@ -50,11 +52,19 @@ esac
         setGpus(QByteArrayLiteral("0, NVIDIA H100 80GB HBM3, 37, 10240, 81559, 41, GPU-aaaa\n"
                                   "1, NVIDIA H100 80GB HBM3, 0, 3, 81559, 30, GPU-bbbb\n"),
                 QByteArrayLiteral("GPU-bbbb, 4242, 2048, /usr/bin/python3\n"));
+        QStringList args{source + QStringLiteral("/tests/slurm/start-sshd.sh"),
+                         m_dir + QStringLiteral("/sshd"),
+                         QStringLiteral("-"),
+                         QStringLiteral("--private-root"),
+                         runsRoot(),
+                         size,
+                         QStringLiteral("--path"),
+                         m_dir + QStringLiteral("/bin")};
+        if (!clusterDir.isEmpty())
+            args << QStringLiteral("--with-cluster") << clusterDir;
+        m_cluster = clusterDir;
         QProcess start;
-        start.start(QStringLiteral("bash"),
-                    {source + QStringLiteral("/tests/slurm/start-sshd.sh"), m_dir + QStringLiteral("/sshd"), slurmConf,
-                     QStringLiteral("--private-root"), runsRoot(), size, QStringLiteral("--path"),
-                     m_dir + QStringLiteral("/bin")});
+        start.start(QStringLiteral("bash"), args);
         if (!start.waitForFinished(60000)) {
             *error = QStringLiteral("start-sshd.sh did not finish within 60 s");
             return false;
@@ -81,6 +91,10 @@ esac
         if (!m_running)
             return;
         ssh({QStringLiteral("-O"), QStringLiteral("exit")});
+        if (!m_cluster.isEmpty())
+            QProcess::execute(QStringLiteral("bash"), {qEnvironmentVariable("TRAINYARD_SOURCE_DIR")
+                                                           + QStringLiteral("/tests/slurm/stop-cluster.sh"),
+                                                       m_cluster});
         QProcess::execute(QStringLiteral("bash"),
                           {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/stop-sshd.sh"),
                            m_dir + QStringLiteral("/sshd")});
@@ -144,6 +158,7 @@ private:
     }
 
     QString m_dir;
+    QString m_cluster;
     QString m_skip;
     bool m_running = false;
 };

@@ -19,16 +19,21 @@
 #                             mounted here); DIR/mntns names the namespace.
 #   --path DIR2               DIR2 first on its commands' PATH (a fake
 #                             nvidia-smi).
+#   --with-cluster DIR3       with --private-root: start-cluster.sh DIR3 in
+#                             the same namespace first (a cluster whose
+#                             files are not mounted here: its jobs run
+#                             there too); SLURM_CONF is DIR3/slurm.conf.
 # Exit 77 with the reason on stderr where it cannot run (not root, no sshd,
 # no unshare).
 set -euo pipefail
-usage="usage: start-sshd.sh DIR SLURM_CONF [--private-root PATH SIZE] [--path DIR]"
+usage="usage: start-sshd.sh DIR SLURM_CONF [--private-root PATH SIZE] [--path DIR] [--with-cluster DIR]"
 dir=${1:?$usage}
 slurm_conf=${2:?$usage}
 shift 2
 private_root=
 private_size=
 path_first=
+cluster=
 while [[ $# -gt 0 ]]; do
   case $1 in
   --private-root)
@@ -38,6 +43,10 @@ while [[ $# -gt 0 ]]; do
     ;;
   --path)
     path_first=${2:?$usage}
+    shift 2
+    ;;
+  --with-cluster)
+    cluster=${2:?$usage}
     shift 2
     ;;
   *)
@@ -60,6 +69,12 @@ fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 chmod 0700 "$dir"
+if [[ -n $cluster ]]; then
+  [[ -n $private_root ]] || { echo "$usage (--with-cluster needs --private-root)" >&2; exit 2; }
+  mkdir -p "$cluster"
+  cluster=$(cd "$cluster" && pwd)
+  slurm_conf=$cluster/slurm.conf
+fi
 ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$dir/client_key"
 cp "$dir/client_key.pub" "$dir/authorized_keys"
@@ -103,15 +118,27 @@ if [[ -n $private_root ]]; then
   mkdir -p "$private_root"
   # sshd stays in the foreground (-D) in the namespace unshare made for it;
   # the tmpfs exists only there (private propagation: never seen here).
+  # The cluster, if any, first and in the same namespace: its jobs see the tmpfs.
+  here=$(cd "$(dirname "$0")" && pwd)
   # shellcheck disable=SC2016 # expanded by the inner shell
-  unshare --mount --propagation private sh -c 'mount -t tmpfs -o "size=$1,mode=0755" tmpfs "$2" && exec /usr/sbin/sshd -D -f "$3" -E "$4"' \
-    sh "$private_size" "$private_root" "$dir/sshd_config" "$dir/sshd.log" </dev/null >/dev/null 2>&1 &
+  unshare --mount --propagation private sh -c 'mount -t tmpfs -o "size=$1,mode=0755" tmpfs "$2" || exit 1
+if [ -n "$5" ]; then "$6/start-cluster.sh" "$5" >"$5.log" 2>&1; echo $? >"$5.status"; [ "$(cat "$5.status")" = 0 ] || exit 1; fi
+exec /usr/sbin/sshd -D -f "$3" -E "$4"' \
+    sh "$private_size" "$private_root" "$dir/sshd_config" "$dir/sshd.log" "$cluster" "$here" </dev/null >/dev/null 2>&1 &
   echo $! >"$dir/sshd.pid"
   readlink "/proc/$!/ns/mnt" >"$dir/mntns" || true
 else
   /usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log"
 fi
-for _ in $(seq 50); do
+for _ in $(seq 300); do
+  if [[ -n $cluster && -s $cluster.status && $(cat "$cluster.status") != 0 ]]; then
+    if [[ $(cat "$cluster.status") == 77 ]]; then
+      skip "$(tail -n 1 "$cluster.log")"
+    fi
+    echo "start-sshd: start-cluster.sh failed:" >&2
+    tail -n 20 "$cluster.log" >&2
+    exit 1
+  fi
   if ssh -F "$dir/ssh_config" -o BatchMode=yes 127.0.0.1 true 2>/dev/null; then
     [[ -z $private_root ]] || readlink "/proc/$(cat "$dir/sshd.pid")/ns/mnt" >"$dir/mntns"
     echo "start-sshd: up on 127.0.0.1:$port ($dir)"

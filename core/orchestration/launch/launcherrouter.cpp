@@ -22,14 +22,6 @@ const ExperimentCluster *findCluster(const QList<ExperimentCluster> &clusters, c
     return nullptr;
 }
 
-// `path` is `root` or inside it.
-bool isUnder(const QString &path, const QString &root)
-{
-    const QString p = QDir::cleanPath(path);
-    const QString r = QDir::cleanPath(root);
-    return !r.isEmpty() && (p == r || p.startsWith(r + QLatin1Char('/')));
-}
-
 } // namespace
 
 LauncherRouter::LauncherRouter(QObject *parent)
@@ -177,12 +169,7 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
         const ExperimentCluster *c = findCluster(m_clusters, name);
         if (!c)
             continue; // the experiment's validation said so
-        if (c->reach == QLatin1String("ssh") && !isUnder(runsRoot, c->runsRoot))
-            out << tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
-                      "must be the experiment's runs root %3, mounted here at the same path; its lanes' runs will fail")
-                       .arg(name, c->runsRoot, runsRoot);
-        else if (c->reach == QLatin1String("local")
-                 && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
+        if (c->reach == QLatin1String("local") && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
             out << tr("cluster %1 is reached locally, but sbatch is not on PATH: its lanes' runs will fail to submit")
                        .arg(name);
         else if (c->reach == QLatin1String("local") && !c->runsRoot.isEmpty()
@@ -215,16 +202,6 @@ void LauncherRouter::start(RunId run, const LaunchSpec &spec)
     release(run);
     QString why;
     Launcher *launcher = forDevice(spec.target, &why);
-    const QString cluster = Device::parse(spec.target).cluster();
-    if (launcher && !cluster.isEmpty()) {
-        const ExperimentCluster *c = findCluster(m_clusters, cluster);
-        if (c->reach == QLatin1String("ssh") && !isUnder(spec.runDir, c->runsRoot)) {
-            why = tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
-                     "must be the experiment's runs root, mounted here at the same path")
-                      .arg(cluster, c->runsRoot);
-            launcher = nullptr;
-        }
-    }
     if (!launcher) {
         Q_EMIT failedToLaunch(run, why);
         return;

@@ -50,10 +50,11 @@ public:
     QString host(RunId run) const override;
 
     // What a user should know before starting lanes on `devices` whose runs
-    // go to `runsRoot`: an ssh cluster whose runs_root is not that folder
-    // (it must be mounted here), a local one without sbatch on PATH, or
-    // whose runs_root is not that folder (its runs go to the experiment's
-    // runs root, which the nodes must see).
+    // go to `runsRoot`: a host that cannot be reached (its lanes wait), a
+    // cluster reached locally without sbatch on PATH, or whose runs_root is
+    // not that folder (its runs go to the experiment's runs root, which the
+    // nodes must see). A cluster over ssh whose runs_root is not that
+    // folder is fine: its run folders are made there and mirrored here.
     QStringList problems(const QStringList &devices, const QString &runsRoot) const override;
     // The run's launcher says; a run none holds any more (it ended) is
     // asked of the cluster its device names, whose queue may still know it.
