@@ -221,6 +221,8 @@ StartOptions Dispatcher::startOptions(RunId id) const
         // without a usable one trains on its CPU (the worker decides).
         options.gres = m_board->lane(r->lane).gres;
         options.cpuFallback = m_cpuFallback;
+    } else if (device.isRemote()) {
+        options.cpuFallback = m_cpuFallback; // the same on a host's GPU the worker cannot use
     }
     options.resume = m_resumeNext.contains(id);
     return options;

@@ -51,6 +51,11 @@ int RemoteLauncher::commandCount() const
     return m_master->commandCount();
 }
 
+qint64 RemoteLauncher::masterPid() const
+{
+    return m_master->masterPid();
+}
+
 void RemoteLauncher::pollSoon()
 {
     QTimer::singleShot(0, this, &RemoteLauncher::tick);
@@ -73,7 +78,6 @@ void RemoteLauncher::prepare(LaunchSpec &spec) const
     spec.connect = spec.mirrorConnect.isEmpty() || socket.isEmpty() ? QString() : QStringLiteral("unix:") + socket;
     spec.device = device.isRemote() ? device.remoteDevice() : QStringLiteral("cpu");
     spec.pythonPath.clear(); // this machine's folder means nothing there
-    spec.cpuFallback = false;
     if (!spec.isProgram()) {
         spec.program = m_config.worker;
         return;

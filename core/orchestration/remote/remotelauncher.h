@@ -70,6 +70,8 @@ public:
     const RemoteHostConfig &config() const { return m_config; }
     // Every ssh this launcher ran (commands, master checks and opens).
     int commandCount() const;
+    // The master connection's process (0: none known): its cost is the app's.
+    qint64 masterPid() const;
     // Polls now (tests, and after something changed).
     void pollSoon();
 
