@@ -311,6 +311,14 @@ private Q_SLOTS:
         QVERIFY(m_host.run(QStringLiteral("test -e '%1/r1/.trainyard-exit' || echo running").arg(m_host.runsRoot()))
                     .contains("running"));
 
+        // Its host's keys are commands: refused until trusted, naming each.
+        {
+            Session untrusted;
+            QStringList refusal;
+            QVERIFY(!untrusted.load(file, &refusal));
+            QVERIFY2(refusal.join(QLatin1Char(' ')).contains(QStringLiteral("(host lab, every command there) ssh -F ")),
+                     qPrintable(refusal.join(QLatin1Char(' '))));
+        }
         // The user allows this file's commands (ssh, the host's worker) in the app.
         QVERIFY(TrustList().trust(Experiment::versionHash(file, readFile(file)), file));
         Session session;
