@@ -2,6 +2,8 @@
 
 #include "slurm/slurmjob.h"
 
+#include <QRegularExpression>
+
 namespace trainyard::remotescripts {
 
 namespace {
@@ -195,11 +197,15 @@ Command launch(const QString &dir, const QString &cwd, const QStringList &argv)
 
 QByteArray environmentText(const QList<std::pair<QString, QString>> &env)
 {
+    // Names are Trainyard's or a spec's (checked as identifiers at load, and
+    // here again: anything else is left out); the value is single-quoted:
+    // never read as shell text.
+    static const QRegularExpression identifier(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
     QByteArray text;
     for (const auto &[name, value] : env) {
-        // Names are Trainyard's or a spec's (checked as identifiers at load);
-        // the value is single-quoted: never read as shell text.
-        text += "export " + name.toUtf8() + '=' + SlurmJob::shellQuote(value).toUtf8() + '\n';
+        if (identifier.match(name).hasMatch() && !value.contains(QChar(0)))
+            text += "export " + name.toUtf8() + '=' + SlurmJob::shellQuote(value).toUtf8() + '\n';
     }
     return text;
 }
