@@ -438,8 +438,7 @@ int main(int argc, char **argv)
         m["lr"] = 0.01;
         m["total_steps"] = steps;
         if (stamp)
-            m["sent_at"] =
-                std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+            m["sent_at"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
         if (work > 0) {
             double x = 1.0;
             for (long i = 0; i < work; ++i)
@@ -469,8 +468,9 @@ int main(int argc, char **argv)
                 paceOrigin = Clock::now();
                 paceStep = step;
             }
-            std::this_thread::sleep_until(paceOrigin + std::chrono::duration_cast<Clock::duration>(
-                                                           std::chrono::duration<double>((step - paceStep) / rate)));
+            std::this_thread::sleep_until(
+                paceOrigin
+                + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>((step - paceStep) / rate)));
         } else if (stepMs > 0) {
             std::this_thread::sleep_for(std::chrono::milliseconds(stepMs));
         }
