@@ -24,6 +24,11 @@
 // "fails_above": f makes a quality above f fail at at_step (a sweep's
 // failing trial that would have been its best).
 //
+// "rate": R paces the steps at R a second (catching up after a pause)
+// instead of step_ms; "stamp": true adds "sent_at" (seconds since the epoch,
+// the system clock) to each metric line as it is written: a benchmark on
+// the same machine reads each line's latency from the store.
+//
 // Benchmark mode: --bench LINES --rate PER_SECOND --run NAME (with
 // --connect/--token): hello, then LINES metric lines at the given rate
 // (0: as fast as the socket takes them), then done.
@@ -292,6 +297,8 @@ int main(int argc, char **argv)
     const long work = model.value("work", 0L);
     const double batch = train.value("batch_size", 100.0);
     const long stepMs = behaviour == "flood" ? 0 : model.value("step_ms", 10L);
+    const double rate = model.value("rate", 0.0);
+    const bool stamp = model.value("stamp", false);
     const long atStep = model.value("at_step", steps / 2);
     const long checkpointEvery = spec.value("checkpoint", nlohmann::json::object()).value("every_steps", 10L);
     const std::string name = spec.value("name", std::string("fake"));
@@ -369,6 +376,8 @@ int main(int argc, char **argv)
     auto lastConnectTry = Clock::now();
     bool paused = false;
     bool hung = false;
+    auto paceOrigin = Clock::now(); // "rate": when step paceStep was due
+    long paceStep = -1;
     while (step < steps || paused) {
         // Control from the socket, signals, reconnection.
         for (std::string control = connection.poll(); !control.empty(); control = connection.poll()) {
@@ -395,6 +404,7 @@ int main(int argc, char **argv)
             emit(trainyard::protocol::heartbeat(step, wall()));
         }
         if (paused || hung) {
+            paceStep = -1;
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             continue;
         }
@@ -427,6 +437,8 @@ int main(int argc, char **argv)
             trainyard::protocol::metric(step, (step - 1) / stepsPerEpoch, 1.0 / (1.0 + 0.05 * step), wall());
         m["lr"] = 0.01;
         m["total_steps"] = steps;
+        if (stamp)
+            m["sent_at"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
         if (work > 0) {
             double x = 1.0;
             for (long i = 0; i < work; ++i)
@@ -450,8 +462,18 @@ int main(int argc, char **argv)
         }
         if (checkpointEvery > 0 && step % checkpointEvery == 0)
             saveCheckpoint();
-        if (stepMs > 0)
+        if (rate > 0) {
+            // Paced from the first step after a start or a pause: no burst.
+            if (paceStep < 0) {
+                paceOrigin = Clock::now();
+                paceStep = step;
+            }
+            std::this_thread::sleep_until(
+                paceOrigin
+                + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>((step - paceStep) / rate)));
+        } else if (stepMs > 0) {
             std::this_thread::sleep_for(std::chrono::milliseconds(stepMs));
+        }
     }
     return finish("finished", 0);
 }

@@ -104,8 +104,9 @@ private Q_SLOTS:
         QTest::newRow("slots") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu"},{"device":"cpu","slots":-3}]})")
                                << QStringLiteral("lanes[1].slots: expected an integer ≥ 1, got -3");
         QTest::newRow("device") << QByteArray(R"({"name":"e","lanes":[{"device":"gpu1"}]})")
-                                << QStringLiteral("lanes[0].device: expected \"cpu\", \"cuda:N\" or "
-                                                  "\"slurm:CLUSTER/PARTITION\", got \"gpu1\"");
+                                << QStringLiteral("lanes[0].device: expected \"cpu\", \"cuda:N\", "
+                                                  "\"slurm:CLUSTER/PARTITION\", \"ssh:HOST/cuda:N\" or "
+                                                  "\"ssh:HOST/cpu\", got \"gpu1\"");
         QTest::newRow("lane name type") << QByteArray(R"({"name":"e","lanes":[{"name":7,"device":"cpu"}]})")
                                         << QStringLiteral("lanes[0].name: expected a lane name of 1–40 characters, "
                                                           "without control characters or a space at either end, got 7");
@@ -124,7 +125,8 @@ private Q_SLOTS:
         QTest::newRow("unknown top key")
             << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
             << QStringLiteral(
-                   "(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, lanes, sweeps)");
+                   "(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, hosts, lanes, "
+                   "sweeps)");
         QTest::newRow("unknown run key") << QByteArray(
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
                                          << QStringLiteral(
@@ -545,6 +547,98 @@ private Q_SLOTS:
         QCOMPARE(back->toJson(), ex->toJson());
         QCOMPARE(back->toJson().value(QStringLiteral("clusters")),
                  QJsonDocument::fromJson(json).object().value(QStringLiteral("clusters")));
+    }
+
+    // Hosts over ssh (docs/remote.md): read, written back as they came,
+    // their lanes' devices understood by Device, every problem named by its
+    // JSON path, no value that ssh could read as an option, and every
+    // command they make run listed for the trust list.
+    void hostsAndSshLanes()
+    {
+        const QByteArray json = R"({"name":"e","hosts":[
+            {"name":"lab","host":"gpu1.lab.example","user":"me","port":2222,"ssh_config":"/home/me/.ssh/lab",
+             "runs_root":"/scratch/me/runs","worker":"/opt/ty/bin/trainyard-worker","python":"/usr/bin/python3",
+             "poll_seconds":5},
+            {"name":"box","host":"10.0.0.7","runs_root":"/data/runs","worker":"/usr/bin/trainyard-worker"}],
+            "lanes":[{"device":"ssh:lab/cuda:3","slots":2,"runs":[]},{"device":"ssh:box/cpu","runs":[]}]})";
+        QStringList errors;
+        const auto ex = Experiment::fromJson(QJsonDocument::fromJson(json).object(), &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(ex->hosts.size(), 2);
+        const ExperimentHost *lab = ex->host(QStringLiteral("lab"));
+        QVERIFY(lab);
+        QCOMPARE(lab->ssh.host, QStringLiteral("gpu1.lab.example"));
+        QCOMPARE(lab->ssh.port, 2222);
+        QCOMPARE(lab->pollSeconds, 5);
+        QCOMPARE(ex->host(QStringLiteral("box"))->pollSeconds, 2);
+        const Device gpu = Device::parse(ex->lanes.at(0).device);
+        QVERIFY(gpu.isRemote() && gpu.remoteIsCuda() && !gpu.isLocal() && !gpu.isCuda());
+        QCOMPARE(gpu.host(), QStringLiteral("lab"));
+        QCOMPARE(gpu.cudaIndex(), 3);
+        QCOMPARE(gpu.remoteDevice(), QStringLiteral("cuda:3"));
+        const Device cpu = Device::parse(ex->lanes.at(1).device);
+        QVERIFY(cpu.isRemote() && !cpu.remoteIsCuda() && !cpu.isCpu());
+        QCOMPARE(cpu.remoteDevice(), QStringLiteral("cpu"));
+        QCOMPARE(Device::remote(QStringLiteral("lab"), 3), QStringLiteral("ssh:lab/cuda:3"));
+        QCOMPARE(Device::remote(QStringLiteral("box"), -1), QStringLiteral("ssh:box/cpu"));
+        // Names that could be read as options, or hold anything but a name, are no device.
+        for (const char *bad : {"ssh:-oProxyCommand=x/cuda:0", "ssh:lab/cuda:01", "ssh:lab", "ssh:lab/gpu0",
+                                "ssh:lab/cuda:0/x", "ssh:.lab/cpu", "ssh:la b/cpu", "ssh:/cpu"})
+            QVERIFY2(!Device::parse(QString::fromLatin1(bad)).isValid(), bad);
+
+        const auto back = Experiment::fromJson(ex->toJson(), &errors);
+        QVERIFY2(back, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(back->toJson().value(QStringLiteral("hosts")),
+                 QJsonDocument::fromJson(json).object().value(QStringLiteral("hosts")));
+
+        // ssh with its config, the worker and the Python there: trusted first.
+        const QStringList lines = ex->commandLines();
+        QVERIFY2(lines.contains(QStringLiteral("(host lab, every command there) ssh -p 2222 -F /home/me/.ssh/lab "
+                                               "-l me -- gpu1.lab.example")),
+                 qPrintable(lines.join(QLatin1Char('\n'))));
+        QVERIFY(lines.contains(QStringLiteral("(host lab, every worker run there) /opt/ty/bin/trainyard-worker")));
+        QVERIFY(lines.contains(QStringLiteral("(host lab, every Python program run there) /usr/bin/python3")));
+        QVERIFY(lines.contains(QStringLiteral("(host box, every command there) ssh -- 10.0.0.7")));
+
+        const auto problems = [](const QByteArray &text) {
+            QStringList errors;
+            Experiment::fromJson(QJsonDocument::fromJson(text).object(), &errors);
+            return errors.join(QLatin1Char('\n'));
+        };
+        const QString base = QStringLiteral(R"("runs_root":"/r","worker":"/w")");
+        const auto hostFile = [&](const QString &host, const QString &lanes = QStringLiteral("[]")) {
+            return QStringLiteral(R"({"name":"e","hosts":[%1],"lanes":%2})").arg(host, lanes).toUtf8();
+        };
+        QString p = problems(hostFile(QStringLiteral(R"({"name":"lab","host":"-oProxyCommand=evil",%1})").arg(base)));
+        QVERIFY2(p.contains(QStringLiteral("hosts[0].host: expected a host name, address or ssh config alias")),
+                 qPrintable(p));
+        p = problems(
+            hostFile(QStringLiteral(R"({"name":"lab","host":"h","user":"-l","runs_root":"/r","worker":"/w"})")));
+        QVERIFY2(p.contains(QStringLiteral("hosts[0].user: expected a user name")), qPrintable(p));
+        p = problems(hostFile(QStringLiteral(R"({"name":"lab","host":"h","worker":"/w"})")));
+        QVERIFY2(
+            p.contains(QStringLiteral("hosts[0].runs_root: expected an absolute folder path on the host, got nothing")),
+            qPrintable(p));
+        p = problems(hostFile(QStringLiteral(R"({"name":"lab","host":"h","runs_root":"runs","worker":"/w"})")));
+        QVERIFY2(p.contains(
+                     QStringLiteral("hosts[0].runs_root: expected an absolute folder path on the host, got \"runs\"")),
+                 qPrintable(p));
+        p = problems(hostFile(QStringLiteral(R"({"name":"lab","host":"h","runs_root":"/r"})")));
+        QVERIFY2(
+            p.contains(QStringLiteral("hosts[0].worker: expected an absolute path to trainyard-worker on the host")),
+            qPrintable(p));
+        p = problems(hostFile(QStringLiteral(R"({"name":"-x","host":"h",%1})").arg(base)));
+        QVERIFY2(p.contains(QStringLiteral("hosts[0].name: expected a host name for lanes")), qPrintable(p));
+        p = problems(hostFile(QStringLiteral(R"({"name":"lab","host":"h","port":0,"sshconfig":"/c",%1})").arg(base)));
+        QVERIFY2(p.contains(QStringLiteral("hosts[0].port: expected an integer")), qPrintable(p));
+        QVERIFY2(p.contains(QStringLiteral("hosts[0]: unknown key \"sshconfig\"")), qPrintable(p));
+        p = problems(
+            hostFile(QStringLiteral(R"({"name":"lab","host":"h",%1},{"name":"lab","host":"g",%1})").arg(base)));
+        QVERIFY2(p.contains(QStringLiteral("hosts[1].name: host \"lab\" is already defined")), qPrintable(p));
+        p = problems(hostFile(QStringLiteral(R"({"name":"lab","host":"h",%1})").arg(base),
+                              QStringLiteral(R"([{"device":"ssh:other/cuda:0"}])")));
+        QVERIFY2(p.contains(QStringLiteral("lanes[0].device: no host \"other\" in hosts (expected one of lab)")),
+                 qPrintable(p));
     }
 
     void demoIsTheSeedsExperiment()

@@ -6,6 +6,7 @@
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
 #include "common/inputdialogs.h"
+#include "editors/addhostdialog.h"
 #include "experiment/runspecview.h"
 #include "records/runinfo.h"
 #include "session/session.h"
@@ -98,6 +99,8 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     window->addAction(m_redoAction);
     m_addLaneAction =
         make(tr("Add &lane…"), QKeySequence(Qt::CTRL | Qt::Key_L), QIcon(), [window] { window->addLane(); });
+    m_addHostAction = make(tr("Add &host…"), QKeySequence(), QIcon(),
+                           [window, controller] { AddHostDialog::addTo(controller, window); });
     m_fallbackAction = make(tr("Run lanes of missing GPUs on the &CPU"), QKeySequence(), QIcon(),
                             [window](bool on) { window->setCpuFallback(on); });
     m_fallbackAction->setCheckable(true);
@@ -169,6 +172,7 @@ void WindowActions::addMenus(SessionController *sessions, QAction *compare)
     edit->addAction(m_removeAction);
     edit->addSeparator();
     edit->addAction(m_addLaneAction);
+    edit->addAction(m_addHostAction);
     edit->addAction(m_fallbackAction);
 
     QMenu *run = w->menuBar()->addMenu(tr("&Run"));
@@ -234,8 +238,8 @@ void WindowActions::update(bool open, const QList<RunInfo> &runs)
     for (const RunInfo &run : runs) {
         selected << run.state;
     }
-    for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addLaneAction, m_startAllAction, m_stopAllAction,
-                       m_fallbackAction}) {
+    for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addLaneAction, m_addHostAction, m_startAllAction,
+                       m_stopAllAction, m_fallbackAction}) {
         a->setEnabled(open);
     }
     for (QAction *a : {m_duplicateAction, m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction,

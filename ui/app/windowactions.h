@@ -37,6 +37,7 @@ public:
 
     QAction *saveAction() const { return m_saveAction; }
     QAction *addLaneAction() const { return m_addLaneAction; }
+    QAction *addHostAction() const { return m_addHostAction; }
     QAction *fallbackAction() const { return m_fallbackAction; }
 
 private:
@@ -54,6 +55,7 @@ private:
     QAction *m_duplicateManyAction = nullptr;
     QAction *m_renameAction = nullptr;
     QAction *m_addLaneAction = nullptr;
+    QAction *m_addHostAction = nullptr;
     QAction *m_fallbackAction = nullptr;
     QAction *m_startAllAction = nullptr;
     QAction *m_stopAllAction = nullptr;

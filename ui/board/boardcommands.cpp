@@ -1,5 +1,6 @@
 #include "board/boardcommands.h"
 
+#include "devices/device.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/runspecview.h"
@@ -14,6 +15,22 @@ namespace {
 QString tr(const char *text)
 {
     return QCoreApplication::translate("trainyard::BoardCommand", text);
+}
+
+/// A lane on a host the experiment does not define would fail every run
+/// (and the file would not load again): refused, naming the way to add one.
+QString unknownHost(const Orchestrator *orchestrator, const QString &device)
+{
+    const Device d = Device::parse(device);
+    if (!d.isRemote()) {
+        return {};
+    }
+    for (const ExperimentHost &h : orchestrator->hosts()) {
+        if (h.name == d.host()) {
+            return {};
+        }
+    }
+    return tr("%1: the experiment has no host \"%2\" (Edit ▸ Add host… adds one)").arg(device, d.host());
 }
 } // namespace
 
@@ -176,8 +193,8 @@ AddLaneCommand::AddLaneCommand(Orchestrator *orchestrator, EditErrorHandler onEr
 
 void AddLaneCommand::redo()
 {
-    QString error;
-    m_index = m_orchestrator->board()->addLane(m_device, m_slots, -1, &error);
+    QString error = unknownHost(m_orchestrator, m_device);
+    m_index = error.isEmpty() ? m_orchestrator->board()->addLane(m_device, m_slots, -1, &error) : -1;
     if (m_index < 0) {
         fail(error);
         setObsolete(true);
@@ -267,8 +284,8 @@ EditLaneCommand::EditLaneCommand(Orchestrator *orchestrator, EditErrorHandler on
 
 bool EditLaneCommand::apply(const QString &device, int slotCount)
 {
-    QString error;
-    if (!m_orchestrator->board()->setLaneDevice(m_index, device, &error)
+    QString error = unknownHost(m_orchestrator, device);
+    if (!error.isEmpty() || !m_orchestrator->board()->setLaneDevice(m_index, device, &error)
         || !m_orchestrator->board()->setLaneSlots(m_index, slotCount, &error)) {
         fail(error);
         return false;

@@ -1,5 +1,6 @@
 #include "board/boardcontroller.h"
 
+#include "board/addhostcommand.h"
 #include "board/boardcommands.h"
 #include "common/uilogcategories.h"
 #include "dispatch/board.h"
@@ -229,6 +230,15 @@ bool BoardController::addLane(const QString &device, int slotCount)
     }
     return push(new AddLaneCommand(
         m_orchestrator, [this](const QString &m) { reportFailure(m); }, device, slotCount));
+}
+
+bool BoardController::addHost(const ExperimentHost &host, const QStringList &devices)
+{
+    if (!m_orchestrator) {
+        return false;
+    }
+    return push(new AddHostCommand(
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, host, devices));
 }
 
 bool BoardController::addSweep(const SweepSpec &sweep)

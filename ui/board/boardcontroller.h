@@ -14,6 +14,7 @@ class QUndoStack;
 
 namespace trainyard {
 
+struct ExperimentHost;
 struct SweepSpec;
 
 class Orchestrator;
@@ -80,6 +81,8 @@ public:
     bool editLane(int lane, const QString &device, int slotCount);
     /// Names a lane (empty: no name; its header shows its device).
     bool renameLane(int lane, const QString &name);
+    /// Adds `host` to the experiment and a lane per device of it (AddHostCommand).
+    bool addHost(const ExperimentHost &host, const QStringList &devices);
     /// Adds a sweep built in the app to the board's SweepRunner (its trials come as it places them).
     bool addSweep(const SweepSpec &sweep);
 

@@ -19,6 +19,7 @@ void DeviceHistory::setInventory(DeviceInventory *inventory, int length)
     m_samples.clear();
     if (m_inventory) {
         connect(m_inventory, &DeviceInventory::devicesChanged, this, &DeviceHistory::poll);
+        connect(m_inventory, &DeviceInventory::remoteDevicesChanged, this, &DeviceHistory::pollRemote);
         poll();
     }
 }
@@ -37,11 +38,25 @@ void DeviceHistory::addSample(const QString &deviceId, double utilization, doubl
     push(s.temperature, temperature);
 }
 
+namespace {
+double memoryShare(const DeviceInfo &d)
+{
+    return d.memoryTotal > 0 && d.memoryUsed >= 0 ? 100.0 * d.memoryUsed / d.memoryTotal : -1;
+}
+} // namespace
+
 void DeviceHistory::poll()
 {
     for (const DeviceInfo &d : m_inventory->devices()) {
-        const double memory = d.memoryTotal > 0 && d.memoryUsed >= 0 ? 100.0 * d.memoryUsed / d.memoryTotal : -1;
-        addSample(d.id, d.utilization, memory, d.temperature);
+        addSample(d.id, d.utilization, memoryShare(d), d.temperature);
+    }
+    Q_EMIT changed();
+}
+
+void DeviceHistory::pollRemote(const QString &host)
+{
+    for (const DeviceInfo &d : m_inventory->remoteDevices(host)) {
+        addSample(d.id, d.utilization, memoryShare(d), d.temperature);
     }
     Q_EMIT changed();
 }

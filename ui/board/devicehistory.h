@@ -10,8 +10,9 @@ namespace trainyard {
 class DeviceInventory;
 
 /// The recent past of every device (utilization, memory, temperature), one
-/// sample per inventory poll, for the sparklines in the lane headers. The
-/// inventory itself only knows the present.
+/// sample per inventory poll (a host's GPUs: per report of its poll over
+/// ssh), for the sparklines in the lane headers. The inventory itself only
+/// knows the present.
 class DeviceHistory : public QObject
 {
     Q_OBJECT
@@ -35,6 +36,7 @@ Q_SIGNALS:
 
 private:
     void poll();
+    void pollRemote(const QString &host);
     DeviceInventory *m_inventory = nullptr;
     int m_length = 60;
     QHash<QString, Samples> m_samples;

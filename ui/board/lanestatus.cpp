@@ -60,6 +60,22 @@ QString LaneStatus::deviceName(const LaneInfo &lane) const
             .arg(pending)
             .arg(running);
     }
+    if (const Device d = Device::parse(lane.device); d.isRemote()) {
+        // Why it waits, or the host's GPU as nvidia-smi names it there.
+        if (!lane.waitReason.isEmpty()) {
+            return lane.waitReason;
+        }
+        const DeviceInfo info = device(lane);
+        if (!d.remoteIsCuda()) {
+            return tr("%1 · CPU").arg(d.host());
+        }
+        if (!info.name.isEmpty()) {
+            return tr("%1 · %2").arg(d.host(), info.name);
+        }
+        const QString problem = m_devices ? m_devices->remoteProblem(d.host()) : QString();
+        return problem.isEmpty() ? tr("%1 · GPU %2 (asking nvidia-smi…)").arg(d.host()).arg(d.cudaIndex())
+                                 : tr("%1 · GPU %2: %3").arg(d.host()).arg(d.cudaIndex()).arg(problem);
+    }
     const DeviceInfo info = device(lane);
     return info.name.isEmpty() ? lane.effectiveDevice : info.name;
 }

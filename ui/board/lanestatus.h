@@ -32,7 +32,8 @@ public:
     /// file cannot be used.
     bool reloadSlotAdvice(QString *warning);
 
-    /// "NVIDIA ...", "CPU · 8 threads per run", "Slurm · gpu · a100 · 1 pending · 2 running".
+    /// "NVIDIA ...", "CPU · 8 threads per run", "Slurm · gpu · a100 · 1 pending · 2 running",
+    /// "lab · NVIDIA H100 80GB HBM3" (a host over ssh), or why a host's lane waits.
     QString deviceName(const LaneInfo &lane) const;
     /// The slot advice for its first queued run's model ("" if none).
     QString slotAdvice(const LaneInfo &lane) const;

@@ -7,7 +7,10 @@
 // With --cluster FILE (an experiment with Slurm lanes on a running cluster,
 // tests/slurm/screenshot-cluster.sh): the board while its jobs run and one
 // waits in the queue, as cluster-lanes.png. With --sweep OUTDIR: a small
-// ASHA sweep on two CPU lanes, its Sweep view and the sweep editor.
+// ASHA sweep on two CPU lanes, its Sweep view and the sweep editor. With
+// --remote FILE OUTDIR (an experiment with lanes on a host over ssh,
+// tests/remote/screenshot-remote.sh): the board while the host's runs
+// train, its lanes' headers showing the host's GPUs, as remote-lanes.png.
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
@@ -128,6 +131,47 @@ int clusterShots(const QString &file, const QString &out)
     waitFor(900000, [&] { return orchestrator->dispatcher()->isIdle(); });
     std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
     return ok && orchestrator->dispatcher()->finishedCount() == orchestrator->dispatcher()->totalCount() ? 0 : 1;
+}
+
+// The board of `file` (lanes on a host over ssh) once three of its runs
+// train there and the host's GPUs have been polled for a while.
+int remoteShots(const QString &file, const QString &out)
+{
+    MainWindow window;
+    window.useScriptedPrompts();
+    // The file's host (ssh, its worker) is the caller's own script's.
+    window.useScriptedPrompts()->trusts = [](const QString &, const QStringList &) { return true; };
+    if (!window.openFile(file)) {
+        return 1;
+    }
+    window.loadCatalogue();
+    window.resize(1600, 1000);
+    window.show();
+    Orchestrator *orchestrator = window.session()->orchestrator();
+    orchestrator->dispatcher()->setCpuFallback(true); // the host's GPUs are nvidia-smi's rows only
+    window.startAll();
+    QList<RunId> training;
+    const bool seen = waitFor(120000, [&] {
+        training.clear();
+        for (RunId id : orchestrator->board()->runIds()) {
+            const RunInfo r = orchestrator->runs()->value(id);
+            if (r.state == RunState::Running && r.step > 40) {
+                training << id;
+            }
+        }
+        return training.size() >= 3;
+    });
+    if (!seen) {
+        std::printf("FAILED: three runs did not train on the host\n");
+        return 1;
+    }
+    waitFor(12000, nullptr); // the headers' sparklines fill
+    window.boardView()->selectRuns(training);
+    waitFor(1500, nullptr);
+    const bool ok = save(&window, out + QStringLiteral("/remote-lanes.png"));
+    window.session()->close(false);
+    waitFor(30000, [&] { return !window.session()->isOpen(); });
+    return ok ? 0 : 1;
 }
 
 // A sweep of TransE on generated data over two CPU lanes, as a user builds
@@ -275,6 +319,9 @@ int main(int argc, char **argv)
     initDesktopApp();
     if (argc > 3 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--cluster")) {
         return clusterShots(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    }
+    if (argc > 3 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--remote")) {
+        return remoteShots(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     }
     if (argc > 2 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--sweep")) {
         return sweepShots(QString::fromLocal8Bit(argv[2]));

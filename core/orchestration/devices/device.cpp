@@ -10,6 +10,8 @@ Device Device::parse(const QString &text)
         QRegularExpression::anchoredPattern(QStringLiteral("cuda:(0|[1-9][0-9]{0,2})")));
     static const QRegularExpression slurm(QRegularExpression::anchoredPattern(
         QStringLiteral("slurm:([A-Za-z0-9_][A-Za-z0-9._-]{0,99})(?:/([A-Za-z0-9_][A-Za-z0-9._-]{0,99}))?")));
+    static const QRegularExpression ssh(QRegularExpression::anchoredPattern(
+        QStringLiteral("ssh:([A-Za-z0-9_][A-Za-z0-9._-]{0,99})/(cpu|cuda:(0|[1-9][0-9]{0,2}))")));
     Device d;
     d.m_text = text;
     if (text == QLatin1String("cpu")) {
@@ -21,8 +23,18 @@ Device Device::parse(const QString &text)
         d.m_kind = Kind::Slurm;
         d.m_cluster = m.captured(1);
         d.m_partition = m.captured(2);
+    } else if (const QRegularExpressionMatch m = ssh.match(text); m.hasMatch()) {
+        d.m_kind = Kind::Remote;
+        d.m_host = m.captured(1);
+        d.m_remote = m.captured(2);
+        d.m_index = m.captured(3).isEmpty() ? -1 : m.captured(3).toInt();
     }
     return d;
+}
+
+QString Device::remote(const QString &host, int index)
+{
+    return index < 0 ? QStringLiteral("ssh:%1/cpu").arg(host) : QStringLiteral("ssh:%1/cuda:%2").arg(host).arg(index);
 }
 
 } // namespace trainyard

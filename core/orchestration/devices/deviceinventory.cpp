@@ -273,8 +273,25 @@ void DeviceInventory::refresh()
     Q_EMIT devicesChanged();
 }
 
+void DeviceInventory::setRemoteDevices(const QString &host, const QList<DeviceInfo> &devices, const QString &problem)
+{
+    Remote &r = m_remote[host];
+    r.devices = devices;
+    r.problem = problem;
+    Q_EMIT remoteDevicesChanged(host);
+}
+
 DeviceInfo DeviceInventory::device(const QString &id) const
 {
+    if (id.startsWith(QLatin1String("ssh:"))) {
+        for (const Remote &r : m_remote) {
+            for (const DeviceInfo &d : r.devices) {
+                if (d.id == id)
+                    return d;
+            }
+        }
+        return {};
+    }
     for (const DeviceInfo &d : m_devices) {
         if (d.id == id)
             return d;

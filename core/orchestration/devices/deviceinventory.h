@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QSet>
@@ -22,7 +23,7 @@ struct GpuProcess
 // One device at the last poll. GPUs come from NVML; the CPU is always there.
 struct DeviceInfo
 {
-    QString id;   // "cpu", "cuda:0", "cuda:1", ...
+    QString id;   // "cpu", "cuda:0", "cuda:1", ...; a host's GPU: "ssh:HOST/cuda:0"
     QString name; // "NVIDIA GeForce RTX 3090", "CPU (16 threads)"
     bool isGpu = false;
     int index = -1;         // GPU index, -1 for the CPU
@@ -64,14 +65,29 @@ public:
     // For tests: replaces what NVML reports (devices besides the CPU).
     void setFakeGpus(const QList<DeviceInfo> &gpus);
 
+    // A host's GPUs as its launcher polled them over ssh (ids
+    // "ssh:HOST/cuda:N"), or why it could not be asked (`problem`). device()
+    // finds them; devices() and gpuCount() stay this machine's.
+    void setRemoteDevices(const QString &host, const QList<DeviceInfo> &devices, const QString &problem);
+    QList<DeviceInfo> remoteDevices(const QString &host) const { return m_remote.value(host).devices; }
+    QString remoteProblem(const QString &host) const { return m_remote.value(host).problem; }
+    void forgetRemote() { m_remote.clear(); }
+
 Q_SIGNALS:
     void devicesChanged();
+    void remoteDevicesChanged(const QString &host);
 
 private:
     struct Nvml;
     Nvml *m_nvml = nullptr;
     QString m_nvmlError;
     QList<DeviceInfo> m_devices;
+    struct Remote
+    {
+        QList<DeviceInfo> devices;
+        QString problem;
+    };
+    QHash<QString, Remote> m_remote; // by host
     QList<DeviceInfo> m_fakeGpus;
     bool m_useFake = false;
     // /proc/stat's busy and total jiffies at the last poll: the CPU's

@@ -137,8 +137,10 @@ QString Board::uniqueName(const QString &base, int repeat) const
 
 int Board::addLane(const QString &device, int slotCount, int position, QString *error)
 {
-    if (!Device::parse(device).isLocal())
-        return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device)), -1;
+    if (const Device d = Device::parse(device); !d.isLocal() && !d.isRemote())
+        return refuse(error, QStringLiteral("device: expected \"cpu\", \"cuda:N\" or \"ssh:HOST/cuda:N\", got \"%1\"")
+                                 .arg(device)),
+               -1;
     if (slotCount < 1)
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
     if (position < 0 || position > m_lanes.size())
@@ -177,8 +179,10 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
 {
     if (!hasLane(index))
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    if (!Device::parse(device).isLocal())
-        return refuse(error, QStringLiteral("device: expected \"cpu\" or \"cuda:N\", got \"%1\"").arg(device));
+    if (const Device d = Device::parse(device); !d.isLocal() && !d.isRemote())
+        return refuse(
+            error,
+            QStringLiteral("device: expected \"cpu\", \"cuda:N\" or \"ssh:HOST/cuda:N\", got \"%1\"").arg(device));
     m_lanes[index].device = device;
     Q_EMIT laneChanged(index);
     Q_EMIT edited();

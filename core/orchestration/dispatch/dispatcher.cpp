@@ -34,6 +34,13 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
     });
     connect(board, &Board::laneRemoved, this, [this] { m_warnedBusyLanes.clear(); });
     connect(supervisor, &Supervisor::runEnded, this, &Dispatcher::onRunEnded);
+    // A host reached (or lost): its lanes' headers say so, its runs may start.
+    connect(launcher, &Launcher::availabilityChanged, this, [this] {
+        for (int l = 0; l < m_board->laneCount(); ++l)
+            if (Device::parse(m_board->lane(l).device).isRemote())
+                Q_EMIT laneChanged(l);
+        dispatch();
+    });
 }
 
 LaneInfo Dispatcher::lane(int index) const
@@ -48,6 +55,7 @@ LaneInfo Dispatcher::lane(int index) const
     info.slotCount = lane.slotCount;
     info.runs = lane.runs;
     info.effectiveDevice = effectiveDevice(index);
+    info.waitReason = m_launcher->unavailable(info.effectiveDevice);
     return info;
 }
 
@@ -75,7 +83,7 @@ QString Dispatcher::effectiveDevice(int lane) const
 bool Dispatcher::isMissing(const QString &device) const
 {
     const Device d = Device::parse(device);
-    return !d.isCpu() && !d.isSlurm() && !m_devices->hasDevice(device);
+    return d.isLocal() && !d.isCpu() && !m_devices->hasDevice(device);
 }
 
 QList<int> Dispatcher::missingDeviceLanes() const
@@ -215,6 +223,8 @@ StartOptions Dispatcher::startOptions(RunId id) const
         // without a usable one trains on its CPU (the worker decides).
         options.gres = m_board->lane(r->lane).gres;
         options.cpuFallback = m_cpuFallback;
+    } else if (device.isRemote()) {
+        options.cpuFallback = m_cpuFallback; // the same on a host's GPU the worker cannot use
     }
     options.resume = m_resumeNext.contains(id);
     return options;
@@ -240,6 +250,8 @@ void Dispatcher::dispatch()
         const QString device = effectiveDevice(l);
         if (isMissing(device))
             continue; // preflight told the user
+        if (!m_launcher->unavailable(device).isEmpty())
+            continue; // a host not reached: its runs wait, its header says why
         const DeviceInfo d = m_devices->device(device);
         if (d.isGpu && d.busyWithOthers() && m_warnedBusyLanes.value(l) != device) {
             m_warnedBusyLanes.insert(l, device);
@@ -299,6 +311,8 @@ bool Dispatcher::startRun(RunId id, QString *error)
     if (isMissing(device))
         return refuse(error,
                       QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
+    if (const QString why = m_launcher->unavailable(device); !why.isEmpty())
+        return refuse(error, why);
     if (!laneHasFreeSlot(r->lane))
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(r->lane + 1)
@@ -401,8 +415,10 @@ bool Dispatcher::isIdle() const
         return false;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
-        if (!Device::parse(device).isCpu() && !m_devices->hasDevice(device))
-            continue; // a missing GPU's runs wait for CPU fallback, and a cluster's are submitted at once
+        // A missing GPU's runs wait for CPU fallback, and a cluster's are
+        // submitted at once; a host's wait for it to be reached.
+        if (isMissing(device) || Device::parse(device).isSlurm())
+            continue;
         for (RunId id : m_board->lane(l).runs) {
             const RunInfo *r = m_runs->find(id);
             if (r->state == RunState::Queued && !r->held)

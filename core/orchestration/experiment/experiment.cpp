@@ -69,8 +69,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     }
     const QJsonObject top = json.toObject();
     checkKeys(top,
-              {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("lanes"),
-               QStringLiteral("sweeps")},
+              {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("hosts"),
+               QStringLiteral("lanes"), QStringLiteral("sweeps")},
               QString(), problems);
 
     Experiment ex;
@@ -107,6 +107,25 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 problems << QStringLiteral("%1.name: cluster \"%2\" is already defined").arg(cp, cluster.name);
             else if (!cluster.name.isEmpty())
                 ex.clusters << cluster;
+        }
+    }
+
+    const QJsonValue hosts = top.value(QStringLiteral("hosts"));
+    if (!hosts.isUndefined() && !hosts.isArray()) {
+        problems << expected(QStringLiteral("hosts"), QStringLiteral("an array of hosts"), hosts);
+    } else {
+        const QJsonArray hostArray = hosts.toArray();
+        for (int h = 0; h < hostArray.size(); ++h) {
+            const QString hp = QStringLiteral("hosts[%1]").arg(h);
+            if (!hostArray.at(h).isObject()) {
+                problems << expected(hp, QStringLiteral("an object"), hostArray.at(h));
+                continue;
+            }
+            const ExperimentHost host = ExperimentHost::fromJson(hostArray.at(h).toObject(), hp, problems);
+            if (!host.name.isEmpty() && ex.host(host.name))
+                problems << QStringLiteral("%1.name: host \"%2\" is already defined").arg(hp, host.name);
+            else if (!host.name.isEmpty())
+                ex.hosts << host;
         }
     }
 
@@ -147,8 +166,20 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
             const QString clusterName = parsed.cluster();
             const bool slurm = parsed.isSlurm();
             if (!device.isString() || !parsed.isValid()) {
-                problems << expected(lp + QStringLiteral(".device"),
-                                     QStringLiteral("\"cpu\", \"cuda:N\" or \"slurm:CLUSTER/PARTITION\""), device);
+                problems << expected(
+                    lp + QStringLiteral(".device"),
+                    QStringLiteral(
+                        "\"cpu\", \"cuda:N\", \"slurm:CLUSTER/PARTITION\", \"ssh:HOST/cuda:N\" or \"ssh:HOST/cpu\""),
+                    device);
+            } else if (parsed.isRemote() && !ex.host(parsed.host())) {
+                QStringList known;
+                for (const ExperimentHost &h : std::as_const(ex.hosts))
+                    known << h.name;
+                problems << QStringLiteral("%1.device: no host \"%2\" in hosts (%3)")
+                                .arg(lp, parsed.host(),
+                                     known.isEmpty()
+                                         ? QStringLiteral("none is defined")
+                                         : QStringLiteral("expected one of ") + known.join(QStringLiteral(", ")));
             } else if (slurm && !ex.cluster(clusterName)) {
                 QStringList known;
                 for (const ExperimentCluster &c : std::as_const(ex.clusters))
@@ -377,6 +408,12 @@ QJsonObject Experiment::toJson() const
             clusterArray.append(c.toJson());
         top.insert(QStringLiteral("clusters"), clusterArray);
     }
+    if (!hosts.isEmpty()) {
+        QJsonArray hostArray;
+        for (const ExperimentHost &h : hosts)
+            hostArray.append(h.toJson());
+        top.insert(QStringLiteral("hosts"), hostArray);
+    }
     QJsonArray laneArray;
     for (const ExperimentLane &lane : lanes) {
         QJsonObject lo;
@@ -478,6 +515,8 @@ QStringList Experiment::commandLines() const
     }
     for (const ExperimentCluster &cluster : clusters)
         lines << cluster.commandLines();
+    for (const ExperimentHost &host : hosts)
+        lines << host.commandLines();
     return lines;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "experiment/sshtarget.h"
 #include "sweep/sweepspec.h"
 
 #include <QJsonObject>
@@ -27,7 +28,7 @@ struct ExperimentRun
 // One lane as written in the experiment file.
 struct ExperimentLane
 {
-    QString device = QStringLiteral("cpu"); // "cpu", "cuda:N" or "slurm:CLUSTER/PARTITION"
+    QString device = QStringLiteral("cpu"); // "cpu", "cuda:N", "slurm:CLUSTER/PARTITION", "ssh:HOST/cuda:N"
     int slotCount = 1;                      // a Slurm lane: its runs queued at once
     QString gres;                           // a Slurm lane's request per run; empty: "gpu:1"
     QString name;                           // what its header says (isLaneName); empty: its device
@@ -59,8 +60,9 @@ struct ExperimentCluster
     static ExperimentCluster fromJson(const QJsonObject &o, const QString &path, QStringList &errors);
     QJsonObject toJson() const;
 
-    // ssh's arguments for the destination, after its own options:
-    // "[-p PORT] [-F SSH_CONFIG] [-l USER] -- HOST" (reach "ssh").
+    // Where ssh goes (reach "ssh"), and ssh's arguments for it after its
+    // own options: "[-p PORT] [-F SSH_CONFIG] [-l USER] -- HOST".
+    SshTarget sshTarget() const;
     QStringList sshArguments() const;
     // What the keys of this cluster make run, for the trust list
     // (Experiment::commandLines): its `worker` (every worker job execs it),
@@ -68,6 +70,30 @@ struct ExperimentCluster
     // Slurm command; a config can run a ProxyCommand here), sbatch's
     // `extra_args`. Empty for a local cluster with none of them: the worker
     // found here, Trainyard's own sbatch options.
+    QStringList commandLines() const;
+};
+
+// A machine the experiment's lanes may name ("ssh:NAME/cuda:N",
+// "ssh:NAME/cpu"), reached over ssh (docs/remote.md): where ssh goes, the
+// folder its run folders go to there, the worker (and the Python of program
+// runs) there, how often it is asked about its runs and GPUs.
+struct ExperimentHost
+{
+    QString name;
+    SshTarget ssh;
+    QString runsRoot; // absolute, on the host: this experiment's run folders there
+    QString worker;   // trainyard-worker there (absolute)
+    QString python;   // the Python of program runs there (absolute); empty: their argv as written
+    int pollSeconds = 2;
+
+    // Reads and validates one entry of "hosts"; `path` ("hosts[0]")
+    // prefixes each problem added to `errors`.
+    static ExperimentHost fromJson(const QJsonObject &o, const QString &path, QStringList &errors);
+    QJsonObject toJson() const;
+    // What its keys make run, for the trust list (Experiment::commandLines):
+    // ssh with its destination and ssh_config (every command there; a
+    // config can run a ProxyCommand here), the worker and the Python it
+    // starts there.
     QStringList commandLines() const;
 };
 
@@ -92,6 +118,7 @@ public:
     QString runsRoot; // empty: QStandardPaths::AppDataLocation/<name>
     QList<ExperimentLane> lanes;
     QList<ExperimentCluster> clusters;
+    QList<ExperimentHost> hosts;
     // The file's "sweeps" (docs/experiment-format.md#sweeps): their trials
     // are generated, so they are on no lane's queue here.
     QList<SweepSpec> sweeps;
@@ -141,6 +168,7 @@ public:
     QStringList runNames() const; // the lanes' runs, repeats expanded, in board order
     bool hasWorkerRuns() const;   // any run or sweep base that is not a program run: trainyard-worker is needed
     const ExperimentCluster *cluster(const QString &name) const; // null if none
+    const ExperimentHost *host(const QString &name) const;       // null if none
 };
 
 // Checks one run spec, against `catalogue` when given, else structurally (see

@@ -8,6 +8,7 @@
 #include "experiment/runspecview.h"
 #include "experiment/speccheck.h"
 #include "launch/launcher.h"
+#include "remote/remotehostcheck.h"
 #include "slurm/slurmlanecheck.h"
 
 #include <QDir>
@@ -51,51 +52,7 @@ ExperimentCheck::ExperimentCheck(QString workerProgram, const DeviceInventory *d
 QStringList ExperimentCheck::problems(const Experiment &experiment, QStringList *notes) const
 {
     return dataProblems(experiment) + deviceProblems(experiment) + clusterProblems(experiment, notes)
-           + requirementProblems(experiment, notes);
-}
-
-QStringList ExperimentCheck::requirementProblems(const Experiment &experiment, QStringList *notes) const
-{
-    // Each program run's spec as it would start (a repeat's, a sweep's first trial's), with its path.
-    QList<std::pair<QString, QJsonObject>> specs;
-    for (int l = 0; l < experiment.lanes.size(); ++l) {
-        const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
-        for (int i = 0; i < runs.size(); ++i) {
-            if (!runs.at(i).invalid && RunSpecView(runs.at(i).spec).isProgram())
-                specs.append({runPath(l, i), expandRepeat(runs.at(i).spec, 0, runs.at(i).repeat)});
-        }
-    }
-    for (int s = 0; s < experiment.sweeps.size(); ++s) {
-        const SweepSpec &sweep = experiment.sweeps.at(s);
-        const QJsonObject first = sweep.trialSpec(0);
-        if (!sweep.base.isEmpty() && RunSpecView(first).isProgram()
-            && validateRunSpec(first, QString(), false, m_catalogue).isEmpty())
-            specs.append({QStringLiteral("sweeps[%1].base").arg(s), first});
-    }
-    QStringList problems;
-    QSet<QString> asked;
-    for (const auto &[path, spec] : std::as_const(specs)) {
-        const ProgramRequirements requirements(spec, m_workerProgram);
-        const QString name = RunSpecView(spec).effectiveName();
-        if (requirements.isEmpty() || asked.contains(requirements.key()) || !programProblem(spec).isEmpty())
-            continue; // nothing asked, asked already, or its program is missing (said above)
-        asked.insert(requirements.key());
-        if (!m_trusted) {
-            if (notes)
-                *notes << QStringLiteral("%1.program.requires was not checked (run %2): starting its interpreter "
-                                         "runs the file's command, and this version of the file is not trusted "
-                                         "(trainyard trust %3)")
-                              .arg(path, name,
-                                   experiment.sourcePath.isEmpty() ? QStringLiteral("FILE") : experiment.sourcePath);
-            continue;
-        }
-        QString note;
-        if (const QString complaint = requirements.check(m_timeoutSeconds, &note); !complaint.isEmpty())
-            problems << located(path, name, complaint);
-        else if (notes)
-            *notes << located(path, name, note);
-    }
-    return problems;
+           + requirementProblems(experiment, notes) + hostProblems(experiment, notes);
 }
 
 QByteArray ExperimentCheck::dataKey(const QJsonObject &spec)
@@ -129,6 +86,8 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
     // One worker start per distinct data source, on the first run that uses it.
     QSet<QByteArray> seen;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
+        if (Device::parse(experiment.lanes.at(l).device).isRemote())
+            continue; // its data and programs are the host's: hostProblems
         const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
         for (int i = 0; i < runs.size(); ++i) {
             const ExperimentRun &run = runs.at(i);
@@ -298,6 +257,112 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
         if (!answer.worker.isEmpty() && !workerAsked.contains(name))
             problems << QStringLiteral("clusters[%1].worker: %2").arg(index).arg(answer.worker);
         workerAsked.insert(name);
+    }
+    return problems;
+}
+
+QStringList ExperimentCheck::requirementProblems(const Experiment &experiment, QStringList *notes) const
+{
+    // Each program run's spec as it would start (a repeat's, a sweep's first trial's), with its path.
+    QList<std::pair<QString, QJsonObject>> specs;
+    for (int l = 0; l < experiment.lanes.size(); ++l) {
+        const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
+        for (int i = 0; i < runs.size(); ++i) {
+            if (!runs.at(i).invalid && RunSpecView(runs.at(i).spec).isProgram())
+                specs.append({runPath(l, i), expandRepeat(runs.at(i).spec, 0, runs.at(i).repeat)});
+        }
+    }
+    for (int s = 0; s < experiment.sweeps.size(); ++s) {
+        const SweepSpec &sweep = experiment.sweeps.at(s);
+        const QJsonObject first = sweep.trialSpec(0);
+        if (!sweep.base.isEmpty() && RunSpecView(first).isProgram()
+            && validateRunSpec(first, QString(), false, m_catalogue).isEmpty())
+            specs.append({QStringLiteral("sweeps[%1].base").arg(s), first});
+    }
+    QStringList problems;
+    QSet<QString> asked;
+    for (const auto &[path, spec] : std::as_const(specs)) {
+        const ProgramRequirements requirements(spec, m_workerProgram);
+        const QString name = RunSpecView(spec).effectiveName();
+        if (requirements.isEmpty() || asked.contains(requirements.key()) || !programProblem(spec).isEmpty())
+            continue; // nothing asked, asked already, or its program is missing (said above)
+        asked.insert(requirements.key());
+        if (!m_trusted) {
+            if (notes)
+                *notes << QStringLiteral("%1.program.requires was not checked (run %2): starting its interpreter "
+                                         "runs the file's command, and this version of the file is not trusted "
+                                         "(trainyard trust %3)")
+                              .arg(path, name,
+                                   experiment.sourcePath.isEmpty() ? QStringLiteral("FILE") : experiment.sourcePath);
+            continue;
+        }
+        QString note;
+        if (const QString complaint = requirements.check(m_timeoutSeconds, &note); !complaint.isEmpty())
+            problems << located(path, name, complaint);
+        else if (notes)
+            *notes << located(path, name, note);
+    }
+    return problems;
+}
+
+QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringList *notes) const
+{
+    QStringList problems;
+    for (int h = 0; h < experiment.hosts.size(); ++h) {
+        const ExperimentHost &host = experiment.hosts.at(h);
+        QList<int> lanes;
+        for (int l = 0; l < experiment.lanes.size(); ++l)
+            if (const Device d = Device::parse(experiment.lanes.at(l).device); d.isRemote() && d.host() == host.name)
+                lanes << l;
+        if (lanes.isEmpty())
+            continue;
+        if (!m_trusted) {
+            if (notes)
+                *notes << QStringLiteral(
+                              "host %1 was not asked: its keys are commands, and this version of the file is "
+                              "not trusted")
+                              .arg(host.name);
+            continue;
+        }
+        RemoteHostConfig config = RemoteHostConfig::forHost(host);
+        config.commandTimeoutMs = m_timeoutSeconds * 1000;
+        RemoteHostCheck check(config);
+        const RemoteHostCheck::Result answer = check.check();
+        const QString hp = QStringLiteral("hosts[%1]").arg(h);
+        if (!answer.reachable) {
+            problems << QStringLiteral("%1: %2").arg(hp, answer.host);
+            continue;
+        }
+        if (!answer.worker.isEmpty())
+            problems << QStringLiteral("%1.worker: %2").arg(hp, answer.worker);
+        if (!answer.runsRoot.isEmpty())
+            problems << QStringLiteral("%1.runs_root: %2").arg(hp, answer.runsRoot);
+        QSet<QByteArray> seen;
+        for (int l : std::as_const(lanes)) {
+            const Device d = Device::parse(experiment.lanes.at(l).device);
+            if (d.remoteIsCuda() && d.cudaIndex() >= qMax(0, answer.gpus))
+                problems << QStringLiteral("lanes[%1].device: %2 is not on host %3, where nvidia-smi lists %4")
+                                .arg(l)
+                                .arg(d.toString(), host.name,
+                                     answer.gpus < 0 ? QStringLiteral("nothing (no nvidia-smi)")
+                                                     : QStringLiteral("%1 GPU%2")
+                                                           .arg(answer.gpus)
+                                                           .arg(answer.gpus == 1 ? QString() : QStringLiteral("s")));
+            if (!answer.worker.isEmpty())
+                continue; // its data cannot be looked at without it
+            const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
+            for (int i = 0; i < runs.size(); ++i) {
+                const RunSpecView view(runs.at(i).spec);
+                if (runs.at(i).invalid || view.isProgram())
+                    continue;
+                const QJsonObject spec = expandRepeat(runs.at(i).spec, 0, runs.at(i).repeat);
+                if (seen.contains(dataKey(spec)))
+                    continue;
+                seen.insert(dataKey(spec));
+                if (const QString complaint = check.checkData(spec); !complaint.isEmpty())
+                    problems << located(runPath(l, i), view.name(), complaint);
+            }
+        }
     }
     return problems;
 }

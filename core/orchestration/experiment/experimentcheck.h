@@ -42,7 +42,7 @@ public:
     // may be load()'s `partial`: its invalid runs' data is still checked.
     QStringList problems(const Experiment &experiment, QStringList *notes = nullptr) const;
 
-    // The parts of problems(): the runs' data, the lanes' devices, the clusters.
+    // The parts of problems(): the runs' data (here), the lanes' devices, the clusters, the hosts.
     // `passed`: data sources (dataKey) known to be fine, not checked again;
     // those that pass now are added (the desktop app keeps it per session).
     QStringList dataProblems(const Experiment &experiment, QSet<QByteArray> *passed = nullptr) const;
@@ -54,6 +54,11 @@ public:
     // not answer is one problem.
     // `notes` gets what was not asked and why (an untrusted file's cluster).
     QStringList clusterProblems(const Experiment &experiment, QStringList *notes = nullptr) const;
+    // Each host that lanes name, asked over ssh (RemoteHostCheck): reached,
+    // its worker runs, its runs_root can be written, its GPUs cover the
+    // lanes' cuda:N, and the data of its lanes' runs, by the worker there.
+    // Only for a trusted file (asking runs ssh with the file's settings).
+    QStringList hostProblems(const Experiment &experiment, QStringList *notes = nullptr) const;
 
     // Each program run's program.requires (ProgramRequirements), asked of
     // its interpreter: once per distinct interpreter, folder, env and

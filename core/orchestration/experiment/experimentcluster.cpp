@@ -1,5 +1,6 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
+#include "experiment/sshtarget.h"
 #include "launch/launcher.h"
 
 #include <QJsonArray>
@@ -66,13 +67,6 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
     static const QRegularExpression name(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")));
     static const QRegularExpression absolute(QRegularExpression::anchoredPattern(QStringLiteral("/[^\\x00]*")));
-    // A host name, an address (IPv6 bare or in brackets) or an alias of the
-    // user's ssh config; a user name of POSIX's portable characters. Never a
-    // leading "-": ssh would read the value as an option.
-    static const QRegularExpression host(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_:\\[][A-Za-z0-9_.:\\[\\]-]{0,254}")));
-    static const QRegularExpression user(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")));
     // Slurm's time formats: minutes, m:s, h:m:s, d-h, d-h:m, d-h:m:s.
     static const QRegularExpression time(
         QRegularExpression::anchoredPattern(QStringLiteral("([0-9]+-)?[0-9]+(:[0-9]{1,2}){0,2}|UNLIMITED|INFINITE")));
@@ -99,20 +93,12 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         c.reach = reach.toString();
     const bool ssh = c.reach == QLatin1String("ssh");
     if (ssh) {
-        if (!o.contains(QStringLiteral("host")))
-            errors << expected(child(path, QStringLiteral("host")),
-                               QStringLiteral("the host to ssh to (reach \"ssh\")"), QJsonValue(QJsonValue::Undefined));
-        checkString(o, QStringLiteral("host"), path,
-                    QStringLiteral(
-                        "a host name, address or ssh config alias (letters, digits, ._:-[], not starting with \"-\")"),
-                    host, &c.host, errors);
-        checkString(o, QStringLiteral("user"), path,
-                    QStringLiteral("a user name (letters, digits, ._-, not starting with \"-\")"), user, &c.user,
-                    errors);
-        checkInt(o, QStringLiteral("port"), path, 1, 65535, errors);
-        c.port = o.value(QStringLiteral("port")).toInt(22);
-        checkString(o, QStringLiteral("ssh_config"), path, QStringLiteral("an absolute path to an ssh config file"),
-                    absolute, &c.sshConfig, errors);
+        const SshTarget target =
+            SshTarget::fromJson(o, path, QStringLiteral("the host to ssh to (reach \"ssh\")"), errors);
+        c.host = target.host;
+        c.user = target.user;
+        c.port = target.port;
+        c.sshConfig = target.sshConfig;
         for (const QString &key : {QStringLiteral("runs_root"), QStringLiteral("worker")})
             if (!o.contains(key))
                 errors << expected(child(path, key), QStringLiteral("an absolute path on the cluster (reach \"ssh\")"),
@@ -170,21 +156,14 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
     return c;
 }
 
+SshTarget ExperimentCluster::sshTarget() const
+{
+    return SshTarget{host, user, port, sshConfig};
+}
+
 QStringList ExperimentCluster::sshArguments() const
 {
-    // Options first, then "--", then the destination alone: ssh reads no value
-    // of the file as an option, even one that validation let through. (No
-    // second "--" after the host: ssh stops reading options at the first
-    // "--", and would send a second one as the remote command.)
-    QStringList args;
-    if (port != 22) // else ssh's own (its config's Port, or 22)
-        args << QStringLiteral("-p") << QString::number(port);
-    if (!sshConfig.isEmpty())
-        args << QStringLiteral("-F") << sshConfig;
-    if (!user.isEmpty())
-        args << QStringLiteral("-l") << user;
-    args << QStringLiteral("--") << host;
-    return args;
+    return sshTarget().arguments();
 }
 
 QStringList ExperimentCluster::commandLines() const
@@ -213,15 +192,8 @@ const ExperimentCluster *Experiment::cluster(const QString &name) const
 QJsonObject ExperimentCluster::toJson() const
 {
     QJsonObject o{{QStringLiteral("name"), name}, {QStringLiteral("reach"), reach}};
-    if (reach == QLatin1String("ssh")) {
-        o.insert(QStringLiteral("host"), host);
-        if (!user.isEmpty())
-            o.insert(QStringLiteral("user"), user);
-        if (port != 22)
-            o.insert(QStringLiteral("port"), port);
-        if (!sshConfig.isEmpty())
-            o.insert(QStringLiteral("ssh_config"), sshConfig);
-    }
+    if (reach == QLatin1String("ssh"))
+        sshTarget().insertInto(o);
     if (!runsRoot.isEmpty())
         o.insert(QStringLiteral("runs_root"), runsRoot);
     if (!worker.isEmpty())

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "devices/deviceinventory.h"
 #include "experiment/experiment.h"
 #include "records/runinfo.h"
 
@@ -63,6 +64,11 @@ struct LaunchSpec
     qint64 seed = -1;                              // train.seed: TRAINYARD_SEED; -1: none
     QString configPath; // RUN_DIR/config.json for a spec with "config": TRAINYARD_CONFIG; empty: none
     QString pythonPath; // the trainyard module's folder, put first on PYTHONPATH; empty: none needed
+
+    // A run on a host over ssh (RemoteLauncher::prepare): runDir, specPath,
+    // configPath and connect are the host's; these are this machine's.
+    QString mirrorDir;     // the run's folder here, the mirror of the host's; empty: runDir is here
+    QString mirrorConnect; // the metrics socket here, which connect's socket on the host is forwarded to
 };
 
 // How `words` read as one shell command: each word as it is when it holds
@@ -170,6 +176,18 @@ public:
     // The experiment's clusters, for a launcher that sends runs to them
     // (LauncherRouter); the others have none to know.
     virtual void setClusters(const QList<ExperimentCluster> &clusters) { Q_UNUSED(clusters); }
+    // The experiment's hosts, for a launcher that starts runs on them over
+    // ssh (LauncherRouter: one RemoteLauncher per host).
+    virtual void setHosts(const QList<ExperimentHost> &hosts) { Q_UNUSED(hosts); }
+    // Why runs for `device` cannot start now (a host that cannot be
+    // reached, or is being connected to), empty when they can: the
+    // Dispatcher leaves such a lane's runs queued, and its header says why.
+    // availabilityChanged() when it may have changed.
+    virtual QString unavailable(const QString &device) const
+    {
+        Q_UNUSED(device);
+        return {};
+    }
     // What a user should know before starting lanes on `devices` whose runs
     // go to `runsRoot` (a cluster that cannot see that folder, no sbatch...).
     // Empty when all is clear, and for launchers with nothing to check.
@@ -208,6 +226,12 @@ Q_SIGNALS:
     // launch that failed on the node. The run failed, for `why`.
     void endedBecause(trainyard::RunId run, const QString &why);
     void failedToLaunch(trainyard::RunId run, const QString &message);
+    // unavailable() may say something else now.
+    void availabilityChanged();
+    // What a host over ssh has (its GPUs by nvidia-smi, as the lanes name
+    // them: "ssh:HOST/cuda:N"), polled over its connection; `problem`: why
+    // it could not be asked (then `devices` is empty).
+    void devicesReported(const QString &host, const QList<trainyard::DeviceInfo> &devices, const QString &problem);
 };
 
 } // namespace trainyard

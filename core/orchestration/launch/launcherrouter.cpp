@@ -3,6 +3,7 @@
 #include "devices/device.h"
 #include "launch/locallauncher.h"
 #include "logcategories.h"
+#include "remote/remotelauncher.h"
 #include "slurm/slurmcommand.h"
 #include "slurm/slurmlauncher.h"
 
@@ -21,14 +22,6 @@ const ExperimentCluster *findCluster(const QList<ExperimentCluster> &clusters, c
     return nullptr;
 }
 
-// `path` is `root` or inside it.
-bool isUnder(const QString &path, const QString &root)
-{
-    const QString p = QDir::cleanPath(path);
-    const QString r = QDir::cleanPath(root);
-    return !r.isEmpty() && (p == r || p.startsWith(r + QLatin1Char('/')));
-}
-
 } // namespace
 
 LauncherRouter::LauncherRouter(QObject *parent)
@@ -42,6 +35,7 @@ LauncherRouter::LauncherRouter(QObject *parent)
 LauncherRouter::~LauncherRouter()
 {
     qDeleteAll(m_slurm);
+    qDeleteAll(m_remote);
 }
 
 void LauncherRouter::adopt(Launcher *launcher)
@@ -50,6 +44,8 @@ void LauncherRouter::adopt(Launcher *launcher)
     connect(launcher, &Launcher::pending, this, &Launcher::pending);
     connect(launcher, &Launcher::running, this, &Launcher::running);
     connect(launcher, &Launcher::endedBecause, this, &Launcher::endedBecause);
+    connect(launcher, &Launcher::availabilityChanged, this, &Launcher::availabilityChanged);
+    connect(launcher, &Launcher::devicesReported, this, &Launcher::devicesReported);
     // After these the sub-launcher has forgotten the run, and so does the router.
     connect(launcher, &Launcher::exited, this, [this](RunId run, int code, int signal) {
         m_owner.remove(run);
@@ -79,6 +75,48 @@ void LauncherRouter::setClusters(const QList<ExperimentCluster> &clusters)
     m_clusters = clusters;
 }
 
+void LauncherRouter::setHosts(const QList<ExperimentHost> &hosts)
+{
+    const auto find = [](const QList<ExperimentHost> &list, const QString &name) -> const ExperimentHost * {
+        for (const ExperimentHost &h : list)
+            if (h.name == name)
+                return &h;
+        return nullptr;
+    };
+    for (auto it = m_remote.begin(); it != m_remote.end();) {
+        const ExperimentHost *now = find(hosts, it.key());
+        const ExperimentHost *was = find(m_hosts, it.key());
+        if (now && was && now->toJson() == was->toJson()) {
+            ++it;
+            continue;
+        }
+        // Gone or changed: its launcher goes, killing what it still holds.
+        for (auto o = m_owner.begin(); o != m_owner.end();)
+            o = o.value() == it.value() ? m_owner.erase(o) : std::next(o);
+        delete it.value();
+        it = m_remote.erase(it);
+    }
+    m_hosts = hosts;
+    for (const ExperimentHost &h : hosts) {
+        if (m_remote.contains(h.name))
+            continue;
+        auto *l = new RemoteLauncher(RemoteHostConfig::forHost(h));
+        adopt(l);
+        m_remote.insert(h.name, l);
+        qCInfo(lcLauncher, "host %s: runs go there over ssh", qUtf8Printable(h.name));
+    }
+    Q_EMIT availabilityChanged();
+}
+
+QString LauncherRouter::unavailable(const QString &device) const
+{
+    const Device d = Device::parse(device);
+    if (!d.isRemote())
+        return {};
+    const RemoteLauncher *l = m_remote.value(d.host());
+    return l ? l->unavailable(device) : tr("%1: the experiment defines no host \"%2\"").arg(device, d.host());
+}
+
 SlurmLauncher *LauncherRouter::slurm(const QString &cluster)
 {
     if (SlurmLauncher *l = m_slurm.value(cluster))
@@ -95,6 +133,12 @@ SlurmLauncher *LauncherRouter::slurm(const QString &cluster)
 
 Launcher *LauncherRouter::forDevice(const QString &device, QString *why)
 {
+    if (const Device d = Device::parse(device); d.isRemote()) {
+        if (RemoteLauncher *l = m_remote.value(d.host()))
+            return l;
+        *why = tr("%1: the experiment defines no host \"%2\"").arg(device, d.host());
+        return nullptr;
+    }
     const QString cluster = Device::parse(device).cluster();
     if (cluster.isEmpty())
         return m_local.get();
@@ -111,6 +155,13 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
     QStringList out;
     QStringList seen;
     for (const QString &device : devices) {
+        if (const Device d = Device::parse(device); d.isRemote()) {
+            const QString why = unavailable(device);
+            if (!why.isEmpty() && !seen.contains(QStringLiteral("ssh:") + d.host()))
+                out << tr("lanes on host %1 wait: %2").arg(d.host(), why);
+            seen << QStringLiteral("ssh:") + d.host();
+            continue;
+        }
         const QString name = Device::parse(device).cluster();
         if (name.isEmpty() || seen.contains(name))
             continue;
@@ -118,12 +169,7 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
         const ExperimentCluster *c = findCluster(m_clusters, name);
         if (!c)
             continue; // the experiment's validation said so
-        if (c->reach == QLatin1String("ssh") && !isUnder(runsRoot, c->runsRoot))
-            out << tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
-                      "must be the experiment's runs root %3, mounted here at the same path; its lanes' runs will fail")
-                       .arg(name, c->runsRoot, runsRoot);
-        else if (c->reach == QLatin1String("local")
-                 && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
+        if (c->reach == QLatin1String("local") && QStandardPaths::findExecutable(QStringLiteral("sbatch")).isEmpty())
             out << tr("cluster %1 is reached locally, but sbatch is not on PATH: its lanes' runs will fail to submit")
                        .arg(name);
         else if (c->reach == QLatin1String("local") && !c->runsRoot.isEmpty()
@@ -137,6 +183,11 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
 
 void LauncherRouter::prepare(LaunchSpec &spec) const
 {
+    if (const Device d = Device::parse(spec.target); d.isRemote()) {
+        if (const RemoteLauncher *l = m_remote.value(d.host()))
+            l->prepare(spec);
+        return;
+    }
     const QString cluster = Device::parse(spec.target).cluster();
     if (cluster.isEmpty())
         return;
@@ -151,16 +202,6 @@ void LauncherRouter::start(RunId run, const LaunchSpec &spec)
     release(run);
     QString why;
     Launcher *launcher = forDevice(spec.target, &why);
-    const QString cluster = Device::parse(spec.target).cluster();
-    if (launcher && !cluster.isEmpty()) {
-        const ExperimentCluster *c = findCluster(m_clusters, cluster);
-        if (c->reach == QLatin1String("ssh") && !isUnder(spec.runDir, c->runsRoot)) {
-            why = tr("cluster %1 is reached over ssh, but run folders are read and written here: its runs_root %2 "
-                     "must be the experiment's runs root, mounted here at the same path")
-                      .arg(cluster, c->runsRoot);
-            launcher = nullptr;
-        }
-    }
     if (!launcher) {
         Q_EMIT failedToLaunch(run, why);
         return;
@@ -186,7 +227,15 @@ Launcher::AttachResult LauncherRouter::attach(RunId run, const QJsonObject &hand
 {
     release(run);
     Launcher *launcher = m_local.get();
-    if (handle.value(QStringLiteral("kind")).toString() == QLatin1String("slurm")) {
+    if (handle.value(QStringLiteral("kind")).toString() == QLatin1String("remote")) {
+        const QString host = handle.value(QStringLiteral("host")).toString();
+        launcher = m_remote.value(host);
+        if (!launcher) {
+            if (why)
+                *why = tr("it runs on host \"%1\", which the experiment no longer defines").arg(host);
+            return AttachResult::Gone;
+        }
+    } else if (handle.value(QStringLiteral("kind")).toString() == QLatin1String("slurm")) {
         const QString cluster = handle.value(QStringLiteral("cluster")).toString();
         launcher = slurm(cluster);
         if (!launcher) {

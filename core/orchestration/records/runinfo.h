@@ -149,6 +149,7 @@ struct LaneInfo
     QString effectiveDevice; // where runs really go ("cpu" under CPU fallback)
     int slotCount = 1;       // runs at once
     QList<RunId> runs;       // queue order
+    QString waitReason;      // why its runs cannot start now (a host not reached); empty when they can
 };
 
 } // namespace trainyard

@@ -163,7 +163,17 @@ bool RunStore::hasCheckpoint(const QString &name) const
     const QString dir = runDir(name);
     if (dir.isEmpty())
         return false;
-    return !QDir(dir + QStringLiteral("/checkpoints")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty();
+    if (!QDir(dir + QStringLiteral("/checkpoints")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty())
+        return true;
+    // A run on a host keeps its checkpoints there; its mirror lists them.
+    QFile listing;
+    QString error;
+    return openRegularFile(dir + QLatin1Char('/') + remoteCheckpointsFileName(), &listing, &error)
+           && !QJsonDocument::fromJson(listing.read(1 << 20))
+                   .object()
+                   .value(QStringLiteral("files"))
+                   .toArray()
+                   .isEmpty();
 }
 
 bool RunStore::writeStatus(const RunInfo &run, QString *error) const

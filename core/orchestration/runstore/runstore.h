@@ -46,7 +46,11 @@ public:
     // with the folder untouched, a folder that holds results: those are
     // history (archiveRunDir).
     bool clearRunDir(const QString &name) const;
+    // A checkpoint in its checkpoints/, or (a run on a host over ssh, whose
+    // checkpoints stay there) in the list its mirror keeps.
     bool hasCheckpoint(const QString &name) const;
+    // That list's file in a run folder (RemoteMirror writes it).
+    static QString remoteCheckpointsFileName() { return QStringLiteral("remote-checkpoints.json"); }
 
     // A run folder that holds results is history, kept as an attempt
     // (RunAttempts, which says how).

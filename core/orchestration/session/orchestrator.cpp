@@ -1,5 +1,6 @@
 #include "session/orchestrator.h"
 
+#include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "ingest/ingestion.h"
@@ -38,6 +39,9 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     qRegisterMetaType<RunState>("trainyard::RunState");
     qRegisterMetaType<QList<RunId>>("QList<trainyard::RunId>");
     m_supervisor->setWorkerProgram(WorkerProcess::findWorkerProgram());
+    // A host's GPUs, polled over its connection, for the lanes' headers.
+    if (devices)
+        connect(m_launcher.get(), &Launcher::devicesReported, devices, &DeviceInventory::setRemoteDevices);
     // A run leaving the board: its record still exists while the parts
     // that keep per-run state drop theirs.
     connect(m_board.get(), &Board::runDropping, this, [this](RunId id) {
@@ -58,6 +62,7 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     m_ingestion->clear();
     m_dispatcher->reset();
     m_launcher->setClusters(experiment.clusters);
+    setHosts(experiment.hosts);
     m_board->setExperiment(experiment);
     m_sweepWarnings.clear();
     const QMetaObject::Connection heard =
@@ -66,6 +71,12 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     disconnect(heard);
     qCDebug(lcOrchestrator, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
     m_dispatcher->notifyCounts();
+}
+
+void Orchestrator::setHosts(const QList<ExperimentHost> &hosts)
+{
+    m_hosts = hosts;
+    m_launcher->setHosts(hosts);
 }
 
 RunId Orchestrator::restoreRun(const RunInfo &run, int position, QString *error)

@@ -63,6 +63,10 @@ public:
     // sweeps (their placed trials back on their lanes). Runs still active
     // are killed first (synchronously): never an orphan.
     void setExperiment(const Experiment &experiment);
+    // The experiment's hosts (the machines of its "ssh:HOST/..." lanes): the
+    // launcher follows; an edit ("Add host…") replaces them.
+    QList<ExperimentHost> hosts() const { return m_hosts; }
+    void setHosts(const QList<ExperimentHost> &hosts);
     // Puts back a run Board::removeRun took off (`run` as the registry had
     // it then) at `position` of its lane, exactly as it was: an ended run
     // keeps its state, outcome and times, and its curves are read again from
@@ -84,6 +88,7 @@ private:
     MetricStore *m_metrics;
     RunStore *m_store;
     QStringList m_sweepWarnings; // from setExperiment, said by loadHistory
+    QList<ExperimentHost> m_hosts;
     // Declared in the order they depend on each other (destroyed in reverse).
     std::unique_ptr<RunRegistry> m_runs;
     std::unique_ptr<Board> m_board;

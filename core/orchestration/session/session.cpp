@@ -280,6 +280,7 @@ Experiment Session::experiment() const
 {
     Experiment ex = m_orchestrator->board()->toExperiment(m_name, m_runsRoot);
     ex.clusters = m_clusters;
+    ex.hosts = m_orchestrator->hosts();
     ex.sweeps = m_orchestrator->sweeps()->sweeps();
     return ex;
 }

@@ -4,7 +4,7 @@
 #include "slurm/slurmclusterconfig.h"
 
 #include "experiment/experiment.h"
-#include "ingest/runtimedir.h"
+#include "remote/remotehostconfig.h"
 
 #include <QDir>
 
@@ -31,27 +31,13 @@ SlurmClusterConfig SlurmClusterConfig::forCluster(const ExperimentCluster &clust
     c.worker = cluster.worker;
     c.pollMs = cluster.pollSeconds * 1000;
     if (cluster.reach == QLatin1String("ssh")) {
+        c.sshTarget = cluster.sshTarget();
+        c.runsRoot = cluster.runsRoot;
         // BatchMode: never a prompt (a key or an agent, or a ControlMaster
         // the user opened with 2FA); host keys checked, never accepted
         // here; one master connection in the user's 0700 runtime folder
         // carries every later command.
-        QString runtime = userRuntimeDir();
-        if (runtime.isEmpty())
-            runtime = QDir::tempPath();
-        c.sshCommand = {QStringLiteral("ssh"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("BatchMode=yes"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("StrictHostKeyChecking=yes"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ControlMaster=auto"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ControlPath=%1/trainyard-ssh-%C").arg(runtime),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ControlPersist=600"),
-                        QStringLiteral("-o"),
-                        QStringLiteral("ConnectTimeout=20")};
-        c.sshCommand << cluster.sshArguments();
+        c.sshCommand = QStringList{QStringLiteral("ssh")} + RemoteHostConfig::sshOptions() + cluster.sshArguments();
     }
     c.warnSeconds = cluster.warnSeconds;
     return c;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "experiment/sshtarget.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -25,6 +27,11 @@ struct SlurmClusterConfig
     // Non-empty: every Slurm command goes through this ssh command (reach
     // "ssh"): "ssh -o BatchMode=yes ... -- HOST", the destination last.
     QStringList sshCommand;
+    SshTarget sshTarget; // reach "ssh": where sshCommand goes
+    // Reach "ssh": the cluster's runs_root. A run whose folder here is not
+    // under it (no shared filesystem) gets its folder there, made and
+    // mirrored over ssh (RemoteRunFolders).
+    QString runsRoot;
 
     // The settings of `cluster` of the experiment file for any of its lanes;
     // each job names its lane's partition and gres in its LaunchSpec.

@@ -147,6 +147,12 @@ void SlurmProcessRunner::launch(Call call)
 
 SlurmCommandResult SlurmProcessRunner::runNow(const QString &program, const QStringList &args, int timeoutMs)
 {
+    return runNow(program, args, QByteArray(), timeoutMs);
+}
+
+SlurmCommandResult SlurmProcessRunner::runNow(const QString &program, const QStringList &args, const QByteArray &input,
+                                              int timeoutMs)
+{
     QProcess process;
     const auto [executable, arguments] = command(program, args);
     process.start(executable, arguments);
@@ -155,6 +161,8 @@ SlurmCommandResult SlurmProcessRunner::runNow(const QString &program, const QStr
         result.started = false;
         return result;
     }
+    if (!input.isEmpty())
+        process.write(input);
     process.closeWriteChannel();
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();

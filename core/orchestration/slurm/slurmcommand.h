@@ -66,6 +66,9 @@ public:
     void run(const QString &program, const QStringList &args, const QByteArray &input, const QProcessEnvironment &env,
              QObject *context, Done done) override;
     SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) override;
+    // The same with `input` on the command's standard input (a token that
+    // must not be on a command line).
+    SlurmCommandResult runNow(const QString &program, const QStringList &args, const QByteArray &input, int timeoutMs);
 
     // Every command through ssh: `ssh` is the ssh program, its options, "--"
     // and the host (SlurmClusterConfig::sshCommand). The remote

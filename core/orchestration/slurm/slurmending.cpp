@@ -1,10 +1,14 @@
 #include "slurm/slurmending.h"
 
 #include "protocol/exitcode.h"
+#include "runstore/runstore.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <csignal>
 
@@ -93,8 +97,27 @@ QString SlurmEnding::checkpointStamp(const QString &runDir)
         return {};
     const QFileInfoList files = QDir(runDir + QStringLiteral("/checkpoints"))
                                     .entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
-    if (files.isEmpty())
-        return {};
+    if (files.isEmpty()) {
+        // No shared filesystem: the mirror lists the checkpoints there.
+        QFile listing(runDir + QLatin1Char('/') + RunStore::remoteCheckpointsFileName());
+        QString newest;
+        qint64 newestTime = -1;
+        if (listing.open(QIODevice::ReadOnly)) {
+            const QJsonArray list =
+                QJsonDocument::fromJson(listing.read(1 << 20)).object().value(QStringLiteral("files")).toArray();
+            for (const QJsonValue &v : list) {
+                const QJsonObject f = v.toObject();
+                if (f.value(QStringLiteral("mtime")).toInteger() > newestTime) {
+                    newestTime = f.value(QStringLiteral("mtime")).toInteger();
+                    newest = QStringLiteral("%1 %2 %3")
+                                 .arg(f.value(QStringLiteral("name")).toString())
+                                 .arg(f.value(QStringLiteral("size")).toInteger())
+                                 .arg(newestTime);
+                }
+            }
+        }
+        return newest;
+    }
     const QFileInfo &newest = files.constFirst();
     return QStringLiteral("%1 %2 %3")
         .arg(newest.fileName())

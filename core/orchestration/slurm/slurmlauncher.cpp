@@ -1,9 +1,11 @@
 #include "slurm/slurmlauncher.h"
 
 #include "logcategories.h"
+#include "remote/remoterunfolders.h"
 #include "slurm/slurmcommand.h"
 #include "slurm/slurmending.h"
 
+#include <QDir>
 #include <QJsonObject>
 #include <QPointer>
 #include <QTimer>
@@ -30,6 +32,15 @@ SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCo
 {
     m_timer->setInterval(qMax(50, m_cluster.pollMs));
     connect(m_timer, &QTimer::timeout, this, &SlurmLauncher::poll);
+    if (!m_cluster.sshCommand.isEmpty() && !m_cluster.runsRoot.isEmpty()) {
+        RemoteHostConfig files;
+        files.name = m_cluster.name;
+        files.target = m_cluster.sshTarget;
+        files.runsRoot = m_cluster.runsRoot;
+        files.pollMs = qMin(2000, m_cluster.pollMs);
+        files.commandTimeoutMs = m_cluster.commandTimeoutMs;
+        m_folders = new RemoteRunFolders(files, this);
+    }
 }
 
 SlurmLauncher::~SlurmLauncher()
@@ -41,6 +52,11 @@ SlurmLauncher::~SlurmLauncher()
 
 void SlurmLauncher::prepare(LaunchSpec &spec) const
 {
+    // Not under the cluster's runs_root: no shared filesystem, its folder is there.
+    const QString root = QDir::cleanPath(m_cluster.runsRoot);
+    if (m_folders && spec.mirrorDir.isEmpty() && QDir::cleanPath(spec.runDir) != root
+        && !QDir::cleanPath(spec.runDir).startsWith(root + QLatin1Char('/')))
+        m_folders->prepare(spec);
     m_submission.prepare(spec);
 }
 
@@ -54,6 +70,23 @@ void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
         return;
     }
     m_jobs.insert(run, Job());
+    if (!job.mirrorDir.isEmpty()) {
+        // No shared filesystem: the folder is made there first.
+        const quint64 serial = m_jobs[run].serial = ++m_serial;
+        m_folders->make(job, this, [this, run, serial, job](const QString &error) {
+            const auto it = m_jobs.constFind(run);
+            if (it == m_jobs.constEnd() || it->serial != serial)
+                return; // released meanwhile
+            if (!error.isEmpty()) {
+                m_jobs.remove(run);
+                Q_EMIT failedToLaunch(run, error);
+                return;
+            }
+            m_folders->follow(run, job);
+            submit(run, job, QStringLiteral("submitted"));
+        });
+        return;
+    }
     submit(run, job, QStringLiteral("submitted"));
 }
 
@@ -63,7 +96,7 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
     Job &entry = m_jobs[run];
     entry.serial = serial;
     entry.spec = job;
-    entry.checkpointAtSubmit = SlurmEnding::checkpointStamp(job.runDir);
+    entry.checkpointAtSubmit = SlurmEnding::checkpointStamp(job.mirrorDir.isEmpty() ? job.runDir : job.mirrorDir);
 
     const QStringList args = m_submission.arguments(job);
     qCInfo(lcSlurm, "run %d: sbatch %s", run, qUtf8Printable(args.join(QLatin1Char(' '))));
@@ -248,7 +281,7 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     SlurmEnding::Seen seen;
     seen.id = job.id;
     seen.node = job.node;
-    seen.runDir = job.spec.runDir;
+    seen.runDir = job.spec.mirrorDir.isEmpty() ? job.spec.runDir : job.spec.mirrorDir;
     seen.timeLimit = m_cluster.time;
     seen.stopAsked = job.stopAsked;
     seen.sawRunning = job.known && job.phase == SlurmJob::Phase::Running;
@@ -275,9 +308,15 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
            qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
            final.signal, end.exitCode, end.signal);
-    if (!end.why.isEmpty())
-        Q_EMIT endedBecause(run, end.why);
-    Q_EMIT exited(run, end.exitCode, end.signal);
+    const auto report = [this, run, end] {
+        if (!end.why.isEmpty())
+            Q_EMIT endedBecause(run, end.why);
+        Q_EMIT exited(run, end.exitCode, end.signal);
+    };
+    if (m_folders && !job.spec.mirrorDir.isEmpty())
+        m_folders->finish(run, report); // its end is read from the mirror: every byte first
+    else
+        report();
 }
 
 void SlurmLauncher::scancel(const QString &id, const QStringList &options)
@@ -352,6 +391,8 @@ Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handl
     entry.spec = expected; // what a requeue submits again, as for a job started here
     prepare(entry.spec);
     m_jobs.insert(run, entry);
+    if (!entry.spec.mirrorDir.isEmpty())
+        m_folders->follow(run, entry.spec, /*syncFirst=*/true); // what it wrote meanwhile, read next
     qCInfo(lcSlurm, "run %d attached to job %s", run, qUtf8Printable(id));
     // The first poll says pending or running (or how it ended meanwhile).
     schedulePoll();
@@ -394,6 +435,8 @@ QJsonObject SlurmLauncher::handle(RunId run) const
 
 void SlurmLauncher::detach(RunId run)
 {
+    if (m_folders)
+        m_folders->forget(run);
     // A job whose sbatch has not answered is cancelled when it does (see
     // start): it has no handle anyone could attach to.
     if (m_jobs.remove(run))
@@ -404,6 +447,8 @@ void SlurmLauncher::detach(RunId run)
 
 void SlurmLauncher::release(RunId run)
 {
+    if (m_folders)
+        m_folders->forget(run);
     const auto it = m_jobs.find(run);
     if (it == m_jobs.end())
         return;

@@ -16,6 +16,7 @@ class QTimer;
 
 namespace trainyard {
 
+class RemoteRunFolders;
 class SlurmCommandRunner;
 
 // Workers as Slurm batch jobs on one cluster, its commands run here or over
@@ -47,6 +48,10 @@ class SlurmCommandRunner;
 //              and the run's (its name, working directory and user); else
 //              Gone, or NotOurs and never signalled. The run's spec is kept:
 //              an attached job is requeued like one started here.
+//   folders   reach "ssh" and a run whose folder here is not under the
+//              cluster's runs_root (no shared filesystem): its folder is
+//              made there before sbatch and its files mirrored here
+//              (RemoteRunFolders); its end waits for every byte.
 // Job ids are digits only (SlurmJob::isJobId) and go to scancel and
 // scontrol after "--", squeue as --jobs=ID: never read as options.
 // A job cancelled from outside (scancel by the user, an administrator)
@@ -116,7 +121,8 @@ private:
     SlurmClusterConfig m_cluster;
     SlurmSubmission m_submission;
     std::unique_ptr<SlurmCommandRunner> m_runner;
-    SlurmAttachCheck m_attachCheck; // with m_cluster and *m_runner
+    SlurmAttachCheck m_attachCheck;        // with m_cluster and *m_runner
+    RemoteRunFolders *m_folders = nullptr; // reach "ssh" with a runs_root: folders there, mirrored here
     QHash<RunId, Job> m_jobs;
     QTimer *m_timer = nullptr;
     bool m_polling = false;

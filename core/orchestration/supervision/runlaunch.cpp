@@ -24,9 +24,10 @@ RunLaunch::Folder RunLaunch::prepare(RunId id, const StartOptions &options, QStr
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run")), Folder::Refused;
-    // A cluster names its own worker where jobs run (the launcher says when
-    // it has none): a login node needs no local one.
-    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !Device::parse(options.device).isSlurm())
+    // A cluster or a host names its own worker where its runs go (the
+    // launcher says when it has none): a login node needs no local one.
+    const Device device = Device::parse(options.device);
+    if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !device.isSlurm() && !device.isRemote())
         return refuse(error, QStringLiteral(
                                  "trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)")),
                Folder::Refused;

@@ -1,5 +1,6 @@
 #include "supervision/supervisor.h"
 
+#include "devices/device.h"
 #include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
@@ -403,7 +404,8 @@ QSet<qint64> Supervisor::workerPids() const
 {
     QSet<qint64> pids;
     for (const auto &entry : m_supervised) {
-        if (entry.second->info->pid > 0)
+        // This machine's: a host's pids are other processes here.
+        if (entry.second->info->pid > 0 && !Device::parse(entry.second->info->device).isRemote())
             pids.insert(entry.second->info->pid);
     }
     return pids;

@@ -1,0 +1,144 @@
+// RemoteLauncher's poll: one command a tick for the whole host (its GPUs,
+// every run's state and the new bytes of its files), the master checked
+// first and opened again when it was lost. The rest of the class is in
+// remotelauncher.cpp and remoteattach.cpp.
+
+#include "remote/remotelauncher.h"
+
+#include "logcategories.h"
+#include "remote/remotegpus.h"
+#include "remote/sshmaster.h"
+#include "slurm/slurmcommand.h"
+
+namespace trainyard {
+
+using remotescripts::RunReport;
+
+void RemoteLauncher::tick()
+{
+    if (m_polling)
+        return; // one poll at a time, however slow the host
+    m_polling = true;
+    m_master->ensure([this](bool up, bool fresh, const QString &why) {
+        if (!up) {
+            m_polling = false;
+            // Asked again less often while it stays away, at most every 10 s.
+            m_downPolls = qMin(m_downPolls + 1, 5);
+            m_timer.setInterval(qMin(10000, qMax(100, m_config.pollMs) << m_downPolls));
+            Q_EMIT devicesReported(m_config.name, {}, why);
+            return;
+        }
+        if (m_downPolls > 0) {
+            m_downPolls = 0;
+            m_timer.setInterval(qMax(100, m_config.pollMs));
+        }
+        // A new master (fresh): the forward goes on it after the files are read.
+        verifyUnverified();
+        QList<RunId> ids;
+        QList<quint64> serials;
+        QList<remotescripts::PollRun> runs;
+        for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
+            if (!it->live || !it->verified)
+                continue;
+            ids << it.key();
+            serials << it->serial;
+            runs << it->pollRun(false);
+        }
+        m_master->run(remotescripts::poll(true, m_config.maxBytesPerPoll, runs), {}, this,
+                      [this, ids, serials, fresh](const SlurmCommandResult &r) {
+                          m_polling = false;
+                          if (!r.ok()) {
+                              // The connection may have dropped: the next tick asks the master.
+                              qCWarning(lcRemote, "host %s: the poll failed: %s", qUtf8Printable(m_config.name),
+                                        qUtf8Printable(r.message(QStringLiteral("ssh"))));
+                              return;
+                          }
+                          polled(ids, serials, fresh, r.out);
+                      });
+    });
+}
+
+void RemoteLauncher::polled(const QList<RunId> &ids, const QList<quint64> &serials, bool fresh, const QByteArray &out)
+{
+    const remotescripts::PollReport report = remotescripts::parsePoll(out, int(ids.size()));
+    if (!report.complete) {
+        qCWarning(lcRemote, "host %s: the poll's answer was cut short (%lld bytes)", qUtf8Printable(m_config.name),
+                  static_cast<long long>(out.size()));
+        return;
+    }
+    if (report.gpusAsked) {
+        QSet<qint64> ours;
+        for (const Run &r : std::as_const(m_runs))
+            ours.insert(r.pid);
+        if (report.gpuStatus == 0)
+            Q_EMIT devicesReported(m_config.name,
+                                   remotegpus::parse(m_config.name, report.gpuRows, report.appRows, ours), QString());
+        else
+            Q_EMIT devicesReported(
+                m_config.name, {},
+                tr("nvidia-smi on host %1 said: %2").arg(m_config.name, QString::fromUtf8(report.gpuRows.trimmed())));
+    }
+    bool again = false;
+    for (int i = 0; i < ids.size(); ++i) {
+        const auto it = m_runs.find(ids.at(i));
+        if (it == m_runs.end() || it->serial != serials.at(i))
+            continue; // ended, released or started again meanwhile
+        again = applyReport(ids.at(i), *it, report.runs.at(i)) || again;
+    }
+    // The runs' files are up to date: a worker that reconnects now finds
+    // every line it wrote while the connection was down.
+    if (fresh)
+        m_master->ensureForward({});
+    if (again)
+        pollSoon();
+}
+
+bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
+{
+    QString warning;
+    const bool behind = r.mirrorReport(m_config.name, report, &warning);
+    if (!warning.isEmpty())
+        qCWarning(lcRemote, "run %d: %s", run, qUtf8Printable(warning));
+    switch (report.state) {
+    case RunReport::State::Alive:
+        r.endingPolls = 0;
+        return behind;
+    case RunReport::State::Ending:
+        // Its waiting sh writes the status in a moment; a sh that never
+        // does (killed too) is taken for gone after ten polls.
+        if (++r.endingPolls <= 10)
+            return true;
+        break;
+    case RunReport::State::Exited:
+    case RunReport::State::Gone:
+        break;
+    }
+    if (behind)
+        return true; // every byte first: its end is read from the mirror
+    finish(run, report);
+    return false;
+}
+
+void RemoteLauncher::finish(RunId run, const RunReport &report)
+{
+    const Run r = m_runs.take(run);
+    int code = -1;
+    int signal = 0;
+    if (report.state == RunReport::State::Exited && report.status >= 0) {
+        if (report.status > 128)
+            signal = report.status - 128;
+        else
+            code = report.status;
+    }
+    qCInfo(lcRemote, "run %d on host %s ended: status %d (exit %d, signal %d)", run, qUtf8Printable(m_config.name),
+           report.status, code, signal);
+    // A full disk there leaves a worker without its files: said plainly.
+    if (code != 0 && report.freeKiB >= 0 && report.freeKiB < 16)
+        Q_EMIT endedBecause(run, tr("the disk of host %1 is full: %2 has %3 KiB free (df); the worker could not "
+                                    "write its files there")
+                                     .arg(m_config.name, r.spec.runDir)
+                                     .arg(report.freeKiB));
+    Q_EMIT exited(run, code, signal);
+}
+
+} // namespace trainyard

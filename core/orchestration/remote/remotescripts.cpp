@@ -1,0 +1,341 @@
+#include "remote/remotescripts.h"
+
+#include "slurm/slurmjob.h"
+
+#include <QRegularExpression>
+
+namespace trainyard::remotescripts {
+
+namespace {
+
+// Every script starts as `sh -c SCRIPT sh ARGS...`: $0 is "sh", the values
+// are $1, $2, ...
+Command script(const char *text, const QStringList &args)
+{
+    return Command{QStringLiteral("sh"),
+                   QStringList{QStringLiteral("-c"), QString::fromLatin1(text), QStringLiteral("sh")} + args};
+}
+
+// The start time of process $1 in clock ticks (/proc/PID/stat field 22,
+// counted after the ")" that ends its name, which may hold spaces); empty
+// when there is none.
+#define TICKS_OF                                                                                                       \
+    "ticks_of() { s=$(cat \"/proc/$1/stat\" 2>/dev/null) || return 0; s=${s##*) }; set -- $s; echo \"${20}\"; }\n"
+
+const char kPrepare[] = R"sh(umask 077
+root=$1 dir=$2 resume=$3
+mkdir -p -- "$root/.trainyard" || exit 1
+if [ -L "$dir" ]; then echo "$dir is a link; Trainyard does not follow links in run folders" >&2; exit 1; fi
+if [ "$resume" = 0 ] && [ -d "$dir" ] && [ -n "$(ls -A -- "$dir")" ]; then
+  n=1
+  while [ -e "$dir.attempt-$n" ]; do n=$((n + 1)); done
+  mv -- "$dir" "$dir.attempt-$n" || exit 1
+  echo "kept $dir.attempt-$n"
+fi
+mkdir -p -- "$dir" || exit 1
+rm -f -- "$dir/.trainyard-exit" "$dir/.trainyard-pid"
+cat >"$dir/spec.json.tmp" && mv -f -- "$dir/spec.json.tmp" "$dir/spec.json" || exit 1
+echo prepared
+)sh";
+
+const char kWriteFile[] = R"sh(umask 077
+cat >"$1/$2.tmp" && mv -f -- "$1/$2.tmp" "$1/$2"
+)sh";
+
+// The waiting sh is the worker's parent: it records the wait status, which
+// is how a worker killed or crashed there says so.
+const char kLaunch[] = TICKS_OF R"sh(dir=$1 cwd=$2
+shift 2
+eval "$(cat)" || exit 96
+if ! command -v -- "$1" >/dev/null 2>&1; then echo "$1: no such program on this host" >&2; exit 127; fi
+cd -- "$cwd" || exit 98
+setsid sh -c 'd=$1; shift
+"$@" >>"$d/worker.log" 2>&1 </dev/null &
+echo $! >"$d/.trainyard-pid.tmp" && mv -f -- "$d/.trainyard-pid.tmp" "$d/.trainyard-pid"
+wait $!
+echo $? >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" "$@" </dev/null >/dev/null 2>&1 &
+w=$!
+i=0
+while [ ! -s "$dir/.trainyard-pid" ]; do
+  i=$((i + 1))
+  if [ $i -gt 200 ]; then echo "the worker did not start (no space left in $dir?)" >&2; exit 99; fi
+  sleep 0.05 2>/dev/null || sleep 1
+done
+pid=$(cat "$dir/.trainyard-pid")
+t=$(ticks_of "$pid")
+if [ -z "$t" ]; then
+  sleep 0.2
+  echo "the worker ended at once (status $(cat "$dir/.trainyard-exit" 2>/dev/null)): $(tail -n 3 -- "$dir/worker.log" 2>/dev/null)" >&2
+  exit 95
+fi
+echo "started $pid $t $w"
+)sh";
+
+const char kVerify[] = TICKS_OF R"sh(pid=$1 ticks=$2 dir=$3 program=$4 sig=$5
+IFS= read -r tok || true
+t=$(ticks_of "$pid")
+if [ -z "$t" ] || [ "$t" != "$ticks" ]; then echo "gone pid $pid has ended (or is another process now)"; exit 0; fi
+owner=$(stat -c %u "/proc/$pid")
+if [ "$owner" != "$(id -u)" ]; then echo "notours pid $pid is another user's process (uid $owner), not this run's"; exit 0; fi
+hasenv() { tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF -- "$1"; }
+if [ -z "$program" ]; then
+  if ! hasenv "TRAINYARD_RUN_DIR=$dir"; then echo "notours pid $pid is not this run's program (its TRAINYARD_RUN_DIR is not $dir)"; exit 0; fi
+else
+  real=$(readlink "/proc/$pid/exe")
+  want=$(readlink -f -- "$program")
+  if [ "$real" != "$want" ] && [ "$real" != "$want (deleted)" ]; then echo "notours pid $pid runs ${real:-an unknown program}, not this run's worker $program"; exit 0; fi
+  if ! tr '\0' '\n' <"/proc/$pid/cmdline" | { p=; while IFS= read -r a; do if [ "$p" = --run-dir ] && [ "$a" = "$dir" ]; then exit 0; fi; p=$a; done; exit 1; }; then
+    echo "notours pid $pid is a worker, but not this run's (its --run-dir is not $dir)"; exit 0
+  fi
+fi
+if [ -z "$tok" ] || ! hasenv "TRAINYARD_TOKEN=$tok"; then echo "notours pid $pid was not started with this run's token"; exit 0; fi
+if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo signalled; else echo ours; fi
+)sh";
+
+// Sections: "G STATUS BYTES" and "A STATUS BYTES" (nvidia-smi), per run
+// "R I STATE STATUS", "M I SIZE BYTES", "L I SIZE BYTES", "C I BYTES",
+// "D I KIB", each BYTES followed by that many bytes; "E" at the end.
+const char kPoll[] = TICKS_OF R"sh(LC_ALL=C
+export LC_ALL
+gpus=$1 max=$2
+shift 2
+if [ "$gpus" = 1 ]; then
+  g=$(nvidia-smi --query-gpu=index,name,utilization.gpu,memory.used,memory.total,temperature.gpu,uuid --format=csv,noheader,nounits 2>&1)
+  echo "G $? ${#g}"
+  printf '%s' "$g"
+  a=$(nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,noheader,nounits 2>&1)
+  echo "A $? ${#a}"
+  printf '%s' "$a"
+fi
+tailof() {
+  size=$(stat -c %s -- "$1" 2>/dev/null) || size=-1
+  if [ "$size" -lt 0 ] || [ "$size" -lt "$2" ]; then echo "$3 $i $size 0"; return; fi
+  n=$((size - $2))
+  if [ "$n" -gt "$max" ]; then n=$max; fi
+  echo "$3 $i $size $n"
+  if [ "$n" -gt 0 ]; then tail -c +$(($2 + 1)) -- "$1" | head -c "$n"; fi
+}
+i=0
+while [ $# -ge 7 ]; do
+  d=$1 pid=$2 ticks=$3 w=$4 mo=$5 lo=$6 list=$7
+  shift 7
+  status=-1
+  if [ "$pid" != 0 ] && [ "$(ticks_of "$pid")" = "$ticks" ]; then st=alive
+  elif [ -f "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
+  elif [ "$w" != 0 ] && [ -n "$(ticks_of "$w")" ]; then st=ending
+  else st=gone; fi
+  echo "R $i $st $status"
+  tailof "$d/metrics.jsonl" "$mo" M
+  tailof "$d/worker.log" "$lo" L
+  if [ "$st" != alive ] && [ "$st" != ending ] || [ "$list" = 1 ]; then
+    c=$(for f in "$d"/checkpoints/*; do if [ -f "$f" ]; then printf '%s %s\n' "${f##*/}" "$(stat -c '%s %Y' -- "$f")"; fi; done)
+    echo "C $i ${#c}"
+    printf '%s' "$c"
+  fi
+  if [ "$st" = exited ] || [ "$st" = gone ]; then
+    echo "D $i $(df -Pk -- "$d" 2>/dev/null | awk 'NR == 2 { print $4 }')"
+  fi
+  i=$((i + 1))
+done
+echo E
+)sh";
+
+const char kReadySocket[] = R"sh(umask 077
+mkdir -p -- "$1/.trainyard" || exit 1
+chmod 700 -- "$1/.trainyard" || exit 1
+if [ -S "$2" ]; then rm -f -- "$2" || exit 1; fi
+if [ -e "$2" ]; then echo "$2 exists and is not a socket" >&2; exit 1; fi
+if ! [ -w "$1" ]; then echo "$1 is not writable" >&2; exit 1; fi
+echo ready
+)sh";
+
+const char kHostCheck[] = R"sh(root=$1 worker=$2
+if [ -f "$worker" ] && [ -x "$worker" ]; then
+  if v=$("$worker" --version 2>&1 </dev/null); then echo "worker ok $(printf '%s' "$v" | head -n 1)"
+  else echo "worker fails $(printf '%s' "$v" | tail -n 2 | tr '\n' ' ')"; fi
+else
+  echo "worker missing"
+fi
+if mkdir -p -- "$root" 2>/dev/null && [ -w "$root" ]; then echo "root ok"; else echo "root notwritable"; fi
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi --query-gpu=index,name,utilization.gpu,memory.used,memory.total,temperature.gpu,uuid --format=csv,noheader,nounits 2>/dev/null | sed 's/^/gpu /'
+  echo "gpus listed"
+else
+  echo "gpus none"
+fi
+)sh";
+
+const char kDataCheck[] = R"sh(umask 077
+root=$1 worker=$2
+mkdir -p -- "$root/.trainyard" || exit 1
+f="$root/.trainyard/check-$$.json"
+cat >"$f" || exit 1
+"$worker" --check --spec "$f" </dev/null
+st=$?
+rm -f -- "$f"
+exit $st
+)sh";
+
+#undef TICKS_OF
+
+} // namespace
+
+Command prepare(const QString &root, const QString &dir, bool resume)
+{
+    return script(kPrepare, {root, dir, resume ? QStringLiteral("1") : QStringLiteral("0")});
+}
+
+Command writeFile(const QString &dir, const QString &name)
+{
+    return script(kWriteFile, {dir, name});
+}
+
+Command launch(const QString &dir, const QString &cwd, const QStringList &argv)
+{
+    return script(kLaunch, QStringList{dir, cwd} + argv);
+}
+
+QByteArray environmentText(const QList<std::pair<QString, QString>> &env)
+{
+    // Names are Trainyard's or a spec's (checked as identifiers at load, and
+    // here again: anything else is left out); the value is single-quoted:
+    // never read as shell text.
+    static const QRegularExpression identifier(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
+    QByteArray text;
+    for (const auto &[name, value] : env) {
+        if (identifier.match(name).hasMatch() && !value.contains(QChar(0)))
+            text += "export " + name.toUtf8() + '=' + SlurmJob::shellQuote(value).toUtf8() + '\n';
+    }
+    return text;
+}
+
+Command verify(qint64 pid, qint64 ticks, const QString &dir, const QString &program, const QString &signal)
+{
+    return script(kVerify, {QString::number(pid), QString::number(ticks), dir, program, signal});
+}
+
+Command readySocket(const QString &root, const QString &socket)
+{
+    return script(kReadySocket, {root, socket});
+}
+
+Command poll(bool gpus, qint64 maxBytes, const QList<PollRun> &runs)
+{
+    QStringList args{gpus ? QStringLiteral("1") : QStringLiteral("0"), QString::number(maxBytes)};
+    for (const PollRun &r : runs)
+        args << r.dir << QString::number(r.pid) << QString::number(r.ticks) << QString::number(r.wrapper)
+             << QString::number(r.metricsOffset) << QString::number(r.logOffset)
+             << (r.listCheckpoints ? QStringLiteral("1") : QStringLiteral("0"));
+    return script(kPoll, args);
+}
+
+Command hostCheck(const QString &root, const QString &worker)
+{
+    return script(kHostCheck, {root, worker});
+}
+
+Command dataCheck(const QString &root, const QString &worker)
+{
+    return script(kDataCheck, {root, worker});
+}
+
+QStringList gpuQueryFields()
+{
+    return {QStringLiteral("index"),       QStringLiteral("name"),         QStringLiteral("utilization.gpu"),
+            QStringLiteral("memory.used"), QStringLiteral("memory.total"), QStringLiteral("temperature.gpu"),
+            QStringLiteral("uuid")};
+}
+
+namespace {
+
+// A cursor over the poll's output: header lines and byte blocks.
+class Reader
+{
+public:
+    explicit Reader(const QByteArray &out)
+        : m_out(out)
+    {
+    }
+    bool line(QList<QByteArray> *words)
+    {
+        const qsizetype end = m_out.indexOf('\n', m_at);
+        if (end < 0)
+            return false;
+        *words = m_out.mid(m_at, end - m_at).split(' ');
+        m_at = end + 1;
+        return true;
+    }
+    bool bytes(qint64 n, QByteArray *into)
+    {
+        if (n < 0 || m_at + n > m_out.size())
+            return false;
+        *into = m_out.mid(m_at, n);
+        m_at += n;
+        return true;
+    }
+
+private:
+    const QByteArray &m_out;
+    qsizetype m_at = 0;
+};
+
+} // namespace
+
+PollReport parsePoll(const QByteArray &out, int runCount)
+{
+    PollReport report;
+    QList<RunReport> runs(runCount);
+    Reader reader(out);
+    QList<QByteArray> w;
+    bool ok = true;
+    while (ok && reader.line(&w)) {
+        const QByteArray tag = w.value(0);
+        const int index = w.value(1).toInt(&ok);
+        if (tag == "E") {
+            report.complete = true;
+            break;
+        }
+        if (tag == "G" || tag == "A") {
+            report.gpusAsked = true;
+            QByteArray *rows = tag == "G" ? &report.gpuRows : &report.appRows;
+            if (tag == "G")
+                report.gpuStatus = w.value(1).toInt();
+            ok = w.size() == 3 && reader.bytes(w.value(2).toLongLong(), rows);
+            continue;
+        }
+        if (!ok || index < 0 || index >= runCount)
+            break;
+        RunReport &r = runs[index];
+        if (tag == "R" && w.size() == 4) {
+            const QByteArray st = w.value(2);
+            r.state = st == "alive"    ? RunReport::State::Alive
+                      : st == "ending" ? RunReport::State::Ending
+                      : st == "exited" ? RunReport::State::Exited
+                                       : RunReport::State::Gone;
+            r.status = w.value(3).toInt();
+        } else if ((tag == "M" || tag == "L") && w.size() == 4) {
+            const qint64 size = w.value(2).toLongLong();
+            ok = reader.bytes(w.value(3).toLongLong(), tag == "M" ? &r.metrics : &r.log);
+            (tag == "M" ? r.metricsSize : r.logSize) = size;
+        } else if (tag == "C" && w.size() == 3) {
+            QByteArray listing;
+            ok = reader.bytes(w.value(2).toLongLong(), &listing);
+            r.checkpointsListed = true;
+            for (const QByteArray &l : listing.split('\n'))
+                if (!l.isEmpty())
+                    r.checkpoints << QString::fromUtf8(l);
+        } else if (tag == "D") {
+            bool number = false;
+            const qint64 kib = w.value(2).toLongLong(&number);
+            r.freeKiB = number ? kib : -1;
+        } else {
+            ok = false;
+        }
+    }
+    if (report.complete)
+        report.runs = runs;
+    return report;
+}
+
+} // namespace trainyard::remotescripts

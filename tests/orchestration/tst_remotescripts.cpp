@@ -1,0 +1,227 @@
+// The scripts Trainyard sends to a host (core/orchestration/remote/
+// remotescripts.cpp) run here under /bin/sh exactly as the remote shell
+// gets them (each word single-quoted, as SlurmProcessRunner quotes them
+// for ssh): hostile folder names stay values, a fresh start keeps an
+// earlier folder, the launch detaches and records the exit status, verify
+// refuses another process and signals the run's only, the poll's framed
+// answer is read back byte for byte, nvidia-smi's rows are parsed. No
+// sshd needed: this runs everywhere.
+
+#include "remote/remotegpus.h"
+#include "remote/remotemirror.h"
+#include "remote/remotescripts.h"
+#include "slurm/slurmjob.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace trainyard;
+namespace rs = trainyard::remotescripts;
+
+namespace {
+
+struct Ran
+{
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+// As the remote shell runs it: one command line, every word quoted.
+Ran runHere(const rs::Command &command, const QByteArray &input = {}, const QString &cwd = {})
+{
+    QStringList words{SlurmJob::shellQuote(command.program)};
+    for (const QString &a : command.arguments)
+        words << SlurmJob::shellQuote(a);
+    QProcess p;
+    if (!cwd.isEmpty())
+        p.setWorkingDirectory(cwd);
+    p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), words.join(QLatin1Char(' '))});
+    p.write(input);
+    p.closeWriteChannel();
+    p.waitForFinished(20000);
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestRemoteScripts : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void hostileNamesStayValues()
+    {
+        QTemporaryDir tmp;
+        const QString root = tmp.filePath(QStringLiteral("root $(touch pwned) `id`"));
+        const QString dir = root + QStringLiteral("/-rf ' \"; touch pwned2");
+        const Ran r = runHere(rs::prepare(root, dir, false), QByteArrayLiteral("{\"name\":\"x\"}"), tmp.path());
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out.trimmed(), QByteArray("prepared"));
+        QCOMPARE(readFile(dir + QStringLiteral("/spec.json")), QByteArray("{\"name\":\"x\"}"));
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("pwned"))));
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("pwned2"))));
+        QVERIFY(QFileInfo(root + QStringLiteral("/.trainyard")).isDir());
+    }
+
+    void freshStartKeepsTheEarlierFolder()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        QVERIFY(runHere(rs::prepare(tmp.path(), dir, false), "1").exitCode == 0);
+        QFile result(dir + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(result.open(QIODevice::WriteOnly));
+        result.write("{\"type\":\"metric\"}\n");
+        result.close();
+        const Ran again = runHere(rs::prepare(tmp.path(), dir, false), "2");
+        QVERIFY2(again.out.contains("kept " + dir.toUtf8() + ".attempt-1"), again.out.constData());
+        QCOMPARE(readFile(dir + QStringLiteral(".attempt-1/metrics.jsonl")), QByteArray("{\"type\":\"metric\"}\n"));
+        QVERIFY(!QFile::exists(dir + QStringLiteral("/metrics.jsonl")));
+        // A resume keeps it where it is.
+        QVERIFY(runHere(rs::prepare(tmp.path(), dir, true), "3").out.contains("prepared"));
+        QVERIFY(!QFile::exists(dir + QStringLiteral(".attempt-2")));
+        // A link in the folder's place is refused, never followed.
+        QVERIFY(QFile::link(tmp.path(), tmp.filePath(QStringLiteral("linked"))));
+        const Ran link = runHere(rs::prepare(tmp.path(), tmp.filePath(QStringLiteral("linked")), false), "4");
+        QVERIFY(link.exitCode != 0);
+        QVERIFY(link.err.contains("is a link"));
+    }
+
+    // Detached, its exit status recorded; verify knows it by start time,
+    // token and folder, and refuses a process without the token.
+    void launchVerifyAndPoll()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("r"));
+        QVERIFY(runHere(rs::prepare(tmp.path(), dir, false), "{}").exitCode == 0);
+        const QByteArray env = rs::environmentText({{QStringLiteral("TRAINYARD_TOKEN"), QStringLiteral("tok'en")},
+                                                    {QStringLiteral("TRAINYARD_RUN_DIR"), dir},
+                                                    {QStringLiteral("BAD NAME"), QStringLiteral("x")}});
+        QVERIFY(!env.contains("BAD NAME"));
+        // A "program run": sh printing a line to metrics.jsonl, then sleeping.
+        const QString script =
+            QStringLiteral("echo '{\"type\":\"metric\",\"step\":1}' >> \"$TRAINYARD_RUN_DIR/metrics.jsonl\"; "
+                           "echo hello; exec sleep 30");
+        const Ran launched =
+            runHere(rs::launch(dir, dir, {QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}), env);
+        QCOMPARE(launched.exitCode, 0);
+        const QList<QByteArray> w = launched.out.trimmed().split(' ');
+        QCOMPARE(w.value(0), QByteArray("started"));
+        const qint64 pid = w.value(1).toLongLong();
+        const qint64 ticks = w.value(2).toLongLong();
+        const qint64 wrapper = w.value(3).toLongLong();
+        QVERIFY(pid > 0 && ticks > 0 && wrapper > 0);
+        QTRY_VERIFY(readFile(dir + QStringLiteral("/worker.log")).contains("hello"));
+
+        // Not its token, not its start time: never signalled.
+        QVERIFY(runHere(rs::verify(pid, ticks, dir, QString(), QStringLiteral("KILL")), "other\n")
+                    .out.startsWith("notours pid"));
+        QVERIFY(runHere(rs::verify(pid, ticks + 1, dir, QString(), QStringLiteral("KILL")), "tok'en\n")
+                    .out.startsWith("gone pid"));
+        // As a worker it is not this run's (its executable is sh).
+        QVERIFY(runHere(rs::verify(pid, ticks, dir, QStringLiteral("/bin/false"), QString()), "tok'en\n")
+                    .out.startsWith("notours"));
+        QCOMPARE(::kill(pid_t(pid), 0), 0);
+        QCOMPARE(runHere(rs::verify(pid, ticks, dir, QString(), QString()), "tok'en\n").out.trimmed(),
+                 QByteArray("ours"));
+
+        // The poll: alive, the file's bytes from offset 0, framed.
+        rs::PollRun run{dir, pid, ticks, wrapper, 0, 0, true};
+        rs::PollReport report = rs::parsePoll(runHere(rs::poll(false, 1 << 20, {run})).out, 1);
+        QVERIFY(report.complete);
+        QCOMPARE(report.runs.first().state, rs::RunReport::State::Alive);
+        QCOMPARE(report.runs.first().metrics, QByteArray("{\"type\":\"metric\",\"step\":1}\n"));
+        QCOMPARE(report.runs.first().metricsSize, qint64(report.runs.first().metrics.size()));
+        // From an offset, at most maxBytes a poll.
+        run.metricsOffset = 8;
+        report = rs::parsePoll(runHere(rs::poll(false, 8, {run})).out, 1);
+        QCOMPARE(report.runs.first().metrics, QByteArray("\"metric\""));
+
+        // Signalled only once verified; the waiting sh records 128+9.
+        QCOMPARE(runHere(rs::verify(pid, ticks, dir, QString(), QStringLiteral("KILL")), "tok'en\n").out.trimmed(),
+                 QByteArray("signalled"));
+        QTRY_VERIFY(QFile::exists(dir + QStringLiteral("/.trainyard-exit")));
+        report = rs::parsePoll(runHere(rs::poll(false, 1 << 20, {run})).out, 1);
+        QCOMPARE(report.runs.first().state, rs::RunReport::State::Exited);
+        QCOMPARE(report.runs.first().status, 128 + SIGKILL);
+        QVERIFY(report.runs.first().freeKiB > 0);
+    }
+
+    void pollAnswerCutShortIsNotTrusted()
+    {
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 100 100\nabc", 1).complete, false);
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 5 5\nabcE\n", 1).complete, false); // the end marker was bytes
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 3 3\nabcL 0 0 0\nE\n", 1).complete, true);
+        QCOMPARE(rs::parsePoll("R 7 alive -1\nE\n", 1).complete, false); // no such run
+    }
+
+    void readySocketRemovesOnlyASocket()
+    {
+        QTemporaryDir tmp;
+        const QString socket = tmp.filePath(QStringLiteral(".trainyard/x.sock"));
+        QVERIFY(runHere(rs::readySocket(tmp.path(), socket)).out.contains("ready"));
+        QCOMPARE(QFileInfo(tmp.filePath(QStringLiteral(".trainyard"))).permissions() & 0x0077, 0);
+        QFile plain(socket);
+        QVERIFY(plain.open(QIODevice::WriteOnly));
+        plain.close();
+        const Ran r = runHere(rs::readySocket(tmp.path(), socket));
+        QVERIFY(r.exitCode != 0);
+        QVERIFY(r.err.contains("is not a socket"));
+        QVERIFY(QFile::exists(socket)); // left alone
+    }
+
+    void nvidiaSmiRows()
+    {
+        int skipped = 0;
+        const QList<DeviceInfo> gpus = remotegpus::parse(
+            QStringLiteral("lab"),
+            "0, NVIDIA A100-SXM4-80GB, 93, 40000, 81920, 61, GPU-a\n"
+            "1, Tesla V100, with a comma, [N/A], 5, 16384, [N/A], GPU-b\n"
+            "garbage\n",
+            "GPU-a, 1234, 39000, python\nGPU-b, 99, 100, /usr/bin/other app\nGPU-x, 5, 1, ghost\n", {1234}, &skipped);
+        QCOMPARE(gpus.size(), 2);
+        QCOMPARE(gpus.at(0).id, QStringLiteral("ssh:lab/cuda:0"));
+        QCOMPARE(gpus.at(0).utilization, 93);
+        QCOMPARE(gpus.at(0).memoryUsed, qint64(40000) * 1024 * 1024);
+        QCOMPARE(gpus.at(0).temperature, 61);
+        QVERIFY(!gpus.at(0).busyWithOthers()); // its process is ours
+        QCOMPARE(gpus.at(1).name, QStringLiteral("Tesla V100, with a comma"));
+        QCOMPARE(gpus.at(1).utilization, -1);
+        QCOMPARE(gpus.at(1).temperature, -1);
+        QVERIFY(gpus.at(1).busyWithOthers());
+        QCOMPARE(skipped, 2); // the garbage row, the process of no listed GPU
+    }
+
+    void mirrorAppendsAndRefusesLinks()
+    {
+        QTemporaryDir tmp;
+        RemoteMirror mirror(tmp.path());
+        QString error;
+        QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 4, "abcd", &error));
+        QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 6, "ef", &error));
+        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl"))), QByteArray("abcdef"));
+        QCOMPARE(mirror.offset(RemoteMirror::File::Metrics), qint64(6));
+        // The host's file is shorter (made again there): the copy starts over.
+        QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 2, {}, &error));
+        QCOMPARE(mirror.offset(RemoteMirror::File::Metrics), qint64(0));
+        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl"))), QByteArray());
+        // A link where worker.log goes: refused, its target untouched.
+        QVERIFY(QFile::link(tmp.filePath(QStringLiteral("elsewhere")), tmp.filePath(QStringLiteral("worker.log"))));
+        QVERIFY(!mirror.apply(RemoteMirror::File::Log, 3, "xyz", &error));
+        QVERIFY2(error.contains(QStringLiteral("link")), qPrintable(error));
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("elsewhere"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteScripts)
+#include "tst_remotescripts.moc"
