@@ -212,6 +212,12 @@ RunSpec RunSpec::load(const std::string &path)
         run.modelParams[p.name] = file;
         run.resolved["model"][p.name] = file;
     }
+    // So is train.init_from.
+    if (const auto slash = path.rfind('/');
+        !run.initFrom.empty() && run.initFrom[0] != '/' && slash != std::string::npos) {
+        run.initFrom = path.substr(0, slash + 1) + run.initFrom;
+        run.resolved["train"]["init_from"] = run.initFrom;
+    }
     return run;
 }
 
@@ -326,6 +332,7 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     run.seed = train["seed"].get<std::uint64_t>();
     run.amp = train["amp"].get<std::string>();
     run.channelsLast = train["channels_last"].get<bool>();
+    run.initFrom = train["init_from"].get<std::string>();
     run.evalEveryEpochs = eval["every_epochs"].get<std::int64_t>();
     run.evalSplit = eval["split"].get<std::string>();
     run.evalBatchSize = eval["batch_size"].get<std::int64_t>();
