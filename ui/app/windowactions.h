@@ -36,6 +36,7 @@ public:
     QAction *saveAction() const { return m_saveAction; }
     QAction *addLaneAction() const { return m_addLaneAction; }
     QAction *fallbackAction() const { return m_fallbackAction; }
+    QAction *runAfterAction() const { return m_runAfterAction; }
 
 private:
     MainWindow *m_window;
@@ -63,6 +64,7 @@ private:
     QAction *m_duplicateAction = nullptr;
     QAction *m_removeAction = nullptr;
     QAction *m_editAction = nullptr;
+    QAction *m_runAfterAction = nullptr;
     QAction *m_folderAction = nullptr;
     QAction *m_logAction = nullptr;
     QAction *m_detailsAction = nullptr;

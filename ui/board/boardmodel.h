@@ -46,6 +46,7 @@ public:
         LaneIndexRole,           ///< int
         SlotAdviceRole,          ///< lane: remembered slot probe for its first queued run's model ("" if none)
         SweepRole,               ///< run: the sweep it is a trial of ("" if none)
+        RoundsRole,              ///< lane: which round its rounds are at ("fed · round 3 of 5"; "" if none)
     };
 
     /// Called before a run from the palette is queued; may edit the spec and

@@ -58,6 +58,9 @@ QString CardText::toolTip(const RunInfo &run)
     QString text = run.message.isEmpty()
                        ? QStringLiteral("%1 (%2)").arg(run.name, runStateName(run.state))
                        : QStringLiteral("%1 (%2): %3").arg(run.name, runStateName(run.state), run.message);
+    if (!run.after.isEmpty()) {
+        text += QLatin1Char('\n') + tr("runs after %1").arg(run.after.join(QStringLiteral(", ")));
+    }
     // The hyperparameters its spec sets (the defaults are in its details),
     // in the runs table's order; a long spec is cut, not the window.
     constexpr int kMaxLines = 14;

@@ -54,7 +54,7 @@ QString stepText(std::int64_t step)
 // one table (protocol::exitMeaning), or the signal that ended it.
 QString exitText(const RunInfo &run)
 {
-    if (run.state == RunState::Queued) {
+    if (run.state == RunState::Queued || run.state == RunState::Waiting) {
         return QObject::tr("not started");
     }
     if (isActive(run.state)) {
@@ -150,6 +150,7 @@ QWidget *RunDetailsDialog::createOverview()
     m_ended = addRow(form, tr("Ended"), QStringLiteral("ended"));
     m_duration = addRow(form, tr("Duration"), QStringLiteral("duration"));
     m_progress = addRow(form, tr("Progress"), QStringLiteral("progress"));
+    m_after = addRow(form, tr("Runs after"), QStringLiteral("after"));
 
     auto *folderRow = new QHBoxLayout;
     m_folder = new QLabel(this);
@@ -304,6 +305,11 @@ void RunDetailsDialog::showOverview()
     }
     m_progress->setText(progress);
     m_folder->setText(info.runDir.isEmpty() ? QStringLiteral("—") : info.runDir);
+    QString after = info.after.isEmpty() ? QStringLiteral("—") : info.after.join(QStringLiteral(", "));
+    if (info.round > 0) {
+        after += tr(" (round %1 of %2 of %3)").arg(info.round).arg(info.roundCount).arg(info.rounds);
+    }
+    m_after->setText(after);
 
     m_metrics->clear();
     m_metrics->addTopLevelItem(metricItem(QStringLiteral("loss"), numberText(info.loss), stepText(info.step)));
@@ -316,7 +322,7 @@ void RunDetailsDialog::showOverview()
     }
 
     // The token travels in the worker's environment, never on its command line.
-    m_commandLabel->setText(info.state == RunState::Queued
+    m_commandLabel->setText(info.state == RunState::Queued || info.state == RunState::Waiting
                                 ? tr("Worker command line it would start with now (its token goes in its environment)")
                                 : tr("Worker command line it started with (its token went in its environment)"));
     const QString command = commandText();

@@ -118,6 +118,7 @@ private:
     QLabel *m_started = nullptr;
     QLabel *m_ended = nullptr;
     QLabel *m_duration = nullptr;
+    QLabel *m_after = nullptr;
     QLabel *m_progress = nullptr;
     QLabel *m_folder = nullptr;
     QTreeWidget *m_metrics = nullptr;
