@@ -276,6 +276,21 @@ private Q_SLOTS:
         QVERIFY(problemsOf(board.toExperiment(QStringLiteral("x"), QString()).toJson()).isEmpty());
     }
 
+    // The example as shipped: five rounds of two clients and an average.
+    void theFederatedExampleIsValid()
+    {
+        if (sourceDir().isEmpty())
+            QSKIP("TRAINYARD_SOURCE_DIR is not set");
+        QStringList errors;
+        const auto ex = Experiment::load(sourceDir() + QStringLiteral("/examples/federated/federated.json"), &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(ex->runCount(), 15);
+        QCOMPARE(ex->lanes.at(0).runs.at(14).spec.value(QStringLiteral("name")).toString(),
+                 QStringLiteral("fed-r5-average"));
+        QCOMPARE(ex->lanes.at(0).runs.at(3).spec.value(QStringLiteral("after")).toArray(),
+                 names({QStringLiteral("fed-r1-average")}));
+    }
+
     void checkCommandRefusesWithThePath()
     {
 #ifndef TRAINYARD_BIN

@@ -77,11 +77,11 @@ QRectF DependencyEdges::cardRect(RunId id) const
     }
     QRect rect = lane->visualRect(index);
     const QRect visible = lane->viewport()->rect();
-    // Scrolled out of its lane: at the lane's top or bottom edge.
-    if (rect.bottom() < visible.top()) {
-        rect.moveBottom(visible.top() + 6);
-    } else if (rect.top() > visible.bottom()) {
-        rect.moveTop(visible.bottom() - 6);
+    // Scrolled out of its lane: a sliver at the lane's top or bottom edge.
+    if (rect.center().y() < visible.top()) {
+        rect = QRect(rect.left(), visible.top() - 3, rect.width(), 12);
+    } else if (rect.center().y() > visible.bottom()) {
+        rect = QRect(rect.left(), visible.bottom() - 9, rect.width(), 12);
     }
     return QRectF(QRect(lane->viewport()->mapTo(parentWidget(), rect.topLeft()), rect.size())).adjusted(3, 3, -3, -3);
 }
