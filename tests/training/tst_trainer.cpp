@@ -155,7 +155,8 @@ TY_TEST(initFromStartsFromAnotherRunsWeights)
     TY_REQUIRE(before > 0.8);
 
     const auto oneStep = [&](const std::string &tag, const std::string &initFrom, const std::string &model) {
-        const std::string from = initFrom.empty() ? "" : R"(, "init_from": ")" + initFrom + R"(")";
+        // "": none, as the run editor writes an empty field.
+        const std::string from = R"(, "init_from": ")" + initFrom + R"(")";
         return train(tag, R"({"model": )" + model + ", " + data + R"(,
           "train": {"epochs": 3, "max_steps": 1, "batch_size": 32, "lr": 1e-9)"
                               + from + R"(},
