@@ -32,6 +32,7 @@ with torch.no_grad():
     right = sum((model(x).argmax(1) == y).sum().item() for x, y in zip(images.split(1000), labels.split(1000)))
 accuracy = right / len(labels)
 history = history + [[step, accuracy]]
+run.summary["test_accuracy"] = accuracy  # the runs table's summary.test_accuracy
 for at, value in history:
     run.eval("test", at, accuracy=value)
 print("round %d: test accuracy %.4f (%d clients, %d samples)" % (len(history), accuracy, len(states), total))

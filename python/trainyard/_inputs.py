@@ -29,8 +29,8 @@ class Input:
     spec's "after" that brought it: the run's own, or its repeat group's,
     rounds' or sweep's), ``dir`` (its run folder), ``checkpoint`` (the path
     of the last checkpoint it reported, or None) and ``summary`` (its state,
-    last ``step``, ``epoch``, ``loss``, ``wall`` and last evaluations such as
-    ``"test/accuracy"``)."""
+    last ``step``, ``epoch``, ``loss``, ``wall``, last evaluations such as
+    ``"test/accuracy"`` and what it put in its own ``run.summary``)."""
 
     __slots__ = ("name", "after", "dir", "checkpoint", "summary")
 

@@ -519,6 +519,7 @@ private Q_SLOTS:
         QCOMPARE(summary.value(QStringLiteral("step")).toInt(), 5);
         QCOMPARE(summary.value(QStringLiteral("loss")).toDouble(), 0.2);
         QCOMPARE(summary.value(QStringLiteral("test/accuracy")).toDouble(), 0.55);
+        QCOMPARE(summary.value(QStringLiteral("best")).toDouble(), 1.25); // its run.summary
         QCOMPARE(readJsonFile(run(s.get(), QStringLiteral("use")).runDir + QStringLiteral("/inputs.json")),
                  got.value(QStringLiteral("inputs_file")).toObject());
         // run.inputs (the Python module) reads the same.

@@ -30,3 +30,4 @@ with open(checkpoint, "w") as f:
     f.write("weights of %s\n" % run.name)
 run.checkpoint(steps, checkpoint)
 run.eval("test", steps, accuracy=0.5 + 0.01 * steps)
+run.summary["best"] = 0.25 * steps

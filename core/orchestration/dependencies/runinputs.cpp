@@ -64,6 +64,9 @@ QJsonObject RunInputs::inputs(RunId id) const
                                 {QStringLiteral("wall"), number(r->wall)}};
             for (auto it = record.evals.constBegin(); it != record.evals.constEnd(); ++it)
                 summary.insert(it.key(), number(it->last));
+            // What the run put in run.summary (the module's), its own words last.
+            for (auto it = r->summary.constBegin(); it != r->summary.constEnd(); ++it)
+                summary.insert(it.key(), number(it.value()));
             const QString checkpoint = checkpointOf(*r);
             list.append(QJsonObject{{QStringLiteral("after"), name},
                                     {QStringLiteral("name"), r->name},
