@@ -1,7 +1,7 @@
 // "Run after…" in the window, through its widgets: the card's context menu
 // holds it, its dialog offers the board's runs (greying the run itself and
 // the runs that would then wait for one another), OK makes the run wait
-// (its card and tooltip say what for), the selected card's edges follow, and
+// (its card, tooltip and details say what for), the selected card's edges follow, and
 // Undo / Redo of the document's stack take it back and forth.
 
 #include "app/desktopapp.h"
@@ -14,6 +14,7 @@
 #include "catalogue/modelcatalogue.h"
 #include "dispatch/board.h"
 #include "records/runregistry.h"
+#include "runs/rundetailsdialog.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
@@ -22,6 +23,7 @@
 #include <QApplication>
 #include <QDialogButtonBox>
 #include <QJsonArray>
+#include <QLabel>
 #include <QListWidget>
 #include <QMenu>
 #include <QPushButton>
@@ -159,6 +161,12 @@ private Q_SLOTS:
         const QModelIndex card = window.boardModel()->runIndex(b);
         QCOMPARE(card.data(BoardModel::StateNameRole).toString(), QStringLiteral("waiting"));
         QVERIFY(card.data(Qt::ToolTipRole).toString().contains(QStringLiteral("runs after a")));
+        // Its details say so too.
+        RunDetailsDialog *details = window.showRunDetails(b);
+        QVERIFY(details);
+        QCOMPARE(details->findChild<QLabel *>(QStringLiteral("state"))->text(), QStringLiteral("waiting: waits for a"));
+        QCOMPARE(details->findChild<QLabel *>(QStringLiteral("after"))->text(), QStringLiteral("a"));
+        details->close();
         QCOMPARE(window.undoStack()->count(), undoBefore + 1);
         QCOMPARE(window.undoStack()->undoText(), QStringLiteral("Run b after a"));
         // Its card selected: the edges into it and out of it.
