@@ -38,8 +38,11 @@ ENV_DEVICE = "TRAINYARD_DEVICE"
 ENV_SEED = "TRAINYARD_SEED"
 #: RUN_DIR/config.json, the spec's "config" (only for a spec that has one).
 ENV_CONFIG = "TRAINYARD_CONFIG"
+#: RUN_DIR/inputs.json, what the runs it runs after left (only for a run with an "after": _inputs).
+ENV_INPUTS = "TRAINYARD_INPUTS"
 #: All of them, as LaunchSpec::runVariableNames lists its TRAINYARD_ ones.
-RUN_VARIABLES = (ENV_TOKEN, ENV_RUN_DIR, ENV_RUN_NAME, ENV_CONNECT, ENV_RESUME, ENV_DEVICE, ENV_SEED, ENV_CONFIG)
+RUN_VARIABLES = (ENV_TOKEN, ENV_RUN_DIR, ENV_RUN_NAME, ENV_CONNECT, ENV_RESUME, ENV_DEVICE, ENV_SEED, ENV_CONFIG,
+                 ENV_INPUTS)
 #: The user's, never Trainyard's: every rank reports (docs/python.md).
 ENV_PER_RANK = "TRAINYARD_PER_RANK"
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Tuple
 
+from ._inputs import Inputs, read_inputs
 from ._link import Link, parse_connect
 from ._metricsfile import open_append, scan_metrics
 from ._protocol import (EVAL_KEYS, EXIT_CODES, LEVELS, MAX_SUMMARY_VALUES, METRIC_KEYS, PROTOCOL_VERSION, SUMMARY_KEYS,
@@ -247,6 +248,12 @@ class Run:
         if level not in LEVELS:
             raise ValueError("trainyard: level must be one of %s, got %r" % (", ".join(LEVELS), level))
         self._emit({"type": "log", "level": level, "text": self._scrub(str(message))})
+
+    @property
+    def inputs(self) -> Inputs:
+        """What the runs this run runs after left it (:class:`Inputs`, from
+        TRAINYARD_INPUTS; empty for a run that runs after nothing)."""
+        return read_inputs()
 
     def checkpoint(self, step: int, path: str) -> None:
         """Write a ``checkpoint`` line once the script has saved the checkpoint

@@ -10,7 +10,8 @@
 // behaviour: train | crash (abort at at_step) | hang (silent from at_step,
 // ignores stop and SIGTERM) | garbage (bad lines first, then trains) |
 // flood (no delay between steps) | reconnect (drops the socket at at_step,
-// trains on, reconnects) | fail (exit 1 at at_step) | diverge (exit 3 at
+// trains on, reconnects) | fail (exit 1 at at_step) | fail-once (exit 1 at
+// at_step unless resumed: a Retry from its checkpoint finishes) | diverge (exit 3 at
 // at_step) | wrong-token (hello with a bad token) | no-hello (connects,
 // sends nothing) | silent (exits 0 at once without a line: not a worker).
 // "work": N makes every step a CPU busy loop of N iterations and adds
@@ -290,6 +291,8 @@ int main(int argc, char **argv)
     const double quality = model.value("quality", 1.0);
     if (model.contains("fails_above") && quality > model.value("fails_above", 0.0))
         behaviour = "fail";
+    if (behaviour == "fail-once")
+        behaviour = o.resume ? "train" : "fail";
     if (train.contains("epochs") && train["epochs"].is_number_integer())
         steps = train["epochs"].get<long>() * stepsPerEpoch;
     if (train.contains("max_steps") && train["max_steps"].is_number_integer())

@@ -131,7 +131,7 @@ private Q_SLOTS:
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
                                          << QStringLiteral(
                                                 "lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, "
-                                                "model, data, train, eval, checkpoint, report, repeat)");
+                                                "model, data, train, eval, checkpoint, report, repeat, after)");
         QTest::newRow("missing model") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r"}]}]})")
                                        << QStringLiteral(
                                               "lanes[0].runs[0].model: missing (expected an object with a \"type\")");
@@ -360,7 +360,7 @@ private Q_SLOTS:
                 .isEmpty());
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"optimiser":"adam"})"), nullptr),
                  QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, "
-                                            "data, train, eval, checkpoint, report, repeat)")});
+                                            "data, train, eval, checkpoint, report, repeat, after)")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":""}})"), nullptr),
                  QStringList{QStringLiteral(
                      "lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});

@@ -17,9 +17,10 @@ using namespace trainyard;
 
 namespace {
 
-const QList<RunState> kAll = {RunState::Queued,   RunState::Starting, RunState::Running,   RunState::Paused,
-                              RunState::Stalled,  RunState::Stopping, RunState::Finished,  RunState::Failed,
-                              RunState::Diverged, RunState::Stopped,  RunState::Cancelled, RunState::Lost};
+const QList<RunState> kAll = {RunState::Queued, RunState::Waiting,  RunState::Starting, RunState::Running,
+                              RunState::Paused, RunState::Stalled,  RunState::Stopping, RunState::Finished,
+                              RunState::Failed, RunState::Diverged, RunState::Stopped,  RunState::Cancelled,
+                              RunState::Lost};
 
 RunId addRun(RunRegistry &runs, const QString &name, RunState state = RunState::Queued)
 {
@@ -42,7 +43,8 @@ private Q_SLOTS:
         using S = RunState;
         const QList<S> ends = {S::Finished, S::Failed, S::Diverged, S::Stopped, S::Cancelled, S::Lost};
         QMap<S, QList<S>> allowed;
-        allowed[S::Queued] = QList<S>{S::Starting, S::Running} + ends;
+        allowed[S::Queued] = QList<S>{S::Starting, S::Running, S::Waiting} + ends;
+        allowed[S::Waiting] = QList<S>{S::Queued, S::Running} + ends;
         allowed[S::Starting] = QList<S>{S::Running, S::Stalled, S::Stopping} + ends;
         allowed[S::Running] = QList<S>{S::Starting, S::Stalled, S::Paused, S::Stopping} + ends;
         allowed[S::Stalled] = QList<S>{S::Starting, S::Running, S::Paused, S::Stopping} + ends;
@@ -59,7 +61,7 @@ private Q_SLOTS:
                          qPrintable(QStringLiteral("%1 -> %2").arg(runStateName(from), runStateName(to))));
             }
         }
-        QCOMPARE(count, 8 + 9 + 10 + 10 + 9 + 6 + 6);
+        QCOMPARE(count, 9 + 8 + 9 + 10 + 10 + 9 + 6 + 6);
         // The ones that matter most, spelled out.
         QVERIFY(!isAllowedTransition(S::Starting, S::Paused));    // pause needs a running worker
         QVERIFY(!isAllowedTransition(S::Stopping, S::Running));   // a stop is not taken back
@@ -69,6 +71,8 @@ private Q_SLOTS:
         QVERIFY(isAllowedTransition(S::Queued, S::Lost));         // a state file that named another's job
         QVERIFY(isAllowedTransition(S::Cancelled, S::Queued));    // a retry
         QVERIFY(!isAllowedTransition(S::Cancelled, S::Finished)); // an end is final until it is queued again
+        QVERIFY(!isAllowedTransition(S::Waiting, S::Starting));   // released to the queue first, never started
+        QVERIFY(!isAllowedTransition(S::Finished, S::Waiting));   // a retry queues; waiting is decided there
     }
 
     void setStateChecksTheTable()

@@ -1,6 +1,7 @@
 // Training through the worker binary: every model learns on small synthetic
 // data (loss falls, the metric beats chance by a wide margin), max_steps ends
-// training inside an epoch, checkpoints rotate, and a diverging loss exits 3.
+// training inside an epoch, checkpoints rotate, a diverging loss exits 3, and
+// train.init_from starts a run from another run's weights.
 
 #include "helpers/minitest.h"
 #include "training/workerrun.h"
@@ -136,6 +137,56 @@ TY_TEST(divergingLossExitsThreeNamingTheStep)
     TY_CHECK(o.err.find("at step ") != std::string::npos);
     TY_REQUIRE(!ofType(o.lines, "done").empty());
     TY_CHECK_EQ(ofType(o.lines, "done").back()["status"].get<std::string>(), std::string("diverged"));
+}
+
+// train.init_from: a run that starts from a trained run's checkpoint is as
+// good as it after one step at a tiny learning rate, where the same run
+// without it is near chance; another model section is refused (exit 2).
+TY_TEST(initFromStartsFromAnotherRunsWeights)
+{
+    const std::string data = R"("data": {"kind": "synthetic-images", "samples": 600, "classes": 5, "size": 12})";
+    const Outcome trained = train("initfrom-a", R"({"model": {"type": "mlp"}, )" + data + R"(,
+      "train": {"epochs": 3, "batch_size": 32}, "eval": {"every_epochs": 3, "split": "test"}})");
+    TY_REQUIRE(trained.code == 0);
+    const auto checkpoints = ofType(trained.lines, "checkpoint");
+    TY_REQUIRE(!checkpoints.empty());
+    const std::string path = checkpoints.back()["path"].get<std::string>();
+    const double before = ofType(trained.lines, "eval").back()["accuracy"].get<double>();
+    TY_REQUIRE(before > 0.8);
+
+    const auto oneStep = [&](const std::string &tag, const std::string &initFrom, const std::string &model) {
+        // "": none, as the run editor writes an empty field.
+        const std::string from = R"(, "init_from": ")" + initFrom + R"(")";
+        return train(tag, R"({"model": )" + model + ", " + data + R"(,
+          "train": {"epochs": 3, "max_steps": 1, "batch_size": 32, "lr": 1e-9)"
+                              + from + R"(},
+          "eval": {"every_epochs": 3, "split": "test"}})");
+    };
+    const Outcome from = oneStep("initfrom-b", path, R"({"type": "mlp"})");
+    TY_CHECK_EQ(from.code, 0);
+    const auto fromEvals = ofType(from.lines, "eval");
+    TY_REQUIRE(fromEvals.size() == 1);
+    std::cout << "  trained: test accuracy " << before << "; one step from its checkpoint: " << fromEvals[0]["accuracy"]
+              << '\n';
+    TY_CHECK(std::abs(fromEvals[0]["accuracy"].get<double>() - before) < 0.02);
+    bool said = false;
+    for (const auto &line : ofType(from.lines, "log"))
+        said = said || line["text"].get<std::string>().find("model initialised from " + path) != std::string::npos;
+    TY_CHECK(said);
+    TY_CHECK_EQ(ofType(from.lines, "metric").front()["step"].get<int>(), 1); // its own steps, from the start
+
+    const Outcome fresh = oneStep("initfrom-c", "", R"({"type": "mlp"})");
+    TY_CHECK_EQ(fresh.code, 0);
+    const auto freshEvals = ofType(fresh.lines, "eval");
+    TY_REQUIRE(freshEvals.size() == 1);
+    TY_CHECK(freshEvals[0]["accuracy"].get<double>() < 0.5); // chance: 0.2
+
+    const Outcome other = oneStep("initfrom-d", path, R"({"type": "mlp", "hidden": 17})");
+    TY_CHECK_EQ(other.code, 2);
+    TY_CHECK(other.err.find("train.init_from: " + path + ": written for another model spec") != std::string::npos);
+    const Outcome missing = oneStep("initfrom-e", "/nonexistent/step-1.pt", R"({"type": "mlp"})");
+    TY_CHECK_EQ(missing.code, 2);
+    TY_CHECK(missing.err.find("no such checkpoint file") != std::string::npos);
 }
 
 TY_TEST_MAIN()

@@ -412,7 +412,8 @@ void MainWindow::editSelected()
         return;
     }
     // A run that has run keeps what it was: the edit becomes a new run after it.
-    const bool asNewRun = run.state != RunState::Queued && run.state != RunState::Cancelled;
+    const bool asNewRun =
+        run.state != RunState::Queued && run.state != RunState::Waiting && run.state != RunState::Cancelled;
     QJsonObject spec = run.spec;
     int repeat = 1;
     if (!m_specDialogs->edit(&spec, &repeat, false, orchestrator(), workerProgram(), run.name, asNewRun)) {

@@ -5,6 +5,7 @@
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
+#include "board/runafterdialog.h"
 #include "common/inputdialogs.h"
 #include "editors/addhostdialog.h"
 #include "experiment/runspecview.h"
@@ -126,6 +127,13 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     m_removeAction = make(tr("&Remove"), QKeySequence::Delete, s->standardIcon(QStyle::SP_TrashIcon),
                           [window] { window->removeSelected(); });
     m_editAction = make(tr("&Edit…"), QKeySequence(Qt::Key_F2), QIcon(), [window] { window->editSelected(); });
+    m_runAfterAction = make(tr("Run a&fter…"), QKeySequence(), QIcon(), [window, controller, boardView] {
+        const QList<RunId> selected = boardView->selectedRuns();
+        if (selected.size() == 1) {
+            RunAfterDialog::ask(controller, selected.first(), window);
+        }
+    });
+    m_runAfterAction->setObjectName(QStringLiteral("runAfterAction"));
     m_folderAction = make(tr("Open run &folder"), QKeySequence(Qt::CTRL | Qt::Key_E),
                           s->standardIcon(QStyle::SP_DirOpenIcon), [window] { window->openRunFolder(); });
     m_logAction = make(tr("Show worker &log"), QKeySequence(Qt::CTRL | Qt::Key_G), QIcon(),
@@ -134,9 +142,9 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
                            s->standardIcon(QStyle::SP_FileDialogInfoView), [window] { window->showSelectedDetails(); });
     // Card shortcuts act on the board, not while typing in a filter box (the
     // runs table has its own Ctrl+I).
-    for (QAction *a :
-         {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
-          m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction, m_logAction, m_detailsAction}) {
+    for (QAction *a : {m_startAction, m_stopAction, m_pauseAction, m_resumeAction, m_retryAction, m_duplicateAction,
+                       m_duplicateManyAction, m_removeAction, m_editAction, m_runAfterAction, m_folderAction,
+                       m_logAction, m_detailsAction}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         boardView->addAction(a);
     }
@@ -167,6 +175,7 @@ void WindowActions::addMenus(SessionController *sessions, QAction *compare)
     edit->addAction(m_redoAction);
     edit->addSeparator();
     edit->addAction(m_editAction);
+    edit->addAction(m_runAfterAction);
     edit->addAction(m_duplicateAction);
     edit->addAction(m_duplicateManyAction);
     edit->addAction(m_removeAction);
@@ -218,6 +227,7 @@ void WindowActions::showCardMenu(const QPoint &globalPos)
     }
     menu.addSeparator();
     menu.addAction(m_editAction);
+    menu.addAction(m_runAfterAction);
     menu.addAction(m_duplicateAction);
     menu.addAction(m_duplicateManyAction);
     menu.addAction(m_removeAction);
@@ -250,7 +260,11 @@ void WindowActions::update(bool open, const QList<RunInfo> &runs)
     // looked enabled on a diverged run).
     const auto any = [&selected](auto can) { return std::any_of(selected.cbegin(), selected.cend(), can); };
     m_startAction->setEnabled(any([](RunState s) { return s == RunState::Queued || s == RunState::Stopped; }));
-    m_stopAction->setEnabled(any([](RunState s) { return isActive(s) || s == RunState::Queued; })); // queued: cancel
+    m_stopAction->setEnabled(any([](RunState s) { // queued or waiting: cancel
+        return isActive(s) || s == RunState::Queued || s == RunState::Waiting;
+    }));
+    // One run at a time: the names it may run after are its own.
+    m_runAfterAction->setEnabled(selected.size() == 1 && !isActive(selected.first()));
     // Pause asks the run through its connection: a program without the
     // trainyard module never has one (issue 23), nor has a batch job without a socket.
     const auto running = [](const RunInfo &r) { return r.state == RunState::Running || r.state == RunState::Stalled; };

@@ -39,6 +39,7 @@ public:
     QAction *addLaneAction() const { return m_addLaneAction; }
     QAction *addHostAction() const { return m_addHostAction; }
     QAction *fallbackAction() const { return m_fallbackAction; }
+    QAction *runAfterAction() const { return m_runAfterAction; }
 
 private:
     MainWindow *m_window;
@@ -67,6 +68,7 @@ private:
     QAction *m_duplicateAction = nullptr;
     QAction *m_removeAction = nullptr;
     QAction *m_editAction = nullptr;
+    QAction *m_runAfterAction = nullptr;
     QAction *m_folderAction = nullptr;
     QAction *m_logAction = nullptr;
     QAction *m_detailsAction = nullptr;

@@ -1,5 +1,6 @@
 #include "board/boardcommands.h"
 
+#include "dependencies/dependencies.h"
 #include "devices/device.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
@@ -303,6 +304,39 @@ void EditLaneCommand::redo()
 void EditLaneCommand::undo()
 {
     apply(m_oldDevice, m_oldSlots);
+}
+
+SetAfterCommand::SetAfterCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name,
+                                 const QStringList &after)
+    : BoardCommand(orchestrator, std::move(onError),
+                   after.isEmpty() ? tr("Run %1 after nothing").arg(name)
+                                   : tr("Run %1 after %2").arg(name, after.join(QStringLiteral(", "))))
+    , m_name(name)
+    , m_new(after)
+{
+}
+
+bool SetAfterCommand::apply(const QStringList &after)
+{
+    const RunId id = m_orchestrator->runs()->findByName(m_name);
+    QString error;
+    if (!id || !m_orchestrator->dependencies()->setAfter(id, after, &error)) {
+        fail(error.isEmpty() ? tr("No run named %1").arg(m_name) : error);
+        setObsolete(true);
+        return false;
+    }
+    return true;
+}
+
+void SetAfterCommand::redo()
+{
+    m_old = m_orchestrator->runs()->value(m_orchestrator->runs()->findByName(m_name)).after;
+    apply(m_new);
+}
+
+void SetAfterCommand::undo()
+{
+    apply(m_old);
 }
 
 } // namespace trainyard

@@ -106,6 +106,24 @@ private:
     QDateTime m_started; ///< the run's last start when edited
 };
 
+/// Sets what a run runs after (Dependencies::setAfter: no unknown name, no
+/// cycle); undo puts back what it ran after before. Refused while the run
+/// is active.
+class SetAfterCommand : public BoardCommand
+{
+public:
+    SetAfterCommand(Orchestrator *orchestrator, EditErrorHandler onError, const QString &name,
+                    const QStringList &after);
+    void redo() override;
+    void undo() override;
+
+private:
+    bool apply(const QStringList &after);
+    QString m_name;
+    QStringList m_old;
+    QStringList m_new;
+};
+
 /// Adds a lane for a device.
 class AddLaneCommand : public BoardCommand
 {

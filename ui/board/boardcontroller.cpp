@@ -201,7 +201,7 @@ bool BoardController::editRun(RunId id, const QJsonObject &spec)
         return false;
     }
     const RunInfo run = m_orchestrator->runs()->value(id);
-    if (run.state == RunState::Queued || run.state == RunState::Cancelled) {
+    if (run.state == RunState::Queued || run.state == RunState::Waiting || run.state == RunState::Cancelled) {
         return push(new EditRunCommand(
             m_orchestrator, [this](const QString &m) { reportFailure(m); }, run.name, spec));
     }
@@ -221,6 +221,19 @@ bool BoardController::editRun(RunId id, const QJsonObject &spec)
     command->setText(tr("Edit %1 as %2").arg(run.name, RunSpecView(asNew).effectiveName()));
     command->setHold(AddRunsCommand::Hold::WhileDispatching);
     return push(command);
+}
+
+bool BoardController::setRunAfter(RunId id, const QStringList &after)
+{
+    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
+        return false;
+    }
+    const RunInfo run = m_orchestrator->runs()->value(id);
+    if (run.after == after) {
+        return true;
+    }
+    return push(new SetAfterCommand(
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, run.name, after));
 }
 
 bool BoardController::addLane(const QString &device, int slotCount)

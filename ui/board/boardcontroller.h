@@ -75,6 +75,11 @@ public:
     /// right after it, held while the others are being dispatched (it starts
     /// when the user starts it, or at the next Start all).
     bool editRun(RunId id, const QJsonObject &spec);
+    /// Makes a run that is not active run after `after` (names of runs,
+    /// repeat groups, rounds or sweeps; empty: nothing): it waits until they
+    /// have finished. A name that is none of these, or one that would make
+    /// runs wait for one another, is refused.
+    bool setRunAfter(RunId id, const QStringList &after);
     bool addLane(const QString &device, int slotCount);
     /// Removes an empty lane.
     bool removeLane(int lane);

@@ -229,6 +229,8 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
             return index.row();
         case SlotAdviceRole:
             return m_lanes.slotAdvice(lane);
+        case RoundsRole:
+            return m_lanes.rounds(lane);
         case DeviceStatsRole:
             return m_lanes.deviceStats(lane);
         default:

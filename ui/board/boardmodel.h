@@ -48,6 +48,7 @@ public:
         SweepRole,               ///< run: the sweep it is a trial of ("" if none)
         LaneTitleRole,           ///< lane: what it is called (its name, else its device, numbered: "cpu 2")
         LaneNameRole,            ///< lane: the user's name for it ("" if none)
+        RoundsRole,              ///< lane: which round its rounds are at ("fed · round 3 of 5"; "" if none)
     };
 
     /// Called before a run from the palette is queued; may edit the spec and

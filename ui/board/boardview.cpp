@@ -2,11 +2,13 @@
 
 #include "board/boardmodel.h"
 #include "board/carddelegate.h"
+#include "board/dependencyedges.h"
 #include "board/laneheader.h"
 #include "board/laneview.h"
 
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -29,6 +31,7 @@ BoardView::BoardView(BoardModel *model, RunColors *colors, QWidget *parent)
     , m_selection(new QItemSelectionModel(model, this))
     , m_content(new QWidget)
     , m_layout(new QHBoxLayout(m_content))
+    , m_edges(new DependencyEdges(this, model, m_content))
 {
     setObjectName(QStringLiteral("board"));
     setWidget(m_content);
@@ -53,10 +56,22 @@ BoardView::BoardView(BoardModel *model, RunColors *colors, QWidget *parent)
             for (const Column &c : std::as_const(m_lanes)) {
                 c.header->update();
             }
+        } else if (!m_edges->edges().isEmpty()) {
+            m_edges->update(); // a card's size or place may have changed
         }
     });
-    connect(m_selection, &QItemSelectionModel::selectionChanged, this,
-            [this] { Q_EMIT selectionChanged(selectedRuns()); });
+    // A card moved or removed, a run's "after" edited: the edges again.
+    connect(model, &QAbstractItemModel::rowsMoved, m_edges, &DependencyEdges::refresh);
+    connect(model, &QAbstractItemModel::rowsRemoved, m_edges, &DependencyEdges::refresh);
+    connect(model, &QAbstractItemModel::dataChanged, m_edges, [this](const QModelIndex &topLeft) {
+        if (topLeft.parent().isValid() && m_selection->isSelected(topLeft)) {
+            m_edges->refresh();
+        }
+    });
+    connect(m_selection, &QItemSelectionModel::selectionChanged, this, [this] {
+        m_edges->refresh();
+        Q_EMIT selectionChanged(selectedRuns());
+    });
     rebuild();
 }
 
@@ -99,6 +114,7 @@ void BoardView::rebuild()
         connect(view, &QAbstractItemView::activated, this,
                 [this](const QModelIndex &index) { Q_EMIT runActivated(m_model->runId(index)); });
         connect(header, &LaneHeader::contextMenuRequested, this, &BoardView::laneContextMenuRequested);
+        connect(view->verticalScrollBar(), &QScrollBar::valueChanged, m_edges, qOverload<>(&QWidget::update));
         layout->addWidget(header);
         layout->addWidget(view, 1);
         m_layout->addWidget(column, 1);
@@ -106,6 +122,7 @@ void BoardView::rebuild()
     }
     // Takes only what the lanes leave at their widest.
     m_layout->addStretch(0);
+    m_edges->refresh();
 }
 
 LaneView *BoardView::laneView(int lane) const

@@ -12,6 +12,7 @@ namespace trainyard {
 
 class BoardModel;
 class CardDelegate;
+class DependencyEdges;
 class LaneHeader;
 class LaneView;
 class RunColors;
@@ -32,6 +33,8 @@ public:
     QItemSelectionModel *selectionModel() const { return m_selection; }
     QList<RunId> selectedRuns() const;
     void selectRuns(const QList<RunId> &ids);
+    /// The `after` edges of the selected cards, drawn over the lanes.
+    DependencyEdges *dependencyEdges() const { return m_edges; }
 
 Q_SIGNALS:
     void selectionChanged(const QList<trainyard::RunId> &ids);
@@ -54,6 +57,7 @@ private:
     QItemSelectionModel *m_selection;
     QWidget *m_content;
     QHBoxLayout *m_layout;
+    DependencyEdges *m_edges;
     QList<Column> m_lanes;
 };
 

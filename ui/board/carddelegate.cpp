@@ -28,6 +28,8 @@ QColor CardDelegate::stateColor(RunState state)
     switch (state) {
     case RunState::Queued:
         return QColor(0x8a, 0x8f, 0x98);
+    case RunState::Waiting: // for the runs it runs after: queued once they finished
+        return QColor(0x4f, 0x7c, 0x8a);
     case RunState::Starting:
     case RunState::Running:
         return QColor(0x1f, 0x77, 0xd0);
@@ -135,11 +137,15 @@ void CardDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     painter->setPen(Qt::white);
     painter->drawText(badge, Qt::AlignCenter, state);
 
-    // A sweep's trial: the sweep's name, small, left of the state.
+    // A sweep's trial: the sweep's name, small, left of the state; a run of
+    // rounds: its round.
     const QString sweep = index.data(BoardModel::SweepRole).toString();
+    const QString group = !sweep.isEmpty() ? sweep
+                          : run.round > 0  ? tr("round %1/%2").arg(run.round).arg(run.roundCount)
+                                           : QString();
     double sweepWidth = 0;
-    if (!sweep.isEmpty()) {
-        const QString sweepText = fmSmall.elidedText(sweep, Qt::ElideMiddle, inner.width() / 3);
+    if (!group.isEmpty()) {
+        const QString sweepText = fmSmall.elidedText(group, Qt::ElideMiddle, inner.width() / 3);
         sweepWidth = fmSmall.horizontalAdvance(sweepText) + 10;
         const QRectF sweepBadge(badge.left() - 4 - sweepWidth, badge.top(), sweepWidth, badge.height());
         QPainterPath sweepPath;

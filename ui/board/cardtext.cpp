@@ -115,8 +115,10 @@ QString CardText::statusLine(const RunInfo &run)
         }
         return text;
     }
-    if (!run.message.isEmpty() && (isTerminal(run.state) || !run.queueReason.isEmpty() || isActive(run.state))) {
-        return run.message.section(QLatin1Char('\n'), 0, 0); // how it ended, why it waits, a note
+    if (!run.message.isEmpty()
+        && (isTerminal(run.state) || !run.queueReason.isEmpty() || isActive(run.state)
+            || run.state == RunState::Waiting)) {
+        return run.message.section(QLatin1Char('\n'), 0, 0); // how it ended, why it waits ("waits for a, b"), a note
     }
     return {};
 }
@@ -134,6 +136,9 @@ QString CardText::toolTip(const RunInfo &run)
     const QString status = statusLine(run);
     if (!status.isEmpty() && !run.message.contains(status)) {
         text += QLatin1Char('\n') + status;
+    }
+    if (!run.after.isEmpty()) {
+        text += QLatin1Char('\n') + tr("runs after %1").arg(run.after.join(QStringLiteral(", ")));
     }
     // The hyperparameters its spec sets (the defaults are in its details),
     // in the runs table's order; a long spec is cut, not the window.

@@ -96,7 +96,9 @@ void LaneHeader::paintEvent(QPaintEvent *)
     painter.setPen(pal.color(QPalette::PlaceholderText));
     painter.drawText(QRectF(inner.right() - slotWidth, inner.top(), slotWidth, fm.height()),
                      Qt::AlignRight | Qt::AlignVCenter, slotText);
-    QString subtitle = name;
+    // Its rounds first: which round is running is what a user looks for.
+    const QString rounds = m_lane.data(BoardModel::RoundsRole).toString();
+    QString subtitle = rounds.isEmpty() ? name : rounds + QStringLiteral(" · ") + name;
     if (stats.value(QStringLiteral("busyWithOthers")).toBool()) {
         subtitle += tr(" · busy with other users' processes");
     }

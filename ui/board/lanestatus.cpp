@@ -1,5 +1,7 @@
 #include "board/lanestatus.h"
 
+#include <QMap>
+
 #include "board/devicehistory.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
@@ -101,6 +103,37 @@ QString LaneStatus::slotAdvice(const LaneInfo &lane) const
         }
     }
     return QString();
+}
+
+QString LaneStatus::rounds(const LaneInfo &lane) const
+{
+    if (!m_runs) {
+        return QString();
+    }
+    QStringList names;
+    QMap<QString, int> current; // rounds -> its first round not finished
+    QMap<QString, int> count;
+    for (RunId id : lane.runs) {
+        const RunInfo *run = m_runs->find(id);
+        if (!run || run->rounds.isEmpty()) {
+            continue;
+        }
+        if (!names.contains(run->rounds)) {
+            names << run->rounds;
+        }
+        count[run->rounds] = run->roundCount;
+        if (run->state != RunState::Finished) {
+            const int at = current.value(run->rounds, run->round);
+            current[run->rounds] = std::min(at, run->round);
+        }
+    }
+    QStringList parts;
+    for (const QString &name : std::as_const(names)) {
+        parts << (current.contains(name)
+                      ? tr("%1 · round %2 of %3").arg(name).arg(current.value(name)).arg(count.value(name))
+                      : tr("%1 · %n rounds done", nullptr, count.value(name)).arg(name));
+    }
+    return parts.join(QStringLiteral(" · "));
 }
 
 QVariantMap LaneStatus::deviceStats(const LaneInfo &lane) const

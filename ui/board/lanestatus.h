@@ -35,6 +35,10 @@ public:
     /// "NVIDIA ...", "CPU · 8 threads per run", "Slurm · gpu · a100 · 1 pending · 2 running",
     /// "lab · NVIDIA H100 80GB HBM3" (a host over ssh), or why a host's lane waits.
     QString deviceName(const LaneInfo &lane) const;
+    /// Which round the rounds on it are at: "fed · round 3 of 5", the first
+    /// round with a run that has not finished ("fed · 5 rounds done"); ""
+    /// for a lane without rounds.
+    QString rounds(const LaneInfo &lane) const;
     /// The slot advice for its first queued run's model ("" if none).
     QString slotAdvice(const LaneInfo &lane) const;
     /// utilization, memoryUsed, memoryTotal, temperature, isGpu, busyWithOthers

@@ -55,7 +55,7 @@ QString stepText(std::int64_t step)
 // one table (protocol::exitMeaning), or the signal that ended it.
 QString exitText(const RunInfo &run)
 {
-    if (run.state == RunState::Queued) {
+    if (run.state == RunState::Queued || run.state == RunState::Waiting) {
         return QObject::tr("not started");
     }
     if (isActive(run.state)) {
@@ -154,6 +154,7 @@ QWidget *RunDetailsDialog::createOverview()
     m_throughput = addRow(form, tr("Throughput"), QStringLiteral("throughput"));
     m_memory = addRow(form, tr("Memory"), QStringLiteral("memory"));
     m_budget = addRow(form, tr("Time budget"), QStringLiteral("budget"));
+    m_after = addRow(form, tr("Runs after"), QStringLiteral("after"));
 
     auto *folderRow = new QHBoxLayout;
     m_folder = new QLabel(this);
@@ -315,6 +316,11 @@ void RunDetailsDialog::showOverview()
     // Final only once it has ended; while it trains they are the latest.
     m_metricsTitle->setText(isTerminal(info.state) ? tr("Final metrics") : tr("Latest metrics"));
     m_folder->setText(info.runDir.isEmpty() ? QStringLiteral("—") : info.runDir);
+    QString after = info.after.isEmpty() ? QStringLiteral("—") : info.after.join(QStringLiteral(", "));
+    if (info.round > 0) {
+        after += tr(" (round %1 of %2 of %3)").arg(info.round).arg(info.roundCount).arg(info.rounds);
+    }
+    m_after->setText(after);
 
     m_metrics->clear();
     m_metrics->addTopLevelItem(metricItem(QStringLiteral("loss"), numberText(info.loss), stepText(info.step)));
@@ -327,7 +333,7 @@ void RunDetailsDialog::showOverview()
     }
 
     // The token travels in the worker's environment, never on its command line.
-    m_commandLabel->setText(info.state == RunState::Queued
+    m_commandLabel->setText(info.state == RunState::Queued || info.state == RunState::Waiting
                                 ? tr("Worker command line it would start with now (its token goes in its environment)")
                                 : tr("Worker command line it started with (its token went in its environment)"));
     const QString command = commandText();

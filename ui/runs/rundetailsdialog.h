@@ -119,6 +119,7 @@ private:
     QLabel *m_started = nullptr;
     QLabel *m_ended = nullptr;
     QLabel *m_duration = nullptr;
+    QLabel *m_after = nullptr;
     QLabel *m_progress = nullptr;
     QLabel *m_throughput = nullptr;
     QLabel *m_memory = nullptr;

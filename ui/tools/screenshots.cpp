@@ -11,10 +11,15 @@
 // --remote FILE OUTDIR (an experiment with lanes on a host over ssh,
 // tests/remote/screenshot-remote.sh): the board while the host's runs
 // train, its lanes' headers showing the host's GPUs, as remote-lanes.png.
+// --rounds FILE OUTDIR (examples/federated/federated.json or a copy): its
+// rounds in progress with a client's chain of edges drawn, and at the end
+// the client's curve across rounds with the accuracy per round.
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "board/boardmodel.h"
 #include "board/boardview.h"
+#include "board/laneview.h"
 #include "common/prompts.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
@@ -311,6 +316,53 @@ int sweepShots(const QString &out)
     return ok && runner->isDone(QStringLiteral("lr-dim")) ? 0 : 1;
 }
 
+// The federated example while round 2 trains (rounds-running.png), and
+// done (rounds-done.png).
+int roundsShots(const QString &file, const QString &out)
+{
+    QDir().mkpath(out);
+    MainWindow window;
+    window.useScriptedPrompts()->trusts = [](const QString &, const QStringList &) { return true; };
+    if (!window.openFile(file)) {
+        return 1;
+    }
+    window.loadCatalogue();
+    window.resize(1600, 1000);
+    window.show();
+    Orchestrator *orchestrator = window.session()->orchestrator();
+    const auto runId = [&](const QString &name) { return orchestrator->runs()->findByName(name); };
+    window.startAll();
+    const bool seen = waitFor(600000, [&] {
+        const RunInfo r = orchestrator->runs()->value(runId(QStringLiteral("fed-r2-client-1")));
+        return r.state == RunState::Running && r.step >= 150;
+    });
+    if (!seen) {
+        std::printf("FAILED: round 2 did not train\n");
+        return 1;
+    }
+    // Client 1 in rounds 1 and 2: one curve, and the edges of its chain
+    // (round 1's aggregate between them, round 2's after it).
+    window.boardView()->selectRuns(
+        {runId(QStringLiteral("fed-r1-client-1")), runId(QStringLiteral("fed-r2-client-1"))});
+    // Round 1's aggregate at the top of the lane: round 2 running, its aggregate waiting below.
+    window.boardView()->laneView(0)->scrollTo(window.boardModel()->runIndex(runId(QStringLiteral("fed-r1-average"))),
+                                              QAbstractItemView::PositionAtTop);
+    waitFor(600, nullptr);
+    bool ok = save(&window, out + QStringLiteral("/rounds-running.png"));
+    waitFor(900000, [&] { return orchestrator->dispatcher()->isIdle(); });
+    // Each client's runs of every round: one curve; the last aggregate's accuracy per round.
+    QList<RunId> curves;
+    for (int k = 1; k <= 5; ++k) {
+        curves << runId(QStringLiteral("fed-r%1-client-1").arg(k));
+    }
+    curves << runId(QStringLiteral("fed-r5-average"));
+    window.boardView()->selectRuns(curves);
+    waitFor(1000, nullptr);
+    ok = save(&window, out + QStringLiteral("/rounds-done.png")) && ok;
+    std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
+    return ok && orchestrator->dispatcher()->finishedCount() == orchestrator->dispatcher()->totalCount() ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -322,6 +374,9 @@ int main(int argc, char **argv)
     }
     if (argc > 3 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--remote")) {
         return remoteShots(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    }
+    if (argc > 3 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--rounds")) {
+        return roundsShots(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     }
     if (argc > 2 && QString::fromLocal8Bit(argv[1]) == QLatin1String("--sweep")) {
         return sweepShots(QString::fromLocal8Bit(argv[2]));

@@ -1,13 +1,30 @@
 #include "dispatch/board.h"
 
 #include "devices/device.h"
+#include "experiment/dependencycheck.h"
+#include "experiment/rounds.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 
+#include <QJsonArray>
+
 #include <algorithm>
 
 namespace trainyard {
+
+namespace {
+
+// A run's spec as an experiment file has it: with its "after".
+QJsonObject withAfter(const QJsonObject &spec, const QStringList &after)
+{
+    QJsonObject out = spec;
+    if (!after.isEmpty())
+        out.insert(QStringLiteral("after"), QJsonArray::fromStringList(after));
+    return out;
+}
+
+} // namespace
 
 Board::Board(RunRegistry *runs, RunStore *store, QObject *parent)
     : QObject(parent)
@@ -20,7 +37,11 @@ RunId Board::newRun(const QJsonObject &spec, const QString &group, int index, in
 {
     RunInfo info;
     info.held = held;
+    // "after" is the board's (RunInfo::after), not the worker's: out of spec.json.
     info.spec = spec;
+    info.spec.remove(QStringLiteral("after"));
+    info.after = afterNames(spec);
+    info.state = info.after.isEmpty() ? RunState::Queued : RunState::Waiting;
     info.name = spec.value(QStringLiteral("name")).toString();
     info.group = group;
     info.repeatIndex = index;
@@ -45,9 +66,22 @@ void Board::setExperiment(const Experiment &experiment)
             const QString group = er.spec.value(QStringLiteral("name")).toString();
             for (int i = 0; i < er.repeat; ++i)
                 lane.runs << newRun(expandRepeat(er.spec, i, er.repeat), group, i, er.repeat, l, false);
+            if (!er.rounds.isEmpty()) {
+                const int count = rounds::count(rounds::named(experiment.rounds, er.rounds));
+                m_runs->update(
+                    lane.runs.last(),
+                    [&](RunInfo &r) {
+                        r.rounds = er.rounds;
+                        r.round = er.round;
+                        r.roundCount = count;
+                        r.aggregate = er.aggregate;
+                    },
+                    RunRegistry::Notify::Quiet);
+            }
         }
         m_lanes << lane;
     }
+    m_rounds = experiment.rounds;
     Q_EMIT reset();
 }
 
@@ -56,6 +90,7 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
     Experiment ex;
     ex.name = name;
     ex.runsRoot = runsRoot;
+    ex.rounds = m_rounds; // an unchanged set of their runs is written as one entry
     for (const Lane &lane : m_lanes) {
         ExperimentLane el;
         el.device = lane.device;
@@ -74,13 +109,18 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
             base.insert(QStringLiteral("name"), r->group);
             for (int k = 0; collapse && k < count; ++k) {
                 const RunInfo *rk = m_runs->find(lane.runs.at(i + k));
-                collapse = rk->group == r->group && rk->repeatIndex == k && rk->spec == expandRepeat(base, k, count);
+                collapse = rk->group == r->group && rk->repeatIndex == k && rk->after == r->after
+                           && rk->spec == expandRepeat(base, k, count);
             }
             if (collapse) {
-                el.runs << ExperimentRun{base, count};
+                el.runs << ExperimentRun{withAfter(base, r->after), count};
                 i += count;
             } else {
-                el.runs << ExperimentRun{r->spec, 1};
+                ExperimentRun run(withAfter(r->spec, r->after));
+                run.rounds = r->rounds;
+                run.round = r->round;
+                run.aggregate = r->aggregate;
+                el.runs << run;
                 ++i;
             }
         }
@@ -369,12 +409,26 @@ bool Board::moveRun(RunId id, int lane, int position, QString *error)
     return true;
 }
 
+bool Board::setRunAfter(RunId id, const QStringList &after, QString *error)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    if (isActive(r->state))
+        return refuse(error, QStringLiteral("%1 is %2; stop it first").arg(r->name, runStateName(r->state)));
+    if (r->after == after)
+        return true;
+    m_runs->update(id, [&](RunInfo &run) { run.after = after; });
+    Q_EMIT edited();
+    return true;
+}
+
 bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
-    if (r->state != RunState::Queued && r->state != RunState::Cancelled)
+    if (r->state != RunState::Queued && r->state != RunState::Waiting && r->state != RunState::Cancelled)
         return refuse(error, QStringLiteral("%1 has already run; duplicate it to change its spec").arg(r->name));
     QJsonObject clean = spec;
     clean.remove(QStringLiteral("repeat"));
@@ -385,7 +439,14 @@ bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
     const QString name = clean.value(QStringLiteral("name")).toString();
     if (name != r->name && m_runs->findByName(name) != 0)
         return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(name));
+    const QString oldName = r->name;
     m_runs->rename(id, name);
+    if (name != oldName) { // the runs that run after it still do
+        for (RunId other : m_runs->ids()) {
+            if (m_runs->find(other)->after.contains(oldName))
+                m_runs->update(other, [&](RunInfo &run) { run.after[run.after.indexOf(oldName)] = name; });
+        }
+    }
     m_runs->update(id, [&](RunInfo &run) {
         if (clean != run.spec) {
             // No longer a sample of its group's spec: it must not be averaged with them.

@@ -35,10 +35,12 @@ public:
 
     Board(RunRegistry *runs, RunStore *store, QObject *parent = nullptr);
 
-    // Replaces all lanes and runs (repeats expanded); emits reset().
+    // Replaces all lanes and runs (repeats and rounds expanded; a run with
+    // an "after" Waiting); emits reset().
     void setExperiment(const Experiment &experiment);
     // The board as an experiment (consecutive untouched repeats collapse
-    // back into one entry with "repeat"; a sweep's trials are left out).
+    // back into one entry with "repeat", untouched rounds into their entry
+    // (Experiment::toJson); a sweep's trials are left out).
     Experiment toExperiment(const QString &name, const QString &runsRoot) const;
 
     int laneCount() const { return int(m_lanes.size()); }
@@ -90,6 +92,9 @@ public:
     bool moveRun(RunId id, int lane, int position, QString *error = nullptr);
     // Changes the spec of a run that has not started (validated).
     bool setRunSpec(RunId id, const QJsonObject &spec, QString *error = nullptr);
+    // Changes the names a run that is not active runs after (RunInfo::after;
+    // Dependencies::setAfter checks them first: no cycle, no unknown name).
+    bool setRunAfter(RunId id, const QStringList &after, QString *error = nullptr);
 
 Q_SIGNALS:
     void reset();
@@ -118,6 +123,7 @@ private:
     RunRegistry *m_runs;
     RunStore *m_store;
     QList<Lane> m_lanes;
+    QList<QJsonObject> m_rounds; // the experiment's rounds (Experiment::rounds), written back as they were
 };
 
 } // namespace trainyard

@@ -1,5 +1,6 @@
 #include "dispatch/dispatcher.h"
 
+#include "dependencies/dependencies.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
@@ -64,7 +65,7 @@ QStringList Dispatcher::commandLine(RunId id) const
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return {};
-    if (r->state != RunState::Queued && !r->command.isEmpty())
+    if (r->state != RunState::Queued && r->state != RunState::Waiting && !r->command.isEmpty())
         return r->command;
     return m_supervisor->launchSpec(id, startOptions(id)).commandLine();
 }
@@ -244,6 +245,10 @@ bool Dispatcher::launch(RunId id, QString *error)
 
 void Dispatcher::dispatch()
 {
+    // Runs whose predecessors finished join their queues (and say so even
+    // when nothing is dispatched).
+    if (m_dependencies)
+        m_dependencies->refresh();
     if (!m_dispatching || m_supervisor->isShuttingDown())
         return;
     for (int l = 0; l < m_board->laneCount(); ++l) {
@@ -305,6 +310,8 @@ bool Dispatcher::startRun(RunId id, QString *error)
     const RunInfo *r = m_runs->find(id);
     if (!r)
         return refuse(error, QStringLiteral("no such run"));
+    if (r->state == RunState::Waiting)
+        return refuse(error, QStringLiteral("%1 %2").arg(r->name, r->message));
     if (r->state != RunState::Queued && !isTerminal(r->state))
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
     const QString device = effectiveDevice(r->lane);
@@ -328,6 +335,10 @@ bool Dispatcher::startRun(RunId id, QString *error)
     }
     m_runs->update(
         id, [](RunInfo &run) { run.held = false; }, RunRegistry::Notify::Quiet);
+    if (m_dependencies) // an ended run that runs after others may have to wait for them again
+        m_dependencies->refresh();
+    if (r->state == RunState::Waiting)
+        return true;
     QString why;
     if (!launch(id, &why)) {
         m_supervisor->fail(id, why);
@@ -341,7 +352,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
 bool Dispatcher::stopRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (r && r->state == RunState::Queued)
+    if (r && (r->state == RunState::Queued || r->state == RunState::Waiting))
         return cancelRun(id, error);
     return m_supervisor->stop(id, error);
 }
@@ -357,8 +368,8 @@ bool Dispatcher::resumeRun(RunId id, QString *error)
 bool Dispatcher::cancelRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r || r->state != RunState::Queued)
-        return refuse(error, QStringLiteral("only a queued run can be cancelled"));
+    if (!r || (r->state != RunState::Queued && r->state != RunState::Waiting))
+        return refuse(error, QStringLiteral("only a queued or waiting run can be cancelled"));
     m_runs->update(id, [](RunInfo &run) {
         run.ended = QDateTime::currentDateTimeUtc();
         run.state = RunState::Cancelled;
@@ -449,7 +460,27 @@ void Dispatcher::onRunEnded(RunId id, RunState state)
     Q_EMIT runEnded(id, state);
     notifyCounts();
     dispatch();
+    if (!m_dispatching && state == RunState::Finished)
+        startReleased(id);
     checkIdle();
+}
+
+// A run started by hand (Start, Retry) or found running at an opening
+// finished while nothing is dispatched: the runs it released go on as
+// its chain, where their lanes have a free slot.
+void Dispatcher::startReleased(RunId id)
+{
+    if (!m_dependencies || m_supervisor->isShuttingDown())
+        return;
+    for (RunId next : m_dependencies->dependents(id)) {
+        const RunInfo *r = m_runs->find(next);
+        if (!r || r->state != RunState::Queued || r->held || isMissing(effectiveDevice(r->lane))
+            || !laneHasFreeSlot(r->lane))
+            continue;
+        QString error;
+        if (!launch(next, &error))
+            m_supervisor->fail(next, error);
+    }
 }
 
 void Dispatcher::reset()

@@ -15,6 +15,7 @@
 namespace trainyard {
 
 class Board;
+class Dependencies;
 class DeviceInventory;
 class Ingestion;
 class Launcher;
@@ -39,6 +40,8 @@ public:
     // Stopped runs startAll() leaves stopped (a sweep's paused trials: their
     // sweep decides when each resumes).
     void setKeptStopped(std::function<bool(RunId)> kept) { m_keptStopped = std::move(kept); }
+    // Whose runs wait for others (released before every dispatch).
+    void setDependencies(Dependencies *dependencies) { m_dependencies = dependencies; }
     void stopAll();
     void killAll();
     void halt() { m_dispatching = false; } // no more starts (a shutdown)
@@ -46,12 +49,12 @@ public:
     // Starts one queued run now if its lane has a free slot; an ended one
     // (stopped, or put back by an undo) starts again as retryRun says.
     bool startRun(RunId id, QString *error = nullptr);
-    // A queued run is cancelled; an active one is stopped (Supervisor::stop:
+    // A queued or waiting run is cancelled; an active one is stopped (Supervisor::stop:
     // socket "stop", then SIGTERM, then SIGKILL after timeouts).
     bool stopRun(RunId id, QString *error = nullptr);
     // A stopped run starts again from its checkpoint; a paused one resumes.
     bool resumeRun(RunId id, QString *error = nullptr);
-    bool cancelRun(RunId id, QString *error = nullptr); // queued -> cancelled
+    bool cancelRun(RunId id, QString *error = nullptr); // queued or waiting -> cancelled
     // An ended run goes back to the queue. A run that did not finish and has
     // a checkpoint resumes from it (unless `fromCheckpoint` is false); any
     // other starts a new attempt: a folder holding results is kept as
@@ -119,6 +122,7 @@ private:
     void planRetry(RunId id); // resume or a new attempt (resumesOnRetry)
     bool launch(RunId id, QString *error);
     void onRunEnded(RunId id, RunState state); // a slot was freed
+    void startReleased(RunId id);              // its dependents, when nothing is dispatched
 
     Board *m_board;
     RunRegistry *m_runs;
@@ -127,6 +131,7 @@ private:
     RunStore *m_store;
     DeviceInventory *m_devices;
     const Launcher *m_launcher;
+    Dependencies *m_dependencies = nullptr;
     QSet<RunId> m_resumeNext;              // next start continues from the checkpoint
     QHash<int, QString> m_warnedBusyLanes; // lane -> the busy device it was warned of
     std::function<bool(RunId)> m_keptStopped;

@@ -4,7 +4,9 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
+#include "experiment/dependencycheck.h"
 #include "experiment/programconfig.h"
+#include "experiment/rounds.h"
 #include "experiment/runspecview.h"
 #include "logcategories.h"
 
@@ -217,15 +219,37 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 if (!runs.at(r).isObject()) {
                     problems << expected(rp, QStringLiteral("a run spec object"), runs.at(r));
                     if (partial) // keeps the next runs' indices, their JSON paths
-                        lane.runs << ExperimentRun{QJsonObject(), 1, true};
+                        lane.runs << ExperimentRun{QJsonObject(), 1, true, rp};
                     continue;
                 }
                 const QJsonObject spec = runs.at(r).toObject();
-                const QStringList specErrors = validateRunSpec(spec, rp, true, catalogue);
-                problems << specErrors;
                 const QString folderNameRule = QStringLiteral("a run folder name of 1–100 letters, digits or ._+@- not "
                                                               "starting with '.' nor ending in .attempt-N "
                                                               "(repeats add \"-N\")");
+                // The name becomes the run folder (a name taken from
+                // model.type or grown by "-N" or a round's prefix is checked here too).
+                const auto claim = [&](const QString &n, const QString &where) {
+                    if (!isSafeRunName(n)) {
+                        problems << expected(where + QStringLiteral(".name"), folderNameRule, QJsonValue(n));
+                        return false;
+                    }
+                    if (names.contains(n))
+                        problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3")
+                                        .arg(where, n, names.value(n));
+                    else
+                        names.insert(n, where);
+                    return true;
+                };
+                if (rounds::isEntry(spec)) {
+                    const int added =
+                        rounds::readEntry(spec, rp, catalogue, kMaxRuns - totalRuns, claim, ex, lane, problems);
+                    if (added < 0)
+                        break;
+                    totalRuns += added;
+                    continue;
+                }
+                const QStringList specErrors = validateRunSpec(spec, rp, true, catalogue);
+                problems << specErrors;
                 if (!specErrors.isEmpty()) {
                     // A name taken from model.type is a run folder too: one
                     // more problem to report with the rest.
@@ -233,13 +257,14 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                     if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived))
                         problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(derived));
                     if (partial) // never returned as valid: there are problems
-                        lane.runs << ExperimentRun{spec, 1, true};
+                        lane.runs << ExperimentRun{spec, 1, true, rp};
                     continue;
                 }
                 ExperimentRun run;
                 run.repeat = RunSpecView(spec).repeat();
                 run.spec = withDefaults(spec);
                 run.spec.remove(QStringLiteral("repeat"));
+                run.path = rp;
                 if (totalRuns + run.repeat > kMaxRuns) {
                     problems << QStringLiteral("%1.repeat: the experiment would hold more than %2 runs")
                                     .arg(rp)
@@ -248,18 +273,8 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 }
                 totalRuns += run.repeat;
                 for (int i = 0; i < run.repeat; ++i) {
-                    const QString n = RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
-                    // The name becomes the run folder (a name taken from
-                    // model.type or grown by "-N" is checked here too).
-                    if (!isSafeRunName(n)) {
-                        problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(n));
+                    if (!claim(RunSpecView(expandRepeat(run.spec, i, run.repeat)).name(), rp))
                         break;
-                    }
-                    if (names.contains(n))
-                        problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3")
-                                        .arg(rp, n, names.value(n));
-                    else
-                        names.insert(n, rp);
                 }
                 lane.runs << run;
             }
@@ -267,6 +282,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
         }
     }
     readSweeps(top, ex, catalogue, problems);
+    checkDependencies(ex, problems);
     if (errors)
         *errors = problems;
     if (partial)
@@ -311,6 +327,9 @@ void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
     }
     for (SweepSpec &sweep : ex.sweeps)
         sweep.base = withProgramFolder(sweep.base, fileFolder);
+    for (QJsonObject &definition : ex.rounds)
+        definition = rounds::withMembers(definition,
+                                         [&](const QJsonObject &spec) { return withProgramFolder(spec, fileFolder); });
 }
 
 } // namespace
@@ -424,7 +443,14 @@ QJsonObject Experiment::toJson() const
         if (!lane.gres.isEmpty())
             lo.insert(QStringLiteral("gres"), lane.gres);
         QJsonArray runs;
-        for (const ExperimentRun &run : lane.runs) {
+        for (int i = 0; i < lane.runs.size(); ++i) {
+            const ExperimentRun &run = lane.runs.at(i);
+            // Rounds whose runs are all there as they were made: one entry again.
+            if (const int members = rounds::spanAt(rounds, lane.runs, i); members > 0) {
+                runs.append(QJsonObject{{QStringLiteral("rounds"), rounds::named(rounds, run.rounds)}});
+                i += members - 1;
+                continue;
+            }
             QJsonObject spec = run.spec;
             if (run.repeat > 1)
                 spec.insert(QStringLiteral("repeat"), run.repeat);

@@ -18,11 +18,27 @@ class ModelCatalogue;
 // (fixed keys of DESIGN.md) and how many repeats of it to run.
 struct ExperimentRun
 {
-    QJsonObject spec; // without "repeat"
+    ExperimentRun() = default;
+    ExperimentRun(QJsonObject spec_, int repeat_ = 1, bool invalid_ = false, QString path_ = {})
+        : spec(std::move(spec_))
+        , repeat(repeat_)
+        , invalid(invalid_)
+        , path(std::move(path_))
+    {
+    }
+
+    QJsonObject spec; // without "repeat"; with "after" when it runs after other runs
     int repeat = 1;
     // Only in the `partial` of Experiment::fromJson: its spec has problems
     // (reported), kept so that `trainyard check` still looks at its data.
     bool invalid = false;
+    QString path; // the JSON path it was read from ("lanes[0].runs[2]"); empty when made in memory
+    // A run of rounds (experiment/rounds.h): their name, its round (from 1)
+    // and whether it is the round's aggregate. Rounds are read expanded, one
+    // entry per run, and written back as one (Experiment::rounds).
+    QString rounds;
+    int round = 0;
+    bool aggregate = false;
 };
 
 // One lane as written in the experiment file.
@@ -122,6 +138,9 @@ public:
     // The file's "sweeps" (docs/experiment-format.md#sweeps): their trials
     // are generated, so they are on no lane's queue here.
     QList<SweepSpec> sweeps;
+    // The definitions of the rounds its lanes hold (rounds::read), by which
+    // toJson() writes an unchanged set of their runs back as one entry.
+    QList<QJsonObject> rounds;
     // Where load() read it and versionHash() of it: what the trust list
     // knows a version by. Empty for an experiment built in memory.
     QString sourcePath;
@@ -174,7 +193,8 @@ public:
 // Checks one run spec, against `catalogue` when given, else structurally (see
 // Experiment); `path` prefixes messages (e.g. "lanes[0].runs[2]"). Returns
 // the problems, empty when valid. `allowRepeat` accepts the experiment-only
-// key "repeat".
+// keys "repeat" and "after" (checkAfterValue; the names are checked with
+// the whole file, checkDependencies).
 QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool allowRepeat,
                             const ModelCatalogue *catalogue = nullptr);
 

@@ -1,5 +1,6 @@
 #include "experiment/programconfig.h"
 
+#include "experiment/afterreference.h"
 #include "experiment/jsonchecks.h"
 #include "experiment/runspecview.h"
 
@@ -22,10 +23,36 @@ bool isNameChar(QChar c)
            || (c >= QLatin1Char('0') && c <= QLatin1Char('9')) || c == QLatin1Char('_');
 }
 
+// `{after.NAME.FIELD}` at `i` (its closing brace at `close`): the
+// value from `after`, or the placeholder as written without values (what
+// the trust list and a run that has not started show).
+bool substituteAfter(const QString &text, qsizetype i, qsizetype close, const afterref::Values *after, QString *out,
+                     QString *error)
+{
+    const QString placeholder = text.mid(i, close - i + 1);
+    const auto ref = afterref::parse(QStringView(text).mid(i + 1, close - i - 1));
+    if (!afterref::isValid(*ref)) {
+        *error = QStringLiteral("%1: expected {after.NAME.FIELD}, NAME a run it runs after and FIELD one of %2")
+                     .arg(placeholder, afterref::fieldNames());
+        return false;
+    }
+    if (!after) {
+        *out += placeholder;
+        return true;
+    }
+    QString value;
+    if (!afterref::substitute(placeholder, *after, &value, error))
+        return false;
+    *out += value;
+    return true;
+}
+
 // One element: `{name}` (a name's characters between braces) is a
-// placeholder, `{{` and `}}` are one brace; any other brace stays as it is,
-// so `{}` (find -exec) and `{1: 2}` (python3 -c) keep working.
-bool substituteOne(const QString &text, const QJsonObject &config, QString *out, QString *error)
+// placeholder, and so is `{after.NAME.FIELD}` (substituteAfter); `{{` and
+// `}}` are one brace; any other brace stays as it is, so `{}` (find -exec)
+// and `{1: 2}` (python3 -c) keep working.
+bool substituteOne(const QString &text, const QJsonObject &config, QString *out, QString *error,
+                   const afterref::Values *after = nullptr)
 {
     out->clear();
     for (qsizetype i = 0; i < text.size(); ++i) {
@@ -34,6 +61,15 @@ bool substituteOne(const QString &text, const QJsonObject &config, QString *out,
             *out += c;
             ++i;
             continue;
+        }
+        if (c == QLatin1Char('{') && QStringView(text).mid(i + 1).startsWith(QLatin1String("after."))) {
+            const qsizetype close = text.indexOf(QLatin1Char('}'), i);
+            if (close > i) {
+                if (!substituteAfter(text, i, close, after, out, error))
+                    return false;
+                i = close;
+                continue;
+            }
         }
         if (c == QLatin1Char('{')) {
             qsizetype end = i + 1;
@@ -62,7 +98,8 @@ bool substituteOne(const QString &text, const QJsonObject &config, QString *out,
 
 // Element `i` of an argv with its placeholders replaced; empty, with the
 // result in `result`, when it can be used, else why not.
-QString elementProblem(qsizetype i, const QString &element, const QJsonObject &config, QString *result)
+QString elementProblem(qsizetype i, const QString &element, const QJsonObject &config, QString *result,
+                       const afterref::Values *after = nullptr)
 {
     QString why;
     if (!element.contains(QLatin1Char('{')) && !element.contains(QLatin1Char('}'))) {
@@ -70,12 +107,12 @@ QString elementProblem(qsizetype i, const QString &element, const QJsonObject &c
         return {};
     }
     QString literal;
-    if (i == 0 && !substituteOne(element, QJsonObject(), &literal, &why)) {
+    if (i == 0 && (!substituteOne(element, QJsonObject(), &literal, &why) || !afterref::find(element).isEmpty())) {
         // What runs is the command the user trusted, never a value's choice.
         return QStringLiteral("%1: the program itself cannot be a parameter (a value would choose what runs)")
             .arg(element);
     }
-    if (!substituteOne(element, config, result, &why))
+    if (!substituteOne(element, config, result, &why, after))
         return why;
     if (result->startsWith(QLatin1Char('-')) && !element.startsWith(QLatin1Char('-'))) {
         // The program's option parser would take the value for an option
@@ -104,12 +141,12 @@ QJsonObject of(const QJsonObject &spec)
 }
 
 bool substitute(const QStringList &argv, const QJsonObject &config, QStringList *out, QString *error,
-                qsizetype *badIndex)
+                qsizetype *badIndex, const afterref::Values *after)
 {
     out->clear();
     for (qsizetype i = 0; i < argv.size(); ++i) {
         QString result;
-        const QString why = elementProblem(i, argv.at(i), config, &result);
+        const QString why = elementProblem(i, argv.at(i), config, &result, after);
         if (!why.isEmpty()) {
             if (error)
                 *error = why;
@@ -123,10 +160,10 @@ bool substitute(const QStringList &argv, const QJsonObject &config, QStringList 
     return true;
 }
 
-QStringList command(const RunSpecView &view)
+QStringList command(const RunSpecView &view, const afterref::Values *after)
 {
     QStringList out;
-    if (!substitute(view.programArgv(), of(view.json()), &out, nullptr))
+    if (!substitute(view.programArgv(), of(view.json()), &out, nullptr, nullptr, after))
         return {};
     return out;
 }

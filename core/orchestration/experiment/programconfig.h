@@ -1,5 +1,7 @@
 #pragma once
 
+#include "experiment/afterreference.h"
+
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -27,17 +29,20 @@ bool isConfigName(const QString &name);
 QStringList check(const QJsonObject &spec, const QString &path);
 
 // `argv` with every `{name}` replaced by config's value (RunSpecView::
-// valueText: 0.001, 64, true, text as it is); `{{` and `}}` are literal
-// braces. False, with `error` saying why for element `*badIndex`, when
-// a name is unknown, a brace is unmatched or a substituted element would
-// start with '-'. An element without `{` or `}` is left as it is.
+// valueText: 0.001, 64, true, text as it is) and, given `after`, every
+// `{after.NAME.FIELD}` by its value (afterref; without, the placeholder
+// stays as written); `{{` and `}}` are literal braces. False, with `error`
+// saying why for element `*badIndex`, when a name is unknown, a brace is
+// unmatched, a substituted element would start with '-' or the program
+// itself is a placeholder. An element without `{` or `}` is left as it is.
 bool substitute(const QStringList &argv, const QJsonObject &config, QStringList *out, QString *error,
-                qsizetype *badIndex = nullptr);
+                qsizetype *badIndex = nullptr, const afterref::Values *after = nullptr);
 
 // The command a program run executes: program.argv with its config's
-// values in place (what is started, shown and trusted); empty when it
+// values in place (what is started, shown and trusted), and the values of
+// the runs it runs after when given (a start: RunInputs); empty when it
 // cannot be built (validation refuses such a spec first).
-QStringList command(const RunSpecView &view);
+QStringList command(const RunSpecView &view, const afterref::Values *after = nullptr);
 
 // The spec's "config" (empty when absent or not an object).
 QJsonObject of(const QJsonObject &spec);

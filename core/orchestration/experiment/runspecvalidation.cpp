@@ -1,4 +1,5 @@
 #include "catalogue/modelcatalogue.h"
+#include "experiment/dependencycheck.h"
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
 #include "experiment/programconfig.h"
@@ -71,7 +72,7 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
     QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train"),
                       QStringLiteral("config")};
     if (allowRepeat)
-        known << QStringLiteral("repeat");
+        known << QStringLiteral("repeat") << QStringLiteral("after");
     for (const QString &key : {QStringLiteral("model"), QStringLiteral("data")}) {
         if (spec.contains(key))
             errors << QStringLiteral("%1: a program run has no %2 (its program reads its own data)")
@@ -140,6 +141,14 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
     }
 }
 
+// The keys only an experiment file's entry has: "repeat" and "after".
+void checkFileKeys(const QJsonObject &spec, const QString &path, QStringList &errors)
+{
+    checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
+    if (spec.contains(QStringLiteral("after")))
+        checkAfterValue(spec.value(QStringLiteral("after")), child(path, QStringLiteral("after")), errors);
+}
+
 } // namespace
 
 bool isSafeRunName(const QString &name)
@@ -160,12 +169,12 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         checkProgramRun(spec, path, allowRepeat, errors);
         checkName(spec, path, errors);
         if (allowRepeat)
-            checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
+            checkFileKeys(spec, path, errors);
         return errors;
     }
     QStringList known = ModelCatalogue::specKeys();
     if (allowRepeat)
-        known << QStringLiteral("repeat");
+        known << QStringLiteral("repeat") << QStringLiteral("after");
     checkKeys(spec, known, path, errors);
     checkName(spec, path, errors);
     const RunSpecView view(spec);
@@ -229,7 +238,7 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
     }
 
     if (allowRepeat)
-        checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
+        checkFileKeys(spec, path, errors);
     return errors;
 }
 

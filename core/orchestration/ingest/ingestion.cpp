@@ -67,6 +67,7 @@ void Ingestion::beginRun(RunId id, bool fresh)
                 info.loss = std::numeric_limits<double>::quiet_NaN();
                 info.memBytes = -1;
                 info.summary.clear();
+                info.checkpoint.clear();
             }
             info.stepsPerSecond = 0;
             info.etaSeconds = -1;
@@ -214,6 +215,11 @@ void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
         r->doneExit = record.exitCode;
     } else if (record.kind == protocol::MessageType::Log && live) {
         Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
+    } else if (record.kind == protocol::MessageType::Checkpoint) {
+        // What a run after it starts from (RunInputs); said with the run's next change.
+        m_runs->update(
+            id, [&](RunInfo &info) { info.checkpoint = QString::fromStdString(record.path); },
+            RunRegistry::Notify::Quiet);
     } else if (record.kind == protocol::MessageType::Heartbeat) {
         if (record.value("total_steps"))
             m_runs->update(

@@ -20,6 +20,7 @@ const QString kResume = QStringLiteral("TRAINYARD_RESUME");
 const QString kDevice = QStringLiteral("TRAINYARD_DEVICE");
 const QString kSeed = QStringLiteral("TRAINYARD_SEED");
 const QString kConfig = QStringLiteral("TRAINYARD_CONFIG");
+const QString kInputs = QStringLiteral("TRAINYARD_INPUTS");
 
 } // namespace
 
@@ -78,12 +79,15 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
         env.append({kSeed, QString::number(seed)});
     if (!configPath.isEmpty())
         env.append({kConfig, configPath});
+    if (!inputsPath.isEmpty())
+        env.append({kInputs, inputsPath});
     return env;
 }
 
 const QStringList &LaunchSpec::runVariableNames()
 {
-    static const QStringList names{kToken, kThreads, kRunDir, kRunName, kConnect, kResume, kDevice, kSeed, kConfig};
+    static const QStringList names{kToken,  kThreads, kRunDir, kRunName, kConnect,
+                                   kResume, kDevice,  kSeed,   kConfig,  kInputs};
     return names;
 }
 

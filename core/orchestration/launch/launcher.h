@@ -33,7 +33,8 @@ struct LaunchSpec
     // CUDA_VISIBLE_DEVICES (a launcher's own): TRAINYARD_TOKEN, OMP_NUM_THREADS;
     // for a program run also TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
     // TRAINYARD_CONNECT, TRAINYARD_RESUME, TRAINYARD_SEED, TRAINYARD_DEVICE,
-    // TRAINYARD_CONFIG (with a "config") and its spec's own "env" (docs/python.md). Every launcher applies
+    // TRAINYARD_CONFIG (with a "config"), TRAINYARD_INPUTS (with an "after":
+    // RunInputs) and its spec's own "env" (docs/python.md). Every launcher applies
     // exactly these.
     QList<std::pair<QString, QString>> environment() const;
     // Every name environment() can set: what a launcher removes from the
@@ -63,6 +64,7 @@ struct LaunchSpec
     QList<std::pair<QString, QString>> programEnv; // its spec's "env"
     qint64 seed = -1;                              // train.seed: TRAINYARD_SEED; -1: none
     QString configPath; // RUN_DIR/config.json for a spec with "config": TRAINYARD_CONFIG; empty: none
+    QString inputsPath; // RUN_DIR/inputs.json for a run with an "after": TRAINYARD_INPUTS; empty: none
     QString pythonPath; // the trainyard module's folder, put first on PYTHONPATH; empty: none needed
 
     // A run on a host over ssh (RemoteLauncher::prepare): runDir, specPath,

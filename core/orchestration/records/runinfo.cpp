@@ -10,8 +10,9 @@
 namespace trainyard {
 
 namespace {
-const std::array<std::pair<RunState, const char *>, 12> kStateNames = {{
+const std::array<std::pair<RunState, const char *>, 13> kStateNames = {{
     {RunState::Queued, "queued"},
+    {RunState::Waiting, "waiting"},
     {RunState::Starting, "starting"},
     {RunState::Running, "running"},
     {RunState::Paused, "paused"},
@@ -82,7 +83,9 @@ bool isAllowedTransition(RunState from, RunState to)
         return true;
     switch (from) {
     case S::Queued:
-        return to == S::Starting || to == S::Running || isTerminal(to);
+        return to == S::Starting || to == S::Running || to == S::Waiting || isTerminal(to);
+    case S::Waiting: // released, reattached after a restart, cancelled or found ended
+        return to == S::Queued || to == S::Running || isTerminal(to);
     case S::Starting: // "running" or hello; silence; a stop; the end
         return to == S::Running || to == S::Stalled || to == S::Stopping || isTerminal(to);
     case S::Running:

@@ -29,7 +29,7 @@ bool existsNoFollow(const QString &path)
 
 // Whether the folder holds anything a run wrote: any file that is not
 // empty, any link, anything that is not a file or a folder; at the top, not
-// counting spec.json, config.json and notes.json (Trainyard's and the user's).
+// counting spec.json, config.json, inputs.json and notes.json (Trainyard's and the user's).
 bool holdsResults(const QString &dir, bool top)
 {
     const QFileInfoList entries =
@@ -39,7 +39,7 @@ bool holdsResults(const QString &dir, bool top)
             return true;
         if (top
             && (entry.fileName() == QLatin1String("spec.json") || entry.fileName() == QLatin1String("config.json")
-                || entry.fileName() == QLatin1String("notes.json")))
+                || entry.fileName() == QLatin1String("inputs.json") || entry.fileName() == QLatin1String("notes.json")))
             continue;
         if (entry.isDir()) {
             if (holdsResults(entry.filePath(), false))

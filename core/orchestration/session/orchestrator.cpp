@@ -1,5 +1,7 @@
 #include "session/orchestrator.h"
 
+#include "dependencies/dependencies.h"
+#include "dependencies/runinputs.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
@@ -28,6 +30,8 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     , m_store(store)
     , m_runs(std::make_unique<RunRegistry>())
     , m_board(std::make_unique<Board>(m_runs.get(), store))
+    , m_dependencies(std::make_unique<Dependencies>(m_board.get(), m_runs.get()))
+    , m_inputs(std::make_unique<RunInputs>(m_dependencies.get(), m_runs.get(), metrics))
     , m_ingestion(std::make_unique<Ingestion>(m_runs.get(), store, metrics))
     , m_launcher(std::move(launcher))
     , m_supervisor(std::make_unique<Supervisor>(m_runs.get(), store, server, m_ingestion.get(), m_launcher.get()))
@@ -42,6 +46,9 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     // A host's GPUs, polled over its connection, for the lanes' headers.
     if (devices)
         connect(m_launcher.get(), &Launcher::devicesReported, devices, &DeviceInventory::setRemoteDevices);
+    m_dependencies->setSweeps(m_sweeps.get());
+    m_dispatcher->setDependencies(m_dependencies.get());
+    m_supervisor->setInputs(m_inputs.get());
     // A run leaving the board: its record still exists while the parts
     // that keep per-run state drop theirs.
     connect(m_board.get(), &Board::runDropping, this, [this](RunId id) {
@@ -69,6 +76,7 @@ void Orchestrator::setExperiment(const Experiment &experiment)
         connect(m_sweeps.get(), &SweepRunner::warning, this, [this](const QString &w) { m_sweepWarnings << w; });
     m_sweeps->setSweeps(experiment.sweeps, m_store->root());
     disconnect(heard);
+    m_dependencies->refresh();
     qCDebug(lcOrchestrator, "board: %d lanes, %d runs", m_board->laneCount(), m_runs->size());
     m_dispatcher->notifyCounts();
 }
@@ -97,6 +105,7 @@ QStringList Orchestrator::loadHistory()
         m_sweepWarnings + m_supervisor->loadHistory([this](RunId id) { return m_dispatcher->startOptions(id); });
     m_sweepWarnings.clear();
     m_metrics->flush();
+    m_dependencies->refresh(); // what ran while Trainyard was away may release its dependents
     m_dispatcher->notifyCounts();
     return warnings;
 }
@@ -110,7 +119,7 @@ void Orchestrator::shutdown(bool leaveRunning)
 void Orchestrator::disconnectListener(const QObject *listener) const
 {
     const QObject *parts[] = {m_runs.get(),       m_board.get(),      m_ingestion.get(), m_launcher.get(),
-                              m_supervisor.get(), m_dispatcher.get(), m_sweeps.get()};
+                              m_supervisor.get(), m_dispatcher.get(), m_sweeps.get(),    m_dependencies.get()};
     for (const QObject *part : parts)
         QObject::disconnect(part, nullptr, listener, nullptr);
 }

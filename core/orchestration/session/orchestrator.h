@@ -12,6 +12,7 @@
 namespace trainyard {
 
 class Board;
+class Dependencies;
 class DeviceInventory;
 class Dispatcher;
 class Ingestion;
@@ -19,6 +20,7 @@ class Launcher;
 struct MetricRecord;
 class MetricStore;
 class MetricsServer;
+class RunInputs;
 class RunRegistry;
 class RunStore;
 class Supervisor;
@@ -35,6 +37,8 @@ class SweepRunner;
 //                timeouts, attemptArchived, shutdownFinished;
 //   ingestion()  metrics in, progressChanged;
 //   sweeps()     the experiment's sweeps: their trials on the lanes, early stopping;
+//   dependencies() which runs run after which (waiting, released, edits of
+//                `after`), and inputs() what each gets from them;
 //   launcher()   what starts workers (unless given another, a LauncherRouter:
 //                this machine's lanes to a LocalLauncher, each cluster's to
 //                its SlurmLauncher).
@@ -58,6 +62,8 @@ public:
     Ingestion *ingestion() const { return m_ingestion.get(); }
     Launcher *launcher() const { return m_launcher.get(); }
     SweepRunner *sweeps() const { return m_sweeps.get(); }
+    Dependencies *dependencies() const { return m_dependencies.get(); }
+    const RunInputs *inputs() const { return m_inputs.get(); }
 
     // Replaces all lanes and runs (repeats expanded; Board::reset) and the
     // sweeps (their placed trials back on their lanes). Runs still active
@@ -92,6 +98,8 @@ private:
     // Declared in the order they depend on each other (destroyed in reverse).
     std::unique_ptr<RunRegistry> m_runs;
     std::unique_ptr<Board> m_board;
+    std::unique_ptr<Dependencies> m_dependencies;
+    std::unique_ptr<RunInputs> m_inputs;
     std::unique_ptr<Ingestion> m_ingestion;
     std::unique_ptr<Launcher> m_launcher;
     std::unique_ptr<Supervisor> m_supervisor;

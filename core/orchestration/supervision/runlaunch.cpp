@@ -1,5 +1,6 @@
 #include "supervision/runlaunch.h"
 
+#include "dependencies/runinputs.h"
 #include "devices/device.h"
 #include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
@@ -33,6 +34,8 @@ RunLaunch::Folder RunLaunch::prepare(RunId id, const StartOptions &options, QStr
                Folder::Refused;
     if (!m_store->ensureRoot(error))
         return Folder::Refused;
+    if (const QString missing = m_inputs ? m_inputs->missing(id) : QString(); !missing.isEmpty())
+        return refuse(error, QStringLiteral("not started: ") + missing), Folder::Refused;
     if (!options.resume && m_store->hasResults(r->name)) {
         QString archived, why;
         if (!m_store->archiveRunDir(r->name, &archived, &why))
@@ -45,6 +48,17 @@ RunLaunch::Folder RunLaunch::prepare(RunId id, const StartOptions &options, QStr
         m_store->clearRunDir(r->name);
     }
     return Folder::Ready;
+}
+
+bool RunLaunch::writeFiles(RunId id, QString *error) const
+{
+    const RunInfo *r = m_runs->find(id);
+    if (!r)
+        return refuse(error, QStringLiteral("no such run"));
+    const bool after = m_inputs && !r->after.isEmpty();
+    if (!m_store->prepareRunDir(r->name, after ? m_inputs->resolvedSpec(id, r->spec) : r->spec, error))
+        return false;
+    return !after || m_inputs->write(id, m_store->runDir(r->name), error);
 }
 
 LaunchSpec RunLaunch::spec(RunId id, const StartOptions &options) const
@@ -69,9 +83,16 @@ LaunchSpec RunLaunch::spec(RunId id, const StartOptions &options) const
     if (view.isProgram()) {
         // Its config's values in place of the argv's {name}s: what runs,
         // what status.json records and what a reattach compares with.
-        spec.programArgv = programconfig::command(view);
+        // With the values of the runs it runs after once it can start; the
+        // placeholders as written before (what the trust list shows).
+        const afterref::Values after = m_inputs ? m_inputs->values(id) : afterref::Values();
+        spec.programArgv = programconfig::command(view, &after);
+        if (spec.programArgv.isEmpty())
+            spec.programArgv = programconfig::command(view);
         if (r->spec.contains(QStringLiteral("config")))
             spec.configPath = runconfigfile::configPath(dir);
+        if (m_inputs && !r->after.isEmpty())
+            spec.inputsPath = RunInputs::path(dir);
         spec.program = spec.programArgv.value(0);
         spec.workingDir = view.programCwd();
         spec.programEnv = view.programEnv();

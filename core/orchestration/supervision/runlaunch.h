@@ -8,6 +8,7 @@
 namespace trainyard {
 
 class MetricsServer;
+class RunInputs;
 class RunRegistry;
 class RunStore;
 
@@ -32,6 +33,8 @@ public:
 
     void setWorkerProgram(const QString &program) { m_workerProgram = program; }
     QString workerProgram() const { return m_workerProgram; }
+    // What runs get from the runs they run after (nullptr: nothing).
+    void setInputs(const RunInputs *inputs) { m_inputs = inputs; }
 
     enum class Folder {
         Ready,
@@ -41,9 +44,13 @@ public:
         // rather than write its failure over them.
         Unkept,
     };
-    // Checks that `id` can start with `options` and makes its folder ready
-    // for it; a kept attempt's folder in `archivedDir`.
+    // Checks that `id` can start with `options` (and has what it needs from
+    // the runs it runs after) and makes its folder ready for it; a kept
+    // attempt's folder in `archivedDir`.
     Folder prepare(RunId id, const StartOptions &options, QString *error, QString *archivedDir);
+    // Writes the run's files for its start (RunStore::prepareRunDir: spec.json,
+    // config.json; inputs.json for a run with an "after").
+    bool writeFiles(RunId id, QString *error) const;
     // What a start hands the launcher, without the token (which never
     // shows): also the command line of a run that has not started.
     LaunchSpec spec(RunId id, const StartOptions &options) const;
@@ -53,6 +60,7 @@ private:
     RunStore *m_store;
     const MetricsServer *m_server;
     Launcher *m_launcher;
+    const RunInputs *m_inputs = nullptr;
     QString m_workerProgram;
 };
 

@@ -113,7 +113,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     if (!archived.isEmpty())
         Q_EMIT attemptArchived(id, archived);
     m_ingestion->beginRun(id, !options.resume);
-    if (!m_store->prepareRunDir(r->name, r->spec, error))
+    if (!m_launch.writeFiles(id, error))
         return false;
     LaunchSpec spec = launchSpec(id, options);
     spec.token = m_server->registerRun(id, r->name);

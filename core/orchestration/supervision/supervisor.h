@@ -52,6 +52,7 @@ public:
     ~Supervisor() override;
 
     void setWorkerProgram(const QString &program) { m_launch.setWorkerProgram(program); }
+    void setInputs(const RunInputs *inputs) { m_launch.setInputs(inputs); } // RunLaunch::setInputs
     QString workerProgram() const { return m_launch.workerProgram(); }
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
@@ -73,7 +74,6 @@ public:
     void fail(RunId id, const QString &message);
 
     bool isSupervised(RunId id) const { return m_supervised.count(id) != 0; }
-    int supervisedCount() const { return int(m_supervised.size()); }
     QSet<qint64> workerPids() const;
 
     // Runs found on disk (HistoryLoader::load): finished, reattached,

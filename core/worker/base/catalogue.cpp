@@ -160,6 +160,13 @@ Catalogue::Catalogue()
                                       /*minExclusive=*/true);
     maxSeconds.defaultValue = nullptr;
     maxSeconds.nullable = true;
+    ParamSpec initFrom = pathParam("init_from", "",
+                                   "a worker checkpoint of the same model section whose weights the model starts from "
+                                   "(the optimizer and the step start afresh; a resumed run uses its own checkpoint); "
+                                   "\"{after.NAME.checkpoint}\": the last checkpoint of NAME, a run it runs after; "
+                                   "null: none");
+    initFrom.defaultValue = nullptr;
+    initFrom.nullable = true;
     m_train = {
         intParam("epochs", 10, 1, 1e6, "passes over the training data"),
         maxSteps,
@@ -180,6 +187,7 @@ Catalogue::Catalogue()
         boolParam("channels_last", false,
                   "mnist-cnn only: keep the convolution weights and every input batch channels-last (NHWC), the "
                   "layout fast GPU convolutions prefer; the other models have no 2-D convolution and ignore it"),
+        initFrom,
     };
     m_eval = {
         intParam("every_epochs", 10, 0, 1e6, "evaluate every N epochs and once at the end; 0 turns evaluation off"),

@@ -114,7 +114,8 @@ json checkValue(const ParamSpec &p, const json &v, const std::string &origin, co
             bad();
         break;
     case ParamSpec::Type::Path:
-        if (!v.is_string() || v.get_ref<const std::string &>().empty())
+        // An optional path (train.init_from) may be empty: none, as null.
+        if (!v.is_string() || (v.get_ref<const std::string &>().empty() && !p.nullable))
             bad();
         break;
     }
@@ -211,6 +212,12 @@ RunSpec RunSpec::load(const std::string &path)
         file = path.substr(0, slash + 1) + file;
         run.modelParams[p.name] = file;
         run.resolved["model"][p.name] = file;
+    }
+    // So is train.init_from.
+    if (const auto slash = path.rfind('/');
+        !run.initFrom.empty() && run.initFrom[0] != '/' && slash != std::string::npos) {
+        run.initFrom = path.substr(0, slash + 1) + run.initFrom;
+        run.resolved["train"]["init_from"] = run.initFrom;
     }
     return run;
 }
@@ -326,6 +333,8 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     run.seed = train["seed"].get<std::uint64_t>();
     run.amp = train["amp"].get<std::string>();
     run.channelsLast = train["channels_last"].get<bool>();
+    if (!train["init_from"].is_null())
+        run.initFrom = train["init_from"].get<std::string>();
     run.evalEveryEpochs = eval["every_epochs"].get<std::int64_t>();
     run.evalSplit = eval["split"].get<std::string>();
     run.evalBatchSize = eval["batch_size"].get<std::int64_t>();

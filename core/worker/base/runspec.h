@@ -33,6 +33,7 @@ struct RunSpec
     std::uint64_t seed = 1;
     std::string amp = "off";   // "off" or "bf16": autocast of the forward pass and loss
     bool channelsLast = false; // as asked; see usesChannelsLast()
+    std::string initFrom;      // a checkpoint whose model weights training starts from; empty: none
 
     std::int64_t evalEveryEpochs = 0;
     std::string evalSplit = "valid";

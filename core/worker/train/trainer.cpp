@@ -276,6 +276,35 @@ bool Trainer::loadNewestCheckpoint()
     return false;
 }
 
+void Trainer::initFrom(const std::string &path)
+{
+    struct stat st
+    {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw BadInput("train.init_from: " + path + ": no such checkpoint file");
+    torch::serialize::InputArchive archive;
+    try {
+        archive.load_from(path, m_device);
+    } catch (const std::exception &e) {
+        std::string what = e.what();
+        throw BadInput("train.init_from: " + path + ": not a checkpoint (" + what.substr(0, what.find('\n')) + ")");
+    }
+    c10::IValue value;
+    // The weights fit only the model they were trained as.
+    if (!archive.try_read("model_spec", value) || value.toStringRef() != m_spec.resolved["model"].dump())
+        throw BadInput("train.init_from: " + path + ": written for another model spec"
+                       + (value.isString() ? " (" + value.toStringRef() + ")" : std::string())
+                       + "; it needs the same "
+                         "model section");
+    torch::serialize::InputArchive model;
+    archive.read("model", model);
+    m_task.module().load(model);
+    std::string step = "?";
+    if (archive.try_read("step", value))
+        step = std::to_string(value.toInt());
+    m_reporter.log("info", "model initialised from " + path + " (its step " + step + ")");
+}
+
 std::int64_t Trainer::currentEpoch() const
 {
     return m_progress.batchInEpoch == 0 && m_progress.epoch > 0 ? m_progress.epoch : m_progress.epoch + 1;
@@ -354,12 +383,17 @@ bool Trainer::handleControls()
 
 int Trainer::run(bool resume)
 {
+    bool resumed = false;
     if (resume) {
-        if (loadNewestCheckpoint())
+        resumed = loadNewestCheckpoint();
+        if (resumed)
             m_reporter.log("info", "resumed from step " + std::to_string(m_step));
         else
             m_reporter.log("warning", "--resume: no valid checkpoint in " + m_checkpointDir + "; starting at step 0");
     }
+    // A resumed run's own checkpoint holds these weights, trained further.
+    if (!resumed && !m_spec.initFrom.empty())
+        initFrom(m_spec.initFrom);
     m_reporter.setStep(m_step);
     m_lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(m_device));
     m_lastReportWall = m_reporter.wall();

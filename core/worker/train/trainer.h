@@ -47,6 +47,7 @@ private:
     };
 
     bool loadNewestCheckpoint();
+    void initFrom(const std::string &path); // train.init_from: the model's weights only
     void saveCheckpoint();
     void pruneCheckpoints();
     bool evaluate(const char *why); // false if a stop interrupted it
