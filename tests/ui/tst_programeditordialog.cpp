@@ -157,6 +157,25 @@ private Q_SLOTS:
         QCOMPARE(pythonscript::of(command), script);
     }
 
+    // The program's keys the dialog does not show (requires) survive an edit.
+    void keepsTheKeysItDoesNotEdit()
+    {
+        QTemporaryDir dir;
+        QJsonObject spec = pythonScriptRunSpec(script(dir, QStringLiteral("a.py")));
+        QJsonObject program = spec.value(QStringLiteral("program")).toObject();
+        program.insert(QStringLiteral("requires"), QJsonArray{QStringLiteral("torch")});
+        spec.insert(QStringLiteral("program"), program);
+        ProgramEditorDialog dialog(spec, 1);
+        dialog.argumentTable()->item(0, 0)->setText(QStringLiteral("python3.11"));
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
+        const QJsonObject edited = RunSpecView(dialog.spec()).program();
+        QCOMPARE(edited.value(QStringLiteral("requires")).toArray(), QJsonArray{QStringLiteral("torch")});
+        QCOMPARE(edited.value(QStringLiteral("argv")).toArray().first().toString(), QStringLiteral("python3.11"));
+        dialog.argumentTable()->item(0, 0)->setText(QStringLiteral("bash")); // requires needs a Python
+        QVERIFY(!dialog.canAccept());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("program.requires")), qPrintable(dialog.problem()));
+    }
+
 private:
     static QString script(const QTemporaryDir &dir, const QString &name)
     {
@@ -165,24 +184,8 @@ private:
             return {};
         file.write("print('hi')\n");
         return file.fileName();
-        // The program's keys the dialog does not show (requires) survive an edit.
-        void keepsTheKeysItDoesNotEdit()
-        {
-            QJsonObject spec = pythonScriptRunSpec(QStringLiteral("/x/a.py"));
-            QJsonObject program = spec.value(QStringLiteral("program")).toObject();
-            program.insert(QStringLiteral("requires"), QJsonArray{QStringLiteral("torch")});
-            spec.insert(QStringLiteral("program"), program);
-            ProgramEditorDialog dialog(spec, 1);
-            dialog.argumentTable()->item(0, 0)->setText(QStringLiteral("python3.11"));
-            QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
-            const QJsonObject edited = RunSpecView(dialog.spec()).program();
-            QCOMPARE(edited.value(QStringLiteral("requires")).toArray(), QJsonArray{QStringLiteral("torch")});
-            QCOMPARE(edited.value(QStringLiteral("argv")).toArray().first().toString(), QStringLiteral("python3.11"));
-            dialog.argumentTable()->item(0, 0)->setText(QStringLiteral("bash")); // requires needs a Python
-            QVERIFY(!dialog.canAccept());
-            QVERIFY2(dialog.problem().contains(QStringLiteral("program.requires")), qPrintable(dialog.problem()));
-        }
-    };
+    }
+};
 
-    QTEST_MAIN(TestProgramEditorDialog)
+QTEST_MAIN(TestProgramEditorDialog)
 #include "tst_programeditordialog.moc"
