@@ -312,6 +312,10 @@ private Q_SLOTS:
                     .contains("running"));
 
         // Its host's keys are commands: refused until trusted, naming each.
+        // (`run --trust` remembered this version: forgotten first.)
+        int removed = 0;
+        QVERIFY(TrustList().revoke(file, &removed));
+        QCOMPARE(removed, 1);
         {
             Session untrusted;
             QStringList refusal;
