@@ -30,6 +30,35 @@ private:
     TestCluster m_cluster;
     QString m_skip;
 
+    // A CPU lane and a lane of the test cluster, and a sweep of the fake
+    // model's quality over `qualities`, each trial 30 steps of `stepMs`.
+    Experiment mixedExperiment(const QString &name, const QString &sweepName, const QList<QJsonValue> &qualities,
+                               int stepMs)
+    {
+        QJsonObject json =
+            experimentJson(name, m_tmp.filePath(name),
+                           {lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("slurm:test/debug"), 1, {})});
+        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
+                                                                       {QStringLiteral("poll_seconds"), 1},
+                                                                       {QStringLiteral("worker"), fakeWorker()}}});
+        Experiment ex = experiment(json);
+        SweepSpec sweep;
+        sweep.name = sweepName;
+        sweep.base = fakeSpec(QStringLiteral("base"), 30, stepMs);
+        sweep.base.remove(QStringLiteral("name"));
+        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
+        model.insert(QStringLiteral("quality"), 0.5);
+        sweep.base.insert(QStringLiteral("model"), model);
+        SweepParameter quality;
+        quality.key = QStringLiteral("model.quality");
+        quality.kind = SweepParameter::Kind::Values;
+        quality.values = qualities;
+        sweep.space << quality;
+        sweep.objective = QStringLiteral("valid/mrr");
+        ex.sweeps << sweep;
+        return ex;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -54,27 +83,7 @@ private Q_SLOTS:
     {
         if (!m_skip.isEmpty())
             QSKIP(qPrintable(m_skip));
-        QJsonObject json =
-            experimentJson(QStringLiteral("mixed"), m_tmp.filePath(QStringLiteral("mixed")),
-                           {lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("slurm:test/debug"), 1, {})});
-        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
-                                                                       {QStringLiteral("poll_seconds"), 1},
-                                                                       {QStringLiteral("worker"), fakeWorker()}}});
-        Experiment ex = experiment(json);
-        SweepSpec sweep;
-        sweep.name = QStringLiteral("mix");
-        sweep.base = fakeSpec(QStringLiteral("base"), 30, 40);
-        sweep.base.remove(QStringLiteral("name"));
-        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
-        model.insert(QStringLiteral("quality"), 0.5);
-        sweep.base.insert(QStringLiteral("model"), model);
-        SweepParameter quality;
-        quality.key = QStringLiteral("model.quality");
-        quality.kind = SweepParameter::Kind::Values;
-        quality.values = {0.2, 0.4, 0.6, 0.8};
-        sweep.space << quality;
-        sweep.objective = QStringLiteral("valid/mrr");
-        ex.sweeps << sweep;
+        const Experiment ex = mixedExperiment(QStringLiteral("mixed"), QStringLiteral("mix"), {0.2, 0.4, 0.6, 0.8}, 40);
 
         Session session;
         QStringList errors;
@@ -109,32 +118,13 @@ private Q_SLOTS:
     {
         if (!m_skip.isEmpty())
             QSKIP(qPrintable(m_skip));
-        const QString root = m_tmp.filePath(QStringLiteral("asha"));
-        QJsonObject json =
-            experimentJson(QStringLiteral("asha"), root,
-                           {lane(QStringLiteral("cpu"), 1, {}), lane(QStringLiteral("slurm:test/debug"), 1, {})});
-        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
-                                                                       {QStringLiteral("poll_seconds"), 1},
-                                                                       {QStringLiteral("worker"), fakeWorker()}}});
-        Experiment ex = experiment(json);
-        SweepSpec sweep;
-        sweep.name = QStringLiteral("rungs");
-        sweep.base = fakeSpec(QStringLiteral("base"), 30, 60);
-        sweep.base.remove(QStringLiteral("name"));
-        QJsonObject model = sweep.base.value(QStringLiteral("model")).toObject();
-        model.insert(QStringLiteral("quality"), 0.5);
-        sweep.base.insert(QStringLiteral("model"), model);
-        SweepParameter quality;
-        quality.key = QStringLiteral("model.quality");
-        quality.kind = SweepParameter::Kind::Values;
-        quality.values = {0.3, 0.5, 0.9, 0.2, 0.7, 0.4};
-        sweep.space << quality;
-        sweep.objective = QStringLiteral("valid/mrr");
+        Experiment ex =
+            mixedExperiment(QStringLiteral("asha"), QStringLiteral("rungs"), {0.3, 0.5, 0.9, 0.2, 0.7, 0.4}, 60);
+        SweepSpec &sweep = ex.sweeps.last();
         sweep.stopping.rule = SweepStopping::Rule::Asha;
         sweep.stopping.min = 1;
         sweep.stopping.max = 4;
         sweep.stopping.eta = 2;
-        ex.sweeps << sweep;
 
         Session session;
         QStringList errors;
