@@ -208,6 +208,23 @@ private Q_SLOTS:
                      == QStringList{QStringLiteral("lanes[1].runs[0].after: \"a\" runs on lane 1 (slurm:far/gpu), "
                                                    "whose run folders (cluster far) lane 2 (cpu) cannot read")},
                  qPrintable(errors.join(QLatin1Char('\n'))));
+        // A host's run gets no inputs there: refused on its lanes, even two of one host.
+        json = experimentJson(
+            QStringLiteral("x"), m_dir.filePath(QStringLiteral("here")),
+            {lane(QStringLiteral("ssh:lab/cpu"), 1, {fakeSpec(QStringLiteral("a"))}),
+             lane(QStringLiteral("ssh:lab/cpu"), 1, {after(fakeSpec(QStringLiteral("b")), QStringLiteral("a"))})});
+        json.insert(
+            QStringLiteral("hosts"),
+            QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("lab")},
+                                   {QStringLiteral("host"), QStringLiteral("gpu1.lab.example")},
+                                   {QStringLiteral("runs_root"), QStringLiteral("/scratch/runs")},
+                                   {QStringLiteral("worker"), QStringLiteral("/opt/ty/bin/trainyard-worker")}}});
+        errors = problemsOf(json);
+        QVERIFY2(errors
+                     == QStringList{QStringLiteral("lanes[1].runs[0].after: \"a\" and lane 2 (ssh:lab/cpu): runs after "
+                                                   "other runs are not supported on a lane of a host over ssh yet "
+                                                   "(host lab)")},
+                 qPrintable(errors.join(QLatin1Char('\n'))));
     }
 
     void roundsExpandAndAreWrittenBackAsOneEntry()

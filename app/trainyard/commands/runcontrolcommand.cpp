@@ -8,6 +8,7 @@
 #include "runstore/runstore.h"
 #include "session/controlserver.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QLoggingCategory>
 
@@ -98,7 +99,10 @@ int controlCommand(const QString &action, const QStringList &args)
             QString why;
             const QString metricsSocket =
                 !stateSocket.isEmpty() ? stateSocket : MetricsServer::defaultSocketPath(store.root(), &why);
-            if (metricsSocket.isEmpty() || !isPrivateFolder(QFileInfo(metricsSocket).absolutePath(), &why)) {
+            if (!metricsSocket.isEmpty() && QDir::isRelativePath(metricsSocket))
+                why = QStringLiteral("the state file names a relative socket path");
+            if (metricsSocket.isEmpty() || QDir::isRelativePath(metricsSocket)
+                || !isPrivateFolder(QFileInfo(metricsSocket).absolutePath(), &why)) {
                 printError(QStringLiteral("%1: nothing was asked: %2").arg(file, why));
                 return kExitIncomplete;
             }

@@ -3,6 +3,7 @@
 #include "commandline.h"
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
+#include "metrics/runfile.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -22,11 +23,12 @@ void print(const QString &text)
 // What the file at an entry's path is now: that version, another, or gone.
 QString entryState(const TrustList::Entry &entry)
 {
-    QFile file(entry.path);
-    if (!file.exists())
+    if (!QFileInfo::exists(entry.path))
         return QStringLiteral("missing");
-    if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("unreadable");
+    QFile file;
+    QString error;
+    if (!openRegularFile(entry.path, &file, &error)) // never blocks on a FIFO
+        return QStringLiteral("unreadable: %1").arg(error);
     const QByteArray bytes = file.read(16 * 1024 * 1024 + 1);
     return Experiment::versionHash(entry.path, bytes) == entry.sha256
                ? QStringLiteral("this version")

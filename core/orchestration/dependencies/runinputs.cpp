@@ -10,8 +10,11 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QRegularExpression>
 
 #include <cmath>
+
+#include <unistd.h>
 
 namespace trainyard {
 
@@ -40,12 +43,16 @@ QString RunInputs::path(const QString &runDir)
 
 QString RunInputs::checkpointOf(const RunInfo &run) const
 {
-    // What the run said is a claim: an absolute path to a regular file, no
-    // link followed, or nothing.
-    if (run.checkpoint.isEmpty() || QDir::isRelativePath(run.checkpoint))
+    // What the run said is a claim: a regular file of this user's inside
+    // the run's own folder, no link followed, named in characters no shell
+    // or option parser reads as anything but a path; else nothing. It is
+    // substituted into a command the trust list showed as a placeholder.
+    static const QRegularExpression plain(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9._+@=,%/-]+")));
+    if (run.checkpoint.isEmpty() || QDir::isRelativePath(run.checkpoint) || !plain.match(run.checkpoint).hasMatch()
+        || !QDir::cleanPath(run.checkpoint).startsWith(QDir::cleanPath(run.runDir) + QLatin1Char('/')))
         return {};
     const QFileInfo info(run.checkpoint);
-    return info.isFile() && !info.isSymLink() ? run.checkpoint : QString();
+    return info.isFile() && !info.isSymLink() && info.ownerId() == ::getuid() ? run.checkpoint : QString();
 }
 
 QJsonObject RunInputs::inputs(RunId id) const

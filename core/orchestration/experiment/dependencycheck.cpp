@@ -75,6 +75,8 @@ QStringList afterNames(const QJsonObject &spec)
 QString runFolderPlace(const Experiment &experiment, const QString &device)
 {
     const Device d = Device::parse(device);
+    if (d.isRemote()) // a host's run folders are there; here only their mirrors
+        return QStringLiteral("host %1").arg(d.host());
     const ExperimentCluster *cluster = d.isSlurm() ? experiment.cluster(d.cluster()) : nullptr;
     if (!cluster || cluster->reach != QLatin1String("ssh") || cluster->runsRoot.isEmpty())
         return {};
@@ -167,6 +169,14 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
             }
             for (int l : std::as_const(lanes)) {
                 const QString theirs = runFolderPlace(experiment, experiment.lanes.at(l).device);
+                if (place.startsWith(QLatin1String("host ")) || theirs.startsWith(QLatin1String("host "))) {
+                    // A host's run gets no inputs.json and would read its
+                    // predecessors' paths on the wrong machine.
+                    problems << QStringLiteral("%1: \"%2\" and %3: runs after other runs are not supported on a "
+                                               "lane of a host over ssh yet (%4)")
+                                    .arg(where, name, laneText(origin.lane), place.isEmpty() ? theirs : place);
+                    break;
+                }
                 if (theirs != place) {
                     problems << QStringLiteral("%1: \"%2\" runs on %3, whose run folders (%4) %5 cannot read")
                                     .arg(where, name, laneText(l),

@@ -23,22 +23,32 @@ RemoteHostConfig RemoteHostConfig::forHost(const ExperimentHost &host)
 
 QString RemoteHostConfig::controlPath()
 {
-    QString runtime = userRuntimeDir();
-    if (runtime.isEmpty())
-        runtime = QDir::tempPath();
-    return QStringLiteral("%1/trainyard-ssh-%C").arg(runtime);
+    // Only in the user's private folder: a master socket elsewhere (a shared
+    // /tmp) could be bound first by another user and answer in ssh's name.
+    // Without one, "none": every command makes its own connection.
+    const QString runtime = userRuntimeDir();
+    return runtime.isEmpty() ? QStringLiteral("none") : QStringLiteral("%1/trainyard-ssh-%C").arg(runtime);
 }
 
 QStringList RemoteHostConfig::sshOptions()
 {
-    return {QStringLiteral("-o"), QStringLiteral("BatchMode=yes"),
-            QStringLiteral("-o"), QStringLiteral("StrictHostKeyChecking=yes"),
-            QStringLiteral("-o"), QStringLiteral("ControlMaster=auto"),
-            QStringLiteral("-o"), QStringLiteral("ControlPath=%1").arg(controlPath()),
-            QStringLiteral("-o"), QStringLiteral("ControlPersist=600"),
-            QStringLiteral("-o"), QStringLiteral("ConnectTimeout=20"),
-            QStringLiteral("-o"), QStringLiteral("ServerAliveInterval=10"),
-            QStringLiteral("-o"), QStringLiteral("ServerAliveCountMax=3")};
+    const QString path = controlPath();
+    return {QStringLiteral("-o"),
+            QStringLiteral("BatchMode=yes"),
+            QStringLiteral("-o"),
+            QStringLiteral("StrictHostKeyChecking=yes"),
+            QStringLiteral("-o"),
+            path == QLatin1String("none") ? QStringLiteral("ControlMaster=no") : QStringLiteral("ControlMaster=auto"),
+            QStringLiteral("-o"),
+            QStringLiteral("ControlPath=%1").arg(path),
+            QStringLiteral("-o"),
+            QStringLiteral("ControlPersist=600"),
+            QStringLiteral("-o"),
+            QStringLiteral("ConnectTimeout=20"),
+            QStringLiteral("-o"),
+            QStringLiteral("ServerAliveInterval=10"),
+            QStringLiteral("-o"),
+            QStringLiteral("ServerAliveCountMax=3")};
 }
 
 QStringList RemoteHostConfig::sshCommand() const
