@@ -211,10 +211,17 @@ private Q_SLOTS:
         QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 6, "ef", &error));
         QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl"))), QByteArray("abcdef"));
         QCOMPARE(mirror.offset(RemoteMirror::File::Metrics), qint64(6));
-        // The host's file is shorter (made again there): the copy starts over.
+        // The host's file is shorter (made again there): the copy here is
+        // history, kept aside whole; the mirror starts over.
         QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 2, {}, &error));
         QCOMPARE(mirror.offset(RemoteMirror::File::Metrics), qint64(0));
-        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl"))), QByteArray());
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("metrics.jsonl"))));
+        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl.before-cut-1"))), QByteArray("abcdef"));
+        QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 2, "gh", &error));
+        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl"))), QByteArray("gh"));
+        QVERIFY(mirror.apply(RemoteMirror::File::Metrics, 1, {}, &error)); // again: a second copy aside
+        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl.before-cut-2"))), QByteArray("gh"));
+        QCOMPARE(readFile(tmp.filePath(QStringLiteral("metrics.jsonl.before-cut-1"))), QByteArray("abcdef"));
         // A link where worker.log goes: refused, its target untouched.
         QVERIFY(QFile::link(tmp.filePath(QStringLiteral("elsewhere")), tmp.filePath(QStringLiteral("worker.log"))));
         QVERIFY(!mirror.apply(RemoteMirror::File::Log, 3, "xyz", &error));

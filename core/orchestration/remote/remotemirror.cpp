@@ -49,9 +49,32 @@ bool RemoteMirror::apply(File file, qint64 remoteSize, const QByteArray &bytes, 
         return true; // nothing there yet
     const QString path = m_dir + QLatin1Char('/') + fileName(file);
     const bool cut = remoteSize < offset(file);
-    if (!cut && bytes.isEmpty())
+    if (cut) {
+        // Made again on the host (another run took its folder there): the
+        // copy held here is history, kept aside as NAME.before-cut-N (link()
+        // never replaces one), and the mirror follows the new file from its start.
+        const QByteArray from = QFile::encodeName(path);
+        for (int n = 1; n < 1000; ++n) {
+            const QByteArray aside = QFile::encodeName(QStringLiteral("%1.before-cut-%2").arg(path).arg(n));
+            if (::link(from.constData(), aside.constData()) == 0) {
+                ::unlink(from.constData());
+                break;
+            }
+            if (errno == ENOENT)
+                break; // no copy here yet
+            if (errno != EEXIST) {
+                if (error)
+                    *error = QStringLiteral("%1: shorter on the host, and the copy here cannot be kept aside: %2")
+                                 .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+                return false;
+            }
+        }
+        offsetRef(file) = 0;
+        return true; // what came was read past the new file's end: asked again from 0
+    }
+    if (bytes.isEmpty())
         return true;
-    const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (cut ? O_TRUNC : O_APPEND);
+    const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_APPEND;
     const int fd = ::open(QFile::encodeName(path).constData(), flags, 0644);
     const auto fail = [&](const QString &what) {
         if (error)
@@ -67,12 +90,6 @@ bool RemoteMirror::apply(File file, qint64 remoteSize, const QByteArray &bytes, 
     {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return fail(QStringLiteral("is not a regular file"));
-    if (cut) {
-        // Made again on the host: the copy follows from its start.
-        offsetRef(file) = 0;
-        ::close(fd);
-        return true;
-    }
     const char *data = bytes.constData();
     qint64 left = bytes.size();
     while (left > 0) {

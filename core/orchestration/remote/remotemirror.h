@@ -28,8 +28,9 @@ public:
     // Bytes of the copy: where the next read from the host starts.
     qint64 offset(File file) const { return file == File::Metrics ? m_metrics : m_log; }
     // The host's file holds `remoteSize` bytes, `bytes` of them from
-    // offset(file). A host's file shorter than the copy (made again there)
-    // empties the copy: the next poll reads it from the start.
+    // offset(file). A host's file shorter than the copy (made again there):
+    // the copy is kept aside as NAME.before-cut-N, never emptied, and the
+    // next poll reads the host's file from its start.
     bool apply(File file, qint64 remoteSize, const QByteArray &bytes, QString *error);
     // The host's checkpoints ("NAME SIZE MTIME" lines) and where they are.
     bool writeCheckpoints(const QString &host, const QString &remoteDir, const QStringList &lines,
