@@ -282,7 +282,8 @@ QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
     if (count <= 1)
         return out;
     const RunSpecView view(out);
-    out.insert(QStringLiteral("name"), repeatNames(view.name(), count).value(index));
+    // One name, not the group's list: callers expand every index (quadratic for a repeat of 1000).
+    out.insert(QStringLiteral("name"), view.name() + QLatin1Char('-') + QString::number(index + 1));
     QJsonObject train = view.train();
     train.insert(QStringLiteral("seed"), view.seed().value_or(0) + index);
     out.insert(QStringLiteral("train"), train);
