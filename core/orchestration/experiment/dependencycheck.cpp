@@ -8,10 +8,12 @@
 #include "experiment/runspecview.h"
 
 #include <QDir>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QScopeGuard>
 #include <QSet>
+#include <algorithm>
 
 namespace trainyard {
 
@@ -99,6 +101,15 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
                 out << p;
         }
     });
+    // Most files have no dependency at all: one look at each entry (a
+    // repeat's runs share its spec) before expanding every run.
+    const bool none = std::none_of(experiment.lanes.cbegin(), experiment.lanes.cend(), [](const ExperimentLane &lane) {
+        return std::any_of(lane.runs.cbegin(), lane.runs.cend(), [](const ExperimentRun &run) {
+            return !run.invalid && (run.spec.contains(kAfter) || QJsonDocument(run.spec).toJson().contains("{after."));
+        });
+    });
+    if (none)
+        return;
     QList<DependencyNode> nodes;
     QList<Origin> origins;
     bool any = false;
