@@ -31,6 +31,13 @@ def generated(catalogue):
     for m in catalogue["models"]:
         models += [f'### `{m["type"]}` ({m["task"]})', "", m["description"] + ".", "", table(m["params"]), "",
                    "Defaults that differ from the global ones: `" + json.dumps(m["defaults"], sort_keys=True) + "`", ""]
+        if m.get("recipes"):
+            models += ["Recipes (`model.recipe`; see [Recipes](#recipes)): the values each gives the keys a spec "
+                       "leaves out.", "", "| recipe | values | what it is |", "|---|---|---|"]
+            for r in m["recipes"]:
+                values = {k: r[k] for k in ("model", "train", "eval") if r.get(k)}
+                models.append(f'| `{r["name"]}` | `{json.dumps(values, sort_keys=True)}` | {r["fits"]} |')
+            models.append("")
     presets = ["## Presets", "",
                "Published configurations, offered in the palette's \"Published configurations\" group. Each",
                "is a partial run spec over the model's defaults; the data folder is yours to choose.", "",

@@ -157,6 +157,20 @@ TY_TEST(aMetricLineWithoutLossAndASummaryLineAreRecords)
     TY_CHECK(!summary.pointName(0, &name)); // no curve: one value per name
 }
 
+// Issue 25: the worker's log line of the recipe "auto" chose names it.
+TY_TEST(aRecipeLogLineNamesTheRecipe)
+{
+    const std::string line =
+        R"({"type":"log","level":"info","text":"recipe auto: \"small\" for this graph","recipe":"small","wall":0.1})";
+    RecordDecoder decoder;
+    TY_CHECK(decoder.decodeLine(line.data(), line.size()) == RecordDecoder::Status::Record);
+    TY_CHECK(decoder.record().kind == MessageType::Log);
+    TY_CHECK_EQ(decoder.record().recipe, std::string("small"));
+    const std::string plain = R"({"type":"log","level":"info","text":"data: 5216 triples","wall":0.2})";
+    TY_CHECK(decoder.decodeLine(plain.data(), plain.size()) == RecordDecoder::Status::Record);
+    TY_CHECK(decoder.record().recipe.empty());
+}
+
 TY_TEST(refusalsSayWhy)
 {
     RecordDecoder decoder;

@@ -66,6 +66,7 @@ void MetricRecord::clear()
     exitCode = -1;
     level.clear();
     text.clear();
+    recipe.clear();
     path.clear();
     run.clear();
     device.clear();
@@ -178,6 +179,7 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
     case protocol::MessageType::Log:
         record->level = stringOr(message, "level", "info");
         record->text = stringOr(message, "text", "");
+        record->recipe = stringOr(message, "recipe", "");
         break;
     case protocol::MessageType::Checkpoint:
         record->path = stringOr(message, "path", "");
@@ -200,7 +202,8 @@ bool MetricRecord::operator==(const MetricRecord &other) const
     if (kind != other.kind || wall != other.wall || step != other.step || epoch != other.epoch
         || totalSteps != other.totalSteps || fieldCount != other.fieldCount || split != other.split
         || status != other.status || exitCode != other.exitCode || level != other.level || text != other.text
-        || path != other.path || run != other.run || device != other.device || pid != other.pid)
+        || recipe != other.recipe || path != other.path || run != other.run || device != other.device
+        || pid != other.pid)
         return false;
     for (std::size_t i = 0; i < fieldCount; ++i) {
         const double *theirs = other.value(fields[i].name);

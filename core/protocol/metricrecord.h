@@ -55,6 +55,7 @@ struct MetricRecord
     int exitCode = -1;    // done
     std::string level;    // log: info, warning, error
     std::string text;     // log
+    std::string recipe;   // log: the recipe "auto" chose (worker/base/recipe.h); usually empty
     std::string path;     // checkpoint
     std::string run;      // hello: the run's name (the token is never kept)
     std::string device;   // hello

@@ -390,7 +390,7 @@ private Q_SLOTS:
         errors = errorsOf(oneRun(R"({"name":"r","model":{"type":"transe","dimm":3},"train":{"lr":0}})"), &*catalogue);
         QCOMPARE(errors.size(), 2);
         QVERIFY2(errors.at(0).startsWith(
-                     QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, ")),
+                     QStringLiteral("lanes[0].runs[0].model.dimm: unknown key (expected one of type, recipe, dim, ")),
                  qPrintable(errors.at(0)));
         QCOMPARE(errors.at(1), QStringLiteral("lanes[0].runs[0].train.lr: expected a number in (0, 1000], got 0"));
         // Every published preset, with a data path, is a valid run spec.

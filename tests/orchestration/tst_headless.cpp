@@ -149,7 +149,7 @@ private Q_SLOTS:
             p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), bad});
             QByteArray err;
             QCOMPARE(finish(&p, nullptr, &err), 2);
-            QVERIFY2(err.contains("lanes[0].runs[0].model.dimm: unknown key (expected one of type, dim, "),
+            QVERIFY2(err.contains("lanes[0].runs[0].model.dimm: unknown key (expected one of type, recipe, dim, "),
                      err.constData());
             QVERIFY(!QFileInfo::exists(root + QStringLiteral("/t"))); // nothing started
         }

@@ -6,6 +6,7 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "catalogue/modelcataloguecache.h"
+#include "experiment/runspecview.h"
 #include "testcatalogue.h"
 #include "testutil.h"
 
@@ -297,6 +298,39 @@ private Q_SLOTS:
         ModelCatalogueCache again(dir.path());
         QVERIFY(again.find(worker));
         QCOMPARE(again.find(worker)->modelTypes(), c.modelTypes());
+
+        // Recipes: resolved as the worker resolves them, the spec's own keys winning.
+        const CatalogueModel *transe = c.model(QStringLiteral("transe"));
+        QVERIFY(transe->recipe(QStringLiteral("small")) && transe->recipe(QStringLiteral("large-sparse")));
+        const QJsonObject autoSpec{
+            {QStringLiteral("model"),
+             QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 32}}}};
+        const QJsonObject unchosen = c.resolve(autoSpec);
+        QCOMPARE(RunSpecView(unchosen).model().value(QStringLiteral("recipe")).toString(), QStringLiteral("auto"));
+        QCOMPARE(RunSpecView(unchosen).model().value(QStringLiteral("loss")).toString(), QStringLiteral("softmax"));
+        QVERIFY(!c.recipeOf(autoSpec));
+        const QJsonObject small = c.resolve(autoSpec, QStringLiteral("small"));
+        QCOMPARE(c.recipeOf(autoSpec, QStringLiteral("small"))->name, QStringLiteral("small"));
+        QCOMPARE(RunSpecView(small).model().value(QStringLiteral("recipe")).toString(), QStringLiteral("small"));
+        QCOMPARE(RunSpecView(small).model().value(QStringLiteral("loss")).toString(), QStringLiteral("margin"));
+        QCOMPARE(RunSpecView(small).model().value(QStringLiteral("dim")).toInt(), 32);
+        QCOMPARE(RunSpecView(small).section(QStringLiteral("train")).value(QStringLiteral("epochs")).toInt(), 300);
+        // A named recipe wins over a choice; "none" is the defaults.
+        QJsonObject named = autoSpec;
+        named.insert(QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")},
+                                                          {QStringLiteral("recipe"), QStringLiteral("none")}});
+        QVERIFY(!c.recipeOf(named, QStringLiteral("small")));
+        QCOMPARE(
+            RunSpecView(c.resolve(named, QStringLiteral("small"))).model().value(QStringLiteral("loss")).toString(),
+            QStringLiteral("softmax"));
+        // A new run leaves what the recipes set to them; a model without recipes is whole.
+        const QJsonObject fresh = c.newRunSpec(QStringLiteral("transe"), QStringLiteral("t"));
+        QVERIFY(!RunSpecView(fresh).model().contains(QStringLiteral("loss")));
+        QVERIFY(!RunSpecView(fresh).section(QStringLiteral("train")).contains(QStringLiteral("epochs")));
+        QVERIFY(RunSpecView(fresh).section(QStringLiteral("train")).contains(QStringLiteral("seed")));
+        QCOMPARE(RunSpecView(fresh).model().value(QStringLiteral("recipe")).toString(), QStringLiteral("auto"));
+        QCOMPARE(c.newRunSpec(QStringLiteral("sacn"), QStringLiteral("s")),
+                 c.defaultSpec(QStringLiteral("sacn"), QStringLiteral("s")));
 
         ModelCatalogue blocking;
         QVERIFY(!ModelCatalogueLoader::loadNow(QStringLiteral("/nonexistent/trainyard-worker"), &blocking, &error));

@@ -4,9 +4,13 @@
 
 #include "worker/base/badinput.h"
 #include "worker/base/catalogue.h"
+#include "worker/base/kgdataset.h"
+#include "worker/base/recipe.h"
 #include "worker/base/runspec.h"
 
+#include <cstdlib>
 #include <string>
+#include <unistd.h>
 
 using namespace trainyard;
 
@@ -260,6 +264,86 @@ TY_TEST(resolvedSpecParsesToItself)
         const RunSpec again = RunSpec::fromJson(s.resolved, "resolved");
         TY_CHECK(again.resolved == s.resolved);
     }
+}
+
+TY_TEST(aNamedRecipeFillsWhatTheSpecLeavesOut)
+{
+    const RunSpec s =
+        RunSpec::parse(R"({"model": {"type": "transe", "recipe": "small", "dim": 32}, "train": {"epochs": 7}})");
+    TY_CHECK_EQ(s.recipe, std::string("small"));
+    TY_CHECK_EQ(s.stringParam("loss"), std::string("margin")); // the recipe's
+    TY_CHECK_EQ(s.intParam("negatives"), 32);
+    TY_CHECK(s.boolParam("normalize_entities"));
+    TY_CHECK_EQ(s.intParam("dim"), 32); // the spec's own wins
+    TY_CHECK_EQ(s.epochs, 7);
+    TY_CHECK_EQ(s.lr, 0.005);
+    TY_CHECK_EQ(s.evalEveryEpochs, 50);
+    const nlohmann::json values = recipeValues(s);
+    TY_CHECK_EQ(values.at("model.loss"), nlohmann::json("margin"));
+    TY_CHECK_EQ(values.at("kept").at("model.dim"), nlohmann::json(32));
+    TY_CHECK_EQ(values.at("kept").at("train.epochs"), nlohmann::json(7));
+    TY_CHECK(!values.contains("model.dim"));
+    TY_CHECK(contains(describeRecipe(s), "model.loss=\"margin\""));
+    TY_CHECK(contains(describeRecipe(s), "the spec's own: model.dim=32 train.epochs=7"));
+
+    // "none": the model's own defaults; "auto" until the worker settles it.
+    const RunSpec none = RunSpec::parse(R"({"model": {"type": "transe", "recipe": "none"}})");
+    TY_CHECK_EQ(none.stringParam("loss"), std::string("softmax"));
+    TY_CHECK_EQ(none.epochs, 30);
+    TY_CHECK(recipeValues(none).empty());
+    const RunSpec automatic = RunSpec::parse(R"({"model": {"type": "transe"}})");
+    TY_CHECK_EQ(automatic.recipe, std::string("auto"));
+    const RunSpec chosen = automatic.withRecipe("large-sparse");
+    TY_CHECK_EQ(chosen.stringParam("loss"), std::string("self_adversarial"));
+    TY_CHECK_EQ(chosen.batchSize, 512);
+    TY_CHECK_EQ(chosen.resolved["model"]["recipe"], nlohmann::json("large-sparse"));
+    // A checkpoint of the run fits the same run naming the recipe auto chose.
+    TY_CHECK_EQ(chosen.modelKey(),
+                RunSpec::parse(R"({"model": {"type": "transe", "recipe": "large-sparse"}})").modelKey());
+
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "transe", "recipe": "huge"}})"),
+                      "spec.json: model.recipe: expected one of \"auto\", \"none\", \"small\""));
+    TY_CHECK(contains(errorOf(R"({"model": {"type": "sacn", "recipe": "small"}})"), "model.recipe: unknown key"));
+}
+
+TY_TEST(autoChoosesTheRecipeFromTheGraph)
+{
+    // The statistics of the benchmark graphs (their train.txt), and what
+    // the measurements of docs/results.md say suits each.
+    TY_CHECK_EQ(chooseRecipe({135, 46, 5216}).name, std::string("small"));           // UMLS
+    TY_CHECK_EQ(chooseRecipe({104, 25, 8544}).name, std::string("small-dense"));     // Kinship
+    TY_CHECK_EQ(chooseRecipe({14, 55, 1592}).name, std::string("small"));            // Nations
+    TY_CHECK_EQ(chooseRecipe({14541, 237, 272115}).name, std::string("large"));      // FB15k-237
+    TY_CHECK_EQ(chooseRecipe({40943, 11, 86835}).name, std::string("large-sparse")); // WN18RR
+    TY_CHECK(contains(chooseRecipe({135, 46, 5216}).reason,
+                      "135 entities, 46 relations, 38.6 training triples per entity, density 0.622 %"));
+    TY_CHECK_EQ(chooseRecipe({0, 0, 0}).name, std::string("small")); // no division by zero
+
+    // Every model with recipes has each kind the rule can name, and each
+    // recipe's values validate.
+    for (const auto &m : Catalogue::instance().models()) {
+        for (const auto &r : m.recipes) {
+            const RunSpec s = RunSpec::fromJson({{"model", {{"type", m.type}, {"recipe", r.name}}}});
+            TY_CHECK_EQ(s.recipe, r.name);
+        }
+        if (!m.recipes.empty()) {
+            for (const char *kind : {"small", "small-dense", "large", "large-sparse"})
+                TY_CHECK(m.findRecipe(kind) != nullptr);
+        }
+    }
+}
+
+TY_TEST(umlsFilesGetTheSmallRecipe)
+{
+    const char *shared = std::getenv("TRAINYARD_SHARED_DATA");
+    const std::string dir = std::string(shared ? shared : "") + "/kg/UMLS";
+    if (!shared || ::access((dir + "/train.txt").c_str(), R_OK) != 0) {
+        TY_SKIP(dir + " is absent (set TRAINYARD_SHARED_DATA)");
+    }
+    const KgStats stats = KgStats::of(KgDataset::loadFolder(dir));
+    TY_CHECK_EQ(stats.entities, 135);
+    TY_CHECK_EQ(stats.trainTriples, 5216);
+    TY_CHECK_EQ(chooseRecipe(stats).name, std::string("small"));
 }
 
 TY_TEST_MAIN()

@@ -4,12 +4,14 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "editors/runeditordialog.h"
+#include "experiment/runspecview.h"
 #include "uitesthelpers.h"
 
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -208,6 +210,53 @@ private Q_SLOTS:
         QVERIFY(editor.problem().isEmpty());
         editor.accept();
         QCOMPARE(editor.result(), int(QDialog::Accepted));
+    }
+
+    // Issue 25: a TransE dropped from the palette leaves the keys its recipe
+    // sets to "auto"; the editor shows the recipe the worker chooses for the
+    // data and its values, and writes a key only once the user edits it.
+    void theRecipeFillsTheFieldsTheSpecLeavesOut()
+    {
+        const QString worker = realWorker();
+        if (worker.isEmpty()) {
+            QSKIP(kNoRealWorker);
+        }
+        ModelCatalogue c;
+        QString error;
+        QVERIFY2(ModelCatalogueLoader::loadNow(worker, &c, &error), qPrintable(error));
+        const QJsonObject spec = c.newRunSpec(QStringLiteral("transe"), QStringLiteral("t")); // synthetic-kg
+        RunEditorDialog editor(c, spec, 1);
+        editor.setWorkerProgram(worker);
+        auto *note = editor.findChild<QLabel *>(QStringLiteral("recipeNote"));
+        QVERIFY(note);
+        // 200 entities, density 0.8 %: the "small" recipe (margin loss, 300 epochs).
+        QTRY_VERIFY_WITH_TIMEOUT(note->text().contains(QLatin1String("\"small\" for this graph (200 entities")), 20000);
+        auto *loss = qobject_cast<QComboBox *>(editor.editorFor(QStringLiteral("model.loss")));
+        auto *epochs = qobject_cast<QSpinBox *>(editor.editorFor(QStringLiteral("train.epochs")));
+        QVERIFY(loss && epochs);
+        QCOMPARE(loss->currentText(), QStringLiteral("margin"));
+        QCOMPARE(epochs->value(), 300);
+        QVERIFY2(editor.validate(&error), qPrintable(error));
+        QVERIFY(!RunSpecView(editor.spec()).model().contains(QStringLiteral("loss")));
+        QVERIFY(!RunSpecView(editor.spec()).section(QStringLiteral("train")).contains(QStringLiteral("epochs")));
+        // The user's value is the spec's.
+        epochs->setValue(20);
+        QVERIFY2(editor.validate(&error), qPrintable(error));
+        QCOMPARE(RunSpecView(editor.spec()).section(QStringLiteral("train")).value(QStringLiteral("epochs")).toInt(),
+                 20);
+        QVERIFY(!RunSpecView(editor.spec()).model().contains(QStringLiteral("loss")));
+        // A named recipe shows its own values; "none" the model's defaults.
+        auto *recipe = qobject_cast<QComboBox *>(editor.editorFor(QStringLiteral("model.recipe")));
+        QVERIFY(recipe);
+        recipe->setCurrentText(QStringLiteral("large-sparse"));
+        QTRY_COMPARE(loss->currentText(), QStringLiteral("self_adversarial"));
+        QCOMPARE(epochs->value(), 20);
+        QVERIFY(note->text().startsWith(QLatin1String("Recipe \"large-sparse\"")));
+        recipe->setCurrentText(QStringLiteral("none"));
+        QTRY_COMPARE(loss->currentText(), QStringLiteral("softmax"));
+        QVERIFY2(editor.validate(&error), qPrintable(error));
+        QCOMPARE(RunSpecView(editor.spec()).model().value(QStringLiteral("recipe")).toString(), QStringLiteral("none"));
+        QVERIFY(!RunSpecView(editor.spec()).model().contains(QStringLiteral("loss")));
     }
 
     void realWorkerDefaultsRoundTrip()

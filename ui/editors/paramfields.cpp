@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
 
@@ -87,9 +88,12 @@ void ParamFields::removeSection(const QString &section)
     });
 }
 
-void ParamFields::watch(QWidget *editor)
+void ParamFields::watch(const QString &key, QWidget *editor)
 {
-    const auto edited = [this] { Q_EMIT this->edited(); };
+    const auto edited = [this, key] {
+        m_userEdited.insert(key);
+        Q_EMIT this->edited();
+    };
     if (auto *line = qobject_cast<QLineEdit *>(editor)) {
         connect(line, &QLineEdit::textChanged, this, edited);
     } else if (auto *spin = qobject_cast<QSpinBox *>(editor)) {
@@ -169,13 +173,13 @@ QWidget *ParamFields::create(const QString &key, const ParamInfo &p, const QJson
         box->setFocusProxy(line);
         editor = box;
         m_editors.insert(key + QLatin1String("#line"), line);
-        watch(line);
+        watch(key, line);
     } else {
         editor = new QLineEdit(value.toString(), m_owner);
     }
     editor->setObjectName(key);
     m_editors.insert(key, editor);
-    watch(editor);
+    watch(key, editor);
     return editor;
 }
 
@@ -185,6 +189,9 @@ bool ParamFields::read(QHash<QString, QJsonObject> *sections, QString *error) co
         if (!m_editors.contains(key)) {
             continue;
         }
+        if (isLeftOut(key)) {
+            continue;
+        }
         QJsonValue value;
         if (!readOne(key, field.param, &value, error)) {
             return false;
@@ -192,6 +199,27 @@ bool ParamFields::read(QHash<QString, QJsonObject> *sections, QString *error) co
         (*sections)[field.section].insert(field.param.name, value);
     }
     return true;
+}
+
+void ParamFields::show(const QString &key, const QJsonValue &value)
+{
+    QWidget *editor = m_editors.value(key);
+    if (m_editors.contains(key + QLatin1String("#line"))) {
+        editor = m_editors.value(key + QLatin1String("#line"));
+    }
+    if (!editor) {
+        return;
+    }
+    const QSignalBlocker quiet(editor);
+    if (auto *combo = qobject_cast<QComboBox *>(editor)) {
+        combo->setCurrentText(valueText(value));
+    } else if (auto *check = qobject_cast<QCheckBox *>(editor)) {
+        check->setChecked(value.toBool());
+    } else if (auto *spin = qobject_cast<QSpinBox *>(editor)) {
+        spin->setValue(value.isNull() && spin->property("nullable").toBool() ? spin->minimum() : value.toInt());
+    } else if (auto *line = qobject_cast<QLineEdit *>(editor)) {
+        line->setText(value.isNull() ? QString() : valueText(value));
+    }
 }
 
 bool ParamFields::readOne(const QString &key, const ParamInfo &p, QJsonValue *out, QString *error) const

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QString>
 
 #include <utility>
@@ -39,9 +40,18 @@ public:
     /// that it can be marked too.
     void addWidget(const QString &key, QWidget *editor) { m_editors.insert(key, editor); }
 
-    /// Reads every field into its section's object of `sections`. False at
-    /// the first refused value, with "key: expected …" in `error`.
+    /// Reads every field into its section's object of `sections`, but for
+    /// the left-out keys the user has not edited. False at the first refused
+    /// value, with "key: expected …" in `error`.
     bool read(QHash<QString, QJsonObject> *sections, QString *error) const;
+    /// Keys ("model.loss") the spec leaves to something else (a KG model's
+    /// recipe): read() writes them only once the user edits their field.
+    void setLeftOut(const QSet<QString> &keys) { m_leftOut = keys; }
+    /// Whether `key` is left out and its field untouched by the user.
+    bool isLeftOut(const QString &key) const { return m_leftOut.contains(key) && !m_userEdited.contains(key); }
+    /// Shows `value` in the field of `key` without counting as the user's
+    /// edit (nor emitting edited()).
+    void show(const QString &key, const QJsonValue &value);
     /// The editor of `key` ("model.dim"; "data.path#line": a path's line).
     QWidget *editor(const QString &key) const { return m_editors.value(key); }
 
@@ -64,7 +74,7 @@ private:
     };
     QWidget *create(const QString &key, const ParamInfo &param, const QJsonValue &value);
     bool readOne(const QString &key, const ParamInfo &param, QJsonValue *out, QString *error) const;
-    void watch(QWidget *editor);
+    void watch(const QString &key, QWidget *editor);
     /// What a marked field shows: its own frame and tooltip, or red with `why`.
     void setMarked(const QString &key, const QString &why);
 
@@ -73,6 +83,8 @@ private:
     QList<std::pair<QString, Field>> m_fields; ///< key → field, in form order
     QString m_marked;                          ///< the key marked now
     QString m_markedTip;                       ///< its own tooltip, back when unmarked
+    QSet<QString> m_leftOut;                   ///< see setLeftOut
+    QSet<QString> m_userEdited;                ///< keys whose field the user changed
 };
 
 } // namespace trainyard

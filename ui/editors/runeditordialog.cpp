@@ -36,6 +36,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     , m_dataKind(new QComboBox(this))
     , m_error(new QLabel(this))
     , m_recheck(new QTimer(this))
+    , m_recipeNote(new QLabel(this))
     , m_fields(new ParamFields(this))
 {
     // Typing re-checks once the user pauses, not at every key.
@@ -44,6 +45,9 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     connect(m_recheck, &QTimer::timeout, this, &RunEditorDialog::recheck);
     const RunSpecView view(spec);
     const QString type = view.modelType();
+    // The fields show the values the worker would take: what the spec says,
+    // else the model's defaults (or its recipe's, showRecipe()).
+    const RunSpecView shown(catalogue.resolve(spec));
     setWindowTitle(tr("Run: %1").arg(type));
     setObjectName(QStringLiteral("runEditor"));
 
@@ -71,7 +75,20 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
             description->setWordWrap(true);
             modelForm->addRow(description);
         }
-        m_fields->addSection(QStringLiteral("model"), model->params, view.model(), modelForm);
+        m_recipeNote->setObjectName(QStringLiteral("recipeNote"));
+        m_recipeNote->setWordWrap(true);
+        m_recipeNote->setVisible(!model->recipes.isEmpty());
+        modelForm->addRow(m_recipeNote);
+        m_fields->addSection(QStringLiteral("model"), model->params, shown.model(), modelForm);
+        // The keys a recipe sets are the recipe's until the user edits them.
+        QSet<QString> leftOut;
+        for (const CatalogueRecipe &recipe : model->recipes) {
+            for (const RunSpecView::Param &p : RunSpecView(recipe.values).flattened())
+                leftOut.insert(p.key);
+        }
+        for (const RunSpecView::Param &p : view.flattened())
+            leftOut.remove(p.key);
+        m_fields->setLeftOut(leftOut);
     } else {
         modelForm->addRow(new QLabel(tr("The worker does not know the model type \"%1\".").arg(type), modelBox));
     }
@@ -102,7 +119,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
         title[0] = title[0].toUpper();
         auto *box = new QGroupBox(title, content);
         auto *form = new QFormLayout(box);
-        m_fields->addSection(section, params, view.section(section), form);
+        m_fields->addSection(section, params, shown.section(section), form);
         contentLayout->addWidget(box);
     }
     contentLayout->addStretch(1);
@@ -152,6 +169,8 @@ void RunEditorDialog::setWorkerProgram(const QString &program)
         m_dataCheck = new SpecCheck(program, this);
         connect(m_dataCheck, &SpecCheck::finished, this, [this](const QString &complaint) {
             m_dataVerdicts.insert(ExperimentCheck::dataKey(m_dataCheck->spec()), complaint);
+            if (!m_dataCheck->recipe().isEmpty())
+                m_recipeChoices.insert(ExperimentCheck::dataKey(m_dataCheck->spec()), m_dataCheck->recipe());
             recheck();
         });
     }
@@ -197,7 +216,43 @@ void RunEditorDialog::recheck()
     if (validate(&error)) {
         error = dataComplaint();
     }
+    showRecipe();
     showProblem(error);
+}
+
+void RunEditorDialog::showRecipe()
+{
+    const QString type = RunSpecView(m_initial).modelType();
+    const CatalogueModel *model = m_catalogue.model(type);
+    const auto *combo = qobject_cast<QComboBox *>(m_fields->editor(QStringLiteral("model.recipe")));
+    if (!model || model->recipes.isEmpty() || !combo) {
+        return;
+    }
+    const QString named = combo->currentText();
+    const QJsonObject choice = m_recipeChoices.value(ExperimentCheck::dataKey(m_result));
+    const QString chosen = choice.value(QLatin1String("recipe")).toString();
+    const CatalogueRecipe *recipe = model->recipe(named == QLatin1String("auto") ? chosen : named);
+    if (named == QLatin1String("none")) {
+        m_recipeNote->setText(tr("No recipe: the keys this spec leaves out take the model's defaults."));
+    } else if (named != QLatin1String("auto")) {
+        m_recipeNote->setText(recipe ? tr("Recipe \"%1\": %2.").arg(recipe->name, recipe->fits) : QString());
+    } else if (recipe) {
+        m_recipeNote->setText(tr("Recipe auto: \"%1\" for this graph (%2): %3. The fields it sets show its "
+                                 "values; a value you change is yours.")
+                                  .arg(recipe->name, choice.value(QLatin1String("reason")).toString(), recipe->fits));
+    } else {
+        m_recipeNote->setText(m_dataCheck ? tr("Recipe auto: chosen from the graph's size and density when the run "
+                                               "starts (checking the data…).")
+                                          : tr("Recipe auto: chosen from the graph's size and density when the run "
+                                               "starts."));
+    }
+    // Untouched fields the recipe sets show its values (or the defaults).
+    const QJsonObject probe{
+        {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), type}, {QStringLiteral("recipe"), named}}}};
+    for (const RunSpecView::Param &p : RunSpecView(m_catalogue.resolve(probe, chosen)).flattened()) {
+        if (m_fields->isLeftOut(p.key))
+            m_fields->show(p.key, p.value);
+    }
 }
 
 void RunEditorDialog::showProblem(const QString &problem)

@@ -67,6 +67,9 @@ private:
     /// The data check's verdict on the last valid spec: its complaint, empty
     /// when none or not known yet (then it is started).
     QString dataComplaint();
+    /// A KG model's recipe: the note under the model's description and the
+    /// values of the fields the spec leaves to it (ParamFields::setLeftOut).
+    void showRecipe();
 
     ModelCatalogue m_catalogue;
     QJsonObject m_initial;
@@ -81,8 +84,10 @@ private:
     QStringList m_takenNames;
     QTimer *m_recheck;
     SpecCheck *m_dataCheck = nullptr;
-    QHash<QByteArray, QString> m_dataVerdicts; ///< ExperimentCheck::dataKey → the worker's complaint
-    ParamFields *m_fields;                     ///< the catalogue's parameters' fields
+    QHash<QByteArray, QString> m_dataVerdicts;      ///< ExperimentCheck::dataKey → the worker's complaint
+    QHash<QByteArray, QJsonObject> m_recipeChoices; ///< dataKey → what "auto" chooses there (SpecCheck::recipe)
+    QLabel *m_recipeNote;
+    ParamFields *m_fields; ///< the catalogue's parameters' fields
 };
 
 } // namespace trainyard

@@ -43,10 +43,17 @@ QString ModelPaletteModel::taskTitle(const QString &task)
 }
 
 // The model type's full default spec with the preset's keys laid over it,
-// section by section, so the editor opens on every key.
+// section by section, so the editor opens on every key. A preset is a
+// complete configuration: no recipe fills in for it.
 QJsonObject ModelPaletteModel::completeSpec(const PublishedPreset &preset) const
 {
     QJsonObject spec = m_catalogue.defaultSpec(RunSpecView(preset.spec).modelType(), preset.name);
+    if (const CatalogueModel *model = m_catalogue.model(RunSpecView(preset.spec).modelType());
+        model && !model->recipes.isEmpty()) {
+        QJsonObject modelSection = spec.value(QLatin1String("model")).toObject();
+        modelSection.insert(QLatin1String("recipe"), QStringLiteral("none"));
+        spec.insert(QLatin1String("model"), modelSection);
+    }
     for (auto it = preset.spec.begin(); it != preset.spec.end(); ++it) {
         // A data section names another kind than the model's default: it replaces.
         if (!it.value().isObject() || it.key() == QLatin1String("data")) {
@@ -76,7 +83,7 @@ void ModelPaletteModel::rebuild()
             Leaf leaf;
             leaf.title = m.type;
             leaf.tooltip = m.description;
-            leaf.spec = m_catalogue.defaultSpec(m.type, m.type);
+            leaf.spec = m_catalogue.newRunSpec(m.type, m.type);
             g.leaves.append(leaf);
         }
         m_groups.append(g);

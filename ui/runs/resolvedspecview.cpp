@@ -40,9 +40,15 @@ ResolvedSpecView::ResolvedSpecView(const ModelCatalogue &catalogue, QWidget *par
     layout->addWidget(m_tree, 1);
 }
 
-void ResolvedSpecView::setSpec(const QJsonObject &spec)
+void ResolvedSpecView::setSpec(const QJsonObject &spec, const QString &chosenRecipe)
 {
-    m_resolved = m_catalogue.resolve(spec);
+    m_resolved = m_catalogue.resolve(spec, chosenRecipe);
+    const CatalogueRecipe *recipe = m_catalogue.recipeOf(spec, chosenRecipe);
+    const CatalogueModel *model = m_catalogue.model(RunSpecView(spec).modelType());
+    const bool autoRecipe =
+        model && !model->recipes.isEmpty()
+        && spec.value(QLatin1String("model")).toObject().value(QLatin1String("recipe")).toString(QStringLiteral("auto"))
+               == QLatin1String("auto");
     if (RunSpecView(spec).isProgram()) {
         m_source->setText(tr("What spec.json holds: a program run, whose hyperparameters are its command's "
                              "arguments (docs/python.md)."));
@@ -52,10 +58,29 @@ void ResolvedSpecView::setSpec(const QJsonObject &spec)
     } else if (!m_catalogue.model(RunSpecView(spec).modelType())) {
         m_source->setText(tr("What spec.json holds: this worker does not know the model, so its defaults "
                              "are not shown."));
+    } else if (autoRecipe && !recipe) {
+        m_source->setText(tr("What spec.json holds, and the defaults of the worker's catalogue (worker %1) for "
+                             "the keys it leaves out. Its recipe is \"auto\": the worker chooses one from the "
+                             "graph when the run starts, and the values it sets replace these then.")
+                              .arg(m_catalogue.workerVersion()));
+    } else if (recipe) {
+        m_source->setText(
+            (autoRecipe ? tr("Every hyperparameter: what spec.json holds; for the keys it leaves out, the recipe "
+                             "\"%1\" the worker chose for this graph (recipe auto: %2), else the defaults of the "
+                             "worker's catalogue (worker %3).")
+                        : tr("Every hyperparameter: what spec.json holds; for the keys it leaves out, its recipe "
+                             "\"%1\" (%2), else the defaults of the worker's catalogue (worker %3)."))
+                .arg(recipe->name, recipe->fits, m_catalogue.workerVersion()));
     } else {
         m_source->setText(tr("Every hyperparameter: what spec.json holds, and the defaults of the worker's "
                              "catalogue (worker %1) for the keys it leaves out.")
                               .arg(m_catalogue.workerVersion()));
+    }
+    // Which keys the recipe gave.
+    QSet<QString> fromRecipe;
+    if (recipe) {
+        for (const RunSpecView::Param &p : RunSpecView(recipe->values).flattened())
+            fromRecipe.insert(p.key);
     }
     QSet<QString> given;
     for (const RunSpecView::Param &p : RunSpecView(spec).flattened()) {
@@ -82,8 +107,10 @@ void ResolvedSpecView::setSpec(const QJsonObject &spec)
             key = p.key.mid(dot + 1);
         }
         const bool isDefault = !given.contains(p.key);
-        auto *item = new QTreeWidgetItem(
-            QStringList{key, RunSpecView::valueText(p.value), isDefault ? tr("default") : tr("spec")});
+        const QString from = !isDefault                   ? tr("spec")
+                             : fromRecipe.contains(p.key) ? tr("recipe %1").arg(recipe->name)
+                                                          : tr("default");
+        auto *item = new QTreeWidgetItem(QStringList{key, RunSpecView::valueText(p.value), from});
         item->setData(0, Qt::UserRole, p.key);
         if (isDefault) {
             for (int c = 0; c < 3; ++c) {

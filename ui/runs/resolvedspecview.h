@@ -12,7 +12,8 @@ namespace trainyard {
 
 /// A run's spec as its worker takes it (the run details' Spec page): every
 /// key of spec.json and, for the keys it leaves out, the catalogue's
-/// defaults (in italics, "default"), in a tree by section; a line says
+/// defaults (in italics, "default", or "recipe NAME" for a KG model's
+/// recipe), in a tree by section; a line says
 /// where the values come from; "Copy spec as JSON" copies the resolved spec.
 class ResolvedSpecView : public QWidget
 {
@@ -22,7 +23,9 @@ public:
     /// and says so.
     explicit ResolvedSpecView(const ModelCatalogue &catalogue, QWidget *parent = nullptr);
 
-    void setSpec(const QJsonObject &spec);
+    /// `chosenRecipe`: the recipe the worker chose for a model.recipe of
+    /// "auto" (RunInfo::recipe), empty while it has not said.
+    void setSpec(const QJsonObject &spec, const QString &chosenRecipe = QString());
     /// The spec with the catalogue's defaults filled in; empty before setSpec.
     QJsonObject resolved() const { return m_resolved; }
 

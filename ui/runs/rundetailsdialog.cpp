@@ -266,10 +266,12 @@ void RunDetailsDialog::refresh()
 
 void RunDetailsDialog::setRecord(const RunRecord &run)
 {
-    const bool specChanged = run.info.spec != m_run.info.spec || m_specView->resolved().isEmpty();
+    const bool specChanged =
+        run.info.spec != m_run.info.spec || run.info.recipe != m_run.info.recipe || m_specView->resolved().isEmpty();
     m_run = run;
     if (specChanged) {
-        m_specView->setSpec(run.info.spec); // before the overview: its budget is the resolved spec's
+        // before the overview: its budget is the resolved spec's
+        m_specView->setSpec(run.info.spec, run.info.recipe);
     }
     showOverview();
     if (!m_notesEdited && run.notes != m_savedNotes) {

@@ -59,6 +59,7 @@ RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, co
     row.notes = notes;
     row.reported = reported;
     row.summary = run.summary;
+    row.recipe = run.recipe;
     row.setSpec(run.spec, catalogue);
     return row;
 }
@@ -84,8 +85,9 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
     row.notes = run.notes;
     row.reported = reported;
     row.summary = run.info.summary;
+    row.recipe = run.info.recipe;
     if (previous && previous->spec == run.info.spec && previous->reported == reported
-        && previous->summary == row.summary) {
+        && previous->summary == row.summary && previous->recipe == row.recipe) {
         // Only its metrics or notes changed: resolving and flattening again
         // would give the same.
         row.spec = previous->spec;
@@ -99,7 +101,7 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
 void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue)
 {
     spec = newSpec;
-    QJsonObject resolved = catalogue.resolve(newSpec);
+    QJsonObject resolved = catalogue.resolve(newSpec, recipe);
     if (!reported.isEmpty()) {
         // The run's own word on what it used: the spec's values, which it
         // was given, and the script's defaults beside them.

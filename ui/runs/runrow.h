@@ -41,6 +41,7 @@ struct RunRow
     QJsonObject spec;              ///< as spec.json holds it
     QJsonObject reported;          ///< params.json: the config the run reports it used (a program run)
     QMap<QString, double> summary; ///< a program's run.summary (RunInfo::summary)
+    QString recipe;                ///< the recipe "auto" chose (RunInfo::recipe)
     /// The spec resolved with the catalogue's defaults and `reported` in
     /// "config", flattened, by key (RunSpecView::flattened), without the
     /// fixed columns' keys; and `summary` as "summary.<name>" (a NaN as

@@ -251,6 +251,22 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
         }
         if (!parseParams(o.value(QLatin1String("params")), where + QLatin1String(".params"), &m.params, error))
             return {};
+        // Optional (workers before 0.3 have none).
+        const QJsonArray recipes = o.value(QLatin1String("recipes")).toArray();
+        for (qsizetype r = 0; r < recipes.size(); ++r) {
+            const QJsonObject ro = recipes.at(r).toObject();
+            CatalogueRecipe recipe{
+                ro.value(QLatin1String("name")).toString(), ro.value(QLatin1String("fits")).toString(), {}};
+            if (recipe.name.isEmpty()) {
+                *error = tr("%1.recipes[%2].name: expected a non-empty string").arg(where).arg(r);
+                return {};
+            }
+            for (const char *section : {"model", "train", "eval"}) {
+                const QString key = QLatin1String(section);
+                recipe.values.insert(key, ro.value(key).toObject());
+            }
+            m.recipes.append(recipe);
+        }
         c.m_models.append(m);
     }
     const QJsonArray kinds = root.value(QLatin1String("data_kinds")).toArray();
@@ -290,6 +306,15 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
     }
     error->clear();
     return c;
+}
+
+const CatalogueRecipe *CatalogueModel::recipe(const QString &name) const
+{
+    for (const CatalogueRecipe &r : recipes) {
+        if (r.name == name)
+            return &r;
+    }
+    return nullptr;
 }
 
 const CatalogueModel *ModelCatalogue::model(const QString &type) const
@@ -392,12 +417,51 @@ QJsonObject ModelCatalogue::defaultSpec(const QString &type, const QString &name
     return spec;
 }
 
-QJsonObject ModelCatalogue::resolve(const QJsonObject &spec) const
+QJsonObject ModelCatalogue::newRunSpec(const QString &type, const QString &name) const
+{
+    QJsonObject spec = defaultSpec(type, name);
+    const CatalogueModel *m = model(type);
+    if (!m)
+        return spec;
+    for (const CatalogueRecipe &recipe : m->recipes) {
+        for (auto it = recipe.values.constBegin(); it != recipe.values.constEnd(); ++it) {
+            QJsonObject section = spec.value(it.key()).toObject();
+            const QJsonObject values = it.value().toObject();
+            for (auto v = values.constBegin(); v != values.constEnd(); ++v)
+                section.remove(v.key());
+            spec.insert(it.key(), section);
+        }
+    }
+    return spec;
+}
+
+const CatalogueRecipe *ModelCatalogue::recipeOf(const QJsonObject &spec, const QString &chosenRecipe) const
+{
+    const CatalogueModel *m = model(RunSpecView(spec).modelType());
+    if (!m || m->recipes.isEmpty())
+        return nullptr;
+    const QJsonValue named = spec.value(QLatin1String("model")).toObject().value(QLatin1String("recipe"));
+    if (named.isUndefined() || named.toString() == QLatin1String("auto"))
+        return m->recipe(chosenRecipe);
+    return m->recipe(named.toString());
+}
+
+QJsonObject ModelCatalogue::resolve(const QJsonObject &spec, const QString &chosenRecipe) const
 {
     const RunSpecView view(spec);
     if (!model(view.modelType()))
         return spec;
     QJsonObject out = defaultSpec(view.modelType(), view.name());
+    if (const CatalogueRecipe *recipe = recipeOf(spec, chosenRecipe)) {
+        // As the worker does: the recipe's values in place of the defaults.
+        for (auto it = recipe->values.constBegin(); it != recipe->values.constEnd(); ++it) {
+            QJsonObject section = out.value(it.key()).toObject();
+            const QJsonObject values = it.value().toObject();
+            for (auto v = values.constBegin(); v != values.constEnd(); ++v)
+                section.insert(v.key(), v.value());
+            out.insert(it.key(), section);
+        }
+    }
     if (!spec.contains(QLatin1String("name")))
         out.remove(QLatin1String("name"));
     const QString kind = view.dataKind();
@@ -420,6 +484,12 @@ QJsonObject ModelCatalogue::resolve(const QJsonObject &spec) const
         for (auto g = given.constBegin(); g != given.constEnd(); ++g)
             merged.insert(g.key(), g.value());
         out.insert(it.key(), merged);
+    }
+    if (const CatalogueRecipe *recipe = recipeOf(spec, chosenRecipe)) {
+        // "auto" resolved, as the worker's own resolved spec says.
+        QJsonObject model = out.value(QLatin1String("model")).toObject();
+        model.insert(QLatin1String("recipe"), recipe->name);
+        out.insert(QLatin1String("model"), model);
     }
     return out;
 }

@@ -40,6 +40,16 @@ struct ParamInfo
     QString expectation() const;
 };
 
+/// A training recipe of a model (`model.recipe`): values for the keys a spec
+/// leaves out, fit for one kind of graph; "auto" lets the worker choose one
+/// from the data when the run starts (docs/models.md#recipes).
+struct CatalogueRecipe
+{
+    QString name;       ///< the kind of graph: "small", "small-dense", "large", "large-sparse"
+    QString fits;       ///< what it trains with and what it was measured at
+    QJsonObject values; ///< {"model": {...}, "train": {...}, "eval": {...}}
+};
+
 /// A model type the worker can train.
 struct CatalogueModel
 {
@@ -47,9 +57,11 @@ struct CatalogueModel
     QString task; ///< "kg" or "image": which data kinds fit
     QString description;
     QList<ParamInfo> params;
-    QJsonObject defaults; ///< Per-section defaults, e.g. {"train": {...}, "data": {...}}
+    QJsonObject defaults;           ///< Per-section defaults, e.g. {"train": {...}, "data": {...}}
+    QList<CatalogueRecipe> recipes; ///< Empty: the model has no recipe key
 
     const ParamInfo *param(const QString &name) const;
+    const CatalogueRecipe *recipe(const QString &name) const;
 };
 
 /// A data source kind with its keys.
@@ -109,12 +121,24 @@ public:
 
     /// A complete run spec for `type` with every default filled in.
     QJsonObject defaultSpec(const QString &type, const QString &name) const;
+    /// The spec a new run of `type` starts from (the palette's): defaultSpec
+    /// without the keys the model's recipes set, which model.recipe "auto"
+    /// leaves to the worker to choose for the data.
+    QJsonObject newRunSpec(const QString &type, const QString &name) const;
     /// `spec` (as spec.json holds it) with every key it leaves out filled in
     /// from this catalogue, as the worker resolves it: the model's parameters,
     /// its data kind's keys (the spec's kind, else the model's), the sections
     /// with the model's own defaults. What the spec says wins. A spec whose
     /// model this catalogue does not know comes back as it is.
-    QJsonObject resolve(const QJsonObject &spec) const;
+    ///
+    /// A model with recipes takes the recipe the spec names, or, when it
+    /// leaves model.recipe "auto", `chosenRecipe` (what the worker chose for
+    /// the run, RunInfo::recipe); model.recipe then says which. With "auto"
+    /// and no choice known, the model's own defaults stand for the values the
+    /// worker will choose (recipeOf() tells the caller).
+    QJsonObject resolve(const QJsonObject &spec, const QString &chosenRecipe = QString()) const;
+    /// The recipe `resolve(spec, chosenRecipe)` applies; nullptr for none.
+    const CatalogueRecipe *recipeOf(const QJsonObject &spec, const QString &chosenRecipe = QString()) const;
 
 private:
     QString m_version;

@@ -42,6 +42,7 @@ bool SpecCheck::start(const QJsonObject &spec)
         m_process = nullptr;
     }
     m_spec = spec;
+    m_recipe = {};
     const auto failLater = [this](const QString &complaint) {
         m_complaint = complaint;
         QTimer::singleShot(0, this, [this, complaint] { Q_EMIT finished(complaint); });
@@ -87,6 +88,12 @@ bool SpecCheck::waitForFinished(int ms)
 void SpecCheck::readOutcome()
 {
     QString text;
+    m_recipe = {};
+    if (m_process->exitStatus() == QProcess::NormalExit && m_process->exitCode() == 0) {
+        const QByteArray line = m_process->readAllStandardOutput().trimmed();
+        if (!line.isEmpty())
+            m_recipe = QJsonDocument::fromJson(line).object(); // not JSON: nothing said
+    }
     if (m_process->exitStatus() != QProcess::NormalExit || m_process->exitCode() != 0) {
         text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
         text.remove(QStringLiteral("trainyard-worker: "));

@@ -36,6 +36,11 @@ public:
     // The worker's complaint about the last finished check, with the
     // temporary file's path replaced by "spec"; empty when it found none.
     QString complaint() const { return m_complaint; }
+    // What the worker said of a KG model's recipe for the last finished
+    // check's data: {"recipe": NAME "auto" chooses, "reason": the graph's
+    // statistics, "values": …} (worker/base/runcheck.h); empty when it
+    // said nothing (another model, a complaint).
+    QJsonObject recipe() const { return m_recipe; }
 
 Q_SIGNALS:
     void finished(const QString &complaint);
@@ -47,6 +52,7 @@ private:
     QString m_workerProgram;
     QJsonObject m_spec;
     QString m_complaint;
+    QJsonObject m_recipe;
     QString m_specPath;
     std::unique_ptr<QTemporaryDir> m_dir;
     QProcess *m_process = nullptr;

@@ -67,6 +67,7 @@ void Ingestion::beginRun(RunId id, bool fresh)
                 info.loss = std::numeric_limits<double>::quiet_NaN();
                 info.memBytes = -1;
                 info.summary.clear();
+                info.recipe.clear();
                 info.checkpoint.clear();
             }
             info.stepsPerSecond = 0;
@@ -213,8 +214,13 @@ void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
         r->doneSeen = true;
         r->doneStatus = QString::fromStdString(record.status);
         r->doneExit = record.exitCode;
-    } else if (record.kind == protocol::MessageType::Log && live) {
-        Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
+    } else if (record.kind == protocol::MessageType::Log) {
+        if (!record.recipe.empty())
+            m_runs->update(
+                id, [&](RunInfo &info) { info.recipe = QString::fromStdString(record.recipe); },
+                RunRegistry::Notify::Quiet);
+        if (live)
+            Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
     } else if (record.kind == protocol::MessageType::Checkpoint) {
         // What a run after it starts from (RunInputs); said with the run's next change.
         m_runs->update(

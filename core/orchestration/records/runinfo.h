@@ -115,6 +115,10 @@ struct RunInfo
     // A program's run.summary: the last value of each name its summary lines
     // gave (NaN for a null), as metrics.jsonl holds them (the record of truth).
     QMap<QString, double> summary;
+    // The recipe a KG model's "auto" resolved to, as the worker logged it
+    // (worker/base/recipe.h): the run's spec resolves with it. Empty when
+    // none was logged.
+    QString recipe;
 
     // Outcome.
     int exitCode = -1;  // -1 while running or when killed by a signal

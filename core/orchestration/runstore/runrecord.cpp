@@ -113,12 +113,16 @@ void RunRecord::add(const MetricRecord &record)
         for (std::size_t i = 0; i < record.fieldCount; ++i)
             info.summary.insert(QString::fromStdString(record.fields[i].name), record.fields[i].value);
         break;
+    case protocol::MessageType::Log:
+        if (!record.recipe.empty())
+            info.recipe = QString::fromStdString(record.recipe);
+        break;
     case protocol::MessageType::Done:
         hasDone = true;
         doneStatus = QString::fromStdString(record.status);
         doneExitCode = record.exitCode;
         break;
-    default: // hello, log, checkpoint (a record is never a control message)
+    default: // hello, checkpoint (a record is never a control message)
         break;
     }
 }
@@ -132,6 +136,7 @@ void RunRecord::clearMetrics()
     info.totalSteps = empty.totalSteps;
     info.wall = empty.wall;
     info.summary.clear();
+    info.recipe.clear();
     info.memBytes = empty.memBytes;
     usage = Usage();
     hasDone = false;

@@ -1,6 +1,7 @@
 #include "worker/base/catalogue.h"
 
 #include "protocol/protocol.h"
+#include "worker/base/recipe.h"
 
 #include <stdexcept>
 
@@ -103,6 +104,18 @@ std::vector<ParamSpec> convTransEParams()
         floatParam("hidden_dropout", 0.3, 0.0, 0.99, "dropout after the projection layer"),
         floatParam("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the one-to-all BCE targets"),
     };
+}
+
+ParamSpec recipeParam(const std::vector<RecipeInfo> &recipes)
+{
+    std::vector<json> names = {"auto", "none"};
+    for (const auto &r : recipes)
+        names.push_back(r.name);
+    return choiceParam("recipe", Type::String, "auto", std::move(names),
+                       "values for the keys this spec leaves out: a recipe named for the graphs it fits (its "
+                       "recipes are listed with the model); auto = the one that fits the run's graph, chosen from "
+                       "its entities, relations and training triples when the run starts; none = the defaults "
+                       "below");
 }
 
 } // namespace
@@ -210,11 +223,11 @@ Catalogue::Catalogue()
         m.type = "transe";
         m.task = "kg";
         m.description =
-            "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance; by default trained "
-            "with a sampled softmax over 256 negatives (LibKGE's recipe), the paper's margin loss on request";
-        // The defaults are the FB15k-237 recipe of docs/results.md (test MRR
-        // 0.31 there); dense small graphs such as UMLS do better with the
-        // paper's margin loss (the "TransE · UMLS" preset): docs/models.md.
+            "TransE (Bordes et al. 2013): h + r ~ t under the L1 or L2 distance; trained by the recipe that fits "
+            "the graph (the paper's margin loss on small graphs, a sampled softmax on FB15k-237-like ones, "
+            "self-adversarial negatives on sparse ones) unless the spec says otherwise";
+        // The defaults (recipe "none") are the FB15k-237 recipe of
+        // docs/results.md; "auto" picks the recipe that fits the graph.
         m.params = translationalParams(/*dim=*/200, /*margin=*/4.0, /*negatives=*/256, "bern", "softmax");
         m.params.insert(m.params.begin() + 1, choiceParam("norm", Type::Int, 2, {1, 2}, "distance: 1 = L1, 2 = L2"));
         m.params.push_back(boolParam("normalize_entities", false,
@@ -223,6 +236,8 @@ Catalogue::Catalogue()
         m.trainDefaults = {{"epochs", 30}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.001}};
         m.evalDefaults = {{"every_epochs", 5}};
         m.defaultDataKind = "synthetic-kg";
+        m.recipes = kgRecipes("transe");
+        m.params.insert(m.params.begin(), recipeParam(m.recipes));
         m_models.push_back(std::move(m));
     }
     {
@@ -241,6 +256,8 @@ Catalogue::Catalogue()
         m.trainDefaults = {{"epochs", 100}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}};
         m.evalDefaults = {{"every_epochs", 25}};
         m.defaultDataKind = "synthetic-kg";
+        m.recipes = kgRecipes("transh");
+        m.params.insert(m.params.begin(), recipeParam(m.recipes));
         m_models.push_back(std::move(m));
     }
     {
@@ -418,6 +435,15 @@ const Catalogue &Catalogue::instance()
     return catalogue;
 }
 
+const RecipeInfo *ModelInfo::findRecipe(const std::string &name) const
+{
+    for (const auto &r : recipes) {
+        if (r.name == name)
+            return &r;
+    }
+    return nullptr;
+}
+
 const ModelInfo *Catalogue::findModel(const std::string &type) const
 {
     for (const auto &m : m_models) {
@@ -468,11 +494,19 @@ json Catalogue::toJson() const
         json defaults{{"train", m.trainDefaults}, {"data", {{"kind", m.defaultDataKind}}}};
         if (!m.evalDefaults.empty())
             defaults["eval"] = m.evalDefaults;
-        models.push_back({{"type", m.type},
-                          {"task", m.task},
-                          {"description", m.description},
-                          {"params", list(m.params)},
-                          {"defaults", defaults}});
+        json model{{"type", m.type},
+                   {"task", m.task},
+                   {"description", m.description},
+                   {"params", list(m.params)},
+                   {"defaults", defaults}};
+        if (!m.recipes.empty()) {
+            json recipes = json::array();
+            for (const auto &r : m.recipes)
+                recipes.push_back(
+                    {{"name", r.name}, {"fits", r.fits}, {"model", r.model}, {"train", r.train}, {"eval", r.eval}});
+            model["recipes"] = recipes;
+        }
+        models.push_back(std::move(model));
     }
     json kinds = json::array();
     for (const auto &d : m_dataKinds)

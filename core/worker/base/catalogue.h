@@ -36,6 +36,19 @@ struct ParamSpec
 
 std::string typeName(ParamSpec::Type type);
 
+// A training recipe of a model: values for the keys a spec leaves out, fit
+// for one kind of graph. A spec names one with model.recipe, or "auto" lets
+// the worker choose from the graph's statistics when the run starts
+// (worker/base/recipe.h); keys the spec sets always win (docs/models.md).
+struct RecipeInfo
+{
+    std::string name; // the kind of graph it fits: "small", "small-dense", "large", "large-sparse"
+    std::string fits; // what it trains with and what it was measured at
+    nlohmann::json model;
+    nlohmann::json train;
+    nlohmann::json eval;
+};
+
 // A model the worker can train.
 struct ModelInfo
 {
@@ -46,6 +59,9 @@ struct ModelInfo
     nlohmann::json trainDefaults; // overrides of the global train defaults
     nlohmann::json evalDefaults;  // overrides of the global eval defaults
     std::string defaultDataKind;
+    std::vector<RecipeInfo> recipes; // empty: the model has no recipe key
+
+    const RecipeInfo *findRecipe(const std::string &name) const;
 };
 
 // A kind of data source.

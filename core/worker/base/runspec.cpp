@@ -170,6 +170,20 @@ json checkSection(const json *section, const std::vector<ParamSpec> &params, con
 
 } // namespace
 
+RunSpec RunSpec::withRecipe(const std::string &name) const
+{
+    json spec = given;
+    spec["model"]["recipe"] = name;
+    return fromJson(spec, origin);
+}
+
+std::string RunSpec::modelKey() const
+{
+    json model = resolved["model"];
+    model.erase("recipe");
+    return model.dump();
+}
+
 const std::string &RunSpec::modelType() const
 {
     return model->type;
@@ -212,12 +226,14 @@ RunSpec RunSpec::load(const std::string &path)
         file = path.substr(0, slash + 1) + file;
         run.modelParams[p.name] = file;
         run.resolved["model"][p.name] = file;
+        run.given["model"][p.name] = file;
     }
     // So is train.init_from.
     if (const auto slash = path.rfind('/');
         !run.initFrom.empty() && run.initFrom[0] != '/' && slash != std::string::npos) {
         run.initFrom = path.substr(0, slash + 1) + run.initFrom;
         run.resolved["train"]["init_from"] = run.initFrom;
+        run.given["train"]["init_from"] = run.initFrom;
     }
     return run;
 }
@@ -240,6 +256,8 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
 
     const Catalogue &catalogue = Catalogue::instance();
     RunSpec run;
+    run.given = spec;
+    run.origin = origin;
     json resolved = json::object();
 
     if (const auto it = spec.find("name"); it != spec.end()) {
@@ -268,7 +286,17 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
     run.model = catalogue.findModel(modelType);
     if (!run.model)
         fail(origin, "model.type", "expected one of " + supported + ", got \"" + modelType + "\"");
-    run.modelParams = checkSection(modelSection, run.model->params, json::object(), origin, "model", "type");
+    // A named recipe's values stand in for the model's defaults (checkSection
+    // below rejects a name that is not one).
+    const RecipeInfo *recipe = nullptr;
+    if (modelSection) {
+        if (const auto r = modelSection->find("recipe"); r != modelSection->end() && r->is_string())
+            recipe = run.model->findRecipe(r->get<std::string>());
+    }
+    run.modelParams =
+        checkSection(modelSection, run.model->params, recipe ? recipe->model : json::object(), origin, "model", "type");
+    if (run.modelParams.contains("recipe"))
+        run.recipe = run.modelParams["recipe"].get<std::string>();
     for (const auto &p : run.model->params) {
         if (p.type == ParamSpec::Type::Path && run.modelParams[p.name].get<std::string>().empty())
             fail(origin, "model." + p.name, "required for model \"" + modelType + "\"");
@@ -315,8 +343,14 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
         resolved[name] = out;
         return out;
     };
-    const json train = section("train", run.model->trainDefaults);
-    const json eval = section("eval", run.model->evalDefaults);
+    json trainDefaults = run.model->trainDefaults;
+    json evalDefaults = run.model->evalDefaults;
+    if (recipe) {
+        trainDefaults.update(recipe->train);
+        evalDefaults.update(recipe->eval);
+    }
+    const json train = section("train", trainDefaults);
+    const json eval = section("eval", evalDefaults);
     const json checkpoint = section("checkpoint", empty);
     const json report = section("report", empty);
 

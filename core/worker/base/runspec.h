@@ -44,13 +44,30 @@ struct RunSpec
 
     std::int64_t reportEverySteps = 10;
 
+    // model.recipe as given ("auto", "none" or a recipe's name); empty for a
+    // model without recipes. "auto" is settled by withRecipe() once the data
+    // is known (worker/base/recipe.h).
+    std::string recipe;
+
     // The spec as the worker understood it, defaults included.
     nlohmann::json resolved;
+    // The spec as given (relative paths made absolute by load()).
+    nlohmann::json given;
+    std::string origin = "spec";
 
     // `origin` prefixes error messages (usually the file name).
     static RunSpec parse(const std::string &text, const std::string &origin = "spec");
     static RunSpec fromJson(const nlohmann::json &spec, const std::string &origin = "spec");
     static RunSpec load(const std::string &path);
+
+    // This spec with model.recipe set to `name`: the recipe's values for
+    // every key the given spec leaves out.
+    RunSpec withRecipe(const std::string &name) const;
+
+    // The model section a checkpoint is tied to: the resolved values without
+    // "recipe", which only says where they came from (a run of "auto" and one
+    // naming the recipe auto chose train the same model).
+    std::string modelKey() const;
 
     const std::string &modelType() const;
     const std::string &task() const;

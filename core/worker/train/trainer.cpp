@@ -174,7 +174,7 @@ void Trainer::saveCheckpoint()
     archive.write("epoch", c10::IValue(m_progress.epoch));
     archive.write("batch_in_epoch", c10::IValue(m_progress.batchInEpoch));
     archive.write("wall", c10::IValue(m_reporter.wall()));
-    archive.write("model_spec", c10::IValue(m_spec.resolved["model"].dump()));
+    archive.write("model_spec", c10::IValue(m_spec.modelKey()));
     {
         auto generator = at::globalContext().defaultGenerator(torch::kCPU);
         std::lock_guard<std::mutex> lock(generator.mutex());
@@ -219,7 +219,7 @@ bool Trainer::loadNewestCheckpoint()
             archive.load_from(path, m_device);
             c10::IValue value;
             archive.read("model_spec", value);
-            if (value.toStringRef() != m_spec.resolved["model"].dump())
+            if (value.toStringRef() != m_spec.modelKey())
                 throw BadInput(path + ": written for another model spec (" + value.toStringRef()
                                + "); --resume needs the same model section");
             torch::serialize::InputArchive model;
@@ -291,7 +291,7 @@ void Trainer::initFrom(const std::string &path)
     }
     c10::IValue value;
     // The weights fit only the model they were trained as.
-    if (!archive.try_read("model_spec", value) || value.toStringRef() != m_spec.resolved["model"].dump())
+    if (!archive.try_read("model_spec", value) || value.toStringRef() != m_spec.modelKey())
         throw BadInput("train.init_from: " + path + ": written for another model spec"
                        + (value.isString() ? " (" + value.toStringRef() + ")" : std::string())
                        + "; it needs the same "

@@ -4,6 +4,7 @@
 #include "worker/base/badinput.h"
 #include "worker/base/imagedataset.h"
 #include "worker/base/kgdataset.h"
+#include "worker/base/recipe.h"
 #include "worker/base/reporter.h"
 #include "worker/base/runspec.h"
 #include "worker/base/workeroptions.h"
@@ -206,14 +207,19 @@ int runWorker(const WorkerOptions &options)
 
         std::unique_ptr<Task> task;
         const std::string kind = spec->dataKind();
-        if (kind == "kg") {
-            task = makeKgTask(*spec, KgDataset::loadFolder(spec->data["path"].get<std::string>()), device);
-        } else if (kind == "synthetic-kg") {
-            task = makeKgTask(*spec,
-                              KgDataset::synthetic(spec->data["entities"].get<std::int64_t>(),
-                                                   spec->data["relations"].get<std::int64_t>(),
-                                                   spec->data["triples"].get<std::int64_t>(), spec->seed),
-                              device);
+        if (kind == "kg" || kind == "synthetic-kg") {
+            KgDataset data = loadKgData(*spec);
+            if (spec->recipe == "auto") {
+                const RecipeChoice choice = chooseRecipe(KgStats::of(data));
+                spec = spec->withRecipe(choice.name);
+                nlohmann::json line = protocol::log("info",
+                                                    "recipe auto: \"" + choice.name + "\" for this graph ("
+                                                        + choice.reason + "): " + describeRecipe(*spec),
+                                                    reporter->wall());
+                line["recipe"] = choice.name; // the app resolves the run's spec with it
+                reporter->emit(std::move(line));
+            }
+            task = makeKgTask(*spec, std::move(data), device);
         } else if (kind == "idx") {
             task = makeImageTask(*spec,
                                  ImageDataset::loadIdxFolder(spec->data["path"].get<std::string>(),
