@@ -474,6 +474,46 @@ private Q_SLOTS:
         QVERIFY(!runner->promoteTrial(name, other, &error));
     }
 
+    // A promoted trial's points that arrive before its new attempt runs
+    // (the last attempt's lines, read late) are judged once it runs: a
+    // rung's decision then would stop a run that has not started (on a
+    // cluster: cancel its pending job, and the trial would leave the search).
+    void aLateReportWaitsForThePromotedTrialToRun()
+    {
+        SweepSpec sweep = qualitySweep(QStringLiteral("late"), {0.3, 0.9, 0.5, 0.2}, 8);
+        sweep.stopping.rule = SweepStopping::Rule::Asha;
+        sweep.stopping.min = 1;
+        sweep.stopping.max = 9;
+        sweep.stopping.eta = 3;
+        auto s = open(sweepExperiment({lane(QStringLiteral("cpu"), 1, {})}, sweep));
+        Orchestrator *orch = s->orchestrator();
+        SweepRunner *runner = orch->sweeps();
+        const QString name = QStringLiteral("late");
+        QVERIFY(runToEnd(s.get(), name));
+        int paused = -1;
+        for (const TrialInfo &t : runner->trials(name))
+            paused = paused < 0 && t.phase == TrialInfo::Phase::Paused ? t.index : paused;
+        QVERIFY(paused >= 0);
+        const RunId run = runner->trials(name).at(paused).run;
+        const RunInfo before = orch->runs()->value(run);
+        QVERIFY(!orch->dispatcher()->isDispatching());
+        QString error;
+        QVERIFY2(runner->promoteTrial(name, paused, &error), qPrintable(error));
+        QCOMPARE(orch->runs()->value(run).state, RunState::Starting);
+        // The worst value at the second rung (epoch 3), as the last attempt might have sent it.
+        const qint64 step = before.step + 1;
+        s->metrics()->add(run, QStringLiteral("valid/epoch"), step, 0, 3.0);
+        s->metrics()->add(run, QStringLiteral("valid/mrr"), step, 0, 0.0);
+        s->metrics()->flush();
+        QCOMPARE(orch->runs()->value(run).state, RunState::Starting); // not asked to stop
+        QCOMPARE(runner->trials(name).at(paused).phase, TrialInfo::Phase::Training);
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(run).state), 30000);
+        const TrialInfo t = runner->trials(name).at(paused);
+        QVERIFY2(t.phase == TrialInfo::Phase::Finished || t.phase == TrialInfo::Phase::Paused,
+                 qPrintable(orch->runs()->value(run).message));
+        QVERIFY(orch->runs()->value(run).step > before.step); // it trained again
+    }
+
     // The app closed with its trials left training (close(true), as the
     // window's "leave running"), then the same experiment opened again in
     // the same process: the live trials are the sweep's again, reattached

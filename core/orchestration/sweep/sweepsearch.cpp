@@ -169,8 +169,15 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
     const QList<double> rungs = m_asha ? m_asha->rungs() : QList<double>();
     const double reached = series->isEmpty() ? -1 : resourceAt(series->size() - 1);
     const bool live = isActive(r->state) && r->state != RunState::Stopping;
+    // Not started yet (a promoted trial queued or pending again): its points
+    // are the last attempt's, sent after its pause was decided and read late.
+    // They are judged once it runs; a stop now would cancel a job that never
+    // ran, and its trial would leave the search.
+    const bool notStarted =
+        r->state == RunState::Queued || r->state == RunState::Waiting || r->state == RunState::Starting;
     const bool replay = t.replay;
     t.replay = false;
+    std::size_t seen = series->size();
     for (std::size_t i = t.seen; i < series->size(); ++i) {
         const double value = series->value(i);
         const double resource = resourceAt(i);
@@ -181,6 +188,10 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
             t.best = value;
         if (!replay && (t.paused || t.stopped))
             continue; // decided: what it reports until it exits changes nothing
+        if (!replay && notStarted) {
+            seen = i;
+            break;
+        }
         const StopDecision d = m_asha     ? m_asha->report(t.index, resource, value)
                                : m_median ? m_median->report(t.index, resource, value)
                                           : StopDecision{};
@@ -203,8 +214,8 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
         (d.action == StopDecision::Action::Pause ? t.paused : t.stopped) = true;
         stops << Stop{t.run, d.reason};
     }
-    *changed = t.seen != series->size();
-    t.seen = series->size();
+    *changed = t.seen != seen;
+    t.seen = seen;
     return stops;
 }
 
