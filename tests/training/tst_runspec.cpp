@@ -276,7 +276,8 @@ TY_TEST(aNamedRecipeFillsWhatTheSpecLeavesOut)
     TY_CHECK(s.boolParam("normalize_entities"));
     TY_CHECK_EQ(s.intParam("dim"), 32); // the spec's own wins
     TY_CHECK_EQ(s.epochs, 7);
-    TY_CHECK_EQ(s.lr, 0.005);
+    TY_CHECK_EQ(s.lr, 0.1);
+    TY_CHECK_EQ(s.optimizer, std::string("adagrad"));
     TY_CHECK_EQ(s.evalEveryEpochs, 50);
     const nlohmann::json values = recipeValues(s);
     TY_CHECK_EQ(values.at("model.loss"), nlohmann::json("margin"));

@@ -27,8 +27,8 @@ std::vector<RecipeInfo> transERecipes()
 {
     return {
         {"small",
-         "the paper's margin loss over unit-norm entities (L1, dim 100, 32 filtered Bernoulli negatives), 300 "
-         "epochs: UMLS test MRR 0.842",
+         "the paper's margin loss over unit-norm entities (L1, dim 100, 32 filtered Bernoulli negatives), "
+         "row-wise Adagrad, 300 epochs: UMLS test MRR 0.845 (8 seeds)",
          {{"dim", 100},
           {"norm", 1},
           {"loss", "margin"},
@@ -36,7 +36,7 @@ std::vector<RecipeInfo> transERecipes()
           {"negatives", 32},
           {"normalize_entities", true},
           {"filter_negatives", true}},
-         {{"epochs", 300}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}},
+         {{"epochs", 300}, {"batch_size", 256}, {"optimizer", "adagrad"}, {"lr", 0.1}},
          {{"every_epochs", 50}}},
         {"small-dense",
          "cross-entropy over every entity in both directions (1vsall, L1, dim 100), 100 epochs: Kinship test MRR "
@@ -75,9 +75,10 @@ std::vector<RecipeInfo> transHRecipes()
     const json batch512 = {{"epochs", 100}, {"batch_size", 512}, {"optimizer", "adam"}, {"lr", 0.001}};
     return {
         {"small",
-         "the margin loss with soft constraints (L1, dim 100, 8 Bernoulli negatives), 100 epochs",
+         "the margin loss with soft constraints (L1, dim 100, 8 Bernoulli negatives), row-wise Adagrad, 100 "
+         "epochs: UMLS test MRR 0.833 (3 seeds)",
          {{"dim", 100}, {"norm", 1}, {"loss", "margin"}, {"margin", 4.0}, {"negatives", 8}},
-         {{"epochs", 100}, {"batch_size", 256}, {"optimizer", "adam"}, {"lr", 0.005}},
+         {{"epochs", 100}, {"batch_size", 256}, {"optimizer", "adagrad"}, {"lr", 0.1}},
          {{"every_epochs", 25}}},
         {"small-dense",
          "cross-entropy over every entity in both directions (1vsall, L1, dim 100), 200 epochs: Kinship test MRR "
