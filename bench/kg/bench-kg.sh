@@ -8,8 +8,12 @@
 #  2. time to quality: wall seconds until filtered test MRR 0.25 and 0.30 on
 #     FB15k-237 and 0.20 on WN18RR with the palette presets, against the
 #     same spec on the autograd engine within the same budget; the MRR-over-
-#     time curves as a PNG drawn by the app's own plot code (trainyard-plot).
-# TRAINYARD_BENCH_KG_ONLY=grid|quality runs one part; TRAINYARD_BENCH_KG_SECONDS
+#     time curves as a PNG drawn by the app's own plot code (trainyard-plot);
+#  3. TransH against TransE on the fused path: samples (positives with their
+#     negatives) per second of the same spec, over dim 100/200 x negatives
+#     8/128 x margin/self-adversarial x L1/L2, the ratio of TransE's rate to
+#     TransH's and the largest (target <= 1.5 everywhere).
+# TRAINYARD_BENCH_KG_ONLY=grid|quality|transh runs one part; TRAINYARD_BENCH_KG_SECONDS
 # (default 3) is the timed length of each grid point; TRAINYARD_BENCH_KG_BUDGET
 # (default 330 s) caps each quality run; TRAINYARD_BENCH_PYTHON_THREADS=N gives
 # the Python loop N threads instead of PyTorch's default; TRAINYARD_BENCH_KG_FULL=1 adds the
@@ -31,26 +35,22 @@ work=$(mktemp -d /tmp/trainyard-bench-kg.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 status=0
 [[ -x $worker ]] || { echo "bench-kg: $worker not built"; exit 1; }
-case $only in all|grid|quality) ;; *) echo "bench-kg: TRAINYARD_BENCH_KG_ONLY must be all, grid or quality"; exit 2 ;; esac
+case $only in all|grid|quality|transh) ;; *) echo "bench-kg: TRAINYARD_BENCH_KG_ONLY must be all, grid, quality or transh"; exit 2 ;; esac
 if [[ ! -f $fb/train.txt ]]; then
   echo "bench-kg: SKIP: $fb/train.txt is absent (set TRAINYARD_SHARED_DATA)"
   exit 0
 fi
 
-# worker_rate DIM BATCH NEG OPT RENORM: samples/s of the metric lines after step 10.
-worker_rate() {
-  local lr=0.001; [[ $4 == sgd ]] && lr=0.01
-  local renorm=false; [[ $5 == 1 ]] && renorm=true
+# spec_rate MODEL TRAIN BATCH: samples/s of the metric lines after step 10 of
+# a run of that model and train section on FB15k-237.
+spec_rate() {
   cat > "$work/grid.json" <<JSON
-{"name": "grid", "model": {"type": "transe", "dim": $1, "norm": 1, "margin": 4.0, "negatives": $3, "sampling": "bern",
- "loss": "margin", "normalize_entities": $renorm},
- "data": {"kind": "kg", "path": "$fb"},
- "train": {"epochs": 100000, "max_seconds": $(( seconds + 2 )), "batch_size": $2, "optimizer": "$4", "lr": $lr},
+{"name": "grid", "model": $1, "data": {"kind": "kg", "path": "$fb"}, "train": $2,
  "eval": {"every_epochs": 0}, "checkpoint": {"every_steps": 0}, "report": {"every_steps": 10}}
 JSON
   rm -rf "$work/run"
   "$worker" --spec "$work/grid.json" --run-dir "$work/run" --threads 2 >/dev/null 2>"$work/err" || { cat "$work/err" >&2; echo 0; return 1; }
-  $python - "$work/run/metrics.jsonl" "$2" <<'PY'
+  $python - "$work/run/metrics.jsonl" "$3" <<'PY'
 import json, sys
 m = [l for l in map(json.loads, open(sys.argv[1])) if l["type"] == "metric"]
 batch = int(sys.argv[2])
@@ -59,7 +59,25 @@ print(f'{(b["step"] - a["step"]) * batch / (b["wall"] - a["wall"]):.1f}')
 PY
 }
 
-if [[ $only != quality ]]; then
+# worker_rate DIM BATCH NEG OPT RENORM: TransE's samples/s at one grid point.
+worker_rate() {
+  local lr=0.001; [[ $4 == sgd ]] && lr=0.01
+  local renorm=false; [[ $5 == 1 ]] && renorm=true
+  spec_rate "{\"type\": \"transe\", \"dim\": $1, \"norm\": 1, \"margin\": 4.0, \"negatives\": $3, \"sampling\": \"bern\",
+ \"loss\": \"margin\", \"normalize_entities\": $renorm}" \
+    "{\"epochs\": 100000, \"max_seconds\": $(( seconds + 2 )), \"batch_size\": $2, \"optimizer\": \"$4\", \"lr\": $lr}" "$2"
+}
+
+# pair_rate TYPE DIM NEG LOSS NORM: samples/s of transe or transh with the
+# same keys (TransH without its soft constraints, as its large recipes).
+pair_rate() {
+  local extra=""; [[ $1 == transh ]] && extra=', "constraint_weight": 0.0'
+  [[ $1 == transe ]] && extra=', "normalize_entities": false'
+  spec_rate "{\"type\": \"$1\", \"dim\": $2, \"norm\": $5, \"margin\": 6.0, \"negatives\": $3, \"loss\": \"$4\"$extra}" \
+    "{\"epochs\": 100000, \"max_seconds\": $(( seconds + 2 )), \"batch_size\": 512, \"optimizer\": \"adam\", \"lr\": 0.001}" 512
+}
+
+if [[ $only == all || $only == grid ]]; then
   if ! $python -c "import torch" 2>/dev/null; then
     echo "bench-kg: SKIP grid: $python has no torch (install python3-torch)"
   else
@@ -109,7 +127,29 @@ else:
 PY
 }
 
-if [[ $only != grid ]]; then
+if [[ $only == all || $only == transh ]]; then
+  echo "transh: TransH against TransE on the fused path, FB15k-237, batch 512, adam; samples/s with --threads 2"
+  printf '%5s %4s %17s %5s %10s %10s %7s\n' dim neg loss norm transe transh ratio
+  largest=""
+  for dim in 100 200; do
+    for neg in 8 128; do
+      for loss in margin self_adversarial; do
+        for norm in 1 2; do
+          e=$(pair_rate transe $dim $neg $loss $norm) || status=1
+          h=$(pair_rate transh $dim $neg $loss $norm) || status=1
+          r=$($python -c "print(f'{$e / max($h, 1e-9):.2f}')")
+          printf '%5s %4s %17s %5s %10s %10s %7s\n' $dim $neg $loss $norm "$e" "$h" "$r"
+          if [[ -z $largest ]] || $python -c "import sys; sys.exit(0 if $r > $largest else 1)"; then
+            largest=$r; where="dim $dim neg $neg $loss L$norm"
+          fi
+        done
+      done
+    done
+  done
+  echo "transh: largest TransE/TransH time ratio per sample $largest at $where (target <= 1.5 at every point)"
+fi
+
+if [[ $only == all || $only == quality ]]; then
   # The "TransE · FB15k-237" and "TransE · WN18RR" presets (docs/models.md).
   fb_model='{"type": "transe", "dim": 200, "norm": 2, "loss": "softmax", "negatives": 256, "normalize_entities": false}'
   fb_train="{\"epochs\": 100000, \"max_seconds\": $budget, \"batch_size\": 256, \"optimizer\": \"adam\", \"lr\": 0.001"

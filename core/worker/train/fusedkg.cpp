@@ -237,6 +237,7 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
 
     const std::int64_t grain = std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, pairs * m_dim));
     at::parallel_for(0, count, grain, [&](std::int64_t begin, std::int64_t end) {
+        const FlushDenormals flush;
         const int thread = at::get_thread_num();
         Scratch &scratch = m_scratch[thread];
         for (std::int64_t i = begin; i < end; ++i)
@@ -280,8 +281,21 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         w = s.w.data();
     }
 
-    for (std::int64_t p = 0; p < pairs; ++p)
-        s.distances[p] = distance(E + heads[p] * d, rv, E + tails[p] * d, w, d, norm, transh);
+    if (transh) {
+        // A negative shares the positive's head or tail: w.h and w.t of those once.
+        s.wx.resize(static_cast<std::size_t>(pairs));
+        s.wg.resize(static_cast<std::size_t>(pairs));
+        const float wh = dot(w, E + heads[0] * d, d), wt = dot(w, E + tails[0] * d, d);
+        for (std::int64_t p = 0; p < pairs; ++p) {
+            const float a = heads[p] == heads[0] ? wh : dot(w, E + heads[p] * d, d);
+            const float b = tails[p] == tails[0] ? wt : dot(w, E + tails[p] * d, d);
+            s.wx[p] = a - b;
+            s.distances[p] = transhDistance(E + heads[p] * d, rv, E + tails[p] * d, w, s.wx[p], d, norm, &s.wg[p]);
+        }
+    } else {
+        for (std::int64_t p = 0; p < pairs; ++p)
+            s.distances[p] = distance(E + heads[p] * d, rv, E + tails[p] * d, d, norm);
+    }
 
     // The loss of this positive and d loss / d distance of each pair.
     const double B = static_cast<double>(batch);
@@ -345,8 +359,12 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         const float c = s.coefficients[p];
         if (c == 0.0f)
             continue;
-        distanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.distances[p], c, d, norm, transh,
-                     grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr, gw);
+        if (transh)
+            transhDistanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.wx[p], s.wg[p], c, d, norm,
+                               grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr, gw);
+        else
+            distanceGrad(E + heads[p] * d, rv, E + tails[p] * d, s.distances[p], c, d, norm,
+                         grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr);
     }
 
     if (transh && m_config.constraintWeight != 0.0) {
@@ -402,7 +420,10 @@ void FusedKgTrainer::update(Table &table, std::int64_t step, int threads)
     const float adamScale =
         static_cast<float>(m_config.lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t)));
     at::parallel_for(0, static_cast<std::int64_t>(table.touched.size()), 64,
-                     [&](std::int64_t begin, std::int64_t end) { updateRows(table, begin, end, threads, adamScale); });
+                     [&](std::int64_t begin, std::int64_t end) {
+                         const FlushDenormals flush;
+                         updateRows(table, begin, end, threads, adamScale);
+                     });
 }
 
 TY_KERNEL void FusedKgTrainer::updateRows(Table &table, std::int64_t begin, std::int64_t end, int threads,

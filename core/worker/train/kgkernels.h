@@ -11,6 +11,10 @@
 #include <cmath>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 // The loops over the embedding dimension are the hot path. `omp simd` asks
 // for vectorised reductions without -ffast-math (which would hide NaN), and
 // each kernel is cloned for AVX2+FMA with a run-time dispatch, since
@@ -24,6 +28,30 @@
 #endif
 
 namespace trainyard::kgkernels {
+
+// Denormal floats flushed to zero while a kernel runs on this thread. The
+// self-adversarial weights of far negatives are ~1e-40 (and Adam's moments
+// of rarely touched rows decay there); x86 computes with such values tens
+// of times slower, which made TransH's L1 step twice TransE's. The thread's
+// own mode comes back at the end of the scope (LibTorch shares the threads).
+class FlushDenormals
+{
+public:
+#if defined(__SSE2__)
+    FlushDenormals()
+        : m_saved(_mm_getcsr())
+    {
+        _mm_setcsr(m_saved | 0x8040); // FTZ (bit 15) and DAZ (bit 6)
+    }
+    ~FlushDenormals() { _mm_setcsr(m_saved); }
+
+private:
+    unsigned int m_saved;
+#endif
+public:
+    FlushDenormals(const FlushDenormals &) = delete;
+    FlushDenormals &operator=(const FlushDenormals &) = delete;
+};
 
 inline float sign(float v)
 {
@@ -42,36 +70,15 @@ TY_INLINE void normalizeRow(float *row, std::int64_t d)
         row[j] /= norm; // a division, as the autograd path's div_
 }
 
-// Distance of one triple. TransE: z = h + r - t. TransH: z = x - (w.x) w + d_r with x = h - t.
-TY_INLINE float distance(const float *h, const float *r, const float *t, const float *w, std::int64_t d, int norm,
-                         bool transh)
+// TransE's distance of one triple: |h + r - t| under L1 or L2.
+TY_INLINE float distance(const float *h, const float *r, const float *t, std::int64_t d, int norm)
 {
-    float wx = 0.0f;
-    if (transh) {
-#pragma omp simd reduction(+ : wx)
-        for (std::int64_t j = 0; j < d; ++j)
-            wx += w[j] * (h[j] - t[j]);
-    }
     float sum = 0.0f;
     if (norm == 1) {
-        if (transh) {
 #pragma omp simd reduction(+ : sum)
-            for (std::int64_t j = 0; j < d; ++j)
-                sum += std::fabs(h[j] - t[j] - wx * w[j] + r[j]);
-        } else {
-#pragma omp simd reduction(+ : sum)
-            for (std::int64_t j = 0; j < d; ++j)
-                sum += std::fabs(h[j] + r[j] - t[j]);
-        }
+        for (std::int64_t j = 0; j < d; ++j)
+            sum += std::fabs(h[j] + r[j] - t[j]);
         return sum;
-    }
-    if (transh) {
-#pragma omp simd reduction(+ : sum)
-        for (std::int64_t j = 0; j < d; ++j) {
-            const float z = h[j] - t[j] - wx * w[j] + r[j];
-            sum += z * z;
-        }
-        return sum; // squared L2, as TransH defines it
     }
 #pragma omp simd reduction(+ : sum)
     for (std::int64_t j = 0; j < d; ++j) {
@@ -81,67 +88,88 @@ TY_INLINE float distance(const float *h, const float *r, const float *t, const f
     return std::sqrt(sum);
 }
 
-// Adds c * d distance / d(inputs) of one triple to the gradients gh, gt, gr
-// (and gw, the gradient of the unit normal, for TransH).
-TY_INLINE void distanceGrad(const float *h, const float *r, const float *t, const float *w, float dist, float c,
-                            std::int64_t d, int norm, bool transh, float *gh, float *gt, float *gr, float *gw)
+// Adds c * d distance / d(h, r, t) of one TransE triple to gh, gt, gr.
+TY_INLINE void distanceGrad(const float *h, const float *r, const float *t, float dist, float c, std::int64_t d,
+                            int norm, float *gh, float *gt, float *gr)
 {
-    if (!transh) {
-        if (norm == 1) {
+    if (norm == 1) {
 #pragma omp simd
-            for (std::int64_t j = 0; j < d; ++j) {
-                const float g = c * sign(h[j] + r[j] - t[j]);
-                gh[j] += g;
-                gt[j] -= g;
-                gr[j] += g;
-            }
-        } else {
-            const float scale = dist > 0.0f ? c / dist : 0.0f;
-#pragma omp simd
-            for (std::int64_t j = 0; j < d; ++j) {
-                const float g = scale * (h[j] + r[j] - t[j]);
-                gh[j] += g;
-                gt[j] -= g;
-                gr[j] += g;
-            }
+        for (std::int64_t j = 0; j < d; ++j) {
+            const float g = c * sign(h[j] + r[j] - t[j]);
+            gh[j] += g;
+            gt[j] -= g;
+            gr[j] += g;
         }
         return;
     }
-    float wx = 0.0f;
-#pragma omp simd reduction(+ : wx)
-    for (std::int64_t j = 0; j < d; ++j)
-        wx += w[j] * (h[j] - t[j]);
-    // g = c * d dist / dz; then through z = x - (w.x) w + d_r.
-    float wg = 0.0f;
+    const float scale = dist > 0.0f ? c / dist : 0.0f;
+#pragma omp simd
+    for (std::int64_t j = 0; j < d; ++j) {
+        const float g = scale * (h[j] + r[j] - t[j]);
+        gh[j] += g;
+        gt[j] -= g;
+        gr[j] += g;
+    }
+}
+
+// TransH's distance of one triple, z = x - wx w + d_r with x = h - t and
+// wx = w.x given (the caller has w.h and w.t). L1, or squared L2 as TransH
+// defines it. Also returns in *wg the sum over j of w_j d distance / d z_j,
+// which the gradient needs: one pass over the row here saves two there.
+TY_INLINE float transhDistance(const float *h, const float *r, const float *t, const float *w, float wx,
+                               std::int64_t d, int norm, float *wg)
+{
+    float sum = 0.0f, g = 0.0f;
     if (norm == 1) {
-#pragma omp simd reduction(+ : wg)
-        for (std::int64_t j = 0; j < d; ++j)
-            wg += w[j] * c * sign(h[j] - t[j] - wx * w[j] + r[j]);
+#pragma omp simd reduction(+ : sum, g)
+        for (std::int64_t j = 0; j < d; ++j) {
+            const float z = h[j] - t[j] - wx * w[j] + r[j];
+            sum += std::fabs(z);
+            g += w[j] * sign(z);
+        }
+        *wg = g;
+        return sum;
+    }
+#pragma omp simd reduction(+ : sum, g)
+    for (std::int64_t j = 0; j < d; ++j) {
+        const float z = h[j] - t[j] - wx * w[j] + r[j];
+        sum += z * z;
+        g += w[j] * z;
+    }
+    *wg = 2.0f * g;
+    return sum;
+}
+
+// Adds c * d distance / d(inputs) of one TransH triple to gh, gt, gr and gw
+// (the gradient of the unit normal), from transhDistance's wx and wg.
+TY_INLINE void transhDistanceGrad(const float *h, const float *r, const float *t, const float *w, float wx, float wg,
+                                  float c, std::int64_t d, int norm, float *gh, float *gt, float *gr, float *gw)
+{
+    // g = c * d dist / dz; then through z = x - (w.x) w + d_r.
+    const float cw = c * wg;
+    if (norm == 1) {
 #pragma omp simd
         for (std::int64_t j = 0; j < d; ++j) {
             const float x = h[j] - t[j];
             const float g = c * sign(x - wx * w[j] + r[j]);
-            const float ge = g - wg * w[j];
+            const float ge = g - cw * w[j];
             gh[j] += ge;
             gt[j] -= ge;
             gr[j] += g;
-            gw[j] += -wg * x - wx * g;
+            gw[j] += -cw * x - wx * g;
         }
-    } else {
-        const float c2 = 2.0f * c;
-#pragma omp simd reduction(+ : wg)
-        for (std::int64_t j = 0; j < d; ++j)
-            wg += w[j] * c2 * (h[j] - t[j] - wx * w[j] + r[j]);
+        return;
+    }
+    const float c2 = 2.0f * c;
 #pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j) {
-            const float x = h[j] - t[j];
-            const float g = c2 * (x - wx * w[j] + r[j]);
-            const float ge = g - wg * w[j];
-            gh[j] += ge;
-            gt[j] -= ge;
-            gr[j] += g;
-            gw[j] += -wg * x - wx * g;
-        }
+    for (std::int64_t j = 0; j < d; ++j) {
+        const float x = h[j] - t[j];
+        const float g = c2 * (x - wx * w[j] + r[j]);
+        const float ge = g - cw * w[j];
+        gh[j] += ge;
+        gt[j] -= ge;
+        gr[j] += g;
+        gw[j] += -cw * x - wx * g;
     }
 }
 

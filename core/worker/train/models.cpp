@@ -79,6 +79,21 @@ torch::Tensor negativeL1ToAll(const torch::Tensor &queries, const torch::Tensor 
     return out.neg_();
 }
 
+// -(xx - 2 xt + 2 tw xw + tt - tw^2), TransH's squared-L2 scores of every
+// entity: one pass over [B, N] on the CPU without autograd (evaluation),
+// LibTorch's elementwise ops elsewhere.
+torch::Tensor negativeProjectedSquaredL2(torch::Tensor xt, const torch::Tensor &tw, const torch::Tensor &xx,
+                                        const torch::Tensor &xw, const torch::Tensor &tt)
+{
+    if (!(xt.is_cpu() && xt.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled()))
+        return -(xx - 2 * xt + 2 * tw * xw + tt - tw.pow(2));
+    xt = xt.contiguous();
+    const auto c = tw.contiguous(), a = xx.contiguous(), b = xw.contiguous(), t = tt.contiguous();
+    trainyard::negativeProjectedSquaredL2(xt.data_ptr<float>(), c.data_ptr<float>(), a.data_ptr<float>(),
+                                          b.data_ptr<float>(), t.data_ptr<float>(), xt.size(0), xt.size(1));
+    return xt;
+}
+
 } // namespace
 
 torch::Tensor TransEImpl::scoreTails(const torch::Tensor &heads, const torch::Tensor &relations)
@@ -206,7 +221,7 @@ torch::Tensor TransHImpl::scoreTails(const torch::Tensor &heads, const torch::Te
     const auto xw = (x * w).sum(-1, true);
     const auto tt = all.pow(2).sum(-1).unsqueeze(0);
     const auto xx = x.pow(2).sum(-1, true);
-    return -(xx - 2 * xt + 2 * tw * xw + tt - tw.pow(2));
+    return negativeProjectedSquaredL2(xt, tw, xx, xw, tt);
 }
 
 torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
@@ -224,7 +239,8 @@ torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Te
     const auto wy = (w * y).sum(-1, true);
     const auto hh = all.pow(2).sum(-1).unsqueeze(0);
     const auto yy = y.pow(2).sum(-1, true);
-    return -(hh - hw.pow(2) - 2 * (hy - hw * wy) + yy);
+    // hh - hw^2 - 2 (hy - hw wy) + yy: the tails' form with y for x.
+    return negativeProjectedSquaredL2(hy, hw, yy, wy, hh);
 }
 
 // ---------------------------------------------------------------- Conv-TransE
