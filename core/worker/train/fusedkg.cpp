@@ -419,11 +419,10 @@ void FusedKgTrainer::update(Table &table, std::int64_t step, int threads)
     const double t = static_cast<double>(step + 1);
     const float adamScale =
         static_cast<float>(m_config.lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t)));
-    at::parallel_for(0, static_cast<std::int64_t>(table.touched.size()), 64,
-                     [&](std::int64_t begin, std::int64_t end) {
-                         const FlushDenormals flush;
-                         updateRows(table, begin, end, threads, adamScale);
-                     });
+    at::parallel_for(0, static_cast<std::int64_t>(table.touched.size()), 64, [&](std::int64_t begin, std::int64_t end) {
+        const FlushDenormals flush;
+        updateRows(table, begin, end, threads, adamScale);
+    });
 }
 
 TY_KERNEL void FusedKgTrainer::updateRows(Table &table, std::int64_t begin, std::int64_t end, int threads,

@@ -43,7 +43,10 @@ public:
     {
         _mm_setcsr(m_saved | 0x8040); // FTZ (bit 15) and DAZ (bit 6)
     }
-    ~FlushDenormals() { _mm_setcsr(m_saved); }
+    ~FlushDenormals()
+    {
+        _mm_setcsr(m_saved);
+    }
 
 private:
     unsigned int m_saved;
@@ -116,8 +119,8 @@ TY_INLINE void distanceGrad(const float *h, const float *r, const float *t, floa
 // wx = w.x given (the caller has w.h and w.t). L1, or squared L2 as TransH
 // defines it. Also returns in *wg the sum over j of w_j d distance / d z_j,
 // which the gradient needs: one pass over the row here saves two there.
-TY_INLINE float transhDistance(const float *h, const float *r, const float *t, const float *w, float wx,
-                               std::int64_t d, int norm, float *wg)
+TY_INLINE float transhDistance(const float *h, const float *r, const float *t, const float *w, float wx, std::int64_t d,
+                               int norm, float *wg)
 {
     float sum = 0.0f, g = 0.0f;
     if (norm == 1) {

@@ -83,7 +83,7 @@ torch::Tensor negativeL1ToAll(const torch::Tensor &queries, const torch::Tensor 
 // entity: one pass over [B, N] on the CPU without autograd (evaluation),
 // LibTorch's elementwise ops elsewhere.
 torch::Tensor negativeProjectedSquaredL2(torch::Tensor xt, const torch::Tensor &tw, const torch::Tensor &xx,
-                                        const torch::Tensor &xw, const torch::Tensor &tt)
+                                         const torch::Tensor &xw, const torch::Tensor &tt)
 {
     if (!(xt.is_cpu() && xt.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled()))
         return -(xx - 2 * xt + 2 * tw * xw + tt - tw.pow(2));
