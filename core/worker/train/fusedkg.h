@@ -58,8 +58,8 @@ void l1DistancesToAll(const float *queries, std::int64_t count, const float *tab
 // tw [B, n] (w_b . t_e), |x_b|^2 xx [B], x_b . w_b xw [B] and |t_e|^2 tt [n],
 // writes -(xx - 2 xt + 2 tw xw + tt - tw^2), the negated squared distance of
 // x_b to t_e on b's hyperplane, over xt in one pass.
-void negativeProjectedSquaredL2(float *xt, const float *tw, const float *xx, const float *xw, const float *tt,
-                                std::int64_t count, std::int64_t n);
+void projectedSquaredL2Scores(float *xt, const float *tw, const float *xx, const float *xw, const float *tt,
+                              std::int64_t count, std::int64_t n);
 
 struct FusedKgConfig
 {
@@ -132,7 +132,7 @@ private:
     };
     struct Scratch
     {
-        std::vector<float> distances, coefficients, z;
+        std::vector<float> distances, coefficients;
         std::vector<float> wx, wg; // TransH: w.(h - t) and transhDistance's wg of each pair
         std::vector<float> gradRelation, gradNormal, w;
         double loss = 0.0;

@@ -37,24 +37,31 @@ namespace trainyard::kgkernels {
 class FlushDenormals
 {
 public:
-#if defined(__SSE2__)
-    FlushDenormals()
-        : m_saved(_mm_getcsr())
-    {
-        _mm_setcsr(m_saved | 0x8040); // FTZ (bit 15) and DAZ (bit 6)
-    }
-    ~FlushDenormals()
-    {
-        _mm_setcsr(m_saved);
-    }
-
-private:
-    unsigned int m_saved;
-#endif
-public:
+    FlushDenormals();
+    ~FlushDenormals();
     FlushDenormals(const FlushDenormals &) = delete;
     FlushDenormals &operator=(const FlushDenormals &) = delete;
+
+private:
+#if defined(__SSE2__)
+    unsigned int m_saved = _mm_getcsr();
+#endif
 };
+
+#if defined(__SSE2__)
+inline FlushDenormals::FlushDenormals()
+{
+    _mm_setcsr(m_saved | 0x8040); // FTZ (bit 15) and DAZ (bit 6)
+}
+
+inline FlushDenormals::~FlushDenormals()
+{
+    _mm_setcsr(m_saved);
+}
+#else
+inline FlushDenormals::FlushDenormals() = default;
+inline FlushDenormals::~FlushDenormals() = default;
+#endif
 
 inline float sign(float v)
 {

@@ -78,8 +78,8 @@ TY_KERNEL void projectedSquaredL2Rows(float *xt, const float *tw, const float *x
     }
 }
 
-void negativeProjectedSquaredL2(float *xt, const float *tw, const float *xx, const float *xw, const float *tt,
-                                std::int64_t count, std::int64_t n)
+void projectedSquaredL2Scores(float *xt, const float *tw, const float *xx, const float *xw, const float *tt,
+                              std::int64_t count, std::int64_t n)
 {
     at::parallel_for(0, count, 1, [&](std::int64_t begin, std::int64_t end) {
         const FlushDenormals flush;

@@ -56,12 +56,17 @@ torch::Tensor TransEImpl::distance(const torch::Tensor &h, const torch::Tensor &
 
 namespace {
 
-// Ranking on the CPU without autograd (evaluation) takes the blocked L1
-// kernel of fusedkg.cpp; training through these scores (1vsall) and other
-// devices take LibTorch's ops.
+// Ranking on the CPU without autograd (evaluation) takes the kernels of
+// kgranking.cpp (the blocked L1 one, TransH's squared L2); training through
+// these scores (1vsall) and other devices take LibTorch's ops.
+bool useCpuKernel(const torch::Tensor &t)
+{
+    return t.is_cpu() && t.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled();
+}
+
 bool useL1Kernel(const torch::Tensor &queries, int norm)
 {
-    return norm == 1 && queries.is_cpu() && queries.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled();
+    return norm == 1 && useCpuKernel(queries);
 }
 
 // -L1 distances of `queries` [B, d] to every row of `table` [N, d]; with
@@ -85,12 +90,12 @@ torch::Tensor negativeL1ToAll(const torch::Tensor &queries, const torch::Tensor 
 torch::Tensor negativeProjectedSquaredL2(torch::Tensor xt, const torch::Tensor &tw, const torch::Tensor &xx,
                                          const torch::Tensor &xw, const torch::Tensor &tt)
 {
-    if (!(xt.is_cpu() && xt.scalar_type() == torch::kFloat && !torch::GradMode::is_enabled()))
+    if (!useCpuKernel(xt))
         return -(xx - 2 * xt + 2 * tw * xw + tt - tw.pow(2));
     xt = xt.contiguous();
     const auto c = tw.contiguous(), a = xx.contiguous(), b = xw.contiguous(), t = tt.contiguous();
-    trainyard::negativeProjectedSquaredL2(xt.data_ptr<float>(), c.data_ptr<float>(), a.data_ptr<float>(),
-                                          b.data_ptr<float>(), t.data_ptr<float>(), xt.size(0), xt.size(1));
+    projectedSquaredL2Scores(xt.data_ptr<float>(), c.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(),
+                             t.data_ptr<float>(), xt.size(0), xt.size(1));
     return xt;
 }
 
