@@ -158,6 +158,64 @@ TY_TEST(oneToAllModelsScoreEveryEntity)
     sacn->endEvaluation();
 }
 
+// The GCN layer's CPU kernels (float) against its tensor form (taken for
+// any other type), forward and backward, on a random multigraph.
+TY_TEST(gcnKernelsMatchTheTensorForm)
+{
+    torch::manual_seed(8);
+    const std::int64_t nodes = 300, edges = 2500, types = 7;
+    auto src = torch::randint(nodes, {edges}, torch::kLong), dst = torch::randint(nodes, {edges}, torch::kLong);
+    dst.slice(0, 0, 40).fill_(5); // one node with many in-edges, some nodes with none
+    const GcnGraph graph(src, dst, torch::randint(types, {edges}, torch::kLong), nodes);
+    WeightedGcnLayer layer(24, 16, types, 0.0);
+    {
+        torch::NoGradGuard noGrad;
+        for (auto &p : layer->named_parameters()) {
+            if (p.key() == "alpha.weight")
+                p.value().uniform_(-2.0, 2.0);
+        }
+    }
+    const auto x = torch::randn({nodes, 24});
+    const auto direction = torch::randn({nodes, 16});
+    const auto run = [&](torch::ScalarType type) {
+        layer->to(type);
+        layer->zero_grad();
+        const auto input = x.to(type).detach().clone().requires_grad_(true);
+        const auto out = layer->forward(input, graph);
+        (out * direction.to(type)).sum().backward();
+        std::vector<torch::Tensor> results = {out.to(torch::kDouble), input.grad().to(torch::kDouble)};
+        for (const auto &p : layer->parameters())
+            results.push_back(p.grad().to(torch::kDouble));
+        return results;
+    };
+    const auto kernel = run(torch::kFloat);
+    const auto tensor = run(torch::kDouble);
+    TY_CHECK_EQ(kernel.size(), tensor.size());
+    for (std::size_t i = 0; i < kernel.size(); ++i)
+        TY_CHECK(torch::allclose(kernel[i], tensor[i], 1e-3, 1e-3));
+}
+
+// The parallel dropout drops a fraction p, scales the rest by 1 / (1 - p),
+// follows LibTorch's seed and passes through in evaluation.
+TY_TEST(parallelDropoutDropsAFractionPAndFollowsTheSeed)
+{
+    ParallelDropout dropout(0.3);
+    const auto x = torch::ones({1000, 101});
+    torch::manual_seed(9);
+    const auto a = dropout(x);
+    const double dropped = (a == 0).to(torch::kDouble).mean().item<double>();
+    TY_CHECK(std::abs(dropped - 0.3) < 0.01);
+    TY_CHECK(torch::allclose(a.masked_select(a != 0), torch::full({1}, 1.0 / 0.7)));
+    // Neighbouring elements are independent: as many pairs both dropped as chance says.
+    const auto pairs = (a.view({-1, 2}) == 0).all(1).to(torch::kDouble).mean().item<double>();
+    TY_CHECK(std::abs(pairs - 0.09) < 0.01);
+    torch::manual_seed(9);
+    TY_CHECK(torch::equal(dropout(x), a));
+    TY_CHECK(!torch::equal(dropout(x), a));
+    dropout->eval();
+    TY_CHECK(torch::equal(dropout(x), x));
+}
+
 TY_TEST(classifiersMapImagesToClassLogits)
 {
     torch::manual_seed(7);

@@ -6,6 +6,7 @@
 #include "training/workerrun.h"
 
 #include "protocol/linedecoder.h"
+#include "worker/base/workeroptions.h"
 
 #include <cerrno>
 #include <poll.h>
@@ -314,6 +315,41 @@ TY_TEST(reconnectsAfterThePeerCloses)
     TY_CHECK(!orchestrator.nextOf("metric", 10).is_null());
     ::kill(worker.pid(), SIGTERM); // a signal means stop
     TY_CHECK_EQ(worker.wait(60), 4);
+}
+
+// An autograd run starts itself again with short spin-waits (same process,
+// same arguments, the token from the environment kept); a fused one does not.
+TY_TEST(autogradRunsStartAgainWithShortSpins)
+{
+    FakeOrchestrator orchestrator;
+    const auto [specPath, runDir] = prepare("spins", R"({"name": "spins", "model": {"type": "conv-transe", "dim": 8,
+      "kernels": 4}, "data": {"kind": "synthetic-kg", "entities": 30, "relations": 2, "triples": 300},
+      "train": {"max_steps": 4, "batch_size": 16}, "eval": {"every_epochs": 0}, "report": {"every_steps": 1}})");
+    ::setenv(trainyard::WorkerOptions::kTokenVariable, "env-token-42", 1);
+    WorkerProcess worker({"--spec", specPath, "--run-dir", runDir, "--connect", orchestrator.address()});
+    ::unsetenv(trainyard::WorkerOptions::kTokenVariable);
+    TY_REQUIRE(orchestrator.accept(30));
+    const auto hello = orchestrator.next(30);
+    TY_REQUIRE(!hello.is_null());
+    TY_CHECK_EQ(hello["token"].get<std::string>(), std::string("env-token-42"));
+    TY_CHECK_EQ(hello["pid"].get<int>(), static_cast<int>(worker.pid()));
+    TY_CHECK_EQ(worker.wait(60), 0);
+    const auto started = [](const std::string &dir) {
+        for (const auto &l : readLines(dir + "/metrics.jsonl")) {
+            if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0)
+                return l["text"].get<std::string>();
+        }
+        return std::string();
+    };
+    TY_CHECK(started(runDir).find("threads 1 (short spin-waits)") != std::string::npos);
+    TY_CHECK_EQ(ofType(readLines(runDir + "/metrics.jsonl"), "metric").size(), 4u);
+
+    const auto [fusedSpec, fusedDir] = prepare("nospins", R"({"model": {"type": "transe", "dim": 8},
+      "data": {"kind": "synthetic-kg", "entities": 30, "relations": 2, "triples": 300}, "train": {"max_steps": 2}})");
+    std::string err;
+    TY_CHECK_EQ(runWorker({"--spec", fusedSpec, "--run-dir", fusedDir}, &err), 0);
+    TY_CHECK(!started(fusedDir).empty());
+    TY_CHECK(started(fusedDir).find("short spin-waits") == std::string::npos);
 }
 
 TY_TEST(trainsWithoutAnOrchestrator)

@@ -42,6 +42,7 @@ std::string WorkerOptions::usage()
 WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
 {
     WorkerOptions o;
+    o.arguments.assign(argv, argv + argc);
     bool sawSpec = false, sawRunDir = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];

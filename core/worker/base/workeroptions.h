@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace trainyard {
 
@@ -23,7 +24,8 @@ struct WorkerOptions
     std::string device = "cpu";
     int threads = 0; // 0: the default (1)
     bool resume = false;
-    bool cpuFallback = false; // --cpu-fallback: a GPU this machine cannot use means the CPU
+    bool cpuFallback = false;           // --cpu-fallback: a GPU this machine cannot use means the CPU
+    std::vector<std::string> arguments; // argv as given, to start the worker again
 
     // Where the orchestrator puts the token when --token is absent.
     static constexpr const char *kTokenVariable = "TRAINYARD_TOKEN";

@@ -3,13 +3,16 @@
 #include "worker/base/badinput.h"
 #include "worker/base/catalogue.h"
 #include "worker/base/runspec.h"
+#include "worker/train/dropoutmask.h"
 #include "worker/train/fusedkg.h"
+#include "worker/train/graphkernels.h"
 
 #include <torch/script.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 namespace trainyard {
@@ -250,18 +253,30 @@ torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Te
 
 // ---------------------------------------------------------------- Conv-TransE
 
+torch::Tensor ParallelDropoutImpl::forward(const torch::Tensor &x)
+{
+    if (!is_training() || m_p <= 0.0)
+        return x;
+    if (!x.is_cpu() || x.scalar_type() != torch::kFloat || m_p >= 1.0)
+        return F::dropout(x, F::DropoutFuncOptions().p(m_p).training(true));
+    auto mask = torch::empty_like(x, torch::MemoryFormat::Contiguous);
+    const auto seed = torch::randint(std::numeric_limits<std::int64_t>::max(), {1}, torch::kLong).item<std::int64_t>();
+    dropoutmask::fill(mask.data_ptr<float>(), mask.numel(), m_p, static_cast<std::uint64_t>(seed));
+    return x * mask;
+}
+
 ConvDecoderImpl::ConvDecoderImpl(const ConvTransEOptions &o)
 {
     m_bnInput = register_module("bn_input", torch::nn::BatchNorm1d(2));
-    m_inputDropout = register_module("input_dropout", torch::nn::Dropout(o.inputDropout));
+    m_inputDropout = register_module("input_dropout", ParallelDropout(o.inputDropout));
     m_conv = register_module("conv",
                              torch::nn::Conv1d(torch::nn::Conv1dOptions(/*in_channels=*/2, /*out_channels=*/o.kernels,
                                                                         /*kernel_size=*/o.kernelSize)
                                                    .padding(o.kernelSize / 2)));
     m_bnConv = register_module("bn_conv", torch::nn::BatchNorm1d(o.kernels));
-    m_featureDropout = register_module("feature_dropout", torch::nn::Dropout(o.featureDropout));
+    m_featureDropout = register_module("feature_dropout", ParallelDropout(o.featureDropout));
     m_fc = register_module("fc", torch::nn::Linear(o.kernels * o.dim, o.dim));
-    m_hiddenDropout = register_module("hidden_dropout", torch::nn::Dropout(o.hiddenDropout));
+    m_hiddenDropout = register_module("hidden_dropout", ParallelDropout(o.hiddenDropout));
     m_bnHidden = register_module("bn_hidden", torch::nn::BatchNorm1d(o.dim));
 }
 
@@ -299,20 +314,92 @@ WeightedGcnLayerImpl::WeightedGcnLayerImpl(std::int64_t in, std::int64_t out, st
     m_linear = register_module("linear", torch::nn::Linear(in, out));
     m_alpha = register_module("alpha", torch::nn::Embedding(edgeTypes, 1));
     m_bn = register_module("bn", torch::nn::BatchNorm1d(out));
-    m_dropout = register_module("dropout", torch::nn::Dropout(dropout));
+    m_dropout = register_module("dropout", ParallelDropout(dropout));
     torch::NoGradGuard noGrad;
     m_alpha->weight.fill_(1.0);
 }
 
-torch::Tensor WeightedGcnLayerImpl::forward(const torch::Tensor &x, const torch::Tensor &src, const torch::Tensor &dst,
-                                            const torch::Tensor &type)
+namespace {
+
+// sum over edges j -> i of weight[type] * x[j] with the CPU kernels of
+// graphkernels.h; the arguments after `weight` are the graph's two groupings.
+class WeightedAggregation : public torch::autograd::Function<WeightedAggregation>
+{
+public:
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &weight, const torch::Tensor &targetStart,
+                                 const torch::Tensor &targetOther, const torch::Tensor &targetType,
+                                 const torch::Tensor &sourceStart, const torch::Tensor &sourceOther,
+                                 const torch::Tensor &sourceType)
+    {
+        const auto input = x.contiguous();
+        const auto w = weight.contiguous();
+        auto out = torch::empty_like(input);
+        graphkernels::aggregate(view(targetStart, targetOther, targetType), w.data_ptr<float>(),
+                                input.data_ptr<float>(), input.size(1), out.data_ptr<float>());
+        ctx->save_for_backward({input, w, sourceStart, sourceOther, sourceType});
+        return out;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto &input = saved[0], &w = saved[1];
+        const auto gradOut = grads[0].contiguous();
+        auto gradX = torch::empty_like(input);
+        auto gradWeight = torch::empty_like(w);
+        graphkernels::aggregateBackward(view(saved[2], saved[3], saved[4]), w.data_ptr<float>(),
+                                        input.data_ptr<float>(), gradOut.data_ptr<float>(), input.size(1), w.numel(),
+                                        gradX.data_ptr<float>(), gradWeight.data_ptr<float>());
+        return {gradX, gradWeight, {}, {}, {}, {}, {}, {}};
+    }
+
+private:
+    static graphkernels::CompressedGraph view(const torch::Tensor &start, const torch::Tensor &other,
+                                              const torch::Tensor &type)
+    {
+        return {start.data_ptr<std::int64_t>(), other.data_ptr<std::int64_t>(), type.data_ptr<std::int64_t>(),
+                start.numel() - 1};
+    }
+};
+
+// The edges grouped by `by` (start offsets per node, other ends, types), on the CPU.
+std::array<torch::Tensor, 3> groupEdges(const torch::Tensor &by, const torch::Tensor &other, const torch::Tensor &type,
+                                        std::int64_t nodes)
+{
+    const auto key = by.to(torch::kCPU);
+    const auto order = std::get<1>(key.sort(/*stable=*/c10::optional<bool>(true), /*dim=*/0));
+    auto start = torch::zeros({nodes + 1}, torch::kLong);
+    start.slice(0, 1) = key.bincount({}, nodes).cumsum(0);
+    return {start, other.to(torch::kCPU).index_select(0, order).contiguous(),
+            type.to(torch::kCPU).index_select(0, order).contiguous()};
+}
+
+} // namespace
+
+GcnGraph::GcnGraph(torch::Tensor src_, torch::Tensor dst_, torch::Tensor type_, std::int64_t nodes)
+    : src(std::move(src_))
+    , dst(std::move(dst_))
+    , type(std::move(type_))
+    , byTarget(groupEdges(dst, src, type, nodes))
+    , bySource(groupEdges(src, dst, type, nodes))
+{
+}
+
+torch::Tensor WeightedGcnLayerImpl::forward(const torch::Tensor &x, const GcnGraph &g)
 {
     const auto support = m_linear(x);
-    const auto messages = support.index_select(0, src) * m_alpha(type); // [E, out] * [E, 1]
-    // messages' options, not support's: under autocast (train.amp) support is
-    // bf16 while messages are promoted to fp32 by the fp32 alpha.
-    const auto aggregated =
-        torch::zeros({support.size(0), support.size(1)}, messages.options()).index_add(0, dst, messages);
+    torch::Tensor aggregated;
+    if (support.is_cpu() && support.scalar_type() == torch::kFloat && m_alpha->weight.scalar_type() == torch::kFloat) {
+        aggregated = WeightedAggregation::apply(support, m_alpha->weight, g.byTarget[0], g.byTarget[1], g.byTarget[2],
+                                                g.bySource[0], g.bySource[1], g.bySource[2]);
+    } else {
+        const auto messages = support.index_select(0, g.src) * m_alpha(g.type); // [E, out] * [E, 1]
+        // messages' options, not support's: under autocast (train.amp) support
+        // is bf16 while messages are promoted to fp32 by the fp32 alpha.
+        aggregated = torch::zeros({support.size(0), support.size(1)}, messages.options()).index_add(0, g.dst, messages);
+    }
     return m_dropout(torch::tanh(m_bn(aggregated)));
 }
 
@@ -331,9 +418,12 @@ SacnImpl::SacnImpl(std::int64_t entities, std::int64_t relations, const torch::T
     const auto device = triples.device();
     const auto heads = triples.select(1, 0), rels = triples.select(1, 1), tails = triples.select(1, 2);
     const auto self = torch::arange(entities, torch::TensorOptions().dtype(torch::kLong).device(device));
-    m_src = register_buffer("graph_src", torch::cat({heads, tails, self}));
-    m_dst = register_buffer("graph_dst", torch::cat({tails, heads, self}));
-    m_type = register_buffer("graph_type", torch::cat({rels, rels + relations, torch::full_like(self, 2 * relations)}));
+    m_graph = GcnGraph(torch::cat({heads, tails, self}), torch::cat({tails, heads, self}),
+                       torch::cat({rels, rels + relations, torch::full_like(self, 2 * relations)}), entities);
+    // Buffers share the tensors: moving the model moves the graph.
+    register_buffer("graph_src", m_graph.src);
+    register_buffer("graph_dst", m_graph.dst);
+    register_buffer("graph_type", m_graph.type);
 
     torch::NoGradGuard noGrad;
     torch::nn::init::xavier_normal_(m_entity->weight);
@@ -344,7 +434,7 @@ torch::Tensor SacnImpl::encode()
 {
     auto x = m_entity->weight;
     for (const auto &layer : *m_layers)
-        x = layer->as<WeightedGcnLayer>()->forward(x, m_src, m_dst, m_type);
+        x = layer->as<WeightedGcnLayer>()->forward(x, m_graph);
     return x;
 }
 

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 
@@ -104,6 +105,23 @@ private:
 };
 TORCH_MODULE(TransH);
 
+// Dropout with its CPU masks drawn in parallel (dropoutmask.h); on other
+// devices and types, LibTorch's. Seeded from LibTorch's generator, so a run's
+// train.seed still fixes it.
+class ParallelDropoutImpl : public torch::nn::Module
+{
+public:
+    explicit ParallelDropoutImpl(double p)
+        : m_p(p)
+    {
+    }
+    torch::Tensor forward(const torch::Tensor &x);
+
+private:
+    double m_p;
+};
+TORCH_MODULE(ParallelDropout);
+
 // The Conv-TransE decoder of Shang et al. 2019, shared by ConvTransE and SACN.
 struct ConvTransEOptions
 {
@@ -128,9 +146,9 @@ private:
     torch::nn::BatchNorm1d m_bnConv{nullptr};
     torch::nn::Linear m_fc{nullptr};
     torch::nn::BatchNorm1d m_bnHidden{nullptr};
-    torch::nn::Dropout m_inputDropout{nullptr};
-    torch::nn::Dropout m_featureDropout{nullptr};
-    torch::nn::Dropout m_hiddenDropout{nullptr};
+    ParallelDropout m_inputDropout{nullptr};
+    ParallelDropout m_featureDropout{nullptr};
+    ParallelDropout m_hiddenDropout{nullptr};
 };
 TORCH_MODULE(ConvDecoder);
 
@@ -147,20 +165,31 @@ private:
 };
 TORCH_MODULE(ConvTransE);
 
+// SACN's training graph: every edge src -> dst with its type, as buffers on
+// the model's device; on the CPU also the same edges grouped by target and by
+// source (start, other end, type), which the GCN kernels read.
+struct GcnGraph
+{
+    GcnGraph() = default;
+    GcnGraph(torch::Tensor src, torch::Tensor dst, torch::Tensor type, std::int64_t nodes);
+
+    torch::Tensor src, dst, type;
+    std::array<torch::Tensor, 3> byTarget, bySource;
+};
+
 // One weighted-GCN layer: h_i' = sum over edges (j -> i, type t) alpha_t * W h_j,
 // self-loops included as their own edge type, then batch norm and tanh.
 class WeightedGcnLayerImpl : public torch::nn::Module
 {
 public:
     WeightedGcnLayerImpl(std::int64_t in, std::int64_t out, std::int64_t edgeTypes, double dropout);
-    torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &src, const torch::Tensor &dst,
-                          const torch::Tensor &type);
+    torch::Tensor forward(const torch::Tensor &x, const GcnGraph &graph);
 
 private:
     torch::nn::Linear m_linear{nullptr};
     torch::nn::Embedding m_alpha{nullptr};
     torch::nn::BatchNorm1d m_bn{nullptr};
-    torch::nn::Dropout m_dropout{nullptr};
+    ParallelDropout m_dropout{nullptr};
 };
 TORCH_MODULE(WeightedGcnLayer);
 
@@ -181,8 +210,8 @@ private:
     torch::nn::Embedding m_relation{nullptr};
     torch::nn::ModuleList m_layers;
     ConvDecoder m_decoder{nullptr};
-    torch::Tensor m_src, m_dst, m_type; // the graph, registered as buffers
-    torch::Tensor m_cached;             // encoder output during evaluation
+    GcnGraph m_graph;
+    torch::Tensor m_cached; // encoder output during evaluation
 };
 TORCH_MODULE(Sacn);
 

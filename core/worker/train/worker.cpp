@@ -15,11 +15,13 @@
 #include <torch/version.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
 #include <optional>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <dlfcn.h>
 #ifdef __GLIBC__
@@ -149,6 +151,40 @@ void setBlasThreads(int threads)
         set(threads);
 }
 
+// LibTorch's OpenMP threads and OpenBLAS's own both spin after their work
+// (for up to ~0.1 s by default), so on two cores an autograd step, GEMMs
+// between element-wise passes, spent a third of its time with one pool
+// spinning while the other waited for a core: Conv-TransE's step took 1.7
+// times as long (docs/results.md). Both libraries read these settings when
+// they are loaded, so the worker sets them and starts itself again, once;
+// a value the user set is kept. Not for the fused KG path, whose OpenMP
+// regions follow each other closely and lose by it.
+constexpr const char *kShortSpinsVariable = "TRAINYARD_WORKER_SHORT_SPINS";
+
+void restartWithShortSpins(const WorkerOptions &options, const RunSpec &spec)
+{
+#ifdef __linux__
+    const bool fused = (spec.modelType() == "transe" || spec.modelType() == "transh") && spec.engine != "autograd";
+    if (fused || options.arguments.empty() || std::getenv(kShortSpinsVariable))
+        return;
+    ::setenv("GOMP_SPINCOUNT", "10000", 0);
+    ::setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    ::setenv(kShortSpinsVariable, "1", 1);
+    if (!options.token.empty()) // parse() took it out of the environment
+        ::setenv(WorkerOptions::kTokenVariable, options.token.c_str(), 1);
+    std::vector<char *> argv;
+    for (const auto &a : options.arguments)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    // Not started again: train with the libraries' own settings.
+    ::unsetenv(WorkerOptions::kTokenVariable);
+#else
+    (void)options;
+    (void)spec;
+#endif
+}
+
 } // namespace
 
 std::string torchVersion()
@@ -177,6 +213,8 @@ int runWorker(const WorkerOptions &options)
     } catch (const BadInput &e) {
         inputError = e.what();
     }
+    if (spec)
+        restartWithShortSpins(options, *spec);
 
     std::unique_ptr<Reporter> reporter;
     try {
@@ -203,7 +241,8 @@ int runWorker(const WorkerOptions &options)
         torch::manual_seed(spec->seed);
         reporter->log("info", "trainyard-worker " TRAINYARD_VERSION " (LibTorch " TORCH_VERSION "): " + spec->name
                                   + ", model " + spec->modelType() + ", data " + spec->dataKind() + ", device "
-                                  + device.str() + ", threads " + std::to_string(torch::get_num_threads()));
+                                  + device.str() + ", threads " + std::to_string(torch::get_num_threads())
+                                  + (std::getenv(kShortSpinsVariable) ? " (short spin-waits)" : ""));
 
         std::unique_ptr<Task> task;
         const std::string kind = spec->dataKind();
