@@ -6,6 +6,7 @@
 #include "helpers/minitest.h"
 #include "inprocessrun.h"
 
+#include "worker/base/badinput.h"
 #include "worker/base/imagedataset.h"
 #include "worker/base/runspec.h"
 #include "worker/base/workeroptions.h"
@@ -132,6 +133,43 @@ TY_TEST(transhPenaltyIsZeroInsideConstraints)
         }
     }
     TY_CHECK(model->penalty(torch::arange(10), torch::tensor({0L, 1L})).item<double>() > 0.5);
+}
+
+// model.reciprocal: 2R relation rows, heads predicted as tails of the
+// inverse; only with the 1vsall loss.
+TY_TEST(reciprocalRelationsPredictHeadsAsInverseTails)
+{
+    torch::manual_seed(10);
+    const auto triples = torch::tensor({0L, 0L, 1L, 1L, 1L, 2L}).view({2, 3});
+    for (const std::string type : {"transe", "transh"}) {
+        const auto spec =
+            RunSpec::parse(R"({"model": {"type": ")" + type + R"(", "dim": 8, "loss": "1vsall", "reciprocal": true},
+            "data": {"kind": "synthetic-kg"}})");
+        auto model = std::dynamic_pointer_cast<TranslationalModelImpl>(makeKgModel(spec, 12, 3, triples));
+        TY_REQUIRE(model != nullptr);
+        TY_CHECK_EQ(model->tables()[1].second.size(0), 6);
+        torch::NoGradGuard noGrad;
+        const auto t = torch::tensor({0L, 5L}), r = torch::tensor({0L, 2L});
+        TY_CHECK(torch::allclose(model->scoreHeads(t, r), model->scoreTails(t, r + 3)));
+        TY_CHECK(torch::equal(model->relationRows(r), torch::tensor({0L, 2L, 3L, 5L})));
+
+        const auto plain = RunSpec::parse(R"({"model": {"type": ")" + type + R"(", "dim": 8},
+            "data": {"kind": "synthetic-kg"}})");
+        auto without = std::dynamic_pointer_cast<TranslationalModelImpl>(makeKgModel(plain, 12, 3, triples));
+        TY_CHECK_EQ(without->tables()[1].second.size(0), 3);
+        TY_CHECK(torch::equal(without->relationRows(r), r));
+
+        const auto margin =
+            RunSpec::parse(R"({"model": {"type": ")" + type + R"(", "loss": "margin", "reciprocal": true},
+            "data": {"kind": "synthetic-kg"}})");
+        std::string why;
+        try {
+            makeKgModel(margin, 12, 3, triples);
+        } catch (const BadInput &e) {
+            why = e.what();
+        }
+        TY_CHECK(why.find("model.reciprocal needs model.loss \"1vsall\"") != std::string::npos);
+    }
 }
 
 TY_TEST(oneToAllModelsScoreEveryEntity)

@@ -89,6 +89,9 @@ std::vector<ParamSpec> translationalParams(int dim, double margin, int negatives
                     "the positive among its negatives (LibKGE's negative sampling + KL); 1vsall: cross-entropy "
                     "over every entity in both directions (small graphs; autograd engine)"),
         floatParam("temperature", 1.0, 0.0, 100.0, "self_adversarial: the sampling temperature alpha"),
+        boolParam("reciprocal", false,
+                  "1vsall only: reciprocal relations, a row per inverse relation r + R; a head is predicted as "
+                  "the tail of (t, r + R) (Lacroix et al. 2018) instead of by inverting the translation"),
     };
 }
 
@@ -400,7 +403,8 @@ void Catalogue::addPresets()
               "tuned here; docs/results.md",
               "transe", "small");
     addRecipe("TransE · Kinship",
-              "TransE (L1) trained 1-vs-all (cross-entropy over every entity, both directions); docs/results.md",
+              "TransE (L1) trained 1-vs-all (cross-entropy over every entity, both directions) with reciprocal "
+              "relations; docs/results.md",
               "transe", "small-dense");
     addRecipe("TransH · Kinship",
               "TransH (Wang et al. 2014, L1) trained 1-vs-all (cross-entropy over every entity, both directions), "

@@ -39,9 +39,9 @@ std::vector<RecipeInfo> transERecipes()
          {{"epochs", 300}, {"batch_size", 256}, {"optimizer", "adagrad"}, {"lr", 0.1}},
          {{"every_epochs", 50}}},
         {"small-dense",
-         "cross-entropy over every entity in both directions (1vsall, L1, dim 100), 100 epochs: Kinship test MRR "
-         "0.419",
-         {{"dim", 100}, {"norm", 1}, {"loss", "1vsall"}, {"normalize_entities", false}},
+         "cross-entropy over every entity in both directions (1vsall, L1, dim 100) with reciprocal relations, 100 "
+         "epochs: Kinship test MRR 0.474 (3 seeds)",
+         {{"dim", 100}, {"norm", 1}, {"loss", "1vsall"}, {"reciprocal", true}, {"normalize_entities", false}},
          {{"epochs", 100}, {"batch_size", 128}, {"optimizer", "adam"}, {"lr", 0.01}},
          {{"every_epochs", 50}}},
         {"large",

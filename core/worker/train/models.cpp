@@ -24,6 +24,11 @@ torch::Tensor TranslationalModelImpl::penalty(const torch::Tensor &, const torch
     return {};
 }
 
+torch::Tensor TranslationalModelImpl::relationRows(const torch::Tensor &relations) const
+{
+    return m_inverseOffset ? torch::cat({relations, relations + m_inverseOffset}) : relations;
+}
+
 torch::Tensor OneToAllModelImpl::scoreTails(const torch::Tensor &heads, const torch::Tensor &relations)
 {
     return logits(heads, relations);
@@ -114,6 +119,8 @@ torch::Tensor TransEImpl::scoreTails(const torch::Tensor &heads, const torch::Te
 
 torch::Tensor TransEImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
 {
+    if (m_inverseOffset)
+        return scoreTails(tails, relations + m_inverseOffset);
     const auto query = m_entity(tails) - m_relation(relations);
     if (useL1Kernel(query, m_norm))
         return negativeL1ToAll(query, m_entity->weight);
@@ -234,6 +241,8 @@ torch::Tensor TransHImpl::scoreTails(const torch::Tensor &heads, const torch::Te
 
 torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
 {
+    if (m_inverseOffset)
+        return scoreTails(tails, relations + m_inverseOffset);
     // ||h_perp - y||^2 with y = t_perp - d
     // = |h|^2 - (h.w)^2 - 2 (h.y - (h.w)(w.y)) + |y|^2.
     const auto w = normals(relations);
@@ -619,14 +628,26 @@ std::shared_ptr<KgModelImpl> makeKgModel(const RunSpec &spec, std::int64_t entit
                                          const torch::Tensor &trainTriples)
 {
     const std::string &type = spec.modelType();
-    if (type == "transe")
-        return TransE(entities, relations, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
-                      spec.boolParam("normalize_entities"))
-            .ptr();
-    if (type == "transh")
-        return TransH(entities, relations, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
-                      spec.floatParam("constraint_weight"), spec.floatParam("epsilon"))
-            .ptr();
+    if (type == "transe" || type == "transh") {
+        const bool reciprocal = spec.boolParam("reciprocal");
+        if (reciprocal && spec.stringParam("loss") != "1vsall")
+            throw BadInput("model.reciprocal needs model.loss \"1vsall\" (the other losses corrupt the head of the "
+                           "triple itself), not \""
+                           + spec.stringParam("loss") + "\"");
+        const std::int64_t rows = reciprocal ? 2 * relations : relations;
+        std::shared_ptr<TranslationalModelImpl> model;
+        if (type == "transe")
+            model = TransE(entities, rows, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
+                           spec.boolParam("normalize_entities"))
+                        .ptr();
+        else
+            model = TransH(entities, rows, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
+                           spec.floatParam("constraint_weight"), spec.floatParam("epsilon"))
+                        .ptr();
+        if (reciprocal)
+            model->useReciprocalRelations(relations);
+        return model;
+    }
     if (type == "conv-transe")
         return ConvTransE(entities, relations, convOptions(spec)).ptr();
     if (type == "sacn")

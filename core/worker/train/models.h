@@ -41,6 +41,16 @@ public:
     // The tables and what indexes their rows: "entity" rows are entities,
     // the others relations.
     virtual std::vector<std::pair<std::string, torch::Tensor>> tables() = 0;
+
+    // Reciprocal relations (model.reciprocal): the model was made with 2R
+    // relations, row r + R is r's inverse, and a head is predicted as the
+    // tail of (t, r + R) instead of by inverting the translation.
+    void useReciprocalRelations(std::int64_t relations) { m_inverseOffset = relations; }
+    // The relation rows that queries on `relations` in both directions read.
+    torch::Tensor relationRows(const torch::Tensor &relations) const;
+
+protected:
+    std::int64_t m_inverseOffset = 0; // R with reciprocal relations, else 0
 };
 
 // Trained one-to-all with BCE: relation ids 0..R-1 predict tails, R..2R-1 (the

@@ -165,9 +165,10 @@ public:
             loss = lossOf(batch).to(torch::kFloat);
         }
         loss.backward();
-        std::vector<torch::Tensor> rows{batch.entityRows, batch.r};
+        const auto relationRows = m_model->relationRows(batch.r);
+        std::vector<torch::Tensor> rows{batch.entityRows, relationRows};
         if (rows.size() < m_model->tables().size())
-            rows.push_back(batch.r); // TransH's normals
+            rows.push_back(relationRows); // TransH's normals
         m_optimizer->step(rows, step);
         return loss.detach();
     }
@@ -218,7 +219,7 @@ private:
             auto loss = 0.5
                         * (torch::cross_entropy_loss(m_model->scoreTails(h, r), t)
                            + torch::cross_entropy_loss(m_model->scoreHeads(t, r), h));
-            const auto penalty = m_model->penalty(torch::cat({h, t}), r);
+            const auto penalty = m_model->penalty(torch::cat({h, t}), m_model->relationRows(r));
             return penalty.defined() ? loss + penalty : loss;
         }
         const std::int64_t B = h.size(0), k = m_negatives;
