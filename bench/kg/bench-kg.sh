@@ -35,6 +35,9 @@ work=$(mktemp -d /tmp/trainyard-bench-kg.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 status=0
 [[ -x $worker ]] || { echo "bench-kg: $worker not built"; exit 1; }
+# shellcheck source=/dev/null
+source "$here/../blas-core.sh"
+match_worker_blas "$worker"
 case $only in all|grid|quality|transh) ;; *) echo "bench-kg: TRAINYARD_BENCH_KG_ONLY must be all, grid, quality or transh"; exit 2 ;; esac
 if [[ ! -f $fb/train.txt ]]; then
   echo "bench-kg: SKIP: $fb/train.txt is absent (set TRAINYARD_SHARED_DATA)"

@@ -27,6 +27,9 @@ trap 'rm -rf "$work"' EXIT
 status=0
 
 [[ -x $worker ]] || { echo "bench-onetoall: $worker not built"; exit 1; }
+# shellcheck source=/dev/null
+source "$here/../blas-core.sh"
+match_worker_blas "$worker"
 $python -c "import torch" 2>/dev/null || { echo "bench-onetoall: SKIP: $python has no torch (install python3-torch)"; exit 0; }
 
 # worker_time MODEL DATA: seconds per batch after the warm-up.

@@ -35,6 +35,9 @@ trap 'rm -rf "$work"' EXIT
 status=0
 
 [[ -x $worker ]] || { echo "bench-worker: $worker not built"; exit 1; }
+# shellcheck source=/dev/null
+source "$here/../blas-core.sh"
+match_worker_blas "$worker"
 have_python=1
 $python -c "import torch" 2>/dev/null || { echo "bench-worker: SKIP Python references: $python has no torch (install python3-torch)"; have_python=0; }
 

@@ -141,6 +141,8 @@ const char *kModels[] = {
     R"({"type": "transh", "dim": 12, "norm": 1, "negatives": 4, "margin": 2, "constraint_weight": 0.5, )",
     R"({"type": "transh", "dim": 12, "norm": 2, "negatives": 4, "margin": 2, "constraint_weight": 0.5,
         "epsilon": 0.0001, )",
+    R"({"type": "transh", "dim": 12, "norm": 2, "squared": false, "negatives": 4, "margin": 2,
+        "constraint_weight": 0.5, )",
     // 30 entities, 320 training triples: many negatives are training triples.
     R"({"type": "transe", "dim": 12, "norm": 2, "negatives": 6, "margin": 2, "filter_negatives": true, )",
     R"({"type": "transh", "dim": 12, "norm": 1, "negatives": 6, "margin": 2, "filter_negatives": true, )",

@@ -6,12 +6,16 @@
 #include "training/workerrun.h"
 
 #include "protocol/linedecoder.h"
+#include "worker/base/blascore.h"
 #include "worker/base/workeroptions.h"
 
 #include <cerrno>
+#include <iostream>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <vector>
 
 using testing::ofType;
 using testing::readLines;
@@ -350,6 +354,59 @@ TY_TEST(autogradRunsStartAgainWithShortSpins)
     TY_CHECK_EQ(runWorker({"--spec", fusedSpec, "--run-dir", fusedDir}, &err), 0);
     TY_CHECK(!started(fusedDir).empty());
     TY_CHECK(started(fusedDir).find("short spin-waits") == std::string::npos);
+}
+
+// On a CPU OpenBLAS does not know, the worker starts again with the kernels
+// for the CPU's vector units and says so (blascore.h); OPENBLAS_VERBOSE=2
+// makes OpenBLAS print the core it loads, in each of the two processes. A
+// value the user set is kept.
+TY_TEST(openBlasGetsKernelsForTheCpuItDoesNotKnow)
+{
+    const char *spec = R"({"model": {"type": "transe", "dim": 8},
+      "data": {"kind": "synthetic-kg", "entities": 30, "relations": 2, "triples": 300}, "train": {"max_steps": 2}})";
+    const auto firstLog = [](const std::string &dir) {
+        for (const auto &l : readLines(dir + "/metrics.jsonl")) {
+            if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0)
+                return l["text"].get<std::string>();
+        }
+        return std::string();
+    };
+    const auto coresLoaded = [](const std::string &err) {
+        std::vector<std::string> cores;
+        for (std::size_t at = err.find("Core: "); at != std::string::npos; at = err.find("Core: ", at + 1))
+            cores.push_back(err.substr(at + 6, err.find('\n', at) - at - 6));
+        return cores;
+    };
+    ::setenv("OPENBLAS_VERBOSE", "2", 1);
+    const auto [specPath, runDir] = prepare("blascore", spec);
+    std::string err;
+    TY_CHECK_EQ(runWorker({"--spec", specPath, "--run-dir", runDir}, &err), 0);
+    const auto cores = coresLoaded(err);
+    if (cores.empty()) {
+        ::unsetenv("OPENBLAS_VERBOSE");
+        TY_SKIP("the worker's BLAS is not OpenBLAS (it printed no \"Core:\" line)");
+    }
+    const std::string better = trainyard::betterBlasCore(cores.front(), trainyard::CpuVectorUnits::ofThisCpu());
+    std::cout << "  OpenBLAS chose " << cores.front() << "; the worker ran with "
+              << (better.empty() ? cores.front() : better) << "\n";
+    if (better.empty()) {
+        TY_CHECK_EQ(cores.size(), 1u);
+        TY_CHECK(firstLog(runDir).find("OpenBLAS kernels") == std::string::npos);
+    } else {
+        TY_REQUIRE(cores.size() == 2u);
+        TY_CHECK_EQ(cores.back(), better);
+        TY_CHECK(
+            firstLog(runDir).find("(OpenBLAS kernels " + better + " instead of its own choice " + cores.front() + ")")
+            != std::string::npos);
+    }
+
+    ::setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+    const auto [keptSpec, keptDir] = prepare("blascorekept", spec);
+    TY_CHECK_EQ(runWorker({"--spec", keptSpec, "--run-dir", keptDir}, &err), 0);
+    ::unsetenv("OPENBLAS_CORETYPE");
+    ::unsetenv("OPENBLAS_VERBOSE");
+    TY_CHECK(coresLoaded(err) == std::vector<std::string>{"Prescott"});
+    TY_CHECK(firstLog(keptDir).find("OpenBLAS kernels") == std::string::npos);
 }
 
 TY_TEST(trainsWithoutAnOrchestrator)

@@ -3,6 +3,7 @@
 #include "helpers/minitest.h"
 
 #include "worker/base/badinput.h"
+#include "worker/base/blascore.h"
 #include "worker/base/workeroptions.h"
 
 #include <cstdlib>
@@ -79,6 +80,19 @@ TY_TEST(badCommandLinesNameTheArgument)
              != std::string::npos);
     TY_CHECK(errorOf({"--spec"}).find("--spec: missing value") != std::string::npos);
     TY_CHECK(parse({"--list-models"}).action == WorkerOptions::Action::ListModels);
+}
+
+// blascore.h: a generic core OpenBLAS fell back to gives way to kernels for
+// the CPU's vector units; a core it recognised stands.
+TY_TEST(aGenericOpenBlasCoreGivesWayToTheCpusVectorUnits)
+{
+    TY_CHECK_EQ(betterBlasCore("Prescott", {true, true}), std::string("SkylakeX"));
+    TY_CHECK_EQ(betterBlasCore("Nehalem", {false, true}), std::string("Haswell"));
+    TY_CHECK_EQ(betterBlasCore("Prescott", {false, false}), std::string());
+    TY_CHECK_EQ(betterBlasCore("SkylakeX", {true, true}), std::string());
+    TY_CHECK_EQ(betterBlasCore("Haswell", {true, true}), std::string());
+    TY_CHECK_EQ(betterBlasCore("Zen", {false, true}), std::string());
+    TY_CHECK_EQ(betterBlasCore("", {true, true}), std::string()); // not OpenBLAS
 }
 
 TY_TEST_MAIN()

@@ -90,8 +90,9 @@ std::vector<ParamSpec> translationalParams(int dim, double margin, int negatives
                     "over every entity in both directions (small graphs; autograd engine)"),
         floatParam("temperature", 1.0, 0.0, 100.0, "self_adversarial: the sampling temperature alpha"),
         boolParam("reciprocal", false,
-                  "1vsall only: reciprocal relations, a row per inverse relation r + R; a head is predicted as "
-                  "the tail of (t, r + R) (Lacroix et al. 2018) instead of by inverting the translation"),
+                  "1vsall only (ignored with the other losses): reciprocal relations, a row per inverse relation r "
+                  "+ R; a head is predicted as the tail of (t, r + R) (Lacroix et al. 2018) instead of by "
+                  "inverting the translation"),
     };
 }
 
@@ -252,6 +253,9 @@ Catalogue::Catalogue()
         m.params = translationalParams(/*dim=*/100, /*margin=*/4.0, /*negatives=*/8, "bern", "margin");
         m.params.insert(m.params.begin() + 1,
                         choiceParam("norm", Type::Int, 1, {1, 2}, "distance: 1 = L1, 2 = squared L2 (the paper's)"));
+        m.params.insert(m.params.begin() + 2,
+                        boolParam("squared", true,
+                                  "with norm 2: the squared L2 distance (the paper's); false: plain L2, as TransE's"));
         m.params.push_back(floatParam("constraint_weight", 0.0625, 0.0, 100.0,
                                       "weight C of the soft constraints ||e|| <= 1 and w_r . d_r ~ 0"));
         m.params.push_back(floatParam("epsilon", 0.001, 0.0, 1.0,

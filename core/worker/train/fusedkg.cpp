@@ -290,7 +290,8 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
             const float a = heads[p] == heads[0] ? wh : dot(w, E + heads[p] * d, d);
             const float b = tails[p] == tails[0] ? wt : dot(w, E + tails[p] * d, d);
             s.wx[p] = a - b;
-            s.distances[p] = transhDistance(E + heads[p] * d, rv, E + tails[p] * d, w, s.wx[p], d, norm, &s.wg[p]);
+            s.distances[p] =
+                transhDistance(E + heads[p] * d, rv, E + tails[p] * d, w, s.wx[p], d, norm, m_config.squared, &s.wg[p]);
         }
     } else {
         for (std::int64_t p = 0; p < pairs; ++p)
@@ -360,8 +361,9 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         if (c == 0.0f)
             continue;
         if (transh)
-            transhDistanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.wx[p], s.wg[p], c, d, norm,
-                               grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr, gw);
+            transhDistanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.distances[p], s.wx[p], s.wg[p], c, d, norm,
+                               m_config.squared, grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr,
+                               gw);
         else
             distanceGrad(E + heads[p] * d, rv, E + tails[p] * d, s.distances[p], c, d, norm,
                          grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr);

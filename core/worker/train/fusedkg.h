@@ -64,7 +64,8 @@ void projectedSquaredL2Scores(float *xt, const float *tw, const float *xx, const
 struct FusedKgConfig
 {
     bool transh = false;
-    int norm = 1; // 1: L1; 2: L2 (TransE) or squared L2 (TransH), as the models define it
+    int norm = 1;        // 1: L1; 2: L2 (TransE) or, for TransH, as `squared` says
+    bool squared = true; // TransH with norm 2: squared L2 (the paper's) or plain L2
     KgLoss loss = KgLoss::Margin;
     double margin = 1.0; // the margin, or gamma of the self-adversarial loss
     double temperature = 1.0;

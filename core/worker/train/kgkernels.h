@@ -123,11 +123,12 @@ TY_INLINE void distanceGrad(const float *h, const float *r, const float *t, floa
 }
 
 // TransH's distance of one triple, z = x - wx w + d_r with x = h - t and
-// wx = w.x given (the caller has w.h and w.t). L1, or squared L2 as TransH
-// defines it. Also returns in *wg the sum over j of w_j d distance / d z_j,
-// which the gradient needs: one pass over the row here saves two there.
+// wx = w.x given (the caller has w.h and w.t). L1, or with norm 2 squared L2
+// as TransH defines it (`squared`) or plain L2. Also returns in *wg the sum
+// over j of w_j d distance / d z_j, which the gradient needs: one pass over
+// the row here saves two there.
 TY_INLINE float transhDistance(const float *h, const float *r, const float *t, const float *w, float wx, std::int64_t d,
-                               int norm, float *wg)
+                               int norm, bool squared, float *wg)
 {
     float sum = 0.0f, g = 0.0f;
     if (norm == 1) {
@@ -146,14 +147,21 @@ TY_INLINE float transhDistance(const float *h, const float *r, const float *t, c
         sum += z * z;
         g += w[j] * z;
     }
-    *wg = 2.0f * g;
-    return sum;
+    if (squared) {
+        *wg = 2.0f * g;
+        return sum;
+    }
+    const float dist = std::sqrt(sum);
+    *wg = dist > 0.0f ? g / dist : 0.0f;
+    return dist;
 }
 
 // Adds c * d distance / d(inputs) of one TransH triple to gh, gt, gr and gw
-// (the gradient of the unit normal), from transhDistance's wx and wg.
-TY_INLINE void transhDistanceGrad(const float *h, const float *r, const float *t, const float *w, float wx, float wg,
-                                  float c, std::int64_t d, int norm, float *gh, float *gt, float *gr, float *gw)
+// (the gradient of the unit normal), from transhDistance's result dist, wx
+// and wg.
+TY_INLINE void transhDistanceGrad(const float *h, const float *r, const float *t, const float *w, float dist, float wx,
+                                  float wg, float c, std::int64_t d, int norm, bool squared, float *gh, float *gt,
+                                  float *gr, float *gw)
 {
     // g = c * d dist / dz; then through z = x - (w.x) w + d_r.
     const float cw = c * wg;
@@ -170,11 +178,12 @@ TY_INLINE void transhDistanceGrad(const float *h, const float *r, const float *t
         }
         return;
     }
-    const float c2 = 2.0f * c;
+    // d dist / dz: 2 z squared, z / dist plain.
+    const float scale = squared ? 2.0f * c : (dist > 0.0f ? c / dist : 0.0f);
 #pragma omp simd
     for (std::int64_t j = 0; j < d; ++j) {
         const float x = h[j] - t[j];
-        const float g = c2 * (x - wx * w[j] + r[j]);
+        const float g = scale * (x - wx * w[j] + r[j]);
         const float ge = g - cw * w[j];
         gh[j] += ge;
         gt[j] -= ge;

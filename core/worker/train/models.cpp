@@ -150,9 +150,10 @@ std::vector<std::pair<std::string, torch::Tensor>> TransEImpl::tables()
 
 // ---------------------------------------------------------------- TransH
 
-TransHImpl::TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm,
+TransHImpl::TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm, bool squared,
                        double constraintWeight, double epsilon)
     : m_norm(norm)
+    , m_squared(squared)
     , m_constraintWeight(constraintWeight)
     , m_epsilon(epsilon)
 {
@@ -184,7 +185,9 @@ torch::Tensor TransHImpl::distance(const torch::Tensor &h, const torch::Tensor &
     const auto hp = eh - (eh * w).sum(-1, true) * w;
     const auto tp = et - (et * w).sum(-1, true) * w;
     const auto diff = hp + m_translation(r) - tp;
-    return m_norm == 1 ? diff.abs().sum(-1) : diff.pow(2).sum(-1);
+    if (m_norm == 1)
+        return diff.abs().sum(-1);
+    return m_squared ? diff.pow(2).sum(-1) : diff.norm(2, -1);
 }
 
 torch::Tensor TransHImpl::l1ToAll(const torch::Tensor &x, const torch::Tensor &w)
@@ -203,6 +206,17 @@ torch::Tensor TransHImpl::l1ToAll(const torch::Tensor &x, const torch::Tensor &w
         parts.push_back((xs.unsqueeze(1) - projected).abs().sum(-1));
     }
     return torch::cat(parts);
+}
+
+torch::Tensor TransHImpl::fromSquared(const torch::Tensor &negativeSquared) const
+{
+    if (m_squared)
+        return negativeSquared;
+    // The expanded form can dip below zero by rounding; the floor keeps
+    // sqrt's gradient finite (1vsall trains through these scores).
+    if (!torch::GradMode::is_enabled()) // evaluation: in place over [B, N]
+        return negativeSquared.neg_().clamp_min_(1e-12).sqrt_().neg_();
+    return negativeSquared.neg().clamp_min(1e-12).sqrt().neg();
 }
 
 torch::Tensor TransHImpl::penalty(const torch::Tensor &entities, const torch::Tensor &relations)
@@ -236,7 +250,7 @@ torch::Tensor TransHImpl::scoreTails(const torch::Tensor &heads, const torch::Te
     const auto xw = (x * w).sum(-1, true);
     const auto tt = all.pow(2).sum(-1).unsqueeze(0);
     const auto xx = x.pow(2).sum(-1, true);
-    return negativeProjectedSquaredL2(xt, tw, xx, xw, tt);
+    return fromSquared(negativeProjectedSquaredL2(xt, tw, xx, xw, tt));
 }
 
 torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
@@ -257,7 +271,7 @@ torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Te
     const auto hh = all.pow(2).sum(-1).unsqueeze(0);
     const auto yy = y.pow(2).sum(-1, true);
     // hh - hw^2 - 2 (hy - hw wy) + yy: the tails' form with y for x.
-    return negativeProjectedSquaredL2(hy, hw, yy, wy, hh);
+    return fromSquared(negativeProjectedSquaredL2(hy, hw, yy, wy, hh));
 }
 
 // ---------------------------------------------------------------- Conv-TransE
@@ -629,11 +643,10 @@ std::shared_ptr<KgModelImpl> makeKgModel(const RunSpec &spec, std::int64_t entit
 {
     const std::string &type = spec.modelType();
     if (type == "transe" || type == "transh") {
-        const bool reciprocal = spec.boolParam("reciprocal");
-        if (reciprocal && spec.stringParam("loss") != "1vsall")
-            throw BadInput("model.reciprocal needs model.loss \"1vsall\" (the other losses corrupt the head of the "
-                           "triple itself), not \""
-                           + spec.stringParam("loss") + "\"");
+        // Only 1vsall predicts heads as a query of its own; the other losses
+        // corrupt the head of the triple itself (the worker logs that it is
+        // ignored: a recipe may set it and the spec another loss).
+        const bool reciprocal = spec.boolParam("reciprocal") && spec.stringParam("loss") == "1vsall";
         const std::int64_t rows = reciprocal ? 2 * relations : relations;
         std::shared_ptr<TranslationalModelImpl> model;
         if (type == "transe")
@@ -642,7 +655,7 @@ std::shared_ptr<KgModelImpl> makeKgModel(const RunSpec &spec, std::int64_t entit
                         .ptr();
         else
             model = TransH(entities, rows, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
-                           spec.floatParam("constraint_weight"), spec.floatParam("epsilon"))
+                           spec.boolParam("squared"), spec.floatParam("constraint_weight"), spec.floatParam("epsilon"))
                         .ptr();
         if (reciprocal)
             model->useReciprocalRelations(relations);

@@ -92,9 +92,10 @@ TORCH_MODULE(TransE);
 class TransHImpl : public TranslationalModelImpl
 {
 public:
-    // norm 1: L1 distance; norm 2: squared L2, as in the paper.
-    TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm, double constraintWeight,
-               double epsilon);
+    // norm 1: L1 distance; norm 2: squared L2 as in the paper, or plain L2
+    // when not `squared`.
+    TransHImpl(std::int64_t entities, std::int64_t relations, std::int64_t dim, int norm, bool squared,
+               double constraintWeight, double epsilon);
     torch::Tensor distance(const torch::Tensor &h, const torch::Tensor &r, const torch::Tensor &t) override;
     torch::Tensor penalty(const torch::Tensor &entities, const torch::Tensor &relations) override;
     torch::Tensor scoreTails(const torch::Tensor &heads, const torch::Tensor &relations) override;
@@ -105,11 +106,14 @@ private:
     torch::Tensor normals(const torch::Tensor &relations);
     // L1 distances of x [B, d] to every entity projected on w [B, d], in chunks.
     torch::Tensor l1ToAll(const torch::Tensor &x, const torch::Tensor &w);
+    // The scores of the L2 forms from negativeProjectedSquaredL2's.
+    torch::Tensor fromSquared(const torch::Tensor &negativeSquared) const;
 
     torch::nn::Embedding m_entity{nullptr};
     torch::nn::Embedding m_translation{nullptr}; // d_r
     torch::nn::Embedding m_normal{nullptr};      // w_r, used unit-normalised
     int m_norm;
+    bool m_squared;
     double m_constraintWeight;
     double m_epsilon;
 };

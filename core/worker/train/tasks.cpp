@@ -342,6 +342,7 @@ public:
         config.normalizeEntities = !transh && spec.boolParam("normalize_entities");
         config.filterNegatives = spec.boolParam("filter_negatives");
         if (transh) {
+            config.squared = spec.boolParam("squared");
             config.constraintWeight = spec.floatParam("constraint_weight");
             config.epsilon = spec.floatParam("epsilon");
         }

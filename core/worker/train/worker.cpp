@@ -2,6 +2,7 @@
 
 #include "protocol/protocol.h"
 #include "worker/base/badinput.h"
+#include "worker/base/blascore.h"
 #include "worker/base/imagedataset.h"
 #include "worker/base/kgdataset.h"
 #include "worker/base/recipe.h"
@@ -151,25 +152,37 @@ void setBlasThreads(int threads)
         set(threads);
 }
 
-// LibTorch's OpenMP threads and OpenBLAS's own both spin after their work
-// (for up to ~0.1 s by default), so on two cores an autograd step, GEMMs
-// between element-wise passes, spent a third of its time with one pool
-// spinning while the other waited for a core: Conv-TransE's step took 1.7
-// times as long (docs/results.md). Both libraries read these settings when
-// they are loaded, so the worker sets them and starts itself again, once;
-// a value the user set is kept. Not for the fused KG path, whose OpenMP
-// regions follow each other closely and lose by it.
+// Settings the libraries read only when they are loaded, so the worker
+// sets them and starts itself again, once; a value the user set is kept.
+// * Short spin-waits: LibTorch's OpenMP threads and OpenBLAS's own both spin
+//   after their work (for up to ~0.1 s by default), so on two cores an
+//   autograd step, GEMMs between element-wise passes, spent a third of its
+//   time with one pool spinning while the other waited for a core:
+//   Conv-TransE's step took 1.7 times as long (docs/results.md). Not for the
+//   fused KG path, whose OpenMP regions follow each other closely and lose
+//   by it.
+// * OpenBLAS's kernels on a CPU it does not know (blascore.h), every run.
 constexpr const char *kShortSpinsVariable = "TRAINYARD_WORKER_SHORT_SPINS";
+constexpr const char *kOwnBlasCoreVariable = "TRAINYARD_WORKER_OPENBLAS_CHOSE"; // what OpenBLAS chose itself
 
-void restartWithShortSpins(const WorkerOptions &options, const RunSpec &spec)
+void restartWithTunedLibraries(const WorkerOptions &options, const RunSpec &spec)
 {
 #ifdef __linux__
     const bool fused = (spec.modelType() == "transe" || spec.modelType() == "transh") && spec.engine != "autograd";
-    if (fused || options.arguments.empty() || std::getenv(kShortSpinsVariable))
+    const bool spins = !fused && !std::getenv(kShortSpinsVariable);
+    const std::string own = std::getenv("OPENBLAS_CORETYPE") ? std::string() : loadedBlasCore();
+    const std::string core = betterBlasCore(own, CpuVectorUnits::ofThisCpu());
+    if ((!spins && core.empty()) || options.arguments.empty())
         return;
-    ::setenv("GOMP_SPINCOUNT", "10000", 0);
-    ::setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
-    ::setenv(kShortSpinsVariable, "1", 1);
+    if (spins) {
+        ::setenv("GOMP_SPINCOUNT", "10000", 0);
+        ::setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+        ::setenv(kShortSpinsVariable, "1", 1);
+    }
+    if (!core.empty()) {
+        ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+        ::setenv(kOwnBlasCoreVariable, own.c_str(), 1);
+    }
     if (!options.token.empty()) // parse() took it out of the environment
         ::setenv(WorkerOptions::kTokenVariable, options.token.c_str(), 1);
     std::vector<char *> argv;
@@ -177,12 +190,27 @@ void restartWithShortSpins(const WorkerOptions &options, const RunSpec &spec)
         argv.push_back(const_cast<char *>(a.c_str()));
     argv.push_back(nullptr);
     ::execv("/proc/self/exe", argv.data());
-    // Not started again: train with the libraries' own settings.
+    // Not started again: train with the libraries' own settings, and say so.
     ::unsetenv(WorkerOptions::kTokenVariable);
+    ::unsetenv(kShortSpinsVariable);
+    ::unsetenv(kOwnBlasCoreVariable);
 #else
     (void)options;
     (void)spec;
 #endif
+}
+
+// What restartWithTunedLibraries changed, for the run's first log line.
+std::string tunedLibrariesNote()
+{
+    std::string note;
+    if (std::getenv(kShortSpinsVariable))
+        note += " (short spin-waits)";
+    const char *own = std::getenv(kOwnBlasCoreVariable);
+    const char *core = std::getenv("OPENBLAS_CORETYPE");
+    if (own && core)
+        note += std::string(" (OpenBLAS kernels ") + core + " instead of its own choice " + own + ")";
+    return note;
 }
 
 } // namespace
@@ -214,7 +242,7 @@ int runWorker(const WorkerOptions &options)
         inputError = e.what();
     }
     if (spec)
-        restartWithShortSpins(options, *spec);
+        restartWithTunedLibraries(options, *spec);
 
     std::unique_ptr<Reporter> reporter;
     try {
@@ -242,7 +270,7 @@ int runWorker(const WorkerOptions &options)
         reporter->log("info", "trainyard-worker " TRAINYARD_VERSION " (LibTorch " TORCH_VERSION "): " + spec->name
                                   + ", model " + spec->modelType() + ", data " + spec->dataKind() + ", device "
                                   + device.str() + ", threads " + std::to_string(torch::get_num_threads())
-                                  + (std::getenv(kShortSpinsVariable) ? " (short spin-waits)" : ""));
+                                  + tunedLibrariesNote());
 
         std::unique_ptr<Task> task;
         const std::string kind = spec->dataKind();
@@ -274,6 +302,9 @@ int runWorker(const WorkerOptions &options)
         reporter->log("info", "data: " + task->describe());
         if (spec->amp != "off")
             reporter->log("info", "train.amp " + spec->amp + ": forward pass and loss autocast on " + device.str());
+        if (spec->modelParams.value("reciprocal", false) && spec->modelParams.value("loss", "") != "1vsall")
+            reporter->log("info", "model.reciprocal is ignored: it needs model.loss \"1vsall\", the run's is "
+                                      + spec->modelParams["loss"].dump());
         if (spec->channelsLast && !spec->usesChannelsLast())
             reporter->log("info",
                           "train.channels_last is ignored: model " + spec->modelType() + " has no 2-D convolution");
