@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the benches that time a Python reference. On a CPU OpenBLAS
 # does not know, the worker runs with kernels of its own choosing
 # (core/worker/base/blascore.h); match_worker_blas exports them so that the

@@ -398,10 +398,13 @@ void Catalogue::addPresets()
               "docs/results.md",
               "transe", "large-sparse");
     addRecipe("TransH · FB15k-237",
-              "TransH (Wang et al. 2014) with its L1 distance on the relation's hyperplane, trained with RotatE's "
-              "self-adversarial negatives (gamma 9); docs/results.md",
+              "TransH (Wang et al. 2014) with plain L2 on the relation's hyperplane, trained with LibKGE's sampled "
+              "softmax as TransE · FB15k-237; docs/results.md",
               "transh", "large");
-    addRecipe("TransH · WN18RR", "as TransH · FB15k-237 with gamma 6; docs/results.md", "transh", "large-sparse");
+    addRecipe("TransH · WN18RR",
+              "TransH (Wang et al. 2014) with its L1 distance on the relation's hyperplane, trained with RotatE's "
+              "self-adversarial negatives (gamma 6); docs/results.md",
+              "transh", "large-sparse");
     addRecipe("TransE · UMLS",
               "Bordes et al. 2013 (L1, margin, unit-norm entities) with Bernoulli negatives (Wang et al. 2014), "
               "tuned here; docs/results.md",
