@@ -149,6 +149,17 @@ const char *kLongSpec = R"({"name": "steered", "model": {"type": "transe", "dim"
   "train": {"epochs": 100000, "batch_size": 32}, "eval": {"every_epochs": 0},
   "checkpoint": {"every_steps": 0}, "report": {"every_steps": 1}})";
 
+// The run's first log line, "trainyard-worker VERSION ...: NAME, ..."
+// (what the worker tuned before it started is noted there).
+std::string startLine(const std::string &dir)
+{
+    for (const auto &l : readLines(dir + "/metrics.jsonl")) {
+        if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0)
+            return l["text"].get<std::string>();
+    }
+    return {};
+}
+
 } // namespace
 
 TY_TEST(versionHelpAndListModels)
@@ -338,22 +349,15 @@ TY_TEST(autogradRunsStartAgainWithShortSpins)
     TY_CHECK_EQ(hello["token"].get<std::string>(), std::string("env-token-42"));
     TY_CHECK_EQ(hello["pid"].get<int>(), static_cast<int>(worker.pid()));
     TY_CHECK_EQ(worker.wait(60), 0);
-    const auto started = [](const std::string &dir) {
-        for (const auto &l : readLines(dir + "/metrics.jsonl")) {
-            if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0)
-                return l["text"].get<std::string>();
-        }
-        return std::string();
-    };
-    TY_CHECK(started(runDir).find("threads 1 (short spin-waits)") != std::string::npos);
+    TY_CHECK(startLine(runDir).find("threads 1 (short spin-waits)") != std::string::npos);
     TY_CHECK_EQ(ofType(readLines(runDir + "/metrics.jsonl"), "metric").size(), 4u);
 
     const auto [fusedSpec, fusedDir] = prepare("nospins", R"({"model": {"type": "transe", "dim": 8},
       "data": {"kind": "synthetic-kg", "entities": 30, "relations": 2, "triples": 300}, "train": {"max_steps": 2}})");
     std::string err;
     TY_CHECK_EQ(runWorker({"--spec", fusedSpec, "--run-dir", fusedDir}, &err), 0);
-    TY_CHECK(!started(fusedDir).empty());
-    TY_CHECK(started(fusedDir).find("short spin-waits") == std::string::npos);
+    TY_CHECK(!startLine(fusedDir).empty());
+    TY_CHECK(startLine(fusedDir).find("short spin-waits") == std::string::npos);
 }
 
 // On a CPU OpenBLAS does not know, the worker starts again with the kernels
@@ -364,13 +368,6 @@ TY_TEST(openBlasGetsKernelsForTheCpuItDoesNotKnow)
 {
     const char *spec = R"({"model": {"type": "transe", "dim": 8},
       "data": {"kind": "synthetic-kg", "entities": 30, "relations": 2, "triples": 300}, "train": {"max_steps": 2}})";
-    const auto firstLog = [](const std::string &dir) {
-        for (const auto &l : readLines(dir + "/metrics.jsonl")) {
-            if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0)
-                return l["text"].get<std::string>();
-        }
-        return std::string();
-    };
     const auto coresLoaded = [](const std::string &err) {
         std::vector<std::string> cores;
         for (std::size_t at = err.find("Core: "); at != std::string::npos; at = err.find("Core: ", at + 1))
@@ -391,12 +388,12 @@ TY_TEST(openBlasGetsKernelsForTheCpuItDoesNotKnow)
               << (better.empty() ? cores.front() : better) << "\n";
     if (better.empty()) {
         TY_CHECK_EQ(cores.size(), 1u);
-        TY_CHECK(firstLog(runDir).find("OpenBLAS kernels") == std::string::npos);
+        TY_CHECK(startLine(runDir).find("OpenBLAS kernels") == std::string::npos);
     } else {
         TY_REQUIRE(cores.size() == 2u);
         TY_CHECK_EQ(cores.back(), better);
         TY_CHECK(
-            firstLog(runDir).find("(OpenBLAS kernels " + better + " instead of its own choice " + cores.front() + ")")
+            startLine(runDir).find("(OpenBLAS kernels " + better + " instead of its own choice " + cores.front() + ")")
             != std::string::npos);
     }
 
@@ -406,7 +403,7 @@ TY_TEST(openBlasGetsKernelsForTheCpuItDoesNotKnow)
     ::unsetenv("OPENBLAS_CORETYPE");
     ::unsetenv("OPENBLAS_VERBOSE");
     TY_CHECK(coresLoaded(err) == std::vector<std::string>{"Prescott"});
-    TY_CHECK(firstLog(keptDir).find("OpenBLAS kernels") == std::string::npos);
+    TY_CHECK(startLine(keptDir).find("OpenBLAS kernels") == std::string::npos);
 }
 
 TY_TEST(trainsWithoutAnOrchestrator)
