@@ -140,6 +140,7 @@ private:
     };
 
     void touch(Table &table, std::int64_t row, std::int64_t mark);
+    static void orderTouched(Table &table, std::int64_t mark);
     void prepareGrads(Table &table, int threads);
     void positive(std::int64_t i, std::int64_t b, Scratch &scratch, int thread);
     void update(Table &table, std::int64_t step, int threads);
