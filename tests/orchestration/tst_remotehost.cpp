@@ -291,8 +291,8 @@ private Q_SLOTS:
         const QString file = m_tmp.filePath(QStringLiteral("reopen.json"));
         QJsonObject json =
             experimentJson(QStringLiteral("reopen"), m_tmp.filePath(QStringLiteral("reopen")),
-                           {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("r1"), 300, 20)}),
-                            lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("r2"), 250, 20)})});
+                           {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("r1"), 300, 50)}),
+                            lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("r2"), 250, 50)})});
         json.insert(QStringLiteral("hosts"), QJsonArray{hostJson()});
         QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
         QProcess app;
@@ -308,8 +308,15 @@ private Q_SLOTS:
         app.kill(); // the app dies; its runs train on there
         QVERIFY(app.waitForFinished());
         QTest::qWait(1000);
-        QVERIFY(m_host.run(QStringLiteral("test -e '%1/r1/.trainyard-exit' || echo running").arg(m_host.runsRoot()))
-                    .contains("running"));
+        // 50 ms a step leaves both runs about ten seconds to train on after
+        // the kill: the reopening below (three ssh round trips) must find them
+        // running to reattach (at 20 ms r2 had finished on a loaded machine).
+        for (const char *run : {"r1", "r2"}) {
+            QVERIFY(m_host
+                        .run(QStringLiteral("test -e '%1/%2/.trainyard-exit' || echo running")
+                                 .arg(m_host.runsRoot(), QLatin1String(run)))
+                        .contains("running"));
+        }
 
         // Its host's keys are commands: refused until trusted, naming each.
         // (`run --trust` remembered this version: forgotten first.)

@@ -584,8 +584,14 @@ void TestSlurmLauncher::killEndsAWorkerThatIgnoresTerm()
     REQUIRE_CLUSTER();
     SlurmLauncher launcher(config());
     Events events(&launcher);
-    launcher.start(1, prepare(QStringLiteral("hangs"), 100000, 50, QStringLiteral("hang")));
+    const LaunchSpec spec = prepare(QStringLiteral("hangs"), 100000, 50, QStringLiteral("hang"));
+    launcher.start(1, spec);
     QTRY_VERIFY_WITH_TIMEOUT(events.has(QStringLiteral("running 1")), 20000);
+    // Slurm calls the job running before the worker has set SIGTERM aside; its
+    // first metric line comes after that (under load a TERM sent earlier ended
+    // it as signal 15 and failed this test).
+    QTRY_VERIFY_WITH_TIMEOUT(
+        readAll(spec.runDir + QStringLiteral("/metrics.jsonl")).contains(QStringLiteral("\"metric\"")), 20000);
     launcher.kill(1);
     QTRY_VERIFY_WITH_TIMEOUT(events.ends.contains(1), 30000);
     QCOMPARE(events.ends.value(1), qMakePair(-1, int(SIGKILL)));
