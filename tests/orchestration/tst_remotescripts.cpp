@@ -188,17 +188,28 @@ private Q_SLOTS:
             "0, NVIDIA A100-SXM4-80GB, 93, 40000, 81920, 61, GPU-a\n"
             "1, Tesla V100, with a comma, [N/A], 5, 16384, [N/A], GPU-b\n"
             "garbage\n",
-            "GPU-a, 1234, 39000, python\nGPU-b, 99, 100, /usr/bin/other app\nGPU-x, 5, 1, ghost\n", {1234}, &skipped);
+            "GPU-a, 1234, 39000, python\nGPU-a, 1240, 100, python\nGPU-b, 99, 100, /usr/bin/other app\n"
+            "GPU-b, 77, 1, gone\nGPU-x, 5, 1, ghost\n",
+            {{1234, 1234}, {1200, 1234}}, "1240 1200 1200 me\n  99   99   99 alice\n", &skipped);
         QCOMPARE(gpus.size(), 2);
         QCOMPARE(gpus.at(0).id, QStringLiteral("ssh:lab/cuda:0"));
         QCOMPARE(gpus.at(0).utilization, 93);
         QCOMPARE(gpus.at(0).memoryUsed, qint64(40000) * 1024 * 1024);
         QCOMPARE(gpus.at(0).temperature, 61);
-        QVERIFY(!gpus.at(0).busyWithOthers()); // its process is ours
+        QVERIFY(!gpus.at(0).busyWithOthers()); // its processes are a run's
+        // The worker itself, and a child in the session of its waiting sh (1200).
+        QCOMPARE(gpus.at(0).processes.size(), 2);
+        for (const GpuProcess &p : gpus.at(0).processes) {
+            QCOMPARE(p.owner, GpuProcess::Owner::Run);
+            QCOMPARE(p.runPid, qint64(1234));
+        }
         QCOMPARE(gpus.at(1).name, QStringLiteral("Tesla V100, with a comma"));
         QCOMPARE(gpus.at(1).utilization, -1);
         QCOMPARE(gpus.at(1).temperature, -1);
         QVERIFY(gpus.at(1).busyWithOthers());
+        QCOMPARE(gpus.at(1).processes.at(0).owner, GpuProcess::Owner::OtherUser);
+        QCOMPARE(gpus.at(1).processes.at(0).user, QStringLiteral("alice"));
+        QCOMPARE(gpus.at(1).processes.at(1).owner, GpuProcess::Owner::Unknown); // ps did not know it
         QCOMPARE(skipped, 2); // the garbage row, the process of no listed GPU
     }
 

@@ -37,8 +37,8 @@ Session::Session(QObject *parent)
             m_orchestrator->ingestion()->handleRecord(run, record);
     });
     m_control->setHandler([this](const ControlServer::Request &request) { return answerControl(request); });
-    m_devices->setOurPids(
-        [this] { return m_orchestrator ? m_orchestrator->supervisor()->workerPids() : QSet<qint64>(); });
+    m_devices->setRunRoots(
+        [this] { return m_orchestrator ? m_orchestrator->supervisor()->runRoots() : QList<RunProcessRoot>(); });
     m_devices->setPollInterval(1000);
     connect(m_orchestrator->supervisor(), &Supervisor::shutdownFinished, this, [this] {
         if (m_closing)
