@@ -215,6 +215,10 @@ private Q_SLOTS:
         orch->dispatcher()->stopRun(id);
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 15000);
         QVERIFY(!alive(child));
+        for (QProcess *p : {&mine, &other}) {
+            p->kill();
+            p->waitForFinished();
+        }
         if (!haveOther)
             QSKIP("not root: another user's process could not be made (Run, Mine and Unknown were checked)");
     }

@@ -35,11 +35,6 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     connect(m_launcher, &Launcher::pending, this, &Supervisor::onPending);
     connect(m_launcher, &Launcher::running, this, &Supervisor::onRunning);
     connect(m_launcher, &Launcher::exited, this, &Supervisor::onExited);
-    // Its top process ended, others of the run live on: still active, and says for whom it waits.
-    connect(m_launcher, &Launcher::lingering, this, [this](RunId id, const QString &message) {
-        if (supervised(id))
-            m_runs->update(id, [&](RunInfo &r) { r.message = message; });
-    });
     connect(m_launcher, &Launcher::endedBecause, this, [this](RunId id, const QString &why) {
         if (Supervised *s = supervised(id))
             s->queueEnd = why;
@@ -414,16 +409,6 @@ QSet<qint64> Supervisor::workerPids() const
             pids.insert(entry.second->info->pid);
     }
     return pids;
-}
-
-QList<RunProcessRoot> Supervisor::runRoots() const
-{
-    QList<RunProcessRoot> roots;
-    for (const auto &[id, s] : m_supervised) {
-        if (s->info->pid > 0 && !Device::parse(s->info->device).isRemote())
-            roots.append({s->info->pid, m_server->token(id)});
-    }
-    return roots;
 }
 
 QList<RunId> Supervisor::supervisedIds() const

@@ -75,8 +75,6 @@ public:
 
     bool isSupervised(RunId id) const { return m_supervised.count(id) != 0; }
     QSet<qint64> workerPids() const;
-    // This machine's runs as DeviceInventory tells their processes: top pid and token.
-    QList<RunProcessRoot> runRoots() const;
 
     // Runs found on disk (HistoryLoader::load): finished, reattached,
     // ended while away, lost. Returns what the user must be told.
