@@ -19,6 +19,8 @@
 #include <QtTest>
 
 #include <csignal>
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace trainyard;
 namespace rs = trainyard::remotescripts;
@@ -178,6 +180,41 @@ private Q_SLOTS:
         QVERIFY(r.exitCode != 0);
         QVERIFY(r.err.contains("is not a socket"));
         QVERIFY(QFile::exists(socket)); // left alone
+    }
+
+    // The poll asks ps about the GPU processes nvidia-smi lists: their user
+    // (and session and group, which tell a run's child); a pid ps does not
+    // know (another pid namespace's) has none.
+    void pollNamesTheGpuProcessesUsers()
+    {
+        QTemporaryDir tmp;
+        const QString smi = tmp.filePath(QStringLiteral("nvidia-smi"));
+        const QByteArray me = QByteArray::number(QCoreApplication::applicationPid());
+        QFile script(smi);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\ncase \"$*\" in\n*--query-gpu=*) echo '0, GPU, 1, 2, 3, 4, GPU-a' ;;\n"
+                     "*) printf 'GPU-a, "
+                     + me + ", 5, self\\nGPU-a, 1073741823, 5, ghost\\n' ;;\nesac\n");
+        script.close();
+        QFile::setPermissions(smi, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", tmp.path().toLocal8Bit() + ':' + path);
+        const rs::PollReport report = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {})).out, 0);
+        qputenv("PATH", path);
+        QVERIFY(report.complete);
+        QCOMPARE(report.gpuStatus, 0);
+        const QList<DeviceInfo> gpus =
+            remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows, {}, report.psRows);
+        QCOMPARE(gpus.size(), 1);
+        QCOMPARE(gpus.at(0).processes.size(), 2);
+        QCOMPARE(gpus.at(0).processes.at(0).owner, GpuProcess::Owner::OtherUser); // a host's: no run of ours
+        QCOMPARE(gpus.at(0).processes.at(0).user, QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name));
+        QCOMPARE(gpus.at(0).processes.at(1).owner, GpuProcess::Owner::Unknown);
+        // The same process as a run's (its pid the run's waiting sh's session): Run.
+        const QList<DeviceInfo> asRun = remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows,
+                                                          {{::getsid(0), 4242}}, report.psRows);
+        QCOMPARE(asRun.at(0).processes.at(0).owner, GpuProcess::Owner::Run);
+        QCOMPARE(asRun.at(0).processes.at(0).runPid, qint64(4242));
     }
 
     void nvidiaSmiRows()
