@@ -6,7 +6,8 @@
 // namespace of their own with a tmpfs as the host's runs root (the same
 // path here is an empty folder), a generated host key pinned in a private
 // known_hosts, a generated client key, and a fake nvidia-smi first on its
-// commands' PATH printing the rows of DIR/gpus.csv and DIR/apps.csv. The
+// commands' PATH printing the rows of DIR/gpus.csv and DIR/apps.csv (its
+// one GPU process is pid 1: ps there names its user, another user's). The
 // fake worker is the host's worker (the same machine: its path works
 // there). Where it cannot run (not root, no sshd, no unshare) skipReason()
 // says why.
@@ -51,7 +52,7 @@ esac
                                                                              | QFile::ExeOther);
         setGpus(QByteArrayLiteral("0, NVIDIA H100 80GB HBM3, 37, 10240, 81559, 41, GPU-aaaa\n"
                                   "1, NVIDIA H100 80GB HBM3, 0, 3, 81559, 30, GPU-bbbb\n"),
-                QByteArrayLiteral("GPU-bbbb, 4242, 2048, /usr/bin/python3\n"));
+                QByteArrayLiteral("GPU-bbbb, 1, 2048, /usr/bin/python3\n"));
         QStringList args{source + QStringLiteral("/tests/slurm/start-sshd.sh"),
                          m_dir + QStringLiteral("/sshd"),
                          QStringLiteral("-"),

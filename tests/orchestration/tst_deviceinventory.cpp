@@ -64,21 +64,36 @@ private Q_SLOTS:
         }
     }
 
-    void processesAreOursOrOthers()
+    // busyWithOthers: a process that is Mine or OtherUser; a run's own and
+    // an Unknown pid (another pid namespace's) leave it free. A fake
+    // process keeps the owner it was given; one without is classified.
+    void busyOnlyWithMineOrOtherUsers()
     {
         DeviceInventory inventory;
-        inventory.setOurPids([] { return QSet<qint64>{100}; });
+        inventory.setRunRoots([] { return QList<RunProcessRoot>{}; });
         DeviceInfo gpu;
         gpu.id = QStringLiteral("cuda:0");
         gpu.isGpu = true;
-        gpu.processes << GpuProcess{100, 1000, false, QStringLiteral("trainyard-worker")};
+        GpuProcess run;
+        run.pid = 100;
+        run.owner = GpuProcess::Owner::Run;
+        run.runPid = 100;
+        gpu.processes << run;
+        GpuProcess ghost; // no such pid here
+        ghost.pid = 0x3fffffff;
+        gpu.processes << ghost;
         QSignalSpy changed(&inventory, &DeviceInventory::devicesChanged);
         inventory.setFakeGpus({gpu});
         QCOMPARE(changed.count(), 1);
-        QVERIFY(inventory.device(QStringLiteral("cuda:0")).processes.first().ours);
-        QVERIFY(!inventory.device(QStringLiteral("cuda:0")).busyWithOthers());
-        gpu.processes << GpuProcess{200, 1000, false, QStringLiteral("python3")};
+        const DeviceInfo seen = inventory.device(QStringLiteral("cuda:0"));
+        QCOMPARE(seen.processes.at(0).owner, GpuProcess::Owner::Run);
+        QCOMPARE(seen.processes.at(1).owner, GpuProcess::Owner::Unknown);
+        QVERIFY(!seen.busyWithOthers());
+        GpuProcess notebook;
+        notebook.pid = QCoreApplication::applicationPid(); // this user's, in no run
+        gpu.processes << notebook;
         inventory.setFakeGpus({gpu});
+        QCOMPARE(inventory.device(QStringLiteral("cuda:0")).processes.at(2).owner, GpuProcess::Owner::Mine);
         QVERIFY(inventory.device(QStringLiteral("cuda:0")).busyWithOthers());
         QCOMPARE(inventory.gpuCount(), 1);
     }

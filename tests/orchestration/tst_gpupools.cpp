@@ -6,6 +6,7 @@
 
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/gpuaccount.h"
 #include "experiment/experiment.h"
 #include "placement/gpumemorybook.h"
 #include "placement/runresources.h"
@@ -141,6 +142,8 @@ private Q_SLOTS:
         bob.pid = 4242;
         bob.memoryBytes = 2 * GiB;
         bob.name = QStringLiteral("python3");
+        bob.owner = GpuProcess::Owner::OtherUser;
+        bob.user = QStringLiteral("bob");
         fake[0].processes << bob;
         fake[0].memoryUsed = 2 * GiB;
         auto s = open({lane(QStringLiteral("cuda:0"), 1, {fakeSpec(QStringLiteral("g"), 5)})}, fake);
@@ -149,10 +152,44 @@ private Q_SLOTS:
                  qPrintable(problems));
         s->orchestrator()->dispatcher()->startAll();
         QTRY_COMPARE(run(s.get(), QStringLiteral("g")).message,
-                     QStringLiteral("waits: cuda:0 busy — another user, python3, 2.0 GiB"));
+                     QStringLiteral("waits: cuda:0 busy — user bob, python3, 2.0 GiB"));
         QCOMPARE(run(s.get(), QStringLiteral("g")).state, RunState::Queued);
         s->devices()->setFakeGpus(gpus(1)); // bob's process ended
         QTRY_COMPARE_WITH_TIMEOUT(run(s.get(), QStringLiteral("g")).state, RunState::Finished, 10000);
+    }
+
+    // Who makes a GPU busy: others' processes over 1 GiB together; a pid
+    // this machine cannot resolve only where no run of ours is.
+    void whoMakesAGpuBusy()
+    {
+        DeviceInfo gpu = gpus(1).first();
+        GpuProcess unknown;
+        unknown.pid = 77;
+        unknown.memoryBytes = 10 * GiB;
+        unknown.name = QStringLiteral("python");
+        gpu.processes << unknown;
+        QCOMPARE(GpuAccount::othersOn(gpu, false), QStringLiteral("pid 77, python, 10.0 GiB"));
+        QCOMPARE(GpuAccount::othersOn(gpu, true), QString()); // perhaps our own run, seen from a container
+        GpuProcess mine;
+        mine.pid = 88;
+        mine.memoryBytes = 12 * GiB;
+        mine.owner = GpuProcess::Owner::Mine;
+        mine.name = QStringLiteral("jupyter");
+        gpu.processes << mine;
+        QCOMPARE(GpuAccount::othersOn(gpu, true), QStringLiteral("your pid 88, jupyter, 12.0 GiB"));
+        DeviceInfo small = gpus(1).first();
+        GpuProcess xorg;
+        xorg.pid = 99;
+        xorg.memoryBytes = 300LL * 1024 * 1024;
+        xorg.owner = GpuProcess::Owner::OtherUser;
+        small.processes << xorg;
+        QCOMPARE(GpuAccount::othersOn(small, false), QString()); // below the threshold
+        GpuProcess run;
+        run.pid = 100;
+        run.memoryBytes = 40 * GiB;
+        run.owner = GpuProcess::Owner::Run;
+        small.processes << run;
+        QCOMPARE(GpuAccount::othersOn(small, false), QString()); // a run's memory is never someone else's
     }
 
     void shareStartsBesideAnotherUser()
@@ -162,6 +199,8 @@ private Q_SLOTS:
         bob.pid = 4242;
         bob.memoryBytes = 20 * GiB;
         bob.name = QStringLiteral("python3");
+        bob.owner = GpuProcess::Owner::OtherUser;
+        bob.user = QStringLiteral("bob");
         fake[0].processes << bob;
         fake[0].memoryUsed = 20 * GiB;
         QJsonObject l = lane(QStringLiteral("cuda:0"), 1, {fakeSpec(QStringLiteral("s"), 5)});

@@ -19,6 +19,8 @@
 #include <QtTest>
 
 #include <csignal>
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace trainyard;
 namespace rs = trainyard::remotescripts;
@@ -180,6 +182,41 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(socket)); // left alone
     }
 
+    // The poll asks ps about the GPU processes nvidia-smi lists: their user
+    // (and session and group, which tell a run's child); a pid ps does not
+    // know (another pid namespace's) has none.
+    void pollNamesTheGpuProcessesUsers()
+    {
+        QTemporaryDir tmp;
+        const QString smi = tmp.filePath(QStringLiteral("nvidia-smi"));
+        const QByteArray me = QByteArray::number(QCoreApplication::applicationPid());
+        QFile script(smi);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\ncase \"$*\" in\n*--query-gpu=*) echo '0, GPU, 1, 2, 3, 4, GPU-a' ;;\n"
+                     "*) printf 'GPU-a, "
+                     + me + ", 5, self\\nGPU-a, 1073741823, 5, ghost\\n' ;;\nesac\n");
+        script.close();
+        QFile::setPermissions(smi, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", tmp.path().toLocal8Bit() + ':' + path);
+        const rs::PollReport report = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {})).out, 0);
+        qputenv("PATH", path);
+        QVERIFY(report.complete);
+        QCOMPARE(report.gpuStatus, 0);
+        const QList<DeviceInfo> gpus =
+            remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows, {}, report.psRows);
+        QCOMPARE(gpus.size(), 1);
+        QCOMPARE(gpus.at(0).processes.size(), 2);
+        QCOMPARE(gpus.at(0).processes.at(0).owner, GpuProcess::Owner::OtherUser); // a host's: no run of ours
+        QCOMPARE(gpus.at(0).processes.at(0).user, QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name));
+        QCOMPARE(gpus.at(0).processes.at(1).owner, GpuProcess::Owner::Unknown);
+        // The same process as a run's (its pid the run's waiting sh's session): Run.
+        const QList<DeviceInfo> asRun = remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows,
+                                                          {{::getsid(0), 4242}}, report.psRows);
+        QCOMPARE(asRun.at(0).processes.at(0).owner, GpuProcess::Owner::Run);
+        QCOMPARE(asRun.at(0).processes.at(0).runPid, qint64(4242));
+    }
+
     void nvidiaSmiRows()
     {
         int skipped = 0;
@@ -188,17 +225,28 @@ private Q_SLOTS:
             "0, NVIDIA A100-SXM4-80GB, 93, 40000, 81920, 61, GPU-a\n"
             "1, Tesla V100, with a comma, [N/A], 5, 16384, [N/A], GPU-b\n"
             "garbage\n",
-            "GPU-a, 1234, 39000, python\nGPU-b, 99, 100, /usr/bin/other app\nGPU-x, 5, 1, ghost\n", {1234}, &skipped);
+            "GPU-a, 1234, 39000, python\nGPU-a, 1240, 100, python\nGPU-b, 99, 100, /usr/bin/other app\n"
+            "GPU-b, 77, 1, gone\nGPU-x, 5, 1, ghost\n",
+            {{1234, 1234}, {1200, 1234}}, "1240 1200 1200 me\n  99   99   99 alice\n", &skipped);
         QCOMPARE(gpus.size(), 2);
         QCOMPARE(gpus.at(0).id, QStringLiteral("ssh:lab/cuda:0"));
         QCOMPARE(gpus.at(0).utilization, 93);
         QCOMPARE(gpus.at(0).memoryUsed, qint64(40000) * 1024 * 1024);
         QCOMPARE(gpus.at(0).temperature, 61);
-        QVERIFY(!gpus.at(0).busyWithOthers()); // its process is ours
+        QVERIFY(!gpus.at(0).busyWithOthers()); // its processes are a run's
+        // The worker itself, and a child in the session of its waiting sh (1200).
+        QCOMPARE(gpus.at(0).processes.size(), 2);
+        for (const GpuProcess &p : gpus.at(0).processes) {
+            QCOMPARE(p.owner, GpuProcess::Owner::Run);
+            QCOMPARE(p.runPid, qint64(1234));
+        }
         QCOMPARE(gpus.at(1).name, QStringLiteral("Tesla V100, with a comma"));
         QCOMPARE(gpus.at(1).utilization, -1);
         QCOMPARE(gpus.at(1).temperature, -1);
         QVERIFY(gpus.at(1).busyWithOthers());
+        QCOMPARE(gpus.at(1).processes.at(0).owner, GpuProcess::Owner::OtherUser);
+        QCOMPARE(gpus.at(1).processes.at(0).user, QStringLiteral("alice"));
+        QCOMPARE(gpus.at(1).processes.at(1).owner, GpuProcess::Owner::Unknown); // ps did not know it
         QCOMPARE(skipped, 2); // the garbage row, the process of no listed GPU
     }
 

@@ -99,8 +99,8 @@ void LaneHeader::paintEvent(QPaintEvent *)
     // Its rounds first: which round is running is what a user looks for.
     const QString rounds = m_lane.data(BoardModel::RoundsRole).toString();
     QString subtitle = rounds.isEmpty() ? name : rounds + QStringLiteral(" · ") + name;
-    if (stats.value(QStringLiteral("busyWithOthers")).toBool()) {
-        subtitle += tr(" · busy with other users' processes");
+    if (const QString busy = stats.value(QStringLiteral("busyWith")).toString(); !busy.isEmpty()) {
+        subtitle += QStringLiteral(" · ") + busy;
     }
     const QString advice = m_lane.data(BoardModel::SlotAdviceRole).toString();
     if (!advice.isEmpty()) {

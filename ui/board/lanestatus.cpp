@@ -136,6 +136,31 @@ QString LaneStatus::rounds(const LaneInfo &lane) const
     return parts.join(QStringLiteral(" · "));
 }
 
+QString LaneStatus::busyWith(const DeviceInfo &device)
+{
+    // Another user's process is the one to name; the user's own (a notebook)
+    // only when there is none: they can end it themselves.
+    QStringList users;
+    QStringList mine;
+    for (const GpuProcess &p : device.processes) {
+        if (p.owner == GpuProcess::Owner::OtherUser) {
+            const QString who = p.user.isEmpty() ? tr("another user") : p.user;
+            if (!users.contains(who)) {
+                users << who;
+            }
+        } else if (p.owner == GpuProcess::Owner::Mine) {
+            mine << (p.name.isEmpty() ? QString::number(p.pid) : QStringLiteral("%1 (%2)").arg(p.pid).arg(p.name));
+        }
+    }
+    if (!users.isEmpty()) {
+        return tr("busy with %1's processes").arg(users.join(QStringLiteral(", ")));
+    }
+    if (!mine.isEmpty()) {
+        return tr("busy with your pid %1").arg(mine.join(QStringLiteral(", ")));
+    }
+    return {};
+}
+
 QVariantMap LaneStatus::deviceStats(const LaneInfo &lane) const
 {
     const DeviceInfo device = this->device(lane);
@@ -144,7 +169,8 @@ QVariantMap LaneStatus::deviceStats(const LaneInfo &lane) const
                       {QStringLiteral("memoryTotal"), device.memoryTotal},
                       {QStringLiteral("temperature"), device.temperature},
                       {QStringLiteral("isGpu"), device.isGpu},
-                      {QStringLiteral("busyWithOthers"), device.busyWithOthers()}};
+                      {QStringLiteral("busyWithOthers"), device.busyWithOthers()},
+                      {QStringLiteral("busyWith"), busyWith(device)}};
     if (m_history) {
         const DeviceHistory::Samples s = m_history->samples(lane.effectiveDevice);
         stats.insert(QStringLiteral("utilizationHistory"), toList(s.utilization));

@@ -41,13 +41,16 @@ public:
     QString rounds(const LaneInfo &lane) const;
     /// The slot advice for its first queued run's model ("" if none).
     QString slotAdvice(const LaneInfo &lane) const;
-    /// utilization, memoryUsed, memoryTotal, temperature, isGpu, busyWithOthers
-    /// and, when there is a history, utilizationHistory, memoryHistory and
+    /// utilization, memoryUsed, memoryTotal, temperature, isGpu, busyWithOthers,
+    /// busyWith (whose processes besides the runs': "busy with alice's
+    /// processes", "busy with your pid 1234 (python3)"; "" when none) and,
+    /// when there is a history, utilizationHistory, memoryHistory and
     /// temperatureHistory (lists of doubles).
     QVariantMap deviceStats(const LaneInfo &lane) const;
 
 private:
     DeviceInfo device(const LaneInfo &lane) const;
+    static QString busyWith(const DeviceInfo &device);
 
     const RunRegistry *m_runs = nullptr;
     const Dispatcher *m_dispatcher = nullptr;

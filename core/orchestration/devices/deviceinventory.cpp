@@ -1,19 +1,75 @@
 #include "devices/deviceinventory.h"
 
+#include "launch/processtree.h"
+
 #include <QFile>
 #include <QThread>
 
 #include <dlfcn.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace trainyard {
+
+namespace {
+
+// The login name of `uid`; empty when it has none.
+QString userName(uid_t uid)
+{
+    long size = ::sysconf(_SC_GETPW_R_SIZE_MAX);
+    QByteArray buffer(size > 0 ? size : 16384, Qt::Uninitialized);
+    passwd entry{};
+    passwd *found = nullptr;
+    if (::getpwuid_r(uid, &entry, buffer.data(), size_t(buffer.size()), &found) != 0 || !found)
+        return {};
+    return QString::fromLocal8Bit(found->pw_name);
+}
+
+GpuProcess gpuProcess(qint64 pid, qint64 memoryBytes)
+{
+    GpuProcess p;
+    p.pid = pid;
+    p.memoryBytes = memoryBytes;
+    return p;
+}
+
+} // namespace
 
 bool DeviceInfo::busyWithOthers() const
 {
     for (const GpuProcess &p : processes) {
-        if (!p.ours)
+        if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
             return true;
     }
     return false;
+}
+
+void DeviceInventory::classify(GpuProcess *p, const QList<RunProcessRoot> &runs)
+{
+    struct stat st
+    {};
+    // /proc/PID is never a link (lstat: /proc/self would be); no such entry:
+    // a pid of another pid namespace (NVML in a container), or it ended.
+    const QByteArray path = QByteArrayLiteral("/proc/") + QByteArray::number(p->pid);
+    if (p->pid <= 0 || ::lstat(path.constData(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        p->owner = GpuProcess::Owner::Unknown;
+    } else {
+        p->owner = st.st_uid == ::geteuid() ? GpuProcess::Owner::Mine : GpuProcess::Owner::OtherUser;
+        p->user = userName(st.st_uid);
+        for (const RunProcessRoot &run : runs) {
+            if (p->owner == GpuProcess::Owner::Mine && ProcessTree(run.topPid, 0, run.token).contains(p->pid)) {
+                p->owner = GpuProcess::Owner::Run;
+                p->runPid = run.topPid;
+                break;
+            }
+        }
+        if (p->name.isEmpty()) {
+            QFile comm(QString::fromLatin1(path) + QStringLiteral("/comm"));
+            if (comm.open(QIODevice::ReadOnly))
+                p->name = QString::fromUtf8(comm.readAll()).trimmed();
+        }
+    }
 }
 
 // The few NVML entry points we use, resolved with dlsym so that nothing
@@ -114,14 +170,14 @@ struct DeviceInventory::Nvml
             ProcessV2 buffer[64];
             if (processesV2(dev, &n, buffer) == 0) {
                 for (unsigned int i = 0; i < n; ++i)
-                    out << GpuProcess{buffer[i].pid, static_cast<qint64>(buffer[i].usedGpuMemory), false, {}};
+                    out << gpuProcess(buffer[i].pid, static_cast<qint64>(buffer[i].usedGpuMemory));
                 return out;
             }
         } else if (processesV1) {
             ProcessV1 buffer[64];
             if (processesV1(dev, &n, buffer) == 0) {
                 for (unsigned int i = 0; i < n; ++i)
-                    out << GpuProcess{buffer[i].pid, static_cast<qint64>(buffer[i].usedGpuMemory), false, {}};
+                    out << gpuProcess(buffer[i].pid, static_cast<qint64>(buffer[i].usedGpuMemory));
             }
         }
         return out;
@@ -158,9 +214,9 @@ bool DeviceInventory::nvmlAvailable() const
     return m_nvml != nullptr;
 }
 
-void DeviceInventory::setOurPids(std::function<QSet<qint64>()> provider)
+void DeviceInventory::setRunRoots(std::function<QList<RunProcessRoot>()> provider)
 {
-    m_ourPids = std::move(provider);
+    m_runRoots = std::move(provider);
 }
 
 void DeviceInventory::setFakeGpus(const QList<DeviceInfo> &gpus)
@@ -258,15 +314,12 @@ void DeviceInventory::refresh()
         }
     }
 
-    const QSet<qint64> ours = m_ourPids ? m_ourPids() : QSet<qint64>();
+    const QList<RunProcessRoot> runs = m_runRoots ? m_runRoots() : QList<RunProcessRoot>();
     for (DeviceInfo &d : devices) {
         for (GpuProcess &p : d.processes) {
-            p.ours = p.ours || ours.contains(p.pid);
-            if (p.name.isEmpty()) {
-                QFile comm(QStringLiteral("/proc/%1/comm").arg(p.pid));
-                if (comm.open(QIODevice::ReadOnly))
-                    p.name = QString::fromUtf8(comm.readAll()).trimmed();
-            }
+            // A test's fake process keeps the owner it was given.
+            if (p.owner == GpuProcess::Owner::Unknown)
+                classify(&p, runs);
         }
     }
     m_devices = devices;

@@ -11,13 +11,32 @@
 
 namespace trainyard {
 
-// A process using a GPU, as NVML reports it.
+// A process using a GPU, as NVML (or a host's nvidia-smi) reports it.
 struct GpuProcess
 {
+    enum class Owner {
+        Run,
+        Mine,
+        OtherUser,
+        Unknown
+    };
     qint64 pid = 0;
     qint64 memoryBytes = -1; // -1: not reported
-    bool ours = false;       // one of our workers
-    QString name;            // from /proc/PID/comm when readable
+    // Run: in a process tree of one of this session's runs; Mine: this
+    // user's other process (a notebook); OtherUser; Unknown: no such pid here
+    // (NVML in a container reports the host's pids).
+    Owner owner = Owner::Unknown;
+    qint64 runPid = 0; // Run: the top pid of the run it belongs to
+    QString user;      // its owner's login name when known
+    QString name;      // from /proc/PID/comm when readable
+};
+
+// A run of this session on this machine, as DeviceInventory tells its
+// processes: its top pid and the token in its processes' environment.
+struct RunProcessRoot
+{
+    qint64 topPid = 0;
+    QString token;
 };
 
 // One device at the last poll. GPUs come from NVML; the CPU is always there.
@@ -34,7 +53,7 @@ struct DeviceInfo
     double powerWatts = -1;      // -1 unknown
     int cpuThreads = 0;          // CPU only
     QList<GpuProcess> processes; // GPUs only
-    bool busyWithOthers() const; // some process on it is not ours
+    bool busyWithOthers() const; // some process on it is Mine or OtherUser
 };
 
 // The machine's devices. GPUs are read through NVML, loaded at run time
@@ -59,8 +78,13 @@ public:
     QString nvmlError() const { return m_nvmlError; }
     int gpuCount() const;
 
-    // Tells which pids are ours (our workers), to split "ours" from "others".
-    void setOurPids(std::function<QSet<qint64>()> provider);
+    // The runs of this session here (Supervisor::runRoots): a GPU process in
+    // one's tree (launch/processtree.h) is Run, another of this user's Mine,
+    // another user's OtherUser, a pid not here Unknown.
+    void setRunRoots(std::function<QList<RunProcessRoot>()> provider);
+    // How `p` is owned, given the runs' roots (its owner, runPid and user
+    // set; name from /proc when empty). Reads /proc, the pid alone.
+    static void classify(GpuProcess *p, const QList<RunProcessRoot> &runs);
 
     // For tests: replaces what NVML reports (devices besides the CPU).
     void setFakeGpus(const QList<DeviceInfo> &gpus);
@@ -95,7 +119,7 @@ private:
     quint64 m_cpuBusy = 0;
     quint64 m_cpuTotal = 0;
     void readCpuLoad(DeviceInfo *cpu);
-    std::function<QSet<qint64>()> m_ourPids;
+    std::function<QList<RunProcessRoot>()> m_runRoots;
     QTimer m_timer;
 };
 

@@ -166,7 +166,7 @@ QStringList Dispatcher::busyDeviceWarnings() const
         seen.insert(d.id);
         QStringList who;
         for (const GpuProcess &p : d.processes) {
-            if (!p.ours)
+            if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
                 who << QStringLiteral("pid %1%2")
                            .arg(p.pid)
                            .arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));

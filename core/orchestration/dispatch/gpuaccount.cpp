@@ -43,12 +43,12 @@ QString GpuAccount::othersOn(const DeviceInfo &gpu, bool runsOfOursThere)
     qint64 total = 0;
     const GpuProcess *largest = nullptr;
     for (const GpuProcess &p : gpu.processes) {
-        if (p.ours)
+        if (p.owner == GpuProcess::Owner::Run)
             continue;
         // A pid this machine cannot resolve (NVML in a container reports the
         // host's pids) may be one of our own runs: it counts only where no
         // run of ours is, so it can never hold our own queue up.
-        if (p.name.isEmpty() && runsOfOursThere)
+        if (p.owner == GpuProcess::Owner::Unknown && runsOfOursThere)
             continue;
         total += std::max<qint64>(0, p.memoryBytes);
         if (!largest || p.memoryBytes > largest->memoryBytes)
@@ -56,7 +56,17 @@ QString GpuAccount::othersOn(const DeviceInfo &gpu, bool runsOfOursThere)
     }
     if (!largest || total <= GpuPlacer::kBusyThresholdBytes)
         return {};
-    QStringList what{QStringLiteral("another user")};
+    QStringList what;
+    switch (largest->owner) {
+    case GpuProcess::Owner::OtherUser:
+        what << (largest->user.isEmpty() ? QStringLiteral("another user") : QStringLiteral("user ") + largest->user);
+        break;
+    case GpuProcess::Owner::Mine:
+        what << QStringLiteral("your pid %1").arg(largest->pid);
+        break;
+    default:
+        what << QStringLiteral("pid %1").arg(largest->pid);
+    }
     if (!largest->name.isEmpty())
         what << largest->name;
     what << formatMemory(total);
@@ -72,7 +82,7 @@ qint64 GpuAccount::usedBy(const RunInfo &run, const DeviceInfo &gpu)
 {
     qint64 used = 0;
     for (const GpuProcess &p : gpu.processes)
-        used += p.ours && p.pid == run.pid ? std::max<qint64>(0, p.memoryBytes) : 0;
+        used += p.owner == GpuProcess::Owner::Run && p.runPid == run.pid ? std::max<qint64>(0, p.memoryBytes) : 0;
     return used;
 }
 
@@ -143,7 +153,7 @@ QList<GpuRoom> GpuAccount::rooms(const QString &host) const
         room.totalBytes = gpu.memoryTotal;
         room.freeBytes = gpu.memoryTotal >= 0 && gpu.memoryUsed >= 0 ? gpu.memoryTotal - gpu.memoryUsed : -1;
         for (const GpuProcess &p : gpu.processes)
-            room.othersBytes += p.ours ? 0 : std::max<qint64>(0, p.memoryBytes);
+            room.othersBytes += p.owner == GpuProcess::Owner::Run ? 0 : std::max<qint64>(0, p.memoryBytes);
         room.runs = runs.value(gpu.index);
         room.promisedBytes = promised.value(gpu.index);
         room.busyWith = othersOn(gpu, room.runs > 0);

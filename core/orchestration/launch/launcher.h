@@ -91,9 +91,11 @@ QString shellText(const QStringList &words);
 // Commands (all asynchronous; what happened comes back as the events):
 //   start      launch `spec` for `run`
 //   terminate  graceful stop: the worker checkpoints and exits 4 (local:
-//              SIGTERM; batch: signal the job). A run still pending in a
-//              queue is cancelled: it never starts.
-//   kill       end it now (SIGKILL; batch: cancel the job). Also cancels.
+//              SIGTERM to the top process only, so it checkpoints while its
+//              children and ranks still live; batch: signal the job). A run
+//              still pending in a queue is cancelled: it never starts.
+//   kill       end it now (SIGKILL to every process of the run; batch:
+//              cancel the job). Also cancels.
 //   attach     watch a run of an earlier orchestrator from its persisted
 //              handle, once what runs there proves to be that run (checked
 //              against `expected`: the run's name and folder from the run
@@ -110,7 +112,7 @@ QString shellText(const QStringList &words);
 //
 // Events, per run, in this order:
 //   failedToLaunch                                   (final) or
-//   started -> (pending <-> running)* -> exited      (final)
+//   started -> (pending <-> running)* -> lingering* -> exited      (final)
 //   started(pid, jobId)  the launcher created it: a local process (pid) or a
 //                        submitted job (jobId); handle() is valid from here.
 //                        A batch launcher that resubmits a run (a requeue
@@ -125,6 +127,11 @@ QString shellText(const QStringList &words);
 //                        the queue). A local launcher does not send it: its
 //                        process runs from started, and the worker's hello
 //                        on the metrics socket says it is up.
+//   lingering(message)   the run's top process has ended but other processes
+//                        of the run live on (a child it left, a DataLoader
+//                        worker): the launcher ends them (SIGTERM, then
+//                        SIGKILL) and `message` names the pids it waits for,
+//                        again whenever they change. The run stays active.
 //   exited(code, signal) the end: the exit status (protocol::ExitCode), or
 //                        the signal (code -1), or neither (-1, 0) when the
 //                        launcher cannot know (an attached process that is
@@ -228,6 +235,8 @@ Q_SIGNALS:
     void started(trainyard::RunId run, qint64 pid, const QString &jobId);
     void pending(trainyard::RunId run, const QString &reason);
     void running(trainyard::RunId run);
+    // Before exited: the top process ended, these of the run's are awaited.
+    void lingering(trainyard::RunId run, const QString &message);
     void exited(trainyard::RunId run, int exitCode, int signal);
     // Right before exited, where the queue itself ended the job and says
     // more than a status: a time limit reached with nothing to resume, a

@@ -44,6 +44,7 @@ void LauncherRouter::adopt(Launcher *launcher)
     connect(launcher, &Launcher::pending, this, &Launcher::pending);
     connect(launcher, &Launcher::running, this, &Launcher::running);
     connect(launcher, &Launcher::endedBecause, this, &Launcher::endedBecause);
+    connect(launcher, &Launcher::lingering, this, &Launcher::lingering);
     connect(launcher, &Launcher::availabilityChanged, this, &Launcher::availabilityChanged);
     connect(launcher, &Launcher::devicesReported, this, &Launcher::devicesReported);
     // After these the sub-launcher has forgotten the run, and so does the router.

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QHash>
 
+#include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,9 @@ namespace trainyard {
 namespace {
 
 using AttachResult = Launcher::AttachResult;
+
+// How long release() waits for a run's other processes after SIGKILL.
+constexpr int kReleaseBoundMs = 2000;
 
 // /proc/PID/WHAT (cmdline, environ) split at its NULs; empty when unreadable
 // (another user's process).
@@ -96,22 +100,60 @@ LocalLauncher::~LocalLauncher()
         release(run);
 }
 
-WorkerProcess *LocalLauncher::take(RunId run)
+ProcessTree LocalLauncher::Worker::tree() const
+{
+    return ProcessTree(process ? process->pid() : 0, startTicks, token);
+}
+
+LocalLauncher::Worker LocalLauncher::take(RunId run)
 {
     const auto it = m_workers.find(run);
     if (it == m_workers.end())
-        return nullptr;
-    WorkerProcess *process = it->process;
+        return {};
+    const Worker w = *it;
     m_workers.erase(it);
-    process->disconnect(this);
-    return process;
+    w.process->disconnect(this);
+    if (w.end) {
+        w.end->disconnect(this);
+        w.end->deleteLater();
+    }
+    return w;
+}
+
+void LocalLauncher::watch(RunId run, WorkerProcess *process)
+{
+    connect(process, &WorkerProcess::finished, this,
+            [this, run, process](int exitCode, int signal) { topExited(run, process, exitCode, signal); });
+}
+
+void LocalLauncher::topExited(RunId run, WorkerProcess *process, int exitCode, int signal)
+{
+    const auto it = m_workers.find(run);
+    if (it == m_workers.end() || it->process != process || it->end)
+        return;
+    qCInfo(lcLauncher, "run %d: top pid %lld exited, code %d, signal %d", run, static_cast<long long>(process->pid()),
+           exitCode, signal);
+    const bool killed = it->killed;
+    auto *end = new ProcessTreeEnd(it->tree(), this);
+    it->end = end;
+    const auto finish = [this, run, process, exitCode, signal] {
+        take(run);
+        process->deleteLater();
+        qCInfo(lcLauncher, "run %d exited, code %d, signal %d", run, exitCode, signal);
+        Q_EMIT exited(run, exitCode, signal);
+    };
+    connect(end, &ProcessTreeEnd::waiting, this,
+            [this, run](const QString &message) { Q_EMIT lingering(run, message); });
+    connect(end, &ProcessTreeEnd::done, this, finish);
+    if (!end->begin(killed)) // nothing else of the run: the common case
+        finish();
 }
 
 void LocalLauncher::start(RunId run, const LaunchSpec &spec)
 {
     release(run); // never two processes for one run
     auto *process = new WorkerProcess(this);
-    m_workers.insert(run, Worker{process, 0});
+    m_workers.insert(run, Worker{process, 0, spec.token});
     connect(process, &WorkerProcess::started, this, [this, run, process] {
         const auto it = m_workers.find(run);
         if (it == m_workers.end() || it->process != process)
@@ -128,31 +170,37 @@ void LocalLauncher::start(RunId run, const LaunchSpec &spec)
         qCWarning(lcLauncher, "run %d failed to launch: %s", run, qUtf8Printable(message));
         Q_EMIT failedToLaunch(run, message);
     });
-    connect(process, &WorkerProcess::finished, this, [this, run, process](int exitCode, int signal) {
-        if (m_workers.value(run).process != process)
-            return;
-        take(run);
-        process->deleteLater();
-        qCInfo(lcLauncher, "run %d exited, code %d, signal %d", run, exitCode, signal);
-        Q_EMIT exited(run, exitCode, signal);
-    });
+    watch(run, process);
     process->start(spec);
 }
 
 void LocalLauncher::terminate(RunId run)
 {
-    if (WorkerProcess *process = m_workers.value(run).process) {
-        qCInfo(lcLauncher, "run %d: SIGTERM to pid %lld", run, static_cast<long long>(process->pid()));
-        process->terminate();
+    const Worker w = m_workers.value(run);
+    // The top process only: it checkpoints while its DataLoader workers and
+    // ranks still live; the rest is ended once it exits.
+    if (w.process && !w.end) {
+        qCInfo(lcLauncher, "run %d: SIGTERM to pid %lld", run, static_cast<long long>(w.process->pid()));
+        w.process->terminate();
     }
 }
 
 void LocalLauncher::kill(RunId run)
 {
-    if (WorkerProcess *process = m_workers.value(run).process) {
-        qCInfo(lcLauncher, "run %d: SIGKILL to pid %lld", run, static_cast<long long>(process->pid()));
-        process->kill();
+    const auto it = m_workers.find(run);
+    if (it == m_workers.end())
+        return;
+    it->killed = true;
+    if (it->end) {
+        it->end->killNow(); // may end the run from in here
+        return;
     }
+    const QList<ProcessTree::Process> tree = it->tree().processes();
+    qCInfo(lcLauncher, "run %d: SIGKILL to %s", run,
+           qUtf8Printable(tree.isEmpty() ? QStringLiteral("pid %1").arg(it->process->pid())
+                                         : ProcessTree::describe(tree)));
+    ProcessTree::signal(tree, SIGKILL);
+    it->process->kill(); // the top, also when /proc could not tell it
 }
 
 AttachResult LocalLauncher::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected, QString *why)
@@ -178,15 +226,8 @@ AttachResult LocalLauncher::attach(RunId run, const QJsonObject &handle, const L
     }
     release(run);
     auto *process = new WorkerProcess(this);
-    m_workers.insert(run, Worker{process, ticks});
-    connect(process, &WorkerProcess::finished, this, [this, run, process](int exitCode, int signal) {
-        if (m_workers.value(run).process != process)
-            return;
-        take(run);
-        process->deleteLater();
-        qCInfo(lcLauncher, "attached run %d ended", run);
-        Q_EMIT exited(run, exitCode, signal);
-    });
+    m_workers.insert(run, Worker{process, ticks, expected.token});
+    watch(run, process);
     process->attach(pid);
     qCInfo(lcLauncher, "run %d attached to pid %lld", run, static_cast<long long>(pid));
     return AttachResult::Attached;
@@ -205,7 +246,7 @@ QJsonObject LocalLauncher::handle(RunId run) const
 
 void LocalLauncher::detach(RunId run)
 {
-    if (WorkerProcess *process = take(run)) {
+    if (WorkerProcess *process = take(run).process) {
         qCInfo(lcLauncher, "run %d left running, pid %lld", run, static_cast<long long>(process->pid()));
         process->detach();
         delete process;
@@ -214,10 +255,16 @@ void LocalLauncher::detach(RunId run)
 
 void LocalLauncher::release(RunId run)
 {
-    if (WorkerProcess *process = take(run)) {
-        process->kill();
-        delete process; // our child: reaped (waits briefly, no event loop)
-    }
+    const Worker w = take(run);
+    if (!w.process)
+        return;
+    const ProcessTree tree = w.tree();
+    ProcessTree::signal(tree.processes(), SIGKILL);
+    w.process->kill();
+    delete w.process; // our child: reaped (waits briefly, no event loop)
+    // The rest are not our children: gone from /proc once the kernel
+    // has ended them (or zombies of their parent, which are not listed).
+    tree.killNow(kReleaseBoundMs);
 }
 
 } // namespace trainyard

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "launch/launcher.h"
+#include "launch/processtree.h"
 
 #include <QHash>
 
@@ -15,6 +16,12 @@ class WorkerProcess;
 // (/proc/N/stat), so a reused pid is never mistaken for the worker, and
 // watches it by polling: it is not our child, its exit status is not ours
 // to read (exited(-1, 0); the worker's "done" line tells how it ended).
+//
+// A run is its whole process tree (ProcessTree: its session, its group, its
+// token): terminate() signals the top process only; once that one exits,
+// however it exits, a ProcessTreeEnd ends the rest (SIGTERM, SIGKILL after a
+// grace), lingering() says which pids it waits for, and exited() comes once
+// none is left. kill() and release() SIGKILL the whole tree.
 class LocalLauncher : public Launcher
 {
     Q_OBJECT
@@ -37,8 +44,14 @@ private:
     {
         WorkerProcess *process = nullptr;
         qint64 startTicks = 0;
+        QString token;                 // its tree's processes carry it
+        ProcessTreeEnd *end = nullptr; // the top exited: the rest is being ended
+        bool killed = false;           // kill(): no grace for the rest
+        ProcessTree tree() const;
     };
-    WorkerProcess *take(RunId run);
+    Worker take(RunId run);
+    void watch(RunId run, WorkerProcess *process);
+    void topExited(RunId run, WorkerProcess *process, int exitCode, int signal);
     QHash<RunId, Worker> m_workers;
 };
 

@@ -27,8 +27,19 @@ QStringList fields(const QByteArray &row)
 } // namespace
 
 QList<DeviceInfo> parse(const QString &host, const QByteArray &gpuRows, const QByteArray &appRows,
-                        const QSet<qint64> &ours, int *skipped)
+                        const QHash<qint64, qint64> &runs, const QByteArray &psRows, int *skipped)
 {
+    struct Ps
+    {
+        qint64 session = 0, group = 0;
+        QString user;
+    };
+    QHash<qint64, Ps> ps;
+    for (const QByteArray &row : psRows.split('\n')) {
+        const QList<QByteArray> f = row.simplified().split(' ');
+        if (f.size() == 4 && f.at(0).toLongLong() > 0)
+            ps.insert(f.at(0).toLongLong(), Ps{f.at(1).toLongLong(), f.at(2).toLongLong(), QString::fromUtf8(f.at(3))});
+    }
     int bad = 0;
     QList<DeviceInfo> gpus;
     QHash<QString, int> byUuid;
@@ -72,7 +83,15 @@ QList<DeviceInfo> parse(const QString &host, const QByteArray &gpuRows, const QB
         p.pid = pid;
         const qint64 mib = number(f.at(2));
         p.memoryBytes = mib >= 0 ? mib * 1024 * 1024 : -1;
-        p.ours = ours.contains(pid);
+        const Ps owner = ps.value(pid);
+        const qint64 run = runs.value(pid, runs.value(owner.session, runs.value(owner.group)));
+        if (run > 0) {
+            p.owner = GpuProcess::Owner::Run;
+            p.runPid = run;
+        } else if (!owner.user.isEmpty()) {
+            p.owner = GpuProcess::Owner::OtherUser;
+        }
+        p.user = owner.user;
         p.name = f.mid(3).join(QStringLiteral(", "));
         gpus[*gpu].processes << p;
     }

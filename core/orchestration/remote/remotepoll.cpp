@@ -67,12 +67,19 @@ void RemoteLauncher::polled(const QList<RunId> &ids, const QList<quint64> &seria
         return;
     }
     if (report.gpusAsked) {
-        QSet<qint64> ours;
-        for (const Run &r : std::as_const(m_runs))
-            ours.insert(r.pid);
+        // A run's processes there: its worker, and what is in the session of
+        // its waiting sh.
+        QHash<qint64, qint64> runs;
+        for (const Run &r : std::as_const(m_runs)) {
+            if (r.pid > 0)
+                runs.insert(r.pid, r.pid);
+            if (r.wrapper > 0 && r.pid > 0)
+                runs.insert(r.wrapper, r.pid);
+        }
         if (report.gpuStatus == 0)
-            Q_EMIT devicesReported(m_config.name,
-                                   remotegpus::parse(m_config.name, report.gpuRows, report.appRows, ours), QString());
+            Q_EMIT devicesReported(
+                m_config.name, remotegpus::parse(m_config.name, report.gpuRows, report.appRows, runs, report.psRows),
+                QString());
         else
             Q_EMIT devicesReported(
                 m_config.name, {},

@@ -92,7 +92,8 @@ if [ -z "$tok" ] || ! hasenv "TRAINYARD_TOKEN=$tok"; then echo "notours pid $pid
 if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo signalled; else echo ours; fi
 )sh";
 
-// Sections: "G STATUS BYTES" and "A STATUS BYTES" (nvidia-smi), per run
+// Sections: "G STATUS BYTES" and "A STATUS BYTES" (nvidia-smi), "P 0 BYTES"
+// (ps of the GPU processes: pid, session, group, user), per run
 // "R I STATE STATUS", "M I SIZE BYTES", "L I SIZE BYTES", "C I BYTES",
 // "D I KIB", each BYTES followed by that many bytes; "E" at the end.
 const char kPoll[] = TICKS_OF R"sh(LC_ALL=C
@@ -106,6 +107,11 @@ if [ "$gpus" = 1 ]; then
   a=$(nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory,process_name --format=csv,noheader,nounits 2>&1)
   echo "A $? ${#a}"
   printf '%s' "$a"
+  pids=$(printf '%s\n' "$a" | awk -F', *' '$2 ~ /^[0-9]+$/ { printf "%s%s", s, $2; s = "," }')
+  p=
+  if [ -n "$pids" ]; then p=$(ps -o pid=,sid=,pgid=,user= -p "$pids" 2>/dev/null); fi
+  echo "P 0 ${#p}"
+  printf '%s' "$p"
 fi
 tailof() {
   size=$(stat -c %s -- "$1" 2>/dev/null) || size=-1
@@ -296,9 +302,9 @@ PollReport parsePoll(const QByteArray &out, int runCount)
             report.complete = true;
             break;
         }
-        if (tag == "G" || tag == "A") {
+        if (tag == "G" || tag == "A" || tag == "P") {
             report.gpusAsked = true;
-            QByteArray *rows = tag == "G" ? &report.gpuRows : &report.appRows;
+            QByteArray *rows = tag == "G" ? &report.gpuRows : tag == "A" ? &report.appRows : &report.psRows;
             if (tag == "G")
                 report.gpuStatus = w.value(1).toInt();
             ok = w.size() == 3 && reader.bytes(w.value(2).toLongLong(), rows);

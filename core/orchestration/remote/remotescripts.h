@@ -94,6 +94,7 @@ struct PollReport
     bool gpusAsked = false;
     int gpuStatus = -1; // nvidia-smi's exit status
     QByteArray gpuRows, appRows;
+    QByteArray psRows;     // "PID SID PGID USER" of the GPU processes ps knows
     QList<RunReport> runs; // in the order asked
 };
 PollReport parsePoll(const QByteArray &out, int runCount);

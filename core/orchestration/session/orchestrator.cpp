@@ -46,6 +46,12 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     // A host's GPUs, polled over its connection, for the lanes' headers.
     if (devices)
         connect(m_launcher.get(), &Launcher::devicesReported, devices, &DeviceInventory::setRemoteDevices);
+    // A run whose top process ended while others of it live on stays active
+    // and says which pids it waits for (the launcher ends them).
+    connect(m_launcher.get(), &Launcher::lingering, this, [this](RunId id, const QString &message) {
+        if (const RunInfo *r = m_runs->find(id); r && !isTerminal(r->state))
+            m_runs->update(id, [&](RunInfo &run) { run.message = message; });
+    });
     m_dependencies->setSweeps(m_sweeps.get());
     m_dispatcher->setDependencies(m_dependencies.get());
     m_supervisor->setInputs(m_inputs.get());

@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
@@ -37,8 +38,17 @@ Session::Session(QObject *parent)
             m_orchestrator->ingestion()->handleRecord(run, record);
     });
     m_control->setHandler([this](const ControlServer::Request &request) { return answerControl(request); });
-    m_devices->setOurPids(
-        [this] { return m_orchestrator ? m_orchestrator->supervisor()->workerPids() : QSet<qint64>(); });
+    // Which GPU processes are the runs': this machine's runs (a host's pids
+    // are other processes here), each by its top pid and token.
+    m_devices->setRunRoots([this] {
+        QList<RunProcessRoot> roots;
+        for (RunId id : m_orchestrator ? m_orchestrator->supervisor()->supervisedIds() : QList<RunId>()) {
+            const RunInfo *r = m_orchestrator->runs()->find(id);
+            if (r && r->pid > 0 && !Device::parse(r->device).isRemote())
+                roots.append({r->pid, m_server->token(id)});
+        }
+        return roots;
+    });
     m_devices->setPollInterval(1000);
     connect(m_orchestrator->supervisor(), &Supervisor::shutdownFinished, this, [this] {
         if (m_closing)
