@@ -30,10 +30,15 @@
 // the system clock) to each metric line as it is written: a benchmark on
 // the same machine reads each line's latency from the store.
 //
+// With TRAINYARD_FAKE_NVML set (the fake NVML's state file, fakenvml.cpp),
+// a worker whose CUDA_VISIBLE_DEVICES names GPUs ("1,3") holds
+// TRAINYARD_FAKE_GPU_BYTES (default 1 GiB) on each of them while it runs.
+//
 // Benchmark mode: --bench LINES --rate PER_SECOND --run NAME (with
 // --connect/--token): hello, then LINES metric lines at the given rate
 // (0: as fast as the socket takes them), then done.
 
+#include "fakenvmlregister.h"
 #include "protocol/protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -313,6 +318,14 @@ int main(int argc, char **argv)
     if (behaviour == "silent") {
         std::printf("fake-worker: %s exits 0 without reporting\n", name.c_str());
         return 0;
+    }
+    // After "silent": a process that is not a worker allocates nothing.
+    if (const char *state = std::getenv("TRAINYARD_FAKE_NVML"); state && *state) {
+        const std::vector<int> gpus = trainyard::fakenvml::visibleGpus(std::getenv("CUDA_VISIBLE_DEVICES"));
+        std::string error;
+        if (!gpus.empty()
+            && !trainyard::fakenvml::registerProcess(state, gpus, trainyard::fakenvml::bytesPerGpu(), &error))
+            std::fprintf(stderr, "fake-worker: cannot hold GPU memory: %s\n", error.c_str());
     }
     ::mkdir((o.runDir + "/checkpoints").c_str(), 0755);
     const std::string checkpointPath = o.runDir + "/checkpoints/fake.ckpt";

@@ -7,7 +7,8 @@
 // path here is an empty folder), a generated host key pinned in a private
 // known_hosts, a generated client key, and a fake nvidia-smi first on its
 // commands' PATH printing the rows of DIR/gpus.csv and DIR/apps.csv (its
-// one GPU process is pid 1: ps there names its user, another user's). The
+// one GPU process is pid 1: ps there names its user, another user's), or,
+// with TRAINYARD_FAKE_NVML set there, the fake NVML's state. The
 // fake worker is the host's worker (the same machine: its path works
 // there). Where it cannot run (not root, no sshd, no unshare) skipReason()
 // says why.
@@ -38,9 +39,15 @@ public:
         }
         QDir().mkpath(dir + QStringLiteral("/bin"));
         m_dir = QDir(dir).absolutePath();
+        // With TRAINYARD_FAKE_NVML set there, the fake NVML's state instead
+        // (tests/helpers/fake-nvidia-smi.sh, copied beside it).
+        QFile::remove(m_dir + QStringLiteral("/bin/fake-nvidia-smi.sh"));
+        QFile::copy(source + QStringLiteral("/tests/helpers/fake-nvidia-smi.sh"),
+                    m_dir + QStringLiteral("/bin/fake-nvidia-smi.sh"));
         writeFile(QStringLiteral("bin/nvidia-smi"), QByteArrayLiteral(R"sh(#!/bin/sh
 # A fake nvidia-smi: the rows the test wrote, for the query it was asked.
 here=$(dirname "$0")/..
+if [ -n "${TRAINYARD_FAKE_NVML:-}" ]; then exec sh "$here/bin/fake-nvidia-smi.sh" "$@"; fi
 case "$*" in
 *--query-gpu=*) cat "$here/gpus.csv" ;;
 *--query-compute-apps=*) cat "$here/apps.csv" 2>/dev/null ;;

@@ -34,12 +34,15 @@ struct Ran
 };
 
 // As the remote shell runs it: one command line, every word quoted.
-Ran runHere(const rs::Command &command, const QByteArray &input = {}, const QString &cwd = {})
+Ran runHere(const rs::Command &command, const QByteArray &input = {}, const QString &cwd = {},
+            const QProcessEnvironment &env = {})
 {
     QStringList words{SlurmJob::shellQuote(command.program)};
     for (const QString &a : command.arguments)
         words << SlurmJob::shellQuote(a);
     QProcess p;
+    if (!env.isEmpty())
+        p.setProcessEnvironment(env);
     if (!cwd.isEmpty())
         p.setWorkingDirectory(cwd);
     p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), words.join(QLatin1Char(' '))});
@@ -248,6 +251,63 @@ private Q_SLOTS:
         QCOMPARE(gpus.at(1).processes.at(0).user, QStringLiteral("alice"));
         QCOMPARE(gpus.at(1).processes.at(1).owner, GpuProcess::Owner::Unknown); // ps did not know it
         QCOMPARE(skipped, 2); // the garbage row, the process of no listed GPU
+    }
+
+    // The fake nvidia-smi reads the fake NVML's state file (the format of
+    // tests/helpers/fakenvml.cpp): the poll's rows parse into the same GPUs
+    // and processes the NVML path would list, a dead process left out.
+    void fakeNvidiaSmiListsTheNvmlState()
+    {
+        QTemporaryDir tmp;
+        QProcess sh;
+        sh.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("echo $$")});
+        QVERIFY(sh.waitForFinished());
+        const qint64 dead = sh.readAllStandardOutput().trimmed().toLongLong();
+        const qint64 self = QCoreApplication::applicationPid();
+        const QString state = tmp.filePath(QStringLiteral("nvml-state"));
+        QFile f(state);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral("gpu 0 85899345920 \"NVIDIA H100 80GB HBM3\" 37 41 350000\n"
+                               "gpu 1 17179869184 \"Tesla V100, with a comma\"\n"
+                               "proc %1 1 3221225472\n"
+                               "proc %2 0 1048576\n")
+                    .arg(self)
+                    .arg(dead)
+                    .toUtf8());
+        f.close();
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PATH"),
+                   QStringLiteral(TRAINYARD_FAKE_NVIDIA_SMI_DIR ":") + env.value(QStringLiteral("PATH")));
+        env.insert(QStringLiteral("TRAINYARD_FAKE_NVML"), state);
+        const rs::PollReport report = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {}), {}, {}, env).out, 0);
+        QVERIFY(report.complete);
+        QCOMPARE(report.gpuStatus, 0);
+        int skipped = -1;
+        const QList<DeviceInfo> gpus =
+            remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows, {self}, &skipped);
+        QCOMPARE(skipped, 0);
+        QCOMPARE(gpus.size(), qsizetype(2));
+        QCOMPARE(gpus.at(0).id, QStringLiteral("ssh:lab/cuda:0"));
+        QCOMPARE(gpus.at(0).name, QStringLiteral("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(gpus.at(0).memoryTotal, qint64(80) << 30);
+        QCOMPARE(gpus.at(0).memoryUsed, qint64(0)); // the dead process holds nothing
+        QCOMPARE(gpus.at(0).utilization, 37);
+        QCOMPARE(gpus.at(0).temperature, 41);
+        QVERIFY(gpus.at(0).processes.isEmpty());
+        QCOMPARE(gpus.at(1).name, QStringLiteral("Tesla V100, with a comma"));
+        QCOMPARE(gpus.at(1).utilization, -1); // [N/A]
+        QCOMPARE(gpus.at(1).temperature, -1);
+        QCOMPARE(gpus.at(1).memoryUsed, qint64(3) << 30);
+        QCOMPARE(gpus.at(1).processes.size(), qsizetype(1));
+        QCOMPARE(gpus.at(1).processes.first().pid, self);
+        QCOMPARE(gpus.at(1).processes.first().memoryBytes, qint64(3) << 30);
+        QVERIFY(gpus.at(1).processes.first().ours);
+
+        // Without the state file, as nvidia-smi without a driver: it fails.
+        env.remove(QStringLiteral("TRAINYARD_FAKE_NVML"));
+        const rs::PollReport none = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {}), {}, {}, env).out, 0);
+        QVERIFY(none.complete);
+        QCOMPARE(none.gpuStatus, 9);
     }
 
     void mirrorAppendsAndRefusesLinks()
