@@ -168,6 +168,45 @@ private Q_SLOTS:
         QCOMPARE(next.rooms().at(1).runs, 1);
     }
 
+    void oneReservationPerQueueLetsOthersBackfill()
+    {
+        // Every GPU holds a run (slots 2 would allow more), memory is short
+        // on GPUs 0 and 1. The first waiting run reserves GPU 2; the second
+        // big one reserves nothing; a small run still starts on GPU 3.
+        QList<GpuRoom> rooms = emptyGpus(4);
+        for (GpuRoom &r : rooms)
+            r.runs = 1;
+        rooms[0].freeBytes = rooms[1].freeBytes = 10 * GiB;
+        rooms[2].freeBytes = 70 * GiB;
+        rooms[3].freeBytes = 30 * GiB;
+        GpuPlacer placer(rooms);
+        GpuRequest first = request({0, 1, 2, 3}, 2, 1, 75 * GiB);
+        first.label = QStringLiteral("first");
+        QVERIFY(placer.place(first).gpus.isEmpty());
+        QCOMPARE(placer.reserved(), QList<int>({2}));
+        QVERIFY(placer.place(request({0, 1, 2, 3}, 2, 1, 75 * GiB)).gpus.isEmpty());
+        QCOMPARE(placer.reserved(), QList<int>({2})); // the queue's first waiting run holds it
+        QCOMPARE(placer.place(request({0, 1, 2, 3}, 2, 1, 20 * GiB)).gpus, QList<int>({3}));
+        // Another lane's queue reserves for its own first waiting run.
+        GpuRequest other = request({0, 1}, 1, 2);
+        other.queue = 1;
+        QVERIFY(placer.place(other).gpus.isEmpty());
+        QCOMPARE(placer.reserved(), QList<int>({2, 0, 1}));
+    }
+
+    void aRunOfSeveralGpusMustFitEach()
+    {
+        // Only one GPU could ever hold 40 GiB: two of them never can.
+        QList<GpuRoom> rooms = emptyGpus(2);
+        rooms[1].totalBytes = rooms[1].freeBytes = 24 * GiB;
+        GpuPlacer placer(rooms);
+        const GpuPlacement p = placer.place(request({0, 1}, 1, 2, 40 * GiB));
+        QVERIFY(p.impossible);
+        QCOMPARE(p.waitReason, QStringLiteral("needs 40.0 GiB on each of 2 GPUs; 1 of the lane's GPUs has that much"));
+        QVERIFY(placer.reserved().isEmpty());
+        QCOMPARE(placer.place(request({0, 1}, 1, 1, 1 * GiB)).gpus, QList<int>({0}));
+    }
+
     void aBusyGpuIsNotReserved()
     {
         QList<GpuRoom> rooms = emptyGpus(3);

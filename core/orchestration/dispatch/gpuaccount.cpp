@@ -195,6 +195,7 @@ GpuRequest GpuAccount::request(const Board::Lane &lane, const RunInfo &run) cons
     q.gpus = resources.gpus;
     q.memoryBytes = need(run);
     q.label = run.name;
+    q.queue = run.lane;
     return q;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace trainyard {
 
@@ -84,22 +85,32 @@ QList<GpuRoom *> GpuPlacer::ranked(const GpuRequest &request, bool roomOnly)
 
 QString GpuPlacer::impossible(const GpuRequest &request) const
 {
-    int known = 0;
-    qint64 largest = -1;
+    QList<qint64> totals;
     for (int index : request.allowed) {
         if (const GpuRoom *r = room(index)) {
-            ++known;
-            largest = std::max(largest, r->totalBytes);
+            totals << r->totalBytes;
         }
     }
-    if (request.gpus > known) {
-        return QStringLiteral("needs %1 GPUs; the lane has %2").arg(request.gpus).arg(known);
+    if (request.gpus > totals.size()) {
+        return QStringLiteral("needs %1 GPUs; the lane has %2").arg(request.gpus).arg(totals.size());
     }
-    if (request.memoryBytes > 0 && largest > 0 && request.memoryBytes > largest) {
-        return QStringLiteral("needs %1 on a GPU; the lane's largest has %2")
-            .arg(formatMemory(request.memoryBytes), formatMemory(largest));
+    // Each of its N GPUs must hold its need: the N-th largest must.
+    std::sort(totals.begin(), totals.end(), std::greater<qint64>());
+    const qint64 nth = totals.at(std::max(1, request.gpus) - 1);
+    if (request.memoryBytes <= 0 || nth <= 0 || request.memoryBytes <= nth) {
+        return {};
     }
-    return {};
+    if (request.gpus > 1) {
+        const auto enough =
+            std::count_if(totals.begin(), totals.end(), [&](qint64 t) { return t >= request.memoryBytes; });
+        return QStringLiteral("needs %1 on each of %2 GPUs; %3 of the lane's GPUs %4 that much")
+            .arg(formatMemory(request.memoryBytes))
+            .arg(request.gpus)
+            .arg(enough)
+            .arg(enough == 1 ? QStringLiteral("has") : QStringLiteral("have"));
+    }
+    return QStringLiteral("needs %1 on a GPU; the lane's largest has %2")
+        .arg(formatMemory(request.memoryBytes), formatMemory(nth));
 }
 
 // Why a request that could fit waits now: the first reason that holds of
@@ -152,6 +163,10 @@ QString GpuPlacer::waitReason(const GpuRequest &request) const
 
 void GpuPlacer::reserve(const GpuRequest &request)
 {
+    if (m_queuesReserving.contains(request.queue)) {
+        return; // its queue's first waiting run holds the reservation
+    }
+    m_queuesReserving << request.queue;
     const QList<GpuRoom *> candidates = ranked(request, false);
     for (int i = 0; i < request.gpus && i < candidates.size(); ++i) {
         m_reserved << candidates.at(i)->index;

@@ -38,6 +38,7 @@ struct GpuRequest
     int gpus = 1;            // how many GPUs it needs, all of one machine
     qint64 memoryBytes = -1; // its need on each of them; -1: unknown (slots alone decide)
     QString label;           // the run's name, for others' wait reasons
+    int queue = 0;           // which queue it waits in (its lane): one reservation each
 };
 
 // Where a request goes, or why it waits.
@@ -60,12 +61,14 @@ struct GpuPlacement
 // with room, the one with the fewest runs, then the most free memory,
 // then the lowest index (spreads first, then packs by memory).
 //
-// No starvation of a large run (the reservation rule): a run that could fit
-// the lane's GPUs but finds no room now reserves, for the rest of the pass,
-// the GPUs it would get first (the ones with the fewest runs, then the
-// most free memory): later runs of the pass may not start on them. A
-// reserved GPU only drains, so the run starts once its GPUs free, however
-// many smaller runs queue behind it.
+// No starvation of a large run (the reservation rule, EASY backfilling
+// without run times): the first run of a queue that could fit the lane's
+// GPUs but finds no room now reserves, for the rest of the pass, the GPUs
+// it would get first (the ones with the fewest runs, then the most free
+// memory): later runs of the pass may not start on them, but may start on
+// the others (backfill). A reserved GPU only drains, so the run starts once
+// its GPUs free, however many smaller runs queue behind it; then the next
+// waiting run of its queue reserves.
 class GpuPlacer
 {
 public:
@@ -95,6 +98,7 @@ private:
     QList<GpuRoom> m_rooms;
     QList<int> m_reserved;
     QHash<int, QString> m_reservedFor; // GPU -> the run it is kept for
+    QList<int> m_queuesReserving;      // queues whose first waiting run has reserved
     QString m_prefix;
 };
 
