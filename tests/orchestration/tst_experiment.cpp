@@ -8,6 +8,7 @@
 #include "dispatch/board.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
+#include "launch/launcher.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 #include "testcatalogue.h"
@@ -78,8 +79,38 @@ private Q_SLOTS:
                                  << "";
         QTest::newRow("partition") << "slurm:hpc/gpu-a100" << int(Device::Kind::Slurm) << -1 << "hpc"
                                    << "gpu-a100";
-        for (const char *bad : {"", "CPU", "cpu ", "cuda:", "cuda:01", "cuda:1000", "cuda:-1", "cuda:0x1", "gpu:0",
-                                "slurm:", "slurm:a/b/c", "slurm:/gpu", "slurm:-x", "slurm:.x", "slurm:a b"})
+        // Pools: a set of GPUs, no single index.
+        QTest::newRow("cuda:*") << "cuda:*" << int(Device::Kind::Cuda) << -1 << ""
+                                << "";
+        QTest::newRow("cuda:0-3") << "cuda:0-3" << int(Device::Kind::Cuda) << -1 << ""
+                                  << "";
+        QTest::newRow("cuda:5,0,2") << "cuda:5,0,2" << int(Device::Kind::Cuda) << -1 << ""
+                                    << "";
+        for (const char *bad : {"",
+                                "CPU",
+                                "cpu ",
+                                "cuda:",
+                                "cuda:01",
+                                "cuda:1000",
+                                "cuda:-1",
+                                "cuda:0x1",
+                                "gpu:0",
+                                "slurm:",
+                                "slurm:a/b/c",
+                                "slurm:/gpu",
+                                "slurm:-x",
+                                "slurm:.x",
+                                "slurm:a b",
+                                "cuda:3-1",
+                                "cuda:1-1",
+                                "cuda:0,0",
+                                "cuda:*,1",
+                                "cuda:0,",
+                                "cuda:,1",
+                                "cuda:0-1000",
+                                "cuda:**",
+                                "cuda:1-2-3",
+                                "ssh:lab/cuda:0,0"})
             QTest::newRow(*bad ? bad : "empty") << bad << invalid << -1 << ""
                                                 << "";
     }
@@ -96,6 +127,39 @@ private Q_SLOTS:
         QCOMPARE(d.isLocal(), d.isCpu() || d.isCuda());
     }
 
+    // A pool's GPUs, and the list syntax a run placed on several GPUs runs on.
+    void gpuPools()
+    {
+        const Device all = Device::parse(QStringLiteral("cuda:*"));
+        QVERIFY(all.isPool() && all.isAllGpus() && all.isGpu() && all.isLocal());
+        QVERIFY(all.gpuIndices().isEmpty());
+        QCOMPARE(Device::parse(QStringLiteral("cuda:0-3")).gpuIndices(), QList<int>({0, 1, 2, 3}));
+        QCOMPARE(Device::parse(QStringLiteral("cuda:5,0,2")).gpuIndices(), QList<int>({0, 2, 5}));
+        const Device one = Device::parse(QStringLiteral("cuda:4"));
+        QVERIFY(!one.isPool() && one.isGpu());
+        QCOMPARE(one.gpuIndices(), QList<int>({4}));
+        QVERIFY(!Device::parse(QStringLiteral("cpu")).isGpu());
+        const Device host = Device::parse(QStringLiteral("ssh:lab/cuda:1-2"));
+        QVERIFY(host.isRemote() && host.isPool() && host.remoteIsCuda() && host.isGpu());
+        QCOMPARE(host.host(), QStringLiteral("lab"));
+        QCOMPARE(host.remoteDevice(), QStringLiteral("cuda:1-2"));
+        QCOMPARE(host.gpuIndices(), QList<int>({1, 2}));
+        QCOMPARE(Device::gpus({1, 3}), QStringLiteral("cuda:1,3"));
+        QCOMPARE(Device::gpus({2}, QStringLiteral("lab")), QStringLiteral("ssh:lab/cuda:2"));
+        QCOMPARE(Device::parse(Device::gpus({1, 3})).gpuIndices(), QList<int>({1, 3}));
+        // What a run placed there sees.
+        LaunchSpec spec;
+        spec.device = spec.target = QStringLiteral("cuda:1,3");
+        QCOMPARE(spec.visibleDevices(), QStringLiteral("1,3"));
+        QVERIFY(spec.arguments().join(QLatin1Char(' ')).contains(QStringLiteral("--device cuda:0")));
+        spec.target = QStringLiteral("ssh:lab/cuda:2");
+        QCOMPARE(spec.visibleDevices(), QStringLiteral("2"));
+        spec.target = QStringLiteral("cuda:*"); // a pool not yet placed names no GPU
+        QCOMPARE(spec.visibleDevices(), QString());
+        spec.target = QStringLiteral("cpu");
+        QCOMPARE(spec.visibleDevices(), QString());
+    }
+
     void validationNamesPathAndExpectation_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -104,8 +168,9 @@ private Q_SLOTS:
         QTest::newRow("slots") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu"},{"device":"cpu","slots":-3}]})")
                                << QStringLiteral("lanes[1].slots: expected an integer ≥ 1, got -3");
         QTest::newRow("device") << QByteArray(R"({"name":"e","lanes":[{"device":"gpu1"}]})")
-                                << QStringLiteral("lanes[0].device: expected \"cpu\", \"cuda:N\", "
-                                                  "\"slurm:CLUSTER/PARTITION\", \"ssh:HOST/cuda:N\" or "
+                                << QStringLiteral("lanes[0].device: expected \"cpu\", \"cuda:N\", a pool "
+                                                  "\"cuda:*\", \"cuda:0-3\" or \"cuda:0,2\", "
+                                                  "\"slurm:CLUSTER/PARTITION\", \"ssh:HOST/cuda:N\" (or a pool) or "
                                                   "\"ssh:HOST/cpu\", got \"gpu1\"");
         QTest::newRow("lane name type") << QByteArray(R"({"name":"e","lanes":[{"name":7,"device":"cpu"}]})")
                                         << QStringLiteral("lanes[0].name: expected a lane name of 1–40 characters, "
@@ -131,7 +196,8 @@ private Q_SLOTS:
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
                                          << QStringLiteral(
                                                 "lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, "
-                                                "model, data, train, eval, checkpoint, report, repeat, after)");
+                                                "model, data, train, eval, checkpoint, report, resources, repeat, "
+                                                "after)");
         QTest::newRow("missing model") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r"}]}]})")
                                        << QStringLiteral(
                                               "lanes[0].runs[0].model: missing (expected an object with a \"type\")");
@@ -360,7 +426,7 @@ private Q_SLOTS:
                 .isEmpty());
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"optimiser":"adam"})"), nullptr),
                  QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, "
-                                            "data, train, eval, checkpoint, report, repeat, after)")});
+                                            "data, train, eval, checkpoint, report, resources, repeat, after)")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":""}})"), nullptr),
                  QStringList{QStringLiteral(
                      "lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});

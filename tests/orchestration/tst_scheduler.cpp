@@ -533,26 +533,6 @@ private Q_SLOTS:
         QCOMPARE(int(loss->size()), 100);
     }
 
-    void busyGpuWarnsBeforeStarting()
-    {
-        auto s = open({lane(QStringLiteral("cuda:0"), 1, {fakeSpec(QStringLiteral("g"), 5)})});
-        DeviceInfo gpu;
-        gpu.id = QStringLiteral("cuda:0");
-        gpu.name = QStringLiteral("Test GPU");
-        gpu.isGpu = true;
-        gpu.index = 0;
-        gpu.processes << GpuProcess{4242, 1 << 30, false, QStringLiteral("python3")};
-        s->devices()->setFakeGpus({gpu});
-        const QString problems = s->orchestrator()->dispatcher()->preflight().join(QLatin1Char('\n'));
-        QVERIFY2(problems.contains(QStringLiteral("busy with another user's process: pid 4242 (python3)")),
-                 qPrintable(problems));
-        QSignalSpy warnings(s->orchestrator()->dispatcher(), &Dispatcher::warning);
-        s->orchestrator()->dispatcher()->startAll();
-        QCOMPARE(warnings.count(), 1);
-        QTRY_COMPARE_WITH_TIMEOUT(s->orchestrator()->runs()->value(idOf(s.get(), "g")).state, RunState::Finished,
-                                  10000);
-    }
-
     void csvExportLongFormat()
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("c"), 10)})});

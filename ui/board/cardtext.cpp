@@ -116,8 +116,8 @@ QString CardText::statusLine(const RunInfo &run)
         return text;
     }
     if (!run.message.isEmpty()
-        && (isTerminal(run.state) || !run.queueReason.isEmpty() || isActive(run.state)
-            || run.state == RunState::Waiting)) {
+        && (isTerminal(run.state) || !run.queueReason.isEmpty() || isActive(run.state) || run.state == RunState::Waiting
+            || isQueuedWithReason(run))) {
         return run.message.section(QLatin1Char('\n'), 0, 0); // how it ended, why it waits ("waits for a, b"), a note
     }
     return {};

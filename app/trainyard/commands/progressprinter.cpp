@@ -152,8 +152,10 @@ void ProgressPrinter::plainProgress(RunId id)
 void ProgressPrinter::onRunChanged(RunId id)
 {
     const RunInfo run = m_orchestrator->runs()->value(id);
-    // A batch job says more while it starts: pending, and why.
-    const QString said = run.state == RunState::Starting ? run.message : QString();
+    // A batch job says more while it starts: pending, and why; a run of a
+    // GPU lane why it waits ("waits: cuda:3 busy — ...") or that it is back
+    // after running out of memory.
+    const QString said = run.state == RunState::Starting || isQueuedWithReason(run) ? run.message : QString();
     if (m_lastState.value(id, RunState::Queued) == run.state && m_lastSaid.value(id) == said)
         return;
     m_lastState.insert(id, run.state);
@@ -169,6 +171,10 @@ void ProgressPrinter::onRunChanged(RunId id)
     case RunState::Running:
         text = job.isEmpty() ? QStringLiteral("%1: running (pid %2)").arg(run.name).arg(run.pid)
                              : QStringLiteral("%1: running (%2 on %3)").arg(run.name, job, run.host);
+        break;
+    case RunState::Queued:
+        if (!said.isEmpty())
+            text = QStringLiteral("%1: %2").arg(run.name, said);
         break;
     case RunState::Stalled:
         text = QStringLiteral("%1: stalled: %2").arg(run.name, run.message);
@@ -190,8 +196,8 @@ void ProgressPrinter::onRunChanged(RunId id)
     if (text.isEmpty())
         return;
     if (m_terminal) {
-        // On a terminal the block shows states; only endings get a line.
-        if (isTerminal(run.state))
+        // On a terminal the block shows states; only endings and waits get a line.
+        if (isTerminal(run.state) || run.state == RunState::Queued)
             message(text);
     } else {
         std::fprintf(stdout, "%s\n", qPrintable(text));

@@ -61,6 +61,7 @@ void Board::setExperiment(const Experiment &experiment)
         lane.device = el.device;
         lane.slotCount = el.slotCount;
         lane.gres = el.gres;
+        lane.busy = el.busy;
         lane.name = el.name;
         for (const ExperimentRun &er : el.runs) {
             const QString group = er.spec.value(QStringLiteral("name")).toString();
@@ -96,6 +97,7 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
         el.device = lane.device;
         el.slotCount = lane.slotCount;
         el.gres = lane.gres;
+        el.busy = lane.busy;
         el.name = lane.name;
         for (int i = 0; i < lane.runs.size();) {
             const RunInfo *r = m_runs->find(lane.runs.at(i));
@@ -178,7 +180,8 @@ QString Board::uniqueName(const QString &base, int repeat) const
 int Board::addLane(const QString &device, int slotCount, int position, QString *error)
 {
     if (const Device d = Device::parse(device); !d.isLocal() && !d.isRemote())
-        return refuse(error, QStringLiteral("device: expected \"cpu\", \"cuda:N\" or \"ssh:HOST/cuda:N\", got \"%1\"")
+        return refuse(error, QStringLiteral("device: expected \"cpu\", \"cuda:N\", a pool such as \"cuda:*\" or "
+                                            "\"ssh:HOST/cuda:N\", got \"%1\"")
                                  .arg(device)),
                -1;
     if (slotCount < 1)
@@ -186,7 +189,7 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
     if (position < 0 || position > m_lanes.size())
         position = int(m_lanes.size());
     Q_EMIT laneAboutToBeAdded(position);
-    m_lanes.insert(position, Lane{device, slotCount, {}, {}, {}});
+    m_lanes.insert(position, Lane{device, slotCount, {}, {}, {}, {}});
     for (RunId id : m_runs->ids()) // said by laneAdded
         m_runs->update(
             id, [position](RunInfo &r) { r.lane += r.lane >= position ? 1 : 0; }, RunRegistry::Notify::Quiet);
@@ -222,7 +225,9 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
     if (const Device d = Device::parse(device); !d.isLocal() && !d.isRemote())
         return refuse(
             error,
-            QStringLiteral("device: expected \"cpu\", \"cuda:N\" or \"ssh:HOST/cuda:N\", got \"%1\"").arg(device));
+            QStringLiteral(
+                "device: expected \"cpu\", \"cuda:N\", a pool such as \"cuda:*\" or \"ssh:HOST/cuda:N\", got \"%1\"")
+                .arg(device));
     m_lanes[index].device = device;
     Q_EMIT laneChanged(index);
     Q_EMIT edited();

@@ -29,6 +29,7 @@ public:
         QString device;
         int slotCount = 1;
         QString gres; // a Slurm lane's request per run (kept for the file; empty: the default)
+        QString busy; // a GPU lane's policy for GPUs others use ("wait" when empty: ExperimentLane::busy)
         QList<RunId> runs;
         QString name; // the user's name for it (isLaneName); empty: none
     };

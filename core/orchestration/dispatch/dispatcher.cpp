@@ -3,19 +3,38 @@
 #include "dependencies/dependencies.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
+#include "devices/gpupresence.h"
 #include "dispatch/board.h"
 #include "ingest/ingestion.h"
 #include "launch/launcher.h"
 #include "logcategories.h"
+#include "placement/runresources.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "supervision/exitoutcome.h"
 #include "supervision/supervisor.h"
 
+#include <QHostAddress>
+#include <QTcpServer>
 #include <QThread>
 
 #include <algorithm>
 
 namespace trainyard {
+
+namespace {
+
+// What a run waiting for GPUs says, before why.
+const QString kWaits = QStringLiteral("waits: ");
+
+// A port nothing listens on now, for a run of several GPUs to meet on.
+int freeLocalPort()
+{
+    QTcpServer probe;
+    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 29500;
+}
+
+} // namespace
 
 Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
                        DeviceInventory *devices, const Launcher *launcher, QObject *parent)
@@ -27,14 +46,24 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
     , m_store(store)
     , m_devices(devices)
     , m_launcher(launcher)
+    , m_gpus(runs, devices)
 {
     connect(board, &Board::edited, this, [this] {
         notifyCounts();
         dispatch();
         checkIdle();
     });
-    connect(board, &Board::laneRemoved, this, [this] { m_warnedBusyLanes.clear(); });
     connect(supervisor, &Supervisor::runEnded, this, &Dispatcher::onRunEnded);
+    // A GPU that freed (memory, a colleague's process gone) lets waiting runs start.
+    connect(devices, &DeviceInventory::devicesChanged, this, [this] {
+        m_gpus.observe(); // the runs' GPU memory peaks, learned for their configurations
+        if (m_dispatching)
+            dispatch();
+    });
+    connect(devices, &DeviceInventory::remoteDevicesChanged, this, [this] {
+        if (m_dispatching)
+            dispatch();
+    });
     // A host reached (or lost): its lanes' headers say so, its runs may start.
     connect(launcher, &Launcher::availabilityChanged, this, [this] {
         for (int l = 0; l < m_board->laneCount(); ++l)
@@ -83,8 +112,8 @@ QString Dispatcher::effectiveDevice(int lane) const
 
 bool Dispatcher::isMissing(const QString &device) const
 {
-    const Device d = Device::parse(device);
-    return d.isLocal() && !d.isCpu() && !m_devices->hasDevice(device);
+    // A pool lacks a GPU when any GPU it names is not here.
+    return !missingGpus(Device::parse(device), *m_devices).isEmpty();
 }
 
 QList<int> Dispatcher::missingDeviceLanes() const
@@ -223,6 +252,8 @@ StartOptions Dispatcher::startOptions(RunId id) const
         // The job's GPUs are the node's: CPU fallback there means a node
         // without a usable one trains on its CPU (the worker decides).
         options.gres = m_board->lane(r->lane).gres;
+        if (RunResources::namesGpus(r->spec)) // --gres=gpu:N of the lane's type
+            options.gres = RunResources::gresFor(options.gres, RunResources::of(r->spec).gpus);
         options.cpuFallback = m_cpuFallback;
     } else if (device.isRemote()) {
         options.cpuFallback = m_cpuFallback; // the same on a host's GPU the worker cannot use
@@ -231,10 +262,17 @@ StartOptions Dispatcher::startOptions(RunId id) const
     return options;
 }
 
-bool Dispatcher::launch(RunId id, QString *error)
+bool Dispatcher::launch(RunId id, QString *error, const QList<int> &gpus)
 {
     const RunInfo *r = m_runs->find(id);
-    const StartOptions options = startOptions(id);
+    StartOptions options = startOptions(id);
+    if (!gpus.isEmpty()) {
+        options.device = Device::gpus(gpus, Device::parse(options.device).host());
+        options.masterPort = gpus.size() > 1 ? freeLocalPort() : 0;
+    }
+    if (r->message.startsWith(kWaits))
+        m_runs->update(
+            id, [](RunInfo &run) { run.message.clear(); }, RunRegistry::Notify::Quiet);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
             qUtf8Printable(options.device));
     if (!m_supervisor->start(id, options, error))
@@ -251,31 +289,55 @@ void Dispatcher::dispatch()
         m_dependencies->refresh();
     if (!m_dispatching || m_supervisor->isShuttingDown())
         return;
+    beginPlacement();
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
         if (isMissing(device))
             continue; // preflight told the user
         if (!m_launcher->unavailable(device).isEmpty())
             continue; // a host not reached: its runs wait, its header says why
-        const DeviceInfo d = m_devices->device(device);
-        if (d.isGpu && d.busyWithOthers() && m_warnedBusyLanes.value(l) != device) {
-            m_warnedBusyLanes.insert(l, device);
-            Q_EMIT warning(QStringLiteral("%1 is busy with another user's process; lane %2 starts there anyway")
-                               .arg(device)
-                               .arg(l + 1));
-        }
+        const Device d = Device::parse(device);
         const QList<RunId> queue = m_board->lane(l).runs;
         for (RunId id : queue) {
-            if (l >= m_board->laneCount() || !laneHasFreeSlot(l))
+            // A pool counts slots per GPU (the placer); any other lane per lane.
+            if (l >= m_board->laneCount() || (!d.isPool() && !laneHasFreeSlot(l)))
                 break;
             const RunInfo *r = m_runs->find(id);
             if (!r || r->state != RunState::Queued || r->held)
                 continue;
+            QList<int> gpus;
+            if (d.isGpu() && !placeOnGpus(id, l, &gpus))
+                continue; // it waits, and says why; later runs may start beside it
             QString error;
-            if (!launch(id, &error))
+            if (!launch(id, &error, gpus))
                 m_supervisor->fail(id, error);
         }
     }
+}
+
+void Dispatcher::beginPlacement()
+{
+    m_gpus.begin();
+    m_gpus.setBookPath(m_store->root() + QStringLiteral("/.trainyard-gpu-memory.json"));
+}
+
+bool Dispatcher::placeOnGpus(RunId id, int lane, QList<int> *gpus)
+{
+    const RunInfo *r = m_runs->find(id);
+    const Device d = Device::parse(effectiveDevice(lane));
+    const GpuPlacement p = m_gpus.placer(d.host()).place(m_gpus.request(m_board->lane(lane), *r));
+    if (p.impossible) {
+        m_supervisor->fail(id, QStringLiteral("not started: ") + p.waitReason);
+        return false;
+    }
+    if (p.gpus.isEmpty()) {
+        const QString message = kWaits + p.waitReason;
+        if (r->message != message)
+            m_runs->update(id, [&](RunInfo &run) { run.message = message; });
+        return false;
+    }
+    *gpus = p.gpus;
+    return true;
 }
 
 bool Dispatcher::resumesOnRetry(RunId id) const
@@ -320,10 +382,19 @@ bool Dispatcher::startRun(RunId id, QString *error)
                       QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
     if (const QString why = m_launcher->unavailable(device); !why.isEmpty())
         return refuse(error, why);
-    if (!laneHasFreeSlot(r->lane))
+    const Device d = Device::parse(device);
+    if (!d.isPool() && !laneHasFreeSlot(r->lane))
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(r->lane + 1)
                                  .arg(m_board->lane(r->lane).slotCount));
+    QList<int> gpus;
+    if (d.isGpu()) {
+        beginPlacement();
+        const GpuPlacement p = m_gpus.placer(d.host()).place(m_gpus.request(m_board->lane(r->lane), *r));
+        if (p.gpus.isEmpty())
+            return refuse(error, QStringLiteral("%1 cannot start now: %2").arg(r->name, p.waitReason));
+        gpus = p.gpus;
+    }
     // An ended run (Stopped, or put back by an undo) starts as Retry does.
     const bool ended = isTerminal(r->state);
     if (ended) {
@@ -340,7 +411,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
     if (r->state == RunState::Waiting)
         return true;
     QString why;
-    if (!launch(id, &why)) {
+    if (!launch(id, &why, gpus)) {
         m_supervisor->fail(id, why);
         return refuse(error, why);
     }
@@ -457,12 +528,58 @@ void Dispatcher::notifyCounts()
 // before the finish count moves on and the next run starts in its slot.
 void Dispatcher::onRunEnded(RunId id, RunState state)
 {
+    if (state == RunState::Failed && retryAfterOutOfMemory(id)) {
+        dispatch();
+        return; // back in its queue, not ended
+    }
+    if (const RunInfo *r = m_runs->find(id))
+        m_gpus.recordPeak(*r);
     Q_EMIT runEnded(id, state);
     notifyCounts();
     dispatch();
     if (!m_dispatching && state == RunState::Finished)
         startReleased(id);
     checkIdle();
+}
+
+// A run with "on_oom": "retry" that ran out of GPU memory goes back to its
+// queue with its need raised (half its GPU when unknown, else 1.5 times,
+// at most the GPU), resuming from its checkpoint, at most kOomRetries times.
+bool Dispatcher::retryAfterOutOfMemory(RunId id)
+{
+    constexpr int kOomRetries = 3;
+    const RunInfo *r = m_runs->find(id);
+    if (!r || !r->message.startsWith(kOutOfMemory) || !RunResources::of(r->spec).retryOnOom || !m_dispatching)
+        return false;
+    const int tries = m_oomRetries.value(id) + 1;
+    if (tries > kOomRetries) {
+        m_runs->update(id, [&](RunInfo &run) {
+            run.message =
+                QStringLiteral("%1 (gave up after %2 retries with more memory)").arg(run.message).arg(kOomRetries);
+        });
+        return false;
+    }
+    m_oomRetries.insert(id, tries);
+    const Device d = Device::parse(r->device);
+    const qint64 total = d.gpuIndices().isEmpty() ? -1 : m_gpus.totalOf(d.host(), d.gpuIndices().first());
+    const qint64 had = m_gpus.need(*r);
+    qint64 need = had > 0 ? qint64(double(had) * 1.5) : total / 2;
+    if (total > 0)
+        need = std::min(need, total);
+    if (need > 0)
+        m_gpus.raiseNeed(id, need);
+    planRetry(id);
+    const QString message = QStringLiteral("%1 on %2; retry %3 of %4 with %5")
+                                .arg(kOutOfMemory, r->device)
+                                .arg(tries)
+                                .arg(kOomRetries)
+                                .arg(need > 0 ? formatMemory(need) : QStringLiteral("an unknown need"));
+    m_runs->update(id, [&](RunInfo &run) {
+        run.message = message;
+        run.state = RunState::Queued;
+    });
+    notifyCounts();
+    return true;
 }
 
 // A run started by hand (Start, Retry) or found running at an opening
@@ -486,13 +603,14 @@ void Dispatcher::startReleased(RunId id)
 void Dispatcher::reset()
 {
     m_resumeNext.clear();
-    m_warnedBusyLanes.clear();
     m_dispatching = false;
 }
 
 void Dispatcher::forget(RunId id)
 {
     m_resumeNext.remove(id);
+    m_oomRetries.remove(id);
+    m_gpus.forget(id);
 }
 
 } // namespace trainyard

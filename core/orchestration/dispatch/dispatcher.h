@@ -1,5 +1,6 @@
 #pragma once
 
+#include "dispatch/gpuaccount.h"
 #include "records/runinfo.h"
 #include "supervision/supervisor.h"
 
@@ -120,7 +121,13 @@ Q_SIGNALS:
 private:
     bool laneHasFreeSlot(int lane) const;
     void planRetry(RunId id); // resume or a new attempt (resumesOnRetry)
-    bool launch(RunId id, QString *error);
+    // `gpus`: where a GPU lane's placement put it (empty: the lane's device).
+    bool launch(RunId id, QString *error, const QList<int> &gpus = {});
+    // A queued run of GPU lane `lane`: its GPUs, or false (it waits, with
+    // why in its message, or it failed: it can never fit the lane).
+    bool placeOnGpus(RunId id, int lane, QList<int> *gpus);
+    void beginPlacement(); // a new placement pass over the GPUs' rooms now
+    bool retryAfterOutOfMemory(RunId id);
     void onRunEnded(RunId id, RunState state); // a slot was freed
     void startReleased(RunId id);              // its dependents, when nothing is dispatched
 
@@ -132,8 +139,9 @@ private:
     DeviceInventory *m_devices;
     const Launcher *m_launcher;
     Dependencies *m_dependencies = nullptr;
-    QSet<RunId> m_resumeNext;              // next start continues from the checkpoint
-    QHash<int, QString> m_warnedBusyLanes; // lane -> the busy device it was warned of
+    GpuAccount m_gpus; // every GPU's runs and memory, for one dispatch pass
+    QHash<RunId, int> m_oomRetries;
+    QSet<RunId> m_resumeNext; // next start continues from the checkpoint
     std::function<bool(RunId)> m_keptStopped;
     bool m_dispatching = false;
     bool m_cpuFallback = false;

@@ -286,6 +286,8 @@ QJsonObject Experiment::toJson() const
         lo.insert(QStringLiteral("slots"), lane.slotCount);
         if (!lane.gres.isEmpty())
             lo.insert(QStringLiteral("gres"), lane.gres);
+        if (!lane.busy.isEmpty())
+            lo.insert(QStringLiteral("busy"), lane.busy);
         QJsonArray runs;
         for (int i = 0; i < lane.runs.size(); ++i) {
             const ExperimentRun &run = lane.runs.at(i);

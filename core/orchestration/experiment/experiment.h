@@ -47,7 +47,10 @@ struct ExperimentLane
     QString device = QStringLiteral("cpu"); // "cpu", "cuda:N", "slurm:CLUSTER/PARTITION", "ssh:HOST/cuda:N"
     int slotCount = 1;                      // a Slurm lane: its runs queued at once
     QString gres;                           // a Slurm lane's request per run; empty: "gpu:1"
-    QString name;                           // what its header says (isLaneName); empty: its device
+    // What a GPU lane does with a GPU that others' processes use: "wait"
+    // (the default, also when empty), "share" or "ignore" (BusyPolicy).
+    QString busy;
+    QString name; // what its header says (isLaneName); empty: its device
     QList<ExperimentRun> runs;
 };
 

@@ -3,6 +3,7 @@
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
+#include "devices/gpupresence.h"
 #include "experiment/programconfig.h"
 #include "experiment/programrequirements.h"
 #include "experiment/runspecview.h"
@@ -177,13 +178,16 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
     QStringList problems;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         const QString device = experiment.lanes.at(l).device;
-        if (!Device::parse(device).isCuda() || !m_devices || m_devices->hasDevice(device) || m_cpuFallback)
+        const QString missing = m_devices ? missingGpus(Device::parse(device), *m_devices) : QString();
+        if (missing.isEmpty() || m_cpuFallback)
             continue;
         const int gpus = m_devices->gpuCount();
         problems << QStringLiteral("lanes[%1].device: %2 is not on this machine, which has %3 GPU%4 (--cpu-fallback "
                                    "trains its runs on the CPU)")
                         .arg(l)
-                        .arg(device)
+                        .arg(missing == device || missing == QLatin1String("any GPU")
+                                 ? device
+                                 : QStringLiteral("%1 of %2").arg(missing, device))
                         .arg(gpus)
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"));
     }

@@ -44,7 +44,7 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
             const QJsonObject lo = laneArray.at(l).toObject();
             checkKeys(lo,
                       {QStringLiteral("name"), QStringLiteral("device"), QStringLiteral("slots"),
-                       QStringLiteral("gres"), QStringLiteral("runs")},
+                       QStringLiteral("gres"), QStringLiteral("busy"), QStringLiteral("runs")},
                       lp, problems);
             ExperimentLane lane;
             if (lo.contains(QStringLiteral("name"))) {
@@ -64,8 +64,8 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
             if (!device.isString() || !parsed.isValid()) {
                 problems << expected(
                     lp + QStringLiteral(".device"),
-                    QStringLiteral(
-                        "\"cpu\", \"cuda:N\", \"slurm:CLUSTER/PARTITION\", \"ssh:HOST/cuda:N\" or \"ssh:HOST/cpu\""),
+                    QStringLiteral("\"cpu\", \"cuda:N\", a pool \"cuda:*\", \"cuda:0-3\" or \"cuda:0,2\", "
+                                   "\"slurm:CLUSTER/PARTITION\", \"ssh:HOST/cuda:N\" (or a pool) or \"ssh:HOST/cpu\""),
                     device);
             } else if (parsed.isRemote() && !ex.host(parsed.host())) {
                 QStringList known;
@@ -100,6 +100,19 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                                          QStringLiteral("a Slurm GRES such as \"gpu:1\" or \"gpu:a100:2\""), g);
                 else
                     lane.gres = g.toString();
+            }
+            if (lo.contains(QStringLiteral("busy"))) {
+                const QJsonValue b = lo.value(QStringLiteral("busy"));
+                static const QStringList policies{QStringLiteral("wait"), QStringLiteral("share"),
+                                                  QStringLiteral("ignore")};
+                if (!b.isString() || !policies.contains(b.toString()))
+                    problems << expected(lp + QStringLiteral(".busy"),
+                                         QStringLiteral("\"wait\", \"share\" or \"ignore\""), b);
+                else if (!parsed.isGpu())
+                    problems
+                        << QStringLiteral("%1.busy: only for a lane of GPUs (\"cuda:N\", \"cuda:*\", ...)").arg(lp);
+                else
+                    lane.busy = b.toString();
             }
             checkInt(lo, QStringLiteral("slots"), lp, 1, 0, problems);
             lane.slotCount = lo.value(QStringLiteral("slots")).toInt(1);

@@ -5,6 +5,7 @@
 #include "experiment/programconfig.h"
 #include "experiment/programrequirements.h"
 #include "experiment/runspecview.h"
+#include "placement/runresources.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -70,7 +71,7 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
 void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRepeat, QStringList &errors)
 {
     QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train"),
-                      QStringLiteral("config")};
+                      QStringLiteral("config"), QStringLiteral("resources")};
     if (allowRepeat)
         known << QStringLiteral("repeat") << QStringLiteral("after");
     for (const QString &key : {QStringLiteral("model"), QStringLiteral("data")}) {
@@ -149,6 +150,22 @@ void checkFileKeys(const QJsonObject &spec, const QString &path, QStringList &er
         checkAfterValue(spec.value(QStringLiteral("after")), child(path, QStringLiteral("after")), errors);
 }
 
+// "resources" (placement/runresources.h): its shape, and one GPU for the
+// worker's own models, which train on one (a program may run torchrun).
+void checkResources(const QJsonObject &spec, const QString &path, bool program, QStringList &errors)
+{
+    const QString key = QStringLiteral("resources");
+    if (!spec.contains(key))
+        return;
+    const QStringList problems = RunResources::validate(spec.value(key), child(path, key));
+    errors << problems;
+    if (problems.isEmpty() && !program && RunResources::of(spec).gpus > 1)
+        errors << QStringLiteral("%1.gpus: the built-in models train on one GPU, got %2 (a program run, such as "
+                                 "torchrun, can use several)")
+                      .arg(child(path, key))
+                      .arg(RunResources::of(spec).gpus);
+}
+
 } // namespace
 
 bool isSafeRunName(const QString &name)
@@ -168,15 +185,17 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
     if (spec.contains(QStringLiteral("program"))) {
         checkProgramRun(spec, path, allowRepeat, errors);
         checkName(spec, path, errors);
+        checkResources(spec, path, true, errors);
         if (allowRepeat)
             checkFileKeys(spec, path, errors);
         return errors;
     }
-    QStringList known = ModelCatalogue::specKeys();
+    QStringList known = ModelCatalogue::specKeys() + QStringList{QStringLiteral("resources")};
     if (allowRepeat)
         known << QStringLiteral("repeat") << QStringLiteral("after");
     checkKeys(spec, known, path, errors);
     checkName(spec, path, errors);
+    checkResources(spec, path, false, errors);
     const RunSpecView view(spec);
 
     QJsonObject holder;

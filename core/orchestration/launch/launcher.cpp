@@ -21,6 +21,8 @@ const QString kDevice = QStringLiteral("TRAINYARD_DEVICE");
 const QString kSeed = QStringLiteral("TRAINYARD_SEED");
 const QString kConfig = QStringLiteral("TRAINYARD_CONFIG");
 const QString kInputs = QStringLiteral("TRAINYARD_INPUTS");
+const QString kMasterAddr = QStringLiteral("MASTER_ADDR");
+const QString kMasterPort = QStringLiteral("MASTER_PORT");
 
 } // namespace
 
@@ -57,6 +59,10 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
         env.append({kToken, token});
     if (threads > 0)
         env.append({kThreads, QString::number(threads)});
+    if (masterPort > 0) {
+        env.append({kMasterAddr, QStringLiteral("127.0.0.1")});
+        env.append({kMasterPort, QString::number(masterPort)});
+    }
     if (!isProgram())
         return env;
     // The spec's own first: Trainyard's names are refused in a spec
@@ -84,10 +90,21 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
     return env;
 }
 
+QString LaunchSpec::visibleDevices() const
+{
+    const Device d = Device::parse(target.isEmpty() ? device : target);
+    if (!d.isGpu() || d.isAllGpus())
+        return {};
+    QStringList indices;
+    for (int i : d.gpuIndices())
+        indices << QString::number(i);
+    return indices.join(QLatin1Char(','));
+}
+
 const QStringList &LaunchSpec::runVariableNames()
 {
-    static const QStringList names{kToken,  kThreads, kRunDir, kRunName, kConnect,
-                                   kResume, kDevice,  kSeed,   kConfig,  kInputs};
+    static const QStringList names{kToken,  kThreads, kRunDir, kRunName, kConnect,    kResume,
+                                   kDevice, kSeed,    kConfig, kInputs,  kMasterAddr, kMasterPort};
     return names;
 }
 

@@ -37,6 +37,9 @@ struct LaunchSpec
     // RunInputs) and its spec's own "env" (docs/python.md). Every launcher applies
     // exactly these.
     QList<std::pair<QString, QString>> environment() const;
+    // CUDA_VISIBLE_DEVICES for the run's GPUs of `target` ("1,3" for
+    // "cuda:1,3" or "ssh:HOST/cuda:1,3"); empty (no GPU) for anything else.
+    QString visibleDevices() const;
     // Every name environment() can set: what a launcher removes from the
     // environment it inherits before adding the run's.
     static const QStringList &runVariableNames();
@@ -57,6 +60,9 @@ struct LaunchSpec
     QString partition;        // a batch job's partition; empty: the cluster's default
     QString gres;             // a batch job's request ("gpu:1"); empty: the launcher's default
     bool cpuFallback = false; // --cpu-fallback: a GPU the worker cannot use means its CPU
+    // A run of several GPUs ("cuda:1,3"): the rendezvous of its ranks
+    // (torchrun, torch.distributed), MASTER_ADDR 127.0.0.1 and this port. 0: none.
+    int masterPort = 0;
 
     // A program run ("program" in its spec); all empty for a worker.
     QStringList programArgv;                       // the whole command, program first, config substituted

@@ -69,10 +69,7 @@ void WorkerProcess::start(const Launch &launch)
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     // PCI order makes cuda:N mean the same GPU as NVML's index N.
     env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
-    if (const Device device = Device::parse(launch.device); device.isCuda())
-        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString::number(device.cudaIndex()));
-    else
-        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QString());
+    env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), launch.visibleDevices());
     // Ours only: an orchestrator started from inside a run must not pass
     // that run's variables on.
     for (const QString &key : LaunchSpec::runVariableNames())

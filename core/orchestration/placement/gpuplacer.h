@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QtGlobal>
@@ -9,12 +10,12 @@ namespace trainyard {
 // One GPU of one machine as placement sees it at one moment.
 struct GpuRoom
 {
-    int index = -1;            // NVML's index on its machine (PCI order)
-    qint64 totalBytes = -1;    // -1: unknown
-    qint64 freeBytes = -1;     // NVML's free memory; -1: unknown (memory then never limits)
-    qint64 othersBytes = 0;    // memory held by processes that are not Trainyard's runs
-    qint64 promisedBytes = 0;  // placed by Trainyard and not yet seen allocated
-    int runs = 0;              // Trainyard's runs on it now, of every lane
+    int index = -1;           // NVML's index on its machine (PCI order)
+    qint64 totalBytes = -1;   // -1: unknown
+    qint64 freeBytes = -1;    // NVML's free memory; -1: unknown (memory then never limits)
+    qint64 othersBytes = 0;   // memory held by processes that are not Trainyard's runs
+    qint64 promisedBytes = 0; // placed by Trainyard and not yet seen allocated
+    int runs = 0;             // Trainyard's runs on it now, of every lane
     // Why it is busy by the wait policy ("user bob, python, 14.2 GiB"):
     // processes that are not Trainyard's runs hold more than
     // kBusyThresholdBytes. Empty: not busy.
@@ -31,19 +32,19 @@ enum class BusyPolicy {
 // One run asking for GPUs.
 struct GpuRequest
 {
-    QList<int> allowed;       // the lane's GPUs (indices)
-    int slotsPerGpu = 1;      // the lane's slots: the most runs on each GPU
+    QList<int> allowed;  // the lane's GPUs (indices)
+    int slotsPerGpu = 1; // the lane's slots: the most runs on each GPU
     BusyPolicy busy = BusyPolicy::Wait;
-    int gpus = 1;             // how many GPUs it needs, all of one machine
-    qint64 memoryBytes = -1;  // its need on each of them; -1: unknown (slots alone decide)
-    QString label;            // the run's name, for others' wait reasons
+    int gpus = 1;            // how many GPUs it needs, all of one machine
+    qint64 memoryBytes = -1; // its need on each of them; -1: unknown (slots alone decide)
+    QString label;           // the run's name, for others' wait reasons
 };
 
 // Where a request goes, or why it waits.
 struct GpuPlacement
 {
-    QList<int> gpus;    // ascending; empty: it waits
-    QString waitReason; // "cuda:3 busy — user bob, python, 14.2 GiB"; empty when placed
+    QList<int> gpus;         // ascending; empty: it waits
+    QString waitReason;      // "cuda:3 busy — user bob, python, 14.2 GiB"; empty when placed
     bool impossible = false; // it can never fit these GPUs (more GPUs or memory than they have)
 };
 
@@ -73,7 +74,8 @@ public:
     // context stay below it.
     static constexpr qint64 kBusyThresholdBytes = 1024LL * 1024 * 1024;
 
-    explicit GpuPlacer(const QList<GpuRoom> &rooms);
+    // `devicePrefix` names the machine in wait reasons: "" here, "ssh:lab/" on a host.
+    explicit GpuPlacer(const QList<GpuRoom> &rooms, const QString &devicePrefix = QString());
 
     GpuPlacement place(const GpuRequest &request);
 
@@ -83,11 +85,17 @@ public:
 private:
     qint64 freeFor(const GpuRoom &room, BusyPolicy busy) const;
     bool fits(const GpuRoom &room, const GpuRequest &request) const;
+    QString impossible(const GpuRequest &request) const;
+    QString waitReason(const GpuRequest &request) const;
+    void reserve(const GpuRequest &request);
+    QList<GpuRoom *> ranked(const GpuRequest &request, bool roomOnly);
     const GpuRoom *room(int index) const;
-    GpuRoom *room(int index);
+    QString name(int index) const;
 
     QList<GpuRoom> m_rooms;
     QList<int> m_reserved;
+    QHash<int, QString> m_reservedFor; // GPU -> the run it is kept for
+    QString m_prefix;
 };
 
 // "30GiB", "512 MiB", "1.5GB", a plain number of bytes: bytes, or -1 when

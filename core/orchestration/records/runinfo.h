@@ -128,6 +128,15 @@ struct RunInfo
     QDateTime ended;
 };
 
+// Queued with a reason to show: a run of a GPU lane that waits for room
+// ("waits: cuda:3 busy — ..."), or one back after running out of memory.
+inline bool isQueuedWithReason(const RunInfo &run)
+{
+    return run.state == RunState::Queued
+           && (run.message.startsWith(QLatin1String("waits: "))
+               || run.message.startsWith(QLatin1String("out of memory")));
+}
+
 // Waiting in a batch queue (started, with the queue's reason): not running.
 inline bool isPendingInQueue(const RunInfo &run)
 {

@@ -168,10 +168,8 @@ void RemoteLauncher::startStep(RunId run, quint64 serial, int step)
         return;
     default: {
         QList<std::pair<QString, QString>> env;
-        const Device device = Device::parse(job.target);
         env.append({QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID")});
-        env.append({QStringLiteral("CUDA_VISIBLE_DEVICES"),
-                    device.remoteIsCuda() ? QString::number(device.cudaIndex()) : QString()});
+        env.append({QStringLiteral("CUDA_VISIBLE_DEVICES"), job.visibleDevices()});
         env.append(job.environment());
         m_master->run(remotescripts::launch(job.runDir, job.workingDirectory(), job.commandLine()),
                       remotescripts::environmentText(env), this, [this, run, serial](const SlurmCommandResult &r) {

@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QList>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <algorithm>
@@ -55,6 +56,19 @@ bool isChainSentence(const QString &line)
 }
 
 } // namespace
+
+QString outOfMemoryLine(const QString &runDir)
+{
+    // PyTorch's, the CUDA runtime's and cuBLAS's words for it.
+    static const QRegularExpression oom(
+        QStringLiteral("CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED"));
+    const QStringList lines = logTail(runDir, 200).split(QLatin1Char('\n'));
+    for (qsizetype i = lines.size() - 1; i >= 0; --i) {
+        if (oom.match(lines.at(i)).hasMatch())
+            return lines.at(i).trimmed();
+    }
+    return {};
+}
 
 QString logTail(const QString &runDir, int maxLines)
 {
@@ -256,7 +270,14 @@ ExitOutcome exitOutcome(const ExitFacts &f)
                           .arg(f.nonFiniteLossFrom)
                           .arg(out.message);
     }
-    // A worker's last line says why; a program's (a Python traceback) takes more.
+    // A worker's last line says why; a program's (a Python traceback) takes
+    // more. Out of GPU memory says so first, with the line that says it.
+    if (out.state == RunState::Failed) {
+        if (const QString oom = outOfMemoryLine(f.runDir); !oom.isEmpty()) {
+            out.message = QStringLiteral("%1 (%2) — worker.log: %3").arg(kOutOfMemory, out.message, oom);
+            return out;
+        }
+    }
     if (f.program && out.state == RunState::Failed) {
         const QString tail = logTail(f.runDir, kProgramTailLines);
         if (!tail.isEmpty())

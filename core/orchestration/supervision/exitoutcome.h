@@ -71,6 +71,11 @@ void recordKilled(RunRegistry *runs, RunStore *store, RunId id, const QString &m
 // last few lines; at most `maxLines`, cut at the top with a first line
 // "… N lines cut, see worker.log" when longer.
 QString logTail(const QString &runDir, int maxLines);
+// The last line of worker.log's end that says the GPU ran out of memory
+// (PyTorch's OutOfMemoryError, CUDA's or cuBLAS's), trimmed; empty when none.
+QString outOfMemoryLine(const QString &runDir);
+// How the message of a run that ran out of GPU memory begins.
+inline const QString kOutOfMemory = QStringLiteral("out of memory");
 
 // The run state of a worker exit status (core/protocol/exitcode.h, the one
 // table): finished, stopped, diverged; failed for everything else.

@@ -79,6 +79,7 @@ LaunchSpec RunLaunch::spec(RunId id, const StartOptions &options) const
     spec.resume = options.resume;
     spec.gres = options.gres;
     spec.cpuFallback = options.cpuFallback;
+    spec.masterPort = options.masterPort;
     const RunSpecView view(r->spec);
     if (view.isProgram()) {
         // Its config's values in place of the argv's {name}s: what runs,

@@ -20,6 +20,7 @@ struct StartOptions
     bool resume = false;
     QString gres;             // a Slurm lane's request per run; empty: the cluster's default
     bool cpuFallback = false; // a Slurm lane: a node without a usable GPU trains on its CPU
+    int masterPort = 0;       // a run of several GPUs: MASTER_PORT for its ranks; 0: none
 };
 
 // A start's launch, before the launcher has it: the worker program, the

@@ -242,7 +242,10 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
 {
     if (!spec.is_object())
         throw BadInput(origin + ": the run spec must be a JSON object, got " + shown(spec));
-    static const std::vector<std::string> topKeys = {"name", "model", "data", "train", "eval", "checkpoint", "report"};
+    // "resources" is the orchestrator's (where the run is placed), kept in
+    // spec.json as part of what the run asked for.
+    static const std::vector<std::string> topKeys = {"name", "model",      "data",   "train",
+                                                     "eval", "checkpoint", "report", "resources"};
     for (const auto &[key, value] : spec.items()) {
         (void)value;
         bool known = false;
@@ -251,7 +254,15 @@ RunSpec RunSpec::fromJson(const json &spec, const std::string &origin)
         if (!known)
             fail(origin, key,
                  "unknown key (expected one of \"name\", \"model\", \"data\", \"train\", \"eval\", "
-                 "\"checkpoint\", \"report\")");
+                 "\"checkpoint\", \"report\", \"resources\")");
+    }
+    if (const auto it = spec.find("resources"); it != spec.end()) {
+        if (!it->is_object())
+            fail(origin, "resources", "expected an object, got " + shown(*it));
+        if (const auto g = it->find("gpus"); g != it->end() && !(g->is_number_integer() && g->get<long long>() == 1))
+            fail(origin, "resources.gpus",
+                 "the built-in models train on one GPU, got " + shown(*g)
+                     + " (a program run, such as torchrun, can use several)");
     }
 
     const Catalogue &catalogue = Catalogue::instance();
