@@ -128,9 +128,10 @@ private Q_SLOTS:
         QCOMPARE(v100.temperature, 33);
 
         // The process is ours once the inventory is told so.
-        inventory.setOurPids([] { return QSet<qint64>{QCoreApplication::applicationPid()}; });
+        inventory.setRunRoots(
+            [] { return QList<RunProcessRoot>{RunProcessRoot{QCoreApplication::applicationPid(), QString()}}; });
         inventory.refresh();
-        QVERIFY(inventory.device(QStringLiteral("cuda:0")).processes.first().ours);
+        QCOMPARE(inventory.device(QStringLiteral("cuda:0")).processes.first().owner, GpuProcess::Owner::Run);
         QVERIFY(!inventory.device(QStringLiteral("cuda:0")).busyWithOthers());
     }
 
@@ -145,7 +146,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(findProcess(inventory.device(QStringLiteral("cuda:2")), pid), 5000);
         DeviceInfo v100 = inventory.device(QStringLiteral("cuda:2"));
         QCOMPARE(findProcess(v100, pid)->memoryBytes, qint64(3000000000));
-        QVERIFY(!findProcess(v100, pid)->ours);
+        QCOMPARE(findProcess(v100, pid)->owner, GpuProcess::Owner::Mine);
         QCOMPARE(v100.memoryUsed, qint64(3000000000));
         QVERIFY(v100.busyWithOthers());
 
@@ -263,7 +264,7 @@ private Q_SLOTS:
         const qint64 pid = *supervisor->workerPids().cbegin();
         QTRY_VERIFY_WITH_TIMEOUT(findProcess(session.devices()->device(QStringLiteral("cuda:1")), pid), 10000);
         const GpuProcess held = *findProcess(session.devices()->device(QStringLiteral("cuda:1")), pid);
-        QVERIFY(held.ours);
+        QCOMPARE(held.owner, GpuProcess::Owner::Run);
         QCOMPARE(held.memoryBytes, kGiB); // TRAINYARD_FAKE_GPU_BYTES unset: 1 GiB
         QVERIFY(!findProcess(session.devices()->device(QStringLiteral("cuda:0")), pid));
 

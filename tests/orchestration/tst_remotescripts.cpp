@@ -284,7 +284,7 @@ private Q_SLOTS:
         QCOMPARE(report.gpuStatus, 0);
         int skipped = -1;
         const QList<DeviceInfo> gpus =
-            remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows, {self}, &skipped);
+            remotegpus::parse(QStringLiteral("lab"), report.gpuRows, report.appRows, {{self, self}}, {}, &skipped);
         QCOMPARE(skipped, 0);
         QCOMPARE(gpus.size(), qsizetype(2));
         QCOMPARE(gpus.at(0).id, QStringLiteral("ssh:lab/cuda:0"));
@@ -301,7 +301,7 @@ private Q_SLOTS:
         QCOMPARE(gpus.at(1).processes.size(), qsizetype(1));
         QCOMPARE(gpus.at(1).processes.first().pid, self);
         QCOMPARE(gpus.at(1).processes.first().memoryBytes, qint64(3) << 30);
-        QVERIFY(gpus.at(1).processes.first().ours);
+        QCOMPARE(gpus.at(1).processes.first().owner, GpuProcess::Owner::Run);
 
         // Without the state file, as nvidia-smi without a driver: it fails.
         env.remove(QStringLiteral("TRAINYARD_FAKE_NVML"));
