@@ -14,27 +14,11 @@
 #include "supervision/exitoutcome.h"
 #include "supervision/supervisor.h"
 
-#include <QHostAddress>
-#include <QTcpServer>
 #include <QThread>
 
 #include <algorithm>
 
 namespace trainyard {
-
-namespace {
-
-// What a run waiting for GPUs says, before why.
-const QString kWaits = QStringLiteral("waits: ");
-
-// A port nothing listens on now, for a run of several GPUs to meet on.
-int freeLocalPort()
-{
-    QTcpServer probe;
-    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 29500;
-}
-
-} // namespace
 
 Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, Ingestion *ingestion, RunStore *store,
                        DeviceInventory *devices, const Launcher *launcher, QObject *parent)
@@ -46,7 +30,7 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
     , m_store(store)
     , m_devices(devices)
     , m_launcher(launcher)
-    , m_gpus(runs, devices)
+    , m_gpus(runs, store, devices)
 {
     connect(board, &Board::edited, this, [this] {
         notifyCounts();
@@ -157,24 +141,10 @@ QStringList Dispatcher::preflight() const
 
 QStringList Dispatcher::busyDeviceWarnings() const
 {
-    QStringList problems;
-    QSet<QString> seen;
-    for (int l = 0; l < m_board->laneCount(); ++l) {
-        const DeviceInfo d = m_devices->device(effectiveDevice(l));
-        if (!d.isGpu || seen.contains(d.id) || !d.busyWithOthers())
-            continue;
-        seen.insert(d.id);
-        QStringList who;
-        for (const GpuProcess &p : d.processes) {
-            if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
-                who << QStringLiteral("pid %1%2")
-                           .arg(p.pid)
-                           .arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));
-        }
-        problems << QStringLiteral("%1 (%2) is busy with another user's process: %3")
-                        .arg(d.id, d.name, who.join(QStringLiteral(", ")));
-    }
-    return problems;
+    QStringList devices;
+    for (int l = 0; l < m_board->laneCount(); ++l)
+        devices << effectiveDevice(l);
+    return m_gpus.busyWarnings(devices);
 }
 
 int Dispatcher::threadsPerCpuRun() const
@@ -267,12 +237,10 @@ bool Dispatcher::launch(RunId id, QString *error, const QList<int> &gpus)
     const RunInfo *r = m_runs->find(id);
     StartOptions options = startOptions(id);
     if (!gpus.isEmpty()) {
-        options.device = Device::gpus(gpus, Device::parse(options.device).host());
-        options.masterPort = gpus.size() > 1 ? freeLocalPort() : 0;
+        options.device = GpuScheduler::deviceOf(gpus, options.device);
+        options.masterPort = GpuScheduler::rendezvousPort(gpus);
     }
-    if (r->message.startsWith(kWaits))
-        m_runs->update(
-            id, [](RunInfo &run) { run.message.clear(); }, RunRegistry::Notify::Quiet);
+    m_gpus.started(id);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
             qUtf8Printable(options.device));
     if (!m_supervisor->start(id, options, error))
@@ -289,7 +257,7 @@ void Dispatcher::dispatch()
         m_dependencies->refresh();
     if (!m_dispatching || m_supervisor->isShuttingDown())
         return;
-    beginPlacement();
+    m_gpus.begin();
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
         if (isMissing(device))
@@ -315,29 +283,19 @@ void Dispatcher::dispatch()
     }
 }
 
-void Dispatcher::beginPlacement()
-{
-    m_gpus.begin();
-    m_gpus.setBookPath(m_store->root() + QStringLiteral("/.trainyard-gpu-memory.json"));
-}
-
 bool Dispatcher::placeOnGpus(RunId id, int lane, QList<int> *gpus)
 {
-    const RunInfo *r = m_runs->find(id);
-    const Device d = Device::parse(effectiveDevice(lane));
-    const GpuPlacement p = m_gpus.placer(d.host()).place(m_gpus.request(m_board->lane(lane), *r));
-    if (p.impossible) {
-        m_supervisor->fail(id, QStringLiteral("not started: ") + p.waitReason);
+    QString why;
+    switch (m_gpus.place(*m_runs->find(id), m_board->lane(lane), effectiveDevice(lane), gpus, &why)) {
+    case GpuScheduler::Outcome::Placed:
+        return true;
+    case GpuScheduler::Outcome::Impossible:
+        m_supervisor->fail(id, QStringLiteral("not started: ") + why);
         return false;
+    case GpuScheduler::Outcome::Waits:
+        break;
     }
-    if (p.gpus.isEmpty()) {
-        const QString message = kWaits + p.waitReason;
-        if (r->message != message)
-            m_runs->update(id, [&](RunInfo &run) { run.message = message; });
-        return false;
-    }
-    *gpus = p.gpus;
-    return true;
+    return false;
 }
 
 bool Dispatcher::resumesOnRetry(RunId id) const
@@ -389,11 +347,10 @@ bool Dispatcher::startRun(RunId id, QString *error)
                                  .arg(m_board->lane(r->lane).slotCount));
     QList<int> gpus;
     if (d.isGpu()) {
-        beginPlacement();
-        const GpuPlacement p = m_gpus.placer(d.host()).place(m_gpus.request(m_board->lane(r->lane), *r));
-        if (p.gpus.isEmpty())
-            return refuse(error, QStringLiteral("%1 cannot start now: %2").arg(r->name, p.waitReason));
-        gpus = p.gpus;
+        m_gpus.begin();
+        QString why;
+        if (m_gpus.place(*r, m_board->lane(r->lane), device, &gpus, &why) != GpuScheduler::Outcome::Placed)
+            return refuse(error, QStringLiteral("%1 cannot start now: %2").arg(r->name, why));
     }
     // An ended run (Stopped, or put back by an undo) starts as Retry does.
     const bool ended = isTerminal(r->state);
@@ -528,58 +485,22 @@ void Dispatcher::notifyCounts()
 // before the finish count moves on and the next run starts in its slot.
 void Dispatcher::onRunEnded(RunId id, RunState state)
 {
-    if (state == RunState::Failed && retryAfterOutOfMemory(id)) {
+    if (const RunInfo *r = m_runs->find(id); r && state == RunState::Failed && m_dispatching
+                                              && m_gpus.retriesAfterOutOfMemory(*r)) {
+        planRetry(id); // from its checkpoint, else a new attempt
+        m_runs->setState(id, RunState::Queued);
+        notifyCounts();
         dispatch();
         return; // back in its queue, not ended
     }
     if (const RunInfo *r = m_runs->find(id))
-        m_gpus.recordPeak(*r);
+        m_gpus.ended(*r);
     Q_EMIT runEnded(id, state);
     notifyCounts();
     dispatch();
     if (!m_dispatching && state == RunState::Finished)
         startReleased(id);
     checkIdle();
-}
-
-// A run with "on_oom": "retry" that ran out of GPU memory goes back to its
-// queue with its need raised (half its GPU when unknown, else 1.5 times,
-// at most the GPU), resuming from its checkpoint, at most kOomRetries times.
-bool Dispatcher::retryAfterOutOfMemory(RunId id)
-{
-    constexpr int kOomRetries = 3;
-    const RunInfo *r = m_runs->find(id);
-    if (!r || !r->message.startsWith(kOutOfMemory) || !RunResources::of(r->spec).retryOnOom || !m_dispatching)
-        return false;
-    const int tries = m_oomRetries.value(id) + 1;
-    if (tries > kOomRetries) {
-        m_runs->update(id, [&](RunInfo &run) {
-            run.message =
-                QStringLiteral("%1 (gave up after %2 retries with more memory)").arg(run.message).arg(kOomRetries);
-        });
-        return false;
-    }
-    m_oomRetries.insert(id, tries);
-    const Device d = Device::parse(r->device);
-    const qint64 total = d.gpuIndices().isEmpty() ? -1 : m_gpus.totalOf(d.host(), d.gpuIndices().first());
-    const qint64 had = m_gpus.need(*r);
-    qint64 need = had > 0 ? qint64(double(had) * 1.5) : total / 2;
-    if (total > 0)
-        need = std::min(need, total);
-    if (need > 0)
-        m_gpus.raiseNeed(id, need);
-    planRetry(id);
-    const QString message = QStringLiteral("%1 on %2; retry %3 of %4 with %5")
-                                .arg(kOutOfMemory, r->device)
-                                .arg(tries)
-                                .arg(kOomRetries)
-                                .arg(need > 0 ? formatMemory(need) : QStringLiteral("an unknown need"));
-    m_runs->update(id, [&](RunInfo &run) {
-        run.message = message;
-        run.state = RunState::Queued;
-    });
-    notifyCounts();
-    return true;
 }
 
 // A run started by hand (Start, Retry) or found running at an opening
@@ -609,7 +530,6 @@ void Dispatcher::reset()
 void Dispatcher::forget(RunId id)
 {
     m_resumeNext.remove(id);
-    m_oomRetries.remove(id);
     m_gpus.forget(id);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "dispatch/gpuaccount.h"
+#include "dispatch/gpuscheduler.h"
 #include "records/runinfo.h"
 #include "supervision/supervisor.h"
 
@@ -126,8 +126,6 @@ private:
     // A queued run of GPU lane `lane`: its GPUs, or false (it waits, with
     // why in its message, or it failed: it can never fit the lane).
     bool placeOnGpus(RunId id, int lane, QList<int> *gpus);
-    void beginPlacement(); // a new placement pass over the GPUs' rooms now
-    bool retryAfterOutOfMemory(RunId id);
     void onRunEnded(RunId id, RunState state); // a slot was freed
     void startReleased(RunId id);              // its dependents, when nothing is dispatched
 
@@ -139,8 +137,7 @@ private:
     DeviceInventory *m_devices;
     const Launcher *m_launcher;
     Dependencies *m_dependencies = nullptr;
-    GpuAccount m_gpus; // every GPU's runs and memory, for one dispatch pass
-    QHash<RunId, int> m_oomRetries;
+    GpuScheduler m_gpus; // the GPU lanes' placement, waits, memory and out-of-memory retries
     QSet<RunId> m_resumeNext; // next start continues from the checkpoint
     std::function<bool(RunId)> m_keptStopped;
     bool m_dispatching = false;

@@ -1,0 +1,137 @@
+#include "dispatch/gpuscheduler.h"
+
+#include "devices/device.h"
+#include "devices/deviceinventory.h"
+#include "placement/runresources.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
+#include "supervision/exitoutcome.h"
+
+#include <QHostAddress>
+#include <QSet>
+#include <QTcpServer>
+
+#include <algorithm>
+
+namespace trainyard {
+
+namespace {
+
+// What a run waiting for GPUs says, before why (isQueuedWithReason).
+const QString kWaits = QStringLiteral("waits: ");
+
+} // namespace
+
+GpuScheduler::GpuScheduler(RunRegistry *runs, const RunStore *store, const DeviceInventory *devices)
+    : m_runs(runs)
+    , m_store(store)
+    , m_devices(devices)
+    , m_account(runs, devices)
+{
+}
+
+void GpuScheduler::begin()
+{
+    m_account.begin();
+    m_account.setBookPath(m_store->root() + QStringLiteral("/.trainyard-gpu-memory.json"));
+}
+
+GpuScheduler::Outcome GpuScheduler::place(const RunInfo &run, const Board::Lane &lane, const QString &device,
+                                          QList<int> *gpus, QString *why)
+{
+    const GpuPlacement p = m_account.placer(Device::parse(device).host()).place(m_account.request(lane, run));
+    if (p.impossible) {
+        *why = p.waitReason;
+        return Outcome::Impossible;
+    }
+    if (p.gpus.isEmpty()) {
+        *why = p.waitReason;
+        const QString message = kWaits + p.waitReason;
+        if (run.message != message)
+            m_runs->update(run.id, [&](RunInfo &r) { r.message = message; });
+        return Outcome::Waits;
+    }
+    *gpus = p.gpus;
+    return Outcome::Placed;
+}
+
+QString GpuScheduler::deviceOf(const QList<int> &gpus, const QString &laneDevice)
+{
+    return Device::gpus(gpus, Device::parse(laneDevice).host());
+}
+
+int GpuScheduler::rendezvousPort(const QList<int> &gpus)
+{
+    if (gpus.size() < 2)
+        return 0;
+    // A port nothing listens on now, for the ranks of the run to meet on.
+    QTcpServer probe;
+    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 29500;
+}
+
+void GpuScheduler::started(RunId id)
+{
+    const RunInfo *r = m_runs->find(id);
+    if (r && r->message.startsWith(kWaits))
+        m_runs->update(
+            id, [](RunInfo &run) { run.message.clear(); }, RunRegistry::Notify::Quiet);
+}
+
+bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
+{
+    if (!run.message.startsWith(kOutOfMemory) || !RunResources::of(run.spec).retryOnOom)
+        return false;
+    const int tries = m_oomRetries.value(run.id) + 1;
+    if (tries > kOomRetries) {
+        m_runs->update(run.id, [&](RunInfo &r) {
+            r.message = QStringLiteral("%1 (gave up after %2 retries with more memory)").arg(r.message).arg(kOomRetries);
+        });
+        return false;
+    }
+    m_oomRetries.insert(run.id, tries);
+    const Device d = Device::parse(run.device);
+    const qint64 total = d.gpuIndices().isEmpty() ? -1 : m_account.totalOf(d.host(), d.gpuIndices().first());
+    const qint64 had = m_account.need(run);
+    qint64 need = had > 0 ? qint64(double(had) * 1.5) : total / 2;
+    if (total > 0)
+        need = std::min(need, total);
+    if (need > 0)
+        m_account.raiseNeed(run.id, need);
+    const QString message = QStringLiteral("%1 on %2; retry %3 of %4 with %5")
+                                .arg(kOutOfMemory, run.device)
+                                .arg(tries)
+                                .arg(kOomRetries)
+                                .arg(need > 0 ? formatMemory(need) : QStringLiteral("an unknown need"));
+    m_runs->update(run.id, [&](RunInfo &r) { r.message = message; });
+    return true;
+}
+
+void GpuScheduler::forget(RunId id)
+{
+    m_oomRetries.remove(id);
+    m_account.forget(id);
+}
+
+QStringList GpuScheduler::busyWarnings(const QStringList &devices) const
+{
+    QStringList problems;
+    QSet<QString> seen;
+    for (const QString &device : devices) {
+        const DeviceInfo d = m_devices->device(device);
+        if (!d.isGpu || seen.contains(d.id) || !d.busyWithOthers())
+            continue;
+        seen.insert(d.id);
+        QStringList who;
+        for (const GpuProcess &p : d.processes) {
+            if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
+                who << QStringLiteral("pid %1%2")
+                           .arg(p.pid)
+                           .arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));
+        }
+        problems << QStringLiteral("%1 (%2) is busy with another user's process: %3")
+                        .arg(d.id, d.name, who.join(QStringLiteral(", ")));
+    }
+    return problems;
+}
+
+} // namespace trainyard

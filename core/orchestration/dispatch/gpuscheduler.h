@@ -1,0 +1,68 @@
+#pragma once
+
+#include "dispatch/board.h"
+#include "dispatch/gpuaccount.h"
+#include "records/runinfo.h"
+
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace trainyard {
+
+class DeviceInventory;
+class RunRegistry;
+class RunStore;
+
+// The Dispatcher's GPU side: places the queued runs of GPU lanes through
+// the GpuAccount, says in a run's message why it waits, learns what runs
+// use (their peaks into the runs root's book) and puts a run that ran out
+// of GPU memory back with a larger need when its spec asks to.
+class GpuScheduler
+{
+public:
+    GpuScheduler(RunRegistry *runs, const RunStore *store, const DeviceInventory *devices);
+
+    // Starts a placement pass over the GPUs' rooms as they are now.
+    void begin();
+    enum class Outcome {
+        Placed,
+        Waits,     // its message says why
+        Impossible // it can never fit the lane: `why`
+    };
+    // Where queued `run` of `lane` (effective device `device`) starts now.
+    Outcome place(const RunInfo &run, const Board::Lane &lane, const QString &device, QList<int> *gpus,
+                  QString *why);
+    // The start options' device and rendezvous port of a run placed on `gpus`.
+    static QString deviceOf(const QList<int> &gpus, const QString &laneDevice);
+    static int rendezvousPort(const QList<int> &gpus);
+    // Clears a wait reason once the run starts.
+    void started(RunId id);
+
+    // The GPUs' figures changed: each active run's memory peak so far.
+    void observe() { m_account.observe(); }
+    // `run` ended: its peak goes into the book.
+    void ended(const RunInfo &run) { m_account.recordPeak(run); }
+    // Whether `run`, failed, goes back to its queue after running out of GPU
+    // memory ("on_oom": "retry"); then its message says so and its need is
+    // raised (half its GPU when it had none, else 1.5 times, at most the
+    // GPU), at most kOomRetries times. The caller queues it.
+    bool retriesAfterOutOfMemory(const RunInfo &run);
+    void forget(RunId id);
+
+    // GPUs of `devices` (the lanes' effective devices) busy with others'
+    // processes, for the preflight.
+    QStringList busyWarnings(const QStringList &devices) const;
+
+    static constexpr int kOomRetries = 3;
+
+private:
+    RunRegistry *m_runs;
+    const RunStore *m_store;
+    const DeviceInventory *m_devices;
+    GpuAccount m_account;
+    QHash<RunId, int> m_oomRetries;
+};
+
+} // namespace trainyard
