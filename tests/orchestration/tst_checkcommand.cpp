@@ -169,6 +169,42 @@ private Q_SLOTS:
         QCOMPARE(check({QStringLiteral("--cpu-fallback"), file}).status, 0);
     }
 
+    // A cuda: lane handed a worker built without CUDA (Debian's LibTorch, as
+    // in CI) is named up front, whether or not this machine has that GPU;
+    // a program run there brings its own torch.
+    void aCpuOnlyWorkerOnAGpuLaneIsAProblem()
+    {
+        QProcess list;
+        list.start(m_worker, {QStringLiteral("--list-models")});
+        QVERIFY(list.waitForFinished(60000));
+        const QJsonObject torch =
+            QJsonDocument::fromJson(list.readAllStandardOutput()).object().value(QStringLiteral("libtorch")).toObject();
+        QVERIFY(!torch.isEmpty());
+        if (!torch.value(QStringLiteral("cuda")).isNull())
+            QSKIP("this trainyard-worker is built with CUDA");
+        const QString file = writeExperiment(
+            QStringLiteral("cpuworker"), {run(QStringLiteral("g"), transe(), synthetic())}, QStringLiteral("cuda:0"));
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("%1: lanes[0].device: cuda:0: this trainyard-worker was built without "
+                                               "CUDA (LibTorch %2, CPU only); rebuild it against a CUDA LibTorch "
+                                               "(README, \"Training on a GPU\") or use --cpu-fallback")
+                                    .arg(file, torch.value(QStringLiteral("version")).toString())
+                                    .toUtf8()),
+                 r.err.constData());
+        QVERIFY(nothingStarted(QStringLiteral("cpuworker")));
+        QCOMPARE(check({QStringLiteral("--cpu-fallback"), file}).status, 0);
+
+        const QJsonObject program{
+            {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("true")}}};
+        const QString programFile = writeExperiment(
+            QStringLiteral("cpuworkerprogram"),
+            {QJsonObject{{QStringLiteral("name"), QStringLiteral("p")}, {QStringLiteral("program"), program}}},
+            QStringLiteral("cuda:0"));
+        const Result p = check({programFile});
+        QVERIFY2(!p.err.contains("built without CUDA"), p.err.constData());
+    }
+
     // Every problem in one pass, each with the file and its JSON path: a run
     // with an unknown key and a missing data folder names both; a run that is
     // not even an object does not stop the next run's data or the next
