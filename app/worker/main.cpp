@@ -25,12 +25,19 @@ int main(int argc, char **argv)
         std::cout << WorkerOptions::usage();
         return 0;
     case WorkerOptions::Action::Version:
-        std::cout << "trainyard-worker " TRAINYARD_VERSION " (protocol " << trainyard::protocol::kVersion
-                  << ", LibTorch " << trainyard::torchVersion() << ")\n";
+        std::cout << "trainyard-worker " TRAINYARD_VERSION " (protocol " << trainyard::protocol::kVersion << ", "
+                  << trainyard::torchBuild() << ")\n";
         return 0;
-    case WorkerOptions::Action::ListModels:
-        std::cout << trainyard::Catalogue::instance().toJson().dump(2) << '\n';
+    case WorkerOptions::Action::ListModels: {
+        // The orchestrator reads "libtorch" to tell a cuda: lane that this
+        // worker cannot use its GPU before any run starts there.
+        nlohmann::json list = trainyard::Catalogue::instance().toJson();
+        const std::string cuda = trainyard::torchCudaVersion();
+        list["libtorch"] = {{"version", trainyard::torchVersion()},
+                            {"cuda", cuda.empty() ? nlohmann::json() : nlohmann::json(cuda)}};
+        std::cout << list.dump(2) << '\n';
         return 0;
+    }
     case WorkerOptions::Action::Check:
         return trainyard::checkRun(options.spec);
     case WorkerOptions::Action::Train:

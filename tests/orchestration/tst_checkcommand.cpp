@@ -56,6 +56,8 @@ class TestCheckCommand : public QObject
 private:
     QTemporaryDir m_dir;
     QString m_worker;
+    QJsonObject m_libTorch; // the worker's --list-models "libtorch"
+    bool m_cpuOnlyWorker = false;
 
     QString writeExperiment(const QString &name, const QJsonArray &runs, const QString &device = QStringLiteral("cpu"))
     {
@@ -101,6 +103,13 @@ private Q_SLOTS:
         if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable())
             QSKIP(
                 "TRAINYARD_WORKER is not set to the real trainyard-worker: the check needs its catalogue and loaders");
+        QProcess list;
+        list.start(m_worker, {QStringLiteral("--list-models")});
+        QVERIFY(list.waitForFinished(60000));
+        m_libTorch =
+            QJsonDocument::fromJson(list.readAllStandardOutput()).object().value(QStringLiteral("libtorch")).toObject();
+        QVERIFY(!m_libTorch.isEmpty());
+        m_cpuOnlyWorker = m_libTorch.value(QStringLiteral("cuda")).isNull();
     }
 
     void aGoodFileHasNoProblem()
@@ -169,6 +178,36 @@ private Q_SLOTS:
         QCOMPARE(check({QStringLiteral("--cpu-fallback"), file}).status, 0);
     }
 
+    // A cuda: lane handed a worker built without CUDA (Debian's LibTorch, as
+    // in CI) is named up front, whether or not this machine has that GPU;
+    // a program run there brings its own torch.
+    void aCpuOnlyWorkerOnAGpuLaneIsAProblem()
+    {
+        if (!m_cpuOnlyWorker)
+            QSKIP("this trainyard-worker is built with CUDA");
+        const QString file = writeExperiment(
+            QStringLiteral("cpuworker"), {run(QStringLiteral("g"), transe(), synthetic())}, QStringLiteral("cuda:0"));
+        const Result r = check({file});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("%1: lanes[0].device: cuda:0: this trainyard-worker was built without "
+                                               "CUDA (LibTorch %2, CPU only); rebuild it against a CUDA LibTorch "
+                                               "(README, \"Training on a GPU\") or use --cpu-fallback")
+                                    .arg(file, m_libTorch.value(QStringLiteral("version")).toString())
+                                    .toUtf8()),
+                 r.err.constData());
+        QVERIFY(nothingStarted(QStringLiteral("cpuworker")));
+        QCOMPARE(check({QStringLiteral("--cpu-fallback"), file}).status, 0);
+
+        const QJsonObject program{
+            {QStringLiteral("argv"), QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("true")}}};
+        const QString programFile = writeExperiment(
+            QStringLiteral("cpuworkerprogram"),
+            {QJsonObject{{QStringLiteral("name"), QStringLiteral("p")}, {QStringLiteral("program"), program}}},
+            QStringLiteral("cuda:0"));
+        const Result p = check({programFile});
+        QVERIFY2(!p.err.contains("built without CUDA"), p.err.constData());
+    }
+
     // Every problem in one pass, each with the file and its JSON path: a run
     // with an unknown key and a missing data folder names both; a run that is
     // not even an object does not stop the next run's data or the next
@@ -200,7 +239,12 @@ private Q_SLOTS:
               QStringLiteral("%1: lanes[0].runs[1]: expected a run spec object").arg(file),
               QStringLiteral("%1: lanes[0].runs[2].data.path: %2: No such file or directory").arg(file, missingB),
               QStringLiteral("%1: lanes[1].device: cuda:63 is not on this machine").arg(file),
-              QStringLiteral("5 problems found; nothing was started")})
+              // A CPU-only worker (Debian's LibTorch) could not use it either.
+              m_cpuOnlyWorker
+                  ? QStringLiteral("%1: lanes[1].device: cuda:63: this trainyard-worker was built without CUDA")
+                        .arg(file)
+                  : file,
+              QStringLiteral("%1 problems found; nothing was started").arg(m_cpuOnlyWorker ? 6 : 5)})
             QVERIFY2(r.err.contains(expected.toUtf8()),
                      qPrintable(expected + QStringLiteral(" not in:\n") + QString::fromUtf8(r.err)));
         QVERIFY(nothingStarted(QStringLiteral("onepass")));

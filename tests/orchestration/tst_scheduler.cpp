@@ -1,8 +1,10 @@
 // Orchestrator with trainyard-fake-worker: queue order, slots, repeats, edits
 // and their signals, supervision of crashing, hanging and stopped workers.
 
+#include "catalogue/modelcatalogue.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
+#include "dispatch/cpuonlyworker.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
@@ -12,9 +14,11 @@
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
+#include "testcatalogue.h"
 #include "testutil.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSysInfo>
@@ -448,6 +452,50 @@ private Q_SLOTS:
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(second).state, RunState::Finished, 10000);
         QCOMPARE(orch->dispatcher()->finishedCount(), 2);
+    }
+
+    // Start's preflight names a cuda: lane handed a worker built without
+    // CUDA (cpuonlyworker::problems, from the worker's "libtorch"), once,
+    // instead of each of its runs failing at its start.
+    void aCpuOnlyWorkerOnAGpuLaneIsNamedBeforeStart()
+    {
+        const QJsonObject program{
+            {QStringLiteral("name"), QStringLiteral("p")},
+            {QStringLiteral("program"), QJsonObject{{QStringLiteral("argv"), QJsonArray{QStringLiteral("true")}}}}};
+        auto s = open({lane(QStringLiteral("cuda:0"), 1, {fakeSpec(QStringLiteral("g"))}),
+                       lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("c"))}),
+                       lane(QStringLiteral("cuda:0"), 1, {program})});
+        Orchestrator *orch = s->orchestrator();
+        const auto catalogue = [](const QJsonValue &torch) {
+            QJsonObject root = QJsonDocument::fromJson(catalogueJson()).object();
+            if (!torch.isUndefined())
+                root.insert(QStringLiteral("libtorch"), torch);
+            QString error;
+            return ModelCatalogue::fromJson(root, &error);
+        };
+        const ModelCatalogue cpuOnly = catalogue(
+            QJsonObject{{QStringLiteral("version"), QStringLiteral("1.13.1")}, {QStringLiteral("cuda"), QJsonValue()}});
+        const auto problems = [&](const ModelCatalogue &c) {
+            return cpuonlyworker::problems(*orch->dispatcher(), *orch->board(), *orch->runs(), &c);
+        };
+        // Whether or not this machine has a cuda:0, its runs would get this worker.
+        QCOMPARE(problems(cpuOnly),
+                 QStringList{QStringLiteral(
+                     "lane 1 (cuda:0): this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
+                     "rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or allow CPU fallback")});
+        QCOMPARE(cpuonlyworker::lanes(*orch->dispatcher(), *orch->board(), *orch->runs(), &cpuOnly), QList<int>{0});
+
+        const ModelCatalogue cuda = catalogue(QJsonObject{{QStringLiteral("version"), QStringLiteral("2.11.0")},
+                                                          {QStringLiteral("cuda"), QStringLiteral("12.8")}});
+        QCOMPARE(cuda.libTorch().text(), QStringLiteral("LibTorch 2.11.0, CUDA 12.8"));
+        QVERIFY(problems(cuda).isEmpty());
+        QVERIFY(problems(catalogue(QJsonValue::Undefined)).isEmpty()); // an older worker does not say
+
+        orch->dispatcher()->setCpuFallback(true);
+        if (s->devices()->hasDevice(QStringLiteral("cuda:0")))
+            QVERIFY(problems(cpuOnly).value(0).endsWith(QStringLiteral("; its runs will train on the CPU")));
+        else
+            QVERIFY(problems(cpuOnly).isEmpty()); // the lane falls back to the CPU
     }
 
     void missingGpuNeedsCpuFallback()

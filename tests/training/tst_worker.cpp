@@ -177,6 +177,17 @@ TY_TEST(versionHelpAndListModels)
     TY_CHECK(
         (types
          == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
+    // What its LibTorch was built with, as --list-models and --version say
+    // it: Debian's CPU LibTorch in CI, a CUDA one on a GPU build.
+    const auto &torch = doc["libtorch"];
+    TY_CHECK(torch["version"].is_string() && !torch["version"].get<std::string>().empty());
+    TY_CHECK(torch["cuda"].is_null() || torch["cuda"].is_string());
+    std::string version;
+    TY_CHECK_EQ(runWorker({"--version"}, &err, &version), 0);
+    const std::string build = "LibTorch " + torch["version"].get<std::string>() + ", "
+                              + (torch["cuda"].is_null() ? "CPU only" : "CUDA " + torch["cuda"].get<std::string>());
+    TY_CHECK(contains(version, "trainyard-worker 0.1.0 (protocol "));
+    TY_CHECK(contains(version, ", " + build + ")\n"));
     TY_CHECK_EQ(runWorker({"--bogus"}, &err, &out), 2);
     TY_CHECK(contains(err, "unknown argument \"--bogus\""));
     TY_CHECK_EQ(runWorker({"--spec", "x.json"}, &err, &out), 2);

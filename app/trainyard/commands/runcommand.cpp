@@ -11,6 +11,7 @@
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
 #include "dispatch/board.h"
+#include "dispatch/cpuonlyworker.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
@@ -148,6 +149,14 @@ int runCommand(const QStringList &args)
         printError(p);
     if (!orchestrator->dispatcher()->missingDeviceLanes().isEmpty() && !cpuFallback)
         return usageError(QStringLiteral("rerun with --cpu-fallback to train those lanes on the CPU"));
+    // Each of their runs would fail at its start: stop before the first.
+    if (!cpuFallback
+        && !cpuonlyworker::lanes(*orchestrator->dispatcher(), *orchestrator->board(), *orchestrator->runs(),
+                                 catalogue ? &*catalogue : nullptr)
+                .isEmpty())
+        return usageError(QStringLiteral("trainyard-worker was built without CUDA (%1): rebuild it against a CUDA "
+                                         "LibTorch (README, \"Training on a GPU\") or rerun with --cpu-fallback")
+                              .arg(catalogue->libTorch().text()));
 
     if (retryFailed) {
         for (RunId id : orchestrator->board()->runIds()) {

@@ -211,6 +211,12 @@ const QStringList &ModelCatalogue::specKeys()
     return keys;
 }
 
+QString WorkerLibTorch::text() const
+{
+    return QStringLiteral("LibTorch %1, %2")
+        .arg(version, cuda.isEmpty() ? QStringLiteral("CPU only") : QStringLiteral("CUDA %1").arg(cuda));
+}
+
 ModelCatalogue ModelCatalogue::fromJson(const QByteArray &json, QString *error)
 {
     QJsonParseError parseError;
@@ -231,6 +237,11 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
 {
     ModelCatalogue c;
     c.m_version = root.value(QLatin1String("version")).toString();
+    if (const QJsonObject torch = root.value(QLatin1String("libtorch")).toObject(); !torch.isEmpty()) {
+        c.m_libTorch.known = true;
+        c.m_libTorch.version = torch.value(QLatin1String("version")).toString();
+        c.m_libTorch.cuda = torch.value(QLatin1String("cuda")).toString(); // null: CPU only
+    }
     const QJsonValue models = root.value(QLatin1String("models"));
     if (!models.isArray() || models.toArray().isEmpty()) {
         *error = tr("models: expected a non-empty array");

@@ -83,6 +83,19 @@ struct PublishedPreset
     QJsonObject spec; ///< Partial: the data path is the user's
 };
 
+/// The LibTorch a worker was built with (`--list-models`' "libtorch"): a
+/// local cuda: lane needs one with CUDA. A worker from before the field
+/// does not say (`known` false), and nothing is claimed about it.
+struct WorkerLibTorch
+{
+    bool known = false;
+    QString version; ///< "2.11.0"
+    QString cuda;    ///< "12.8"; empty: built without CUDA
+
+    /// "LibTorch 2.11.0, CUDA 12.8" or "LibTorch 1.13.1, CPU only", as `--version` says.
+    QString text() const;
+};
+
 /// Everything the worker can train and every key of a run spec it reads,
 /// parsed from `trainyard-worker --list-models`. The worker is the authority
 /// on run-spec keys, types, ranges and data kinds; the orchestrator checks
@@ -105,6 +118,7 @@ public:
 
     bool isEmpty() const { return m_models.isEmpty(); }
     QString workerVersion() const { return m_version; }
+    WorkerLibTorch libTorch() const { return m_libTorch; }
     const QList<CatalogueModel> &models() const { return m_models; }
     const QList<DataKindInfo> &dataKinds() const { return m_dataKinds; }
     const QList<PublishedPreset> &presets() const { return m_presets; }
@@ -142,6 +156,7 @@ public:
 
 private:
     QString m_version;
+    WorkerLibTorch m_libTorch;
     QList<CatalogueModel> m_models;
     QList<DataKindInfo> m_dataKinds;
     QList<PublishedPreset> m_presets;

@@ -5,6 +5,7 @@
 #include "devices/deviceinventory.h"
 #include "devices/gpupresence.h"
 #include "dispatch/board.h"
+#include "dispatch/preflight.h"
 #include "ingest/ingestion.h"
 #include "launch/launcher.h"
 #include "logcategories.h"
@@ -121,22 +122,8 @@ void Dispatcher::setCpuFallback(bool on)
 
 QStringList Dispatcher::preflight() const
 {
-    QStringList problems;
-    const int gpus = m_devices->gpuCount();
-    for (int l : missingDeviceLanes()) {
-        problems << QStringLiteral("lane %1 names %2, but this machine has %3 GPU%4%5")
-                        .arg(l + 1)
-                        .arg(m_board->lane(l).device)
-                        .arg(gpus)
-                        .arg(gpus == 1 ? QString() : QStringLiteral("s"))
-                        .arg(m_cpuFallback ? QStringLiteral(": its runs will train on the CPU")
-                                           : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
-    }
-    QStringList devices;
-    for (int l = 0; l < m_board->laneCount(); ++l)
-        devices << m_board->lane(l).device;
-    problems << m_launcher->problems(devices, m_store->root());
-    return problems + busyDeviceWarnings();
+    return preflight::problems({*this, *m_board, *m_runs, *m_launcher, *m_devices, m_store->root(),
+                                m_supervisor->workerProgram()});
 }
 
 QStringList Dispatcher::busyDeviceWarnings() const
@@ -225,8 +212,9 @@ StartOptions Dispatcher::startOptions(RunId id) const
         if (RunResources::namesGpus(r->spec)) // --gres=gpu:N of the lane's type
             options.gres = RunResources::gresFor(options.gres, RunResources::of(r->spec).gpus);
         options.cpuFallback = m_cpuFallback;
-    } else if (device.isRemote()) {
-        options.cpuFallback = m_cpuFallback; // the same on a host's GPU the worker cannot use
+    } else if (device.isRemote() || device.isCuda()) {
+        // The same on a GPU the worker cannot use (a CPU-only build, a host's).
+        options.cpuFallback = m_cpuFallback;
     }
     options.resume = m_resumeNext.contains(id);
     return options;
@@ -274,28 +262,20 @@ void Dispatcher::dispatch()
             if (!r || r->state != RunState::Queued || r->held)
                 continue;
             QList<int> gpus;
-            if (d.isGpu() && !placeOnGpus(id, l, &gpus))
-                continue; // it waits, and says why; later runs may start beside it
+            if (d.isGpu()) {
+                // One that waits says why; later runs may start beside it.
+                QString why;
+                const GpuScheduler::Outcome outcome = m_gpus.place(*r, m_board->lane(l), device, &gpus, &why);
+                if (outcome == GpuScheduler::Outcome::Impossible)
+                    m_supervisor->fail(id, QStringLiteral("not started: ") + why);
+                if (outcome != GpuScheduler::Outcome::Placed)
+                    continue;
+            }
             QString error;
             if (!launch(id, &error, gpus))
                 m_supervisor->fail(id, error);
         }
     }
-}
-
-bool Dispatcher::placeOnGpus(RunId id, int lane, QList<int> *gpus)
-{
-    QString why;
-    switch (m_gpus.place(*m_runs->find(id), m_board->lane(lane), effectiveDevice(lane), gpus, &why)) {
-    case GpuScheduler::Outcome::Placed:
-        return true;
-    case GpuScheduler::Outcome::Impossible:
-        m_supervisor->fail(id, QStringLiteral("not started: ") + why);
-        return false;
-    case GpuScheduler::Outcome::Waits:
-        break;
-    }
-    return false;
 }
 
 bool Dispatcher::resumesOnRetry(RunId id) const

@@ -123,9 +123,6 @@ private:
     void planRetry(RunId id); // resume or a new attempt (resumesOnRetry)
     // `gpus`: where a GPU lane's placement put it (empty: the lane's device).
     bool launch(RunId id, QString *error, const QList<int> &gpus = {});
-    // A queued run of GPU lane `lane`: its GPUs, or false (it waits, with
-    // why in its message, or it failed: it can never fit the lane).
-    bool placeOnGpus(RunId id, int lane, QList<int> *gpus);
     void onRunEnded(RunId id, RunState state); // a slot was freed
     void startReleased(RunId id);              // its dependents, when nothing is dispatched
 

@@ -4,6 +4,7 @@
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "devices/gpupresence.h"
+#include "dispatch/cpuonlyworker.h"
 #include "experiment/programconfig.h"
 #include "experiment/programrequirements.h"
 #include "experiment/runspecview.h"
@@ -190,6 +191,25 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
                                  : QStringLiteral("%1 of %2").arg(missing, device))
                         .arg(gpus)
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"));
+    }
+    // A missing GPU under --cpu-fallback trains on the CPU: no CUDA needed.
+    const QString cpuOnly = cpuonlyworker::reason(m_catalogue);
+    for (int l = 0; l < experiment.lanes.size() && !cpuOnly.isEmpty() && !m_cpuFallback; ++l) {
+        const ExperimentLane &lane = experiment.lanes.at(l);
+        if (!cpuonlyworker::isLocalGpu(lane.device))
+            continue;
+        bool workerRuns = false;
+        for (const ExperimentRun &run : lane.runs)
+            workerRuns = workerRuns || !RunSpecView(run.spec).isProgram();
+        for (const SweepSpec &sweep : experiment.sweeps) {
+            if (!RunSpecView(sweep.base).isProgram() && (sweep.lanes.isEmpty() || sweep.lanes.contains(l)))
+                workerRuns = true;
+        }
+        if (workerRuns)
+            problems << QStringLiteral("lanes[%1].device: %2: %3; %4")
+                            .arg(l)
+                            .arg(lane.device, cpuOnly,
+                                 cpuonlyworker::advice(false, QStringLiteral("use --cpu-fallback")));
     }
     return problems;
 }

@@ -12,6 +12,7 @@
 #include "worker/train/task.h"
 #include "worker/train/trainer.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -218,6 +219,25 @@ std::string tunedLibrariesNote()
 std::string torchVersion()
 {
     return TORCH_VERSION;
+}
+
+std::string torchCudaVersion()
+{
+    // The CUDA hooks are registered only when the LibTorch has its CUDA
+    // library; the runtime version is the one compiled in, so this holds on
+    // a machine without a GPU or driver too (unlike cuda::is_available).
+    try {
+        const long version = at::detail::getCUDAHooks().versionCUDART();
+        return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+    } catch (const c10::Error &) {
+        return {};
+    }
+}
+
+std::string torchBuild()
+{
+    const std::string cuda = torchCudaVersion();
+    return "LibTorch " + torchVersion() + (cuda.empty() ? ", CPU only" : ", CUDA " + cuda);
 }
 
 int runWorker(const WorkerOptions &options)

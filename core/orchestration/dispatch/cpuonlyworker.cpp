@@ -1,0 +1,75 @@
+#include "dispatch/cpuonlyworker.h"
+
+#include "catalogue/modelcatalogue.h"
+#include "catalogue/modelcataloguecache.h"
+#include "devices/device.h"
+#include "dispatch/board.h"
+#include "dispatch/dispatcher.h"
+#include "experiment/runspecview.h"
+#include "records/runregistry.h"
+
+namespace trainyard::cpuonlyworker {
+
+bool isLocalGpu(const QString &device)
+{
+    return Device::parse(device).isCuda() || device.startsWith(QLatin1String("cuda:"));
+}
+
+QString reason(const ModelCatalogue *catalogue)
+{
+    if (!catalogue || !catalogue->libTorch().known || !catalogue->libTorch().cuda.isEmpty())
+        return {};
+    return QStringLiteral("this trainyard-worker was built without CUDA (%1)").arg(catalogue->libTorch().text());
+}
+
+QString advice(bool cpuFallback, const QString &fallbackHint)
+{
+    if (cpuFallback)
+        return QStringLiteral("its runs will train on the CPU");
+    return QStringLiteral("rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or %1").arg(fallbackHint);
+}
+
+QList<int> lanes(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+                 const ModelCatalogue *catalogue)
+{
+    QList<int> found;
+    if (reason(catalogue).isEmpty())
+        return found;
+    for (int l = 0; l < board.laneCount(); ++l) {
+        const LaneInfo lane = dispatcher.lane(l);
+        if (!isLocalGpu(lane.device) || Device::parse(lane.effectiveDevice).isCpu())
+            continue;
+        bool workerRun = lane.runs.isEmpty();
+        for (RunId id : lane.runs) {
+            if (const RunInfo *r = runs.find(id); r && !RunSpecView(r->spec).isProgram())
+                workerRun = true;
+        }
+        if (workerRun)
+            found << l;
+    }
+    return found;
+}
+
+QStringList problems(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+                     const ModelCatalogue *catalogue)
+{
+    QStringList lines;
+    for (int l : lanes(dispatcher, board, runs, catalogue)) {
+        lines << QStringLiteral("lane %1 (%2): %3; %4")
+                     .arg(l + 1)
+                     .arg(board.lane(l).device, reason(catalogue),
+                          advice(dispatcher.cpuFallback(), QStringLiteral("allow CPU fallback")));
+    }
+    return lines;
+}
+
+QStringList problems(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+                     const QString &workerProgram)
+{
+    if (workerProgram.isEmpty())
+        return {};
+    const std::optional<ModelCatalogue> catalogue = ModelCatalogueCache::shared().find(workerProgram);
+    return catalogue ? problems(dispatcher, board, runs, &*catalogue) : QStringList();
+}
+
+} // namespace trainyard::cpuonlyworker

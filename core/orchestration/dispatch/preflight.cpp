@@ -1,0 +1,33 @@
+#include "dispatch/preflight.h"
+
+#include "devices/deviceinventory.h"
+#include "dispatch/board.h"
+#include "dispatch/cpuonlyworker.h"
+#include "dispatch/dispatcher.h"
+#include "launch/launcher.h"
+
+namespace trainyard::preflight {
+
+QStringList problems(const Sources &s)
+{
+    QStringList problems;
+    const int gpus = s.devices.gpuCount();
+    for (int l : s.dispatcher.missingDeviceLanes()) {
+        problems << QStringLiteral("lane %1 names %2, but this machine has %3 GPU%4%5")
+                        .arg(l + 1)
+                        .arg(s.board.lane(l).device)
+                        .arg(gpus)
+                        .arg(gpus == 1 ? QString() : QStringLiteral("s"))
+                        .arg(s.dispatcher.cpuFallback()
+                                 ? QStringLiteral(": its runs will train on the CPU")
+                                 : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
+    }
+    QStringList devices;
+    for (int l = 0; l < s.board.laneCount(); ++l)
+        devices << s.board.lane(l).device;
+    problems << s.launcher.problems(devices, s.runsRoot);
+    problems << cpuonlyworker::problems(s.dispatcher, s.board, s.runs, s.workerProgram);
+    return problems + s.dispatcher.busyDeviceWarnings();
+}
+
+} // namespace trainyard::preflight

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace trainyard {
+
+class Board;
+class DeviceInventory;
+class Dispatcher;
+class Launcher;
+class RunRegistry;
+
+// What a user should hear before Start: lanes naming GPUs this machine
+// lacks (with what CPU fallback does), the launchers' problems (clusters,
+// hosts), GPU lanes handed a CPU-only worker, and GPUs busy with others'
+// processes. Empty when all is clear (Dispatcher::preflight).
+namespace preflight {
+
+struct Sources
+{
+    const Dispatcher &dispatcher;
+    const Board &board;
+    const RunRegistry &runs;
+    const Launcher &launcher;
+    const DeviceInventory &devices;
+    QString runsRoot;
+    QString workerProgram;
+};
+
+QStringList problems(const Sources &sources);
+
+} // namespace preflight
+} // namespace trainyard
