@@ -4,6 +4,7 @@
 
 #include "board/devicehistory.h"
 #include "board/lanestatus.h"
+#include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -142,6 +143,55 @@ private Q_SLOTS:
                     .value(QStringLiteral("utilizationHistory"))
                     .toList()
                     .isEmpty());
+    }
+
+    // A pool's rows: each GPU it names, one it names that the machine lacks
+    // too; only active runs whose device lists a GPU are on it; a fixed GPU
+    // and a pool under CPU fallback have none.
+    void poolRowsNameTheirGpusAndRuns()
+    {
+        DeviceInventory devices;
+        devices.setPollInterval(0);
+        QList<DeviceInfo> gpus;
+        for (int i = 0; i < 2; ++i) {
+            DeviceInfo d;
+            d.id = QStringLiteral("cuda:%1").arg(i);
+            d.name = QStringLiteral("Test GPU");
+            d.isGpu = true;
+            d.index = i;
+            d.memoryTotal = 24LL << 30;
+            d.memoryUsed = 3LL << 29;
+            gpus << d;
+        }
+        devices.setFakeGpus(gpus);
+        RunRegistry runs;
+        RunInfo both = run(QStringLiteral("ddp"), RunState::Running);
+        both.device = QStringLiteral("cuda:0,1");
+        RunInfo ended = run(QStringLiteral("old"), RunState::Finished);
+        ended.device = QStringLiteral("cuda:0");
+        runs.add(both);
+        runs.add(ended);
+        LaneStatus status;
+        status.setSources(&runs, nullptr, &devices, nullptr);
+        const QVariantList rows = status.gpuRows(lane(QStringLiteral("cuda:0,5")));
+        QCOMPARE(rows.size(), 2);
+        const QVariantMap first = rows.at(0).toMap();
+        QCOMPARE(first.value(QStringLiteral("id")).toString(), QStringLiteral("cuda:0"));
+        QCOMPARE(first.value(QStringLiteral("memoryText")).toString(), QStringLiteral("1.5/24.0 GiB"));
+        QCOMPARE(first.value(QStringLiteral("runs")).toList().size(), 1);
+        QCOMPARE(first.value(QStringLiteral("runs")).toList().at(0).toMap().value(QStringLiteral("name")).toString(),
+                 QStringLiteral("ddp"));
+        QCOMPARE(first.value(QStringLiteral("othersBytes")).toLongLong(), 3LL << 29); // no process says whose
+        const QVariantMap missing = rows.at(1).toMap();
+        QCOMPARE(missing.value(QStringLiteral("index")).toInt(), 5);
+        QCOMPARE(missing.value(QStringLiteral("found")).toBool(), false);
+        QCOMPARE(status.gpuRows(lane(QStringLiteral("cuda:*"))).size(), 2);
+        QCOMPARE(status.deviceName(lane(QStringLiteral("cuda:*"))), QStringLiteral("2 × Test GPU"));
+        QVERIFY(status.gpuRows(lane(QStringLiteral("cuda:0"))).isEmpty());
+        LaneInfo fallback = lane(QStringLiteral("cuda:*"));
+        fallback.effectiveDevice = QStringLiteral("cpu");
+        QVERIFY(status.gpuRows(fallback).isEmpty());
+        QCOMPARE(LaneStatus::memoryText(-1, 0), QStringLiteral("—"));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
+#include "board/devicechoices.h"
 #include "board/devicehistory.h"
 #include "board/fallbackbanner.h"
 #include "board/lanemenu.h"
@@ -478,17 +479,12 @@ void MainWindow::addLane()
     if (!session()) {
         return;
     }
-    QStringList devices;
-    for (const DeviceInfo &d : session()->devices()->devices()) {
-        devices.append(d.id);
-    }
-    if (!devices.contains(QLatin1String("cpu"))) {
-        devices.prepend(QStringLiteral("cpu"));
-    }
+    const QStringList devices = devicechoices::items(session()->devices()->devices());
     bool ok = false;
-    const QString device = inputdialogs::getItem(this, tr("Add lane"), tr("Device"), devices, true, &ok);
+    const QString device =
+        devicechoices::device(inputdialogs::getItem(this, tr("Add lane"), devicechoices::label(), devices, true, &ok));
     if (ok && !device.isEmpty()) {
-        m_controller->addLane(device.trimmed(), 1);
+        m_controller->addLane(device, 1);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "board/devicehistory.h"
 #include "common/uilogcategories.h"
 #include "devices/device.h"
+#include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
@@ -51,6 +52,11 @@ void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metric
     if (m_history) {
         disconnect(m_history, nullptr, this, nullptr);
     }
+    // By connection: the inventory may be gone with its session by now.
+    for (const QMetaObject::Connection &c : std::as_const(m_deviceConnections)) {
+        disconnect(c);
+    }
+    m_deviceConnections.clear();
     m_orchestrator = orchestrator;
     m_metrics = metrics;
     m_devices = devices;
@@ -66,6 +72,12 @@ void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metric
                 Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, 0), {DeviceStatsRole, DeviceNameRole});
             }
         });
+    }
+    if (m_devices) {
+        // A pool's rows follow every poll, with or without a history.
+        m_deviceConnections = {
+            connect(m_devices, &DeviceInventory::devicesChanged, this, &BoardModel::poolLanesChanged),
+            connect(m_devices, &DeviceInventory::remoteDevicesChanged, this, &BoardModel::poolLanesChanged)};
     }
     endResetModel();
 }
@@ -128,6 +140,21 @@ void BoardModel::onRunChanged(RunId id)
         const QModelIndex lane = index.parent();
         if (Device::parse(lane.data(DeviceRole).toString()).isSlurm()) {
             Q_EMIT dataChanged(lane, lane, {DeviceNameRole});
+        }
+    }
+    // A run that starts or ends on a GPU changes the rows of every pool
+    // holding it, whichever lane it came from.
+    if (Device::parse(m_orchestrator->runs()->value(id).device).isGpu()) {
+        poolLanesChanged();
+    }
+}
+
+void BoardModel::poolLanesChanged()
+{
+    for (int i = 0; i < rowCount(); ++i) {
+        if (Device::parse(m_orchestrator->dispatcher()->lane(i).effectiveDevice).isPool()) {
+            const QModelIndex lane = laneIndex(i);
+            Q_EMIT dataChanged(lane, lane, {GpuRowsRole, DeviceNameRole});
         }
     }
 }
@@ -233,6 +260,8 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
             return m_lanes.rounds(lane);
         case DeviceStatsRole:
             return m_lanes.deviceStats(lane);
+        case GpuRowsRole:
+            return m_lanes.gpuRows(lane);
         default:
             return {};
         }

@@ -49,6 +49,7 @@ public:
         LaneTitleRole,           ///< lane: what it is called (its name, else its device, numbered: "cpu 2")
         LaneNameRole,            ///< lane: the user's name for it ("" if none)
         RoundsRole,              ///< lane: which round its rounds are at ("fed · round 3 of 5"; "" if none)
+        GpuRowsRole,             ///< lane: a pool's GPUs, a QVariantMap each (LaneStatus::gpuRows); empty otherwise
     };
 
     /// Called before a run from the palette is queued; may edit the spec and
@@ -62,6 +63,7 @@ public:
     void setOrchestrator(Orchestrator *orchestrator, MetricStore *metrics, DeviceInventory *devices,
                          DeviceHistory *history);
     Orchestrator *orchestrator() const { return m_orchestrator; }
+    DeviceInventory *devices() const { return m_devices; }
     void setSpecEditor(SpecEditor editor) { m_specEditor = std::move(editor); }
     BoardController *controller() const { return m_controller; }
 
@@ -103,6 +105,7 @@ private:
     void connectOrchestrator();
     void onRunChanged(RunId id);
     void onProgress(const QList<RunId> &ids);
+    void poolLanesChanged();
     void reportError(const QString &message);
 
     BoardController *m_controller;
@@ -110,6 +113,7 @@ private:
     MetricStore *m_metrics = nullptr;
     DeviceInventory *m_devices = nullptr;
     DeviceHistory *m_history = nullptr;
+    QList<QMetaObject::Connection> m_deviceConnections;
     SpecEditor m_specEditor;
     BoardDrop m_drop;   ///< the drag data of this board's cards, and drops
     LaneStatus m_lanes; ///< the lanes' device name, stats and slot advice

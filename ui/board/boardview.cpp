@@ -54,7 +54,7 @@ BoardView::BoardView(BoardModel *model, RunColors *colors, QWidget *parent)
     connect(model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex &topLeft) {
         if (!topLeft.parent().isValid()) {
             for (const Column &c : std::as_const(m_lanes)) {
-                c.header->update();
+                c.header->refresh(); // a pool's rows may have come or gone
             }
         } else if (!m_edges->edges().isEmpty()) {
             m_edges->update(); // a card's size or place may have changed
@@ -96,7 +96,7 @@ void BoardView::rebuild()
         auto *layout = new QVBoxLayout(column);
         layout->setContentsMargins(0, 0, 0, 0);
         layout->setSpacing(2);
-        auto *header = new LaneHeader(QPersistentModelIndex(lane), column);
+        auto *header = new LaneHeader(QPersistentModelIndex(lane), m_colors, column);
         auto *view = new LaneView(column);
         view->setModel(m_model);
         view->setSelectionModel(m_selection);

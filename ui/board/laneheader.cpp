@@ -1,11 +1,15 @@
 #include "board/laneheader.h"
 
 #include "board/boardmodel.h"
+#include "board/gpurows.h"
+#include "board/lanestatus.h"
 #include "board/sparkline.h"
 
 #include <QContextMenuEvent>
 #include <QPainter>
 #include <QPainterPath>
+
+#include <cmath>
 
 namespace trainyard {
 
@@ -20,18 +24,42 @@ QVector<double> toVector(const QVariant &list)
 }
 } // namespace
 
-LaneHeader::LaneHeader(const QPersistentModelIndex &lane, QWidget *parent)
+LaneHeader::LaneHeader(const QPersistentModelIndex &lane, RunColors *colors, QWidget *parent)
     : QWidget(parent)
     , m_lane(lane)
+    , m_colors(colors)
 {
-    setMinimumHeight(sizeHint().height());
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    refresh();
+}
+
+QFont LaneHeader::smallFont() const
+{
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.85);
+    return small;
 }
 
 QSize LaneHeader::sizeHint() const
 {
     const int line = fontMetrics().height();
+    if (m_gpuRows > 0) {
+        // Title and device lines, then the rows.
+        const double small = QFontMetricsF(smallFont()).height();
+        return QSize(240, int(std::ceil(line + small + 14 + gpurows::height(smallFont(), m_gpuRows))));
+    }
     return QSize(240, 2 * line + 44);
+}
+
+void LaneHeader::refresh()
+{
+    const int rows = m_lane.isValid() ? int(m_lane.data(BoardModel::GpuRowsRole).toList().size()) : 0;
+    if (rows != m_gpuRows || minimumHeight() != sizeHint().height()) {
+        m_gpuRows = rows;
+        setMinimumHeight(sizeHint().height());
+        updateGeometry();
+    }
+    update();
 }
 
 QString LaneHeader::summary() const
@@ -39,7 +67,20 @@ QString LaneHeader::summary() const
     if (!m_lane.isValid()) {
         return {};
     }
-    return QStringLiteral("%1 — %2").arg(title(), m_lane.data(BoardModel::DeviceNameRole).toString());
+    QString text = QStringLiteral("%1 — %2").arg(title(), m_lane.data(BoardModel::DeviceNameRole).toString());
+    for (const QString &row : gpuRowTexts()) {
+        text += QLatin1Char('\n') + row;
+    }
+    return text;
+}
+
+QStringList LaneHeader::gpuRowTexts() const
+{
+    QStringList texts;
+    for (const QVariant &row : m_lane.data(BoardModel::GpuRowsRole).toList()) {
+        texts << gpurows::text(row.toMap());
+    }
+    return texts;
 }
 
 QString LaneHeader::title() const
@@ -79,8 +120,7 @@ void LaneHeader::paintEvent(QPaintEvent *)
     const QRectF inner = area.adjusted(8, 4, -8, -4);
     QFont bold = font();
     bold.setBold(true);
-    QFont small = font();
-    small.setPointSizeF(font().pointSizeF() * 0.85);
+    const QFont small = smallFont();
     const QFontMetricsF fm(bold);
     const QFontMetricsF fmSmall(small);
 
@@ -114,6 +154,14 @@ void LaneHeader::paintEvent(QPaintEvent *)
     painter.drawText(QRectF(inner.left(), inner.top() + fm.height(), inner.width(), fmSmall.height()),
                      Qt::AlignLeft | Qt::AlignVCenter, fmSmall.elidedText(subtitle, Qt::ElideRight, inner.width()));
 
+    if (const QVariantList rows = m_lane.data(BoardModel::GpuRowsRole).toList(); !rows.isEmpty()) {
+        // A pool: its GPUs' rows say what the sparklines of one GPU would.
+        const QRectF area(inner.left(), inner.top() + fm.height() + fmSmall.height() + 4, inner.width(),
+                          inner.bottom() - inner.top() - fm.height() - fmSmall.height() - 4);
+        gpurows::paint(&painter, area, rows, gpurows::namesDiffer(rows), small, pal, m_colors);
+        return;
+    }
+
     // Three sparklines: utilization, memory, temperature.
     struct Gauge
     {
@@ -131,10 +179,8 @@ void LaneHeader::paintEvent(QPaintEvent *)
     const Gauge gauges[] = {
         {tr("util"), util >= 0 ? QStringLiteral("%1%").arg(util) : unknown,
          toVector(stats.value(QStringLiteral("utilizationHistory"))), QColor(0x1f, 0x77, 0xd0), 0, 100},
-        {tr("mem"),
-         total > 0 && used >= 0 ? QStringLiteral("%1/%2G").arg(used / 1e9, 0, 'f', 1).arg(total / 1e9, 0, 'f', 0)
-                                : unknown,
-         toVector(stats.value(QStringLiteral("memoryHistory"))), QColor(0x2e, 0x8b, 0x3e), 0, 100},
+        {tr("mem"), LaneStatus::memoryText(used, total), toVector(stats.value(QStringLiteral("memoryHistory"))),
+         QColor(0x2e, 0x8b, 0x3e), 0, 100},
         {tr("temp"), temperature >= 0 ? QStringLiteral("%1°C").arg(temperature) : unknown,
          toVector(stats.value(QStringLiteral("temperatureHistory"))), QColor(0xe0, 0x6c, 0x00), 20, 95},
     };
@@ -145,8 +191,12 @@ void LaneHeader::paintEvent(QPaintEvent *)
         const Gauge &g = gauges[i];
         const QRectF cell(inner.left() + i * width, top, width - 6, height);
         painter.setPen(pal.color(QPalette::PlaceholderText));
+        // "mem 14.2/80.0 GiB" is wider than a narrow lane's cell: the value alone then.
+        const QString labelled = QStringLiteral("%1 %2").arg(g.label, g.value);
         painter.drawText(QRectF(cell.left(), cell.top(), cell.width(), fmSmall.height()), Qt::AlignLeft,
-                         QStringLiteral("%1 %2").arg(g.label, g.value));
+                         fmSmall.horizontalAdvance(labelled) <= cell.width()
+                             ? labelled
+                             : fmSmall.elidedText(g.value, Qt::ElideRight, cell.width()));
         const QRectF spark(cell.left(), cell.top() + fmSmall.height() + 1, cell.width(),
                            cell.height() - fmSmall.height() - 1);
         painter.setPen(QPen(pal.color(QPalette::Midlight), 1));

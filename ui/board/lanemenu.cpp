@@ -2,7 +2,9 @@
 
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
+#include "board/devicechoices.h"
 #include "common/inputdialogs.h"
+#include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "editors/slotprobedialog.h"
@@ -103,10 +105,13 @@ void LaneMenu::addDeviceAction()
     addAction(tr("Device…"), this, [this] {
         bool ok = false;
         const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
-        const QString device = inputdialogs::getText(parentWidget(), tr("Device of lane %1").arg(info.title),
-                                                     tr("Device (cpu or cuda:N)"), info.device, &ok);
+        const QStringList items =
+            devicechoices::items(m_board->devices() ? m_board->devices()->devices() : QList<DeviceInfo>{});
+        const QString device = devicechoices::device(
+            inputdialogs::getItem(parentWidget(), tr("Device of lane %1").arg(info.title), devicechoices::label(),
+                                  items, true, &ok, devicechoices::itemFor(info.device, items)));
         if (ok && !device.isEmpty()) {
-            m_controller->editLane(m_lane, device.trimmed(), info.slotCount);
+            m_controller->editLane(m_lane, device, info.slotCount);
         }
     });
 }

@@ -2,10 +2,13 @@
 
 #include <QMap>
 
+#include <algorithm>
+
 #include "board/devicehistory.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/gpuaccount.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
@@ -67,6 +70,13 @@ QString LaneStatus::deviceName(const LaneInfo &lane) const
         if (!lane.waitReason.isEmpty()) {
             return lane.waitReason;
         }
+        if (d.isPool()) {
+            const QString name = poolName(d);
+            const QString problem = m_devices ? m_devices->remoteProblem(d.host()) : QString();
+            return !name.isEmpty()     ? tr("%1 · %2").arg(d.host(), name)
+                   : problem.isEmpty() ? tr("%1 · GPUs (asking nvidia-smi…)").arg(d.host())
+                                       : tr("%1 · GPUs: %2").arg(d.host(), problem);
+        }
         const DeviceInfo info = device(lane);
         if (!d.remoteIsCuda()) {
             return tr("%1 · CPU").arg(d.host());
@@ -78,8 +88,118 @@ QString LaneStatus::deviceName(const LaneInfo &lane) const
         return problem.isEmpty() ? tr("%1 · GPU %2 (asking nvidia-smi…)").arg(d.host()).arg(d.cudaIndex())
                                  : tr("%1 · GPU %2: %3").arg(d.host()).arg(d.cudaIndex()).arg(problem);
     }
+    if (const Device d = Device::parse(lane.effectiveDevice); d.isPool()) {
+        const QString name = poolName(d);
+        return name.isEmpty() ? lane.effectiveDevice : name;
+    }
     const DeviceInfo info = device(lane);
     return info.name.isEmpty() ? lane.effectiveDevice : info.name;
+}
+
+QList<DeviceInfo> LaneStatus::gpusOf(const QString &host) const
+{
+    QList<DeviceInfo> gpus;
+    if (m_devices) {
+        for (const DeviceInfo &d : host.isEmpty() ? m_devices->devices() : m_devices->remoteDevices(host)) {
+            if (d.isGpu && d.index >= 0) {
+                gpus << d;
+            }
+        }
+    }
+    return gpus;
+}
+
+QString LaneStatus::poolName(const Device &pool) const
+{
+    // "4 × NVIDIA H100 80GB HBM3": the rows then need not repeat the name.
+    QStringList names;
+    int count = 0;
+    for (const DeviceInfo &gpu : gpusOf(pool.host())) {
+        if (pool.isAllGpus() || pool.gpuIndices().contains(gpu.index)) {
+            ++count;
+            if (!names.contains(gpu.name)) {
+                names << gpu.name;
+            }
+        }
+    }
+    if (count == 0) {
+        return {};
+    }
+    return names.size() == 1 ? tr("%1 × %2").arg(count).arg(names.first()) : tr("%n GPU(s)", nullptr, count);
+}
+
+QString LaneStatus::memoryText(qint64 used, qint64 total)
+{
+    constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+    if (used < 0 || total <= 0) {
+        return QStringLiteral("—");
+    }
+    return QStringLiteral("%1/%2 GiB").arg(double(used) / GiB, 0, 'f', 1).arg(double(total) / GiB, 0, 'f', 1);
+}
+
+QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
+{
+    const Device pool = Device::parse(lane.effectiveDevice);
+    if (!pool.isPool()) {
+        return {};
+    }
+    const QList<DeviceInfo> gpus = gpusOf(pool.host());
+    QList<int> indices = pool.gpuIndices();
+    if (pool.isAllGpus()) {
+        for (const DeviceInfo &gpu : gpus) {
+            indices << gpu.index;
+        }
+        std::sort(indices.begin(), indices.end());
+    }
+    // Every active run of the session on this machine's (or host's) GPUs,
+    // whatever lane it came from: they share the GPUs.
+    QList<const RunInfo *> active;
+    if (m_runs) {
+        for (RunId id : m_runs->ids()) {
+            const RunInfo *run = m_runs->find(id);
+            const Device d = run && isActive(run->state) ? Device::parse(run->device) : Device();
+            if (d.isGpu() && d.host() == pool.host()) {
+                active << run;
+            }
+        }
+    }
+    QVariantList rows;
+    for (int index : std::as_const(indices)) {
+        const auto it =
+            std::find_if(gpus.begin(), gpus.end(), [index](const DeviceInfo &g) { return g.index == index; });
+        const DeviceInfo gpu = it == gpus.end() ? DeviceInfo{} : *it;
+        QVariantList runs;
+        qint64 runBytes = 0;
+        for (const RunInfo *run : std::as_const(active)) {
+            if (!Device::parse(run->device).gpuIndices().contains(index)) {
+                continue;
+            }
+            // Its whole process tree's memory here, as NVML tells it.
+            qint64 bytes = 0;
+            for (const GpuProcess &p : gpu.processes) {
+                if (p.owner == GpuProcess::Owner::Run && run->pid > 0 && p.runPid == run->pid) {
+                    bytes += std::max<qint64>(0, p.memoryBytes);
+                }
+            }
+            runBytes += bytes;
+            runs << QVariantMap{
+                {QStringLiteral("id"), run->id}, {QStringLiteral("name"), run->name}, {QStringLiteral("bytes"), bytes}};
+        }
+        const qint64 others = gpu.memoryUsed >= 0 ? std::max<qint64>(0, gpu.memoryUsed - runBytes) : 0;
+        rows << QVariantMap{{QStringLiteral("index"), index},
+                            {QStringLiteral("id"), Device::gpus({index}, pool.host())},
+                            {QStringLiteral("name"), gpu.name},
+                            {QStringLiteral("found"), it != gpus.end()},
+                            {QStringLiteral("utilization"), gpu.utilization},
+                            {QStringLiteral("temperature"), gpu.temperature},
+                            {QStringLiteral("memoryUsed"), gpu.memoryUsed},
+                            {QStringLiteral("memoryTotal"), gpu.memoryTotal},
+                            {QStringLiteral("memoryText"), memoryText(gpu.memoryUsed, gpu.memoryTotal)},
+                            {QStringLiteral("runs"), runs},
+                            {QStringLiteral("othersBytes"), others},
+                            {QStringLiteral("others"), GpuAccount::othersOn(gpu, !runs.isEmpty())}};
+    }
+    return rows;
 }
 
 DeviceInfo LaneStatus::device(const LaneInfo &lane) const

@@ -5,10 +5,12 @@
 
 #include <QCoreApplication>
 #include <QString>
+#include <QVariantList>
 #include <QVariantMap>
 
 namespace trainyard {
 
+class Device;
 struct DeviceInfo;
 class DeviceHistory;
 class DeviceInventory;
@@ -47,10 +49,23 @@ public:
     /// when there is a history, utilizationHistory, memoryHistory and
     /// temperatureHistory (lists of doubles).
     QVariantMap deviceStats(const LaneInfo &lane) const;
+    /// A pool lane's GPUs ("cuda:*": every GPU of its machine), one
+    /// QVariantMap each in index order: index, id ("cuda:2"), name, found
+    /// (false: the machine lacks it), utilization, temperature, memoryUsed,
+    /// memoryTotal, memoryText ("14.2/80.0 GiB"), runs (each active run whose
+    /// device lists it: id, name, bytes its processes hold there), othersBytes
+    /// (what the rest of its used memory is) and others (who else holds it,
+    /// GpuAccount::othersOn: "user bob, python, 14.2 GiB"). Empty for any
+    /// other lane, and for a pool under CPU fallback.
+    QVariantList gpuRows(const LaneInfo &lane) const;
+    /// "14.2/80.0 GiB": binary units, as nvidia-smi and its users count; "—" unknown.
+    static QString memoryText(qint64 used, qint64 total);
 
 private:
     DeviceInfo device(const LaneInfo &lane) const;
     static QString busyWith(const DeviceInfo &device);
+    QList<DeviceInfo> gpusOf(const QString &host) const;
+    QString poolName(const Device &pool) const;
 
     const RunRegistry *m_runs = nullptr;
     const Dispatcher *m_dispatcher = nullptr;

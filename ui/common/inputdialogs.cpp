@@ -72,13 +72,16 @@ int getInt(QWidget *parent, const QString &title, const QString &label, int valu
 }
 
 QString getItem(QWidget *parent, const QString &title, const QString &label, const QStringList &items, bool editable,
-                bool *ok)
+                bool *ok, const QString &current)
 {
     QInputDialog dialog(parent);
     fitTitle(&dialog, title);
     dialog.setLabelText(label);
     dialog.setComboBoxItems(items);
     dialog.setComboBoxEditable(editable);
+    if (!current.isEmpty()) {
+        dialog.setTextValue(current);
+    }
     return run(&dialog, ok) ? dialog.textValue() : QString();
 }
 

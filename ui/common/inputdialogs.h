@@ -25,8 +25,9 @@ int titleWidth(const QWidget *window, const QString &title);
 // As QInputDialog::getText, getInt and getItem.
 QString getText(QWidget *parent, const QString &title, const QString &label, const QString &text, bool *ok);
 int getInt(QWidget *parent, const QString &title, const QString &label, int value, int min, int max, bool *ok);
+// `current`: the text it starts with (empty: the first item).
 QString getItem(QWidget *parent, const QString &title, const QString &label, const QStringList &items, bool editable,
-                bool *ok);
+                bool *ok, const QString &current = QString());
 
 } // namespace inputdialogs
 
