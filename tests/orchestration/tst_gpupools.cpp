@@ -382,6 +382,52 @@ private Q_SLOTS:
         QVERIFY(error.contains(QStringLiteral("not a JSON object")));
     }
 
+    // Runs of a pool left training when the app closed are found again on
+    // their GPUs, and count there: the queue's next run waits for a slot.
+    void poolRunsReattachOnTheirGpus()
+    {
+        const QString root = m_dir.filePath(QStringLiteral("reattach"));
+        QJsonArray runs;
+        for (int i = 0; i < 3; ++i)
+            runs << fakeSpec(QStringLiteral("r%1").arg(i), 3000, 20);
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("t"), root, {lane(QStringLiteral("cuda:*"), 1, runs)}));
+        QStringList errors;
+        QString devices[2];
+        {
+            Session first;
+            first.devices()->setPollInterval(0);
+            first.devices()->setFakeGpus(gpus(2));
+            QVERIFY2(first.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+            first.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+            first.orchestrator()->dispatcher()->startAll();
+            QTRY_VERIFY(run(&first, QStringLiteral("r0")).connected && run(&first, QStringLiteral("r1")).connected);
+            devices[0] = run(&first, QStringLiteral("r0")).device;
+            devices[1] = run(&first, QStringLiteral("r1")).device;
+            QCOMPARE(run(&first, QStringLiteral("r2")).state, RunState::Queued);
+            first.close(/*leaveRunning=*/true);
+        }
+        Session second;
+        second.devices()->setPollInterval(0);
+        second.devices()->setFakeGpus(gpus(2));
+        QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        second.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        for (int i = 0; i < 2; ++i) {
+            const RunInfo r = run(&second, QStringLiteral("r%1").arg(i));
+            QVERIFY2(r.reattached, qPrintable(r.name));
+            QCOMPARE(r.device, devices[i]);
+        }
+        second.orchestrator()->dispatcher()->startAll();
+        QTRY_COMPARE(run(&second, QStringLiteral("r2")).message,
+                     QStringLiteral("waits: every GPU of the lane has its 1 run"));
+        QCOMPARE(run(&second, QStringLiteral("r2")).state, RunState::Queued);
+        // One of them stopped: the third starts on the GPU it freed.
+        QVERIFY(second.orchestrator()->dispatcher()->stopRun(run(&second, QStringLiteral("r0")).id));
+        QTRY_VERIFY_WITH_TIMEOUT(isActive(run(&second, QStringLiteral("r2")).state), 15000);
+        QCOMPARE(run(&second, QStringLiteral("r2")).device, devices[0]);
+        second.orchestrator()->dispatcher()->killAll();
+    }
+
     void resourcesAreChecked()
     {
         QStringList errors;

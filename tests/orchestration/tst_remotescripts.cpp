@@ -104,6 +104,37 @@ private Q_SLOTS:
 
     // Detached, its exit status recorded; verify knows it by start time,
     // token and folder, and refuses a process without the token.
+    // On a host too a run ends with its whole tree: the worker exits and
+    // leaves a child in its session and one that made its own (found by
+    // its token); the exit status is written only once both are gone.
+    void theRunsTreeEndsWithIt()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("r"));
+        QVERIFY(runHere(rs::prepare(tmp.path(), dir, false), "{}").exitCode == 0);
+        const QByteArray env = rs::environmentText({{QStringLiteral("TRAINYARD_TOKEN"), QStringLiteral("tree-token")},
+                                                    {QStringLiteral("TRAINYARD_RUN_DIR"), dir}});
+        // A child that ignores SIGTERM in the session, and a setsid one.
+        const QString script =
+            QStringLiteral("trap '' TERM; sleep 300 & echo $! > \"$TRAINYARD_RUN_DIR/kept.pid\"; "
+                           "setsid sleep 301 & echo $! > \"$TRAINYARD_RUN_DIR/own.pid\"; sleep 1; exit 3");
+        const Ran launched =
+            runHere(rs::launch(dir, dir, {QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}), env);
+        QCOMPARE(launched.exitCode, 0);
+        QTRY_VERIFY(QFile::exists(dir + QStringLiteral("/own.pid"))
+                    && QFile::exists(dir + QStringLiteral("/kept.pid")));
+        const qint64 kept = readFile(dir + QStringLiteral("/kept.pid")).trimmed().toLongLong();
+        const qint64 own = readFile(dir + QStringLiteral("/own.pid")).trimmed().toLongLong();
+        QVERIFY(kept > 0 && own > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + QStringLiteral("/.trainyard-exit")), 15000);
+        QCOMPARE(readFile(dir + QStringLiteral("/.trainyard-exit")).trimmed(), QByteArray("3"));
+        // Gone (or a zombie waiting for init) once the exit status is there.
+        for (qint64 pid : {kept, own}) {
+            const QByteArray stat = readFile(QStringLiteral("/proc/%1/stat").arg(pid));
+            QVERIFY2(stat.isEmpty() || stat.mid(stat.lastIndexOf(')') + 2, 1) == "Z", stat.constData());
+        }
+    }
+
     void launchVerifyAndPoll()
     {
         QTemporaryDir tmp;

@@ -224,7 +224,7 @@ private Q_SLOTS:
             << file(R"({"name": "lr", "base": {"model": {"type": "transe"}, "repeat": 2}, )" + kObjective + ", " + dims
                     + "}")
             << "sweeps[0].base: unknown key \"repeat\" (expected one of name, model, data, train, eval, checkpoint, "
-               "report)";
+               "report, resources)";
         QTest::newRow("base name")
             << file(R"({"name": "lr", "base": {"name": "b", "model": {"type": "transe"}}, )" + kObjective + ", " + dims
                     + "}")

@@ -122,8 +122,8 @@ void Dispatcher::setCpuFallback(bool on)
 
 QStringList Dispatcher::preflight() const
 {
-    return preflight::problems({*this, *m_board, *m_runs, *m_launcher, *m_devices, m_store->root(),
-                                m_supervisor->workerProgram()});
+    return preflight::problems(
+        {*this, *m_board, *m_runs, *m_launcher, *m_devices, m_store->root(), m_supervisor->workerProgram()});
 }
 
 QStringList Dispatcher::busyDeviceWarnings() const
@@ -465,8 +465,8 @@ void Dispatcher::notifyCounts()
 // before the finish count moves on and the next run starts in its slot.
 void Dispatcher::onRunEnded(RunId id, RunState state)
 {
-    if (const RunInfo *r = m_runs->find(id); r && state == RunState::Failed && m_dispatching
-                                              && m_gpus.retriesAfterOutOfMemory(*r)) {
+    if (const RunInfo *r = m_runs->find(id);
+        r && state == RunState::Failed && m_dispatching && m_gpus.retriesAfterOutOfMemory(*r)) {
         planRetry(id); // from its checkpoint, else a new attempt
         m_runs->setState(id, RunState::Queued);
         notifyCounts();

@@ -134,7 +134,7 @@ private:
     DeviceInventory *m_devices;
     const Launcher *m_launcher;
     Dependencies *m_dependencies = nullptr;
-    GpuScheduler m_gpus; // the GPU lanes' placement, waits, memory and out-of-memory retries
+    GpuScheduler m_gpus;      // the GPU lanes' placement, waits, memory and out-of-memory retries
     QSet<RunId> m_resumeNext; // next start continues from the checkpoint
     std::function<bool(RunId)> m_keptStopped;
     bool m_dispatching = false;

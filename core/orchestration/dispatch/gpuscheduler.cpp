@@ -84,7 +84,8 @@ bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
     const int tries = m_oomRetries.value(run.id) + 1;
     if (tries > kOomRetries) {
         m_runs->update(run.id, [&](RunInfo &r) {
-            r.message = QStringLiteral("%1 (gave up after %2 retries with more memory)").arg(r.message).arg(kOomRetries);
+            r.message =
+                QStringLiteral("%1 (gave up after %2 retries with more memory)").arg(r.message).arg(kOomRetries);
         });
         return false;
     }

@@ -32,8 +32,7 @@ public:
         Impossible // it can never fit the lane: `why`
     };
     // Where queued `run` of `lane` (effective device `device`) starts now.
-    Outcome place(const RunInfo &run, const Board::Lane &lane, const QString &device, QList<int> *gpus,
-                  QString *why);
+    Outcome place(const RunInfo &run, const Board::Lane &lane, const QString &device, QList<int> *gpus, QString *why);
     // The start options' device and rendezvous port of a run placed on `gpus`.
     static QString deviceOf(const QList<int> &gpus, const QString &laneDevice);
     static int rendezvousPort(const QList<int> &gpus);

@@ -42,8 +42,14 @@ const char kWriteFile[] = R"sh(umask 077
 cat >"$1/$2.tmp" && mv -f -- "$1/$2.tmp" "$1/$2"
 )sh";
 
-// The waiting sh is the worker's parent: it records the wait status, which
-// is how a worker killed or crashed there says so.
+// The waiting sh is the worker's parent and leads the run's session: it
+// records the wait status, which is how a worker killed or crashed there
+// says so. Once the worker has exited (however: a stop signals it alone,
+// so it can checkpoint while its children live), what is left of the run
+// gets SIGTERM, then SIGKILL after 2 s: the processes of its session and
+// any of the user's with the run's token (a child that made its own
+// session). The exit status is written only when none is left, so the run
+// is reported ended only then, as a local run is (launch/processtree.h).
 const char kLaunch[] = TICKS_OF R"sh(dir=$1 cwd=$2
 shift 2
 eval "$(cat)" || exit 96
@@ -53,7 +59,26 @@ setsid sh -c 'd=$1; shift
 "$@" >>"$d/worker.log" 2>&1 </dev/null &
 echo $! >"$d/.trainyard-pid.tmp" && mv -f -- "$d/.trainyard-pid.tmp" "$d/.trainyard-pid"
 wait $!
-echo $? >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" "$@" </dev/null >/dev/null 2>&1 &
+s=$?
+me=$$
+signal_rest() {
+  found=
+  for p in /proc/[0-9]*; do
+    q=${p#/proc/}
+    [ "$q" = "$me" ] && continue
+    f=$(sed "s/.*) //" "$p/stat" 2>/dev/null) || continue
+    set -- $f
+    [ "$1" = Z ] || [ "$2" = "$me" ] && continue
+    if [ "$4" = "$me" ] || { [ -n "$TRAINYARD_TOKEN" ] && tr "\0" "\n" <"$p/environ" 2>/dev/null | grep -qxF -- "TRAINYARD_TOKEN=$TRAINYARD_TOKEN"; }; then
+      kill -s "$sig" "$q" 2>/dev/null && found=1
+    fi
+  done
+}
+sig=TERM signal_rest
+i=0
+while [ -n "$found" ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); sig=0 signal_rest; done
+while [ -n "$found" ]; do sig=KILL signal_rest; sleep 1; sig=0 signal_rest; done
+echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" "$@" </dev/null >/dev/null 2>&1 &
 w=$!
 i=0
 while [ ! -s "$dir/.trainyard-pid" ]; do
