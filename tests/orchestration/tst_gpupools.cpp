@@ -15,6 +15,7 @@
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
+#include "sweep/sweepspec.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -426,6 +427,46 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(isActive(run(&second, QStringLiteral("r2")).state), 15000);
         QCOMPARE(run(&second, QStringLiteral("r2")).device, devices[0]);
         second.orchestrator()->dispatcher()->killAll();
+    }
+
+    // A sweep fills a pool with its slots on each GPU, not one trial a lane.
+    void sweepSpreadsItsTrialsOverAPool()
+    {
+        SweepSpec sweep;
+        sweep.name = QStringLiteral("sw");
+        sweep.base = fakeSpec(QStringLiteral("base"), 3000, 20);
+        sweep.base.remove(QStringLiteral("name"));
+        SweepParameter seeds;
+        seeds.key = QStringLiteral("train.seed");
+        seeds.kind = SweepParameter::Kind::Values;
+        seeds.values = {1, 2, 3, 4};
+        sweep.space << seeds;
+        sweep.objective = QStringLiteral("valid/mrr");
+        Experiment ex = experiment(experimentJson(QStringLiteral("t"), m_dir.filePath(QStringLiteral("sweep")),
+                                                  {lane(QStringLiteral("cuda:*"), 1, {})}));
+        ex.sweeps << sweep;
+        Session session;
+        session.devices()->setPollInterval(0);
+        session.devices()->setFakeGpus(gpus(3));
+        QStringList errors;
+        QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        session.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+        session.orchestrator()->dispatcher()->startAll();
+        RunRegistry *runs = session.orchestrator()->runs();
+        QStringList devices;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                devices.clear();
+                for (RunId id : runs->ids()) {
+                    if (isActive(runs->value(id).state))
+                        devices << runs->value(id).device;
+                }
+                return devices.size() == 3;
+            }(),
+            10000);
+        devices.sort();
+        QCOMPARE(devices.join(QLatin1Char(' ')), QStringLiteral("cuda:0 cuda:1 cuda:2"));
+        session.orchestrator()->dispatcher()->killAll();
     }
 
     void resourcesAreChecked()

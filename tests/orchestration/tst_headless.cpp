@@ -6,6 +6,7 @@
 #include "ingest/metricsserver.h"
 #include "session/controlserver.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QLocalSocket>
@@ -231,6 +232,33 @@ private Q_SLOTS:
         out.clear();
         QCOMPARE(finish(p.get(), &out), 0);
         QVERIFY(out.contains("1 of 1 finished"));
+    }
+
+    // Through the real NVML path (the fake libnvidia-ml.so.1): GPU 0 held by
+    // another process of this user makes the pool's run wait, and `trainyard
+    // run` says why; once that memory is gone the run starts and finishes.
+    void aBusyGpuMakesTheRunWaitThenStart()
+    {
+        const QString state = m_dir.filePath(QStringLiteral("nvml-state.txt"));
+        const QByteArray gpu = "gpu 0 85899345920 \"NVIDIA H100 80GB HBM3\" 10 40\n";
+        QVERIFY(writeFile(
+            state, gpu + QStringLiteral("proc %1 0 2147483648\n").arg(QCoreApplication::applicationPid()).toUtf8()));
+        const QString file = writeExperiment({lane(QStringLiteral("cuda:*"), 1, {fakeSpec(QStringLiteral("g"), 20)})});
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        env.insert(QStringLiteral("TRAINYARD_FAKE_NVML"), state);
+        env.insert(QStringLiteral("LD_LIBRARY_PATH"),
+                   QStringLiteral(TRAINYARD_FAKE_NVML_DIR ":") + env.value(QStringLiteral("LD_LIBRARY_PATH")));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        QByteArray out;
+        QTRY_VERIFY2_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("g: waits: cuda:0 busy — your pid "),
+                                  out.constData(), 20000);
+        QVERIFY(writeFile(state, gpu)); // that process let go of the GPU
+        QByteArray err;
+        QCOMPARE(finish(&p, &out, &err), 0);
+        QVERIFY2(out.contains("g: starting on cuda:0") && out.contains("g: finished"), out.constData());
     }
 
     void ctrlCStopsEveryRunGracefully()

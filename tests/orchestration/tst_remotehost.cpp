@@ -104,15 +104,17 @@ private Q_SLOTS:
 
     void cleanupTestCase() { m_host.stop(); }
 
-    // Two lanes on the host's two GPUs: every metric line arrives once,
-    // the run folders exist there and not here, the local mirror holds
-    // the host's files byte for byte, the headers have the host's GPUs.
+    // A lane on the host's GPU 0 and a pool of all its GPUs: every metric
+    // line arrives once, the run folders exist there and not here, the
+    // local mirror holds the host's files byte for byte, the headers have
+    // the host's GPUs. GPU 1 is busy with another user's process, so the
+    // pool's run waits for GPU 0 to free (one run a GPU) and runs there.
     void trainsOnHost()
     {
         REQUIRE_HOST();
         auto session = open(hostExperiment(
             QStringLiteral("train"), {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("a"), 40)}),
-                                      lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("b"), 30)})}));
+                                      lane(QStringLiteral("ssh:lab/cuda:*"), 1, {fakeSpec(QStringLiteral("b"), 30)})}));
         Orchestrator *orch = session->orchestrator();
         // The headers' GPUs, from the fake nvidia-smi over the connection.
         QTRY_VERIFY_WITH_TIMEOUT(!session->devices()->device(QStringLiteral("ssh:lab/cuda:1")).id.isEmpty(), 20000);
@@ -131,6 +133,8 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(a).state, RunState::Finished);
         QCOMPARE(orch->runs()->value(b).state, RunState::Finished);
         QCOMPARE(orch->runs()->value(a).host, QStringLiteral("lab"));
+        QCOMPARE(orch->runs()->value(b).device, QStringLiteral("ssh:lab/cuda:0"));
+        QVERIFY(orch->runs()->value(b).started >= orch->runs()->value(a).ended);
         QVERIFY2(everyStepOnce(*session->metrics(), a, 40).isEmpty(),
                  qPrintable(everyStepOnce(*session->metrics(), a, 40)));
         QVERIFY2(everyStepOnce(*session->metrics(), b, 30).isEmpty(),

@@ -170,6 +170,16 @@ qint64 GpuAccount::need(const RunInfo &run) const
     return given >= 0 ? given : GpuMemoryBook::withMargin(m_book.peak(GpuMemoryBook::key(run.spec)));
 }
 
+int GpuAccount::gpusOf(const QString &device, const DeviceInventory &devices)
+{
+    const Device d = Device::parse(device);
+    if (!d.isGpu())
+        return 0;
+    if (!d.isAllGpus())
+        return int(d.gpuIndices().size());
+    return d.host().isEmpty() ? devices.gpuCount() : int(devices.remoteDevices(d.host()).size());
+}
+
 qint64 GpuAccount::totalOf(const QString &host, int index) const
 {
     for (const GpuRoom &room : rooms(host)) {

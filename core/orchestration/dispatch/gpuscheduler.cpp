@@ -39,20 +39,36 @@ void GpuScheduler::begin()
 GpuScheduler::Outcome GpuScheduler::place(const RunInfo &run, const Board::Lane &lane, const QString &device,
                                           QList<int> *gpus, QString *why)
 {
-    const GpuPlacement p = m_account.placer(Device::parse(device).host()).place(m_account.request(lane, run));
+    const QString host = Device::parse(device).host();
+    GpuPlacer &placer = m_account.placer(host);
+    if (placer.rooms().isEmpty()) {
+        // Nothing known of the machine's GPUs yet (a host's first poll, or
+        // nvidia-smi failing there): its runs wait rather than fail.
+        const QString problem = host.isEmpty() ? m_devices->nvmlError() : m_devices->remoteProblem(host);
+        *why = QStringLiteral("no GPU of %1 is known yet%2")
+                   .arg(host.isEmpty() ? QStringLiteral("this machine") : host,
+                        problem.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(problem));
+        return waits(run, *why);
+    }
+    const GpuPlacement p = placer.place(m_account.request(lane, run));
     if (p.impossible) {
         *why = p.waitReason;
         return Outcome::Impossible;
     }
     if (p.gpus.isEmpty()) {
         *why = p.waitReason;
-        const QString message = kWaits + p.waitReason;
-        if (run.message != message)
-            m_runs->update(run.id, [&](RunInfo &r) { r.message = message; });
-        return Outcome::Waits;
+        return waits(run, p.waitReason);
     }
     *gpus = p.gpus;
     return Outcome::Placed;
+}
+
+GpuScheduler::Outcome GpuScheduler::waits(const RunInfo &run, const QString &why)
+{
+    const QString message = kWaits + why;
+    if (run.message != message)
+        m_runs->update(run.id, [&](RunInfo &r) { r.message = message; });
+    return Outcome::Waits;
 }
 
 QString GpuScheduler::deviceOf(const QList<int> &gpus, const QString &laneDevice)

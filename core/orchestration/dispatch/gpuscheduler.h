@@ -57,6 +57,8 @@ public:
     static constexpr int kOomRetries = 3;
 
 private:
+    Outcome waits(const RunInfo &run, const QString &why); // says why in its message
+
     RunRegistry *m_runs;
     const RunStore *m_store;
     const DeviceInventory *m_devices;

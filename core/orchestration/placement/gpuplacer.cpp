@@ -92,7 +92,10 @@ QString GpuPlacer::impossible(const GpuRequest &request) const
         }
     }
     if (request.gpus > totals.size()) {
-        return QStringLiteral("needs %1 GPUs; the lane has %2").arg(request.gpus).arg(totals.size());
+        return QStringLiteral("needs %1 GPU%2; the lane has %3")
+            .arg(request.gpus)
+            .arg(request.gpus == 1 ? QString() : QStringLiteral("s"))
+            .arg(totals.size());
     }
     // Each of its N GPUs must hold its need: the N-th largest must.
     std::sort(totals.begin(), totals.end(), std::greater<qint64>());

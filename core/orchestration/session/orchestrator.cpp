@@ -2,9 +2,11 @@
 
 #include "dependencies/dependencies.h"
 #include "dependencies/runinputs.h"
+#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/gpuaccount.h"
 #include "ingest/ingestion.h"
 #include "launch/launcherrouter.h"
 #include "launch/workerprocess.h"
@@ -52,6 +54,13 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
         if (const RunInfo *r = m_runs->find(id); r && !isTerminal(r->state))
             m_runs->update(id, [&](RunInfo &run) { run.message = message; });
     });
+    // A sweep fills a pool lane with its slots on each of its GPUs.
+    if (devices)
+        m_sweeps->setLaneCapacity([this, devices](int lane) {
+            const int slots = m_board->lane(lane).slotCount;
+            const QString device = m_dispatcher->effectiveDevice(lane);
+            return Device::parse(device).isPool() ? slots * std::max(1, GpuAccount::gpusOf(device, *devices)) : slots;
+        });
     m_dependencies->setSweeps(m_sweeps.get());
     m_dispatcher->setDependencies(m_dependencies.get());
     m_supervisor->setInputs(m_inputs.get());

@@ -31,6 +31,7 @@ struct SweepRunner::State
     QString root;
     std::vector<std::unique_ptr<Sweep>> sweeps;
     bool filling = false, refill = false, restoring = false;
+    std::function<int(int)> capacity = nullptr; // a lane's runs at once; empty: its slots
 
     Sweep *find(const QString &name) const
     {
@@ -66,7 +67,7 @@ struct SweepRunner::State
             const RunInfo *r = runs->find(id);
             used += r && (isActive(r->state) || (r->state == RunState::Queued && !r->held)) ? 1 : 0;
         }
-        return board->lane(lane).slotCount - used;
+        return (capacity ? capacity(lane) : board->lane(lane).slotCount) - used;
     }
     void setMessage(RunId id, const QString &text) const
     {
@@ -511,6 +512,11 @@ bool SweepRunner::stopTrial(const QString &sweep, int trial, QString *error)
     d->save(*s);
     Q_EMIT trialsChanged(sweep);
     return true;
+}
+
+void SweepRunner::setLaneCapacity(std::function<int(int lane)> capacity)
+{
+    d->capacity = std::move(capacity);
 }
 
 void SweepRunner::fill()

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 namespace trainyard {
@@ -81,6 +82,9 @@ public:
 
     /// Places trials into free slots now (the Dispatcher calls it when a slot frees).
     void fill();
+    /// How many runs lane N holds at once (a pool: its slots on each of its
+    /// GPUs); unset, its slots.
+    void setLaneCapacity(std::function<int(int lane)> capacity);
 
 Q_SIGNALS:
     void sweepsChanged();                     ///< added, removed, replaced
