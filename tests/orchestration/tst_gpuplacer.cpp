@@ -6,6 +6,8 @@
 
 #include <QTest>
 
+#include <climits>
+
 using namespace trainyard;
 
 namespace {
@@ -205,6 +207,32 @@ private Q_SLOTS:
         QCOMPARE(p.waitReason, QStringLiteral("needs 40.0 GiB on each of 2 GPUs; 1 of the lane's GPUs has that much"));
         QVERIFY(placer.reserved().isEmpty());
         QCOMPARE(placer.place(request({0, 1}, 1, 1, 1 * GiB)).gpus, QList<int>({0}));
+    }
+
+    // A run of two GPUs at the head of a pool's queue holds its GPUs from
+    // a lane placed before it in the pass (a fixed lane on one of them).
+    void aHeldRunKeepsItsGpusFromEarlierLanes()
+    {
+        QList<GpuRoom> rooms = emptyGpus(2);
+        rooms[1].runs = 1; // GPU 1 still busy with a run of the pool
+        GpuPlacer placer(rooms);
+        GpuRequest ddp = request({0, 1}, 1, 2);
+        ddp.label = QStringLiteral("ddp");
+        ddp.queue = 1;
+        placer.hold(ddp);
+        QCOMPARE(placer.reserved(), QList<int>({0, 1}));
+        GpuRequest fixed = request({0}, INT_MAX);
+        fixed.label = QStringLiteral("short");
+        const GpuPlacement p = placer.place(fixed);
+        QVERIFY(p.gpus.isEmpty());
+        QCOMPARE(p.waitReason, QStringLiteral("cuda:0 kept for ddp"));
+        QVERIFY(placer.place(ddp).gpus.isEmpty()); // GPU 1 has no slot yet
+        // Once GPU 1 drained, it takes both; what it held is released.
+        QList<GpuRoom> later = emptyGpus(2);
+        GpuPlacer next(later);
+        next.hold(ddp);
+        QCOMPARE(next.place(ddp).gpus, QList<int>({0, 1}));
+        QVERIFY(next.reserved().isEmpty());
     }
 
     void aBusyGpuIsNotReserved()

@@ -376,11 +376,17 @@ private Q_SLOTS:
         linked.load(link, &error);
         QCOMPARE(linked.peak(QStringLiteral("k")), -1);
         QVERIFY2(error.contains(QStringLiteral("not a regular file")), qPrintable(error));
+        const QByteArray target = readFile(path);
+        QVERIFY(linked.record(QStringLiteral("other"), 9 * GiB));
+        QCOMPARE(readFile(path), target); // never written through the link
         QVERIFY(writeFile(path, "{not json"));
         GpuMemoryBook broken;
         broken.load(path, &error);
         QCOMPARE(broken.peak(QStringLiteral("k")), -1);
         QVERIFY(error.contains(QStringLiteral("not a JSON object")));
+        QVERIFY(broken.record(QStringLiteral("k"), 2 * GiB));
+        QCOMPARE(readFile(path), QByteArray("{not json"));   // left alone
+        QCOMPARE(broken.peak(QStringLiteral("k")), 2 * GiB); // learned for this session
     }
 
     // Runs of a pool left training when the app closed are found again on

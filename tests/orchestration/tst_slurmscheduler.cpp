@@ -43,7 +43,9 @@ namespace {
 QJsonObject tinyRun(const QString &name, int seconds)
 {
     QJsonObject spec = tinyKg(name);
-    spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 100000},
+    // The most epochs there can be: its time budget, not its epochs, ends it
+    // (100,000 of them took 50 s on a fast CPU).
+    spec.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 1000000},
                                                      {QStringLiteral("batch_size"), 16},
                                                      {QStringLiteral("max_seconds"), seconds}});
     spec.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 0}});
@@ -542,13 +544,16 @@ private Q_SLOTS:
     // Issue 20, case 16: a one-minute job with no warning (warn_seconds 0)
     // reaches its time limit: Slurm's TIMEOUT, its TERM makes the worker
     // checkpoint, and the run is resubmitted with --resume (not "stopped
-    // (exit 4)"), resumes and finishes with one unbroken curve.
+    // (exit 4)"), resumes and finishes with one unbroken curve. slurmctld
+    // looks at time limits every 30 s, so the TERM comes 60 to 90 s into
+    // the job (and KillWait later, KILL): a budget of 100 s outlasts it
+    // however late (65 s once finished in its first job on a loaded machine).
     void timeLimitWithoutWarningResubmitsFromTheCheckpoint()
     {
         REQUIRE_CLUSTER();
         auto session = open(clusterExperiment(
             QStringLiteral("timeout"),
-            {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("t"), 65)})},
+            {lane(QStringLiteral("slurm:test/debug"), 1, {tinyRun(QStringLiteral("t"), 100)})},
             QJsonObject{{QStringLiteral("time"), QStringLiteral("1")}, {QStringLiteral("warn_seconds"), 0}}));
         Orchestrator *orch = session->orchestrator();
         const RunId id = orch->runs()->findByName(QStringLiteral("t"));

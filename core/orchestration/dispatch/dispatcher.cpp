@@ -245,7 +245,7 @@ void Dispatcher::dispatch()
         m_dependencies->refresh();
     if (!m_dispatching || m_supervisor->isShuttingDown())
         return;
-    m_gpus.begin();
+    m_gpus.begin(*m_board, [this](int l) { return effectiveDevice(l); });
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const QString device = effectiveDevice(l);
         if (isMissing(device))
@@ -327,7 +327,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
                                  .arg(m_board->lane(r->lane).slotCount));
     QList<int> gpus;
     if (d.isGpu()) {
-        m_gpus.begin();
+        m_gpus.begin(*m_board, [this](int l) { return effectiveDevice(l); });
         QString why;
         if (m_gpus.place(*r, m_board->lane(r->lane), device, &gpus, &why) != GpuScheduler::Outcome::Placed)
             return refuse(error, QStringLiteral("%1 cannot start now: %2").arg(r->name, why));

@@ -155,7 +155,12 @@ QList<GpuRoom> GpuAccount::rooms(const QString &host) const
         for (const GpuProcess &p : gpu.processes)
             room.othersBytes += p.owner == GpuProcess::Owner::Run ? 0 : std::max<qint64>(0, p.memoryBytes);
         room.runs = runs.value(gpu.index);
-        room.promisedBytes = promised.value(gpu.index);
+        // A pid this machine cannot resolve (a container's view) may be a
+        // run of ours that has allocated: its memory is not promised twice.
+        qint64 unknown = 0;
+        for (const GpuProcess &p : gpu.processes)
+            unknown += p.owner == GpuProcess::Owner::Unknown ? std::max<qint64>(0, p.memoryBytes) : 0;
+        room.promisedBytes = std::max<qint64>(0, promised.value(gpu.index) - (room.runs > 0 ? unknown : 0));
         room.busyWith = othersOn(gpu, room.runs > 0);
         rooms << room;
     }
@@ -194,16 +199,23 @@ GpuRequest GpuAccount::request(const Board::Lane &lane, const RunInfo &run) cons
     const Device d = Device::parse(lane.device);
     const RunResources resources = RunResources::of(run.spec);
     GpuRequest q;
-    if (d.isAllGpus()) {
-        for (const GpuRoom &room : rooms(d.host()))
+    qint64 largest = -1;
+    for (const GpuRoom &room : rooms(d.host())) {
+        if (d.isAllGpus())
             q.allowed << room.index;
-    } else {
-        q.allowed = d.gpuIndices();
+        if (q.allowed.contains(room.index) || d.gpuIndices().contains(room.index))
+            largest = std::max(largest, room.totalBytes);
     }
+    if (!d.isAllGpus())
+        q.allowed = d.gpuIndices();
     q.slotsPerGpu = d.isPool() ? lane.slotCount : INT_MAX;
     q.busy = busyPolicy(lane.busy);
     q.gpus = resources.gpus;
     q.memoryBytes = need(run);
+    // A learned or raised need is a guess: it may ask for a whole idle GPU
+    // (NVML never shows all of one free), never more, and never refuses the run.
+    if ((resources.memoryBytes < 0 || m_raised.contains(run.id)) && largest > 0)
+        q.memoryBytes = std::min(q.memoryBytes, largest / 100 * kMostOfAGpuPercent);
     q.label = run.name;
     q.queue = run.lane;
     return q;

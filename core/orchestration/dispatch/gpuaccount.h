@@ -41,6 +41,9 @@ public:
     // Who holds `gpu` that is not a Trainyard run, as a wait reason says it
     // ("user bob, python, 14.2 GiB"); empty when below the busy threshold.
     static QString othersOn(const DeviceInfo &gpu, bool runsOfOursThere);
+    // The most a learned or raised need asks of a GPU, in percent of its
+    // memory: an idle GPU has about this much free (the driver keeps some).
+    static constexpr qint64 kMostOfAGpuPercent = 95;
     // A run's memory need on each of its GPUs: raised after it ran out of
     // memory (raiseNeed), else its "gpu_memory", else what runs of its
     // configuration used (GpuMemoryBook, with its margin); -1 unknown.

@@ -30,17 +30,37 @@ GpuScheduler::GpuScheduler(RunRegistry *runs, const RunStore *store, const Devic
 {
 }
 
-void GpuScheduler::begin()
+void GpuScheduler::begin(const Board &board, const std::function<QString(int)> &effectiveDevice)
 {
     m_account.begin();
     m_account.setBookPath(m_store->root() + QStringLiteral("/.trainyard-gpu-memory.json"));
+    // A run of several GPUs at the head of its queue holds its GPUs from
+    // every lane of the pass, those placed before its own too.
+    for (int l = 0; l < board.laneCount(); ++l) {
+        const Device d = Device::parse(effectiveDevice(l));
+        if (!d.isGpu())
+            continue;
+        for (RunId id : board.lane(l).runs) {
+            const RunInfo *r = m_runs->find(id);
+            if (!r || r->state != RunState::Queued || r->held)
+                continue;
+            if (RunResources::of(r->spec).gpus > 1)
+                m_account.placer(d.host()).hold(m_account.request(board.lane(l), *r));
+            break; // the head only
+        }
+    }
 }
 
 GpuScheduler::Outcome GpuScheduler::place(const RunInfo &run, const Board::Lane &lane, const QString &device,
                                           QList<int> *gpus, QString *why)
 {
-    const QString host = Device::parse(device).host();
+    const Device d = Device::parse(device);
+    const QString host = d.host();
     GpuPlacer &placer = m_account.placer(host);
+    if (placer.rooms().isEmpty() && !d.isPool()) {
+        *gpus = d.gpuIndices(); // a fixed GPU of a machine that reports none: as before pools
+        return Outcome::Placed;
+    }
     if (placer.rooms().isEmpty()) {
         // Nothing known of the machine's GPUs yet (a host's first poll, or
         // nvidia-smi failing there): its runs wait rather than fail.
@@ -111,7 +131,7 @@ bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
     const qint64 had = m_account.need(run);
     qint64 need = had > 0 ? qint64(double(had) * 1.5) : total / 2;
     if (total > 0)
-        need = std::min(need, total);
+        need = std::min(need, total / 100 * GpuAccount::kMostOfAGpuPercent);
     if (need > 0)
         m_account.raiseNeed(run.id, need);
     const QString message = QStringLiteral("%1 on %2; retry %3 of %4 with %5")

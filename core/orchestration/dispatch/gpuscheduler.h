@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace trainyard {
 
 class DeviceInventory;
@@ -24,8 +26,9 @@ class GpuScheduler
 public:
     GpuScheduler(RunRegistry *runs, const RunStore *store, const DeviceInventory *devices);
 
-    // Starts a placement pass over the GPUs' rooms as they are now.
-    void begin();
+    // Starts a placement pass over the GPUs' rooms as they are now: the
+    // lanes of `board` with their effective devices.
+    void begin(const Board &board, const std::function<QString(int)> &effectiveDevice);
     enum class Outcome {
         Placed,
         Waits,     // its message says why

@@ -94,8 +94,10 @@ QString shellText(const QStringList &words);
 //              SIGTERM to the top process only, so it checkpoints while its
 //              children and ranks still live; batch: signal the job). A run
 //              still pending in a queue is cancelled: it never starts.
-//   kill       end it now (SIGKILL to every process of the run; batch:
-//              cancel the job). Also cancels.
+//   kill       end it now (local: SIGKILL to every process of the run; a
+//              host: SIGKILL to its top process, then the rest of its tree
+//              gets SIGTERM and 2 s later SIGKILL from the host's waiting sh;
+//              batch: cancel the job). Also cancels.
 //   attach     watch a run of an earlier orchestrator from its persisted
 //              handle, once what runs there proves to be that run (checked
 //              against `expected`: the run's name and folder from the run

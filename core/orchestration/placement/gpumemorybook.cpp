@@ -1,11 +1,9 @@
 #include "placement/gpumemorybook.h"
 
-#include "metrics/runfile.h"
+#include "runstore/jsonfile.h"
 
 #include <QCryptographicHash>
-#include <QFile>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 namespace trainyard {
 
@@ -47,27 +45,16 @@ void GpuMemoryBook::load(const QString &path, QString *error)
 {
     m_path = path;
     m_peaks.clear();
-    QFile file;
     QString why;
-    if (!openRegularFile(path, &file, &why)) {
-        if (error)
-            *error = why;
+    const std::optional<QJsonObject> book = readOwnJsonFile(path, kMaxBookBytes, &why);
+    // A file that is not the user's own plain JSON is left as it is: what
+    // is learned from now on stays in memory.
+    m_writable = book.has_value() || why.isEmpty();
+    if (error)
+        *error = why;
+    if (!book)
         return;
-    }
-    if (file.size() > kMaxBookBytes) {
-        if (error)
-            *error = QStringLiteral("%1 is larger than 4 MiB; not read").arg(path);
-        return;
-    }
-    QJsonParseError parse{};
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parse);
-    if (!doc.isObject()) {
-        if (error)
-            *error =
-                QStringLiteral("%1: not a JSON object (%2); learned memory starts anew").arg(path, parse.errorString());
-        return;
-    }
-    const QJsonObject peaks = doc.object().value(kPeaks).toObject();
+    const QJsonObject peaks = book->value(kPeaks).toObject();
     for (auto it = peaks.begin(); it != peaks.end(); ++it) {
         const double bytes = it.value().toDouble(-1);
         if (bytes > 0 && bytes < 9.0e18)
@@ -80,17 +67,12 @@ bool GpuMemoryBook::record(const QString &key, qint64 peakBytes, QString *error)
     if (peakBytes <= 0 || m_path.isEmpty() || peakBytes <= m_peaks.value(key, -1))
         return true;
     m_peaks.insert(key, peakBytes);
+    if (!m_writable)
+        return true;
     QJsonObject peaks;
     for (auto it = m_peaks.cbegin(); it != m_peaks.cend(); ++it)
         peaks.insert(it.key(), double(it.value()));
-    QSaveFile out(m_path);
-    if (!out.open(QIODevice::WriteOnly) || out.write(QJsonDocument(QJsonObject{{kPeaks, peaks}}).toJson()) < 0
-        || !out.commit()) {
-        if (error)
-            *error = QStringLiteral("%1 could not be written: %2").arg(m_path, out.errorString());
-        return false;
-    }
-    return true;
+    return writeOwnJsonFile(m_path, QJsonObject{{kPeaks, peaks}}, error);
 }
 
 } // namespace trainyard

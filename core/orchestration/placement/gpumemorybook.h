@@ -25,18 +25,21 @@ public:
     static qint64 withMargin(qint64 peakBytes);
     static QString key(const QJsonObject &spec);
 
-    // Reads `path` (a missing file is an empty book; a link, a FIFO or a
-    // broken file is left alone and read as empty, `error` says why).
+    // Reads `path` (a missing file is an empty book; a link, a FIFO, another
+    // user's or a broken file is read as empty and never written over,
+    // `error` says why).
     void load(const QString &path, QString *error = nullptr);
     QString path() const { return m_path; }
     // The largest peak recorded for `key`, -1 when none.
     qint64 peak(const QString &key) const { return m_peaks.value(key, -1); }
-    // Records a run's peak (the largest is kept) and writes the file.
+    // Records a run's peak (the largest is kept) and writes the file
+    // (never through a link).
     bool record(const QString &key, qint64 peakBytes, QString *error = nullptr);
 
 private:
     QString m_path;
     QHash<QString, qint64> m_peaks;
+    bool m_writable = true; // false: the file was refused or broken, and is left alone
 };
 
 } // namespace trainyard

@@ -42,7 +42,7 @@ qint64 GpuPlacer::freeFor(const GpuRoom &room, BusyPolicy busy) const
 
 bool GpuPlacer::fits(const GpuRoom &room, const GpuRequest &request) const
 {
-    if (!request.allowed.contains(room.index) || m_reserved.contains(room.index)) {
+    if (!request.allowed.contains(room.index) || keptFromOthers(room.index, request)) {
         return false;
     }
     if (room.runs >= std::max(1, request.slotsPerGpu)) {
@@ -64,8 +64,9 @@ QList<GpuRoom *> GpuPlacer::ranked(const GpuRequest &request, bool roomOnly)
         if (!request.allowed.contains(r.index)) {
             continue;
         }
-        if (roomOnly ? fits(r, request)
-                     : !m_reserved.contains(r.index) && !(request.busy == BusyPolicy::Wait && !r.busyWith.isEmpty())) {
+        if (roomOnly
+                ? fits(r, request)
+                : !keptFromOthers(r.index, request) && !(request.busy == BusyPolicy::Wait && !r.busyWith.isEmpty())) {
             list << &r;
         }
     }
@@ -130,7 +131,7 @@ QString GpuPlacer::waitReason(const GpuRequest &request) const
         if (!r) {
             continue;
         }
-        if (m_reserved.contains(index)) {
+        if (keptFromOthers(index, request)) {
             kept << QStringLiteral("%1 kept for %2").arg(name(index), m_reservedFor.value(index));
         } else if (request.busy == BusyPolicy::Wait && !r->busyWith.isEmpty()) {
             busy << QStringLiteral("%1 busy — %2").arg(name(index), r->busyWith);
@@ -162,6 +163,18 @@ QString GpuPlacer::waitReason(const GpuRequest &request) const
     return QStringLiteral("every GPU of the lane has its %1 run%2")
         .arg(slots)
         .arg(slots == 1 ? QString() : QStringLiteral("s"));
+}
+
+bool GpuPlacer::keptFromOthers(int index, const GpuRequest &request) const
+{
+    return m_reserved.contains(index) && m_reservedFor.value(index) != request.label;
+}
+
+void GpuPlacer::hold(const GpuRequest &request)
+{
+    if (impossible(request).isEmpty()) {
+        reserve(request);
+    }
 }
 
 void GpuPlacer::reserve(const GpuRequest &request)
@@ -201,6 +214,16 @@ GpuPlacement GpuPlacer::place(const GpuRequest &request)
         placement.gpus << r->index;
     }
     std::sort(placement.gpus.begin(), placement.gpus.end());
+    // What it held and did not take is free for the others again.
+    for (auto it = m_reservedFor.begin(); it != m_reservedFor.end();) {
+        if (it.value() == request.label && !request.label.isEmpty()) {
+            m_reserved.removeAll(it.key());
+            m_queuesReserving.removeAll(request.queue);
+            it = m_reservedFor.erase(it);
+        } else {
+            ++it;
+        }
+    }
     return placement;
 }
 

@@ -81,6 +81,11 @@ public:
     explicit GpuPlacer(const QList<GpuRoom> &rooms, const QString &devicePrefix = QString());
 
     GpuPlacement place(const GpuRequest &request);
+    // Reserves, before the pass places anything, the GPUs `request` would
+    // get first (a run of several GPUs at the head of its queue): runs of
+    // lanes placed before it in the pass must not take them either. Its own
+    // place() may use them; what it leaves is released when it is placed.
+    void hold(const GpuRequest &request);
 
     QList<GpuRoom> rooms() const { return m_rooms; }
     QList<int> reserved() const { return m_reserved; }
@@ -88,6 +93,7 @@ public:
 private:
     qint64 freeFor(const GpuRoom &room, BusyPolicy busy) const;
     bool fits(const GpuRoom &room, const GpuRequest &request) const;
+    bool keptFromOthers(int index, const GpuRequest &request) const; // reserved, not for it
     QString impossible(const GpuRequest &request) const;
     QString waitReason(const GpuRequest &request) const;
     void reserve(const GpuRequest &request);

@@ -111,11 +111,10 @@ bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
         r.endingPolls = 0;
         return behind;
     case RunReport::State::Ending:
-        // Its waiting sh writes the status in a moment; a sh that never
-        // does (killed too) is taken for gone after ten polls.
-        if (++r.endingPolls <= 10)
-            return true;
-        break;
+        // Its waiting sh ends what is left of the run, then writes the
+        // status: the run has ended only then (or once that sh is gone too,
+        // State::Gone). Polled soon at first, then at the usual pace.
+        return behind || ++r.endingPolls <= 10;
     case RunReport::State::Exited:
     case RunReport::State::Gone:
         break;

@@ -48,14 +48,16 @@ cat >"$1/$2.tmp" && mv -f -- "$1/$2.tmp" "$1/$2"
 // so it can checkpoint while its children live), what is left of the run
 // gets SIGTERM, then SIGKILL after 2 s: the processes of its session and
 // any of the user's with the run's token (a child that made its own
-// session). The exit status is written only when none is left, so the run
-// is reported ended only then, as a local run is (launch/processtree.h).
+// session; never this launching sh, whose environment has the token too,
+// nor its children). The exit status is written only when none is left, so
+// the run is reported ended only then, as a local run is
+// (launch/processtree.h).
 const char kLaunch[] = TICKS_OF R"sh(dir=$1 cwd=$2
 shift 2
 eval "$(cat)" || exit 96
 if ! command -v -- "$1" >/dev/null 2>&1; then echo "$1: no such program on this host" >&2; exit 127; fi
 cd -- "$cwd" || exit 98
-setsid sh -c 'd=$1; shift
+setsid sh -c 'd=$1 o=$2; shift 2
 "$@" >>"$d/worker.log" 2>&1 </dev/null &
 echo $! >"$d/.trainyard-pid.tmp" && mv -f -- "$d/.trainyard-pid.tmp" "$d/.trainyard-pid"
 wait $!
@@ -65,10 +67,10 @@ signal_rest() {
   found=
   for p in /proc/[0-9]*; do
     q=${p#/proc/}
-    [ "$q" = "$me" ] && continue
+    [ "$q" = "$me" ] || [ "$q" = "$o" ] && continue
     f=$(sed "s/.*) //" "$p/stat" 2>/dev/null) || continue
     set -- $f
-    [ "$1" = Z ] || [ "$2" = "$me" ] && continue
+    [ "$1" = Z ] || [ "$2" = "$me" ] || [ "$2" = "$o" ] && continue
     if [ "$4" = "$me" ] || { [ -n "$TRAINYARD_TOKEN" ] && tr "\0" "\n" <"$p/environ" 2>/dev/null | grep -qxF -- "TRAINYARD_TOKEN=$TRAINYARD_TOKEN"; }; then
       kill -s "$sig" "$q" 2>/dev/null && found=1
     fi
@@ -78,7 +80,7 @@ sig=TERM signal_rest
 i=0
 while [ -n "$found" ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); sig=0 signal_rest; done
 while [ -n "$found" ]; do sig=KILL signal_rest; sleep 1; sig=0 signal_rest; done
-echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" "$@" </dev/null >/dev/null 2>&1 &
+echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" $$ "$@" </dev/null >/dev/null 2>&1 &
 w=$!
 i=0
 while [ ! -s "$dir/.trainyard-pid" ]; do
