@@ -155,11 +155,25 @@ void checkFileKeys(const QJsonObject &spec, const QString &path, QStringList &er
 void checkResources(const QJsonObject &spec, const QString &path, bool program, QStringList &errors)
 {
     const QString key = QStringLiteral("resources");
-    if (!spec.contains(key))
+    const int before = int(errors.size());
+    QJsonObject holder;
+    const QJsonObject *resources = objectAt(spec, key, path, errors, holder);
+    if (!resources)
         return;
-    const QStringList problems = RunResources::validate(spec.value(key), child(path, key));
-    errors << problems;
-    if (problems.isEmpty() && !program && RunResources::of(spec).gpus > 1)
+    const QString at = child(path, key);
+    const QString memory = QStringLiteral("gpu_memory");
+    const QString onOom = QStringLiteral("on_oom");
+    checkKeys(*resources, {QStringLiteral("gpus"), memory, onOom}, at, errors);
+    checkInt(*resources, QStringLiteral("gpus"), at, 1, RunResources::kMaxGpus, errors);
+    if (resources->contains(memory) && RunResources::memoryOf(resources->value(memory)) < 0)
+        errors << expected(child(at, memory),
+                           QStringLiteral("a number of bytes or a size such as \"30GiB\" or \"512MiB\""),
+                           resources->value(memory));
+    if (const QJsonValue v = resources->value(onOom); resources->contains(onOom)
+                                                      && v != QJsonValue(QStringLiteral("fail"))
+                                                      && v != QJsonValue(QStringLiteral("retry")))
+        errors << expected(child(at, onOom), QStringLiteral("\"fail\" or \"retry\""), v);
+    if (errors.size() == before && !program && RunResources::of(spec).gpus > 1)
         errors << QStringLiteral("%1.gpus: the built-in models train on one GPU, got %2 (a program run, such as "
                                  "torchrun, can use several)")
                       .arg(child(path, key))

@@ -3,7 +3,6 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
-#include <QStringList>
 
 namespace trainyard {
 
@@ -24,8 +23,9 @@ struct RunResources
     static QString gresFor(const QString &laneGres, int gpus);
     // Whether the spec says how many GPUs it needs.
     static bool namesGpus(const QJsonObject &spec);
-    // What is wrong with `value` as "resources" at `path` ("lanes[0].runs[1].resources").
-    static QStringList validate(const QJsonValue &value, const QString &path);
+    // "gpu_memory" in bytes: a number, or a size such as "30GiB"; -1 when it is neither.
+    static qint64 memoryOf(const QJsonValue &value);
+    static constexpr int kMaxGpus = 64;
 };
 
 } // namespace trainyard
