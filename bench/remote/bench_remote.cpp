@@ -195,7 +195,7 @@ Phase stream(const QString &label, const Experiment &ex, const QString &worker, 
     Latencies lat;
     follow(session, &lat);
     RemoteLauncher *host = remote ? hostOf(session) : nullptr;
-    const QString device = ex.lanes.first().device;
+    const Device device = ex.lanes.first().device;
     if (host && !waitFor([&] { return host->unavailable(device).isEmpty(); }, 30000))
         std::fprintf(stderr, "bench_remote: %s\n", qPrintable(host->unavailable(device)));
     const int commands0 = host ? host->commandCount() : 0;

@@ -167,7 +167,7 @@ bool generate(const QString &root, int from, int to, int lines)
         info.name = name;
         info.state = i % 50 == 7 ? RunState::Failed : RunState::Finished;
         info.exitCode = info.state == RunState::Failed ? 1 : 0;
-        info.device = QStringLiteral("cuda:%1").arg(i % 4);
+        info.device = Device::gpus({i % 4});
         info.host = QStringLiteral("workstation");
         info.command = {QStringLiteral("/usr/bin/trainyard-worker"),
                         QStringLiteral("--spec"),
@@ -175,7 +175,7 @@ bool generate(const QString &root, int from, int to, int lines)
                         QStringLiteral("--run-dir"),
                         store.runDir(name),
                         QStringLiteral("--device"),
-                        info.device};
+                        info.device.toString()};
         info.started = first.addSecs(qint64(i) * 3000);
         info.ended = info.started.addSecs(qint64(lines) / 2);
         info.step = qint64(lines) * 10;

@@ -361,7 +361,7 @@ private Q_SLOTS:
         launch.program = QStringLiteral("/x/trainyard-worker");
         launch.specPath = QStringLiteral("/r/a; rm -rf ~/spec.json");
         launch.runDir = QStringLiteral("/r/$(touch x)");
-        launch.device = QStringLiteral("cpu");
+        launch.device = Device::cpu();
         const QStringList args = launch.arguments();
         QVERIFY(args.contains(launch.specPath)); // one argument, never parsed by a shell
         QVERIFY(args.contains(launch.runDir));
@@ -374,7 +374,7 @@ private Q_SLOTS:
         launch.program = QStringLiteral("/x/trainyard-worker");
         launch.specPath = QStringLiteral("/r/spec.json");
         launch.runDir = QStringLiteral("/r");
-        launch.device = QStringLiteral("cpu");
+        launch.device = Device::cpu();
         launch.token = QStringLiteral("secret-token-0123456789");
         for (const QString &arg : launch.arguments())
             QVERIFY2(!arg.contains(launch.token) && arg != QStringLiteral("--token"), qPrintable(arg));

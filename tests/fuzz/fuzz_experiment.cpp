@@ -27,7 +27,7 @@ void checkValid(const trainyard::Experiment &ex)
 {
     int runs = 0;
     for (const auto &lane : ex.lanes) {
-        if (!trainyard::Device::parse(lane.device).isValid() || lane.slotCount < 1)
+        if (!lane.device.isValid() || lane.slotCount < 1)
             std::abort();
         for (const auto &run : lane.runs) {
             if (run.repeat < 1)

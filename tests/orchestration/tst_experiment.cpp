@@ -144,19 +144,19 @@ private Q_SLOTS:
         QCOMPARE(host.host(), QStringLiteral("lab"));
         QCOMPARE(host.remoteDevice(), QStringLiteral("cuda:1-2"));
         QCOMPARE(host.gpuIndices(), QList<int>({1, 2}));
-        QCOMPARE(Device::gpus({1, 3}), QStringLiteral("cuda:1,3"));
-        QCOMPARE(Device::gpus({2}, QStringLiteral("lab")), QStringLiteral("ssh:lab/cuda:2"));
-        QCOMPARE(Device::parse(Device::gpus({1, 3})).gpuIndices(), QList<int>({1, 3}));
+        QCOMPARE(Device::gpus({1, 3}).toString(), QStringLiteral("cuda:1,3"));
+        QCOMPARE(Device::gpus({2}, QStringLiteral("lab")).toString(), QStringLiteral("ssh:lab/cuda:2"));
+        QCOMPARE(Device::gpus({1, 3}).gpuIndices(), QList<int>({1, 3}));
         // What a run placed there sees.
         LaunchSpec spec;
-        spec.device = spec.target = QStringLiteral("cuda:1,3");
+        spec.device = spec.target = Device::parse(QStringLiteral("cuda:1,3"));
         QCOMPARE(spec.visibleDevices(), QStringLiteral("1,3"));
         QVERIFY(spec.arguments().join(QLatin1Char(' ')).contains(QStringLiteral("--device cuda:0")));
-        spec.target = QStringLiteral("ssh:lab/cuda:2");
+        spec.target = Device::parse(QStringLiteral("ssh:lab/cuda:2"));
         QCOMPARE(spec.visibleDevices(), QStringLiteral("2"));
-        spec.target = QStringLiteral("cuda:*"); // a pool not yet placed names no GPU
+        spec.target = Device::parse(QStringLiteral("cuda:*")); // a pool not yet placed names no GPU
         QCOMPARE(spec.visibleDevices(), QString());
-        spec.target = QStringLiteral("cpu");
+        spec.target = Device::parse(QStringLiteral("cpu"));
         QCOMPARE(spec.visibleDevices(), QString());
     }
 
@@ -600,10 +600,10 @@ private Q_SLOTS:
         QCOMPARE(far->host, QStringLiteral("login.example.org"));
         QCOMPARE(far->user, QStringLiteral("me"));
         QCOMPARE(far->port, 2222);
-        QCOMPARE(ex->lanes.at(0).device, QStringLiteral("slurm:hpc/gpu"));
+        QCOMPARE(ex->lanes.at(0).device.toString(), QStringLiteral("slurm:hpc/gpu"));
         QCOMPARE(ex->lanes.at(0).gres, QStringLiteral("gpu:a100:2"));
         QCOMPARE(ex->lanes.at(0).slotCount, 8);
-        const Device farLane = Device::parse(ex->lanes.at(1).device);
+        const Device farLane = ex->lanes.at(1).device;
         QVERIFY(farLane.isSlurm());
         QCOMPARE(farLane.cluster(), QStringLiteral("far"));
         QCOMPARE(farLane.partition(), QString());
@@ -637,16 +637,16 @@ private Q_SLOTS:
         QCOMPARE(lab->ssh.port, 2222);
         QCOMPARE(lab->pollSeconds, 5);
         QCOMPARE(ex->host(QStringLiteral("box"))->pollSeconds, 2);
-        const Device gpu = Device::parse(ex->lanes.at(0).device);
+        const Device gpu = ex->lanes.at(0).device;
         QVERIFY(gpu.isRemote() && gpu.remoteIsCuda() && !gpu.isLocal() && !gpu.isCuda());
         QCOMPARE(gpu.host(), QStringLiteral("lab"));
         QCOMPARE(gpu.cudaIndex(), 3);
         QCOMPARE(gpu.remoteDevice(), QStringLiteral("cuda:3"));
-        const Device cpu = Device::parse(ex->lanes.at(1).device);
+        const Device cpu = ex->lanes.at(1).device;
         QVERIFY(cpu.isRemote() && !cpu.remoteIsCuda() && !cpu.isCpu());
         QCOMPARE(cpu.remoteDevice(), QStringLiteral("cpu"));
-        QCOMPARE(Device::remote(QStringLiteral("lab"), 3), QStringLiteral("ssh:lab/cuda:3"));
-        QCOMPARE(Device::remote(QStringLiteral("box"), -1), QStringLiteral("ssh:box/cpu"));
+        QCOMPARE(Device::remote(QStringLiteral("lab"), 3).toString(), QStringLiteral("ssh:lab/cuda:3"));
+        QCOMPARE(Device::remote(QStringLiteral("box"), -1).toString(), QStringLiteral("ssh:box/cpu"));
         // Names that could be read as options, or hold anything but a name, are no device.
         for (const char *bad : {"ssh:-oProxyCommand=x/cuda:0", "ssh:lab/cuda:01", "ssh:lab", "ssh:lab/gpu0",
                                 "ssh:lab/cuda:0/x", "ssh:.lab/cpu", "ssh:la b/cpu", "ssh:/cpu"})
@@ -719,7 +719,7 @@ private Q_SLOTS:
                                 QStringLiteral("mnist-cnn")};
         const QList<int> repeats{2, 3, 4, 1};
         for (int l = 0; l < 4; ++l) {
-            QCOMPARE(demo.lanes.at(l).device, devices.at(l));
+            QCOMPARE(demo.lanes.at(l).device.toString(), devices.at(l));
             QCOMPARE(demo.lanes.at(l).runs.size(), 1);
             QCOMPARE(demo.lanes.at(l).runs.at(0).repeat, repeats.at(l));
             QCOMPARE(demo.lanes.at(l)

@@ -102,7 +102,7 @@ private Q_SLOTS:
         QStringList devices;
         for (int i = 0; i < 4; ++i) {
             QTRY_VERIFY(isActive(run(s.get(), QStringLiteral("p%1").arg(i)).state));
-            devices << run(s.get(), QStringLiteral("p%1").arg(i)).device;
+            devices << run(s.get(), QStringLiteral("p%1").arg(i)).device.toString();
         }
         devices.sort();
         QCOMPARE(devices.join(QLatin1Char(' ')), QStringLiteral("cuda:0 cuda:1 cuda:2 cuda:3"));
@@ -110,10 +110,10 @@ private Q_SLOTS:
         QCOMPARE(fifth.state, RunState::Queued);
         QCOMPARE(fifth.message, QStringLiteral("waits: every GPU of the lane has its 1 run"));
         // When one ends, the fifth takes its GPU.
-        const QString freed = run(s.get(), QStringLiteral("p0")).device;
+        const QString freed = run(s.get(), QStringLiteral("p0")).device.toString();
         QVERIFY(s->orchestrator()->dispatcher()->stopRun(run(s.get(), QStringLiteral("p0")).id));
         QTRY_VERIFY_WITH_TIMEOUT(isActive(run(s.get(), QStringLiteral("p4")).state), 10000);
-        QCOMPARE(run(s.get(), QStringLiteral("p4")).device, freed);
+        QCOMPARE(run(s.get(), QStringLiteral("p4")).device.toString(), freed);
         QVERIFY(run(s.get(), QStringLiteral("p4")).message.isEmpty());
         s->orchestrator()->dispatcher()->killAll();
     }
@@ -128,7 +128,7 @@ private Q_SLOTS:
         s->orchestrator()->dispatcher()->startAll();
         QTRY_VERIFY(isActive(run(s.get(), QStringLiteral("m1")).state));
         QVERIFY(isActive(run(s.get(), QStringLiteral("m0")).state));
-        QCOMPARE(run(s.get(), QStringLiteral("m0")).device, QStringLiteral("cuda:0"));
+        QCOMPARE(run(s.get(), QStringLiteral("m0")).device.toString(), QStringLiteral("cuda:0"));
         // Two of 30 GiB are promised; 20 GiB are left for the third.
         const RunInfo third = run(s.get(), QStringLiteral("m2"));
         QCOMPARE(third.state, RunState::Queued);
@@ -228,7 +228,7 @@ private Q_SLOTS:
         auto s = open({lane(QStringLiteral("cuda:0-3"), 1, {program})}, fake);
         s->orchestrator()->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(run(s.get(), QStringLiteral("ddp")).state), 10000);
-        QCOMPARE(run(s.get(), QStringLiteral("ddp")).device, QStringLiteral("cuda:1,2"));
+        QCOMPARE(run(s.get(), QStringLiteral("ddp")).device.toString(), QStringLiteral("cuda:1,2"));
         const QStringList words = QString::fromUtf8(readFile(out)).trimmed().split(QLatin1Char(' '));
         QCOMPARE(words.size(), 3);
         QCOMPARE(words.at(0), QStringLiteral("1,2"));
@@ -409,8 +409,8 @@ private Q_SLOTS:
             first.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
             first.orchestrator()->dispatcher()->startAll();
             QTRY_VERIFY(run(&first, QStringLiteral("r0")).connected && run(&first, QStringLiteral("r1")).connected);
-            devices[0] = run(&first, QStringLiteral("r0")).device;
-            devices[1] = run(&first, QStringLiteral("r1")).device;
+            devices[0] = run(&first, QStringLiteral("r0")).device.toString();
+            devices[1] = run(&first, QStringLiteral("r1")).device.toString();
             QCOMPARE(run(&first, QStringLiteral("r2")).state, RunState::Queued);
             first.close(/*leaveRunning=*/true);
         }
@@ -422,7 +422,7 @@ private Q_SLOTS:
         for (int i = 0; i < 2; ++i) {
             const RunInfo r = run(&second, QStringLiteral("r%1").arg(i));
             QVERIFY2(r.reattached, qPrintable(r.name));
-            QCOMPARE(r.device, devices[i]);
+            QCOMPARE(r.device.toString(), devices[i]);
         }
         second.orchestrator()->dispatcher()->startAll();
         QTRY_COMPARE(run(&second, QStringLiteral("r2")).message,
@@ -431,7 +431,7 @@ private Q_SLOTS:
         // One of them stopped: the third starts on the GPU it freed.
         QVERIFY(second.orchestrator()->dispatcher()->stopRun(run(&second, QStringLiteral("r0")).id));
         QTRY_VERIFY_WITH_TIMEOUT(isActive(run(&second, QStringLiteral("r2")).state), 15000);
-        QCOMPARE(run(&second, QStringLiteral("r2")).device, devices[0]);
+        QCOMPARE(run(&second, QStringLiteral("r2")).device.toString(), devices[0]);
         second.orchestrator()->dispatcher()->killAll();
     }
 
@@ -465,7 +465,7 @@ private Q_SLOTS:
                 devices.clear();
                 for (RunId id : runs->ids()) {
                     if (isActive(runs->value(id).state))
-                        devices << runs->value(id).device;
+                        devices << runs->value(id).device.toString();
                 }
                 return devices.size() == 3;
             }(),

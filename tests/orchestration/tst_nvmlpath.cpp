@@ -8,16 +8,21 @@
 // (TRAINYARD_FAKE_NVML_VARIANT=v1), so the app's fallback runs too.
 
 #include "devices/deviceinventory.h"
+#include "dispatch/dispatcher.h"
+#include "records/runregistry.h"
+#include "runstore/runstore.h"
 #include "testutil.h"
 
 #include <QDir>
 #include <QProcess>
 #include <QSaveFile>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <dlfcn.h>
+#include <signal.h>
 
 #include <memory>
 #include <vector>
@@ -269,6 +274,84 @@ private Q_SLOTS:
         session.close(false);
         QTRY_VERIFY_WITH_TIMEOUT(closed.count() > 0, 30000);
         QTRY_COMPARE_WITH_TIMEOUT(session.devices()->device(QStringLiteral("cuda:1")).memoryUsed, qint64(0), 5000);
+    }
+
+    // The app (`trainyard run`) killed with SIGKILL while runs of a pool
+    // train: reopened, each run is reattached on the GPUs it had, and the
+    // queued one starts only on a GPU that frees.
+    void poolRunsReattachAfterTheAppIsKilled()
+    {
+        if (test::fakeWorker().isEmpty())
+            QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        if (qgetenv("TRAINYARD_FAKE_NVML_VARIANT") == "v1")
+            QSKIP("reattachment does not depend on the library's variant: run once, with the full one");
+        const QString file = m_dir.filePath(QStringLiteral("pool-kill.json"));
+        const QString root = m_dir.filePath(QStringLiteral("pool-kill"));
+        QJsonArray runs;
+        for (int i = 0; i < 3; ++i)
+            runs << test::fakeSpec(QStringLiteral("k%1").arg(i), 100000, 20);
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(test::experimentJson(QStringLiteral("poolkill"), root,
+                                                       QJsonArray{test::lane(QStringLiteral("cuda:1-2"), 1, runs)}))
+                        .toJson());
+        }
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), test::fakeWorker());
+        app.setProcessEnvironment(env);
+        app.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        app.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        QVERIFY(app.waitForStarted());
+        RunStore store(root);
+        // Whatever fails below, nothing of this test trains on.
+        const auto cleanup = qScopeGuard([&] {
+            app.kill();
+            app.waitForFinished(5000);
+            for (const RunStore::LiveWorker &w : store.readState())
+                if (w.pid > 0 && RunStore::processStartTicks(w.pid) == w.startTicks)
+                    ::kill(pid_t(w.pid), SIGKILL);
+        });
+        // GPU 0 is busy with the test's own 2 GiB: the pool is GPUs 1 and 2.
+        QTRY_COMPARE_WITH_TIMEOUT(store.readState().size(), 2, 20000);
+        const QHash<QString, RunStore::LiveWorker> live = store.readState();
+        ::kill(pid_t(app.processId()), SIGKILL);
+        QVERIFY(app.waitForFinished(5000));
+
+        Session second;
+        second.devices()->setPollInterval(50);
+        QStringList errors;
+        QVERIFY2(second.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        Orchestrator *orch = second.orchestrator();
+        orch->supervisor()->setWorkerProgram(test::fakeWorker());
+        QStringList gpus;
+        QString queued;
+        for (const QString &name : {QStringLiteral("k0"), QStringLiteral("k1"), QStringLiteral("k2")}) {
+            const RunInfo r = orch->runs()->value(orch->runs()->findByName(name));
+            if (!live.contains(name)) {
+                QCOMPARE(r.state, RunState::Queued);
+                queued = name;
+                continue;
+            }
+            QVERIFY2(r.reattached && r.state == RunState::Running, qPrintable(name));
+            QCOMPARE(r.device, live.value(name).device);
+            gpus << r.device.toString();
+        }
+        gpus.sort();
+        QCOMPARE(gpus, QStringList({QStringLiteral("cuda:1"), QStringLiteral("cuda:2")}));
+        const RunId third = orch->runs()->findByName(queued);
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(third).message,
+                                  QStringLiteral("waits: every GPU of the lane has its 1 run"), 10000);
+        // One stopped: the third starts on the GPU it freed.
+        const QString first = live.cbegin().key();
+        QVERIFY(orch->dispatcher()->stopRun(orch->runs()->findByName(first)));
+        QTRY_VERIFY_WITH_TIMEOUT(isActive(orch->runs()->value(third).state), 20000);
+        QCOMPARE(orch->runs()->value(third).device, live.value(first).device);
+        QSignalSpy closed(&second, &Session::closed);
+        second.close(false);
+        QTRY_VERIFY_WITH_TIMEOUT(closed.count() > 0, 30000);
     }
 
     // The library itself, called as NVML is: uninitialized, the count asked

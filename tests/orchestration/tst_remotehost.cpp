@@ -141,7 +141,7 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(a).state, RunState::Finished);
         QCOMPARE(orch->runs()->value(b).state, RunState::Finished);
         QCOMPARE(orch->runs()->value(a).host, QStringLiteral("lab"));
-        QCOMPARE(orch->runs()->value(b).device, QStringLiteral("ssh:lab/cuda:0"));
+        QCOMPARE(orch->runs()->value(b).device.toString(), QStringLiteral("ssh:lab/cuda:0"));
         QVERIFY(orch->runs()->value(b).started >= orch->runs()->value(a).ended);
         QVERIFY2(everyStepOnce(*session->metrics(), a, 40).isEmpty(),
                  qPrintable(everyStepOnce(*session->metrics(), a, 40)));

@@ -70,7 +70,7 @@ private:
         info.name = name;
         QVERIFY(runStateFromName(state, &info.state));
         info.exitCode = state == QLatin1String("finished") ? 0 : 1;
-        info.device = QStringLiteral("cpu");
+        info.device = Device::parse(QStringLiteral("cpu"));
         info.started = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
         info.ended = info.started.addSecs(90);
         info.message = QStringLiteral("exit %1").arg(info.exitCode);
@@ -101,7 +101,7 @@ private Q_SLOTS:
         QCOMPARE(run.info.state, RunState::Finished);
         QCOMPARE(run.stateName(), QStringLiteral("finished"));
         QCOMPARE(run.info.exitCode, 0);
-        QCOMPARE(run.info.device, QStringLiteral("cpu"));
+        QCOMPARE(run.info.device.toString(), QStringLiteral("cpu"));
         QCOMPARE(run.info.started.secsTo(run.info.ended), qint64(90));
         QCOMPARE(run.info.message, QStringLiteral("exit 0"));
         QCOMPARE(run.info.step, qint64(40));

@@ -515,10 +515,10 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Queued);
 
         orch->dispatcher()->setCpuFallback(true);
-        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice, QStringLiteral("cpu"));
+        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice.toString(), QStringLiteral("cpu"));
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Finished, 10000);
-        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).device, QStringLiteral("cpu"));
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).device.toString(), QStringLiteral("cpu"));
     }
 
     // A Slurm lane never falls back to this machine's CPU, and the file keeps
@@ -550,7 +550,7 @@ private Q_SLOTS:
             orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("sbatch is not on PATH")),
             qPrintable(orch->dispatcher()->preflight().join(QLatin1Char('\n'))));
         orch->dispatcher()->setCpuFallback(true);
-        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice, QStringLiteral("slurm:hpc/gpu"));
+        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice.toString(), QStringLiteral("slurm:hpc/gpu"));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);

@@ -246,7 +246,7 @@ LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs
     if (f.open(QIODevice::WriteOnly))
         f.write(QJsonDocument(withBehaviour).toJson());
     spec.token = kToken;
-    spec.device = QStringLiteral("cuda:0");
+    spec.device = Device::parse(QStringLiteral("cuda:0"));
     return spec;
 }
 
@@ -488,7 +488,7 @@ void TestSlurmLauncher::jobRunsToTheEnd()
     RunInfo ended;
     ended.id = 1;
     ended.jobId = events.jobs.value(1);
-    ended.device = QStringLiteral("slurm:trainyard-test/debug");
+    ended.device = Device::parse(QStringLiteral("slurm:trainyard-test/debug"));
     QString title;
     QString text;
     QObject context;
@@ -740,7 +740,7 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     // The run as the Supervisor hands it over on reattach (launchSpec, the
     // saved token): resubmitted with it, as start() would have submitted it.
     LaunchSpec run = prepare(QStringLiteral("attached-requeue"), 5, 10);
-    run.target = QStringLiteral("slurm:trainyard-test/long");
+    run.target = Device::parse(QStringLiteral("slurm:trainyard-test/long"));
     run.gres = QStringLiteral("gpu:2");
     run.cpuFallback = true;
     LaunchSpec again = run;
@@ -836,7 +836,7 @@ void TestSlurmLauncher::describeAsksThroughTheLaunchersReach()
 
     RunInfo run;
     run.id = 1;
-    run.device = QStringLiteral("slurm:trainyard-test/gpu");
+    run.device = Device::parse(QStringLiteral("slurm:trainyard-test/gpu"));
     QVERIFY(!launcher.describe(run, &context, record)); // no job yet
     run.jobId = QStringLiteral("-uroot");
     QVERIFY(!launcher.describe(run, &context, record)); // never an option
@@ -879,7 +879,7 @@ void TestSlurmLauncher::describeAsksThroughTheLaunchersReach()
     LauncherRouter router;
     RunInfo local;
     local.id = 5;
-    local.device = QStringLiteral("cpu");
+    local.device = Device::parse(QStringLiteral("cpu"));
     QVERIFY(!router.describe(local, &context, record));
     QVERIFY(!router.describe(other, &context, record));
 }
@@ -1095,7 +1095,8 @@ void TestSlurmLauncher::supervisorThroughSlurm()
                                                                       {QStringLiteral("step_ms"), 20}}}};
         info.runDir = store.runDir(info.name);
         ids << runs.add(info);
-        QVERIFY2(supervisor->start(ids.last(), StartOptions{QStringLiteral("cuda:0"), 0, false, {}, false}, &error),
+        QVERIFY2(supervisor->start(ids.last(),
+                                   StartOptions{Device::parse(QStringLiteral("cuda:0")), 0, false, {}, false}, &error),
                  qPrintable(error));
     }
     auto state = [&runs](RunId id) { return runs.value(id).state; };

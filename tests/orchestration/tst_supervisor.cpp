@@ -86,7 +86,8 @@ struct Rig
     bool start(RunId id, bool resume = false)
     {
         QString error;
-        const bool ok = supervisor->start(id, StartOptions{QStringLiteral("cpu"), 1, resume, {}, false}, &error);
+        const bool ok =
+            supervisor->start(id, StartOptions{Device::parse(QStringLiteral("cpu")), 1, resume, {}, false}, &error);
         if (!ok)
             qWarning("%s", qPrintable(error));
         return ok;
@@ -153,7 +154,7 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(spec.specPath));
         QCOMPARE(spec.connect, QStringLiteral("unix:") + r->server.socketPath());
         QCOMPARE(spec.token, r->server.token(a));
-        QCOMPARE(spec.device, QStringLiteral("cpu"));
+        QCOMPARE(spec.device.toString(), QStringLiteral("cpu"));
         QCOMPARE(spec.threads, 1);
         QVERIFY(!spec.resume);
 
@@ -706,7 +707,7 @@ private Q_SLOTS:
         second.launcher.aliveJobs = {QStringLiteral("job-9")};
         const RunId id = second.addRun(QStringLiteral("r"));
         const RunId gone = second.addRun(QStringLiteral("never-started"));
-        const StartOptions options{QStringLiteral("cpu"), 1, false, {}, false};
+        const StartOptions options{Device::parse(QStringLiteral("cpu")), 1, false, {}, false};
         second.supervisor->loadHistory([&options](RunId) { return options; });
         QCOMPARE(second.launcher.attaches.size(), 1);
         QCOMPARE(second.launcher.attaches.at(0).first, id);
@@ -717,7 +718,7 @@ private Q_SLOTS:
         expected.token = token;
         QCOMPARE(second.launcher.expectedAtAttach.at(0).second.commandLine(), expected.commandLine());
         QVERIFY(second.launcher.expectedAtAttach.at(0).second.environment() == expected.environment());
-        QCOMPARE(second.launcher.expectedAtAttach.at(0).second.target, QStringLiteral("cpu"));
+        QCOMPARE(second.launcher.expectedAtAttach.at(0).second.target.toString(), QStringLiteral("cpu"));
         RunInfo run = second.run(id);
         QCOMPARE(run.state, RunState::Running);
         QVERIFY(run.reattached);

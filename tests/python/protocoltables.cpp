@@ -115,7 +115,7 @@ json environment(const std::string &runDir)
     spec.runDir = QString::fromStdString(runDir);
     spec.name = QStringLiteral("tables-run");
     spec.token = QStringLiteral("tables-token-5e1f");
-    spec.device = QStringLiteral("cuda:3");
+    spec.device = trainyard::Device::parse(QStringLiteral("cuda:3"));
     spec.resume = true;
     spec.seed = 7;
     json out = json::object();

@@ -124,8 +124,8 @@ private Q_SLOTS:
         // A lane per GPU, one undo step; the host is the experiment's.
         Board *board = orchestrator->board();
         QTRY_COMPARE(board->laneCount(), 3);
-        QCOMPARE(board->lane(1).device, QStringLiteral("ssh:lab/cuda:0"));
-        QCOMPARE(board->lane(2).device, QStringLiteral("ssh:lab/cuda:1"));
+        QCOMPARE(board->lane(1).device.toString(), QStringLiteral("ssh:lab/cuda:0"));
+        QCOMPARE(board->lane(2).device.toString(), QStringLiteral("ssh:lab/cuda:1"));
         QCOMPARE(window.session()->experiment().hosts.size(), 1);
         QCOMPARE(window.session()->experiment().hosts.first().ssh.sshConfig, m_host.sshConfig());
         // The header shows the host's GPU from its nvidia-smi.
@@ -164,7 +164,7 @@ private Q_SLOTS:
         const auto saved = Experiment::load(path, &errors);
         QVERIFY2(saved, qPrintable(errors.join(QLatin1Char('\n'))));
         QCOMPARE(saved->hosts.size(), 1);
-        QCOMPARE(saved->lanes.at(2).device, QStringLiteral("ssh:lab/cuda:1"));
+        QCOMPARE(saved->lanes.at(2).device.toString(), QStringLiteral("ssh:lab/cuda:1"));
         window.close();
     }
 };

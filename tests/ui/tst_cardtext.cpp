@@ -122,7 +122,7 @@ private Q_SLOTS:
         RunInfo run;
         run.name = QStringLiteral("transe-nations-2");
         run.state = RunState::Running;
-        run.device = QStringLiteral("cpu");
+        run.device = Device::parse(QStringLiteral("cpu"));
         run.memBytes = 166.3 * 1024 * 1024;
         run.repeatIndex = 0;
         run.repeatCount = 3;

@@ -41,8 +41,8 @@ RunInfo queued(const QString &name, const QString &model)
 LaneInfo lane(const QString &device, const QList<RunId> &runs = {})
 {
     LaneInfo l;
-    l.device = device;
-    l.effectiveDevice = device;
+    l.device = Device::parse(device);
+    l.effectiveDevice = l.device;
     l.runs = runs;
     return l;
 }
@@ -166,9 +166,9 @@ private Q_SLOTS:
         devices.setFakeGpus(gpus);
         RunRegistry runs;
         RunInfo both = run(QStringLiteral("ddp"), RunState::Running);
-        both.device = QStringLiteral("cuda:0,1");
+        both.device = Device::parse(QStringLiteral("cuda:0,1"));
         RunInfo ended = run(QStringLiteral("old"), RunState::Finished);
-        ended.device = QStringLiteral("cuda:0");
+        ended.device = Device::parse(QStringLiteral("cuda:0"));
         runs.add(both);
         runs.add(ended);
         LaneStatus status;
@@ -189,7 +189,7 @@ private Q_SLOTS:
         QCOMPARE(status.deviceName(lane(QStringLiteral("cuda:*"))), QStringLiteral("2 × Test GPU"));
         QVERIFY(status.gpuRows(lane(QStringLiteral("cuda:0"))).isEmpty());
         LaneInfo fallback = lane(QStringLiteral("cuda:*"));
-        fallback.effectiveDevice = QStringLiteral("cpu");
+        fallback.effectiveDevice = Device::parse(QStringLiteral("cpu"));
         QVERIFY(status.gpuRows(fallback).isEmpty());
         QCOMPARE(LaneStatus::memoryText(-1, 0), QStringLiteral("—"));
     }

@@ -176,14 +176,14 @@ private Q_SLOTS:
         QVERIFY(orchestrator()->dispatcher()->startRun(run(QStringLiteral("p0")).id));
         QTRY_VERIFY(isActive(run(QStringLiteral("p0")).state) && !run(QStringLiteral("p0")).device.isEmpty());
         const RunInfo p0 = run(QStringLiteral("p0"));
-        const int gpu = Device::parse(p0.device).cudaIndex();
-        QVERIFY2(gpu >= 0 && gpu < 3, qPrintable(p0.device)); // never the busy GPU 3
+        const int gpu = p0.device.cudaIndex();
+        QVERIFY2(gpu >= 0 && gpu < 3, qPrintable(p0.device.toString())); // never the busy GPU 3
         QTRY_VERIFY2(header(0)->gpuRowTexts().at(gpu).endsWith(QStringLiteral(" · p0")),
                      qPrintable(header(0)->gpuRowTexts().join(QLatin1Char('\n'))));
         rows = header(0)->gpuRowTexts();
         QCOMPARE(rows.filter(QStringLiteral("p0")).size(), 1);
         // Its card says its GPU.
-        QVERIFY(CardText::detailLine(p0).contains(p0.device));
+        QVERIFY(CardText::detailLine(p0).contains(p0.device.toString()));
 
         // NVML sees its 10 GiB: the row's memory and the run's share in the bar.
         QTRY_VERIFY(run(QStringLiteral("p0")).pid > 0);
@@ -212,7 +212,7 @@ private Q_SLOTS:
         QTRY_VERIFY(isActive(run(QStringLiteral("p2")).state));
         QStringList devices;
         for (const char *name : {"p0", "p1", "p2"}) {
-            devices << run(QString::fromLatin1(name)).device;
+            devices << run(QString::fromLatin1(name)).device.toString();
         }
         devices.sort();
         QCOMPARE(devices, (QStringList{QStringLiteral("cuda:0"), QStringLiteral("cuda:1"), QStringLiteral("cuda:2")}));
@@ -225,7 +225,7 @@ private Q_SLOTS:
         // Each GPU's row names its run.
         const QStringList rows = header(0)->gpuRowTexts();
         for (const char *name : {"p0", "p1", "p2"}) {
-            const int gpu = Device::parse(run(QString::fromLatin1(name)).device).cudaIndex();
+            const int gpu = run(QString::fromLatin1(name)).device.cudaIndex();
             QVERIFY2(rows.at(gpu).endsWith(QStringLiteral(" · ") + QString::fromLatin1(name)),
                      qPrintable(rows.at(gpu)));
         }
@@ -301,10 +301,10 @@ private Q_SLOTS:
         QCOMPARE(offered, names({"cpu", "cuda:0", "cuda:1", "cuda:2", "cuda:3", "All GPUs (cuda:*)",
                                  "GPUs 0–1 (cuda:0-1)", "GPUs 2–3 (cuda:2-3)"}));
         QCOMPARE(current, QStringLiteral("cuda:0"));
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).device, QStringLiteral("cuda:*"));
+        QCOMPARE(orchestrator()->dispatcher()->lane(1).device.toString(), QStringLiteral("cuda:*"));
         QTRY_COMPARE(header(1)->gpuRowTexts().size(), 4);
         controller->undo();
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).device, QStringLiteral("cuda:0"));
+        QCOMPARE(orchestrator()->dispatcher()->lane(1).device.toString(), QStringLiteral("cuda:0"));
         QTRY_VERIFY(header(1)->gpuRowTexts().isEmpty());
 
         onNextModal("QInputDialog", [&](QWidget *w) {
@@ -314,7 +314,7 @@ private Q_SLOTS:
         });
         action(*m_window, QStringLiteral("Add &lane…"))->trigger();
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).device, QStringLiteral("cuda:2-3"));
+        QCOMPARE(orchestrator()->dispatcher()->lane(2).device.toString(), QStringLiteral("cuda:2-3"));
         QTRY_COMPARE(header(2)->gpuRowTexts().size(), 2);
         controller->undo();
         QCOMPARE(orchestrator()->board()->laneCount(), 2);

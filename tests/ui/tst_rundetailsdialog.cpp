@@ -75,7 +75,7 @@ RunRecord makeFailedRun(const RunStore &store)
     info.name = name;
     info.state = RunState::Failed;
     info.exitCode = 1;
-    info.device = QStringLiteral("cuda:1");
+    info.device = Device::parse(QStringLiteral("cuda:1"));
     info.host = QStringLiteral("gpu-node-3");
     info.command = {QStringLiteral("/opt/trainyard-worker"),
                     QStringLiteral("--spec"),
@@ -358,7 +358,7 @@ private Q_SLOTS:
         run.info.id = 3;
         run.info.name = QStringLiteral("on-the-cluster");
         run.info.state = RunState::Running;
-        run.info.device = QStringLiteral("slurm:hpc/gpu");
+        run.info.device = Device::parse(QStringLiteral("slurm:hpc/gpu"));
         run.info.jobId = QStringLiteral("4711");
         RunDetailsDialog dialog(run, QStringLiteral("open"), catalogue());
         auto *button = dialog.findChild<QPushButton *>(QStringLiteral("jobDetails"));
@@ -372,7 +372,7 @@ private Q_SLOTS:
         button->click();
         QCOMPARE(launcher.asked.size(), 1);
         QCOMPARE(launcher.asked.first().jobId, QStringLiteral("4711"));
-        QCOMPARE(launcher.asked.first().device, QStringLiteral("slurm:hpc/gpu"));
+        QCOMPARE(launcher.asked.first().device.toString(), QStringLiteral("slurm:hpc/gpu"));
         QVERIFY(!button->isEnabled()); // one question at a time
         button->click();
         QCOMPARE(launcher.asked.size(), 1);
@@ -394,7 +394,7 @@ private Q_SLOTS:
 
         // A local process has no job: nothing to ask.
         run.info.jobId.clear();
-        run.info.device = QStringLiteral("cpu");
+        run.info.device = Device::parse(QStringLiteral("cpu"));
         dialog.setRecord(run);
         QVERIFY(!button->isEnabled());
     }

@@ -261,7 +261,7 @@ private Q_SLOTS:
         QVERIFY(sessions.newExperiment());
         Orchestrator *orchestrator = sessions.session()->orchestrator();
         QCOMPARE(orchestrator->board()->laneCount(), 1);
-        QCOMPARE(orchestrator->dispatcher()->lane(0).device, QStringLiteral("cpu"));
+        QCOMPARE(orchestrator->dispatcher()->lane(0).device.toString(), QStringLiteral("cpu"));
         QCOMPARE(orchestrator->dispatcher()->totalCount(), 0);
         QVERIFY2(sessions.title().startsWith(QLatin1String("untitled-")), qPrintable(sessions.title()));
         QVERIFY(sessions.title().endsWith(QStringLiteral(" (not saved) — Trainyard")));

@@ -68,12 +68,12 @@ inline Experiment twoLaneExperiment(const QString &runsRoot)
     e.name = QStringLiteral("ui-test");
     e.runsRoot = runsRoot;
     ExperimentLane first;
-    first.device = QStringLiteral("cpu");
+    first.device = Device::parse(QStringLiteral("cpu"));
     for (const QString &n : {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}) {
         first.runs.append(ExperimentRun{tinyKgSpec(n), 1});
     }
     ExperimentLane second;
-    second.device = QStringLiteral("cpu");
+    second.device = Device::parse(QStringLiteral("cpu"));
     second.runs.append(ExperimentRun{tinyKgSpec(QStringLiteral("d")), 1});
     e.lanes = {first, second};
     return e;

@@ -161,7 +161,7 @@ bool SessionController::newExperiment()
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     experiment.name = QStringLiteral("untitled-%1").arg(stamp);
     ExperimentLane lane;
-    lane.device = QStringLiteral("cpu");
+    lane.device = Device::cpu();
     experiment.lanes.append(lane);
     auto session = std::make_unique<Session>();
     QStringList errors;

@@ -219,7 +219,7 @@ RemoveLaneCommand::RemoveLaneCommand(Orchestrator *orchestrator, EditErrorHandle
 void RemoveLaneCommand::redo()
 {
     const LaneInfo lane = m_orchestrator->dispatcher()->lane(m_index);
-    m_device = lane.device;
+    m_device = lane.device.toString();
     m_slots = lane.slotCount;
     m_name = lane.name;
     QString error;
@@ -279,7 +279,7 @@ EditLaneCommand::EditLaneCommand(Orchestrator *orchestrator, EditErrorHandler on
     , m_slots(slotCount)
 {
     const LaneInfo lane = orchestrator->dispatcher()->lane(index);
-    m_oldDevice = lane.device;
+    m_oldDevice = lane.device.toString();
     m_oldSlots = lane.slotCount;
 }
 

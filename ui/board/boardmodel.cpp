@@ -138,13 +138,13 @@ void BoardModel::onRunChanged(RunId id)
         Q_EMIT dataChanged(index, index);
         // A Slurm lane's header counts its pending and running jobs.
         const QModelIndex lane = index.parent();
-        if (Device::parse(lane.data(DeviceRole).toString()).isSlurm()) {
+        if (m_orchestrator->dispatcher()->lane(lane.row()).device.isSlurm()) {
             Q_EMIT dataChanged(lane, lane, {DeviceNameRole});
         }
     }
     // A run that starts or ends on a GPU changes the rows of every pool
     // holding it, whichever lane it came from.
-    if (Device::parse(m_orchestrator->runs()->value(id).device).isGpu()) {
+    if (m_orchestrator->runs()->value(id).device.isGpu()) {
         poolLanesChanged();
     }
 }
@@ -152,7 +152,7 @@ void BoardModel::onRunChanged(RunId id)
 void BoardModel::poolLanesChanged()
 {
     for (int i = 0; i < rowCount(); ++i) {
-        if (Device::parse(m_orchestrator->dispatcher()->lane(i).effectiveDevice).isPool()) {
+        if (m_orchestrator->dispatcher()->lane(i).effectiveDevice.isPool()) {
             const QModelIndex lane = laneIndex(i);
             Q_EMIT dataChanged(lane, lane, {GpuRowsRole, DeviceNameRole});
         }
@@ -239,11 +239,11 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         switch (role) {
         case Qt::DisplayRole:
         case DeviceRole:
-            return lane.device;
+            return lane.device.toString();
         case KindRole:
             return QStringLiteral("lane");
         case EffectiveDeviceRole:
-            return lane.effectiveDevice;
+            return lane.effectiveDevice.toString();
         case DeviceNameRole:
             return m_lanes.deviceName(lane);
         case SlotsRole:
@@ -297,7 +297,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue(
             CardText::lossHistory(m_metrics ? m_metrics->series(id, QStringLiteral("loss")) : nullptr));
     case DeviceRole:
-        return run.device;
+        return run.device.toString();
     case LaneIndexRole:
         return run.lane;
     default:

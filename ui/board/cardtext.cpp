@@ -66,7 +66,7 @@ QString CardText::detailLine(const RunInfo &run)
             parts << run.host;
         }
     } else if (!run.device.isEmpty() && isActive(run.state)) {
-        parts << run.device;
+        parts << run.device.toString();
     }
     if (run.memBytes >= 0 && isActive(run.state)) {
         parts << QLocale().formattedDataSize(qint64(run.memBytes), 1);

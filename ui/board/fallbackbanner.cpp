@@ -24,7 +24,7 @@ void FallbackBanner::refresh(const Orchestrator *orchestrator, const DeviceInven
     }
     QStringList missing;
     for (int lane : orchestrator->dispatcher()->missingDeviceLanes()) {
-        missing.append(orchestrator->dispatcher()->lane(lane).device);
+        missing.append(orchestrator->dispatcher()->lane(lane).device.toString());
     }
     if (missing.isEmpty()) {
         setVisible(false);

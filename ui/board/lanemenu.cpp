@@ -41,7 +41,7 @@ void LaneMenu::addRenameAction()
         bool ok = false;
         const QString name =
             inputdialogs::getText(parentWidget(), tr("Rename lane %1").arg(info.title),
-                                  tr("Name (empty: its device, %1)").arg(info.device), info.title, &ok);
+                                  tr("Name (empty: its device, %1)").arg(info.device.toString()), info.title, &ok);
         if (ok) {
             m_controller->renameLane(m_lane, name.trimmed());
         }
@@ -56,7 +56,7 @@ void LaneMenu::addSlotsAction()
         const int slotCount = inputdialogs::getInt(parentWidget(), tr("Slots of lane %1").arg(info.title),
                                                    tr("Runs at once"), info.slotCount, 1, 64, &ok);
         if (ok) {
-            m_controller->editLane(m_lane, info.device, slotCount);
+            m_controller->editLane(m_lane, info.device.toString(), slotCount);
         }
     });
 }
@@ -73,8 +73,8 @@ void LaneMenu::addMeasureAction()
         }
     }
     QAction *measure = addAction(tr("Measure slots…"), this, [this, orchestrator, probeSpec] {
-        auto *dialog = new SlotProbeDialog(orchestrator->dispatcher()->lane(m_lane).effectiveDevice, probeSpec,
-                                           orchestrator->dispatcher()->activeCount(), parentWidget());
+        auto *dialog = new SlotProbeDialog(orchestrator->dispatcher()->lane(m_lane).effectiveDevice.toString(),
+                                           probeSpec, orchestrator->dispatcher()->activeCount(), parentWidget());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
         BoardController *controller = m_controller;
@@ -84,7 +84,7 @@ void LaneMenu::addMeasureAction()
             if (!session || controller->orchestrator() != session || lane >= session->board()->laneCount()) {
                 return; // the board changed meanwhile
             }
-            controller->editLane(lane, session->board()->lane(lane).device, slotCount);
+            controller->editLane(lane, session->board()->lane(lane).device.toString(), slotCount);
         });
         dialog->open();
         dialog->start();
@@ -109,7 +109,7 @@ void LaneMenu::addDeviceAction()
             devicechoices::items(m_board->devices() ? m_board->devices()->devices() : QList<DeviceInfo>{});
         const QString device = devicechoices::device(
             inputdialogs::getItem(parentWidget(), tr("Device of lane %1").arg(info.title), devicechoices::label(),
-                                  items, true, &ok, devicechoices::itemFor(info.device, items)));
+                                  items, true, &ok, devicechoices::itemFor(info.device.toString(), items)));
         if (ok && !device.isEmpty()) {
             m_controller->editLane(m_lane, device, info.slotCount);
         }

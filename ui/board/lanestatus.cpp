@@ -45,12 +45,12 @@ bool LaneStatus::reloadSlotAdvice(QString *warning)
 
 QString LaneStatus::deviceName(const LaneInfo &lane) const
 {
-    if (Device::parse(lane.effectiveDevice).isCpu() && m_dispatcher) {
+    if (lane.effectiveDevice.isCpu() && m_dispatcher) {
         // What each of its runs gets, not what the machine has.
         const int threads = m_dispatcher->threadsPerCpuRun();
         return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
     }
-    if (const Device d = Device::parse(lane.device); d.isSlurm()) {
+    if (const Device &d = lane.device; d.isSlurm()) {
         const QString cluster = d.cluster();
         const QString partition = d.partition();
         int pending = 0;
@@ -65,7 +65,7 @@ QString LaneStatus::deviceName(const LaneInfo &lane) const
             .arg(pending)
             .arg(running);
     }
-    if (const Device d = Device::parse(lane.device); d.isRemote()) {
+    if (const Device &d = lane.device; d.isRemote()) {
         // Why it waits, or the host's GPU as nvidia-smi names it there.
         if (!lane.waitReason.isEmpty()) {
             return lane.waitReason;
@@ -88,12 +88,12 @@ QString LaneStatus::deviceName(const LaneInfo &lane) const
         return problem.isEmpty() ? tr("%1 · GPU %2 (asking nvidia-smi…)").arg(d.host()).arg(d.cudaIndex())
                                  : tr("%1 · GPU %2: %3").arg(d.host()).arg(d.cudaIndex()).arg(problem);
     }
-    if (const Device d = Device::parse(lane.effectiveDevice); d.isPool()) {
-        const QString name = poolName(d);
-        return name.isEmpty() ? lane.effectiveDevice : name;
+    if (lane.effectiveDevice.isPool()) {
+        const QString name = poolName(lane.effectiveDevice);
+        return name.isEmpty() ? lane.effectiveDevice.toString() : name;
     }
     const DeviceInfo info = device(lane);
-    return info.name.isEmpty() ? lane.effectiveDevice : info.name;
+    return info.name.isEmpty() ? lane.effectiveDevice.toString() : info.name;
 }
 
 QList<DeviceInfo> LaneStatus::gpusOf(const QString &host) const
@@ -139,7 +139,7 @@ QString LaneStatus::memoryText(qint64 used, qint64 total)
 
 QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
 {
-    const Device pool = Device::parse(lane.effectiveDevice);
+    const Device &pool = lane.effectiveDevice;
     if (!pool.isPool()) {
         return {};
     }
@@ -157,7 +157,7 @@ QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
     if (m_runs) {
         for (RunId id : m_runs->ids()) {
             const RunInfo *run = m_runs->find(id);
-            const Device d = run && isActive(run->state) ? Device::parse(run->device) : Device();
+            const Device d = run && isActive(run->state) ? run->device : Device();
             if (d.isGpu() && d.host() == pool.host()) {
                 active << run;
             }
@@ -171,7 +171,7 @@ QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
         QVariantList runs;
         qint64 runBytes = 0;
         for (const RunInfo *run : std::as_const(active)) {
-            if (!Device::parse(run->device).gpuIndices().contains(index)) {
+            if (!run->device.gpuIndices().contains(index)) {
                 continue;
             }
             // Its whole process tree's memory here, as NVML tells it.
@@ -187,7 +187,7 @@ QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
         }
         const qint64 others = gpu.memoryUsed >= 0 ? std::max<qint64>(0, gpu.memoryUsed - runBytes) : 0;
         rows << QVariantMap{{QStringLiteral("index"), index},
-                            {QStringLiteral("id"), Device::gpus({index}, pool.host())},
+                            {QStringLiteral("id"), Device::gpus({index}, pool.host()).toString()},
                             {QStringLiteral("name"), gpu.name},
                             {QStringLiteral("found"), it != gpus.end()},
                             {QStringLiteral("utilization"), gpu.utilization},
@@ -204,7 +204,7 @@ QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
 
 DeviceInfo LaneStatus::device(const LaneInfo &lane) const
 {
-    return m_devices ? m_devices->device(lane.effectiveDevice) : DeviceInfo{};
+    return m_devices ? m_devices->device(lane.effectiveDevice.toString()) : DeviceInfo{};
 }
 
 QString LaneStatus::slotAdvice(const LaneInfo &lane) const
@@ -213,7 +213,7 @@ QString LaneStatus::slotAdvice(const LaneInfo &lane) const
         return QString();
     }
     // Keyed like SlotProbe results: the GPU's name, or "cpu".
-    const QString deviceName = lane.effectiveDevice == QLatin1String("cpu") ? lane.effectiveDevice : device(lane).name;
+    const QString deviceName = lane.effectiveDevice.isCpu() ? QStringLiteral("cpu") : device(lane).name;
     for (RunId id : lane.runs) {
         const RunInfo run = m_runs->value(id);
         if (run.state == RunState::Queued) {
@@ -292,7 +292,7 @@ QVariantMap LaneStatus::deviceStats(const LaneInfo &lane) const
                       {QStringLiteral("busyWithOthers"), device.busyWithOthers()},
                       {QStringLiteral("busyWith"), busyWith(device)}};
     if (m_history) {
-        const DeviceHistory::Samples s = m_history->samples(lane.effectiveDevice);
+        const DeviceHistory::Samples s = m_history->samples(lane.effectiveDevice.toString());
         stats.insert(QStringLiteral("utilizationHistory"), toList(s.utilization));
         stats.insert(QStringLiteral("memoryHistory"), toList(s.memory));
         stats.insert(QStringLiteral("temperatureHistory"), toList(s.temperature));

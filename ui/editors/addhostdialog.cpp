@@ -187,7 +187,7 @@ void AddHostDialog::tested(const RemoteHostCheck::Result &result, const Experime
         item->setCheckState(Qt::Checked);
     }
     auto *cpu = new QListWidgetItem(tr("CPU of %1").arg(host.name), m_devices);
-    cpu->setData(Qt::UserRole, Device::remote(host.name, -1));
+    cpu->setData(Qt::UserRole, Device::remote(host.name, -1).toString());
     cpu->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     cpu->setCheckState(result.gpuList.isEmpty() ? Qt::Checked : Qt::Unchecked);
     updateState();

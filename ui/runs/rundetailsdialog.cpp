@@ -287,7 +287,7 @@ void RunDetailsDialog::showOverview()
     const QString state = m_run.stateName();
     m_state->setText(info.message.isEmpty() ? state : QStringLiteral("%1: %2").arg(state, info.message));
     m_exit->setText(exitText(info));
-    m_device->setText(info.device.isEmpty() ? QStringLiteral("—") : info.device);
+    m_device->setText(info.device.isEmpty() ? QStringLiteral("—") : info.device.toString());
     m_host->setText(info.host.isEmpty() ? QStringLiteral("—") : info.host);
     m_job->setText(info.jobId.isEmpty()         ? tr("— (a local process)")
                    : info.queueReason.isEmpty() ? info.jobId
@@ -470,7 +470,7 @@ void RunDetailsDialog::showJobDetails()
     });
     if (!asked) {
         show(tr("Nobody to ask about job %1").arg(job),
-             tr("The open experiment defines no cluster that runs %1's jobs.").arg(m_run.info.device));
+             tr("The open experiment defines no cluster that runs %1's jobs.").arg(m_run.info.device.toString()));
         return;
     }
     m_asking = true;

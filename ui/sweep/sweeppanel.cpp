@@ -66,7 +66,7 @@ bool SweepPanel::editSweep(const QJsonObject &base)
     }
     QStringList lanes;
     for (int i = 0; i < orchestrator->board()->laneCount(); ++i) {
-        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->dispatcher()->lane(i).device);
+        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->dispatcher()->lane(i).device.toString());
     }
     SweepEditorDialog dialog(base, lanes, catalogue(), m_window);
     while (dialog.exec() == QDialog::Accepted) {

@@ -478,8 +478,8 @@ int main(int argc, char **argv)
     // "Measure slots…" on the first lane, with its first run (shorter than
     // the default 300 steps, to keep the tool quick), once it has a result.
     const RunId first = orchestrator->dispatcher()->lane(0).runs.first();
-    SlotProbeDialog probe(orchestrator->dispatcher()->lane(0).effectiveDevice, orchestrator->runs()->value(first).spec,
-                          0, &window);
+    SlotProbeDialog probe(orchestrator->dispatcher()->lane(0).effectiveDevice.toString(),
+                          orchestrator->runs()->value(first).spec, 0, &window);
     probe.resize(520, 320);
     probe.show();
     bool finished = false;

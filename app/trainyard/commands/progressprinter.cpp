@@ -164,7 +164,7 @@ void ProgressPrinter::onRunChanged(RunId id)
     QString text;
     switch (run.state) {
     case RunState::Starting:
-        text = QStringLiteral("%1: starting on %2").arg(run.name, run.device);
+        text = QStringLiteral("%1: starting on %2").arg(run.name, run.device.toString());
         if (!said.isEmpty())
             text += QStringLiteral(" (%1%2)").arg(job.isEmpty() ? QString() : job + QStringLiteral(", "), said);
         break;

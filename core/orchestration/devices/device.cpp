@@ -82,18 +82,31 @@ Device Device::parse(const QString &text)
     return d;
 }
 
-QString Device::remote(const QString &host, int index)
+Device Device::cpu()
 {
-    return index < 0 ? QStringLiteral("ssh:%1/cpu").arg(host) : QStringLiteral("ssh:%1/cuda:%2").arg(host).arg(index);
+    return parse(QStringLiteral("cpu"));
 }
 
-QString Device::gpus(const QList<int> &indices, const QString &host)
+Device Device::onHost() const
+{
+    if (isRemote())
+        return parse(m_remote);
+    return isLocal() ? *this : cpu();
+}
+
+Device Device::remote(const QString &host, int index)
+{
+    return parse(index < 0 ? QStringLiteral("ssh:%1/cpu").arg(host)
+                           : QStringLiteral("ssh:%1/cuda:%2").arg(host).arg(index));
+}
+
+Device Device::gpus(const QList<int> &indices, const QString &host)
 {
     QStringList parts;
     for (int i : indices)
         parts << QString::number(i);
     const QString cuda = QStringLiteral("cuda:") + parts.join(QLatin1Char(','));
-    return host.isEmpty() ? cuda : QStringLiteral("ssh:%1/%2").arg(host, cuda);
+    return parse(host.isEmpty() ? cuda : QStringLiteral("ssh:%1/%2").arg(host, cuda));
 }
 
 } // namespace trainyard

@@ -16,6 +16,10 @@ namespace trainyard {
 // (or "ssh:HOST/cuda:1,3"): the same list syntax. Names are letters,
 // digits and ._-, at most 100, not starting with . or -: never read as an
 // option by ssh or Slurm. Anything else is Invalid.
+//
+// Parsed once, where the text enters (the experiment file, the board's
+// editors, the state file, the command line), and held as a value by lanes,
+// runs and launch specs; an Invalid one keeps its text for messages.
 class Device
 {
 public:
@@ -27,8 +31,9 @@ public:
         Remote
     };
 
-    Device() = default; // Invalid
+    Device() = default; // Invalid, empty text
     static Device parse(const QString &text);
+    static Device cpu();
 
     Kind kind() const { return m_kind; }
     bool isValid() const { return m_kind != Kind::Invalid; }
@@ -54,13 +59,22 @@ public:
     QString host() const { return m_host; }           // Remote: the experiment's name for the host
     // Remote: the device on the host as its worker is told, "cuda:N" or "cpu".
     QString remoteDevice() const { return m_remote; }
+    // Remote: that device as the host sees it ("ssh:lab/cuda:1,3" is
+    // "cuda:1,3" there); this machine's devices are themselves; else cpu.
+    Device onHost() const;
     bool remoteIsCuda() const { return isRemote() && (m_index >= 0 || m_pool); }
+    // The text as the experiment writes it: what files, messages and the
+    // worker's --device get.
     QString toString() const { return m_text; }
+    bool isEmpty() const { return m_text.isEmpty(); }
 
-    // The device string of `host`'s GPU `index` (-1: its CPU).
-    static QString remote(const QString &host, int index);
+    bool operator==(const Device &other) const { return m_text == other.m_text; }
+    bool operator!=(const Device &other) const { return m_text != other.m_text; }
+
+    // `host`'s GPU `index` (-1: its CPU).
+    static Device remote(const QString &host, int index);
     // "cuda:1,3" for GPUs {1, 3}, after "ssh:HOST/" when `host` is given.
-    static QString gpus(const QList<int> &indices, const QString &host = QString());
+    static Device gpus(const QList<int> &indices, const QString &host = QString());
 
 private:
     Kind m_kind = Kind::Invalid;

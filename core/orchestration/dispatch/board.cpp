@@ -155,7 +155,7 @@ QString Board::laneTitle(int index) const
     int n = 1; // the lanes before it on the same device
     for (int i = 0; i < index; ++i)
         n += m_lanes.at(i).device == lane.device ? 1 : 0;
-    return n == 1 ? lane.device : QStringLiteral("%1 %2").arg(lane.device).arg(n);
+    return n == 1 ? lane.device.toString() : QStringLiteral("%1 %2").arg(lane.device.toString()).arg(n);
 }
 
 bool Board::isNameFree(const QString &name, int repeat) const
@@ -177,19 +177,31 @@ QString Board::uniqueName(const QString &base, int repeat) const
 
 // ---- edits ------------------------------------------------------------------
 
+namespace {
+
+// A board's lanes run here or on a host; Slurm lanes come from the file only.
+QString laneDeviceProblem(const Device &d)
+{
+    if (d.isLocal() || d.isRemote())
+        return {};
+    return QStringLiteral("device: expected \"cpu\", \"cuda:N\", a pool such as \"cuda:*\" or \"ssh:HOST/cuda:N\", "
+                          "got \"%1\"")
+        .arg(d.toString());
+}
+
+} // namespace
+
 int Board::addLane(const QString &device, int slotCount, int position, QString *error)
 {
-    if (const Device d = Device::parse(device); !d.isLocal() && !d.isRemote())
-        return refuse(error, QStringLiteral("device: expected \"cpu\", \"cuda:N\", a pool such as \"cuda:*\" or "
-                                            "\"ssh:HOST/cuda:N\", got \"%1\"")
-                                 .arg(device)),
-               -1;
+    const Device d = Device::parse(device);
+    if (const QString problem = laneDeviceProblem(d); !problem.isEmpty())
+        return refuse(error, problem), -1;
     if (slotCount < 1)
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
     if (position < 0 || position > m_lanes.size())
         position = int(m_lanes.size());
     Q_EMIT laneAboutToBeAdded(position);
-    m_lanes.insert(position, Lane{device, slotCount, {}, {}, {}, {}});
+    m_lanes.insert(position, Lane{d, slotCount, {}, {}, {}, {}});
     for (RunId id : m_runs->ids()) // said by laneAdded
         m_runs->update(
             id, [position](RunInfo &r) { r.lane += r.lane >= position ? 1 : 0; }, RunRegistry::Notify::Quiet);
@@ -222,13 +234,10 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
 {
     if (!hasLane(index))
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    if (const Device d = Device::parse(device); !d.isLocal() && !d.isRemote())
-        return refuse(
-            error,
-            QStringLiteral(
-                "device: expected \"cpu\", \"cuda:N\", a pool such as \"cuda:*\" or \"ssh:HOST/cuda:N\", got \"%1\"")
-                .arg(device));
-    m_lanes[index].device = device;
+    const Device d = Device::parse(device);
+    if (const QString problem = laneDeviceProblem(d); !problem.isEmpty())
+        return refuse(error, problem);
+    m_lanes[index].device = d;
     Q_EMIT laneChanged(index);
     Q_EMIT edited();
     return true;

@@ -26,7 +26,7 @@ class Board : public QObject
 public:
     struct Lane
     {
-        QString device;
+        Device device;
         int slotCount = 1;
         QString gres; // a Slurm lane's request per run (kept for the file; empty: the default)
         QString busy; // a GPU lane's policy for GPUs others use ("wait" when empty: ExperimentLane::busy)

@@ -10,9 +10,9 @@
 
 namespace trainyard::cpuonlyworker {
 
-bool isLocalGpu(const QString &device)
+bool isLocalGpu(const Device &device)
 {
-    return Device::parse(device).isCuda() || device.startsWith(QLatin1String("cuda:"));
+    return device.isCuda() || device.toString().startsWith(QLatin1String("cuda:"));
 }
 
 QString reason(const ModelCatalogue *catalogue)
@@ -37,7 +37,7 @@ QList<int> lanes(const Dispatcher &dispatcher, const Board &board, const RunRegi
         return found;
     for (int l = 0; l < board.laneCount(); ++l) {
         const LaneInfo lane = dispatcher.lane(l);
-        if (!isLocalGpu(lane.device) || Device::parse(lane.effectiveDevice).isCpu())
+        if (!isLocalGpu(lane.device) || lane.effectiveDevice.isCpu())
             continue;
         bool workerRun = lane.runs.isEmpty();
         for (RunId id : lane.runs) {
@@ -57,7 +57,7 @@ QStringList problems(const Dispatcher &dispatcher, const Board &board, const Run
     for (int l : lanes(dispatcher, board, runs, catalogue)) {
         lines << QStringLiteral("lane %1 (%2): %3; %4")
                      .arg(l + 1)
-                     .arg(board.lane(l).device, reason(catalogue),
+                     .arg(board.lane(l).device.toString(), reason(catalogue),
                           advice(dispatcher.cpuFallback(), QStringLiteral("allow CPU fallback")));
     }
     return lines;

@@ -7,6 +7,7 @@
 namespace trainyard {
 
 class Board;
+class Device;
 class Dispatcher;
 class ModelCatalogue;
 class RunRegistry;
@@ -19,7 +20,7 @@ class RunRegistry;
 namespace cpuonlyworker {
 
 // "cuda:N", or a pool such as "cuda:*": a GPU lane of this machine.
-bool isLocalGpu(const QString &device);
+bool isLocalGpu(const Device &device);
 // "this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU
 // only)"; empty when it has CUDA or does not say (or no catalogue).
 QString reason(const ModelCatalogue *catalogue);

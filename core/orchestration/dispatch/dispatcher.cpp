@@ -52,7 +52,7 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
     // A host reached (or lost): its lanes' headers say so, its runs may start.
     connect(launcher, &Launcher::availabilityChanged, this, [this] {
         for (int l = 0; l < m_board->laneCount(); ++l)
-            if (Device::parse(m_board->lane(l).device).isRemote())
+            if (m_board->lane(l).device.isRemote())
                 Q_EMIT laneChanged(l);
         dispatch();
     });
@@ -86,27 +86,26 @@ QStringList Dispatcher::commandLine(RunId id) const
 
 // ---- devices ----------------------------------------------------------------
 
-QString Dispatcher::effectiveDevice(int lane) const
+Device Dispatcher::effectiveDevice(int lane) const
 {
-    const QString device = m_board->lane(lane).device;
+    const Device device = m_board->lane(lane).device;
     // A Slurm lane never falls back to this machine's CPU.
     if (!isMissing(device))
         return device;
-    return m_cpuFallback ? QStringLiteral("cpu") : device;
+    return m_cpuFallback ? Device::cpu() : device;
 }
 
-bool Dispatcher::isMissing(const QString &device) const
+bool Dispatcher::isMissing(const Device &device) const
 {
     // A pool lacks a GPU when any GPU it names is not here.
-    return !missingGpus(Device::parse(device), *m_devices).isEmpty();
+    return !missingGpus(device, *m_devices).isEmpty();
 }
 
 QList<int> Dispatcher::missingDeviceLanes() const
 {
     QList<int> lanes;
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        const QString device = m_board->lane(l).device;
-        if (isMissing(device))
+        if (isMissing(m_board->lane(l).device))
             lanes << l;
     }
     return lanes;
@@ -128,7 +127,7 @@ QStringList Dispatcher::preflight() const
 
 QStringList Dispatcher::busyDeviceWarnings() const
 {
-    QStringList devices;
+    QList<Device> devices;
     for (int l = 0; l < m_board->laneCount(); ++l)
         devices << effectiveDevice(l);
     return m_gpus.busyWarnings(devices);
@@ -140,7 +139,7 @@ int Dispatcher::threadsPerCpuRun() const
         return m_cpuThreadsOverride;
     int slotCount = 0;
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        if (Device::parse(effectiveDevice(l)).isCpu())
+        if (effectiveDevice(l).isCpu())
             slotCount += m_board->lane(l).slotCount;
     }
     return std::max(1, QThread::idealThreadCount() / std::max(1, slotCount));
@@ -203,7 +202,7 @@ StartOptions Dispatcher::startOptions(RunId id) const
     if (!r || r->lane < 0)
         return options;
     options.device = effectiveDevice(r->lane);
-    const Device device = Device::parse(options.device);
+    const Device &device = options.device;
     options.threads = device.isCpu() ? threadsPerCpuRun() : 0;
     if (device.isSlurm()) {
         // The job's GPUs are the node's: CPU fallback there means a node
@@ -230,7 +229,7 @@ bool Dispatcher::launch(RunId id, QString *error, const QList<int> &gpus)
     }
     m_gpus.started(id);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
-            qUtf8Printable(options.device));
+            qUtf8Printable(options.device.toString()));
     if (!m_supervisor->start(id, options, error))
         return false;
     m_resumeNext.remove(id);
@@ -247,12 +246,11 @@ void Dispatcher::dispatch()
         return;
     m_gpus.begin(*m_board, [this](int l) { return effectiveDevice(l); });
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        const QString device = effectiveDevice(l);
-        if (isMissing(device))
+        const Device d = effectiveDevice(l);
+        if (isMissing(d))
             continue; // preflight told the user
-        if (!m_launcher->unavailable(device).isEmpty())
+        if (!m_launcher->unavailable(d).isEmpty())
             continue; // a host not reached: its runs wait, its header says why
-        const Device d = Device::parse(device);
         const QList<RunId> queue = m_board->lane(l).runs;
         for (RunId id : queue) {
             // A pool counts slots per GPU (the placer); any other lane per lane.
@@ -265,7 +263,7 @@ void Dispatcher::dispatch()
             if (d.isGpu()) {
                 // One that waits says why; later runs may start beside it.
                 QString why;
-                const GpuScheduler::Outcome outcome = m_gpus.place(*r, m_board->lane(l), device, &gpus, &why);
+                const GpuScheduler::Outcome outcome = m_gpus.place(*r, m_board->lane(l), d, &gpus, &why);
                 if (outcome == GpuScheduler::Outcome::Impossible)
                     m_supervisor->fail(id, QStringLiteral("not started: ") + why);
                 if (outcome != GpuScheduler::Outcome::Placed)
@@ -314,13 +312,12 @@ bool Dispatcher::startRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("%1 %2").arg(r->name, r->message));
     if (r->state != RunState::Queued && !isTerminal(r->state))
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
-    const QString device = effectiveDevice(r->lane);
-    if (isMissing(device))
-        return refuse(error,
-                      QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(device));
-    if (const QString why = m_launcher->unavailable(device); !why.isEmpty())
+    const Device d = effectiveDevice(r->lane);
+    if (isMissing(d))
+        return refuse(
+            error, QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(d.toString()));
+    if (const QString why = m_launcher->unavailable(d); !why.isEmpty())
         return refuse(error, why);
-    const Device d = Device::parse(device);
     if (!d.isPool() && !laneHasFreeSlot(r->lane))
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(r->lane + 1)
@@ -329,7 +326,7 @@ bool Dispatcher::startRun(RunId id, QString *error)
     if (d.isGpu()) {
         m_gpus.begin(*m_board, [this](int l) { return effectiveDevice(l); });
         QString why;
-        if (m_gpus.place(*r, m_board->lane(r->lane), device, &gpus, &why) != GpuScheduler::Outcome::Placed)
+        if (m_gpus.place(*r, m_board->lane(r->lane), d, &gpus, &why) != GpuScheduler::Outcome::Placed)
             return refuse(error, QStringLiteral("%1 cannot start now: %2").arg(r->name, why));
     }
     // An ended run (Stopped, or put back by an undo) starts as Retry does.
@@ -433,10 +430,10 @@ bool Dispatcher::isIdle() const
     if (activeCount() > 0)
         return false;
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        const QString device = effectiveDevice(l);
+        const Device device = effectiveDevice(l);
         // A missing GPU's runs wait for CPU fallback, and a cluster's are
         // submitted at once; a host's wait for it to be reached.
-        if (isMissing(device) || Device::parse(device).isSlurm())
+        if (isMissing(device) || device.isSlurm())
             continue;
         for (RunId id : m_board->lane(l).runs) {
             const RunInfo *r = m_runs->find(id);

@@ -77,9 +77,9 @@ public:
     void checkIdle();
     void notifyCounts(); // emits finishCountChanged
 
-    QString effectiveDevice(int lane) const;
+    Device effectiveDevice(int lane) const;
     // A GPU this machine lacks (the CPU and clusters are never missing).
-    bool isMissing(const QString &device) const;
+    bool isMissing(const Device &device) const;
     // A lane as the board has it, with its effective device (empty for an unknown lane).
     LaneInfo lane(int index) const;
     // The worker's command line of `id` (program, then arguments): the one

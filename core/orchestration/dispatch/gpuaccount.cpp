@@ -90,7 +90,7 @@ void GpuAccount::observe()
 {
     for (RunId id : m_runs->ids()) {
         const RunInfo *r = m_runs->find(id);
-        const Device d = r && isActive(r->state) ? Device::parse(r->device) : Device();
+        const Device d = r && isActive(r->state) ? r->device : Device();
         if (!d.isGpu())
             continue;
         for (const DeviceInfo &gpu : devicesOf(d.host())) {
@@ -130,7 +130,7 @@ QList<GpuRoom> GpuAccount::rooms(const QString &host) const
         const RunInfo *r = m_runs->find(id);
         if (!r || !isActive(r->state))
             continue;
-        const Device d = Device::parse(r->device);
+        const Device &d = r->device;
         if (!d.isGpu() || d.host() != host)
             continue;
         const qint64 need = this->need(*r);
@@ -175,9 +175,8 @@ qint64 GpuAccount::need(const RunInfo &run) const
     return given >= 0 ? given : GpuMemoryBook::withMargin(m_book.peak(GpuMemoryBook::key(run.spec)));
 }
 
-int GpuAccount::gpusOf(const QString &device, const DeviceInventory &devices)
+int GpuAccount::gpusOf(const Device &d, const DeviceInventory &devices)
 {
-    const Device d = Device::parse(device);
     if (!d.isGpu())
         return 0;
     if (!d.isAllGpus())
@@ -196,7 +195,7 @@ qint64 GpuAccount::totalOf(const QString &host, int index) const
 
 GpuRequest GpuAccount::request(const Board::Lane &lane, const RunInfo &run) const
 {
-    const Device d = Device::parse(lane.device);
+    const Device &d = lane.device;
     const RunResources resources = RunResources::of(run.spec);
     GpuRequest q;
     qint64 largest = -1;

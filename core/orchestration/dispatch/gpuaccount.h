@@ -59,7 +59,7 @@ public:
     void recordPeak(const RunInfo &run);
     // How many GPUs a lane of `device` spans (a pool's, "cuda:*": the
     // machine's or host's as reported; one for a fixed GPU, 0 for no GPU).
-    static int gpusOf(const QString &device, const DeviceInventory &devices);
+    static int gpusOf(const Device &device, const DeviceInventory &devices);
     // The memory of `host`'s GPU `index`, -1 when unknown.
     qint64 totalOf(const QString &host, int index) const;
 

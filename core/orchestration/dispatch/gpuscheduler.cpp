@@ -30,14 +30,14 @@ GpuScheduler::GpuScheduler(RunRegistry *runs, const RunStore *store, const Devic
 {
 }
 
-void GpuScheduler::begin(const Board &board, const std::function<QString(int)> &effectiveDevice)
+void GpuScheduler::begin(const Board &board, const std::function<Device(int)> &effectiveDevice)
 {
     m_account.begin();
     m_account.setBookPath(m_store->root() + QStringLiteral("/.trainyard-gpu-memory.json"));
     // A run of several GPUs at the head of its queue holds its GPUs from
     // every lane of the pass, those placed before its own too.
     for (int l = 0; l < board.laneCount(); ++l) {
-        const Device d = Device::parse(effectiveDevice(l));
+        const Device d = effectiveDevice(l);
         if (!d.isGpu())
             continue;
         for (RunId id : board.lane(l).runs) {
@@ -51,10 +51,9 @@ void GpuScheduler::begin(const Board &board, const std::function<QString(int)> &
     }
 }
 
-GpuScheduler::Outcome GpuScheduler::place(const RunInfo &run, const Board::Lane &lane, const QString &device,
+GpuScheduler::Outcome GpuScheduler::place(const RunInfo &run, const Board::Lane &lane, const Device &d,
                                           QList<int> *gpus, QString *why)
 {
-    const Device d = Device::parse(device);
     const QString host = d.host();
     GpuPlacer &placer = m_account.placer(host);
     if (placer.rooms().isEmpty() && !d.isPool()) {
@@ -91,9 +90,9 @@ GpuScheduler::Outcome GpuScheduler::waits(const RunInfo &run, const QString &why
     return Outcome::Waits;
 }
 
-QString GpuScheduler::deviceOf(const QList<int> &gpus, const QString &laneDevice)
+Device GpuScheduler::deviceOf(const QList<int> &gpus, const Device &laneDevice)
 {
-    return Device::gpus(gpus, Device::parse(laneDevice).host());
+    return Device::gpus(gpus, laneDevice.host());
 }
 
 int GpuScheduler::rendezvousPort(const QList<int> &gpus)
@@ -126,7 +125,7 @@ bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
         return false;
     }
     m_oomRetries.insert(run.id, tries);
-    const Device d = Device::parse(run.device);
+    const Device &d = run.device;
     const qint64 total = d.gpuIndices().isEmpty() ? -1 : m_account.totalOf(d.host(), d.gpuIndices().first());
     const qint64 had = m_account.need(run);
     qint64 need = had > 0 ? qint64(double(had) * 1.5) : total / 2;
@@ -135,7 +134,7 @@ bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
     if (need > 0)
         m_account.raiseNeed(run.id, need);
     const QString message = QStringLiteral("%1 on %2; retry %3 of %4 with %5")
-                                .arg(kOutOfMemory, run.device)
+                                .arg(kOutOfMemory, run.device.toString())
                                 .arg(tries)
                                 .arg(kOomRetries)
                                 .arg(need > 0 ? formatMemory(need) : QStringLiteral("an unknown need"));
@@ -149,12 +148,12 @@ void GpuScheduler::forget(RunId id)
     m_account.forget(id);
 }
 
-QStringList GpuScheduler::busyWarnings(const QStringList &devices) const
+QStringList GpuScheduler::busyWarnings(const QList<Device> &devices) const
 {
     QStringList problems;
     QSet<QString> seen;
-    for (const QString &device : devices) {
-        const DeviceInfo d = m_devices->device(device);
+    for (const Device &device : devices) {
+        const DeviceInfo d = m_devices->device(device.toString());
         if (!d.isGpu || seen.contains(d.id) || !d.busyWithOthers())
             continue;
         seen.insert(d.id);

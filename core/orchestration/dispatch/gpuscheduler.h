@@ -28,16 +28,16 @@ public:
 
     // Starts a placement pass over the GPUs' rooms as they are now: the
     // lanes of `board` with their effective devices.
-    void begin(const Board &board, const std::function<QString(int)> &effectiveDevice);
+    void begin(const Board &board, const std::function<Device(int)> &effectiveDevice);
     enum class Outcome {
         Placed,
         Waits,     // its message says why
         Impossible // it can never fit the lane: `why`
     };
     // Where queued `run` of `lane` (effective device `device`) starts now.
-    Outcome place(const RunInfo &run, const Board::Lane &lane, const QString &device, QList<int> *gpus, QString *why);
+    Outcome place(const RunInfo &run, const Board::Lane &lane, const Device &device, QList<int> *gpus, QString *why);
     // The start options' device and rendezvous port of a run placed on `gpus`.
-    static QString deviceOf(const QList<int> &gpus, const QString &laneDevice);
+    static Device deviceOf(const QList<int> &gpus, const Device &laneDevice);
     static int rendezvousPort(const QList<int> &gpus);
     // Clears a wait reason once the run starts.
     void started(RunId id);
@@ -55,7 +55,7 @@ public:
 
     // GPUs of `devices` (the lanes' effective devices) busy with others'
     // processes, for the preflight.
-    QStringList busyWarnings(const QStringList &devices) const;
+    QStringList busyWarnings(const QList<Device> &devices) const;
 
     static constexpr int kOomRetries = 3;
 

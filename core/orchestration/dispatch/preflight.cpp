@@ -15,14 +15,14 @@ QStringList problems(const Sources &s)
     for (int l : s.dispatcher.missingDeviceLanes()) {
         problems << QStringLiteral("lane %1 names %2, but this machine has %3 GPU%4%5")
                         .arg(l + 1)
-                        .arg(s.board.lane(l).device)
+                        .arg(s.board.lane(l).device.toString())
                         .arg(gpus)
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"))
                         .arg(s.dispatcher.cpuFallback()
                                  ? QStringLiteral(": its runs will train on the CPU")
                                  : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
     }
-    QStringList devices;
+    QList<Device> devices;
     for (int l = 0; l < s.board.laneCount(); ++l)
         devices << s.board.lane(l).device;
     problems << s.launcher.problems(devices, s.runsRoot);

@@ -74,9 +74,8 @@ QStringList afterNames(const QJsonObject &spec)
     return names;
 }
 
-QString runFolderPlace(const Experiment &experiment, const QString &device)
+QString runFolderPlace(const Experiment &experiment, const Device &d)
 {
-    const Device d = Device::parse(device);
     if (d.isRemote()) // a host's run folders are there; here only their mirrors
         return QStringLiteral("host %1").arg(d.host());
     const ExperimentCluster *cluster = d.isSlurm() ? experiment.cluster(d.cluster()) : nullptr;
@@ -143,7 +142,7 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
 
     const auto laneOf = [&](int node) { return origins.at(node).lane; };
     const auto laneText = [&](int lane) {
-        return QStringLiteral("lane %1 (%2)").arg(lane + 1).arg(experiment.lanes.at(lane).device);
+        return QStringLiteral("lane %1 (%2)").arg(lane + 1).arg(experiment.lanes.at(lane).device.toString());
     };
     for (int i = 0; i < nodes.size(); ++i) {
         const DependencyNode &node = nodes.at(i);

@@ -7,6 +7,7 @@
 
 namespace trainyard {
 
+class Device;
 class Experiment;
 
 // "after": a run name, or a list of them, each once; problems at `path`.
@@ -19,7 +20,7 @@ QStringList afterNames(const QJsonObject &spec);
 // that see it), else the place's name ("cluster hpc"). A run reads its
 // inputs from the folders of the runs it runs after, so both must be in
 // the same place.
-QString runFolderPlace(const Experiment &experiment, const QString &device);
+QString runFolderPlace(const Experiment &experiment, const Device &device);
 
 // The problems of the experiment's `after`s (docs/experiment-format.md#after),
 // each with its JSON path: a name that is no run, repeat group, rounds or

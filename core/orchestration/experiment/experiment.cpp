@@ -282,7 +282,7 @@ QJsonObject Experiment::toJson() const
         QJsonObject lo;
         if (!lane.name.isEmpty())
             lo.insert(QStringLiteral("name"), lane.name);
-        lo.insert(QStringLiteral("device"), lane.device);
+        lo.insert(QStringLiteral("device"), lane.device.toString());
         lo.insert(QStringLiteral("slots"), lane.slotCount);
         if (!lane.gres.isEmpty())
             lo.insert(QStringLiteral("gres"), lane.gres);

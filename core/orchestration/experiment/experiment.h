@@ -1,5 +1,6 @@
 #pragma once
 
+#include "devices/device.h"
 #include "experiment/sshtarget.h"
 #include "sweep/sweepspec.h"
 
@@ -44,9 +45,9 @@ struct ExperimentRun
 // One lane as written in the experiment file.
 struct ExperimentLane
 {
-    QString device = QStringLiteral("cpu"); // "cpu", "cuda:N", "slurm:CLUSTER/PARTITION", "ssh:HOST/cuda:N"
-    int slotCount = 1;                      // a Slurm lane: its runs queued at once
-    QString gres;                           // a Slurm lane's request per run; empty: "gpu:1"
+    Device device = Device::cpu(); // "cpu", "cuda:N", "slurm:CLUSTER/PARTITION", "ssh:HOST/cuda:N"
+    int slotCount = 1;             // a Slurm lane: its runs queued at once
+    QString gres;                  // a Slurm lane's request per run; empty: "gpu:1"
     // What a GPU lane does with a GPU that others' processes use: "wait"
     // (the default, also when empty), "share" or "ignore" (BusyPolicy).
     QString busy;

@@ -88,7 +88,7 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
     // One worker start per distinct data source, on the first run that uses it.
     QSet<QByteArray> seen;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
-        if (Device::parse(experiment.lanes.at(l).device).isRemote())
+        if (experiment.lanes.at(l).device.isRemote())
             continue; // its data and programs are the host's: hostProblems
         const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
         for (int i = 0; i < runs.size(); ++i) {
@@ -178,8 +178,8 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
 {
     QStringList problems;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
-        const QString device = experiment.lanes.at(l).device;
-        const QString missing = m_devices ? missingGpus(Device::parse(device), *m_devices) : QString();
+        const QString device = experiment.lanes.at(l).device.toString();
+        const QString missing = m_devices ? missingGpus(experiment.lanes.at(l).device, *m_devices) : QString();
         if (missing.isEmpty() || m_cpuFallback)
             continue;
         const int gpus = m_devices->gpuCount();
@@ -208,7 +208,7 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
         if (workerRuns)
             problems << QStringLiteral("lanes[%1].device: %2: %3; %4")
                             .arg(l)
-                            .arg(lane.device, cpuOnly,
+                            .arg(lane.device.toString(), cpuOnly,
                                  cpuonlyworker::advice(false, QStringLiteral("use --cpu-fallback")));
     }
     return problems;
@@ -223,8 +223,9 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
     QSet<QString> lanes;       // device and gres already asked about
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         const ExperimentLane &lane = experiment.lanes.at(l);
-        const QString name = Device::parse(lane.device).cluster();
-        if (name.isEmpty() || lanes.contains(lane.device + QLatin1Char('|') + lane.gres))
+        const QString name = lane.device.cluster();
+        const QString laneKey = lane.device.toString() + QLatin1Char('|') + lane.gres;
+        if (name.isEmpty() || lanes.contains(laneKey))
             continue;
         const ExperimentCluster *cluster = experiment.cluster(name);
         if (!cluster || unreachable.contains(name))
@@ -237,7 +238,7 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
             unreachable.insert(name);
             continue;
         }
-        lanes.insert(lane.device + QLatin1Char('|') + lane.gres);
+        lanes.insert(laneKey);
         std::shared_ptr<SlurmLaneCheck> &laneCheck = laneChecks[name];
         if (!laneCheck) {
             SlurmClusterConfig config = SlurmClusterConfig::forCluster(*cluster);
@@ -265,7 +266,7 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
         job.gres = lane.gres;
         job.cpuFallback = m_cpuFallback && !job.isProgram();
         const SlurmLaneCheck::Result answer = laneCheck->check(job);
-        const QString lanePath = QStringLiteral("lanes[%1].device (%2)").arg(l).arg(lane.device);
+        const QString lanePath = QStringLiteral("lanes[%1].device (%2)").arg(l).arg(lane.device.toString());
         int index = 0;
         while (index < experiment.clusters.size() && experiment.clusters.at(index).name != name)
             ++index;
@@ -336,7 +337,7 @@ QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringL
         const ExperimentHost &host = experiment.hosts.at(h);
         QList<int> lanes;
         for (int l = 0; l < experiment.lanes.size(); ++l)
-            if (const Device d = Device::parse(experiment.lanes.at(l).device); d.isRemote() && d.host() == host.name)
+            if (const Device &d = experiment.lanes.at(l).device; d.isRemote() && d.host() == host.name)
                 lanes << l;
         if (lanes.isEmpty())
             continue;
@@ -363,7 +364,7 @@ QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringL
             problems << QStringLiteral("%1.runs_root: %2").arg(hp, answer.runsRoot);
         QSet<QByteArray> seen;
         for (int l : std::as_const(lanes)) {
-            const Device d = Device::parse(experiment.lanes.at(l).device);
+            const Device &d = experiment.lanes.at(l).device;
             if (d.remoteIsCuda() && d.cudaIndex() >= qMax(0, answer.gpus))
                 problems << QStringLiteral("lanes[%1].device: %2 is not on host %3, where nvidia-smi lists %4")
                                 .arg(l)

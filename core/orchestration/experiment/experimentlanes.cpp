@@ -86,7 +86,7 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                                          ? QStringLiteral("none is defined")
                                          : QStringLiteral("expected one of ") + known.join(QStringLiteral(", ")));
             } else {
-                lane.device = device.toString();
+                lane.device = parsed;
             }
             if (lo.contains(QStringLiteral("gres"))) {
                 // name[:type][:count], as sbatch --gres takes one.

@@ -34,7 +34,7 @@ QStringList LaunchSpec::arguments() const
     if (!connect.isEmpty())
         args << QStringLiteral("--connect") << connect;
     // CUDA_VISIBLE_DEVICES leaves the worker exactly one GPU: its cuda:0.
-    const bool gpu = Device::parse(device).isCuda();
+    const bool gpu = device.isCuda();
     args << QStringLiteral("--device") << (gpu ? QStringLiteral("cuda:0") : QStringLiteral("cpu"));
     if (threads > 0)
         args << QStringLiteral("--threads") << QString::number(threads);
@@ -80,7 +80,7 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
     env.append({kRunName, name});
     env.append({kConnect, connect});
     env.append({kResume, resume ? QStringLiteral("1") : QStringLiteral("0")});
-    env.append({kDevice, Device::parse(device).isCuda() ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
+    env.append({kDevice, device.isCuda() ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
     if (seed >= 0)
         env.append({kSeed, QString::number(seed)});
     if (!configPath.isEmpty())
@@ -92,7 +92,7 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
 
 QString LaunchSpec::visibleDevices() const
 {
-    const Device d = Device::parse(target.isEmpty() ? device : target);
+    const Device &d = target.isEmpty() ? device : target;
     if (!d.isGpu() || d.isAllGpus())
         return {};
     QStringList indices;

@@ -53,8 +53,8 @@ struct LaunchSpec
     QString runDir;
     QString connect; // "unix:PATH" or "tcp:HOST:PORT"; empty: none
     QString token;   // travels in the environment, never on the command line
-    QString device;  // what the worker is given: "cpu" or "cuda:N" (a batch launcher's prepare() sets it)
-    QString target;  // the lane's device as the experiment names it ("cuda:1", "slurm:hpc/gpu"): who launches it
+    Device device;   // what the worker is given: "cpu" or "cuda:N" (a batch launcher's prepare() sets it)
+    Device target;   // the lane's device as the experiment names it ("cuda:1", "slurm:hpc/gpu"): who launches it
     int threads = 0; // 0: let the worker decide
     bool resume = false;
     QString partition;        // a batch job's partition; empty: the cluster's default
@@ -200,7 +200,7 @@ public:
     // reached, or is being connected to), empty when they can: the
     // Dispatcher leaves such a lane's runs queued, and its header says why.
     // availabilityChanged() when it may have changed.
-    virtual QString unavailable(const QString &device) const
+    virtual QString unavailable(const Device &device) const
     {
         Q_UNUSED(device);
         return {};
@@ -208,7 +208,7 @@ public:
     // What a user should know before starting lanes on `devices` whose runs
     // go to `runsRoot` (a cluster that cannot see that folder, no sbatch...).
     // Empty when all is clear, and for launchers with nothing to check.
-    virtual QStringList problems(const QStringList &devices, const QString &runsRoot) const
+    virtual QStringList problems(const QList<Device> &devices, const QString &runsRoot) const
     {
         Q_UNUSED(devices);
         Q_UNUSED(runsRoot);

@@ -109,13 +109,12 @@ void LauncherRouter::setHosts(const QList<ExperimentHost> &hosts)
     Q_EMIT availabilityChanged();
 }
 
-QString LauncherRouter::unavailable(const QString &device) const
+QString LauncherRouter::unavailable(const Device &d) const
 {
-    const Device d = Device::parse(device);
     if (!d.isRemote())
         return {};
     const RemoteLauncher *l = m_remote.value(d.host());
-    return l ? l->unavailable(device) : tr("%1: the experiment defines no host \"%2\"").arg(device, d.host());
+    return l ? l->unavailable(d) : tr("%1: the experiment defines no host \"%2\"").arg(d.toString(), d.host());
 }
 
 SlurmLauncher *LauncherRouter::slurm(const QString &cluster)
@@ -132,38 +131,38 @@ SlurmLauncher *LauncherRouter::slurm(const QString &cluster)
     return l;
 }
 
-Launcher *LauncherRouter::forDevice(const QString &device, QString *why)
+Launcher *LauncherRouter::forDevice(const Device &device, QString *why)
 {
-    if (const Device d = Device::parse(device); d.isRemote()) {
-        if (RemoteLauncher *l = m_remote.value(d.host()))
+    if (device.isRemote()) {
+        if (RemoteLauncher *l = m_remote.value(device.host()))
             return l;
-        *why = tr("%1: the experiment defines no host \"%2\"").arg(device, d.host());
+        *why = tr("%1: the experiment defines no host \"%2\"").arg(device.toString(), device.host());
         return nullptr;
     }
-    const QString cluster = Device::parse(device).cluster();
+    const QString cluster = device.cluster();
     if (cluster.isEmpty())
         return m_local.get();
     const ExperimentCluster *c = findCluster(m_clusters, cluster);
     if (!c) {
-        *why = tr("%1: the experiment defines no cluster \"%2\"").arg(device, cluster);
+        *why = tr("%1: the experiment defines no cluster \"%2\"").arg(device.toString(), cluster);
         return nullptr;
     }
     return slurm(cluster);
 }
 
-QStringList LauncherRouter::problems(const QStringList &devices, const QString &runsRoot) const
+QStringList LauncherRouter::problems(const QList<Device> &devices, const QString &runsRoot) const
 {
     QStringList out;
     QStringList seen;
-    for (const QString &device : devices) {
-        if (const Device d = Device::parse(device); d.isRemote()) {
-            const QString why = unavailable(device);
+    for (const Device &d : devices) {
+        if (d.isRemote()) {
+            const QString why = unavailable(d);
             if (!why.isEmpty() && !seen.contains(QStringLiteral("ssh:") + d.host()))
                 out << tr("lanes on host %1 wait: %2").arg(d.host(), why);
             seen << QStringLiteral("ssh:") + d.host();
             continue;
         }
-        const QString name = Device::parse(device).cluster();
+        const QString name = d.cluster();
         if (name.isEmpty() || seen.contains(name))
             continue;
         seen << name;
@@ -184,12 +183,12 @@ QStringList LauncherRouter::problems(const QStringList &devices, const QString &
 
 void LauncherRouter::prepare(LaunchSpec &spec) const
 {
-    if (const Device d = Device::parse(spec.target); d.isRemote()) {
-        if (const RemoteLauncher *l = m_remote.value(d.host()))
+    if (spec.target.isRemote()) {
+        if (const RemoteLauncher *l = m_remote.value(spec.target.host()))
             l->prepare(spec);
         return;
     }
-    const QString cluster = Device::parse(spec.target).cluster();
+    const QString cluster = spec.target.cluster();
     if (cluster.isEmpty())
         return;
     // A cluster's launcher is made on first use, even by this query (the
@@ -278,7 +277,7 @@ QString LauncherRouter::host(RunId run) const
 bool LauncherRouter::describe(const RunInfo &run, QObject *context, Described done)
 {
     Launcher *l = owner(run.id);
-    if (const QString cluster = Device::parse(run.device).cluster(); !l && !cluster.isEmpty())
+    if (const QString cluster = run.device.cluster(); !l && !cluster.isEmpty())
         l = slurm(cluster);
     return l && l->describe(run, context, std::move(done));
 }

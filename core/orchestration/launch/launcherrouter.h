@@ -35,7 +35,7 @@ public:
     // The experiment's hosts: a launcher each, kept while the host keeps
     // its settings (its runs with it).
     void setHosts(const QList<ExperimentHost> &hosts) override;
-    QString unavailable(const QString &device) const override;
+    QString unavailable(const Device &device) const override;
 
     QString kind() const override { return QStringLiteral("router"); }
     void prepare(LaunchSpec &spec) const override;
@@ -55,7 +55,7 @@ public:
     // not that folder (its runs go to the experiment's runs root, which the
     // nodes must see). A cluster over ssh whose runs_root is not that
     // folder is fine: its run folders are made there and mirrored here.
-    QStringList problems(const QStringList &devices, const QString &runsRoot) const override;
+    QStringList problems(const QList<Device> &devices, const QString &runsRoot) const override;
     // The run's launcher says; a run none holds any more (it ended) is
     // asked of the cluster its device names, whose queue may still know it.
     bool describe(const RunInfo &run, QObject *context, Described done) override;
@@ -67,7 +67,7 @@ public:
     RemoteLauncher *remote(const QString &host) const { return m_remote.value(host); }
 
 private:
-    Launcher *forDevice(const QString &device, QString *why);
+    Launcher *forDevice(const Device &device, QString *why);
     void adopt(Launcher *launcher);
     Launcher *owner(RunId run) const { return m_owner.value(run); }
 

@@ -1,5 +1,4 @@
 #include "launch/workerprocess.h"
-#include "devices/device.h"
 
 #include <QCoreApplication>
 #include <QDir>

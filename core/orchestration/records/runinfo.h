@@ -3,6 +3,7 @@
 // Plain value types shared by the orchestration classes and their users (the
 // desktop app, `trainyard run`). They travel through `const &` signals.
 
+#include "devices/device.h"
 #include "metrics/runid.h"
 
 #include <QDateTime>
@@ -69,7 +70,7 @@ struct RunInfo
     QJsonObject spec;    // exactly what goes into spec.json (no "repeat")
     int lane = -1;       // index of its lane
     RunState state = RunState::Queued;
-    QString device; // device it runs / ran on ("cpu", "cuda:1")
+    Device device;  // device it runs / ran on ("cpu", "cuda:1")
     QString host;   // machine it runs / ran on (Launcher::host)
     QString runDir; // absolute path of its run folder
     // The worker's command line (program, then arguments) it was last started
@@ -172,13 +173,13 @@ inline bool refuse(QString *error, const QString &text)
 // One lane: a device and its ordered queue.
 struct LaneInfo
 {
-    QString title;           // what it is called (Board::laneTitle: its name, else its device, numbered)
-    QString name;            // the user's name for it; empty: none
-    QString device;          // as written in the experiment ("cuda:2", "cpu")
-    QString effectiveDevice; // where runs really go ("cpu" under CPU fallback)
-    int slotCount = 1;       // runs at once
-    QList<RunId> runs;       // queue order
-    QString waitReason;      // why its runs cannot start now (a host not reached); empty when they can
+    QString title;          // what it is called (Board::laneTitle: its name, else its device, numbered)
+    QString name;           // the user's name for it; empty: none
+    Device device;          // as written in the experiment ("cuda:2", "cpu")
+    Device effectiveDevice; // where runs really go ("cpu" under CPU fallback)
+    int slotCount = 1;      // runs at once
+    QList<RunId> runs;      // queue order
+    QString waitReason;     // why its runs cannot start now (a host not reached); empty when they can
 };
 
 } // namespace trainyard

@@ -56,7 +56,7 @@ QList<DeviceInfo> parse(const QString &host, const QByteArray &gpuRows, const QB
         }
         DeviceInfo d;
         d.index = index;
-        d.id = Device::remote(host, index);
+        d.id = Device::remote(host, index).toString();
         d.isGpu = true;
         d.name = f.mid(1, f.size() - 6).join(QStringLiteral(", "));
         const int n = int(f.size());

@@ -65,7 +65,6 @@ void RemoteLauncher::prepare(LaunchSpec &spec) const
 {
     if (!spec.mirrorDir.isEmpty())
         return; // prepared already
-    const Device device = Device::parse(spec.target);
     spec.mirrorDir = spec.runDir;
     spec.mirrorConnect = spec.connect;
     spec.runDir = m_config.runDir(spec.name);
@@ -76,7 +75,7 @@ void RemoteLauncher::prepare(LaunchSpec &spec) const
     // come from the mirror alone, read every second like a batch job's.
     const QString socket = m_config.remoteSocket(socketPath(spec.mirrorConnect), nullptr);
     spec.connect = spec.mirrorConnect.isEmpty() || socket.isEmpty() ? QString() : QStringLiteral("unix:") + socket;
-    spec.device = device.isRemote() ? device.remoteDevice() : QStringLiteral("cpu");
+    spec.device = spec.target.onHost();
     spec.pythonPath.clear(); // this machine's folder means nothing there
     if (!spec.isProgram()) {
         spec.program = m_config.worker;
@@ -90,9 +89,8 @@ void RemoteLauncher::prepare(LaunchSpec &spec) const
     }
 }
 
-QString RemoteLauncher::unavailable(const QString &device) const
+QString RemoteLauncher::unavailable(const Device &d) const
 {
-    const Device d = Device::parse(device);
     if (!d.isRemote() || d.host() != m_config.name)
         return {};
     switch (m_master->state()) {

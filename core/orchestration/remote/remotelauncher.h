@@ -65,7 +65,7 @@ public:
     void detach(RunId run) override;
     void release(RunId run) override;
     QString host(RunId run) const override;
-    QString unavailable(const QString &device) const override;
+    QString unavailable(const Device &device) const override;
 
     const RemoteHostConfig &config() const { return m_config; }
     // Every ssh this launcher ran (commands, master checks and opens).

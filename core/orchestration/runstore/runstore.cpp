@@ -186,7 +186,7 @@ bool RunStore::writeStatus(const RunInfo &run, QString *error) const
     o.insert(QStringLiteral("exit_code"), run.exitCode >= 0 ? QJsonValue(run.exitCode) : QJsonValue());
     o.insert(QStringLiteral("signal"), run.exitSignal > 0 ? QJsonValue(run.exitSignal) : QJsonValue());
     o.insert(QStringLiteral("pid"), run.pid);
-    o.insert(QStringLiteral("device"), run.device);
+    o.insert(QStringLiteral("device"), run.device.toString());
     if (!run.host.isEmpty())
         o.insert(QStringLiteral("host"), run.host);
     if (!run.command.isEmpty())
@@ -215,7 +215,7 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
     run->exitCode = o.value(QStringLiteral("exit_code")).toInt(-1);
     run->exitSignal = o.value(QStringLiteral("signal")).toInt(0);
     run->pid = o.value(QStringLiteral("pid")).toInteger();
-    run->device = o.value(QStringLiteral("device")).toString();
+    run->device = Device::parse(o.value(QStringLiteral("device")).toString());
     run->host = o.value(QStringLiteral("host")).toString();
     run->command = stringList(o.value(QStringLiteral("command")));
     run->started = QDateTime::fromString(o.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
@@ -423,7 +423,7 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QS
         LiveWorker live;
         live.pid = w.value(QStringLiteral("pid")).toInteger();
         live.token = w.value(QStringLiteral("token")).toString();
-        live.device = w.value(QStringLiteral("device")).toString();
+        live.device = Device::parse(w.value(QStringLiteral("device")).toString());
         live.startTicks = w.value(QStringLiteral("start_ticks")).toInteger();
         live.started = QDateTime::fromString(w.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
         live.launcher = w.value(QStringLiteral("launcher")).toObject();
@@ -445,7 +445,7 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
         QJsonObject w;
         w.insert(QStringLiteral("pid"), it->pid);
         w.insert(QStringLiteral("token"), it->token);
-        w.insert(QStringLiteral("device"), it->device);
+        w.insert(QStringLiteral("device"), it->device.toString());
         w.insert(QStringLiteral("start_ticks"), it->startTicks);
         w.insert(QStringLiteral("started"), it->started.toString(Qt::ISODateWithMs));
         if (!it->launcher.isEmpty())

@@ -121,7 +121,7 @@ public:
     {
         qint64 pid = 0;
         QString token;
-        QString device;
+        Device device;
         qint64 startTicks = 0; // /proc/PID/stat start time, guards pid reuse
         QDateTime started;
         QJsonObject launcher; // the launcher's own handle (opaque; see launcher.h)

@@ -58,8 +58,8 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     if (devices)
         m_sweeps->setLaneCapacity([this, devices](int lane) {
             const int slots = m_board->lane(lane).slotCount;
-            const QString device = m_dispatcher->effectiveDevice(lane);
-            return Device::parse(device).isPool() ? slots * std::max(1, GpuAccount::gpusOf(device, *devices)) : slots;
+            const Device device = m_dispatcher->effectiveDevice(lane);
+            return device.isPool() ? slots * std::max(1, GpuAccount::gpusOf(device, *devices)) : slots;
         });
     m_dependencies->setSweeps(m_sweeps.get());
     m_dispatcher->setDependencies(m_dependencies.get());

@@ -1,6 +1,5 @@
 #include "session/session.h"
 
-#include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
@@ -44,7 +43,7 @@ Session::Session(QObject *parent)
         QList<RunProcessRoot> roots;
         for (RunId id : m_orchestrator ? m_orchestrator->supervisor()->supervisedIds() : QList<RunId>()) {
             const RunInfo *r = m_orchestrator->runs()->find(id);
-            if (r && r->pid > 0 && !Device::parse(r->device).isRemote())
+            if (r && r->pid > 0 && !r->device.isRemote())
                 roots.append({r->pid, m_server->token(id)});
         }
         return roots;

@@ -196,7 +196,8 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
     };
     if (m_running)
         return refuse(QStringLiteral("a slot probe is already running"));
-    if (!Device::parse(device).isLocal())
+    const Device parsed = Device::parse(device);
+    if (!parsed.isLocal())
         return refuse(QStringLiteral("device: expected cpu or cuda:N, got \"%1\"").arg(device));
     const QString levelProblem = checkLevels(levels);
     if (!levelProblem.isEmpty())
@@ -216,7 +217,7 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 
     QString deviceName = QStringLiteral("cpu");
-    if (Device::parse(device).isCuda()) {
+    if (parsed.isCuda()) {
         DeviceInventory devices;
         if (!devices.hasDevice(device))
             return refuse(QStringLiteral("%1: no such GPU on this machine").arg(device));
@@ -228,7 +229,7 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
         return refuse(QStringLiteral("cannot create a temporary folder: %1").arg(dir->errorString()));
 
     m_dir = std::move(dir);
-    m_device = device;
+    m_device = parsed;
     m_spec = probeSpec(spec, steps);
     m_levels = levels;
     m_steps = steps;
@@ -293,7 +294,7 @@ void SlotProbe::startLevel()
             fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                      .arg(run.name, runStateName(run.state))
                      .arg(copiesText(m_levels.at(m_levelIndex)))
-                     .arg(m_device, run.message.isEmpty() ? QStringLiteral("no message") : run.message));
+                     .arg(m_device.toString(), run.message.isEmpty() ? QStringLiteral("no message") : run.message));
         },
         Qt::QueuedConnection);
     connect(
@@ -350,7 +351,7 @@ void SlotProbe::onLevelIdle()
             fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                      .arg(run.name, runStateName(run.state))
                      .arg(copiesText(copies))
-                     .arg(m_device, run.message));
+                     .arg(m_device.toString(), run.message));
             return;
         }
         // The session already holds every metric line of the run, from the

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "devices/device.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -116,7 +118,7 @@ private:
     void teardown(); // kills copies, closes the session, removes the folder
 
     QString m_workerProgram;
-    QString m_device;
+    Device m_device;
     QJsonObject m_spec;
     QList<int> m_levels;
     int m_steps = kDefaultSteps;

@@ -15,12 +15,12 @@ SlurmSubmission::SlurmSubmission(SlurmClusterConfig cluster)
 
 void SlurmSubmission::prepare(LaunchSpec &spec) const
 {
-    if (const QString partition = Device::parse(spec.target).partition(); !partition.isEmpty())
+    if (const QString partition = spec.target.partition(); !partition.isEmpty())
         spec.partition = partition;
     if (spec.gres.isEmpty())
         spec.gres = m_cluster.gres;
     // Slurm narrows CUDA_VISIBLE_DEVICES to the job's GPUs: its first is cuda:0.
-    spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? QStringLiteral("cuda:0") : QStringLiteral("cpu");
+    spec.device = spec.gres.startsWith(QStringLiteral("gpu")) ? Device::gpus({0}) : Device::cpu();
     if (!m_cluster.worker.isEmpty() && !spec.isProgram())
         spec.program = m_cluster.worker;
     // This machine's build tree means nothing on a cluster reached over ssh:

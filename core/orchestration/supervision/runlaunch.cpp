@@ -27,7 +27,7 @@ RunLaunch::Folder RunLaunch::prepare(RunId id, const StartOptions &options, QStr
         return refuse(error, QStringLiteral("no such run")), Folder::Refused;
     // A cluster or a host names its own worker where its runs go (the
     // launcher says when it has none): a login node needs no local one.
-    const Device device = Device::parse(options.device);
+    const Device &device = options.device;
     if (m_workerProgram.isEmpty() && !RunSpecView(r->spec).isProgram() && !device.isSlurm() && !device.isRemote())
         return refuse(error, QStringLiteral(
                                  "trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)")),

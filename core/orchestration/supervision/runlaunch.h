@@ -15,7 +15,7 @@ class RunStore;
 // What a run is started with (Dispatcher::startOptions).
 struct StartOptions
 {
-    QString device;  // where it runs ("cpu", "cuda:1")
+    Device device;   // where it runs ("cpu", "cuda:1")
     int threads = 0; // 0: the worker decides
     bool resume = false;
     QString gres;             // a Slurm lane's request per run; empty: the cluster's default

@@ -1,6 +1,5 @@
 #include "supervision/runstatefile.h"
 
-#include "devices/device.h"
 #include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "logcategories.h"
@@ -34,7 +33,7 @@ void RunStateFile::write(const RunRegistry &runs, const QList<Live> &live) const
         w.token = m_server->token(l.id);
         w.device = r->device;
         // A pid of this machine's (a host's run keeps its own in its handle).
-        w.startTicks = r->pid > 0 && Device::parse(r->device).isLocal() ? RunStore::processStartTicks(r->pid) : 0;
+        w.startTicks = r->pid > 0 && r->device.isLocal() ? RunStore::processStartTicks(r->pid) : 0;
         w.started = r->started;
         w.launcher = handle;
         w.command = r->command;

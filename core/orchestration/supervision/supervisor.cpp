@@ -1,6 +1,5 @@
 #include "supervision/supervisor.h"
 
-#include "devices/device.h"
 #include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
@@ -134,7 +133,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
         run.command = spec.commandLine();
         run.state = RunState::Starting;
     });
-    qCInfo(lcSupervisor, "starting %s on %s%s", qUtf8Printable(r->name), qUtf8Printable(r->device),
+    qCInfo(lcSupervisor, "starting %s on %s%s", qUtf8Printable(r->name), qUtf8Printable(r->device.toString()),
            options.resume ? " (resume)" : "");
     m_launcher->start(id, spec);
     return true;
@@ -405,7 +404,7 @@ QSet<qint64> Supervisor::workerPids() const
     QSet<qint64> pids;
     for (const auto &entry : m_supervised) {
         // This machine's: a host's pids are other processes here.
-        if (entry.second->info->pid > 0 && !Device::parse(entry.second->info->device).isRemote())
+        if (entry.second->info->pid > 0 && !entry.second->info->device.isRemote())
             pids.insert(entry.second->info->pid);
     }
     return pids;
