@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libtorch-dev nlohmann-json3-dev libqcustomplot-dev
   python3-torch python3-optuna dataset-fashion-mnist libopenblas0-pthread
