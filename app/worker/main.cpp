@@ -1,4 +1,4 @@
-// trainyard-worker: trains one model headless; see --help and DESIGN.md.
+// trainyard-worker: trains one model headless; see --help and docs/protocol.md.
 
 #include "protocol/protocol.h"
 #include "worker/base/badinput.h"

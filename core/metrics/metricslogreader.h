@@ -11,7 +11,7 @@
 
 namespace trainyard {
 
-// The one reader of a run's metrics.jsonl (DESIGN.md, docs/protocol.md):
+// The one reader of a run's metrics.jsonl (docs/protocol.md):
 // reads the file from a byte offset to its end and hands on one
 // MetricRecord per line, so a caller that keeps the returned offset reads
 // each line once however often it looks (gap filling after a reconnect,

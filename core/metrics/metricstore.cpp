@@ -174,11 +174,6 @@ void MetricStore::removeRun(RunId run)
         m_timer.start();
 }
 
-void MetricStore::clearRun(RunId run)
-{
-    removeRun(run);
-}
-
 void MetricStore::clear()
 {
     m_cachedSeries = nullptr;

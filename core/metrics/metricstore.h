@@ -118,7 +118,6 @@ public:
     QList<RunId> runs() const;
 
     void removeRun(RunId run);
-    void clearRun(RunId run);
     void clear();
 
     std::size_t pointCount() const;

@@ -36,8 +36,8 @@ inline QByteArray catalogueJson()
       "checkpoint": [], "report": []})";
 }
 
-// What the experiment tests check files against: the data kinds of
-// DESIGN.md in its order, open-ended ranges, and a model "x" of no
+// What the experiment tests check files against: the worker's data kinds
+// in its order, open-ended ranges, and a model "x" of no
 // parameters that the validation messages' test cases use.
 inline QByteArray validationCatalogueJson()
 {

@@ -1,4 +1,4 @@
-// RunSpecView: every value where DESIGN.md puts it, and empty / nullopt (never
+// RunSpecView: every value where the run spec puts it (docs/models.md), and empty / nullopt (never
 // a crash or a made-up value) where a spec lacks it or holds the wrong type.
 
 #include "experiment/experiment.h"

@@ -1,4 +1,4 @@
-// The worker's command line: DESIGN.md's fixed options and the token's way in.
+// The worker's command line: its fixed options and the token's way in.
 
 #include "helpers/minitest.h"
 

@@ -37,7 +37,6 @@ public:
 
     QAction *saveAction() const { return m_saveAction; }
     QAction *addLaneAction() const { return m_addLaneAction; }
-    QAction *addHostAction() const { return m_addHostAction; }
     QAction *fallbackAction() const { return m_fallbackAction; }
     QAction *runAfterAction() const { return m_runAfterAction; }
 

@@ -50,7 +50,6 @@ public:
                 RunOrigin origin = RunOrigin::Live);
     void removeRun(const QString &id);
     void clearRuns();
-    bool hasRun(const QString &id) const { return m_runs->contains(id); }
     /// The runs drawn (none are drawn until selected).
     void setSelectedRuns(const QStringList &ids);
     QStringList selectedRuns() const { return m_selected; }

@@ -109,8 +109,8 @@ public:
     static ModelCatalogue fromJson(const QJsonObject &root, QString *error);
 
     /// The top-level keys of a run spec: "name", "model", "data" and the
-    /// sections. They are the fields of the `--list-models` document (DESIGN.md
-    /// fixes them), so they are known before any catalogue is loaded.
+    /// sections. They are the fields of the `--list-models` document (the
+    /// worker's fixed interface), so they are known before any catalogue is loaded.
     static const QStringList &specKeys();
     /// The sections of a run spec described by a list of parameters:
     /// "train", "eval", "checkpoint", "report".

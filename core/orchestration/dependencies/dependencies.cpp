@@ -191,12 +191,6 @@ QList<RunId> Dependencies::dependents(RunId id) const
     return out;
 }
 
-QString Dependencies::waitingReason(RunId id) const
-{
-    const RunInfo *r = m_runs->find(id);
-    return r && r->state == RunState::Waiting ? r->message : QString();
-}
-
 bool Dependencies::wouldCycle(RunId id, const QString &name) const
 {
     QList<RunId> ids;

@@ -45,9 +45,6 @@ public:
     QList<RunId> predecessors(RunId id) const;
     // The runs that run after `id` directly.
     QList<RunId> dependents(RunId id) const;
-    // Why `id` cannot go yet ("waits for a, b"; "waits for x, which failed:
-    // …"); empty when nothing holds it.
-    QString waitingReason(RunId id) const;
 
     // Makes `id` run after `after` (names of runs, repeat groups, rounds or
     // sweeps); refuses a name that is none of these and a cycle. An empty

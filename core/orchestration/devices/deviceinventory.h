@@ -95,7 +95,6 @@ public:
     void setRemoteDevices(const QString &host, const QList<DeviceInfo> &devices, const QString &problem);
     QList<DeviceInfo> remoteDevices(const QString &host) const { return m_remote.value(host).devices; }
     QString remoteProblem(const QString &host) const { return m_remote.value(host).problem; }
-    void forgetRemote() { m_remote.clear(); }
 
 Q_SIGNALS:
     void devicesChanged();

@@ -16,7 +16,7 @@ namespace trainyard {
 class ModelCatalogue;
 
 // One entry of a lane's queue as written in the experiment file: a run spec
-// (fixed keys of DESIGN.md) and how many repeats of it to run.
+// (its fixed keys: docs/models.md) and how many repeats of it to run.
 struct ExperimentRun
 {
     ExperimentRun() = default;

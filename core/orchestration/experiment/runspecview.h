@@ -11,8 +11,8 @@
 
 namespace trainyard {
 
-/// A read-only view of one run spec (the JSON object of DESIGN.md's fixed
-/// keys, as it sits in an experiment, spec.json or a drag payload), so that
+/// A read-only view of one run spec (the JSON object of the fixed keys,
+/// docs/models.md, as it sits in an experiment, spec.json or a drag payload), so that
 /// code showing or scheduling a run asks for "the model type" instead of
 /// digging through nested objects. It checks nothing (validateRunSpec does):
 /// a missing or mistyped value reads as empty / nullopt. It holds its own

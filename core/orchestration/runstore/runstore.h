@@ -18,7 +18,7 @@ namespace trainyard {
 
 class Experiment;
 
-// The run folders on disk (DESIGN.md): ROOT/NAME/{spec.json, metrics.jsonl,
+// The run folders on disk (docs/experiment-format.md#run-folders): ROOT/NAME/{spec.json, metrics.jsonl,
 // worker.log, checkpoints/, status.json, notes.json}, plus ROOT/.trainyard-state.json
 // (mode 0600: pid, token and start time of every live worker, so a restarted
 // orchestrator can reattach). Names are checked so a path never leaves ROOT.

@@ -59,12 +59,11 @@ public:
     // Asynchronous: closed() when done, at once when nothing runs or with
     // `leaveRunning`, else when the last stopping worker has ended (stop,
     // SIGTERM, SIGKILL after the stop timeouts). Until then the socket and
-    // the runs root's lock stay and isClosing() is true. No nested event
+    // the runs root's lock stay. No nested event
     // loop: the caller's loop must run for it to finish (the desktop app
     // keeps itself open with a QEventLoopLocker meanwhile).
     void close(bool leaveRunning = false);
     bool isOpen() const { return m_open; }
-    bool isClosing() const { return m_closing; }
 
     QString filePath() const { return m_filePath; } // empty for the demo / new
     QString name() const { return m_name; }

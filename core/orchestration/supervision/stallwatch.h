@@ -29,7 +29,6 @@ public:
     explicit StallWatch(RunRegistry *runs, QObject *parent = nullptr);
 
     void setTimeout(int ms) { m_timeoutMs = ms; } // silence -> "stalled"
-    void setProgramGrace(int ms) { m_programGraceMs = ms; }
     // The note of a program run that runs without the module.
     static QString noModuleNote();
 
@@ -65,7 +64,7 @@ private:
     RunRegistry *m_runs;
     std::map<RunId, Watch> m_watches;
     int m_timeoutMs = 30000;
-    int m_programGraceMs = 3000; // a script's imports before trainyard.init()
+    const int m_programGraceMs = 3000; // a script's imports before trainyard.init()
     QTimer m_timer;
 };
 

@@ -5,7 +5,7 @@
 
 namespace trainyard {
 
-// The worker's command line (fixed by DESIGN.md).
+// The worker's command line (a fixed interface: README, "One run from a shell").
 struct WorkerOptions
 {
     enum class Action {
