@@ -203,6 +203,42 @@ private Q_SLOTS:
         QVERIFY(readFile(m_tmp.filePath(QStringLiteral("control/c/metrics.jsonl"))).contains("resumed from step"));
     }
 
+    // Three sessions on one runs root, one after another, while the master
+    // the first opened persists (ControlPersist) with its forward on: each
+    // new session's run still gets live control (hello, pause, resume),
+    // not a forward that the master already holds but whose socket file
+    // there was taken away.
+    void laterRunsKeepLiveControl()
+    {
+        REQUIRE_HOST();
+        qint64 master = 0;
+        for (int i = 1; i <= 3; ++i) {
+            const QString name = QStringLiteral("again%1").arg(i);
+            QJsonObject json = experimentJson(QStringLiteral("again"), m_tmp.filePath(QStringLiteral("again")),
+                                              {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(name, 2000, 20)})});
+            json.insert(QStringLiteral("hosts"), QJsonArray{hostJson()});
+            auto session = open(experiment(json));
+            Orchestrator *orch = session->orchestrator();
+            const RunId id = orch->runs()->findByName(name);
+            orch->dispatcher()->startAll();
+            // Connected, and started (the launch answered: its host is
+            // known); a worker that ended before that answer is a start
+            // that failed.
+            QTRY_VERIFY2_WITH_TIMEOUT(orch->runs()->value(id).connected && !orch->runs()->value(id).host.isEmpty(),
+                                      qPrintable(name), 15000);
+            QCOMPARE(orch->runs()->value(id).state, RunState::Running);
+            if (i == 1)
+                master = m_host.masterPid();
+            QCOMPARE(m_host.masterPid(), master); // the same master, its forward already on
+            QVERIFY(orch->supervisor()->pause(id));
+            QTRY_COMPARE(orch->runs()->value(id).state, RunState::Paused);
+            QVERIFY(orch->supervisor()->resume(id));
+            QTRY_COMPARE(orch->runs()->value(id).state, RunState::Running);
+            QVERIFY(orch->dispatcher()->stopRun(id));
+            QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 20000);
+        }
+    }
+
     // The master connection killed mid-run: the worker trains on there, a
     // new master is opened, the mirror is brought up to date before the
     // forward goes back, the worker reconnects: no point lost or doubled.
