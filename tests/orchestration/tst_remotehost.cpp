@@ -239,6 +239,45 @@ private Q_SLOTS:
         }
     }
 
+    // Files on the host that are not what stat says, mid-run: worker.log
+    // replaced by a link (its own length longer than its target), and a
+    // metrics.jsonl that gives fewer bytes than stat promised (it shrank
+    // between stat and the read: a stat first on the host's PATH that adds
+    // 100 bytes stands in for the race). The poll's framing holds, the run
+    // is never taken as ended while it trains, the link's target is never
+    // read, and it finishes with every step once.
+    void hostileFilesOnHost()
+    {
+        REQUIRE_HOST();
+        const QString shim = m_host.dir() + QStringLiteral("/bin/stat");
+        const auto removeShim = qScopeGuard([&] { QFile::remove(shim); });
+        auto session =
+            open(hostExperiment(QStringLiteral("hostile"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("t"), 150, 20)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId t = orch->runs()->findByName(QStringLiteral("t"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(t).step > 10 && !orch->runs()->value(t).host.isEmpty(), 30000);
+        const QString remote = m_host.runsRoot() + QStringLiteral("/t");
+        int status = -1;
+        m_host.run(QStringLiteral("printf 'SECRET\\n' >'%1/secret' && ln -sfn '%1%2secret' '%3/worker.log'")
+                       .arg(m_host.runsRoot(), QString(200, QLatin1Char('/')), remote),
+                   &status);
+        QCOMPARE(status, 0);
+        QVERIFY(writeFile(shim, QByteArrayLiteral("#!/bin/sh\nfor f; do :; done\n"
+                                                  "case $f in */t/metrics.jsonl) echo $(($(/usr/bin/stat -c %s -- "
+                                                  "\"$f\") + 100)); exit 0 ;; esac\nexec /usr/bin/stat \"$@\"\n")));
+        QFile::setPermissions(shim, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadOther
+                                        | QFile::ExeOther);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(t).state, RunState::Finished, 30000);
+        QVERIFY2(everyStepOnce(*session->metrics(), t, 150).isEmpty(),
+                 qPrintable(everyStepOnce(*session->metrics(), t, 150)));
+        const QString local = m_tmp.filePath(QStringLiteral("hostile/t"));
+        QCOMPARE(readFile(local + QStringLiteral("/metrics.jsonl")),
+                 m_host.run(QStringLiteral("cat '%1/metrics.jsonl'").arg(remote)));
+        QVERIFY(!readFile(local + QStringLiteral("/worker.log")).contains("SECRET"));
+    }
+
     // The master connection killed mid-run: the worker trains on there, a
     // new master is opened, the mirror is brought up to date before the
     // forward goes back, the worker reconnects: no point lost or doubled.
