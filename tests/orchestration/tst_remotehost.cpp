@@ -491,6 +491,87 @@ private Q_SLOTS:
         m_host.run(QStringLiteral("kill %1 %2").arg(QString::fromLatin1(words.at(0))).arg(realPid));
     }
 
+    // A state file whose claims are true of other processes: run f1's pid
+    // and start time are run f2's worker (the same program, the user's,
+    // with a token and a --run-dir, but f2's), and f2's waiting sh is pid 1
+    // (the other user's process on GPU 1). f1 is lost, nothing signalled;
+    // f2's worker is proved its own, but pid 1 is never taken for its
+    // waiting sh: GPU 1 stays busy with another user's process, and the
+    // waiting sh the host proves (its worker's parent) replaces the claim.
+    void forgedStateOfAnotherRunsWorker()
+    {
+        REQUIRE_HOST();
+        const QString root = m_tmp.filePath(QStringLiteral("forged2"));
+        const Experiment ex = hostExperiment(
+            QStringLiteral("forged2"),
+            {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("f1"), 2000, 20)}),
+             sharing(lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("f2"), 2000, 20)}))});
+        {
+            auto session = open(ex);
+            Orchestrator *orch = session->orchestrator();
+            const RunId f1 = orch->runs()->findByName(QStringLiteral("f1"));
+            const RunId f2 = orch->runs()->findByName(QStringLiteral("f2"));
+            orch->dispatcher()->startAll();
+            QTRY_VERIFY_WITH_TIMEOUT(!orch->runs()->value(f1).host.isEmpty() && !orch->runs()->value(f2).host.isEmpty()
+                                         && orch->runs()->value(f1).step > 5 && orch->runs()->value(f2).step > 5,
+                                     30000);
+            session->close(true); // leave them running
+        }
+        const QString statePath = root + QStringLiteral("/.trainyard-state.json");
+        QJsonObject state = readJsonFile(statePath);
+        QJsonObject runs = state.value(QStringLiteral("runs")).toObject();
+        QJsonObject r1 = runs.value(QStringLiteral("f1")).toObject();
+        QJsonObject r2 = runs.value(QStringLiteral("f2")).toObject();
+        QJsonObject h1 = r1.value(QStringLiteral("launcher")).toObject();
+        QJsonObject h2 = r2.value(QStringLiteral("launcher")).toObject();
+        const qint64 worker1 = h1.value(QStringLiteral("pid")).toInteger();
+        const qint64 worker2 = h2.value(QStringLiteral("pid")).toInteger();
+        const qint64 wrapper2 = h2.value(QStringLiteral("wrapper")).toInteger();
+        QVERIFY(worker1 > 0 && worker2 > 0 && wrapper2 > 1);
+        h1.insert(QStringLiteral("pid"), worker2);
+        h1.insert(QStringLiteral("start_ticks"), h2.value(QStringLiteral("start_ticks")));
+        h2.insert(QStringLiteral("wrapper"), 1);
+        r1.insert(QStringLiteral("launcher"), h1);
+        r2.insert(QStringLiteral("launcher"), h2);
+        runs.insert(QStringLiteral("f1"), r1);
+        runs.insert(QStringLiteral("f2"), r2);
+        state.insert(QStringLiteral("runs"), runs);
+        QVERIFY(writeFile(statePath, QJsonDocument(state).toJson()));
+        QFile::setPermissions(statePath, QFile::ReadOwner | QFile::WriteOwner);
+        const auto cleanup = qScopeGuard([&] { m_host.run(QStringLiteral("kill %1 %2").arg(worker1).arg(worker2)); });
+
+        auto session = open(ex);
+        // The host's polls after the attach (opening attached the runs).
+        QSignalSpy polled(session->devices(), &DeviceInventory::remoteDevicesChanged);
+        Orchestrator *orch = session->orchestrator();
+        const RunId f1 = orch->runs()->findByName(QStringLiteral("f1"));
+        const RunId f2 = orch->runs()->findByName(QStringLiteral("f2"));
+        QCOMPARE(orch->runs()->value(f1).state, RunState::Lost);
+        const QString message = orch->runs()->value(f1).message;
+        QVERIFY2(message.contains(QStringLiteral("nothing was signalled")), qPrintable(message));
+        QVERIFY(orch->runs()->value(f2).reattached);
+        QCOMPARE(orch->runs()->value(f2).state, RunState::Running);
+        // The host's next poll: pid 1 on GPU 1 is another user's, not f2's.
+        QTRY_VERIFY_WITH_TIMEOUT(polled.count() >= 1, 10000);
+        QCOMPARE(session->devices()->device(QStringLiteral("ssh:lab/cuda:1")).processes.size(), 1);
+        QVERIFY(session->devices()->device(QStringLiteral("ssh:lab/cuda:1")).busyWithOthers());
+        // The waiting sh saved now is the one the host proved.
+        QTRY_COMPARE(readJsonFile(statePath)
+                         .value(QStringLiteral("runs"))
+                         .toObject()
+                         .value(QStringLiteral("f2"))
+                         .toObject()
+                         .value(QStringLiteral("launcher"))
+                         .toObject()
+                         .value(QStringLiteral("wrapper"))
+                         .toInteger(),
+                     wrapper2);
+        // Both workers live: nobody signalled f2's worker for f1.
+        int status = -1;
+        m_host.run(QStringLiteral("kill -0 %1 && kill -0 %2").arg(worker1).arg(worker2), &status);
+        QCOMPARE(status, 0);
+    }
+
     // `trainyard check` asks each host its lanes name, over ssh, once the
     // file is trusted: reached, its worker runs, its runs_root writable,
     // its GPUs cover the lanes.

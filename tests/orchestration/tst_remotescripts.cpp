@@ -169,8 +169,16 @@ private Q_SLOTS:
         QVERIFY(runHere(rs::verify(pid, ticks, dir, QStringLiteral("/bin/false"), QString()), "tok'en\n")
                     .out.startsWith("notours"));
         QCOMPARE(::kill(pid_t(pid), 0), 0);
+        // Ours, and its waiting sh proved (its parent, the launch's sh of dir).
         QCOMPARE(runHere(rs::verify(pid, ticks, dir, QString(), QString()), "tok'en\n").out.trimmed(),
-                 QByteArray("ours"));
+                 "ours " + QByteArray::number(wrapper));
+        // A waiting sh claimed for another folder's run is none of this one's.
+        rs::PollRun other{tmp.filePath(QStringLiteral("other")), 0, 0, wrapper, 0, 0, false};
+        QCOMPARE(rs::parsePoll(runHere(rs::poll(false, 1 << 20, {other})).out, 1).runs.first().state,
+                 rs::RunReport::State::Gone);
+        other.dir = dir; // the same pid for its own run: ending (its worker gone, its sh not yet)
+        QCOMPARE(rs::parsePoll(runHere(rs::poll(false, 1 << 20, {other})).out, 1).runs.first().state,
+                 rs::RunReport::State::Ending);
 
         // The poll: alive, the file's bytes from offset 0, framed.
         rs::PollRun run{dir, pid, ticks, wrapper, 0, 0, true};
@@ -186,7 +194,7 @@ private Q_SLOTS:
 
         // Signalled only once verified; the waiting sh records 128+9.
         QCOMPARE(runHere(rs::verify(pid, ticks, dir, QString(), QStringLiteral("KILL")), "tok'en\n").out.trimmed(),
-                 QByteArray("signalled"));
+                 "signalled " + QByteArray::number(wrapper));
         QTRY_VERIFY(QFile::exists(dir + QStringLiteral("/.trainyard-exit")));
         report = rs::parsePoll(runHere(rs::poll(false, 1 << 20, {run})).out, 1);
         QCOMPARE(report.runs.first().state, rs::RunReport::State::Exited);

@@ -20,6 +20,15 @@ remotescripts::Command RemoteRun::verifyCommand(const QString &signal) const
     return remotescripts::verify(pid, ticks, spec.runDir, spec.isProgram() ? QString() : spec.program, signal);
 }
 
+bool RemoteRun::takeProvedWrapper(const QString &answer)
+{
+    const QStringList words = answer.split(QLatin1Char(' '));
+    const qint64 proved = words.size() == 2 && words.first() == QLatin1String("ours") ? words.at(1).toLongLong() : 0;
+    const bool same = proved == wrapper;
+    wrapper = proved;
+    return same;
+}
+
 bool RemoteRun::mirrorReport(const QString &host, const remotescripts::RunReport &report, QString *warning)
 {
     QString error;

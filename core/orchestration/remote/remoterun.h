@@ -33,6 +33,9 @@ struct RemoteRun
     // holds ("": none), and its standard input (the token).
     remotescripts::Command verifyCommand(const QString &signal) const;
     QByteArray verifyInput() const { return spec.token.toUtf8() + '\n'; }
+    // The waiting sh verify's "ours W" proved replaces the one a saved
+    // handle claimed (none proved: 0); false when the claim was not it.
+    bool takeProvedWrapper(const QString &answer);
     // The report's bytes into the mirror (problems to `warning`); true
     // while the mirror is still behind the host's files. A file read short
     // (torn: it shrank meanwhile) keeps what was read and is asked again;

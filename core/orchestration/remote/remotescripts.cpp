@@ -23,6 +23,14 @@ Command script(const char *text, const QStringList &args)
 #define TICKS_OF                                                                                                       \
     "ticks_of() { s=$(cat \"/proc/$1/stat\" 2>/dev/null) || return 0; s=${s##*) }; set -- $s; echo \"${20}\"; }\n"
 
+// Whether process $1 is the user's waiting sh of the run in folder $2:
+// `sh -c SCRIPT sh DIR ...` (launch), its fifth argument the folder. A pid
+// saved as the run's waiting sh proves nothing by itself (reused, or a
+// state file's claim).
+#define IS_WRAPPER                                                                                                     \
+    "is_wrapper() { [ \"$1\" -gt 1 ] 2>/dev/null && [ \"$(stat -c %u \"/proc/$1\" 2>/dev/null)\" = \"$(id -u)\" ] "    \
+    "&& tr '\\0\\n' '\\n\\0' <\"/proc/$1/cmdline\" 2>/dev/null | sed -n 5p | grep -qxF -- \"$2\"; }\n"
+
 // ROOT/.trainyard, made when missing: refused unless it is a folder of
 // this user's (not a link, not another user's on a shared root), then
 // made private.
@@ -125,7 +133,7 @@ fi
 echo "started $pid $t $w"
 )sh";
 
-const char kVerify[] = TICKS_OF R"sh(pid=$1 ticks=$2 dir=$3 program=$4 sig=$5
+const char kVerify[] = TICKS_OF IS_WRAPPER R"sh(pid=$1 ticks=$2 dir=$3 program=$4 sig=$5
 IFS= read -r tok || true
 t=$(ticks_of "$pid")
 if [ -z "$t" ] || [ "$t" != "$ticks" ]; then echo "gone pid $pid has ended (or is another process now)"; exit 0; fi
@@ -143,7 +151,10 @@ else
   fi
 fi
 if [ -z "$tok" ] || ! hasenv "TRAINYARD_TOKEN=$tok"; then echo "notours pid $pid was not started with this run's token"; exit 0; fi
-if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo signalled; else echo ours; fi
+s=$(cat "/proc/$pid/stat" 2>/dev/null); s=${s##*) }; set -- $s
+w=
+if is_wrapper "$2" "$dir"; then w=" $2"; fi
+if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo "signalled$w"; else echo "ours$w"; fi
 )sh";
 
 // Sections: "G STATUS BYTES" and "A STATUS BYTES" (nvidia-smi), "P 0 BYTES"
@@ -154,7 +165,7 @@ if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo signalled; else echo ours; 
 // sent (padded with zeros when the file gave less: it shrank meanwhile),
 // READ how many of them are the file's, so the framing never depends on the
 // file. SIZE -2: not a regular file (a link, a FIFO): never read.
-const char kPoll[] = TICKS_OF R"sh(LC_ALL=C
+const char kPoll[] = TICKS_OF IS_WRAPPER R"sh(LC_ALL=C
 export LC_ALL
 gpus=$1 max=$2
 shift 2
@@ -193,7 +204,7 @@ while [ $# -ge 7 ]; do
   status=-1
   if [ "$pid" != 0 ] && [ "$(ticks_of "$pid")" = "$ticks" ]; then st=alive
   elif [ -f "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
-  elif [ "$w" != 0 ] && [ -n "$(ticks_of "$w")" ]; then st=ending
+  elif [ "$w" != 0 ] && is_wrapper "$w" "$d"; then st=ending
   else st=gone; fi
   echo "R $i $st $status"
   tailof "$d/metrics.jsonl" "$mo" M
@@ -249,6 +260,7 @@ exit $st
 
 #undef TICKS_OF
 #undef OWN_DIR
+#undef IS_WRAPPER
 
 } // namespace
 

@@ -44,7 +44,9 @@ QByteArray environmentText(const QList<std::pair<QString, QString>> &env);
 // on a command line), and the run's worker with --run-dir DIR (`program`
 // empty: a program run, TRAINYARD_RUN_DIR=DIR). With `signal` ("TERM",
 // "KILL") it is sent only then. Prints "ours", "signalled", "gone WHY" or
-// "notours WHY".
+// "notours WHY"; "ours" and "signalled" are followed by the pid of its
+// waiting sh when its parent is the user's launch sh of DIR (the only
+// waiting sh a saved handle's claim is replaced by).
 Command verify(qint64 pid, qint64 ticks, const QString &dir, const QString &program, const QString &signal);
 
 // One run as the poll asks about it.
