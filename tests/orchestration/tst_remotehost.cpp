@@ -11,8 +11,10 @@
 #include "ingest/ingestion.h"
 #include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
+#include "protocol/metricrecord.h"
 #include "records/runregistry.h"
 #include "remote/remotelauncher.h"
+#include "runstore/runstore.h"
 #include "testremotehost.h"
 #include "testutil.h"
 
@@ -620,6 +622,52 @@ private Q_SLOTS:
         QVERIFY2(!all.contains(QStringLiteral("lanes[0]")) && !all.contains(QStringLiteral("hosts[0]")),
                  qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("4 problems found")), qPrintable(all));
+    }
+
+    // The host's disk fills while a run trains: the worker's metrics.jsonl
+    // there (and its byte copy here) stops short, perhaps in a torn line,
+    // while its points still come over the socket. Those are kept beside
+    // the mirror (metrics.received.jsonl, marked so, the torn line named),
+    // read by the one reader after metrics.jsonl: every step once; the
+    // status's step is in a file; the run says the disk is full; no
+    // 0-byte .trainyard-exit.tmp is left there.
+    void diskFillsDuringARun()
+    {
+        REQUIRE_HOST();
+        const auto empty = qScopeGuard([&] { m_host.run(QStringLiteral("rm -f '%1/filler'").arg(m_host.runsRoot())); });
+        auto session =
+            open(hostExperiment(QStringLiteral("fills"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("u"), 300, 10)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId u = orch->runs()->findByName(QStringLiteral("u"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(u).step > 50 && !orch->runs()->value(u).host.isEmpty(), 30000);
+        m_host.run(QStringLiteral("head -c 100000000 /dev/zero >'%1/filler' 2>/dev/null; true").arg(m_host.runsRoot()));
+        QTRY_VERIFY_WITH_TIMEOUT(!isActive(orch->runs()->value(u).state), 30000);
+        const RunInfo info = orch->runs()->value(u);
+        QVERIFY2(info.message.contains(QStringLiteral("the disk of host lab is full")), qPrintable(info.message));
+        QCOMPARE(info.step, qint64(300));
+
+        const QString remote = m_host.runsRoot() + QStringLiteral("/u");
+        const QString local = m_tmp.filePath(QStringLiteral("fills/u"));
+        const QByteArray hostFile = m_host.run(QStringLiteral("cat '%1/metrics.jsonl'").arg(remote));
+        QVERIFY(!hostFile.contains("\"step\":300,"));                           // the disk did fill under it
+        QCOMPARE(readFile(local + QStringLiteral("/metrics.jsonl")), hostFile); // still a byte copy
+        const QByteArray received = readFile(local + QStringLiteral("/metrics.received.jsonl"));
+        QVERIFY2(received.startsWith("{\"level\":\"warning\""), received.left(300).constData());
+        QVERIFY(received.contains("reached Trainyard over the socket but are in no file of the run"));
+        QVERIFY(hostFile.endsWith('\n') || received.contains("torn line"));
+        // The one reader (history, plots, export): every step once, in order.
+        QList<qint64> steps;
+        session->store()->readMetrics(QStringLiteral("u"), 0, [&](const MetricRecord &record) {
+            if (record.kind == protocol::MessageType::Metric)
+                steps << record.step;
+        });
+        QCOMPARE(steps.size(), 300);
+        for (int i = 0; i < steps.size(); ++i)
+            QCOMPARE(steps.at(i), qint64(i + 1));
+        QCOMPARE(readJsonFile(local + QStringLiteral("/status.json")).value(QStringLiteral("step")).toInteger(), 300);
+        QVERIFY(m_host.run(QStringLiteral("ls -a '%1'").arg(remote)).contains(".trainyard-exit.tmp") == false);
     }
 
     // The host's disk full: the start fails with the host's words.

@@ -11,6 +11,7 @@
 #include "remote/remotemirror.h"
 #include "remote/remoterun.h"
 #include "remote/remotescripts.h"
+#include "runstore/receivedmetrics.h"
 #include "slurm/slurmjob.h"
 
 #include <QDir>
@@ -455,6 +456,52 @@ private Q_SLOTS:
         const rs::PollReport none = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {}), {}, {}, env).out, 0);
         QVERIFY(none.complete);
         QCOMPARE(none.gpuStatus, 9);
+    }
+
+    // Lines only the socket brought, kept beside a metrics.jsonl that ends
+    // in a torn line: read after it by the one reader, with one offset.
+    void receivedLinesAreReadAfterTheFile()
+    {
+        QTemporaryDir tmp;
+        QFile main(tmp.filePath(QStringLiteral("metrics.jsonl")));
+        QVERIFY(main.open(QIODevice::WriteOnly));
+        main.write("{\"type\":\"metric\",\"step\":1,\"epoch\":1,\"loss\":1.5,\"wall\":0.5}\n"
+                   "{\"type\":\"metric\",\"step\":2,\"epoch\":1,\"loss\":1.5,\"wall\":0.5}\n{\"type\":\"metric\",\"st");
+        main.close();
+        qint64 step = 0;
+        bool done = true;
+        ReceivedMetrics::lastInFile(tmp.path(), &step, &done);
+        QCOMPARE(step, qint64(2));
+        QVERIFY(!done);
+        QString error;
+        QVERIFY2(ReceivedMetrics::write(tmp.path(), 2,
+                                        "{\"type\":\"metric\",\"step\":3,\"epoch\":1,\"loss\":1.5,\"wall\":0.5}\n"
+                                        "{\"type\":\"done\",\"status\":\"finished\",\"exit_code\":0,\"wall\":0}\n",
+                                        &error),
+                 qPrintable(error));
+        QVERIFY(readFile(tmp.filePath(ReceivedMetrics::fileName())).contains("in a torn line of 20 bytes"));
+        QList<qint64> steps;
+        int records = 0;
+        const auto collect = [&](const MetricRecord &r) {
+            ++records;
+            if (r.kind == protocol::MessageType::Metric)
+                steps << r.step;
+        };
+        MetricsLogReader::Result result = ReceivedMetrics::read(tmp.path(), 0, collect);
+        QCOMPARE(steps, (QList<qint64>{1, 2, 3}));
+        QCOMPARE(records, 5); // the marker and the done line too
+        QCOMPARE(result.offset, ReceivedMetrics::bytes(tmp.path()));
+        // From where it stopped: nothing again.
+        steps.clear();
+        result = ReceivedMetrics::read(tmp.path(), result.offset, collect);
+        QVERIFY(steps.isEmpty());
+        // Never written over; a resume sets it aside.
+        QVERIFY(!ReceivedMetrics::write(tmp.path(), 2, "{}\n", &error));
+        QVERIFY(ReceivedMetrics::setAside(tmp.path()));
+        QVERIFY(QFile::exists(tmp.filePath(ReceivedMetrics::fileName() + QStringLiteral(".before-resume-1"))));
+        steps.clear();
+        ReceivedMetrics::read(tmp.path(), 0, collect);
+        QCOMPARE(steps, (QList<qint64>{1, 2}));
     }
 
     void mirrorAppendsAndRefusesLinks()

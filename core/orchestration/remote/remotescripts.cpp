@@ -115,7 +115,7 @@ i=0
 while [ -n "$found" ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); sig=0 signal_rest; done
 while [ -n "$found" ]; do sig=KILL signal_rest; sleep 1; sig=0 signal_rest; done
 rm -f -- "$d/.trainyard-exit.tmp"
-echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" $$ "$@" </dev/null >/dev/null 2>&1 &
+echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit" || rm -f -- "$d/.trainyard-exit.tmp"' sh "$dir" $$ "$@" </dev/null >/dev/null 2>&1 &
 w=$!
 i=0
 while [ ! -s "$dir/.trainyard-pid" ]; do
