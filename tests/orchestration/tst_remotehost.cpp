@@ -11,8 +11,10 @@
 #include "ingest/ingestion.h"
 #include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
+#include "protocol/metricrecord.h"
 #include "records/runregistry.h"
 #include "remote/remotelauncher.h"
+#include "runstore/runstore.h"
 #include "testremotehost.h"
 #include "testutil.h"
 
@@ -201,6 +203,81 @@ private Q_SLOTS:
         QVERIFY2(everyStepOnce(*session->metrics(), c, 400).isEmpty(),
                  qPrintable(everyStepOnce(*session->metrics(), c, 400)));
         QVERIFY(readFile(m_tmp.filePath(QStringLiteral("control/c/metrics.jsonl"))).contains("resumed from step"));
+    }
+
+    // Three sessions on one runs root, one after another, while the master
+    // the first opened persists (ControlPersist) with its forward on: each
+    // new session's run still gets live control (hello, pause, resume),
+    // not a forward that the master already holds but whose socket file
+    // there was taken away.
+    void laterRunsKeepLiveControl()
+    {
+        REQUIRE_HOST();
+        qint64 master = 0;
+        for (int i = 1; i <= 3; ++i) {
+            const QString name = QStringLiteral("again%1").arg(i);
+            QJsonObject json = experimentJson(QStringLiteral("again"), m_tmp.filePath(QStringLiteral("again")),
+                                              {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(name, 2000, 20)})});
+            json.insert(QStringLiteral("hosts"), QJsonArray{hostJson()});
+            auto session = open(experiment(json));
+            Orchestrator *orch = session->orchestrator();
+            const RunId id = orch->runs()->findByName(name);
+            orch->dispatcher()->startAll();
+            // Connected, and started (the launch answered: its host is
+            // known); a worker that ended before that answer is a start
+            // that failed.
+            QTRY_VERIFY2_WITH_TIMEOUT(orch->runs()->value(id).connected && !orch->runs()->value(id).host.isEmpty(),
+                                      qPrintable(name), 15000);
+            QCOMPARE(orch->runs()->value(id).state, RunState::Running);
+            if (i == 1)
+                master = m_host.masterPid();
+            QCOMPARE(m_host.masterPid(), master); // the same master, its forward already on
+            QVERIFY(orch->supervisor()->pause(id));
+            QTRY_COMPARE(orch->runs()->value(id).state, RunState::Paused);
+            QVERIFY(orch->supervisor()->resume(id));
+            QTRY_COMPARE(orch->runs()->value(id).state, RunState::Running);
+            QVERIFY(orch->dispatcher()->stopRun(id));
+            QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 20000);
+        }
+    }
+
+    // Files on the host that are not what stat says, mid-run: worker.log
+    // replaced by a link (its own length longer than its target), and a
+    // metrics.jsonl that gives fewer bytes than stat promised (it shrank
+    // between stat and the read: a stat first on the host's PATH that adds
+    // 100 bytes stands in for the race). The poll's framing holds, the run
+    // is never taken as ended while it trains, the link's target is never
+    // read, and it finishes with every step once.
+    void hostileFilesOnHost()
+    {
+        REQUIRE_HOST();
+        const QString shim = m_host.dir() + QStringLiteral("/bin/stat");
+        const auto removeShim = qScopeGuard([&] { QFile::remove(shim); });
+        auto session =
+            open(hostExperiment(QStringLiteral("hostile"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("t"), 150, 20)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId t = orch->runs()->findByName(QStringLiteral("t"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(t).step > 10 && !orch->runs()->value(t).host.isEmpty(), 30000);
+        const QString remote = m_host.runsRoot() + QStringLiteral("/t");
+        int status = -1;
+        m_host.run(QStringLiteral("printf 'SECRET\\n' >'%1/secret' && ln -sfn '%1%2secret' '%3/worker.log'")
+                       .arg(m_host.runsRoot(), QString(200, QLatin1Char('/')), remote),
+                   &status);
+        QCOMPARE(status, 0);
+        QVERIFY(writeFile(shim, QByteArrayLiteral("#!/bin/sh\nfor f; do :; done\n"
+                                                  "case $f in */t/metrics.jsonl) echo $(($(/usr/bin/stat -c %s -- "
+                                                  "\"$f\") + 100)); exit 0 ;; esac\nexec /usr/bin/stat \"$@\"\n")));
+        QFile::setPermissions(shim, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadOther
+                                        | QFile::ExeOther);
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(t).state, RunState::Finished, 30000);
+        QVERIFY2(everyStepOnce(*session->metrics(), t, 150).isEmpty(),
+                 qPrintable(everyStepOnce(*session->metrics(), t, 150)));
+        const QString local = m_tmp.filePath(QStringLiteral("hostile/t"));
+        QCOMPARE(readFile(local + QStringLiteral("/metrics.jsonl")),
+                 m_host.run(QStringLiteral("cat '%1/metrics.jsonl'").arg(remote)));
+        QVERIFY(!readFile(local + QStringLiteral("/worker.log")).contains("SECRET"));
     }
 
     // The master connection killed mid-run: the worker trains on there, a
@@ -416,6 +493,87 @@ private Q_SLOTS:
         m_host.run(QStringLiteral("kill %1 %2").arg(QString::fromLatin1(words.at(0))).arg(realPid));
     }
 
+    // A state file whose claims are true of other processes: run f1's pid
+    // and start time are run f2's worker (the same program, the user's,
+    // with a token and a --run-dir, but f2's), and f2's waiting sh is pid 1
+    // (the other user's process on GPU 1). f1 is lost, nothing signalled;
+    // f2's worker is proved its own, but pid 1 is never taken for its
+    // waiting sh: GPU 1 stays busy with another user's process, and the
+    // waiting sh the host proves (its worker's parent) replaces the claim.
+    void forgedStateOfAnotherRunsWorker()
+    {
+        REQUIRE_HOST();
+        const QString root = m_tmp.filePath(QStringLiteral("forged2"));
+        const Experiment ex = hostExperiment(
+            QStringLiteral("forged2"),
+            {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("f1"), 2000, 20)}),
+             sharing(lane(QStringLiteral("ssh:lab/cuda:1"), 1, {fakeSpec(QStringLiteral("f2"), 2000, 20)}))});
+        {
+            auto session = open(ex);
+            Orchestrator *orch = session->orchestrator();
+            const RunId f1 = orch->runs()->findByName(QStringLiteral("f1"));
+            const RunId f2 = orch->runs()->findByName(QStringLiteral("f2"));
+            orch->dispatcher()->startAll();
+            QTRY_VERIFY_WITH_TIMEOUT(!orch->runs()->value(f1).host.isEmpty() && !orch->runs()->value(f2).host.isEmpty()
+                                         && orch->runs()->value(f1).step > 5 && orch->runs()->value(f2).step > 5,
+                                     30000);
+            session->close(true); // leave them running
+        }
+        const QString statePath = root + QStringLiteral("/.trainyard-state.json");
+        QJsonObject state = readJsonFile(statePath);
+        QJsonObject runs = state.value(QStringLiteral("runs")).toObject();
+        QJsonObject r1 = runs.value(QStringLiteral("f1")).toObject();
+        QJsonObject r2 = runs.value(QStringLiteral("f2")).toObject();
+        QJsonObject h1 = r1.value(QStringLiteral("launcher")).toObject();
+        QJsonObject h2 = r2.value(QStringLiteral("launcher")).toObject();
+        const qint64 worker1 = h1.value(QStringLiteral("pid")).toInteger();
+        const qint64 worker2 = h2.value(QStringLiteral("pid")).toInteger();
+        const qint64 wrapper2 = h2.value(QStringLiteral("wrapper")).toInteger();
+        QVERIFY(worker1 > 0 && worker2 > 0 && wrapper2 > 1);
+        h1.insert(QStringLiteral("pid"), worker2);
+        h1.insert(QStringLiteral("start_ticks"), h2.value(QStringLiteral("start_ticks")));
+        h2.insert(QStringLiteral("wrapper"), 1);
+        r1.insert(QStringLiteral("launcher"), h1);
+        r2.insert(QStringLiteral("launcher"), h2);
+        runs.insert(QStringLiteral("f1"), r1);
+        runs.insert(QStringLiteral("f2"), r2);
+        state.insert(QStringLiteral("runs"), runs);
+        QVERIFY(writeFile(statePath, QJsonDocument(state).toJson()));
+        QFile::setPermissions(statePath, QFile::ReadOwner | QFile::WriteOwner);
+        const auto cleanup = qScopeGuard([&] { m_host.run(QStringLiteral("kill %1 %2").arg(worker1).arg(worker2)); });
+
+        auto session = open(ex);
+        // The host's polls after the attach (opening attached the runs).
+        QSignalSpy polled(session->devices(), &DeviceInventory::remoteDevicesChanged);
+        Orchestrator *orch = session->orchestrator();
+        const RunId f1 = orch->runs()->findByName(QStringLiteral("f1"));
+        const RunId f2 = orch->runs()->findByName(QStringLiteral("f2"));
+        QCOMPARE(orch->runs()->value(f1).state, RunState::Lost);
+        const QString message = orch->runs()->value(f1).message;
+        QVERIFY2(message.contains(QStringLiteral("nothing was signalled")), qPrintable(message));
+        QVERIFY(orch->runs()->value(f2).reattached);
+        QCOMPARE(orch->runs()->value(f2).state, RunState::Running);
+        // The host's next poll: pid 1 on GPU 1 is another user's, not f2's.
+        QTRY_VERIFY_WITH_TIMEOUT(polled.count() >= 1, 10000);
+        QCOMPARE(session->devices()->device(QStringLiteral("ssh:lab/cuda:1")).processes.size(), 1);
+        QVERIFY(session->devices()->device(QStringLiteral("ssh:lab/cuda:1")).busyWithOthers());
+        // The waiting sh saved now is the one the host proved.
+        QTRY_COMPARE(readJsonFile(statePath)
+                         .value(QStringLiteral("runs"))
+                         .toObject()
+                         .value(QStringLiteral("f2"))
+                         .toObject()
+                         .value(QStringLiteral("launcher"))
+                         .toObject()
+                         .value(QStringLiteral("wrapper"))
+                         .toInteger(),
+                     wrapper2);
+        // Both workers live: nobody signalled f2's worker for f1.
+        int status = -1;
+        m_host.run(QStringLiteral("kill -0 %1 && kill -0 %2").arg(worker1).arg(worker2), &status);
+        QCOMPARE(status, 0);
+    }
+
     // `trainyard check` asks each host its lanes name, over ssh, once the
     // file is trusted: reached, its worker runs, its runs_root writable,
     // its GPUs cover the lanes.
@@ -464,6 +622,52 @@ private Q_SLOTS:
         QVERIFY2(!all.contains(QStringLiteral("lanes[0]")) && !all.contains(QStringLiteral("hosts[0]")),
                  qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("4 problems found")), qPrintable(all));
+    }
+
+    // The host's disk fills while a run trains: the worker's metrics.jsonl
+    // there (and its byte copy here) stops short, perhaps in a torn line,
+    // while its points still come over the socket. Those are kept beside
+    // the mirror (metrics.received.jsonl, marked so, the torn line named),
+    // read by the one reader after metrics.jsonl: every step once; the
+    // status's step is in a file; the run says the disk is full; no
+    // 0-byte .trainyard-exit.tmp is left there.
+    void diskFillsDuringARun()
+    {
+        REQUIRE_HOST();
+        const auto empty = qScopeGuard([&] { m_host.run(QStringLiteral("rm -f '%1/filler'").arg(m_host.runsRoot())); });
+        auto session =
+            open(hostExperiment(QStringLiteral("fills"),
+                                {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("u"), 300, 10)})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId u = orch->runs()->findByName(QStringLiteral("u"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(u).step > 50 && !orch->runs()->value(u).host.isEmpty(), 30000);
+        m_host.run(QStringLiteral("head -c 100000000 /dev/zero >'%1/filler' 2>/dev/null; true").arg(m_host.runsRoot()));
+        QTRY_VERIFY_WITH_TIMEOUT(!isActive(orch->runs()->value(u).state), 30000);
+        const RunInfo info = orch->runs()->value(u);
+        QVERIFY2(info.message.contains(QStringLiteral("the disk of host lab is full")), qPrintable(info.message));
+        QCOMPARE(info.step, qint64(300));
+
+        const QString remote = m_host.runsRoot() + QStringLiteral("/u");
+        const QString local = m_tmp.filePath(QStringLiteral("fills/u"));
+        const QByteArray hostFile = m_host.run(QStringLiteral("cat '%1/metrics.jsonl'").arg(remote));
+        QVERIFY(!hostFile.contains("\"step\":300,"));                           // the disk did fill under it
+        QCOMPARE(readFile(local + QStringLiteral("/metrics.jsonl")), hostFile); // still a byte copy
+        const QByteArray received = readFile(local + QStringLiteral("/metrics.received.jsonl"));
+        QVERIFY2(received.startsWith("{\"level\":\"warning\""), received.left(300).constData());
+        QVERIFY(received.contains("reached Trainyard over the socket but are in no file of the run"));
+        QVERIFY(hostFile.endsWith('\n') || received.contains("torn line"));
+        // The one reader (history, plots, export): every step once, in order.
+        QList<qint64> steps;
+        session->store()->readMetrics(QStringLiteral("u"), 0, [&](const MetricRecord &record) {
+            if (record.kind == protocol::MessageType::Metric)
+                steps << record.step;
+        });
+        QCOMPARE(steps.size(), 300);
+        for (int i = 0; i < steps.size(); ++i)
+            QCOMPARE(steps.at(i), qint64(i + 1));
+        QCOMPARE(readJsonFile(local + QStringLiteral("/status.json")).value(QStringLiteral("step")).toInteger(), 300);
+        QVERIFY(m_host.run(QStringLiteral("ls -a '%1'").arg(remote)).contains(".trainyard-exit.tmp") == false);
     }
 
     // The host's disk full: the start fails with the host's words.

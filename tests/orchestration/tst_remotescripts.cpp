@@ -9,7 +9,9 @@
 
 #include "remote/remotegpus.h"
 #include "remote/remotemirror.h"
+#include "remote/remoterun.h"
 #include "remote/remotescripts.h"
+#include "runstore/receivedmetrics.h"
 #include "slurm/slurmjob.h"
 
 #include <QDir>
@@ -168,8 +170,16 @@ private Q_SLOTS:
         QVERIFY(runHere(rs::verify(pid, ticks, dir, QStringLiteral("/bin/false"), QString()), "tok'en\n")
                     .out.startsWith("notours"));
         QCOMPARE(::kill(pid_t(pid), 0), 0);
+        // Ours, and its waiting sh proved (its parent, the launch's sh of dir).
         QCOMPARE(runHere(rs::verify(pid, ticks, dir, QString(), QString()), "tok'en\n").out.trimmed(),
-                 QByteArray("ours"));
+                 "ours " + QByteArray::number(wrapper));
+        // A waiting sh claimed for another folder's run is none of this one's.
+        rs::PollRun other{tmp.filePath(QStringLiteral("other")), 0, 0, wrapper, 0, 0, false};
+        QCOMPARE(rs::parsePoll(runHere(rs::poll(false, 1 << 20, {other})).out, 1).runs.first().state,
+                 rs::RunReport::State::Gone);
+        other.dir = dir; // the same pid for its own run: ending (its worker gone, its sh not yet)
+        QCOMPARE(rs::parsePoll(runHere(rs::poll(false, 1 << 20, {other})).out, 1).runs.first().state,
+                 rs::RunReport::State::Ending);
 
         // The poll: alive, the file's bytes from offset 0, framed.
         rs::PollRun run{dir, pid, ticks, wrapper, 0, 0, true};
@@ -185,7 +195,7 @@ private Q_SLOTS:
 
         // Signalled only once verified; the waiting sh records 128+9.
         QCOMPARE(runHere(rs::verify(pid, ticks, dir, QString(), QStringLiteral("KILL")), "tok'en\n").out.trimmed(),
-                 QByteArray("signalled"));
+                 "signalled " + QByteArray::number(wrapper));
         QTRY_VERIFY(QFile::exists(dir + QStringLiteral("/.trainyard-exit")));
         report = rs::parsePoll(runHere(rs::poll(false, 1 << 20, {run})).out, 1);
         QCOMPARE(report.runs.first().state, rs::RunReport::State::Exited);
@@ -197,8 +207,115 @@ private Q_SLOTS:
     {
         QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 100 100\nabc", 1).complete, false);
         QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 5 5\nabcE\n", 1).complete, false); // the end marker was bytes
-        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 3 3\nabcL 0 0 0\nE\n", 1).complete, true);
-        QCOMPARE(rs::parsePoll("R 7 alive -1\nE\n", 1).complete, false); // no such run
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 3 3\nabcK 0 3\nL 0 0 0\nK 0 0\nE\n", 1).complete, true);
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 3 3\nabcL 0 0 0\nE\n", 1).complete, false); // no K after M
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nM 0 3 3\nabcK 0 4\nE\n", 1).complete, false);   // more than sent
+        QCOMPARE(rs::parsePoll("R 7 alive -1\nE\n", 1).complete, false);                      // no such run
+        QCOMPARE(rs::parsePoll("R 0 alive -1\nE\n", 2).complete, false); // run 1 not reported: not "gone"
+        // Padded: 3 promised, 1 of them the file's.
+        const rs::PollReport torn = rs::parsePoll(QByteArrayLiteral("R 0 alive -1\nM 0 9 3\na\0\0K 0 1\nE\n"), 1);
+        QVERIFY(torn.complete);
+        QCOMPARE(torn.runs.first().metrics, QByteArray("a"));
+        QVERIFY(torn.runs.first().metricsTorn);
+    }
+
+    // Files there that are not what stat said: one that shrinks between
+    // stat and the read (a stat that promises 100 bytes more stands in for
+    // it) and a worker.log that is a link. The framing holds (every section
+    // of the next run is read), the bytes are the file's own, a link's
+    // target is never read.
+    void pollFramingHoldsForHostileFiles()
+    {
+        QTemporaryDir tmp;
+        const QString a = tmp.filePath(QStringLiteral("a"));
+        const QString b = tmp.filePath(QStringLiteral("b"));
+        QVERIFY(QDir().mkpath(a) && QDir().mkpath(b));
+        QFile ma(a + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(ma.open(QIODevice::WriteOnly));
+        ma.write("{\"step\":1}\n");
+        ma.close();
+        QFile mb(b + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(mb.open(QIODevice::WriteOnly));
+        mb.write("{\"step\":7}\n");
+        mb.close();
+        // A link whose own length (its path, padded) is longer than its target.
+        QFile secret(tmp.filePath(QStringLiteral("secret")));
+        QVERIFY(secret.open(QIODevice::WriteOnly));
+        secret.write("SECRET\n");
+        secret.close();
+        QVERIFY(QFile::link(tmp.path() + QString(200, QLatin1Char('/')) + QStringLiteral("secret"),
+                            a + QStringLiteral("/worker.log")));
+        QDir().mkpath(tmp.filePath(QStringLiteral("bin")));
+        QFile shim(tmp.filePath(QStringLiteral("bin/stat")));
+        QVERIFY(shim.open(QIODevice::WriteOnly));
+        shim.write("#!/bin/sh\nfor f; do :; done\n"
+                   "case $f in */a/metrics.jsonl) echo $(($(/usr/bin/stat -c %s -- \"$f\") + 100)); exit 0 ;; esac\n"
+                   "exec /usr/bin/stat \"$@\"\n");
+        shim.close();
+        QFile::setPermissions(shim.fileName(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PATH"),
+                   tmp.filePath(QStringLiteral("bin")) + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
+
+        const rs::PollRun ra{a, 0, 0, 0, 0, 0, false};
+        const rs::PollRun rb{b, 0, 0, 0, 0, 0, false};
+        const Ran ran = runHere(rs::poll(false, 1 << 20, {ra, rb}), {}, {}, env);
+        const rs::PollReport report = rs::parsePoll(ran.out, 2);
+        QVERIFY2(report.complete, ran.out.constData());
+        QCOMPARE(report.runs.at(0).metrics, QByteArray("{\"step\":1}\n"));
+        QVERIFY(report.runs.at(0).metricsTorn);
+        QCOMPARE(report.runs.at(0).logSize, qint64(-2)); // the link: not read
+        QVERIFY(report.runs.at(0).log.isEmpty());
+        QVERIFY(!ran.out.contains("SECRET"));
+        QCOMPARE(report.runs.at(1).metrics, QByteArray("{\"step\":7}\n"));
+        QVERIFY(!report.runs.at(1).metricsTorn);
+        QCOMPARE(report.runs.at(1).state, rs::RunReport::State::Gone);
+
+        // The mirror keeps what was read and is not told the file's size.
+        RemoteRun run;
+        run.spec.runDir = a;
+        run.mirror = RemoteMirror(tmp.filePath(QStringLiteral("mirror")));
+        QDir().mkpath(run.mirror.localDir());
+        QString warning;
+        QVERIFY(!run.mirrorReport(QStringLiteral("lab"), report.runs.at(0), &warning)); // not behind
+        QCOMPARE(run.mirror.offset(RemoteMirror::File::Metrics), qint64(11));
+        QVERIFY2(warning.contains(QStringLiteral("worker.log on host lab is a link")), qPrintable(warning));
+    }
+
+    // Temporaries are written with set -C after removing what is there: a
+    // link planted in their place is never written through; a .trainyard
+    // that is a link or not the user's is refused.
+    void scriptsNeverWriteThroughALink()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("r"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString victim = tmp.filePath(QStringLiteral("victim"));
+        QFile v(victim);
+        QVERIFY(v.open(QIODevice::WriteOnly));
+        v.write("mine\n");
+        v.close();
+        QVERIFY(QFile::link(victim, dir + QStringLiteral("/spec.json.tmp")));
+        QVERIFY(QFile::link(victim, dir + QStringLiteral("/config.json.tmp")));
+        QCOMPARE(runHere(rs::prepare(tmp.path(), dir, true), "{\"a\":1}").exitCode, 0);
+        QCOMPARE(runHere(rs::writeFile(dir, QStringLiteral("config.json")), "{\"b\":2}").exitCode, 0);
+        QCOMPARE(readFile(victim), QByteArray("mine\n"));
+        QCOMPARE(readFile(dir + QStringLiteral("/spec.json")), QByteArray("{\"a\":1}"));
+        QCOMPARE(readFile(dir + QStringLiteral("/config.json")), QByteArray("{\"b\":2}"));
+
+        // runs_root/.trainyard a link to another folder: not used.
+        QTemporaryDir other;
+        const QString root = tmp.filePath(QStringLiteral("root"));
+        QVERIFY(QDir().mkpath(root));
+        QVERIFY(QFile::link(other.path(), root + QStringLiteral("/.trainyard")));
+        const Ran prepared = runHere(rs::prepare(root, root + QStringLiteral("/x"), false), "{}");
+        QVERIFY(prepared.exitCode != 0);
+        QVERIFY2(prepared.err.contains("is not a folder of this user's"), prepared.err.constData());
+        const Ran socket = runHere(rs::readySocket(root, root + QStringLiteral("/.trainyard/s.sock")));
+        QVERIFY(socket.exitCode != 0);
+        const Ran check = runHere(rs::dataCheck(root, QStringLiteral("/bin/true")), "{}");
+        QVERIFY(check.exitCode != 0);
+        QVERIFY(QDir(other.path()).isEmpty());
     }
 
     void readySocketRemovesOnlyASocket()
@@ -339,6 +456,52 @@ private Q_SLOTS:
         const rs::PollReport none = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {}), {}, {}, env).out, 0);
         QVERIFY(none.complete);
         QCOMPARE(none.gpuStatus, 9);
+    }
+
+    // Lines only the socket brought, kept beside a metrics.jsonl that ends
+    // in a torn line: read after it by the one reader, with one offset.
+    void receivedLinesAreReadAfterTheFile()
+    {
+        QTemporaryDir tmp;
+        QFile main(tmp.filePath(QStringLiteral("metrics.jsonl")));
+        QVERIFY(main.open(QIODevice::WriteOnly));
+        main.write("{\"type\":\"metric\",\"step\":1,\"epoch\":1,\"loss\":1.5,\"wall\":0.5}\n"
+                   "{\"type\":\"metric\",\"step\":2,\"epoch\":1,\"loss\":1.5,\"wall\":0.5}\n{\"type\":\"metric\",\"st");
+        main.close();
+        qint64 step = 0;
+        bool done = true;
+        ReceivedMetrics::lastInFile(tmp.path(), &step, &done);
+        QCOMPARE(step, qint64(2));
+        QVERIFY(!done);
+        QString error;
+        QVERIFY2(ReceivedMetrics::write(tmp.path(), 2,
+                                        "{\"type\":\"metric\",\"step\":3,\"epoch\":1,\"loss\":1.5,\"wall\":0.5}\n"
+                                        "{\"type\":\"done\",\"status\":\"finished\",\"exit_code\":0,\"wall\":0}\n",
+                                        &error),
+                 qPrintable(error));
+        QVERIFY(readFile(tmp.filePath(ReceivedMetrics::fileName())).contains("in a torn line of 20 bytes"));
+        QList<qint64> steps;
+        int records = 0;
+        const auto collect = [&](const MetricRecord &r) {
+            ++records;
+            if (r.kind == protocol::MessageType::Metric)
+                steps << r.step;
+        };
+        MetricsLogReader::Result result = ReceivedMetrics::read(tmp.path(), 0, collect);
+        QCOMPARE(steps, (QList<qint64>{1, 2, 3}));
+        QCOMPARE(records, 5); // the marker and the done line too
+        QCOMPARE(result.offset, ReceivedMetrics::bytes(tmp.path()));
+        // From where it stopped: nothing again.
+        steps.clear();
+        result = ReceivedMetrics::read(tmp.path(), result.offset, collect);
+        QVERIFY(steps.isEmpty());
+        // Never written over; a resume sets it aside.
+        QVERIFY(!ReceivedMetrics::write(tmp.path(), 2, "{}\n", &error));
+        QVERIFY(ReceivedMetrics::setAside(tmp.path()));
+        QVERIFY(QFile::exists(tmp.filePath(ReceivedMetrics::fileName() + QStringLiteral(".before-resume-1"))));
+        steps.clear();
+        ReceivedMetrics::read(tmp.path(), 0, collect);
+        QCOMPARE(steps, (QList<qint64>{1, 2}));
     }
 
     void mirrorAppendsAndRefusesLinks()

@@ -1,11 +1,14 @@
 #include "ingest/ingestion.h"
 
+#include "runstore/receivedmetrics.h"
+
 #include "logcategories.h"
 #include "metrics/metricstore.h"
 #include "protocol/metricline.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
+#include "runstore/receivedmetrics.h"
 #include "runstore/runstore.h"
 
 #include <algorithm>
@@ -50,8 +53,12 @@ void Ingestion::beginRun(RunId id, bool fresh)
     if (fresh) {
         m_metrics->removeRun(id);
         r->metricsOffset = 0;
+    } else if (const RunInfo *info = m_runs->find(id); info && ReceivedMetrics::setAside(m_store->runDir(info->name))) {
+        // The resumed worker reports the steps after its checkpoint again.
+        r->metricsOffset = qMin(r->metricsOffset, ReceivedMetrics::bytes(m_store->runDir(info->name)));
     }
     r->doneSeen = false;
+    r->unkept.clear();
     r->doneExit = -1;
     r->doneStatus.clear();
     r->lines = 0;
@@ -292,7 +299,11 @@ void Ingestion::followFiles()
 QString Ingestion::metricsFileProblem(RunId id) const
 {
     const auto it = m_tracks.find(id);
-    return it == m_tracks.end() ? QString() : it->second.fileProblem;
+    if (it == m_tracks.end())
+        return {};
+    const Run &r = it->second;
+    return r.unkept.isEmpty() || r.fileProblem.isEmpty() ? r.fileProblem + r.unkept
+                                                         : r.fileProblem + QStringLiteral("; ") + r.unkept;
 }
 
 int Ingestion::ingestMetricsFile(Run *r, bool live)
@@ -312,6 +323,47 @@ int Ingestion::ingestMetricsFile(Run *r, bool live)
         m_progressTimer.start();
     }
     return int(result.records);
+}
+
+void Ingestion::ingestEnded(RunId id)
+{
+    // Before the read: reading the file puts its steps over the curve, and
+    // the points after its last one would go with them.
+    keepReceived(id);
+    ingestMetricsFile(id);
+}
+
+void Ingestion::keepReceived(RunId id)
+{
+    Run *r = find(id);
+    const RunInfo *info = m_runs->find(id);
+    const QString dir = info ? m_store->runDir(info->name) : QString();
+    if (!r || dir.isEmpty())
+        return;
+    qint64 fileStep = -1;
+    bool fileDone = false;
+    ReceivedMetrics::lastInFile(dir, &fileStep, &fileDone);
+    const bool doneMissing = r->doneSeen && !fileDone;
+    if (info->step <= fileStep && !doneMissing)
+        return;
+    const QByteArray points = ReceivedMetrics::linesAfter(*m_metrics, id, fileStep, info->totalSteps);
+    if (points.isEmpty() && !doneMissing)
+        return; // its step is an earlier attempt's: nothing is missing
+    const QByteArray lines = points + (doneMissing ? ReceivedMetrics::doneLine(r->doneStatus, r->doneExit) : "");
+    QString error;
+    if (ReceivedMetrics::write(dir, fileStep, lines, &error)) {
+        qCWarning(lcMetrics,
+                  "%s: its metrics.jsonl ends at step %lld; steps to %lld that came over the socket are "
+                  "kept in %s",
+                  qUtf8Printable(info->name), static_cast<long long>(fileStep), static_cast<long long>(info->step),
+                  qUtf8Printable(ReceivedMetrics::fileName()));
+        return;
+    }
+    // What Trainyard says is in a file: the last step that is.
+    m_runs->update(
+        id, [fileStep](RunInfo &run) { run.step = fileStep; }, RunRegistry::Notify::Quiet);
+    r->unkept =
+        QStringLiteral("the steps after %1 reached Trainyard but could not be kept (%2)").arg(fileStep).arg(error);
 }
 
 } // namespace trainyard

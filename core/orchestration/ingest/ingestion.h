@@ -59,12 +59,21 @@ public:
     void unfollow(RunId id) { m_followed.erase(id); }
     void setFollowInterval(int ms) { m_follow.setInterval(ms); }
     // Why the run's metrics.jsonl was refused at the last read (a link, a
-    // FIFO, ...: RunStore::readMetrics), else empty.
+    // FIFO, ...: RunStore::readMetrics), and what keepReceived could not
+    // keep, else empty.
     QString metricsFileProblem(RunId id) const;
 
     // A (re)start: the done line and the rate window are forgotten; `fresh`
-    // also drops the curves and the progress (a resume keeps both).
+    // also drops the curves and the progress (a resume keeps both, and sets
+    // aside the lines kept from the socket: ReceivedMetrics).
     void beginRun(RunId id, bool fresh);
+    // The run ended: its file read as ingestMetricsFile reads it, after the
+    // points and done line that came over the socket but are in no file (a
+    // full disk cut the worker's metrics.jsonl short) were kept in
+    // ReceivedMetrics' file, which is read after it; where that fails, the
+    // run's step goes back to the last one in a file and
+    // metricsFileProblem() says which steps could not be kept.
+    void ingestEnded(RunId id);
     // The curves go (a retry from scratch); the file is read from its start.
     void resetCurves(RunId id);
 
@@ -112,6 +121,7 @@ private:
         qint64 nonFiniteLossFrom = -1;
         bool progressDirty = false; // listed in m_progressDirty
         QString fileProblem;        // the last read's refusal of metrics.jsonl
+        QString unkept;             // keepReceived's failure
         qint64 rateStep = -1;       // step and wall at the start of the rate window
         double rateWall = 0;
     };
@@ -119,6 +129,7 @@ private:
     void flushProgress();
     void followFiles();
     int ingestMetricsFile(Run *run, bool live);
+    void keepReceived(RunId id);
     void ingest(Run *run, const MetricRecord &record, bool live);
     void ingestMetric(Run *run, const MetricRecord &record);
     // The run's record changed quietly: announced with the next progressChanged.

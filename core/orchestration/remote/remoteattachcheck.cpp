@@ -73,6 +73,11 @@ Launcher::AttachResult RemoteAttachCheck::check(const QJsonObject &handle, const
     sync(*run, timeout);
     if (answer.startsWith(QLatin1String("gone ")))
         return refuse(AttachResult::Gone, tr("on host %1: %2").arg(m_config.name, answer.mid(5)));
+    const qint64 claimed = run->wrapper;
+    if (!run->takeProvedWrapper(answer))
+        qCWarning(lcRemote, "host %s: pid %lld is not the waiting sh of pid %lld (%s); not taken as the run's",
+                  qUtf8Printable(m_config.name), static_cast<long long>(claimed), static_cast<long long>(run->pid),
+                  run->wrapper > 0 ? qPrintable(QStringLiteral("that is %1").arg(run->wrapper)) : "none was found");
     run->verified = true;
     return AttachResult::Attached;
 }

@@ -311,7 +311,10 @@ void RemoteLauncher::verifyUnverified()
                               Q_EMIT exited(run, -1, 0);
                               return;
                           }
-                          // Ours, or ended (the next poll reads how): watched as any run.
+                          // Ours, or ended (the next poll reads how): watched as any run,
+                          // with the waiting sh the host proved.
+                          if (answer.startsWith(QLatin1String("ours")))
+                              it->takeProvedWrapper(answer);
                           it->verified = true;
                           pollSoon();
                       });

@@ -106,6 +106,8 @@ bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
     const bool behind = r.mirrorReport(m_config.name, report, &warning);
     if (!warning.isEmpty())
         qCWarning(lcRemote, "run %d: %s", run, qUtf8Printable(warning));
+    if (!report.metricsTorn && !report.logTorn)
+        r.tornPolls = 0;
     switch (report.state) {
     case RunReport::State::Alive:
         r.endingPolls = 0;
@@ -121,6 +123,14 @@ bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
     }
     if (behind)
         return true; // every byte first: its end is read from the mirror
+    // A file read short may still hold bytes not mirrored: asked again at
+    // the usual pace, a few times, before the run's end is judged.
+    if (report.metricsTorn || report.logTorn) {
+        if (++r.tornPolls < 3)
+            return false;
+        qCWarning(lcRemote, "run %d: its files on host %s read short %d times; ended with what was read", run,
+                  qUtf8Printable(m_config.name), r.tornPolls);
+    }
     finish(run, report);
     return false;
 }

@@ -24,6 +24,8 @@ struct RemoteRun
     RemoteMirror mirror;
     QString signalAsked; // TERM or KILL asked before it was started
     int endingPolls = 0;
+    int tornPolls = 0; // polls in a row that read a file short
+    int warned = 0;    // the files (1 << RemoteMirror::File) said to be links
 
     // What the poll asks about it.
     remotescripts::PollRun pollRun(bool listCheckpoints) const;
@@ -31,8 +33,13 @@ struct RemoteRun
     // holds ("": none), and its standard input (the token).
     remotescripts::Command verifyCommand(const QString &signal) const;
     QByteArray verifyInput() const { return spec.token.toUtf8() + '\n'; }
+    // The waiting sh verify's "ours W" proved replaces the one a saved
+    // handle claimed (none proved: 0); false when the claim was not it.
+    bool takeProvedWrapper(const QString &answer);
     // The report's bytes into the mirror (problems to `warning`); true
-    // while the mirror is still behind the host's files.
+    // while the mirror is still behind the host's files. A file read short
+    // (torn: it shrank meanwhile) keeps what was read and is asked again;
+    // one that is a link there is never read.
     bool mirrorReport(const QString &host, const remotescripts::RunReport &report, QString *warning);
 };
 

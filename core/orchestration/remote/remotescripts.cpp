@@ -3,6 +3,7 @@
 #include "slurm/slurmjob.h"
 
 #include <QRegularExpression>
+#include <QSet>
 
 namespace trainyard::remotescripts {
 
@@ -22,9 +23,29 @@ Command script(const char *text, const QStringList &args)
 #define TICKS_OF                                                                                                       \
     "ticks_of() { s=$(cat \"/proc/$1/stat\" 2>/dev/null) || return 0; s=${s##*) }; set -- $s; echo \"${20}\"; }\n"
 
-const char kPrepare[] = R"sh(umask 077
+// Whether process $1 is the user's waiting sh of the run in folder $2:
+// `sh -c SCRIPT sh DIR ...` (launch), its fifth argument the folder. A pid
+// saved as the run's waiting sh proves nothing by itself (reused, or a
+// state file's claim).
+#define IS_WRAPPER                                                                                                     \
+    "is_wrapper() { [ \"$1\" -gt 1 ] 2>/dev/null && [ \"$(stat -c %u \"/proc/$1\" 2>/dev/null)\" = \"$(id -u)\" ] "    \
+    "&& tr '\\0\\n' '\\n\\0' <\"/proc/$1/cmdline\" 2>/dev/null | sed -n 5p | grep -qxF -- \"$2\"; }\n"
+
+// ROOT/.trainyard, made when missing: refused unless it is a folder of
+// this user's (not a link, not another user's on a shared root), then
+// made private.
+#define OWN_DIR                                                                                                        \
+    "own_dir() { mkdir -p -- \"$1\" 2>/dev/null; if [ -L \"$1\" ] || ! [ -d \"$1\" ] || ! [ -O \"$1\" ]; then echo "   \
+    "\"$1 is not a folder of this user's (a link, or another user's); Trainyard does not use it\" >&2; return 1; fi; " \
+    "chmod 700 -- \"$1\"; }\n"
+
+// Every script that writes sets -C (noclobber): a temporary file is
+// removed first and then made anew, so a link planted in its place
+// between the two makes the write fail instead of going through it.
+const char kPrepare[] = OWN_DIR R"sh(umask 077
+set -C
 root=$1 dir=$2 resume=$3
-mkdir -p -- "$root/.trainyard" || exit 1
+mkdir -p -- "$root" && own_dir "$root/.trainyard" || exit 1
 if [ -L "$dir" ]; then echo "$dir is a link; Trainyard does not follow links in run folders" >&2; exit 1; fi
 if [ "$resume" = 0 ] && [ -d "$dir" ] && [ -n "$(ls -A -- "$dir")" ]; then
   n=1
@@ -34,11 +55,14 @@ if [ "$resume" = 0 ] && [ -d "$dir" ] && [ -n "$(ls -A -- "$dir")" ]; then
 fi
 mkdir -p -- "$dir" || exit 1
 rm -f -- "$dir/.trainyard-exit" "$dir/.trainyard-pid"
+rm -f -- "$dir/spec.json.tmp"
 cat >"$dir/spec.json.tmp" && mv -f -- "$dir/spec.json.tmp" "$dir/spec.json" || exit 1
 echo prepared
 )sh";
 
 const char kWriteFile[] = R"sh(umask 077
+set -C
+rm -f -- "$1/$2.tmp"
 cat >"$1/$2.tmp" && mv -f -- "$1/$2.tmp" "$1/$2"
 )sh";
 
@@ -59,7 +83,9 @@ eval "$(cat)" || exit 96
 if ! command -v -- "$1" >/dev/null 2>&1; then echo "$1: no such program on this host" >&2; exit 127; fi
 cd -- "$cwd" || exit 98
 setsid sh -c 'd=$1 o=$2; shift 2
+set -C
 "$@" >>"$d/worker.log" 2>&1 </dev/null &
+rm -f -- "$d/.trainyard-pid.tmp"
 echo $! >"$d/.trainyard-pid.tmp" && mv -f -- "$d/.trainyard-pid.tmp" "$d/.trainyard-pid"
 wait $!
 s=$?
@@ -88,7 +114,8 @@ sig=TERM signal_rest
 i=0
 while [ -n "$found" ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i + 1)); sig=0 signal_rest; done
 while [ -n "$found" ]; do sig=KILL signal_rest; sleep 1; sig=0 signal_rest; done
-echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit"' sh "$dir" $$ "$@" </dev/null >/dev/null 2>&1 &
+rm -f -- "$d/.trainyard-exit.tmp"
+echo $s >"$d/.trainyard-exit.tmp" && mv -f -- "$d/.trainyard-exit.tmp" "$d/.trainyard-exit" || rm -f -- "$d/.trainyard-exit.tmp"' sh "$dir" $$ "$@" </dev/null >/dev/null 2>&1 &
 w=$!
 i=0
 while [ ! -s "$dir/.trainyard-pid" ]; do
@@ -106,7 +133,7 @@ fi
 echo "started $pid $t $w"
 )sh";
 
-const char kVerify[] = TICKS_OF R"sh(pid=$1 ticks=$2 dir=$3 program=$4 sig=$5
+const char kVerify[] = TICKS_OF IS_WRAPPER R"sh(pid=$1 ticks=$2 dir=$3 program=$4 sig=$5
 IFS= read -r tok || true
 t=$(ticks_of "$pid")
 if [ -z "$t" ] || [ "$t" != "$ticks" ]; then echo "gone pid $pid has ended (or is another process now)"; exit 0; fi
@@ -124,14 +151,21 @@ else
   fi
 fi
 if [ -z "$tok" ] || ! hasenv "TRAINYARD_TOKEN=$tok"; then echo "notours pid $pid was not started with this run's token"; exit 0; fi
-if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo signalled; else echo ours; fi
+s=$(cat "/proc/$pid/stat" 2>/dev/null); s=${s##*) }; set -- $s
+w=
+if is_wrapper "$2" "$dir"; then w=" $2"; fi
+if [ -n "$sig" ]; then kill -s "$sig" "$pid" && echo "signalled$w"; else echo "ours$w"; fi
 )sh";
 
 // Sections: "G STATUS BYTES" and "A STATUS BYTES" (nvidia-smi), "P 0 BYTES"
 // (ps of the GPU processes: pid, session, group, user), per run
 // "R I STATE STATUS", "M I SIZE BYTES", "L I SIZE BYTES", "C I BYTES",
-// "D I KIB", each BYTES followed by that many bytes; "E" at the end.
-const char kPoll[] = TICKS_OF R"sh(LC_ALL=C
+// "D I KIB", each BYTES followed by that many bytes; "E" at the end. M and
+// L are followed by "K I READ": BYTES is what stat's size promised, always
+// sent (padded with zeros when the file gave less: it shrank meanwhile),
+// READ how many of them are the file's, so the framing never depends on the
+// file. SIZE -2: not a regular file (a link, a FIFO): never read.
+const char kPoll[] = TICKS_OF IS_WRAPPER R"sh(LC_ALL=C
 export LC_ALL
 gpus=$1 max=$2
 shift 2
@@ -149,12 +183,19 @@ if [ "$gpus" = 1 ]; then
   printf '%s' "$p"
 fi
 tailof() {
+  if [ -L "$1" ] || { [ -e "$1" ] && ! [ -f "$1" ]; }; then echo "$3 $i -2 0"; echo "K $i 0"; return; fi
   size=$(stat -c %s -- "$1" 2>/dev/null) || size=-1
-  if [ "$size" -lt 0 ] || [ "$size" -lt "$2" ]; then echo "$3 $i $size 0"; return; fi
+  if [ "$size" -lt 0 ] || [ "$size" -lt "$2" ]; then echo "$3 $i $size 0"; echo "K $i 0"; return; fi
   n=$((size - $2))
   if [ "$n" -gt "$max" ]; then n=$max; fi
   echo "$3 $i $size $n"
-  if [ "$n" -gt 0 ]; then tail -c +$(($2 + 1)) -- "$1" | head -c "$n"; fi
+  got=0
+  if [ "$n" -gt 0 ]; then
+    { got=$(dd if="$1" iflag=skip_bytes,count_bytes,nofollow,nonblock skip="$2" count="$n" bs=65536 2>&1 >&3 | awk '/ copied/ { print $1 }'); } 3>&1
+    got=${got:-0}
+    if [ "$got" -lt "$n" ]; then head -c $((n - got)) /dev/zero; fi
+  fi
+  echo "K $i $got"
 }
 i=0
 while [ $# -ge 7 ]; do
@@ -163,7 +204,7 @@ while [ $# -ge 7 ]; do
   status=-1
   if [ "$pid" != 0 ] && [ "$(ticks_of "$pid")" = "$ticks" ]; then st=alive
   elif [ -f "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
-  elif [ "$w" != 0 ] && [ -n "$(ticks_of "$w")" ]; then st=ending
+  elif [ "$w" != 0 ] && is_wrapper "$w" "$d"; then st=ending
   else st=gone; fi
   echo "R $i $st $status"
   tailof "$d/metrics.jsonl" "$mo" M
@@ -181,9 +222,8 @@ done
 echo E
 )sh";
 
-const char kReadySocket[] = R"sh(umask 077
-mkdir -p -- "$1/.trainyard" || exit 1
-chmod 700 -- "$1/.trainyard" || exit 1
+const char kReadySocket[] = OWN_DIR R"sh(umask 077
+mkdir -p -- "$1" && own_dir "$1/.trainyard" || exit 1
 if [ -S "$2" ]; then rm -f -- "$2" || exit 1; fi
 if [ -e "$2" ]; then echo "$2 exists and is not a socket" >&2; exit 1; fi
 if ! [ -w "$1" ]; then echo "$1 is not writable" >&2; exit 1; fi
@@ -206,11 +246,12 @@ else
 fi
 )sh";
 
-const char kDataCheck[] = R"sh(umask 077
+const char kDataCheck[] = OWN_DIR R"sh(umask 077
+set -C
 root=$1 worker=$2
-mkdir -p -- "$root/.trainyard" || exit 1
-f="$root/.trainyard/check-$$.json"
-cat >"$f" || exit 1
+mkdir -p -- "$root" && own_dir "$root/.trainyard" || exit 1
+f=$(mktemp --suffix=.json -- "$root/.trainyard/check-XXXXXXXX") || exit 1
+cat >>"$f" || { rm -f -- "$f"; exit 1; }
 "$worker" --check --spec "$f" </dev/null
 st=$?
 rm -f -- "$f"
@@ -218,6 +259,8 @@ exit $st
 )sh";
 
 #undef TICKS_OF
+#undef OWN_DIR
+#undef IS_WRAPPER
 
 } // namespace
 
@@ -327,6 +370,7 @@ PollReport parsePoll(const QByteArray &out, int runCount)
 {
     PollReport report;
     QList<RunReport> runs(runCount);
+    QSet<int> reported; // a run without its R line is not known to have ended
     Reader reader(out);
     QList<QByteArray> w;
     bool ok = true;
@@ -349,6 +393,7 @@ PollReport parsePoll(const QByteArray &out, int runCount)
             break;
         RunReport &r = runs[index];
         if (tag == "R" && w.size() == 4) {
+            reported.insert(index);
             const QByteArray st = w.value(2);
             r.state = st == "alive"    ? RunReport::State::Alive
                       : st == "ending" ? RunReport::State::Ending
@@ -357,7 +402,18 @@ PollReport parsePoll(const QByteArray &out, int runCount)
             r.status = w.value(3).toInt();
         } else if ((tag == "M" || tag == "L") && w.size() == 4) {
             const qint64 size = w.value(2).toLongLong();
-            ok = reader.bytes(w.value(3).toLongLong(), tag == "M" ? &r.metrics : &r.log);
+            const qint64 promised = w.value(3).toLongLong();
+            QByteArray &bytes = tag == "M" ? r.metrics : r.log;
+            // The bytes stat promised, then how many of them the file gave.
+            QList<QByteArray> k;
+            ok = reader.bytes(promised, &bytes) && reader.line(&k) && k.size() == 3 && k.at(0) == "K"
+                 && k.at(1).toInt() == index;
+            const qint64 read = k.value(2).toLongLong();
+            ok = ok && read >= 0 && read <= promised;
+            if (ok && read < promised) {
+                bytes.truncate(read);
+                (tag == "M" ? r.metricsTorn : r.logTorn) = true;
+            }
             (tag == "M" ? r.metricsSize : r.logSize) = size;
         } else if (tag == "C" && w.size() == 3) {
             QByteArray listing;
@@ -374,6 +430,8 @@ PollReport parsePoll(const QByteArray &out, int runCount)
             ok = false;
         }
     }
+    if (report.complete && reported.size() != runCount)
+        report.complete = false;
     if (report.complete)
         report.runs = runs;
     return report;

@@ -44,7 +44,9 @@ QByteArray environmentText(const QList<std::pair<QString, QString>> &env);
 // on a command line), and the run's worker with --run-dir DIR (`program`
 // empty: a program run, TRAINYARD_RUN_DIR=DIR). With `signal` ("TERM",
 // "KILL") it is sent only then. Prints "ours", "signalled", "gone WHY" or
-// "notours WHY".
+// "notours WHY"; "ours" and "signalled" are followed by the pid of its
+// waiting sh when its parent is the user's launch sh of DIR (the only
+// waiting sh a saved handle's claim is replaced by).
 Command verify(qint64 pid, qint64 ticks, const QString &dir, const QString &program, const QString &signal);
 
 // One run as the poll asks about it.
@@ -80,10 +82,14 @@ struct RunReport
     };
     State state = State::Gone;
     int status = -1;
-    qint64 metricsSize = -1; // -1: none
+    qint64 metricsSize = -1; // -1: none; -2: not a regular file (a link), never read
     QByteArray metrics;      // from the run's metricsOffset
     qint64 logSize = -1;
     QByteArray log;
+    // The file gave fewer bytes than its size promised (it shrank, or was
+    // replaced, between stat and the read): its size is not to be trusted.
+    bool metricsTorn = false;
+    bool logTorn = false;
     bool checkpointsListed = false;
     QStringList checkpoints; // "NAME SIZE MTIME"
     qint64 freeKiB = -1;     // when it ended: its folder's free space (df), -1 unknown
@@ -107,7 +113,7 @@ PollReport parsePoll(const QByteArray &out, int runCount);
 // listed", or "gpus none" without nvidia-smi.
 Command hostCheck(const QString &root, const QString &worker);
 // The worker's own check of a run spec there (`--check --spec`; the spec
-// on standard input, written to ROOT/.trainyard/check-PID.json and removed
+// on standard input, written to a new ROOT/.trainyard/check-XXXXXXXX.json and removed
 // after): its data folders and files as it would load them. Fails with the
 // worker's words.
 Command dataCheck(const QString &root, const QString &worker);

@@ -152,24 +152,35 @@ void SshMaster::ensureForward(std::function<void()> then)
         for (const auto &f : waiting)
             f();
     };
-    run(remotescripts::readySocket(m_config.runsRoot, m_remoteSocket), {}, this,
-        [this, finish](const SlurmCommandResult &r) {
-            if (!r.ok()) {
-                finish(false, r.message(QStringLiteral("ssh")));
-                return;
-            }
-            const qint64 pid = m_pid;
-            const QStringList command = m_config.controlCommand(
-                QStringLiteral("forward"), {QStringLiteral("-R"), m_remoteSocket + QLatin1Char(':') + m_localSocket});
-            ++m_commands;
-            m_local->run(command.first(), command.mid(1), {}, {}, this,
-                         [this, pid, finish](const SlurmCommandResult &r) {
-                             m_forwarded = r.ok();
-                             if (r.ok())
-                                 m_forwardedPid = pid;
-                             finish(r.ok(), r.message(QStringLiteral("ssh -O forward")));
-                         });
-        });
+    // A master that outlived an earlier session (ControlPersist) may hold
+    // this forward already: it would answer "forward" with success and do
+    // nothing, while readySocket takes the socket file of its listener
+    // away, leaving workers nothing to connect to. So it is cancelled first
+    // (sshd closes its listener; failing when the master has none is fine),
+    // and put on again anew.
+    const QString spec = m_remoteSocket + QLatin1Char(':') + m_localSocket;
+    const QStringList cancel = m_config.controlCommand(QStringLiteral("cancel"), {QStringLiteral("-R"), spec});
+    ++m_commands;
+    m_local->run(cancel.first(), cancel.mid(1), {}, {}, this, [this, spec, finish](const SlurmCommandResult &) {
+        run(remotescripts::readySocket(m_config.runsRoot, m_remoteSocket), {}, this,
+            [this, spec, finish](const SlurmCommandResult &r) {
+                if (!r.ok()) {
+                    finish(false, r.message(QStringLiteral("ssh")));
+                    return;
+                }
+                const qint64 pid = m_pid;
+                const QStringList command =
+                    m_config.controlCommand(QStringLiteral("forward"), {QStringLiteral("-R"), spec});
+                ++m_commands;
+                m_local->run(command.first(), command.mid(1), {}, {}, this,
+                             [this, pid, finish](const SlurmCommandResult &r) {
+                                 m_forwarded = r.ok();
+                                 if (r.ok())
+                                     m_forwardedPid = pid;
+                                 finish(r.ok(), r.message(QStringLiteral("ssh -O forward")));
+                             });
+            });
+    });
 }
 
 } // namespace trainyard

@@ -53,8 +53,9 @@ public:
     // The same, blocking and bounded (release, attach).
     SlurmCommandResult runNow(const remotescripts::Command &command, const QByteArray &input, int timeoutMs);
 
-    // The metrics forward REMOTE:LOCAL on the current master (its folder
-    // made and a socket file an earlier master left removed first:
+    // The metrics forward REMOTE:LOCAL on the current master (cancelled
+    // first, as an earlier session's may still be on it; its folder made
+    // and a socket file an earlier master left removed:
     // remotescripts::readySocket; then ssh -O forward -R), then `then`; at
     // once when it is on or there is none to put. A fresh master (ensure)
     // needs it again.

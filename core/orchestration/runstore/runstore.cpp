@@ -1,10 +1,13 @@
 #include "runstore/runstore.h"
 
+#include "runstore/receivedmetrics.h"
+
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "logcategories.h"
 #include "metrics/runfile.h"
 #include "runstore/jsonfile.h"
+#include "runstore/receivedmetrics.h"
 #include "runstore/runconfigfile.h"
 
 #include <QDir>
@@ -293,7 +296,8 @@ RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, c
         result.offset = offset;
         return result;
     }
-    return MetricsLogReader().read(dir + QStringLiteral("/metrics.jsonl"), offset, record);
+    // metrics.jsonl, then the lines only the socket brought (ReceivedMetrics).
+    return ReceivedMetrics::read(dir, offset, record);
 }
 
 bool RunStore::readRun(const QString &name, RunRecord *run) const
@@ -349,8 +353,7 @@ bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
 void RunStore::readRunMetrics(const QString &name, RunRecord *run) const
 {
     RunRecord &r = *run;
-    const QString metrics = runDir(name) + QStringLiteral("/metrics.jsonl");
-    if (QFileInfo(metrics).size() < r.metricsOffset)
+    if (ReceivedMetrics::bytes(runDir(name)) < r.metricsOffset)
         r.clearMetrics(); // replaced (a retry): its summary starts over
     r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
     if (!r.hasStatus && r.hasDone) {

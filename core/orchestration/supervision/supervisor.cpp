@@ -314,7 +314,7 @@ void Supervisor::onExited(RunId id, int exitCode, int sig)
     const RunInfo *r = s->info;
     s->launcherDone = true;
     s->stop->halt();
-    m_ingestion->ingestMetricsFile(id); // whatever the socket missed, "done" included
+    m_ingestion->ingestEnded(id); // whatever the socket missed, "done" included; and what only it brought
     ExitFacts facts = reportedFacts(id);
     facts.exitCode = exitCode;
     facts.signal = sig;
