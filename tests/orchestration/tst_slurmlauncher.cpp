@@ -944,6 +944,17 @@ void TestSlurmLauncher::howAJobEndsItsRun()
     seen.runDir = m_tmp.filePath(QStringLiteral("runs/never-made"));
     end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53 NodeList=n2"), seen);
     QVERIFY2(end.why.contains(QStringLiteral("on n2: its run folder")), qPrintable(end.why));
+    // Slurm can record a job our stop's TERM ended as JobLaunchFailure 0:15:
+    // that is the stop; the same end nobody here asked for stays a failed launch.
+    seen.stopAsked = true;
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:15 NodeList=n2"), seen);
+    QVERIFY2(end.why.isEmpty(), qPrintable(end.why));
+    QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, int(SIGTERM)));
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53 NodeList=n2"), seen);
+    QVERIFY(!end.why.isEmpty());
+    seen.stopAsked = false;
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:15 NodeList=n2"), seen);
+    QVERIFY(!end.why.isEmpty());
     end = SlurmEnding::of(SlurmJob(), seen);
     QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, 0));
     QVERIFY(end.why.isEmpty());
