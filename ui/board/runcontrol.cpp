@@ -75,9 +75,16 @@ bool RunControl::confirmNewAttempts(Orchestrator *orchestrator, const QString &v
         }
         const RunInfo run = orchestrator->runs()->value(id);
         const int attempt = RunStore::attemptNumber(kept);
-        lines.append(tr("%1 %2. %3 starts attempt %4; attempt %5 is kept as %6 (its files, its curve and its row in "
+        // A queued run's folder with results holds another spec's: say which key differs.
+        const QString prefix = QStringLiteral("new attempt: ");
+        const QString was =
+            run.state == RunState::Queued && run.message.startsWith(prefix)
+                ? tr("%1: %2").arg(run.name,
+                                   run.message.mid(prefix.size()).section(QStringLiteral("; they are kept"), 0, 0))
+                : tr("%1 %2").arg(run.name, runStateName(run.state));
+        lines.append(tr("%1. %2 starts attempt %3; attempt %4 is kept as %5 (its files, its curve and its row in "
                         "the runs table).")
-                         .arg(run.name, runStateName(run.state), verb)
+                         .arg(was, verb)
                          .arg(attempt + 1)
                          .arg(attempt)
                          .arg(kept));
