@@ -316,7 +316,7 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/fresh/spec.json")));
     }
 
-    // Fault: two experiments share a runs root and a run name x (TransE dim 16, then dim 32, the real worker); then x's spec edited after it finished (dim 64, more epochs); then only its report and eval intervals | User sees: `trainyard check` and the window's card say x's folder holds another spec's results ("model.dim: 16 there, 32 here") kept as x.attempt-1 when it starts, Start asks first; `trainyard run` trains each spec; an interval change is the same spec ("nothing was started") | Kept: each earlier spec's folder, finished, under x.attempt-N; its spec.json names what trained it
+    // Fault: two experiments share a runs root and a run name x (TransE dim 16, then dim 32, the real worker); then x's spec edited after it finished (dim 64, more epochs); then only its report and eval intervals | User sees: `trainyard check` and the window's card say x's folder holds another spec's results ("model.dim: 16 there, 32 here") kept as x.attempt-1 when it starts, Start and Start all ask first; `trainyard run` trains each spec; an interval change is the same spec ("nothing was started") | Kept: each earlier spec's folder, finished, under x.attempt-N; its spec.json names what trained it
     void aDifferentSpecUnderTheSameNameIsANewAttempt()
     {
         const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
@@ -419,6 +419,19 @@ private Q_SLOTS:
                                                      "128 here). Start starts attempt 4; attempt 3 is kept as "
                                                      "x.attempt-3")),
                  qPrintable(asked.at(0)));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
+        // Start all asks too, naming it.
+        QStringList problems;
+        window.useScriptedPrompts()->start = [&](const QStringList &told) {
+            problems = told;
+            return false;
+        };
+        window.startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(!problems.isEmpty(), 15000);
+        QVERIFY2(problems.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral("x: new attempt: its folder holds another spec's results (model.dim: 64 "
+                                              "there, 128 here); they are kept as x.attempt-3 when it starts")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
         QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
         QCOMPARE(snapshot(root + QStringLiteral("/x")), third);
     }

@@ -132,19 +132,23 @@ struct RunInfo
 // ("waits: cuda:3 busy — ..."), or one back after running out of memory.
 // What a queued run whose folder holds another spec's results says
 // (RunAttempts::otherSpec): `why` it differs, `kept` the attempt's folder name.
+inline const QString kNewAttempt = QStringLiteral("new attempt: ");
 inline QString newAttemptMessage(const QString &why, const QString &kept)
 {
-    return QStringLiteral("new attempt: its folder holds another spec's results (%1); they are kept as %2 when it "
-                          "starts")
-        .arg(why, kept);
+    return kNewAttempt
+           + QStringLiteral("its folder holds another spec's results (%1); they are kept as %2 when it starts")
+                 .arg(why, kept);
+}
+inline bool isNewAttempt(const RunInfo &run)
+{
+    return run.state == RunState::Queued && run.message.startsWith(kNewAttempt);
 }
 
 inline bool isQueuedWithReason(const RunInfo &run)
 {
     return run.state == RunState::Queued
            && (run.message.startsWith(QLatin1String("waits: "))
-               || run.message.startsWith(QLatin1String("out of memory"))
-               || run.message.startsWith(QLatin1String("new attempt: ")));
+               || run.message.startsWith(QLatin1String("out of memory")) || run.message.startsWith(kNewAttempt));
 }
 
 // Waiting in a batch queue (started, with the queue's reason): not running.
