@@ -316,7 +316,7 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/fresh/spec.json")));
     }
 
-    // Fault: two experiments share a runs root and a run name x (TransE dim 16, then dim 32, the real worker); then x's spec edited after it finished (dim 64, more epochs); then only its report and eval intervals | User sees: `trainyard check` and the window's card say x's folder holds another spec's results ("model.dim: 16 there, 32 here") kept as x.attempt-1 when it starts, Start and Start all ask first; `trainyard run` trains each spec; an interval change is the same spec ("nothing was started") | Kept: each earlier spec's folder, finished, under x.attempt-N; its spec.json names what trained it
+    // Fault: two experiments share a runs root and a run name x (TransE dim 16, then dim 32, the real worker); then x's spec edited after it finished (dim 64, more epochs); then only its report and eval intervals, then the file moved | User sees: `trainyard check` and the window's card say x's folder holds another spec's results ("model.dim: 16 there, 32 here") kept as x.attempt-1 when it starts, Start and Start all ask first; `trainyard run` trains each spec; an interval change or a moved file is the same spec ("nothing was started") | Kept: each earlier spec's folder, finished, under x.attempt-N; its spec.json names what trained it
     void aDifferentSpecUnderTheSameNameIsANewAttempt()
     {
         const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
@@ -392,6 +392,13 @@ private Q_SLOTS:
         QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("two.json")), 0);
         QVERIFY2(out.contains(QStringLiteral("nothing was started: every run of exptwo had finished already")),
                  qPrintable(out));
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/x.attempt-3")));
+        // The file moved (its paths name the same folders): the same spec.
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("moved"))));
+        QVERIFY(
+            QFile::rename(dir.filePath(QStringLiteral("two.json")), dir.filePath(QStringLiteral("moved/two.json"))));
+        QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("moved/two.json")), 0);
+        QVERIFY2(out.contains(QStringLiteral("nothing was started")), qPrintable(out));
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/x.attempt-3")));
 
         // The window: the card says why, Start asks before the new attempt.
