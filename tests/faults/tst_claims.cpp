@@ -69,12 +69,12 @@ public:
                    + QStringLiteral(
                        "s=$(cat \"$D/state\")\ncase $s in RUNNING|PENDING) echo \"$(cat \"$D/job\")|$s|None|vm\";; "
                        "esac\n"));
-        script(
-            QStringLiteral("scontrol"),
-            log
-                + QStringLiteral("echo \"JobId=$(cat \"$D/job\") JobName=$(cat \"$D/name\") UserId=$(id -un)($(id -u)) "
-                                 "JobState=$(cat \"$D/state\") Reason=None ExitCode=0:0 NodeList=vm "
-                                 "WorkDir=$(cat \"$D/workdir\") StdOut=/dev/null\"\n"));
+        script(QStringLiteral("scontrol"),
+               log
+                   + QStringLiteral("u=$(cat \"$D/user\" 2>/dev/null) || u=\"$(id -un)($(id -u))\"\n"
+                                    "echo \"JobId=$(cat \"$D/job\") JobName=$(cat \"$D/name\") UserId=$u "
+                                    "JobState=$(cat \"$D/state\") Reason=None ExitCode=0:0 NodeList=vm "
+                                    "WorkDir=$(cat \"$D/workdir\") StdOut=/dev/null\"\n"));
         script(QStringLiteral("scancel"), log + QStringLiteral("echo CANCELLED >\"$D/state\"\n"));
         set(QStringLiteral("job"), kJob);
         set(QStringLiteral("state"), QStringLiteral("RUNNING"));
@@ -213,19 +213,31 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("expected"); // in the warning and the run's message; empty: adopted
-        QTest::newRow("the user's own, 0600") << QStringLiteral("own") << QString();
-        QTest::newRow("another user's") << QStringLiteral("foreign") << QStringLiteral("owned by another user");
-        QTest::newRow("writable by others") << QStringLiteral("0666") << QStringLiteral("writable by others");
-        QTest::newRow("a link to the user's own file") << QStringLiteral("link") << QStringLiteral("a symbolic link");
-        QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("a FIFO");
-        QTest::newRow("job id -uroot") << QStringLiteral("option")
-                                       << QStringLiteral("\"-uroot\" is not a Slurm job id");
+        QTest::addColumn<QString>("job");      // the job id the state file names
+        QTest::newRow("the user's own, 0600") << QStringLiteral("own") << QString() << kJob;
+        QTest::newRow("another user's") << QStringLiteral("foreign") << QStringLiteral("owned by another user") << kJob;
+        QTest::newRow("writable by others") << QStringLiteral("0666") << QStringLiteral("writable by others") << kJob;
+        QTest::newRow("a link to the user's own file")
+            << QStringLiteral("link") << QStringLiteral("a symbolic link") << kJob;
+        QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("a FIFO") << kJob;
+        QTest::newRow("job id -uroot") << QStringLiteral("own") << QStringLiteral("\"-uroot\" is not a Slurm job id")
+                                       << QStringLiteral("-uroot");
+        // A space Slurm would skip, a command after the id: never trimmed, never shell text.
+        QTest::newRow("job id space-1") << QStringLiteral("own") << QStringLiteral("\" 1\" is not a Slurm job id")
+                                        << QStringLiteral(" 1");
+        QTest::newRow("job id 1;touch") << QStringLiteral("own")
+                                        << QStringLiteral("\"1;touch pwned\" is not a Slurm job id")
+                                        << QStringLiteral("1;touch pwned");
+        // The user's own file naming a job of another user's (a colleague's, its id reused).
+        QTest::newRow("another user's job")
+            << QStringLiteral("colleague") << QStringLiteral("it is user nobody's (uid 65534)") << kJob;
     }
-    // Fault: a .trainyard-state.json that is another user's, writable by others, a link or a FIFO, or names the job id "-uroot", then the experiment is opened, stopped and closed | User sees: a warning on open naming the file and why it is refused; the run is lost, "not adopted" | Kept: nothing is signalled: no scancel, no scontrol of that id (a job id goes after "--"), the window never waits on the FIFO; another user's file is never replaced
+    // Fault: a .trainyard-state.json that is another user's, writable by others, a link or a FIFO, or names the job id "-uroot", " 1", "1;touch pwned" or another user's job, then the experiment is opened, stopped and closed | User sees: a warning on open naming the file or the job and why it is refused; the run is lost, "not adopted" | Kept: nothing is signalled: no scancel, no scontrol of an id that is not digits (a job id goes after "--"), the window never waits on the FIFO; another user's file is never replaced
     void stateFileClaimsAreVerified()
     {
         QFETCH(QString, kind);
         QFETCH(QString, expected);
+        QFETCH(QString, job);
         QTemporaryDir dir;
         FakeSlurm slurm(dir.filePath(QStringLiteral("slurm")));
         const QString root = dir.filePath(QStringLiteral("runs"));
@@ -238,12 +250,15 @@ private Q_SLOTS:
         slurm.set(QStringLiteral("workdir"), store.runDir(QStringLiteral("r")));
 
         const QString stateFile = root + QStringLiteral("/.trainyard-state.json");
-        const QByteArray good = stateJson(QStringLiteral("r"), slurmEntry(kJob));
+        const QByteArray good = stateJson(QStringLiteral("r"), slurmEntry(job));
         const auto ownFile = [](const QString &path, const QByteArray &bytes) {
             return writeFile(path, bytes) && ::chmod(QFile::encodeName(path).constData(), 0600) == 0;
         };
         if (kind == QLatin1String("own")) {
             QVERIFY(ownFile(stateFile, good));
+        } else if (kind == QLatin1String("colleague")) {
+            QVERIFY(ownFile(stateFile, good));
+            slurm.set(QStringLiteral("user"), QStringLiteral("nobody(65534)"));
         } else if (kind == QLatin1String("foreign")) {
             QVERIFY(ownFile(stateFile, good));
             if (::chown(QFile::encodeName(stateFile).constData(), 65534, 65534) != 0)
@@ -256,8 +271,6 @@ private Q_SLOTS:
             QVERIFY(QFile::link(dir.filePath(QStringLiteral("elsewhere.json")), stateFile));
         } else if (kind == QLatin1String("fifo")) {
             QVERIFY(::mkfifo(QFile::encodeName(stateFile).constData(), 0600) == 0);
-        } else if (kind == QLatin1String("option")) {
-            QVERIFY(ownFile(stateFile, stateJson(QStringLiteral("r"), slurmEntry(QStringLiteral("-uroot")))));
         }
 
         FifoWatch watch(stateFile, good);
@@ -266,6 +279,8 @@ private Q_SLOTS:
         QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
         Orchestrator *orch = session.orchestrator();
         const RunId id = orch->runs()->findByName(QStringLiteral("r"));
+        QVERIFY(!QFileInfo::exists(QStringLiteral("pwned"))
+                && !QFileInfo::exists(store.runDir(QStringLiteral("r")) + QStringLiteral("/pwned")));
         if (expected.isEmpty()) {
             // The control: the user's own file, a job that is the run's.
             QVERIFY2(orch->runs()->value(id).reattached && isActive(orch->runs()->value(id).state),
@@ -289,8 +304,13 @@ private Q_SLOTS:
             QCOMPARE(QFileInfo(stateFile).ownerId(), uint(65534));
         }
         const QStringList calls = slurm.calls();
-        QVERIFY2(calls.filter(QRegularExpression(QStringLiteral("^(scancel|scontrol) "))).isEmpty(),
-                 qPrintable(calls.join(QLatin1Char('\n'))));
+        // Another user's job is only looked at (scontrol show), never signalled.
+        QVERIFY2(
+            calls
+                .filter(QRegularExpression(kind == QLatin1String("colleague") ? QStringLiteral("^scancel ")
+                                                                              : QStringLiteral("^(scancel|scontrol) ")))
+                .isEmpty(),
+            qPrintable(calls.join(QLatin1Char('\n'))));
         QCOMPARE(readJsonFile(store.runDir(QStringLiteral("r")) + QStringLiteral("/status.json"))
                      .value(QStringLiteral("state"))
                      .toString(),

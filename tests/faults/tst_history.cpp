@@ -12,6 +12,7 @@
 #include "app/mainwindow.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
+#include "board/cardtext.h"
 #include "common/prompts.h"
 #include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
@@ -220,7 +221,7 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/f.attempt-1")));
     }
 
-    // Fault: `trainyard run --retry-failed` on an experiment whose run failed after a checkpoint (its spec then fixed) | User sees: the run resumes from its checkpoint and finishes; exit status 0 | Kept: checkpoints/ and metrics.jsonl (it only grows: steps 1-11, then 11-40)
+    // Fault: `trainyard run --retry-failed` on an experiment whose run failed after a checkpoint (a fault of its first start only; the spec unchanged) | User sees: the run resumes from its checkpoint and finishes; exit status 0 | Kept: checkpoints/ and metrics.jsonl (it only grows: steps 1-11, then 11-40)
     void retryFailedOnTheCommandLineResumes()
     {
         QTemporaryDir dir;
@@ -244,13 +245,13 @@ private Q_SLOTS:
                 return -1;
             return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
         };
-        QVERIFY(write(QStringLiteral("fail")));
+        QVERIFY(write(QStringLiteral("fail-once")));
         QCOMPARE(trainyard({}), 1); // the run failed
         const QString folder = RunStore(root).runDir(QStringLiteral("p"));
         QVERIFY(QFileInfo::exists(folder + QStringLiteral("/checkpoints/fake.ckpt")));
         const QByteArray before = readFile(folder + QStringLiteral("/metrics.jsonl"));
 
-        QVERIFY(write(QStringLiteral("train")));
+        // The same spec: fake-worker's "fail-once" trains on when resumed.
         QCOMPARE(trainyard({QStringLiteral("--retry-failed")}), 0);
         const QByteArray after = readFile(folder + QStringLiteral("/metrics.jsonl"));
         QVERIFY(after.startsWith(before));
@@ -313,6 +314,188 @@ private Q_SLOTS:
         QVERIFY(store.clearRunDir(QStringLiteral("fresh")));
         QCOMPARE(store.readNotes(QStringLiteral("fresh")).note, QStringLiteral("keep"));
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/fresh/spec.json")));
+    }
+
+    // Fault: two experiments share a runs root and a run name x (TransE dim 16, then dim 32, the real worker); then x's spec edited after it finished (dim 64, more epochs); then only its report and eval intervals, then the file moved | User sees: `trainyard check` and the window's card say x's folder holds another spec's results ("model.dim: 16 there, 32 here") kept as x.attempt-1 when it starts, Start and Start all ask first; `trainyard run` trains each spec; an interval change or a moved file is the same spec ("nothing was started") | Kept: each earlier spec's folder, finished, under x.attempt-N; its spec.json names what trained it
+    void aDifferentSpecUnderTheSameNameIsANewAttempt()
+    {
+        const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+            QSKIP("TRAINYARD_WORKER is not set or not executable");
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        const auto write = [&](const QString &file, const QString &name, int dim, int epochs,
+                               const QJsonObject &report = {}) {
+            QJsonObject spec = tinyKg(QStringLiteral("x"));
+            spec.insert(QStringLiteral("model"),
+                        QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), dim}});
+            spec.insert(QStringLiteral("train"),
+                        QJsonObject{{QStringLiteral("epochs"), epochs}, {QStringLiteral("batch_size"), 64}});
+            if (!report.isEmpty()) {
+                spec.insert(QStringLiteral("report"), report);
+                spec.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 1}});
+            }
+            return writeFile(
+                dir.filePath(file),
+                QJsonDocument(experimentJson(name, root, {lane(QStringLiteral("cpu"), 1, {spec})})).toJson());
+        };
+        QString out;
+        const auto trainyard = [&](const QString &command, const QString &file) {
+            QProcess process;
+            process.start(QStringLiteral(TRAINYARD_BIN), {command, dir.filePath(file)});
+            if (!process.waitForFinished(60000))
+                return -1;
+            out = QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+            return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        };
+        const auto specOf = [&](const QString &folder) {
+            const QJsonObject spec = readJsonFile(root + QLatin1Char('/') + folder + QStringLiteral("/spec.json"));
+            return qMakePair(spec.value(QStringLiteral("model")).toObject().value(QStringLiteral("dim")).toInt(),
+                             spec.value(QStringLiteral("train")).toObject().value(QStringLiteral("epochs")).toInt());
+        };
+        const auto finished = [&](const QString &folder) {
+            return readJsonFile(root + QLatin1Char('/') + folder + QStringLiteral("/status.json"))
+                       .value(QStringLiteral("state"))
+                       .toString()
+                   == QLatin1String("finished");
+        };
+
+        QVERIFY(write(QStringLiteral("one.json"), QStringLiteral("expone"), 16, 2));
+        QVERIFY(write(QStringLiteral("two.json"), QStringLiteral("exptwo"), 32, 2));
+        QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("one.json")), 0);
+        QCOMPARE(specOf(QStringLiteral("x")), qMakePair(16, 2));
+        const QMap<QString, QByteArray> first = snapshot(root + QStringLiteral("/x"));
+
+        // check says so before anything starts; run trains dim 32.
+        QCOMPARE(trainyard(QStringLiteral("check"), QStringLiteral("two.json")), 0);
+        QVERIFY2(out.contains(QStringLiteral("x: new attempt: its folder holds another spec's results (model.dim: 16 "
+                                             "there, 32 here); they are kept as x.attempt-1 when it starts")),
+                 qPrintable(out));
+        QCOMPARE(snapshot(root + QStringLiteral("/x")), first);
+        QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("two.json")), 0);
+        QVERIFY2(!out.contains(QStringLiteral("nothing was started")), qPrintable(out));
+        QCOMPARE(specOf(QStringLiteral("x")), qMakePair(32, 2));
+        QVERIFY(finished(QStringLiteral("x")));
+        QCOMPARE(snapshot(root + QStringLiteral("/x.attempt-1")), first);
+
+        // The finished run's spec edited: more epochs is a new attempt too.
+        QVERIFY(write(QStringLiteral("two.json"), QStringLiteral("exptwo"), 64, 3));
+        QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("two.json")), 0);
+        QCOMPARE(specOf(QStringLiteral("x")), qMakePair(64, 3));
+        QVERIFY(finished(QStringLiteral("x")));
+        QCOMPARE(specOf(QStringLiteral("x.attempt-2")), qMakePair(32, 2));
+        QVERIFY(finished(QStringLiteral("x.attempt-2")));
+
+        // How often it reports and evaluates: the same spec, its result stands.
+        QVERIFY(write(QStringLiteral("two.json"), QStringLiteral("exptwo"), 64, 3,
+                      QJsonObject{{QStringLiteral("every_steps"), 5}}));
+        QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("two.json")), 0);
+        QVERIFY2(out.contains(QStringLiteral("nothing was started: every run of exptwo had finished already")),
+                 qPrintable(out));
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/x.attempt-3")));
+        // The file moved (its paths name the same folders): the same spec.
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("moved"))));
+        QVERIFY(
+            QFile::rename(dir.filePath(QStringLiteral("two.json")), dir.filePath(QStringLiteral("moved/two.json"))));
+        QCOMPARE(trainyard(QStringLiteral("run"), QStringLiteral("moved/two.json")), 0);
+        QVERIFY2(out.contains(QStringLiteral("nothing was started")), qPrintable(out));
+        QVERIFY(!QFileInfo::exists(root + QStringLiteral("/x.attempt-3")));
+
+        // The window: the card says why, Start asks before the new attempt.
+        QVERIFY(write(QStringLiteral("two.json"), QStringLiteral("exptwo"), 128, 3));
+        const QMap<QString, QByteArray> third = snapshot(root + QStringLiteral("/x"));
+        MainWindow window;
+        window.useScriptedPrompts();
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(dir.filePath(QStringLiteral("two.json"))));
+        Orchestrator *orch = window.session()->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("x"));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
+        QVERIFY2(CardText::statusLine(orch->runs()->value(id))
+                     .contains(QStringLiteral("another spec's results (model.dim: 64 there, 128 here)")),
+                 qPrintable(orch->runs()->value(id).message));
+        QStringList asked;
+        window.useScriptedPrompts()->attempts = [&](const QString &question) {
+            asked << question;
+            return false;
+        };
+        window.boardView()->selectRuns({id});
+        window.startSelected();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.at(0).contains(QStringLiteral("x: its folder holds another spec's results (model.dim: 64 there, "
+                                                     "128 here). Start starts attempt 4; attempt 3 is kept as "
+                                                     "x.attempt-3")),
+                 qPrintable(asked.at(0)));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
+        // Start all asks too, naming it.
+        QStringList problems;
+        window.useScriptedPrompts()->start = [&](const QStringList &told) {
+            problems = told;
+            return false;
+        };
+        window.startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(!problems.isEmpty(), 15000);
+        QVERIFY2(problems.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral("x: new attempt: its folder holds another spec's results (model.dim: 64 "
+                                              "there, 128 here); they are kept as x.attempt-3 when it starts")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
+        QCOMPARE(snapshot(root + QStringLiteral("/x")), third);
+    }
+
+    // Fault: beside a finished run y, folders named like its attempts: y.attempt-1 a link to a folder elsewhere, y.attempt-2 a plain file, y.attempt-3 another run's results; an experiment naming a run y.attempt-4; then y with another spec started | User sees: the name y.attempt-4 refused at load ("ending in .attempt-N"); y says its folder is kept as y.attempt-4, trains, and the runs table lists no link or file as an attempt | Kept: the link (never followed) and what it points to, the file, y.attempt-3 and the first y under y.attempt-4, byte for byte
+    void foldersNamedLikeAttemptsAreNeverTaken()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        {
+            auto s = open(root, fakeSpec(QStringLiteral("y"), 10, 2));
+            QVERIFY(s);
+            const RunId id = s->orchestrator()->runs()->findByName(QStringLiteral("y"));
+            QVERIFY(runToEnd(s->orchestrator(), id));
+            QCOMPARE(s->orchestrator()->runs()->value(id).state, RunState::Finished);
+        }
+        const QMap<QString, QByteArray> first = snapshot(root + QStringLiteral("/y"));
+        const QString elsewhere = dir.filePath(QStringLiteral("elsewhere"));
+        QVERIFY(QDir().mkpath(elsewhere));
+        QVERIFY(writeFile(elsewhere + QStringLiteral("/precious"), "not a run's\n"));
+        QVERIFY(QFile::link(elsewhere, root + QStringLiteral("/y.attempt-1")));
+        QVERIFY(writeFile(root + QStringLiteral("/y.attempt-2"), "a file\n"));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/y.attempt-3")));
+        QVERIFY(writeFile(root + QStringLiteral("/y.attempt-3/metrics.jsonl"),
+                          R"({"type":"metric","step":1,"wall":1,"loss":0.5})"
+                          "\n"));
+        const QMap<QString, QByteArray> third = snapshot(root + QStringLiteral("/y.attempt-3"));
+
+        QStringList errors;
+        QVERIFY(!Experiment::fromJson(
+            experimentJson(QStringLiteral("history"), root,
+                           {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("y.attempt-4"))})}),
+            &errors));
+        QVERIFY2(errors.join(QLatin1Char('\n')).contains(QStringLiteral("ending in .attempt-N")),
+                 qPrintable(errors.join(QLatin1Char('\n'))));
+
+        auto s = open(root, fakeSpec(QStringLiteral("y"), 12, 2));
+        QVERIFY(s);
+        Orchestrator *orch = s->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("y"));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
+        QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("kept as y.attempt-4 when it starts")),
+                 qPrintable(orch->runs()->value(id).message));
+        QVERIFY(runToEnd(orch, id));
+        QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
+        QCOMPARE(snapshot(root + QStringLiteral("/y.attempt-4")), first);
+        QCOMPARE(metricSteps(root + QStringLiteral("/y/metrics.jsonl")), range(1, 12));
+        QVERIFY(QFileInfo(root + QStringLiteral("/y.attempt-1")).isSymLink());
+        QCOMPARE(QDir(elsewhere).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList{QStringLiteral("precious")});
+        QCOMPARE(readFile(elsewhere + QStringLiteral("/precious")), QByteArray("not a run's\n"));
+        QCOMPARE(readFile(root + QStringLiteral("/y.attempt-2")), QByteArray("a file\n"));
+        QCOMPARE(snapshot(root + QStringLiteral("/y.attempt-3")), third);
+        const QStringList names = store.runNames();
+        QVERIFY2(!names.contains(QStringLiteral("y.attempt-1")) && !names.contains(QStringLiteral("y.attempt-2")),
+                 qPrintable(names.join(QLatin1Char(' '))));
     }
 
     // Fault: Remove of a finished run, Undo, then Start | User sees: the run back finished, with its message, times, curve (sparkline) and colour (its id); Start starts a new attempt | Kept: its folder (Remove never touches it); on Start its files under NAME.attempt-1, none shorter

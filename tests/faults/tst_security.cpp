@@ -153,6 +153,8 @@ private Q_SLOTS:
         // metrics.jsonl and worker.log link to outside/precious.txt
         QVERIFY(QDir().mkpath(root + QStringLiteral("/files/checkpoints")));
         QVERIFY(writeFile(root + QStringLiteral("/files/checkpoints/fake.ckpt"), "3 0.1\n"));
+        QVERIFY(writeFile(root + QStringLiteral("/files/spec.json"),
+                          QJsonDocument(fakeSpec(QStringLiteral("files"), 5, 1)).toJson())); // its own spec
         QVERIFY(QFile::link(outside + QStringLiteral("/precious.txt"), root + QStringLiteral("/files/worker.log")));
         QVERIFY(QFile::link(outside + QStringLiteral("/precious.txt"), root + QStringLiteral("/files/metrics.jsonl")));
         const QStringList outsideBefore = tree(outside);

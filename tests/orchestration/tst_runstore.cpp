@@ -7,9 +7,11 @@
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "runstore/runstore.h"
+#include "runstore/specidentity.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
@@ -374,6 +376,50 @@ private Q_SLOTS:
         QCOMPARE(RunStore::rootFor(ex, QStringLiteral("/data/exp/e.json")), QDir::homePath() + QStringLiteral("/runs"));
         ex.runsRoot.clear();
         QCOMPARE(RunStore::rootFor(ex, QStringLiteral("/data/exp/e.json")), ex.effectiveRunsRoot());
+    }
+
+    // What "the same spec" compares (specidentity): the training, not its
+    // intervals, name or placement; paths as resolved; a placeholder
+    // against the value it became.
+    void theSameSpec()
+    {
+        const QJsonObject base{
+            {QStringLiteral("name"), QStringLiteral("x")},
+            {QStringLiteral("model"),
+             QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 16}}},
+            {QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 10}, {QStringLiteral("seed"), 1}}},
+            {QStringLiteral("eval"), QJsonObject{{QStringLiteral("every_epochs"), 5}}},
+            {QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 10}}}};
+        QVERIFY(specidentity::difference(base, base).isEmpty());
+        QJsonObject other = base;
+        other.insert(QStringLiteral("name"), QStringLiteral("renamed"));
+        other.insert(QStringLiteral("report"), QJsonObject{{QStringLiteral("every_steps"), 1}});
+        other.insert(QStringLiteral("checkpoint"), QJsonObject{{QStringLiteral("every_steps"), 7}});
+        other.remove(QStringLiteral("eval"));
+        other.insert(QStringLiteral("resources"), QJsonObject{{QStringLiteral("gpus"), 1}});
+        QVERIFY2(specidentity::difference(base, other).isEmpty(), qPrintable(specidentity::difference(base, other)));
+        other.insert(QStringLiteral("eval"), QJsonObject{{QStringLiteral("split"), QStringLiteral("test")}});
+        QCOMPARE(specidentity::difference(base, other),
+                 QStringLiteral("eval: absent there, {\"split\":\"test\"} here"));
+        other = base;
+        other.insert(QStringLiteral("train"), QJsonObject{{QStringLiteral("epochs"), 30}, {QStringLiteral("seed"), 1}});
+        QCOMPARE(specidentity::difference(base, other), QStringLiteral("train.epochs: 10 there, 30 here"));
+
+        // A program: the folder its cwd resolves to; its argv's placeholder
+        // matches what the folder's spec holds.
+        const auto program = [](const QString &cwd, const QString &arg) {
+            return QJsonObject{{QStringLiteral("program"),
+                                QJsonObject{{QStringLiteral("argv"),
+                                             QJsonArray{QStringLiteral("python3"), QStringLiteral("train.py"), arg}},
+                                            {QStringLiteral("cwd"), cwd}}}};
+        };
+        const QJsonObject held = program(QStringLiteral("/home/me/exp/src"), QStringLiteral("/ckpt/a.pt"));
+        QVERIFY(specidentity::difference(
+                    held, program(QStringLiteral("/home/me/exp/./src/"), QStringLiteral("{after.pre.checkpoint}")))
+                    .isEmpty());
+        QCOMPARE(
+            specidentity::difference(held, program(QStringLiteral("/home/me/other"), QStringLiteral("/ckpt/a.pt"))),
+            QStringLiteral("program.cwd: \"/home/me/exp/src\" there, \"/home/me/other\" here"));
     }
 };
 

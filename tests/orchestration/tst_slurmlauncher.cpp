@@ -944,6 +944,17 @@ void TestSlurmLauncher::howAJobEndsItsRun()
     seen.runDir = m_tmp.filePath(QStringLiteral("runs/never-made"));
     end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53 NodeList=n2"), seen);
     QVERIFY2(end.why.contains(QStringLiteral("on n2: its run folder")), qPrintable(end.why));
+    // Slurm can record a job our stop's TERM ended as JobLaunchFailure 0:15:
+    // that is the stop; the same end nobody here asked for stays a failed launch.
+    seen.stopAsked = true;
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:15 NodeList=n2"), seen);
+    QVERIFY2(end.why.isEmpty(), qPrintable(end.why));
+    QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, int(SIGTERM)));
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:53 NodeList=n2"), seen);
+    QVERIFY(!end.why.isEmpty());
+    seen.stopAsked = false;
+    end = SlurmEnding::of(final("JobState=FAILED Reason=JobLaunchFailure ExitCode=0:15 NodeList=n2"), seen);
+    QVERIFY(!end.why.isEmpty());
     end = SlurmEnding::of(SlurmJob(), seen);
     QCOMPARE(qMakePair(end.exitCode, end.signal), qMakePair(-1, 0));
     QVERIFY(end.why.isEmpty());
@@ -1000,7 +1011,8 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
              {QStringLiteral("device"), QStringLiteral("slurm:test/debug")},
              {QStringLiteral("slots"), 2},
              {QStringLiteral("runs"), QJsonArray{runSpec(QStringLiteral("mine")), runSpec(QStringLiteral("ours")),
-                                                 runSpec(QStringLiteral("forged"))}}}}}};
+                                                 runSpec(QStringLiteral("forged")), runSpec(QStringLiteral("spaced")),
+                                                 runSpec(QStringLiteral("chained"))}}}}}};
     QStringList errors;
     const auto ex = Experiment::fromJson(json, &errors);
     QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
@@ -1019,12 +1031,18 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
     {
         QFile f(stateFile);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(QJsonObject{{QStringLiteral("runs"),
-                                           // "-uroot" would be scancel's --user=root: every job of root's.
-                                           QJsonObject{{QStringLiteral("mine"), entry(colleagues)},
-                                                       {QStringLiteral("ours"), entry(othersOfMine)},
-                                                       {QStringLiteral("forged"), entry(QStringLiteral("-uroot"))}}}})
-                    .toJson());
+        f.write(
+            QJsonDocument(QJsonObject{{QStringLiteral("runs"),
+                                       // "-uroot" would be scancel's --user=root: every job of root's.
+                                       QJsonObject{{QStringLiteral("mine"), entry(colleagues)},
+                                                   {QStringLiteral("ours"), entry(othersOfMine)},
+                                                   {QStringLiteral("forged"), entry(QStringLiteral("-uroot"))},
+                                                   // Trimmed, or read by a shell, each would
+                                                   // name the colleague's job: neither is an id.
+                                                   {QStringLiteral("spaced"), entry(QLatin1Char(' ') + colleagues)},
+                                                   {QStringLiteral("chained"),
+                                                    entry(colleagues + QStringLiteral(";scancel ") + othersOfMine)}}}})
+                .toJson());
     }
     QVERIFY(QFile::setPermissions(stateFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
 
@@ -1043,6 +1061,12 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
         QCOMPARE(forged.state, RunState::Lost);
         QVERIFY2(forged.message.contains(QStringLiteral("\"-uroot\" is not a Slurm job id")),
                  qPrintable(forged.message));
+        for (const QString &name : {QStringLiteral("spaced"), QStringLiteral("chained")}) {
+            const RunInfo r = orch->runs()->value(orch->runs()->findByName(name));
+            QCOMPARE(r.state, RunState::Lost);
+            QVERIFY2(r.message.contains(QStringLiteral("is not a Slurm job id; nothing was signalled")),
+                     qPrintable(r.message));
+        }
         QVERIFY2(errors.join(QLatin1Char('\n')).contains(QStringLiteral("mine lost")),
                  qPrintable(errors.join(QLatin1Char('\n'))));
         // Stop is refused (nothing of ours runs), and so is every other way

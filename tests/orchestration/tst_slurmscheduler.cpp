@@ -219,6 +219,43 @@ private Q_SLOTS:
         QCOMPARE(countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric"), 30);
     }
 
+    // A program run (sh -c "python3 child.py") stopped from Trainyard: the
+    // job's TERM ends it, and Slurm may record that as JobLaunchFailure
+    // with ExitCode 0:15. A stop that was asked for and ends on signal 15
+    // is stopped on request, not a launch that failed.
+    void stoppedProgramRunIsStoppedNotALaunchFailure()
+    {
+        REQUIRE_CLUSTER();
+        const QString folder = m_tmp.filePath(QStringLiteral("child"));
+        QVERIFY(QDir().mkpath(folder));
+        {
+            QFile child(folder + QStringLiteral("/child.py"));
+            QVERIFY(child.open(QIODevice::WriteOnly));
+            child.write("import time\nprint('child up', flush=True)\nwhile True:\n    time.sleep(0.1)\n");
+        }
+        const QJsonObject run{
+            {QStringLiteral("name"), QStringLiteral("child")},
+            {QStringLiteral("program"),
+             QJsonObject{{QStringLiteral("argv"),
+                          QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("python3 child.py")}},
+                         {QStringLiteral("cwd"), folder}}}};
+        auto session =
+            open(clusterExperiment(QStringLiteral("stopchild"), {lane(QStringLiteral("slurm:test/debug"), 1, {run})}));
+        Orchestrator *orch = session->orchestrator();
+        const RunId id = orch->runs()->findByName(QStringLiteral("child"));
+        orch->dispatcher()->startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            orch->runs()->value(id).state == RunState::Running
+                && readFile(orch->runs()->value(id).runDir + QStringLiteral("/worker.log")).contains("child up"),
+            60000);
+        QString error;
+        QVERIFY2(orch->dispatcher()->stopRun(id, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 60000);
+        const RunInfo r = orch->runs()->value(id);
+        QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
+        QVERIFY2(r.message.startsWith(QStringLiteral("stopped on request (signal 15")), qPrintable(r.message));
+    }
+
     // Slurm's warning before the time limit (what --signal=B:USR2@N sends,
     // sent here at once with scancel): the worker checkpoints and exits 5,
     // the run is resubmitted with --resume and its curve goes on without a

@@ -75,9 +75,14 @@ bool RunControl::confirmNewAttempts(Orchestrator *orchestrator, const QString &v
         }
         const RunInfo run = orchestrator->runs()->value(id);
         const int attempt = RunStore::attemptNumber(kept);
-        lines.append(tr("%1 %2. %3 starts attempt %4; attempt %5 is kept as %6 (its files, its curve and its row in "
+        // A queued run's folder with results holds another spec's: say which key differs.
+        const QString was =
+            isNewAttempt(run) ? tr("%1: %2").arg(
+                run.name, run.message.mid(kNewAttempt.size()).section(QStringLiteral("; they are kept"), 0, 0))
+                              : tr("%1 %2").arg(run.name, runStateName(run.state));
+        lines.append(tr("%1. %2 starts attempt %3; attempt %4 is kept as %5 (its files, its curve and its row in "
                         "the runs table).")
-                         .arg(run.name, runStateName(run.state), verb)
+                         .arg(was, verb)
                          .arg(attempt + 1)
                          .arg(attempt)
                          .arg(kept));
@@ -178,7 +183,14 @@ void RunControl::confirmAndStart(Orchestrator *orchestrator, const QStringList &
 {
     // Missing GPUs are not asked about again: the banner above the board says
     // what becomes of their lanes.
-    const QStringList problems = orchestrator->dispatcher()->busyDeviceWarnings() + dataProblems;
+    QStringList problems = orchestrator->dispatcher()->busyDeviceWarnings() + dataProblems;
+    // A queued run whose folder holds another spec's results starts a new attempt.
+    for (RunId id : orchestrator->runs()->ids()) {
+        const RunInfo run = orchestrator->runs()->value(id);
+        if (isNewAttempt(run)) {
+            problems << QStringLiteral("%1: %2").arg(run.name, run.message);
+        }
+    }
     if (!problems.isEmpty() && m_prompts && !m_prompts->startAnyway(problems)) {
         return;
     }

@@ -7,6 +7,8 @@
 #include "experiment/experimentcheck.h"
 #include "experiment/trustlist.h"
 #include "launch/workerprocess.h"
+#include "records/runinfo.h"
+#include "runstore/runstore.h"
 
 #include <cstdio>
 
@@ -126,6 +128,20 @@ int checkCommand(const QStringList &args)
     }
     std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
                  static_cast<long long>(experiment->lanes.size()));
+    // Not a problem either: a folder another spec trained is not this run's
+    // result, and `trainyard run` starts the run as a new attempt.
+    const RunStore store(RunStore::rootFor(*experiment, file));
+    for (const ExperimentLane &lane : experiment->lanes) {
+        for (const ExperimentRun &run : lane.runs) {
+            for (int i = 0; i < run.repeat; ++i) {
+                const QJsonObject spec = expandRepeat(run.spec, i, run.repeat);
+                const QString name = spec.value(QStringLiteral("name")).toString();
+                if (const QString other = store.attempts().otherSpec(name, spec); !other.isEmpty())
+                    std::fprintf(stdout, "%s: %s: %s\n", qPrintable(file), qPrintable(name),
+                                 qPrintable(newAttemptMessage(other, store.nextAttemptName(name))));
+            }
+        }
+    }
     for (const SweepSpec &sweep : experiment->sweeps)
         std::fprintf(stdout, "  sweep %s: %s\n", qPrintable(sweep.name), qPrintable(sweepSummary(sweep)));
     listCommands();

@@ -287,7 +287,10 @@ bool Dispatcher::resumesOnRetry(RunId id) const
 QString Dispatcher::attemptKeptOnRetry(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r || !isTerminal(r->state) || resumesOnRetry(id) || !m_store->hasResults(r->name))
+    if (!r || !m_store->hasResults(r->name))
+        return {};
+    // A queued run starts afresh: results in its folder are another spec's (HistoryLoader).
+    if (r->state != RunState::Queued && (!isTerminal(r->state) || resumesOnRetry(id)))
         return {};
     return m_store->nextAttemptName(r->name);
 }

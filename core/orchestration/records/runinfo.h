@@ -131,11 +131,25 @@ struct RunInfo
 
 // Queued with a reason to show: a run of a GPU lane that waits for room
 // ("waits: cuda:3 busy — ..."), or one back after running out of memory.
+// What a queued run whose folder holds another spec's results says
+// (RunAttempts::otherSpec): `why` it differs, `kept` the attempt's folder name.
+inline const QString kNewAttempt = QStringLiteral("new attempt: ");
+inline QString newAttemptMessage(const QString &why, const QString &kept)
+{
+    return kNewAttempt
+           + QStringLiteral("its folder holds another spec's results (%1); they are kept as %2 when it starts")
+                 .arg(why, kept);
+}
+inline bool isNewAttempt(const RunInfo &run)
+{
+    return run.state == RunState::Queued && run.message.startsWith(kNewAttempt);
+}
+
 inline bool isQueuedWithReason(const RunInfo &run)
 {
     return run.state == RunState::Queued
            && (run.message.startsWith(QLatin1String("waits: "))
-               || run.message.startsWith(QLatin1String("out of memory")));
+               || run.message.startsWith(QLatin1String("out of memory")) || run.message.startsWith(kNewAttempt));
 }
 
 // Waiting in a batch queue (started, with the queue's reason): not running.

@@ -3,6 +3,7 @@
 #include "experiment/experiment.h"
 #include "logcategories.h"
 #include "runstore/runstore.h"
+#include "runstore/specidentity.h"
 
 #include <QDir>
 #include <QFile>
@@ -56,6 +57,16 @@ bool holdsResults(const QString &dir, bool top)
 RunAttempts::RunAttempts(const RunStore &store)
     : m_store(store)
 {
+}
+
+QString RunAttempts::otherSpec(const QString &name, const QJsonObject &spec) const
+{
+    if (!hasResults(name))
+        return {};
+    const QJsonObject held = m_store.readSpec(name);
+    if (held.isEmpty())
+        return QStringLiteral("it has no readable spec.json");
+    return specidentity::difference(held, spec);
 }
 
 bool RunAttempts::hasResults(const QString &name) const

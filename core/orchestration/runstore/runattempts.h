@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QString>
 
 namespace trainyard {
@@ -25,6 +26,11 @@ public:
     // archive keeps its copy). Refuses a folder that is a link (nothing is
     // renamed through one).
     bool archive(const QString &name, QString *archivedName, QString *error = nullptr) const;
+    // Why ROOT/NAME holds the results of another spec than `spec`
+    // (specidentity::difference, or "no readable spec.json"): they are not
+    // `spec`'s, and its start keeps them as an attempt. Empty when the
+    // folder holds no results or holds `spec`'s.
+    QString otherSpec(const QString &name, const QJsonObject &spec) const;
     // The folder name archive() would give NAME now.
     QString nextName(const QString &name) const;
     // N of an archived attempt's folder name "BASE.attempt-N" (BASE a safe

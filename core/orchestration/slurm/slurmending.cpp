@@ -31,7 +31,10 @@ QString endReason(const SlurmEnding::Seen &job, const SlurmJob &final, bool time
                          "job %1 reached its time limit%2 without writing a new checkpoint (not resubmitted again)")
                          .arg(job.id, limit);
     }
-    if (state == QLatin1String("FAILED") && final.reason == QLatin1String("JobLaunchFailure")) {
+    // A stop asked for here whose TERM ended the job is that stop, whatever
+    // reason Slurm gives (it can record JobLaunchFailure, ExitCode 0:15).
+    const bool stoppedByUs = job.stopAsked && final.signal == SIGTERM;
+    if (state == QLatin1String("FAILED") && final.reason == QLatin1String("JobLaunchFailure") && !stoppedByUs) {
         // Slurm says "signal 53": its launch failed before the script ran.
         const QString node = final.nodes.isEmpty() ? job.node : final.nodes;
         return !job.runDir.isEmpty() && !QFileInfo(job.runDir).isDir()

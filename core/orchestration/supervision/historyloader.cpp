@@ -34,6 +34,19 @@ QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startO
         const QString name = r->name;
         m_runs->update(
             id, [&](RunInfo &run) { run.runDir = m_store->runDir(name); }, RunRegistry::Notify::Quiet);
+        const auto it = live.constFind(name);
+        // A folder another spec trained is not this run's result: the run
+        // stays queued and its start keeps the folder as an attempt. Not
+        // while a worker may still write there (named live, or a refused
+        // state file): never a second writer in its folder.
+        const bool mayRun = it != live.constEnd() || !refusal.isEmpty();
+        if (const QString other = mayRun ? QString() : m_store->attempts().otherSpec(name, r->spec); !other.isEmpty()) {
+            const QString why = newAttemptMessage(other, m_store->nextAttemptName(name));
+            m_runs->update(
+                id, [&](RunInfo &run) { run.message = why; }, RunRegistry::Notify::Quiet);
+            warnings << QStringLiteral("%1: %2").arg(name, why);
+            continue;
+        }
         RunInfo saved = *r;
         if (m_store->readStatus(name, &saved)) {
             m_runs->update(
@@ -42,7 +55,6 @@ QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startO
             m_runs->touch(id);
             continue;
         }
-        const auto it = live.constFind(name);
         if (it != live.constEnd()) {
             QString why;
             const Launcher::AttachResult result = m_supervisor->reattach(id, *it, startOptions(id), &why);

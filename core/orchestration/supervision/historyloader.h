@@ -19,7 +19,9 @@ class RunStore;
 // interrupted while Trainyard was away, ended from its metrics.jsonl (its
 // done line judged as every end is, else Stopped with a checkpoint, else
 // Failed). A run whose saved pid or job proves not to be its own, or that
-// a refused state file names, ends Lost (nothing signalled).
+// a refused state file names, ends Lost (nothing signalled). A folder that
+// holds another spec's results (RunAttempts::otherSpec) is not the run's:
+// it stays queued, its message says so, and its start is a new attempt.
 class HistoryLoader
 {
 public:

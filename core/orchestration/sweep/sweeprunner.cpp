@@ -6,6 +6,7 @@
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
+#include "runstore/specidentity.h"
 #include "sweep/sweepsearch.h"
 #include "sweep/sweepstatefile.h"
 
@@ -164,7 +165,8 @@ bool SweepRunner::State::isTrialFolder(const Sweep &s, int index, const QString 
         return true; // placed, never started: no history to mix up
     QJsonObject expected = withDefaults(s.trialRunSpec(index));
     expected.insert(QStringLiteral("name"), run);
-    if (store.readSpec(run) != expected) {
+    if (const QJsonObject held = store.readSpec(run);
+        held.isEmpty() || !specidentity::difference(held, expected).isEmpty()) {
         *why = QStringLiteral("the folder %1 holds another run's spec").arg(store.runDir(run));
         return false;
     }
