@@ -85,7 +85,7 @@ int checkCommand(const QStringList &args)
     Experiment partial;
     const auto experiment = Experiment::load(file, &problems, catalogue ? &*catalogue : nullptr, &partial);
     const Experiment &checked = experiment ? *experiment : partial;
-    const bool trusted = TrustList().isTrusted(checked.contentHash);
+    const bool trusted = TrustList().isTrusted(checked);
     {
         DeviceInventory devices;
         devices.refresh();
