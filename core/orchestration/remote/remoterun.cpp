@@ -28,6 +28,15 @@ bool RemoteRun::mirrorReport(const QString &host, const remotescripts::RunReport
         *warning = QStringLiteral("the mirror could not be written: %1").arg(error);
     if (report.checkpointsListed && !mirror.writeCheckpoints(host, spec.runDir, report.checkpoints, &error))
         *warning = error;
+    // A link or a FIFO in a run folder there is not read: said once.
+    const QString refusedNow = report.metricsSize == -2 ? QStringLiteral("metrics.jsonl")
+                               : report.logSize == -2   ? QStringLiteral("worker.log")
+                                                        : QString();
+    if (!refusedNow.isEmpty() && refusedNow != refused)
+        *warning = QStringLiteral("host %1: %2/%3 is not a regular file (a link or a FIFO); Trainyard does not follow "
+                                  "links in run folders: not read")
+                       .arg(host, spec.runDir, refusedNow);
+    refused = refusedNow;
     return report.metricsSize > mirror.offset(RemoteMirror::File::Metrics)
            || report.logSize > mirror.offset(RemoteMirror::File::Log);
 }

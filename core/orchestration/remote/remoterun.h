@@ -24,6 +24,7 @@ struct RemoteRun
     RemoteMirror mirror;
     QString signalAsked; // TERM or KILL asked before it was started
     int endingPolls = 0;
+    QString refused; // the file the host refused to read, told once
 
     // What the poll asks about it.
     remotescripts::PollRun pollRun(bool listCheckpoints) const;

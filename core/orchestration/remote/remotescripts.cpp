@@ -141,7 +141,10 @@ if [ "$gpus" = 1 ]; then
   printf '%s' "$p"
 fi
 tailof() {
-  size=$(stat -c %s -- "$1" 2>/dev/null) || size=-1
+  # Only a regular file, never through a link (another run's file) nor
+  # from a FIFO: -2 says it is refused, -1 absent.
+  if [ -L "$1" ] || { [ -e "$1" ] && ! [ -f "$1" ]; }; then size=-2
+  else size=$(stat -c %s -- "$1" 2>/dev/null) || size=-1; fi
   if [ "$size" -lt 0 ] || [ "$size" -lt "$2" ]; then echo "$3 $i $size 0"; return; fi
   n=$((size - $2))
   if [ "$n" -gt "$max" ]; then n=$max; fi
@@ -154,14 +157,14 @@ while [ $# -ge 7 ]; do
   shift 7
   status=-1
   if [ "$pid" != 0 ] && [ "$(ticks_of "$pid")" = "$ticks" ]; then st=alive
-  elif [ -f "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
+  elif [ -f "$d/.trainyard-exit" ] && ! [ -L "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
   elif [ "$w" != 0 ] && [ -n "$(ticks_of "$w")" ]; then st=ending
   else st=gone; fi
   echo "R $i $st $status"
   tailof "$d/metrics.jsonl" "$mo" M
   tailof "$d/worker.log" "$lo" L
   if [ "$st" != alive ] && [ "$st" != ending ] || [ "$list" = 1 ]; then
-    c=$(for f in "$d"/checkpoints/*; do if [ -f "$f" ]; then printf '%s %s\n' "${f##*/}" "$(stat -c '%s %Y' -- "$f")"; fi; done)
+    c=$(if ! [ -L "$d/checkpoints" ]; then for f in "$d"/checkpoints/*; do if [ -f "$f" ] && ! [ -L "$f" ]; then printf '%s %s\n' "${f##*/}" "$(stat -c '%s %Y' -- "$f")"; fi; done; fi)
     echo "C $i ${#c}"
     printf '%s' "$c"
   fi

@@ -80,7 +80,7 @@ struct RunReport
     };
     State state = State::Gone;
     int status = -1;
-    qint64 metricsSize = -1; // -1: none
+    qint64 metricsSize = -1; // -1: none; -2: refused there (a link, a FIFO: not read)
     QByteArray metrics;      // from the run's metricsOffset
     qint64 logSize = -1;
     QByteArray log;
