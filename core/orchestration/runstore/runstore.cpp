@@ -158,12 +158,22 @@ bool RunStore::clearRunDir(const QString &name) const
     return notes.isEmpty() || writeNotes(name, notes);
 }
 
+QFileInfoList RunStore::checkpointFiles(const QString &runDir)
+{
+    // A link in the folder's place would offer another run's checkpoints
+    // as this run's (a resume, a dependent's input): none then.
+    const QString dir = runDir + QStringLiteral("/checkpoints");
+    if (QFileInfo(dir).isSymLink())
+        return {};
+    return QDir(dir).entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
+}
+
 bool RunStore::hasCheckpoint(const QString &name) const
 {
     const QString dir = runDir(name);
     if (dir.isEmpty())
         return false;
-    if (!QDir(dir + QStringLiteral("/checkpoints")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty())
+    if (!checkpointFiles(dir).isEmpty())
         return true;
     // A run on a host keeps its checkpoints there; its mirror lists them.
     QFile listing;
