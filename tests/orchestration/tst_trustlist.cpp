@@ -337,6 +337,37 @@ private Q_SLOTS:
             qPrintable(TrustList(m_tmp.filePath(QStringLiteral("reach/old.json"))).refusal(*ex)));
     }
 
+    // `trainyard trust` says what it covers; once a covered file changes,
+    // `check` and `trust --list` name it.
+    void commandsNameTheChangedFile()
+    {
+        const QString config = m_tmp.filePath(QStringLiteral("cmd_ssh_config"));
+        QVERIFY(writeFile(config, "Host lab\n  HostName 127.0.0.1\n"));
+        QJsonObject json = experimentJson(QStringLiteral("cmdreach"), m_tmp.filePath(QStringLiteral("cmdreach-runs")),
+                                          {lane(QStringLiteral("ssh:lab/cpu"), 1, {fakeSpec(QStringLiteral("a"))})});
+        json.insert(QStringLiteral("hosts"),
+                    QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("lab")},
+                                           {QStringLiteral("host"), QStringLiteral("lab")},
+                                           {QStringLiteral("ssh_config"), config},
+                                           {QStringLiteral("runs_root"), QStringLiteral("/srv/runs")},
+                                           {QStringLiteral("worker"), QStringLiteral("/opt/trainyard-worker")}}});
+        const QString file = m_tmp.filePath(QStringLiteral("cmdreach.json"));
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        ProcessOutcome o = trainyard(QStringLiteral("trust"), {file});
+        QVERIFY2(o.exitCode == 0 && o.out.contains(config + QStringLiteral(" (host lab's ssh_config)"))
+                     && o.out.contains(QStringLiteral("does not cover")),
+                 qPrintable(o.all()));
+        QVERIFY(writeFile(config, "Host lab\n  HostName 127.0.0.1\n  PermitLocalCommand yes\n  LocalCommand true\n"));
+        const QString changed = config + QStringLiteral(" (host lab's ssh_config) changed since you trusted");
+        o = trainyard(QStringLiteral("check"), {file});
+        QVERIFY2(o.out.contains(QStringLiteral("not trusted now: ") + changed), qPrintable(o.all()));
+        o = trainyard(QStringLiteral("trust"), {QStringLiteral("--list")});
+        QVERIFY2(o.out.contains(QStringLiteral("not trusted now: ") + changed), qPrintable(o.all()));
+        o = runCommand({file});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(changed), qPrintable(o.all()));
+    }
+
     // What Trainyard saves itself is the user's own: trusted as written.
     void savedFilesAreTrusted()
     {
