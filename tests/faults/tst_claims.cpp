@@ -538,6 +538,50 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(path).isFile());
     }
 
+    // Fault: a run's folder in the runs root is a link to another run's finished folder, and the experiment is opened and its runs root read (history, the run's status, spec, notes, metrics and checkpoints) | User sees: the run queued, as one that never ran; reading its metrics says "… is a symbolic link; Trainyard does not follow links in run folders" | Kept: nothing of the other run is shown as this run's; the other run's folder untouched
+    void aLinkedRunFolderIsNotTheRun()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        const QString other = store.runDir(QStringLiteral("other"));
+        QVERIFY(QDir().mkpath(other + QStringLiteral("/checkpoints")));
+        QByteArray lines;
+        for (int step = 1; step <= 7; ++step)
+            lines += metricLine(step, 0.777);
+        QVERIFY(writeFile(other + QStringLiteral("/metrics.jsonl"), lines));
+        QVERIFY(writeFile(other + QStringLiteral("/checkpoints/c.pt"), "CKP"));
+        QVERIFY(
+            writeFile(other + QStringLiteral("/spec.json"), QJsonDocument(fakeSpec(QStringLiteral("other"))).toJson()));
+        QVERIFY(writeFile(other + QStringLiteral("/status.json"), "{\"state\":\"finished\",\"message\":\"OTHER\"}"));
+        QVERIFY(writeFile(other + QStringLiteral("/notes.json"), "{\"tags\":[],\"note\":\"OTHER-NOTE\"}"));
+        QVERIFY(QFile::link(other, store.runDir(QStringLiteral("victim"))));
+
+        RunInfo status;
+        QVERIFY(!store.readStatus(QStringLiteral("victim"), &status));
+        QVERIFY(store.readSpec(QStringLiteral("victim")).isEmpty());
+        QVERIFY(store.readNotes(QStringLiteral("victim")).note.isEmpty());
+        QVERIFY(!store.hasCheckpoint(QStringLiteral("victim")));
+        int records = 0;
+        const RunStore::ReadResult read =
+            store.readMetrics(QStringLiteral("victim"), 0, [&](const MetricRecord &) { ++records; });
+        QCOMPARE(records, 0);
+        QVERIFY2(read.error.contains(QStringLiteral("is a symbolic link")), qPrintable(read.error));
+
+        const Experiment ex = experiment(experimentJson(
+            QStringLiteral("linked"), root,
+            {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("victim")), fakeSpec(QStringLiteral("other"))})}));
+        Session session;
+        QStringList warnings;
+        QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
+        const RunInfo r =
+            session.orchestrator()->runs()->value(session.orchestrator()->runs()->findByName(QStringLiteral("victim")));
+        QVERIFY2(r.state == RunState::Queued && r.step <= 0 && !r.message.contains(QStringLiteral("OTHER")),
+                 qPrintable(runStateName(r.state) + QLatin1Char(' ') + r.message));
+        QVERIFY(closeAndWait(&session));
+        QCOMPARE(readFile(other + QStringLiteral("/metrics.jsonl")), lines);
+    }
+
     void hostileMirrorFilesAreNeverSent_data()
     {
         QTest::addColumn<QString>("file");

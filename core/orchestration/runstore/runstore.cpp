@@ -170,7 +170,7 @@ QFileInfoList RunStore::checkpointFiles(const QString &runDir)
 
 bool RunStore::hasCheckpoint(const QString &name) const
 {
-    const QString dir = runDir(name);
+    const QString dir = readableDir(name);
     if (dir.isEmpty())
         return false;
     if (!checkpointFiles(dir).isEmpty())
@@ -210,9 +210,26 @@ bool RunStore::writeStatus(const RunInfo &run, QString *error) const
     return writeJsonFile(dir + QStringLiteral("/status.json"), o, error);
 }
 
+QString RunStore::readableDir(const QString &name, QString *refusal) const
+{
+    // openRegularFile refuses a link in a file's place; a link in the
+    // folder's place (to another run's folder) is refused here, so its
+    // files are never read as this run's.
+    const QString dir = runDir(name);
+    if (!dir.isEmpty() && QFileInfo(dir).isSymLink()) {
+        if (refusal)
+            *refusal = dir + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+        return {};
+    }
+    return dir;
+}
+
 bool RunStore::readStatus(const QString &name, RunInfo *run) const
 {
-    const QString dir = runDir(name);
+    QString refusal;
+    const QString dir = readableDir(name, &refusal);
+    if (!refusal.isEmpty())
+        qCWarning(lcRunStore).noquote() << refusal;
     if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/status.json")))
         return false;
     const QJsonObject o = readJson(dir + QStringLiteral("/status.json"));
@@ -238,7 +255,7 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
 
 QJsonObject RunStore::readSpec(const QString &name) const
 {
-    const QString dir = runDir(name);
+    const QString dir = readableDir(name);
     if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json")))
         return {};
     return readJson(dir + QStringLiteral("/spec.json"));
@@ -246,7 +263,7 @@ QJsonObject RunStore::readSpec(const QString &name) const
 
 RunNotes RunStore::readNotes(const QString &name) const
 {
-    const QString dir = runDir(name);
+    const QString dir = readableDir(name);
     const QString path = dir + QStringLiteral("/notes.json");
     if (dir.isEmpty() || !QFileInfo::exists(path) || QFileInfo(path).isSymLink())
         return {};
@@ -297,11 +314,11 @@ bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *e
 
 RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const
 {
-    const QString dir = runDir(name);
+    ReadResult refused;
+    const QString dir = readableDir(name, &refused.error);
     if (dir.isEmpty()) {
-        ReadResult result;
-        result.offset = offset;
-        return result;
+        refused.offset = offset;
+        return refused;
     }
     return MetricsLogReader().read(dir + QStringLiteral("/metrics.jsonl"), offset, record);
 }

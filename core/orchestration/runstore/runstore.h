@@ -145,6 +145,9 @@ public:
     static qint64 processStartTicks(qint64 pid);
 
 private:
+    // runDir(name) to read from; empty (with `refusal`) when it is a link.
+    QString readableDir(const QString &name, QString *refusal = nullptr) const;
+
     QString m_root;
 };
 
