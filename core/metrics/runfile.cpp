@@ -75,4 +75,17 @@ bool openRegularFile(const QString &path, QFile *file, QString *error, struct st
     return true;
 }
 
+bool readRegularFile(const QString &path, QByteArray *bytes, QString *error, qint64 max)
+{
+    QFile file;
+    QString why;
+    if (!openRegularFile(path, &file, &why)) {
+        if (error)
+            *error = why.isEmpty() ? path + QStringLiteral(" does not exist") : why;
+        return false;
+    }
+    *bytes = file.read(max);
+    return true;
+}
+
 } // namespace trainyard

@@ -22,4 +22,8 @@ namespace trainyard {
 // mode, for a caller that must check them).
 bool openRegularFile(const QString &path, QFile *file, QString *error, struct stat *st = nullptr);
 
+// The bytes of the run-folder file at `path`, opened as above, at most
+// `max`: false with `error` saying why ("PATH does not exist" when absent).
+bool readRegularFile(const QString &path, QByteArray *bytes, QString *error, qint64 max = 16 * 1024 * 1024);
+
 } // namespace trainyard

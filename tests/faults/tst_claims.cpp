@@ -7,13 +7,17 @@
 // real cluster's case (a colleague's job under a reused id) is
 // tst_slurmlauncher's reusedJobIdIsNeverAdoptedNorSignalled.
 
+#include "dependencies/runinputs.h"
 #include "dispatch/dispatcher.h"
 #include "metrics/runfile.h"
 #include "orchestration/testutil.h"
 #include "records/runregistry.h"
+#include "remote/remoterunfolders.h"
+#include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
+#include "slurm/slurmending.h"
 #include "supervision/exitoutcome.h"
 #include "supervision/supervisor.h"
 
@@ -395,6 +399,67 @@ private Q_SLOTS:
         QCOMPARE(RunStore::processStartTicks(pid), ticks);
     }
 
+    void forgedStartTimeIsNeverAdopted_data()
+    {
+        QTest::addColumn<QString>("forged");
+        QTest::newRow("one tick later") << QStringLiteral("later");
+        QTest::newRow("zero") << QStringLiteral("zero");
+        QTest::newRow("none") << QStringLiteral("none");
+    }
+    // Fault: the state file names the run's own live worker (its pid, token, executable and folder are right) with a forged start time (one tick later, zero, none), then the experiment is opened and closed with "stop them" | User sees: the run not reattached (not running) | Kept: the worker is never signalled: it still runs with its start time
+    void forgedStartTimeIsNeverAdopted()
+    {
+        QFETCH(QString, forged);
+        QTemporaryDir dir;
+        const Experiment ex =
+            experiment(experimentJson(QStringLiteral("forged"), dir.filePath(QStringLiteral("runs")),
+                                      {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("w"), 3000, 10)})}));
+        QStringList errors;
+        qint64 pid = 0;
+        {
+            Session first;
+            QVERIFY2(first.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+            first.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+            first.orchestrator()->dispatcher()->startAll();
+            const RunId id = first.orchestrator()->runs()->findByName(QStringLiteral("w"));
+            QTRY_VERIFY_WITH_TIMEOUT(first.orchestrator()->runs()->value(id).step >= 3, 10000);
+            pid = first.orchestrator()->runs()->value(id).pid;
+            first.close(/*leaveRunning=*/true);
+        }
+        const auto end = qScopeGuard([pid] { ::kill(pid_t(pid), SIGKILL); });
+        const qint64 ticks = RunStore::processStartTicks(pid);
+        QVERIFY(ticks > 0);
+        const QString stateFile = dir.filePath(QStringLiteral("runs/.trainyard-state.json"));
+        QJsonObject state = readJsonFile(stateFile);
+        QJsonObject runs = state.value(QStringLiteral("runs")).toObject();
+        QJsonObject entry = runs.value(QStringLiteral("w")).toObject();
+        QJsonObject handle = entry.value(QStringLiteral("launcher")).toObject();
+        QCOMPARE(handle.value(QStringLiteral("pid")).toInteger(), pid);
+        for (QJsonObject *o : {&entry, &handle}) {
+            if (forged == QLatin1String("none"))
+                o->remove(QStringLiteral("start_ticks"));
+            else
+                o->insert(QStringLiteral("start_ticks"), forged == QLatin1String("zero") ? 0 : ticks + 1);
+        }
+        entry.insert(QStringLiteral("launcher"), handle);
+        runs.insert(QStringLiteral("w"), entry);
+        state.insert(QStringLiteral("runs"), runs);
+        QVERIFY(writeFile(stateFile, QJsonDocument(state).toJson()));
+        QVERIFY(::chmod(QFile::encodeName(stateFile).constData(), 0600) == 0);
+
+        {
+            Session second;
+            QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+            second.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
+            const RunInfo r =
+                second.orchestrator()->runs()->value(second.orchestrator()->runs()->findByName(QStringLiteral("w")));
+            QVERIFY2(!r.reattached && r.state != RunState::Running, qPrintable(r.message));
+            QVERIFY(closeAndWait(&second)); // "stop them": there is none of its own
+        }
+        QTest::qWait(300);
+        QCOMPARE(RunStore::processStartTicks(pid), ticks); // never signalled: still the same process
+    }
+
     void hostileMetricsFileOfAFollowedRun_data()
     {
         QTest::addColumn<QString>("kind");
@@ -493,28 +558,138 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(path).isFile());
     }
 
-    void hostileRunFolderFiles_data()
+    // Fault: a run's folder in the runs root is a link to another run's finished folder, and the experiment is opened and its runs root read (history, the run's status, spec, notes, metrics and checkpoints) | User sees: the run queued, as one that never ran; reading its metrics says "… is a symbolic link; Trainyard does not follow links in run folders" | Kept: nothing of the other run is shown as this run's; the other run's folder untouched
+    void aLinkedRunFolderIsNotTheRun()
+    {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        RunStore store(root);
+        const QString other = store.runDir(QStringLiteral("other"));
+        QVERIFY(QDir().mkpath(other + QStringLiteral("/checkpoints")));
+        QByteArray lines;
+        for (int step = 1; step <= 7; ++step)
+            lines += metricLine(step, 0.777);
+        QVERIFY(writeFile(other + QStringLiteral("/metrics.jsonl"), lines));
+        QVERIFY(writeFile(other + QStringLiteral("/checkpoints/c.pt"), "CKP"));
+        QVERIFY(
+            writeFile(other + QStringLiteral("/spec.json"), QJsonDocument(fakeSpec(QStringLiteral("other"))).toJson()));
+        QVERIFY(writeFile(other + QStringLiteral("/status.json"), "{\"state\":\"finished\",\"message\":\"OTHER\"}"));
+        QVERIFY(writeFile(other + QStringLiteral("/notes.json"), "{\"tags\":[],\"note\":\"OTHER-NOTE\"}"));
+        QVERIFY(QFile::link(other, store.runDir(QStringLiteral("victim"))));
+
+        RunInfo status;
+        QVERIFY(!store.readStatus(QStringLiteral("victim"), &status));
+        QVERIFY(store.readSpec(QStringLiteral("victim")).isEmpty());
+        QVERIFY(store.readNotes(QStringLiteral("victim")).note.isEmpty());
+        QVERIFY(!store.hasCheckpoint(QStringLiteral("victim")));
+        int records = 0;
+        const RunStore::ReadResult read =
+            store.readMetrics(QStringLiteral("victim"), 0, [&](const MetricRecord &) { ++records; });
+        QCOMPARE(records, 0);
+        QVERIFY2(read.error.contains(QStringLiteral("is a symbolic link")), qPrintable(read.error));
+
+        const Experiment ex = experiment(experimentJson(
+            QStringLiteral("linked"), root,
+            {lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("victim")), fakeSpec(QStringLiteral("other"))})}));
+        Session session;
+        QStringList warnings;
+        QVERIFY2(session.open(ex, QString(), &warnings), qPrintable(warnings.join(QLatin1Char('\n'))));
+        const RunInfo r =
+            session.orchestrator()->runs()->value(session.orchestrator()->runs()->findByName(QStringLiteral("victim")));
+        QVERIFY2(r.state == RunState::Queued && r.step <= 0 && !r.message.contains(QStringLiteral("OTHER")),
+                 qPrintable(runStateName(r.state) + QLatin1Char(' ') + r.message));
+        QVERIFY(closeAndWait(&session));
+        QCOMPARE(readFile(other + QStringLiteral("/metrics.jsonl")), lines);
+    }
+
+    void hostileMirrorFilesAreNeverSent_data()
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("kind");
-        for (const char *file : {"metrics.jsonl", "status.json", "spec.json", "notes.json", "worker.log"}) {
-            for (const char *kind : {"fifo", "link", "folder", "device", "link to /dev/zero"})
+        for (const char *file : {"spec.json", "config.json"}) {
+            for (const char *kind : {"fifo", "link"})
                 QTest::addRow("%s is a %s", file, kind) << QString::fromLatin1(file) << QString::fromLatin1(kind);
         }
     }
-    // Fault: one file of a finished run's folder (metrics.jsonl, status.json, spec.json, notes.json, worker.log) is a FIFO, a link to another run's file, a folder, a device or a link to /dev/zero, and the runs root is read (history, `trainyard export`, the log tail of a failure) | User sees: the run as its own files say, the refused file logged as "... is not a regular file (...)" | Kept: no read blocks or runs forever, nothing of the other run is shown as this run's
-    void hostileRunFolderFiles()
+    // Fault: the spec.json or config.json of a cluster run's folder here (the mirror of its folder there, no shared filesystem) is a FIFO or a link to another run's when its folder there is made | User sees: the start fails: "cluster c: the run folder … could not be made ready there: …/spec.json is not a regular file (a FIFO)" | Kept: the window never waits on the FIFO; another run's file is never sent
+    void hostileMirrorFilesAreNeverSent()
     {
         QFETCH(QString, file);
         QFETCH(QString, kind);
         QTemporaryDir dir;
+        const QString mirror = dir.filePath(QStringLiteral("victim"));
+        const QString other = dir.filePath(QStringLiteral("other"));
+        QVERIFY(QDir().mkpath(mirror) && QDir().mkpath(other));
+        for (const QString &name : {QStringLiteral("spec.json"), QStringLiteral("config.json")}) {
+            QVERIFY(writeFile(other + QLatin1Char('/') + name, "{\"other\": true}"));
+            QVERIFY(writeFile(mirror + QLatin1Char('/') + name, "{}"));
+        }
+        const QString path = mirror + QLatin1Char('/') + file;
+        QVERIFY(QFile::remove(path));
+        if (kind == QLatin1String("fifo"))
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        else
+            QVERIFY(QFile::link(other + QLatin1Char('/') + file, path));
+        RemoteHostConfig config;
+        config.name = QStringLiteral("c");
+        config.target.host = QStringLiteral("127.0.0.1");
+        config.target.port = 1; // nothing listens: were anything sent, ssh would fail
+        config.runsRoot = QStringLiteral("/srv/runs");
+        RemoteRunFolders folders(config);
+        LaunchSpec spec;
+        spec.runDir = QStringLiteral("/srv/runs/victim");
+        spec.mirrorDir = mirror;
+        spec.configPath = spec.runDir + QStringLiteral("/config.json");
+        FifoWatch watch(path, "{}");
+        QString error;
+        bool done = false;
+        QObject context;
+        folders.make(spec, &context, [&](const QString &e) {
+            error = e;
+            done = true;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 20000);
+        QVERIFY(!watch.stalled());
+        QVERIFY2(error.contains(path)
+                     && error.contains(kind == QLatin1String("fifo") ? QStringLiteral("(a FIFO)")
+                                                                     : QStringLiteral("symbolic link")),
+                 qPrintable(error));
+    }
+
+    void hostileRunFolderFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("victim"); // the folder's name: a run's or a kept attempt's
+        for (const char *victim : {"victim", "victim.attempt-1"}) {
+            for (const char *file : {"metrics.jsonl", "status.json", "spec.json", "notes.json", "worker.log",
+                                     "params.json", "remote-checkpoints.json", "checkpoints"}) {
+                for (const char *kind : {"fifo", "link", "folder", "device", "link to /dev/zero"})
+                    QTest::addRow("%s/%s is a %s", victim, file, kind)
+                        << QString::fromLatin1(file) << QString::fromLatin1(kind) << QString::fromLatin1(victim);
+            }
+        }
+    }
+    // Fault: one file of a finished run's folder or of a kept NAME.attempt-N (metrics.jsonl, status.json, spec.json, notes.json, worker.log, params.json, a host run's remote-checkpoints.json, the checkpoints/ folder) is a FIFO, a link to another run's, a folder, a device or a link to /dev/zero, and the runs root is read (history, `trainyard export`, the log tail of a failure, whether it has a checkpoint, a Slurm job's checkpoint stamp, a dependent's checkpoint input) | User sees: the run as its own files say, the refused file logged as "... is not a regular file (...)" | Kept: no read blocks or runs forever, nothing of the other run is shown or handed on as this run's
+    void hostileRunFolderFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        QFETCH(QString, victim);
+        QTemporaryDir dir;
         const QString root = dir.filePath(QStringLiteral("runs"));
         RunStore store(root);
         // Two finished runs; the other one's files say "other" everywhere.
-        for (const QString &name : {QStringLiteral("victim"), QStringLiteral("other")}) {
+        for (const QString &name : {victim, QStringLiteral("other")}) {
             const bool other = name == QLatin1String("other");
             const QString d = store.runDir(name);
-            QVERIFY(QDir().mkpath(d));
+            QVERIFY(QDir().mkpath(d + QStringLiteral("/checkpoints")));
+            QVERIFY(writeFile(d + QStringLiteral("/params.json"), other ? "{\"lr\": 0.777}" : "{\"lr\": 0.1}"));
+            QVERIFY(writeFile(d + QLatin1Char('/') + RunStore::remoteCheckpointsFileName(),
+                              other ? "{\"files\": [{\"name\": \"c.pt\", \"size\": 3, \"mtime\": 5}]}"
+                                    : "{\"files\": []}"));
+            if (other)
+                QVERIFY(writeFile(d + QStringLiteral("/checkpoints/c.pt"), "CKP"));
             QByteArray lines;
             for (int step = 1; step <= (other ? 77 : 5); ++step)
                 lines += metricLine(step, other ? 0.123 : 1.0);
@@ -528,8 +703,9 @@ private Q_SLOTS:
                               QStringLiteral("{\"tags\":[],\"note\":\"%1-NOTE\"}").arg(name).toUtf8()));
             QVERIFY(writeFile(d + QStringLiteral("/worker.log"), (name + QStringLiteral("-LOG\n")).toUtf8()));
         }
-        const QString path = store.runDir(QStringLiteral("victim")) + QLatin1Char('/') + file;
-        QVERIFY(QFile::remove(path));
+        const QString victimDir = store.runDir(victim);
+        const QString path = victimDir + QLatin1Char('/') + file;
+        QVERIFY(QFile::remove(path) || QDir().rmdir(path));
         const QByteArray native = QFile::encodeName(path);
         if (kind == QLatin1String("fifo"))
             QVERIFY(::mkfifo(native.constData(), 0600) == 0);
@@ -550,9 +726,11 @@ private Q_SLOTS:
         if (child == 0) {
             int code = 0;
             const QList<RunRecord> runs = store.readHistory();
+            bool listed = false;
             for (const RunRecord &run : runs) {
-                if (run.info.runDir != store.runDir(QStringLiteral("victim")))
+                if (run.info.runDir != victimDir)
                     continue;
+                listed = true;
                 if (run.info.step >= 77 || run.info.message == QLatin1String("other")
                     || run.info.name == QLatin1String("other") || run.notes.note.contains(QLatin1String("other")))
                     code = 2;
@@ -562,7 +740,18 @@ private Q_SLOTS:
             if (file == QLatin1String("metrics.jsonl")
                 && (openRegularFile(path, &metricsFile, &refusal) || refusal.isEmpty()))
                 code = 3;
-            if (logTail(store.runDir(QStringLiteral("victim")), 5).contains(QLatin1String("other")))
+            if (!listed)
+                code = 4;
+            if (logTail(victimDir, 5).contains(QLatin1String("other")))
+                code = 2;
+            // Another run's checkpoints are never this one's.
+            RunInfo claimed;
+            claimed.runDir = victimDir;
+            claimed.checkpoint = victimDir + QStringLiteral("/checkpoints/c.pt");
+            if (store.hasCheckpoint(victim) || !SlurmEnding::checkpointStamp(victimDir).isEmpty()
+                || !RunInputs::checkpointOf(claimed).isEmpty())
+                code = 2;
+            if (runconfigfile::readParams(victimDir).value(QStringLiteral("lr")).toDouble() == 0.777)
                 code = 2;
             ::_exit(code);
         }

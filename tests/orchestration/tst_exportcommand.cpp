@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace trainyard;
 using namespace trainyard::test;
 
@@ -257,6 +259,65 @@ private Q_SLOTS:
         r = runExport({QStringLiteral("--help")});
         QCOMPARE(r.status, 0);
         QVERIFY(r.out.contains("Usage: trainyard export [--runs NAME,...] EXPERIMENT.json"));
+    }
+
+    void hostileFilesAreRefusedNotWaitedOn_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");
+        for (const char *folder : {"victim", "victim.attempt-1"})
+            for (const char *file : {"metrics.jsonl", "status.json", "spec.json"})
+                for (const char *kind : {"fifo", "link", "link to /dev/zero"})
+                    QTest::addRow("%s/%s is a %s", folder, file, kind)
+                        << QString::fromLatin1(folder) << QString::fromLatin1(file) << QString::fromLatin1(kind);
+    }
+    // `trainyard export` of a runs root where one file of a run's (or a kept
+    // attempt's) folder is a FIFO, a link to another run's or to /dev/zero:
+    // it ends, names the refused file, and writes nothing of the other run
+    // as this one's (the CSV and the summary).
+    void hostileFilesAreRefusedNotWaitedOn()
+    {
+        QFETCH(QString, folder);
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("runs"));
+        for (const QString &name : {folder, QStringLiteral("other")}) {
+            const bool other = name == QLatin1String("other");
+            const QString d = root + QLatin1Char('/') + name;
+            QVERIFY(QDir().mkpath(d));
+            QByteArray lines;
+            for (int step = 1; step <= 3; ++step)
+                lines += line(protocol::metric(step, 1, other ? 0.777 : 1.5, 0.1 * step));
+            QVERIFY(writeFile(d + QStringLiteral("/metrics.jsonl"), lines));
+            QVERIFY(writeFile(
+                d + QStringLiteral("/spec.json"),
+                QJsonDocument(fakeSpec(other ? QStringLiteral("other") : QStringLiteral("victim"))).toJson()));
+            QVERIFY(
+                writeFile(d + QStringLiteral("/status.json"), other ? "{\"state\":\"failed\",\"message\":\"OTHER\"}"
+                                                                    : "{\"state\":\"finished\",\"message\":\"mine\"}"));
+        }
+        const QString path = root + QLatin1Char('/') + folder + QLatin1Char('/') + file;
+        QVERIFY(QFile::remove(path));
+        if (kind == QLatin1String("fifo"))
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        else
+            QVERIFY(QFile::link(kind == QLatin1String("link") ? root + QStringLiteral("/other/") + file
+                                                              : QStringLiteral("/dev/zero"),
+                                path));
+        for (const QStringList &args : {QStringList{root}, QStringList{QStringLiteral("--summary"), root}}) {
+            const Result r = runExport(args);
+            QVERIFY2(r.status == 0, r.err.constData()); // -1: it hung (30 s) or crashed
+            // The CSV reads metrics.jsonl only; the summary all three.
+            if (file == QLatin1String("metrics.jsonl") || args.first() == QLatin1String("--summary"))
+                QVERIFY2(r.err.contains(path.toUtf8()) && r.err.contains("not a regular file"), r.err.constData());
+            for (const QByteArray &row : r.out.split('\n')) {
+                if (row.startsWith(folder.toUtf8() + ','))
+                    QVERIFY2(!row.contains("0.777") && !row.contains("OTHER") && !row.contains(",other"),
+                             row.constData());
+            }
+        }
     }
 
     // Trained runs: the file export and the open session's export (the

@@ -476,7 +476,7 @@ private Q_SLOTS:
 
         // The user trusts it now (trainyard run had --trust).
         const auto trusted = Experiment::load(file, nullptr);
-        QVERIFY(trusted && TrustList().trust(trusted->contentHash, file));
+        QVERIFY(trusted && TrustList().trust(*trusted));
         Session session;
         QStringList errors;
         QVERIFY2(session.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));

@@ -420,7 +420,7 @@ private Q_SLOTS:
                      qPrintable(refusal.join(QLatin1Char(' '))));
         }
         // The user allows this file's commands (ssh, the host's worker) in the app.
-        QVERIFY(TrustList().trust(Experiment::versionHash(file, readFile(file)), file));
+        QVERIFY(TrustList().trust(*Experiment::load(file, nullptr)));
         Session session;
         QStringList errors;
         QVERIFY2(session.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
@@ -605,7 +605,7 @@ private Q_SLOTS:
         QVERIFY2(untrusted.out.contains(QStringLiteral("host lab was not asked: its keys are commands")),
                  qPrintable(untrusted.all()));
 
-        QVERIFY(TrustList().trust(Experiment::versionHash(file, readFile(file)), file));
+        QVERIFY(TrustList().trust(*Experiment::load(file, nullptr)));
         const ProcessOutcome checked = runProcess(bin, {QStringLiteral("check"), file}, env, 120000);
         QCOMPARE(checked.exitCode, 2);
         const QString all = checked.all();
@@ -688,6 +688,48 @@ private Q_SLOTS:
         const QString message = orch->runs()->value(f).message;
         QVERIFY2(message.contains(QStringLiteral("host lab")) && message.contains(QStringLiteral("No space left")),
                  qPrintable(message));
+    }
+
+    // Trust covers the ssh_config a trusted file names: a LocalCommand
+    // added to it afterwards never runs without asking again; `trainyard
+    // run` says which file changed. Trusted again, it runs (the marker
+    // shows ssh really would have run it).
+    void changedSshConfigIsNotTrusted()
+    {
+        REQUIRE_HOST();
+        const QString config = m_tmp.filePath(QStringLiteral("lab/ssh_config"));
+        const QString marker = m_tmp.filePath(QStringLiteral("lab/MARKER"));
+        QVERIFY(QDir().mkpath(m_tmp.filePath(QStringLiteral("lab"))));
+        QVERIFY(writeFile(config, readFile(m_host.sshConfig())));
+        const QString file = m_tmp.filePath(QStringLiteral("localcommand.json"));
+        QJsonObject json =
+            experimentJson(QStringLiteral("localcommand"), m_tmp.filePath(QStringLiteral("localcommand")),
+                           {lane(QStringLiteral("ssh:lab/cuda:0"), 1, {fakeSpec(QStringLiteral("l"), 20, 20)})});
+        json.insert(QStringLiteral("hosts"), QJsonArray{hostJson(QStringLiteral("lab"), config)});
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
+        const QString bin = QStringLiteral(TRAINYARD_BIN);
+        ProcessOutcome o = runProcess(bin, {QStringLiteral("trust"), file}, env, 30000);
+        QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+
+        QFile append(config);
+        QVERIFY(append.open(QIODevice::Append));
+        append.write("\nPermitLocalCommand yes\nLocalCommand touch " + marker.toUtf8() + "\n");
+        append.close();
+        m_host.ssh({QStringLiteral("-O"), QStringLiteral("exit")}); // no earlier master to reuse
+        o = runProcess(bin, {QStringLiteral("run"), file}, env, 60000);
+        QVERIFY2(!QFileInfo::exists(marker), qPrintable(o.all()));
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("%1 (host lab's ssh_config) changed since you trusted").arg(config)),
+                 qPrintable(o.err));
+
+        o = runProcess(bin, {QStringLiteral("trust"), file}, env, 30000);
+        QVERIFY2(o.exitCode == 0 && o.out.contains(config), qPrintable(o.all()));
+        o = runProcess(bin, {QStringLiteral("run"), file}, env, 60000);
+        QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
+        QVERIFY(QFileInfo::exists(marker));
+        m_host.ssh({QStringLiteral("-O"), QStringLiteral("exit")});
     }
 };
 

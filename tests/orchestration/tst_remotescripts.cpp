@@ -15,6 +15,7 @@
 #include "slurm/slurmjob.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -22,6 +23,7 @@
 
 #include <csignal>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace trainyard;
@@ -201,6 +203,55 @@ private Q_SLOTS:
         QCOMPARE(report.runs.first().state, rs::RunReport::State::Exited);
         QCOMPARE(report.runs.first().status, 128 + SIGKILL);
         QVERIFY(report.runs.first().freeKiB > 0);
+    }
+
+    void pollReadsNoLinkNorFifo_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("kind");
+        for (const char *file : {"metrics.jsonl", "worker.log", ".trainyard-exit", "checkpoints", "checkpoints/c.pt"})
+            for (const char *kind : {"link", "fifo"})
+                QTest::addRow("%s is a %s", file, kind) << QString::fromLatin1(file) << QString::fromLatin1(kind);
+    }
+    // A file of a run folder on the host that is a link to another run's,
+    // or a FIFO: the poll reads nothing of it and never waits on it.
+    void pollReadsNoLinkNorFifo()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, kind);
+        QTemporaryDir tmp;
+        const QString victim = tmp.filePath(QStringLiteral("victim"));
+        const QString other = tmp.filePath(QStringLiteral("other"));
+        for (const QString &d : {victim, other}) {
+            QVERIFY(QDir().mkpath(d + QStringLiteral("/checkpoints")));
+            QFile f(d + QStringLiteral("/metrics.jsonl"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(d == other ? "OTHER\n" : "");
+        }
+        for (const char *name : {"worker.log", ".trainyard-exit", "checkpoints/c.pt"}) {
+            QFile f(other + QLatin1Char('/') + QLatin1String(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("77\n");
+        }
+        const QString path = victim + QLatin1Char('/') + file;
+        QDir(path).removeRecursively();
+        QFile::remove(path);
+        if (kind == QLatin1String("link"))
+            QVERIFY(QFile::link(other + QLatin1Char('/') + file, path));
+        else
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        QElapsedTimer timer;
+        timer.start();
+        const rs::PollReport report =
+            rs::parsePoll(runHere(rs::poll(false, 1 << 20, {rs::PollRun{victim, 0, 0, 0, 0, 0, true}})).out, 1);
+        QVERIFY(timer.elapsed() < 10000);
+        QVERIFY(report.complete);
+        const rs::RunReport &r = report.runs.first();
+        QVERIFY2(r.state != rs::RunReport::State::Exited && r.status != 77, qPrintable(QString::number(r.status)));
+        QVERIFY2(!r.metrics.contains("OTHER") && !r.log.contains("77"), r.metrics + r.log);
+        if (file == QLatin1String("metrics.jsonl") || file == QLatin1String("worker.log"))
+            QCOMPARE(file == QLatin1String("worker.log") ? r.logSize : r.metricsSize, qint64(-2)); // refused, said
+        QVERIFY2(r.checkpoints.isEmpty(), qPrintable(r.checkpoints.join(QLatin1Char(','))));
     }
 
     void pollAnswerCutShortIsNotTrusted()

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace trainyard;
 using namespace trainyard::test;
 
@@ -69,10 +71,10 @@ private Q_SLOTS:
         TrustList list(m_tmp.filePath(QStringLiteral("unit/trusted.json")));
         QVERIFY(!list.isTrusted("abc"));
         QVERIFY(!list.isTrusted(QByteArray()));
-        QVERIFY(list.trust("abc", QStringLiteral("/x/y.json")));
+        QVERIFY(list.trust("abc", QStringLiteral("/x/y.json"), {}));
         QVERIFY(list.isTrusted("abc"));
         QVERIFY(!list.isTrusted("abd"));
-        QVERIFY(list.trust("abc", QStringLiteral("/x/y.json"))); // once is enough
+        QVERIFY(list.trust("abc", QStringLiteral("/x/y.json"), {})); // once is enough
         QCOMPARE(readJsonFile(m_tmp.filePath(QStringLiteral("unit/trusted.json")))
                      .value(QStringLiteral("trusted"))
                      .toArray()
@@ -83,10 +85,10 @@ private Q_SLOTS:
         TrustList damaged(m_tmp.filePath(QStringLiteral("unit/bad.json")));
         QVERIFY(!damaged.isTrusted("x"));
         QString error;
-        QVERIFY(!damaged.trust("abc", QStringLiteral("/x/y.json"), &error)); // never overwritten
+        QVERIFY(!damaged.trust("abc", QStringLiteral("/x/y.json"), {}, &error)); // never overwritten
         QVERIFY2(error.contains(QStringLiteral("not a trust list")), qPrintable(error));
         // One version per file: the newer replaces the older.
-        QVERIFY(list.trust("abd", QStringLiteral("/x/y.json")));
+        QVERIFY(list.trust("abd", QStringLiteral("/x/y.json"), {}));
         QVERIFY(list.isTrusted("abd"));
         QVERIFY(!list.isTrusted("abc"));
     }
@@ -99,7 +101,7 @@ private Q_SLOTS:
         const auto ex = Experiment::load(file, nullptr);
         QVERIFY(ex);
         TrustList list(m_tmp.filePath(QStringLiteral("moved/trusted.json")));
-        QVERIFY(list.trust(ex->contentHash, file));
+        QVERIFY(list.trust(*ex));
         QVERIFY(QDir().mkpath(m_tmp.filePath(QStringLiteral("elsewhere"))));
         const QString copy = m_tmp.filePath(QStringLiteral("elsewhere/moved.json"));
         QVERIFY(QFile::copy(file, copy));
@@ -136,7 +138,7 @@ private Q_SLOTS:
         const QString refusal = list.refusal(*ex);
         QVERIFY(refusal.contains(file));
         QVERIFY(refusal.contains(commands.first()));
-        QVERIFY(list.trust(ex->contentHash, file));
+        QVERIFY(list.trust(*ex));
         QVERIFY(list.refusal(*ex).isEmpty());
         // Without program runs there is nothing to trust.
         QVERIFY(
@@ -243,7 +245,7 @@ private Q_SLOTS:
         const QString file = writeHostile(QStringLiteral("edited"), marker);
         const auto ex = Experiment::load(file, nullptr);
         QVERIFY(ex);
-        QVERIFY(userList().trust(ex->contentHash, file));
+        QVERIFY(userList().trust(*ex));
         ProcessOutcome o = runCommand({file});
         QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
         QVERIFY(QFileInfo::exists(marker));
@@ -255,6 +257,115 @@ private Q_SLOTS:
         QVERIFY2(o.err.contains(QStringLiteral("-more")), qPrintable(o.err));
         QTest::qWait(300);
         QVERIFY(!QFileInfo::exists(marker));
+    }
+
+    // Trust covers what the file's keys point at: a host's ssh_config and
+    // every file it Includes (a glob's matches too), a local cluster's
+    // worker. Changing, adding or removing one asks again, naming it; a
+    // FIFO in their place never blocks.
+    void pointedAtFilesAreCovered()
+    {
+        const QString dir = m_tmp.filePath(QStringLiteral("reach"));
+        QVERIFY(QDir().mkpath(dir + QStringLiteral("/conf.d")));
+        const QString config = dir + QStringLiteral("/ssh_config");
+        const QString included = dir + QStringLiteral("/conf.d/a.conf");
+        const QString later = dir + QStringLiteral("/later.conf");
+        const QString worker = dir + QStringLiteral("/worker.sh");
+        QVERIFY(writeFile(config, "Host lab\n  HostName 127.0.0.1\n  Include \"" + dir.toUtf8() + "/conf.d/*.conf\" "
+                                      + later.toUtf8() + " # a comment\n"));
+        QVERIFY(writeFile(included, "Port 22\n"));
+        QVERIFY(writeFile(worker, "#!/bin/sh\nexec trainyard-worker \"$@\"\n"));
+        QJsonObject json = experimentJson(QStringLiteral("reach"), dir + QStringLiteral("/runs"),
+                                          {lane(QStringLiteral("ssh:lab/cpu"), 1, {fakeSpec(QStringLiteral("a"))})});
+        json.insert(QStringLiteral("hosts"),
+                    QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("lab")},
+                                           {QStringLiteral("host"), QStringLiteral("lab")},
+                                           {QStringLiteral("ssh_config"), config},
+                                           {QStringLiteral("runs_root"), QStringLiteral("/srv/runs")},
+                                           {QStringLiteral("worker"), QStringLiteral("/opt/trainyard-worker")}}});
+        json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("hpc")},
+                                                                       {QStringLiteral("worker"), worker}}});
+        const QString file = m_tmp.filePath(QStringLiteral("reach.json"));
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        QStringList errors;
+        const auto ex = Experiment::load(file, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        const QList<ReachedFile> reached = reachedFiles(*ex);
+        QStringList paths;
+        for (const ReachedFile &f : reached)
+            paths << f.path;
+        QCOMPARE(paths, (QStringList{worker, config, included, later}));
+        QCOMPARE(reached.last().sha256, ReachedFile::kAbsent);
+
+        TrustList list(m_tmp.filePath(QStringLiteral("reach/trusted.json")));
+        QVERIFY(list.trust(*ex));
+        QVERIFY(list.refusal(*ex).isEmpty());
+        const QString coverage = TrustList::coverage(*ex);
+        QVERIFY2(coverage.contains(config + QStringLiteral(" (host lab's ssh_config)"))
+                     && coverage.contains(QStringLiteral("does not cover")),
+                 qPrintable(coverage));
+        const auto refusedFor = [&](const QString &path, const char *change) {
+            const QString refusal = list.refusal(*ex);
+            const bool named = refusal.contains(path + QStringLiteral(" (")) && refusal.contains(QLatin1String(change))
+                               && refusal.contains(QStringLiteral("since you trusted ") + file);
+            if (!named)
+                qWarning("%s", qPrintable(refusal));
+            return named && list.trust(*ex) && list.refusal(*ex).isEmpty(); // trusted again, as it is now
+        };
+        QVERIFY(writeFile(config, readFile(config) + "PermitLocalCommand yes\nLocalCommand touch MARKER\n"));
+        QVERIFY(refusedFor(config, "changed"));
+        QVERIFY(writeFile(included, "Port 22\nProxyCommand sh -c 'touch MARKER'\n"));
+        QVERIFY(refusedFor(included, "changed"));
+        QVERIFY(writeFile(dir + QStringLiteral("/conf.d/b.conf"), "LocalCommand touch MARKER\n"));
+        QVERIFY(refusedFor(dir + QStringLiteral("/conf.d/b.conf"), "is new"));
+        QVERIFY(writeFile(later, "LocalCommand touch MARKER\n"));
+        QVERIFY(refusedFor(later, "changed"));
+        QVERIFY(QFile::remove(dir + QStringLiteral("/conf.d/b.conf")));
+        QVERIFY(refusedFor(dir + QStringLiteral("/conf.d/b.conf"), "no longer read"));
+        QVERIFY(writeFile(worker, "#!/bin/sh\ntouch MARKER\n"));
+        QVERIFY(refusedFor(worker, "changed"));
+        // A FIFO in an Include's place: read without blocking, not trusted.
+        QVERIFY(QFile::remove(later));
+        QCOMPARE(mkfifo(QFile::encodeName(later).constData(), 0600), 0);
+        QVERIFY(refusedFor(later, "changed"));
+        // A list entry from before files were covered: asked again.
+        QVERIFY(writeFile(m_tmp.filePath(QStringLiteral("reach/old.json")),
+                          "{\"version\": 1, \"trusted\": [{\"sha256\": \"" + ex->contentHash + "\", \"path\": \""
+                              + file.toUtf8() + "\"}]}"));
+        QVERIFY2(
+            TrustList(m_tmp.filePath(QStringLiteral("reach/old.json"))).refusal(*ex).contains(QStringLiteral("is new")),
+            qPrintable(TrustList(m_tmp.filePath(QStringLiteral("reach/old.json"))).refusal(*ex)));
+    }
+
+    // `trainyard trust` says what it covers; once a covered file changes,
+    // `check` and `trust --list` name it.
+    void commandsNameTheChangedFile()
+    {
+        const QString config = m_tmp.filePath(QStringLiteral("cmd_ssh_config"));
+        QVERIFY(writeFile(config, "Host lab\n  HostName 127.0.0.1\n"));
+        QJsonObject json = experimentJson(QStringLiteral("cmdreach"), m_tmp.filePath(QStringLiteral("cmdreach-runs")),
+                                          {lane(QStringLiteral("ssh:lab/cpu"), 1, {fakeSpec(QStringLiteral("a"))})});
+        json.insert(QStringLiteral("hosts"),
+                    QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("lab")},
+                                           {QStringLiteral("host"), QStringLiteral("lab")},
+                                           {QStringLiteral("ssh_config"), config},
+                                           {QStringLiteral("runs_root"), QStringLiteral("/srv/runs")},
+                                           {QStringLiteral("worker"), QStringLiteral("/opt/trainyard-worker")}}});
+        const QString file = m_tmp.filePath(QStringLiteral("cmdreach.json"));
+        QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
+        ProcessOutcome o = trainyard(QStringLiteral("trust"), {file});
+        QVERIFY2(o.exitCode == 0 && o.out.contains(config + QStringLiteral(" (host lab's ssh_config)"))
+                     && o.out.contains(QStringLiteral("does not cover")),
+                 qPrintable(o.all()));
+        QVERIFY(writeFile(config, "Host lab\n  HostName 127.0.0.1\n  PermitLocalCommand yes\n  LocalCommand true\n"));
+        const QString changed = config + QStringLiteral(" (host lab's ssh_config) changed since you trusted");
+        o = trainyard(QStringLiteral("check"), {file});
+        QVERIFY2(o.out.contains(QStringLiteral("not trusted now: ") + changed), qPrintable(o.all()));
+        o = trainyard(QStringLiteral("trust"), {QStringLiteral("--list")});
+        QVERIFY2(o.out.contains(QStringLiteral("not trusted now: ") + changed), qPrintable(o.all()));
+        o = runCommand({file});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(changed), qPrintable(o.all()));
     }
 
     // What Trainyard saves itself is the user's own: trusted as written.

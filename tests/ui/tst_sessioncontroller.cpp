@@ -120,6 +120,10 @@ private Q_SLOTS:
         QVERIFY(!sessions.openFile(path));
         QCOMPARE(asked.size(), 1);
         QVERIFY2(asked.first().endsWith(QStringLiteral("sh -c 'echo one'")), qPrintable(asked.first()));
+        // The question says what trust covers and where it stops.
+        QVERIFY2(prompts.trustAbout.contains(QStringLiteral("Trust covers this version of the file"))
+                     && prompts.trustAbout.contains(QStringLiteral("does not cover what those commands start")),
+                 qPrintable(prompts.trustAbout));
         QVERIFY(!sessions.session());
 
         answer = true;

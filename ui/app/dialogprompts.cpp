@@ -46,7 +46,7 @@ bool DialogPrompts::recover(const QString &experiment, const QDateTime &savedAt)
     return box.clickedButton() == recover;
 }
 
-bool DialogPrompts::trust(const QString &file, const QStringList &commands)
+bool DialogPrompts::trust(const QString &file, const QStringList &commands, const QString &about)
 {
     QMessageBox box(QMessageBox::Warning, QMessageBox::tr("Run this file's commands?"),
                     QMessageBox::tr("%1 names commands to run (program runs, a cluster's worker, ssh or sbatch "
@@ -55,8 +55,10 @@ bool DialogPrompts::trust(const QString &file, const QStringList &commands)
                     QMessageBox::NoButton, m_parent);
     box.setInformativeText(QStringLiteral("<pre>%1</pre>").arg(commands.join(QLatin1Char('\n')).toHtmlEscaped())
                            + QMessageBox::tr("Trust it only if you wrote it or checked every command. You are asked "
-                                             "again whenever the file changes."));
-    box.setDetailedText(file + QStringLiteral("\n\n") + commands.join(QLatin1Char('\n')));
+                                             "again whenever the file or a file it points at changes.")
+                           + QStringLiteral("<pre>%1</pre>").arg(about.toHtmlEscaped()));
+    box.setDetailedText(file + QStringLiteral("\n\n") + commands.join(QLatin1Char('\n')) + QStringLiteral("\n\n")
+                        + about);
     QPushButton *trust = box.addButton(QMessageBox::tr("&Trust and Open"), QMessageBox::AcceptRole);
     QPushButton *cancel = box.addButton(QMessageBox::Cancel);
     box.setDefaultButton(cancel);

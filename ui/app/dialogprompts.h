@@ -19,7 +19,7 @@ public:
     CloseChoice howToClose(const QString &experiment, int training) override;
     UnsavedChoice unsavedEdits(const QString &experiment) override;
     bool recover(const QString &experiment, const QDateTime &savedAt) override;
-    bool trust(const QString &file, const QStringList &commands) override;
+    bool trust(const QString &file, const QStringList &commands, const QString &about) override;
     bool startAnyway(const QStringList &problems) override;
     bool startNewAttempts(const QString &verb, const QString &question) override;
     void tell(const QString &title, const QString &message) override;

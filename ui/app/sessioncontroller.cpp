@@ -103,9 +103,14 @@ bool SessionController::mayRunPrograms(const Experiment &experiment, QStringList
     if (refusal.isEmpty()) {
         return true;
     }
-    if (m_prompts && m_prompts->trust(experiment.sourcePath, experiment.commandLines())) {
+    QString why;
+    trust.isTrusted(experiment, &why);
+    if (m_prompts
+        && m_prompts->trust(experiment.sourcePath, experiment.commandLines(),
+                            (why.isEmpty() ? QString() : why + QStringLiteral(".\n"))
+                                + TrustList::coverage(experiment))) {
         QString error;
-        if (!trust.trust(experiment.contentHash, experiment.sourcePath, &error)) {
+        if (!trust.trust(experiment, &error)) {
             qCWarning(lcUi).noquote() << error; // trusted for this opening, asked again next time
         }
         return true;

@@ -37,8 +37,10 @@ public:
     /// An autosaved copy of the board of `experiment` from `savedAt` is newer
     /// than its file: true recovers it, false throws it away.
     virtual bool recover(const QString &experiment, const QDateTime &savedAt) = 0;
-    /// `file` runs `commands` and this version of it is not trusted: true trusts it.
-    virtual bool trust(const QString &file, const QStringList &commands) = 0;
+    /// `file` runs `commands` and this version of it is not trusted: true
+    /// trusts it. `about`: why it asks again, if it was trusted, and what
+    /// trust covers (TrustList::coverage).
+    virtual bool trust(const QString &file, const QStringList &commands, const QString &about) = 0;
     /// Start all found `problems` (missing or busy GPUs, data): true starts anyway.
     virtual bool startAnyway(const QStringList &problems) = 0;
     /// `verb` (Start, Retry) would start new attempts of runs that hold
@@ -68,7 +70,12 @@ public:
     CloseChoice howToClose(const QString &, int) override { return close(); }
     UnsavedChoice unsavedEdits(const QString &) override { return unsaved(); }
     bool recover(const QString &experiment, const QDateTime &savedAt) override { return recovery(experiment, savedAt); }
-    bool trust(const QString &file, const QStringList &commands) override { return trusts(file, commands); }
+    bool trust(const QString &file, const QStringList &commands, const QString &about) override
+    {
+        trustAbout = about;
+        return trusts(file, commands);
+    }
+    QString trustAbout; // the last question's `about`
     bool startAnyway(const QStringList &problems) override { return start(problems); }
     bool startNewAttempts(const QString &, const QString &question) override { return attempts(question); }
     void tell(const QString &, const QString &message) override { told << message; }

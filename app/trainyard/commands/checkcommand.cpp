@@ -87,7 +87,8 @@ int checkCommand(const QStringList &args)
     Experiment partial;
     const auto experiment = Experiment::load(file, &problems, catalogue ? &*catalogue : nullptr, &partial);
     const Experiment &checked = experiment ? *experiment : partial;
-    const bool trusted = TrustList().isTrusted(checked.contentHash);
+    QString untrustedWhy; // a file it points at that changed since it was trusted
+    const bool trusted = TrustList().isTrusted(checked, &untrustedWhy);
     {
         DeviceInventory devices;
         devices.refresh();
@@ -108,9 +109,13 @@ int checkCommand(const QStringList &args)
         const QStringList commands = checked.commandLines();
         if (commands.isEmpty())
             return;
+        const QString state =
+            trusted ? QStringLiteral("this version of the file is trusted")
+            : untrustedWhy.isEmpty()
+                ? QStringLiteral("not trusted: trainyard run needs --trust")
+                : QStringLiteral("not trusted now: %1; trainyard run needs --trust").arg(untrustedWhy);
         std::fprintf(stdout, "it runs %lld command%s (%s):\n  %s\n", static_cast<long long>(commands.size()),
-                     commands.size() == 1 ? "" : "s",
-                     trusted ? "this version of the file is trusted" : "not trusted: trainyard run needs --trust",
+                     commands.size() == 1 ? "" : "s", qPrintable(state),
                      qPrintable(commands.join(QStringLiteral("\n  "))));
     };
     for (const QString &p : std::as_const(problems))

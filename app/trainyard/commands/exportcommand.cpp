@@ -6,6 +6,7 @@
 #include "experiment/runspecview.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
+#include "metrics/runfile.h"
 #include "protocol/metricrecord.h"
 #include "runstore/runstore.h"
 #include "sweep/sweepspec.h"
@@ -102,6 +103,15 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
         const TrialOf trial = trials.value(name);
         row.sweep = MetricsCsvWriter::field(trial.sweep);
         row.trial = trial.trial > 0 ? QByteArray::number(trial.trial) : QByteArray();
+        // A FIFO or a link in place of status.json or spec.json is refused
+        // by the store (never waited on, never followed): said here, as the
+        // library's own warnings are off.
+        for (const QString &file : {QStringLiteral("status.json"), QStringLiteral("spec.json")}) {
+            QFile probe;
+            QString why;
+            if (!openRegularFile(store.runDir(name) + QLatin1Char('/') + file, &probe, &why) && !why.isEmpty())
+                printWarning(why + QStringLiteral(": not read"));
+        }
         RunInfo info;
         const bool hasStatus = store.readStatus(name, &info);
         row.state = !hasStatus                                        ? QByteArray("unknown")

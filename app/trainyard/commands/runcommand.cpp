@@ -117,7 +117,7 @@ int runCommand(const QStringList &args)
         }
         if (!refusal.isEmpty()) {
             QString error;
-            if (trust.trust(experiment->contentHash, file, &error))
+            if (trust.trust(*experiment, &error))
                 printError(QStringLiteral("note: %1 (this version) is trusted from now on; `trainyard trust --revoke "
                                           "%1` forgets it")
                                .arg(file));

@@ -30,9 +30,14 @@ QString entryState(const TrustList::Entry &entry)
     if (!openRegularFile(entry.path, &file, &error)) // never blocks on a FIFO
         return QStringLiteral("unreadable: %1").arg(error);
     const QByteArray bytes = file.read(16 * 1024 * 1024 + 1);
-    return Experiment::versionHash(entry.path, bytes) == entry.sha256
-               ? QStringLiteral("this version")
-               : QStringLiteral("changed since: trainyard run asks again");
+    if (Experiment::versionHash(entry.path, bytes) != entry.sha256)
+        return QStringLiteral("changed since: trainyard run asks again");
+    // The same bytes: the files it points at decide.
+    const auto experiment = Experiment::load(entry.path, nullptr);
+    QString why;
+    if (experiment && !TrustList().isTrusted(*experiment, &why) && !why.isEmpty())
+        return QStringLiteral("not trusted now: %1: trainyard run asks again").arg(why);
+    return QStringLiteral("this version");
 }
 
 int list(const TrustList &trust)
@@ -77,7 +82,9 @@ int trustCommand(const QStringList &args)
          QStringLiteral("trainyard trust --revoke FILE.json")},
         QStringLiteral("Trusts this version of an experiment file to run the commands it names (program runs,\n"
                        "a cluster's worker, ssh and sbatch options), printing each: `trainyard run` and the\n"
-                       "app then run it without asking. Editing or moving the file asks again."));
+                       "app then run it without asking. Editing or moving the file asks again, and so does\n"
+                       "changing a file it points at that can run something (an ssh_config and what it\n"
+                       "Includes, a local cluster's worker). Trust stops at the scripts the commands start."));
     const QCommandLineOption listOption(QStringLiteral("list"), QStringLiteral("print the trusted files"));
     const QCommandLineOption revokeOption(QStringLiteral("revoke"), QStringLiteral("forget the file named"));
     commandLine.addOption(listOption);
@@ -116,17 +123,18 @@ int trustCommand(const QStringList &args)
                   .arg(file));
         return kExitSuccess;
     }
-    const bool already = trust.isTrusted(experiment->contentHash);
+    const bool already = trust.isTrusted(*experiment);
     QString error;
-    if (!already && !trust.trust(experiment->contentHash, file, &error)) {
+    if (!already && !trust.trust(*experiment, &error)) {
         printError(error);
         return kExitIncomplete;
     }
-    print(QStringLiteral("%1 (this version) %2; it runs:\n  %3")
+    print(QStringLiteral("%1 (this version) %2; it runs:\n  %3\n%4")
               .arg(file,
                    already ? QStringLiteral("was trusted already")
-                           : QStringLiteral("is trusted from now on (editing or moving it asks again)"),
-                   commands.join(QStringLiteral("\n  "))));
+                           : QStringLiteral("is trusted from now on (editing or moving it, or changing a file it "
+                                            "points at, asks again)"),
+                   commands.join(QStringLiteral("\n  ")), TrustList::coverage(*experiment)));
     return kExitSuccess;
 }
 

@@ -41,7 +41,7 @@ QString RunInputs::path(const QString &runDir)
     return runDir + QStringLiteral("/inputs.json");
 }
 
-QString RunInputs::checkpointOf(const RunInfo &run) const
+QString RunInputs::checkpointOf(const RunInfo &run)
 {
     // What the run said is a claim: a regular file of this user's inside
     // the run's own folder, no link followed, named in characters no shell
@@ -51,8 +51,14 @@ QString RunInputs::checkpointOf(const RunInfo &run) const
     if (run.checkpoint.isEmpty() || QDir::isRelativePath(run.checkpoint) || !plain.match(run.checkpoint).hasMatch()
         || !QDir::cleanPath(run.checkpoint).startsWith(QDir::cleanPath(run.runDir) + QLatin1Char('/')))
         return {};
+    // No link on the way either: a checkpoints/ that links to another
+    // run's folder would hand that run's file over as this one's.
     const QFileInfo info(run.checkpoint);
-    return info.isFile() && !info.isSymLink() && info.ownerId() == ::getuid() ? run.checkpoint : QString();
+    const QString inside = QDir(run.runDir).relativeFilePath(QDir::cleanPath(run.checkpoint));
+    return info.isFile() && info.ownerId() == ::getuid()
+                   && info.canonicalFilePath() == QDir(QDir(run.runDir).canonicalPath()).filePath(inside)
+               ? run.checkpoint
+               : QString();
 }
 
 QJsonObject RunInputs::inputs(RunId id) const

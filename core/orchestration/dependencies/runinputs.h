@@ -41,10 +41,11 @@ public:
     QJsonObject resolvedSpec(RunId id, const QJsonObject &spec) const;
     // Writes RUN_DIR/inputs.json for `id` (a link there is replaced, not followed).
     bool write(RunId id, const QString &runDir, QString *error) const;
+    // The checkpoint `run` reported, when it is a regular file of this
+    // user's inside its own folder with no link on the way; else empty.
+    static QString checkpointOf(const RunInfo &run);
 
 private:
-    QString checkpointOf(const RunInfo &run) const;
-
     const Dependencies *m_dependencies;
     const RunRegistry *m_runs;
     const MetricStore *m_metrics;

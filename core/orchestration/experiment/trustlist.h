@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "experiment/trustreach.h"
+
 namespace trainyard {
 
 class Experiment;
@@ -17,13 +19,17 @@ class Experiment;
 // surprise: `trainyard run` refuses it without --trust, Session::load refuses
 // it, and the app asks once, showing every command line.
 // What is trusted is one version of a file in its folder
-// (Experiment::versionHash): a file edited since, or copied elsewhere, asks
-// again. Files Trainyard itself saves are trusted as
-// they are written.
+// (Experiment::versionHash) with the bytes of the local files its keys
+// point at that can make something run (reachedFiles: ssh_configs and what
+// they Include, a local cluster's worker): a file edited since, copied
+// elsewhere, or one of those files changed, asks again. Trust stops at the
+// scripts the commands start (coverage() says so). Files Trainyard itself
+// saves are trusted as they are written.
 //
 // Stored as JSON in the user's config folder
 // (~/.config/trainyard/trusted-experiments.json):
-//   {"version": 1, "trusted": [{"sha256": "…", "path": "…", "trusted_at": "…"}]}
+//   {"version": 1, "trusted": [{"sha256": "…", "path": "…", "trusted_at": "…",
+//                               "files": [{"path": "…", "sha256": "…"}]}]}
 // One version per file path (a newer one replaces it), at most 2000 files.
 // A missing or unreadable list trusts nothing; a damaged one is never
 // overwritten (trust() then fails, saying so).
@@ -34,9 +40,23 @@ public:
 
     static QString defaultPath();
 
+    // Whether this version of a file's bytes was trusted; what may run is
+    // isTrusted(experiment), which also compares the files it points at.
     bool isTrusted(const QByteArray &sha256Hex) const;
-    // Adds one version; `path` is kept to show the user what it was.
-    bool trust(const QByteArray &sha256Hex, const QString &path, QString *error = nullptr);
+    // This version of `experiment`'s file with every file it points at as
+    // trusted; otherwise false, with `why` naming the first file that changed
+    // ("~/lab/ssh_config (host lab's ssh_config) changed since you trusted
+    // …"), empty when the file's version itself was never trusted.
+    bool isTrusted(const Experiment &experiment, QString *why = nullptr) const;
+    // Adds one version of the file at `path` (kept to show the user what it
+    // was) with the hashes of the files it points at (`reached`).
+    bool trust(const QByteArray &sha256Hex, const QString &path, const QList<ReachedFile> &reached,
+               QString *error = nullptr);
+    // This version of `experiment`'s file, with its reachedFiles() now.
+    bool trust(const Experiment &experiment, QString *error = nullptr);
+    // What trusting `experiment` covers and where trust stops, for the
+    // question and `trainyard trust`.
+    static QString coverage(const Experiment &experiment);
 
     // One trusted version, as the list holds it.
     struct Entry
@@ -44,6 +64,7 @@ public:
         QByteArray sha256;
         QString path; // absolute, as trusted
         QDateTime trustedAt;
+        QList<ReachedFile> files; // what its keys pointed at, as trusted (`what` empty)
     };
     // Every entry, oldest first; empty with `error` when the list cannot be read.
     QList<Entry> entries(QString *error = nullptr) const;
@@ -53,8 +74,9 @@ public:
     // cannot be read or written (a damaged one is left as it is).
     bool revoke(const QString &path, int *removed, QString *error = nullptr);
 
-    // Empty when `experiment` runs no command of its own or its content is trusted;
-    // otherwise why it may not run: the file and every command line.
+    // Empty when `experiment` runs no command of its own or it is trusted
+    // (isTrusted); otherwise why it may not run: the file or the changed file
+    // it points at, every command line, and what trusting it covers.
     QString refusal(const Experiment &experiment) const;
 
 private:

@@ -2,6 +2,7 @@
 
 #include "devices/device.h"
 #include "logcategories.h"
+#include "metrics/runfile.h"
 #include "remote/sshmaster.h"
 #include "slurm/slurmcommand.h"
 
@@ -16,12 +17,6 @@ namespace {
 QString socketPath(const QString &connect)
 {
     return connect.startsWith(QLatin1String("unix:")) ? connect.mid(5) : QString();
-}
-
-QByteArray readLocal(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 } // namespace
@@ -152,18 +147,24 @@ void RemoteLauncher::startStep(RunId run, quint64 serial, int step)
             m_master->ensureForward([this, run, serial] { startStep(run, serial, 1); });
         return;
     case 1:
-        m_master->run(remotescripts::prepare(m_config.runsRoot, job.runDir, job.resume),
-                      readLocal(job.mirrorDir + QStringLiteral("/spec.json")), this,
-                      next(tr("the run folder %1 could not be made ready").arg(job.runDir)));
-        return;
-    case 2:
-        if (job.configPath.isEmpty())
-            startStep(run, serial, 3);
+    case 2: {
+        if (step == 2 && job.configPath.isEmpty())
+            return startStep(run, serial, 3);
+        // The mirror's copy, written by this session: read as every run-folder
+        // file is (a link or a FIFO put there is refused, never sent or waited on).
+        const QString name = step == 1 ? QStringLiteral("spec.json") : QStringLiteral("config.json");
+        QByteArray bytes;
+        QString error;
+        if (!readRegularFile(job.mirrorDir + QLatin1Char('/') + name, &bytes, &error))
+            return startFailed(run, serial, tr("host %1: %2").arg(m_config.name, error));
+        if (step == 1)
+            m_master->run(remotescripts::prepare(m_config.runsRoot, job.runDir, job.resume), bytes, this,
+                          next(tr("the run folder %1 could not be made ready").arg(job.runDir)));
         else
-            m_master->run(remotescripts::writeFile(job.runDir, QStringLiteral("config.json")),
-                          readLocal(job.mirrorDir + QStringLiteral("/config.json")), this,
+            m_master->run(remotescripts::writeFile(job.runDir, name), bytes, this,
                           next(tr("%1/config.json could not be written").arg(job.runDir)));
         return;
+    }
     default: {
         QList<std::pair<QString, QString>> env;
         env.append({QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID")});

@@ -1,6 +1,7 @@
 #include "remote/remoterunfolders.h"
 
 #include "logcategories.h"
+#include "metrics/runfile.h"
 #include "remote/remoteattachcheck.h"
 #include "remote/sshmaster.h"
 #include "slurm/slurmcommand.h"
@@ -38,17 +39,21 @@ void RemoteRunFolders::prepare(LaunchSpec &spec) const
 
 void RemoteRunFolders::make(const LaunchSpec &spec, QObject *context, std::function<void(const QString &error)> done)
 {
-    const auto read = [](const QString &path) {
-        QFile file(path);
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    };
     const QString where =
         tr("cluster %1: the run folder %2 could not be made ready there").arg(m_config.name, spec.runDir);
-    const QByteArray config =
-        spec.configPath.isEmpty() ? QByteArray() : read(spec.mirrorDir + QStringLiteral("/config.json"));
+    // The mirror's copies, read as every run-folder file is: a link or a
+    // FIFO put there is refused, never sent or waited on.
+    QByteArray specBytes, config;
+    QString error;
+    if (!readRegularFile(spec.mirrorDir + QStringLiteral("/spec.json"), &specBytes, &error)
+        || (!spec.configPath.isEmpty()
+            && !readRegularFile(spec.mirrorDir + QStringLiteral("/config.json"), &config, &error))) {
+        QMetaObject::invokeMethod(
+            context, [done, where, error] { done(QStringLiteral("%1: %2").arg(where, error)); }, Qt::QueuedConnection);
+        return;
+    }
     const QString runDir = spec.runDir;
-    m_master->run(remotescripts::prepare(m_config.runsRoot, runDir, spec.resume),
-                  read(spec.mirrorDir + QStringLiteral("/spec.json")), context,
+    m_master->run(remotescripts::prepare(m_config.runsRoot, runDir, spec.resume), specBytes, context,
                   [this, context, done, where, config, runDir](const SlurmCommandResult &r) {
                       if (!r.ok()) {
                           done(QStringLiteral("%1: %2").arg(where, r.message(QStringLiteral("ssh"))));

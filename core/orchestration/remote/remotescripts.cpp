@@ -203,14 +203,14 @@ while [ $# -ge 7 ]; do
   shift 7
   status=-1
   if [ "$pid" != 0 ] && [ "$(ticks_of "$pid")" = "$ticks" ]; then st=alive
-  elif [ -f "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
+  elif [ -f "$d/.trainyard-exit" ] && ! [ -L "$d/.trainyard-exit" ]; then st=exited; status=$(cat "$d/.trainyard-exit"); status=${status:--1}
   elif [ "$w" != 0 ] && is_wrapper "$w" "$d"; then st=ending
   else st=gone; fi
   echo "R $i $st $status"
   tailof "$d/metrics.jsonl" "$mo" M
   tailof "$d/worker.log" "$lo" L
   if [ "$st" != alive ] && [ "$st" != ending ] || [ "$list" = 1 ]; then
-    c=$(for f in "$d"/checkpoints/*; do if [ -f "$f" ]; then printf '%s %s\n' "${f##*/}" "$(stat -c '%s %Y' -- "$f")"; fi; done)
+    c=$(if ! [ -L "$d/checkpoints" ]; then for f in "$d"/checkpoints/*; do if [ -f "$f" ] && ! [ -L "$f" ]; then printf '%s %s\n' "${f##*/}" "$(stat -c '%s %Y' -- "$f")"; fi; done; fi)
     echo "C $i ${#c}"
     printf '%s' "$c"
   fi

@@ -161,12 +161,22 @@ bool RunStore::clearRunDir(const QString &name) const
     return notes.isEmpty() || writeNotes(name, notes);
 }
 
+QFileInfoList RunStore::checkpointFiles(const QString &runDir)
+{
+    // A link in the folder's place would offer another run's checkpoints
+    // as this run's (a resume, a dependent's input): none then.
+    const QString dir = runDir + QStringLiteral("/checkpoints");
+    if (QFileInfo(dir).isSymLink())
+        return {};
+    return QDir(dir).entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
+}
+
 bool RunStore::hasCheckpoint(const QString &name) const
 {
-    const QString dir = runDir(name);
+    const QString dir = readableDir(name);
     if (dir.isEmpty())
         return false;
-    if (!QDir(dir + QStringLiteral("/checkpoints")).entryList(QDir::Files | QDir::NoDotAndDotDot).isEmpty())
+    if (!checkpointFiles(dir).isEmpty())
         return true;
     // A run on a host keeps its checkpoints there; its mirror lists them.
     QFile listing;
@@ -203,9 +213,26 @@ bool RunStore::writeStatus(const RunInfo &run, QString *error) const
     return writeJsonFile(dir + QStringLiteral("/status.json"), o, error);
 }
 
+QString RunStore::readableDir(const QString &name, QString *refusal) const
+{
+    // openRegularFile refuses a link in a file's place; a link in the
+    // folder's place (to another run's folder) is refused here, so its
+    // files are never read as this run's.
+    const QString dir = runDir(name);
+    if (!dir.isEmpty() && QFileInfo(dir).isSymLink()) {
+        if (refusal)
+            *refusal = dir + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+        return {};
+    }
+    return dir;
+}
+
 bool RunStore::readStatus(const QString &name, RunInfo *run) const
 {
-    const QString dir = runDir(name);
+    QString refusal;
+    const QString dir = readableDir(name, &refusal);
+    if (!refusal.isEmpty())
+        qCWarning(lcRunStore).noquote() << refusal;
     if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/status.json")))
         return false;
     const QJsonObject o = readJson(dir + QStringLiteral("/status.json"));
@@ -231,7 +258,7 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
 
 QJsonObject RunStore::readSpec(const QString &name) const
 {
-    const QString dir = runDir(name);
+    const QString dir = readableDir(name);
     if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json")))
         return {};
     return readJson(dir + QStringLiteral("/spec.json"));
@@ -239,7 +266,7 @@ QJsonObject RunStore::readSpec(const QString &name) const
 
 RunNotes RunStore::readNotes(const QString &name) const
 {
-    const QString dir = runDir(name);
+    const QString dir = readableDir(name);
     const QString path = dir + QStringLiteral("/notes.json");
     if (dir.isEmpty() || !QFileInfo::exists(path) || QFileInfo(path).isSymLink())
         return {};
@@ -290,11 +317,11 @@ bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *e
 
 RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, const RecordCallback &record) const
 {
-    const QString dir = runDir(name);
+    ReadResult refused;
+    const QString dir = readableDir(name, &refused.error);
     if (dir.isEmpty()) {
-        ReadResult result;
-        result.offset = offset;
-        return result;
+        refused.offset = offset;
+        return refused;
     }
     // metrics.jsonl, then the lines only the socket brought (ReceivedMetrics).
     return ReceivedMetrics::read(dir, offset, record);

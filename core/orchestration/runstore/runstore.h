@@ -6,6 +6,7 @@
 #include "runstore/runnotes.h"
 #include "runstore/runrecord.h"
 
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonObject>
 #include <QList>
@@ -49,6 +50,9 @@ public:
     // A checkpoint in its checkpoints/, or (a run on a host over ssh, whose
     // checkpoints stay there) in the list its mirror keeps.
     bool hasCheckpoint(const QString &name) const;
+    // The regular files of `runDir`/checkpoints, newest first; none when
+    // that folder is a link (never another run's checkpoints as this one's).
+    static QFileInfoList checkpointFiles(const QString &runDir);
     // That list's file in a run folder (RemoteMirror writes it).
     static QString remoteCheckpointsFileName() { return QStringLiteral("remote-checkpoints.json"); }
 
@@ -141,6 +145,9 @@ public:
     static qint64 processStartTicks(qint64 pid);
 
 private:
+    // runDir(name) to read from; empty (with `refusal`) when it is a link.
+    QString readableDir(const QString &name, QString *refusal = nullptr) const;
+
     QString m_root;
 };
 

@@ -1,5 +1,6 @@
 #include "slurm/slurmending.h"
 
+#include "metrics/runfile.h"
 #include "protocol/exitcode.h"
 #include "runstore/runstore.h"
 
@@ -98,16 +99,16 @@ QString SlurmEnding::checkpointStamp(const QString &runDir)
 {
     if (runDir.isEmpty())
         return {};
-    const QFileInfoList files = QDir(runDir + QStringLiteral("/checkpoints"))
-                                    .entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
+    const QFileInfoList files = RunStore::checkpointFiles(runDir);
     if (files.isEmpty()) {
-        // No shared filesystem: the mirror lists the checkpoints there.
-        QFile listing(runDir + QLatin1Char('/') + RunStore::remoteCheckpointsFileName());
+        // No shared filesystem: the mirror lists the checkpoints there
+        // (read as every run-folder file is: never a link, never waited on).
+        QByteArray listing;
         QString newest;
         qint64 newestTime = -1;
-        if (listing.open(QIODevice::ReadOnly)) {
-            const QJsonArray list =
-                QJsonDocument::fromJson(listing.read(1 << 20)).object().value(QStringLiteral("files")).toArray();
+        if (readRegularFile(runDir + QLatin1Char('/') + RunStore::remoteCheckpointsFileName(), &listing, nullptr,
+                            1 << 20)) {
+            const QJsonArray list = QJsonDocument::fromJson(listing).object().value(QStringLiteral("files")).toArray();
             for (const QJsonValue &v : list) {
                 const QJsonObject f = v.toObject();
                 if (f.value(QStringLiteral("mtime")).toInteger() > newestTime) {

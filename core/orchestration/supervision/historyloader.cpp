@@ -7,6 +7,7 @@
 #include "supervision/runstatefile.h"
 
 #include <QFile>
+#include <QFileInfo>
 
 namespace trainyard {
 
@@ -71,7 +72,9 @@ QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startO
         // Started before (a metrics.jsonl, or the state file's record: a
         // program without the module writes no metrics.jsonl), gone now: it
         // ended while we were away and must not run again by itself.
-        const bool hasMetrics = QFile::exists(r->runDir + QStringLiteral("/metrics.jsonl"));
+        // (A folder that is a link is not the run's: RunStore reads nothing from it.)
+        const bool hasMetrics =
+            QFile::exists(r->runDir + QStringLiteral("/metrics.jsonl")) && !QFileInfo(r->runDir).isSymLink();
         if (hasMetrics || it != live.constEnd()) {
             if (hasMetrics)
                 m_ingestion->ingestMetricsFile(id);
