@@ -106,6 +106,27 @@ private Q_SLOTS:
         QVERIFY(link.err.contains("is a link"));
     }
 
+    // A worker that has ended before the launch looks (a short run, or one
+    // stopped at once) still started: the poll tells its end, never a
+    // failed launch.
+    void aWorkerEndedAtOnceStillStarted()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("quick"));
+        QVERIFY(runHere(rs::prepare(tmp.path(), dir, false), "{}").exitCode == 0);
+        const QByteArray env = rs::environmentText({{QStringLiteral("TRAINYARD_TOKEN"), QStringLiteral("quick-token")},
+                                                    {QStringLiteral("TRAINYARD_RUN_DIR"), dir}});
+        const Ran launched = runHere(
+            rs::launch(dir, dir, {QStringLiteral("/bin/sh"), QStringLiteral("-c"), QStringLiteral("exit 0")}), env);
+        QCOMPARE(launched.exitCode, 0);
+        const QList<QByteArray> words = launched.out.trimmed().split(' ');
+        QCOMPARE(words.size(), 4);
+        QCOMPARE(words.at(0), QByteArray("started"));
+        QVERIFY(words.at(1).toLongLong() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + QStringLiteral("/.trainyard-exit")), 15000);
+        QCOMPARE(readFile(dir + QStringLiteral("/.trainyard-exit")).trimmed(), QByteArray("0"));
+    }
+
     // Detached, its exit status recorded; verify knows it by start time,
     // token and folder, and refuses a process without the token.
     // On a host too a run ends with its whole tree: the worker exits and
