@@ -25,6 +25,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
@@ -52,7 +53,8 @@ struct World
         QStringList errors;
         const QJsonObject spec{
             {QStringLiteral("name"), QStringLiteral("fz")},
-            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}}};
+            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("fake")}}},
+            {QStringLiteral("train"), QJsonObject{{QStringLiteral("seed"), 1}}}}; // as loading gives it
         const QJsonObject lane{{QStringLiteral("device"), QStringLiteral("cpu")},
                                {QStringLiteral("runs"), QJsonArray{spec}}};
         const auto ex = Experiment::fromJson(
@@ -62,6 +64,10 @@ struct World
             std::abort();
         experiment = *ex;
         QDir().mkpath(store.runDir(QStringLiteral("fz")));
+        // The spec.json Trainyard writes: a folder's results are its spec's.
+        QFile file(store.runDir(QStringLiteral("fz")) + QStringLiteral("/spec.json"));
+        if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(spec).toJson()) <= 0)
+            std::abort();
     }
     QString metricsPath() const { return store.runDir(QStringLiteral("fz")) + QStringLiteral("/metrics.jsonl"); }
 };
