@@ -18,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -125,6 +126,29 @@ private Q_SLOTS:
         QVERIFY(words.at(1).toLongLong() > 0);
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + QStringLiteral("/.trainyard-exit")), 15000);
         QCOMPARE(readFile(dir + QStringLiteral("/.trainyard-exit")).trimmed(), QByteArray("0"));
+    }
+
+    // A run of several GPUs on a host gets a rendezvous port that is free
+    // there, not merely on the app's machine.
+    void rendezvousPortIsFreeOnTheHost()
+    {
+        QTcpServer taken; // the port the app probed, in use "on the host"
+        QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("ddp"));
+        QVERIFY(runHere(rs::prepare(tmp.path(), dir, false), "{}").exitCode == 0);
+        const QByteArray env =
+            rs::environmentText({{QStringLiteral("TRAINYARD_TOKEN"), QStringLiteral("port-token")},
+                                 {QStringLiteral("TRAINYARD_RUN_DIR"), dir},
+                                 {QStringLiteral("MASTER_PORT"), QString::number(taken.serverPort())}});
+        const QString script = QStringLiteral("echo $MASTER_PORT > \"$TRAINYARD_RUN_DIR/port\"");
+        QCOMPARE(runHere(rs::launch(dir, dir, {QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}), env).exitCode,
+                 0);
+        QTRY_VERIFY(QFile::exists(dir + QStringLiteral("/.trainyard-exit")));
+        const int port = readFile(dir + QStringLiteral("/port")).trimmed().toInt();
+        QVERIFY2(port > taken.serverPort(), qPrintable(QString::number(port)));
+        QTcpServer free;
+        QVERIFY2(free.listen(QHostAddress::LocalHost, quint16(port)), qPrintable(QString::number(port)));
     }
 
     // Detached, its exit status recorded; verify knows it by start time,

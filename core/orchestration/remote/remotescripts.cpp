@@ -81,6 +81,16 @@ const char kLaunch[] = TICKS_OF R"sh(dir=$1 cwd=$2
 shift 2
 eval "$(cat)" || exit 96
 if ! command -v -- "$1" >/dev/null 2>&1; then echo "$1: no such program on this host" >&2; exit 127; fi
+# The ranks' rendezvous port was probed on the app's machine: the first one
+# from it that nothing listens on here is this host's.
+if [ -n "${MASTER_PORT:-}" ]; then
+  used=" $(awk '$4 == "0A" { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null | tr '\n' ' ')"
+  p=$MASTER_PORT
+  while [ "$p" -lt 65535 ]; do
+    case "$used" in *" $(printf '%04X' "$p") "*) p=$((p + 1)) ;; *) break ;; esac
+  done
+  MASTER_PORT=$p
+fi
 cd -- "$cwd" || exit 98
 setsid sh -c 'd=$1 o=$2; shift 2
 set -C
