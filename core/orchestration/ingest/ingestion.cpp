@@ -192,10 +192,10 @@ void Ingestion::handleRecord(RunId id, const MetricRecord &record)
         return;
     }
     if (Run *r = find(id))
-        ingest(r, record, true);
+        ingest(r, record);
 }
 
-void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
+void Ingestion::ingest(Run *r, const MetricRecord &record)
 {
     const RunId id = r->id;
     if (record.kind != protocol::MessageType::Metric)
@@ -222,12 +222,11 @@ void Ingestion::ingest(Run *r, const MetricRecord &record, bool live)
         r->doneStatus = QString::fromStdString(record.status);
         r->doneExit = record.exitCode;
     } else if (record.kind == protocol::MessageType::Log) {
+        // Its text is in worker.log; only a recipe is kept.
         if (!record.recipe.empty())
             m_runs->update(
                 id, [&](RunInfo &info) { info.recipe = QString::fromStdString(record.recipe); },
                 RunRegistry::Notify::Quiet);
-        if (live)
-            Q_EMIT logLine(id, QString::fromStdString(record.level), QString::fromStdString(record.text));
     } else if (record.kind == protocol::MessageType::Checkpoint) {
         // What a run after it starts from (RunInputs); said with the run's next change.
         m_runs->update(
@@ -275,13 +274,13 @@ void Ingestion::flushProgress()
 void Ingestion::ingestMetricsFile(RunId id)
 {
     if (Run *r = find(id))
-        ingestMetricsFile(r, false);
+        ingestMetricsFile(r);
 }
 
 int Ingestion::followMetricsFile(RunId id)
 {
     Run *r = find(id);
-    return r ? ingestMetricsFile(r, true) : 0;
+    return r ? ingestMetricsFile(r) : 0;
 }
 
 void Ingestion::followFiles()
@@ -306,13 +305,13 @@ QString Ingestion::metricsFileProblem(RunId id) const
                                                          : r.fileProblem + QStringLiteral("; ") + r.unkept;
 }
 
-int Ingestion::ingestMetricsFile(Run *r, bool live)
+int Ingestion::ingestMetricsFile(Run *r)
 {
     const RunInfo *info = m_runs->find(r->id);
     if (!info)
         return 0;
-    const RunStore::ReadResult result = m_store->readMetrics(
-        info->name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record, live); });
+    const RunStore::ReadResult result =
+        m_store->readMetrics(info->name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record); });
     r->metricsOffset = result.offset;
     if (result.error != r->fileProblem && !result.error.isEmpty())
         qCWarning(lcMetrics).noquote() << result.error; // once, not every second

@@ -97,7 +97,6 @@ Q_SIGNALS:
     // A worker said hello on the socket (it connected: the Supervisor's).
     void helloReceived(trainyard::RunId id, const trainyard::MetricRecord &hello);
     void progressChanged(const QList<trainyard::RunId> &ids); // batched, ~30 Hz
-    void logLine(trainyard::RunId id, const QString &level, const QString &text);
     // A followed run's file was read: `records` new ones (heartbeats are
     // lines too: a worker that writes is alive); `problem`, the file's
     // refusal (a link, a FIFO: RunStore::readMetrics), empty when none.
@@ -128,9 +127,9 @@ private:
     Run *find(RunId id);
     void flushProgress();
     void followFiles();
-    int ingestMetricsFile(Run *run, bool live);
+    int ingestMetricsFile(Run *run);
     void keepReceived(RunId id);
-    void ingest(Run *run, const MetricRecord &record, bool live);
+    void ingest(Run *run, const MetricRecord &record);
     void ingestMetric(Run *run, const MetricRecord &record);
     // The run's record changed quietly: announced with the next progressChanged.
     void markProgress(Run *run);
