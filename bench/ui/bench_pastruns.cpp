@@ -18,9 +18,9 @@
 #include "app/mainwindow.h"
 #include "catalogue/modelcatalogue.h"
 #include "protocol/protocol.h"
+#include "records/runnotes.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
-#include "runstore/runnotes.h"
 #include "runstore/runstore.h"
 
 #include <QApplication>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "catalogue/modelcatalogue.h"
+#include "records/runrecord.h"
 #include "runs/runrow.h"
-#include "runstore/runrecord.h"
 
 #include <QHash>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "catalogue/modelcatalogue.h"
-#include "runstore/runnotes.h"
-#include "runstore/runrecord.h"
+#include "records/runnotes.h"
+#include "records/runrecord.h"
 
 #include <QDialog>
 #include <QJsonObject>

@@ -2,9 +2,9 @@
 
 #include "dispatch/dispatcher.h"
 #include "metrics/metricstore.h"
+#include "records/runrecord.h"
 #include "records/runregistry.h"
 #include "runs/runtablemodel.h"
-#include "runstore/runrecord.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"

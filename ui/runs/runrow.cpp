@@ -3,8 +3,8 @@
 #include "catalogue/modelcatalogue.h"
 #include "experiment/runspecview.h"
 #include "metrics/metricstore.h"
+#include "records/runrecord.h"
 #include "runs/paramcolumns.h"
-#include "runstore/runrecord.h"
 
 #include <QMutex>
 #include <QSet>

@@ -2,14 +2,14 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "records/runinfo.h"
+#include "records/runnotes.h"
+#include "records/runrecord.h"
 #include "runs/columnstats.h"
 #include "runs/paramcolumns.h"
 #include "runs/pastruns.h"
 #include "runs/reportedparams.h"
 #include "runs/runrow.h"
 #include "runs/runtablecolumns.h"
-#include "runstore/runnotes.h"
-#include "runstore/runrecord.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

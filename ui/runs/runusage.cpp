@@ -1,7 +1,7 @@
 #include "runs/runusage.h"
 
 #include "board/carddelegate.h"
-#include "runstore/runrecord.h"
+#include "records/runrecord.h"
 
 #include <QCoreApplication>
 #include <QLocale>

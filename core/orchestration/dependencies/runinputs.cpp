@@ -3,9 +3,9 @@
 #include "dependencies/dependencies.h"
 #include "experiment/programconfig.h"
 #include "experiment/runspecview.h"
+#include "records/runrecord.h"
 #include "records/runregistry.h"
 #include "runstore/jsonfile.h"
-#include "runstore/runrecord.h"
 
 #include <QDir>
 #include <QFileInfo>

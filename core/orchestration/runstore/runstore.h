@@ -2,9 +2,9 @@
 
 #include "metrics/metricslogreader.h"
 #include "records/runinfo.h"
+#include "records/runnotes.h"
+#include "records/runrecord.h"
 #include "runstore/runattempts.h"
-#include "runstore/runnotes.h"
-#include "runstore/runrecord.h"
 
 #include <QFileInfo>
 #include <QHash>

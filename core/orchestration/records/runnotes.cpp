@@ -1,4 +1,4 @@
-#include "runstore/runnotes.h"
+#include "records/runnotes.h"
 
 namespace trainyard {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "records/runinfo.h"
-#include "runstore/runnotes.h"
+#include "records/runnotes.h"
 
 #include <QMap>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "runstore/runrecord.h"
+#include "records/runrecord.h"
 
 #include "metrics/metricstore.h"
 #include "protocol/metricrecord.h"
