@@ -5,7 +5,9 @@ job: split the class, not the file (issue 21).
 A class's lines are its declaration in headers plus the bodies of its member
 functions wherever they are defined, plus the code of the .cpp files it owns
 that belongs to no class (file-local helpers): a file belongs to the class that
-has the most lines in it. Comments and blank lines do not count.
+has the most lines in it. A nested class counts with its outer class (its
+members' bodies, `Outer::Inner::f`, are the outer class's lines too).
+Comments and blank lines do not count.
 
 Usage: check-class-size.py [TOP]   (exit 0 clean, 1 with the offenders)
 """
@@ -82,12 +84,14 @@ def measure(files):
         if f.endswith('.h'):
             for m in re.finditer(r'^\s*(?:class|struct)\s+(?:[A-Z_]+_EXPORT\s+)?(\w+)\b[^;{()]*\{', text, re.M):
                 take(m.group(1), m.start(), matching(text, m.end() - 1, '{', '}'))
-        for m in re.finditer(r'^[^\s#][^;{}]*?\b(\w+)::~?\w+\s*\(', text, re.M):
+        for m in re.finditer(r'^[^\s#][^;{}]*?\b((?:\w+::)+)~?\w+\s*\(', text, re.M):
             close = matching(text, m.end() - 1, '(', ')')
             body = re.match(r'[^;{]*\{', text[close + 1:close + 2000], re.S)
-            if body and m.group(1) not in NAMESPACES:
+            # A nested class's members count with its outer class.
+            scopes = [c for c in m.group(1).split('::') if c and c not in NAMESPACES]
+            if body and scopes:
                 brace = close + body.end()
-                take(m.group(1), m.start(), matching(text, brace, '{', '}'))
+                take(scopes[0], m.start(), matching(text, brace, '{', '}'))
     # A .cpp file's code outside any class goes to the class that owns the file.
     for f in files:
         if not f.endswith('.cpp'):

@@ -5,13 +5,9 @@
 #include "experiment/experiment.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "runstore/specidentity.h"
 #include "sweep/sweepsearch.h"
-#include "sweep/sweepstatefile.h"
+#include "sweep/sweeptrialrecord.h"
 
-#include <QDir>
-#include <QFileInfo>
 #include <QSet>
 
 #include <algorithm>
@@ -76,7 +72,6 @@ struct SweepRunner::State
     }
     void save(const Sweep &s) const;
     RunId place(Sweep &s, int index, int lane, const QString &name, QString *error);
-    bool isTrialFolder(const Sweep &s, int index, const QString &run, QString *why) const;
     bool resume(Sweep &s, Trial &t, int lane, QString *error);
     void restore(Sweep &s, QStringList *warnings);
     bool consume(RunId id, Sweep **changed);
@@ -85,20 +80,8 @@ struct SweepRunner::State
 
 void SweepRunner::State::save(const Sweep &s) const
 {
-    if (root.isEmpty() || restoring)
-        return;
-    SweepState state;
-    state.specHash = SweepStateFile::specHash(s.spec);
-    state.paused = s.paused;
-    state.stopped = s.stopped;
-    for (const auto &[index, t] : s.placed()) {
-        if (t.name.isEmpty())
-            continue; // never placed: nothing on disk to come back to
-        state.trials << SweepState::Trial{index, t.name, t.lane, t.paused, t.stopped, t.reason};
-    }
-    QString error;
-    if (!SweepStateFile::write(SweepStateFile::path(root, s.spec.name), state, &error))
-        qWarning("sweep %s: %s", qUtf8Printable(s.spec.name), qUtf8Printable(error));
+    if (!restoring)
+        SweepTrialRecord(root).save(s);
 }
 
 RunId SweepRunner::State::place(Sweep &s, int index, int lane, const QString &name, QString *error)
@@ -148,73 +131,14 @@ bool SweepRunner::State::resume(Sweep &s, Trial &t, int lane, QString *error)
     return ok;
 }
 
-bool SweepRunner::State::isTrialFolder(const Sweep &s, int index, const QString &run, QString *why) const
-{
-    // The state file (or a folder's name) only claims it: the trial's run is
-    // named for it (the board adds "-N" when a run took the name first), and
-    // a folder already there must hold this trial's spec. Otherwise its
-    // history would be read as the trial's, and a promotion would resume
-    // into another run's folder.
-    const QString name = SweepSpec::trialName(s.spec.name, index);
-    if (!SweepSpec::isTrialRunName(s.spec.name, index, run)) {
-        *why = QStringLiteral("its run \"%1\" is not named for it (\"%2\")").arg(run, name);
-        return false;
-    }
-    const RunStore store(root);
-    if (!store.runNames().contains(run))
-        return true; // placed, never started: no history to mix up
-    QJsonObject expected = withDefaults(s.trialRunSpec(index));
-    expected.insert(QStringLiteral("name"), run);
-    if (const QJsonObject held = store.readSpec(run);
-        held.isEmpty() || !specidentity::difference(held, expected).isEmpty()) {
-        *why = QStringLiteral("the folder %1 holds another run's spec").arg(store.runDir(run));
-        return false;
-    }
-    return true;
-}
-
 void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
 {
-    const QString path = SweepStateFile::path(root, s.spec.name);
-    QString error;
-    std::optional<SweepState> state = root.isEmpty() ? std::nullopt : SweepStateFile::read(path, &error);
-    if (!error.isEmpty() || !state) {
-        if (!error.isEmpty())
-            *warnings
-                << QStringLiteral("sweep %1: %2; it starts from what its run folders say").arg(s.spec.name, error);
-        state = SweepState{};
-        // Each trial's folder that exists is a placed trial, on its first
-        // lane (whether it really is the trial's is checked below).
-        const QList<int> ls = lanes(s);
-        const QStringList folders = RunStore(root).runNames();
-        for (int i = 0; i < s.spec.trialCount() && !root.isEmpty(); ++i) {
-            const QString name = SweepSpec::trialName(s.spec.name, i);
-            if (folders.contains(name))
-                state->trials << SweepState::Trial{i, name, ls.value(0), false, false, QString()};
-        }
-    } else if (state->specHash != SweepStateFile::specHash(s.spec)) {
-        *warnings << QStringLiteral("sweep %1: its saved trials were made by another version of its spec; those "
-                                    "whose folders hold this version's trial are kept, new trials follow it")
-                         .arg(s.spec.name);
-    }
-    s.paused = state->paused;
-    s.stopped = state->stopped;
-    for (const SweepState::Trial &saved : std::as_const(state->trials)) {
-        if (saved.index >= s.spec.trialCount() || s.trial(saved.index)) {
-            *warnings << QStringLiteral("sweep %1: %2: trial %3 is not one of its trials; left out")
-                             .arg(s.spec.name, path)
-                             .arg(saved.index + 1);
-            continue;
-        }
-        QString why;
-        if (!isTrialFolder(s, saved.index, saved.run, &why)) {
-            *warnings << QStringLiteral("sweep %1: trial %2: %3; it starts again as a new trial")
-                             .arg(s.spec.name)
-                             .arg(saved.index + 1)
-                             .arg(why);
-            continue;
-        }
+    const SweepState state = SweepTrialRecord(root).load(s, lanes(s).value(0), warnings);
+    s.paused = state.paused;
+    s.stopped = state.stopped;
+    for (const SweepState::Trial &saved : state.trials) {
         const int lane = board->hasLane(saved.lane) ? saved.lane : lanes(s).value(0);
+        QString why;
         if (place(s, saved.index, lane, saved.run, &why) == 0) {
             *warnings << QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(saved.index + 1).arg(why);
             continue;
