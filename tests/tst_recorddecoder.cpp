@@ -157,7 +157,7 @@ TY_TEST(aMetricLineWithoutLossAndASummaryLineAreRecords)
     TY_CHECK(!summary.pointName(0, &name)); // no curve: one value per name
 }
 
-// Issue 25: the worker's log line of the recipe "auto" chose names it.
+// the worker's log line of the recipe "auto" chose names it.
 TY_TEST(aRecipeLogLineNamesTheRecipe)
 {
     const std::string line =

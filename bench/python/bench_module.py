@@ -2,7 +2,7 @@
 """What one trainyard log() costs, against what a script does without
 Trainyard: ``json.dumps`` of the same line and one ``os.write()`` of it to
 its own file (unbuffered, as the module writes: a line per write, nothing
-lost when the process dies). Target (issue 23): log() <= 1.5x that.
+lost when the process dies). Target: log() <= 1.5x that.
 
 Both run in the same process, in alternating rounds (reference, module,
 reference, ...), so that a machine busy with something else slows both

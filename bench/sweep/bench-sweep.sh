@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sweep benchmark (issue 22): TransE on UMLS, 27 configurations of 100
+# The sweep benchmark: TransE on UMLS, 27 configurations of 100
 # epochs on two CPU lanes, as a full grid and under ASHA with `trainyard
 # run`, and the same search with Optuna's SuccessiveHalvingPruner
 # (bench_sweep.py says what is measured). About 10 minutes on two cores.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The sweep benchmark (issue 22), in one run on the same two cores:
+"""The sweep benchmark, in one run on the same two cores:
 
 1. the search space of SWEEP (default transe-umls-sweep.json) as a full
    grid with `trainyard run`: the best objective, the trial-epochs, the wall time;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Optuna's side of the sweep benchmark (issue 22): the same search space
+"""Optuna's side of the sweep benchmark: the same search space
 over the same training (the real trainyard-worker, TransE on UMLS by
 default), searched by Optuna with its SuccessiveHalvingPruner.
 

@@ -31,7 +31,7 @@ def main(folder, steps, warmup, batch, lr):
     images = idx(f"{folder}/train-images-idx3-ubyte.gz")[:-5000].unsqueeze(1)
     labels = idx(f"{folder}/train-labels-idx1-ubyte.gz")[:-5000].long()
     mean = (images.double() / 255).mean().item(); std = (images.double() / 255).std().item()
-    # TRAINYARD_BENCH_DEVICE=cuda:0 runs the same loop on a GPU (issue 6).
+    # TRAINYARD_BENCH_DEVICE=cuda:0 runs the same loop on a GPU.
     device = torch.device(os.environ.get("TRAINYARD_BENCH_DEVICE", "cpu"))
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     images = images.to(device); labels = labels.to(device)

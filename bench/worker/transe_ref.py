@@ -28,7 +28,7 @@ def bernoulli(train, r):
 def main(folder, steps, warmup, batch, dim, negatives, margin, lr):
     torch.set_num_threads(1)
     torch.manual_seed(1)
-    # TRAINYARD_BENCH_DEVICE=cuda:0 runs the same loop on a GPU (issue 6).
+    # TRAINYARD_BENCH_DEVICE=cuda:0 runs the same loop on a GPU.
     device = torch.device(os.environ.get("TRAINYARD_BENCH_DEVICE", "cpu"))
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     train, n, r = load(folder)

@@ -3,7 +3,7 @@
 // The orchestration core's logging categories, one per area. Quiet by
 // default (warnings only); turn one on with e.g.
 //   QT_LOGGING_RULES="trainyard.supervisor.debug=true;trainyard.launcher.info=true"
-// The desktop app's own are in ui/logcategories.h.
+// The desktop app's own are in ui/common/uilogcategories.h.
 
 #include "metrics/metricslogging.h" // lcMetrics, trainyard_metrics's
 

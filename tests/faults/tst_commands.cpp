@@ -11,6 +11,7 @@
 // Kept: ...") feeds docs/reliability.md.
 
 #include "experiment/experiment.h"
+#include "helpers/buildprograms.h"
 #include "orchestration/testutil.h"
 #include "session/session.h"
 #include "slurm/slurmcommand.h"
@@ -69,7 +70,7 @@ private:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         env.insert(QStringLiteral("PATH"),
                    path(QStringLiteral("bin")) + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
-        return runProcess(QStringLiteral(TRAINYARD_BIN), args, env, 90000);
+        return runProcess(buildProgram("TRAINYARD_BIN"), args, env, 90000);
     }
 
     // The refusal of an untrusted file, the same words as for program runs:

@@ -7,6 +7,7 @@
 // Kept: ...") feeds docs/reliability.md.
 
 #include "dispatch/dispatcher.h"
+#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
 #include "records/runregistry.h"
@@ -53,7 +54,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         orchestrator.setProcessEnvironment(env);
         orchestrator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        orchestrator.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        orchestrator.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         QVERIFY(orchestrator.waitForStarted());
 
         const QStringList names{QStringLiteral("o-1"), QStringLiteral("o-2"), QStringLiteral("o-3")};
@@ -118,7 +119,7 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         orchestrator.setProcessEnvironment(env);
-        orchestrator.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        orchestrator.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         QVERIFY(orchestrator.waitForStarted());
         RunStore store(root);
         QTRY_VERIFY_WITH_TIMEOUT(

@@ -15,6 +15,7 @@
 #include "board/cardtext.h"
 #include "common/prompts.h"
 #include "dispatch/dispatcher.h"
+#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
 #include "plot/plotwidget.h"
@@ -240,7 +241,7 @@ private Q_SLOTS:
             env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
             process.setProcessEnvironment(env);
             process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-            process.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("run")} + args + QStringList{file});
+            process.start(buildProgram("TRAINYARD_BIN"), QStringList{QStringLiteral("run")} + args + QStringList{file});
             if (!process.waitForFinished(30000))
                 return -1;
             return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
@@ -342,7 +343,7 @@ private Q_SLOTS:
         QString out;
         const auto trainyard = [&](const QString &command, const QString &file) {
             QProcess process;
-            process.start(QStringLiteral(TRAINYARD_BIN), {command, dir.filePath(file)});
+            process.start(buildProgram("TRAINYARD_BIN"), {command, dir.filePath(file)});
             if (!process.waitForFinished(60000))
                 return -1;
             out = QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());

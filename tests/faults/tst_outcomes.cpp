@@ -1,4 +1,4 @@
-// Outcomes follow the evidence (issue 20): the done line's status wins over
+// Outcomes follow the evidence: the done line's status wins over
 // the exit status, a program's NaN loss is a gap in its curve and divergence
 // when it lasts, the module reports from rank 0 only, and a worker that
 // exits 0 without a step or a done line failed. Real python3 programs

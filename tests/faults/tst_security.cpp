@@ -10,6 +10,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
+#include "helpers/buildprograms.h"
 #include "ingest/metricsserver.h"
 #include "launch/workerprocess.h"
 #include "orchestration/testutil.h"
@@ -307,7 +308,7 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), realWorker);
         run.setProcessEnvironment(env);
-        run.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        run.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         // The token of the live run, read from the (0600) state file while it trains.
         QString token;
         qint64 pid = 0;
@@ -465,7 +466,7 @@ private Q_SLOTS:
                    fakeWorker().isEmpty() ? QStringLiteral("/bin/false") : fakeWorker());
         run.setProcessEnvironment(env);
         run.setWorkingDirectory(dir.path()); // what a command of the file would write is seen below
-        run.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        run.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         QVERIFY(run.waitForFinished(30000));
         const QByteArray err = run.readAllStandardError();
         QCOMPARE(run.exitStatus(), QProcess::NormalExit);

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "helpers/buildprograms.h"
+
 namespace {
 
 struct Result
@@ -80,7 +82,7 @@ private:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), m_worker);
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath(QStringLiteral("config"))); // its own trust list
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TRAINYARD_BIN), QStringList{command} + args);
+        p.start(buildProgram("TRAINYARD_BIN"), QStringList{command} + args);
         Result r;
         if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit)
             return r;

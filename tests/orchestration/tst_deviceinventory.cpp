@@ -26,7 +26,7 @@ private Q_SLOTS:
         QVERIFY(inventory.device(QStringLiteral("cuda:99")).id.isEmpty());
     }
 
-    // Issue 12: CPU lane headers showed "—" for util and mem. On Linux they
+    // CPU lane headers showed "—" for util and mem. On Linux they
     // come from /proc: memory at once, utilization from the second poll on.
     void cpuLoadComesFromProc()
     {

@@ -531,7 +531,7 @@ private Q_SLOTS:
         QCOMPARE(back->effectiveRunsRoot(), QStringLiteral("/tmp/somewhere"));
     }
 
-    // Issue 23: every CPU lane was titled "cpu". A lane may have a name
+    // every CPU lane was titled "cpu". A lane may have a name
     // (optional, kept through a save); without one its title is its device,
     // numbered from the second lane on the same device.
     void laneNamesAndTitles()

@@ -1,6 +1,7 @@
 // `trainyard export` end to end, as a user runs it: the built `trainyard`
 // binary on run folders written by hand and by trained (fake) workers.
 
+#include "helpers/buildprograms.h"
 #include "testutil.h"
 
 #include "launch/launcher.h"
@@ -35,7 +36,7 @@ struct Result
 Result runExport(const QStringList &args)
 {
     QProcess p;
-    p.start(QStringLiteral(TRAINYARD_BIN), QStringList{QStringLiteral("export")} + args);
+    p.start(buildProgram("TRAINYARD_BIN"), QStringList{QStringLiteral("export")} + args);
     Result r;
     if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit)
         return r;

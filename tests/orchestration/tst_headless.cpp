@@ -1,6 +1,7 @@
 // `trainyard run` end to end, as a user runs it: a real process, the fake
 // worker as trainyard-worker, no display.
 
+#include "helpers/buildprograms.h"
 #include "testutil.h"
 
 #include "ingest/metricsserver.h"
@@ -46,7 +47,7 @@ private:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         p->setProcessEnvironment(env);
-        p->start(QStringLiteral(TRAINYARD_BIN), args);
+        p->start(buildProgram("TRAINYARD_BIN"), args);
         return p;
     }
 
@@ -147,7 +148,7 @@ private Q_SLOTS:
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("TRAINYARD_WORKER"), realWorker);
             p.setProcessEnvironment(env);
-            p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), bad});
+            p.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), bad});
             QByteArray err;
             QCOMPARE(finish(&p, nullptr, &err), 2);
             QVERIFY2(err.contains("lanes[0].runs[0].model.dimm: unknown key (expected one of type, recipe, dim, "),
@@ -249,9 +250,9 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         env.insert(QStringLiteral("TRAINYARD_FAKE_NVML"), state);
         env.insert(QStringLiteral("LD_LIBRARY_PATH"),
-                   QStringLiteral(TRAINYARD_FAKE_NVML_DIR ":") + env.value(QStringLiteral("LD_LIBRARY_PATH")));
+                   buildProgram("TRAINYARD_FAKE_NVML_DIR") + QStringLiteral(":") + env.value(QStringLiteral("LD_LIBRARY_PATH")));
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        p.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         QByteArray out;
         QTRY_VERIFY2_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("g: waits: cuda:0 busy — your pid "),
                                   out.constData(), 20000);
@@ -299,7 +300,7 @@ private Q_SLOTS:
             env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
             env.insert(QStringLiteral("TMPDIR"), tmp.path());
             p.setProcessEnvironment(env);
-            p.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+            p.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
             return finish(&p, out, err);
         };
         const QString runtime = tmp.filePath(QStringLiteral("trainyard-%1").arg(::getuid()));

@@ -145,7 +145,7 @@ private Q_SLOTS:
         QCOMPARE(store.metricNames(2), QStringList{QStringLiteral("loss")});
     }
 
-    // Issue 23: "valid/epoch" was offered as a metric to plot. One rule says
+    // "valid/epoch" was offered as a metric to plot. One rule says
     // which series are bookkeeping, for the plots' pickers and the CSV.
     void epochsAreBookkeepingNotMetrics()
     {

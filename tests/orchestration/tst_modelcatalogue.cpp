@@ -130,7 +130,7 @@ private Q_SLOTS:
                  QStringLiteral("synthetic-images"));
     }
 
-    // Issue 12: the run details and the runs table show every
+    // the run details and the runs table show every
     // hyperparameter a run trained with, the ones its spec left out too.
     void resolveFillsWhatTheSpecLeavesOut()
     {

@@ -9,6 +9,7 @@
 
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
+#include "helpers/buildprograms.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 #include "testutil.h"
@@ -84,7 +85,7 @@ class TestNvmlPath : public QObject
             .toUtf8();
     }
 
-    static QString gpuAlloc() { return QStringLiteral(TRAINYARD_FAKE_GPU_ALLOC); }
+    static QString gpuAlloc() { return buildProgram("TRAINYARD_FAKE_GPU_ALLOC"); }
 
 private Q_SLOTS:
     void initTestCase()
@@ -302,7 +303,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), test::fakeWorker());
         app.setProcessEnvironment(env);
         app.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        app.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), file});
+        app.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         QVERIFY(app.waitForStarted());
         RunStore store(root);
         // Whatever fails below, nothing of this test trains on.

@@ -10,6 +10,7 @@
 #include "dispatch/dispatcher.h"
 #include "experiment/programconfig.h"
 #include "experiment/trustlist.h"
+#include "helpers/buildprograms.h"
 #include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
@@ -257,7 +258,7 @@ private Q_SLOTS:
 
     // Silent but heart-beating: never stalled. Frozen (SIGSTOP): stalled,
     // and running again once it heart-beats (SIGCONT).
-    // Issue 23: a chained exception's message holds every part, as Python
+    // a chained exception's message holds every part, as Python
     // prints it; a long traceback is cut at its top, saying so.
     void chainedTracebackWholeLongOneCut()
     {
@@ -294,7 +295,7 @@ private Q_SLOTS:
         QVERIFY2(lines.last().startsWith(QStringLiteral("ZeroDivisionError")), qPrintable(lines.last()));
     }
 
-    // Issue 23: log() without a loss and W&B's form reach the store as
+    // log() without a loss and W&B's form reach the store as
     // curves; run.summary reaches the run's record, live and from the file.
     void logFormsAndSummaryReachTheStore()
     {
@@ -326,7 +327,7 @@ private Q_SLOTS:
         QCOMPARE(past.info.step, qint64(8));
     }
 
-    // Issue 23: a script run outside Trainyard (no TRAINYARD_ variable)
+    // a script run outside Trainyard (no TRAINYARD_ variable)
     // leaves a run folder RunStore reads like any other: metrics.jsonl and
     // status.json in ./trainyard-runs/NAME-…
     void aScriptOutsideTrainyardLeavesARunFolder()
@@ -467,7 +468,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         app.setProcessEnvironment(env);
         app.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        app.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), QStringLiteral("--trust"), file});
+        app.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), QStringLiteral("--trust"), file});
         QVERIFY(app.waitForStarted());
         const QString runDir = root + QStringLiteral("/survivor");
         QTRY_VERIFY_WITH_TIMEOUT(metricsLines(runDir, QStringLiteral("metric")).size() >= 10, 20000);
@@ -497,7 +498,7 @@ private Q_SLOTS:
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
     }
 
-    // Issue 22: a program run's config reaches the script twice, as
+    // a program run's config reaches the script twice, as
     // run.config (TRAINYARD_CONFIG, over the script's init(config=)
     // defaults) and as {name} in its argv; the script reports valid/agree
     // 1 only when both say the same. What it used is in params.json.
@@ -550,7 +551,7 @@ private Q_SLOTS:
         QCOMPARE(runconfigfile::readParams(r.runDir).value(QStringLiteral("opt")).toString(), QStringLiteral("sgd"));
     }
 
-    // Issue 22: a sweep of a program. Each trial's values reach its script
+    // a sweep of a program. Each trial's values reach its script
     // as run.config and through {name} in argv: the script reports
     // valid/agree 1 only when both say the trial's values.
     void aProgramSweepGivesEachTrialItsValues()

@@ -59,7 +59,7 @@ private Q_SLOTS:
             QVERIFY(loss);
             QCOMPARE(int(loss->size()), countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric"));
             QVERIFY(session.metrics()->series(id, QStringLiteral("valid/mrr")));
-            // 40 entities: the worker's recipe "auto" chose "small" and said so (issue 25).
+            // 40 entities: the worker's recipe "auto" chose "small" and said so.
             QCOMPARE(r.recipe, QStringLiteral("small"));
             QCOMPARE(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
                      QStringLiteral("finished"));

@@ -8,6 +8,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "experiment/trustlist.h"
+#include "helpers/buildprograms.h"
 #include "ingest/ingestion.h"
 #include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
@@ -388,7 +389,7 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker()); // the fake's specs pass its check
         app.setProcessEnvironment(env);
-        app.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), QStringLiteral("--trust"), file});
+        app.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), QStringLiteral("--trust"), file});
         QVERIFY(app.waitForStarted());
         const QString mirror1 = m_tmp.filePath(QStringLiteral("reopen/r1/metrics.jsonl"));
         const QString mirror2 = m_tmp.filePath(QStringLiteral("reopen/r2/metrics.jsonl"));
@@ -599,7 +600,7 @@ private Q_SLOTS:
         QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
-        const QString bin = QStringLiteral(TRAINYARD_BIN);
+        const QString bin = buildProgram("TRAINYARD_BIN");
 
         const ProcessOutcome untrusted = runProcess(bin, {QStringLiteral("check"), file}, env, 60000);
         QVERIFY2(untrusted.out.contains(QStringLiteral("host lab was not asked: its keys are commands")),
@@ -709,7 +710,7 @@ private Q_SLOTS:
         QVERIFY(writeFile(file, QJsonDocument(json).toJson()));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
-        const QString bin = QStringLiteral(TRAINYARD_BIN);
+        const QString bin = buildProgram("TRAINYARD_BIN");
         ProcessOutcome o = runProcess(bin, {QStringLiteral("trust"), file}, env, 30000);
         QVERIFY2(o.exitCode == 0, qPrintable(o.all()));
 

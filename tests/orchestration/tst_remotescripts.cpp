@@ -7,6 +7,7 @@
 // answer is read back byte for byte, nvidia-smi's rows are parsed. No
 // sshd needed: this runs everywhere.
 
+#include "helpers/buildprograms.h"
 #include "remote/remotegpus.h"
 #include "remote/remotemirror.h"
 #include "remote/remoterun.h"
@@ -521,7 +522,7 @@ private Q_SLOTS:
         f.close();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("PATH"),
-                   QStringLiteral(TRAINYARD_FAKE_NVIDIA_SMI_DIR ":") + env.value(QStringLiteral("PATH")));
+                   buildProgram("TRAINYARD_FAKE_NVIDIA_SMI_DIR") + QStringLiteral(":") + env.value(QStringLiteral("PATH")));
         env.insert(QStringLiteral("TRAINYARD_FAKE_NVML"), state);
         const rs::PollReport report = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {}), {}, {}, env).out, 0);
         QVERIFY(report.complete);

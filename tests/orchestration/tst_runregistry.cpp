@@ -121,7 +121,7 @@ private Q_SLOTS:
         QVERIFY(!runs.update(id + 1, [](RunInfo &r) { r.step = 1; }));
     }
 
-    // train.max_seconds ends a run whatever its steps say (issue 23): the
+    // train.max_seconds ends a run whatever its steps say: the
     // ETA is the sooner of the two ends, the progress the further.
     void progressAndEtaRespectTheTimeBudget()
     {

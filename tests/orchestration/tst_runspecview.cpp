@@ -74,7 +74,7 @@ private Q_SLOTS:
         QCOMPARE(view.repeat(), 1);
     }
 
-    // Issue 12: one flattened order of hyperparameters for the runs
+    // one flattened order of hyperparameters for the runs
     // table's columns, the cards' tooltips and the run details.
     void flattenedKeysInTheReadersOrder()
     {

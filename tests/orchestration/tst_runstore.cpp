@@ -270,7 +270,7 @@ private Q_SLOTS:
         QCOMPARE(mrr.bestStep, std::int64_t(20));
     }
 
-    // Issue 12: a run's tags and note live in its folder's notes.json, set
+    // a run's tags and note live in its folder's notes.json, set
     // before it starts if need be, and outlive a fresh start or a retry.
     void notesAreKeptInTheRunFolder()
     {
@@ -321,7 +321,7 @@ private Q_SLOTS:
         QVERIFY(!store.writeNotes(QStringLiteral("../out"), notes));
     }
 
-    // Issue 12: what a run was, after the fact: status.json keeps the host
+    // what a run was, after the fact: status.json keeps the host
     // and the worker's command line; the state file keeps the command line
     // of a run left training, for the session that reattaches it.
     void statusKeepsHostAndCommand()

@@ -179,7 +179,7 @@ private Q_SLOTS:
         QVERIFY(copy != 0);
         QCOMPARE(orch->board()->position(copy), 1);
         QCOMPARE(orch->runs()->value(copy).name, QStringLiteral("a-1-2"));
-        // ... and a seed no run on the board has (issue 12: a duplicate kept its seed).
+        // ... and a seed no run on the board has (a duplicate kept its seed).
         {
             QSet<qint64> seeds;
             for (RunId other : orch->board()->runIds()) {
@@ -272,7 +272,7 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(idOf(s.get(), "fine")).state, RunState::Finished);
     }
 
-    // Issue 12: the worker's command line of a run, from one place: what it
+    // the worker's command line of a run, from one place: what it
     // would start with while queued, what it started with after (also in
     // status.json, with the host, for the run's later readers).
     void commandLineOfARunFromQueueToStatus()

@@ -9,6 +9,7 @@
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/experimentcheck.h"
+#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -352,7 +353,7 @@ private Q_SLOTS:
         QProcess orchestrator;
         orchestrator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         orchestrator.setStandardOutputFile(QProcess::nullDevice());
-        orchestrator.start(QStringLiteral(TRAINYARD_BIN),
+        orchestrator.start(buildProgram("TRAINYARD_BIN"),
                            {QStringLiteral("run"), file, QStringLiteral("--cpu-fallback"),
                             QStringLiteral("--trust")}); // the file names its cluster's worker
         QVERIFY(orchestrator.waitForStarted());

@@ -201,7 +201,7 @@ private Q_SLOTS:
 
     // A program that does not use the trainyard module never says hello:
     // once its process has run for the grace period it is Running, with a
-    // note (issue 23: "starting" for its whole run); a hello later takes
+    // note ("starting" for its whole run); a hello later takes
     // the note away. A process still waiting in a queue, or gone, is not.
     void aProgramWithoutTheModuleRunsAfterItsGrace()
     {

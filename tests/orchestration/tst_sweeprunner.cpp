@@ -5,6 +5,7 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -602,7 +603,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         QProcess first;
         first.setProcessEnvironment(env);
-        first.start(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), QStringLiteral("--leave-queued"), path});
+        first.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), QStringLiteral("--leave-queued"), path});
         QByteArray out;
         QTRY_VERIFY_WITH_TIMEOUT((out += first.readAllStandardOutput()).contains("away-1: running")
                                      && out.contains("away-2: running"),
@@ -615,7 +616,7 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("away-1"), QStringLiteral("away-2")}));
 
         const ProcessOutcome again =
-            runProcess(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), path}, env, 90000);
+            runProcess(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), path}, env, 90000);
         QVERIFY2(again.exitCode == 0, qPrintable(again.all()));
         QVERIFY2(again.out.contains(QStringLiteral("away: rung 1: 6/6")), qPrintable(again.out));
         for (int i = 1; i <= 6; ++i) {
@@ -648,7 +649,7 @@ private Q_SLOTS:
         QVERIFY(writeFile(path, QJsonDocument(file).toJson()));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
-        const ProcessOutcome run = runProcess(QStringLiteral(TRAINYARD_BIN), {QStringLiteral("run"), path}, env, 90000);
+        const ProcessOutcome run = runProcess(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), path}, env, 90000);
         QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
         QStringList progress;
         for (const QString &line : run.out.split(QLatin1Char('\n')))
@@ -660,7 +661,7 @@ private Q_SLOTS:
         QCOMPARE(progress.removeDuplicates(), progress.size() > 1 ? 1 : 0); // the final line once more, nothing else
 
         const ProcessOutcome summary = runProcess(
-            QStringLiteral(TRAINYARD_BIN), {QStringLiteral("export"), QStringLiteral("--summary"), path}, env, 30000);
+            buildProgram("TRAINYARD_BIN"), {QStringLiteral("export"), QStringLiteral("--summary"), path}, env, 30000);
         QVERIFY2(summary.exitCode == 0, qPrintable(summary.all()));
         const QStringList rows = summary.out.trimmed().split(QLatin1Char('\n'));
         QCOMPARE(rows.size(), 1 + 1 + 6);

@@ -5,6 +5,7 @@
 
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
+#include "helpers/buildprograms.h"
 #include "launch/launcher.h"
 #include "testutil.h"
 
@@ -54,7 +55,7 @@ private:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome());
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
-        return runProcess(QStringLiteral(TRAINYARD_BIN), QStringList{command} + args, env, 60000);
+        return runProcess(buildProgram("TRAINYARD_BIN"), QStringList{command} + args, env, 60000);
     }
     ProcessOutcome runCommand(const QStringList &args) const { return trainyard(QStringLiteral("run"), args); }
 

@@ -392,7 +392,7 @@ class TrainyardTest(unittest.TestCase):
         self.assertEqual(types(lines, "metric")[0]["loss"], 3.0)
         self.assertEqual(lines[-1]["status"], "finished")
         self.assertTrue(os.path.isdir(os.path.join(run_dir, "checkpoints")))
-        # A run folder like Trainyard's: status.json as RunStore writes it (issue 23).
+        # A run folder like Trainyard's: status.json as RunStore writes it.
         with open(os.path.join(run_dir, "status.json")) as f:
             status = json.load(f)
         self.assertEqual((status["state"], status["exit_code"], status["step"], status["device"], status["pid"]),

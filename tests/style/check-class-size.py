@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A class that grows past LIMIT lines across all its files does more than one
-job: split the class, not the file (issue 21).
+job: split the class, not the file.
 
 A class's lines are its declaration in headers plus the bodies of its member
 functions wherever they are defined, plus the code of the .cpp files it owns

@@ -1,6 +1,6 @@
 // Autosave and recovery: an edited board is written to its copy soon after
 // each edit, the copy goes when the board is saved, and after a crash the
-// copy is offered when the experiment is opened again (issue 12: nothing a
+// copy is offered when the experiment is opened again (nothing a
 // crash could take). Also what the next start opens.
 
 #include "app/autosave.h"

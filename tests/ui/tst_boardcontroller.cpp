@@ -115,7 +115,7 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1), names({"d", "e"}));
     }
 
-    // Issue 23: a name another run has was changed behind the user's back
+    // a name another run has was changed behind the user's back
     // ("transe-nations-2" queued as "transe-nations-2-2"). The board
     // refuses it, and nothing is queued or put in the history.
     void aTakenNameIsRefusedNotChanged()
@@ -136,7 +136,7 @@ private Q_SLOTS:
         QCOMPARE(undo()->undoText(), QStringLiteral("Queue e ×3"));
     }
 
-    // Issue 23: Duplicate ×3 of a held run started the copies at once while
+    // Duplicate ×3 of a held run started the copies at once while
     // the original stayed held. The copies are held as it is.
     void duplicatesOfAHeldRunAreHeld()
     {

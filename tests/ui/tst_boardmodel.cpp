@@ -107,7 +107,7 @@ private Q_SLOTS:
         QVERIFY(m_model->flags(m_model->index(1, 0)) & Qt::ItemIsDropEnabled);
     }
 
-    // Issue 12: a card's tooltip lists the hyperparameters its spec sets.
+    // a card's tooltip lists the hyperparameters its spec sets.
     void cardTooltipListsTheHyperparameters()
     {
         const QModelIndex a = m_model->runIndex(orchestrator()->runs()->findByName(QStringLiteral("a")));
@@ -226,7 +226,7 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1), QStringList{QStringLiteral("d")});
     }
 
-    // Issue 23: a drop whose name (the model's, a preset's) another run has
+    // a drop whose name (the model's, a preset's) another run has
     // was renamed by the board behind the editor's back, and the undo entry
     // named the old name. The editor now gets a free name to show, and the
     // history names the run that was queued.

@@ -1,4 +1,4 @@
-// The board in the window (issue 23): lanes share its width, their titles
+// The board in the window: lanes share its width, their titles
 // tell them apart and take a name the user sets (undoable, saved in the
 // file), and the dialogs that ask about lanes are as wide as their titles.
 
@@ -67,7 +67,7 @@ private Q_SLOTS:
         initDesktopApp();
     }
 
-    // Issue 23: lanes had a fixed width of 270 pixels; most of a wide
+    // lanes had a fixed width of 270 pixels; most of a wide
     // window was grey. They share the board's width now, up to a maximum,
     // and a narrow window scrolls them sideways.
     void lanesShareTheBoardsWidth()
@@ -105,7 +105,7 @@ private Q_SLOTS:
         QVERIFY(laneWidth(0) >= 250);
     }
 
-    // Issue 23: every CPU lane was titled "cpu". The titles tell lanes apart,
+    // every CPU lane was titled "cpu". The titles tell lanes apart,
     // and "Rename…" in a lane's menu names one: undoable, saved in the file.
     void laneTitlesAndRename()
     {
@@ -152,7 +152,7 @@ private Q_SLOTS:
         QCOMPARE(saved->lanes.at(0).name, QString());
     }
 
-    // Issue 23: "Add la…inyard": the window manager cut the title of a
+    // "Add la…inyard": the window manager cut the title of a
     // dialog sized for its field ("Add lane — Trainyard"). The dialog is
     // as wide as its title needs; the lane it adds is titled apart.
     void addLaneDialogFitsItsTitle()

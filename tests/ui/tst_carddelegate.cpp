@@ -1,4 +1,4 @@
-// What a run card's progress bar says (issue 12: "took 2 s" for a run that
+// What a run card's progress bar says ("took 2 s" for a run that
 // trained 9 s across a stop and resume; an ETA on a paused run).
 
 #include "board/carddelegate.h"

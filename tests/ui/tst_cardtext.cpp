@@ -78,7 +78,7 @@ private Q_SLOTS:
         QCOMPARE(bins.last(), 94.5);
     }
 
-    // Issue 23: a failed card said "exit 1 — worker.log:" and the reason
+    // a failed card said "exit 1 — worker.log:" and the reason
     // was only in the status bar. Its line says why first.
     void aFailedCardSaysWhyFirst_data()
     {
@@ -115,7 +115,7 @@ private Q_SLOTS:
         QCOMPARE(CardText::statusLine(run), QStringLiteral("loss 0.5 · step 10"));
     }
 
-    // Issue 23: "transe · cpu · 166.3 MiB · re…" cut the card's text; the
+    // "transe · cpu · 166.3 MiB · re…" cut the card's text; the
     // tooltip has the lines whole, and a note of an active run shows.
     void theCardsLinesAreWholeInItsTooltip()
     {

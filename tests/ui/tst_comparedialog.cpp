@@ -1,4 +1,4 @@
-// Two runs side by side (issue 23: "no way to compare two runs' specs"):
+// Two runs side by side ("no way to compare two runs' specs"):
 // their results and resolved specs a key a row with what differs marked,
 // and both runs' curves read from the store they are kept in.
 

@@ -143,7 +143,7 @@ private Q_SLOTS:
     }
 
     // Quit (Ctrl+Q) with unsaved board edits asks first; Cancel keeps the
-    // window, the session and the edit (issue 12: the edit was lost).
+    // window, the session and the edit (the edit was lost).
     void quitWithUnsavedEditsAsksFirst()
     {
         QTemporaryDir dir;
@@ -174,7 +174,7 @@ private Q_SLOTS:
     }
 
     // Run control is enabled only where it can act on a selected run
-    // (issue 12: Pause and Resume looked enabled on a diverged run).
+    // (Pause and Resume looked enabled on a diverged run).
     void runControlFollowsTheSelectedRunsStates()
     {
         QTemporaryDir dir;
@@ -197,7 +197,7 @@ private Q_SLOTS:
         QVERIFY(!start->isEnabled() && !pause->isEnabled() && !resume->isEnabled());
     }
 
-    // Issue 12: a run with a missing data folder started and failed when its
+    // a run with a missing data folder started and failed when its
     // turn came. Start all checks the data first (with the worker) and asks.
     void startAllChecksTheDataFirst()
     {
@@ -231,7 +231,7 @@ private Q_SLOTS:
         window.close();
     }
 
-    // Retry runs the run again at once (issue 12: it went back to "queued"
+    // Retry runs the run again at once (it went back to "queued"
     // and waited for a Start all).
     void retryStartsTheRun()
     {
@@ -256,7 +256,7 @@ private Q_SLOTS:
         window.close();
     }
 
-    // Issue 12: what a run is, from its card (Details…, Ctrl+I; Show worker
+    // what a run is, from its card (Details…, Ctrl+I; Show worker
     // log opens the same window on its log) and from the runs table, for a
     // run of the open experiment and for a past one; notes typed there show
     // in the table.
@@ -421,7 +421,7 @@ private Q_SLOTS:
         window.close();
     }
 
-    // Issue 12: runs of past experiments could not be plotted beside the open ones.
+    // runs of past experiments could not be plotted beside the open ones.
     // A state file others can write (issue 20, case 8) is refused when the
     // experiment opens: the status bar says so, and the run it names, found
     // with metrics but no ending, is lost: nothing adopted, nothing to stop.
@@ -583,7 +583,7 @@ private Q_SLOTS:
         QTRY_VERIFY(window.plot()->selectedRuns().contains(QString::number(first)));
         QVERIFY(window.plot()->selectedRuns().contains(key));
         QVERIFY(window.plot()->availableMetrics().contains(QStringLiteral("valid/mrr")));
-        // Issue 23: the past run took the board's palette. It is dashed, in
+        // the past run took the board's palette. It is dashed, in
         // an ink no board colour is near; the board's run keeps its card's colour.
         window.plot()->refreshNow();
         const auto pen = [&](const QString &label) {
@@ -607,7 +607,7 @@ private Q_SLOTS:
         QDir(pastRoot).removeRecursively();
     }
 
-    // Issue 23: typing a name another run has ("kg-2") queued the run as
+    // typing a name another run has ("kg-2") queued the run as
     // "kg-2-2" although the README says Queue stays disabled. The run
     // editor of a drop says the name is taken, and Queue stays disabled.
     void aTakenNameKeepsQueueDisabled()
@@ -831,7 +831,7 @@ private Q_SLOTS:
         details->close();
     }
 
-    // Issue 23: a program that does not use the trainyard module showed
+    // a program that does not use the trainyard module showed
     // "starting" for its whole run, Pause disabled without a word. Once its
     // process runs it is running, with a note, and Pause says why it is off.
     void aProgramWithoutTheModuleRunsWithANote()

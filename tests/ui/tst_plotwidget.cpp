@@ -279,7 +279,7 @@ private Q_SLOTS:
                 shortOne.append(s, 0, s, 5.0);
             }
         }
-        // Issue 12: the mean jumped where the short repeat ended; it now ends there.
+        // the mean jumped where the short repeat ended; it now ends there.
         const BandSeries minMax = repeatBand({&low, &high, &shortOne}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax);
         QCOMPARE(minMax.xs.size(), 11);
         QCOMPARE(minMax.xs.first(), 0.0);
@@ -305,7 +305,7 @@ private Q_SLOTS:
         QVERIFY(repeatBand({}, XAxis::Step, 0, 10, 11, RepeatBand::MinMax).xs.isEmpty());
     }
 
-    // Issue 12: past the steps every repeat reached, the mean line jumped to the longer repeat's values.
+    // past the steps every repeat reached, the mean line jumped to the longer repeat's values.
     void repeatsPastTheCommonStepsAreDrawnOneByOne()
     {
         RunColors colors;
@@ -451,7 +451,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 12: a diverged run whose first loss is NaN showed no curve. Non-finite
+    // a diverged run whose first loss is NaN showed no curve. Non-finite
     // points break the line; they never reach the extremes, the smoothing or the axes.
     void nonFiniteLossesDoNotPoisonTheCurve()
     {
@@ -522,7 +522,7 @@ private Q_SLOTS:
         QVERIFY2(plot.readoutAt(30).contains(QLatin1String("d: 2.0")), qPrintable(plot.readoutAt(30)));
     }
 
-    // Issue 23: a run's colour came from the order runs were first seen, a
+    // a run's colour came from the order runs were first seen, a
     // repeat group's mean took the colour of the repeat clicked first, and
     // past runs took the board's palette.
     void coloursAreFixedPerRunWhateverTheOrder()
@@ -688,7 +688,7 @@ private Q_SLOTS:
         QVERIFY2(readout.contains(QLatin1String("spec (mean of 3)")) && readout.contains(QLatin1String("solo: 0.2")),
                  qPrintable(readout));
         // The hover line follows the mouse and goes when it leaves, and never into an export
-        // (issue 12: it stayed and landed in exported PNGs).
+        // (it stayed and landed in exported PNGs).
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
         const QPoint inside = plot.lossPlot()->axisRect()->rect().center();
@@ -704,7 +704,7 @@ private Q_SLOTS:
         QTemporaryDir pngDir;
         QVERIFY(plot.exportPng(pngDir.filePath(QStringLiteral("p.png"))));
         QVERIFY(!plot.hoverShown());
-        // Between two steps: the read-out names the nearest whole step (issue 12: "step 65.9671").
+        // Between two steps: the read-out names the nearest whole step ("step 65.9671").
         const QString between = plot.readoutAt(9.6);
         QVERIFY2(between.contains(QLatin1String("step 10</b>")) && between.contains(QLatin1String("solo: 0.2")),
                  qPrintable(between));
@@ -742,7 +742,7 @@ private Q_SLOTS:
         QCOMPARE(plot.evalPlot()->axisRect()->rect().left(), plot.lossPlot()->axisRect()->rect().left());
     }
 
-    // Issue 12: with nothing selected, the axes of the last selection stayed.
+    // with nothing selected, the axes of the last selection stayed.
     void anEmptySelectionClearsBothPlots()
     {
         RunColors colors;
@@ -794,7 +794,7 @@ private Q_SLOTS:
         QVERIFY(hint(plot.lossPlot()).isEmpty());
     }
 
-    // Issue 12: on a log scale a loss below 1 had no tick label below 1 (only the powers
+    // on a log scale a loss below 1 had no tick label below 1 (only the powers
     // of ten were labelled, or evenly spaced ticks bunched at the top of the axis).
     void logScaleLabelsSmallLosses()
     {
@@ -834,7 +834,7 @@ private Q_SLOTS:
                 widest = std::max(widest, (std::log(t) - lo) / span - previous);
                 previous = (std::log(t) - lo) / span;
             }
-            // Issue 23: and none near either end, where a curve starts or ends.
+            // and none near either end, where a curve starts or ends.
             const double ends = std::max((std::log(ticks.first()) - lo) / span, 1 - previous);
             widest = std::max(widest, 1 - previous);
             const QString what =
@@ -848,7 +848,7 @@ private Q_SLOTS:
         show({50, 5, 0.3});
         QVERIFY2(std::any_of(ticks.begin(), ticks.end(), [](double t) { return t < 1; }),
                  qPrintable(shown.join(QLatin1Char(' '))));
-        // Issue 23: a loss from 13 down to 5 had labels 6 to 10 only.
+        // a loss from 13 down to 5 had labels 6 to 10 only.
         show({13, 11, 9, 7, 5.5, 5});
         QVERIFY2(std::any_of(ticks.begin(), ticks.end(), [](double t) { return t >= 11; }),
                  qPrintable(shown.join(QLatin1Char(' '))));
@@ -869,7 +869,7 @@ private Q_SLOTS:
         show({1e6, 1e-6}); // very many
     }
 
-    // Issue 23: the evaluation axis read "0.0118, 0.0118, 0.0117, 0.0117".
+    // the evaluation axis read "0.0118, 0.0118, 0.0117, 0.0117".
     void axisLabelsTellTicksApart()
     {
         RunColors colors;
@@ -926,7 +926,7 @@ private Q_SLOTS:
         }
     }
 
-    // Issue 12: the legends sat inside the axes, over the curves.
+    // the legends sat inside the axes, over the curves.
     void legendsStayOutsideTheAxes()
     {
         RunColors colors;
@@ -959,7 +959,7 @@ private Q_SLOTS:
             QVERIFY(p->rect().contains(legend));
         }
         const int withLegend = plot.lossPlot()->axisRect()->width();
-        // Issue 23: with ten runs selected the legends vanished. Eleven: every
+        // with ten runs selected the legends vanished. Eleven: every
         // run listed, in columns when one is too short, beside the axes, all
         // inside the plot, and the axes keep most of the width.
         const auto checkLegend = [](QCustomPlot *p) {
@@ -1036,7 +1036,7 @@ private Q_SLOTS:
         QVERIFY(plot.lossPlot()->legend->itemCount() < 10); // the widget's layout again
     }
 
-    // Issue 23: the evaluation legend listed runs without a value for the chosen metric.
+    // the evaluation legend listed runs without a value for the chosen metric.
     void legendsListOnlyRunsWithValues()
     {
         RunColors colors;
@@ -1079,7 +1079,7 @@ private Q_SLOTS:
         QCOMPARE(listed(plot.evalPlot()).size(), 5);
     }
 
-    // Issue 12: the evaluation plot got 2/5 of the height; it gets half, and the user can move the split.
+    // the evaluation plot got 2/5 of the height; it gets half, and the user can move the split.
     void evaluationPlotGetsAFairShare()
     {
         RunColors colors;
@@ -1107,7 +1107,7 @@ private Q_SLOTS:
         QCOMPARE(image.size(), QSize(400, 800));
     }
 
-    // Issue 12: with only KG runs selected, "valid/accuracy" stayed chosen and the plot was empty.
+    // with only KG runs selected, "valid/accuracy" stayed chosen and the plot was empty.
     void evalMetricsFollowTheSelection()
     {
         RunColors colors;
@@ -1175,7 +1175,7 @@ private Q_SLOTS:
         QCOMPARE(plot.evalMetric(), QStringLiteral("valid/accuracy"));
     }
 
-    // Issue 23: only the loss and evaluation metrics could be plotted; "valid/epoch" was offered.
+    // only the loss and evaluation metrics could be plotted; "valid/epoch" was offered.
     void anyMetricARunReportsCanBePlotted()
     {
         appSettings().remove(QStringLiteral("plot"));
@@ -1310,7 +1310,7 @@ private Q_SLOTS:
                  QStringLiteral("lr"));
     }
 
-    // Issue 12: smoothing, log scale, x axis, band and metric were forgotten on reopen.
+    // smoothing, log scale, x axis, band and metric were forgotten on reopen.
     void settingsAreRememberedAcrossRestarts()
     {
         const QString file = m_settingsDir.filePath(QStringLiteral("trainyard/trainyard.conf"));
@@ -1380,7 +1380,7 @@ private Q_SLOTS:
         appSettings().remove(QStringLiteral("plot"));
     }
 
-    // Issue 12: there was no box zoom. Ctrl+drag draws one; pan, wheel and double-click stay.
+    // there was no box zoom. Ctrl+drag draws one; pan, wheel and double-click stay.
     void ctrlDragZoomsToABox()
     {
         RunColors colors;

@@ -82,7 +82,7 @@ private Q_SLOTS:
                  (std::pair<QString, QString>{QStringLiteral("MY_FLAG"), QStringLiteral("1")}));
     }
 
-    // Issue 23: "python3 train.py" was queued with no train.py where it
+    // "python3 train.py" was queued with no train.py where it
     // runs, and failed at once. The editor says so and keeps Queue off;
     // a command that runs no script file is left alone.
     void aMissingPythonScriptIsRefused()

@@ -349,7 +349,7 @@ private Q_SLOTS:
         QVERIFY(asked > 0);
     }
 
-    // "Job details" asks the launcher (issue 21: through the cluster's
+    // "Job details" asks the launcher (through the cluster's
     // reach), never a Slurm command of its own; without one it stays off.
     void jobDetailsAskTheLauncher()
     {

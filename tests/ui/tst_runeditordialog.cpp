@@ -59,7 +59,7 @@ private Q_SLOTS:
         QCOMPARE(editor.spec().value(QLatin1String("train")).toObject().value(QLatin1String("lr")).toDouble(), 1e-3);
     }
 
-    // Issue 12: scrolling the editor over a spin box changed its value
+    // scrolling the editor over a spin box changed its value
     // (eval every_epochs 25 -> 20). Only a focused editor takes the wheel.
     void theWheelChangesOnlyAFocusedEditor()
     {
@@ -107,7 +107,7 @@ private Q_SLOTS:
                  qPrintable(error));
     }
 
-    // Issue 12: a name another run has closed the editor, and the board's
+    // a name another run has closed the editor, and the board's
     // refusal threw the edits away. Now the editor refuses it and stays.
     void aTakenNameKeepsTheEditorOpen()
     {
@@ -127,7 +127,7 @@ private Q_SLOTS:
         QTRY_VERIFY(editor.canAccept());
     }
 
-    // Issue 23: with repeats, each repeat's name ("t-2") must be free too,
+    // with repeats, each repeat's name ("t-2") must be free too,
     // and the name field is the one marked.
     void aRepeatsNameTakenIsRefused()
     {
@@ -148,7 +148,7 @@ private Q_SLOTS:
         QVERIFY(!name->property("invalid").toBool());
     }
 
-    // Issue 23: the out-of-range field was not highlighted; the message
+    // the out-of-range field was not highlighted; the message
     // under thirty fields named a key. Now that field has a red frame and
     // says what it expects in its tooltip, until its value is right again.
     void theOutOfRangeFieldIsMarked()
@@ -176,7 +176,7 @@ private Q_SLOTS:
         QCOMPARE(lr->toolTip(), ownTip);
     }
 
-    // Issue 12: the editor queued a KG run with an empty data path. The
+    // the editor queued a KG run with an empty data path. The
     // worker's own loaders check the data while the user edits.
     void theWorkerChecksTheDataBeforeQueueing()
     {
@@ -212,7 +212,7 @@ private Q_SLOTS:
         QCOMPARE(editor.result(), int(QDialog::Accepted));
     }
 
-    // Issue 25: a TransE dropped from the palette leaves the keys its recipe
+    // a TransE dropped from the palette leaves the keys its recipe
     // sets to "auto"; the editor shows the recipe the worker chooses for the
     // data and its values, and writes a key only once the user edits it.
     void theRecipeFillsTheFieldsTheSpecLeavesOut()

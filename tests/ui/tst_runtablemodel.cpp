@@ -99,7 +99,7 @@ private Q_SLOTS:
     // Each case starts from the default columns (the panel keeps the user's in QSettings).
     void init() { appSettings().remove(QStringLiteral("runsTable")); }
 
-    // Issue 12: sorting by loss put the runs without a loss first. They go
+    // sorting by loss put the runs without a loss first. They go
     // last, ascending and descending.
     void runsWithoutAValueSortLast()
     {
@@ -128,7 +128,7 @@ private Q_SLOTS:
         QCOMPARE(order(), (QStringList{QStringLiteral("high"), QStringLiteral("low"), QStringLiteral("none")}));
     }
 
-    // Issue 12: one column per hyperparameter of the runs' specs (flattened,
+    // one column per hyperparameter of the runs' specs (flattened,
     // with the catalogue's defaults), numbers sorted as numbers.
     void hyperparameterColumns()
     {
@@ -185,7 +185,7 @@ private Q_SLOTS:
         QCOMPARE(order, (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("b")}));
     }
 
-    // Issue 22: a program run's parameters are config.<name> columns: the
+    // a program run's parameters are config.<name> columns: the
     // spec's "config", and what the script reported it used beside it
     // (params.json, its init(config=) defaults under Trainyard's values).
     // A params.json that is a link is refused, never followed.
@@ -234,13 +234,13 @@ private Q_SLOTS:
             cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
                 QStringList{model.index(r, lr).data().toString(), model.index(r, layers).data().toString()};
         QCOMPARE(cells.value(QStringLiteral("p1")), (QStringList{QStringLiteral("0.01"), QStringLiteral("3")}));
-        // Written alike in the column (issue 23).
+        // Written alike in the column.
         QCOMPARE(cells.value(QStringLiteral("p2")), (QStringList{QStringLiteral("0.10"), QString()}));
         QCOMPARE(cells.value(QStringLiteral("p3")),
                  (QStringList{QStringLiteral("1.00"), QString()})); // the link: refused
     }
 
-    // Issue 23: a program's run.summary values are summary.<name> columns
+    // a program's run.summary values are summary.<name> columns
     // after the spec's, the last value of each name in its metrics.jsonl
     // (the record of truth); a NaN (null) shows as null and sorts last.
     void programSummaryColumns()
@@ -293,7 +293,7 @@ private Q_SLOTS:
         for (int r = 0; r < model.rowCount(); ++r)
             cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
                 QStringList{model.index(r, best).data().toString(), model.index(r, epochs).data().toString()};
-        // Written alike in the column (issue 23): 0.930 beside 0.871.
+        // Written alike in the column: 0.930 beside 0.871.
         QCOMPARE(cells.value(QStringLiteral("s1")), (QStringList{QStringLiteral("0.930"), QStringLiteral("12")}));
         QCOMPARE(cells.value(QStringLiteral("s2")), (QStringList{QStringLiteral("0.871"), QString()}));
         QCOMPARE(cells.value(QStringLiteral("s3")), (QStringList{QStringLiteral("null"), QString()}));
@@ -328,7 +328,7 @@ private Q_SLOTS:
         QVERIFY(!view->isColumnHidden(lr));
         QVERIFY(view->isColumnHidden(dim));
         QVERIFY(!view->isColumnHidden(RunTableModel::StateColumn));
-        QVERIFY(view->isColumnHidden(RunTableModel::TagsColumn)); // blank for every run (issue 23)
+        QVERIFY(view->isColumnHidden(RunTableModel::TagsColumn)); // blank for every run
         QVERIFY(view->isColumnHidden(RunTableModel::FolderColumn));
         panel.setColumnShown(dim, true);
         panel.setColumnShown(lr, false);
@@ -345,7 +345,7 @@ private Q_SLOTS:
         QVERIFY(again.view()->isColumnHidden(model.paramColumn(QStringLiteral("train.lr"))));
     }
 
-    // Issue 12: tags and a note per run, from its notes.json, as columns the
+    // tags and a note per run, from its notes.json, as columns the
     // filter searches; a change from the run details shows at once.
     void tagsAndNotes()
     {

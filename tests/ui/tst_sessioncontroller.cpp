@@ -271,7 +271,7 @@ private Q_SLOTS:
         QVERIFY(sessions.title().endsWith(QStringLiteral(" (not saved) — Trainyard")));
     }
 
-    // Issue 12: Save As left the experiment "untitled-…" (and its runs
+    // Save As left the experiment "untitled-…" (and its runs
     // folder too), and nothing could rename it.
     void saveAsNamesAnUntitledExperimentAndItsFolder()
     {

@@ -266,7 +266,7 @@ void WindowActions::update(bool open, const QList<RunInfo> &runs)
     // One run at a time: the names it may run after are its own.
     m_runAfterAction->setEnabled(selected.size() == 1 && !isActive(selected.first()));
     // Pause asks the run through its connection: a program without the
-    // trainyard module never has one (issue 23), nor has a batch job without a socket.
+    // trainyard module never has one, nor has a batch job without a socket.
     const auto running = [](const RunInfo &r) { return r.state == RunState::Running || r.state == RunState::Stalled; };
     const auto pausable =
         std::find_if(runs.cbegin(), runs.cend(), [&](const RunInfo &r) { return running(r) && r.connected; });

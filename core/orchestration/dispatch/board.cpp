@@ -300,7 +300,7 @@ QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, in
         return ids;
     }
     clean = withDefaults(clean);
-    // A taken name is refused, not changed: the user named it (issue 23).
+    // A taken name is refused, not changed: the user named it.
     const QString base = clean.value(QStringLiteral("name")).toString();
     for (const QString &name : repeatNames(base, repeat)) {
         if (m_runs->findByName(name) != 0) {

@@ -67,7 +67,7 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
 
 // A program run: {"name", "program": {"argv", "cwd", "env", "requires"}, "config",
 // "train": {"seed"}, "repeat"}. What it runs is checked for shape only; whether it
-// may run at all is the trust list's question (core/orchestration/trustlist.h).
+// may run at all is the trust list's question (experiment/trustlist.h).
 void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRepeat, QStringList &errors)
 {
     QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train"),
