@@ -74,7 +74,13 @@ int MetricStore::metricId(const QString &name)
 
 int MetricStore::metricId(const char *name, std::size_t length)
 {
-    return metricId(QString::fromUtf8(name, static_cast<qsizetype>(length)));
+    std::string key(name, length);
+    const auto it = m_keyIds.find(key);
+    if (it != m_keyIds.end())
+        return it->second;
+    const int id = metricId(QString::fromUtf8(name, static_cast<qsizetype>(length)));
+    m_keyIds.emplace(std::move(key), id);
+    return id;
 }
 
 QString MetricStore::metricName(int id) const

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace trainyard {
@@ -140,6 +142,9 @@ private:
 
     QHash<RunId, RunSeries *> m_runs;
     QHash<QString, int> m_ids;
+    // The same, by the name as a line spells it: a point at line rate finds
+    // its id without making a QString (short names fit std::string's inline buffer).
+    std::unordered_map<std::string, int> m_keyIds;
     QStringList m_names;
     QSet<RunId> m_dirty;
     RunId m_lastDirty = 0;

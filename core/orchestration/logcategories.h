@@ -17,9 +17,10 @@ Q_DECLARE_LOGGING_CATEGORY(lcRuns)         // "trainyard.runs": run records, a s
 Q_DECLARE_LOGGING_CATEGORY(lcSupervisor)   // "trainyard.supervisor": run states, stop escalation, reattach, shutdown
 Q_DECLARE_LOGGING_CATEGORY(lcLauncher)     // "trainyard.launcher": processes (or jobs) started, signalled, attached
 Q_DECLARE_LOGGING_CATEGORY(lcSlurm)        // "trainyard.slurm": sbatch, squeue, scontrol, scancel and what they said
-Q_DECLARE_LOGGING_CATEGORY(lcRemote)       // "trainyard.remote": hosts over ssh: the master, starts, signals, polls
-Q_DECLARE_LOGGING_CATEGORY(lcRunStore)     // "trainyard.runstore": run folders, status.json, the state file, history
-Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)    // "trainyard.catalogue": the worker's catalogue, its cache
-Q_DECLARE_LOGGING_CATEGORY(lcExperiment)   // "trainyard.experiment": experiment files and their checks
+Q_DECLARE_LOGGING_CATEGORY(lcProcess)  // "trainyard.process": programs run (commands, checks), failed starts, deadlines
+Q_DECLARE_LOGGING_CATEGORY(lcRemote)   // "trainyard.remote": hosts over ssh: the master, starts, signals, polls
+Q_DECLARE_LOGGING_CATEGORY(lcRunStore) // "trainyard.runstore": run folders, status.json, the state file, history
+Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)  // "trainyard.catalogue": the worker's catalogue, its cache
+Q_DECLARE_LOGGING_CATEGORY(lcExperiment) // "trainyard.experiment": experiment files and their checks
 
 } // namespace trainyard

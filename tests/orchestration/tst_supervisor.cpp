@@ -11,6 +11,7 @@
 #include "metrics/metricstore.h"
 #include "protocol/exitcode.h"
 #include "protocol/protocol.h"
+#include "records/runrecord.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 #include "supervision/exitoutcome.h"
@@ -197,6 +198,85 @@ private Q_SLOTS:
         QCOMPARE(run.stepsPerSecond, 3.0);
         QCOMPARE(run.etaSeconds, 169.0); // 400 - 231
         QCOMPARE(runProgress(run), 231.0 / 400);
+    }
+
+    // Live ingestion and a run read back from its folder take one
+    // metrics.jsonl to the same state (applyRecord): four steps an epoch, the
+    // plan, memory, evaluations, a checkpoint, a summary, and a resume that
+    // reports steps again and stops before passing where the first start got
+    // to: the step is the last metric line's, as in the curves, and the wall
+    // the last line's.
+    void liveAndHistoryAgreeOnOneFile()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("same"));
+        const auto metric = [](std::int64_t step, double wall) {
+            nlohmann::json m = protocol::metric(step, (step - 1) / 4, 1.0 / double(step), wall);
+            m["total_steps"] = 12;
+            m["mem_bytes"] = 1000.0 * double(step);
+            return m;
+        };
+        const auto eval = [](std::int64_t step, double mrr, double wall) {
+            nlohmann::json e = protocol::evalResult(step, "valid", wall);
+            e["epoch"] = step / 4;
+            e["mrr"] = mrr;
+            return e;
+        };
+        std::string text = protocol::encode(protocol::log("info", "start", 0.01));
+        for (int step = 1; step <= 10; ++step) {
+            text += protocol::encode(metric(step, step));
+            if (step == 4 || step == 8)
+                text += protocol::encode(eval(step, 0.05 * step, step + 0.2));
+            if (step == 8)
+                text += protocol::encode(protocol::checkpoint(8, "checkpoints/step-8.pt", 8.3));
+        }
+        text += protocol::encode(protocol::heartbeat(10, 10.5));
+        // Killed; resumed from step 8, its clock going on from the last line's.
+        text += protocol::encode(protocol::log("info", "resumed from step 8", 10.6));
+        text += protocol::encode(metric(9, 10.8));
+        nlohmann::json summary = protocol::summary(11.0);
+        summary["best"] = 0.4;
+        text += protocol::encode(summary);
+        text += protocol::encode(protocol::done("stopped", 4, 11.2));
+        const QString dir = r->store.runDir(QStringLiteral("same"));
+        QVERIFY(QDir().mkpath(dir));
+        QFile file(dir + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.write(QByteArray::fromStdString(text)) == qint64(text.size()));
+        file.close();
+
+        r->ingestion.ingestMetricsFile(id); // live: a followed run's lines
+        const RunInfo live = r->run(id);
+        RunRecord history;
+        QVERIFY(r->store.readMetrics(QStringLiteral("same"), 0, [&history](const MetricRecord &m) { history.add(m); })
+                    .error.isEmpty());
+
+        QCOMPARE(live.step, qint64(9));
+        QCOMPARE(live.wall, 11.2);
+        QCOMPARE(live.epoch, qint64(2));
+        QCOMPARE(live.loss, 1.0 / 9);
+        QCOMPARE(live.totalSteps, qint64(12));
+        QCOMPARE(live.memBytes, 9000.0);
+        QCOMPARE(live.checkpoint, QStringLiteral("checkpoints/step-8.pt"));
+        QCOMPARE(live.summary.value(QStringLiteral("best")), 0.4);
+        QCOMPARE(history.info.step, live.step);
+        QCOMPARE(history.info.wall, live.wall);
+        QCOMPARE(history.info.epoch, live.epoch);
+        QCOMPARE(history.info.loss, live.loss);
+        QCOMPARE(history.info.totalSteps, live.totalSteps);
+        QCOMPARE(history.info.memBytes, live.memBytes);
+        QCOMPARE(history.info.checkpoint, live.checkpoint);
+        QCOMPARE(history.info.summary, live.summary);
+        QCOMPARE(history.info.recipe, live.recipe);
+        const RunRecord seen = RunRecord::live(live, r->metrics);
+        QCOMPARE(seen.evals.keys(), QStringList{QStringLiteral("valid/mrr")});
+        QCOMPARE(history.evals.keys(), seen.evals.keys());
+        const RunRecord::Eval a = seen.evals.value(QStringLiteral("valid/mrr"));
+        const RunRecord::Eval b = history.evals.value(QStringLiteral("valid/mrr"));
+        QCOMPARE(a.last, b.last);
+        QCOMPARE(a.lastStep, b.lastStep);
+        QCOMPARE(a.best, b.best);
+        QCOMPARE(a.bestStep, b.bestStep);
     }
 
     // A program that does not use the trainyard module never says hello:

@@ -3,13 +3,11 @@
 #include "catalogue/modelcataloguecache.h"
 #include "experiment/runspecview.h"
 #include "logcategories.h"
+#include "process/processrunner.h"
 
 #include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
-#include <QTimer>
 
 #include <cmath>
 
@@ -518,11 +516,8 @@ ModelCatalogueLoader::ModelCatalogueLoader(ModelCatalogueCache *cache, QObject *
 
 ModelCatalogueLoader::~ModelCatalogueLoader()
 {
-    if (m_process) {
-        m_process->disconnect(this);
-        m_process->kill();
-        m_process->waitForFinished(1000);
-    }
+    if (m_process)
+        m_process->cancel();
 }
 
 void ModelCatalogueLoader::load(const QString &workerPath)
@@ -539,52 +534,40 @@ void ModelCatalogueLoader::load(const QString &workerPath)
         }
     }
     qCInfo(lcCatalogue) << "asking" << workerPath << "for its catalogue";
-    m_process = new QProcess(this);
-    m_timer = new QTimer(this);
-    m_timer->setSingleShot(true);
-    connect(m_timer, &QTimer::timeout, this, [this] {
-        finish(std::nullopt,
-               tr("%1 --list-models did not answer within %2 s").arg(m_workerPath).arg(m_timeoutMs / 1000.0));
-    });
-    connect(m_process, &QProcess::finished, this, &ModelCatalogueLoader::onFinished);
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart)
-            finish(std::nullopt, tr("Cannot start the worker %1: %2").arg(m_workerPath, m_process->errorString()));
-    });
-    m_timer->start(m_timeoutMs);
-    m_process->start(workerPath, {QStringLiteral("--list-models")});
+    m_process = new Process(this);
+    connect(m_process, &Process::done, this, &ModelCatalogueLoader::onFinished);
+    m_process->start({workerPath, {QStringLiteral("--list-models")}, {}, {}, {}}, m_timeoutMs);
 }
 
-void ModelCatalogueLoader::onFinished()
+void ModelCatalogueLoader::onFinished(const ProcessResult &result)
 {
     QString error;
-    if (m_process->exitStatus() != QProcess::NormalExit) {
-        finish(std::nullopt, tr("%1 --list-models crashed: %2").arg(m_workerPath, m_process->errorString()));
-        return;
-    }
-    if (m_process->exitCode() != 0) {
-        finish(std::nullopt, exitMessage(m_workerPath, m_process->exitCode(), m_process->readAllStandardError()));
-        return;
-    }
-    const auto catalogue = accept(m_workerPath, m_process->readAllStandardOutput(), &error);
+    const auto catalogue = answer(m_workerPath, result, &error);
     finish(catalogue, error);
+}
+
+std::optional<ModelCatalogue> ModelCatalogueLoader::answer(const QString &workerPath, const ProcessResult &result,
+                                                           QString *error)
+{
+    if (!result.started)
+        *error = tr("Cannot start the worker %1: %2").arg(workerPath, result.errorString);
+    else if (result.timedOut)
+        *error = tr("%1 --list-models did not answer within %2 s").arg(workerPath).arg(m_timeoutMs / 1000.0);
+    else if (result.crashed)
+        *error = tr("%1 --list-models crashed: %2").arg(workerPath, result.errorString);
+    else if (result.exitCode != 0)
+        *error = exitMessage(workerPath, result.exitCode, result.err);
+    else
+        return accept(workerPath, result.out, error);
+    return std::nullopt;
 }
 
 void ModelCatalogueLoader::finish(const std::optional<ModelCatalogue> &catalogue, const QString &error)
 {
     if (m_process) {
         m_process->disconnect(this);
-        if (m_process->state() != QProcess::NotRunning) {
-            m_process->kill();
-            m_process->waitForFinished(1000);
-        }
         m_process->deleteLater();
         m_process = nullptr;
-    }
-    if (m_timer) {
-        m_timer->stop();
-        m_timer->deleteLater();
-        m_timer = nullptr;
     }
     if (catalogue) {
         Q_EMIT loaded(*catalogue);
@@ -623,26 +606,9 @@ std::optional<ModelCatalogue> ModelCatalogueLoader::loadBlocking(const QString &
             return cached;
     }
     qCInfo(lcCatalogue) << "asking" << workerPath << "for its catalogue";
-    const QDeadlineTimer deadline(m_timeoutMs);
-    QProcess p;
-    p.start(workerPath, {QStringLiteral("--list-models")});
-    auto failWith = [&](const QString &text) {
-        qCInfo(lcCatalogue).noquote() << text;
-        *error = text;
-        return std::nullopt;
-    };
-    if (!p.waitForStarted(int(deadline.remainingTime())))
-        return failWith(tr("Cannot start the worker %1: %2").arg(workerPath, p.errorString()));
-    if (!p.waitForFinished(int(std::max<qint64>(1, deadline.remainingTime())))) {
-        p.kill();
-        p.waitForFinished(1000);
-        return failWith(tr("%1 --list-models did not answer within %2 s").arg(workerPath).arg(m_timeoutMs / 1000.0));
-    }
-    if (p.exitStatus() != QProcess::NormalExit)
-        return failWith(tr("%1 --list-models crashed: %2").arg(workerPath, p.errorString()));
-    if (p.exitCode() != 0)
-        return failWith(exitMessage(workerPath, p.exitCode(), p.readAllStandardError()));
-    const auto catalogue = accept(workerPath, p.readAllStandardOutput(), error);
+    const ProcessResult result =
+        Process::runNow({workerPath, {QStringLiteral("--list-models")}, {}, {}, {}}, m_timeoutMs);
+    const auto catalogue = answer(workerPath, result, error);
     if (!catalogue)
         qCInfo(lcCatalogue).noquote() << *error;
     return catalogue;

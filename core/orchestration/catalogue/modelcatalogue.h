@@ -12,10 +12,10 @@
 
 #include <optional>
 
-class QProcess;
-class QTimer;
-
 namespace trainyard {
+
+class Process;
+struct ProcessResult;
 
 class ModelCatalogueCache;
 
@@ -201,15 +201,16 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    void onFinished();
+    void onFinished(const ProcessResult &result);
+    // The catalogue in the worker's answer, or nullopt with `error` set.
+    std::optional<ModelCatalogue> answer(const QString &workerPath, const ProcessResult &result, QString *error);
     void finish(const std::optional<ModelCatalogue> &catalogue, const QString &error);
     // Parses the worker's answer and stores it in the cache.
     std::optional<ModelCatalogue> accept(const QString &workerPath, const QByteArray &output, QString *error);
 
     ModelCatalogueCache *m_cache;
     int m_timeoutMs = kDefaultTimeoutMs;
-    QProcess *m_process = nullptr;
-    QTimer *m_timer = nullptr;
+    Process *m_process = nullptr;
     QString m_workerPath;
 };
 

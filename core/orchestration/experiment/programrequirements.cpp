@@ -5,10 +5,11 @@
 #include "experiment/runspecview.h"
 #include "launch/launcher.h"
 #include "launch/workerprocess.h"
+#include "process/processrunner.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
@@ -104,28 +105,22 @@ QString ProgramRequirements::check(int timeoutSeconds, QString *note) const
     launch.runDir = runDir.path();
     const QString cwd = view.programCwd().isEmpty() ? runDir.path() : view.programCwd();
 
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const auto &[name, value] : launch.environment())
         env.insert(name, value);
-    process.setProcessEnvironment(env);
-    process.setWorkingDirectory(cwd);
-    process.start(launch.program, QStringList{QStringLiteral("-c"), QString::fromLatin1(kCode)} + m_modules);
     const QString program = launch.program;
-    if (!process.waitForStarted(timeoutSeconds * 1000))
+    const ProcessResult result = Process::runNow(
+        {program, QStringList{QStringLiteral("-c"), QString::fromLatin1(kCode)} + m_modules, {}, env, cwd},
+        timeoutSeconds * 1000);
+    if (!result.started)
         return QStringLiteral("program.argv[0]: %1 could not be started to check program.requires: %2")
-            .arg(program, process.errorString());
-    if (!process.waitForFinished(timeoutSeconds * 1000)) {
-        process.kill();
-        process.waitForFinished();
+            .arg(program, result.errorString);
+    if (result.timedOut)
         return QStringLiteral("program.requires: %1 did not answer within %2 s").arg(program).arg(timeoutSeconds);
-    }
-    const QList<QByteArray> lines = process.readAllStandardOutput().split('\n');
+    const QList<QByteArray> lines = result.out.split('\n');
     const QList<QByteArray> marker = lines.value(0).split('\t');
-    if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0 || marker.size() != 3
-        || marker.at(0) != "trainyard-requires") {
-        const QString err =
-            QString::fromLocal8Bit(process.readAllStandardError()).trimmed().section(QLatin1Char('\n'), -1);
+    if (!result.ok() || marker.size() != 3 || marker.at(0) != "trainyard-requires") {
+        const QString err = QString::fromLocal8Bit(result.err).trimmed().section(QLatin1Char('\n'), -1);
         return QStringLiteral("program.requires: %1 did not answer as a Python interpreter%2")
             .arg(program, err.isEmpty() ? QString() : QStringLiteral(" (") + err + QLatin1Char(')'));
     }

@@ -2,10 +2,10 @@
 
 #include "experiment/runspecview.h"
 #include "logcategories.h"
+#include "process/processrunner.h"
 
 #include <QFile>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -19,11 +19,8 @@ SpecCheck::SpecCheck(QString workerProgram, QObject *parent)
 
 SpecCheck::~SpecCheck()
 {
-    if (m_process) {
-        m_process->disconnect(this);
-        m_process->kill();
-        m_process->waitForFinished(2000);
-    }
+    if (m_process) // before the temporary folder goes
+        m_process->cancel();
 }
 
 bool SpecCheck::isRunning() const
@@ -35,9 +32,7 @@ bool SpecCheck::start(const QJsonObject &spec)
 {
     if (m_process) {
         // The user changed the spec meanwhile: its answer no longer matters.
-        m_process->disconnect(this);
-        m_process->kill();
-        m_process->waitForFinished(2000);
+        m_process->cancel();
         m_process->deleteLater();
         m_process = nullptr;
     }
@@ -60,14 +55,9 @@ bool SpecCheck::start(const QJsonObject &spec)
         return failLater(QStringLiteral("%1: cannot write the spec to check").arg(m_specPath));
     file.close();
 
-    m_process = new QProcess(this);
-    m_process->setProcessChannelMode(QProcess::SeparateChannels);
-    connect(m_process, &QProcess::finished, this, &SpecCheck::readOutcome);
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
-            finish(QStringLiteral("%1 did not start: %2").arg(m_workerProgram, m_process->errorString()));
-    });
-    m_process->start(m_workerProgram, {QStringLiteral("--check"), QStringLiteral("--spec"), m_specPath});
+    m_process = new Process(this);
+    connect(m_process, &Process::done, this, &SpecCheck::readOutcome);
+    m_process->start({m_workerProgram, {QStringLiteral("--check"), QStringLiteral("--spec"), m_specPath}, {}, {}, {}});
     return true;
 }
 
@@ -78,28 +68,29 @@ bool SpecCheck::waitForFinished(int ms)
     // Answered (or failed to start) while waiting: finish() ran and cleared m_process.
     if (m_process->waitForFinished(ms) || !m_process)
         return true;
-    m_process->disconnect(this);
-    m_process->kill();
-    m_process->waitForFinished(2000);
+    m_process->cancel();
     finish(QStringLiteral("%1 --check did not answer within %2 s").arg(m_workerProgram).arg(ms / 1000));
     return false;
 }
 
-void SpecCheck::readOutcome()
+void SpecCheck::readOutcome(const ProcessResult &result)
 {
+    if (!result.started) {
+        finish(QStringLiteral("%1 did not start: %2").arg(m_workerProgram, result.errorString));
+        return;
+    }
     QString text;
     m_recipe = {};
-    if (m_process->exitStatus() == QProcess::NormalExit && m_process->exitCode() == 0) {
-        const QByteArray line = m_process->readAllStandardOutput().trimmed();
+    if (result.ok()) {
+        const QByteArray line = result.out.trimmed();
         if (!line.isEmpty())
             m_recipe = QJsonDocument::fromJson(line).object(); // not JSON: nothing said
-    }
-    if (m_process->exitStatus() != QProcess::NormalExit || m_process->exitCode() != 0) {
-        text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
+    } else {
+        text = QString::fromUtf8(result.err).trimmed();
         text.remove(QStringLiteral("trainyard-worker: "));
         qCInfo(lcExperiment).noquote() << "worker check of" << RunSpecView(m_spec).name() << "failed:" << text;
         if (text.isEmpty())
-            text = QStringLiteral("%1 --check failed (exit %2)").arg(m_workerProgram).arg(m_process->exitCode());
+            text = QStringLiteral("%1 --check failed (exit %2)").arg(m_workerProgram).arg(result.exitCode);
         // The spec went through a temporary file: name what the user wrote instead.
         text.replace(m_specPath, QStringLiteral("spec"));
     }

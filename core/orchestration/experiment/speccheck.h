@@ -6,10 +6,12 @@
 
 #include <memory>
 
-class QProcess;
 class QTemporaryDir;
 
 namespace trainyard {
+
+class Process;
+struct ProcessResult;
 
 // `trainyard-worker --check --spec FILE` on one run spec: what the worker's
 // own loaders say about its data (folders and files exist, headers and first
@@ -47,7 +49,7 @@ Q_SIGNALS:
 
 private:
     void finish(const QString &complaint);
-    void readOutcome();
+    void readOutcome(const ProcessResult &result);
 
     QString m_workerProgram;
     QJsonObject m_spec;
@@ -55,7 +57,7 @@ private:
     QJsonObject m_recipe;
     QString m_specPath;
     std::unique_ptr<QTemporaryDir> m_dir;
-    QProcess *m_process = nullptr;
+    Process *m_process = nullptr;
 };
 
 } // namespace trainyard

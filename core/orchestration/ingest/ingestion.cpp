@@ -7,6 +7,7 @@
 #include "protocol/metricline.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
+#include "records/applyrecord.h"
 #include "records/runregistry.h"
 #include "runstore/receivedmetrics.h"
 #include "runstore/runstore.h"
@@ -119,58 +120,6 @@ void Ingestion::clear()
 
 // ---- metrics ---------------------------------------------------------------
 
-int Ingestion::metricIdFor(std::string_view key)
-{
-    // Short keys stay in std::string's inline buffer: no allocation here.
-    std::string name(key);
-    const auto it = m_metricIds.find(name);
-    if (it != m_metricIds.end())
-        return it->second;
-    const int id = m_metrics->metricId(name.data(), name.size());
-    m_metricIds.emplace(std::move(name), id);
-    return id;
-}
-
-void Ingestion::ingestMetric(Run *r, const MetricRecord &record)
-{
-    const RunId id = r->id;
-    const std::int64_t step = record.step;
-    const double wall = record.wall;
-    ++r->lines;
-    r->metricSeen = true;
-    const auto apply = [&](RunInfo &info) {
-        for (std::size_t i = 0; i < record.fieldCount; ++i) {
-            const std::string_view key = record.fields[i].name;
-            const double value = record.fields[i].value;
-            if (key == "total_steps") {
-                info.totalSteps =
-                    std::isfinite(value) && value >= 0 && value < 9.0e18 ? static_cast<qint64>(value) : -1;
-                continue;
-            }
-            if (key == "epoch")
-                info.epoch = std::isfinite(value) && std::fabs(value) < 9.0e18 ? static_cast<qint64>(value) : -1;
-            else if (key == "loss") {
-                info.loss = value;
-                // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
-                if (std::isfinite(value))
-                    r->nonFiniteLossFrom = -1;
-                else if (r->nonFiniteLossFrom < 0)
-                    r->nonFiniteLossFrom = step;
-            } else if (key == "mem_bytes")
-                info.memBytes = value;
-            m_metrics->add(id, metricIdFor(key), step, wall, value);
-        }
-        if (step >= info.step) {
-            info.step = step;
-            info.wall = wall;
-            updateRate(r, info);
-        }
-    };
-    // Announced batched (progressChanged), not line by line.
-    m_runs->update(id, apply, RunRegistry::Notify::Quiet);
-    markProgress(r);
-}
-
 void Ingestion::markProgress(Run *r)
 {
     if (!r->progressDirty) {
@@ -198,50 +147,41 @@ void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 void Ingestion::ingest(Run *r, const MetricRecord &record)
 {
     const RunId id = r->id;
-    if (record.kind != protocol::MessageType::Metric)
-        ++r->lines; // ingestMetric counts its own
+    ++r->lines;
+    // The run's state as its folder's history reads the same line, then its
+    // points (a metric line's numbers, an evaluation's). Announced batched
+    // (progressChanged), not line by line.
+    m_runs->update(
+        id,
+        [&](RunInfo &info) {
+            if (applyRecord(info, record))
+                updateRate(r, info);
+        },
+        RunRegistry::Notify::Quiet);
+    m_metrics->add(id, record);
     if (record.kind == protocol::MessageType::Metric) {
-        ingestMetric(r, record);
-    } else if (record.kind == protocol::MessageType::Eval) {
-        std::string name;
-        for (std::size_t i = 0; i < record.fieldCount; ++i) {
-            if (record.pointName(i, &name))
-                m_metrics->add(id, metricIdFor(name), record.step, record.wall, record.fields[i].value);
+        r->metricSeen = true;
+        // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
+        if (const double *loss = record.value("loss")) {
+            if (std::isfinite(*loss))
+                r->nonFiniteLossFrom = -1;
+            else if (r->nonFiniteLossFrom < 0)
+                r->nonFiniteLossFrom = record.step;
         }
+        markProgress(r);
     } else if (record.kind == protocol::MessageType::Summary) {
-        m_runs->update(
-            id,
-            [&](RunInfo &info) {
-                for (std::size_t i = 0; i < record.fieldCount; ++i)
-                    info.summary.insert(QString::fromStdString(record.fields[i].name), record.fields[i].value);
-            },
-            RunRegistry::Notify::Quiet);
         markProgress(r);
     } else if (record.kind == protocol::MessageType::Done) {
         r->doneSeen = true;
         r->doneStatus = QString::fromStdString(record.status);
         r->doneExit = record.exitCode;
-    } else if (record.kind == protocol::MessageType::Log) {
-        // Its text is in worker.log; only a recipe is kept.
-        if (!record.recipe.empty())
-            m_runs->update(
-                id, [&](RunInfo &info) { info.recipe = QString::fromStdString(record.recipe); },
-                RunRegistry::Notify::Quiet);
-    } else if (record.kind == protocol::MessageType::Checkpoint) {
-        // What a run after it starts from (RunInputs); said with the run's next change.
-        m_runs->update(
-            id, [&](RunInfo &info) { info.checkpoint = QString::fromStdString(record.path); },
-            RunRegistry::Notify::Quiet);
-    } else if (record.kind == protocol::MessageType::Heartbeat) {
-        if (record.value("total_steps"))
-            m_runs->update(
-                id, [&](RunInfo &info) { info.totalSteps = record.totalSteps; }, RunRegistry::Notify::Quiet);
     }
 }
 
 void Ingestion::updateRate(Run *r, RunInfo &info)
 {
-    if (r->rateStep < 0 || info.wall < r->rateWall) {
+    // A resumed run's step and clock go back to its checkpoint's: a new window.
+    if (r->rateStep < 0 || info.wall < r->rateWall || info.step < r->rateStep) {
         r->rateStep = info.step;
         r->rateWall = info.wall;
         // A time budget says when it ends before any rate does.

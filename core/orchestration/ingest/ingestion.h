@@ -130,11 +130,9 @@ private:
     int ingestMetricsFile(Run *run);
     void keepReceived(RunId id);
     void ingest(Run *run, const MetricRecord &record);
-    void ingestMetric(Run *run, const MetricRecord &record);
     // The run's record changed quietly: announced with the next progressChanged.
     void markProgress(Run *run);
     static void updateRate(Run *run, RunInfo &info);
-    int metricIdFor(std::string_view key);
 
     std::function<void(RunId)> m_heard;
     RunRegistry *m_runs;
@@ -145,7 +143,6 @@ private:
     QTimer m_progressTimer;
     std::set<RunId> m_followed; // runs without a socket (follow())
     QTimer m_follow;
-    std::unordered_map<std::string, int> m_metricIds; // JSON key -> MetricStore id
 };
 
 } // namespace trainyard

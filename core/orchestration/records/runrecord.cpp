@@ -2,6 +2,7 @@
 
 #include "metrics/metricstore.h"
 #include "protocol/metricrecord.h"
+#include "records/applyrecord.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,28 +71,16 @@ RunRecord RunRecord::live(const RunInfo &info, const MetricStore &metrics)
 
 void RunRecord::add(const MetricRecord &record)
 {
-    info.wall = std::max(info.wall, record.wall);
+    applyRecord(info, record); // as live ingestion takes it
     switch (record.kind) {
     case protocol::MessageType::Metric:
-        info.step = record.step;
-        info.epoch = record.epoch;
-        if (const double *loss = record.value("loss"))
-            info.loss = *loss;
-        if (record.totalSteps >= 0)
-            info.totalSteps = record.totalSteps;
         if (const double *rate = record.value("samples_per_s")) {
             usage.lastSamplesPerSecond = *rate;
             usage.samplesPerSecondSum += *rate;
             ++usage.samplesPerSecondReports;
         }
-        if (const double *mem = record.value("mem_bytes")) {
-            info.memBytes = *mem;
+        if (const double *mem = record.value("mem_bytes"))
             usage.peakMemBytes = std::max(usage.peakMemBytes, *mem);
-        }
-        break;
-    case protocol::MessageType::Heartbeat:
-        if (record.totalSteps >= 0)
-            info.totalSteps = record.totalSteps;
         break;
     case protocol::MessageType::Eval: {
         std::string name;
@@ -109,20 +98,12 @@ void RunRecord::add(const MetricRecord &record)
         }
         break;
     }
-    case protocol::MessageType::Summary:
-        for (std::size_t i = 0; i < record.fieldCount; ++i)
-            info.summary.insert(QString::fromStdString(record.fields[i].name), record.fields[i].value);
-        break;
-    case protocol::MessageType::Log:
-        if (!record.recipe.empty())
-            info.recipe = QString::fromStdString(record.recipe);
-        break;
     case protocol::MessageType::Done:
         hasDone = true;
         doneStatus = QString::fromStdString(record.status);
         doneExitCode = record.exitCode;
         break;
-    default: // hello, checkpoint (a record is never a control message)
+    default: // the rest is the run's state (applyRecord)
         break;
     }
 }
@@ -137,6 +118,7 @@ void RunRecord::clearMetrics()
     info.wall = empty.wall;
     info.summary.clear();
     info.recipe.clear();
+    info.checkpoint.clear();
     info.memBytes = empty.memBytes;
     usage = Usage();
     hasDone = false;

@@ -78,7 +78,8 @@ struct RunRecord
     // series; notes are the caller's to add (RunStore::readNotes).
     static RunRecord live(const RunInfo &info, const MetricStore &metrics);
 
-    // Takes one record of metrics.jsonl into the summary, in file order.
+    // Takes one record of metrics.jsonl into the summary, in file order;
+    // what it does to `info` is applyRecord's, as for a live run.
     void add(const MetricRecord &record);
     // Forgets what metrics.jsonl said (the file was replaced).
     void clearMetrics();

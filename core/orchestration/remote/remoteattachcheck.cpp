@@ -1,9 +1,9 @@
 #include "remote/remoteattachcheck.h"
 
 #include "logcategories.h"
+#include "process/processrunner.h"
 #include "remote/remoterun.h"
 #include "remote/sshmaster.h"
-#include "slurm/slurmcommand.h"
 
 #include <QCoreApplication>
 
@@ -57,7 +57,7 @@ Launcher::AttachResult RemoteAttachCheck::check(const QJsonObject &handle, const
         qCWarning(lcRemote, "%s; its run is watched unverified until it answers", qUtf8Printable(down));
         return AttachResult::Attached;
     }
-    const SlurmCommandResult result = m_master.runNow(run->verifyCommand(QString()), run->verifyInput(), timeout);
+    const ProcessResult result = m_master.runNow(run->verifyCommand(QString()), run->verifyInput(), timeout);
     const QString answer = QString::fromUtf8(result.out.trimmed());
     if (!result.ok()) {
         run->verified = false;
@@ -85,7 +85,7 @@ Launcher::AttachResult RemoteAttachCheck::check(const QJsonObject &handle, const
 bool RemoteAttachCheck::sync(RemoteRun &run, int timeoutMs) const
 {
     for (int round = 0; round < 64; ++round) {
-        const SlurmCommandResult result =
+        const ProcessResult result =
             m_master.runNow(remotescripts::poll(false, m_config.maxBytesPerPoll, {run.pollRun(true)}), {}, timeoutMs);
         const remotescripts::PollReport report = remotescripts::parsePoll(result.out, 1);
         if (!result.ok() || !report.complete)

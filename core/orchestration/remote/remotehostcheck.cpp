@@ -1,9 +1,9 @@
 #include "remote/remotehostcheck.h"
 
+#include "process/processrunner.h"
 #include "remote/remotegpus.h"
 #include "remote/remotescripts.h"
 #include "remote/sshmaster.h"
-#include "slurm/slurmcommand.h"
 
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -27,7 +27,7 @@ RemoteHostCheck::Result RemoteHostCheck::check()
         result.host = why;
         return result;
     }
-    const SlurmCommandResult r =
+    const ProcessResult r =
         m_master->runNow(remotescripts::hostCheck(m_config.runsRoot, m_config.worker), {}, m_config.commandTimeoutMs);
     if (!r.ok()) {
         result.reachable = false;
@@ -60,7 +60,7 @@ RemoteHostCheck::Result RemoteHostCheck::check()
 
 QString RemoteHostCheck::checkData(const QJsonObject &spec)
 {
-    const SlurmCommandResult r =
+    const ProcessResult r =
         m_master->runNow(remotescripts::dataCheck(m_config.runsRoot, m_config.worker),
                          QJsonDocument(spec).toJson(QJsonDocument::Compact), m_config.commandTimeoutMs);
     if (r.ok())

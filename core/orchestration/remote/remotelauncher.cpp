@@ -3,8 +3,8 @@
 #include "devices/device.h"
 #include "logcategories.h"
 #include "metrics/runfile.h"
+#include "process/processrunner.h"
 #include "remote/sshmaster.h"
-#include "slurm/slurmcommand.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -131,7 +131,7 @@ void RemoteLauncher::startStep(RunId run, quint64 serial, int step)
         return; // released meanwhile
     const LaunchSpec &job = it->spec;
     const auto next = [this, run, serial, step](const QString &what) {
-        return [this, run, serial, step, what](const SlurmCommandResult &r) {
+        return [this, run, serial, step, what](const ProcessResult &r) {
             if (r.ok())
                 startStep(run, serial, step + 1);
             else
@@ -171,7 +171,7 @@ void RemoteLauncher::startStep(RunId run, quint64 serial, int step)
         env.append({QStringLiteral("CUDA_VISIBLE_DEVICES"), job.visibleDevices()});
         env.append(job.environment());
         m_master->run(remotescripts::launch(job.runDir, job.workingDirectory(), job.commandLine()),
-                      remotescripts::environmentText(env), this, [this, run, serial](const SlurmCommandResult &r) {
+                      remotescripts::environmentText(env), this, [this, run, serial](const ProcessResult &r) {
                           if (r.ok())
                               launched(run, serial, r.out);
                           else
@@ -250,7 +250,7 @@ void RemoteLauncher::signal(RunId run, const QString &name)
     const Run &r = *it;
     qCInfo(lcRemote, "run %d: SIG%s to pid %lld on host %s, once verified", run, qUtf8Printable(name),
            static_cast<long long>(r.pid), qUtf8Printable(m_config.name));
-    m_master->run(r.verifyCommand(name), r.verifyInput(), this, [this, run, name](const SlurmCommandResult &result) {
+    m_master->run(r.verifyCommand(name), r.verifyInput(), this, [this, run, name](const ProcessResult &result) {
         const QString answer = QString::fromUtf8(result.out.trimmed());
         if (!result.ok())
             qCWarning(lcRemote, "run %d: SIG%s failed: %s", run, qUtf8Printable(name),
@@ -297,7 +297,7 @@ void RemoteLauncher::verifyUnverified()
         const RunId run = it.key();
         const quint64 serial = it->serial;
         m_master->run(it->verifyCommand(QString()), it->verifyInput(), this,
-                      [this, run, serial](const SlurmCommandResult &result) {
+                      [this, run, serial](const ProcessResult &result) {
                           const auto it = m_runs.find(run);
                           if (it == m_runs.end() || it->serial != serial)
                               return;
@@ -353,8 +353,8 @@ void RemoteLauncher::release(RunId run)
     if (!r.live || !r.verified)
         return; // a start still on its way finds its entry gone and stops there
     // Bounded and blocking: release may not return to the event loop first.
-    const SlurmCommandResult result = m_master->runNow(r.verifyCommand(QStringLiteral("KILL")), r.verifyInput(),
-                                                       qMin(5000, m_config.commandTimeoutMs));
+    const ProcessResult result = m_master->runNow(r.verifyCommand(QStringLiteral("KILL")), r.verifyInput(),
+                                                  qMin(5000, m_config.commandTimeoutMs));
     qCInfo(
         lcRemote, "run %d released on host %s: %s", run, qUtf8Printable(m_config.name),
         qUtf8Printable(result.ok() ? QString::fromUtf8(result.out.trimmed()) : result.message(QStringLiteral("ssh"))));

@@ -6,9 +6,9 @@
 #include "remote/remotelauncher.h"
 
 #include "logcategories.h"
+#include "process/processrunner.h"
 #include "remote/remotegpus.h"
 #include "remote/sshmaster.h"
-#include "slurm/slurmcommand.h"
 
 namespace trainyard {
 
@@ -45,7 +45,7 @@ void RemoteLauncher::tick()
             runs << it->pollRun(false);
         }
         m_master->run(remotescripts::poll(true, m_config.maxBytesPerPoll, runs), {}, this,
-                      [this, ids, serials, fresh](const SlurmCommandResult &r) {
+                      [this, ids, serials, fresh](const ProcessResult &r) {
                           m_polling = false;
                           if (!r.ok()) {
                               // The connection may have dropped: the next tick asks the master.

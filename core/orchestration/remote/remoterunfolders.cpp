@@ -2,9 +2,9 @@
 
 #include "logcategories.h"
 #include "metrics/runfile.h"
+#include "process/processrunner.h"
 #include "remote/remoteattachcheck.h"
 #include "remote/sshmaster.h"
-#include "slurm/slurmcommand.h"
 
 #include <QFile>
 
@@ -54,7 +54,7 @@ void RemoteRunFolders::make(const LaunchSpec &spec, QObject *context, std::funct
     }
     const QString runDir = spec.runDir;
     m_master->run(remotescripts::prepare(m_config.runsRoot, runDir, spec.resume), specBytes, context,
-                  [this, context, done, where, config, runDir](const SlurmCommandResult &r) {
+                  [this, context, done, where, config, runDir](const ProcessResult &r) {
                       if (!r.ok()) {
                           done(QStringLiteral("%1: %2").arg(where, r.message(QStringLiteral("ssh"))));
                           return;
@@ -65,7 +65,7 @@ void RemoteRunFolders::make(const LaunchSpec &spec, QObject *context, std::funct
                       }
                       m_master->run(
                           remotescripts::writeFile(runDir, QStringLiteral("config.json")), config, context,
-                          [done, where](const SlurmCommandResult &r) {
+                          [done, where](const ProcessResult &r) {
                               done(r.ok() ? QString()
                                           : QStringLiteral("%1: %2").arg(where, r.message(QStringLiteral("ssh"))));
                           });
@@ -108,7 +108,7 @@ void RemoteRunFolders::poll()
         runs << it->pollRun(true); // no pid: a job's process is Slurm's to watch
     }
     m_master->run(remotescripts::poll(false, m_config.maxBytesPerPoll, runs), {}, this,
-                  [this, ids](const SlurmCommandResult &r) {
+                  [this, ids](const ProcessResult &r) {
                       m_polling = false;
                       const remotescripts::PollReport report = remotescripts::parsePoll(r.out, int(ids.size()));
                       if (!r.ok() || !report.complete) {

@@ -1,7 +1,7 @@
 #include "remote/sshmaster.h"
 
 #include "logcategories.h"
-#include "slurm/slurmcommand.h"
+#include "process/processrunner.h"
 
 #include <QRegularExpression>
 
@@ -10,8 +10,8 @@ namespace trainyard {
 SshMaster::SshMaster(RemoteHostConfig config, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
-    , m_local(std::make_unique<SlurmProcessRunner>(m_config.commandTimeoutMs))
-    , m_remote(std::make_unique<SlurmProcessRunner>(m_config.commandTimeoutMs))
+    , m_local(std::make_unique<ProcessRunner>(m_config.commandTimeoutMs))
+    , m_remote(std::make_unique<ProcessRunner>(m_config.commandTimeoutMs))
 {
     m_remote->setRemote(m_config.sshCommand());
 }
@@ -43,7 +43,7 @@ void SshMaster::ensure(Ensured done)
 {
     const QStringList check = m_config.controlCommand(QStringLiteral("check"));
     ++m_commands;
-    m_local->run(check.first(), check.mid(1), {}, {}, this, [this, done](const SlurmCommandResult &r) {
+    m_local->run(check.first(), check.mid(1), {}, {}, this, [this, done](const ProcessResult &r) {
         if (r.ok()) {
             m_pid = parsePid(r.err + r.out);
             setState(State::Up, QString());
@@ -57,7 +57,7 @@ void SshMaster::ensure(Ensured done)
         QStringList open = m_config.sshCommand();
         open << QStringLiteral("true");
         ++m_commands;
-        m_local->run(open.first(), open.mid(1), {}, {}, this, [this, done](const SlurmCommandResult &r) {
+        m_local->run(open.first(), open.mid(1), {}, {}, this, [this, done](const ProcessResult &r) {
             opened(r.ok() ? QString() : r.message(QStringLiteral("ssh")), done);
         });
     });
@@ -74,7 +74,7 @@ void SshMaster::opened(const QString &why, Ensured done)
     }
     const QStringList check = m_config.controlCommand(QStringLiteral("check"));
     ++m_commands;
-    m_local->run(check.first(), check.mid(1), {}, {}, this, [this, done](const SlurmCommandResult &r) {
+    m_local->run(check.first(), check.mid(1), {}, {}, this, [this, done](const ProcessResult &r) {
         m_pid = r.ok() ? parsePid(r.err + r.out) : 0;
         // Reached, but without a master (ssh could not make the control
         // socket): commands still go, each on its own connection.
@@ -88,12 +88,12 @@ bool SshMaster::ensureNow(int timeoutMs, QString *why)
 {
     const QStringList check = m_config.controlCommand(QStringLiteral("check"));
     ++m_commands;
-    SlurmCommandResult r = m_local->runNow(check.first(), check.mid(1), timeoutMs);
+    ProcessResult r = m_local->runNow(check.first(), check.mid(1), {}, timeoutMs);
     if (!r.ok()) {
         QStringList open = m_config.sshCommand();
         open << QStringLiteral("true");
         ++m_commands;
-        r = m_local->runNow(open.first(), open.mid(1), timeoutMs);
+        r = m_local->runNow(open.first(), open.mid(1), {}, timeoutMs);
         if (!r.ok()) {
             m_pid = 0;
             setState(State::Down, QStringLiteral("host %1 (%2) cannot be reached: %3")
@@ -103,7 +103,7 @@ bool SshMaster::ensureNow(int timeoutMs, QString *why)
             return false;
         }
         ++m_commands;
-        r = m_local->runNow(check.first(), check.mid(1), timeoutMs);
+        r = m_local->runNow(check.first(), check.mid(1), {}, timeoutMs);
     }
     m_pid = r.ok() ? parsePid(r.err + r.out) : 0;
     setState(State::Up, QString());
@@ -116,7 +116,7 @@ void SshMaster::run(const remotescripts::Command &command, const QByteArray &inp
     m_remote->run(command.program, command.arguments, input, {}, context, std::move(done));
 }
 
-SlurmCommandResult SshMaster::runNow(const remotescripts::Command &command, const QByteArray &input, int timeoutMs)
+ProcessResult SshMaster::runNow(const remotescripts::Command &command, const QByteArray &input, int timeoutMs)
 {
     ++m_commands;
     return m_remote->runNow(command.program, command.arguments, input, timeoutMs);
@@ -161,9 +161,9 @@ void SshMaster::ensureForward(std::function<void()> then)
     const QString spec = m_remoteSocket + QLatin1Char(':') + m_localSocket;
     const QStringList cancel = m_config.controlCommand(QStringLiteral("cancel"), {QStringLiteral("-R"), spec});
     ++m_commands;
-    m_local->run(cancel.first(), cancel.mid(1), {}, {}, this, [this, spec, finish](const SlurmCommandResult &) {
+    m_local->run(cancel.first(), cancel.mid(1), {}, {}, this, [this, spec, finish](const ProcessResult &) {
         run(remotescripts::readySocket(m_config.runsRoot, m_remoteSocket), {}, this,
-            [this, spec, finish](const SlurmCommandResult &r) {
+            [this, spec, finish](const ProcessResult &r) {
                 if (!r.ok()) {
                     finish(false, r.message(QStringLiteral("ssh")));
                     return;
@@ -173,7 +173,7 @@ void SshMaster::ensureForward(std::function<void()> then)
                     m_config.controlCommand(QStringLiteral("forward"), {QStringLiteral("-R"), spec});
                 ++m_commands;
                 m_local->run(command.first(), command.mid(1), {}, {}, this,
-                             [this, pid, finish](const SlurmCommandResult &r) {
+                             [this, pid, finish](const ProcessResult &r) {
                                  m_forwarded = r.ok();
                                  if (r.ok())
                                      m_forwardedPid = pid;

@@ -11,8 +11,8 @@
 
 namespace trainyard {
 
-class SlurmProcessRunner;
-struct SlurmCommandResult;
+class ProcessRunner;
+struct ProcessResult;
 
 // The one ssh master connection to a host (ControlMaster, ControlPath in
 // the user's 0700 runtime folder), the commands that go through it
@@ -48,10 +48,10 @@ public:
     bool ensureNow(int timeoutMs, QString *why);
     // A command on the host, through the master; `done` from the event
     // loop, never after `context` is gone.
-    using Done = std::function<void(const SlurmCommandResult &)>;
+    using Done = std::function<void(const ProcessResult &)>;
     void run(const remotescripts::Command &command, const QByteArray &input, QObject *context, Done done);
     // The same, blocking and bounded (release, attach).
-    SlurmCommandResult runNow(const remotescripts::Command &command, const QByteArray &input, int timeoutMs);
+    ProcessResult runNow(const remotescripts::Command &command, const QByteArray &input, int timeoutMs);
 
     // The metrics forward REMOTE:LOCAL on the current master (cancelled
     // first, as an earlier session's may still be on it; its folder made
@@ -77,8 +77,8 @@ private:
     static qint64 parsePid(const QByteArray &err);
 
     RemoteHostConfig m_config;
-    std::unique_ptr<SlurmProcessRunner> m_local;  // ssh -O, and the master's opening
-    std::unique_ptr<SlurmProcessRunner> m_remote; // commands on the host
+    std::unique_ptr<ProcessRunner> m_local;  // ssh -O, and the master's opening
+    std::unique_ptr<ProcessRunner> m_remote; // commands on the host
     State m_state = State::Unknown;
     QString m_problem;
     qint64 m_pid = 0;

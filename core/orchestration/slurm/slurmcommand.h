@@ -1,14 +1,13 @@
 #pragma once
 
+#include "process/processrunner.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
-#include <QPointer>
-
-#include <deque>
 #include <functional>
 #include <memory>
 
@@ -17,19 +16,18 @@ namespace trainyard {
 struct SlurmClusterConfig;
 
 // What one Slurm command (sbatch, squeue, scontrol, scancel) did.
-struct SlurmCommandResult
+struct SlurmCommandResult : ProcessResult
 {
-    int exitCode = -1;
-    bool started = true; // false: the program could not be run at all
-    bool timedOut = false;
-    QByteArray out;
-    QByteArray err;
+    SlurmCommandResult() = default;
+    SlurmCommandResult(ProcessResult result)
+        : ProcessResult(std::move(result))
+    {
+    }
 
-    bool ok() const { return started && !timedOut && exitCode == 0; }
     // Slurm's words for a job it no longer knows (squeue -j, scontrol show job).
     bool saysUnknownJob() const { return started && !timedOut && err.contains("Invalid job id"); }
-    // The command's own words for a failure (its stderr, one line), else
-    // what went wrong around it: "sbatch: error: invalid partition ...".
+    // ProcessResult::message, naming the Slurm client when a command could
+    // not be run: "sbatch: error: invalid partition ...".
     QString message(const QString &program) const;
 };
 
@@ -51,11 +49,8 @@ public:
     virtual SlurmCommandResult runNow(const QString &program, const QStringList &args, int timeoutMs) = 0;
 };
 
-// SlurmCommandRunner with QProcess. `binDir` empty: the programs on PATH.
-// At most `maxRunning` commands run at once, the others wait their turn in
-// order: 500 runs started together are 500 sbatch calls, and a controller
-// answers a few at a time better than all at once (sites ask for it). The
-// deadline counts from a command's start, not from its call.
+// SlurmCommandRunner with the real programs, through ProcessRunner (its
+// queue, deadline and ssh). `binDir` empty: the programs on PATH.
 class SlurmProcessRunner : public SlurmCommandRunner
 {
 public:
@@ -70,37 +65,16 @@ public:
     // must not be on a command line).
     SlurmCommandResult runNow(const QString &program, const QStringList &args, const QByteArray &input, int timeoutMs);
 
-    // Every command through ssh: `ssh` is the ssh program, its options, "--"
-    // and the host (SlurmClusterConfig::sshCommand). The remote
-    // shell gets the command with every word single-quoted; the environment
-    // does not travel (the job gets the login's, and no token: jobs of an ssh
-    // cluster have no socket to prove themselves to).
-    void setRemote(QStringList ssh) { m_ssh = std::move(ssh); }
+    // Every command through ssh (SlurmClusterConfig::sshCommand): see
+    // ProcessRunner::setRemote. The job gets the login's environment, and no
+    // token: jobs of an ssh cluster have no socket to prove themselves to.
+    void setRemote(QStringList ssh) { m_runner.setRemote(std::move(ssh)); }
 
-    int running() const { return m_running; }
-    int waiting() const { return int(m_waiting.size()); }
+    int running() const { return m_runner.running(); }
+    int waiting() const { return m_runner.waiting(); }
 
 private:
-    struct Call
-    {
-        QString program;
-        QStringList args;
-        QByteArray input;
-        QProcessEnvironment env;
-        QPointer<QObject> context;
-        Done done;
-    };
-    QString resolve(const QString &program) const;
-    // What QProcess runs for `program args`: itself, or ssh with it.
-    QPair<QString, QStringList> command(const QString &program, const QStringList &args) const;
-    void launch(Call call);
-    void startWaiting();
-    int m_timeoutMs;
-    QString m_binDir;
-    int m_maxRunning;
-    int m_running = 0;
-    std::deque<Call> m_waiting;
-    QStringList m_ssh;
+    ProcessRunner m_runner;
 };
 
 } // namespace trainyard

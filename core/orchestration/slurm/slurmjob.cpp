@@ -1,5 +1,7 @@
 #include "slurm/slurmjob.h"
 
+#include "process/processrunner.h"
+
 #include <QRegularExpression>
 #include <QSet>
 
@@ -136,9 +138,7 @@ QStringList SlurmJob::showArguments(const QString &id)
 
 QString SlurmJob::shellQuote(const QString &word)
 {
-    QString quoted = word;
-    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+    return ProcessRunner::shellQuote(word);
 }
 
 QByteArray SlurmJob::script(const QString &program, const QStringList &args,

@@ -1,0 +1,47 @@
+#include "records/applyrecord.h"
+
+#include "protocol/metricrecord.h"
+#include "records/runinfo.h"
+
+namespace trainyard {
+
+bool applyRecord(RunInfo &info, const MetricRecord &record)
+{
+    if (record.wall > 0) // 0: the line has none (or the run's very start)
+        info.wall = record.wall;
+    switch (record.kind) {
+    case protocol::MessageType::Metric:
+        if (record.step >= 0)
+            info.step = record.step;
+        if (record.value("epoch"))
+            info.epoch = record.epoch;
+        if (const double *loss = record.value("loss"))
+            info.loss = *loss;
+        if (const double *mem = record.value("mem_bytes"))
+            info.memBytes = *mem;
+        if (record.totalSteps >= 0) // not a count: says nothing
+            info.totalSteps = record.totalSteps;
+        return true;
+    case protocol::MessageType::Heartbeat:
+        if (record.totalSteps >= 0)
+            info.totalSteps = record.totalSteps;
+        break;
+    case protocol::MessageType::Summary:
+        for (std::size_t i = 0; i < record.fieldCount; ++i)
+            info.summary.insert(QString::fromStdString(record.fields[i].name), record.fields[i].value);
+        break;
+    case protocol::MessageType::Log:
+        if (!record.recipe.empty())
+            info.recipe = QString::fromStdString(record.recipe);
+        break;
+    case protocol::MessageType::Checkpoint:
+        // What a run after it starts from (RunInputs).
+        info.checkpoint = QString::fromStdString(record.path);
+        break;
+    default: // eval (points only), done, hello: nothing of the run's state
+        break;
+    }
+    return false;
+}
+
+} // namespace trainyard
