@@ -56,7 +56,8 @@ public:
     QString workerProgram() const { return m_launch.workerProgram(); }
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
-    void setStallTimeout(int ms) { m_stall.setTimeout(ms); } // silence -> "stalled"
+    void setStallTimeout(int ms) { m_stall.setTimeout(ms); }  // silence -> "stalled"
+    const StallWatch *stallWatch() const { return &m_stall; } // its checked(): a pass of the watchdog
 
     // Launches `id` (its folder prepared; unless resuming, cleared, or kept
     // as an earlier attempt when it holds results): state
