@@ -511,7 +511,7 @@ private Q_SLOTS:
             // Four more reads of the file, a second apart (twice the stall timeout), then a look of the watchdog.
             QSignalSpy reads(orch->ingestion(), &Ingestion::followed);
             QTRY_VERIFY_WITH_TIMEOUT(reads.count() >= 4, 10000);
-            QSignalSpy looked(orch->supervisor()->stallWatch(), &StallWatch::checked);
+            QSignalSpy looked(orch->supervisor()->findChild<StallWatch *>(), &StallWatch::checked);
             QTRY_VERIFY(looked.count() >= 1);
             QVERIFY(!watch.stalled());
             const RunInfo r = orch->runs()->value(id);

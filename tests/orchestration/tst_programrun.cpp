@@ -382,7 +382,7 @@ private Q_SLOTS:
         // Five heartbeats, 1 s apart: twice the stall timeout without a metric line; then the watchdog looks.
         const qint64 lines = orch->ingestion()->done(id).lines;
         QTRY_VERIFY_WITH_TIMEOUT(orch->ingestion()->done(id).lines >= lines + 5, 15000);
-        QSignalSpy looked(orch->supervisor()->stallWatch(), &StallWatch::checked);
+        QSignalSpy looked(orch->supervisor()->findChild<StallWatch *>(), &StallWatch::checked);
         QTRY_VERIFY(looked.count() >= 1);
         QVERIFY(!stalled);
         QCOMPARE(orch->runs()->value(id).state, RunState::Running);

@@ -227,7 +227,7 @@ private Q_SLOTS:
         r->launcher.reportStarted(queued, 0, QStringLiteral("job-7"));
         r->launcher.reportPending(queued, QStringLiteral("Resources"));
         r->launcher.reportStarted(worker, 4343);
-        QSignalSpy looked(r->supervisor->stallWatch(), &StallWatch::checked);
+        QSignalSpy looked(r->supervisor->findChild<StallWatch *>(), &StallWatch::checked);
         QTRY_VERIFY(looked.count() >= 2);                  // the watchdog looked since the start, twice
         QCOMPARE(r->run(plain).state, RunState::Starting); // its grace: a script's imports take a while
         QTRY_COMPARE_WITH_TIMEOUT(r->run(plain).state, RunState::Running, 5000);
@@ -620,7 +620,7 @@ private Q_SLOTS:
         r->launcher.reportPending(id, QStringLiteral("Resources"));
         QCOMPARE(r->run(id).state, RunState::Starting);
         QCOMPARE(r->run(id).message, QStringLiteral("pending: Resources"));
-        QSignalSpy looked(r->supervisor->stallWatch(), &StallWatch::checked);
+        QSignalSpy looked(r->supervisor->findChild<StallWatch *>(), &StallWatch::checked);
         QTRY_VERIFY(looked.count() >= 2); // two passes of the watchdog, past the stall timeout
         QCOMPARE(r->run(id).state, RunState::Starting);
 

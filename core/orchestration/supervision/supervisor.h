@@ -56,8 +56,7 @@ public:
     QString workerProgram() const { return m_launch.workerProgram(); }
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; } // per stop step
     int stopTimeout() const { return m_stopTimeoutMs; }
-    void setStallTimeout(int ms) { m_stall.setTimeout(ms); }  // silence -> "stalled"
-    const StallWatch *stallWatch() const { return &m_stall; } // its checked(): a pass of the watchdog
+    void setStallTimeout(int ms) { m_stall.setTimeout(ms); } // silence -> "stalled"
 
     // Launches `id` (its folder prepared; unless resuming, cleared, or kept
     // as an earlier attempt when it holds results): state
@@ -153,7 +152,7 @@ private:
     RunStateFile m_stateFile;
     std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
     int m_stopTimeoutMs = 15000;
-    StallWatch m_stall{m_runs};
+    StallWatch m_stall{m_runs, this}; // a child: findChild<StallWatch *>() reaches its checked()
     Shutdown m_shutdown;
 };
 
