@@ -9,6 +9,7 @@
 
 #include "dependencies/runinputs.h"
 #include "dispatch/dispatcher.h"
+#include "ingest/ingestion.h"
 #include "metrics/runfile.h"
 #include "orchestration/testutil.h"
 #include "records/runregistry.h"
@@ -19,6 +20,7 @@
 #include "session/session.h"
 #include "slurm/slurmending.h"
 #include "supervision/exitoutcome.h"
+#include "supervision/stallwatch.h"
 #include "supervision/supervisor.h"
 
 #include <QDir>
@@ -394,7 +396,7 @@ private Q_SLOTS:
                      qPrintable(warnings.join(QLatin1Char('\n'))));
             QVERIFY(closeAndWait(&session));
         }
-        QTest::qWait(300);
+        QTest::qWait(300); // nothing signals a signal never sent: one sent at the close would have landed by now
         QCOMPARE(bystander.state(), QProcess::Running);
         QCOMPARE(RunStore::processStartTicks(pid), ticks);
     }
@@ -456,7 +458,7 @@ private Q_SLOTS:
             QVERIFY2(!r.reattached && r.state != RunState::Running, qPrintable(r.message));
             QVERIFY(closeAndWait(&second)); // "stop them": there is none of its own
         }
-        QTest::qWait(300);
+        QTest::qWait(300); // nothing signals a signal never sent: one sent at the close would have landed by now
         QCOMPARE(RunStore::processStartTicks(pid), ticks); // never signalled: still the same process
     }
 
@@ -506,7 +508,11 @@ private Q_SLOTS:
                 QVERIFY(QDir().mkdir(metrics));
             QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Running, 10000);
             QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).message.contains(expected), 5000);
-            QTest::qWait(3500); // three more reads of the file, twice the stall timeout
+            // Four more reads of the file, a second apart (twice the stall timeout), then a look of the watchdog.
+            QSignalSpy reads(orch->ingestion(), &Ingestion::followed);
+            QTRY_VERIFY_WITH_TIMEOUT(reads.count() >= 4, 10000);
+            QSignalSpy looked(orch->supervisor()->findChild<StallWatch *>(), &StallWatch::checked);
+            QTRY_VERIFY(looked.count() >= 1);
             QVERIFY(!watch.stalled());
             const RunInfo r = orch->runs()->value(id);
             QCOMPARE(r.state, RunState::Running);

@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 #include <sys/stat.h>
 
@@ -73,9 +74,20 @@ private Q_SLOTS:
         QCOMPARE(orchestrator.exitStatus(), QProcess::CrashExit);
 
         // Nobody supervises them now, yet they train on.
-        for (const QString &n : names)
+        const auto metricLines = [&](const QString &n) {
+            return countLines(store.runDir(n) + QStringLiteral("/metrics.jsonl"), "metric");
+        };
+        QHash<QString, int> atKill;
+        for (const QString &n : names) {
             QVERIFY2(RunStore::processStartTicks(live.value(n).pid) > 0, qPrintable(n));
-        QTest::qWait(300); // lines written while no orchestrator listens
+            atKill.insert(n, metricLines(n));
+        }
+        // Lines written while no orchestrator listens.
+        const auto allWroteOn = [&] {
+            return std::all_of(names.cbegin(), names.cend(),
+                               [&](const QString &n) { return metricLines(n) > atKill.value(n); });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(allWroteOn(), 10000);
 
         QStringList errors;
         Session second;

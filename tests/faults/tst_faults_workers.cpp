@@ -68,7 +68,7 @@ private Q_SLOTS:
                         candidates << id;
                 }
                 if (candidates.isEmpty()) {
-                    QTest::qWait(5);
+                    QTest::qWait(5); // the load generator's pacing: look again soon
                     QVERIFY2(orch->dispatcher()->activeCount() > 0 || killed.size() == 3,
                              "runs ended before 3 were killed");
                     continue;
@@ -76,7 +76,7 @@ private Q_SLOTS:
                 const RunId victim = candidates.at(rng.bounded(int(candidates.size())));
                 QCOMPARE(::kill(pid_t(orch->runs()->value(victim).pid), SIGKILL), 0);
                 killed << victim;
-                QTest::qWait(int(rng.bounded(40)));
+                QTest::qWait(int(rng.bounded(40))); // the load generator's pacing: a random gap between kills
             }
             QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 30000);
             QCOMPARE(orch->dispatcher()->finishedCount(), 8 - 3);

@@ -351,10 +351,14 @@ private Q_SLOTS:
         QByteArray said;
         QCOMPARE(control({QStringLiteral("pause"), file, QStringLiteral("c1")}, &said), 0);
         QVERIFY2(said.contains("c1 paused"), said.constData());
-        QTest::qWait(300); // lines on their way
+        // Two heartbeats after the pause (500 ms apart): its loop has seen it, steps in flight landed.
+        const int beats = countLines(c1Metrics, "heartbeat");
+        QTRY_VERIFY_WITH_TIMEOUT(countLines(c1Metrics, "heartbeat") >= beats + 2, 5000);
         const int pausedAt = countLines(c1Metrics, "metric");
         const int otherAt = countLines(c2Metrics, "metric");
-        QTest::qWait(600);
+        // c1's loop went round again while c2, at the same pace, took 20 steps.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            countLines(c1Metrics, "heartbeat") >= beats + 3 && countLines(c2Metrics, "metric") >= otherAt + 20, 5000);
         QCOMPARE(countLines(c1Metrics, "metric"), pausedAt);
         QVERIFY(countLines(c2Metrics, "metric") > otherAt); // the other run trains on
 

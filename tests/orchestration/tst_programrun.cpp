@@ -18,6 +18,7 @@
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
+#include "supervision/stallwatch.h"
 #include "supervision/supervisor.h"
 #include "sweep/sweeprunner.h"
 #include "testutil.h"
@@ -214,9 +215,15 @@ private Q_SLOTS:
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 3 && orch->runs()->value(id).connected, 20000);
         QVERIFY(orch->supervisor()->pause(id));
-        QTest::qWait(800); // a step in flight may still land
-        const qint64 held = orch->runs()->value(id).step;
-        QTest::qWait(1200);
+        // The loop says where it paused; steps in flight land up to there.
+        const QString metrics = orch->runs()->value(id).runDir + QStringLiteral("/metrics.jsonl");
+        const QRegularExpression pausedAt(QStringLiteral("paused at step (\\d+)"));
+        QTRY_VERIFY_WITH_TIMEOUT(pausedAt.match(QString::fromUtf8(readFile(metrics))).hasMatch(), 10000);
+        const qint64 held = pausedAt.match(QString::fromUtf8(readFile(metrics))).captured(1).toLongLong();
+        QTRY_COMPARE(orch->runs()->value(id).step, held);
+        // Two heartbeats (1 s apart) later, still there: 50 steps' time.
+        const qint64 lines = orch->ingestion()->done(id).lines;
+        QTRY_VERIFY_WITH_TIMEOUT(orch->ingestion()->done(id).lines >= lines + 2, 10000);
         QCOMPARE(orch->runs()->value(id).step, held);
         QCOMPARE(orch->runs()->value(id).state, RunState::Paused);
         QVERIFY(orch->dispatcher()->resumeRun(id));
@@ -373,7 +380,11 @@ private Q_SLOTS:
                 [&](RunId changed) { stalled = stalled || orch->runs()->value(changed).state == RunState::Stalled; });
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).connected, 10000);
-        QTest::qWait(4000); // twice the stall timeout without a metric line
+        // Five heartbeats, 1 s apart: twice the stall timeout without a metric line; then the watchdog looks.
+        const qint64 lines = orch->ingestion()->done(id).lines;
+        QTRY_VERIFY_WITH_TIMEOUT(orch->ingestion()->done(id).lines >= lines + 5, 15000);
+        QSignalSpy looked(orch->supervisor()->findChild<StallWatch *>(), &StallWatch::checked);
+        QTRY_VERIFY(looked.count() >= 1);
         QVERIFY(!stalled);
         QCOMPARE(orch->runs()->value(id).state, RunState::Running);
         const qint64 pid = orch->runs()->value(id).pid;
@@ -431,6 +442,7 @@ private Q_SLOTS:
                           QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("sleep 1")}}}}};
         const Experiment ex = experiment(experimentJson(QStringLiteral("away"), m_tmp.filePath(QStringLiteral("away")),
                                                         {lane(QStringLiteral("cpu"), 1, {quiet})}));
+        qint64 pid = 0;
         {
             Session first;
             QStringList errors;
@@ -439,9 +451,10 @@ private Q_SLOTS:
             first.orchestrator()->dispatcher()->startAll();
             const RunId id = first.orchestrator()->board()->runIds().value(0);
             QTRY_VERIFY_WITH_TIMEOUT(first.orchestrator()->runs()->value(id).pid > 0, 10000);
+            pid = first.orchestrator()->runs()->value(id).pid;
             first.close(/*leaveRunning=*/true);
         }
-        QTest::qWait(2000);
+        QTRY_VERIFY_WITH_TIMEOUT(RunStore::processStartTicks(pid) <= 0, 10000); // it ended while we were away
         Session second;
         QStringList errors;
         QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));

@@ -135,7 +135,7 @@ private Q_SLOTS:
             QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step > 20, 60000);
             session->close(true);
         }
-        QTest::qWait(1500);
+        QTest::qWait(1500); // the outage itself: the run trains on while no app follows it
         auto session = open(ex);
         Orchestrator *orch = session->orchestrator();
         const RunId id = orch->runs()->findByName(QStringLiteral("long"));

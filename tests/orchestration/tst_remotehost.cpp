@@ -187,9 +187,21 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(c).connected && orch->runs()->value(c).step > 10, 30000);
         QVERIFY(orch->supervisor()->pause(c));
         QTRY_COMPARE(orch->runs()->value(c).state, RunState::Paused);
-        QTest::qWait(600); // lines on their way when it paused
-        const qint64 held = orch->runs()->value(c).step;
-        QTest::qWait(1500);
+        // Held once two lines (heartbeats, 500 ms apart) came after its last step: lines in flight landed.
+        qint64 held = -1;
+        qint64 linesAtStep = 0;
+        const auto settled = [&] {
+            const qint64 step = orch->runs()->value(c).step;
+            const qint64 lines = orch->ingestion()->done(c).lines;
+            if (step != held) {
+                held = step;
+                linesAtStep = lines;
+            }
+            return lines >= linesAtStep + 2;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(settled(), 10000);
+        const qint64 lines = orch->ingestion()->done(c).lines;
+        QTRY_VERIFY_WITH_TIMEOUT(orch->ingestion()->done(c).lines >= lines + 2, 10000); // two more: 50 steps' time
         QCOMPARE(orch->runs()->value(c).step, held);
         QVERIFY(orch->supervisor()->resume(c));
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(c).step > held + 10, 10000);
@@ -356,7 +368,9 @@ private Q_SLOTS:
         const QString why = orch->dispatcher()->lane(0).waitReason;
         QVERIFY2(why.contains(QStringLiteral("host far")) && why.contains(QStringLiteral("Connection refused")),
                  qPrintable(why));
-        QTest::qWait(2000);
+        QSignalSpy asked(session->devices(), &DeviceInventory::remoteDevicesChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(asked.count() >= 1, 20000); // the host's next poll, still away
+        QVERIFY(orch->dispatcher()->lane(0).waitReason.contains(QStringLiteral("cannot be reached")));
         QCOMPARE(orch->runs()->value(w1).state, RunState::Queued);
         QCOMPARE(idle.count(), 0); // waiting, not done
         QString error;
@@ -397,7 +411,7 @@ private Q_SLOTS:
                                   app.readAllStandardError().constData(), 30000);
         app.kill(); // the app dies; its runs train on there
         QVERIFY(app.waitForFinished());
-        QTest::qWait(1000);
+        QTest::qWait(1000); // the outage itself: the runs write on while no app reads
         // 50 ms a step leaves both runs about ten seconds to train on after
         // the kill: the reopening below (three ssh round trips) must find them
         // running to reattach (at 20 ms r2 had finished on a loaded machine).

@@ -869,7 +869,11 @@ void TestSlurmLauncher::describeAsksThroughTheLaunchersReach()
         QObject gone;
         QVERIFY(launcher.describe(other, &gone, record));
     }
-    QTest::qWait(50);
+    QTRY_COMPARE(calls.filter(QStringLiteral("scontrol")).size(), 3);
+    // The runner answers on the next event-loop pass: one posted after it runs after it.
+    bool answeredBy = false;
+    QTimer::singleShot(0, &context, [&answeredBy] { answeredBy = true; });
+    QTRY_VERIFY(answeredBy);
     QCOMPARE(answers.size(), 2);
     answer = answered({});
     launcher.release(1);
@@ -1078,7 +1082,7 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
         QTRY_COMPARE(closed.count(), 1);
         QVERIFY(readAll(mine.runDir + QStringLiteral("/status.json")).contains(QStringLiteral("\"lost\"")));
     }
-    QTest::qWait(1500); // a scancel would have reached the controller by now
+    QTest::qWait(1500); // nothing signals a scancel that never ran: one would have reached the controller by now
     QCOMPARE(queued(colleagues), QStringLiteral("RUNNING"));
     // Root's own job outlives the forged "-uroot" too: no scancel -uroot ran.
     QVERIFY2(!queued(othersOfMine).isEmpty(), "the user's other job was cancelled");

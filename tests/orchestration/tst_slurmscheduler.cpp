@@ -387,7 +387,7 @@ private Q_SLOTS:
         const qint64 ctld = QString::fromUtf8(readFile(pidFile)).trimmed().toLongLong();
         QVERIFY(ctld > 0);
         ::kill(pid_t(ctld), SIGTERM);
-        QTest::qWait(3000);
+        QTest::qWait(3000); // the outage itself: polls fail for its length, no event ends it
         QProcess restart;
         restart.start(QStringLiteral("slurmctld"), {});
         QVERIFY(restart.waitForFinished(20000));

@@ -70,7 +70,7 @@ private Q_SLOTS:
                  qPrintable(QString::number(r.launcher.callTimes.at(1) - r.launcher.callTimes.at(0))));
         QCOMPARE(r.stop.killMessage(), QStringLiteral("did not stop within 0.2 s; killed"));
         QVERIFY(!r.stop.cancelsPending());
-        QTest::qWait(3 * kTimeoutMs); // the end of the line: no further step
+        QVERIFY(!r.stop.nextStepDue()); // the end of the line: no further step
         QCOMPARE(r.launcher.calls.size(), 2);
     }
 
@@ -112,7 +112,7 @@ private Q_SLOTS:
         r.stop.stop(false);
         QCOMPARE(r.asks, 0);
         QCOMPARE(r.messages, QStringList{QStringLiteral("killed on request")}); // Stopping, nothing gentler
-        QTest::qWait(2 * kTimeoutMs);
+        QVERIFY(!r.stop.nextStepDue());
         QCOMPARE(r.launcher.calls.size(), 1);
     }
 
@@ -123,14 +123,14 @@ private Q_SLOTS:
         r.stop.stop(false);
         QCOMPARE(r.stop.step(), Step::Asked);
         r.stop.halt();
-        QTest::qWait(3 * kTimeoutMs);
+        QVERIFY(!r.stop.nextStepDue());
         QVERIFY(r.launcher.calls.isEmpty());
 
         Rig s(false); // halted by the exit the launcher reports from inside stopping's slot
         QObject::connect(&s.stop, &StopEscalation::stopping, &s.stop, [&s] { s.stop.halt(); });
         s.stop.stop(false);
         QVERIFY(s.launcher.calls.isEmpty());
-        QTest::qWait(2 * kTimeoutMs);
+        QVERIFY(!s.stop.nextStepDue());
         QVERIFY(s.launcher.calls.isEmpty());
         s.stop.kill(false, QStringLiteral("killed on request"));
         QVERIFY(s.launcher.calls.isEmpty());

@@ -15,6 +15,8 @@
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 #include "supervision/exitoutcome.h"
+#include "supervision/stallwatch.h"
+#include "supervision/stopescalation.h"
 #include "supervision/supervisor.h"
 
 #include <QDir>
@@ -305,7 +307,8 @@ private Q_SLOTS:
         r->launcher.reportStarted(queued, 0, QStringLiteral("job-7"));
         r->launcher.reportPending(queued, QStringLiteral("Resources"));
         r->launcher.reportStarted(worker, 4343);
-        QTest::qWait(1000);
+        QSignalSpy looked(r->supervisor->findChild<StallWatch *>(), &StallWatch::checked);
+        QTRY_VERIFY(looked.count() >= 2);                  // the watchdog looked since the start, twice
         QCOMPARE(r->run(plain).state, RunState::Starting); // its grace: a script's imports take a while
         QTRY_COMPARE_WITH_TIMEOUT(r->run(plain).state, RunState::Running, 5000);
         QCOMPARE(r->run(plain).message, QStringLiteral("no metrics (does not use the trainyard module)"));
@@ -589,7 +592,8 @@ private Q_SLOTS:
         QCOMPARE(r->launcher.count(QStringLiteral("terminate"), id), 1);
         r->launcher.reportExit(id, protocol::toInt(ExitCode::Stopped), 0);
         QCOMPARE(r->run(id).state, RunState::Stopped);
-        QTest::qWait(300);
+        // Its escalation is gone with the run: no step of it can come now.
+        QTRY_VERIFY(r->supervisor->findChildren<StopEscalation *>().isEmpty());
         QCOMPARE(r->launcher.count(QStringLiteral("kill"), id), 0);
     }
 
@@ -696,7 +700,8 @@ private Q_SLOTS:
         r->launcher.reportPending(id, QStringLiteral("Resources"));
         QCOMPARE(r->run(id).state, RunState::Starting);
         QCOMPARE(r->run(id).message, QStringLiteral("pending: Resources"));
-        QTest::qWait(700); // the watchdog looks every 500 ms
+        QSignalSpy looked(r->supervisor->findChild<StallWatch *>(), &StallWatch::checked);
+        QTRY_VERIFY(looked.count() >= 2); // two passes of the watchdog, past the stall timeout
         QCOMPARE(r->run(id).state, RunState::Starting);
 
         // It runs (no hello yet), then goes silent: now the watchdog applies.
@@ -709,7 +714,8 @@ private Q_SLOTS:
         r->launcher.reportPending(id, QStringLiteral("NodeFail"));
         QCOMPARE(r->run(id).state, RunState::Starting);
         QCOMPARE(r->run(id).message, QStringLiteral("requeued; pending: NodeFail"));
-        QTest::qWait(700);
+        looked.clear();
+        QTRY_VERIFY(looked.count() >= 2);
         QCOMPARE(r->run(id).state, RunState::Starting);
 
         QSignalSpy ended(r->supervisor.get(), &Supervisor::runEnded);

@@ -227,8 +227,9 @@ private Q_SLOTS:
         QVERIFY2(line.startsWith(QStringLiteral("rung 1: 9/9 · rung 2: ")), qPrintable(line));
         QVERIFY2(line.contains(QStringLiteral("quality 0.9")), qPrintable(line));
         // The paused trials stay paused when everything is started again.
+        QSignalSpy idleAgain(s->orchestrator()->dispatcher(), &Dispatcher::idle);
         s->orchestrator()->dispatcher()->startAll();
-        QTest::qWait(300);
+        QCOMPARE(idleAgain.count(), 1); // its pass found nothing to start
         QCOMPARE(phases(runner->trials(QStringLiteral("asha"))), count);
         QVERIFY(QFile::exists(SweepStateFile::path(root, QStringLiteral("asha"))));
     }
@@ -292,8 +293,9 @@ private Q_SLOTS:
         const QString line = runner->progressLine(QStringLiteral("median"));
         QVERIFY2(line.contains(QStringLiteral("quality 0.9")), qPrintable(line));
         // Stopped by the rule is for good: starting everything again resumes none.
+        QSignalSpy idleAgain(s->orchestrator()->dispatcher(), &Dispatcher::idle);
         s->orchestrator()->dispatcher()->startAll();
-        QTest::qWait(300);
+        QCOMPARE(idleAgain.count(), 1); // its pass found nothing to start
         QCOMPARE(phases(runner->trials(QStringLiteral("median"))), count);
         QString error;
         QVERIFY(!runner->promoteTrial(QStringLiteral("median"), trials.last().index, &error));

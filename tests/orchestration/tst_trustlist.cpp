@@ -158,6 +158,7 @@ private Q_SLOTS:
         QVERIFY2(o.err.contains(QStringLiteral("not trusted")), qPrintable(o.err));
         QVERIFY2(o.err.contains(QStringLiteral("touch ") + marker), qPrintable(o.err));
         QVERIFY2(o.err.contains(QStringLiteral("--trust")), qPrintable(o.err));
+        // Nothing signals a process that never ran: one left running would have touched it by now.
         QTest::qWait(300);
         QVERIFY(!QFileInfo::exists(marker));
         QVERIFY(!QFileInfo::exists(m_tmp.filePath(QStringLiteral("hostile-runs/payload"))));
@@ -218,6 +219,7 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(marker));
         o = runCommand({file});
         QCOMPARE(o.exitCode, 2);
+        // Nothing signals a process that never ran: one left running would have touched it by now.
         QTest::qWait(300);
         QVERIFY(!QFileInfo::exists(marker));
 
@@ -256,6 +258,7 @@ private Q_SLOTS:
         o = runCommand({file});
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QStringLiteral("-more")), qPrintable(o.err));
+        // Nothing signals a process that never ran: one left running would have touched it by now.
         QTest::qWait(300);
         QVERIFY(!QFileInfo::exists(marker));
     }

@@ -20,6 +20,8 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <algorithm>
+
 using namespace trainyard;
 using namespace trainyard::testing;
 
@@ -159,9 +161,13 @@ private Q_SLOTS:
         QVERIFY(held && orchestrator()->runs()->value(held).held);
         QVERIFY(m_controller->duplicateRuns({held}, 3));
         QCOMPARE(laneNames(1).mid(laneNames(1).indexOf(QStringLiteral("h"))), names({"h", "h-2", "h-3", "h-4"}));
-        // Lane 1's slot is free once "d" ended: a copy that is not held would start then.
+        // Lane 1's slot is free once "d" ended: a copy that is not held would start then, in the
+        // dispatcher's pass after its runEnded.
+        QSignalSpy ended(orchestrator()->dispatcher(), &Dispatcher::runEnded);
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orchestrator()->runs()->value(id(QStringLiteral("d"))).state), 10000);
-        QTest::qWait(300);
+        QTRY_VERIFY(std::any_of(ended.cbegin(), ended.cend(), [&](const QList<QVariant> &args) {
+            return args.at(0).value<RunId>() == id(QStringLiteral("d"));
+        }));
         for (const char *copy : {"h", "h-2", "h-3", "h-4"}) {
             const RunInfo run = orchestrator()->runs()->value(id(QString::fromLatin1(copy)));
             QCOMPARE(run.state, RunState::Queued);

@@ -134,6 +134,7 @@ void StallWatch::check()
         m_runs->setState(id, RunState::Stalled,
                          QStringLiteral("no heartbeat for %1 s").arg(it->second.lastSeen.elapsed() / 1000));
     }
+    Q_EMIT checked();
 }
 
 } // namespace trainyard

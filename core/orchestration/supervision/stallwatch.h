@@ -47,6 +47,11 @@ public:
     // it was (shown as the run's message until it is a regular file again).
     void followed(RunId id, int records, const QString &problem);
 
+Q_SIGNALS:
+    // After each look at the clock (every 500 ms): what a pass would have
+    // changed is changed by now.
+    void checked();
+
 private:
     struct Watch
     {

@@ -39,6 +39,8 @@ public:
     // Why it was killed ("killed on request", "did not stop within 30 s;
     // killed"); empty while it was not.
     QString killMessage() const { return m_killMessage; }
+    // A further step is scheduled (its timer runs): false, none can come.
+    bool nextStepDue() const { return m_timer.isActive(); }
 
     // Begins the stop (again: nothing new). stopping() comes before the
     // launcher is touched: a launcher may report the exit from inside

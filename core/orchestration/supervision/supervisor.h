@@ -152,7 +152,7 @@ private:
     RunStateFile m_stateFile;
     std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
     int m_stopTimeoutMs = 15000;
-    StallWatch m_stall{m_runs};
+    StallWatch m_stall{m_runs, this}; // a child: findChild<StallWatch *>() reaches its checked()
     Shutdown m_shutdown;
 };
 
