@@ -9,6 +9,8 @@
 
 #include "dependencies/runinputs.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
 #include "ingest/ingestion.h"
 #include "metrics/runfile.h"
 #include "orchestration/testutil.h"
@@ -301,7 +303,7 @@ private Q_SLOTS:
         QCOMPARE(r.state, RunState::Lost);
         QVERIFY2(r.message.contains(expected), qPrintable(r.message));
         QString error;
-        QVERIFY(!orch->dispatcher()->stopRun(id, &error));
+        QVERIFY(!orch->runActions()->stopRun(id, &error));
         QVERIFY(closeAndWait(&session));
         QVERIFY(!watch.stalled());
         if (kind == QLatin1String("foreign")) {
@@ -494,7 +496,7 @@ private Q_SLOTS:
         // Silence longer than this stalls a run whose file is its channel;
         // the file is read every second.
         orch->supervisor()->setStallTimeout(1500);
-        orch->dispatcher()->setCpuFallback(true);
+        orch->laneDevices()->setCpuFallback(true);
         const RunId id = orch->runs()->findByName(QStringLiteral("f"));
         {
             FifoWatch watch(metrics, metricLine(77, 0.123));

@@ -7,6 +7,7 @@
 // Kept: ...") feeds docs/reliability.md.
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
@@ -153,7 +154,7 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(id).state, RunState::Stopped);
         QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("checkpoint")),
                  qPrintable(orch->runs()->value(id).message));
-        QVERIFY(orch->dispatcher()->retryRun(id, /*fromCheckpoint=*/true));
+        QVERIFY(orch->runActions()->retryRun(id, /*fromCheckpoint=*/true));
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
         const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));

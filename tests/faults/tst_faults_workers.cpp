@@ -8,6 +8,7 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "ingest/metricsserver.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
@@ -129,7 +130,7 @@ private Q_SLOTS:
                  qPrintable(orch->runs()->value(hung).message));
         const qint64 pid = orch->runs()->value(hung).pid;
         QVERIFY(pid > 0);
-        QVERIFY(orch->dispatcher()->stopRun(hung));
+        QVERIFY(orch->runActions()->stopRun(hung));
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(hung).state), 5000);
         const RunInfo r = orch->runs()->value(hung);
         QCOMPARE(r.state, RunState::Failed);
@@ -205,14 +206,14 @@ private Q_SLOTS:
 
         orch->supervisor()->setWorkerProgram(dir.filePath(QStringLiteral("no-such-worker")));
         QString error;
-        QVERIFY(orch->dispatcher()->startRun(ids.at(0), &error) || !error.isEmpty());
+        QVERIFY(orch->runActions()->startRun(ids.at(0), &error) || !error.isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(ids.at(0)).state), 5000);
         QCOMPARE(orch->runs()->value(ids.at(0)).state, RunState::Failed);
         QVERIFY2(orch->runs()->value(ids.at(0)).message.contains(QStringLiteral("no-such-worker")),
                  qPrintable(orch->runs()->value(ids.at(0)).message));
 
         orch->supervisor()->setWorkerProgram(notExecutable);
-        QVERIFY(orch->dispatcher()->startRun(ids.at(1), &error) || !error.isEmpty());
+        QVERIFY(orch->runActions()->startRun(ids.at(1), &error) || !error.isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(ids.at(1)).state), 5000);
         QCOMPARE(orch->runs()->value(ids.at(1)).state, RunState::Failed);
         QVERIFY2(orch->runs()->value(ids.at(1)).message.contains(QStringLiteral("cannot start")),
@@ -226,7 +227,7 @@ private Q_SLOTS:
         orch->supervisor()->setWorkerProgram(fakeWorker());
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         for (RunId id : ids)
-            QVERIFY(orch->dispatcher()->retryRun(id));
+            QVERIFY(orch->runActions()->retryRun(id));
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->dispatcher()->finishedCount(), 2, 10000);
     }

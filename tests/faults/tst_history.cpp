@@ -15,6 +15,8 @@
 #include "board/cardtext.h"
 #include "common/prompts.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
@@ -103,7 +105,7 @@ private:
     static bool runToEnd(Orchestrator *orch, RunId id)
     {
         QString error;
-        if (!orch->dispatcher()->startRun(id, &error)) {
+        if (!orch->runActions()->startRun(id, &error)) {
             qWarning("%s", qPrintable(error));
             return false;
         }
@@ -138,11 +140,11 @@ private Q_SLOTS:
         const QMap<QString, QByteArray> first = snapshot(folder);
         QVERIFY(first.contains(QStringLiteral("checkpoints/fake.ckpt")));
         QCOMPARE(metricSteps(folder + QStringLiteral("/metrics.jsonl")), range(1, 30));
-        QVERIFY(!orch->dispatcher()->resumesOnRetry(id)); // it finished: its checkpoint is its end
-        QCOMPARE(orch->dispatcher()->attemptKeptOnRetry(id), QStringLiteral("done.attempt-1"));
+        QVERIFY(!orch->startPlanner()->resumesOnRetry(id)); // it finished: its checkpoint is its end
+        QCOMPARE(orch->startPlanner()->attemptKeptOnRetry(id), QStringLiteral("done.attempt-1"));
 
         QSignalSpy archived(orch->supervisor(), &Supervisor::attemptArchived);
-        QVERIFY(orch->dispatcher()->retryRun(id));
+        QVERIFY(orch->runActions()->retryRun(id));
         QVERIFY(runToEnd(orch, id));
         QCOMPARE(orch->runs()->value(id).state, RunState::Finished);
         QCOMPARE(archived.count(), 1);
@@ -153,7 +155,7 @@ private Q_SLOTS:
         QCOMPARE(store.readNotes(QStringLiteral("done")), notes);
         const QMap<QString, QByteArray> second = snapshot(folder);
 
-        QVERIFY(orch->dispatcher()->retryRun(id));
+        QVERIFY(orch->runActions()->retryRun(id));
         QVERIFY(runToEnd(orch, id));
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-1"))), first);
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-2"))), second);
@@ -185,8 +187,8 @@ private Q_SLOTS:
             QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), root});
         });
         QString error;
-        QVERIFY(orch->dispatcher()->retryRun(id, true, &error));
-        QVERIFY(!orch->dispatcher()->startRun(id, &error));
+        QVERIFY(orch->runActions()->retryRun(id, true, &error));
+        QVERIFY(!orch->runActions()->startRun(id, &error));
         QCOMPARE(orch->runs()->value(id).state, RunState::Failed);
         QVERIFY2(orch->runs()->value(id).message.contains(QStringLiteral("could not be kept as an attempt")),
                  qPrintable(orch->runs()->value(id).message));
@@ -210,9 +212,9 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(id).state, RunState::Failed);
         const QString metrics = orch->runs()->value(id).runDir + QStringLiteral("/metrics.jsonl");
         const QByteArray before = readFile(metrics);
-        QVERIFY(orch->dispatcher()->resumesOnRetry(id));
-        QVERIFY(orch->dispatcher()->attemptKeptOnRetry(id).isEmpty());
-        QVERIFY(orch->dispatcher()->retryRun(id));
+        QVERIFY(orch->startPlanner()->resumesOnRetry(id));
+        QVERIFY(orch->startPlanner()->attemptKeptOnRetry(id).isEmpty());
+        QVERIFY(orch->runActions()->retryRun(id));
         QVERIFY(runToEnd(orch, id));
         const QByteArray after = readFile(metrics);
         QVERIFY(after.size() > before.size());
@@ -566,7 +568,7 @@ private Q_SLOTS:
         spec.insert(QStringLiteral("train"), train);
         QVERIFY(controller.editRun(id, spec));
         QVERIFY(runToEnd(orch, id));
-        QVERIFY(orch->dispatcher()->retryRun(id)); // queued again (nothing dispatches)
+        QVERIFY(orch->runActions()->retryRun(id)); // queued again (nothing dispatches)
         QCOMPARE(orch->runs()->value(id).state, RunState::Queued);
         controller.undo();
         QCOMPARE(failures.size(), 1);
@@ -636,10 +638,10 @@ private Q_SLOTS:
 
         // A stopped run with a checkpoint resumes without asking.
         const RunId stopped = orch->runs()->findByName(QStringLiteral("stopped"));
-        QVERIFY(orch->dispatcher()->startRun(stopped));
+        QVERIFY(orch->runActions()->startRun(stopped));
         QTRY_VERIFY_WITH_TIMEOUT(
             QFileInfo::exists(orch->runs()->value(stopped).runDir + QStringLiteral("/checkpoints/fake.ckpt")), 15000);
-        QVERIFY(orch->dispatcher()->stopRun(stopped));
+        QVERIFY(orch->runActions()->stopRun(stopped));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(stopped).state, RunState::Stopped, 15000);
         window.boardView()->selectRuns({stopped});
         window.retrySelected();

@@ -8,6 +8,7 @@
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
 #include "records/runregistry.h"
@@ -197,7 +198,7 @@ private Q_SLOTS:
         const RunId stopped = orch->runs()->findByName(QStringLiteral("stopped"));
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(stopped).step >= 50, 30000);
-        QVERIFY(orch->dispatcher()->stopRun(stopped));
+        QVERIFY(orch->runActions()->stopRun(stopped));
         for (RunId id : {whole, stopped}) {
             const RunInfo r = runToTheEnd(orch, id);
             QVERIFY2(r.state == (id == whole ? RunState::Finished : RunState::Stopped), qPrintable(r.message));

@@ -9,6 +9,7 @@
 // Kept: ...") feeds docs/reliability.md.
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "experiment/experiment.h"
 #include "helpers/buildprograms.h"
 #include "ingest/metricsserver.h"
@@ -172,7 +173,7 @@ private Q_SLOTS:
         const RunId linked = orch->runs()->findByName(QStringLiteral("linked"));
         const RunId files = orch->runs()->findByName(QStringLiteral("files"));
         QCOMPARE(orch->runs()->value(files).state, RunState::Stopped); // interrupted, has a checkpoint
-        QVERIFY(orch->dispatcher()->retryRun(files, /*fromCheckpoint=*/true));
+        QVERIFY(orch->runActions()->retryRun(files, /*fromCheckpoint=*/true));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);

@@ -11,6 +11,8 @@
 #include "dependencies/runinputs.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "experiment/rounds.h"
 #include "helpers/buildprograms.h"
 #include "records/runregistry.h"
@@ -360,7 +362,7 @@ private Q_SLOTS:
                  QList<RunId>{id(s.get(), QStringLiteral("b"))});
         // Start refuses a waiting run, saying what it waits for.
         QString why;
-        QVERIFY(!orch->dispatcher()->startRun(id(s.get(), QStringLiteral("b")), &why));
+        QVERIFY(!orch->runActions()->startRun(id(s.get(), QStringLiteral("b")), &why));
         QCOMPARE(why, QStringLiteral("b waits for a, g-1, g-2"));
         // When b starts, everything it runs after has finished.
         bool early = false, started = false;
@@ -403,7 +405,7 @@ private Q_SLOTS:
         QCOMPARE(run(s.get(), QStringLiteral("c")).message, QStringLiteral("waits for b"));
         QCOMPARE(orch->dispatcher()->finishedCount(), 0);
         // A waiting run can be cancelled: its own "after" is nobody's business then.
-        QVERIFY(orch->dispatcher()->stopRun(id(s.get(), QStringLiteral("c"))));
+        QVERIFY(orch->runActions()->stopRun(id(s.get(), QStringLiteral("c"))));
         QCOMPARE(run(s.get(), QStringLiteral("c")).state, RunState::Cancelled);
     }
 
@@ -421,13 +423,13 @@ private Q_SLOTS:
         QCOMPARE(run(s.get(), QStringLiteral("a")).state, RunState::Failed);
         QCOMPARE(run(s.get(), QStringLiteral("b")).state, RunState::Waiting);
         const RunId a = id(s.get(), QStringLiteral("a"));
-        QVERIFY(orch->dispatcher()->resumesOnRetry(a)); // it checkpointed at step 5
+        QVERIFY(orch->startPlanner()->resumesOnRetry(a)); // it checkpointed at step 5
         // As the app's Retry: back to the queue and started now, with nothing
         // else being dispatched; its dependents start once it finished.
         QVERIFY(!orch->dispatcher()->isDispatching());
-        QVERIFY(orch->dispatcher()->retryRun(a));
+        QVERIFY(orch->runActions()->retryRun(a));
         QCOMPARE(run(s.get(), QStringLiteral("b")).message, QStringLiteral("waits for a"));
-        QVERIFY(orch->dispatcher()->startRun(a));
+        QVERIFY(orch->runActions()->startRun(a));
         QTRY_COMPARE_WITH_TIMEOUT(run(s.get(), QStringLiteral("b")).state, RunState::Finished, 20000);
         QCOMPARE(run(s.get(), QStringLiteral("a")).state, RunState::Finished);
         QVERIFY(run(s.get(), QStringLiteral("b")).started >= run(s.get(), QStringLiteral("a")).ended);
@@ -444,12 +446,12 @@ private Q_SLOTS:
         const RunId a = id(s.get(), QStringLiteral("a"));
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(a).step >= 10, 10000);
-        QVERIFY(orch->dispatcher()->stopRun(a));
+        QVERIFY(orch->runActions()->stopRun(a));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(a).state, RunState::Stopped, 10000);
         QVERIFY2(run(s.get(), QStringLiteral("b")).message.startsWith(QStringLiteral("waits for a, which was stopped")),
                  qPrintable(run(s.get(), QStringLiteral("b")).message));
         QCOMPARE(run(s.get(), QStringLiteral("b")).state, RunState::Waiting);
-        QVERIFY(orch->dispatcher()->resumeRun(a));
+        QVERIFY(orch->runActions()->resumeRun(a));
         QTRY_COMPARE_WITH_TIMEOUT(run(s.get(), QStringLiteral("b")).state, RunState::Finished, 30000);
     }
 
@@ -509,7 +511,7 @@ private Q_SLOTS:
         Orchestrator *orch = s->orchestrator();
         const RunId use = id(s.get(), QStringLiteral("use"));
         // Before it can start, its command line shows the placeholders (as the trust list does).
-        QVERIFY(orch->dispatcher()->commandLine(use).contains(QStringLiteral("{after.pre.checkpoint}")));
+        QVERIFY(orch->startPlanner()->commandLine(use).contains(QStringLiteral("{after.pre.checkpoint}")));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60000);

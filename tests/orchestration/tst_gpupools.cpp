@@ -7,6 +7,9 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/gpuaccount.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "experiment/experiment.h"
 #include "placement/gpumemorybook.h"
 #include "placement/runresources.h"
@@ -111,7 +114,7 @@ private Q_SLOTS:
         QCOMPARE(fifth.message, QStringLiteral("waits: every GPU of the lane has its 1 run"));
         // When one ends, the fifth takes its GPU.
         const QString freed = run(s.get(), QStringLiteral("p0")).device.toString();
-        QVERIFY(s->orchestrator()->dispatcher()->stopRun(run(s.get(), QStringLiteral("p0")).id));
+        QVERIFY(s->orchestrator()->runActions()->stopRun(run(s.get(), QStringLiteral("p0")).id));
         QTRY_VERIFY_WITH_TIMEOUT(isActive(run(s.get(), QStringLiteral("p4")).state), 10000);
         QCOMPARE(run(s.get(), QStringLiteral("p4")).device.toString(), freed);
         QVERIFY(run(s.get(), QStringLiteral("p4")).message.isEmpty());
@@ -148,7 +151,7 @@ private Q_SLOTS:
         fake[0].processes << bob;
         fake[0].memoryUsed = 2 * GiB;
         auto s = open({lane(QStringLiteral("cuda:0"), 1, {fakeSpec(QStringLiteral("g"), 5)})}, fake);
-        const QString problems = s->orchestrator()->dispatcher()->preflight().join(QLatin1Char('\n'));
+        const QString problems = s->orchestrator()->laneDevices()->preflight().join(QLatin1Char('\n'));
         QVERIFY2(problems.contains(QStringLiteral("busy with another user's process: pid 4242 (python3)")),
                  qPrintable(problems));
         s->orchestrator()->dispatcher()->startAll();
@@ -324,7 +327,7 @@ private Q_SLOTS:
             busy[0].processes << worker;
             busy[0].memoryUsed = 30 * GiB;
             first.devices()->setFakeGpus(busy); // seen holding 30 GiB: its peak
-            QVERIFY(first.orchestrator()->dispatcher()->stopRun(run(&first, QStringLiteral("a")).id));
+            QVERIFY(first.orchestrator()->runActions()->stopRun(run(&first, QStringLiteral("a")).id));
             QTRY_COMPARE_WITH_TIMEOUT(run(&first, QStringLiteral("a")).state, RunState::Stopped, 10000);
         }
         QVERIFY(QFileInfo::exists(root + QStringLiteral("/.trainyard-gpu-memory.json")));
@@ -429,7 +432,7 @@ private Q_SLOTS:
                      QStringLiteral("waits: every GPU of the lane has its 1 run"));
         QCOMPARE(run(&second, QStringLiteral("r2")).state, RunState::Queued);
         // One of them stopped: the third starts on the GPU it freed.
-        QVERIFY(second.orchestrator()->dispatcher()->stopRun(run(&second, QStringLiteral("r0")).id));
+        QVERIFY(second.orchestrator()->runActions()->stopRun(run(&second, QStringLiteral("r0")).id));
         QTRY_VERIFY_WITH_TIMEOUT(isActive(run(&second, QStringLiteral("r2")).state), 15000);
         QCOMPARE(run(&second, QStringLiteral("r2")).device.toString(), devices[0]);
         second.orchestrator()->dispatcher()->killAll();
@@ -529,10 +532,10 @@ private Q_SLOTS:
         Session session;
         QVERIFY2(session.open(*ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         RunRegistry *runs = session.orchestrator()->runs();
-        Dispatcher *dispatcher = session.orchestrator()->dispatcher();
-        QCOMPARE(dispatcher->startOptions(runs->findByName(QStringLiteral("ddp"))).gres, QStringLiteral("gpu:2"));
+        const StartPlanner *plans = session.orchestrator()->startPlanner();
+        QCOMPARE(plans->startOptions(runs->findByName(QStringLiteral("ddp"))).gres, QStringLiteral("gpu:2"));
         // A run that names no count keeps the lane's request (empty: the cluster's default).
-        QCOMPARE(dispatcher->startOptions(runs->findByName(QStringLiteral("one"))).gres, QString());
+        QCOMPARE(plans->startOptions(runs->findByName(QStringLiteral("one"))).gres, QString());
     }
 
     void busyPolicyIsChecked()

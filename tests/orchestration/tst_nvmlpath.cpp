@@ -9,6 +9,7 @@
 
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "helpers/buildprograms.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -347,7 +348,7 @@ private Q_SLOTS:
                                   QStringLiteral("waits: every GPU of the lane has its 1 run"), 10000);
         // One stopped: the third starts on the GPU it freed.
         const QString first = live.cbegin().key();
-        QVERIFY(orch->dispatcher()->stopRun(orch->runs()->findByName(first)));
+        QVERIFY(orch->runActions()->stopRun(orch->runs()->findByName(first)));
         QTRY_VERIFY_WITH_TIMEOUT(isActive(orch->runs()->value(third).state), 20000);
         QCOMPARE(orch->runs()->value(third).device, live.value(first).device);
         QSignalSpy closed(&second, &Session::closed);

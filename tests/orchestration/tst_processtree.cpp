@@ -8,6 +8,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -137,7 +138,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT((child = readPid(pidFile)) > 0, 20000);
         QVERIFY(alive(child));
         QVERIFY(!isTerminal(orch->runs()->value(id).state));
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
 
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 15000);
         const RunInfo r = orch->runs()->value(id);
@@ -212,7 +213,7 @@ private Q_SLOTS:
             QCOMPARE(seen.at(2).owner, GpuProcess::Owner::OtherUser);
             QCOMPARE(seen.at(2).user, QString::fromLatin1(otherName));
         }
-        orch->dispatcher()->stopRun(id);
+        orch->runActions()->stopRun(id);
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 15000);
         QVERIFY(!alive(child));
         for (QProcess *p : {&mine, &other}) {

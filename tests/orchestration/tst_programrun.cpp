@@ -8,6 +8,7 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "experiment/programconfig.h"
 #include "experiment/trustlist.h"
 #include "helpers/buildprograms.h"
@@ -154,7 +155,7 @@ private Q_SLOTS:
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 5 && orch->runs()->value(id).connected, 20000);
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
         const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
@@ -173,9 +174,9 @@ private Q_SLOTS:
         const RunId id = orch->board()->runIds().value(0);
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 15 && orch->runs()->value(id).connected, 20000);
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 20000);
-        QVERIFY(orch->dispatcher()->startRun(id));
+        QVERIFY(orch->runActions()->startRun(id));
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 30000);
         const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Finished, qPrintable(r.message));
@@ -199,7 +200,7 @@ private Q_SLOTS:
         const RunId id = orch->board()->runIds().value(0);
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 3 && orch->runs()->value(id).connected, 20000);
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 10000);
         const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
@@ -226,9 +227,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(orch->ingestion()->done(id).lines >= lines + 2, 10000);
         QCOMPARE(orch->runs()->value(id).step, held);
         QCOMPARE(orch->runs()->value(id).state, RunState::Paused);
-        QVERIFY(orch->dispatcher()->resumeRun(id));
+        QVERIFY(orch->runActions()->resumeRun(id));
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step > held + 3, 10000);
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 20000);
         QCOMPARE(orch->runs()->value(id).state, RunState::Stopped);
     }
@@ -393,7 +394,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stalled, 6000);
         ::kill(pid_t(pid), SIGCONT);
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Running, 6000);
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 20000);
         QCOMPARE(orch->runs()->value(id).state, RunState::Stopped);
     }

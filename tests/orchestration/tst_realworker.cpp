@@ -3,6 +3,7 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -89,7 +90,7 @@ private Q_SLOTS:
         const RunId id = orch->runs()->findByName(QStringLiteral("long"));
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).connected && orch->runs()->value(id).step >= 20, 60000);
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 30000);
         QCOMPARE(orch->runs()->value(id).exitCode, 4);
         QVERIFY(session.store()->hasCheckpoint(QStringLiteral("long")));
@@ -97,7 +98,7 @@ private Q_SLOTS:
         QVERIFY(orch->runs()->value(id).step < total);
 
         QString error;
-        QVERIFY2(orch->dispatcher()->startRun(id, &error), qPrintable(error));
+        QVERIFY2(orch->runActions()->startRun(id, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 120000);
         // One point per step, 1..total, across the stop and the resume.
         const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));

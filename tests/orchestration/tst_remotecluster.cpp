@@ -8,6 +8,7 @@
 // the mirror; reattached after the session left them running.
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -91,8 +92,8 @@ private Q_SLOTS:
         auto session = open(clusterExperiment(QStringLiteral("nfs-free"), {fakeSpec(QStringLiteral("j1"), 80, 20),
                                                                            fakeSpec(QStringLiteral("j2"), 60, 20)}));
         Orchestrator *orch = session->orchestrator();
-        QVERIFY2(orch->dispatcher()->preflight().isEmpty(),
-                 qPrintable(orch->dispatcher()->preflight().join(QLatin1Char('\n'))));
+        QVERIFY2(orch->laneDevices()->preflight().isEmpty(),
+                 qPrintable(orch->laneDevices()->preflight().join(QLatin1Char('\n'))));
         const RunId j1 = orch->runs()->findByName(QStringLiteral("j1"));
         const RunId j2 = orch->runs()->findByName(QStringLiteral("j2"));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);

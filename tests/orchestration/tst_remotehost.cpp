@@ -7,6 +7,9 @@
 
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "experiment/trustlist.h"
 #include "helpers/buildprograms.h"
 #include "ingest/ingestion.h"
@@ -205,13 +208,13 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(c).step, held);
         QVERIFY(orch->supervisor()->resume(c));
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(c).step > held + 10, 10000);
-        QVERIFY(orch->dispatcher()->stopRun(c));
+        QVERIFY(orch->runActions()->stopRun(c));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(c).state, RunState::Stopped, 20000);
         QCOMPARE(orch->runs()->value(c).exitCode, 4);
         const qint64 stoppedAt = orch->runs()->value(c).step;
         QVERIFY(stoppedAt < 400);
-        QVERIFY(orch->dispatcher()->resumesOnRetry(c)); // its checkpoint, listed by the mirror
-        QVERIFY(orch->dispatcher()->startRun(c));
+        QVERIFY(orch->startPlanner()->resumesOnRetry(c)); // its checkpoint, listed by the mirror
+        QVERIFY(orch->runActions()->startRun(c));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(c).state, RunState::Finished, 40000);
         QVERIFY2(everyStepOnce(*session->metrics(), c, 400).isEmpty(),
                  qPrintable(everyStepOnce(*session->metrics(), c, 400)));
@@ -249,7 +252,7 @@ private Q_SLOTS:
             QTRY_COMPARE(orch->runs()->value(id).state, RunState::Paused);
             QVERIFY(orch->supervisor()->resume(id));
             QTRY_COMPARE(orch->runs()->value(id).state, RunState::Running);
-            QVERIFY(orch->dispatcher()->stopRun(id));
+            QVERIFY(orch->runActions()->stopRun(id));
             QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 20000);
         }
     }
@@ -363,9 +366,9 @@ private Q_SLOTS:
         const RunId w1 = orch->runs()->findByName(QStringLiteral("w1"));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
-        QTRY_VERIFY_WITH_TIMEOUT(orch->dispatcher()->lane(0).waitReason.contains(QStringLiteral("cannot be reached")),
+        QTRY_VERIFY_WITH_TIMEOUT(orch->laneDevices()->lane(0).waitReason.contains(QStringLiteral("cannot be reached")),
                                  20000);
-        const QString why = orch->dispatcher()->lane(0).waitReason;
+        const QString why = orch->laneDevices()->lane(0).waitReason;
         QVERIFY2(why.contains(QStringLiteral("host far")) && why.contains(QStringLiteral("Connection refused")),
                  qPrintable(why));
         QSignalSpy asked(session->devices(), &DeviceInventory::remoteDevicesChanged);
@@ -374,16 +377,18 @@ private Q_SLOTS:
         QCOMPARE(orch->runs()->value(w1).state, RunState::Queued);
         QCOMPARE(idle.count(), 0); // waiting, not done
         QString error;
-        QVERIFY(!orch->dispatcher()->startRun(w1, &error));
+        QVERIFY(!orch->runActions()->startRun(w1, &error));
         QCOMPARE(error, why);
-        QVERIFY(
-            orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("lanes on host far wait")));
+        QVERIFY(orch->laneDevices()
+                    ->preflight()
+                    .join(QLatin1Char('\n'))
+                    .contains(QStringLiteral("lanes on host far wait")));
         // It answers: the queue goes on by itself.
         QVERIFY(writeFile(config, good));
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 60000);
         QCOMPARE(orch->runs()->value(w1).state, RunState::Finished);
         QCOMPARE(orch->runs()->value(orch->runs()->findByName(QStringLiteral("w2"))).state, RunState::Finished);
-        QVERIFY(orch->dispatcher()->lane(0).waitReason.isEmpty());
+        QVERIFY(orch->laneDevices()->lane(0).waitReason.isEmpty());
     }
 
     // `trainyard run` killed (SIGKILL) while two runs train on the host,

@@ -6,6 +6,9 @@
 #include "dispatch/board.h"
 #include "dispatch/cpuonlyworker.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
@@ -70,7 +73,7 @@ private Q_SLOTS:
         auto s = open({lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("x")), 3)})});
         Orchestrator *orch = s->orchestrator();
         QCOMPARE(orch->dispatcher()->totalCount(), 3);
-        const QList<RunId> ids = orch->dispatcher()->lane(0).runs;
+        const QList<RunId> ids = orch->laneDevices()->lane(0).runs;
         QCOMPARE(ids.size(), 3);
         for (int i = 0; i < 3; ++i) {
             const RunInfo r = orch->runs()->value(ids.at(i));
@@ -168,11 +171,11 @@ private Q_SLOTS:
         QCOMPARE(aboutToMove.at(0).at(3).toInt(), 1); // to lane
         QCOMPARE(aboutToMove.at(0).at(4).toInt(), 0); // to position
         QCOMPARE(moved.count(), 1);
-        QCOMPARE(orch->dispatcher()->lane(1).runs, (QList<RunId>{b, ids.at(0), ids.at(1)}));
+        QCOMPARE(orch->laneDevices()->lane(1).runs, (QList<RunId>{b, ids.at(0), ids.at(1)}));
         QCOMPARE(orch->runs()->value(b).lane, 1);
         // Within a lane: to the end.
         QVERIFY(orch->board()->moveRun(b, 1, 2, &error));
-        QCOMPARE(orch->dispatcher()->lane(1).runs, (QList<RunId>{ids.at(0), ids.at(1), b}));
+        QCOMPARE(orch->laneDevices()->lane(1).runs, (QList<RunId>{ids.at(0), ids.at(1), b}));
 
         // Duplicate lands right after the original with a unique name.
         const RunId copy = orch->board()->duplicateRun(ids.at(0), &error);
@@ -279,10 +282,10 @@ private Q_SLOTS:
     {
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("cmd"))})});
         Orchestrator *orch = s->orchestrator();
-        orch->dispatcher()->setCpuThreads(3);
+        orch->laneDevices()->setCpuThreads(3);
         const RunId id = idOf(s.get(), "cmd");
         const QString dir = s->store()->runDir(QStringLiteral("cmd"));
-        const QStringList queued = orch->dispatcher()->commandLine(id);
+        const QStringList queued = orch->startPlanner()->commandLine(id);
         QCOMPARE(queued.value(0), fakeWorker());
         QCOMPARE(queued.mid(1),
                  (QStringList{QStringLiteral("--spec"), dir + QStringLiteral("/spec.json"), QStringLiteral("--run-dir"),
@@ -297,7 +300,7 @@ private Q_SLOTS:
         const RunInfo r = orch->runs()->value(id);
         QCOMPARE(r.state, RunState::Finished);
         QCOMPARE(r.command, queued);
-        QCOMPARE(orch->dispatcher()->commandLine(id), queued);
+        QCOMPARE(orch->startPlanner()->commandLine(id), queued);
         QCOMPARE(r.host, QSysInfo::machineHostName());
         RunInfo status;
         QVERIFY(s->store()->readStatus(QStringLiteral("cmd"), &status));
@@ -325,7 +328,7 @@ private Q_SLOTS:
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).step >= 12 && orch->runs()->value(id).connected, 10000);
         QString error;
-        QVERIFY2(orch->dispatcher()->stopRun(id, &error), qPrintable(error));
+        QVERIFY2(orch->runActions()->stopRun(id, &error), qPrintable(error));
         QCOMPARE(orch->runs()->value(id).state, RunState::Stopping);
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stopped, 10000);
         QCOMPARE(orch->runs()->value(id).exitCode, 4);
@@ -333,7 +336,7 @@ private Q_SLOTS:
         const qint64 stoppedAt = orch->runs()->value(id).step;
         QVERIFY(stoppedAt < 120);
 
-        QVERIFY2(orch->dispatcher()->startRun(id, &error), qPrintable(error));
+        QVERIFY2(orch->runActions()->startRun(id, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
         // Every step once, none lost across the stop.
         const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
@@ -354,7 +357,7 @@ private Q_SLOTS:
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Stalled, 10000);
         QVERIFY(orch->runs()->value(id).message.contains(QStringLiteral("no heartbeat")));
-        QVERIFY(orch->dispatcher()->stopRun(id));
+        QVERIFY(orch->runActions()->stopRun(id));
         // stop ignored, SIGTERM ignored, then SIGKILL.
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Failed, 10000);
         QCOMPARE(orch->runs()->value(id).exitSignal, SIGKILL);
@@ -373,7 +376,7 @@ private Q_SLOTS:
         QVERIFY2(orch->supervisor()->pause(id, &error), qPrintable(error));
         QCOMPARE(orch->runs()->value(id).state, RunState::Paused);
         QVERIFY(!orch->supervisor()->pause(id, &error));
-        QVERIFY2(orch->dispatcher()->resumeRun(id, &error), qPrintable(error));
+        QVERIFY2(orch->runActions()->resumeRun(id, &error), qPrintable(error));
         QCOMPARE(orch->runs()->value(id).state, RunState::Running);
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Finished, 15000);
     }
@@ -392,7 +395,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(plain.first()).state, RunState::Finished, 10000);
         // A free slot all along, yet the held run was never started.
         QCOMPARE(orch->runs()->value(held.first()).state, RunState::Queued);
-        QVERIFY(orch->dispatcher()->startRun(held.first()));
+        QVERIFY(orch->runActions()->startRun(held.first()));
         QVERIFY(!orch->runs()->value(held.first()).held);
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(held.first()).state, RunState::Finished, 10000);
         orch->dispatcher()->stopAll();
@@ -441,13 +444,13 @@ private Q_SLOTS:
         Orchestrator *orch = s->orchestrator();
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         const RunId second = idOf(s.get(), "second");
-        QVERIFY(orch->dispatcher()->cancelRun(second));
+        QVERIFY(orch->runActions()->cancelRun(second));
         QCOMPARE(orch->runs()->value(second).state, RunState::Cancelled);
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
         QCOMPARE(orch->dispatcher()->finishedCount(), 1);
         QVERIFY(!QFile::exists(orch->runs()->value(second).runDir + QStringLiteral("/metrics.jsonl")));
-        QVERIFY(orch->dispatcher()->retryRun(second));
+        QVERIFY(orch->runActions()->retryRun(second));
         QCOMPARE(orch->runs()->value(second).state, RunState::Queued);
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(second).state, RunState::Finished, 10000);
@@ -476,14 +479,14 @@ private Q_SLOTS:
         const ModelCatalogue cpuOnly = catalogue(
             QJsonObject{{QStringLiteral("version"), QStringLiteral("1.13.1")}, {QStringLiteral("cuda"), QJsonValue()}});
         const auto problems = [&](const ModelCatalogue &c) {
-            return cpuonlyworker::problems(*orch->dispatcher(), *orch->board(), *orch->runs(), &c);
+            return cpuonlyworker::problems(*orch->laneDevices(), *orch->board(), *orch->runs(), &c);
         };
         // Whether or not this machine has a cuda:0, its runs would get this worker.
         QCOMPARE(problems(cpuOnly),
                  QStringList{QStringLiteral(
                      "lane 1 (cuda:0): this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
                      "rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or allow CPU fallback")});
-        QCOMPARE(cpuonlyworker::lanes(*orch->dispatcher(), *orch->board(), *orch->runs(), &cpuOnly), QList<int>{0});
+        QCOMPARE(cpuonlyworker::lanes(*orch->laneDevices(), *orch->board(), *orch->runs(), &cpuOnly), QList<int>{0});
 
         const ModelCatalogue cuda = catalogue(QJsonObject{{QStringLiteral("version"), QStringLiteral("2.11.0")},
                                                           {QStringLiteral("cuda"), QStringLiteral("12.8")}});
@@ -491,7 +494,7 @@ private Q_SLOTS:
         QVERIFY(problems(cuda).isEmpty());
         QVERIFY(problems(catalogue(QJsonValue::Undefined)).isEmpty()); // an older worker does not say
 
-        orch->dispatcher()->setCpuFallback(true);
+        orch->laneDevices()->setCpuFallback(true);
         if (s->devices()->hasDevice(QStringLiteral("cuda:0")))
             QVERIFY(problems(cpuOnly).value(0).endsWith(QStringLiteral("; its runs will train on the CPU")));
         else
@@ -504,21 +507,47 @@ private Q_SLOTS:
         Orchestrator *orch = s->orchestrator();
         if (s->devices()->hasDevice(QStringLiteral("cuda:7")))
             QSKIP("this machine has a cuda:7");
-        QCOMPARE(orch->dispatcher()->missingDeviceLanes(), QList<int>{0});
-        QVERIFY(orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("cuda:7")));
+        QCOMPARE(orch->laneDevices()->missingDeviceLanes(), QList<int>{0});
+        QVERIFY(orch->laneDevices()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("cuda:7")));
         QString error;
-        QVERIFY(!orch->dispatcher()->startRun(idOf(s.get(), "g"), &error));
+        QVERIFY(!orch->runActions()->startRun(idOf(s.get(), "g"), &error));
         QVERIFY2(error.contains(QStringLiteral("CPU fallback")), qPrintable(error));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
         QCOMPARE(idle.count(), 1); // nothing it could start
         QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Queued);
 
-        orch->dispatcher()->setCpuFallback(true);
-        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice.toString(), QStringLiteral("cpu"));
+        orch->laneDevices()->setCpuFallback(true);
+        QCOMPARE(orch->laneDevices()->lane(0).effectiveDevice.toString(), QStringLiteral("cpu"));
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Finished, 10000);
         QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).device.toString(), QStringLiteral("cpu"));
+    }
+
+    // CPU fallback turned on while the board dispatches: the missing GPU's
+    // lane says so (LaneDevices::laneChanged) and its queued run starts on
+    // the CPU at once, without another Start all.
+    void cpuFallbackStartsAMissingGpusRunWhileDispatching()
+    {
+        auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("long"), 100000, 10)}),
+                       lane(QStringLiteral("cuda:7"), 1, {fakeSpec(QStringLiteral("g"), 10)})});
+        Orchestrator *orch = s->orchestrator();
+        if (s->devices()->hasDevice(QStringLiteral("cuda:7")))
+            QSKIP("this machine has a cuda:7");
+        orch->dispatcher()->startAll();
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(idOf(s.get(), "long")).state, RunState::Running, 10000);
+        QVERIFY(orch->dispatcher()->isDispatching());
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Queued);
+
+        QSignalSpy laneChanged(orch->laneDevices(), &LaneDevices::laneChanged);
+        orch->laneDevices()->setCpuFallback(true);
+        QCOMPARE(laneChanged.count(), 1);
+        QCOMPARE(laneChanged.at(0).at(0).toInt(), 1);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Starting); // dispatched at once
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(idOf(s.get(), "g")).state, RunState::Finished, 10000);
+        QCOMPARE(orch->runs()->value(idOf(s.get(), "g")).device.toString(), QStringLiteral("cpu"));
+        QVERIFY(orch->runActions()->stopRun(idOf(s.get(), "long")));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(idOf(s.get(), "long")).state), 10000);
     }
 
     // A Slurm lane never falls back to this machine's CPU, and the file keeps
@@ -545,12 +574,12 @@ private Q_SLOTS:
         QVERIFY2(session.open(experiment(json), QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         Orchestrator *orch = session.orchestrator();
         orch->supervisor()->setWorkerProgram(fakeWorker());
-        QVERIFY(orch->dispatcher()->missingDeviceLanes().isEmpty());
+        QVERIFY(orch->laneDevices()->missingDeviceLanes().isEmpty());
         QVERIFY2(
-            orch->dispatcher()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("sbatch is not on PATH")),
-            qPrintable(orch->dispatcher()->preflight().join(QLatin1Char('\n'))));
-        orch->dispatcher()->setCpuFallback(true);
-        QCOMPARE(orch->dispatcher()->lane(0).effectiveDevice.toString(), QStringLiteral("slurm:hpc/gpu"));
+            orch->laneDevices()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("sbatch is not on PATH")),
+            qPrintable(orch->laneDevices()->preflight().join(QLatin1Char('\n'))));
+        orch->laneDevices()->setCpuFallback(true);
+        QCOMPARE(orch->laneDevices()->lane(0).effectiveDevice.toString(), QStringLiteral("slurm:hpc/gpu"));
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);

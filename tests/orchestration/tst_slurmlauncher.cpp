@@ -6,7 +6,7 @@
 // tests see what Slurm gave the worker. Skipped, saying why, where the
 // cluster cannot run (not root, Slurm or munge not installed).
 
-#include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "experiment/experiment.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
@@ -1076,7 +1076,7 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
         // Stop is refused (nothing of ours runs), and so is every other way
         // to signal: close stops what runs, which is nothing.
         QString error;
-        QVERIFY(!orch->dispatcher()->stopRun(mine.id, &error));
+        QVERIFY(!orch->runActions()->stopRun(mine.id, &error));
         QSignalSpy closed(&session, &Session::closed);
         session.close(false);
         QTRY_COMPARE(closed.count(), 1);

@@ -8,6 +8,8 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
 #include "experiment/experimentcheck.h"
 #include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
@@ -131,7 +133,7 @@ private:
         if (!session->open(ex, QString(), &errors))
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
         session->orchestrator()->supervisor()->setWorkerProgram(m_worker);
-        session->orchestrator()->dispatcher()->setCpuFallback(true); // fake GPUs: the node trains on its CPU
+        session->orchestrator()->laneDevices()->setCpuFallback(true); // fake GPUs: the node trains on its CPU
         return session;
     }
 
@@ -250,7 +252,7 @@ private Q_SLOTS:
                 && readFile(orch->runs()->value(id).runDir + QStringLiteral("/worker.log")).contains("child up"),
             60000);
         QString error;
-        QVERIFY2(orch->dispatcher()->stopRun(id, &error), qPrintable(error));
+        QVERIFY2(orch->runActions()->stopRun(id, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 60000);
         const RunInfo r = orch->runs()->value(id);
         QVERIFY2(r.state == RunState::Stopped, qPrintable(runStateName(r.state) + QStringLiteral(": ") + r.message));
@@ -465,8 +467,8 @@ private Q_SLOTS:
                                           {tinyRun(QStringLiteral("s1"), 8), tinyRun(QStringLiteral("s2"), 8),
                                            tinyRun(QStringLiteral("s3"), 3), tinyRun(QStringLiteral("gone"), 30)}));
         Orchestrator *orch = session->orchestrator();
-        QVERIFY2(orch->dispatcher()->preflight().isEmpty(),
-                 qPrintable(orch->dispatcher()->preflight().join(QLatin1Char('\n'))));
+        QVERIFY2(orch->laneDevices()->preflight().isEmpty(),
+                 qPrintable(orch->laneDevices()->preflight().join(QLatin1Char('\n'))));
         QStringList reasons;
         connect(orch->runs(), &RunRegistry::changed, this,
                 [&](RunId id) { reasons << orch->runs()->value(id).queueReason; });

@@ -5,6 +5,7 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -92,7 +93,7 @@ private Q_SLOTS:
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         Orchestrator *orch = session.orchestrator();
         orch->supervisor()->setWorkerProgram(fakeWorker());
-        orch->dispatcher()->setCpuFallback(true); // the cluster's fake GPUs: its node trains on its CPU
+        orch->laneDevices()->setCpuFallback(true); // the cluster's fake GPUs: its node trains on its CPU
         orch->dispatcher()->startAll();
         QVERIFY(QTest::qWaitFor(
             [&] { return orch->sweeps()->isDone(QStringLiteral("mix")) && orch->dispatcher()->activeCount() == 0; },
@@ -135,7 +136,7 @@ private Q_SLOTS:
         Orchestrator *orch = session.orchestrator();
         orch->supervisor()->setWorkerProgram(fakeWorker());
         orch->supervisor()->setStopTimeout(20000); // a batch job's SIGTERM goes through scancel and a poll
-        orch->dispatcher()->setCpuFallback(true);
+        orch->laneDevices()->setCpuFallback(true);
         // Which lane each trial's every start went to: a batch job has a job id.
         QHash<RunId, QStringList> jobs;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId id) {

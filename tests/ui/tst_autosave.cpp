@@ -8,7 +8,7 @@
 #include "board/boardcontroller.h"
 #include "common/prompts.h"
 #include "dispatch/board.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
@@ -112,7 +112,7 @@ private Q_SLOTS:
         Orchestrator *orchestrator = sessions.session()->orchestrator();
         if (recover) {
             QCOMPARE(orchestrator->board()->laneCount(), 2);
-            QCOMPARE(orchestrator->dispatcher()->lane(1).slotCount, 3);
+            QCOMPARE(orchestrator->laneDevices()->lane(1).slotCount, 3);
             QVERIFY(!board.isClean()); // still to be saved
             QVERIFY(sessions.title().contains(QLatin1Char('*')));
             // The relative runs root still means the folder beside the file.

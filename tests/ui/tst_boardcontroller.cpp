@@ -6,6 +6,8 @@
 #include "board/boardcontroller.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -40,7 +42,7 @@ private:
     QStringList laneNames(int lane) const
     {
         QStringList names;
-        for (RunId run : orchestrator()->dispatcher()->lane(lane).runs) {
+        for (RunId run : orchestrator()->laneDevices()->lane(lane).runs) {
             names.append(orchestrator()->runs()->value(run).name);
         }
         return names;
@@ -49,7 +51,7 @@ private:
     void failRun(const QString &name)
     {
         orchestrator()->supervisor()->setWorkerProgram(m_dir.filePath(QStringLiteral("no-such-worker")));
-        orchestrator()->dispatcher()->startRun(id(name)); // refused when the launch fails at once
+        orchestrator()->runActions()->startRun(id(name)); // refused when the launch fails at once
         QTRY_COMPARE_WITH_TIMEOUT(orchestrator()->runs()->value(id(name)).state, RunState::Failed, 5000);
     }
     QJsonObject withDim(const QString &name, int dim) const
@@ -278,16 +280,16 @@ private Q_SLOTS:
         QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
         QCOMPARE(orchestrator()->board()->laneTitle(2), QStringLiteral("cpu 3"));
         QVERIFY(m_controller->renameLane(2, QStringLiteral("spare")));
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).title, QStringLiteral("spare"));
+        QCOMPARE(orchestrator()->laneDevices()->lane(2).title, QStringLiteral("spare"));
         QCOMPARE(undo()->undoText(), QStringLiteral("Rename lane cpu 3 to spare"));
         QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
         QVERIFY(!m_controller->renameLane(0, QStringLiteral("spare")));
         QCOMPARE(failed.count(), 1);
         QVERIFY(m_controller->removeLane(2));
         undo()->undo();
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).name, QStringLiteral("spare"));
+        QCOMPARE(orchestrator()->laneDevices()->lane(2).name, QStringLiteral("spare"));
         undo()->undo();
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).title, QStringLiteral("cpu 3"));
+        QCOMPARE(orchestrator()->laneDevices()->lane(2).title, QStringLiteral("cpu 3"));
         QVERIFY(m_controller->renameLane(0, QStringLiteral("first")));
         QCOMPARE(orchestrator()->board()->toExperiment(QStringLiteral("x"), QString()).lanes.at(0).name,
                  QStringLiteral("first"));
@@ -331,25 +333,25 @@ private Q_SLOTS:
     {
         QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 3));
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).slotCount, 3);
+        QCOMPARE(orchestrator()->laneDevices()->lane(2).slotCount, 3);
         undo()->undo();
         QCOMPARE(orchestrator()->board()->laneCount(), 2);
         undo()->redo();
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
 
         QVERIFY(m_controller->editLane(1, QStringLiteral("cpu"), 4));
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).slotCount, 4);
+        QCOMPARE(orchestrator()->laneDevices()->lane(1).slotCount, 4);
         undo()->undo();
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).slotCount, 1);
+        QCOMPARE(orchestrator()->laneDevices()->lane(1).slotCount, 1);
         undo()->redo();
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).slotCount, 4);
+        QCOMPARE(orchestrator()->laneDevices()->lane(1).slotCount, 4);
 
         // The new lane is empty: it can go, and come back where it was.
         QVERIFY(m_controller->removeLane(2));
         QCOMPARE(orchestrator()->board()->laneCount(), 2);
         undo()->undo();
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).slotCount, 3);
+        QCOMPARE(orchestrator()->laneDevices()->lane(2).slotCount, 3);
         QVERIFY(!m_controller->removeLane(7));
     }
 

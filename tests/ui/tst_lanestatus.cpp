@@ -5,7 +5,7 @@
 #include "board/devicehistory.h"
 #include "board/lanestatus.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -84,14 +84,14 @@ private Q_SLOTS:
         QStringList errors;
         QVERIFY2(session.open(testing::twoLaneExperiment(dir.filePath(QStringLiteral("runs"))), QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
-        const Dispatcher *dispatcher = session.orchestrator()->dispatcher();
+        const LaneDevices *laneDevices = session.orchestrator()->laneDevices();
         LaneStatus status;
-        status.setSources(session.orchestrator()->runs(), dispatcher, session.devices(), nullptr);
-        const int threads = dispatcher->threadsPerCpuRun();
+        status.setSources(session.orchestrator()->runs(), laneDevices, session.devices(), nullptr);
+        const int threads = laneDevices->threadsPerCpuRun();
         QVERIFY(threads >= 1);
-        QCOMPARE(status.deviceName(dispatcher->lane(0)), threads == 1
-                                                             ? QStringLiteral("CPU · 1 thread per run")
-                                                             : QStringLiteral("CPU · %1 threads per run").arg(threads));
+        QCOMPARE(status.deviceName(laneDevices->lane(0)),
+                 threads == 1 ? QStringLiteral("CPU · 1 thread per run")
+                              : QStringLiteral("CPU · %1 threads per run").arg(threads));
         session.close(false);
     }
 

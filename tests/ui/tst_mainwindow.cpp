@@ -13,6 +13,7 @@
 #include "common/runcolors.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "editors/runeditordialog.h"
 #include "metrics/metricstore.h"
 #include "palette/modelpalettemodel.h"
@@ -192,7 +193,7 @@ private Q_SLOTS:
         window.boardView()->selectRuns({first});
         QTRY_VERIFY(start->isEnabled()); // queued
         QVERIFY(!pause->isEnabled() && !resume->isEnabled() && !retry->isEnabled());
-        QVERIFY(orchestrator->dispatcher()->cancelRun(first)); // a terminal state, as diverged is
+        QVERIFY(orchestrator->runActions()->cancelRun(first)); // a terminal state, as diverged is
         QTRY_VERIFY(retry->isEnabled());
         QVERIFY(!start->isEnabled() && !pause->isEnabled() && !resume->isEnabled());
     }
@@ -242,7 +243,7 @@ private Q_SLOTS:
         QVERIFY(window.openFile(writeExperiment(dir, 1)));
         Orchestrator *orchestrator = window.session()->orchestrator();
         const RunId first = orchestrator->board()->runIds().first();
-        QVERIFY(orchestrator->dispatcher()->cancelRun(first));
+        QVERIFY(orchestrator->runActions()->cancelRun(first));
         window.boardView()->selectRuns({first});
         QAction *retry = action(window, QStringLiteral("Re&try"));
         QVERIFY(retry);
@@ -766,7 +767,7 @@ private Q_SLOTS:
         QCOMPARE(board->rowCount(board->index(1, 0)), 1);
         const RunId id = board->index(0, 0, board->index(1, 0)).data(BoardModel::RunIdRole).value<RunId>();
 
-        window.session()->orchestrator()->dispatcher()->startRun(id);
+        window.session()->orchestrator()->runActions()->startRun(id);
         QTRY_COMPARE_WITH_TIMEOUT(board->runIndex(id).data(BoardModel::StateNameRole).toString(),
                                   QStringLiteral("finished"), 120000);
         // It learned: zero weights start at ln(4); the last loss is below it.

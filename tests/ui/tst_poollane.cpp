@@ -18,6 +18,8 @@
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
 #include "orchestration/testutil.h"
 #include "palette/modelpalettemodel.h"
 #include "palette/presetstore.h"
@@ -107,7 +109,7 @@ private:
     QStringList laneNames(int lane) const
     {
         QStringList names;
-        for (RunId id : orchestrator()->dispatcher()->lane(lane).runs) {
+        for (RunId id : orchestrator()->laneDevices()->lane(lane).runs) {
             names << orchestrator()->runs()->value(id).name;
         }
         return names;
@@ -173,7 +175,7 @@ private Q_SLOTS:
                                             "others: user bob, python, 14.2 GiB"));
         QCOMPARE(LaneStatus::memoryText(0, 80 * GiB), QStringLiteral("0.0/80.0 GiB")); // not "0.0/86G"
 
-        QVERIFY(orchestrator()->dispatcher()->startRun(run(QStringLiteral("p0")).id));
+        QVERIFY(orchestrator()->runActions()->startRun(run(QStringLiteral("p0")).id));
         QTRY_VERIFY(isActive(run(QStringLiteral("p0")).state) && !run(QStringLiteral("p0")).device.isEmpty());
         const RunInfo p0 = run(QStringLiteral("p0"));
         const int gpu = p0.device.cudaIndex();
@@ -301,10 +303,10 @@ private Q_SLOTS:
         QCOMPARE(offered, names({"cpu", "cuda:0", "cuda:1", "cuda:2", "cuda:3", "All GPUs (cuda:*)",
                                  "GPUs 0–1 (cuda:0-1)", "GPUs 2–3 (cuda:2-3)"}));
         QCOMPARE(current, QStringLiteral("cuda:0"));
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).device.toString(), QStringLiteral("cuda:*"));
+        QCOMPARE(orchestrator()->laneDevices()->lane(1).device.toString(), QStringLiteral("cuda:*"));
         QTRY_COMPARE(header(1)->gpuRowTexts().size(), 4);
         controller->undo();
-        QCOMPARE(orchestrator()->dispatcher()->lane(1).device.toString(), QStringLiteral("cuda:0"));
+        QCOMPARE(orchestrator()->laneDevices()->lane(1).device.toString(), QStringLiteral("cuda:0"));
         QTRY_VERIFY(header(1)->gpuRowTexts().isEmpty());
 
         onNextModal("QInputDialog", [&](QWidget *w) {
@@ -314,7 +316,7 @@ private Q_SLOTS:
         });
         action(*m_window, QStringLiteral("Add &lane…"))->trigger();
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
-        QCOMPARE(orchestrator()->dispatcher()->lane(2).device.toString(), QStringLiteral("cuda:2-3"));
+        QCOMPARE(orchestrator()->laneDevices()->lane(2).device.toString(), QStringLiteral("cuda:2-3"));
         QTRY_COMPARE(header(2)->gpuRowTexts().size(), 2);
         controller->undo();
         QCOMPARE(orchestrator()->board()->laneCount(), 2);

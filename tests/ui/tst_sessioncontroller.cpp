@@ -9,6 +9,7 @@
 #include "common/prompts.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -265,7 +266,7 @@ private Q_SLOTS:
         QVERIFY(sessions.newExperiment());
         Orchestrator *orchestrator = sessions.session()->orchestrator();
         QCOMPARE(orchestrator->board()->laneCount(), 1);
-        QCOMPARE(orchestrator->dispatcher()->lane(0).device.toString(), QStringLiteral("cpu"));
+        QCOMPARE(orchestrator->laneDevices()->lane(0).device.toString(), QStringLiteral("cpu"));
         QCOMPARE(orchestrator->dispatcher()->totalCount(), 0);
         QVERIFY2(sessions.title().startsWith(QLatin1String("untitled-")), qPrintable(sessions.title()));
         QVERIFY(sessions.title().endsWith(QStringLiteral(" (not saved) — Trainyard")));

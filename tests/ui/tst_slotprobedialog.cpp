@@ -8,7 +8,7 @@
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "common/prompts.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "editors/slotprobedialog.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -170,11 +170,11 @@ private Q_SLOTS:
         QVERIFY(dialog->windowTitle().contains(QStringLiteral("fake")));
         // "Set slots to N" is an undoable lane edit.
         Orchestrator *orchestrator = window.session()->orchestrator();
-        QCOMPARE(orchestrator->dispatcher()->lane(0).slotCount, 1);
+        QCOMPARE(orchestrator->laneDevices()->lane(0).slotCount, 1);
         Q_EMIT dialog->setSlotsRequested(3);
-        QCOMPARE(orchestrator->dispatcher()->lane(0).slotCount, 3);
+        QCOMPARE(orchestrator->laneDevices()->lane(0).slotCount, 3);
         window.boardController()->undoStack()->undo();
-        QCOMPARE(orchestrator->dispatcher()->lane(0).slotCount, 1);
+        QCOMPARE(orchestrator->laneDevices()->lane(0).slotCount, 1);
         dialog->reject(); // cancels (the default worker cannot train "fake": either way nothing is left)
         QVERIFY(!dialog->probe()->isRunning());
     }

@@ -18,6 +18,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "editors/specdialogs.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
@@ -236,15 +237,15 @@ void MainWindow::attachSession(Session *session, const QStringList &warnings)
     connect(orchestrator->runs(), &RunRegistry::changed, this, [this] { updateActions(); });
     connect(orchestrator->dispatcher(), &Dispatcher::warning, this,
             [this](const QString &text) { statusBar()->showMessage(text, 15000); });
-    m_actions->fallbackAction()->setChecked(!orchestrator->dispatcher()->missingDeviceLanes().isEmpty());
-    orchestrator->dispatcher()->setCpuFallback(m_actions->fallbackAction()->isChecked());
+    m_actions->fallbackAction()->setChecked(!orchestrator->laneDevices()->missingDeviceLanes().isEmpty());
+    orchestrator->laneDevices()->setCpuFallback(m_actions->fallbackAction()->isChecked());
     m_banner->refresh(orchestrator, session->devices());
     updateFinishCount();
     updateActions();
     // Show the first lane's runs in the plot so it is never empty on open.
     const QList<RunId> ids = orchestrator->board()->runIds();
     if (!ids.isEmpty()) {
-        m_boardView->selectRuns(orchestrator->dispatcher()->lane(0).runs);
+        m_boardView->selectRuns(orchestrator->laneDevices()->lane(0).runs);
     }
     if (!warnings.isEmpty()) {
         statusBar()->showMessage(warnings.join(QLatin1String("; ")), 15000);
@@ -330,7 +331,7 @@ void MainWindow::updateActions()
 void MainWindow::setCpuFallback(bool on)
 {
     if (Orchestrator *o = orchestrator()) {
-        o->dispatcher()->setCpuFallback(on);
+        o->laneDevices()->setCpuFallback(on);
         m_banner->refresh(o, session()->devices());
     }
 }

@@ -4,6 +4,7 @@
 #include "devices/device.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -218,7 +219,7 @@ RemoveLaneCommand::RemoveLaneCommand(Orchestrator *orchestrator, EditErrorHandle
 
 void RemoveLaneCommand::redo()
 {
-    const LaneInfo lane = m_orchestrator->dispatcher()->lane(m_index);
+    const LaneInfo lane = m_orchestrator->laneDevices()->lane(m_index);
     m_device = lane.device.toString();
     m_slots = lane.slotCount;
     m_name = lane.name;
@@ -249,7 +250,7 @@ RenameLaneCommand::RenameLaneCommand(Orchestrator *orchestrator, EditErrorHandle
                    name.isEmpty() ? tr("Unname lane %1").arg(orchestrator->board()->laneTitle(index))
                                   : tr("Rename lane %1 to %2").arg(orchestrator->board()->laneTitle(index), name))
     , m_index(index)
-    , m_oldName(orchestrator->dispatcher()->lane(index).name)
+    , m_oldName(orchestrator->laneDevices()->lane(index).name)
     , m_name(name)
 {
 }
@@ -278,7 +279,7 @@ EditLaneCommand::EditLaneCommand(Orchestrator *orchestrator, EditErrorHandler on
     , m_device(device)
     , m_slots(slotCount)
 {
-    const LaneInfo lane = orchestrator->dispatcher()->lane(index);
+    const LaneInfo lane = orchestrator->laneDevices()->lane(index);
     m_oldDevice = lane.device.toString();
     m_oldSlots = lane.slotCount;
 }

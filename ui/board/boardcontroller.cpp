@@ -4,7 +4,7 @@
 #include "board/boardcommands.h"
 #include "common/uilogcategories.h"
 #include "dispatch/board.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -285,7 +285,7 @@ bool BoardController::renameLane(int lane, const QString &name)
     if (!m_orchestrator || lane < 0 || lane >= m_orchestrator->board()->laneCount()) {
         return false;
     }
-    if (m_orchestrator->dispatcher()->lane(lane).name == name) {
+    if (m_orchestrator->laneDevices()->lane(lane).name == name) {
         return true; // no change, no step
     }
     return push(new RenameLaneCommand(

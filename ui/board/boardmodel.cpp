@@ -7,7 +7,7 @@
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "experiment/experiment.h"
 #include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
@@ -62,7 +62,7 @@ void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metric
     m_devices = devices;
     m_history = history;
     m_lanes.setSources(orchestrator ? orchestrator->runs() : nullptr,
-                       orchestrator ? orchestrator->dispatcher() : nullptr, devices, history);
+                       orchestrator ? orchestrator->laneDevices() : nullptr, devices, history);
     if (m_orchestrator) {
         connectOrchestrator();
     }
@@ -93,13 +93,13 @@ void BoardModel::connectOrchestrator()
     connect(s->board(), &Board::laneAdded, this, [this](int) { endInsertRows(); });
     connect(s->board(), &Board::laneAboutToBeRemoved, this, [this](int i) { beginRemoveRows({}, i, i); });
     connect(s->board(), &Board::laneRemoved, this, [this](int) { endRemoveRows(); });
-    // A lane changes on the board (device, slots) and in the dispatcher (its effective device).
+    // A lane changes on the board (device, slots) and in LaneDevices (its effective device).
     const auto laneChanged = [this](int i) {
         const QModelIndex lane = laneIndex(i);
         Q_EMIT dataChanged(lane, lane);
     };
     connect(s->board(), &Board::laneChanged, this, laneChanged);
-    connect(s->dispatcher(), &Dispatcher::laneChanged, this, laneChanged);
+    connect(s->laneDevices(), &LaneDevices::laneChanged, this, laneChanged);
     connect(s->board(), &Board::runAboutToBeAdded, this, [this](int lane, int position) {
         const QModelIndex parent = laneIndex(lane);
         const int row = position < 0 ? rowCount(parent) : position;
@@ -138,7 +138,7 @@ void BoardModel::onRunChanged(RunId id)
         Q_EMIT dataChanged(index, index);
         // A Slurm lane's header counts its pending and running jobs.
         const QModelIndex lane = index.parent();
-        if (m_orchestrator->dispatcher()->lane(lane.row()).device.isSlurm()) {
+        if (m_orchestrator->laneDevices()->lane(lane.row()).device.isSlurm()) {
             Q_EMIT dataChanged(lane, lane, {DeviceNameRole});
         }
     }
@@ -152,7 +152,7 @@ void BoardModel::onRunChanged(RunId id)
 void BoardModel::poolLanesChanged()
 {
     for (int i = 0; i < rowCount(); ++i) {
-        if (m_orchestrator->dispatcher()->lane(i).effectiveDevice.isPool()) {
+        if (m_orchestrator->laneDevices()->lane(i).effectiveDevice.isPool()) {
             const QModelIndex lane = laneIndex(i);
             Q_EMIT dataChanged(lane, lane, {GpuRowsRole, DeviceNameRole});
         }
@@ -198,7 +198,7 @@ QModelIndex BoardModel::index(int row, int column, const QModelIndex &parent) co
     if (!parent.isValid()) {
         return createIndex(row, column, laneMarker);
     }
-    const LaneInfo lane = m_orchestrator->dispatcher()->lane(parent.row());
+    const LaneInfo lane = m_orchestrator->laneDevices()->lane(parent.row());
     return createIndex(row, column, quintptr(lane.runs.at(row)));
 }
 
@@ -221,7 +221,7 @@ int BoardModel::rowCount(const QModelIndex &parent) const
     if (parent.column() != 0 || parent.internalId() != laneMarker) {
         return 0;
     }
-    return int(m_orchestrator->dispatcher()->lane(parent.row()).runs.size());
+    return int(m_orchestrator->laneDevices()->lane(parent.row()).runs.size());
 }
 
 int BoardModel::columnCount(const QModelIndex &) const
@@ -235,7 +235,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         return {};
     }
     if (index.internalId() == laneMarker) {
-        const LaneInfo lane = m_orchestrator->dispatcher()->lane(index.row());
+        const LaneInfo lane = m_orchestrator->laneDevices()->lane(index.row());
         switch (role) {
         case Qt::DisplayRole:
         case DeviceRole:

@@ -1,7 +1,7 @@
 #include "board/fallbackbanner.h"
 
 #include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "session/orchestrator.h"
 
 namespace trainyard {
@@ -23,8 +23,8 @@ void FallbackBanner::refresh(const Orchestrator *orchestrator, const DeviceInven
         return;
     }
     QStringList missing;
-    for (int lane : orchestrator->dispatcher()->missingDeviceLanes()) {
-        missing.append(orchestrator->dispatcher()->lane(lane).device.toString());
+    for (int lane : orchestrator->laneDevices()->missingDeviceLanes()) {
+        missing.append(orchestrator->laneDevices()->lane(lane).device.toString());
     }
     if (missing.isEmpty()) {
         setVisible(false);
@@ -32,7 +32,7 @@ void FallbackBanner::refresh(const Orchestrator *orchestrator, const DeviceInven
     }
     const int gpus = devices->gpuCount();
     const QString have = gpus == 0 ? tr("This machine has no GPU") : tr("This machine has %n GPU(s)", nullptr, gpus);
-    setText(orchestrator->dispatcher()->cpuFallback()
+    setText(orchestrator->laneDevices()->cpuFallback()
                 ? tr("%1: the lanes for %2 run on the CPU (Edit ▸ Run lanes of missing GPUs on the CPU).")
                       .arg(have, missing.join(QLatin1String(", ")))
                 : tr("%1: the lanes for %2 will not start until you let them run on the CPU "

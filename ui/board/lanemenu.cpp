@@ -7,6 +7,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "editors/slotprobedialog.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
@@ -37,7 +38,7 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
 void LaneMenu::addRenameAction()
 {
     addAction(tr("Rename…"), this, [this] {
-        const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
+        const LaneInfo info = m_controller->orchestrator()->laneDevices()->lane(m_lane);
         bool ok = false;
         const QString name =
             inputdialogs::getText(parentWidget(), tr("Rename lane %1").arg(info.title),
@@ -52,7 +53,7 @@ void LaneMenu::addSlotsAction()
 {
     addAction(tr("Slots…"), this, [this] {
         bool ok = false;
-        const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
+        const LaneInfo info = m_controller->orchestrator()->laneDevices()->lane(m_lane);
         const int slotCount = inputdialogs::getInt(parentWidget(), tr("Slots of lane %1").arg(info.title),
                                                    tr("Runs at once"), info.slotCount, 1, 64, &ok);
         if (ok) {
@@ -66,14 +67,14 @@ void LaneMenu::addMeasureAction()
     Orchestrator *orchestrator = m_controller->orchestrator();
     // Measures with the lane's first queued run (its model, data and batch size).
     QJsonObject probeSpec;
-    for (RunId id : orchestrator->dispatcher()->lane(m_lane).runs) {
+    for (RunId id : orchestrator->laneDevices()->lane(m_lane).runs) {
         if (orchestrator->runs()->value(id).state == RunState::Queued) {
             probeSpec = orchestrator->runs()->value(id).spec;
             break;
         }
     }
     QAction *measure = addAction(tr("Measure slots…"), this, [this, orchestrator, probeSpec] {
-        auto *dialog = new SlotProbeDialog(orchestrator->dispatcher()->lane(m_lane).effectiveDevice.toString(),
+        auto *dialog = new SlotProbeDialog(orchestrator->laneDevices()->lane(m_lane).effectiveDevice.toString(),
                                            probeSpec, orchestrator->dispatcher()->activeCount(), parentWidget());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
@@ -104,7 +105,7 @@ void LaneMenu::addDeviceAction()
 {
     addAction(tr("Device…"), this, [this] {
         bool ok = false;
-        const LaneInfo info = m_controller->orchestrator()->dispatcher()->lane(m_lane);
+        const LaneInfo info = m_controller->orchestrator()->laneDevices()->lane(m_lane);
         const QStringList items =
             devicechoices::items(m_board->devices() ? m_board->devices()->devices() : QList<DeviceInfo>{});
         const QString device = devicechoices::device(

@@ -6,6 +6,9 @@
 #include "common/uilogcategories.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "experiment/experimentcheck.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -69,7 +72,7 @@ bool RunControl::confirmNewAttempts(Orchestrator *orchestrator, const QString &v
 {
     QStringList lines;
     for (RunId id : m_board->selectedRuns()) {
-        const QString kept = orchestrator->dispatcher()->attemptKeptOnRetry(id);
+        const QString kept = orchestrator->startPlanner()->attemptKeptOnRetry(id);
         if (kept.isEmpty()) {
             continue;
         }
@@ -99,12 +102,12 @@ void RunControl::startSelected()
     if (Orchestrator *s = orchestrator(); s && !confirmNewAttempts(s, tr("Start"))) {
         return;
     }
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->dispatcher()->startRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->runActions()->startRun(id, e); });
 }
 
 void RunControl::stopSelected()
 {
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->dispatcher()->stopRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->runActions()->stopRun(id, e); });
 }
 
 void RunControl::pauseSelected()
@@ -114,7 +117,7 @@ void RunControl::pauseSelected()
 
 void RunControl::resumeSelected()
 {
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->dispatcher()->resumeRun(id, e); });
+    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->runActions()->resumeRun(id, e); });
 }
 
 void RunControl::retrySelected()
@@ -124,12 +127,12 @@ void RunControl::retrySelected()
     }
     forEachSelected([](Orchestrator *s, RunId id, QString *e) {
         // From its checkpoint when it has one and did not finish, else a new attempt.
-        if (!s->dispatcher()->retryRun(id, /*fromCheckpoint=*/true, e)) {
+        if (!s->runActions()->retryRun(id, /*fromCheckpoint=*/true, e)) {
             return false;
         }
         // Retry means "run it again now", not "back to the queue"; dispatching
         // under way may have started it already.
-        if (s->runs()->value(id).state == RunState::Queued && !s->dispatcher()->startRun(id, e)) {
+        if (s->runs()->value(id).state == RunState::Queued && !s->runActions()->startRun(id, e)) {
             *e = tr("%1 is queued again: %2").arg(s->runs()->value(id).name, *e);
             return false;
         }
@@ -183,7 +186,7 @@ void RunControl::confirmAndStart(Orchestrator *orchestrator, const QStringList &
 {
     // Missing GPUs are not asked about again: the banner above the board says
     // what becomes of their lanes.
-    QStringList problems = orchestrator->dispatcher()->busyDeviceWarnings() + dataProblems;
+    QStringList problems = orchestrator->laneDevices()->busyDeviceWarnings() + dataProblems;
     // A queued run whose folder holds another spec's results starts a new attempt.
     for (RunId id : orchestrator->runs()->ids()) {
         const RunInfo run = orchestrator->runs()->value(id);
@@ -208,8 +211,8 @@ Experiment RunControl::runsToCheck(Orchestrator *orchestrator) const
     Experiment pending;
     for (int l = 0; l < orchestrator->board()->laneCount(); ++l) {
         ExperimentLane lane;
-        lane.device = orchestrator->dispatcher()->lane(l).device;
-        for (RunId id : orchestrator->dispatcher()->lane(l).runs) {
+        lane.device = orchestrator->laneDevices()->lane(l).device;
+        for (RunId id : orchestrator->laneDevices()->lane(l).runs) {
             const RunInfo run = orchestrator->runs()->value(id);
             if ((run.state == RunState::Queued || run.state == RunState::Stopped)
                 && !m_dataPassed.contains(ExperimentCheck::dataKey(run.spec))) {

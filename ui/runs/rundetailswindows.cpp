@@ -1,6 +1,6 @@
 #include "runs/rundetailswindows.h"
 
-#include "dispatch/dispatcher.h"
+#include "dispatch/startplanner.h"
 #include "metrics/metricstore.h"
 #include "records/runrecord.h"
 #include "records/runregistry.h"
@@ -25,7 +25,7 @@ std::optional<RunRecord> liveRecord(Session *session, RunId id)
         return std::nullopt;
     }
     RunInfo info = orchestrator->runs()->value(id);
-    info.command = orchestrator->dispatcher()->commandLine(id);
+    info.command = orchestrator->startPlanner()->commandLine(id);
     if (info.runDir.isEmpty()) {
         info.runDir = session->store()->runDir(info.name);
     }

@@ -5,7 +5,7 @@
 #include "board/boardview.h"
 #include "catalogue/modelcatalogue.h"
 #include "dispatch/board.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "editors/specdialogs.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -66,7 +66,7 @@ bool SweepPanel::editSweep(const QJsonObject &base)
     }
     QStringList lanes;
     for (int i = 0; i < orchestrator->board()->laneCount(); ++i) {
-        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->dispatcher()->lane(i).device.toString());
+        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->laneDevices()->lane(i).device.toString());
     }
     SweepEditorDialog dialog(base, lanes, catalogue(), m_window);
     while (dialog.exec() == QDialog::Accepted) {

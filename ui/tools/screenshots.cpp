@@ -23,6 +23,7 @@
 #include "common/prompts.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "editors/runeditordialog.h"
 #include "editors/slotprobedialog.h"
 #include "palette/modelpalettemodel.h"
@@ -100,7 +101,7 @@ int clusterShots(const QString &file, const QString &out)
     window.resize(1600, 1000);
     window.show();
     Orchestrator *orchestrator = window.session()->orchestrator();
-    orchestrator->dispatcher()->setCpuFallback(true); // the test cluster's GPUs are fake
+    orchestrator->laneDevices()->setCpuFallback(true); // the test cluster's GPUs are fake
     window.startAll();
     RunId pending = 0;
     const bool seen = waitFor(120000, [&] {
@@ -153,7 +154,7 @@ int remoteShots(const QString &file, const QString &out)
     window.resize(1600, 1000);
     window.show();
     Orchestrator *orchestrator = window.session()->orchestrator();
-    orchestrator->dispatcher()->setCpuFallback(true); // the host's GPUs are nvidia-smi's rows only
+    orchestrator->laneDevices()->setCpuFallback(true); // the host's GPUs are nvidia-smi's rows only
     window.startAll();
     QList<RunId> training;
     const bool seen = waitFor(120000, [&] {
@@ -399,8 +400,8 @@ int main(int argc, char **argv)
     Orchestrator *orchestrator = window.session()->orchestrator();
     window.startAll();
     // Plot the TransH repeats (a mean with a band) and the first TransE run.
-    QList<RunId> selection = orchestrator->dispatcher()->lane(1).runs;
-    selection.append(orchestrator->dispatcher()->lane(0).runs.first());
+    QList<RunId> selection = orchestrator->laneDevices()->lane(1).runs;
+    selection.append(orchestrator->laneDevices()->lane(0).runs.first());
     window.boardView()->selectRuns(selection);
     waitFor(trainSeconds * 1000, nullptr);
     bool ok = save(&window, out + QStringLiteral("/main-window.png"));
@@ -437,7 +438,7 @@ int main(int argc, char **argv)
     ok = save(window.plot(), out + QStringLiteral("/plots-metrics.png")) && ok;
     window.plot()->setCurveMetric(QString());
     window.plot()->setEvalMetric(QString());
-    window.boardView()->selectRuns(orchestrator->dispatcher()->lane(2).runs);
+    window.boardView()->selectRuns(orchestrator->laneDevices()->lane(2).runs);
     waitFor(1000, nullptr);
     ok = save(&window, out + QStringLiteral("/finished.png")) && ok;
     auto *tabs = window.findChild<QTabWidget *>();
@@ -457,8 +458,8 @@ int main(int argc, char **argv)
         return -1;
     };
     if (CompareDialog *compare =
-            window.runCompare()->compareRows(rowOf(orchestrator->dispatcher()->lane(0).runs.first()),
-                                             rowOf(orchestrator->dispatcher()->lane(1).runs.first()))) {
+            window.runCompare()->compareRows(rowOf(orchestrator->laneDevices()->lane(0).runs.first()),
+                                             rowOf(orchestrator->laneDevices()->lane(1).runs.first()))) {
         compare->resize(860, 820);
         waitFor(800, nullptr);
         ok = save(compare, out + QStringLiteral("/compare-runs.png")) && ok;
@@ -468,7 +469,7 @@ int main(int argc, char **argv)
     tabs->setCurrentIndex(0);
 
     // What a finished run was: the details of the first TransH repeat.
-    if (RunDetailsDialog *details = window.showRunDetails(orchestrator->dispatcher()->lane(1).runs.first())) {
+    if (RunDetailsDialog *details = window.showRunDetails(orchestrator->laneDevices()->lane(1).runs.first())) {
         details->resize(760, 640);
         waitFor(800, nullptr);
         ok = save(details, out + QStringLiteral("/run-details.png")) && ok;
@@ -477,8 +478,8 @@ int main(int argc, char **argv)
 
     // "Measure slots…" on the first lane, with its first run (shorter than
     // the default 300 steps, to keep the tool quick), once it has a result.
-    const RunId first = orchestrator->dispatcher()->lane(0).runs.first();
-    SlotProbeDialog probe(orchestrator->dispatcher()->lane(0).effectiveDevice.toString(),
+    const RunId first = orchestrator->laneDevices()->lane(0).runs.first();
+    SlotProbeDialog probe(orchestrator->laneDevices()->lane(0).effectiveDevice.toString(),
                           orchestrator->runs()->value(first).spec, 0, &window);
     probe.resize(520, 320);
     probe.show();

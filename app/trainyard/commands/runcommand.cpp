@@ -13,6 +13,8 @@
 #include "dispatch/board.h"
 #include "dispatch/cpuonlyworker.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
 #include "launch/workerprocess.h"
@@ -136,22 +138,22 @@ int runCommand(const QStringList &args)
     for (const QString &w : std::as_const(opened))
         printWarning(w);
     Orchestrator *orchestrator = session.orchestrator();
-    orchestrator->dispatcher()->setCpuFallback(cpuFallback);
-    orchestrator->dispatcher()->setCpuThreads(*threads);
+    orchestrator->laneDevices()->setCpuFallback(cpuFallback);
+    orchestrator->laneDevices()->setCpuThreads(*threads);
     orchestrator->supervisor()->setStopTimeout(*stopTimeout * 1000);
     orchestrator->supervisor()->setStallTimeout(*stallTimeout * 1000);
     if (orchestrator->supervisor()->workerProgram().isEmpty() && experiment->hasWorkerRuns())
         return usageError(
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
 
-    const QStringList problems = orchestrator->dispatcher()->preflight();
+    const QStringList problems = orchestrator->laneDevices()->preflight();
     for (const QString &p : problems)
         printError(p);
-    if (!orchestrator->dispatcher()->missingDeviceLanes().isEmpty() && !cpuFallback)
+    if (!orchestrator->laneDevices()->missingDeviceLanes().isEmpty() && !cpuFallback)
         return usageError(QStringLiteral("rerun with --cpu-fallback to train those lanes on the CPU"));
     // Each of their runs would fail at its start: stop before the first.
     if (!cpuFallback
-        && !cpuonlyworker::lanes(*orchestrator->dispatcher(), *orchestrator->board(), *orchestrator->runs(),
+        && !cpuonlyworker::lanes(*orchestrator->laneDevices(), *orchestrator->board(), *orchestrator->runs(),
                                  catalogue ? &*catalogue : nullptr)
                 .isEmpty())
         return usageError(QStringLiteral("trainyard-worker was built without CUDA (%1): rebuild it against a CUDA "
@@ -163,7 +165,7 @@ int runCommand(const QStringList &args)
             const RunState s = orchestrator->runs()->value(id).state;
             if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled)
                 // Resumes from a checkpoint, else a new attempt: nothing is cleared.
-                orchestrator->dispatcher()->retryRun(id);
+                orchestrator->runActions()->retryRun(id);
         }
     }
 

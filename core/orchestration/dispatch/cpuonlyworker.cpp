@@ -4,7 +4,7 @@
 #include "catalogue/modelcataloguecache.h"
 #include "devices/device.h"
 #include "dispatch/board.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "experiment/runspecview.h"
 #include "records/runregistry.h"
 
@@ -29,14 +29,14 @@ QString advice(bool cpuFallback, const QString &fallbackHint)
     return QStringLiteral("rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or %1").arg(fallbackHint);
 }
 
-QList<int> lanes(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+QList<int> lanes(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                  const ModelCatalogue *catalogue)
 {
     QList<int> found;
     if (reason(catalogue).isEmpty())
         return found;
     for (int l = 0; l < board.laneCount(); ++l) {
-        const LaneInfo lane = dispatcher.lane(l);
+        const LaneInfo lane = laneDevices.lane(l);
         if (!isLocalGpu(lane.device) || lane.effectiveDevice.isCpu())
             continue;
         bool workerRun = lane.runs.isEmpty();
@@ -50,26 +50,26 @@ QList<int> lanes(const Dispatcher &dispatcher, const Board &board, const RunRegi
     return found;
 }
 
-QStringList problems(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+QStringList problems(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                      const ModelCatalogue *catalogue)
 {
     QStringList lines;
-    for (int l : lanes(dispatcher, board, runs, catalogue)) {
+    for (int l : lanes(laneDevices, board, runs, catalogue)) {
         lines << QStringLiteral("lane %1 (%2): %3; %4")
                      .arg(l + 1)
                      .arg(board.lane(l).device.toString(), reason(catalogue),
-                          advice(dispatcher.cpuFallback(), QStringLiteral("allow CPU fallback")));
+                          advice(laneDevices.cpuFallback(), QStringLiteral("allow CPU fallback")));
     }
     return lines;
 }
 
-QStringList problems(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+QStringList problems(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                      const QString &workerProgram)
 {
     if (workerProgram.isEmpty())
         return {};
     const std::optional<ModelCatalogue> catalogue = ModelCatalogueCache::shared().find(workerProgram);
-    return catalogue ? problems(dispatcher, board, runs, &*catalogue) : QStringList();
+    return catalogue ? problems(laneDevices, board, runs, &*catalogue) : QStringList();
 }
 
 } // namespace trainyard::cpuonlyworker

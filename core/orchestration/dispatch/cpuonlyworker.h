@@ -8,7 +8,7 @@ namespace trainyard {
 
 class Board;
 class Device;
-class Dispatcher;
+class LaneDevices;
 class ModelCatalogue;
 class RunRegistry;
 
@@ -30,15 +30,15 @@ QString advice(bool cpuFallback, const QString &fallbackHint);
 // The board's lanes (0-based) whose runs would get a CPU-only worker on a
 // GPU: a local GPU lane still on its GPU (not a missing one fallen back to
 // the CPU) holding a worker run, or no run yet (a sweep's trials go there).
-QList<int> lanes(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+QList<int> lanes(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                  const ModelCatalogue *catalogue);
 // The preflight's lines, "lane 2 (cuda:0): this trainyard-worker ...".
-QStringList problems(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+QStringList problems(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                      const ModelCatalogue *catalogue);
 // The same with `workerProgram`'s catalogue as ModelCatalogueCache::shared()
 // holds it (the app and `trainyard run` load it before Start); nothing when
 // it is not held: the worker is never started here.
-QStringList problems(const Dispatcher &dispatcher, const Board &board, const RunRegistry &runs,
+QStringList problems(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                      const QString &workerProgram);
 
 } // namespace cpuonlyworker

@@ -148,26 +148,4 @@ void GpuScheduler::forget(RunId id)
     m_account.forget(id);
 }
 
-QStringList GpuScheduler::busyWarnings(const QList<Device> &devices) const
-{
-    QStringList problems;
-    QSet<QString> seen;
-    for (const Device &device : devices) {
-        const DeviceInfo d = m_devices->device(device.toString());
-        if (!d.isGpu || seen.contains(d.id) || !d.busyWithOthers())
-            continue;
-        seen.insert(d.id);
-        QStringList who;
-        for (const GpuProcess &p : d.processes) {
-            if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
-                who << QStringLiteral("pid %1%2")
-                           .arg(p.pid)
-                           .arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));
-        }
-        problems << QStringLiteral("%1 (%2) is busy with another user's process: %3")
-                        .arg(d.id, d.name, who.join(QStringLiteral(", ")));
-    }
-    return problems;
-}
-
 } // namespace trainyard

@@ -53,10 +53,6 @@ public:
     bool retriesAfterOutOfMemory(const RunInfo &run);
     void forget(RunId id);
 
-    // GPUs of `devices` (the lanes' effective devices) busy with others'
-    // processes, for the preflight.
-    QStringList busyWarnings(const QList<Device> &devices) const;
-
     static constexpr int kOomRetries = 3;
 
 private:

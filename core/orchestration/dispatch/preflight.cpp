@@ -3,7 +3,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/cpuonlyworker.h"
-#include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "launch/launcher.h"
 
 namespace trainyard::preflight {
@@ -12,13 +12,13 @@ QStringList problems(const Sources &s)
 {
     QStringList problems;
     const int gpus = s.devices.gpuCount();
-    for (int l : s.dispatcher.missingDeviceLanes()) {
+    for (int l : s.lanes.missingDeviceLanes()) {
         problems << QStringLiteral("lane %1 names %2, but this machine has %3 GPU%4%5")
                         .arg(l + 1)
                         .arg(s.board.lane(l).device.toString())
                         .arg(gpus)
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"))
-                        .arg(s.dispatcher.cpuFallback()
+                        .arg(s.lanes.cpuFallback()
                                  ? QStringLiteral(": its runs will train on the CPU")
                                  : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
     }
@@ -26,8 +26,8 @@ QStringList problems(const Sources &s)
     for (int l = 0; l < s.board.laneCount(); ++l)
         devices << s.board.lane(l).device;
     problems << s.launcher.problems(devices, s.runsRoot);
-    problems << cpuonlyworker::problems(s.dispatcher, s.board, s.runs, s.workerProgram);
-    return problems + s.dispatcher.busyDeviceWarnings();
+    problems << cpuonlyworker::problems(s.lanes, s.board, s.runs, s.workerProgram);
+    return problems + s.lanes.busyDeviceWarnings();
 }
 
 } // namespace trainyard::preflight

@@ -7,19 +7,19 @@ namespace trainyard {
 
 class Board;
 class DeviceInventory;
-class Dispatcher;
+class LaneDevices;
 class Launcher;
 class RunRegistry;
 
 // What a user should hear before Start: lanes naming GPUs this machine
 // lacks (with what CPU fallback does), the launchers' problems (clusters,
 // hosts), GPU lanes handed a CPU-only worker, and GPUs busy with others'
-// processes. Empty when all is clear (Dispatcher::preflight).
+// processes. Empty when all is clear (LaneDevices::preflight).
 namespace preflight {
 
 struct Sources
 {
-    const Dispatcher &dispatcher;
+    const LaneDevices &lanes;
     const Board &board;
     const RunRegistry &runs;
     const Launcher &launcher;

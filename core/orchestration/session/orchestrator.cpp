@@ -7,6 +7,9 @@
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/gpuaccount.h"
+#include "dispatch/lanedevices.h"
+#include "dispatch/runactions.h"
+#include "dispatch/startplanner.h"
 #include "ingest/ingestion.h"
 #include "launch/launcherrouter.h"
 #include "launch/workerprocess.h"
@@ -37,9 +40,16 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     , m_ingestion(std::make_unique<Ingestion>(m_runs.get(), store, metrics))
     , m_launcher(std::move(launcher))
     , m_supervisor(std::make_unique<Supervisor>(m_runs.get(), store, server, m_ingestion.get(), m_launcher.get()))
-    , m_dispatcher(std::make_unique<Dispatcher>(m_board.get(), m_runs.get(), m_supervisor.get(), m_ingestion.get(),
-                                                store, devices, m_launcher.get()))
-    , m_sweeps(std::make_unique<SweepRunner>(m_board.get(), m_dispatcher.get(), m_runs.get(), metrics))
+    , m_laneDevices(std::make_unique<LaneDevices>(m_board.get(), m_runs.get(), devices, m_launcher.get(), store,
+                                                  m_supervisor.get()))
+    , m_startPlanner(std::make_unique<StartPlanner>(m_board.get(), m_runs.get(), store, m_ingestion.get(),
+                                                    m_supervisor.get(), m_laneDevices.get()))
+    , m_dispatcher(std::make_unique<Dispatcher>(m_board.get(), m_runs.get(), m_supervisor.get(), store, devices,
+                                                m_launcher.get(), m_laneDevices.get(), m_startPlanner.get()))
+    , m_runActions(
+          std::make_unique<RunActions>(m_runs.get(), m_supervisor.get(), m_dispatcher.get(), m_startPlanner.get()))
+    , m_sweeps(
+          std::make_unique<SweepRunner>(m_board.get(), m_dispatcher.get(), m_runActions.get(), m_runs.get(), metrics))
 {
     qRegisterMetaType<RunId>("trainyard::RunId");
     qRegisterMetaType<RunState>("trainyard::RunState");
@@ -58,11 +68,12 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     if (devices)
         m_sweeps->setLaneCapacity([this, devices](int lane) {
             const int slots = m_board->lane(lane).slotCount;
-            const Device device = m_dispatcher->effectiveDevice(lane);
+            const Device device = m_laneDevices->effectiveDevice(lane);
             return device.isPool() ? slots * std::max(1, GpuAccount::gpusOf(device, *devices)) : slots;
         });
     m_dependencies->setSweeps(m_sweeps.get());
     m_dispatcher->setDependencies(m_dependencies.get());
+    m_runActions->setDependencies(m_dependencies.get());
     m_supervisor->setInputs(m_inputs.get());
     // A run leaving the board: its record still exists while the parts
     // that keep per-run state drop theirs.
@@ -70,6 +81,7 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
         m_supervisor->forget(id);
         m_ingestion->forget(id);
         m_dispatcher->forget(id);
+        m_startPlanner->forget(id);
     });
 }
 
@@ -83,6 +95,7 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     m_supervisor->clear();
     m_ingestion->clear();
     m_dispatcher->reset();
+    m_startPlanner->reset();
     m_launcher->setClusters(experiment.clusters);
     setHosts(experiment.hosts);
     m_board->setExperiment(experiment);
@@ -117,7 +130,7 @@ QStringList Orchestrator::loadHistory()
 {
     // The trials' curves come back with the rest: the sweeps' records are rebuilt from them.
     const QStringList warnings =
-        m_sweepWarnings + m_supervisor->loadHistory([this](RunId id) { return m_dispatcher->startOptions(id); });
+        m_sweepWarnings + m_supervisor->loadHistory([this](RunId id) { return m_startPlanner->startOptions(id); });
     m_sweepWarnings.clear();
     m_metrics->flush();
     m_dependencies->refresh(); // what ran while Trainyard was away may release its dependents
@@ -133,8 +146,9 @@ void Orchestrator::shutdown(bool leaveRunning)
 
 void Orchestrator::disconnectListener(const QObject *listener) const
 {
-    const QObject *parts[] = {m_runs.get(),       m_board.get(),      m_ingestion.get(), m_launcher.get(),
-                              m_supervisor.get(), m_dispatcher.get(), m_sweeps.get(),    m_dependencies.get()};
+    const QObject *parts[] = {m_runs.get(),     m_board.get(),        m_ingestion.get(),
+                              m_launcher.get(), m_supervisor.get(),   m_dispatcher.get(),
+                              m_sweeps.get(),   m_dependencies.get(), m_laneDevices.get()};
     for (const QObject *part : parts)
         QObject::disconnect(part, nullptr, listener, nullptr);
 }

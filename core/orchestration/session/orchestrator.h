@@ -16,13 +16,16 @@ class Dependencies;
 class DeviceInventory;
 class Dispatcher;
 class Ingestion;
+class LaneDevices;
 class Launcher;
 struct MetricRecord;
 class MetricStore;
 class MetricsServer;
+class RunActions;
 class RunInputs;
 class RunRegistry;
 class RunStore;
+class StartPlanner;
 class Supervisor;
 class SweepRunner;
 
@@ -31,8 +34,12 @@ class SweepRunner;
 // whose job it is:
 //   runs()       the run records, and runChanged (RunRegistry::changed);
 //   board()      lanes, queues and their edits, with "about to" / done signals;
-//   dispatcher() which queued run starts where, start/stop/resume/cancel/retry,
-//                preflight, the finish count, runEnded, idle;
+//   dispatcher() which queued run starts where, Start all / Stop all, the
+//                finish count, runEnded, idle;
+//   runActions() one run's start/stop/resume/cancel/retry;
+//   laneDevices() each lane's effective device (CPU fallback), the lanes as
+//                the views show them (lane()), the CPU threads, preflight;
+//   startPlanner() how each run starts (resume or a new attempt), its command line;
 //   supervisor() each launched run's life: pause, the worker program,
 //                timeouts, attemptArchived, shutdownFinished;
 //   ingestion()  metrics in, progressChanged;
@@ -58,6 +65,9 @@ public:
     RunRegistry *runs() const { return m_runs.get(); }
     Board *board() const { return m_board.get(); }
     Dispatcher *dispatcher() const { return m_dispatcher.get(); }
+    RunActions *runActions() const { return m_runActions.get(); }
+    LaneDevices *laneDevices() const { return m_laneDevices.get(); }
+    StartPlanner *startPlanner() const { return m_startPlanner.get(); }
     Supervisor *supervisor() const { return m_supervisor.get(); }
     Ingestion *ingestion() const { return m_ingestion.get(); }
     Launcher *launcher() const { return m_launcher.get(); }
@@ -103,7 +113,10 @@ private:
     std::unique_ptr<Ingestion> m_ingestion;
     std::unique_ptr<Launcher> m_launcher;
     std::unique_ptr<Supervisor> m_supervisor;
+    std::unique_ptr<LaneDevices> m_laneDevices;
+    std::unique_ptr<StartPlanner> m_startPlanner;
     std::unique_ptr<Dispatcher> m_dispatcher;
+    std::unique_ptr<RunActions> m_runActions;
     std::unique_ptr<SweepRunner> m_sweeps;
 };
 

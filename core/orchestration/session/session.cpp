@@ -3,6 +3,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "experiment/trustlist.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
@@ -189,7 +190,7 @@ ControlServer::Reply Session::answerControl(const ControlServer::Request &reques
     bool ok = false;
     QString done;
     if (request.action == QLatin1String("stop")) {
-        ok = m_orchestrator->dispatcher()->stopRun(id, &error);
+        ok = m_orchestrator->runActions()->stopRun(id, &error);
         done = QStringLiteral("stopping %1: it checkpoints and exits (a stop timeout later SIGTERM, then SIGKILL)");
     } else if (request.action == QLatin1String("pause")) {
         ok = m_orchestrator->supervisor()->pause(id, &error);

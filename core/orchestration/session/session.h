@@ -28,7 +28,7 @@ class Orchestrator;
 // Typical use:
 //   Session session;
 //   if (!session.load(path, &errors)) ...;   // or loadDemo()
-//   session.orchestrator()->dispatcher()->setCpuFallback(true);
+//   session.orchestrator()->laneDevices()->setCpuFallback(true);
 //   session.orchestrator()->dispatcher()->startAll();
 //   connect(session.orchestrator()->dispatcher(), &Dispatcher::idle, ...);
 class Session : public QObject

@@ -12,7 +12,7 @@ class RunInputs;
 class RunRegistry;
 class RunStore;
 
-// What a run is started with (Dispatcher::startOptions).
+// What a run is started with (StartPlanner::startOptions).
 struct StartOptions
 {
     Device device;   // where it runs ("cpu", "cuda:1")

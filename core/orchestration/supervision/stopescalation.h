@@ -18,7 +18,7 @@ class Launcher;
 //   Terminated (Launcher::terminate: SIGTERM) --timeout--> Killed (Launcher::kill).
 // A worker not connected skips Asked; a run pending in a batch queue goes
 // straight to Terminated, which cancels it there (cancelsPending(): it ends
-// Cancelled). kill() (killAll) is Killed at once. The Supervisor keeps one
+// Cancelled). kill() (killAll) is Killed at once. SupervisedRuns keeps one
 // per supervised run and halt()s it when the run ends.
 class StopEscalation : public QObject
 {

@@ -1,11 +1,9 @@
 #include "supervision/supervisor.h"
 
-#include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "launch/launcher.h"
 #include "logcategories.h"
-#include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
 #include "supervision/exitoutcome.h"
@@ -18,6 +16,8 @@
 
 namespace trainyard {
 
+using Phase = SupervisedRuns::Phase;
+
 Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server, Ingestion *ingestion,
                        Launcher *launcher, QObject *parent)
     : QObject(parent)
@@ -27,19 +27,17 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     , m_ingestion(ingestion)
     , m_launcher(launcher)
     , m_launch(runs, store, server, launcher)
-    , m_stateFile(store, server, launcher)
+    , m_supervised(runs, store, server, ingestion, launcher, &m_stall)
+    , m_progress(runs, ingestion, launcher, &m_supervised, &m_stall)
     , m_shutdown(this, runs)
 {
-    connect(m_launcher, &Launcher::started, this, &Supervisor::onStarted);
-    connect(m_launcher, &Launcher::pending, this, &Supervisor::onPending);
-    connect(m_launcher, &Launcher::running, this, &Supervisor::onRunning);
     connect(m_launcher, &Launcher::exited, this, &Supervisor::onExited);
     connect(m_launcher, &Launcher::endedBecause, this, [this](RunId id, const QString &why) {
-        if (Supervised *s = supervised(id))
+        if (SupervisedRuns::Run *s = m_supervised.find(id))
             s->queueEnd = why;
     });
     connect(m_launcher, &Launcher::failedToLaunch, this, [this](RunId id, const QString &message) {
-        if (Supervised *s = supervised(id)) {
+        if (SupervisedRuns::Run *s = m_supervised.find(id)) {
             s->launcherDone = true;
             finishRun(id, RunState::Failed, message);
         }
@@ -49,7 +47,6 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
     connect(m_ingestion, &Ingestion::followed, &m_stall, &StallWatch::followed);
     // Worker lines go from the server to Ingestion; the watchdog hears of them.
     m_ingestion->setHeardHandler([this](RunId id) { m_stall.heard(id); });
-    connect(m_ingestion, &Ingestion::helloReceived, this, &Supervisor::onHello);
     connect(&m_shutdown, &Shutdown::finished, this, &Supervisor::shutdownFinished);
 }
 
@@ -57,36 +54,6 @@ Supervisor::~Supervisor()
 {
     m_ingestion->setHeardHandler({}); // Ingestion may outlive this
     killNow(QStringLiteral("killed at shutdown"));
-}
-
-Supervisor::Supervised &Supervisor::track(RunId id, const RunInfo *info)
-{
-    untrack(id);
-    auto s = std::make_unique<Supervised>();
-    s->info = info;
-    m_stall.watch(id, !RunSpecView(info->spec).isProgram());
-    s->stop = new StopEscalation(
-        id, m_launcher, [this, id] { return m_server->send(id, protocol::control(protocol::MessageType::Stop)); },
-        this);
-    connect(s->stop, &StopEscalation::stopping, this,
-            [this](RunId run, const QString &message) { m_runs->setState(run, RunState::Stopping, message); });
-    return *m_supervised.emplace(id, std::move(s)).first->second;
-}
-
-void Supervisor::untrack(RunId id)
-{
-    const auto it = m_supervised.find(id);
-    if (it == m_supervised.end())
-        return;
-    std::unique_ptr<Supervised> s = std::move(it->second);
-    m_supervised.erase(it);
-    // We may be inside one of its calls (an exit reported from inside
-    // terminate()): let the event loop delete it.
-    m_ingestion->unfollow(id);
-    m_stall.forget(id);
-    s->stop->halt();
-    s->stop->disconnect(this);
-    s->stop->deleteLater();
 }
 
 // ---- start ------------------------------------------------------------------
@@ -116,7 +83,7 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
         return false;
     LaunchSpec spec = launchSpec(id, options);
     spec.token = m_server->registerRun(id, r->name);
-    track(id, r).followFile = spec.connect.isEmpty();
+    m_supervised.track(id, r).followFile = spec.connect.isEmpty();
     m_runs->update(id, [&](RunInfo &run) {
         run.pid = 0;
         run.jobId.clear();
@@ -139,111 +106,6 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     return true;
 }
 
-void Supervisor::onStarted(RunId id, qint64 pid, const QString &jobId)
-{
-    Supervised *s = supervised(id);
-    if (!s)
-        return;
-    if (s->phase == Phase::Launching)
-        s->phase = Phase::Live;
-    if (s->followFile)
-        m_ingestion->follow(id); // launched: its file is read as it grows
-    m_runs->update(id, [&](RunInfo &r) {
-        if (pid > 0)
-            r.pid = pid;
-        r.jobId = jobId;
-        r.host = m_launcher->host(id);
-    });
-    m_stall.restart(id);
-    qCInfo(lcSupervisor, "%s started: %s", qUtf8Printable(s->info->name),
-           qUtf8Printable(jobId.isEmpty() ? QStringLiteral("pid %1").arg(pid) : jobId));
-    persistState();
-}
-
-void Supervisor::onPending(RunId id, const QString &reason)
-{
-    Supervised *s = supervised(id);
-    if (!s)
-        return;
-    const RunInfo *r = s->info;
-    // A requeue only after it was seen running here: a job reattached while
-    // it still waits is pending, not requeued.
-    const bool requeued =
-        s->phase == Phase::Live && s->ranHere
-        && (r->state == RunState::Running || r->state == RunState::Stalled || r->state == RunState::Paused);
-    const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
-    s->phase = Phase::Pending;
-    m_stall.setQueued(id, true);
-    if (s->followFile)
-        m_ingestion->follow(id);
-    s->pendingReason = why;
-    qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), requeued ? "requeued, pending" : "pending",
-           qUtf8Printable(why));
-    if (r->state == RunState::Stopping) {
-        m_runs->update(id, [&](RunInfo &run) { run.message = QStringLiteral("stopping; pending: %1").arg(why); });
-        return;
-    }
-    s->pendingShown = true;
-    m_runs->update(id, [&](RunInfo &run) {
-        run.queueReason = why;
-        run.state = RunState::Starting;
-        run.message = (requeued ? QStringLiteral("requeued; pending: %1") : QStringLiteral("pending: %1")).arg(why);
-    });
-}
-
-void Supervisor::leavePending(Supervised *s, RunInfo &run)
-{
-    s->phase = Phase::Live;
-    m_stall.setQueued(run.id, false);
-    m_stall.restart(run.id);
-    run.queueReason.clear();
-    if (s->pendingShown) {
-        s->pendingShown = false;
-        run.message.clear();
-    }
-}
-
-void Supervisor::onRunning(RunId id)
-{
-    Supervised *s = supervised(id);
-    if (!s)
-        return;
-    s->ranHere = true;
-    qCInfo(lcSupervisor, "%s running", qUtf8Printable(s->info->name));
-    m_runs->update(id, [&](RunInfo &r) {
-        if (s->phase != Phase::Live)
-            leavePending(s, r);
-        m_stall.restart(id);
-        r.host = m_launcher->host(id); // a batch job's node is known from here
-        if (r.state == RunState::Starting)
-            r.state = RunState::Running;
-    });
-}
-
-// ---- the worker's lines -----------------------------------------------------
-
-void Supervisor::onHello(RunId id, const MetricRecord &hello)
-{
-    m_runs->update(
-        id,
-        [&](RunInfo &r) {
-            r.connected = true;
-            if (r.pid <= 0)
-                r.pid = hello.pid;
-            if (Supervised *s = supervised(id)) {
-                if (s->phase != Phase::Live)
-                    leavePending(s, r); // it says hello: it runs, whatever the queue said last
-                s->ranHere = true;
-            }
-            if (r.state == RunState::Starting)
-                r.state = RunState::Running;
-        },
-        RunRegistry::Notify::Quiet);
-    // Anything written while we were not connected comes from the file.
-    m_ingestion->ingestMetricsFile(id);
-    m_runs->touch(id);
-}
-
 // ---- control ----------------------------------------------------------------
 
 bool Supervisor::stop(RunId id, QString *error)
@@ -255,7 +117,7 @@ bool Supervisor::stop(RunId id, QString *error)
         return refuse(error, QStringLiteral("%1 is not running").arg(r->name));
     if (r->state == RunState::Stopping)
         return true;
-    Supervised *s = supervised(id);
+    SupervisedRuns::Run *s = m_supervised.find(id);
     if (!s)
         return refuse(error, QStringLiteral("%1 has no worker to stop").arg(r->name));
     s->stop->setTimeout(m_stopTimeoutMs);
@@ -268,7 +130,7 @@ bool Supervisor::pause(RunId id, QString *error)
     const RunInfo *r = m_runs->find(id);
     if (!r || (r->state != RunState::Running && r->state != RunState::Stalled))
         return refuse(error, QStringLiteral("only a running run can pause"));
-    if (const Supervised *s = supervised(id); s && s->followFile)
+    if (const SupervisedRuns::Run *s = m_supervised.find(id); s && s->followFile)
         return refuse(error, QStringLiteral("%1 is a batch job without a socket and cannot pause; Stop checkpoints it "
                                             "and Start resumes it in a new job")
                                  .arg(r->name));
@@ -296,8 +158,10 @@ void Supervisor::killAll()
 {
     // Collected first: a launcher may report an exit from inside kill().
     QList<std::pair<QPointer<StopEscalation>, bool>> stops;
-    for (const auto &[id, s] : m_supervised)
+    for (RunId id : m_supervised.ids()) {
+        const SupervisedRuns::Run *s = m_supervised.find(id);
         stops.append({s->stop, s->phase == Phase::Pending});
+    }
     for (const auto &[stop, pending] : std::as_const(stops)) {
         if (stop)
             stop->kill(pending, QStringLiteral("killed on request"));
@@ -308,7 +172,7 @@ void Supervisor::killAll()
 
 void Supervisor::onExited(RunId id, int exitCode, int sig)
 {
-    Supervised *s = supervised(id);
+    SupervisedRuns::Run *s = m_supervised.find(id);
     if (!s)
         return;
     const RunInfo *r = s->info;
@@ -358,10 +222,10 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message, boo
     const RunInfo *current = m_runs->find(id);
     if (!current)
         return;
-    if (Supervised *s = supervised(id)) {
+    if (SupervisedRuns::Run *s = m_supervised.find(id)) {
         if (!s->launcherDone)
             m_launcher->release(id); // still going (a shutdown deadline): killed and reaped
-        untrack(id);
+        m_supervised.untrack(id);
     }
     // The outcome on a copy, written to status.json, then the record's.
     RunInfo ended = *current;
@@ -379,7 +243,7 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message, boo
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
            qUtf8Printable(r->message));
     m_runs->update(id, [&](RunInfo &run) { run = ended; });
-    persistState();
+    m_supervised.persist();
     Q_EMIT runEnded(id, state);
     m_shutdown.runEnded();
 }
@@ -388,7 +252,7 @@ void Supervisor::forget(RunId id)
 {
     if (isSupervised(id)) {
         m_launcher->release(id);
-        untrack(id);
+        m_supervised.untrack(id);
     }
     m_server->unregisterRun(id);
 }
@@ -397,25 +261,6 @@ void Supervisor::clear()
 {
     killNow(QStringLiteral("killed: the board was replaced"));
     m_shutdown.reset();
-}
-
-QSet<qint64> Supervisor::workerPids() const
-{
-    QSet<qint64> pids;
-    for (const auto &entry : m_supervised) {
-        // This machine's: a host's pids are other processes here.
-        if (entry.second->info->pid > 0 && !entry.second->info->device.isRemote())
-            pids.insert(entry.second->info->pid);
-    }
-    return pids;
-}
-
-QList<RunId> Supervisor::supervisedIds() const
-{
-    QList<RunId> ids;
-    for (const auto &entry : m_supervised)
-        ids << entry.first;
-    return ids;
 }
 
 } // namespace trainyard

@@ -3,10 +3,12 @@
 #include "launch/launcher.h"
 #include "records/runinfo.h"
 #include "runstore/runstore.h"
+#include "supervision/launchprogress.h"
 #include "supervision/runlaunch.h"
 #include "supervision/runstatefile.h"
 #include "supervision/shutdown.h"
 #include "supervision/stallwatch.h"
+#include "supervision/supervisedruns.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -29,12 +31,12 @@ class RunRegistry;
 class StopEscalation;
 
 // Every launched run's life, through the Launcher seam only: the launch
-// (run folder, token, LaunchSpec), the launcher's events (started, pending,
-// running, exited, failed to launch), the worker's liveness (hello, any
-// line; the stall watchdog, never while a run is pending in a queue), the
-// exit -> state and message (protocol::ExitCode), stop escalation, pause and
-// resume, status.json and the state file, reattachment after a restart,
-// and the shutdown.
+// (run folder, token, LaunchSpec), the exit -> state and message
+// (protocol::ExitCode) or a failed launch, stop escalation, pause and
+// resume, status.json, reattachment after a restart, and the shutdown. The
+// runs it supervises, their stall watch and the state file are
+// SupervisedRuns'; their way from the launch to training (started, pending
+// in a queue, running, hello) is LaunchProgress'.
 //
 // Stop, per run: a StopEscalation (asked, SIGTERM, SIGKILL, a stop timeout
 // per step; a pending run is cancelled in its queue).
@@ -73,13 +75,13 @@ public:
     // Ends a run that could not be launched: Failed with `message`.
     void fail(RunId id, const QString &message);
 
-    bool isSupervised(RunId id) const { return m_supervised.count(id) != 0; }
-    QSet<qint64> workerPids() const;
+    bool isSupervised(RunId id) const { return m_supervised.contains(id); }
+    QSet<qint64> workerPids() const { return m_supervised.workerPids(); }
 
     // Runs found on disk (HistoryLoader::load): finished, reattached,
     // ended while away, lost. Returns what the user must be told.
     // `startOptions`: what each run would be started with now
-    // (Dispatcher::startOptions): a reattached run is handed to the
+    // (StartPlanner::startOptions): a reattached run is handed to the
     // launcher as launchSpec() builds it, so a batch launcher resubmits it
     // (a requeue) as it would one started here.
     QStringList loadHistory(const std::function<StartOptions(RunId)> &startOptions);
@@ -93,11 +95,11 @@ public:
                                     QString *why);
     void finishRun(RunId id, RunState state, const QString &message, bool record = true);
     ExitFacts reportedFacts(RunId id) const;
-    void persistState();
+    void persistState() { m_supervised.persist(); }
 
     void shutdown(bool leaveRunning) { m_shutdown.begin(leaveRunning); } // Shutdown::begin
     bool isShuttingDown() const { return m_shutdown.isShuttingDown(); }
-    QList<RunId> supervisedIds() const;
+    QList<RunId> supervisedIds() const { return m_supervised.ids(); }
     int detachAll(); // shutdown(true)'s: each run trains on, detached; returns how many
     // Kills every supervised run now and waits for it (no event loop, no
     // signals): Failed with `message`, status.json written.
@@ -112,36 +114,7 @@ Q_SIGNALS:
     void attemptArchived(trainyard::RunId id, const QString &archivedDir);
 
 private:
-    enum class Phase {
-        Launching, // start() asked, no event yet
-        Pending,   // waiting in a queue: no stall watchdog
-        Live,      // started (or running, or attached)
-    };
-    struct Supervised
-    {
-        const RunInfo *info = nullptr; // the registry's record, to read (RunRegistry::update writes)
-        Phase phase = Phase::Launching;
-        StopEscalation *stop = nullptr; // its stop, from the start (a child of the Supervisor)
-        bool pendingShown = false;      // info->message is the pending reason
-        bool launcherDone = false;      // exited or failed to launch: the launcher forgot it
-        bool followFile = false;        // no socket: Ingestion follows its metrics.jsonl once it started
-        QString pendingReason;
-        bool ranHere = false; // seen running in this session: a pending after it is a requeue
-        QString queueEnd;     // the launcher's endedBecause: why the queue ended it
-    };
-    Supervised *supervised(RunId id) const
-    {
-        const auto it = m_supervised.find(id);
-        return it == m_supervised.end() ? nullptr : it->second.get();
-    }
-    Supervised &track(RunId id, const RunInfo *info);
-    void untrack(RunId id);
-    void onStarted(RunId id, qint64 pid, const QString &jobId);
-    void onPending(RunId id, const QString &reason);
-    void onRunning(RunId id);
     void onExited(RunId id, int exitCode, int signal);
-    void onHello(RunId id, const MetricRecord &hello);
-    void leavePending(Supervised *s, RunInfo &run); // inside RunRegistry::update
 
     RunRegistry *m_runs;
     RunStore *m_store;
@@ -149,10 +122,10 @@ private:
     Ingestion *m_ingestion;
     Launcher *m_launcher;
     RunLaunch m_launch;
-    RunStateFile m_stateFile;
-    std::map<RunId, std::unique_ptr<Supervised>> m_supervised; // from start (or attach) to the end
     int m_stopTimeoutMs = 15000;
     StallWatch m_stall{m_runs, this}; // a child: findChild<StallWatch *>() reaches its checked()
+    SupervisedRuns m_supervised;
+    LaunchProgress m_progress;
     Shutdown m_shutdown;
 };
 

@@ -1,5 +1,5 @@
-// The Supervisor across the orchestrator's lifetimes: the state file
-// (RunStateFile), reattaching a run it names, loading what is on disk
+// The Supervisor across the orchestrator's lifetimes: reattaching a run the
+// state file names (RunStateFile), loading what is on disk
 // (HistoryLoader), the shutdown's parts (Shutdown drives it) and the
 // synchronous kill. The rest of the class is in supervisor.cpp.
 
@@ -18,23 +18,16 @@ namespace trainyard {
 
 // ---- history and reattachment -----------------------------------------------
 
-void Supervisor::persistState()
-{
-    QList<RunStateFile::Live> live;
-    for (const auto &[id, s] : m_supervised)
-        live.append({id, s->followFile});
-    m_stateFile.write(*m_runs, live);
-}
-
 Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker &live, const StartOptions &options,
                                             QString *why)
 {
-    const Launcher::AttachResult result = m_stateFile.attach(m_runs, id, live, launchSpec(id, options), why);
+    const Launcher::AttachResult result =
+        m_supervised.stateFile()->attach(m_runs, id, live, launchSpec(id, options), why);
     if (result != Launcher::AttachResult::Attached)
         return result;
     const RunInfo *r = m_runs->find(id);
-    Supervised &s = track(id, r);
-    s.phase = Phase::Live;
+    SupervisedRuns::Run &s = m_supervised.track(id, r);
+    s.phase = SupervisedRuns::Phase::Live;
     s.followFile = RunStateFile::followsFile(live, *r); // a batch job's file is its channel again
     if (s.followFile)
         m_ingestion->follow(id);
@@ -46,18 +39,18 @@ Launcher::AttachResult Supervisor::reattach(RunId id, const RunStore::LiveWorker
 
 QStringList Supervisor::loadHistory(const std::function<StartOptions(RunId)> &startOptions)
 {
-    return HistoryLoader(m_runs, m_store, m_ingestion, &m_stateFile, this).load(startOptions);
+    return HistoryLoader(m_runs, m_store, m_ingestion, m_supervised.stateFile(), this).load(startOptions);
 }
 
 // ---- shutdown ---------------------------------------------------------------
 
 int Supervisor::detachAll()
 {
-    persistState();
+    m_supervised.persist();
     const QList<RunId> ids = supervisedIds();
     for (RunId id : ids) {
         m_launcher->detach(id);
-        untrack(id);
+        m_supervised.untrack(id);
     }
     return int(ids.size());
 }
@@ -68,7 +61,7 @@ void Supervisor::killNow(const QString &message)
     for (RunId id : ids) {
         const RunInfo *r = m_runs->find(id);
         m_launcher->release(id); // kills and waits: no event loop
-        untrack(id);
+        m_supervised.untrack(id);
         if (!r || !isActive(r->state))
             continue;
         qCWarning(lcSupervisor, "%s: %s", qUtf8Printable(r->name), qUtf8Printable(message));
@@ -77,7 +70,7 @@ void Supervisor::killNow(const QString &message)
     }
     m_shutdown.cancel();
     if (!ids.isEmpty())
-        persistState();
+        m_supervised.persist();
 }
 
 } // namespace trainyard

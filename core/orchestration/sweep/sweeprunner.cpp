@@ -2,6 +2,7 @@
 
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/runactions.h"
 #include "experiment/experiment.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
@@ -23,6 +24,7 @@ struct SweepRunner::State
 {
     Board *board;
     Dispatcher *dispatcher;
+    RunActions *actions; // a trial's start, retry and stop
     RunRegistry *runs;
     const MetricStore *metrics;
     QString root;
@@ -114,13 +116,13 @@ bool SweepRunner::State::resume(Sweep &s, Trial &t, int lane, QString *error)
     s.promote(t);
     // Queued again from its checkpoint (its curve goes on where it paused)
     // before it moves: no edit in between may find the board idle.
-    bool ok = dispatcher->retryRun(t.run, true, error);
+    bool ok = actions->retryRun(t.run, true, error);
     const RunInfo *r = runs->find(t.run);
     if (ok && r->state == RunState::Queued && r->lane != lane)
         ok = board->moveRun(t.run, lane, -1, error);
     r = runs->find(t.run);
     if (ok && r->state == RunState::Queued && !dispatcher->isDispatching())
-        ok = dispatcher->startRun(t.run, error); // promoted by hand while nothing dispatches
+        ok = actions->startRun(t.run, error); // promoted by hand while nothing dispatches
     t.lane = runs->find(t.run)->lane;
     if (!ok) {
         t.stopped = true;
@@ -170,7 +172,7 @@ void SweepRunner::State::stop(Sweep &s, const QList<SweepSearch::Stop> &stops)
 {
     for (const SweepSearch::Stop &stop : stops) {
         setMessage(stop.run, stop.reason);
-        dispatcher->stopRun(stop.run); // the worker checkpoints and exits 4: Stopped
+        actions->stopRun(stop.run); // the worker checkpoints and exits 4: Stopped
     }
     if (!stops.isEmpty())
         save(s);
@@ -178,10 +180,10 @@ void SweepRunner::State::stop(Sweep &s, const QList<SweepSearch::Stop> &stops)
 
 // ---- SweepRunner ------------------------------------------------------------
 
-SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunRegistry *runs, const MetricStore *metrics,
-                         QObject *parent)
+SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunActions *actions, RunRegistry *runs,
+                         const MetricStore *metrics, QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<State>(State{board, dispatcher, runs, metrics, {}, {}}))
+    , d(std::make_unique<State>(State{board, dispatcher, actions, runs, metrics, {}, {}}))
 {
     connect(metrics, &MetricStore::updated, this, [this](const QList<RunId> &ids) {
         for (RunId id : ids) {
@@ -433,7 +435,7 @@ bool SweepRunner::stopTrial(const QString &sweep, int trial, QString *error)
     t.reason = QStringLiteral("stopped by hand");
     s->fail(trial); // never promoted again
     if (p == TrialInfo::Phase::Training)
-        d->dispatcher->stopRun(t.run, error);
+        d->actions->stopRun(t.run, error);
     d->setMessage(t.run, t.reason);
     d->save(*s);
     Q_EMIT trialsChanged(sweep);
@@ -481,7 +483,7 @@ void SweepRunner::fill()
                 const RunId placedRun = d->place(s, next, lane, QString(), &error);
                 if (placedRun == 0)
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
-                else if (!dispatching && !d->dispatcher->startRun(placedRun, &error))
+                else if (!dispatching && !d->actions->startRun(placedRun, &error))
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
                 d->save(s);
                 placed = true;

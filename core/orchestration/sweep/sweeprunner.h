@@ -17,6 +17,7 @@ namespace trainyard {
 class Board;
 class Dispatcher;
 class MetricStore;
+class RunActions;
 class RunRegistry;
 
 /// One trial as the Sweep view and `trainyard run` show it.
@@ -52,8 +53,8 @@ class SweepRunner : public QObject
 {
     Q_OBJECT
 public:
-    SweepRunner(Board *board, Dispatcher *dispatcher, RunRegistry *runs, const MetricStore *metrics,
-                QObject *parent = nullptr);
+    SweepRunner(Board *board, Dispatcher *dispatcher, RunActions *actions, RunRegistry *runs,
+                const MetricStore *metrics, QObject *parent = nullptr);
     ~SweepRunner() override;
 
     /// Replaces the sweeps (on opening an experiment); reads their saved state from `runsRoot`.
