@@ -7,15 +7,15 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/gpuaccount.h"
+#include "dispatch/gpumemorybook.h"
 #include "experiment/experiment.h"
-#include "placement/gpumemorybook.h"
+#include "experiment/sweepspec.h"
 #include "placement/runresources.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
-#include "sweep/sweepspec.h"
 #include "testutil.h"
 
 #include <QFile>

@@ -5,16 +5,16 @@
 // connection killed mid-run, the host unreachable at start, the app killed
 // and reopened, the remote worker killed, the remote disk full.
 
+#include "board/board.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "experiment/trustlist.h"
 #include "ingest/ingestion.h"
-#include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
 #include "protocol/metricrecord.h"
 #include "records/runregistry.h"
 #include "remote/remotelauncher.h"
 #include "runstore/runstore.h"
+#include "session/launcherrouter.h"
 #include "testremotehost.h"
 #include "testutil.h"
 

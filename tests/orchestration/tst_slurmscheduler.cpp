@@ -5,10 +5,10 @@
 // trains on the CPU with --cpu-fallback. Skipped, saying why, where the
 // cluster or the worker is missing.
 
+#include "board/board.h"
+#include "check/experimentcheck.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
-#include "experiment/experimentcheck.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"

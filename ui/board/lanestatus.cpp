@@ -10,8 +10,8 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/gpuaccount.h"
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 
 #include <QVariantList>
 

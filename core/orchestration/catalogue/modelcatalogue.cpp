@@ -1,8 +1,8 @@
 #include "catalogue/modelcatalogue.h"
 
 #include "catalogue/modelcataloguecache.h"
-#include "experiment/runspecview.h"
 #include "logcategories.h"
+#include "runspec/runspecview.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

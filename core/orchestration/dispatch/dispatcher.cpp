@@ -1,10 +1,10 @@
 #include "dispatch/dispatcher.h"
 
+#include "board/board.h"
 #include "dependencies/dependencies.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "devices/gpupresence.h"
-#include "dispatch/board.h"
 #include "dispatch/preflight.h"
 #include "ingest/ingestion.h"
 #include "launch/launcher.h"

@@ -1,6 +1,5 @@
 #include "supervision/supervisor.h"
 
-#include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "launch/launcher.h"
@@ -8,6 +7,7 @@
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "supervision/exitoutcome.h"
 #include "supervision/runlaunch.h"
 #include "supervision/stopescalation.h"

@@ -1,7 +1,7 @@
-#include "experiment/speccheck.h"
+#include "check/speccheck.h"
 
-#include "experiment/runspecview.h"
 #include "logcategories.h"
+#include "runspec/runspecview.h"
 
 #include <QFile>
 #include <QJsonDocument>
