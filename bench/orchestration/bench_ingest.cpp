@@ -10,7 +10,7 @@
 // Phase "flood": every worker sends `flood_lines` as fast as it can; the
 // absorbed rate is the orchestrator's capacity.
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "experiment/experiment.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"

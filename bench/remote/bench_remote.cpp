@@ -15,10 +15,10 @@
 
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
-#include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
 #include "remote/remotelauncher.h"
+#include "session/launcherrouter.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"

@@ -42,9 +42,9 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardview.h"
 #include "common/prompts.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "experiment/experiment.h"
 #include "plot/plotwidget.h"

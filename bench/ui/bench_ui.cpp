@@ -18,10 +18,10 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardview.h"
 #include "common/prompts.h"
 #include "common/runcolors.h"
-#include "dispatch/board.h"
 #include "metrics/metricstore.h"
 #include "plot/plotwidget.h"
 #include "session/orchestrator.h"

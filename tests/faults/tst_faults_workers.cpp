@@ -6,7 +6,7 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "ingest/metricsserver.h"

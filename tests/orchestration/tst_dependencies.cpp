@@ -7,9 +7,9 @@
 // from their predecessors; and a board closed and opened again in the
 // middle of a round.
 
+#include "board/board.h"
 #include "dependencies/dependencies.h"
 #include "dependencies/runinputs.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "dispatch/startplanner.h"

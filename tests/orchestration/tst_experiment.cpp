@@ -3,13 +3,13 @@
 // structurally when there is none), defaults, repeats, save/load, the
 // built-in demo (also against the real worker's catalogue).
 
+#include "board/board.h"
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
-#include "dispatch/board.h"
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
 #include "launch/launcher.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "runstore/runstore.h"
 #include "testcatalogue.h"
 #include "testutil.h"

@@ -6,7 +6,7 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "catalogue/modelcataloguecache.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "testcatalogue.h"
 #include "testutil.h"
 

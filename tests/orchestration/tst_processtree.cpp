@@ -5,8 +5,8 @@
 // meanwhile which pid it waits for. And whose a GPU process is: a run's
 // (its tree), this user's own, another user's (DeviceInventory).
 
+#include "board/board.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "records/runregistry.h"

@@ -6,7 +6,7 @@
 // after the orchestrator was killed, and a program's parameters (its
 // "config": run.config, {name} in argv, config.json and params.json).
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "experiment/programconfig.h"

@@ -1,7 +1,7 @@
 // The orchestrator with the real trainyard-worker on tiny generated data:
 // runs finish with their curves and evaluation, bad input fails clearly.
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "metrics/metricstore.h"

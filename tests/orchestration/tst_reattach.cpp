@@ -2,7 +2,7 @@
 // experiment again: the workers train on, reconnect with their tokens, the
 // new session reattaches, and no metric line is lost.
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"

@@ -5,20 +5,21 @@
 // connection killed mid-run, the host unreachable at start, the app killed
 // and reopened, the remote worker killed, the remote disk full.
 
+#include "board/board.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
 #include "dispatch/startplanner.h"
 #include "experiment/trustlist.h"
 #include "helpers/buildprograms.h"
 #include "ingest/ingestion.h"
-#include "launch/launcherrouter.h"
 #include "metrics/metricstore.h"
 #include "protocol/metricrecord.h"
 #include "records/runregistry.h"
 #include "remote/remotelauncher.h"
 #include "runstore/runstore.h"
+#include "session/launcherrouter.h"
 #include "testremotehost.h"
 #include "testutil.h"
 

@@ -2,7 +2,7 @@
 // a crash or a made-up value) where a spec lacks it or holds the wrong type.
 
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "testutil.h"
 
 #include <QTest>

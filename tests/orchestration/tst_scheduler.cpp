@@ -1,18 +1,19 @@
 // Orchestrator with trainyard-fake-worker: queue order, slots, repeats, edits
 // and their signals, supervision of crashing, hanging and stopped workers.
 
+#include "board/board.h"
 #include "catalogue/modelcatalogue.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/cpuonlyworker.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
 #include "dispatch/startplanner.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"

@@ -5,12 +5,13 @@
 // trains on the CPU with --cpu-fallback. Skipped, saying why, where the
 // cluster or the worker is missing.
 
+#include "board/board.h"
+#include "check/experimentcheck.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "check/experimentcheck.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
-#include "experiment/experimentcheck.h"
 #include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"

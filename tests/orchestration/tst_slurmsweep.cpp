@@ -3,7 +3,7 @@
 // first, the batch jobs' curves from their metrics.jsonl. The fake worker
 // on both. Skipped, saying why, where the cluster cannot run.
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "records/runregistry.h"

@@ -3,7 +3,7 @@
 // continuous across its resume), a failing trial, the state read back at
 // an opening (and refused when it is a link or malformed).
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"

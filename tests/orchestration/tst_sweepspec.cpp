@@ -5,8 +5,8 @@
 // Experiment, and what a program sweep adds to the trust list.
 
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
-#include "sweep/sweepspec.h"
+#include "experiment/sweepspec.h"
+#include "runspec/runspecview.h"
 #include "testcatalogue.h"
 
 #include <QFile>

@@ -11,7 +11,7 @@ cd "$top" || exit 1
 allowed=(
   core/orchestration/devices/device.cpp         # the parser itself
   core/orchestration/experiment/experimentlanes.cpp # the experiment file's lanes
-  core/orchestration/dispatch/board.cpp         # a lane added or edited on the board
+  core/orchestration/board/board.cpp            # a lane added or edited on the board
   core/orchestration/runstore/runstore.cpp      # status.json and the state file
   core/orchestration/slots/slotprobe.cpp        # the device a probe is asked for
   ui/board/boardcommands.cpp                    # an edit checked before the board takes it

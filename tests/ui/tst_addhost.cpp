@@ -6,9 +6,9 @@
 // GPUs; a run trains there; the file saved has the host.
 
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "editors/addhostdialog.h"
 #include "orchestration/testremotehost.h"

@@ -5,9 +5,11 @@
 
 #include "app/autosave.h"
 #include "app/sessioncontroller.h"
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "common/prompts.h"
-#include "dispatch/board.h"
+#include "board/board.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "session/orchestrator.h"
 #include "session/session.h"

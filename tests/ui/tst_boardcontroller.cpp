@@ -3,13 +3,14 @@
 // that make an edit of several runs one step, refused edits, and the clean
 // state the window title shows.
 
+#include "board/board.h"
 #include "board/boardcontroller.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"

@@ -3,6 +3,7 @@
 // through mimeData/dropMimeData, undo/redo of every edit, and drops through
 // the board's views with QTest mouse events.
 
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
@@ -11,11 +12,10 @@
 #include "catalogue/modelcatalogue.h"
 #include "common/mimetypes.h"
 #include "common/runcolors.h"
-#include "dispatch/board.h"
-#include "experiment/runspecview.h"
 #include "palette/modelpalettemodel.h"
 #include "palette/presetstore.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"

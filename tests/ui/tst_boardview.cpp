@@ -4,6 +4,7 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
@@ -11,7 +12,6 @@
 #include "board/lanemenu.h"
 #include "board/laneview.h"
 #include "common/inputdialogs.h"
-#include "dispatch/board.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"

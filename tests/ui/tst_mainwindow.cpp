@@ -7,11 +7,11 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "common/prompts.h"
 #include "common/runcolors.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "editors/runeditordialog.h"

@@ -5,7 +5,7 @@
 #include "editors/programeditordialog.h"
 #include "experiment/experiment.h"
 #include "experiment/pythonscript.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QDialogButtonBox>
 #include <QFile>

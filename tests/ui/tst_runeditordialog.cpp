@@ -4,7 +4,7 @@
 
 #include "catalogue/modelcatalogue.h"
 #include "editors/runeditordialog.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "uitesthelpers.h"
 
 #include <QApplication>

@@ -5,9 +5,9 @@
 
 #include "app/experimentdocument.h"
 #include "app/sessioncontroller.h"
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "common/prompts.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "records/runregistry.h"

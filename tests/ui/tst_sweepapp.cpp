@@ -4,9 +4,9 @@
 // the sweep's badge and in the Sweep view, started on trainyard-fake-worker.
 
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
-#include "dispatch/board.h"
 #include "editors/runeditordialog.h"
 #include "editors/specdialogs.h"
 #include "experiment/experiment.h"

@@ -8,8 +8,8 @@
 #include "board/runafterdialog.h"
 #include "common/inputdialogs.h"
 #include "editors/addhostdialog.h"
-#include "experiment/runspecview.h"
 #include "records/runinfo.h"
+#include "runspec/runspecview.h"
 #include "session/session.h"
 
 #include <QAction>

@@ -1,6 +1,6 @@
 #include "board/addhostcommand.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "session/orchestrator.h"
 
 #include <QCoreApplication>

@@ -1,12 +1,13 @@
 #include "board/boardcommands.h"
 
+#include "board/board.h"
 #include "dependencies/dependencies.h"
 #include "devices/device.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 
 #include <QCoreApplication>

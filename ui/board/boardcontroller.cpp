@@ -1,12 +1,15 @@
 #include "board/boardcontroller.h"
 
 #include "board/addhostcommand.h"
+#include "board/board.h"
 #include "board/boardcommands.h"
 #include "common/uilogcategories.h"
-#include "dispatch/board.h"
+#include "board/board.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 #include "sweep/sweepcommands.h"
 

@@ -1,18 +1,20 @@
 #include "board/boardmodel.h"
 
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/cardtext.h"
 #include "board/devicehistory.h"
 #include "common/uilogcategories.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
+#include "board/board.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
 #include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 
 #include <QMimeData>

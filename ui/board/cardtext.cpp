@@ -1,7 +1,7 @@
 #include "board/cardtext.h"
 
-#include "experiment/runspecview.h"
 #include "metrics/metricstore.h"
+#include "runspec/runspecview.h"
 
 #include <QLocale>
 #include <QRegularExpression>

@@ -1,11 +1,11 @@
 #include "board/lanemenu.h"
 
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/devicechoices.h"
 #include "common/inputdialogs.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "editors/slotprobedialog.h"

@@ -10,8 +10,8 @@
 #include "dispatch/gpuaccount.h"
 #include "dispatch/lanedevices.h"
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 
 #include <QVariantList>
 

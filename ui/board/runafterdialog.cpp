@@ -1,8 +1,8 @@
 #include "board/runafterdialog.h"
 
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "dependencies/dependencies.h"
-#include "dispatch/board.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 

@@ -3,8 +3,8 @@
 #include "experiment/experiment.h"
 #include "experiment/programconfig.h"
 #include "experiment/pythonscript.h"
-#include "experiment/runspecview.h"
 #include "launch/launcher.h"
+#include "runspec/runspecview.h"
 
 #include <QDialogButtonBox>
 #include <QDir>

@@ -1,13 +1,13 @@
 #include "editors/runeditordialog.h"
 
+#include "check/experimentcheck.h"
+#include "check/speccheck.h"
 #include "common/inputdialogs.h"
 #include "common/wheelguard.h"
 #include "editors/paramfields.h"
 #include "experiment/experiment.h"
-#include "experiment/experimentcheck.h"
-#include "experiment/runspecview.h"
-#include "experiment/speccheck.h"
 #include "palette/presetstore.h"
+#include "runspec/runspecview.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -1,6 +1,6 @@
 #include "editors/slotprobedialog.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "slots/slotadvice.h"
 
 #include <QDialogButtonBox>

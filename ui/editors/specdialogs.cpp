@@ -1,10 +1,10 @@
 #include "editors/specdialogs.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "editors/programeditordialog.h"
 #include "editors/runeditordialog.h"
-#include "experiment/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 
 #include <QCoreApplication>

@@ -1,8 +1,8 @@
 #include "palette/modelpalettemodel.h"
 
 #include "common/mimetypes.h"
-#include "experiment/runspecview.h"
 #include "palette/presetstore.h"
+#include "runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
 #include "plot/plotfeeder.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "plot/plotwidget.h"
 #include "protocol/metricrecord.h"
 #include "records/runregistry.h"

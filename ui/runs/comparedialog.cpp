@@ -2,11 +2,11 @@
 #include "runs/comparedialog.h"
 
 #include "board/carddelegate.h"
-#include "experiment/runspecview.h"
 #include "plot/plotwidget.h"
 #include "runs/numberformat.h"
 #include "runs/paramcolumns.h"
 #include "runs/runtablecolumns.h"
+#include "runspec/runspecview.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>

@@ -1,6 +1,6 @@
 #include "runs/paramcolumns.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 namespace trainyard {
 

@@ -1,6 +1,6 @@
 #include "runs/resolvedspecview.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QClipboard>
 #include <QGuiApplication>

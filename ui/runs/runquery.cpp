@@ -1,8 +1,8 @@
 #include "runs/runquery.h"
 
-#include "experiment/runspecview.h"
 #include "runs/runrow.h"
 #include "runs/runtablecolumns.h"
+#include "runspec/runspecview.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -1,10 +1,10 @@
 #include "runs/runrow.h"
 
 #include "catalogue/modelcatalogue.h"
-#include "experiment/runspecview.h"
 #include "metrics/metricstore.h"
 #include "records/runrecord.h"
 #include "runs/paramcolumns.h"
+#include "runspec/runspecview.h"
 
 #include <QMutex>
 #include <QSet>

@@ -1,7 +1,7 @@
 #include "runs/runtablemodel.h"
 
+#include "board/board.h"
 #include "board/carddelegate.h"
-#include "dispatch/board.h"
 #include "ingest/ingestion.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"

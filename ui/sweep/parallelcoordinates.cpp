@@ -1,6 +1,6 @@
 #include "sweep/parallelcoordinates.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QMouseEvent>
 #include <QPainter>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sweep/sweepspec.h"
+#include "experiment/sweepspec.h"
 
 #include <QUndoCommand>
 

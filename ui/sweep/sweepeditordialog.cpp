@@ -1,6 +1,6 @@
 #include "sweep/sweepeditordialog.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,10 +1,12 @@
 #include "sweep/sweeppanel.h"
 
 #include "app/sessioncontroller.h"
+#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
 #include "catalogue/modelcatalogue.h"
-#include "dispatch/board.h"
+#include "board/board.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "editors/specdialogs.h"
 #include "session/orchestrator.h"

@@ -3,8 +3,8 @@
 
 #include "sweep/sweepplots.h"
 
-#include "experiment/runspecview.h"
 #include "plot/plotlogticker.h"
+#include "runspec/runspecview.h"
 #include "sweep/asha.h"
 #include "sweep/sweeptablemodel.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "experiment/sweepspec.h"
 #include "sweep/sweeprunner.h"
-#include "sweep/sweepspec.h"
 
 #include <QList>
 #include <QWidget>

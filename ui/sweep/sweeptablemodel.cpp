@@ -1,6 +1,6 @@
 #include "sweep/sweeptablemodel.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <algorithm>
 #include <cmath>

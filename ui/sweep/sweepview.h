@@ -1,9 +1,9 @@
 #pragma once
 
+#include "experiment/sweepspec.h"
 #include "records/runinfo.h"
 #include "sweep/sweepplots.h"
 #include "sweep/sweeprunner.h"
-#include "sweep/sweepspec.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -17,11 +17,11 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "board/board.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "board/laneview.h"
 #include "common/prompts.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "editors/runeditordialog.h"

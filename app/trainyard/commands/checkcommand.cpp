@@ -1,10 +1,10 @@
 #include "commands/checkcommand.h"
 
+#include "check/experimentcheck.h"
 #include "commandline.h"
 #include "commands/workercatalogue.h"
 #include "devices/deviceinventory.h"
 #include "experiment/experiment.h"
-#include "experiment/experimentcheck.h"
 #include "experiment/trustlist.h"
 #include "launch/workerprocess.h"
 #include "records/runinfo.h"

@@ -3,13 +3,13 @@
 #include "commandline.h"
 #include "commands/exportsource.h"
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
+#include "experiment/sweepspec.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
 #include "metrics/runfile.h"
 #include "protocol/metricrecord.h"
+#include "runspec/runspecview.h"
 #include "runstore/runstore.h"
-#include "sweep/sweepspec.h"
 #include "sweep/sweepstatefile.h"
 
 #include <QCoreApplication>

@@ -1,7 +1,7 @@
 #include "commands/exportsource.h"
 
 #include "commandline.h"
-#include "sweep/sweepspec.h"
+#include "experiment/sweepspec.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -4,8 +4,8 @@
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
 #include "launch/workerprocess.h"
+#include "runspec/runspecview.h"
 #include "slots/slotadvice.h"
 #include "slots/slotprobe.h"
 

@@ -1,6 +1,6 @@
 #include "commands/progressprinter.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "ingest/ingestion.h"
 #include "records/runregistry.h"

@@ -6,11 +6,11 @@
 
 #include "commands/runcommand.h"
 
+#include "board/board.h"
 #include "commandline.h"
 #include "commands/progressprinter.h"
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
-#include "dispatch/board.h"
 #include "dispatch/cpuonlyworker.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"

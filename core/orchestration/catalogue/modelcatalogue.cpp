@@ -1,9 +1,9 @@
 #include "catalogue/modelcatalogue.h"
 
 #include "catalogue/modelcataloguecache.h"
-#include "experiment/runspecview.h"
 #include "logcategories.h"
 #include "process/processrunner.h"
+#include "runspec/runspecview.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

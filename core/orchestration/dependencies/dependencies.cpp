@@ -1,8 +1,8 @@
 #include "dependencies/dependencies.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
+#include "dependencies/sweeptrials.h"
 #include "records/runregistry.h"
-#include "sweep/sweeprunner.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "dependencies/dependencygraph.h"
+#include "experiment/dependencygraph.h"
 #include "records/runinfo.h"
 
 #include <QList>
@@ -14,7 +14,7 @@ namespace trainyard {
 
 class Board;
 class RunRegistry;
-class SweepRunner;
+class SweepTrials;
 
 // The board's `after`s (RunInfo::after; docs/experiment-format.md#after):
 // which runs each run runs after, and whether it may go: a run that runs
@@ -32,7 +32,7 @@ public:
     Dependencies(Board *board, RunRegistry *runs, QObject *parent = nullptr);
 
     // The sweeps whose names runs may name (nullptr: none).
-    void setSweeps(const SweepRunner *sweeps) { m_sweeps = sweeps; }
+    void setSweeps(const SweepTrials *sweeps) { m_sweeps = sweeps; }
 
     // Waiting <-> Queued for every run that is queued or waiting, each
     // waiting run's message the reason. Cheap when no run has an after.
@@ -65,7 +65,7 @@ private:
 
     Board *m_board;
     RunRegistry *m_runs;
-    const SweepRunner *m_sweeps = nullptr;
+    const SweepTrials *m_sweeps = nullptr;
 };
 
 } // namespace trainyard

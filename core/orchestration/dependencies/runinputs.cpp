@@ -2,9 +2,9 @@
 
 #include "dependencies/dependencies.h"
 #include "experiment/programconfig.h"
-#include "experiment/runspecview.h"
 #include "records/runrecord.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "runstore/jsonfile.h"
 
 #include <QDir>

@@ -1,6 +1,6 @@
 #include "devices/deviceinventory.h"
 
-#include "launch/processtree.h"
+#include "devices/processtree.h"
 
 #include <QFile>
 #include <QThread>

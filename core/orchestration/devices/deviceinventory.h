@@ -79,7 +79,7 @@ public:
     int gpuCount() const;
 
     // The runs of this session here (Supervisor::runRoots): a GPU process in
-    // one's tree (launch/processtree.h) is Run, another of this user's Mine,
+    // one's tree (devices/processtree.h) is Run, another of this user's Mine,
     // another user's OtherUser, a pid not here Unknown.
     void setRunRoots(std::function<QList<RunProcessRoot>()> provider);
     // How `p` is owned, given the runs' roots (its owner, runPid and user

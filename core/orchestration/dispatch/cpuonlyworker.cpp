@@ -1,12 +1,15 @@
 #include "dispatch/cpuonlyworker.h"
 
+#include "board/board.h"
 #include "catalogue/modelcatalogue.h"
 #include "catalogue/modelcataloguecache.h"
 #include "devices/device.h"
-#include "dispatch/board.h"
+#include "board/board.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 
 namespace trainyard::cpuonlyworker {
 

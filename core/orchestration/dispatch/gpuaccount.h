@@ -1,7 +1,7 @@
 #pragma once
 
-#include "dispatch/board.h"
-#include "placement/gpumemorybook.h"
+#include "board/board.h"
+#include "dispatch/gpumemorybook.h"
 #include "placement/gpuplacer.h"
 #include "records/runinfo.h"
 

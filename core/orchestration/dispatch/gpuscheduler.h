@@ -1,6 +1,6 @@
 #pragma once
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/gpuaccount.h"
 #include "records/runinfo.h"
 

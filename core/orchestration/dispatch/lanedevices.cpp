@@ -2,7 +2,7 @@
 
 #include "devices/deviceinventory.h"
 #include "devices/gpupresence.h"
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/preflight.h"
 #include "launch/launcher.h"
 #include "runstore/runstore.h"

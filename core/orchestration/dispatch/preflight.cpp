@@ -1,7 +1,7 @@
 #include "dispatch/preflight.h"
 
+#include "board/board.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/cpuonlyworker.h"
 #include "dispatch/lanedevices.h"
 #include "launch/launcher.h"

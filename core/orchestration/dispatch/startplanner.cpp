@@ -1,6 +1,6 @@
 #include "dispatch/startplanner.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/lanedevices.h"
 #include "ingest/ingestion.h"
 #include "placement/runresources.h"

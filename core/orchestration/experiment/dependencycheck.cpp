@@ -1,11 +1,11 @@
 #include "experiment/dependencycheck.h"
 
-#include "dependencies/dependencygraph.h"
 #include "devices/device.h"
 #include "experiment/afterreference.h"
+#include "experiment/dependencygraph.h"
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QDir>
 

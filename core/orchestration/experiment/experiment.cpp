@@ -1,6 +1,6 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
-#include "launch/launcher.h"
+#include "experiment/shelltext.h"
 
 #include "catalogue/modelcatalogue.h"
 #include "devices/device.h"
@@ -8,8 +8,8 @@
 #include "experiment/experimentlanes.h"
 #include "experiment/programconfig.h"
 #include "experiment/rounds.h"
-#include "experiment/runspecview.h"
 #include "logcategories.h"
+#include "runspec/runspecview.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -2,7 +2,7 @@
 
 #include "devices/device.h"
 #include "experiment/sshtarget.h"
-#include "sweep/sweepspec.h"
+#include "experiment/sweepspec.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,7 +1,7 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
+#include "experiment/shelltext.h"
 #include "experiment/sshtarget.h"
-#include "launch/launcher.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>

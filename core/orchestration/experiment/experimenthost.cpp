@@ -2,7 +2,7 @@
 
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
-#include "launch/launcher.h"
+#include "experiment/shelltext.h"
 
 #include <QRegularExpression>
 

@@ -4,7 +4,7 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
 #include "experiment/rounds.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QHash>
 #include <QJsonArray>

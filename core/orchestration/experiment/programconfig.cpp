@@ -2,7 +2,7 @@
 
 #include "experiment/afterreference.h"
 #include "experiment/jsonchecks.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>

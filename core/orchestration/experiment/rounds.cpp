@@ -3,7 +3,7 @@
 #include "experiment/dependencycheck.h"
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QSet>

@@ -3,9 +3,9 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
 #include "experiment/programconfig.h"
-#include "experiment/programrequirements.h"
-#include "experiment/runspecview.h"
+#include "experiment/programrequires.h"
 #include "placement/runresources.h"
+#include "runspec/runspecview.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -108,7 +108,7 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
             }
         }
         if (argv.isArray() && !argv.toArray().isEmpty())
-            errors << ProgramRequirements::validate(*program, programPath);
+            errors << programrequires::validate(*program, programPath);
         const QJsonValue cwd = program->value(QStringLiteral("cwd"));
         if (!cwd.isUndefined() && (!cwd.isString() || cwd.toString().isEmpty() || cwd.toString().contains(QChar(0))))
             errors << expected(child(programPath, QStringLiteral("cwd")), QStringLiteral("a folder's path"), cwd);

@@ -2,6 +2,7 @@
 
 #include "devices/deviceinventory.h"
 #include "experiment/experiment.h"
+#include "experiment/shelltext.h"
 #include "records/runinfo.h"
 
 #include <QJsonObject>
@@ -78,10 +79,6 @@ struct LaunchSpec
     QString mirrorDir;     // the run's folder here, the mirror of the host's; empty: runDir is here
     QString mirrorConnect; // the metrics socket here, which connect's socket on the host is forwarded to
 };
-
-// How `words` read as one shell command: each word as it is when it holds
-// nothing a shell would interpret, else in single quotes.
-QString shellText(const QStringList &words);
 
 // The seam between the Supervisor and whatever runs the workers: local
 // processes (LocalLauncher) today, a batch queue (Slurm) next. The

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "devices/processtree.h"
 #include "launch/launcher.h"
-#include "launch/processtree.h"
 
 #include <QHash>
 

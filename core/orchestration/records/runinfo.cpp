@@ -1,6 +1,6 @@
 #include "records/runinfo.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <algorithm>
 

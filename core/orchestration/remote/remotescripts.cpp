@@ -75,7 +75,7 @@ cat >"$1/$2.tmp" && mv -f -- "$1/$2.tmp" "$1/$2"
 // session; never this launching sh, whose environment has the token too,
 // nor its children). The exit status is written only when none is left, so
 // the run is reported ended only then, as a local run is
-// (launch/processtree.h). A scan forks once (one grep over every environ),
+// (devices/processtree.h). A scan forks once (one grep over every environ),
 // not per process: on a busy host a per-process sed made the 2 s a minute.
 const char kLaunch[] = TICKS_OF R"sh(dir=$1 cwd=$2
 shift 2

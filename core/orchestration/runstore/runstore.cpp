@@ -3,9 +3,9 @@
 #include "runstore/receivedmetrics.h"
 
 #include "experiment/experiment.h"
-#include "experiment/runspecview.h"
 #include "logcategories.h"
 #include "metrics/runfile.h"
+#include "runspec/runspecview.h"
 #include "runstore/jsonfile.h"
 #include "runstore/receivedmetrics.h"
 #include "runstore/runconfigfile.h"

@@ -1,7 +1,7 @@
 #include "session/session.h"
 
+#include "board/board.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "experiment/trustlist.h"

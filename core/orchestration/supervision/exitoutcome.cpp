@@ -1,9 +1,9 @@
 #include "supervision/exitoutcome.h"
 
-#include "experiment/runspecview.h"
 #include "metrics/runfile.h"
 #include "protocol/exitcode.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "runstore/runstore.h"
 
 #include <QDateTime>

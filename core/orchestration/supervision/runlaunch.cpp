@@ -3,10 +3,10 @@
 #include "dependencies/runinputs.h"
 #include "devices/device.h"
 #include "experiment/programconfig.h"
-#include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "launch/workerprocess.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "runstore/runconfigfile.h"
 #include "runstore/runstore.h"
 

@@ -1,9 +1,9 @@
 #include "supervision/runstatefile.h"
 
-#include "experiment/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "logcategories.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 
 #include <QFile>
 

@@ -1,6 +1,6 @@
 #include "supervision/supervisedruns.h"
 
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "protocol/protocol.h"

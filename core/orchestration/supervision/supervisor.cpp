@@ -6,6 +6,7 @@
 #include "logcategories.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "supervision/exitoutcome.h"
 #include "supervision/runlaunch.h"
 #include "supervision/stopescalation.h"

@@ -1,6 +1,6 @@
 #include "sweep/sweeprunner.h"
 
-#include "dispatch/board.h"
+#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "experiment/experiment.h"

@@ -1,8 +1,9 @@
 #pragma once
 
+#include "dependencies/sweeptrials.h"
+#include "experiment/sweepspec.h"
 #include "records/runinfo.h"
 #include "sweep/asha.h"
-#include "sweep/sweepspec.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -20,27 +21,6 @@ class MetricStore;
 class RunActions;
 class RunRegistry;
 
-/// One trial as the Sweep view and `trainyard run` show it.
-struct TrialInfo
-{
-    int index = -1;     ///< 0-based; named SweepSpec::trialName(sweep, index)
-    QJsonObject values; ///< {"train.lr": 0.003, ...}
-    RunId run = 0;      ///< 0 while it waits in the sweep's shared queue (not on a lane yet)
-    enum class Phase {
-        Waiting,  ///< not placed yet
-        Training, ///< on a lane: queued there, starting or running
-        Paused,   ///< ASHA paused it at a rung (checkpointed, slot freed)
-        Stopped,  ///< stopped by the rule or by hand, for good
-        Finished, ///< trained to the end (max)
-        Failed    ///< failed, diverged or lost: out of the search
-    };
-    Phase phase = Phase::Waiting;
-    int rung = -1;              ///< highest rung reached (ASHA), -1 if none
-    double objective = qQNaN(); ///< best value so far (by the sweep's mode), NaN if none
-    double resource = -1;       ///< latest epoch/step of an objective report
-    QString reason;             ///< why it paused or stopped, for the card and details
-};
-
 /// Runs the experiment's sweeps on the board: keeps each sweep's shared
 /// queue of trials and places the next one (a promotable paused trial
 /// first, else a new trial) on whichever of its lanes has a free slot;
@@ -49,7 +29,7 @@ struct TrialInfo
 /// it, so the curve continues). Its state lives in the runs root
 /// (`<runs_root>/.sweeps/<name>.json`, checked on reading as run folders
 /// are) and is read back when the experiment is opened again.
-class SweepRunner : public QObject
+class SweepRunner : public QObject, public SweepTrials
 {
     Q_OBJECT
 public:
@@ -59,18 +39,18 @@ public:
 
     /// Replaces the sweeps (on opening an experiment); reads their saved state from `runsRoot`.
     void setSweeps(const QList<SweepSpec> &sweeps, const QString &runsRoot);
-    QList<SweepSpec> sweeps() const;
-    const SweepSpec *sweep(const QString &name) const;
+    QList<SweepSpec> sweeps() const override;
+    const SweepSpec *sweep(const QString &name) const override;
     /// Adds a sweep (built in the app); false and a message when invalid or its name is taken.
     bool addSweep(const SweepSpec &sweep, QString *error = nullptr);
     bool removeSweep(const QString &name, QString *error = nullptr); ///< only when none of its trials is active
 
-    QList<TrialInfo> trials(const QString &sweep) const;
+    QList<TrialInfo> trials(const QString &sweep) const override;
     /// The sweep of a run ("" for a run of no sweep) and its trial index.
     QString sweepOf(RunId run, int *trial = nullptr) const;
     /// One line: "rung 1: 27/27 · rung 2: 9 · best valid/mrr 0.312, trial 14: lr 0.003 dim 200".
     QString progressLine(const QString &sweep) const;
-    bool isDone(const QString &sweep) const; ///< every trial ended (finished, stopped or failed)
+    bool isDone(const QString &sweep) const override; ///< every trial ended (finished, stopped or failed)
 
     // Control.
     bool isPaused(const QString &sweep) const; ///< by pauseSweep (kept across a reopening)

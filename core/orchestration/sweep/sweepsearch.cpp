@@ -1,8 +1,8 @@
 #include "sweep/sweepsearch.h"
 
-#include "experiment/runspecview.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 
 #include <algorithm>
 #include <cmath>

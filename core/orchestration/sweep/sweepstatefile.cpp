@@ -1,7 +1,7 @@
 #include "sweep/sweepstatefile.h"
 
+#include "experiment/sweepspec.h"
 #include "runstore/jsonfile.h"
-#include "sweep/sweepspec.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "experiment/runspecview.h"
+#include "runspec/runspecview.h"
 
 #include <QFileInfo>
 #include <QJsonArray>

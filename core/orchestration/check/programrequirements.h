@@ -10,8 +10,8 @@ namespace trainyard {
 // imports (docs/experiment-format.md, "Program runs"), checked by `trainyard
 // check` with the very interpreter the run would start. `requires` is only
 // allowed where program.argv[0] is a Python interpreter by its file name
-// (python, python3, python3.N: isPythonInterpreter), so what runs is known
-// rather than guessed. The check starts argv[0] as the run would (the same
+// (python, python3, python3.N: experiment/programrequires.h, where the
+// file's `requires` is read), so what runs is known rather than guessed. The check starts argv[0] as the run would (the same
 // name resolved the same way, its cwd or an empty folder standing in for
 // the new run folder, its env and the trainyard module on PYTHONPATH) with
 // `-c CODE MODULE...` (the names come after the code: Python never reads
@@ -33,13 +33,6 @@ public:
     // module is found; otherwise the problem, starting "program.requires:"
     // or "program.argv[0]:". `note` gets which interpreter answered.
     QString check(int timeoutSeconds, QString *note) const;
-
-    // Whether `program` (argv[0], a name or a path) is a Python interpreter by its
-    // file name: python, python3, python3.11, ...
-    static bool isPythonInterpreter(const QString &program);
-    // The problems of a spec's program.requires (shape, names, interpreter);
-    // `programPath` prefixes them ("lanes[0].runs[1].program").
-    static QStringList validate(const QJsonObject &program, const QString &programPath);
 
 private:
     QJsonObject m_spec;

@@ -1,4 +1,4 @@
-#include "placement/gpumemorybook.h"
+#include "dispatch/gpumemorybook.h"
 
 #include "runstore/jsonfile.h"
 

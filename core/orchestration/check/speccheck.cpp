@@ -1,8 +1,8 @@
-#include "experiment/speccheck.h"
+#include "check/speccheck.h"
 
-#include "experiment/runspecview.h"
 #include "logcategories.h"
 #include "process/processrunner.h"
+#include "runspec/runspecview.h"
 
 #include <QFile>
 #include <QJsonDocument>

@@ -1,13 +1,11 @@
-#include "experiment/programrequirements.h"
+#include "check/programrequirements.h"
 
-#include "experiment/jsonchecks.h"
 #include "experiment/programconfig.h"
-#include "experiment/runspecview.h"
 #include "launch/launcher.h"
 #include "launch/workerprocess.h"
 #include "process/processrunner.h"
+#include "runspec/runspecview.h"
 
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -30,15 +28,6 @@ const char kCode[] = "import importlib.util, sys\n"
                      "print('trainyard-requires', sys.executable, sys.version.split()[0], sep='\\t')\n"
                      "print('\\t'.join(missing))\n";
 
-constexpr qsizetype kMaxModules = 100;
-
-bool isModuleName(const QString &name)
-{
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(
-        QStringLiteral("[A-Za-z_][A-Za-z0-9_]{0,99}(\\.[A-Za-z_][A-Za-z0-9_]{0,99}){0,9}")));
-    return re.match(name).hasMatch();
-}
-
 } // namespace
 
 ProgramRequirements::ProgramRequirements(QJsonObject spec, QString workerProgram)
@@ -47,37 +36,6 @@ ProgramRequirements::ProgramRequirements(QJsonObject spec, QString workerProgram
 {
     for (const QJsonValue &v : RunSpecView(m_spec).program().value(QStringLiteral("requires")).toArray())
         m_modules << v.toString();
-}
-
-bool ProgramRequirements::isPythonInterpreter(const QString &program)
-{
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral("python(\\d+(\\.\\d+)?)?")));
-    return re.match(QFileInfo(program).fileName()).hasMatch();
-}
-
-QStringList ProgramRequirements::validate(const QJsonObject &program, const QString &programPath)
-{
-    using namespace jsonchecks;
-    const QJsonValue requires_ = program.value(QStringLiteral("requires"));
-    if (requires_.isUndefined())
-        return {};
-    const QString path = child(programPath, QStringLiteral("requires"));
-    const QString what = QStringLiteral("a list of Python module names (\"torch\", \"torchvision.models\")");
-    if (!requires_.isArray() || requires_.toArray().isEmpty() || requires_.toArray().size() > kMaxModules)
-        return {expected(path, what, requires_)};
-    QStringList errors;
-    const QJsonArray modules = requires_.toArray();
-    for (qsizetype i = 0; i < modules.size(); ++i) {
-        if (!modules.at(i).isString() || !isModuleName(modules.at(i).toString()))
-            errors << expected(QStringLiteral("%1[%2]").arg(path).arg(i), QStringLiteral("a Python module name"),
-                               modules.at(i));
-    }
-    const QString program0 = program.value(QStringLiteral("argv")).toArray().first().toString();
-    if (!program0.isEmpty() && !isPythonInterpreter(program0))
-        errors << QStringLiteral("%1: needs a Python interpreter as program.argv[0] (python, python3 or python3.N, "
-                                 "by name or path), got \"%2\"")
-                      .arg(path, program0);
-    return errors;
 }
 
 QString ProgramRequirements::key() const

@@ -1,4 +1,4 @@
-#include "launch/launcherrouter.h"
+#include "session/launcherrouter.h"
 
 #include "devices/device.h"
 #include "launch/locallauncher.h"

@@ -1,16 +1,16 @@
-#include "experiment/experimentcheck.h"
+#include "check/experimentcheck.h"
 
 #include "catalogue/modelcatalogue.h"
+#include "check/programrequirements.h"
+#include "check/speccheck.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "devices/gpupresence.h"
 #include "dispatch/cpuonlyworker.h"
 #include "experiment/programconfig.h"
-#include "experiment/programrequirements.h"
-#include "experiment/runspecview.h"
-#include "experiment/speccheck.h"
 #include "launch/launcher.h"
 #include "remote/remotehostcheck.h"
+#include "runspec/runspecview.h"
 #include "slurm/slurmlanecheck.h"
 
 #include <QDir>

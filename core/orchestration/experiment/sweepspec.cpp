@@ -1,7 +1,7 @@
-#include "sweep/sweepspec.h"
+#include "experiment/sweepspec.h"
 
-#include "experiment/runspecview.h"
-#include "sweep/sweepdetail.h"
+#include "experiment/sweepdetail.h"
+#include "runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>

@@ -2,9 +2,9 @@
 #include "experiment/experiment.h"
 #include "experiment/jsonchecks.h"
 #include "experiment/programconfig.h"
-#include "experiment/runspecview.h"
-#include "sweep/sweepdetail.h"
-#include "sweep/sweepspec.h"
+#include "experiment/sweepdetail.h"
+#include "experiment/sweepspec.h"
+#include "runspec/runspecview.h"
 
 #include <QHash>
 #include <QJsonArray>

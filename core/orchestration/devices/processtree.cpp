@@ -1,4 +1,4 @@
-#include "launch/processtree.h"
+#include "devices/processtree.h"
 
 #include "logcategories.h"
 

@@ -1,10 +1,10 @@
-#include "dispatch/board.h"
+#include "board/board.h"
 
 #include "devices/device.h"
 #include "experiment/dependencycheck.h"
 #include "experiment/rounds.h"
-#include "experiment/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "runstore/runstore.h"
 
 #include <QJsonArray>

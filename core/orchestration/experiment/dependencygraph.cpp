@@ -1,4 +1,4 @@
-#include "dependencies/dependencygraph.h"
+#include "experiment/dependencygraph.h"
 
 #include <algorithm>
 
