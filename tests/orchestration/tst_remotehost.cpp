@@ -374,7 +374,7 @@ private Q_SLOTS:
                  qPrintable(why));
         QSignalSpy asked(session->devices(), &DeviceInventory::remoteDevicesChanged);
         QTRY_VERIFY_WITH_TIMEOUT(asked.count() >= 1, 20000); // the host's next poll, still away
-        QVERIFY(orch->dispatcher()->lane(0).waitReason.contains(QStringLiteral("cannot be reached")));
+        QVERIFY(orch->laneDevices()->lane(0).waitReason.contains(QStringLiteral("cannot be reached")));
         QCOMPARE(orch->runs()->value(w1).state, RunState::Queued);
         QCOMPARE(idle.count(), 0); // waiting, not done
         QString error;
