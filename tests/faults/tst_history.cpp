@@ -15,6 +15,7 @@
 #include "board/cardtext.h"
 #include "common/prompts.h"
 #include "dispatch/dispatcher.h"
+#include "document/experimentdocument.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
 #include "plot/plotwidget.h"
@@ -506,8 +507,9 @@ private Q_SLOTS:
         auto s = open(root, fakeSpec(QStringLiteral("kept"), 25, 2));
         QVERIFY(s);
         Orchestrator *orch = s->orchestrator();
+        ExperimentDocument document(s.get());
         BoardController controller;
-        controller.setOrchestrator(orch);
+        controller.setDocument(&document);
         const RunId id = orch->runs()->findByName(QStringLiteral("kept"));
         QVERIFY(runToEnd(orch, id));
         s->metrics()->flush();
@@ -554,8 +556,9 @@ private Q_SLOTS:
         auto s = open(root, fakeSpec(QStringLiteral("e"), 10, 2));
         QVERIFY(s);
         Orchestrator *orch = s->orchestrator();
+        ExperimentDocument document(s.get());
         BoardController controller;
-        controller.setOrchestrator(orch);
+        controller.setDocument(&document);
         QStringList failures;
         connect(&controller, &BoardController::editFailed, this, [&](const QString &m) { failures << m; });
         const RunId id = orch->runs()->findByName(QStringLiteral("e"));

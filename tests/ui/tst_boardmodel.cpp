@@ -12,6 +12,7 @@
 #include "common/mimetypes.h"
 #include "common/runcolors.h"
 #include "dispatch/board.h"
+#include "document/experimentdocument.h"
 #include "experiment/runspecview.h"
 #include "palette/modelpalettemodel.h"
 #include "palette/presetstore.h"
@@ -42,6 +43,7 @@ class TestBoardModel : public QObject
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<Session> m_session;
+    std::unique_ptr<ExperimentDocument> m_document;
     std::unique_ptr<BoardController> m_controller;
     QUndoStack *m_undo = nullptr;
     std::unique_ptr<BoardModel> m_model;
@@ -74,8 +76,9 @@ private Q_SLOTS:
         QStringList errors;
         QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs")), QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
+        m_document = std::make_unique<ExperimentDocument>(m_session.get());
         m_controller = std::make_unique<BoardController>();
-        m_controller->setOrchestrator(orchestrator());
+        m_controller->setDocument(m_document.get());
         m_undo = m_controller->undoStack();
         m_model = std::make_unique<BoardModel>(m_controller.get());
         m_tester = std::make_unique<QAbstractItemModelTester>(m_model.get(),
@@ -88,6 +91,7 @@ private Q_SLOTS:
         m_tester.reset();
         m_model.reset();
         m_controller.reset();
+        m_document.reset();
         m_undo = nullptr;
         m_session->close(false);
         m_session.reset();

@@ -18,6 +18,7 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/board.h"
 #include "dispatch/dispatcher.h"
+#include "document/experimentdocument.h"
 #include "editors/specdialogs.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
@@ -118,7 +119,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_dialogs = std::make_unique<DialogPrompts>(this, [this] {
         m_actions->saveAction()->trigger();
-        return m_controller->isClean();
+        return !m_sessions->document() || m_sessions->document()->isClean();
     });
     setPrompts(m_dialogs.get());
     m_autosave = new Autosave(m_sessions, m_controller, this);
