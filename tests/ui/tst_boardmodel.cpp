@@ -83,7 +83,7 @@ private Q_SLOTS:
         m_model = std::make_unique<BoardModel>(m_controller.get());
         m_tester = std::make_unique<QAbstractItemModelTester>(m_model.get(),
                                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m_model->setOrchestrator(orchestrator(), m_session->metrics(), m_session->devices(), nullptr);
+        m_model->setDocument(m_document.get(), nullptr);
     }
 
     void cleanup()

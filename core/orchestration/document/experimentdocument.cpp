@@ -151,6 +151,22 @@ QList<RunId> ExperimentDocument::runIds() const
     return orchestrator() ? orchestrator()->board()->runIds() : QList<RunId>();
 }
 
+QList<RunInfo> ExperimentDocument::allRuns() const
+{
+    QList<RunInfo> runs;
+    if (orchestrator()) {
+        for (RunId id : orchestrator()->runs()->ids()) {
+            runs << orchestrator()->runs()->value(id);
+        }
+    }
+    return runs;
+}
+
+const RunRegistry *ExperimentDocument::runRecords() const
+{
+    return orchestrator() ? orchestrator()->runs() : nullptr;
+}
+
 int ExperimentDocument::position(RunId id) const
 {
     return orchestrator() ? orchestrator()->board()->position(id) : -1;
@@ -174,6 +190,26 @@ int ExperimentDocument::totalCount() const
 int ExperimentDocument::activeCount() const
 {
     return orchestrator() ? orchestrator()->dispatcher()->activeCount() : 0;
+}
+
+bool ExperimentDocument::isIdle() const
+{
+    return !orchestrator() || orchestrator()->dispatcher()->isIdle();
+}
+
+bool ExperimentDocument::cpuFallback() const
+{
+    return orchestrator() && orchestrator()->dispatcher()->cpuFallback();
+}
+
+int ExperimentDocument::threadsPerCpuRun() const
+{
+    return orchestrator() ? orchestrator()->dispatcher()->threadsPerCpuRun() : 1;
+}
+
+QStringList ExperimentDocument::commandLine(RunId id) const
+{
+    return orchestrator() ? orchestrator()->dispatcher()->commandLine(id) : QStringList();
 }
 
 QList<int> ExperimentDocument::missingDeviceLanes() const
@@ -209,6 +245,16 @@ QList<std::pair<QString, QString>> ExperimentDocument::afterGroups() const
 bool ExperimentDocument::wouldCycle(RunId id, const QString &name) const
 {
     return orchestrator() && orchestrator()->dependencies()->wouldCycle(id, name);
+}
+
+QList<RunId> ExperimentDocument::runsBefore(RunId id) const
+{
+    return orchestrator() ? orchestrator()->dependencies()->predecessors(id) : QList<RunId>();
+}
+
+QList<RunId> ExperimentDocument::runsAfter(RunId id) const
+{
+    return orchestrator() ? orchestrator()->dependencies()->dependents(id) : QList<RunId>();
 }
 
 bool ExperimentDocument::startRun(RunId id, QString *error)

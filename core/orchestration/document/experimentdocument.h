@@ -22,6 +22,7 @@ class Experiment;
 struct ExperimentHost;
 class MetricStore;
 class Orchestrator;
+class RunRegistry;
 class Session;
 struct SweepSpec;
 
@@ -69,13 +70,23 @@ public:
     bool hasRun(RunId id) const;
     RunInfo run(RunId id) const; ///< a default RunInfo when unknown
     RunId findRun(const QString &name) const;
-    QList<RunId> runIds() const;  ///< lane by lane, queue order
+    QList<RunId> runIds() const;    ///< lane by lane, queue order
+    QList<RunInfo> allRuns() const; ///< every run, in id order
+    /// The runs' records, read only: values a view reads in bulk (a lane's header).
+    const RunRegistry *runRecords() const;
     int position(RunId id) const; ///< in its lane; -1 when unknown
     /// `base`, or the first free "base-N", for `repeat` runs.
     QString uniqueName(const QString &base, int repeat = 1) const;
     int finishedCount() const;
     int totalCount() const;
     int activeCount() const;
+    /// No run is active and none waits to be dispatched.
+    bool isIdle() const;
+    bool cpuFallback() const;
+    /// The threads each run on the CPU gets.
+    int threadsPerCpuRun() const;
+    /// The command line a run starts (or started) with.
+    QStringList commandLine(RunId id) const;
     /// The lanes whose device is not on this machine (they fall back to CPU when allowed).
     QList<int> missingDeviceLanes() const;
     QStringList busyDeviceWarnings() const;
@@ -89,6 +100,9 @@ public:
     QList<std::pair<QString, QString>> afterGroups() const;
     /// Whether `id` running after `name` would make runs wait for one another.
     bool wouldCycle(RunId id, const QString &name) const;
+    /// The runs `id` waits for, and the runs waiting for it.
+    QList<RunId> runsBefore(RunId id) const;
+    QList<RunId> runsAfter(RunId id) const;
 
     // Run control; false with `error` set when refused.
     bool startRun(RunId id, QString *error = nullptr);
