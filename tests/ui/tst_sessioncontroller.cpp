@@ -52,7 +52,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        qRegisterMetaType<Session *>(); // for QSignalSpy on sessionOpened
+        qRegisterMetaType<ExperimentDocument *>(); // for QSignalSpy on sessionOpened
     }
 
     void opensAFileAndTitlesIt()
@@ -71,7 +71,7 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(path));
         QVERIFY(sessions.session());
         QCOMPARE(opened.count(), 1);
-        QCOMPARE(opened.at(0).at(0).value<Session *>(), sessions.session());
+        QCOMPARE(opened.at(0).at(0).value<ExperimentDocument *>(), sessions.document());
         // The board controller edits the new board.
         QCOMPARE(board.document(), sessions.document());
         QCOMPARE(used.count(), 1);
@@ -325,9 +325,10 @@ private Q_SLOTS:
         QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         Session *open = sessions.session();
         bool sawItOpen = false;
-        connect(&sessions, &SessionController::sessionAboutToClose, this, [&](Session *session) {
+        connect(&sessions, &SessionController::sessionAboutToClose, this, [&](ExperimentDocument *document) {
             // Still open, and its board still edited, while the views let go.
-            sawItOpen = session == open && sessions.session() == open && board.document() == sessions.document();
+            sawItOpen =
+                document->session() == open && sessions.session() == open && board.document() == sessions.document();
         });
         QSignalSpy closed(&sessions, &SessionController::sessionClosed);
         // Nothing trains: the chooser is not asked.

@@ -6,7 +6,6 @@
 #include "document/experimentdocument.h"
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
-#include "session/session.h" // sessionOpened's argument type
 
 #include <QCryptographicHash>
 #include <QDir>

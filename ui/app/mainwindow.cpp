@@ -220,13 +220,12 @@ void MainWindow::setCatalogue(const ModelCatalogue &catalogue)
     m_palette->setProblem(QString());
 }
 
-void MainWindow::attachSession(Session *session, const QStringList &warnings)
+void MainWindow::attachSession(ExperimentDocument *document, const QStringList &warnings)
 {
-    ExperimentDocument *document = m_sessions->document();
     m_history->setInventory(document->devices());
     m_board->setDocument(document, m_history);
     m_feeder->setSource(document);
-    m_table->setSession(session);
+    m_table->setDocument(document);
     connect(document, &ExperimentDocument::finishCountChanged, this, &MainWindow::updateFinishCount);
     connect(document, &ExperimentDocument::runChanged, this, [this] { updateActions(); });
     connect(document, &ExperimentDocument::warning, this,
@@ -252,7 +251,7 @@ void MainWindow::detachSession()
     disconnect(m_sessions->document(), nullptr, this, nullptr);
     m_board->setDocument(nullptr, nullptr);
     m_feeder->setSource(nullptr);
-    m_table->setSession(nullptr);
+    m_table->setDocument(nullptr);
     m_history->setInventory(nullptr);
     m_banner->refresh(nullptr);
 }

@@ -134,7 +134,7 @@ protected:
 
 private:
     void createLayout();
-    void attachSession(Session *session, const QStringList &warnings);
+    void attachSession(ExperimentDocument *document, const QStringList &warnings);
     void detachSession();
     void setPrompts(Prompts *prompts);
     ExperimentDocument *document() const;

@@ -194,7 +194,7 @@ bool SessionController::install(std::unique_ptr<Session> opened, const QStringLi
     connect(session, &Session::nameChanged, this, &SessionController::updateTitle);
     qCInfo(lcUi).noquote() << "opened" << session->name() << "with" << m_document->totalCount() << "runs"
                            << (session->filePath().isEmpty() ? QString() : session->filePath());
-    Q_EMIT sessionOpened(session, errors);
+    Q_EMIT sessionOpened(m_document.get(), errors);
     updateTitle();
     return true;
 }
@@ -233,7 +233,7 @@ void SessionController::closeWithoutAsking()
 void SessionController::endSession(bool leaveRunning)
 {
     // Views first: they watch the session's objects.
-    Q_EMIT sessionAboutToClose(session());
+    Q_EMIT sessionAboutToClose(m_document.get());
     m_board->setDocument(nullptr);
     qCInfo(lcUi).noquote() << "closing" << session()->name()
                            << (leaveRunning ? QStringLiteral("and leaving its runs running")

@@ -28,7 +28,8 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
     , m_view(new SweepView(tabs))
 {
     tabs->addTab(m_view, tr("Sweeps"));
-    connect(sessions, &SessionController::sessionOpened, this, [this](Session *session) { attach(session); });
+    connect(sessions, &SessionController::sessionOpened, this,
+            [this](ExperimentDocument *document) { attach(document->session()); });
     connect(sessions, &SessionController::sessionAboutToClose, this, [this] { attach(nullptr); });
     connect(m_view, &SweepView::runsSelected, board, &BoardView::selectRuns);
     // A trial's card picked on the board: its row in the Sweep view (the view's own picks come back here too).

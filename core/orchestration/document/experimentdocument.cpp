@@ -30,6 +30,9 @@ ExperimentDocument::ExperimentDocument(Session *session, QObject *parent)
     connect(m_edits, &BoardEdits::editFailed, this, &ExperimentDocument::editFailed);
     connect(m_undo, &QUndoStack::cleanChanged, this, &ExperimentDocument::cleanChanged);
     connect(m_undo, &QUndoStack::indexChanged, this, &ExperimentDocument::edited);
+    if (m_session) {
+        connect(m_session, &Session::nameChanged, this, &ExperimentDocument::nameChanged);
+    }
     connectParts();
 }
 
@@ -63,6 +66,8 @@ void ExperimentDocument::connectParts()
     connect(o->supervisor(), &Supervisor::attemptArchived, this, &ExperimentDocument::attemptArchived);
     connect(o->dispatcher(), &Dispatcher::finishCountChanged, this, &ExperimentDocument::finishCountChanged);
     connect(o->dispatcher(), &Dispatcher::warning, this, &ExperimentDocument::warning);
+    connect(o->dispatcher(), &Dispatcher::runEnded, this, &ExperimentDocument::runEnded);
+    connect(o->dispatcher(), &Dispatcher::idle, this, &ExperimentDocument::idle);
 }
 
 Orchestrator *ExperimentDocument::orchestrator() const
@@ -78,6 +83,11 @@ QString ExperimentDocument::filePath() const
 QString ExperimentDocument::name() const
 {
     return m_session ? m_session->name() : QString();
+}
+
+QString ExperimentDocument::runsRoot() const
+{
+    return m_session ? m_session->runsRoot() : QString();
 }
 
 Experiment ExperimentDocument::experiment() const

@@ -49,6 +49,8 @@ public:
     /// The experiment file (empty: a board never saved).
     QString filePath() const;
     QString name() const;
+    /// Where its runs' folders are.
+    QString runsRoot() const;
     /// The experiment as the board is now (what saving writes).
     Experiment experiment() const;
     MetricStore *metrics() const;
@@ -158,6 +160,8 @@ public:
 
 Q_SIGNALS:
     void cleanChanged(bool clean);
+    /// Renamed (Save as of a new experiment moves its runs root too).
+    void nameChanged(const QString &name);
     /// An edit was made, undone or redone.
     void edited();
     /// An edit (or its undo) was refused; the message says why.
@@ -184,6 +188,10 @@ Q_SIGNALS:
     /// A run's earlier attempt was kept aside in `archivedDir` (a retry).
     void attemptArchived(trainyard::RunId id, const QString &archivedDir);
     void finishCountChanged(int finished, int total);
+    /// A run ended (finished, failed, stopped, ...).
+    void runEnded(trainyard::RunId id, trainyard::RunState state);
+    /// No run is active and none waits to be dispatched.
+    void idle();
     /// Something the user should read (a lane fell back to CPU, ...).
     void warning(const QString &text);
 
