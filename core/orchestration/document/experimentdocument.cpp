@@ -247,6 +247,16 @@ QString ExperimentDocument::sweepOf(RunId id, int *trial) const
     return orchestrator() ? orchestrator()->sweeps()->sweepOf(id, trial) : QString();
 }
 
+bool ExperimentDocument::isSweepDone(const QString &name) const
+{
+    return orchestrator() && orchestrator()->sweeps()->isDone(name);
+}
+
+QString ExperimentDocument::sweepProgress(const QString &name) const
+{
+    return orchestrator() ? orchestrator()->sweeps()->progressLine(name) : QString();
+}
+
 QList<std::pair<QString, QString>> ExperimentDocument::afterGroups() const
 {
     return orchestrator() ? orchestrator()->dependencies()->groupNames() : QList<std::pair<QString, QString>>();

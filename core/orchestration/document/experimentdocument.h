@@ -97,6 +97,10 @@ public:
     QList<ExperimentHost> hosts() const;
     /// The sweep `id` is a trial of (empty: none), and which trial.
     QString sweepOf(RunId id, int *trial = nullptr) const;
+    /// Whether every trial of sweep `name` ended (finished, stopped or failed).
+    bool isSweepDone(const QString &name) const;
+    /// One line on how far sweep `name` is (its trials, its best so far).
+    QString sweepProgress(const QString &name) const;
     /// What a run may run after besides runs: repeat groups, rounds,
     /// sweeps (name, what it is).
     QList<std::pair<QString, QString>> afterGroups() const;
