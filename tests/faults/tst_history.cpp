@@ -17,6 +17,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
 #include "dispatch/startplanner.h"
+#include "document/experimentdocument.h"
 #include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
 #include "orchestration/testutil.h"
@@ -509,8 +510,9 @@ private Q_SLOTS:
         auto s = open(root, fakeSpec(QStringLiteral("kept"), 25, 2));
         QVERIFY(s);
         Orchestrator *orch = s->orchestrator();
+        ExperimentDocument document(s.get());
         BoardController controller;
-        controller.setOrchestrator(orch);
+        controller.setDocument(&document);
         const RunId id = orch->runs()->findByName(QStringLiteral("kept"));
         QVERIFY(runToEnd(orch, id));
         s->metrics()->flush();
@@ -557,8 +559,9 @@ private Q_SLOTS:
         auto s = open(root, fakeSpec(QStringLiteral("e"), 10, 2));
         QVERIFY(s);
         Orchestrator *orch = s->orchestrator();
+        ExperimentDocument document(s.get());
         BoardController controller;
-        controller.setOrchestrator(orch);
+        controller.setDocument(&document);
         QStringList failures;
         connect(&controller, &BoardController::editFailed, this, [&](const QString &m) { failures << m; });
         const RunId id = orch->runs()->findByName(QStringLiteral("e"));

@@ -11,6 +11,7 @@
 #include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "uitesthelpers.h"
@@ -115,13 +116,13 @@ private Q_SLOTS:
         if (recover) {
             QCOMPARE(orchestrator->board()->laneCount(), 2);
             QCOMPARE(orchestrator->laneDevices()->lane(1).slotCount, 3);
-            QVERIFY(!board.isClean()); // still to be saved
+            QVERIFY(!sessions.document()->isClean()); // still to be saved
             QVERIFY(sessions.title().contains(QLatin1Char('*')));
             // The relative runs root still means the folder beside the file.
             QCOMPARE(sessions.session()->runsRoot(), dir.filePath(QStringLiteral("runs")));
         } else {
             QCOMPARE(orchestrator->board()->laneCount(), 1);
-            QVERIFY(board.isClean());
+            QVERIFY(sessions.document()->isClean());
             QVERIFY(!QFile::exists(copy));
         }
         sessions.closeWithoutAsking();
@@ -149,8 +150,8 @@ private Q_SLOTS:
         QCOMPARE(askedFor, name);
         QCOMPARE(sessions.session()->name(), name);
         QCOMPARE(sessions.session()->orchestrator()->board()->laneCount(), 2);
-        QVERIFY(!board.isClean());
-        board.markSaved(); // as Discard would: the copy goes
+        QVERIFY(!sessions.document()->isClean());
+        sessions.document()->markSaved(); // as Discard would: the copy goes
         QVERIFY(Autosave::newestUnsavedCopy().isEmpty());
         sessions.closeWithoutAsking();
     }

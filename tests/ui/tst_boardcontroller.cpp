@@ -8,6 +8,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
+#include "document/experimentdocument.h"
 #include "runspec/runspecview.h"
 #include "records/runregistry.h"
 #include "runspec/runspecview.h"
@@ -35,6 +36,7 @@ class TestBoardController : public QObject
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<Session> m_session;
+    std::unique_ptr<ExperimentDocument> m_document;
     std::unique_ptr<BoardController> m_controller;
 
     Orchestrator *orchestrator() const { return m_session->orchestrator(); }
@@ -92,13 +94,15 @@ private Q_SLOTS:
                                                    + QLatin1String(QTest::currentTestFunction())),
                                  QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
+        m_document = std::make_unique<ExperimentDocument>(m_session.get());
         m_controller = std::make_unique<BoardController>();
-        m_controller->setOrchestrator(orchestrator());
+        m_controller->setDocument(m_document.get());
     }
 
     void cleanup()
     {
         m_controller.reset();
+        m_document.reset();
         m_session->close(false);
         m_session.reset();
     }
@@ -377,7 +381,7 @@ private Q_SLOTS:
 
     void withoutABoardNothingIsEdited()
     {
-        m_controller->setOrchestrator(nullptr);
+        m_controller->setDocument(nullptr);
         QVERIFY(!m_controller->queueSpec(0, -1, tinyKgSpec(QStringLiteral("x")), 1));
         QVERIFY(!m_controller->moveRun(1, 0, 0));
         QVERIFY(!m_controller->duplicateRun(1, 0, 0));
@@ -390,7 +394,8 @@ private Q_SLOTS:
         QVERIFY(!m_controller->copyRuns({1}, 0, 0));
         QVERIFY(!m_controller->duplicateRuns({1}));
         QVERIFY(!m_controller->removeRuns({1}));
-        QCOMPARE(undo()->count(), 0);
+        QCOMPARE(undo(), nullptr);
+        QCOMPARE(m_document->undoStack()->count(), 0); // nothing reached the document
         QCOMPARE(orchestrator()->dispatcher()->totalCount(), 4);
     }
 
@@ -475,31 +480,37 @@ private Q_SLOTS:
 
     void cleanStateFollowsSaveUndoAndNewBoards()
     {
-        QSignalSpy clean(m_controller.get(), &BoardController::cleanChanged);
-        QVERIFY(m_controller->isClean()); // as opened
+        // The clean state is the document's (its own test has more); edits through the controller move it.
+        QSignalSpy clean(m_document.get(), &ExperimentDocument::cleanChanged);
+        QVERIFY(m_document->isClean()); // as opened
         QVERIFY(m_controller->removeRun(id(QStringLiteral("a"))));
-        QVERIFY(!m_controller->isClean());
+        QVERIFY(!m_document->isClean());
         QCOMPARE(clean.count(), 1);
         QCOMPARE(clean.last().at(0).toBool(), false);
-        m_controller->markSaved();
-        QVERIFY(m_controller->isClean());
+        m_document->markSaved();
+        QVERIFY(m_document->isClean());
         QCOMPARE(clean.last().at(0).toBool(), true);
         // Undo leaves the saved state, redo returns to it.
         undo()->undo();
-        QVERIFY(!m_controller->isClean());
+        QVERIFY(!m_document->isClean());
         undo()->redo();
-        QVERIFY(m_controller->isClean());
+        QVERIFY(m_document->isClean());
         // An edit after the save.
         QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
-        QVERIFY(!m_controller->isClean());
-        // Another board (or none) starts a clean, empty history.
-        m_controller->setOrchestrator(nullptr);
-        QVERIFY(m_controller->isClean());
+        QVERIFY(!m_document->isClean());
+        // Without a document there is no history, and Undo is off.
+        QAction *undoAction = m_controller->createUndoAction(this, true);
+        QVERIFY(undoAction->isEnabled());
+        m_controller->setDocument(nullptr);
+        QCOMPARE(undo(), nullptr);
+        QVERIFY(!undoAction->isEnabled());
+        // Another document starts a clean, empty history.
+        ExperimentDocument next(m_session.get());
+        m_controller->setDocument(&next);
+        QVERIFY(next.isClean());
         QCOMPARE(undo()->count(), 0);
-        QCOMPARE(clean.last().at(0).toBool(), true);
-        m_controller->setOrchestrator(orchestrator());
-        QVERIFY(m_controller->isClean());
-        QCOMPARE(undo()->count(), 0);
+        QVERIFY(!undoAction->isEnabled());
+        m_controller->setDocument(nullptr);
     }
 };
 

@@ -12,6 +12,9 @@
 #include "catalogue/modelcatalogue.h"
 #include "common/mimetypes.h"
 #include "common/runcolors.h"
+#include "board/board.h"
+#include "document/experimentdocument.h"
+#include "runspec/runspecview.h"
 #include "palette/modelpalettemodel.h"
 #include "palette/presetstore.h"
 #include "records/runregistry.h"
@@ -42,6 +45,7 @@ class TestBoardModel : public QObject
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<Session> m_session;
+    std::unique_ptr<ExperimentDocument> m_document;
     std::unique_ptr<BoardController> m_controller;
     QUndoStack *m_undo = nullptr;
     std::unique_ptr<BoardModel> m_model;
@@ -74,13 +78,14 @@ private Q_SLOTS:
         QStringList errors;
         QVERIFY2(m_session->open(twoLaneExperiment(m_dir.path() + QStringLiteral("/runs")), QString(), &errors),
                  qPrintable(errors.join(QLatin1Char('\n'))));
+        m_document = std::make_unique<ExperimentDocument>(m_session.get());
         m_controller = std::make_unique<BoardController>();
-        m_controller->setOrchestrator(orchestrator());
+        m_controller->setDocument(m_document.get());
         m_undo = m_controller->undoStack();
         m_model = std::make_unique<BoardModel>(m_controller.get());
         m_tester = std::make_unique<QAbstractItemModelTester>(m_model.get(),
                                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
-        m_model->setOrchestrator(orchestrator(), m_session->metrics(), m_session->devices(), nullptr);
+        m_model->setDocument(m_document.get(), nullptr);
     }
 
     void cleanup()
@@ -88,6 +93,7 @@ private Q_SLOTS:
         m_tester.reset();
         m_model.reset();
         m_controller.reset();
+        m_document.reset();
         m_undo = nullptr;
         m_session->close(false);
         m_session.reset();

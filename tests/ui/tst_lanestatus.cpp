@@ -68,7 +68,7 @@ private Q_SLOTS:
             runs.add(run(QStringLiteral("next"), RunState::Queued)),
         };
         LaneStatus status;
-        status.setSources(&runs, nullptr, nullptr, nullptr);
+        status.setSources(&runs, {}, nullptr, nullptr);
         QCOMPARE(status.deviceName(lane(QStringLiteral("slurm:hpc/gpu"), ids)),
                  QStringLiteral("Slurm · hpc · gpu · 1 pending · 1 running"));
         QCOMPARE(status.deviceName(lane(QStringLiteral("slurm:hpc"))),
@@ -86,7 +86,9 @@ private Q_SLOTS:
                  qPrintable(errors.join(QLatin1Char('\n'))));
         const LaneDevices *laneDevices = session.orchestrator()->laneDevices();
         LaneStatus status;
-        status.setSources(session.orchestrator()->runs(), laneDevices, session.devices(), nullptr);
+        status.setSources(
+            session.orchestrator()->runs(), [laneDevices] { return laneDevices->threadsPerCpuRun(); }, session.devices(),
+            nullptr);
         const int threads = laneDevices->threadsPerCpuRun();
         QVERIFY(threads >= 1);
         QCOMPARE(status.deviceName(laneDevices->lane(0)),
@@ -114,7 +116,7 @@ private Q_SLOTS:
         const RunId never = runs.add(queued(QStringLiteral("c"), QStringLiteral("lanestatus-never")));
         LaneStatus status;
         QCOMPARE(status.slotAdvice(lane(QStringLiteral("cpu"), {first, measured})), QString()); // no runs to read
-        status.setSources(&runs, nullptr, nullptr, nullptr);
+        status.setSources(&runs, {}, nullptr, nullptr);
         QString warning;
         QVERIFY2(status.reloadSlotAdvice(&warning), qPrintable(warning));
         const QString advice = status.slotAdvice(lane(QStringLiteral("cpu"), {first, measured, never}));
@@ -134,7 +136,7 @@ private Q_SLOTS:
         DeviceHistory history;
         history.addSample(QStringLiteral("cuda:0"), 50, 25, 60);
         history.addSample(QStringLiteral("cuda:0"), 70, 30, 65);
-        status.setSources(nullptr, nullptr, nullptr, &history);
+        status.setSources(nullptr, {}, nullptr, &history);
         stats = status.deviceStats(lane(QStringLiteral("cuda:0")));
         QCOMPARE(stats.value(QStringLiteral("utilizationHistory")).toList(), (QVariantList{50.0, 70.0}));
         QCOMPARE(stats.value(QStringLiteral("memoryHistory")).toList(), (QVariantList{25.0, 30.0}));
@@ -172,7 +174,7 @@ private Q_SLOTS:
         runs.add(both);
         runs.add(ended);
         LaneStatus status;
-        status.setSources(&runs, nullptr, &devices, nullptr);
+        status.setSources(&runs, {}, &devices, nullptr);
         const QVariantList rows = status.gpuRows(lane(QStringLiteral("cuda:0,5")));
         QCOMPARE(rows.size(), 2);
         const QVariantMap first = rows.at(0).toMap();

@@ -9,6 +9,7 @@
 
 #include "app/appsettings.h"
 #include "common/runcolors.h"
+#include "document/experimentdocument.h"
 #include "metrics/metricstore.h"
 #include "plot/metriccurve.h"
 #include "plot/plotfeeder.h"
@@ -236,7 +237,8 @@ private Q_SLOTS:
         RunColors colors;
         PlotWidget plot(&colors);
         PlotFeeder feeder(&plot);
-        feeder.setSource(session.orchestrator(), session.metrics());
+        ExperimentDocument document(&session);
+        feeder.setSource(&document);
         feeder.setSelection({id});
         MetricStore *store = session.metrics();
         for (int s = 1; s <= 10; ++s) {
@@ -265,7 +267,7 @@ private Q_SLOTS:
         }
         QCOMPARE(curve->value(5), 1.0 / 6); // the store's double, not a float copy
         QCOMPARE(curve->value(6), 57.0);
-        feeder.setSource(nullptr, nullptr);
+        feeder.setSource(nullptr);
         session.close(false);
     }
 

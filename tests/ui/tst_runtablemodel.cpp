@@ -109,7 +109,7 @@ private Q_SLOTS:
         makeRun(past, QStringLiteral("low"), line(protocol::metric(5, 1, 0.5, 0.5)), RunState::Finished);
         makeRun(past, QStringLiteral("high"), line(protocol::metric(5, 1, 2.0, 0.5)), RunState::Finished);
         RunTableModel model;
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
         model.waitForHistory();
@@ -141,7 +141,7 @@ private Q_SLOTS:
         makeSpecRun(past, c);
         RunTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
         model.waitForHistory();
@@ -212,7 +212,7 @@ private Q_SLOTS:
                             store.runDir(QStringLiteral("p3")) + QStringLiteral("/params.json")));
         RunTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
         model.waitForHistory();
@@ -274,7 +274,7 @@ private Q_SLOTS:
                           summary(1.0, "best_acc", nullptr)));
         RunTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
         model.waitForHistory();
@@ -316,7 +316,7 @@ private Q_SLOTS:
         makeSpecRun(past, transe(QStringLiteral("a"), 0.5, 16));
         makeSpecRun(past, transe(QStringLiteral("b"), 10, 16));
         RunTableModel model;
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         RunTablePanel panel(&model);
         model.refreshHistory();
@@ -359,7 +359,7 @@ private Q_SLOTS:
         notes.note = QStringLiteral("the reference run\nsecond line");
         QVERIFY(store.writeNotes(QStringLiteral("a"), notes));
         RunTableModel model;
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         RunTablePanel panel(&model);
         model.refreshHistory();
@@ -396,7 +396,7 @@ private Q_SLOTS:
                       QJsonObject{{QStringLiteral("type"), QStringLiteral("transh")}, {QStringLiteral("dim"), 16}});
         makeSpecRun(history.filePath(QStringLiteral("exp2")), transh);
         RunTableModel model;
-        model.setSession(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr, nullptr);
+        model.setDocument(QStringLiteral("open"), history.filePath(QStringLiteral("open")), nullptr);
         model.setHistoryRoots({history.path()});
         RunTablePanel panel(&model);
         QAbstractItemModelTester tester(panel.view()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -546,7 +546,7 @@ private Q_SLOTS:
 
         RunTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setSession(QStringLiteral("open-experiment"), open, nullptr, nullptr);
+        model.setDocument(QStringLiteral("open-experiment"), open, nullptr);
         model.setHistoryRoots({history.path()});
         model.refreshHistory();
         model.waitForHistory();

@@ -3,13 +3,13 @@
 // saving, and closing with the views told first. Closing while runs train is
 // in tst_mainwindow (it needs the worker).
 
-#include "app/experimentdocument.h"
 #include "app/sessioncontroller.h"
 #include "board/board.h"
 #include "board/boardcontroller.h"
 #include "common/prompts.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "records/runregistry.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -53,7 +53,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        qRegisterMetaType<Session *>(); // for QSignalSpy on sessionOpened
+        qRegisterMetaType<ExperimentDocument *>(); // for QSignalSpy on sessionOpened
     }
 
     void opensAFileAndTitlesIt()
@@ -72,9 +72,9 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(path));
         QVERIFY(sessions.session());
         QCOMPARE(opened.count(), 1);
-        QCOMPARE(opened.at(0).at(0).value<Session *>(), sessions.session());
+        QCOMPARE(opened.at(0).at(0).value<ExperimentDocument *>(), sessions.document());
         // The board controller edits the new board.
-        QCOMPARE(board.orchestrator(), sessions.session()->orchestrator());
+        QCOMPARE(board.document(), sessions.document());
         QCOMPARE(used.count(), 1);
         QCOMPARE(used.at(0).at(0).toString(), QFileInfo(path).absoluteFilePath());
         QCOMPARE(sessions.title(), QStringLiteral("session-test (experiment.json) — Trainyard"));
@@ -196,14 +196,14 @@ private Q_SLOTS:
         QVERIFY(sessions.saveTo(copy));
         QCOMPARE(saved.count(), 1);
         QCOMPARE(saved.at(0).at(0).toString(), copy);
-        QVERIFY(board.isClean());
+        QVERIFY(sessions.document()->isClean());
         QCOMPARE(sessions.title(), QStringLiteral("session-test (copy.json) — Trainyard"));
         QCOMPARE(titles.last().at(0).toString(), sessions.title());
         QCOMPARE(sessions.finishCountText(), QStringLiteral("0 of 1 finished"));
         // What was saved opens again as it was.
         QVERIFY(sessions.openFile(copy));
         QCOMPARE(sessions.session()->orchestrator()->dispatcher()->totalCount(), 1);
-        QVERIFY(board.isClean());
+        QVERIFY(sessions.document()->isClean());
         QCOMPARE(board.undoStack()->count(), 0);
     }
 
@@ -227,7 +227,7 @@ private Q_SLOTS:
         QVERIFY(sessions.closeSession()); // no prompts: the edit is discarded
         QVERIFY(!first);                  // the document went with the close
         QVERIFY(!sessions.document());
-        QVERIFY(!board.undoStack()->canUndo());
+        QVERIFY(!board.undoStack()); // no document, no history
 
         QVERIFY(sessions.openFile(dir.filePath(QStringLiteral("experiment.json"))));
         QVERIFY(sessions.document());
@@ -255,7 +255,7 @@ private Q_SLOTS:
         QVERIFY2(openFailed.at(0).at(0).toString().startsWith(QLatin1String("The experiment could not be opened:")),
                  qPrintable(openFailed.at(0).at(0).toString()));
         QVERIFY(!sessions.session());
-        QVERIFY(!board.orchestrator());
+        QVERIFY(!board.document());
         QCOMPARE(sessions.title(), QStringLiteral("no experiment (not saved) — Trainyard"));
     }
 
@@ -326,9 +326,10 @@ private Q_SLOTS:
         QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         Session *open = sessions.session();
         bool sawItOpen = false;
-        connect(&sessions, &SessionController::sessionAboutToClose, this, [&](Session *session) {
+        connect(&sessions, &SessionController::sessionAboutToClose, this, [&](ExperimentDocument *document) {
             // Still open, and its board still edited, while the views let go.
-            sawItOpen = session == open && sessions.session() == open && board.orchestrator() == open->orchestrator();
+            sawItOpen =
+                document->session() == open && sessions.session() == open && board.document() == sessions.document();
         });
         QSignalSpy closed(&sessions, &SessionController::sessionClosed);
         // Nothing trains: the chooser is not asked.
@@ -337,9 +338,9 @@ private Q_SLOTS:
         QVERIFY(sawItOpen);
         QCOMPARE(closed.count(), 1);
         QVERIFY(!sessions.session());
-        QVERIFY(!board.orchestrator());
-        QCOMPARE(board.undoStack()->count(), 0);
-        QVERIFY(sessions.closeSession()); // nothing open: nothing to do
+        QVERIFY(!board.document());
+        QCOMPARE(board.undoStack(), nullptr); // the history went with the document
+        QVERIFY(sessions.closeSession());     // nothing open: nothing to do
         QCOMPARE(closed.count(), 1);
     }
 
@@ -368,7 +369,7 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(path));
 
         QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
-        QVERIFY(!board.isClean());
+        QVERIFY(!sessions.document()->isClean());
         QVERIFY(!sessions.closeSession()); // Cancel
         QCOMPARE(asked, 1);
         QVERIFY(sessions.session());

@@ -8,7 +8,9 @@
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "common/prompts.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "editors/slotprobedialog.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -207,15 +209,16 @@ private Q_SLOTS:
         Session session;
         QStringList errors;
         QVERIFY2(session.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        ExperimentDocument document(&session);
         BoardController controller;
         BoardModel model(&controller);
-        model.setOrchestrator(session.orchestrator(), session.metrics(), session.devices(), nullptr);
+        model.setDocument(&document, nullptr);
         model.reloadSlotAdvice();
         QCOMPARE(model.laneIndex(0).data(BoardModel::SlotAdviceRole).toString(),
                  QStringLiteral("recommended: 2 slots for transe (measured 2026-11-30: 1.9×)"));
         QCOMPARE(model.laneIndex(1).data(BoardModel::SlotAdviceRole).toString(), QString()); // mlp: never measured
         QCOMPARE(model.laneIndex(2).data(BoardModel::SlotAdviceRole).toString(), QString()); // empty lane
-        model.setOrchestrator(nullptr, nullptr, nullptr, nullptr);
+        model.setDocument(nullptr, nullptr);
     }
 };
 

@@ -7,6 +7,8 @@
 #include "board/board.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
+#include "board/board.h"
+#include "document/experimentdocument.h"
 #include "editors/runeditordialog.h"
 #include "editors/specdialogs.h"
 #include "experiment/experiment.h"
@@ -190,7 +192,7 @@ private Q_SLOTS:
         MainWindow window;
         window.useScriptedPrompts();
         QVERIFY(window.openFile(writeExperiment(dir)));
-        const Orchestrator *orchestrator = window.session()->orchestrator();
+        const ExperimentDocument *document = window.boardModel()->document();
 
         const auto buttonIn = [](QWidget *editor) {
             return editor->findChild<QPushButton *>(QStringLiteral("sweepButton")) != nullptr;
@@ -205,7 +207,7 @@ private Q_SLOTS:
         script.close();
         QJsonObject spec = pythonScriptRunSpec(script.fileName());
         int repeat = 1;
-        QVERIFY(!dialogs.edit(&spec, &repeat, true, orchestrator, QString()));
+        QVERIFY(!dialogs.edit(&spec, &repeat, true, document, QString()));
         QVERIFY(program);
         QVERIFY(asked.contains(QStringLiteral("program"))); // the sweep editor would open on it
 
@@ -215,7 +217,7 @@ private Q_SLOTS:
             static_cast<QDialog *>(editor)->reject();
         });
         spec = tinyKgSpec(QStringLiteral("kg"));
-        QVERIFY(!dialogs.edit(&spec, &repeat, false, orchestrator, QString(), QStringLiteral("kg")));
+        QVERIFY(!dialogs.edit(&spec, &repeat, false, document, QString(), QStringLiteral("kg")));
         QVERIFY(!edit);
     }
 };

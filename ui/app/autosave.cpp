@@ -3,8 +3,9 @@
 #include "app/sessioncontroller.h"
 #include "board/boardcontroller.h"
 #include "common/uilogcategories.h"
+#include "document/experimentdocument.h"
+#include "experiment/experiment.h"
 #include "experiment/trustlist.h"
-#include "session/session.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -31,15 +32,17 @@ Autosave::Autosave(SessionController *sessions, BoardController *board, QObject 
     m_timer->setInterval(2000);
     connect(m_timer, &QTimer::timeout, this, &Autosave::writeNow);
     connect(m_board, &BoardController::edited, this, &Autosave::boardChanged);
-    connect(m_board, &BoardController::cleanChanged, this, [this](bool clean) {
-        if (clean) {
-            forget(); // saved, or undone back to the file
-        } else {
-            boardChanged(); // a recovered board is unsaved before any edit
-        }
+    connect(m_sessions, &SessionController::sessionOpened, this, [this] {
+        ExperimentDocument *document = m_sessions->document();
+        m_path = pathFor(document->filePath(), document->name());
+        connect(document, &ExperimentDocument::cleanChanged, this, [this](bool clean) {
+            if (clean) {
+                forget(); // saved, or undone back to the file
+            } else {
+                boardChanged(); // a recovered board is unsaved before any edit
+            }
+        });
     });
-    connect(m_sessions, &SessionController::sessionOpened, this,
-            [this](Session *session) { m_path = pathFor(session->filePath(), session->name()); });
     // Closing asked about unsaved edits first: they were saved or discarded.
     connect(m_sessions, &SessionController::sessionAboutToClose, this, [this] {
         forget();
@@ -47,8 +50,8 @@ Autosave::Autosave(SessionController *sessions, BoardController *board, QObject 
     });
     connect(m_sessions, &SessionController::saved, this, [this] {
         forget();
-        if (Session *session = m_sessions->session()) {
-            m_path = pathFor(session->filePath(), session->name()); // Save As: a new key
+        if (const ExperimentDocument *document = m_sessions->document()) {
+            m_path = pathFor(document->filePath(), document->name()); // Save As: a new key
         }
     });
 }
@@ -88,7 +91,7 @@ void Autosave::remove(const QString &filePath, const QString &name)
 
 void Autosave::boardChanged()
 {
-    if (m_sessions->session() && !m_board->isClean()) {
+    if (m_sessions->document() && !m_sessions->document()->isClean()) {
         m_timer->start();
     }
 }
@@ -96,23 +99,23 @@ void Autosave::boardChanged()
 void Autosave::writeNow()
 {
     m_timer->stop();
-    Session *session = m_sessions->session();
-    if (!session || m_board->isClean()) {
+    const ExperimentDocument *document = m_sessions->document();
+    if (!document || document->isClean()) {
         return;
     }
     // A board without a file is keyed by its name, which may have changed.
-    const QString path = pathFor(session->filePath(), session->name());
+    const QString path = pathFor(document->filePath(), document->name());
     if (path != m_path) {
         forget();
         m_path = path;
     }
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QString error;
-    if (!saveOwnExperiment(session->experiment(), m_path, &error)) {
+    if (!saveOwnExperiment(document->experiment(), m_path, &error)) {
         qCWarning(lcUi).noquote() << "autosave failed:" << error;
         return;
     }
-    qCDebug(lcUi).noquote() << "autosaved" << session->name() << "to" << m_path;
+    qCDebug(lcUi).noquote() << "autosaved" << document->name() << "to" << m_path;
 }
 
 void Autosave::forget()

@@ -4,7 +4,6 @@
 #include "app/dialogprompts.h"
 #include "app/runnotifier.h"
 #include "app/windowactions.h"
-#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
@@ -17,8 +16,7 @@
 #include "common/runcolors.h"
 #include "common/uilogcategories.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "editors/specdialogs.h"
 #include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
@@ -27,16 +25,13 @@
 #include "palette/presetstore.h"
 #include "plot/plotfeeder.h"
 #include "plot/plotwidget.h"
-#include "records/runregistry.h"
 #include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/rundetailswindows.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
 #include "runstore/runstore.h"
-#include "session/orchestrator.h"
 #include "session/session.h"
-#include "supervision/supervisor.h"
 #include "sweep/sweeppanel.h"
 
 #include <QAction>
@@ -99,13 +94,12 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_controller, &BoardController::editFailed, this, &MainWindow::showBoardError);
     connect(m_board, &BoardModel::runsQueued, this, [this](const QList<RunId> &ids) { m_boardView->selectRuns(ids); });
     m_board->setSpecEditor([this](QJsonObject *spec, int *repeat) {
-        return !m_editorEnabled || m_specDialogs->edit(spec, repeat, true, orchestrator(), workerProgram());
+        return !m_editorEnabled || m_specDialogs->edit(spec, repeat, true, document(), workerProgram());
     });
     connect(m_palette, &ModelPalette::specActivated, this, [this](const QJsonObject &spec, int repeat) {
         // Double-click: queue on the lane of the selected card, else the first lane.
         const QList<RunId> selected = m_boardView->selectedRuns();
-        const int lane =
-            selected.isEmpty() || !orchestrator() ? 0 : orchestrator()->runs()->value(selected.first()).lane;
+        const int lane = selected.isEmpty() || !document() ? 0 : document()->run(selected.first()).lane;
         m_board->queueSpec(lane, -1, spec, repeat);
     });
     connect(m_tablePanel, &RunTablePanel::runsSelected, m_boardView, &BoardView::selectRuns);
@@ -119,7 +113,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_dialogs = std::make_unique<DialogPrompts>(this, [this] {
         m_actions->saveAction()->trigger();
-        return m_controller->isClean();
+        return !m_sessions->document() || m_sessions->document()->isClean();
     });
     setPrompts(m_dialogs.get());
     m_autosave = new Autosave(m_sessions, m_controller, this);
@@ -194,7 +188,7 @@ void MainWindow::createLayout()
 
 QString MainWindow::workerProgram() const
 {
-    return orchestrator() ? orchestrator()->supervisor()->workerProgram() : WorkerProcess::findWorkerProgram();
+    return document() ? document()->workerProgram() : WorkerProcess::findWorkerProgram();
 }
 
 void MainWindow::loadCatalogue()
@@ -226,46 +220,45 @@ void MainWindow::setCatalogue(const ModelCatalogue &catalogue)
     m_palette->setProblem(QString());
 }
 
-void MainWindow::attachSession(Session *session, const QStringList &warnings)
+void MainWindow::attachSession(ExperimentDocument *document, const QStringList &warnings)
 {
-    Orchestrator *orchestrator = session->orchestrator();
-    m_history->setInventory(session->devices());
-    m_board->setOrchestrator(orchestrator, session->metrics(), session->devices(), m_history);
-    m_feeder->setSource(orchestrator, session->metrics());
-    m_table->setSession(session);
-    connect(orchestrator->dispatcher(), &Dispatcher::finishCountChanged, this, &MainWindow::updateFinishCount);
-    connect(orchestrator->runs(), &RunRegistry::changed, this, [this] { updateActions(); });
-    connect(orchestrator->dispatcher(), &Dispatcher::warning, this,
+    m_history->setInventory(document->devices());
+    m_board->setDocument(document, m_history);
+    m_feeder->setSource(document);
+    m_table->setDocument(document);
+    connect(document, &ExperimentDocument::finishCountChanged, this, &MainWindow::updateFinishCount);
+    connect(document, &ExperimentDocument::runChanged, this, [this] { updateActions(); });
+    connect(document, &ExperimentDocument::warning, this,
             [this](const QString &text) { statusBar()->showMessage(text, 15000); });
-    m_actions->fallbackAction()->setChecked(!orchestrator->laneDevices()->missingDeviceLanes().isEmpty());
-    orchestrator->laneDevices()->setCpuFallback(m_actions->fallbackAction()->isChecked());
-    m_banner->refresh(orchestrator, session->devices());
+    m_actions->fallbackAction()->setChecked(!document->missingDeviceLanes().isEmpty());
+    document->setCpuFallback(m_actions->fallbackAction()->isChecked());
+    m_banner->refresh(document);
     updateFinishCount();
     updateActions();
     // Show the first lane's runs in the plot so it is never empty on open.
-    const QList<RunId> ids = orchestrator->board()->runIds();
+    const QList<RunId> ids = document->runIds();
     if (!ids.isEmpty()) {
-        m_boardView->selectRuns(orchestrator->laneDevices()->lane(0).runs);
+        m_boardView->selectRuns(document->lane(0).runs);
     }
     if (!warnings.isEmpty()) {
         statusBar()->showMessage(warnings.join(QLatin1String("; ")), 15000);
     }
 }
 
-void MainWindow::detachSession(Session *session)
+void MainWindow::detachSession()
 {
     // A closing session may still report its runs' ends: not to this window.
-    session->orchestrator()->disconnectListener(this);
-    m_board->setOrchestrator(nullptr, nullptr, nullptr, nullptr);
-    m_feeder->setSource(nullptr, nullptr);
-    m_table->setSession(nullptr);
+    disconnect(m_sessions->document(), nullptr, this, nullptr);
+    m_board->setDocument(nullptr, nullptr);
+    m_feeder->setSource(nullptr);
+    m_table->setDocument(nullptr);
     m_history->setInventory(nullptr);
-    m_banner->refresh(nullptr, nullptr);
+    m_banner->refresh(nullptr);
 }
 
-Orchestrator *MainWindow::orchestrator() const
+ExperimentDocument *MainWindow::document() const
 {
-    return session() ? session()->orchestrator() : nullptr;
+    return m_sessions->document();
 }
 
 void MainWindow::setPrompts(Prompts *prompts)
@@ -286,7 +279,7 @@ ScriptedPrompts *MainWindow::useScriptedPrompts()
 
 void MainWindow::updateFinishCount()
 {
-    if (!orchestrator()) {
+    if (!document()) {
         m_finishLabel->clear();
         return;
     }
@@ -294,12 +287,12 @@ void MainWindow::updateFinishCount()
     // Jobs waiting in a batch queue are not running either.
     int paused = 0;
     int pending = 0;
-    for (RunId id : orchestrator()->board()->runIds()) {
-        const RunInfo run = orchestrator()->runs()->value(id);
+    for (RunId id : document()->runIds()) {
+        const RunInfo run = document()->run(id);
         paused += run.state == RunState::Paused ? 1 : 0;
         pending += isPendingInQueue(run) ? 1 : 0;
     }
-    const int running = orchestrator()->dispatcher()->activeCount() - paused - pending;
+    const int running = document()->activeCount() - paused - pending;
     QString text = finishCountText();
     if (running > 0) {
         text += tr(" · %n running", nullptr, running);
@@ -319,9 +312,9 @@ void MainWindow::updateActions()
         return; // still being built
     }
     QList<RunInfo> selected;
-    if (orchestrator()) {
+    if (document()) {
         for (RunId id : m_boardView->selectedRuns()) {
-            selected << orchestrator()->runs()->value(id);
+            selected << document()->run(id);
         }
     }
     m_actions->update(session() != nullptr, selected);
@@ -330,15 +323,15 @@ void MainWindow::updateActions()
 
 void MainWindow::setCpuFallback(bool on)
 {
-    if (Orchestrator *o = orchestrator()) {
-        o->laneDevices()->setCpuFallback(on);
-        m_banner->refresh(o, session()->devices());
+    if (ExperimentDocument *d = document()) {
+        d->setCpuFallback(on);
+        m_banner->refresh(d);
     }
 }
 
 void MainWindow::showLaneMenu(int lane, const QPoint &globalPos)
 {
-    if (!orchestrator()) {
+    if (!document()) {
         return;
     }
     LaneMenu menu(lane, m_controller, m_board, m_actions->addLaneAction(), this);
@@ -355,7 +348,7 @@ void MainWindow::showBoardError(const QString &message)
 
 void MainWindow::duplicateSelected()
 {
-    if (orchestrator()) {
+    if (document()) {
         m_controller->duplicateRuns(m_boardView->selectedRuns());
     }
 }
@@ -383,7 +376,7 @@ bool MainWindow::togglePastRunPlot(int row)
 
 void MainWindow::duplicateSelectedMany()
 {
-    if (!orchestrator() || m_boardView->selectedRuns().isEmpty()) {
+    if (!document() || m_boardView->selectedRuns().isEmpty()) {
         return;
     }
     bool ok = false;
@@ -396,7 +389,7 @@ void MainWindow::duplicateSelectedMany()
 
 void MainWindow::removeSelected()
 {
-    if (orchestrator()) {
+    if (document()) {
         m_controller->removeRuns(m_boardView->selectedRuns());
     }
 }
@@ -404,10 +397,10 @@ void MainWindow::removeSelected()
 void MainWindow::editSelected()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!orchestrator() || ids.size() != 1) {
+    if (!document() || ids.size() != 1) {
         return;
     }
-    const RunInfo run = orchestrator()->runs()->value(ids.first());
+    const RunInfo run = document()->run(ids.first());
     if (isActive(run.state)) {
         statusBar()->showMessage(
             tr("%1 is %2; stop it before editing, or duplicate it.").arg(run.name, runStateName(run.state)), 10000);
@@ -418,7 +411,7 @@ void MainWindow::editSelected()
         run.state != RunState::Queued && run.state != RunState::Waiting && run.state != RunState::Cancelled;
     QJsonObject spec = run.spec;
     int repeat = 1;
-    if (!m_specDialogs->edit(&spec, &repeat, false, orchestrator(), workerProgram(), run.name, asNewRun)) {
+    if (!m_specDialogs->edit(&spec, &repeat, false, document(), workerProgram(), run.name, asNewRun)) {
         return;
     }
     if (m_controller->editRun(ids.first(), spec) && asNewRun) {
@@ -429,10 +422,10 @@ void MainWindow::editSelected()
 void MainWindow::openRunFolder()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (!orchestrator() || ids.isEmpty()) {
+    if (!document() || ids.isEmpty()) {
         return;
     }
-    const QString dir = orchestrator()->runs()->value(ids.first()).runDir;
+    const QString dir = document()->run(ids.first()).runDir;
     if (dir.isEmpty() || !QFileInfo::exists(dir)) {
         statusBar()->showMessage(tr("The run has no folder yet (it has not started)."), 8000);
         return;
@@ -443,7 +436,7 @@ void MainWindow::openRunFolder()
 void MainWindow::showWorkerLog()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (orchestrator() && !ids.isEmpty()) {
+    if (document() && !ids.isEmpty()) {
         showRunDetails(ids.first(), RunDetailsDialog::Page::Log);
     }
 }
@@ -451,7 +444,7 @@ void MainWindow::showWorkerLog()
 void MainWindow::showSelectedDetails()
 {
     const QList<RunId> ids = m_boardView->selectedRuns();
-    if (orchestrator() && !ids.isEmpty()) {
+    if (document() && !ids.isEmpty()) {
         showRunDetails(ids.first());
     }
 }

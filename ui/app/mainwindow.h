@@ -134,10 +134,10 @@ protected:
 
 private:
     void createLayout();
-    void attachSession(Session *session, const QStringList &warnings);
-    void detachSession(trainyard::Session *session);
+    void attachSession(ExperimentDocument *document, const QStringList &warnings);
+    void detachSession();
     void setPrompts(Prompts *prompts);
-    Orchestrator *orchestrator() const;
+    ExperimentDocument *document() const;
     void updateFinishCount();
     void updateActions();
     void showBoardError(const QString &message);

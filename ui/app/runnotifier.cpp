@@ -2,10 +2,7 @@
 
 #include "app/sessioncontroller.h"
 #include "common/uilogcategories.h"
-#include "dispatch/dispatcher.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "document/experimentdocument.h"
 
 #include <QApplication>
 #include <QMainWindow>
@@ -19,31 +16,31 @@ RunNotifier::RunNotifier(SessionController *sessions, QMainWindow *window)
     , m_sessions(sessions)
     , m_window(window)
 {
-    connect(m_sessions, &SessionController::sessionOpened, this, [this](Session *session) { follow(session); });
-    // A closing session's runs still end (they stop), but that is no news.
+    connect(m_sessions, &SessionController::sessionOpened, this,
+            [this](ExperimentDocument *document) { follow(document); });
+    // A closing experiment's runs still end (they stop), but that is no news.
     connect(m_sessions, &SessionController::sessionAboutToClose, this,
-            [this](Session *session) { session->orchestrator()->disconnectListener(this); });
+            [this](ExperimentDocument *document) { disconnect(document, nullptr, this, nullptr); });
 }
 
-void RunNotifier::follow(Session *session)
+void RunNotifier::follow(ExperimentDocument *document)
 {
-    Orchestrator *orchestrator = session->orchestrator();
-    connect(orchestrator->dispatcher(), &Dispatcher::runEnded, this, &RunNotifier::onRunEnded);
-    connect(orchestrator->dispatcher(), &Dispatcher::idle, this, [this] {
-        const Session *s = m_sessions->session();
-        if (s && s->orchestrator()->dispatcher()->totalCount() > 0) {
-            notify(tr("Experiment done"), tr("%1: %2.").arg(s->name(), m_sessions->finishCountText()));
+    connect(document, &ExperimentDocument::runEnded, this, &RunNotifier::onRunEnded);
+    connect(document, &ExperimentDocument::idle, this, [this] {
+        const ExperimentDocument *d = m_sessions->document();
+        if (d && d->totalCount() > 0) {
+            notify(tr("Experiment done"), tr("%1: %2.").arg(d->name(), m_sessions->finishCountText()));
         }
     });
 }
 
 void RunNotifier::onRunEnded(RunId id, RunState state)
 {
-    const Session *session = m_sessions->session();
-    if (!session) {
+    const ExperimentDocument *document = m_sessions->document();
+    if (!document) {
         return;
     }
-    const RunInfo run = session->orchestrator()->runs()->value(id);
+    const RunInfo run = document->run(id);
     if (state == RunState::Finished) {
         notify(tr("Run finished"), tr("%1 finished (%2).").arg(run.name, m_sessions->finishCountText()));
     } else if (state == RunState::Failed || state == RunState::Diverged || state == RunState::Lost) {

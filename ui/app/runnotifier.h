@@ -9,7 +9,7 @@ class QMainWindow;
 
 namespace trainyard {
 
-class Session;
+class ExperimentDocument;
 class SessionController;
 
 /// Tells the user how runs end while they look elsewhere: a run finished or
@@ -27,7 +27,7 @@ public:
     QString lastNotification() const { return m_last; }
 
 private:
-    void follow(Session *session);
+    void follow(ExperimentDocument *document);
     void onRunEnded(RunId id, RunState state);
 
     SessionController *m_sessions;

@@ -2,13 +2,11 @@
 
 #include "app/appsettings.h"
 #include "app/autosave.h"
-#include "app/experimentdocument.h"
 #include "board/boardcontroller.h"
 #include "common/uilogcategories.h"
-#include "dispatch/dispatcher.h"
+#include "document/experimentdocument.h"
 #include "experiment/experiment.h"
 #include "experiment/trustlist.h"
-#include "session/orchestrator.h"
 #include "session/session.h"
 
 #include <QDateTime>
@@ -22,7 +20,6 @@ SessionController::SessionController(BoardController *board, QObject *parent)
     : QObject(parent)
     , m_board(board)
 {
-    connect(m_board, &BoardController::cleanChanged, this, &SessionController::updateTitle);
 }
 
 Session *SessionController::session() const
@@ -91,7 +88,7 @@ bool SessionController::openRecovered(const QString &copyPath, const QString &fi
     if (!install(std::move(session), errors)) {
         return false;
     }
-    m_board->markUnsaved();
+    m_document->markUnsaved();
     qCInfo(lcUi).noquote() << "recovered the autosaved board" << copyPath;
     return true;
 }
@@ -186,7 +183,8 @@ bool SessionController::install(std::unique_ptr<Session> opened, const QStringLi
     }
     m_document = std::make_unique<ExperimentDocument>(std::move(opened));
     Session *session = m_document->session();
-    m_board->setOrchestrator(session->orchestrator(), m_document->undoStack());
+    connect(m_document.get(), &ExperimentDocument::cleanChanged, this, &SessionController::updateTitle);
+    m_board->setDocument(m_document.get());
     // What the next start opens: this one (an empty path is the demo or a new board).
     QSettings settings = appSettings();
     settings.setValue(QStringLiteral("session/last"), session->filePath());
@@ -194,10 +192,9 @@ bool SessionController::install(std::unique_ptr<Session> opened, const QStringLi
         settings.remove(QStringLiteral("session/leftRunning")); // back, reattached
     }
     connect(session, &Session::nameChanged, this, &SessionController::updateTitle);
-    qCInfo(lcUi).noquote() << "opened" << session->name() << "with"
-                           << session->orchestrator()->dispatcher()->totalCount() << "runs"
+    qCInfo(lcUi).noquote() << "opened" << session->name() << "with" << m_document->totalCount() << "runs"
                            << (session->filePath().isEmpty() ? QString() : session->filePath());
-    Q_EMIT sessionOpened(session, errors);
+    Q_EMIT sessionOpened(m_document.get(), errors);
     updateTitle();
     return true;
 }
@@ -207,17 +204,16 @@ bool SessionController::closeSession()
     if (!m_document) {
         return true;
     }
-    if (!m_board->isClean() && m_prompts) {
+    if (!m_document->isClean() && m_prompts) {
         const UnsavedChoice choice = m_prompts->unsavedEdits(session()->name());
-        if (choice == UnsavedChoice::Cancel || (choice == UnsavedChoice::Save && !m_board->isClean())) {
+        if (choice == UnsavedChoice::Cancel || (choice == UnsavedChoice::Save && !m_document->isClean())) {
             return false;
         }
     }
     bool leave = false;
-    if (session()->orchestrator()->dispatcher()->activeCount() > 0) {
+    if (m_document->activeCount() > 0) {
         const CloseChoice choice =
-            m_prompts ? m_prompts->howToClose(session()->name(), session()->orchestrator()->dispatcher()->activeCount())
-                      : CloseChoice::StopRuns;
+            m_prompts ? m_prompts->howToClose(session()->name(), m_document->activeCount()) : CloseChoice::StopRuns;
         if (choice == CloseChoice::Cancel) {
             return false;
         }
@@ -237,8 +233,8 @@ void SessionController::closeWithoutAsking()
 void SessionController::endSession(bool leaveRunning)
 {
     // Views first: they watch the session's objects.
-    Q_EMIT sessionAboutToClose(session());
-    m_board->setOrchestrator(nullptr);
+    Q_EMIT sessionAboutToClose(m_document.get());
+    m_board->setDocument(nullptr);
     qCInfo(lcUi).noquote() << "closing" << session()->name()
                            << (leaveRunning ? QStringLiteral("and leaving its runs running")
                                             : QStringLiteral("and stopping its runs"));
@@ -252,7 +248,6 @@ void SessionController::endSession(bool leaveRunning)
     Session *closing = m_document->takeSession().release();
     m_document.reset(); // the board's history goes before its board
     closing->disconnect(this);
-    closing->orchestrator()->disconnectListener(this);
     closing->setParent(this);
     auto *keepRunning = new QEventLoopLocker;
     connect(closing, &QObject::destroyed, [keepRunning] { delete keepRunning; });
@@ -292,7 +287,7 @@ bool SessionController::saveTo(const QString &path)
         Q_EMIT saveFailed(error);
         return false;
     }
-    m_board->markSaved();
+    m_document->markSaved();
     appSettings().setValue(QStringLiteral("session/last"), session()->filePath());
     Q_EMIT fileUsed(QFileInfo(path).absoluteFilePath());
     updateTitle();
@@ -305,7 +300,7 @@ QString SessionController::title() const
     const QString name = m_document ? session()->name() : tr("no experiment");
     const QString file =
         m_document && !session()->filePath().isEmpty() ? QFileInfo(session()->filePath()).fileName() : tr("not saved");
-    const QString unsaved = m_board->isClean() ? QString() : QStringLiteral("*");
+    const QString unsaved = !m_document || m_document->isClean() ? QString() : QStringLiteral("*");
     return QStringLiteral("%1%2 (%3) — Trainyard").arg(name, unsaved, file);
 }
 
@@ -319,8 +314,7 @@ QString SessionController::finishCountText() const
     if (!m_document) {
         return {};
     }
-    const Orchestrator *s = session()->orchestrator();
-    return tr("%1 of %2 finished").arg(s->dispatcher()->finishedCount()).arg(s->dispatcher()->totalCount());
+    return tr("%1 of %2 finished").arg(m_document->finishedCount()).arg(m_document->totalCount());
 }
 
 } // namespace trainyard

@@ -78,11 +78,11 @@ public:
     QString finishCountText() const;
 
 Q_SIGNALS:
-    /// A session is open (the BoardController already edits its board);
-    /// `warnings` are what loading it reported without failing.
-    void sessionOpened(trainyard::Session *session, const QStringList &warnings);
-    /// The session is about to close: let go of its objects now.
-    void sessionAboutToClose(trainyard::Session *session);
+    /// An experiment is open, as `document` (the BoardController already
+    /// edits its board); `warnings` are what loading it reported without failing.
+    void sessionOpened(trainyard::ExperimentDocument *document, const QStringList &warnings);
+    /// The experiment is about to close: let go of its document now.
+    void sessionAboutToClose(trainyard::ExperimentDocument *document);
     void sessionClosed();
     void titleChanged(const QString &title);
     /// An experiment could not be opened (the previous one is closed already).

@@ -6,10 +6,8 @@
 #include <QList>
 #include <QObject>
 #include <QString>
-#include <QUndoGroup>
 
 class QAction;
-class QUndoCommand;
 class QUndoStack;
 
 namespace trainyard {
@@ -17,15 +15,13 @@ namespace trainyard {
 struct ExperimentHost;
 struct SweepSpec;
 
-class Orchestrator;
+class ExperimentDocument;
 
-/// The board's edits: the only place that pushes onto the open experiment's
-/// undo stack (ExperimentDocument owns it, as Tiled's documents own theirs):
-/// queueing, moving, duplicating, removing and editing runs, adding,
-/// removing and editing lanes, and the macros that make an edit of several
-/// runs one undo step (commands in boardcommands.h). Drops (BoardModel) and
-/// the window's actions only call it. Its Undo and Redo actions follow
-/// whichever history is current.
+/// The window's side of the board's edits: they are the open document's
+/// (ExperimentDocument, which owns the one undo stack, as Tiled's documents
+/// own theirs), and this forwards them, so drops (BoardModel) and the
+/// window's actions need not know which document is open. Its Undo and
+/// Redo actions follow whichever document is current.
 class BoardController : public QObject
 {
     Q_OBJECT
@@ -33,13 +29,11 @@ public:
     explicit BoardController(QObject *parent = nullptr);
     ~BoardController() override;
 
-    /// The board to edit (nullptr: none) and its edit history, the open
-    /// document's undo stack; without one (tests, tools) a history of the
-    /// controller's own, new for every board. It owns neither.
-    void setOrchestrator(Orchestrator *orchestrator, QUndoStack *history = nullptr);
-    Orchestrator *orchestrator() const { return m_orchestrator; }
-    QUndoStack *undoStack() const { return m_history.activeStack(); }
-
+    /// The document to edit (nullptr: none); it never owns it.
+    void setDocument(ExperimentDocument *document);
+    ExperimentDocument *document() const { return m_document; }
+    /// The document's history (nullptr without one).
+    QUndoStack *undoStack() const;
     /// Undoes the last edit; an edit whose undo the board refuses (its run
     /// has started since) is dropped from the history instead of staying on
     /// top of it, and editFailed says why.
@@ -51,13 +45,6 @@ public:
     /// keep their size.
     QAction *createUndoAction(QObject *parent, bool labelled);
     QAction *createRedoAction(QObject *parent, bool labelled);
-
-    /// Whether the board is as opened or last saved.
-    bool isClean() const;
-    /// The board was just written: this is its clean state now.
-    void markSaved();
-    /// The board holds edits no file has (a recovered autosave).
-    void markUnsaved();
 
     // Edits, one undo step each. Each returns false when there is no board,
     // no such run or lane, or the board refused (then editFailed said why).
@@ -105,25 +92,16 @@ public:
 Q_SIGNALS:
     /// A board edit (or its undo) was refused; the message says why.
     void editFailed(const QString &message);
-    /// The board reached or left its clean state.
-    void cleanChanged(bool clean);
     /// An edit was made, undone or redone.
     void edited();
+    /// The history changed (an edit, a save, another document): the actions follow.
+    void historyChanged();
 
 private:
-    /// Pushes `command`; false when its first redo failed (the stack then deleted it).
-    bool push(QUndoCommand *command);
-    void reportFailure(const QString &message);
-
-    void step(bool forward);
     QAction *createStepAction(QObject *parent, bool labelled, bool forward);
 
-    QUndoGroup m_history; // the current history is its active stack
-    QUndoStack *m_own;    // the history when the board comes without one
-    QUndoStack *m_undo;   // the active stack
-    Orchestrator *m_orchestrator = nullptr;
-    bool m_failed = false;
-    QUndoCommand *m_stepping = nullptr; // the command being undone or redone
+    ExperimentDocument *m_document = nullptr;
+    QList<QMetaObject::Connection> m_connections; // to the document
 };
 
 } // namespace trainyard

@@ -1,21 +1,15 @@
 #include "board/boardmodel.h"
 
-#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/cardtext.h"
 #include "board/devicehistory.h"
 #include "common/uilogcategories.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "experiment/experiment.h"
-#include "ingest/ingestion.h"
-#include "metrics/metricstore.h"
-#include "records/runregistry.h"
 #include "runspec/runspecview.h"
-#include "session/orchestrator.h"
+#include "metrics/metricstore.h"
 
 #include <QMimeData>
 
@@ -44,12 +38,11 @@ void BoardModel::reloadSlotAdvice()
     }
 }
 
-void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metrics, DeviceInventory *devices,
-                                 DeviceHistory *history)
+void BoardModel::setDocument(ExperimentDocument *document, DeviceHistory *history)
 {
     beginResetModel();
-    if (m_orchestrator) {
-        m_orchestrator->disconnectListener(this);
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
     }
     if (m_history) {
         disconnect(m_history, nullptr, this, nullptr);
@@ -59,14 +52,18 @@ void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metric
         disconnect(c);
     }
     m_deviceConnections.clear();
-    m_orchestrator = orchestrator;
-    m_metrics = metrics;
-    m_devices = devices;
+    m_document = document;
+    m_metrics = document ? document->metrics() : nullptr;
+    m_devices = document ? document->devices() : nullptr;
     m_history = history;
-    m_lanes.setSources(orchestrator ? orchestrator->runs() : nullptr,
-                       orchestrator ? orchestrator->laneDevices() : nullptr, devices, history);
-    if (m_orchestrator) {
-        connectOrchestrator();
+    if (document) {
+        m_lanes.setSources(
+            document->runRecords(), [document] { return document->threadsPerCpuRun(); }, m_devices, history);
+    } else {
+        m_lanes.setSources(nullptr, {}, nullptr, history);
+    }
+    if (m_document) {
+        connectDocument();
     }
     if (m_history) {
         connect(m_history, &DeviceHistory::changed, this, [this] {
@@ -84,36 +81,35 @@ void BoardModel::setOrchestrator(Orchestrator *orchestrator, MetricStore *metric
     endResetModel();
 }
 
-void BoardModel::connectOrchestrator()
+void BoardModel::connectDocument()
 {
-    Orchestrator *s = m_orchestrator;
-    connect(s->board(), &Board::reset, this, [this] {
+    ExperimentDocument *s = m_document;
+    connect(s, &ExperimentDocument::reset, this, [this] {
         beginResetModel();
         endResetModel();
     });
-    connect(s->board(), &Board::laneAboutToBeAdded, this, [this](int i) { beginInsertRows({}, i, i); });
-    connect(s->board(), &Board::laneAdded, this, [this](int) { endInsertRows(); });
-    connect(s->board(), &Board::laneAboutToBeRemoved, this, [this](int i) { beginRemoveRows({}, i, i); });
-    connect(s->board(), &Board::laneRemoved, this, [this](int) { endRemoveRows(); });
-    // A lane changes on the board (device, slots) and in LaneDevices (its effective device).
+    connect(s, &ExperimentDocument::laneAboutToBeAdded, this, [this](int i) { beginInsertRows({}, i, i); });
+    connect(s, &ExperimentDocument::laneAdded, this, [this](int) { endInsertRows(); });
+    connect(s, &ExperimentDocument::laneAboutToBeRemoved, this, [this](int i) { beginRemoveRows({}, i, i); });
+    connect(s, &ExperimentDocument::laneRemoved, this, [this](int) { endRemoveRows(); });
+    // A lane changes on the board (device, slots) and where its runs really go (CPU fallback).
     const auto laneChanged = [this](int i) {
         const QModelIndex lane = laneIndex(i);
         Q_EMIT dataChanged(lane, lane);
     };
-    connect(s->board(), &Board::laneChanged, this, laneChanged);
-    connect(s->laneDevices(), &LaneDevices::laneChanged, this, laneChanged);
-    connect(s->board(), &Board::runAboutToBeAdded, this, [this](int lane, int position) {
+    connect(s, &ExperimentDocument::laneChanged, this, laneChanged);
+    connect(s, &ExperimentDocument::runAboutToBeAdded, this, [this](int lane, int position) {
         const QModelIndex parent = laneIndex(lane);
         const int row = position < 0 ? rowCount(parent) : position;
         beginInsertRows(parent, row, row);
     });
-    connect(s->board(), &Board::runAdded, this, [this](RunId) { endInsertRows(); });
-    connect(s->board(), &Board::runAboutToBeRemoved, this, [this](RunId id) {
-        const int row = m_orchestrator->board()->position(id);
-        beginRemoveRows(laneIndex(m_orchestrator->runs()->value(id).lane), row, row);
+    connect(s, &ExperimentDocument::runAdded, this, [this](RunId) { endInsertRows(); });
+    connect(s, &ExperimentDocument::runAboutToBeRemoved, this, [this](RunId id) {
+        const int row = m_document->position(id);
+        beginRemoveRows(laneIndex(m_document->run(id).lane), row, row);
     });
-    connect(s->board(), &Board::runRemoved, this, [this](RunId) { endRemoveRows(); });
-    connect(s->board(), &Board::runAboutToBeMoved, this,
+    connect(s, &ExperimentDocument::runRemoved, this, [this](RunId) { endRemoveRows(); });
+    connect(s, &ExperimentDocument::runAboutToBeMoved, this,
             [this](RunId, int fromLane, int fromPosition, int toLane, int toPosition) {
                 // The board's toPosition is where the run ends up; Qt wants
                 // the row before which it goes in the list as it is now.
@@ -121,7 +117,7 @@ void BoardModel::connectOrchestrator()
                 m_moving =
                     beginMoveRows(laneIndex(fromLane), fromPosition, fromPosition, laneIndex(toLane), destination);
             });
-    connect(s->board(), &Board::runMoved, this, [this](RunId id) {
+    connect(s, &ExperimentDocument::runMoved, this, [this](RunId id) {
         if (m_moving) {
             endMoveRows();
             m_moving = false;
@@ -129,8 +125,8 @@ void BoardModel::connectOrchestrator()
         const QModelIndex index = runIndex(id);
         Q_EMIT dataChanged(index, index);
     });
-    connect(s->runs(), &RunRegistry::changed, this, &BoardModel::onRunChanged);
-    connect(s->ingestion(), &Ingestion::progressChanged, this, &BoardModel::onProgress);
+    connect(s, &ExperimentDocument::runChanged, this, &BoardModel::onRunChanged);
+    connect(s, &ExperimentDocument::progressChanged, this, &BoardModel::onProgress);
 }
 
 void BoardModel::onRunChanged(RunId id)
@@ -140,13 +136,13 @@ void BoardModel::onRunChanged(RunId id)
         Q_EMIT dataChanged(index, index);
         // A Slurm lane's header counts its pending and running jobs.
         const QModelIndex lane = index.parent();
-        if (m_orchestrator->laneDevices()->lane(lane.row()).device.isSlurm()) {
+        if (m_document->lane(lane.row()).device.isSlurm()) {
             Q_EMIT dataChanged(lane, lane, {DeviceNameRole});
         }
     }
     // A run that starts or ends on a GPU changes the rows of every pool
     // holding it, whichever lane it came from.
-    if (m_orchestrator->runs()->value(id).device.isGpu()) {
+    if (m_document->run(id).device.isGpu()) {
         poolLanesChanged();
     }
 }
@@ -154,7 +150,7 @@ void BoardModel::onRunChanged(RunId id)
 void BoardModel::poolLanesChanged()
 {
     for (int i = 0; i < rowCount(); ++i) {
-        if (m_orchestrator->laneDevices()->lane(i).effectiveDevice.isPool()) {
+        if (m_document->lane(i).effectiveDevice.isPool()) {
             const QModelIndex lane = laneIndex(i);
             Q_EMIT dataChanged(lane, lane, {GpuRowsRole, DeviceNameRole});
         }
@@ -173,7 +169,7 @@ void BoardModel::onProgress(const QList<RunId> &ids)
 
 QModelIndex BoardModel::laneIndex(int lane) const
 {
-    if (!m_orchestrator || lane < 0 || lane >= m_orchestrator->board()->laneCount()) {
+    if (!m_document || lane < 0 || lane >= m_document->laneCount()) {
         return {};
     }
     return createIndex(lane, 0, laneMarker);
@@ -181,10 +177,10 @@ QModelIndex BoardModel::laneIndex(int lane) const
 
 QModelIndex BoardModel::runIndex(RunId id) const
 {
-    if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
+    if (!m_document || !m_document->hasRun(id)) {
         return {};
     }
-    return createIndex(m_orchestrator->board()->position(id), 0, quintptr(id));
+    return createIndex(m_document->position(id), 0, quintptr(id));
 }
 
 RunId BoardModel::runId(const QModelIndex &index) const
@@ -194,36 +190,36 @@ RunId BoardModel::runId(const QModelIndex &index) const
 
 QModelIndex BoardModel::index(int row, int column, const QModelIndex &parent) const
 {
-    if (!m_orchestrator || !hasIndex(row, column, parent)) {
+    if (!m_document || !hasIndex(row, column, parent)) {
         return {};
     }
     if (!parent.isValid()) {
         return createIndex(row, column, laneMarker);
     }
-    const LaneInfo lane = m_orchestrator->laneDevices()->lane(parent.row());
+    const LaneInfo lane = m_document->lane(parent.row());
     return createIndex(row, column, quintptr(lane.runs.at(row)));
 }
 
 QModelIndex BoardModel::parent(const QModelIndex &child) const
 {
-    if (!m_orchestrator || !child.isValid() || child.internalId() == laneMarker) {
+    if (!m_document || !child.isValid() || child.internalId() == laneMarker) {
         return {};
     }
-    return laneIndex(m_orchestrator->runs()->value(RunId(child.internalId())).lane);
+    return laneIndex(m_document->run(RunId(child.internalId())).lane);
 }
 
 int BoardModel::rowCount(const QModelIndex &parent) const
 {
-    if (!m_orchestrator) {
+    if (!m_document) {
         return 0;
     }
     if (!parent.isValid()) {
-        return m_orchestrator->board()->laneCount();
+        return m_document->laneCount();
     }
     if (parent.column() != 0 || parent.internalId() != laneMarker) {
         return 0;
     }
-    return int(m_orchestrator->laneDevices()->lane(parent.row()).runs.size());
+    return int(m_document->lane(parent.row()).runs.size());
 }
 
 int BoardModel::columnCount(const QModelIndex &) const
@@ -233,11 +229,11 @@ int BoardModel::columnCount(const QModelIndex &) const
 
 QVariant BoardModel::data(const QModelIndex &index, int role) const
 {
-    if (!m_orchestrator || !index.isValid()) {
+    if (!m_document || !index.isValid()) {
         return {};
     }
     if (index.internalId() == laneMarker) {
-        const LaneInfo lane = m_orchestrator->laneDevices()->lane(index.row());
+        const LaneInfo lane = m_document->lane(index.row());
         switch (role) {
         case Qt::DisplayRole:
         case DeviceRole:
@@ -269,7 +265,7 @@ QVariant BoardModel::data(const QModelIndex &index, int role) const
         }
     }
     const RunId id = RunId(index.internalId());
-    const RunInfo run = m_orchestrator->runs()->value(id);
+    const RunInfo run = m_document->run(id);
     switch (role) {
     case Qt::DisplayRole:
         return run.name;
@@ -344,7 +340,7 @@ Qt::DropActions BoardModel::supportedDragActions() const
 
 bool BoardModel::dropTarget(int row, const QModelIndex &parent, int *lane, int *position) const
 {
-    if (!m_orchestrator || !parent.isValid()) {
+    if (!m_document || !parent.isValid()) {
         return false;
     }
     if (parent.internalId() == laneMarker) {
@@ -353,7 +349,7 @@ bool BoardModel::dropTarget(int row, const QModelIndex &parent, int *lane, int *
         return true;
     }
     // Dropped onto a card: it goes before that card.
-    *lane = m_orchestrator->runs()->value(runId(parent)).lane;
+    *lane = m_document->run(runId(parent)).lane;
     *position = parent.row();
     return *lane >= 0;
 }
@@ -412,13 +408,13 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
 
 bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
 {
-    if (!m_orchestrator) {
+    if (!m_document) {
         return false;
     }
     // A name of its own before the editor shows it: the model's, a preset's
     // or a script's name may be another run's (the board refuses a taken one).
     const QString name = RunSpecView(spec).effectiveName();
-    const QString free = m_orchestrator->board()->uniqueName(name, repeat);
+    const QString free = m_document->uniqueName(name, repeat);
     if (!name.isEmpty() && free != name) {
         spec.insert(QStringLiteral("name"), free);
     }

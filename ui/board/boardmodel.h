@@ -14,11 +14,11 @@ namespace trainyard {
 class BoardController;
 class DeviceHistory;
 class DeviceInventory;
+class ExperimentDocument;
 class MetricStore;
-class Orchestrator;
 
 /// The board as a two-level tree: lanes (rows at the top) holding their run
-/// cards in queue order. It mirrors the Orchestrator through its about-to/done
+/// cards in queue order. It mirrors the open ExperimentDocument through its about-to/done
 /// signals, and turns drops into edits it asks the BoardController for (which
 /// makes them undoable): a run spec from the palette queues a run (after the
 /// spec editor hook, when set), cards dropped on a lane or between cards move
@@ -59,10 +59,10 @@ public:
     /// Drops become edits of `controller`, which must outlive the model.
     explicit BoardModel(BoardController *controller, QObject *parent = nullptr);
 
-    /// Follows an orchestrator (nullptr: empty board). The model never owns it.
-    void setOrchestrator(Orchestrator *orchestrator, MetricStore *metrics, DeviceInventory *devices,
-                         DeviceHistory *history);
-    Orchestrator *orchestrator() const { return m_orchestrator; }
+    /// Follows a document, its metrics and devices (nullptr: empty board).
+    /// The model never owns it.
+    void setDocument(ExperimentDocument *document, DeviceHistory *history);
+    ExperimentDocument *document() const { return m_document; }
     DeviceInventory *devices() const { return m_devices; }
     void setSpecEditor(SpecEditor editor) { m_specEditor = std::move(editor); }
     BoardController *controller() const { return m_controller; }
@@ -102,14 +102,14 @@ Q_SIGNALS:
 
 private:
     bool dropTarget(int row, const QModelIndex &parent, int *lane, int *position) const;
-    void connectOrchestrator();
+    void connectDocument();
     void onRunChanged(RunId id);
     void onProgress(const QList<RunId> &ids);
     void poolLanesChanged();
     void reportError(const QString &message);
 
     BoardController *m_controller;
-    Orchestrator *m_orchestrator = nullptr;
+    ExperimentDocument *m_document = nullptr;
     MetricStore *m_metrics = nullptr;
     DeviceInventory *m_devices = nullptr;
     DeviceHistory *m_history = nullptr;

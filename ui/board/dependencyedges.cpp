@@ -3,9 +3,7 @@
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "board/laneview.h"
-#include "dependencies/dependencies.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
+#include "document/experimentdocument.h"
 
 #include <QEvent>
 #include <QPainter>
@@ -45,10 +43,9 @@ bool DependencyEdges::eventFilter(QObject *watched, QEvent *event)
 void DependencyEdges::refresh()
 {
     m_edges.clear();
-    Orchestrator *orchestrator = m_model->orchestrator();
+    const ExperimentDocument *document = m_model->document();
     const QList<RunId> selected = m_view->selectedRuns();
-    if (orchestrator && !selected.isEmpty() && selected.size() <= kMaxSelected) {
-        const Dependencies *dependencies = orchestrator->dependencies();
+    if (document && !selected.isEmpty() && selected.size() <= kMaxSelected) {
         const auto add = [this](RunId first, RunId then) {
             const std::pair<RunId, RunId> edge{first, then};
             if (!m_edges.contains(edge)) {
@@ -56,10 +53,10 @@ void DependencyEdges::refresh()
             }
         };
         for (RunId id : selected) {
-            for (RunId before : dependencies->predecessors(id)) {
+            for (RunId before : document->runsBefore(id)) {
                 add(before, id);
             }
-            for (RunId next : dependencies->dependents(id)) {
+            for (RunId next : document->runsAfter(id)) {
                 add(id, next);
             }
         }

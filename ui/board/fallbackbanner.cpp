@@ -1,8 +1,7 @@
 #include "board/fallbackbanner.h"
 
 #include "devices/deviceinventory.h"
-#include "dispatch/lanedevices.h"
-#include "session/orchestrator.h"
+#include "document/experimentdocument.h"
 
 namespace trainyard {
 
@@ -16,15 +15,16 @@ FallbackBanner::FallbackBanner(QWidget *parent)
     setVisible(false);
 }
 
-void FallbackBanner::refresh(const Orchestrator *orchestrator, const DeviceInventory *devices)
+void FallbackBanner::refresh(const ExperimentDocument *document)
 {
-    if (!orchestrator || !devices) {
+    const DeviceInventory *devices = document ? document->devices() : nullptr;
+    if (!document || !devices) {
         setVisible(false);
         return;
     }
     QStringList missing;
-    for (int lane : orchestrator->laneDevices()->missingDeviceLanes()) {
-        missing.append(orchestrator->laneDevices()->lane(lane).device.toString());
+    for (int lane : document->missingDeviceLanes()) {
+        missing.append(document->lane(lane).device.toString());
     }
     if (missing.isEmpty()) {
         setVisible(false);
@@ -32,7 +32,7 @@ void FallbackBanner::refresh(const Orchestrator *orchestrator, const DeviceInven
     }
     const int gpus = devices->gpuCount();
     const QString have = gpus == 0 ? tr("This machine has no GPU") : tr("This machine has %n GPU(s)", nullptr, gpus);
-    setText(orchestrator->laneDevices()->cpuFallback()
+    setText(document->cpuFallback()
                 ? tr("%1: the lanes for %2 run on the CPU (Edit ▸ Run lanes of missing GPUs on the CPU).")
                       .arg(have, missing.join(QLatin1String(", ")))
                 : tr("%1: the lanes for %2 will not start until you let them run on the CPU "

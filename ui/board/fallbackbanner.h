@@ -4,8 +4,7 @@
 
 namespace trainyard {
 
-class DeviceInventory;
-class Orchestrator;
+class ExperimentDocument;
 
 /// The strip above the board that says which lanes name a GPU this machine
 /// does not have, and whether they run on the CPU instead or wait. Hidden
@@ -16,8 +15,8 @@ class FallbackBanner : public QLabel
 public:
     explicit FallbackBanner(QWidget *parent = nullptr);
 
-    /// Shows the state of `orchestrator`'s lanes on `devices` (nullptr: hides).
-    void refresh(const Orchestrator *orchestrator, const DeviceInventory *devices);
+    /// Shows the state of `document`'s lanes on its devices (nullptr: hides).
+    void refresh(const ExperimentDocument *document);
 };
 
 } // namespace trainyard

@@ -1,16 +1,12 @@
 #include "board/lanemenu.h"
 
-#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "board/devicechoices.h"
 #include "common/inputdialogs.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "editors/slotprobedialog.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
 
 #include <QJsonObject>
 #include <QLineEdit>
@@ -24,7 +20,7 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
     , m_controller(controller)
     , m_board(board)
 {
-    if (!m_controller->orchestrator()) {
+    if (!m_controller->document()) {
         return;
     }
     addRenameAction();
@@ -38,7 +34,7 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
 void LaneMenu::addRenameAction()
 {
     addAction(tr("Rename…"), this, [this] {
-        const LaneInfo info = m_controller->orchestrator()->laneDevices()->lane(m_lane);
+        const LaneInfo info = m_controller->document()->lane(m_lane);
         bool ok = false;
         const QString name =
             inputdialogs::getText(parentWidget(), tr("Rename lane %1").arg(info.title),
@@ -53,7 +49,7 @@ void LaneMenu::addSlotsAction()
 {
     addAction(tr("Slots…"), this, [this] {
         bool ok = false;
-        const LaneInfo info = m_controller->orchestrator()->laneDevices()->lane(m_lane);
+        const LaneInfo info = m_controller->document()->lane(m_lane);
         const int slotCount = inputdialogs::getInt(parentWidget(), tr("Slots of lane %1").arg(info.title),
                                                    tr("Runs at once"), info.slotCount, 1, 64, &ok);
         if (ok) {
@@ -64,28 +60,29 @@ void LaneMenu::addSlotsAction()
 
 void LaneMenu::addMeasureAction()
 {
-    Orchestrator *orchestrator = m_controller->orchestrator();
+    ExperimentDocument *document = m_controller->document();
     // Measures with the lane's first queued run (its model, data and batch size).
     QJsonObject probeSpec;
-    for (RunId id : orchestrator->laneDevices()->lane(m_lane).runs) {
-        if (orchestrator->runs()->value(id).state == RunState::Queued) {
-            probeSpec = orchestrator->runs()->value(id).spec;
+    for (RunId id : document->lane(m_lane).runs) {
+        const RunInfo run = document->run(id);
+        if (run.state == RunState::Queued) {
+            probeSpec = run.spec;
             break;
         }
     }
-    QAction *measure = addAction(tr("Measure slots…"), this, [this, orchestrator, probeSpec] {
-        auto *dialog = new SlotProbeDialog(orchestrator->laneDevices()->lane(m_lane).effectiveDevice.toString(),
-                                           probeSpec, orchestrator->dispatcher()->activeCount(), parentWidget());
+    QAction *measure = addAction(tr("Measure slots…"), this, [this, document, probeSpec] {
+        auto *dialog = new SlotProbeDialog(document->lane(m_lane).effectiveDevice.toString(), probeSpec,
+                                           document->activeCount(), parentWidget());
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &SlotProbeDialog::adviceRecorded, m_board, &BoardModel::reloadSlotAdvice);
         BoardController *controller = m_controller;
-        const QPointer<Orchestrator> session(orchestrator);
+        const QPointer<ExperimentDocument> session(document);
         const int lane = m_lane;
         connect(dialog, &SlotProbeDialog::setSlotsRequested, controller, [controller, session, lane](int slotCount) {
-            if (!session || controller->orchestrator() != session || lane >= session->board()->laneCount()) {
+            if (!session || controller->document() != session || lane >= session->laneCount()) {
                 return; // the board changed meanwhile
             }
-            controller->editLane(lane, session->board()->lane(lane).device.toString(), slotCount);
+            controller->editLane(lane, session->lane(lane).device.toString(), slotCount);
         });
         dialog->open();
         dialog->start();
@@ -105,7 +102,7 @@ void LaneMenu::addDeviceAction()
 {
     addAction(tr("Device…"), this, [this] {
         bool ok = false;
-        const LaneInfo info = m_controller->orchestrator()->laneDevices()->lane(m_lane);
+        const LaneInfo info = m_controller->document()->lane(m_lane);
         const QStringList items =
             devicechoices::items(m_board->devices() ? m_board->devices()->devices() : QList<DeviceInfo>{});
         const QString device = devicechoices::device(

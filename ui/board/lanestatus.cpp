@@ -8,10 +8,9 @@
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/gpuaccount.h"
-#include "dispatch/lanedevices.h"
 #include "experiment/experiment.h"
-#include "records/runregistry.h"
 #include "runspec/runspecview.h"
+#include "records/runregistry.h"
 
 #include <QVariantList>
 
@@ -29,11 +28,11 @@ QVariantList toList(const QVector<double> &v)
 }
 } // namespace
 
-void LaneStatus::setSources(const RunRegistry *runs, const LaneDevices *laneDevices, const DeviceInventory *devices,
-                            const DeviceHistory *history)
+void LaneStatus::setSources(const RunRegistry *runs, std::function<int()> threadsPerCpuRun,
+                            const DeviceInventory *devices, const DeviceHistory *history)
 {
     m_runs = runs;
-    m_laneDevices = laneDevices;
+    m_threadsPerCpuRun = std::move(threadsPerCpuRun);
     m_devices = devices;
     m_history = history;
 }
@@ -45,9 +44,9 @@ bool LaneStatus::reloadSlotAdvice(QString *warning)
 
 QString LaneStatus::deviceName(const LaneInfo &lane) const
 {
-    if (lane.effectiveDevice.isCpu() && m_laneDevices) {
+    if (lane.effectiveDevice.isCpu() && m_threadsPerCpuRun) {
         // What each of its runs gets, not what the machine has.
-        const int threads = m_laneDevices->threadsPerCpuRun();
+        const int threads = m_threadsPerCpuRun();
         return threads == 1 ? tr("CPU · 1 thread per run") : tr("CPU · %1 threads per run").arg(threads);
     }
     if (const Device &d = lane.device; d.isSlurm()) {

@@ -8,13 +8,14 @@
 #include <QVariantList>
 #include <QVariantMap>
 
+#include <functional>
+
 namespace trainyard {
 
 class Device;
 struct DeviceInfo;
 class DeviceHistory;
 class DeviceInventory;
-class LaneDevices;
 class RunRegistry;
 
 /// What a lane's header says about where its runs go: the device's name (on
@@ -26,9 +27,9 @@ class LaneStatus
     Q_DECLARE_TR_FUNCTIONS(LaneStatus)
 public:
     /// What it reads: the run records (a Slurm lane's jobs, a lane's first
-    /// queued run), the lanes' devices (the CPU threads per run), the devices and
-    /// their history; any may be nullptr. It owns none of them.
-    void setSources(const RunRegistry *runs, const LaneDevices *laneDevices, const DeviceInventory *devices,
+    /// queued run), the CPU threads each run gets, the devices and their
+    /// history; any may be null. It owns none of them.
+    void setSources(const RunRegistry *runs, std::function<int()> threadsPerCpuRun, const DeviceInventory *devices,
                     const DeviceHistory *history);
     /// Re-reads the remembered slot probes; false with `*warning` when the
     /// file cannot be used.
@@ -68,7 +69,7 @@ private:
     QString poolName(const Device &pool) const;
 
     const RunRegistry *m_runs = nullptr;
-    const LaneDevices *m_laneDevices = nullptr;
+    std::function<int()> m_threadsPerCpuRun;
     const DeviceInventory *m_devices = nullptr;
     const DeviceHistory *m_history = nullptr;
     SlotAdvice m_slotAdvice;

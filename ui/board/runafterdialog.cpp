@@ -1,10 +1,7 @@
 #include "board/runafterdialog.h"
 
-#include "board/board.h"
 #include "board/boardcontroller.h"
-#include "dependencies/dependencies.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
+#include "document/experimentdocument.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -18,8 +15,8 @@ RunAfterDialog::RunAfterDialog(BoardController *controller, RunId run, QWidget *
     , m_list(new QListWidget(this))
 {
     setObjectName(QStringLiteral("runAfterDialog"));
-    Orchestrator *orchestrator = controller->orchestrator();
-    const RunInfo self = orchestrator->runs()->value(run);
+    const ExperimentDocument *document = controller->document();
+    const RunInfo self = document->run(run);
     setWindowTitle(tr("Run %1 after…").arg(self.name));
     auto *layout = new QVBoxLayout(this);
     auto *intro = new QLabel(tr("%1 waits until every run ticked here has finished, then joins its lane's queue. "
@@ -32,12 +29,11 @@ RunAfterDialog::RunAfterDialog(BoardController *controller, RunId run, QWidget *
     m_list->setObjectName(QStringLiteral("afterList"));
     layout->addWidget(m_list, 1);
 
-    const Dependencies *dependencies = orchestrator->dependencies();
     const auto add = [&](const QString &name, const QString &what) {
         auto *item = new QListWidgetItem(what.isEmpty() ? name : tr("%1 (%2)").arg(name, what), m_list);
         item->setData(Qt::UserRole, name);
         item->setCheckState(self.after.contains(name) ? Qt::Checked : Qt::Unchecked);
-        if (name == self.name || dependencies->wouldCycle(run, name)) {
+        if (name == self.name || document->wouldCycle(run, name)) {
             // Still shown: the user sees why it cannot be chosen.
             item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable));
             item->setToolTip(
@@ -48,13 +44,13 @@ RunAfterDialog::RunAfterDialog(BoardController *controller, RunId run, QWidget *
             item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         }
     };
-    for (const auto &[name, what] : dependencies->groupNames()) {
+    for (const auto &[name, what] : document->afterGroups()) {
         add(name, what);
     }
-    for (RunId id : orchestrator->board()->runIds()) {
-        const RunInfo *r = orchestrator->runs()->find(id);
-        if (r->sweep.isEmpty()) { // a sweep is chosen as a whole
-            add(r->name, runStateName(r->state));
+    for (RunId id : document->runIds()) {
+        const RunInfo r = document->run(id);
+        if (r.sweep.isEmpty()) { // a sweep is chosen as a whole
+            add(r.name, runStateName(r.state));
         }
     }
     // A name of its "after" that is on the board no more stays, to be unticked.
@@ -87,7 +83,7 @@ QStringList RunAfterDialog::chosen() const
 
 bool RunAfterDialog::ask(BoardController *controller, RunId run, QWidget *parent)
 {
-    if (!controller->orchestrator() || !controller->orchestrator()->runs()->contains(run)) {
+    if (!controller->document() || !controller->document()->hasRun(run)) {
         return false;
     }
     RunAfterDialog dialog(controller, run, parent);

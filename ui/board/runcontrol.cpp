@@ -1,21 +1,12 @@
 #include "board/runcontrol.h"
 
 #include "app/sessioncontroller.h"
-#include "board/board.h"
 #include "board/boardview.h"
-#include "check/experimentcheck.h"
 #include "common/prompts.h"
 #include "common/uilogcategories.h"
-#include "dispatch/dispatcher.h"
+#include "document/experimentdocument.h"
 #include "check/experimentcheck.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "records/runregistry.h"
 #include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -44,21 +35,21 @@ RunControl::~RunControl()
     }
 }
 
-Orchestrator *RunControl::orchestrator() const
+ExperimentDocument *RunControl::document() const
 {
-    return m_sessions->session() ? m_sessions->session()->orchestrator() : nullptr;
+    return m_sessions->document();
 }
 
-void RunControl::forEachSelected(const std::function<bool(Orchestrator *, RunId, QString *)> &action)
+void RunControl::forEachSelected(const std::function<bool(ExperimentDocument *, RunId, QString *)> &action)
 {
-    Orchestrator *orchestrator = this->orchestrator();
-    if (!orchestrator) {
+    ExperimentDocument *document = this->document();
+    if (!document) {
         return;
     }
     QStringList problems;
     for (RunId id : m_board->selectedRuns()) {
         QString error;
-        if (!action(orchestrator, id, &error) && !error.isEmpty()) {
+        if (!action(document, id, &error) && !error.isEmpty()) {
             problems.append(error);
         }
     }
@@ -69,15 +60,15 @@ void RunControl::forEachSelected(const std::function<bool(Orchestrator *, RunId,
     Q_EMIT runsChanged();
 }
 
-bool RunControl::confirmNewAttempts(Orchestrator *orchestrator, const QString &verb)
+bool RunControl::confirmNewAttempts(ExperimentDocument *document, const QString &verb)
 {
     QStringList lines;
     for (RunId id : m_board->selectedRuns()) {
-        const QString kept = orchestrator->startPlanner()->attemptKeptOnRetry(id);
+        const QString kept = document->attemptKeptOnRetry(id);
         if (kept.isEmpty()) {
             continue;
         }
-        const RunInfo run = orchestrator->runs()->value(id);
+        const RunInfo run = document->run(id);
         const int attempt = RunStore::attemptNumber(kept);
         // A queued run's folder with results holds another spec's: say which key differs.
         const QString was =
@@ -100,41 +91,41 @@ bool RunControl::confirmNewAttempts(Orchestrator *orchestrator, const QString &v
 
 void RunControl::startSelected()
 {
-    if (Orchestrator *s = orchestrator(); s && !confirmNewAttempts(s, tr("Start"))) {
+    if (ExperimentDocument *s = document(); s && !confirmNewAttempts(s, tr("Start"))) {
         return;
     }
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->runActions()->startRun(id, e); });
+    forEachSelected([](ExperimentDocument *s, RunId id, QString *e) { return s->startRun(id, e); });
 }
 
 void RunControl::stopSelected()
 {
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->runActions()->stopRun(id, e); });
+    forEachSelected([](ExperimentDocument *s, RunId id, QString *e) { return s->stopRun(id, e); });
 }
 
 void RunControl::pauseSelected()
 {
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->supervisor()->pause(id, e); });
+    forEachSelected([](ExperimentDocument *s, RunId id, QString *e) { return s->pauseRun(id, e); });
 }
 
 void RunControl::resumeSelected()
 {
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) { return s->runActions()->resumeRun(id, e); });
+    forEachSelected([](ExperimentDocument *s, RunId id, QString *e) { return s->resumeRun(id, e); });
 }
 
 void RunControl::retrySelected()
 {
-    if (Orchestrator *s = orchestrator(); s && !confirmNewAttempts(s, tr("Retry"))) {
+    if (ExperimentDocument *s = document(); s && !confirmNewAttempts(s, tr("Retry"))) {
         return;
     }
-    forEachSelected([](Orchestrator *s, RunId id, QString *e) {
+    forEachSelected([](ExperimentDocument *s, RunId id, QString *e) {
         // From its checkpoint when it has one and did not finish, else a new attempt.
-        if (!s->runActions()->retryRun(id, /*fromCheckpoint=*/true, e)) {
+        if (!s->retryRun(id, /*fromCheckpoint=*/true, e)) {
             return false;
         }
         // Retry means "run it again now", not "back to the queue"; dispatching
         // under way may have started it already.
-        if (s->runs()->value(id).state == RunState::Queued && !s->runActions()->startRun(id, e)) {
-            *e = tr("%1 is queued again: %2").arg(s->runs()->value(id).name, *e);
+        if (s->run(id).state == RunState::Queued && !s->startRun(id, e)) {
+            *e = tr("%1 is queued again: %2").arg(s->run(id).name, *e);
             return false;
         }
         return true;
@@ -143,13 +134,13 @@ void RunControl::retrySelected()
 
 void RunControl::startAll()
 {
-    Orchestrator *orchestrator = this->orchestrator();
-    if (!orchestrator || m_checking) {
+    ExperimentDocument *document = this->document();
+    if (!document || m_checking) {
         return; // pressed again while the data is being checked: that check decides
     }
-    const Experiment pending = runsToCheck(orchestrator);
+    const Experiment pending = runsToCheck(document);
     if (pending.runCount() == 0) {
-        confirmAndStart(orchestrator, {});
+        confirmAndStart(document, {});
         return;
     }
     // The worker's check takes a second or two per data source: off the GUI
@@ -161,14 +152,14 @@ void RunControl::startAll()
     };
     auto outcome = std::make_shared<Outcome>();
     outcome->passed = m_dataPassed;
-    const QString program = orchestrator->supervisor()->workerProgram();
+    const QString program = document->workerProgram();
     QThread *thread = QThread::create([outcome, pending, program] {
         outcome->problems = ExperimentCheck(program, nullptr).dataProblems(pending, &outcome->passed);
     });
     m_checking = true;
     m_checkThread = thread;
     m_window->statusBar()->showMessage(tr("Checking the data of the runs to start…"));
-    const QPointer<Orchestrator> checked(orchestrator);
+    const QPointer<ExperimentDocument> checked(document);
     connect(thread, &QThread::finished, this, [this, thread, outcome, checked] {
         thread->deleteLater();
         m_checkThread = nullptr;
@@ -176,21 +167,20 @@ void RunControl::startAll()
         m_dataPassed = outcome->passed;
         m_window->statusBar()->clearMessage();
         // Another experiment opened meanwhile: this check was not about it.
-        if (checked && checked == this->orchestrator()) {
+        if (checked && checked == this->document()) {
             confirmAndStart(checked, outcome->problems);
         }
     });
     thread->start();
 }
 
-void RunControl::confirmAndStart(Orchestrator *orchestrator, const QStringList &dataProblems)
+void RunControl::confirmAndStart(ExperimentDocument *document, const QStringList &dataProblems)
 {
     // Missing GPUs are not asked about again: the banner above the board says
     // what becomes of their lanes.
-    QStringList problems = orchestrator->laneDevices()->busyDeviceWarnings() + dataProblems;
+    QStringList problems = document->busyDeviceWarnings() + dataProblems;
     // A queued run whose folder holds another spec's results starts a new attempt.
-    for (RunId id : orchestrator->runs()->ids()) {
-        const RunInfo run = orchestrator->runs()->value(id);
+    for (const RunInfo &run : document->allRuns()) {
         if (isNewAttempt(run)) {
             problems << QStringLiteral("%1: %2").arg(run.name, run.message);
         }
@@ -198,23 +188,21 @@ void RunControl::confirmAndStart(Orchestrator *orchestrator, const QStringList &
     if (!problems.isEmpty() && m_prompts && !m_prompts->startAnyway(problems)) {
         return;
     }
-    qCInfo(lcUi) << "start all:"
-                 << orchestrator->dispatcher()->totalCount() - orchestrator->dispatcher()->finishedCount()
-                 << "runs not finished";
-    orchestrator->dispatcher()->startAll();
+    qCInfo(lcUi) << "start all:" << document->totalCount() - document->finishedCount() << "runs not finished";
+    document->startAll();
     Q_EMIT runsChanged();
 }
 
-Experiment RunControl::runsToCheck(Orchestrator *orchestrator) const
+Experiment RunControl::runsToCheck(ExperimentDocument *document) const
 {
     // Only the runs Start all would start; a data source that passed once
     // this session is not checked again.
     Experiment pending;
-    for (int l = 0; l < orchestrator->board()->laneCount(); ++l) {
+    for (int l = 0; l < document->laneCount(); ++l) {
         ExperimentLane lane;
-        lane.device = orchestrator->laneDevices()->lane(l).device;
-        for (RunId id : orchestrator->laneDevices()->lane(l).runs) {
-            const RunInfo run = orchestrator->runs()->value(id);
+        lane.device = document->lane(l).device;
+        for (RunId id : document->lane(l).runs) {
+            const RunInfo run = document->run(id);
             if ((run.state == RunState::Queued || run.state == RunState::Stopped)
                 && !m_dataPassed.contains(ExperimentCheck::dataKey(run.spec))) {
                 lane.runs.append(ExperimentRun{run.spec, 1});
@@ -227,9 +215,9 @@ Experiment RunControl::runsToCheck(Orchestrator *orchestrator) const
 
 void RunControl::stopAll()
 {
-    if (Orchestrator *s = orchestrator()) {
-        qCInfo(lcUi) << "stop all:" << s->dispatcher()->activeCount() << "active runs";
-        s->dispatcher()->stopAll();
+    if (ExperimentDocument *s = document()) {
+        qCInfo(lcUi) << "stop all:" << s->activeCount() << "active runs";
+        s->stopAll();
         Q_EMIT runsChanged();
     }
 }

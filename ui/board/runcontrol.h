@@ -16,15 +16,15 @@ class QThread;
 namespace trainyard {
 
 class BoardView;
+class ExperimentDocument;
 class Prompts;
-class Orchestrator;
 class SessionController;
 
-/// Run control from the window's actions on the open session's orchestrator:
+/// Run control from the window's actions on the open experiment's document:
 /// start, stop, pause, resume and retry the runs selected on the board, start
 /// all (after checking busy GPUs and the runs' data with the worker, which
 /// may ask) and stop all; retry starts the run again. What the
-/// orchestrator refuses goes to the window's status bar.
+/// document refuses goes to the window's status bar.
 class RunControl : public QObject
 {
     Q_OBJECT
@@ -53,15 +53,15 @@ Q_SIGNALS:
     void runsChanged();
 
 private:
-    void forEachSelected(const std::function<bool(Orchestrator *, RunId, QString *)> &action);
+    void forEachSelected(const std::function<bool(ExperimentDocument *, RunId, QString *)> &action);
     /// Asks before the selected runs that would start a new attempt do
     /// (`verb`: the action's name); true when none would or the user agrees.
-    bool confirmNewAttempts(Orchestrator *orchestrator, const QString &verb);
-    Orchestrator *orchestrator() const;
+    bool confirmNewAttempts(ExperimentDocument *document, const QString &verb);
+    ExperimentDocument *document() const;
     /// The runs Start all would start whose data has not passed the check yet.
-    Experiment runsToCheck(Orchestrator *orchestrator) const;
+    Experiment runsToCheck(ExperimentDocument *document) const;
     /// Asks about `dataProblems` and busy GPUs (when confirming), then starts all.
-    void confirmAndStart(Orchestrator *orchestrator, const QStringList &dataProblems);
+    void confirmAndStart(ExperimentDocument *document, const QStringList &dataProblems);
 
     SessionController *m_sessions;
     BoardView *m_board;

@@ -2,7 +2,7 @@
 
 #include "board/boardcontroller.h"
 #include "devices/device.h"
-#include "session/orchestrator.h"
+#include "document/experimentdocument.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -82,11 +82,11 @@ AddHostDialog::~AddHostDialog() = default;
 
 void AddHostDialog::addTo(BoardController *controller, QWidget *parent)
 {
-    Orchestrator *orchestrator = controller->orchestrator();
-    if (!orchestrator)
+    const ExperimentDocument *document = controller->document();
+    if (!document)
         return;
     QStringList taken;
-    for (const ExperimentHost &h : orchestrator->hosts())
+    for (const ExperimentHost &h : document->hosts())
         taken << h.name;
     AddHostDialog dialog(taken, parent);
     if (dialog.exec() == QDialog::Accepted)

@@ -1,11 +1,9 @@
 #include "editors/specdialogs.h"
 
-#include "board/board.h"
+#include "document/experimentdocument.h"
 #include "editors/programeditordialog.h"
 #include "editors/runeditordialog.h"
-#include "records/runregistry.h"
 #include "runspec/runspecview.h"
-#include "session/orchestrator.h"
 
 #include <QCoreApplication>
 #include <QDialogButtonBox>
@@ -32,7 +30,7 @@ bool specReady(ProgramEditorDialog &dialog)
 
 // The run editor and the program editor, set up and run alike.
 template <class Dialog>
-bool execSpecEditor(Dialog &dialog, const Orchestrator *orchestrator, QJsonObject *spec, int *repeat,
+bool execSpecEditor(Dialog &dialog, const ExperimentDocument *document, QJsonObject *spec, int *repeat,
                     bool repeatEditable, const QString &editedRun, bool asNewRun,
                     const SpecDialogs::SweepHandler &sweep = {})
 {
@@ -52,8 +50,8 @@ bool execSpecEditor(Dialog &dialog, const Orchestrator *orchestrator, QJsonObjec
     // Another run's name is refused as the user types (the board refuses it
     // too, never renames it); an edited run's own name may stay.
     QStringList taken;
-    for (RunId id : orchestrator ? orchestrator->board()->runIds() : QList<RunId>()) {
-        const QString name = orchestrator->runs()->value(id).name;
+    for (RunId id : document ? document->runIds() : QList<RunId>()) {
+        const QString name = document->run(id).name;
         if (asNewRun || name != editedRun) {
             taken << name;
         }
@@ -86,20 +84,20 @@ SpecDialogs::SpecDialogs(QWidget *parent, const ModelCatalogue &catalogue, Prese
 {
 }
 
-bool SpecDialogs::edit(QJsonObject *spec, int *repeat, bool repeatEditable, const Orchestrator *orchestrator,
+bool SpecDialogs::edit(QJsonObject *spec, int *repeat, bool repeatEditable, const ExperimentDocument *document,
                        const QString &workerProgram, const QString &editedRun, bool asNewRun) const
 {
-    if (asNewRun && orchestrator) { // the edit of a run that has run: a new run needs a name of its own
-        spec->insert(QStringLiteral("name"), orchestrator->board()->uniqueName(editedRun));
+    if (asNewRun && document) { // the edit of a run that has run: a new run needs a name of its own
+        spec->insert(QStringLiteral("name"), document->uniqueName(editedRun));
     }
     if (RunSpecView(*spec).isProgram()) {
         ProgramEditorDialog dialog(*spec, *repeat, m_parent);
-        return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);
+        return execSpecEditor(dialog, document, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);
     }
     RunEditorDialog dialog(m_catalogue, *spec, *repeat, m_parent);
     dialog.setPresetStore(m_presets);
     dialog.setWorkerProgram(workerProgram); // the program that will run it checks its data
-    return execSpecEditor(dialog, orchestrator, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);
+    return execSpecEditor(dialog, document, spec, repeat, repeatEditable, editedRun, asNewRun, m_sweepHandler);
 }
 
 } // namespace trainyard

@@ -10,7 +10,7 @@ class QWidget;
 namespace trainyard {
 
 class ModelCatalogue;
-class Orchestrator;
+class ExperimentDocument;
 class PresetStore;
 
 /// Opens the editor a run spec needs, set up for the edit at hand: the
@@ -23,10 +23,10 @@ public:
     SpecDialogs(QWidget *parent, const ModelCatalogue &catalogue, PresetStore *presets);
 
     /// Edits `spec` and `repeat` (false when cancelled). No name another run
-    /// of `orchestrator`'s board has may be taken; `editedRun`: the name of
+    /// of `document`'s board has may be taken; `editedRun`: the name of
     /// the run it edits (its name may stay); `asNewRun`: the edit of a run
     /// that has run, queued as a new run (under a new name, proposed).
-    bool edit(QJsonObject *spec, int *repeat, bool repeatEditable, const Orchestrator *orchestrator,
+    bool edit(QJsonObject *spec, int *repeat, bool repeatEditable, const ExperimentDocument *document,
               const QString &workerProgram, const QString &editedRun = QString(), bool asNewRun = false) const;
 
     /// Called with the editor's spec when the user picks "Sweep…" in the

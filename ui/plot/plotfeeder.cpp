@@ -1,11 +1,9 @@
 #include "plot/plotfeeder.h"
 
-#include "board/board.h"
+#include "document/experimentdocument.h"
 #include "plot/plotwidget.h"
 #include "protocol/metricrecord.h"
-#include "records/runregistry.h"
 #include "runstore/runstore.h"
-#include "session/orchestrator.h"
 
 #include <QFileInfo>
 
@@ -17,30 +15,30 @@ PlotFeeder::PlotFeeder(PlotWidget *plot, QObject *parent)
 {
 }
 
-void PlotFeeder::setSource(Orchestrator *orchestrator, MetricStore *metrics)
+void PlotFeeder::setSource(ExperimentDocument *document)
 {
-    if (m_orchestrator) {
-        m_orchestrator->disconnectListener(this);
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
     }
-    m_orchestrator = orchestrator;
-    m_metrics = metrics;
+    m_document = document;
+    m_metrics = document ? document->metrics() : nullptr;
     m_selection.clear();
     m_pinned.clear();
     m_pastIds.clear();
     m_past.clear();
     m_plot->clearRuns();
-    if (m_orchestrator) {
-        connect(m_orchestrator->board(), &Board::runRemoved, this, [this](RunId id) {
+    if (m_document) {
+        connect(m_document, &ExperimentDocument::runRemoved, this, [this](RunId id) {
             m_selection.removeAll(id);
             m_plot->removeRun(QString::number(id));
         });
-        connect(m_orchestrator->board(), &Board::reset, this, [this] { setSelection({}); });
+        connect(m_document, &ExperimentDocument::reset, this, [this] { setSelection({}); });
     }
 }
 
 void PlotFeeder::setSelection(const QList<RunId> &ids)
 {
-    if (!m_orchestrator || !m_metrics) {
+    if (!m_document || !m_metrics) {
         return;
     }
     for (RunId id : std::as_const(m_selection)) {
@@ -51,12 +49,12 @@ void PlotFeeder::setSelection(const QList<RunId> &ids)
     const QList<RunId> before = m_selection;
     m_selection.clear();
     for (RunId id : ids) {
-        if (!m_orchestrator->runs()->contains(id)) {
+        if (!m_document->hasRun(id)) {
             continue;
         }
         m_selection.append(id);
         if (!before.contains(id)) {
-            const RunInfo run = m_orchestrator->runs()->value(id);
+            const RunInfo run = m_document->run(id);
             m_plot->addRun(QString::number(id), run.name, run.repeatCount > 1 ? run.group : run.name,
                            CurveSource{m_metrics, id});
         }

@@ -6,11 +6,12 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QPointer>
 
 namespace trainyard {
 
 class PlotWidget;
-class Orchestrator;
+class ExperimentDocument;
 
 /// Tells the plots which runs to draw and where their points are: the
 /// selected runs of the session, as runs of its MetricStore (the plot reads
@@ -26,7 +27,8 @@ class PlotFeeder : public QObject
 public:
     PlotFeeder(PlotWidget *plot, QObject *parent = nullptr);
 
-    void setSource(Orchestrator *orchestrator, MetricStore *metrics);
+    /// Plots the runs of `document`, from its metrics (nullptr: none).
+    void setSource(ExperimentDocument *document);
     void setSelection(const QList<RunId> &ids);
     QList<RunId> selection() const { return m_selection; }
     /// Pins the past run in `runDir` (its metrics.jsonl read through the
@@ -46,7 +48,7 @@ private:
     void applySelection();
 
     PlotWidget *m_plot;
-    Orchestrator *m_orchestrator = nullptr;
+    QPointer<ExperimentDocument> m_document;
     MetricStore *m_metrics = nullptr;
     MetricStore m_past; ///< Pinned past runs, under ids of the feeder's
 

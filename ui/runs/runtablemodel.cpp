@@ -1,13 +1,8 @@
 #include "runs/runtablemodel.h"
 
-#include "board/board.h"
 #include "board/carddelegate.h"
-#include "ingest/ingestion.h"
-#include "records/runregistry.h"
+#include "document/experimentdocument.h"
 #include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
 
 #include <QFileInfo>
 
@@ -46,19 +41,15 @@ RunTableModel::RunTableModel(QObject *parent)
     connect(&m_history, &PastRuns::changed, this, &RunTableModel::pastChanged);
 }
 
-void RunTableModel::setSession(Session *session)
+void RunTableModel::setDocument(ExperimentDocument *document)
 {
-    if (m_session) {
-        m_session->disconnect(this);
-    }
-    m_session = session;
-    if (!session) {
-        setSession(QString(), QString(), nullptr, nullptr);
+    if (!document) {
+        setDocument(QString(), QString(), nullptr);
         return;
     }
-    connect(session, &Session::nameChanged, this,
-            [this, session] { setExperiment(session->name(), session->runsRoot()); });
-    setSession(session->name(), session->runsRoot(), session->orchestrator(), session->metrics());
+    setDocument(document->name(), document->runsRoot(), document);
+    connect(document, &ExperimentDocument::nameChanged, this,
+            [this, document] { setExperiment(document->name(), document->runsRoot()); });
 }
 
 void RunTableModel::setExperiment(const QString &experimentName, const QString &runsRoot)
@@ -72,29 +63,28 @@ void RunTableModel::setExperiment(const QString &experimentName, const QString &
     refreshHistory();
 }
 
-void RunTableModel::setSession(const QString &experimentName, const QString &runsRoot, Orchestrator *orchestrator,
-                               MetricStore *metrics)
+void RunTableModel::setDocument(const QString &experimentName, const QString &runsRoot, ExperimentDocument *document)
 {
-    if (m_orchestrator) {
-        m_orchestrator->disconnectListener(this);
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
     }
-    m_orchestrator = orchestrator;
-    m_metrics = metrics;
+    m_document = document;
+    m_metrics = document ? document->metrics() : nullptr;
     m_experiment = experimentName;
     m_runsRoot = runsRoot;
-    if (m_orchestrator) {
+    if (m_document) {
         auto structural = [this] { rebuildLive(); };
-        connect(m_orchestrator->board(), &Board::reset, this, structural);
-        connect(m_orchestrator->board(), &Board::runAdded, this, &RunTableModel::addLive);
-        connect(m_orchestrator->board(), &Board::runRemoved, this, structural);
+        connect(m_document, &ExperimentDocument::reset, this, structural);
+        connect(m_document, &ExperimentDocument::runAdded, this, &RunTableModel::addLive);
+        connect(m_document, &ExperimentDocument::runRemoved, this, structural);
         auto changed = [this] {
             if (!m_refresh.isActive()) {
                 m_refresh.start();
             }
         };
-        connect(m_orchestrator->runs(), &RunRegistry::changed, this, changed);
-        connect(m_orchestrator->supervisor(), &Supervisor::attemptArchived, this, [this] { refreshHistory(); });
-        connect(m_orchestrator->ingestion(), &Ingestion::progressChanged, this, changed);
+        connect(m_document, &ExperimentDocument::runChanged, this, changed);
+        connect(m_document, &ExperimentDocument::attemptArchived, this, [this] { refreshHistory(); });
+        connect(m_document, &ExperimentDocument::progressChanged, this, changed);
     }
     rebuildLive();
 }
@@ -104,10 +94,10 @@ void RunTableModel::rebuildLive()
     beginResetModel();
     m_live.clear();
     m_liveNotes.clear();
-    if (m_orchestrator) {
+    if (m_document) {
         const RunStore store(m_runsRoot);
-        for (RunId id : m_orchestrator->board()->runIds()) {
-            const QString name = m_orchestrator->runs()->value(id).name;
+        for (RunId id : m_document->runIds()) {
+            const QString name = m_document->run(id).name;
             m_liveNotes.insert(name, store.readNotes(name));
             m_live.append(liveRow(id));
         }
@@ -126,13 +116,13 @@ void RunTableModel::addLive(RunId id)
 {
     // One row more, not the whole table again: a sweep adds its trials one
     // by one, and rebuilding read every run's notes each time.
-    const QList<RunId> ids = m_orchestrator->board()->runIds();
+    const QList<RunId> ids = m_document->runIds();
     const qsizetype row = ids.indexOf(id);
     if (row < 0 || ids.size() != m_live.size() + 1) {
         rebuildLive(); // several at once (repeats): their order is the board's
         return;
     }
-    const QString name = m_orchestrator->runs()->value(id).name;
+    const QString name = m_document->run(id).name;
     m_liveNotes.insert(name, RunStore(m_runsRoot).readNotes(name));
     beginInsertRows(QModelIndex(), int(row), int(row));
     m_live.insert(row, liveRow(id));
@@ -143,11 +133,11 @@ void RunTableModel::addLive(RunId id)
 
 void RunTableModel::refreshLive()
 {
-    if (!m_orchestrator || m_live.isEmpty()) {
+    if (!m_document || m_live.isEmpty()) {
         return;
     }
     for (RunRow &row : m_live) {
-        if (m_orchestrator->runs()->contains(row.id)) {
+        if (m_document->hasRun(row.id)) {
             row = liveRow(row.id);
         }
     }
@@ -222,7 +212,7 @@ void RunTableModel::changed()
 
 RunRow RunTableModel::liveRow(RunId id) const
 {
-    const RunInfo run = m_orchestrator->runs()->value(id);
+    const RunInfo run = m_document->run(id);
     return RunRow::live(id, run, m_metrics, m_experiment, m_liveNotes.value(run.name), m_catalogue,
                         m_reported.of(run.runDir));
 }

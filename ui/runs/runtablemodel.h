@@ -19,11 +19,10 @@
 
 namespace trainyard {
 
+class ExperimentDocument;
 class MetricStore;
-class Orchestrator;
-class Session;
 
-/// Every run of the open experiment (live, from the Orchestrator) and of past
+/// Every run of the open experiment (live, from its document) and of past
 /// experiments (PastRuns, read in the background), one row each (RunRow),
 /// with its tags and note (notes.json), its final metrics and, after the
 /// fixed columns (RunTableColumns), one column per hyperparameter
@@ -42,10 +41,9 @@ public:
     /// The open experiment (live rows); nullptr for none. Its name and runs
     /// root are followed: a rename (Save as of a new experiment) moves its
     /// runs folder, whose runs stay the live rows, never past ones too.
-    void setSession(Session *session);
-    /// The same from its parts (tests; a session renamed is not followed).
-    void setSession(const QString &experimentName, const QString &runsRoot, Orchestrator *orchestrator,
-                    MetricStore *metrics);
+    void setDocument(ExperimentDocument *document);
+    /// The same from its parts (tests; a document renamed is not followed).
+    void setDocument(const QString &experimentName, const QString &runsRoot, ExperimentDocument *document);
     /// The open experiment's name and runs root changed: the live rows are
     /// labelled with the name and the past runs read again without that root.
     void setExperiment(const QString &experimentName, const QString &runsRoot);
@@ -113,8 +111,7 @@ private:
     void updateStats(bool announce = true);
     void changed();
 
-    QPointer<Session> m_session;
-    Orchestrator *m_orchestrator = nullptr;
+    QPointer<ExperimentDocument> m_document;
     MetricStore *m_metrics = nullptr;
     QString m_experiment;
     QString m_runsRoot;

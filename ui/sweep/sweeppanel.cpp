@@ -1,13 +1,10 @@
 #include "sweep/sweeppanel.h"
 
 #include "app/sessioncontroller.h"
-#include "board/board.h"
 #include "board/boardcontroller.h"
 #include "board/boardview.h"
 #include "catalogue/modelcatalogue.h"
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "editors/specdialogs.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
@@ -31,15 +28,15 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
     , m_view(new SweepView(tabs))
 {
     tabs->addTab(m_view, tr("Sweeps"));
-    connect(sessions, &SessionController::sessionOpened, this, [this](Session *session) { attach(session); });
+    connect(sessions, &SessionController::sessionOpened, this,
+            [this](ExperimentDocument *document) { attach(document->session()); });
     connect(sessions, &SessionController::sessionAboutToClose, this, [this] { attach(nullptr); });
     connect(m_view, &SweepView::runsSelected, board, &BoardView::selectRuns);
     // A trial's card picked on the board: its row in the Sweep view (the view's own picks come back here too).
     connect(board, &BoardView::selectionChanged, this, [this](const QList<RunId> &ids) {
-        Orchestrator *orchestrator = m_controller->orchestrator();
+        const ExperimentDocument *document = m_controller->document();
         int trial = -1;
-        const QString sweep =
-            orchestrator && ids.size() == 1 ? orchestrator->sweeps()->sweepOf(ids.first(), &trial) : QString();
+        const QString sweep = document && ids.size() == 1 ? document->sweepOf(ids.first(), &trial) : QString();
         if (!sweep.isEmpty() && (sweep == m_view->currentSweep() || m_view->selectSweep(sweep))) {
             m_view->selectTrial(trial);
         }
@@ -62,13 +59,13 @@ void SweepPanel::attach(Session *session)
 
 bool SweepPanel::editSweep(const QJsonObject &base)
 {
-    Orchestrator *orchestrator = m_controller->orchestrator();
-    if (!orchestrator) {
+    const ExperimentDocument *document = m_controller->document();
+    if (!document) {
         return false;
     }
     QStringList lanes;
-    for (int i = 0; i < orchestrator->board()->laneCount(); ++i) {
-        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(orchestrator->laneDevices()->lane(i).device.toString());
+    for (int i = 0; i < document->laneCount(); ++i) {
+        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(document->lane(i).device.toString());
     }
     SweepEditorDialog dialog(base, lanes, catalogue(), m_window);
     while (dialog.exec() == QDialog::Accepted) {
@@ -90,12 +87,11 @@ const ModelCatalogue *SweepPanel::catalogue() const
 
 bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
 {
-    Orchestrator *orchestrator = m_controller->orchestrator();
+    const ExperimentDocument *document = m_controller->document();
     QStringList errors;
     const std::optional<SweepSpec> spec =
-        orchestrator ? SweepSpec::fromJson(sweep, QStringLiteral("sweep"), orchestrator->board()->laneCount(), errors,
-                                           catalogue())
-                     : std::nullopt;
+        document ? SweepSpec::fromJson(sweep, QStringLiteral("sweep"), document->laneCount(), errors, catalogue())
+                 : std::nullopt;
     if (!spec || !errors.isEmpty()) {
         if (error) {
             *error = errors.isEmpty() ? tr("No experiment is open.") : errors.first();

@@ -17,29 +17,24 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
-#include "board/board.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "board/laneview.h"
 #include "common/prompts.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
+#include "document/experimentdocument.h"
 #include "editors/runeditordialog.h"
 #include "editors/slotprobedialog.h"
 #include "palette/modelpalettemodel.h"
 #include "plot/plotwidget.h"
-#include "records/runregistry.h"
 #include "runs/comparedialog.h"
 #include "runs/runcompare.h"
 #include "runs/rundetailsdialog.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
-#include "session/orchestrator.h"
 #include "session/session.h"
 #include "sweep/parallelcoordinates.h"
 #include "sweep/sweepeditordialog.h"
 #include "sweep/sweeppanel.h"
-#include "sweep/sweeprunner.h"
 #include "sweep/sweepview.h"
 
 #include <QApplication>
@@ -100,15 +95,15 @@ int clusterShots(const QString &file, const QString &out)
     window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
-    Orchestrator *orchestrator = window.session()->orchestrator();
-    orchestrator->laneDevices()->setCpuFallback(true); // the test cluster's GPUs are fake
+    ExperimentDocument *document = window.boardModel()->document();
+    document->setCpuFallback(true); // the test cluster's GPUs are fake
     window.startAll();
     RunId pending = 0;
     const bool seen = waitFor(120000, [&] {
         int training = 0;
         pending = 0;
-        for (RunId id : orchestrator->board()->runIds()) {
-            const RunInfo r = orchestrator->runs()->value(id);
+        for (RunId id : document->runIds()) {
+            const RunInfo r = document->run(id);
             training += r.state == RunState::Running && r.step > 0 ? 1 : 0;
             pending = r.queueReason == QLatin1String("Resources") ? id : pending;
         }
@@ -119,8 +114,8 @@ int clusterShots(const QString &file, const QString &out)
         return 1;
     }
     QList<RunId> training;
-    for (RunId id : orchestrator->board()->runIds()) {
-        if (orchestrator->runs()->value(id).state == RunState::Running) {
+    for (RunId id : document->runIds()) {
+        if (document->run(id).state == RunState::Running) {
             training << id;
         }
     }
@@ -134,9 +129,9 @@ int clusterShots(const QString &file, const QString &out)
         details->close();
     }
     // And on to the end: every run of the file trained through the GUI.
-    waitFor(900000, [&] { return orchestrator->dispatcher()->isIdle(); });
+    waitFor(900000, [&] { return document->isIdle(); });
     std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
-    return ok && orchestrator->dispatcher()->finishedCount() == orchestrator->dispatcher()->totalCount() ? 0 : 1;
+    return ok && document->finishedCount() == document->totalCount() ? 0 : 1;
 }
 
 // The board of `file` (lanes on a host over ssh) once three of its runs
@@ -153,14 +148,14 @@ int remoteShots(const QString &file, const QString &out)
     window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
-    Orchestrator *orchestrator = window.session()->orchestrator();
-    orchestrator->laneDevices()->setCpuFallback(true); // the host's GPUs are nvidia-smi's rows only
+    ExperimentDocument *document = window.boardModel()->document();
+    document->setCpuFallback(true); // the host's GPUs are nvidia-smi's rows only
     window.startAll();
     QList<RunId> training;
     const bool seen = waitFor(120000, [&] {
         training.clear();
-        for (RunId id : orchestrator->board()->runIds()) {
-            const RunInfo r = orchestrator->runs()->value(id);
+        for (RunId id : document->runIds()) {
+            const RunInfo r = document->run(id);
             if (r.state == RunState::Running && r.step > 40) {
                 training << id;
             }
@@ -287,15 +282,15 @@ int sweepShots(const QString &out)
         std::printf("sweep refused: %s\n", qPrintable(error));
         return 1;
     }
-    SweepRunner *runner = window.session()->orchestrator()->sweeps();
+    ExperimentDocument *document = window.boardModel()->document();
     window.startAll();
     auto *tabs = window.findChild<QTabWidget *>();
     tabs->setCurrentWidget(window.sweepPanel()->view());
     SweepView *view = window.sweepPanel()->view();
     waitFor(20000, nullptr);
     bool ok = save(&window, out + QStringLiteral("/sweep-running.png"));
-    waitFor(600000, [&] { return runner->isDone(QStringLiteral("lr-dim")); });
-    std::printf("%s\n", qPrintable(runner->progressLine(QStringLiteral("lr-dim"))));
+    waitFor(600000, [&] { return document->isSweepDone(QStringLiteral("lr-dim")); });
+    std::printf("%s\n", qPrintable(document->sweepProgress(QStringLiteral("lr-dim"))));
     waitFor(1000, nullptr);
     ok = save(&window, out + QStringLiteral("/sweep-view.png")) && ok;
     // Brushing the objective's axis to its upper half: the table keeps the best trials.
@@ -314,7 +309,7 @@ int sweepShots(const QString &out)
         waitFor(500, nullptr);
         ok = save(plots, out + QStringLiteral("/sweep-rungs.png")) && ok;
     }
-    return ok && runner->isDone(QStringLiteral("lr-dim")) ? 0 : 1;
+    return ok && document->isSweepDone(QStringLiteral("lr-dim")) ? 0 : 1;
 }
 
 // The federated example while round 2 trains (rounds-running.png), and
@@ -330,11 +325,11 @@ int roundsShots(const QString &file, const QString &out)
     window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
-    Orchestrator *orchestrator = window.session()->orchestrator();
-    const auto runId = [&](const QString &name) { return orchestrator->runs()->findByName(name); };
+    ExperimentDocument *document = window.boardModel()->document();
+    const auto runId = [&](const QString &name) { return document->findRun(name); };
     window.startAll();
     const bool seen = waitFor(600000, [&] {
-        const RunInfo r = orchestrator->runs()->value(runId(QStringLiteral("fed-r2-client-1")));
+        const RunInfo r = document->run(runId(QStringLiteral("fed-r2-client-1")));
         return r.state == RunState::Running && r.step >= 150;
     });
     if (!seen) {
@@ -350,7 +345,7 @@ int roundsShots(const QString &file, const QString &out)
                                               QAbstractItemView::PositionAtTop);
     waitFor(600, nullptr);
     bool ok = save(&window, out + QStringLiteral("/rounds-running.png"));
-    waitFor(900000, [&] { return orchestrator->dispatcher()->isIdle(); });
+    waitFor(900000, [&] { return document->isIdle(); });
     // Each client's runs of every round: one curve; the last aggregate's accuracy per round.
     QList<RunId> curves;
     for (int k = 1; k <= 5; ++k) {
@@ -361,7 +356,7 @@ int roundsShots(const QString &file, const QString &out)
     waitFor(1000, nullptr);
     ok = save(&window, out + QStringLiteral("/rounds-done.png")) && ok;
     std::printf("finish count: %s\n", qPrintable(window.finishCountText()));
-    return ok && orchestrator->dispatcher()->finishedCount() == orchestrator->dispatcher()->totalCount() ? 0 : 1;
+    return ok && document->finishedCount() == document->totalCount() ? 0 : 1;
 }
 
 } // namespace
@@ -397,11 +392,11 @@ int main(int argc, char **argv)
     window.show();
     waitFor(3000, [&] { return window.paletteModel()->rowCount() > 0; });
 
-    Orchestrator *orchestrator = window.session()->orchestrator();
+    ExperimentDocument *document = window.boardModel()->document();
     window.startAll();
     // Plot the TransH repeats (a mean with a band) and the first TransE run.
-    QList<RunId> selection = orchestrator->laneDevices()->lane(1).runs;
-    selection.append(orchestrator->laneDevices()->lane(0).runs.first());
+    QList<RunId> selection = document->lane(1).runs;
+    selection.append(document->lane(0).runs.first());
     window.boardView()->selectRuns(selection);
     waitFor(trainSeconds * 1000, nullptr);
     bool ok = save(&window, out + QStringLiteral("/main-window.png"));
@@ -424,7 +419,7 @@ int main(int argc, char **argv)
     }
 
     // Wait for the end (at most 10 minutes), then the board and the run table.
-    waitFor(600000, [&] { return orchestrator->dispatcher()->isIdle(); });
+    waitFor(600000, [&] { return document->isIdle(); });
     // The same selection, every repeat done: a mean with its band, on a log scale.
     window.plot()->setLogScale(true);
     waitFor(800, nullptr);
@@ -438,7 +433,7 @@ int main(int argc, char **argv)
     ok = save(window.plot(), out + QStringLiteral("/plots-metrics.png")) && ok;
     window.plot()->setCurveMetric(QString());
     window.plot()->setEvalMetric(QString());
-    window.boardView()->selectRuns(orchestrator->laneDevices()->lane(2).runs);
+    window.boardView()->selectRuns(document->lane(2).runs);
     waitFor(1000, nullptr);
     ok = save(&window, out + QStringLiteral("/finished.png")) && ok;
     auto *tabs = window.findChild<QTabWidget *>();
@@ -457,9 +452,8 @@ int main(int argc, char **argv)
         }
         return -1;
     };
-    if (CompareDialog *compare =
-            window.runCompare()->compareRows(rowOf(orchestrator->laneDevices()->lane(0).runs.first()),
-                                             rowOf(orchestrator->laneDevices()->lane(1).runs.first()))) {
+    if (CompareDialog *compare = window.runCompare()->compareRows(rowOf(document->lane(0).runs.first()),
+                                                                  rowOf(document->lane(1).runs.first()))) {
         compare->resize(860, 820);
         waitFor(800, nullptr);
         ok = save(compare, out + QStringLiteral("/compare-runs.png")) && ok;
@@ -469,7 +463,7 @@ int main(int argc, char **argv)
     tabs->setCurrentIndex(0);
 
     // What a finished run was: the details of the first TransH repeat.
-    if (RunDetailsDialog *details = window.showRunDetails(orchestrator->laneDevices()->lane(1).runs.first())) {
+    if (RunDetailsDialog *details = window.showRunDetails(document->lane(1).runs.first())) {
         details->resize(760, 640);
         waitFor(800, nullptr);
         ok = save(details, out + QStringLiteral("/run-details.png")) && ok;
@@ -478,9 +472,8 @@ int main(int argc, char **argv)
 
     // "Measure slots…" on the first lane, with its first run (shorter than
     // the default 300 steps, to keep the tool quick), once it has a result.
-    const RunId first = orchestrator->laneDevices()->lane(0).runs.first();
-    SlotProbeDialog probe(orchestrator->laneDevices()->lane(0).effectiveDevice.toString(),
-                          orchestrator->runs()->value(first).spec, 0, &window);
+    const RunId first = document->lane(0).runs.first();
+    SlotProbeDialog probe(document->lane(0).effectiveDevice.toString(), document->run(first).spec, 0, &window);
     probe.resize(520, 320);
     probe.show();
     bool finished = false;

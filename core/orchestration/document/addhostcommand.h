@@ -1,6 +1,6 @@
 #pragma once
 
-#include "board/boardcommands.h"
+#include "document/boardcommands.h"
 #include "experiment/experiment.h"
 
 #include <QList>

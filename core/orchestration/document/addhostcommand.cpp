@@ -1,4 +1,4 @@
-#include "board/addhostcommand.h"
+#include "document/addhostcommand.h"
 
 #include "board/board.h"
 #include "session/orchestrator.h"

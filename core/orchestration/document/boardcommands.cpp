@@ -1,4 +1,4 @@
-#include "board/boardcommands.h"
+#include "document/boardcommands.h"
 
 #include "board/board.h"
 #include "dependencies/dependencies.h"

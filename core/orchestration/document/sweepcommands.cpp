@@ -1,4 +1,4 @@
-#include "sweep/sweepcommands.h"
+#include "document/sweepcommands.h"
 
 #include "session/orchestrator.h"
 #include "sweep/sweeprunner.h"
