@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU checks of issue 6, as one script for a short lease on a CUDA machine
+# The GPU checks, as one script for a short lease on a CUDA machine
 # (no Qt there): builds trainyard-worker alone against the machine's CUDA
 # LibTorch (a pip torch's cmake prefix), runs the GPU test set, the speed
 # comparison against the plain PyTorch loop on the same GPU, and time-boxed

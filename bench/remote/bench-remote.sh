@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24: four runs streaming 1,000 metric lines a second each through
+# Four runs streaming 1,000 metric lines a second each through
 # ssh to a host (a private sshd in a mount namespace of its own, as the
 # tests start it), then the same runs on local lanes, in one process:
 # every line arrives, the latency from the worker's write to the store

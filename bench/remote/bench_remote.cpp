@@ -1,4 +1,4 @@
-// Remote lanes against local ones (issue 24, docs/remote.md): RUNS fake
+// Remote lanes against local ones (docs/remote.md): RUNS fake
 // workers each writing RATE metric lines a second for SECONDS, first on a
 // host over ssh (the private sshd of tests/slurm/start-sshd.sh in its own
 // mount namespace: the lines come through ssh's Unix-socket forward, the

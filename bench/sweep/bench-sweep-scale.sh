@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A sweep of 1,000 short trials on trainyard-fake-worker in the open desktop
-# window, offscreen (issue 22, "Scale"): every trial placed, launched and
+# window, offscreen ("Scale"): every trial placed, launched and
 # ended exactly once (exit 1 if not), the dispatcher's decision per trial,
 # wall time and trials/s, and the window's replot per frame during the sweep
 # with the Sweep view visible and the trials training now selected (target

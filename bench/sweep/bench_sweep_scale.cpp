@@ -1,5 +1,5 @@
 // bench_sweep_scale: a sweep of 1,000 short trials in the open desktop
-// window (offscreen), on trainyard-fake-worker (issue 22, "Scale").
+// window (offscreen), on trainyard-fake-worker ("Scale").
 //
 //   bench_sweep_scale FAKE_WORKER [trials=1000] [lanes=4] [slots=2] [steps=4] [step_ms=5]
 //                     [select=active|all|none] [timeout_s=600] [ui=window|headless]

@@ -1,4 +1,4 @@
-// A run folder that holds results is history (issue 20, cases 1-3): Retry,
+// A run folder that holds results is history: Retry,
 // Start of an ended run, Undo of a removal and `trainyard run
 // --retry-failed` resume from the run's checkpoint where it did not finish,
 // else start a new attempt that keeps the old folder, byte for byte, as

@@ -516,7 +516,7 @@ private Q_SLOTS:
 
     // Somebody cancels the job from outside (scancel in a shell, an admin):
     // the worker checkpoints on Slurm's SIGTERM and writes done "stopped",
-    // which wins over the signal (issue 20, case 3): the run is stopped,
+    // which wins over the signal: the run is stopped,
     // resumable, and says it was cancelled outside Trainyard.
     void scancelFromOutsideStopsTheRunWithItsReason()
     {
@@ -538,7 +538,7 @@ private Q_SLOTS:
         QVERIFY(session->store()->hasCheckpoint(r.name));
     }
 
-    // Issue 20, case 6: the cluster's worker is a script that exits 0
+    // The cluster's worker is a script that exits 0
     // without a metric or done line (not trainyard-worker at all). Slurm
     // says COMPLETED, exit 0; the run failed, "never reported".
     void aWorkerJobThatNeverReportedFailed()
@@ -582,7 +582,7 @@ private Q_SLOTS:
                  qPrintable(orch->runs()->value(id).message));
     }
 
-    // Issue 20, case 16: a one-minute job with no warning (warn_seconds 0)
+    // A one-minute job with no warning (warn_seconds 0)
     // reaches its time limit: Slurm's TIMEOUT, its TERM makes the worker
     // checkpoint, and the run is resubmitted with --resume (not "stopped
     // (exit 4)"), resumes and finishes with one unbroken curve. slurmctld

@@ -177,7 +177,7 @@ private Q_SLOTS:
         QVERIFY(!r->run(b).connected);
     }
 
-    // The ETA of a run with train.max_seconds is the sooner end (issue 23:
+    // The ETA of a run with train.max_seconds is the sooner end (it said
     // "ETA 37:28" for a run its budget ended at 6:40), as Ingestion keeps
     // it for every view; the progress the further of steps and time.
     void etaRespectsTheTimeBudget()
@@ -434,7 +434,7 @@ private Q_SLOTS:
         QCOMPARE(exitOutcome(f).state, RunState::Finished);
     }
 
-    // The done line's status wins over the exit status (issue 20, case 3):
+    // The done line's status wins over the exit status:
     // a program that checkpointed and wrote "stopped" after a SIGTERM from
     // outside is stopped, its message saying both; the kill escalation, a
     // Stop asked and a cancel while pending keep their own words.
@@ -492,7 +492,7 @@ private Q_SLOTS:
         QCOMPARE(exitOutcome(f).state, RunState::Cancelled);
     }
 
-    // Exit 0 with no metric and no done line (issue 20, case 6): a worker
+    // Exit 0 with no metric and no done line: a worker
     // never does that, so it failed; a program only once it used the module.
     void exitZeroWithoutAReportIsNeverReported()
     {
@@ -521,7 +521,7 @@ private Q_SLOTS:
         QCOMPARE(exitOutcome(f).state, RunState::Stopped);
     }
 
-    // A program's loss NaN to the end (issue 20, case 4): diverged, even
+    // A program's loss NaN to the end: diverged, even
     // with a done line "finished"; NaN that came back is a gap, no more.
     void nonFiniteLossToTheEndDiverged()
     {
@@ -610,7 +610,7 @@ private Q_SLOTS:
                  qPrintable(r->run(id).message));
     }
 
-    // Issue 20, case 16: a Stop of ours that ends a batch job on SIGTERM (no
+    // A Stop of ours that ends a batch job on SIGTERM (no
     // done line: the worker died before it could write one) is that stop,
     // not "CANCELLED outside Trainyard".
     void ourStopEndingOnSigtermIsNotAnOutsideCancel()

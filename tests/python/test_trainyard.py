@@ -591,7 +591,7 @@ class TrainyardTest(unittest.TestCase):
         self.assertTrue(any(t.startswith("lr is inf at step 2") for t in texts), texts)
 
     def test_log_takes_the_forms_users_know(self):
-        # Issue 23: no loss (acc alone), W&B's dict with step=, the step left
+        # No loss (acc alone), W&B's dict with step=, the step left
         # out (one more than the last), a whole float step, the loss as a
         # second argument; values with .item() or __float__ (a tensor, a
         # NumPy scalar) without torch or NumPy.

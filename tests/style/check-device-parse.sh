@@ -14,7 +14,7 @@ allowed=(
   core/orchestration/board/board.cpp            # a lane added or edited on the board
   core/orchestration/runstore/runstore.cpp      # status.json and the state file
   core/orchestration/slots/slotprobe.cpp        # the device a probe is asked for
-  ui/board/boardcommands.cpp                    # an edit checked before the board takes it
+  core/orchestration/document/boardcommands.cpp                    # an edit checked before the board takes it
 )
 pattern=$(printf '%s\n' "${allowed[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
 found=$(grep -rn --include='*.cpp' --include='*.h' 'Device::parse' core ui app | grep -Ev "^(${pattern}):" || true)

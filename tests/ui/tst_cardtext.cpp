@@ -43,8 +43,8 @@ private Q_SLOTS:
         QCOMPARE(CardText::progress(run), 1.0);
     }
 
-    // A run with train.max_seconds: its bar follows the time too (issue 23:
-    // it jumped from 23 % to 100 % when the budget ended it).
+    // A run with train.max_seconds: its bar follows the time too (it
+    // jumped from 23 % to 100 % when the budget ended it).
     void progressFollowsTheTimeBudget()
     {
         RunInfo run;

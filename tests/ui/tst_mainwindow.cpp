@@ -367,7 +367,7 @@ private Q_SLOTS:
         window.close();
     }
 
-    // Issue 23, point 1: after Save as of a new experiment, the runs table
+    // After Save as of a new experiment, the runs table
     // listed every run twice: once as "untitled-… (open)", once under the
     // new name as a past run (its runs folder moved with the name while the
     // table kept the old one).
@@ -423,7 +423,7 @@ private Q_SLOTS:
     }
 
     // runs of past experiments could not be plotted beside the open ones.
-    // A state file others can write (issue 20, case 8) is refused when the
+    // A state file others can write is refused when the
     // experiment opens: the status bar says so, and the run it names, found
     // with metrics but no ending, is lost: nothing adopted, nothing to stop.
     void aRefusedStateFileIsShownAndNothingIsAdopted()
@@ -460,7 +460,7 @@ private Q_SLOTS:
         window.close();
     }
 
-    // Issue 23, point 13: no way to compare two runs. Select two in the
+    // Comparing two runs: Select two in the
     // runs table, Compare (Ctrl+M, the Run menu, the row menu): their specs
     // side by side with what differs marked, and both curves.
     void compareTwoRunsFromTheRunsTable()

@@ -1,4 +1,4 @@
-// RunDetailsDialog (issue 12, "what a run was is invisible"): a run folder as
+// RunDetailsDialog ("what a run was is invisible"): a run folder as
 // a worker and the orchestrator leave it, read back through RunStore, shown
 // as state and exit meaning, device, host, times, final metrics, the
 // worker's command line, the spec with the catalogue's defaults, notes
@@ -266,7 +266,7 @@ private Q_SLOTS:
         QCOMPARE(reopened.editedNotes().note, QStringLiteral("kept on close"));
     }
 
-    // Issue 23, point 13: "Final metrics" said of a run still training; no
+    // "Final metrics" was said of a run still training; no
     // throughput, memory or time budget was shown.
     void usageAndLatestOrFinalMetrics()
     {

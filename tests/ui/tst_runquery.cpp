@@ -1,5 +1,5 @@
 // The runs table's queries (RunQuery) and how a column writes its numbers
-// (NumberFormat): issue 23, point 10 ("exp1 transe-nations" found nothing;
+// (NumberFormat) ("exp1 transe-nations" found nothing;
 // 1e-04 stood next to 0.001).
 
 #include "runs/numberformat.h"

@@ -381,7 +381,7 @@ private Q_SLOTS:
         QCOMPARE(panel.view()->model()->rowCount(), 2);
     }
 
-    // Issue 23, point 10: the query box (an invalid query turns it red and
+    // The query box (an invalid query turns it red and
     // says why), the run's name kept in view while the hyperparameters
     // scroll, a column's numbers written alike, blank columns hidden until
     // a run has a value, and rows grouped by a column from the header's menu.

@@ -344,7 +344,7 @@ private Q_SLOTS:
         QCOMPARE(closed.count(), 1);
     }
 
-    // Issue 12's first defect: Quit with the title showing "NAME*" lost the
+    // Quit with the title showing "NAME*" lost the
     // edits without asking. Every close asks first while the board has
     // unsaved edits, and a "Save" that did not save keeps the session open.
     void unsavedEditsAreAskedAboutBeforeClosing()

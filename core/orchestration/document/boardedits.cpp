@@ -114,7 +114,7 @@ bool BoardEdits::duplicateRun(RunId id, int lane, int position)
     auto *command = new AddRunsCommand(
         m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position, spec, 1);
     command->setText(tr("Duplicate %1 as %2").arg(run.name, spec.value(QLatin1String("name")).toString()));
-    // A copy of a held run waits for its Start as the original does (issue 23: it started at once).
+    // A copy of a held run waits for its Start as the original does (it started at once).
     if (run.held && run.state == RunState::Queued) {
         command->setHold(AddRunsCommand::Hold::Always);
     }
