@@ -74,12 +74,16 @@ int MetricStore::metricId(const QString &name)
 
 int MetricStore::metricId(const char *name, std::size_t length)
 {
-    std::string key(name, length);
-    const auto it = m_keyIds.find(key);
+    return metricId(std::string(name, length));
+}
+
+int MetricStore::metricId(const std::string &name)
+{
+    const auto it = m_keyIds.find(name);
     if (it != m_keyIds.end())
         return it->second;
-    const int id = metricId(QString::fromUtf8(name, static_cast<qsizetype>(length)));
-    m_keyIds.emplace(std::move(key), id);
+    const int id = metricId(QString::fromStdString(name));
+    m_keyIds.emplace(name, id);
     return id;
 }
 
@@ -127,8 +131,8 @@ void MetricStore::add(RunId run, const MetricRecord &record)
 {
     std::string name;
     for (std::size_t i = 0; i < record.fieldCount; ++i) {
-        if (record.pointName(i, &name))
-            add(run, metricId(name.data(), name.size()), record.step, record.wall, record.fields[i].value);
+        if (const std::string *key = record.pointKey(i, &name))
+            add(run, metricId(*key), record.step, record.wall, record.fields[i].value);
     }
 }
 

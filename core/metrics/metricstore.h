@@ -100,6 +100,7 @@ public:
     // Interns a metric name; ids are dense and stable for the store's life.
     int metricId(const QString &name);
     int metricId(const char *name, std::size_t length);
+    int metricId(const std::string &name); ///< a name as a line spells it, found without a copy
     QString metricName(int id) const;
 
     void add(RunId run, int metric, std::int64_t step, double wall, double value);

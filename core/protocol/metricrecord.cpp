@@ -100,24 +100,31 @@ const double *MetricRecord::value(std::string_view name) const
     return nullptr;
 }
 
-bool MetricRecord::pointName(std::size_t i, std::string *name) const
+const std::string *MetricRecord::pointKey(std::size_t i, std::string *scratch) const
 {
     if (i >= fieldCount)
-        return false;
+        return nullptr;
     const std::string &field = fields[i].name;
     if (kind == protocol::MessageType::Metric) {
         if (field == "total_steps")
-            return false; // the plan, not a measurement
-        name->assign(field);
-        return true;
+            return nullptr; // the plan, not a measurement
+        return &field;
     }
     if (kind == protocol::MessageType::Eval) {
-        name->assign(split);
-        name->push_back('/');
-        name->append(field);
-        return true;
+        scratch->assign(split);
+        scratch->push_back('/');
+        scratch->append(field);
+        return scratch;
     }
-    return false;
+    return nullptr;
+}
+
+bool MetricRecord::pointName(std::size_t i, std::string *name) const
+{
+    const std::string *key = pointKey(i, name);
+    if (key && key != name)
+        name->assign(*key);
+    return key != nullptr;
 }
 
 bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record, std::string *error)

@@ -73,6 +73,9 @@ struct MetricRecord
     // total_steps (a plan, not a measurement); an eval line's become
     // "<split>/<name>" ("valid/mrr"). Other kinds have no points.
     bool pointName(std::size_t i, std::string *name) const;
+    // The same without a copy where the line spells the name (a metric's
+    // field); an eval's is built in scratch. nullptr: no point.
+    const std::string *pointKey(std::size_t i, std::string *scratch) const;
 
     // A count from a number: -1 unless finite, >= 0 and below 9e18.
     static std::int64_t countFrom(double value);

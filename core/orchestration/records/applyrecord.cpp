@@ -13,12 +13,16 @@ bool applyRecord(RunInfo &info, const MetricRecord &record)
     case protocol::MessageType::Metric:
         if (record.step >= 0)
             info.step = record.step;
-        if (record.value("epoch"))
-            info.epoch = record.epoch;
-        if (const double *loss = record.value("loss"))
-            info.loss = *loss;
-        if (const double *mem = record.value("mem_bytes"))
-            info.memBytes = *mem;
+        // One pass over the fields: this runs for every line a worker sends.
+        for (std::size_t i = 0; i < record.fieldCount; ++i) {
+            const std::string &key = record.fields[i].name;
+            if (key == "loss")
+                info.loss = record.fields[i].value;
+            else if (key == "epoch")
+                info.epoch = record.epoch;
+            else if (key == "mem_bytes")
+                info.memBytes = record.fields[i].value;
+        }
         if (record.totalSteps >= 0) // not a count: says nothing
             info.totalSteps = record.totalSteps;
         return true;
