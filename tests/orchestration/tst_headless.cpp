@@ -249,8 +249,8 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("TRAINYARD_WORKER"), fakeWorker());
         env.insert(QStringLiteral("TRAINYARD_FAKE_NVML"), state);
-        env.insert(QStringLiteral("LD_LIBRARY_PATH"),
-                   buildProgram("TRAINYARD_FAKE_NVML_DIR") + QStringLiteral(":") + env.value(QStringLiteral("LD_LIBRARY_PATH")));
+        env.insert(QStringLiteral("LD_LIBRARY_PATH"), buildProgram("TRAINYARD_FAKE_NVML_DIR") + QStringLiteral(":")
+                                                          + env.value(QStringLiteral("LD_LIBRARY_PATH")));
         p.setProcessEnvironment(env);
         p.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), file});
         QByteArray out;

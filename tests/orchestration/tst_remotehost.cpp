@@ -7,7 +7,6 @@
 
 #include "board/board.h"
 #include "devices/deviceinventory.h"
-#include "board/board.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
 #include "dispatch/startplanner.h"

@@ -521,8 +521,8 @@ private Q_SLOTS:
                     .toUtf8());
         f.close();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("PATH"),
-                   buildProgram("TRAINYARD_FAKE_NVIDIA_SMI_DIR") + QStringLiteral(":") + env.value(QStringLiteral("PATH")));
+        env.insert(QStringLiteral("PATH"), buildProgram("TRAINYARD_FAKE_NVIDIA_SMI_DIR") + QStringLiteral(":")
+                                               + env.value(QStringLiteral("PATH")));
         env.insert(QStringLiteral("TRAINYARD_FAKE_NVML"), state);
         const rs::PollReport report = rs::parsePoll(runHere(rs::poll(true, 1 << 20, {}), {}, {}, env).out, 0);
         QVERIFY(report.complete);

@@ -9,7 +9,6 @@
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
 #include "dispatch/startplanner.h"
-#include "runspec/runspecview.h"
 #include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
 #include "records/runregistry.h"

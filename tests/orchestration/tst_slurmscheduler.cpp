@@ -9,7 +9,6 @@
 #include "check/experimentcheck.h"
 #include "devices/deviceinventory.h"
 #include "dispatch/dispatcher.h"
-#include "check/experimentcheck.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
 #include "helpers/buildprograms.h"

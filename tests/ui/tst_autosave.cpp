@@ -8,7 +8,6 @@
 #include "board/board.h"
 #include "board/boardcontroller.h"
 #include "common/prompts.h"
-#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "document/experimentdocument.h"

@@ -9,7 +9,6 @@
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
 #include "document/experimentdocument.h"
-#include "runspec/runspecview.h"
 #include "records/runregistry.h"
 #include "runspec/runspecview.h"
 #include "session/orchestrator.h"

@@ -87,8 +87,8 @@ private Q_SLOTS:
         const LaneDevices *laneDevices = session.orchestrator()->laneDevices();
         LaneStatus status;
         status.setSources(
-            session.orchestrator()->runs(), [laneDevices] { return laneDevices->threadsPerCpuRun(); }, session.devices(),
-            nullptr);
+            session.orchestrator()->runs(), [laneDevices] { return laneDevices->threadsPerCpuRun(); },
+            session.devices(), nullptr);
         const int threads = laneDevices->threadsPerCpuRun();
         QVERIFY(threads >= 1);
         QCOMPARE(status.deviceName(laneDevices->lane(0)),

@@ -7,7 +7,6 @@
 #include "board/board.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
-#include "board/board.h"
 #include "document/experimentdocument.h"
 #include "editors/runeditordialog.h"
 #include "editors/specdialogs.h"

@@ -8,8 +8,8 @@
 #include "devices/deviceinventory.h"
 #include "document/experimentdocument.h"
 #include "experiment/experiment.h"
-#include "runspec/runspecview.h"
 #include "metrics/metricstore.h"
+#include "runspec/runspecview.h"
 
 #include <QMimeData>
 

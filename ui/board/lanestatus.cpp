@@ -9,8 +9,8 @@
 #include "devices/deviceinventory.h"
 #include "dispatch/gpuaccount.h"
 #include "experiment/experiment.h"
-#include "runspec/runspecview.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 
 #include <QVariantList>
 

@@ -2,10 +2,10 @@
 
 #include "app/sessioncontroller.h"
 #include "board/boardview.h"
+#include "check/experimentcheck.h"
 #include "common/prompts.h"
 #include "common/uilogcategories.h"
 #include "document/experimentdocument.h"
-#include "check/experimentcheck.h"
 #include "runstore/runstore.h"
 
 #include <QMainWindow>

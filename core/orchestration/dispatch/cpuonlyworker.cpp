@@ -4,10 +4,8 @@
 #include "catalogue/modelcatalogue.h"
 #include "catalogue/modelcataloguecache.h"
 #include "devices/device.h"
-#include "board/board.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
-#include "runspec/runspecview.h"
 #include "records/runregistry.h"
 #include "runspec/runspecview.h"
 

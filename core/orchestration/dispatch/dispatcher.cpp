@@ -4,7 +4,6 @@
 #include "dependencies/dependencies.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
-#include "board/board.h"
 #include "devices/gpupresence.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/preflight.h"

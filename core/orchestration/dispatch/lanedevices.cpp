@@ -1,8 +1,8 @@
 #include "dispatch/lanedevices.h"
 
+#include "board/board.h"
 #include "devices/deviceinventory.h"
 #include "devices/gpupresence.h"
-#include "board/board.h"
 #include "dispatch/preflight.h"
 #include "launch/launcher.h"
 #include "runstore/runstore.h"

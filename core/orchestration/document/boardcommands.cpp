@@ -5,7 +5,6 @@
 #include "devices/device.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
-#include "runspec/runspecview.h"
 #include "records/runregistry.h"
 #include "runspec/runspecview.h"
 #include "session/orchestrator.h"

@@ -2,15 +2,15 @@
 // onto its history, or a macro of several; refused ones report editFailed.
 #include "document/boardedits.h"
 
-#include "dispatch/lanedevices.h"
 #include "board/board.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/lanedevices.h"
 #include "document/addhostcommand.h"
 #include "document/boardcommands.h"
 #include "document/sweepcommands.h"
-#include "runspec/runspecview.h"
 #include "logcategories.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "session/orchestrator.h"
 
 #include <QUndoStack>

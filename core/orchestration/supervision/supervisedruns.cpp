@@ -1,10 +1,10 @@
 #include "supervision/supervisedruns.h"
 
-#include "runspec/runspecview.h"
 #include "ingest/ingestion.h"
 #include "ingest/metricsserver.h"
 #include "protocol/protocol.h"
 #include "records/runregistry.h"
+#include "runspec/runspecview.h"
 #include "supervision/stallwatch.h"
 #include "supervision/stopescalation.h"
 
