@@ -3,6 +3,8 @@
 #include "protocol/metricrecord.h"
 #include "records/runinfo.h"
 
+#include <string_view>
+
 namespace trainyard {
 
 bool applyRecord(RunInfo &info, const MetricRecord &record)
@@ -15,7 +17,9 @@ bool applyRecord(RunInfo &info, const MetricRecord &record)
             info.step = record.step;
         // One pass over the fields: this runs for every line a worker sends.
         for (std::size_t i = 0; i < record.fieldCount; ++i) {
-            const std::string &key = record.fields[i].name;
+            // A view compares by length first, inline (a string against a
+            // literal calls compare() and strlen for every field).
+            const std::string_view key = record.fields[i].name;
             if (key == "loss")
                 info.loss = record.fields[i].value;
             else if (key == "epoch")
