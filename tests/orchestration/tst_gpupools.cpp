@@ -13,6 +13,7 @@
 #include "dispatch/startplanner.h"
 #include "experiment/experiment.h"
 #include "experiment/sweepspec.h"
+#include "placement/gpuothers.h"
 #include "placement/runresources.h"
 #include "records/runregistry.h"
 #include "runstore/runstore.h"
@@ -172,28 +173,28 @@ private Q_SLOTS:
         unknown.memoryBytes = 10 * GiB;
         unknown.name = QStringLiteral("python");
         gpu.processes << unknown;
-        QCOMPARE(GpuAccount::othersOn(gpu, false), QStringLiteral("pid 77, python, 10.0 GiB"));
-        QCOMPARE(GpuAccount::othersOn(gpu, true), QString()); // perhaps our own run, seen from a container
+        QCOMPARE(othersOnGpu(gpu, false), QStringLiteral("pid 77, python, 10.0 GiB"));
+        QCOMPARE(othersOnGpu(gpu, true), QString()); // perhaps our own run, seen from a container
         GpuProcess mine;
         mine.pid = 88;
         mine.memoryBytes = 12 * GiB;
         mine.owner = GpuProcess::Owner::Mine;
         mine.name = QStringLiteral("jupyter");
         gpu.processes << mine;
-        QCOMPARE(GpuAccount::othersOn(gpu, true), QStringLiteral("your pid 88, jupyter, 12.0 GiB"));
+        QCOMPARE(othersOnGpu(gpu, true), QStringLiteral("your pid 88, jupyter, 12.0 GiB"));
         DeviceInfo small = gpus(1).first();
         GpuProcess xorg;
         xorg.pid = 99;
         xorg.memoryBytes = 300LL * 1024 * 1024;
         xorg.owner = GpuProcess::Owner::OtherUser;
         small.processes << xorg;
-        QCOMPARE(GpuAccount::othersOn(small, false), QString()); // below the threshold
+        QCOMPARE(othersOnGpu(small, false), QString()); // below the threshold
         GpuProcess run;
         run.pid = 100;
         run.memoryBytes = 40 * GiB;
         run.owner = GpuProcess::Owner::Run;
         small.processes << run;
-        QCOMPARE(GpuAccount::othersOn(small, false), QString()); // a run's memory is never someone else's
+        QCOMPARE(othersOnGpu(small, false), QString()); // a run's memory is never someone else's
     }
 
     void shareStartsBesideAnotherUser()

@@ -367,7 +367,11 @@ private Q_SLOTS:
 
         DescribingLauncher launcher;
         launcher.knows = QStringLiteral("4711");
-        dialog.setLauncher(&launcher);
+        dialog.setJobSource(
+            [&launcher](const RunInfo &info, QObject *context, RunDetailsDialog::JobDescribed done) {
+                return launcher.describe(info, context, std::move(done));
+            },
+            &launcher);
         QVERIFY(button->isEnabled());
         button->click();
         QCOMPARE(launcher.asked.size(), 1);
@@ -391,6 +395,14 @@ private Q_SLOTS:
                  qPrintable(jobDetailsBox(dialog)->informativeText()));
         QVERIFY(button->isEnabled());
         delete jobDetailsBox(dialog);
+
+        // Its experiment closed: nobody to ask any more.
+        auto *experiment = new QObject;
+        dialog.setJobSource([](const RunInfo &, QObject *, RunDetailsDialog::JobDescribed) { return false; },
+                            experiment);
+        QVERIFY(button->isEnabled());
+        delete experiment;
+        QVERIFY(!button->isEnabled());
 
         // A local process has no job: nothing to ask.
         run.info.jobId.clear();

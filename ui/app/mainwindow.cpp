@@ -451,7 +451,7 @@ void MainWindow::showSelectedDetails()
 
 RunDetailsDialog *MainWindow::showRunDetails(RunId id, RunDetailsDialog::Page page)
 {
-    return m_details->showLive(session(), id, page);
+    return m_details->showLive(document(), id, page);
 }
 
 RunDetailsDialog *MainWindow::showTableRunDetails(int row)
@@ -465,7 +465,8 @@ RunDetailsDialog *MainWindow::showTableRunDetails(int row)
         return showRunDetails(id);
     }
     const RunRecord *past = m_table->pastRun(row);
-    return past ? m_details->showPast(*past, index.data(RunTableModel::ExperimentRole).toString(), session()) : nullptr;
+    return past ? m_details->showPast(*past, index.data(RunTableModel::ExperimentRole).toString(), document())
+                : nullptr;
 }
 
 void MainWindow::addLane()

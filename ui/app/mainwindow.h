@@ -73,6 +73,8 @@ public:
     const ModelCatalogue &catalogue() const { return m_catalogue; }
 
     Session *session() const { return m_sessions->session(); }
+    /// The open experiment (null between one and the next).
+    ExperimentDocument *document() const;
     SessionController *sessionController() const { return m_sessions; }
     BoardController *boardController() const { return m_controller; }
     BoardModel *boardModel() const { return m_board; }
@@ -137,7 +139,6 @@ private:
     void attachSession(ExperimentDocument *document, const QStringList &warnings);
     void detachSession();
     void setPrompts(Prompts *prompts);
-    ExperimentDocument *document() const;
     void updateFinishCount();
     void updateActions();
     void showBoardError(const QString &message);

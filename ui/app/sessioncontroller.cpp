@@ -250,6 +250,8 @@ void SessionController::endSession(bool leaveRunning)
     closing->disconnect(this);
     closing->setParent(this);
     auto *keepRunning = new QEventLoopLocker;
+    ++m_closing;
+    connect(closing, &QObject::destroyed, this, [this] { --m_closing; });
     connect(closing, &QObject::destroyed, [keepRunning] { delete keepRunning; });
     connect(closing, &Session::closed, closing, &QObject::deleteLater);
     closing->close(leaveRunning);

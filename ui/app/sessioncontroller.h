@@ -66,6 +66,8 @@ public:
     bool closeSession();
     /// Closes the session without asking, stopping its runs (the window goes away).
     void closeWithoutAsking();
+    /// How many closed sessions still stop their runs (each ends on its own).
+    int closingCount() const { return m_closing; }
     /// Who answers its questions (they must outlive this). Without prompts:
     /// unsaved edits are discarded, closing stops the runs, an autosaved
     /// copy is left where it is and a file that runs commands of its own
@@ -109,6 +111,7 @@ private:
 
     BoardController *m_board;
     std::unique_ptr<ExperimentDocument> m_document;
+    int m_closing = 0;
     Prompts *m_prompts = nullptr;
 };
 

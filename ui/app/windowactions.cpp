@@ -7,10 +7,10 @@
 #include "board/boardview.h"
 #include "board/runafterdialog.h"
 #include "common/inputdialogs.h"
+#include "document/experimentdocument.h"
 #include "editors/addhostdialog.h"
 #include "records/runinfo.h"
 #include "runspec/runspecview.h"
-#include "session/session.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -50,14 +50,14 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
         }
     });
     m_saveAction = make(tr("&Save"), QKeySequence::Save, s->standardIcon(QStyle::SP_DialogSaveButton), [this, window] {
-        if (window->session() && !window->session()->filePath().isEmpty()) {
-            window->saveTo(window->session()->filePath());
+        if (window->document() && !window->document()->filePath().isEmpty()) {
+            window->saveTo(window->document()->filePath());
         } else {
             m_saveAsAction->trigger();
         }
     });
     m_saveAsAction = make(tr("Save &as…"), QKeySequence::SaveAs, QIcon(), [window] {
-        const QString name = window->session() ? window->session()->name() : QStringLiteral("experiment");
+        const QString name = window->document() ? window->document()->name() : QStringLiteral("experiment");
         QString path = QFileDialog::getSaveFileName(window, tr("Save experiment"), name + QLatin1String(".json"),
                                                     tr("Experiments (*.json)"));
         if (!path.isEmpty()) {
@@ -68,16 +68,16 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
         }
     });
     m_renameAction = make(tr("Re&name experiment…"), QKeySequence(), QIcon(), [window] {
-        Session *session = window->session();
-        if (!session) {
+        ExperimentDocument *document = window->document();
+        if (!document) {
             return;
         }
         bool ok = false;
         const QString name =
             inputdialogs::getText(window, tr("Rename experiment"),
-                                  tr("Name (its runs folder follows when no run is active):"), session->name(), &ok);
+                                  tr("Name (its runs folder follows when no run is active):"), document->name(), &ok);
         if (ok && !name.trimmed().isEmpty() && window->sessionController()->rename(name)) {
-            window->statusBar()->showMessage(tr("Renamed; runs in %1").arg(session->runsRoot()), 8000);
+            window->statusBar()->showMessage(tr("Renamed; runs in %1").arg(document->runsRoot()), 8000);
         }
     });
     m_demoAction = make(tr("Open the &demo"), QKeySequence(), QIcon(), [window] { window->openDemo(); });

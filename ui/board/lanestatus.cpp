@@ -1,18 +1,17 @@
 #include "board/lanestatus.h"
 
-#include <QMap>
-
-#include <algorithm>
-
 #include "board/devicehistory.h"
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
-#include "dispatch/gpuaccount.h"
 #include "experiment/experiment.h"
+#include "placement/gpuothers.h"
 #include "records/runregistry.h"
 #include "runspec/runspecview.h"
 
+#include <QMap>
 #include <QVariantList>
+
+#include <algorithm>
 
 namespace trainyard {
 
@@ -196,7 +195,7 @@ QVariantList LaneStatus::gpuRows(const LaneInfo &lane) const
                             {QStringLiteral("memoryText"), memoryText(gpu.memoryUsed, gpu.memoryTotal)},
                             {QStringLiteral("runs"), runs},
                             {QStringLiteral("othersBytes"), others},
-                            {QStringLiteral("others"), GpuAccount::othersOn(gpu, !runs.isEmpty())}};
+                            {QStringLiteral("others"), othersOnGpu(gpu, !runs.isEmpty())}};
     }
     return rows;
 }

@@ -3,7 +3,7 @@
 #include "experiment/experiment.h"
 #include "experiment/programconfig.h"
 #include "experiment/pythonscript.h"
-#include "launch/launcher.h"
+#include "experiment/shelltext.h"
 #include "runspec/runspecview.h"
 
 #include <QDialogButtonBox>

@@ -1,13 +1,12 @@
 #include "runs/rundetailsdialog.h"
 
 #include "board/carddelegate.h"
-#include "launch/launcher.h"
-#include "protocol/exitcode.h"
+#include "experiment/shelltext.h"
+#include "records/exittext.h"
 #include "runs/logview.h"
 #include "runs/resolvedspecview.h"
 #include "runs/runusage.h"
 #include "runstore/runstore.h"
-#include "supervision/exitoutcome.h"
 
 #include <QClipboard>
 #include <QDesktopServices>
@@ -49,28 +48,6 @@ QString numberText(double value)
 QString stepText(std::int64_t step)
 {
     return step >= 0 ? QString::number(step) : QStringLiteral("—");
-}
-
-// What the end of a run says, in words: the worker's exit status through the
-// one table (protocol::exitMeaning), or the signal that ended it.
-QString exitText(const RunInfo &run)
-{
-    if (run.state == RunState::Queued || run.state == RunState::Waiting) {
-        return QObject::tr("not started");
-    }
-    if (isActive(run.state)) {
-        return QObject::tr("still running");
-    }
-    if (run.exitSignal > 0) {
-        return signalName(run.exitSignal);
-    }
-    if (run.exitCode >= 0) {
-        const std::string_view meaning = protocol::exitMeaning(run.exitCode);
-        return QStringLiteral("exit %1: %2")
-            .arg(run.exitCode)
-            .arg(QString::fromUtf8(meaning.data(), qsizetype(meaning.size())));
-    }
-    return run.state == RunState::Cancelled ? QObject::tr("never started") : QObject::tr("unknown");
 }
 
 QTreeWidgetItem *metricItem(const QString &name, const QString &last, const QString &lastStep,
@@ -292,7 +269,7 @@ void RunDetailsDialog::showOverview()
     m_job->setText(info.jobId.isEmpty()         ? tr("— (a local process)")
                    : info.queueReason.isEmpty() ? info.jobId
                                                 : tr("%1, pending: %2").arg(info.jobId, info.queueReason));
-    m_jobDetails->setEnabled(!info.jobId.isEmpty() && !m_launcher.isNull() && !m_asking);
+    m_jobDetails->setEnabled(!info.jobId.isEmpty() && canAskJobs() && !m_asking);
     m_started->setText(timeText(info.started));
     m_ended->setText(timeText(info.ended));
     QString duration = QStringLiteral("—");
@@ -428,30 +405,29 @@ void RunDetailsDialog::done(int result)
 
 RunDetailsDialog::~RunDetailsDialog() = default;
 
-void RunDetailsDialog::setLauncher(Launcher *launcher)
+void RunDetailsDialog::setJobSource(JobSource source, QObject *owner)
 {
-    if (launcher == m_launcher) {
-        return;
+    if (m_jobsOwner) {
+        disconnect(m_jobsOwner, nullptr, this, nullptr);
     }
-    if (m_launcher) {
-        disconnect(m_launcher, nullptr, this, nullptr);
-    }
-    m_launcher = launcher;
+    m_jobs = owner ? std::move(source) : JobSource();
+    m_jobsOwner = m_jobs ? owner : nullptr;
     m_asking = false;
-    if (launcher) {
-        // A launcher closed with its session never answers: ask no more.
-        connect(launcher, &QObject::destroyed, this, [this] {
+    if (m_jobsOwner) {
+        // An experiment closed never answers: ask no more.
+        connect(owner, &QObject::destroyed, this, [this] {
+            m_jobs = {};
             m_asking = false;
             m_jobDetails->setEnabled(false);
         });
     }
-    m_jobDetails->setEnabled(!m_run.info.jobId.isEmpty() && !m_launcher.isNull());
+    m_jobDetails->setEnabled(!m_run.info.jobId.isEmpty() && canAskJobs());
 }
 
 void RunDetailsDialog::showJobDetails()
 {
     const QString job = m_run.info.jobId;
-    if (job.isEmpty() || !m_launcher || m_asking) {
+    if (job.isEmpty() || !canAskJobs() || m_asking) {
         return;
     }
     const auto show = [this, job](const QString &title, const QString &text) {
@@ -463,9 +439,9 @@ void RunDetailsDialog::showJobDetails()
         box->open();
     };
     // Asynchronous: a slow controller must not freeze the window.
-    const bool asked = m_launcher->describe(m_run.info, this, [this, show](const QString &title, const QString &text) {
+    const bool asked = m_jobs(m_run.info, this, [this, show](const QString &title, const QString &text) {
         m_asking = false;
-        m_jobDetails->setEnabled(!m_launcher.isNull());
+        m_jobDetails->setEnabled(canAskJobs());
         show(title, text);
     });
     if (!asked) {

@@ -22,7 +22,6 @@ class QTreeWidget;
 
 namespace trainyard {
 
-class Launcher;
 class LogView;
 class ResolvedSpecView;
 
@@ -56,10 +55,14 @@ public:
     /// nullopt once the run is gone (its last record stays).
     using Source = std::function<std::optional<RunRecord>()>;
     void setSource(Source source);
-    /// Who "Job details" asks what the batch system says of the run's job
-    /// (Launcher::describe: through the cluster's reach); null: nobody, the
-    /// button stays disabled.
-    void setLauncher(Launcher *launcher);
+    /// What "Job details" asks what the batch system says of the run's job
+    /// (ExperimentDocument::describeJob, through the cluster's reach): it
+    /// calls `done` in `context` later, or returns false when nobody can be
+    /// asked. It is asked while `owner` (its experiment) lives; empty:
+    /// nobody, the button stays disabled.
+    using JobDescribed = std::function<void(const QString &title, const QString &text)>;
+    using JobSource = std::function<bool(const RunInfo &run, QObject *context, JobDescribed done)>;
+    void setJobSource(JobSource source, QObject *owner);
     /// Shows `run` (its notes only while the user has not edited them).
     void setRecord(const RunRecord &run);
 
@@ -114,8 +117,10 @@ private:
     QLabel *m_host = nullptr;
     QLabel *m_job = nullptr;
     QPushButton *m_jobDetails = nullptr;
-    QPointer<Launcher> m_launcher;
-    bool m_asking = false; // "Job details" waits for the launcher's answer
+    bool canAskJobs() const { return m_jobs && m_jobsOwner; }
+    JobSource m_jobs;
+    QPointer<QObject> m_jobsOwner;
+    bool m_asking = false; // "Job details" waits for the answer
     QLabel *m_started = nullptr;
     QLabel *m_ended = nullptr;
     QLabel *m_duration = nullptr;

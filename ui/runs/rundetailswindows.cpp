@@ -1,38 +1,12 @@
 #include "runs/rundetailswindows.h"
 
-#include "dispatch/startplanner.h"
-#include "metrics/metricstore.h"
+#include "document/experimentdocument.h"
 #include "records/runrecord.h"
-#include "records/runregistry.h"
 #include "runs/runtablemodel.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
 
 #include <QFileInfo>
 
 namespace trainyard {
-
-namespace {
-
-// A run of the open session as its details show it: the registry's record
-// with the command line it started (or would start) with, its folder even
-// before it has one, the store's evaluations.
-std::optional<RunRecord> liveRecord(Session *session, RunId id)
-{
-    Orchestrator *orchestrator = session ? session->orchestrator() : nullptr;
-    if (!orchestrator || !orchestrator->runs()->contains(id)) {
-        return std::nullopt;
-    }
-    RunInfo info = orchestrator->runs()->value(id);
-    info.command = orchestrator->startPlanner()->commandLine(id);
-    if (info.runDir.isEmpty()) {
-        info.runDir = session->store()->runDir(info.name);
-    }
-    return RunRecord::live(info, *session->metrics());
-}
-
-} // namespace
 
 RunDetailsWindows::RunDetailsWindows(const ModelCatalogue &catalogue, RunTableModel *table, QWidget *parentWindow)
     : QObject(parentWindow)
@@ -42,30 +16,30 @@ RunDetailsWindows::RunDetailsWindows(const ModelCatalogue &catalogue, RunTableMo
 {
 }
 
-RunDetailsDialog *RunDetailsWindows::showLive(Session *session, RunId id, RunDetailsDialog::Page page)
+RunDetailsDialog *RunDetailsWindows::showLive(ExperimentDocument *document, RunId id, RunDetailsDialog::Page page)
 {
-    std::optional<RunRecord> run = liveRecord(session, id);
+    std::optional<RunRecord> run = document ? document->runRecord(id) : std::nullopt;
     if (!run) {
         return nullptr;
     }
-    run->notes = session->store()->readNotes(run->info.name);
-    QPointer<Session> owner = session;
-    return show(
-        *run, session->name(), [owner, id] { return liveRecord(owner, id); }, page,
-        session->orchestrator()->launcher());
+    run->notes = document->runNotes(id);
+    QPointer<ExperimentDocument> owner = document;
+    const auto follow = [owner, id]() -> std::optional<RunRecord> {
+        return owner ? owner->runRecord(id) : std::nullopt;
+    };
+    return show(*run, document->name(), follow, page, document);
 }
 
-RunDetailsDialog *RunDetailsWindows::showPast(const RunRecord &run, const QString &experiment, Session *open)
+RunDetailsDialog *RunDetailsWindows::showPast(const RunRecord &run, const QString &experiment, ExperimentDocument *open)
 {
     // Another experiment's cluster of the same name may be another cluster.
-    Launcher *launcher =
-        open && open->orchestrator() && open->name() == experiment ? open->orchestrator()->launcher() : nullptr;
-    return show(run, experiment, {}, RunDetailsDialog::Page::Overview, launcher);
+    ExperimentDocument *jobs = open && open->name() == experiment ? open : nullptr;
+    return show(run, experiment, {}, RunDetailsDialog::Page::Overview, jobs);
 }
 
 RunDetailsDialog *RunDetailsWindows::show(const RunRecord &run, const QString &experiment,
                                           RunDetailsDialog::Source source, RunDetailsDialog::Page page,
-                                          Launcher *launcher)
+                                          ExperimentDocument *jobs)
 {
     const QString key = QFileInfo(run.info.runDir).absoluteFilePath();
     RunDetailsDialog *dialog = m_open.value(key);
@@ -79,7 +53,13 @@ RunDetailsDialog *RunDetailsWindows::show(const RunRecord &run, const QString &e
         dialog->setRecord(run);
     }
     dialog->setSource(std::move(source));
-    dialog->setLauncher(launcher);
+    RunDetailsDialog::JobSource ask;
+    if (jobs) {
+        ask = [jobs](const RunInfo &info, QObject *context, RunDetailsDialog::JobDescribed done) {
+            return jobs->describeJob(info, context, std::move(done));
+        };
+    }
+    dialog->setJobSource(std::move(ask), jobs);
     dialog->showPage(page);
     dialog->show();
     dialog->raise();

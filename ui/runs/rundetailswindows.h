@@ -9,10 +9,9 @@
 
 namespace trainyard {
 
-class Launcher;
+class ExperimentDocument;
 class ModelCatalogue;
 class RunTableModel;
-class Session;
 struct RunRecord;
 
 /// The open run details windows, one per run folder: asking for a run whose
@@ -27,16 +26,16 @@ public:
     /// this; notes saved in a window go to `table`.
     RunDetailsWindows(const ModelCatalogue &catalogue, RunTableModel *table, QWidget *parentWindow);
 
-    /// A run of `session`, on `page`; null if the session has no such run.
-    RunDetailsDialog *showLive(Session *session, RunId id, RunDetailsDialog::Page page);
+    /// A run of `document`, on `page`; null if it has no such run.
+    RunDetailsDialog *showLive(ExperimentDocument *document, RunId id, RunDetailsDialog::Page page);
     /// A run as read from disk (a past run), not followed. Its job details
-    /// are asked of `open`'s launcher when it is the run's experiment (whose
-    /// clusters the run's device names); else of nobody.
-    RunDetailsDialog *showPast(const RunRecord &run, const QString &experiment, Session *open = nullptr);
+    /// are asked of `open` when it is the run's experiment (whose clusters
+    /// the run's device names); else of nobody.
+    RunDetailsDialog *showPast(const RunRecord &run, const QString &experiment, ExperimentDocument *open = nullptr);
 
 private:
     RunDetailsDialog *show(const RunRecord &run, const QString &experiment, RunDetailsDialog::Source source,
-                           RunDetailsDialog::Page page, Launcher *launcher);
+                           RunDetailsDialog::Page page, ExperimentDocument *jobs);
 
     const ModelCatalogue &m_catalogue;
     RunTableModel *m_table;

@@ -6,8 +6,6 @@
 #include "catalogue/modelcatalogue.h"
 #include "document/experimentdocument.h"
 #include "editors/specdialogs.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
 #include "sweep/sweepeditordialog.h"
 #include "sweep/sweeprunner.h"
 #include "sweep/sweepview.h"
@@ -29,7 +27,7 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
 {
     tabs->addTab(m_view, tr("Sweeps"));
     connect(sessions, &SessionController::sessionOpened, this,
-            [this](ExperimentDocument *document) { attach(document->session()); });
+            [this](ExperimentDocument *document) { attach(document); });
     connect(sessions, &SessionController::sessionAboutToClose, this, [this] { attach(nullptr); });
     connect(m_view, &SweepView::runsSelected, board, &BoardView::selectRuns);
     // A trial's card picked on the board: its row in the Sweep view (the view's own picks come back here too).
@@ -47,14 +45,13 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
                 [main](const QString &text) { main->statusBar()->showMessage(text, 15000); });
     }
     dialogs->setSweepHandler([this](const QJsonObject &base) { editSweep(base); });
-    attach(sessions->session());
+    attach(sessions->document());
 }
 
-void SweepPanel::attach(Session *session)
+void SweepPanel::attach(ExperimentDocument *document)
 {
-    Orchestrator *orchestrator = session ? session->orchestrator() : nullptr;
-    m_view->setRunner(orchestrator ? orchestrator->sweeps() : nullptr, orchestrator ? orchestrator->runs() : nullptr,
-                      session ? session->metrics() : nullptr);
+    m_view->setRunner(document ? document->sweeps() : nullptr, document ? document->runRecords() : nullptr,
+                      document ? document->metrics() : nullptr);
 }
 
 bool SweepPanel::editSweep(const QJsonObject &base)

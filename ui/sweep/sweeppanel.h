@@ -12,7 +12,7 @@ class ModelCatalogue;
 
 class BoardController;
 class BoardView;
-class Session;
+class ExperimentDocument;
 class SessionController;
 class SpecDialogs;
 class SweepView;
@@ -38,7 +38,7 @@ Q_SIGNALS:
     void message(const QString &text);
 
 private:
-    void attach(Session *session);
+    void attach(ExperimentDocument *document);
 
     SessionController *m_sessions;
     BoardController *m_controller;

@@ -17,6 +17,7 @@
 
 #include "app/desktopapp.h"
 #include "app/mainwindow.h"
+#include "app/sessioncontroller.h"
 #include "board/boardmodel.h"
 #include "board/boardview.h"
 #include "board/laneview.h"
@@ -31,7 +32,6 @@
 #include "runs/rundetailsdialog.h"
 #include "runs/runtablemodel.h"
 #include "runs/runtablepanel.h"
-#include "session/session.h"
 #include "sweep/parallelcoordinates.h"
 #include "sweep/sweepeditordialog.h"
 #include "sweep/sweeppanel.h"
@@ -170,8 +170,8 @@ int remoteShots(const QString &file, const QString &out)
     window.boardView()->selectRuns(training);
     waitFor(1500, nullptr);
     const bool ok = save(&window, out + QStringLiteral("/remote-lanes.png"));
-    window.session()->close(false);
-    waitFor(30000, [&] { return !window.session()->isOpen(); });
+    window.sessionController()->closeWithoutAsking(); // stops the host's runs
+    waitFor(30000, [&] { return window.sessionController()->closingCount() == 0; });
     return ok ? 0 : 1;
 }
 

@@ -2,6 +2,7 @@
 
 #include "devices/device.h"
 #include "devices/deviceinventory.h"
+#include "placement/gpuothers.h"
 #include "placement/runresources.h"
 #include "records/runregistry.h"
 
@@ -36,41 +37,6 @@ GpuPlacer &GpuAccount::placer(const QString &host)
                 .emplace(host, GpuPlacer(rooms(host), host.isEmpty() ? QString() : QStringLiteral("ssh:%1/").arg(host)))
                 .first;
     return it->second;
-}
-
-QString GpuAccount::othersOn(const DeviceInfo &gpu, bool runsOfOursThere)
-{
-    qint64 total = 0;
-    const GpuProcess *largest = nullptr;
-    for (const GpuProcess &p : gpu.processes) {
-        if (p.owner == GpuProcess::Owner::Run)
-            continue;
-        // A pid this machine cannot resolve (NVML in a container reports the
-        // host's pids) may be one of our own runs: it counts only where no
-        // run of ours is, so it can never hold our own queue up.
-        if (p.owner == GpuProcess::Owner::Unknown && runsOfOursThere)
-            continue;
-        total += std::max<qint64>(0, p.memoryBytes);
-        if (!largest || p.memoryBytes > largest->memoryBytes)
-            largest = &p;
-    }
-    if (!largest || total <= GpuPlacer::kBusyThresholdBytes)
-        return {};
-    QStringList what;
-    switch (largest->owner) {
-    case GpuProcess::Owner::OtherUser:
-        what << (largest->user.isEmpty() ? QStringLiteral("another user") : QStringLiteral("user ") + largest->user);
-        break;
-    case GpuProcess::Owner::Mine:
-        what << QStringLiteral("your pid %1").arg(largest->pid);
-        break;
-    default:
-        what << QStringLiteral("pid %1").arg(largest->pid);
-    }
-    if (!largest->name.isEmpty())
-        what << largest->name;
-    what << formatMemory(total);
-    return what.join(QStringLiteral(", "));
 }
 
 QList<DeviceInfo> GpuAccount::devicesOf(const QString &host) const
@@ -161,7 +127,7 @@ QList<GpuRoom> GpuAccount::rooms(const QString &host) const
         for (const GpuProcess &p : gpu.processes)
             unknown += p.owner == GpuProcess::Owner::Unknown ? std::max<qint64>(0, p.memoryBytes) : 0;
         room.promisedBytes = std::max<qint64>(0, promised.value(gpu.index) - (room.runs > 0 ? unknown : 0));
-        room.busyWith = othersOn(gpu, room.runs > 0);
+        room.busyWith = othersOnGpu(gpu, room.runs > 0);
         rooms << room;
     }
     return rooms;

@@ -38,9 +38,6 @@ public:
     // slots and busy policy). A fixed "cuda:N" lane counts its slots itself
     // (per lane, as before pools), so here only memory and busy GPUs limit it.
     GpuRequest request(const Board::Lane &lane, const RunInfo &run) const;
-    // Who holds `gpu` that is not a Trainyard run, as a wait reason says it
-    // ("user bob, python, 14.2 GiB"); empty when below the busy threshold.
-    static QString othersOn(const DeviceInfo &gpu, bool runsOfOursThere);
     // The most a learned or raised need asks of a GPU, in percent of its
     // memory: an idle GPU has about this much free (the driver keeps some).
     static constexpr qint64 kMostOfAGpuPercent = 95;

@@ -8,7 +8,9 @@
 #include "dispatch/startplanner.h"
 #include "document/boardedits.h"
 #include "ingest/ingestion.h"
+#include "launch/launcher.h"
 #include "records/runregistry.h"
+#include "runstore/runstore.h"
 #include "session/orchestrator.h"
 #include "session/session.h"
 #include "supervision/supervisor.h"
@@ -178,6 +180,36 @@ QList<RunInfo> ExperimentDocument::allRuns() const
 const RunRegistry *ExperimentDocument::runRecords() const
 {
     return orchestrator() ? orchestrator()->runs() : nullptr;
+}
+
+std::optional<RunRecord> ExperimentDocument::runRecord(RunId id) const
+{
+    Orchestrator *o = orchestrator();
+    if (!o || !o->runs()->contains(id)) {
+        return std::nullopt;
+    }
+    RunInfo info = o->runs()->value(id);
+    info.command = o->startPlanner()->commandLine(id);
+    if (info.runDir.isEmpty()) {
+        info.runDir = m_session->store()->runDir(info.name);
+    }
+    return RunRecord::live(info, *m_session->metrics());
+}
+
+RunNotes ExperimentDocument::runNotes(RunId id) const
+{
+    return hasRun(id) ? m_session->store()->readNotes(run(id).name) : RunNotes();
+}
+
+bool ExperimentDocument::describeJob(const RunInfo &run, QObject *context, JobDescribed done) const
+{
+    Orchestrator *o = orchestrator();
+    return o && o->launcher()->describe(run, context, std::move(done));
+}
+
+SweepRunner *ExperimentDocument::sweeps() const
+{
+    return orchestrator() ? orchestrator()->sweeps() : nullptr;
 }
 
 int ExperimentDocument::position(RunId id) const

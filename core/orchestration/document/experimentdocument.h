@@ -1,13 +1,16 @@
 #pragma once
 
 #include "records/runinfo.h"
+#include "records/runrecord.h"
 
 #include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 
 class QJsonObject;
@@ -24,6 +27,7 @@ class MetricStore;
 class Orchestrator;
 class RunRegistry;
 class Session;
+class SweepRunner;
 struct SweepSpec;
 
 /// One open experiment from its opening to its close (Tiled's MapDocument):
@@ -76,6 +80,19 @@ public:
     QList<RunInfo> allRuns() const; ///< every run, in id order
     /// The runs' records, read only: values a view reads in bulk (a lane's header).
     const RunRegistry *runRecords() const;
+    /// A run as its details window shows it: its record with the command
+    /// line it starts (or started) with, its folder even before it has one,
+    /// its evaluations (no notes: runNotes); nullopt when unknown.
+    std::optional<RunRecord> runRecord(RunId id) const;
+    /// The notes kept in a run's folder.
+    RunNotes runNotes(RunId id) const;
+    /// Asks whoever runs `run`'s job about it (a cluster's controller,
+    /// through its reach), asynchronously: `done` is called in `context`.
+    /// False when nobody in this experiment can be asked.
+    using JobDescribed = std::function<void(const QString &title, const QString &text)>;
+    bool describeJob(const RunInfo &run, QObject *context, JobDescribed done) const;
+    /// The experiment's sweeps as they run (the sweep view's model).
+    SweepRunner *sweeps() const;
     int position(RunId id) const; ///< in its lane; -1 when unknown
     /// `base`, or the first free "base-N", for `repeat` runs.
     QString uniqueName(const QString &base, int repeat = 1) const;

@@ -116,15 +116,6 @@ QString logTail(const QString &runDir, int maxLines)
     return lines.join(QLatin1Char('\n'));
 }
 
-QString signalName(int sig)
-{
-    const char *abbrev = sigabbrev_np(sig);
-    const char *text = sigdescr_np(sig);
-    if (!abbrev || !text)
-        return QStringLiteral("signal %1").arg(sig);
-    return QStringLiteral("signal %1 (SIG%2: %3)").arg(sig).arg(QString::fromLatin1(abbrev), QString::fromLatin1(text));
-}
-
 RunState stateForExit(int code)
 {
     using protocol::ExitCode;

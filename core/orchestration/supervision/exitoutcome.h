@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ingest/ingestion.h"
+#include "records/exittext.h"
 #include "records/runinfo.h"
 
 #include <QString>
@@ -80,8 +81,5 @@ inline const QString kOutOfMemory = QStringLiteral("out of memory");
 // The run state of a worker exit status (core/protocol/exitcode.h, the one
 // table): finished, stopped, diverged; failed for everything else.
 RunState stateForExit(int code);
-
-// "signal 9 (SIGKILL: Killed)".
-QString signalName(int signal);
 
 } // namespace trainyard
