@@ -524,7 +524,7 @@ private Q_SLOTS:
         QCOMPARE(points, std::size_t(25));
         const QMap<QString, QByteArray> files = snapshot(before.runDir);
 
-        QVERIFY(controller.removeRuns({id}));
+        QVERIFY(document.removeRuns({id}));
         QVERIFY(!orch->runs()->contains(id));
         QCOMPARE(snapshot(before.runDir), files);
         controller.undo();
@@ -569,7 +569,7 @@ private Q_SLOTS:
         QJsonObject train = spec.value(QLatin1String("train")).toObject();
         train.insert(QStringLiteral("seed"), 99);
         spec.insert(QStringLiteral("train"), train);
-        QVERIFY(controller.editRun(id, spec));
+        QVERIFY(document.editRun(id, spec));
         QVERIFY(runToEnd(orch, id));
         QVERIFY(orch->runActions()->retryRun(id)); // queued again (nothing dispatches)
         QCOMPARE(orch->runs()->value(id).state, RunState::Queued);

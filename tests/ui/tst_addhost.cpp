@@ -10,6 +10,7 @@
 #include "board/boardcontroller.h"
 #include "board/boardmodel.h"
 #include "dispatch/dispatcher.h"
+#include "document/experimentdocument.h"
 #include "editors/addhostdialog.h"
 #include "orchestration/testremotehost.h"
 #include "orchestration/testutil.h"
@@ -152,8 +153,7 @@ private Q_SLOTS:
 
         // A run there from the window's board, to its end.
         QList<RunId> queued;
-        QVERIFY(
-            window.boardController()->queueSpec(1, -1, test::fakeSpec(QStringLiteral("there"), 30, 10), 1, &queued));
+        QVERIFY(window.document()->queueSpec(1, -1, test::fakeSpec(QStringLiteral("there"), 30, 10), 1, &queued));
         orchestrator->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orchestrator->runs()->value(queued.first()).state, RunState::Finished, 60000);
         QCOMPARE(orchestrator->runs()->value(queued.first()).host, QStringLiteral("lab"));

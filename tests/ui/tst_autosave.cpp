@@ -56,7 +56,7 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(path));
         const QString copy = Autosave::pathFor(path, QString());
         QVERIFY(!QFile::exists(copy)); // nothing to keep yet
-        QVERIFY(board.addLane(QStringLiteral("cpu"), 2));
+        QVERIFY(sessions.document()->addLane(QStringLiteral("cpu"), 2));
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(copy), 5000); // on its own, a moment after the edit
         const auto kept = Experiment::load(copy, nullptr);
         QVERIFY(kept);
@@ -64,7 +64,7 @@ private Q_SLOTS:
         QVERIFY(sessions.saveTo(path));
         QVERIFY(!QFile::exists(copy));
         // Undone back to the file: nothing unsaved, no copy.
-        QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(sessions.document()->addLane(QStringLiteral("cpu"), 1));
         autosave.writeNow();
         QVERIFY(QFile::exists(copy));
         board.undo();
@@ -90,7 +90,7 @@ private Q_SLOTS:
             SessionController sessions(&board);
             Autosave autosave(&sessions, &board);
             QVERIFY(sessions.openFile(path));
-            QVERIFY(board.addLane(QStringLiteral("cpu"), 3));
+            QVERIFY(sessions.document()->addLane(QStringLiteral("cpu"), 3));
             autosave.writeNow();
             // A crash leaves the copy behind; a clean close would take it.
             QVERIFY(QFile::copy(copy, copy + QStringLiteral(".crash")));
@@ -134,7 +134,7 @@ private Q_SLOTS:
         Autosave autosave(&sessions, &board);
         QVERIFY(sessions.newExperiment());
         const QString name = sessions.session()->name();
-        QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(sessions.document()->addLane(QStringLiteral("cpu"), 1));
         autosave.writeNow();
         QCOMPARE(Autosave::newestUnsavedCopy(), Autosave::pathFor(QString(), name));
         // The next start (SessionController::openAtStart) asks, and recovers it.

@@ -109,7 +109,7 @@ private Q_SLOTS:
     void queueSpecAndUndo()
     {
         QList<RunId> queued;
-        QVERIFY(m_controller->queueSpec(0, 1, tinyKgSpec(QStringLiteral("q")), 2, &queued));
+        QVERIFY(m_document->queueSpec(0, 1, tinyKgSpec(QStringLiteral("q")), 2, &queued));
         QCOMPARE(queued.size(), 2);
         QCOMPARE(orchestrator()->runs()->value(queued.at(1)).name, QStringLiteral("q-2"));
         QCOMPARE(laneNames(0), names({"a", "q-1", "q-2", "b", "c"}));
@@ -119,7 +119,7 @@ private Q_SLOTS:
         undo()->redo();
         QCOMPARE(laneNames(0), names({"a", "q-1", "q-2", "b", "c"}));
         // The end of the lane.
-        QVERIFY(m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("e")), 1));
+        QVERIFY(m_document->queueSpec(1, -1, tinyKgSpec(QStringLiteral("e")), 1));
         QCOMPARE(laneNames(1), names({"d", "e"}));
     }
 
@@ -129,18 +129,18 @@ private Q_SLOTS:
     void aTakenNameIsRefusedNotChanged()
     {
         QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
-        QVERIFY(!m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("a")), 1));
+        QVERIFY(!m_document->queueSpec(1, -1, tinyKgSpec(QStringLiteral("a")), 1));
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("\"a\" is already used")),
                  qPrintable(failed.at(0).at(0).toString()));
         QCOMPARE(laneNames(1), names({"d"}));
         QCOMPARE(undo()->count(), 0);
         // With repeats, each repeat's name: "b-1" is free, "b-2" is not.
-        QVERIFY(m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("b-2")), 1));
-        QVERIFY(!m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("b")), 2));
+        QVERIFY(m_document->queueSpec(1, -1, tinyKgSpec(QStringLiteral("b-2")), 1));
+        QVERIFY(!m_document->queueSpec(1, -1, tinyKgSpec(QStringLiteral("b")), 2));
         QCOMPARE(laneNames(1), names({"d", "b-2"}));
         QCOMPARE(undo()->undoText(), QStringLiteral("Queue b-2"));
-        QVERIFY(m_controller->queueSpec(1, -1, tinyKgSpec(QStringLiteral("e")), 3));
+        QVERIFY(m_document->queueSpec(1, -1, tinyKgSpec(QStringLiteral("e")), 3));
         QCOMPARE(undo()->undoText(), QStringLiteral("Queue e ×3"));
     }
 
@@ -160,12 +160,12 @@ private Q_SLOTS:
                                                   {QStringLiteral("steps"), 3000},
                                                   {QStringLiteral("step_ms"), 10}}},
             {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")}}}};
-        QVERIFY(m_controller->queueSpec(0, 0, slow, 1));
+        QVERIFY(m_document->queueSpec(0, 0, slow, 1));
         orchestrator()->dispatcher()->startAll();
         QVERIFY(orchestrator()->dispatcher()->isDispatching());
         const RunId held = orchestrator()->board()->addHeldRun(1, tinyKgSpec(QStringLiteral("h"))).value(0);
         QVERIFY(held && orchestrator()->runs()->value(held).held);
-        QVERIFY(m_controller->duplicateRuns({held}, 3));
+        QVERIFY(m_document->duplicateRuns({held}, 3));
         QCOMPARE(laneNames(1).mid(laneNames(1).indexOf(QStringLiteral("h"))), names({"h", "h-2", "h-3", "h-4"}));
         // Lane 1's slot is free once "d" ended: a copy that is not held would start then, in the
         // dispatcher's pass after its runEnded.
@@ -191,7 +191,7 @@ private Q_SLOTS:
 
     void moveRunAndUndo()
     {
-        QVERIFY(m_controller->moveRun(id(QStringLiteral("c")), 1, 0));
+        QVERIFY(m_document->moveRun(id(QStringLiteral("c")), 1, 0));
         QCOMPARE(laneNames(0), names({"a", "b"}));
         QCOMPARE(laneNames(1), names({"c", "d"}));
         undo()->undo();
@@ -200,13 +200,13 @@ private Q_SLOTS:
         undo()->redo();
         QCOMPARE(laneNames(1), names({"c", "d"}));
         // Where it already is: nothing to undo.
-        QVERIFY(m_controller->moveRun(id(QStringLiteral("c")), 1, 0));
+        QVERIFY(m_document->moveRun(id(QStringLiteral("c")), 1, 0));
         QCOMPARE(undo()->count(), 1);
     }
 
     void duplicateRunAndUndo()
     {
-        QVERIFY(m_controller->duplicateRun(id(QStringLiteral("a")), 1, 1));
+        QVERIFY(m_document->duplicateRun(id(QStringLiteral("a")), 1, 1));
         QCOMPARE(laneNames(1).size(), 2);
         const QString copy = laneNames(1).at(1);
         QVERIFY2(copy != QLatin1String("a") && copy.startsWith(QLatin1String("a")), qPrintable(copy));
@@ -225,14 +225,14 @@ private Q_SLOTS:
 
     void removeRunAndUndo()
     {
-        QVERIFY(m_controller->removeRun(id(QStringLiteral("b"))));
+        QVERIFY(m_document->removeRun(id(QStringLiteral("b"))));
         QCOMPARE(laneNames(0), names({"a", "c"}));
         undo()->undo();
         // Back where it was, under its name (with a new id).
         QCOMPARE(laneNames(0), names({"a", "b", "c"}));
         undo()->redo();
         QCOMPARE(laneNames(0), names({"a", "c"}));
-        QVERIFY(!m_controller->removeRun(id(QStringLiteral("b")))); // no such run any more
+        QVERIFY(!m_document->removeRun(id(QStringLiteral("b")))); // no such run any more
         QCOMPARE(undo()->count(), 1);
     }
 
@@ -242,7 +242,7 @@ private Q_SLOTS:
         QJsonObject model = spec.value(QLatin1String("model")).toObject();
         model.insert(QStringLiteral("dim"), 32);
         spec.insert(QStringLiteral("model"), model);
-        QVERIFY(m_controller->editRun(id(QStringLiteral("d")), spec));
+        QVERIFY(m_document->editRun(id(QStringLiteral("d")), spec));
         auto dim = [this] {
             return orchestrator()
                 ->runs()
@@ -262,7 +262,7 @@ private Q_SLOTS:
     void editingARunThatHasRunQueuesANewRun()
     {
         failRun(QStringLiteral("a"));
-        QVERIFY(m_controller->editRun(id(QStringLiteral("a")), withDim(QStringLiteral("a"), 32)));
+        QVERIFY(m_document->editRun(id(QStringLiteral("a")), withDim(QStringLiteral("a"), 32)));
         // The failed run keeps its spec (its folder and curves are what it was); the edit is a new queued run after it.
         QCOMPARE(laneNames(0), names({"a", "a-2", "b", "c"}));
         QCOMPARE(dimOf(QStringLiteral("a")), 8);
@@ -281,28 +281,28 @@ private Q_SLOTS:
     // it brings the name back; another lane's name is refused.
     void renameLaneAndUndo()
     {
-        QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(m_document->addLane(QStringLiteral("cpu"), 1));
         QCOMPARE(orchestrator()->board()->laneTitle(2), QStringLiteral("cpu 3"));
-        QVERIFY(m_controller->renameLane(2, QStringLiteral("spare")));
+        QVERIFY(m_document->renameLane(2, QStringLiteral("spare")));
         QCOMPARE(orchestrator()->laneDevices()->lane(2).title, QStringLiteral("spare"));
         QCOMPARE(undo()->undoText(), QStringLiteral("Rename lane cpu 3 to spare"));
         QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
-        QVERIFY(!m_controller->renameLane(0, QStringLiteral("spare")));
+        QVERIFY(!m_document->renameLane(0, QStringLiteral("spare")));
         QCOMPARE(failed.count(), 1);
-        QVERIFY(m_controller->removeLane(2));
+        QVERIFY(m_document->removeLane(2));
         undo()->undo();
         QCOMPARE(orchestrator()->laneDevices()->lane(2).name, QStringLiteral("spare"));
         undo()->undo();
         QCOMPARE(orchestrator()->laneDevices()->lane(2).title, QStringLiteral("cpu 3"));
-        QVERIFY(m_controller->renameLane(0, QStringLiteral("first")));
+        QVERIFY(m_document->renameLane(0, QStringLiteral("first")));
         QCOMPARE(orchestrator()->board()->toExperiment(QStringLiteral("x"), QString()).lanes.at(0).name,
                  QStringLiteral("first"));
     }
 
     void anUndoTheBoardRefusesLeavesTheHistory()
     {
-        QVERIFY(m_controller->removeRun(id(QStringLiteral("c"))));
-        QVERIFY(m_controller->editRun(id(QStringLiteral("a")), withDim(QStringLiteral("a"), 32)));
+        QVERIFY(m_document->removeRun(id(QStringLiteral("c"))));
+        QVERIFY(m_document->editRun(id(QStringLiteral("a")), withDim(QStringLiteral("a"), 32)));
         QCOMPARE(undo()->count(), 2);
         failRun(QStringLiteral("a"));
         QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
@@ -323,7 +323,7 @@ private Q_SLOTS:
         QAction *menuUndo = m_controller->createUndoAction(this, true);
         QAction *barUndo = m_controller->createUndoAction(this, false);
         QVERIFY(!menuUndo->isEnabled());
-        QVERIFY(m_controller->removeRun(id(QStringLiteral("b"))));
+        QVERIFY(m_document->removeRun(id(QStringLiteral("b"))));
         QVERIFY(menuUndo->isEnabled() && barUndo->isEnabled());
         QCOMPARE(menuUndo->text(), QStringLiteral("&Undo Remove b"));
         QCOMPARE(barUndo->text(), QStringLiteral("&Undo"));
@@ -335,7 +335,7 @@ private Q_SLOTS:
 
     void laneEditsAndUndo()
     {
-        QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 3));
+        QVERIFY(m_document->addLane(QStringLiteral("cpu"), 3));
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
         QCOMPARE(orchestrator()->laneDevices()->lane(2).slotCount, 3);
         undo()->undo();
@@ -343,7 +343,7 @@ private Q_SLOTS:
         undo()->redo();
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
 
-        QVERIFY(m_controller->editLane(1, QStringLiteral("cpu"), 4));
+        QVERIFY(m_document->editLane(1, QStringLiteral("cpu"), 4));
         QCOMPARE(orchestrator()->laneDevices()->lane(1).slotCount, 4);
         undo()->undo();
         QCOMPARE(orchestrator()->laneDevices()->lane(1).slotCount, 1);
@@ -351,57 +351,58 @@ private Q_SLOTS:
         QCOMPARE(orchestrator()->laneDevices()->lane(1).slotCount, 4);
 
         // The new lane is empty: it can go, and come back where it was.
-        QVERIFY(m_controller->removeLane(2));
+        QVERIFY(m_document->removeLane(2));
         QCOMPARE(orchestrator()->board()->laneCount(), 2);
         undo()->undo();
         QCOMPARE(orchestrator()->board()->laneCount(), 3);
         QCOMPARE(orchestrator()->laneDevices()->lane(2).slotCount, 3);
-        QVERIFY(!m_controller->removeLane(7));
+        QVERIFY(!m_document->removeLane(7));
     }
 
     void refusedEditsSayWhyAndLeaveNoStep()
     {
         QSignalSpy failed(m_controller.get(), &BoardController::editFailed);
         // Lane 1 holds "d".
-        QVERIFY(!m_controller->removeLane(1));
+        QVERIFY(!m_document->removeLane(1));
         QCOMPARE(failed.count(), 1);
         QVERIFY2(failed.at(0).at(0).toString().contains(QLatin1String("still holds runs")),
                  qPrintable(failed.at(0).at(0).toString()));
         QCOMPARE(orchestrator()->board()->laneCount(), 2);
         QCOMPARE(undo()->count(), 0);
         // No such lane for a new run.
-        QVERIFY(!m_controller->queueSpec(9, -1, tinyKgSpec(QStringLiteral("x")), 1));
+        QVERIFY(!m_document->queueSpec(9, -1, tinyKgSpec(QStringLiteral("x")), 1));
         QCOMPARE(failed.count(), 2);
         QCOMPARE(undo()->count(), 0);
         // A refusal does not stick: the next edit works.
-        QVERIFY(m_controller->removeRun(id(QStringLiteral("d"))));
+        QVERIFY(m_document->removeRun(id(QStringLiteral("d"))));
         QCOMPARE(undo()->count(), 1);
     }
 
-    void withoutABoardNothingIsEdited()
+    // Without a document the window's Undo and Redo are off and do nothing;
+    // given one again they follow its history.
+    void withoutADocumentUndoIsOff()
     {
+        QVERIFY(m_document->removeRun(id(QStringLiteral("a"))));
+        QAction *undoAction = m_controller->createUndoAction(this, true);
+        QVERIFY(undoAction->isEnabled());
         m_controller->setDocument(nullptr);
-        QVERIFY(!m_controller->queueSpec(0, -1, tinyKgSpec(QStringLiteral("x")), 1));
-        QVERIFY(!m_controller->moveRun(1, 0, 0));
-        QVERIFY(!m_controller->duplicateRun(1, 0, 0));
-        QVERIFY(!m_controller->removeRun(1));
-        QVERIFY(!m_controller->editRun(1, QJsonObject()));
-        QVERIFY(!m_controller->addLane(QStringLiteral("cpu"), 1));
-        QVERIFY(!m_controller->removeLane(0));
-        QVERIFY(!m_controller->editLane(0, QStringLiteral("cpu"), 2));
-        QVERIFY(!m_controller->moveRuns({1}, 0, 0));
-        QVERIFY(!m_controller->copyRuns({1}, 0, 0));
-        QVERIFY(!m_controller->duplicateRuns({1}));
-        QVERIFY(!m_controller->removeRuns({1}));
         QCOMPARE(undo(), nullptr);
-        QCOMPARE(m_document->undoStack()->count(), 0); // nothing reached the document
-        QCOMPARE(orchestrator()->dispatcher()->totalCount(), 4);
+        QVERIFY(!undoAction->isEnabled());
+        QCOMPARE(undoAction->text(), QStringLiteral("&Undo"));
+        m_controller->undo();
+        QCOMPARE(m_document->undoStack()->count(), 1); // nothing reached the document
+        QCOMPARE(m_document->undoStack()->index(), 1);
+        m_controller->setDocument(m_document.get());
+        QVERIFY(undoAction->isEnabled());
+        QCOMPARE(undoAction->text(), QStringLiteral("&Undo Remove a"));
+        undoAction->trigger();
+        QCOMPARE(laneNames(0), names({"a", "b", "c"}));
     }
 
     void moveRunsIsOneStep()
     {
         // "a" and "b" dropped before "d": positions count the lane before the move.
-        QVERIFY(m_controller->moveRuns({id(QStringLiteral("a")), id(QStringLiteral("b"))}, 1, 0));
+        QVERIFY(m_document->moveRuns({id(QStringLiteral("a")), id(QStringLiteral("b"))}, 1, 0));
         QCOMPARE(laneNames(0), names({"c"}));
         QCOMPARE(laneNames(1), names({"a", "b", "d"}));
         QCOMPARE(undo()->count(), 1);
@@ -410,7 +411,7 @@ private Q_SLOTS:
         QCOMPARE(laneNames(0), names({"a", "b", "c"}));
         QCOMPARE(laneNames(1), names({"d"}));
         // Within a lane: "a" and "b" dropped at row 3 (after "c") end up after it.
-        QVERIFY(m_controller->moveRuns({id(QStringLiteral("a")), id(QStringLiteral("b"))}, 0, 3));
+        QVERIFY(m_document->moveRuns({id(QStringLiteral("a")), id(QStringLiteral("b"))}, 0, 3));
         QCOMPARE(laneNames(0), names({"c", "a", "b"}));
         undo()->undo();
         QCOMPARE(laneNames(0), names({"a", "b", "c"}));
@@ -418,7 +419,7 @@ private Q_SLOTS:
 
     void copyRunsIsOneStep()
     {
-        QVERIFY(m_controller->copyRuns({id(QStringLiteral("a")), id(QStringLiteral("c"))}, 1, 0));
+        QVERIFY(m_document->copyRuns({id(QStringLiteral("a")), id(QStringLiteral("c"))}, 1, 0));
         QCOMPARE(laneNames(1).size(), 3);
         QVERIFY(laneNames(1).at(0).startsWith(QLatin1String("a")));
         QVERIFY(laneNames(1).at(1).startsWith(QLatin1String("c")));
@@ -432,7 +433,7 @@ private Q_SLOTS:
 
     void duplicateRunsPutsEachCopyAfterItself()
     {
-        QVERIFY(m_controller->duplicateRuns({id(QStringLiteral("a")), id(QStringLiteral("d"))}));
+        QVERIFY(m_document->duplicateRuns({id(QStringLiteral("a")), id(QStringLiteral("d"))}));
         const QStringList first = laneNames(0);
         QCOMPARE(first.size(), 4);
         QCOMPARE(first.at(0), QStringLiteral("a"));
@@ -452,7 +453,7 @@ private Q_SLOTS:
 
     void duplicateTimesNGivesEachCopyItsSeed()
     {
-        QVERIFY(m_controller->duplicateRuns({id(QStringLiteral("a"))}, 3));
+        QVERIFY(m_document->duplicateRuns({id(QStringLiteral("a"))}, 3));
         QCOMPARE(laneNames(0), names({"a", "a-2", "a-3", "a-4", "b", "c"}));
         QSet<qint64> seeds;
         for (const QString &name : laneNames(0).mid(0, 4)) {
@@ -467,7 +468,7 @@ private Q_SLOTS:
 
     void removeRunsIsOneStep()
     {
-        QVERIFY(m_controller->removeRuns({id(QStringLiteral("a")), id(QStringLiteral("c")), id(QStringLiteral("d"))}));
+        QVERIFY(m_document->removeRuns({id(QStringLiteral("a")), id(QStringLiteral("c")), id(QStringLiteral("d"))}));
         QCOMPARE(laneNames(0), names({"b"}));
         QCOMPARE(laneNames(1), QStringList());
         QCOMPARE(undo()->count(), 1);
@@ -482,7 +483,7 @@ private Q_SLOTS:
         // The clean state is the document's (its own test has more); edits through the controller move it.
         QSignalSpy clean(m_document.get(), &ExperimentDocument::cleanChanged);
         QVERIFY(m_document->isClean()); // as opened
-        QVERIFY(m_controller->removeRun(id(QStringLiteral("a"))));
+        QVERIFY(m_document->removeRun(id(QStringLiteral("a"))));
         QVERIFY(!m_document->isClean());
         QCOMPARE(clean.count(), 1);
         QCOMPARE(clean.last().at(0).toBool(), false);
@@ -495,7 +496,7 @@ private Q_SLOTS:
         undo()->redo();
         QVERIFY(m_document->isClean());
         // An edit after the save.
-        QVERIFY(m_controller->addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(m_document->addLane(QStringLiteral("cpu"), 1));
         QVERIFY(!m_document->isClean());
         // Without a document there is no history, and Undo is off.
         QAction *undoAction = m_controller->createUndoAction(this, true);

@@ -289,7 +289,7 @@ private Q_SLOTS:
 
     void removeAndUndo()
     {
-        QVERIFY(m_controller->removeRun(orchestrator()->runs()->findByName(QStringLiteral("b"))));
+        QVERIFY(m_document->removeRun(orchestrator()->runs()->findByName(QStringLiteral("b"))));
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("c")}));
         m_undo->undo();
         QCOMPARE(laneNames(0), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));

@@ -14,6 +14,7 @@
 #include "common/runcolors.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/runactions.h"
+#include "document/experimentdocument.h"
 #include "editors/runeditordialog.h"
 #include "metrics/metricstore.h"
 #include "palette/modelpalettemodel.h"
@@ -154,7 +155,7 @@ private Q_SLOTS:
         QVERIFY(window.openFile(writeExperiment(dir, 2)));
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.boardController()->addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(window.document()->addLane(QStringLiteral("cpu"), 1));
         QVERIFY(window.windowTitle().contains(QLatin1Char('*')));
         int asked = 0;
         window.useScriptedPrompts()->unsaved = [&] {

@@ -20,6 +20,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/lanedevices.h"
 #include "dispatch/runactions.h"
+#include "document/experimentdocument.h"
 #include "orchestration/testutil.h"
 #include "palette/modelpalettemodel.h"
 #include "palette/presetstore.h"
@@ -257,8 +258,7 @@ private Q_SLOTS:
         undo->redo();
         QCOMPARE(laneNames(0).at(1), dropped);
 
-        BoardController *controller = model->controller();
-        QVERIFY(controller->duplicateRun(run(QStringLiteral("p1")).id, 0, -1));
+        QVERIFY(model->document()->duplicateRun(run(QStringLiteral("p1")).id, 0, -1));
         QCOMPARE(laneNames(0).last(), QStringLiteral("p1-2"));
         QCOMPARE(run(QStringLiteral("p1-2")).lane, 0);
         undo->undo();
@@ -266,7 +266,7 @@ private Q_SLOTS:
 
         QJsonObject spec = run(QStringLiteral("p2")).spec;
         spec.insert(QStringLiteral("resources"), QJsonObject{{QStringLiteral("gpu_memory"), QStringLiteral("30GiB")}});
-        QVERIFY(controller->editRun(run(QStringLiteral("p2")).id, spec));
+        QVERIFY(model->document()->editRun(run(QStringLiteral("p2")).id, spec));
         QCOMPARE(run(QStringLiteral("p2"))
                      .spec.value(QLatin1String("resources"))
                      .toObject()

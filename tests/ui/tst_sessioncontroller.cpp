@@ -184,7 +184,8 @@ private Q_SLOTS:
         QVERIFY(sessions.openFile(writeExperiment(dir)));
         QSignalSpy titles(&sessions, &SessionController::titleChanged);
         QSignalSpy saved(&sessions, &SessionController::saved);
-        QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
+        QVERIFY(sessions.document()->removeRun(
+            sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         QCOMPARE(sessions.title(), QStringLiteral("session-test* (experiment.json) — Trainyard"));
         QCOMPARE(titles.last().at(0).toString(), sessions.title());
         board.undoStack()->undo();
@@ -220,7 +221,8 @@ private Q_SLOTS:
         QVERIFY(first);
         QCOMPARE(first->session(), sessions.session());
         QCOMPARE(board.undoStack(), first->undoStack());
-        QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
+        QVERIFY(sessions.document()->removeRun(
+            sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         QCOMPARE(first->undoStack()->count(), 1);
         QVERIFY(!first->isClean());
 
@@ -282,7 +284,7 @@ private Q_SLOTS:
         QVERIFY(sessions.newExperiment());
         Session *session = sessions.session();
         const QString oldRoot = session->runsRoot();
-        QVERIFY(board.queueSpec(0, -1, tinyKgSpec(QStringLiteral("a")), 1));
+        QVERIFY(sessions.document()->queueSpec(0, -1, tinyKgSpec(QStringLiteral("a")), 1));
         QFile marker(oldRoot + QStringLiteral("/a-was-here"));
         QVERIFY(marker.open(QIODevice::WriteOnly)); // what a past run left in the folder
         marker.close();
@@ -323,7 +325,8 @@ private Q_SLOTS:
             return SessionController::CloseChoice::Cancel;
         };
         QVERIFY(sessions.openFile(writeExperiment(dir)));
-        QVERIFY(board.removeRun(sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
+        QVERIFY(sessions.document()->removeRun(
+            sessions.session()->orchestrator()->runs()->findByName(QStringLiteral("a"))));
         Session *open = sessions.session();
         bool sawItOpen = false;
         connect(&sessions, &SessionController::sessionAboutToClose, this, [&](ExperimentDocument *document) {
@@ -368,7 +371,7 @@ private Q_SLOTS:
         QCOMPARE(asked, 0);
         QVERIFY(sessions.openFile(path));
 
-        QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(sessions.document()->addLane(QStringLiteral("cpu"), 1));
         QVERIFY(!sessions.document()->isClean());
         QVERIFY(!sessions.closeSession()); // Cancel
         QCOMPARE(asked, 1);
@@ -390,7 +393,7 @@ private Q_SLOTS:
         QCOMPARE(asked, 3);
         QCOMPARE(sessions.session()->orchestrator()->board()->laneCount(), 2); // the saved edit, read back
 
-        QVERIFY(board.addLane(QStringLiteral("cpu"), 1));
+        QVERIFY(sessions.document()->addLane(QStringLiteral("cpu"), 1));
         prompts.unsaved = [&] {
             ++asked;
             return SessionController::UnsavedChoice::Discard;

@@ -349,7 +349,7 @@ void MainWindow::showBoardError(const QString &message)
 void MainWindow::duplicateSelected()
 {
     if (document()) {
-        m_controller->duplicateRuns(m_boardView->selectedRuns());
+        document()->duplicateRuns(m_boardView->selectedRuns());
     }
 }
 
@@ -383,14 +383,14 @@ void MainWindow::duplicateSelectedMany()
     const int copies = inputdialogs::getInt(
         this, tr("Duplicate"), tr("Copies of each selected run, each with a seed of its own:"), 4, 1, 100, &ok);
     if (ok) {
-        m_controller->duplicateRuns(m_boardView->selectedRuns(), copies);
+        document()->duplicateRuns(m_boardView->selectedRuns(), copies);
     }
 }
 
 void MainWindow::removeSelected()
 {
     if (document()) {
-        m_controller->removeRuns(m_boardView->selectedRuns());
+        document()->removeRuns(m_boardView->selectedRuns());
     }
 }
 
@@ -414,7 +414,7 @@ void MainWindow::editSelected()
     if (!m_specDialogs->edit(&spec, &repeat, false, document(), workerProgram(), run.name, asNewRun)) {
         return;
     }
-    if (m_controller->editRun(ids.first(), spec) && asNewRun) {
+    if (document() && document()->editRun(ids.first(), spec) && asNewRun) {
         statusBar()->showMessage(tr("Queued the edit of %1 as a new run; it waits for Start.").arg(run.name), 10000);
     }
 }
@@ -478,8 +478,8 @@ void MainWindow::addLane()
     bool ok = false;
     const QString device =
         devicechoices::device(inputdialogs::getItem(this, tr("Add lane"), devicechoices::label(), devices, true, &ok));
-    if (ok && !device.isEmpty()) {
-        m_controller->addLane(device, 1);
+    if (ok && !device.isEmpty() && document()) {
+        document()->addLane(device, 1);
     }
 }
 

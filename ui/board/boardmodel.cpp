@@ -402,8 +402,8 @@ bool BoardModel::dropMimeData(const QMimeData *data, Qt::DropAction action, int 
         return false;
     }
     // The edit is done here; the view must not remove the dragged rows itself.
-    return action == Qt::CopyAction ? m_controller->copyRuns(ids, lane, position)
-                                    : m_controller->moveRuns(ids, lane, position);
+    return action == Qt::CopyAction ? m_document->copyRuns(ids, lane, position)
+                                    : m_document->moveRuns(ids, lane, position);
 }
 
 bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
@@ -422,7 +422,7 @@ bool BoardModel::queueSpec(int lane, int position, QJsonObject spec, int repeat)
         return false;
     }
     QList<RunId> ids;
-    if (!m_controller->queueSpec(lane, position, spec, repeat, &ids)) {
+    if (!m_document || !m_document->queueSpec(lane, position, spec, repeat, &ids)) {
         return false;
     }
     Q_EMIT runsQueued(ids);

@@ -28,7 +28,11 @@ LaneMenu::LaneMenu(int lane, BoardController *controller, BoardModel *board, QAc
     addMeasureAction();
     addDeviceAction();
     addAction(addLane);
-    addAction(tr("Remove lane"), this, [this] { m_controller->removeLane(m_lane); });
+    addAction(tr("Remove lane"), this, [this] {
+        if (ExperimentDocument *document = m_controller->document()) {
+            document->removeLane(m_lane);
+        }
+    });
 }
 
 void LaneMenu::addRenameAction()
@@ -39,8 +43,8 @@ void LaneMenu::addRenameAction()
         const QString name =
             inputdialogs::getText(parentWidget(), tr("Rename lane %1").arg(info.title),
                                   tr("Name (empty: its device, %1)").arg(info.device.toString()), info.title, &ok);
-        if (ok) {
-            m_controller->renameLane(m_lane, name.trimmed());
+        if (ok && m_controller->document()) {
+            m_controller->document()->renameLane(m_lane, name.trimmed());
         }
     });
 }
@@ -52,8 +56,8 @@ void LaneMenu::addSlotsAction()
         const LaneInfo info = m_controller->document()->lane(m_lane);
         const int slotCount = inputdialogs::getInt(parentWidget(), tr("Slots of lane %1").arg(info.title),
                                                    tr("Runs at once"), info.slotCount, 1, 64, &ok);
-        if (ok) {
-            m_controller->editLane(m_lane, info.device.toString(), slotCount);
+        if (ok && m_controller->document()) {
+            m_controller->document()->editLane(m_lane, info.device.toString(), slotCount);
         }
     });
 }
@@ -82,7 +86,7 @@ void LaneMenu::addMeasureAction()
             if (!session || controller->document() != session || lane >= session->laneCount()) {
                 return; // the board changed meanwhile
             }
-            controller->editLane(lane, session->lane(lane).device.toString(), slotCount);
+            session->editLane(lane, session->lane(lane).device.toString(), slotCount);
         });
         dialog->open();
         dialog->start();
@@ -108,8 +112,8 @@ void LaneMenu::addDeviceAction()
         const QString device = devicechoices::device(
             inputdialogs::getItem(parentWidget(), tr("Device of lane %1").arg(info.title), devicechoices::label(),
                                   items, true, &ok, devicechoices::itemFor(info.device.toString(), items)));
-        if (ok && !device.isEmpty()) {
-            m_controller->editLane(m_lane, device, info.slotCount);
+        if (ok && !device.isEmpty() && m_controller->document()) {
+            m_controller->document()->editLane(m_lane, device, info.slotCount);
         }
     });
 }

@@ -90,7 +90,8 @@ bool RunAfterDialog::ask(BoardController *controller, RunId run, QWidget *parent
     if (dialog.exec() != QDialog::Accepted) {
         return false;
     }
-    return controller->setRunAfter(run, dialog.chosen());
+    ExperimentDocument *document = controller->document(); // the dialog's loop ran
+    return document && document->setRunAfter(run, dialog.chosen());
 }
 
 } // namespace trainyard

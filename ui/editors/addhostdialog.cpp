@@ -89,8 +89,8 @@ void AddHostDialog::addTo(BoardController *controller, QWidget *parent)
     for (const ExperimentHost &h : document->hosts())
         taken << h.name;
     AddHostDialog dialog(taken, parent);
-    if (dialog.exec() == QDialog::Accepted)
-        controller->addHost(dialog.host(), dialog.devices());
+    if (dialog.exec() == QDialog::Accepted && controller->document())
+        controller->document()->addHost(dialog.host(), dialog.devices());
 }
 
 ExperimentHost AddHostDialog::host(QStringList *problems) const

@@ -84,7 +84,7 @@ const ModelCatalogue *SweepPanel::catalogue() const
 
 bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
 {
-    const ExperimentDocument *document = m_controller->document();
+    ExperimentDocument *document = m_controller->document();
     QStringList errors;
     const std::optional<SweepSpec> spec =
         document ? SweepSpec::fromJson(sweep, QStringLiteral("sweep"), document->laneCount(), errors, catalogue())
@@ -95,12 +95,11 @@ bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
         }
         return false;
     }
-    // Through the BoardController, the one pusher onto the document's undo
-    // stack: a refusal reaches the window as its editFailed.
+    // A refusal is said by the document (editFailed, which the window shows too).
     QString refusal;
     const QMetaObject::Connection said =
-        connect(m_controller, &BoardController::editFailed, this, [&refusal](const QString &text) { refusal = text; });
-    const bool added = m_controller->addSweep(*spec);
+        connect(document, &ExperimentDocument::editFailed, this, [&refusal](const QString &text) { refusal = text; });
+    const bool added = document->addSweep(*spec);
     disconnect(said);
     if (!added) {
         if (error) {
