@@ -3,7 +3,7 @@
 #include "protocol/linedecoder.h"
 #include "protocol/protocol.h"
 
-#include "helpers/minitest.h"
+#include "tests/helpers/minitest.h"
 
 #include <random>
 
@@ -15,8 +15,9 @@ std::vector<LineDecoder::Result> drain(LineDecoder &decoder)
 {
     std::vector<LineDecoder::Result> out;
     LineDecoder::Result r;
-    while (decoder.next(r))
+    while (decoder.next(r)) {
         out.push_back(r);
+    }
     return out;
 }
 
@@ -206,8 +207,9 @@ TY_TEST(randomBytesNeverThrow)
     LineDecoder decoder(512);
     for (int round = 0; round < 2000; ++round) {
         std::string chunk(static_cast<std::size_t>(byte(rng)), '\0');
-        for (auto &c : chunk)
+        for (auto &c : chunk) {
             c = static_cast<char>(byte(rng) < 20 ? '\n' : byte(rng));
+        }
         decoder.feed(chunk);
         drain(decoder);
     }

@@ -6,7 +6,7 @@
 #include "protocol/protocol.h"
 #include "protocol/recorddecoder.h"
 
-#include "helpers/minitest.h"
+#include "tests/helpers/minitest.h"
 
 #include <cmath>
 #include <string>
@@ -33,8 +33,9 @@ std::vector<Decoded> decodeAll(RecordDecoder &decoder, const std::string &stream
         const std::string piece = stream.substr(at, chunk); // a fresh buffer each time, as a socket's
         decoder.feed(piece.data(), piece.size());
         RecordDecoder::Status status;
-        while (decoder.next(&status))
+        while (decoder.next(&status)) {
             out.push_back({status, decoder.record(), !decoder.message().is_null(), decoder.lineStart()});
+        }
     }
     return out;
 }
@@ -61,8 +62,9 @@ std::vector<nlohmann::json> everyKind()
 TY_TEST(everyKindInAnyChunkingGivesTheRecordsOfFromJson)
 {
     std::string stream;
-    for (const auto &m : everyKind())
+    for (const auto &m : everyKind()) {
         stream += encode(m);
+    }
     for (std::size_t chunk : {std::size_t(1), std::size_t(7), std::size_t(64), stream.size()}) {
         RecordDecoder decoder;
         const std::vector<Decoded> got = decodeAll(decoder, stream, chunk);

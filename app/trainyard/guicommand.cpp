@@ -3,7 +3,7 @@
 #include "commandline.h"
 
 #ifdef TRAINYARD_BUILD_GUI
-#include "app/desktopapp.h"
+#include "ui/app/desktopapp.h"
 #endif
 
 #include <QLatin1String>
@@ -49,8 +49,9 @@ int guiCommand(int &argc, char **argv, const std::function<void()> &commandsHelp
     commandLine.addPositionalArgument(QStringLiteral("file"), QStringLiteral("the experiment to open"),
                                       QStringLiteral("FILE.json"));
     QStringList args;
-    for (int i = 0; i < argc; ++i)
+    for (int i = 0; i < argc; ++i) {
         args << QString::fromLocal8Bit(argv[i]);
+    }
     // Help and version before the commands' helps are printed.
     if (const auto exit = commandLine.parse(args)) {
         if (*exit == kExitSuccess && commandLine.parser().isSet(QStringLiteral("help")) && commandsHelp) {
@@ -60,8 +61,9 @@ int guiCommand(int &argc, char **argv, const std::function<void()> &commandsHelp
         return *exit;
     }
     const QStringList files = commandLine.parser().positionalArguments();
-    if (files.size() > 1)
+    if (files.size() > 1) {
         return usageError(QStringLiteral("expected at most one experiment file (%1)").arg(commandLine.seeHelp()));
+    }
     return openDesktopApp(argc, argv, files.value(0));
 }
 

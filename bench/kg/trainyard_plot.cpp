@@ -5,11 +5,11 @@
 //
 //   trainyard-plot [--metric mrr] [--x wall|step|epoch] --output FILE.png RUN_DIR...
 
-#include "common/runcolors.h"
 #include "metrics/metricslogreader.h"
 #include "metrics/metricstore.h"
-#include "plot/plotwidget.h"
 #include "protocol/metricrecord.h"
+#include "ui/common/runcolors.h"
+#include "ui/plot/plotwidget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

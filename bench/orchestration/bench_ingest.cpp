@@ -10,13 +10,13 @@
 // Phase "flood": every worker sends `flood_lines` as fast as it can; the
 // absorbed rate is the orchestrator's capacity.
 
-#include "board/board.h"
-#include "experiment/experiment.h"
-#include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -53,8 +53,9 @@ struct PhaseResult
 
 double percentile(std::vector<double> v, double p)
 {
-    if (v.empty())
+    if (v.empty()) {
         return 0;
+    }
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, static_cast<std::size_t>(p * (v.size() - 1) + 0.5))];
 }
@@ -95,8 +96,9 @@ PhaseResult runPhase(Session &session, const QString &worker, const QList<RunId>
     QElapsedTimer firstLine;
     while (server->acceptedLines() < expected && clock.elapsed() < 120000) {
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-        if (!firstLine.isValid() && server->acceptedLines() > before)
+        if (!firstLine.isValid() && server->acceptedLines() > before) {
             firstLine.start();
+        }
     }
     probe.stop();
     PhaseResult r;
@@ -106,8 +108,9 @@ PhaseResult runPhase(Session &session, const QString &worker, const QList<RunId>
     r.p50 = percentile(lateness, 0.50);
     r.p99 = percentile(lateness, 0.99);
     r.max = lateness.empty() ? 0 : *std::max_element(lateness.begin(), lateness.end());
-    for (auto &p : processes)
+    for (auto &p : processes) {
         p->waitForFinished(10000);
+    }
     session.metrics()->flush();
     return r;
 }

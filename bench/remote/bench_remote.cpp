@@ -13,15 +13,15 @@
 //
 //   bench_remote FAKE_WORKER SSH_CONFIG HOST_RUNS_ROOT WORKDIR [runs=4] [rate=1000] [seconds=30] [rest=60]
 
-#include "dispatch/dispatcher.h"
-#include "experiment/experiment.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "remote/remotelauncher.h"
-#include "session/launcherrouter.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/remote/remotelauncher.h"
+#include "orchestration/session/launcherrouter.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -55,8 +55,9 @@ double cpuSeconds(int who)
 double processCpu(qint64 pid)
 {
     QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (pid <= 0 || !f.open(QIODevice::ReadOnly))
+    if (pid <= 0 || !f.open(QIODevice::ReadOnly)) {
         return 0;
+    }
     const QByteArray stat = f.readAll();
     const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
     return (fields.value(11).toDouble() + fields.value(12).toDouble()) / double(sysconf(_SC_CLK_TCK));
@@ -64,8 +65,9 @@ double processCpu(qint64 pid)
 
 double percentile(std::vector<double> v, double p)
 {
-    if (v.empty())
+    if (v.empty()) {
         return 0;
+    }
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, static_cast<std::size_t>(p * double(v.size() - 1) + 0.5))];
 }
@@ -86,18 +88,21 @@ Experiment experiment(const QString &name, const QString &root, const QString &d
                       double rate, const QJsonObject &host)
 {
     QJsonArray lanes;
-    for (int i = 0; i < runs; ++i)
+    for (int i = 0; i < runs; ++i) {
         lanes.append(QJsonObject{
             {QStringLiteral("device"), device},
             {QStringLiteral("runs"), QJsonArray{spec(QStringLiteral("%1-%2").arg(name).arg(i + 1), steps, rate)}}});
+    }
     QJsonObject json{
         {QStringLiteral("name"), name}, {QStringLiteral("runs_root"), root}, {QStringLiteral("lanes"), lanes}};
-    if (!host.isEmpty())
+    if (!host.isEmpty()) {
         json.insert(QStringLiteral("hosts"), QJsonArray{host});
+    }
     QStringList errors;
     const auto ex = Experiment::fromJson(json, &errors);
-    if (!ex)
+    if (!ex) {
         std::fprintf(stderr, "bench_remote: %s\n", qPrintable(errors.join(QLatin1Char('\n'))));
+    }
     return ex.value_or(Experiment{});
 }
 
@@ -108,13 +113,15 @@ bool waitFor(const std::function<bool()> &done, int timeoutMs)
     QEventLoop loop;
     QTimer check;
     QObject::connect(&check, &QTimer::timeout, &loop, [&] {
-        if (done())
+        if (done()) {
             loop.quit();
+        }
     });
     check.start(20);
     QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-    if (!done())
+    if (!done()) {
         loop.exec();
+    }
     return done();
 }
 
@@ -133,11 +140,13 @@ void follow(Session &session, Latencies *lat)
         const double now = QDateTime::currentMSecsSinceEpoch() / 1000.0;
         for (RunId run : runs) {
             const MetricSeries *s = store->series(run, sent);
-            if (!s)
+            if (!s) {
                 continue;
+            }
             std::size_t &seen = lat->read[{run, sent}];
-            for (std::size_t i = seen; i < s->size(); ++i)
+            for (std::size_t i = seen; i < s->size(); ++i) {
                 lat->ms.push_back(std::max(0.0, (now - s->value(i)) * 1000.0));
+            }
             seen = s->size();
         }
     });
@@ -160,16 +169,18 @@ void print(const Phase &p)
     std::printf("%-6s latency write -> store p50 %.1f ms, p99 %.1f ms, max %.1f ms (%zu lines)\n", qPrintable(p.label),
                 percentile(p.latency, 0.5), percentile(p.latency, 0.99), percentile(p.latency, 1.0), p.latency.size());
     const auto perThousand = [lines](double cpu) { return 1000.0 * cpu / lines * 1000.0; };
-    if (p.masterCpu > 0)
+    if (p.masterCpu > 0) {
         std::printf(
             "%-6s CPU per 1,000 lines: %.1f ms this process, %.1f ms its ssh commands, %.1f ms the ssh master\n",
             qPrintable(p.label), perThousand(p.cpu), perThousand(p.childCpu), perThousand(p.masterCpu));
-    else
+    } else {
         std::printf("%-6s CPU per 1,000 lines: %.1f ms this process (the workers not counted)\n", qPrintable(p.label),
                     perThousand(p.cpu));
-    if (p.commands > 0)
+    }
+    if (p.commands > 0) {
         std::printf("%-6s ssh commands while streaming: %.0f a minute\n", qPrintable(p.label),
                     p.commands * 60.0 / p.seconds);
+    }
 }
 
 using RemoteOf = RemoteLauncher *(*)(Session &);
@@ -196,8 +207,9 @@ Phase stream(const QString &label, const Experiment &ex, const QString &worker, 
     follow(session, &lat);
     RemoteLauncher *host = remote ? hostOf(session) : nullptr;
     const Device device = ex.lanes.first().device;
-    if (host && !waitFor([&] { return host->unavailable(device).isEmpty(); }, 30000))
+    if (host && !waitFor([&] { return host->unavailable(device).isEmpty(); }, 30000)) {
         std::fprintf(stderr, "bench_remote: %s\n", qPrintable(host->unavailable(device)));
+    }
     const int commands0 = host ? host->commandCount() : 0;
     const qint64 master = host ? host->masterPid() : 0;
     const double master0 = processCpu(master);
@@ -222,8 +234,9 @@ Phase stream(const QString &label, const Experiment &ex, const QString &worker, 
     }
     p.sent = steps * runs;
     p.latency = lat.ms;
-    if (host)
+    if (host) {
         p.commands = host->commandCount() - commands0;
+    }
     session.close(false);
     waitFor([&] { return !session.isOpen(); }, 30000);
     return p;
@@ -235,8 +248,9 @@ double atRest(const Experiment &ex, int seconds)
 {
     Session session;
     QStringList errors;
-    if (!session.open(ex, QString(), &errors))
+    if (!session.open(ex, QString(), &errors)) {
         return -1;
+    }
     RemoteLauncher *host = hostOf(session);
     Orchestrator *o = session.orchestrator();
     o->dispatcher()->startAll();
@@ -244,8 +258,9 @@ double atRest(const Experiment &ex, int seconds)
     waitFor(
         [&] { return std::all_of(ids.begin(), ids.end(), [&](RunId id) { return o->runs()->value(id).connected; }); },
         60000);
-    for (RunId id : ids)
+    for (RunId id : ids) {
         o->supervisor()->pause(id);
+    }
     waitFor([] { return false; }, 3000); // settle
     const int before = host->commandCount();
     waitFor([] { return false; }, seconds * 1000);

@@ -43,12 +43,14 @@ SeedResult runSeed(std::uint64_t seed, int runs)
     SeedResult out;
     out.bound = trace.lowerBound();
     std::vector<std::unique_ptr<Policy>> policies;
-    for (int perGpu : kSlots)
+    for (int perGpu : kSlots) {
         policies.push_back(std::make_unique<TrainyardPolicy>(perGpu));
+    }
     policies.push_back(std::make_unique<RoundRobinPolicy>(trace));
     policies.push_back(std::make_unique<FreeGpuFifoPolicy>());
-    for (auto &policy : policies)
+    for (auto &policy : policies) {
         out.results.push_back(simulate(trace, *policy));
+    }
     return out;
 }
 
@@ -74,8 +76,9 @@ struct Stat
 void printLast(const Trace &trace, const SimResult &r)
 {
     int last = 0;
-    for (int i = 1; i < r.runs.size(); ++i)
+    for (int i = 1; i < r.runs.size(); ++i) {
         last = r.runs.at(i).end > r.runs.at(last).end ? i : last;
+    }
     const TraceRun &run = trace.runs.at(last);
     std::printf("  %-28s last: %s (%d GPU, %.2f h alone, u %.2f), started at %.2f h, ended at %.2f h\n",
                 qPrintable(r.policy), qPrintable(run.name), run.gpus, run.seconds / kHour, run.utilization,
@@ -111,21 +114,25 @@ int main(int argc, char **argv)
 
     bool broken = false;
     std::vector<SeedResult> all;
-    for (int s = 0; s < seeds; ++s)
+    for (int s = 0; s < seeds; ++s) {
         all.push_back(runSeed(firstSeed + std::uint64_t(s), runs));
+    }
 
     const SeedResult &one = all.front();
     std::printf("seed %llu:\n", static_cast<unsigned long long>(firstSeed));
     std::printf("  %-28s %10s %8s %11s %12s\n", "policy", "makespan", "/bound", "idle GPU-h", "mean wait");
-    for (const SimResult &r : one.results)
+    for (const SimResult &r : one.results) {
         std::printf("  %-28s %8.2f h %8.3f %11.1f %10.2f h\n", qPrintable(r.policy), r.makespan / kHour,
                     r.makespan / one.bound, r.idleGpuSeconds / kHour, r.meanWait / kHour);
-    for (const SimResult &r : one.results)
+    }
+    for (const SimResult &r : one.results) {
         printLast(first, r);
-    for (int k = 0; k < int(std::size(kSlots)); ++k)
+    }
+    for (int k = 0; k < int(std::size(kSlots)); ++k) {
         std::printf("  slots %d: round-robin / trainyard %.2fx, FIFO / trainyard %.2fx\n", kSlots[k],
                     one.results[kRoundRobin].makespan / one.results[k].makespan,
                     one.results[kFifo].makespan / one.results[k].makespan);
+    }
 
     std::printf("\nover seeds %llu-%llu: mean (worst)\n", static_cast<unsigned long long>(firstSeed),
                 static_cast<unsigned long long>(firstSeed + seeds - 1));
@@ -151,16 +158,18 @@ int main(int argc, char **argv)
     std::printf("  trainyard makespan/bound by seed:");
     for (int k = 0; k < int(std::size(kSlots)); ++k) {
         std::printf("%s slots %d:", k ? ";" : "", kSlots[k]);
-        for (const SeedResult &seed : all)
+        for (const SeedResult &seed : all) {
             std::printf(" %.3f", seed.results[k].makespan / seed.bound);
+        }
     }
     std::printf("\n");
 
     std::printf("\ntargets, on the worst of %d seeds:\n", seeds);
-    for (int k = 0; k < int(std::size(kSlots)); ++k)
+    for (int k = 0; k < int(std::size(kSlots)); ++k) {
         std::printf("  trainyard slots %d: makespan <= %.2fx bound: %s (%.3f); >= %.2fx shorter than round-robin: "
                     "%s (%.2fx)\n",
                     kSlots[k], kBoundTarget, verdict(bound[k].worst <= kBoundTarget), bound[k].worst, kRoundRobinTarget,
                     verdict(rr[k].worst >= kRoundRobinTarget), rr[k].worst);
+    }
     return broken ? 1 : 0;
 }

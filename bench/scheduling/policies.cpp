@@ -1,6 +1,6 @@
 #include "policies.h"
 
-#include "placement/gpuplacer.h"
+#include "orchestration/placement/gpuplacer.h"
 
 namespace trainyard::schedsim {
 
@@ -38,8 +38,9 @@ QList<Start> TrainyardPolicy::place(const SimState &state)
         request.memoryBytes = run.memoryBytes;
         request.label = run.name;
         const GpuPlacement placement = placer.place(request);
-        if (!placement.gpus.isEmpty())
+        if (!placement.gpus.isEmpty()) {
             starts.append(Start{index, placement.gpus});
+        }
     }
     return starts;
 }
@@ -64,11 +65,13 @@ QList<Start> RoundRobinPolicy::place(const SimState &state)
 {
     QList<Start> starts;
     QList<bool> free;
-    for (const GpuState &gpu : state.gpus)
+    for (const GpuState &gpu : state.gpus) {
         free.append(gpu.runs == 0);
+    }
     for (int g = 0; g < m_lanes.size(); ++g) {
-        if (m_lanes.at(g).isEmpty() || !free.at(g))
+        if (m_lanes.at(g).isEmpty() || !free.at(g)) {
             continue;
+        }
         const int head = m_lanes.at(g).first();
         if (state.trace->runs.at(head).gpus == 1) {
             starts.append(Start{head, QList<int>{g}});
@@ -92,14 +95,16 @@ QList<Start> FreeGpuFifoPolicy::place(const SimState &state)
 {
     QList<int> free;
     for (int g = 0; g < state.gpus.size(); ++g) {
-        if (state.gpus.at(g).runs == 0)
+        if (state.gpus.at(g).runs == 0) {
             free.append(g);
+        }
     }
     QList<Start> starts;
     for (int index : state.queue) {
         const int need = state.trace->runs.at(index).gpus;
-        if (need > free.size())
+        if (need > free.size()) {
             break; // strict FIFO: nothing overtakes the head
+        }
         starts.append(Start{index, free.mid(0, need)});
         free.remove(0, need);
     }

@@ -30,17 +30,21 @@ QList<GpuState> gpuStates(const Trace &trace, const QList<int> &active, const QL
 // Why `start` may not start: empty when it may.
 QString refusal(const Trace &trace, const Start &start, const QList<int> &queue)
 {
-    if (!queue.contains(start.run))
+    if (!queue.contains(start.run)) {
         return QStringLiteral("run %1 started twice or is not in the trace").arg(start.run);
+    }
     const TraceRun &run = trace.runs.at(start.run);
-    if (start.gpus.size() != run.gpus)
+    if (start.gpus.size() != run.gpus) {
         return QStringLiteral("%1 needs %2 GPUs, got %3").arg(run.name).arg(run.gpus).arg(start.gpus.size());
+    }
     for (int k = 0; k < start.gpus.size(); ++k) {
         const int g = start.gpus.at(k);
-        if (g < 0 || g >= trace.gpuCount)
+        if (g < 0 || g >= trace.gpuCount) {
             return QStringLiteral("%1 placed on GPU %2 of %3").arg(run.name).arg(g).arg(trace.gpuCount);
-        if (start.gpus.indexOf(g) != k)
+        }
+        if (start.gpus.indexOf(g) != k) {
             return QStringLiteral("%1 placed twice on GPU %2").arg(run.name).arg(g);
+        }
     }
     return {};
 }
@@ -63,8 +67,9 @@ SimResult simulate(const Trace &trace, Policy &policy)
     QList<int> active;
     double now = 0;
     const auto violate = [&result](const QString &what) {
-        if (result.violations.size() < kMaxViolations)
+        if (result.violations.size() < kMaxViolations) {
             result.violations.append(what);
+        }
     };
 
     // Every iteration ends at least one run, so n + 1 of them is the most a
@@ -84,19 +89,22 @@ SimResult simulate(const Trace &trace, Policy &policy)
         }
         const QList<GpuState> gpus = gpuStates(trace, active, result.runs);
         for (int g = 0; g < gpus.size(); ++g) {
-            if (gpus.at(g).bytes > trace.gpuBytes)
+            if (gpus.at(g).bytes > trace.gpuBytes) {
                 violate(
                     QStringLiteral("t=%1 s: GPU %2 holds %3 GiB").arg(now).arg(g).arg(double(gpus.at(g).bytes) / kGiB));
-            if (gpus.at(g).runs > policy.slotsPerGpu())
+            }
+            if (gpus.at(g).runs > policy.slotsPerGpu()) {
                 violate(QStringLiteral("t=%1 s: GPU %2 runs %3 runs, slots %4")
                             .arg(now)
                             .arg(g)
                             .arg(gpus.at(g).runs)
                             .arg(policy.slotsPerGpu()));
+            }
         }
         if (active.isEmpty()) {
-            if (!queue.isEmpty())
+            if (!queue.isEmpty()) {
                 violate(QStringLiteral("t=%1 s: nothing runs and %2 runs can never start").arg(now).arg(queue.size()));
+            }
             break;
         }
 
@@ -105,34 +113,39 @@ SimResult simulate(const Trace &trace, Policy &policy)
         double dt = std::numeric_limits<double>::infinity();
         for (int run : active) {
             double r = 1.0;
-            for (int g : result.runs.at(run).gpus)
+            for (int g : result.runs.at(run).gpus) {
                 r = std::min(r, 1.0 / std::max(1.0, gpus.at(g).utilization));
+            }
             rate[run] = r;
             if (left.at(run) / r < dt) {
                 dt = left.at(run) / r;
                 first = run;
             }
         }
-        for (const GpuState &gpu : gpus)
+        for (const GpuState &gpu : gpus) {
             result.idleGpuSeconds += gpu.runs == 0 ? dt : 0.0;
+        }
         now += dt;
         QList<int> still;
         for (int run : active) {
             left[run] = run == first ? 0.0 : left.at(run) - rate.at(run) * dt;
-            if (left.at(run) <= kEndEpsilon)
+            if (left.at(run) <= kEndEpsilon) {
                 result.runs[run].end = now;
-            else
+            } else {
                 still.append(run);
+            }
         }
         active = still;
     }
-    if (!active.isEmpty())
+    if (!active.isEmpty()) {
         violate(QStringLiteral("the simulation did not end (%1 runs left)").arg(active.size()));
+    }
 
     result.makespan = now;
     double waits = 0;
-    for (const RunRecord &record : result.runs)
+    for (const RunRecord &record : result.runs) {
         waits += std::max(0.0, record.start);
+    }
     result.meanWait = n ? waits / n : 0.0;
     return result;
 }

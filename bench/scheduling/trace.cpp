@@ -71,16 +71,18 @@ double Random::logNormal(double median, double sigma, double lo, double hi)
 double Trace::work() const
 {
     double sum = 0;
-    for (const TraceRun &run : runs)
+    for (const TraceRun &run : runs) {
         sum += run.work();
+    }
     return sum;
 }
 
 double Trace::longestRun() const
 {
     double longest = 0;
-    for (const TraceRun &run : runs)
+    for (const TraceRun &run : runs) {
         longest = std::max(longest, run.seconds);
+    }
     return longest;
 }
 
@@ -127,16 +129,21 @@ Trace makeTrace(std::uint64_t seed, int runs)
     const int cnn = int(std::lround(0.20 * runs));
     const int huge = std::max(1, int(std::lround(0.03 * runs)));
     QStringList kinds;
-    for (int i = 0; i < kg; ++i)
+    for (int i = 0; i < kg; ++i) {
         kinds.append(i % 2 ? QStringLiteral("transh") : QStringLiteral("transe"));
-    for (int i = 0; i < sacn; ++i)
+    }
+    for (int i = 0; i < sacn; ++i) {
         kinds.append(QStringLiteral("sacn"));
-    for (int i = 0; i < cnn; ++i)
+    }
+    for (int i = 0; i < cnn; ++i) {
         kinds.append(QStringLiteral("cnn"));
-    for (int i = 0; i < huge; ++i)
+    }
+    for (int i = 0; i < huge; ++i) {
         kinds.append(QStringLiteral("huge"));
-    while (kinds.size() < runs)
+    }
+    while (kinds.size() < runs) {
         kinds.append(QStringLiteral("large"));
+    }
     random.shuffle(kinds);
 
     Trace trace;
@@ -145,15 +152,17 @@ Trace makeTrace(std::uint64_t seed, int runs)
         TraceRun run = drawRun(random, kinds.at(i));
         run.name += QLatin1Char('-') + QString::number(i);
         if (run.kind == QLatin1String("sacn") || run.kind == QLatin1String("large")
-            || run.kind == QLatin1String("huge"))
+            || run.kind == QLatin1String("huge")) {
             bigger.append(i);
+        }
         trace.runs.append(run);
     }
     // 10 % of all runs need 2 GPUs (the same memory on each).
     random.shuffle(bigger);
     const int twoGpu = std::min(int(bigger.size()), int(std::lround(0.10 * runs)));
-    for (int k = 0; k < twoGpu; ++k)
+    for (int k = 0; k < twoGpu; ++k) {
         trace.runs[bigger.at(k)].gpus = 2;
+    }
     return trace;
 }
 

@@ -62,8 +62,9 @@ public:
     template <typename T>
     void shuffle(QList<T> &list)
     {
-        for (qsizetype i = list.size() - 1; i > 0; --i)
+        for (qsizetype i = list.size() - 1; i > 0; --i) {
             list.swapItemsAt(i, below(int(i + 1)));
+        }
     }
 
 private:

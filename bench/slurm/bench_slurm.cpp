@@ -7,8 +7,8 @@
 // script around squeue does). Prints one line per figure.
 //   bench_slurm N POLL_SECONDS TRACK_SECONDS RUN_DIR
 
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmlauncher.h"
+#include "orchestration/slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmlauncher.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -57,14 +57,16 @@ struct Lateness
     void tick()
     {
         const qint64 now = clock.nsecsElapsed();
-        if (last >= 0)
+        if (last >= 0) {
             ms.push_back(std::max(0.0, (now - last) / 1e6 - 10.0));
+        }
         last = now;
     }
     double percentile(double p) const
     {
-        if (ms.empty())
+        if (ms.empty()) {
             return 0;
+        }
         std::vector<double> v = ms;
         std::sort(v.begin(), v.end());
         return v[std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5))];
@@ -98,12 +100,14 @@ int main(int argc, char **argv)
     int pendingSeen = 0;
     int failed = 0;
     QObject::connect(&launcher, &Launcher::pending, [&](RunId, const QString &reason) {
-        if (reason != QLatin1String("submitted"))
+        if (reason != QLatin1String("submitted")) {
             ++pendingSeen;
+        }
     });
     QObject::connect(&launcher, &Launcher::failedToLaunch, [&](RunId run, const QString &why) {
-        if (++failed <= 3)
+        if (++failed <= 3) {
             std::fprintf(stderr, "run %d: %s\n", run, qPrintable(why));
+        }
     });
     int submitted = 0;
     QObject::connect(&launcher, &Launcher::started, [&](RunId, qint64, const QString &) { ++submitted; });

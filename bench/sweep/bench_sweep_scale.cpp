@@ -40,22 +40,22 @@
 //    (its UpdateRequest handled); the Sweep view's refreshes (their count and
 //    time); the event loop's lateness (a 5 ms timer).
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/board.h"
-#include "board/boardview.h"
-#include "common/prompts.h"
-#include "dispatch/dispatcher.h"
-#include "experiment/experiment.h"
-#include "plot/plotwidget.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeppanel.h"
-#include "sweep/sweeprunner.h"
-#include "sweep/sweeptablemodel.h"
-#include "sweep/sweepview.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardview.h"
+#include "ui/common/prompts.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/sweep/sweeppanel.h"
+#include "ui/sweep/sweeptablemodel.h"
+#include "ui/sweep/sweepview.h"
 
 #include <QApplication>
 #include <QDir>

@@ -14,14 +14,14 @@
 //     per run.
 // Exit status 0 when the targets are met.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "catalogue/modelcatalogue.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runnotes.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/protocol.h"
-#include "records/runnotes.h"
-#include "runs/runtablemodel.h"
-#include "runs/runtablepanel.h"
-#include "runstore/runstore.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtablepanel.h"
 
 #include <QApplication>
 #include <QDir>

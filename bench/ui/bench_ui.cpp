@@ -16,16 +16,16 @@
 // Targets: replot <= 16 ms per frame at the 30 Hz refresh; 10 M points drawn
 // in <= 50 ms.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/board.h"
-#include "board/boardview.h"
-#include "common/prompts.h"
-#include "common/runcolors.h"
 #include "metrics/metricstore.h"
-#include "plot/plotwidget.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardview.h"
+#include "ui/common/prompts.h"
+#include "ui/common/runcolors.h"
+#include "ui/plot/plotwidget.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -191,8 +191,9 @@ int main(int argc, char **argv)
         const long points = sent * long(ids.size());
         std::size_t plotBytes = 0;
         for (RunId id : ids) {
-            if (const MetricCurve *curve = window.plot()->curve(QString::number(id)))
+            if (const MetricCurve *curve = window.plot()->curve(QString::number(id))) {
                 plotBytes += curve->bytesHeld();
+            }
         }
         const double storeBytes = double(store->bytesReserved());
         const double p50 = percentile(frames, 0.5);

@@ -40,8 +40,9 @@ const MetricSeries *ownEpochs(const MetricStore &store, RunId run, const QString
 {
     for (qsizetype slash = metric.indexOf(QLatin1Char('/')); slash > 0;
          slash = metric.indexOf(QLatin1Char('/'), slash + 1)) {
-        if (const MetricSeries *s = store.series(run, metric.left(slash) + QStringLiteral("/epoch")))
+        if (const MetricSeries *s = store.series(run, metric.left(slash) + QStringLiteral("/epoch"))) {
             return s;
+        }
     }
     return nullptr;
 }
@@ -57,8 +58,9 @@ MetricsCsvWriter::MetricsCsvWriter(QIODevice *device)
 QByteArray MetricsCsvWriter::field(const QString &text)
 {
     QByteArray bytes = text.toUtf8();
-    if (bytes.contains(',') || bytes.contains('"') || bytes.contains('\n') || bytes.contains('\r'))
+    if (bytes.contains(',') || bytes.contains('"') || bytes.contains('\n') || bytes.contains('\r')) {
         bytes = '"' + bytes.replace("\"", "\"\"") + '"';
+    }
     return bytes;
 }
 
@@ -71,8 +73,9 @@ void MetricsCsvWriter::writeLine(const QByteArray &run, std::int64_t step, Numbe
     m_line += ',';
     appendNumber(&m_line, step);
     m_line += ',';
-    if (!std::isnan(epoch))
+    if (!std::isnan(epoch)) {
         appendNumber(&m_line, epoch);
+    }
     m_line += ',';
     appendNumber(&m_line, wall);
     m_line += ',';
@@ -80,8 +83,9 @@ void MetricsCsvWriter::writeLine(const QByteArray &run, std::int64_t step, Numbe
     m_line += ',';
     appendNumber(&m_line, value);
     m_line += '\n';
-    if (m_device->write(m_line) < 0)
+    if (m_device->write(m_line) < 0) {
         m_ok = false;
+    }
     ++m_lines;
 }
 
@@ -104,18 +108,21 @@ void MetricsCsvWriter::writeRun(const QString &name, const MetricStore &store, R
     const QStringList metrics = store.metricNames(run);
     for (const QString &metric : metrics) {
         // The epoch is a column; an eval line's "epoch" (epochs completed) says when, not how well.
-        if (MetricStore::isBookkeeping(metric))
+        if (MetricStore::isBookkeeping(metric)) {
             continue;
+        }
         const MetricSeries *s = store.series(run, metric);
-        if (!s)
+        if (!s) {
             continue;
+        }
         const QByteArray metricField = field(metric);
         const MetricSeries *evalEpochs = ownEpochs(store, run, metric);
         for (std::size_t i = 0; i < s->size(); ++i) {
             // An eval line's own epoch, where it gave one at this step, else the metric lines'.
             double epoch = evalEpochs ? valueAt(evalEpochs, s->step(i)) : kNoEpoch;
-            if (std::isnan(epoch))
+            if (std::isnan(epoch)) {
                 epoch = epochOf(epochs, s->step(i));
+            }
             writeLine(runField, s->step(i), epoch, s->wall(i), metricField, s->value(i));
         }
     }
@@ -123,18 +130,21 @@ void MetricsCsvWriter::writeRun(const QString &name, const MetricStore &store, R
 
 double MetricsCsvWriter::epochOf(const MetricSeries *epochs, std::int64_t step)
 {
-    if (!epochs || epochs->isEmpty())
+    if (!epochs || epochs->isEmpty()) {
         return kNoEpoch;
+    }
     const std::int64_t *begin = epochs->steps();
     const std::int64_t *end = begin + epochs->size();
     const std::int64_t *it = std::lower_bound(begin, end, step);
     const auto i = std::size_t(it - begin);
-    if (it != end && *it == step)
+    if (it != end && *it == step) {
         return epochs->value(i);
+    }
     // Epochs never decrease with the step: between two metric lines of one
     // epoch every step belongs to it.
-    if (it != begin && it != end && epochs->value(i - 1) == epochs->value(i))
+    if (it != begin && it != end && epochs->value(i - 1) == epochs->value(i)) {
         return epochs->value(i);
+    }
     return kNoEpoch;
 }
 
@@ -143,21 +153,24 @@ bool MetricsCsvWriter::writeFile(const QString &path, const std::function<void(M
 {
     QSaveFile file(path);
     auto fail = [&] {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         qCWarning(lcMetrics).noquote() << path << "not written:" << file.errorString();
         return false;
     };
-    if (!file.open(QIODevice::WriteOnly))
+    if (!file.open(QIODevice::WriteOnly)) {
         return fail();
+    }
     MetricsCsvWriter csv(&file);
     write(csv);
     if (!csv.ok()) {
         file.cancelWriting();
         return fail();
     }
-    if (!file.commit())
+    if (!file.commit()) {
         return fail();
+    }
     qCDebug(lcMetrics).noquote() << "wrote" << csv.lineCount() << "values to" << path;
     return true;
 }

@@ -55,10 +55,11 @@ MetricsLogReader::Result MetricsLogReader::read(const QString &path, qint64 offs
     QFile file;
     if (!openRegularFile(path, &file, &result.error)) {
         // Absent: normal before a worker has written its first line.
-        if (result.error.isEmpty())
+        if (result.error.isEmpty()) {
             qCDebug(lcMetrics).noquote() << path << "not read: absent";
-        else
+        } else {
             qCDebug(lcMetrics).noquote() << result.error;
+        }
         return result;
     }
     if (file.size() < offset) {
@@ -79,11 +80,13 @@ MetricsLogReader::Result MetricsLogReader::read(const QString &path, qint64 offs
     d->chunk.resize(std::size_t(1) << 16);
     for (;;) {
         const qint64 n = file.read(d->chunk.data(), qint64(d->chunk.size()));
-        if (n < 0)
+        if (n < 0) {
             qCWarning(lcMetrics).noquote()
                 << path << "read failed at byte" << offset + qint64(decoder.consumed()) << ":" << file.errorString();
-        if (n <= 0)
+        }
+        if (n <= 0) {
             break;
+        }
         decoder.feed(d->chunk.data(), std::size_t(n));
         protocol::RecordDecoder::Status status;
         while (decoder.next(&status)) {
@@ -104,14 +107,16 @@ MetricsLogReader::Result MetricsLogReader::read(const QString &path, qint64 offs
         // A torn last line: not consumed, so the next read sees it whole; a
         // worker gone for good leaves it skipped (an oversized one was
         // counted when it was found).
-        if (!decoder.discarding())
+        if (!decoder.discarding()) {
             ++result.skipped;
+        }
         qCDebug(lcMetrics).noquote() << path << "ends in an incomplete line at byte" << result.offset;
     }
-    if (firstProblemAt >= 0)
+    if (firstProblemAt >= 0) {
         qCWarning(lcMetrics).nospace().noquote()
             << path << ": " << result.skipped << " line(s) skipped (no message), " << result.invalid
             << " rejected (invalid); the first at byte " << firstProblemAt << ": " << QUtf8StringView(firstProblem);
+    }
     qCDebug(lcMetrics).noquote() << path << "read from byte" << offset << "to" << result.offset << ":" << result.records
                                  << "records";
     return result;

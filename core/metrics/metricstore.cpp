@@ -36,8 +36,9 @@ void MetricSeries::add(std::int64_t step, double wall, double value)
         m_wall.resize(at);
         m_value.resize(at);
     }
-    if (m_step.size() == m_step.capacity())
+    if (m_step.size() == m_step.capacity()) {
         grow();
+    }
     m_step.push_back(step);
     m_wall.push_back(wall);
     m_value.push_back(value);
@@ -64,8 +65,9 @@ MetricStore::~MetricStore()
 int MetricStore::metricId(const QString &name)
 {
     const auto it = m_ids.constFind(name);
-    if (it != m_ids.constEnd())
+    if (it != m_ids.constEnd()) {
         return it.value();
+    }
     const int id = static_cast<int>(m_names.size());
     m_names << name;
     m_ids.insert(name, id);
@@ -80,8 +82,9 @@ int MetricStore::metricId(const char *name, std::size_t length)
 int MetricStore::metricId(const std::string &name)
 {
     const auto it = m_keyIds.find(name);
-    if (it != m_keyIds.end())
+    if (it != m_keyIds.end()) {
         return it->second;
+    }
     const int id = metricId(QString::fromStdString(name));
     m_keyIds.emplace(name, id);
     return id;
@@ -95,16 +98,20 @@ QString MetricStore::metricName(int id) const
 MetricSeries *MetricStore::seriesFor(RunId run, int metric)
 {
     if (run == m_cachedRun && m_cachedSeries && static_cast<std::size_t>(metric) < m_cachedSeries->byMetric.size()
-        && m_cachedSeries->byMetric[static_cast<std::size_t>(metric)])
+        && m_cachedSeries->byMetric[static_cast<std::size_t>(metric)]) {
         return m_cachedSeries->byMetric[static_cast<std::size_t>(metric)].get();
+    }
     RunSeries *&rs = m_runs[run];
-    if (!rs)
+    if (!rs) {
         rs = new RunSeries;
-    if (static_cast<std::size_t>(metric) >= rs->byMetric.size())
+    }
+    if (static_cast<std::size_t>(metric) >= rs->byMetric.size()) {
         rs->byMetric.resize(static_cast<std::size_t>(metric) + 1);
+    }
     auto &slot = rs->byMetric[static_cast<std::size_t>(metric)];
-    if (!slot)
+    if (!slot) {
         slot = std::make_unique<MetricSeries>();
+    }
     m_cachedRun = run;
     m_cachedSeries = rs;
     return slot.get();
@@ -118,8 +125,9 @@ void MetricStore::add(RunId run, int metric, std::int64_t step, double wall, dou
         m_dirty.insert(run);
         m_lastDirty = run;
     }
-    if (!m_timer.isActive())
+    if (!m_timer.isActive()) {
         m_timer.start();
+    }
 }
 
 void MetricStore::add(RunId run, const QString &metric, std::int64_t step, double wall, double value)
@@ -131,16 +139,18 @@ void MetricStore::add(RunId run, const MetricRecord &record)
 {
     std::string name;
     for (std::size_t i = 0; i < record.fieldCount; ++i) {
-        if (const std::string *key = record.pointKey(i, &name))
+        if (const std::string *key = record.pointKey(i, &name)) {
             add(run, metricId(*key), record.step, record.wall, record.fields[i].value);
+        }
     }
 }
 
 const MetricSeries *MetricStore::series(RunId run, int metric) const
 {
     const RunSeries *rs = m_runs.value(run);
-    if (!rs || metric < 0 || static_cast<std::size_t>(metric) >= rs->byMetric.size())
+    if (!rs || metric < 0 || static_cast<std::size_t>(metric) >= rs->byMetric.size()) {
         return nullptr;
+    }
     return rs->byMetric[static_cast<std::size_t>(metric)].get();
 }
 
@@ -153,11 +163,13 @@ QStringList MetricStore::metricNames(RunId run) const
 {
     QStringList names;
     const RunSeries *rs = m_runs.value(run);
-    if (!rs)
+    if (!rs) {
         return names;
+    }
     for (std::size_t i = 0; i < rs->byMetric.size(); ++i) {
-        if (rs->byMetric[i])
+        if (rs->byMetric[i]) {
             names << m_names.at(static_cast<qsizetype>(i));
+        }
     }
     return names;
 }
@@ -176,12 +188,14 @@ QList<RunId> MetricStore::runs() const
 
 void MetricStore::removeRun(RunId run)
 {
-    if (run == m_cachedRun)
+    if (run == m_cachedRun) {
         m_cachedSeries = nullptr;
+    }
     delete m_runs.take(run);
     m_dirty.insert(run);
-    if (!m_timer.isActive())
+    if (!m_timer.isActive()) {
         m_timer.start();
+    }
 }
 
 void MetricStore::clear()
@@ -198,8 +212,9 @@ std::size_t MetricStore::pointCount() const
     std::size_t n = 0;
     for (const RunSeries *rs : m_runs) {
         for (const auto &s : rs->byMetric) {
-            if (s)
+            if (s) {
                 n += s->size();
+            }
         }
     }
     return n;
@@ -210,8 +225,9 @@ std::size_t MetricStore::bytesReserved() const
     std::size_t n = 0;
     for (const RunSeries *rs : m_runs) {
         for (const auto &s : rs->byMetric) {
-            if (s)
+            if (s) {
                 n += s->bytesReserved() + sizeof(MetricSeries);
+            }
         }
     }
     return n;
@@ -225,8 +241,9 @@ void MetricStore::setBatchInterval(int ms)
 void MetricStore::flush()
 {
     m_timer.stop();
-    if (m_dirty.isEmpty())
+    if (m_dirty.isEmpty()) {
         return;
+    }
     QList<RunId> runs(m_dirty.begin(), m_dirty.end());
     m_dirty.clear();
     m_lastDirty = 0;

@@ -31,8 +31,9 @@ struct MetricRecord;
 template <typename Points, typename Step, typename StepOf>
 std::size_t resumePosition(const Points &points, Step step, StepOf stepOf)
 {
-    if (points.empty() || step > stepOf(points.back()))
+    if (points.empty() || step > stepOf(points.back())) {
         return static_cast<std::size_t>(points.size());
+    }
     const auto it = std::lower_bound(points.begin(), points.end(), step,
                                      [&](const auto &point, Step s) { return stepOf(point) < s; });
     return static_cast<std::size_t>(it - points.begin());

@@ -14,14 +14,18 @@ namespace {
 
 QString kindOf(mode_t mode)
 {
-    if (S_ISFIFO(mode))
+    if (S_ISFIFO(mode)) {
         return QStringLiteral("a FIFO");
-    if (S_ISDIR(mode))
+    }
+    if (S_ISDIR(mode)) {
         return QStringLiteral("a folder");
-    if (S_ISCHR(mode) || S_ISBLK(mode))
+    }
+    if (S_ISCHR(mode) || S_ISBLK(mode)) {
         return QStringLiteral("a device");
-    if (S_ISSOCK(mode))
+    }
+    if (S_ISSOCK(mode)) {
         return QStringLiteral("a socket");
+    }
     return QStringLiteral("not a plain file");
 }
 
@@ -39,24 +43,28 @@ bool openRegularFile(const QString &path, QFile *file, QString *error, struct st
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         const int err = errno;
-        if (err == ELOOP)
+        if (err == ELOOP) {
             why = notRegular(path, QStringLiteral("a symbolic link"));
-        else if (err != ENOENT)
+        } else if (err != ENOENT) {
             why = path + QStringLiteral(": ") + QString::fromLocal8Bit(std::strerror(err));
-        if (error)
+        }
+        if (error) {
             *error = why;
+        }
         return false;
     }
     struct stat info
     {};
-    if (::fstat(fd, &info) != 0)
+    if (::fstat(fd, &info) != 0) {
         why = path + QStringLiteral(": ") + QString::fromLocal8Bit(std::strerror(errno));
-    else if (!S_ISREG(info.st_mode))
+    } else if (!S_ISREG(info.st_mode)) {
         why = notRegular(path, kindOf(info.st_mode));
+    }
     if (!why.isEmpty()) {
         ::close(fd);
-        if (error)
+        if (error) {
             *error = why;
+        }
         return false;
     }
     // O_NONBLOCK means nothing for a regular file's reads; cleared anyway so
@@ -64,14 +72,17 @@ bool openRegularFile(const QString &path, QFile *file, QString *error, struct st
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (!file->open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
         ::close(fd);
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": ") + file->errorString();
+        }
         return false;
     }
-    if (st)
+    if (st) {
         *st = info;
-    if (error)
+    }
+    if (error) {
         error->clear();
+    }
     return true;
 }
 
@@ -80,8 +91,9 @@ bool readRegularFile(const QString &path, QByteArray *bytes, QString *error, qin
     QFile file;
     QString why;
     if (!openRegularFile(path, &file, &why)) {
-        if (error)
+        if (error) {
             *error = why.isEmpty() ? path + QStringLiteral(" does not exist") : why;
+        }
         return false;
     }
     *bytes = file.read(max);

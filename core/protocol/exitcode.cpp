@@ -25,8 +25,9 @@ constexpr std::array<ExitEntry, 6> kExitCodes = {{
 const ExitEntry *entryFor(int code)
 {
     for (const ExitEntry &e : kExitCodes) {
-        if (toInt(e.code) == code)
+        if (toInt(e.code) == code) {
             return &e;
+        }
     }
     return nullptr;
 }

@@ -18,17 +18,19 @@ int nestingDepth(const char *text, std::size_t size)
     for (std::size_t i = 0; i < size; ++i) {
         const char c = text[i];
         if (inString) {
-            if (c == '\\')
+            if (c == '\\') {
                 ++i;
-            else if (c == '"')
+            } else if (c == '"') {
                 inString = false;
+            }
             continue;
         }
         if (c == '"') {
             inString = true;
         } else if (c == '{' || c == '[') {
-            if (++depth > deepest)
+            if (++depth > deepest) {
                 deepest = depth;
+            }
         } else if (c == '}' || c == ']') {
             --depth;
         }
@@ -63,13 +65,15 @@ bool isValidUtf8(const char *text, std::size_t size)
             return false;
         }
         for (std::size_t k = 1; k <= extra; ++k) {
-            if (i + k >= size || (s[i + k] & 0xC0) != 0x80)
+            if (i + k >= size || (s[i + k] & 0xC0) != 0x80) {
                 return false;
+            }
             cp = (cp << 6) | (s[i + k] & 0x3F);
         }
         if ((extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF))
-            || (cp >= 0xD800 && cp <= 0xDFFF))
+            || (cp >= 0xD800 && cp <= 0xDFFF)) {
             return false;
+        }
         i += extra + 1;
     }
     return true;
@@ -149,10 +153,12 @@ bool LineDecoder::next(Result &result)
         }
 
         std::size_t trimmed = length;
-        if (trimmed > 0 && begin[trimmed - 1] == '\r')
+        if (trimmed > 0 && begin[trimmed - 1] == '\r') {
             --trimmed;
-        if (trimmed == 0)
+        }
+        if (trimmed == 0) {
             continue; // blank lines are keep-alives, not errors
+        }
 
         if (length > m_maxLine) {
             ++m_rejected;

@@ -15,10 +15,12 @@ namespace {
 // values past INT64_MAX (casting those would wrap to a negative number).
 bool integerFrom(const nlohmann::json &value, std::int64_t *out)
 {
-    if (!value.is_number_integer())
+    if (!value.is_number_integer()) {
         return false;
-    if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
+    }
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX)) {
         return false;
+    }
     *out = value.get<std::int64_t>();
     return true;
 }
@@ -27,8 +29,9 @@ bool integerFrom(const nlohmann::json &value, std::int64_t *out)
 std::int64_t countFromJson(const nlohmann::json &value)
 {
     std::int64_t integer = 0;
-    if (integerFrom(value, &integer))
+    if (integerFrom(value, &integer)) {
         return integer >= 0 ? integer : -1;
+    }
     return value.is_number() ? MetricRecord::countFrom(value.get<double>()) : -1;
 }
 
@@ -40,8 +43,9 @@ std::string stringOr(const nlohmann::json &message, const char *key, const char 
 
 bool fail(std::string *error, const char *text)
 {
-    if (error)
+    if (error) {
         *error = text;
+    }
     return false;
 }
 
@@ -83,8 +87,9 @@ bool MetricRecord::addField(std::string_view name, double value)
             return true;
         }
     }
-    if (fieldCount == kMaxFields)
+    if (fieldCount == kMaxFields) {
         return false;
+    }
     Field &field = fields[fieldCount++];
     field.name.assign(name.data(), name.size());
     field.value = value;
@@ -94,21 +99,24 @@ bool MetricRecord::addField(std::string_view name, double value)
 const double *MetricRecord::value(std::string_view name) const
 {
     for (std::size_t i = 0; i < fieldCount; ++i) {
-        if (fields[i].name == name)
+        if (fields[i].name == name) {
             return &fields[i].value;
+        }
     }
     return nullptr;
 }
 
 const std::string *MetricRecord::pointKey(std::size_t i, std::string *scratch) const
 {
-    if (i >= fieldCount)
+    if (i >= fieldCount) {
         return nullptr;
+    }
     const std::string &field = fields[i].name;
     if (kind == protocol::MessageType::Metric) {
         // A view compares by length first, inline: this runs for every point.
-        if (std::string_view(field) == "total_steps")
+        if (std::string_view(field) == "total_steps") {
             return nullptr; // the plan, not a measurement
+        }
         return &field;
     }
     if (kind == protocol::MessageType::Eval) {
@@ -123,15 +131,17 @@ const std::string *MetricRecord::pointKey(std::size_t i, std::string *scratch) c
 bool MetricRecord::pointName(std::size_t i, std::string *name) const
 {
     const std::string *key = pointKey(i, name);
-    if (key && key != name)
+    if (key && key != name) {
         name->assign(*key);
+    }
     return key != nullptr;
 }
 
 bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record, std::string *error)
 {
-    if (!protocol::validate(message, error))
+    if (!protocol::validate(message, error)) {
         return false;
+    }
     const protocol::MessageType kind = protocol::typeOf(message);
     switch (kind) {
     case protocol::MessageType::Hello:
@@ -153,26 +163,30 @@ bool MetricRecord::fromJson(const nlohmann::json &message, MetricRecord *record,
         const std::string &key = it.key();
         const nlohmann::json &value = *it;
         if (key == "step") {
-            if (value.is_number_integer() && !integerFrom(value, &record->step))
+            if (value.is_number_integer() && !integerFrom(value, &record->step)) {
                 return fail(error, "\"step\" is out of range");
+            }
             continue;
         }
         if (key == "wall") {
-            if (value.is_number())
+            if (value.is_number()) {
                 record->wall = value.get<double>();
+            }
             continue;
         }
-        if (key == "epoch")
+        if (key == "epoch") {
             integerFrom(value, &record->epoch);
-        else if (key == "total_steps" && value.is_number())
+        } else if (key == "total_steps" && value.is_number()) {
             record->totalSteps = countFromJson(value);
-        if (value.is_number())
+        }
+        if (value.is_number()) {
             record->addField(key, value.get<double>()); // past kMaxFields: dropped
-        else if (value.is_null()
-                 && (kind == protocol::MessageType::Metric || kind == protocol::MessageType::Eval
-                     || kind == protocol::MessageType::Summary)
-                 && key != "total_steps" && key != "epoch")
+        } else if (value.is_null()
+                   && (kind == protocol::MessageType::Metric || kind == protocol::MessageType::Eval
+                       || kind == protocol::MessageType::Summary)
+                   && key != "total_steps" && key != "epoch") {
             record->addField(key, std::numeric_limits<double>::quiet_NaN()); // not finite: a gap, not nothing
+        }
     }
 
     switch (kind) {
@@ -211,13 +225,15 @@ bool MetricRecord::operator==(const MetricRecord &other) const
         || totalSteps != other.totalSteps || fieldCount != other.fieldCount || split != other.split
         || status != other.status || exitCode != other.exitCode || level != other.level || text != other.text
         || recipe != other.recipe || path != other.path || run != other.run || device != other.device
-        || pid != other.pid)
+        || pid != other.pid) {
         return false;
+    }
     for (std::size_t i = 0; i < fieldCount; ++i) {
         const double *theirs = other.value(fields[i].name);
         const bool bothNaN = theirs && std::isnan(*theirs) && std::isnan(fields[i].value);
-        if (!theirs || (*theirs != fields[i].value && !bothNaN))
+        if (!theirs || (*theirs != fields[i].value && !bothNaN)) {
             return false;
+        }
     }
     return true;
 }
@@ -227,25 +243,30 @@ std::string MetricRecord::describe() const
     std::ostringstream out;
     out.precision(17);
     out << protocol::typeName(kind) << " wall=" << wall << " step=" << step << " epoch=" << epoch;
-    if (totalSteps >= 0)
+    if (totalSteps >= 0) {
         out << " total_steps=" << totalSteps;
-    for (std::size_t i = 0; i < fieldCount; ++i)
+    }
+    for (std::size_t i = 0; i < fieldCount; ++i) {
         out << ' ' << fields[i].name << '=' << fields[i].value;
+    }
     const auto text = [&](const char *name, const std::string &value) {
-        if (!value.empty())
+        if (!value.empty()) {
             out << ' ' << name << '=' << value;
+        }
     };
     text("split", split);
     text("status", status);
-    if (kind == protocol::MessageType::Done)
+    if (kind == protocol::MessageType::Done) {
         out << " exit_code=" << exitCode;
+    }
     text("level", level);
     text("text", this->text);
     text("path", path);
     text("run", run);
     text("device", device);
-    if (pid != 0)
+    if (pid != 0) {
         out << " pid=" << pid;
+    }
     return out.str();
 }
 

@@ -30,8 +30,9 @@ nlohmann::json base(MessageType type, double wall)
 
 bool fail(std::string *error, std::string text)
 {
-    if (error)
+    if (error) {
         *error = std::move(text);
+    }
     return false;
 }
 
@@ -40,8 +41,9 @@ bool fail(std::string *error, std::string text)
 std::string_view typeName(MessageType type)
 {
     for (const auto &[t, name] : kNames) {
-        if (t == type)
+        if (t == type) {
             return name;
+        }
     }
     return "unknown";
 }
@@ -49,19 +51,22 @@ std::string_view typeName(MessageType type)
 MessageType typeFromName(std::string_view name)
 {
     for (const auto &[t, n] : kNames) {
-        if (n == name)
+        if (n == name) {
             return t;
+        }
     }
     return MessageType::Unknown;
 }
 
 MessageType typeOf(const nlohmann::json &message)
 {
-    if (!message.is_object())
+    if (!message.is_object()) {
         return MessageType::Unknown;
+    }
     const auto it = message.find("type");
-    if (it == message.end() || !it->is_string())
+    if (it == message.end() || !it->is_string()) {
         return MessageType::Unknown;
+    }
     return typeFromName(it->get_ref<const std::string &>());
 }
 
@@ -144,24 +149,29 @@ nlohmann::json control(MessageType type)
 
 bool validate(const nlohmann::json &message, std::string *error)
 {
-    if (!message.is_object())
+    if (!message.is_object()) {
         return fail(error, "message is not a JSON object");
+    }
     const MessageType type = typeOf(message);
-    if (type == MessageType::Unknown)
+    if (type == MessageType::Unknown) {
         return fail(error, "\"type\" is missing or unknown");
+    }
 
     auto need = [&](const char *key, auto check, const char *what) {
         const auto it = message.find(key);
-        if (it == message.end())
+        if (it == message.end()) {
             return fail(error, std::string("\"") + key + "\" is missing");
-        if (!check(*it))
+        }
+        if (!check(*it)) {
             return fail(error, std::string("\"") + key + "\" must be " + what);
+        }
         return true;
     };
     auto optional = [&](const char *key, auto check, const char *what) {
         const auto it = message.find(key);
-        if (it != message.end() && !check(*it))
+        if (it != message.end() && !check(*it)) {
             return fail(error, std::string("\"") + key + "\" must be " + what);
+        }
         return true;
     };
     const auto isInt = [](const nlohmann::json &v) { return v.is_number_integer(); };

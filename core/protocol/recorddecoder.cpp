@@ -14,8 +14,9 @@ bool isBlank(const char *text, std::size_t size)
 {
     for (std::size_t i = 0; i < size; ++i) {
         const char c = text[i];
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\v' && c != '\f')
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\v' && c != '\f') {
             return false;
+        }
     }
     return true;
 }
@@ -74,8 +75,9 @@ bool RecordDecoder::next(Status *status)
             const auto size = static_cast<std::size_t>(m_end - m_pos);
             const char *from = m_pos;
             m_pos = m_end;
-            if (m_discarding)
+            if (m_discarding) {
                 return false;
+            }
             if (m_pending.size() + size > m_maxLine) {
                 m_discarding = true;
                 m_pending.clear();
@@ -105,8 +107,9 @@ bool RecordDecoder::next(Status *status)
             decoded = decodeLine(m_pending.data(), m_pending.size());
         }
         m_pending.clear();
-        if (decoded == Status::Blank)
+        if (decoded == Status::Blank) {
             continue;
+        }
         m_lineStart = start;
         *status = decoded;
         return true;
@@ -116,18 +119,22 @@ bool RecordDecoder::next(Status *status)
 
 RecordDecoder::Status RecordDecoder::decodeLine(const char *text, std::size_t size)
 {
-    if (size > m_maxLine) // even of blanks: the limit is on bytes
+    if (size > m_maxLine) { // even of blanks: the limit is on bytes
         return oversized();
-    if (isBlank(text, size))
+    }
+    if (isBlank(text, size)) {
         return Status::Blank;
+    }
     if (MetricLine::parse(text, size, &m_record)) {
-        if (!m_message.is_null())
+        if (!m_message.is_null()) {
             m_message = nullptr;
+        }
         return Status::Record;
     }
     // Everything else gets every check of the protocol, once.
-    if (size > 0 && text[size - 1] == '\r')
+    if (size > 0 && text[size - 1] == '\r') {
         --size;
+    }
     const Status parsed = statusOf(parseJsonLine(text, size, &m_message, &m_error));
     if (parsed != Status::Record) {
         m_message = nullptr;

@@ -7,23 +7,23 @@
 // real cluster's case (a colleague's job under a reused id) is
 // tst_slurmlauncher's reusedJobIdIsNeverAdoptedNorSignalled.
 
-#include "dependencies/runinputs.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "ingest/ingestion.h"
 #include "metrics/runfile.h"
-#include "orchestration/testutil.h"
-#include "records/runregistry.h"
-#include "remote/remoterunfolders.h"
-#include "runstore/runconfigfile.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "slurm/slurmending.h"
-#include "supervision/exitoutcome.h"
-#include "supervision/stallwatch.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dependencies/runinputs.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/remote/remoterunfolders.h"
+#include "orchestration/runstore/runconfigfile.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/slurm/slurmending.h"
+#include "orchestration/supervision/exitoutcome.h"
+#include "orchestration/supervision/stallwatch.h"
+#include "orchestration/supervision/supervisor.h"
+#include "tests/orchestration/testutil.h"
 
 #include <QDir>
 #include <QFile>
@@ -126,13 +126,15 @@ public:
         m_thread = std::thread([this] {
             while (!m_done) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                if (now() - m_last < 3000)
+                if (now() - m_last < 3000) {
                     continue;
+                }
                 m_stalled = true;
                 const int fd = ::open(m_fifo.constData(), O_WRONLY | O_NONBLOCK);
                 if (fd >= 0) {
-                    if (::write(fd, m_feed.constData(), size_t(m_feed.size())) < 0)
+                    if (::write(fd, m_feed.constData(), size_t(m_feed.size())) < 0) {
                         std::perror("write");
+                    }
                     ::close(fd);
                     m_last = now();
                 }
@@ -183,8 +185,9 @@ QByteArray stateJson(const QString &run, const QJsonObject &entry)
 Experiment clusterExperiment(const QString &root, const QStringList &names)
 {
     QJsonArray runs;
-    for (const QString &name : names)
+    for (const QString &name : names) {
         runs.append(fakeSpec(name));
+    }
     QJsonObject json =
         experimentJson(QStringLiteral("claims"), root, {lane(QStringLiteral("slurm:test/debug"), 4, runs)});
     json.insert(QStringLiteral("clusters"),
@@ -269,8 +272,9 @@ private Q_SLOTS:
             slurm.set(QStringLiteral("user"), QStringLiteral("nobody(65534)"));
         } else if (kind == QLatin1String("foreign")) {
             QVERIFY(ownFile(stateFile, good));
-            if (::chown(QFile::encodeName(stateFile).constData(), 65534, 65534) != 0)
+            if (::chown(QFile::encodeName(stateFile).constData(), 65534, 65534) != 0) {
                 QSKIP("chown needs root");
+            }
         } else if (kind == QLatin1String("0666")) {
             QVERIFY(ownFile(stateFile, good));
             QVERIFY(::chmod(QFile::encodeName(stateFile).constData(), 0666) == 0);
@@ -342,8 +346,9 @@ private Q_SLOTS:
         QFETCH(QStringList, process);
         QFETCH(bool, program);
         QFETCH(QString, expected);
-        if (QStandardPaths::findExecutable(process.first()).isEmpty())
+        if (QStandardPaths::findExecutable(process.first()).isEmpty()) {
             QSKIP(qPrintable(process.first() + QStringLiteral(" not found")));
+        }
         QTemporaryDir dir;
         const QString root = dir.filePath(QStringLiteral("runs"));
         const QJsonObject spec =
@@ -440,10 +445,11 @@ private Q_SLOTS:
         QJsonObject handle = entry.value(QStringLiteral("launcher")).toObject();
         QCOMPARE(handle.value(QStringLiteral("pid")).toInteger(), pid);
         for (QJsonObject *o : {&entry, &handle}) {
-            if (forged == QLatin1String("none"))
+            if (forged == QLatin1String("none")) {
                 o->remove(QStringLiteral("start_ticks"));
-            else
+            } else {
                 o->insert(QStringLiteral("start_ticks"), forged == QLatin1String("zero") ? 0 : ticks + 1);
+            }
         }
         entry.insert(QStringLiteral("launcher"), handle);
         runs.insert(QStringLiteral("w"), entry);
@@ -502,12 +508,13 @@ private Q_SLOTS:
             FifoWatch watch(metrics, metricLine(77, 0.123));
             orch->dispatcher()->startAll(); // the run's folder is made now; its job starts soon after
             QFile::remove(metrics);
-            if (kind == QLatin1String("fifo"))
+            if (kind == QLatin1String("fifo")) {
                 QVERIFY(::mkfifo(QFile::encodeName(metrics).constData(), 0600) == 0);
-            else if (kind == QLatin1String("link"))
+            } else if (kind == QLatin1String("link")) {
                 QVERIFY(QFile::link(otherDir + QStringLiteral("/metrics.jsonl"), metrics));
-            else
+            } else {
                 QVERIFY(QDir().mkdir(metrics));
+            }
             QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).state, RunState::Running, 10000);
             QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(id).message.contains(expected), 5000);
             // Four more reads of the file, a second apart (twice the stall timeout), then a look of the watchdog.
@@ -575,8 +582,9 @@ private Q_SLOTS:
         const QString other = store.runDir(QStringLiteral("other"));
         QVERIFY(QDir().mkpath(other + QStringLiteral("/checkpoints")));
         QByteArray lines;
-        for (int step = 1; step <= 7; ++step)
+        for (int step = 1; step <= 7; ++step) {
             lines += metricLine(step, 0.777);
+        }
         QVERIFY(writeFile(other + QStringLiteral("/metrics.jsonl"), lines));
         QVERIFY(writeFile(other + QStringLiteral("/checkpoints/c.pt"), "CKP"));
         QVERIFY(
@@ -615,8 +623,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("kind");
         for (const char *file : {"spec.json", "config.json"}) {
-            for (const char *kind : {"fifo", "link"})
+            for (const char *kind : {"fifo", "link"}) {
                 QTest::addRow("%s is a %s", file, kind) << QString::fromLatin1(file) << QString::fromLatin1(kind);
+            }
         }
     }
     // Fault: the spec.json or config.json of a cluster run's folder here (the mirror of its folder there, no shared filesystem) is a FIFO or a link to another run's when its folder there is made | User sees: the start fails: "cluster c: the run folder … could not be made ready there: …/spec.json is not a regular file (a FIFO)" | Kept: the window never waits on the FIFO; another run's file is never sent
@@ -634,10 +643,11 @@ private Q_SLOTS:
         }
         const QString path = mirror + QLatin1Char('/') + file;
         QVERIFY(QFile::remove(path));
-        if (kind == QLatin1String("fifo"))
+        if (kind == QLatin1String("fifo")) {
             QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
-        else
+        } else {
             QVERIFY(QFile::link(other + QLatin1Char('/') + file, path));
+        }
         RemoteHostConfig config;
         config.name = QStringLiteral("c");
         config.target.host = QStringLiteral("127.0.0.1");
@@ -672,9 +682,10 @@ private Q_SLOTS:
         for (const char *victim : {"victim", "victim.attempt-1"}) {
             for (const char *file : {"metrics.jsonl", "status.json", "spec.json", "notes.json", "worker.log",
                                      "params.json", "remote-checkpoints.json", "checkpoints"}) {
-                for (const char *kind : {"fifo", "link", "folder", "device", "link to /dev/zero"})
+                for (const char *kind : {"fifo", "link", "folder", "device", "link to /dev/zero"}) {
                     QTest::addRow("%s/%s is a %s", victim, file, kind)
                         << QString::fromLatin1(file) << QString::fromLatin1(kind) << QString::fromLatin1(victim);
+                }
             }
         }
     }
@@ -696,11 +707,13 @@ private Q_SLOTS:
             QVERIFY(writeFile(d + QLatin1Char('/') + RunStore::remoteCheckpointsFileName(),
                               other ? "{\"files\": [{\"name\": \"c.pt\", \"size\": 3, \"mtime\": 5}]}"
                                     : "{\"files\": []}"));
-            if (other)
+            if (other) {
                 QVERIFY(writeFile(d + QStringLiteral("/checkpoints/c.pt"), "CKP"));
+            }
             QByteArray lines;
-            for (int step = 1; step <= (other ? 77 : 5); ++step)
+            for (int step = 1; step <= (other ? 77 : 5); ++step) {
                 lines += metricLine(step, other ? 0.123 : 1.0);
+            }
             QVERIFY(writeFile(d + QStringLiteral("/metrics.jsonl"), lines));
             QVERIFY(writeFile(d + QStringLiteral("/spec.json"), QJsonDocument(fakeSpec(name)).toJson()));
             QVERIFY(writeFile(d + QStringLiteral("/status.json"),
@@ -715,16 +728,17 @@ private Q_SLOTS:
         const QString path = victimDir + QLatin1Char('/') + file;
         QVERIFY(QFile::remove(path) || QDir().rmdir(path));
         const QByteArray native = QFile::encodeName(path);
-        if (kind == QLatin1String("fifo"))
+        if (kind == QLatin1String("fifo")) {
             QVERIFY(::mkfifo(native.constData(), 0600) == 0);
-        else if (kind == QLatin1String("link"))
+        } else if (kind == QLatin1String("link")) {
             QVERIFY(QFile::link(store.runDir(QStringLiteral("other")) + QLatin1Char('/') + file, path));
-        else if (kind == QLatin1String("folder"))
+        } else if (kind == QLatin1String("folder")) {
             QVERIFY(QDir().mkdir(path));
-        else if (kind == QLatin1String("device") && ::mknod(native.constData(), S_IFCHR | 0600, makedev(1, 5)) != 0)
+        } else if (kind == QLatin1String("device") && ::mknod(native.constData(), S_IFCHR | 0600, makedev(1, 5)) != 0) {
             QSKIP("mknod needs root");
-        else if (kind == QLatin1String("link to /dev/zero"))
+        } else if (kind == QLatin1String("link to /dev/zero")) {
             QVERIFY(QFile::link(QStringLiteral("/dev/zero"), path));
+        }
 
         // In a child, so that a read that blocks or never ends is a failure
         // here, not a test that hangs: 0 all well, 2 something of the other
@@ -736,37 +750,45 @@ private Q_SLOTS:
             const QList<RunRecord> runs = store.readHistory();
             bool listed = false;
             for (const RunRecord &run : runs) {
-                if (run.info.runDir != victimDir)
+                if (run.info.runDir != victimDir) {
                     continue;
+                }
                 listed = true;
                 if (run.info.step >= 77 || run.info.message == QLatin1String("other")
-                    || run.info.name == QLatin1String("other") || run.notes.note.contains(QLatin1String("other")))
+                    || run.info.name == QLatin1String("other") || run.notes.note.contains(QLatin1String("other"))) {
                     code = 2;
+                }
             }
             QFile metricsFile;
             QString refusal;
             if (file == QLatin1String("metrics.jsonl")
-                && (openRegularFile(path, &metricsFile, &refusal) || refusal.isEmpty()))
+                && (openRegularFile(path, &metricsFile, &refusal) || refusal.isEmpty())) {
                 code = 3;
-            if (!listed)
+            }
+            if (!listed) {
                 code = 4;
-            if (logTail(victimDir, 5).contains(QLatin1String("other")))
+            }
+            if (logTail(victimDir, 5).contains(QLatin1String("other"))) {
                 code = 2;
+            }
             // Another run's checkpoints are never this one's.
             RunInfo claimed;
             claimed.runDir = victimDir;
             claimed.checkpoint = victimDir + QStringLiteral("/checkpoints/c.pt");
             if (store.hasCheckpoint(victim) || !SlurmEnding::checkpointStamp(victimDir).isEmpty()
-                || !RunInputs::checkpointOf(claimed).isEmpty())
+                || !RunInputs::checkpointOf(claimed).isEmpty()) {
                 code = 2;
-            if (runconfigfile::readParams(victimDir).value(QStringLiteral("lr")).toDouble() == 0.777)
+            }
+            if (runconfigfile::readParams(victimDir).value(QStringLiteral("lr")).toDouble() == 0.777) {
                 code = 2;
+            }
             ::_exit(code);
         }
         int status = 0;
         pid_t done = 0;
-        for (int i = 0; i < 200 && (done = ::waitpid(child, &status, WNOHANG)) == 0; ++i)
+        for (int i = 0; i < 200 && (done = ::waitpid(child, &status, WNOHANG)) == 0; ++i) {
             QTest::qSleep(50);
+        }
         if (done == 0) {
             ::kill(child, SIGKILL);
             ::waitpid(child, &status, 0);

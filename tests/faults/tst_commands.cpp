@@ -10,12 +10,12 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "experiment/experiment.h"
-#include "helpers/buildprograms.h"
-#include "orchestration/testutil.h"
-#include "session/session.h"
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmlauncher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/session/session.h"
+#include "orchestration/slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmlauncher.h"
+#include "tests/helpers/buildprograms.h"
+#include "tests/orchestration/testutil.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -102,8 +102,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         QVERIFY(QDir().mkpath(path(QStringLiteral("bin"))));
         QVERIFY(QDir().mkpath(path(QStringLiteral("rt"))));
         QVERIFY(::chmod(QFile::encodeName(path(QStringLiteral("rt"))).constData(), 0700) == 0);
@@ -114,8 +115,9 @@ private Q_SLOTS:
                                 + dir + "/sbatch-args'\ncat > '" + dir + "/job.sh'\nsh '" + dir
                                 + "/job.sh' >/dev/null 2>&1\necho 'sbatch: error: the test cluster submits nothing' "
                                   ">&2\nexit 1\n"));
-        for (const char *name : {"squeue", "scontrol", "scancel", "sinfo"})
+        for (const char *name : {"squeue", "scontrol", "scancel", "sinfo"}) {
             QVERIFY(writeScript(path(QStringLiteral("bin/") + QLatin1String(name)), "exit 1\n"));
+        }
     }
 
     void cleanup()
@@ -192,8 +194,9 @@ private Q_SLOTS:
                  {QStringLiteral("clusters[0].sbatch.extra_args[0]: --wr is sbatch's --wrap"),
                   QStringLiteral("clusters[0].sbatch.extra_args[1]: --ou is sbatch's --output"),
                   QStringLiteral("clusters[0].sbatch.extra_args[2]: --uid is not allowed"),
-                  QStringLiteral("clusters[0].sbatch.extra_args[3]: --export-f is sbatch's --export-file")})
+                  QStringLiteral("clusters[0].sbatch.extra_args[3]: --export-f is sbatch's --export-file")}) {
                 QVERIFY2(o.err.contains(expected), qPrintable(o.err));
+            }
             QVERIFY2(!o.err.contains(QStringLiteral("extra_args[4]")), qPrintable(o.err));
             QVERIFY(!QFileInfo::exists(path(QStringLiteral("sbatch-args"))));
             QVERIFY(!QFileInfo::exists(marker));
@@ -227,8 +230,9 @@ private Q_SLOTS:
                           {QStringLiteral("host"), host},
                           {QStringLiteral("runs_root"), path(QStringLiteral("dash-runs"))},
                           {QStringLiteral("worker"), QStringLiteral("/bin/true")}};
-            if (!user.isEmpty())
+            if (!user.isEmpty()) {
                 c.insert(QStringLiteral("user"), user);
+            }
             return c;
         };
         const QString proxy = QStringLiteral("-oProxyCommand=touch ") + marker;

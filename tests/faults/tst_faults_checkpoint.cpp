@@ -52,8 +52,9 @@ Result runWorker(const QString &specPath, const QString &runDir, bool resume, rl
     QProcess p;
     QStringList args{QStringLiteral("--spec"),    specPath,           QStringLiteral("--run-dir"), runDir,
                      QStringLiteral("--threads"), QStringLiteral("1")};
-    if (resume)
+    if (resume) {
         args << QStringLiteral("--resume");
+    }
     if (fileSizeLimit > 0) {
         p.setChildProcessModifier([fileSizeLimit] {
             ::signal(SIGXFSZ, SIG_IGN); // survives exec: writes fail with EFBIG instead
@@ -76,12 +77,14 @@ QList<QJsonObject> lines(const QString &runDir, const QString &type)
 {
     QList<QJsonObject> out;
     QFile f(runDir + QStringLiteral("/metrics.jsonl"));
-    if (!f.open(QIODevice::ReadOnly))
+    if (!f.open(QIODevice::ReadOnly)) {
         return out;
+    }
     while (!f.atEnd()) {
         const QJsonObject o = QJsonDocument::fromJson(f.readLine()).object();
-        if (o.value(QStringLiteral("type")).toString() == type)
+        if (o.value(QStringLiteral("type")).toString() == type) {
             out << o;
+        }
     }
     return out;
 }
@@ -111,16 +114,18 @@ class TestFaultsCheckpoint : public QObject
     {
         const QString runDir = m_dir.filePath(name);
         const Result r = runWorker(m_spec40, runDir, false);
-        if (r.exitCode != 0)
+        if (r.exitCode != 0) {
             qWarning("first run failed: %s", r.stderrText.constData());
+        }
         return r.exitCode == 0 ? runDir : QString();
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        if (worker().isEmpty() || !QFileInfo(worker()).isExecutable())
+        if (worker().isEmpty() || !QFileInfo(worker()).isExecutable()) {
             QSKIP("TRAINYARD_WORKER is not set");
+        }
         m_spec40 = m_dir.filePath(QStringLiteral("spec40.json"));
         m_spec60 = m_dir.filePath(QStringLiteral("spec60.json"));
         QVERIFY(writeBytes(m_spec40, spec(40)));
@@ -147,9 +152,10 @@ private Q_SLOTS:
         const Result resumed = runWorker(m_spec60, runDir, true);
         QVERIFY2(resumed.exitCode == 0, resumed.stderrText.constData());
         bool fromForty = false;
-        for (const QJsonObject &log : lines(runDir, QStringLiteral("log")))
+        for (const QJsonObject &log : lines(runDir, QStringLiteral("log"))) {
             fromForty =
                 fromForty || log.value(QStringLiteral("text")).toString() == QStringLiteral("resumed from step 40");
+        }
         QVERIFY(fromForty);
         QCOMPARE(lines(runDir, QStringLiteral("metric")).last().value(QStringLiteral("step")).toInt(), 60);
         QVERIFY(checkpoints(runDir).contains(QStringLiteral("step-000000000060.pt")));
@@ -169,20 +175,23 @@ private Q_SLOTS:
         Result r = runWorker(m_spec60, runDir, true);
         QVERIFY2(r.exitCode == 0, r.stderrText.constData());
         QStringList logs;
-        for (const QJsonObject &log : lines(runDir, QStringLiteral("log")))
+        for (const QJsonObject &log : lines(runDir, QStringLiteral("log"))) {
             logs << log.value(QStringLiteral("text")).toString();
+        }
         QVERIFY2(logs.filter(QStringLiteral("skipping unreadable checkpoint")).size() == 1,
                  qPrintable(logs.join(QLatin1Char('\n'))));
         QVERIFY2(logs.contains(QStringLiteral("resumed from step 30")), qPrintable(logs.join(QLatin1Char('\n'))));
 
         // Every checkpoint garbage: starts over, and says so.
-        for (const QString &name : checkpoints(runDir))
+        for (const QString &name : checkpoints(runDir)) {
             QVERIFY(writeBytes(runDir + QStringLiteral("/checkpoints/") + name, QByteArray(4096, 'x')));
+        }
         r = runWorker(m_spec60, runDir, true);
         QVERIFY2(r.exitCode == 0, r.stderrText.constData());
         logs.clear();
-        for (const QJsonObject &log : lines(runDir, QStringLiteral("log")))
+        for (const QJsonObject &log : lines(runDir, QStringLiteral("log"))) {
             logs << log.value(QStringLiteral("text")).toString();
+        }
         QVERIFY2(!logs.filter(QStringLiteral("no valid checkpoint")).isEmpty(),
                  qPrintable(logs.join(QLatin1Char('\n'))));
     }

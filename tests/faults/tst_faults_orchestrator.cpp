@@ -6,16 +6,16 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
-#include "orchestration/testutil.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "tests/helpers/buildprograms.h"
+#include "tests/orchestration/testutil.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -36,8 +36,9 @@ class TestFaultsOrchestrator : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
     }
 
     // Fault: SIGKILL of the orchestrator (`trainyard run`) while 3 workers train | User sees: workers keep training; reopening the experiment shows them "running" (reattached) and they reconnect with their tokens | Kept: every metric line (300 per run, steps 1..300 in the curves), status.json "finished" for each
@@ -63,8 +64,9 @@ private Q_SLOTS:
         RunStore store(root);
         auto allPast = [&](int step) {
             for (const QString &n : names) {
-                if (countLines(store.runDir(n) + QStringLiteral("/metrics.jsonl"), "metric") < step)
+                if (countLines(store.runDir(n) + QStringLiteral("/metrics.jsonl"), "metric") < step) {
                     return false;
+                }
             }
             return store.readState().size() == 3;
         };
@@ -109,8 +111,9 @@ private Q_SLOTS:
             const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
             QVERIFY(loss);
             QCOMPARE(int(loss->size()), 300);
-            for (std::size_t i = 0; i < loss->size(); ++i)
+            for (std::size_t i = 0; i < loss->size(); ++i) {
                 QCOMPARE(loss->step(i), std::int64_t(i + 1));
+            }
             QCOMPARE(readJsonFile(store.runDir(n) + QStringLiteral("/status.json"))
                          .value(QStringLiteral("state"))
                          .toString(),
@@ -160,8 +163,9 @@ private Q_SLOTS:
         const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 200);
-        for (std::size_t i = 0; i < loss->size(); ++i)
+        for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
+        }
     }
 };
 

@@ -6,18 +6,18 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "ingest/metricsserver.h"
-#include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
-#include "orchestration/testutil.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "tests/orchestration/testutil.h"
 
 #include <QFile>
 #include <QRandomGenerator>
@@ -38,8 +38,9 @@ class TestFaultsWorkers : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
     }
 
     // Fault: SIGKILL of random workers mid-training, 3 rounds of 8 runs, 3 killed each | User sees: those runs "failed", message "killed by SIGKILL", status.json state failed + signal 9 | Kept: every other run finishes with all 60 points; the killed runs' metrics.jsonl up to the kill
@@ -65,8 +66,9 @@ private Q_SLOTS:
                 QList<RunId> candidates;
                 for (RunId id : orch->board()->runIds()) {
                     const RunInfo r = orch->runs()->value(id);
-                    if (r.state == RunState::Running && r.step >= 5 && r.pid > 0 && !killed.contains(id))
+                    if (r.state == RunState::Running && r.step >= 5 && r.pid > 0 && !killed.contains(id)) {
                         candidates << id;
+                    }
                 }
                 if (candidates.isEmpty()) {
                     QTest::qWait(5); // the load generator's pacing: look again soon
@@ -226,8 +228,9 @@ private Q_SLOTS:
 
         orch->supervisor()->setWorkerProgram(fakeWorker());
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
-        for (RunId id : ids)
+        for (RunId id : ids) {
             QVERIFY(orch->runActions()->retryRun(id));
+        }
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->dispatcher()->finishedCount(), 2, 10000);
     }

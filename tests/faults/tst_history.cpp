@@ -8,26 +8,26 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/boardcontroller.h"
-#include "board/boardview.h"
-#include "board/cardtext.h"
-#include "common/prompts.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "document/experimentdocument.h"
-#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
-#include "orchestration/testutil.h"
-#include "plot/plotwidget.h"
-#include "records/runregistry.h"
-#include "runs/runtablemodel.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "tests/helpers/buildprograms.h"
+#include "tests/orchestration/testutil.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardview.h"
+#include "ui/board/cardtext.h"
+#include "ui/common/prompts.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/runs/runtablemodel.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -61,12 +61,14 @@ QList<int> metricSteps(const QString &path)
 {
     QList<int> steps;
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
+    if (!f.open(QIODevice::ReadOnly)) {
         return steps;
+    }
     while (!f.atEnd()) {
         const QJsonObject o = QJsonDocument::fromJson(f.readLine()).object();
-        if (o.value(QLatin1String("type")).toString() == QLatin1String("metric"))
+        if (o.value(QLatin1String("type")).toString() == QLatin1String("metric")) {
             steps.append(o.value(QLatin1String("step")).toInt());
+        }
     }
     return steps;
 }
@@ -75,8 +77,9 @@ QList<int> metricSteps(const QString &path)
 QList<int> range(int from, int count)
 {
     QList<int> out;
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < count; ++i) {
         out.append(from + i);
+    }
     return out;
 }
 
@@ -116,8 +119,9 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         QStandardPaths::setTestModeEnabled(true);
         initDesktopApp();
     }
@@ -161,8 +165,9 @@ private Q_SLOTS:
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-1"))), first);
         QCOMPARE(snapshot(store.runDir(QStringLiteral("done.attempt-2"))), second);
         QStringList names;
-        for (const RunRecord &run : store.readHistory())
+        for (const RunRecord &run : store.readHistory()) {
             names << run.info.name + QLatin1Char(' ') + run.stateName();
+        }
         QCOMPARE(names, (QStringList{QStringLiteral("done finished"), QStringLiteral("done.attempt-1 finished"),
                                      QStringLiteral("done.attempt-2 finished")}));
     }
@@ -182,8 +187,9 @@ private Q_SLOTS:
         const QMap<QString, QByteArray> before = snapshot(folder);
 
         // Only an immutable folder stops root's rename; elsewhere skip.
-        if (QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("+i"), root}) != 0)
+        if (QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("+i"), root}) != 0) {
             QSKIP("chattr +i is not possible here (needs root and a file system that supports it)");
+        }
         const auto unlock = qScopeGuard([&] {
             QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), root});
         });
@@ -245,8 +251,9 @@ private Q_SLOTS:
             process.setProcessEnvironment(env);
             process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
             process.start(buildProgram("TRAINYARD_BIN"), QStringList{QStringLiteral("run")} + args + QStringList{file});
-            if (!process.waitForFinished(30000))
+            if (!process.waitForFinished(30000)) {
                 return -1;
+            }
             return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
         };
         QVERIFY(write(QStringLiteral("fail-once")));
@@ -324,8 +331,9 @@ private Q_SLOTS:
     void aDifferentSpecUnderTheSameNameIsANewAttempt()
     {
         const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
             QSKIP("TRAINYARD_WORKER is not set or not executable");
+        }
         QTemporaryDir dir;
         const QString root = dir.filePath(QStringLiteral("runs"));
         const auto write = [&](const QString &file, const QString &name, int dim, int epochs,
@@ -347,8 +355,9 @@ private Q_SLOTS:
         const auto trainyard = [&](const QString &command, const QString &file) {
             QProcess process;
             process.start(buildProgram("TRAINYARD_BIN"), {command, dir.filePath(file)});
-            if (!process.waitForFinished(60000))
+            if (!process.waitForFinished(60000)) {
                 return -1;
+            }
             out = QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
             return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
         };
@@ -631,8 +640,9 @@ private Q_SLOTS:
         int row = -1;
         for (int r = 0; r < window.runTable()->rowCount(); ++r) {
             if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()
-                == root + QStringLiteral("/kept.attempt-1"))
+                == root + QStringLiteral("/kept.attempt-1")) {
                 row = r;
+            }
         }
         QVERIFY(row >= 0);
         QCOMPARE(window.runTable()->pastRun(row)->info.name, QStringLiteral("kept.attempt-1"));

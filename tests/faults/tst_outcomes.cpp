@@ -7,15 +7,15 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md (tests/faults/collect-reliability.py).
 
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
 #include "metrics/metricstore.h"
-#include "orchestration/testutil.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "tests/orchestration/testutil.h"
 
 #include <QDir>
 #include <QSignalSpy>
@@ -57,8 +57,9 @@ private:
         QStringList errors;
         if (!session->open(experiment(experimentJson(name, m_tmp.filePath(name),
                                                      {lane(QStringLiteral("cpu"), int(runs.size()), runs)})),
-                           QString(), &errors))
+                           QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         // Beside it, BUILD/python holds the module: program runs get it on PYTHONPATH.
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         return session;
@@ -74,10 +75,12 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
-        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+        }
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty()) {
             QSKIP("python3 is not installed");
+        }
     }
 
     // Fault: a program run gets SIGTERM from outside Trainyard (kill, timeout, systemd, preemption), checkpoints, writes done "stopped" and exits 4 | User sees: the run "stopped", message "reported stopped in its done line; the program exited 4" (was: failed, "exit 4 — worker.log: ...") | Kept: its checkpoint and every point, for a resume
@@ -150,8 +153,9 @@ private Q_SLOTS:
                 QCOMPARE(grad->value(i), 0.25);
             }
             int warnings = 0;
-            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log")))
+            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log"))) {
                 warnings += log.value(QStringLiteral("level")).toString() == QStringLiteral("warning");
+            }
             QCOMPARE(warnings, 1);
             if (name == QStringLiteral("stays")) {
                 QVERIFY2(r.state == RunState::Diverged, qPrintable(r.message));
@@ -204,15 +208,18 @@ private Q_SLOTS:
             QVERIFY2(r.state == (id == whole ? RunState::Finished : RunState::Stopped), qPrintable(r.message));
             QCOMPARE(metricsLines(r.runDir, QStringLiteral("done")).size(), 1);
             const QList<QJsonObject> metric = metricsLines(r.runDir, QStringLiteral("metric"));
-            for (const QJsonObject &m : metric)
+            for (const QJsonObject &m : metric) {
                 QCOMPARE(m.value(QStringLiteral("rank")).toDouble(), 0.0);
+            }
             const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
             QVERIFY(loss);
             QCOMPARE(int(loss->size()), int(metric.size()));
-            for (std::size_t i = 1; i < loss->size(); ++i)
+            for (std::size_t i = 1; i < loss->size(); ++i) {
                 QVERIFY(loss->step(i) > loss->step(i - 1));
-            if (id == whole)
+            }
+            if (id == whole) {
                 QCOMPARE(int(loss->size()), 100);
+            }
         }
         // Rank 1 obeyed too: the program ended (exit 0), not the stop escalation's kill.
         QVERIFY2(!orch->runs()->value(stopped).message.contains(QStringLiteral("killed")),

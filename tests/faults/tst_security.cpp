@@ -8,19 +8,19 @@
 // Each test function's first comment line ("Fault: ... | User sees: ... |
 // Kept: ...") feeds docs/reliability.md.
 
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "experiment/experiment.h"
-#include "helpers/buildprograms.h"
-#include "ingest/metricsserver.h"
-#include "launch/workerprocess.h"
-#include "orchestration/testutil.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "protocol/protocol.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "tests/helpers/buildprograms.h"
+#include "tests/orchestration/testutil.h"
 
 #include <QDirIterator>
 #include <QHostAddress>
@@ -44,8 +44,9 @@ mode_t modeOf(const QString &path)
 {
     struct stat st
     {};
-    if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
+    if (::lstat(QFile::encodeName(path).constData(), &st) != 0) {
         return 0;
+    }
     return st.st_mode & 07777;
 }
 
@@ -55,8 +56,9 @@ QStringList tree(const QString &dir)
     QStringList out;
     QDirIterator it(dir, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
                     QDirIterator::Subdirectories);
-    while (it.hasNext())
+    while (it.hasNext()) {
         out << QDir(dir).relativeFilePath(it.next());
+    }
     out.sort();
     return out;
 }
@@ -141,8 +143,9 @@ private Q_SLOTS:
     // Fault: symbolic links planted in the runs root (a run folder that links to another folder; metrics.jsonl / worker.log linking to a file elsewhere) | User sees: a fresh start replaces the planted link by a real folder; a resume from checkpoint fails with "... is a symbolic link; Trainyard does not follow links in run folders" | Kept: the link targets are neither written nor deleted
     void plantedSymlinksAreNotFollowed()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         QTemporaryDir dir;
         const QString outside = dir.filePath(QStringLiteral("outside"));
         QVERIFY(QDir().mkpath(outside));
@@ -234,8 +237,9 @@ private Q_SLOTS:
             nlohmann::json hello = protocol::hello(run.toStdString(), token.toStdString(), 1234, "cpu", 0.0);
             QLocalSocket s;
             s.connectToServer(server.socketPath());
-            if (!s.waitForConnected(2000))
+            if (!s.waitForConnected(2000)) {
                 return false;
+            }
             const std::string line = protocol::encode(hello) + protocol::encode(protocol::metric(1, 0, 0.5, 0.1));
             s.write(line.data(), qint64(line.size()));
             s.flush();
@@ -285,8 +289,9 @@ private Q_SLOTS:
         QCOMPARE(tokens.size(), 1000);
 
         const QString realWorker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (realWorker.isEmpty() || !QFileInfo(realWorker).isExecutable())
+        if (realWorker.isEmpty() || !QFileInfo(realWorker).isExecutable()) {
             QSKIP("TRAINYARD_WORKER is not set: the file check needs the real worker");
+        }
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("exp.json"));
         const QJsonObject spec{
@@ -380,8 +385,9 @@ private Q_SLOTS:
         launch.runDir = QStringLiteral("/r");
         launch.device = Device::cpu();
         launch.token = QStringLiteral("secret-token-0123456789");
-        for (const QString &arg : launch.arguments())
+        for (const QString &arg : launch.arguments()) {
             QVERIFY2(!arg.contains(launch.token) && arg != QStringLiteral("--token"), qPrintable(arg));
+        }
     }
 
     // Fault: hostile experiment files: empty, not JSON, 20 MB, nested 100000 deep, wrong types, NUL bytes, invalid UTF-8, weird Unicode, duplicate keys, repeat 10^9, 20000 runs, 5000 lanes, a runs root that cannot be created, names with "..", an untrusted cluster worker, ssh_config or sbatch option, ssh host or user "-o..." | User sees: `trainyard run` exits with a status from 1 to 127 and a message naming the file (and the JSON path), within seconds | Kept: no file is written outside the runs root; nothing is started
@@ -413,13 +419,15 @@ private Q_SLOTS:
         QTest::newRow("repeat-negative") << lanes(j("{'name':'r','model':{'type':'fake'},'repeat':-1}"));
         QTest::newRow("repeat-float") << lanes(j("{'name':'r','model':{'type':'fake'},'repeat':2.5}"));
         QByteArray many;
-        for (int i = 0; i < 20; ++i)
+        for (int i = 0; i < 20; ++i) {
             many += (i ? "," : "") + QByteArray(j("{'name':'r")) + QByteArray::number(i)
                     + j("','model':{'type':'fake'},'repeat':1000}");
+        }
         QTest::newRow("20000-runs") << lanes(many);
         QByteArray lanes5000 = j("{'name':'h','runs_root':'runs','lanes':[");
-        for (int i = 0; i < 5000; ++i)
+        for (int i = 0; i < 5000; ++i) {
             lanes5000 += (i ? "," : "") + QByteArray(j("{'device':'cpu','slots':1000000,'runs':[")) + run + "]}";
+        }
         QTest::newRow("5000-lanes-same-name") << (lanes5000 + "]}");
         QTest::newRow("slots-huge") << QByteArray(j("{'name':'h','lanes':[{'device':'cpu','slots':1e300,'runs':[]}]}"));
         QTest::newRow("runs-root-uncreatable")

@@ -21,8 +21,9 @@ std::string scratchDir()
     static const std::string dir = [] {
         char pattern[] = "/tmp/fuzz-idx-XXXXXX";
         const char *made = ::mkdtemp(pattern);
-        if (!made)
+        if (!made) {
             std::abort();
+        }
         return std::string(made);
     }();
     return dir;
@@ -38,22 +39,26 @@ void checkArray(const trainyard::IdxArray &a)
 {
     std::size_t total = 1;
     for (const auto d : a.dims) {
-        if (d <= 0)
+        if (d <= 0) {
             std::abort();
+        }
         total *= static_cast<std::size_t>(d);
     }
-    if (a.dims.empty() || total != a.data.size())
+    if (a.dims.empty() || total != a.data.size()) {
         std::abort();
+    }
 }
 
 void checkSet(const trainyard::ImageSet &s, std::int64_t classes)
 {
     if (s.count < 0 || static_cast<std::size_t>(s.count * s.rows * s.cols) != s.pixels.size()
-        || static_cast<std::size_t>(s.count) != s.labels.size())
+        || static_cast<std::size_t>(s.count) != s.labels.size()) {
         std::abort();
+    }
     for (const auto l : s.labels) {
-        if (l < 0 || l >= classes)
+        if (l < 0 || l >= classes) {
             std::abort();
+        }
     }
 }
 
@@ -61,8 +66,9 @@ void checkSet(const trainyard::ImageSet &s, std::int64_t classes)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    if (size < 1)
+    if (size < 1) {
         return 0;
+    }
     const int mode = data[0] % 3;
     ++data;
     --size;
@@ -76,8 +82,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         } else {
             // Four files; the next 4 bytes give their lengths' shares, then
             // one byte the valid size.
-            if (size < 5)
+            if (size < 5) {
                 return 0;
+            }
             const std::size_t body = size - 5;
             std::size_t lengths[4];
             std::size_t used = 0;
@@ -95,8 +102,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                 p += lengths[i];
             }
             const trainyard::ImageDataset d = trainyard::ImageDataset::loadIdxFolder(dir, validSize);
-            if (d.classes < 2 || d.train.count < 1 || d.valid.count != validSize)
+            if (d.classes < 2 || d.train.count < 1 || d.valid.count != validSize) {
                 std::abort();
+            }
             checkSet(d.train, d.classes);
             checkSet(d.valid, d.classes);
             checkSet(d.test, d.classes);

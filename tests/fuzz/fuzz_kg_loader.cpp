@@ -20,8 +20,9 @@ std::string scratchDir()
     static const std::string dir = [] {
         char pattern[] = "/tmp/fuzz-kg-XXXXXX";
         const char *made = ::mkdtemp(pattern);
-        if (!made)
+        if (!made) {
             std::abort();
+        }
         return std::string(made);
     }();
     return dir;
@@ -35,12 +36,14 @@ void writeFile(const std::string &path, const std::string &bytes)
 
 void checkIds(const std::vector<std::int64_t> &triples, const trainyard::KgDataset &kg)
 {
-    if (triples.size() % 3 != 0)
+    if (triples.size() % 3 != 0) {
         std::abort();
+    }
     for (std::size_t i = 0; i < triples.size(); i += 3) {
         if (triples[i] < 0 || triples[i] >= kg.entityCount() || triples[i + 2] < 0 || triples[i + 2] >= kg.entityCount()
-            || triples[i + 1] < 0 || triples[i + 1] >= kg.relationCount())
+            || triples[i + 1] < 0 || triples[i + 1] >= kg.relationCount()) {
             std::abort();
+        }
     }
 }
 
@@ -66,8 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     writeFile(dir + "/test.txt", parts[2]);
     try {
         const trainyard::KgDataset kg = trainyard::KgDataset::loadFolder(dir);
-        if (kg.train.empty() || kg.entities.empty() || kg.relations.empty())
+        if (kg.train.empty() || kg.entities.empty() || kg.relations.empty()) {
             std::abort();
+        }
         checkIds(kg.train, kg);
         checkIds(kg.valid, kg);
         checkIds(kg.test, kg);
@@ -77,8 +81,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         index.finish();
         for (const auto &[entity, relation] : index.keys()) {
             const auto &targets = index.targets(entity, relation);
-            if (targets.empty())
+            if (targets.empty()) {
                 std::abort();
+            }
         }
     } catch (const trainyard::BadInput &) {
     }

@@ -12,14 +12,14 @@
 // file holding the rest of the input, folder, devzero: a link to /dev/zero):
 // both reads must refuse it at once, read nothing, and never block.
 
-#include "devices/deviceinventory.h"
-#include "experiment/experiment.h"
-#include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
 #include "protocol/metricrecord.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -60,14 +60,16 @@ struct World
         const auto ex = Experiment::fromJson(
             QJsonObject{{QStringLiteral("name"), QStringLiteral("fuzz")}, {QStringLiteral("lanes"), QJsonArray{lane}}},
             &errors);
-        if (!ex)
+        if (!ex) {
             std::abort();
+        }
         experiment = *ex;
         QDir().mkpath(store.runDir(QStringLiteral("fz")));
         // The spec.json Trainyard writes: a folder's results are its spec's.
         QFile file(store.runDir(QStringLiteral("fz")) + QStringLiteral("/spec.json"));
-        if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(spec).toJson()) <= 0)
+        if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(spec).toJson()) <= 0) {
             std::abort();
+        }
     }
     QString metricsPath() const { return store.runDir(QStringLiteral("fz")) + QStringLiteral("/metrics.jsonl"); }
 };
@@ -96,20 +98,23 @@ void hostileKind(const QString &kind, const char *rest, qint64 size)
     } else if (kind == QLatin1String("devzero")) {
         made = QFile::link(QStringLiteral("/dev/zero"), path);
     }
-    if (!made)
+    if (!made) {
         return; // an unknown kind: nothing to check
+    }
     const QString name = QStringLiteral("fz");
     int records = 0;
     const auto read = world->store.readMetrics(name, 0, [&](const MetricRecord &) { ++records; });
-    if (records != 0 || read.records != 0 || read.error.isEmpty())
+    if (records != 0 || read.records != 0 || read.error.isEmpty()) {
         std::abort();
+    }
     QFile::remove(world->store.runDir(name) + QStringLiteral("/status.json"));
     world->metrics.clear();
     world->orchestrator.setExperiment(world->experiment);
     world->orchestrator.loadHistory();
     const RunId id = world->orchestrator.runs()->findByName(name);
-    if (id == 0 || !world->metrics.metricNames(id).isEmpty())
+    if (id == 0 || !world->metrics.metricNames(id).isEmpty()) {
         std::abort();
+    }
     QFile::remove(path);
     QDir().rmdir(path);
 }
@@ -117,8 +122,9 @@ void hostileKind(const QString &kind, const char *rest, qint64 size)
 void writeFile(const QString &path, const char *data, qint64 size)
 {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
         std::abort();
+    }
     file.write(data, size);
 }
 
@@ -136,8 +142,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t size)
 {
-    if (size < 1)
+    if (size < 1) {
         return 0;
+    }
     const char *data = reinterpret_cast<const char *>(bytes + 1);
     const qint64 length = static_cast<qint64>(size - 1);
     const qint64 cut = length == 0 ? 0 : (bytes[0] * 131) % (length + 1);
@@ -157,8 +164,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t siz
     const auto first = world->store.readMetrics(name, 0, [&](const MetricRecord &r) { pieces << r; });
     writeFile(world->metricsPath(), data, length);
     const auto second = world->store.readMetrics(name, first.offset, [&](const MetricRecord &r) { pieces << r; });
-    if (whole != pieces || all.offset != second.offset || all.records != whole.size() || all.offset > length)
+    if (whole != pieces || all.offset != second.offset || all.records != whole.size() || all.offset > length) {
         std::abort();
+    }
 
     // 2. Ingestion reads the file of a run found on disk.
     QFile::remove(world->store.runDir(name) + QStringLiteral("/status.json"));
@@ -166,14 +174,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *bytes, std::size_t siz
     world->orchestrator.setExperiment(world->experiment);
     world->orchestrator.loadHistory();
     const RunId id = world->orchestrator.runs()->findByName(name);
-    if (id == 0 || !isTerminal(world->orchestrator.runs()->value(id).state))
+    if (id == 0 || !isTerminal(world->orchestrator.runs()->value(id).state)) {
         std::abort();
+    }
     const QStringList metricNames = world->metrics.metricNames(id);
     for (const QString &metric : metricNames) {
         const MetricSeries *s = world->metrics.series(id, metric);
         for (std::size_t i = 1; s && i < s->size(); ++i) {
-            if (s->step(i) <= s->step(i - 1))
+            if (s->step(i) <= s->step(i - 1)) {
                 std::abort();
+            }
         }
     }
     return 0;

@@ -10,8 +10,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    if (size == 0)
+    if (size == 0) {
         return 0;
+    }
     // The first byte picks the chunk size, so the fuzzer explores split lines.
     const std::size_t chunk = 1 + data[0] % 64;
     trainyard::protocol::LineDecoder decoder(256);
@@ -25,12 +26,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                 trainyard::protocol::validate(result.message, &error);
                 // Re-encoding what was accepted must give one valid line.
                 const std::string line = trainyard::protocol::encode(result.message);
-                if (line.empty() || line.back() != '\n')
+                if (line.empty() || line.back() != '\n') {
                     std::abort();
+                }
             }
         }
-        if (decoder.pendingBytes() > 256 + chunk)
+        if (decoder.pendingBytes() > 256 + chunk) {
             std::abort();
+        }
     }
     return 0;
 }

@@ -17,13 +17,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         // The resolved spec (defaults filled in) is what a resumed worker and
         // the orchestrator see; it must parse to the very same thing.
         const trainyard::RunSpec again = trainyard::RunSpec::fromJson(spec.resolved, "resolved");
-        if (again.resolved != spec.resolved)
+        if (again.resolved != spec.resolved) {
             std::abort();
-        if (spec.epochs < 1 || spec.batchSize < 1 || !(spec.lr > 0))
+        }
+        if (spec.epochs < 1 || spec.batchSize < 1 || !(spec.lr > 0)) {
             std::abort();
+        }
     } catch (const trainyard::BadInput &e) {
-        if (std::string(e.what()).rfind("fuzz.json: ", 0) != 0)
+        if (std::string(e.what()).rfind("fuzz.json: ", 0) != 0) {
             std::abort(); // every message names the file
+        }
     }
     return 0;
 }

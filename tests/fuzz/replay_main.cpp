@@ -32,8 +32,9 @@ int replay(const std::filesystem::path &file)
 
 int main(int argc, char **argv)
 {
-    if (LLVMFuzzerInitialize)
+    if (LLVMFuzzerInitialize) {
         LLVMFuzzerInitialize(&argc, &argv);
+    }
     int inputs = 0;
     int errors = 0;
     for (int i = 1; i < argc; ++i) {

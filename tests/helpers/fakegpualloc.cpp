@@ -25,6 +25,7 @@ int main(int argc, char **argv)
     }
     std::printf("registered %ld\n", static_cast<long>(::getpid()));
     std::fflush(stdout);
-    for (;;)
+    for (;;) {
         ::pause();
+    }
 }

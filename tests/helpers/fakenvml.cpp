@@ -118,24 +118,30 @@ bool alive(unsigned pid)
 bool nextField(char **cursor, char *out, size_t size)
 {
     char *p = *cursor;
-    while (*p == ' ' || *p == '\t')
+    while (*p == ' ' || *p == '\t') {
         ++p;
-    if (*p == '\0' || *p == '\n')
+    }
+    if (*p == '\0' || *p == '\n') {
         return false;
+    }
     const char *start = p;
     if (*p == '"') {
         start = ++p;
-        while (*p != '"' && *p != '\0')
+        while (*p != '"' && *p != '\0') {
             ++p;
-        if (*p != '"')
+        }
+        if (*p != '"') {
             return false;
+        }
     } else {
-        while (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\0')
+        while (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\0') {
             ++p;
+        }
     }
     const size_t n = static_cast<size_t>(p - start);
-    if (n >= size)
+    if (n >= size) {
         return false;
+    }
     std::memcpy(out, start, n);
     out[n] = '\0';
     *cursor = *p == '"' ? p + 1 : p;
@@ -144,13 +150,15 @@ bool nextField(char **cursor, char *out, size_t size)
 
 bool number(const char *text, unsigned long long max, unsigned long long *out)
 {
-    if (*text < '0' || *text > '9')
+    if (*text < '0' || *text > '9') {
         return false;
+    }
     errno = 0;
     char *end = nullptr;
     const unsigned long long v = std::strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v > max)
+    if (errno != 0 || *end != '\0' || v > max) {
         return false;
+    }
     *out = v;
     return true;
 }
@@ -159,13 +167,16 @@ bool number(const char *text, unsigned long long max, unsigned long long *out)
 bool optional(char **cursor, unsigned long long max, long long *out)
 {
     char field[32];
-    if (!nextField(cursor, field, sizeof field))
+    if (!nextField(cursor, field, sizeof field)) {
         return true;
-    if (std::strcmp(field, "-") == 0)
+    }
+    if (std::strcmp(field, "-") == 0) {
         return true;
+    }
     unsigned long long v = 0;
-    if (!number(field, max, &v))
+    if (!number(field, max, &v)) {
         return false;
+    }
     *out = static_cast<long long>(v);
     return true;
 }
@@ -174,10 +185,12 @@ bool parseLine(char *line, State *s, const char **why)
 {
     char *cursor = line;
     char kind[16], a[32], b[32], c[kNameSize];
-    if (line[std::strspn(line, " \t\r\n")] == '\0' || line[std::strspn(line, " \t")] == '#')
+    if (line[std::strspn(line, " \t\r\n")] == '\0' || line[std::strspn(line, " \t")] == '#') {
         return true; // blank or a comment
-    if (!nextField(&cursor, kind, sizeof kind))
+    }
+    if (!nextField(&cursor, kind, sizeof kind)) {
         kind[0] = '\0';
+    }
     if (std::strcmp(kind, "gpu") == 0) {
         unsigned long long index = 0, total = 0;
         if (!nextField(&cursor, a, sizeof a) || !number(a, kMaxGpus - 1, &index)) {
@@ -209,8 +222,9 @@ bool parseLine(char *line, State *s, const char **why)
             *why = "gpu: too many fields";
             return false;
         }
-        if (static_cast<int>(index) >= s->count)
+        if (static_cast<int>(index) >= s->count) {
             s->count = static_cast<int>(index) + 1;
+        }
         return true;
     }
     if (std::strcmp(kind, "proc") == 0) {
@@ -221,8 +235,9 @@ bool parseLine(char *line, State *s, const char **why)
             *why = "proc: expected PID GPU_INDEX BYTES";
             return false;
         }
-        if (!alive(static_cast<unsigned>(pid)))
+        if (!alive(static_cast<unsigned>(pid))) {
             return true;
+        }
         for (int i = 0; i < s->procCount; ++i) {
             Proc &p = s->procs[i];
             if (p.pid == pid && p.gpu == static_cast<int>(gpu)) {
@@ -244,21 +259,24 @@ bool parseLine(char *line, State *s, const char **why)
 int readState(State *s)
 {
     const char *path = std::getenv("TRAINYARD_FAKE_NVML");
-    if (!path || !*path)
+    if (!path || !*path) {
         return kDriverNotLoaded;
+    }
     std::FILE *f = std::fopen(path, "re");
-    if (!f)
+    if (!f) {
         return kDriverNotLoaded;
+    }
     char line[512];
     int lineNumber = 0;
     int rc = kSuccess;
     while (std::fgets(line, sizeof line, f)) {
         ++lineNumber;
         const char *why = nullptr;
-        if (!std::strchr(line, '\n') && !std::feof(f))
+        if (!std::strchr(line, '\n') && !std::feof(f)) {
             why = "line longer than 510 bytes";
-        else if (!parseLine(line, s, &why) && !why)
+        } else if (!parseLine(line, s, &why) && !why) {
             why = "cannot be read";
+        }
         if (why) {
             complain(path, lineNumber, why);
             rc = kUnknown;
@@ -274,15 +292,18 @@ char g_handles[kMaxGpus]; // only their addresses are used
 // What a call on one device sees: the state, and the device's index.
 int deviceState(nvmlDevice_t device, State *s, int *index)
 {
-    if (!initialized())
+    if (!initialized()) {
         return kUninitialized;
+    }
     const auto at = reinterpret_cast<std::uintptr_t>(device);
     const auto first = reinterpret_cast<std::uintptr_t>(g_handles);
-    if (at < first || at >= first + kMaxGpus)
+    if (at < first || at >= first + kMaxGpus) {
         return kInvalidArgument;
+    }
     const int rc = readState(s);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
+    }
     *index = static_cast<int>(at - first);
     return s->gpus[*index].present ? kSuccess : kGpuIsLost;
 }
@@ -295,23 +316,28 @@ int processes(nvmlDevice_t device, unsigned int *infoCount, Info *infos, void (*
     State s;
     int index = 0;
     const int rc = deviceState(device, &s, &index);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!infoCount)
+    }
+    if (!infoCount) {
         return kInvalidArgument;
+    }
     unsigned needed = 0;
-    for (int i = 0; i < s.procCount; ++i)
+    for (int i = 0; i < s.procCount; ++i) {
         needed += s.procs[i].gpu == index ? 1 : 0;
+    }
     if (*infoCount < needed) {
         *infoCount = needed;
         return kInsufficientSize;
     }
-    if (needed > 0 && !infos)
+    if (needed > 0 && !infos) {
         return kInvalidArgument;
+    }
     unsigned n = 0;
     for (int i = 0; i < s.procCount; ++i) {
-        if (s.procs[i].gpu == index)
+        if (s.procs[i].gpu == index) {
             fill(&infos[n++], s.procs[i]);
+        }
     }
     *infoCount = n;
     return kSuccess;
@@ -348,8 +374,9 @@ int nvmlInit_v2()
 {
     State s;
     const int rc = readState(&s);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
+    }
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_initCount;
     return kSuccess;
@@ -358,37 +385,45 @@ int nvmlInit_v2()
 int nvmlShutdown()
 {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_initCount == 0)
+    if (g_initCount == 0) {
         return kUninitialized;
+    }
     --g_initCount;
     return kSuccess;
 }
 
 int nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
-    if (!initialized())
+    if (!initialized()) {
         return kUninitialized;
-    if (!deviceCount)
+    }
+    if (!deviceCount) {
         return kInvalidArgument;
+    }
     State s;
     const int rc = readState(&s);
-    if (rc == kSuccess)
+    if (rc == kSuccess) {
         *deviceCount = static_cast<unsigned>(s.count);
+    }
     return rc;
 }
 
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
-    if (!initialized())
+    if (!initialized()) {
         return kUninitialized;
+    }
     State s;
     const int rc = readState(&s);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!device || index >= static_cast<unsigned>(s.count))
+    }
+    if (!device || index >= static_cast<unsigned>(s.count)) {
         return kInvalidArgument;
-    if (!s.gpus[index].present)
+    }
+    if (!s.gpus[index].present) {
         return kGpuIsLost;
+    }
     *device = &g_handles[index];
     return kSuccess;
 }
@@ -398,13 +433,16 @@ int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
     State s;
     int index = 0;
     const int rc = deviceState(device, &s, &index);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!name)
+    }
+    if (!name) {
         return kInvalidArgument;
+    }
     const size_t n = std::strlen(s.gpus[index].name);
-    if (n + 1 > length)
+    if (n + 1 > length) {
         return kInsufficientSize;
+    }
     std::memcpy(name, s.gpus[index].name, n + 1);
     return kSuccess;
 }
@@ -414,14 +452,17 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
     State s;
     int index = 0;
     const int rc = deviceState(device, &s, &index);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!memory)
+    }
+    if (!memory) {
         return kInvalidArgument;
+    }
     unsigned long long used = 0;
     for (int i = 0; i < s.procCount; ++i) {
-        if (s.procs[i].gpu == index)
+        if (s.procs[i].gpu == index) {
             used += s.procs[i].bytes;
+        }
     }
     const unsigned long long total = s.gpus[index].total;
     *memory = nvmlMemory_t{total, used < total ? total - used : 0, used};
@@ -433,12 +474,15 @@ int nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utiliz
     State s;
     int index = 0;
     const int rc = deviceState(device, &s, &index);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!utilization)
+    }
+    if (!utilization) {
         return kInvalidArgument;
-    if (s.gpus[index].util < 0)
+    }
+    if (s.gpus[index].util < 0) {
         return kNotSupported;
+    }
     *utilization = nvmlUtilization_t{static_cast<unsigned>(s.gpus[index].util), 0};
     return kSuccess;
 }
@@ -448,12 +492,15 @@ int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensorType, unsigned int *
     State s;
     int index = 0;
     const int rc = deviceState(device, &s, &index);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!temp || static_cast<unsigned>(sensorType) != kTemperatureGpu)
+    }
+    if (!temp || static_cast<unsigned>(sensorType) != kTemperatureGpu) {
         return kInvalidArgument;
-    if (s.gpus[index].temp < 0)
+    }
+    if (s.gpus[index].temp < 0) {
         return kNotSupported;
+    }
     *temp = static_cast<unsigned>(s.gpus[index].temp);
     return kSuccess;
 }
@@ -463,12 +510,15 @@ int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
     State s;
     int index = 0;
     const int rc = deviceState(device, &s, &index);
-    if (rc != kSuccess)
+    if (rc != kSuccess) {
         return rc;
-    if (!power)
+    }
+    if (!power) {
         return kInvalidArgument;
-    if (s.gpus[index].powerMw < 0)
+    }
+    if (s.gpus[index].powerMw < 0) {
         return kNotSupported;
+    }
     *power = static_cast<unsigned>(s.gpus[index].powerMw);
     return kSuccess;
 }

@@ -30,8 +30,9 @@ inline std::vector<int> visibleGpus(const char *list)
     while (start < s.size()) {
         const std::size_t comma = std::min(s.find(',', start), s.size());
         const std::string entry = s.substr(start, comma - start);
-        if (entry.empty() || entry.size() > 4 || entry.find_first_not_of("0123456789") != std::string::npos)
+        if (entry.empty() || entry.size() > 4 || entry.find_first_not_of("0123456789") != std::string::npos) {
             break;
+        }
         out.push_back(std::atoi(entry.c_str()));
         start = comma + 1;
     }
@@ -42,8 +43,9 @@ inline std::vector<int> visibleGpus(const char *list)
 inline unsigned long long bytesPerGpu()
 {
     const char *v = std::getenv("TRAINYARD_FAKE_GPU_BYTES");
-    if (v && *v >= '0' && *v <= '9')
+    if (v && *v >= '0' && *v <= '9') {
         return std::strtoull(v, nullptr, 10);
+    }
     return 1ull << 30;
 }
 

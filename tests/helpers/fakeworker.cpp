@@ -99,8 +99,9 @@ public:
 
     bool open(double wall, const std::string &tokenOverride = {}, bool sendHello = true)
     {
-        if (!enabled())
+        if (!enabled()) {
             return false;
+        }
         int fd = -1;
         if (m_address.rfind("unix:", 0) == 0) {
             fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -116,8 +117,9 @@ public:
             const auto colon = rest.rfind(':');
             addrinfo hints{}, *res = nullptr;
             hints.ai_socktype = SOCK_STREAM;
-            if (::getaddrinfo(rest.substr(0, colon).c_str(), rest.substr(colon + 1).c_str(), &hints, &res) != 0)
+            if (::getaddrinfo(rest.substr(0, colon).c_str(), rest.substr(colon + 1).c_str(), &hints, &res) != 0) {
                 return false;
+            }
             fd = ::socket(res->ai_family, SOCK_STREAM, 0);
             const int rc = ::connect(fd, res->ai_addr, res->ai_addrlen);
             ::freeaddrinfo(res);
@@ -129,23 +131,26 @@ public:
             return false;
         }
         m_fd = fd;
-        if (sendHello)
+        if (sendHello) {
             send(trainyard::protocol::encode(trainyard::protocol::hello(
                 m_run, tokenOverride.empty() ? m_token : tokenOverride, ::getpid(), "cpu", wall)));
+        }
         return connected();
     }
 
     void close()
     {
-        if (m_fd >= 0)
+        if (m_fd >= 0) {
             ::close(m_fd);
+        }
         m_fd = -1;
     }
 
     void send(const std::string &line)
     {
-        if (m_fd < 0)
+        if (m_fd < 0) {
             return;
+        }
         std::size_t done = 0;
         while (done < line.size()) {
             const ssize_t n = ::send(m_fd, line.data() + done, line.size() - done, MSG_NOSIGNAL);
@@ -160,19 +165,22 @@ public:
     // Control messages received so far ("stop", "pause", ...).
     std::string poll()
     {
-        if (m_fd < 0)
+        if (m_fd < 0) {
             return {};
+        }
         char buffer[4096];
         const ssize_t n = ::recv(m_fd, buffer, sizeof buffer, MSG_DONTWAIT);
         if (n == 0) {
             close();
             return {};
         }
-        if (n > 0)
+        if (n > 0) {
             m_pending.append(buffer, static_cast<std::size_t>(n));
+        }
         const auto nl = m_pending.find('\n');
-        if (nl == std::string::npos)
+        if (nl == std::string::npos) {
             return {};
+        }
         const std::string line = m_pending.substr(0, nl);
         m_pending.erase(0, nl + 1);
         const auto message = nlohmann::json::parse(line, nullptr, false);
@@ -198,8 +206,9 @@ int runBench(const Options &o)
     while (sent < o.benchLines && connection.connected()) {
         long target = o.benchLines;
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-        if (o.benchRate > 0)
+        if (o.benchRate > 0) {
             target = std::min(o.benchLines, static_cast<long>(elapsed * o.benchRate) + 1);
+        }
         batch.clear();
         for (; sent < target && batch.size() < 60000; ++sent) {
             const int n = std::snprintf(line, sizeof line,
@@ -209,8 +218,9 @@ int runBench(const Options &o)
             batch.append(line, static_cast<std::size_t>(n));
         }
         connection.send(batch);
-        if (o.benchRate > 0 && sent < o.benchLines)
+        if (o.benchRate > 0 && sent < o.benchLines) {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
     }
     connection.send(trainyard::protocol::encode(trainyard::protocol::done("finished", 0, 0)));
     return 0;
@@ -232,31 +242,31 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : std::string(); };
-        if (a == "--spec")
+        if (a == "--spec") {
             o.spec = value();
-        else if (a == "--run-dir")
+        } else if (a == "--run-dir") {
             o.runDir = value();
-        else if (a == "--connect")
+        } else if (a == "--connect") {
             o.connect = value();
-        else if (a == "--token")
+        } else if (a == "--token") {
             o.token = value();
-        else if (a == "--device")
+        } else if (a == "--device") {
             o.device = value();
-        else if (a == "--threads")
+        } else if (a == "--threads") {
             value();
-        else if (a == "--cpu-fallback")
+        } else if (a == "--cpu-fallback")
             ; // a batch job's: the fake trains on no GPU anyway
-        else if (a == "--resume")
+        else if (a == "--resume") {
             o.resume = true;
-        else if (a == "--check")
+        } else if (a == "--check") {
             o.check = true;
-        else if (a == "--bench")
+        } else if (a == "--bench") {
             o.benchLines = std::atol(value().c_str());
-        else if (a == "--rate")
+        } else if (a == "--rate") {
             o.benchRate = std::atof(value().c_str());
-        else if (a == "--run")
+        } else if (a == "--run") {
             o.benchRun = value();
-        else if (a == "--version") {
+        } else if (a == "--version") {
             std::printf("trainyard-fake-worker 0.1.0\n");
             return 0;
         } else {
@@ -265,10 +275,12 @@ int main(int argc, char **argv)
         }
     }
     // Like the real worker: the orchestrator passes the token in the environment.
-    if (const char *t = std::getenv("TRAINYARD_TOKEN"); o.token.empty() && t)
+    if (const char *t = std::getenv("TRAINYARD_TOKEN"); o.token.empty() && t) {
         o.token = t;
-    if (o.benchLines >= 0)
+    }
+    if (o.benchLines >= 0) {
         return runBench(o);
+    }
     if (o.check) {
         // The fake model reads no data: a spec file that opens passes, as the real worker's check would.
         std::ifstream spec(o.spec);
@@ -294,14 +306,18 @@ int main(int argc, char **argv)
     const long stepsPerEpoch = std::max(1L, model.value("steps_per_epoch", 10L));
     const bool sweepModel = model.contains("quality");
     const double quality = model.value("quality", 1.0);
-    if (model.contains("fails_above") && quality > model.value("fails_above", 0.0))
+    if (model.contains("fails_above") && quality > model.value("fails_above", 0.0)) {
         behaviour = "fail";
-    if (behaviour == "fail-once")
+    }
+    if (behaviour == "fail-once") {
         behaviour = o.resume ? "train" : "fail";
-    if (train.contains("epochs") && train["epochs"].is_number_integer())
+    }
+    if (train.contains("epochs") && train["epochs"].is_number_integer()) {
         steps = train["epochs"].get<long>() * stepsPerEpoch;
-    if (train.contains("max_steps") && train["max_steps"].is_number_integer())
+    }
+    if (train.contains("max_steps") && train["max_steps"].is_number_integer()) {
         steps = std::min(steps, train["max_steps"].get<long>());
+    }
     const long work = model.value("work", 0L);
     const double batch = train.value("batch_size", 100.0);
     const long stepMs = behaviour == "flood" ? 0 : model.value("step_ms", 10L);
@@ -324,8 +340,9 @@ int main(int argc, char **argv)
         const std::vector<int> gpus = trainyard::fakenvml::visibleGpus(std::getenv("CUDA_VISIBLE_DEVICES"));
         std::string error;
         if (!gpus.empty()
-            && !trainyard::fakenvml::registerProcess(state, gpus, trainyard::fakenvml::bytesPerGpu(), &error))
+            && !trainyard::fakenvml::registerProcess(state, gpus, trainyard::fakenvml::bytesPerGpu(), &error)) {
             std::fprintf(stderr, "fake-worker: cannot hold GPU memory: %s\n", error.c_str());
+        }
     }
     ::mkdir((o.runDir + "/checkpoints").c_str(), 0755);
     const std::string checkpointPath = o.runDir + "/checkpoints/fake.ckpt";
@@ -374,8 +391,9 @@ int main(int argc, char **argv)
     } else {
         connection.open(wall());
     }
-    if (o.resume)
+    if (o.resume) {
         emit(trainyard::protocol::log("info", "resumed from step " + std::to_string(step), wall()));
+    }
     if (behaviour == "garbage") {
         connection.send("this is not json\n");
         connection.send(std::string(100 * 1024, 'x') + "\n");
@@ -397,14 +415,15 @@ int main(int argc, char **argv)
     while (step < steps || paused) {
         // Control from the socket, signals, reconnection.
         for (std::string control = connection.poll(); !control.empty(); control = connection.poll()) {
-            if (control == "stop" && !hung)
+            if (control == "stop" && !hung) {
                 g_stopSignal = true;
-            else if (control == "pause")
+            } else if (control == "pause") {
                 paused = true;
-            else if (control == "resume")
+            } else if (control == "resume") {
                 paused = false;
-            else if (control == "checkpoint-now")
+            } else if (control == "checkpoint-now") {
                 saveCheckpoint();
+            }
         }
         if (g_stopSignal) {
             saveCheckpoint();
@@ -453,17 +472,20 @@ int main(int argc, char **argv)
             trainyard::protocol::metric(step, (step - 1) / stepsPerEpoch, 1.0 / (1.0 + 0.05 * step), wall());
         m["lr"] = 0.01;
         m["total_steps"] = steps;
-        if (stamp)
+        if (stamp) {
             m["sent_at"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        }
         if (work > 0) {
             double x = 1.0;
-            for (long i = 0; i < work; ++i)
+            for (long i = 0; i < work; ++i) {
                 x = x * 1.0000001 + 1e-9;
+            }
             sink = sink + x;
             ++stepsSinceReport;
             const double elapsed = std::chrono::duration<double>(Clock::now() - lastReport).count();
-            if (elapsed > 0)
+            if (elapsed > 0) {
                 m["samples_per_s"] = batch * static_cast<double>(stepsSinceReport) / elapsed;
+            }
             lastReport = Clock::now();
             stepsSinceReport = 0;
         }
@@ -471,13 +493,15 @@ int main(int argc, char **argv)
         if (step % stepsPerEpoch == 0) {
             nlohmann::json e = trainyard::protocol::evalResult(step, "valid", wall());
             e["mrr"] = quality * (1.0 - 1.0 / (1.0 + 0.1 * step));
-            if (sweepModel)
+            if (sweepModel) {
                 e["epoch"] = step / stepsPerEpoch;
+            }
             e["hits@10"] = std::min(1.0, 0.01 * step);
             emit(e);
         }
-        if (checkpointEvery > 0 && step % checkpointEvery == 0)
+        if (checkpointEvery > 0 && step % checkpointEvery == 0) {
             saveCheckpoint();
+        }
         if (rate > 0) {
             // Paced from the first step after a start or a pause: no burst.
             if (paceStep < 0) {

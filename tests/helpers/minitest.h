@@ -67,8 +67,9 @@ inline int runAll(int argc, char **argv)
     int failed = 0;
     int skipped = 0;
     for (const auto &c : registry()) {
-        if (!filter.empty() && std::string(c.name).find(filter) == std::string::npos)
+        if (!filter.empty() && std::string(c.name).find(filter) == std::string::npos) {
             continue;
+        }
         const int before = checkFailures();
         std::cout << "RUN  " << c.name << std::endl;
         bool ok = true;
@@ -85,17 +86,20 @@ inline int runAll(int argc, char **argv)
             std::cerr << "  unexpected exception: " << e.what() << '\n';
             ok = false;
         }
-        if (checkFailures() != before)
+        if (checkFailures() != before) {
             ok = false;
+        }
         std::cout << (ok ? "PASS " : "FAIL ") << c.name << std::endl;
         ok ? ++passed : ++failed;
     }
     std::cout << passed << " passed, " << failed << " failed";
-    if (skipped)
+    if (skipped) {
         std::cout << ", " << skipped << " skipped";
+    }
     std::cout << std::endl;
-    if (failed == 0 && passed == 0 && skipped > 0)
+    if (failed == 0 && passed == 0 && skipped > 0) {
         return kSkipExitCode;
+    }
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 

@@ -4,7 +4,7 @@
 // and reports the events a test tells it to, the way a batch-queue launcher
 // would (a job id, pending with a reason, running, requeued, an exit).
 
-#include "launch/launcher.h"
+#include "orchestration/launch/launcher.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -43,8 +43,9 @@ public:
     {
         record(QStringLiteral("start"), run);
         starts << qMakePair(run, spec);
-        if (!failInsideStart.isEmpty())
+        if (!failInsideStart.isEmpty()) {
             Q_EMIT failedToLaunch(run, failInsideStart);
+        }
     }
     void terminate(RunId run) override { record(QStringLiteral("terminate"), run); }
     void kill(RunId run) override { record(QStringLiteral("kill"), run); }
@@ -55,13 +56,15 @@ public:
         expectedAtAttach << qMakePair(run, expected);
         const QString job = handle.value(QStringLiteral("job")).toString();
         if (foreignJobs.contains(job)) {
-            if (why)
+            if (why) {
                 *why = QStringLiteral("job %1 is another user's").arg(job);
+            }
             return AttachResult::NotOurs;
         }
         if (handle.value(QStringLiteral("kind")).toString() != kind() || !aliveJobs.contains(job)) {
-            if (why)
+            if (why) {
                 *why = QStringLiteral("no such job");
+            }
             return AttachResult::Gone;
         }
         handles.insert(run, handle);

@@ -4,7 +4,7 @@
 // tests that must not depend on a built worker: one for the catalogue's own
 // parsing, the palette and the run editor, one for experiment validation.
 
-#include "catalogue/modelcatalogue.h"
+#include "orchestration/catalogue/modelcatalogue.h"
 
 #include <QByteArray>
 #include <QString>
@@ -77,8 +77,9 @@ inline const ModelCatalogue &validationCatalogue()
     static const ModelCatalogue catalogue = [] {
         QString error;
         ModelCatalogue c = ModelCatalogue::fromJson(validationCatalogueJson(), &error);
-        if (c.isEmpty())
+        if (c.isEmpty()) {
             qFatal("validationCatalogueJson: %s", qPrintable(error));
+        }
         return c;
     }();
     return catalogue;

@@ -46,15 +46,17 @@ public:
 
     bool stop(QString *error)
     {
-        if (m_dir.isEmpty())
+        if (m_dir.isEmpty()) {
             return true;
+        }
         QProcess stop;
         stop.start(
             QStringLiteral("bash"),
             {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/stop-cluster.sh"), m_dir});
         const bool ok = stop.waitForFinished(60000) && stop.exitCode() == 0;
-        if (!ok)
+        if (!ok) {
             *error = QString::fromUtf8(stop.readAllStandardError());
+        }
         m_dir.clear();
         return ok;
     }

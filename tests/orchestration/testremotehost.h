@@ -68,8 +68,9 @@ esac
                          size,
                          QStringLiteral("--path"),
                          m_dir + QStringLiteral("/bin")};
-        if (!clusterDir.isEmpty())
+        if (!clusterDir.isEmpty()) {
             args << QStringLiteral("--with-cluster") << clusterDir;
+        }
         m_cluster = clusterDir;
         QProcess start;
         start.start(QStringLiteral("bash"), args);
@@ -96,13 +97,15 @@ esac
     // namespace.
     void stop()
     {
-        if (!m_running)
+        if (!m_running) {
             return;
+        }
         ssh({QStringLiteral("-O"), QStringLiteral("exit")});
-        if (!m_cluster.isEmpty())
+        if (!m_cluster.isEmpty()) {
             QProcess::execute(QStringLiteral("bash"), {qEnvironmentVariable("TRAINYARD_SOURCE_DIR")
                                                            + QStringLiteral("/tests/slurm/stop-cluster.sh"),
                                                        m_cluster});
+        }
         QProcess::execute(QStringLiteral("bash"),
                           {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/stop-sshd.sh"),
                            m_dir + QStringLiteral("/sshd")});
@@ -132,8 +135,9 @@ esac
                  QStringLiteral("-o"), QStringLiteral("ControlMaster=no"), QStringLiteral("-o"),
                  QStringLiteral("ControlPath=none"), QStringLiteral("127.0.0.1"), shellCommand});
         p.waitForFinished(30000);
-        if (exitCode)
+        if (exitCode) {
             *exitCode = p.exitCode();
+        }
         return p.exitCode() == 0 ? p.readAllStandardOutput() : QByteArray();
     }
 
@@ -161,8 +165,9 @@ private:
     void writeFile(const QString &name, const QByteArray &bytes)
     {
         QFile f(m_dir + QLatin1Char('/') + name);
-        if (f.open(QIODevice::WriteOnly))
+        if (f.open(QIODevice::WriteOnly)) {
             f.write(bytes);
+        }
     }
 
     QString m_dir;

@@ -3,11 +3,11 @@
 // Helpers shared by the orchestration tests: experiments for the fake
 // worker, written into a temporary runs root.
 
-#include "dispatch/dispatcher.h"
-#include "experiment/experiment.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -32,8 +32,9 @@ inline QJsonObject fakeSpec(const QString &name, int steps = 20, int stepMs = 5,
                       {QStringLiteral("steps"), steps},
                       {QStringLiteral("step_ms"), stepMs},
                       {QStringLiteral("behaviour"), behaviour}};
-    if (atStep > 0)
+    if (atStep > 0) {
         model.insert(QStringLiteral("at_step"), atStep);
+    }
     return QJsonObject{{QStringLiteral("name"), name},
                        {QStringLiteral("model"), model},
                        {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("synthetic-kg")}}},
@@ -63,8 +64,9 @@ inline Experiment experiment(const QJsonObject &json)
 {
     QStringList errors;
     const auto ex = Experiment::fromJson(json, &errors);
-    if (!ex)
+    if (!ex) {
         qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+    }
     return ex.value_or(Experiment{});
 }
 
@@ -75,13 +77,15 @@ inline QString trainUntilIdle(const Experiment &ex, int timeoutMs = 10000)
 {
     Session session;
     QStringList errors;
-    if (!session.open(ex, QString(), &errors))
+    if (!session.open(ex, QString(), &errors)) {
         return errors.join(QLatin1Char('\n'));
+    }
     session.orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
     QSignalSpy idle(session.orchestrator()->dispatcher(), &Dispatcher::idle);
     session.orchestrator()->dispatcher()->startAll();
-    if (!QTest::qWaitFor([&] { return idle.count() > 0; }, timeoutMs))
+    if (!QTest::qWaitFor([&] { return idle.count() > 0; }, timeoutMs)) {
         return QStringLiteral("the board was not idle after %1 ms").arg(timeoutMs);
+    }
     QTest::qWait(0); // as QTRY_COMPARE: a second idle signal would show now
     return idle.count() == 1 ? QString() : QStringLiteral("idle %1 times, expected once").arg(idle.count());
 }
@@ -128,8 +132,9 @@ inline QList<QJsonObject> metricsLines(const QString &runDir, const QString &typ
     QList<QJsonObject> out;
     for (const QByteArray &line : readFile(runDir + QStringLiteral("/metrics.jsonl")).split('\n')) {
         const QJsonObject o = QJsonDocument::fromJson(line).object();
-        if (o.value(QStringLiteral("type")).toString() == type)
+        if (o.value(QStringLiteral("type")).toString() == type) {
             out << o;
+        }
     }
     return out;
 }
@@ -154,8 +159,9 @@ inline QJsonObject tinyKg(const QString &name, const QString &type = QStringLite
 inline QJsonObject readJsonFile(const QString &path)
 {
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
+    if (!f.open(QIODevice::ReadOnly)) {
         return {};
+    }
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
@@ -163,13 +169,15 @@ inline QJsonObject readJsonFile(const QString &path)
 inline int countLines(const QString &path, const QByteArray &type)
 {
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
+    if (!f.open(QIODevice::ReadOnly)) {
         return -1;
+    }
     int n = 0;
     const QByteArray needle = "\"type\":\"" + type + "\"";
     while (!f.atEnd()) {
-        if (f.readLine().contains(needle))
+        if (f.readLine().contains(needle)) {
             ++n;
+        }
     }
     return n;
 }

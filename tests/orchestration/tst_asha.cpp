@@ -2,7 +2,7 @@
 // sweep worked by hand, min mode, ties, a failed trial, the reasons' texts,
 // and the median stopping rule.
 
-#include "sweep/asha.h"
+#include "orchestration/sweep/asha.h"
 
 #include <QTest>
 
@@ -114,13 +114,15 @@ private Q_SLOTS:
         Asha asha(1, 27, 3, true);
         expect(asha, 0, 10, 0.4, Action::Pause, 2);
         QCOMPARE(asha.rungOf(0), 2);
-        for (int k = 0; k < 3; ++k)
+        for (int k = 0; k < 3; ++k) {
             QCOMPARE(asha.rungRecords(k), Records({{0, 0.4}}));
+        }
         // Reports between rungs decide nothing; the value at 27 is the one
         // of the first report at or past it.
         Asha b(1, 27, 3, true);
-        for (int t = 1; t <= 2; ++t)
+        for (int t = 1; t <= 2; ++t) {
             b.report(t, 1, 0.1);
+        }
         expect(b, 0, 1, 0.9, Action::Continue, 0);
         expect(b, 0, 2, 0.1, Action::Continue, -1);
         expect(b, 0, 30, 0.7, Action::Continue, 3); // rungs 3, 9 and 27 at once; 27 is the last
@@ -170,8 +172,9 @@ private Q_SLOTS:
         QCOMPARE(asha.promotable(), std::optional<int>(0));
         // Two paused in the top (n=6, top 2, all tied): the earlier one first.
         Asha b(1, 9, 3, true);
-        for (int t = 0; t < 6; ++t)
+        for (int t = 0; t < 6; ++t) {
             b.report(t, 1, 0.5);
+        }
         QCOMPARE(b.promotable(), std::optional<int>(0));
         b.promote(0);
         QCOMPARE(b.promotable(), std::optional<int>(1));
@@ -183,17 +186,19 @@ private Q_SLOTS:
     {
         // A promotable trial at rung 1 goes before a better-valued one at rung 0 (the paper's get_job).
         Asha asha(1, 9, 3, true);
-        for (int t = 0; t < 3; ++t)
+        for (int t = 0; t < 3; ++t) {
             asha.report(t, 1, 0.1 * (t + 1)); // t2 continues
-        asha.report(2, 3, 0.2);               // pauses at rung 1 (n=1)
-        asha.report(3, 3, 0.1);               // t3 reports past rung 0 and 1 at once: 0.1 at both
-        asha.report(4, 3, 0.05);              // rung 1 n=3: top 1 = t2 (0.2)
+        }
+        asha.report(2, 3, 0.2);  // pauses at rung 1 (n=1)
+        asha.report(3, 3, 0.1);  // t3 reports past rung 0 and 1 at once: 0.1 at both
+        asha.report(4, 3, 0.05); // rung 1 n=3: top 1 = t2 (0.2)
         QVERIFY(asha.isPaused(2));
         QCOMPARE(asha.rungOf(2), 1);
         // Rung 0 then gets four 0.9s: t5 (n=6, top 2) and t6 (n=7) go on,
         // t7 (n=8, top 2: 3rd) and t8 (n=9, top 3: 4th) pause; at n=9, t7 is in the top three.
-        for (int t = 5; t < 9; ++t)
+        for (int t = 5; t < 9; ++t) {
             asha.report(t, 1, 0.9);
+        }
         QVERIFY(!asha.isPaused(5) && !asha.isPaused(6) && asha.isPaused(7) && asha.isPaused(8));
         // t7's 0.9 beats t2's 0.2, but rung 1 comes first.
         QCOMPARE(asha.promotable(), std::optional<int>(2));
@@ -216,8 +221,9 @@ private Q_SLOTS:
         asha.promote(0);
         QVERIFY(!asha.isPaused(0));
         // At n=6 the top two are t0 and t1: t1 is promoted, never t0.
-        for (int t = 3; t < 6; ++t)
+        for (int t = 3; t < 6; ++t) {
             asha.report(t, 1, 0.1);
+        }
         QCOMPARE(asha.promotable(), std::optional<int>(1));
         // Its later reports are ignored and answer Stop.
         const StopDecision d = asha.report(0, 3, 1.0);
@@ -226,8 +232,9 @@ private Q_SLOTS:
         QVERIFY(asha.rungRecords(1).isEmpty());
         // A failed running trial is out too.
         Asha b(1, 9, 3, true);
-        for (int t = 0; t < 6; ++t)
+        for (int t = 0; t < 6; ++t) {
             b.report(t, 1, 0.1 * (6 - t)); // each worse than the one before: all pause; top 2: t0, t1
+        }
         QCOMPARE(b.promotable(), std::optional<int>(0));
         b.fail(0);
         QCOMPARE(b.promotable(), std::optional<int>(1));
@@ -284,9 +291,11 @@ private Q_SLOTS:
         // Running averages at 2: t0 0.5, t1 0.3, t2 0.1, t3 0.7 (each constant;
         // t1 and t2 are stopped at 2, after their report there counts).
         const QList<double> v = {0.5, 0.3, 0.1, 0.7};
-        for (int t = 0; t < 4; ++t)
-            for (int r = 1; r <= 2; ++r)
+        for (int t = 0; t < 4; ++t) {
+            for (int r = 1; r <= 2; ++r) {
                 m.report(t, r, v.at(t));
+            }
+        }
         // t4 at 2 sees t0..t3: median (0.3 + 0.5) / 2 = 0.4; 0.41 goes on, 0.39 stops.
         QVERIFY(m.report(4, 2, 0.41).action == Action::Continue);
         const StopDecision d = m.report(5, 2, 0.39);

@@ -15,7 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "helpers/buildprograms.h"
+#include "tests/helpers/buildprograms.h"
 
 namespace {
 
@@ -34,8 +34,9 @@ QJsonObject run(const QString &name, const QJsonObject &model, const QJsonObject
 QJsonObject transe(const QJsonObject &extra = {})
 {
     QJsonObject m{{QStringLiteral("type"), QStringLiteral("transe")}};
-    for (auto it = extra.begin(); it != extra.end(); ++it)
+    for (auto it = extra.begin(); it != extra.end(); ++it) {
         m.insert(it.key(), it.value());
+    }
     return m;
 }
 
@@ -69,8 +70,9 @@ private:
                                      {QStringLiteral("lanes"), QJsonArray{lane}}};
         const QString path = m_dir.filePath(name + QStringLiteral(".json"));
         QFile file(path);
-        if (!file.open(QIODevice::WriteOnly))
+        if (!file.open(QIODevice::WriteOnly)) {
             return {};
+        }
         file.write(QJsonDocument(experiment).toJson());
         return path;
     }
@@ -84,8 +86,9 @@ private:
         p.setProcessEnvironment(env);
         p.start(buildProgram("TRAINYARD_BIN"), QStringList{command} + args);
         Result r;
-        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit)
+        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit) {
             return r;
+        }
         r.status = p.exitCode();
         r.out = p.readAllStandardOutput();
         r.err = p.readAllStandardError();
@@ -102,9 +105,10 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable())
+        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable()) {
             QSKIP(
                 "TRAINYARD_WORKER is not set to the real trainyard-worker: the check needs its catalogue and loaders");
+        }
         QProcess list;
         list.start(m_worker, {QStringLiteral("--list-models")});
         QVERIFY(list.waitForFinished(60000));
@@ -185,8 +189,9 @@ private Q_SLOTS:
     // a program run there brings its own torch.
     void aCpuOnlyWorkerOnAGpuLaneIsAProblem()
     {
-        if (!m_cpuOnlyWorker)
+        if (!m_cpuOnlyWorker) {
             QSKIP("this trainyard-worker is built with CUDA");
+        }
         const QString file = writeExperiment(
             QStringLiteral("cpuworker"), {run(QStringLiteral("g"), transe(), synthetic())}, QStringLiteral("cuda:0"));
         const Result r = check({file});
@@ -246,9 +251,10 @@ private Q_SLOTS:
                   ? QStringLiteral("%1: lanes[1].device: cuda:63: this trainyard-worker was built without CUDA")
                         .arg(file)
                   : file,
-              QStringLiteral("%1 problems found; nothing was started").arg(m_cpuOnlyWorker ? 6 : 5)})
+              QStringLiteral("%1 problems found; nothing was started").arg(m_cpuOnlyWorker ? 6 : 5)}) {
             QVERIFY2(r.err.contains(expected.toUtf8()),
                      qPrintable(expected + QStringLiteral(" not in:\n") + QString::fromUtf8(r.err)));
+        }
         QVERIFY(nothingStarted(QStringLiteral("onepass")));
     }
 
@@ -278,8 +284,9 @@ private Q_SLOTS:
                 {QStringLiteral("sweeps"), QJsonArray{sweep}}};
             const QString path = m_dir.filePath(name + QStringLiteral(".json"));
             QFile file(path);
-            if (file.open(QIODevice::WriteOnly))
+            if (file.open(QIODevice::WriteOnly)) {
                 file.write(QJsonDocument(experiment).toJson());
+            }
             return path;
         };
         const QString bad = write(QStringLiteral("badsweep"), kgFolder(missing), 1);
@@ -310,8 +317,9 @@ private Q_SLOTS:
     // would start (its name on PATH, its env), once the file is trusted.
     void programRequiresIsAskedOfTheInterpreter()
     {
-        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty()) {
             QSKIP("python3 is not installed");
+        }
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("mods")));
         QFile module(m_dir.filePath(QStringLiteral("mods/localmod.py")));
         QVERIFY(module.open(QIODevice::WriteOnly));

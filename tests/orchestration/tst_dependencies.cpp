@@ -7,19 +7,19 @@
 // from their predecessors; and a board closed and opened again in the
 // middle of a round.
 
-#include "board/board.h"
-#include "dependencies/dependencies.h"
-#include "dependencies/runinputs.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "experiment/rounds.h"
-#include "helpers/buildprograms.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dependencies/dependencies.h"
+#include "orchestration/dependencies/runinputs.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/experiment/rounds.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -62,8 +62,9 @@ QJsonObject inputsRun(const QString &name, const QString &out, int steps, const 
 {
     QJsonArray argv{QStringLiteral("python3"), sourceDir() + QStringLiteral("/tests/programs/inputs.py"), out,
                     QString::number(steps)};
-    for (const QString &a : args)
+    for (const QString &a : args) {
         argv.append(a);
+    }
     return QJsonObject{{QStringLiteral("name"), name},
                        {QStringLiteral("program"), QJsonObject{{QStringLiteral("argv"), argv}}}};
 }
@@ -91,8 +92,9 @@ private:
         auto session = std::make_unique<Session>();
         const QString runs = root.isEmpty() ? m_dir.filePath(QStringLiteral("exp%1").arg(++m_counter)) : root;
         QStringList errors;
-        if (!session->open(experiment(experimentJson(QStringLiteral("deps"), runs, lanes)), QString(), &errors))
+        if (!session->open(experiment(experimentJson(QStringLiteral("deps"), runs, lanes)), QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         session->orchestrator()->supervisor()->setStopTimeout(2000);
         return session;
@@ -299,8 +301,9 @@ private Q_SLOTS:
     // The example as shipped: five rounds of two clients and an average.
     void theFederatedExampleIsValid()
     {
-        if (sourceDir().isEmpty())
+        if (sourceDir().isEmpty()) {
             QSKIP("TRAINYARD_SOURCE_DIR is not set");
+        }
         QStringList errors;
         const auto ex = Experiment::load(sourceDir() + QStringLiteral("/examples/federated/federated.json"), &errors);
         QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
@@ -345,8 +348,9 @@ private Q_SLOTS:
 
     void waitsUntilEveryPredecessorFinished()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         // Slots for all: only `after` holds "b" back.
         auto s = open(
             {lane(QStringLiteral("cpu"), 4,
@@ -368,11 +372,13 @@ private Q_SLOTS:
         bool early = false, started = false;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId changed) {
             const RunInfo r = orch->runs()->value(changed);
-            if (r.name != QLatin1String("b") || r.state != RunState::Starting)
+            if (r.name != QLatin1String("b") || r.state != RunState::Starting) {
                 return;
+            }
             started = true;
-            for (const QString &n : {QStringLiteral("a"), QStringLiteral("g-1"), QStringLiteral("g-2")})
+            for (const QString &n : {QStringLiteral("a"), QStringLiteral("g-1"), QStringLiteral("g-2")}) {
                 early = early || run(s.get(), n).state != RunState::Finished;
+            }
         });
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         orch->dispatcher()->startAll();
@@ -386,8 +392,9 @@ private Q_SLOTS:
 
     void aFailedPredecessorKeepsItsDependentsWaiting()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         auto s = open({lane(QStringLiteral("cpu"), 2,
                             {fakeSpec(QStringLiteral("a"), 20, 5, QStringLiteral("fail"), 3),
                              after(fakeSpec(QStringLiteral("b")), QStringLiteral("a")),
@@ -411,8 +418,9 @@ private Q_SLOTS:
 
     void retryOfAFailedPredecessorReleasesItsDependents()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         auto s = open({lane(QStringLiteral("cpu"), 2,
                             {fakeSpec(QStringLiteral("a"), 20, 10, QStringLiteral("fail-once"), 8),
                              after(fakeSpec(QStringLiteral("b"), 10), QStringLiteral("a"))})});
@@ -437,8 +445,9 @@ private Q_SLOTS:
 
     void aStoppedPredecessorKeepsThemWaitingUntilItResumesAndFinishes()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         auto s = open({lane(
             QStringLiteral("cpu"), 2,
             {fakeSpec(QStringLiteral("a"), 400, 10), after(fakeSpec(QStringLiteral("b")), QStringLiteral("a"))})});
@@ -457,8 +466,9 @@ private Q_SLOTS:
 
     void editsOfAfterRefuseCyclesAndUnknownNames()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         auto s = open({lane(QStringLiteral("cpu"), 1,
                             {fakeSpec(QStringLiteral("a")), after(fakeSpec(QStringLiteral("b")), QStringLiteral("a")),
                              fakeSpec(QStringLiteral("c"))})});
@@ -496,10 +506,12 @@ private Q_SLOTS:
 
     void aProgramGetsItsPredecessorsFoldersCheckpointsAndSummaries()
     {
-        if (fakeWorker().isEmpty() || sourceDir().isEmpty())
+        if (fakeWorker().isEmpty() || sourceDir().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER or TRAINYARD_SOURCE_DIR is not set");
-        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+        }
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty()) {
             QSKIP("python3 is not installed");
+        }
         const QString preOut = m_dir.filePath(QStringLiteral("pre.json"));
         const QString useOut = m_dir.filePath(QStringLiteral("use.json"));
         auto s = open(
@@ -555,8 +567,9 @@ private Q_SLOTS:
     void aWorkerRunStartsFromItsPredecessorsCheckpoint()
     {
         const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
             QSKIP("TRAINYARD_WORKER is not set: the real worker is needed");
+        }
         QJsonObject pre{
             {QStringLiteral("name"), QStringLiteral("pre")},
             {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("mlp")}}},
@@ -585,11 +598,12 @@ private Q_SLOTS:
                      .toString(),
                  p.checkpoint);
         bool said = false;
-        for (const QJsonObject &line : metricsLines(f.runDir, QStringLiteral("log")))
+        for (const QJsonObject &line : metricsLines(f.runDir, QStringLiteral("log"))) {
             said = said
                    || line.value(QStringLiteral("text"))
                           .toString()
                           .startsWith(QStringLiteral("model initialised from ") + p.checkpoint);
+        }
         QVERIFY(said);
     }
 
@@ -597,8 +611,9 @@ private Q_SLOTS:
 
     void reopenedInTheMiddleOfARoundGoesOnInOrder()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         const QString root = m_dir.filePath(QStringLiteral("midround"));
         const QJsonArray lanes{
             lane(QStringLiteral("cpu"), 2,
@@ -639,8 +654,9 @@ private Q_SLOTS:
                 const RunInfo c = run(second.get(), name(client));
                 QCOMPARE(c.state, RunState::Finished);
                 QVERIFY2(avg.started >= c.ended, qPrintable(name(client)));
-                if (k > 1)
+                if (k > 1) {
                     QVERIFY(c.started >= run(second.get(), QStringLiteral("fed-r%1-avg").arg(k - 1)).ended);
+                }
             }
         }
         // Written back as the one entry it was.

@@ -1,7 +1,7 @@
 // DeviceInventory: the CPU is always there; NVML is optional; processes on a
 // GPU are split into ours and others'.
 
-#include "devices/deviceinventory.h"
+#include "orchestration/devices/deviceinventory.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -30,8 +30,9 @@ private Q_SLOTS:
     // come from /proc: memory at once, utilization from the second poll on.
     void cpuLoadComesFromProc()
     {
-        if (!QFile::exists(QStringLiteral("/proc/stat")))
+        if (!QFile::exists(QStringLiteral("/proc/stat"))) {
             QSKIP("no /proc on this system: the CPU's figures stay unknown");
+        }
         DeviceInventory inventory;
         const DeviceInfo first = inventory.device(QStringLiteral("cpu"));
         QVERIFY(first.memoryTotal > 0);
@@ -39,8 +40,9 @@ private Q_SLOTS:
         QElapsedTimer spin;
         spin.start();
         volatile double sink = 0;
-        while (spin.elapsed() < 50) // some CPU time between the polls
+        while (spin.elapsed() < 50) { // some CPU time between the polls
             sink = sink + 1.0;
+        }
         inventory.refresh();
         const int util = inventory.device(QStringLiteral("cpu")).utilization;
         QVERIFY2(util >= 0 && util <= 100, qPrintable(QString::number(util)));
@@ -56,8 +58,9 @@ private Q_SLOTS:
         }
         // With a driver, every GPU has a name and memory figures.
         for (const DeviceInfo &d : inventory.devices()) {
-            if (!d.isGpu)
+            if (!d.isGpu) {
                 continue;
+            }
             QVERIFY(!d.name.isEmpty());
             QVERIFY(d.memoryTotal > 0);
             QVERIFY(d.id.startsWith(QStringLiteral("cuda:")));

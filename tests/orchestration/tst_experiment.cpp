@@ -3,14 +3,14 @@
 // structurally when there is none), defaults, repeats, save/load, the
 // built-in demo (also against the real worker's catalogue).
 
-#include "board/board.h"
-#include "catalogue/modelcatalogue.h"
-#include "devices/device.h"
-#include "experiment/experiment.h"
-#include "launch/launcher.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "runstore/runstore.h"
+#include "orchestration/board/board.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/runstore.h"
 #include "testcatalogue.h"
 #include "testutil.h"
 
@@ -31,8 +31,9 @@ QStringList errorsOf(const QByteArray &json, const ModelCatalogue *catalogue = &
     const auto doc = QJsonDocument::fromJson(json);
     const auto ex =
         Experiment::fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &errors, catalogue);
-    if (ex)
+    if (ex) {
         return {};
+    }
     return errors;
 }
 
@@ -45,12 +46,14 @@ QByteArray oneRun(const QByteArray &run)
 std::optional<ModelCatalogue> realCatalogue()
 {
     const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-    if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+    if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
         return std::nullopt;
+    }
     ModelCatalogue c;
     QString error;
-    if (!ModelCatalogueLoader::loadNow(worker, &c, &error))
+    if (!ModelCatalogueLoader::loadNow(worker, &c, &error)) {
         qFatal("%s", qPrintable(error));
+    }
     return c;
 }
 } // namespace
@@ -110,9 +113,10 @@ private Q_SLOTS:
                                 "cuda:0-1000",
                                 "cuda:**",
                                 "cuda:1-2-3",
-                                "ssh:lab/cuda:0,0"})
+                                "ssh:lab/cuda:0,0"}) {
             QTest::newRow(*bad ? bad : "empty") << bad << invalid << -1 << ""
                                                 << "";
+        }
     }
     void deviceNames()
     {
@@ -447,8 +451,9 @@ private Q_SLOTS:
     void theRealWorkersCatalogue()
     {
         const auto catalogue = realCatalogue();
-        if (!catalogue)
+        if (!catalogue) {
             QSKIP("TRAINYARD_WORKER is not set to an executable trainyard-worker");
+        }
         QStringList errors;
         const auto demo = Experiment::loadDemo(&errors, &*catalogue);
         QVERIFY2(demo, qPrintable(errors.join(QLatin1Char('\n'))));
@@ -649,8 +654,9 @@ private Q_SLOTS:
         QCOMPARE(Device::remote(QStringLiteral("box"), -1).toString(), QStringLiteral("ssh:box/cpu"));
         // Names that could be read as options, or hold anything but a name, are no device.
         for (const char *bad : {"ssh:-oProxyCommand=x/cuda:0", "ssh:lab/cuda:01", "ssh:lab", "ssh:lab/gpu0",
-                                "ssh:lab/cuda:0/x", "ssh:.lab/cpu", "ssh:la b/cpu", "ssh:/cpu"})
+                                "ssh:lab/cuda:0/x", "ssh:.lab/cpu", "ssh:la b/cpu", "ssh:/cpu"}) {
             QVERIFY2(!Device::parse(QString::fromLatin1(bad)).isValid(), bad);
+        }
 
         const auto back = Experiment::fromJson(ex->toJson(), &errors);
         QVERIFY2(back, qPrintable(errors.join(QLatin1Char('\n'))));
@@ -745,8 +751,9 @@ private Q_SLOTS:
     {
         QVERIFY(isSafeRunName(QStringLiteral("transe-1")));
         QVERIFY(isSafeRunName(QStringLiteral("a.b_c+d@e")));
-        for (const char *bad : {"", ".", "..", "../x", "a/b", ".hidden", "a b", "a\\b"})
+        for (const char *bad : {"", ".", "..", "../x", "a/b", ".hidden", "a b", "a\\b"}) {
             QVERIFY2(!isSafeRunName(QString::fromLatin1(bad)), bad);
+        }
         QVERIFY(!isSafeRunName(QString(101, QLatin1Char('a'))));
     }
 };

@@ -1,12 +1,12 @@
 // `trainyard export` end to end, as a user runs it: the built `trainyard`
 // binary on run folders written by hand and by trained (fake) workers.
 
-#include "helpers/buildprograms.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
-#include "launch/launcher.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/protocol.h"
-#include "runstore/runstore.h"
 
 #include <QDir>
 #include <QProcess>
@@ -38,8 +38,9 @@ Result runExport(const QStringList &args)
     QProcess p;
     p.start(buildProgram("TRAINYARD_BIN"), QStringList{QStringLiteral("export")} + args);
     Result r;
-    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit)
+    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit) {
         return r;
+    }
     r.status = p.exitCode();
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
@@ -128,9 +129,10 @@ private Q_SLOTS:
         const QString file = writeExperiment(QStringLiteral("once"));
         const RunStore store(m_dir.filePath(QStringLiteral("once-runs")));
         QString error;
-        for (const char *name : {"a-1", "b"})
+        for (const char *name : {"a-1", "b"}) {
             QVERIFY2(store.prepareRunDir(QLatin1String(name), fakeSpec(QLatin1String(name)), &error),
                      qPrintable(error));
+        }
         QVERIFY(writeFile(store.runDir(QStringLiteral("a-1")) + QStringLiteral("/metrics.jsonl"),
                           line(protocol::metric(1, 1, 0.9, 0.1))));
         const Result r = runExport({file});
@@ -153,8 +155,9 @@ private Q_SLOTS:
             // The module itself writes it, outside Trainyard.
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("PYTHONPATH"), source + QStringLiteral("/python"));
-            for (const QString &name : LaunchSpec::runVariableNames())
+            for (const QString &name : LaunchSpec::runVariableNames()) {
                 env.remove(name);
+            }
             const ProcessOutcome o =
                 runProcess(python,
                            {QStringLiteral("-c"), QStringLiteral("import trainyard\n"
@@ -267,11 +270,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("folder");
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("kind");
-        for (const char *folder : {"victim", "victim.attempt-1"})
-            for (const char *file : {"metrics.jsonl", "status.json", "spec.json"})
-                for (const char *kind : {"fifo", "link", "link to /dev/zero"})
+        for (const char *folder : {"victim", "victim.attempt-1"}) {
+            for (const char *file : {"metrics.jsonl", "status.json", "spec.json"}) {
+                for (const char *kind : {"fifo", "link", "link to /dev/zero"}) {
                     QTest::addRow("%s/%s is a %s", folder, file, kind)
                         << QString::fromLatin1(folder) << QString::fromLatin1(file) << QString::fromLatin1(kind);
+                }
+            }
+        }
     }
     // `trainyard export` of a runs root where one file of a run's (or a kept
     // attempt's) folder is a FIFO, a link to another run's or to /dev/zero:
@@ -289,8 +295,9 @@ private Q_SLOTS:
             const QString d = root + QLatin1Char('/') + name;
             QVERIFY(QDir().mkpath(d));
             QByteArray lines;
-            for (int step = 1; step <= 3; ++step)
+            for (int step = 1; step <= 3; ++step) {
                 lines += line(protocol::metric(step, 1, other ? 0.777 : 1.5, 0.1 * step));
+            }
             QVERIFY(writeFile(d + QStringLiteral("/metrics.jsonl"), lines));
             QVERIFY(writeFile(
                 d + QStringLiteral("/spec.json"),
@@ -301,22 +308,25 @@ private Q_SLOTS:
         }
         const QString path = root + QLatin1Char('/') + folder + QLatin1Char('/') + file;
         QVERIFY(QFile::remove(path));
-        if (kind == QLatin1String("fifo"))
+        if (kind == QLatin1String("fifo")) {
             QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
-        else
+        } else {
             QVERIFY(QFile::link(kind == QLatin1String("link") ? root + QStringLiteral("/other/") + file
                                                               : QStringLiteral("/dev/zero"),
                                 path));
+        }
         for (const QStringList &args : {QStringList{root}, QStringList{QStringLiteral("--summary"), root}}) {
             const Result r = runExport(args);
             QVERIFY2(r.status == 0, r.err.constData()); // -1: it hung (30 s) or crashed
             // The CSV reads metrics.jsonl only; the summary all three.
-            if (file == QLatin1String("metrics.jsonl") || args.first() == QLatin1String("--summary"))
+            if (file == QLatin1String("metrics.jsonl") || args.first() == QLatin1String("--summary")) {
                 QVERIFY2(r.err.contains(path.toUtf8()) && r.err.contains("not a regular file"), r.err.constData());
+            }
             for (const QByteArray &row : r.out.split('\n')) {
-                if (row.startsWith(folder.toUtf8() + ','))
+                if (row.startsWith(folder.toUtf8() + ',')) {
                     QVERIFY2(!row.contains("0.777") && !row.contains("OTHER") && !row.contains(",other"),
                              row.constData());
+                }
             }
         }
     }
@@ -325,8 +335,9 @@ private Q_SLOTS:
     // in-memory curves) write the same CSV; --runs picks and orders nothing else.
     void trainedRunsMatchTheSessionsExport()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         const QString file = writeExperiment(QStringLiteral("trained"), 25);
         QStringList errors;
         const auto ex = Experiment::load(file, &errors);
@@ -365,12 +376,14 @@ private Q_SLOTS:
         QCOMPARE(some.status, 0);
         QByteArray expected = "run,step,epoch,wall,metric,value\n";
         for (const QByteArray &l : lines) {
-            if (l.startsWith("b,"))
+            if (l.startsWith("b,")) {
                 expected += l + '\n';
+            }
         }
         for (const QByteArray &l : lines) {
-            if (l.startsWith("a-2,"))
+            if (l.startsWith("a-2,")) {
                 expected += l + '\n';
+            }
         }
         QCOMPARE(some.out, expected);
     }

@@ -2,7 +2,7 @@
 // memory, slots, the busy policies, the reservation that keeps a run of two
 // GPUs from being starved, impossible requests, and memory's units.
 
-#include "placement/gpuplacer.h"
+#include "orchestration/placement/gpuplacer.h"
 
 #include <QTest>
 
@@ -48,12 +48,14 @@ private Q_SLOTS:
     {
         GpuPlacer placer(emptyGpus(4));
         QList<int> used;
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4; ++i) {
             used << placer.place(request({0, 1, 2, 3}, 2)).gpus;
+        }
         QCOMPARE(used, QList<int>({0, 1, 2, 3}));
         // Then a second run on each, and no third (2 slots).
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4; ++i) {
             QCOMPARE(placer.place(request({0, 1, 2, 3}, 2)).gpus.size(), 1);
+        }
         const GpuPlacement full = placer.place(request({0, 1, 2, 3}, 2));
         QVERIFY(full.gpus.isEmpty());
         QVERIFY(!full.impossible);
@@ -73,8 +75,9 @@ private Q_SLOTS:
         // Three 20 GiB runs fit one 80 GiB GPU with slots to spare; the
         // fourth goes there too, the fifth waits for memory.
         GpuPlacer placer(emptyGpus(1));
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4; ++i) {
             QCOMPARE(placer.place(request({0}, 8, 1, 20 * GiB)).gpus, QList<int>({0}));
+        }
         const GpuPlacement p = placer.place(request({0}, 8, 1, 20 * GiB));
         QVERIFY(p.gpus.isEmpty());
         QCOMPARE(p.waitReason, QStringLiteral("needs 20.0 GiB; most free: cuda:0 with 0 MiB"));
@@ -145,8 +148,9 @@ private Q_SLOTS:
         // every second slot would go to the small runs and the big one
         // would wait for two GPUs that never drain.
         QList<GpuRoom> rooms = emptyGpus(4);
-        for (GpuRoom &r : rooms)
+        for (GpuRoom &r : rooms) {
             r.runs = 1;
+        }
         rooms[2].runs = 2; // fuller
         GpuPlacer placer(rooms);
         GpuRequest big = request({0, 1, 2, 3}, 1, 2);
@@ -176,8 +180,9 @@ private Q_SLOTS:
         // on GPUs 0 and 1. The first waiting run reserves GPU 2; the second
         // big one reserves nothing; a small run still starts on GPU 3.
         QList<GpuRoom> rooms = emptyGpus(4);
-        for (GpuRoom &r : rooms)
+        for (GpuRoom &r : rooms) {
             r.runs = 1;
+        }
         rooms[0].freeBytes = rooms[1].freeBytes = 10 * GiB;
         rooms[2].freeBytes = 70 * GiB;
         rooms[3].freeBytes = 30 * GiB;

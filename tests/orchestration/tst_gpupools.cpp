@@ -4,22 +4,22 @@
 // and starts when it frees, gives a run of two GPUs both of them (and a
 // rendezvous port), and fails a run that can never fit.
 
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/gpuaccount.h"
-#include "dispatch/gpumemorybook.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "experiment/experiment.h"
-#include "experiment/sweepspec.h"
-#include "placement/gpuothers.h"
-#include "placement/runresources.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/gpuaccount.h"
+#include "orchestration/dispatch/gpumemorybook.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/placement/gpuothers.h"
+#include "orchestration/placement/runresources.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -75,8 +75,9 @@ private:
         session->devices()->setFakeGpus(fake);
         const QString root = m_dir.filePath(QStringLiteral("exp%1").arg(++m_counter));
         QStringList errors;
-        if (!session->open(experiment(experimentJson(QStringLiteral("t"), root, lanes)), QString(), &errors))
+        if (!session->open(experiment(experimentJson(QStringLiteral("t"), root, lanes)), QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         session->orchestrator()->supervisor()->setStopTimeout(2000);
         return session;
@@ -91,16 +92,18 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         QVERIFY(m_dir.isValid());
     }
 
     void poolSpreadsItsRunsOverItsGpus()
     {
         QJsonArray runs;
-        for (int i = 0; i < 5; ++i)
+        for (int i = 0; i < 5; ++i) {
             runs << fakeSpec(QStringLiteral("p%1").arg(i), 400, 20);
+        }
         auto s = open({lane(QStringLiteral("cuda:*"), 1, runs)}, gpus(4));
         s->orchestrator()->dispatcher()->startAll();
         QStringList devices;
@@ -126,8 +129,9 @@ private Q_SLOTS:
     {
         const QJsonObject need{{QStringLiteral("gpu_memory"), QStringLiteral("30GiB")}};
         QJsonArray runs;
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 3; ++i) {
             runs << withResources(fakeSpec(QStringLiteral("m%1").arg(i), 400, 20), need);
+        }
         auto s = open({lane(QStringLiteral("cuda:*"), 4, runs)}, gpus(1));
         s->orchestrator()->dispatcher()->startAll();
         QTRY_VERIFY(isActive(run(s.get(), QStringLiteral("m1")).state));
@@ -399,8 +403,9 @@ private Q_SLOTS:
     {
         const QString root = m_dir.filePath(QStringLiteral("reattach"));
         QJsonArray runs;
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 3; ++i) {
             runs << fakeSpec(QStringLiteral("r%1").arg(i), 3000, 20);
+        }
         const Experiment ex =
             experiment(experimentJson(QStringLiteral("t"), root, {lane(QStringLiteral("cuda:*"), 1, runs)}));
         QStringList errors;
@@ -468,8 +473,9 @@ private Q_SLOTS:
             [&] {
                 devices.clear();
                 for (RunId id : runs->ids()) {
-                    if (isActive(runs->value(id).state))
+                    if (isActive(runs->value(id).state)) {
                         devices << runs->value(id).device.toString();
+                    }
                 }
                 return devices.size() == 3;
             }(),

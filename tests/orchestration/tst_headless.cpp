@@ -1,11 +1,11 @@
 // `trainyard run` end to end, as a user runs it: a real process, the fake
 // worker as trainyard-worker, no display.
 
-#include "helpers/buildprograms.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
-#include "ingest/metricsserver.h"
-#include "session/controlserver.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/session/controlserver.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -33,8 +33,9 @@ private:
     {
         const QString name = QStringLiteral("h%1").arg(++m_counter);
         const QString root = m_dir.filePath(name + QStringLiteral("-runs"));
-        if (runsRoot)
+        if (runsRoot) {
             *runsRoot = root;
+        }
         const QString path = m_dir.filePath(name + QStringLiteral(".json"));
         writeFile(path, QJsonDocument(experimentJson(name, root, lanes)).toJson());
         return path;
@@ -54,18 +55,21 @@ private:
     static int finish(QProcess *p, QByteArray *out = nullptr, QByteArray *err = nullptr, int ms = 60000)
     {
         const bool ok = p->waitForFinished(ms);
-        if (out)
+        if (out) {
             *out += p->readAllStandardOutput();
-        if (err)
+        }
+        if (err) {
             *err += p->readAllStandardError();
+        }
         return ok && p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
     }
 
     void versionAndHelp()
@@ -344,8 +348,9 @@ private Q_SLOTS:
             auto c = start(args);
             QByteArray cout, cerr;
             const int status = finish(c.get(), &cout, &cerr, 20000);
-            if (said)
+            if (said) {
                 *said = cout + cerr;
+            }
             return status;
         };
         QByteArray said;

@@ -26,20 +26,23 @@ private Q_SLOTS:
         QFETCH(bool, fast);
         MetricLine m;
         QCOMPARE(m.parse(line.constData(), std::size_t(line.size())), fast);
-        if (!fast)
+        if (!fast) {
             return;
+        }
         const auto full = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
         QVERIFY(protocol::validate(full));
         QCOMPARE(m.record.step, full.at("step").get<std::int64_t>());
         QCOMPARE(m.record.wall, full.at("wall").get<double>());
         std::size_t numbers = 0;
         for (auto it = full.begin(); it != full.end(); ++it) {
-            if (it->is_number() && it.key() != "step" && it.key() != "wall")
+            if (it->is_number() && it.key() != "step" && it.key() != "wall") {
                 ++numbers;
+            }
         }
         QCOMPARE(m.record.fieldCount, numbers);
-        for (std::size_t i = 0; i < m.record.fieldCount; ++i)
+        for (std::size_t i = 0; i < m.record.fieldCount; ++i) {
             QCOMPARE(m.record.fields[i].value, full.at(m.record.fields[i].name).get<double>());
+        }
         // The one record type: the full path makes the same record of the line.
         MetricRecord decoded;
         QVERIFY(MetricRecord::fromJson(full, &decoded));

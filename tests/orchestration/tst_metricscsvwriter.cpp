@@ -17,8 +17,9 @@ namespace {
 QStringList linesOf(const QByteArray &csv)
 {
     QStringList lines = QString::fromUtf8(csv).split(QLatin1Char('\n'));
-    if (!lines.isEmpty() && lines.last().isEmpty())
+    if (!lines.isEmpty() && lines.last().isEmpty()) {
         lines.removeLast();
+    }
     return lines;
 }
 

@@ -2,8 +2,8 @@
 // one record type: every message kind, torn and invalid and oversized lines,
 // reads from an offset, and the same records from the socket as from the file.
 
-#include "ingest/metricsserver.h"
 #include "metrics/metricslogreader.h"
+#include "orchestration/ingest/metricsserver.h"
 #include "protocol/metricline.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
@@ -89,8 +89,9 @@ private Q_SLOTS:
     {
         const QString path = freshPath();
         QByteArray bytes;
-        for (const nlohmann::json &m : everyKind())
+        for (const nlohmann::json &m : everyKind()) {
             bytes += line(m);
+        }
         QVERIFY(writeFile(path, bytes));
         const Read read = readFile(path);
         QCOMPARE(read.result.records, 7);
@@ -155,8 +156,9 @@ private Q_SLOTS:
         const Read read = [&] {
             const QString path = freshPath();
             QByteArray bytes;
-            for (const nlohmann::json &m : everyKind())
+            for (const nlohmann::json &m : everyKind()) {
                 bytes += line(m);
+            }
             writeFile(path, bytes);
             return readFile(path);
         }();
@@ -164,13 +166,15 @@ private Q_SLOTS:
         std::string name;
         const MetricRecord &metric = read.records.at(2);
         for (std::size_t i = 0; i < metric.fieldCount; ++i) {
-            if (metric.pointName(i, &name))
+            if (metric.pointName(i, &name)) {
                 metricPoints << QString::fromStdString(name);
+            }
         }
         const MetricRecord &eval = read.records.at(3);
         for (std::size_t i = 0; i < eval.fieldCount; ++i) {
-            if (eval.pointName(i, &name))
+            if (eval.pointName(i, &name)) {
                 evalPoints << QString::fromStdString(name);
+            }
         }
         metricPoints.sort();
         evalPoints.sort();
@@ -187,8 +191,9 @@ private Q_SLOTS:
     {
         QList<nlohmann::json> messages = everyKind();
         QByteArray fileBytes;
-        for (qsizetype i = 1; i < messages.size(); ++i) // the hello is never written to the file
+        for (qsizetype i = 1; i < messages.size(); ++i) { // the hello is never written to the file
             fileBytes += line(messages.at(i));
+        }
         // A metric line the fast path leaves to the full decoder (an escape).
         const QByteArray escaped =
             "{\"type\":\"metric\",\"wall\":3,\"step\":12,\"epoch\":1,\"loss\":0.5,\"note\":\"a\\\"b\"}";
@@ -201,8 +206,9 @@ private Q_SLOTS:
         MetricsServer server;
         QList<MetricRecord> fromSocket;
         server.setHandler([&](RunId, const MetricRecord &record) {
-            if (record.kind != protocol::MessageType::Hello)
+            if (record.kind != protocol::MessageType::Hello) {
                 fromSocket << record;
+            }
         });
         QString error;
         QVERIFY2(server.listen(m_dir.filePath(QStringLiteral("sock/m.sock")), &error), qPrintable(error));
@@ -213,8 +219,9 @@ private Q_SLOTS:
         client.write(line(protocol::hello("r", token.toStdString(), 4321, "cpu", 0.01)));
         client.write(fileBytes);
         QTRY_COMPARE(fromSocket.size(), 7);
-        for (qsizetype i = 0; i < fromFile.records.size(); ++i)
+        for (qsizetype i = 0; i < fromFile.records.size(); ++i) {
             QCOMPARE(fromSocket.at(i), fromFile.records.at(i));
+        }
 
         // And each equals what the one JSON decoder makes of the message.
         for (qsizetype i = 1; i < messages.size(); ++i) {
@@ -251,8 +258,9 @@ private Q_SLOTS:
     void piecewiseReadsEqualOneRead()
     {
         QByteArray bytes;
-        for (const nlohmann::json &m : everyKind())
+        for (const nlohmann::json &m : everyKind()) {
             bytes += line(m);
+        }
         bytes += "not json\n\n   \n";
         bytes += line(protocol::metric(20, 2, 0.5, 3.0));
         const QString whole = freshPath();
@@ -363,8 +371,9 @@ private Q_SLOTS:
     void recordHoldsAtMostMaxFields()
     {
         nlohmann::json m = protocol::metric(1, 1, 0.5, 0.1);
-        for (int i = 0; i < 20; ++i)
+        for (int i = 0; i < 20; ++i) {
             m["x" + std::to_string(i)] = i;
+        }
         const std::string text = m.dump();
         MetricLine fast;
         QVERIFY(!fast.parse(text.data(), text.size()));

@@ -1,7 +1,7 @@
 // MetricsServer against raw socket clients: tokens, hello deadline, bad
 // lines counted, control messages back, private socket, TCP.
 
-#include "ingest/metricsserver.h"
+#include "orchestration/ingest/metricsserver.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
 

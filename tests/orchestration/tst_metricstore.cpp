@@ -16,8 +16,9 @@ private Q_SLOTS:
     void appendsInStepOrder()
     {
         MetricStore store;
-        for (int i = 1; i <= 5; ++i)
+        for (int i = 1; i <= 5; ++i) {
             store.add(1, QStringLiteral("loss"), i, i * 0.1, 1.0 / i);
+        }
         const MetricSeries *s = store.series(1, QStringLiteral("loss"));
         QVERIFY(s);
         QCOMPARE(int(s->size()), 5);
@@ -32,12 +33,14 @@ private Q_SLOTS:
     void reReportedStepContinuesFromThere()
     {
         MetricStore store;
-        for (int i = 1; i <= 10; ++i)
+        for (int i = 1; i <= 10; ++i) {
             store.add(1, QStringLiteral("loss"), i, i, 10.0 + i);
+        }
         // A resumed worker re-reports steps 6..8 after its checkpoint: the
         // curve continues from step 6, the old 6..10 are gone.
-        for (int i = 6; i <= 8; ++i)
+        for (int i = 6; i <= 8; ++i) {
             store.add(1, QStringLiteral("loss"), i, 100 + i, -double(i));
+        }
         const MetricSeries *s = store.series(1, QStringLiteral("loss"));
         QCOMPARE(int(s->size()), 8);
         QCOMPARE(s->value(4), 15.0);
@@ -46,11 +49,13 @@ private Q_SLOTS:
         QCOMPARE(s->lastValue(), -8.0);
         // One cut (at step 6); 7 and 8 are plain appends after it.
         QCOMPARE(s->revision(), 1u);
-        for (std::size_t i = 0; i < s->size(); ++i)
+        for (std::size_t i = 0; i < s->size(); ++i) {
             QCOMPARE(s->step(i), std::int64_t(i + 1));
+        }
         // The run goes on past where it was before the resume.
-        for (int i = 9; i <= 12; ++i)
+        for (int i = 9; i <= 12; ++i) {
             store.add(1, QStringLiteral("loss"), i, 100 + i, -double(i));
+        }
         QCOMPARE(int(s->size()), 12);
         QCOMPARE(s->revision(), 1u);
         // The same step again (a final evaluation at the last step) takes its place.
@@ -106,8 +111,9 @@ private Q_SLOTS:
                                 store.metricId(QStringLiteral("epoch"))};
         for (RunId run = 1; run <= 4; ++run) {
             for (int step = 1; step <= 100000; ++step) {
-                for (int m : metrics)
+                for (int m : metrics) {
                     store.add(run, m, step, step * 0.01, 0.5);
+                }
             }
         }
         QCOMPARE(store.pointCount(), std::size_t(1200000));

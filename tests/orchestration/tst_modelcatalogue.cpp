@@ -4,9 +4,9 @@
 // (served without the worker; a stale, corrupt or foreign cache file is
 // rebuilt; failures are never cached).
 
-#include "catalogue/modelcatalogue.h"
-#include "catalogue/modelcataloguecache.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/catalogue/modelcataloguecache.h"
+#include "orchestration/runspec/runspecview.h"
 #include "testcatalogue.h"
 #include "testutil.h"
 
@@ -76,10 +76,12 @@ bool loadAsync(ModelCatalogueLoader &loader, const QString &program, ModelCatalo
     QSignalSpy failed(&loader, &ModelCatalogueLoader::failed);
     loader.load(program);
     // Never before load() returns, so a caller may connect just before it.
-    if (loaded.count() + failed.count() != 0)
+    if (loaded.count() + failed.count() != 0) {
         return false;
-    if (!QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, 20000))
+    }
+    if (!QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, 20000)) {
         return false;
+    }
     if (!failed.isEmpty()) {
         *error = failed.first().first().toString();
         return false;
@@ -248,14 +250,17 @@ private Q_SLOTS:
         const QList<ParamInfo> params =
             section == QLatin1String("model") ? c.model(QStringLiteral("transe"))->params : c.section(section);
         const ParamInfo *p = nullptr;
-        for (const ParamInfo &candidate : params)
+        for (const ParamInfo &candidate : params) {
             p = candidate.name == name ? &candidate : p;
+        }
         QVERIFY(p);
         QCOMPARE(p->expectation(), expectation);
-        for (const QJsonValue &v : std::as_const(good))
+        for (const QJsonValue &v : std::as_const(good)) {
             QVERIFY2(p->accepts(v), QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).constData());
-        for (const QJsonValue &v : std::as_const(bad))
+        }
+        for (const QJsonValue &v : std::as_const(bad)) {
             QVERIFY2(!p->accepts(v), QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).constData());
+        }
     }
 
     void rangesOfTheWorkersKind()
@@ -287,8 +292,9 @@ private Q_SLOTS:
         ModelCatalogue c;
         QString error;
         QVERIFY2(loadAsync(loader, worker, &c, &error), qPrintable(error));
-        for (const char *type : {"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"})
+        for (const char *type : {"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp"}) {
             QVERIFY2(c.model(QString::fromLatin1(type)), type);
+        }
         QVERIFY(c.dataKind(QStringLiteral("synthetic-kg")));
         QVERIFY(!c.section(QStringLiteral("train")).isEmpty());
         QCOMPARE(c.sectionNames(), ModelCatalogue::specSectionNames());

@@ -7,12 +7,12 @@
 // full library and with one that lacks the _v3/_v2 process calls
 // (TRAINYARD_FAKE_NVML_VARIANT=v1), so the app's fallback runs too.
 
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "helpers/buildprograms.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -38,8 +38,9 @@ constexpr qint64 kGiB = qint64(1) << 30;
 const GpuProcess *findProcess(const DeviceInfo &gpu, qint64 pid)
 {
     for (const GpuProcess &p : gpu.processes) {
-        if (p.pid == pid)
+        if (p.pid == pid) {
             return &p;
+        }
     }
     return nullptr;
 }
@@ -91,8 +92,9 @@ class TestNvmlPath : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (!qEnvironmentVariable("LD_LIBRARY_PATH").contains(QStringLiteral("fakenvml")))
+        if (!qEnvironmentVariable("LD_LIBRARY_PATH").contains(QStringLiteral("fakenvml"))) {
             QSKIP("run through ctest: its LD_LIBRARY_PATH names the fake NVML's folder");
+        }
         QVERIFY(m_dir.isValid());
         m_state = m_dir.filePath(QStringLiteral("nvml-state"));
         qputenv("TRAINYARD_FAKE_NVML", QFile::encodeName(m_state));
@@ -171,8 +173,9 @@ private Q_SLOTS:
             holders.back()->start(gpuAlloc(), {QStringLiteral("1,3"), QString::number(kGiB + i)});
         }
         qint64 sum = 0;
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < 8; ++i) {
             sum += kGiB + i;
+        }
         QTRY_COMPARE_WITH_TIMEOUT(inventory.device(QStringLiteral("cuda:1")).processes.size(), qsizetype(8), 10000);
         QTRY_COMPARE_WITH_TIMEOUT(inventory.device(QStringLiteral("cuda:3")).memoryUsed, sum, 5000);
         QCOMPARE(inventory.device(QStringLiteral("cuda:1")).memoryUsed, sum);
@@ -211,8 +214,9 @@ private Q_SLOTS:
 
     void fakeWorkerHoldsMemoryOnItsVisibleGpus()
     {
-        if (test::fakeWorker().isEmpty())
+        if (test::fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        }
         const QString runDir = m_dir.filePath(QStringLiteral("held"));
         QVERIFY(QDir().mkpath(runDir));
         const QString spec = m_dir.filePath(QStringLiteral("held.json"));
@@ -250,8 +254,9 @@ private Q_SLOTS:
     // it on that GPU as ours; closing the session frees the memory.
     void gpuLaneRunsOnAFakeGpu()
     {
-        if (test::fakeWorker().isEmpty())
+        if (test::fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        }
         const QString root = m_dir.filePath(QStringLiteral("lane-runs"));
         const Experiment ex = test::experiment(test::experimentJson(
             QStringLiteral("nvml"), root,
@@ -283,15 +288,18 @@ private Q_SLOTS:
     // queued one starts only on a GPU that frees.
     void poolRunsReattachAfterTheAppIsKilled()
     {
-        if (test::fakeWorker().isEmpty())
+        if (test::fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
-        if (qgetenv("TRAINYARD_FAKE_NVML_VARIANT") == "v1")
+        }
+        if (qgetenv("TRAINYARD_FAKE_NVML_VARIANT") == "v1") {
             QSKIP("reattachment does not depend on the library's variant: run once, with the full one");
+        }
         const QString file = m_dir.filePath(QStringLiteral("pool-kill.json"));
         const QString root = m_dir.filePath(QStringLiteral("pool-kill"));
         QJsonArray runs;
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 3; ++i) {
             runs << test::fakeSpec(QStringLiteral("k%1").arg(i), 100000, 20);
+        }
         {
             QFile f(file);
             QVERIFY(f.open(QIODevice::WriteOnly));
@@ -311,9 +319,11 @@ private Q_SLOTS:
         const auto cleanup = qScopeGuard([&] {
             app.kill();
             app.waitForFinished(5000);
-            for (const RunStore::LiveWorker &w : store.readState())
-                if (w.pid > 0 && RunStore::processStartTicks(w.pid) == w.startTicks)
+            for (const RunStore::LiveWorker &w : store.readState()) {
+                if (w.pid > 0 && RunStore::processStartTicks(w.pid) == w.startTicks) {
                     ::kill(pid_t(w.pid), SIGKILL);
+                }
+            }
         });
         // GPU 0 is busy with the test's own 2 GiB: the pool is GPUs 1 and 2.
         QTRY_COMPARE_WITH_TIMEOUT(store.readState().size(), 2, 20000);

@@ -3,7 +3,7 @@
 // destroyed context takes its program with it, and a program that does not
 // exist is a clear answer from the event loop.
 
-#include "process/processrunner.h"
+#include "orchestration/process/processrunner.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -5,14 +5,14 @@
 // meanwhile which pid it waits for. And whose a GPU process is: a run's
 // (its tree), this user's own, another user's (DeviceInventory).
 
-#include "board/board.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -44,8 +44,9 @@ QJsonObject shellRun(const QString &name, const QString &script)
 bool alive(qint64 pid)
 {
     QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+    if (pid <= 0 || !stat.open(QIODevice::ReadOnly)) {
         return false;
+    }
     const QByteArray text = stat.readAll();
     const qsizetype close = text.lastIndexOf(')');
     return close > 0 && text.mid(close + 2, 1) != "Z";
@@ -54,8 +55,9 @@ bool alive(qint64 pid)
 qint64 readPid(const QString &path)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    if (!file.open(QIODevice::ReadOnly)) {
         return 0;
+    }
     return file.readAll().trimmed().toLongLong();
 }
 
@@ -83,8 +85,9 @@ private:
         auto session = std::make_unique<Session>();
         QStringList errors;
         const QJsonArray lanes{lane(QStringLiteral("cpu"), 1, {shellRun(name, script)})};
-        if (!session->open(experiment(experimentJson(name, m_tmp.filePath(name), lanes)), QString(), &errors))
+        if (!session->open(experiment(experimentJson(name, m_tmp.filePath(name), lanes)), QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         return session;
     }
 
@@ -127,12 +130,15 @@ private Q_SLOTS:
         QString waitedMessage;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId changed) {
             const RunInfo r = orch->runs()->value(changed);
-            if (changed != id)
+            if (changed != id) {
                 return;
-            if (r.message.startsWith(QStringLiteral("waits for ")))
+            }
+            if (r.message.startsWith(QStringLiteral("waits for "))) {
                 waitedMessage = r.message;
-            if (isTerminal(r.state) && childAliveAtEnd < 0)
+            }
+            if (isTerminal(r.state) && childAliveAtEnd < 0) {
                 childAliveAtEnd = alive(child) ? 1 : 0;
+            }
         });
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT((child = readPid(pidFile)) > 0, 20000);
@@ -175,10 +181,11 @@ private Q_SLOTS:
         const char *otherName = "trainyard-other";
         QProcess other;
         if (::geteuid() == 0) {
-            if (!::getpwnam(otherName))
+            if (!::getpwnam(otherName)) {
                 QProcess::execute(
                     QStringLiteral("useradd"),
                     {QStringLiteral("--system"), QStringLiteral("--no-create-home"), QString::fromLatin1(otherName)});
+            }
             if (const passwd *pw = ::getpwnam(otherName)) {
                 other.start(QStringLiteral("setpriv"),
                             {QStringLiteral("--reuid=%1").arg(pw->pw_uid), QStringLiteral("--regid=%1").arg(pw->pw_gid),
@@ -193,8 +200,9 @@ private Q_SLOTS:
         gpu.id = QStringLiteral("cuda:0");
         gpu.isGpu = true;
         for (const qint64 pid : {child, qint64(mine.processId()), qint64(other.processId()), qint64(0x3fffffff)}) {
-            if (pid <= 0)
+            if (pid <= 0) {
                 continue;
+            }
             GpuProcess p;
             p.pid = pid;
             gpu.processes << p;
@@ -220,8 +228,9 @@ private Q_SLOTS:
             p->kill();
             p->waitForFinished();
         }
-        if (!haveOther)
+        if (!haveOther) {
             QSKIP("not root: another user's process could not be made (Run, Mine and Unknown were checked)");
+        }
     }
 };
 

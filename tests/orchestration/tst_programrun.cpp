@@ -6,22 +6,22 @@
 // after the orchestrator was killed, and a program's parameters (its
 // "config": run.config, {name} in argv, config.json and params.json).
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "experiment/programconfig.h"
-#include "experiment/trustlist.h"
-#include "helpers/buildprograms.h"
-#include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runconfigfile.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/stallwatch.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runconfigfile.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/stallwatch.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -54,8 +54,9 @@ QString script()
 QJsonObject reportRun(const QString &name, const QStringList &args)
 {
     QJsonArray argv{QStringLiteral("python3"), script()};
-    for (const QString &a : args)
+    for (const QString &a : args) {
         argv.append(a);
+    }
     return QJsonObject{{QStringLiteral("name"), name},
                        {QStringLiteral("program"), QJsonObject{{QStringLiteral("argv"), argv}}}};
 }
@@ -73,8 +74,9 @@ private:
     {
         auto session = std::make_unique<Session>();
         QStringList errors;
-        if (!session->open(experiment(experimentJson(name, m_tmp.filePath(name), lanes)), QString(), &errors))
+        if (!session->open(experiment(experimentJson(name, m_tmp.filePath(name), lanes)), QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         // Beside it, BUILD/python holds the module: program runs get it on PYTHONPATH.
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         return session;
@@ -90,10 +92,12 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        if (fakeWorker().isEmpty() || sourceDir().isEmpty())
+        if (fakeWorker().isEmpty() || sourceDir().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER or TRAINYARD_SOURCE_DIR is not set");
-        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+        }
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty()) {
             QSKIP("python3 is not installed");
+        }
     }
 
     // The curve arrives live over the socket and is in metrics.jsonl, with
@@ -184,8 +188,9 @@ private Q_SLOTS:
         const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 60);
-        for (std::size_t i = 0; i < loss->size(); ++i)
+        for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
+        }
     }
 
     // A script that never asks should_stop(): the stop escalation's SIGTERM
@@ -345,8 +350,9 @@ private Q_SLOTS:
         QProcess python;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         for (const QString &name : env.keys()) {
-            if (name.startsWith(QLatin1String("TRAINYARD_")))
+            if (name.startsWith(QLatin1String("TRAINYARD_"))) {
                 env.remove(name);
+            }
         }
         env.insert(QStringLiteral("PYTHONPATH"), sourceDir() + QStringLiteral("/python"));
         python.setProcessEnvironment(env);
@@ -508,8 +514,9 @@ private Q_SLOTS:
         const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 150);
-        for (std::size_t i = 0; i < loss->size(); ++i)
+        for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
+        }
     }
 
     // a program run's config reaches the script twice, as

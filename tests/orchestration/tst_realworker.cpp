@@ -1,15 +1,15 @@
 // The orchestrator with the real trainyard-worker on tiny generated data:
 // runs finish with their curves and evaluation, bad input fails clearly.
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -31,8 +31,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable())
+        if (m_worker.isEmpty() || !QFileInfo(m_worker).isExecutable()) {
             QSKIP("TRAINYARD_WORKER is not set or not executable");
+        }
     }
 
     void tinyExperimentTrainsToTheEnd()
@@ -104,8 +105,9 @@ private Q_SLOTS:
         const MetricSeries *loss = session.metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(qint64(loss->size()), total);
-        for (std::size_t i = 0; i < loss->size(); ++i)
+        for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
+        }
     }
 
     void badInputFailsWithTheWorkersMessage()

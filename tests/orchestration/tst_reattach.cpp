@@ -2,15 +2,15 @@
 // experiment again: the workers train on, reconnect with their tokens, the
 // new session reattaches, and no metric line is lost.
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testutil.h"
 
 #include <QSignalSpy>
@@ -29,8 +29,9 @@ class TestReattach : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
     }
 
     void closeLeavingRunsRunningLosesNoLine()
@@ -93,8 +94,9 @@ private Q_SLOTS:
             const MetricSeries *loss = second.metrics()->series(id, QStringLiteral("loss"));
             QVERIFY(loss);
             QCOMPARE(int(loss->size()), lines);
-            for (std::size_t i = 0; i < loss->size(); ++i)
+            for (std::size_t i = 0; i < loss->size(); ++i) {
                 QCOMPARE(loss->step(i), std::int64_t(i + 1));
+            }
             QCOMPARE(readJsonFile(r.runDir + QStringLiteral("/status.json")).value(QStringLiteral("state")).toString(),
                      QStringLiteral("finished"));
             QCOMPARE(r.exitCode, 0);

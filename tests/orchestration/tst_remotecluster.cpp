@@ -7,11 +7,11 @@
 // metrics.jsonl and worker.log are mirrored here and the curves come from
 // the mirror; reattached after the session left them running.
 
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
 #include "testremotehost.h"
 #include "testutil.h"
 
@@ -52,21 +52,26 @@ class TestRemoteCluster : public QObject
     {
         auto session = std::make_unique<Session>();
         QStringList errors;
-        if (!session->open(ex, QString(), &errors))
+        if (!session->open(ex, QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         return session;
     }
 
     static QString everyStepOnce(const MetricStore &store, RunId id, int steps)
     {
         const MetricSeries *loss = store.series(id, QStringLiteral("loss"));
-        if (!loss)
+        if (!loss) {
             return QStringLiteral("no loss series");
-        if (int(loss->size()) != steps)
+        }
+        if (int(loss->size()) != steps) {
             return QStringLiteral("%1 points, expected %2").arg(loss->size()).arg(steps);
-        for (int i = 0; i < steps; ++i)
-            if (loss->step(std::size_t(i)) != i + 1)
+        }
+        for (int i = 0; i < steps; ++i) {
+            if (loss->step(std::size_t(i)) != i + 1) {
                 return QStringLiteral("point %1 has step %2").arg(i).arg(loss->step(std::size_t(i)));
+            }
+        }
         return {};
     }
 
@@ -75,8 +80,9 @@ private Q_SLOTS:
     {
         QFile::setPermissions(m_runtime.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         qputenv("XDG_RUNTIME_DIR", m_runtime.path().toUtf8());
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        }
         QString error;
         QVERIFY2(m_host.start(m_tmp.filePath(QStringLiteral("site")), &error, QStringLiteral("64m"),
                               m_tmp.filePath(QStringLiteral("site/cluster"))),
@@ -87,8 +93,9 @@ private Q_SLOTS:
 
     void trainsWithoutASharedFilesystem()
     {
-        if (!m_host.running())
+        if (!m_host.running()) {
             QSKIP(qPrintable(m_host.skipReason()));
+        }
         auto session = open(clusterExperiment(QStringLiteral("nfs-free"), {fakeSpec(QStringLiteral("j1"), 80, 20),
                                                                            fakeSpec(QStringLiteral("j2"), 60, 20)}));
         Orchestrator *orch = session->orchestrator();
@@ -125,8 +132,9 @@ private Q_SLOTS:
     // the job is reattached, what it wrote meanwhile mirrored, every step once.
     void reattachedWithoutASharedFilesystem()
     {
-        if (!m_host.running())
+        if (!m_host.running()) {
             QSKIP(qPrintable(m_host.skipReason()));
+        }
         const Experiment ex = clusterExperiment(QStringLiteral("again"), {fakeSpec(QStringLiteral("long"), 250, 20)});
         {
             auto session = open(ex);

@@ -5,21 +5,21 @@
 // connection killed mid-run, the host unreachable at start, the app killed
 // and reopened, the remote worker killed, the remote disk full.
 
-#include "board/board.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "experiment/trustlist.h"
-#include "helpers/buildprograms.h"
-#include "ingest/ingestion.h"
 #include "metrics/metricstore.h"
+#include "orchestration/board/board.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/remote/remotelauncher.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/launcherrouter.h"
 #include "protocol/metricrecord.h"
-#include "records/runregistry.h"
-#include "remote/remotelauncher.h"
-#include "runstore/runstore.h"
-#include "session/launcherrouter.h"
 #include "testremotehost.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QFileInfo>
@@ -83,8 +83,9 @@ private:
     {
         auto session = std::make_unique<Session>();
         QStringList errors;
-        if (!session->open(ex, QString(), &errors))
+        if (!session->open(ex, QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         return session;
     }
@@ -93,13 +94,17 @@ private:
     static QString everyStepOnce(const MetricStore &store, RunId id, int steps)
     {
         const MetricSeries *loss = store.series(id, QStringLiteral("loss"));
-        if (!loss)
+        if (!loss) {
             return QStringLiteral("no loss series");
-        if (int(loss->size()) != steps)
+        }
+        if (int(loss->size()) != steps) {
             return QStringLiteral("%1 points, expected %2").arg(loss->size()).arg(steps);
-        for (int i = 0; i < steps; ++i)
-            if (loss->step(std::size_t(i)) != i + 1)
+        }
+        for (int i = 0; i < steps; ++i) {
+            if (loss->step(std::size_t(i)) != i + 1) {
                 return QStringLiteral("point %1 has step %2").arg(i).arg(loss->step(std::size_t(i)));
+            }
+        }
         return {};
     }
 
@@ -109,8 +114,9 @@ private Q_SLOTS:
         QVERIFY(m_runtime.isValid());
         QFile::setPermissions(m_runtime.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         qputenv("XDG_RUNTIME_DIR", m_runtime.path().toUtf8());
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        }
         QString error;
         QVERIFY2(m_host.start(m_tmp.filePath(QStringLiteral("host")), &error, QStringLiteral("16m")),
                  qPrintable(error));
@@ -245,8 +251,9 @@ private Q_SLOTS:
             QTRY_VERIFY2_WITH_TIMEOUT(orch->runs()->value(id).connected && !orch->runs()->value(id).host.isEmpty(),
                                       qPrintable(name), 15000);
             QCOMPARE(orch->runs()->value(id).state, RunState::Running);
-            if (i == 1)
+            if (i == 1) {
                 master = m_host.masterPid();
+            }
             QCOMPARE(m_host.masterPid(), master); // the same master, its forward already on
             QVERIFY(orch->supervisor()->pause(id));
             QTRY_COMPARE(orch->runs()->value(id).state, RunState::Paused);
@@ -680,12 +687,14 @@ private Q_SLOTS:
         // The one reader (history, plots, export): every step once, in order.
         QList<qint64> steps;
         session->store()->readMetrics(QStringLiteral("u"), 0, [&](const MetricRecord &record) {
-            if (record.kind == protocol::MessageType::Metric)
+            if (record.kind == protocol::MessageType::Metric) {
                 steps << record.step;
+            }
         });
         QCOMPARE(steps.size(), 300);
-        for (int i = 0; i < steps.size(); ++i)
+        for (int i = 0; i < steps.size(); ++i) {
             QCOMPARE(steps.at(i), qint64(i + 1));
+        }
         QCOMPARE(readJsonFile(local + QStringLiteral("/status.json")).value(QStringLiteral("step")).toInteger(), 300);
         QVERIFY(m_host.run(QStringLiteral("ls -a '%1'").arg(remote)).contains(".trainyard-exit.tmp") == false);
     }

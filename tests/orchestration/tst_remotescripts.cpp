@@ -7,13 +7,13 @@
 // answer is read back byte for byte, nvidia-smi's rows are parsed. No
 // sshd needed: this runs everywhere.
 
-#include "helpers/buildprograms.h"
-#include "remote/remotegpus.h"
-#include "remote/remotemirror.h"
-#include "remote/remoterun.h"
-#include "remote/remotescripts.h"
-#include "runstore/receivedmetrics.h"
-#include "slurm/slurmjob.h"
+#include "orchestration/remote/remotegpus.h"
+#include "orchestration/remote/remotemirror.h"
+#include "orchestration/remote/remoterun.h"
+#include "orchestration/remote/remotescripts.h"
+#include "orchestration/runstore/receivedmetrics.h"
+#include "orchestration/slurm/slurmjob.h"
+#include "tests/helpers/buildprograms.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -44,13 +44,16 @@ Ran runHere(const rs::Command &command, const QByteArray &input = {}, const QStr
             const QProcessEnvironment &env = {})
 {
     QStringList words{SlurmJob::shellQuote(command.program)};
-    for (const QString &a : command.arguments)
+    for (const QString &a : command.arguments) {
         words << SlurmJob::shellQuote(a);
+    }
     QProcess p;
-    if (!env.isEmpty())
+    if (!env.isEmpty()) {
         p.setProcessEnvironment(env);
-    if (!cwd.isEmpty())
+    }
+    if (!cwd.isEmpty()) {
         p.setWorkingDirectory(cwd);
+    }
     p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), words.join(QLatin1Char(' '))});
     p.write(input);
     p.closeWriteChannel();
@@ -255,9 +258,11 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("kind");
-        for (const char *file : {"metrics.jsonl", "worker.log", ".trainyard-exit", "checkpoints", "checkpoints/c.pt"})
-            for (const char *kind : {"link", "fifo"})
+        for (const char *file : {"metrics.jsonl", "worker.log", ".trainyard-exit", "checkpoints", "checkpoints/c.pt"}) {
+            for (const char *kind : {"link", "fifo"}) {
                 QTest::addRow("%s is a %s", file, kind) << QString::fromLatin1(file) << QString::fromLatin1(kind);
+            }
+        }
     }
     // A file of a run folder on the host that is a link to another run's,
     // or a FIFO: the poll reads nothing of it and never waits on it.
@@ -282,10 +287,11 @@ private Q_SLOTS:
         const QString path = victim + QLatin1Char('/') + file;
         QDir(path).removeRecursively();
         QFile::remove(path);
-        if (kind == QLatin1String("link"))
+        if (kind == QLatin1String("link")) {
             QVERIFY(QFile::link(other + QLatin1Char('/') + file, path));
-        else
+        } else {
             QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        }
         QElapsedTimer timer;
         timer.start();
         const rs::PollReport report =
@@ -295,8 +301,9 @@ private Q_SLOTS:
         const rs::RunReport &r = report.runs.first();
         QVERIFY2(r.state != rs::RunReport::State::Exited && r.status != 77, qPrintable(QString::number(r.status)));
         QVERIFY2(!r.metrics.contains("OTHER") && !r.log.contains("77"), r.metrics + r.log);
-        if (file == QLatin1String("metrics.jsonl") || file == QLatin1String("worker.log"))
+        if (file == QLatin1String("metrics.jsonl") || file == QLatin1String("worker.log")) {
             QCOMPARE(file == QLatin1String("worker.log") ? r.logSize : r.metricsSize, qint64(-2)); // refused, said
+        }
         QVERIFY2(r.checkpoints.isEmpty(), qPrintable(r.checkpoints.join(QLatin1Char(','))));
     }
 
@@ -581,8 +588,9 @@ private Q_SLOTS:
         int records = 0;
         const auto collect = [&](const MetricRecord &r) {
             ++records;
-            if (r.kind == protocol::MessageType::Metric)
+            if (r.kind == protocol::MessageType::Metric) {
                 steps << r.step;
+            }
         };
         MetricsLogReader::Result result = ReceivedMetrics::read(tmp.path(), 0, collect);
         QCOMPARE(steps, (QList<qint64>{1, 2, 3}));

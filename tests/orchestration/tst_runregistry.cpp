@@ -3,8 +3,8 @@
 // change against the one table beside RunState (isAllowedTransition), and
 // refuse, with a warning, what the table does not allow.
 
-#include "records/runinfo.h"
-#include "records/runregistry.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/records/runregistry.h"
 
 #include <QJsonObject>
 #include <QMap>
@@ -50,8 +50,9 @@ private Q_SLOTS:
         allowed[S::Stalled] = QList<S>{S::Starting, S::Running, S::Paused, S::Stopping} + ends;
         allowed[S::Paused] = QList<S>{S::Starting, S::Running, S::Stopping} + ends;
         allowed[S::Stopping] = ends;
-        for (S end : ends)
+        for (S end : ends) {
             allowed[end] = {S::Queued};
+        }
         int count = 0;
         for (S from : kAll) {
             for (S to : kAll) {

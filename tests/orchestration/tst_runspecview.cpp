@@ -1,8 +1,8 @@
 // RunSpecView: every value where the run spec puts it (docs/models.md), and empty / nullopt (never
 // a crash or a made-up value) where a spec lacks it or holds the wrong type.
 
-#include "experiment/experiment.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/runspec/runspecview.h"
 #include "testutil.h"
 
 #include <QTest>

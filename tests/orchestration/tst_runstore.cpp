@@ -2,12 +2,12 @@
 // metrics.jsonl) as RunRecord values, read through the one reader, and kept
 // up to date by reading only what the runs appended.
 
-#include "experiment/experiment.h"
 #include "metrics/metricstore.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/runstore/specidentity.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
-#include "runstore/runstore.h"
-#include "runstore/specidentity.h"
 
 #include <QDir>
 #include <QFile>
@@ -66,8 +66,9 @@ private:
         const QJsonObject spec{{QStringLiteral("name"), name}, {QStringLiteral("model"), model}};
         QVERIFY2(store.prepareRunDir(name, spec, &error), qPrintable(error));
         QVERIFY(writeFile(store.runDir(name) + QStringLiteral("/metrics.jsonl"), metrics));
-        if (state.isEmpty())
+        if (state.isEmpty()) {
             return;
+        }
         RunInfo info;
         info.name = name;
         QVERIFY(runStateFromName(state, &info.state));
@@ -84,8 +85,9 @@ private Q_SLOTS:
     {
         const RunStore store(m_dir.filePath(QStringLiteral("finished")));
         QByteArray metrics;
-        for (int step = 1; step <= 40; ++step)
+        for (int step = 1; step <= 40; ++step) {
             metrics += line(metric(step, 1.0 / step));
+        }
         metrics += line(eval(10, "valid", 0.30, 0.5));
         metrics += line(eval(20, "valid", 0.45, 0.6));
         metrics += line(eval(30, "valid", 0.40, 0.7)); // worse MRR than before: best stays 0.45

@@ -44,8 +44,9 @@ public:
     QList<Start> place(const SimState &state) override
     {
         QList<Start> starts;
-        for (int run : state.queue)
+        for (int run : state.queue) {
             starts.append(Start{run, m_where.at(run)});
+        }
         return starts;
     }
 
@@ -66,10 +67,12 @@ void checkInvariants(const Trace &trace, const SimResult &r)
         QVERIFY2(rec.start >= 0, qPrintable(what + QStringLiteral(" never started")));
         QVERIFY2(rec.end - rec.start >= tr.seconds - 1e-3, qPrintable(what + QStringLiteral(" ran faster than alone")));
         QCOMPARE(rec.gpus.size(), tr.gpus);
-        for (int g : rec.gpus)
+        for (int g : rec.gpus) {
             QVERIFY(g >= 0 && g < trace.gpuCount);
-        if (tr.gpus == 2)
+        }
+        if (tr.gpus == 2) {
             QVERIFY2(rec.gpus.at(0) != rec.gpus.at(1), qPrintable(what + QStringLiteral(" holds one GPU twice")));
+        }
         lastEnd = std::max(lastEnd, rec.end);
 
         // At each start the occupation only grows, so the starts are where
@@ -97,8 +100,9 @@ void checkInvariants(const Trace &trace, const SimResult &r)
 std::vector<std::unique_ptr<Policy>> everyPolicy(const Trace &trace)
 {
     std::vector<std::unique_ptr<Policy>> policies;
-    for (int perGpu : {2, 3, 4})
+    for (int perGpu : {2, 3, 4}) {
         policies.push_back(std::make_unique<TrainyardPolicy>(perGpu));
+    }
     policies.push_back(std::make_unique<RoundRobinPolicy>(trace));
     policies.push_back(std::make_unique<FreeGpuFifoPolicy>());
     return policies;
@@ -173,8 +177,9 @@ private Q_SLOTS:
             const Trace trace = makeTrace(seed, 40);
             for (auto &policy : everyPolicy(trace)) {
                 checkInvariants(trace, simulate(trace, *policy));
-                if (QTest::currentTestFailed())
+                if (QTest::currentTestFailed()) {
                     return;
+                }
             }
         }
     }
@@ -184,13 +189,15 @@ private Q_SLOTS:
         // Eight 70 GiB runs and sixteen of 12 GiB: with 4 slots a GPU could
         // take a small one beside a huge one by its slots, not by its memory.
         Trace trace;
-        for (int i = 0; i < 24; ++i)
+        for (int i = 0; i < 24; ++i) {
             trace.runs.append(i % 3 == 0 ? run(QStringLiteral("huge-%1").arg(i), 2, 0.9, 70)
                                          : run(QStringLiteral("small-%1").arg(i), 0.5, 0.3, 12, 1 + i % 5 / 4));
+        }
         for (auto &policy : everyPolicy(trace)) {
             checkInvariants(trace, simulate(trace, *policy));
-            if (QTest::currentTestFailed())
+            if (QTest::currentTestFailed()) {
                 return;
+            }
         }
     }
 
@@ -206,8 +213,9 @@ private Q_SLOTS:
         }
         FreeGpuFifoPolicy fifo;
         const SimResult ff = simulate(trace, fifo);
-        for (int i = 1; i < trace.runs.size(); ++i)
+        for (int i = 1; i < trace.runs.size(); ++i) {
             QVERIFY(ff.runs.at(i).start >= ff.runs.at(i - 1).start);
+        }
     }
 };
 

@@ -1,22 +1,22 @@
 // Orchestrator with trainyard-fake-worker: queue order, slots, repeats, edits
 // and their signals, supervision of crashing, hanging and stopped workers.
 
-#include "board/board.h"
-#include "catalogue/modelcatalogue.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/cpuonlyworker.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/cpuonlyworker.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testcatalogue.h"
 #include "testutil.h"
 
@@ -48,8 +48,9 @@ private:
         const QString root = m_dir.filePath(QStringLiteral("exp%1").arg(++m_counter));
         QStringList errors;
         const bool ok = session->open(experiment(experimentJson(QStringLiteral("t"), root, lanes)), QString(), &errors);
-        if (!ok)
+        if (!ok) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         session->orchestrator()->supervisor()->setStopTimeout(2000);
         return session;
@@ -63,8 +64,9 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         QVERIFY(m_dir.isValid());
     }
 
@@ -103,8 +105,9 @@ private Q_SLOTS:
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId id) {
             maxActive = std::max(maxActive, orch->dispatcher()->activeCount());
             const RunInfo r = orch->runs()->value(id);
-            if (r.state == RunState::Starting && !startOrder.contains(r.name))
+            if (r.state == RunState::Starting && !startOrder.contains(r.name)) {
                 startOrder << r.name;
+            }
         });
         QSignalSpy idle(orch->dispatcher(), &Dispatcher::idle);
         QSignalSpy counts(orch->dispatcher(), &Dispatcher::finishCountChanged);
@@ -186,8 +189,9 @@ private Q_SLOTS:
         {
             QSet<qint64> seeds;
             for (RunId other : orch->board()->runIds()) {
-                if (other != copy)
+                if (other != copy) {
                     seeds.insert(RunSpecView(orch->runs()->value(other).spec).seed().value_or(-1));
+                }
             }
             const qint64 seed = RunSpecView(orch->runs()->value(copy).spec).seed().value_or(-1);
             QVERIFY2(seed > 0 && !seeds.contains(seed), qPrintable(QString::number(seed)));
@@ -342,8 +346,9 @@ private Q_SLOTS:
         const MetricSeries *loss = s->metrics()->series(id, QStringLiteral("loss"));
         QVERIFY(loss);
         QCOMPARE(int(loss->size()), 120);
-        for (std::size_t i = 0; i < loss->size(); ++i)
+        for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
+        }
     }
 
     void hungWorkerStallsAndIsKilled()
@@ -433,8 +438,9 @@ private Q_SLOTS:
         // Saved, the other two stay entries of their own, the edited one too.
         const Experiment ex = orch->board()->toExperiment(QStringLiteral("t"), QString());
         QCOMPARE(ex.lanes.first().runs.size(), 3);
-        for (const ExperimentRun &run : ex.lanes.first().runs)
+        for (const ExperimentRun &run : ex.lanes.first().runs) {
             QCOMPARE(run.repeat, 1);
+        }
     }
 
     void cancelAndRetry()
@@ -471,8 +477,9 @@ private Q_SLOTS:
         Orchestrator *orch = s->orchestrator();
         const auto catalogue = [](const QJsonValue &torch) {
             QJsonObject root = QJsonDocument::fromJson(catalogueJson()).object();
-            if (!torch.isUndefined())
+            if (!torch.isUndefined()) {
                 root.insert(QStringLiteral("libtorch"), torch);
+            }
             QString error;
             return ModelCatalogue::fromJson(root, &error);
         };
@@ -495,18 +502,20 @@ private Q_SLOTS:
         QVERIFY(problems(catalogue(QJsonValue::Undefined)).isEmpty()); // an older worker does not say
 
         orch->laneDevices()->setCpuFallback(true);
-        if (s->devices()->hasDevice(QStringLiteral("cuda:0")))
+        if (s->devices()->hasDevice(QStringLiteral("cuda:0"))) {
             QVERIFY(problems(cpuOnly).value(0).endsWith(QStringLiteral("; its runs will train on the CPU")));
-        else
+        } else {
             QVERIFY(problems(cpuOnly).isEmpty()); // the lane falls back to the CPU
+        }
     }
 
     void missingGpuNeedsCpuFallback()
     {
         auto s = open({lane(QStringLiteral("cuda:7"), 1, {fakeSpec(QStringLiteral("g"), 10)})});
         Orchestrator *orch = s->orchestrator();
-        if (s->devices()->hasDevice(QStringLiteral("cuda:7")))
+        if (s->devices()->hasDevice(QStringLiteral("cuda:7"))) {
             QSKIP("this machine has a cuda:7");
+        }
         QCOMPARE(orch->laneDevices()->missingDeviceLanes(), QList<int>{0});
         QVERIFY(orch->laneDevices()->preflight().join(QLatin1Char('\n')).contains(QStringLiteral("cuda:7")));
         QString error;
@@ -532,8 +541,9 @@ private Q_SLOTS:
         auto s = open({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("long"), 100000, 10)}),
                        lane(QStringLiteral("cuda:7"), 1, {fakeSpec(QStringLiteral("g"), 10)})});
         Orchestrator *orch = s->orchestrator();
-        if (s->devices()->hasDevice(QStringLiteral("cuda:7")))
+        if (s->devices()->hasDevice(QStringLiteral("cuda:7"))) {
             QSKIP("this machine has a cuda:7");
+        }
         orch->dispatcher()->startAll();
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(idOf(s.get(), "long")).state, RunState::Running, 10000);
         QVERIFY(orch->dispatcher()->isDispatching());
@@ -626,8 +636,9 @@ private Q_SLOTS:
                  QByteArray("run,step,epoch,wall,metric,value")); // the one column set (MetricsCsvWriter)
         int lossLines = 0;
         for (const QByteArray &line : lines) {
-            if (line.startsWith("c,") && line.contains(",loss,"))
+            if (line.startsWith("c,") && line.contains(",loss,")) {
                 ++lossLines;
+            }
         }
         QCOMPARE(lossLines, 10);
     }

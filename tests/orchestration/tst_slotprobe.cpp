@@ -2,8 +2,8 @@
 // trainyard-fake-worker copies that compete for the CPU (a busy loop per
 // step), a failing copy, cancel; SlotAdvice's file round trip and a corrupt file.
 
-#include "slots/slotadvice.h"
-#include "slots/slotprobe.h"
+#include "orchestration/slots/slotadvice.h"
+#include "orchestration/slots/slotprobe.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -62,8 +62,9 @@ private Q_SLOTS:
         QFETCH(int, expected);
         const int copies[] = {1, 2, 4};
         QList<QPair<int, double>> levels;
-        for (qsizetype i = 0; i < totals.size(); ++i)
+        for (qsizetype i = 0; i < totals.size(); ++i) {
             levels.append(qMakePair(copies[i], totals.at(i)));
+        }
         QCOMPARE(SlotProbe::recommend(levels), expected);
     }
 
@@ -107,8 +108,9 @@ private Q_SLOTS:
 
     void probe_measures_every_level()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         SlotProbe probe;
         probe.setWorkerProgram(fakeWorker());
         QSignalSpy finished(&probe, &SlotProbe::finished);
@@ -120,8 +122,9 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(root));
         QSet<qint64> pids;
         QTRY_VERIFY_WITH_TIMEOUT(([&] {
-                                     for (qint64 pid : probe.workerPids())
+                                     for (qint64 pid : probe.workerPids()) {
                                          pids.insert(pid);
+                                     }
                                      return !finished.isEmpty() || !failed.isEmpty();
                                  }()),
                                  90000);
@@ -138,8 +141,9 @@ private Q_SLOTS:
         QCOMPARE(result.levels.at(0).ratio, 1.0);
         QVERIFY(result.recommended == 1 || result.recommended == 2 || result.recommended == 4);
         QList<QPair<int, double>> totals;
-        for (const SlotProbeLevel &l : result.levels)
+        for (const SlotProbeLevel &l : result.levels) {
             totals.append(qMakePair(l.copies, l.samplesPerSecond));
+        }
         QCOMPARE(result.recommended, SlotProbe::recommend(totals));
         QCOMPARE(result.model, QStringLiteral("fake"));
         QCOMPARE(result.deviceName, QStringLiteral("cpu"));
@@ -149,15 +153,17 @@ private Q_SLOTS:
         QVERIFY(!probe.isRunning());
         QVERIFY2(!QFileInfo::exists(root), qPrintable(root));
         QVERIFY(pids.size() >= 7); // 1 + 2 + 4 copies
-        for (qint64 pid : std::as_const(pids))
+        for (qint64 pid : std::as_const(pids)) {
             QVERIFY(!alive(pid));
+        }
     }
 
     void real_worker_probe()
     {
         const QString worker = qEnvironmentVariable("TRAINYARD_WORKER");
-        if (worker.isEmpty() || !QFileInfo(worker).isExecutable())
+        if (worker.isEmpty() || !QFileInfo(worker).isExecutable()) {
             QSKIP("TRAINYARD_WORKER (the real trainyard-worker) is not built");
+        }
         // A tiny TransE on generated data: the real worker's samples_per_s path.
         const QJsonObject spec{
             {QStringLiteral("name"), QStringLiteral("tiny")},
@@ -188,8 +194,9 @@ private Q_SLOTS:
 
     void failing_copy_fails_the_probe()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         SlotProbe probe;
         probe.setWorkerProgram(fakeWorker());
         QSignalSpy finished(&probe, &SlotProbe::finished);
@@ -209,8 +216,9 @@ private Q_SLOTS:
 
     void cancel_leaves_no_worker()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         SlotProbe probe;
         probe.setWorkerProgram(fakeWorker());
         QSignalSpy cancelled(&probe, &SlotProbe::cancelled);
@@ -223,8 +231,9 @@ private Q_SLOTS:
         QCOMPARE(cancelled.size(), 1);
         QVERIFY(finished.isEmpty());
         QVERIFY(!probe.isRunning());
-        for (qint64 pid : pids)
+        for (qint64 pid : pids) {
             QVERIFY(!alive(pid));
+        }
         QVERIFY(!QFileInfo::exists(root));
     }
 

@@ -6,22 +6,22 @@
 // tests see what Slurm gave the worker. Skipped, saying why, where the
 // cluster cannot run (not root, Slurm or munge not installed).
 
-#include "dispatch/runactions.h"
-#include "experiment/experiment.h"
-#include "ingest/ingestion.h"
-#include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/launcherrouter.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmending.h"
-#include "slurm/slurmjob.h"
-#include "slurm/slurmlauncher.h"
-#include "slurm/slurmsubmission.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/launcherrouter.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmending.h"
+#include "orchestration/slurm/slurmjob.h"
+#include "orchestration/slurm/slurmlauncher.h"
+#include "orchestration/slurm/slurmsubmission.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testcluster.h"
 
 #include <QDateTime>
@@ -85,9 +85,11 @@ struct Events
     {
         QStringList mine;
         const QRegularExpression re(QStringLiteral("^\\w+ %1( |$)").arg(run));
-        for (const QString &line : log)
-            if (re.match(line).hasMatch())
+        for (const QString &line : log) {
+            if (re.match(line).hasMatch()) {
                 mine << line.section(QLatin1Char(' '), 0, 0);
+            }
+        }
         mine.removeDuplicates();
         return mine;
     }
@@ -203,8 +205,9 @@ void TestSlurmLauncher::initTestCase()
 
     QString error;
     QVERIFY2(m_cluster.start(m_tmp.filePath(QStringLiteral("cluster")), &error), qPrintable(error));
-    if (!m_cluster.running())
+    if (!m_cluster.running()) {
         m_skip = m_cluster.skipReason();
+    }
 }
 
 void TestSlurmLauncher::cleanupTestCase()
@@ -243,8 +246,9 @@ LaunchSpec TestSlurmLauncher::prepare(const QString &name, int steps, int stepMs
         withBehaviour.insert(QStringLiteral("model"), model);
     }
     QFile f(spec.specPath);
-    if (f.open(QIODevice::WriteOnly))
+    if (f.open(QIODevice::WriteOnly)) {
         f.write(QJsonDocument(withBehaviour).toJson());
+    }
     spec.token = kToken;
     spec.device = Device::parse(QStringLiteral("cuda:0"));
     return spec;
@@ -349,12 +353,15 @@ void TestSlurmLauncher::requeueAndControllerOutage()
     auto runner = std::make_unique<ScriptedRunner>();
     runner->calls = &calls;
     runner->answer = [&](const QString &program, const QStringList &) {
-        if (program == QLatin1String("sbatch"))
+        if (program == QLatin1String("sbatch")) {
             return answered("11\n");
-        if (program == QLatin1String("squeue"))
+        }
+        if (program == QLatin1String("squeue")) {
             return answered(queue, queueExit, queueErr);
-        if (program == QLatin1String("scontrol"))
+        }
+        if (program == QLatin1String("scontrol")) {
             return answered({}, 1, "slurm_load_jobs error: Invalid job id specified\n");
+        }
         return answered({});
     };
     SlurmClusterConfig c = config();
@@ -401,24 +408,28 @@ void TestSlurmLauncher::stopsAndOnePollForAll()
     auto runner = std::make_unique<ScriptedRunner>();
     runner->calls = &calls;
     runner->answer = [&](const QString &program, const QStringList &) {
-        if (program == QLatin1String("sbatch"))
+        if (program == QLatin1String("sbatch")) {
             return answered(QByteArray::number(++submitted) + '\n');
+        }
         if (program == QLatin1String("squeue")) {
             QByteArray out;
-            for (auto it = states.cbegin(); it != states.cend(); ++it)
+            for (auto it = states.cbegin(); it != states.cend(); ++it) {
                 out += (it.key() + QLatin1Char('|') + it.value() + QStringLiteral("|\n")).toUtf8();
+            }
             return answered(out);
         }
-        if (program == QLatin1String("scontrol"))
+        if (program == QLatin1String("scontrol")) {
             return answered("JobId=22 JobState=FAILED Reason=NonZeroExitCode ExitCode=4:0 NodeList=vm\n");
+        }
         return answered({});
     };
     SlurmClusterConfig c = config();
     c.pollMs = 50;
     SlurmLauncher launcher(c, std::move(runner));
     Events events(&launcher);
-    for (RunId run = 1; run <= 3; ++run)
+    for (RunId run = 1; run <= 3; ++run) {
         launcher.start(run, prepare(QStringLiteral("stop-%1").arg(run), 5, 10));
+    }
     QTRY_VERIFY(events.has(QStringLiteral("pending 1 Priority")) && events.has(QStringLiteral("running 2"))
                 && events.has(QStringLiteral("running 3")));
     // One squeue asks about every job.
@@ -537,13 +548,15 @@ void TestSlurmLauncher::threeJobsOnTwoGpus()
     for (int i = 1; i <= 3; ++i) {
         QCOMPARE(events.ends.value(i), qMakePair(0, 0));
         QVERIFY(events.of(i).contains(QStringLiteral("running")));
-        if (events.has(QStringLiteral("pending %1 Resources").arg(i)))
+        if (events.has(QStringLiteral("pending %1 Resources").arg(i))) {
             waited = i;
+        }
         const QString log = readAll(specs.at(i - 1).runDir + QStringLiteral("/worker.log"));
         const auto m = QRegularExpression(QStringLiteral("CUDA_VISIBLE_DEVICES=(\\d)")).match(log);
         QVERIFY2(m.hasMatch(), qPrintable(log));
-        if (i != waited)
+        if (i != waited) {
             devices << m.captured(1);
+        }
     }
     QVERIFY(waited != 0);
     // The two that ran side by side had a GPU each.
@@ -558,9 +571,11 @@ void TestSlurmLauncher::threeJobsOnTwoGpus()
         return QDateTime::fromString(m.captured(1), Qt::ISODate);
     };
     QDateTime firstEnd;
-    for (int i = 1; i <= 3; ++i)
-        if (i != waited && (!firstEnd.isValid() || time(i, QStringLiteral("EndTime")) < firstEnd))
+    for (int i = 1; i <= 3; ++i) {
+        if (i != waited && (!firstEnd.isValid() || time(i, QStringLiteral("EndTime")) < firstEnd)) {
             firstEnd = time(i, QStringLiteral("EndTime"));
+        }
+    }
     const QDateTime waitedStart = time(waited, QStringLiteral("StartTime"));
     QVERIFY2(firstEnd.isValid() && waitedStart >= firstEnd,
              qPrintable(waitedStart.toString(Qt::ISODate) + QStringLiteral(" < ") + firstEnd.toString(Qt::ISODate)));
@@ -676,8 +691,9 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     QVERIFY(!spaced.ambiguous);
     QVERIFY(SlurmJob::parseScontrol("JobId=9 JobName=x UserId=me(0) JobName=r JobState=RUNNING\n").ambiguous);
     QVERIFY(SlurmJob::isJobId(QStringLiteral("123")));
-    for (const char *bad : {"-uroot", "12 3", "12_3", "", "--me", "1;2"})
+    for (const char *bad : {"-uroot", "12 3", "12_3", "", "--me", "1;2"}) {
         QVERIFY2(!SlurmJob::isJobId(QString::fromLatin1(bad)), bad);
+    }
     QVERIFY(SlurmJob::parseSubmitted("-uroot\n").isEmpty());
 
     QStringList calls;
@@ -688,12 +704,15 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     ScriptedRunner *scripted = runner.get();
     runner->calls = &calls;
     runner->answer = [&](const QString &program, const QStringList &) {
-        if (program == QLatin1String("id"))
+        if (program == QLatin1String("id")) {
             return answered("1000\n");
-        if (program == QLatin1String("squeue"))
+        }
+        if (program == QLatin1String("squeue")) {
             return answered(queue);
-        if (program == QLatin1String("sbatch"))
+        }
+        if (program == QLatin1String("sbatch")) {
             return answered(QByteArray::number(++submitted) + '\n');
+        }
         return answered(described);
     };
     SlurmClusterConfig c = config();
@@ -780,8 +799,9 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     describeRun("9", "JobState=FAILED Reason=NonZeroExitCode ExitCode=5:0");
     queue = "10|PENDING|Priority|\n";
     resubmittedAsStartedHere(2, QStringLiteral("9"), QStringLiteral("10"));
-    if (QTest::currentTestFailed())
+    if (QTest::currentTestFailed()) {
         return;
+    }
     launcher.release(2);
 
     // Its time limit without a warning (TIMEOUT), a checkpoint in its folder.
@@ -799,8 +819,9 @@ void TestSlurmLauncher::attachChecksTheJobIsTheRuns()
     describeRun("19", "JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15");
     queue = "11|PENDING|Priority|\n";
     resubmittedAsStartedHere(3, QStringLiteral("19"), QStringLiteral("11"));
-    if (QTest::currentTestFailed())
+    if (QTest::currentTestFailed()) {
         return;
+    }
     launcher.release(3);
 }
 
@@ -820,10 +841,12 @@ void TestSlurmLauncher::describeAsksThroughTheLaunchersReach()
     auto runner = std::make_unique<ScriptedRunner>();
     runner->calls = &calls;
     runner->answer = [&](const QString &program, const QStringList &) {
-        if (program == QLatin1String("sbatch"))
+        if (program == QLatin1String("sbatch")) {
             return answered("12\n");
-        if (program == QLatin1String("squeue"))
+        }
+        if (program == QLatin1String("squeue")) {
             return answered("12|PENDING|Priority|\n");
+        }
         return answer;
     };
     SlurmClusterConfig c = config();
@@ -981,8 +1004,9 @@ void TestSlurmLauncher::reusedJobIdIsNeverAdoptedNorSignalled()
     };
     // The colleague's job step reads its script from the node's spool: the
     // folders above it must let that user through (the test's are 0700).
-    for (const QString &dir : {m_tmp.path(), m_cluster.dir(), m_cluster.dir() + QStringLiteral("/spool")})
+    for (const QString &dir : {m_tmp.path(), m_cluster.dir(), m_cluster.dir() + QStringLiteral("/spool")}) {
         QVERIFY(::chmod(QFile::encodeName(dir).constData(), 0711) == 0);
+    }
     // Root submits as the colleague (sbatch --uid); the user's own other job.
     const QString colleagues = submit({QStringLiteral("--uid=") + foreignUser}, QStringLiteral("mine"));
     const QString othersOfMine = submit({}, QStringLiteral("another-run"));
@@ -1136,10 +1160,12 @@ void TestSlurmLauncher::supervisorThroughSlurm()
         training.clear();
         waiting = 0;
         for (RunId id : std::as_const(ids)) {
-            if (state(id) == RunState::Running)
+            if (state(id) == RunState::Running) {
                 training << id;
-            else if (state(id) == RunState::Starting && runs.value(id).message == QLatin1String("pending: Resources"))
+            } else if (state(id) == RunState::Starting
+                       && runs.value(id).message == QLatin1String("pending: Resources")) {
                 waiting = id;
+            }
         }
         return training.size() == 2 && waiting != 0;
     };

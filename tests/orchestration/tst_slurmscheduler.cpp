@@ -5,20 +5,20 @@
 // trains on the CPU with --cpu-fallback. Skipped, saying why, where the
 // cluster or the worker is missing.
 
-#include "board/board.h"
-#include "check/experimentcheck.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/check/experimentcheck.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "testcluster.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -63,34 +63,39 @@ QString curveProblem(Session *session, RunId id)
 {
     const RunInfo r = session->orchestrator()->runs()->value(id);
     const MetricSeries *loss = session->metrics()->series(id, QStringLiteral("loss"));
-    if (!loss || loss->size() == 0)
+    if (!loss || loss->size() == 0) {
         return r.name + QStringLiteral(": no loss curve");
+    }
     const int lines = countLines(r.runDir + QStringLiteral("/metrics.jsonl"), "metric");
-    if (int(loss->size()) != lines)
+    if (int(loss->size()) != lines) {
         return QStringLiteral("%1: %2 loss points, %3 metric lines in the file")
             .arg(r.name)
             .arg(loss->size())
             .arg(lines);
+    }
     // Strictly rising steps with every 20th step there (a stop or the end
     // adds the step it happened at): none lost, none twice.
     std::int64_t next = 20;
     for (std::size_t i = 0; i < loss->size(); ++i) {
         const std::int64_t step = loss->step(i);
-        if ((i > 0 && step <= loss->step(i - 1)) || step > next)
+        if ((i > 0 && step <= loss->step(i - 1)) || step > next) {
             return QStringLiteral("%1: point %2 of %3 is step %4 (step %5 missing?)")
                 .arg(r.name)
                 .arg(i)
                 .arg(loss->size())
                 .arg(step)
                 .arg(next);
-        if (step == next)
+        }
+        if (step == next) {
             next += 20;
+        }
     }
-    if (loss->step(loss->size() - 1) != r.step)
+    if (loss->step(loss->size() - 1) != r.step) {
         return QStringLiteral("%1: the curve ends at step %2, the run at %3")
             .arg(r.name)
             .arg(loss->step(loss->size() - 1))
             .arg(r.step);
+    }
     return QString();
 }
 
@@ -120,8 +125,9 @@ private:
         QJsonObject cluster{{QStringLiteral("name"), QStringLiteral("test")},
                             {QStringLiteral("poll_seconds"), 1},
                             {QStringLiteral("worker"), m_worker}};
-        if (!sbatch.isEmpty())
+        if (!sbatch.isEmpty()) {
             cluster.insert(QStringLiteral("sbatch"), sbatch);
+        }
         json.insert(QStringLiteral("clusters"), QJsonArray{cluster});
         return experiment(json);
     }
@@ -130,8 +136,9 @@ private:
     {
         auto session = std::make_unique<Session>();
         QStringList errors;
-        if (!session->open(ex, QString(), &errors))
+        if (!session->open(ex, QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
+        }
         session->orchestrator()->supervisor()->setWorkerProgram(m_worker);
         session->orchestrator()->laneDevices()->setCpuFallback(true); // fake GPUs: the node trains on its CPU
         return session;
@@ -148,8 +155,9 @@ private Q_SLOTS:
         }
         QString error;
         QVERIFY2(m_cluster.start(m_tmp.filePath(QStringLiteral("cluster")), &error), qPrintable(error));
-        if (!m_cluster.running())
+        if (!m_cluster.running()) {
             m_skip = QStringLiteral("no test cluster: %1").arg(m_cluster.skipReason());
+        }
     }
 
     void cleanupTestCase()
@@ -273,8 +281,9 @@ private Q_SLOTS:
         const RunId id = orch->runs()->findByName(QStringLiteral("long"));
         QStringList messages;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
-            if (run == id)
+            if (run == id) {
                 messages << orch->runs()->value(id).message;
+            }
         });
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -314,8 +323,9 @@ private Q_SLOTS:
         const RunId id = orch->runs()->findByName(QStringLiteral("t"));
         QSet<QString> jobs;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
-            if (run == id && !orch->runs()->value(id).jobId.isEmpty())
+            if (run == id && !orch->runs()->value(id).jobId.isEmpty()) {
                 jobs.insert(orch->runs()->value(id).jobId);
+            }
         });
         orch->dispatcher()->startAll();
         QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(id).state), 240000);
@@ -364,8 +374,9 @@ private Q_SLOTS:
         RunStore store(m_tmp.filePath(name));
         const auto training = [&] {
             int n = 0;
-            for (const QString &run : {QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3")})
+            for (const QString &run : {QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3")}) {
                 n += countLines(store.runDir(run) + QStringLiteral("/metrics.jsonl"), "metric") > 0 ? 1 : 0;
+            }
             return n;
         };
         QTRY_VERIFY_WITH_TIMEOUT(training() == 2 && store.readState().size() == 3, 60000);
@@ -419,8 +430,9 @@ private Q_SLOTS:
                     {qEnvironmentVariable("TRAINYARD_SOURCE_DIR") + QStringLiteral("/tests/slurm/start-sshd.sh"),
                      sshDir, m_cluster.dir() + QStringLiteral("/slurm.conf")});
         QVERIFY(start.waitForFinished(30000));
-        if (start.exitCode() == 77)
+        if (start.exitCode() == 77) {
             QSKIP(qPrintable(QString::fromUtf8(start.readAllStandardError()).trimmed()));
+        }
         QVERIFY2(start.exitCode() == 0, start.readAllStandardError().constData());
         const auto stopSshd = qScopeGuard([&] {
             // The master connection Trainyard opened would outlive sshd's
@@ -431,8 +443,9 @@ private Q_SLOTS:
                                QStringLiteral("ControlPath=%1/trainyard-ssh-%C").arg(runtime), QStringLiteral("-O"),
                                QStringLiteral("exit"), QStringLiteral("127.0.0.1")});
             const qint64 pid = QString::fromUtf8(readFile(sshDir + QStringLiteral("/sshd.pid"))).trimmed().toLongLong();
-            if (pid > 0)
+            if (pid > 0) {
                 ::kill(pid_t(pid), SIGTERM);
+            }
         });
         const auto sshExperiment = [&](const QString &name, const QString &config, const QJsonArray &runs,
                                        const QString &device = QStringLiteral("slurm:far/debug")) {
@@ -495,8 +508,9 @@ private Q_SLOTS:
         QVERIFY2(orch->runs()->value(gone).message.contains(QStringLiteral("CANCELLED")),
                  qPrintable(orch->runs()->value(gone).message));
         for (RunId id : orch->board()->runIds()) {
-            if (id == gone)
+            if (id == gone) {
                 continue;
+            }
             const RunInfo r = orch->runs()->value(id);
             QVERIFY2(r.state == RunState::Finished, qPrintable(r.name + QStringLiteral(": ") + r.message));
             const QString problem = curveProblem(session.get(), id);
@@ -600,10 +614,12 @@ private Q_SLOTS:
         QSet<QString> jobs;
         QStringList messages;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
-            if (run != id)
+            if (run != id) {
                 return;
-            if (!orch->runs()->value(id).jobId.isEmpty())
+            }
+            if (!orch->runs()->value(id).jobId.isEmpty()) {
                 jobs.insert(orch->runs()->value(id).jobId);
+            }
             messages << orch->runs()->value(id).message;
         });
         orch->dispatcher()->startAll();
@@ -650,8 +666,9 @@ private Q_SLOTS:
         QVERIFY2(orch->runs()->value(id).reattached, qPrintable(orch->runs()->value(id).message));
         QStringList messages;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId run) {
-            if (run == id)
+            if (run == id) {
                 messages << orch->runs()->value(id).message;
+            }
         });
         QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(id).message, QStringLiteral("pending: JobHeldUser"), 30000);
         QVERIFY(isPendingInQueue(orch->runs()->value(id)));

@@ -3,14 +3,14 @@
 // first, the batch jobs' curves from their metrics.jsonl. The fake worker
 // on both. Skipped, saying why, where the cluster cannot run.
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
 #include "testcluster.h"
 #include "testutil.h"
 
@@ -38,8 +38,9 @@ private:
                                int stepMs, bool cpuLane = true)
     {
         QJsonArray lanes{lane(QStringLiteral("slurm:test/debug"), 1, {})};
-        if (cpuLane)
+        if (cpuLane) {
             lanes.prepend(lane(QStringLiteral("cpu"), 1, {}));
+        }
         QJsonObject json = experimentJson(name, m_tmp.filePath(name), lanes);
         json.insert(QStringLiteral("clusters"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("test")},
                                                                        {QStringLiteral("poll_seconds"), 1},
@@ -72,8 +73,9 @@ private Q_SLOTS:
         }
         QString error;
         QVERIFY2(m_cluster.start(m_tmp.filePath(QStringLiteral("cluster")), &error), qPrintable(error));
-        if (!m_cluster.running())
+        if (!m_cluster.running()) {
             m_skip = QStringLiteral("no test cluster: %1").arg(m_cluster.skipReason());
+        }
     }
 
     void cleanupTestCase()
@@ -84,8 +86,9 @@ private Q_SLOTS:
 
     void gridOverACpuAndASlurmLane()
     {
-        if (!m_skip.isEmpty())
+        if (!m_skip.isEmpty()) {
             QSKIP(qPrintable(m_skip));
+        }
         const Experiment ex = mixedExperiment(QStringLiteral("mixed"), QStringLiteral("mix"), {0.2, 0.4, 0.6, 0.8}, 40);
 
         Session session;
@@ -120,8 +123,9 @@ private Q_SLOTS:
     // gets depends on timing: the grid test above covers the two together.)
     void ashaOnASlurmLane()
     {
-        if (!m_skip.isEmpty())
+        if (!m_skip.isEmpty()) {
             QSKIP(qPrintable(m_skip));
+        }
         Experiment ex =
             mixedExperiment(QStringLiteral("asha"), QStringLiteral("rungs"), {0.9, 0.2, 0.3, 0.1, 0.4, 0.5}, 60, false);
         SweepSpec &sweep = ex.sweeps.last();
@@ -141,8 +145,9 @@ private Q_SLOTS:
         QHash<RunId, QStringList> jobs;
         connect(orch->runs(), &RunRegistry::changed, this, [&](RunId id) {
             const QString job = orch->runs()->value(id).jobId;
-            if (!job.isEmpty() && !jobs.value(id).contains(job))
+            if (!job.isEmpty() && !jobs.value(id).contains(job)) {
                 jobs[id] << job;
+            }
         });
         orch->dispatcher()->startAll();
         QVERIFY2(QTest::qWaitFor(
@@ -168,19 +173,23 @@ private Q_SLOTS:
             }
             const QList<QJsonObject> metrics = metricsLines(r.runDir, QStringLiteral("metric"));
             bool resumed = false;
-            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log")))
+            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log"))) {
                 resumed = resumed || log.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("resumed"));
-            if (!resumed)
+            }
+            if (!resumed) {
                 continue;
+            }
             ++promoted;
-            for (int i = 0; i < metrics.size(); ++i) // no seam: every step once, in order
+            for (int i = 0; i < metrics.size(); ++i) { // no seam: every step once, in order
                 QCOMPARE(metrics.at(i).value(QStringLiteral("step")).toInt(), i + 1);
+            }
         }
         QVERIFY2(pausedAsJob >= 1, "no trial was paused while it ran as a batch job");
         QVERIFY(promoted >= 1);
         int twoJobs = 0; // a trial paused as a job and promoted as a new job
-        for (const QStringList &ids : std::as_const(jobs))
+        for (const QStringList &ids : std::as_const(jobs)) {
             twoJobs += ids.size() >= 2 ? 1 : 0;
+        }
         qInfo("paused as a batch job: %d, promoted: %d, resumed as a second job: %d", pausedAsJob, promoted, twoJobs);
         QCOMPARE(twoJobs, promoted);
     }

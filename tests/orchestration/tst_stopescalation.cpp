@@ -3,7 +3,7 @@
 // the run shows Stopping before the launcher is touched.
 
 #include "fakelauncher.h"
-#include "supervision/stopescalation.h"
+#include "orchestration/supervision/stopescalation.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -6,18 +6,18 @@
 // state file.
 
 #include "fakelauncher.h"
-#include "ingest/ingestion.h"
-#include "ingest/metricsserver.h"
 #include "metrics/metricstore.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runrecord.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/exitoutcome.h"
+#include "orchestration/supervision/stallwatch.h"
+#include "orchestration/supervision/stopescalation.h"
+#include "orchestration/supervision/supervisor.h"
 #include "protocol/exitcode.h"
 #include "protocol/protocol.h"
-#include "records/runrecord.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "supervision/exitoutcome.h"
-#include "supervision/stallwatch.h"
-#include "supervision/stopescalation.h"
-#include "supervision/supervisor.h"
 
 #include <QDir>
 #include <QFile>
@@ -59,8 +59,9 @@ struct Rig
         : store(root)
     {
         QString error;
-        if (!server.listen(socket, &error))
+        if (!server.listen(socket, &error)) {
             qWarning("%s", qPrintable(error));
+        }
         server.setHandler([this](RunId id, const MetricRecord &m) { ingestion.handleRecord(id, m); });
         supervisor = std::make_unique<Supervisor>(&runs, &store, &server, &ingestion, &launcher);
         supervisor->setWorkerProgram(QStringLiteral("/nonexistent/trainyard-worker"));
@@ -70,8 +71,9 @@ struct Rig
     void hear(RunId id, const nlohmann::json &message)
     {
         MetricRecord record;
-        if (MetricRecord::fromJson(message, &record))
+        if (MetricRecord::fromJson(message, &record)) {
             ingestion.handleRecord(id, record);
+        }
     }
 
     RunId addRun(const QString &name)
@@ -91,8 +93,9 @@ struct Rig
         QString error;
         const bool ok =
             supervisor->start(id, StartOptions{Device::parse(QStringLiteral("cpu")), 1, resume, {}, false}, &error);
-        if (!ok)
+        if (!ok) {
             qWarning("%s", qPrintable(error));
+        }
         return ok;
     }
 
@@ -103,8 +106,9 @@ struct Rig
     {
         auto socket = std::make_unique<QLocalSocket>();
         socket->connectToServer(server.socketPath());
-        if (!socket->waitForConnected(2000))
+        if (!socket->waitForConnected(2000)) {
             return nullptr;
+        }
         const RunInfo r = run(id);
         socket->write(QByteArray::fromStdString(
             protocol::encode(protocol::hello(r.name.toStdString(), server.token(id).toStdString(), 4242, "cpu", 0.0))));
@@ -227,10 +231,12 @@ private Q_SLOTS:
         std::string text = protocol::encode(protocol::log("info", "start", 0.01));
         for (int step = 1; step <= 10; ++step) {
             text += protocol::encode(metric(step, step));
-            if (step == 4 || step == 8)
+            if (step == 4 || step == 8) {
                 text += protocol::encode(eval(step, 0.05 * step, step + 0.2));
-            if (step == 8)
+            }
+            if (step == 8) {
                 text += protocol::encode(protocol::checkpoint(8, "checkpoints/step-8.pt", 8.3));
+            }
         }
         text += protocol::encode(protocol::heartbeat(10, 10.5));
         // Killed; resumed from step 8, its clock going on from the last line's.
@@ -301,8 +307,9 @@ private Q_SLOTS:
         const RunId plain = addProgram(QStringLiteral("plain"));
         const RunId queued = addProgram(QStringLiteral("queued"));
         const RunId worker = r->addRun(QStringLiteral("worker"));
-        for (RunId id : {plain, queued, worker})
+        for (RunId id : {plain, queued, worker}) {
             QVERIFY(r->start(id));
+        }
         r->launcher.reportStarted(plain, 4242);
         r->launcher.reportStarted(queued, 0, QStringLiteral("job-7"));
         r->launcher.reportPending(queued, QStringLiteral("Resources"));
@@ -364,8 +371,9 @@ private Q_SLOTS:
         QCOMPARE(run.message.contains(QStringLiteral("worker.log: trainyard-worker: the last words")), failure);
         const QJsonObject status = readJson(run.runDir + QStringLiteral("/status.json"));
         QCOMPARE(status.value(QStringLiteral("state")).toString(), runStateName(run.state));
-        if (protocol::isKnownExit(code))
+        if (protocol::isKnownExit(code)) {
             QCOMPARE(status.value(QStringLiteral("state")).toString(), latin1(protocol::exitStatusName(code)));
+        }
         QCOMPARE(r->server.token(id), QString()); // unregistered
         QVERIFY(!r->supervisor->isSupervised(id));
     }

@@ -3,16 +3,16 @@
 // continuous across its resume), a failing trial, the state read back at
 // an opening (and refused when it is a link or malformed).
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "helpers/buildprograms.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeprunner.h"
-#include "sweep/sweepstatefile.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
+#include "orchestration/sweep/sweepstatefile.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -58,8 +58,9 @@ SweepSpec qualitySweep(const QString &name, const QList<QJsonValue> &qualities, 
 QList<int> metricSteps(const QString &runDir)
 {
     QList<int> steps;
-    for (const QJsonObject &m : metricsLines(runDir, QStringLiteral("metric")))
+    for (const QJsonObject &m : metricsLines(runDir, QStringLiteral("metric"))) {
         steps << m.value(QStringLiteral("step")).toInt();
+    }
     return steps;
 }
 
@@ -76,8 +77,9 @@ private:
     Experiment sweepExperiment(const QJsonArray &lanes, const SweepSpec &sweep, QString *root = nullptr)
     {
         const QString r = m_dir.filePath(QStringLiteral("exp%1").arg(++m_counter));
-        if (root)
+        if (root) {
             *root = r;
+        }
         Experiment ex = experiment(experimentJson(QStringLiteral("t"), r, lanes));
         ex.sweeps << sweep;
         return ex;
@@ -87,10 +89,12 @@ private:
     {
         auto session = std::make_unique<Session>();
         QStringList errors;
-        if (!session->open(ex, QString(), &errors))
+        if (!session->open(ex, QString(), &errors)) {
             qWarning("%s", qPrintable(errors.join(QLatin1Char('\n'))));
-        if (warnings)
+        }
+        if (warnings) {
             *warnings = errors;
+        }
         session->orchestrator()->supervisor()->setWorkerProgram(fakeWorker());
         session->orchestrator()->supervisor()->setStopTimeout(3000);
         return session;
@@ -101,29 +105,33 @@ private:
         Orchestrator *orch = s->orchestrator();
         orch->dispatcher()->startAll();
         if (QTest::qWaitFor([&] { return orch->sweeps()->isDone(sweep) && orch->dispatcher()->activeCount() == 0; },
-                            ms))
+                            ms)) {
             return true;
+        }
         // What it waits for, to read in the failure's log.
         qWarning("%s: %s", qPrintable(sweep), qPrintable(orch->sweeps()->progressLine(sweep)));
-        for (const TrialInfo &t : orch->sweeps()->trials(sweep))
+        for (const TrialInfo &t : orch->sweeps()->trials(sweep)) {
             qWarning("trial %d: phase %d, run state %s, %s", t.index + 1, int(t.phase),
                      qPrintable(runStateName(orch->runs()->value(t.run).state)), qPrintable(t.reason));
+        }
         return false;
     }
 
     static QHash<TrialInfo::Phase, int> phases(const QList<TrialInfo> &trials)
     {
         QHash<TrialInfo::Phase, int> count;
-        for (const TrialInfo &t : trials)
+        for (const TrialInfo &t : trials) {
             ++count[t.phase];
+        }
         return count;
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         QVERIFY(m_dir.isValid());
     }
 
@@ -165,8 +173,9 @@ private Q_SLOTS:
         QVERIFY2(line.contains(QStringLiteral("quality 0.9")), qPrintable(line));
         // The trials are the sweep's: the lanes save none of them.
         const Experiment saved = s->orchestrator()->board()->toExperiment(QStringLiteral("t"), QString());
-        for (const ExperimentLane &l : saved.lanes)
+        for (const ExperimentLane &l : saved.lanes) {
             QVERIFY(l.runs.isEmpty());
+        }
     }
 
     // ASHA pauses most trials at the first rung and promotes the best; a
@@ -207,19 +216,23 @@ private Q_SLOTS:
             const QList<int> steps = metricSteps(r.runDir);
             trialSteps += steps.size();
             bool resumed = false;
-            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log")))
+            for (const QJsonObject &log : metricsLines(r.runDir, QStringLiteral("log"))) {
                 resumed = resumed || log.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("resumed"));
-            if (!resumed)
+            }
+            if (!resumed) {
                 continue;
+            }
             ++promoted;
             // No seam: every step once, in order, in the file and in the store.
-            for (int i = 0; i < steps.size(); ++i)
+            for (int i = 0; i < steps.size(); ++i) {
                 QCOMPARE(steps.at(i), i + 1);
+            }
             const MetricSeries *loss = s->metrics()->series(t.run, QStringLiteral("loss"));
             QVERIFY(loss);
             QCOMPARE(int(loss->size()), steps.size());
-            for (std::size_t i = 0; i < loss->size(); ++i)
+            for (std::size_t i = 0; i < loss->size(); ++i) {
                 QCOMPARE(loss->step(i), std::int64_t(i + 1));
+            }
         }
         QVERIFY(promoted >= 1);
         QVERIFY2(trialSteps < 9 * 90 * 0.6, qPrintable(QString::number(trialSteps))); // far from the full grid
@@ -281,8 +294,9 @@ private Q_SLOTS:
                 QCOMPARE(r.step, 60);
                 continue;
             }
-            if (quality > 0.5)
+            if (quality > 0.5) {
                 continue; // 0.7 sits at the median's edge: either ending is right
+            }
             QCOMPARE(t.phase, TrialInfo::Phase::Stopped);
             QCOMPARE(r.state, RunState::Stopped);
             QVERIFY2(t.reason.contains(QStringLiteral("median")), qPrintable(t.reason));
@@ -323,8 +337,9 @@ private Q_SLOTS:
             QVERIFY(runToEnd(s.get(), QStringLiteral("again")));
             before = s->orchestrator()->sweeps()->trials(QStringLiteral("again"));
             lineBefore = s->orchestrator()->sweeps()->progressLine(QStringLiteral("again"));
-            for (const TrialInfo &t : std::as_const(before))
+            for (const TrialInfo &t : std::as_const(before)) {
                 lanesBefore << s->orchestrator()->runs()->value(t.run).lane;
+            }
         }
         const QString statePath = SweepStateFile::path(root, QStringLiteral("again"));
         const QByteArray goodState = readFile(statePath);
@@ -343,8 +358,9 @@ private Q_SLOTS:
                 const RunInfo r = s->orchestrator()->runs()->value(after.at(i).run);
                 QCOMPARE(r.name, SweepSpec::trialName(QStringLiteral("again"), i));
                 QCOMPARE(r.lane, lanesBefore.at(i));
-                if (after.at(i).phase == TrialInfo::Phase::Paused)
+                if (after.at(i).phase == TrialInfo::Phase::Paused) {
                     QCOMPARE(r.message, after.at(i).reason);
+                }
             }
             // The rung records come from the metrics: the same line.
             QCOMPARE(runner->progressLine(QStringLiteral("again")), lineBefore);
@@ -359,8 +375,9 @@ private Q_SLOTS:
                      qPrintable(warnings.join(QLatin1Char('\n'))));
             QVERIFY(warnings.join(QLatin1Char('\n')).contains(QStringLiteral("starts from what its run folders say")));
             const QList<TrialInfo> after = s->orchestrator()->sweeps()->trials(QStringLiteral("again"));
-            for (const TrialInfo &t : after)
+            for (const TrialInfo &t : after) {
                 QVERIFY(t.run != 0);
+            }
         }
         // A link in its place: never followed.
         const QString elsewhere = m_dir.filePath(QStringLiteral("elsewhere.json"));
@@ -441,16 +458,18 @@ private Q_SLOTS:
         runner->resumeSweep(name);
         QVERIFY(QTest::qWaitFor([&] { return runner->isDone(name); }, 60000));
         QTRY_VERIFY_WITH_TIMEOUT(orch->dispatcher()->activeCount() == 0, 30000);
-        for (const TrialInfo &t : runner->trials(name))
+        for (const TrialInfo &t : runner->trials(name)) {
             QCOMPARE(orch->runs()->value(t.run).lane, 0); // its lanes only
+        }
 
         QList<TrialInfo> trials = runner->trials(name);
         int paused = -1, ended = -1;
         for (const TrialInfo &t : trials) {
-            if (t.phase == TrialInfo::Phase::Paused)
+            if (t.phase == TrialInfo::Phase::Paused) {
                 paused = paused < 0 ? t.index : paused;
-            else if (t.phase == TrialInfo::Phase::Finished)
+            } else if (t.phase == TrialInfo::Phase::Finished) {
                 ended = t.index;
+            }
         }
         QVERIFY(paused >= 0 && ended >= 0);
         QString error;
@@ -463,13 +482,15 @@ private Q_SLOTS:
         QTRY_VERIFY(runner->trials(name).at(paused).phase != TrialInfo::Phase::Training);
         const QList<int> steps = metricSteps(orch->runs()->value(promoted).runDir);
         QVERIFY(steps.size() > 10);
-        for (int i = 0; i < steps.size(); ++i)
+        for (int i = 0; i < steps.size(); ++i) {
             QCOMPARE(steps.at(i), i + 1);
+        }
         // Stopped by hand: for good, and it says so.
         trials = runner->trials(name);
         int other = -1;
-        for (const TrialInfo &t : trials)
+        for (const TrialInfo &t : trials) {
             other = t.phase == TrialInfo::Phase::Paused ? t.index : other;
+        }
         QVERIFY(other >= 0);
         QVERIFY2(runner->stopTrial(name, other, &error), qPrintable(error));
         QCOMPARE(runner->trials(name).at(other).phase, TrialInfo::Phase::Stopped);
@@ -494,8 +515,9 @@ private Q_SLOTS:
         const QString name = QStringLiteral("late");
         QVERIFY(runToEnd(s.get(), name));
         int paused = -1;
-        for (const TrialInfo &t : runner->trials(name))
+        for (const TrialInfo &t : runner->trials(name)) {
             paused = paused < 0 && t.phase == TrialInfo::Phase::Paused ? t.index : paused;
+        }
         QVERIFY(paused >= 0);
         const RunId run = runner->trials(name).at(paused).run;
         const RunInfo before = orch->runs()->value(run);
@@ -542,14 +564,17 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitFor(
                 [&] {
                     int running = 0;
-                    for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen")))
+                    for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen"))) {
                         running += orch->runs()->value(t.run).state == RunState::Running ? 1 : 0;
+                    }
                     return running == 2;
                 },
                 10000));
-            for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen")))
-                if (t.phase == TrialInfo::Phase::Training)
+            for (const TrialInfo &t : orch->sweeps()->trials(QStringLiteral("reopen"))) {
+                if (t.phase == TrialInfo::Phase::Training) {
                     liveBefore << t.index;
+                }
+            }
             QSignalSpy closed(s.get(), &Session::closed);
             s->close(true);
             QVERIFY(closed.count() == 1 || closed.wait(10000));
@@ -575,8 +600,9 @@ private Q_SLOTS:
             QCOMPARE(r.name, SweepSpec::trialName(QStringLiteral("reopen"), t.index));
             const QList<int> steps = metricSteps(r.runDir);
             QVERIFY(!steps.isEmpty());
-            for (int k = 0; k < steps.size(); ++k)
+            for (int k = 0; k < steps.size(); ++k) {
                 QCOMPARE(steps.at(k), k + 1);
+            }
             QVERIFY(!QFileInfo::exists(r.runDir + QStringLiteral(".attempt-1"))); // each trial once, in its folder
         }
         QVERIFY2(orch->sweeps()->progressLine(QStringLiteral("reopen")).startsWith(QStringLiteral("rung 1: 6/6")),
@@ -625,8 +651,9 @@ private Q_SLOTS:
             const QString dir = root + QStringLiteral("/away-%1").arg(i);
             const QList<int> steps = metricSteps(dir);
             QVERIFY(!steps.isEmpty());
-            for (int k = 0; k < steps.size(); ++k)
+            for (int k = 0; k < steps.size(); ++k) {
                 QCOMPARE(steps.at(k), k + 1);
+            }
             QVERIFY(!QFileInfo::exists(dir + QStringLiteral(".attempt-1"))); // each trial once, in its folder
         }
         const QJsonObject state =
@@ -654,9 +681,11 @@ private Q_SLOTS:
         const ProcessOutcome run = runProcess(buildProgram("TRAINYARD_BIN"), {QStringLiteral("run"), path}, env, 90000);
         QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
         QStringList progress;
-        for (const QString &line : run.out.split(QLatin1Char('\n')))
-            if (line.contains(QStringLiteral("cli: rung 1: ")))
+        for (const QString &line : run.out.split(QLatin1Char('\n'))) {
+            if (line.contains(QStringLiteral("cli: rung 1: "))) {
                 progress << line;
+            }
+        }
         QVERIFY2(progress.size() >= 3, qPrintable(run.out));
         QVERIFY2(progress.last().contains(QStringLiteral("rung 1: 6/6 · rung 2: ")), qPrintable(run.out));
         QVERIFY2(progress.last().contains(QStringLiteral("best valid/mrr")), qPrintable(run.out));

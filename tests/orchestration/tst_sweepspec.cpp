@@ -4,9 +4,9 @@
 // change of generator is caught), trial specs, the round trip through an
 // Experiment, and what a program sweep adds to the trust list.
 
-#include "experiment/experiment.h"
-#include "experiment/sweepspec.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/runspec/runspecview.h"
 #include "testcatalogue.h"
 
 #include <QFile>
@@ -44,16 +44,18 @@ std::optional<Experiment> load(const QByteArray &json, QStringList *errors,
 {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
+    if (parseError.error != QJsonParseError::NoError) {
         qFatal("test JSON: %s in %s", qPrintable(parseError.errorString()), json.constData());
+    }
     return Experiment::fromJson(doc.object(), errors, catalogue, partial);
 }
 
 QStringList errorsOf(const QByteArray &json, const ModelCatalogue *catalogue = &validationCatalogue())
 {
     QStringList errors;
-    if (load(json, &errors, catalogue))
+    if (load(json, &errors, catalogue)) {
         return {};
+    }
     return errors;
 }
 
@@ -61,8 +63,9 @@ SweepSpec loaded(const QByteArray &sweepJson)
 {
     QStringList errors;
     const auto ex = load(file(sweepJson), &errors);
-    if (!ex || ex->sweeps.size() != 1)
+    if (!ex || ex->sweeps.size() != 1) {
         qFatal("sweep refused: %s", qPrintable(errors.join(QLatin1Char('\n'))));
+    }
     return ex->sweeps.first();
 }
 
@@ -350,8 +353,9 @@ private Q_SLOTS:
                             "early_stopping": {"rule": "median", "resource": "step", "min": 100, "max": 1000})")),
               file(program + R"(, "space": {"config.depth": {"values": [1, 2]}, "train.seed": {"values": [1, 2]}}})"),
               file(sweep(R"("space": {"model.dim": {"values": [50]}})"),
-                   R"({"name": "lr-x", "model": {"type": "x"}})")})
+                   R"({"name": "lr-x", "model": {"type": "x"}})")}) {
             QCOMPARE(errorsOf(json), QStringList());
+        }
     }
 
     // Keys in name order, the last one the fastest.
@@ -367,8 +371,9 @@ private Q_SLOTS:
         QCOMPARE(compact(s.trialValues(4)), QStringLiteral(R"({"model.dim":100,"model.norm":1,"train.lr":0.01})"));
         QCOMPARE(compact(s.trialValues(11)), QStringLiteral(R"({"model.dim":200,"model.norm":2,"train.lr":0.001})"));
         QSet<QString> all;
-        for (int i = 0; i < s.trialCount(); ++i)
+        for (int i = 0; i < s.trialCount(); ++i) {
             all.insert(compact(s.trialValues(i)));
+        }
         QCOMPARE(all.size(), 12);
 
         // "trials" takes the first N of the grid.
@@ -412,8 +417,9 @@ private Q_SLOTS:
         const SweepSpec a = loaded(json);
         const SweepSpec b = loaded(json);
         QCOMPARE(a.trialCount(), 200);
-        for (int i = 0; i < a.trialCount(); ++i)
+        for (int i = 0; i < a.trialCount(); ++i) {
             QCOMPARE(a.trialValues(i), b.trialValues(i));
+        }
         QCOMPARE(a.trialValues(7), a.trialValues(7));
         QVERIFY(a.trialValues(0) != a.trialValues(1));
 
@@ -538,8 +544,9 @@ private Q_SLOTS:
         const auto again = Experiment::fromJson(written, &errors, &validationCatalogue());
         QVERIFY2(again, qPrintable(errors.join(QLatin1Char('\n'))));
         QCOMPARE(again->toJson(), written);
-        for (int i = 0; i < 27; ++i)
+        for (int i = 0; i < 27; ++i) {
             QCOMPARE(again->sweeps.first().trialSpec(i), s.trialSpec(i));
+        }
         // An experiment without sweeps writes none.
         Experiment plain = *ex;
         plain.sweeps.clear();

@@ -3,10 +3,10 @@
 // nothing started) unless --trust is given or this version of the file is in
 // the user's list; a trusted file edited afterwards is refused again.
 
-#include "experiment/experiment.h"
-#include "experiment/trustlist.h"
-#include "helpers/buildprograms.h"
-#include "launch/launcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/launch/launcher.h"
+#include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -63,8 +63,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
     }
 
     void aVersionIsTrustedByItsHash()
@@ -296,8 +297,9 @@ private Q_SLOTS:
         QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
         const QList<ReachedFile> reached = reachedFiles(*ex);
         QStringList paths;
-        for (const ReachedFile &f : reached)
+        for (const ReachedFile &f : reached) {
             paths << f.path;
+        }
         QCOMPARE(paths, (QStringList{worker, config, included, later}));
         QCOMPARE(reached.last().sha256, ReachedFile::kAbsent);
 
@@ -312,8 +314,9 @@ private Q_SLOTS:
             const QString refusal = list.refusal(*ex);
             const bool named = refusal.contains(path + QStringLiteral(" (")) && refusal.contains(QLatin1String(change))
                                && refusal.contains(QStringLiteral("since you trusted ") + file);
-            if (!named)
+            if (!named) {
                 qWarning("%s", qPrintable(refusal));
+            }
             return named && list.trust(*ex) && list.refusal(*ex).isEmpty(); // trusted again, as it is now
         };
         QVERIFY(writeFile(config, readFile(config) + "PermitLocalCommand yes\nLocalCommand touch MARKER\n"));

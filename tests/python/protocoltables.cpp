@@ -12,7 +12,7 @@
 #include "protocol/protocol.h"
 
 #ifdef TRAINYARD_TABLES_RUN_ENVIRONMENT
-#include "launch/launcher.h"
+#include "orchestration/launch/launcher.h"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -29,8 +29,9 @@ namespace {
 json keysOf(const json &message)
 {
     json keys = json::array();
-    for (const auto &item : message.items())
+    for (const auto &item : message.items()) {
         keys.push_back(item.key());
+    }
     return keys;
 }
 
@@ -41,8 +42,9 @@ json requiredOf(const json &message)
     for (const auto &item : message.items()) {
         json without = message;
         without.erase(item.key());
-        if (!protocol::validate(without))
+        if (!protocol::validate(without)) {
             keys.push_back(item.key());
+        }
     }
     return keys;
 }
@@ -75,14 +77,16 @@ json tables()
     out["max_fields"] = trainyard::MetricRecord::kMaxFields;
     json exits = json::object();
     for (int code = 0; code < 256; ++code) {
-        if (protocol::isKnownExit(code))
+        if (protocol::isKnownExit(code)) {
             exits[std::to_string(code)] = protocol::exitStatusName(code);
+        }
     }
     out["exit_statuses"] = exits;
 #ifdef TRAINYARD_TABLES_RUN_ENVIRONMENT
     json names = json::array();
-    for (const QString &name : trainyard::LaunchSpec::runVariableNames())
+    for (const QString &name : trainyard::LaunchSpec::runVariableNames()) {
         names.push_back(name.toStdString());
+    }
     out["run_variables"] = names;
 #endif
     return out;
@@ -119,8 +123,9 @@ json environment(const std::string &runDir)
     spec.resume = true;
     spec.seed = 7;
     json out = json::object();
-    for (const auto &[key, value] : spec.environment())
+    for (const auto &[key, value] : spec.environment()) {
         out[key.toStdString()] = value.toStdString();
+    }
     return out;
 }
 #endif

@@ -20,12 +20,7 @@ import sys
 
 # Includes still going up, each (file, header): why it is not fixed yet. The
 # list only gets shorter: an entry that no longer occurs is an error too.
-KNOWN = {
-    ('core/orchestration/slurm/slurmclusterconfig.cpp', 'remote/remotehostconfig.h'):
-        'a cluster reached over ssh uses the hosts\' ssh rules (RemoteHostConfig)',
-    ('core/orchestration/slurm/slurmlauncher.cpp', 'remote/remoterunfolders.h'):
-        'a cluster without a shared filesystem keeps its run folders as a host does',
-}
+KNOWN = {}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 LAYER_LINE = re.compile(r'^\s*((?:[a-z][a-z0-9_]*(?:/[a-z][a-z0-9_]*)?/\s+)+)')
@@ -64,9 +59,12 @@ def folder_of_file(rel):
 
 
 def folder_of_include(header):
-    """The folder an include names: its first component (include roots core/
-    and core/orchestration/); None for a header without one."""
+    """The folder an include names from the one include root core/:
+    "orchestration/dispatch/x.h" is dispatch/, "metrics/x.h" metrics/; None
+    for a header without one (beside its includer, or at orchestration's root)."""
     parts = header.split('/')
+    if parts[0] == 'orchestration':
+        parts = parts[1:]
     return parts[0] if len(parts) > 1 else None
 
 

@@ -3,12 +3,17 @@
 #  1. one signal style: Q_EMIT / Q_SIGNALS / Q_SLOTS, never the lower-case
 #     keywords (QCustomPlot's headers need them enabled, so QT_NO_KEYWORDS
 #     cannot be set for the whole tree);
-#  2. the tree is formatted by .clang-format (with clang-format 14, the one
-#     Debian 12 ships; another version formats differently, so locally the
-#     check is skipped with a message, but in CI (TRAINYARD_CI=1, set by
-#     .ci/run) a missing clang-format 14 is a failure);
+#  2. the tree is formatted by .clang-format with clang-format-16 (Debian
+#     12's newest; 14 lacks InsertBraces, which braces every body of an if
+#     or a loop; another version formats differently, so locally a missing
+#     clang-format-16 skips the check with a message, but in CI
+#     (TRAINYARD_CI=1, set by .ci/run) it is a failure);
 #  3. no class in core/ or ui/ over 500 lines across all its files
-#     (check-class-size.py): a class past that does more than one job.
+#     (check-class-size.py): a class past that does more than one job;
+#  4. one include root per library: a project header is included by its path
+#     below core/ ("orchestration/...", "metrics/...", "protocol/...",
+#     "worker/...") or below the top ("ui/...", "tests/..."), or by its bare
+#     name beside its includer; "core/..." or "app/..." would be a second root.
 # Exit 0 when clean, 1 with the offending files and lines, 77 = skipped.
 set -uo pipefail
 top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -29,17 +34,22 @@ fi
 
 python3 "$top/tests/style/check-class-size.py" "$top" || status=1
 
-if command -v clang-format >/dev/null && clang-format --version | grep -q 'version 14\.'; then
+if grep -nE '^\s*#\s*include\s+"(core|app|\.\.)/' "${files[@]}"; then
+  echo 'check-style: include project headers from their library root: "orchestration/...", "ui/..." (lines above)' >&2
+  status=1
+fi
+
+if command -v clang-format-16 >/dev/null; then
   unformatted=()
   for f in "${files[@]}"; do
-    clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
+    clang-format-16 --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
   done
   if ((${#unformatted[@]})); then
-    printf 'check-style: not formatted (clang-format -i FILE): %s\n' "${unformatted[@]}" >&2
+    printf 'check-style: not formatted (clang-format-16 -i FILE): %s\n' "${unformatted[@]}" >&2
     status=1
   fi
 else
-  echo "check-style: clang-format 14 not found; formatting not checked"
+  echo "check-style: clang-format-16 not found; formatting not checked"
   if [[ ${TRAINYARD_CI:-} == 1 ]]; then
     status=1
   elif ((status == 0)); then

@@ -3,7 +3,7 @@
 // Training a spec inside the test process, as trainyard-worker would (for
 // tests that link the LibTorch part and inspect state afterwards).
 
-#include "training/workerrun.h"
+#include "tests/training/workerrun.h"
 
 #include "worker/base/workeroptions.h"
 #include "worker/train/worker.h"

@@ -1,7 +1,7 @@
 // Knowledge-graph and IDX loaders, synthetic generators (torch-free).
 
-#include "helpers/minitest.h"
-#include "training/workerrun.h"
+#include "tests/helpers/minitest.h"
+#include "tests/training/workerrun.h"
 
 #include "worker/base/badinput.h"
 #include "worker/base/imagedataset.h"
@@ -32,11 +32,13 @@ std::vector<std::uint8_t> idxBytes(std::uint8_t type, const std::vector<std::uin
 {
     std::vector<std::uint8_t> b = {0, 0, type, static_cast<std::uint8_t>(dims.size())};
     for (const auto d : dims) {
-        for (int shift = 24; shift >= 0; shift -= 8)
+        for (int shift = 24; shift >= 0; shift -= 8) {
             b.push_back(static_cast<std::uint8_t>(d >> shift));
+        }
     }
-    for (std::size_t i = 0; i < dataBytes; ++i)
+    for (std::size_t i = 0; i < dataBytes; ++i) {
         b.push_back(static_cast<std::uint8_t>(i % 7));
+    }
     return b;
 }
 
@@ -139,18 +141,21 @@ TY_TEST(syntheticKgIsDeterministicAndTranslational)
     // tails as any other head it shares a tail with.
     std::map<std::pair<std::int64_t, std::int64_t>, std::set<std::int64_t>> tails;
     for (const auto *split : {&a.train, &a.valid, &a.test}) {
-        for (std::size_t i = 0; i < split->size(); i += 3)
+        for (std::size_t i = 0; i < split->size(); i += 3) {
             tails[{(*split)[i], (*split)[i + 1]}].insert((*split)[i + 2]);
+        }
     }
     const KgDataset full = KgDataset::synthetic(40, 2, 100000, 1); // every pair kept
     std::map<std::pair<std::int64_t, std::int64_t>, std::set<std::int64_t>> fullTails;
     for (const auto *split : {&full.train, &full.valid, &full.test}) {
-        for (std::size_t i = 0; i < split->size(); i += 3)
+        for (std::size_t i = 0; i < split->size(); i += 3) {
             fullTails[{(*split)[i], (*split)[i + 1]}].insert((*split)[i + 2]);
+        }
     }
     TY_REQUIRE(!fullTails.empty());
-    for (const auto &kv : fullTails)
+    for (const auto &kv : fullTails) {
         TY_CHECK_EQ(kv.second.size(), 10u); // 40 entities in 4 groups of 10
+    }
 }
 
 TY_TEST(kgIndexListsAnswersBothWays)

@@ -1,6 +1,6 @@
 // Filtered ranking and accuracy on hand-made cases.
 
-#include "helpers/minitest.h"
+#include "tests/helpers/minitest.h"
 
 #include "worker/base/kgdataset.h"
 #include "worker/train/evaluator.h"

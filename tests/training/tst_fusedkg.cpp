@@ -3,8 +3,8 @@
 // update on tiny data, determinism with one thread, checkpoints that keep
 // the optimizer state and the step numbering, and divergence.
 
-#include "helpers/minitest.h"
 #include "inprocessrun.h"
+#include "tests/helpers/minitest.h"
 
 #include "worker/base/kgdataset.h"
 #include "worker/base/runspec.h"
@@ -46,16 +46,18 @@ std::unique_ptr<Task> makeTask(const RunSpec &spec, const Graph &graph = {})
 std::map<std::string, torch::Tensor> parameters(Task &task)
 {
     std::map<std::string, torch::Tensor> out;
-    for (const auto &p : task.module().named_parameters())
+    for (const auto &p : task.module().named_parameters()) {
         out[p.key()] = p.value().detach().clone();
+    }
     return out;
 }
 
 double maxDifference(const std::map<std::string, torch::Tensor> &a, const std::map<std::string, torch::Tensor> &b)
 {
     double worst = 0.0;
-    for (const auto &[name, t] : a)
+    for (const auto &[name, t] : a) {
         worst = std::max(worst, (t - b.at(name)).abs().max().item<double>());
+    }
     return worst;
 }
 
@@ -105,8 +107,9 @@ void checkGradientMatches(const std::string &model)
     {
         torch::NoGradGuard noGrad;
         for (auto &p : reference->module().parameters()) {
-            if (p.grad().defined())
+            if (p.grad().defined()) {
                 p.sub_(0.1 * p.grad());
+            }
         }
     }
     fused->beforeStep(7);
@@ -123,8 +126,9 @@ std::map<std::string, torch::Tensor> checkpointWeights(const InProcessRun &run)
 {
     std::map<std::string, torch::Tensor> weights;
     const auto checkpoints = ofType(run.lines, "checkpoint");
-    if (checkpoints.empty())
+    if (checkpoints.empty()) {
         return weights;
+    }
     torch::serialize::InputArchive archive;
     archive.load_from(checkpoints.back()["path"].get<std::string>());
     torch::serialize::InputArchive model;
@@ -132,8 +136,9 @@ std::map<std::string, torch::Tensor> checkpointWeights(const InProcessRun &run)
     for (const auto &key : model.keys()) {
         torch::serialize::InputArchive module;
         torch::Tensor t;
-        if (model.try_read(key, module) && module.try_read("weight", t))
+        if (model.try_read(key, module) && module.try_read("weight", t)) {
             weights[key] = t;
+        }
     }
     return weights;
 }
@@ -173,8 +178,9 @@ TY_TEST(adamAndAdagradStepsEqualTheAutogradRowOptimizers)
     // the L1 gradient sign(0) = 0 or +-1 follows, and Adam scales that up to
     // a full step. SGD over the same model agrees (the test above).
     for (const char *optimizer : {"adam", "adagrad"}) {
-        for (std::size_t i = 1; i < std::size(kModels); ++i)
+        for (std::size_t i = 1; i < std::size(kModels); ++i) {
             checkStepsMatch(std::string(kModels[i]) + R"("loss": "softmax"})", optimizer, 3);
+        }
     }
 }
 
@@ -255,12 +261,14 @@ TY_TEST(checkpointAndResumeKeepTheOptimizerStateAndSteps)
     // Step numbering continues: 1..20, then 21..40.
     const auto metrics = ofType(second.lines, "metric");
     TY_REQUIRE(metrics.size() == 40);
-    for (std::size_t i = 0; i < metrics.size(); ++i)
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
         TY_CHECK_EQ(metrics[i]["step"].get<std::int64_t>(), static_cast<std::int64_t>(i + 1));
+    }
     // The same losses and weights as the uninterrupted run.
     const auto reference = ofType(straight.lines, "metric");
-    for (std::size_t i = 20; i < 40; ++i)
+    for (std::size_t i = 20; i < 40; ++i) {
         TY_CHECK(std::abs(metrics[i]["loss"].get<double>() - reference[i]["loss"].get<double>()) < 1e-6);
+    }
     const auto straightWeights = checkpointWeights(straight), secondWeights = checkpointWeights(second);
     TY_REQUIRE(!straightWeights.empty() && straightWeights.size() == secondWeights.size());
     TY_CHECK(maxDifference(straightWeights, secondWeights) < 1e-6);

@@ -3,9 +3,9 @@
 // Where no CUDA GPU is usable (no GPU, no driver, a CPU-only LibTorch) every
 // case is skipped with the worker's own explanation.
 
-#include "training/workerrun.h"
+#include "tests/training/workerrun.h"
 
-#include "helpers/minitest.h"
+#include "tests/helpers/minitest.h"
 
 #include <signal.h>
 
@@ -40,8 +40,9 @@ void requireGpu()
         usable = code == 0 ? 1 : 0;
         why = code == 2 ? err : "the probe run on cuda:0 exited " + std::to_string(code) + ": " + err;
     }
-    if (!usable)
+    if (!usable) {
         TY_SKIP("no usable CUDA GPU: " + why);
+    }
 }
 
 // Trains `model` for a few steps on cuda:0 and checks the run's record.
@@ -54,14 +55,16 @@ void trainsOnGpu(const std::string &model, const std::string &data, const std::s
     const int code =
         runWorker({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"}, &err, nullptr, 300);
     TY_CHECK_EQ(code, 0);
-    if (code != 0)
+    if (code != 0) {
         std::cerr << err << '\n';
+    }
     const auto lines = readLines(dir + "/run/metrics.jsonl");
     const auto metrics = ofType(lines, "metric");
     TY_REQUIRE(!metrics.empty());
     TY_CHECK_EQ(metrics.back()["step"].get<int>(), 30);
-    for (const auto &m : metrics)
+    for (const auto &m : metrics) {
         TY_CHECK(std::isfinite(m["loss"].get<double>()));
+    }
     const auto done = ofType(lines, "done");
     TY_REQUIRE(done.size() == 1);
     TY_CHECK(done[0]["status"] == "finished");
@@ -116,8 +119,9 @@ TY_TEST(stopAndResumeOnGpu)
     WorkerProcess first({"--spec", dir + "/spec.json", "--run-dir", dir + "/run", "--device", "cuda:0"});
     // Wait until it has reported a few steps, then ask it to stop.
     for (int i = 0; i < 3000; ++i) {
-        if (ofType(readLines(dir + "/run/metrics.jsonl"), "metric").size() >= 4)
+        if (ofType(readLines(dir + "/run/metrics.jsonl"), "metric").size() >= 4) {
             break;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     ::kill(first.pid(), SIGTERM);

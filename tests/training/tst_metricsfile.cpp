@@ -1,8 +1,8 @@
 // RUN_DIR/metrics.jsonl as the worker writes it, and the clock a resumed run
 // continues from.
 
-#include "helpers/minitest.h"
-#include "training/workerrun.h"
+#include "tests/helpers/minitest.h"
+#include "tests/training/workerrun.h"
 
 #include "worker/base/metricsfile.h"
 
@@ -58,8 +58,9 @@ TY_TEST(lastWallReadsOnlyTheTailOfALongFile)
 {
     const std::string path = tempDir("lastwall-long") + "/m.jsonl";
     std::string text;
-    for (int step = 1; step <= 20000; ++step)
+    for (int step = 1; step <= 20000; ++step) {
         text += "{\"type\":\"metric\",\"step\":" + std::to_string(step) + ",\"wall\":" + std::to_string(step) + ".5}\n";
+    }
     writeFile(path, text);
     TY_CHECK(text.size() > 64 * 1024);
     TY_CHECK_EQ(MetricsFile::lastWall(path), 20000.5);

@@ -3,8 +3,8 @@
 // training options train.amp and train.channels_last, trained in-process so
 // that the thread's autocast state after a run can be checked.
 
-#include "helpers/minitest.h"
 #include "inprocessrun.h"
+#include "tests/helpers/minitest.h"
 
 #include "worker/base/imagedataset.h"
 #include "worker/base/runspec.h"
@@ -48,8 +48,9 @@ void checkLossFalls(const std::vector<nlohmann::json> &lines, double factor)
 {
     const auto metrics = testing::ofType(lines, "metric");
     TY_REQUIRE(metrics.size() >= 3);
-    for (const auto &m : metrics)
+    for (const auto &m : metrics) {
         TY_CHECK(std::isfinite(m["loss"].get<double>()));
+    }
     const double first = metrics.front()["loss"], last = metrics.back()["loss"];
     std::cout << "  loss " << first << " -> " << last << " over " << metrics.back()["step"] << " steps\n";
     TY_CHECK(last < factor * first);
@@ -58,8 +59,9 @@ void checkLossFalls(const std::vector<nlohmann::json> &lines, double factor)
 bool hasLog(const std::vector<nlohmann::json> &lines, const std::string &part)
 {
     for (const auto &l : testing::ofType(lines, "log")) {
-        if (l["text"].get<std::string>().find(part) != std::string::npos)
+        if (l["text"].get<std::string>().find(part) != std::string::npos) {
             return true;
+        }
     }
     return false;
 }
@@ -103,14 +105,16 @@ TY_TEST(transeNormalisesEntitiesBeforeStep)
     {
         torch::NoGradGuard noGrad;
         for (auto &p : model->named_parameters()) {
-            if (p.key() == "entity.weight")
+            if (p.key() == "entity.weight") {
                 p.value().mul_(5.0);
+            }
         }
     }
     model->beforeStep({});
     for (const auto &p : model->named_parameters()) {
-        if (p.key() == "entity.weight")
+        if (p.key() == "entity.weight") {
             TY_CHECK(torch::allclose(p.value().norm(2, 1), torch::ones({10}), 1e-4, 1e-4));
+        }
     }
 }
 
@@ -121,12 +125,15 @@ TY_TEST(transhPenaltyIsZeroInsideConstraints)
     {
         torch::NoGradGuard noGrad;
         for (auto &p : model->named_parameters()) {
-            if (p.key() == "entity.weight")
+            if (p.key() == "entity.weight") {
                 p.value().mul_(0.01); // well inside the unit ball
-            if (p.key() == "translation.weight")
+            }
+            if (p.key() == "translation.weight") {
                 p.value().zero_().select(1, 0).fill_(1.0);
-            if (p.key() == "normal.weight")
+            }
+            if (p.key() == "normal.weight") {
                 p.value().zero_().select(1, 1).fill_(1.0); // orthogonal to the translation
+            }
         }
     }
     const auto penalty = model->penalty(torch::arange(10), torch::tensor({0L, 1L}));
@@ -134,8 +141,9 @@ TY_TEST(transhPenaltyIsZeroInsideConstraints)
     {
         torch::NoGradGuard noGrad;
         for (auto &p : model->named_parameters()) {
-            if (p.key() == "normal.weight")
+            if (p.key() == "normal.weight") {
                 p.value().zero_().select(1, 0).fill_(1.0); // parallel: violates orthogonality
+            }
         }
     }
     TY_CHECK(model->penalty(torch::arange(10), torch::tensor({0L, 1L})).item<double>() > 0.5);
@@ -211,8 +219,9 @@ TY_TEST(gcnKernelsMatchTheTensorForm)
     {
         torch::NoGradGuard noGrad;
         for (auto &p : layer->named_parameters()) {
-            if (p.key() == "alpha.weight")
+            if (p.key() == "alpha.weight") {
                 p.value().uniform_(-2.0, 2.0);
+            }
         }
     }
     const auto x = torch::randn({nodes, 24});
@@ -224,15 +233,17 @@ TY_TEST(gcnKernelsMatchTheTensorForm)
         const auto out = layer->forward(input, graph);
         (out * direction.to(type)).sum().backward();
         std::vector<torch::Tensor> results = {out.to(torch::kDouble), input.grad().to(torch::kDouble)};
-        for (const auto &p : layer->parameters())
+        for (const auto &p : layer->parameters()) {
             results.push_back(p.grad().to(torch::kDouble));
+        }
         return results;
     };
     const auto kernel = run(torch::kFloat);
     const auto tensor = run(torch::kDouble);
     TY_CHECK_EQ(kernel.size(), tensor.size());
-    for (std::size_t i = 0; i < kernel.size(); ++i)
+    for (std::size_t i = 0; i < kernel.size(); ++i) {
         TY_CHECK(torch::allclose(kernel[i], tensor[i], 1e-3, 1e-3));
+    }
 }
 
 // The parallel dropout drops a fraction p, scales the rest by 1 / (1 - p),
@@ -312,15 +323,17 @@ TY_TEST(channelsLastConvertsTheCnnWeightsOnly)
         auto task = makeImageTask(*spec, ImageDataset::synthetic(100, 3, 8, 1), torch::kCPU);
         int convWeights = 0;
         for (const auto &p : task->module().parameters()) {
-            if (p.dim() != 4)
+            if (p.dim() != 4) {
                 continue;
+            }
             ++convWeights;
             // conv1's weight [32, 1, 3, 3] has one input channel: both layouts
             // are the same, so only conv2's tells them apart.
-            if (p.size(1) > 1)
+            if (p.size(1) > 1) {
                 TY_CHECK_EQ(p.is_contiguous(torch::MemoryFormat::ChannelsLast), spec->channelsLast);
-            else
+            } else {
                 TY_CHECK(p.is_contiguous(torch::MemoryFormat::ChannelsLast));
+            }
         }
         TY_CHECK_EQ(convWeights, 2);
         const auto loss = task->loss(torch::arange(8));

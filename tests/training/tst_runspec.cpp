@@ -1,6 +1,6 @@
 // Run spec validation and the model catalogue (torch-free).
 
-#include "helpers/minitest.h"
+#include "tests/helpers/minitest.h"
 
 #include "worker/base/badinput.h"
 #include "worker/base/catalogue.h"
@@ -181,9 +181,10 @@ TY_TEST(ampAndChannelsLastParse)
 
     bool listed = false;
     const auto document = Catalogue::instance().toJson();
-    for (const auto &p : document["train"])
+    for (const auto &p : document["train"]) {
         listed =
             listed || (p["name"] == "amp" && p["default"] == "off" && p["choices"].size() == 2 && !p["help"].empty());
+    }
     TY_CHECK(listed);
 }
 
@@ -224,12 +225,14 @@ TY_TEST(listModelsDocumentHasTheAgreedShape)
         (types
          == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
     TY_CHECK_EQ(doc["data_kinds"].size(), 4u);
-    for (const char *section : {"train", "eval", "checkpoint", "report"})
+    for (const char *section : {"train", "eval", "checkpoint", "report"}) {
         TY_CHECK(doc[section].is_array() && !doc[section].empty());
+    }
     bool optimizerChoices = false;
     for (const auto &p : doc["train"]) {
-        if (p["name"] == "optimizer")
+        if (p["name"] == "optimizer") {
             optimizerChoices = p["choices"] == nlohmann::json({"adam", "sgd", "adagrad"});
+        }
     }
     TY_CHECK(optimizerChoices);
 }
@@ -238,8 +241,9 @@ TY_TEST(everyModelsDefaultsValidate)
 {
     for (const auto &m : Catalogue::instance().models()) {
         nlohmann::json spec = {{"model", {{"type", m.type}}}, {"train", m.trainDefaults}};
-        for (const auto &p : m.params) // a required path (torchscript's file) has no usable default
+        for (const auto &p : m.params) { // a required path (torchscript's file) has no usable default
             spec["model"][p.name] = p.defaultValue == "" ? nlohmann::json("model.pt") : p.defaultValue;
+        }
         TY_CHECK_EQ(errorOf(spec.dump()), std::string());
     }
 }
@@ -257,8 +261,9 @@ TY_TEST(resolvedSpecParsesToItself)
     for (const auto &m : Catalogue::instance().models()) {
         nlohmann::json model = {{"type", m.type}};
         for (const auto &p : m.params) {
-            if (p.defaultValue == "")
+            if (p.defaultValue == "") {
                 model[p.name] = "model.pt";
+            }
         }
         const RunSpec s = RunSpec::fromJson({{"model", model}});
         const RunSpec again = RunSpec::fromJson(s.resolved, "resolved");
@@ -328,8 +333,9 @@ TY_TEST(autoChoosesTheRecipeFromTheGraph)
             TY_CHECK_EQ(s.recipe, r.name);
         }
         if (!m.recipes.empty()) {
-            for (const char *kind : {"small", "small-dense", "large", "large-sparse"})
+            for (const char *kind : {"small", "small-dense", "large", "large-sparse"}) {
                 TY_CHECK(m.findRecipe(kind) != nullptr);
+            }
         }
     }
 }

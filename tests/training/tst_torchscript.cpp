@@ -2,9 +2,9 @@
 // saved to a file and trained by the trainyard-worker binary (docs/models.md,
 // "Bring your own model: torchscript").
 
-#include "helpers/minitest.h"
 #include "linearmodule.h"
-#include "training/workerrun.h"
+#include "tests/helpers/minitest.h"
+#include "tests/training/workerrun.h"
 
 #include <torch/script.h>
 
@@ -56,8 +56,9 @@ TY_TEST(listsTorchscriptWithAPathParam)
     const auto doc = nlohmann::json::parse(out);
     bool found = false;
     for (const auto &m : doc["models"]) {
-        if (m["type"] != "torchscript")
+        if (m["type"] != "torchscript") {
             continue;
+        }
         found = true;
         TY_CHECK_EQ(m["task"].get<std::string>(), std::string("image"));
         TY_REQUIRE(m["params"].size() == 1u);
@@ -80,8 +81,9 @@ TY_TEST(trainsAModuleFromARelativePathAndResumes)
     const double first = metrics.front()["loss"].get<double>();
     TY_CHECK(std::abs(first - std::log(double(kClasses))) < 1e-3); // zero weights: uniform logits
     double late = 0.0;
-    for (std::size_t i = metrics.size() - 10; i < metrics.size(); ++i)
+    for (std::size_t i = metrics.size() - 10; i < metrics.size(); ++i) {
         late += metrics[i]["loss"].get<double>() / 10.0;
+    }
     std::cerr << "  loss " << first << " -> " << late << "\n";
     TY_CHECK(late < 0.5 * first);
     const auto evals = ofType(lines, "eval");
@@ -102,10 +104,11 @@ TY_TEST(trainsAModuleFromARelativePathAndResumes)
     bool resumed = false;
     std::int64_t firstAfter = -1;
     for (const auto &l : lines) {
-        if (l["type"] == "log" && l["text"] == "resumed from step " + std::to_string(lastStep))
+        if (l["type"] == "log" && l["text"] == "resumed from step " + std::to_string(lastStep)) {
             resumed = true;
-        else if (resumed && firstAfter < 0 && l["type"] == "metric")
+        } else if (resumed && firstAfter < 0 && l["type"] == "metric") {
             firstAfter = l["step"].get<std::int64_t>();
+        }
     }
     TY_CHECK(resumed);
     TY_CHECK_EQ(firstAfter, lastStep + 1);

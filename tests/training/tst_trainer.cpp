@@ -3,8 +3,8 @@
 // training inside an epoch, checkpoints rotate, a diverging loss exits 3, and
 // train.init_from starts a run from another run's weights.
 
-#include "helpers/minitest.h"
-#include "training/workerrun.h"
+#include "tests/helpers/minitest.h"
+#include "tests/training/workerrun.h"
 
 #include <dirent.h>
 
@@ -77,8 +77,9 @@ int countCheckpoints(const std::string &dir)
 {
     int n = 0;
     if (DIR *d = ::opendir(dir.c_str())) {
-        while (const dirent *e = ::readdir(d))
+        while (const dirent *e = ::readdir(d)) {
             n += std::string(e->d_name).rfind("step-", 0) == 0;
+        }
         ::closedir(d);
     }
     return n;
@@ -170,8 +171,9 @@ TY_TEST(initFromStartsFromAnotherRunsWeights)
               << '\n';
     TY_CHECK(std::abs(fromEvals[0]["accuracy"].get<double>() - before) < 0.02);
     bool said = false;
-    for (const auto &line : ofType(from.lines, "log"))
+    for (const auto &line : ofType(from.lines, "log")) {
         said = said || line["text"].get<std::string>().find("model initialised from " + path) != std::string::npos;
+    }
     TY_CHECK(said);
     TY_CHECK_EQ(ofType(from.lines, "metric").front()["step"].get<int>(), 1); // its own steps, from the start
 

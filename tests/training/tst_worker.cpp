@@ -2,8 +2,8 @@
 // and a fake orchestrator on a unix socket (hello with token, live metrics,
 // pause/resume, stop -> exit 4 -> --resume, reconnect after the peer closes).
 
-#include "helpers/minitest.h"
-#include "training/workerrun.h"
+#include "tests/helpers/minitest.h"
+#include "tests/training/workerrun.h"
 
 #include "protocol/linedecoder.h"
 #include "worker/base/blascore.h"
@@ -75,8 +75,9 @@ public:
     bool accept(double seconds)
     {
         pollfd p{m_listen, POLLIN, 0};
-        if (::poll(&p, 1, static_cast<int>(seconds * 1000)) <= 0)
+        if (::poll(&p, 1, static_cast<int>(seconds * 1000)) <= 0) {
             return false;
+        }
         m_client = ::accept(m_listen, nullptr, nullptr);
         m_decoder = trainyard::protocol::LineDecoder();
         return m_client >= 0;
@@ -84,8 +85,9 @@ public:
 
     void closeClient()
     {
-        if (m_client >= 0)
+        if (m_client >= 0) {
             ::close(m_client);
+        }
         m_client = -1;
     }
 
@@ -102,22 +104,26 @@ public:
         trainyard::protocol::LineDecoder::Result result;
         while (true) {
             if (m_decoder.next(result)) {
-                if (result.status == trainyard::protocol::LineDecoder::Status::Message)
+                if (result.status == trainyard::protocol::LineDecoder::Status::Message) {
                     return result.message;
+                }
                 continue;
             }
             const auto left =
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
                     .count();
-            if (left <= 0)
+            if (left <= 0) {
                 return nullptr;
+            }
             pollfd p{m_client, POLLIN, 0};
-            if (::poll(&p, 1, static_cast<int>(left)) <= 0)
+            if (::poll(&p, 1, static_cast<int>(left)) <= 0) {
                 return nullptr;
+            }
             char buffer[4096];
             const ssize_t n = ::read(m_client, buffer, sizeof buffer);
-            if (n <= 0)
+            if (n <= 0) {
                 return nullptr;
+            }
             m_decoder.feed(buffer, static_cast<std::size_t>(n));
         }
     }
@@ -128,10 +134,12 @@ public:
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
         while (std::chrono::steady_clock::now() < deadline) {
             auto m = next(std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
-            if (m.is_null())
+            if (m.is_null()) {
                 return m;
-            if (m.value("type", "") == type)
+            }
+            if (m.value("type", "") == type) {
                 return m;
+            }
         }
         return nullptr;
     }
@@ -154,8 +162,9 @@ const char *kLongSpec = R"({"name": "steered", "model": {"type": "transe", "dim"
 std::string startLine(const std::string &dir)
 {
     for (const auto &l : readLines(dir + "/metrics.jsonl")) {
-        if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0)
+        if (l["type"] == "log" && l["text"].get<std::string>().rfind("trainyard-worker ", 0) == 0) {
             return l["text"].get<std::string>();
+        }
     }
     return {};
 }
@@ -172,8 +181,9 @@ TY_TEST(versionHelpAndListModels)
     TY_CHECK_EQ(runWorker({"--list-models"}, &err, &out), 0);
     const auto doc = nlohmann::json::parse(out);
     std::vector<std::string> types;
-    for (const auto &m : doc["models"])
+    for (const auto &m : doc["models"]) {
         types.push_back(m["type"]);
+    }
     TY_CHECK(
         (types
          == std::vector<std::string>{"transe", "transh", "conv-transe", "sacn", "mnist-cnn", "mlp", "torchscript"}));
@@ -309,11 +319,13 @@ TY_TEST(orchestratorSteersTheRunAndResumeContinues)
     bool sawResume = false;
     std::int64_t firstAfter = -1, last = -1;
     for (std::size_t i = lines.size(); i < after.size(); ++i) {
-        if (after[i]["type"] == "log" && after[i]["text"] == "resumed from step " + std::to_string(stoppedAt))
+        if (after[i]["type"] == "log" && after[i]["text"] == "resumed from step " + std::to_string(stoppedAt)) {
             sawResume = true;
+        }
         if (after[i]["type"] == "metric") {
-            if (firstAfter < 0)
+            if (firstAfter < 0) {
                 firstAfter = after[i]["step"];
+            }
             last = after[i]["step"];
             TY_CHECK(after[i]["wall"].get<double>() >= lines.back()["wall"].get<double>() - 1e-6);
         }
@@ -381,8 +393,9 @@ TY_TEST(openBlasGetsKernelsForTheCpuItDoesNotKnow)
       "data": {"kind": "synthetic-kg", "entities": 30, "relations": 2, "triples": 300}, "train": {"max_steps": 2}})";
     const auto coresLoaded = [](const std::string &err) {
         std::vector<std::string> cores;
-        for (std::size_t at = err.find("Core: "); at != std::string::npos; at = err.find("Core: ", at + 1))
+        for (std::size_t at = err.find("Core: "); at != std::string::npos; at = err.find("Core: ", at + 1)) {
             cores.push_back(err.substr(at + 6, err.find('\n', at) - at - 6));
+        }
         return cores;
     };
     ::setenv("OPENBLAS_VERBOSE", "2", 1);

@@ -1,6 +1,6 @@
 // The worker's command line: its fixed options and the token's way in.
 
-#include "helpers/minitest.h"
+#include "tests/helpers/minitest.h"
 
 #include "worker/base/badinput.h"
 #include "worker/base/blascore.h"

@@ -57,8 +57,9 @@ inline std::vector<nlohmann::json> readLines(const std::string &path)
     std::istringstream in(readFile(path));
     std::string line;
     while (std::getline(in, line)) {
-        if (!line.empty())
+        if (!line.empty()) {
             lines.push_back(nlohmann::json::parse(line));
+        }
     }
     return lines;
 }
@@ -67,8 +68,9 @@ inline std::vector<nlohmann::json> ofType(const std::vector<nlohmann::json> &lin
 {
     std::vector<nlohmann::json> out;
     for (const auto &l : lines) {
-        if (l.value("type", "") == type)
+        if (l.value("type", "") == type) {
             out.push_back(l);
+        }
     }
     return out;
 }
@@ -91,8 +93,9 @@ public:
             std::vector<std::string> all = {workerPath()};
             all.insert(all.end(), args.begin(), args.end());
             std::vector<char *> argv;
-            for (auto &a : all)
+            for (auto &a : all) {
                 argv.push_back(a.data());
+            }
             argv.push_back(nullptr);
             ::execv(argv[0], argv.data());
             ::_exit(127);
@@ -148,10 +151,12 @@ inline int runWorker(const std::vector<std::string> &args, std::string *err = nu
 {
     WorkerProcess p(args);
     const int code = p.wait(seconds);
-    if (err)
+    if (err) {
         *err = p.err();
-    if (out)
+    }
+    if (out) {
         *out = p.out();
+    }
     return code;
 }
 

@@ -5,18 +5,18 @@
 // ticked GPU as one undoable edit; the lanes' headers show the host's
 // GPUs; a run trains there; the file saved has the host.
 
-#include "app/mainwindow.h"
-#include "board/board.h"
-#include "board/boardcontroller.h"
-#include "board/boardmodel.h"
-#include "dispatch/dispatcher.h"
-#include "document/experimentdocument.h"
-#include "editors/addhostdialog.h"
-#include "orchestration/testremotehost.h"
-#include "orchestration/testutil.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "tests/orchestration/testremotehost.h"
+#include "tests/orchestration/testutil.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardmodel.h"
+#include "ui/editors/addhostdialog.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
@@ -43,8 +43,9 @@ class TestAddHost : public QObject
     static QAction *action(const MainWindow &window, const QString &text)
     {
         for (QAction *a : window.findChildren<QAction *>()) {
-            if (a->text() == text)
+            if (a->text() == text) {
                 return a;
+            }
         }
         return nullptr;
     }
@@ -54,8 +55,9 @@ private Q_SLOTS:
     {
         QFile::setPermissions(m_runtime.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         qputenv("XDG_RUNTIME_DIR", m_runtime.path().toUtf8());
-        if (test::fakeWorker().isEmpty())
+        if (test::fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set (run through ctest)");
+        }
         QString error;
         QVERIFY2(m_host.start(m_tmp.filePath(QStringLiteral("host")), &error), qPrintable(error));
     }
@@ -64,8 +66,9 @@ private Q_SLOTS:
 
     void addHostFromTheWindow()
     {
-        if (!m_host.running())
+        if (!m_host.running()) {
             QSKIP(qPrintable(m_host.skipReason()));
+        }
         const QString path = writeExperimentFile(
             m_tmp, QJsonObject{{QStringLiteral("name"), QStringLiteral("add-host")},
                                {QStringLiteral("runs_root"), m_tmp.filePath(QStringLiteral("runs"))},
@@ -89,8 +92,9 @@ private Q_SLOTS:
         int step = 0;
         connect(&driver, &QTimer::timeout, this, [&] {
             auto *dialog = qobject_cast<AddHostDialog *>(QApplication::activeModalWidget());
-            if (!dialog)
+            if (!dialog) {
                 return;
+            }
             if (step == 0) {
                 dialog->nameEdit()->setText(QStringLiteral("-lab")); // never an option
                 rejectedName = !dialog->addButton()->isEnabled() && dialog->host().name.isEmpty();
@@ -104,8 +108,9 @@ private Q_SLOTS:
                 step = 1;
             } else if (step == 1 && !dialog->isTesting() && dialog->deviceList()->count() > 0) {
                 status = dialog->statusText();
-                for (int i = 0; i < dialog->deviceList()->count(); ++i)
+                for (int i = 0; i < dialog->deviceList()->count(); ++i) {
                     listed << dialog->deviceList()->item(i)->text();
+                }
                 QVERIFY(dialog->addButton()->isEnabled());
                 dialog->addButton()->click();
                 step = 2;

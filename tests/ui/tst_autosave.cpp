@@ -3,16 +3,16 @@
 // copy is offered when the experiment is opened again (nothing a
 // crash could take). Also what the next start opens.
 
-#include "app/autosave.h"
-#include "app/sessioncontroller.h"
-#include "board/board.h"
-#include "board/boardcontroller.h"
-#include "common/prompts.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "document/experimentdocument.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/autosave.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/common/prompts.h"
 #include "uitesthelpers.h"
 
 #include <QFile>

@@ -3,17 +3,17 @@
 // that make an edit of several runs one step, refused edits, and the clean
 // state the window title shows.
 
-#include "board/board.h"
-#include "board/boardcontroller.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "document/experimentdocument.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "ui/board/boardcontroller.h"
 #include "uitesthelpers.h"
 
 #include <QAction>

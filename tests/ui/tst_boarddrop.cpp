@@ -1,8 +1,8 @@
 // What the board's drags carry and its drops bring (BoardDrop): the kinds and
 // their precedence, cards only from their own board, .py files all or nothing.
 
-#include "board/boarddrop.h"
-#include "common/mimetypes.h"
+#include "ui/board/boarddrop.h"
+#include "ui/common/mimetypes.h"
 
 #include <QJsonDocument>
 #include <QMimeData>

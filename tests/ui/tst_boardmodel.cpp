@@ -3,22 +3,22 @@
 // through mimeData/dropMimeData, undo/redo of every edit, and drops through
 // the board's views with QTest mouse events.
 
-#include "board/board.h"
-#include "board/boardcontroller.h"
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "board/cardtext.h"
-#include "board/laneview.h"
-#include "catalogue/modelcatalogue.h"
-#include "common/mimetypes.h"
-#include "common/runcolors.h"
-#include "document/experimentdocument.h"
-#include "palette/modelpalettemodel.h"
-#include "palette/presetstore.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/board/cardtext.h"
+#include "ui/board/laneview.h"
+#include "ui/common/mimetypes.h"
+#include "ui/common/runcolors.h"
+#include "ui/palette/modelpalettemodel.h"
+#include "ui/palette/presetstore.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
@@ -129,8 +129,9 @@ private Q_SLOTS:
         RunInfo run;
         run.name = QStringLiteral("wide");
         QJsonObject model{{QStringLiteral("type"), QStringLiteral("x")}};
-        for (int i = 0; i < 19; ++i)
+        for (int i = 0; i < 19; ++i) {
             model.insert(QStringLiteral("k%1").arg(i, 2, 10, QLatin1Char('0')), i);
+        }
         run.spec = QJsonObject{{QStringLiteral("model"), model}};
         const QStringList wide = CardText::toolTip(run).split(QLatin1Char('\n'));
         QCOMPARE(wide.size(), 1 + 1 + 14 + 1); // name and state, "x", 14 keys, the rest

@@ -2,18 +2,18 @@
 // tell them apart and take a name the user sets (undoable, saved in the
 // file), and the dialogs that ask about lanes are as wide as their titles.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/board.h"
-#include "board/boardcontroller.h"
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "board/laneheader.h"
-#include "board/lanemenu.h"
-#include "board/laneview.h"
-#include "common/inputdialogs.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/board/laneheader.h"
+#include "ui/board/lanemenu.h"
+#include "ui/board/laneview.h"
+#include "ui/common/inputdialogs.h"
 #include "uitesthelpers.h"
 
 #include <QAction>

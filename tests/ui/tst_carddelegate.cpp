@@ -1,7 +1,7 @@
 // What a run card's progress bar says ("took 2 s" for a run that
 // trained 9 s across a stop and resume; an ETA on a paused run).
 
-#include "board/carddelegate.h"
+#include "ui/board/carddelegate.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // What a run card says besides the run's own fields (CardText): the held
 // state, progress, the loss sparkline's bins and the cut tooltip.
 
-#include "board/cardtext.h"
 #include "metrics/metricstore.h"
+#include "ui/board/cardtext.h"
 
 #include <QJsonObject>
 #include <QTest>
@@ -63,14 +63,16 @@ private Q_SLOTS:
         QCOMPARE(CardText::lossHistory(&empty), QVector<double>());
 
         MetricSeries few;
-        for (int i = 0; i < 5; ++i)
+        for (int i = 0; i < 5; ++i) {
             few.add(i, i, 10.0 - i);
+        }
         QCOMPARE(CardText::lossHistory(&few), (QVector<double>{10, 9, 8, 7, 6}));
 
         // 96 points: two a bin, their mean; a NaN is left out of its bin's mean.
         MetricSeries many;
-        for (int i = 0; i < 96; ++i)
+        for (int i = 0; i < 96; ++i) {
             many.add(i, i, i == 1 ? qQNaN() : double(i));
+        }
         const QVector<double> bins = CardText::lossHistory(&many);
         QCOMPARE(bins.size(), 48);
         QCOMPARE(bins.at(0), 0.0);
@@ -153,8 +155,9 @@ private Q_SLOTS:
                               QStringLiteral("model.type = transe"), QStringLiteral("model.dim = 8")}));
 
         QJsonObject model;
-        for (int i = 0; i < 15; ++i)
+        for (int i = 0; i < 15; ++i) {
             model.insert(QStringLiteral("k%1").arg(i, 2, 10, QLatin1Char('0')), i);
+        }
         run.spec = QJsonObject{{QStringLiteral("model"), model}};
         run.message.clear();
         const QStringList lines = CardText::toolTip(run).split(QLatin1Char('\n'));

@@ -4,10 +4,10 @@
 
 #undef QT_NO_FOREACH
 
-#include "common/runcolors.h"
 #include "metrics/metricstore.h"
-#include "plot/plotwidget.h"
-#include "runs/comparedialog.h"
+#include "ui/common/runcolors.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/runs/comparedialog.h"
 
 #include <QCheckBox>
 #include <QLabel>
@@ -31,8 +31,9 @@ CompareDialog::Side side(const QString &name, double lr, double loss, MetricStor
     s.row.params.insert(QStringLiteral("train.lr"), lr);
     s.plotKey = QString::number(id);
     s.curves = CurveSource{store, id};
-    for (int step = 1; step <= 50; ++step)
+    for (int step = 1; step <= 50; ++step) {
         store->add(id, QStringLiteral("loss"), step, step * 0.1, loss + 1.0 / step);
+    }
     return s;
 }
 

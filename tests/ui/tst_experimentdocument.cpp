@@ -1,11 +1,11 @@
 // The open experiment as one document: its one undo history and clean
 // state, its edits, and the change signals the views follow, over a real
 // Session (no worker: a launch that fails is the state change).
-#include "document/experimentdocument.h"
+#include "orchestration/document/experimentdocument.h"
 
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 #include "uitesthelpers.h"
 
 #include <QSignalSpy>

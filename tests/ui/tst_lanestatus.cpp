@@ -2,14 +2,14 @@
 // pending and running jobs, the CPU threads each run gets, the slot advice for
 // the first queued run's model, and the device's stats with their history.
 
-#include "board/devicehistory.h"
-#include "board/lanestatus.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/lanedevices.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "slots/slotprobe.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/slots/slotprobe.h"
+#include "ui/board/devicehistory.h"
+#include "ui/board/lanestatus.h"
 #include "uitesthelpers.h"
 
 #include <QStandardPaths>

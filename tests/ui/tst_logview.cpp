@@ -2,7 +2,7 @@
 // it), followed as it grows, started over when a retry replaces it, and cut
 // with a word when it is larger than it shows.
 
-#include "runs/logview.h"
+#include "ui/runs/logview.h"
 
 #include <QDir>
 #include <QFile>
@@ -45,8 +45,9 @@ private Q_SLOTS:
         std::atomic<bool> done{false};
         std::atomic<bool> blocked{false};
         std::thread release([&] {
-            for (int i = 0; i < 60 && !done; ++i)
+            for (int i = 0; i < 60 && !done; ++i) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
             while (!done) {
                 const int fd = ::open(QFile::encodeName(fifo).constData(), O_WRONLY | O_NONBLOCK);
                 if (fd >= 0) {
@@ -84,8 +85,9 @@ private Q_SLOTS:
         QVERIFY(view.toPlainText().contains(QStringLiteral("No log yet")));
 
         QByteArray lines;
-        for (int i = 0; i < 30000; ++i)
+        for (int i = 0; i < 30000; ++i) {
             lines += "line " + QByteArray::number(i) + '\n';
+        }
         QVERIFY(append(path, lines));
         view.reload();
         // Every line, the first too (the old dialog kept the last 20,000).

@@ -5,31 +5,31 @@
 // run from the palette, start everything, and watch cards, plots and the
 // finish count reach the end; closing while runs train asks what to do.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/board.h"
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "common/prompts.h"
-#include "common/runcolors.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "document/experimentdocument.h"
-#include "editors/runeditordialog.h"
 #include "metrics/metricstore.h"
-#include "palette/modelpalettemodel.h"
-#include "plot/plotfeeder.h"
-#include "plot/plotwidget.h"
-#include "records/runregistry.h"
-#include "runs/comparedialog.h"
-#include "runs/logview.h"
-#include "runs/runcompare.h"
-#include "runs/rundetailsdialog.h"
-#include "runs/runtablemodel.h"
-#include "runs/runtablepanel.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/common/prompts.h"
+#include "ui/common/runcolors.h"
+#include "ui/editors/runeditordialog.h"
+#include "ui/palette/modelpalettemodel.h"
+#include "ui/plot/plotfeeder.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/runs/comparedialog.h"
+#include "ui/runs/logview.h"
+#include "ui/runs/runcompare.h"
+#include "ui/runs/rundetailsdialog.h"
+#include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtablepanel.h"
 #include "uitesthelpers.h"
 
 #include <QAction>
@@ -83,8 +83,9 @@ QString writeExperiment(const QTemporaryDir &dir, int epochs)
 QAction *action(const MainWindow &window, const QString &text)
 {
     for (QAction *a : window.findChildren<QAction *>()) {
-        if (a->text() == text)
+        if (a->text() == text) {
             return a;
+        }
     }
     return nullptr;
 }
@@ -306,8 +307,9 @@ private Q_SLOTS:
             for (int r = 0; r < table->rowCount(); ++r) {
                 const QModelIndex index = table->index(r, 0);
                 if ((id && index.data(RunTableModel::RunIdRole).toInt() == id)
-                    || (!id && index.data(RunTableModel::RunDirRole).toString() == dirOfRun))
+                    || (!id && index.data(RunTableModel::RunDirRole).toString() == dirOfRun)) {
                     return r;
+                }
             }
             return -1;
         };
@@ -357,8 +359,9 @@ private Q_SLOTS:
         table->setFocus();
         for (int r = 0; r < table->model()->rowCount(); ++r) {
             if (table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString()
-                == past.runDir(QStringLiteral("old")))
+                == past.runDir(QStringLiteral("old"))) {
                 table->setCurrentIndex(table->model()->index(r, 0));
+            }
         }
         QTest::keyClick(table, Qt::Key_I, Qt::ControlModifier);
         QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1);
@@ -488,11 +491,12 @@ private Q_SLOTS:
             QVERIFY2(past.prepareRunDir(name, spec, &error), qPrintable(error));
             QFile metrics(past.runDir(name) + QStringLiteral("/metrics.jsonl"));
             QVERIFY(metrics.open(QIODevice::WriteOnly));
-            for (int step = 1; step <= 7; ++step)
+            for (int step = 1; step <= 7; ++step) {
                 metrics.write(QStringLiteral("{\"type\":\"metric\",\"wall\":%1,\"step\":%1,\"epoch\":0,\"loss\":%2}\n")
                                   .arg(step)
                                   .arg(lr / step)
                                   .toUtf8());
+            }
         }
         window.findChild<QTabWidget *>()->setCurrentWidget(window.runTablePanel());
         window.runTable()->waitForHistory();
@@ -507,9 +511,10 @@ private Q_SLOTS:
         QVERIFY(action(window, QStringLiteral("Co&mpare two runs…")));
         for (int r = 0; r < table->model()->rowCount(); ++r) {
             if (QFileInfo(table->model()->index(r, 0).data(RunTableModel::RunDirRole).toString()).absolutePath()
-                == pastRoot)
+                == pastRoot) {
                 table->selectionModel()->select(table->model()->index(r, 0),
                                                 QItemSelectionModel::Select | QItemSelectionModel::Rows);
+            }
         }
         QCOMPARE(window.runTablePanel()->selectedRows().size(), 2);
         QVERIFY(compare->isEnabled());
@@ -571,8 +576,9 @@ private Q_SLOTS:
         int row = -1;
         for (int r = 0; r < window.runTable()->rowCount(); ++r) {
             if (window.runTable()->index(r, 0).data(RunTableModel::RunDirRole).toString()
-                == past.runDir(QStringLiteral("old")))
+                == past.runDir(QStringLiteral("old"))) {
                 row = r;
+            }
         }
         QVERIFY(row >= 0);
         QVERIFY(window.togglePastRunPlot(row));

@@ -1,10 +1,10 @@
 // The model palette under QAbstractItemModelTester: groups per task, the
 // drag payload, saved presets, and the worker's published presets.
 
-#include "catalogue/modelcatalogue.h"
-#include "common/mimetypes.h"
-#include "palette/modelpalettemodel.h"
-#include "palette/presetstore.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "ui/common/mimetypes.h"
+#include "ui/palette/modelpalettemodel.h"
+#include "ui/palette/presetstore.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>

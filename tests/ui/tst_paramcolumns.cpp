@@ -2,8 +2,8 @@
 // runs' specs in one order without the fixed columns' ones, which of them
 // differ, and what a cell shows and sorts by.
 
-#include "catalogue/modelcatalogue.h"
-#include "runs/paramcolumns.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "ui/runs/paramcolumns.h"
 
 #include <QTest>
 
@@ -15,8 +15,9 @@ RunRow row(const QJsonObject &model, const QJsonObject &train = {})
 {
     RunRow r;
     QJsonObject spec{{QStringLiteral("name"), QStringLiteral("r")}, {QStringLiteral("model"), model}};
-    if (!train.isEmpty())
+    if (!train.isEmpty()) {
         spec.insert(QStringLiteral("train"), train);
+    }
     r.setSpec(spec, ModelCatalogue()); // no catalogue: the spec as it is
     return r;
 }

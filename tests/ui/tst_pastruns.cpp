@@ -2,9 +2,9 @@
 // the history roots but the open one, the open experiment's earlier attempts,
 // and a refresh that brings the runs read before up to date.
 
+#include "orchestration/runstore/runstore.h"
 #include "protocol/protocol.h"
-#include "runs/pastruns.h"
-#include "runstore/runstore.h"
+#include "ui/runs/pastruns.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -31,8 +31,9 @@ void makeRun(const QString &runsRoot, const QString &name, std::int64_t step)
 QStringList names(const PastRuns &past)
 {
     QStringList out;
-    for (int i = 0; i < past.size(); ++i)
+    for (int i = 0; i < past.size(); ++i) {
         out << past.experiment(i) + QLatin1Char('/') + past.run(i).info.name;
+    }
     out.sort(); // in the order they were read: threads may change it
     return out;
 }

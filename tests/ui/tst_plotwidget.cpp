@@ -7,18 +7,18 @@
 // thinning that keeps extremes, repeat bands, stable colours, axis and scale
 // switches, read-out and export (through the writer `trainyard export` uses).
 
-#include "app/appsettings.h"
-#include "common/runcolors.h"
-#include "document/experimentdocument.h"
 #include "metrics/metricstore.h"
-#include "plot/metriccurve.h"
-#include "plot/plotfeeder.h"
-#include "plot/plotmetricchoice.h"
-#include "plot/plotwidget.h"
-#include "plot/repeatband.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/appsettings.h"
+#include "ui/common/runcolors.h"
+#include "ui/plot/metriccurve.h"
+#include "ui/plot/plotfeeder.h"
+#include "ui/plot/plotmetricchoice.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/plot/repeatband.h"
 #include "uitesthelpers.h"
 
 #include <QApplication>

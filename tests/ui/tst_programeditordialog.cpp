@@ -2,10 +2,10 @@
 // the environment, the seed; the accept button refuses what validateRunSpec
 // would, and the spec it gives back is what the board queues.
 
-#include "editors/programeditordialog.h"
-#include "experiment/experiment.h"
-#include "experiment/pythonscript.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/pythonscript.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/editors/programeditordialog.h"
 
 #include <QDialogButtonBox>
 #include <QFile>
@@ -180,8 +180,9 @@ private:
     static QString script(const QTemporaryDir &dir, const QString &name)
     {
         QFile file(dir.filePath(name));
-        if (!file.open(QIODevice::WriteOnly))
+        if (!file.open(QIODevice::WriteOnly)) {
             return {};
+        }
         file.write("print('hi')\n");
         return file.fileName();
     }

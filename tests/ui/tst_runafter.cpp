@@ -4,19 +4,19 @@
 // (its card, tooltip and details say what for), the selected card's edges follow, and
 // Undo / Redo of the document's stack take it back and forth.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/board.h"
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "board/dependencyedges.h"
-#include "board/laneview.h"
-#include "board/runafterdialog.h"
-#include "catalogue/modelcatalogue.h"
-#include "records/runregistry.h"
-#include "runs/rundetailsdialog.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/board/dependencyedges.h"
+#include "ui/board/laneview.h"
+#include "ui/board/runafterdialog.h"
+#include "ui/runs/rundetailsdialog.h"
 #include "uitesthelpers.h"
 
 #include <QAction>

@@ -4,11 +4,11 @@
 // worker's command line, the spec with the catalogue's defaults, notes
 // written to notes.json, and the whole worker.log.
 
-#include "launch/launcher.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/protocol.h"
-#include "runs/logview.h"
-#include "runs/rundetailsdialog.h"
-#include "runstore/runstore.h"
+#include "ui/runs/logview.h"
+#include "ui/runs/rundetailsdialog.h"
 #include "uitesthelpers.h"
 
 #include <QClipboard>
@@ -52,8 +52,9 @@ RunRecord makeFailedRun(const RunStore &store)
          QJsonObject{{QStringLiteral("type"), QStringLiteral("transe")}, {QStringLiteral("dim"), 8}}},
         {QStringLiteral("train"), QJsonObject{{QStringLiteral("lr"), 0.5}, {QStringLiteral("seed"), 2}}}};
     QString error;
-    if (!store.prepareRunDir(name, spec, &error))
+    if (!store.prepareRunDir(name, spec, &error)) {
         qFatal("%s", qPrintable(error));
+    }
     const QString dir = store.runDir(name);
     auto valid = protocol::evalResult(10, "valid", 1.0);
     valid["mrr"] = 0.25;
@@ -67,8 +68,9 @@ RunRecord makeFailedRun(const RunStore &store)
     QFile log(dir + QStringLiteral("/worker.log"));
     log.open(QIODevice::WriteOnly);
     log.write("first line: stdout\n");
-    for (int i = 0; i < 25000; ++i)
+    for (int i = 0; i < 25000; ++i) {
         log.write(QByteArray("step ") + QByteArray::number(i) + "\n");
+    }
     log.write("last line: stderr, CUDA out of memory\n");
     log.close();
     RunInfo info;
@@ -87,8 +89,9 @@ RunRecord makeFailedRun(const RunStore &store)
     info.started = QDateTime(QDate(2026, 11, 30), QTime(10, 0), Qt::UTC);
     info.ended = info.started.addSecs(75);
     info.message = QStringLiteral("exit 1: runtime failure");
-    if (!store.writeStatus(info, &error))
+    if (!store.writeStatus(info, &error)) {
         qFatal("%s", qPrintable(error));
+    }
     RunRecord run;
     store.readRun(name, &run);
     return run;
@@ -105,8 +108,9 @@ QStringList specRow(const RunDetailsDialog &dialog, const QString &key)
 {
     const auto *tree = dialog.findChild<QTreeWidget *>(QStringLiteral("spec"));
     for (QTreeWidgetItemIterator it(const_cast<QTreeWidget *>(tree)); *it; ++it) {
-        if ((*it)->data(0, Qt::UserRole).toString() == key)
+        if ((*it)->data(0, Qt::UserRole).toString() == key) {
             return {(*it)->text(1), (*it)->text(2)};
+        }
     }
     return {};
 }
@@ -134,8 +138,9 @@ public:
     bool describe(const RunInfo &run, QObject *context, Described done) override
     {
         asked << run;
-        if (run.jobId != knows)
+        if (run.jobId != knows) {
             return false;
+        }
         QTimer::singleShot(0, context, [done, run] {
             done(QStringLiteral("queue show %1").arg(run.jobId),
                  QStringLiteral("JobId=%1 JobState=RUNNING").arg(run.jobId));

@@ -2,9 +2,9 @@
 // validation messages naming the key, the worker's defaults handed back
 // unchanged, and the catalogue's check of what the fields cannot show.
 
-#include "catalogue/modelcatalogue.h"
-#include "editors/runeditordialog.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/editors/runeditordialog.h"
 #include "uitesthelpers.h"
 
 #include <QApplication>

@@ -2,9 +2,9 @@
 // (NumberFormat) ("exp1 transe-nations" found nothing;
 // 1e-04 stood next to 0.001).
 
-#include "runs/numberformat.h"
-#include "runs/runquery.h"
-#include "runs/runrow.h"
+#include "ui/runs/numberformat.h"
+#include "ui/runs/runquery.h"
+#include "ui/runs/runrow.h"
 
 #include <QTest>
 
@@ -48,8 +48,9 @@ QStringList matching(const QString &text, const QList<RunRow> &rows)
     [&] { QVERIFY2(query.isValid(), qPrintable(text + QStringLiteral(": ") + query.error())); }();
     QStringList names;
     for (const RunRow &r : rows) {
-        if (query.matches(r, keys))
+        if (query.matches(r, keys)) {
             names << r.name;
+        }
     }
     return names;
 }
@@ -150,11 +151,13 @@ private Q_SLOTS:
     {
         const auto texts = [](const QList<double> &values) {
             NumberFormat format;
-            for (double v : values)
+            for (double v : values) {
                 format.add(v);
+            }
             QStringList out;
-            for (double v : values)
+            for (double v : values) {
                 out << format.text(v);
+            }
             return out;
         };
         // The column: never 1e-04 next to 0.001.

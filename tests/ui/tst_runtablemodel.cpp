@@ -2,12 +2,12 @@
 // of every experiment folder under the history roots (the open experiment's
 // own folder excepted), under QAbstractItemModelTester.
 
-#include "app/appsettings.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/protocol.h"
-#include "runs/runtablemodel.h"
-#include "runs/runtablepanel.h"
-#include "runs/runtableproxy.h"
-#include "runstore/runstore.h"
+#include "ui/app/appsettings.h"
+#include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtablepanel.h"
+#include "ui/runs/runtableproxy.h"
 #include "uitesthelpers.h"
 
 #include <QAbstractItemModelTester>
@@ -118,8 +118,9 @@ private Q_SLOTS:
         proxy.setSourceModel(&model);
         const auto order = [&] {
             QStringList names;
-            for (int r = 0; r < proxy.rowCount(); ++r)
+            for (int r = 0; r < proxy.rowCount(); ++r) {
                 names << proxy.index(r, RunTableModel::NameColumn).data().toString();
+            }
             return names;
         };
         proxy.sort(RunTableModel::LossColumn, Qt::AscendingOrder);
@@ -180,8 +181,9 @@ private Q_SLOTS:
         const int lrColumn = model.paramColumn(QStringLiteral("train.lr"));
         proxy.sort(lrColumn, Qt::AscendingOrder);
         QStringList order;
-        for (int r = 0; r < proxy.rowCount(); ++r)
+        for (int r = 0; r < proxy.rowCount(); ++r) {
             order << proxy.index(r, RunTableModel::NameColumn).data().toString();
+        }
         QCOMPARE(order, (QStringList{QStringLiteral("a"), QStringLiteral("c"), QStringLiteral("b")}));
     }
 
@@ -219,8 +221,9 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 3);
         QStringList configKeys;
         for (const QString &key : model.paramKeys()) {
-            if (key.startsWith(QLatin1String("config.")))
+            if (key.startsWith(QLatin1String("config."))) {
                 configKeys << key;
+            }
         }
         // Valid names with a number, string, boolean or null only.
         QCOMPARE(configKeys, (QStringList{QStringLiteral("config.layers"), QStringLiteral("config.lr"),
@@ -230,9 +233,10 @@ private Q_SLOTS:
         const int lr = model.paramColumn(QStringLiteral("config.lr"));
         const int layers = model.paramColumn(QStringLiteral("config.layers"));
         QMap<QString, QStringList> cells;
-        for (int r = 0; r < model.rowCount(); ++r)
+        for (int r = 0; r < model.rowCount(); ++r) {
             cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
                 QStringList{model.index(r, lr).data().toString(), model.index(r, layers).data().toString()};
+        }
         QCOMPARE(cells.value(QStringLiteral("p1")), (QStringList{QStringLiteral("0.01"), QStringLiteral("3")}));
         // Written alike in the column.
         QCOMPARE(cells.value(QStringLiteral("p2")), (QStringList{QStringLiteral("0.10"), QString()}));
@@ -281,8 +285,9 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 3);
         QStringList summaryKeys;
         for (const QString &key : model.paramKeys()) {
-            if (key.startsWith(QLatin1String("summary.")))
+            if (key.startsWith(QLatin1String("summary."))) {
                 summaryKeys << key;
+            }
         }
         QCOMPARE(summaryKeys, (QStringList{QStringLiteral("summary.best_acc"), QStringLiteral("summary.epochs")}));
         QCOMPARE(model.paramKeys().mid(model.paramKeys().size() - 2), summaryKeys); // after the spec's
@@ -290,9 +295,10 @@ private Q_SLOTS:
         const int best = model.paramColumn(QStringLiteral("summary.best_acc"));
         const int epochs = model.paramColumn(QStringLiteral("summary.epochs"));
         QMap<QString, QStringList> cells;
-        for (int r = 0; r < model.rowCount(); ++r)
+        for (int r = 0; r < model.rowCount(); ++r) {
             cells[model.index(r, RunTableModel::NameColumn).data().toString()] =
                 QStringList{model.index(r, best).data().toString(), model.index(r, epochs).data().toString()};
+        }
         // Written alike in the column: 0.930 beside 0.871.
         QCOMPARE(cells.value(QStringLiteral("s1")), (QStringList{QStringLiteral("0.930"), QStringLiteral("12")}));
         QCOMPARE(cells.value(QStringLiteral("s2")), (QStringList{QStringLiteral("0.871"), QString()}));
@@ -302,8 +308,9 @@ private Q_SLOTS:
         sorted.setSourceModel(&model);
         sorted.sort(best, Qt::DescendingOrder);
         QStringList order;
-        for (int r = 0; r < sorted.rowCount(); ++r)
+        for (int r = 0; r < sorted.rowCount(); ++r) {
             order << sorted.index(r, RunTableModel::NameColumn).data().toString();
+        }
         QCOMPARE(order, (QStringList{QStringLiteral("s1"), QStringLiteral("s2"), QStringLiteral("s3")}));
     }
 
@@ -406,9 +413,10 @@ private Q_SLOTS:
         QCOMPARE(shown->rowCount(), 4);
         const auto names = [shown] {
             QStringList out;
-            for (int r = 0; r < shown->rowCount(); ++r)
+            for (int r = 0; r < shown->rowCount(); ++r) {
                 out << shown->index(r, RunTableModel::ExperimentColumn).data().toString() + QLatin1Char('/')
                            + shown->index(r, RunTableModel::NameColumn).data().toString();
+            }
             out.sort();
             return out;
         };
@@ -431,8 +439,9 @@ private Q_SLOTS:
         // One format a column: 0.001, 0.5 and 10 as 0.001, 0.500, 10.000.
         const int lr = model.paramColumn(QStringLiteral("train.lr"));
         QStringList lrs;
-        for (int r = 0; r < model.rowCount(); ++r)
+        for (int r = 0; r < model.rowCount(); ++r) {
             lrs << model.index(r, lr).data().toString();
+        }
         lrs.sort();
         QCOMPARE(lrs, (QStringList{QStringLiteral("0.001"), QStringLiteral("0.500"), QStringLiteral("0.500"),
                                    QStringLiteral("10.000")}));
@@ -458,8 +467,9 @@ private Q_SLOTS:
         QVERIFY(frozen->isVisible());
         QCOMPARE(frozen->model(), shown);
         QCOMPARE(frozen->selectionModel(), panel.view()->selectionModel());
-        for (int c = 0; c < shown->columnCount(); ++c)
+        for (int c = 0; c < shown->columnCount(); ++c) {
             QCOMPARE(frozen->isColumnHidden(c), c > RunTableModel::NameColumn || panel.view()->isColumnHidden(c));
+        }
         const int nameX = frozen->columnViewportPosition(RunTableModel::NameColumn);
         QScrollBar *across = panel.view()->horizontalScrollBar();
         QVERIFY(across->maximum() > 0);

@@ -3,16 +3,16 @@
 // saving, and closing with the views told first. Closing while runs train is
 // in tst_mainwindow (it needs the worker).
 
-#include "app/sessioncontroller.h"
-#include "board/board.h"
-#include "board/boardcontroller.h"
-#include "common/prompts.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "document/experimentdocument.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/common/prompts.h"
 #include "uitesthelpers.h"
 
 #include <QDir>

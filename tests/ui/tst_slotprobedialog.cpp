@@ -2,19 +2,19 @@
 // table, recommendation remembered, "Set slots to N", cancel), and the lane
 // header's remembered recommendation (BoardModel::SlotAdviceRole).
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "board/boardcontroller.h"
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "common/prompts.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "document/experimentdocument.h"
-#include "editors/slotprobedialog.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "slots/slotadvice.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/slots/slotadvice.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/common/prompts.h"
+#include "ui/editors/slotprobedialog.h"
 
 #include <QApplication>
 #include <QFile>
@@ -65,8 +65,9 @@ private Q_SLOTS:
 
     void measures_and_sets_slots()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         SlotProbeDialog dialog(QStringLiteral("cpu"), busySpec(), 0);
         dialog.probe()->setWorkerProgram(fakeWorker());
         QSignalSpy setSlots(&dialog, &SlotProbeDialog::setSlotsRequested);
@@ -94,8 +95,9 @@ private Q_SLOTS:
 
     void cancel_stops_the_probe()
     {
-        if (fakeWorker().isEmpty())
+        if (fakeWorker().isEmpty()) {
             QSKIP("TRAINYARD_FAKE_WORKER is not set");
+        }
         SlotProbeDialog dialog(QStringLiteral("cpu"), busySpec(), 0);
         dialog.probe()->setWorkerProgram(fakeWorker());
         QSignalSpy cancelled(dialog.probe(), &SlotProbe::cancelled);

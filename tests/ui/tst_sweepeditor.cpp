@@ -2,8 +2,8 @@
 // lanes; the sweep JSON it produces, and a bad one refused with
 // SweepSpec::fromJson's message.
 
-#include "catalogue/modelcatalogue.h"
-#include "sweep/sweepeditordialog.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "ui/sweep/sweepeditordialog.h"
 #include "uitesthelpers.h"
 
 #include <QCheckBox>

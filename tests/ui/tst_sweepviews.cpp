@@ -1,9 +1,9 @@
 // The Sweep view's parts on hand-made trials: no runner, no worker.
 
-#include "sweep/parallelcoordinates.h"
-#include "sweep/sweepplots.h"
-#include "sweep/sweeptablemodel.h"
-#include "sweep/sweepview.h"
+#include "ui/sweep/parallelcoordinates.h"
+#include "ui/sweep/sweepplots.h"
+#include "ui/sweep/sweeptablemodel.h"
+#include "ui/sweep/sweepview.h"
 
 #include <QElapsedTimer>
 #include <QImage>
@@ -25,9 +25,11 @@ int colourCount(const QPixmap &pixmap)
 {
     const QImage image = pixmap.toImage();
     QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 2)
-        for (int x = 0; x < image.width(); x += 2)
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2) {
             colours.insert(image.pixel(x, y));
+        }
+    }
     return int(colours.size());
 }
 

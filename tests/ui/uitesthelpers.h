@@ -4,8 +4,8 @@
 // temporary runs root, and a catalogue like the worker's --list-models
 // (orchestration/testcatalogue.h).
 
-#include "experiment/experiment.h"
-#include "orchestration/testcatalogue.h"
+#include "orchestration/experiment/experiment.h"
+#include "tests/orchestration/testcatalogue.h"
 
 #include <QApplication>
 #include <QFile>

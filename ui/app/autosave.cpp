@@ -1,11 +1,11 @@
-#include "app/autosave.h"
+#include "ui/app/autosave.h"
 
-#include "app/sessioncontroller.h"
-#include "board/boardcontroller.h"
-#include "common/uilogcategories.h"
-#include "document/experimentdocument.h"
-#include "experiment/experiment.h"
-#include "experiment/trustlist.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/trustlist.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -1,6 +1,6 @@
-#include "app/desktopapp.h"
+#include "ui/app/desktopapp.h"
 
-#include "app/mainwindow.h"
+#include "ui/app/mainwindow.h"
 
 #include <QApplication>
 #include <QIcon>

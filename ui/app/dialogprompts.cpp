@@ -1,4 +1,4 @@
-#include "app/dialogprompts.h"
+#include "ui/app/dialogprompts.h"
 
 #include <QDateTime>
 #include <QFileInfo>

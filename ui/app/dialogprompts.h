@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/prompts.h"
+#include "ui/common/prompts.h"
 
 #include <functional>
 

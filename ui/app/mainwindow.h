@@ -1,12 +1,12 @@
 #pragma once
 
-#include "app/runnotifier.h"
-#include "app/sessioncontroller.h"
-#include "board/boardcontroller.h"
-#include "board/runcontrol.h"
-#include "catalogue/modelcatalogue.h"
-#include "records/runinfo.h"
-#include "runs/rundetailsdialog.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runinfo.h"
+#include "ui/app/runnotifier.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/runcontrol.h"
+#include "ui/runs/rundetailsdialog.h"
 
 #include <QHash>
 #include <QMainWindow>

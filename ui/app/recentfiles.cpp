@@ -1,6 +1,6 @@
-#include "app/recentfiles.h"
+#include "ui/app/recentfiles.h"
 
-#include "app/appsettings.h"
+#include "ui/app/appsettings.h"
 
 #include <QFileInfo>
 #include <QMenu>

@@ -1,8 +1,8 @@
-#include "app/runnotifier.h"
+#include "ui/app/runnotifier.h"
 
-#include "app/sessioncontroller.h"
-#include "common/uilogcategories.h"
-#include "document/experimentdocument.h"
+#include "orchestration/document/experimentdocument.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QApplication>
 #include <QMainWindow>

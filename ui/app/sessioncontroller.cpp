@@ -1,13 +1,13 @@
-#include "app/sessioncontroller.h"
+#include "ui/app/sessioncontroller.h"
 
-#include "app/appsettings.h"
-#include "app/autosave.h"
-#include "board/boardcontroller.h"
-#include "common/uilogcategories.h"
-#include "document/experimentdocument.h"
-#include "experiment/experiment.h"
-#include "experiment/trustlist.h"
-#include "session/session.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/session/session.h"
+#include "ui/app/appsettings.h"
+#include "ui/app/autosave.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QDateTime>
 #include <QEventLoopLocker>

@@ -1,16 +1,16 @@
-#include "app/windowactions.h"
+#include "ui/app/windowactions.h"
 
-#include "app/mainwindow.h"
-#include "app/recentfiles.h"
-#include "app/sessioncontroller.h"
-#include "board/boardcontroller.h"
-#include "board/boardview.h"
-#include "board/runafterdialog.h"
-#include "common/inputdialogs.h"
-#include "document/experimentdocument.h"
-#include "editors/addhostdialog.h"
-#include "records/runinfo.h"
-#include "runspec/runspecview.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/app/mainwindow.h"
+#include "ui/app/recentfiles.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardview.h"
+#include "ui/board/runafterdialog.h"
+#include "ui/common/inputdialogs.h"
+#include "ui/editors/addhostdialog.h"
 
 #include <QAction>
 #include <QFileDialog>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "records/runinfo.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QList>
 #include <QObject>

@@ -1,6 +1,6 @@
-#include "board/boardcontroller.h"
+#include "ui/board/boardcontroller.h"
 
-#include "document/experimentdocument.h"
+#include "orchestration/document/experimentdocument.h"
 
 #include <QAction>
 #include <QUndoStack>

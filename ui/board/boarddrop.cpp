@@ -1,6 +1,6 @@
-#include "board/boarddrop.h"
+#include "ui/board/boarddrop.h"
 
-#include "common/mimetypes.h"
+#include "ui/common/mimetypes.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

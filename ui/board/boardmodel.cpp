@@ -1,15 +1,15 @@
-#include "board/boardmodel.h"
+#include "ui/board/boardmodel.h"
 
-#include "board/boardcontroller.h"
-#include "board/cardtext.h"
-#include "board/devicehistory.h"
-#include "common/uilogcategories.h"
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "document/experimentdocument.h"
-#include "experiment/experiment.h"
 #include "metrics/metricstore.h"
-#include "runspec/runspecview.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/cardtext.h"
+#include "ui/board/devicehistory.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QMimeData>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "board/boarddrop.h"
-#include "board/lanestatus.h"
-#include "records/runinfo.h"
+#include "orchestration/records/runinfo.h"
+#include "ui/board/boarddrop.h"
+#include "ui/board/lanestatus.h"
 
 #include <QAbstractItemModel>
 #include <QJsonObject>

@@ -1,10 +1,10 @@
-#include "board/boardview.h"
+#include "ui/board/boardview.h"
 
-#include "board/boardmodel.h"
-#include "board/carddelegate.h"
-#include "board/dependencyedges.h"
-#include "board/laneheader.h"
-#include "board/laneview.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/carddelegate.h"
+#include "ui/board/dependencyedges.h"
+#include "ui/board/laneheader.h"
+#include "ui/board/laneview.h"
 
 #include <QHBoxLayout>
 #include <QItemSelectionModel>

@@ -1,9 +1,9 @@
-#include "board/carddelegate.h"
+#include "ui/board/carddelegate.h"
 
-#include "board/boardmodel.h"
-#include "board/cardtext.h"
-#include "board/sparkline.h"
-#include "common/runcolors.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/cardtext.h"
+#include "ui/board/sparkline.h"
+#include "ui/common/runcolors.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,7 +1,7 @@
-#include "board/cardtext.h"
+#include "ui/board/cardtext.h"
 
 #include "metrics/metricstore.h"
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QLocale>
 #include <QRegularExpression>

@@ -1,9 +1,9 @@
-#include "board/dependencyedges.h"
+#include "ui/board/dependencyedges.h"
 
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "board/laneview.h"
-#include "document/experimentdocument.h"
+#include "orchestration/document/experimentdocument.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/board/laneview.h"
 
 #include <QEvent>
 #include <QPainter>

@@ -1,6 +1,6 @@
-#include "board/devicechoices.h"
+#include "ui/board/devicechoices.h"
 
-#include "devices/deviceinventory.h"
+#include "orchestration/devices/deviceinventory.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

@@ -1,6 +1,6 @@
-#include "board/devicehistory.h"
+#include "ui/board/devicehistory.h"
 
-#include "devices/deviceinventory.h"
+#include "orchestration/devices/deviceinventory.h"
 
 namespace trainyard {
 

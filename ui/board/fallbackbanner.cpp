@@ -1,7 +1,7 @@
-#include "board/fallbackbanner.h"
+#include "ui/board/fallbackbanner.h"
 
-#include "devices/deviceinventory.h"
-#include "document/experimentdocument.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/document/experimentdocument.h"
 
 namespace trainyard {
 

@@ -1,6 +1,6 @@
-#include "board/gpurows.h"
+#include "ui/board/gpurows.h"
 
-#include "common/runcolors.h"
+#include "ui/common/runcolors.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>

@@ -1,9 +1,9 @@
-#include "board/laneheader.h"
+#include "ui/board/laneheader.h"
 
-#include "board/boardmodel.h"
-#include "board/gpurows.h"
-#include "board/lanestatus.h"
-#include "board/sparkline.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/gpurows.h"
+#include "ui/board/lanestatus.h"
+#include "ui/board/sparkline.h"
 
 #include <QContextMenuEvent>
 #include <QPainter>

@@ -1,12 +1,12 @@
-#include "board/lanemenu.h"
+#include "ui/board/lanemenu.h"
 
-#include "board/boardcontroller.h"
-#include "board/boardmodel.h"
-#include "board/devicechoices.h"
-#include "common/inputdialogs.h"
-#include "devices/deviceinventory.h"
-#include "document/experimentdocument.h"
-#include "editors/slotprobedialog.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/document/experimentdocument.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/devicechoices.h"
+#include "ui/common/inputdialogs.h"
+#include "ui/editors/slotprobedialog.h"
 
 #include <QJsonObject>
 #include <QLineEdit>

@@ -1,12 +1,12 @@
-#include "board/lanestatus.h"
+#include "ui/board/lanestatus.h"
 
-#include "board/devicehistory.h"
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "experiment/experiment.h"
-#include "placement/gpuothers.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/placement/gpuothers.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/board/devicehistory.h"
 
 #include <QMap>
 #include <QVariantList>

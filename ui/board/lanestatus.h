@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "slots/slotadvice.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/slots/slotadvice.h"
 
 #include <QCoreApplication>
 #include <QString>

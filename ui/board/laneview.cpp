@@ -1,4 +1,4 @@
-#include "board/laneview.h"
+#include "ui/board/laneview.h"
 
 #include <QDrag>
 #include <QDragMoveEvent>

@@ -1,7 +1,7 @@
-#include "board/runafterdialog.h"
+#include "ui/board/runafterdialog.h"
 
-#include "board/boardcontroller.h"
-#include "document/experimentdocument.h"
+#include "orchestration/document/experimentdocument.h"
+#include "ui/board/boardcontroller.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>

@@ -1,12 +1,12 @@
-#include "board/runcontrol.h"
+#include "ui/board/runcontrol.h"
 
-#include "app/sessioncontroller.h"
-#include "board/boardview.h"
-#include "check/experimentcheck.h"
-#include "common/prompts.h"
-#include "common/uilogcategories.h"
-#include "document/experimentdocument.h"
-#include "runstore/runstore.h"
+#include "orchestration/check/experimentcheck.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/runstore/runstore.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardview.h"
+#include "ui/common/prompts.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QMainWindow>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "board/sparkline.h"
+#include "ui/board/sparkline.h"
 
 #include <QPainter>
 #include <QPainterPath>

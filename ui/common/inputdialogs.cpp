@@ -1,4 +1,4 @@
-#include "common/inputdialogs.h"
+#include "ui/common/inputdialogs.h"
 
 #include <QGuiApplication>
 #include <QInputDialog>

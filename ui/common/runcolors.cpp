@@ -1,4 +1,4 @@
-#include "common/runcolors.h"
+#include "ui/common/runcolors.h"
 
 namespace trainyard {
 

@@ -1,4 +1,4 @@
-#include "common/uilogcategories.h"
+#include "ui/common/uilogcategories.h"
 
 namespace trainyard {
 

@@ -1,4 +1,4 @@
-#include "common/wheelguard.h"
+#include "ui/common/wheelguard.h"
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
@@ -44,10 +44,12 @@ void guardWheel(QWidget *root)
         editor->setFocusPolicy(Qt::StrongFocus); // not Qt::WheelFocus: the wheel alone gives no focus
         editor->installEventFilter(filter);
     };
-    for (QAbstractSpinBox *spin : root->findChildren<QAbstractSpinBox *>())
+    for (QAbstractSpinBox *spin : root->findChildren<QAbstractSpinBox *>()) {
         guard(spin);
-    for (QComboBox *combo : root->findChildren<QComboBox *>())
+    }
+    for (QComboBox *combo : root->findChildren<QComboBox *>()) {
         guard(combo);
+    }
 }
 
 } // namespace trainyard

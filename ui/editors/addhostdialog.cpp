@@ -1,8 +1,8 @@
-#include "editors/addhostdialog.h"
+#include "ui/editors/addhostdialog.h"
 
-#include "board/boardcontroller.h"
-#include "devices/device.h"
-#include "document/experimentdocument.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/document/experimentdocument.h"
+#include "ui/board/boardcontroller.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -68,8 +68,9 @@ AddHostDialog::AddHostDialog(const QStringList &taken, QWidget *parent)
     layout->addWidget(new QLabel(tr("A lane for each ticked device:"), this));
     layout->addWidget(m_devices);
     layout->addWidget(m_buttons);
-    for (QLineEdit *edit : {m_name, m_host, m_user, m_sshConfig, m_runsRoot, m_worker, m_python})
+    for (QLineEdit *edit : {m_name, m_host, m_user, m_sshConfig, m_runsRoot, m_worker, m_python}) {
         connect(edit, &QLineEdit::textChanged, this, &AddHostDialog::updateState);
+    }
     connect(m_port, &QSpinBox::valueChanged, this, &AddHostDialog::updateState);
     connect(m_devices, &QListWidget::itemChanged, this, &AddHostDialog::updateState);
     connect(m_test, &QPushButton::clicked, this, &AddHostDialog::testConnection);
@@ -83,14 +84,17 @@ AddHostDialog::~AddHostDialog() = default;
 void AddHostDialog::addTo(BoardController *controller, QWidget *parent)
 {
     const ExperimentDocument *document = controller->document();
-    if (!document)
+    if (!document) {
         return;
+    }
     QStringList taken;
-    for (const ExperimentHost &h : document->hosts())
+    for (const ExperimentHost &h : document->hosts()) {
         taken << h.name;
+    }
     AddHostDialog dialog(taken, parent);
-    if (dialog.exec() == QDialog::Accepted && controller->document())
+    if (dialog.exec() == QDialog::Accepted && controller->document()) {
         controller->document()->addHost(dialog.host(), dialog.devices());
+    }
 }
 
 ExperimentHost AddHostDialog::host(QStringList *problems) const
@@ -99,31 +103,39 @@ ExperimentHost AddHostDialog::host(QStringList *problems) const
                   {QStringLiteral("host"), m_host->text().trimmed()},
                   {QStringLiteral("runs_root"), m_runsRoot->text().trimmed()},
                   {QStringLiteral("worker"), m_worker->text().trimmed()}};
-    if (m_port->value() != 22)
+    if (m_port->value() != 22) {
         o.insert(QStringLiteral("port"), m_port->value());
+    }
     const QList<std::pair<QString, QLineEdit *>> optional{{QStringLiteral("user"), m_user},
                                                           {QStringLiteral("ssh_config"), m_sshConfig},
                                                           {QStringLiteral("python"), m_python}};
-    for (const auto &[key, edit] : optional)
-        if (!edit->text().trimmed().isEmpty())
+    for (const auto &[key, edit] : optional) {
+        if (!edit->text().trimmed().isEmpty()) {
             o.insert(key, edit->text().trimmed());
+        }
+    }
     QStringList errors;
     ExperimentHost h = ExperimentHost::fromJson(o, QString(), errors);
-    if (m_taken.contains(h.name))
+    if (m_taken.contains(h.name)) {
         errors << tr("name: the experiment already has a host named %1").arg(h.name);
-    if (problems)
+    }
+    if (problems) {
         *problems = errors;
-    if (!errors.isEmpty())
+    }
+    if (!errors.isEmpty()) {
         h.name.clear();
+    }
     return h;
 }
 
 QStringList AddHostDialog::devices() const
 {
     QStringList out;
-    for (int i = 0; i < m_devices->count(); ++i)
-        if (m_devices->item(i)->checkState() == Qt::Checked)
+    for (int i = 0; i < m_devices->count(); ++i) {
+        if (m_devices->item(i)->checkState() == Qt::Checked) {
             out << m_devices->item(i)->data(Qt::UserRole).toString();
+        }
+    }
     return out;
 }
 
@@ -140,8 +152,9 @@ QString AddHostDialog::statusText() const
 void AddHostDialog::testConnection()
 {
     const ExperimentHost h = host();
-    if (h.name.isEmpty() || m_testing)
+    if (h.name.isEmpty() || m_testing) {
         return;
+    }
     m_testing = true;
     m_status->setText(tr("Connecting to %1…").arg(h.ssh.host));
     m_devices->clear();
@@ -155,8 +168,9 @@ void AddHostDialog::testConnection()
     const QPointer<AddHostDialog> self(this);
     connect(thread, &QThread::finished, this, [self, thread, result, h] {
         thread->deleteLater();
-        if (self)
+        if (self) {
             self->tested(*result, h);
+        }
     });
     thread->start();
 }
@@ -173,8 +187,9 @@ void AddHostDialog::tested(const RemoteHostCheck::Result &result, const Experime
     }
     QStringList lines{tr("Reached %1.").arg(host.ssh.host)};
     lines << (result.worker.isEmpty() ? tr("Worker: %1.").arg(result.workerVersion) : result.worker);
-    if (!result.runsRoot.isEmpty())
+    if (!result.runsRoot.isEmpty()) {
         lines << result.runsRoot;
+    }
     lines << (result.gpus < 0    ? tr("No nvidia-smi there: its CPU only.")
               : result.gpus == 1 ? tr("1 GPU (nvidia-smi).")
                                  : tr("%1 GPUs (nvidia-smi).").arg(result.gpus));

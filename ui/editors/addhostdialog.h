@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/experiment.h"
-#include "remote/remotehostcheck.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/remote/remotehostcheck.h"
 
 #include <QDialog>
 #include <QStringList>

@@ -1,4 +1,4 @@
-#include "editors/paramfields.h"
+#include "ui/editors/paramfields.h"
 
 #include <QCheckBox>
 #include <QComboBox>

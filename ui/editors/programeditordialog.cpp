@@ -1,10 +1,10 @@
-#include "editors/programeditordialog.h"
+#include "ui/editors/programeditordialog.h"
 
-#include "experiment/experiment.h"
-#include "experiment/programconfig.h"
-#include "experiment/pythonscript.h"
-#include "experiment/shelltext.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/experiment/pythonscript.h"
+#include "orchestration/experiment/shelltext.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -43,8 +43,9 @@ void appendRow(QTableWidget *table, const QStringList &cells)
 {
     const int row = table->rowCount();
     table->insertRow(row);
-    for (int c = 0; c < table->columnCount(); ++c)
+    for (int c = 0; c < table->columnCount(); ++c) {
         table->setItem(row, c, new QTableWidgetItem(cells.value(c)));
+    }
 }
 
 QString cell(const QTableWidget *table, int row, int column)
@@ -96,10 +97,12 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
     form->addRow(tr("&Name:"), m_name);
 
     m_argv = makeTable({tr("Program and arguments, one per row")}, this);
-    for (const QString &arg : view.programArgv())
+    for (const QString &arg : view.programArgv()) {
         appendRow(m_argv, {arg});
-    if (m_argv->rowCount() == 0)
+    }
+    if (m_argv->rowCount() == 0) {
         appendRow(m_argv, {QStringLiteral("python3")});
+    }
     form->addRow(tr("&Command:"), m_argv);
     form->addRow(QString(), rowButtons(
                                 this, [this] { addRow(m_argv); }, [this] { removeRows(m_argv); }, tr("argument")));
@@ -114,16 +117,18 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
     auto *browse = new QPushButton(tr("&Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder the program runs in"), m_cwd->text());
-        if (!dir.isEmpty())
+        if (!dir.isEmpty()) {
             m_cwd->setText(dir);
+        }
     });
     folderRow->addWidget(m_cwd);
     folderRow->addWidget(browse);
     form->addRow(tr("&Folder:"), folderRow);
 
     m_env = makeTable({tr("Variable"), tr("Value")}, this);
-    for (const auto &[key, value] : view.programEnv())
+    for (const auto &[key, value] : view.programEnv()) {
         appendRow(m_env, {key, value});
+    }
     m_env->setMaximumHeight(120);
     form->addRow(tr("&Environment:"), m_env);
     form->addRow(QString(), rowButtons(
@@ -199,13 +204,16 @@ void ProgramEditorDialog::addRow(QTableWidget *table)
 void ProgramEditorDialog::removeRows(QTableWidget *table)
 {
     QList<int> rows;
-    for (const QModelIndex &index : table->selectionModel()->selectedRows())
+    for (const QModelIndex &index : table->selectionModel()->selectedRows()) {
         rows << index.row();
-    if (rows.isEmpty() && table->currentRow() >= 0)
+    }
+    if (rows.isEmpty() && table->currentRow() >= 0) {
         rows << table->currentRow();
+    }
     std::sort(rows.begin(), rows.end(), std::greater<int>());
-    for (int row : rows)
+    for (int row : rows) {
         table->removeRow(row);
+    }
     recheck();
 }
 
@@ -214,32 +222,40 @@ QJsonObject ProgramEditorDialog::buildSpec() const
     // The initial spec's other keys (none today) stay as they were.
     QJsonObject spec = m_initial;
     spec.remove(QStringLiteral("name"));
-    if (!m_name->text().trimmed().isEmpty())
+    if (!m_name->text().trimmed().isEmpty()) {
         spec.insert(QStringLiteral("name"), m_name->text().trimmed());
+    }
     QJsonArray argv;
-    for (int row = 0; row < m_argv->rowCount(); ++row)
+    for (int row = 0; row < m_argv->rowCount(); ++row) {
         argv.append(cell(m_argv, row, 0));
+    }
     // Trailing empty rows are rows added and not filled yet.
-    while (!argv.isEmpty() && argv.last().toString().isEmpty())
+    while (!argv.isEmpty() && argv.last().toString().isEmpty()) {
         argv.removeLast();
+    }
     // The program's keys this dialog does not edit (requires) stay as they were.
     QJsonObject program = m_initial.value(QStringLiteral("program")).toObject();
-    for (const char *edited : {"argv", "cwd", "env"})
+    for (const char *edited : {"argv", "cwd", "env"}) {
         program.remove(QLatin1String(edited));
+    }
     program.insert(QStringLiteral("argv"), argv);
     QString cwd = m_cwd->text().trimmed();
-    if (cwd.startsWith(QStringLiteral("~/")))
+    if (cwd.startsWith(QStringLiteral("~/"))) {
         cwd = QDir::homePath() + cwd.mid(1);
-    if (!cwd.isEmpty())
+    }
+    if (!cwd.isEmpty()) {
         program.insert(QStringLiteral("cwd"), cwd);
+    }
     QJsonObject env;
     for (int row = 0; row < m_env->rowCount(); ++row) {
         const QString key = cell(m_env, row, 0).trimmed();
-        if (!key.isEmpty())
+        if (!key.isEmpty()) {
             env.insert(key, cell(m_env, row, 1));
+        }
     }
-    if (!env.isEmpty())
+    if (!env.isEmpty()) {
         program.insert(QStringLiteral("env"), env);
+    }
     spec.insert(QStringLiteral("program"), program);
     QJsonObject train = spec.value(QStringLiteral("train")).toObject();
     train.insert(QStringLiteral("seed"), m_seed->value());
@@ -256,22 +272,26 @@ void ProgramEditorDialog::recheck()
     // A relative folder would mean the app's own working folder here and the
     // experiment file's after a save: the editor takes whole paths.
     const QString cwd = RunSpecView(spec).programCwd();
-    if (!cwd.isEmpty() && QDir::isRelativePath(cwd))
+    if (!cwd.isEmpty() && QDir::isRelativePath(cwd)) {
         problems << tr("folder: a whole path such as /home/you/project (Browse…), or empty for the run's folder");
+    }
     // A script that is not there would fail the run at once: said now.
     const QString missingScript = pythonscript::missing(programconfig::command(RunSpecView(spec)), cwd);
-    if (!missingScript.isEmpty())
+    if (!missingScript.isEmpty()) {
         problems << missingScript;
+    }
     const QString name = RunSpecView(withDefaults(spec)).name();
     for (const QString &taken : repeatNames(name, m_repeat->value())) { // with repeats, each one's name
-        if (m_takenNames.contains(taken))
+        if (m_takenNames.contains(taken)) {
             problems << tr("name: \"%1\" is already used by another run").arg(taken);
+        }
     }
     m_problem = problems.join(QLatin1Char('\n'));
     m_error->setText(m_problem);
     m_accept->setEnabled(m_problem.isEmpty());
-    if (m_problem.isEmpty())
+    if (m_problem.isEmpty()) {
         m_result = spec;
+    }
 }
 
 } // namespace trainyard

@@ -1,13 +1,13 @@
-#include "editors/runeditordialog.h"
+#include "ui/editors/runeditordialog.h"
 
-#include "check/experimentcheck.h"
-#include "check/speccheck.h"
-#include "common/inputdialogs.h"
-#include "common/wheelguard.h"
-#include "editors/paramfields.h"
-#include "experiment/experiment.h"
-#include "palette/presetstore.h"
-#include "runspec/runspecview.h"
+#include "orchestration/check/experimentcheck.h"
+#include "orchestration/check/speccheck.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/common/inputdialogs.h"
+#include "ui/common/wheelguard.h"
+#include "ui/editors/paramfields.h"
+#include "ui/palette/presetstore.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -83,11 +83,13 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
         // The keys a recipe sets are the recipe's until the user edits them.
         QSet<QString> leftOut;
         for (const CatalogueRecipe &recipe : model->recipes) {
-            for (const RunSpecView::Param &p : RunSpecView(recipe.values).flattened())
+            for (const RunSpecView::Param &p : RunSpecView(recipe.values).flattened()) {
                 leftOut.insert(p.key);
+            }
         }
-        for (const RunSpecView::Param &p : view.flattened())
+        for (const RunSpecView::Param &p : view.flattened()) {
             leftOut.remove(p.key);
+        }
         m_fields->setLeftOut(leftOut);
     } else {
         modelForm->addRow(new QLabel(tr("The worker does not know the model type \"%1\".").arg(type), modelBox));
@@ -169,8 +171,9 @@ void RunEditorDialog::setWorkerProgram(const QString &program)
         m_dataCheck = new SpecCheck(program, this);
         connect(m_dataCheck, &SpecCheck::finished, this, [this](const QString &complaint) {
             m_dataVerdicts.insert(ExperimentCheck::dataKey(m_dataCheck->spec()), complaint);
-            if (!m_dataCheck->recipe().isEmpty())
+            if (!m_dataCheck->recipe().isEmpty()) {
                 m_recipeChoices.insert(ExperimentCheck::dataKey(m_dataCheck->spec()), m_dataCheck->recipe());
+            }
             recheck();
         });
     }
@@ -250,8 +253,9 @@ void RunEditorDialog::showRecipe()
     const QJsonObject probe{
         {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), type}, {QStringLiteral("recipe"), named}}}};
     for (const RunSpecView::Param &p : RunSpecView(m_catalogue.resolve(probe, chosen)).flattened()) {
-        if (m_fields->isLeftOut(p.key))
+        if (m_fields->isLeftOut(p.key)) {
             m_fields->show(p.key, p.value);
+        }
     }
 }
 

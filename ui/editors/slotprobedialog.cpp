@@ -1,7 +1,7 @@
-#include "editors/slotprobedialog.h"
+#include "ui/editors/slotprobedialog.h"
 
-#include "runspec/runspecview.h"
-#include "slots/slotadvice.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/slots/slotadvice.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>

@@ -1,9 +1,9 @@
-#include "editors/specdialogs.h"
+#include "ui/editors/specdialogs.h"
 
-#include "document/experimentdocument.h"
-#include "editors/programeditordialog.h"
-#include "editors/runeditordialog.h"
-#include "runspec/runspecview.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/editors/programeditordialog.h"
+#include "ui/editors/runeditordialog.h"
 
 #include <QCoreApplication>
 #include <QDialogButtonBox>

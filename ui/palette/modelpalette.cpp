@@ -1,6 +1,6 @@
-#include "palette/modelpalette.h"
+#include "ui/palette/modelpalette.h"
 
-#include "palette/modelpalettemodel.h"
+#include "ui/palette/modelpalettemodel.h"
 
 #include <QHeaderView>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
-#include "palette/modelpalettemodel.h"
+#include "ui/palette/modelpalettemodel.h"
 
-#include "common/mimetypes.h"
-#include "palette/presetstore.h"
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/common/mimetypes.h"
+#include "ui/palette/presetstore.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

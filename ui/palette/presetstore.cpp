@@ -1,4 +1,4 @@
-#include "palette/presetstore.h"
+#include "ui/palette/presetstore.h"
 
 #include <QCoreApplication>
 #include <QDir>

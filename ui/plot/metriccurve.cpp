@@ -1,4 +1,4 @@
-#include "plot/metriccurve.h"
+#include "ui/plot/metriccurve.h"
 
 #include "metrics/metricstore.h"
 

@@ -1,11 +1,11 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plotaxes.h"
+#include "ui/plot/plotaxes.h"
 
-#include "plot/plotlegend.h"
-#include "plot/plotlinearticker.h"
-#include "plot/plotlogticker.h"
+#include "ui/plot/plotlegend.h"
+#include "ui/plot/plotlinearticker.h"
+#include "ui/plot/plotlogticker.h"
 
 #include <qcustomplot.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "plot/metriccurve.h"
+#include "ui/plot/metriccurve.h"
 
 #include <QObject>
 #include <QString>

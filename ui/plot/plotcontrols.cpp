@@ -1,4 +1,4 @@
-#include "plot/plotcontrols.h"
+#include "ui/plot/plotcontrols.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "plot/metriccurve.h"
-#include "plot/repeatband.h"
+#include "ui/plot/metriccurve.h"
+#include "ui/plot/repeatband.h"
 
 #include <QStringList>
 #include <QWidget>

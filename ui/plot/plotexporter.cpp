@@ -1,11 +1,11 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plotexporter.h"
+#include "ui/plot/plotexporter.h"
 
-#include "common/uilogcategories.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QFileDialog>
 #include <QMessageBox>

@@ -1,9 +1,9 @@
-#include "plot/plotfeeder.h"
+#include "ui/plot/plotfeeder.h"
 
-#include "document/experimentdocument.h"
-#include "plot/plotwidget.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/metricrecord.h"
-#include "runstore/runstore.h"
+#include "ui/plot/plotwidget.h"
 
 #include <QFileInfo>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "metrics/metricstore.h"
-#include "records/runinfo.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QHash>
 #include <QList>

@@ -1,10 +1,10 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plotgraphs.h"
+#include "ui/plot/plotgraphs.h"
 
-#include "plot/plotaxes.h"
-#include "plot/plotlegend.h"
+#include "ui/plot/plotaxes.h"
+#include "ui/plot/plotlegend.h"
 
 #include <QCoreApplication>
 

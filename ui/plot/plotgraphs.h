@@ -1,8 +1,8 @@
 #pragma once
 
-#include "plot/metriccurve.h"
-#include "plot/plotruns.h"
-#include "plot/repeatband.h"
+#include "ui/plot/metriccurve.h"
+#include "ui/plot/plotruns.h"
+#include "ui/plot/repeatband.h"
 
 #include <QColor>
 #include <QHash>

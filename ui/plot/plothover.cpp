@@ -1,7 +1,7 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plothover.h"
+#include "ui/plot/plothover.h"
 
 #include <QEvent>
 #include <QLabel>

@@ -1,7 +1,7 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plotlegend.h"
+#include "ui/plot/plotlegend.h"
 
 #include <QCoreApplication>
 #include <QEvent>

@@ -1,4 +1,4 @@
-#include "plot/plotlinearticker.h"
+#include "ui/plot/plotlinearticker.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "plot/plotlogticker.h"
+#include "ui/plot/plotlogticker.h"
 
 #include <algorithm>
 #include <cmath>

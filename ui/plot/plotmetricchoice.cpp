@@ -1,4 +1,4 @@
-#include "plot/plotmetricchoice.h"
+#include "ui/plot/plotmetricchoice.h"
 
 namespace trainyard {
 

@@ -1,7 +1,7 @@
-#include "plot/plotruns.h"
+#include "ui/plot/plotruns.h"
 
-#include "common/runcolors.h"
 #include "metrics/metricstore.h"
+#include "ui/common/runcolors.h"
 
 #include <algorithm>
 

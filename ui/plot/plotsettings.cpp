@@ -1,6 +1,6 @@
-#include "plot/plotsettings.h"
+#include "ui/plot/plotsettings.h"
 
-#include "app/appsettings.h"
+#include "ui/app/appsettings.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,16 +1,16 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plotwidget.h"
+#include "ui/plot/plotwidget.h"
 
-#include "common/runcolors.h"
 #include "metrics/metricstore.h"
-#include "plot/plotaxes.h"
-#include "plot/plotcontrols.h"
-#include "plot/plothover.h"
-#include "plot/plotlegend.h"
-#include "plot/plotsettings.h"
-#include "plot/plotzoom.h"
+#include "ui/common/runcolors.h"
+#include "ui/plot/plotaxes.h"
+#include "ui/plot/plotcontrols.h"
+#include "ui/plot/plothover.h"
+#include "ui/plot/plotlegend.h"
+#include "ui/plot/plotsettings.h"
+#include "ui/plot/plotzoom.h"
 
 #include <QLabel>
 #include <QSplitter>

@@ -1,12 +1,12 @@
 #pragma once
 
-#include "plot/metriccurve.h"
-#include "plot/plotexporter.h"
-#include "plot/plotgraphs.h"
-#include "plot/plotmetricchoice.h"
-#include "plot/plotruns.h"
-#include "plot/plotsettings.h"
-#include "plot/repeatband.h"
+#include "ui/plot/metriccurve.h"
+#include "ui/plot/plotexporter.h"
+#include "ui/plot/plotgraphs.h"
+#include "ui/plot/plotmetricchoice.h"
+#include "ui/plot/plotruns.h"
+#include "ui/plot/plotsettings.h"
+#include "ui/plot/repeatband.h"
 
 #include <QStringList>
 #include <QWidget>

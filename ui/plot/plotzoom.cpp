@@ -1,7 +1,7 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "plot/plotzoom.h"
+#include "ui/plot/plotzoom.h"
 
 #include <QMouseEvent>
 

@@ -1,4 +1,4 @@
-#include "plot/repeatband.h"
+#include "ui/plot/repeatband.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
-#include "runs/columnstats.h"
+#include "ui/runs/columnstats.h"
 
-#include "runs/runrow.h"
-#include "runs/runtablecolumns.h"
+#include "ui/runs/runrow.h"
+#include "ui/runs/runtablecolumns.h"
 
 namespace trainyard {
 
@@ -15,19 +15,23 @@ ColumnStats ColumnStats::of(int count, const std::function<const RunRow &(int)> 
         const RunRow &row = rowAt(i);
         for (int c = 0; c < fixed; ++c) {
             const QVariant value = RunTableColumns::value(row, c, paramKeys);
-            if (!value.isValid())
+            if (!value.isValid()) {
                 continue;
+            }
             stats.m_present[c] = true;
-            if (RunTableColumns::isNumberColumn(c))
+            if (RunTableColumns::isNumberColumn(c)) {
                 stats.m_formats[c].add(value.toDouble());
+            }
         }
         for (qsizetype k = 0; k < paramKeys.size(); ++k) {
             const auto it = row.params.constFind(paramKeys.at(k));
-            if (it == row.params.constEnd() || it->isNull() || it->isUndefined())
+            if (it == row.params.constEnd() || it->isNull() || it->isUndefined()) {
                 continue;
+            }
             stats.m_present[fixed + k] = true;
-            if (it->isDouble())
+            if (it->isDouble()) {
                 stats.m_formats[fixed + k].add(it->toDouble());
+            }
         }
     }
     return stats;
@@ -45,8 +49,9 @@ QList<int> ColumnStats::blankColumns() const
 {
     QList<int> blank;
     for (qsizetype c = 0; c < m_present.size(); ++c) {
-        if (!m_present.at(c))
+        if (!m_present.at(c)) {
             blank.append(int(c));
+        }
     }
     return blank;
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "runs/numberformat.h"
+#include "ui/runs/numberformat.h"
 
 #include <QList>
 #include <QStringList>

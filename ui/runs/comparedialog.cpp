@@ -1,12 +1,12 @@
 
-#include "runs/comparedialog.h"
+#include "ui/runs/comparedialog.h"
 
-#include "board/carddelegate.h"
-#include "plot/plotwidget.h"
-#include "runs/numberformat.h"
-#include "runs/paramcolumns.h"
-#include "runs/runtablecolumns.h"
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/board/carddelegate.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/runs/numberformat.h"
+#include "ui/runs/paramcolumns.h"
+#include "ui/runs/runtablecolumns.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -33,12 +33,15 @@ const int kResults[] = {RunTableColumns::ExperimentColumn, RunTableColumns::Mode
 QString resultText(const RunRow &row, int column, const NumberFormat &format)
 {
     const QVariant value = RunTableColumns::value(row, column, {});
-    if (!value.isValid())
+    if (!value.isValid()) {
         return QStringLiteral("—");
-    if (column == RunTableColumns::DurationColumn)
+    }
+    if (column == RunTableColumns::DurationColumn) {
         return CardDelegate::formatDuration(value.toDouble());
-    if (RunTableColumns::isNumberColumn(column))
+    }
+    if (RunTableColumns::isNumberColumn(column)) {
         return format.text(value.toDouble());
+    }
     return value.toString();
 }
 
@@ -110,8 +113,9 @@ void CompareDialog::fill(const Side &a, const Side &b)
     auto *results = new QTreeWidgetItem(m_table, QStringList{tr("Results")});
     for (int column : kResults) {
         NumberFormat format;
-        for (const RunRow *row : {&a.row, &b.row})
+        for (const RunRow *row : {&a.row, &b.row}) {
             format.add(RunTableColumns::value(*row, column, {}).toDouble());
+        }
         add(results, RunTableColumns::title(column), resultText(a.row, column, format),
             resultText(b.row, column, format));
     }
@@ -126,8 +130,9 @@ void CompareDialog::fill(const Side &a, const Side &b)
         add(spec, key, text(a.row), text(b.row));
     }
     m_table->expandAll();
-    for (int c = 0; c < 3; ++c)
+    for (int c = 0; c < 3; ++c) {
         m_table->resizeColumnToContents(c);
+    }
 }
 
 void CompareDialog::setOnlyDifferences(bool on)
@@ -150,8 +155,9 @@ QString CompareDialog::valueText(const QString &key, int side) const
     for (int g = 0; g < m_table->topLevelItemCount(); ++g) {
         QTreeWidgetItem *group = m_table->topLevelItem(g);
         for (int i = 0; i < group->childCount(); ++i) {
-            if (group->child(i)->text(0) == key)
+            if (group->child(i)->text(0) == key) {
                 return group->child(i)->text(1 + side);
+            }
         }
     }
     return {};

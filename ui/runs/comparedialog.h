@@ -1,8 +1,8 @@
 #pragma once
 
-#include "plot/metriccurve.h"
-#include "plot/plotruns.h"
-#include "runs/runrow.h"
+#include "ui/plot/metriccurve.h"
+#include "ui/plot/plotruns.h"
+#include "ui/runs/runrow.h"
 
 #include <QDialog>
 #include <QStringList>

@@ -1,4 +1,4 @@
-#include "runs/frozentableview.h"
+#include "ui/runs/frozentableview.h"
 
 #include <QHeaderView>
 #include <QScrollBar>
@@ -30,8 +30,9 @@ FrozenTableView::FrozenTableView(int frozenColumns, QWidget *parent)
     connect(horizontalHeader(), &QHeaderView::sectionResized, this, [this](int logical, int, int size) {
         if (logical < m_columns) {
             m_frozen->setColumnHidden(logical, isColumnHidden(logical));
-            if (size > 0)
+            if (size > 0) {
                 m_frozen->setColumnWidth(logical, size);
+            }
             updateFrozenGeometry();
         }
     });
@@ -67,15 +68,17 @@ void FrozenTableView::setModel(QAbstractItemModel *model)
 
 void FrozenTableView::syncFrozen()
 {
-    if (!model())
+    if (!model()) {
         return;
+    }
     m_frozen->setSelectionBehavior(selectionBehavior());
     m_frozen->setSelectionMode(selectionMode());
     m_frozen->setAlternatingRowColors(alternatingRowColors());
     for (int c = 0; c < model()->columnCount(); ++c) {
         m_frozen->setColumnHidden(c, c >= m_columns || isColumnHidden(c));
-        if (c < m_columns)
+        if (c < m_columns) {
             m_frozen->setColumnWidth(c, columnWidth(c));
+        }
     }
     m_frozen->horizontalHeader()->setSortIndicator(horizontalHeader()->sortIndicatorSection(),
                                                    horizontalHeader()->sortIndicatorOrder());
@@ -85,8 +88,9 @@ void FrozenTableView::syncFrozen()
 int FrozenTableView::frozenWidth() const
 {
     int width = 0;
-    for (int c = 0; c < m_columns && model() && c < model()->columnCount(); ++c)
+    for (int c = 0; c < m_columns && model() && c < model()->columnCount(); ++c) {
         width += isColumnHidden(c) ? 0 : columnWidth(c);
+    }
     return width;
 }
 

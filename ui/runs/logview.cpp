@@ -1,4 +1,4 @@
-#include "runs/logview.h"
+#include "ui/runs/logview.h"
 
 #include "metrics/runfile.h"
 

@@ -1,4 +1,4 @@
-#include "runs/numberformat.h"
+#include "ui/runs/numberformat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,12 +12,14 @@ namespace {
 int decimalsOf(double value, int significant)
 {
     const double magnitude = std::fabs(value);
-    if (magnitude == 0)
+    if (magnitude == 0) {
         return 0;
+    }
     const int exponent = int(std::floor(std::log10(magnitude)));
     int decimals = std::max(0, significant - 1 - exponent);
-    if (decimals > 15)
+    if (decimals > 15) {
         return decimals; // far below anything fixed notation shows
+    }
     auto scaled = std::llround(magnitude * std::pow(10.0, decimals));
     while (decimals > 0 && scaled % 10 == 0) {
         scaled /= 10;
@@ -30,12 +32,14 @@ int decimalsOf(double value, int significant)
 
 void NumberFormat::add(double value)
 {
-    if (!std::isfinite(value))
+    if (!std::isfinite(value)) {
         return;
+    }
     const double magnitude = std::fabs(value);
     m_largest = std::max(m_largest, magnitude);
-    if (std::floor(value) != value || magnitude >= 1e15)
+    if (std::floor(value) != value || magnitude >= 1e15) {
         m_integers = false;
+    }
     const int decimals = decimalsOf(value, kSignificant);
     m_decimals = std::max(m_decimals, decimals);
     if (magnitude > 0) {
@@ -54,8 +58,9 @@ void NumberFormat::merge(const NumberFormat &other)
 
 NumberFormat::Style NumberFormat::style() const
 {
-    if (m_integers)
+    if (m_integers) {
         return Style::Integer;
+    }
     return m_decimals <= kMaxDecimals && m_largest < 1e9 ? Style::Fixed : Style::Scientific;
 }
 
@@ -74,8 +79,9 @@ int NumberFormat::digits() const
 
 QString NumberFormat::text(double value) const
 {
-    if (!std::isfinite(value))
+    if (!std::isfinite(value)) {
         return std::isnan(value) ? QString() : QString::number(value);
+    }
     switch (style()) {
     case Style::Integer:
         return QString::number(qint64(value));

@@ -1,6 +1,6 @@
-#include "runs/paramcolumns.h"
+#include "ui/runs/paramcolumns.h"
 
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 namespace trainyard {
 
@@ -27,8 +27,9 @@ QJsonObject nested(const QHash<QString, QJsonValue> &params)
 {
     QJsonObject out;
     for (auto it = params.constBegin(); it != params.constEnd(); ++it) {
-        if (it.key().startsWith(RunRow::summaryKey(QString())))
+        if (it.key().startsWith(RunRow::summaryKey(QString()))) {
             continue; // after the spec's keys, in name order
+        }
         const QStringList parts = it.key().split(QLatin1Char('.'));
         std::function<void(QJsonObject *, qsizetype)> put = [&](QJsonObject *into, qsizetype i) {
             if (i == parts.size() - 1) {
@@ -55,8 +56,9 @@ ParamColumns ParamColumns::of(const QList<RunRow> &live, const QList<RunRow> &pa
 {
     ParamColumns columns;
     for (const QList<RunRow> *rows : {&live, &past}) {
-        for (const RunRow &row : *rows)
+        for (const RunRow &row : *rows) {
             columns.add(row);
+        }
     }
     return columns;
 }
@@ -64,20 +66,24 @@ ParamColumns ParamColumns::of(const QList<RunRow> &live, const QList<RunRow> &pa
 void ParamColumns::add(const RunRow &row)
 {
     bool newKeys = false;
-    for (auto it = row.params.constBegin(); it != row.params.constEnd() && !newKeys; ++it)
+    for (auto it = row.params.constBegin(); it != row.params.constEnd() && !newKeys; ++it) {
         newKeys = !m_first.contains(it.key());
+    }
     if (newKeys) {
         mergeKeys(&m_union, nested(row.params));
-        for (auto it = row.summary.constBegin(); it != row.summary.constEnd(); ++it)
+        for (auto it = row.summary.constBegin(); it != row.summary.constEnd(); ++it) {
             m_summaryNames.insert(it.key(), true);
+        }
         m_keys.clear();
         for (const RunSpecView::Param &p : RunSpecView(m_union).flattened()) {
-            if (isParam(p.key))
+            if (isParam(p.key)) {
                 m_keys.append(p.key);
+            }
         }
         // After the spec's: the names of the runs' summaries (run.summary), in name order.
-        for (auto it = m_summaryNames.constBegin(); it != m_summaryNames.constEnd(); ++it)
+        for (auto it = m_summaryNames.constBegin(); it != m_summaryNames.constEnd(); ++it) {
             m_keys.append(RunRow::summaryKey(it.key()));
+        }
         for (const QString &key : std::as_const(m_keys)) {
             if (!m_first.contains(key)) {
                 // The rows before had none: null, the first row's value.
@@ -87,8 +93,9 @@ void ParamColumns::add(const RunRow &row)
     }
     if (m_rows > 0) {
         for (const QString &key : std::as_const(m_keys)) {
-            if (!m_differing.contains(key) && row.params.value(key) != m_first.value(key))
+            if (!m_differing.contains(key) && row.params.value(key) != m_first.value(key)) {
                 m_differing.insert(key);
+            }
         }
     }
     ++m_rows;

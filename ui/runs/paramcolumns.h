@@ -1,6 +1,6 @@
 #pragma once
 
-#include "runs/runrow.h"
+#include "ui/runs/runrow.h"
 
 #include <QHash>
 #include <QJsonObject>

@@ -1,7 +1,7 @@
-#include "runs/pastruns.h"
+#include "ui/runs/pastruns.h"
 
-#include "runstore/runconfigfile.h"
-#include "runstore/runstore.h"
+#include "orchestration/runstore/runconfigfile.h"
+#include "orchestration/runstore/runstore.h"
 
 #include <QDir>
 #include <QFile>
@@ -63,8 +63,9 @@ void PastRuns::setCatalogue(const ModelCatalogue &catalogue)
     m_catalogue = catalogue;
     ++m_generation;
     QList<Item> rows;
-    for (int i = 0; i < size(); ++i)
+    for (int i = 0; i < size(); ++i) {
         rows.append(itemOf(i, Work::Row));
+    }
     read(rows, 1);
 }
 
@@ -84,8 +85,9 @@ void PastRuns::refresh(const QString &runsRoot, const QString &experiment)
                      const auto list = [&result](const QString &root, const QString &name,
                                                  const std::function<bool(const QString &)> &include) {
                          for (const QString &run : RunStore(root).runNames()) {
-                             if (!include || include(run))
+                             if (!include || include(run)) {
                                  result.listed.append({root, run, name, stampsOf(RunStore(root).runDir(run))});
+                             }
                          }
                      };
                      const QString current = QFileInfo(runsRoot).canonicalFilePath();
@@ -93,17 +95,20 @@ void PastRuns::refresh(const QString &runsRoot, const QString &experiment)
                          const QDir dir(root);
                          for (const QFileInfo &experimentDir :
                               dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-                             if (*cancel)
+                             if (*cancel) {
                                  return;
-                             if (experimentDir.canonicalFilePath() == current)
+                             }
+                             if (experimentDir.canonicalFilePath() == current) {
                                  continue; // the open experiment's runs are the live rows
+                             }
                              list(experimentDir.absoluteFilePath(), experimentDir.fileName(), {});
                          }
                      }
                      // The open experiment's runs are the live rows; their earlier attempts are its history.
-                     if (!runsRoot.isEmpty())
+                     if (!runsRoot.isEmpty()) {
                          list(runsRoot, experiment,
                               [](const QString &name) { return RunStore::attemptNumber(name) > 0; });
+                     }
                      const QMutexLocker lock(&m_resultsLock);
                      m_scanned.append(std::move(result));
                      queueDrain();
@@ -113,16 +118,19 @@ void PastRuns::refresh(const QString &runsRoot, const QString &experiment)
 
 void PastRuns::apply(const Scan &scan)
 {
-    if (scan.serial != m_scan)
+    if (scan.serial != m_scan) {
         return; // a later refresh listed them again
+    }
     QSet<QString> seen;
-    for (const Listed &l : scan.listed)
+    for (const Listed &l : scan.listed) {
         seen.insert(RunStore(l.root).runDir(l.name));
+    }
     // Folders gone (or no longer listed: the roots or the open experiment changed).
     m_newReads.removeIf([&seen](const QHash<QString, quint64>::iterator it) { return !seen.contains(it.key()); });
     bool gone = false;
-    for (const Entry &entry : std::as_const(m_entries))
+    for (const Entry &entry : std::as_const(m_entries)) {
         gone = gone || !seen.contains(entry.run.info.runDir);
+    }
     if (gone) {
         Q_EMIT removing();
         QList<Entry> kept;
@@ -143,8 +151,9 @@ void PastRuns::apply(const Scan &scan)
         const QString dir = RunStore(l.root).runDir(l.name);
         const auto it = m_index.constFind(dir);
         if (it == m_index.constEnd()) {
-            if (m_newReads.contains(dir))
+            if (m_newReads.contains(dir)) {
                 continue; // being read
+            }
             Item item;
             item.root = l.root;
             item.name = l.name;
@@ -166,8 +175,9 @@ void PastRuns::apply(const Scan &scan)
             Item item = itemOf(*it, Work::Metrics);
             item.serial = entry.serial = ++m_serial;
             item.stamps = l.stamps;
-            if (l.stamps.metrics.inode != entry.metricsApplied.inode && entry.run.metricsOffset > 0)
+            if (l.stamps.metrics.inode != entry.metricsApplied.inode && entry.run.metricsOffset > 0) {
                 item.run.clearMetrics(); // another file in its place: read from its start
+            }
             entry.metricsAsked = l.stamps.metrics;
             metrics.append(item);
         }
@@ -201,13 +211,15 @@ void PastRuns::read(QList<Item> items, int priority)
         m_pool.start(QRunnable::create([this, chunk = std::move(chunk), cancel = m_cancel, catalogue = m_catalogue,
                                         generation = m_generation]() mutable {
                          for (Item &item : chunk) {
-                             if (*cancel)
+                             if (*cancel) {
                                  return;
+                             }
                              const RunStore store(item.root);
                              if (item.work == Work::Files) {
                                  item.isRun = store.readRunFiles(item.name, &item.run);
-                                 if (!item.isRun)
+                                 if (!item.isRun) {
                                      continue;
+                                 }
                                  item.reported = runconfigfile::readParams(item.run.info.runDir);
                              } else if (item.work == Work::Metrics) {
                                  store.readRunMetrics(item.name, &item.run);
@@ -249,8 +261,9 @@ void PastRuns::drain()
         m_drainQueued = false;
     }
     m_inFlight -= int(results.size() + scans.size());
-    for (const Scan &scan : std::as_const(scans))
+    for (const Scan &scan : std::as_const(scans)) {
         apply(scan);
+    }
     const int first = size();
     QList<int> changedRuns;
     bool specs = false;
@@ -259,11 +272,13 @@ void PastRuns::drain()
         const QString dir = RunStore(item.root).runDir(item.name);
         const auto it = m_index.constFind(dir);
         if (it == m_index.constEnd()) {
-            if (m_newReads.value(dir) != item.serial)
+            if (m_newReads.value(dir) != item.serial) {
                 continue; // no longer listed, or read again since: dropped
+            }
             m_newReads.remove(dir);
-            if (!item.isRun)
+            if (!item.isRun) {
                 continue;
+            }
             const int index = size();
             m_index.insert(dir, index);
             Entry entry;
@@ -284,10 +299,12 @@ void PastRuns::drain()
             continue;
         }
         Entry &entry = m_entries[*it];
-        if (entry.serial != item.serial)
+        if (entry.serial != item.serial) {
             continue; // asked again since; that result is to come
-        if (item.work == Work::Files && !item.isRun)
+        }
+        if (item.work == Work::Files && !item.isRun) {
             continue; // no spec nor status any more: dropped at the next refresh
+        }
         specs = specs || entry.row.params != item.row.params;
         entry.run = std::move(item.run);
         entry.row = std::move(item.row);
@@ -306,14 +323,17 @@ void PastRuns::drain()
         } else if (item.work == Work::Metrics) {
             entry.metricsApplied = item.stamps.metrics;
         }
-        if (item.generation != m_generation && entry.serial == item.serial)
+        if (item.generation != m_generation && entry.serial == item.serial) {
             more.append(itemOf(*it, Work::Row)); // made with the catalogue before the last
+        }
         changedRuns.append(*it);
     }
-    if (size() > first)
+    if (size() > first) {
         Q_EMIT added(first, size() - first);
-    if (!changedRuns.isEmpty())
+    }
+    if (!changedRuns.isEmpty()) {
         Q_EMIT changed(changedRuns, specs);
+    }
     read(more, 0);
 }
 

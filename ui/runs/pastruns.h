@@ -1,8 +1,8 @@
 #pragma once
 
-#include "catalogue/modelcatalogue.h"
-#include "records/runrecord.h"
-#include "runs/runrow.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runrecord.h"
+#include "ui/runs/runrow.h"
 
 #include <QHash>
 #include <QJsonObject>

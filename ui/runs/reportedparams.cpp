@@ -1,7 +1,7 @@
-#include "runs/reportedparams.h"
+#include "ui/runs/reportedparams.h"
 
-#include "common/uilogcategories.h"
-#include "runstore/runconfigfile.h"
+#include "orchestration/runstore/runconfigfile.h"
+#include "ui/common/uilogcategories.h"
 
 #include <QFileInfo>
 
@@ -9,8 +9,9 @@ namespace trainyard {
 
 QJsonObject ReportedParams::of(const QString &runDir)
 {
-    if (runDir.isEmpty())
+    if (runDir.isEmpty()) {
         return {};
+    }
     const QFileInfo info(runconfigfile::paramsPath(runDir));
     if (!info.exists() && !info.isSymLink()) {
         m_read.remove(runDir);
@@ -22,8 +23,9 @@ QJsonObject ReportedParams::of(const QString &runDir)
         read.values = runconfigfile::readParams(runDir, &error);
         read.size = info.size();
         read.modified = info.lastModified();
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
             qCWarning(lcUi).noquote() << error;
+        }
     }
     return read.values;
 }

@@ -1,6 +1,6 @@
-#include "runs/resolvedspecview.h"
+#include "ui/runs/resolvedspecview.h"
 
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QClipboard>
 #include <QGuiApplication>
@@ -79,8 +79,9 @@ void ResolvedSpecView::setSpec(const QJsonObject &spec, const QString &chosenRec
     // Which keys the recipe gave.
     QSet<QString> fromRecipe;
     if (recipe) {
-        for (const RunSpecView::Param &p : RunSpecView(recipe->values).flattened())
+        for (const RunSpecView::Param &p : RunSpecView(recipe->values).flattened()) {
             fromRecipe.insert(p.key);
+        }
     }
     QSet<QString> given;
     for (const RunSpecView::Param &p : RunSpecView(spec).flattened()) {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "catalogue/modelcatalogue.h"
+#include "orchestration/catalogue/modelcatalogue.h"
 
 #include <QJsonObject>
 #include <QWidget>

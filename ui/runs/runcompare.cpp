@@ -1,9 +1,9 @@
-#include "runs/runcompare.h"
+#include "ui/runs/runcompare.h"
 
-#include "board/boardview.h"
-#include "plot/plotfeeder.h"
-#include "runs/runtablemodel.h"
-#include "runs/runtablepanel.h"
+#include "ui/board/boardview.h"
+#include "ui/plot/plotfeeder.h"
+#include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtablepanel.h"
 
 #include <QAction>
 #include <QWidget>

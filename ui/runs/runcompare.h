@@ -1,6 +1,6 @@
 #pragma once
 
-#include "runs/comparedialog.h"
+#include "ui/runs/comparedialog.h"
 
 #include <QList>
 #include <QObject>

@@ -1,12 +1,12 @@
-#include "runs/rundetailsdialog.h"
+#include "ui/runs/rundetailsdialog.h"
 
-#include "board/carddelegate.h"
-#include "experiment/shelltext.h"
-#include "records/exittext.h"
-#include "runs/logview.h"
-#include "runs/resolvedspecview.h"
-#include "runs/runusage.h"
-#include "runstore/runstore.h"
+#include "orchestration/experiment/shelltext.h"
+#include "orchestration/records/exittext.h"
+#include "orchestration/runstore/runstore.h"
+#include "ui/board/carddelegate.h"
+#include "ui/runs/logview.h"
+#include "ui/runs/resolvedspecview.h"
+#include "ui/runs/runusage.h"
 
 #include <QClipboard>
 #include <QDesktopServices>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "catalogue/modelcatalogue.h"
-#include "records/runnotes.h"
-#include "records/runrecord.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runnotes.h"
+#include "orchestration/records/runrecord.h"
 
 #include <QDialog>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
-#include "runs/rundetailswindows.h"
+#include "ui/runs/rundetailswindows.h"
 
-#include "document/experimentdocument.h"
-#include "records/runrecord.h"
-#include "runs/runtablemodel.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/runrecord.h"
+#include "ui/runs/runtablemodel.h"
 
 #include <QFileInfo>
 

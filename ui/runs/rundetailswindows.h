@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "runs/rundetailsdialog.h"
+#include "orchestration/records/runinfo.h"
+#include "ui/runs/rundetailsdialog.h"
 
 #include <QHash>
 #include <QObject>

@@ -1,7 +1,7 @@
-#include "runs/rungroupproxy.h"
+#include "ui/runs/rungroupproxy.h"
 
-#include "board/carddelegate.h"
-#include "runs/runtablemodel.h"
+#include "ui/board/carddelegate.h"
+#include "ui/runs/runtablemodel.h"
 
 #include <QBrush>
 #include <QDateTime>
@@ -27,8 +27,9 @@ struct GroupValue
     static GroupValue of(const QVariant &v)
     {
         GroupValue g;
-        if (!v.isValid())
+        if (!v.isValid()) {
             return g;
+        }
         if (v.typeId() == QMetaType::QString) {
             g.kind = 1;
             g.text = v.toString();
@@ -44,8 +45,9 @@ struct GroupValue
     }
     bool operator<(const GroupValue &o) const
     {
-        if (kind != o.kind)
+        if (kind != o.kind) {
             return kind < o.kind;
+        }
         return kind == 0 ? number < o.number : text.compare(o.text, Qt::CaseInsensitive) < 0;
     }
 };
@@ -61,8 +63,9 @@ RunGroupProxy::RunGroupProxy(RunTableModel *model, QObject *parent)
 void RunGroupProxy::setSourceModel(QAbstractItemModel *source)
 {
     beginResetModel();
-    if (sourceModel())
+    if (sourceModel()) {
         sourceModel()->disconnect(this);
+    }
     QAbstractProxyModel::setSourceModel(source);
     connect(source, &QAbstractItemModel::modelAboutToBeReset, this, [this] { beginResetModel(); });
     connect(source, &QAbstractItemModel::modelReset, this, [this] {
@@ -72,10 +75,11 @@ void RunGroupProxy::setSourceModel(QAbstractItemModel *source)
     // Ungrouped, rows come and go one to one; grouped, every change of the
     // source's rows is a new layout.
     connect(source, &QAbstractItemModel::rowsAboutToBeInserted, this, [this](const QModelIndex &, int first, int last) {
-        if (!grouped())
+        if (!grouped()) {
             beginInsertRows({}, first, last);
-        else
+        } else {
             beginChange();
+        }
     });
     connect(source, &QAbstractItemModel::rowsInserted, this, [this] {
         if (!grouped()) {
@@ -85,10 +89,11 @@ void RunGroupProxy::setSourceModel(QAbstractItemModel *source)
         }
     });
     connect(source, &QAbstractItemModel::rowsAboutToBeRemoved, this, [this](const QModelIndex &, int first, int last) {
-        if (!grouped())
+        if (!grouped()) {
             beginRemoveRows({}, first, last);
-        else
+        } else {
             beginChange();
+        }
     });
     connect(source, &QAbstractItemModel::rowsRemoved, this, [this] {
         if (!grouped()) {
@@ -106,10 +111,11 @@ void RunGroupProxy::setSourceModel(QAbstractItemModel *source)
                     beginChange(); // a value changed its group, or a group's means
                     endChange();
                 }
-                if (!grouped())
+                if (!grouped()) {
                     Q_EMIT dataChanged(mapFromSource(topLeft), mapFromSource(bottomRight), roles);
-                else if (rowCount() > 0)
+                } else if (rowCount() > 0) {
                     Q_EMIT dataChanged(index(0, topLeft.column()), index(rowCount() - 1, bottomRight.column()), roles);
+                }
             });
     connect(source, &QAbstractItemModel::headerDataChanged, this, &QAbstractItemModel::headerDataChanged);
     rebuild();
@@ -118,8 +124,9 @@ void RunGroupProxy::setSourceModel(QAbstractItemModel *source)
 
 void RunGroupProxy::setGroupColumn(int column)
 {
-    if (column == m_column)
+    if (column == m_column) {
         return;
+    }
     beginResetModel();
     m_column = column;
     m_collapsed.clear();
@@ -129,12 +136,14 @@ void RunGroupProxy::setGroupColumn(int column)
 
 void RunGroupProxy::toggleGroup(int row)
 {
-    if (!isGroupHeader(row))
+    if (!isGroupHeader(row)) {
         return;
+    }
     const QString key = m_groups.at(m_rows.at(row).group).key;
     beginChange();
-    if (!m_collapsed.remove(key))
+    if (!m_collapsed.remove(key)) {
         m_collapsed.insert(key);
+    }
     endChange();
 }
 
@@ -144,8 +153,9 @@ void RunGroupProxy::rebuild()
     m_groups.clear();
     m_fromSource.clear();
     const QAbstractItemModel *source = sourceModel();
-    if (m_column < 0 || !source || m_column >= source->columnCount())
+    if (m_column < 0 || !source || m_column >= source->columnCount()) {
         return; // rows one to one: no table
+    }
     const int rows = source->rowCount();
     m_fromSource.fill(-1, rows);
     // The groups in the order of their values, each with its rows in the source's order.
@@ -171,8 +181,9 @@ void RunGroupProxy::rebuild()
         group.runs = int(runs.size());
         group.means.fill(std::numeric_limits<double>::quiet_NaN(), RunTableModel::FixedColumnCount);
         for (int c = 0; c < RunTableModel::FixedColumnCount; ++c) {
-            if (!RunTableModel::isNumberColumn(c) || c == RunTableModel::StepColumn)
+            if (!RunTableModel::isNumberColumn(c) || c == RunTableModel::StepColumn) {
                 continue;
+            }
             double sum = 0;
             int count = 0;
             for (int r : runs) {
@@ -182,14 +193,16 @@ void RunGroupProxy::rebuild()
                     ++count;
                 }
             }
-            if (count > 0)
+            if (count > 0) {
                 group.means[c] = sum / count;
+            }
         }
         const int g = int(m_groups.size());
         m_groups.append(group);
         m_rows.append({-1, g});
-        if (m_collapsed.contains(group.key))
+        if (m_collapsed.contains(group.key)) {
             continue;
+        }
         for (int r : runs) {
             m_fromSource[r] = int(m_rows.size());
             m_rows.append({r, g});
@@ -199,8 +212,9 @@ void RunGroupProxy::rebuild()
 
 void RunGroupProxy::beginChange()
 {
-    if (m_changing)
+    if (m_changing) {
         return;
+    }
     m_changing = true;
     Q_EMIT layoutAboutToBeChanged();
     m_savedProxy = persistentIndexList();
@@ -220,8 +234,9 @@ void RunGroupProxy::beginChange()
 
 void RunGroupProxy::endChange()
 {
-    if (!m_changing)
+    if (!m_changing) {
         return;
+    }
     rebuild();
     QModelIndexList moved;
     for (const Saved &saved : std::as_const(m_saved)) {
@@ -247,8 +262,9 @@ void RunGroupProxy::endChange()
 
 QModelIndex RunGroupProxy::index(int row, int column, const QModelIndex &parent) const
 {
-    if (parent.isValid() || row < 0 || row >= rowCount() || column < 0 || column >= columnCount())
+    if (parent.isValid() || row < 0 || row >= rowCount() || column < 0 || column >= columnCount()) {
         return {};
+    }
     return createIndex(row, column);
 }
 
@@ -259,8 +275,9 @@ QModelIndex RunGroupProxy::parent(const QModelIndex &) const
 
 int RunGroupProxy::rowCount(const QModelIndex &parent) const
 {
-    if (parent.isValid() || !sourceModel())
+    if (parent.isValid() || !sourceModel()) {
         return 0;
+    }
     return grouped() ? int(m_rows.size()) : sourceModel()->rowCount();
 }
 
@@ -276,39 +293,49 @@ int RunGroupProxy::columnCount(const QModelIndex &parent) const
 
 QModelIndex RunGroupProxy::mapToSource(const QModelIndex &proxyIndex) const
 {
-    if (!proxyIndex.isValid() || !sourceModel())
+    if (!proxyIndex.isValid() || !sourceModel()) {
         return {};
-    if (!grouped())
+    }
+    if (!grouped()) {
         return sourceModel()->index(proxyIndex.row(), proxyIndex.column());
-    if (proxyIndex.row() >= m_rows.size())
+    }
+    if (proxyIndex.row() >= m_rows.size()) {
         return {};
+    }
     const int source = m_rows.at(proxyIndex.row()).source;
     return source < 0 ? QModelIndex() : sourceModel()->index(source, proxyIndex.column());
 }
 
 QModelIndex RunGroupProxy::mapFromSource(const QModelIndex &sourceIndex) const
 {
-    if (!sourceIndex.isValid())
+    if (!sourceIndex.isValid()) {
         return {};
-    if (!grouped())
+    }
+    if (!grouped()) {
         return index(sourceIndex.row(), sourceIndex.column());
-    if (sourceIndex.row() >= m_fromSource.size())
+    }
+    if (sourceIndex.row() >= m_fromSource.size()) {
         return {};
+    }
     const int row = m_fromSource.at(sourceIndex.row());
     return row < 0 ? QModelIndex() : index(row, sourceIndex.column());
 }
 
 QVariant RunGroupProxy::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid())
+    if (!index.isValid()) {
         return {};
-    if (!grouped())
+    }
+    if (!grouped()) {
         return role == RunTableModel::GroupHeaderRole ? QVariant(false) : mapToSource(index).data(role);
-    if (index.row() >= m_rows.size())
+    }
+    if (index.row() >= m_rows.size()) {
         return {};
+    }
     const Row &row = m_rows.at(index.row());
-    if (row.source >= 0)
+    if (row.source >= 0) {
         return role == RunTableModel::GroupHeaderRole ? QVariant(false) : mapToSource(index).data(role);
+    }
     return headerRowData(m_groups.at(row.group), index.column(), role);
 }
 
@@ -333,10 +360,12 @@ QVariant RunGroupProxy::headerRowData(const Group &group, int column, int role) 
         return {};
     }
     const bool collapsed = m_collapsed.contains(group.key);
-    if (column == RunTableModel::ExperimentColumn)
+    if (column == RunTableModel::ExperimentColumn) {
         return QStringLiteral("%1 %2").arg(collapsed ? QStringLiteral("▸") : QStringLiteral("▾"), group.label);
-    if (column == RunTableModel::NameColumn)
+    }
+    if (column == RunTableModel::NameColumn) {
         return group.runs == 1 ? tr("1 run") : tr("%1 runs").arg(group.runs);
+    }
     if (column < group.means.size() && !std::isnan(group.means.at(column))) {
         const QString mean = column == RunTableModel::DurationColumn
                                  ? CardDelegate::formatDuration(group.means.at(column))
@@ -355,8 +384,9 @@ QVariant RunGroupProxy::headerData(int section, Qt::Orientation orientation, int
 
 Qt::ItemFlags RunGroupProxy::flags(const QModelIndex &index) const
 {
-    if (!index.isValid())
+    if (!index.isValid()) {
         return Qt::NoItemFlags;
+    }
     return isGroupHeader(index.row()) ? Qt::ItemIsEnabled : mapToSource(index).flags();
 }
 

@@ -1,8 +1,8 @@
-#include "runs/runquery.h"
+#include "ui/runs/runquery.h"
 
-#include "runs/runrow.h"
-#include "runs/runtablecolumns.h"
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/runs/runrow.h"
+#include "ui/runs/runtablecolumns.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -28,20 +28,24 @@ QStringList split(const QString &text, QString *error)
     QString term;
     bool quoted = false;
     for (const QChar c : text) {
-        if (c == QLatin1Char('"'))
+        if (c == QLatin1Char('"')) {
             quoted = !quoted;
+        }
         if (c.isSpace() && !quoted) {
-            if (!term.isEmpty())
+            if (!term.isEmpty()) {
                 terms << term;
+            }
             term.clear();
         } else {
             term += c;
         }
     }
-    if (quoted)
+    if (quoted) {
         *error = tr("a quote (\") is not closed");
-    if (!term.isEmpty())
+    }
+    if (!term.isEmpty()) {
         terms << term;
+    }
     return terms;
 }
 
@@ -59,14 +63,17 @@ qsizetype operatorAt(const QString &term, int *length)
     bool quoted = false;
     for (qsizetype i = 0; i < term.size(); ++i) {
         const QChar c = term.at(i);
-        if (c == QLatin1Char('"'))
+        if (c == QLatin1Char('"')) {
             quoted = !quoted;
-        if (quoted)
+        }
+        if (quoted) {
             continue;
+        }
         if (c == QLatin1Char('<') || c == QLatin1Char('>') || c == QLatin1Char('=') || c == QLatin1Char('!')) {
             const bool two = i + 1 < term.size() && term.at(i + 1) == QLatin1Char('=') && c != QLatin1Char('=');
-            if (c == QLatin1Char('!') && !two)
+            if (c == QLatin1Char('!') && !two) {
                 continue; // a lone '!' is part of a name
+            }
             *length = two ? 2 : 1;
             return i;
         }
@@ -76,16 +83,21 @@ qsizetype operatorAt(const QString &term, int *length)
 
 RunQuery::Op opOf(const QString &op)
 {
-    if (op == QLatin1String("<"))
+    if (op == QLatin1String("<")) {
         return RunQuery::Op::Less;
-    if (op == QLatin1String("<="))
+    }
+    if (op == QLatin1String("<=")) {
         return RunQuery::Op::LessOrEqual;
-    if (op == QLatin1String(">"))
+    }
+    if (op == QLatin1String(">")) {
         return RunQuery::Op::Greater;
-    if (op == QLatin1String(">="))
+    }
+    if (op == QLatin1String(">=")) {
         return RunQuery::Op::GreaterOrEqual;
-    if (op == QLatin1String("!="))
+    }
+    if (op == QLatin1String("!=")) {
         return RunQuery::Op::NotEqual;
+    }
     return RunQuery::Op::Equal;
 }
 
@@ -116,8 +128,9 @@ bool readDate(const QString &text, double *msecs)
     QDateTime time = QDateTime::fromString(text, Qt::ISODate);
     if (!time.isValid()) {
         const QDate date = QDate::fromString(text, Qt::ISODate);
-        if (!date.isValid())
+        if (!date.isValid()) {
             return false;
+        }
         time = date.startOfDay();
     }
     *msecs = double(time.toMSecsSinceEpoch());
@@ -145,15 +158,17 @@ QString RunQuery::columnOf(const QString &name, const QStringList &paramKeys, Te
             term->key = key;
             return {};
         }
-        if (key.section(QLatin1Char('.'), -1).toLower() == wanted)
+        if (key.section(QLatin1Char('.'), -1).toLower() == wanted) {
             byLastPart << key;
+        }
     }
     if (byLastPart.size() == 1) {
         term->key = byLastPart.first();
         return {};
     }
-    if (byLastPart.size() > 1)
+    if (byLastPart.size() > 1) {
         return tr("\"%1\" could be %2: name one").arg(name, byLastPart.join(QLatin1String(", ")));
+    }
     return tr("no column is called \"%1\"").arg(name);
 }
 
@@ -162,15 +177,17 @@ RunQuery RunQuery::parse(const QString &text, const QStringList &paramKeys)
     RunQuery query;
     const QStringList terms = split(text, &query.m_error);
     for (const QString &typed : terms) {
-        if (!query.m_error.isEmpty())
+        if (!query.m_error.isEmpty()) {
             break;
+        }
         Term term;
         const QString lower = typed.toLower();
         if (lower.startsWith(QLatin1String("tag:")) || lower.startsWith(QLatin1String("note:"))) {
             term.kind = lower.startsWith(QLatin1String("tag:")) ? Term::Tag : Term::Note;
             term.text = unquoted(typed.mid(typed.indexOf(QLatin1Char(':')) + 1));
-            if (term.text.isEmpty())
+            if (term.text.isEmpty()) {
                 query.m_error = tr("\"%1\": which %2?").arg(typed, typed.section(QLatin1Char(':'), 0, 0));
+            }
             query.m_terms << term;
             continue;
         }
@@ -195,34 +212,39 @@ RunQuery RunQuery::parse(const QString &text, const QStringList &paramKeys)
             break;
         }
         query.m_error = columnOf(name, paramKeys, &term);
-        if (!query.m_error.isEmpty())
+        if (!query.m_error.isEmpty()) {
             break;
+        }
         const bool ordered = term.op != Op::Equal && term.op != Op::NotEqual;
         if (term.column == RunTableColumns::StartedColumn) {
             term.isNumber = readDate(term.text, &term.number);
-            if (!term.isNumber)
+            if (!term.isNumber) {
                 query.m_error = tr("\"%1\": a date such as 2026-01-31").arg(typed);
+            }
         } else {
             term.number = QLocale::c().toDouble(term.text, &term.isNumber);
             const bool textColumn = term.column >= 0 && !RunTableColumns::isNumberColumn(term.column);
-            if (ordered && textColumn)
+            if (ordered && textColumn) {
                 query.m_error = tr("\"%1\": %2 holds text; %3 compares numbers")
                                     .arg(typed, RunTableColumns::title(term.column), op);
-            else if (ordered && !term.isNumber)
+            } else if (ordered && !term.isNumber) {
                 query.m_error = tr("\"%1\": %2 is not a number").arg(typed, term.text);
+            }
         }
         query.m_terms << term;
     }
-    if (!query.m_error.isEmpty())
+    if (!query.m_error.isEmpty()) {
         query.m_terms.clear();
+    }
     return query;
 }
 
 bool RunQuery::matches(const RunRow &row, const QStringList &paramKeys) const
 {
     for (const Term &term : m_terms) {
-        if (!holds(term, row, paramKeys))
+        if (!holds(term, row, paramKeys)) {
             return false;
+        }
     }
     return true;
 }
@@ -246,15 +268,17 @@ bool RunQuery::holds(const Term &term, const RunRow &row, const QStringList &par
     QString text;
     if (term.column < 0) {
         const auto it = row.params.constFind(term.key);
-        if (it == row.params.constEnd() || it->isNull() || it->isUndefined())
+        if (it == row.params.constEnd() || it->isNull() || it->isUndefined()) {
             return false;
+        }
         isNumber = it->isDouble();
         number = it->toDouble();
         text = RunSpecView::valueText(*it);
     } else {
         const QVariant value = RunTableColumns::value(row, term.column, paramKeys);
-        if (!value.isValid())
+        if (!value.isValid()) {
             return false;
+        }
         if (term.column == RunTableColumns::StartedColumn) {
             isNumber = true;
             number = double(value.toDateTime().toMSecsSinceEpoch());
@@ -265,11 +289,13 @@ bool RunQuery::holds(const Term &term, const RunRow &row, const QStringList &par
             text = value.toString();
         }
     }
-    if (isNumber && term.isNumber)
+    if (isNumber && term.isNumber) {
         return compare(number, term.op, term.number);
+    }
     if (term.op == Op::Equal || term.op == Op::NotEqual) {
-        if (isNumber)
+        if (isNumber) {
             text = RunSpecView::valueText(QJsonValue(number));
+        }
         const bool equal = text.compare(term.text, Qt::CaseInsensitive) == 0;
         return term.op == Op::Equal ? equal : !equal;
     }

@@ -1,10 +1,10 @@
-#include "runs/runrow.h"
+#include "ui/runs/runrow.h"
 
-#include "catalogue/modelcatalogue.h"
 #include "metrics/metricstore.h"
-#include "records/runrecord.h"
-#include "runs/paramcolumns.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runrecord.h"
+#include "orchestration/runspec/runspecview.h"
+#include "ui/runs/paramcolumns.h"
 
 #include <QMutex>
 #include <QSet>
@@ -106,8 +106,9 @@ void RunRow::setSpec(const QJsonObject &newSpec, const ModelCatalogue &catalogue
         // The run's own word on what it used: the spec's values, which it
         // was given, and the script's defaults beside them.
         QJsonObject config = resolved.value(QStringLiteral("config")).toObject();
-        for (auto it = reported.constBegin(); it != reported.constEnd(); ++it)
+        for (auto it = reported.constBegin(); it != reported.constEnd(); ++it) {
             config.insert(it.key(), it.value());
+        }
         resolved.insert(QStringLiteral("config"), config);
     }
     params.clear();

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "records/runnotes.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/records/runnotes.h"
 
 #include <QDateTime>
 #include <QHash>

@@ -1,7 +1,7 @@
-#include "runs/runtablecolumns.h"
+#include "ui/runs/runtablecolumns.h"
 
-#include "runs/paramcolumns.h"
-#include "runs/runrow.h"
+#include "ui/runs/paramcolumns.h"
+#include "ui/runs/runrow.h"
 
 #include <QCoreApplication>
 
@@ -73,8 +73,9 @@ bool RunTableColumns::isNumberColumn(int column)
 
 QVariant RunTableColumns::value(const RunRow &row, int column, const QStringList &paramKeys)
 {
-    if (column >= FixedColumnCount)
+    if (column >= FixedColumnCount) {
         return ParamColumns::sortValue(row, paramKeys.value(column - FixedColumnCount));
+    }
     switch (column) {
     case ExperimentColumn:
         return row.id ? QStringLiteral("%1 (open)").arg(row.experiment) : row.experiment;

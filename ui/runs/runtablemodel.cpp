@@ -1,8 +1,8 @@
-#include "runs/runtablemodel.h"
+#include "ui/runs/runtablemodel.h"
 
-#include "board/carddelegate.h"
-#include "document/experimentdocument.h"
-#include "runstore/runstore.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/runstore/runstore.h"
+#include "ui/board/carddelegate.h"
 
 #include <QFileInfo>
 

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "catalogue/modelcatalogue.h"
-#include "records/runinfo.h"
-#include "records/runnotes.h"
-#include "records/runrecord.h"
-#include "runs/columnstats.h"
-#include "runs/paramcolumns.h"
-#include "runs/pastruns.h"
-#include "runs/reportedparams.h"
-#include "runs/runrow.h"
-#include "runs/runtablecolumns.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/records/runnotes.h"
+#include "orchestration/records/runrecord.h"
+#include "ui/runs/columnstats.h"
+#include "ui/runs/paramcolumns.h"
+#include "ui/runs/pastruns.h"
+#include "ui/runs/reportedparams.h"
+#include "ui/runs/runrow.h"
+#include "ui/runs/runtablecolumns.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

@@ -1,11 +1,11 @@
-#include "runs/runtablepanel.h"
+#include "ui/runs/runtablepanel.h"
 
-#include "app/appsettings.h"
+#include "ui/app/appsettings.h"
 
-#include "runs/frozentableview.h"
-#include "runs/rungroupproxy.h"
-#include "runs/runtablemodel.h"
-#include "runs/runtableproxy.h"
+#include "ui/runs/frozentableview.h"
+#include "ui/runs/rungroupproxy.h"
+#include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtableproxy.h"
 
 #include <QAction>
 #include <QDesktopServices>

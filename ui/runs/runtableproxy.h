@@ -1,6 +1,6 @@
 #pragma once
 
-#include "runs/runquery.h"
+#include "ui/runs/runquery.h"
 
 #include <QSortFilterProxyModel>
 #include <QVector>

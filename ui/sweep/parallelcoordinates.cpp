@@ -1,6 +1,6 @@
-#include "sweep/parallelcoordinates.h"
+#include "ui/sweep/parallelcoordinates.h"
 
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QMouseEvent>
 #include <QPainter>

@@ -1,6 +1,6 @@
-#include "sweep/sweepeditordialog.h"
+#include "ui/sweep/sweepeditordialog.h"
 
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiment/sweepspec.h"
+#include "orchestration/experiment/sweepspec.h"
 
 #include <QDialog>
 #include <QHash>

@@ -1,14 +1,14 @@
-#include "sweep/sweeppanel.h"
+#include "ui/sweep/sweeppanel.h"
 
-#include "app/sessioncontroller.h"
-#include "board/boardcontroller.h"
-#include "board/boardview.h"
-#include "catalogue/modelcatalogue.h"
-#include "document/experimentdocument.h"
-#include "editors/specdialogs.h"
-#include "sweep/sweepeditordialog.h"
-#include "sweep/sweeprunner.h"
-#include "sweep/sweepview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/sweep/sweeprunner.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardcontroller.h"
+#include "ui/board/boardview.h"
+#include "ui/editors/specdialogs.h"
+#include "ui/sweep/sweepeditordialog.h"
+#include "ui/sweep/sweepview.h"
 
 #include <QMainWindow>
 #include <QStatusBar>

@@ -1,12 +1,12 @@
 // qcustomplot.h uses `foreach` in its own templates; our code never does.
 #undef QT_NO_FOREACH
 
-#include "sweep/sweepplots.h"
+#include "ui/sweep/sweepplots.h"
 
-#include "plot/plotlogticker.h"
-#include "runspec/runspecview.h"
-#include "sweep/asha.h"
-#include "sweep/sweeptablemodel.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/sweep/asha.h"
+#include "ui/plot/plotlogticker.h"
+#include "ui/sweep/sweeptablemodel.h"
 
 #include <QComboBox>
 #include <QHeaderView>

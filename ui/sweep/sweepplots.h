@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/sweepspec.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/sweep/sweeprunner.h"
 
 #include <QList>
 #include <QWidget>

@@ -1,6 +1,6 @@
-#include "sweep/sweeptablemodel.h"
+#include "ui/sweep/sweeptablemodel.h"
 
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "sweep/sweepview.h"
+#include "ui/sweep/sweepview.h"
 
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "sweep/parallelcoordinates.h"
-#include "sweep/sweeptablemodel.h"
+#include "orchestration/records/runregistry.h"
+#include "ui/sweep/parallelcoordinates.h"
+#include "ui/sweep/sweeptablemodel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "experiment/sweepspec.h"
-#include "records/runinfo.h"
-#include "sweep/sweepplots.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/sweep/sweeprunner.h"
+#include "ui/sweep/sweepplots.h"
 
 #include <QPointer>
 #include <QWidget>

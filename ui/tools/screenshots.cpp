@@ -15,27 +15,27 @@
 // rounds in progress with a client's chain of edges drawn, and at the end
 // the client's curve across rounds with the accuracy per round.
 
-#include "app/desktopapp.h"
-#include "app/mainwindow.h"
-#include "app/sessioncontroller.h"
-#include "board/boardmodel.h"
-#include "board/boardview.h"
-#include "board/laneview.h"
-#include "common/prompts.h"
-#include "document/experimentdocument.h"
-#include "editors/runeditordialog.h"
-#include "editors/slotprobedialog.h"
-#include "palette/modelpalettemodel.h"
-#include "plot/plotwidget.h"
-#include "runs/comparedialog.h"
-#include "runs/runcompare.h"
-#include "runs/rundetailsdialog.h"
-#include "runs/runtablemodel.h"
-#include "runs/runtablepanel.h"
-#include "sweep/parallelcoordinates.h"
-#include "sweep/sweepeditordialog.h"
-#include "sweep/sweeppanel.h"
-#include "sweep/sweepview.h"
+#include "orchestration/document/experimentdocument.h"
+#include "ui/app/desktopapp.h"
+#include "ui/app/mainwindow.h"
+#include "ui/app/sessioncontroller.h"
+#include "ui/board/boardmodel.h"
+#include "ui/board/boardview.h"
+#include "ui/board/laneview.h"
+#include "ui/common/prompts.h"
+#include "ui/editors/runeditordialog.h"
+#include "ui/editors/slotprobedialog.h"
+#include "ui/palette/modelpalettemodel.h"
+#include "ui/plot/plotwidget.h"
+#include "ui/runs/comparedialog.h"
+#include "ui/runs/runcompare.h"
+#include "ui/runs/rundetailsdialog.h"
+#include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtablepanel.h"
+#include "ui/sweep/parallelcoordinates.h"
+#include "ui/sweep/sweepeditordialog.h"
+#include "ui/sweep/sweeppanel.h"
+#include "ui/sweep/sweepview.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -447,8 +447,9 @@ int main(int argc, char **argv)
     // The first TransE run beside the first TransH repeat.
     const auto rowOf = [&window](RunId id) {
         for (int r = 0; r < window.runTable()->rowCount(); ++r) {
-            if (window.runTable()->row(r).id == id)
+            if (window.runTable()->row(r).id == id) {
                 return r;
+            }
         }
         return -1;
     };

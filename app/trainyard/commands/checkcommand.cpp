@@ -1,14 +1,14 @@
 #include "commands/checkcommand.h"
 
-#include "check/experimentcheck.h"
 #include "commandline.h"
 #include "commands/workercatalogue.h"
-#include "devices/deviceinventory.h"
-#include "experiment/experiment.h"
-#include "experiment/trustlist.h"
-#include "launch/workerprocess.h"
-#include "records/runinfo.h"
-#include "runstore/runstore.h"
+#include "orchestration/check/experimentcheck.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/runstore/runstore.h"
 
 #include <cstdio>
 
@@ -28,29 +28,32 @@ QString sweepSummary(const SweepSpec &sweep)
                    .arg(sweep.seed);
     } else {
         QStringList factors;
-        for (const SweepParameter &p : sweep.space)
+        for (const SweepParameter &p : sweep.space) {
             factors << QStringLiteral("%1 %2").arg(p.gridValues().size()).arg(p.key);
+        }
         text = QStringLiteral("%1 trial%2 of a grid of %3")
                    .arg(trials)
                    .arg(trials == 1 ? QString() : QStringLiteral("s"))
                    .arg(factors.join(QStringLiteral(" × ")));
     }
     QStringList lanes;
-    for (int lane : sweep.lanes)
+    for (int lane : sweep.lanes) {
         lanes << QString::number(lane);
+    }
     text += lanes.isEmpty() ? QStringLiteral(" on every lane")
                             : QStringLiteral(" on lanes ") + lanes.join(QStringLiteral(", "));
     text += QStringLiteral(", %1 %2").arg(sweep.maximize ? QStringLiteral("maximizing") : QStringLiteral("minimizing"),
                                           sweep.objective);
     const SweepStopping &stop = sweep.stopping;
-    if (stop.rule == SweepStopping::Rule::Asha)
+    if (stop.rule == SweepStopping::Rule::Asha) {
         text += QStringLiteral(", ASHA over %1s %2 to %3 (eta %4)")
                     .arg(stop.resource)
                     .arg(stop.min)
                     .arg(stop.max)
                     .arg(stop.eta);
-    else if (stop.rule == SweepStopping::Rule::Median)
+    } else if (stop.rule == SweepStopping::Rule::Median) {
         text += QStringLiteral(", the median rule over %1s %2 to %3").arg(stop.resource).arg(stop.min).arg(stop.max);
+    }
     return text;
 }
 
@@ -72,11 +75,13 @@ int checkCommand(const QStringList &args)
                                       QStringLiteral("FILE.json"));
     commandLine.setNotes(QStringLiteral("Exit status: 0 no problem found; 2 problems (each on its own line) or a bad "
                                         "command line."));
-    if (const auto exit = commandLine.parse(args))
+    if (const auto exit = commandLine.parse(args)) {
         return *exit;
+    }
     const QStringList files = commandLine.parser().positionalArguments();
-    if (files.size() != 1)
+    if (files.size() != 1) {
         return usageError(QStringLiteral("check needs exactly one experiment file (%1)").arg(commandLine.seeHelp()));
+    }
     const QString file = files.first();
 
     const QString worker = WorkerProcess::findWorkerProgram();
@@ -97,18 +102,21 @@ int checkCommand(const QStringList &args)
         check.setCatalogue(catalogue ? &*catalogue : nullptr);
         check.setTrusted(trusted);
         QStringList notes;
-        for (const QString &p : check.problems(checked, &notes))
+        for (const QString &p : check.problems(checked, &notes)) {
             problems << QStringLiteral("%1: %2").arg(file, p);
-        for (const QString &note : std::as_const(notes))
+        }
+        for (const QString &note : std::as_const(notes)) {
             std::fprintf(stdout, "%s: %s\n", qPrintable(file), qPrintable(note));
+        }
     }
     // Not a problem of the file: what `trainyard run` will ask for, told
     // whatever else is found.
     const auto listCommands = [&] {
         // Also of a file with problems: what could be read of it.
         const QStringList commands = checked.commandLines();
-        if (commands.isEmpty())
+        if (commands.isEmpty()) {
             return;
+        }
         const QString state =
             trusted ? QStringLiteral("this version of the file is trusted")
             : untrustedWhy.isEmpty()
@@ -118,8 +126,9 @@ int checkCommand(const QStringList &args)
                      commands.size() == 1 ? "" : "s", qPrintable(state),
                      qPrintable(commands.join(QStringLiteral("\n  "))));
     };
-    for (const QString &p : std::as_const(problems))
+    for (const QString &p : std::as_const(problems)) {
         printError(p);
+    }
     if (!problems.isEmpty()) {
         listCommands();
         std::fprintf(stderr, "%lld problem%s found; nothing was started\n", static_cast<long long>(problems.size()),
@@ -128,8 +137,9 @@ int checkCommand(const QStringList &args)
     }
     int runs = 0;
     for (const ExperimentLane &lane : experiment->lanes) {
-        for (const ExperimentRun &run : lane.runs)
+        for (const ExperimentRun &run : lane.runs) {
             runs += run.repeat;
+        }
     }
     std::fprintf(stdout, "%s: no problem found (%d runs in %lld lanes)\n", qPrintable(file), runs,
                  static_cast<long long>(experiment->lanes.size()));
@@ -141,14 +151,16 @@ int checkCommand(const QStringList &args)
             for (int i = 0; i < run.repeat; ++i) {
                 const QJsonObject spec = expandRepeat(run.spec, i, run.repeat);
                 const QString name = spec.value(QStringLiteral("name")).toString();
-                if (const QString other = store.attempts().otherSpec(name, spec); !other.isEmpty())
+                if (const QString other = store.attempts().otherSpec(name, spec); !other.isEmpty()) {
                     std::fprintf(stdout, "%s: %s: %s\n", qPrintable(file), qPrintable(name),
                                  qPrintable(newAttemptMessage(other, store.nextAttemptName(name))));
+                }
             }
         }
     }
-    for (const SweepSpec &sweep : experiment->sweeps)
+    for (const SweepSpec &sweep : experiment->sweeps) {
         std::fprintf(stdout, "  sweep %s: %s\n", qPrintable(sweep.name), qPrintable(sweepSummary(sweep)));
+    }
     listCommands();
     return kExitSuccess;
 }

@@ -2,15 +2,15 @@
 
 #include "commandline.h"
 #include "commands/exportsource.h"
-#include "experiment/experiment.h"
-#include "experiment/sweepspec.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
 #include "metrics/runfile.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/sweep/sweepstatefile.h"
 #include "protocol/metricrecord.h"
-#include "runspec/runspecview.h"
-#include "runstore/runstore.h"
-#include "sweep/sweepstatefile.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -49,17 +49,20 @@ QHash<QString, TrialOf> trialsOf(const Experiment &experiment, const QString &ro
     for (const SweepSpec &sweep : experiment.sweeps) {
         QString error;
         const std::optional<SweepState> state = SweepStateFile::read(SweepStateFile::path(root, sweep.name), &error);
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
             printWarning(error);
+        }
         if (state) {
             for (const SweepState::Trial &t : state->trials) {
                 // The file only claims the folder is the trial's (SweepRunner checks it the same way).
-                if (t.index < sweep.trialCount() && SweepSpec::isTrialRunName(sweep.name, t.index, t.run))
+                if (t.index < sweep.trialCount() && SweepSpec::isTrialRunName(sweep.name, t.index, t.run)) {
                     trials.insert(t.run, TrialOf{sweep.name, t.index + 1, t.paused});
+                }
             }
         } else {
-            for (int i = 0; i < sweep.trialCount(); ++i)
+            for (int i = 0; i < sweep.trialCount(); ++i) {
                 trials.insert(SweepSpec::trialName(sweep.name, i), TrialOf{sweep.name, i + 1, false});
+            }
         }
     }
     return trials;
@@ -86,8 +89,9 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
 {
     const QHash<QString, TrialOf> trials = trialsOf(experiment, store.root());
     QHash<QString, bool> minimized; // the sweeps' objectives
-    for (const SweepSpec &sweep : experiment.sweeps)
+    for (const SweepSpec &sweep : experiment.sweeps) {
         minimized.insert(sweep.objective, !sweep.maximize);
+    }
     struct Row
     {
         QByteArray run, sweep, trial, state;
@@ -109,8 +113,9 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
         for (const QString &file : {QStringLiteral("status.json"), QStringLiteral("spec.json")}) {
             QFile probe;
             QString why;
-            if (!openRegularFile(store.runDir(name) + QLatin1Char('/') + file, &probe, &why) && !why.isEmpty())
+            if (!openRegularFile(store.runDir(name) + QLatin1Char('/') + file, &probe, &why) && !why.isEmpty()) {
                 printWarning(why + QStringLiteral(": not read"));
+            }
         }
         RunInfo info;
         const bool hasStatus = store.readStatus(name, &info);
@@ -118,31 +123,38 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
                     : trial.paused && info.state == RunState::Stopped ? QByteArray("paused")
                                                                       : runStateName(info.state).toUtf8();
         for (const RunSpecView::Param &p : RunSpecView(store.readSpec(name)).flattened()) {
-            if (p.key == QStringLiteral("name"))
+            if (p.key == QStringLiteral("name")) {
                 continue;
-            if (!paramKeys.contains(p.key))
+            }
+            if (!paramKeys.contains(p.key)) {
                 paramKeys << p.key;
+            }
             row.params.insert(p.key, RunSpecView::valueText(p.value));
         }
         const RunStore::ReadResult read =
             store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(1, record); });
-        if (!read.error.isEmpty())
+        if (!read.error.isEmpty()) {
             printWarning(read.error);
+        }
         for (const QString &metric : metrics.metricNames(1)) {
-            if (metric == QStringLiteral("epoch") || metric.endsWith(QStringLiteral("/epoch")))
+            if (metric == QStringLiteral("epoch") || metric.endsWith(QStringLiteral("/epoch"))) {
                 continue; // the resource, not a result
+            }
             const MetricSeries *series = metrics.series(1, metric);
-            if (!series || series->isEmpty())
+            if (!series || series->isEmpty()) {
                 continue;
+            }
             const bool low = minimized.contains(metric) ? minimized.value(metric) : lowerIsBetter(metric);
             double best = qQNaN();
             for (std::size_t i = 0; i < series->size(); ++i) {
                 const double v = series->value(i);
-                if (!std::isnan(v) && (std::isnan(best) || (low ? v < best : v > best)))
+                if (!std::isnan(v) && (std::isnan(best) || (low ? v < best : v > best))) {
                     best = v;
+                }
             }
-            if (!metricNames.contains(metric))
+            if (!metricNames.contains(metric)) {
                 metricNames << metric;
+            }
             row.metrics.insert(metric, {series->lastValue(), best});
         }
         metrics.removeRun(1);
@@ -150,16 +162,19 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
     }
     std::sort(metricNames.begin(), metricNames.end());
     QByteArray text = "run,sweep,trial,state";
-    for (const QString &key : std::as_const(paramKeys))
+    for (const QString &key : std::as_const(paramKeys)) {
         text += ',' + MetricsCsvWriter::field(key);
-    for (const QString &metric : std::as_const(metricNames))
+    }
+    for (const QString &metric : std::as_const(metricNames)) {
         text += ',' + MetricsCsvWriter::field(metric + QStringLiteral(":final")) + ','
                 + MetricsCsvWriter::field(metric + QStringLiteral(":best"));
+    }
     text += '\n';
     for (const Row &row : std::as_const(rows)) {
         text += row.run + ',' + row.sweep + ',' + row.trial + ',' + row.state;
-        for (const QString &key : std::as_const(paramKeys))
+        for (const QString &key : std::as_const(paramKeys)) {
             text += ',' + (row.params.contains(key) ? MetricsCsvWriter::field(row.params.value(key)) : QByteArray());
+        }
         for (const QString &metric : std::as_const(metricNames)) {
             const auto it = row.metrics.constFind(metric);
             text +=
@@ -202,17 +217,20 @@ int exportCommand(const QStringList &args)
                                       QStringLiteral("PATH"));
     commandLine.setNotes(QStringLiteral("Exit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not "
                                         "be written; 2 bad command line, experiment file, folder or run name."));
-    if (const auto exit = commandLine.parse(args))
+    if (const auto exit = commandLine.parse(args)) {
         return *exit;
+    }
     const QCommandLineParser &parser = commandLine.parser();
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1)
+    if (positional.size() != 1) {
         return usageError(QStringLiteral("export needs exactly one experiment file, runs root or run folder (%1)")
                               .arg(commandLine.seeHelp()));
+    }
     int status = 0;
     const std::optional<ExportSource> source = ExportSource::open(positional.first(), &status);
-    if (!source)
+    if (!source) {
         return status;
+    }
     const RunStore &store = source->store;
     const QStringList &boardRuns = source->boardRuns;
     const QStringList &folders = source->folders;
@@ -229,29 +247,34 @@ int exportCommand(const QStringList &args)
         for (const QString &value : parser.values(runsOption)) {
             for (const QString &part : value.split(QLatin1Char(','))) {
                 const QString name = part.trimmed();
-                if (name.isEmpty() || selected.contains(name))
+                if (name.isEmpty() || selected.contains(name)) {
                     continue;
+                }
                 if (!boardRuns.contains(name) && !folders.contains(name)) {
                     QStringList known = boardRuns;
-                    for (const QString &folder : folders)
-                        if (!known.contains(folder))
+                    for (const QString &folder : folders) {
+                        if (!known.contains(folder)) {
                             known << folder;
+                        }
+                    }
                     return fail(QStringLiteral("%1: no run named \"%2\" (its runs: %3)")
                                     .arg(source->path, name, known.join(QStringLiteral(", "))),
                                 2);
                 }
-                if (!hasMetrics(name))
+                if (!hasMetrics(name)) {
                     return fail(
                         QStringLiteral("%1: no such file (run \"%2\" has not started)").arg(metricsFile(name), name),
                         1);
+                }
                 selected << name;
             }
         }
     } else {
         QStringList noted; // each run's note once, though it is on the board and has a folder
         for (const QString &name : boardRuns + folders) {
-            if (selected.contains(name) || noted.contains(name))
+            if (selected.contains(name) || noted.contains(name)) {
                 continue;
+            }
             if (hasMetrics(name)) {
                 selected << name;
             } else if (source->kind != ExportSource::Kind::RunFolder) { // its own failure says it
@@ -259,21 +282,24 @@ int exportCommand(const QStringList &args)
                 printError(QStringLiteral("note: run \"%1\" has no metrics yet (%2)").arg(name, metricsFile(name)));
             }
         }
-        if (selected.isEmpty())
+        if (selected.isEmpty()) {
             return fail(
                 source->kind == ExportSource::Kind::RunFolder
                     ? QStringLiteral("%1: the run has written no metrics yet").arg(source->path)
                     : QStringLiteral("%1: no run %2 has written metrics yet").arg(store.root(), source->where()),
                 1);
+        }
     }
 
     QFile out;
-    if (!out.open(stdout, QIODevice::WriteOnly))
+    if (!out.open(stdout, QIODevice::WriteOnly)) {
         return fail(QStringLiteral("cannot write to stdout: ") + out.errorString(), 1);
-    if (parser.isSet(summaryOption))
+    }
+    if (parser.isSet(summaryOption)) {
         return writeSummary(source->experiment.value_or(Experiment()), store, selected, out)
                    ? 0
                    : fail(QStringLiteral("cannot write the CSV: ") + out.errorString(), 1);
+    }
     MetricsCsvWriter csv(&out);
     MetricStore metrics;
     RunId id = 0;
@@ -283,19 +309,23 @@ int exportCommand(const QStringList &args)
         // step re-reported after a resume replaces the older point.
         const RunStore::ReadResult read =
             store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(id, record); });
-        if (!read.error.isEmpty() && source->kind == ExportSource::Kind::RunFolder)
+        if (!read.error.isEmpty() && source->kind == ExportSource::Kind::RunFolder) {
             return fail(read.error, 1); // the one run asked for cannot be read
-        if (!read.error.isEmpty())
+        }
+        if (!read.error.isEmpty()) {
             printWarning(read.error); // a FIFO or a link in its place: refused, not waited on
-        if (read.skipped + read.invalid > 0)
+        }
+        if (read.skipped + read.invalid > 0) {
             printWarning(QStringLiteral("%1: %2 line(s) skipped (not valid messages)")
                              .arg(metricsFile(name))
                              .arg(read.skipped + read.invalid));
+        }
         csv.writeRun(name, metrics, id);
         metrics.removeRun(id);
     }
-    if (!out.flush() || !csv.ok() || out.error() != QFileDevice::NoError)
+    if (!out.flush() || !csv.ok() || out.error() != QFileDevice::NoError) {
         return fail(QStringLiteral("cannot write the CSV: ") + out.errorString(), 1);
+    }
     return 0;
 }
 

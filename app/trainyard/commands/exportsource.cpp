@@ -1,7 +1,7 @@
 #include "commands/exportsource.h"
 
 #include "commandline.h"
-#include "experiment/sweepspec.h"
+#include "orchestration/experiment/sweepspec.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -23,8 +23,9 @@ bool entryExists(const QString &path)
 bool ExportSource::isRunFolder(const QString &dir)
 {
     for (const char *file : {"metrics.jsonl", "spec.json", "status.json"}) {
-        if (entryExists(dir + QLatin1Char('/') + QLatin1String(file)))
+        if (entryExists(dir + QLatin1Char('/') + QLatin1String(file))) {
             return true;
+        }
     }
     return false;
 }
@@ -42,16 +43,18 @@ std::optional<ExportSource> ExportSource::open(const QString &path, int *status)
         return std::nullopt;
     };
     const QFileInfo info(path);
-    if (!info.exists())
+    if (!info.exists()) {
         return fail(QStringLiteral("%1: no such file or folder").arg(path), kExitBadUsage);
+    }
     ExportSource source;
     source.path = path;
     if (!info.isDir()) {
         QStringList errors;
         source.experiment = Experiment::load(path, &errors);
         if (!source.experiment) {
-            for (const QString &e : std::as_const(errors))
+            for (const QString &e : std::as_const(errors)) {
                 printError(e);
+            }
             *status = kExitBadUsage;
             return std::nullopt;
         }
@@ -62,8 +65,9 @@ std::optional<ExportSource> ExportSource::open(const QString &path, int *status)
         // Its sweeps' trials, in order, then the folders' other runs.
         for (const SweepSpec &sweep : source.experiment->sweeps) {
             for (int i = 0; i < sweep.trialCount(); ++i) {
-                if (source.folders.contains(SweepSpec::trialName(sweep.name, i)))
+                if (source.folders.contains(SweepSpec::trialName(sweep.name, i))) {
                     source.boardRuns << SweepSpec::trialName(sweep.name, i);
+                }
             }
         }
         return source;
@@ -74,11 +78,12 @@ std::optional<ExportSource> ExportSource::open(const QString &path, int *status)
     const QString dir = info.canonicalFilePath();
     if (isRunFolder(dir)) {
         const QString name = QFileInfo(dir).fileName();
-        if (!isSafeRunName(name) && RunStore::attemptNumber(name) == 0)
+        if (!isSafeRunName(name) && RunStore::attemptNumber(name) == 0) {
             return fail(QStringLiteral("%1: a run folder's name must be 1–100 letters, digits or ._+@- not starting "
                                        "with '.' (rename it, or export the folder that holds it)")
                             .arg(path),
                         kExitBadUsage);
+        }
         source.kind = Kind::RunFolder;
         source.store.setRoot(QFileInfo(dir).absolutePath());
         source.folders = QStringList{name};
@@ -87,14 +92,16 @@ std::optional<ExportSource> ExportSource::open(const QString &path, int *status)
     source.kind = Kind::RunsRoot;
     source.store.setRoot(dir);
     for (const QString &name : source.store.runNames()) {
-        if (isRunFolder(source.store.runDir(name)))
+        if (isRunFolder(source.store.runDir(name))) {
             source.folders << name;
+        }
     }
-    if (source.folders.isEmpty())
+    if (source.folders.isEmpty()) {
         return fail(QStringLiteral("%1: neither an experiment file, a runs root nor a run folder (no metrics.jsonl, "
                                    "spec.json or status.json in it or in a folder in it)")
                         .arg(path),
                     kExitBadUsage);
+    }
     return source;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/experiment.h"
-#include "runstore/runstore.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/runstore/runstore.h"
 
 #include <QString>
 #include <QStringList>

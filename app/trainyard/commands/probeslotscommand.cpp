@@ -3,11 +3,11 @@
 #include "commandline.h"
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
-#include "experiment/experiment.h"
-#include "launch/workerprocess.h"
-#include "runspec/runspecview.h"
-#include "slots/slotadvice.h"
-#include "slots/slotprobe.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/slots/slotadvice.h"
+#include "orchestration/slots/slotprobe.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -23,8 +23,9 @@ namespace {
 QString joined(const QList<int> &levels)
 {
     QStringList l;
-    for (int k : levels)
+    for (int k : levels) {
         l << QString::number(k);
+    }
     return l.join(QLatin1Char(','));
 }
 
@@ -50,18 +51,21 @@ int probeSlotsCommand(const QStringList &args)
         QStringLiteral("1,2,4"));
     const QCommandLineOption stepsOption(QStringLiteral("steps"),
                                          QStringLiteral("steps each copy trains (at least 10)"), QStringLiteral("N"));
-    for (const QCommandLineOption &option : {deviceOption, specOption, levelsOption, stepsOption})
+    for (const QCommandLineOption &option : {deviceOption, specOption, levelsOption, stepsOption}) {
         commandLine.addOption(option);
+    }
     commandLine.setNotes(
         QStringLiteral("Exit status: 0 measured; 1 a copy failed or Ctrl-C; 2 bad arguments or spec."));
-    if (const auto exit = commandLine.parse(args))
+    if (const auto exit = commandLine.parse(args)) {
         return *exit;
+    }
     const QCommandLineParser &options = commandLine.parser();
 
     const QStringList unexpected = options.positionalArguments();
-    if (!unexpected.isEmpty())
+    if (!unexpected.isEmpty()) {
         return usageError(
             QStringLiteral("probe-slots: unexpected argument %1 (%2)").arg(unexpected.first(), commandLine.seeHelp()));
+    }
     const QString device = options.value(deviceOption);
     const QString specPath = options.value(specOption);
     QList<int> levels = SlotProbe::defaultLevels();
@@ -71,53 +75,62 @@ int probeSlotsCommand(const QStringList &args)
         for (const QString &part : parts) {
             bool ok = false;
             const int k = part.trimmed().toInt(&ok);
-            if (!ok)
+            if (!ok) {
                 return usageError(QStringLiteral("--levels: \"%1\" is not an integer (expected e.g. 1,2,4)").arg(part));
+            }
             levels.append(k);
         }
     }
     const auto steps = commandLine.intValue(stepsOption, 10, SlotProbe::kDefaultSteps);
-    if (!steps)
+    if (!steps) {
         return usageError(
             QStringLiteral("--steps: expected an integer ≥ 10, got \"%1\"").arg(options.value(stepsOption)));
-    if (device.isEmpty() || specPath.isEmpty())
+    }
+    if (device.isEmpty() || specPath.isEmpty()) {
         return usageError(
             QStringLiteral("probe-slots needs --device DEV and --spec RUN.json (%1)").arg(commandLine.seeHelp()));
+    }
 
     QFile file(specPath);
-    if (!file.open(QIODevice::ReadOnly))
+    if (!file.open(QIODevice::ReadOnly)) {
         return usageError(QStringLiteral("%1: %2").arg(specPath, file.errorString()));
+    }
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (parseError.error != QJsonParseError::NoError)
+    if (parseError.error != QJsonParseError::NoError) {
         return usageError(QStringLiteral("%1: not JSON at offset %2: %3")
                               .arg(specPath)
                               .arg(parseError.offset)
                               .arg(parseError.errorString()));
-    if (!doc.isObject())
+    }
+    if (!doc.isObject()) {
         return usageError(QStringLiteral("%1: expected a run spec (a JSON object)").arg(specPath));
+    }
     const QJsonObject spec = doc.object();
 
     // The worker's catalogue checks the spec before any copy starts; the
     // probe itself then checks structurally what it changes.
     if (const auto catalogue = workerCatalogue(WorkerProcess::findWorkerProgram())) {
         const QStringList problems = validateRunSpec(spec, QString(), true, &*catalogue);
-        if (!problems.isEmpty())
+        if (!problems.isEmpty()) {
             return usageError(QStringLiteral("probe-slots: %1: %2").arg(specPath, problems.join(QStringLiteral("; "))));
+        }
     }
 
     SlotProbe probe;
     QString error;
-    if (!probe.start(device, spec, levels, *steps, &error))
+    if (!probe.start(device, spec, levels, *steps, &error)) {
         return usageError(QStringLiteral("probe-slots: ") + error);
+    }
     std::fprintf(stdout, "probing %s on %s: %s copies side by side, %d steps each\n",
                  qPrintable(RunSpecView(spec).modelType()), qPrintable(device), qPrintable(joined(levels)), *steps);
     std::fflush(stdout);
 
     QCoreApplication *app = QCoreApplication::instance();
     const auto stopSignals = handleStopSignals(app, /*hangUp=*/false, [&] { probe.cancel(); });
-    if (!stopSignals)
+    if (!stopSignals) {
         return usageError(QStringLiteral("cannot create a pipe"));
+    }
 
     int status = kExitIncomplete;
     int lastLevel = 0;
@@ -140,8 +153,9 @@ int probeSlotsCommand(const QStringList &args)
     });
     QObject::connect(&probe, &SlotProbe::finished, app, [&](const SlotProbeResult &result) {
         std::fprintf(stdout, "\n%8s %14s %10s\n", "copies", "samples/s", "vs 1 copy");
-        for (const SlotProbeLevel &l : result.levels)
+        for (const SlotProbeLevel &l : result.levels) {
             std::fprintf(stdout, "%8d %14.1f %9.2fx\n", l.copies, l.samplesPerSecond, l.ratio);
+        }
         const QString where = result.deviceName == result.device
                                   ? result.device
                                   : QStringLiteral("%1 (%2)").arg(result.device, result.deviceName);
@@ -149,10 +163,11 @@ int probeSlotsCommand(const QStringList &args)
                      result.recommended);
         SlotAdvice advice;
         QString storeError;
-        if (advice.record(result, &storeError))
+        if (advice.record(result, &storeError)) {
             std::fprintf(stdout, "remembered in %s\n", qPrintable(advice.path()));
-        else
+        } else {
             printWarning(QStringLiteral("not remembered: ") + storeError);
+        }
         std::fflush(stdout);
         status = kExitSuccess;
         app->quit();

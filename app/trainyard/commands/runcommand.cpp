@@ -6,23 +6,23 @@
 
 #include "commands/runcommand.h"
 
-#include "board/board.h"
 #include "commandline.h"
 #include "commands/progressprinter.h"
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
-#include "dispatch/cpuonlyworker.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "experiment/experiment.h"
-#include "experiment/trustlist.h"
-#include "launch/workerprocess.h"
-#include "records/runregistry.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/cpuonlyworker.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -67,14 +67,16 @@ int runCommand(const QStringList &args)
         QStringLiteral("run the file's program runs (their commands) even though this version of the file is not in "
                        "your trust list"));
     for (const QCommandLineOption &option : {demoOption, cpuFallbackOption, threadsOption, retryFailedOption,
-                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption, trustOption})
+                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption, trustOption}) {
         commandLine.addOption(option);
+    }
     commandLine.addPositionalArgument(QStringLiteral("file"), QStringLiteral("the experiment file"),
                                       QStringLiteral("FILE.json"));
     commandLine.setNotes(QStringLiteral("Exit status: 0 every run finished; 1 some run did not; 2 bad command line "
                                         "or experiment file."));
-    if (const auto exit = commandLine.parse(args))
+    if (const auto exit = commandLine.parse(args)) {
         return *exit;
+    }
     const QCommandLineParser &options = commandLine.parser();
 
     const bool demo = options.isSet(demoOption);
@@ -82,20 +84,25 @@ int runCommand(const QStringList &args)
     const bool retryFailed = options.isSet(retryFailedOption);
     const bool leaveQueued = options.isSet(leaveQueuedOption);
     const auto threads = commandLine.intValue(threadsOption, 1, 0);
-    if (!threads)
+    if (!threads) {
         return usageError(QStringLiteral("--threads: expected an integer ≥ 1"));
+    }
     const auto stopTimeout = commandLine.intValue(stopTimeoutOption, 1, 15);
-    if (!stopTimeout)
+    if (!stopTimeout) {
         return usageError(QStringLiteral("--stop-timeout: expected seconds ≥ 1"));
+    }
     const auto stallTimeout = commandLine.intValue(stallTimeoutOption, 1, 30);
-    if (!stallTimeout)
+    if (!stallTimeout) {
         return usageError(QStringLiteral("--stall-timeout: expected seconds ≥ 1"));
+    }
     const QStringList files = options.positionalArguments();
-    if (files.size() > 1)
+    if (files.size() > 1) {
         return usageError(QStringLiteral("more than one experiment file given"));
+    }
     const QString file = files.value(0);
-    if (demo == !file.isEmpty())
+    if (demo == !file.isEmpty()) {
         return usageError(QStringLiteral("`trainyard run` needs an experiment file or --demo (see trainyard --help)"));
+    }
 
     // Every run spec is checked against the worker's catalogue before
     // anything starts (Session::load would check structurally only).
@@ -119,53 +126,61 @@ int runCommand(const QStringList &args)
         }
         if (!refusal.isEmpty()) {
             QString error;
-            if (trust.trust(*experiment, &error))
+            if (trust.trust(*experiment, &error)) {
                 printError(QStringLiteral("note: %1 (this version) is trusted from now on; `trainyard trust --revoke "
                                           "%1` forgets it")
                                .arg(file));
-            else
+            } else {
                 printWarning(error + QStringLiteral(" (--trust applies to this run only)"));
+            }
         }
     }
     Session session;
     QStringList opened; // open's refusal, or its warnings (a refused state file, lost runs)
     if (!experiment || !session.open(*experiment, demo ? QString() : QFileInfo(file).absoluteFilePath(), &opened)) {
         const QStringList problems = errors + opened;
-        for (const QString &e : problems)
+        for (const QString &e : problems) {
             printError(e);
+        }
         return kExitBadUsage;
     }
-    for (const QString &w : std::as_const(opened))
+    for (const QString &w : std::as_const(opened)) {
         printWarning(w);
+    }
     Orchestrator *orchestrator = session.orchestrator();
     orchestrator->laneDevices()->setCpuFallback(cpuFallback);
     orchestrator->laneDevices()->setCpuThreads(*threads);
     orchestrator->supervisor()->setStopTimeout(*stopTimeout * 1000);
     orchestrator->supervisor()->setStallTimeout(*stallTimeout * 1000);
-    if (orchestrator->supervisor()->workerProgram().isEmpty() && experiment->hasWorkerRuns())
+    if (orchestrator->supervisor()->workerProgram().isEmpty() && experiment->hasWorkerRuns()) {
         return usageError(
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+    }
 
     const QStringList problems = orchestrator->laneDevices()->preflight();
-    for (const QString &p : problems)
+    for (const QString &p : problems) {
         printError(p);
-    if (!orchestrator->laneDevices()->missingDeviceLanes().isEmpty() && !cpuFallback)
+    }
+    if (!orchestrator->laneDevices()->missingDeviceLanes().isEmpty() && !cpuFallback) {
         return usageError(QStringLiteral("rerun with --cpu-fallback to train those lanes on the CPU"));
+    }
     // Each of their runs would fail at its start: stop before the first.
     if (!cpuFallback
         && !cpuonlyworker::lanes(*orchestrator->laneDevices(), *orchestrator->board(), *orchestrator->runs(),
                                  catalogue ? &*catalogue : nullptr)
-                .isEmpty())
+                .isEmpty()) {
         return usageError(QStringLiteral("trainyard-worker was built without CUDA (%1): rebuild it against a CUDA "
                                          "LibTorch (README, \"Training on a GPU\") or rerun with --cpu-fallback")
                               .arg(catalogue->libTorch().text()));
+    }
 
     if (retryFailed) {
         for (RunId id : orchestrator->board()->runIds()) {
             const RunState s = orchestrator->runs()->value(id).state;
-            if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled)
+            if (s == RunState::Failed || s == RunState::Diverged || s == RunState::Cancelled) {
                 // Resumes from a checkpoint, else a new attempt: nothing is cleared.
                 orchestrator->runActions()->retryRun(id);
+            }
         }
     }
 
@@ -192,8 +207,9 @@ int runCommand(const QStringList &args)
             orchestrator->dispatcher()->killAll();
         }
     });
-    if (!stopSignals)
+    if (!stopSignals) {
         return usageError(QStringLiteral("cannot create a pipe"));
+    }
     QObject::connect(orchestrator->supervisor(), &Supervisor::attemptArchived, app,
                      [&printer, orchestrator](RunId id, const QString &dir) {
                          printer.message(QStringLiteral("%1: a new attempt; the earlier one is kept in %2")
@@ -216,8 +232,9 @@ int runCommand(const QStringList &args)
     // rather than print the old outcomes as if they were new.
     const bool activeAtStart = orchestrator->dispatcher()->activeCount() > 0;
     QHash<RunId, QDateTime> startedBefore;
-    for (RunId id : orchestrator->board()->runIds())
+    for (RunId id : orchestrator->board()->runIds()) {
         startedBefore.insert(id, orchestrator->runs()->value(id).started);
+    }
 
     QTimer::singleShot(0, orchestrator, [orchestrator] { orchestrator->dispatcher()->startAll(); });
     app->exec();
@@ -228,8 +245,9 @@ int runCommand(const QStringList &args)
     // A trial its sweep paused or stopped has ended as the search meant.
     int endedBySweep = 0;
     for (const SweepSpec &sweep : sweeps->sweeps()) {
-        for (const TrialInfo &t : sweeps->trials(sweep.name))
+        for (const TrialInfo &t : sweeps->trials(sweep.name)) {
             endedBySweep += t.phase == TrialInfo::Phase::Paused || t.phase == TrialInfo::Phase::Stopped ? 1 : 0;
+        }
     }
     bool startedNow = activeAtStart;
     int retryable = 0; // what --retry-failed would start again
@@ -259,8 +277,9 @@ int runCommand(const QStringList &args)
         std::fprintf(stdout, "nothing was started: %s (results in %s)%s\n", qPrintable(what),
                      qPrintable(session.runsRoot()), qPrintable(retry));
     }
-    if (!terminal) // on a terminal the redrawn block ends with it already
+    if (!terminal) { // on a terminal the redrawn block ends with it already
         std::fprintf(stdout, "%d of %d finished\n", finished, total);
+    }
     for (RunId id : orchestrator->board()->runIds()) {
         const RunInfo run = orchestrator->runs()->value(id);
         if (run.state != RunState::Finished) {

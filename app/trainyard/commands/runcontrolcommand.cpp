@@ -1,12 +1,12 @@
 #include "commands/runcontrolcommand.h"
 
 #include "commandline.h"
-#include "experiment/experiment.h"
-#include "ingest/metricsserver.h"
-#include "ingest/runtimedir.h"
-#include "records/runinfo.h"
-#include "runstore/runstore.h"
-#include "session/controlserver.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/ingest/runtimedir.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/controlserver.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -26,14 +26,16 @@ QString notLive(const Experiment &experiment, const RunStore &store, const QStri
 {
     *status = kExitIncomplete;
     RunInfo info;
-    if (store.readStatus(name, &info))
+    if (store.readStatus(name, &info)) {
         return QStringLiteral("%1: run \"%2\" is not running (its status.json says %3)")
             .arg(file, name, runStateName(info.state));
+    }
     const QStringList names = experiment.runNames();
-    if (names.contains(name) || store.runNames().contains(name))
+    if (names.contains(name) || store.runNames().contains(name)) {
         return QStringLiteral("%1: run \"%2\" is not running (it has not started, or its Trainyard has not "
                               "written it to the state file yet)")
             .arg(file, name);
+    }
     *status = kExitBadUsage;
     return QStringLiteral("%1: no run named \"%2\" (its runs: %3)").arg(file, name, names.join(QStringLiteral(", ")));
 }
@@ -61,18 +63,21 @@ int controlCommand(const QString &action, const QStringList &args)
                                       QStringLiteral("RUN..."));
     commandLine.setNotes(QStringLiteral("Exit status: 0 done; 1 a run is not live, nothing holds the experiment, or "
                                         "it refused; 2 bad command line, experiment file or run name."));
-    if (const auto exit = commandLine.parse(args))
+    if (const auto exit = commandLine.parse(args)) {
         return *exit;
+    }
     const QStringList positional = commandLine.parser().positionalArguments();
-    if (positional.size() < 2)
+    if (positional.size() < 2) {
         return usageError(
             QStringLiteral("%1 needs an experiment file and a run's name (%2)").arg(action, commandLine.seeHelp()));
+    }
     const QString file = positional.first();
     QStringList errors;
     const auto experiment = Experiment::load(file, &errors);
     if (!experiment) {
-        for (const QString &e : std::as_const(errors))
+        for (const QString &e : std::as_const(errors)) {
             printError(e);
+        }
         return kExitBadUsage;
     }
     const RunStore store(RunStore::rootFor(*experiment, QFileInfo(file).absoluteFilePath()));
@@ -99,8 +104,9 @@ int controlCommand(const QString &action, const QStringList &args)
             QString why;
             const QString metricsSocket =
                 !stateSocket.isEmpty() ? stateSocket : MetricsServer::defaultSocketPath(store.root(), &why);
-            if (!metricsSocket.isEmpty() && QDir::isRelativePath(metricsSocket))
+            if (!metricsSocket.isEmpty() && QDir::isRelativePath(metricsSocket)) {
                 why = QStringLiteral("the state file names a relative socket path");
+            }
             if (metricsSocket.isEmpty() || QDir::isRelativePath(metricsSocket)
                 || !isPrivateFolder(QFileInfo(metricsSocket).absolutePath(), &why)) {
                 printError(QStringLiteral("%1: nothing was asked: %2").arg(file, why));
@@ -115,12 +121,13 @@ int controlCommand(const QString &action, const QStringList &args)
             continue;
         }
         status = std::max(status, kExitIncomplete);
-        if (reply.message.startsWith(controlSocket))
+        if (reply.message.startsWith(controlSocket)) {
             printError(QStringLiteral("%1: no Trainyard holds this experiment now (%2); run \"%3\" trains on "
                                       "without one: `trainyard run %1` or opening it in the app reattaches to it")
                            .arg(file, reply.message, name));
-        else
+        } else {
             printError(QStringLiteral("%1: %2").arg(file, reply.message));
+        }
     }
     return status;
 }

@@ -21,8 +21,9 @@ void onSignal(int sig)
 
 std::unique_ptr<QSocketNotifier> handleStopSignals(QObject *context, bool hangUp, std::function<void()> handler)
 {
-    if (::pipe(signalPipe) != 0)
+    if (::pipe(signalPipe) != 0) {
         return nullptr;
+    }
     struct sigaction sa
     {};
     sa.sa_handler = onSignal;
@@ -30,8 +31,9 @@ std::unique_ptr<QSocketNotifier> handleStopSignals(QObject *context, bool hangUp
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
-    if (hangUp)
+    if (hangUp) {
         sigaction(SIGHUP, &sa, nullptr);
+    }
     auto notifier = std::make_unique<QSocketNotifier>(signalPipe[0], QSocketNotifier::Read);
     QObject::connect(notifier.get(), &QSocketNotifier::activated, context, [handler = std::move(handler)] {
         char c = 0;

@@ -1,9 +1,9 @@
 #include "commands/trustcommand.h"
 
 #include "commandline.h"
-#include "experiment/experiment.h"
-#include "experiment/trustlist.h"
 #include "metrics/runfile.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/trustlist.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -23,20 +23,24 @@ void print(const QString &text)
 // What the file at an entry's path is now: that version, another, or gone.
 QString entryState(const TrustList::Entry &entry)
 {
-    if (!QFileInfo::exists(entry.path))
+    if (!QFileInfo::exists(entry.path)) {
         return QStringLiteral("missing");
+    }
     QFile file;
     QString error;
-    if (!openRegularFile(entry.path, &file, &error)) // never blocks on a FIFO
+    if (!openRegularFile(entry.path, &file, &error)) { // never blocks on a FIFO
         return QStringLiteral("unreadable: %1").arg(error);
+    }
     const QByteArray bytes = file.read(16 * 1024 * 1024 + 1);
-    if (Experiment::versionHash(entry.path, bytes) != entry.sha256)
+    if (Experiment::versionHash(entry.path, bytes) != entry.sha256) {
         return QStringLiteral("changed since: trainyard run asks again");
+    }
     // The same bytes: the files it points at decide.
     const auto experiment = Experiment::load(entry.path, nullptr);
     QString why;
-    if (experiment && !TrustList().isTrusted(*experiment, &why) && !why.isEmpty())
+    if (experiment && !TrustList().isTrusted(*experiment, &why) && !why.isEmpty()) {
         return QStringLiteral("not trusted now: %1: trainyard run asks again").arg(why);
+    }
     return QStringLiteral("this version");
 }
 
@@ -48,12 +52,14 @@ int list(const TrustList &trust)
         printError(error);
         return kExitIncomplete;
     }
-    if (entries.isEmpty())
+    if (entries.isEmpty()) {
         print(QStringLiteral("no experiment file is trusted (%1)").arg(TrustList::defaultPath()));
-    for (const TrustList::Entry &entry : entries)
+    }
+    for (const TrustList::Entry &entry : entries) {
         print(QStringLiteral("%1  (trusted %2; %3)")
                   .arg(entry.path, entry.trustedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
                        entryState(entry)));
+    }
     return kExitSuccess;
 }
 
@@ -93,27 +99,32 @@ int trustCommand(const QStringList &args)
                                       QStringLiteral("FILE.json"));
     commandLine.setNotes(QStringLiteral("Exit status: 0 done; 1 the trust list could not be read or written; 2 bad "
                                         "command line or experiment file."));
-    if (const auto exit = commandLine.parse(args))
+    if (const auto exit = commandLine.parse(args)) {
         return *exit;
+    }
     const QCommandLineParser &parser = commandLine.parser();
     const QStringList files = parser.positionalArguments();
     TrustList trust;
     if (parser.isSet(listOption)) {
-        if (!files.isEmpty() || parser.isSet(revokeOption))
+        if (!files.isEmpty() || parser.isSet(revokeOption)) {
             return usageError(QStringLiteral("--list takes no file (%1)").arg(commandLine.seeHelp()));
+        }
         return list(trust);
     }
-    if (files.size() != 1)
+    if (files.size() != 1) {
         return usageError(QStringLiteral("trust needs exactly one experiment file (%1)").arg(commandLine.seeHelp()));
+    }
     const QString file = files.first();
-    if (parser.isSet(revokeOption))
+    if (parser.isSet(revokeOption)) {
         return revoke(trust, file);
+    }
 
     QStringList errors;
     const auto experiment = Experiment::load(file, &errors);
     if (!experiment) {
-        for (const QString &e : std::as_const(errors))
+        for (const QString &e : std::as_const(errors)) {
             printError(e);
+        }
         printError(QStringLiteral("nothing was trusted"));
         return kExitBadUsage;
     }

@@ -6,15 +6,17 @@ namespace trainyard {
 
 std::optional<ModelCatalogue> workerCatalogue(const QString &workerProgram)
 {
-    if (workerProgram.isEmpty())
+    if (workerProgram.isEmpty()) {
         return std::nullopt;
+    }
     ModelCatalogueLoader loader;
     QString error;
     auto catalogue = loader.loadBlocking(workerProgram, &error);
-    if (!catalogue)
+    if (!catalogue) {
         printWarning(QStringLiteral("%1; run specs get structural checks only (each worker checks its spec as its run "
                                     "starts)")
                          .arg(error));
+    }
     return catalogue;
 }
 

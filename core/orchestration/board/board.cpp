@@ -1,11 +1,11 @@
-#include "board/board.h"
+#include "orchestration/board/board.h"
 
-#include "devices/device.h"
-#include "experiment/dependencycheck.h"
-#include "experiment/rounds.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "runstore/runstore.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/experiment/dependencycheck.h"
+#include "orchestration/experiment/rounds.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/runstore.h"
 
 #include <QJsonArray>
 
@@ -19,8 +19,9 @@ namespace {
 QJsonObject withAfter(const QJsonObject &spec, const QStringList &after)
 {
     QJsonObject out = spec;
-    if (!after.isEmpty())
+    if (!after.isEmpty()) {
         out.insert(QStringLiteral("after"), QJsonArray::fromStringList(after));
+    }
     return out;
 }
 
@@ -65,8 +66,9 @@ void Board::setExperiment(const Experiment &experiment)
         lane.name = el.name;
         for (const ExperimentRun &er : el.runs) {
             const QString group = er.spec.value(QStringLiteral("name")).toString();
-            for (int i = 0; i < er.repeat; ++i)
+            for (int i = 0; i < er.repeat; ++i) {
                 lane.runs << newRun(expandRepeat(er.spec, i, er.repeat), group, i, er.repeat, l, false);
+            }
             if (!er.rounds.isEmpty()) {
                 const int count = rounds::count(rounds::named(experiment.rounds, er.rounds));
                 m_runs->update(
@@ -134,8 +136,9 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
 QList<RunId> Board::runIds() const
 {
     QList<RunId> ids;
-    for (const Lane &lane : m_lanes)
+    for (const Lane &lane : m_lanes) {
         ids << lane.runs;
+    }
     return ids;
 }
 
@@ -147,14 +150,17 @@ int Board::position(RunId id) const
 
 QString Board::laneTitle(int index) const
 {
-    if (!hasLane(index))
+    if (!hasLane(index)) {
         return {};
+    }
     const Lane &lane = m_lanes.at(index);
-    if (!lane.name.isEmpty())
+    if (!lane.name.isEmpty()) {
         return lane.name;
+    }
     int n = 1; // the lanes before it on the same device
-    for (int i = 0; i < index; ++i)
+    for (int i = 0; i < index; ++i) {
         n += m_lanes.at(i).device == lane.device ? 1 : 0;
+    }
     return n == 1 ? lane.device.toString() : QStringLiteral("%1 %2").arg(lane.device.toString()).arg(n);
 }
 
@@ -166,12 +172,14 @@ bool Board::isNameFree(const QString &name, int repeat) const
 
 QString Board::uniqueName(const QString &base, int repeat) const
 {
-    if (isNameFree(base, repeat))
+    if (isNameFree(base, repeat)) {
         return base;
+    }
     for (int n = 2;; ++n) {
         const QString candidate = base + QLatin1Char('-') + QString::number(n);
-        if (isNameFree(candidate, repeat))
+        if (isNameFree(candidate, repeat)) {
             return candidate;
+        }
     }
 }
 
@@ -182,8 +190,9 @@ namespace {
 // A board's lanes run here or on a host; Slurm lanes come from the file only.
 QString laneDeviceProblem(const Device &d)
 {
-    if (d.isLocal() || d.isRemote())
+    if (d.isLocal() || d.isRemote()) {
         return {};
+    }
     return QStringLiteral("device: expected \"cpu\", \"cuda:N\", a pool such as \"cuda:*\" or \"ssh:HOST/cuda:N\", "
                           "got \"%1\"")
         .arg(d.toString());
@@ -194,17 +203,21 @@ QString laneDeviceProblem(const Device &d)
 int Board::addLane(const QString &device, int slotCount, int position, QString *error)
 {
     const Device d = Device::parse(device);
-    if (const QString problem = laneDeviceProblem(d); !problem.isEmpty())
+    if (const QString problem = laneDeviceProblem(d); !problem.isEmpty()) {
         return refuse(error, problem), -1;
-    if (slotCount < 1)
+    }
+    if (slotCount < 1) {
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount)), -1;
-    if (position < 0 || position > m_lanes.size())
+    }
+    if (position < 0 || position > m_lanes.size()) {
         position = int(m_lanes.size());
+    }
     Q_EMIT laneAboutToBeAdded(position);
     m_lanes.insert(position, Lane{d, slotCount, {}, {}, {}, {}});
-    for (RunId id : m_runs->ids()) // said by laneAdded
+    for (RunId id : m_runs->ids()) { // said by laneAdded
         m_runs->update(
             id, [position](RunInfo &r) { r.lane += r.lane >= position ? 1 : 0; }, RunRegistry::Notify::Quiet);
+    }
     Q_EMIT laneAdded(position);
     Q_EMIT edited();
     return position;
@@ -212,19 +225,23 @@ int Board::addLane(const QString &device, int slotCount, int position, QString *
 
 bool Board::removeLane(int index, QString *error)
 {
-    if (!hasLane(index))
+    if (!hasLane(index)) {
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    for (RunId id : std::as_const(m_lanes.at(index).runs)) {
-        if (isActive(m_runs->find(id)->state))
-            return refuse(error, QStringLiteral("lane %1 has runs in progress; stop them first").arg(index + 1));
     }
-    while (!m_lanes.at(index).runs.isEmpty())
+    for (RunId id : std::as_const(m_lanes.at(index).runs)) {
+        if (isActive(m_runs->find(id)->state)) {
+            return refuse(error, QStringLiteral("lane %1 has runs in progress; stop them first").arg(index + 1));
+        }
+    }
+    while (!m_lanes.at(index).runs.isEmpty()) {
         removeRun(m_lanes.at(index).runs.last(), nullptr);
+    }
     Q_EMIT laneAboutToBeRemoved(index);
     m_lanes.removeAt(index);
-    for (RunId id : m_runs->ids()) // said by laneRemoved
+    for (RunId id : m_runs->ids()) { // said by laneRemoved
         m_runs->update(
             id, [index](RunInfo &r) { r.lane -= r.lane > index ? 1 : 0; }, RunRegistry::Notify::Quiet);
+    }
     Q_EMIT laneRemoved(index);
     Q_EMIT edited();
     return true;
@@ -232,11 +249,13 @@ bool Board::removeLane(int index, QString *error)
 
 bool Board::setLaneDevice(int index, const QString &device, QString *error)
 {
-    if (!hasLane(index))
+    if (!hasLane(index)) {
         return refuse(error, QStringLiteral("no lane %1").arg(index));
+    }
     const Device d = Device::parse(device);
-    if (const QString problem = laneDeviceProblem(d); !problem.isEmpty())
+    if (const QString problem = laneDeviceProblem(d); !problem.isEmpty()) {
         return refuse(error, problem);
+    }
     m_lanes[index].device = d;
     Q_EMIT laneChanged(index);
     Q_EMIT edited();
@@ -245,10 +264,12 @@ bool Board::setLaneDevice(int index, const QString &device, QString *error)
 
 bool Board::setLaneSlots(int index, int slotCount, QString *error)
 {
-    if (!hasLane(index))
+    if (!hasLane(index)) {
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    if (slotCount < 1)
+    }
+    if (slotCount < 1) {
         return refuse(error, QStringLiteral("slots: expected an integer ≥ 1, got %1").arg(slotCount));
+    }
     m_lanes[index].slotCount = slotCount;
     Q_EMIT laneChanged(index);
     Q_EMIT edited();
@@ -257,13 +278,16 @@ bool Board::setLaneSlots(int index, int slotCount, QString *error)
 
 bool Board::setLaneName(int index, const QString &name, QString *error)
 {
-    if (!hasLane(index))
+    if (!hasLane(index)) {
         return refuse(error, QStringLiteral("no lane %1").arg(index));
-    if (!name.isEmpty() && !isLaneName(name))
+    }
+    if (!name.isEmpty() && !isLaneName(name)) {
         return refuse(error, QStringLiteral("lane name: expected %1, got \"%2\"").arg(laneNameRule(), name));
+    }
     for (int i = 0; i < m_lanes.size(); ++i) {
-        if (i != index && !name.isEmpty() && m_lanes.at(i).name == name)
+        if (i != index && !name.isEmpty() && m_lanes.at(i).name == name) {
             return refuse(error, QStringLiteral("lane name: \"%1\" is already lane %2's").arg(name).arg(i + 1));
+        }
     }
     m_lanes[index].name = name;
     Q_EMIT laneChanged(index);
@@ -308,8 +332,9 @@ QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, in
             return ids;
         }
     }
-    if (position < 0 || position > m_lanes.at(lane).runs.size())
+    if (position < 0 || position > m_lanes.at(lane).runs.size()) {
         position = int(m_lanes.at(lane).runs.size());
+    }
     for (int i = 0; i < repeat; ++i) {
         Q_EMIT runAboutToBeAdded(lane, position + i);
         const RunId id = newRun(expandRepeat(clean, i, repeat), base, i, repeat, lane, held);
@@ -324,12 +349,14 @@ QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, in
 QJsonObject Board::duplicateSpec(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return {};
+    }
     qint64 highest = 0;
     for (RunId other : runIds()) {
-        if (const RunInfo *o = m_runs->find(other))
+        if (const RunInfo *o = m_runs->find(other)) {
             highest = std::max(highest, RunSpecView(o->spec).seed().value_or(0));
+        }
     }
     QJsonObject spec = r->spec;
     spec.insert(QStringLiteral("name"), uniqueName(r->name));
@@ -341,16 +368,18 @@ QJsonObject Board::duplicateSpec(RunId id) const
 
 void Board::refreshRunDirs()
 {
-    for (RunId id : m_runs->ids())
+    for (RunId id : m_runs->ids()) {
         m_runs->update(
             id, [this](RunInfo &r) { r.runDir = m_store->runDir(r.name); }, RunRegistry::Notify::Quiet);
+    }
 }
 
 RunId Board::duplicateRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run")), 0;
+    }
     const QList<RunId> ids = insertRuns(r->lane, duplicateSpec(id), 1, position(id) + 1, r->held, error);
     return ids.isEmpty() ? 0 : ids.first();
 }
@@ -358,10 +387,12 @@ RunId Board::duplicateRun(RunId id, QString *error)
 bool Board::removeRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (isActive(r->state))
+    }
+    if (isActive(r->state)) {
         return refuse(error, QStringLiteral("%1 is %2; stop it first").arg(r->name, runStateName(r->state)));
+    }
     Q_EMIT runAboutToBeRemoved(id);
     m_lanes[r->lane].runs.removeOne(id);
     Q_EMIT runDropping(id);
@@ -373,19 +404,23 @@ bool Board::removeRun(RunId id, QString *error)
 
 RunId Board::restoreRun(const RunInfo &run, int position, QString *error)
 {
-    if (!hasLane(run.lane))
+    if (!hasLane(run.lane)) {
         return refuse(error, QStringLiteral("no lane %1").arg(run.lane)), 0;
-    if (isActive(run.state))
+    }
+    if (isActive(run.state)) {
         return refuse(error, QStringLiteral("%1 is %2").arg(run.name, runStateName(run.state))), 0;
-    if (m_runs->findByName(run.name) != 0)
+    }
+    if (m_runs->findByName(run.name) != 0) {
         return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(run.name)), 0;
+    }
     RunInfo info = run;
     info.runDir = m_store->runDir(info.name);
     info.connected = false;
     info.reattached = false;
     info.queueReason.clear();
-    if (position < 0 || position > m_lanes.at(info.lane).runs.size())
+    if (position < 0 || position > m_lanes.at(info.lane).runs.size()) {
         position = int(m_lanes.at(info.lane).runs.size());
+    }
     Q_EMIT runAboutToBeAdded(info.lane, position);
     const int lane = info.lane;
     const RunId id = m_runs->restore(std::move(info));
@@ -398,21 +433,26 @@ RunId Board::restoreRun(const RunInfo &run, int position, QString *error)
 bool Board::moveRun(RunId id, int lane, int position, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (!hasLane(lane))
+    }
+    if (!hasLane(lane)) {
         return refuse(error, QStringLiteral("no lane %1").arg(lane));
-    if (isActive(r->state))
+    }
+    if (isActive(r->state)) {
         return refuse(
             error,
             QStringLiteral("%1 is %2; only runs that are not running can move").arg(r->name, runStateName(r->state)));
+    }
     const int fromLane = r->lane;
     const int fromPos = int(m_lanes.at(fromLane).runs.indexOf(id));
     const int maxPos = int(m_lanes.at(lane).runs.size()) - (lane == fromLane ? 1 : 0);
-    if (position < 0 || position > maxPos)
+    if (position < 0 || position > maxPos) {
         position = maxPos;
-    if (fromLane == lane && fromPos == position)
+    }
+    if (fromLane == lane && fromPos == position) {
         return true;
+    }
     Q_EMIT runAboutToBeMoved(id, fromLane, fromPos, lane, position);
     m_lanes[fromLane].runs.removeAt(fromPos);
     m_lanes[lane].runs.insert(position, id);
@@ -426,12 +466,15 @@ bool Board::moveRun(RunId id, int lane, int position, QString *error)
 bool Board::setRunAfter(RunId id, const QStringList &after, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (isActive(r->state))
+    }
+    if (isActive(r->state)) {
         return refuse(error, QStringLiteral("%1 is %2; stop it first").arg(r->name, runStateName(r->state)));
-    if (r->after == after)
+    }
+    if (r->after == after) {
         return true;
+    }
     m_runs->update(id, [&](RunInfo &run) { run.after = after; });
     Q_EMIT edited();
     return true;
@@ -440,25 +483,30 @@ bool Board::setRunAfter(RunId id, const QStringList &after, QString *error)
 bool Board::setRunSpec(RunId id, const QJsonObject &spec, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (r->state != RunState::Queued && r->state != RunState::Waiting && r->state != RunState::Cancelled)
+    }
+    if (r->state != RunState::Queued && r->state != RunState::Waiting && r->state != RunState::Cancelled) {
         return refuse(error, QStringLiteral("%1 has already run; duplicate it to change its spec").arg(r->name));
+    }
     QJsonObject clean = spec;
     clean.remove(QStringLiteral("repeat"));
     const QStringList problems = validateRunSpec(clean, QStringLiteral("run"), false);
-    if (!problems.isEmpty())
+    if (!problems.isEmpty()) {
         return refuse(error, problems.join(QLatin1Char('\n')));
+    }
     clean = withDefaults(clean);
     const QString name = clean.value(QStringLiteral("name")).toString();
-    if (name != r->name && m_runs->findByName(name) != 0)
+    if (name != r->name && m_runs->findByName(name) != 0) {
         return refuse(error, QStringLiteral("run.name: \"%1\" is already used by another run").arg(name));
+    }
     const QString oldName = r->name;
     m_runs->rename(id, name);
     if (name != oldName) { // the runs that run after it still do
         for (RunId other : m_runs->ids()) {
-            if (m_runs->find(other)->after.contains(oldName))
+            if (m_runs->find(other)->after.contains(oldName)) {
                 m_runs->update(other, [&](RunInfo &run) { run.after[run.after.indexOf(oldName)] = name; });
+            }
         }
     }
     m_runs->update(id, [&](RunInfo &run) {

@@ -1,9 +1,9 @@
-#include "catalogue/modelcatalogue.h"
+#include "orchestration/catalogue/modelcatalogue.h"
 
-#include "catalogue/modelcataloguecache.h"
-#include "logcategories.h"
-#include "process/processrunner.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcataloguecache.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/process/processrunner.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -22,8 +22,9 @@ QString tr(const char *text)
 
 bool isInteger(const QJsonValue &v)
 {
-    if (!v.isDouble())
+    if (!v.isDouble()) {
         return false;
+    }
     const double d = v.toDouble();
     return std::floor(d) == d && std::fabs(d) <= 9.0e15;
 }
@@ -32,23 +33,28 @@ bool isInteger(const QJsonValue &v)
 // strings quoted as in JSON.
 QString shown(const QJsonValue &v)
 {
-    if (v.isString())
+    if (v.isString()) {
         return QLatin1Char('"') + v.toString() + QLatin1Char('"');
-    if (v.isBool())
+    }
+    if (v.isBool()) {
         return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (v.isNull())
+    }
+    if (v.isNull()) {
         return QStringLiteral("null");
+    }
     const double d = v.toDouble();
-    if (std::floor(d) == d && std::fabs(d) < 1e15)
+    if (std::floor(d) == d && std::fabs(d) < 1e15) {
         return QString::number(static_cast<qint64>(d));
+    }
     return QString::number(d, 'g', 10);
 }
 
 // "a", "a or b", "a, b or c".
 QString alternatives(const QStringList &items)
 {
-    if (items.size() <= 1)
+    if (items.size() <= 1) {
         return items.value(0);
+    }
     return items.mid(0, items.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" or ") + items.constLast();
 }
 
@@ -63,8 +69,9 @@ QString exitMessage(const QString &program, int code, const QByteArray &standard
 // Throws nothing: every parse step returns false with a message naming the path.
 bool parseParams(const QJsonValue &value, const QString &path, QList<ParamInfo> *out, QString *error)
 {
-    if (value.isUndefined())
+    if (value.isUndefined()) {
         return true;
+    }
     if (!value.isArray()) {
         *error = tr("%1: expected an array of parameters").arg(path);
         return false;
@@ -103,8 +110,9 @@ bool parseParams(const QJsonValue &value, const QString &path, QList<ParamInfo> 
 const ParamInfo *findParam(const QList<ParamInfo> &params, const QString &name)
 {
     for (const ParamInfo &p : params) {
-        if (p.name == name)
+        if (p.name == name) {
             return &p;
+        }
     }
     return nullptr;
 }
@@ -113,30 +121,38 @@ const ParamInfo *findParam(const QList<ParamInfo> &params, const QString &name)
 
 bool ParamInfo::accepts(const QJsonValue &value) const
 {
-    if (value.isNull())
+    if (value.isNull()) {
         return nullable;
+    }
     if (type == QLatin1String("int") || type == QLatin1String("float")) {
-        if (type == QLatin1String("int") ? !isInteger(value) : !value.isDouble())
+        if (type == QLatin1String("int") ? !isInteger(value) : !value.isDouble()) {
             return false;
+        }
         const double d = value.toDouble();
-        if (!std::isfinite(d))
+        if (!std::isfinite(d)) {
             return false;
-        if (minimum.isDouble() && (minExclusive ? d <= minimum.toDouble() : d < minimum.toDouble()))
+        }
+        if (minimum.isDouble() && (minExclusive ? d <= minimum.toDouble() : d < minimum.toDouble())) {
             return false;
-        if (maximum.isDouble() && d > maximum.toDouble())
+        }
+        if (maximum.isDouble() && d > maximum.toDouble()) {
             return false;
+        }
     } else if (type == QLatin1String("bool")) {
-        if (!value.isBool())
+        if (!value.isBool()) {
             return false;
+        }
     } else if (!value.isString()) { // string, path
         return false;
     }
-    if (choices.isEmpty())
+    if (choices.isEmpty()) {
         return true;
+    }
     for (const QJsonValue &c : choices) {
         // 1 and 1.0 are one JSON number for Qt.
-        if (c == value || (c.isDouble() && value.isDouble() && c.toDouble() == value.toDouble()))
+        if (c == value || (c.isDouble() && value.isDouble() && c.toDouble() == value.toDouble())) {
             return true;
+        }
     }
     return false;
 }
@@ -145,36 +161,40 @@ QString ParamInfo::expectation() const
 {
     if (!choices.isEmpty()) {
         QStringList items;
-        for (const QJsonValue &c : choices)
+        for (const QJsonValue &c : choices) {
             items << shown(c);
-        if (nullable)
+        }
+        if (nullable) {
             items << QStringLiteral("null");
+        }
         return alternatives(items);
     }
     QString text;
     const bool hasMin = minimum.isDouble();
     const bool hasMax = maximum.isDouble();
     if (type == QLatin1String("int")) {
-        if (hasMin && hasMax)
+        if (hasMin && hasMax) {
             text = QStringLiteral("an integer from %1 to %2").arg(shown(minimum), shown(maximum));
-        else if (hasMin)
+        } else if (hasMin) {
             text = QStringLiteral("an integer ≥ %1").arg(shown(minimum));
-        else if (hasMax)
+        } else if (hasMax) {
             text = QStringLiteral("an integer ≤ %1").arg(shown(maximum));
-        else
+        } else {
             text = QStringLiteral("an integer");
+        }
     } else if (type == QLatin1String("float")) {
-        if (hasMin && hasMax)
+        if (hasMin && hasMax) {
             text = QStringLiteral("a number in %1%2, %3]")
                        .arg(minExclusive ? QLatin1Char('(') : QLatin1Char('['))
                        .arg(shown(minimum), shown(maximum));
-        else if (hasMin)
+        } else if (hasMin) {
             text = QStringLiteral("a number %1 %2")
                        .arg(minExclusive ? QStringLiteral(">") : QStringLiteral("≥"), shown(minimum));
-        else if (hasMax)
+        } else if (hasMax) {
             text = QStringLiteral("a number ≤ %1").arg(shown(maximum));
-        else
+        } else {
             text = QStringLiteral("a number");
+        }
     } else if (type == QLatin1String("bool")) {
         text = QStringLiteral("true or false");
     } else if (type == QLatin1String("path")) {
@@ -258,8 +278,9 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
             *error = tr("%1.type: expected a non-empty string").arg(where);
             return {};
         }
-        if (!parseParams(o.value(QLatin1String("params")), where + QLatin1String(".params"), &m.params, error))
+        if (!parseParams(o.value(QLatin1String("params")), where + QLatin1String(".params"), &m.params, error)) {
             return {};
+        }
         // Optional (workers before 0.3 have none).
         const QJsonArray recipes = o.value(QLatin1String("recipes")).toArray();
         for (qsizetype r = 0; r < recipes.size(); ++r) {
@@ -290,14 +311,16 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
             *error = tr("%1.kind: expected a non-empty string").arg(where);
             return {};
         }
-        if (!parseParams(o.value(QLatin1String("params")), where + QLatin1String(".params"), &d.params, error))
+        if (!parseParams(o.value(QLatin1String("params")), where + QLatin1String(".params"), &d.params, error)) {
             return {};
+        }
         c.m_dataKinds.append(d);
     }
     for (const QString &section : specSectionNames()) {
         QList<ParamInfo> params;
-        if (!parseParams(root.value(section), section, &params, error))
+        if (!parseParams(root.value(section), section, &params, error)) {
             return {};
+        }
         c.m_sections.insert(section, params);
         c.m_sectionOrder.append(section);
     }
@@ -320,8 +343,9 @@ ModelCatalogue ModelCatalogue::fromJson(const QJsonObject &root, QString *error)
 const CatalogueRecipe *CatalogueModel::recipe(const QString &name) const
 {
     for (const CatalogueRecipe &r : recipes) {
-        if (r.name == name)
+        if (r.name == name) {
             return &r;
+        }
     }
     return nullptr;
 }
@@ -329,8 +353,9 @@ const CatalogueRecipe *CatalogueModel::recipe(const QString &name) const
 const CatalogueModel *ModelCatalogue::model(const QString &type) const
 {
     for (const CatalogueModel &m : m_models) {
-        if (m.type == type)
+        if (m.type == type) {
             return &m;
+        }
     }
     return nullptr;
 }
@@ -338,8 +363,9 @@ const CatalogueModel *ModelCatalogue::model(const QString &type) const
 const DataKindInfo *ModelCatalogue::dataKind(const QString &kind) const
 {
     for (const DataKindInfo &d : m_dataKinds) {
-        if (d.kind == kind)
+        if (d.kind == kind) {
             return &d;
+        }
     }
     return nullptr;
 }
@@ -348,8 +374,9 @@ QList<DataKindInfo> ModelCatalogue::dataKindsForTask(const QString &task) const
 {
     QList<DataKindInfo> out;
     for (const DataKindInfo &d : m_dataKinds) {
-        if (d.task == task || task.isEmpty() || d.task.isEmpty())
+        if (d.task == task || task.isEmpty() || d.task.isEmpty()) {
             out.append(d);
+        }
     }
     return out;
 }
@@ -358,8 +385,9 @@ QStringList ModelCatalogue::tasks() const
 {
     QStringList out;
     for (const CatalogueModel &m : m_models) {
-        if (!out.contains(m.task))
+        if (!out.contains(m.task)) {
             out.append(m.task);
+        }
     }
     return out;
 }
@@ -367,29 +395,33 @@ QStringList ModelCatalogue::tasks() const
 QStringList ModelCatalogue::modelTypes() const
 {
     QStringList out;
-    for (const CatalogueModel &m : m_models)
+    for (const CatalogueModel &m : m_models) {
         out.append(m.type);
+    }
     return out;
 }
 
 QStringList ModelCatalogue::dataKindNames() const
 {
     QStringList out;
-    for (const DataKindInfo &d : m_dataKinds)
+    for (const DataKindInfo &d : m_dataKinds) {
         out.append(d.kind);
+    }
     return out;
 }
 
 QJsonObject ModelCatalogue::defaultSpec(const QString &type, const QString &name) const
 {
     const CatalogueModel *m = model(type);
-    if (!m)
+    if (!m) {
         return {};
+    }
     QJsonObject spec;
     spec.insert(QLatin1String("name"), name);
     QJsonObject model{{QLatin1String("type"), type}};
-    for (const ParamInfo &p : m->params)
+    for (const ParamInfo &p : m->params) {
         model.insert(p.name, p.defaultValue);
+    }
     spec.insert(QLatin1String("model"), model);
 
     // Data: the model's preferred kind, else the first kind of its task.
@@ -397,31 +429,38 @@ QJsonObject ModelCatalogue::defaultSpec(const QString &type, const QString &name
     QString kind = RunSpecView(m->defaults).dataKind();
     if (kind.isEmpty()) {
         const QList<DataKindInfo> fitting = dataKindsForTask(m->task);
-        if (!fitting.isEmpty())
+        if (!fitting.isEmpty()) {
             kind = fitting.constFirst().kind;
+        }
     }
     if (const DataKindInfo *d = dataKind(kind)) {
         QJsonObject filled{{QLatin1String("kind"), kind}};
-        for (const ParamInfo &p : d->params)
+        for (const ParamInfo &p : d->params) {
             filled.insert(p.name, p.defaultValue);
-        for (auto it = data.constBegin(); it != data.constEnd(); ++it)
+        }
+        for (auto it = data.constBegin(); it != data.constEnd(); ++it) {
             filled.insert(it.key(), it.value());
+        }
         data = filled;
     }
-    if (!data.isEmpty())
+    if (!data.isEmpty()) {
         spec.insert(QLatin1String("data"), data);
+    }
 
     for (const QString &section : m_sectionOrder) {
         QJsonObject values;
         for (const ParamInfo &p : m_sections.value(section)) {
-            if (!p.defaultValue.isUndefined())
+            if (!p.defaultValue.isUndefined()) {
                 values.insert(p.name, p.defaultValue);
+            }
         }
         const QJsonObject overrides = m->defaults.value(section).toObject();
-        for (auto it = overrides.constBegin(); it != overrides.constEnd(); ++it)
+        for (auto it = overrides.constBegin(); it != overrides.constEnd(); ++it) {
             values.insert(it.key(), it.value());
-        if (!values.isEmpty())
+        }
+        if (!values.isEmpty()) {
             spec.insert(section, values);
+        }
     }
     return spec;
 }
@@ -430,14 +469,16 @@ QJsonObject ModelCatalogue::newRunSpec(const QString &type, const QString &name)
 {
     QJsonObject spec = defaultSpec(type, name);
     const CatalogueModel *m = model(type);
-    if (!m)
+    if (!m) {
         return spec;
+    }
     for (const CatalogueRecipe &recipe : m->recipes) {
         for (auto it = recipe.values.constBegin(); it != recipe.values.constEnd(); ++it) {
             QJsonObject section = spec.value(it.key()).toObject();
             const QJsonObject values = it.value().toObject();
-            for (auto v = values.constBegin(); v != values.constEnd(); ++v)
+            for (auto v = values.constBegin(); v != values.constEnd(); ++v) {
                 section.remove(v.key());
+            }
             spec.insert(it.key(), section);
         }
     }
@@ -447,39 +488,45 @@ QJsonObject ModelCatalogue::newRunSpec(const QString &type, const QString &name)
 const CatalogueRecipe *ModelCatalogue::recipeOf(const QJsonObject &spec, const QString &chosenRecipe) const
 {
     const CatalogueModel *m = model(RunSpecView(spec).modelType());
-    if (!m || m->recipes.isEmpty())
+    if (!m || m->recipes.isEmpty()) {
         return nullptr;
+    }
     const QJsonValue named = spec.value(QLatin1String("model")).toObject().value(QLatin1String("recipe"));
-    if (named.isUndefined() || named.toString() == QLatin1String("auto"))
+    if (named.isUndefined() || named.toString() == QLatin1String("auto")) {
         return m->recipe(chosenRecipe);
+    }
     return m->recipe(named.toString());
 }
 
 QJsonObject ModelCatalogue::resolve(const QJsonObject &spec, const QString &chosenRecipe) const
 {
     const RunSpecView view(spec);
-    if (!model(view.modelType()))
+    if (!model(view.modelType())) {
         return spec;
+    }
     QJsonObject out = defaultSpec(view.modelType(), view.name());
     if (const CatalogueRecipe *recipe = recipeOf(spec, chosenRecipe)) {
         // As the worker does: the recipe's values in place of the defaults.
         for (auto it = recipe->values.constBegin(); it != recipe->values.constEnd(); ++it) {
             QJsonObject section = out.value(it.key()).toObject();
             const QJsonObject values = it.value().toObject();
-            for (auto v = values.constBegin(); v != values.constEnd(); ++v)
+            for (auto v = values.constBegin(); v != values.constEnd(); ++v) {
                 section.insert(v.key(), v.value());
+            }
             out.insert(it.key(), section);
         }
     }
-    if (!spec.contains(QLatin1String("name")))
+    if (!spec.contains(QLatin1String("name"))) {
         out.remove(QLatin1String("name"));
+    }
     const QString kind = view.dataKind();
     if (!kind.isEmpty() && kind != RunSpecView(out).dataKind()) {
         // Another kind than the model's: that kind's keys, not the model's data defaults.
         QJsonObject data{{QLatin1String("kind"), kind}};
         if (const DataKindInfo *d = dataKind(kind)) {
-            for (const ParamInfo &p : d->params)
+            for (const ParamInfo &p : d->params) {
                 data.insert(p.name, p.defaultValue);
+            }
         }
         out.insert(QLatin1String("data"), data);
     }
@@ -490,8 +537,9 @@ QJsonObject ModelCatalogue::resolve(const QJsonObject &spec, const QString &chos
         }
         QJsonObject merged = out.value(it.key()).toObject();
         const QJsonObject given = it.value().toObject();
-        for (auto g = given.constBegin(); g != given.constEnd(); ++g)
+        for (auto g = given.constBegin(); g != given.constEnd(); ++g) {
             merged.insert(g.key(), g.value());
+        }
         out.insert(it.key(), merged);
     }
     if (const CatalogueRecipe *recipe = recipeOf(spec, chosenRecipe)) {
@@ -516,14 +564,16 @@ ModelCatalogueLoader::ModelCatalogueLoader(ModelCatalogueCache *cache, QObject *
 
 ModelCatalogueLoader::~ModelCatalogueLoader()
 {
-    if (m_process)
+    if (m_process) {
         m_process->cancel();
+    }
 }
 
 void ModelCatalogueLoader::load(const QString &workerPath)
 {
-    if (m_process)
+    if (m_process) {
         return;
+    }
     m_workerPath = workerPath;
     if (m_cache) {
         if (const auto cached = m_cache->find(workerPath)) {
@@ -549,16 +599,17 @@ void ModelCatalogueLoader::onFinished(const ProcessResult &result)
 std::optional<ModelCatalogue> ModelCatalogueLoader::answer(const QString &workerPath, const ProcessResult &result,
                                                            QString *error)
 {
-    if (!result.started)
+    if (!result.started) {
         *error = tr("Cannot start the worker %1: %2").arg(workerPath, result.errorString);
-    else if (result.timedOut)
+    } else if (result.timedOut) {
         *error = tr("%1 --list-models did not answer within %2 s").arg(workerPath).arg(m_timeoutMs / 1000.0);
-    else if (result.crashed)
+    } else if (result.crashed) {
         *error = tr("%1 --list-models crashed: %2").arg(workerPath, result.errorString);
-    else if (result.exitCode != 0)
+    } else if (result.exitCode != 0) {
         *error = exitMessage(workerPath, result.exitCode, result.err);
-    else
+    } else {
         return accept(workerPath, result.out, error);
+    }
     return std::nullopt;
 }
 
@@ -583,10 +634,11 @@ std::optional<ModelCatalogue> ModelCatalogueLoader::accept(const QString &worker
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(output, &parseError);
     ModelCatalogue catalogue;
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject())
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
         catalogue = ModelCatalogue::fromJson(output, error); // for its message
-    else
+    } else {
         catalogue = ModelCatalogue::fromJson(doc.object(), error);
+    }
     if (catalogue.isEmpty()) {
         // "PROGRAM --list-models output is not JSON ...", "PROGRAM --list-models: models: expected ...".
         *error = error->startsWith(QLatin1String("--list-models")) ? workerPath + QLatin1Char(' ') + *error
@@ -594,23 +646,26 @@ std::optional<ModelCatalogue> ModelCatalogueLoader::accept(const QString &worker
         return std::nullopt;
     }
     qCInfo(lcCatalogue) << workerPath << "lists" << catalogue.models().size() << "models";
-    if (m_cache)
+    if (m_cache) {
         m_cache->store(workerPath, doc.object(), catalogue);
+    }
     return catalogue;
 }
 
 std::optional<ModelCatalogue> ModelCatalogueLoader::loadBlocking(const QString &workerPath, QString *error)
 {
     if (m_cache) {
-        if (auto cached = m_cache->find(workerPath))
+        if (auto cached = m_cache->find(workerPath)) {
             return cached;
+        }
     }
     qCInfo(lcCatalogue) << "asking" << workerPath << "for its catalogue";
     const ProcessResult result =
         Process::runNow({workerPath, {QStringLiteral("--list-models")}, {}, {}, {}}, m_timeoutMs);
     const auto catalogue = answer(workerPath, result, error);
-    if (!catalogue)
+    if (!catalogue) {
         qCInfo(lcCatalogue).noquote() << *error;
+    }
     return catalogue;
 }
 
@@ -619,8 +674,9 @@ bool ModelCatalogueLoader::loadNow(const QString &workerPath, ModelCatalogue *ca
     ModelCatalogueLoader loader;
     loader.setTimeout(timeoutMs);
     const auto loaded = loader.loadBlocking(workerPath, error);
-    if (!loaded)
+    if (!loaded) {
         return false;
+    }
     *catalogue = *loaded;
     return true;
 }

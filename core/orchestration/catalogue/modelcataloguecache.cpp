@@ -1,6 +1,6 @@
-#include "catalogue/modelcataloguecache.h"
+#include "orchestration/catalogue/modelcataloguecache.h"
 
-#include "logcategories.h"
+#include "orchestration/logcategories.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -42,16 +42,18 @@ std::optional<ModelCatalogueCache::Key> ModelCatalogueCache::keyOf(const QString
 {
     const QFileInfo info(program);
     const QString canonical = info.canonicalFilePath();
-    if (canonical.isEmpty() || !info.isFile())
+    if (canonical.isEmpty() || !info.isFile()) {
         return std::nullopt;
+    }
     return Key{canonical, info.size(), info.lastModified().toMSecsSinceEpoch()};
 }
 
 QString ModelCatalogueCache::entryPath(const QString &program) const
 {
     const auto key = keyOf(program);
-    if (m_directory.isEmpty() || !key)
+    if (m_directory.isEmpty() || !key) {
         return {};
+    }
     // One file per worker path; its size and time are checked inside.
     const QByteArray hash = QCryptographicHash::hash(key->path.toUtf8(), QCryptographicHash::Sha256).toHex().left(16);
     return m_directory + QStringLiteral("/catalogue-") + QString::fromLatin1(hash) + QStringLiteral(".json");
@@ -60,8 +62,9 @@ QString ModelCatalogueCache::entryPath(const QString &program) const
 std::optional<ModelCatalogue> ModelCatalogueCache::find(const QString &program)
 {
     const auto key = keyOf(program);
-    if (!key)
+    if (!key) {
         return std::nullopt;
+    }
     const auto it = m_memory.constFind(key->path);
     if (it != m_memory.constEnd()) {
         if (it->first == *key) {
@@ -76,8 +79,9 @@ std::optional<ModelCatalogue> ModelCatalogueCache::find(const QString &program)
 std::optional<ModelCatalogue> ModelCatalogueCache::readEntry(const Key &key)
 {
     const QString path = entryPath(key.path);
-    if (path.isEmpty() || !QFileInfo::exists(path))
+    if (path.isEmpty() || !QFileInfo::exists(path)) {
         return std::nullopt;
+    }
     // Whatever is wrong with the file, the loader asks the worker again and
     // writes a good one; a file left behind would only be read again.
     auto discard = [&](const char *why) {
@@ -86,24 +90,29 @@ std::optional<ModelCatalogue> ModelCatalogueCache::readEntry(const Key &key)
         return std::nullopt;
     };
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    if (!file.open(QIODevice::ReadOnly)) {
         return discard("cannot be read");
-    if (file.size() > kMaxEntryBytes)
+    }
+    if (file.size() > kMaxEntryBytes) {
         return discard("is too large");
+    }
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
     file.close();
     const QJsonObject entry = doc.object();
-    if (!doc.isObject() || entry.value(QLatin1String("format")).toInt() != kFormat)
+    if (!doc.isObject() || entry.value(QLatin1String("format")).toInt() != kFormat) {
         return discard("is corrupt");
+    }
     const Key stored{entry.value(QLatin1String("worker")).toString(), entry.value(QLatin1String("size")).toInteger(-1),
                      entry.value(QLatin1String("mtime_ms")).toInteger(-1)};
-    if (!(stored == key))
+    if (!(stored == key)) {
         return discard("is stale (the worker changed)");
+    }
     QString error;
     const ModelCatalogue catalogue =
         ModelCatalogue::fromJson(entry.value(QLatin1String("catalogue")).toObject(), &error);
-    if (catalogue.isEmpty())
+    if (catalogue.isEmpty()) {
         return discard("holds no valid catalogue");
+    }
     qCDebug(lcCatalogue) << "catalogue of" << key.path << "from" << path;
     m_memory.insert(key.path, {key, catalogue});
     return catalogue;
@@ -112,12 +121,14 @@ std::optional<ModelCatalogue> ModelCatalogueCache::readEntry(const Key &key)
 void ModelCatalogueCache::store(const QString &program, const QJsonObject &listModels, const ModelCatalogue &catalogue)
 {
     const auto key = keyOf(program);
-    if (!key)
+    if (!key) {
         return;
+    }
     m_memory.insert(key->path, {*key, catalogue});
     const QString path = entryPath(program);
-    if (path.isEmpty())
+    if (path.isEmpty()) {
         return;
+    }
     if (!QDir().mkpath(m_directory)) {
         qCInfo(lcCatalogue) << "cannot create the catalogue cache folder" << m_directory;
         return;

@@ -1,17 +1,17 @@
-#include "check/experimentcheck.h"
+#include "orchestration/check/experimentcheck.h"
 
-#include "catalogue/modelcatalogue.h"
-#include "check/programrequirements.h"
-#include "check/speccheck.h"
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "devices/gpupresence.h"
-#include "dispatch/cpuonlyworker.h"
-#include "experiment/programconfig.h"
-#include "launch/launcher.h"
-#include "remote/remotehostcheck.h"
-#include "runspec/runspecview.h"
-#include "slurm/slurmlanecheck.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/check/programrequirements.h"
+#include "orchestration/check/speccheck.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/devices/gpupresence.h"
+#include "orchestration/dispatch/cpuonlyworker.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/remote/remotehostcheck.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/slurm/slurmlanecheck.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -38,8 +38,9 @@ QString runPath(int lane, int run)
 QString located(const QString &path, const QString &name, const QString &complaint)
 {
     static const QRegularExpression key(QStringLiteral("^(data|model|program|train|eval|checkpoint|report)[.:\\[]"));
-    if (key.match(complaint).hasMatch())
+    if (key.match(complaint).hasMatch()) {
         return QStringLiteral("%1.%2 (run %3)").arg(path, complaint, name);
+    }
     return QStringLiteral("%1 (run %2): %3").arg(path, name, complaint);
 }
 
@@ -66,13 +67,15 @@ QString ExperimentCheck::programProblem(const QJsonObject &spec)
 {
     const RunSpecView view(spec);
     const QString cwd = view.programCwd();
-    if (!cwd.isEmpty() && !QFileInfo(cwd).isDir())
+    if (!cwd.isEmpty() && !QFileInfo(cwd).isDir()) {
         return QStringLiteral("program.cwd: %1 is not a folder").arg(cwd);
+    }
     const QString program = programconfig::command(view).value(0);
     if (program.contains(QLatin1Char('/'))) {
         const QFileInfo file(QDir(cwd.isEmpty() ? QDir::currentPath() : cwd).filePath(program));
-        if (!file.isFile() || !file.isExecutable())
+        if (!file.isFile() || !file.isExecutable()) {
             return QStringLiteral("program.argv[0]: %1 is not an executable file").arg(file.absoluteFilePath());
+        }
     } else if (QStandardPaths::findExecutable(program).isEmpty()) {
         return QStringLiteral("program.argv[0]: %1 is not on PATH").arg(program);
     }
@@ -82,42 +85,50 @@ QString ExperimentCheck::programProblem(const QJsonObject &spec)
 QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QByteArray> *passed) const
 {
     QStringList problems;
-    if (m_workerProgram.isEmpty() && experiment.hasWorkerRuns())
+    if (m_workerProgram.isEmpty() && experiment.hasWorkerRuns()) {
         problems << QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard): "
                                    "the runs' data was not checked");
+    }
     // One worker start per distinct data source, on the first run that uses it.
     QSet<QByteArray> seen;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
-        if (experiment.lanes.at(l).device.isRemote())
+        if (experiment.lanes.at(l).device.isRemote()) {
             continue; // its data and programs are the host's: hostProblems
+        }
         const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
         for (int i = 0; i < runs.size(); ++i) {
             const ExperimentRun &run = runs.at(i);
             const RunSpecView view(run.spec);
             const QString path = runPath(l, i);
             if (view.isProgram()) {
-                if (run.invalid) // its program's problems are the spec's, reported
+                if (run.invalid) { // its program's problems are the spec's, reported
                     continue;
-                if (const QString complaint = programProblem(run.spec); !complaint.isEmpty())
+                }
+                if (const QString complaint = programProblem(run.spec); !complaint.isEmpty()) {
                     problems << located(path, view.effectiveName(), complaint);
+                }
                 continue;
             }
-            if (m_workerProgram.isEmpty())
+            if (m_workerProgram.isEmpty()) {
                 continue;
+            }
             // A spec with problems still has data to look at: the worker is
             // given that alone, with a model of its task.
             const QJsonObject spec = run.invalid ? dataProbe(run.spec, path) : expandRepeat(run.spec, 0, run.repeat);
-            if (spec.isEmpty())
+            if (spec.isEmpty()) {
                 continue;
+            }
             const QByteArray data = dataKey(spec);
-            if (seen.contains(data) || (passed && passed->contains(data)))
+            if (seen.contains(data) || (passed && passed->contains(data))) {
                 continue;
+            }
             seen.insert(data);
             const QString complaint = checkSpec(spec);
-            if (!complaint.isEmpty())
+            if (!complaint.isEmpty()) {
                 problems << located(path, view.name().isEmpty() ? view.effectiveName() : view.name(), complaint);
-            else if (passed && !run.invalid)
+            } else if (passed && !run.invalid) {
                 passed->insert(data);
+            }
         }
     }
     // A sweep's trials: each distinct data source among them, or a program base's command.
@@ -125,23 +136,27 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
         const SweepSpec &sweep = experiment.sweeps.at(s);
         const QString path = QStringLiteral("sweeps[%1].base").arg(s);
         const QJsonObject first = sweep.trialSpec(0);
-        if (sweep.base.isEmpty() || !validateRunSpec(first, path, false, m_catalogue).isEmpty())
+        if (sweep.base.isEmpty() || !validateRunSpec(first, path, false, m_catalogue).isEmpty()) {
             continue; // its problems are the file's, reported
+        }
         if (RunSpecView(first).isProgram()) {
-            if (const QString complaint = programProblem(first); !complaint.isEmpty())
+            if (const QString complaint = programProblem(first); !complaint.isEmpty()) {
                 problems << located(path, sweep.name, complaint);
+            }
             continue;
         }
         for (int i = 0; i < sweep.trialCount() && !m_workerProgram.isEmpty(); ++i) {
             const QJsonObject spec = sweep.trialSpec(i);
             const QByteArray data = dataKey(spec);
-            if (seen.contains(data) || (passed && passed->contains(data)))
+            if (seen.contains(data) || (passed && passed->contains(data))) {
                 continue;
+            }
             seen.insert(data);
-            if (const QString complaint = checkSpec(spec); !complaint.isEmpty())
+            if (const QString complaint = checkSpec(spec); !complaint.isEmpty()) {
                 problems << located(path, SweepSpec::trialName(sweep.name, i), complaint);
-            else if (passed)
+            } else if (passed) {
                 passed->insert(data);
+            }
         }
     }
     return problems;
@@ -149,12 +164,14 @@ QStringList ExperimentCheck::dataProblems(const Experiment &experiment, QSet<QBy
 
 QJsonObject ExperimentCheck::dataProbe(const QJsonObject &spec, const QString &path) const
 {
-    if (!m_catalogue)
+    if (!m_catalogue) {
         return {};
+    }
     const QJsonValue data = spec.value(QStringLiteral("data"));
     const DataKindInfo *kind = data.isObject() ? m_catalogue->dataKind(RunSpecView(spec).dataKind()) : nullptr;
-    if (!kind)
+    if (!kind) {
         return {};
+    }
     const CatalogueModel *model = m_catalogue->model(RunSpecView(spec).modelType());
     if (!model || model->task != kind->task) {
         model = nullptr;
@@ -165,8 +182,9 @@ QJsonObject ExperimentCheck::dataProbe(const QJsonObject &spec, const QString &p
             }
         }
     }
-    if (!model)
+    if (!model) {
         return {};
+    }
     const QJsonObject probe{{QStringLiteral("name"), QStringLiteral("check")},
                             {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), model->type}}},
                             {QStringLiteral("data"), data}};
@@ -180,8 +198,9 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         const QString device = experiment.lanes.at(l).device.toString();
         const QString missing = m_devices ? missingGpus(experiment.lanes.at(l).device, *m_devices) : QString();
-        if (missing.isEmpty() || m_cpuFallback)
+        if (missing.isEmpty() || m_cpuFallback) {
             continue;
+        }
         const int gpus = m_devices->gpuCount();
         problems << QStringLiteral("lanes[%1].device: %2 is not on this machine, which has %3 GPU%4 (--cpu-fallback "
                                    "trains its runs on the CPU)")
@@ -196,20 +215,24 @@ QStringList ExperimentCheck::deviceProblems(const Experiment &experiment) const
     const QString cpuOnly = cpuonlyworker::reason(m_catalogue);
     for (int l = 0; l < experiment.lanes.size() && !cpuOnly.isEmpty() && !m_cpuFallback; ++l) {
         const ExperimentLane &lane = experiment.lanes.at(l);
-        if (!cpuonlyworker::isLocalGpu(lane.device))
+        if (!cpuonlyworker::isLocalGpu(lane.device)) {
             continue;
-        bool workerRuns = false;
-        for (const ExperimentRun &run : lane.runs)
-            workerRuns = workerRuns || !RunSpecView(run.spec).isProgram();
-        for (const SweepSpec &sweep : experiment.sweeps) {
-            if (!RunSpecView(sweep.base).isProgram() && (sweep.lanes.isEmpty() || sweep.lanes.contains(l)))
-                workerRuns = true;
         }
-        if (workerRuns)
+        bool workerRuns = false;
+        for (const ExperimentRun &run : lane.runs) {
+            workerRuns = workerRuns || !RunSpecView(run.spec).isProgram();
+        }
+        for (const SweepSpec &sweep : experiment.sweeps) {
+            if (!RunSpecView(sweep.base).isProgram() && (sweep.lanes.isEmpty() || sweep.lanes.contains(l))) {
+                workerRuns = true;
+            }
+        }
+        if (workerRuns) {
             problems << QStringLiteral("lanes[%1].device: %2: %3; %4")
                             .arg(l)
                             .arg(lane.device.toString(), cpuOnly,
                                  cpuonlyworker::advice(false, QStringLiteral("use --cpu-fallback")));
+        }
     }
     return problems;
 }
@@ -225,16 +248,19 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
         const ExperimentLane &lane = experiment.lanes.at(l);
         const QString name = lane.device.cluster();
         const QString laneKey = lane.device.toString() + QLatin1Char('|') + lane.gres;
-        if (name.isEmpty() || lanes.contains(laneKey))
+        if (name.isEmpty() || lanes.contains(laneKey)) {
             continue;
+        }
         const ExperimentCluster *cluster = experiment.cluster(name);
-        if (!cluster || unreachable.contains(name))
+        if (!cluster || unreachable.contains(name)) {
             continue; // undefined (load said so), or it did not answer or was not asked
+        }
         if (!m_trusted && !cluster->commandLines().isEmpty()) {
-            if (notes)
+            if (notes) {
                 *notes << QStringLiteral("cluster %1 was not asked: its keys are commands, and this version of the "
                                          "file is not trusted")
                               .arg(name);
+            }
             unreachable.insert(name);
             continue;
         }
@@ -268,19 +294,23 @@ QStringList ExperimentCheck::clusterProblems(const Experiment &experiment, QStri
         const SlurmLaneCheck::Result answer = laneCheck->check(job);
         const QString lanePath = QStringLiteral("lanes[%1].device (%2)").arg(l).arg(lane.device.toString());
         int index = 0;
-        while (index < experiment.clusters.size() && experiment.clusters.at(index).name != name)
+        while (index < experiment.clusters.size() && experiment.clusters.at(index).name != name) {
             ++index;
+        }
         if (!answer.reachable) {
             problems << QStringLiteral("clusters[%1]: %2").arg(index).arg(answer.cluster);
             laneChecks.remove(name);
             unreachable.insert(name);
             continue;
         }
-        for (const QString &p : {answer.partition, answer.options})
-            if (!p.isEmpty())
+        for (const QString &p : {answer.partition, answer.options}) {
+            if (!p.isEmpty()) {
                 problems << QStringLiteral("%1: %2").arg(lanePath, p);
-        if (!answer.worker.isEmpty() && !workerAsked.contains(name))
+            }
+        }
+        if (!answer.worker.isEmpty() && !workerAsked.contains(name)) {
             problems << QStringLiteral("clusters[%1].worker: %2").arg(index).arg(answer.worker);
+        }
         workerAsked.insert(name);
     }
     return problems;
@@ -293,39 +323,44 @@ QStringList ExperimentCheck::requirementProblems(const Experiment &experiment, Q
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
         for (int i = 0; i < runs.size(); ++i) {
-            if (!runs.at(i).invalid && RunSpecView(runs.at(i).spec).isProgram())
+            if (!runs.at(i).invalid && RunSpecView(runs.at(i).spec).isProgram()) {
                 specs.append({runPath(l, i), expandRepeat(runs.at(i).spec, 0, runs.at(i).repeat)});
+            }
         }
     }
     for (int s = 0; s < experiment.sweeps.size(); ++s) {
         const SweepSpec &sweep = experiment.sweeps.at(s);
         const QJsonObject first = sweep.trialSpec(0);
         if (!sweep.base.isEmpty() && RunSpecView(first).isProgram()
-            && validateRunSpec(first, QString(), false, m_catalogue).isEmpty())
+            && validateRunSpec(first, QString(), false, m_catalogue).isEmpty()) {
             specs.append({QStringLiteral("sweeps[%1].base").arg(s), first});
+        }
     }
     QStringList problems;
     QSet<QString> asked;
     for (const auto &[path, spec] : std::as_const(specs)) {
         const ProgramRequirements requirements(spec, m_workerProgram);
         const QString name = RunSpecView(spec).effectiveName();
-        if (requirements.isEmpty() || asked.contains(requirements.key()) || !programProblem(spec).isEmpty())
+        if (requirements.isEmpty() || asked.contains(requirements.key()) || !programProblem(spec).isEmpty()) {
             continue; // nothing asked, asked already, or its program is missing (said above)
+        }
         asked.insert(requirements.key());
         if (!m_trusted) {
-            if (notes)
+            if (notes) {
                 *notes << QStringLiteral("%1.program.requires was not checked (run %2): starting its interpreter "
                                          "runs the file's command, and this version of the file is not trusted "
                                          "(trainyard trust %3)")
                               .arg(path, name,
                                    experiment.sourcePath.isEmpty() ? QStringLiteral("FILE") : experiment.sourcePath);
+            }
             continue;
         }
         QString note;
-        if (const QString complaint = requirements.check(m_timeoutSeconds, &note); !complaint.isEmpty())
+        if (const QString complaint = requirements.check(m_timeoutSeconds, &note); !complaint.isEmpty()) {
             problems << located(path, name, complaint);
-        else if (notes)
+        } else if (notes) {
             *notes << located(path, name, note);
+        }
     }
     return problems;
 }
@@ -336,17 +371,21 @@ QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringL
     for (int h = 0; h < experiment.hosts.size(); ++h) {
         const ExperimentHost &host = experiment.hosts.at(h);
         QList<int> lanes;
-        for (int l = 0; l < experiment.lanes.size(); ++l)
-            if (const Device &d = experiment.lanes.at(l).device; d.isRemote() && d.host() == host.name)
+        for (int l = 0; l < experiment.lanes.size(); ++l) {
+            if (const Device &d = experiment.lanes.at(l).device; d.isRemote() && d.host() == host.name) {
                 lanes << l;
-        if (lanes.isEmpty())
+            }
+        }
+        if (lanes.isEmpty()) {
             continue;
+        }
         if (!m_trusted) {
-            if (notes)
+            if (notes) {
                 *notes << QStringLiteral(
                               "host %1 was not asked: its keys are commands, and this version of the file is "
                               "not trusted")
                               .arg(host.name);
+            }
             continue;
         }
         RemoteHostConfig config = RemoteHostConfig::forHost(host);
@@ -358,14 +397,16 @@ QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringL
             problems << QStringLiteral("%1: %2").arg(hp, answer.host);
             continue;
         }
-        if (!answer.worker.isEmpty())
+        if (!answer.worker.isEmpty()) {
             problems << QStringLiteral("%1.worker: %2").arg(hp, answer.worker);
-        if (!answer.runsRoot.isEmpty())
+        }
+        if (!answer.runsRoot.isEmpty()) {
             problems << QStringLiteral("%1.runs_root: %2").arg(hp, answer.runsRoot);
+        }
         QSet<QByteArray> seen;
         for (int l : std::as_const(lanes)) {
             const Device &d = experiment.lanes.at(l).device;
-            if (d.remoteIsCuda() && d.cudaIndex() >= qMax(0, answer.gpus))
+            if (d.remoteIsCuda() && d.cudaIndex() >= qMax(0, answer.gpus)) {
                 problems << QStringLiteral("lanes[%1].device: %2 is not on host %3, where nvidia-smi lists %4")
                                 .arg(l)
                                 .arg(d.toString(), host.name,
@@ -373,19 +414,24 @@ QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringL
                                                      : QStringLiteral("%1 GPU%2")
                                                            .arg(answer.gpus)
                                                            .arg(answer.gpus == 1 ? QString() : QStringLiteral("s")));
-            if (!answer.worker.isEmpty())
+            }
+            if (!answer.worker.isEmpty()) {
                 continue; // its data cannot be looked at without it
+            }
             const QList<ExperimentRun> &runs = experiment.lanes.at(l).runs;
             for (int i = 0; i < runs.size(); ++i) {
                 const RunSpecView view(runs.at(i).spec);
-                if (runs.at(i).invalid || view.isProgram())
+                if (runs.at(i).invalid || view.isProgram()) {
                     continue;
+                }
                 const QJsonObject spec = expandRepeat(runs.at(i).spec, 0, runs.at(i).repeat);
-                if (seen.contains(dataKey(spec)))
+                if (seen.contains(dataKey(spec))) {
                     continue;
+                }
                 seen.insert(dataKey(spec));
-                if (const QString complaint = check.checkData(spec); !complaint.isEmpty())
+                if (const QString complaint = check.checkData(spec); !complaint.isEmpty()) {
                     problems << located(runPath(l, i), view.name(), complaint);
+                }
             }
         }
     }

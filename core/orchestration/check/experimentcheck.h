@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiment/experiment.h"
+#include "orchestration/experiment/experiment.h"
 
 #include <QByteArray>
 #include <QSet>

@@ -1,10 +1,10 @@
-#include "check/programrequirements.h"
+#include "orchestration/check/programrequirements.h"
 
-#include "experiment/programconfig.h"
-#include "launch/launcher.h"
-#include "launch/workerprocess.h"
-#include "process/processrunner.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/process/processrunner.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QProcessEnvironment>
@@ -34,16 +34,18 @@ ProgramRequirements::ProgramRequirements(QJsonObject spec, QString workerProgram
     : m_spec(std::move(spec))
     , m_workerProgram(std::move(workerProgram))
 {
-    for (const QJsonValue &v : RunSpecView(m_spec).program().value(QStringLiteral("requires")).toArray())
+    for (const QJsonValue &v : RunSpecView(m_spec).program().value(QStringLiteral("requires")).toArray()) {
         m_modules << v.toString();
+    }
 }
 
 QString ProgramRequirements::key() const
 {
     const RunSpecView view(m_spec);
     QStringList parts{programconfig::command(view).value(0), view.programCwd()};
-    for (const auto &[name, value] : view.programEnv())
+    for (const auto &[name, value] : view.programEnv()) {
         parts << name + QLatin1Char('=') + value;
+    }
     return (parts + m_modules).join(QChar(0));
 }
 
@@ -64,17 +66,20 @@ QString ProgramRequirements::check(int timeoutSeconds, QString *note) const
     const QString cwd = view.programCwd().isEmpty() ? runDir.path() : view.programCwd();
 
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const auto &[name, value] : launch.environment())
+    for (const auto &[name, value] : launch.environment()) {
         env.insert(name, value);
+    }
     const QString program = launch.program;
     const ProcessResult result = Process::runNow(
         {program, QStringList{QStringLiteral("-c"), QString::fromLatin1(kCode)} + m_modules, {}, env, cwd},
         timeoutSeconds * 1000);
-    if (!result.started)
+    if (!result.started) {
         return QStringLiteral("program.argv[0]: %1 could not be started to check program.requires: %2")
             .arg(program, result.errorString);
-    if (result.timedOut)
+    }
+    if (result.timedOut) {
         return QStringLiteral("program.requires: %1 did not answer within %2 s").arg(program).arg(timeoutSeconds);
+    }
     const QList<QByteArray> lines = result.out.split('\n');
     const QList<QByteArray> marker = lines.value(0).split('\t');
     if (!result.ok() || marker.size() != 3 || marker.at(0) != "trainyard-requires") {
@@ -87,12 +92,15 @@ QString ProgramRequirements::check(int timeoutSeconds, QString *note) const
             .arg(program, QString::fromLocal8Bit(marker.at(1)), QString::fromLatin1(marker.at(2)));
     const QString missingLine = QString::fromUtf8(lines.value(1)).trimmed();
     const QStringList missing = missingLine.isEmpty() ? QStringList() : missingLine.split(QLatin1Char('\t'));
-    if (note)
+    if (note) {
         *note = QStringLiteral("program: %1 finds %2").arg(interpreter, m_modules.join(QStringLiteral(", ")));
-    if (missing.isEmpty())
+    }
+    if (missing.isEmpty()) {
         return {};
-    if (note)
+    }
+    if (note) {
         note->clear();
+    }
     return QStringLiteral("program.requires: %1 cannot import %2 (install %3 for that interpreter, or name another "
                           "one in program.argv[0])")
         .arg(interpreter, missing.join(QStringLiteral(", ")),

@@ -1,8 +1,8 @@
-#include "check/speccheck.h"
+#include "orchestration/check/speccheck.h"
 
-#include "logcategories.h"
-#include "process/processrunner.h"
-#include "runspec/runspecview.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/process/processrunner.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -19,8 +19,9 @@ SpecCheck::SpecCheck(QString workerProgram, QObject *parent)
 
 SpecCheck::~SpecCheck()
 {
-    if (m_process) // before the temporary folder goes
+    if (m_process) { // before the temporary folder goes
         m_process->cancel();
+    }
 }
 
 bool SpecCheck::isRunning() const
@@ -43,16 +44,19 @@ bool SpecCheck::start(const QJsonObject &spec)
         QTimer::singleShot(0, this, [this, complaint] { Q_EMIT finished(complaint); });
         return false;
     };
-    if (m_workerProgram.isEmpty())
+    if (m_workerProgram.isEmpty()) {
         return failLater(QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside "
                                         "trainyard): the data was not checked"));
+    }
     m_dir = std::make_unique<QTemporaryDir>();
-    if (!m_dir->isValid())
+    if (!m_dir->isValid()) {
         return failLater(QStringLiteral("cannot create a temporary folder to check the spec in"));
+    }
     m_specPath = m_dir->filePath(QStringLiteral("spec.json"));
     QFile file(m_specPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(spec).toJson()) < 0)
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(spec).toJson()) < 0) {
         return failLater(QStringLiteral("%1: cannot write the spec to check").arg(m_specPath));
+    }
     file.close();
 
     m_process = new Process(this);
@@ -63,11 +67,13 @@ bool SpecCheck::start(const QJsonObject &spec)
 
 bool SpecCheck::waitForFinished(int ms)
 {
-    if (!m_process)
+    if (!m_process) {
         return true;
+    }
     // Answered (or failed to start) while waiting: finish() ran and cleared m_process.
-    if (m_process->waitForFinished(ms) || !m_process)
+    if (m_process->waitForFinished(ms) || !m_process) {
         return true;
+    }
     m_process->cancel();
     finish(QStringLiteral("%1 --check did not answer within %2 s").arg(m_workerProgram).arg(ms / 1000));
     return false;
@@ -83,14 +89,16 @@ void SpecCheck::readOutcome(const ProcessResult &result)
     m_recipe = {};
     if (result.ok()) {
         const QByteArray line = result.out.trimmed();
-        if (!line.isEmpty())
+        if (!line.isEmpty()) {
             m_recipe = QJsonDocument::fromJson(line).object(); // not JSON: nothing said
+        }
     } else {
         text = QString::fromUtf8(result.err).trimmed();
         text.remove(QStringLiteral("trainyard-worker: "));
         qCInfo(lcExperiment).noquote() << "worker check of" << RunSpecView(m_spec).name() << "failed:" << text;
-        if (text.isEmpty())
+        if (text.isEmpty()) {
             text = QStringLiteral("%1 --check failed (exit %2)").arg(m_workerProgram).arg(result.exitCode);
+        }
         // The spec went through a temporary file: name what the user wrote instead.
         text.replace(m_specPath, QStringLiteral("spec"));
     }

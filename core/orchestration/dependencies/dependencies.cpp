@@ -1,8 +1,8 @@
-#include "dependencies/dependencies.h"
+#include "orchestration/dependencies/dependencies.h"
 
-#include "board/board.h"
-#include "dependencies/sweeptrials.h"
-#include "records/runregistry.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dependencies/sweeptrials.h"
+#include "orchestration/records/runregistry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,8 +34,9 @@ QStringList Dependencies::sweepNames() const
 {
     QStringList names;
     if (m_sweeps) {
-        for (const SweepSpec &sweep : m_sweeps->sweeps())
+        for (const SweepSpec &sweep : m_sweeps->sweeps()) {
             names << sweep.name;
+        }
     }
     return names;
 }
@@ -54,11 +55,13 @@ DependencyGraph Dependencies::graph(QList<RunId> *ids) const
 
 bool Dependencies::sweepFinished(const QString &sweep) const
 {
-    if (!m_sweeps || !m_sweeps->isDone(sweep))
+    if (!m_sweeps || !m_sweeps->isDone(sweep)) {
         return false;
+    }
     for (const TrialInfo &t : m_sweeps->trials(sweep)) {
-        if (t.phase == TrialInfo::Phase::Finished)
+        if (t.phase == TrialInfo::Phase::Finished) {
             return true;
+        }
     }
     return false;
 }
@@ -71,51 +74,62 @@ QString Dependencies::reason(const DependencyGraph &graph, const QList<RunId> &i
         QList<int> members;
         const DependencyGraph::Kind kind = graph.resolve(name, &members);
         if (kind == DependencyGraph::Kind::None) {
-            if (ended.isEmpty())
+            if (ended.isEmpty()) {
                 ended = QStringLiteral("%1, which is not on the board").arg(name);
+            }
             continue;
         }
         if (kind == DependencyGraph::Kind::Sweep) {
-            if (sweepFinished(name))
+            if (sweepFinished(name)) {
                 continue;
-            if (m_sweeps && m_sweeps->isDone(name) && ended.isEmpty())
+            }
+            if (m_sweeps && m_sweeps->isDone(name) && ended.isEmpty()) {
                 ended = QStringLiteral("sweep %1, which ended without a finished trial").arg(name);
+            }
             waits << QStringLiteral("sweep %1").arg(name);
             continue;
         }
         for (int m : std::as_const(members)) {
             const RunInfo *r = m_runs->find(ids.at(m));
-            if (r->state == RunState::Finished)
+            if (r->state == RunState::Finished) {
                 continue;
+            }
             waits << r->name;
-            if (isTerminal(r->state) && ended.isEmpty())
+            if (isTerminal(r->state) && ended.isEmpty()) {
                 ended = QStringLiteral("%1, which %2").arg(r->name, howItEnded(*r));
+            }
         }
     }
-    if (!ended.isEmpty())
+    if (!ended.isEmpty()) {
         return QStringLiteral("waits for %1").arg(ended);
-    if (waits.isEmpty())
+    }
+    if (waits.isEmpty()) {
         return {};
+    }
     constexpr int kNamed = 3;
     QString text = QStringLiteral("waits for ") + QStringList(waits.mid(0, kNamed)).join(QStringLiteral(", "));
-    if (waits.size() > kNamed)
+    if (waits.size() > kNamed) {
         text += QStringLiteral(" and %1 more").arg(waits.size() - kNamed);
+    }
     return text;
 }
 
 void Dependencies::refresh()
 {
     bool any = false;
-    for (const RunInfo &r : *m_runs)
+    for (const RunInfo &r : *m_runs) {
         any = any || !r.after.isEmpty() || r.state == RunState::Waiting;
-    if (!any)
+    }
+    if (!any) {
         return;
+    }
     QList<RunId> ids;
     const DependencyGraph g = graph(&ids);
     for (int i = 0; i < ids.size(); ++i) {
         const RunInfo *r = m_runs->find(ids.at(i));
-        if (r->state != RunState::Queued && r->state != RunState::Waiting)
+        if (r->state != RunState::Queued && r->state != RunState::Waiting) {
             continue;
+        }
         const QString why = r->after.isEmpty() ? QString() : reason(g, ids, i);
         if (why.isEmpty() && r->state == RunState::Waiting) {
             m_runs->update(ids.at(i), [](RunInfo &run) {
@@ -137,28 +151,32 @@ QList<std::pair<QString, QList<RunId>>> Dependencies::predecessorsByName(RunId i
     QList<RunId> ids;
     const DependencyGraph g = graph(&ids);
     const int node = int(ids.indexOf(id));
-    if (node < 0)
+    if (node < 0) {
         return out;
+    }
     for (const QString &name : g.nodes().at(node).after) {
         QList<int> members;
         const DependencyGraph::Kind kind = g.resolve(name, &members);
         QList<RunId> runs;
-        for (int m : std::as_const(members))
+        for (int m : std::as_const(members)) {
             runs << ids.at(m);
+        }
         if (kind == DependencyGraph::Kind::Sweep && m_sweeps) {
             // Its finished trials, the best first.
             const SweepSpec *spec = m_sweeps->sweep(name);
             QList<TrialInfo> trials = m_sweeps->trials(name);
             const bool maximize = !spec || spec->maximize;
             std::stable_sort(trials.begin(), trials.end(), [maximize](const TrialInfo &a, const TrialInfo &b) {
-                if (std::isnan(a.objective) || std::isnan(b.objective))
+                if (std::isnan(a.objective) || std::isnan(b.objective)) {
                     return !std::isnan(a.objective) && std::isnan(b.objective);
+                }
                 return maximize ? a.objective > b.objective : a.objective < b.objective;
             });
             runs.clear();
             for (const TrialInfo &t : std::as_const(trials)) {
-                if (t.phase == TrialInfo::Phase::Finished && t.run != 0)
+                if (t.phase == TrialInfo::Phase::Finished && t.run != 0) {
                     runs << t.run;
+                }
             }
         }
         out.append({name, runs});
@@ -171,8 +189,9 @@ QList<RunId> Dependencies::predecessors(RunId id) const
     QList<RunId> out;
     for (const auto &[name, runs] : predecessorsByName(id)) {
         for (RunId r : runs) {
-            if (!out.contains(r))
+            if (!out.contains(r)) {
                 out << r;
+            }
         }
     }
     return out;
@@ -184,10 +203,12 @@ QList<RunId> Dependencies::dependents(RunId id) const
     const DependencyGraph g = graph(&ids);
     QList<RunId> out;
     const int node = int(ids.indexOf(id));
-    if (node < 0)
+    if (node < 0) {
         return out;
-    for (int d : g.dependents(node))
+    }
+    for (int d : g.dependents(node)) {
         out << ids.at(d);
+    }
     return out;
 }
 
@@ -204,17 +225,20 @@ bool Dependencies::setAfter(RunId id, const QStringList &after, QString *error)
     QList<RunId> ids;
     const DependencyGraph g = graph(&ids);
     const int node = int(ids.indexOf(id));
-    if (node < 0)
+    if (node < 0) {
         return refuse(error, QStringLiteral("no such run"));
+    }
     const QString name = g.nodes().at(node).name;
     for (const QString &a : after) {
-        if (g.resolve(a) == DependencyGraph::Kind::None)
+        if (g.resolve(a) == DependencyGraph::Kind::None) {
             return refuse(
                 error, QStringLiteral("%1.after: no run, repeat group, rounds or sweep is named \"%2\"").arg(name, a));
-        if (g.wouldCycle(node, {a}))
+        }
+        if (g.wouldCycle(node, {a})) {
             return refuse(
                 error,
                 QStringLiteral("%1.after: \"%2\" runs after %1 already; they would wait for one another").arg(name, a));
+        }
     }
     QStringList unique = after;
     unique.removeDuplicates();
@@ -237,8 +261,9 @@ QList<std::pair<QString, QString>> Dependencies::groupNames() const
         }
     }
     for (const QString &sweep : sweepNames()) {
-        if (!seen.contains(sweep))
+        if (!seen.contains(sweep)) {
             out.append({sweep, QStringLiteral("sweep")});
+        }
     }
     return out;
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/dependencygraph.h"
-#include "records/runinfo.h"
+#include "orchestration/experiment/dependencygraph.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QList>
 #include <QObject>

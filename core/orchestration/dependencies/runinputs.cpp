@@ -1,11 +1,11 @@
-#include "dependencies/runinputs.h"
+#include "orchestration/dependencies/runinputs.h"
 
-#include "dependencies/dependencies.h"
-#include "experiment/programconfig.h"
-#include "records/runrecord.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "runstore/jsonfile.h"
+#include "orchestration/dependencies/dependencies.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/records/runrecord.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/jsonfile.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -49,8 +49,9 @@ QString RunInputs::checkpointOf(const RunInfo &run)
     // substituted into a command the trust list showed as a placeholder.
     static const QRegularExpression plain(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9._+@=,%/-]+")));
     if (run.checkpoint.isEmpty() || QDir::isRelativePath(run.checkpoint) || !plain.match(run.checkpoint).hasMatch()
-        || !QDir::cleanPath(run.checkpoint).startsWith(QDir::cleanPath(run.runDir) + QLatin1Char('/')))
+        || !QDir::cleanPath(run.checkpoint).startsWith(QDir::cleanPath(run.runDir) + QLatin1Char('/'))) {
         return {};
+    }
     // No link on the way either: a checkpoints/ that links to another
     // run's folder would hand that run's file over as this one's.
     const QFileInfo info(run.checkpoint);
@@ -67,19 +68,22 @@ QJsonObject RunInputs::inputs(RunId id) const
     for (const auto &[name, ids] : m_dependencies->predecessorsByName(id)) {
         for (RunId p : ids) {
             const RunInfo *r = m_runs->find(p);
-            if (!r)
+            if (!r) {
                 continue;
+            }
             const RunRecord record = RunRecord::live(*r, *m_metrics);
             QJsonObject summary{{QStringLiteral("state"), runStateName(r->state)},
                                 {QStringLiteral("step"), r->step >= 0 ? QJsonValue(r->step) : QJsonValue()},
                                 {QStringLiteral("epoch"), r->epoch >= 0 ? QJsonValue(r->epoch) : QJsonValue()},
                                 {QStringLiteral("loss"), number(r->loss)},
                                 {QStringLiteral("wall"), number(r->wall)}};
-            for (auto it = record.evals.constBegin(); it != record.evals.constEnd(); ++it)
+            for (auto it = record.evals.constBegin(); it != record.evals.constEnd(); ++it) {
                 summary.insert(it.key(), number(it->last));
+            }
             // What the run put in run.summary (the module's), its own words last.
-            for (auto it = r->summary.constBegin(); it != r->summary.constEnd(); ++it)
+            for (auto it = r->summary.constBegin(); it != r->summary.constEnd(); ++it) {
                 summary.insert(it.key(), number(it.value()));
+            }
             const QString checkpoint = checkpointOf(*r);
             list.append(QJsonObject{{QStringLiteral("after"), name},
                                     {QStringLiteral("name"), r->name},
@@ -96,15 +100,17 @@ afterref::Values RunInputs::values(RunId id) const
     afterref::Values out;
     const auto add = [&](const QString &name, const RunInfo &r) {
         out.insert(name + QStringLiteral(".dir"), r.runDir);
-        if (const QString checkpoint = checkpointOf(r); !checkpoint.isEmpty())
+        if (const QString checkpoint = checkpointOf(r); !checkpoint.isEmpty()) {
             out.insert(name + QStringLiteral(".checkpoint"), checkpoint);
+        }
     };
     for (const auto &[name, ids] : m_dependencies->predecessorsByName(id)) {
         for (RunId p : ids) {
             if (const RunInfo *r = m_runs->find(p)) {
                 add(r->name, *r);
-                if (ids.size() == 1)
+                if (ids.size() == 1) {
                     add(name, *r);
+                }
             }
         }
     }
@@ -114,19 +120,22 @@ afterref::Values RunInputs::values(RunId id) const
 QString RunInputs::missing(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r || r->after.isEmpty())
+    if (!r || r->after.isEmpty()) {
         return {};
+    }
     const afterref::Values given = values(id);
     const RunSpecView view(r->spec);
     QStringList texts;
-    if (view.isProgram())
+    if (view.isProgram()) {
         texts = view.programArgv();
-    else
+    } else {
         texts << view.train().value(kInitFrom).toString();
+    }
     for (const QString &text : std::as_const(texts)) {
         for (const afterref::Ref &ref : afterref::find(text)) {
-            if (given.contains(afterref::key(ref)))
+            if (given.contains(afterref::key(ref))) {
                 continue;
+            }
             const RunId p = m_runs->findByName(ref.name);
             const bool ran = p != 0 && !m_runs->find(p)->checkpoint.isEmpty();
             return ref.field == QLatin1String("checkpoint") && ran
@@ -144,11 +153,13 @@ QJsonObject RunInputs::resolvedSpec(RunId id, const QJsonObject &spec) const
 {
     QJsonObject train = spec.value(QStringLiteral("train")).toObject();
     const QString from = train.value(kInitFrom).toString();
-    if (RunSpecView(spec).isProgram() || afterref::find(from).isEmpty())
+    if (RunSpecView(spec).isProgram() || afterref::find(from).isEmpty()) {
         return spec;
+    }
     QString resolved;
-    if (!afterref::substitute(from, values(id), &resolved, nullptr))
+    if (!afterref::substitute(from, values(id), &resolved, nullptr)) {
         return spec; // missing() refused the start first
+    }
     train.insert(kInitFrom, resolved);
     QJsonObject out = spec;
     out.insert(QStringLiteral("train"), train);

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/afterreference.h"
-#include "records/runinfo.h"
+#include "orchestration/experiment/afterreference.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QJsonObject>
 #include <QString>

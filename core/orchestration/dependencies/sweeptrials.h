@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/sweepspec.h"
-#include "records/trialinfo.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/records/trialinfo.h"
 
 #include <QList>
 #include <QString>

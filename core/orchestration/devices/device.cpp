@@ -1,4 +1,4 @@
-#include "devices/device.h"
+#include "orchestration/devices/device.h"
 
 #include <QRegularExpression>
 
@@ -19,8 +19,9 @@ bool parseGpus(const QString &text, QList<int> *indices, bool *all, bool *pool)
     indices->clear();
     *all = text == QLatin1String("*");
     *pool = *all;
-    if (*all)
+    if (*all) {
         return true;
+    }
     if (number.match(text).hasMatch()) {
         *indices = {text.toInt()};
         return true;
@@ -29,18 +30,22 @@ bool parseGpus(const QString &text, QList<int> *indices, bool *all, bool *pool)
     if (const QRegularExpressionMatch m = range.match(text); m.hasMatch()) {
         const int from = m.captured(1).toInt();
         const int to = m.captured(2).toInt();
-        if (from >= to || to > kMaxGpuIndex)
+        if (from >= to || to > kMaxGpuIndex) {
             return false;
-        for (int i = from; i <= to; ++i)
+        }
+        for (int i = from; i <= to; ++i) {
             indices->append(i);
+        }
         return true;
     }
     const QStringList parts = text.split(QLatin1Char(','));
-    if (parts.size() < 2)
+    if (parts.size() < 2) {
         return false;
+    }
     for (const QString &part : parts) {
-        if (!number.match(part).hasMatch() || indices->contains(part.toInt()))
+        if (!number.match(part).hasMatch() || indices->contains(part.toInt())) {
             return false; // a GPU named twice is a mistake, not a weight
+        }
         indices->append(part.toInt());
     }
     std::sort(indices->begin(), indices->end());
@@ -89,8 +94,9 @@ Device Device::cpu()
 
 Device Device::onHost() const
 {
-    if (isRemote())
+    if (isRemote()) {
         return parse(m_remote);
+    }
     return isLocal() ? *this : cpu();
 }
 
@@ -103,8 +109,9 @@ Device Device::remote(const QString &host, int index)
 Device Device::gpus(const QList<int> &indices, const QString &host)
 {
     QStringList parts;
-    for (int i : indices)
+    for (int i : indices) {
         parts << QString::number(i);
+    }
     const QString cuda = QStringLiteral("cuda:") + parts.join(QLatin1Char(','));
     return parse(host.isEmpty() ? cuda : QStringLiteral("ssh:%1/%2").arg(host, cuda));
 }

@@ -1,6 +1,6 @@
-#include "devices/deviceinventory.h"
+#include "orchestration/devices/deviceinventory.h"
 
-#include "devices/processtree.h"
+#include "orchestration/devices/processtree.h"
 
 #include <QFile>
 #include <QThread>
@@ -21,8 +21,9 @@ QString userName(uid_t uid)
     QByteArray buffer(size > 0 ? size : 16384, Qt::Uninitialized);
     passwd entry{};
     passwd *found = nullptr;
-    if (::getpwuid_r(uid, &entry, buffer.data(), size_t(buffer.size()), &found) != 0 || !found)
+    if (::getpwuid_r(uid, &entry, buffer.data(), size_t(buffer.size()), &found) != 0 || !found) {
         return {};
+    }
     return QString::fromLocal8Bit(found->pw_name);
 }
 
@@ -39,8 +40,9 @@ GpuProcess gpuProcess(qint64 pid, qint64 memoryBytes)
 bool DeviceInfo::busyWithOthers() const
 {
     for (const GpuProcess &p : processes) {
-        if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
+        if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser) {
             return true;
+        }
     }
     return false;
 }
@@ -66,8 +68,9 @@ void DeviceInventory::classify(GpuProcess *p, const QList<RunProcessRoot> &runs)
         }
         if (p->name.isEmpty()) {
             QFile comm(QString::fromLatin1(path) + QStringLiteral("/comm"));
-            if (comm.open(QIODevice::ReadOnly))
+            if (comm.open(QIODevice::ReadOnly)) {
                 p->name = QString::fromUtf8(comm.readAll()).trimmed();
+            }
         }
     }
 }
@@ -134,8 +137,9 @@ struct DeviceInventory::Nvml
         resolve(temperature, "nvmlDeviceGetTemperature");
         resolve(power, "nvmlDeviceGetPowerUsage");
         resolve(processesV2, "nvmlDeviceGetComputeRunningProcesses_v3");
-        if (!processesV2)
+        if (!processesV2) {
             resolve(processesV2, "nvmlDeviceGetComputeRunningProcesses_v2");
+        }
         resolve(processesV1, "nvmlDeviceGetComputeRunningProcesses");
         if (!init || !count || !handle) {
             *error = QStringLiteral("NVML lacks nvmlInit_v2 / nvmlDeviceGetCount_v2: driver too old");
@@ -156,8 +160,9 @@ struct DeviceInventory::Nvml
     ~Nvml()
     {
         if (lib) {
-            if (shutdown)
+            if (shutdown) {
                 shutdown();
+            }
             dlclose(lib);
         }
     }
@@ -169,15 +174,17 @@ struct DeviceInventory::Nvml
         if (processesV2) {
             ProcessV2 buffer[64];
             if (processesV2(dev, &n, buffer) == 0) {
-                for (unsigned int i = 0; i < n; ++i)
+                for (unsigned int i = 0; i < n; ++i) {
                     out << gpuProcess(buffer[i].pid, static_cast<qint64>(buffer[i].usedGpuMemory));
+                }
                 return out;
             }
         } else if (processesV1) {
             ProcessV1 buffer[64];
             if (processesV1(dev, &n, buffer) == 0) {
-                for (unsigned int i = 0; i < n; ++i)
+                for (unsigned int i = 0; i < n; ++i) {
                     out << gpuProcess(buffer[i].pid, static_cast<qint64>(buffer[i].usedGpuMemory));
+                }
             }
         }
         return out;
@@ -188,10 +195,11 @@ DeviceInventory::DeviceInventory(QObject *parent)
     : QObject(parent)
 {
     auto *nvml = new Nvml;
-    if (nvml->load(&m_nvmlError))
+    if (nvml->load(&m_nvmlError)) {
         m_nvml = nvml;
-    else
+    } else {
         delete nvml;
+    }
     connect(&m_timer, &QTimer::timeout, this, &DeviceInventory::refresh);
     refresh();
 }
@@ -203,10 +211,11 @@ DeviceInventory::~DeviceInventory()
 
 void DeviceInventory::setPollInterval(int intervalMs)
 {
-    if (intervalMs <= 0)
+    if (intervalMs <= 0) {
         m_timer.stop();
-    else
+    } else {
         m_timer.start(intervalMs);
+    }
 }
 
 bool DeviceInventory::nvmlAvailable() const
@@ -238,12 +247,14 @@ void DeviceInventory::readCpuLoad(DeviceInfo *cpu)
             for (qsizetype i = 1; i < fields.size() && i <= 8; ++i) {
                 const quint64 v = fields.at(i).toULongLong();
                 total += v;
-                if (i == 4 || i == 5) // idle, iowait
+                if (i == 4 || i == 5) { // idle, iowait
                     idle += v;
+                }
             }
             const quint64 busy = total - idle;
-            if (m_cpuTotal > 0 && total > m_cpuTotal && busy >= m_cpuBusy)
+            if (m_cpuTotal > 0 && total > m_cpuTotal && busy >= m_cpuBusy) {
                 cpu->utilization = int(100.0 * double(busy - m_cpuBusy) / double(total - m_cpuTotal) + 0.5);
+            }
             m_cpuBusy = busy;
             m_cpuTotal = total;
         }
@@ -255,10 +266,11 @@ void DeviceInventory::readCpuLoad(DeviceInfo *cpu)
         const QList<QByteArray> lines = meminfo.readAll().split('\n');
         for (const QByteArray &line : lines) {
             const QList<QByteArray> f = line.simplified().split(' ');
-            if (f.size() >= 2 && f.at(0) == "MemTotal:")
+            if (f.size() >= 2 && f.at(0) == "MemTotal:") {
                 total = f.at(1).toLongLong() * 1024;
-            else if (f.size() >= 2 && f.at(0) == "MemAvailable:")
+            } else if (f.size() >= 2 && f.at(0) == "MemAvailable:") {
                 available = f.at(1).toLongLong() * 1024;
+            }
         }
         if (total > 0 && available >= 0) {
             cpu->memoryTotal = total;
@@ -284,30 +296,35 @@ void DeviceInventory::refresh()
         if (m_nvml->count(&count) == 0) {
             for (unsigned int i = 0; i < count; ++i) {
                 Nvml::Device dev = nullptr;
-                if (m_nvml->handle(i, &dev) != 0)
+                if (m_nvml->handle(i, &dev) != 0) {
                     continue;
+                }
                 DeviceInfo d;
                 d.isGpu = true;
                 d.index = static_cast<int>(i);
                 d.id = QStringLiteral("cuda:%1").arg(i);
                 char name[96] = {};
-                if (m_nvml->name && m_nvml->name(dev, name, sizeof name) == 0)
+                if (m_nvml->name && m_nvml->name(dev, name, sizeof name) == 0) {
                     d.name = QString::fromUtf8(name);
-                else
+                } else {
                     d.name = QStringLiteral("GPU %1").arg(i);
+                }
                 Nvml::Memory mem{};
                 if (m_nvml->memory && m_nvml->memory(dev, &mem) == 0) {
                     d.memoryUsed = static_cast<qint64>(mem.used);
                     d.memoryTotal = static_cast<qint64>(mem.total);
                 }
                 Nvml::Utilization util{};
-                if (m_nvml->utilization && m_nvml->utilization(dev, &util) == 0)
+                if (m_nvml->utilization && m_nvml->utilization(dev, &util) == 0) {
                     d.utilization = static_cast<int>(util.gpu);
+                }
                 unsigned int value = 0;
-                if (m_nvml->temperature && m_nvml->temperature(dev, /*NVML_TEMPERATURE_GPU=*/0, &value) == 0)
+                if (m_nvml->temperature && m_nvml->temperature(dev, /*NVML_TEMPERATURE_GPU=*/0, &value) == 0) {
                     d.temperature = static_cast<int>(value);
-                if (m_nvml->power && m_nvml->power(dev, &value) == 0)
+                }
+                if (m_nvml->power && m_nvml->power(dev, &value) == 0) {
                     d.powerWatts = value / 1000.0;
+                }
                 d.processes = m_nvml->processes(dev);
                 devices << d;
             }
@@ -318,8 +335,9 @@ void DeviceInventory::refresh()
     for (DeviceInfo &d : devices) {
         for (GpuProcess &p : d.processes) {
             // A test's fake process keeps the owner it was given.
-            if (p.owner == GpuProcess::Owner::Unknown)
+            if (p.owner == GpuProcess::Owner::Unknown) {
                 classify(&p, runs);
+            }
         }
     }
     m_devices = devices;
@@ -339,15 +357,17 @@ DeviceInfo DeviceInventory::device(const QString &id) const
     if (id.startsWith(QLatin1String("ssh:"))) {
         for (const Remote &r : m_remote) {
             for (const DeviceInfo &d : r.devices) {
-                if (d.id == id)
+                if (d.id == id) {
                     return d;
+                }
             }
         }
         return {};
     }
     for (const DeviceInfo &d : m_devices) {
-        if (d.id == id)
+        if (d.id == id) {
             return d;
+        }
     }
     return {};
 }

@@ -1,7 +1,7 @@
-#include "devices/gpupresence.h"
+#include "orchestration/devices/gpupresence.h"
 
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
 
 #include <QStringList>
 
@@ -9,15 +9,18 @@ namespace trainyard {
 
 QString missingGpus(const Device &device, const DeviceInventory &devices)
 {
-    if (!device.isCuda())
+    if (!device.isCuda()) {
         return {};
-    if (device.isAllGpus())
+    }
+    if (device.isAllGpus()) {
         return devices.gpuCount() == 0 ? QStringLiteral("any GPU") : QString();
+    }
     QStringList missing;
     for (int index : device.gpuIndices()) {
         const QString id = QStringLiteral("cuda:%1").arg(index);
-        if (!devices.hasDevice(id))
+        if (!devices.hasDevice(id)) {
             missing << id;
+        }
     }
     return missing.join(QStringLiteral(", "));
 }

@@ -1,13 +1,13 @@
-#include "dispatch/cpuonlyworker.h"
+#include "orchestration/dispatch/cpuonlyworker.h"
 
-#include "board/board.h"
-#include "catalogue/modelcatalogue.h"
-#include "catalogue/modelcataloguecache.h"
-#include "devices/device.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
+#include "orchestration/board/board.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/catalogue/modelcataloguecache.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
 
 namespace trainyard::cpuonlyworker {
 
@@ -18,15 +18,17 @@ bool isLocalGpu(const Device &device)
 
 QString reason(const ModelCatalogue *catalogue)
 {
-    if (!catalogue || !catalogue->libTorch().known || !catalogue->libTorch().cuda.isEmpty())
+    if (!catalogue || !catalogue->libTorch().known || !catalogue->libTorch().cuda.isEmpty()) {
         return {};
+    }
     return QStringLiteral("this trainyard-worker was built without CUDA (%1)").arg(catalogue->libTorch().text());
 }
 
 QString advice(bool cpuFallback, const QString &fallbackHint)
 {
-    if (cpuFallback)
+    if (cpuFallback) {
         return QStringLiteral("its runs will train on the CPU");
+    }
     return QStringLiteral("rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or %1").arg(fallbackHint);
 }
 
@@ -34,19 +36,23 @@ QList<int> lanes(const LaneDevices &laneDevices, const Board &board, const RunRe
                  const ModelCatalogue *catalogue)
 {
     QList<int> found;
-    if (reason(catalogue).isEmpty())
+    if (reason(catalogue).isEmpty()) {
         return found;
+    }
     for (int l = 0; l < board.laneCount(); ++l) {
         const LaneInfo lane = laneDevices.lane(l);
-        if (!isLocalGpu(lane.device) || lane.effectiveDevice.isCpu())
+        if (!isLocalGpu(lane.device) || lane.effectiveDevice.isCpu()) {
             continue;
+        }
         bool workerRun = lane.runs.isEmpty();
         for (RunId id : lane.runs) {
-            if (const RunInfo *r = runs.find(id); r && !RunSpecView(r->spec).isProgram())
+            if (const RunInfo *r = runs.find(id); r && !RunSpecView(r->spec).isProgram()) {
                 workerRun = true;
+            }
         }
-        if (workerRun)
+        if (workerRun) {
             found << l;
+        }
     }
     return found;
 }
@@ -67,8 +73,9 @@ QStringList problems(const LaneDevices &laneDevices, const Board &board, const R
 QStringList problems(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,
                      const QString &workerProgram)
 {
-    if (workerProgram.isEmpty())
+    if (workerProgram.isEmpty()) {
         return {};
+    }
     const std::optional<ModelCatalogue> catalogue = ModelCatalogueCache::shared().find(workerProgram);
     return catalogue ? problems(laneDevices, board, runs, &*catalogue) : QStringList();
 }

@@ -1,19 +1,19 @@
-#include "dispatch/dispatcher.h"
+#include "orchestration/dispatch/dispatcher.h"
 
-#include "board/board.h"
-#include "dependencies/dependencies.h"
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "devices/gpupresence.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/preflight.h"
-#include "dispatch/startplanner.h"
-#include "ingest/ingestion.h"
-#include "launch/launcher.h"
-#include "logcategories.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dependencies/dependencies.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/devices/gpupresence.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/preflight.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/supervisor.h"
 
 namespace trainyard {
 
@@ -38,12 +38,14 @@ Dispatcher::Dispatcher(Board *board, RunRegistry *runs, Supervisor *supervisor, 
     // A GPU that freed (memory, a colleague's process gone) lets waiting runs start.
     connect(devices, &DeviceInventory::devicesChanged, this, [this] {
         m_gpus.observe(); // the runs' GPU memory peaks, learned for their configurations
-        if (m_dispatching)
+        if (m_dispatching) {
             dispatch();
+        }
     });
     connect(devices, &DeviceInventory::remoteDevicesChanged, this, [this] {
-        if (m_dispatching)
+        if (m_dispatching) {
             dispatch();
+        }
     });
     // A host reached (or lost): its runs may start (LaneDevices told its lanes first).
     connect(launcher, &Launcher::availabilityChanged, this, &Dispatcher::dispatch);
@@ -57,8 +59,9 @@ bool Dispatcher::laneHasFreeSlot(int lane) const
 {
     int busy = 0;
     for (RunId id : m_board->lane(lane).runs) {
-        if (isActive(m_runs->find(id)->state))
+        if (isActive(m_runs->find(id)->state)) {
             ++busy;
+        }
     }
     return busy < m_board->lane(lane).slotCount;
 }
@@ -87,8 +90,9 @@ void Dispatcher::stopAll()
     Q_EMIT dispatchingStopped();
     for (RunId id : m_runs->ids()) {
         const RunInfo *r = m_runs->find(id);
-        if (r && isActive(r->state) && r->state != RunState::Stopping)
+        if (r && isActive(r->state) && r->state != RunState::Stopping) {
             m_supervisor->stop(id);
+        }
     }
 }
 
@@ -109,8 +113,9 @@ bool Dispatcher::launch(RunId id, QString *error, const QList<int> &gpus)
     m_gpus.started(id);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
             qUtf8Printable(options.device.toString()));
-    if (!m_supervisor->start(id, options, error))
+    if (!m_supervisor->start(id, options, error)) {
         return false;
+    }
     m_plans->started(id);
     return true;
 }
@@ -119,38 +124,47 @@ void Dispatcher::dispatch()
 {
     // Runs whose predecessors finished join their queues (and say so even
     // when nothing is dispatched).
-    if (m_dependencies)
+    if (m_dependencies) {
         m_dependencies->refresh();
-    if (!m_dispatching || m_supervisor->isShuttingDown())
+    }
+    if (!m_dispatching || m_supervisor->isShuttingDown()) {
         return;
+    }
     m_gpus.begin(*m_board, [this](int l) { return m_lanes->effectiveDevice(l); });
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const Device d = m_lanes->effectiveDevice(l);
-        if (m_lanes->isMissing(d))
+        if (m_lanes->isMissing(d)) {
             continue; // preflight told the user
-        if (!m_launcher->unavailable(d).isEmpty())
+        }
+        if (!m_launcher->unavailable(d).isEmpty()) {
             continue; // a host not reached: its runs wait, its header says why
+        }
         const QList<RunId> queue = m_board->lane(l).runs;
         for (RunId id : queue) {
             // A pool counts slots per GPU (the placer); any other lane per lane.
-            if (l >= m_board->laneCount() || (!d.isPool() && !laneHasFreeSlot(l)))
+            if (l >= m_board->laneCount() || (!d.isPool() && !laneHasFreeSlot(l))) {
                 break;
+            }
             const RunInfo *r = m_runs->find(id);
-            if (!r || r->state != RunState::Queued || r->held)
+            if (!r || r->state != RunState::Queued || r->held) {
                 continue;
+            }
             QList<int> gpus;
             if (d.isGpu()) {
                 // One that waits says why; later runs may start beside it.
                 QString why;
                 const GpuScheduler::Outcome outcome = m_gpus.place(*r, m_board->lane(l), d, &gpus, &why);
-                if (outcome == GpuScheduler::Outcome::Impossible)
+                if (outcome == GpuScheduler::Outcome::Impossible) {
                     m_supervisor->fail(id, QStringLiteral("not started: ") + why);
-                if (outcome != GpuScheduler::Outcome::Placed)
+                }
+                if (outcome != GpuScheduler::Outcome::Placed) {
                     continue;
+                }
             }
             QString error;
-            if (!launch(id, &error, gpus))
+            if (!launch(id, &error, gpus)) {
                 m_supervisor->fail(id, error);
+            }
         }
     }
 }
@@ -158,20 +172,24 @@ void Dispatcher::dispatch()
 bool Dispatcher::canStartNow(const RunInfo &run, QList<int> *gpus, QString *error)
 {
     const Device d = m_lanes->effectiveDevice(run.lane);
-    if (m_lanes->isMissing(d))
+    if (m_lanes->isMissing(d)) {
         return refuse(
             error, QStringLiteral("this machine has no %1; allow CPU fallback to run it on the CPU").arg(d.toString()));
-    if (const QString why = m_launcher->unavailable(d); !why.isEmpty())
+    }
+    if (const QString why = m_launcher->unavailable(d); !why.isEmpty()) {
         return refuse(error, why);
-    if (!d.isPool() && !laneHasFreeSlot(run.lane))
+    }
+    if (!d.isPool() && !laneHasFreeSlot(run.lane)) {
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
                                  .arg(run.lane + 1)
                                  .arg(m_board->lane(run.lane).slotCount));
+    }
     if (d.isGpu()) {
         m_gpus.begin(*m_board, [this](int l) { return m_lanes->effectiveDevice(l); });
         QString why;
-        if (m_gpus.place(run, m_board->lane(run.lane), d, gpus, &why) != GpuScheduler::Outcome::Placed)
+        if (m_gpus.place(run, m_board->lane(run.lane), d, gpus, &why) != GpuScheduler::Outcome::Placed) {
             return refuse(error, QStringLiteral("%1 cannot start now: %2").arg(run.name, why));
+        }
     }
     return true;
 }
@@ -202,18 +220,21 @@ int Dispatcher::activeCount() const
 
 bool Dispatcher::isIdle() const
 {
-    if (activeCount() > 0)
+    if (activeCount() > 0) {
         return false;
+    }
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const Device device = m_lanes->effectiveDevice(l);
         // A missing GPU's runs wait for CPU fallback, and a cluster's are
         // submitted at once; a host's wait for it to be reached.
-        if (m_lanes->isMissing(device) || device.isSlurm())
+        if (m_lanes->isMissing(device) || device.isSlurm()) {
             continue;
+        }
         for (RunId id : m_board->lane(l).runs) {
             const RunInfo *r = m_runs->find(id);
-            if (r->state == RunState::Queued && !r->held)
+            if (r->state == RunState::Queued && !r->held) {
                 return false;
+            }
         }
     }
     return true;
@@ -245,13 +266,15 @@ void Dispatcher::onRunEnded(RunId id, RunState state)
         dispatch();
         return; // back in its queue, not ended
     }
-    if (const RunInfo *r = m_runs->find(id))
+    if (const RunInfo *r = m_runs->find(id)) {
         m_gpus.ended(*r);
+    }
     Q_EMIT runEnded(id, state);
     notifyCounts();
     dispatch();
-    if (!m_dispatching && state == RunState::Finished)
+    if (!m_dispatching && state == RunState::Finished) {
         startReleased(id);
+    }
     checkIdle();
 }
 
@@ -260,16 +283,19 @@ void Dispatcher::onRunEnded(RunId id, RunState state)
 // its chain, where their lanes have a free slot.
 void Dispatcher::startReleased(RunId id)
 {
-    if (!m_dependencies || m_supervisor->isShuttingDown())
+    if (!m_dependencies || m_supervisor->isShuttingDown()) {
         return;
+    }
     for (RunId next : m_dependencies->dependents(id)) {
         const RunInfo *r = m_runs->find(next);
         if (!r || r->state != RunState::Queued || r->held || m_lanes->isMissing(m_lanes->effectiveDevice(r->lane))
-            || !laneHasFreeSlot(r->lane))
+            || !laneHasFreeSlot(r->lane)) {
             continue;
+        }
         QString error;
-        if (!launch(next, &error))
+        if (!launch(next, &error)) {
             m_supervisor->fail(next, error);
+        }
     }
 }
 

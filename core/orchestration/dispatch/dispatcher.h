@@ -1,8 +1,8 @@
 #pragma once
 
-#include "dispatch/gpuscheduler.h"
-#include "records/runinfo.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dispatch/gpuscheduler.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/supervision/supervisor.h"
 
 #include <QList>
 #include <QObject>

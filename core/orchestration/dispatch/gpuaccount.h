@@ -1,9 +1,9 @@
 #pragma once
 
-#include "board/board.h"
-#include "dispatch/gpumemorybook.h"
-#include "placement/gpuplacer.h"
-#include "records/runinfo.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/gpumemorybook.h"
+#include "orchestration/placement/gpuplacer.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QHash>
 #include <QList>

@@ -1,6 +1,6 @@
-#include "dispatch/gpumemorybook.h"
+#include "orchestration/dispatch/gpumemorybook.h"
 
-#include "runstore/jsonfile.h"
+#include "orchestration/runstore/jsonfile.h"
 
 #include <QCryptographicHash>
 #include <QJsonDocument>
@@ -50,28 +50,34 @@ void GpuMemoryBook::load(const QString &path, QString *error)
     // A file that is not the user's own plain JSON is left as it is: what
     // is learned from now on stays in memory.
     m_writable = book.has_value() || why.isEmpty();
-    if (error)
+    if (error) {
         *error = why;
-    if (!book)
+    }
+    if (!book) {
         return;
+    }
     const QJsonObject peaks = book->value(kPeaks).toObject();
     for (auto it = peaks.begin(); it != peaks.end(); ++it) {
         const double bytes = it.value().toDouble(-1);
-        if (bytes > 0 && bytes < 9.0e18)
+        if (bytes > 0 && bytes < 9.0e18) {
             m_peaks.insert(it.key(), qint64(bytes));
+        }
     }
 }
 
 bool GpuMemoryBook::record(const QString &key, qint64 peakBytes, QString *error)
 {
-    if (peakBytes <= 0 || m_path.isEmpty() || peakBytes <= m_peaks.value(key, -1))
+    if (peakBytes <= 0 || m_path.isEmpty() || peakBytes <= m_peaks.value(key, -1)) {
         return true;
+    }
     m_peaks.insert(key, peakBytes);
-    if (!m_writable)
+    if (!m_writable) {
         return true;
+    }
     QJsonObject peaks;
-    for (auto it = m_peaks.cbegin(); it != m_peaks.cend(); ++it)
+    for (auto it = m_peaks.cbegin(); it != m_peaks.cend(); ++it) {
         peaks.insert(it.key(), double(it.value()));
+    }
     return writeOwnJsonFile(m_path, QJsonObject{{kPeaks, peaks}}, error);
 }
 

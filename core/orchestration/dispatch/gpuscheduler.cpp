@@ -1,11 +1,11 @@
-#include "dispatch/gpuscheduler.h"
+#include "orchestration/dispatch/gpuscheduler.h"
 
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "placement/runresources.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "supervision/exitoutcome.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/placement/runresources.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/exitoutcome.h"
 
 #include <QHostAddress>
 #include <QSet>
@@ -38,14 +38,17 @@ void GpuScheduler::begin(const Board &board, const std::function<Device(int)> &e
     // every lane of the pass, those placed before its own too.
     for (int l = 0; l < board.laneCount(); ++l) {
         const Device d = effectiveDevice(l);
-        if (!d.isGpu())
+        if (!d.isGpu()) {
             continue;
+        }
         for (RunId id : board.lane(l).runs) {
             const RunInfo *r = m_runs->find(id);
-            if (!r || r->state != RunState::Queued || r->held)
+            if (!r || r->state != RunState::Queued || r->held) {
                 continue;
-            if (RunResources::of(r->spec).gpus > 1)
+            }
+            if (RunResources::of(r->spec).gpus > 1) {
                 m_account.placer(d.host()).hold(m_account.request(board.lane(l), *r));
+            }
             break; // the head only
         }
     }
@@ -85,8 +88,9 @@ GpuScheduler::Outcome GpuScheduler::place(const RunInfo &run, const Board::Lane 
 GpuScheduler::Outcome GpuScheduler::waits(const RunInfo &run, const QString &why)
 {
     const QString message = kWaits + why;
-    if (run.message != message)
+    if (run.message != message) {
         m_runs->update(run.id, [&](RunInfo &r) { r.message = message; });
+    }
     return Outcome::Waits;
 }
 
@@ -97,8 +101,9 @@ Device GpuScheduler::deviceOf(const QList<int> &gpus, const Device &laneDevice)
 
 int GpuScheduler::rendezvousPort(const QList<int> &gpus)
 {
-    if (gpus.size() < 2)
+    if (gpus.size() < 2) {
         return 0;
+    }
     // A port nothing listens on now, for the ranks of the run to meet on.
     QTcpServer probe;
     return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 29500;
@@ -107,15 +112,17 @@ int GpuScheduler::rendezvousPort(const QList<int> &gpus)
 void GpuScheduler::started(RunId id)
 {
     const RunInfo *r = m_runs->find(id);
-    if (r && r->message.startsWith(kWaits))
+    if (r && r->message.startsWith(kWaits)) {
         m_runs->update(
             id, [](RunInfo &run) { run.message.clear(); }, RunRegistry::Notify::Quiet);
+    }
 }
 
 bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
 {
-    if (!run.message.startsWith(kOutOfMemory) || !RunResources::of(run.spec).retryOnOom)
+    if (!run.message.startsWith(kOutOfMemory) || !RunResources::of(run.spec).retryOnOom) {
         return false;
+    }
     const int tries = m_oomRetries.value(run.id) + 1;
     if (tries > kOomRetries) {
         m_runs->update(run.id, [&](RunInfo &r) {
@@ -129,10 +136,12 @@ bool GpuScheduler::retriesAfterOutOfMemory(const RunInfo &run)
     const qint64 total = d.gpuIndices().isEmpty() ? -1 : m_account.totalOf(d.host(), d.gpuIndices().first());
     const qint64 had = m_account.need(run);
     qint64 need = had > 0 ? qint64(double(had) * 1.5) : total / 2;
-    if (total > 0)
+    if (total > 0) {
         need = std::min(need, total / 100 * GpuAccount::kMostOfAGpuPercent);
-    if (need > 0)
+    }
+    if (need > 0) {
         m_account.raiseNeed(run.id, need);
+    }
     const QString message = QStringLiteral("%1 on %2; retry %3 of %4 with %5")
                                 .arg(kOutOfMemory, run.device.toString())
                                 .arg(tries)

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "board/board.h"
-#include "dispatch/gpuaccount.h"
-#include "records/runinfo.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/gpuaccount.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QHash>
 #include <QList>

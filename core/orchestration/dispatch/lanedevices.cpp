@@ -1,12 +1,12 @@
-#include "dispatch/lanedevices.h"
+#include "orchestration/dispatch/lanedevices.h"
 
-#include "board/board.h"
-#include "devices/deviceinventory.h"
-#include "devices/gpupresence.h"
-#include "dispatch/preflight.h"
-#include "launch/launcher.h"
-#include "runstore/runstore.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/devices/gpupresence.h"
+#include "orchestration/dispatch/preflight.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/supervisor.h"
 
 #include <QSet>
 #include <QThread>
@@ -27,17 +27,20 @@ LaneDevices::LaneDevices(const Board *board, const RunRegistry *runs, const Devi
 {
     // A host reached (or lost): its lanes' headers say so.
     connect(launcher, &Launcher::availabilityChanged, this, [this] {
-        for (int l = 0; l < m_board->laneCount(); ++l)
-            if (m_board->lane(l).device.isRemote())
+        for (int l = 0; l < m_board->laneCount(); ++l) {
+            if (m_board->lane(l).device.isRemote()) {
                 Q_EMIT laneChanged(l);
+            }
+        }
     });
 }
 
 LaneInfo LaneDevices::lane(int index) const
 {
     LaneInfo info;
-    if (!m_board->hasLane(index))
+    if (!m_board->hasLane(index)) {
         return info;
+    }
     const Board::Lane &lane = m_board->lane(index);
     info.title = m_board->laneTitle(index);
     info.name = lane.name;
@@ -53,8 +56,9 @@ Device LaneDevices::effectiveDevice(int lane) const
 {
     const Device device = m_board->lane(lane).device;
     // A Slurm lane never falls back to this machine's CPU.
-    if (!isMissing(device))
+    if (!isMissing(device)) {
         return device;
+    }
     return m_cpuFallback ? Device::cpu() : device;
 }
 
@@ -68,8 +72,9 @@ QList<int> LaneDevices::missingDeviceLanes() const
 {
     QList<int> lanes;
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        if (isMissing(m_board->lane(l).device))
+        if (isMissing(m_board->lane(l).device)) {
             lanes << l;
+        }
     }
     return lanes;
 }
@@ -77,19 +82,22 @@ QList<int> LaneDevices::missingDeviceLanes() const
 void LaneDevices::setCpuFallback(bool on)
 {
     m_cpuFallback = on;
-    for (int l : missingDeviceLanes())
+    for (int l : missingDeviceLanes()) {
         Q_EMIT laneChanged(l);
+    }
     Q_EMIT cpuFallbackChanged(on);
 }
 
 int LaneDevices::threadsPerCpuRun() const
 {
-    if (m_cpuThreadsOverride > 0)
+    if (m_cpuThreadsOverride > 0) {
         return m_cpuThreadsOverride;
+    }
     int slotCount = 0;
     for (int l = 0; l < m_board->laneCount(); ++l) {
-        if (effectiveDevice(l).isCpu())
+        if (effectiveDevice(l).isCpu()) {
             slotCount += m_board->lane(l).slotCount;
+        }
     }
     return std::max(1, QThread::idealThreadCount() / std::max(1, slotCount));
 }
@@ -106,15 +114,17 @@ QStringList LaneDevices::busyDeviceWarnings() const
     QSet<QString> seen;
     for (int l = 0; l < m_board->laneCount(); ++l) {
         const DeviceInfo d = m_devices->device(effectiveDevice(l).toString());
-        if (!d.isGpu || seen.contains(d.id) || !d.busyWithOthers())
+        if (!d.isGpu || seen.contains(d.id) || !d.busyWithOthers()) {
             continue;
+        }
         seen.insert(d.id);
         QStringList who;
         for (const GpuProcess &p : d.processes) {
-            if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser)
+            if (p.owner == GpuProcess::Owner::Mine || p.owner == GpuProcess::Owner::OtherUser) {
                 who << QStringLiteral("pid %1%2")
                            .arg(p.pid)
                            .arg(p.name.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(p.name));
+            }
         }
         problems << QStringLiteral("%1 (%2) is busy with another user's process: %3")
                         .arg(d.id, d.name, who.join(QStringLiteral(", ")));

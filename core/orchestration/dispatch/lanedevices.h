@@ -1,7 +1,7 @@
 #pragma once
 
-#include "devices/device.h"
-#include "records/runinfo.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QList>
 #include <QObject>

@@ -1,10 +1,10 @@
-#include "dispatch/preflight.h"
+#include "orchestration/dispatch/preflight.h"
 
-#include "board/board.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/cpuonlyworker.h"
-#include "dispatch/lanedevices.h"
-#include "launch/launcher.h"
+#include "orchestration/board/board.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/cpuonlyworker.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/launch/launcher.h"
 
 namespace trainyard::preflight {
 
@@ -23,8 +23,9 @@ QStringList problems(const Sources &s)
                                  : QStringLiteral(": allow CPU fallback to train its runs on the CPU"));
     }
     QList<Device> devices;
-    for (int l = 0; l < s.board.laneCount(); ++l)
+    for (int l = 0; l < s.board.laneCount(); ++l) {
         devices << s.board.lane(l).device;
+    }
     problems << s.launcher.problems(devices, s.runsRoot);
     problems << cpuonlyworker::problems(s.lanes, s.board, s.runs, s.workerProgram);
     return problems + s.lanes.busyDeviceWarnings();

@@ -1,10 +1,10 @@
-#include "dispatch/runactions.h"
+#include "orchestration/dispatch/runactions.h"
 
-#include "dependencies/dependencies.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/startplanner.h"
-#include "records/runregistry.h"
-#include "supervision/supervisor.h"
+#include "orchestration/dependencies/dependencies.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/supervision/supervisor.h"
 
 namespace trainyard {
 
@@ -19,15 +19,19 @@ RunActions::RunActions(RunRegistry *runs, Supervisor *supervisor, Dispatcher *di
 bool RunActions::startRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (r->state == RunState::Waiting)
+    }
+    if (r->state == RunState::Waiting) {
         return refuse(error, QStringLiteral("%1 %2").arg(r->name, r->message));
-    if (r->state != RunState::Queued && !isTerminal(r->state))
+    }
+    if (r->state != RunState::Queued && !isTerminal(r->state)) {
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
+    }
     QList<int> gpus;
-    if (!m_dispatcher->canStartNow(*r, &gpus, error))
+    if (!m_dispatcher->canStartNow(*r, &gpus, error)) {
         return false;
+    }
     // An ended run (Stopped, or put back by an undo) starts as Retry does.
     const bool ended = isTerminal(r->state);
     if (ended) {
@@ -39,41 +43,47 @@ bool RunActions::startRun(RunId id, QString *error)
     }
     m_runs->update(
         id, [](RunInfo &run) { run.held = false; }, RunRegistry::Notify::Quiet);
-    if (m_dependencies) // an ended run that runs after others may have to wait for them again
+    if (m_dependencies) { // an ended run that runs after others may have to wait for them again
         m_dependencies->refresh();
-    if (r->state == RunState::Waiting)
+    }
+    if (r->state == RunState::Waiting) {
         return true;
+    }
     QString why;
     if (!m_dispatcher->launch(id, &why, gpus)) {
         m_supervisor->fail(id, why);
         return refuse(error, why);
     }
-    if (ended)
+    if (ended) {
         m_dispatcher->notifyCounts();
+    }
     return true;
 }
 
 bool RunActions::stopRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (r && (r->state == RunState::Queued || r->state == RunState::Waiting))
+    if (r && (r->state == RunState::Queued || r->state == RunState::Waiting)) {
         return cancelRun(id, error);
+    }
     return m_supervisor->stop(id, error);
 }
 
 bool RunActions::resumeRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (r && r->state == RunState::Stopped)
+    if (r && r->state == RunState::Stopped) {
         return startRun(id, error);
+    }
     return m_supervisor->resume(id, error);
 }
 
 bool RunActions::cancelRun(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r || (r->state != RunState::Queued && r->state != RunState::Waiting))
+    if (!r || (r->state != RunState::Queued && r->state != RunState::Waiting)) {
         return refuse(error, QStringLiteral("only a queued or waiting run can be cancelled"));
+    }
     m_runs->update(id, [](RunInfo &run) {
         run.ended = QDateTime::currentDateTimeUtc();
         run.state = RunState::Cancelled;
@@ -85,14 +95,17 @@ bool RunActions::cancelRun(RunId id, QString *error)
 bool RunActions::retryRun(RunId id, bool fromCheckpoint, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (!isTerminal(r->state))
+    }
+    if (!isTerminal(r->state)) {
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
-    if (fromCheckpoint)
+    }
+    if (fromCheckpoint) {
         m_plans->planRetry(id);
-    else
+    } else {
         m_plans->planNewAttempt(id);
+    }
     m_runs->update(id, [](RunInfo &run) {
         run.message.clear();
         run.held = false;

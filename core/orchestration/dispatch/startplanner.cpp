@@ -1,12 +1,12 @@
-#include "dispatch/startplanner.h"
+#include "orchestration/dispatch/startplanner.h"
 
-#include "board/board.h"
-#include "dispatch/lanedevices.h"
-#include "ingest/ingestion.h"
-#include "placement/runresources.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/placement/runresources.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/supervisor.h"
 
 namespace trainyard {
 
@@ -25,8 +25,9 @@ StartOptions StartPlanner::startOptions(RunId id) const
 {
     StartOptions options;
     const RunInfo *r = m_runs->find(id);
-    if (!r || r->lane < 0)
+    if (!r || r->lane < 0) {
         return options;
+    }
     options.device = m_lanes->effectiveDevice(r->lane);
     const Device &device = options.device;
     options.threads = device.isCpu() ? m_lanes->threadsPerCpuRun() : 0;
@@ -34,8 +35,9 @@ StartOptions StartPlanner::startOptions(RunId id) const
         // The job's GPUs are the node's: CPU fallback there means a node
         // without a usable one trains on its CPU (the worker decides).
         options.gres = m_board->lane(r->lane).gres;
-        if (RunResources::namesGpus(r->spec)) // --gres=gpu:N of the lane's type
+        if (RunResources::namesGpus(r->spec)) { // --gres=gpu:N of the lane's type
             options.gres = RunResources::gresFor(options.gres, RunResources::of(r->spec).gpus);
+        }
         options.cpuFallback = m_lanes->cpuFallback();
     } else if (device.isRemote() || device.isCuda()) {
         // The same on a GPU the worker cannot use (a CPU-only build, a host's).
@@ -48,10 +50,12 @@ StartOptions StartPlanner::startOptions(RunId id) const
 QStringList StartPlanner::commandLine(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return {};
-    if (r->state != RunState::Queued && r->state != RunState::Waiting && !r->command.isEmpty())
+    }
+    if (r->state != RunState::Queued && r->state != RunState::Waiting && !r->command.isEmpty()) {
         return r->command;
+    }
     return m_supervisor->launchSpec(id, startOptions(id)).commandLine();
 }
 
@@ -66,20 +70,23 @@ bool StartPlanner::resumesOnRetry(RunId id) const
 QString StartPlanner::attemptKeptOnRetry(RunId id) const
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r || !m_store->hasResults(r->name))
+    if (!r || !m_store->hasResults(r->name)) {
         return {};
+    }
     // A queued run starts afresh: results in its folder are another spec's (HistoryLoader).
-    if (r->state != RunState::Queued && (!isTerminal(r->state) || resumesOnRetry(id)))
+    if (r->state != RunState::Queued && (!isTerminal(r->state) || resumesOnRetry(id))) {
         return {};
+    }
     return m_store->nextAttemptName(r->name);
 }
 
 void StartPlanner::planRetry(RunId id)
 {
-    if (resumesOnRetry(id))
+    if (resumesOnRetry(id)) {
         m_resumeNext.insert(id);
-    else
+    } else {
         planNewAttempt(id);
+    }
 }
 
 void StartPlanner::planNewAttempt(RunId id)
@@ -91,10 +98,11 @@ void StartPlanner::planNewAttempt(RunId id)
 
 void StartPlanner::planContinue(RunId id)
 {
-    if (const RunInfo *r = m_runs->find(id); r && m_store->hasCheckpoint(r->name))
+    if (const RunInfo *r = m_runs->find(id); r && m_store->hasCheckpoint(r->name)) {
         m_resumeNext.insert(id);
-    else
+    } else {
         m_resumeNext.remove(id);
+    }
 }
 
 void StartPlanner::started(RunId id)

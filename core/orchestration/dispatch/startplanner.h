@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "supervision/runlaunch.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/supervision/runlaunch.h"
 
 #include <QSet>
 #include <QString>

@@ -1,7 +1,7 @@
-#include "document/addhostcommand.h"
+#include "orchestration/document/addhostcommand.h"
 
-#include "board/board.h"
-#include "session/orchestrator.h"
+#include "orchestration/board/board.h"
+#include "orchestration/session/orchestrator.h"
 
 #include <QCoreApplication>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "document/boardcommands.h"
-#include "experiment/experiment.h"
+#include "orchestration/document/boardcommands.h"
+#include "orchestration/experiment/experiment.h"
 
 #include <QList>
 #include <QStringList>

@@ -1,13 +1,13 @@
-#include "document/boardcommands.h"
+#include "orchestration/document/boardcommands.h"
 
-#include "board/board.h"
-#include "dependencies/dependencies.h"
-#include "devices/device.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "session/orchestrator.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dependencies/dependencies.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/session/orchestrator.h"
 
 #include <QCoreApplication>
 

@@ -1,17 +1,17 @@
 // The document's edits (BoardEdits): each pushes one undoable command (boardcommands.h)
 // onto its history, or a macro of several; refused ones report editFailed.
-#include "document/boardedits.h"
+#include "orchestration/document/boardedits.h"
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/lanedevices.h"
-#include "document/addhostcommand.h"
-#include "document/boardcommands.h"
-#include "document/sweepcommands.h"
-#include "logcategories.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "session/orchestrator.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/document/addhostcommand.h"
+#include "orchestration/document/boardcommands.h"
+#include "orchestration/document/sweepcommands.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/session/orchestrator.h"
 
 #include <QUndoStack>
 

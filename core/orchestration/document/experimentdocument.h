@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "records/runrecord.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/records/runrecord.h"
 
 #include <QList>
 #include <QObject>

@@ -1,7 +1,7 @@
-#include "document/sweepcommands.h"
+#include "orchestration/document/sweepcommands.h"
 
-#include "session/orchestrator.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/sweep/sweeprunner.h"
 
 #include <QCoreApplication>
 

@@ -1,6 +1,6 @@
-#include "experiment/afterreference.h"
+#include "orchestration/experiment/afterreference.h"
 
-#include "experiment/experiment.h"
+#include "orchestration/experiment/experiment.h"
 
 namespace trainyard::afterref {
 
@@ -11,8 +11,9 @@ const QString kFields[] = {QStringLiteral("checkpoint"), QStringLiteral("dir")};
 
 std::optional<Ref> parse(QStringView inner)
 {
-    if (!inner.startsWith(kPrefix))
+    if (!inner.startsWith(kPrefix)) {
         return std::nullopt;
+    }
     const QStringView rest = inner.mid(kPrefix.size());
     const qsizetype dot = rest.lastIndexOf(QLatin1Char('.'));
     Ref ref;
@@ -27,11 +28,13 @@ std::optional<Ref> parse(QStringView inner)
 
 bool isValid(const Ref &ref)
 {
-    if (!isSafeRunName(ref.name))
+    if (!isSafeRunName(ref.name)) {
         return false;
+    }
     for (const QString &field : kFields) {
-        if (ref.field == field)
+        if (ref.field == field) {
             return true;
+        }
     }
     return false;
 }
@@ -52,10 +55,12 @@ QList<Ref> find(const QString &text)
     for (qsizetype i = text.indexOf(QStringLiteral("{after.")); i >= 0;
          i = text.indexOf(QStringLiteral("{after."), i + 1)) {
         const qsizetype end = text.indexOf(QLatin1Char('}'), i);
-        if (end < 0)
+        if (end < 0) {
             break;
-        if (const auto ref = parse(QStringView(text).mid(i + 1, end - i - 1)))
+        }
+        if (const auto ref = parse(QStringView(text).mid(i + 1, end - i - 1))) {
             refs << *ref;
+        }
     }
     return refs;
 }
@@ -67,12 +72,13 @@ bool substitute(const QString &text, const Values &values, QString *out, QString
     for (qsizetype i = text.indexOf(QStringLiteral("{after.")); i >= 0;
          i = text.indexOf(QStringLiteral("{after."), from)) {
         const qsizetype end = text.indexOf(QLatin1Char('}'), i);
-        if (end < 0)
+        if (end < 0) {
             break;
+        }
         const auto ref = parse(QStringView(text).mid(i + 1, end - i - 1));
         const auto it = values.constFind(key(*ref));
         if (it == values.constEnd()) {
-            if (error)
+            if (error) {
                 *error = QStringLiteral("%1 has no value (%2)")
                              .arg(placeholder(*ref),
                                   isValid(*ref)
@@ -80,6 +86,7 @@ bool substitute(const QString &text, const Values &values, QString *out, QString
                                                        "no checkpoint")
                                             .arg(ref->name)
                                       : QStringLiteral("expected {after.NAME.FIELD}, FIELD one of ") + fieldNames());
+            }
             out->clear();
             return false;
         }

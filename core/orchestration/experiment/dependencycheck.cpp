@@ -1,11 +1,11 @@
-#include "experiment/dependencycheck.h"
+#include "orchestration/experiment/dependencycheck.h"
 
-#include "devices/device.h"
-#include "experiment/afterreference.h"
-#include "experiment/dependencygraph.h"
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "runspec/runspecview.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/experiment/afterreference.h"
+#include "orchestration/experiment/dependencygraph.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QDir>
 
@@ -36,8 +36,9 @@ struct Origin
 QString arrow(const DependencyGraph &graph, const QList<int> &cycle)
 {
     QStringList names;
-    for (int i : cycle)
+    for (int i : cycle) {
         names << graph.nodes().at(i).name;
+    }
     return names.join(QStringLiteral(" → "));
 }
 
@@ -55,10 +56,11 @@ void checkAfterValue(const QJsonValue &after, const QString &path, QStringList &
     for (int i = 0; i < items.size(); ++i) {
         const QString where = after.isString() ? path : QStringLiteral("%1[%2]").arg(path).arg(i);
         const QJsonValue v = items.at(i);
-        if (!v.isString() || !isSafeRunName(v.toString()))
+        if (!v.isString() || !isSafeRunName(v.toString())) {
             problems << expected(where, QStringLiteral("a run name"), v);
-        else if (seen.contains(v.toString()))
+        } else if (seen.contains(v.toString())) {
             problems << QStringLiteral("%1: \"%2\" is already in the list").arg(where, v.toString());
+        }
         seen.insert(v.toString());
     }
 }
@@ -66,27 +68,32 @@ void checkAfterValue(const QJsonValue &after, const QString &path, QStringList &
 QStringList afterNames(const QJsonObject &spec)
 {
     const QJsonValue after = spec.value(kAfter);
-    if (after.isString())
+    if (after.isString()) {
         return {after.toString()};
+    }
     QStringList names;
-    for (const QJsonValue &v : after.toArray())
+    for (const QJsonValue &v : after.toArray()) {
         names << v.toString();
+    }
     return names;
 }
 
 QString runFolderPlace(const Experiment &experiment, const Device &d)
 {
-    if (d.isRemote()) // a host's run folders are there; here only their mirrors
+    if (d.isRemote()) { // a host's run folders are there; here only their mirrors
         return QStringLiteral("host %1").arg(d.host());
+    }
     const ExperimentCluster *cluster = d.isSlurm() ? experiment.cluster(d.cluster()) : nullptr;
-    if (!cluster || cluster->reach != QLatin1String("ssh") || cluster->runsRoot.isEmpty())
+    if (!cluster || cluster->reach != QLatin1String("ssh") || cluster->runsRoot.isEmpty()) {
         return {};
+    }
     // Over ssh the folders are read here, so they are the same only where
     // the cluster's runs_root holds the experiment's (LauncherRouter::problems).
     const QString root = QDir::cleanPath(experiment.effectiveRunsRoot());
     const QString theirs = QDir::cleanPath(cluster->runsRoot);
-    if (root == theirs || root.startsWith(theirs + QLatin1Char('/')))
+    if (root == theirs || root.startsWith(theirs + QLatin1Char('/'))) {
         return {};
+    }
     return QStringLiteral("cluster %1").arg(cluster->name);
 }
 
@@ -96,8 +103,9 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
     // Each problem once: the clients of rounds share their entry's "after".
     const auto said = qScopeGuard([&] {
         for (const QString &p : std::as_const(problems)) {
-            if (!out.contains(p))
+            if (!out.contains(p)) {
                 out << p;
+            }
         }
     });
     // Most files have no dependency at all: one look at each entry (a
@@ -107,15 +115,17 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
             return !run.invalid && (run.spec.contains(kAfter) || QJsonDocument(run.spec).toJson().contains("{after."));
         });
     });
-    if (none)
+    if (none) {
         return;
+    }
     QList<DependencyNode> nodes;
     QList<Origin> origins;
     bool any = false;
     for (int l = 0; l < experiment.lanes.size(); ++l) {
         for (const ExperimentRun &run : experiment.lanes.at(l).runs) {
-            if (run.invalid)
+            if (run.invalid) {
                 continue;
+            }
             const QString group = RunSpecView(run.spec).name();
             for (int i = 0; i < run.repeat; ++i) {
                 const QJsonObject spec = expandRepeat(run.spec, i, run.repeat);
@@ -133,11 +143,13 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
             }
         }
     }
-    if (!any)
+    if (!any) {
         return;
+    }
     QStringList sweeps;
-    for (const SweepSpec &sweep : experiment.sweeps)
+    for (const SweepSpec &sweep : experiment.sweeps) {
         sweeps << sweep.name;
+    }
     const DependencyGraph graph(nodes, sweeps);
 
     const auto laneOf = [&](int node) { return origins.at(node).lane; };
@@ -147,8 +159,9 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
     for (int i = 0; i < nodes.size(); ++i) {
         const DependencyNode &node = nodes.at(i);
         const Origin &origin = origins.at(i);
-        if (!origin.firstOfEntry)
+        if (!origin.firstOfEntry) {
             continue;
+        }
         const QString place = runFolderPlace(experiment, experiment.lanes.at(origin.lane).device);
         for (int a = 0; a < node.after.size(); ++a) {
             const QString &name = node.after.at(a);
@@ -165,15 +178,18 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
             }
             // The runs it reads from must be where its lane can read them.
             QList<int> lanes;
-            for (int m : std::as_const(members))
+            for (int m : std::as_const(members)) {
                 lanes << laneOf(m);
+            }
             if (kind == DependencyGraph::Kind::Sweep) {
                 for (const SweepSpec &sweep : experiment.sweeps) {
-                    if (sweep.name != name)
+                    if (sweep.name != name) {
                         continue;
+                    }
                     for (int l = 0; l < experiment.lanes.size(); ++l) {
-                        if (sweep.lanes.isEmpty() || sweep.lanes.contains(l))
+                        if (sweep.lanes.isEmpty() || sweep.lanes.contains(l)) {
                             lanes << l;
+                        }
                     }
                 }
             }
@@ -201,8 +217,9 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
         QList<std::pair<QString, QString>> texts; // path, text
         if (view.isProgram()) {
             const QStringList argv = view.programArgv();
-            for (int k = 0; k < argv.size(); ++k)
+            for (int k = 0; k < argv.size(); ++k) {
                 texts.append({QStringLiteral("%1.program.argv[%2]").arg(origin.path).arg(k), argv.at(k)});
+            }
         } else {
             texts.append({child(origin.path, QStringLiteral("train.init_from")),
                           view.train().value(QStringLiteral("init_from")).toString()});
@@ -211,19 +228,20 @@ void checkDependencies(const Experiment &experiment, QStringList &out)
             for (const afterref::Ref &ref : afterref::find(text)) {
                 QList<int> members;
                 const DependencyGraph::Kind kind = graph.resolve(ref.name, &members);
-                if (!node.after.contains(ref.name))
+                if (!node.after.contains(ref.name)) {
                     problems << QStringLiteral("%1: %2 names \"%3\", which is not in its \"after\"")
                                     .arg(path, afterref::placeholder(ref), ref.name);
-                else if (kind == DependencyGraph::Kind::Group || kind == DependencyGraph::Kind::Sweep)
+                } else if (kind == DependencyGraph::Kind::Group || kind == DependencyGraph::Kind::Sweep) {
                     problems << QStringLiteral("%1: %2: \"%3\" is a %4 of several runs; name one of them")
                                     .arg(path, afterref::placeholder(ref), ref.name,
                                          kind == DependencyGraph::Kind::Group ? QStringLiteral("repeat group")
                                                                               : QStringLiteral("sweep"));
-                else if (!view.isProgram() && members.size() == 1
-                         && RunSpecView(origins.at(members.first()).spec).isProgram())
+                } else if (!view.isProgram() && members.size() == 1
+                           && RunSpecView(origins.at(members.first()).spec).isProgram()) {
                     problems << QStringLiteral("%1: %2: \"%3\" is a program run; a worker run starts only from a "
                                                "worker's checkpoint")
                                     .arg(path, afterref::placeholder(ref), ref.name);
+                }
             }
         }
     }

@@ -1,4 +1,4 @@
-#include "experiment/dependencygraph.h"
+#include "orchestration/experiment/dependencygraph.h"
 
 #include <algorithm>
 
@@ -7,20 +7,23 @@ namespace trainyard {
 DependencyGraph::DependencyGraph(QList<DependencyNode> nodes, const QStringList &sweeps)
     : m_nodes(std::move(nodes))
 {
-    for (const QString &sweep : sweeps)
+    for (const QString &sweep : sweeps) {
         m_sweeps.insert(sweep, {});
+    }
     QHash<QString, int> lastRound;
     for (int i = 0; i < m_nodes.size(); ++i) {
         const DependencyNode &n = m_nodes.at(i);
         m_byName.insert(n.name, i);
-        if (!n.group.isEmpty() && n.group != n.name)
+        if (!n.group.isEmpty() && n.group != n.name) {
             m_groups[n.group] << i;
+        }
         if (!n.rounds.isEmpty() && n.aggregate && n.round >= lastRound.value(n.rounds, 0)) {
             lastRound.insert(n.rounds, n.round);
             m_lastAggregate.insert(n.rounds, i);
         }
-        if (!n.sweep.isEmpty())
+        if (!n.sweep.isEmpty()) {
             m_sweeps[n.sweep] << i;
+        }
     }
 }
 
@@ -41,8 +44,9 @@ DependencyGraph::Kind DependencyGraph::resolve(const QString &name, QList<int> *
         found = *s;
         kind = Kind::Sweep;
     }
-    if (members)
+    if (members) {
         *members = found;
+    }
     return kind;
 }
 
@@ -53,8 +57,9 @@ QList<int> DependencyGraph::predecessors(int node) const
         QList<int> members;
         resolve(name, &members);
         for (int m : std::as_const(members)) {
-            if (!out.contains(m))
+            if (!out.contains(m)) {
                 out << m;
+            }
         }
     }
     return out;
@@ -64,8 +69,9 @@ QList<int> DependencyGraph::dependents(int node) const
 {
     QList<int> out;
     for (int i = 0; i < m_nodes.size(); ++i) {
-        if (!m_nodes.at(i).after.isEmpty() && predecessors(i).contains(node))
+        if (!m_nodes.at(i).after.isEmpty() && predecessors(i).contains(node)) {
             out << i;
+        }
     }
     return out;
 }
@@ -77,8 +83,9 @@ QList<QList<int>> DependencyGraph::cycles() const
     const int n = int(m_nodes.size());
     QList<QList<int>> edges(n);
     for (int i = 0; i < n; ++i) {
-        if (!m_nodes.at(i).after.isEmpty())
+        if (!m_nodes.at(i).after.isEmpty()) {
             edges[i] = predecessors(i);
+        }
     }
     QList<int> index(n, -1), low(n, 0), stack;
     QList<bool> onStack(n, false);
@@ -90,8 +97,9 @@ QList<QList<int>> DependencyGraph::cycles() const
         int edge;
     };
     for (int root = 0; root < n; ++root) {
-        if (index[root] >= 0)
+        if (index[root] >= 0) {
             continue;
+        }
         QList<Frame> frames{{root, 0}};
         index[root] = low[root] = counter++;
         stack << root;
@@ -112,10 +120,12 @@ QList<QList<int>> DependencyGraph::cycles() const
             }
             const int node = f.node;
             frames.removeLast();
-            if (!frames.isEmpty())
+            if (!frames.isEmpty()) {
                 low[frames.last().node] = std::min(low[frames.last().node], low[node]);
-            if (low[node] != index[node])
+            }
+            if (low[node] != index[node]) {
                 continue;
+            }
             QList<int> component;
             int top = -1;
             do {
@@ -123,8 +133,9 @@ QList<QList<int>> DependencyGraph::cycles() const
                 onStack[top] = false;
                 component << top;
             } while (top != node);
-            if (component.size() == 1 && !edges[node].contains(node))
+            if (component.size() == 1 && !edges[node].contains(node)) {
                 continue;
+            }
             // The shortest way around it, from its first run in board order.
             const int first = *std::min_element(component.begin(), component.end());
             QHash<int, int> parent;
@@ -144,8 +155,9 @@ QList<QList<int>> DependencyGraph::cycles() const
                 }
             }
             QList<int> path{first};
-            for (int at = last; at >= 0 && at != first; at = parent.value(at, -1))
+            for (int at = last; at >= 0 && at != first; at = parent.value(at, -1)) {
                 path.insert(1, at);
+            }
             path << first;
             out << path;
         }
@@ -166,10 +178,12 @@ bool DependencyGraph::wouldCycle(int node, const QStringList &after) const
     QList<bool> seen(m_nodes.size(), false);
     while (!todo.isEmpty()) {
         const int at = todo.takeLast();
-        if (at == node)
+        if (at == node) {
             return true;
-        if (seen[at])
+        }
+        if (seen[at]) {
             continue;
+        }
         seen[at] = true;
         todo << predecessors(at);
     }

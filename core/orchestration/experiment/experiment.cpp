@@ -1,15 +1,15 @@
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "experiment/shelltext.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/shelltext.h"
 
-#include "catalogue/modelcatalogue.h"
-#include "devices/device.h"
-#include "experiment/dependencycheck.h"
-#include "experiment/experimentlanes.h"
-#include "experiment/programconfig.h"
-#include "experiment/rounds.h"
-#include "logcategories.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/experiment/dependencycheck.h"
+#include "orchestration/experiment/experimentlanes.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/experiment/rounds.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -42,8 +42,9 @@ using namespace jsonchecks;
 
 bool isLaneName(const QString &name)
 {
-    if (name.isEmpty() || name.size() > 40 || name.front().isSpace() || name.back().isSpace())
+    if (name.isEmpty() || name.size() > 40 || name.front().isSpace() || name.back().isSpace()) {
         return false;
+    }
     return std::none_of(name.cbegin(), name.cend(), [](QChar c) { return c.category() == QChar::Other_Control; });
 }
 
@@ -58,8 +59,9 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     QStringList problems;
     if (!json.isObject()) {
         problems << expected(QStringLiteral("(top level)"), QStringLiteral("an object"), json);
-        if (errors)
+        if (errors) {
             *errors = problems;
+        }
         return std::nullopt;
     }
     const QJsonObject top = json.toObject();
@@ -70,20 +72,22 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
 
     Experiment ex;
     const QJsonValue name = top.value(QStringLiteral("name"));
-    if (!name.isString() || !isSafeRunName(name.toString()))
+    if (!name.isString() || !isSafeRunName(name.toString())) {
         problems << expected(
             QStringLiteral("name"),
             QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in .attempt-N"),
             name);
-    else
+    } else {
         ex.name = name.toString();
+    }
 
     if (top.contains(QStringLiteral("runs_root"))) {
         const QJsonValue root = top.value(QStringLiteral("runs_root"));
-        if (!root.isString() && !root.isNull())
+        if (!root.isString() && !root.isNull()) {
             problems << expected(QStringLiteral("runs_root"), QStringLiteral("a folder path or null"), root);
-        else
+        } else {
             ex.runsRoot = root.toString();
+        }
     }
 
     const QJsonValue clusters = top.value(QStringLiteral("clusters"));
@@ -98,10 +102,11 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 continue;
             }
             const ExperimentCluster cluster = ExperimentCluster::fromJson(clusterArray.at(c).toObject(), cp, problems);
-            if (!cluster.name.isEmpty() && ex.cluster(cluster.name))
+            if (!cluster.name.isEmpty() && ex.cluster(cluster.name)) {
                 problems << QStringLiteral("%1.name: cluster \"%2\" is already defined").arg(cp, cluster.name);
-            else if (!cluster.name.isEmpty())
+            } else if (!cluster.name.isEmpty()) {
                 ex.clusters << cluster;
+            }
         }
     }
 
@@ -117,20 +122,23 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 continue;
             }
             const ExperimentHost host = ExperimentHost::fromJson(hostArray.at(h).toObject(), hp, problems);
-            if (!host.name.isEmpty() && ex.host(host.name))
+            if (!host.name.isEmpty() && ex.host(host.name)) {
                 problems << QStringLiteral("%1.name: host \"%2\" is already defined").arg(hp, host.name);
-            else if (!host.name.isEmpty())
+            } else if (!host.name.isEmpty()) {
                 ex.hosts << host;
+            }
         }
     }
 
     readLanes(top, ex, catalogue, partial != nullptr, problems);
     readSweeps(top, ex, catalogue, problems);
     checkDependencies(ex, problems);
-    if (errors)
+    if (errors) {
         *errors = problems;
-    if (partial)
+    }
+    if (partial) {
         *partial = ex;
+    }
     if (!problems.isEmpty()) {
         qCDebug(lcExperiment) << "experiment rejected:" << problems.size() << "problems";
         return std::nullopt;
@@ -150,13 +158,16 @@ QJsonObject withProgramFolder(const QJsonObject &spec, const QString &fileFolder
 {
     QJsonObject program = spec.value(QStringLiteral("program")).toObject();
     const QString cwd = program.value(QStringLiteral("cwd")).toString();
-    if (!spec.contains(QStringLiteral("program")) || cwd.isEmpty())
+    if (!spec.contains(QStringLiteral("program")) || cwd.isEmpty()) {
         return spec;
+    }
     QString resolved = cwd;
-    if (resolved.startsWith(QStringLiteral("~/")))
+    if (resolved.startsWith(QStringLiteral("~/"))) {
         resolved = QDir::homePath() + resolved.mid(1);
-    if (QDir::isRelativePath(resolved))
+    }
+    if (QDir::isRelativePath(resolved)) {
         resolved = QDir(fileFolder).filePath(resolved);
+    }
     program.insert(QStringLiteral("cwd"), QDir::cleanPath(resolved));
     QJsonObject out = spec;
     out.insert(QStringLiteral("program"), program);
@@ -166,14 +177,17 @@ QJsonObject withProgramFolder(const QJsonObject &spec, const QString &fileFolder
 void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
 {
     for (ExperimentLane &lane : ex.lanes) {
-        for (ExperimentRun &run : lane.runs)
+        for (ExperimentRun &run : lane.runs) {
             run.spec = withProgramFolder(run.spec, fileFolder);
+        }
     }
-    for (SweepSpec &sweep : ex.sweeps)
+    for (SweepSpec &sweep : ex.sweeps) {
         sweep.base = withProgramFolder(sweep.base, fileFolder);
-    for (QJsonObject &definition : ex.rounds)
+    }
+    for (QJsonObject &definition : ex.rounds) {
         definition = rounds::withMembers(definition,
                                          [&](const QJsonObject &spec) { return withProgramFolder(spec, fileFolder); });
+    }
 }
 
 } // namespace
@@ -183,15 +197,17 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        if (errors)
+        if (errors) {
             *errors = QStringList{path + QStringLiteral(": cannot open: ") + file.errorString()};
+        }
         return std::nullopt;
     }
     constexpr qint64 kMaxBytes = 16 * 1024 * 1024;
     if (file.size() > kMaxBytes) {
-        if (errors)
+        if (errors) {
             *errors =
                 QStringList{path + QStringLiteral(": %1 bytes; an experiment file is at most 16 MiB").arg(file.size())};
+        }
         return std::nullopt;
     }
     // Not read(kMaxBytes): that allocates 16 MiB up front for every file.
@@ -203,12 +219,13 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
         const QByteArray before = bytes.left(parseError.offset);
         const int line = before.count('\n') + 1;
         const int column = parseError.offset - (before.lastIndexOf('\n') + 1) + 1;
-        if (errors)
+        if (errors) {
             *errors = QStringList{QStringLiteral("%1:%2:%3: not valid JSON: %4")
                                       .arg(path)
                                       .arg(line)
                                       .arg(column)
                                       .arg(parseError.errorString())};
+        }
         return std::nullopt;
     }
     QStringList problems;
@@ -226,16 +243,18 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
     }
     if (errors) {
         errors->clear();
-        for (const QString &p : std::as_const(problems))
+        for (const QString &p : std::as_const(problems)) {
             *errors << path + QStringLiteral(": ") + p;
+        }
     }
-    if (ex)
+    if (ex) {
         qCInfo(lcExperiment).noquote() << "loaded" << path << "-" << ex->runCount() << "runs in" << ex->lanes.size()
                                        << "lanes"
                                        << (catalogue ? "(checked against the worker's catalogue)"
                                                      : "(structural checks only: no catalogue)");
-    else
+    } else {
         qCInfo(lcExperiment).noquote() << "refused" << path << "-" << problems.size() << "problems";
+    }
     return ex;
 }
 
@@ -263,31 +282,37 @@ QJsonObject Experiment::toJson() const
 {
     QJsonObject top;
     top.insert(QStringLiteral("name"), name);
-    if (!runsRoot.isEmpty())
+    if (!runsRoot.isEmpty()) {
         top.insert(QStringLiteral("runs_root"), runsRoot);
+    }
     if (!clusters.isEmpty()) {
         QJsonArray clusterArray;
-        for (const ExperimentCluster &c : clusters)
+        for (const ExperimentCluster &c : clusters) {
             clusterArray.append(c.toJson());
+        }
         top.insert(QStringLiteral("clusters"), clusterArray);
     }
     if (!hosts.isEmpty()) {
         QJsonArray hostArray;
-        for (const ExperimentHost &h : hosts)
+        for (const ExperimentHost &h : hosts) {
             hostArray.append(h.toJson());
+        }
         top.insert(QStringLiteral("hosts"), hostArray);
     }
     QJsonArray laneArray;
     for (const ExperimentLane &lane : lanes) {
         QJsonObject lo;
-        if (!lane.name.isEmpty())
+        if (!lane.name.isEmpty()) {
             lo.insert(QStringLiteral("name"), lane.name);
+        }
         lo.insert(QStringLiteral("device"), lane.device.toString());
         lo.insert(QStringLiteral("slots"), lane.slotCount);
-        if (!lane.gres.isEmpty())
+        if (!lane.gres.isEmpty()) {
             lo.insert(QStringLiteral("gres"), lane.gres);
-        if (!lane.busy.isEmpty())
+        }
+        if (!lane.busy.isEmpty()) {
             lo.insert(QStringLiteral("busy"), lane.busy);
+        }
         QJsonArray runs;
         for (int i = 0; i < lane.runs.size(); ++i) {
             const ExperimentRun &run = lane.runs.at(i);
@@ -298,16 +323,18 @@ QJsonObject Experiment::toJson() const
                 continue;
             }
             QJsonObject spec = run.spec;
-            if (run.repeat > 1)
+            if (run.repeat > 1) {
                 spec.insert(QStringLiteral("repeat"), run.repeat);
+            }
             runs.append(spec);
         }
         lo.insert(QStringLiteral("runs"), runs);
         laneArray.append(lo);
     }
     top.insert(QStringLiteral("lanes"), laneArray);
-    if (!sweeps.isEmpty())
+    if (!sweeps.isEmpty()) {
         top.insert(QStringLiteral("sweeps"), sweepsToJson(sweeps));
+    }
     return top;
 }
 
@@ -315,17 +342,20 @@ bool Experiment::save(const QString &path, QString *error, QByteArray *sha256Hex
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         return false;
     }
     const QByteArray bytes = QJsonDocument(toJson()).toJson(QJsonDocument::Indented);
-    if (sha256Hex)
+    if (sha256Hex) {
         *sha256Hex = versionHash(path, bytes);
+    }
     file.write(bytes);
     if (!file.commit()) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         return false;
     }
     return true;
@@ -335,13 +365,15 @@ QString Experiment::effectiveRunsRoot() const
 {
     if (!runsRoot.isEmpty()) {
         QString root = runsRoot;
-        if (root.startsWith(QStringLiteral("~/")))
+        if (root.startsWith(QStringLiteral("~/"))) {
             root = QDir::homePath() + root.mid(1);
+        }
         return QDir::cleanPath(QDir(root).absolutePath());
     }
     QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    if (base.isEmpty())
+    if (base.isEmpty()) {
         base = QDir::homePath() + QStringLiteral("/.local/share/trainyard");
+    }
     return QDir::cleanPath(base + QLatin1Char('/') + name);
 }
 
@@ -360,18 +392,22 @@ QStringList Experiment::commandLines() const
     // "K=v (in CWD) ARGV", each command once.
     const auto add = [&lines](const RunSpecView &view, const QStringList &argv) {
         QString line = shellText(argv);
-        if (!view.programCwd().isEmpty())
+        if (!view.programCwd().isEmpty()) {
             line = QStringLiteral("(in %1) %2").arg(shellText({view.programCwd()}), line);
-        for (const auto &[key, value] : view.programEnv())
+        }
+        for (const auto &[key, value] : view.programEnv()) {
             line = QStringLiteral("%1=%2 %3").arg(key, shellText({value}), line);
-        if (!lines.contains(line))
+        }
+        if (!lines.contains(line)) {
             lines << line;
+        }
     };
     for (const ExperimentLane &lane : lanes) {
         for (const ExperimentRun &run : lane.runs) {
             const RunSpecView view(run.spec);
-            if (!view.isProgram())
+            if (!view.isProgram()) {
                 continue;
+            }
             // As it will run, its config's values in place: they are part of
             // the command the user allows (and of the file's trusted version).
             const QStringList command = programconfig::command(view);
@@ -382,13 +418,16 @@ QStringList Experiment::commandLines() const
         // The base's argv as written: its trials differ only in the values
         // the file's space gives them.
         const RunSpecView view(sweep.base);
-        if (view.isProgram())
+        if (view.isProgram()) {
             add(view, view.programArgv());
+        }
     }
-    for (const ExperimentCluster &cluster : clusters)
+    for (const ExperimentCluster &cluster : clusters) {
         lines << cluster.commandLines();
-    for (const ExperimentHost &host : hosts)
+    }
+    for (const ExperimentHost &host : hosts) {
         lines << host.commandLines();
+    }
     return lines;
 }
 
@@ -396,13 +435,15 @@ bool Experiment::hasWorkerRuns() const
 {
     for (const ExperimentLane &lane : lanes) {
         for (const ExperimentRun &run : lane.runs) {
-            if (!RunSpecView(run.spec).isProgram())
+            if (!RunSpecView(run.spec).isProgram()) {
                 return true;
+            }
         }
     }
     for (const SweepSpec &sweep : sweeps) {
-        if (!RunSpecView(sweep.base).isProgram())
+        if (!RunSpecView(sweep.base).isProgram()) {
             return true;
+        }
     }
     return false;
 }
@@ -411,8 +452,9 @@ int Experiment::runCount() const
 {
     int n = 0;
     for (const ExperimentLane &lane : lanes) {
-        for (const ExperimentRun &run : lane.runs)
+        for (const ExperimentRun &run : lane.runs) {
             n += run.repeat;
+        }
     }
     return n;
 }
@@ -422,8 +464,9 @@ QStringList Experiment::runNames() const
     QStringList names;
     for (const ExperimentLane &lane : lanes) {
         for (const ExperimentRun &run : lane.runs) {
-            for (int i = 0; i < run.repeat; ++i)
+            for (int i = 0; i < run.repeat; ++i) {
                 names << RunSpecView(expandRepeat(run.spec, i, run.repeat)).name();
+            }
         }
     }
     return names;

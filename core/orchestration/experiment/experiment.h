@@ -1,8 +1,8 @@
 #pragma once
 
-#include "devices/device.h"
-#include "experiment/sshtarget.h"
-#include "experiment/sweepspec.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/experiment/sshtarget.h"
+#include "orchestration/experiment/sweepspec.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,7 +1,7 @@
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "experiment/shelltext.h"
-#include "experiment/sshtarget.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/shelltext.h"
+#include "orchestration/experiment/sshtarget.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -46,13 +46,15 @@ QString sbatchOptionProblem(const QString &arg)
     const QString name = arg.section(QLatin1Char('='), 0, 0);
     for (const QStringList *list : {&trainyardsSbatchOptions(), &refusedSbatchOptions()}) {
         for (const QString &option : *list) {
-            if (!option.startsWith(name))
+            if (!option.startsWith(name)) {
                 continue;
+            }
             const QString why = list == &trainyardsSbatchOptions()
                                     ? QStringLiteral("Trainyard's to set")
                                     : QStringLiteral("not allowed (a run is one job of yours, handed over at once)");
-            if (name == option)
+            if (name == option) {
                 return QStringLiteral("%1 is %2").arg(name, why);
+            }
             return QStringLiteral("%1 is sbatch's %2 (sbatch takes the start of an option for it), which is %3")
                 .arg(name, option, why);
         }
@@ -79,18 +81,20 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
                QStringLiteral("port"), QStringLiteral("runs_root"), QStringLiteral("worker"), QStringLiteral("sbatch"),
                QStringLiteral("poll_seconds"), QStringLiteral("ssh_config")},
               path, errors);
-    if (!o.contains(QStringLiteral("name")))
+    if (!o.contains(QStringLiteral("name"))) {
         errors << expected(child(path, QStringLiteral("name")),
                            QStringLiteral("a cluster name of 1–100 letters, digits or ._-"),
                            QJsonValue(QJsonValue::Undefined));
+    }
     checkString(o, QStringLiteral("name"), path, QStringLiteral("a cluster name of 1–100 letters, digits or ._-"), name,
                 &c.name, errors);
     const QJsonValue reach = o.value(QStringLiteral("reach"));
     if (!reach.isUndefined() && reach != QJsonValue(QStringLiteral("local"))
-        && reach != QJsonValue(QStringLiteral("ssh")))
+        && reach != QJsonValue(QStringLiteral("ssh"))) {
         errors << expected(child(path, QStringLiteral("reach")), QStringLiteral("\"local\" or \"ssh\""), reach);
-    else if (reach.isString())
+    } else if (reach.isString()) {
         c.reach = reach.toString();
+    }
     const bool ssh = c.reach == QLatin1String("ssh");
     if (ssh) {
         const SshTarget target =
@@ -99,15 +103,19 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         c.user = target.user;
         c.port = target.port;
         c.sshConfig = target.sshConfig;
-        for (const QString &key : {QStringLiteral("runs_root"), QStringLiteral("worker")})
-            if (!o.contains(key))
+        for (const QString &key : {QStringLiteral("runs_root"), QStringLiteral("worker")}) {
+            if (!o.contains(key)) {
                 errors << expected(child(path, key), QStringLiteral("an absolute path on the cluster (reach \"ssh\")"),
                                    QJsonValue(QJsonValue::Undefined));
+            }
+        }
     } else {
         for (const QString &key :
-             {QStringLiteral("host"), QStringLiteral("user"), QStringLiteral("port"), QStringLiteral("ssh_config")})
-            if (o.contains(key))
+             {QStringLiteral("host"), QStringLiteral("user"), QStringLiteral("port"), QStringLiteral("ssh_config")}) {
+            if (o.contains(key)) {
                 errors << QStringLiteral("%1: only with reach \"ssh\"").arg(child(path, key));
+            }
+        }
     }
     checkString(o, QStringLiteral("runs_root"), path, QStringLiteral("an absolute folder path"), absolute, &c.runsRoot,
                 errors);
@@ -144,12 +152,13 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
                 const QString arg = args.at(i).toString();
                 // "--name=value" only: a word without "--" would be taken
                 // for the job script, a split "-p gpu" is two of them.
-                if (!args.at(i).isString() || !arg.startsWith(QStringLiteral("--")) || arg.size() < 3)
+                if (!args.at(i).isString() || !arg.startsWith(QStringLiteral("--")) || arg.size() < 3) {
                     errors << expected(ap, QStringLiteral("one sbatch option as \"--name=value\""), args.at(i));
-                else if (const QString problem = sbatchOptionProblem(arg); !problem.isEmpty())
+                } else if (const QString problem = sbatchOptionProblem(arg); !problem.isEmpty()) {
                     errors << QStringLiteral("%1: %2").arg(ap, problem);
-                else
+                } else {
                     c.extraArgs << arg;
+                }
             }
         }
     }
@@ -172,48 +181,62 @@ QStringList ExperimentCluster::commandLines() const
     const auto line = [this](const QString &what, const QStringList &words) {
         return QStringLiteral("(cluster %1, %2) %3").arg(shellText({name}), what, shellText(words));
     };
-    if (!worker.isEmpty())
+    if (!worker.isEmpty()) {
         lines << line(QStringLiteral("every worker job"), {worker});
-    if (reach == QLatin1String("ssh"))
+    }
+    if (reach == QLatin1String("ssh")) {
         lines << line(QStringLiteral("every Slurm command"), QStringList{QStringLiteral("ssh")} + sshArguments());
-    if (!extraArgs.isEmpty())
+    }
+    if (!extraArgs.isEmpty()) {
         lines << line(QStringLiteral("every job"), QStringList{QStringLiteral("sbatch")} + extraArgs);
+    }
     return lines;
 }
 
 const ExperimentCluster *Experiment::cluster(const QString &name) const
 {
-    for (const ExperimentCluster &c : clusters)
-        if (c.name == name)
+    for (const ExperimentCluster &c : clusters) {
+        if (c.name == name) {
             return &c;
+        }
+    }
     return nullptr;
 }
 
 QJsonObject ExperimentCluster::toJson() const
 {
     QJsonObject o{{QStringLiteral("name"), name}, {QStringLiteral("reach"), reach}};
-    if (reach == QLatin1String("ssh"))
+    if (reach == QLatin1String("ssh")) {
         sshTarget().insertInto(o);
-    if (!runsRoot.isEmpty())
+    }
+    if (!runsRoot.isEmpty()) {
         o.insert(QStringLiteral("runs_root"), runsRoot);
-    if (!worker.isEmpty())
+    }
+    if (!worker.isEmpty()) {
         o.insert(QStringLiteral("worker"), worker);
-    if (pollSeconds != 10)
+    }
+    if (pollSeconds != 10) {
         o.insert(QStringLiteral("poll_seconds"), pollSeconds);
+    }
     QJsonObject sbatch;
     const QList<QPair<QString, QString>> fields{{QStringLiteral("partition"), partition},
                                                 {QStringLiteral("account"), account},
                                                 {QStringLiteral("qos"), qos},
                                                 {QStringLiteral("time"), time}};
-    for (const auto &[key, value] : fields)
-        if (!value.isEmpty())
+    for (const auto &[key, value] : fields) {
+        if (!value.isEmpty()) {
             sbatch.insert(key, value);
-    if (warnSeconds != 300)
+        }
+    }
+    if (warnSeconds != 300) {
         sbatch.insert(QStringLiteral("warn_seconds"), warnSeconds);
-    if (!extraArgs.isEmpty())
+    }
+    if (!extraArgs.isEmpty()) {
         sbatch.insert(QStringLiteral("extra_args"), QJsonArray::fromStringList(extraArgs));
-    if (!sbatch.isEmpty())
+    }
+    if (!sbatch.isEmpty()) {
         o.insert(QStringLiteral("sbatch"), sbatch);
+    }
     return o;
 }
 

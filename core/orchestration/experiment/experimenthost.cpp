@@ -1,8 +1,8 @@
 // ExperimentHost: one entry of the experiment file's "hosts".
 
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "experiment/shelltext.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/shelltext.h"
 
 #include <QRegularExpression>
 
@@ -25,17 +25,20 @@ ExperimentHost ExperimentHost::fromJson(const QJsonObject &o, const QString &pat
               path, errors);
     const QString nameWhat = QStringLiteral("a host name for lanes (\"ssh:NAME/cuda:0\") of 1–100 letters, digits or "
                                             "._-, not starting with . or -");
-    if (!o.contains(QStringLiteral("name")))
+    if (!o.contains(QStringLiteral("name"))) {
         errors << expected(child(path, QStringLiteral("name")), nameWhat, QJsonValue(QJsonValue::Undefined));
+    }
     checkString(o, QStringLiteral("name"), path, nameWhat, name, &h.name, errors);
     h.ssh = SshTarget::fromJson(o, path, QStringLiteral("the host to ssh to"), errors);
     const QString folderWhat = QStringLiteral("an absolute folder path on the host");
-    if (!o.contains(QStringLiteral("runs_root")))
+    if (!o.contains(QStringLiteral("runs_root"))) {
         errors << expected(child(path, QStringLiteral("runs_root")), folderWhat, QJsonValue(QJsonValue::Undefined));
+    }
     checkString(o, QStringLiteral("runs_root"), path, folderWhat, absolute, &h.runsRoot, errors);
     const QString workerWhat = QStringLiteral("an absolute path to trainyard-worker on the host");
-    if (!o.contains(QStringLiteral("worker")))
+    if (!o.contains(QStringLiteral("worker"))) {
         errors << expected(child(path, QStringLiteral("worker")), workerWhat, QJsonValue(QJsonValue::Undefined));
+    }
     checkString(o, QStringLiteral("worker"), path, workerWhat, absolute, &h.worker, errors);
     checkString(o, QStringLiteral("python"), path, QStringLiteral("an absolute path to Python on the host"), absolute,
                 &h.python, errors);
@@ -49,12 +52,15 @@ QJsonObject ExperimentHost::toJson() const
     QJsonObject o{{QStringLiteral("name"), name}};
     ssh.insertInto(o);
     o.insert(QStringLiteral("runs_root"), runsRoot);
-    if (!worker.isEmpty())
+    if (!worker.isEmpty()) {
         o.insert(QStringLiteral("worker"), worker);
-    if (!python.isEmpty())
+    }
+    if (!python.isEmpty()) {
         o.insert(QStringLiteral("python"), python);
-    if (pollSeconds != 2)
+    }
+    if (pollSeconds != 2) {
         o.insert(QStringLiteral("poll_seconds"), pollSeconds);
+    }
     return o;
 }
 
@@ -65,18 +71,22 @@ QStringList ExperimentHost::commandLines() const
         return QStringLiteral("(host %1, %2) %3").arg(shellText({name}), what, shellText(words));
     };
     lines << line(QStringLiteral("every command there"), QStringList{QStringLiteral("ssh")} + ssh.arguments());
-    if (!worker.isEmpty())
+    if (!worker.isEmpty()) {
         lines << line(QStringLiteral("every worker run there"), {worker});
-    if (!python.isEmpty())
+    }
+    if (!python.isEmpty()) {
         lines << line(QStringLiteral("every Python program run there"), {python});
+    }
     return lines;
 }
 
 const ExperimentHost *Experiment::host(const QString &name) const
 {
-    for (const ExperimentHost &h : hosts)
-        if (h.name == name)
+    for (const ExperimentHost &h : hosts) {
+        if (h.name == name) {
             return &h;
+        }
+    }
     return nullptr;
 }
 

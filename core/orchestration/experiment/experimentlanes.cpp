@@ -1,10 +1,10 @@
-#include "experiment/experimentlanes.h"
+#include "orchestration/experiment/experimentlanes.h"
 
-#include "devices/device.h"
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "experiment/rounds.h"
-#include "runspec/runspecview.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/rounds.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -37,8 +37,9 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
             const QString lp = QStringLiteral("lanes[%1]").arg(l);
             if (!laneArray.at(l).isObject()) {
                 problems << expected(lp, QStringLiteral("an object"), laneArray.at(l));
-                if (partial) // keeps the next lanes' indices
+                if (partial) { // keeps the next lanes' indices
                     ex.lanes << ExperimentLane();
+                }
                 continue;
             }
             const QJsonObject lo = laneArray.at(l).toObject();
@@ -49,13 +50,14 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
             ExperimentLane lane;
             if (lo.contains(QStringLiteral("name"))) {
                 const QJsonValue n = lo.value(QStringLiteral("name"));
-                if (!n.isString() || !isLaneName(n.toString()))
+                if (!n.isString() || !isLaneName(n.toString())) {
                     problems << expected(lp + QStringLiteral(".name"), laneNameRule(), n);
-                else if (laneNames.contains(n.toString()))
+                } else if (laneNames.contains(n.toString())) {
                     problems << QStringLiteral("%1.name: lane name \"%2\" is already used by %3")
                                     .arg(lp, n.toString(), laneNames.value(n.toString()));
-                else
+                } else {
                     laneNames.insert(lane.name = n.toString(), lp);
+                }
             }
             const QJsonValue device = lo.value(QStringLiteral("device"));
             const Device parsed = Device::parse(device.toString());
@@ -69,8 +71,9 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                     device);
             } else if (parsed.isRemote() && !ex.host(parsed.host())) {
                 QStringList known;
-                for (const ExperimentHost &h : std::as_const(ex.hosts))
+                for (const ExperimentHost &h : std::as_const(ex.hosts)) {
                     known << h.name;
+                }
                 problems << QStringLiteral("%1.device: no host \"%2\" in hosts (%3)")
                                 .arg(lp, parsed.host(),
                                      known.isEmpty()
@@ -78,8 +81,9 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                                          : QStringLiteral("expected one of ") + known.join(QStringLiteral(", ")));
             } else if (slurm && !ex.cluster(clusterName)) {
                 QStringList known;
-                for (const ExperimentCluster &c : std::as_const(ex.clusters))
+                for (const ExperimentCluster &c : std::as_const(ex.clusters)) {
                     known << c.name;
+                }
                 problems << QStringLiteral("%1.device: no cluster \"%2\" in clusters (%3)")
                                 .arg(lp, clusterName,
                                      known.isEmpty()
@@ -93,26 +97,28 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                 static const QRegularExpression gres(QRegularExpression::anchoredPattern(
                     QStringLiteral("[A-Za-z][A-Za-z0-9_]*(:[A-Za-z0-9_.-]+)?(:[0-9]+)?")));
                 const QJsonValue g = lo.value(QStringLiteral("gres"));
-                if (!slurm)
+                if (!slurm) {
                     problems << QStringLiteral("%1.gres: only for a \"slurm:CLUSTER/PARTITION\" lane").arg(lp);
-                else if (!g.isString() || !gres.match(g.toString()).hasMatch())
+                } else if (!g.isString() || !gres.match(g.toString()).hasMatch()) {
                     problems << expected(lp + QStringLiteral(".gres"),
                                          QStringLiteral("a Slurm GRES such as \"gpu:1\" or \"gpu:a100:2\""), g);
-                else
+                } else {
                     lane.gres = g.toString();
+                }
             }
             if (lo.contains(QStringLiteral("busy"))) {
                 const QJsonValue b = lo.value(QStringLiteral("busy"));
                 static const QStringList policies{QStringLiteral("wait"), QStringLiteral("share"),
                                                   QStringLiteral("ignore")};
-                if (!b.isString() || !policies.contains(b.toString()))
+                if (!b.isString() || !policies.contains(b.toString())) {
                     problems << expected(lp + QStringLiteral(".busy"),
                                          QStringLiteral("\"wait\", \"share\" or \"ignore\""), b);
-                else if (!parsed.isGpu())
+                } else if (!parsed.isGpu()) {
                     problems
                         << QStringLiteral("%1.busy: only for a lane of GPUs (\"cuda:N\", \"cuda:*\", ...)").arg(lp);
-                else
+                } else {
                     lane.busy = b.toString();
+                }
             }
             checkInt(lo, QStringLiteral("slots"), lp, 1, 0, problems);
             lane.slotCount = lo.value(QStringLiteral("slots")).toInt(1);
@@ -125,8 +131,9 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                 const QString rp = lp + QStringLiteral(".runs[%1]").arg(r);
                 if (!runs.at(r).isObject()) {
                     problems << expected(rp, QStringLiteral("a run spec object"), runs.at(r));
-                    if (partial) // keeps the next runs' indices, their JSON paths
+                    if (partial) { // keeps the next runs' indices, their JSON paths
                         lane.runs << ExperimentRun{QJsonObject(), 1, true, rp};
+                    }
                     continue;
                 }
                 const QJsonObject spec = runs.at(r).toObject();
@@ -140,18 +147,20 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                         problems << expected(where + QStringLiteral(".name"), folderNameRule, QJsonValue(n));
                         return false;
                     }
-                    if (names.contains(n))
+                    if (names.contains(n)) {
                         problems << QStringLiteral("%1.name: run name \"%2\" is already used by %3")
                                         .arg(where, n, names.value(n));
-                    else
+                    } else {
                         names.insert(n, where);
+                    }
                     return true;
                 };
                 if (rounds::isEntry(spec)) {
                     const int added =
                         rounds::readEntry(spec, rp, catalogue, kMaxRuns - totalRuns, claim, ex, lane, problems);
-                    if (added < 0)
+                    if (added < 0) {
                         break;
+                    }
                     totalRuns += added;
                     continue;
                 }
@@ -161,10 +170,12 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                     // A name taken from model.type is a run folder too: one
                     // more problem to report with the rest.
                     const QString derived = RunSpecView(spec).effectiveName();
-                    if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived))
+                    if (!spec.contains(QStringLiteral("name")) && !derived.isEmpty() && !isSafeRunName(derived)) {
                         problems << expected(rp + QStringLiteral(".name"), folderNameRule, QJsonValue(derived));
-                    if (partial) // never returned as valid: there are problems
+                    }
+                    if (partial) { // never returned as valid: there are problems
                         lane.runs << ExperimentRun{spec, 1, true, rp};
+                    }
                     continue;
                 }
                 ExperimentRun run;
@@ -180,8 +191,9 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                 }
                 totalRuns += run.repeat;
                 for (int i = 0; i < run.repeat; ++i) {
-                    if (!claim(RunSpecView(expandRepeat(run.spec, i, run.repeat)).name(), rp))
+                    if (!claim(RunSpecView(expandRepeat(run.spec, i, run.repeat)).name(), rp)) {
                         break;
+                    }
                 }
                 lane.runs << run;
             }

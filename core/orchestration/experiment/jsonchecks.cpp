@@ -1,4 +1,4 @@
-#include "experiment/jsonchecks.h"
+#include "orchestration/experiment/jsonchecks.h"
 
 #include <QRegularExpression>
 
@@ -15,14 +15,16 @@ QString describe(const QJsonValue &v)
         return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
     case QJsonValue::Double: {
         const double d = v.toDouble();
-        if (std::floor(d) == d && std::fabs(d) < 1e15)
+        if (std::floor(d) == d && std::fabs(d) < 1e15) {
             return QString::number(static_cast<qint64>(d));
+        }
         return QString::number(d);
     }
     case QJsonValue::String: {
         QString s = v.toString();
-        if (s.size() > 40)
+        if (s.size() > 40) {
             s = s.left(40) + QStringLiteral("…");
+        }
         return QLatin1Char('"') + s + QLatin1Char('"');
     }
     case QJsonValue::Array:
@@ -37,8 +39,9 @@ QString describe(const QJsonValue &v)
 
 bool isInteger(const QJsonValue &v)
 {
-    if (!v.isDouble())
+    if (!v.isDouble()) {
         return false;
+    }
     const double d = v.toDouble();
     return std::floor(d) == d && std::fabs(d) <= 9.0e15;
 }
@@ -56,18 +59,22 @@ QString expected(const QString &path, const QString &what, const QJsonValue &got
 void checkInt(const QJsonObject &o, const QString &key, const QString &path, qint64 min, qint64 max,
               QStringList &errors, bool nullable)
 {
-    if (!o.contains(key))
+    if (!o.contains(key)) {
         return;
+    }
     const QJsonValue v = o.value(key);
-    if (nullable && v.isNull())
+    if (nullable && v.isNull()) {
         return;
+    }
     const bool ok = isInteger(v) && v.toDouble() >= double(min) && (max <= 0 || v.toDouble() <= double(max));
     if (!ok) {
         QString what = QStringLiteral("an integer ≥ %1").arg(min);
-        if (max > 0)
+        if (max > 0) {
             what = QStringLiteral("an integer from %1 to %2").arg(min).arg(max);
-        if (nullable)
+        }
+        if (nullable) {
             what += QStringLiteral(" or null");
+        }
         errors << expected(child(path, key), what, v);
     }
 }
@@ -75,18 +82,20 @@ void checkInt(const QJsonObject &o, const QString &key, const QString &path, qin
 void checkKeys(const QJsonObject &o, const QStringList &known, const QString &path, QStringList &errors)
 {
     for (auto it = o.begin(); it != o.end(); ++it) {
-        if (!known.contains(it.key()))
+        if (!known.contains(it.key())) {
             errors << QStringLiteral("%1: unknown key \"%2\" (expected one of %3)")
                           .arg(path.isEmpty() ? QStringLiteral("(top level)") : path, it.key(),
                                known.join(QStringLiteral(", ")));
+        }
     }
 }
 
 const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QString &path, QStringList &errors,
                             QJsonObject &holder)
 {
-    if (!o.contains(key))
+    if (!o.contains(key)) {
         return nullptr;
+    }
     const QJsonValue v = o.value(key);
     if (!v.isObject()) {
         errors << expected(child(path, key), QStringLiteral("an object"), v);
@@ -99,13 +108,15 @@ const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QStr
 void checkString(const QJsonObject &o, const QString &key, const QString &path, const QString &what,
                  const QRegularExpression &re, QString *into, QStringList &errors)
 {
-    if (!o.contains(key))
+    if (!o.contains(key)) {
         return;
+    }
     const QJsonValue v = o.value(key);
-    if (!v.isString() || !re.match(v.toString()).hasMatch())
+    if (!v.isString() || !re.match(v.toString()).hasMatch()) {
         errors << expected(child(path, key), what, v);
-    else
+    } else {
         *into = v.toString();
+    }
 }
 
 } // namespace trainyard::jsonchecks

@@ -1,8 +1,8 @@
-#include "experiment/programconfig.h"
+#include "orchestration/experiment/programconfig.h"
 
-#include "experiment/afterreference.h"
-#include "experiment/jsonchecks.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/afterreference.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -41,8 +41,9 @@ bool substituteAfter(const QString &text, qsizetype i, qsizetype close, const af
         return true;
     }
     QString value;
-    if (!afterref::substitute(placeholder, *after, &value, error))
+    if (!afterref::substitute(placeholder, *after, &value, error)) {
         return false;
+    }
     *out += value;
     return true;
 }
@@ -65,16 +66,18 @@ bool substituteOne(const QString &text, const QJsonObject &config, QString *out,
         if (c == QLatin1Char('{') && QStringView(text).mid(i + 1).startsWith(QLatin1String("after."))) {
             const qsizetype close = text.indexOf(QLatin1Char('}'), i);
             if (close > i) {
-                if (!substituteAfter(text, i, close, after, out, error))
+                if (!substituteAfter(text, i, close, after, out, error)) {
                     return false;
+                }
                 i = close;
                 continue;
             }
         }
         if (c == QLatin1Char('{')) {
             qsizetype end = i + 1;
-            while (end < text.size() && isNameChar(text.at(end)))
+            while (end < text.size() && isNameChar(text.at(end))) {
                 ++end;
+            }
             if (end > i + 1 && end < text.size() && text.at(end) == QLatin1Char('}')) {
                 const QString name = text.mid(i + 1, end - i - 1);
                 if (!config.contains(name)) {
@@ -112,8 +115,9 @@ QString elementProblem(qsizetype i, const QString &element, const QJsonObject &c
         return QStringLiteral("%1: the program itself cannot be a parameter (a value would choose what runs)")
             .arg(element);
     }
-    if (!substituteOne(element, config, result, &why, after))
+    if (!substituteOne(element, config, result, &why, after)) {
         return why;
+    }
     if (result->startsWith(QLatin1Char('-')) && !element.startsWith(QLatin1Char('-'))) {
         // The program's option parser would take the value for an option
         // ("-rf", or "-0.1" read as flag -0): never by substitution.
@@ -122,8 +126,9 @@ QString elementProblem(qsizetype i, const QString &element, const QJsonObject &c
                               "as one element, e.g. \"--lr={lr}\")")
             .arg(element, *result);
     }
-    if (i == 0 && result->isEmpty())
+    if (i == 0 && result->isEmpty()) {
         return QStringLiteral("%1 gives an empty program name").arg(element);
+    }
     return {};
 }
 
@@ -148,10 +153,12 @@ bool substitute(const QStringList &argv, const QJsonObject &config, QStringList 
         QString result;
         const QString why = elementProblem(i, argv.at(i), config, &result, after);
         if (!why.isEmpty()) {
-            if (error)
+            if (error) {
                 *error = why;
-            if (badIndex)
+            }
+            if (badIndex) {
                 *badIndex = i;
+            }
             out->clear();
             return false;
         }
@@ -163,8 +170,9 @@ bool substitute(const QStringList &argv, const QJsonObject &config, QStringList 
 QStringList command(const RunSpecView &view, const afterref::Values *after)
 {
     QStringList out;
-    if (!substitute(view.programArgv(), of(view.json()), &out, nullptr, nullptr, after))
+    if (!substitute(view.programArgv(), of(view.json()), &out, nullptr, nullptr, after)) {
         return {};
+    }
     return out;
 }
 
@@ -182,33 +190,38 @@ QStringList check(const QJsonObject &spec, const QString &path)
             return errors;
         }
         const QJsonObject values = config.toObject();
-        if (values.size() > kMaxKeys)
+        if (values.size() > kMaxKeys) {
             errors << QStringLiteral("%1: more than %2 parameters").arg(configPath).arg(kMaxKeys);
+        }
         for (auto it = values.begin(); it != values.end(); ++it) {
             const QString where = child(configPath, it.key());
             const QJsonValue v = it.value();
-            if (!isConfigName(it.key()))
+            if (!isConfigName(it.key())) {
                 errors << QStringLiteral("%1: not a parameter name (1–64 letters, digits and _)").arg(where);
-            else if (!(v.isDouble() || v.isBool()
-                       || (v.isString() && !v.toString().contains(QChar(0)) && v.toString().size() <= kMaxText)))
+            } else if (!(v.isDouble() || v.isBool()
+                         || (v.isString() && !v.toString().contains(QChar(0)) && v.toString().size() <= kMaxText))) {
                 errors << expected(where, QStringLiteral("a number, a string or a boolean"), v);
+            }
         }
-        if (!errors.isEmpty())
+        if (!errors.isEmpty()) {
             return errors; // the argv's placeholders are checked against a good config only
+        }
     }
     const QJsonArray argv = spec.value(QStringLiteral("program")).toObject().value(QStringLiteral("argv")).toArray();
     QStringList words;
     for (const QJsonValue &v : argv) {
-        if (!v.isString())
+        if (!v.isString()) {
             return errors; // the argv's own check says so
+        }
         words << v.toString();
     }
     const QString argvPath = child(child(path, QStringLiteral("program")), QStringLiteral("argv"));
     for (qsizetype i = 0; i < words.size(); ++i) {
         QString result;
         const QString why = elementProblem(i, words.at(i), config.toObject(), &result);
-        if (!why.isEmpty())
+        if (!why.isEmpty()) {
             errors << QStringLiteral("%1[%2]: %3").arg(argvPath).arg(i).arg(why);
+        }
     }
     return errors;
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiment/afterreference.h"
+#include "orchestration/experiment/afterreference.h"
 
 #include <QJsonObject>
 #include <QJsonValue>

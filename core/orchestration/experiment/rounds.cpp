@@ -1,9 +1,9 @@
-#include "experiment/rounds.h"
+#include "orchestration/experiment/rounds.h"
 
-#include "experiment/dependencycheck.h"
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/dependencycheck.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QSet>
@@ -36,8 +36,9 @@ QJsonObject inRound(const QJsonObject &spec, const QString &rounds, int round, c
     QJsonObject train = view.train();
     train.insert(QStringLiteral("seed"), view.seed().value_or(1) + round - 1);
     out.insert(QStringLiteral("train"), train);
-    if (!after.isEmpty())
+    if (!after.isEmpty()) {
         out.insert(kAfter, QJsonArray::fromStringList(after));
+    }
     return out;
 }
 
@@ -62,14 +63,16 @@ QJsonObject read(const QJsonObject &entry, const QString &path, const ModelCatal
     checkKeys(o, {kName, kCount, kClients, kAggregate, kAfter}, rp, problems);
     QJsonObject out;
     const QJsonValue name = o.value(kName);
-    if (!name.isString() || !isSafeRunName(name.toString()))
+    if (!name.isString() || !isSafeRunName(name.toString())) {
         problems << expected(child(rp, kName),
                              QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.' (its runs "
                                             "are named NAME-rK-MEMBER)"),
                              name);
+    }
     out.insert(kName, name);
-    if (!o.contains(kCount))
+    if (!o.contains(kCount)) {
         problems << child(rp, kCount) + QStringLiteral(": missing (expected an integer from 1 to %1)").arg(kMaxCount);
+    }
     checkInt(o, kCount, rp, 1, kMaxCount, problems);
     out.insert(kCount, o.value(kCount));
 
@@ -81,10 +84,11 @@ QJsonObject read(const QJsonObject &entry, const QString &path, const ModelCatal
         }
         const QJsonObject spec = v.toObject();
         for (const QString &key : {kAfter, QStringLiteral("repeat")}) {
-            if (spec.contains(key))
+            if (spec.contains(key)) {
                 problems << QStringLiteral("%1: a member of rounds has no %2 (the rounds say which runs come "
                                            "after which, and how often)")
                                 .arg(child(where, key), key);
+            }
         }
         QJsonObject clean = spec;
         clean.remove(kAfter);
@@ -104,8 +108,9 @@ QJsonObject read(const QJsonObject &entry, const QString &path, const ModelCatal
             const QString where = QStringLiteral("%1[%2]").arg(cp).arg(c);
             const QJsonObject spec = member(items.at(c), where);
             const QString n = RunSpecView(spec).name();
-            if (!n.isEmpty() && names.contains(n))
+            if (!n.isEmpty() && names.contains(n)) {
                 problems << QStringLiteral("%1.name: \"%2\" is already a member's name").arg(where, n);
+            }
             names.insert(n);
             memberSpecs << spec;
         }
@@ -117,8 +122,9 @@ QJsonObject read(const QJsonObject &entry, const QString &path, const ModelCatal
     } else {
         const QJsonObject aggregate = member(o.value(kAggregate), ap);
         const QString n = RunSpecView(aggregate).name();
-        if (!n.isEmpty() && names.contains(n))
+        if (!n.isEmpty() && names.contains(n)) {
             problems << QStringLiteral("%1.name: \"%2\" is already a client's name").arg(ap, n);
+        }
         out.insert(kAggregate, aggregate);
     }
     if (o.contains(kAfter)) {
@@ -133,20 +139,23 @@ int readEntry(const QJsonObject &entry, const QString &path, const ModelCatalogu
               ExperimentLane &lane, QStringList &problems)
 {
     const QJsonObject definition = read(entry, path, catalogue, problems);
-    if (definition.isEmpty())
+    if (definition.isEmpty()) {
         return 0;
+    }
     const QString where = child(path, kRounds);
     if (runCount(definition) > room) {
         problems << QStringLiteral("%1.count: the experiment would hold more than its limit of runs").arg(where);
         return -1;
     }
-    if (!named(experiment.rounds, name(definition)).isEmpty())
+    if (!named(experiment.rounds, name(definition)).isEmpty()) {
         problems << QStringLiteral("%1.name: rounds \"%2\" are already defined").arg(where, name(definition));
+    }
     experiment.rounds << definition;
     int added = 0;
     for (const Member &m : expand(definition)) {
-        if (!claim(RunSpecView(m.spec).name(), where))
+        if (!claim(RunSpecView(m.spec).name(), where)) {
             break;
+        }
         ExperimentRun run;
         run.spec = m.spec;
         run.path = where;
@@ -162,8 +171,9 @@ int readEntry(const QJsonObject &entry, const QString &path, const ModelCatalogu
 QJsonObject named(const QList<QJsonObject> &definitions, const QString &rounds)
 {
     for (const QJsonObject &definition : definitions) {
-        if (name(definition) == rounds)
+        if (name(definition) == rounds) {
             return definition;
+        }
     }
     return {};
 }
@@ -171,15 +181,18 @@ QJsonObject named(const QList<QJsonObject> &definitions, const QString &rounds)
 int spanAt(const QList<QJsonObject> &definitions, const QList<ExperimentRun> &runs, int index)
 {
     const ExperimentRun &first = runs.at(index);
-    if (first.rounds.isEmpty())
+    if (first.rounds.isEmpty()) {
         return 0;
+    }
     const QList<Member> members = expand(named(definitions, first.rounds));
-    if (members.isEmpty() || index + members.size() > runs.size())
+    if (members.isEmpty() || index + members.size() > runs.size()) {
         return 0;
+    }
     for (int k = 0; k < members.size(); ++k) {
         const ExperimentRun &run = runs.at(index + k);
-        if (run.rounds != first.rounds || run.repeat != 1 || run.spec != members.at(k).spec)
+        if (run.rounds != first.rounds || run.repeat != 1 || run.spec != members.at(k).spec) {
             return 0;
+        }
     }
     return int(members.size());
 }
@@ -202,8 +215,9 @@ int runCount(const QJsonObject &definition)
 QList<QJsonObject> memberSpecs(const QJsonObject &definition)
 {
     QList<QJsonObject> specs;
-    for (const QJsonValue &client : definition.value(kClients).toArray())
+    for (const QJsonValue &client : definition.value(kClients).toArray()) {
         specs << client.toObject();
+    }
     specs << definition.value(kAggregate).toObject();
     return specs;
 }
@@ -212,8 +226,9 @@ QJsonObject withMembers(const QJsonObject &definition, const std::function<QJson
 {
     QJsonObject out = definition;
     QJsonArray clients;
-    for (const QJsonValue &client : definition.value(kClients).toArray())
+    for (const QJsonValue &client : definition.value(kClients).toArray()) {
         clients << change(client.toObject());
+    }
     out.insert(kClients, clients);
     out.insert(kAggregate, change(definition.value(kAggregate).toObject()));
     return out;
@@ -225,8 +240,9 @@ QList<Member> expand(const QJsonObject &definition)
     const QString rounds = name(definition);
     const QJsonObject aggregate = definition.value(kAggregate).toObject();
     QStringList firstAfter;
-    for (const QJsonValue &v : definition.value(kAfter).toArray())
+    for (const QJsonValue &v : definition.value(kAfter).toArray()) {
         firstAfter << v.toString();
+    }
     for (int k = 1; k <= count(definition); ++k) {
         const QStringList clientsAfter = k == 1 ? firstAfter : QStringList{memberName(rounds, k - 1, aggregate)};
         QStringList clientNames;

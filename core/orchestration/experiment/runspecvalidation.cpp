@@ -1,11 +1,11 @@
-#include "catalogue/modelcatalogue.h"
-#include "experiment/dependencycheck.h"
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "experiment/programconfig.h"
-#include "experiment/programrequires.h"
-#include "placement/runresources.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/experiment/dependencycheck.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/experiment/programrequires.h"
+#include "orchestration/placement/runresources.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -32,18 +32,22 @@ void checkParams(const QJsonObject &values, const QList<ParamInfo> &params, cons
                  QStringList &errors)
 {
     for (auto it = values.begin(); it != values.end(); ++it) {
-        if (it.key() == skip)
+        if (it.key() == skip) {
             continue;
+        }
         const ParamInfo *param = nullptr;
-        for (const ParamInfo &p : params)
+        for (const ParamInfo &p : params) {
             param = p.name == it.key() ? &p : param;
+        }
         const QString where = child(path, it.key());
         if (!param) {
             QStringList names;
-            if (!skip.isEmpty())
+            if (!skip.isEmpty()) {
                 names << skip;
-            for (const ParamInfo &p : params)
+            }
+            for (const ParamInfo &p : params) {
                 names << p.name;
+            }
             errors << QStringLiteral("%1: unknown key (expected one of %2)")
                           .arg(where, names.isEmpty() ? QStringLiteral("no keys") : names.join(QStringLiteral(", ")));
         } else if (!param->accepts(it.value())) {
@@ -56,12 +60,13 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
 {
     if (spec.contains(QStringLiteral("name"))) {
         const QJsonValue v = spec.value(QStringLiteral("name"));
-        if (!v.isString() || !isSafeRunName(v.toString()))
+        if (!v.isString() || !isSafeRunName(v.toString())) {
             errors << expected(
                 child(path, QStringLiteral("name")),
                 QStringLiteral(
                     "a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in .attempt-N"),
                 v);
+        }
     }
 }
 
@@ -72,12 +77,14 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
 {
     QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train"),
                       QStringLiteral("config"), QStringLiteral("resources")};
-    if (allowRepeat)
+    if (allowRepeat) {
         known << QStringLiteral("repeat") << QStringLiteral("after");
+    }
     for (const QString &key : {QStringLiteral("model"), QStringLiteral("data")}) {
-        if (spec.contains(key))
+        if (spec.contains(key)) {
             errors << QStringLiteral("%1: a program run has no %2 (its program reads its own data)")
                           .arg(child(path, key), key);
+        }
     }
     QJsonObject rest = spec;
     rest.remove(QStringLiteral("model"));
@@ -100,18 +107,21 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
             for (qsizetype i = 0; i < items.size(); ++i) {
                 const QJsonValue item = items.at(i);
                 if (!item.isString() || item.toString().contains(QChar(0)) || item.toString().size() > 100000
-                    || (i == 0 && item.toString().isEmpty()))
+                    || (i == 0 && item.toString().isEmpty())) {
                     errors << expected(QStringLiteral("%1[%2]").arg(argvPath).arg(i),
                                        i == 0 ? QStringLiteral("a program name or path")
                                               : QStringLiteral("a string without NUL characters"),
                                        item);
+                }
             }
         }
-        if (argv.isArray() && !argv.toArray().isEmpty())
+        if (argv.isArray() && !argv.toArray().isEmpty()) {
             errors << programrequires::validate(*program, programPath);
+        }
         const QJsonValue cwd = program->value(QStringLiteral("cwd"));
-        if (!cwd.isUndefined() && (!cwd.isString() || cwd.toString().isEmpty() || cwd.toString().contains(QChar(0))))
+        if (!cwd.isUndefined() && (!cwd.isString() || cwd.toString().isEmpty() || cwd.toString().contains(QChar(0)))) {
             errors << expected(child(programPath, QStringLiteral("cwd")), QStringLiteral("a folder's path"), cwd);
+        }
         const QJsonValue env = program->value(QStringLiteral("env"));
         if (!env.isUndefined() && !env.isObject()) {
             errors << expected(child(programPath, QStringLiteral("env")),
@@ -122,15 +132,16 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
             const QJsonObject vars = env.toObject();
             for (auto it = vars.begin(); it != vars.end(); ++it) {
                 const QString where = child(child(programPath, QStringLiteral("env")), it.key());
-                if (!name.match(it.key()).hasMatch())
+                if (!name.match(it.key()).hasMatch()) {
                     errors << QStringLiteral("%1: not a variable name (letters, digits and _)").arg(where);
-                else if (it.key().startsWith(QLatin1String("TRAINYARD_"))
-                         || it.key() == QLatin1String("CUDA_VISIBLE_DEVICES")
-                         || it.key() == QLatin1String("CUDA_DEVICE_ORDER"))
+                } else if (it.key().startsWith(QLatin1String("TRAINYARD_"))
+                           || it.key() == QLatin1String("CUDA_VISIBLE_DEVICES")
+                           || it.key() == QLatin1String("CUDA_DEVICE_ORDER")) {
                     errors << QStringLiteral("%1: set by Trainyard for every run (its lane, folder and socket)")
                                   .arg(where);
-                else if (!it.value().isString() || it.value().toString().contains(QChar(0)))
+                } else if (!it.value().isString() || it.value().toString().contains(QChar(0))) {
                     errors << expected(where, QStringLiteral("a string"), it.value());
+                }
             }
         }
     }
@@ -146,8 +157,9 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
 void checkFileKeys(const QJsonObject &spec, const QString &path, QStringList &errors)
 {
     checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
-    if (spec.contains(QStringLiteral("after")))
+    if (spec.contains(QStringLiteral("after"))) {
         checkAfterValue(spec.value(QStringLiteral("after")), child(path, QStringLiteral("after")), errors);
+    }
 }
 
 // "resources" (placement/runresources.h): its shape, and one GPU for the
@@ -158,26 +170,30 @@ void checkResources(const QJsonObject &spec, const QString &path, bool program, 
     const int before = int(errors.size());
     QJsonObject holder;
     const QJsonObject *resources = objectAt(spec, key, path, errors, holder);
-    if (!resources)
+    if (!resources) {
         return;
+    }
     const QString at = child(path, key);
     const QString memory = QStringLiteral("gpu_memory");
     const QString onOom = QStringLiteral("on_oom");
     checkKeys(*resources, {QStringLiteral("gpus"), memory, onOom}, at, errors);
     checkInt(*resources, QStringLiteral("gpus"), at, 1, RunResources::kMaxGpus, errors);
-    if (resources->contains(memory) && RunResources::memoryOf(resources->value(memory)) < 0)
+    if (resources->contains(memory) && RunResources::memoryOf(resources->value(memory)) < 0) {
         errors << expected(child(at, memory),
                            QStringLiteral("a number of bytes or a size such as \"30GiB\" or \"512MiB\""),
                            resources->value(memory));
+    }
     if (const QJsonValue v = resources->value(onOom); resources->contains(onOom)
                                                       && v != QJsonValue(QStringLiteral("fail"))
-                                                      && v != QJsonValue(QStringLiteral("retry")))
+                                                      && v != QJsonValue(QStringLiteral("retry"))) {
         errors << expected(child(at, onOom), QStringLiteral("\"fail\" or \"retry\""), v);
-    if (errors.size() == before && !program && RunResources::of(spec).gpus > 1)
+    }
+    if (errors.size() == before && !program && RunResources::of(spec).gpus > 1) {
         errors << QStringLiteral("%1.gpus: the built-in models train on one GPU, got %2 (a program run, such as "
                                  "torchrun, can use several)")
                       .arg(child(path, key))
                       .arg(RunResources::of(spec).gpus);
+    }
 }
 
 } // namespace
@@ -200,13 +216,15 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         checkProgramRun(spec, path, allowRepeat, errors);
         checkName(spec, path, errors);
         checkResources(spec, path, true, errors);
-        if (allowRepeat)
+        if (allowRepeat) {
             checkFileKeys(spec, path, errors);
+        }
         return errors;
     }
     QStringList known = ModelCatalogue::specKeys() + QStringList{QStringLiteral("resources")};
-    if (allowRepeat)
+    if (allowRepeat) {
         known << QStringLiteral("repeat") << QStringLiteral("after");
+    }
     checkKeys(spec, known, path, errors);
     checkName(spec, path, errors);
     checkResources(spec, path, false, errors);
@@ -221,12 +239,13 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         const QString typePath = child(path, QStringLiteral("model.type"));
         if (catalogue) {
             modelInfo = type.isString() ? catalogue->model(type.toString()) : nullptr;
-            if (!modelInfo)
+            if (!modelInfo) {
                 errors << expected(
                     typePath, QStringLiteral("one of ") + catalogue->modelTypes().join(QStringLiteral(", ")), type);
-            else
+            } else {
                 checkParams(*model, modelInfo->params, child(path, QStringLiteral("model")), QStringLiteral("type"),
                             errors);
+            }
         } else if (!type.isString() || !isCatalogueName(type.toString())) {
             errors << expected(typePath, QStringLiteral("a model type of 1–64 letters, digits or ._+-"), type);
         }
@@ -243,9 +262,10 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
             } else {
                 // The worker refuses these too; saying so at load spares a failed run.
                 if (modelInfo && !modelInfo->task.isEmpty() && !kindInfo->task.isEmpty()
-                    && modelInfo->task != kindInfo->task)
+                    && modelInfo->task != kindInfo->task) {
                     errors << QStringLiteral("%1: \"%2\" holds %3 data but model \"%4\" needs %5 data")
                                   .arg(kindPath, kindInfo->kind, kindInfo->task, modelInfo->type, modelInfo->task);
+                }
                 checkParams(*data, kindInfo->params, child(path, QStringLiteral("data")), QStringLiteral("kind"),
                             errors);
             }
@@ -256,8 +276,9 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
 
     for (const QString &section : ModelCatalogue::specSectionNames()) {
         if (const QJsonObject *values = objectAt(spec, section, path, errors, holder)) {
-            if (catalogue)
+            if (catalogue) {
                 checkParams(*values, catalogue->section(section), child(path, section), QString(), errors);
+            }
         }
     }
     if (!catalogue) {
@@ -265,13 +286,15 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         // what repeats rely on: seed + i must be an integer.
         const QString seed = QStringLiteral("seed");
         const QJsonObject train = view.train();
-        if (train.contains(seed) && !(view.seed() && *view.seed() >= 0))
+        if (train.contains(seed) && !(view.seed() && *view.seed() >= 0)) {
             errors << expected(child(path, QStringLiteral("train.seed")), QStringLiteral("an integer ≥ 0"),
                                train.value(seed));
+        }
     }
 
-    if (allowRepeat)
+    if (allowRepeat) {
         checkFileKeys(spec, path, errors);
+    }
     return errors;
 }
 
@@ -279,8 +302,9 @@ QJsonObject withDefaults(const QJsonObject &spec)
 {
     QJsonObject out = spec;
     const RunSpecView view(spec);
-    if (!out.contains(QStringLiteral("name")) && !view.effectiveName().isEmpty())
+    if (!out.contains(QStringLiteral("name")) && !view.effectiveName().isEmpty()) {
         out.insert(QStringLiteral("name"), view.effectiveName());
+    }
     QJsonObject train = view.train();
     if (!train.contains(QStringLiteral("seed"))) {
         train.insert(QStringLiteral("seed"), 1);
@@ -300,11 +324,13 @@ QJsonObject pythonScriptRunSpec(const QString &file)
 
 QStringList repeatNames(const QString &name, int count)
 {
-    if (count <= 1)
+    if (count <= 1) {
         return {name};
+    }
     QStringList names;
-    for (int i = 1; i <= count; ++i)
+    for (int i = 1; i <= count; ++i) {
         names << name + QLatin1Char('-') + QString::number(i);
+    }
     return names;
 }
 
@@ -312,8 +338,9 @@ QJsonObject expandRepeat(const QJsonObject &spec, int index, int count)
 {
     QJsonObject out = withDefaults(spec);
     out.remove(QStringLiteral("repeat"));
-    if (count <= 1)
+    if (count <= 1) {
         return out;
+    }
     const RunSpecView view(out);
     // One name, not the group's list: callers expand every index (quadratic for a repeat of 1000).
     out.insert(QStringLiteral("name"), view.name() + QLatin1Char('-') + QString::number(index + 1));

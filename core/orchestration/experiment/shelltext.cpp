@@ -1,4 +1,4 @@
-#include "experiment/shelltext.h"
+#include "orchestration/experiment/shelltext.h"
 
 #include <QRegularExpression>
 
@@ -30,13 +30,14 @@ QString shellText(const QStringList &words)
             // $'...' shows every such character as an escape, as bash reads it.
             QString quoted = QStringLiteral("$'");
             for (const QChar c : word) {
-                if (c == QLatin1Char('\\') || c == QLatin1Char('\''))
+                if (c == QLatin1Char('\\') || c == QLatin1Char('\'')) {
                     quoted += QStringLiteral("\\") + c;
-                else if (isDeceptive(c))
+                } else if (isDeceptive(c)) {
                     quoted += c.unicode() < 0x100 ? QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'))
                                                   : QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
-                else
+                } else {
                     quoted += c;
+                }
             }
             out << quoted + QLatin1Char('\'');
         } else {

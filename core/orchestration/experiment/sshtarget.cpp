@@ -1,6 +1,6 @@
-#include "experiment/sshtarget.h"
+#include "orchestration/experiment/sshtarget.h"
 
-#include "experiment/jsonchecks.h"
+#include "orchestration/experiment/jsonchecks.h"
 
 #include <QRegularExpression>
 
@@ -19,8 +19,9 @@ SshTarget SshTarget::fromJson(const QJsonObject &o, const QString &path, const Q
     static const QRegularExpression user(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")));
     SshTarget t;
-    if (!o.contains(QStringLiteral("host")))
+    if (!o.contains(QStringLiteral("host"))) {
         errors << expected(child(path, QStringLiteral("host")), hostWhat, QJsonValue(QJsonValue::Undefined));
+    }
     checkString(
         o, QStringLiteral("host"), path,
         QStringLiteral("a host name, address or ssh config alias (letters, digits, ._:-[], not starting with \"-\")"),
@@ -37,12 +38,15 @@ SshTarget SshTarget::fromJson(const QJsonObject &o, const QString &path, const Q
 void SshTarget::insertInto(QJsonObject &o) const
 {
     o.insert(QStringLiteral("host"), host);
-    if (!user.isEmpty())
+    if (!user.isEmpty()) {
         o.insert(QStringLiteral("user"), user);
-    if (port != 22)
+    }
+    if (port != 22) {
         o.insert(QStringLiteral("port"), port);
-    if (!sshConfig.isEmpty())
+    }
+    if (!sshConfig.isEmpty()) {
         o.insert(QStringLiteral("ssh_config"), sshConfig);
+    }
 }
 
 QStringList SshTarget::arguments() const
@@ -52,12 +56,15 @@ QStringList SshTarget::arguments() const
     // second "--" after the host: ssh stops reading options at the first
     // "--", and would send a second one as the remote command.)
     QStringList args;
-    if (port != 22)
+    if (port != 22) {
         args << QStringLiteral("-p") << QString::number(port);
-    if (!sshConfig.isEmpty())
+    }
+    if (!sshConfig.isEmpty()) {
         args << QStringLiteral("-F") << sshConfig;
-    if (!user.isEmpty())
+    }
+    if (!user.isEmpty()) {
         args << QStringLiteral("-l") << user;
+    }
     args << QStringLiteral("--") << host;
     return args;
 }

@@ -1,7 +1,7 @@
-#include "experiment/sweepspec.h"
+#include "orchestration/experiment/sweepspec.h"
 
-#include "experiment/sweepdetail.h"
-#include "runspec/runspecview.h"
+#include "orchestration/experiment/sweepdetail.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -35,8 +35,9 @@ public:
     {
         std::uint64_t sm = seed;
         sm = splitMix64(sm) ^ (trial * 0xD1B54A32D192ED03ULL);
-        for (std::uint64_t &word : m_s)
+        for (std::uint64_t &word : m_s) {
             word = splitMix64(sm);
+        }
     }
     std::uint64_t next()
     {
@@ -70,15 +71,17 @@ double rangeValue(const SweepParameter &p, qint64 i)
 // listing them all (a trial asks for one of a range's thousands).
 qint64 valueCount(const SweepParameter &p)
 {
-    if (p.kind == SweepParameter::Kind::Range)
+    if (p.kind == SweepParameter::Kind::Range) {
         return std::min(rangeCount(p.low, p.high, p.step), kMaxRangeValues);
+    }
     return p.isDiscrete() ? p.values.size() : 0;
 }
 
 QJsonValue valueAt(const SweepParameter &p, qint64 i)
 {
-    if (p.kind == SweepParameter::Kind::Range)
+    if (p.kind == SweepParameter::Kind::Range) {
         return numberValue(rangeValue(p, i), p.integer);
+    }
     return p.values.value(i);
 }
 
@@ -88,15 +91,17 @@ namespace sweepdetail {
 
 QJsonValue numberValue(double d, bool integer)
 {
-    if (integer)
+    if (integer) {
         return QJsonValue(qint64(std::llround(d)));
+    }
     return QJsonValue(d);
 }
 
 qint64 rangeCount(double low, double high, double step)
 {
-    if (!(step > 0) || low > high)
+    if (!(step > 0) || low > high) {
         return 0;
+    }
     const double n = std::floor((high - low) / step * (1 + 1e-12) + 1e-9) + 1;
     return n > double(kMaxRangeValues) ? kMaxRangeValues + 1 : qint64(n);
 }
@@ -129,8 +134,9 @@ QList<QJsonValue> SweepParameter::gridValues() const
     case Kind::Range: {
         QList<QJsonValue> out;
         const qint64 n = std::min(rangeCount(low, high, step), kMaxRangeValues);
-        for (qint64 i = 0; i < n; ++i)
+        for (qint64 i = 0; i < n; ++i) {
             out << numberValue(rangeValue(*this, i), integer);
+        }
         return out;
     }
     case Kind::Uniform:
@@ -145,8 +151,9 @@ std::optional<SweepSpec> SweepSpec::fromJson(const QJsonObject &o, const QString
 {
     const qsizetype before = errors.size();
     SweepSpec sweep = parseSweep(o, path, laneCount, errors, catalogue);
-    if (errors.size() != before)
+    if (errors.size() != before) {
         return std::nullopt;
+    }
     return sweep;
 }
 
@@ -164,8 +171,9 @@ QJsonObject SweepSpec::toJson() const
             break;
         case SweepParameter::Kind::Values: {
             QJsonArray items;
-            for (const QJsonValue &v : p.values)
+            for (const QJsonValue &v : p.values) {
                 items.append(v);
+            }
             po.insert(QStringLiteral("values"), items);
         } break;
         case SweepParameter::Kind::Range:
@@ -176,24 +184,29 @@ QJsonObject SweepSpec::toJson() const
         case SweepParameter::Kind::Uniform:
         case SweepParameter::Kind::LogUniform:
             po.insert(kindName(p.kind), QJsonArray{numberValue(p.low, p.integer), numberValue(p.high, p.integer)});
-            if (p.integer)
+            if (p.integer) {
                 po.insert(QStringLiteral("int"), true);
+            }
             break;
         }
         keys.insert(p.key, po);
     }
     o.insert(QStringLiteral("space"), keys);
     o.insert(QStringLiteral("method"), method);
-    if (trials > 0)
+    if (trials > 0) {
         o.insert(QStringLiteral("trials"), trials);
-    if (method == QLatin1String("random"))
+    }
+    if (method == QLatin1String("random")) {
         o.insert(QStringLiteral("seed"), qint64(seed));
-    if (maxGrid != 1000)
+    }
+    if (maxGrid != 1000) {
         o.insert(QStringLiteral("max_grid"), maxGrid);
+    }
     if (!lanes.isEmpty()) {
         QJsonArray items;
-        for (int lane : lanes)
+        for (int lane : lanes) {
             items.append(lane);
+        }
         o.insert(QStringLiteral("lanes"), items);
     }
     o.insert(QStringLiteral("objective"),
@@ -205,8 +218,9 @@ QJsonObject SweepSpec::toJson() const
                       {QStringLiteral("resource"), stopping.resource},
                       {QStringLiteral("min"), stopping.min},
                       {QStringLiteral("max"), stopping.max}};
-        if (stopping.rule == SweepStopping::Rule::Asha)
+        if (stopping.rule == SweepStopping::Rule::Asha) {
             s.insert(QStringLiteral("eta"), stopping.eta);
+        }
         o.insert(QStringLiteral("early_stopping"), s);
     }
     return o;
@@ -214,13 +228,16 @@ QJsonObject SweepSpec::toJson() const
 
 int SweepSpec::trialCount() const
 {
-    if (method == QLatin1String("random"))
+    if (method == QLatin1String("random")) {
         return trials;
+    }
     qint64 size = 1;
-    for (const SweepParameter &p : space)
+    for (const SweepParameter &p : space) {
         size = std::min<qint64>(size * valueCount(p), qint64(1) << 40);
-    if (trials > 0)
+    }
+    if (trials > 0) {
         size = std::min<qint64>(size, trials);
+    }
     return int(std::min<qint64>(size, kMaxTrials));
 }
 
@@ -257,8 +274,9 @@ QJsonObject SweepSpec::trialValues(int index) const
     qint64 rest = index;
     for (qsizetype k = space.size() - 1; k >= 0; --k) {
         const qint64 n = valueCount(space.at(k));
-        if (n == 0)
+        if (n == 0) {
             continue;
+        }
         out.insert(space.at(k).key, valueAt(space.at(k), rest % n));
         rest /= n;
     }
@@ -269,8 +287,9 @@ QJsonObject SweepSpec::trialSpec(int index) const
 {
     QJsonObject spec = base;
     const QJsonObject values = trialValues(index);
-    for (auto it = values.begin(); it != values.end(); ++it)
+    for (auto it = values.begin(); it != values.end(); ++it) {
         setSpecValue(spec, it.key(), it.value());
+    }
     spec.insert(QStringLiteral("name"), trialName(name, index));
     if (!values.contains(QStringLiteral("train.seed"))) {
         const qint64 seed = RunSpecView(base).seed().value_or(1);
@@ -308,8 +327,9 @@ void setSpecValue(QJsonObject &spec, const QString &key, const QJsonValue &value
 QJsonArray sweepsToJson(const QList<SweepSpec> &sweeps)
 {
     QJsonArray out;
-    for (const SweepSpec &s : sweeps)
+    for (const SweepSpec &s : sweeps) {
         out.append(s.toJson());
+    }
     return out;
 }
 

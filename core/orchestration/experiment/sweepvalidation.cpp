@@ -1,10 +1,10 @@
-#include "catalogue/modelcatalogue.h"
-#include "experiment/experiment.h"
-#include "experiment/jsonchecks.h"
-#include "experiment/programconfig.h"
-#include "experiment/sweepdetail.h"
-#include "experiment/sweepspec.h"
-#include "runspec/runspecview.h"
+#include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/programconfig.h"
+#include "orchestration/experiment/sweepdetail.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -73,18 +73,20 @@ std::optional<SweepParameter> parseParameter(const QString &key, const QJsonValu
     const QString kindPath = child(path, kindName(p.kind));
     const bool continuous = p.kind == SweepParameter::Kind::Range || p.kind == SweepParameter::Kind::Uniform
                             || p.kind == SweepParameter::Kind::LogUniform;
-    if (o.contains(QStringLiteral("step")) && p.kind != SweepParameter::Kind::Range)
+    if (o.contains(QStringLiteral("step")) && p.kind != SweepParameter::Kind::Range) {
         errors << QStringLiteral("%1.step: only for \"range\"").arg(path);
+    }
     if (o.contains(QStringLiteral("int"))) {
         const QJsonValue v = o.value(QStringLiteral("int"));
-        if (!continuous)
+        if (!continuous) {
             errors << QStringLiteral("%1.int: only for \"range\", \"uniform\" and \"log_uniform\" (values keep the "
                                      "types they are written in)")
                           .arg(path);
-        else if (!v.isBool())
+        } else if (!v.isBool()) {
             errors << expected(child(path, QStringLiteral("int")), QStringLiteral("true or false"), v);
-        else
+        } else {
             p.integer = v.toBool();
+        }
     }
 
     if (p.kind == SweepParameter::Kind::Fixed) {
@@ -100,9 +102,10 @@ std::optional<SweepParameter> parseParameter(const QString &key, const QJsonValu
             const QJsonArray items = v.toArray();
             p.integer = true;
             for (qsizetype i = 0; i < items.size(); ++i) {
-                if (p.values.contains(items.at(i)))
+                if (p.values.contains(items.at(i))) {
                     errors
                         << QStringLiteral("%1[%2]: %3 is listed twice").arg(kindPath).arg(i).arg(describe(items.at(i)));
+                }
                 p.values << items.at(i);
                 p.integer = p.integer && isInteger(items.at(i));
             }
@@ -117,39 +120,46 @@ std::optional<SweepParameter> parseParameter(const QString &key, const QJsonValu
         }
         p.low = bounds.at(0).toDouble();
         p.high = bounds.at(1).toDouble();
-        if (p.low > p.high)
+        if (p.low > p.high) {
             errors << QStringLiteral("%1: low %2 is above high %3")
                           .arg(kindPath, describe(bounds.at(0)), describe(bounds.at(1)));
-        if (p.kind == SweepParameter::Kind::LogUniform && p.low <= 0)
+        }
+        if (p.kind == SweepParameter::Kind::LogUniform && p.low <= 0) {
             errors << QStringLiteral("%1: a log range must stay above 0, got %2")
                           .arg(kindPath, pair(bounds.at(0), bounds.at(1)));
+        }
         bool integralStep = true;
         if (p.kind == SweepParameter::Kind::Range && o.contains(QStringLiteral("step"))) {
             const QJsonValue step = o.value(QStringLiteral("step"));
-            if (!step.isDouble() || !(step.toDouble() > 0) || !std::isfinite(step.toDouble()))
+            if (!step.isDouble() || !(step.toDouble() > 0) || !std::isfinite(step.toDouble())) {
                 errors << expected(child(path, QStringLiteral("step")), QStringLiteral("a number > 0"), step);
-            else
+            } else {
                 p.step = step.toDouble();
+            }
             integralStep = isInteger(step);
         }
         const bool integralBounds = isInteger(bounds.at(0)) && isInteger(bounds.at(1));
-        if (p.integer && !(integralBounds && integralStep))
+        if (p.integer && !(integralBounds && integralStep)) {
             errors << QStringLiteral("%1: \"int\": true needs integer bounds%2, got %3")
                           .arg(kindPath,
                                p.kind == SweepParameter::Kind::Range ? QStringLiteral(" and step") : QString(),
                                pair(bounds.at(0), bounds.at(1)));
+        }
         // A range of integers is one of integers, whether "int" says so or not.
-        if (p.kind == SweepParameter::Kind::Range)
+        if (p.kind == SweepParameter::Kind::Range) {
             p.integer = integralBounds && integralStep;
+        }
         if (p.kind == SweepParameter::Kind::Range && errors.size() == before
-            && rangeCount(p.low, p.high, p.step) > kMaxRangeValues)
+            && rangeCount(p.low, p.high, p.step) > kMaxRangeValues) {
             errors << QStringLiteral("%1: more than %2 values (a larger step, or \"uniform\" with \"method\": "
                                      "\"random\")")
                           .arg(kindPath)
                           .arg(kMaxRangeValues);
+        }
     }
-    if (errors.size() != before)
+    if (errors.size() != before) {
         return std::nullopt;
+    }
     return p;
 }
 
@@ -164,25 +174,29 @@ const ParamInfo *catalogueParam(const ModelCatalogue &catalogue, const QJsonObje
     const RunSpecView view(spec);
     QList<ParamInfo> params;
     if (section == QLatin1String("model")) {
-        if (const CatalogueModel *model = catalogue.model(view.modelType()))
+        if (const CatalogueModel *model = catalogue.model(view.modelType())) {
             params = model->params;
-        else
+        } else {
             return nullptr; // the base's model type is reported with the base
+        }
     } else if (section == QLatin1String("data")) {
-        if (const DataKindInfo *kind = catalogue.dataKind(view.dataKind()))
+        if (const DataKindInfo *kind = catalogue.dataKind(view.dataKind())) {
             params = kind->params;
-        else
+        } else {
             return nullptr;
+        }
     } else {
         params = catalogue.section(section);
     }
     for (const ParamInfo &p : std::as_const(params)) {
-        if (p.name == name)
+        if (p.name == name) {
             return &p;
+        }
     }
     QStringList names;
-    for (const ParamInfo &p : std::as_const(params))
+    for (const ParamInfo &p : std::as_const(params)) {
         names << p.name;
+    }
     errors << QStringLiteral("%1: unknown key (expected one of %2)")
                   .arg(path, names.isEmpty() ? QStringLiteral("no keys") : names.join(QStringLiteral(", ")));
     return nullptr;
@@ -197,8 +211,9 @@ QList<std::pair<QString, QJsonValue>> extremes(const SweepParameter &p, const QS
     if (p.kind == SweepParameter::Kind::Fixed) {
         out.append({kindPath, p.values.first()});
     } else if (p.kind == SweepParameter::Kind::Values) {
-        for (qsizetype i = 0; i < p.values.size(); ++i)
+        for (qsizetype i = 0; i < p.values.size(); ++i) {
             out.append({QStringLiteral("%1[%2]").arg(kindPath).arg(i), p.values.at(i)});
+        }
     } else {
         const QList<QJsonValue> grid = p.gridValues();
         const QJsonValue last =
@@ -225,19 +240,23 @@ void checkSpaceKey(const SweepParameter &p, const QJsonObject &base, const QStri
         // Trials count their seeds from it: an integer for every runner, with a catalogue or not.
         const qsizetype before = errors.size();
         for (const auto &[where, value] : extremes(p, path)) {
-            if (!isInteger(value) || value.toDouble() < 0)
+            if (!isInteger(value) || value.toDouble() < 0) {
                 errors << expected(where, QStringLiteral("an integer ≥ 0"), value);
+            }
         }
-        if (program || errors.size() != before)
+        if (program || errors.size() != before) {
             return;
+        }
     }
     if (program) {
-        if (key.startsWith(QLatin1String("config.")) && programconfig::isConfigName(key.mid(7)))
+        if (key.startsWith(QLatin1String("config.")) && programconfig::isConfigName(key.mid(7))) {
             return;
-        if (key != QLatin1String("train.seed"))
+        }
+        if (key != QLatin1String("train.seed")) {
             errors << QStringLiteral("%1: a program run takes its parameters as config.<name> keys (a name of "
                                      "letters, digits and _) and train.seed")
                           .arg(path);
+        }
         return;
     }
     static const QStringList sections =
@@ -255,19 +274,22 @@ void checkSpaceKey(const SweepParameter &p, const QJsonObject &base, const QStri
                                                                     : QStringLiteral("data kind"));
         return;
     }
-    if (!catalogue)
+    if (!catalogue) {
         return;
+    }
     const ParamInfo *param = catalogueParam(*catalogue, catalogue->resolve(base), key, path, errors);
-    if (!param)
+    if (!param) {
         return;
+    }
     if (param->type == QLatin1String("int") && !p.integer
         && (p.kind == SweepParameter::Kind::Uniform || p.kind == SweepParameter::Kind::LogUniform)) {
         errors << QStringLiteral("%1: %2 takes integers: add \"int\": true").arg(path, key);
         return;
     }
     for (const auto &[where, value] : extremes(p, path)) {
-        if (!param->accepts(value))
+        if (!param->accepts(value)) {
             errors << expected(where, param->expectation(), value);
+        }
     }
 }
 
@@ -291,14 +313,16 @@ void checkBase(const SweepSpec &sweep, const QString &basePath, const QString &s
     }
     const QStringList baseErrors = validateRunSpec(probe, basePath, false, catalogue);
     errors << baseErrors;
-    if (!baseErrors.isEmpty())
+    if (!baseErrors.isEmpty()) {
         return;
+    }
     for (const SweepParameter &p : std::as_const(config)) {
         for (const auto &[where, value] : extremes(p, child(spacePath, p.key))) {
             QJsonObject trial = probe;
             setSpecValue(trial, p.key, value);
-            for (const QString &problem : validateRunSpec(trial, basePath, false, catalogue))
+            for (const QString &problem : validateRunSpec(trial, basePath, false, catalogue)) {
                 errors << QStringLiteral("%1: a trial with %2 is refused: %3").arg(where, describe(value), problem);
+            }
         }
     }
 }
@@ -329,29 +353,33 @@ void checkObjective(const QJsonObject &o, const QJsonObject &base, const QList<S
         sweep.objective = metric.toString();
         // The worker evaluates one split (eval.split): a metric of another is never reported.
         bool splitSwept = false;
-        for (const SweepParameter &p : space)
+        for (const SweepParameter &p : space) {
             splitSwept = splitSwept || p.key == QLatin1String("eval.split");
+        }
         const RunSpecView view(base);
         if (catalogue && !view.isProgram() && !splitSwept && catalogue->model(view.modelType())) {
             const QString split = RunSpecView(catalogue->resolve(base)).evalSplit();
             const QString wanted = sweep.objective.section(QLatin1Char('/'), 0, 0);
-            if (!split.isEmpty() && split != wanted)
+            if (!split.isEmpty() && split != wanted) {
                 errors << QStringLiteral("%1: the trials evaluate the \"%2\" split (base.eval.split), so they never "
                                          "report \"%3\"")
                               .arg(metricPath, split, sweep.objective);
+            }
         }
     }
     const QJsonValue mode = objective.value(QStringLiteral("mode"));
-    if (mode != QJsonValue(QStringLiteral("max")) && mode != QJsonValue(QStringLiteral("min")))
+    if (mode != QJsonValue(QStringLiteral("max")) && mode != QJsonValue(QStringLiteral("min"))) {
         errors << expected(child(path, QStringLiteral("mode")), QStringLiteral("\"max\" or \"min\""), mode);
-    else
+    } else {
         sweep.maximize = mode.toString() == QLatin1String("max");
+    }
 }
 
 void checkStopping(const QJsonObject &o, const QString &path, SweepStopping &stopping, QStringList &errors)
 {
-    if (!o.contains(QStringLiteral("early_stopping")))
+    if (!o.contains(QStringLiteral("early_stopping"))) {
         return;
+    }
     const QJsonValue json = o.value(QStringLiteral("early_stopping"));
     if (!json.isObject()) {
         errors << expected(path, QStringLiteral("an object such as {\"rule\": \"asha\", \"max\": 100}"), json);
@@ -361,57 +389,66 @@ void checkStopping(const QJsonObject &o, const QString &path, SweepStopping &sto
     const QJsonValue rule = s.value(QStringLiteral("rule"));
     const bool median = rule == QJsonValue(QStringLiteral("median"));
     QStringList known{QStringLiteral("rule"), QStringLiteral("resource"), QStringLiteral("min"), QStringLiteral("max")};
-    if (!median)
+    if (!median) {
         known << QStringLiteral("eta"); // the median rule has no reduction factor
+    }
     checkKeys(s, known, path, errors);
-    if (rule == QJsonValue(QStringLiteral("asha")))
+    if (rule == QJsonValue(QStringLiteral("asha"))) {
         stopping.rule = SweepStopping::Rule::Asha;
-    else if (median)
+    } else if (median) {
         stopping.rule = SweepStopping::Rule::Median;
-    else
+    } else {
         errors << expected(child(path, QStringLiteral("rule")), QStringLiteral("\"asha\" or \"median\""), rule);
+    }
     if (s.contains(QStringLiteral("resource"))) {
         const QJsonValue resource = s.value(QStringLiteral("resource"));
-        if (resource != QJsonValue(QStringLiteral("epoch")) && resource != QJsonValue(QStringLiteral("step")))
+        if (resource != QJsonValue(QStringLiteral("epoch")) && resource != QJsonValue(QStringLiteral("step"))) {
             errors << expected(child(path, QStringLiteral("resource")), QStringLiteral("\"epoch\" or \"step\""),
                                resource);
-        else
+        } else {
             stopping.resource = resource.toString();
+        }
     }
     const auto positive = [&](const QString &key, double *into) {
         const QJsonValue v = s.value(key);
-        if (v.isUndefined())
+        if (v.isUndefined()) {
             return;
-        if (!v.isDouble() || !(v.toDouble() > 0) || !std::isfinite(v.toDouble()))
+        }
+        if (!v.isDouble() || !(v.toDouble() > 0) || !std::isfinite(v.toDouble())) {
             errors << expected(child(path, key), QStringLiteral("a number > 0"), v);
-        else
+        } else {
             *into = v.toDouble();
+        }
     };
     positive(QStringLiteral("min"), &stopping.min);
-    if (!s.contains(QStringLiteral("max")))
+    if (!s.contains(QStringLiteral("max"))) {
         errors << QStringLiteral("%1.max: missing (expected the %2 the trials train up to)")
                       .arg(path, stopping.resource == QLatin1String("step") ? QStringLiteral("step")
                                                                             : QStringLiteral("epoch"));
+    }
     positive(QStringLiteral("max"), &stopping.max);
-    if (stopping.max > 0 && stopping.min > stopping.max)
+    if (stopping.max > 0 && stopping.min > stopping.max) {
         errors << QStringLiteral("%1.min: %2 is above max %3")
                       .arg(path, describe(QJsonValue(stopping.min)), describe(QJsonValue(stopping.max)));
+    }
     if (s.contains(QStringLiteral("eta")) && !median) {
         const QJsonValue eta = s.value(QStringLiteral("eta"));
-        if (!eta.isDouble() || !(eta.toDouble() > 1) || !std::isfinite(eta.toDouble()))
+        if (!eta.isDouble() || !(eta.toDouble() > 1) || !std::isfinite(eta.toDouble())) {
             errors << expected(child(path, QStringLiteral("eta")), QStringLiteral("a number > 1"), eta);
-        else
+        } else {
             stopping.eta = eta.toDouble();
+        }
     }
     // A ladder of rungs min * eta^k up to max: a few dozen at most in any real
     // search, and a bound so that no file can make it endless.
     constexpr double kMaxRungs = 100;
     if (!median && stopping.max >= stopping.min && stopping.min > 0 && stopping.eta > 1
-        && std::log(stopping.max / stopping.min) / std::log(stopping.eta) > kMaxRungs - 1)
+        && std::log(stopping.max / stopping.min) / std::log(stopping.eta) > kMaxRungs - 1) {
         errors << QStringLiteral("%1: min %2, max %3 and eta %4 make more than %5 rungs")
                       .arg(path, describe(QJsonValue(stopping.min)), describe(QJsonValue(stopping.max)),
                            describe(QJsonValue(stopping.eta)))
                       .arg(int(kMaxRungs));
+    }
 }
 
 // Everything of `o` that could be read, each problem added to `errors`;
@@ -424,13 +461,14 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
 
     const QJsonValue name = o.value(QStringLiteral("name"));
     const QString namePath = child(path, QStringLiteral("name"));
-    if (!name.isString() || !isSafeRunName(name.toString()))
+    if (!name.isString() || !isSafeRunName(name.toString())) {
         errors << expected(
             namePath,
             QStringLiteral("a name of 1–100 letters, digits or ._+@- not starting with '.' nor ending in .attempt-N"),
             name);
-    else
+    } else {
         sweep.name = name.toString();
+    }
 
     const QJsonValue base = o.value(QStringLiteral("base"));
     const QString basePath = child(path, QStringLiteral("base"));
@@ -441,18 +479,20 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
                        : expected(basePath, QStringLiteral("a run spec object"), base));
     } else {
         sweep.base = base.toObject(); // checked with the space (checkBase)
-        if (sweep.base.contains(QStringLiteral("name")))
+        if (sweep.base.contains(QStringLiteral("name"))) {
             errors << QStringLiteral("%1.name: a sweep names its trials (\"<sweep>-1\", \"<sweep>-2\", ...); name the "
                                      "sweep instead")
                           .arg(basePath);
+        }
     }
 
     const QJsonValue method = o.value(QStringLiteral("method"));
     if (!method.isUndefined() && method != QJsonValue(QStringLiteral("grid"))
-        && method != QJsonValue(QStringLiteral("random")))
+        && method != QJsonValue(QStringLiteral("random"))) {
         errors << expected(child(path, QStringLiteral("method")), QStringLiteral("\"grid\" or \"random\""), method);
-    else if (method.isString())
+    } else if (method.isString()) {
         sweep.method = method.toString();
+    }
     const bool grid = sweep.method == QLatin1String("grid");
 
     const QJsonValue space = o.value(QStringLiteral("space"));
@@ -468,33 +508,41 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
             const QString where = child(spacePath, it.key());
             const int before = errors.size();
             std::optional<SweepParameter> p = parseParameter(it.key(), it.value(), where, errors);
-            if (!p)
+            if (!p) {
                 continue;
-            if (grid && !p->isDiscrete())
+            }
+            if (grid && !p->isDiscrete()) {
                 errors << QStringLiteral("%1: a grid cannot enumerate \"%2\" (use \"values\" or \"range\", or "
                                          "\"method\": \"random\")")
                               .arg(where, kindName(p->kind));
-            if (!sweep.base.isEmpty())
+            }
+            if (!sweep.base.isEmpty()) {
                 checkSpaceKey(*p, sweep.base, where, catalogue, errors);
-            if (errors.size() == before)
+            }
+            if (errors.size() == before) {
                 sweep.space << *p;
+            }
         }
     }
-    if (!sweep.base.isEmpty())
+    if (!sweep.base.isEmpty()) {
         checkBase(sweep, basePath, spacePath, catalogue, errors);
+    }
 
     checkInt(o, QStringLiteral("trials"), path, grid ? 0 : 1, kMaxTrials, errors);
     sweep.trials = isInteger(o.value(QStringLiteral("trials"))) ? o.value(QStringLiteral("trials")).toInt() : 0;
-    if (!grid && !o.contains(QStringLiteral("trials")))
+    if (!grid && !o.contains(QStringLiteral("trials"))) {
         errors << QStringLiteral("%1.trials: missing (\"random\" needs a number of trials, 1 to %2)")
                       .arg(path)
                       .arg(kMaxTrials);
+    }
     checkInt(o, QStringLiteral("seed"), path, 0, 0, errors);
-    if (isInteger(o.value(QStringLiteral("seed"))) && o.value(QStringLiteral("seed")).toDouble() >= 0)
+    if (isInteger(o.value(QStringLiteral("seed"))) && o.value(QStringLiteral("seed")).toDouble() >= 0) {
         sweep.seed = std::uint64_t(o.value(QStringLiteral("seed")).toDouble());
+    }
     checkInt(o, QStringLiteral("max_grid"), path, 1, kMaxTrials, errors);
-    if (isInteger(o.value(QStringLiteral("max_grid"))))
+    if (isInteger(o.value(QStringLiteral("max_grid")))) {
         sweep.maxGrid = o.value(QStringLiteral("max_grid")).toInt();
+    }
 
     if (grid && !sweep.space.isEmpty()) {
         qint64 size = 1;
@@ -503,13 +551,14 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
             size = std::min<qint64>(size * p.gridValues().size(), qint64(1) << 40);
             factors << QString::number(p.gridValues().size());
         }
-        if (size > sweep.maxGrid)
+        if (size > sweep.maxGrid) {
             errors << QStringLiteral("%1: the grid has %2 configurations (%3), more than max_grid %4 (raise "
                                      "max_grid, or use \"method\": \"random\")")
                           .arg(spacePath)
                           .arg(size)
                           .arg(factors.join(QStringLiteral(" × ")))
                           .arg(sweep.maxGrid);
+        }
     }
 
     if (o.contains(QStringLiteral("lanes"))) {
@@ -524,19 +573,20 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
             for (qsizetype i = 0; i < items.size(); ++i) {
                 const QString where = QStringLiteral("%1[%2]").arg(lanesPath).arg(i);
                 const QJsonValue v = items.at(i);
-                if (!isInteger(v) || v.toDouble() < 0)
+                if (!isInteger(v) || v.toDouble() < 0) {
                     errors << expected(where, QStringLiteral("a lane index (an integer ≥ 0)"), v);
-                else if (v.toDouble() >= laneCount)
+                } else if (v.toDouble() >= laneCount) {
                     errors << QStringLiteral("%1: no lane %2 (the experiment has %3)")
                                   .arg(where, describe(v),
                                        laneCount == 0 ? QStringLiteral("none")
                                        : laneCount == 1
                                            ? QStringLiteral("1 lane: 0")
                                            : QStringLiteral("%1 lanes: 0 to %2").arg(laneCount).arg(laneCount - 1));
-                else if (sweep.lanes.contains(v.toInt()))
+                } else if (sweep.lanes.contains(v.toInt())) {
                     errors << QStringLiteral("%1: lane %2 is listed twice").arg(where).arg(v.toInt());
-                else
+                } else {
                     sweep.lanes << v.toInt();
+                }
             }
         }
     }
@@ -565,8 +615,9 @@ SweepSpec parseSweep(const QJsonObject &o, const QString &path, int laneCount, Q
 
 void readSweeps(const QJsonObject &top, Experiment &ex, const ModelCatalogue *catalogue, QStringList &errors)
 {
-    if (!top.contains(QStringLiteral("sweeps")))
+    if (!top.contains(QStringLiteral("sweeps"))) {
         return;
+    }
     const QJsonValue sweeps = top.value(QStringLiteral("sweeps"));
     if (!sweeps.isArray()) {
         errors << expected(QStringLiteral("sweeps"), QStringLiteral("an array of sweeps"), sweeps);
@@ -577,9 +628,10 @@ void readSweeps(const QJsonObject &top, Experiment &ex, const ModelCatalogue *ca
     for (int l = 0; l < ex.lanes.size(); ++l) {
         const QList<ExperimentRun> &runs = ex.lanes.at(l).runs;
         for (int r = 0; r < runs.size(); ++r) {
-            for (int i = 0; i < runs.at(r).repeat; ++i)
+            for (int i = 0; i < runs.at(r).repeat; ++i) {
                 runNames.insert(RunSpecView(expandRepeat(runs.at(r).spec, i, runs.at(r).repeat)).name(),
                                 QStringLiteral("lanes[%1].runs[%2]").arg(l).arg(r));
+            }
         }
     }
     const int laneCount = int(top.value(QStringLiteral("lanes")).toArray().size());
@@ -595,14 +647,15 @@ void readSweeps(const QJsonObject &top, Experiment &ex, const ModelCatalogue *ca
         const QString namePath = child(sp, QStringLiteral("name"));
         if (!sweep.name.isEmpty()) {
             const QString last = SweepSpec::trialName(sweep.name, std::max(sweep.trialCount(), 1) - 1);
-            if (sweepNames.contains(sweep.name))
+            if (sweepNames.contains(sweep.name)) {
                 errors << QStringLiteral("%1: \"%2\" is already used by %3")
                               .arg(namePath, sweep.name, sweepNames.value(sweep.name));
-            else if (runNames.contains(sweep.name))
+            } else if (runNames.contains(sweep.name)) {
                 errors << QStringLiteral("%1: \"%2\" is already used by %3")
                               .arg(namePath, sweep.name, runNames.value(sweep.name));
-            else if (!isSafeRunName(last))
+            } else if (!isSafeRunName(last)) {
                 errors << expected(namePath, folderNameRule() + QStringLiteral(" for every trial"), QJsonValue(last));
+            }
             for (int i = 0;
                  i < sweep.trialCount() && !sweepNames.contains(sweep.name) && !runNames.contains(sweep.name); ++i) {
                 const QString trial = SweepSpec::trialName(sweep.name, i);
@@ -614,8 +667,9 @@ void readSweeps(const QJsonObject &top, Experiment &ex, const ModelCatalogue *ca
             }
             for (int i = -1; i < sweep.trialCount(); ++i) {
                 const QString taken = i < 0 ? sweep.name : SweepSpec::trialName(sweep.name, i);
-                if (!sweepNames.contains(taken)) // the first one to take it is named
+                if (!sweepNames.contains(taken)) { // the first one to take it is named
                     sweepNames.insert(taken, sp);
+                }
             }
         }
         ex.sweeps << sweep;

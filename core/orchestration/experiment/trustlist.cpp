@@ -1,7 +1,7 @@
-#include "experiment/trustlist.h"
+#include "orchestration/experiment/trustlist.h"
 
-#include "experiment/experiment.h"
-#include "logcategories.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/logcategories.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -26,18 +26,21 @@ constexpr qsizetype kMaxEntries = 2000;
 bool readEntries(const QString &path, QJsonArray *entries, QString *error = nullptr)
 {
     QFile file(path);
-    if (!file.exists())
+    if (!file.exists()) {
         return true;
+    }
     if (!file.open(QIODevice::ReadOnly) || file.size() > 16 * 1024 * 1024) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot read the trust list");
+        }
         return false;
     }
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !doc.object().value(QStringLiteral("trusted")).isArray()) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": not a trust list (left as it is; remove it to start a new one)");
+        }
         return false;
     }
     *entries = doc.object().value(QStringLiteral("trusted")).toArray();
@@ -51,8 +54,9 @@ bool writeEntries(const QString &path, const QJsonArray &entries, QString *error
     QSaveFile file(path);
     const QJsonObject top{{QStringLiteral("version"), 1}, {QStringLiteral("trusted"), entries}};
     if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(top).toJson()) < 0 || !file.commit()) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         return false;
     }
     return true;
@@ -68,20 +72,23 @@ TrustList::TrustList(QString path)
 QString TrustList::defaultPath()
 {
     QString base = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation);
-    if (base.isEmpty())
+    if (base.isEmpty()) {
         base = QDir::homePath() + QStringLiteral("/.config");
+    }
     return base + QStringLiteral("/trainyard/trusted-experiments.json");
 }
 
 bool TrustList::isTrusted(const QByteArray &sha256Hex) const
 {
-    if (sha256Hex.isEmpty())
+    if (sha256Hex.isEmpty()) {
         return false;
+    }
     QJsonArray entries;
     readEntries(m_path, &entries);
     for (const QJsonValue &entry : std::as_const(entries)) {
-        if (entry.toObject().value(QStringLiteral("sha256")).toString().toLatin1() == sha256Hex)
+        if (entry.toObject().value(QStringLiteral("sha256")).toString().toLatin1() == sha256Hex) {
             return true;
+        }
     }
     return false;
 }
@@ -90,33 +97,40 @@ bool TrustList::trust(const QByteArray &sha256Hex, const QString &path, const QL
                       QString *error)
 {
     QJsonArray entries;
-    if (!readEntries(m_path, &entries, error))
+    if (!readEntries(m_path, &entries, error)) {
         return false;
+    }
     QJsonArray files;
-    for (const ReachedFile &file : reached)
+    for (const ReachedFile &file : reached) {
         files.append(QJsonObject{{QStringLiteral("path"), file.path},
                                  {QStringLiteral("sha256"), QString::fromLatin1(file.sha256)}});
+    }
     // One version per file: trusting (or saving) a new one forgets the old,
     // so autosaves do not grow the list without end.
     const QString absolute = QFileInfo(path).absoluteFilePath();
     for (qsizetype i = entries.size() - 1; i >= 0; --i) {
         const QJsonObject entry = entries.at(i).toObject();
         if (entry.value(QStringLiteral("sha256")).toString().toLatin1() == sha256Hex
-            && entry.value(QStringLiteral("files")).toArray() == files)
+            && entry.value(QStringLiteral("files")).toArray() == files) {
             return true; // trusted already, as it is
-        if (entry.value(QStringLiteral("path")).toString() == absolute)
+        }
+        if (entry.value(QStringLiteral("path")).toString() == absolute) {
             entries.removeAt(i);
+        }
     }
-    while (entries.size() >= kMaxEntries)
+    while (entries.size() >= kMaxEntries) {
         entries.removeFirst();
+    }
     QJsonObject entry{{QStringLiteral("sha256"), QString::fromLatin1(sha256Hex)},
                       {QStringLiteral("path"), absolute},
                       {QStringLiteral("trusted_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}};
-    if (!files.isEmpty())
+    if (!files.isEmpty()) {
         entry.insert(QStringLiteral("files"), files);
+    }
     entries.append(entry);
-    if (!writeEntries(m_path, entries, error))
+    if (!writeEntries(m_path, entries, error)) {
         return false;
+    }
     qCInfo(lcExperiment).noquote() << "trusted" << path << "(sha256" << sha256Hex.left(12) << "…," << files.size()
                                    << "files it points at)";
     return true;
@@ -129,29 +143,36 @@ bool TrustList::trust(const Experiment &experiment, QString *error)
 
 bool TrustList::isTrusted(const Experiment &experiment, QString *why) const
 {
-    if (why)
+    if (why) {
         why->clear();
-    if (experiment.contentHash.isEmpty())
+    }
+    if (experiment.contentHash.isEmpty()) {
         return false;
+    }
     QString error;
     const QList<Entry> all = entries(&error);
     const Entry *trusted = nullptr;
-    for (const Entry &entry : all)
-        if (entry.sha256 == experiment.contentHash)
+    for (const Entry &entry : all) {
+        if (entry.sha256 == experiment.contentHash) {
             trusted = &entry;
-    if (!trusted)
+        }
+    }
+    if (!trusted) {
         return false;
+    }
     QHash<QString, QByteArray> before;
-    for (const ReachedFile &file : trusted->files)
+    for (const ReachedFile &file : trusted->files) {
         before.insert(file.path, file.sha256);
+    }
     const QString since = QStringLiteral("since you trusted %1 (%2)")
                               .arg(homeRelative(trusted->path),
                                    trusted->trustedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     const QList<ReachedFile> now = reachedFiles(experiment);
     for (const ReachedFile &file : now) {
         const auto was = before.constFind(file.path);
-        if (was != before.constEnd() && *was == file.sha256)
+        if (was != before.constEnd() && *was == file.sha256) {
             continue;
+        }
         if (why) {
             const QString change = was == before.constEnd()              ? QStringLiteral("is new")
                                    : file.sha256 == ReachedFile::kAbsent ? QStringLiteral("was removed")
@@ -160,13 +181,15 @@ bool TrustList::isTrusted(const Experiment &experiment, QString *why) const
         }
         return false;
     }
-    for (const ReachedFile &file : now)
+    for (const ReachedFile &file : now) {
         before.remove(file.path);
+    }
     if (!before.isEmpty()) {
         // An Include pattern that matched it no longer does.
-        if (why)
+        if (why) {
             *why = QStringLiteral("%1 (a file it pointed at) is no longer read %2")
                        .arg(homeRelative(before.constBegin().key()), since);
+        }
         return false;
     }
     return true;
@@ -175,8 +198,9 @@ bool TrustList::isTrusted(const Experiment &experiment, QString *why) const
 QString TrustList::coverage(const Experiment &experiment)
 {
     QStringList files;
-    for (const ReachedFile &file : reachedFiles(experiment))
+    for (const ReachedFile &file : reachedFiles(experiment)) {
         files << QStringLiteral("%1 (%2)").arg(homeRelative(file.path), file.what);
+    }
     QString text = files.isEmpty()
                        ? QStringLiteral("Trust covers this version of the file.")
                        : QStringLiteral("Trust covers this version of the file and of the files it points at:\n  %1")
@@ -190,15 +214,17 @@ QString TrustList::coverage(const Experiment &experiment)
 QList<TrustList::Entry> TrustList::entries(QString *error) const
 {
     QJsonArray entries;
-    if (!readEntries(m_path, &entries, error))
+    if (!readEntries(m_path, &entries, error)) {
         return {};
+    }
     QList<Entry> out;
     for (const QJsonValue &value : std::as_const(entries)) {
         const QJsonObject o = value.toObject();
         QList<ReachedFile> files;
-        for (const QJsonValue &file : o.value(QStringLiteral("files")).toArray())
+        for (const QJsonValue &file : o.value(QStringLiteral("files")).toArray()) {
             files.append({file.toObject().value(QStringLiteral("path")).toString(), QString(),
                           file.toObject().value(QStringLiteral("sha256")).toString().toLatin1()});
+        }
         out.append({o.value(QStringLiteral("sha256")).toString().toLatin1(), o.value(QStringLiteral("path")).toString(),
                     QDateTime::fromString(o.value(QStringLiteral("trusted_at")).toString(), Qt::ISODate), files});
     }
@@ -209,8 +235,9 @@ bool TrustList::revoke(const QString &path, int *removed, QString *error)
 {
     *removed = 0;
     QJsonArray entries;
-    if (!readEntries(m_path, &entries, error))
+    if (!readEntries(m_path, &entries, error)) {
         return false;
+    }
     const QString absolute = QFileInfo(path).absoluteFilePath();
     for (qsizetype i = entries.size() - 1; i >= 0; --i) {
         if (entries.at(i).toObject().value(QStringLiteral("path")).toString() == absolute) {
@@ -218,8 +245,9 @@ bool TrustList::revoke(const QString &path, int *removed, QString *error)
             ++*removed;
         }
     }
-    if (*removed == 0)
+    if (*removed == 0) {
         return true;
+    }
     qCInfo(lcExperiment).noquote() << "no longer trusted:" << absolute;
     return writeEntries(m_path, entries, error);
 }
@@ -228,8 +256,9 @@ QString TrustList::refusal(const Experiment &experiment) const
 {
     const QStringList commands = experiment.commandLines();
     QString why;
-    if (commands.isEmpty() || isTrusted(experiment, &why))
+    if (commands.isEmpty() || isTrusted(experiment, &why)) {
         return {};
+    }
     const QString file = experiment.sourcePath.isEmpty() ? experiment.name : experiment.sourcePath;
     const QString head = why.isEmpty()
                              ? QStringLiteral("%1 runs commands and is not trusted (this version of the file was never "
@@ -243,8 +272,9 @@ QString TrustList::refusal(const Experiment &experiment) const
 bool saveOwnExperiment(const Experiment &experiment, const QString &path, QString *error)
 {
     QByteArray hash;
-    if (!experiment.save(path, error, &hash))
+    if (!experiment.save(path, error, &hash)) {
         return false;
+    }
     return experiment.commandLines().isEmpty() || TrustList().trust(hash, path, reachedFiles(experiment), error);
 }
 

@@ -6,7 +6,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "experiment/trustreach.h"
+#include "orchestration/experiment/trustreach.h"
 
 namespace trainyard {
 

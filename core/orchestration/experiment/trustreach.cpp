@@ -1,6 +1,6 @@
-#include "experiment/trustreach.h"
+#include "orchestration/experiment/trustreach.h"
 
-#include "experiment/experiment.h"
+#include "orchestration/experiment/experiment.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -28,8 +28,9 @@ constexpr qint64 kMaxConfigBytes = 4 * 1024 * 1024;
 // ssh's home folder: the password database's, not $HOME.
 QString sshHome()
 {
-    if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir)
+    if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir) {
         return QString::fromLocal8Bit(pw->pw_dir);
+    }
     return QDir::homePath();
 }
 
@@ -43,15 +44,17 @@ QStringList configWords(const QString &text)
     bool quoted = false, inWord = false;
     for (const QChar c : text) {
         if (quoted) {
-            if (c == QLatin1Char('"'))
+            if (c == QLatin1Char('"')) {
                 quoted = false;
-            else
+            } else {
                 word += c;
+            }
         } else if (c == QLatin1Char('"')) {
             quoted = inWord = true;
         } else if (c.isSpace()) {
-            if (inWord)
+            if (inWord) {
                 words << word;
+            }
             word.clear();
             inWord = false;
         } else if (c == QLatin1Char('#') && !inWord) {
@@ -61,8 +64,9 @@ QStringList configWords(const QString &text)
             inWord = true;
         }
     }
-    if (inWord)
+    if (inWord) {
         words << word;
+    }
     return words;
 }
 
@@ -73,13 +77,16 @@ QStringList includePatterns(const QByteArray &bytes)
     for (const QByteArray &raw : bytes.split('\n')) {
         const QString line = QString::fromUtf8(raw).trimmed();
         qsizetype end = 0;
-        while (end < line.size() && !line.at(end).isSpace() && line.at(end) != QLatin1Char('='))
+        while (end < line.size() && !line.at(end).isSpace() && line.at(end) != QLatin1Char('=')) {
             ++end;
-        if (line.left(end).compare(QLatin1String("include"), Qt::CaseInsensitive) != 0)
+        }
+        if (line.left(end).compare(QLatin1String("include"), Qt::CaseInsensitive) != 0) {
             continue;
+        }
         QString rest = line.mid(end).trimmed();
-        if (rest.startsWith(QLatin1Char('=')))
+        if (rest.startsWith(QLatin1Char('='))) {
             rest = rest.mid(1);
+        }
         patterns << configWords(rest);
     }
     return patterns;
@@ -89,16 +96,18 @@ QStringList includePatterns(const QByteArray &bytes)
 // that does not exist is kept: creating it later changes what ssh reads).
 QStringList includedFiles(QString pattern, const QString &home)
 {
-    if (pattern == QLatin1String("~") || pattern.startsWith(QLatin1String("~/")))
+    if (pattern == QLatin1String("~") || pattern.startsWith(QLatin1String("~/"))) {
         pattern = home + pattern.mid(1);
-    else if (!pattern.startsWith(QLatin1Char('/')) && !pattern.startsWith(QLatin1Char('~')))
+    } else if (!pattern.startsWith(QLatin1Char('/')) && !pattern.startsWith(QLatin1Char('~'))) {
         pattern = home + QStringLiteral("/.ssh/") + pattern;
+    }
     glob_t found{};
     const QByteArray encoded = QFile::encodeName(pattern);
     QStringList files;
     if (glob(encoded.constData(), GLOB_TILDE, nullptr, &found) == 0) {
-        for (size_t i = 0; i < found.gl_pathc; ++i)
+        for (size_t i = 0; i < found.gl_pathc; ++i) {
             files << QFile::decodeName(found.gl_pathv[i]);
+        }
     } else {
         files << pattern; // no match: a name that may appear later
     }
@@ -109,19 +118,23 @@ QStringList includedFiles(QString pattern, const QString &home)
 void addConfig(const QString &path, const QString &what, const QString &home, int depth, QSet<QString> *seen,
                QList<ReachedFile> *out)
 {
-    if (seen->contains(path))
+    if (seen->contains(path)) {
         return;
+    }
     seen->insert(path);
     // Hashed and parsed from the same read: what was hashed is what was searched for Includes.
     QByteArray bytes;
     const QByteArray hash = hashReachedFile(path, &bytes);
     out->append({path, what, hash});
-    if (depth >= kMaxIncludeDepth)
+    if (depth >= kMaxIncludeDepth) {
         return;
+    }
     const QString by = QStringLiteral("included by %1").arg(homeRelative(path));
-    for (const QString &pattern : includePatterns(bytes))
-        for (const QString &included : includedFiles(pattern, home))
+    for (const QString &pattern : includePatterns(bytes)) {
+        for (const QString &included : includedFiles(pattern, home)) {
             addConfig(included, by, home, depth + 1, seen, out);
+        }
+    }
 }
 
 } // namespace
@@ -129,8 +142,9 @@ void addConfig(const QString &path, const QString &what, const QString &home, in
 QByteArray hashReachedFile(const QString &path, QByteArray *bytes)
 {
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
         return errno == ENOENT || errno == ENOTDIR ? ReachedFile::kAbsent : ReachedFile::kNotRegular;
+    }
     struct stat st
     {};
     QFile file;
@@ -162,8 +176,9 @@ QList<ReachedFile> reachedFiles(const Experiment &experiment)
     QSet<QString> seen;
     const QString home = sshHome();
     const auto config = [&](const QString &path, const QString &what) {
-        if (!path.isEmpty())
+        if (!path.isEmpty()) {
             addConfig(path, what, home, 0, &seen, &out);
+        }
     };
     for (const ExperimentCluster &cluster : experiment.clusters) {
         if (cluster.reach == QLatin1String("ssh")) {
@@ -176,16 +191,18 @@ QList<ReachedFile> reachedFiles(const Experiment &experiment)
                         hashReachedFile(cluster.worker)});
         }
     }
-    for (const ExperimentHost &host : experiment.hosts)
+    for (const ExperimentHost &host : experiment.hosts) {
         config(host.ssh.sshConfig, QStringLiteral("host %1's ssh_config").arg(host.name));
+    }
     return out;
 }
 
 QString homeRelative(const QString &path)
 {
     const QString home = QDir::homePath();
-    if (!home.isEmpty() && home != QLatin1String("/") && path.startsWith(home + QLatin1Char('/')))
+    if (!home.isEmpty() && home != QLatin1String("/") && path.startsWith(home + QLatin1Char('/'))) {
         return QLatin1Char('~') + path.mid(home.size());
+    }
     return path;
 }
 

@@ -1,16 +1,16 @@
-#include "ingest/ingestion.h"
+#include "orchestration/ingest/ingestion.h"
 
-#include "runstore/receivedmetrics.h"
+#include "orchestration/runstore/receivedmetrics.h"
 
-#include "logcategories.h"
 #include "metrics/metricstore.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/applyrecord.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/receivedmetrics.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/metricline.h"
 #include "protocol/metricrecord.h"
 #include "protocol/protocol.h"
-#include "records/applyrecord.h"
-#include "records/runregistry.h"
-#include "runstore/receivedmetrics.h"
-#include "runstore/runstore.h"
 
 #include <algorithm>
 #include <cmath>
@@ -39,8 +39,9 @@ Ingestion::Run *Ingestion::find(RunId id)
 {
     auto it = m_tracks.find(id);
     if (it == m_tracks.end()) {
-        if (!m_runs->contains(id))
+        if (!m_runs->contains(id)) {
             return nullptr;
+        }
         it = m_tracks.try_emplace(id, id).first;
     }
     return &it->second;
@@ -49,8 +50,9 @@ Ingestion::Run *Ingestion::find(RunId id)
 void Ingestion::beginRun(RunId id, bool fresh)
 {
     Run *r = find(id);
-    if (!r)
+    if (!r) {
         return;
+    }
     if (fresh) {
         m_metrics->removeRun(id);
         r->metricsOffset = 0;
@@ -95,8 +97,9 @@ void Ingestion::resetCurves(RunId id)
 Ingestion::Done Ingestion::done(RunId id) const
 {
     const auto it = m_tracks.find(id);
-    if (it == m_tracks.end())
+    if (it == m_tracks.end()) {
         return {};
+    }
     const Run &r = it->second;
     return Done{r.doneSeen, r.doneStatus, r.doneExit, r.lines, r.metricSeen, r.nonFiniteLossFrom};
 }
@@ -126,22 +129,26 @@ void Ingestion::markProgress(Run *r)
         r->progressDirty = true;
         m_progressDirty << r->id;
     }
-    if (!m_progressTimer.isActive())
+    if (!m_progressTimer.isActive()) {
         m_progressTimer.start();
+    }
 }
 
 void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 {
-    if (!m_runs->contains(id))
+    if (!m_runs->contains(id)) {
         return;
-    if (m_heard)
+    }
+    if (m_heard) {
         m_heard(id);
+    }
     if (record.kind == protocol::MessageType::Hello) {
         Q_EMIT helloReceived(id, record);
         return;
     }
-    if (Run *r = find(id))
+    if (Run *r = find(id)) {
         ingest(r, record);
+    }
 }
 
 void Ingestion::ingest(Run *r, const MetricRecord &record)
@@ -154,8 +161,9 @@ void Ingestion::ingest(Run *r, const MetricRecord &record)
     m_runs->update(
         id,
         [&](RunInfo &info) {
-            if (applyRecord(info, record))
+            if (applyRecord(info, record)) {
                 updateRate(r, info);
+            }
         },
         RunRegistry::Notify::Quiet);
     m_metrics->add(id, record);
@@ -163,10 +171,11 @@ void Ingestion::ingest(Run *r, const MetricRecord &record)
         r->metricSeen = true;
         // A program's NaN loss is a gap in the curve; lasting to the end, divergence.
         if (const double *loss = record.value("loss")) {
-            if (std::isfinite(*loss))
+            if (std::isfinite(*loss)) {
                 r->nonFiniteLossFrom = -1;
-            else if (r->nonFiniteLossFrom < 0)
+            } else if (r->nonFiniteLossFrom < 0) {
                 r->nonFiniteLossFrom = record.step;
+            }
         }
         markProgress(r);
     } else if (record.kind == protocol::MessageType::Summary) {
@@ -189,8 +198,9 @@ void Ingestion::updateRate(Run *r, RunInfo &info)
         return;
     }
     const double dt = info.wall - r->rateWall;
-    if (dt < 1.0)
+    if (dt < 1.0) {
         return;
+    }
     const double rate = (info.step - r->rateStep) / dt;
     info.stepsPerSecond = info.stepsPerSecond > 0 ? 0.5 * info.stepsPerSecond + 0.5 * rate : rate;
     r->rateStep = info.step;
@@ -200,21 +210,24 @@ void Ingestion::updateRate(Run *r, RunInfo &info)
 
 void Ingestion::flushProgress()
 {
-    if (m_progressDirty.isEmpty())
+    if (m_progressDirty.isEmpty()) {
         return;
+    }
     const QList<RunId> ids = m_progressDirty;
     m_progressDirty.clear();
     for (RunId id : ids) {
-        if (Run *r = find(id))
+        if (Run *r = find(id)) {
             r->progressDirty = false;
+        }
     }
     Q_EMIT progressChanged(ids);
 }
 
 void Ingestion::ingestMetricsFile(RunId id)
 {
-    if (Run *r = find(id))
+    if (Run *r = find(id)) {
         ingestMetricsFile(r);
+    }
 }
 
 int Ingestion::followMetricsFile(RunId id)
@@ -228,8 +241,9 @@ void Ingestion::followFiles()
     // A copy: listeners of the lines may start or stop runs.
     const std::vector<RunId> ids(m_followed.begin(), m_followed.end());
     for (RunId id : ids) {
-        if (m_followed.count(id) == 0)
+        if (m_followed.count(id) == 0) {
             continue; // ended meanwhile
+        }
         const int records = followMetricsFile(id);
         Q_EMIT followed(id, records, metricsFileProblem(id));
     }
@@ -238,8 +252,9 @@ void Ingestion::followFiles()
 QString Ingestion::metricsFileProblem(RunId id) const
 {
     const auto it = m_tracks.find(id);
-    if (it == m_tracks.end())
+    if (it == m_tracks.end()) {
         return {};
+    }
     const Run &r = it->second;
     return r.unkept.isEmpty() || r.fileProblem.isEmpty() ? r.fileProblem + r.unkept
                                                          : r.fileProblem + QStringLiteral("; ") + r.unkept;
@@ -248,13 +263,15 @@ QString Ingestion::metricsFileProblem(RunId id) const
 int Ingestion::ingestMetricsFile(Run *r)
 {
     const RunInfo *info = m_runs->find(r->id);
-    if (!info)
+    if (!info) {
         return 0;
+    }
     const RunStore::ReadResult result =
         m_store->readMetrics(info->name, r->metricsOffset, [&](const MetricRecord &record) { ingest(r, record); });
     r->metricsOffset = result.offset;
-    if (result.error != r->fileProblem && !result.error.isEmpty())
+    if (result.error != r->fileProblem && !result.error.isEmpty()) {
         qCWarning(lcMetrics).noquote() << result.error; // once, not every second
+    }
     r->fileProblem = result.error;
     if (result.records > 0 && !r->progressDirty) {
         r->progressDirty = true;
@@ -277,17 +294,20 @@ void Ingestion::keepReceived(RunId id)
     Run *r = find(id);
     const RunInfo *info = m_runs->find(id);
     const QString dir = info ? m_store->runDir(info->name) : QString();
-    if (!r || dir.isEmpty())
+    if (!r || dir.isEmpty()) {
         return;
+    }
     qint64 fileStep = -1;
     bool fileDone = false;
     ReceivedMetrics::lastInFile(dir, &fileStep, &fileDone);
     const bool doneMissing = r->doneSeen && !fileDone;
-    if (info->step <= fileStep && !doneMissing)
+    if (info->step <= fileStep && !doneMissing) {
         return;
+    }
     const QByteArray points = ReceivedMetrics::linesAfter(*m_metrics, id, fileStep, info->totalSteps);
-    if (points.isEmpty() && !doneMissing)
+    if (points.isEmpty() && !doneMissing) {
         return; // its step is an earlier attempt's: nothing is missing
+    }
     const QByteArray lines = points + (doneMissing ? ReceivedMetrics::doneLine(r->doneStatus, r->doneExit) : "");
     QString error;
     if (ReceivedMetrics::write(dir, fileStep, lines, &error)) {

@@ -1,6 +1,6 @@
-#include "ingest/metricsserver.h"
+#include "orchestration/ingest/metricsserver.h"
 
-#include "ingest/runtimedir.h"
+#include "orchestration/ingest/runtimedir.h"
 #include "protocol/protocol.h"
 #include "protocol/recorddecoder.h"
 
@@ -40,30 +40,33 @@ public:
         // Lines still buffered when the worker hangs up are read first.
         // A bounded read buffer pushes back on a flooding worker (its writes
         // wait in the kernel) instead of piling megabytes up here.
-        if (auto *local = qobject_cast<QLocalSocket *>(device))
+        if (auto *local = qobject_cast<QLocalSocket *>(device)) {
             local->setReadBufferSize(kReadBufferBytes);
-        else if (auto *tcp = qobject_cast<QAbstractSocket *>(device))
+        } else if (auto *tcp = qobject_cast<QAbstractSocket *>(device)) {
             tcp->setReadBufferSize(kReadBufferBytes);
-        if (auto *local = qobject_cast<QLocalSocket *>(device))
+        }
+        if (auto *local = qobject_cast<QLocalSocket *>(device)) {
             connect(local, &QLocalSocket::disconnected, this, [this] {
                 drain();
                 m_server->onClosed(this);
             });
-        else if (auto *tcp = qobject_cast<QAbstractSocket *>(device))
+        } else if (auto *tcp = qobject_cast<QAbstractSocket *>(device)) {
             connect(tcp, &QAbstractSocket::disconnected, this, [this] {
                 drain();
                 m_server->onClosed(this);
             });
+        }
     }
 
     void close()
     {
         m_closing = true;
         m_helloTimer.stop();
-        if (auto *local = qobject_cast<QLocalSocket *>(m_device))
+        if (auto *local = qobject_cast<QLocalSocket *>(m_device)) {
             local->abort();
-        else if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device))
+        } else if (auto *tcp = qobject_cast<QAbstractSocket *>(m_device)) {
             tcp->abort();
+        }
     }
 
     void write(const std::string &line) { m_device->write(line.data(), static_cast<qint64>(line.size())); }
@@ -76,14 +79,16 @@ private:
     // cannot starve the others or the GUI; the rest is read on the next turn.
     void onReadyRead()
     {
-        if (m_closing)
+        if (m_closing) {
             return;
+        }
         // ~600 lines a turn (about 2 ms), then the other connections and
         // timers get their turn.
         char buffer[64 * 1024];
         const qint64 n = m_device->read(buffer, sizeof buffer);
-        if (n > 0)
+        if (n > 0) {
             split(buffer, static_cast<std::size_t>(n));
+        }
         if (!m_closing && !m_again && m_device->bytesAvailable() > 0) {
             m_again = true;
             QMetaObject::invokeMethod(
@@ -101,8 +106,9 @@ private:
         char buffer[64 * 1024];
         while (!m_closing) {
             const qint64 n = m_device->read(buffer, sizeof buffer);
-            if (n <= 0)
+            if (n <= 0) {
                 break;
+            }
             split(buffer, static_cast<std::size_t>(n));
         }
     }
@@ -111,19 +117,21 @@ private:
     {
         m_decoder.feed(data, size);
         protocol::RecordDecoder::Status status;
-        while (!m_closing && m_decoder.next(&status))
+        while (!m_closing && m_decoder.next(&status)) {
             handle(status);
+        }
     }
 
     void handle(protocol::RecordDecoder::Status status)
     {
         if (status != protocol::RecordDecoder::Status::Record) {
             m_server->countRejected(run);
-            if (run == 0 && status == protocol::RecordDecoder::Status::Invalid)
+            if (run == 0 && status == protocol::RecordDecoder::Status::Invalid) {
                 m_server->dropConnection(this, helloRefused());
-            else if (run == 0)
+            } else if (run == 0) {
                 m_server->dropConnection(this, QStringLiteral("first line is not a hello: ")
                                                    + QString::fromStdString(m_decoder.error()));
+            }
             return;
         }
         const MetricRecord &record = m_decoder.record();
@@ -141,8 +149,9 @@ private:
             m_server->onAuthenticated(this, id);
         }
         ++m_server->m_accepted;
-        if (m_server->m_handler)
+        if (m_server->m_handler) {
             m_server->m_handler(run, record);
+        }
     }
 
     static QString helloRefused()
@@ -170,8 +179,9 @@ MetricsServer::~MetricsServer()
 QString MetricsServer::defaultSocketPath(const QString &key, QString *error)
 {
     const QString runtime = userRuntimeDir(error);
-    if (runtime.isEmpty())
+    if (runtime.isEmpty()) {
         return {};
+    }
     const QByteArray hash = QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha256).toHex().left(16);
     return runtime + QStringLiteral("/trainyard/") + QString::fromLatin1(hash) + QStringLiteral(".sock");
 }
@@ -179,20 +189,24 @@ QString MetricsServer::defaultSocketPath(const QString &key, QString *error)
 bool MetricsServer::listen(const QString &socketPath, QString *error)
 {
     auto fail = [&](const QString &text) {
-        if (error)
+        if (error) {
             *error = text;
+        }
         return false;
     };
     const QString dir = QFileInfo(socketPath).absolutePath();
-    if (!QDir().mkpath(dir))
+    if (!QDir().mkpath(dir)) {
         return fail(dir + QStringLiteral(": cannot create the socket folder"));
+    }
     struct stat st
     {};
     const QByteArray dirBytes = QFile::encodeName(dir);
-    if (::stat(dirBytes.constData(), &st) != 0 || st.st_uid != ::getuid())
+    if (::stat(dirBytes.constData(), &st) != 0 || st.st_uid != ::getuid()) {
         return fail(dir + QStringLiteral(": socket folder is not owned by this user"));
-    if (::chmod(dirBytes.constData(), 0700) != 0)
+    }
+    if (::chmod(dirBytes.constData(), 0700) != 0) {
         return fail(dir + QStringLiteral(": cannot make the socket folder private (0700)"));
+    }
 
     delete m_local;
     m_local = new QLocalServer(this);
@@ -207,8 +221,9 @@ bool MetricsServer::listen(const QString &socketPath, QString *error)
     }
     ::chmod(QFile::encodeName(socketPath).constData(), 0600);
     connect(m_local, &QLocalServer::newConnection, this, [this] {
-        while (QLocalSocket *socket = m_local->nextPendingConnection())
+        while (QLocalSocket *socket = m_local->nextPendingConnection()) {
             adopt(socket);
+        }
     });
     return true;
 }
@@ -223,15 +238,17 @@ bool MetricsServer::listenTcp(quint16 port, QString *error)
     delete m_tcp;
     m_tcp = new QTcpServer(this);
     if (!m_tcp->listen(QHostAddress::LocalHost, port)) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(port).arg(m_tcp->errorString());
+        }
         delete m_tcp;
         m_tcp = nullptr;
         return false;
     }
     connect(m_tcp, &QTcpServer::newConnection, this, [this] {
-        while (QTcpSocket *socket = m_tcp->nextPendingConnection())
+        while (QTcpSocket *socket = m_tcp->nextPendingConnection()) {
             adopt(socket);
+        }
     });
     return true;
 }
@@ -271,8 +288,9 @@ QString MetricsServer::registerRun(RunId run, const QString &name)
 
 void MetricsServer::registerRun(RunId run, const QString &name, const QString &token)
 {
-    if (m_runs.contains(run))
+    if (m_runs.contains(run)) {
         m_byToken.remove(m_runs.value(run).token);
+    }
     m_runs.insert(run, Registration{name, token});
     m_byToken.insert(token, run);
 }
@@ -300,8 +318,9 @@ bool MetricsServer::isConnected(RunId run) const
 bool MetricsServer::send(RunId run, const nlohmann::json &message)
 {
     Connection *c = m_live.value(run);
-    if (!c)
+    if (!c) {
         return false;
+    }
     c->write(protocol::encode(message));
     return true;
 }
@@ -316,24 +335,28 @@ void MetricsServer::adopt(QIODevice *device)
 RunId MetricsServer::authenticate(const nlohmann::json &message)
 {
     // A hello, validated by the decoder (MetricRecord::fromJson).
-    if (message.value("version", 0) != protocol::kVersion)
+    if (message.value("version", 0) != protocol::kVersion) {
         return 0;
+    }
     const QString token = QString::fromStdString(message.at("token").get<std::string>());
     const RunId run = m_byToken.value(token, 0);
-    if (run == 0)
+    if (run == 0) {
         return 0;
+    }
     const auto it = message.find("run");
     if (it != message.end()
-        && (!it->is_string() || QString::fromStdString(it->get<std::string>()) != m_runs.value(run).name))
+        && (!it->is_string() || QString::fromStdString(it->get<std::string>()) != m_runs.value(run).name)) {
         return 0;
+    }
     return run;
 }
 
 void MetricsServer::countRejected(RunId run)
 {
     ++m_rejected;
-    if (run != 0)
+    if (run != 0) {
         ++m_rejectedByRun[run];
+    }
 }
 
 void MetricsServer::onAuthenticated(Connection *connection, RunId run)

@@ -1,5 +1,5 @@
-#include "launch/launcher.h"
-#include "devices/device.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/devices/device.h"
 
 #include <QSysInfo>
 
@@ -25,20 +25,25 @@ const QString kMasterPort = QStringLiteral("MASTER_PORT");
 
 QStringList LaunchSpec::arguments() const
 {
-    if (isProgram())
+    if (isProgram()) {
         return programArgv.mid(1);
+    }
     QStringList args{QStringLiteral("--spec"), specPath, QStringLiteral("--run-dir"), runDir};
-    if (!connect.isEmpty())
+    if (!connect.isEmpty()) {
         args << QStringLiteral("--connect") << connect;
+    }
     // CUDA_VISIBLE_DEVICES leaves the worker exactly one GPU: its cuda:0.
     const bool gpu = device.isCuda();
     args << QStringLiteral("--device") << (gpu ? QStringLiteral("cuda:0") : QStringLiteral("cpu"));
-    if (threads > 0)
+    if (threads > 0) {
         args << QStringLiteral("--threads") << QString::number(threads);
-    if (resume)
+    }
+    if (resume) {
         args << QStringLiteral("--resume");
-    if (cpuFallback)
+    }
+    if (cpuFallback) {
         args << QStringLiteral("--cpu-fallback");
+    }
     return args;
 }
 
@@ -52,16 +57,19 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
     QList<std::pair<QString, QString>> env;
     // The token goes in the environment, not on the command line, where
     // every local user could read it (ps, /proc/PID/cmdline).
-    if (!token.isEmpty())
+    if (!token.isEmpty()) {
         env.append({kToken, token});
-    if (threads > 0)
+    }
+    if (threads > 0) {
         env.append({kThreads, QString::number(threads)});
+    }
     if (masterPort > 0) {
         env.append({kMasterAddr, QStringLiteral("127.0.0.1")});
         env.append({kMasterPort, QString::number(masterPort)});
     }
-    if (!isProgram())
+    if (!isProgram()) {
         return env;
+    }
     // The spec's own first: Trainyard's names are refused in a spec
     // (validateRunSpec), and would be overwritten here anyway.
     env.append(programEnv);
@@ -69,8 +77,9 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
         // `import trainyard` from a build tree; a spec's own PYTHONPATH, or
         // else the inherited one, comes after it.
         QString rest = qEnvironmentVariable("PYTHONPATH");
-        for (const auto &[key, value] : programEnv)
+        for (const auto &[key, value] : programEnv) {
             rest = key == QLatin1String("PYTHONPATH") ? value : rest;
+        }
         env.append({QStringLiteral("PYTHONPATH"), rest.isEmpty() ? pythonPath : pythonPath + QLatin1Char(':') + rest});
     }
     env.append({kRunDir, runDir});
@@ -78,23 +87,28 @@ QList<std::pair<QString, QString>> LaunchSpec::environment() const
     env.append({kConnect, connect});
     env.append({kResume, resume ? QStringLiteral("1") : QStringLiteral("0")});
     env.append({kDevice, device.isCuda() ? QStringLiteral("cuda:0") : QStringLiteral("cpu")});
-    if (seed >= 0)
+    if (seed >= 0) {
         env.append({kSeed, QString::number(seed)});
-    if (!configPath.isEmpty())
+    }
+    if (!configPath.isEmpty()) {
         env.append({kConfig, configPath});
-    if (!inputsPath.isEmpty())
+    }
+    if (!inputsPath.isEmpty()) {
         env.append({kInputs, inputsPath});
+    }
     return env;
 }
 
 QString LaunchSpec::visibleDevices() const
 {
     const Device &d = target.isEmpty() ? device : target;
-    if (!d.isGpu() || d.isAllGpus())
+    if (!d.isGpu() || d.isAllGpus()) {
         return {};
+    }
     QStringList indices;
-    for (int i : d.gpuIndices())
+    for (int i : d.gpuIndices()) {
         indices << QString::number(i);
+    }
     return indices.join(QLatin1Char(','));
 }
 

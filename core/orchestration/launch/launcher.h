@@ -1,9 +1,9 @@
 #pragma once
 
-#include "devices/deviceinventory.h"
-#include "experiment/experiment.h"
-#include "experiment/shelltext.h"
-#include "records/runinfo.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/shelltext.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QJsonObject>
 #include <QObject>

@@ -1,8 +1,8 @@
-#include "launch/locallauncher.h"
+#include "orchestration/launch/locallauncher.h"
 
-#include "launch/workerprocess.h"
-#include "logcategories.h"
-#include "runstore/runstore.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/runstore/runstore.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,11 +27,13 @@ constexpr int kReleaseBoundMs = 2000;
 QList<QByteArray> procStrings(qint64 pid, const QString &what)
 {
     QFile file(QStringLiteral("/proc/%1/%2").arg(pid).arg(what));
-    if (!file.open(QIODevice::ReadOnly))
+    if (!file.open(QIODevice::ReadOnly)) {
         return {};
+    }
     QList<QByteArray> strings = file.readAll().split('\0');
-    if (!strings.isEmpty() && strings.last().isEmpty())
+    if (!strings.isEmpty() && strings.last().isEmpty()) {
         strings.removeLast();
+    }
     return strings;
 }
 
@@ -45,44 +47,53 @@ QString notTheRun(qint64 pid, const LaunchSpec &expected)
 {
     struct stat st
     {};
-    if (::stat(QFile::encodeName(QStringLiteral("/proc/%1").arg(pid)).constData(), &st) != 0)
+    if (::stat(QFile::encodeName(QStringLiteral("/proc/%1").arg(pid)).constData(), &st) != 0) {
         return QStringLiteral("pid %1 cannot be inspected").arg(pid);
-    if (st.st_uid != ::geteuid())
+    }
+    if (st.st_uid != ::geteuid()) {
         return QStringLiteral("pid %1 is another user's process (uid %2), not this run's").arg(pid).arg(st.st_uid);
+    }
     QHash<QByteArray, QByteArray> environment;
     for (const QByteArray &entry : procStrings(pid, QStringLiteral("environ"))) {
         const qsizetype eq = entry.indexOf('=');
-        if (eq > 0)
+        if (eq > 0) {
             environment.insert(entry.left(eq), entry.mid(eq + 1));
+        }
     }
     const QString runDir = QDir::cleanPath(expected.runDir);
     if (expected.isProgram()) {
         const QString dir = QString::fromLocal8Bit(environment.value(QByteArrayLiteral("TRAINYARD_RUN_DIR")));
-        if (dir.isEmpty() || QDir::cleanPath(dir) != runDir)
+        if (dir.isEmpty() || QDir::cleanPath(dir) != runDir) {
             return QStringLiteral("pid %1 is not this run's program (its TRAINYARD_RUN_DIR is not %2)")
                 .arg(pid)
                 .arg(runDir);
+        }
     } else {
         QString exe = QFile::symLinkTarget(QStringLiteral("/proc/%1/exe").arg(pid));
-        if (exe.endsWith(QLatin1String(" (deleted)"))) // the worker was rebuilt or updated since
+        if (exe.endsWith(QLatin1String(" (deleted)"))) { // the worker was rebuilt or updated since
             exe.chop(10);
+        }
         const QFileInfo program(expected.program);
         const QString want = program.canonicalFilePath().isEmpty() ? QDir::cleanPath(program.absoluteFilePath())
                                                                    : program.canonicalFilePath();
-        if (expected.program.isEmpty() || exe != want)
+        if (expected.program.isEmpty() || exe != want) {
             return QStringLiteral("pid %1 runs %2, not this run's worker %3")
                 .arg(pid)
                 .arg(exe.isEmpty() ? QStringLiteral("an unknown program") : exe,
                      expected.program.isEmpty() ? QStringLiteral("(none recorded)") : expected.program);
+        }
         const QList<QByteArray> argv = procStrings(pid, QStringLiteral("cmdline"));
         const qsizetype at = argv.indexOf(QByteArrayLiteral("--run-dir"));
-        if (at < 0 || at + 1 >= argv.size() || QDir::cleanPath(QString::fromLocal8Bit(argv.at(at + 1))) != runDir)
+        if (at < 0 || at + 1 >= argv.size() || QDir::cleanPath(QString::fromLocal8Bit(argv.at(at + 1))) != runDir) {
             return QStringLiteral("pid %1 is a worker, but not this run's (its --run-dir is not %2)")
                 .arg(pid)
                 .arg(runDir);
+        }
     }
-    if (expected.token.isEmpty() || environment.value(QByteArrayLiteral("TRAINYARD_TOKEN")) != expected.token.toUtf8())
+    if (expected.token.isEmpty()
+        || environment.value(QByteArrayLiteral("TRAINYARD_TOKEN")) != expected.token.toUtf8()) {
         return QStringLiteral("pid %1 was not started with this run's token").arg(pid);
+    }
     return {};
 }
 
@@ -96,8 +107,9 @@ LocalLauncher::LocalLauncher(QObject *parent)
 LocalLauncher::~LocalLauncher()
 {
     const QList<RunId> runs = m_workers.keys();
-    for (RunId run : runs)
+    for (RunId run : runs) {
         release(run);
+    }
 }
 
 ProcessTree LocalLauncher::Worker::tree() const
@@ -108,8 +120,9 @@ ProcessTree LocalLauncher::Worker::tree() const
 LocalLauncher::Worker LocalLauncher::take(RunId run)
 {
     const auto it = m_workers.find(run);
-    if (it == m_workers.end())
+    if (it == m_workers.end()) {
         return {};
+    }
     const Worker w = *it;
     m_workers.erase(it);
     w.process->disconnect(this);
@@ -129,8 +142,9 @@ void LocalLauncher::watch(RunId run, WorkerProcess *process)
 void LocalLauncher::topExited(RunId run, WorkerProcess *process, int exitCode, int signal)
 {
     const auto it = m_workers.find(run);
-    if (it == m_workers.end() || it->process != process || it->end)
+    if (it == m_workers.end() || it->process != process || it->end) {
         return;
+    }
     qCInfo(lcLauncher, "run %d: top pid %lld exited, code %d, signal %d", run, static_cast<long long>(process->pid()),
            exitCode, signal);
     const bool killed = it->killed;
@@ -145,8 +159,9 @@ void LocalLauncher::topExited(RunId run, WorkerProcess *process, int exitCode, i
     connect(end, &ProcessTreeEnd::waiting, this,
             [this, run](const QString &message) { Q_EMIT lingering(run, message); });
     connect(end, &ProcessTreeEnd::done, this, finish);
-    if (!end->begin(killed)) // nothing else of the run: the common case
+    if (!end->begin(killed)) { // nothing else of the run: the common case
         finish();
+    }
 }
 
 void LocalLauncher::start(RunId run, const LaunchSpec &spec)
@@ -156,15 +171,17 @@ void LocalLauncher::start(RunId run, const LaunchSpec &spec)
     m_workers.insert(run, Worker{process, 0, spec.token});
     connect(process, &WorkerProcess::started, this, [this, run, process] {
         const auto it = m_workers.find(run);
-        if (it == m_workers.end() || it->process != process)
+        if (it == m_workers.end() || it->process != process) {
             return;
+        }
         it->startTicks = RunStore::processStartTicks(process->pid());
         qCInfo(lcLauncher, "run %d started, pid %lld", run, static_cast<long long>(process->pid()));
         Q_EMIT started(run, process->pid(), QString());
     });
     connect(process, &WorkerProcess::failed, this, [this, run, process](const QString &message) {
-        if (m_workers.value(run).process != process)
+        if (m_workers.value(run).process != process) {
             return;
+        }
         take(run);
         process->deleteLater();
         qCWarning(lcLauncher, "run %d failed to launch: %s", run, qUtf8Printable(message));
@@ -188,8 +205,9 @@ void LocalLauncher::terminate(RunId run)
 void LocalLauncher::kill(RunId run)
 {
     const auto it = m_workers.find(run);
-    if (it == m_workers.end())
+    if (it == m_workers.end()) {
         return;
+    }
     it->killed = true;
     if (it->end) {
         it->end->killNow(); // may end the run from in here
@@ -210,18 +228,20 @@ AttachResult LocalLauncher::attach(RunId run, const QJsonObject &handle, const L
     const qint64 ticks = handle.value(QStringLiteral("start_ticks")).toInteger();
     QString reason;
     AttachResult result = AttachResult::Gone;
-    if (handleKind != kind())
+    if (handleKind != kind()) {
         reason = QStringLiteral("a %1 run; this session launches locally").arg(handleKind);
-    else if (pid <= 0 || ticks <= 0)
+    } else if (pid <= 0 || ticks <= 0) {
         reason = QStringLiteral("no pid and start time to check");
-    else if (RunStore::processStartTicks(pid) != ticks)
+    } else if (RunStore::processStartTicks(pid) != ticks) {
         reason = QStringLiteral("pid %1 has ended (or is another process now)").arg(pid);
-    else if (!(reason = notTheRun(pid, expected)).isEmpty())
+    } else if (!(reason = notTheRun(pid, expected)).isEmpty()) {
         result = AttachResult::NotOurs;
+    }
     if (!reason.isEmpty()) {
         qCInfo(lcLauncher, "run %d not attached: %s", run, qUtf8Printable(reason));
-        if (why)
+        if (why) {
             *why = reason;
+        }
         return result;
     }
     release(run);
@@ -236,8 +256,9 @@ AttachResult LocalLauncher::attach(RunId run, const QJsonObject &handle, const L
 QJsonObject LocalLauncher::handle(RunId run) const
 {
     const Worker w = m_workers.value(run);
-    if (!w.process || w.process->pid() <= 0)
+    if (!w.process || w.process->pid() <= 0) {
         return {};
+    }
     const qint64 ticks = w.startTicks > 0 ? w.startTicks : RunStore::processStartTicks(w.process->pid());
     return QJsonObject{{QStringLiteral("kind"), kind()},
                        {QStringLiteral("pid"), w.process->pid()},
@@ -256,8 +277,9 @@ void LocalLauncher::detach(RunId run)
 void LocalLauncher::release(RunId run)
 {
     const Worker w = take(run);
-    if (!w.process)
+    if (!w.process) {
         return;
+    }
     const ProcessTree tree = w.tree();
     ProcessTree::signal(tree.processes(), SIGKILL);
     w.process->kill();

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "devices/processtree.h"
-#include "launch/launcher.h"
+#include "orchestration/devices/processtree.h"
+#include "orchestration/launch/launcher.h"
 
 #include <QHash>
 

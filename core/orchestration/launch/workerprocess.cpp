@@ -1,4 +1,4 @@
-#include "launch/workerprocess.h"
+#include "orchestration/launch/workerprocess.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -32,20 +32,23 @@ WorkerProcess::~WorkerProcess()
 QString WorkerProcess::findWorkerProgram()
 {
     const QString fromEnv = qEnvironmentVariable("TRAINYARD_WORKER");
-    if (!fromEnv.isEmpty())
+    if (!fromEnv.isEmpty()) {
         return QFileInfo(fromEnv).isExecutable() ? QFileInfo(fromEnv).absoluteFilePath() : QString();
+    }
     if (QCoreApplication::instance()) {
         const QString beside = QCoreApplication::applicationDirPath() + QStringLiteral("/trainyard-worker");
-        if (QFileInfo(beside).isExecutable())
+        if (QFileInfo(beside).isExecutable()) {
             return beside;
+        }
     }
     return QStandardPaths::findExecutable(QStringLiteral("trainyard-worker"));
 }
 
 QString WorkerProcess::findPythonModule(const QString &workerProgram)
 {
-    if (workerProgram.isEmpty())
+    if (workerProgram.isEmpty()) {
         return {};
+    }
     const QDir folder(QFileInfo(workerProgram).absolutePath() + QStringLiteral("/../python"));
     return QFileInfo::exists(folder.filePath(QStringLiteral("trainyard/__init__.py")))
                ? QDir::cleanPath(folder.absolutePath())
@@ -71,10 +74,12 @@ void WorkerProcess::start(const Launch &launch)
     env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), launch.visibleDevices());
     // Ours only: an orchestrator started from inside a run must not pass
     // that run's variables on.
-    for (const QString &key : LaunchSpec::runVariableNames())
+    for (const QString &key : LaunchSpec::runVariableNames()) {
         env.remove(key);
-    for (const auto &[key, value] : launch.environment())
+    }
+    for (const auto &[key, value] : launch.environment()) {
         env.insert(key, value);
+    }
     m_process->setProcessEnvironment(env);
 
     // Straight to the file, no pipe: the worker never blocks on us and
@@ -91,8 +96,9 @@ void WorkerProcess::start(const Launch &launch)
         Q_EMIT started();
     });
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
+        if (error == QProcess::FailedToStart) {
             Q_EMIT failed(tr("cannot start %1: %2").arg(m_process->program(), m_process->errorString()));
+        }
     });
     connect(m_process, &QProcess::finished, this, &WorkerProcess::onFinished);
     m_process->start();
@@ -100,10 +106,11 @@ void WorkerProcess::start(const Launch &launch)
 
 void WorkerProcess::onFinished(int exitCode, QProcess::ExitStatus status)
 {
-    if (status == QProcess::CrashExit)
+    if (status == QProcess::CrashExit) {
         Q_EMIT finished(-1, exitCode > 0 ? exitCode : SIGKILL);
-    else
+    } else {
         Q_EMIT finished(exitCode, 0);
+    }
 }
 
 void WorkerProcess::attach(qint64 pid)
@@ -117,8 +124,9 @@ void WorkerProcess::attach(qint64 pid)
 
 void WorkerProcess::pollAttached()
 {
-    if (::kill(static_cast<pid_t>(m_pid), 0) == 0 || errno != ESRCH)
+    if (::kill(static_cast<pid_t>(m_pid), 0) == 0 || errno != ESRCH) {
         return;
+    }
     m_poll->stop();
     // Not our child: its exit status is not ours to read; the worker's
     // "done" line (socket or metrics.jsonl) tells how it ended.
@@ -127,23 +135,27 @@ void WorkerProcess::pollAttached()
 
 bool WorkerProcess::isRunning() const
 {
-    if (m_process)
+    if (m_process) {
         return m_process->state() != QProcess::NotRunning;
-    if (m_attached)
+    }
+    if (m_attached) {
         return m_poll && m_poll->isActive();
+    }
     return false;
 }
 
 void WorkerProcess::terminate()
 {
-    if (m_pid > 0 && isRunning())
+    if (m_pid > 0 && isRunning()) {
         ::kill(static_cast<pid_t>(m_pid), SIGTERM);
+    }
 }
 
 void WorkerProcess::kill()
 {
-    if (m_pid > 0 && isRunning())
+    if (m_pid > 0 && isRunning()) {
         ::kill(static_cast<pid_t>(m_pid), SIGKILL);
+    }
 }
 
 void WorkerProcess::detach()
@@ -155,8 +167,9 @@ void WorkerProcess::detach()
         m_process->setParent(nullptr);
         m_process = nullptr;
     }
-    if (m_poll)
+    if (m_poll) {
         m_poll->stop();
+    }
     m_attached = false;
 }
 

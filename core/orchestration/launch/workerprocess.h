@@ -1,6 +1,6 @@
 #pragma once
 
-#include "launch/launcher.h"
+#include "orchestration/launch/launcher.h"
 
 #include <QObject>
 #include <QProcess>

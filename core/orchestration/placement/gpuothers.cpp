@@ -1,7 +1,7 @@
-#include "placement/gpuothers.h"
+#include "orchestration/placement/gpuothers.h"
 
-#include "devices/deviceinventory.h"
-#include "placement/gpuplacer.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/placement/gpuplacer.h"
 
 #include <QStringList>
 
@@ -14,19 +14,23 @@ QString othersOnGpu(const DeviceInfo &gpu, bool runsOfOursThere)
     qint64 total = 0;
     const GpuProcess *largest = nullptr;
     for (const GpuProcess &p : gpu.processes) {
-        if (p.owner == GpuProcess::Owner::Run)
+        if (p.owner == GpuProcess::Owner::Run) {
             continue;
+        }
         // A pid this machine cannot resolve (NVML in a container reports the
         // host's pids) may be one of our own runs: it counts only where no
         // run of ours is, so it can never hold our own queue up.
-        if (p.owner == GpuProcess::Owner::Unknown && runsOfOursThere)
+        if (p.owner == GpuProcess::Owner::Unknown && runsOfOursThere) {
             continue;
+        }
         total += std::max<qint64>(0, p.memoryBytes);
-        if (!largest || p.memoryBytes > largest->memoryBytes)
+        if (!largest || p.memoryBytes > largest->memoryBytes) {
             largest = &p;
+        }
     }
-    if (!largest || total <= GpuPlacer::kBusyThresholdBytes)
+    if (!largest || total <= GpuPlacer::kBusyThresholdBytes) {
         return {};
+    }
     QStringList what;
     switch (largest->owner) {
     case GpuProcess::Owner::OtherUser:
@@ -38,8 +42,9 @@ QString othersOnGpu(const DeviceInfo &gpu, bool runsOfOursThere)
     default:
         what << QStringLiteral("pid %1").arg(largest->pid);
     }
-    if (!largest->name.isEmpty())
+    if (!largest->name.isEmpty()) {
         what << largest->name;
+    }
     what << formatMemory(total);
     return what.join(QStringLiteral(", "));
 }

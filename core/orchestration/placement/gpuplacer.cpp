@@ -1,4 +1,4 @@
-#include "placement/gpuplacer.h"
+#include "orchestration/placement/gpuplacer.h"
 
 #include <QRegularExpression>
 #include <QStringList>

@@ -1,6 +1,6 @@
-#include "records/runinfo.h"
+#include "orchestration/records/runinfo.h"
 
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <algorithm>
 
@@ -30,8 +30,9 @@ const std::array<std::pair<RunState, const char *>, 13> kStateNames = {{
 QString runStateName(RunState state)
 {
     for (const auto &[s, name] : kStateNames) {
-        if (s == state)
+        if (s == state) {
             return QString::fromLatin1(name);
+        }
     }
     return QStringLiteral("unknown");
 }
@@ -79,8 +80,9 @@ bool isTerminal(RunState state)
 bool isAllowedTransition(RunState from, RunState to)
 {
     using S = RunState;
-    if (from == to)
+    if (from == to) {
         return true;
+    }
     switch (from) {
     case S::Queued:
         return to == S::Starting || to == S::Running || to == S::Waiting || isTerminal(to);
@@ -115,33 +117,40 @@ double budgetLeft(const RunInfo &run)
 
 double runProgress(const RunInfo &run)
 {
-    if (run.state == RunState::Finished)
+    if (run.state == RunState::Finished) {
         return 1.0;
+    }
     double progress = -1;
-    if (run.totalSteps > 0 && run.step >= 0)
+    if (run.totalSteps > 0 && run.step >= 0) {
         progress = std::min(1.0, double(run.step) / double(run.totalSteps));
+    }
     const std::optional<double> budget = RunSpecView(run.spec).maxSeconds();
-    if (budget && run.wall > 0)
+    if (budget && run.wall > 0) {
         progress = std::max(progress, std::min(1.0, run.wall / *budget));
+    }
     return progress;
 }
 
 double estimatedSecondsLeft(qint64 step, qint64 totalSteps, double stepsPerSecond, double budgetLeft)
 {
     double eta = -1;
-    if (totalSteps > 0 && step >= 0 && stepsPerSecond > 0)
+    if (totalSteps > 0 && step >= 0 && stepsPerSecond > 0) {
         eta = double(std::max<qint64>(0, totalSteps - step)) / stepsPerSecond;
-    if (budgetLeft >= 0)
+    }
+    if (budgetLeft >= 0) {
         eta = eta >= 0 ? std::min(eta, budgetLeft) : budgetLeft;
+    }
     return eta;
 }
 
 double trainedSeconds(const RunInfo &run)
 {
-    if (run.wall > 0)
+    if (run.wall > 0) {
         return run.wall;
-    if (run.started.isValid() && run.ended.isValid())
+    }
+    if (run.started.isValid() && run.ended.isValid()) {
         return double(run.started.secsTo(run.ended));
+    }
     return -1;
 }
 

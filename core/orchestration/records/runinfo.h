@@ -3,8 +3,8 @@
 // Plain value types shared by the orchestration classes and their users (the
 // desktop app, `trainyard run`). They travel through `const &` signals.
 
-#include "devices/device.h"
 #include "metrics/runid.h"
+#include "orchestration/devices/device.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -179,8 +179,9 @@ double trainedSeconds(const RunInfo &run);
 // (when asked for), then false. One definition for Board, Dispatcher, Supervisor.
 inline bool refuse(QString *error, const QString &text)
 {
-    if (error)
+    if (error) {
         *error = text;
+    }
     return false;
 }
 

@@ -1,4 +1,4 @@
-#include "records/runnotes.h"
+#include "orchestration/records/runnotes.h"
 
 namespace trainyard {
 
@@ -7,8 +7,9 @@ QStringList RunNotes::parseTags(const QString &text)
     QStringList tags;
     for (const QString &part : text.split(QLatin1Char(','))) {
         const QString tag = part.simplified();
-        if (!tag.isEmpty() && !tags.contains(tag))
+        if (!tag.isEmpty() && !tags.contains(tag)) {
             tags.append(tag);
+        }
     }
     return tags;
 }

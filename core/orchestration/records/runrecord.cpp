@@ -1,8 +1,8 @@
-#include "records/runrecord.h"
+#include "orchestration/records/runrecord.h"
 
 #include "metrics/metricstore.h"
+#include "orchestration/records/applyrecord.h"
 #include "protocol/metricrecord.h"
-#include "records/applyrecord.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,10 +12,12 @@ namespace trainyard {
 
 QString RunRecord::stateName() const
 {
-    if (hasStatus)
+    if (hasStatus) {
         return runStateName(info.state);
-    if (hasDone && !doneStatus.isEmpty())
+    }
+    if (hasDone && !doneStatus.isEmpty()) {
         return doneStatus;
+    }
     return QStringLiteral("unknown");
 }
 
@@ -23,12 +25,14 @@ const RunRecord::Eval *RunRecord::finalEval(const QString &metric) const
 {
     const QString suffix = QLatin1Char('/') + metric;
     const auto test = evals.constFind(QStringLiteral("test") + suffix);
-    if (test != evals.constEnd())
+    if (test != evals.constEnd()) {
         return &test.value();
+    }
     const Eval *latest = nullptr;
     for (auto it = evals.constBegin(); it != evals.constEnd(); ++it) {
-        if (it.key().endsWith(suffix) && (!latest || it->lastStep > latest->lastStep))
+        if (it.key().endsWith(suffix) && (!latest || it->lastStep > latest->lastStep)) {
             latest = &it.value();
+        }
     }
     return latest;
 }
@@ -39,22 +43,26 @@ RunRecord RunRecord::live(const RunInfo &info, const MetricStore &metrics)
     run.info = info;
     run.hasStatus = true;
     if (const MetricSeries *rates = metrics.series(info.id, QStringLiteral("samples_per_s"))) {
-        for (std::size_t i = 0; i < rates->size(); ++i)
+        for (std::size_t i = 0; i < rates->size(); ++i) {
             run.usage.samplesPerSecondSum += rates->value(i);
+        }
         run.usage.samplesPerSecondReports = std::int64_t(rates->size());
-        if (!rates->isEmpty())
+        if (!rates->isEmpty()) {
             run.usage.lastSamplesPerSecond = rates->lastValue();
+        }
     }
     if (const MetricSeries *mem = metrics.series(info.id, QStringLiteral("mem_bytes"))) {
-        for (std::size_t i = 0; i < mem->size(); ++i)
+        for (std::size_t i = 0; i < mem->size(); ++i) {
             run.usage.peakMemBytes = std::max(run.usage.peakMemBytes, mem->value(i));
+        }
     }
     for (const QString &name : metrics.metricNames(info.id)) {
         const MetricSeries *series = metrics.series(info.id, name);
         // Evaluations are the series named "<split>/<metric>"; an eval
         // line's epoch (epochs completed) says when, not how well.
-        if (!name.contains(QLatin1Char('/')) || MetricStore::isBookkeeping(name) || !series || series->isEmpty())
+        if (!name.contains(QLatin1Char('/')) || MetricStore::isBookkeeping(name) || !series || series->isEmpty()) {
             continue;
+        }
         Eval &eval = run.evals[name];
         for (std::size_t i = 0; i < series->size(); ++i) {
             const double value = series->value(i);
@@ -79,14 +87,16 @@ void RunRecord::add(const MetricRecord &record)
             usage.samplesPerSecondSum += *rate;
             ++usage.samplesPerSecondReports;
         }
-        if (const double *mem = record.value("mem_bytes"))
+        if (const double *mem = record.value("mem_bytes")) {
             usage.peakMemBytes = std::max(usage.peakMemBytes, *mem);
+        }
         break;
     case protocol::MessageType::Eval: {
         std::string name;
         for (std::size_t i = 0; i < record.fieldCount; ++i) {
-            if (record.fields[i].name == "epoch" || !record.pointName(i, &name))
+            if (record.fields[i].name == "epoch" || !record.pointName(i, &name)) {
                 continue; // epochs completed: when, not how well
+            }
             Eval &eval = evals[QString::fromStdString(name)];
             const double value = record.fields[i].value;
             eval.last = value;

@@ -1,6 +1,6 @@
-#include "records/runregistry.h"
+#include "orchestration/records/runregistry.h"
 
-#include "logcategories.h"
+#include "orchestration/logcategories.h"
 
 namespace trainyard {
 
@@ -15,8 +15,9 @@ RunId RunRegistry::add(RunInfo info)
 
 RunId RunRegistry::restore(RunInfo info)
 {
-    if (info.id <= 0 || info.id >= m_nextId || contains(info.id))
+    if (info.id <= 0 || info.id >= m_nextId || contains(info.id)) {
         return add(std::move(info));
+    }
     const RunId id = info.id;
     m_byName.insert(info.name, id);
     m_runs.emplace(id, std::move(info));
@@ -26,10 +27,12 @@ RunId RunRegistry::restore(RunInfo info)
 void RunRegistry::remove(RunId id)
 {
     const auto it = m_runs.find(id);
-    if (it == m_runs.end())
+    if (it == m_runs.end()) {
         return;
-    if (m_byName.value(it->second.name) == id)
+    }
+    if (m_byName.value(it->second.name) == id) {
         m_byName.remove(it->second.name);
+    }
     m_runs.erase(it);
 }
 
@@ -54,11 +57,13 @@ RunInfo RunRegistry::value(RunId id) const
 void RunRegistry::rename(RunId id, const QString &name)
 {
     const auto it = m_runs.find(id);
-    if (it == m_runs.end() || it->second.name == name)
+    if (it == m_runs.end() || it->second.name == name) {
         return;
+    }
     RunInfo &r = it->second;
-    if (m_byName.value(r.name) == id)
+    if (m_byName.value(r.name) == id) {
         m_byName.remove(r.name);
+    }
     r.name = name;
     m_byName.insert(name, id);
 }
@@ -67,8 +72,9 @@ QList<RunId> RunRegistry::ids() const
 {
     QList<RunId> ids;
     ids.reserve(qsizetype(m_runs.size()));
-    for (const auto &entry : m_runs)
+    for (const auto &entry : m_runs) {
         ids << entry.first;
+    }
     return ids;
 }
 
@@ -76,8 +82,9 @@ int RunRegistry::count(RunState state) const
 {
     int n = 0;
     for (const auto &entry : m_runs) {
-        if (entry.second.state == state)
+        if (entry.second.state == state) {
             ++n;
+        }
     }
     return n;
 }
@@ -86,8 +93,9 @@ int RunRegistry::pendingCount() const
 {
     int n = 0;
     for (const auto &entry : m_runs) {
-        if (isPendingInQueue(entry.second))
+        if (isPendingInQueue(entry.second)) {
             ++n;
+        }
     }
     return n;
 }
@@ -96,8 +104,9 @@ int RunRegistry::activeCount() const
 {
     int n = 0;
     for (const auto &entry : m_runs) {
-        if (isActive(entry.second.state))
+        if (isActive(entry.second.state)) {
             ++n;
+        }
     }
     return n;
 }
@@ -105,18 +114,21 @@ int RunRegistry::activeCount() const
 bool RunRegistry::setState(RunId id, RunState state, const QString &message)
 {
     const auto it = m_runs.find(id);
-    if (it == m_runs.end())
+    if (it == m_runs.end()) {
         return false;
+    }
     RunInfo &r = it->second;
     if (!isAllowedTransition(r.state, state)) {
         qCWarning(lcRuns, "%s: %s -> %s refused (not in the transition table)", qUtf8Printable(r.name),
                   qUtf8Printable(runStateName(r.state)), qUtf8Printable(runStateName(state)));
         return false;
     }
-    if (!message.isEmpty())
+    if (!message.isEmpty()) {
         r.message = message;
-    if (r.state == state && message.isEmpty())
+    }
+    if (r.state == state && message.isEmpty()) {
         return true;
+    }
     r.state = state;
     Q_EMIT changed(id);
     return true;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "records/runinfo.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QHash>
 #include <QList>
@@ -86,16 +86,19 @@ public:
     bool update(RunId id, Fn &&fn, Notify notify = Notify::Changed)
     {
         const auto it = m_runs.find(id);
-        if (it == m_runs.end())
+        if (it == m_runs.end()) {
             return false;
+        }
         RunInfo &r = it->second;
         const RunState before = r.state;
         const QString name = r.name;
         fn(r);
-        if (r.state != before || r.id != id || r.name != name)
+        if (r.state != before || r.id != id || r.name != name) {
             settle(r, id, before, name);
-        if (notify == Notify::Changed)
+        }
+        if (notify == Notify::Changed) {
             Q_EMIT changed(id);
+        }
         return true;
     }
     // Says changes made with Notify::Quiet now (emits changed).

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "remote/remotehostconfig.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/remote/remotehostconfig.h"
 
 #include <QJsonObject>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "remote/remotegpus.h"
+#include "orchestration/remote/remotegpus.h"
 
-#include "devices/device.h"
+#include "orchestration/devices/device.h"
 
 #include <QHash>
 
@@ -19,8 +19,9 @@ qint64 number(const QString &field)
 QStringList fields(const QByteArray &row)
 {
     QStringList out;
-    for (const QString &f : QString::fromUtf8(row).split(QLatin1Char(',')))
+    for (const QString &f : QString::fromUtf8(row).split(QLatin1Char(','))) {
         out << f.trimmed();
+    }
     return out;
 }
 
@@ -37,15 +38,17 @@ QList<DeviceInfo> parse(const QString &host, const QByteArray &gpuRows, const QB
     QHash<qint64, Ps> ps;
     for (const QByteArray &row : psRows.split('\n')) {
         const QList<QByteArray> f = row.simplified().split(' ');
-        if (f.size() == 4 && f.at(0).toLongLong() > 0)
+        if (f.size() == 4 && f.at(0).toLongLong() > 0) {
             ps.insert(f.at(0).toLongLong(), Ps{f.at(1).toLongLong(), f.at(2).toLongLong(), QString::fromUtf8(f.at(3))});
+        }
     }
     int bad = 0;
     QList<DeviceInfo> gpus;
     QHash<QString, int> byUuid;
     for (const QByteArray &row : gpuRows.split('\n')) {
-        if (row.trimmed().isEmpty())
+        if (row.trimmed().isEmpty()) {
             continue;
+        }
         const QStringList f = fields(row);
         bool ok = false;
         const int index = f.value(0).toInt(&ok);
@@ -70,8 +73,9 @@ QList<DeviceInfo> parse(const QString &host, const QByteArray &gpuRows, const QB
         gpus << d;
     }
     for (const QByteArray &row : appRows.split('\n')) {
-        if (row.trimmed().isEmpty())
+        if (row.trimmed().isEmpty()) {
             continue;
+        }
         const QStringList f = fields(row);
         const auto gpu = byUuid.constFind(f.value(0));
         const qint64 pid = number(f.value(1));
@@ -95,8 +99,9 @@ QList<DeviceInfo> parse(const QString &host, const QByteArray &gpuRows, const QB
         p.name = f.mid(3).join(QStringLiteral(", "));
         gpus[*gpu].processes << p;
     }
-    if (skipped)
+    if (skipped) {
         *skipped = bad;
+    }
     return gpus;
 }
 

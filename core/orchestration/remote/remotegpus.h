@@ -1,6 +1,6 @@
 #pragma once
 
-#include "devices/deviceinventory.h"
+#include "orchestration/devices/deviceinventory.h"
 
 #include <QByteArray>
 #include <QHash>

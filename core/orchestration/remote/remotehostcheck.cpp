@@ -1,9 +1,9 @@
-#include "remote/remotehostcheck.h"
+#include "orchestration/remote/remotehostcheck.h"
 
-#include "process/processrunner.h"
-#include "remote/remotegpus.h"
-#include "remote/remotescripts.h"
-#include "remote/sshmaster.h"
+#include "orchestration/process/processrunner.h"
+#include "orchestration/remote/remotegpus.h"
+#include "orchestration/remote/remotescripts.h"
+#include "orchestration/remote/sshmaster.h"
 
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -38,18 +38,20 @@ RemoteHostCheck::Result RemoteHostCheck::check()
     QByteArray rows;
     for (const QByteArray &raw : r.out.split('\n')) {
         const QString line = QString::fromUtf8(raw).trimmed();
-        if (raw.startsWith("gpu "))
+        if (raw.startsWith("gpu ")) {
             rows += raw.mid(4) + '\n';
-        if (line.startsWith(QLatin1String("worker ok ")))
+        }
+        if (line.startsWith(QLatin1String("worker ok "))) {
             result.workerVersion = line.mid(10);
-        else if (line == QLatin1String("worker missing"))
+        } else if (line == QLatin1String("worker missing")) {
             result.worker = tr("%1 is not an executable file on host %2").arg(m_config.worker, m_config.name);
-        else if (line.startsWith(QLatin1String("worker fails")))
+        } else if (line.startsWith(QLatin1String("worker fails"))) {
             result.worker = tr("%1 --version failed on host %2: %3").arg(m_config.worker, m_config.name, line.mid(13));
-        else if (line == QLatin1String("root notwritable"))
+        } else if (line == QLatin1String("root notwritable")) {
             result.runsRoot = tr("%1 cannot be made or written on host %2").arg(m_config.runsRoot, m_config.name);
-        else if (line == QLatin1String("gpus listed"))
+        } else if (line == QLatin1String("gpus listed")) {
             result.gpus = 0;
+        }
     }
     if (result.gpus == 0) {
         result.gpuList = remotegpus::parse(m_config.name, rows, {}, {});
@@ -63,8 +65,9 @@ QString RemoteHostCheck::checkData(const QJsonObject &spec)
     const ProcessResult r =
         m_master->runNow(remotescripts::dataCheck(m_config.runsRoot, m_config.worker),
                          QJsonDocument(spec).toJson(QJsonDocument::Compact), m_config.commandTimeoutMs);
-    if (r.ok())
+    if (r.ok()) {
         return {};
+    }
     QString text = r.message(QStringLiteral("ssh"));
     text.remove(QStringLiteral("trainyard-worker: "));
     // The spec went through a file there: name what the user wrote instead.

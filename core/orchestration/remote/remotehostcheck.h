@@ -1,7 +1,7 @@
 #pragma once
 
-#include "devices/deviceinventory.h"
-#include "remote/remotehostconfig.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/remote/remotehostconfig.h"
 
 #include <QCoreApplication>
 #include <QJsonObject>

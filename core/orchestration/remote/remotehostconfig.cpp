@@ -1,7 +1,7 @@
-#include "remote/remotehostconfig.h"
+#include "orchestration/remote/remotehostconfig.h"
 
-#include "experiment/experiment.h"
-#include "ingest/runtimedir.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/runtimedir.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -81,10 +81,11 @@ QString RemoteHostConfig::remoteSocket(const QString &localSocket, QString *why)
     const QString path = runsRoot + QStringLiteral("/.trainyard/") + hash + QStringLiteral(".sock");
     // sockaddr_un holds 108 bytes on Linux (104 elsewhere), the NUL included.
     if (path.toUtf8().size() > 100) {
-        if (why)
+        if (why) {
             *why = QStringLiteral("host %1: its runs_root %2 is too long for the metrics socket there (%3 would be "
                                   "longer than 100 bytes); choose a shorter runs_root")
                        .arg(name, runsRoot, path);
+        }
         return {};
     }
     return path;

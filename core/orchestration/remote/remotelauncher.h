@@ -1,10 +1,10 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "remote/remoteattachcheck.h"
-#include "remote/remotehostconfig.h"
-#include "remote/remoterun.h"
-#include "remote/remotescripts.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/remote/remoteattachcheck.h"
+#include "orchestration/remote/remotehostconfig.h"
+#include "orchestration/remote/remoterun.h"
+#include "orchestration/remote/remotescripts.h"
 
 #include <QHash>
 #include <QTimer>

@@ -3,12 +3,12 @@
 // first and opened again when it was lost. The rest of the class is in
 // remotelauncher.cpp and remoteattach.cpp.
 
-#include "remote/remotelauncher.h"
+#include "orchestration/remote/remotelauncher.h"
 
-#include "logcategories.h"
-#include "process/processrunner.h"
-#include "remote/remotegpus.h"
-#include "remote/sshmaster.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/process/processrunner.h"
+#include "orchestration/remote/remotegpus.h"
+#include "orchestration/remote/sshmaster.h"
 
 namespace trainyard {
 
@@ -16,8 +16,9 @@ using remotescripts::RunReport;
 
 void RemoteLauncher::tick()
 {
-    if (m_polling)
+    if (m_polling) {
         return; // one poll at a time, however slow the host
+    }
     m_polling = true;
     m_master->ensure([this](bool up, bool fresh, const QString &why) {
         if (!up) {
@@ -38,8 +39,9 @@ void RemoteLauncher::tick()
         QList<quint64> serials;
         QList<remotescripts::PollRun> runs;
         for (auto it = m_runs.cbegin(); it != m_runs.cend(); ++it) {
-            if (!it->live || !it->verified)
+            if (!it->live || !it->verified) {
                 continue;
+            }
             ids << it.key();
             serials << it->serial;
             runs << it->pollRun(false);
@@ -71,43 +73,51 @@ void RemoteLauncher::polled(const QList<RunId> &ids, const QList<quint64> &seria
         // its waiting sh.
         QHash<qint64, qint64> runs;
         for (const Run &r : std::as_const(m_runs)) {
-            if (r.pid > 0)
+            if (r.pid > 0) {
                 runs.insert(r.pid, r.pid);
-            if (r.wrapper > 0 && r.pid > 0)
+            }
+            if (r.wrapper > 0 && r.pid > 0) {
                 runs.insert(r.wrapper, r.pid);
+            }
         }
-        if (report.gpuStatus == 0)
+        if (report.gpuStatus == 0) {
             Q_EMIT devicesReported(
                 m_config.name, remotegpus::parse(m_config.name, report.gpuRows, report.appRows, runs, report.psRows),
                 QString());
-        else
+        } else {
             Q_EMIT devicesReported(
                 m_config.name, {},
                 tr("nvidia-smi on host %1 said: %2").arg(m_config.name, QString::fromUtf8(report.gpuRows.trimmed())));
+        }
     }
     bool again = false;
     for (int i = 0; i < ids.size(); ++i) {
         const auto it = m_runs.find(ids.at(i));
-        if (it == m_runs.end() || it->serial != serials.at(i))
+        if (it == m_runs.end() || it->serial != serials.at(i)) {
             continue; // ended, released or started again meanwhile
+        }
         again = applyReport(ids.at(i), *it, report.runs.at(i)) || again;
     }
     // The runs' files are up to date: a worker that reconnects now finds
     // every line it wrote while the connection was down.
-    if (fresh)
+    if (fresh) {
         m_master->ensureForward({});
-    if (again)
+    }
+    if (again) {
         pollSoon();
+    }
 }
 
 bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
 {
     QString warning;
     const bool behind = r.mirrorReport(m_config.name, report, &warning);
-    if (!warning.isEmpty())
+    if (!warning.isEmpty()) {
         qCWarning(lcRemote, "run %d: %s", run, qUtf8Printable(warning));
-    if (!report.metricsTorn && !report.logTorn)
+    }
+    if (!report.metricsTorn && !report.logTorn) {
         r.tornPolls = 0;
+    }
     switch (report.state) {
     case RunReport::State::Alive:
         r.endingPolls = 0;
@@ -121,13 +131,15 @@ bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
     case RunReport::State::Gone:
         break;
     }
-    if (behind)
+    if (behind) {
         return true; // every byte first: its end is read from the mirror
+    }
     // A file read short may still hold bytes not mirrored: asked again at
     // the usual pace, a few times, before the run's end is judged.
     if (report.metricsTorn || report.logTorn) {
-        if (++r.tornPolls < 3)
+        if (++r.tornPolls < 3) {
             return false;
+        }
         qCWarning(lcRemote, "run %d: its files on host %s read short %d times; ended with what was read", run,
                   qUtf8Printable(m_config.name), r.tornPolls);
     }
@@ -141,19 +153,21 @@ void RemoteLauncher::finish(RunId run, const RunReport &report)
     int code = -1;
     int signal = 0;
     if (report.state == RunReport::State::Exited && report.status >= 0) {
-        if (report.status > 128)
+        if (report.status > 128) {
             signal = report.status - 128;
-        else
+        } else {
             code = report.status;
+        }
     }
     qCInfo(lcRemote, "run %d on host %s ended: status %d (exit %d, signal %d)", run, qUtf8Printable(m_config.name),
            report.status, code, signal);
     // A full disk there leaves a worker without its files: said plainly.
-    if (code != 0 && report.freeKiB >= 0 && report.freeKiB < 16)
+    if (code != 0 && report.freeKiB >= 0 && report.freeKiB < 16) {
         Q_EMIT endedBecause(run, tr("the disk of host %1 is full: %2 has %3 KiB free (df); the worker could not "
                                     "write its files there")
                                      .arg(m_config.name, r.spec.runDir)
                                      .arg(report.freeKiB));
+    }
     Q_EMIT exited(run, code, signal);
 }
 

@@ -1,4 +1,4 @@
-#include "remote/remoterun.h"
+#include "orchestration/remote/remoterun.h"
 
 namespace trainyard {
 
@@ -37,27 +37,32 @@ bool RemoteRun::mirrorReport(const QString &host, const remotescripts::RunReport
     const auto apply = [&](RemoteMirror::File file, qint64 size, const QByteArray &bytes, bool torn) {
         if (size == -2) { // a link or a FIFO there: never read, never taken for the run's file
             notRegular = true;
-            if (!(warned & (1 << int(file))))
+            if (!(warned & (1 << int(file)))) {
                 *warning = QStringLiteral("%1/%2 on host %3 is a link or not a regular file; it is not read")
                                .arg(spec.runDir, RemoteMirror::fileName(file), host);
+            }
             warned |= 1 << int(file);
             return true;
         }
         // Read short: the bytes read are the file's, its size is not known
         // (the next poll asks again).
         const qint64 known = torn ? mirror.offset(file) + bytes.size() : size;
-        if (!mirror.apply(file, known, bytes, &error))
+        if (!mirror.apply(file, known, bytes, &error)) {
             return false;
+        }
         behind = behind || (!torn && size > mirror.offset(file));
         return true;
     };
     if (!apply(RemoteMirror::File::Metrics, report.metricsSize, report.metrics, report.metricsTorn)
-        || !apply(RemoteMirror::File::Log, report.logSize, report.log, report.logTorn))
+        || !apply(RemoteMirror::File::Log, report.logSize, report.log, report.logTorn)) {
         *warning = QStringLiteral("the mirror could not be written: %1").arg(error);
-    if (!notRegular)
+    }
+    if (!notRegular) {
         warned = 0;
-    if (report.checkpointsListed && !mirror.writeCheckpoints(host, spec.runDir, report.checkpoints, &error))
+    }
+    if (report.checkpointsListed && !mirror.writeCheckpoints(host, spec.runDir, report.checkpoints, &error)) {
         *warning = error;
+    }
     return behind;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "remote/remotemirror.h"
-#include "remote/remotescripts.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/remote/remotemirror.h"
+#include "orchestration/remote/remotescripts.h"
 
 #include <QString>
 

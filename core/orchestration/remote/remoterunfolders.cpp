@@ -1,10 +1,10 @@
-#include "remote/remoterunfolders.h"
+#include "orchestration/remote/remoterunfolders.h"
 
-#include "logcategories.h"
 #include "metrics/runfile.h"
-#include "process/processrunner.h"
-#include "remote/remoteattachcheck.h"
-#include "remote/sshmaster.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/process/processrunner.h"
+#include "orchestration/remote/remoteattachcheck.h"
+#include "orchestration/remote/sshmaster.h"
 
 #include <QFile>
 
@@ -28,13 +28,15 @@ int RemoteRunFolders::commandCount() const
 
 void RemoteRunFolders::prepare(LaunchSpec &spec) const
 {
-    if (!spec.mirrorDir.isEmpty())
+    if (!spec.mirrorDir.isEmpty()) {
         return;
+    }
     spec.mirrorDir = spec.runDir;
     spec.runDir = m_config.runDir(spec.name);
     spec.specPath = spec.runDir + QStringLiteral("/spec.json");
-    if (!spec.configPath.isEmpty())
+    if (!spec.configPath.isEmpty()) {
         spec.configPath = spec.runDir + QStringLiteral("/config.json");
+    }
 }
 
 void RemoteRunFolders::make(const LaunchSpec &spec, QObject *context, std::function<void(const QString &error)> done)
@@ -77,11 +79,13 @@ void RemoteRunFolders::follow(RunId run, const LaunchSpec &spec, bool syncFirst)
     RemoteRun r;
     r.spec = spec;
     r.mirror = RemoteMirror(spec.mirrorDir);
-    if (syncFirst)
+    if (syncFirst) {
         RemoteAttachCheck(m_config, *m_master).sync(r, qMin(20000, m_config.commandTimeoutMs));
+    }
     m_runs.insert(run, r);
-    if (!m_timer.isActive())
+    if (!m_timer.isActive()) {
         m_timer.start();
+    }
 }
 
 void RemoteRunFolders::finish(RunId run, std::function<void()> done)
@@ -96,10 +100,12 @@ void RemoteRunFolders::finish(RunId run, std::function<void()> done)
 
 void RemoteRunFolders::poll()
 {
-    if (m_runs.isEmpty())
+    if (m_runs.isEmpty()) {
         m_timer.stop();
-    if (m_polling || m_runs.isEmpty())
+    }
+    if (m_polling || m_runs.isEmpty()) {
         return;
+    }
     m_polling = true;
     QList<RunId> ids;
     QList<remotescripts::PollRun> runs;
@@ -121,22 +127,26 @@ void RemoteRunFolders::poll()
                       QList<std::function<void()>> ended; // called last: they may end this object
                       for (int i = 0; i < ids.size(); ++i) {
                           const auto it = m_runs.find(ids.at(i));
-                          if (it == m_runs.end())
+                          if (it == m_runs.end()) {
                               continue;
+                          }
                           QString warning;
                           const bool behind = it->mirrorReport(m_config.name, report.runs.at(i), &warning);
-                          if (!warning.isEmpty())
+                          if (!warning.isEmpty()) {
                               qCWarning(lcRemote, "run %d: %s", ids.at(i), qUtf8Printable(warning));
+                          }
                           again = again || behind;
                           if (!behind && m_finishing.contains(ids.at(i))) {
                               m_runs.erase(it);
                               ended << m_finishing.take(ids.at(i));
                           }
                       }
-                      if (again || !m_finishing.isEmpty())
+                      if (again || !m_finishing.isEmpty()) {
                           QTimer::singleShot(0, this, &RemoteRunFolders::poll);
-                      for (const auto &done : std::as_const(ended))
+                      }
+                      for (const auto &done : std::as_const(ended)) {
                           done();
+                      }
                   });
 }
 

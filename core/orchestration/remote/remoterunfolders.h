@@ -1,8 +1,8 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "remote/remotehostconfig.h"
-#include "remote/remoterun.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/remote/remotehostconfig.h"
+#include "orchestration/remote/remoterun.h"
 
 #include <QHash>
 #include <QObject>

@@ -1,6 +1,6 @@
-#include "remote/remotescripts.h"
+#include "orchestration/remote/remotescripts.h"
 
-#include "slurm/slurmjob.h"
+#include "orchestration/process/processrunner.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -296,8 +296,9 @@ QByteArray environmentText(const QList<std::pair<QString, QString>> &env)
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
     QByteArray text;
     for (const auto &[name, value] : env) {
-        if (identifier.match(name).hasMatch() && !value.contains(QChar(0)))
-            text += "export " + name.toUtf8() + '=' + SlurmJob::shellQuote(value).toUtf8() + '\n';
+        if (identifier.match(name).hasMatch() && !value.contains(QChar(0))) {
+            text += "export " + name.toUtf8() + '=' + ProcessRunner::shellQuote(value).toUtf8() + '\n';
+        }
     }
     return text;
 }
@@ -315,10 +316,11 @@ Command readySocket(const QString &root, const QString &socket)
 Command poll(bool gpus, qint64 maxBytes, const QList<PollRun> &runs)
 {
     QStringList args{gpus ? QStringLiteral("1") : QStringLiteral("0"), QString::number(maxBytes)};
-    for (const PollRun &r : runs)
+    for (const PollRun &r : runs) {
         args << r.dir << QString::number(r.pid) << QString::number(r.ticks) << QString::number(r.wrapper)
              << QString::number(r.metricsOffset) << QString::number(r.logOffset)
              << (r.listCheckpoints ? QStringLiteral("1") : QStringLiteral("0"));
+    }
     return script(kPoll, args);
 }
 
@@ -352,16 +354,18 @@ public:
     bool line(QList<QByteArray> *words)
     {
         const qsizetype end = m_out.indexOf('\n', m_at);
-        if (end < 0)
+        if (end < 0) {
             return false;
+        }
         *words = m_out.mid(m_at, end - m_at).split(' ');
         m_at = end + 1;
         return true;
     }
     bool bytes(qint64 n, QByteArray *into)
     {
-        if (n < 0 || m_at + n > m_out.size())
+        if (n < 0 || m_at + n > m_out.size()) {
             return false;
+        }
         *into = m_out.mid(m_at, n);
         m_at += n;
         return true;
@@ -392,13 +396,15 @@ PollReport parsePoll(const QByteArray &out, int runCount)
         if (tag == "G" || tag == "A" || tag == "P") {
             report.gpusAsked = true;
             QByteArray *rows = tag == "G" ? &report.gpuRows : tag == "A" ? &report.appRows : &report.psRows;
-            if (tag == "G")
+            if (tag == "G") {
                 report.gpuStatus = w.value(1).toInt();
+            }
             ok = w.size() == 3 && reader.bytes(w.value(2).toLongLong(), rows);
             continue;
         }
-        if (!ok || index < 0 || index >= runCount)
+        if (!ok || index < 0 || index >= runCount) {
             break;
+        }
         RunReport &r = runs[index];
         if (tag == "R" && w.size() == 4) {
             reported.insert(index);
@@ -427,9 +433,11 @@ PollReport parsePoll(const QByteArray &out, int runCount)
             QByteArray listing;
             ok = reader.bytes(w.value(2).toLongLong(), &listing);
             r.checkpointsListed = true;
-            for (const QByteArray &l : listing.split('\n'))
-                if (!l.isEmpty())
+            for (const QByteArray &l : listing.split('\n')) {
+                if (!l.isEmpty()) {
                     r.checkpoints << QString::fromUtf8(l);
+                }
+            }
         } else if (tag == "D") {
             bool number = false;
             const qint64 kib = w.value(2).toLongLong(&number);
@@ -438,10 +446,12 @@ PollReport parsePoll(const QByteArray &out, int runCount)
             ok = false;
         }
     }
-    if (report.complete && reported.size() != runCount)
+    if (report.complete && reported.size() != runCount) {
         report.complete = false;
-    if (report.complete)
+    }
+    if (report.complete) {
         report.runs = runs;
+    }
     return report;
 }
 

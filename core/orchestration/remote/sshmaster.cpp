@@ -1,7 +1,7 @@
-#include "remote/sshmaster.h"
+#include "orchestration/remote/sshmaster.h"
 
-#include "logcategories.h"
-#include "process/processrunner.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/process/processrunner.h"
 
 #include <QRegularExpression>
 
@@ -27,15 +27,17 @@ qint64 SshMaster::parsePid(const QByteArray &err)
 
 void SshMaster::setState(State state, const QString &problem)
 {
-    if (state == m_state && problem == m_problem)
+    if (state == m_state && problem == m_problem) {
         return;
+    }
     m_state = state;
     m_problem = problem;
-    if (state == State::Down)
+    if (state == State::Down) {
         qCWarning(lcRemote, "host %s: %s", qUtf8Printable(m_config.name), qUtf8Printable(problem));
-    else
+    } else {
         qCInfo(lcRemote, "host %s: master connection up (pid %lld)", qUtf8Printable(m_config.name),
                static_cast<long long>(m_pid));
+    }
     Q_EMIT stateChanged();
 }
 
@@ -98,8 +100,9 @@ bool SshMaster::ensureNow(int timeoutMs, QString *why)
             m_pid = 0;
             setState(State::Down, QStringLiteral("host %1 (%2) cannot be reached: %3")
                                       .arg(m_config.name, m_config.target.host, r.message(QStringLiteral("ssh"))));
-            if (why)
+            if (why) {
                 *why = m_problem;
+            }
             return false;
         }
         ++m_commands;
@@ -124,8 +127,9 @@ ProcessResult SshMaster::runNow(const remotescripts::Command &command, const QBy
 
 void SshMaster::setForward(const QString &remoteSocket, const QString &localSocket)
 {
-    if (remoteSocket == m_remoteSocket && localSocket == m_localSocket)
+    if (remoteSocket == m_remoteSocket && localSocket == m_localSocket) {
         return;
+    }
     m_remoteSocket = remoteSocket;
     m_localSocket = localSocket;
     m_forwarded = false;
@@ -134,23 +138,28 @@ void SshMaster::setForward(const QString &remoteSocket, const QString &localSock
 void SshMaster::ensureForward(std::function<void()> then)
 {
     if (m_forwarded || m_remoteSocket.isEmpty() || m_localSocket.isEmpty()) {
-        if (then)
+        if (then) {
             then();
+        }
         return;
     }
-    if (then)
+    if (then) {
         m_afterForward << std::move(then);
-    if (m_forwarding)
+    }
+    if (m_forwarding) {
         return;
+    }
     m_forwarding = true;
     const auto finish = [this](bool ok, const QString &why) {
-        if (!ok) // the start that waits says why in its own words
+        if (!ok) { // the start that waits says why in its own words
             qCWarning(lcRemote, "host %s: the metrics forward failed: %s", qUtf8Printable(m_config.name),
                       qUtf8Printable(why));
+        }
         m_forwarding = false;
         const QList<std::function<void()>> waiting = std::exchange(m_afterForward, {});
-        for (const auto &f : waiting)
+        for (const auto &f : waiting) {
             f();
+        }
     };
     // A master that outlived an earlier session (ControlPersist) may hold
     // this forward already: it would answer "forward" with success and do
@@ -175,8 +184,9 @@ void SshMaster::ensureForward(std::function<void()> then)
                 m_local->run(command.first(), command.mid(1), {}, {}, this,
                              [this, pid, finish](const ProcessResult &r) {
                                  m_forwarded = r.ok();
-                                 if (r.ok())
+                                 if (r.ok()) {
                                      m_forwardedPid = pid;
+                                 }
                                  finish(r.ok(), r.message(QStringLiteral("ssh -O forward")));
                              });
             });

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "remote/remotehostconfig.h"
-#include "remote/remotescripts.h"
+#include "orchestration/remote/remotehostconfig.h"
+#include "orchestration/remote/remotescripts.h"
 
 #include <QObject>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "runspec/runspecview.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -15,11 +15,13 @@ namespace trainyard {
 std::optional<qint64> RunSpecView::integer(const QJsonObject &o, const QString &key)
 {
     const QJsonValue v = o.value(key);
-    if (!v.isDouble())
+    if (!v.isDouble()) {
         return std::nullopt;
+    }
     const double d = v.toDouble();
-    if (std::floor(d) != d || std::fabs(d) > 9.0e15)
+    if (std::floor(d) != d || std::fabs(d) > 9.0e15) {
         return std::nullopt;
+    }
     return static_cast<qint64>(d);
 }
 
@@ -31,19 +33,22 @@ QString RunSpecView::name() const
 QString RunSpecView::effectiveName() const
 {
     const QString n = name();
-    if (!n.isEmpty())
+    if (!n.isEmpty()) {
         return n;
+    }
     return isProgram() ? programStem() : modelType();
 }
 
 QString RunSpecView::kindLabel() const
 {
-    if (!isProgram())
+    if (!isProgram()) {
         return modelType();
+    }
     const QStringList argv = programArgv();
     for (int i = 1; i < argv.size(); ++i) {
-        if (!argv.at(i).startsWith(QLatin1Char('-')))
+        if (!argv.at(i).startsWith(QLatin1Char('-'))) {
             return QFileInfo(argv.at(i)).fileName();
+        }
     }
     return argv.isEmpty() ? QStringLiteral("program") : QFileInfo(argv.first()).fileName();
 }
@@ -53,8 +58,9 @@ QStringList RunSpecView::programArgv() const
     QStringList argv;
     const QJsonArray array = program().value(QStringLiteral("argv")).toArray();
     for (const QJsonValue &v : array) {
-        if (!v.isString())
+        if (!v.isString()) {
             return {};
+        }
         argv << v.toString();
     }
     return argv;
@@ -70,8 +76,9 @@ QList<std::pair<QString, QString>> RunSpecView::programEnv() const
     QList<std::pair<QString, QString>> env;
     const QJsonObject o = program().value(QStringLiteral("env")).toObject();
     for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.value().isString())
+        if (it.value().isString()) {
             env.append({it.key(), it.value().toString()});
+        }
     }
     return env;
 }
@@ -83,8 +90,9 @@ QString RunSpecView::programStem() const
     static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._+@-]"));
     QString stem = QFileInfo(kindLabel()).completeBaseName();
     stem.replace(unsafe, QStringLiteral("_"));
-    while (stem.startsWith(QLatin1Char('.')))
+    while (stem.startsWith(QLatin1Char('.'))) {
         stem.remove(0, 1);
+    }
     return stem.isEmpty() ? QStringLiteral("program") : stem.left(100);
 }
 
@@ -184,8 +192,9 @@ QStringList orderedKeys(const QJsonObject &o, bool sections)
 {
     QStringList keys = o.keys(); // sorted
     std::stable_sort(keys.begin(), keys.end(), [sections](const QString &a, const QString &b) {
-        if (sections)
+        if (sections) {
             return sectionRank(a) < sectionRank(b);
+        }
         const auto first = [](const QString &k) { return k == QLatin1String("type") || k == QLatin1String("kind"); };
         return first(a) && !first(b);
     });
@@ -197,10 +206,11 @@ void flatten(const QJsonObject &o, const QString &prefix, bool sections, QList<R
     for (const QString &key : orderedKeys(o, sections)) {
         const QJsonValue value = o.value(key);
         const QString path = prefix.isEmpty() ? key : prefix + QLatin1Char('.') + key;
-        if (value.isObject())
+        if (value.isObject()) {
             flatten(value.toObject(), path, false, out);
-        else
+        } else {
             out->append(RunSpecView::Param{path, value});
+        }
     }
 }
 
@@ -227,8 +237,9 @@ QString RunSpecView::valueText(const QJsonValue &value)
     case QJsonValue::Double: {
         // Integers as integers: a batch size of 1000000 is not "1e+06".
         const double d = value.toDouble();
-        if (std::floor(d) == d && std::fabs(d) < 1e15)
+        if (std::floor(d) == d && std::fabs(d) < 1e15) {
             return QString::number(static_cast<qint64>(d));
+        }
         return QString::number(d, 'g', QLocale::FloatingPointShortest);
     }
     case QJsonValue::String:

@@ -1,7 +1,7 @@
-#include "runstore/jsonfile.h"
+#include "orchestration/runstore/jsonfile.h"
 
-#include "logcategories.h"
 #include "metrics/runfile.h"
+#include "orchestration/logcategories.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -23,30 +23,35 @@ bool writeJsonFile(const QString &path, const QJsonObject &object, QString *erro
     if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISLNK(st.st_mode)) {
         qCWarning(lcRunStore).noquote() << path << "is a symbolic link: removed, not followed; written in its place";
         if (!QFile::remove(path)) {
-            if (error)
+            if (error) {
                 *error = path
                          + QStringLiteral(" is a symbolic link and cannot be removed; Trainyard does not "
                                           "follow links in run folders");
+            }
             return false;
         }
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         return false;
     }
-    if (privateFile)
+    if (privateFile) {
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    }
     file.write(QJsonDocument(object).toJson(QJsonDocument::Indented));
     if (!file.commit()) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         qCWarning(lcRunStore).noquote() << path << "not written:" << file.errorString();
         return false;
     }
-    if (privateFile)
+    if (privateFile) {
         ::chmod(QFile::encodeName(path).constData(), 0600);
+    }
     return true;
 }
 
@@ -56,8 +61,9 @@ std::optional<QJsonObject> readOwnJsonFile(const QString &path, qint64 maxBytes,
     QFile file;
     struct stat st
     {};
-    if (!openRegularFile(path, &file, error, &st))
+    if (!openRegularFile(path, &file, error, &st)) {
         return std::nullopt; // none (error empty), or not a regular file
+    }
     if (st.st_uid != ::geteuid()) {
         *error = QStringLiteral("%1 is owned by another user (uid %2)").arg(path).arg(st.st_uid);
     } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
@@ -68,8 +74,9 @@ std::optional<QJsonObject> readOwnJsonFile(const QString &path, qint64 maxBytes,
         *error =
             QStringLiteral("%1 is %2 bytes, more than it can be (%3)").arg(path).arg(qint64(st.st_size)).arg(maxBytes);
     }
-    if (!error->isEmpty())
+    if (!error->isEmpty()) {
         return std::nullopt;
+    }
     QJsonParseError parse{};
     const QJsonDocument doc = QJsonDocument::fromJson(file.read(maxBytes + 1), &parse);
     if (!doc.isObject()) {
@@ -89,8 +96,9 @@ bool writeOwnJsonFile(const QString &path, const QJsonObject &object, QString *e
     struct stat st
     {};
     if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && !S_ISLNK(st.st_mode) && st.st_uid != ::geteuid()) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("%1 belongs to another user (uid %2): not replaced").arg(path).arg(st.st_uid);
+        }
         return false;
     }
     return writeJsonFile(path, object, error, privateFile);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "metrics/metricslogreader.h"
-#include "records/runinfo.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QByteArray>
 #include <QString>

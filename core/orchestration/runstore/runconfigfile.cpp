@@ -1,7 +1,7 @@
-#include "runstore/runconfigfile.h"
+#include "orchestration/runstore/runconfigfile.h"
 
-#include "experiment/programconfig.h"
 #include "metrics/runfile.h"
+#include "orchestration/experiment/programconfig.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -24,21 +24,24 @@ bool readObject(const QString &path, qint64 limit, QJsonObject *object, bool *ex
     *exists = false;
     if (!openRegularFile(path, &file, &why)) {
         *exists = !why.isEmpty();
-        if (error)
+        if (error) {
             *error = why;
+        }
         return why.isEmpty();
     }
     *exists = true;
     if (file.size() > limit) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("%1 is larger than %2 KiB").arg(path).arg(limit / 1024);
+        }
         return false;
     }
     QJsonParseError parseError{};
     const QJsonDocument document = QJsonDocument::fromJson(file.read(limit + 1), &parseError);
     if (!document.isObject()) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("%1 is no JSON object (%2)").arg(path, parseError.errorString());
+        }
         return false;
     }
     *object = document.object();
@@ -64,26 +67,30 @@ bool write(const QString &runDir, const QJsonObject &config, QString *error)
     bool exists = false;
     QString why;
     if (!readObject(path, kMaxConfigBytes, &old, &exists, &why)) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("%1; the run's config is not written over it").arg(why);
+        }
         return false;
     }
     if (exists) {
-        if (old == config)
+        if (old == config) {
             return true; // a resume: the values its checkpoint was made with
-        if (error)
+        }
+        if (error) {
             *error = QStringLiteral("%1 holds other values than the run's config (%2, not %3): the results "
                                     "and checkpoints in the folder belong to them; not written over (start the "
                                     "run afresh to keep the folder as an attempt, or put the values back)")
                          .arg(path, QString::fromUtf8(QJsonDocument(old).toJson(QJsonDocument::Compact)),
                               QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact)));
+        }
         return false;
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(config).toJson(QJsonDocument::Indented)) < 0
         || !file.commit()) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot write: ") + file.errorString();
+        }
         return false;
     }
     return true;
@@ -93,14 +100,16 @@ QJsonObject readParams(const QString &runDir, QString *error)
 {
     QJsonObject object;
     bool exists = false;
-    if (!readObject(paramsPath(runDir), kMaxParamsBytes, &object, &exists, error))
+    if (!readObject(paramsPath(runDir), kMaxParamsBytes, &object, &exists, error)) {
         return {};
+    }
     QJsonObject out;
     for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
         const QJsonValue v = it.value();
         if (programconfig::isConfigName(it.key())
-            && (v.isDouble() || v.isBool() || v.isNull() || (v.isString() && v.toString().size() <= 10000)))
+            && (v.isDouble() || v.isBool() || v.isNull() || (v.isString() && v.toString().size() <= 10000))) {
             out.insert(it.key(), v);
+        }
     }
     return out;
 }

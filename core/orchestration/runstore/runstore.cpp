@@ -1,14 +1,14 @@
-#include "runstore/runstore.h"
+#include "orchestration/runstore/runstore.h"
 
-#include "runstore/receivedmetrics.h"
+#include "orchestration/runstore/receivedmetrics.h"
 
-#include "experiment/experiment.h"
-#include "logcategories.h"
 #include "metrics/runfile.h"
-#include "runspec/runspecview.h"
-#include "runstore/jsonfile.h"
-#include "runstore/receivedmetrics.h"
-#include "runstore/runconfigfile.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/jsonfile.h"
+#include "orchestration/runstore/receivedmetrics.h"
+#include "orchestration/runstore/runconfigfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -41,8 +41,9 @@ QJsonObject parseJsonFile(QFile &file, const QString &path)
     }
     QJsonParseError parseError{};
     const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (!document.isObject())
+    if (!document.isObject()) {
         qCWarning(lcRunStore).noquote() << path << "ignored: not a JSON object:" << parseError.errorString();
+    }
     return document.object();
 }
 
@@ -54,8 +55,9 @@ QJsonObject readJson(const QString &path)
     QFile file;
     QString error;
     if (!openRegularFile(path, &file, &error)) {
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
             qCWarning(lcRunStore).noquote() << error;
+        }
         return {};
     }
     return parseJsonFile(file, path);
@@ -65,8 +67,9 @@ QJsonObject readJson(const QString &path)
 QStringList stringList(const QJsonValue &value)
 {
     QStringList out;
-    for (const QJsonValue &item : value.toArray())
+    for (const QJsonValue &item : value.toArray()) {
         out.append(item.toString());
+    }
     return out;
 }
 
@@ -86,16 +89,18 @@ QString RunStore::rootFor(const Experiment &experiment, const QString &experimen
 {
     Experiment ex = experiment;
     if (!ex.runsRoot.isEmpty() && QDir::isRelativePath(ex.runsRoot) && !ex.runsRoot.startsWith(QLatin1Char('~'))
-        && !experimentFile.isEmpty())
+        && !experimentFile.isEmpty()) {
         ex.runsRoot = QFileInfo(experimentFile).absoluteDir().filePath(ex.runsRoot);
+    }
     return ex.effectiveRunsRoot();
 }
 
 bool RunStore::ensureRoot(QString *error) const
 {
     if (m_root.isEmpty() || !QDir().mkpath(m_root)) {
-        if (error)
+        if (error) {
             *error = m_root + QStringLiteral(": cannot create the runs folder");
+        }
         return false;
     }
     return true;
@@ -103,8 +108,9 @@ bool RunStore::ensureRoot(QString *error) const
 
 QString RunStore::runDir(const QString &name) const
 {
-    if ((!isSafeRunName(name) && attemptNumber(name) == 0) || m_root.isEmpty())
+    if ((!isSafeRunName(name) && attemptNumber(name) == 0) || m_root.isEmpty()) {
         return {};
+    }
     return m_root + QLatin1Char('/') + name;
 }
 
@@ -112,8 +118,9 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
 {
     const QString dir = runDir(name);
     if (dir.isEmpty()) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("\"%1\" is not a safe run name").arg(name);
+        }
         return false;
     }
     // A link planted in the runs root would send the worker's writes (and a
@@ -122,22 +129,25 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
                                 dir + QStringLiteral("/worker.log"), dir + QStringLiteral("/spec.json"),
                                 dir + QStringLiteral("/status.json"), dir + QStringLiteral("/notes.json")}) {
         if (QFileInfo(path).isSymLink()) {
-            if (error)
+            if (error) {
                 *error = path + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+            }
             return false;
         }
     }
     if (!QDir().mkpath(dir + QStringLiteral("/checkpoints"))) {
-        if (error)
+        if (error) {
             *error = dir + QStringLiteral(": cannot create the run folder");
+        }
         return false;
     }
     // A program run's config: checked before spec.json is written, so a
     // refused resume leaves the folder as it was.
     const bool hasConfig = RunSpecView(spec).isProgram() && spec.contains(QStringLiteral("config"));
     const QJsonObject config = spec.value(QStringLiteral("config")).toObject();
-    if (hasConfig && !runconfigfile::write(dir, config, error))
+    if (hasConfig && !runconfigfile::write(dir, config, error)) {
         return false;
+    }
     QFile::remove(dir + QStringLiteral("/status.json"));
     return writeJsonFile(dir + QStringLiteral("/spec.json"), spec, error);
 }
@@ -145,10 +155,12 @@ bool RunStore::prepareRunDir(const QString &name, const QJsonObject &spec, QStri
 bool RunStore::clearRunDir(const QString &name) const
 {
     const QString dir = runDir(name);
-    if (dir.isEmpty())
+    if (dir.isEmpty()) {
         return false;
-    if (QFileInfo(dir).isSymLink())
+    }
+    if (QFileInfo(dir).isSymLink()) {
         return QFile::remove(dir); // the link only, never what it points to
+    }
     if (hasResults(name)) {
         qCWarning(lcRunStore).noquote() << dir << "not cleared: it holds results";
         return false;
@@ -156,8 +168,9 @@ bool RunStore::clearRunDir(const QString &name) const
     QDir d(dir);
     qCDebug(lcRunStore).noquote() << "clearing the run folder" << dir;
     const RunNotes notes = readNotes(name);
-    if (d.exists() && !d.removeRecursively())
+    if (d.exists() && !d.removeRecursively()) {
         return false;
+    }
     return notes.isEmpty() || writeNotes(name, notes);
 }
 
@@ -166,18 +179,21 @@ QFileInfoList RunStore::checkpointFiles(const QString &runDir)
     // A link in the folder's place would offer another run's checkpoints
     // as this run's (a resume, a dependent's input): none then.
     const QString dir = runDir + QStringLiteral("/checkpoints");
-    if (QFileInfo(dir).isSymLink())
+    if (QFileInfo(dir).isSymLink()) {
         return {};
+    }
     return QDir(dir).entryInfoList(QDir::Files | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Time);
 }
 
 bool RunStore::hasCheckpoint(const QString &name) const
 {
     const QString dir = readableDir(name);
-    if (dir.isEmpty())
+    if (dir.isEmpty()) {
         return false;
-    if (!checkpointFiles(dir).isEmpty())
+    }
+    if (!checkpointFiles(dir).isEmpty()) {
         return true;
+    }
     // A run on a host keeps its checkpoints there; its mirror lists them.
     QFile listing;
     QString error;
@@ -192,24 +208,28 @@ bool RunStore::hasCheckpoint(const QString &name) const
 bool RunStore::writeStatus(const RunInfo &run, QString *error) const
 {
     const QString dir = runDir(run.name);
-    if (dir.isEmpty())
+    if (dir.isEmpty()) {
         return false;
+    }
     QJsonObject o;
     o.insert(QStringLiteral("state"), runStateName(run.state));
     o.insert(QStringLiteral("exit_code"), run.exitCode >= 0 ? QJsonValue(run.exitCode) : QJsonValue());
     o.insert(QStringLiteral("signal"), run.exitSignal > 0 ? QJsonValue(run.exitSignal) : QJsonValue());
     o.insert(QStringLiteral("pid"), run.pid);
     o.insert(QStringLiteral("device"), run.device.toString());
-    if (!run.host.isEmpty())
+    if (!run.host.isEmpty()) {
         o.insert(QStringLiteral("host"), run.host);
-    if (!run.command.isEmpty())
+    }
+    if (!run.command.isEmpty()) {
         o.insert(QStringLiteral("command"), QJsonArray::fromStringList(run.command));
+    }
     o.insert(QStringLiteral("started"), run.started.isValid() ? run.started.toString(Qt::ISODateWithMs) : QString());
     o.insert(QStringLiteral("ended"), run.ended.isValid() ? run.ended.toString(Qt::ISODateWithMs) : QString());
     o.insert(QStringLiteral("message"), run.message);
     o.insert(QStringLiteral("step"), run.step);
-    if (!std::isnan(run.loss))
+    if (!std::isnan(run.loss)) {
         o.insert(QStringLiteral("loss"), run.loss);
+    }
     return writeJsonFile(dir + QStringLiteral("/status.json"), o, error);
 }
 
@@ -220,8 +240,9 @@ QString RunStore::readableDir(const QString &name, QString *refusal) const
     // files are never read as this run's.
     const QString dir = runDir(name);
     if (!dir.isEmpty() && QFileInfo(dir).isSymLink()) {
-        if (refusal)
+        if (refusal) {
             *refusal = dir + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+        }
         return {};
     }
     return dir;
@@ -231,10 +252,12 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
 {
     QString refusal;
     const QString dir = readableDir(name, &refusal);
-    if (!refusal.isEmpty())
+    if (!refusal.isEmpty()) {
         qCWarning(lcRunStore).noquote() << refusal;
-    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/status.json")))
+    }
+    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/status.json"))) {
         return false;
+    }
     const QJsonObject o = readJson(dir + QStringLiteral("/status.json"));
     RunState state;
     if (!runStateFromName(o.value(QStringLiteral("state")).toString(), &state)) {
@@ -259,8 +282,9 @@ bool RunStore::readStatus(const QString &name, RunInfo *run) const
 QJsonObject RunStore::readSpec(const QString &name) const
 {
     const QString dir = readableDir(name);
-    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json")))
+    if (dir.isEmpty() || !QFileInfo::exists(dir + QStringLiteral("/spec.json"))) {
         return {};
+    }
     return readJson(dir + QStringLiteral("/spec.json"));
 }
 
@@ -268,13 +292,15 @@ RunNotes RunStore::readNotes(const QString &name) const
 {
     const QString dir = readableDir(name);
     const QString path = dir + QStringLiteral("/notes.json");
-    if (dir.isEmpty() || !QFileInfo::exists(path) || QFileInfo(path).isSymLink())
+    if (dir.isEmpty() || !QFileInfo::exists(path) || QFileInfo(path).isSymLink()) {
         return {};
+    }
     const QJsonObject o = readJson(path);
     RunNotes notes;
     QStringList tags;
-    for (const QJsonValue &tag : o.value(QStringLiteral("tags")).toArray())
+    for (const QJsonValue &tag : o.value(QStringLiteral("tags")).toArray()) {
         tags.append(tag.toString());
+    }
     notes.tags = RunNotes::parseTags(tags.join(QLatin1Char(',')));
     notes.note = o.value(QStringLiteral("note")).toString();
     return notes;
@@ -284,29 +310,33 @@ bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *e
 {
     const QString dir = runDir(name);
     if (dir.isEmpty()) {
-        if (error)
+        if (error) {
             *error = QStringLiteral("\"%1\" is not a safe run name").arg(name);
+        }
         return false;
     }
     const QString path = dir + QStringLiteral("/notes.json");
     for (const QString &p : {dir, path}) {
         if (QFileInfo(p).isSymLink()) {
-            if (error)
+            if (error) {
                 *error = p + QStringLiteral(" is a symbolic link; Trainyard does not follow links in run folders");
+            }
             return false;
         }
     }
     if (notes.isEmpty()) {
         if (QFile::exists(path) && !QFile::remove(path)) {
-            if (error)
+            if (error) {
                 *error = path + QStringLiteral(": cannot remove");
+            }
             return false;
         }
         return true;
     }
     if (!QDir().mkpath(dir)) {
-        if (error)
+        if (error) {
             *error = dir + QStringLiteral(": cannot create the run folder");
+        }
         return false;
     }
     QJsonObject o;
@@ -329,8 +359,9 @@ RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, c
 
 bool RunStore::readRun(const QString &name, RunRecord *run) const
 {
-    if (!readRunFiles(name, run))
+    if (!readRunFiles(name, run)) {
         return false;
+    }
     readRunMetrics(name, run);
     return true;
 }
@@ -338,13 +369,15 @@ bool RunStore::readRun(const QString &name, RunRecord *run) const
 bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
 {
     const QString dir = runDir(name);
-    if (dir.isEmpty())
+    if (dir.isEmpty()) {
         return false;
+    }
     const QJsonObject spec = readSpec(name);
     RunInfo status;
     const bool hasStatus = readStatus(name, &status);
-    if (spec.isEmpty() && !hasStatus)
+    if (spec.isEmpty() && !hasStatus) {
         return false;
+    }
 
     RunRecord &r = *run;
     const QString specName = RunSpecView(spec).name();
@@ -354,10 +387,11 @@ bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
     r.info.runDir = dir;
     r.hasStatus = hasStatus;
     RunState state = RunState::Queued; // what a run folder without an ending says
-    if (hasStatus)
+    if (hasStatus) {
         state = status.state;
-    else if (r.hasDone)
+    } else if (r.hasDone) {
         runStateFromName(r.doneStatus, &state);
+    }
     r.info.state = state;
     r.info.exitCode = hasStatus ? status.exitCode : r.doneExitCode;
     r.info.exitSignal = status.exitSignal;
@@ -380,8 +414,9 @@ bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
 void RunStore::readRunMetrics(const QString &name, RunRecord *run) const
 {
     RunRecord &r = *run;
-    if (ReceivedMetrics::bytes(runDir(name)) < r.metricsOffset)
+    if (ReceivedMetrics::bytes(runDir(name)) < r.metricsOffset) {
         r.clearMetrics(); // replaced (a retry): its summary starts over
+    }
     r.metricsOffset = readMetrics(name, r.metricsOffset, [&r](const MetricRecord &record) { r.add(record); }).offset;
     if (!r.hasStatus && r.hasDone) {
         // No status.json: the done line says how it ended.
@@ -399,8 +434,9 @@ QList<RunRecord> RunStore::readHistory() const
 
 QStringList RunStore::runNames() const
 {
-    if (m_root.isEmpty())
+    if (m_root.isEmpty()) {
         return {};
+    }
     QStringList names = QDir(m_root).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
     names.removeIf([](const QString &name) { return !isSafeRunName(name) && attemptNumber(name) == 0; });
     return names;
@@ -409,16 +445,19 @@ QStringList RunStore::runNames() const
 void RunStore::readHistory(QList<RunRecord> *runs, const std::function<bool(const QString &)> &include) const
 {
     QHash<QString, RunRecord> earlier;
-    for (RunRecord &run : *runs)
+    for (RunRecord &run : *runs) {
         earlier.insert(run.info.runDir, std::move(run));
+    }
     runs->clear();
     const QStringList names = runNames();
     for (const QString &name : names) {
-        if (include && !include(name))
+        if (include && !include(name)) {
             continue;
+        }
         RunRecord run = earlier.take(runDir(name));
-        if (readRun(name, &run))
+        if (readRun(name, &run)) {
             runs->append(std::move(run));
+        }
     }
     qCDebug(lcRunStore).noquote() << m_root << ":" << runs->size() << "past runs";
 }
@@ -426,10 +465,12 @@ void RunStore::readHistory(QList<RunRecord> *runs, const std::function<bool(cons
 QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QString *refusal) const
 {
     QHash<QString, LiveWorker> workers;
-    if (refusal)
+    if (refusal) {
         refusal->clear();
-    if (socketPath)
+    }
+    if (socketPath) {
         socketPath->clear();
+    }
     const QString path = stateFile(m_root);
     // Its pids and job ids are what Stop would signal: only the user's own
     // file is believed, and only one nobody else can rewrite.
@@ -438,15 +479,18 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QS
     if (!why.isEmpty()) {
         why += QStringLiteral("; none of its runs is adopted");
         qCWarning(lcRunStore).noquote() << why;
-        if (refusal)
+        if (refusal) {
             *refusal = why;
+        }
         return workers;
     }
-    if (!read)
+    if (!read) {
         return workers; // none yet
+    }
     const QJsonObject &o = *read;
-    if (socketPath)
+    if (socketPath) {
         *socketPath = o.value(QStringLiteral("socket")).toString();
+    }
     const QJsonObject runs = o.value(QStringLiteral("runs")).toObject();
     for (auto it = runs.begin(); it != runs.end(); ++it) {
         const QJsonObject w = it.value().toObject();
@@ -458,18 +502,21 @@ QHash<QString, RunStore::LiveWorker> RunStore::readState(QString *socketPath, QS
         live.started = QDateTime::fromString(w.value(QStringLiteral("started")).toString(), Qt::ISODateWithMs);
         live.launcher = w.value(QStringLiteral("launcher")).toObject();
         live.command = stringList(w.value(QStringLiteral("command")));
-        if (w.value(QStringLiteral("follow_file")).isBool())
+        if (w.value(QStringLiteral("follow_file")).isBool()) {
             live.followFile = w.value(QStringLiteral("follow_file")).toBool();
-        if ((live.pid > 0 || !live.launcher.isEmpty()) && !live.token.isEmpty() && isSafeRunName(it.key()))
+        }
+        if ((live.pid > 0 || !live.launcher.isEmpty()) && !live.token.isEmpty() && isSafeRunName(it.key())) {
             workers.insert(it.key(), live);
+        }
     }
     return workers;
 }
 
 bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const
 {
-    if (m_root.isEmpty())
+    if (m_root.isEmpty()) {
         return false;
+    }
     QJsonObject runs;
     for (auto it = workers.begin(); it != workers.end(); ++it) {
         QJsonObject w;
@@ -478,12 +525,15 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
         w.insert(QStringLiteral("device"), it->device.toString());
         w.insert(QStringLiteral("start_ticks"), it->startTicks);
         w.insert(QStringLiteral("started"), it->started.toString(Qt::ISODateWithMs));
-        if (!it->launcher.isEmpty())
+        if (!it->launcher.isEmpty()) {
             w.insert(QStringLiteral("launcher"), it->launcher);
-        if (!it->command.isEmpty())
+        }
+        if (!it->command.isEmpty()) {
             w.insert(QStringLiteral("command"), QJsonArray::fromStringList(it->command));
-        if (it->followFile)
+        }
+        if (it->followFile) {
             w.insert(QStringLiteral("follow_file"), *it->followFile);
+        }
         runs.insert(it.key(), w);
     }
     QJsonObject o;
@@ -501,20 +551,24 @@ bool RunStore::writeState(const QHash<QString, LiveWorker> &workers, const QStri
 qint64 RunStore::processStartTicks(qint64 pid)
 {
     QFile file(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!file.open(QIODevice::ReadOnly))
+    if (!file.open(QIODevice::ReadOnly)) {
         return 0;
+    }
     const QByteArray stat = file.readAll();
     // The command name (field 2) may hold spaces and ')'; fields resume
     // after the last ')'.
     const qsizetype close = stat.lastIndexOf(')');
-    if (close < 0)
+    if (close < 0) {
         return 0;
+    }
     const QList<QByteArray> fields = stat.mid(close + 2).split(' ');
     // fields[0] is field 3 (state); field 22 (starttime) is fields[19].
-    if (fields.size() < 20)
+    if (fields.size() < 20) {
         return 0;
-    if (fields.at(0) == "Z")
+    }
+    if (fields.at(0) == "Z") {
         return 0; // a zombie has finished
+    }
     return fields.at(19).toLongLong();
 }
 

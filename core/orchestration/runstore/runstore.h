@@ -1,10 +1,10 @@
 #pragma once
 
 #include "metrics/metricslogreader.h"
-#include "records/runinfo.h"
-#include "records/runnotes.h"
-#include "records/runrecord.h"
-#include "runstore/runattempts.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/records/runnotes.h"
+#include "orchestration/records/runrecord.h"
+#include "orchestration/runstore/runattempts.h"
 
 #include <QFileInfo>
 #include <QHash>

@@ -1,4 +1,4 @@
-#include "runstore/specidentity.h"
+#include "orchestration/runstore/specidentity.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -13,12 +13,15 @@ namespace {
 // A key path and its value as the user wrote it ("16", "\"adam\"", "absent").
 QString shown(const QJsonValue &v)
 {
-    if (v.isUndefined())
+    if (v.isUndefined()) {
         return QStringLiteral("absent");
-    if (v.isObject())
+    }
+    if (v.isObject()) {
         return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
-    if (v.isArray())
+    }
+    if (v.isArray()) {
         return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    }
     return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).chopped(1).mid(1);
 }
 
@@ -32,8 +35,9 @@ bool isPlaceholder(const QJsonValue &v)
 // The first path where `held` and `spec` differ, with both values; empty when none.
 QString firstDifference(const QJsonValue &held, const QJsonValue &spec, const QString &path)
 {
-    if (isPlaceholder(spec) && held.isString())
+    if (isPlaceholder(spec) && held.isString()) {
         return {};
+    }
     if (held.isObject() && spec.isObject()) {
         const QJsonObject h = held.toObject();
         const QJsonObject s = spec.toObject();
@@ -42,8 +46,9 @@ QString firstDifference(const QJsonValue &held, const QJsonValue &spec, const QS
         keys.removeDuplicates();
         for (const QString &key : std::as_const(keys)) {
             const QString at = path.isEmpty() ? key : path + QLatin1Char('.') + key;
-            if (const QString d = firstDifference(h.value(key), s.value(key), at); !d.isEmpty())
+            if (const QString d = firstDifference(h.value(key), s.value(key), at); !d.isEmpty()) {
                 return d;
+            }
         }
         return {};
     }
@@ -52,13 +57,15 @@ QString firstDifference(const QJsonValue &held, const QJsonValue &spec, const QS
         const QJsonArray s = spec.toArray();
         for (qsizetype i = 0; i < h.size(); ++i) {
             if (const QString d = firstDifference(h.at(i), s.at(i), QStringLiteral("%1[%2]").arg(path).arg(i));
-                !d.isEmpty())
+                !d.isEmpty()) {
                 return d;
+            }
         }
         return {};
     }
-    if (held == spec)
+    if (held == spec) {
         return {};
+    }
     return QStringLiteral("%1: %2 there, %3 here").arg(path, shown(held), shown(spec));
 }
 
@@ -68,23 +75,26 @@ QJsonObject trainedPart(const QJsonObject &spec)
 {
     QJsonObject out = spec;
     // Who it is, where and after what it runs, how often it tells: not what it trains.
-    for (const char *key : {"name", "repeat", "after", "resources", "report", "checkpoint"})
+    for (const char *key : {"name", "repeat", "after", "resources", "report", "checkpoint"}) {
         out.remove(QLatin1String(key));
+    }
     if (out.contains(QStringLiteral("eval"))) {
         QJsonObject eval = out.value(QStringLiteral("eval")).toObject();
         eval.remove(QStringLiteral("every_epochs"));
         eval.remove(QStringLiteral("batch_size")); // queries scored at once: the same scores
-        if (eval.isEmpty())
+        if (eval.isEmpty()) {
             out.remove(QStringLiteral("eval"));
-        else
+        } else {
             out.insert(QStringLiteral("eval"), eval);
+        }
     }
     if (out.contains(QStringLiteral("program"))) {
         QJsonObject program = out.value(QStringLiteral("program")).toObject();
         program.remove(QStringLiteral("requires")); // what is checked before it starts
         // Resolved against the experiment file at load: the folder it names.
-        if (const QString cwd = program.value(QStringLiteral("cwd")).toString(); !cwd.isEmpty())
+        if (const QString cwd = program.value(QStringLiteral("cwd")).toString(); !cwd.isEmpty()) {
             program.insert(QStringLiteral("cwd"), QDir::cleanPath(cwd));
+        }
         out.insert(QStringLiteral("program"), program);
     }
     return out;

@@ -1,4 +1,4 @@
-#include "session/controlserver.h"
+#include "orchestration/session/controlserver.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -36,8 +36,9 @@ ControlServer::~ControlServer()
 QString ControlServer::socketPathFor(const QString &metricsSocketPath)
 {
     QString path = metricsSocketPath;
-    if (path.endsWith(QLatin1String(".sock")))
+    if (path.endsWith(QLatin1String(".sock"))) {
         path.chop(5);
+    }
     return path + QStringLiteral(".control");
 }
 
@@ -48,24 +49,27 @@ bool ControlServer::listen(const QString &path, QString *error)
     m_server->setSocketOptions(QLocalServer::UserAccessOption);
     QLocalServer::removeServer(path);
     if (!m_server->listen(path)) {
-        if (error)
+        if (error) {
             *error = path + QStringLiteral(": cannot listen: ") + m_server->errorString();
+        }
         delete m_server;
         m_server = nullptr;
         return false;
     }
     ::chmod(QFile::encodeName(path).constData(), 0600);
     connect(m_server, &QLocalServer::newConnection, this, [this] {
-        while (QLocalSocket *socket = m_server->nextPendingConnection())
+        while (QLocalSocket *socket = m_server->nextPendingConnection()) {
             adopt(socket);
+        }
     });
     return true;
 }
 
 void ControlServer::close()
 {
-    if (!m_server)
+    if (!m_server) {
         return;
+    }
     m_server->close();
     delete m_server; // its connections with it (their parent)
     m_server = nullptr;
@@ -84,8 +88,9 @@ void ControlServer::adopt(QLocalSocket *socket)
     timer->start(kRequestTimeoutMs);
     connect(socket, &QLocalSocket::disconnected, socket, &QObject::deleteLater);
     connect(socket, &QLocalSocket::readyRead, socket, [this, socket, timer] {
-        if (!timer->isActive())
+        if (!timer->isActive()) {
             return; // answered already
+        }
         if (!socket->canReadLine()) {
             if (socket->bytesAvailable() > kMaxRequestBytes) {
                 timer->stop();
@@ -108,13 +113,16 @@ ControlServer::Reply ControlServer::answer(const QByteArray &line) const
     const QJsonObject o = QJsonDocument::fromJson(line, &parseError).object();
     Request request{o.value(QStringLiteral("run")).toString(), o.value(QStringLiteral("token")).toString(),
                     o.value(QStringLiteral("action")).toString()};
-    if (parseError.error != QJsonParseError::NoError || request.run.isEmpty() || request.token.isEmpty())
+    if (parseError.error != QJsonParseError::NoError || request.run.isEmpty() || request.token.isEmpty()) {
         return {false, QStringLiteral("not a request: expected {\"run\", \"token\", \"action\"}")};
+    }
     if (request.action != QLatin1String("stop") && request.action != QLatin1String("pause")
-        && request.action != QLatin1String("resume"))
+        && request.action != QLatin1String("resume")) {
         return {false, QStringLiteral("unknown action \"%1\" (expected stop, pause or resume)").arg(request.action)};
-    if (!m_handler)
+    }
+    if (!m_handler) {
         return {false, QStringLiteral("this Trainyard takes no requests")};
+    }
     return m_handler(request);
 }
 
@@ -122,20 +130,23 @@ ControlServer::Reply ControlServer::ask(const QString &path, const Request &requ
 {
     QLocalSocket socket;
     socket.connectToServer(path);
-    if (!socket.waitForConnected(timeoutMs))
+    if (!socket.waitForConnected(timeoutMs)) {
         return {false, QStringLiteral("%1: nothing listens there (%2)").arg(path, socket.errorString())};
+    }
     socket.write(encode({{QStringLiteral("run"), request.run},
                          {QStringLiteral("token"), request.token},
                          {QStringLiteral("action"), request.action}}));
     QByteArray line;
     while (!line.endsWith('\n') && line.size() <= kMaxRequestBytes) {
-        if (!socket.bytesAvailable() && !socket.waitForReadyRead(timeoutMs))
+        if (!socket.bytesAvailable() && !socket.waitForReadyRead(timeoutMs)) {
             break;
+        }
         line += socket.readLine(kMaxRequestBytes + 1 - line.size());
     }
     const QJsonObject o = QJsonDocument::fromJson(line).object();
-    if (!line.endsWith('\n') || !o.value(QStringLiteral("ok")).isBool())
+    if (!line.endsWith('\n') || !o.value(QStringLiteral("ok")).isBool()) {
         return {false, QStringLiteral("%1: no answer (%2)").arg(path, socket.errorString())};
+    }
     return {o.value(QStringLiteral("ok")).toBool(), o.value(QStringLiteral("message")).toString()};
 }
 

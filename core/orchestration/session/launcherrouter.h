@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/experiment.h"
-#include "launch/launcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/launch/launcher.h"
 
 #include <QHash>
 

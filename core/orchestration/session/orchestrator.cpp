@@ -1,24 +1,24 @@
-#include "session/orchestrator.h"
+#include "orchestration/session/orchestrator.h"
 
-#include "board/board.h"
-#include "dependencies/dependencies.h"
-#include "dependencies/runinputs.h"
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/gpuaccount.h"
-#include "dispatch/lanedevices.h"
-#include "dispatch/runactions.h"
-#include "dispatch/startplanner.h"
-#include "ingest/ingestion.h"
-#include "launch/workerprocess.h"
-#include "logcategories.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/launcherrouter.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dependencies/dependencies.h"
+#include "orchestration/dependencies/runinputs.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/gpuaccount.h"
+#include "orchestration/dispatch/lanedevices.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/dispatch/startplanner.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/launcherrouter.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
 
 namespace trainyard {
 
@@ -56,21 +56,24 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
     qRegisterMetaType<QList<RunId>>("QList<trainyard::RunId>");
     m_supervisor->setWorkerProgram(WorkerProcess::findWorkerProgram());
     // A host's GPUs, polled over its connection, for the lanes' headers.
-    if (devices)
+    if (devices) {
         connect(m_launcher.get(), &Launcher::devicesReported, devices, &DeviceInventory::setRemoteDevices);
+    }
     // A run whose top process ended while others of it live on stays active
     // and says which pids it waits for (the launcher ends them).
     connect(m_launcher.get(), &Launcher::lingering, this, [this](RunId id, const QString &message) {
-        if (const RunInfo *r = m_runs->find(id); r && !isTerminal(r->state))
+        if (const RunInfo *r = m_runs->find(id); r && !isTerminal(r->state)) {
             m_runs->update(id, [&](RunInfo &run) { run.message = message; });
+        }
     });
     // A sweep fills a pool lane with its slots on each of its GPUs.
-    if (devices)
+    if (devices) {
         m_sweeps->setLaneCapacity([this, devices](int lane) {
             const int slots = m_board->lane(lane).slotCount;
             const Device device = m_laneDevices->effectiveDevice(lane);
             return device.isPool() ? slots * std::max(1, GpuAccount::gpusOf(device, *devices)) : slots;
         });
+    }
     m_dependencies->setSweeps(m_sweeps.get());
     m_dispatcher->setDependencies(m_dependencies.get());
     m_runActions->setDependencies(m_dependencies.get());
@@ -149,8 +152,9 @@ void Orchestrator::disconnectListener(const QObject *listener) const
     const QObject *parts[] = {m_runs.get(),     m_board.get(),        m_ingestion.get(),
                               m_launcher.get(), m_supervisor.get(),   m_dispatcher.get(),
                               m_sweeps.get(),   m_dependencies.get(), m_laneDevices.get()};
-    for (const QObject *part : parts)
+    for (const QObject *part : parts) {
         QObject::disconnect(part, nullptr, listener, nullptr);
+    }
 }
 
 } // namespace trainyard

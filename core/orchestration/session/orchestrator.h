@@ -1,7 +1,7 @@
 #pragma once
 
-#include "experiment/experiment.h"
-#include "records/runinfo.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QObject>
 #include <QString>

@@ -1,20 +1,20 @@
-#include "session/session.h"
+#include "orchestration/session/session.h"
 
-#include "board/board.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "experiment/trustlist.h"
-#include "ingest/ingestion.h"
-#include "ingest/metricsserver.h"
-#include "logcategories.h"
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "session/orchestrator.h"
-#include "supervision/supervisor.h"
-#include "sweep/sweeprunner.h"
+#include "orchestration/board/board.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/experiment/trustlist.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/supervision/supervisor.h"
+#include "orchestration/sweep/sweeprunner.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -34,8 +34,9 @@ Session::Session(QObject *parent)
     // A worker line's path: the server decodes it, Ingestion takes it into
     // the record and the store (and tells the Supervisor the run is alive).
     m_server->setHandler([this](RunId run, const MetricRecord &record) {
-        if (m_orchestrator)
+        if (m_orchestrator) {
             m_orchestrator->ingestion()->handleRecord(run, record);
+        }
     });
     m_control->setHandler([this](const ControlServer::Request &request) { return answerControl(request); });
     // Which GPU processes are the runs': this machine's runs (a host's pids
@@ -44,15 +45,17 @@ Session::Session(QObject *parent)
         QList<RunProcessRoot> roots;
         for (RunId id : m_orchestrator ? m_orchestrator->supervisor()->supervisedIds() : QList<RunId>()) {
             const RunInfo *r = m_orchestrator->runs()->find(id);
-            if (r && r->pid > 0 && !r->device.isRemote())
+            if (r && r->pid > 0 && !r->device.isRemote()) {
                 roots.append({r->pid, m_server->token(id)});
+            }
         }
         return roots;
     });
     m_devices->setPollInterval(1000);
     connect(m_orchestrator->supervisor(), &Supervisor::shutdownFinished, this, [this] {
-        if (m_closing)
+        if (m_closing) {
             finishClose();
+        }
     });
 }
 
@@ -64,8 +67,9 @@ Session::~Session()
     if (m_open) {
         m_control->close();
         m_server->close();
-        if (m_lock)
+        if (m_lock) {
             m_lock->unlock();
+        }
     }
     delete m_store;
     delete m_lock;
@@ -74,11 +78,13 @@ Session::~Session()
 bool Session::load(const QString &path, QStringList *errors)
 {
     const auto ex = Experiment::load(path, errors);
-    if (!ex)
+    if (!ex) {
         return false;
+    }
     if (const QString refusal = TrustList().refusal(*ex); !refusal.isEmpty()) {
-        if (errors)
+        if (errors) {
             *errors = QStringList{refusal};
+        }
         return false;
     }
     return open(*ex, QFileInfo(path).absoluteFilePath(), errors);
@@ -92,23 +98,28 @@ bool Session::loadDemo(QStringList *errors)
 bool Session::open(const Experiment &experiment, const QString &filePath, QStringList *errors)
 {
     auto fail = [&](const QString &text) {
-        if (errors)
+        if (errors) {
             *errors = QStringList{text};
+        }
         return false;
     };
-    if (m_open)
+    if (m_open) {
         close(false);
-    if (m_open)
+    }
+    if (m_open) {
         return fail(QStringLiteral("%1 still has runs stopping; open again when they have ended").arg(m_name));
+    }
 
     Experiment ex = experiment;
     // A relative runs root is relative to the experiment file.
     if (!ex.runsRoot.isEmpty() && QDir::isRelativePath(ex.runsRoot) && !ex.runsRoot.startsWith(QLatin1Char('~'))
-        && !filePath.isEmpty())
+        && !filePath.isEmpty()) {
         ex.runsRoot = QFileInfo(filePath).absoluteDir().filePath(ex.runsRoot);
+    }
     const QString root = ex.effectiveRunsRoot();
-    if (!QDir().mkpath(root))
+    if (!QDir().mkpath(root)) {
         return fail(root + QStringLiteral(": cannot create the runs folder"));
+    }
 
     auto *lock = new QLockFile(root + QStringLiteral("/.trainyard.lock"));
     lock->setStaleLockTime(0);
@@ -136,8 +147,9 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     // Opened, with what the user must hear about (a refused state file, lost
     // runs): the window's status bar and `trainyard run`'s stderr show them.
     const QStringList warnings = listenWarnings + m_orchestrator->loadHistory();
-    if (errors)
+    if (errors) {
         errors->append(warnings);
+    }
     m_open = true;
     Q_EMIT opened();
     return true;
@@ -145,16 +157,18 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
 
 bool Session::save(const QString &path, QString *error)
 {
-    if (!saveOwnExperiment(experiment(), path, error))
+    if (!saveOwnExperiment(experiment(), path, error)) {
         return false;
+    }
     m_filePath = QFileInfo(path).absoluteFilePath();
     return true;
 }
 
 void Session::close(bool leaveRunning)
 {
-    if (!m_open || (m_closing && !leaveRunning))
+    if (!m_open || (m_closing && !leaveRunning)) {
         return;
+    }
     m_closing = true;
     m_orchestrator->shutdown(leaveRunning); // finishClose() on shutdownFinished, maybe at once
 }
@@ -162,13 +176,15 @@ void Session::close(bool leaveRunning)
 bool Session::listen(const QString &root, QString *error, QStringList *warnings)
 {
     const QString socketPath = MetricsServer::defaultSocketPath(root, error);
-    if (socketPath.isEmpty() || !m_server->listen(socketPath, error))
+    if (socketPath.isEmpty() || !m_server->listen(socketPath, error)) {
         return false;
+    }
     // Without it the session runs as ever; only the command line cannot reach it.
     QString controlError;
-    if (!m_control->listen(ControlServer::socketPathFor(socketPath), &controlError))
+    if (!m_control->listen(ControlServer::socketPathFor(socketPath), &controlError)) {
         warnings->append(controlError
                          + QStringLiteral(" (trainyard stop, pause and resume cannot reach this session)"));
+    }
     return true;
 }
 
@@ -181,11 +197,13 @@ ControlServer::Reply Session::answerControl(const ControlServer::Request &reques
     const QByteArray token = id != 0 ? m_server->token(id).toLatin1() : QByteArray();
     const QByteArray asked = request.token.toLatin1();
     unsigned char differ = token.isEmpty() || token.size() != asked.size() ? 1 : 0;
-    for (qsizetype i = 0; differ == 0 && i < token.size(); ++i)
+    for (qsizetype i = 0; differ == 0 && i < token.size(); ++i) {
         differ |= static_cast<unsigned char>(token.at(i) ^ asked.at(i));
-    if (differ != 0)
+    }
+    if (differ != 0) {
         return {false, QStringLiteral("%1 is not live in %2 (it ended, or started again since the state file was read)")
                            .arg(request.run, m_name)};
+    }
     QString error;
     bool ok = false;
     QString done;
@@ -220,8 +238,9 @@ void Session::finishClose()
 
 void Session::setName(const QString &name)
 {
-    if (name == m_name)
+    if (name == m_name) {
         return;
+    }
     m_name = name;
     Q_EMIT nameChanged(name);
 }
@@ -229,16 +248,19 @@ void Session::setName(const QString &name)
 bool Session::rename(const QString &name, QString *error)
 {
     const auto fail = [error](const QString &text) {
-        if (error)
+        if (error) {
             *error = text;
+        }
         return false;
     };
-    if (!isSafeRunName(name))
+    if (!isSafeRunName(name)) {
         return fail(QStringLiteral("\"%1\": expected a name of 1–100 letters, digits or ._+@- not starting with '.' "
                                    "nor ending in .attempt-N")
                         .arg(name));
-    if (!m_open || name == m_name)
+    }
+    if (!m_open || name == m_name) {
         return m_open ? true : fail(QStringLiteral("no experiment is open"));
+    }
     if (!m_runsRoot.isEmpty()) {
         setName(name); // the file chose the folder
         return true;
@@ -253,8 +275,9 @@ bool Session::rename(const QString &name, QString *error)
     Experiment renamed;
     renamed.name = name;
     const QString newRoot = renamed.effectiveRunsRoot();
-    if (QFileInfo::exists(newRoot) && !QDir(newRoot).isEmpty())
+    if (QFileInfo::exists(newRoot) && !QDir(newRoot).isEmpty()) {
         return fail(QStringLiteral("%1 already exists: choose another name").arg(newRoot));
+    }
     // Let go of the folder (sockets, lock), move it, take it again.
     m_control->close();
     m_server->close();
@@ -269,9 +292,10 @@ bool Session::rename(const QString &name, QString *error)
     const bool relocked = m_lock->tryLock(200);
     QStringList controlWarnings;
     const bool listening = listen(root, &listenError, &controlWarnings);
-    if (!relocked || !listening || !controlWarnings.isEmpty())
+    if (!relocked || !listening || !controlWarnings.isEmpty()) {
         qCWarning(lcExperiment).noquote() << root << "could not be taken again after the rename:" << listenError
                                           << controlWarnings.join(QLatin1Char(' '));
+    }
     if (!moved) {
         return fail(QStringLiteral("%1 could not be moved to %2").arg(oldRoot, newRoot));
     }
@@ -303,8 +327,9 @@ bool Session::exportCsv(const QString &path, const QList<RunId> &runs, QString *
         [&](MetricsCsvWriter &csv) {
             for (RunId id : ids) {
                 const RunInfo info = m_orchestrator->runs()->value(id);
-                if (info.id != 0)
+                if (info.id != 0) {
                     csv.writeRun(info.name, *m_metrics, id);
+                }
             }
         },
         error);

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "dispatch/dispatcher.h"
-#include "experiment/experiment.h"
-#include "records/runinfo.h"
-#include "session/controlserver.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/session/controlserver.h"
 
 #include <QObject>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "slots/slotadvice.h"
+#include "orchestration/slots/slotadvice.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,35 +27,42 @@ bool SlotAdvice::load(QString *warning)
 {
     m_entries.clear();
     QFile file(m_path);
-    if (!file.exists())
+    if (!file.exists()) {
         return true;
+    }
     auto bad = [&](const QString &text) {
         m_entries.clear();
-        if (warning)
+        if (warning) {
             *warning = m_path + QStringLiteral(": ") + text + QStringLiteral(" (ignored: no remembered slot probes)");
+        }
         return false;
     };
-    if (!file.open(QIODevice::ReadOnly))
+    if (!file.open(QIODevice::ReadOnly)) {
         return bad(file.errorString());
+    }
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-    if (error.error != QJsonParseError::NoError)
+    if (error.error != QJsonParseError::NoError) {
         return bad(QStringLiteral("not JSON at offset %1: %2").arg(error.offset).arg(error.errorString()));
-    if (!doc.isObject() || !doc.object().value(QStringLiteral("probes")).isArray())
+    }
+    if (!doc.isObject() || !doc.object().value(QStringLiteral("probes")).isArray()) {
         return bad(QStringLiteral("expected an object with a \"probes\" array"));
+    }
     const QJsonArray probes = doc.object().value(QStringLiteral("probes")).toArray();
     QStringList skipped;
     for (qsizetype i = 0; i < probes.size(); ++i) {
         SlotProbeResult r;
         QString problem;
-        if (SlotProbeResult::fromJson(probes.at(i).toObject(), &r, &problem))
+        if (SlotProbeResult::fromJson(probes.at(i).toObject(), &r, &problem)) {
             m_entries.append(r);
-        else
+        } else {
             skipped << QStringLiteral("probes[%1].%2").arg(i).arg(problem);
+        }
     }
     if (!skipped.isEmpty()) {
-        if (warning)
+        if (warning) {
             *warning = m_path + QStringLiteral(": skipped ") + skipped.join(QStringLiteral("; "));
+        }
         return false;
     }
     return true;
@@ -72,19 +79,22 @@ bool SlotAdvice::record(const SlotProbeResult &result, QString *error)
     }
     m_entries.append(result);
     QJsonArray probes;
-    for (const SlotProbeResult &r : std::as_const(m_entries))
+    for (const SlotProbeResult &r : std::as_const(m_entries)) {
         probes.append(r.toJson());
+    }
     const QJsonObject root{{QStringLiteral("version"), 1}, {QStringLiteral("probes"), probes}};
 
     if (!QDir().mkpath(QFileInfo(m_path).absolutePath())) {
-        if (error)
+        if (error) {
             *error = QFileInfo(m_path).absolutePath() + QStringLiteral(": cannot create the folder");
+        }
         return false;
     }
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(root).toJson()) < 0 || !file.commit()) {
-        if (error)
+        if (error) {
             *error = m_path + QStringLiteral(": ") + file.errorString();
+        }
         return false;
     }
     return true;
@@ -93,8 +103,9 @@ bool SlotAdvice::record(const SlotProbeResult &result, QString *error)
 std::optional<SlotProbeResult> SlotAdvice::find(const QString &deviceName, const QString &model) const
 {
     for (const SlotProbeResult &r : m_entries) {
-        if (r.deviceName == deviceName && r.model == model)
+        if (r.deviceName == deviceName && r.model == model) {
             return r;
+        }
     }
     return std::nullopt;
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "slots/slotprobe.h"
+#include "orchestration/slots/slotprobe.h"
 
 #include <QList>
 #include <QString>

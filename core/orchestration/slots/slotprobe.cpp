@@ -1,18 +1,18 @@
-#include "slots/slotprobe.h"
+#include "orchestration/slots/slotprobe.h"
 
-#include "board/board.h"
-#include "devices/device.h"
-#include "devices/deviceinventory.h"
-#include "dispatch/dispatcher.h"
-#include "experiment/experiment.h"
-#include "ingest/ingestion.h"
-#include "launch/workerprocess.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "session/orchestrator.h"
-#include "session/session.h"
-#include "supervision/supervisor.h"
+#include "orchestration/board/board.h"
+#include "orchestration/devices/device.h"
+#include "orchestration/devices/deviceinventory.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/session/orchestrator.h"
+#include "orchestration/session/session.h"
+#include "orchestration/supervision/supervisor.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -50,9 +50,10 @@ QString copiesText(int copies)
 QJsonObject SlotProbeResult::toJson() const
 {
     QJsonArray rows;
-    for (const SlotProbeLevel &l : levels)
+    for (const SlotProbeLevel &l : levels) {
         rows.append(QJsonObject{
             {key("copies"), l.copies}, {key("samples_per_s"), l.samplesPerSecond}, {key("ratio"), l.ratio}});
+    }
     return QJsonObject{{key("device"), device},
                        {key("device_name"), deviceName},
                        {key("model"), model},
@@ -65,27 +66,33 @@ QJsonObject SlotProbeResult::toJson() const
 bool SlotProbeResult::fromJson(const QJsonObject &json, SlotProbeResult *result, QString *error)
 {
     auto bad = [&](const char *what) {
-        if (error)
+        if (error) {
             *error = QString::fromLatin1(what);
+        }
         return false;
     };
     SlotProbeResult r;
     r.device = json.value(key("device")).toString();
     r.deviceName = json.value(key("device_name")).toString();
     r.model = json.value(key("model")).toString();
-    if (r.deviceName.isEmpty())
+    if (r.deviceName.isEmpty()) {
         return bad("device_name: expected a non-empty string");
-    if (r.model.isEmpty())
+    }
+    if (r.model.isEmpty()) {
         return bad("model: expected a non-empty string");
+    }
     r.steps = json.value(key("steps")).toInt();
     r.recommended = json.value(key("recommended")).toInt(0);
-    if (r.recommended < 1 || r.recommended > SlotProbe::kMaxCopies)
+    if (r.recommended < 1 || r.recommended > SlotProbe::kMaxCopies) {
         return bad("recommended: expected an integer from 1 to 16");
+    }
     r.measured = QDateTime::fromString(json.value(key("measured")).toString(), Qt::ISODate);
-    if (!r.measured.isValid())
+    if (!r.measured.isValid()) {
         return bad("measured: expected an ISO 8601 date and time");
-    if (!json.value(key("levels")).isArray())
+    }
+    if (!json.value(key("levels")).isArray()) {
         return bad("levels: expected an array");
+    }
     const QJsonArray rows = json.value(key("levels")).toArray();
     for (const QJsonValue &v : rows) {
         const QJsonObject o = v.toObject();
@@ -93,8 +100,9 @@ bool SlotProbeResult::fromJson(const QJsonObject &json, SlotProbeResult *result,
         l.copies = o.value(key("copies")).toInt(0);
         l.samplesPerSecond = o.value(key("samples_per_s")).toDouble(-1);
         l.ratio = o.value(key("ratio")).toDouble(-1);
-        if (l.copies < 1 || l.samplesPerSecond < 0 || l.ratio < 0)
+        if (l.copies < 1 || l.samplesPerSecond < 0 || l.ratio < 0) {
             return bad("levels[]: expected {\"copies\" ≥ 1, \"samples_per_s\" ≥ 0, \"ratio\" ≥ 0}");
+        }
         r.levels.append(l);
     }
     *result = r;
@@ -104,8 +112,9 @@ bool SlotProbeResult::fromJson(const QJsonObject &json, SlotProbeResult *result,
 double SlotProbeResult::recommendedRatio() const
 {
     for (const SlotProbeLevel &l : levels) {
-        if (l.copies == recommended)
+        if (l.copies == recommended) {
             return l.ratio;
+        }
     }
     return 1.0;
 }
@@ -125,18 +134,21 @@ SlotProbe::~SlotProbe()
 
 int SlotProbe::recommend(const QList<QPair<int, double>> &totals)
 {
-    if (totals.isEmpty())
+    if (totals.isEmpty()) {
         return 1;
+    }
     int best = std::max(1, totals.first().first);
     double bestTotal = totals.first().second;
     for (qsizetype i = 1; i < totals.size(); ++i) {
         const int copies = totals.at(i).first;
         const double total = totals.at(i).second;
-        if (copies <= best || !(bestTotal > 0))
+        if (copies <= best || !(bestTotal > 0)) {
             break;
+        }
         const double needed = bestTotal * std::pow(kMinGainPerDoubling, std::log2(double(copies) / best));
-        if (!(total >= needed))
+        if (!(total >= needed)) {
             break;
+        }
         best = copies;
         bestTotal = total;
     }
@@ -145,18 +157,22 @@ int SlotProbe::recommend(const QList<QPair<int, double>> &totals)
 
 QString SlotProbe::checkLevels(const QList<int> &levels)
 {
-    if (levels.isEmpty())
+    if (levels.isEmpty()) {
         return QStringLiteral("levels: expected at least one level");
-    if (levels.first() != 1)
+    }
+    if (levels.first() != 1) {
         return QStringLiteral("levels: must start with 1 (the baseline every ratio is measured against)");
+    }
     for (qsizetype i = 0; i < levels.size(); ++i) {
         const int k = levels.at(i);
-        if (k < 1 || k > kMaxCopies)
+        if (k < 1 || k > kMaxCopies) {
             return QStringLiteral("levels: %1 is out of range (1 to %2 copies)").arg(k).arg(kMaxCopies);
-        if (i > 0 && k <= levels.at(i - 1))
+        }
+        if (i > 0 && k <= levels.at(i - 1)) {
             return QStringLiteral("levels: expected ascending distinct numbers, got %1 after %2")
                 .arg(k)
                 .arg(levels.at(i - 1));
+        }
     }
     return {};
 }
@@ -180,8 +196,9 @@ QJsonObject SlotProbe::probeSpec(const QJsonObject &spec, int steps)
     // The first metric line is warm-up and ignored: keep at least five.
     QJsonObject report = s.value(key("report")).toObject();
     const int every = report.value(key("every_steps")).toInt(10);
-    if (every <= 0 || every > steps / 5)
+    if (every <= 0 || every > steps / 5) {
         report.insert(key("every_steps"), std::max(1, steps / 10));
+    }
     s.insert(key("report"), report);
     return s;
 }
@@ -190,43 +207,54 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
                       QString *error)
 {
     auto refuse = [&](const QString &text) {
-        if (error)
+        if (error) {
             *error = text;
+        }
         return false;
     };
-    if (m_running)
+    if (m_running) {
         return refuse(QStringLiteral("a slot probe is already running"));
+    }
     const Device parsed = Device::parse(device);
-    if (!parsed.isLocal())
+    if (!parsed.isLocal()) {
         return refuse(QStringLiteral("device: expected cpu or cuda:N, got \"%1\"").arg(device));
+    }
     const QString levelProblem = checkLevels(levels);
-    if (!levelProblem.isEmpty())
+    if (!levelProblem.isEmpty()) {
         return refuse(levelProblem);
-    if (steps < 10)
+    }
+    if (steps < 10) {
         return refuse(QStringLiteral("steps: expected at least 10, got %1").arg(steps));
+    }
     const QString model = RunSpecView(spec).modelType();
-    if (model.isEmpty())
+    if (model.isEmpty()) {
         return refuse(QStringLiteral("model.type: missing (the spec must name its model)"));
+    }
     QStringList problems = validateRunSpec(spec, QStringLiteral("spec"), true);
-    if (problems.isEmpty()) // what the probe changes must stay valid too
+    if (problems.isEmpty()) { // what the probe changes must stay valid too
         problems = validateRunSpec(probeSpec(spec, steps), QStringLiteral("spec"), false);
-    if (!problems.isEmpty())
+    }
+    if (!problems.isEmpty()) {
         return refuse(problems.join(QStringLiteral("; ")));
-    if (m_workerProgram.isEmpty())
+    }
+    if (m_workerProgram.isEmpty()) {
         return refuse(
             QStringLiteral("trainyard-worker not found (set TRAINYARD_WORKER or install it beside trainyard)"));
+    }
 
     QString deviceName = QStringLiteral("cpu");
     if (parsed.isCuda()) {
         DeviceInventory devices;
-        if (!devices.hasDevice(device))
+        if (!devices.hasDevice(device)) {
             return refuse(QStringLiteral("%1: no such GPU on this machine").arg(device));
+        }
         deviceName = devices.device(device).name;
     }
 
     auto dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/trainyard-slot-probe-XXXXXX"));
-    if (!dir->isValid())
+    if (!dir->isValid()) {
         return refuse(QStringLiteral("cannot create a temporary folder: %1").arg(dir->errorString()));
+    }
 
     m_dir = std::move(dir);
     m_device = parsed;
@@ -242,8 +270,9 @@ bool SlotProbe::start(const QString &device, const QJsonObject &spec, const QLis
     m_result.steps = steps;
     m_running = true;
     QTimer::singleShot(0, this, [this] {
-        if (m_running && !m_session)
+        if (m_running && !m_session) {
             startLevel();
+        }
     });
     return true;
 }
@@ -255,8 +284,9 @@ QString SlotProbe::runsRoot() const
 
 QList<qint64> SlotProbe::workerPids() const
 {
-    if (!m_session)
+    if (!m_session) {
         return {};
+    }
     const QSet<qint64> pids = m_session->orchestrator()->supervisor()->workerPids();
     return QList<qint64>(pids.begin(), pids.end());
 }
@@ -288,8 +318,9 @@ void SlotProbe::startLevel()
     connect(
         orchestrator->dispatcher(), &Dispatcher::runEnded, this,
         [this, session](RunId id, RunState state) {
-            if (session != m_session || state == RunState::Finished)
+            if (session != m_session || state == RunState::Finished) {
                 return;
+            }
             const RunInfo run = m_session->orchestrator()->runs()->value(id);
             fail(QStringLiteral("%1 %2 (%3 side by side on %4): %5")
                      .arg(run.name, runStateName(run.state))
@@ -300,13 +331,15 @@ void SlotProbe::startLevel()
     connect(
         orchestrator->dispatcher(), &Dispatcher::idle, this,
         [this, session] {
-            if (session == m_session)
+            if (session == m_session) {
                 onLevelIdle();
+            }
         },
         Qt::QueuedConnection);
     connect(orchestrator->ingestion(), &Ingestion::progressChanged, this, [this, session] {
-        if (session == m_session)
+        if (session == m_session) {
             onProgress();
+        }
     });
     onProgress();
     orchestrator->dispatcher()->startAll();
@@ -317,8 +350,9 @@ void SlotProbe::onProgress()
     double doneWeight = 0, allWeight = 0;
     for (int i = 0; i < m_levels.size(); ++i) {
         allWeight += m_levels.at(i);
-        if (i < m_levelIndex)
+        if (i < m_levelIndex) {
             doneWeight += m_levels.at(i);
+        }
     }
     double fraction = 0;
     if (m_session) {
@@ -331,16 +365,18 @@ void SlotProbe::onProgress()
         }
     }
     const int percent = static_cast<int>(100.0 * (doneWeight + fraction * m_levels.at(m_levelIndex)) / allWeight);
-    if (percent == m_lastPercent)
+    if (percent == m_lastPercent) {
         return;
+    }
     m_lastPercent = percent;
     Q_EMIT progress(m_levelIndex + 1, static_cast<int>(m_levels.size()), percent);
 }
 
 void SlotProbe::onLevelIdle()
 {
-    if (m_levelDone)
+    if (m_levelDone) {
         return;
+    }
     m_levelDone = true;
     const int copies = m_levels.at(m_levelIndex);
     Orchestrator *orchestrator = m_session->orchestrator();
@@ -383,8 +419,9 @@ void SlotProbe::onLevelIdle()
         return;
     }
     QList<QPair<int, double>> totals;
-    for (const SlotProbeLevel &l : std::as_const(m_result.levels))
+    for (const SlotProbeLevel &l : std::as_const(m_result.levels)) {
         totals.append(qMakePair(l.copies, l.samplesPerSecond));
+    }
     m_result.recommended = recommend(totals);
     m_result.measured = QDateTime::currentDateTimeUtc();
     teardown();
@@ -394,16 +431,18 @@ void SlotProbe::onLevelIdle()
 
 void SlotProbe::fail(const QString &message)
 {
-    if (!m_running)
+    if (!m_running) {
         return;
+    }
     teardown();
     Q_EMIT failed(message);
 }
 
 void SlotProbe::cancel()
 {
-    if (!m_running)
+    if (!m_running) {
         return;
+    }
     teardown();
     Q_EMIT cancelled();
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "devices/device.h"
+#include "orchestration/devices/device.h"
 
 #include <QDateTime>
 #include <QJsonObject>

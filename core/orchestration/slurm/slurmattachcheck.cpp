@@ -1,7 +1,7 @@
-#include "slurm/slurmattachcheck.h"
+#include "orchestration/slurm/slurmattachcheck.h"
 
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmjob.h"
+#include "orchestration/slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmjob.h"
 
 #include <QDir>
 
@@ -50,37 +50,45 @@ Launcher::AttachResult SlurmAttachCheck::check(const QJsonObject &handle, const 
         }
     }
     if (!reason.isEmpty()) {
-        if (why)
+        if (why) {
             *why = reason;
+        }
         return result;
     }
-    if (id)
+    if (id) {
         *id = job;
+    }
     return Launcher::AttachResult::Attached;
 }
 
 QString SlurmAttachCheck::notTheRun(const SlurmJob &job, const LaunchSpec &expected)
 {
-    if (job.ambiguous)
+    if (job.ambiguous) {
         return tr("scontrol's description of it names a field twice");
+    }
     QString error;
     const qint64 uid = userId(&error);
-    if (uid < 0)
+    if (uid < 0) {
         return tr("whose it is cannot be told: %1").arg(error);
-    if (job.uid != uid)
+    }
+    if (job.uid != uid) {
         return tr("it is user %1's (uid %2)").arg(job.userName).arg(job.uid);
-    if (job.name != expected.name)
+    }
+    if (job.name != expected.name) {
         return tr("its name is \"%1\", not \"%2\"").arg(job.name, expected.name);
+    }
     const QString dir = QDir::cleanPath(expected.workingDirectory());
-    if (expected.workingDirectory().isEmpty() || QDir::cleanPath(job.workDir) != dir)
+    if (expected.workingDirectory().isEmpty() || QDir::cleanPath(job.workDir) != dir) {
         return tr("its working directory is %1, not %2").arg(job.workDir, dir);
+    }
     return {};
 }
 
 qint64 SlurmAttachCheck::userId(QString *error)
 {
-    if (m_userId >= 0)
+    if (m_userId >= 0) {
         return m_userId;
+    }
     if (m_cluster.sshCommand.isEmpty()) {
         m_userId = qint64(::geteuid());
         return m_userId;
@@ -91,9 +99,10 @@ qint64 SlurmAttachCheck::userId(QString *error)
     bool ok = false;
     const qint64 uid = r.ok() ? QString::fromUtf8(r.out).trimmed().toLongLong(&ok) : -1;
     if (!ok) {
-        if (error)
+        if (error) {
             *error = r.ok() ? tr("id -u said \"%1\"").arg(QString::fromUtf8(r.out).trimmed())
                             : r.message(QStringLiteral("id"));
+        }
         return -1;
     }
     m_userId = uid;

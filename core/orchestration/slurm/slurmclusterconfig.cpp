@@ -1,10 +1,10 @@
 // SlurmClusterConfig: how jobs go to one cluster, from the experiment
 // file's cluster and lane.
 
-#include "slurm/slurmclusterconfig.h"
+#include "orchestration/slurm/slurmclusterconfig.h"
 
-#include "experiment/experiment.h"
-#include "remote/remotehostconfig.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/remote/remotehostconfig.h"
 
 #include <QDir>
 
@@ -19,8 +19,9 @@ SlurmClusterConfig SlurmClusterConfig::forLane(const ExperimentCluster &cluster,
     c.account = cluster.account;
     c.qos = cluster.qos;
     c.time = cluster.time;
-    if (!gres.isEmpty())
+    if (!gres.isEmpty()) {
         c.gres = gres;
+    }
     c.extraArgs = cluster.extraArgs;
     return c;
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiment/sshtarget.h"
+#include "orchestration/experiment/sshtarget.h"
 
 #include <QString>
 #include <QStringList>

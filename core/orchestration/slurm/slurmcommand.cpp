@@ -1,13 +1,14 @@
-#include "slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmcommand.h"
 
-#include "slurm/slurmclusterconfig.h"
+#include "orchestration/slurm/slurmclusterconfig.h"
 
 namespace trainyard {
 
 QString SlurmCommandResult::message(const QString &program) const
 {
-    if (!started)
+    if (!started) {
         return QStringLiteral("%1 could not be run (is the Slurm client installed?)").arg(program);
+    }
     return ProcessResult::message(program);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "process/processrunner.h"
+#include "orchestration/process/processrunner.h"
 
 #include <QByteArray>
 #include <QObject>

@@ -1,8 +1,8 @@
-#include "slurm/slurmending.h"
+#include "orchestration/slurm/slurmending.h"
 
 #include "metrics/runfile.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/exitcode.h"
-#include "runstore/runstore.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -82,8 +82,9 @@ SlurmEnding SlurmEnding::of(const SlurmJob &final, const Seen &seen)
     } else if (state == QLatin1String("COMPLETED") || state == QLatin1String("FAILED")
                || state == QLatin1String("CANCELLED")) {
         // A cancel of ours before the worker ran has no exit status to tell.
-        if (!(state == QLatin1String("CANCELLED") && final.exitCode == 0))
+        if (!(state == QLatin1String("CANCELLED") && final.exitCode == 0)) {
             end.exitCode = final.exitCode;
+        }
     }
     // TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE
     // without a signal: (-1, 0), the done line tells.
@@ -97,8 +98,9 @@ SlurmEnding SlurmEnding::of(const SlurmJob &final, const Seen &seen)
 
 QString SlurmEnding::checkpointStamp(const QString &runDir)
 {
-    if (runDir.isEmpty())
+    if (runDir.isEmpty()) {
         return {};
+    }
     const QFileInfoList files = RunStore::checkpointFiles(runDir);
     if (files.isEmpty()) {
         // No shared filesystem: the mirror lists the checkpoints there

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "slurm/slurmjob.h"
+#include "orchestration/slurm/slurmjob.h"
 
 #include <QCoreApplication>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "slurm/slurmjob.h"
+#include "orchestration/slurm/slurmjob.h"
 
-#include "process/processrunner.h"
+#include "orchestration/process/processrunner.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -23,10 +23,12 @@ SlurmJob::Phase SlurmJob::phaseOf(const QString &state)
         QStringLiteral("STOPPED"), QStringLiteral("SIGNALING"),  QStringLiteral("STAGE_OUT"),
     };
     const QString s = state.section(QLatin1Char(' '), 0, 0).toUpper(); // "CANCELLED by 0"
-    if (pending.contains(s))
+    if (pending.contains(s)) {
         return Phase::Pending;
-    if (running.contains(s))
+    }
+    if (running.contains(s)) {
         return Phase::Running;
+    }
     return Phase::Ended;
 }
 
@@ -36,8 +38,9 @@ QHash<QString, SlurmJob> SlurmJob::parseSqueue(const QByteArray &out)
     const QList<QByteArray> lines = out.split('\n');
     for (const QByteArray &raw : lines) {
         const QStringList f = QString::fromUtf8(raw).trimmed().split(QLatin1Char('|'));
-        if (f.size() < 3 || f.at(0).isEmpty() || f.at(1).isEmpty())
+        if (f.size() < 3 || f.at(0).isEmpty() || f.at(1).isEmpty()) {
             continue;
+        }
         SlurmJob job;
         job.id = f.at(0);
         job.state = f.at(1);
@@ -62,21 +65,24 @@ SlurmJob SlurmJob::parseScontrol(const QByteArray &out)
     qsizetype valueStart = -1;
     while (it.hasNext()) {
         const QRegularExpressionMatch m = it.next();
-        if (!fields.isEmpty())
+        if (!fields.isEmpty()) {
             fields.last().second = line.mid(valueStart, m.capturedStart() - valueStart);
+        }
         fields.append({m.captured(1), QString()});
         valueStart = m.capturedEnd();
     }
-    if (!fields.isEmpty())
+    if (!fields.isEmpty()) {
         fields.last().second = line.mid(valueStart).trimmed();
+    }
     QSet<QString> seen;
     for (const auto &[key, value] : std::as_const(fields)) {
         const bool again = seen.contains(key);
         seen.insert(key);
         if (key == QLatin1String("JobId")) {
             job.ambiguous |= again;
-            if (!again)
+            if (!again) {
                 job.id = value;
+            }
         } else if (key == QLatin1String("JobState")) {
             job.state = value;
         } else if (key == QLatin1String("Reason")) {
@@ -109,8 +115,9 @@ SlurmJob SlurmJob::parseScontrol(const QByteArray &out)
             }
         }
     }
-    if (job.state.isEmpty())
+    if (job.state.isEmpty()) {
         job.id.clear();
+    }
     return job;
 }
 
@@ -123,11 +130,14 @@ QString SlurmJob::parseSubmitted(const QByteArray &out)
 
 bool SlurmJob::isJobId(const QString &id)
 {
-    if (id.isEmpty() || id.size() > 20)
+    if (id.isEmpty() || id.size() > 20) {
         return false;
-    for (const QChar c : id)
-        if (c < QLatin1Char('0') || c > QLatin1Char('9'))
+    }
+    for (const QChar c : id) {
+        if (c < QLatin1Char('0') || c > QLatin1Char('9')) {
             return false;
+        }
+    }
     return true;
 }
 
@@ -145,11 +155,13 @@ QByteArray SlurmJob::script(const QString &program, const QStringList &args,
                             const QList<std::pair<QString, QString>> &exports)
 {
     QString line;
-    for (const auto &[key, value] : exports)
+    for (const auto &[key, value] : exports) {
         line += QStringLiteral("export %1=%2\n").arg(key, shellQuote(value));
+    }
     line += QStringLiteral("exec ") + shellQuote(program);
-    for (const QString &arg : args)
+    for (const QString &arg : args) {
         line += QLatin1Char(' ') + shellQuote(arg);
+    }
     // USR2 (the time-limit warning) is ignored until the worker installs its
     // own handler: one that comes before the exec must not end the job.
     return QByteArrayLiteral("#!/bin/sh\n# Written by trainyard: the run's command, nothing else.\ntrap '' USR2\n")

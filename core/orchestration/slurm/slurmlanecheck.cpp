@@ -1,6 +1,6 @@
-#include "slurm/slurmlanecheck.h"
+#include "orchestration/slurm/slurmlanecheck.h"
 
-#include "slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmcommand.h"
 
 #include <QEventLoop>
 #include <QFileInfo>
@@ -27,8 +27,9 @@ SlurmCommandResult SlurmLaneCheck::ask(const QString &program, const QStringList
         answer = r;
         loop.quit();
     });
-    if (!answer)
+    if (!answer) {
         loop.exec();
+    }
     return *answer;
 }
 
@@ -41,8 +42,9 @@ SlurmLaneCheck::Result SlurmLaneCheck::check(const LaunchSpec &spec)
     const QString partition = job.partition.isEmpty() ? cluster.partition : job.partition;
     // The partition first: its answer also says whether the cluster answers at all.
     QStringList args{QStringLiteral("show"), QStringLiteral("partition"), QStringLiteral("-o")};
-    if (!partition.isEmpty())
+    if (!partition.isEmpty()) {
         args << QStringLiteral("--") << partition;
+    }
     SlurmCommandResult r = ask(QStringLiteral("scontrol"), args, {});
     const bool sshFailed = !cluster.sshCommand.isEmpty() && r.exitCode == 255;
     if (!r.started || r.timedOut || sshFailed
@@ -66,8 +68,9 @@ SlurmLaneCheck::Result SlurmLaneCheck::check(const LaunchSpec &spec)
         QStringList options = m_submission.arguments(job);
         options.insert(1, QStringLiteral("--test-only"));
         r = ask(QStringLiteral("sbatch"), options, m_submission.script(job));
-        if (!r.ok())
+        if (!r.ok()) {
             out.options = tr("sbatch --test-only refused the job: %1").arg(r.message(QStringLiteral("sbatch")));
+        }
     }
     // A program run's command is the user's (their PATH on the node); the worker is ours to find.
     if (!job.isProgram()) {
@@ -76,16 +79,18 @@ SlurmLaneCheck::Result SlurmLaneCheck::check(const LaunchSpec &spec)
         } else if (cluster.sshCommand.isEmpty()) {
             // Reached locally: the nodes see this machine's paths (a shared filesystem).
             const QFileInfo worker(job.program);
-            if (!worker.isFile() || !worker.isExecutable())
+            if (!worker.isFile() || !worker.isExecutable()) {
                 out.worker = tr("%1 is not an executable file").arg(job.program);
+            }
         } else {
             r = ask(QStringLiteral("test"),
                     {QStringLiteral("-f"), job.program, QStringLiteral("-a"), QStringLiteral("-x"), job.program}, {});
-            if (r.exitCode == 1)
+            if (r.exitCode == 1) {
                 out.worker = tr("%1 is not an executable file on cluster %2").arg(job.program, cluster.name);
-            else if (!r.ok())
+            } else if (!r.ok()) {
                 out.worker = tr("%1 could not be looked at on cluster %2: %3")
                                  .arg(job.program, cluster.name, r.message(QStringLiteral("test")));
+            }
         }
     }
     return out;

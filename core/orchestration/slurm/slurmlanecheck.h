@@ -1,9 +1,9 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "slurm/slurmclusterconfig.h"
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmsubmission.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/slurm/slurmclusterconfig.h"
+#include "orchestration/slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmsubmission.h"
 
 #include <QCoreApplication>
 

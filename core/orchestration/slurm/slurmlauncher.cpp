@@ -1,9 +1,9 @@
-#include "slurm/slurmlauncher.h"
+#include "orchestration/slurm/slurmlauncher.h"
 
-#include "logcategories.h"
-#include "remote/remoterunfolders.h"
-#include "slurm/slurmcommand.h"
-#include "slurm/slurmending.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/remote/remoterunfolders.h"
+#include "orchestration/slurm/slurmcommand.h"
+#include "orchestration/slurm/slurmending.h"
 
 #include <QDir>
 #include <QJsonObject>
@@ -46,8 +46,9 @@ SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCo
 SlurmLauncher::~SlurmLauncher()
 {
     const QList<RunId> runs = m_jobs.keys();
-    for (RunId run : runs)
+    for (RunId run : runs) {
         release(run);
+    }
 }
 
 void SlurmLauncher::prepare(LaunchSpec &spec) const
@@ -55,8 +56,9 @@ void SlurmLauncher::prepare(LaunchSpec &spec) const
     // Not under the cluster's runs_root: no shared filesystem, its folder is there.
     const QString root = QDir::cleanPath(m_cluster.runsRoot);
     if (m_folders && spec.mirrorDir.isEmpty() && QDir::cleanPath(spec.runDir) != root
-        && !QDir::cleanPath(spec.runDir).startsWith(root + QLatin1Char('/')))
+        && !QDir::cleanPath(spec.runDir).startsWith(root + QLatin1Char('/'))) {
         m_folders->prepare(spec);
+    }
     m_submission.prepare(spec);
 }
 
@@ -75,8 +77,9 @@ void SlurmLauncher::start(RunId run, const LaunchSpec &spec)
         const quint64 serial = m_jobs[run].serial = ++m_serial;
         m_folders->make(job, this, [this, run, serial, job](const QString &error) {
             const auto it = m_jobs.constFind(run);
-            if (it == m_jobs.constEnd() || it->serial != serial)
+            if (it == m_jobs.constEnd() || it->serial != serial) {
                 return; // released meanwhile
+            }
             if (!error.isEmpty()) {
                 m_jobs.remove(run);
                 Q_EMIT failedToLaunch(run, error);
@@ -108,8 +111,9 @@ void SlurmLauncher::submit(RunId run, const LaunchSpec &job, const QString &pend
                       if (!current) {
                           // Released or restarted while sbatch ran: nobody
                           // wants this job.
-                          if (!id.isEmpty())
+                          if (!id.isEmpty()) {
                               scancel(id, {});
+                          }
                           return;
                       }
                       if (id.isEmpty()) {
@@ -137,28 +141,32 @@ void SlurmLauncher::submitted(RunId run, quint64 serial, const QString &id, cons
     Q_EMIT started(run, 0, id);
     // The listener may have stopped, released or restarted the run.
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end() || it->serial != serial)
+    if (it == m_jobs.end() || it->serial != serial) {
         return;
+    }
     if (it->cancelAsked) {
         scancel(id, {});
     }
     Q_EMIT pending(run, pendingReason);
-    if (!m_timer->isActive())
+    if (!m_timer->isActive()) {
         m_timer->start();
+    }
 }
 
 void SlurmLauncher::schedulePoll()
 {
-    if (!m_timer->isActive())
+    if (!m_timer->isActive()) {
         m_timer->start();
+    }
     // Soon, not at the next tick: a cancel or an attach wants an answer.
     QTimer::singleShot(qMin(1000, m_cluster.pollMs), this, &SlurmLauncher::poll);
 }
 
 void SlurmLauncher::poll()
 {
-    if (m_polling)
+    if (m_polling) {
         return; // one squeue at a time, however slow the controller
+    }
     QList<RunId> runs;
     QStringList ids;
     for (auto it = m_jobs.cbegin(); it != m_jobs.cend(); ++it) {
@@ -167,10 +175,12 @@ void SlurmLauncher::poll()
             ids << it->id;
         }
     }
-    if (m_jobs.isEmpty())
+    if (m_jobs.isEmpty()) {
         m_timer->stop();
-    if (ids.isEmpty())
+    }
+    if (ids.isEmpty()) {
         return;
+    }
     m_polling = true;
     ++m_polls;
     const QStringList args{QStringLiteral("--noheader"), QStringLiteral("--states=all"),
@@ -195,21 +205,24 @@ void SlurmLauncher::polled(const QList<RunId> &runs, const QStringList &ids, con
 {
     for (int i = 0; i < runs.size(); ++i) {
         const auto it = m_jobs.constFind(runs.at(i));
-        if (it == m_jobs.constEnd() || it->id != ids.at(i) || it->finishing)
+        if (it == m_jobs.constEnd() || it->id != ids.at(i) || it->finishing) {
             continue; // ended, released or resubmitted meanwhile
+        }
         const auto seen = listed.constFind(ids.at(i));
-        if (seen == listed.constEnd())
+        if (seen == listed.constEnd()) {
             finish(runs.at(i)); // gone from the queue: ask scontrol how it ended
-        else
+        } else {
             observe(runs.at(i), *seen);
+        }
     }
 }
 
 void SlurmLauncher::observe(RunId run, const SlurmJob &seen)
 {
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end())
+    if (it == m_jobs.end()) {
         return;
+    }
     const SlurmJob::Phase phase = seen.phase();
     switch (phase) {
     case SlurmJob::Phase::Ended:
@@ -223,8 +236,9 @@ void SlurmLauncher::observe(RunId run, const SlurmJob &seen)
         const bool changed = requeued || (!reason.isEmpty() && reason != it->reason);
         it->known = true;
         it->phase = phase;
-        if (!reason.isEmpty())
+        if (!reason.isEmpty()) {
             it->reason = reason;
+        }
         if (changed) {
             qCInfo(lcSlurm, "run %d: job %s pending (%s)", run, qUtf8Printable(it->id), qUtf8Printable(it->reason));
             Q_EMIT pending(run, it->reason.isEmpty() ? QStringLiteral("submitted") : it->reason);
@@ -232,8 +246,9 @@ void SlurmLauncher::observe(RunId run, const SlurmJob &seen)
         return;
     }
     case SlurmJob::Phase::Running:
-        if (it->known && it->phase == SlurmJob::Phase::Running)
+        if (it->known && it->phase == SlurmJob::Phase::Running) {
             return;
+        }
         it->known = true;
         it->phase = phase;
         it->reason.clear();
@@ -247,15 +262,17 @@ void SlurmLauncher::observe(RunId run, const SlurmJob &seen)
 void SlurmLauncher::finish(RunId run)
 {
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end() || it->finishing)
+    if (it == m_jobs.end() || it->finishing) {
         return;
+    }
     it->finishing = true;
     const QString id = it->id;
     m_runner->run(QStringLiteral("scontrol"), SlurmJob::showArguments(id), {}, {}, this,
                   [this, run, id](const SlurmCommandResult &r) {
                       const auto it = m_jobs.find(run);
-                      if (it == m_jobs.end() || it->id != id)
+                      if (it == m_jobs.end() || it->id != id) {
                           return;
+                      }
                       const SlurmJob job = r.ok() ? SlurmJob::parseScontrol(r.out) : SlurmJob();
                       if (!job.id.isEmpty() && job.phase() != SlurmJob::Phase::Ended) {
                           it->finishing = false; // not over after all (squeue's view was stale)
@@ -275,8 +292,9 @@ void SlurmLauncher::finish(RunId run)
 void SlurmLauncher::ended(RunId run, const SlurmJob &final)
 {
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end())
+    if (it == m_jobs.end()) {
         return;
+    }
     const Job job = *it;
     SlurmEnding::Seen seen;
     seen.id = job.id;
@@ -294,29 +312,34 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
         it->requeues = job.requeues + 1;
         qCInfo(lcSlurm, "run %d: job %s checkpointed before its time limit; resubmitting (requeue %d)", run,
                qUtf8Printable(job.id), it->requeues);
-        if (end.ranFirst)
+        if (end.ranFirst) {
             Q_EMIT running(run); // it did run
+        }
         submit(run, again, tr("requeued after job %1 reached its time limit").arg(job.id));
         return;
     }
     it->node = final.nodes.isEmpty() ? job.node : final.nodes;
-    if (end.ranFirst)
+    if (end.ranFirst) {
         Q_EMIT running(run); // host() still names its node
+    }
     m_jobs.remove(run);
-    if (m_jobs.isEmpty())
+    if (m_jobs.isEmpty()) {
         m_timer->stop();
+    }
     qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
            qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
            final.signal, end.exitCode, end.signal);
     const auto report = [this, run, end] {
-        if (!end.why.isEmpty())
+        if (!end.why.isEmpty()) {
             Q_EMIT endedBecause(run, end.why);
+        }
         Q_EMIT exited(run, end.exitCode, end.signal);
     };
-    if (m_folders && !job.spec.mirrorDir.isEmpty())
+    if (m_folders && !job.spec.mirrorDir.isEmpty()) {
         m_folders->finish(run, report); // its end is read from the mirror: every byte first
-    else
+    } else {
         report();
+    }
 }
 
 void SlurmLauncher::scancel(const QString &id, const QStringList &options)
@@ -328,9 +351,10 @@ void SlurmLauncher::scancel(const QString &id, const QStringList &options)
     qCInfo(lcSlurm, "scancel %s %s", qUtf8Printable(options.join(QLatin1Char(' '))), qUtf8Printable(id));
     m_runner->run(QStringLiteral("scancel"), scancelArguments(options, id), {}, {}, this,
                   [this, id](const SlurmCommandResult &r) {
-                      if (!r.ok())
+                      if (!r.ok()) {
                           qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
                                     qUtf8Printable(r.message(QStringLiteral("scancel"))));
+                      }
                       schedulePoll();
                   });
 }
@@ -338,8 +362,9 @@ void SlurmLauncher::scancel(const QString &id, const QStringList &options)
 void SlurmLauncher::terminate(RunId run)
 {
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end())
+    if (it == m_jobs.end()) {
         return;
+    }
     it->stopAsked = true;
     if (it->id.isEmpty()) {
         it->cancelAsked = true; // cancelled as soon as sbatch names it
@@ -347,17 +372,19 @@ void SlurmLauncher::terminate(RunId run)
     }
     // A running worker hears TERM and checkpoints; a pending job is cancelled
     // (it must never start).
-    if (it->known && it->phase == SlurmJob::Phase::Running)
+    if (it->known && it->phase == SlurmJob::Phase::Running) {
         scancel(it->id, {QStringLiteral("--signal=TERM"), QStringLiteral("--full")});
-    else
+    } else {
         scancel(it->id, {});
+    }
 }
 
 void SlurmLauncher::kill(RunId run)
 {
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end())
+    if (it == m_jobs.end()) {
         return;
+    }
     it->stopAsked = true;
     if (it->id.isEmpty()) {
         it->cancelAsked = true;
@@ -366,10 +393,11 @@ void SlurmLauncher::kill(RunId run)
     // Running: SIGKILL at once; a plain scancel would send TERM first and
     // KILL only after the cluster's KillWait (30 s by default), and kill
     // comes when TERM was not enough.
-    if (it->known && it->phase == SlurmJob::Phase::Running)
+    if (it->known && it->phase == SlurmJob::Phase::Running) {
         scancel(it->id, {QStringLiteral("--signal=KILL"), QStringLiteral("--full")});
-    else
+    } else {
         scancel(it->id, {});
+    }
 }
 
 Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handle, const LaunchSpec &expected,
@@ -380,8 +408,9 @@ Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handl
     const AttachResult result = m_attachCheck.check(handle, expected, &id, &reason);
     if (result != AttachResult::Attached) {
         qCInfo(lcSlurm, "run %d not attached: %s", run, qUtf8Printable(reason));
-        if (why)
+        if (why) {
             *why = reason;
+        }
         return result;
     }
     release(run);
@@ -391,8 +420,9 @@ Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handl
     entry.spec = expected; // what a requeue submits again, as for a job started here
     prepare(entry.spec);
     m_jobs.insert(run, entry);
-    if (!entry.spec.mirrorDir.isEmpty())
+    if (!entry.spec.mirrorDir.isEmpty()) {
         m_folders->follow(run, entry.spec, /*syncFirst=*/true); // what it wrote meanwhile, read next
+    }
     qCInfo(lcSlurm, "run %d attached to job %s", run, qUtf8Printable(id));
     // The first poll says pending or running (or how it ended meanwhile).
     schedulePoll();
@@ -409,17 +439,19 @@ bool SlurmLauncher::describe(const RunInfo &run, QObject *context, Described don
 {
     const auto it = m_jobs.constFind(run.id);
     const QString id = it != m_jobs.constEnd() && !it->id.isEmpty() ? it->id : run.jobId;
-    if (!SlurmJob::isJobId(id) || !context)
+    if (!SlurmJob::isJobId(id) || !context) {
         return false;
+    }
     // The runner's context is this launcher, which owns it; the caller's
     // is only asked whether it still wants the answer.
     const QPointer<QObject> caller(context);
     const QStringList args{QStringLiteral("show"), QStringLiteral("job"), QStringLiteral("--"), id};
     m_runner->run(QStringLiteral("scontrol"), args, {}, {}, this,
                   [caller, done = std::move(done), id](const SlurmCommandResult &r) {
-                      if (caller)
+                      if (caller) {
                           done(tr("scontrol show job %1").arg(id),
                                r.ok() ? QString::fromUtf8(r.out) : r.message(QStringLiteral("scontrol")));
+                      }
                   });
     return true;
 }
@@ -427,46 +459,55 @@ bool SlurmLauncher::describe(const RunInfo &run, QObject *context, Described don
 QJsonObject SlurmLauncher::handle(RunId run) const
 {
     const auto it = m_jobs.constFind(run);
-    if (it == m_jobs.constEnd() || it->id.isEmpty())
+    if (it == m_jobs.constEnd() || it->id.isEmpty()) {
         return {};
+    }
     return QJsonObject{
         {QStringLiteral("kind"), kind()}, {QStringLiteral("job"), it->id}, {QStringLiteral("cluster"), m_cluster.name}};
 }
 
 void SlurmLauncher::detach(RunId run)
 {
-    if (m_folders)
+    if (m_folders) {
         m_folders->forget(run);
+    }
     // A job whose sbatch has not answered is cancelled when it does (see
     // start): it has no handle anyone could attach to.
-    if (m_jobs.remove(run))
+    if (m_jobs.remove(run)) {
         qCInfo(lcSlurm, "run %d left to Slurm", run);
-    if (m_jobs.isEmpty())
+    }
+    if (m_jobs.isEmpty()) {
         m_timer->stop();
+    }
 }
 
 void SlurmLauncher::release(RunId run)
 {
-    if (m_folders)
+    if (m_folders) {
         m_folders->forget(run);
+    }
     const auto it = m_jobs.find(run);
-    if (it == m_jobs.end())
+    if (it == m_jobs.end()) {
         return;
+    }
     const QString id = it->id;
     m_jobs.erase(it);
-    if (m_jobs.isEmpty())
+    if (m_jobs.isEmpty()) {
         m_timer->stop();
-    if (id.isEmpty())
+    }
+    if (id.isEmpty()) {
         return; // sbatch still runs: its answer is cancelled (start)
+    }
     if (!SlurmJob::isJobId(id)) {
         qCWarning(lcSlurm, "scancel refused: \"%s\" is not a job id", qUtf8Printable(id));
         return;
     }
     const SlurmCommandResult r =
         m_runner->runNow(QStringLiteral("scancel"), scancelArguments({}, id), qMin(5000, m_cluster.commandTimeoutMs));
-    if (!r.ok())
+    if (!r.ok()) {
         qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
                   qUtf8Printable(r.message(QStringLiteral("scancel"))));
+    }
 }
 
 } // namespace trainyard

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "slurm/slurmattachcheck.h"
-#include "slurm/slurmclusterconfig.h"
-#include "slurm/slurmjob.h"
-#include "slurm/slurmsubmission.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/slurm/slurmattachcheck.h"
+#include "orchestration/slurm/slurmclusterconfig.h"
+#include "orchestration/slurm/slurmjob.h"
+#include "orchestration/slurm/slurmsubmission.h"
 
 #include <QHash>
 #include <QStringList>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "slurm/slurmclusterconfig.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/slurm/slurmclusterconfig.h"
 
 #include <QByteArray>
 #include <QProcessEnvironment>

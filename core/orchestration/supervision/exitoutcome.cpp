@@ -1,10 +1,10 @@
-#include "supervision/exitoutcome.h"
+#include "orchestration/supervision/exitoutcome.h"
 
 #include "metrics/runfile.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/runstore/runstore.h"
 #include "protocol/exitcode.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "runstore/runstore.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -42,8 +42,9 @@ QString exitStatusWord(int code)
 RunState doneState(const QString &status, int doneExit)
 {
     for (int code = 0; protocol::isKnownExit(code); ++code) {
-        if (status == exitStatusWord(code))
+        if (status == exitStatusWord(code)) {
             return stateForExit(code);
+        }
     }
     return doneExit >= 0 ? stateForExit(doneExit) : RunState::Failed;
 }
@@ -64,8 +65,9 @@ QString outOfMemoryLine(const QString &runDir)
         QStringLiteral("CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED"));
     const QStringList lines = logTail(runDir, 200).split(QLatin1Char('\n'));
     for (qsizetype i = lines.size() - 1; i >= 0; --i) {
-        if (oom.match(lines.at(i)).hasMatch())
+        if (oom.match(lines.at(i)).hasMatch()) {
             return lines.at(i).trimmed();
+        }
     }
     return {};
 }
@@ -73,19 +75,22 @@ QString outOfMemoryLine(const QString &runDir)
 QString logTail(const QString &runDir, int maxLines)
 {
     QFile file;
-    if (!openRegularFile(runDir + QStringLiteral("/worker.log"), &file, nullptr))
+    if (!openRegularFile(runDir + QStringLiteral("/worker.log"), &file, nullptr)) {
         return {}; // absent, or a link or a FIFO: never followed, never waited on
+    }
     const qint64 window = 16384;
     const bool partial = file.size() > window;
-    if (partial)
+    if (partial) {
         file.seek(file.size() - window);
+    }
     QStringList lines;
     const QList<QByteArray> raws = file.readAll().split('\n');
     for (qsizetype i = partial ? 1 : 0; i < raws.size(); ++i) { // a window's first line is a piece
         // Several lines keep their indentation (a traceback's); one is trimmed.
         const QString line = QString::fromUtf8(maxLines > 1 ? raws.at(i) : raws.at(i).trimmed());
-        if (!line.trimmed().isEmpty())
+        if (!line.trimmed().isEmpty()) {
             lines << line.left(300);
+        }
     }
     qsizetype start = 0;
     if (maxLines > 1) {
@@ -96,8 +101,9 @@ QString logTail(const QString &runDir, int maxLines)
         while (start > 0 && isChainSentence(lines.at(start - 1))) {
             const qsizetype earlier = lines.lastIndexOf(traceback, start - 2);
             start = earlier < 0 ? 0 : earlier; // 0: the chain began before what was read
-            if (earlier < 0)
+            if (earlier < 0) {
                 break;
+            }
         }
         lines = lines.mid(std::max<qsizetype>(start, 0));
     }
@@ -119,8 +125,9 @@ QString logTail(const QString &runDir, int maxLines)
 RunState stateForExit(int code)
 {
     using protocol::ExitCode;
-    if (!protocol::isKnownExit(code))
+    if (!protocol::isKnownExit(code)) {
         return RunState::Failed;
+    }
     switch (static_cast<ExitCode>(code)) {
     case ExitCode::Finished:
         return RunState::Finished;
@@ -160,12 +167,14 @@ void recordOutcome(const RunStore &store, RunInfo *r)
                            : QStringLiteral(" (its run folder %1 is gone and cannot be made again: the outcome "
                                             "is kept in this session only)")
                                  .arg(dir);
-        if (!made)
+        if (!made) {
             return;
+        }
     }
     QString error;
-    if (!store.writeStatus(*r, &error))
+    if (!store.writeStatus(*r, &error)) {
         r->message += QStringLiteral(" (") + error + QLatin1Char(')');
+    }
 }
 
 ExitOutcome exitOutcome(const ExitFacts &f)
@@ -271,12 +280,14 @@ ExitOutcome exitOutcome(const ExitFacts &f)
     }
     if (f.program && out.state == RunState::Failed) {
         const QString tail = logTail(f.runDir, kProgramTailLines);
-        if (!tail.isEmpty())
+        if (!tail.isEmpty()) {
             out.message += QStringLiteral(" — worker.log:\n") + tail;
+        }
     } else if (!f.program && (out.state == RunState::Failed || out.state == RunState::Diverged)) {
         const QString last = logTail(f.runDir, 1);
-        if (!last.isEmpty())
+        if (!last.isEmpty()) {
             out.message += QStringLiteral(" — worker.log: ") + last;
+        }
     }
     return out;
 }
@@ -292,8 +303,9 @@ void recordKilled(RunRegistry *runs, RunStore *store, RunId id, const QString &m
             run.ended = QDateTime::currentDateTimeUtc();
         },
         RunRegistry::Notify::Quiet);
-    if (const RunInfo *r = runs->find(id))
+    if (const RunInfo *r = runs->find(id)) {
         store->writeStatus(*r);
+    }
 }
 
 } // namespace trainyard

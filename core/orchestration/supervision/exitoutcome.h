@@ -1,8 +1,8 @@
 #pragma once
 
-#include "ingest/ingestion.h"
-#include "records/exittext.h"
-#include "records/runinfo.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/records/exittext.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QString>
 

@@ -1,10 +1,10 @@
-#include "supervision/historyloader.h"
+#include "orchestration/supervision/historyloader.h"
 
-#include "ingest/ingestion.h"
-#include "records/runregistry.h"
-#include "runstore/runstore.h"
-#include "supervision/exitoutcome.h"
-#include "supervision/runstatefile.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/exitoutcome.h"
+#include "orchestration/supervision/runstatefile.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -26,12 +26,14 @@ QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startO
     QStringList warnings;
     QString refusal;
     const QHash<QString, RunStore::LiveWorker> live = m_stateFile->read(&refusal);
-    if (!refusal.isEmpty())
+    if (!refusal.isEmpty()) {
         warnings << refusal;
+    }
     for (RunId id : m_runs->ids()) {
         const RunInfo *r = m_runs->find(id);
-        if (!r)
+        if (!r) {
             continue;
+        }
         const QString name = r->name;
         m_runs->update(
             id, [&](RunInfo &run) { run.runDir = m_store->runDir(name); }, RunRegistry::Notify::Quiet);
@@ -59,8 +61,9 @@ QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startO
         if (it != live.constEnd()) {
             QString why;
             const Launcher::AttachResult result = m_supervisor->reattach(id, *it, startOptions(id), &why);
-            if (result == Launcher::AttachResult::Attached)
+            if (result == Launcher::AttachResult::Attached) {
                 continue;
+            }
             if (result == Launcher::AttachResult::NotOurs) {
                 // Something else runs under the saved pid or job id: left
                 // alone, and this run's own end is unknown.
@@ -76,8 +79,9 @@ QStringList HistoryLoader::load(const std::function<StartOptions(RunId)> &startO
         const bool hasMetrics =
             QFile::exists(r->runDir + QStringLiteral("/metrics.jsonl")) && !QFileInfo(r->runDir).isSymLink();
         if (hasMetrics || it != live.constEnd()) {
-            if (hasMetrics)
+            if (hasMetrics) {
                 m_ingestion->ingestMetricsFile(id);
+            }
             const Ingestion::Done done = m_ingestion->done(id);
             if (done.seen) {
                 // Its done line is all there is: judged as every end is.

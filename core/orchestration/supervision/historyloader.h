@@ -1,6 +1,6 @@
 #pragma once
 
-#include "supervision/supervisor.h"
+#include "orchestration/supervision/supervisor.h"
 
 #include <QStringList>
 

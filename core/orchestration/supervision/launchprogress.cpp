@@ -1,11 +1,11 @@
-#include "supervision/launchprogress.h"
+#include "orchestration/supervision/launchprogress.h"
 
-#include "ingest/ingestion.h"
-#include "launch/launcher.h"
-#include "logcategories.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/supervision/stallwatch.h"
 #include "protocol/metricrecord.h"
-#include "records/runregistry.h"
-#include "supervision/stallwatch.h"
 
 namespace trainyard {
 
@@ -29,15 +29,19 @@ LaunchProgress::LaunchProgress(RunRegistry *runs, Ingestion *ingestion, Launcher
 void LaunchProgress::onStarted(RunId id, qint64 pid, const QString &jobId)
 {
     SupervisedRuns::Run *s = m_supervised->find(id);
-    if (!s)
+    if (!s) {
         return;
-    if (s->phase == Phase::Launching)
+    }
+    if (s->phase == Phase::Launching) {
         s->phase = Phase::Live;
-    if (s->followFile)
+    }
+    if (s->followFile) {
         m_ingestion->follow(id); // launched: its file is read as it grows
+    }
     m_runs->update(id, [&](RunInfo &r) {
-        if (pid > 0)
+        if (pid > 0) {
             r.pid = pid;
+        }
         r.jobId = jobId;
         r.host = m_launcher->host(id);
     });
@@ -50,8 +54,9 @@ void LaunchProgress::onStarted(RunId id, qint64 pid, const QString &jobId)
 void LaunchProgress::onPending(RunId id, const QString &reason)
 {
     SupervisedRuns::Run *s = m_supervised->find(id);
-    if (!s)
+    if (!s) {
         return;
+    }
     const RunInfo *r = s->info;
     // A requeue only after it was seen running here: a job reattached while
     // it still waits is pending, not requeued.
@@ -61,8 +66,9 @@ void LaunchProgress::onPending(RunId id, const QString &reason)
     const QString why = reason.isEmpty() ? QStringLiteral("in the queue") : reason;
     s->phase = Phase::Pending;
     m_stall->setQueued(id, true);
-    if (s->followFile)
+    if (s->followFile) {
         m_ingestion->follow(id);
+    }
     s->pendingReason = why;
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), requeued ? "requeued, pending" : "pending",
            qUtf8Printable(why));
@@ -93,17 +99,20 @@ void LaunchProgress::leavePending(SupervisedRuns::Run *s, RunInfo &run)
 void LaunchProgress::onRunning(RunId id)
 {
     SupervisedRuns::Run *s = m_supervised->find(id);
-    if (!s)
+    if (!s) {
         return;
+    }
     s->ranHere = true;
     qCInfo(lcSupervisor, "%s running", qUtf8Printable(s->info->name));
     m_runs->update(id, [&](RunInfo &r) {
-        if (s->phase != Phase::Live)
+        if (s->phase != Phase::Live) {
             leavePending(s, r);
+        }
         m_stall->restart(id);
         r.host = m_launcher->host(id); // a batch job's node is known from here
-        if (r.state == RunState::Starting)
+        if (r.state == RunState::Starting) {
             r.state = RunState::Running;
+        }
     });
 }
 
@@ -113,15 +122,18 @@ void LaunchProgress::onHello(RunId id, const MetricRecord &hello)
         id,
         [&](RunInfo &r) {
             r.connected = true;
-            if (r.pid <= 0)
+            if (r.pid <= 0) {
                 r.pid = hello.pid;
+            }
             if (SupervisedRuns::Run *s = m_supervised->find(id)) {
-                if (s->phase != Phase::Live)
+                if (s->phase != Phase::Live) {
                     leavePending(s, r); // it says hello: it runs, whatever the queue said last
+                }
                 s->ranHere = true;
             }
-            if (r.state == RunState::Starting)
+            if (r.state == RunState::Starting) {
                 r.state = RunState::Running;
+            }
         },
         RunRegistry::Notify::Quiet);
     // Anything written while we were not connected comes from the file.

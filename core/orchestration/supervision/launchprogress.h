@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "supervision/supervisedruns.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/supervision/supervisedruns.h"
 
 #include <QObject>
 #include <QString>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "records/runinfo.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/records/runinfo.h"
 
 #include <QString>
 

@@ -1,9 +1,9 @@
-#include "supervision/runstatefile.h"
+#include "orchestration/supervision/runstatefile.h"
 
-#include "ingest/metricsserver.h"
-#include "logcategories.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <QFile>
 
@@ -18,16 +18,19 @@ RunStateFile::RunStateFile(RunStore *store, MetricsServer *server, Launcher *lau
 
 void RunStateFile::write(const RunRegistry &runs, const QList<Live> &live) const
 {
-    if (m_store->root().isEmpty())
+    if (m_store->root().isEmpty()) {
         return;
+    }
     QHash<QString, RunStore::LiveWorker> workers;
     for (const Live &l : live) {
         const RunInfo *r = runs.find(l.id);
-        if (!r || !isActive(r->state))
+        if (!r || !isActive(r->state)) {
             continue;
+        }
         const QJsonObject handle = m_launcher->handle(l.id);
-        if (handle.isEmpty())
+        if (handle.isEmpty()) {
             continue; // not started yet
+        }
         RunStore::LiveWorker w;
         w.pid = r->pid;
         w.token = m_server->token(l.id);
@@ -40,8 +43,9 @@ void RunStateFile::write(const RunRegistry &runs, const QList<Live> &live) const
         w.followFile = l.followFile;
         workers.insert(r->name, w);
     }
-    if (workers.isEmpty() && !QFile::exists(m_store->root() + QStringLiteral("/.trainyard-state.json")))
+    if (workers.isEmpty() && !QFile::exists(m_store->root() + QStringLiteral("/.trainyard-state.json"))) {
         return;
+    }
     m_store->writeState(workers, m_server->socketPath());
 }
 
@@ -52,8 +56,9 @@ QHash<QString, RunStore::LiveWorker> RunStateFile::read(QString *refusal) const
 
 QJsonObject RunStateFile::handle(const RunStore::LiveWorker &live)
 {
-    if (!live.launcher.isEmpty())
+    if (!live.launcher.isEmpty()) {
         return live.launcher;
+    }
     return QJsonObject{{QStringLiteral("kind"), QStringLiteral("local")},
                        {QStringLiteral("pid"), live.pid},
                        {QStringLiteral("start_ticks"), live.startTicks}};

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "records/runinfo.h"
-#include "runstore/runstore.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/runstore/runstore.h"
 
 #include <QHash>
 #include <QJsonObject>

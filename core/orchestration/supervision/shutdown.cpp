@@ -1,8 +1,8 @@
-#include "supervision/shutdown.h"
+#include "orchestration/supervision/shutdown.h"
 
-#include "logcategories.h"
-#include "records/runregistry.h"
-#include "supervision/supervisor.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/supervision/supervisor.h"
 
 namespace trainyard {
 
@@ -26,13 +26,15 @@ void Shutdown::begin(bool leaveRunning)
         Q_EMIT finished();
         return;
     }
-    if (m_closing)
+    if (m_closing) {
         return; // already waiting
+    }
     m_closing = true;
     for (RunId id : m_runs->ids()) {
         const RunInfo *r = m_runs->find(id);
-        if (r && isActive(r->state) && r->state != RunState::Stopping)
+        if (r && isActive(r->state) && r->state != RunState::Stopping) {
             m_supervisor->stop(id);
+        }
     }
     if (m_runs->activeCount() > 0) {
         qCInfo(lcSupervisor, "shutdown: waiting for %d runs to stop", m_runs->activeCount());
@@ -61,8 +63,9 @@ void Shutdown::onDeadline()
 
 void Shutdown::runEnded()
 {
-    if (!m_closing || m_runs->activeCount() > 0)
+    if (!m_closing || m_runs->activeCount() > 0) {
         return;
+    }
     m_closing = false;
     m_deadline.stop();
     m_supervisor->persistState();

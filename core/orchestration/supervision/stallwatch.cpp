@@ -1,7 +1,7 @@
-#include "supervision/stallwatch.h"
+#include "orchestration/supervision/stallwatch.h"
 
-#include "logcategories.h"
-#include "records/runregistry.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
 
 #include <utility>
 
@@ -37,8 +37,9 @@ void StallWatch::forget(RunId id)
 void StallWatch::heard(RunId id)
 {
     const auto it = m_watches.find(id);
-    if (it == m_watches.end())
+    if (it == m_watches.end()) {
         return;
+    }
     it->second.lastSeen.restart();
     it->second.watched = true;
     const bool noted = std::exchange(it->second.noted, false);
@@ -63,22 +64,26 @@ void StallWatch::restart(RunId id)
 
 void StallWatch::setQueued(RunId id, bool queued)
 {
-    if (const auto it = m_watches.find(id); it != m_watches.end())
+    if (const auto it = m_watches.find(id); it != m_watches.end()) {
         it->second.queued = queued;
+    }
 }
 
 void StallWatch::followed(RunId id, int records, const QString &problem)
 {
     const auto it = m_watches.find(id);
-    if (it == m_watches.end())
+    if (it == m_watches.end()) {
         return;
+    }
     // While the queue says pending, lines are the previous job's last ones.
-    if (records > 0 && !it->second.queued)
+    if (records > 0 && !it->second.queued) {
         heard(id);
+    }
     Watch &w = it->second;
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return;
+    }
     if (!problem.isEmpty()) {
         w.watched = false;
         if (r->state == RunState::Stalled) {
@@ -102,16 +107,19 @@ void StallWatch::noteSilentPrograms()
     for (const auto &[id, w] : m_watches) {
         const RunInfo *r = m_runs->find(id);
         if (r && w.program && w.started && !w.watched && !w.queued && r->state == RunState::Starting && r->pid > 0
-            && r->jobId.isEmpty() && w.lastSeen.elapsed() >= m_programGraceMs)
+            && r->jobId.isEmpty() && w.lastSeen.elapsed() >= m_programGraceMs) {
             silent << id;
+        }
     }
     for (RunId id : std::as_const(silent)) {
         const auto it = m_watches.find(id);
-        if (it == m_watches.end())
+        if (it == m_watches.end()) {
             continue;
+        }
         qCInfo(lcSupervisor, "%s runs without the trainyard module", qUtf8Printable(m_runs->find(id)->name));
-        if (m_runs->setState(id, RunState::Running, noModuleNote()))
+        if (m_runs->setState(id, RunState::Running, noModuleNote())) {
             it->second.noted = true;
+        }
     }
 }
 
@@ -122,14 +130,16 @@ void StallWatch::check()
     for (const auto &[id, w] : m_watches) {
         const RunInfo *r = m_runs->find(id);
         if (r && w.watched && !w.queued && (r->state == RunState::Running || r->state == RunState::Starting)
-            && w.lastSeen.isValid() && w.lastSeen.elapsed() > m_timeoutMs)
+            && w.lastSeen.isValid() && w.lastSeen.elapsed() > m_timeoutMs) {
             stalled << id;
+        }
     }
     for (RunId id : std::as_const(stalled)) {
         const auto it = m_watches.find(id);
         const RunInfo *r = m_runs->find(id);
-        if (it == m_watches.end() || !r)
+        if (it == m_watches.end() || !r) {
             continue;
+        }
         qCInfo(lcSupervisor, "%s stalled", qUtf8Printable(r->name));
         m_runs->setState(id, RunState::Stalled,
                          QStringLiteral("no heartbeat for %1 s").arg(it->second.lastSeen.elapsed() / 1000));

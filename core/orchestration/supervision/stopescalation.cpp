@@ -1,7 +1,7 @@
-#include "supervision/stopescalation.h"
+#include "orchestration/supervision/stopescalation.h"
 
-#include "launch/launcher.h"
-#include "logcategories.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/logcategories.h"
 
 #include <utility>
 
@@ -19,8 +19,9 @@ StopEscalation::StopEscalation(RunId id, Launcher *launcher, std::function<bool(
 
 void StopEscalation::stop(bool pending, const QString &pendingReason)
 {
-    if (m_halted || m_step == Step::Asked || m_step == Step::Terminated)
-        return;                   // under way
+    if (m_halted || m_step == Step::Asked || m_step == Step::Terminated) {
+        return; // under way
+    }
     if (m_step == Step::Killed) { // killAll() was first: nothing gentler now
         Q_EMIT stopping(m_id, m_killMessage);
         return;
@@ -37,14 +38,16 @@ void StopEscalation::stop(bool pending, const QString &pendingReason)
     m_cancelPending = pending;
     m_timer.start(m_timeoutMs);
     Q_EMIT stopping(m_id, pending ? QStringLiteral("cancelling (was pending: %1)").arg(pendingReason) : QString());
-    if (!m_halted)
+    if (!m_halted) {
         m_launcher->terminate(m_id);
+    }
 }
 
 void StopEscalation::kill(bool pending, const QString &message)
 {
-    if (m_halted)
+    if (m_halted) {
         return;
+    }
     m_timer.stop();
     m_step = Step::Killed;
     m_cancelPending = pending;
@@ -60,8 +63,9 @@ void StopEscalation::halt()
 
 void StopEscalation::escalate()
 {
-    if (m_halted)
+    if (m_halted) {
         return;
+    }
     switch (m_step) {
     case Step::Asked:
         qCInfo(lcSupervisor, "run %d did not stop when asked; terminating", m_id);

@@ -1,12 +1,12 @@
-#include "supervision/supervisedruns.h"
+#include "orchestration/supervision/supervisedruns.h"
 
-#include "ingest/ingestion.h"
-#include "ingest/metricsserver.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/supervision/stallwatch.h"
+#include "orchestration/supervision/stopescalation.h"
 #include "protocol/protocol.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "supervision/stallwatch.h"
-#include "supervision/stopescalation.h"
 
 namespace trainyard {
 
@@ -39,8 +39,9 @@ SupervisedRuns::Run &SupervisedRuns::track(RunId id, const RunInfo *info)
 void SupervisedRuns::untrack(RunId id)
 {
     const auto it = m_tracked.find(id);
-    if (it == m_tracked.end())
+    if (it == m_tracked.end()) {
         return;
+    }
     std::unique_ptr<Run> s = std::move(it->second);
     m_tracked.erase(it);
     // We may be inside one of its calls (an exit reported from inside
@@ -55,8 +56,9 @@ void SupervisedRuns::untrack(RunId id)
 QList<RunId> SupervisedRuns::ids() const
 {
     QList<RunId> ids;
-    for (const auto &entry : m_tracked)
+    for (const auto &entry : m_tracked) {
         ids << entry.first;
+    }
     return ids;
 }
 
@@ -65,8 +67,9 @@ QSet<qint64> SupervisedRuns::workerPids() const
     QSet<qint64> pids;
     for (const auto &entry : m_tracked) {
         // This machine's: a host's pids are other processes here.
-        if (entry.second->info->pid > 0 && !entry.second->info->device.isRemote())
+        if (entry.second->info->pid > 0 && !entry.second->info->device.isRemote()) {
             pids.insert(entry.second->info->pid);
+        }
     }
     return pids;
 }
@@ -74,8 +77,9 @@ QSet<qint64> SupervisedRuns::workerPids() const
 void SupervisedRuns::persist()
 {
     QList<RunStateFile::Live> live;
-    for (const auto &[id, s] : m_tracked)
+    for (const auto &[id, s] : m_tracked) {
         live.append({id, s->followFile});
+    }
     m_stateFile.write(*m_runs, live);
 }
 

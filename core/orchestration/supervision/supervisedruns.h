@@ -1,7 +1,7 @@
 #pragma once
 
-#include "records/runinfo.h"
-#include "supervision/runstatefile.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/supervision/runstatefile.h"
 
 #include <QList>
 #include <QObject>

@@ -1,15 +1,15 @@
-#include "supervision/supervisor.h"
+#include "orchestration/supervision/supervisor.h"
 
-#include "ingest/ingestion.h"
-#include "ingest/metricsserver.h"
-#include "launch/launcher.h"
-#include "logcategories.h"
+#include "orchestration/ingest/ingestion.h"
+#include "orchestration/ingest/metricsserver.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/logcategories.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
+#include "orchestration/supervision/exitoutcome.h"
+#include "orchestration/supervision/runlaunch.h"
+#include "orchestration/supervision/stopescalation.h"
 #include "protocol/protocol.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
-#include "supervision/exitoutcome.h"
-#include "supervision/runlaunch.h"
-#include "supervision/stopescalation.h"
 
 #include <QPointer>
 
@@ -34,8 +34,9 @@ Supervisor::Supervisor(RunRegistry *runs, RunStore *store, MetricsServer *server
 {
     connect(m_launcher, &Launcher::exited, this, &Supervisor::onExited);
     connect(m_launcher, &Launcher::endedBecause, this, [this](RunId id, const QString &why) {
-        if (SupervisedRuns::Run *s = m_supervised.find(id))
+        if (SupervisedRuns::Run *s = m_supervised.find(id)) {
             s->queueEnd = why;
+        }
     });
     connect(m_launcher, &Launcher::failedToLaunch, this, [this](RunId id, const QString &message) {
         if (SupervisedRuns::Run *s = m_supervised.find(id)) {
@@ -62,10 +63,12 @@ Supervisor::~Supervisor()
 bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (m_shutdown.isShuttingDown())
+    }
+    if (m_shutdown.isShuttingDown()) {
         return refuse(error, QStringLiteral("the session is closing"));
+    }
     QString why, archived;
     switch (m_launch.prepare(id, options, &why, &archived)) {
     case RunLaunch::Folder::Refused:
@@ -77,11 +80,13 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
     case RunLaunch::Folder::Ready:
         break;
     }
-    if (!archived.isEmpty())
+    if (!archived.isEmpty()) {
         Q_EMIT attemptArchived(id, archived);
+    }
     m_ingestion->beginRun(id, !options.resume);
-    if (!m_launch.writeFiles(id, error))
+    if (!m_launch.writeFiles(id, error)) {
         return false;
+    }
     LaunchSpec spec = launchSpec(id, options);
     spec.token = m_server->registerRun(id, r->name);
     m_supervised.track(id, r).followFile = spec.connect.isEmpty();
@@ -112,15 +117,19 @@ bool Supervisor::start(RunId id, const StartOptions &options, QString *error)
 bool Supervisor::stop(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (!isActive(r->state))
+    }
+    if (!isActive(r->state)) {
         return refuse(error, QStringLiteral("%1 is not running").arg(r->name));
-    if (r->state == RunState::Stopping)
+    }
+    if (r->state == RunState::Stopping) {
         return true;
+    }
     SupervisedRuns::Run *s = m_supervised.find(id);
-    if (!s)
+    if (!s) {
         return refuse(error, QStringLiteral("%1 has no worker to stop").arg(r->name));
+    }
     s->stop->setTimeout(m_stopTimeoutMs);
     s->stop->stop(s->phase == Phase::Pending, s->pendingReason);
     return true;
@@ -129,14 +138,17 @@ bool Supervisor::stop(RunId id, QString *error)
 bool Supervisor::pause(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r || (r->state != RunState::Running && r->state != RunState::Stalled))
+    if (!r || (r->state != RunState::Running && r->state != RunState::Stalled)) {
         return refuse(error, QStringLiteral("only a running run can pause"));
-    if (const SupervisedRuns::Run *s = m_supervised.find(id); s && s->followFile)
+    }
+    if (const SupervisedRuns::Run *s = m_supervised.find(id); s && s->followFile) {
         return refuse(error, QStringLiteral("%1 is a batch job without a socket and cannot pause; Stop checkpoints it "
                                             "and Start resumes it in a new job")
                                  .arg(r->name));
-    if (!m_server->send(id, protocol::control(protocol::MessageType::Pause)))
+    }
+    if (!m_server->send(id, protocol::control(protocol::MessageType::Pause))) {
         return refuse(error, QStringLiteral("%1 is not connected yet").arg(r->name));
+    }
     m_runs->setState(id, RunState::Paused);
     return true;
 }
@@ -144,12 +156,15 @@ bool Supervisor::pause(RunId id, QString *error)
 bool Supervisor::resume(RunId id, QString *error)
 {
     const RunInfo *r = m_runs->find(id);
-    if (!r)
+    if (!r) {
         return refuse(error, QStringLiteral("no such run"));
-    if (r->state != RunState::Paused)
+    }
+    if (r->state != RunState::Paused) {
         return refuse(error, QStringLiteral("%1 is not paused").arg(r->name));
-    if (!m_server->send(id, protocol::control(protocol::MessageType::Resume)))
+    }
+    if (!m_server->send(id, protocol::control(protocol::MessageType::Resume))) {
         return refuse(error, QStringLiteral("%1 is not connected").arg(r->name));
+    }
     m_stall.restart(id);
     m_runs->setState(id, RunState::Running);
     return true;
@@ -164,8 +179,9 @@ void Supervisor::killAll()
         stops.append({s->stop, s->phase == Phase::Pending});
     }
     for (const auto &[stop, pending] : std::as_const(stops)) {
-        if (stop)
+        if (stop) {
             stop->kill(pending, QStringLiteral("killed on request"));
+        }
     }
 }
 
@@ -174,8 +190,9 @@ void Supervisor::killAll()
 void Supervisor::onExited(RunId id, int exitCode, int sig)
 {
     SupervisedRuns::Run *s = m_supervised.find(id);
-    if (!s)
+    if (!s) {
         return;
+    }
     const RunInfo *r = s->info;
     s->launcherDone = true;
     s->stop->halt();
@@ -213,19 +230,22 @@ ExitFacts Supervisor::reportedFacts(RunId id) const
 void Supervisor::fail(RunId id, const QString &message)
 {
     const RunInfo *r = m_runs->find(id);
-    if (r && isTerminal(r->state))
+    if (r && isTerminal(r->state)) {
         return; // ended already (a start that refused to write over history)
+    }
     finishRun(id, RunState::Failed, message);
 }
 
 void Supervisor::finishRun(RunId id, RunState state, const QString &message, bool record)
 {
     const RunInfo *current = m_runs->find(id);
-    if (!current)
+    if (!current) {
         return;
+    }
     if (SupervisedRuns::Run *s = m_supervised.find(id)) {
-        if (!s->launcherDone)
+        if (!s->launcherDone) {
             m_launcher->release(id); // still going (a shutdown deadline): killed and reaped
+        }
         m_supervised.untrack(id);
     }
     // The outcome on a copy, written to status.json, then the record's.
@@ -235,12 +255,14 @@ void Supervisor::finishRun(RunId id, RunState state, const QString &message, boo
     r->queueReason.clear();
     r->message = message;
     r->connected = false;
-    if (state == RunState::Finished && r->totalSteps > 0)
+    if (state == RunState::Finished && r->totalSteps > 0) {
         r->etaSeconds = 0;
+    }
     m_server->unregisterRun(id);
     r->state = state;
-    if (record)
+    if (record) {
         recordOutcome(*m_store, r);
+    }
     qCInfo(lcSupervisor, "%s %s: %s", qUtf8Printable(r->name), qUtf8Printable(runStateName(state)),
            qUtf8Printable(r->message));
     m_runs->update(id, [&](RunInfo &run) { run = ended; });

@@ -1,14 +1,14 @@
 #pragma once
 
-#include "launch/launcher.h"
-#include "records/runinfo.h"
-#include "runstore/runstore.h"
-#include "supervision/launchprogress.h"
-#include "supervision/runlaunch.h"
-#include "supervision/runstatefile.h"
-#include "supervision/shutdown.h"
-#include "supervision/stallwatch.h"
-#include "supervision/supervisedruns.h"
+#include "orchestration/launch/launcher.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/supervision/launchprogress.h"
+#include "orchestration/supervision/runlaunch.h"
+#include "orchestration/supervision/runstatefile.h"
+#include "orchestration/supervision/shutdown.h"
+#include "orchestration/supervision/stallwatch.h"
+#include "orchestration/supervision/supervisedruns.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "sweep/asha.h"
+#include "orchestration/sweep/asha.h"
 
 #include <QtMath>
 
@@ -29,21 +29,26 @@ QString valueText(double v, double other = qQNaN())
 {
     int digits = 3;
     while (digits < 8 && !std::isnan(other) && v != other
-           && QString::number(v, 'g', digits) == QString::number(other, 'g', digits))
+           && QString::number(v, 'g', digits) == QString::number(other, 'g', digits)) {
         ++digits;
+    }
     return QString::number(v, 'g', digits);
 }
 
 QString fractionText(double eta)
 {
-    if (eta == 2)
+    if (eta == 2) {
         return QStringLiteral("half");
-    if (eta == 3)
+    }
+    if (eta == 3) {
         return QStringLiteral("third");
-    if (eta == 4)
+    }
+    if (eta == 4) {
         return QStringLiteral("quarter");
-    if (eta == 5)
+    }
+    if (eta == 5) {
         return QStringLiteral("fifth");
+    }
     return QStringLiteral("1/") + QString::number(eta, 'g', 6);
 }
 
@@ -53,12 +58,13 @@ QString ordinal(int n)
     const int units = n % 10;
     const char *suffix = "th";
     if (tens < 11 || tens > 13) {
-        if (units == 1)
+        if (units == 1) {
             suffix = "st";
-        else if (units == 2)
+        } else if (units == 2) {
             suffix = "nd";
-        else if (units == 3)
+        } else if (units == 3) {
             suffix = "rd";
+        }
     }
     return QString::number(n) + QLatin1String(suffix);
 }
@@ -71,10 +77,12 @@ QString objectiveText(const QString &objective)
 // NaN below every number, in either mode.
 bool isBetter(double a, double b, bool maximize)
 {
-    if (std::isnan(a))
+    if (std::isnan(a)) {
         return false;
-    if (std::isnan(b))
+    }
+    if (std::isnan(b)) {
         return true;
+    }
     return maximize ? a > b : a < b;
 }
 
@@ -96,10 +104,12 @@ Asha::Asha(double min, double max, double eta, bool maximize, const QString &obj
     if (!(min > 0) || !(eta > 1) || !(max >= min) || !std::isfinite(max)) {
         m_rungs = {std::max(min, max)};
     } else {
-        for (double r = min; reached(max, r); r *= eta)
+        for (double r = min; reached(max, r); r *= eta) {
             m_rungs.append(r);
-        if (!reached(m_rungs.last(), max))
+        }
+        if (!reached(m_rungs.last(), max)) {
             m_rungs.append(max);
+        }
     }
     m_records.resize(m_rungs.size());
 }
@@ -123,17 +133,21 @@ int Asha::rankAt(int k, int trial) const
 {
     const QList<Record> &records = m_records.at(k);
     int at = -1;
-    for (int i = 0; i < records.size(); ++i)
-        if (records.at(i).trial == trial)
+    for (int i = 0; i < records.size(); ++i) {
+        if (records.at(i).trial == trial) {
             at = i;
-    if (at < 0)
+        }
+    }
+    if (at < 0) {
         return -1;
+    }
     const double v = records.at(at).value;
     int rank = 0;
     for (int i = 0; i < records.size(); ++i) {
         const double o = records.at(i).value;
-        if (better(o, v) || (i < at && sameValue(o, v)))
+        if (better(o, v) || (i < at && sameValue(o, v))) {
             ++rank;
+        }
     }
     return rank;
 }
@@ -143,19 +157,23 @@ QString Asha::decisionReason(int k, int trial, int rank, int top) const
     const QList<Record> &records = m_records.at(k);
     const int n = int(records.size());
     double value = qQNaN();
-    for (const Record &r : records)
-        if (r.trial == trial)
+    for (const Record &r : records) {
+        if (r.trial == trial) {
             value = r.value;
+        }
+    }
     const QString where = QStringLiteral("rung %1 (%2 %3): ").arg(k + 1).arg(m_resource, resourceText(m_rungs.at(k)));
     const QString topText = QStringLiteral("the top %1 of %2").arg(fractionText(m_eta)).arg(n);
-    if (k == m_rungs.size() - 1)
+    if (k == m_rungs.size() - 1) {
         return where + QStringLiteral("%1 %2, the last rung").arg(m_objective, valueText(value));
-    if (rank < top)
+    }
+    if (rank < top) {
         return where
                + QStringLiteral("%1 %2, %3 of %4, within %5")
                      .arg(m_objective, valueText(value), ordinal(rank + 1))
                      .arg(n)
                      .arg(topText);
+    }
     if (top == 0) {
         const int needed = int(std::ceil(m_eta - Slack));
         return where
@@ -167,13 +185,16 @@ QString Asha::decisionReason(int k, int trial, int rank, int top) const
     }
     // The value the trial had to beat: the last one still in the top.
     double threshold = qQNaN();
-    for (const Record &r : records)
-        if (rankAt(k, r.trial) == top - 1)
+    for (const Record &r : records) {
+        if (rankAt(k, r.trial) == top - 1) {
             threshold = r.value;
-    if (sameValue(value, threshold))
+        }
+    }
+    if (sameValue(value, threshold)) {
         return where
                + QStringLiteral("%1 %2 tied with %3, recorded earlier, %4")
                      .arg(m_objective, valueText(value), valueText(threshold), topText);
+    }
     return where
            + QStringLiteral("%1 %2 %3 %4, %5")
                  .arg(m_objective, valueText(value, threshold),
@@ -228,16 +249,18 @@ std::optional<int> Asha::promotable() const
         int bestRank = top;
         for (const Record &r : records) {
             const auto it = m_trials.constFind(r.trial);
-            if (it == m_trials.cend() || !it->paused || it->failed || it->rung != k)
+            if (it == m_trials.cend() || !it->paused || it->failed || it->rung != k) {
                 continue;
+            }
             const int rank = rankAt(k, r.trial);
             if (rank < bestRank) {
                 bestRank = rank;
                 best = r.trial;
             }
         }
-        if (best)
+        if (best) {
             return best;
+        }
     }
     return std::nullopt;
 }
@@ -245,8 +268,9 @@ std::optional<int> Asha::promotable() const
 void Asha::promote(int trial)
 {
     const auto it = m_trials.find(trial);
-    if (it == m_trials.end() || !it->paused)
+    if (it == m_trials.end() || !it->paused) {
         return;
+    }
     it->paused = false;
     it->reason.clear();
 }
@@ -273,10 +297,12 @@ int Asha::rungOf(int trial) const
 QHash<int, double> Asha::rungRecords(int k) const
 {
     QHash<int, double> out;
-    if (k < 0 || k >= m_records.size())
+    if (k < 0 || k >= m_records.size()) {
         return out;
-    for (const Record &r : m_records.at(k))
+    }
+    for (const Record &r : m_records.at(k)) {
         out.insert(r.trial, r.value);
+    }
     return out;
 }
 
@@ -298,18 +324,22 @@ StopDecision MedianRule::report(int trial, double resource, double value)
         return d;
     }
     t.points.append({resource, value});
-    if (!reached(resource, m_grace))
+    if (!reached(resource, m_grace)) {
         return d;
+    }
 
     double best = qQNaN();
-    for (const Point &p : t.points)
-        if (isBetter(p.value, best, m_maximize))
+    for (const Point &p : t.points) {
+        if (isBetter(p.value, best, m_maximize)) {
             best = p.value;
+        }
+    }
 
     QList<double> averages;
     for (auto it = m_trials.cbegin(); it != m_trials.cend(); ++it) {
-        if (it.key() == trial)
+        if (it.key() == trial) {
             continue;
+        }
         double furthest = -qInf();
         double sum = 0;
         int count = 0;
@@ -320,16 +350,19 @@ StopDecision MedianRule::report(int trial, double resource, double value)
                 ++count;
             }
         }
-        if (count > 0 && reached(furthest, resource))
+        if (count > 0 && reached(furthest, resource)) {
             averages.append(sum / count);
+        }
     }
-    if (averages.isEmpty())
+    if (averages.isEmpty()) {
         return d;
+    }
     std::sort(averages.begin(), averages.end());
     const qsizetype n = averages.size();
     const double median = n % 2 ? averages.at(n / 2) : (averages.at(n / 2 - 1) + averages.at(n / 2)) / 2;
-    if (!isBetter(median, best, m_maximize))
+    if (!isBetter(median, best, m_maximize)) {
         return d;
+    }
     d.action = StopDecision::Action::Stop;
     d.reason = QStringLiteral("%1 %2: best %3 %4 %5 %6, the median of %7 other trial%8 running average%9")
                    .arg(m_resource, resourceText(resource), m_objective, valueText(best, median),

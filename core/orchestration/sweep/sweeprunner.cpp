@@ -1,13 +1,13 @@
-#include "sweep/sweeprunner.h"
+#include "orchestration/sweep/sweeprunner.h"
 
-#include "board/board.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/runactions.h"
-#include "experiment/experiment.h"
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "sweep/sweepsearch.h"
-#include "sweep/sweeptrialrecord.h"
+#include "orchestration/board/board.h"
+#include "orchestration/dispatch/dispatcher.h"
+#include "orchestration/dispatch/runactions.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/sweep/sweepsearch.h"
+#include "orchestration/sweep/sweeptrialrecord.h"
 
 #include <QSet>
 
@@ -34,9 +34,11 @@ struct SweepRunner::State
 
     Sweep *find(const QString &name) const
     {
-        for (const auto &s : sweeps)
-            if (s->spec.name == name)
+        for (const auto &s : sweeps) {
+            if (s->spec.name == name) {
                 return s.get();
+            }
+        }
         return nullptr;
     }
     Trial *trialOf(RunId id, Sweep **sweep) const
@@ -44,8 +46,9 @@ struct SweepRunner::State
         const RunInfo *r = runs->find(id);
         Sweep *s = r ? find(r->sweep) : nullptr;
         Trial *t = s ? s->trial(r->trial) : nullptr;
-        if (!t || t->run != id)
+        if (!t || t->run != id) {
             return nullptr;
+        }
         *sweep = s;
         return t;
     }
@@ -53,9 +56,11 @@ struct SweepRunner::State
     QList<int> lanes(const Sweep &s) const
     {
         QList<int> out;
-        for (int l = 0; l < board->laneCount(); ++l)
-            if (s.spec.lanes.isEmpty() || s.spec.lanes.contains(l))
+        for (int l = 0; l < board->laneCount(); ++l) {
+            if (s.spec.lanes.isEmpty() || s.spec.lanes.contains(l)) {
                 out << l;
+            }
+        }
         return out;
     }
     // Slots neither running nor promised to a queued run.
@@ -82,17 +87,19 @@ struct SweepRunner::State
 
 void SweepRunner::State::save(const Sweep &s) const
 {
-    if (!restoring)
+    if (!restoring) {
         SweepTrialRecord(root).save(s);
+    }
 }
 
 RunId SweepRunner::State::place(Sweep &s, int index, int lane, const QString &name, QString *error)
 {
     QJsonObject spec = s.trialRunSpec(index);
-    if (!name.isEmpty())
+    if (!name.isEmpty()) {
         spec.insert(QStringLiteral("name"), name);
-    else // a run queued by hand since took the trial's name: a name of its own
+    } else { // a run queued by hand since took the trial's name: a name of its own
         spec.insert(QStringLiteral("name"), board->uniqueName(spec.value(QStringLiteral("name")).toString()));
+    }
     Trial &t = s.place(index);
     t.lane = lane;
     // Marked as the sweep's before the board's edit lets the dispatcher start it.
@@ -118,11 +125,13 @@ bool SweepRunner::State::resume(Sweep &s, Trial &t, int lane, QString *error)
     // before it moves: no edit in between may find the board idle.
     bool ok = actions->retryRun(t.run, true, error);
     const RunInfo *r = runs->find(t.run);
-    if (ok && r->state == RunState::Queued && r->lane != lane)
+    if (ok && r->state == RunState::Queued && r->lane != lane) {
         ok = board->moveRun(t.run, lane, -1, error);
+    }
     r = runs->find(t.run);
-    if (ok && r->state == RunState::Queued && !dispatcher->isDispatching())
+    if (ok && r->state == RunState::Queued && !dispatcher->isDispatching()) {
         ok = actions->startRun(t.run, error); // promoted by hand while nothing dispatches
+    }
     t.lane = runs->find(t.run)->lane;
     if (!ok) {
         t.stopped = true;
@@ -158,10 +167,12 @@ bool SweepRunner::State::consume(RunId id, Sweep **changed)
 {
     Sweep *s = nullptr;
     Trial *t = trialOf(id, &s);
-    if (!t)
+    if (!t) {
         return false;
-    if (t->replay && (t->paused || t->stopped) && !t->reason.isEmpty())
+    }
+    if (t->replay && (t->paused || t->stopped) && !t->reason.isEmpty()) {
         setMessage(id, t->reason); // over status.json's "stopped on request": the card says why
+    }
     bool fresh = false;
     stop(*s, s->read(*t, *metrics, *runs, &fresh));
     *changed = s;
@@ -174,8 +185,9 @@ void SweepRunner::State::stop(Sweep &s, const QList<SweepSearch::Stop> &stops)
         setMessage(stop.run, stop.reason);
         actions->stopRun(stop.run); // the worker checkpoints and exits 4: Stopped
     }
-    if (!stops.isEmpty())
+    if (!stops.isEmpty()) {
         save(s);
+    }
 }
 
 // ---- SweepRunner ------------------------------------------------------------
@@ -188,32 +200,37 @@ SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunActions *actio
     connect(metrics, &MetricStore::updated, this, [this](const QList<RunId> &ids) {
         for (RunId id : ids) {
             Sweep *s = nullptr;
-            if (d->consume(id, &s))
+            if (d->consume(id, &s)) {
                 Q_EMIT trialsChanged(s->spec.name);
+            }
         }
     });
     connect(dispatcher, &Dispatcher::runEnded, this, [this](RunId id, RunState state) {
         Sweep *s = nullptr;
         Trial *t = d->trialOf(id, &s);
-        if (!t)
+        if (!t) {
             return;
+        }
         d->consume(id, &s); // its last reports, before the batch says them
         s->ended(*t, state);
-        if (state == RunState::Stopped && !t->reason.isEmpty())
+        if (state == RunState::Stopped && !t->reason.isEmpty()) {
             d->setMessage(id, t->reason); // after the supervisor's words: the card says why
+        }
         d->save(*s);
         Q_EMIT trialsChanged(s->spec.name);
         fill();
     });
     // Start all: every sweep places its trials as the board dispatches; Stop all: none by hand either.
     connect(dispatcher, &Dispatcher::dispatchingStarted, this, [this] {
-        for (const auto &s : d->sweeps)
+        for (const auto &s : d->sweeps) {
             s->placing = false;
+        }
         fill();
     });
     connect(dispatcher, &Dispatcher::dispatchingStopped, this, [this] {
-        for (const auto &s : d->sweeps)
+        for (const auto &s : d->sweeps) {
             s->placing = false;
+        }
     });
     connect(board, &Board::edited, this, &SweepRunner::fill);
     connect(board, &Board::runDropping, this, [this](RunId id) {
@@ -248,18 +265,21 @@ void SweepRunner::setSweeps(const QList<SweepSpec> &sweeps, const QString &runsR
         d->restore(*d->sweeps.back(), &warnings);
     }
     d->restoring = false;
-    for (const auto &s : d->sweeps)
+    for (const auto &s : d->sweeps) {
         d->save(*s);
+    }
     Q_EMIT sweepsChanged();
-    for (const QString &w : std::as_const(warnings))
+    for (const QString &w : std::as_const(warnings)) {
         Q_EMIT warning(w);
+    }
 }
 
 QList<SweepSpec> SweepRunner::sweeps() const
 {
     QList<SweepSpec> out;
-    for (const auto &s : d->sweeps)
+    for (const auto &s : d->sweeps) {
         out << s->spec;
+    }
     return out;
 }
 
@@ -272,21 +292,26 @@ const SweepSpec *SweepRunner::sweep(const QString &name) const
 bool SweepRunner::addSweep(const SweepSpec &sweep, QString *error)
 {
     QStringList errors;
-    if (!SweepSpec::fromJson(sweep.toJson(), QStringLiteral("sweep"), d->board->laneCount(), errors))
+    if (!SweepSpec::fromJson(sweep.toJson(), QStringLiteral("sweep"), d->board->laneCount(), errors)) {
         return refuse(error, errors.join(QLatin1Char('\n')));
-    if (d->find(sweep.name))
+    }
+    if (d->find(sweep.name)) {
         return refuse(error, QStringLiteral("sweep.name: \"%1\" is already a sweep's name").arg(sweep.name));
+    }
     // As the file's check (readSweeps): no trial may take a run's name, or
     // Board::addRun would refuse every trial after it was accepted here.
     QSet<QString> taken;
-    for (RunId id : d->board->runIds())
+    for (RunId id : d->board->runIds()) {
         taken.insert(d->runs->value(id).name);
-    if (taken.contains(sweep.name))
+    }
+    if (taken.contains(sweep.name)) {
         return refuse(error, QStringLiteral("sweep.name: \"%1\" is already a run's name").arg(sweep.name));
+    }
     for (int i = 0; i < sweep.trialCount(); ++i) {
         const QString trial = SweepSpec::trialName(sweep.name, i);
-        if (taken.contains(trial))
+        if (taken.contains(trial)) {
             return refuse(error, QStringLiteral("sweep.name: its trial \"%1\" has the name of a run").arg(trial));
+        }
     }
     d->sweeps.push_back(std::make_unique<Sweep>(sweep));
     d->save(*d->sweeps.back());
@@ -298,16 +323,21 @@ bool SweepRunner::addSweep(const SweepSpec &sweep, QString *error)
 bool SweepRunner::removeSweep(const QString &name, QString *error)
 {
     Sweep *s = d->find(name);
-    if (!s)
+    if (!s) {
         return refuse(error, QStringLiteral("no sweep %1").arg(name));
-    for (const auto &[index, t] : s->placed())
-        if (d->phase(*s, t) == TrialInfo::Phase::Training)
+    }
+    for (const auto &[index, t] : s->placed()) {
+        if (d->phase(*s, t) == TrialInfo::Phase::Training) {
             return refuse(error, QStringLiteral("%1 has trials in progress; stop them first").arg(name));
+        }
+    }
     // Its trials' folders stay; their runs leave the board with it.
     d->restoring = true;
-    for (const auto &[index, t] : s->placed())
-        if (t.run && d->runs->contains(t.run))
+    for (const auto &[index, t] : s->placed()) {
+        if (t.run && d->runs->contains(t.run)) {
             d->board->removeRun(t.run);
+        }
+    }
     d->restoring = false;
     d->sweeps.erase(std::find_if(d->sweeps.begin(), d->sweeps.end(), [s](const auto &p) { return p.get() == s; }));
     Q_EMIT sweepsChanged();
@@ -324,8 +354,9 @@ QString SweepRunner::sweepOf(RunId run, int *trial) const
 {
     Sweep *s = nullptr;
     const Trial *t = d->trialOf(run, &s);
-    if (trial)
+    if (trial) {
         *trial = t ? t->index : -1;
+    }
     return t ? s->spec.name : QString();
 }
 
@@ -371,8 +402,9 @@ void SweepRunner::resumeSweep(const QString &sweep)
 void SweepRunner::stopSweep(const QString &sweep)
 {
     Sweep *s = d->find(sweep);
-    if (!s)
+    if (!s) {
         return;
+    }
     s->stopped = true;
     s->placing = false;
     QList<SweepSearch::Stop> stops;
@@ -392,12 +424,15 @@ void SweepRunner::stopSweep(const QString &sweep)
 bool SweepRunner::addTrials(const QString &sweep, int count, QString *error)
 {
     Sweep *s = d->find(sweep);
-    if (!s)
+    if (!s) {
         return refuse(error, QStringLiteral("no sweep %1").arg(sweep));
-    if (s->spec.method != QStringLiteral("random"))
+    }
+    if (s->spec.method != QStringLiteral("random")) {
         return refuse(error, QStringLiteral("%1 searches a grid: it has every trial its space makes").arg(sweep));
-    if (count < 1)
+    }
+    if (count < 1) {
         return refuse(error, QStringLiteral("expected at least one trial, got %1").arg(count));
+    }
     s->spec.trials += count;
     s->stopped = false;
     s->placing = true;
@@ -411,14 +446,16 @@ bool SweepRunner::promoteTrial(const QString &sweep, int trial, QString *error)
 {
     Sweep *s = d->find(sweep);
     Trial *t = s ? s->trial(trial) : nullptr;
-    if (!t || d->phase(*s, *t) != TrialInfo::Phase::Paused)
+    if (!t || d->phase(*s, *t) != TrialInfo::Phase::Paused) {
         return refuse(error, QStringLiteral("trial %1 of %2 is not paused").arg(trial + 1).arg(sweep));
-    for (int lane : d->lanes(*s))
+    }
+    for (int lane : d->lanes(*s)) {
         if (d->freeSlots(lane) > 0) {
             const bool ok = d->resume(*s, *t, lane, error);
             Q_EMIT trialsChanged(sweep);
             return ok;
         }
+    }
     return refuse(error, QStringLiteral("none of %1's lanes has a free slot").arg(sweep));
 }
 
@@ -427,15 +464,17 @@ bool SweepRunner::stopTrial(const QString &sweep, int trial, QString *error)
     Sweep *s = d->find(sweep);
     Trial *found = s ? s->trial(trial) : nullptr;
     const TrialInfo::Phase p = found ? d->phase(*s, *found) : TrialInfo::Phase::Waiting;
-    if (p != TrialInfo::Phase::Training && p != TrialInfo::Phase::Paused)
+    if (p != TrialInfo::Phase::Training && p != TrialInfo::Phase::Paused) {
         return refuse(error, QStringLiteral("trial %1 of %2 is neither training nor paused").arg(trial + 1).arg(sweep));
+    }
     Trial &t = *found;
     t.paused = false;
     t.stopped = true;
     t.reason = QStringLiteral("stopped by hand");
     s->fail(trial); // never promoted again
-    if (p == TrialInfo::Phase::Training)
+    if (p == TrialInfo::Phase::Training) {
         d->actions->stopRun(t.run, error);
+    }
     d->setMessage(t.run, t.reason);
     d->save(*s);
     Q_EMIT trialsChanged(sweep);
@@ -462,34 +501,40 @@ void SweepRunner::fill()
             bool placed = false;
             while (!s.paused && !s.stopped && (dispatching || s.placing)) {
                 int lane = -1;
-                for (int l : d->lanes(s))
+                for (int l : d->lanes(s)) {
                     if (d->freeSlots(l) > 0) {
                         lane = l;
                         break;
                     }
-                if (lane < 0)
+                }
+                if (lane < 0) {
                     break;
+                }
                 QString error;
                 if (const std::optional<int> p = s.promotion(*d->runs)) {
-                    if (!d->resume(s, *s.trial(*p), lane, &error))
+                    if (!d->resume(s, *s.trial(*p), lane, &error)) {
                         Q_EMIT warning(
                             QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(*p + 1).arg(error));
+                    }
                     placed = true;
                     continue;
                 }
                 const int next = s.nextNew();
-                if (next < 0)
+                if (next < 0) {
                     break;
+                }
                 const RunId placedRun = d->place(s, next, lane, QString(), &error);
-                if (placedRun == 0)
+                if (placedRun == 0) {
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
-                else if (!dispatching && !d->actions->startRun(placedRun, &error))
+                } else if (!dispatching && !d->actions->startRun(placedRun, &error)) {
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
+                }
                 d->save(s);
                 placed = true;
             }
-            if (placed)
+            if (placed) {
                 Q_EMIT trialsChanged(s.spec.name);
+            }
         }
     } while (d->refill);
     d->filling = false;

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "dependencies/sweeptrials.h"
-#include "experiment/sweepspec.h"
-#include "records/runinfo.h"
-#include "sweep/asha.h"
+#include "orchestration/dependencies/sweeptrials.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/records/runinfo.h"
+#include "orchestration/sweep/asha.h"
 
 #include <QJsonObject>
 #include <QList>

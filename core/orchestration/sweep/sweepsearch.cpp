@@ -1,8 +1,8 @@
-#include "sweep/sweepsearch.h"
+#include "orchestration/sweep/sweepsearch.h"
 
 #include "metrics/metricstore.h"
-#include "records/runregistry.h"
-#include "runspec/runspecview.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runspec/runspecview.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,21 +13,23 @@ SweepSearch::SweepSearch(const SweepSpec &s)
     : spec(s)
 {
     const SweepStopping &st = s.stopping;
-    if (st.rule == SweepStopping::Rule::Asha)
+    if (st.rule == SweepStopping::Rule::Asha) {
         m_asha = std::make_unique<Asha>(st.min, st.max, st.eta, s.maximize, s.objective, st.resource);
-    else if (st.rule == SweepStopping::Rule::Median)
+    } else if (st.rule == SweepStopping::Rule::Median) {
         m_median = std::make_unique<MedianRule>(st.min, s.maximize, s.objective, st.resource);
+    }
 }
 
 QJsonObject SweepSearch::trialRunSpec(int index) const
 {
     QJsonObject run = spec.trialSpec(index);
     if (spec.stopping.rule != SweepStopping::Rule::None && spec.stopping.max > 0
-        && !run.contains(QStringLiteral("program")))
+        && !run.contains(QStringLiteral("program"))) {
         setSpecValue(run,
                      spec.stopping.resource == QStringLiteral("step") ? QStringLiteral("train.max_steps")
                                                                       : QStringLiteral("train.epochs"),
                      qint64(std::ceil(spec.stopping.max)));
+    }
     return run;
 }
 
@@ -47,8 +49,9 @@ SweepSearch::Trial &SweepSearch::place(int index)
 int SweepSearch::nextNew() const
 {
     int next = 0;
-    while (next < spec.trialCount() && m_trials.count(next))
+    while (next < spec.trialCount() && m_trials.count(next)) {
         ++next;
+    }
     return next < spec.trialCount() ? next : -1;
 }
 
@@ -56,16 +59,21 @@ TrialInfo::Phase SweepSearch::phase(const Trial &t, const RunRegistry &runs) con
 {
     using P = TrialInfo::Phase;
     const RunInfo *r = t.run ? runs.find(t.run) : nullptr;
-    if (t.failed || (t.run && !r))
+    if (t.failed || (t.run && !r)) {
         return P::Failed;
-    if (!r)
+    }
+    if (!r) {
         return P::Waiting;
-    if (r->state == RunState::Queued || isActive(r->state))
+    }
+    if (r->state == RunState::Queued || isActive(r->state)) {
         return P::Training;
-    if (r->state == RunState::Finished)
+    }
+    if (r->state == RunState::Finished) {
         return P::Finished;
-    if (r->state == RunState::Stopped)
+    }
+    if (r->state == RunState::Stopped) {
         return t.paused ? P::Paused : P::Stopped;
+    }
     return P::Failed;
 }
 
@@ -98,10 +106,11 @@ QString SweepSearch::progressLine(const RunRegistry &runs) const
         const QList<double> rungs = m_asha->rungs();
         for (int k = 0; k < rungs.size(); ++k) {
             const qsizetype n = m_asha->rungRecords(k).size();
-            if (k == 0)
+            if (k == 0) {
                 parts << QStringLiteral("rung 1: %1/%2").arg(n).arg(total);
-            else if (n > 0)
+            } else if (n > 0) {
                 parts << QStringLiteral("rung %1: %2").arg(k + 1).arg(n);
+            }
         }
     }
     int ended = 0;
@@ -110,17 +119,20 @@ QString SweepSearch::progressLine(const RunRegistry &runs) const
         const TrialInfo::Phase p = phase(t, runs);
         ended += p != TrialInfo::Phase::Waiting && p != TrialInfo::Phase::Training ? 1 : 0;
         // A failed trial is out of the search: never its best.
-        if (p != TrialInfo::Phase::Failed && !std::isnan(t.best) && (!best || better(t.best, best->best)))
+        if (p != TrialInfo::Phase::Failed && !std::isnan(t.best) && (!best || better(t.best, best->best))) {
             best = &t;
+        }
     }
-    if (!m_asha)
+    if (!m_asha) {
         parts << QStringLiteral("%1/%2 trials ended").arg(ended).arg(total);
+    }
     if (best) {
         QStringList values;
         const QJsonObject v = spec.trialValues(best->index);
-        for (auto it = v.begin(); it != v.end(); ++it)
+        for (auto it = v.begin(); it != v.end(); ++it) {
             values << it.key().section(QLatin1Char('.'), -1) + QLatin1Char(' ')
                           + RunSpecView::shortValueText(it.value());
+        }
         parts << QStringLiteral("best %1 %2, trial %3: %4")
                      .arg(spec.objective, QString::number(best->best, 'g', 3))
                      .arg(best->index + 1)
@@ -134,8 +146,9 @@ bool SweepSearch::isDone(const RunRegistry &runs) const
     for (int i = 0; i < spec.trialCount(); ++i) {
         const auto it = m_trials.find(i);
         const TrialInfo::Phase p = it == m_trials.end() ? TrialInfo::Phase::Waiting : phase(it->second, runs);
-        if (p == TrialInfo::Phase::Training || (p == TrialInfo::Phase::Waiting && !stopped))
+        if (p == TrialInfo::Phase::Training || (p == TrialInfo::Phase::Waiting && !stopped)) {
             return false;
+        }
     }
     return stopped || !m_asha || (!m_asha->promotable() && !lastPromotion(runs));
 }
@@ -149,8 +162,9 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
     *changed = false;
     const MetricSeries *series = metrics.series(t.run, spec.objective);
     const RunInfo *r = runs.find(t.run);
-    if (!series || !r)
+    if (!series || !r) {
         return stops;
+    }
     if (series->revision() != t.revision) { // points dropped at a resume: they come again
         t.revision = series->revision();
         t.seen = std::min(t.seen, series->size());
@@ -160,8 +174,9 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
     const bool bySteps = spec.stopping.resource == QStringLiteral("step");
     auto resourceAt = [&](std::size_t i) {
         const std::int64_t step = series->step(i);
-        if (bySteps || !epochs)
+        if (bySteps || !epochs) {
             return double(step);
+        }
         const std::int64_t *begin = epochs->steps(), *end = begin + epochs->size();
         const std::int64_t *at = std::lower_bound(begin, end, step);
         return at != end && *at == step ? epochs->value(std::size_t(at - begin)) : double(step);
@@ -182,12 +197,15 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
         const double value = series->value(i);
         const double resource = resourceAt(i);
         t.resource = resource;
-        if (std::isnan(value))
+        if (std::isnan(value)) {
             continue;
-        if (better(value, t.best))
+        }
+        if (better(value, t.best)) {
             t.best = value;
-        if (!replay && (t.paused || t.stopped))
+        }
+        if (!replay && (t.paused || t.stopped)) {
             continue; // decided: what it reports until it exits changes nothing
+        }
         if (!replay && notStarted) {
             seen = i;
             break;
@@ -195,19 +213,22 @@ QList<SweepSearch::Stop> SweepSearch::read(Trial &t, const MetricStore &metrics,
         const StopDecision d = m_asha     ? m_asha->report(t.index, resource, value)
                                : m_median ? m_median->report(t.index, resource, value)
                                           : StopDecision{};
-        if (d.action == StopDecision::Action::Continue)
+        if (d.action == StopDecision::Action::Continue) {
             continue;
+        }
         // Whether this decision is still the trial's last word: live, or
         // read back with no later rung that its curve reached.
         const bool last =
             !replay
             || (d.rung < 0 ? i + 1 == series->size() : d.rung + 1 >= rungs.size() || rungs.at(d.rung + 1) > reached);
         if ((replay && last && r->state == RunState::Stopped && t.paused)
-            || (d.action == StopDecision::Action::Stop && !live))
+            || (d.action == StopDecision::Action::Stop && !live)) {
             continue; // as saved; a stop of an ended run changes nothing
+        }
         if (!last || !live || resource >= spec.stopping.max) {
-            if (m_asha && d.action == StopDecision::Action::Pause)
+            if (m_asha && d.action == StopDecision::Action::Pause) {
                 m_asha->promote(t.index); // it trained on past this rung, or finished
+            }
             continue;
         }
         t.reason = d.reason;
@@ -226,36 +247,42 @@ void SweepSearch::ended(Trial &t, RunState state)
         t.reason = stopped ? QStringLiteral("the sweep was stopped") : QStringLiteral("stopped by hand");
     } else if (state != RunState::Stopped) {
         t.paused = t.stopped = false;
-        if (state != RunState::Finished)
+        if (state != RunState::Finished) {
             fail(t.index); // out of the search, never its best
-        else if (m_asha && m_asha->isPaused(t.index))
+        } else if (m_asha && m_asha->isPaused(t.index)) {
             m_asha->promote(t.index); // finished before its pause took
+        }
     }
 }
 
 std::optional<int> SweepSearch::promotion(const RunRegistry &runs)
 {
-    if (!m_asha)
+    if (!m_asha) {
         return std::nullopt;
+    }
     while (const std::optional<int> p = m_asha->promotable()) {
         const Trial *t = trial(*p);
         const RunInfo *r = t ? runs.find(t->run) : nullptr;
-        if (r && r->state == RunState::Stopped && t->paused)
+        if (r && r->state == RunState::Stopped && t->paused) {
             return p;
-        if (r && isActive(r->state))
+        }
+        if (r && isActive(r->state)) {
             break; // its pause is under way: promoted once it has ended
+        }
         // Ended otherwise: nothing to resume; ASHA forgets the pause.
-        if (r && r->state == RunState::Finished)
+        if (r && r->state == RunState::Finished) {
             m_asha->promote(*p);
-        else
+        } else {
             m_asha->fail(*p);
+        }
     }
     // Paused as the saved state says, but the records rebuilt from the
     // metrics (in another order) let it go on.
     for (const auto &[index, t] : m_trials) {
         const RunInfo *r = runs.find(t.run);
-        if (t.paused && r && r->state == RunState::Stopped && !m_asha->isPaused(index))
+        if (t.paused && r && r->state == RunState::Stopped && !m_asha->isPaused(index)) {
             return index;
+        }
     }
     return lastPromotion(runs);
 }
@@ -266,17 +293,20 @@ std::optional<int> SweepSearch::promotion(const RunRegistry &runs)
 // paused trial of the highest rung goes on instead.
 std::optional<int> SweepSearch::lastPromotion(const RunRegistry &runs) const
 {
-    if (!m_asha || stopped || nextNew() >= 0)
+    if (!m_asha || stopped || nextNew() >= 0) {
         return std::nullopt;
+    }
     std::optional<int> best;
     int bestRung = -1;
     double bestValue = qQNaN();
     for (const auto &[index, t] : m_trials) {
         const TrialInfo::Phase p = phase(t, runs);
-        if (p == TrialInfo::Phase::Training || p == TrialInfo::Phase::Finished)
+        if (p == TrialInfo::Phase::Training || p == TrialInfo::Phase::Finished) {
             return std::nullopt;
-        if (p != TrialInfo::Phase::Paused)
+        }
+        if (p != TrialInfo::Phase::Paused) {
             continue;
+        }
         const int rung = m_asha->rungOf(index);
         const double value = m_asha->rungRecords(rung).value(index, qQNaN());
         if (rung > bestRung || (rung == bestRung && better(value, bestValue))) {
@@ -292,16 +322,19 @@ void SweepSearch::promote(Trial &t)
 {
     t.paused = false;
     t.reason.clear();
-    if (m_asha)
+    if (m_asha) {
         m_asha->promote(t.index);
+    }
 }
 
 void SweepSearch::fail(int index)
 {
-    if (m_asha)
+    if (m_asha) {
         m_asha->fail(index);
-    if (m_median)
+    }
+    if (m_median) {
         m_median->fail(index);
+    }
 }
 
 } // namespace trainyard

@@ -1,7 +1,7 @@
-#include "sweep/sweepstatefile.h"
+#include "orchestration/sweep/sweepstatefile.h"
 
-#include "experiment/sweepspec.h"
-#include "runstore/jsonfile.h"
+#include "orchestration/experiment/sweepspec.h"
+#include "orchestration/runstore/jsonfile.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -20,11 +20,13 @@ constexpr qint64 kMaxBytes = 4 * 1024 * 1024; // 1,000 trials take ~150 KiB
 bool inLinkedFolder(const QString &path, QString *error)
 {
     const QFileInfo folder(QFileInfo(path).absolutePath());
-    if (!folder.isSymLink())
+    if (!folder.isSymLink()) {
         return false;
-    if (error)
+    }
+    if (error) {
         *error = QStringLiteral("%1 is a symbolic link; Trainyard does not follow links in the runs root")
                      .arg(folder.filePath());
+    }
     return true;
 }
 
@@ -45,38 +47,46 @@ std::optional<SweepState> SweepStateFile::read(const QString &path, QString *err
 {
     // It says which folders are the sweep's trials and which were paused:
     // only the user's own file, that nobody else can write, is believed.
-    if (inLinkedFolder(path, error))
+    if (inLinkedFolder(path, error)) {
         return std::nullopt;
+    }
     const std::optional<QJsonObject> read = readOwnJsonFile(path, kMaxBytes, error);
-    if (!read)
+    if (!read) {
         return std::nullopt;
+    }
     const QJsonObject &o = *read;
     auto bad = [&](const QString &jsonPath, const QString &expected) {
         *error = QStringLiteral("%1: %2: expected %3").arg(path, jsonPath, expected);
         return std::nullopt;
     };
     SweepState state;
-    if (!o.value(QStringLiteral("spec_hash")).isString())
+    if (!o.value(QStringLiteral("spec_hash")).isString()) {
         return bad(QStringLiteral("spec_hash"), QStringLiteral("a string"));
+    }
     state.specHash = o.value(QStringLiteral("spec_hash")).toString();
     state.paused = o.value(QStringLiteral("paused")).toBool();
     state.stopped = o.value(QStringLiteral("stopped")).toBool();
-    if (!o.value(QStringLiteral("trials")).isArray())
+    if (!o.value(QStringLiteral("trials")).isArray()) {
         return bad(QStringLiteral("trials"), QStringLiteral("an array"));
+    }
     const QJsonArray trials = o.value(QStringLiteral("trials")).toArray();
     for (qsizetype i = 0; i < trials.size(); ++i) {
         const QString at = QStringLiteral("trials[%1]").arg(i);
         const QJsonObject t = trials.at(i).toObject();
-        if (!trials.at(i).isObject())
+        if (!trials.at(i).isObject()) {
             return bad(at, QStringLiteral("an object"));
+        }
         const QJsonValue index = t.value(QStringLiteral("index"));
-        if (!index.isDouble() || index.toDouble() != double(index.toInt()) || index.toInt() < 0)
+        if (!index.isDouble() || index.toDouble() != double(index.toInt()) || index.toInt() < 0) {
             return bad(at + QStringLiteral(".index"), QStringLiteral("an integer ≥ 0"));
-        if (!t.value(QStringLiteral("run")).isString() || t.value(QStringLiteral("run")).toString().isEmpty())
+        }
+        if (!t.value(QStringLiteral("run")).isString() || t.value(QStringLiteral("run")).toString().isEmpty()) {
             return bad(at + QStringLiteral(".run"), QStringLiteral("a run name"));
+        }
         const QJsonValue lane = t.value(QStringLiteral("lane"));
-        if (!lane.isDouble() || lane.toInt() < 0)
+        if (!lane.isDouble() || lane.toInt() < 0) {
             return bad(at + QStringLiteral(".lane"), QStringLiteral("an integer ≥ 0"));
+        }
         SweepState::Trial trial;
         trial.index = index.toInt();
         trial.run = t.value(QStringLiteral("run")).toString();
@@ -91,26 +101,32 @@ std::optional<SweepState> SweepStateFile::read(const QString &path, QString *err
 
 bool SweepStateFile::write(const QString &path, const SweepState &state, QString *error)
 {
-    if (inLinkedFolder(path, error))
+    if (inLinkedFolder(path, error)) {
         return false;
+    }
     QDir().mkpath(QFileInfo(path).absolutePath());
     QJsonArray trials;
     for (const SweepState::Trial &t : state.trials) {
         QJsonObject o{
             {QStringLiteral("index"), t.index}, {QStringLiteral("run"), t.run}, {QStringLiteral("lane"), t.lane}};
-        if (t.paused)
+        if (t.paused) {
             o.insert(QStringLiteral("paused"), true);
-        if (t.stopped)
+        }
+        if (t.stopped) {
             o.insert(QStringLiteral("stopped"), true);
-        if (!t.reason.isEmpty())
+        }
+        if (!t.reason.isEmpty()) {
             o.insert(QStringLiteral("reason"), t.reason);
+        }
         trials.append(o);
     }
     QJsonObject o{{QStringLiteral("spec_hash"), state.specHash}, {QStringLiteral("trials"), trials}};
-    if (state.paused)
+    if (state.paused) {
         o.insert(QStringLiteral("paused"), true);
-    if (state.stopped)
+    }
+    if (state.stopped) {
         o.insert(QStringLiteral("stopped"), true);
+    }
     // Not through a link, never over another user's file.
     return writeOwnJsonFile(path, o, error);
 }

@@ -1,9 +1,9 @@
-#include "sweep/sweeptrialrecord.h"
+#include "orchestration/sweep/sweeptrialrecord.h"
 
-#include "experiment/experiment.h"
-#include "runstore/runstore.h"
-#include "runstore/specidentity.h"
-#include "sweep/sweepsearch.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/runstore/runstore.h"
+#include "orchestration/runstore/specidentity.h"
+#include "orchestration/sweep/sweepsearch.h"
 
 #include <QSet>
 
@@ -16,20 +16,23 @@ SweepTrialRecord::SweepTrialRecord(const QString &runsRoot)
 
 void SweepTrialRecord::save(const SweepSearch &s) const
 {
-    if (m_root.isEmpty())
+    if (m_root.isEmpty()) {
         return;
+    }
     SweepState state;
     state.specHash = SweepStateFile::specHash(s.spec);
     state.paused = s.paused;
     state.stopped = s.stopped;
     for (const auto &[index, t] : s.placed()) {
-        if (t.name.isEmpty())
+        if (t.name.isEmpty()) {
             continue; // never placed: nothing on disk to come back to
+        }
         state.trials << SweepState::Trial{index, t.name, t.lane, t.paused, t.stopped, t.reason};
     }
     QString error;
-    if (!SweepStateFile::write(SweepStateFile::path(m_root, s.spec.name), state, &error))
+    if (!SweepStateFile::write(SweepStateFile::path(m_root, s.spec.name), state, &error)) {
         qWarning("sweep %s: %s", qUtf8Printable(s.spec.name), qUtf8Printable(error));
+    }
 }
 
 bool SweepTrialRecord::isTrialFolder(const SweepSearch &s, int index, const QString &run, QString *why) const
@@ -45,8 +48,9 @@ bool SweepTrialRecord::isTrialFolder(const SweepSearch &s, int index, const QStr
         return false;
     }
     const RunStore store(m_root);
-    if (!store.runNames().contains(run))
+    if (!store.runNames().contains(run)) {
         return true; // placed, never started: no history to mix up
+    }
     QJsonObject expected = withDefaults(s.trialRunSpec(index));
     expected.insert(QStringLiteral("name"), run);
     if (const QJsonObject held = store.readSpec(run);
@@ -63,17 +67,19 @@ SweepState SweepTrialRecord::load(const SweepSearch &s, int firstLane, QStringLi
     QString error;
     std::optional<SweepState> state = m_root.isEmpty() ? std::nullopt : SweepStateFile::read(path, &error);
     if (!error.isEmpty() || !state) {
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
             *warnings
                 << QStringLiteral("sweep %1: %2; it starts from what its run folders say").arg(s.spec.name, error);
+        }
         state = SweepState{};
         // Each trial's folder that exists is a placed trial, on its first
         // lane (whether it really is the trial's is checked below).
         const QStringList folders = RunStore(m_root).runNames();
         for (int i = 0; i < s.spec.trialCount() && !m_root.isEmpty(); ++i) {
             const QString name = SweepSpec::trialName(s.spec.name, i);
-            if (folders.contains(name))
+            if (folders.contains(name)) {
                 state->trials << SweepState::Trial{i, name, firstLane, false, false, QString()};
+            }
         }
     } else if (state->specHash != SweepStateFile::specHash(s.spec)) {
         *warnings << QStringLiteral("sweep %1: its saved trials were made by another version of its spec; those "

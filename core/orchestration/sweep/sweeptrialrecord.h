@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sweep/sweepstatefile.h"
+#include "orchestration/sweep/sweepstatefile.h"
 
 #include <QString>
 #include <QStringList>

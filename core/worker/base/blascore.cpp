@@ -27,12 +27,15 @@ std::string betterBlasCore(const std::string &chosen, CpuVectorUnits units)
     // OpenBLAS's names of x86 cores without AVX: what it falls back to.
     static constexpr std::array<std::string_view, 10> kGeneric = {
         "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Katmai", "Coppermine", "Northwood", "Banias"};
-    if (std::find(kGeneric.begin(), kGeneric.end(), chosen) == kGeneric.end())
+    if (std::find(kGeneric.begin(), kGeneric.end(), chosen) == kGeneric.end()) {
         return {};
-    if (units.avx512)
+    }
+    if (units.avx512) {
         return "SkylakeX";
-    if (units.avx2Fma)
+    }
+    if (units.avx2Fma) {
         return "Haswell";
+    }
     return {};
 }
 

@@ -113,8 +113,9 @@ std::vector<ParamSpec> convTransEParams()
 ParamSpec recipeParam(const std::vector<RecipeInfo> &recipes)
 {
     std::vector<json> names = {"auto", "none"};
-    for (const auto &r : recipes)
+    for (const auto &r : recipes) {
         names.push_back(r.name);
+    }
     return choiceParam("recipe", Type::String, "auto", std::move(names),
                        "values for the keys this spec leaves out: a recipe named for the graphs it fits (its "
                        "recipes are listed with the model); auto = the one that fits the run's graph, chosen from "
@@ -145,23 +146,28 @@ json ParamSpec::toJson() const
 {
     json j{{"name", name}, {"type", typeName(type)}, {"default", defaultValue}, {"help", help}};
     if (min) {
-        if (type == Type::Int)
+        if (type == Type::Int) {
             j["min"] = static_cast<long long>(*min);
-        else
+        } else {
             j["min"] = *min;
+        }
     }
     if (max) {
-        if (type == Type::Int)
+        if (type == Type::Int) {
             j["max"] = static_cast<long long>(*max);
-        else
+        } else {
             j["max"] = *max;
+        }
     }
-    if (minExclusive)
+    if (minExclusive) {
         j["min_exclusive"] = true;
-    if (nullable)
+    }
+    if (nullable) {
         j["nullable"] = true;
-    if (!choices.empty())
+    }
+    if (!choices.empty()) {
         j["choices"] = choices;
+    }
     return j;
 }
 
@@ -444,8 +450,9 @@ const Catalogue &Catalogue::instance()
 const RecipeInfo *ModelInfo::findRecipe(const std::string &name) const
 {
     for (const auto &r : recipes) {
-        if (r.name == name)
+        if (r.name == name) {
             return &r;
+        }
     }
     return nullptr;
 }
@@ -453,8 +460,9 @@ const RecipeInfo *ModelInfo::findRecipe(const std::string &name) const
 const ModelInfo *Catalogue::findModel(const std::string &type) const
 {
     for (const auto &m : m_models) {
-        if (m.type == type)
+        if (m.type == type) {
             return &m;
+        }
     }
     return nullptr;
 }
@@ -462,8 +470,9 @@ const ModelInfo *Catalogue::findModel(const std::string &type) const
 const DataKindInfo *Catalogue::findDataKind(const std::string &kind) const
 {
     for (const auto &d : m_dataKinds) {
-        if (d.kind == kind)
+        if (d.kind == kind) {
             return &d;
+        }
     }
     return nullptr;
 }
@@ -476,14 +485,18 @@ const std::vector<std::string> &Catalogue::sectionNames()
 
 const std::vector<ParamSpec> &Catalogue::section(const std::string &name) const
 {
-    if (name == "train")
+    if (name == "train") {
         return m_train;
-    if (name == "eval")
+    }
+    if (name == "eval") {
         return m_eval;
-    if (name == "checkpoint")
+    }
+    if (name == "checkpoint") {
         return m_checkpoint;
-    if (name == "report")
+    }
+    if (name == "report") {
         return m_report;
+    }
     throw std::logic_error("no spec section " + name);
 }
 
@@ -491,15 +504,17 @@ json Catalogue::toJson() const
 {
     auto list = [](const std::vector<ParamSpec> &params) {
         json a = json::array();
-        for (const auto &p : params)
+        for (const auto &p : params) {
             a.push_back(p.toJson());
+        }
         return a;
     };
     json models = json::array();
     for (const auto &m : m_models) {
         json defaults{{"train", m.trainDefaults}, {"data", {{"kind", m.defaultDataKind}}}};
-        if (!m.evalDefaults.empty())
+        if (!m.evalDefaults.empty()) {
             defaults["eval"] = m.evalDefaults;
+        }
         json model{{"type", m.type},
                    {"task", m.task},
                    {"description", m.description},
@@ -507,20 +522,23 @@ json Catalogue::toJson() const
                    {"defaults", defaults}};
         if (!m.recipes.empty()) {
             json recipes = json::array();
-            for (const auto &r : m.recipes)
+            for (const auto &r : m.recipes) {
                 recipes.push_back(
                     {{"name", r.name}, {"fits", r.fits}, {"model", r.model}, {"train", r.train}, {"eval", r.eval}});
+            }
             model["recipes"] = recipes;
         }
         models.push_back(std::move(model));
     }
     json kinds = json::array();
-    for (const auto &d : m_dataKinds)
+    for (const auto &d : m_dataKinds) {
         kinds.push_back(
             {{"kind", d.kind}, {"task", d.task}, {"description", d.description}, {"params", list(d.params)}});
+    }
     json presets = json::array();
-    for (const auto &p : m_presets)
+    for (const auto &p : m_presets) {
         presets.push_back({{"name", p.name}, {"source", p.source}, {"spec", p.spec}});
+    }
     return {{"version", TRAINYARD_VERSION},
             {"presets", presets},
             {"protocol", protocol::kVersion},

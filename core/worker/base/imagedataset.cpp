@@ -35,8 +35,9 @@ bool exists(const std::string &path)
 std::string findIdx(const std::string &dir, const std::string &base)
 {
     for (const std::string &candidate : {dir + "/" + base, dir + "/" + base + ".gz"}) {
-        if (exists(candidate))
+        if (exists(candidate)) {
             return candidate;
+        }
     }
     throw BadInput(dir + "/" + base + "[.gz]: no such file (data kind idx)");
 }
@@ -44,17 +45,21 @@ std::string findIdx(const std::string &dir, const std::string &base)
 ImageSet toImageSet(const IdxArray &images, const IdxArray &labels, const std::string &imagePath,
                     const std::string &labelPath)
 {
-    if (images.dims.size() != 3)
+    if (images.dims.size() != 3) {
         throw BadInput(imagePath + ": expected 3 dimensions (count, rows, cols), got "
                        + std::to_string(images.dims.size()));
-    if (labels.dims.size() != 1)
+    }
+    if (labels.dims.size() != 1) {
         throw BadInput(labelPath + ": expected 1 dimension (count), got " + std::to_string(labels.dims.size()));
-    if (images.dims[0] != labels.dims[0])
+    }
+    if (images.dims[0] != labels.dims[0]) {
         throw BadInput(labelPath + ": " + std::to_string(labels.dims[0]) + " labels for "
                        + std::to_string(images.dims[0]) + " images in " + imagePath);
-    if (images.dims[1] < 6 || images.dims[2] < 6)
+    }
+    if (images.dims[1] < 6 || images.dims[2] < 6) {
         throw BadInput(imagePath + ": images of " + std::to_string(images.dims[1]) + "x"
                        + std::to_string(images.dims[2]) + " pixels are too small (at least 6x6)");
+    }
     ImageSet set;
     set.count = images.dims[0];
     set.rows = images.dims[1];
@@ -80,35 +85,42 @@ ImageSet slice(const ImageSet &from, std::int64_t begin, std::int64_t end)
 
 IdxArray parseIdx(const std::uint8_t *data, std::size_t size, const std::string &name)
 {
-    if (size < 4)
+    if (size < 4) {
         throw BadInput(name + ": too short for an IDX header (" + std::to_string(size) + " bytes)");
-    if (data[0] != 0 || data[1] != 0)
+    }
+    if (data[0] != 0 || data[1] != 0) {
         throw BadInput(name + ": not an IDX file (magic must start with two zero bytes)");
+    }
     if (data[2] != 0x08) {
         char hex[8];
         std::snprintf(hex, sizeof hex, "0x%02x", data[2]);
         throw BadInput(name + ": IDX element type " + hex + " is not supported (only unsigned bytes, 0x08)");
     }
     const int ndims = data[3];
-    if (ndims < 1 || ndims > 4)
+    if (ndims < 1 || ndims > 4) {
         throw BadInput(name + ": IDX with " + std::to_string(ndims) + " dimensions is not supported (1 to 4)");
+    }
     const std::size_t header = 4 + 4 * std::size_t(ndims);
-    if (size < header)
+    if (size < header) {
         throw BadInput(name + ": truncated IDX header");
+    }
     IdxArray out;
     std::size_t total = 1;
     for (int i = 0; i < ndims; ++i) {
         const std::uint32_t d = bigEndian32(data + 4 + 4 * i);
-        if (d == 0)
+        if (d == 0) {
             throw BadInput(name + ": dimension " + std::to_string(i) + " is 0");
-        if (total > kMaxIdxBytes / d)
+        }
+        if (total > kMaxIdxBytes / d) {
             throw BadInput(name + ": IDX dimensions describe more than 4 GiB");
+        }
         total *= d;
         out.dims.push_back(d);
     }
-    if (size - header != total)
+    if (size - header != total) {
         throw BadInput(name + ": the header promises " + std::to_string(total) + " bytes of data but the file has "
                        + std::to_string(size - header));
+    }
     out.data.assign(data + header, data + size);
     return out;
 }
@@ -117,8 +129,9 @@ IdxArray readIdxFile(const std::string &path)
 {
     // gzread reads uncompressed files transparently too.
     gzFile file = gzopen(path.c_str(), "rb");
-    if (!file)
+    if (!file) {
         throw BadInput(path + ": cannot open (" + std::strerror(errno) + ")");
+    }
     std::vector<std::uint8_t> bytes;
     std::uint8_t chunk[1 << 16];
     while (true) {
@@ -129,8 +142,9 @@ IdxArray readIdxFile(const std::string &path)
             gzclose(file);
             throw BadInput(path + ": cannot decompress (" + message + ")");
         }
-        if (n == 0)
+        if (n == 0) {
             break;
+        }
         bytes.insert(bytes.end(), chunk, chunk + n);
         if (bytes.size() > kMaxIdxBytes + 64) {
             gzclose(file);
@@ -143,10 +157,12 @@ IdxArray readIdxFile(const std::string &path)
 
 const ImageSet &ImageDataset::split(const std::string &name) const
 {
-    if (name == "train")
+    if (name == "train") {
         return train;
-    if (name == "valid")
+    }
+    if (name == "valid") {
         return valid;
+    }
     return test;
 }
 
@@ -154,10 +170,12 @@ ImageDataset ImageDataset::loadIdxFolder(const std::string &dir, std::int64_t va
 {
     struct stat st
     {};
-    if (::stat(dir.c_str(), &st) != 0)
+    if (::stat(dir.c_str(), &st) != 0) {
         throw BadInput("data.path: " + dir + ": " + std::strerror(errno));
-    if (!S_ISDIR(st.st_mode))
+    }
+    if (!S_ISDIR(st.st_mode)) {
         throw BadInput("data.path: " + dir + ": not a folder");
+    }
     ImageDataset d;
     const std::string trainImages = findIdx(dir, "train-images-idx3-ubyte");
     const std::string trainLabels = findIdx(dir, "train-labels-idx1-ubyte");
@@ -165,20 +183,25 @@ ImageDataset ImageDataset::loadIdxFolder(const std::string &dir, std::int64_t va
     const std::string testLabels = findIdx(dir, "t10k-labels-idx1-ubyte");
     ImageSet all = toImageSet(readIdxFile(trainImages), readIdxFile(trainLabels), trainImages, trainLabels);
     d.test = toImageSet(readIdxFile(testImages), readIdxFile(testLabels), testImages, testLabels);
-    if (d.test.rows != all.rows || d.test.cols != all.cols)
+    if (d.test.rows != all.rows || d.test.cols != all.cols) {
         throw BadInput(testImages + ": images are " + std::to_string(d.test.rows) + "x" + std::to_string(d.test.cols)
                        + " but the training images are " + std::to_string(all.rows) + "x" + std::to_string(all.cols));
-    if (validSize >= all.count)
+    }
+    if (validSize >= all.count) {
         throw BadInput("data.valid_size: " + std::to_string(validSize)
                        + " leaves no training images (the training file has " + std::to_string(all.count) + ")");
+    }
     std::int64_t maxLabel = 0;
-    for (const auto l : all.labels)
+    for (const auto l : all.labels) {
         maxLabel = std::max(maxLabel, l);
-    for (const auto l : d.test.labels)
+    }
+    for (const auto l : d.test.labels) {
         maxLabel = std::max(maxLabel, l);
+    }
     d.classes = maxLabel + 1;
-    if (d.classes < 2)
+    if (d.classes < 2) {
         throw BadInput(trainLabels + ": every label is 0; at least 2 classes are needed");
+    }
     d.train = slice(all, 0, all.count - validSize);
     d.valid = slice(all, all.count - validSize, all.count);
     return d;
@@ -191,12 +214,14 @@ void ImageDataset::checkIdxFolder(const std::string &dir)
         const std::string path = findIdx(dir, base);
         std::ifstream in(path, std::ios::binary);
         unsigned char magic[4] = {};
-        if (!in || !in.read(reinterpret_cast<char *>(magic), 4))
+        if (!in || !in.read(reinterpret_cast<char *>(magic), 4)) {
             throw BadInput(path + ": cannot read its header");
+        }
         const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
         const bool ok = gz ? magic[0] == 0x1f && magic[1] == 0x8b : magic[0] == 0 && magic[1] == 0 && magic[2] == 0x08;
-        if (!ok)
+        if (!ok) {
             throw BadInput(path + (gz ? ": not a gzip file" : ": not an IDX file of bytes (magic 00 00 08 0N)"));
+        }
     }
 }
 
@@ -214,8 +239,9 @@ ImageDataset ImageDataset::synthetic(std::int64_t samples, std::int64_t classes,
             for (std::int64_t y = 0; y < size; ++y) {
                 for (std::int64_t x = 0; x < size; ++x) {
                     const float dy = float(y) - cy, dx = float(x) - cx;
-                    if (dy * dy + dx * dx <= radius * radius)
+                    if (dy * dy + dx * dx <= radius * radius) {
                         prototypes[c * px + y * size + x] = 200.0f;
+                    }
                 }
             }
         }

@@ -18,14 +18,16 @@ MetricsFile::MetricsFile(const std::string &path)
     : m_path(path)
 {
     m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (m_fd < 0)
+    if (m_fd < 0) {
         throw BadInput(path + ": cannot open for writing (" + std::strerror(errno) + ")");
+    }
 }
 
 MetricsFile::~MetricsFile()
 {
-    if (m_fd >= 0)
+    if (m_fd >= 0) {
         ::close(m_fd);
+    }
 }
 
 void MetricsFile::write(const std::string &line)
@@ -34,12 +36,14 @@ void MetricsFile::write(const std::string &line)
     std::size_t left = line.size();
     while (left > 0) {
         const ssize_t n = ::write(m_fd, data, left);
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && errno == EINTR) {
             continue;
+        }
         if (n <= 0) {
-            if (!m_warned)
+            if (!m_warned) {
                 std::cerr << "trainyard-worker: " << m_path << ": write failed (" << std::strerror(errno)
                           << "); metrics lines are being lost\n";
+            }
             m_warned = true;
             return;
         }
@@ -51,23 +55,27 @@ void MetricsFile::write(const std::string &line)
 double MetricsFile::lastWall(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
+    if (!in) {
         return 0.0;
+    }
     constexpr std::streamoff kTail = 64 * 1024;
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
     const bool cut = size > kTail;
     in.seekg(cut ? size - kTail : 0);
     std::string line;
-    if (cut)
+    if (cut) {
         std::getline(in, line); // most likely a piece of a line
+    }
     double wall = 0.0;
     while (std::getline(in, line)) {
-        if (in.eof())
+        if (in.eof()) {
             break; // no newline: a torn last line
+        }
         const auto json = nlohmann::json::parse(line, nullptr, false);
-        if (json.is_object() && json.contains("wall") && json["wall"].is_number())
+        if (json.is_object() && json.contains("wall") && json["wall"].is_number()) {
             wall = std::max(wall, json["wall"].get<double>());
+        }
     }
     return wall;
 }

@@ -107,10 +107,12 @@ std::vector<RecipeInfo> transHRecipes()
 
 std::vector<RecipeInfo> kgRecipes(const std::string &modelType)
 {
-    if (modelType == "transe")
+    if (modelType == "transe") {
         return transERecipes();
-    if (modelType == "transh")
+    }
+    if (modelType == "transh") {
         return transHRecipes();
+    }
     return {};
 }
 
@@ -138,18 +140,20 @@ RecipeChoice chooseRecipe(const KgStats &stats)
                   static_cast<long long>(stats.entities), static_cast<long long>(stats.relations),
                   stats.triplesPerEntity(), 100.0 * stats.density());
     std::string name;
-    if (stats.entities <= kSmallGraphEntities)
+    if (stats.entities <= kSmallGraphEntities) {
         name = stats.density() >= kDenseShare && stats.entities > kTinyGraphEntities ? "small-dense" : "small";
-    else
+    } else {
         name = stats.triplesPerEntity() >= kManyTriplesPerEntity ? "large" : "large-sparse";
+    }
     return {name, reason};
 }
 
 nlohmann::json recipeValues(const RunSpec &spec)
 {
     const RecipeInfo *recipe = spec.model->findRecipe(spec.recipe);
-    if (!recipe)
+    if (!recipe) {
         return nlohmann::json::object();
+    }
     nlohmann::json used = nlohmann::json::object();
     nlohmann::json kept = nlohmann::json::object();
     const std::pair<const char *, const nlohmann::json *> sections[] = {
@@ -161,8 +165,9 @@ nlohmann::json recipeValues(const RunSpec &spec)
             (own ? kept : used)[std::string(section) + "." + item.key()] = spec.resolved[section][item.key()];
         }
     }
-    if (!kept.empty())
+    if (!kept.empty()) {
         used["kept"] = kept;
+    }
     return used;
 }
 
@@ -172,21 +177,24 @@ std::string describeRecipe(const RunSpec &spec)
     auto join = [](const nlohmann::json &object) {
         std::string text;
         for (const auto &item : object.items()) {
-            if (item.key() != "kept")
+            if (item.key() != "kept") {
                 text += (text.empty() ? "" : " ") + item.key() + "=" + item.value().dump();
+            }
         }
         return text;
     };
     std::string text = join(values);
-    if (const auto kept = values.find("kept"); kept != values.end())
+    if (const auto kept = values.find("kept"); kept != values.end()) {
         text += "; the spec's own: " + join(*kept);
+    }
     return text;
 }
 
 KgDataset loadKgData(const RunSpec &spec)
 {
-    if (spec.dataKind() == "kg")
+    if (spec.dataKind() == "kg") {
         return KgDataset::loadFolder(spec.data["path"].get<std::string>());
+    }
     return KgDataset::synthetic(spec.data["entities"].get<std::int64_t>(), spec.data["relations"].get<std::int64_t>(),
                                 spec.data["triples"].get<std::int64_t>(), spec.seed);
 }

@@ -62,8 +62,9 @@ Reporter::~Reporter()
         m_quit = true;
     }
     m_wake.notify_all();
-    if (m_thread.joinable())
+    if (m_thread.joinable()) {
         m_thread.join();
+    }
 }
 
 double Reporter::wall() const
@@ -94,8 +95,9 @@ bool Reporter::stopRequested() const
 
 void Reporter::emit(nlohmann::json message)
 {
-    if (!message.contains("wall"))
+    if (!message.contains("wall")) {
         message["wall"] = wall();
+    }
     write(message);
 }
 
@@ -118,18 +120,21 @@ void Reporter::write(const nlohmann::json &message)
 void Reporter::waitWhilePaused()
 {
     std::unique_lock<std::mutex> lock(m_mutex);
-    while (m_paused.load() && !stopRequested())
+    while (m_paused.load() && !stopRequested()) {
         m_wake.wait_for(lock, std::chrono::milliseconds(100));
+    }
 }
 
 void Reporter::flush(double seconds)
 {
-    if (!m_client)
+    if (!m_client) {
         return;
+    }
     const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
     std::unique_lock<std::mutex> lock(m_mutex);
-    while (!(m_socketIdle && m_outbox.empty()) && m_connected.load() && Clock::now() < deadline)
+    while (!(m_socketIdle && m_outbox.empty()) && m_connected.load() && Clock::now() < deadline) {
         m_wake.wait_for(lock, std::chrono::milliseconds(10));
+    }
 }
 
 void Reporter::handleControl(const nlohmann::json &message)
@@ -161,22 +166,27 @@ void Reporter::ioLoop()
     while (true) {
         {
             std::unique_lock<std::mutex> lock(m_mutex);
-            if (m_quit)
+            if (m_quit) {
                 return;
-            if (!m_client)
+            }
+            if (!m_client) {
                 m_wake.wait_until(lock, nextHeartbeat, [this]() { return m_quit; });
-            if (m_quit)
+            }
+            if (m_quit) {
                 return;
+            }
             lines.swap(m_outbox);
         }
         if (m_client) {
-            for (auto &line : lines)
+            for (auto &line : lines) {
                 m_client->send(std::move(line));
+            }
             lines.clear();
             m_client->poll(20, controls);
             m_connected.store(m_client->connected());
-            for (const auto &c : controls)
+            for (const auto &c : controls) {
                 handleControl(c);
+            }
             controls.clear();
             const bool idle = m_client->idle();
             {
@@ -185,8 +195,9 @@ void Reporter::ioLoop()
             }
             m_wake.notify_all();
         }
-        if (g_signalled)
+        if (g_signalled) {
             m_wake.notify_all();
+        }
         if (Clock::now() >= nextHeartbeat) {
             write(protocol::heartbeat(m_step.load(), wall()));
             nextHeartbeat = Clock::now() + std::chrono::duration<double>(m_options.heartbeatSeconds);

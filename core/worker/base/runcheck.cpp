@@ -21,15 +21,17 @@ int checkRun(const std::string &specPath)
             // its spec says "auto"): it needs the whole graph, which the
             // loader checks on the way.
             const RecipeChoice choice = chooseRecipe(KgStats::of(loadKgData(spec)));
-            if (spec.recipe == "auto")
+            if (spec.recipe == "auto") {
                 spec = spec.withRecipe(choice.name);
+            }
             const nlohmann::json line = {
                 {"recipe", choice.name}, {"reason", choice.reason}, {"values", recipeValues(spec)}};
             std::cout << line.dump() << std::endl;
-        } else if (kind == "kg")
+        } else if (kind == "kg") {
             KgDataset::checkFolder(spec.data["path"].get<std::string>());
-        else if (kind == "idx")
+        } else if (kind == "idx") {
             ImageDataset::checkIdxFolder(spec.data["path"].get<std::string>());
+        }
         // The synthetic kinds are generated: their parameters were checked with the spec.
     } catch (const BadInput &e) {
         std::cerr << "trainyard-worker: " << e.what() << std::endl;

@@ -23,28 +23,34 @@ Endpoint Endpoint::parse(const std::string &text)
     if (text.rfind("unix:", 0) == 0) {
         e.kind = Kind::Unix;
         e.path = text.substr(5);
-        if (e.path.empty())
+        if (e.path.empty()) {
             throw BadInput("--connect: unix: needs a socket path, e.g. unix:/run/user/1000/trainyard/sock");
-        if (e.path.size() >= sizeof(sockaddr_un::sun_path))
+        }
+        if (e.path.size() >= sizeof(sockaddr_un::sun_path)) {
             throw BadInput("--connect: socket path longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1)
                            + " bytes: " + e.path);
+        }
         return e;
     }
     if (text.rfind("tcp:", 0) == 0) {
         e.kind = Kind::Tcp;
         const std::string rest = text.substr(4);
         const auto colon = rest.rfind(':');
-        if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size())
+        if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) {
             throw BadInput("--connect: expected tcp:HOST:PORT, got \"" + text + "\"");
+        }
         e.host = rest.substr(0, colon);
-        if (e.host.size() > 2 && e.host.front() == '[' && e.host.back() == ']')
+        if (e.host.size() > 2 && e.host.front() == '[' && e.host.back() == ']') {
             e.host = e.host.substr(1, e.host.size() - 2);
+        }
         const std::string port = rest.substr(colon + 1);
-        if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5)
+        if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5) {
             throw BadInput("--connect: port must be a number in [1, 65535], got \"" + port + "\"");
+        }
         e.port = std::stoi(port);
-        if (e.port < 1 || e.port > 65535)
+        if (e.port < 1 || e.port > 65535) {
             throw BadInput("--connect: port must be a number in [1, 65535], got \"" + port + "\"");
+        }
         return e;
     }
     throw BadInput("--connect: expected unix:PATH or tcp:HOST:PORT, got \"" + text + "\"");
@@ -63,16 +69,18 @@ SocketClient::SocketClient(Endpoint endpoint, std::function<std::string()> hello
 
 SocketClient::~SocketClient()
 {
-    if (m_fd >= 0)
+    if (m_fd >= 0) {
         ::close(m_fd);
+    }
 }
 
 void SocketClient::send(std::string line)
 {
     m_queue.push_back(std::move(line));
     if (m_state != State::Connected) {
-        while (m_queue.size() > kMaxQueued)
+        while (m_queue.size() > kMaxQueued) {
             m_queue.pop_front();
+        }
     }
 }
 
@@ -83,8 +91,9 @@ void SocketClient::startConnect()
 
     if (m_endpoint.kind == Endpoint::Kind::Unix) {
         m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (m_fd < 0)
+        if (m_fd < 0) {
             return;
+        }
         sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
         std::memcpy(addr.sun_path, m_endpoint.path.c_str(), m_endpoint.path.size() + 1);
@@ -106,8 +115,9 @@ void SocketClient::startConnect()
     hints.ai_socktype = SOCK_STREAM;
     addrinfo *result = nullptr;
     if (::getaddrinfo(m_endpoint.host.c_str(), std::to_string(m_endpoint.port).c_str(), &hints, &result) != 0
-        || !result)
+        || !result) {
         return;
+    }
     m_fd = ::socket(result->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (m_fd >= 0) {
         const int one = 1;
@@ -137,32 +147,37 @@ void SocketClient::onConnected()
 
 void SocketClient::disconnect()
 {
-    if (m_fd >= 0)
+    if (m_fd >= 0) {
         ::close(m_fd);
+    }
     m_fd = -1;
     m_state = State::Disconnected;
     // A line half sent is lost (the file keeps it), and so is an unsent
     // hello: the next connection starts with a fresh one.
     m_partial.clear();
-    while (m_queue.size() > kMaxQueued)
+    while (m_queue.size() > kMaxQueued) {
         m_queue.pop_front();
+    }
 }
 
 void SocketClient::writeSome()
 {
     while (m_state == State::Connected) {
         if (m_partial.empty()) {
-            if (m_queue.empty())
+            if (m_queue.empty()) {
                 return;
+            }
             m_partial = std::move(m_queue.front());
             m_queue.pop_front();
         }
         const ssize_t n = ::send(m_fd, m_partial.data(), m_partial.size(), MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR) {
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
+            }
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 return;
+            }
             disconnect();
             return;
         }
@@ -176,10 +191,12 @@ void SocketClient::readSome(std::vector<nlohmann::json> &controls)
     while (m_state == State::Connected) {
         const ssize_t n = ::recv(m_fd, buffer, sizeof buffer, 0);
         if (n < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR) {
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            }
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
                 disconnect();
+            }
             break;
         }
         if (n == 0) {
@@ -190,8 +207,9 @@ void SocketClient::readSome(std::vector<nlohmann::json> &controls)
     }
     protocol::LineDecoder::Result result;
     while (m_decoder.next(result)) {
-        if (result.status != protocol::LineDecoder::Status::Message)
+        if (result.status != protocol::LineDecoder::Status::Message) {
             continue;
+        }
         switch (protocol::typeOf(result.message)) {
         case protocol::MessageType::Stop:
         case protocol::MessageType::Pause:
@@ -208,14 +226,16 @@ void SocketClient::readSome(std::vector<nlohmann::json> &controls)
 void SocketClient::poll(int timeoutMs, std::vector<nlohmann::json> &controls)
 {
     if (m_state == State::Disconnected) {
-        if (Clock::now() >= m_nextAttempt)
+        if (Clock::now() >= m_nextAttempt) {
             startConnect();
+        }
         if (m_state == State::Disconnected) {
             const auto wait =
                 std::chrono::duration_cast<std::chrono::milliseconds>(m_nextAttempt - Clock::now()).count();
             const int ms = static_cast<int>(std::clamp<long long>(wait, 0, timeoutMs));
-            if (ms > 0)
+            if (ms > 0) {
                 ::poll(nullptr, 0, ms);
+            }
             return;
         }
     }
@@ -223,15 +243,18 @@ void SocketClient::poll(int timeoutMs, std::vector<nlohmann::json> &controls)
     pollfd pfd{};
     pfd.fd = m_fd;
     pfd.events = POLLIN;
-    if (m_state == State::Connecting || !m_partial.empty() || !m_queue.empty())
+    if (m_state == State::Connecting || !m_partial.empty() || !m_queue.empty()) {
         pfd.events |= POLLOUT;
+    }
     const int ready = ::poll(&pfd, 1, timeoutMs);
-    if (ready <= 0)
+    if (ready <= 0) {
         return;
+    }
 
     if (m_state == State::Connecting) {
-        if (!(pfd.revents & (POLLOUT | POLLERR | POLLHUP)))
+        if (!(pfd.revents & (POLLOUT | POLLERR | POLLHUP))) {
             return;
+        }
         int error = 0;
         socklen_t len = sizeof error;
         if (::getsockopt(m_fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
@@ -240,8 +263,9 @@ void SocketClient::poll(int timeoutMs, std::vector<nlohmann::json> &controls)
         }
         onConnected();
     }
-    if (pfd.revents & (POLLIN | POLLHUP | POLLERR))
+    if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
         readSome(controls);
+    }
     writeSome();
 }
 

@@ -54,10 +54,12 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
             inlineValue = true;
         }
         auto takeValue = [&]() {
-            if (inlineValue)
+            if (inlineValue) {
                 return value;
-            if (i + 1 >= argc)
+            }
+            if (i + 1 >= argc) {
                 throw BadInput(name + ": missing value\n" + usage());
+            }
             return std::string(argv[++i]);
         };
         if (name == "--help" || name == "-h") {
@@ -83,8 +85,9 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
         } else if (name == "--threads") {
             const std::string v = takeValue();
             if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1
-                || std::stoi(v) > 1024)
+                || std::stoi(v) > 1024) {
                 throw BadInput("--threads: expected an integer in [1, 1024], got \"" + v + "\"");
+            }
             o.threads = std::stoi(v);
         } else if (name == "--resume") {
             o.resume = true;
@@ -97,17 +100,21 @@ WorkerOptions WorkerOptions::parse(int argc, const char *const *argv)
     if (o.action == Action::Train && o.token.empty()) {
         // The orchestrator passes the token in the environment: unlike the
         // command line (ps, /proc/PID/cmdline) it is readable by our user only.
-        if (const char *fromEnv = std::getenv(kTokenVariable); fromEnv && *fromEnv)
+        if (const char *fromEnv = std::getenv(kTokenVariable); fromEnv && *fromEnv) {
             o.token = fromEnv;
+        }
     }
     ::unsetenv(kTokenVariable); // not inherited by anything we start
-    if (o.action == Action::Check && (!sawSpec || o.spec.empty()))
+    if (o.action == Action::Check && (!sawSpec || o.spec.empty())) {
         throw BadInput("--check needs --spec FILE (see --help)");
+    }
     if (o.action == Action::Train) {
-        if (!sawSpec || o.spec.empty())
+        if (!sawSpec || o.spec.empty()) {
             throw BadInput("--spec FILE is required (see --help)");
-        if (!sawRunDir || o.runDir.empty())
+        }
+        if (!sawRunDir || o.runDir.empty()) {
             throw BadInput("--run-dir DIR is required (see --help)");
+        }
     }
     return o;
 }

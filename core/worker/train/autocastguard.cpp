@@ -24,9 +24,10 @@ namespace {
 
 void checkDevice(c10::DeviceType device)
 {
-    if (device != c10::DeviceType::CPU && device != c10::DeviceType::CUDA)
+    if (device != c10::DeviceType::CPU && device != c10::DeviceType::CUDA) {
         throw std::invalid_argument("train.amp: autocast supports cpu and cuda devices, not "
                                     + c10::DeviceTypeName(device, /*lower_case=*/true));
+    }
 }
 
 } // namespace
@@ -73,8 +74,9 @@ AutocastGuard::AutocastGuard(c10::DeviceType device, bool enabled)
     : m_device(device)
     , m_active(enabled)
 {
-    if (!m_active)
+    if (!m_active) {
         return;
+    }
     m_wasEnabled = isEnabled(device);
     m_oldDtype = dtype(device);
     set(device, true, c10::ScalarType::BFloat16);
@@ -83,12 +85,14 @@ AutocastGuard::AutocastGuard(c10::DeviceType device, bool enabled)
 
 AutocastGuard::~AutocastGuard()
 {
-    if (!m_active)
+    if (!m_active) {
         return;
+    }
     // As torch.autocast's __exit__: the outermost exit drops the cached bf16
     // copies of the weights, which the optimizer step is about to change.
-    if (at::autocast::decrement_nesting() == 0)
+    if (at::autocast::decrement_nesting() == 0) {
         at::autocast::clear_cache();
+    }
     set(m_device, m_wasEnabled, m_oldDtype);
 }
 

@@ -29,8 +29,9 @@ void fill(float *mask, std::int64_t n, double p, std::uint64_t seed)
         for (std::int64_t i = begin; i < end; ++i) {
             const std::uint64_t r = mix(base + static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ULL);
             mask[2 * i] = (r & 0xffffffffULL) >= threshold ? keep : 0.0f;
-            if (2 * i + 1 < n)
+            if (2 * i + 1 < n) {
                 mask[2 * i + 1] = (r >> 32) >= threshold ? keep : 0.0f;
+            }
         }
     });
 }

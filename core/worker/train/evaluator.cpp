@@ -13,8 +13,9 @@ torch::Tensor filteredRanks(torch::Tensor scores, const torch::Tensor &answers, 
 {
     scores = scores.to(torch::kFloat);
     const auto target = scores.gather(1, answers.unsqueeze(1)); // [B, 1]
-    if (filterRows.numel() > 0)
+    if (filterRows.numel() > 0) {
         scores.index_put_({filterRows, filterCols}, -std::numeric_limits<float>::infinity());
+    }
     const auto greater = (scores > target).sum(1).to(torch::kFloat);
     const auto equal = (scores == target).sum(1).to(torch::kFloat) - 1.0; // the answer itself
     return 1.0 + greater + 0.5 * equal;
@@ -50,8 +51,9 @@ KgMetrics evaluateKg(KgModelImpl &model, const std::vector<std::int64_t> &triple
 {
     KgMetrics metrics;
     const std::int64_t n = static_cast<std::int64_t>(triples.size()) / 3;
-    if (n == 0)
+    if (n == 0) {
         return metrics;
+    }
     torch::NoGradGuard noGrad;
     const bool wasTraining = model.is_training();
     model.eval();
@@ -82,8 +84,9 @@ KgMetrics evaluateKg(KgModelImpl &model, const std::vector<std::int64_t> &triple
     }
     model.endEvaluation();
     model.train(wasTraining);
-    if (aborted)
+    if (aborted) {
         return metrics;
+    }
     const auto host = sums.cpu();
     const double queries = 2.0 * static_cast<double>(n);
     const auto *v = host.data_ptr<double>();
@@ -104,8 +107,9 @@ double evaluateAccuracy(ClassifierImpl &model, const torch::Tensor &images, cons
                         double std, std::int64_t batchSize, const std::function<bool()> &keepGoing)
 {
     const std::int64_t n = images.size(0);
-    if (n == 0)
+    if (n == 0) {
         return 0.0;
+    }
     torch::NoGradGuard noGrad;
     const bool wasTraining = model.is_training();
     model.eval();
@@ -121,8 +125,9 @@ double evaluateAccuracy(ClassifierImpl &model, const torch::Tensor &images, cons
         correct += (logits.argmax(1) == labels.slice(0, begin, end)).sum();
     }
     model.train(wasTraining);
-    if (aborted)
+    if (aborted) {
         return -1.0;
+    }
     return static_cast<double>(correct.item<std::int64_t>()) / static_cast<double>(n);
 }
 

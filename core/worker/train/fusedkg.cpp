@@ -47,14 +47,18 @@ std::int64_t corrupted(const std::int64_t *heads, const std::int64_t *tails, std
 
 KgLoss kgLossFromName(const std::string &name)
 {
-    if (name == "margin")
+    if (name == "margin") {
         return KgLoss::Margin;
-    if (name == "self_adversarial")
+    }
+    if (name == "self_adversarial") {
         return KgLoss::SelfAdversarial;
-    if (name == "softmax")
+    }
+    if (name == "softmax") {
         return KgLoss::Softmax;
-    if (name == "1vsall")
+    }
+    if (name == "1vsall") {
         return KgLoss::OneVsAll;
+    }
     throw BadInput("model.loss: unknown loss \"" + name + "\"");
 }
 
@@ -95,8 +99,9 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
     };
     if (m_config.filterNegatives) {
         std::size_t size = 16;
-        while (size < triples.size()) // 3 slots a triple: load below 1/2
+        while (size < triples.size()) { // 3 slots a triple: load below 1/2
             size <<= 1;
+        }
         m_known.assign(size, 0);
         for (std::size_t i = 0; i + 2 < triples.size(); i += 3) {
             const std::uint64_t key =
@@ -106,15 +111,17 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
                  + static_cast<std::uint64_t>(triples[i + 2]))
                 + 1;
             std::size_t slot = mix(key) & (size - 1);
-            while (m_known[slot] != 0 && m_known[slot] != key)
+            while (m_known[slot] != 0 && m_known[slot] != key) {
                 slot = (slot + 1) & (size - 1);
+            }
             m_known[slot] = key;
         }
     }
     init(m_entity, tables.entity, tables.entities);
     init(m_relation, tables.relation, tables.relations);
-    if (m_config.transh)
+    if (m_config.transh) {
         init(m_normal, tables.normal, tables.relations);
+    }
 }
 
 bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const
@@ -126,8 +133,9 @@ bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) con
         + 1;
     const std::size_t mask = m_known.size() - 1;
     for (std::size_t slot = mix(key) & mask; m_known[slot] != 0; slot = (slot + 1) & mask) {
-        if (m_known[slot] == key)
+        if (m_known[slot] == key) {
             return true;
+        }
     }
     return false;
 }
@@ -143,22 +151,26 @@ std::vector<FusedKgTrainer::StateArray> FusedKgTrainer::state()
 {
     std::vector<StateArray> out;
     auto add = [&out](const char *name, Table &table) {
-        if (!table.first.empty())
+        if (!table.first.empty()) {
             out.push_back({std::string(name) + ".first", &table.first});
-        if (!table.second.empty())
+        }
+        if (!table.second.empty()) {
             out.push_back({std::string(name) + ".second", &table.second});
+        }
     };
     add("entity", m_entity);
     add("relation", m_relation);
-    if (m_config.transh)
+    if (m_config.transh) {
         add("normal", m_normal);
+    }
     return out;
 }
 
 void FusedKgTrainer::touch(Table &table, std::int64_t row, std::int64_t mark)
 {
-    if (table.stamp[row] == mark)
+    if (table.stamp[row] == mark) {
         return;
+    }
     table.stamp[row] = mark;
     table.slot[row] = static_cast<std::int32_t>(table.touched.size());
     table.touched.push_back(row);
@@ -171,25 +183,29 @@ void FusedKgTrainer::orderTouched(Table &table, std::int64_t mark)
         // Many rows: one pass over the marks is cheaper than a sort.
         rows.clear();
         for (std::int64_t row = 0; row < table.rows; ++row) {
-            if (table.stamp[row] == mark)
+            if (table.stamp[row] == mark) {
                 rows.push_back(row);
+            }
         }
     } else {
         std::sort(rows.begin(), rows.end());
     }
-    for (std::size_t s = 0; s < rows.size(); ++s)
+    for (std::size_t s = 0; s < rows.size(); ++s) {
         table.slot[rows[s]] = static_cast<std::int32_t>(s);
+    }
 }
 
 void FusedKgTrainer::prepareGrads(Table &table, int threads)
 {
     // The buffers are all zero between steps (update() clears what it read).
-    if (static_cast<int>(table.grads.size()) < threads)
+    if (static_cast<int>(table.grads.size()) < threads) {
         table.grads.resize(static_cast<std::size_t>(threads));
+    }
     const std::size_t cells = table.touched.size() * static_cast<std::size_t>(m_dim);
     for (int t = 0; t < threads; ++t) {
-        if (table.grads[t].size() < cells)
+        if (table.grads[t].size() < cells) {
             table.grads[t].resize(cells, 0.0f);
+        }
     }
 }
 
@@ -197,8 +213,9 @@ using namespace kgkernels;
 
 void FusedKgTrainer::normalizeAllEntities()
 {
-    if (!m_config.normalizeEntities)
+    if (!m_config.normalizeEntities) {
         return;
+    }
     at::parallel_for(0, m_entity.rows, 256,
                      [this](std::int64_t begin, std::int64_t end) { normalizeRows(nullptr, begin, end); });
 }
@@ -212,8 +229,9 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
     m_keep.assign(m_heads.size(), 1);
     m_keptNegatives = 0;
     ++m_mark;
-    for (Table *table : {&m_entity, &m_relation, &m_normal})
+    for (Table *table : {&m_entity, &m_relation, &m_normal}) {
         table->touched.clear();
+    }
 
     // Negatives, and the rows of the step (one gradient slot each); serial,
     // a few nanoseconds a pair.
@@ -229,18 +247,20 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
         touch(m_entity, h, m_mark);
         touch(m_entity, t, m_mark);
         touch(m_relation, r, m_mark);
-        if (m_config.transh)
+        if (m_config.transh) {
             touch(m_normal, r, m_mark);
+        }
         const float p = m_headProbability[r];
         for (std::int64_t j = 0; j < k; ++j) {
             const Negative n = sampleNegative(stream, i, j, entities, p);
             heads[1 + j] = n.corruptHead ? n.entity : h;
             tails[1 + j] = n.corruptHead ? t : n.entity;
             touch(m_entity, n.entity, m_mark);
-            if (m_config.filterNegatives && isKnown(heads[1 + j], r, tails[1 + j]))
+            if (m_config.filterNegatives && isKnown(heads[1 + j], r, tails[1 + j])) {
                 m_keep[i * pairs + 1 + j] = 0;
-            else
+            } else {
                 m_keptNegatives += 1;
+            }
         }
     }
 
@@ -248,8 +268,9 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
     // its optimizer state front to back: on WN18RR a step touches about
     // 30,000 of the 40,943 entity rows, and in the order they were drawn the
     // update was a quarter of the step (docs/results.md).
-    for (Table *table : {&m_entity, &m_relation, &m_normal})
+    for (Table *table : {&m_entity, &m_relation, &m_normal}) {
         orderTouched(*table, m_mark);
+    }
 
     if (m_config.normalizeEntities) {
         // What the autograd path does to the whole table before each step,
@@ -263,30 +284,36 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
     const int threads = std::max(1, at::get_num_threads());
     prepareGrads(m_entity, threads);
     prepareGrads(m_relation, threads);
-    if (m_config.transh)
+    if (m_config.transh) {
         prepareGrads(m_normal, threads);
-    if (static_cast<int>(m_scratch.size()) < threads)
+    }
+    if (static_cast<int>(m_scratch.size()) < threads) {
         m_scratch.resize(static_cast<std::size_t>(threads));
-    for (auto &s : m_scratch)
+    }
+    for (auto &s : m_scratch) {
         s.loss = 0.0;
+    }
 
     const std::int64_t grain = std::max<std::int64_t>(1, 8192 / std::max<std::int64_t>(1, pairs * m_dim));
     at::parallel_for(0, count, grain, [&](std::int64_t begin, std::int64_t end) {
         const FlushDenormals flush;
         const int thread = at::get_thread_num();
         Scratch &scratch = m_scratch[thread];
-        for (std::int64_t i = begin; i < end; ++i)
+        for (std::int64_t i = begin; i < end; ++i) {
             positive(i, count, scratch, thread);
+        }
     });
 
     double loss = 0.0;
-    for (int t = 0; t < threads; ++t)
+    for (int t = 0; t < threads; ++t) {
         loss += m_scratch[t].loss;
+    }
 
     update(m_entity, step, threads);
     update(m_relation, step, threads);
-    if (m_config.transh)
+    if (m_config.transh) {
         update(m_normal, step, threads);
+    }
     return loss;
 }
 
@@ -311,8 +338,9 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         const float *u = m_normal.weights + r * d;
         normalLength = std::sqrt(squaredNorm(u, d));
         const float inv = 1.0f / std::max(normalLength, 1e-12f);
-        for (std::int64_t j = 0; j < d; ++j)
+        for (std::int64_t j = 0; j < d; ++j) {
             s.w[j] = u[j] * inv;
+        }
         w = s.w.data();
     }
 
@@ -322,8 +350,9 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         s.wg.resize(static_cast<std::size_t>(pairs));
         const float wh = dot(w, E + heads[0] * d, d), wt = dot(w, E + tails[0] * d, d);
         for (std::int64_t p = 0; p < pairs; ++p) {
-            if (p + kPrefetchAhead < pairs)
+            if (p + kPrefetchAhead < pairs) {
                 prefetchRow(E + corrupted(heads, tails, p + kPrefetchAhead) * d, d);
+            }
             const float a = heads[p] == heads[0] ? wh : dot(w, E + heads[p] * d, d);
             const float b = tails[p] == tails[0] ? wt : dot(w, E + tails[p] * d, d);
             s.wx[p] = a - b;
@@ -332,8 +361,9 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         }
     } else {
         for (std::int64_t p = 0; p < pairs; ++p) {
-            if (p + kPrefetchAhead < pairs)
+            if (p + kPrefetchAhead < pairs) {
                 prefetchRow(E + corrupted(heads, tails, p + kPrefetchAhead) * d, d);
+            }
             s.distances[p] = distance(E + heads[p] * d, rv, E + tails[p] * d, d, norm);
         }
     }
@@ -358,17 +388,20 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     case KgLoss::SelfAdversarial: {
         const double gamma = m_config.margin, alpha = m_config.temperature, half = 0.5 / B;
         double top = -INFINITY;
-        for (std::int64_t p = 1; p < pairs; ++p)
+        for (std::int64_t p = 1; p < pairs; ++p) {
             top = keep[p] ? std::max(top, -alpha * s.distances[p]) : top;
+        }
         double total = 0.0;
-        for (std::int64_t p = 1; p < pairs; ++p)
+        for (std::int64_t p = 1; p < pairs; ++p) {
             total += keep[p] ? std::exp(-alpha * s.distances[p] - top) : 0.0;
+        }
         loss = half * softplus(dp - gamma);
         cPos = half * sigmoid(dp - gamma);
         for (std::int64_t p = 1; p < pairs; ++p) {
             s.coefficients[p] = 0.0f;
-            if (!keep[p])
+            if (!keep[p]) {
                 continue;
+            }
             const double dn = s.distances[p];
             const double weight = std::exp(-alpha * dn - top) / total; // a constant, as in the paper
             loss += half * weight * softplus(gamma - dn);
@@ -379,16 +412,19 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     case KgLoss::Softmax:
     case KgLoss::OneVsAll: { // OneVsAll never reaches the fused path
         double top = -dp;
-        for (std::int64_t p = 1; p < pairs; ++p)
+        for (std::int64_t p = 1; p < pairs; ++p) {
             top = keep[p] ? std::max(top, -static_cast<double>(s.distances[p])) : top;
+        }
         double total = 0.0;
-        for (std::int64_t p = 0; p < pairs; ++p)
+        for (std::int64_t p = 0; p < pairs; ++p) {
             total += keep[p] ? std::exp(-s.distances[p] - top) : 0.0;
+        }
         const double lse = top + std::log(total);
         loss = (lse + dp) / B;
         cPos = (1.0 - std::exp(-dp - lse)) / B;
-        for (std::int64_t p = 1; p < pairs; ++p)
+        for (std::int64_t p = 1; p < pairs; ++p) {
             s.coefficients[p] = keep[p] ? static_cast<float>(-std::exp(-s.distances[p] - lse) / B) : 0.0f;
+        }
         break;
     }
     }
@@ -397,18 +433,21 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     float *gr = s.gradRelation.data();
     float *gw = transh ? s.gradNormal.data() : nullptr;
     for (std::int64_t p = 0; p < pairs; ++p) {
-        if (p + kPrefetchAhead < pairs && s.coefficients[p + kPrefetchAhead] != 0.0f)
+        if (p + kPrefetchAhead < pairs && s.coefficients[p + kPrefetchAhead] != 0.0f) {
             prefetchRowForWriting(grad(m_entity, thread, corrupted(heads, tails, p + kPrefetchAhead)), d);
+        }
         const float c = s.coefficients[p];
-        if (c == 0.0f)
+        if (c == 0.0f) {
             continue;
-        if (transh)
+        }
+        if (transh) {
             transhDistanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.distances[p], s.wx[p], s.wg[p], c, d, norm,
                                m_config.squared, grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr,
                                gw);
-        else
+        } else {
             distanceGrad(E + heads[p] * d, rv, E + tails[p] * d, s.distances[p], c, d, norm,
                          grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr);
+        }
     }
 
     if (transh && m_config.constraintWeight != 0.0) {
@@ -435,8 +474,9 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
             const double cf = C / B;
             loss += cf * (f - eps2);
             axpy(static_cast<float>(cf * 2.0 * a / q), w, gr, d);
-            if (rawQ > 1e-12)
+            if (rawQ > 1e-12) {
                 axpy(static_cast<float>(-cf * 2.0 * a * a / (q * q)), rv, gr, d);
+            }
             axpy(static_cast<float>(cf * 2.0 * a / q), rv, gw, d);
         }
     }
@@ -448,8 +488,9 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         if (normalLength > 1e-12f) {
             const float along = dot(gw, w, d);
             const float inv = 1.0f / normalLength;
-            for (std::int64_t j = 0; j < d; ++j)
+            for (std::int64_t j = 0; j < d; ++j) {
                 gu[j] += (gw[j] - along * w[j]) * inv;
+            }
         } else {
             axpy(1e12f, gw, gu, d);
         }
@@ -493,8 +534,9 @@ TY_KERNEL void FusedKgTrainer::updateRows(Table &table, std::int64_t begin, std:
 
 TY_KERNEL void FusedKgTrainer::normalizeRows(const std::int64_t *rows, std::int64_t begin, std::int64_t end)
 {
-    for (std::int64_t s = begin; s < end; ++s)
+    for (std::int64_t s = begin; s < end; ++s) {
         normalizeRow(m_entity.weights + (rows ? rows[s] : s) * m_dim, m_dim);
+    }
 }
 
 } // namespace trainyard

@@ -22,8 +22,9 @@ TY_KERNEL void aggregateRows(const CompressedGraph &g, const float *weight, cons
             const float w = weight[g.type[e]];
             const float *xj = x + g.other[e] * d;
 #pragma omp simd
-            for (std::int64_t k = 0; k < d; ++k)
+            for (std::int64_t k = 0; k < d; ++k) {
                 o[k] += w * xj[k];
+            }
         }
     }
 }
@@ -72,8 +73,9 @@ void aggregateBackward(const CompressedGraph &bySource, const float *weight, con
     });
     for (std::int64_t t = 0; t < types; ++t) {
         double sum = 0.0;
-        for (int k = 0; k < threads; ++k)
+        for (int k = 0; k < threads; ++k) {
             sum += partial[static_cast<std::size_t>(k * types + t)];
+        }
         gradWeight[t] = static_cast<float>(sum);
     }
 }

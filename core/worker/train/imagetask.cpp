@@ -29,8 +29,9 @@ public:
             // the 4-D weights (the convolutions') change layout, values stay.
             torch::NoGradGuard noGrad;
             for (auto &p : m_model->parameters()) {
-                if (p.dim() == 4)
+                if (p.dim() == 4) {
                     p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+                }
             }
             m_memoryFormat = torch::MemoryFormat::ChannelsLast;
         }
@@ -64,8 +65,9 @@ public:
         const ImageSet &set = m_data.split(split);
         const double accuracy =
             evaluateAccuracy(*m_model, images(set), labels(set), m_mean, m_std, batchSize, keepGoing);
-        if (accuracy < 0)
+        if (accuracy < 0) {
             return nullptr;
+        }
         return {{"accuracy", accuracy}};
     }
 

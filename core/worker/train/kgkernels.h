@@ -70,15 +70,17 @@ inline FlushDenormals::~FlushDenormals() = default;
 TY_INLINE void prefetchRow(const float *row, std::int64_t d)
 {
     const char *bytes = reinterpret_cast<const char *>(row);
-    for (std::int64_t offset = 0; offset < d * static_cast<std::int64_t>(sizeof(float)); offset += 64)
+    for (std::int64_t offset = 0; offset < d * static_cast<std::int64_t>(sizeof(float)); offset += 64) {
         __builtin_prefetch(bytes + offset, 0);
+    }
 }
 
 TY_INLINE void prefetchRowForWriting(float *row, std::int64_t d)
 {
     const char *bytes = reinterpret_cast<const char *>(row);
-    for (std::int64_t offset = 0; offset < d * static_cast<std::int64_t>(sizeof(float)); offset += 64)
+    for (std::int64_t offset = 0; offset < d * static_cast<std::int64_t>(sizeof(float)); offset += 64) {
         __builtin_prefetch(bytes + offset, 1);
+    }
 }
 
 inline float sign(float v)
@@ -90,12 +92,14 @@ TY_INLINE void normalizeRow(float *row, std::int64_t d)
 {
     float sq = 0.0f;
 #pragma omp simd reduction(+ : sq)
-    for (std::int64_t j = 0; j < d; ++j)
+    for (std::int64_t j = 0; j < d; ++j) {
         sq += row[j] * row[j];
+    }
     const float norm = std::max(std::sqrt(sq), 1e-12f);
 #pragma omp simd
-    for (std::int64_t j = 0; j < d; ++j)
+    for (std::int64_t j = 0; j < d; ++j) {
         row[j] /= norm; // a division, as the autograd path's div_
+    }
 }
 
 // TransE's distance of one triple: |h + r - t| under L1 or L2.
@@ -104,8 +108,9 @@ TY_INLINE float distance(const float *h, const float *r, const float *t, std::in
     float sum = 0.0f;
     if (norm == 1) {
 #pragma omp simd reduction(+ : sum)
-        for (std::int64_t j = 0; j < d; ++j)
+        for (std::int64_t j = 0; j < d; ++j) {
             sum += std::fabs(h[j] + r[j] - t[j]);
+        }
         return sum;
     }
 #pragma omp simd reduction(+ : sum)
@@ -214,8 +219,9 @@ TY_INLINE float squaredNorm(const float *v, std::int64_t d)
 {
     float sq = 0.0f;
 #pragma omp simd reduction(+ : sq)
-    for (std::int64_t j = 0; j < d; ++j)
+    for (std::int64_t j = 0; j < d; ++j) {
         sq += v[j] * v[j];
+    }
     return sq;
 }
 
@@ -223,16 +229,18 @@ TY_INLINE float dot(const float *a, const float *b, std::int64_t d)
 {
     float s = 0.0f;
 #pragma omp simd reduction(+ : s)
-    for (std::int64_t j = 0; j < d; ++j)
+    for (std::int64_t j = 0; j < d; ++j) {
         s += a[j] * b[j];
+    }
     return s;
 }
 
 TY_INLINE void axpy(float a, const float *x, float *y, std::int64_t d)
 {
 #pragma omp simd
-    for (std::int64_t j = 0; j < d; ++j)
+    for (std::int64_t j = 0; j < d; ++j) {
         y[j] += a * x[j];
+    }
 }
 
 // One row of the optimizer step; g is the row's gradient (weight decay not yet added).
@@ -241,25 +249,29 @@ TY_INLINE void updateRow(RowOptimizer optimizer, float *w, float *g, float *m, f
 {
     if (weightDecay != 0.0f) {
 #pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j)
+        for (std::int64_t j = 0; j < d; ++j) {
             g[j] += weightDecay * w[j];
+        }
     }
     switch (optimizer) {
     case RowOptimizer::Sgd:
 #pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j)
+        for (std::int64_t j = 0; j < d; ++j) {
             w[j] -= lr * g[j];
+        }
         break;
     case RowOptimizer::Adagrad: {
         float sq = 0.0f;
 #pragma omp simd reduction(+ : sq)
-        for (std::int64_t j = 0; j < d; ++j)
+        for (std::int64_t j = 0; j < d; ++j) {
             sq += g[j] * g[j];
+        }
         *rowSum += sq / static_cast<float>(d);
         const float scale = lr / (std::sqrt(*rowSum) + 1e-10f);
 #pragma omp simd
-        for (std::int64_t j = 0; j < d; ++j)
+        for (std::int64_t j = 0; j < d; ++j) {
             w[j] -= scale * g[j];
+        }
         break;
     }
     case RowOptimizer::Adam:

@@ -25,8 +25,9 @@ TY_KERNEL void l1Block(const float *queries, std::int64_t qBegin, std::int64_t q
                 const float *t = table + e * d;
                 float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
-                for (std::int64_t j = 0; j < d; ++j)
+                for (std::int64_t j = 0; j < d; ++j) {
                     sum += std::fabs(q[j] - t[j]);
+                }
                 row[e] = sum;
             }
         } else {
@@ -37,8 +38,9 @@ TY_KERNEL void l1Block(const float *queries, std::int64_t qBegin, std::int64_t q
                 const float ce = c[e];
                 float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
-                for (std::int64_t j = 0; j < d; ++j)
+                for (std::int64_t j = 0; j < d; ++j) {
                     sum += std::fabs(q[j] - t[j] + ce * w[j]);
+                }
                 row[e] = sum;
             }
         }
@@ -59,8 +61,9 @@ void l1DistancesToAll(const float *queries, std::int64_t count, const float *tab
         const FlushDenormals flush;
         for (std::int64_t qb = begin; qb < end; ++qb) {
             const std::int64_t q0 = qb * queryBlock, q1 = std::min(count, q0 + queryBlock);
-            for (std::int64_t e0 = 0; e0 < n; e0 += rowBlock)
+            for (std::int64_t e0 = 0; e0 < n; e0 += rowBlock) {
                 l1Block(queries, q0, q1, table, n, e0, std::min(n, e0 + rowBlock), d, normals, projections, out);
+            }
         }
     });
 }
@@ -73,8 +76,9 @@ TY_KERNEL void projectedSquaredL2Rows(float *xt, const float *tw, const float *x
         const float *c = tw + b * n;
         const float xxb = xx[b], xwb = 2.0f * xw[b];
 #pragma omp simd
-        for (std::int64_t e = 0; e < n; ++e)
+        for (std::int64_t e = 0; e < n; ++e) {
             row[e] = -(xxb - 2.0f * row[e] + c[e] * (xwb - c[e]) + tt[e]);
+        }
     }
 }
 

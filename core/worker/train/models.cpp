@@ -98,8 +98,9 @@ torch::Tensor negativeL1ToAll(const torch::Tensor &queries, const torch::Tensor 
 torch::Tensor negativeProjectedSquaredL2(torch::Tensor xt, const torch::Tensor &tw, const torch::Tensor &xx,
                                          const torch::Tensor &xw, const torch::Tensor &tt)
 {
-    if (!useCpuKernel(xt))
+    if (!useCpuKernel(xt)) {
         return -(xx - 2 * xt + 2 * tw * xw + tt - tw.pow(2));
+    }
     xt = xt.contiguous();
     const auto c = tw.contiguous(), a = xx.contiguous(), b = xw.contiguous(), t = tt.contiguous();
     projectedSquaredL2Scores(xt.data_ptr<float>(), c.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(),
@@ -112,25 +113,29 @@ torch::Tensor negativeProjectedSquaredL2(torch::Tensor xt, const torch::Tensor &
 torch::Tensor TransEImpl::scoreTails(const torch::Tensor &heads, const torch::Tensor &relations)
 {
     const auto query = m_entity(heads) + m_relation(relations);
-    if (useL1Kernel(query, m_norm))
+    if (useL1Kernel(query, m_norm)) {
         return negativeL1ToAll(query, m_entity->weight);
+    }
     return -torch::cdist(query, m_entity->weight, m_norm);
 }
 
 torch::Tensor TransEImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
 {
-    if (m_inverseOffset)
+    if (m_inverseOffset) {
         return scoreTails(tails, relations + m_inverseOffset);
+    }
     const auto query = m_entity(tails) - m_relation(relations);
-    if (useL1Kernel(query, m_norm))
+    if (useL1Kernel(query, m_norm)) {
         return negativeL1ToAll(query, m_entity->weight);
+    }
     return -torch::cdist(query, m_entity->weight, m_norm);
 }
 
 void TransEImpl::beforeStep(const torch::Tensor &rows)
 {
-    if (!m_normalize)
+    if (!m_normalize) {
         return;
+    }
     torch::NoGradGuard noGrad;
     auto &w = m_entity->weight;
     if (!rows.defined()) {
@@ -185,16 +190,18 @@ torch::Tensor TransHImpl::distance(const torch::Tensor &h, const torch::Tensor &
     const auto hp = eh - (eh * w).sum(-1, true) * w;
     const auto tp = et - (et * w).sum(-1, true) * w;
     const auto diff = hp + m_translation(r) - tp;
-    if (m_norm == 1)
+    if (m_norm == 1) {
         return diff.abs().sum(-1);
+    }
     return m_squared ? diff.pow(2).sum(-1) : diff.norm(2, -1);
 }
 
 torch::Tensor TransHImpl::l1ToAll(const torch::Tensor &x, const torch::Tensor &w)
 {
     const auto &all = m_entity->weight;
-    if (useL1Kernel(x, 1)) // |x - (t - (w.t) w)| summed
+    if (useL1Kernel(x, 1)) { // |x - (t - (w.t) w)| summed
         return negativeL1ToAll(x, all, w, torch::matmul(w, all.t())).neg_();
+    }
     const std::int64_t n = all.size(0), d = all.size(1);
     // Bounded memory: at most ~2^26 floats of [rows, N, d] at a time.
     const std::int64_t rows = std::max<std::int64_t>(1, (std::int64_t(1) << 26) / std::max<std::int64_t>(1, n * d));
@@ -210,19 +217,22 @@ torch::Tensor TransHImpl::l1ToAll(const torch::Tensor &x, const torch::Tensor &w
 
 torch::Tensor TransHImpl::fromSquared(const torch::Tensor &negativeSquared) const
 {
-    if (m_squared)
+    if (m_squared) {
         return negativeSquared;
+    }
     // The expanded form can dip below zero by rounding; the floor keeps
     // sqrt's gradient finite (1vsall trains through these scores).
-    if (!torch::GradMode::is_enabled()) // evaluation: in place over [B, N]
+    if (!torch::GradMode::is_enabled()) { // evaluation: in place over [B, N]
         return negativeSquared.neg_().clamp_min_(1e-12).sqrt_().neg_();
+    }
     return negativeSquared.neg().clamp_min(1e-12).sqrt().neg();
 }
 
 torch::Tensor TransHImpl::penalty(const torch::Tensor &entities, const torch::Tensor &relations)
 {
-    if (m_constraintWeight == 0.0)
+    if (m_constraintWeight == 0.0) {
         return {};
+    }
     // Wang et al. 2014, eq. (soft constraints): entities inside the unit ball,
     // translations (nearly) on the hyperplane. Averaged over the step's
     // entities and relations so the weight does not depend on the batch size.
@@ -242,8 +252,9 @@ torch::Tensor TransHImpl::scoreTails(const torch::Tensor &heads, const torch::Te
     const auto w = normals(relations);
     const auto eh = m_entity(heads);
     const auto x = eh - (eh * w).sum(-1, true) * w + m_translation(relations);
-    if (m_norm == 1)
+    if (m_norm == 1) {
         return -l1ToAll(x, w);
+    }
     const auto &all = m_entity->weight;
     const auto xt = torch::matmul(x, all.t());
     const auto tw = torch::matmul(w, all.t());
@@ -255,15 +266,17 @@ torch::Tensor TransHImpl::scoreTails(const torch::Tensor &heads, const torch::Te
 
 torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Tensor &relations)
 {
-    if (m_inverseOffset)
+    if (m_inverseOffset) {
         return scoreTails(tails, relations + m_inverseOffset);
+    }
     // ||h_perp - y||^2 with y = t_perp - d
     // = |h|^2 - (h.w)^2 - 2 (h.y - (h.w)(w.y)) + |y|^2.
     const auto w = normals(relations);
     const auto et = m_entity(tails);
     const auto y = et - (et * w).sum(-1, true) * w - m_translation(relations);
-    if (m_norm == 1)
+    if (m_norm == 1) {
         return -l1ToAll(y, w);
+    }
     const auto &all = m_entity->weight;
     const auto hy = torch::matmul(y, all.t());
     const auto hw = torch::matmul(w, all.t());
@@ -278,10 +291,12 @@ torch::Tensor TransHImpl::scoreHeads(const torch::Tensor &tails, const torch::Te
 
 torch::Tensor ParallelDropoutImpl::forward(const torch::Tensor &x)
 {
-    if (!is_training() || m_p <= 0.0)
+    if (!is_training() || m_p <= 0.0) {
         return x;
-    if (!x.is_cpu() || x.scalar_type() != torch::kFloat || m_p >= 1.0)
+    }
+    if (!x.is_cpu() || x.scalar_type() != torch::kFloat || m_p >= 1.0) {
         return F::dropout(x, F::DropoutFuncOptions().p(m_p).training(true));
+    }
     auto mask = torch::empty_like(x, torch::MemoryFormat::Contiguous);
     const auto seed = torch::randint(std::numeric_limits<std::int64_t>::max(), {1}, torch::kLong).item<std::int64_t>();
     dropoutmask::fill(mask.data_ptr<float>(), mask.numel(), m_p, static_cast<std::uint64_t>(seed));
@@ -434,8 +449,9 @@ SacnImpl::SacnImpl(std::int64_t entities, std::int64_t relations, const torch::T
     m_relation = register_module("relation", torch::nn::Embedding(2 * relations, options.dim));
     m_layers = register_module("gcn", torch::nn::ModuleList());
     const std::int64_t edgeTypes = 2 * relations + 1; // relations, inverses, self-loop
-    for (std::int64_t i = 0; i < layers; ++i)
+    for (std::int64_t i = 0; i < layers; ++i) {
         m_layers->push_back(WeightedGcnLayer(i == 0 ? initDim : options.dim, options.dim, edgeTypes, gcnDropout));
+    }
     m_decoder = register_module("decoder", ConvDecoder(options));
 
     const auto device = triples.device();
@@ -456,8 +472,9 @@ SacnImpl::SacnImpl(std::int64_t entities, std::int64_t relations, const torch::T
 torch::Tensor SacnImpl::encode()
 {
     auto x = m_entity->weight;
-    for (const auto &layer : *m_layers)
+    for (const auto &layer : *m_layers) {
         x = layer->as<WeightedGcnLayer>()->forward(x, m_graph);
+    }
     return x;
 }
 
@@ -528,8 +545,9 @@ namespace {
 std::string shapeText(const torch::Tensor &t)
 {
     std::string text = "[";
-    for (std::int64_t i = 0; i < t.dim(); ++i)
+    for (std::int64_t i = 0; i < t.dim(); ++i) {
         text += (i ? ", " : "") + std::to_string(t.size(i));
+    }
     return text + "]";
 }
 
@@ -549,8 +567,9 @@ public:
     TorchScriptClassifierImpl(const std::string &path, std::int64_t rows, std::int64_t cols, std::int64_t classes)
     {
         const std::string where = "model.path: " + path + ": ";
-        if (!std::ifstream(path, std::ios::binary))
+        if (!std::ifstream(path, std::ios::binary)) {
             throw BadInput(where + "cannot open the file");
+        }
         try {
             m_script = torch::jit::load(path, torch::kCPU);
         } catch (const c10::Error &e) {
@@ -558,18 +577,23 @@ public:
         } catch (const std::exception &e) {
             throw BadInput(where + "not a TorchScript archive (" + firstLineOf(e.what()) + ")");
         }
-        if (!m_script.find_method("forward"))
+        if (!m_script.find_method("forward")) {
             throw BadInput(where + "the module has no forward method");
+        }
         m_hasLoss = m_script.find_method("loss").has_value();
-        for (const auto &p : m_script.named_parameters(true))
+        for (const auto &p : m_script.named_parameters(true)) {
             register_parameter(flatName(p.name), p.value, p.value.requires_grad());
-        for (const auto &b : m_script.named_buffers(true))
+        }
+        for (const auto &b : m_script.named_buffers(true)) {
             register_buffer(flatName(b.name), b.value);
+        }
         bool anyTrainable = false;
-        for (const auto &p : parameters())
+        for (const auto &p : parameters()) {
             anyTrainable = anyTrainable || p.requires_grad();
-        if (!anyTrainable)
+        }
+        if (!anyTrainable) {
             throw BadInput(where + "the module has no trainable parameters");
+        }
 
         // One trial batch of two images: the output must be logits [2, classes].
         torch::NoGradGuard noGrad;
@@ -578,18 +602,20 @@ public:
         const auto x = torch::zeros({2, 1, rows, cols});
         try {
             const auto value = m_script.forward({x});
-            if (!value.isTensor())
+            if (!value.isTensor()) {
                 throw BadInput(where + "forward(x " + shapeText(x) + ") returned " + value.tagKind()
                                + ", expected a Tensor of logits [2, " + std::to_string(classes) + "]");
+            }
             out = value.toTensor();
         } catch (const c10::Error &e) {
             throw BadInput(where + "forward(x " + shapeText(x)
                            + ") failed: " + firstLineOf(e.what_without_backtrace()));
         }
-        if (out.dim() != 2 || out.size(0) != 2 || out.size(1) != classes || !out.is_floating_point())
+        if (out.dim() != 2 || out.size(0) != 2 || out.size(1) != classes || !out.is_floating_point()) {
             throw BadInput(where + "forward(x " + shapeText(x) + ") returned " + shapeText(out) + " "
                            + std::string(out.dtype().name()) + ", expected float logits [2, " + std::to_string(classes)
                            + "] (the data has " + std::to_string(classes) + " classes)");
+        }
         m_script.train();
     }
 
@@ -597,8 +623,9 @@ public:
 
     torch::Tensor loss(const torch::Tensor &logits, const torch::Tensor &targets) override
     {
-        if (!m_hasLoss)
+        if (!m_hasLoss) {
             return ClassifierImpl::loss(logits, targets);
+        }
         return m_script.get_method("loss")({logits, targets}).toTensor();
     }
 
@@ -611,8 +638,9 @@ public:
 private:
     static std::string flatName(std::string name)
     {
-        for (std::size_t at = name.find('.'); at != std::string::npos; at = name.find('.', at + 2))
+        for (std::size_t at = name.find('.'); at != std::string::npos; at = name.find('.', at + 2)) {
             name.replace(at, 1, "__");
+        }
         return name;
     }
 
@@ -649,24 +677,28 @@ std::shared_ptr<KgModelImpl> makeKgModel(const RunSpec &spec, std::int64_t entit
         const bool reciprocal = spec.boolParam("reciprocal") && spec.stringParam("loss") == "1vsall";
         const std::int64_t rows = reciprocal ? 2 * relations : relations;
         std::shared_ptr<TranslationalModelImpl> model;
-        if (type == "transe")
+        if (type == "transe") {
             model = TransE(entities, rows, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
                            spec.boolParam("normalize_entities"))
                         .ptr();
-        else
+        } else {
             model = TransH(entities, rows, spec.intParam("dim"), static_cast<int>(spec.intParam("norm")),
                            spec.boolParam("squared"), spec.floatParam("constraint_weight"), spec.floatParam("epsilon"))
                         .ptr();
-        if (reciprocal)
+        }
+        if (reciprocal) {
             model->useReciprocalRelations(relations);
+        }
         return model;
     }
-    if (type == "conv-transe")
+    if (type == "conv-transe") {
         return ConvTransE(entities, relations, convOptions(spec)).ptr();
-    if (type == "sacn")
+    }
+    if (type == "sacn") {
         return Sacn(entities, relations, trainTriples, convOptions(spec), spec.intParam("init_dim"),
                     spec.intParam("gcn_layers"), spec.floatParam("gcn_dropout"))
             .ptr();
+    }
     throw BadInput("model.type: \"" + type + "\" is not a knowledge-graph model");
 }
 
@@ -674,15 +706,18 @@ std::shared_ptr<ClassifierImpl> makeClassifier(const RunSpec &spec, std::int64_t
                                                std::int64_t classes)
 {
     const std::string &type = spec.modelType();
-    if (type == "mnist-cnn")
+    if (type == "mnist-cnn") {
         return MnistCnn(rows, cols, classes, spec.intParam("hidden"), spec.floatParam("dropout1"),
                         spec.floatParam("dropout2"))
             .ptr();
-    if (type == "mlp")
+    }
+    if (type == "mlp") {
         return Mlp(rows * cols, classes, spec.intParam("hidden"), spec.intParam("layers"), spec.floatParam("dropout"))
             .ptr();
-    if (type == "torchscript")
+    }
+    if (type == "torchscript") {
         return std::make_shared<TorchScriptClassifierImpl>(spec.stringParam("path"), rows, cols, classes);
+    }
     throw BadInput("model.type: \"" + type + "\" is not an image model");
 }
 

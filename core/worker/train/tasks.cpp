@@ -55,8 +55,9 @@ public:
     {
         const KgMetrics m =
             evaluateKg(kgModel(), m_data.split(split), m_known, m_data.relationCount(), batchSize, m_device, keepGoing);
-        if (m.queries == 0 && !m_data.split(split).empty())
+        if (m.queries == 0 && !m_data.split(split).empty()) {
             return nullptr;
+        }
         return kgFields(m);
     }
 
@@ -85,19 +86,22 @@ std::vector<float> headProbabilities(const KgDataset &data, bool bernoulli)
 {
     const std::int64_t R = data.relationCount();
     std::vector<float> p(static_cast<std::size_t>(R), 0.5f);
-    if (!bernoulli)
+    if (!bernoulli) {
         return p;
+    }
     std::vector<std::unordered_map<std::int64_t, std::int64_t>> tailsOf(R), headsOf(R);
     for (std::size_t i = 0; i < data.train.size(); i += 3) {
         ++tailsOf[data.train[i + 1]][data.train[i]];
         ++headsOf[data.train[i + 1]][data.train[i + 2]];
     }
     for (std::int64_t r = 0; r < R; ++r) {
-        if (tailsOf[r].empty())
+        if (tailsOf[r].empty()) {
             continue;
+        }
         double triples = 0;
-        for (const auto &kv : tailsOf[r])
+        for (const auto &kv : tailsOf[r]) {
             triples += static_cast<double>(kv.second);
+        }
         const double tph = triples / static_cast<double>(tailsOf[r].size());
         const double hpt = triples / static_cast<double>(headsOf[r].size());
         p[r] = static_cast<float>(tph / (tph + hpt));
@@ -108,14 +112,18 @@ std::vector<float> headProbabilities(const KgDataset &data, bool bernoulli)
 // Why the fused path cannot train `spec` on `device`, or "" if it can.
 std::string fusedUnsupported(const RunSpec &spec, torch::Device device)
 {
-    if (spec.modelType() != "transe" && spec.modelType() != "transh")
+    if (spec.modelType() != "transe" && spec.modelType() != "transh") {
         return "model " + spec.modelType() + " has no fused path";
-    if (!device.is_cpu())
+    }
+    if (!device.is_cpu()) {
         return "the fused path runs on the CPU; " + device.str() + " trains with autograd";
-    if (spec.amp != "off")
+    }
+    if (spec.amp != "off") {
         return "train.amp " + spec.amp + " needs autograd";
-    if (spec.stringParam("loss") == "1vsall")
+    }
+    if (spec.stringParam("loss") == "1vsall") {
         return "model.loss 1vsall needs autograd";
+    }
     return {};
 }
 
@@ -137,9 +145,10 @@ public:
         m_model->to(device);
         m_headProbabilityHost = headProbabilities(m_data, spec.stringParam("sampling") == "bern");
         m_headProbability = torch::tensor(m_headProbabilityHost).to(device);
-        if (m_filterNegatives)
+        if (m_filterNegatives) {
             m_trainKeys = std::get<0>(
                 torch::_unique(tripleKeys(m_train.select(1, 0), m_train.select(1, 1), m_train.select(1, 2))));
+        }
         m_optimizer = std::make_unique<TensorRowOptimizer>(spec, m_model->tables());
     }
 
@@ -167,8 +176,9 @@ public:
         loss.backward();
         const auto relationRows = m_model->relationRows(batch.r);
         std::vector<torch::Tensor> rows{batch.entityRows, relationRows};
-        if (rows.size() < m_model->tables().size())
+        if (rows.size() < m_model->tables().size()) {
             rows.push_back(relationRows); // TransH's normals
+        }
         m_optimizer->step(rows, step);
         return loss.detach();
     }
@@ -198,8 +208,9 @@ private:
         b.h = pos.select(1, 0);
         b.r = pos.select(1, 1);
         b.t = pos.select(1, 2);
-        if (m_loss == KgLoss::OneVsAll)
+        if (m_loss == KgLoss::OneVsAll) {
             return b; // every entity is scored
+        }
         const std::int64_t B = b.h.size(0), k = m_negatives;
         const auto hn = b.h.repeat({k}), tn = b.t.repeat({k});
         b.rn = b.r.repeat({k});
@@ -230,8 +241,9 @@ private:
             // A "negative" that is a training triple teaches the opposite of
             // the data (frequent in dense graphs such as UMLS): leave it out.
             keep = torch::logical_not(torch::isin(tripleKeys(b.negHeads, b.rn, b.negTails), m_trainKeys));
-            if (m_loss != KgLoss::Margin) // an infinite distance: weight 0, no gradient
+            if (m_loss != KgLoss::Margin) { // an infinite distance: weight 0, no gradient
                 dNeg = torch::where(keep, dNeg, torch::full_like(dNeg, std::numeric_limits<float>::infinity()));
+            }
         }
         torch::Tensor loss;
         switch (m_loss) {
@@ -262,8 +274,9 @@ private:
         }
         }
         const auto penalty = m_model->penalty(torch::cat({h, t, b.negHeads, b.negTails}), r);
-        if (penalty.defined())
+        if (penalty.defined()) {
             loss = loss + penalty;
+        }
         return loss;
     }
 
@@ -354,14 +367,16 @@ public:
         config.seed = spec.seed;
         auto table = [this](const char *name) {
             auto *p = m_model->named_parameters().find(name);
-            if (!p || !p->is_contiguous() || p->scalar_type() != torch::kFloat)
+            if (!p || !p->is_contiguous() || p->scalar_type() != torch::kFloat) {
                 throw std::logic_error(std::string("fused path: no float table ") + name);
+            }
             return *p;
         };
         m_entity = table("entity.weight");
         m_relation = table(transh ? "translation.weight" : "relation.weight");
-        if (transh)
+        if (transh) {
             m_normal = table("normal.weight");
+        }
         const FusedKgTables tables = currentTables();
         m_fused = std::make_unique<FusedKgTrainer>(config, tables, m_data.train,
                                                    headProbabilities(m_data, spec.stringParam("sampling") == "bern"));
@@ -401,12 +416,14 @@ public:
     {
         for (const auto &a : m_fused->state()) {
             torch::Tensor t;
-            if (!archive.try_read(a.name, t))
+            if (!archive.try_read(a.name, t)) {
                 return false;
+            }
             t = t.to(torch::kCPU, torch::kFloat).contiguous();
-            if (t.numel() != static_cast<std::int64_t>(a.values->size()))
+            if (t.numel() != static_cast<std::int64_t>(a.values->size())) {
                 throw std::runtime_error("optimizer state " + a.name + " has " + std::to_string(t.numel())
                                          + " values, expected " + std::to_string(a.values->size()));
+            }
             std::copy(t.data_ptr<float>(), t.data_ptr<float>() + t.numel(), a.values->begin());
         }
         return true;
@@ -447,8 +464,9 @@ public:
         m_targets.add(m_data.train, m_data.relationCount());
         m_targets.finish();
         std::vector<std::int64_t> keys;
-        for (const auto &[e, r] : m_targets.keys())
+        for (const auto &[e, r] : m_targets.keys()) {
             keys.insert(keys.end(), {e, r});
+        }
         m_keyList = keys;
         m_keys = torch::from_blob(m_keyList.data(), {static_cast<std::int64_t>(keys.size() / 2), 2}, kLongs)
                      .clone()
@@ -511,10 +529,12 @@ std::unique_ptr<Task> makeKgTask(const RunSpec &spec, KgDataset data, torch::Dev
     const std::string &type = spec.modelType();
     if (type == "transe" || type == "transh") {
         const std::string why = fusedUnsupported(spec, device);
-        if (spec.engine == "fused" && !why.empty())
+        if (spec.engine == "fused" && !why.empty()) {
             throw BadInput("train.engine fused: " + why);
-        if (spec.engine != "autograd" && why.empty())
+        }
+        if (spec.engine != "autograd" && why.empty()) {
             return std::make_unique<FusedKgTask>(spec, std::move(data), device);
+        }
         return std::make_unique<MarginKgTask>(spec, std::move(data), device);
     }
     return std::make_unique<OneToAllKgTask>(spec, std::move(data), device);

@@ -42,8 +42,9 @@ public:
 
     void zeroGrad()
     {
-        for (auto &t : m_tables)
+        for (auto &t : m_tables) {
             t.weights.mutable_grad().reset();
+        }
     }
 
     // `rows[i]`: the rows of table i this step touched (undefined: all).
@@ -55,16 +56,18 @@ public:
         for (std::size_t i = 0; i < m_tables.size(); ++i) {
             Table &table = m_tables[i];
             const auto &grad = table.weights.grad();
-            if (!grad.defined())
+            if (!grad.defined()) {
                 continue;
+            }
             const auto idx = rows[i].defined()
                                  ? rows[i]
                                  : torch::arange(table.weights.size(0),
                                                  torch::TensorOptions().dtype(torch::kLong).device(grad.device()));
             auto g = grad.index_select(0, idx);
             auto w = table.weights.index_select(0, idx);
-            if (m_weightDecay != 0.0)
+            if (m_weightDecay != 0.0) {
                 g = g + m_weightDecay * w;
+            }
             switch (m_kind) {
             case RowOptimizer::Sgd:
                 w = w - m_lr * g;
@@ -91,10 +94,12 @@ public:
     void save(torch::serialize::OutputArchive &archive) const
     {
         for (const auto &t : m_tables) {
-            if (t.first.defined())
+            if (t.first.defined()) {
                 archive.write(t.name + ".first", t.first);
-            if (t.second.defined())
+            }
+            if (t.second.defined()) {
                 archive.write(t.name + ".second", t.second);
+            }
         }
     }
 
@@ -102,14 +107,17 @@ public:
     {
         for (auto &t : m_tables) {
             for (torch::Tensor *state : {&t.first, &t.second}) {
-                if (!state->defined())
+                if (!state->defined()) {
                     continue;
+                }
                 torch::Tensor loaded;
                 const std::string key = t.name + (state == &t.first ? ".first" : ".second");
-                if (!archive.try_read(key, loaded))
+                if (!archive.try_read(key, loaded)) {
                     return false;
-                if (loaded.sizes() != state->sizes())
+                }
+                if (loaded.sizes() != state->sizes()) {
                     throw std::runtime_error("optimizer state " + key + " has the wrong shape");
+                }
                 state->copy_(loaded);
             }
         }

@@ -42,17 +42,21 @@ void makeFolders(const std::string &path)
     while (pos != std::string::npos) {
         pos = path.find('/', pos + 1);
         partial = path.substr(0, pos);
-        if (partial.empty())
+        if (partial.empty()) {
             continue;
-        if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+        }
+        if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
             throw BadInput("--run-dir " + path + ": cannot create " + partial + " (" + std::strerror(errno) + ")");
+        }
     }
     struct stat st
     {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
         throw BadInput("--run-dir " + path + ": not a folder");
-    if (::access(path.c_str(), W_OK | X_OK) != 0)
+    }
+    if (::access(path.c_str(), W_OK | X_OK) != 0) {
         throw BadInput("--run-dir " + path + ": not writable (" + std::strerror(errno) + ")");
+    }
 }
 
 // `fallback`: a cuda:N this machine cannot use gives the CPU instead, and
@@ -60,15 +64,18 @@ void makeFolders(const std::string &path)
 // GPUs).
 torch::Device parseDevice(const std::string &text, bool fallback, std::string *note)
 {
-    if (text == "cpu")
+    if (text == "cpu") {
         return torch::Device(torch::kCPU);
+    }
     std::string index = "0";
-    if (text.rfind("cuda:", 0) == 0)
+    if (text.rfind("cuda:", 0) == 0) {
         index = text.substr(5);
-    else if (text != "cuda")
+    } else if (text != "cuda") {
         throw BadInput("--device: expected cpu or cuda:N, got \"" + text + "\"");
-    if (index.empty() || index.size() > 3 || index.find_first_not_of("0123456789") != std::string::npos)
+    }
+    if (index.empty() || index.size() > 3 || index.find_first_not_of("0123456789") != std::string::npos) {
         throw BadInput("--device: expected cpu or cuda:N, got \"" + text + "\"");
+    }
     const int n = std::stoi(index);
     const auto count = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
     if (n >= count && fallback) {
@@ -83,8 +90,9 @@ torch::Device parseDevice(const std::string &text, bool fallback, std::string *n
                    "use --device cpu";
         } else {
             have = "this machine has " + std::to_string(count) + " CUDA GPU" + (count > 1 ? "s" : "") + ":";
-            for (int i = 0; i < count; ++i)
+            for (int i = 0; i < count; ++i) {
                 have += " cuda:" + std::to_string(i);
+            }
         }
         throw BadInput("--device " + text + ": no such GPU; " + have);
     }
@@ -104,8 +112,9 @@ bool looksLikeOutOfMemory(const std::string &text)
 
 std::string baseName(std::string path)
 {
-    while (path.size() > 1 && path.back() == '/')
+    while (path.size() > 1 && path.back() == '/') {
         path.pop_back();
+    }
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -113,13 +122,15 @@ std::string baseName(std::string path)
 int finish(Reporter *reporter, int code, const std::string &message)
 {
     using protocol::ExitCode;
-    if (!message.empty())
+    if (!message.empty()) {
         std::cerr << "trainyard-worker: " << message << std::endl;
+    }
     if (reporter) {
         const bool ok =
             code == toInt(ExitCode::Finished) || code == toInt(ExitCode::Stopped) || code == toInt(ExitCode::Requeue);
-        if (!message.empty())
+        if (!message.empty()) {
             reporter->log(ok ? "info" : "error", message);
+        }
         reporter->emit(protocol::done(protocol::exitStatusName(code), code, reporter->wall()));
     }
     return code;
@@ -149,8 +160,9 @@ void tuneAllocator()
 void setBlasThreads(int threads)
 {
     using SetThreads = void (*)(int);
-    if (auto *set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    if (auto *set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
         set(threads);
+    }
 }
 
 // Settings the libraries read only when they are loaded, so the worker
@@ -173,8 +185,9 @@ void restartWithTunedLibraries(const WorkerOptions &options, const RunSpec &spec
     const bool spins = !fused && !std::getenv(kShortSpinsVariable);
     const std::string own = std::getenv("OPENBLAS_CORETYPE") ? std::string() : loadedBlasCore();
     const std::string core = betterBlasCore(own, CpuVectorUnits::ofThisCpu());
-    if ((!spins && core.empty()) || options.arguments.empty())
+    if ((!spins && core.empty()) || options.arguments.empty()) {
         return;
+    }
     if (spins) {
         ::setenv("GOMP_SPINCOUNT", "10000", 0);
         ::setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
@@ -184,11 +197,13 @@ void restartWithTunedLibraries(const WorkerOptions &options, const RunSpec &spec
         ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
         ::setenv(kOwnBlasCoreVariable, own.c_str(), 1);
     }
-    if (!options.token.empty()) // parse() took it out of the environment
+    if (!options.token.empty()) { // parse() took it out of the environment
         ::setenv(WorkerOptions::kTokenVariable, options.token.c_str(), 1);
+    }
     std::vector<char *> argv;
-    for (const auto &a : options.arguments)
+    for (const auto &a : options.arguments) {
         argv.push_back(const_cast<char *>(a.c_str()));
+    }
     argv.push_back(nullptr);
     ::execv("/proc/self/exe", argv.data());
     // Not started again: train with the libraries' own settings, and say so.
@@ -205,12 +220,14 @@ void restartWithTunedLibraries(const WorkerOptions &options, const RunSpec &spec
 std::string tunedLibrariesNote()
 {
     std::string note;
-    if (std::getenv(kShortSpinsVariable))
+    if (std::getenv(kShortSpinsVariable)) {
         note += " (short spin-waits)";
+    }
     const char *own = std::getenv(kOwnBlasCoreVariable);
     const char *core = std::getenv("OPENBLAS_CORETYPE");
-    if (own && core)
+    if (own && core) {
         note += std::string(" (OpenBLAS kernels ") + core + " instead of its own choice " + own + ")";
+    }
     return note;
 }
 
@@ -255,14 +272,16 @@ int runWorker(const WorkerOptions &options)
     std::string inputError;
     std::optional<Endpoint> endpoint;
     try {
-        if (!options.connect.empty())
+        if (!options.connect.empty()) {
             endpoint = Endpoint::parse(options.connect);
+        }
         spec = RunSpec::load(options.spec);
     } catch (const BadInput &e) {
         inputError = e.what();
     }
-    if (spec)
+    if (spec) {
         restartWithTunedLibraries(options, *spec);
+    }
 
     std::unique_ptr<Reporter> reporter;
     try {
@@ -276,14 +295,16 @@ int runWorker(const WorkerOptions &options)
     } catch (const BadInput &e) {
         return finish(nullptr, protocol::ExitCode::BadInput, "--run-dir " + options.runDir + ": " + e.what());
     }
-    if (!inputError.empty())
+    if (!inputError.empty()) {
         return finish(reporter.get(), protocol::ExitCode::BadInput, inputError);
+    }
 
     try {
         std::string fallbackNote;
         const torch::Device device = parseDevice(options.device, options.cpuFallback, &fallbackNote);
-        if (!fallbackNote.empty())
+        if (!fallbackNote.empty()) {
             reporter->log("warning", fallbackNote);
+        }
         torch::set_num_threads(options.threads > 0 ? options.threads : 1);
         setBlasThreads(options.threads > 0 ? options.threads : 1);
         torch::manual_seed(spec->seed);
@@ -320,23 +341,28 @@ int runWorker(const WorkerOptions &options)
                                  device);
         }
         reporter->log("info", "data: " + task->describe());
-        if (spec->amp != "off")
+        if (spec->amp != "off") {
             reporter->log("info", "train.amp " + spec->amp + ": forward pass and loss autocast on " + device.str());
-        if (spec->modelParams.value("reciprocal", false) && spec->modelParams.value("loss", "") != "1vsall")
+        }
+        if (spec->modelParams.value("reciprocal", false) && spec->modelParams.value("loss", "") != "1vsall") {
             reporter->log("info", "model.reciprocal is ignored: it needs model.loss \"1vsall\", the run's is "
                                       + spec->modelParams["loss"].dump());
-        if (spec->channelsLast && !spec->usesChannelsLast())
+        }
+        if (spec->channelsLast && !spec->usesChannelsLast()) {
             reporter->log("info",
                           "train.channels_last is ignored: model " + spec->modelType() + " has no 2-D convolution");
+        }
 
         Trainer trainer(*spec, *task, *reporter, options.runDir + "/checkpoints", device);
         const int code = trainer.run(options.resume);
-        if (code == protocol::toInt(protocol::ExitCode::Stopped))
+        if (code == protocol::toInt(protocol::ExitCode::Stopped)) {
             return finish(reporter.get(), code, "stopped on request at step " + std::to_string(trainer.step()));
-        if (code == protocol::toInt(protocol::ExitCode::Requeue))
+        }
+        if (code == protocol::toInt(protocol::ExitCode::Requeue)) {
             return finish(reporter.get(), code,
                           "SIGUSR2 (the job's time limit is near): checkpointed at step "
                               + std::to_string(trainer.step()) + " to be resubmitted with --resume");
+        }
         return finish(reporter.get(), code, "");
     } catch (const BadInput &e) {
         return finish(reporter.get(), protocol::ExitCode::BadInput, e.what());
@@ -346,8 +372,9 @@ int runWorker(const WorkerOptions &options)
         return finish(reporter.get(), protocol::ExitCode::Failed, "out of memory (a host allocation failed)");
     } catch (const c10::Error &e) {
         const std::string what = e.what_without_backtrace();
-        if (looksLikeOutOfMemory(what))
+        if (looksLikeOutOfMemory(what)) {
             return finish(reporter.get(), protocol::ExitCode::Failed, "out of memory: " + firstLine(what));
+        }
         return finish(reporter.get(), protocol::ExitCode::Failed, "LibTorch error: " + firstLine(what));
     } catch (const std::exception &e) {
         return finish(reporter.get(), protocol::ExitCode::Failed,
