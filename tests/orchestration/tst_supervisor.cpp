@@ -291,6 +291,40 @@ private Q_SLOTS:
     // once its process has run for the grace period it is Running, with a
     // note ("starting" for its whole run); a hello later takes
     // the note away. A process still waiting in a queue, or gone, is not.
+    // A program writes metrics.jsonl first, then the socket; under load the
+    // process can end with its lines still in the socket's buffer. Read
+    // after the end, they would cut the curve back to their step.
+    void socketLinesAfterTheEndLeaveTheCurveWhole()
+    {
+        auto r = rig();
+        const RunId id = r->addRun(QStringLiteral("late"));
+        QVERIFY(r->start(id));
+        r->launcher.reportStarted(id, 4242);
+        std::string text;
+        for (int step = 1; step <= 5; ++step) {
+            text += protocol::encode(protocol::metric(step, 0, 1.0 / step, step));
+        }
+        text += protocol::encode(protocol::done("finished", 0, 5.5));
+        QFile file(r->store.runDir(QStringLiteral("late")) + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.write(QByteArray::fromStdString(text)) == qint64(text.size()));
+        file.close();
+        r->hear(id, protocol::metric(1, 0, 1.0, 1)); // the one line the socket delivered in time
+        r->launcher.reportExit(id, 0, 0);
+        QCOMPARE(r->run(id).state, RunState::Finished);
+        const MetricSeries *loss = r->metrics.series(id, QStringLiteral("loss"));
+        QVERIFY(loss);
+        QCOMPARE(int(loss->size()), 5);
+        r->hear(id, protocol::metric(2, 0, 0.5, 2)); // the rest of the buffer, read after the end
+        QCOMPARE(int(loss->size()), 5);
+        QCOMPARE(r->run(id).step, qint64(5));
+
+        // The next attempt's lines count again.
+        QVERIFY(r->start(id, true));
+        r->hear(id, protocol::metric(6, 0, 1.0 / 6, 6));
+        QCOMPARE(int(loss->size()), 6);
+    }
+
     void aProgramWithoutTheModuleRunsAfterItsGrace()
     {
         auto r = rig();

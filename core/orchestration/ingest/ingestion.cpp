@@ -60,6 +60,7 @@ void Ingestion::beginRun(RunId id, bool fresh)
         // The resumed worker reports the steps after its checkpoint again.
         r->metricsOffset = qMin(r->metricsOffset, ReceivedMetrics::bytes(m_store->runDir(info->name)));
     }
+    r->ended = false;
     r->doneSeen = false;
     r->unkept.clear();
     r->doneExit = -1;
@@ -137,6 +138,11 @@ void Ingestion::markProgress(Run *r)
 void Ingestion::handleRecord(RunId id, const MetricRecord &record)
 {
     if (!m_runs->contains(id)) {
+        return;
+    }
+    if (const Run *r = find(id); r && r->ended) {
+        // Lines still in the socket's buffer when the attempt ended: its
+        // file, read at the end, holds them (a program writes it first).
         return;
     }
     if (m_heard) {
@@ -287,6 +293,9 @@ void Ingestion::ingestEnded(RunId id)
     // the points after its last one would go with them.
     keepReceived(id);
     ingestMetricsFile(id);
+    if (Run *r = find(id)) {
+        r->ended = true;
+    }
 }
 
 void Ingestion::keepReceived(RunId id)

@@ -72,7 +72,9 @@ public:
     // full disk cut the worker's metrics.jsonl short) were kept in
     // ReceivedMetrics' file, which is read after it; where that fails, the
     // run's step goes back to the last one in a file and
-    // metricsFileProblem() says which steps could not be kept.
+    // metricsFileProblem() says which steps could not be kept. What the
+    // socket still brings of the attempt after this is ignored until the
+    // next beginRun: the file has it.
     void ingestEnded(RunId id);
     // The curves go (a retry from scratch); the file is read from its start.
     void resetCurves(RunId id);
@@ -123,6 +125,9 @@ private:
         QString unkept;             // keepReceived's failure
         qint64 rateStep = -1;       // step and wall at the start of the rate window
         double rateWall = 0;
+        // ingestEnded read its file: what the socket still brings of this
+        // attempt is in the file already, and would cut the curve back.
+        bool ended = false;
     };
     Run *find(RunId id);
     void flushProgress();
