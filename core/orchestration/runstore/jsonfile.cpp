@@ -4,6 +4,7 @@
 #include "orchestration/logcategories.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QSaveFile>
@@ -102,6 +103,15 @@ bool writeOwnJsonFile(const QString &path, const QJsonObject &object, QString *e
         return false;
     }
     return writeJsonFile(path, object, error, privateFile);
+}
+
+QStringList jsonStringList(const QJsonValue &value)
+{
+    QStringList out;
+    for (const QJsonValue &item : value.toArray()) {
+        out.append(item.toString());
+    }
+    return out;
 }
 
 } // namespace trainyard

@@ -2,6 +2,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -22,5 +23,8 @@ std::optional<QJsonObject> readOwnJsonFile(const QString &path, qint64 maxBytes,
 // Writes such a file (writeJsonFile), leaving another user's file alone
 // (false, the reason): theirs to keep in a shared runs root.
 bool writeOwnJsonFile(const QString &path, const QJsonObject &object, QString *error, bool privateFile = false);
+
+// The strings of a JSON array; anything else reads as none.
+QStringList jsonStringList(const QJsonValue &value);
 
 } // namespace trainyard

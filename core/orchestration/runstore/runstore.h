@@ -4,6 +4,7 @@
 #include "orchestration/records/runinfo.h"
 #include "orchestration/records/runnotes.h"
 #include "orchestration/records/runrecord.h"
+#include "orchestration/runstore/liveworkerfile.h"
 #include "orchestration/runstore/runattempts.h"
 
 #include <QFileInfo>
@@ -20,9 +21,9 @@ namespace trainyard {
 class Experiment;
 
 // The run folders on disk (docs/experiment-format.md#run-folders): ROOT/NAME/{spec.json, metrics.jsonl,
-// worker.log, checkpoints/, status.json, notes.json}, plus ROOT/.trainyard-state.json
-// (mode 0600: pid, token and start time of every live worker, so a restarted
-// orchestrator can reattach). Names are checked so a path never leaves ROOT.
+// worker.log, checkpoints/, status.json, notes.json}, plus the live workers'
+// ROOT/.trainyard-state.json (LiveWorkerFile). Names are checked so a path
+// never leaves ROOT.
 class RunStore
 {
 public:
@@ -120,29 +121,19 @@ public:
     // experiment's earlier attempts: attemptNumber).
     void readHistory(QList<RunRecord> *runs, const std::function<bool(const QString &)> &include = {}) const;
 
-    // Live workers, persisted for reattachment.
-    struct LiveWorker
+    // Live workers, persisted for reattachment in the runs root's state
+    // file (LiveWorkerFile, which says how).
+    using LiveWorker = LiveWorkerFile::Worker;
+    LiveWorkerFile liveWorkers() const { return LiveWorkerFile(m_root); }
+    QHash<QString, LiveWorker> readState(QString *socketPath = nullptr, QString *refusal = nullptr) const
     {
-        qint64 pid = 0;
-        QString token;
-        Device device;
-        qint64 startTicks = 0; // /proc/PID/stat start time, guards pid reuse
-        QDateTime started;
-        QJsonObject launcher; // the launcher's own handle (opaque; see launcher.h)
-        QStringList command;  // the worker's command line (RunInfo::command)
-        // Started without a socket (a batch job): its metrics.jsonl is its
-        // channel. Absent in older state files: then `command` tells.
-        std::optional<bool> followFile;
-    };
-    // The state file is a claim about what may be signalled: one that is
-    // not the user's own regular file, or that others can write, is refused
-    // (empty, the reason in `refusal`, logged): none of its runs is adopted.
-    QHash<QString, LiveWorker> readState(QString *socketPath = nullptr, QString *refusal = nullptr) const;
-    bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const;
-
-    // Start time of `pid` in clock ticks since boot (/proc/PID/stat field 22),
-    // 0 when the process does not exist.
-    static qint64 processStartTicks(qint64 pid);
+        return liveWorkers().read(socketPath, refusal);
+    }
+    bool writeState(const QHash<QString, LiveWorker> &workers, const QString &socketPath) const
+    {
+        return liveWorkers().write(workers, socketPath);
+    }
+    static qint64 processStartTicks(qint64 pid) { return LiveWorkerFile::processStartTicks(pid); }
 
 private:
     // runDir(name) to read from; empty (with `refusal`) when it is a link.
