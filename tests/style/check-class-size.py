@@ -24,7 +24,6 @@ KNOWN = {
     # Braced one-line bodies (clang-format 16's InsertBraces) took these past it.
     'RunStore': 543,
     'Board': 532,
-    'FusedKgTrainer': 525,
     'RemoteLauncher': 521,
     'SweepRunner': 515,
     'SlurmLauncher': 508,
