@@ -188,7 +188,7 @@ TY_TEST(stepsThatTouchFewRowsOfALargeTableMatchToo)
 {
     // 16 positives with 5 negatives touch about 100 of 2,000 entity rows, so
     // the fused step sorts its rows instead of scanning the whole table for
-    // them (FusedKgTrainer::orderTouched); Adam's per-row state must still
+    // them (SparseRowTable::orderTouched); Adam's per-row state must still
     // follow each row.
     const Graph large{2000, 40, 3000};
     checkStepsMatch(std::string(kModels[1]) + R"("loss": "self_adversarial"})", "adam", 3, large);

@@ -83,20 +83,12 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
     , m_dim(tables.dim)
     , m_triples(triples)
     , m_headProbability(std::move(headProbability))
+    , m_entity(tables.entity, tables.entities, tables.dim, config.optimizer, config.lr, config.weightDecay)
+    , m_relation(tables.relation, tables.relations, tables.dim, config.optimizer, config.lr, config.weightDecay)
+    , m_normal(config.transh ? SparseRowTable(tables.normal, tables.relations, tables.dim, config.optimizer, config.lr,
+                                              config.weightDecay)
+                             : SparseRowTable())
 {
-    auto init = [this](Table &table, float *weights, std::int64_t rows) {
-        table.weights = weights;
-        table.rows = rows;
-        const auto cells = static_cast<std::size_t>(rows * m_dim);
-        if (m_config.optimizer == RowOptimizer::Adam) {
-            table.first.assign(cells, 0.0f);
-            table.second.assign(cells, 0.0f);
-        } else if (m_config.optimizer == RowOptimizer::Adagrad) {
-            table.first.assign(static_cast<std::size_t>(rows), 0.0f);
-        }
-        table.stamp.assign(static_cast<std::size_t>(rows), 0);
-        table.slot.assign(static_cast<std::size_t>(rows), 0);
-    };
     if (m_config.filterNegatives) {
         std::size_t size = 16;
         while (size < triples.size()) { // 3 slots a triple: load below 1/2
@@ -117,18 +109,13 @@ FusedKgTrainer::FusedKgTrainer(const FusedKgConfig &config, const FusedKgTables 
             m_known[slot] = key;
         }
     }
-    init(m_entity, tables.entity, tables.entities);
-    init(m_relation, tables.relation, tables.relations);
-    if (m_config.transh) {
-        init(m_normal, tables.normal, tables.relations);
-    }
 }
 
 bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const
 {
     const std::uint64_t key =
-        ((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(m_relation.rows) + static_cast<std::uint64_t>(r))
-             * static_cast<std::uint64_t>(m_entity.rows)
+        ((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(m_relation.rows()) + static_cast<std::uint64_t>(r))
+             * static_cast<std::uint64_t>(m_entity.rows())
          + static_cast<std::uint64_t>(t))
         + 1;
     const std::size_t mask = m_known.size() - 1;
@@ -142,20 +129,20 @@ bool FusedKgTrainer::isKnown(std::int64_t h, std::int64_t r, std::int64_t t) con
 
 void FusedKgTrainer::setTables(const FusedKgTables &tables)
 {
-    m_entity.weights = tables.entity;
-    m_relation.weights = tables.relation;
-    m_normal.weights = tables.normal;
+    m_entity.setWeights(tables.entity);
+    m_relation.setWeights(tables.relation);
+    m_normal.setWeights(tables.normal);
 }
 
 std::vector<FusedKgTrainer::StateArray> FusedKgTrainer::state()
 {
     std::vector<StateArray> out;
-    auto add = [&out](const char *name, Table &table) {
-        if (!table.first.empty()) {
-            out.push_back({std::string(name) + ".first", &table.first});
+    auto add = [&out](const char *name, SparseRowTable &table) {
+        if (!table.first().empty()) {
+            out.push_back({std::string(name) + ".first", &table.first()});
         }
-        if (!table.second.empty()) {
-            out.push_back({std::string(name) + ".second", &table.second});
+        if (!table.second().empty()) {
+            out.push_back({std::string(name) + ".second", &table.second()});
         }
     };
     add("entity", m_entity);
@@ -166,49 +153,6 @@ std::vector<FusedKgTrainer::StateArray> FusedKgTrainer::state()
     return out;
 }
 
-void FusedKgTrainer::touch(Table &table, std::int64_t row, std::int64_t mark)
-{
-    if (table.stamp[row] == mark) {
-        return;
-    }
-    table.stamp[row] = mark;
-    table.slot[row] = static_cast<std::int32_t>(table.touched.size());
-    table.touched.push_back(row);
-}
-
-void FusedKgTrainer::orderTouched(Table &table, std::int64_t mark)
-{
-    std::vector<std::int64_t> &rows = table.touched;
-    if (rows.size() * 16 >= static_cast<std::size_t>(table.rows)) {
-        // Many rows: one pass over the marks is cheaper than a sort.
-        rows.clear();
-        for (std::int64_t row = 0; row < table.rows; ++row) {
-            if (table.stamp[row] == mark) {
-                rows.push_back(row);
-            }
-        }
-    } else {
-        std::sort(rows.begin(), rows.end());
-    }
-    for (std::size_t s = 0; s < rows.size(); ++s) {
-        table.slot[rows[s]] = static_cast<std::int32_t>(s);
-    }
-}
-
-void FusedKgTrainer::prepareGrads(Table &table, int threads)
-{
-    // The buffers are all zero between steps (update() clears what it read).
-    if (static_cast<int>(table.grads.size()) < threads) {
-        table.grads.resize(static_cast<std::size_t>(threads));
-    }
-    const std::size_t cells = table.touched.size() * static_cast<std::size_t>(m_dim);
-    for (int t = 0; t < threads; ++t) {
-        if (table.grads[t].size() < cells) {
-            table.grads[t].resize(cells, 0.0f);
-        }
-    }
-}
-
 using namespace kgkernels;
 
 void FusedKgTrainer::normalizeAllEntities()
@@ -216,7 +160,7 @@ void FusedKgTrainer::normalizeAllEntities()
     if (!m_config.normalizeEntities) {
         return;
     }
-    at::parallel_for(0, m_entity.rows, 256,
+    at::parallel_for(0, m_entity.rows(), 256,
                      [this](std::int64_t begin, std::int64_t end) { normalizeRows(nullptr, begin, end); });
 }
 
@@ -228,15 +172,14 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
     m_relations.resize(static_cast<std::size_t>(count));
     m_keep.assign(m_heads.size(), 1);
     m_keptNegatives = 0;
-    ++m_mark;
-    for (Table *table : {&m_entity, &m_relation, &m_normal}) {
-        table->touched.clear();
+    for (SparseRowTable *table : {&m_entity, &m_relation, &m_normal}) {
+        table->beginStep();
     }
 
     // Negatives, and the rows of the step (one gradient slot each); serial,
     // a few nanoseconds a pair.
     const std::uint64_t stream = negativeStream(m_config.seed, step);
-    const std::int64_t entities = m_entity.rows;
+    const std::int64_t entities = m_entity.rows();
     for (std::int64_t i = 0; i < count; ++i) {
         const std::int64_t *triple = m_triples.data() + 3 * indices[i];
         const std::int64_t h = triple[0], r = triple[1], t = triple[2];
@@ -244,18 +187,18 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
         std::int64_t *heads = m_heads.data() + i * pairs, *tails = m_tails.data() + i * pairs;
         heads[0] = h;
         tails[0] = t;
-        touch(m_entity, h, m_mark);
-        touch(m_entity, t, m_mark);
-        touch(m_relation, r, m_mark);
+        m_entity.touch(h);
+        m_entity.touch(t);
+        m_relation.touch(r);
         if (m_config.transh) {
-            touch(m_normal, r, m_mark);
+            m_normal.touch(r);
         }
         const float p = m_headProbability[r];
         for (std::int64_t j = 0; j < k; ++j) {
             const Negative n = sampleNegative(stream, i, j, entities, p);
             heads[1 + j] = n.corruptHead ? n.entity : h;
             tails[1 + j] = n.corruptHead ? t : n.entity;
-            touch(m_entity, n.entity, m_mark);
+            m_entity.touch(n.entity);
             if (m_config.filterNegatives && isKnown(heads[1 + j], r, tails[1 + j])) {
                 m_keep[i * pairs + 1 + j] = 0;
             } else {
@@ -268,24 +211,24 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
     // its optimizer state front to back: on WN18RR a step touches about
     // 30,000 of the 40,943 entity rows, and in the order they were drawn the
     // update was a quarter of the step (docs/results.md).
-    for (Table *table : {&m_entity, &m_relation, &m_normal}) {
-        orderTouched(*table, m_mark);
+    for (SparseRowTable *table : {&m_entity, &m_relation, &m_normal}) {
+        table->orderTouched();
     }
 
     if (m_config.normalizeEntities) {
         // What the autograd path does to the whole table before each step,
         // done to the rows this step reads: the others are unchanged since
         // they were last normalised (normalizeAllEntities before evaluation).
-        const auto &rows = m_entity.touched;
+        const auto &rows = m_entity.touched();
         at::parallel_for(0, static_cast<std::int64_t>(rows.size()), 256,
                          [&](std::int64_t begin, std::int64_t end) { normalizeRows(rows.data(), begin, end); });
     }
 
     const int threads = std::max(1, at::get_num_threads());
-    prepareGrads(m_entity, threads);
-    prepareGrads(m_relation, threads);
+    m_entity.prepareGrads(threads);
+    m_relation.prepareGrads(threads);
     if (m_config.transh) {
-        prepareGrads(m_normal, threads);
+        m_normal.prepareGrads(threads);
     }
     if (static_cast<int>(m_scratch.size()) < threads) {
         m_scratch.resize(static_cast<std::size_t>(threads));
@@ -309,10 +252,10 @@ double FusedKgTrainer::step(const std::int64_t *indices, std::int64_t count, std
         loss += m_scratch[t].loss;
     }
 
-    update(m_entity, step, threads);
-    update(m_relation, step, threads);
+    m_entity.update(step, threads);
+    m_relation.update(step, threads);
     if (m_config.transh) {
-        update(m_normal, step, threads);
+        m_normal.update(step, threads);
     }
     return loss;
 }
@@ -325,8 +268,8 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     const std::int64_t *heads = m_heads.data() + i * pairs, *tails = m_tails.data() + i * pairs;
     const std::uint8_t *keep = m_keep.data() + i * pairs;
     const std::int64_t r = m_relations[i];
-    const float *E = m_entity.weights;
-    const float *rv = m_relation.weights + r * d;
+    const float *E = m_entity.weights();
+    const float *rv = m_relation.weights() + r * d;
     s.distances.resize(static_cast<std::size_t>(pairs));
     s.coefficients.resize(static_cast<std::size_t>(pairs));
     s.gradRelation.assign(static_cast<std::size_t>(d), 0.0f);
@@ -335,7 +278,7 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     if (transh) {
         s.w.resize(static_cast<std::size_t>(d));
         s.gradNormal.assign(static_cast<std::size_t>(d), 0.0f);
-        const float *u = m_normal.weights + r * d;
+        const float *u = m_normal.weights() + r * d;
         normalLength = std::sqrt(squaredNorm(u, d));
         const float inv = 1.0f / std::max(normalLength, 1e-12f);
         for (std::int64_t j = 0; j < d; ++j) {
@@ -434,7 +377,7 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     float *gw = transh ? s.gradNormal.data() : nullptr;
     for (std::int64_t p = 0; p < pairs; ++p) {
         if (p + kPrefetchAhead < pairs && s.coefficients[p + kPrefetchAhead] != 0.0f) {
-            prefetchRowForWriting(grad(m_entity, thread, corrupted(heads, tails, p + kPrefetchAhead)), d);
+            prefetchRowForWriting(m_entity.grad(thread, corrupted(heads, tails, p + kPrefetchAhead)), d);
         }
         const float c = s.coefficients[p];
         if (c == 0.0f) {
@@ -442,11 +385,11 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         }
         if (transh) {
             transhDistanceGrad(E + heads[p] * d, rv, E + tails[p] * d, w, s.distances[p], s.wx[p], s.wg[p], c, d, norm,
-                               m_config.squared, grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr,
+                               m_config.squared, m_entity.grad(thread, heads[p]), m_entity.grad(thread, tails[p]), gr,
                                gw);
         } else {
             distanceGrad(E + heads[p] * d, rv, E + tails[p] * d, s.distances[p], c, d, norm,
-                         grad(m_entity, thread, heads[p]), grad(m_entity, thread, tails[p]), gr);
+                         m_entity.grad(thread, heads[p]), m_entity.grad(thread, tails[p]), gr);
         }
     }
 
@@ -461,7 +404,7 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
                 const double sq = squaredNorm(row, d);
                 if (sq > 1.0) {
                     loss += entityScale * (sq - 1.0);
-                    axpy(static_cast<float>(2.0 * entityScale), row, grad(m_entity, thread, e), d);
+                    axpy(static_cast<float>(2.0 * entityScale), row, m_entity.grad(thread, e), d);
                 }
             }
         }
@@ -481,10 +424,10 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
         }
     }
 
-    axpy(1.0f, gr, grad(m_relation, thread, r), d);
+    axpy(1.0f, gr, m_relation.grad(thread, r), d);
     if (transh) {
         // Through w = u / max(|u|, 1e-12).
-        float *gu = grad(m_normal, thread, r);
+        float *gu = m_normal.grad(thread, r);
         if (normalLength > 1e-12f) {
             const float along = dot(gw, w, d);
             const float inv = 1.0f / normalLength;
@@ -498,44 +441,103 @@ TY_KERNEL void FusedKgTrainer::positive(std::int64_t i, std::int64_t batch, Scra
     s.loss += loss;
 }
 
-void FusedKgTrainer::update(Table &table, std::int64_t step, int threads)
-{
-    // Adam's bias correction with the run's step count, as SparseAdam does.
-    const double t = static_cast<double>(step + 1);
-    const float adamScale =
-        static_cast<float>(m_config.lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t)));
-    at::parallel_for(0, static_cast<std::int64_t>(table.touched.size()), 64, [&](std::int64_t begin, std::int64_t end) {
-        const FlushDenormals flush;
-        updateRows(table, begin, end, threads, adamScale);
-    });
-}
-
-TY_KERNEL void FusedKgTrainer::updateRows(Table &table, std::int64_t begin, std::int64_t end, int threads,
-                                          float adamScale)
-{
-    const float lr = static_cast<float>(m_config.lr);
-    const float decay = static_cast<float>(m_config.weightDecay);
-    const std::int64_t d = m_dim;
-    float *m = table.first.empty() ? nullptr : table.first.data();
-    float *v = table.second.empty() ? nullptr : table.second.data();
-    for (std::int64_t s = begin; s < end; ++s) {
-        const std::int64_t row = table.touched[s];
-        float *g = table.grads[0].data() + s * d;
-        for (int th = 1; th < threads; ++th) {
-            float *other = table.grads[th].data() + s * d;
-            axpy(1.0f, other, g, d);
-            std::memset(other, 0, static_cast<std::size_t>(d) * sizeof(float));
-        }
-        updateRow(m_config.optimizer, table.weights + row * d, g, m && v ? m + row * d : nullptr,
-                  v ? v + row * d : nullptr, m && !v ? m + row : nullptr, d, lr, decay, adamScale);
-        std::memset(g, 0, static_cast<std::size_t>(d) * sizeof(float));
-    }
-}
-
 TY_KERNEL void FusedKgTrainer::normalizeRows(const std::int64_t *rows, std::int64_t begin, std::int64_t end)
 {
     for (std::int64_t s = begin; s < end; ++s) {
-        normalizeRow(m_entity.weights + (rows ? rows[s] : s) * m_dim, m_dim);
+        normalizeRow(m_entity.weights() + (rows ? rows[s] : s) * m_dim, m_dim);
+    }
+}
+
+// SparseRowTable (sparserowtable.h) lives in this unit with the step's other kernels.
+
+SparseRowTable::SparseRowTable(float *weights, std::int64_t rows, std::int64_t dim, RowOptimizer optimizer, double lr,
+                               double weightDecay)
+    : m_weights(weights)
+    , m_rows(rows)
+    , m_dim(dim)
+    , m_optimizer(optimizer)
+    , m_lr(lr)
+    , m_weightDecay(weightDecay)
+{
+    const auto cells = static_cast<std::size_t>(rows * dim);
+    if (optimizer == RowOptimizer::Adam) {
+        m_first.assign(cells, 0.0f);
+        m_second.assign(cells, 0.0f);
+    } else if (optimizer == RowOptimizer::Adagrad) {
+        m_first.assign(static_cast<std::size_t>(rows), 0.0f);
+    }
+    m_stamp.assign(static_cast<std::size_t>(rows), 0);
+    m_slot.assign(static_cast<std::size_t>(rows), 0);
+}
+
+void SparseRowTable::beginStep()
+{
+    ++m_mark;
+    m_touched.clear();
+}
+
+void SparseRowTable::orderTouched()
+{
+    std::vector<std::int64_t> &rows = m_touched;
+    if (rows.size() * 16 >= static_cast<std::size_t>(m_rows)) {
+        // Many rows: one pass over the marks is cheaper than a sort.
+        rows.clear();
+        for (std::int64_t row = 0; row < m_rows; ++row) {
+            if (m_stamp[row] == m_mark) {
+                rows.push_back(row);
+            }
+        }
+    } else {
+        std::sort(rows.begin(), rows.end());
+    }
+    for (std::size_t s = 0; s < rows.size(); ++s) {
+        m_slot[rows[s]] = static_cast<std::int32_t>(s);
+    }
+}
+
+void SparseRowTable::prepareGrads(int threads)
+{
+    // The buffers are all zero between steps (update() clears what it read).
+    if (static_cast<int>(m_grads.size()) < threads) {
+        m_grads.resize(static_cast<std::size_t>(threads));
+    }
+    const std::size_t cells = m_touched.size() * static_cast<std::size_t>(m_dim);
+    for (int t = 0; t < threads; ++t) {
+        if (m_grads[t].size() < cells) {
+            m_grads[t].resize(cells, 0.0f);
+        }
+    }
+}
+
+void SparseRowTable::update(std::int64_t step, int threads)
+{
+    // Adam's bias correction with the run's step count, as SparseAdam does.
+    const double t = static_cast<double>(step + 1);
+    const float adamScale = static_cast<float>(m_lr * std::sqrt(1.0 - std::pow(0.999, t)) / (1.0 - std::pow(0.9, t)));
+    at::parallel_for(0, static_cast<std::int64_t>(m_touched.size()), 64, [&](std::int64_t begin, std::int64_t end) {
+        const FlushDenormals flush;
+        updateRows(begin, end, threads, adamScale);
+    });
+}
+
+TY_KERNEL void SparseRowTable::updateRows(std::int64_t begin, std::int64_t end, int threads, float adamScale)
+{
+    const float lr = static_cast<float>(m_lr);
+    const float decay = static_cast<float>(m_weightDecay);
+    const std::int64_t d = m_dim;
+    float *m = m_first.empty() ? nullptr : m_first.data();
+    float *v = m_second.empty() ? nullptr : m_second.data();
+    for (std::int64_t s = begin; s < end; ++s) {
+        const std::int64_t row = m_touched[s];
+        float *g = m_grads[0].data() + s * d;
+        for (int th = 1; th < threads; ++th) {
+            float *other = m_grads[th].data() + s * d;
+            axpy(1.0f, other, g, d);
+            std::memset(other, 0, static_cast<std::size_t>(d) * sizeof(float));
+        }
+        updateRow(m_optimizer, m_weights + row * d, g, m && v ? m + row * d : nullptr, v ? v + row * d : nullptr,
+                  m && !v ? m + row : nullptr, d, lr, decay, adamScale);
+        std::memset(g, 0, static_cast<std::size_t>(d) * sizeof(float));
     }
 }
 

@@ -6,11 +6,13 @@
 // allocation. Parallel over the positives of a batch (at::parallel_for); each
 // thread sums its gradients into its own buffer, so a step's gradient is the
 // exact batch gradient (the same as the autograd path's), and optimizer state
-// is read and written only for the rows the batch touched.
+// is read and written only for the rows the batch touched (SparseRowTable).
 //
 // LibTorch-free on purpose: the tables are raw float arrays owned by the
 // model's parameters, so evaluation and checkpoints of the model are the
 // autograd path's.
+
+#include "worker/train/sparserowtable.h"
 
 #include <cstdint>
 #include <string>
@@ -23,11 +25,6 @@ enum class KgLoss {
     SelfAdversarial, // Sun et al. 2019: -log s(g - d(pos)) - sum_j w_j log s(d(neg_j) - g), w = softmax(-a d(neg))
     Softmax,         // cross-entropy of the positive among itself and its negatives, scores -d
     OneVsAll,        // cross-entropy over every entity, both directions (autograd path only)
-};
-enum class RowOptimizer {
-    Sgd,
-    Adagrad,
-    Adam
 };
 
 KgLoss kgLossFromName(const std::string &name);
@@ -120,17 +117,6 @@ public:
     std::vector<StateArray> state();
 
 private:
-    struct Table
-    {
-        float *weights = nullptr;
-        std::int64_t rows = 0;
-        std::vector<float> first;              // Adam m, or the Adagrad row sums
-        std::vector<float> second;             // Adam v
-        std::vector<std::int64_t> stamp;       // step + 1 when a batch last touched the row
-        std::vector<std::int32_t> slot;        // the row's place in this step's gradient buffers
-        std::vector<std::int64_t> touched;     // rows of this step, by slot
-        std::vector<std::vector<float>> grads; // per thread: [touched, dim]
-    };
     struct Scratch
     {
         std::vector<float> distances, coefficients;
@@ -139,23 +125,14 @@ private:
         double loss = 0.0;
     };
 
-    void touch(Table &table, std::int64_t row, std::int64_t mark);
-    static void orderTouched(Table &table, std::int64_t mark);
-    void prepareGrads(Table &table, int threads);
     void positive(std::int64_t i, std::int64_t b, Scratch &scratch, int thread);
-    void update(Table &table, std::int64_t step, int threads);
-    void updateRows(Table &table, std::int64_t begin, std::int64_t end, int threads, float adamScale);
     void normalizeRows(const std::int64_t *rows, std::int64_t begin, std::int64_t end); // null rows: all
-    float *grad(Table &table, int thread, std::int64_t row)
-    {
-        return table.grads[thread].data() + static_cast<std::size_t>(table.slot[row]) * m_dim;
-    }
 
     FusedKgConfig m_config;
     std::int64_t m_dim;
     const std::vector<std::int64_t> &m_triples;
     std::vector<float> m_headProbability;
-    Table m_entity, m_relation, m_normal;
+    SparseRowTable m_entity, m_relation, m_normal;
     std::vector<std::int64_t> m_heads, m_tails; // per pair of the step: [B, 1 + k]
     std::vector<std::int64_t> m_relations;      // per positive of the step
     std::vector<std::uint8_t> m_keep;           // per pair: 0 for a negative that is a training triple
@@ -163,7 +140,6 @@ private:
     std::vector<std::uint64_t> m_known;         // open-addressing set of training triples (filterNegatives)
     bool isKnown(std::int64_t h, std::int64_t r, std::int64_t t) const;
     std::vector<Scratch> m_scratch; // per thread
-    std::int64_t m_mark = 0;
 };
 
 } // namespace trainyard
