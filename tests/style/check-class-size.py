@@ -25,7 +25,6 @@ KNOWN = {
     'RunStore': 543,
     'Board': 532,
     'FusedKgTrainer': 525,
-    'RemoteLauncher': 521,
     'SweepRunner': 515,
     'SlurmLauncher': 508,
 }
