@@ -23,7 +23,6 @@ LIMIT = 500
 KNOWN = {
     # Braced one-line bodies (clang-format 16's InsertBraces) took these past it.
     'Board': 532,
-    'RemoteLauncher': 521,
     'SweepRunner': 515,
     'SlurmLauncher': 508,
 }

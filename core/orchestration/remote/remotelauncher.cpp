@@ -4,6 +4,7 @@
 #include "orchestration/devices/device.h"
 #include "orchestration/logcategories.h"
 #include "orchestration/process/processrunner.h"
+#include "orchestration/remote/remotescripts.h"
 #include "orchestration/remote/sshmaster.h"
 
 #include <QFile>
@@ -26,11 +27,13 @@ RemoteLauncher::RemoteLauncher(RemoteHostConfig config, QObject *parent)
     , m_config(std::move(config))
     , m_master(new SshMaster(m_config, this))
     , m_attachCheck(m_config, *m_master)
+    , m_poller(m_config, *m_master, m_runs)
 {
     connect(m_master, &SshMaster::stateChanged, this, &Launcher::availabilityChanged);
-    m_timer.setInterval(qMax(100, m_config.pollMs));
-    connect(&m_timer, &QTimer::timeout, this, &RemoteLauncher::tick);
-    m_timer.start();
+    connect(&m_poller, &RemoteHostPoller::reached, this, &RemoteLauncher::verifyUnverified);
+    connect(&m_poller, &RemoteHostPoller::devicesReported, this, &Launcher::devicesReported);
+    connect(&m_poller, &RemoteHostPoller::endedBecause, this, &Launcher::endedBecause);
+    connect(&m_poller, &RemoteHostPoller::exited, this, &Launcher::exited);
     pollSoon();
 }
 
@@ -54,7 +57,7 @@ qint64 RemoteLauncher::masterPid() const
 
 void RemoteLauncher::pollSoon()
 {
-    QTimer::singleShot(0, this, &RemoteLauncher::tick);
+    m_poller.pollSoon();
 }
 
 void RemoteLauncher::prepare(LaunchSpec &spec) const

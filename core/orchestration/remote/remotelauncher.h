@@ -3,13 +3,10 @@
 #include "orchestration/launch/launcher.h"
 #include "orchestration/remote/remoteattachcheck.h"
 #include "orchestration/remote/remotehostconfig.h"
+#include "orchestration/remote/remotehostpoller.h"
 #include "orchestration/remote/remoterun.h"
-#include "orchestration/remote/remotescripts.h"
 
 #include <QHash>
-#include <QTimer>
-
-#include <memory>
 
 namespace trainyard {
 
@@ -27,13 +24,14 @@ class SshMaster;
 //              time come back: started(pid).
 //   metrics    live through the master's Unix-socket forward (the worker's
 //              --connect is the host's end): the same protocol, token and
-//              controls as a local run. Each poll (one command for the
-//              host: nvidia-smi, every run's state and the new bytes of its
-//              metrics.jsonl and worker.log) keeps the local mirror
-//              (RemoteMirror) up to date; the host's metrics.jsonl is the
-//              record of truth. A master that was lost is opened again; the
-//              runs' files are brought up to date before the forward goes
-//              on it again, so a reconnecting worker's hello reads them.
+//              controls as a local run. Each poll (RemoteHostPoller: one
+//              command for the host: nvidia-smi, every run's state and the
+//              new bytes of its metrics.jsonl and worker.log) keeps the
+//              local mirror (RemoteMirror) up to date; the host's
+//              metrics.jsonl is the record of truth. A master that was
+//              lost is opened again; the runs' files are brought up to date
+//              before the forward goes on it again, so a reconnecting
+//              worker's hello reads them.
 //   terminate  `kill -s TERM` there, kill `kill -s KILL`, each only after
 //              the process proved to be the run's (remotescripts::verify:
 //              start time, owner, token in its environment, worker and
@@ -81,20 +79,14 @@ private:
     void launched(RunId run, quint64 serial, const QByteArray &out);
     void startFailed(RunId run, quint64 serial, const QString &message);
     void signal(RunId run, const QString &name);
-    void tick();
-    void polled(const QList<RunId> &ids, const QList<quint64> &serials, bool fresh, const QByteArray &out);
-    bool applyReport(RunId run, Run &r, const remotescripts::RunReport &report);
-    void finish(RunId run, const remotescripts::RunReport &report);
     void verifyUnverified();
 
     RemoteHostConfig m_config;
     SshMaster *m_master;
     RemoteAttachCheck m_attachCheck; // with m_config and *m_master
     QHash<RunId, Run> m_runs;
-    QTimer m_timer;
+    RemoteHostPoller m_poller; // with m_config, *m_master and m_runs
     quint64 m_serial = 0;
-    bool m_polling = false;
-    int m_downPolls = 0;
 };
 
 } // namespace trainyard

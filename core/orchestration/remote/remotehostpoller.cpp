@@ -1,9 +1,4 @@
-// RemoteLauncher's poll: one command a tick for the whole host (its GPUs,
-// every run's state and the new bytes of its files), the master checked
-// first and opened again when it was lost. The rest of the class is in
-// remotelauncher.cpp and remoteattach.cpp.
-
-#include "orchestration/remote/remotelauncher.h"
+#include "orchestration/remote/remotehostpoller.h"
 
 #include "orchestration/logcategories.h"
 #include "orchestration/process/processrunner.h"
@@ -14,13 +9,30 @@ namespace trainyard {
 
 using remotescripts::RunReport;
 
-void RemoteLauncher::tick()
+RemoteHostPoller::RemoteHostPoller(const RemoteHostConfig &config, SshMaster &master, QHash<RunId, RemoteRun> &runs,
+                                   QObject *parent)
+    : QObject(parent)
+    , m_config(config)
+    , m_master(master)
+    , m_runs(runs)
+{
+    m_timer.setInterval(qMax(100, m_config.pollMs));
+    connect(&m_timer, &QTimer::timeout, this, &RemoteHostPoller::tick);
+    m_timer.start();
+}
+
+void RemoteHostPoller::pollSoon()
+{
+    QTimer::singleShot(0, this, &RemoteHostPoller::tick);
+}
+
+void RemoteHostPoller::tick()
 {
     if (m_polling) {
         return; // one poll at a time, however slow the host
     }
     m_polling = true;
-    m_master->ensure([this](bool up, bool fresh, const QString &why) {
+    m_master.ensure([this](bool up, bool fresh, const QString &why) {
         if (!up) {
             m_polling = false;
             // Asked again less often while it stays away, at most every 10 s.
@@ -34,7 +46,7 @@ void RemoteLauncher::tick()
             m_timer.setInterval(qMax(100, m_config.pollMs));
         }
         // A new master (fresh): the forward goes on it after the files are read.
-        verifyUnverified();
+        Q_EMIT reached();
         QList<RunId> ids;
         QList<quint64> serials;
         QList<remotescripts::PollRun> runs;
@@ -46,21 +58,21 @@ void RemoteLauncher::tick()
             serials << it->serial;
             runs << it->pollRun(false);
         }
-        m_master->run(remotescripts::poll(true, m_config.maxBytesPerPoll, runs), {}, this,
-                      [this, ids, serials, fresh](const ProcessResult &r) {
-                          m_polling = false;
-                          if (!r.ok()) {
-                              // The connection may have dropped: the next tick asks the master.
-                              qCWarning(lcRemote, "host %s: the poll failed: %s", qUtf8Printable(m_config.name),
-                                        qUtf8Printable(r.message(QStringLiteral("ssh"))));
-                              return;
-                          }
-                          polled(ids, serials, fresh, r.out);
-                      });
+        m_master.run(remotescripts::poll(true, m_config.maxBytesPerPoll, runs), {}, this,
+                     [this, ids, serials, fresh](const ProcessResult &r) {
+                         m_polling = false;
+                         if (!r.ok()) {
+                             // The connection may have dropped: the next tick asks the master.
+                             qCWarning(lcRemote, "host %s: the poll failed: %s", qUtf8Printable(m_config.name),
+                                       qUtf8Printable(r.message(QStringLiteral("ssh"))));
+                             return;
+                         }
+                         polled(ids, serials, fresh, r.out);
+                     });
     });
 }
 
-void RemoteLauncher::polled(const QList<RunId> &ids, const QList<quint64> &serials, bool fresh, const QByteArray &out)
+void RemoteHostPoller::polled(const QList<RunId> &ids, const QList<quint64> &serials, bool fresh, const QByteArray &out)
 {
     const remotescripts::PollReport report = remotescripts::parsePoll(out, int(ids.size()));
     if (!report.complete) {
@@ -72,7 +84,7 @@ void RemoteLauncher::polled(const QList<RunId> &ids, const QList<quint64> &seria
         // A run's processes there: its worker, and what is in the session of
         // its waiting sh.
         QHash<qint64, qint64> runs;
-        for (const Run &r : std::as_const(m_runs)) {
+        for (const RemoteRun &r : std::as_const(m_runs)) {
             if (r.pid > 0) {
                 runs.insert(r.pid, r.pid);
             }
@@ -101,14 +113,14 @@ void RemoteLauncher::polled(const QList<RunId> &ids, const QList<quint64> &seria
     // The runs' files are up to date: a worker that reconnects now finds
     // every line it wrote while the connection was down.
     if (fresh) {
-        m_master->ensureForward({});
+        m_master.ensureForward({});
     }
     if (again) {
         pollSoon();
     }
 }
 
-bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
+bool RemoteHostPoller::applyReport(RunId run, RemoteRun &r, const RunReport &report)
 {
     QString warning;
     const bool behind = r.mirrorReport(m_config.name, report, &warning);
@@ -147,9 +159,9 @@ bool RemoteLauncher::applyReport(RunId run, Run &r, const RunReport &report)
     return false;
 }
 
-void RemoteLauncher::finish(RunId run, const RunReport &report)
+void RemoteHostPoller::finish(RunId run, const RunReport &report)
 {
-    const Run r = m_runs.take(run);
+    const RemoteRun r = m_runs.take(run);
     int code = -1;
     int signal = 0;
     if (report.state == RunReport::State::Exited && report.status >= 0) {
