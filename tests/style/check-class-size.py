@@ -23,7 +23,6 @@ LIMIT = 500
 KNOWN = {
     # Braced one-line bodies (clang-format 16's InsertBraces) took these past it.
     'RunStore': 543,
-    'Board': 532,
     'FusedKgTrainer': 525,
     'RemoteLauncher': 521,
     'SweepRunner': 515,
