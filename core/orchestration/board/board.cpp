@@ -1,55 +1,20 @@
 #include "orchestration/board/board.h"
 
 #include "orchestration/devices/device.h"
-#include "orchestration/experiment/dependencycheck.h"
-#include "orchestration/experiment/rounds.h"
 #include "orchestration/records/runregistry.h"
 #include "orchestration/runspec/runspecview.h"
 #include "orchestration/runstore/runstore.h"
-
-#include <QJsonArray>
 
 #include <algorithm>
 
 namespace trainyard {
 
-namespace {
-
-// A run's spec as an experiment file has it: with its "after".
-QJsonObject withAfter(const QJsonObject &spec, const QStringList &after)
-{
-    QJsonObject out = spec;
-    if (!after.isEmpty()) {
-        out.insert(QStringLiteral("after"), QJsonArray::fromStringList(after));
-    }
-    return out;
-}
-
-} // namespace
-
 Board::Board(RunRegistry *runs, RunStore *store, QObject *parent)
     : QObject(parent)
     , m_runs(runs)
     , m_store(store)
+    , m_entries(runs, store)
 {
-}
-
-RunId Board::newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane, bool held)
-{
-    RunInfo info;
-    info.held = held;
-    // "after" is the board's (RunInfo::after), not the worker's: out of spec.json.
-    info.spec = spec;
-    info.spec.remove(QStringLiteral("after"));
-    info.after = afterNames(spec);
-    info.state = info.after.isEmpty() ? RunState::Queued : RunState::Waiting;
-    info.name = spec.value(QStringLiteral("name")).toString();
-    info.group = group;
-    info.repeatIndex = index;
-    info.repeatCount = count;
-    info.lane = lane;
-    info.runDir = m_store->runDir(info.name);
-    return m_runs->add(std::move(info));
 }
 
 void Board::setExperiment(const Experiment &experiment)
@@ -65,22 +30,7 @@ void Board::setExperiment(const Experiment &experiment)
         lane.busy = el.busy;
         lane.name = el.name;
         for (const ExperimentRun &er : el.runs) {
-            const QString group = er.spec.value(QStringLiteral("name")).toString();
-            for (int i = 0; i < er.repeat; ++i) {
-                lane.runs << newRun(expandRepeat(er.spec, i, er.repeat), group, i, er.repeat, l, false);
-            }
-            if (!er.rounds.isEmpty()) {
-                const int count = rounds::count(rounds::named(experiment.rounds, er.rounds));
-                m_runs->update(
-                    lane.runs.last(),
-                    [&](RunInfo &r) {
-                        r.rounds = er.rounds;
-                        r.round = er.round;
-                        r.roundCount = count;
-                        r.aggregate = er.aggregate;
-                    },
-                    RunRegistry::Notify::Quiet);
-            }
+            lane.runs << m_entries.expand(er, experiment.rounds, l);
         }
         m_lanes << lane;
     }
@@ -101,33 +51,7 @@ Experiment Board::toExperiment(const QString &name, const QString &runsRoot) con
         el.gres = lane.gres;
         el.busy = lane.busy;
         el.name = lane.name;
-        for (int i = 0; i < lane.runs.size();) {
-            const RunInfo *r = m_runs->find(lane.runs.at(i));
-            if (!r->sweep.isEmpty()) { // made by its sweep, which is saved in "sweeps"
-                ++i;
-                continue;
-            }
-            const int count = r->repeatCount;
-            bool collapse = count > 1 && r->repeatIndex == 0 && i + count <= lane.runs.size();
-            QJsonObject base = r->spec;
-            base.insert(QStringLiteral("name"), r->group);
-            for (int k = 0; collapse && k < count; ++k) {
-                const RunInfo *rk = m_runs->find(lane.runs.at(i + k));
-                collapse = rk->group == r->group && rk->repeatIndex == k && rk->after == r->after
-                           && rk->spec == expandRepeat(base, k, count);
-            }
-            if (collapse) {
-                el.runs << ExperimentRun{withAfter(base, r->after), count};
-                i += count;
-            } else {
-                ExperimentRun run(withAfter(r->spec, r->after));
-                run.rounds = r->rounds;
-                run.round = r->round;
-                run.aggregate = r->aggregate;
-                el.runs << run;
-                ++i;
-            }
-        }
+        el.runs = m_entries.collapse(lane.runs);
         ex.lanes << el;
     }
     return ex;
@@ -337,7 +261,7 @@ QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, in
     }
     for (int i = 0; i < repeat; ++i) {
         Q_EMIT runAboutToBeAdded(lane, position + i);
-        const RunId id = newRun(expandRepeat(clean, i, repeat), base, i, repeat, lane, held);
+        const RunId id = m_entries.add(expandRepeat(clean, i, repeat), base, i, repeat, lane, held);
         m_lanes[lane].runs.insert(position + i, id);
         ids << id;
         Q_EMIT runAdded(id);

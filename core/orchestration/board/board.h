@@ -1,5 +1,6 @@
 #pragma once
 
+#include "orchestration/board/runentries.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/records/runinfo.h"
 
@@ -118,11 +119,11 @@ Q_SIGNALS:
     void edited();
 
 private:
-    RunId newRun(const QJsonObject &spec, const QString &group, int index, int count, int lane, bool held);
     QList<RunId> insertRuns(int lane, const QJsonObject &spec, int repeat, int position, bool held, QString *error);
 
     RunRegistry *m_runs;
     RunStore *m_store;
+    RunEntries m_entries; // the file's entries into run records and back
     QList<Lane> m_lanes;
     QList<QJsonObject> m_rounds; // the experiment's rounds (Experiment::rounds), written back as they were
 };

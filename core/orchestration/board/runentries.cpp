@@ -1,0 +1,105 @@
+#include "orchestration/board/runentries.h"
+
+#include "orchestration/experiment/dependencycheck.h"
+#include "orchestration/experiment/rounds.h"
+#include "orchestration/records/runregistry.h"
+#include "orchestration/runstore/runstore.h"
+
+#include <QJsonArray>
+
+namespace trainyard {
+
+namespace {
+
+// A run's spec as an experiment file has it: with its "after".
+QJsonObject withAfter(const QJsonObject &spec, const QStringList &after)
+{
+    QJsonObject out = spec;
+    if (!after.isEmpty()) {
+        out.insert(QStringLiteral("after"), QJsonArray::fromStringList(after));
+    }
+    return out;
+}
+
+} // namespace
+
+RunEntries::RunEntries(RunRegistry *runs, RunStore *store)
+    : m_runs(runs)
+    , m_store(store)
+{
+}
+
+RunId RunEntries::add(const QJsonObject &spec, const QString &group, int index, int count, int lane, bool held) const
+{
+    RunInfo info;
+    info.held = held;
+    // "after" is the board's (RunInfo::after), not the worker's: out of spec.json.
+    info.spec = spec;
+    info.spec.remove(QStringLiteral("after"));
+    info.after = afterNames(spec);
+    info.state = info.after.isEmpty() ? RunState::Queued : RunState::Waiting;
+    info.name = spec.value(QStringLiteral("name")).toString();
+    info.group = group;
+    info.repeatIndex = index;
+    info.repeatCount = count;
+    info.lane = lane;
+    info.runDir = m_store->runDir(info.name);
+    return m_runs->add(std::move(info));
+}
+
+QList<RunId> RunEntries::expand(const ExperimentRun &entry, const QList<QJsonObject> &allRounds, int lane) const
+{
+    QList<RunId> ids;
+    const QString group = entry.spec.value(QStringLiteral("name")).toString();
+    for (int i = 0; i < entry.repeat; ++i) {
+        ids << add(expandRepeat(entry.spec, i, entry.repeat), group, i, entry.repeat, lane, false);
+    }
+    if (!entry.rounds.isEmpty()) {
+        const int count = rounds::count(rounds::named(allRounds, entry.rounds));
+        m_runs->update(
+            ids.last(),
+            [&](RunInfo &r) {
+                r.rounds = entry.rounds;
+                r.round = entry.round;
+                r.roundCount = count;
+                r.aggregate = entry.aggregate;
+            },
+            RunRegistry::Notify::Quiet);
+    }
+    return ids;
+}
+
+QList<ExperimentRun> RunEntries::collapse(const QList<RunId> &runs) const
+{
+    QList<ExperimentRun> entries;
+    for (int i = 0; i < runs.size();) {
+        const RunInfo *r = m_runs->find(runs.at(i));
+        if (!r->sweep.isEmpty()) { // made by its sweep, which is saved in "sweeps"
+            ++i;
+            continue;
+        }
+        const int count = r->repeatCount;
+        bool collapse = count > 1 && r->repeatIndex == 0 && i + count <= runs.size();
+        QJsonObject base = r->spec;
+        base.insert(QStringLiteral("name"), r->group);
+        for (int k = 0; collapse && k < count; ++k) {
+            const RunInfo *rk = m_runs->find(runs.at(i + k));
+            collapse = rk->group == r->group && rk->repeatIndex == k && rk->after == r->after
+                       && rk->spec == expandRepeat(base, k, count);
+        }
+        if (collapse) {
+            entries << ExperimentRun{withAfter(base, r->after), count};
+            i += count;
+        } else {
+            ExperimentRun run(withAfter(r->spec, r->after));
+            run.rounds = r->rounds;
+            run.round = r->round;
+            run.aggregate = r->aggregate;
+            entries << run;
+            ++i;
+        }
+    }
+    return entries;
+}
+
+} // namespace trainyard
