@@ -26,7 +26,6 @@ KNOWN = {
     'Board': 532,
     'FusedKgTrainer': 525,
     'RemoteLauncher': 521,
-    'SlurmLauncher': 508,
 }
 # `ns::function(` at the start of a line names a namespace, not a class.
 NAMESPACES = {'std', 'Qt', 'nlohmann', 'torch', 'trainyard', 'protocol', 'detail'}
