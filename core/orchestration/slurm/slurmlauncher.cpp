@@ -8,7 +8,6 @@
 #include <QDir>
 #include <QJsonObject>
 #include <QPointer>
-#include <QTimer>
 
 namespace trainyard {
 
@@ -28,10 +27,21 @@ SlurmLauncher::SlurmLauncher(SlurmClusterConfig cluster, std::unique_ptr<SlurmCo
     , m_submission(m_cluster)
     , m_runner(runner ? std::move(runner) : SlurmProcessRunner::forCluster(m_cluster))
     , m_attachCheck(m_cluster, *m_runner)
-    , m_timer(new QTimer(this))
+    , m_poller(
+          m_cluster.pollMs, *m_runner, this,
+          [this](QList<RunId> *runs, QStringList *ids) {
+              for (auto it = m_jobs.cbegin(); it != m_jobs.cend(); ++it) {
+                  if (!it->id.isEmpty() && !it->finishing) {
+                      *runs << it.key();
+                      *ids << it->id;
+                  }
+              }
+              return !m_jobs.isEmpty();
+          },
+          [this](const QList<RunId> &runs, const QStringList &ids, const QHash<QString, SlurmJob> &listed) {
+              polled(runs, ids, listed);
+          })
 {
-    m_timer->setInterval(qMax(50, m_cluster.pollMs));
-    connect(m_timer, &QTimer::timeout, this, &SlurmLauncher::poll);
     if (!m_cluster.sshCommand.isEmpty() && !m_cluster.runsRoot.isEmpty()) {
         RemoteHostConfig files;
         files.name = m_cluster.name;
@@ -148,57 +158,7 @@ void SlurmLauncher::submitted(RunId run, quint64 serial, const QString &id, cons
         scancel(id, {});
     }
     Q_EMIT pending(run, pendingReason);
-    if (!m_timer->isActive()) {
-        m_timer->start();
-    }
-}
-
-void SlurmLauncher::schedulePoll()
-{
-    if (!m_timer->isActive()) {
-        m_timer->start();
-    }
-    // Soon, not at the next tick: a cancel or an attach wants an answer.
-    QTimer::singleShot(qMin(1000, m_cluster.pollMs), this, &SlurmLauncher::poll);
-}
-
-void SlurmLauncher::poll()
-{
-    if (m_polling) {
-        return; // one squeue at a time, however slow the controller
-    }
-    QList<RunId> runs;
-    QStringList ids;
-    for (auto it = m_jobs.cbegin(); it != m_jobs.cend(); ++it) {
-        if (!it->id.isEmpty() && !it->finishing) {
-            runs << it.key();
-            ids << it->id;
-        }
-    }
-    if (m_jobs.isEmpty()) {
-        m_timer->stop();
-    }
-    if (ids.isEmpty()) {
-        return;
-    }
-    m_polling = true;
-    ++m_polls;
-    const QStringList args{QStringLiteral("--noheader"), QStringLiteral("--states=all"),
-                           QStringLiteral("--jobs=%1").arg(ids.join(QLatin1Char(','))),
-                           QStringLiteral("--format=%1").arg(QLatin1String(SlurmJob::kSqueueFormat))};
-    m_runner->run(QStringLiteral("squeue"), args, {}, {}, this, [this, runs, ids](const SlurmCommandResult &r) {
-        m_polling = false;
-        if (r.ok()) {
-            polled(runs, ids, SlurmJob::parseSqueue(r.out));
-        } else if (r.saysUnknownJob()) {
-            // Asked about one job Slurm has forgotten: none is listed.
-            polled(runs, ids, {});
-        } else {
-            // The controller is down or slow: the jobs run on; ask again at
-            // the next tick.
-            qCWarning(lcSlurm, "squeue failed: %s", qUtf8Printable(r.message(QStringLiteral("squeue"))));
-        }
-    });
+    m_poller.keepPolling();
 }
 
 void SlurmLauncher::polled(const QList<RunId> &runs, const QStringList &ids, const QHash<QString, SlurmJob> &listed)
@@ -324,7 +284,7 @@ void SlurmLauncher::ended(RunId run, const SlurmJob &final)
     }
     m_jobs.remove(run);
     if (m_jobs.isEmpty()) {
-        m_timer->stop();
+        m_poller.stop();
     }
     qCInfo(lcSlurm, "run %d: job %s ended %s (ExitCode %d:%d) -> exit %d, signal %d", run, qUtf8Printable(job.id),
            qUtf8Printable(final.state.isEmpty() ? QStringLiteral("unknown to Slurm") : final.state), final.exitCode,
@@ -355,7 +315,7 @@ void SlurmLauncher::scancel(const QString &id, const QStringList &options)
                           qCWarning(lcSlurm, "scancel %s failed: %s", qUtf8Printable(id),
                                     qUtf8Printable(r.message(QStringLiteral("scancel"))));
                       }
-                      schedulePoll();
+                      m_poller.pollSoon();
                   });
 }
 
@@ -425,7 +385,7 @@ Launcher::AttachResult SlurmLauncher::attach(RunId run, const QJsonObject &handl
     }
     qCInfo(lcSlurm, "run %d attached to job %s", run, qUtf8Printable(id));
     // The first poll says pending or running (or how it ended meanwhile).
-    schedulePoll();
+    m_poller.pollSoon();
     return AttachResult::Attached;
 }
 
@@ -477,7 +437,7 @@ void SlurmLauncher::detach(RunId run)
         qCInfo(lcSlurm, "run %d left to Slurm", run);
     }
     if (m_jobs.isEmpty()) {
-        m_timer->stop();
+        m_poller.stop();
     }
 }
 
@@ -493,7 +453,7 @@ void SlurmLauncher::release(RunId run)
     const QString id = it->id;
     m_jobs.erase(it);
     if (m_jobs.isEmpty()) {
-        m_timer->stop();
+        m_poller.stop();
     }
     if (id.isEmpty()) {
         return; // sbatch still runs: its answer is cancelled (start)

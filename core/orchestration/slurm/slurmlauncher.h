@@ -4,6 +4,7 @@
 #include "orchestration/slurm/slurmattachcheck.h"
 #include "orchestration/slurm/slurmclusterconfig.h"
 #include "orchestration/slurm/slurmjob.h"
+#include "orchestration/slurm/slurmqueuepoller.h"
 #include "orchestration/slurm/slurmsubmission.h"
 
 #include <QHash>
@@ -11,8 +12,6 @@
 
 #include <memory>
 #include <optional>
-
-class QTimer;
 
 namespace trainyard {
 
@@ -89,7 +88,7 @@ public:
 
     const SlurmClusterConfig &cluster() const { return m_cluster; }
     // The squeue calls made so far (the cost of tracking).
-    int pollCount() const { return m_polls; }
+    int pollCount() const { return m_poller.count(); }
 
 private:
     struct Job
@@ -110,24 +109,20 @@ private:
     };
     void submit(RunId run, const LaunchSpec &spec, const QString &pendingReason);
     void submitted(RunId run, quint64 serial, const QString &id, const QString &pendingReason);
-    void poll();
     void polled(const QList<RunId> &runs, const QStringList &ids, const QHash<QString, SlurmJob> &listed);
     void observe(RunId run, const SlurmJob &seen);
     void finish(RunId run);
     void ended(RunId run, const SlurmJob &final);
     void scancel(const QString &id, const QStringList &options);
-    void schedulePoll();
 
     SlurmClusterConfig m_cluster;
     SlurmSubmission m_submission;
     std::unique_ptr<SlurmCommandRunner> m_runner;
     SlurmAttachCheck m_attachCheck;        // with m_cluster and *m_runner
+    SlurmQueuePoller m_poller;             // squeue for m_jobs, through *m_runner
     RemoteRunFolders *m_folders = nullptr; // reach "ssh" with a runs_root: folders there, mirrored here
     QHash<RunId, Job> m_jobs;
-    QTimer *m_timer = nullptr;
-    bool m_polling = false;
     quint64 m_serial = 0;
-    int m_polls = 0;
 };
 
 } // namespace trainyard

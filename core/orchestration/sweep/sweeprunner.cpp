@@ -6,6 +6,7 @@
 #include "orchestration/dispatch/runactions.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/records/runregistry.h"
+#include "orchestration/sweep/sweepplacer.h"
 #include "orchestration/sweep/sweepsearch.h"
 #include "orchestration/sweep/sweeptrialrecord.h"
 
@@ -24,13 +25,13 @@ struct SweepRunner::State
 {
     Board *board;
     Dispatcher *dispatcher;
-    RunActions *actions; // a trial's start, retry and stop
+    RunActions *actions; // a placed trial's start, a trial's stop
     RunRegistry *runs;
     const MetricStore *metrics;
+    SweepPlacer placer; // its trials onto the board's lanes
     QString root;
     std::vector<std::unique_ptr<Sweep>> sweeps;
     bool filling = false, refill = false, restoring = false;
-    std::function<int(int)> capacity = nullptr; // a lane's runs at once; empty: its slots
 
     Sweep *find(const QString &name) const
     {
@@ -53,33 +54,11 @@ struct SweepRunner::State
         return t;
     }
     TrialInfo::Phase phase(const Sweep &s, const Trial &t) const { return s.phase(t, *runs); }
-    QList<int> lanes(const Sweep &s) const
-    {
-        QList<int> out;
-        for (int l = 0; l < board->laneCount(); ++l) {
-            if (s.spec.lanes.isEmpty() || s.spec.lanes.contains(l)) {
-                out << l;
-            }
-        }
-        return out;
-    }
-    // Slots neither running nor promised to a queued run.
-    int freeSlots(int lane) const
-    {
-        int used = 0;
-        for (RunId id : board->lane(lane).runs) {
-            const RunInfo *r = runs->find(id);
-            used += r && (isActive(r->state) || (r->state == RunState::Queued && !r->held)) ? 1 : 0;
-        }
-        return (capacity ? capacity(lane) : board->lane(lane).slotCount) - used;
-    }
     void setMessage(RunId id, const QString &text) const
     {
         runs->update(id, [&](RunInfo &r) { r.message = text; });
     }
     void save(const Sweep &s) const;
-    RunId place(Sweep &s, int index, int lane, const QString &name, QString *error);
-    bool resume(Sweep &s, Trial &t, int lane, QString *error);
     void restore(Sweep &s, QStringList *warnings);
     bool consume(RunId id, Sweep **changed);
     void stop(Sweep &s, const QList<SweepSearch::Stop> &stops);
@@ -92,65 +71,15 @@ void SweepRunner::State::save(const Sweep &s) const
     }
 }
 
-RunId SweepRunner::State::place(Sweep &s, int index, int lane, const QString &name, QString *error)
-{
-    QJsonObject spec = s.trialRunSpec(index);
-    if (!name.isEmpty()) {
-        spec.insert(QStringLiteral("name"), name);
-    } else { // a run queued by hand since took the trial's name: a name of its own
-        spec.insert(QStringLiteral("name"), board->uniqueName(spec.value(QStringLiteral("name")).toString()));
-    }
-    Trial &t = s.place(index);
-    t.lane = lane;
-    // Marked as the sweep's before the board's edit lets the dispatcher start it.
-    const QList<RunId> ids = board->addRun(lane, spec, 1, -1, error);
-    if (ids.isEmpty()) {
-        t.failed = true;
-        t.reason = error ? *error : QString();
-        return 0;
-    }
-    t.run = ids.first();
-    t.name = runs->find(t.run)->name;
-    runs->update(t.run, [&](RunInfo &r) {
-        r.sweep = s.spec.name;
-        r.trial = index;
-    });
-    return t.run;
-}
-
-bool SweepRunner::State::resume(Sweep &s, Trial &t, int lane, QString *error)
-{
-    s.promote(t);
-    // Queued again from its checkpoint (its curve goes on where it paused)
-    // before it moves: no edit in between may find the board idle.
-    bool ok = actions->retryRun(t.run, true, error);
-    const RunInfo *r = runs->find(t.run);
-    if (ok && r->state == RunState::Queued && r->lane != lane) {
-        ok = board->moveRun(t.run, lane, -1, error);
-    }
-    r = runs->find(t.run);
-    if (ok && r->state == RunState::Queued && !dispatcher->isDispatching()) {
-        ok = actions->startRun(t.run, error); // promoted by hand while nothing dispatches
-    }
-    t.lane = runs->find(t.run)->lane;
-    if (!ok) {
-        t.stopped = true;
-        t.reason = QStringLiteral("could not resume: ") + (error ? *error : QString());
-        setMessage(t.run, t.reason);
-    }
-    save(s);
-    return ok;
-}
-
 void SweepRunner::State::restore(Sweep &s, QStringList *warnings)
 {
-    const SweepState state = SweepTrialRecord(root).load(s, lanes(s).value(0), warnings);
+    const SweepState state = SweepTrialRecord(root).load(s, placer.lanes(s).value(0), warnings);
     s.paused = state.paused;
     s.stopped = state.stopped;
     for (const SweepState::Trial &saved : state.trials) {
-        const int lane = board->hasLane(saved.lane) ? saved.lane : lanes(s).value(0);
+        const int lane = board->hasLane(saved.lane) ? saved.lane : placer.lanes(s).value(0);
         QString why;
-        if (place(s, saved.index, lane, saved.run, &why) == 0) {
+        if (placer.place(s, saved.index, lane, saved.run, &why) == 0) {
             *warnings << QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(saved.index + 1).arg(why);
             continue;
         }
@@ -195,7 +124,8 @@ void SweepRunner::State::stop(Sweep &s, const QList<SweepSearch::Stop> &stops)
 SweepRunner::SweepRunner(Board *board, Dispatcher *dispatcher, RunActions *actions, RunRegistry *runs,
                          const MetricStore *metrics, QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<State>(State{board, dispatcher, actions, runs, metrics, {}, {}}))
+    , d(std::make_unique<State>(
+          State{board, dispatcher, actions, runs, metrics, SweepPlacer(board, dispatcher, actions, runs), {}, {}}))
 {
     connect(metrics, &MetricStore::updated, this, [this](const QList<RunId> &ids) {
         for (RunId id : ids) {
@@ -449,12 +379,11 @@ bool SweepRunner::promoteTrial(const QString &sweep, int trial, QString *error)
     if (!t || d->phase(*s, *t) != TrialInfo::Phase::Paused) {
         return refuse(error, QStringLiteral("trial %1 of %2 is not paused").arg(trial + 1).arg(sweep));
     }
-    for (int lane : d->lanes(*s)) {
-        if (d->freeSlots(lane) > 0) {
-            const bool ok = d->resume(*s, *t, lane, error);
-            Q_EMIT trialsChanged(sweep);
-            return ok;
-        }
+    if (const int lane = d->placer.freeLane(*s); lane >= 0) {
+        const bool ok = d->placer.resume(*s, *t, lane, error);
+        d->save(*s);
+        Q_EMIT trialsChanged(sweep);
+        return ok;
     }
     return refuse(error, QStringLiteral("none of %1's lanes has a free slot").arg(sweep));
 }
@@ -483,7 +412,7 @@ bool SweepRunner::stopTrial(const QString &sweep, int trial, QString *error)
 
 void SweepRunner::setLaneCapacity(std::function<int(int lane)> capacity)
 {
-    d->capacity = std::move(capacity);
+    d->placer.setLaneCapacity(std::move(capacity));
 }
 
 void SweepRunner::fill()
@@ -500,19 +429,15 @@ void SweepRunner::fill()
             Sweep &s = *sp;
             bool placed = false;
             while (!s.paused && !s.stopped && (dispatching || s.placing)) {
-                int lane = -1;
-                for (int l : d->lanes(s)) {
-                    if (d->freeSlots(l) > 0) {
-                        lane = l;
-                        break;
-                    }
-                }
+                const int lane = d->placer.freeLane(s);
                 if (lane < 0) {
                     break;
                 }
                 QString error;
                 if (const std::optional<int> p = s.promotion(*d->runs)) {
-                    if (!d->resume(s, *s.trial(*p), lane, &error)) {
+                    const bool resumed = d->placer.resume(s, *s.trial(*p), lane, &error);
+                    d->save(s);
+                    if (!resumed) {
                         Q_EMIT warning(
                             QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(*p + 1).arg(error));
                     }
@@ -523,7 +448,7 @@ void SweepRunner::fill()
                 if (next < 0) {
                     break;
                 }
-                const RunId placedRun = d->place(s, next, lane, QString(), &error);
+                const RunId placedRun = d->placer.place(s, next, lane, QString(), &error);
                 if (placedRun == 0) {
                     Q_EMIT warning(QStringLiteral("sweep %1: trial %2: %3").arg(s.spec.name).arg(next + 1).arg(error));
                 } else if (!dispatching && !d->actions->startRun(placedRun, &error)) {
