@@ -12,9 +12,10 @@ allowed=(
   core/orchestration/devices/device.cpp         # the parser itself
   core/orchestration/experiment/experimentlanes.cpp # the experiment file's lanes
   core/orchestration/board/board.cpp            # a lane added or edited on the board
-  core/orchestration/runstore/runstore.cpp      # status.json and the state file
+  core/orchestration/runstore/runstore.cpp      # status.json
+  core/orchestration/runstore/liveworkerfile.cpp # the state file of live workers
   core/orchestration/slots/slotprobe.cpp        # the device a probe is asked for
-  core/orchestration/document/boardcommands.cpp                    # an edit checked before the board takes it
+  core/orchestration/document/boardcommands.cpp # an edit checked before the board takes it
 )
 pattern=$(printf '%s\n' "${allowed[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
 found=$(grep -rn --include='*.cpp' --include='*.h' 'Device::parse' core ui app | grep -Ev "^(${pattern}):" || true)
