@@ -2,8 +2,8 @@
 
     python3 tests/packaging/check_install.py PREFIX BUILD_DIR
 
-PREFIX is a tree `cmake --install BUILD_DIR --component trainyard` filled (the
-python_package_tree fixture); BUILD_DIR holds CPackConfig.cmake. Checks the
+PREFIX is a tree `cmake --install BUILD_DIR --component trainyard --prefix
+PREFIX` filled (the python_package_tree fixture); BUILD_DIR holds CPackConfig.cmake. Checks the
 licence file (Debian's machine-readable format, naming what the programs link),
 the man pages, the shell completions, the desktop entry's MIME types, the
 AppStream licence and the package's relations.
@@ -92,6 +92,14 @@ def main():
     for needed in ("QCustomPlot", "GPL-3.0-or-later", "trainyard-worker", "LibTorch", "nlohmann_json"):
         if needed not in license_text:
             fail("LICENSE: the note on the built programs does not name %r" % needed)
+
+    # Man pages and completions where man, bash-completion and Debian's zsh look.
+    for program in ("trainyard", "trainyard-worker"):
+        for path in (os.path.join("man", "man1", program + ".1"),
+                     os.path.join("bash-completion", "completions", program),
+                     os.path.join("zsh", "vendor-completions", "_" + program)):
+            if not os.path.isfile(os.path.join(share, path)):
+                fail("share/%s is missing" % path)
 
     # Trainyard opens its own experiment files, not every JSON file there is:
     # no MIME type it cannot tell from other JSON.
