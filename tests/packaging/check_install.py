@@ -6,12 +6,16 @@ PREFIX is a tree `cmake --install BUILD_DIR --component trainyard --prefix
 PREFIX` filled (the python_package_tree fixture); BUILD_DIR holds CPackConfig.cmake. Checks the
 licence file (Debian's machine-readable format, naming what the programs link),
 the man pages, the shell completions, the desktop entry's MIME types, the
-AppStream licence and the package's relations.
+AppStream licence, and the package's relations and paths in the .deb CPack
+makes of the tree.
 """
 
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 FAILURES = []
 
@@ -79,8 +83,43 @@ def check_copyright(path):
         fail("copyright: the package as a whole is %r, not 'GPL-3+ and MIT'" % header.get("License"))
 
 
+def check_deb(prefix, build):
+    """The .deb CPack makes of the installed tree: its relations and where its files go.
+    dpkg-shlibdeps is left out (slow); `make package` adds the library Depends."""
+    if not shutil.which("cpack") or not shutil.which("dpkg-deb"):
+        print("check_install: no cpack or dpkg-deb; the .deb itself is not checked")
+        return
+    out = tempfile.mkdtemp(prefix="trainyard-deb-")
+    try:
+        made = subprocess.run(["cpack", "-G", "DEB", "--config", os.path.join(build, "CPackConfig.cmake"),
+                               "-D", "CPACK_INSTALL_CMAKE_PROJECTS=", "-D",
+                               "CPACK_INSTALLED_DIRECTORIES=%s;/usr" % prefix, "-D", "CPACK_PACKAGING_INSTALL_PREFIX=/",
+                               "-D", "CPACK_DEBIAN_PACKAGE_SHLIBDEPS=OFF", "-B", out],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+        if made.returncode != 0:
+            fail("cpack failed:\n" + made.stdout)
+            return
+        deb = [os.path.join(out, n) for n in os.listdir(out) if n.endswith(".deb")][0]
+        fields = subprocess.run(["dpkg-deb", "-f", deb, "Depends", "Recommends"], check=True,
+                                stdout=subprocess.PIPE, universal_newlines=True).stdout
+        if "dataset-fashion-mnist" in "".join(re.findall(r"^Depends:(.*)$", fields, re.M)):
+            fail(".deb: Depends on dataset-fashion-mnist")
+        if "dataset-fashion-mnist" not in "".join(re.findall(r"^Recommends:(.*)$", fields, re.M)):
+            fail(".deb: does not recommend dataset-fashion-mnist")
+        contents = subprocess.run(["dpkg-deb", "-c", deb], check=True, stdout=subprocess.PIPE,
+                                  universal_newlines=True).stdout
+        files = {line.split()[-1] for line in contents.splitlines()}
+        for path in ("./usr/share/doc/trainyard/copyright", "./usr/share/man/man1/trainyard.1",
+                     "./usr/share/man/man1/trainyard-worker.1", "./usr/share/bash-completion/completions/trainyard",
+                     "./usr/share/zsh/vendor-completions/_trainyard"):
+            if path not in files:
+                fail(".deb: no %s" % path)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
-    prefix, build = sys.argv[1], sys.argv[2]
+    prefix, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     share = os.path.join(prefix, "share")
 
@@ -119,6 +158,8 @@ def main():
         fail("the package Depends on dataset-fashion-mnist")
     if "dataset-fashion-mnist" not in relations.get("RECOMMENDS", ""):
         fail("the package does not recommend dataset-fashion-mnist")
+
+    check_deb(prefix, build)
 
     for text in FAILURES:
         print("check_install: " + text)
