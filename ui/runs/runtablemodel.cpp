@@ -91,6 +91,7 @@ void RunTableModel::setDocument(const QString &experimentName, const QString &ru
 
 void RunTableModel::rebuildLive()
 {
+    m_laneBusy.clear();
     beginResetModel();
     m_live.clear();
     m_liveNotes.clear();
@@ -123,6 +124,7 @@ void RunTableModel::addLive(RunId id)
         return;
     }
     const QString name = m_document->run(id).name;
+    m_laneBusy.clear();
     m_liveNotes.insert(name, RunStore(m_runsRoot).readNotes(name));
     beginInsertRows(QModelIndex(), int(row), int(row));
     m_live.insert(row, liveRow(id));
@@ -136,6 +138,7 @@ void RunTableModel::refreshLive()
     if (!m_document || m_live.isEmpty()) {
         return;
     }
+    m_laneBusy.clear();
     for (RunRow &row : m_live) {
         if (m_document->hasRun(row.id)) {
             row = liveRow(row.id);
@@ -213,8 +216,15 @@ void RunTableModel::changed()
 RunRow RunTableModel::liveRow(RunId id) const
 {
     const RunInfo run = m_document->run(id);
-    return RunRow::live(id, run, m_metrics, m_experiment, m_liveNotes.value(run.name), m_catalogue,
-                        m_reported.of(run.runDir));
+    const LaneInfo lane = m_document->lane(run.lane);
+    // A lane's busy slots once per pass over the rows, not once per row.
+    auto busy = m_laneBusy.constFind(run.lane);
+    if (busy == m_laneBusy.constEnd()) {
+        busy = m_laneBusy.insert(
+            run.lane, RunStatusRow::busySlots(lane, [this](RunId other) { return m_document->run(other).state; }));
+    }
+    return RunRow::live(id, run, RunStatusRow::live(run, lane, *busy), m_metrics, m_experiment,
+                        m_liveNotes.value(run.name), m_catalogue, m_reported.of(run.runDir));
 }
 
 void RunTableModel::pastAdded(int first, int count)
@@ -424,6 +434,9 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole && column == StateColumn) {
         RunState state;
         return runStateFromName(row.state, &state) ? QVariant(CardDelegate::stateColor(state)) : QVariant();
+    }
+    if (role == Qt::ToolTipRole && column == StateColumn && !row.status.reason.isEmpty()) {
+        return QStringLiteral("%1: %2").arg(row.state, row.status.reason); // why it waits, as trainyard status says
     }
     if (role == Qt::TextAlignmentRole && isNumberColumn(column)) {
         return int(Qt::AlignRight | Qt::AlignVCenter);

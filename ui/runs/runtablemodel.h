@@ -129,6 +129,7 @@ private:
     quint64 m_revision = 0;
     QTimer m_refresh;
     QTimer m_statsTimer;
+    mutable QHash<int, int> m_laneBusy; ///< lane -> its busy slots, for the rows being made (liveRow)
 };
 
 } // namespace trainyard
