@@ -91,7 +91,7 @@ void RunTableModel::setDocument(const QString &experimentName, const QString &ru
 
 void RunTableModel::rebuildLive()
 {
-    m_laneBusy.clear();
+    m_lanes.clear();
     beginResetModel();
     m_live.clear();
     m_liveNotes.clear();
@@ -124,7 +124,7 @@ void RunTableModel::addLive(RunId id)
         return;
     }
     const QString name = m_document->run(id).name;
-    m_laneBusy.clear();
+    m_lanes.clear();
     m_liveNotes.insert(name, RunStore(m_runsRoot).readNotes(name));
     beginInsertRows(QModelIndex(), int(row), int(row));
     m_live.insert(row, liveRow(id));
@@ -138,7 +138,7 @@ void RunTableModel::refreshLive()
     if (!m_document || m_live.isEmpty()) {
         return;
     }
-    m_laneBusy.clear();
+    m_lanes.clear();
     for (RunRow &row : m_live) {
         if (m_document->hasRun(row.id)) {
             row = liveRow(row.id);
@@ -216,14 +216,15 @@ void RunTableModel::changed()
 RunRow RunTableModel::liveRow(RunId id) const
 {
     const RunInfo run = m_document->run(id);
-    const LaneInfo lane = m_document->lane(run.lane);
-    // A lane's busy slots once per pass over the rows, not once per row.
-    auto busy = m_laneBusy.constFind(run.lane);
-    if (busy == m_laneBusy.constEnd()) {
-        busy = m_laneBusy.insert(
-            run.lane, RunStatusRow::busySlots(lane, [this](RunId other) { return m_document->run(other).state; }));
+    // A lane's info and busy slots once per pass over the rows, not once per row.
+    auto lane = m_lanes.constFind(run.lane);
+    if (lane == m_lanes.constEnd()) {
+        const LaneInfo info = m_document->lane(run.lane);
+        lane = m_lanes.insert(run.lane, {info, RunStatusRow::busySlots(info, [this](RunId other) {
+                                             return m_document->run(other).state;
+                                         })});
     }
-    return RunRow::live(id, run, RunStatusRow::live(run, lane, *busy), m_metrics, m_experiment,
+    return RunRow::live(id, run, RunStatusRow::live(run, lane->first, lane->second), m_metrics, m_experiment,
                         m_liveNotes.value(run.name), m_catalogue, m_reported.of(run.runDir));
 }
 
