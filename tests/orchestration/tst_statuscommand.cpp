@@ -107,10 +107,10 @@ private Q_SLOTS:
     void lastKnownStatesFromTheFolders()
     {
         QString root;
-        const QString file = writeExperiment(
-            {lane(QStringLiteral("cpu"), 1,
-                  {withRepeat(fakeSpec(QStringLiteral("a"), 12), 2), fakeSpec(QStringLiteral("b"), 12)})},
-            &root);
+        const QString file =
+            writeExperiment({lane(QStringLiteral("cpu"), 1, {withRepeat(fakeSpec(QStringLiteral("a"), 12), 2)}),
+                             lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("b"), 12)})},
+                            &root);
         const RunStore store(root);
         QString error;
         QVERIFY2(store.prepareRunDir(QStringLiteral("a-1"), fakeSpec(QStringLiteral("a-1"), 12), &error),
@@ -143,7 +143,7 @@ private Q_SLOTS:
         QCOMPARE(lineOf(r.out, QStringLiteral("a-2")).last(), QStringLiteral("exit 1: \\x1b[31mboom\\x1b[0m"));
         QVERIFY2(!r.out.contains('\x1b'), r.out.constData());
         QCOMPARE(lineOf(r.out, QStringLiteral("b")).value(1), QStringLiteral("never started"));
-        QCOMPARE(lineOf(r.out, QStringLiteral("b")).value(3), QStringLiteral("cpu"));
+        QCOMPARE(lineOf(r.out, QStringLiteral("b")).value(3), QStringLiteral("cpu 2")); // as the board titles it
 
         // The same as JSON, for scripts.
         const Result j = runStatus({QStringLiteral("--json"), file});

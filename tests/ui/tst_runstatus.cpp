@@ -60,11 +60,12 @@ private Q_SLOTS:
             {QStringLiteral("name"), QStringLiteral("agree")},
             {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
             {QStringLiteral("lanes"),
-             QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
-                                    {QStringLiteral("slots"), 1},
-                                    {QStringLiteral("runs"),
-                                     QJsonArray{fakeSpec(QStringLiteral("c1"), 4000), fakeSpec(QStringLiteral("c2"), 10),
-                                                fakeSpec(QStringLiteral("c3"), 10, {QStringLiteral("c1")})}}}}}};
+             QJsonArray{
+                 QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                             {QStringLiteral("slots"), 1},
+                             {QStringLiteral("runs"),
+                              QJsonArray{fakeSpec(QStringLiteral("c1"), 4000), fakeSpec(QStringLiteral("c2"), 10),
+                                         fakeSpec(QStringLiteral("c3"), 10, {QStringLiteral("c1")})}}}}}};
         const QString file = dir.filePath(QStringLiteral("agree.json"));
         QFile out(file);
         QVERIFY(out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(json).toJson()) > 0);
