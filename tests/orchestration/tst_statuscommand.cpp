@@ -5,7 +5,9 @@
 #include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
+#include "orchestration/ingest/metricsserver.h"
 #include "orchestration/runstore/runstore.h"
+#include "orchestration/session/controlserver.h"
 #include "protocol/protocol.h"
 
 #include <QDir>
@@ -180,6 +182,29 @@ private Q_SLOTS:
         r = runStatus({QStringLiteral("--help")});
         QCOMPARE(r.status, 0);
         QVERIFY2(r.out.trimmed().split('\n').last().startsWith("Exit status: 0 printed"), r.out.constData());
+    }
+
+    // Something listens on the experiment's control socket but will not
+    // say (here: a server that takes no requests): the folders' lines,
+    // a warning, exit 1.
+    void aHolderThatDoesNotAnswerIsExit1()
+    {
+        QString root;
+        const QString file =
+            writeExperiment({lane(QStringLiteral("cpu"), 1, {fakeSpec(QStringLiteral("q"), 10)})}, &root);
+        QString error;
+        const QString metricsSocket = MetricsServer::defaultSocketPath(root, &error); // the runs root's
+        QVERIFY2(!metricsSocket.isEmpty(), qPrintable(error));
+        ControlServer server; // no handler: "this Trainyard takes no requests"
+        QVERIFY2(server.listen(ControlServer::socketPathFor(metricsSocket), &error), qPrintable(error));
+        QProcess p;
+        p.start(buildProgram("TRAINYARD_BIN"), {QStringLiteral("status"), file});
+        QTRY_COMPARE_WITH_TIMEOUT(p.state(), QProcess::NotRunning, 15000); // the server answers meanwhile
+        QCOMPARE(p.exitCode(), 1);
+        const QByteArray out = p.readAllStandardOutput();
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains("did not answer (this Trainyard takes no requests)"), err.constData());
+        QCOMPARE(lineOf(out, QStringLiteral("q")).value(1), QStringLiteral("never started"));
     }
 
     // `trainyard run` holds the experiment: it is asked. Its running run
