@@ -186,6 +186,12 @@ private Q_SLOTS:
         button("sweepStop")->click();
         QTRY_VERIFY_WITH_TIMEOUT(runner->isDone(QStringLiteral("kg-sweep")), 20000);
         QTRY_VERIFY(!button("sweepStop")->isEnabled());
+        QVERIFY(!button("sweepPause")->isEnabled()); // nothing left to pause
+        // The status bar counts the trials that stopped as ended, not as still to finish.
+        const int stopped = orchestrator->runs()->count(RunState::Stopped);
+        QVERIFY(stopped >= 2);
+        QVERIFY2(window.finishCountText().contains(QStringLiteral("ended (0 finished, %1 stopped").arg(stopped)),
+                 qPrintable(window.finishCountText()));
     }
 
     // Cancel in the sweep editor goes back to the run editor as the user left it.
