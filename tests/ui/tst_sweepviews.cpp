@@ -142,6 +142,7 @@ private Q_SLOTS:
         const int nameWidth = table->fontMetrics().horizontalAdvance(QStringLiteral("transe-5-sweep-15"));
         QVERIFY2(table->columnWidth(0) > nameWidth, qPrintable(QString::number(table->columnWidth(0))));
         QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
+        QVERIFY(table->columnWidth(5) > table->fontMetrics().horizontalAdvance(QStringLiteral("stopped (promotable)")));
         const int visibleRows = table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
         QVERIFY2(visibleRows >= 10, qPrintable(QString::number(visibleRows)));
 

@@ -233,7 +233,18 @@ void SweepView::display(const SweepSpec &sweep, const QList<TrialInfo> &trials,
     m_scatter->setSweep(sweep, trials);
     m_best->setReports(reports, sweep.maximize, sweep.objective);
     m_ladder->setSweep(sweep, trials);
-    m_tableView->resizeColumnToContents(0); // every trial's whole name
+    // Every trial's whole name and state; the reason, last, takes what is
+    // left. Sized again when trials or their states change, not on every report.
+    size_t shape = qHash(sweep.name);
+    for (const TrialInfo &t : trials) {
+        shape = shape * 31 + size_t(t.phase) + 1;
+    }
+    if (shape != m_columnsShape) {
+        m_columnsShape = shape;
+        for (int c = 0; c + 1 < m_model->columnCount(); ++c) {
+            m_tableView->resizeColumnToContents(c);
+        }
+    }
     m_pause->setText(m_runner && m_runner->isPaused(sweep.name) ? tr("Resume") : tr("Pause"));
     if (selected >= 0) {
         selectTrial(selected);

@@ -102,7 +102,8 @@ private:
     ObjectiveScatter *m_scatter;
     BestSoFarPlot *m_best;
     RungLadder *m_ladder;
-    QTimer *m_refresh; ///< trial reports come in bursts: one redraw per burst
+    QTimer *m_refresh;         ///< trial reports come in bursts: one redraw per burst
+    size_t m_columnsShape = 0; ///< the sweep and trial states the columns were sized for
 };
 
 } // namespace trainyard
