@@ -62,10 +62,13 @@ bool execSpecEditor(Dialog &dialog, const ExperimentDocument *document, QJsonObj
     } else if (asNewRun) {
         dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Queue as new run"));
     }
-    const int result = dialog.exec();
-    if (result == kSweepResult) {
-        sweep(dialog.spec()); // a sweep of it instead of the run
-        return false;
+    int result = dialog.exec();
+    // A sweep of it instead of the run; the sweep editor cancelled, the run editor is back with its edits.
+    while (result == kSweepResult) {
+        if (sweep(dialog.spec())) {
+            return false;
+        }
+        result = dialog.exec();
     }
     if (result != QDialog::Accepted) {
         return false;
