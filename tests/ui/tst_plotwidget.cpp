@@ -113,6 +113,30 @@ private Q_SLOTS:
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settingsDir.path());
     }
 
+    void runColoursAreFarApart()
+    {
+        // Runs 1 to 40 are told apart at a glance: no two of their colours
+        // within 19 CIE76 units (run 11 once was run 1 darker, 14 apart),
+        // and none near a past run's ink.
+        constexpr double kApart = 19;
+        for (int i = 0; i < 40; ++i) {
+            for (int j = i + 1; j < 40; ++j) {
+                const double d = RunColors::distance(RunColors::paletteColor(i), RunColors::paletteColor(j));
+                QVERIFY2(d >= kApart,
+                         qPrintable(QStringLiteral("runs %1 and %2: %3 apart (%4, %5)")
+                                        .arg(i + 1)
+                                        .arg(j + 1)
+                                        .arg(d)
+                                        .arg(RunColors::paletteColor(i).name(), RunColors::paletteColor(j).name())));
+            }
+            for (int p = 0; p < 7; ++p) {
+                QVERIFY(RunColors::distance(RunColors::paletteColor(i), RunColors::pastPaletteColor(p)) >= kApart);
+            }
+        }
+        QCOMPARE(RunColors::paletteColor(0), QColor(0x4e, 0x79, 0xa7));   // Tableau 10 first
+        QCOMPARE(RunColors::paletteColor(0), RunColors::paletteColor(0)); // the same for the app's life
+    }
+
     void smoothingMatchesTensorBoard()
     {
         TestCurve c;
