@@ -550,6 +550,37 @@ private Q_SLOTS:
         QVERIFY2(plot.readoutAt(30).contains(QLatin1String("d: 2.0")), qPrintable(plot.readoutAt(30)));
     }
 
+    // A short plot (the window on a small or scaled screen) keeps its y
+    // labels apart: five in 60 px were drawn over each other.
+    void yLabelsOfAShortPlotStayApart()
+    {
+        RunColors colors;
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plot.resize(600, 330);
+        plotData.addRun(QStringLiteral("s"), QStringLiteral("s"), QString());
+        for (int step = 1; step <= 50; ++step) {
+            plotData.appendMetric(QStringLiteral("s"), step, 0, step, 4.0 - step / 20.0);
+        }
+        plot.setSelectedRuns({QStringLiteral("s")});
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.refreshNow();
+        QCustomPlot *loss = plot.lossPlot();
+        loss->replot(); // the tick count follows the axis's height at the last layout
+        loss->replot();
+        const QVector<double> ticks = loss->yAxis->tickVector();
+        QVERIFY(ticks.size() >= 2);
+        const double label = QFontMetrics(loss->yAxis->tickLabelFont()).height();
+        for (int i = 1; i < ticks.size(); ++i) {
+            const double apart =
+                std::abs(loss->yAxis->coordToPixel(ticks[i]) - loss->yAxis->coordToPixel(ticks[i - 1]));
+            QVERIFY2(apart >= label,
+                     qPrintable(
+                         QStringLiteral("%1 px apart in a plot of %2 px").arg(apart).arg(loss->axisRect()->height())));
+        }
+    }
+
     // a run's colour came from the order runs were first seen, a
     // repeat group's mean took the colour of the repeat clicked first, and
     // past runs took the board's palette.
