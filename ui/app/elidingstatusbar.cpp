@@ -4,6 +4,8 @@
 #include <QSizeGrip>
 #include <QStyleOption>
 
+#include <algorithm>
+
 namespace trainyard {
 
 ElidingStatusBar::ElidingStatusBar(QWidget *parent)

@@ -112,7 +112,8 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
             window->statusBar()->showMessage(tr("Pick a model in the Models list, then press Return."), 8000);
         }
     });
-    m_addRunAction->setToolTip(tr("Queue the model picked in the Models list on the selected card's lane"));
+    m_addRunAction->setToolTip(
+        tr("Queue the model picked in the Models list on the selected card's lane, else the first"));
     m_addHostAction = make(tr("Add &host…"), QKeySequence(), QIcon(),
                            [window, controller] { AddHostDialog::addTo(controller, window); });
     m_fallbackAction = make(tr("Run lanes of missing GPUs on the &CPU"), QKeySequence(), QIcon(),
