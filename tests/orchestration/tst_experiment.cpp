@@ -670,6 +670,17 @@ private Q_SLOTS:
                      path
                          + QStringLiteral(": lanes[1].runs[0].program.cwd: expected an absolute path on "
                                           "slurm:hpc (a run there takes its paths as they are there), got \".\"")}));
+
+        // A sweep with a lane there reads its paths there too.
+        QVERIFY(writeFile(path, head + R"({"device":"cpu","runs":[]},{"device":"ssh:box/cpu","runs":[]}],
+            "sweeps":[{"name":"s","base":{"model":{"type":"transe"},"data":{"kind":"kg","path":"data"}},
+                       "space":{"train.lr":{"values":[0.1]}},"method":"grid","lanes":[0,1],
+                       "objective":{"metric":"valid/mrr","mode":"max"}}]})"));
+        QVERIFY(!Experiment::load(path, &errors));
+        QCOMPARE(errors.value(0),
+                 path
+                     + QStringLiteral(": sweeps[0].base.data.path: expected an absolute path on "
+                                      "ssh:box (a run there takes its paths as they are there), got \"data\""));
     }
 
     // Saving writes a path as its author wrote it where that still names
