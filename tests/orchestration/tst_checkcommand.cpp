@@ -84,6 +84,7 @@ private:
         env.insert(QStringLiteral("TRAINYARD_WORKER"), m_worker);
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath(QStringLiteral("config"))); // its own trust list
         p.setProcessEnvironment(env);
+        p.setWorkingDirectory(m_dir.path()); // not beside the files: their paths are relative to them
         p.start(buildProgram("TRAINYARD_BIN"), QStringList{command} + args);
         Result r;
         if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit) {
@@ -140,6 +141,43 @@ private Q_SLOTS:
                  r.err.constData());
         QVERIFY2(r.err.contains("1 problem found; nothing was started"), r.err.constData());
         QVERIFY(nothingStarted(QStringLiteral("nodata")));
+    }
+
+    // Paths relative to the file, wherever `trainyard check` is started
+    // from (docs/experiment-format.md#paths): its data folder is found, and
+    // what is missing is named by the path it resolved to.
+    void relativePathsAreRelativeToTheFile()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("rel"));
+        QVERIFY(QDir().mkpath(folder + QStringLiteral("/data")));
+        for (const char *split : {"train", "valid", "test"}) {
+            QFile f(folder + QStringLiteral("/data/%1.txt").arg(QLatin1String(split)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("a\tr\tb\nb\tr\tc\n");
+        }
+        const QString file = folder + QStringLiteral("/e.json");
+        const auto write = [&](const QJsonObject &spec) {
+            const QJsonObject experiment{
+                {QStringLiteral("name"), QStringLiteral("rel")},
+                {QStringLiteral("runs_root"), QStringLiteral("runs")},
+                {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                                 {QStringLiteral("runs"), QJsonArray{spec}}}}}};
+            QFile f(file);
+            return f.open(QIODevice::WriteOnly) && f.write(QJsonDocument(experiment).toJson()) > 0;
+        };
+        QVERIFY(write(run(QStringLiteral("a"), transe(), kgFolder(QStringLiteral("data")))));
+        Result r = check({QStringLiteral("rel/e.json")}); // started in m_dir, not beside the file
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(r.out.contains("no problem found (1 runs in 1 lanes)"), r.out.constData());
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/runs"))); // nothing started
+
+        QVERIFY(write(run(QStringLiteral("a"), transe(), kgFolder(QStringLiteral("nodata")))));
+        r = check({QStringLiteral("rel/e.json")});
+        QCOMPARE(r.status, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("lanes[0].runs[0].data.path: %1/nodata: No such file or directory")
+                                    .arg(folder)
+                                    .toUtf8()),
+                 r.err.constData());
     }
 
     void aMalformedDataFileIsNamedWithItsLine()

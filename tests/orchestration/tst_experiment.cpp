@@ -14,6 +14,7 @@
 #include "testcatalogue.h"
 #include "testutil.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -576,6 +577,151 @@ private Q_SLOTS:
     }
 
     // A Slurm cluster and its lanes are read, kept and written back as given.
+    // One rule for every local path of a file (docs/experiment-format.md#paths):
+    // relative to the file's folder, whatever the current directory, so the
+    // worker (in its run folder) gets absolute paths; read through every
+    // key that holds one, rounds and sweeps included.
+    void localPathsResolveAgainstTheFilesFolder()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("exp")));
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("elsewhere")));
+        const QString folder = dir.filePath(QStringLiteral("exp"));
+        const QString path = folder + QStringLiteral("/e.json");
+        QVERIFY(writeFile(path, R"({"name":"e","runs_root":"runs",
+            "clusters":[{"name":"far","reach":"ssh","host":"h","ssh_config":"ssh/config",
+                         "runs_root":"/r","worker":"/w"}],
+            "hosts":[{"name":"box","host":"h","ssh_config":"../ssh/box","runs_root":"/r","worker":"/w"}],
+            "lanes":[{"device":"cpu","runs":[
+              {"name":"kg","model":{"type":"transe"},"data":{"kind":"kg","path":"data/kg"},
+               "train":{"init_from":"ck/start.pt"}},
+              {"name":"ts","model":{"type":"torchscript","path":"./net.pt"},"data":{"kind":"idx","path":"/abs/idx"}},
+              {"name":"after","model":{"type":"transe"},"data":{"kind":"kg","path":"~/kg"},"after":["kg"],
+               "train":{"init_from":"{after.kg.checkpoint}"}},
+              {"name":"p","program":{"argv":["python3","train.py","--data","shards"],"cwd":"."}},
+              {"rounds":{"name":"fed","count":1,"clients":[{"name":"c","program":{"argv":["python3","c.py"],"cwd":"fed"}}],
+                         "aggregate":{"name":"a","program":{"argv":["python3","a.py"],"cwd":"fed"}}}}]}],
+            "sweeps":[{"name":"s","base":{"model":{"type":"transe"},"data":{"kind":"kg","path":"data/kg"}},
+                       "space":{"data.path":{"values":["a","/b"]}},"method":"grid",
+                       "objective":{"metric":"valid/mrr","mode":"max"}}]})"));
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(dir.filePath(QStringLiteral("elsewhere"))));
+        QStringList errors;
+        const auto ex = Experiment::load(QStringLiteral("../exp/e.json"), &errors);
+        QDir::setCurrent(before);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        const auto at = [&](const QString &name) { return folder + QLatin1Char('/') + name; };
+        const auto key = [](const QJsonObject &spec, const char *section, const char *name) {
+            return spec.value(QLatin1String(section)).toObject().value(QLatin1String(name)).toString();
+        };
+        QCOMPARE(ex->runsRoot, at(QStringLiteral("runs")));
+        QCOMPARE(ex->effectiveRunsRoot(), at(QStringLiteral("runs")));
+        QCOMPARE(ex->cluster(QStringLiteral("far"))->sshConfig, at(QStringLiteral("ssh/config")));
+        QCOMPARE(ex->host(QStringLiteral("box"))->ssh.sshConfig, dir.filePath(QStringLiteral("ssh/box")));
+        const QList<ExperimentRun> &runs = ex->lanes.at(0).runs;
+        QCOMPARE(key(runs.at(0).spec, "data", "path"), at(QStringLiteral("data/kg")));
+        QCOMPARE(key(runs.at(0).spec, "train", "init_from"), at(QStringLiteral("ck/start.pt")));
+        QCOMPARE(key(runs.at(1).spec, "model", "path"), at(QStringLiteral("net.pt")));
+        QCOMPARE(key(runs.at(1).spec, "data", "path"), QStringLiteral("/abs/idx"));
+        QCOMPARE(key(runs.at(2).spec, "data", "path"), QDir::homePath() + QStringLiteral("/kg"));
+        QCOMPARE(key(runs.at(2).spec, "train", "init_from"), QStringLiteral("{after.kg.checkpoint}"));
+        QCOMPARE(RunSpecView(runs.at(3).spec).programCwd(), folder);
+        // A program's arguments are its own: read in its cwd, never rewritten.
+        QCOMPARE(RunSpecView(runs.at(3).spec).programArgv(),
+                 (QStringList{QStringLiteral("python3"), QStringLiteral("train.py"), QStringLiteral("--data"),
+                              QStringLiteral("shards")}));
+        QCOMPARE(RunSpecView(runs.at(4).spec).programCwd(), at(QStringLiteral("fed")));
+        QCOMPARE(RunSpecView(runs.at(5).spec).programCwd(), at(QStringLiteral("fed")));
+        const SweepSpec &sweep = ex->sweeps.at(0);
+        QCOMPARE(key(sweep.base, "data", "path"), at(QStringLiteral("data/kg")));
+        QCOMPARE(sweep.toJson().value(QStringLiteral("space")).toObject().value(QStringLiteral("data.path")),
+                 QJsonValue(QJsonObject{
+                     {QStringLiteral("values"), QJsonArray{at(QStringLiteral("a")), QStringLiteral("/b")}}}));
+    }
+
+    // A run on an ssh host or a Slurm cluster reads its paths there: kept
+    // as written, and a relative one, which would mean nothing there, is
+    // named as a problem.
+    void remoteLanesKeepTheirPaths()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("e.json"));
+        const QByteArray head = R"({"name":"e","hosts":[{"name":"box","host":"h","runs_root":"/r","worker":"/w"}],
+            "clusters":[{"name":"hpc","reach":"local"}],"lanes":[)";
+        QVERIFY(writeFile(path, head + R"({"device":"ssh:box/cpu","runs":[
+            {"name":"a","model":{"type":"transe"},"data":{"kind":"kg","path":"/data/kg"}},
+            {"name":"p","program":{"argv":["python3","t.py"],"cwd":"/home/me/code"}}]}]})"));
+        QStringList errors;
+        const auto ex = Experiment::load(path, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(ex->lanes.at(0).runs.at(0).spec.value(QStringLiteral("data")).toObject().value(QStringLiteral("path")),
+                 QJsonValue(QStringLiteral("/data/kg")));
+        QCOMPARE(RunSpecView(ex->lanes.at(0).runs.at(1).spec).programCwd(), QStringLiteral("/home/me/code"));
+
+        QVERIFY(writeFile(path, head + R"({"device":"ssh:box/cpu","runs":[
+            {"name":"a","model":{"type":"transe"},"data":{"kind":"kg","path":"data"}}]},
+            {"device":"slurm:hpc","runs":[{"name":"p","program":{"argv":["python3","t.py"],"cwd":"."}}]}]})"));
+        QVERIFY(!Experiment::load(path, &errors));
+        QCOMPARE(errors,
+                 (QStringList{
+                     path
+                         + QStringLiteral(": lanes[0].runs[0].data.path: expected an absolute path on "
+                                          "ssh:box (a run there takes its paths as they are there), got \"data\""),
+                     path
+                         + QStringLiteral(": lanes[1].runs[0].program.cwd: expected an absolute path on "
+                                          "slurm:hpc (a run there takes its paths as they are there), got \".\"")}));
+
+        // A sweep with a lane there reads its paths there too.
+        QVERIFY(writeFile(path, head + R"({"device":"cpu","runs":[]},{"device":"ssh:box/cpu","runs":[]}],
+            "sweeps":[{"name":"s","base":{"model":{"type":"transe"},"data":{"kind":"kg","path":"data"}},
+                       "space":{"train.lr":{"values":[0.1]}},"method":"grid","lanes":[0,1],
+                       "objective":{"metric":"valid/mrr","mode":"max"}}]})"));
+        QVERIFY(!Experiment::load(path, &errors));
+        QCOMPARE(errors.value(0),
+                 path
+                     + QStringLiteral(": sweeps[0].base.data.path: expected an absolute path on "
+                                      "ssh:box (a run there takes its paths as they are there), got \"data\""));
+    }
+
+    // Saving writes a path as its author wrote it where that still names
+    // the same file from the folder saved to, else absolute: a copy saved
+    // elsewhere opens on the same files.
+    void savingKeepsWhatThePathsName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("a")));
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("b")));
+        const QString path = dir.filePath(QStringLiteral("a/e.json"));
+        QVERIFY(writeFile(path, R"({"name":"e","runs_root":"runs","lanes":[{"device":"cpu","runs":[
+            {"name":"kg","model":{"type":"transe"},"data":{"kind":"kg","path":"data"}},
+            {"name":"p","program":{"argv":["python3","t.py"],"cwd":"/opt/code"}}]}]})"));
+        QStringList errors;
+        const auto ex = Experiment::load(path, &errors);
+        QVERIFY2(ex, qPrintable(errors.join(QLatin1Char('\n'))));
+        const auto written = [](const QString &file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+        };
+        const auto dataPath = [](const QJsonObject &top) {
+            return top
+                .value(QStringLiteral(
+                    "lanes"))[0][QStringLiteral("runs")][0][QStringLiteral("data")][QStringLiteral("path")]
+                .toString();
+        };
+        QString error;
+        QVERIFY2(ex->save(path, &error), qPrintable(error)); // where it was: as written
+        QCOMPARE(written(path).value(QStringLiteral("runs_root")).toString(), QStringLiteral("runs"));
+        QCOMPARE(dataPath(written(path)), QStringLiteral("data"));
+
+        const QString copy = dir.filePath(QStringLiteral("b/e.json"));
+        QVERIFY2(ex->save(copy, &error), qPrintable(error)); // elsewhere: the same files
+        QCOMPARE(written(copy).value(QStringLiteral("runs_root")).toString(), dir.filePath(QStringLiteral("a/runs")));
+        QCOMPARE(dataPath(written(copy)), dir.filePath(QStringLiteral("a/data")));
+        const auto reopened = Experiment::load(copy, &errors);
+        QVERIFY2(reopened, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(reopened->toJson(), ex->toJson());
+    }
+
     void clustersAndSlurmLanes()
     {
         const QByteArray json = R"({"name":"e","clusters":[

@@ -26,6 +26,9 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
@@ -517,6 +520,40 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < loss->size(); ++i) {
             QCOMPARE(loss->step(i), std::int64_t(i + 1));
         }
+    }
+
+    // The window's Save and Save as (Session::save): a path written
+    // relative keeps its text where it still names the same folder, and a
+    // copy saved in another folder names the same folders, absolute.
+    void saveAsKeepsWhatItsPathsName()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("paths/a"));
+        QVERIFY(QDir().mkpath(folder) && QDir().mkpath(m_tmp.filePath(QStringLiteral("paths/b"))));
+        const QString file = folder + QStringLiteral("/e.json");
+        QVERIFY(writeFile(file, R"({"name":"paths","runs_root":"runs","lanes":[{"device":"cpu","runs":[
+            {"name":"p","program":{"argv":["python3","t.py"],"cwd":"."}}]}]})"));
+        const auto trusted = Experiment::load(file, nullptr);
+        QVERIFY(trusted && TrustList().trust(*trusted));
+        Session session;
+        QStringList errors;
+        QVERIFY2(session.load(file, &errors), qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(session.runsRoot(), folder + QStringLiteral("/runs"));
+        const auto saved = [](const QString &path) {
+            QFile f(path);
+            const QJsonObject top =
+                f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+            return QStringList{
+                top.value(QStringLiteral("runs_root")).toString(),
+                top.value(QStringLiteral(
+                    "lanes"))[0][QStringLiteral("runs")][0][QStringLiteral("program")][QStringLiteral("cwd")]
+                    .toString()};
+        };
+        QString error;
+        QVERIFY2(session.save(file, &error), qPrintable(error));
+        QCOMPARE(saved(file), (QStringList{QStringLiteral("runs"), QStringLiteral(".")}));
+        const QString copy = m_tmp.filePath(QStringLiteral("paths/b/e.json"));
+        QVERIFY2(session.save(copy, &error), qPrintable(error));
+        QCOMPARE(saved(copy), (QStringList{folder + QStringLiteral("/runs"), folder}));
     }
 
     // a program run's config reaches the script twice, as

@@ -6,6 +6,7 @@
 #include "orchestration/devices/device.h"
 #include "orchestration/experiment/dependencycheck.h"
 #include "orchestration/experiment/experimentlanes.h"
+#include "orchestration/experiment/experimentpaths.h"
 #include "orchestration/experiment/programconfig.h"
 #include "orchestration/experiment/rounds.h"
 #include "orchestration/logcategories.h"
@@ -148,50 +149,6 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
     return ex;
 }
 
-namespace {
-
-// A program run's relative cwd is relative to its experiment file
-// ("cwd": "." finds train.py beside it), resolved once here so that the
-// board, a save and an autosave copy all mean the same folder. Without a
-// cwd a program runs in its run folder, wherever its spec came from.
-QJsonObject withProgramFolder(const QJsonObject &spec, const QString &fileFolder)
-{
-    QJsonObject program = spec.value(QStringLiteral("program")).toObject();
-    const QString cwd = program.value(QStringLiteral("cwd")).toString();
-    if (!spec.contains(QStringLiteral("program")) || cwd.isEmpty()) {
-        return spec;
-    }
-    QString resolved = cwd;
-    if (resolved.startsWith(QStringLiteral("~/"))) {
-        resolved = QDir::homePath() + resolved.mid(1);
-    }
-    if (QDir::isRelativePath(resolved)) {
-        resolved = QDir(fileFolder).filePath(resolved);
-    }
-    program.insert(QStringLiteral("cwd"), QDir::cleanPath(resolved));
-    QJsonObject out = spec;
-    out.insert(QStringLiteral("program"), program);
-    return out;
-}
-
-void resolveProgramFolders(Experiment &ex, const QString &fileFolder)
-{
-    for (ExperimentLane &lane : ex.lanes) {
-        for (ExperimentRun &run : lane.runs) {
-            run.spec = withProgramFolder(run.spec, fileFolder);
-        }
-    }
-    for (SweepSpec &sweep : ex.sweeps) {
-        sweep.base = withProgramFolder(sweep.base, fileFolder);
-    }
-    for (QJsonObject &definition : ex.rounds) {
-        definition = rounds::withMembers(definition,
-                                         [&](const QJsonObject &spec) { return withProgramFolder(spec, fileFolder); });
-    }
-}
-
-} // namespace
-
 std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalogue *catalogue,
                                            Experiment *partial)
 {
@@ -229,17 +186,30 @@ std::optional<Experiment> Experiment::load(const QString &path, QStringList *err
         return std::nullopt;
     }
     QStringList problems;
-    auto ex =
-        fromJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()), &problems, catalogue, partial);
+    // Every local path from here on is absolute, resolved against the
+    // file's folder: the board, the runs' spec.json (a worker runs in its
+    // run folder), a check and a save all mean the same files. A built-in
+    // file (":/...") has no folder; its paths are absolute.
+    QHash<QString, QString> written;
+    QJsonValue json = doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array());
+    if (doc.isObject() && !path.startsWith(QLatin1Char(':'))) {
+        json = experimentpaths::resolve(doc.object(), QFileInfo(path).absolutePath(), &written, &problems);
+    }
+    const QStringList pathProblems = problems;
+    auto ex = fromJson(json, &problems, catalogue, partial);
+    problems = pathProblems + problems;
+    if (!pathProblems.isEmpty()) {
+        ex.reset();
+    }
     if (partial) {
         partial->sourcePath = QFileInfo(path).absoluteFilePath();
         partial->contentHash = versionHash(path, bytes);
-        resolveProgramFolders(*partial, QFileInfo(path).absolutePath());
+        partial->pathTexts = written;
     }
     if (ex) {
         ex->sourcePath = path.startsWith(QLatin1Char(':')) ? path : QFileInfo(path).absoluteFilePath();
         ex->contentHash = versionHash(path, bytes);
-        resolveProgramFolders(*ex, QFileInfo(path).absolutePath());
+        ex->pathTexts = written;
     }
     if (errors) {
         errors->clear();
@@ -347,7 +317,10 @@ bool Experiment::save(const QString &path, QString *error, QByteArray *sha256Hex
         }
         return false;
     }
-    const QByteArray bytes = QJsonDocument(toJson()).toJson(QJsonDocument::Indented);
+    // Paths as their author wrote them where those still name the same
+    // files from the folder saved to; elsewhere absolute.
+    const QJsonObject top = experimentpaths::restoreWritten(toJson(), QFileInfo(path).absolutePath(), pathTexts);
+    const QByteArray bytes = QJsonDocument(top).toJson(QJsonDocument::Indented);
     if (sha256Hex) {
         *sha256Hex = versionHash(path, bytes);
     }

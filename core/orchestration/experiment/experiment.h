@@ -4,6 +4,7 @@
 #include "orchestration/experiment/sshtarget.h"
 #include "orchestration/experiment/sweepspec.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -149,6 +150,10 @@ public:
     // knows a version by. Empty for an experiment built in memory.
     QString sourcePath;
     QByteArray contentHash;
+    // load() makes every local path absolute (experimentpaths::resolve);
+    // these are the texts they were written as (absolute -> text), which
+    // save() writes back where they still name the same files.
+    QHash<QString, QString> pathTexts;
     // SHA-256 (hex) of a file's folder and bytes: the folder too, because a
     // relative cwd or program means another script in another folder, so a
     // trusted file copied elsewhere is asked about again.

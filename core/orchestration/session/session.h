@@ -111,6 +111,7 @@ private:
     QString m_name;
     QString m_runsRoot;
     QList<ExperimentCluster> m_clusters;
+    QHash<QString, QString> m_pathTexts; // Experiment::pathTexts of the file opened
     bool m_open = false;
     bool m_closing = false;
 };
