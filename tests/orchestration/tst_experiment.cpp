@@ -566,7 +566,7 @@ private Q_SLOTS:
         QCOMPARE(board.laneTitle(3), QStringLiteral("cuda:0"));
         QString error;
         QVERIFY(!board.setLaneName(0, QStringLiteral("big batch"), &error));
-        QCOMPARE(error, QStringLiteral("lane name: \"big batch\" is already lane 2's"));
+        QCOMPARE(error, QStringLiteral("lane name: \"big batch\" is already the name of another lane"));
         QVERIFY(!board.setLaneName(0, QStringLiteral("a\tb"), &error));
         QVERIFY(board.setLaneName(2, QStringLiteral("small"), &error));
         QCOMPARE(board.laneTitle(2), QStringLiteral("small"));
