@@ -51,10 +51,13 @@ void SpecCheckBanner::refresh()
         return;
     }
     qCInfo(lcUi).noquote() << "the worker would refuse:" << m_problems.join(QStringLiteral("; "));
-    setText(tr("%n problem(s) in these runs would make the worker refuse them (trainyard check says the same); "
-               "edit the runs to fix them:",
-               nullptr, int(m_problems.size()))
-            + QStringLiteral("\n• ") + m_problems.join(QStringLiteral("\n• ")));
+    const QString head = m_problems.size() == 1
+                             ? tr("A problem the worker would refuse (trainyard check finds it too); edit the run "
+                                  "to fix it:")
+                             : tr("%1 problems the worker would refuse (trainyard check finds them too); edit the "
+                                  "runs to fix them:")
+                                   .arg(m_problems.size());
+    setText(head + QStringLiteral("\n• ") + m_problems.join(QStringLiteral("\n• ")));
     setVisible(true);
 }
 
