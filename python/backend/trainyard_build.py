@@ -1,4 +1,5 @@
-"""A PEP 517 build backend for the trainyard package, standard library only.
+"""A PEP 517 build backend for the trainyard-client distribution (the
+`trainyard` package), standard library only.
 
 `pip install ./python` must work in a fresh virtual environment without a
 network: setuptools' backend needs setuptools from PyPI (build isolation) or
@@ -25,6 +26,7 @@ import zipfile
 from typing import Dict, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The import package; the distribution is pyproject.toml's name, trainyard-client.
 PACKAGE = "trainyard"
 # What an sdist holds besides the package: what building it again needs.
 SDIST_FILES = ("pyproject.toml", os.path.join("backend", "trainyard_build.py"))
@@ -84,8 +86,14 @@ def _epoch() -> int:
     return max(int(text), 315532800) if text.isdigit() else 315532800
 
 
+def _file_name(project: Dict[str, str]) -> str:
+    """The distribution's name as file names spell it (PEP 427, PEP 625):
+    trainyard-client -> trainyard_client."""
+    return re.sub(r"[-_.]+", "_", project["name"]).lower()
+
+
 def _dist_info(project: Dict[str, str]) -> str:
-    return "%s-%s.dist-info" % (project["name"], project["version"])
+    return "%s-%s.dist-info" % (_file_name(project), project["version"])
 
 
 def _wheel(wheel_directory: str, extra: List[Tuple[str, bytes]]) -> str:
@@ -103,7 +111,7 @@ def _wheel(wheel_directory: str, extra: List[Tuple[str, bytes]]) -> str:
         record.write("%s,sha256=%s,%d\n" % (path, digest, len(data)))
     record.write("%s/RECORD,,\n" % info)
     entries.append((info + "/RECORD", record.getvalue().encode("utf-8")))
-    name = "%s-%s-%s.whl" % (project["name"], project["version"], WHEEL_TAG)
+    name = "%s-%s-%s.whl" % (_file_name(project), project["version"], WHEEL_TAG)
     os.makedirs(wheel_directory, exist_ok=True)
     stamp = time.gmtime(_epoch())[:6]
     with zipfile.ZipFile(os.path.join(wheel_directory, name), "w", zipfile.ZIP_DEFLATED) as archive:
@@ -155,12 +163,12 @@ def build_wheel(wheel_directory: str, config_settings: Optional[dict] = None,
 def build_editable(wheel_directory: str, config_settings: Optional[dict] = None,
                    metadata_directory: Optional[str] = None) -> str:
     # A .pth line puts this folder on sys.path: `import trainyard` finds the source tree.
-    return _wheel(wheel_directory, [(PACKAGE + ".pth", (ROOT + "\n").encode("utf-8"))])
+    return _wheel(wheel_directory, [(_file_name(_project()) + ".pth", (ROOT + "\n").encode("utf-8"))])
 
 
 def build_sdist(sdist_directory: str, config_settings: Optional[dict] = None) -> str:
     project = _project()
-    base = "%s-%s" % (project["name"], project["version"])
+    base = "%s-%s" % (_file_name(project), project["version"])
     files = [(p.replace(os.sep, "/"), os.path.join(ROOT, p)) for p in SDIST_FILES] + _package_files()
     entries = [(base + "/PKG-INFO", _metadata(project).encode("utf-8"))]
     entries += [(base + "/" + path, _read(disk)) for path, disk in files]

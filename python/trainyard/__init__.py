@@ -40,8 +40,9 @@ Outside Trainyard the run folder also gets ``status.json`` at the end, as
 Trainyard writes it for its runs: a run folder like any other.
 
 Standard library only; Python 3.9+; POSIX. ``pip install ./python`` (or
-``-e``) installs it into a virtual environment or a conda environment,
-offline; the Debian package ships that project as
+``-e``) installs it, as the distribution ``trainyard-client``, into a
+virtual environment or a conda environment, offline; the Debian package
+ships that project as
 ``/usr/share/trainyard/python`` (docs/python.md).
 
 This file is the public surface; the parts live beside it: _protocol (the

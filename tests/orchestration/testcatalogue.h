@@ -72,6 +72,34 @@ inline QByteArray validationCatalogueJson()
       "report": [{"name": "every_steps", "type": "int", "default": 10, "min": 0}]})";
 }
 
+// A model whose recipes set what a new run leaves to "auto" (as the real
+// worker's KG models do): model.dim, model.loss, train.lr, train.batch_size, train.negatives.
+inline QByteArray recipeCatalogueJson()
+{
+    return R"({"version": "test", "protocol": 1,
+      "models": [
+        {"type": "transe", "task": "kg",
+         "params": [{"name": "dim", "type": "int", "default": 100, "min": 1, "max": 4096},
+                    {"name": "loss", "type": "string", "default": "softmax", "choices": ["softmax", "margin"]},
+                    {"name": "recipe", "type": "string", "default": "auto", "choices": ["auto", "none", "small"]}],
+         "defaults": {"data": {"kind": "synthetic-kg"}},
+         "recipes": [{"name": "small", "fits": "small graphs",
+                      "model": {"dim": 200, "loss": "margin"},
+                      "train": {"lr": 0.01, "batch_size": 512, "negatives": 32}}]}],
+      "data_kinds": [
+        {"kind": "synthetic-kg", "task": "kg",
+         "params": [{"name": "entities", "type": "int", "default": 200, "min": 1},
+                    {"name": "relations", "type": "int", "default": 10, "min": 1},
+                    {"name": "triples", "type": "int", "default": 4000, "min": 1}]}],
+      "train": [{"name": "epochs", "type": "int", "default": 10, "min": 1},
+                {"name": "batch_size", "type": "int", "default": 128, "min": 1},
+                {"name": "negatives", "type": "int", "default": 1, "min": 1},
+                {"name": "lr", "type": "float", "default": 0.001, "min": 0.0, "min_exclusive": true},
+                {"name": "seed", "type": "int", "default": 1, "min": 0}],
+      "eval": [{"name": "every_epochs", "type": "int", "default": 10, "min": 0}],
+      "checkpoint": [], "report": []})";
+}
+
 inline const ModelCatalogue &validationCatalogue()
 {
     static const ModelCatalogue catalogue = [] {

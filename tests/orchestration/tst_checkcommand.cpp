@@ -198,7 +198,7 @@ private Q_SLOTS:
         QCOMPARE(r.status, 2);
         QVERIFY2(r.err.contains(QStringLiteral("%1: lanes[0].device: cuda:0: this trainyard-worker was built without "
                                                "CUDA (LibTorch %2, CPU only); rebuild it against a CUDA LibTorch "
-                                               "(README, \"Training on a GPU\") or use --cpu-fallback")
+                                               "(see docs/gpu.md) or use --cpu-fallback")
                                     .arg(file, m_libTorch.value(QStringLiteral("version")).toString())
                                     .toUtf8()),
                  r.err.constData());

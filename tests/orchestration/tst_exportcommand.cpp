@@ -1,6 +1,7 @@
 // `trainyard export` end to end, as a user runs it: the built `trainyard`
 // binary on run folders written by hand and by trained (fake) workers.
 
+#include "testcatalogue.h"
 #include "tests/helpers/buildprograms.h"
 #include "testutil.h"
 
@@ -9,6 +10,7 @@
 #include "protocol/protocol.h"
 
 #include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -33,9 +35,10 @@ struct Result
     QByteArray err;
 };
 
-Result runExport(const QStringList &args)
+Result runExport(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(buildProgram("TRAINYARD_BIN"), QStringList{QStringLiteral("export")} + args);
     Result r;
     if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit) {
@@ -101,6 +104,46 @@ private Q_SLOTS:
 
     // An eval line's own epoch is the CSV's, also where the metric lines
     // around its step do not tell one (its step between two epochs).
+    // A new run leaves model.dim, train.lr, model.loss to its recipe
+    // ("auto"): the summary says what the run trained with, the recipe its
+    // log named, as Compare shows it.
+    void summaryFillsWhatTheRecipeSet()
+    {
+        QTemporaryDir dir;
+        const QString answer = dir.filePath(QStringLiteral("list-models.json"));
+        QVERIFY(writeFile(answer, recipeCatalogueJson()));
+        const QString worker = dir.filePath(QStringLiteral("trainyard-worker"));
+        QVERIFY(writeFile(worker, "#!/bin/sh\ncat '" + answer.toUtf8() + "'\n"));
+        QVERIFY(QFile::setPermissions(worker, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+        QString error;
+        const ModelCatalogue catalogue = ModelCatalogue::fromJson(recipeCatalogueJson(), &error);
+        QVERIFY2(!catalogue.isEmpty(), qPrintable(error));
+        const RunStore store(dir.filePath(QStringLiteral("runs")));
+        const QJsonObject spec = catalogue.newRunSpec(QStringLiteral("transe"), QStringLiteral("t"));
+        QVERIFY2(store.prepareRunDir(QStringLiteral("t"), spec, &error), qPrintable(error));
+        auto chose = protocol::log("info", "recipe small", 0.0);
+        chose["recipe"] = "small";
+        QVERIFY(writeFile(store.runDir(QStringLiteral("t")) + QStringLiteral("/metrics.jsonl"),
+                          line(chose) + line(protocol::metric(1, 1, 0.9, 0.1))));
+
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TRAINYARD_WORKER"), worker);
+        env.insert(QStringLiteral("XDG_CACHE_HOME"), dir.filePath(QStringLiteral("cache")));
+        const Result r = runExport({QStringLiteral("--summary"), store.runDir(QStringLiteral("t"))}, env);
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const QList<QByteArray> header = lines.at(0).split(',');
+        const QList<QByteArray> row = lines.at(1).split(',');
+        QCOMPARE(row.size(), header.size());
+        const auto cell = [&](const char *key) { return header.contains(key) ? row.at(header.indexOf(key)) : "?"; };
+        QCOMPARE(cell("model.dim"), QByteArray("200"));
+        QCOMPARE(cell("train.lr"), QByteArray("0.01"));
+        QCOMPARE(cell("model.loss"), QByteArray("margin"));
+        QCOMPARE(cell("model.recipe"), QByteArray("small"));
+        QCOMPARE(cell("train.seed"), QByteArray("1")); // the spec's own
+    }
+
     void anEvalLineKeepsItsEpoch()
     {
         const QString file = writeExperiment(QStringLiteral("evalepoch"));

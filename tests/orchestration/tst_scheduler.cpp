@@ -522,7 +522,7 @@ private Q_SLOTS:
         QCOMPARE(problems(cpuOnly),
                  QStringList{QStringLiteral(
                      "lane 1 (cuda:0): this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
-                     "rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or allow CPU fallback")});
+                     "rebuild it against a CUDA LibTorch (see docs/gpu.md) or allow CPU fallback")});
         QCOMPARE(cpuonlyworker::lanes(*orch->laneDevices(), *orch->board(), *orch->runs(), &cpuOnly), QList<int>{0});
 
         const ModelCatalogue cuda = catalogue(QJsonObject{{QStringLiteral("version"), QStringLiteral("2.11.0")},

@@ -154,8 +154,8 @@ private Q_SLOTS:
             << "sweeps[0].space: the grid has 1001 configurations (1001), more than max_grid 1000 (raise max_grid, or "
                "use \"method\": \"random\")";
         QTest::newRow("empty space") << file(sweep(R"("space": {})"))
-                                     << "sweeps[0].space: expected an object of run spec keys, such as {\"train.lr\": "
-                                        "{\"values\": [0.01, 0.001]}}, got an object";
+                                     << "sweeps[0].space: no key is swept yet (add one, such as {\"train.lr\": "
+                                        "{\"values\": [0.01, 0.001]}})";
         QTest::newRow("method") << file(sweep(dims + R"(, "method": "bayes")"))
                                 << "sweeps[0].method: expected \"grid\" or \"random\", got \"bayes\"";
         QTest::newRow("random without trials")

@@ -4,7 +4,7 @@ reported by the installed copy (not the source tree's) over a socket.
     python3 tests/python/check_pip_install.py PYTHON_DIR VERSION [PACKAGE_PREFIX]
 
 VERSION is the C++ project's (CMakeLists.txt), which the installed
-distribution must carry. Also checks that the install leaves the source tree
+distribution, trainyard-client (`import trainyard`), must carry. Also checks that the install leaves the source tree
 as it was; that a script outside Trainyard imports the installed module
 without PYTHONPATH and writes a run folder of its own (metrics.jsonl and
 status.json); that uninstalling removes the package; the editable install
@@ -26,6 +26,8 @@ import textwrap
 import threading
 
 TOKEN = "pip-check-token-81d3"
+# The pip project's name; the module it installs is `trainyard`.
+DISTRIBUTION = "trainyard-client"
 
 # Run inside the venv, from a folder of its own: no source tree on sys.path.
 SCRIPT = r"""
@@ -33,8 +35,15 @@ import importlib.metadata, json, os, sys
 import trainyard
 expected_prefix, version = sys.argv[1], sys.argv[2]
 assert os.path.realpath(trainyard.__file__).startswith(os.path.realpath(expected_prefix)), trainyard.__file__
-assert trainyard.__version__ == version == importlib.metadata.version("trainyard"), \
-    (trainyard.__version__, importlib.metadata.version("trainyard"), version)
+assert trainyard.__version__ == version == importlib.metadata.version("trainyard-client"), \
+    (trainyard.__version__, importlib.metadata.version("trainyard-client"), version)
+# The distribution is trainyard-client, whatever the module is called: the
+# name `trainyard` on PyPI is another project's.
+try:
+    importlib.metadata.distribution("trainyard")
+    raise AssertionError("a distribution named trainyard is installed")
+except importlib.metadata.PackageNotFoundError:
+    pass
 run = trainyard.init()
 run.log(0, loss=2.0, total_steps=2)
 run.log(1, loss=1.0, lr=0.1)
@@ -158,6 +167,12 @@ def main():
 
         before = tree(python_dir)
         print(run(pip + ["install", python_dir], env).strip().splitlines()[-1])
+        infos = sorted(n for n in os.listdir(site) if n.endswith(".dist-info") and n.startswith("trainyard"))
+        if infos != ["trainyard_client-%s.dist-info" % version]:
+            raise SystemExit("check_pip_install: installed %s, not trainyard_client-%s.dist-info" % (infos, version))
+        listed = json.loads(run(pip + ["list", "--format=json"], env))
+        if {"name": DISTRIBUTION, "version": version} not in listed:
+            raise SystemExit("check_pip_install: pip list shows %s" % listed)
         after = tree(python_dir)
         if after != before:
             raise SystemExit("check_pip_install: the install changed the source tree: %s"
@@ -186,7 +201,7 @@ def main():
         outside(python, env, work, site)
 
         # Uninstalling takes every file the wheel put there (its RECORD is right).
-        run(pip + ["uninstall", "-y", "trainyard"], env)
+        run(pip + ["uninstall", "-y", DISTRIBUTION], env)
         if os.path.exists(os.path.join(site, "trainyard")) or \
                 any(n.startswith("trainyard") for n in os.listdir(site)):
             raise SystemExit("check_pip_install: uninstall left %s" %
@@ -204,7 +219,7 @@ def main():
             f.write("\nMARKER = 'edited'\n")
         if outside(python, env, work, source)["marker"] != "edited":
             raise SystemExit("check_pip_install: the editable install does not follow its source tree")
-        run(pip + ["uninstall", "-y", "trainyard"], env)
+        run(pip + ["uninstall", "-y", DISTRIBUTION], env)
         if run([python, "-c", "import importlib.util; print(importlib.util.find_spec('trainyard'))"], env,
                cwd=work).strip() != "None":
             raise SystemExit("check_pip_install: uninstalling the editable install left the module importable")
@@ -216,9 +231,11 @@ def main():
             import trainyard_build
             print(trainyard_build.build_sdist(sys.argv[2]))
             """), os.path.join(python_dir, "backend"), os.path.join(work, "dist")], env, cwd=python_dir).strip()
+        if sdist != "trainyard_client-%s.tar.gz" % version:
+            raise SystemExit("check_pip_install: the sdist is %s" % sdist)
         run(pip + ["install", os.path.join(work, "dist", sdist)], env)
         run([python, "-c", "import trainyard; trainyard.Run"], env, cwd=work)
-        run(pip + ["uninstall", "-y", "trainyard"], env)
+        run(pip + ["uninstall", "-y", DISTRIBUTION], env)
         what = "wheel, editable, sdist"
 
         # The Debian package's copy of the pip project, for a venv or a conda

@@ -124,7 +124,8 @@ private Q_SLOTS:
         QVERIFY2(status.contains(QStringLiteral("Reached 127.0.0.1")) && status.contains(QStringLiteral("2 GPUs")),
                  qPrintable(status));
         QCOMPARE(listed.size(), 3);
-        QVERIFY2(listed.at(0).startsWith(QStringLiteral("GPU 0 · NVIDIA H100 80GB HBM3")), qPrintable(listed.at(0)));
+        // 81559 MiB: 80 GiB, as nvidia-smi counts (not "86 GB").
+        QCOMPARE(listed.at(0), QStringLiteral("GPU 0 · NVIDIA H100 80GB HBM3 · 80 GiB"));
         QCOMPARE(listed.at(2), QStringLiteral("CPU of lab"));
 
         // A lane per GPU, one undo step; the host is the experiment's.

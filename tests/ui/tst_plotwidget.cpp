@@ -113,6 +113,30 @@ private Q_SLOTS:
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settingsDir.path());
     }
 
+    void runColoursAreFarApart()
+    {
+        // Runs 1 to 40 are told apart at a glance: no two of their colours
+        // within 19 CIE76 units (run 11 once was run 1 darker, 14 apart),
+        // and none near a past run's ink.
+        constexpr double kApart = 19;
+        for (int i = 0; i < 40; ++i) {
+            for (int j = i + 1; j < 40; ++j) {
+                const double d = RunColors::distance(RunColors::paletteColor(i), RunColors::paletteColor(j));
+                QVERIFY2(d >= kApart,
+                         qPrintable(QStringLiteral("runs %1 and %2: %3 apart (%4, %5)")
+                                        .arg(i + 1)
+                                        .arg(j + 1)
+                                        .arg(d)
+                                        .arg(RunColors::paletteColor(i).name(), RunColors::paletteColor(j).name())));
+            }
+            for (int p = 0; p < 7; ++p) {
+                QVERIFY(RunColors::distance(RunColors::paletteColor(i), RunColors::pastPaletteColor(p)) >= kApart);
+            }
+        }
+        QCOMPARE(RunColors::paletteColor(0), QColor(0x4e, 0x79, 0xa7));   // Tableau 10 first
+        QCOMPARE(RunColors::paletteColor(0), RunColors::paletteColor(0)); // the same for the app's life
+    }
+
     void smoothingMatchesTensorBoard()
     {
         TestCurve c;
@@ -524,6 +548,37 @@ private Q_SLOTS:
         plot.refreshNow();
         QVERIFY(plot.lossPlot()->yAxis->range().lower > 1.5);
         QVERIFY2(plot.readoutAt(30).contains(QLatin1String("d: 2.0")), qPrintable(plot.readoutAt(30)));
+    }
+
+    // A short plot (the window on a small or scaled screen) keeps its y
+    // labels apart: five in 60 px were drawn over each other.
+    void yLabelsOfAShortPlotStayApart()
+    {
+        RunColors colors;
+        StorePlot plotData(&colors);
+        PlotWidget &plot = plotData.plot;
+        plot.resize(600, 330);
+        plotData.addRun(QStringLiteral("s"), QStringLiteral("s"), QString());
+        for (int step = 1; step <= 50; ++step) {
+            plotData.appendMetric(QStringLiteral("s"), step, 0, step, 4.0 - step / 20.0);
+        }
+        plot.setSelectedRuns({QStringLiteral("s")});
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.refreshNow();
+        QCustomPlot *loss = plot.lossPlot();
+        loss->replot(); // the tick count follows the axis's height at the last layout
+        loss->replot();
+        const QVector<double> ticks = loss->yAxis->tickVector();
+        QVERIFY(ticks.size() >= 2);
+        const double label = QFontMetrics(loss->yAxis->tickLabelFont()).height();
+        for (int i = 1; i < ticks.size(); ++i) {
+            const double apart =
+                std::abs(loss->yAxis->coordToPixel(ticks[i]) - loss->yAxis->coordToPixel(ticks[i - 1]));
+            QVERIFY2(apart >= label,
+                     qPrintable(
+                         QStringLiteral("%1 px apart in a plot of %2 px").arg(apart).arg(loss->axisRect()->height())));
+        }
     }
 
     // a run's colour came from the order runs were first seen, a

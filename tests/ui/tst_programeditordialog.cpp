@@ -10,11 +10,14 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QJsonArray>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace trainyard;
 
@@ -23,6 +26,27 @@ class TestProgramEditorDialog : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Each label with a key takes it to its field (a "&Folder:" without one
+    // showed its "&"); the words hold on a CPU lane as on a GPU lane.
+    void keysAndWordsForAnyLane()
+    {
+        QTemporaryDir dir;
+        ProgramEditorDialog dialog(pythonScriptRunSpec(script(dir, QStringLiteral("train.py"))), 1);
+        for (const QLabel *label : dialog.findChildren<QLabel *>()) {
+            const QString text = label->text();
+            if (text.contains(QLatin1Char('&')) && !Qt::mightBeRichText(text)) {
+                QVERIFY2(label->buddy(), qPrintable(text));
+            }
+            QVERIFY2(!text.contains(QLatin1String("lane's GPU")), qPrintable(text));
+        }
+        auto *folder = dialog.folderEdit();
+        const QList<QLabel *> labels = dialog.findChildren<QLabel *>();
+        QVERIFY(
+            std::any_of(labels.cbegin(), labels.cend(), [folder](const QLabel *l) { return l->buddy() == folder; }));
+        QVERIFY(
+            dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->text().contains(QLatin1Char('&')));
+    }
+
     void editsTheCommandAsATable()
     {
         QTemporaryDir dir;

@@ -493,6 +493,20 @@ private Q_SLOTS:
         groupBy->trigger();
         QCOMPARE(panel.groupColumn(), int(RunTableModel::ModelColumn));
         QCOMPARE(shown->rowCount(), 6); // two headers
+        // Shown whole: each shown column as wide as its cells ("▾ Model = tra…" was cut).
+        const auto fits = [&panel](int c) {
+            const QAbstractItemView *cells = panel.view();
+            return panel.view()->isColumnHidden(c) || panel.view()->columnWidth(c) >= cells->sizeHintForColumn(c);
+        };
+        QTRY_VERIFY(fits(RunTableModel::ExperimentColumn));
+        for (int c = 0; c < shown->columnCount(); ++c) {
+            QVERIFY2(fits(c), qPrintable(shown->headerData(c, Qt::Horizontal).toString()));
+        }
+        // A value that grows after the table was sized widens its column.
+        RunNotes longer;
+        longer.tags = {QStringLiteral("best"), QStringLiteral("a-tag-much-longer-than-the-column-was")};
+        model.setNotes(model.index(0, 0).data(RunTableModel::RunDirRole).toString(), longer);
+        QTRY_VERIFY(fits(RunTableModel::TagsColumn));
         QVERIFY(shown->index(0, 0).data(RunTableModel::GroupHeaderRole).toBool());
         QCOMPARE(shown->index(0, RunTableModel::ExperimentColumn).data().toString(),
                  QStringLiteral("▾ Model = transe"));

@@ -87,6 +87,7 @@ private Q_SLOTS:
         QVERIFY(remembered);
         QCOMPARE(remembered->levels.size(), 2);
         QVERIFY(dialog.setSlotsButton()->text().contains(QString::number(remembered->recommended)));
+        QVERIFY(dialog.setSlotsButton()->text().startsWith(QLatin1Char('&'))); // a key: Alt+S
 
         dialog.setSlotsButton()->click();
         QCOMPARE(setSlots.size(), 1);

@@ -23,6 +23,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
@@ -39,14 +40,17 @@ using namespace trainyard::testing;
 
 namespace {
 
-QString writeExperiment(const QTemporaryDir &dir)
+// Two CPU lanes of one slot; `queued`: a run on lane 0 that nobody started.
+QString writeExperiment(const QTemporaryDir &dir, const QJsonArray &queued = {})
 {
     const QJsonObject lane{{QStringLiteral("device"), QStringLiteral("cpu")},
                            {QStringLiteral("slots"), 1},
                            {QStringLiteral("runs"), QJsonArray{}}};
+    QJsonObject first = lane;
+    first.insert(QStringLiteral("runs"), queued);
     return writeExperimentFile(dir, QJsonObject{{QStringLiteral("name"), QStringLiteral("sweep-gui")},
                                                 {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
-                                                {QStringLiteral("lanes"), QJsonArray{lane, lane}}});
+                                                {QStringLiteral("lanes"), QJsonArray{first, lane}}});
 }
 
 } // namespace
@@ -68,10 +72,13 @@ private Q_SLOTS:
         QString error;
         window.setCatalogue(ModelCatalogue::fromJson(trainyard::test::validationCatalogueJson(), &error));
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QVERIFY(window.openFile(writeExperiment(dir)));
+        // A run queued on lane 0 and not started: "Start sweep" starts the trials all the same.
+        QVERIFY(window.openFile(writeExperiment(dir, {tinyKgSpec(QStringLiteral("other"))})));
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         Orchestrator *orchestrator = window.session()->orchestrator();
+        const RunId other = orchestrator->board()->runIds().value(0);
+        QCOMPARE(orchestrator->runs()->value(other).name, QStringLiteral("other"));
         const int undoBefore = window.undoStack()->count();
 
         bool sawRunEditor = false;
@@ -110,19 +117,19 @@ private Q_SLOTS:
         QCOMPARE(window.undoStack()->count(), undoBefore + 1);
         QVERIFY(window.undoStack()->undoText().contains(QStringLiteral("kg-sweep")));
 
-        // An edit of the document: undone (nothing placed yet) and redone.
-        window.undoStack()->undo();
-        QVERIFY(!runner->sweep(QStringLiteral("kg-sweep")));
-        QVERIFY(window.sweepPanel()->view()->currentSweep().isEmpty());
-        window.undoStack()->redo();
-        QVERIFY(runner->sweep(QStringLiteral("kg-sweep")));
-
-        // Start all: the trials go onto the lanes' free slots, with the sweep's badge.
-        window.startAll();
-        QTRY_VERIFY(!orchestrator->board()->runIds().isEmpty());
+        // "Start sweep" started it, without Start all: a trial on each lane's slot, with the sweep's badge.
+        QVERIFY(!orchestrator->dispatcher()->isDispatching());
+        const auto trialRuns = [&] {
+            QList<RunId> ids = orchestrator->board()->runIds();
+            ids.removeAll(other);
+            return ids;
+        };
+        QTRY_COMPARE(trialRuns().size(), 2);
+        QCOMPARE(orchestrator->runs()->value(other).state, RunState::Queued); // nobody started it
         int badged = 0;
-        for (RunId id : orchestrator->board()->runIds()) {
+        for (RunId id : trialRuns()) {
             const RunInfo run = orchestrator->runs()->value(id);
+            QVERIFY2(run.state != RunState::Queued, qPrintable(run.name));
             QVERIFY2(run.name.startsWith(QStringLiteral("kg-sweep-")), qPrintable(run.name));
             const QModelIndex card = window.boardModel()->runIndex(id);
             QCOMPARE(card.data(BoardModel::SweepRole).toString(), QStringLiteral("kg-sweep"));
@@ -143,12 +150,12 @@ private Q_SLOTS:
         QVERIFY(view->parallelPlot()->axisCount() >= 2); // a searched key and the objective
 
         // A trial's card picked on the board picks its row in the view, and a row its card.
-        const RunId second = orchestrator->board()->runIds().at(1);
+        const RunId second = trialRuns().at(1);
         int trial = -1;
         QCOMPARE(runner->sweepOf(second, &trial), QStringLiteral("kg-sweep"));
         window.boardView()->selectRuns({second});
         QCOMPARE(view->selectedTrial(), trial);
-        const RunId first = orchestrator->board()->runIds().at(0);
+        const RunId first = trialRuns().at(0);
         runner->sweepOf(first, &trial);
         // The view shows the runs once its refresh after the placing came (it waits for a burst to end).
         QTRY_VERIFY(view->tableModel()->trialAt(view->tableModel()->rowOfTrial(trial)).run == first);
@@ -160,6 +167,8 @@ private Q_SLOTS:
         QVERIFY(!button("sweepAddTrials")->isEnabled()); // a grid has no more samples to add
         QVERIFY(!button("sweepPromote")->isEnabled());   // the trial trains: nothing to promote
         QVERIFY(button("sweepStopTrial")->isEnabled());
+        // Stopped once it trains (a stop while it starts is a kill, not a checkpointed stop).
+        QTRY_VERIFY(orchestrator->runs()->value(first).step >= 0);
         button("sweepStopTrial")->click();
         const auto phaseOf = [&](int index) {
             for (const TrialInfo &t : runner->trials(QStringLiteral("kg-sweep"))) {
@@ -177,6 +186,44 @@ private Q_SLOTS:
         button("sweepStop")->click();
         QTRY_VERIFY_WITH_TIMEOUT(runner->isDone(QStringLiteral("kg-sweep")), 20000);
         QTRY_VERIFY(!button("sweepStop")->isEnabled());
+        QVERIFY(!button("sweepPause")->isEnabled()); // nothing left to pause
+        // The status bar counts the trials that stopped as ended, not as still to finish.
+        const int stopped = orchestrator->runs()->count(RunState::Stopped);
+        QVERIFY(stopped >= 2);
+        QVERIFY2(window.finishCountText().contains(QStringLiteral("ended (0 finished, %1 stopped").arg(stopped)),
+                 qPrintable(window.finishCountText()));
+    }
+
+    // Cancel in the sweep editor goes back to the run editor as the user left it.
+    void cancelledSweepKeepsTheRunEditor()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        window.useScriptedPrompts();
+        QString error;
+        window.setCatalogue(ModelCatalogue::fromJson(trainyard::test::validationCatalogueJson(), &error));
+        QVERIFY(window.openFile(writeExperiment(dir)));
+        int runEditors = 0;
+        QString nameAgain;
+        onNextModal("trainyard::RunEditorDialog", [&](QWidget *editor) {
+            ++runEditors;
+            auto *name = editor->findChild<QLineEdit *>(QStringLiteral("name"));
+            name->setText(QStringLiteral("kg-edited"));
+            onNextModal("trainyard::SweepEditorDialog", [&](QWidget *sweep) {
+                // Back in the run editor after the Cancel: the edit is there.
+                onNextModal("trainyard::RunEditorDialog", [&](QWidget *again) {
+                    ++runEditors;
+                    nameAgain = again->findChild<QLineEdit *>(QStringLiteral("name"))->text();
+                    static_cast<QDialog *>(again)->reject();
+                });
+                sweep->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Cancel)->click();
+            });
+            editor->findChild<QPushButton *>(QStringLiteral("sweepButton"))->click();
+        });
+        QVERIFY(!window.boardModel()->queueSpec(0, -1, tinyKgSpec(QStringLiteral("kg")), 1));
+        QCOMPARE(runEditors, 2);
+        QCOMPARE(nameAgain, QStringLiteral("kg-edited"));
+        QVERIFY(window.session()->orchestrator()->sweeps()->sweeps().isEmpty());
     }
 
     // "Sweep…" is a choice for a new run, a program's too; never in the edit of a queued run.
@@ -187,7 +234,10 @@ private Q_SLOTS:
         const ModelCatalogue catalogue = ModelCatalogue::fromJson(trainyard::test::validationCatalogueJson(), &error);
         SpecDialogs dialogs(nullptr, catalogue, nullptr); // it keeps a reference to the catalogue
         QJsonObject asked;
-        dialogs.setSweepHandler([&](const QJsonObject &base) { asked = base; });
+        dialogs.setSweepHandler([&](const QJsonObject &base) {
+            asked = base;
+            return true;
+        });
         MainWindow window;
         window.useScriptedPrompts();
         QVERIFY(window.openFile(writeExperiment(dir)));

@@ -3,6 +3,7 @@
 // SweepSpec::fromJson's message.
 
 #include "orchestration/catalogue/modelcatalogue.h"
+#include "orchestration/runspec/runspecview.h"
 #include "ui/sweep/sweepeditordialog.h"
 #include "uitesthelpers.h"
 
@@ -60,8 +61,10 @@ private Q_SLOTS:
         QVERIFY(dialog.keys().contains(QStringLiteral("model.dim")));
         QVERIFY(!dialog.keys().contains(QStringLiteral("model.type"))); // the sweep's, not searchable
         QVERIFY(!dialog.keys().contains(QStringLiteral("name")));
-        // Every key fixed: no space yet.
+        // Every key fixed: no space yet, said as the form's state.
         QVERIFY(!dialog.canAccept());
+        QCOMPARE(child<QLabel>(dialog, QStringLiteral("sweepError"))->text(),
+                 QStringLiteral("No key is swept yet: set a key's mode to values, range or log range."));
 
         setMode(dialog, QStringLiteral("train.lr"), QStringLiteral("values"));
         type(dialog, QStringLiteral("sweepValues:train.lr"), QStringLiteral("0.01, 0.003, 0.001"));
@@ -157,6 +160,31 @@ private Q_SLOTS:
         QCOMPARE(checked.problem(), errors.first());
         QVERIFY2(checked.problem().startsWith(QStringLiteral("sweep.base.data.relations: unknown key")),
                  qPrintable(checked.problem()));
+    }
+
+    // A new run's spec leaves what the recipes set to "auto": those keys are offered all the same.
+    void offersTheKeysARecipeSets()
+    {
+        QString error;
+        const ModelCatalogue catalogue = ModelCatalogue::fromJson(testing::recipeCatalogueJson(), &error);
+        QVERIFY2(!catalogue.isEmpty(), qPrintable(error));
+        QJsonObject base = catalogue.newRunSpec(QStringLiteral("transe"), QStringLiteral("t"));
+        QVERIFY(!RunSpecView(base).model().contains(QStringLiteral("dim")));
+        SweepEditorDialog dialog(base, {QStringLiteral("1: cpu")}, &catalogue);
+        for (const char *key : {"model.dim", "model.loss", "train.lr", "train.batch_size", "train.negatives"}) {
+            QVERIFY2(dialog.keys().contains(QLatin1String(key)), key);
+        }
+        QVERIFY(child<QLabel>(dialog, QStringLiteral("sweepKey:train.lr"))->text().contains(QStringLiteral("recipe")));
+        setMode(dialog, QStringLiteral("train.lr"), QStringLiteral("values"));
+        type(dialog, QStringLiteral("sweepValues:train.lr"), QStringLiteral("0.01, 0.001"));
+        setMode(dialog, QStringLiteral("model.dim"), QStringLiteral("values"));
+        type(dialog, QStringLiteral("sweepValues:model.dim"), QStringLiteral("64, 128"));
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
+        QCOMPARE(dialog.sizeText(), QStringLiteral("Grid: 4 configurations"));
+        // A fixed one stays the recipe's: the base does not gain it.
+        const QJsonObject sweepBase = dialog.json().value(QStringLiteral("base")).toObject();
+        QVERIFY(!RunSpecView(sweepBase).section(QStringLiteral("train")).contains(QStringLiteral("batch_size")));
+        QCOMPARE(dialog.spec().trialValues(3).value(QStringLiteral("model.dim")).toInt(), 128);
     }
 
     void refusesWithTheFileMessage()

@@ -6,11 +6,15 @@
 #include "ui/sweep/sweepview.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonArray>
 #include <QPixmap>
+#include <QPushButton>
 #include <QSet>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -116,6 +120,55 @@ private Q_SLOTS:
 
         model.setSweep(spec(false), trials()); // min: the smallest first, still NaN then failed last
         QCOMPARE(order(model), (QList<int>{5, 0, 4, 1, 3, 2}));
+    }
+
+    // The view as the window shows it: whole trial names, most of the height
+    // for the table, the cards' word for an early-stopped trial, CSV out.
+    void viewReadsLikeTheBoardAndExports()
+    {
+        SweepSpec s = spec();
+        s.name = QStringLiteral("transe-5-sweep");
+        QList<TrialInfo> many;
+        for (int i = 0; i < 15; ++i) {
+            many << trial(i, (i + 1) / 1000.0, 50, (10 + i) / 100.0,
+                          i < 5 ? TrialInfo::Phase::Paused : TrialInfo::Phase::Finished, 0);
+        }
+        SweepView view;
+        view.resize(1280, 620); // the tab of a 1280×1024 window's lower half
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showSweep(s, many);
+        QTableView *table = view.tableView();
+        const int nameWidth = table->fontMetrics().horizontalAdvance(QStringLiteral("transe-5-sweep-15"));
+        QVERIFY2(table->columnWidth(0) > nameWidth, qPrintable(QString::number(table->columnWidth(0))));
+        QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
+        QVERIFY(table->columnWidth(5) > table->fontMetrics().horizontalAdvance(QStringLiteral("stopped (promotable)")));
+        const int visibleRows = table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
+        QVERIFY2(visibleRows >= 10, qPrintable(QString::number(visibleRows)));
+
+        const int paused = view.tableModel()->rowOfTrial(0);
+        QCOMPARE(view.tableModel()->data(view.tableModel()->index(paused, 5)).toString(),
+                 QStringLiteral("stopped (promotable)"));
+        QCOMPARE(SweepTableModel::phaseText(TrialInfo::Phase::Stopped), runStateName(RunState::Stopped));
+
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("trials.csv"));
+        QString suggested;
+        view.setExportPathAsker([&](const QString &name) {
+            suggested = name;
+            return file;
+        });
+        auto *exportButton = view.findChild<QPushButton *>(QStringLiteral("sweepExport"));
+        QVERIFY(exportButton && exportButton->isEnabled());
+        exportButton->click();
+        QCOMPARE(suggested, QStringLiteral("transe-5-sweep.csv"));
+        QFile csv(file);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 16);
+        QCOMPARE(lines.at(0), QStringLiteral("trial,train.lr,model.dim,valid/mrr,rung,state,reason"));
+        QCOMPARE(lines.at(1), QStringLiteral("transe-5-sweep-15,0.015,50,0.24,1,finished,"));
+        QCOMPARE(lines.at(15), QStringLiteral("transe-5-sweep-1,0.001,50,0.1,1,stopped (promotable),"));
     }
 
     void brushFiltersTrialsAndTable()

@@ -82,6 +82,7 @@ inline Experiment twoLaneExperiment(const QString &runsRoot)
 // The shape of `trainyard-worker --list-models`, small (shared with the
 // catalogue's own tests).
 using trainyard::test::catalogueJson;
+using trainyard::test::recipeCatalogueJson;
 
 // The real trainyard-worker of $TRAINYARD_WORKER; empty when it is not set
 // to an executable (then tests that need it skip with kNoRealWorker).

@@ -22,8 +22,8 @@ Prompts::CloseChoice DialogPrompts::howToClose(const QString &experiment, int tr
     box.setInformativeText(QMessageBox::tr("Stop them (each saves a checkpoint first), or leave them running? "
                                            "Runs left running go on without the window; opening this experiment "
                                            "again reattaches to them."));
-    QPushButton *stop = box.addButton(QMessageBox::tr("Stop runs"), QMessageBox::DestructiveRole);
-    QPushButton *leave = box.addButton(QMessageBox::tr("Leave running"), QMessageBox::AcceptRole);
+    QPushButton *stop = box.addButton(QMessageBox::tr("&Stop runs"), QMessageBox::DestructiveRole);
+    QPushButton *leave = box.addButton(QMessageBox::tr("&Leave running"), QMessageBox::AcceptRole);
     box.addButton(QMessageBox::Cancel);
     box.setDefaultButton(leave);
     box.exec();
@@ -39,8 +39,8 @@ bool DialogPrompts::recover(const QString &experiment, const QDateTime &savedAt)
         QMessageBox::tr("%1 has board edits from %2 that were never saved (Trainyard did not close normally).")
             .arg(experiment, QLocale().toString(savedAt, QLocale::ShortFormat)),
         QMessageBox::NoButton, m_parent);
-    QPushButton *recover = box.addButton(QMessageBox::tr("Recover"), QMessageBox::AcceptRole);
-    box.addButton(QMessageBox::tr("Discard"), QMessageBox::DestructiveRole);
+    QPushButton *recover = box.addButton(QMessageBox::tr("&Recover"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::tr("&Discard"), QMessageBox::DestructiveRole);
     box.setDefaultButton(recover);
     box.exec();
     return box.clickedButton() == recover;
@@ -96,8 +96,14 @@ bool DialogPrompts::startAnyway(const QStringList &problems)
 
 bool DialogPrompts::startNewAttempts(const QString &verb, const QString &question)
 {
-    return QMessageBox::question(m_parent, verb, question, QMessageBox::Ok | QMessageBox::Cancel, QMessageBox::Cancel)
-           == QMessageBox::Ok;
+    // A new attempt keeps the old one's folder: nothing is lost, so the
+    // verb the user chose is the default, Return confirms it.
+    QMessageBox box(QMessageBox::Question, verb, question, QMessageBox::NoButton, m_parent);
+    QPushButton *go = box.addButton(QStringLiteral("&") + verb, QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(go);
+    box.exec();
+    return box.clickedButton() == go;
 }
 
 void DialogPrompts::tell(const QString &title, const QString &message)

@@ -8,8 +8,10 @@
 #include "orchestration/session/session.h"
 #include "ui/app/autosave.h"
 #include "ui/app/dialogprompts.h"
+#include "ui/app/elidingstatusbar.h"
 #include "ui/app/runnotifier.h"
 #include "ui/app/windowactions.h"
+#include "ui/app/windowfit.h"
 #include "ui/board/boardcontroller.h"
 #include "ui/board/boardmodel.h"
 #include "ui/board/boardview.h"
@@ -139,7 +141,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_compare = new RunCompare(m_tablePanel, m_boardView, m_feeder, m_colors, this);
     m_actions->addMenus(m_sessions, m_compare->action());
     m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
-    resize(1500, 940);
+    resize(fittedWindowSize(this, QSize(1500, 940))); // at 2x scaling, 1500 px is 3000 on the screen
     updateActions();
 }
 
@@ -187,6 +189,7 @@ void MainWindow::createLayout()
     resizeDocks({dock}, {190}, Qt::Horizontal);
 
     m_finishLabel->setObjectName(QStringLiteral("finishCount"));
+    setStatusBar(new ElidingStatusBar(this)); // a long message ends in "…" before the count
     statusBar()->addPermanentWidget(m_finishLabel);
 }
 

@@ -44,8 +44,21 @@ void RunNotifier::onRunEnded(RunId id, RunState state)
     if (state == RunState::Finished) {
         notify(tr("Run finished"), tr("%1 finished (%2).").arg(run.name, m_sessions->finishCountText()));
     } else if (state == RunState::Failed || state == RunState::Diverged || state == RunState::Lost) {
-        notify(tr("Run %1").arg(runStateName(state)), tr("%1 %2: %3").arg(run.name, runStateName(state), run.message));
+        notify(tr("Run %1").arg(runStateName(state)), endText(run.name, state, run.message));
     }
+}
+
+QString RunNotifier::endText(const QString &run, RunState state, const QString &message)
+{
+    const QString said = runStateName(state);
+    if (message.isEmpty()) {
+        return tr("%1 %2").arg(run, said);
+    }
+    // A message that starts with the state ("diverged: loss is nan…") says it once.
+    if (message.startsWith(said + QLatin1Char(':')) || message == said) {
+        return tr("%1 %2").arg(run, message);
+    }
+    return tr("%1 %2: %3").arg(run, said, message);
 }
 
 void RunNotifier::notify(const QString &title, const QString &text)

@@ -23,6 +23,8 @@ public:
     RunNotifier(SessionController *sessions, QMainWindow *window);
 
     void notify(const QString &title, const QString &text);
+    /// "nanny diverged: loss is nan at step 12": how a run ended, its state once.
+    static QString endText(const QString &run, RunState state, const QString &message);
     /// The last message shown (tests).
     QString lastNotification() const { return m_last; }
 

@@ -11,6 +11,7 @@
 #include "ui/board/runafterdialog.h"
 #include "ui/common/inputdialogs.h"
 #include "ui/editors/addhostdialog.h"
+#include "ui/palette/modelpalette.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -21,6 +22,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
+#include <QTreeView>
 
 #include <algorithm>
 
@@ -56,7 +58,11 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
             m_saveAsAction->trigger();
         }
     });
-    m_saveAsAction = make(tr("Save &as…"), QKeySequence::SaveAs, QIcon(), [window] {
+    // Desktops without a Save As binding of their own (no KDE or GNOME
+    // theme) get the usual Ctrl+Shift+S.
+    const QKeySequence saveAs =
+        QKeySequence::keyBindings(QKeySequence::SaveAs).value(0, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    m_saveAsAction = make(tr("Save &as…"), saveAs, QIcon(), [window] {
         const QString name = window->document() ? window->document()->name() : QStringLiteral("experiment");
         QString path = QFileDialog::getSaveFileName(window, tr("Save experiment"), name + QLatin1String(".json"),
                                                     tr("Experiments (*.json)"));
@@ -100,6 +106,14 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     window->addAction(m_redoAction);
     m_addLaneAction =
         make(tr("Add &lane…"), QKeySequence(Qt::CTRL | Qt::Key_L), QIcon(), [window] { window->addLane(); });
+    m_addRunAction = make(tr("Add ru&n"), QKeySequence(Qt::CTRL | Qt::Key_Return), QIcon(), [window] {
+        if (!window->palette()->queueCurrent()) { // nothing picked yet: the palette, to pick one
+            window->palette()->view()->setFocus(Qt::ShortcutFocusReason);
+            window->statusBar()->showMessage(tr("Pick a model in the Models list, then press Return."), 8000);
+        }
+    });
+    m_addRunAction->setToolTip(
+        tr("Queue the model picked in the Models list on the selected card's lane, else the first"));
     m_addHostAction = make(tr("Add &host…"), QKeySequence(), QIcon(),
                            [window, controller] { AddHostDialog::addTo(controller, window); });
     m_fallbackAction = make(tr("Run lanes of missing GPUs on the &CPU"), QKeySequence(), QIcon(),
@@ -180,6 +194,7 @@ void WindowActions::addMenus(SessionController *sessions, QAction *compare)
     edit->addAction(m_duplicateManyAction);
     edit->addAction(m_removeAction);
     edit->addSeparator();
+    edit->addAction(m_addRunAction);
     edit->addAction(m_addLaneAction);
     edit->addAction(m_addHostAction);
     edit->addAction(m_fallbackAction);
@@ -215,6 +230,7 @@ void WindowActions::addMenus(SessionController *sessions, QAction *compare)
     bar->addAction(m_startAction);
     bar->addAction(m_stopAction);
     bar->addAction(m_pauseAction);
+    bar->addAction(m_resumeAction);
     bar->addAction(m_retryAction);
     bar->addAction(m_removeAction);
 }
@@ -248,8 +264,8 @@ void WindowActions::update(bool open, const QList<RunInfo> &runs)
     for (const RunInfo &run : runs) {
         selected << run.state;
     }
-    for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addLaneAction, m_addHostAction, m_startAllAction,
-                       m_stopAllAction, m_fallbackAction}) {
+    for (QAction *a : {m_saveAction, m_saveAsAction, m_renameAction, m_addRunAction, m_addLaneAction, m_addHostAction,
+                       m_startAllAction, m_stopAllAction, m_fallbackAction}) {
         a->setEnabled(open);
     }
     for (QAction *a : {m_duplicateAction, m_duplicateManyAction, m_removeAction, m_editAction, m_folderAction,

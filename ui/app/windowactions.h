@@ -54,6 +54,7 @@ private:
     QAction *m_redoBarAction = nullptr;
     QAction *m_duplicateManyAction = nullptr;
     QAction *m_renameAction = nullptr;
+    QAction *m_addRunAction = nullptr;
     QAction *m_addLaneAction = nullptr;
     QAction *m_addHostAction = nullptr;
     QAction *m_fallbackAction = nullptr;

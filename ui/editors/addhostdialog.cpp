@@ -196,7 +196,12 @@ void AddHostDialog::tested(const RemoteHostCheck::Result &result, const Experime
     m_status->setText(lines.join(QLatin1Char(' ')));
     for (const DeviceInfo &gpu : result.gpuList) {
         auto *item = new QListWidgetItem(
-            tr("GPU %1 · %2 · %3 GB").arg(gpu.index).arg(gpu.name).arg(gpu.memoryTotal / 1e9, 0, 'f', 0), m_devices);
+            // GiB, as nvidia-smi counts: an 80 GiB card is not "86 GB".
+            tr("GPU %1 · %2 · %3 GiB")
+                .arg(gpu.index)
+                .arg(gpu.name)
+                .arg(double(gpu.memoryTotal) / (1024.0 * 1024.0 * 1024.0), 0, 'f', 0),
+            m_devices);
         item->setData(Qt::UserRole, gpu.id);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Checked);

@@ -84,7 +84,9 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
     setWindowTitle(tr("Program run"));
     const RunSpecView view(spec);
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("Any command, on this lane's GPU (CUDA_VISIBLE_DEVICES) with its run folder in "
+    // The lane is not known here: the text holds for a CPU lane as for a GPU one.
+    auto *intro = new QLabel(tr("Any command, on this lane's device (on a GPU lane, CUDA_VISIBLE_DEVICES names its "
+                                "GPUs; on a CPU lane it is empty), with its run folder in "
                                 "TRAINYARD_RUN_DIR. A Python script reports its curves with <tt>import trainyard; "
                                 "run = trainyard.init(); run.log(step, loss=…)</tt>."),
                              this);
@@ -123,7 +125,10 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
     });
     folderRow->addWidget(m_cwd);
     folderRow->addWidget(browse);
-    form->addRow(tr("&Folder:"), folderRow);
+    // A row of a layout has no buddy of its own: the label needs one, or it shows its "&".
+    auto *folderLabel = new QLabel(tr("&Folder:"), this);
+    folderLabel->setBuddy(m_cwd);
+    form->addRow(folderLabel, folderRow);
 
     m_env = makeTable({tr("Variable"), tr("Value")}, this);
     for (const auto &[key, value] : view.programEnv()) {
@@ -152,7 +157,7 @@ ProgramEditorDialog::ProgramEditorDialog(const QJsonObject &spec, int repeat, QW
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     m_accept = buttons->button(QDialogButtonBox::Ok);
-    m_accept->setText(tr("Queue"));
+    m_accept->setText(tr("&Queue"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);

@@ -62,23 +62,26 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     m_repeat->setRange(1, 100);
     m_repeat->setValue(qMax(1, repeat));
     m_repeat->setToolTip(tr("Runs of this spec, with seeds seed, seed+1, …; drawn as a mean with a band"));
-    generalForm->addRow(tr("Name"), m_name);
-    generalForm->addRow(tr("Repeat"), m_repeat);
+    generalForm->addRow(tr("&Name"), m_name);
+    generalForm->addRow(tr("&Repeat"), m_repeat);
     contentLayout->addWidget(general);
 
     const CatalogueModel *model = catalogue.model(type);
     auto *modelBox = new QGroupBox(tr("Model: %1").arg(type), content);
-    auto *modelForm = new QFormLayout(modelBox);
+    // The paragraphs above the form, not rows of it: QFormLayout gave a
+    // wrapped row less height than its lines need, so they overlapped.
+    auto *modelLayout = new QVBoxLayout(modelBox);
+    auto *modelForm = new QFormLayout;
     if (model) {
         if (!model->description.isEmpty()) {
             auto *description = new QLabel(model->description, modelBox);
             description->setWordWrap(true);
-            modelForm->addRow(description);
+            modelLayout->addWidget(description);
         }
         m_recipeNote->setObjectName(QStringLiteral("recipeNote"));
         m_recipeNote->setWordWrap(true);
         m_recipeNote->setVisible(!model->recipes.isEmpty());
-        modelForm->addRow(m_recipeNote);
+        modelLayout->addWidget(m_recipeNote);
         m_fields->addSection(QStringLiteral("model"), model->params, shown.model(), modelForm);
         // The keys a recipe sets are the recipe's until the user edits them.
         QSet<QString> leftOut;
@@ -94,6 +97,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     } else {
         modelForm->addRow(new QLabel(tr("The worker does not know the model type \"%1\".").arg(type), modelBox));
     }
+    modelLayout->addLayout(modelForm);
     contentLayout->addWidget(modelBox);
 
     auto *dataBox = new QGroupBox(tr("Data"), content);
@@ -102,7 +106,7 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
     for (const DataKindInfo &d : catalogue.dataKindsForTask(task)) {
         m_dataKind->addItem(d.kind);
     }
-    m_dataForm->addRow(tr("Kind"), m_dataKind);
+    m_dataForm->addRow(tr("&Kind"), m_dataKind);
     const QString kind = view.dataKind();
     if (!kind.isEmpty() && m_dataKind->findText(kind) < 0) {
         m_dataKind->addItem(kind);
@@ -136,8 +140,8 @@ RunEditorDialog::RunEditorDialog(const ModelCatalogue &catalogue, const QJsonObj
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     m_accept = buttons->button(QDialogButtonBox::Ok);
-    m_accept->setText(tr("Queue"));
-    auto *presetButton = buttons->addButton(tr("Save as preset…"), QDialogButtonBox::ActionRole);
+    m_accept->setText(tr("&Queue"));
+    auto *presetButton = buttons->addButton(tr("Save as &preset…"), QDialogButtonBox::ActionRole);
     connect(presetButton, &QPushButton::clicked, this, &RunEditorDialog::savePreset);
     connect(buttons, &QDialogButtonBox::accepted, this, &RunEditorDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &RunEditorDialog::reject);

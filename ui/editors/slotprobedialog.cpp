@@ -22,7 +22,7 @@ SlotProbeDialog::SlotProbeDialog(const QString &device, const QJsonObject &spec,
     , m_progress(new QProgressBar(this))
     , m_table(new QTableWidget(0, 3, this))
     , m_setSlots(new QPushButton(this))
-    , m_close(new QPushButton(tr("Cancel"), this))
+    , m_close(new QPushButton(tr("&Cancel"), this))
 {
     const QString model = RunSpecView(spec).modelType();
     setWindowTitle(tr("Measure slots: %1 on %2").arg(model, device));
@@ -120,17 +120,17 @@ void SlotProbeDialog::showResult(const SlotProbeResult &result)
         text += QLatin1Char('\n') + tr("Not remembered: %1").arg(error);
     }
     m_status->setText(text);
-    m_setSlots->setText(tr("Set slots to %1").arg(result.recommended));
+    m_setSlots->setText(tr("&Set slots to %1").arg(result.recommended));
     m_setSlots->show();
     m_setSlots->setDefault(true);
-    m_close->setText(tr("Close"));
+    m_close->setText(tr("&Close"));
 }
 
 void SlotProbeDialog::showFailure(const QString &message)
 {
     m_progress->hide();
     m_status->setText(tr("The measurement failed: %1").arg(message));
-    m_close->setText(tr("Close"));
+    m_close->setText(tr("&Close"));
 }
 
 } // namespace trainyard

@@ -37,7 +37,7 @@ bool execSpecEditor(Dialog &dialog, const ExperimentDocument *document, QJsonObj
     auto *buttons = dialog.template findChild<QDialogButtonBox *>();
     if (sweep && editedRun.isEmpty() && !asNewRun && buttons) {
         QPushButton *button =
-            buttons->addButton(QCoreApplication::translate("SpecDialogs", "Sweep…"), QDialogButtonBox::ActionRole);
+            buttons->addButton(QCoreApplication::translate("SpecDialogs", "S&weep…"), QDialogButtonBox::ActionRole);
         button->setObjectName(QStringLiteral("sweepButton"));
         button->setToolTip(QCoreApplication::translate("SpecDialogs", "Search a space of this run's settings"));
         QObject::connect(button, &QPushButton::clicked, &dialog, [&dialog] {
@@ -58,14 +58,17 @@ bool execSpecEditor(Dialog &dialog, const ExperimentDocument *document, QJsonObj
     }
     dialog.setTakenNames(taken);
     if (!editedRun.isEmpty() && !asNewRun) {
-        dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Apply")); // an edit, not a new run
+        dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "&Apply")); // an edit, not a new run
     } else if (asNewRun) {
-        dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "Queue as new run"));
+        dialog.setAcceptText(QCoreApplication::translate("SpecDialogs", "&Queue as new run"));
     }
-    const int result = dialog.exec();
-    if (result == kSweepResult) {
-        sweep(dialog.spec()); // a sweep of it instead of the run
-        return false;
+    int result = dialog.exec();
+    // A sweep of it instead of the run; the sweep editor cancelled, the run editor is back with its edits.
+    while (result == kSweepResult) {
+        if (sweep(dialog.spec())) {
+            return false;
+        }
+        result = dialog.exec();
     }
     if (result != QDialog::Accepted) {
         return false;

@@ -30,8 +30,10 @@ public:
               const QString &workerProgram, const QString &editedRun = QString(), bool asNewRun = false) const;
 
     /// Called with the editor's spec when the user picks "Sweep…" in the
-    /// editor of a new run (the drop then queues nothing): the sweep editor.
-    using SweepHandler = std::function<void(const QJsonObject &base)>;
+    /// editor of a new run: the sweep editor. True when the sweep was added
+    /// (the drop then queues nothing); false (cancelled) opens the run editor
+    /// again as the user left it.
+    using SweepHandler = std::function<bool(const QJsonObject &base)>;
     /// What the editors check specs against (empty until the worker answered).
     const ModelCatalogue &catalogue() const { return m_catalogue; }
     void setSweepHandler(SweepHandler handler) { m_sweepHandler = std::move(handler); }

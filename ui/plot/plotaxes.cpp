@@ -26,6 +26,18 @@ QCPTextElement *setupPlot(QCustomPlot *plot, const QString &title)
     plot->plotLayout()->addElement(0, 0, text);
     plot->xAxis->setLabel(PlotAxes::axisName(XAxis::Step));
     plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new PlotLinearTicker));
+    // A short plot (a small or scaled screen) gets fewer y ticks, a label's
+    // height and more apart: five labels in 60 px were drawn over each other.
+    // (Linear ticks only, on a plot laid out on screen.)
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+        auto *linear = dynamic_cast<PlotLinearTicker *>(plot->yAxis->ticker().data());
+        if (!linear || !plot->isVisible()) {
+            return;
+        }
+        const int room = plot->axisRect()->height();
+        const int label = QFontMetrics(plot->yAxis->tickLabelFont()).height();
+        linear->setTickCount(std::clamp(room / (2 * std::max(1, label)), 2, 5));
+    });
     return text;
 }
 

@@ -5,10 +5,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QResizeEvent>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QToolButton>
+#include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainyard {
@@ -81,22 +84,69 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
     exportMenu->addAction(tr("CSV data…"), this, [this] { Q_EMIT exportRequested(QStringLiteral("csv")); });
     exportButton->setMenu(exportMenu);
 
-    auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(new QLabel(tr("Smoothing"), this));
-    layout->addWidget(m_smoothSlider);
-    layout->addWidget(m_smoothLabel);
-    layout->addWidget(m_logBox);
-    layout->addWidget(new QLabel(tr("x:"), this));
-    layout->addWidget(m_xBox);
-    layout->addWidget(m_bandBox);
-    layout->addWidget(new QLabel(tr("Upper:"), this));
-    layout->addWidget(m_curveBox);
-    layout->addWidget(new QLabel(tr("Lower:"), this));
-    layout->addWidget(m_evalBox);
-    layout->addStretch(1);
-    layout->addWidget(fit);
-    layout->addWidget(exportButton);
+    // One row where it fits, else the metric pickers on a second row: the
+    // window must fit a small or scaled screen (960 px wide at 200 %).
+    m_pickers = new QWidget(this);
+    auto *pickers = new QHBoxLayout(m_pickers);
+    pickers->setContentsMargins(0, 0, 0, 0);
+    pickers->addWidget(new QLabel(tr("Upper:"), m_pickers));
+    pickers->addWidget(m_curveBox);
+    pickers->addWidget(new QLabel(tr("Lower:"), m_pickers));
+    pickers->addWidget(m_evalBox);
+    // The band's long names shown short in the box, whole in its list.
+    m_bandBox->setMinimumContentsLength(12);
+    m_bandBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+
+    auto *rows = new QVBoxLayout(this);
+    rows->setContentsMargins(0, 0, 0, 0);
+    m_top = new QHBoxLayout;
+    m_top->addWidget(new QLabel(tr("Smoothing"), this));
+    m_top->addWidget(m_smoothSlider);
+    m_top->addWidget(m_smoothLabel);
+    m_top->addWidget(m_logBox);
+    m_top->addWidget(new QLabel(tr("x:"), this));
+    m_top->addWidget(m_xBox);
+    m_top->addWidget(m_bandBox);
+    m_top->addWidget(m_pickers);
+    m_top->addStretch(1);
+    m_top->addWidget(fit);
+    m_top->addWidget(exportButton);
+    m_bottom = new QHBoxLayout;
+    rows->addLayout(m_top);
+    rows->addLayout(m_bottom);
+}
+
+int PlotControls::topWidthWithoutPickers() const
+{
+    const int pickers = m_twoRows ? 0 : m_pickers->sizeHint().width() + m_top->spacing();
+    return m_top->sizeHint().width() - pickers;
+}
+
+QSize PlotControls::minimumSizeHint() const
+{
+    const int pickers = m_twoRows ? 0 : m_pickers->minimumSizeHint().width() + m_top->spacing();
+    const int top = m_top->minimumSize().width() - pickers;
+    return {std::max(top, m_pickers->minimumSizeHint().width()), QWidget::minimumSizeHint().height()};
+}
+
+void PlotControls::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    const bool wrap = width() < topWidthWithoutPickers() + m_top->spacing() + m_pickers->sizeHint().width();
+    if (wrap == m_twoRows) {
+        return;
+    }
+    m_twoRows = wrap;
+    if (wrap) {
+        m_top->removeWidget(m_pickers);
+        m_bottom->addWidget(m_pickers);
+        m_bottom->addStretch(1);
+    } else {
+        delete m_bottom->takeAt(m_bottom->count() - 1); // the stretch
+        m_bottom->removeWidget(m_pickers);
+        m_top->insertWidget(m_top->indexOf(m_bandBox) + 1, m_pickers);
+    }
+    updateGeometry();
 }
 
 void PlotControls::setSmoothing(double weight)

@@ -8,12 +8,13 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QSlider;
 
 namespace trainyard {
 
-/// The row of settings above the plots: smoothing, log scale, the x axis
+/// The row of settings above the plots (two rows where one does not fit): smoothing, log scale, the x axis
 /// quantity, how repeats are drawn, the metric each plot shows (the upper
 /// and the lower picker), "Fit" and the "Export" menu. It only shows and reports choices; the PlotWidget
 /// applies them and calls the setters back, which report nothing new.
@@ -31,6 +32,9 @@ public:
     /// one of them, or not listed) as chosen.
     void setMetrics(const QStringList &metrics, const QString &upper, const QString &lower);
 
+    /// As narrow as the two rows it wraps into.
+    QSize minimumSizeHint() const override;
+
 Q_SIGNALS:
     void smoothingChosen(double weight);
     void logScaleChosen(bool on);
@@ -43,7 +47,12 @@ Q_SIGNALS:
     /// "png", "pdf" or "csv".
     void exportRequested(const QString &format);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    int topWidthWithoutPickers() const;
+
     QSlider *m_smoothSlider;
     QLabel *m_smoothLabel;
     QCheckBox *m_logBox;
@@ -51,6 +60,10 @@ private:
     QComboBox *m_bandBox;
     QComboBox *m_curveBox;
     QComboBox *m_evalBox;
+    QWidget *m_pickers;    ///< the metric pickers, on the first row or the second
+    QHBoxLayout *m_top;    ///< the first row
+    QHBoxLayout *m_bottom; ///< the second row, empty while all fits on one
+    bool m_twoRows = false;
 };
 
 } // namespace trainyard

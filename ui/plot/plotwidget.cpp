@@ -26,7 +26,7 @@ namespace trainyard {
 
 namespace {
 
-constexpr int minPlotHeight = 120; // a title, an axis and some curve
+constexpr int minPlotHeight = 100; // a title, an axis and some curve; the window fits 540 px at 200 %
 
 } // namespace
 

@@ -35,8 +35,9 @@ double lastOf(const MetricStore *metrics, RunId id, const QString &metric)
 
 } // namespace
 
-RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
-                    const RunNotes &notes, const ModelCatalogue &catalogue, const QJsonObject &reported)
+RunRow RunRow::live(RunId id, const RunInfo &run, const RunStatusRow &status, const MetricStore *metrics,
+                    const QString &experiment, const RunNotes &notes, const ModelCatalogue &catalogue,
+                    const QJsonObject &reported)
 {
     RunRow row;
     row.id = id;
@@ -44,8 +45,9 @@ RunRow RunRow::live(RunId id, const RunInfo &run, const MetricStore *metrics, co
     row.name = run.name;
     row.model = RunSpecView(run.spec).kindLabel();
     row.data = RunSpecView(run.spec).dataSummary();
-    row.state = runStateName(run.state);
-    row.step = run.step;
+    row.status = status;
+    row.state = status.state;
+    row.step = status.step;
     row.loss = run.loss;
     if (metrics) {
         row.mrr = lastOf(metrics, id, QStringLiteral("mrr"));
@@ -72,8 +74,9 @@ RunRow RunRow::past(const RunRecord &run, const QString &experiment, const Model
     row.name = run.info.name;
     row.model = RunSpecView(run.info.spec).kindLabel();
     row.data = RunSpecView(run.info.spec).dataSummary();
-    row.state = run.stateName();
-    row.step = run.info.step;
+    row.status = RunStatusRow::past(run, QString());
+    row.state = row.status.state;
+    row.step = row.status.step;
     row.loss = run.info.loss;
     row.mrr = finalOf(run, QStringLiteral("mrr"));
     row.hits10 = finalOf(run, QStringLiteral("hits@10"));

@@ -2,6 +2,7 @@
 
 #include "orchestration/records/runinfo.h"
 #include "orchestration/records/runnotes.h"
+#include "orchestration/records/runstatus.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -26,7 +27,10 @@ struct RunRow
     QString name;
     QString model; ///< RunSpecView::kindLabel (a program run: its script)
     QString data;  ///< RunSpecView::dataSummary
-    QString state;
+    QString state; ///< status.state
+    /// State, progress, lane and why it waits, as `trainyard status` prints
+    /// them (the one builder, RunStatusRow); a past row's lane is empty.
+    RunStatusRow status;
     qint64 step = -1;
     double loss = qQNaN();
     double mrr = qQNaN();
@@ -48,10 +52,12 @@ struct RunRow
     /// null); the keys are shared by every row (internedKey).
     QHash<QString, QJsonValue> params;
 
-    /// Live run `run` (id `id`); its evaluations are the last of the store's
-    /// series (the test split's, else valid's, else train's).
-    static RunRow live(RunId id, const RunInfo &run, const MetricStore *metrics, const QString &experiment,
-                       const RunNotes &notes, const ModelCatalogue &catalogue, const QJsonObject &reported = {});
+    /// Live run `run` (id `id`) with its `status` (RunStatusRow::live); its
+    /// evaluations are the last of the store's series (the test split's,
+    /// else valid's, else train's).
+    static RunRow live(RunId id, const RunInfo &run, const RunStatusRow &status, const MetricStore *metrics,
+                       const QString &experiment, const RunNotes &notes, const ModelCatalogue &catalogue,
+                       const QJsonObject &reported = {});
     /// Past run `run`; its evaluations are its final ones (RunRecord::finalEval).
     /// `previous`, the row it was, lends its `params` when the spec and
     /// what the run reported are the same (the catalogue must be too).

@@ -91,6 +91,7 @@ void RunTableModel::setDocument(const QString &experimentName, const QString &ru
 
 void RunTableModel::rebuildLive()
 {
+    m_lanes.clear();
     beginResetModel();
     m_live.clear();
     m_liveNotes.clear();
@@ -123,6 +124,7 @@ void RunTableModel::addLive(RunId id)
         return;
     }
     const QString name = m_document->run(id).name;
+    m_lanes.clear();
     m_liveNotes.insert(name, RunStore(m_runsRoot).readNotes(name));
     beginInsertRows(QModelIndex(), int(row), int(row));
     m_live.insert(row, liveRow(id));
@@ -136,6 +138,7 @@ void RunTableModel::refreshLive()
     if (!m_document || m_live.isEmpty()) {
         return;
     }
+    m_lanes.clear();
     for (RunRow &row : m_live) {
         if (m_document->hasRun(row.id)) {
             row = liveRow(row.id);
@@ -213,8 +216,16 @@ void RunTableModel::changed()
 RunRow RunTableModel::liveRow(RunId id) const
 {
     const RunInfo run = m_document->run(id);
-    return RunRow::live(id, run, m_metrics, m_experiment, m_liveNotes.value(run.name), m_catalogue,
-                        m_reported.of(run.runDir));
+    // A lane's info and busy slots once per pass over the rows, not once per row.
+    auto lane = m_lanes.constFind(run.lane);
+    if (lane == m_lanes.constEnd()) {
+        const LaneInfo info = m_document->lane(run.lane);
+        lane = m_lanes.insert(run.lane, {info, RunStatusRow::busySlots(info, [this](RunId other) {
+                                             return m_document->run(other).state;
+                                         })});
+    }
+    return RunRow::live(id, run, RunStatusRow::live(run, lane->first, lane->second), m_metrics, m_experiment,
+                        m_liveNotes.value(run.name), m_catalogue, m_reported.of(run.runDir));
 }
 
 void RunTableModel::pastAdded(int first, int count)
@@ -424,6 +435,9 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole && column == StateColumn) {
         RunState state;
         return runStateFromName(row.state, &state) ? QVariant(CardDelegate::stateColor(state)) : QVariant();
+    }
+    if (role == Qt::ToolTipRole && column == StateColumn && !row.status.reason.isEmpty()) {
+        return QStringLiteral("%1: %2").arg(row.state, row.status.reason); // why it waits, as trainyard status says
     }
     if (role == Qt::TextAlignmentRole && isNumberColumn(column)) {
         return int(Qt::AlignRight | Qt::AlignVCenter);

@@ -129,6 +129,8 @@ private:
     quint64 m_revision = 0;
     QTimer m_refresh;
     QTimer m_statsTimer;
+    /// Lane -> its info and busy slots, for the rows being made (liveRow).
+    mutable QHash<int, QPair<LaneInfo, int>> m_lanes;
 };
 
 } // namespace trainyard

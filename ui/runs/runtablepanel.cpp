@@ -16,8 +16,11 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QTableView>
+#include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace trainyard {
 
@@ -32,6 +35,7 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     , m_detailsAction(new QAction(tr("&Details…"), this))
     , m_folderAction(new QAction(tr("Open run &folder"), this))
     , m_plotAction(new QAction(tr("&Plot beside the board's runs"), this))
+    , m_widen(new QTimer(this))
 {
     loadColumnChoices();
     m_proxy->setSourceModel(m_model);
@@ -80,6 +84,15 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     connect(m_groups, &QAbstractItemModel::rowsInserted, this, &RunTablePanel::updateStatus);
     connect(m_groups, &QAbstractItemModel::rowsRemoved, this, &RunTablePanel::updateStatus);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &RunTablePanel::updateStatus);
+    // Numbers arrive and groups form after the reset sized the columns: a
+    // cut "0.853…" or "Model = mnis…" reads as another value.
+    m_widen->setSingleShot(true);
+    m_widen->setInterval(100);
+    connect(m_widen, &QTimer::timeout, this, &RunTablePanel::widenColumns);
+    const auto widenLater = [this] { m_widen->start(); };
+    connect(m_groups, &QAbstractItemModel::layoutChanged, this, widenLater);
+    connect(m_groups, &QAbstractItemModel::rowsInserted, this, widenLater);
+    connect(m_groups, &QAbstractItemModel::dataChanged, this, widenLater);
 
     // Ctrl+I here, not while typing in the filter box; the board's cards have
     // their own action with the same key.
@@ -288,6 +301,22 @@ void RunTablePanel::saveColumnChoices() const
     }
     entries.sort();
     appSettings().setValue(columnsKey, entries);
+}
+
+void RunTablePanel::widenColumns()
+{
+    const QHeaderView *header = m_view->horizontalHeader();
+    const QAbstractItemView *cells = m_view; // QTableView hides its sizeHintForColumn
+    for (int c = 0; c < m_groups->columnCount(); ++c) {
+        if (m_view->isColumnHidden(c)) {
+            continue;
+        }
+        const int wanted = std::max(cells->sizeHintForColumn(c), header->sectionSizeHint(c));
+        if (wanted > m_view->columnWidth(c)) {
+            m_view->setColumnWidth(c, wanted);
+        }
+    }
+    m_view->syncFrozen();
 }
 
 void RunTablePanel::applyColumnChoices()

@@ -8,6 +8,8 @@
 
 #include <functional>
 
+class QTimer;
+
 class QAction;
 class QLabel;
 class QLineEdit;
@@ -86,6 +88,9 @@ private:
     void saveColumnChoices() const;
     void showRowMenu(QTableView *view, const QPoint &pos);
     void updateStatus();
+    /// Widens each shown column that its cells or its header no longer fit
+    /// (never narrows one the user sized).
+    void widenColumns();
 
     RunTableModel *m_model;
     RunTableProxy *m_proxy;
@@ -99,6 +104,7 @@ private:
     QList<QAction *> m_rowActions;
     std::function<bool(int row)> m_isPlotted;
     QHash<QString, bool> m_shown; ///< the user's choices, by columnId; kept in QSettings
+    QTimer *m_widen;              ///< widenColumns, once for a burst of changes
 };
 
 } // namespace trainyard

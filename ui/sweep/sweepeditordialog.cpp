@@ -1,5 +1,6 @@
 #include "ui/sweep/sweepeditordialog.h"
 
+#include "orchestration/catalogue/modelcatalogue.h"
 #include "orchestration/runspec/runspecview.h"
 
 #include <QCheckBox>
@@ -16,6 +17,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSet>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -110,6 +112,7 @@ SweepEditorDialog::SweepEditorDialog(const QJsonObject &base, const QStringList 
             addRow(p.key, p.value);
         }
     }
+    addCatalogueRows();
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(gridHost);
     scroll->setWidgetResizable(true);
@@ -240,7 +243,33 @@ SweepEditorDialog::SweepEditorDialog(const QJsonObject &base, const QStringList 
     revalidate();
 }
 
-void SweepEditorDialog::addRow(const QString &key, const QJsonValue &value)
+void SweepEditorDialog::addCatalogueRows()
+{
+    const CatalogueModel *model =
+        m_catalogue && !m_program ? m_catalogue->model(RunSpecView(m_base).modelType()) : nullptr;
+    if (!model) {
+        return;
+    }
+    // A new run's spec leaves what the model's recipes set to "auto" (the
+    // worker picks them for the data): those keys, and the model's and
+    // train's, are offered too, at the value the worker uses without a
+    // recipe. Fixed leaves them out of the trials' specs, as they were.
+    QSet<QString> recipeKeys;
+    for (const CatalogueRecipe &recipe : model->recipes) {
+        for (const RunSpecView::Param &p : RunSpecView(recipe.values).flattened()) {
+            recipeKeys.insert(p.key);
+        }
+    }
+    for (const RunSpecView::Param &p : RunSpecView(m_catalogue->resolve(m_base)).flattened()) {
+        const bool wanted = recipeKeys.contains(p.key) || p.key.startsWith(QLatin1String("model."))
+                            || p.key.startsWith(QLatin1String("train."));
+        if (wanted && !m_rows.contains(p.key) && offered(p.key, false) && !p.value.isObject()) {
+            addRow(p.key, p.value, recipeKeys.contains(p.key) ? tr("recipe") : tr("default"));
+        }
+    }
+}
+
+void SweepEditorDialog::addRow(const QString &key, const QJsonValue &value, const QString &source)
 {
     const int r = m_grid->rowCount();
     Row row;
@@ -264,7 +293,13 @@ void SweepEditorDialog::addRow(const QString &key, const QJsonValue &value)
         {row.mode, QStringLiteral("sweepMode:")}, {row.values, QStringLiteral("sweepValues:")},
         {row.low, QStringLiteral("sweepLow:")},   {row.high, QStringLiteral("sweepHigh:")},
         {row.step, QStringLiteral("sweepStep:")}, {row.integer, QStringLiteral("sweepInt:")}};
-    m_grid->addWidget(new QLabel(key), r, 0);
+    auto *label = new QLabel(source.isEmpty() ? key : QStringLiteral("%1 <i>(%2)</i>").arg(key, source));
+    label->setObjectName(QStringLiteral("sweepKey:") + key);
+    if (!source.isEmpty()) {
+        label->setToolTip(tr("Not in the run's spec: the worker's %1 sets it (%2 shown). Fixed leaves it so.")
+                              .arg(source, RunSpecView::valueText(value)));
+    }
+    m_grid->addWidget(label, r, 0);
     for (int c = 0; c < named.size(); ++c) {
         named.at(c).first->setObjectName(named.at(c).second + key);
         m_grid->addWidget(named.at(c).first, r, c + 1);
@@ -386,9 +421,15 @@ void SweepEditorDialog::revalidate()
     m_seed->setEnabled(m_method->currentData() == QLatin1String("random"));
     // The experiment file's own rules, with its messages: one validation, not two.
     QStringList errors;
+    const QJsonObject sweep = json();
     const std::optional<SweepSpec> spec =
-        SweepSpec::fromJson(json(), QStringLiteral("sweep"), int(m_lanes.size()), errors, m_catalogue);
-    if (!spec || !errors.isEmpty()) {
+        SweepSpec::fromJson(sweep, QStringLiteral("sweep"), int(m_lanes.size()), errors, m_catalogue);
+    if (sweep.value(QStringLiteral("space")).toObject().isEmpty()) {
+        // The form's first state: said in its own terms, not the file's.
+        m_problem = tr("No key is swept yet: set a key's mode to values, range or log range.");
+        m_spec = SweepSpec();
+        m_size->setText(tr("Grid: —"));
+    } else if (!spec || !errors.isEmpty()) {
         m_problem = errors.isEmpty() ? tr("The sweep is not valid.") : errors.first();
         m_spec = SweepSpec();
         m_size->setText(tr("Grid: —"));

@@ -43,7 +43,8 @@ public:
     SweepEditorDialog(const QJsonObject &base, const QStringList &lanes, const ModelCatalogue *catalogue = nullptr,
                       QWidget *parent = nullptr);
 
-    /// The keys offered (the base's values, flattened), in form order.
+    /// The keys offered, in form order: the base's values, flattened, then (with a
+    /// catalogue) the keys its model's recipes set and the model's and train's keys it leaves out.
     QStringList keys() const { return m_keyOrder; }
     /// Adds a `config.<name>` key (program runs); false when the name is empty or there.
     bool addConfigKey(const QString &name);
@@ -70,7 +71,9 @@ private:
         QLineEdit *step;
         QCheckBox *integer;
     };
-    void addRow(const QString &key, const QJsonValue &value);
+    /// `source`: where the value comes from when the base leaves the key out ("recipe", "default").
+    void addRow(const QString &key, const QJsonValue &value, const QString &source = QString());
+    void addCatalogueRows();
     void updateRow(const Row &row);
     void revalidate();
 

@@ -44,7 +44,7 @@ SweepPanel::SweepPanel(SessionController *sessions, BoardController *controller,
         connect(this, &SweepPanel::message, main,
                 [main](const QString &text) { main->statusBar()->showMessage(text, 15000); });
     }
-    dialogs->setSweepHandler([this](const QJsonObject &base) { editSweep(base); });
+    dialogs->setSweepHandler([this](const QJsonObject &base) { return editSweep(base); });
     attach(sessions->document());
 }
 
@@ -107,6 +107,8 @@ bool SweepPanel::addSweep(const QJsonObject &sweep, QString *error)
         }
         return false;
     }
+    // "Start sweep": its trials start now, whether or not the board's other runs were started.
+    document->sweeps()->startSweep(spec->name);
     m_view->selectSweep(spec->name);
     return true;
 }

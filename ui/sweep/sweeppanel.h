@@ -31,7 +31,8 @@ public:
     SweepView *view() const { return m_view; }
     /// Opens the sweep editor on `base` and adds the sweep when accepted; false when cancelled or refused.
     bool editSweep(const QJsonObject &base);
-    /// Adds the SweepEditorDialog's JSON `sweep` as an undoable edit; false (and a message) when refused.
+    /// Adds the SweepEditorDialog's JSON `sweep` as an undoable edit and starts its trials (the
+    /// editor's "Start sweep"); false (and a message) when refused.
     bool addSweep(const QJsonObject &sweep, QString *error = nullptr);
 
 Q_SIGNALS:

@@ -221,7 +221,7 @@ RungLadder::RungLadder(QWidget *parent)
     m_table->setObjectName(QStringLiteral("sweepRungLadder"));
     m_table->setColumnCount(6);
     m_table->setHorizontalHeaderLabels(
-        {tr("Rung"), tr("At"), tr("Recorded"), tr("Continued"), tr("Paused"), tr("Stopped")});
+        {tr("Rung"), tr("At"), tr("Recorded"), tr("Continued"), tr("Stopped (promotable)"), tr("Stopped")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

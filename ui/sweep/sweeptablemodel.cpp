@@ -1,6 +1,9 @@
 #include "ui/sweep/sweeptablemodel.h"
 
+#include "metrics/metricscsvwriter.h"
 #include "orchestration/runspec/runspecview.h"
+
+#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -84,21 +87,47 @@ QList<TrialInfo> SweepTableModel::sorted(const QList<TrialInfo> &trials, bool ma
 
 QString SweepTableModel::phaseText(TrialInfo::Phase phase)
 {
+    // A trial's run is what the cards and the runs table show: their words
+    // (runStateName), so an early-stopped trial reads "stopped" everywhere.
     switch (phase) {
     case TrialInfo::Phase::Waiting:
-        return tr("waiting");
+        return runStateName(RunState::Waiting);
     case TrialInfo::Phase::Training:
-        return tr("training");
+        return tr("training"); // queued on a lane, starting or running
     case TrialInfo::Phase::Paused:
-        return tr("paused");
+        return tr("%1 (promotable)").arg(runStateName(RunState::Stopped));
     case TrialInfo::Phase::Stopped:
-        return tr("stopped");
+        return runStateName(RunState::Stopped);
     case TrialInfo::Phase::Finished:
-        return tr("finished");
+        return runStateName(RunState::Finished);
     case TrialInfo::Phase::Failed:
-        return tr("failed");
+        return runStateName(RunState::Failed);
     }
     return QString();
+}
+
+QByteArray SweepTableModel::toCsv() const
+{
+    // Every trial (brushes or not), in the table's order, with full values.
+    QByteArray text = "trial";
+    for (const QString &key : m_keys) {
+        text += ',' + MetricsCsvWriter::field(key);
+    }
+    text += ',' + MetricsCsvWriter::field(m_sweep.objective.isEmpty() ? QStringLiteral("objective") : m_sweep.objective)
+            + ",rung,state,reason\n";
+    for (const TrialInfo &t : sorted(m_trials, m_sweep.maximize)) {
+        text += MetricsCsvWriter::field(SweepSpec::trialName(m_sweep.name, t.index));
+        for (const QString &key : m_keys) {
+            const QJsonValue v = t.values.value(key);
+            text += ',' + (v.isUndefined() ? QByteArray() : MetricsCsvWriter::field(RunSpecView::valueText(v)));
+        }
+        text += ','
+                + (std::isnan(t.objective) ? QByteArray()
+                                           : QByteArray::number(t.objective, 'g', QLocale::FloatingPointShortest));
+        text += ',' + (t.rung < 0 ? QByteArray() : QByteArray::number(t.rung + 1));
+        text += ',' + MetricsCsvWriter::field(phaseText(t.phase)) + ',' + MetricsCsvWriter::field(t.reason) + '\n';
+    }
+    return text;
 }
 
 int SweepTableModel::rowCount(const QModelIndex &parent) const

@@ -42,6 +42,8 @@ public:
     /// The order the table shows: best objective first, NaN after, failed last.
     static QList<TrialInfo> sorted(const QList<TrialInfo> &trials, bool maximize);
     static QString phaseText(TrialInfo::Phase phase);
+    /// Every trial as CSV, in the table's order: trial, the searched keys, the objective, rung, state, reason.
+    QByteArray toCsv() const;
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     int columnCount(const QModelIndex &parent = QModelIndex()) const override;

@@ -6,11 +6,14 @@
 #include "ui/sweep/sweeptablemodel.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -33,6 +36,7 @@ SweepView::SweepView(QWidget *parent)
     , m_add(new QPushButton(tr("Add trials"), this))
     , m_promote(new QPushButton(tr("Promote trial"), this))
     , m_stopTrial(new QPushButton(tr("Stop trial"), this))
+    , m_export(new QPushButton(tr("Export…"), this))
     , m_model(new SweepTableModel(this))
     , m_tableView(new QTableView(this))
     , m_parallel(new ParallelCoordinatesPlot(this))
@@ -49,6 +53,8 @@ SweepView::SweepView(QWidget *parent)
     m_add->setObjectName(QStringLiteral("sweepAddTrials"));
     m_promote->setObjectName(QStringLiteral("sweepPromote"));
     m_stopTrial->setObjectName(QStringLiteral("sweepStopTrial"));
+    m_export->setObjectName(QStringLiteral("sweepExport"));
+    m_export->setToolTip(tr("Write the trials' table (parameters, objective, rung, state) as CSV"));
     m_tableView->setObjectName(QStringLiteral("sweepTable"));
     m_addCount->setRange(1, 1000);
     m_addCount->setValue(4);
@@ -63,6 +69,7 @@ SweepView::SweepView(QWidget *parent)
     bar->addWidget(m_add);
     bar->addWidget(m_promote);
     bar->addWidget(m_stopTrial);
+    bar->addWidget(m_export);
 
     m_tableView->setModel(m_model);
     m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -71,10 +78,17 @@ SweepView::SweepView(QWidget *parent)
     m_tableView->setAlternatingRowColors(true);
     m_tableView->setWordWrap(false);
     m_tableView->verticalHeader()->setDefaultSectionSize(m_tableView->fontMetrics().height() + 8);
+    // Trial names share their start ("transe-5-sweep-"): cut in the middle, their numbers stay.
+    m_tableView->setTextElideMode(Qt::ElideMiddle);
 
     auto *left = new QSplitter(Qt::Vertical, this);
+    left->setObjectName(QStringLiteral("sweepTableSplit"));
     left->addWidget(m_parallel);
     left->addWidget(m_tableView);
+    // The table is what is read: most of the height, the plot above it a third.
+    left->setStretchFactor(0, 1);
+    left->setStretchFactor(1, 2);
+    left->setSizes({300, 600});
     auto *right = new QTabWidget(this);
     right->setObjectName(QStringLiteral("sweepPlots"));
     right->addTab(m_scatter, tr("Objective vs parameter"));
@@ -114,6 +128,14 @@ SweepView::SweepView(QWidget *parent)
     connect(m_add, &QPushButton::clicked, this, [this] { addTrials(m_addCount->value()); });
     connect(m_promote, &QPushButton::clicked, this, &SweepView::promoteSelected);
     connect(m_stopTrial, &QPushButton::clicked, this, &SweepView::stopSelected);
+    connect(m_export, &QPushButton::clicked, this, &SweepView::exportTable);
+    m_askPath = [this](const QString &suggested) {
+        QString file = QFileDialog::getSaveFileName(this, tr("Export trials"), suggested, tr("CSV data (*.csv)"));
+        if (!file.isEmpty() && !file.endsWith(QLatin1String(".csv"))) {
+            file += QLatin1String(".csv");
+        }
+        return file;
+    };
     updateButtons();
 }
 
@@ -211,6 +233,18 @@ void SweepView::display(const SweepSpec &sweep, const QList<TrialInfo> &trials,
     m_scatter->setSweep(sweep, trials);
     m_best->setReports(reports, sweep.maximize, sweep.objective);
     m_ladder->setSweep(sweep, trials);
+    // Every trial's whole name and state; the reason, last, takes what is
+    // left. Sized again when trials or their states change, not on every report.
+    size_t shape = qHash(sweep.name);
+    for (const TrialInfo &t : trials) {
+        shape = shape * 31 + size_t(t.phase) + 1;
+    }
+    if (shape != m_columnsShape) {
+        m_columnsShape = shape;
+        for (int c = 0; c + 1 < m_model->columnCount(); ++c) {
+            m_tableView->resizeColumnToContents(c);
+        }
+    }
     m_pause->setText(m_runner && m_runner->isPaused(sweep.name) ? tr("Resume") : tr("Pause"));
     if (selected >= 0) {
         selectTrial(selected);
@@ -272,8 +306,10 @@ void SweepView::selectTrial(int trial)
 void SweepView::updateButtons()
 {
     const bool runner = m_runner && m_runner->sweep(currentSweep());
-    m_stop->setEnabled(runner && !m_runner->isDone(currentSweep()));
-    m_pause->setEnabled(runner);
+    const bool going = runner && !m_runner->isDone(currentSweep());
+    m_stop->setEnabled(going);
+    m_pause->setEnabled(going); // a sweep that ended has nothing to pause
+    m_export->setEnabled(!m_trials.isEmpty());
     m_add->setEnabled(runner && m_runner->sweep(currentSweep())->method == QLatin1String("random"));
     m_addCount->setEnabled(m_add->isEnabled());
     const int trial = selectedTrial();
@@ -283,6 +319,33 @@ void SweepView::updateButtons()
     m_stopTrial->setEnabled(runner && row >= 0
                             && (phase == TrialInfo::Phase::Waiting || phase == TrialInfo::Phase::Training
                                 || phase == TrialInfo::Phase::Paused));
+}
+
+bool SweepView::exportCsv(const QString &file, QString *error) const
+{
+    QSaveFile out(file);
+    const QByteArray text = m_model->toCsv();
+    if (!out.open(QIODevice::WriteOnly) || out.write(text) != text.size() || !out.commit()) {
+        if (error) {
+            *error = tr("Could not write %1: %2").arg(file, out.errorString());
+        }
+        return false;
+    }
+    return true;
+}
+
+void SweepView::exportTable()
+{
+    const QString file = m_askPath ? m_askPath(currentSweep() + QStringLiteral(".csv")) : QString();
+    if (file.isEmpty()) {
+        return;
+    }
+    QString error;
+    if (!exportCsv(file, &error)) {
+        QMessageBox::warning(this, tr("Export trials"), error);
+        return;
+    }
+    Q_EMIT message(tr("Exported %n trial(s) of %1 to %2", nullptr, int(m_trials.size())).arg(currentSweep(), file));
 }
 
 void SweepView::stopSweep()

@@ -8,6 +8,8 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <functional>
+
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -61,6 +63,10 @@ public:
     void addTrials(int count);
     void promoteSelected();
     void stopSelected();
+    /// The trials' table (every trial) as CSV to `file`; false with `error` when it could not be written.
+    bool exportCsv(const QString &file, QString *error) const;
+    /// Where "Export…" writes: asks with a file dialog unless replaced (tests); empty: cancelled.
+    void setExportPathAsker(std::function<QString(const QString &suggested)> ask) { m_askPath = std::move(ask); }
 
 Q_SIGNALS:
     /// The user picked trials in the table: their runs (the board selects their cards).
@@ -73,6 +79,7 @@ private:
     void display(const SweepSpec &sweep, const QList<TrialInfo> &trials, const QList<BestSoFarPlot::Report> &reports);
     QList<BestSoFarPlot::Report> reports(const SweepSpec &sweep, const QList<TrialInfo> &trials) const;
     void updateButtons();
+    void exportTable();
 
     QPointer<SweepRunner> m_runner;
     const RunRegistry *m_runs = nullptr;
@@ -87,13 +94,16 @@ private:
     QPushButton *m_add;
     QPushButton *m_promote;
     QPushButton *m_stopTrial;
+    QPushButton *m_export;
+    std::function<QString(const QString &suggested)> m_askPath;
     SweepTableModel *m_model;
     QTableView *m_tableView;
     ParallelCoordinatesPlot *m_parallel;
     ObjectiveScatter *m_scatter;
     BestSoFarPlot *m_best;
     RungLadder *m_ladder;
-    QTimer *m_refresh; ///< trial reports come in bursts: one redraw per burst
+    QTimer *m_refresh;         ///< trial reports come in bursts: one redraw per burst
+    size_t m_columnsShape = 0; ///< the sweep and trial states the columns were sized for
 };
 
 } // namespace trainyard

@@ -5,8 +5,11 @@
 #include "metrics/metricscsvwriter.h"
 #include "metrics/metricstore.h"
 #include "metrics/runfile.h"
+#include "orchestration/catalogue/modelcatalogue.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/sweepspec.h"
+#include "orchestration/launch/workerprocess.h"
+#include "orchestration/records/applyrecord.h"
 #include "orchestration/runspec/runspecview.h"
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/sweep/sweepstatefile.h"
@@ -85,7 +88,13 @@ bool lowerIsBetter(const QString &metric)
 // `--summary`: one row per run: run,sweep,trial,state, its spec's values
 // flattened (RunSpecView), then each metric's final and best value (a
 // sweep's objective by its mode, losses and errors lowest, else highest).
-bool writeSummary(const Experiment &experiment, const RunStore &store, const QStringList &selected, QFile &out)
+//
+// A key the spec leaves out (a new run's model.dim, train.lr, ... under
+// model.recipe "auto") is the value the run trained with, as the runs
+// table and Compare show it: the spec resolved by the worker's catalogue
+// with the recipe the run's log named (applyRecord reads it, as for them).
+bool writeSummary(const Experiment &experiment, const RunStore &store, const QStringList &selected,
+                  const ModelCatalogue *catalogue, QFile &out)
 {
     const QHash<QString, TrialOf> trials = trialsOf(experiment, store.root());
     QHash<QString, bool> minimized; // the sweeps' objectives
@@ -122,7 +131,14 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
         row.state = !hasStatus                                        ? QByteArray("unknown")
                     : trial.paused && info.state == RunState::Stopped ? QByteArray("paused")
                                                                       : runStateName(info.state).toUtf8();
-        for (const RunSpecView::Param &p : RunSpecView(store.readSpec(name)).flattened()) {
+        RunInfo reported; // what its log lines say of it: the recipe "auto" chose
+        const RunStore::ReadResult read = store.readMetrics(name, 0, [&](const MetricRecord &record) {
+            metrics.add(1, record);
+            applyRecord(reported, record);
+        });
+        const QJsonObject spec = store.readSpec(name);
+        for (const RunSpecView::Param &p :
+             RunSpecView(catalogue ? catalogue->resolve(spec, reported.recipe) : spec).flattened()) {
             if (p.key == QStringLiteral("name")) {
                 continue;
             }
@@ -131,8 +147,6 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
             }
             row.params.insert(p.key, RunSpecView::valueText(p.value));
         }
-        const RunStore::ReadResult read =
-            store.readMetrics(name, 0, [&](const MetricRecord &record) { metrics.add(1, record); });
         if (!read.error.isEmpty()) {
             printWarning(read.error);
         }
@@ -183,6 +197,32 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
         text += '\n';
     }
     return out.write(text) == text.size() && out.flush();
+}
+
+// The worker's catalogue when a run of `selected` is a model's (a
+// program's spec is all there is); else, or when there is no worker,
+// nothing, said once.
+std::optional<ModelCatalogue> summaryCatalogue(const RunStore &store, const QStringList &selected)
+{
+    const bool models = std::any_of(selected.begin(), selected.end(), [&](const QString &name) {
+        const RunSpecView view(store.readSpec(name));
+        return !view.isProgram() && !view.modelType().isEmpty();
+    });
+    if (!models) {
+        return std::nullopt;
+    }
+    const QString worker = WorkerProcess::findWorkerProgram();
+    QString error = QStringLiteral("no trainyard-worker found (set TRAINYARD_WORKER)");
+    std::optional<ModelCatalogue> catalogue;
+    if (!worker.isEmpty()) {
+        ModelCatalogueLoader loader;
+        catalogue = loader.loadBlocking(worker, &error);
+    }
+    if (!catalogue) {
+        printWarning(
+            QStringLiteral("%1: the keys a run's spec leaves to its recipe or the defaults are left empty").arg(error));
+    }
+    return catalogue;
 }
 
 } // namespace
@@ -296,7 +336,9 @@ int exportCommand(const QStringList &args)
         return fail(QStringLiteral("cannot write to stdout: ") + out.errorString(), 1);
     }
     if (parser.isSet(summaryOption)) {
-        return writeSummary(source->experiment.value_or(Experiment()), store, selected, out)
+        const std::optional<ModelCatalogue> catalogue = summaryCatalogue(store, selected);
+        return writeSummary(source->experiment.value_or(Experiment()), store, selected,
+                            catalogue ? &*catalogue : nullptr, out)
                    ? 0
                    : fail(QStringLiteral("cannot write the CSV: ") + out.errorString(), 1);
     }

@@ -170,7 +170,7 @@ int runCommand(const QStringList &args)
                                  catalogue ? &*catalogue : nullptr)
                 .isEmpty()) {
         return usageError(QStringLiteral("trainyard-worker was built without CUDA (%1): rebuild it against a CUDA "
-                                         "LibTorch (README, \"Training on a GPU\") or rerun with --cpu-fallback")
+                                         "LibTorch (see docs/gpu.md) or rerun with --cpu-fallback")
                               .arg(catalogue->libTorch().text()));
     }
 

@@ -78,14 +78,20 @@ QString Board::laneTitle(int index) const
         return {};
     }
     const Lane &lane = m_lanes.at(index);
-    if (!lane.name.isEmpty()) {
-        return lane.name;
-    }
-    int n = 1; // the lanes before it on the same device
+    int before = 0;
     for (int i = 0; i < index; ++i) {
-        n += m_lanes.at(i).device == lane.device ? 1 : 0;
+        before += m_lanes.at(i).device == lane.device ? 1 : 0;
     }
-    return n == 1 ? lane.device.toString() : QStringLiteral("%1 %2").arg(lane.device.toString()).arg(n);
+    return laneTitle(lane.name, lane.device, before);
+}
+
+QString Board::laneTitle(const QString &name, const Device &device, int sameDeviceBefore)
+{
+    if (!name.isEmpty()) {
+        return name;
+    }
+    return sameDeviceBefore == 0 ? device.toString()
+                                 : QStringLiteral("%1 %2").arg(device.toString()).arg(sameDeviceBefore + 1);
 }
 
 bool Board::isNameFree(const QString &name, int repeat) const

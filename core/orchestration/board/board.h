@@ -53,6 +53,9 @@ public:
     // What the lane is called: its name, else its device, numbered from the
     // second lane on the same device ("cpu", "cpu 2"), so no two read alike.
     QString laneTitle(int index) const;
+    // The same of a lane named `name` on `device` with `sameDeviceBefore`
+    // lanes on that device before it (an experiment's, with no board).
+    static QString laneTitle(const QString &name, const Device &device, int sameDeviceBefore);
     // Whether `name` (with `repeat` > 1: each of its repeats' names) is free.
     bool isNameFree(const QString &name, int repeat = 1) const;
     // A name to generate (a drop, a duplicate): `base` when free, else the

@@ -29,7 +29,7 @@ QString advice(bool cpuFallback, const QString &fallbackHint)
     if (cpuFallback) {
         return QStringLiteral("its runs will train on the CPU");
     }
-    return QStringLiteral("rebuild it against a CUDA LibTorch (README, \"Training on a GPU\") or %1").arg(fallbackHint);
+    return QStringLiteral("rebuild it against a CUDA LibTorch (see docs/gpu.md) or %1").arg(fallbackHint);
 }
 
 QList<int> lanes(const LaneDevices &laneDevices, const Board &board, const RunRegistry &runs,

@@ -497,7 +497,11 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
 
     const QJsonValue space = o.value(QStringLiteral("space"));
     const QString spacePath = child(path, QStringLiteral("space"));
-    if (!space.isObject() || space.toObject().isEmpty()) {
+    if (space.isObject() && space.toObject().isEmpty()) {
+        errors << QStringLiteral("%1: no key is swept yet (add one, such as {\"train.lr\": {\"values\": [0.01, "
+                                 "0.001]}})")
+                      .arg(spacePath);
+    } else if (!space.isObject()) {
         errors << expected(spacePath,
                            QStringLiteral("an object of run spec keys, such as {\"train.lr\": {\"values\": "
                                           "[0.01, 0.001]}}"),

@@ -14,6 +14,8 @@ namespace trainyard {
 namespace {
 
 constexpr qint64 kMaxRequestBytes = 4096;
+// A status answer holds a line per run: a sweep's thousands fit.
+constexpr qint64 kMaxReplyBytes = 64 * 1024 * 1024;
 constexpr int kRequestTimeoutMs = 5000;
 
 QByteArray encode(const QJsonObject &object)
@@ -102,7 +104,11 @@ void ControlServer::adopt(QLocalSocket *socket)
         }
         timer->stop();
         const Reply reply = answer(socket->readLine(kMaxRequestBytes + 1));
-        socket->write(encode({{QStringLiteral("ok"), reply.ok}, {QStringLiteral("message"), reply.message}}));
+        QJsonObject out{{QStringLiteral("ok"), reply.ok}, {QStringLiteral("message"), reply.message}};
+        if (!reply.runs.isEmpty()) {
+            out.insert(QStringLiteral("runs"), reply.runs);
+        }
+        socket->write(encode(out));
         socket->disconnectFromServer(); // after the answer is written
     });
 }
@@ -113,12 +119,16 @@ ControlServer::Reply ControlServer::answer(const QByteArray &line) const
     const QJsonObject o = QJsonDocument::fromJson(line, &parseError).object();
     Request request{o.value(QStringLiteral("run")).toString(), o.value(QStringLiteral("token")).toString(),
                     o.value(QStringLiteral("action")).toString()};
-    if (parseError.error != QJsonParseError::NoError || request.run.isEmpty() || request.token.isEmpty()) {
-        return {false, QStringLiteral("not a request: expected {\"run\", \"token\", \"action\"}")};
+    const bool status = request.action == QLatin1String("status");
+    if (parseError.error != QJsonParseError::NoError
+        || (!status && (request.run.isEmpty() || request.token.isEmpty()))) {
+        return {false, QStringLiteral("not a request: expected {\"run\", \"token\", \"action\"} or "
+                                      "{\"action\": \"status\"}")};
     }
-    if (request.action != QLatin1String("stop") && request.action != QLatin1String("pause")
+    if (!status && request.action != QLatin1String("stop") && request.action != QLatin1String("pause")
         && request.action != QLatin1String("resume")) {
-        return {false, QStringLiteral("unknown action \"%1\" (expected stop, pause or resume)").arg(request.action)};
+        return {false,
+                QStringLiteral("unknown action \"%1\" (expected stop, pause, resume or status)").arg(request.action)};
     }
     if (!m_handler) {
         return {false, QStringLiteral("this Trainyard takes no requests")};
@@ -133,21 +143,25 @@ ControlServer::Reply ControlServer::ask(const QString &path, const Request &requ
     if (!socket.waitForConnected(timeoutMs)) {
         return {false, QStringLiteral("%1: nothing listens there (%2)").arg(path, socket.errorString())};
     }
-    socket.write(encode({{QStringLiteral("run"), request.run},
-                         {QStringLiteral("token"), request.token},
-                         {QStringLiteral("action"), request.action}}));
+    QJsonObject out{{QStringLiteral("action"), request.action}};
+    if (request.action != QLatin1String("status")) {
+        out.insert(QStringLiteral("run"), request.run);
+        out.insert(QStringLiteral("token"), request.token);
+    }
+    socket.write(encode(out));
     QByteArray line;
-    while (!line.endsWith('\n') && line.size() <= kMaxRequestBytes) {
+    while (!line.endsWith('\n') && line.size() <= kMaxReplyBytes) {
         if (!socket.bytesAvailable() && !socket.waitForReadyRead(timeoutMs)) {
             break;
         }
-        line += socket.readLine(kMaxRequestBytes + 1 - line.size());
+        line += socket.readLine(kMaxReplyBytes + 1 - line.size());
     }
     const QJsonObject o = QJsonDocument::fromJson(line).object();
     if (!line.endsWith('\n') || !o.value(QStringLiteral("ok")).isBool()) {
         return {false, QStringLiteral("%1: no answer (%2)").arg(path, socket.errorString())};
     }
-    return {o.value(QStringLiteral("ok")).toBool(), o.value(QStringLiteral("message")).toString()};
+    return {o.value(QStringLiteral("ok")).toBool(), o.value(QStringLiteral("message")).toString(),
+            o.value(QStringLiteral("runs")).toArray()};
 }
 
 } // namespace trainyard

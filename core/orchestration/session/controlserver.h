@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonArray>
 #include <QObject>
 #include <QString>
 
@@ -11,7 +12,8 @@ class QLocalSocket;
 namespace trainyard {
 
 // Requests to stop, pause or resume one run, from `trainyard stop|pause|
-// resume FILE RUN` to the orchestrator that holds the experiment (the
+// resume FILE RUN`, and for the runs' status, from `trainyard status FILE`,
+// to the orchestrator that holds the experiment (the
 // desktop app or `trainyard run`), which stays the one owner of the run:
 // it carries the request out as its own Stop, Pause or Resume would
 // (docs/experiment-format.md, "One run from the command line").
@@ -21,6 +23,9 @@ namespace trainyard {
 // connection: one JSON line, at most 4 KiB, within 5 s,
 //   {"run": "NAME", "token": "HEX", "action": "stop" | "pause" | "resume"}
 // answered by one line, {"ok": true|false, "message": "..."}, then closed.
+// A read-only {"action": "status"} needs no run nor token (it acts on
+// nothing; who may connect is the socket's mode, as for every request):
+// answered {"ok": true, "message": EXPERIMENT, "runs": [RunStatusRow...]}.
 // Anything else is answered {"ok": false, ...} and closed. Whether a
 // request may act is the handler's (Session: the token must be the run's
 // own, as the runs root's state file holds it). ask() is the client's side.
@@ -32,12 +37,19 @@ public:
     {
         QString run;
         QString token;
-        QString action; // "stop", "pause" or "resume"
+        QString action; // "stop", "pause", "resume" or "status"
     };
     struct Reply
     {
+        Reply(bool ok_ = false, QString message_ = {}, QJsonArray runs_ = {})
+            : ok(ok_)
+            , message(std::move(message_))
+            , runs(std::move(runs_))
+        {
+        }
         bool ok = false;
         QString message;
+        QJsonArray runs; // a status request's answer: RunStatusRow::toJson, one per run
     };
     using Handler = std::function<Reply(const Request &request)>;
 

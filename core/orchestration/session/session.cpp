@@ -13,6 +13,7 @@
 #include "orchestration/records/runregistry.h"
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/session/orchestrator.h"
+#include "orchestration/session/statusreport.h"
 #include "orchestration/supervision/supervisor.h"
 #include "orchestration/sweep/sweeprunner.h"
 
@@ -190,6 +191,14 @@ bool Session::listen(const QString &root, QString *error, QStringList *warnings)
 
 ControlServer::Reply Session::answerControl(const ControlServer::Request &request)
 {
+    if (request.action == QLatin1String("status")) {
+        // Read only: what the board holds now, no run's token needed.
+        ControlServer::Reply reply{true, m_name, {}};
+        for (const RunStatusRow &row : liveStatusReport(*m_orchestrator)) {
+            reply.runs.append(row.toJson());
+        }
+        return reply;
+    }
     // The run's token, which only the runs root's state file (0600) holds,
     // names this start of this run: a request for an earlier one, or from
     // one who could not read the file, acts on nothing.

@@ -28,10 +28,15 @@ QList<int> SweepPlacer::lanes(const SweepSearch &s) const
 
 int SweepPlacer::freeSlots(int lane) const
 {
+    // A queued run is promised a slot only while the board dispatches; a
+    // sweep started by hand places past the runs nobody started. Its own
+    // queued trials count always (one whose start failed keeps its slot).
+    const bool dispatching = m_dispatcher->isDispatching();
     int used = 0;
     for (RunId id : m_board->lane(lane).runs) {
         const RunInfo *r = m_runs->find(id);
-        used += r && (isActive(r->state) || (r->state == RunState::Queued && !r->held)) ? 1 : 0;
+        const bool promised = r && r->state == RunState::Queued && !r->held && (dispatching || !r->sweep.isEmpty());
+        used += r && (isActive(r->state) || promised) ? 1 : 0;
     }
     return (m_capacity ? m_capacity(lane) : m_board->lane(lane).slotCount) - used;
 }

@@ -28,7 +28,7 @@ public:
     /// its GPUs); unset, its slots.
     void setLaneCapacity(std::function<int(int lane)> capacity) { m_capacity = std::move(capacity); }
     QList<int> lanes(const SweepSearch &s) const; ///< the board's lanes the sweep may use
-    int freeSlots(int lane) const;                ///< neither running nor promised to a queued run
+    int freeSlots(int lane) const;                ///< neither running nor promised to a queued run (see .cpp)
     int freeLane(const SweepSearch &s) const;     ///< the first of its lanes with a free slot; -1: none
 
     /// Trial `index` as a new run on `lane` named `name` (empty: its own

@@ -56,7 +56,9 @@ public:
     bool isPaused(const QString &sweep) const; ///< by pauseSweep (kept across a reopening)
     void pauseSweep(const QString &sweep);     ///< no new trials placed; running ones train on
     void resumeSweep(const QString &sweep);    ///< places trials again
-    void stopSweep(const QString &sweep);      ///< stops every active trial (with a checkpoint), places none
+    /// "Start sweep": places its trials now, also while the board dispatches nothing else.
+    void startSweep(const QString &sweep) { resumeSweep(sweep); }
+    void stopSweep(const QString &sweep); ///< stops every active trial (with a checkpoint), places none
     bool addTrials(const QString &sweep, int count, QString *error = nullptr);    ///< random: more samples
     bool promoteTrial(const QString &sweep, int trial, QString *error = nullptr); ///< resume a paused one now
     bool stopTrial(const QString &sweep, int trial, QString *error = nullptr);    ///< for good
