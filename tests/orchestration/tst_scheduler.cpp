@@ -521,7 +521,7 @@ private Q_SLOTS:
         // Whether or not this machine has a cuda:0, its runs would get this worker.
         QCOMPARE(problems(cpuOnly),
                  QStringList{QStringLiteral(
-                     "lane 1 (cuda:0): this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
+                     "lane cuda:0: this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
                      "rebuild it against a CUDA LibTorch (see docs/gpu.md) or allow CPU fallback")});
         QCOMPARE(cpuonlyworker::lanes(*orch->laneDevices(), *orch->board(), *orch->runs(), &cpuOnly), QList<int>{0});
 
