@@ -17,6 +17,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -567,7 +568,7 @@ private Q_SLOTS:
         QCOMPARE(board.laneTitle(3), QStringLiteral("cuda:0"));
         QString error;
         QVERIFY(!board.setLaneName(0, QStringLiteral("big batch"), &error));
-        QCOMPARE(error, QStringLiteral("lane name: \"big batch\" is already lane 2's"));
+        QCOMPARE(error, QStringLiteral("lane name: \"big batch\" is already the name of another lane"));
         QVERIFY(!board.setLaneName(0, QStringLiteral("a\tb"), &error));
         QVERIFY(board.setLaneName(2, QStringLiteral("small"), &error));
         QCOMPARE(board.laneTitle(2), QStringLiteral("small"));
@@ -891,6 +892,35 @@ private Q_SLOTS:
                      .toString(),
                  QStringLiteral("idx"));
         QVERIFY(demo.effectiveRunsRoot().endsWith(QStringLiteral("/demo")));
+    }
+
+    // The demo's KG runs finished in under a second: they train for a time
+    // budget (about a minute a lane); the tests that train the demo cap its
+    // steps with TRAINYARD_DEMO_MAX_STEPS.
+    void demoTrainsForAMinuteUnlessCapped()
+    {
+        const auto kgBudgets = [](const Experiment &demo) {
+            double seconds = 0;
+            for (const ExperimentLane &lane : demo.lanes) {
+                const QJsonObject train = lane.runs.at(0).spec.value(QLatin1String("train")).toObject();
+                if (lane.runs.at(0).spec.value(QLatin1String("data")).toObject().value(QLatin1String("kind"))
+                    == QLatin1String("synthetic-kg")) {
+                    seconds = std::max(seconds,
+                                       train.value(QLatin1String("max_seconds")).toDouble() * lane.runs.at(0).repeat);
+                }
+            }
+            return seconds;
+        };
+        QVERIFY(qEnvironmentVariableIsEmpty("TRAINYARD_DEMO_MAX_STEPS"));
+        const double longest = kgBudgets(Experiment::demo());
+        QVERIFY2(longest >= 45 && longest <= 75, qPrintable(QString::number(longest)));
+        qputenv("TRAINYARD_DEMO_MAX_STEPS", "100");
+        const auto unset = qScopeGuard([] { qunsetenv("TRAINYARD_DEMO_MAX_STEPS"); });
+        for (const ExperimentLane &lane : Experiment::demo().lanes) {
+            const QJsonObject train = lane.runs.at(0).spec.value(QLatin1String("train")).toObject();
+            QVERIFY(train.value(QLatin1String("max_steps")).toInt() >= 1);
+            QVERIFY(train.value(QLatin1String("max_steps")).toInt() <= 100);
+        }
     }
 
     void runNamesCannotLeaveTheRoot()

@@ -351,6 +351,36 @@ private Q_SLOTS:
         }
     }
 
+    // Start on a stopped run of a full lane was refused ("lane 1 has no
+    // free slot"): it is queued, says why, naming the lane by its title,
+    // and starts (from its checkpoint) when the slot frees, though nothing
+    // else is dispatched.
+    void startOnAFullLaneQueuesTheRun()
+    {
+        auto s = open({lane(QStringLiteral("cpu"), 1,
+                            {fakeSpec(QStringLiteral("a"), 400, 10), fakeSpec(QStringLiteral("b"), 400, 10)})});
+        Orchestrator *orch = s->orchestrator();
+        const RunId a = idOf(s.get(), "a");
+        const RunId b = idOf(s.get(), "b");
+        QString error;
+        QVERIFY2(orch->runActions()->startRun(a, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(a).step >= 3 && orch->runs()->value(a).connected, 10000);
+        QVERIFY(orch->runActions()->stopRun(a));
+        QTRY_COMPARE_WITH_TIMEOUT(orch->runs()->value(a).state, RunState::Stopped, 10000);
+        QVERIFY2(orch->runActions()->startRun(b, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(orch->runs()->value(b).connected, 10000);
+
+        QVERIFY2(orch->runActions()->startRun(a, &error), qPrintable(error));
+        QCOMPARE(orch->runs()->value(a).state, RunState::Queued);
+        QCOMPARE(orch->runs()->value(a).message, QStringLiteral("waits: lane cpu has no free slot (1 in use)"));
+        QVERIFY(!orch->dispatcher()->isDispatching());
+        QVERIFY(orch->runActions()->stopRun(b));
+        QTRY_VERIFY_WITH_TIMEOUT(isActive(orch->runs()->value(a).state), 10000);
+        QCOMPARE(orch->runs()->value(b).state, RunState::Stopped);
+        QVERIFY(orch->runActions()->stopRun(a));
+        QTRY_VERIFY_WITH_TIMEOUT(isTerminal(orch->runs()->value(a).state), 10000);
+    }
+
     void hungWorkerStallsAndIsKilled()
     {
         auto s = open(
@@ -491,7 +521,7 @@ private Q_SLOTS:
         // Whether or not this machine has a cuda:0, its runs would get this worker.
         QCOMPARE(problems(cpuOnly),
                  QStringList{QStringLiteral(
-                     "lane 1 (cuda:0): this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
+                     "lane cuda:0: this trainyard-worker was built without CUDA (LibTorch 1.13.1, CPU only); "
                      "rebuild it against a CUDA LibTorch (see docs/gpu.md) or allow CPU fallback")});
         QCOMPARE(cpuonlyworker::lanes(*orch->laneDevices(), *orch->board(), *orch->runs(), &cpuOnly), QList<int>{0});
 

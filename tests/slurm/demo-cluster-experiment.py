@@ -6,8 +6,9 @@ job waits for Resources), its Fashion-MNIST lane is left out.
 
     demo-cluster-experiment.py DEMO.json OUT.json RUNS_ROOT WORKER [EPOCH_SCALE]
 
-EPOCH_SCALE (default 1) multiplies every run's epochs: the screenshot wants
-runs that train long enough to be seen pending and running."""
+EPOCH_SCALE (default 1) multiplies every run's epochs and their cap of 100
+steps (the demo trains for about a minute; the test need not): the
+screenshot wants runs that train long enough to be seen pending and running."""
 import json
 import sys
 
@@ -24,6 +25,7 @@ for lane in lanes:
     lane["gres"] = "gpu:1"
     for run in lane["runs"]:
         run["train"]["epochs"] = run["train"].get("epochs", 1) * scale
+        run["train"]["max_steps"] = min(run["train"].get("max_steps", 100), 100) * scale
 e["lanes"] = lanes
 runs = sum(r.get("repeat", 1) for l in lanes for r in l["runs"])
 assert runs == 9, f"the demo's KG lanes hold {runs} runs, not 9"

@@ -166,7 +166,8 @@ private Q_SLOTS:
         const RunId held = orchestrator()->board()->addHeldRun(1, tinyKgSpec(QStringLiteral("h"))).value(0);
         QVERIFY(held && orchestrator()->runs()->value(held).held);
         QVERIFY(m_document->duplicateRuns({held}, 3));
-        QCOMPARE(laneNames(1).mid(laneNames(1).indexOf(QStringLiteral("h"))), names({"h", "h-2", "h-3", "h-4"}));
+        QCOMPARE(laneNames(1).mid(laneNames(1).indexOf(QStringLiteral("h"))),
+                 names({"h", "h-copy-1", "h-copy-2", "h-copy-3"}));
         // Lane 1's slot is free once "d" ended: a copy that is not held would start then, in the
         // dispatcher's pass after its runEnded.
         QSignalSpy ended(orchestrator()->dispatcher(), &Dispatcher::runEnded);
@@ -174,7 +175,7 @@ private Q_SLOTS:
         QTRY_VERIFY(std::any_of(ended.cbegin(), ended.cend(), [&](const QList<QVariant> &args) {
             return args.at(0).value<RunId>() == id(QStringLiteral("d"));
         }));
-        for (const char *copy : {"h", "h-2", "h-3", "h-4"}) {
+        for (const char *copy : {"h", "h-copy-1", "h-copy-2", "h-copy-3"}) {
             const RunInfo run = orchestrator()->runs()->value(id(QString::fromLatin1(copy)));
             QCOMPARE(run.state, RunState::Queued);
             QVERIFY2(run.held, copy);
@@ -182,9 +183,9 @@ private Q_SLOTS:
         QVERIFY(orchestrator()->dispatcher()->isDispatching());
         // Undone and redone, still held.
         undo()->undo();
-        QCOMPARE(id(QStringLiteral("h-2")), RunId(0));
+        QCOMPARE(id(QStringLiteral("h-copy-1")), RunId(0));
         undo()->redo();
-        QVERIFY(orchestrator()->runs()->value(id(QStringLiteral("h-3"))).held);
+        QVERIFY(orchestrator()->runs()->value(id(QStringLiteral("h-copy-2"))).held);
         orchestrator()->dispatcher()->stopAll();
         QTRY_VERIFY_WITH_TIMEOUT(orchestrator()->dispatcher()->activeCount() == 0, 10000);
     }
@@ -451,19 +452,60 @@ private Q_SLOTS:
         QCOMPARE(laneNames(1).size(), 2);
     }
 
+    // Duplicate ×3 gave three unrelated runs: the copies are one repeat
+    // group, as a file's "repeat" makes (plotted as their mean with a band,
+    // saved as one entry).
     void duplicateTimesNGivesEachCopyItsSeed()
     {
         QVERIFY(m_document->duplicateRuns({id(QStringLiteral("a"))}, 3));
-        QCOMPARE(laneNames(0), names({"a", "a-2", "a-3", "a-4", "b", "c"}));
+        QCOMPARE(laneNames(0), names({"a", "a-copy-1", "a-copy-2", "a-copy-3", "b", "c"}));
         QSet<qint64> seeds;
         for (const QString &name : laneNames(0).mid(0, 4)) {
             seeds.insert(RunSpecView(orchestrator()->runs()->value(id(name)).spec).seed().value_or(-1));
         }
         QCOMPARE(seeds.size(), 4);
+        for (int k = 0; k < 3; ++k) {
+            const RunInfo copy = orchestrator()->runs()->value(id(QStringLiteral("a-copy-%1").arg(k + 1)));
+            QCOMPARE(copy.group, QStringLiteral("a-copy"));
+            QCOMPARE(copy.repeatIndex, k);
+            QCOMPARE(copy.repeatCount, 3);
+        }
+        const Experiment saved = m_document->experiment();
+        QCOMPARE(saved.lanes.at(0).runs.size(), 4); // a, the group, b, c
+        QCOMPARE(saved.lanes.at(0).runs.at(1).repeat, 3);
+        QCOMPARE(saved.lanes.at(0).runs.at(1).spec.value(QLatin1String("name")).toString(), QStringLiteral("a-copy"));
         QCOMPARE(undo()->count(), 1);
         QCOMPARE(undo()->undoText(), QStringLiteral("Duplicate ×3"));
         undo()->undo();
         QCOMPARE(laneNames(0), names({"a", "b", "c"}));
+        // Again: a name no run or group has.
+        QVERIFY(m_document->duplicateRuns({id(QStringLiteral("a"))}, 2));
+        QVERIFY(m_document->duplicateRuns({id(QStringLiteral("a"))}, 2));
+        QCOMPARE(laneNames(0), names({"a", "a-copy-3-1", "a-copy-3-2", "a-copy-1", "a-copy-2", "b", "c"}));
+    }
+
+    // A run dropped between a group's repeats made Save write three lines
+    // instead of the group: it is saved as one entry with "repeat", the run
+    // after it, and opens as the group again.
+    void repeatsWithARunBetweenThemSaveAsTheirGroup()
+    {
+        QVERIFY(m_document->queueSpec(1, -1, tinyKgSpec(QStringLiteral("g")), 3));
+        QVERIFY(m_document->moveRun(id(QStringLiteral("d")), 1, 2));
+        QCOMPARE(laneNames(1), names({"g-1", "g-2", "d", "g-3"}));
+        const Experiment saved = m_document->experiment();
+        const QList<ExperimentRun> &runs = saved.lanes.at(1).runs;
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs.at(0).spec.value(QLatin1String("name")).toString(), QStringLiteral("g"));
+        QCOMPARE(runs.at(0).repeat, 3);
+        QCOMPARE(runs.at(1).spec.value(QLatin1String("name")).toString(), QStringLiteral("d"));
+        // Reopened: the group again, with its three repeats.
+        QStringList errors;
+        const auto reopened = Experiment::fromJson(saved.toJson(), &errors);
+        QVERIFY2(reopened, qPrintable(errors.join(QLatin1Char('\n'))));
+        QCOMPARE(reopened->lanes.at(1).runs.at(0).repeat, 3);
+        // An edited repeat is its own run again; the others stay runs of their own too.
+        QVERIFY(m_document->editRun(id(QStringLiteral("g-3")), withDim(QStringLiteral("g-3"), 7)));
+        QCOMPARE(m_document->experiment().lanes.at(1).runs.size(), 4);
     }
 
     void removeRunsIsOneStep()

@@ -93,6 +93,12 @@ private Q_SLOTS:
         QTest::newRow("the worker's last line")
             << QStringLiteral("exit 2: bad input — worker.log: trainyard-worker: /data/x: No such file or directory")
             << QStringLiteral("trainyard-worker: /data/x: No such file or directory (exit 2: bad input)");
+        // A misspelt key's line was cut in the middle of "bad input" and
+        // closed twice: "… (exit 2: bad input (spec, data or arguments))".
+        QTest::newRow("a misspelt key") << QStringLiteral(
+            "exit 2: bad input (spec, data or arguments) — worker.log: trainyard-worker: spec.json: "
+            "train.epoch: unknown key (expected one of \"epochs\", \"max_steps\", \"lr\")")
+                                        << QStringLiteral("train.epoch: unknown key (exit 2: bad input)");
         QTest::newRow("how it ended says why") << QStringLiteral("killed by signal 9 (SIGKILL: Killed) — worker.log: x")
                                                << QStringLiteral("killed by signal 9 (SIGKILL: Killed)");
         QTest::newRow("diverged") << QStringLiteral("diverged: the loss was NaN or infinite from step 5 to the end "

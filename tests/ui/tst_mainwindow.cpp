@@ -371,6 +371,59 @@ private Q_SLOTS:
         window.close();
     }
 
+    // A file with misspelt keys opened silently, its run failed at Start
+    // and Start all named one key: the window names every one on open, as
+    // `trainyard check` does, and Start all asks about each.
+    void misspeltKeysAreNamedOnOpen()
+    {
+        if (realWorker().isEmpty()) {
+            QSKIP(kNoRealWorker);
+        }
+        QTemporaryDir dir;
+        QJsonObject spec = tinyKgSpec(QStringLiteral("kg"));
+        QJsonObject train = spec.value(QLatin1String("train")).toObject();
+        train.remove(QStringLiteral("epochs"));
+        train.remove(QStringLiteral("batch_size"));
+        train.insert(QStringLiteral("epoch"), 2);
+        train.insert(QStringLiteral("batchsize"), 64);
+        spec.insert(QStringLiteral("train"), train);
+        const QString file = writeExperimentFile(
+            dir, QJsonObject{
+                     {QStringLiteral("name"), QStringLiteral("typos")},
+                     {QStringLiteral("runs_root"), dir.filePath(QStringLiteral("runs"))},
+                     {QStringLiteral("lanes"), QJsonArray{QJsonObject{{QStringLiteral("device"), QStringLiteral("cpu")},
+                                                                      {QStringLiteral("runs"), QJsonArray{spec}}}}}});
+        MainWindow window;
+        ScriptedPrompts *prompts = window.useScriptedPrompts();
+        window.setEditorEnabled(false);
+        QVERIFY(window.openFile(file));
+        window.loadCatalogue(); // as the app does on start
+        auto *banner = window.findChild<QLabel *>(QStringLiteral("specProblems"));
+        QVERIFY(banner);
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), 20000); // once the worker's catalogue is listed
+        for (const char *key : {"train.epoch: unknown key", "train.batchsize: unknown key"}) {
+            QVERIFY2(banner->text().contains(QLatin1String(key)), qPrintable(banner->text()));
+        }
+        QStringList asked;
+        prompts->start = [&asked](const QStringList &problems) {
+            asked = problems;
+            return false;
+        };
+        window.startAll();
+        QTRY_VERIFY_WITH_TIMEOUT(!asked.isEmpty(), 20000);
+        const QString question = asked.join(QLatin1Char('\n'));
+        for (const char *key : {"train.epoch: unknown key", "train.batchsize: unknown key"}) {
+            QVERIFY2(question.contains(QLatin1String(key)), qPrintable(question));
+        }
+        QCOMPARE(window.session()
+                     ->orchestrator()
+                     ->runs()
+                     ->value(window.session()->orchestrator()->board()->runIds().first())
+                     .state,
+                 RunState::Queued);
+        window.close();
+    }
+
     // After Save as of a new experiment, the runs table
     // listed every run twice: once as "untitled-… (open)", once under the
     // new name as a past run (its runs folder moved with the name while the
@@ -423,6 +476,16 @@ private Q_SLOTS:
         experiments.clear();
         QCOMPARE(rows(&experiments), (QStringList{root + QStringLiteral("/kg-1"), root + QStringLiteral("/kg-2")}));
         QCOMPARE(experiments, (QStringList{name + QStringLiteral(" (open)"), name + QStringLiteral(" (open)")}));
+        // A run's details named the folder it had before: its command
+        // line (Copy command) names where it is now.
+        window.boardView()->selectRuns({window.session()->orchestrator()->runs()->findByName(QStringLiteral("kg-1"))});
+        QAction *details = action(window, QStringLiteral("Det&ails…"));
+        QTRY_VERIFY(details->isEnabled());
+        details->trigger();
+        QCOMPARE(window.findChildren<RunDetailsDialog *>().size(), 1);
+        const QString command = window.findChildren<RunDetailsDialog *>().first()->commandText();
+        QVERIFY2(command.contains(root + QStringLiteral("/kg-1")) && !command.contains(oldRoot + QLatin1Char('/')),
+                 qPrintable(command));
         window.close();
     }
 

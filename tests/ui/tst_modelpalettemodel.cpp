@@ -3,6 +3,7 @@
 
 #include "orchestration/catalogue/modelcatalogue.h"
 #include "ui/common/mimetypes.h"
+#include "ui/editors/runeditordialog.h"
 #include "ui/palette/modelpalettemodel.h"
 #include "ui/palette/presetstore.h"
 #include "uitesthelpers.h"
@@ -10,6 +11,7 @@
 #include <QAbstractItemModelTester>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QTemporaryDir>
 #include <QTest>
@@ -93,14 +95,31 @@ private Q_SLOTS:
         ModelPaletteModel palette(nullptr);
         palette.setCatalogue(c);
         bool found = false;
+        QJsonObject umls;
         for (int g = 0; g < palette.rowCount(); ++g) {
             const QModelIndex group = palette.index(g, 0);
             if (group.data().toString() != QLatin1String("Published configurations")) {
                 continue;
             }
             found = palette.rowCount(group) == c.presets().size();
+            for (int r = 0; r < palette.rowCount(group); ++r) {
+                if (palette.index(r, 0, group).data().toString() == QStringLiteral("TransE · UMLS")) {
+                    umls = palette.index(r, 0, group).data(ModelPaletteModel::SpecRole).toJsonObject();
+                }
+            }
         }
         QVERIFY(found);
+        // "TransE · UMLS" dropped: a name the editor takes, and the dataset's
+        // folder asked for (the data does not come with Trainyard) rather
+        // than left silently empty.
+        QCOMPARE(umls.value(QLatin1String("name")).toString(), QStringLiteral("transe-umls"));
+        RunEditorDialog editor(c, umls, 1);
+        QCOMPARE(editor.findChild<QLineEdit *>(QStringLiteral("name"))->text(), QStringLiteral("transe-umls"));
+        QVERIFY2(editor.problem().startsWith(QLatin1String("data.path: no folder given")),
+                 qPrintable(editor.problem()));
+        QVERIFY(!editor.canAccept());
+        QCOMPARE(ModelPaletteModel::runName(QStringLiteral("Conv-TransE · FB15k-237")),
+                 QStringLiteral("conv-transe-fb15k-237"));
     }
 };
 

@@ -20,6 +20,7 @@
 #include "ui/board/fallbackbanner.h"
 #include "ui/board/lanemenu.h"
 #include "ui/board/runcontrol.h"
+#include "ui/board/speccheckbanner.h"
 #include "ui/common/inputdialogs.h"
 #include "ui/common/runcolors.h"
 #include "ui/common/uilogcategories.h"
@@ -73,6 +74,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_tabs(new QTabWidget(this))
     , m_finishLabel(new QLabel(this))
     , m_banner(new FallbackBanner(this))
+    , m_specChecks(new SpecCheckBanner(this))
     , m_runControl(new RunControl(m_sessions, m_boardView, this))
     , m_notifier(new RunNotifier(m_sessions, this))
 {
@@ -112,6 +114,7 @@ MainWindow::MainWindow(QWidget *parent)
         return past && m_feeder->isPinned(past->info.runDir);
     });
     connect(m_runControl, &RunControl::runsChanged, this, &MainWindow::updateActions);
+    m_runControl->setSpecProblems([this] { return m_specChecks->problems(); });
 
     m_dialogs = std::make_unique<DialogPrompts>(this, [this] {
         m_actions->saveAction()->trigger();
@@ -159,6 +162,7 @@ void MainWindow::createLayout()
     boardLayout->setContentsMargins(0, 0, 0, 0);
     boardLayout->setSpacing(0);
     boardLayout->addWidget(m_banner);
+    boardLayout->addWidget(m_specChecks);
     boardLayout->addWidget(m_boardView, 1);
 
     m_tabs->addTab(m_plot, tr("Plots"));
@@ -220,6 +224,7 @@ void MainWindow::setCatalogue(const ModelCatalogue &catalogue)
     m_catalogue = catalogue;
     m_paletteModel->setCatalogue(catalogue);
     m_table->setCatalogue(catalogue);
+    m_specChecks->setCatalogue(catalogue);
     m_palette->setProblem(QString());
 }
 
@@ -236,6 +241,7 @@ void MainWindow::attachSession(ExperimentDocument *document, const QStringList &
     m_actions->fallbackAction()->setChecked(!document->missingDeviceLanes().isEmpty());
     document->setCpuFallback(m_actions->fallbackAction()->isChecked());
     m_banner->refresh(document);
+    m_specChecks->setDocument(document);
     updateFinishCount();
     updateActions();
     // Show the first lane's runs in the plot so it is never empty on open.
@@ -257,6 +263,7 @@ void MainWindow::detachSession()
     m_table->setDocument(nullptr);
     m_history->setInventory(nullptr);
     m_banner->refresh(nullptr);
+    m_specChecks->setDocument(nullptr);
 }
 
 ExperimentDocument *MainWindow::document() const
@@ -384,7 +391,7 @@ void MainWindow::duplicateSelectedMany()
     }
     bool ok = false;
     const int copies = inputdialogs::getInt(
-        this, tr("Duplicate"), tr("Copies of each selected run, each with a seed of its own:"), 4, 1, 100, &ok);
+        this, tr("Duplicate"), tr("Copies of each selected run, one repeat group with a seed each:"), 4, 1, 100, &ok);
     if (ok) {
         document()->duplicateRuns(m_boardView->selectedRuns(), copies);
     }

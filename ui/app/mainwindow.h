@@ -27,6 +27,7 @@ class BoardModel;
 class BoardView;
 class DeviceHistory;
 class FallbackBanner;
+class SpecCheckBanner;
 class ModelPalette;
 class ModelPaletteModel;
 class PlotFeeder;
@@ -165,6 +166,7 @@ private:
     QTabWidget *m_tabs;
     QLabel *m_finishLabel;
     FallbackBanner *m_banner;
+    SpecCheckBanner *m_specChecks;
     RunControl *m_runControl;
     RunNotifier *m_notifier;
     bool m_editorEnabled = true;

@@ -94,7 +94,15 @@ QString CardText::failure(const QString &message)
     // A bare exit status says nothing the badge does not: the log's last word first.
     static const QRegularExpression bareExit(QStringLiteral("^(exit [0-9]+(: .*)?|the program exited [0-9]+)$"));
     if (!tail.isEmpty() && bareExit.match(head).hasMatch()) {
-        return QStringLiteral("%1 (%2)").arg(tail.last(), head);
+        // The status's own gloss ("bad input (spec, data or arguments)")
+        // left out: in brackets it would close twice.
+        static const QRegularExpression gloss(QStringLiteral(" \\([^()]*\\)$"));
+        // A card's line is short: the worker's key problem without who says
+        // it and the keys it expects (the tooltip and Details have them).
+        static const QRegularExpression speaker(QStringLiteral("^trainyard-worker: [^ :]+\\.json: "));
+        static const QRegularExpression expected(QStringLiteral(" \\(expected one of [^()]*\\)$"));
+        const QString why = QString(tail.last()).remove(speaker).remove(expected);
+        return QStringLiteral("%1 (%2)").arg(why.isEmpty() ? tail.last() : why, QString(head).remove(gloss));
     }
     return head.section(QLatin1Char('\n'), 0, 0);
 }

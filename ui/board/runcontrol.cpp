@@ -178,7 +178,12 @@ void RunControl::confirmAndStart(ExperimentDocument *document, const QStringList
 {
     // Missing GPUs are not asked about again: the banner above the board says
     // what becomes of their lanes.
-    QStringList problems = document->busyDeviceWarnings() + dataProblems;
+    QStringList problems = document->busyDeviceWarnings() + (m_specProblems ? m_specProblems() : QStringList());
+    for (const QString &problem : dataProblems) {
+        if (!problems.contains(problem)) {
+            problems << problem;
+        }
+    }
     // A queued run whose folder holds another spec's results starts a new attempt.
     for (const RunInfo &run : document->allRuns()) {
         if (isNewAttempt(run)) {

@@ -35,6 +35,9 @@ public:
     /// Who answers "start anyway?" and "start a new attempt?" (they must
     /// outlive this); without prompts nobody is asked and runs start.
     void setPrompts(Prompts *prompts) { m_prompts = prompts; }
+    /// What the worker's catalogue refuses in the runs' specs (SpecCheckBanner):
+    /// Start all asks about it with the rest.
+    void setSpecProblems(std::function<QStringList()> problems) { m_specProblems = std::move(problems); }
 
     void startSelected();
     void stopSelected();
@@ -67,6 +70,7 @@ private:
     BoardView *m_board;
     QMainWindow *m_window;
     Prompts *m_prompts = nullptr;
+    std::function<QStringList()> m_specProblems;
     QSet<QByteArray> m_dataPassed; ///< data sources (compact JSON) the worker's check passed
     bool m_checking = false;       ///< a Start all waits for the data check
     QThread *m_checkThread = nullptr;

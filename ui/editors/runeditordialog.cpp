@@ -326,6 +326,19 @@ bool RunEditorDialog::validate(QString *error)
         *error = problems.constFirst();
         return false;
     }
+    // A published configuration names its dataset but not where it is: the
+    // data does not come with Trainyard, and an empty folder is no data.
+    const RunSpecView view(spec);
+    if (const DataKindInfo *kind = m_catalogue.dataKind(view.dataKind())) {
+        for (const ParamInfo &p : kind->params) {
+            if (p.type == QLatin1String("path") && view.data().value(p.name).toString().trimmed().isEmpty()) {
+                *error = tr("data.%1: no folder given, and the data does not come with Trainyard: download the "
+                            "dataset and choose its folder (%2)")
+                             .arg(p.name, kind->description.isEmpty() ? p.help : kind->description);
+                return false;
+            }
+        }
+    }
     m_result = spec;
     error->clear();
     return true;

@@ -1,5 +1,6 @@
 #include "ui/palette/modelpalettemodel.h"
 
+#include "orchestration/experiment/experiment.h"
 #include "orchestration/runspec/runspecview.h"
 #include "ui/common/mimetypes.h"
 #include "ui/palette/presetstore.h"
@@ -7,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMimeData>
+#include <QRegularExpression>
 
 namespace trainyard {
 
@@ -42,12 +44,27 @@ QString ModelPaletteModel::taskTitle(const QString &task)
     return task.isEmpty() ? tr("Other") : task;
 }
 
+QString ModelPaletteModel::runName(const QString &title)
+{
+    // "TransE · UMLS" → "transe-umls": a run name is letters, digits and ._+@-.
+    static const QRegularExpression other(QStringLiteral("[^a-z0-9._+@]+"));
+    QString name = title.toLower().replace(other, QStringLiteral("-"));
+    while (name.startsWith(QLatin1Char('-')) || name.startsWith(QLatin1Char('.'))) {
+        name.remove(0, 1);
+    }
+    while (name.endsWith(QLatin1Char('-'))) {
+        name.chop(1);
+    }
+    name = name.left(100);
+    return isSafeRunName(name) ? name : QStringLiteral("run");
+}
+
 // The model type's full default spec with the preset's keys laid over it,
 // section by section, so the editor opens on every key. A preset is a
 // complete configuration: no recipe fills in for it.
 QJsonObject ModelPaletteModel::completeSpec(const PublishedPreset &preset) const
 {
-    QJsonObject spec = m_catalogue.defaultSpec(RunSpecView(preset.spec).modelType(), preset.name);
+    QJsonObject spec = m_catalogue.defaultSpec(RunSpecView(preset.spec).modelType(), runName(preset.name));
     if (const CatalogueModel *model = m_catalogue.model(RunSpecView(preset.spec).modelType());
         model && !model->recipes.isEmpty()) {
         QJsonObject modelSection = spec.value(QLatin1String("model")).toObject();
@@ -104,7 +121,7 @@ void ModelPaletteModel::rebuild()
         for (const PublishedPreset &p : m_catalogue.presets()) {
             Leaf leaf;
             leaf.title = p.name;
-            leaf.tooltip = p.source;
+            leaf.tooltip = p.source + tr("\nIts dataset does not come with Trainyard: the editor asks for its folder.");
             leaf.spec = completeSpec(p);
             g.leaves.append(leaf);
         }

@@ -39,6 +39,8 @@ public:
 
     /// Human name of a task ("kg" → "Knowledge graphs").
     static QString taskTitle(const QString &task);
+    /// A run name from a configuration's title ("TransE · UMLS" → "transe-umls").
+    static QString runName(const QString &title);
 
 private:
     struct Leaf

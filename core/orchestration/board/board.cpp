@@ -102,12 +102,22 @@ bool Board::isNameFree(const QString &name, int repeat) const
 
 QString Board::uniqueName(const QString &base, int repeat) const
 {
-    if (isNameFree(base, repeat)) {
+    const auto free = [&](const QString &name) {
+        if (!isNameFree(name, repeat) || (repeat > 1 && !isNameFree(name))) {
+            return false;
+        }
+        const QList<RunId> ids = m_runs->ids();
+        return std::none_of(ids.cbegin(), ids.cend(), [&](RunId id) {
+            const RunInfo *r = m_runs->find(id);
+            return r->repeatCount > 1 && r->group == name;
+        });
+    };
+    if (free(base)) {
         return base;
     }
     for (int n = 2;; ++n) {
         const QString candidate = base + QLatin1Char('-') + QString::number(n);
-        if (isNameFree(candidate, repeat)) {
+        if (free(candidate)) {
             return candidate;
         }
     }
@@ -160,7 +170,7 @@ bool Board::removeLane(int index, QString *error)
     }
     for (RunId id : std::as_const(m_lanes.at(index).runs)) {
         if (isActive(m_runs->find(id)->state)) {
-            return refuse(error, QStringLiteral("lane %1 has runs in progress; stop them first").arg(index + 1));
+            return refuse(error, QStringLiteral("lane %1 has runs in progress; stop them first").arg(laneTitle(index)));
         }
     }
     while (!m_lanes.at(index).runs.isEmpty()) {
@@ -216,7 +226,7 @@ bool Board::setLaneName(int index, const QString &name, QString *error)
     }
     for (int i = 0; i < m_lanes.size(); ++i) {
         if (i != index && !name.isEmpty() && m_lanes.at(i).name == name) {
-            return refuse(error, QStringLiteral("lane name: \"%1\" is already lane %2's").arg(name).arg(i + 1));
+            return refuse(error, QStringLiteral("lane name: \"%1\" is already the name of another lane").arg(name));
         }
     }
     m_lanes[index].name = name;
@@ -230,9 +240,9 @@ QList<RunId> Board::addRun(int lane, const QJsonObject &spec, int repeat, int po
     return insertRuns(lane, spec, repeat, position, false, error);
 }
 
-QList<RunId> Board::addHeldRun(int lane, const QJsonObject &spec, int position, QString *error)
+QList<RunId> Board::addHeldRun(int lane, const QJsonObject &spec, int position, QString *error, int repeat)
 {
-    return insertRuns(lane, spec, 1, position, true, error);
+    return insertRuns(lane, spec, repeat, position, true, error);
 }
 
 QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, int position, bool held, QString *error)
@@ -276,7 +286,7 @@ QList<RunId> Board::insertRuns(int lane, const QJsonObject &spec, int repeat, in
     return ids;
 }
 
-QJsonObject Board::duplicateSpec(RunId id) const
+QJsonObject Board::duplicateSpec(RunId id, int copies) const
 {
     const RunInfo *r = m_runs->find(id);
     if (!r) {
@@ -289,18 +299,33 @@ QJsonObject Board::duplicateSpec(RunId id) const
         }
     }
     QJsonObject spec = r->spec;
-    spec.insert(QStringLiteral("name"), uniqueName(r->name));
+    // Copies as a group read as such: "a-copy-1", "a-copy-2", ... beside "a".
+    spec.insert(QStringLiteral("name"),
+                copies > 1 ? uniqueName(r->name + QStringLiteral("-copy"), copies) : uniqueName(r->name));
     QJsonObject train = spec.value(QStringLiteral("train")).toObject();
     train.insert(QStringLiteral("seed"), highest + 1);
     spec.insert(QStringLiteral("train"), train);
     return spec;
 }
 
-void Board::refreshRunDirs()
+void Board::refreshRunDirs(const QString &oldRoot)
 {
+    const QString from = oldRoot + QLatin1Char('/');
+    const QString to = m_store->root() + QLatin1Char('/');
     for (RunId id : m_runs->ids()) {
         m_runs->update(
-            id, [this](RunInfo &r) { r.runDir = m_store->runDir(r.name); }, RunRegistry::Notify::Quiet);
+            id,
+            [&](RunInfo &r) {
+                r.runDir = m_store->runDir(r.name);
+                // The command a run started with names its folder, which
+                // moved: the copy the user takes must name where it is now.
+                if (!oldRoot.isEmpty() && from != to) {
+                    for (QString &argument : r.command) {
+                        argument.replace(from, to);
+                    }
+                }
+            },
+            RunRegistry::Notify::Quiet);
     }
 }
 

@@ -40,7 +40,7 @@ public:
     // Replaces all lanes and runs (repeats and rounds expanded; a run with
     // an "after" Waiting); emits reset().
     void setExperiment(const Experiment &experiment);
-    // The board as an experiment (consecutive untouched repeats collapse
+    // The board as an experiment (a group's untouched repeats collapse
     // back into one entry with "repeat", untouched rounds into their entry
     // (Experiment::toJson); a sweep's trials are left out).
     Experiment toExperiment(const QString &name, const QString &runsRoot) const;
@@ -59,14 +59,17 @@ public:
     // Whether `name` (with `repeat` > 1: each of its repeats' names) is free.
     bool isNameFree(const QString &name, int repeat = 1) const;
     // A name to generate (a drop, a duplicate): `base` when free, else the
-    // first free "<base>-2", "<base>-3", ... (each of its repeats' names free).
+    // first free "<base>-2", "<base>-3", ... (each of its repeats' names free,
+    // and no run's name or repeat group's, so "after" names one thing).
     QString uniqueName(const QString &base, int repeat = 1) const;
     // The spec a duplicate of `id` gets: a unique name and a seed no run on
     // the board has (one above the highest), so a copy is a new sample, not
-    // the same run twice. Empty for an unknown id.
-    QJsonObject duplicateSpec(RunId id) const;
-    // Every run's folder again after the runs root moved.
-    void refreshRunDirs();
+    // the same run twice. With `copies` > 1 the spec of a repeat group of
+    // that many, named "<name>-copy" (made unique). Empty for an unknown id.
+    QJsonObject duplicateSpec(RunId id, int copies = 1) const;
+    // Every run's folder again after the runs root moved from `oldRoot`
+    // (the paths in the command lines runs started with follow it).
+    void refreshRunDirs(const QString &oldRoot = QString());
 
     // Edits. Each refuses with a message (in `error`) rather than break a
     // run, and ends with edited() when it changed something.
@@ -84,7 +87,8 @@ public:
     // The same, held: it waits in its queue until started by hand or by the
     // next startAll(), even while dispatching goes on (an edit of a run that
     // has run must not start before the user looks at it).
-    QList<RunId> addHeldRun(int lane, const QJsonObject &spec, int position = -1, QString *error = nullptr);
+    QList<RunId> addHeldRun(int lane, const QJsonObject &spec, int position = -1, QString *error = nullptr,
+                            int repeat = 1);
     // A queued copy right after the original, with a unique name; held
     // when the original is (it waits for its own Start as the original does).
     RunId duplicateRun(RunId id, QString *error = nullptr);

@@ -6,6 +6,7 @@
 #include "orchestration/runstore/runstore.h"
 
 #include <QJsonArray>
+#include <QSet>
 
 namespace trainyard {
 
@@ -72,31 +73,44 @@ QList<RunId> RunEntries::expand(const ExperimentRun &entry, const QList<QJsonObj
 QList<ExperimentRun> RunEntries::collapse(const QList<RunId> &runs) const
 {
     QList<ExperimentRun> entries;
-    for (int i = 0; i < runs.size();) {
-        const RunInfo *r = m_runs->find(runs.at(i));
-        if (!r->sweep.isEmpty()) { // made by its sweep, which is saved in "sweeps"
-            ++i;
+    QSet<int> taken; // later places already written as a repeat of their group
+    for (int i = 0; i < runs.size(); ++i) {
+        if (taken.contains(i)) {
             continue;
         }
+        const RunInfo *r = m_runs->find(runs.at(i));
+        if (!r->sweep.isEmpty()) { // made by its sweep, which is saved in "sweeps"
+            continue;
+        }
+        // A group's repeats need not be next to each other (a run dropped
+        // between them): the file has no way to say so, so the group is
+        // written where its first repeat is and the others follow it.
         const int count = r->repeatCount;
-        bool collapse = count > 1 && r->repeatIndex == 0 && i + count <= runs.size();
         QJsonObject base = r->spec;
         base.insert(QStringLiteral("name"), r->group);
+        QList<int> places{i};
+        for (int j = i + 1; count > 1 && r->repeatIndex == 0 && j < runs.size() && places.size() < count; ++j) {
+            const RunInfo *rj = m_runs->find(runs.at(j));
+            if (!taken.contains(j) && rj->group == r->group && rj->repeatCount == count) {
+                places << j;
+            }
+        }
+        bool collapse = count > 1 && places.size() == count;
         for (int k = 0; collapse && k < count; ++k) {
-            const RunInfo *rk = m_runs->find(runs.at(i + k));
-            collapse = rk->group == r->group && rk->repeatIndex == k && rk->after == r->after
-                       && rk->spec == expandRepeat(base, k, count);
+            const RunInfo *rk = m_runs->find(runs.at(places.at(k)));
+            collapse = rk->repeatIndex == k && rk->after == r->after && rk->spec == expandRepeat(base, k, count);
         }
         if (collapse) {
             entries << ExperimentRun{withAfter(base, r->after), count};
-            i += count;
+            for (int place : std::as_const(places)) {
+                taken.insert(place);
+            }
         } else {
             ExperimentRun run(withAfter(r->spec, r->after));
             run.rounds = r->rounds;
             run.round = r->round;
             run.aggregate = r->aggregate;
             entries << run;
-            ++i;
         }
     }
     return entries;

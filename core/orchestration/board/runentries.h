@@ -29,8 +29,9 @@ public:
     // its repeats a run of its group, a round's place on its one run.
     // `allRounds` are the experiment's (Experiment::rounds).
     QList<RunId> expand(const ExperimentRun &entry, const QList<QJsonObject> &allRounds, int lane) const;
-    // The entries of a lane's `runs` in order: consecutive untouched repeats
-    // collapse back into one entry with "repeat", every other run is its own
+    // The entries of a lane's `runs` in order: a group's untouched repeats
+    // collapse back into one entry with "repeat" where its first repeat is
+    // (also with other runs between them), every other run is its own
     // (with its round, which Experiment::toJson writes back as one entry);
     // a sweep's trials are left out, their sweep being saved in "sweeps".
     QList<ExperimentRun> collapse(const QList<RunId> &runs) const;

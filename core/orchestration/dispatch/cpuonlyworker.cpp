@@ -62,9 +62,11 @@ QStringList problems(const LaneDevices &laneDevices, const Board &board, const R
 {
     QStringList lines;
     for (int l : lanes(laneDevices, board, runs, catalogue)) {
-        lines << QStringLiteral("lane %1 (%2): %3; %4")
-                     .arg(l + 1)
-                     .arg(board.lane(l).device.toString(), reason(catalogue),
+        // Named as its header is (its title), with its device when the title is another word.
+        const QString device = board.lane(l).device.toString();
+        const QString title = board.laneTitle(l);
+        lines << QStringLiteral("lane %1: %2; %3")
+                     .arg(title == device ? title : QStringLiteral("%1 (%2)").arg(title, device), reason(catalogue),
                           advice(laneDevices.cpuFallback(), QStringLiteral("allow CPU fallback")));
     }
     return lines;

@@ -84,9 +84,22 @@ void Dispatcher::startAll()
     checkIdle();
 }
 
+void Dispatcher::forgetStartsWhenFree()
+{
+    // Stop all means nothing starts afterwards: not these either, nor do
+    // their cards go on saying they wait for a slot.
+    for (RunId id : std::as_const(m_startWhenFree)) {
+        if (const RunInfo *r = m_runs->find(id); r && r->message.startsWith(QLatin1String("waits: "))) {
+            m_runs->update(id, [](RunInfo &run) { run.message.clear(); });
+        }
+    }
+    m_startWhenFree.clear();
+}
+
 void Dispatcher::stopAll()
 {
     m_dispatching = false;
+    forgetStartsWhenFree();
     Q_EMIT dispatchingStopped();
     for (RunId id : m_runs->ids()) {
         const RunInfo *r = m_runs->find(id);
@@ -99,6 +112,7 @@ void Dispatcher::stopAll()
 void Dispatcher::killAll()
 {
     m_dispatching = false;
+    forgetStartsWhenFree();
     m_supervisor->killAll();
 }
 
@@ -111,6 +125,7 @@ bool Dispatcher::launch(RunId id, QString *error, const QList<int> &gpus)
         options.masterPort = GpuScheduler::rendezvousPort(gpus);
     }
     m_gpus.started(id);
+    m_startWhenFree.remove(id);
     qCDebug(lcDispatcher, "lane %d starts %s on %s", r->lane + 1, qUtf8Printable(r->name),
             qUtf8Printable(options.device.toString()));
     if (!m_supervisor->start(id, options, error)) {
@@ -127,7 +142,13 @@ void Dispatcher::dispatch()
     if (m_dependencies) {
         m_dependencies->refresh();
     }
-    if (!m_dispatching || m_supervisor->isShuttingDown()) {
+    // Runs started by hand on a full lane wait for a slot even while
+    // nothing else is dispatched.
+    for (auto it = m_startWhenFree.begin(); it != m_startWhenFree.end();) {
+        const RunInfo *r = m_runs->find(*it);
+        it = r && r->state == RunState::Queued && !r->held ? std::next(it) : m_startWhenFree.erase(it);
+    }
+    if ((!m_dispatching && m_startWhenFree.isEmpty()) || m_supervisor->isShuttingDown()) {
         return;
     }
     m_gpus.begin(*m_board, [this](int l) { return m_lanes->effectiveDevice(l); });
@@ -146,7 +167,7 @@ void Dispatcher::dispatch()
                 break;
             }
             const RunInfo *r = m_runs->find(id);
-            if (!r || r->state != RunState::Queued || r->held) {
+            if (!r || r->state != RunState::Queued || r->held || (!m_dispatching && !m_startWhenFree.contains(id))) {
                 continue;
             }
             QList<int> gpus;
@@ -169,8 +190,11 @@ void Dispatcher::dispatch()
     }
 }
 
-bool Dispatcher::canStartNow(const RunInfo &run, QList<int> *gpus, QString *error)
+bool Dispatcher::canStartNow(const RunInfo &run, QList<int> *gpus, QString *error, bool *laneFull)
 {
+    if (laneFull) {
+        *laneFull = false;
+    }
     const Device d = m_lanes->effectiveDevice(run.lane);
     if (m_lanes->isMissing(d)) {
         return refuse(
@@ -180,8 +204,11 @@ bool Dispatcher::canStartNow(const RunInfo &run, QList<int> *gpus, QString *erro
         return refuse(error, why);
     }
     if (!d.isPool() && !laneHasFreeSlot(run.lane)) {
+        if (laneFull) {
+            *laneFull = true;
+        }
         return refuse(error, QStringLiteral("lane %1 has no free slot (%2 in use)")
-                                 .arg(run.lane + 1)
+                                 .arg(m_board->laneTitle(run.lane))
                                  .arg(m_board->lane(run.lane).slotCount));
     }
     if (d.isGpu()) {
@@ -192,6 +219,11 @@ bool Dispatcher::canStartNow(const RunInfo &run, QList<int> *gpus, QString *erro
         }
     }
     return true;
+}
+
+void Dispatcher::startWhenFree(RunId id)
+{
+    m_startWhenFree.insert(id);
 }
 
 void Dispatcher::endedInQueue(RunId id, RunState state)

@@ -6,6 +6,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -44,14 +45,22 @@ public:
     void setDependencies(Dependencies *dependencies) { m_dependencies = dependencies; }
     void stopAll();
     void killAll();
-    void halt() { m_dispatching = false; } // no more starts (a shutdown)
+    void halt() // no more starts (a shutdown)
+    {
+        m_dispatching = false;
+        m_startWhenFree.clear();
+    }
     bool isDispatching() const { return m_dispatching; }
     void dispatch();
 
     // Whether queued `run` can start now on its lane: its device is here
     // and reached, the lane has a free slot, and (a GPU lane) where on its
-    // GPUs (`gpus`). Else false with why in `error`.
-    bool canStartNow(const RunInfo &run, QList<int> *gpus, QString *error);
+    // GPUs (`gpus`). Else false with why in `error`; `laneFull` tells
+    // whether only a free slot is missing.
+    bool canStartNow(const RunInfo &run, QList<int> *gpus, QString *error, bool *laneFull = nullptr);
+    // Queued `id` was started by hand on a full lane: it starts when a slot
+    // of its lane frees, also while nothing else is dispatched.
+    void startWhenFree(RunId id);
     // Starts `id` as the StartPlanner says. `gpus`: where a GPU lane's
     // placement put it (empty: the lane's device).
     bool launch(RunId id, QString *error, const QList<int> &gpus = {});
@@ -67,7 +76,11 @@ public:
     void notifyCounts(); // emits finishCountChanged
 
     // The board was replaced (nothing runs).
-    void reset() { m_dispatching = false; }
+    void reset()
+    {
+        m_dispatching = false;
+        m_startWhenFree.clear();
+    }
     void forget(RunId id) { m_gpus.forget(id); }
 
 Q_SIGNALS:
@@ -85,6 +98,7 @@ private:
     bool laneHasFreeSlot(int lane) const;
     void onRunEnded(RunId id, RunState state); // a slot was freed
     void startReleased(RunId id);              // its dependents, when nothing is dispatched
+    void forgetStartsWhenFree();               // Stop all: startWhenFree's runs stay queued
 
     Board *m_board;
     RunRegistry *m_runs;
@@ -96,6 +110,7 @@ private:
     GpuScheduler m_gpus; // the GPU lanes' placement, waits, memory and out-of-memory retries
     std::function<bool(RunId)> m_keptStopped;
     bool m_dispatching = false;
+    QSet<RunId> m_startWhenFree; // startWhenFree's, until they start or leave their queue
 };
 
 } // namespace trainyard

@@ -13,9 +13,13 @@ QStringList problems(const Sources &s)
     QStringList problems;
     const int gpus = s.devices.gpuCount();
     for (int l : s.lanes.missingDeviceLanes()) {
-        problems << QStringLiteral("lane %1 names %2, but this machine has %3 GPU%4%5")
-                        .arg(l + 1)
-                        .arg(s.board.lane(l).device.toString())
+        // Named as its header is (its title), which is its device unless the user named it.
+        const QString device = s.board.lane(l).device.toString();
+        const QString title = s.board.laneTitle(l);
+        const QString lane = title == device ? QStringLiteral("lane %1 names a GPU").arg(title)
+                                             : QStringLiteral("lane \"%1\" names %2").arg(title, device);
+        problems << QStringLiteral("%1, but this machine has %2 GPU%3%4")
+                        .arg(lane)
                         .arg(gpus)
                         .arg(gpus == 1 ? QString() : QStringLiteral("s"))
                         .arg(s.lanes.cpuFallback()

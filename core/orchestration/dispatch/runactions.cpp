@@ -29,8 +29,10 @@ bool RunActions::startRun(RunId id, QString *error)
         return refuse(error, QStringLiteral("%1 is %2").arg(r->name, runStateName(r->state)));
     }
     QList<int> gpus;
-    if (!m_dispatcher->canStartNow(*r, &gpus, error)) {
-        return false;
+    QString busy;
+    bool laneFull = false;
+    if (!m_dispatcher->canStartNow(*r, &gpus, &busy, &laneFull) && !laneFull) {
+        return refuse(error, busy);
     }
     // An ended run (Stopped, or put back by an undo) starts as Retry does.
     const bool ended = isTerminal(r->state);
@@ -47,6 +49,12 @@ bool RunActions::startRun(RunId id, QString *error)
         m_dependencies->refresh();
     }
     if (r->state == RunState::Waiting) {
+        return true;
+    }
+    if (laneFull) {
+        // Queued, not refused: it starts when a run of its lane ends.
+        m_runs->update(id, [&busy](RunInfo &run) { run.message = QStringLiteral("waits: ") + busy; });
+        m_dispatcher->startWhenFree(id);
         return true;
     }
     QString why;
@@ -87,6 +95,9 @@ bool RunActions::cancelRun(RunId id, QString *error)
     m_runs->update(id, [](RunInfo &run) {
         run.ended = QDateTime::currentDateTimeUtc();
         run.state = RunState::Cancelled;
+        if (run.message.startsWith(QLatin1String("waits: "))) {
+            run.message.clear(); // it waits no more
+        }
     });
     m_dispatcher->endedInQueue(id, RunState::Cancelled);
     return true;

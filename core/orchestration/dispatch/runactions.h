@@ -27,7 +27,8 @@ public:
     // Whose runs wait for others (an ended run may have to wait again).
     void setDependencies(Dependencies *dependencies) { m_dependencies = dependencies; }
 
-    // Starts one queued run now if its lane has a free slot; an ended one
+    // Starts one queued run now if its lane has a free slot, else queues it
+    // to start when one frees (saying so in its message); an ended one
     // (stopped, or put back by an undo) starts again as retryRun says.
     bool startRun(RunId id, QString *error = nullptr);
     // A queued or waiting run is cancelled; an active one is stopped (Supervisor::stop:

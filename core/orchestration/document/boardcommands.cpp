@@ -66,10 +66,10 @@ void AddRunsCommand::redo()
 {
     QString error;
     // After an undo the names are free again, so the runs come back under the same names.
-    const bool held = m_repeat == 1
-                      && (m_hold == Hold::Always
-                          || (m_hold == Hold::WhileDispatching && m_orchestrator->dispatcher()->isDispatching()));
-    const QList<RunId> ids = held ? m_orchestrator->board()->addHeldRun(m_lane, m_spec, m_position, &error)
+    const bool held =
+        m_hold == Hold::Always
+        || (m_repeat == 1 && m_hold == Hold::WhileDispatching && m_orchestrator->dispatcher()->isDispatching());
+    const QList<RunId> ids = held ? m_orchestrator->board()->addHeldRun(m_lane, m_spec, m_position, &error, m_repeat)
                                   : m_orchestrator->board()->addRun(m_lane, m_spec, m_repeat, m_position, &error);
     m_names.clear();
     for (RunId id : ids) {
@@ -274,7 +274,7 @@ void RenameLaneCommand::undo()
 
 EditLaneCommand::EditLaneCommand(Orchestrator *orchestrator, EditErrorHandler onError, int index, const QString &device,
                                  int slotCount)
-    : BoardCommand(orchestrator, std::move(onError), tr("Edit lane %1").arg(index + 1))
+    : BoardCommand(orchestrator, std::move(onError), tr("Edit lane %1").arg(orchestrator->board()->laneTitle(index)))
     , m_index(index)
     , m_device(device)
     , m_slots(slotCount)

@@ -103,17 +103,21 @@ bool BoardEdits::moveRun(RunId id, int lane, int position)
         position));
 }
 
-bool BoardEdits::duplicateRun(RunId id, int lane, int position)
+bool BoardEdits::duplicateRun(RunId id, int lane, int position, int copies)
 {
     if (!m_orchestrator || !m_orchestrator->runs()->contains(id)) {
         return false;
     }
     const RunInfo run = m_orchestrator->runs()->value(id);
-    // A new sample of the same spec: a unique name and a seed of its own.
-    const QJsonObject spec = m_orchestrator->board()->duplicateSpec(id);
+    // A new sample of the same spec: a unique name and a seed of its own;
+    // several copies are one repeat group, as a file's "repeat" makes them,
+    // so that they plot as their mean with a band.
+    const QJsonObject spec = m_orchestrator->board()->duplicateSpec(id, copies);
     auto *command = new AddRunsCommand(
-        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position, spec, 1);
-    command->setText(tr("Duplicate %1 as %2").arg(run.name, spec.value(QLatin1String("name")).toString()));
+        m_orchestrator, [this](const QString &m) { reportFailure(m); }, lane, position, spec, copies);
+    const QString name = spec.value(QLatin1String("name")).toString();
+    command->setText(copies > 1 ? tr("Duplicate %1 ×%2 as %3").arg(run.name).arg(copies).arg(name)
+                                : tr("Duplicate %1 as %2").arg(run.name, name));
     // A copy of a held run waits for its Start as the original does (it started at once).
     if (run.held && run.state == RunState::Queued) {
         command->setHold(AddRunsCommand::Hold::Always);
@@ -280,12 +284,10 @@ bool BoardEdits::duplicateRuns(const QList<RunId> &ids, int copies)
         if (!m_orchestrator->runs()->contains(id)) {
             continue;
         }
-        // The copies follow the original in order: copy k goes after copy k-1.
-        for (int k = 0; k < copies; ++k) {
-            any =
-                duplicateRun(id, m_orchestrator->runs()->value(id).lane, m_orchestrator->board()->position(id) + 1 + k)
-                || any;
-        }
+        // The copies follow the original, in order.
+        any =
+            duplicateRun(id, m_orchestrator->runs()->value(id).lane, m_orchestrator->board()->position(id) + 1, copies)
+            || any;
     }
     m_undo->endMacro();
     return any;

@@ -29,7 +29,7 @@ public:
 
     bool queueSpec(int lane, int position, const QJsonObject &spec, int repeat, QList<RunId> *queued);
     bool moveRun(RunId id, int lane, int position);
-    bool duplicateRun(RunId id, int lane, int position);
+    bool duplicateRun(RunId id, int lane, int position, int copies = 1);
     bool removeRun(RunId id);
     bool editRun(RunId id, const QJsonObject &spec);
     bool setRunAfter(RunId id, const QStringList &after);

@@ -170,7 +170,8 @@ public:
     bool moveRuns(const QList<RunId> &ids, int lane, int position);
     /// Copies `ids` in order into `lane` from `position` on (a copy drop).
     bool copyRuns(const QList<RunId> &ids, int lane, int position);
-    /// Duplicates each run `copies` times right after itself, each copy with a seed of its own.
+    /// Duplicates each run `copies` times right after itself, each copy with a
+    /// seed of its own; more than one copy is a repeat group (Board::duplicateSpec).
     bool duplicateRuns(const QList<RunId> &ids, int copies = 1);
     bool removeRuns(const QList<RunId> &ids);
     /// Undoes the last edit; an edit whose undo the board refuses (its run

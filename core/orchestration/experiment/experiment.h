@@ -172,6 +172,8 @@ public:
                                           const ModelCatalogue *catalogue = nullptr, Experiment *partial = nullptr);
     // The built-in demo (resource :/trainyard/demo.json), checked
     // structurally: it is part of the build, so a broken one is a bug.
+    // $TRAINYARD_DEMO_MAX_STEPS, when set, caps every run's train.max_steps
+    // (the demo trains for about a minute; the tests that train it need not).
     static Experiment demo();
     // The demo checked against `catalogue` (a worker older or newer than this
     // build may not train it).

@@ -310,7 +310,7 @@ bool Session::rename(const QString &name, QString *error)
         return fail(QStringLiteral("%1 could not be moved to %2").arg(oldRoot, newRoot));
     }
     m_store->setRoot(newRoot);
-    m_orchestrator->board()->refreshRunDirs();
+    m_orchestrator->board()->refreshRunDirs(oldRoot);
     setName(name);
     return true;
 }
