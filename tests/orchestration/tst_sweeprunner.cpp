@@ -712,9 +712,9 @@ private Q_SLOTS:
             QCOMPARE(f.at(0), QStringLiteral("cli-%1").arg(i - 1));
             QCOMPARE(f.at(1), QStringLiteral("cli"));
             QCOMPARE(f.at(2), QString::number(i - 1));
-            QVERIFY2(f.at(3) == QStringLiteral("paused") || f.at(3) == QStringLiteral("finished"),
+            QVERIFY2(f.at(3) == QStringLiteral("stopped (promotable)") || f.at(3) == QStringLiteral("finished"),
                      qPrintable(rows.at(i)));
-            paused += f.at(3) == QStringLiteral("paused") ? 1 : 0;
+            paused += f.at(3) == QStringLiteral("stopped (promotable)") ? 1 : 0;
             QCOMPARE(f.at(quality).toDouble(), sweep.space.first().values.at(i - 2).toDouble());
             QVERIFY(f.at(best).toDouble() >= f.at(final).toDouble()); // mrr grows: its last is its best
             QVERIFY(f.at(final).toDouble() > 0);

@@ -36,7 +36,8 @@ int fail(const QString &text, int status)
     return status;
 }
 
-// A run of a sweep: its sweep, its trial (1-based, as in its name), paused by it.
+// A run of a sweep: its sweep, its trial (1-based, as in its name), paused by it
+// ("stopped (promotable)", as the Sweep view words it).
 struct TrialOf
 {
     QString sweep;
@@ -129,7 +130,7 @@ bool writeSummary(const Experiment &experiment, const RunStore &store, const QSt
         RunInfo info;
         const bool hasStatus = store.readStatus(name, &info);
         row.state = !hasStatus                                        ? QByteArray("unknown")
-                    : trial.paused && info.state == RunState::Stopped ? QByteArray("paused")
+                    : trial.paused && info.state == RunState::Stopped ? QByteArray("stopped (promotable)")
                                                                       : runStateName(info.state).toUtf8();
         RunInfo reported; // what its log lines say of it: the recipe "auto" chose
         const RunStore::ReadResult read = store.readMetrics(name, 0, [&](const MetricRecord &record) {
