@@ -42,11 +42,14 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
     m_xBox->setObjectName(QStringLiteral("xAxis"));
     connect(m_xBox, &QComboBox::currentIndexChanged, this,
             [this](int) { Q_EMIT xAxisChosen(XAxis(m_xBox->currentData().toInt())); });
-    m_bandBox->addItem(tr("Repeats: separate lines"), int(RepeatBand::Lines));
-    m_bandBox->addItem(tr("Repeats: mean, min–max band"), int(RepeatBand::MinMax));
-    m_bandBox->addItem(tr("Repeats: mean, ±std band"), int(RepeatBand::Std));
+    // Short names, so that the box shows them whole in a narrow window.
+    m_bandBox->addItem(tr("Repeats: lines"), int(RepeatBand::Lines));
+    m_bandBox->addItem(tr("Repeats: min–max"), int(RepeatBand::MinMax));
+    m_bandBox->addItem(tr("Repeats: ±std"), int(RepeatBand::Std));
     m_bandBox->setCurrentIndex(1);
     m_bandBox->setObjectName(QStringLiteral("band"));
+    m_bandBox->setToolTip(tr("A repeat group's runs as separate lines, or as their mean line with a band: "
+                             "min to max, or one standard deviation either side"));
     connect(m_bandBox, &QComboBox::currentIndexChanged, this,
             [this](int) { Q_EMIT bandChosen(RepeatBand(m_bandBox->currentData().toInt())); });
     m_curveBox->setObjectName(QStringLiteral("curveMetric"));
@@ -93,9 +96,6 @@ PlotControls::PlotControls(double smoothing, QWidget *parent)
     pickers->addWidget(m_curveBox);
     pickers->addWidget(new QLabel(tr("Lower:"), m_pickers));
     pickers->addWidget(m_evalBox);
-    // The band's long names shown short in the box, whole in its list.
-    m_bandBox->setMinimumContentsLength(12);
-    m_bandBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
 
     auto *rows = new QVBoxLayout(this);
     rows->setContentsMargins(0, 0, 0, 0);
