@@ -162,6 +162,18 @@ private Q_SLOTS:
                  qPrintable(checked.problem()));
     }
 
+    // Opened before the worker answered --list-models, the catalogue is
+    // empty: the editor checks as without one, not "train.lr: unknown key".
+    void aCatalogueNotReadYetChecksNothing()
+    {
+        const ModelCatalogue notRead;
+        QVERIFY(notRead.isEmpty());
+        SweepEditorDialog dialog(testing::tinyKgSpec(QStringLiteral("transe")), {QStringLiteral("cpu")}, &notRead);
+        setMode(dialog, QStringLiteral("train.lr"), QStringLiteral("values"));
+        type(dialog, QStringLiteral("sweepValues:train.lr"), QStringLiteral("0.01, 0.001"));
+        QVERIFY2(dialog.canAccept(), qPrintable(dialog.problem()));
+    }
+
     // A new run's spec leaves what the recipes set to "auto": those keys are offered all the same.
     void offersTheKeysARecipeSets()
     {

@@ -72,7 +72,9 @@ SweepEditorDialog::SweepEditorDialog(const QJsonObject &base, const QStringList 
                                      QWidget *parent)
     : QDialog(parent)
     , m_base(base)
-    , m_catalogue(catalogue)
+    // A catalogue not read yet (the worker still answering) knows no keys:
+    // the editor then checks what it can without one, not "unknown key".
+    , m_catalogue(catalogue && !catalogue->isEmpty() ? catalogue : nullptr)
     , m_program(RunSpecView(base).isProgram())
     , m_grid(new QGridLayout)
     , m_name(new QLineEdit(this))

@@ -62,7 +62,7 @@ bool SweepPanel::editSweep(const QJsonObject &base)
     }
     QStringList lanes;
     for (int i = 0; i < document->laneCount(); ++i) {
-        lanes << QStringLiteral("%1: %2").arg(i + 1).arg(document->lane(i).device.toString());
+        lanes << document->lane(i).title; // as the board's headers name them
     }
     SweepEditorDialog dialog(base, lanes, catalogue(), m_window);
     while (dialog.exec() == QDialog::Accepted) {

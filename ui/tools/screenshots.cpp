@@ -243,13 +243,15 @@ int sweepShots(const QString &out)
     window.loadCatalogue();
     window.resize(1600, 1000);
     window.show();
-    waitFor(5000, [&] { return window.paletteModel()->rowCount() > 0; });
+    // The worker's catalogue, not just the palette's fixed rows: the editor
+    // offers the recipe's keys and checks against it.
+    waitFor(10000, [&] { return !window.catalogue().isEmpty(); });
     const QJsonObject sweep = demoSweep();
 
     // The editor on the sweep's base, set as the sweep is.
     {
         SweepEditorDialog editor(sweep.value(QStringLiteral("base")).toObject(),
-                                 {QStringLiteral("1: cpu"), QStringLiteral("2: cpu")}, &window.catalogue(), &window);
+                                 {QStringLiteral("cpu"), QStringLiteral("cpu 2")}, &window.catalogue(), &window);
         const auto set = [&](const QString &name, const QString &text) {
             if (auto *edit = editor.findChild<QLineEdit *>(name)) {
                 edit->setText(text);
