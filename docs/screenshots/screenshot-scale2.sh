@@ -9,7 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
-out=${2:-$here/scale-2.png}
+out=$(realpath -m "${2:-$here/scale-2.png}")
 wait_s=${3:-20}
 work=$(mktemp -d)
 pids=()

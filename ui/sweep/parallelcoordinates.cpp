@@ -42,7 +42,7 @@ ParallelCoordinatesPlot::ParallelCoordinatesPlot(QWidget *parent)
     : QWidget(parent)
 {
     setObjectName(QStringLiteral("sweepParallelCoordinates"));
-    setMinimumHeight(180);
+    setMinimumHeight(100); // the Sweeps tab must leave the board room on a small or scaled screen
     setMouseTracking(false);
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 void setUpPlot(QCustomPlot *plot)
 {
-    plot->setMinimumHeight(160);
+    plot->setMinimumHeight(100); // as the parallel coordinates: the board keeps room
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->xAxis->grid()->setVisible(true);
     plot->yAxis->grid()->setVisible(true);
