@@ -56,7 +56,8 @@ bool DialogPrompts::trust(const QString &file, const QStringList &commands, cons
     box.setInformativeText(QStringLiteral("<pre>%1</pre>").arg(commands.join(QLatin1Char('\n')).toHtmlEscaped())
                            + QMessageBox::tr("Trust it only if you wrote it or checked every command. You are asked "
                                              "again whenever the file or a file it points at changes.")
-                           + QStringLiteral("<pre>%1</pre>").arg(about.toHtmlEscaped()));
+                           // Its line breaks and indents kept, but wrapped: prose, not commands.
+                           + QStringLiteral("<p style=\"white-space:pre-wrap\">%1</p>").arg(about.toHtmlEscaped()));
     box.setDetailedText(file + QStringLiteral("\n\n") + commands.join(QLatin1Char('\n')) + QStringLiteral("\n\n")
                         + about);
     QPushButton *trust = box.addButton(QMessageBox::tr("&Trust and Open"), QMessageBox::AcceptRole);
