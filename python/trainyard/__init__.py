@@ -59,13 +59,14 @@ from __future__ import annotations
 from ._link import MAX_QUEUED_LINES
 from ._protocol import EXIT_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._run import CONTROL_FILE, CONTROL_POLL_SECONDS, FLUSH_SECONDS, HEARTBEAT_SECONDS, Run
+from ._runs import runs
 from ._session import RANK_VARIABLES, init
 from ._summary import Summary
 
 #: The distribution's version: python/pyproject.toml's and the C++ project's.
 __version__ = "0.1.0"
 
-__all__ = ["PROTOCOL_VERSION", "Run", "Summary", "init", "__version__"]
+__all__ = ["PROTOCOL_VERSION", "Run", "Summary", "init", "runs", "__version__"]
 
 # help(), pickle and reprs name them where scripts find them.
 Run.__module__ = Summary.__module__ = init.__module__ = __name__
