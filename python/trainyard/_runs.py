@@ -177,6 +177,8 @@ class Run:
                 done = message["status"]
             elif kind == "metric":
                 _add_point(rows, message)
+            elif kind == "eval" and isinstance(message.get("split"), str) and isinstance(message.get("step"), int):
+                _add_eval(rows, message)
         set_(self, "summary", summary)
         set_(self, "_rows", rows)
         state = self.status.get("state")
@@ -190,7 +192,8 @@ class Run:
     def history(self, keys: Optional[Iterable[str]] = None, pandas: bool = False) -> Any:
         """The metric lines, one dict per step in step order: ``step``,
         ``wall``, ``epoch`` and every measurement of the step's lines (a
-        later line's value wins; null is NaN). ``keys`` keeps only those
+        later line's value wins; null is NaN), and the eval lines' values
+        as ``split/name`` (``valid/accuracy``) in the row of their step. ``keys`` keeps only those
         measurements (and the rows that have one of them). A step reported
         at or before an earlier one (a resume) drops the rows from that step
         on, as the app's plots do. ``pandas=True``: a pandas DataFrame."""
@@ -231,6 +234,24 @@ def _add_point(rows: List[Dict[str, Any]], message: Dict[str, Any]) -> None:
     for key, value in message.items():
         if key not in _NOT_MEASUREMENTS:
             row[key] = _measurement(value)
+
+
+def _add_eval(rows: List[Dict[str, Any]], message: Dict[str, Any]) -> None:
+    """An eval line's values as ``split/name`` in the row of its step (a
+    new one, in step order, when no metric line has that step)."""
+    step, at = message["step"], len(rows)
+    while at > 0 and rows[at - 1]["step"] > step:
+        at -= 1
+    if at == 0 or rows[at - 1]["step"] != step:
+        rows.insert(at, {"step": step})
+        at += 1
+    row = rows[at - 1]
+    for key in ("wall", "epoch"):
+        if key in message and key not in row:
+            row[key] = message[key]
+    for key, value in message.items():
+        if key not in _NOT_MEASUREMENTS and key != "split" and (value is None or _number(value)):
+            row["%s/%s" % (message["split"], key)] = _measurement(value)
 
 
 def _attempt_of(folder: str) -> Optional[int]:

@@ -138,10 +138,16 @@ class RunsTest(unittest.TestCase):
             {"type": "metric", "step": 3, "loss": None, "wall": 3.0},
             {"type": "metric", "step": 2, "loss": 1.5, "wall": 4.0},  # resumed from step 1
             {"type": "summary", "best": 1.0, "wall": 4.1},
-            {"type": "summary", "best": 2.0, "other": None, "wall": 4.2}))
+            {"type": "summary", "best": 2.0, "other": None, "wall": 4.2},
+            {"type": "eval", "step": 4, "epoch": 2, "split": "test", "mrr": 0.25, "hits@10": 0.5, "wall": 5.0}))
         [run] = trainyard.runs(os.path.join(self.root, "r"))
-        self.assertEqual(run.history(), [{"step": 1, "epoch": 1, "wall": 1.1, "loss": 3.0, "acc": 0.1},
-                                         {"step": 2, "wall": 4.0, "loss": 1.5}])
+        self.assertEqual(run.history(), [{"step": 1, "epoch": 1, "wall": 1.1, "loss": 3.0, "acc": 0.1,
+                                          "valid/accuracy": 0.5},
+                                         {"step": 2, "wall": 4.0, "loss": 1.5},
+                                         {"step": 4, "epoch": 2, "wall": 5.0, "test/mrr": 0.25,
+                                          "test/hits@10": 0.5}])
+        self.assertEqual(run.history(keys=["valid/accuracy"]),
+                         [{"step": 1, "epoch": 1, "wall": 1.1, "valid/accuracy": 0.5}])
         self.assertEqual(run.summary["best"], 2.0)
         self.assertTrue(math.isnan(run.summary["other"]))
         self.assertEqual(run.state, "queued")  # no status.json, no done line
