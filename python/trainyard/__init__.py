@@ -5,6 +5,11 @@
     run.log(step, loss=loss)            # any metrics; a tensor or NumPy scalar as it is
     run.summary["best_acc"] = best_acc  # a column of Trainyard's runs table
 
+W&B's module-level habits work too: after ``trainyard.init()``,
+``trainyard.log(...)``, ``trainyard.config``, ``trainyard.summary`` and
+``trainyard.finish()`` are those of the run it started (RuntimeError
+before it).
+
 Trainyard starts the script as a *program run* and describes it in
 environment variables (TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
 TRAINYARD_CONNECT, TRAINYARD_TOKEN, TRAINYARD_RESUME, TRAINYARD_SEED,
