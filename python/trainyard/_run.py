@@ -162,7 +162,7 @@ class Run:
     # -- reporting ---------------------------------------------------------
 
     def log(self, step: Any = None, loss: Any = None, /, epoch: Any = None, total_steps: Any = None,
-            commit: bool = True, **metrics: Any) -> None:
+            *, commit: bool = True, **metrics: Any) -> None:
         """Write a ``metric`` line: ``log(step, loss=…, acc=…)``, or W&B's
         ``log({"loss": …, "acc": …}, step=…)``.
 
