@@ -5,6 +5,11 @@
     run.log(step, loss=loss)            # any metrics; a tensor or NumPy scalar as it is
     run.summary["best_acc"] = best_acc  # a column of Trainyard's runs table
 
+W&B's module-level habits work too: after ``trainyard.init()``,
+``trainyard.log(...)``, ``trainyard.config``, ``trainyard.summary`` and
+``trainyard.finish()`` are those of the run it started (RuntimeError
+before it).
+
 Trainyard starts the script as a *program run* and describes it in
 environment variables (TRAINYARD_RUN_DIR, TRAINYARD_RUN_NAME,
 TRAINYARD_CONNECT, TRAINYARD_TOKEN, TRAINYARD_RESUME, TRAINYARD_SEED,
@@ -50,23 +55,47 @@ wire format's names, limits and framing, and the run environment's
 variables), _link (the socket), _metricsfile (metrics.jsonl), _config
 (TRAINYARD_CONFIG and params.json), _runfolder (the JSON files beside
 metrics.jsonl), _values (a script's values as numbers), _summary
-(run.summary), _run (Run) and _session (init(), signals, exit hooks). Each
+(run.summary), _run (Run), _session (init(), signals, exit hooks) and
+_runs (trainyard.runs(): run folders read back). Each
 imports only the standard library and these.
 """
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 from ._link import MAX_QUEUED_LINES
 from ._protocol import EXIT_CODES, MAX_LINE_BYTES, PROTOCOL_VERSION
 from ._run import CONTROL_FILE, CONTROL_POLL_SECONDS, FLUSH_SECONDS, HEARTBEAT_SECONDS, Run
+from ._config import Config
 from ._runs import runs
-from ._session import RANK_VARIABLES, init
+from ._session import RANK_VARIABLES, current, init
 from ._summary import Summary
 
 #: The distribution's version: python/pyproject.toml's and the C++ project's.
 __version__ = "0.1.0"
 
-__all__ = ["PROTOCOL_VERSION", "Run", "Summary", "init", "runs", "__version__"]
+__all__ = ["PROTOCOL_VERSION", "Config", "Run", "Summary", "finish", "init", "log", "runs", "__version__"]
+
+
+def log(*args: Any, **kwargs: Any) -> None:
+    """W&B's ``wandb.log``: :meth:`Run.log` of the run init() started."""
+    current().log(*args, **kwargs)
+
+
+def finish(status: Optional[str] = None) -> int:
+    """W&B's ``wandb.finish``: :meth:`Run.finish` of the run init() started
+    (a second call returns the first's exit code). A later init() starts a
+    new run."""
+    return current().finish(status)
+
+
+def __getattr__(name: str) -> Any:
+    """``trainyard.config`` and ``trainyard.summary``: those of the run init() started."""
+    if name in ("config", "summary"):
+        return getattr(current(), name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
 
 # help(), pickle and reprs name them where scripts find them.
-Run.__module__ = Summary.__module__ = init.__module__ = __name__
+Run.__module__ = Summary.__module__ = Config.__module__ = init.__module__ = __name__

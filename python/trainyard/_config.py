@@ -8,7 +8,7 @@ import json
 import math
 import os
 import stat
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ._runfolder import write_json
 
@@ -86,3 +86,88 @@ def reportable(config: Mapping[str, Any]) -> Tuple[Dict[str, Any], List[str]]:
 def write_params(run_dir: str, values: Mapping[str, Any]) -> None:
     """Writes ``values`` as RUN_DIR/params.json, whole or not at all."""
     write_json(run_dir, PARAMS_FILE, values)
+
+
+class Config(dict):
+    """run.config: a dict of the run's parameters that also takes W&B's
+    habits: ``config.lr`` as ``config["lr"]``, ``config.lr = 0.1`` and
+    ``update()``/``setdefault()`` as item assignment. Every change (by a
+    reporting rank) rewrites RUN_DIR/params.json, as init() writes it."""
+
+    def __init__(self, values: Optional[Mapping[str, Any]] = None,
+                 changed: Optional[Callable[["Config"], None]] = None) -> None:
+        super().__init__(values or {})
+        object.__setattr__(self, "_changed", changed)
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("__"):
+            raise AttributeError(key)
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError("trainyard: config has no key %r" % (key,)) from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        self[key] = value
+
+    def __delattr__(self, key: str) -> None:
+        try:
+            del self[key]
+        except KeyError:
+            raise AttributeError("trainyard: config has no key %r" % (key,)) from None
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError("config keys must be strings, not %r" % (key,))
+        super().__setitem__(key, value)
+        self._report()
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._report()
+
+    def update(self, *others: Any, **values: Any) -> None:  # type: ignore[override]
+        """Sets every value given (a mapping, pairs, keywords); params.json is written once."""
+        if len(others) > 1:
+            raise TypeError("trainyard: update expected at most 1 positional argument, got %d" % len(others))
+        merged: Dict[Any, Any] = dict(others[0]) if others else {}
+        merged.update(values)
+        for key in merged:
+            if not isinstance(key, str):
+                raise TypeError("config keys must be strings, not %r" % (key,))
+        if merged:
+            super().update(merged)
+            self._report()
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str, *default: Any) -> Any:
+        had = key in self
+        value = super().pop(key, *default)
+        if had:
+            self._report()
+        return value
+
+    def popitem(self) -> Tuple[str, Any]:
+        item = super().popitem()
+        self._report()
+        return item
+
+    def clear(self) -> None:
+        super().clear()
+        self._report()
+
+    def __ior__(self, other: Any) -> "Config":  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __reduce__(self) -> Any:  # pickled or copied: a plain dict of the values
+        return (dict, (dict(self),))
+
+    def _report(self) -> None:
+        changed = self._changed
+        if changed is not None:
+            changed(self)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Dict, List, Optional, Tuple
 
+from ._config import Config
 from ._inputs import Inputs, read_inputs
 from ._link import Link, parse_connect
 from ._metricsfile import open_append, scan_metrics
@@ -50,8 +51,9 @@ class Run:
     (RUN_DIR/checkpoints, created), ``resuming`` (bool), ``resume_step`` and
     ``resume_path`` (the last checkpoint line of the existing metrics.jsonl
     when resuming, else None), ``seed`` (int or None), ``device`` (str),
-    ``rank`` (int), ``config`` (dict: init's ``config`` with Trainyard's
-    values over it, see :func:`init`), ``summary`` (a dict of the run's
+    ``rank`` (int), ``config`` (a dict, :class:`Config`, also
+    read and set as ``config.lr``: init's ``config`` with Trainyard's values
+    over it, see :func:`init`), ``summary`` (a dict of the run's
     figures of merit, each change reported: :class:`Summary`) and
     ``reporting`` (False for a rank > 0 that only follows rank 0's stop and
     pause: its reporting methods do nothing).
@@ -91,7 +93,7 @@ class Run:
         self.resuming = bool(resume)
         self.seed = seed
         self.device = device
-        self.config: Dict[str, Any] = dict(config or {})
+        self.config = Config(config)
         self.resume_step: Optional[int] = None
         self.resume_path: Optional[str] = None
         self.exit_code: Optional[int] = None  # set by finish()
@@ -102,6 +104,9 @@ class Run:
         self._token = token
         self._lock = threading.Lock()  # file order, the socket queue, _finished
         self._finish_lock = threading.Lock()
+        # log(commit=False)'s values: (step, epoch, total_steps, metrics) or None.
+        self._pending: Optional[Tuple[int, Any, Any, Dict[str, Any]]] = None
+        self._pending_lock = threading.Lock()
         self._finished = False
         self._write_failed = False
         self._epoch = 1
@@ -157,7 +162,7 @@ class Run:
     # -- reporting ---------------------------------------------------------
 
     def log(self, step: Any = None, loss: Any = None, /, epoch: Any = None, total_steps: Any = None,
-            **metrics: Any) -> None:
+            *, commit: bool = True, **metrics: Any) -> None:
         """Write a ``metric`` line: ``log(step, loss=…, acc=…)``, or W&B's
         ``log({"loss": …, "acc": …}, step=…)``.
 
@@ -175,11 +180,30 @@ class Run:
         (JSON has no NaN; Trainyard plots a gap, pandas reads NaN), with a
         warning line the first time for each key; the line's other values
         are kept. A run whose last loss is not finite ends "diverged".
+
+        ``commit=False`` (W&B's) writes nothing yet: the values wait for the
+        next log() of the same step, whose line they join (its own values
+        win); a log() of another step, or finish(), first writes them as a
+        line of their own. Without ``step`` they belong to the step the next
+        log() takes.
         """
         if loss is not None or "step" in metrics or (step is not None and step.__class__ is not int):
             step, epoch, total_steps, metrics = _log_arguments(step, loss, epoch, total_steps, metrics)
         if self._finished:
             raise RuntimeError("trainyard: the run is finished")
+        if commit is not True or self._pending is not None:
+            if commit is not False and commit is not True:
+                raise TypeError("trainyard: commit must be True or False, not %r" % (commit,))
+            if not self._hold(step, epoch, total_steps, metrics, commit):
+                return
+            with self._pending_lock:
+                pending, self._pending = self._pending, None
+            if pending is not None:  # this line's own values win
+                step, pending_epoch, pending_total, held = pending
+                epoch = pending_epoch if epoch is None else epoch
+                total_steps = pending_total if total_steps is None else total_steps
+                held.update(metrics)
+                metrics = held
         if step is None:
             step = self._last_logged + 1
         elif step < 0:
@@ -227,6 +251,45 @@ class Run:
                 self._write(data[written:])
             if self._link is not None:
                 self._link.put(data)
+
+    def _hold(self, step: Optional[int], epoch: Any, total_steps: Any, metrics: Dict[str, Any],
+              commit: bool) -> bool:
+        """log(commit=False)'s buffer: keeps the values of ``commit=False``
+        (False is returned: nothing to write now) and writes a held step
+        that another step follows as its own line first."""
+        for key, value in metrics.items():  # refused now, not when the line is written
+            self._metric_keys.get(key) or self._metric_keys.check(key)
+            metrics[key] = number(key, value)
+        with self._pending_lock:
+            pending = self._pending
+            if pending is not None and step is not None and step != pending[0]:
+                self._pending = None
+            else:
+                pending = None
+        if pending is not None:
+            self.log(pending[0], epoch=pending[1], total_steps=pending[2], **pending[3])
+        if commit:
+            return True
+        if step is None:
+            step = self._last_logged + 1
+        elif step < 0:
+            raise ValueError("trainyard: step must be >= 0, got %d" % step)
+        with self._pending_lock:
+            if self._pending is None:
+                self._pending = (step, epoch, total_steps, dict(metrics))
+            else:
+                held_step, held_epoch, held_total, held = self._pending
+                held.update(metrics)
+                self._pending = (held_step, held_epoch if epoch is None else epoch,
+                                 held_total if total_steps is None else total_steps, held)
+        return False
+
+    def _flush_pending(self) -> None:
+        """Writes what log(commit=False) holds (finish() calls it)."""
+        with self._pending_lock:
+            pending, self._pending = self._pending, None
+        if pending is not None and not self._finished:
+            self.log(pending[0], epoch=pending[1], total_steps=pending[2], **pending[3])
 
     def eval(self, split: str, step: int, epoch: Optional[int] = None, **metrics: float) -> None:
         """Write an ``eval`` line: ``split`` ("valid", "test", ...), ``step``,
@@ -324,6 +387,10 @@ class Run:
         with self._finish_lock:
             if self.exit_code is not None:
                 return self.exit_code
+            try:
+                self._flush_pending()
+            except (TypeError, ValueError, RuntimeError):
+                pass
             if status is None:
                 status = self._default_status()
             code = EXIT_CODES[status]

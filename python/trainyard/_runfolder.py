@@ -15,6 +15,8 @@ import time
 from typing import Any, Mapping
 
 STATUS_FILE = "status.json"
+#: The user's tags and note (RunStore::writeNotes); init(tags=, notes=) seeds it.
+NOTES_FILE = "notes.json"
 #: A done line's status as a run's state (runStateName): a requeue without a queue is a stop.
 STATE_OF_STATUS = {"finished": "finished", "failed": "failed", "diverged": "diverged", "stopped": "stopped",
                    "requeue": "stopped"}

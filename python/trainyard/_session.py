@@ -11,12 +11,14 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Mapping, Optional, Tuple
+from collections import abc
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._config import merge, read_config_file, reportable, write_params
 from ._protocol import (ENV_CONFIG, ENV_CONNECT, ENV_DEVICE, ENV_PER_RANK, ENV_RESUME, ENV_RUN_DIR, ENV_RUN_NAME,
                         ENV_SEED, ENV_TOKEN)
 from ._run import Run, flags
+from ._runfolder import NOTES_FILE, write_json
 from ._values import count
 
 #: Where a process's rank is read, global rank first (torchrun, srun, then a node-local rank).
@@ -28,7 +30,8 @@ _hooks_installed = False
 
 
 def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Optional[bool] = None,
-         rank: Optional[int] = None, config: Optional[Mapping[str, Any]] = None) -> "Run":
+         rank: Optional[int] = None, config: Optional[Mapping[str, Any]] = None,
+         tags: Optional[Sequence[str]] = None, notes: Optional[str] = None, group: Optional[str] = None) -> "Run":
     """Start reporting (or return the run already started) and return its Run.
 
     Inside Trainyard the environment decides, and wins over the arguments:
@@ -54,6 +57,13 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
       reporting rank writes Run.config's numbers, strings, booleans and
       Nones to ``RUN_DIR/params.json``, which the runs table shows as
       ``config.<name>`` columns (other values are left out, with a warning).
+
+    ``tags`` (a list of strings) and ``notes`` (a string) seed the run's
+    tags and note as the app keeps them, in ``RUN_DIR/notes.json``, written
+    only when that file does not exist yet, so that what the user sets in
+    the app wins (tags are trimmed, each once; a comma is refused: the app
+    separates tags by commas). W&B's ``group`` is not Trainyard's repeat
+    group: ``group="NAME"`` becomes the tag ``group:NAME``.
 
     The process's rank is ``rank`` when given, else the first of ``RANK``,
     ``SLURM_PROCID``, ``LOCAL_RANK`` that holds an integer, else
@@ -91,6 +101,7 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
             folder, own_folder = os.path.abspath("trainyard-runs"), False
         elif own_folder:
             folder = _new_folder(name if rank_number == 0 else "%s-rank%d" % (name, rank_number))
+        seed_notes = _notes_from(tags, notes, group)
         config_path = env.get(ENV_CONFIG) or ""
         merged = merge(config, read_config_file(config_path) if config_path else {})
         connect = env.get(ENV_CONNECT) or None
@@ -118,18 +129,75 @@ def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Op
             print("trainyard: not started by Trainyard; writing %s" % run.metrics_path, file=sys.stderr, flush=True)
         if seed_text and seed is None:
             run.text("%s is not an integer: %r" % (ENV_SEED, seed_text), level="warning")
-        if run.reporting and (merged or config is not None):
-            values, skipped = reportable(merged)
-            try:
-                write_params(run.run_dir, values)
-            except OSError as exc:
-                run.text("%s not written: %s" % (os.path.join(run.run_dir, "params.json"), exc), level="warning")
-            if skipped:
-                run.text("config keys not shown in Trainyard (not a number, string or boolean): %s"
-                         % ", ".join(sorted(skipped)), level="warning")
+        if run.reporting:
+            if merged or config is not None:
+                _write_config(run, run.config, set())
+            warned: set = set()
+            object.__setattr__(run.config, "_changed", lambda values: _write_config(run, values, warned))
+            if seed_notes is not None:
+                _seed_notes(run, seed_notes)
         _install_hooks()
         _current = run
         return run
+
+
+def current() -> "Run":
+    """The run init() started last (finished or not); RuntimeError before init()."""
+    run = _current
+    if run is None:
+        raise RuntimeError("trainyard: no run yet; call trainyard.init() first")
+    return run
+
+
+def _write_config(run: "Run", values: Mapping[str, Any], warned: set) -> None:
+    """RUN_DIR/params.json from ``values``; a warning line for each key it cannot hold (once)."""
+    reported, skipped = reportable(values)
+    try:
+        write_params(run.run_dir, reported)
+    except OSError as exc:
+        run._try_text("%s not written: %s" % (os.path.join(run.run_dir, "params.json"), exc), level="warning")
+    new = sorted(set(skipped) - warned)
+    if new:
+        warned.update(new)
+        run._try_text("config keys not shown in Trainyard (not a number, string or boolean): %s"
+                      % ", ".join(new), level="warning")
+
+
+def _notes_from(tags: Any, notes: Any, group: Any) -> Optional[Dict[str, Any]]:
+    """init()'s tags, notes and group as notes.json holds them; None for none."""
+    if isinstance(tags, (str, bytes)) or (tags is not None and not isinstance(tags, abc.Iterable)):
+        raise TypeError("trainyard: tags must be a list of strings, not %s" % type(tags).__name__)
+    given = list(tags or [])
+    if group is not None:
+        if not isinstance(group, str):
+            raise TypeError("trainyard: group must be a string, not %s" % type(group).__name__)
+        given.append("group:" + group)
+    seeded: List[str] = []
+    for tag in given:
+        if not isinstance(tag, str):
+            raise TypeError("trainyard: tags must be strings, not %r" % (tag,))
+        if "," in tag:
+            raise ValueError("trainyard: a tag cannot hold a comma (Trainyard separates tags by commas): %r" % tag)
+        tag = " ".join(tag.split())
+        if tag and tag not in seeded:
+            seeded.append(tag)
+    if notes is not None and not isinstance(notes, str):
+        raise TypeError("trainyard: notes must be a string, not %s" % type(notes).__name__)
+    note = notes or ""
+    if not seeded and not note.strip():
+        return None  # the app keeps no notes.json for no tags and no note
+    return {"tags": seeded, "note": note}
+
+
+def _seed_notes(run: "Run", values: Dict[str, Any]) -> None:
+    """RUN_DIR/notes.json as the app writes it, only when there is none: the
+    user's later edits in the app win."""
+    if os.path.lexists(os.path.join(run.run_dir, NOTES_FILE)):
+        return
+    try:
+        write_json(run.run_dir, NOTES_FILE, values)
+    except OSError as exc:
+        run._try_text("%s not written: %s" % (os.path.join(run.run_dir, NOTES_FILE), exc), level="warning")
 
 
 def _rank_from(env: Any) -> Tuple[int, str]:

@@ -986,6 +986,155 @@ class TrainyardTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertIn("TypeError config must be a mapping", out)
 
+    def test_config_takes_attributes_and_every_change_rewrites_params(self):
+        proc = self.start("""
+            run = trainyard.init(config={"lr": 0.1})
+            config = run.config
+            out = [config.lr, config["lr"], isinstance(config, dict)]
+            config.batch = 32
+            config.update({"wd": 0.01}, opt="adam")
+            out.append(config.setdefault("dim", 64))
+            out.append(config.setdefault("lr", 9))
+            out += [config.get("missing", "no"), "batch" in config, sorted(config), dict(config)]
+            try:
+                config.missing
+            except AttributeError as error:
+                out.append("AttributeError")
+            with open(os.path.join(run.run_dir, "params.json")) as f:
+                out.append(json.load(f))
+            config["tensor"] = [1]
+            config.tensor2 = [2]
+            config["tensor"] = [3]
+            out.append(json.dumps(config, sort_keys=True))
+            print(json.dumps(out))
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        result = json.loads(out)
+        values = {"lr": 0.1, "batch": 32, "wd": 0.01, "opt": "adam", "dim": 64}
+        self.assertEqual(result[:6], [0.1, 0.1, True, 64, 0.1, "no"])
+        self.assertEqual(result[6:11], [True, sorted(values), values, "AttributeError", values])
+        self.assertEqual(json.loads(result[11]), dict(values, tensor=[3], tensor2=[2]))
+        with open(os.path.join(self.run_dir, "params.json")) as f:
+            self.assertEqual(json.load(f), values)
+        warnings = [m["text"] for m in types(self.metrics(), "log") if m.get("level") == "warning"]
+        self.assertEqual(len(warnings), 2, warnings)  # once per key params.json cannot hold
+        self.assertIn("tensor", warnings[0])
+        self.assertIn("tensor2", warnings[1])
+
+    def test_config_set_after_init_without_config_writes_params(self):
+        proc = self.start("""
+            run = trainyard.init()
+            run.config.lr = 0.5
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(self.run_dir, "params.json")) as f:
+            self.assertEqual(json.load(f), {"lr": 0.5})
+
+    def test_module_level_log_finish_config_and_summary(self):
+        proc = self.start("""
+            errors = []
+            for call in (lambda: trainyard.log({"a": 1}), lambda: trainyard.finish(), lambda: trainyard.config,
+                         lambda: trainyard.summary):
+                try:
+                    call()
+                except RuntimeError as error:
+                    errors.append(str(error))
+            print(json.dumps(errors))
+            run = trainyard.init(config={"lr": 0.1})
+            trainyard.config.wd = 0.5
+            trainyard.log({"loss": 0.5}, step=3)
+            trainyard.summary["best"] = 1
+            print(json.dumps([trainyard.config.lr, trainyard.config is run.config, trainyard.summary is run.summary,
+                              trainyard.finish(), trainyard.finish(), run.finished, hasattr(trainyard, "nothing")]))
+            again = trainyard.init(run_dir=os.path.join(run.run_dir, "second"))
+            trainyard.log({"loss": 0.25})
+            print(json.dumps([again is run, again.finished]))
+        """, self.env(inside=False), cwd=self.tmp)
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        first, second, third = out.splitlines()
+        errors = json.loads(first)
+        self.assertEqual(len(errors), 4)
+        for error in errors:
+            self.assertIn("call trainyard.init() first", error)
+        self.assertEqual(json.loads(second), [0.1, True, True, 0, 0, True, False])
+        self.assertEqual(json.loads(third), [False, False])
+        folders = os.listdir(os.path.join(self.tmp, "trainyard-runs"))
+        self.assertEqual(len(folders), 1)
+        first_dir = os.path.join(self.tmp, "trainyard-runs", folders[0])
+        lines = read_jsonl(os.path.join(first_dir, "metrics.jsonl"))
+        self.assertEqual([m["step"] for m in types(lines, "metric")], [3])
+        self.assertEqual(len(types(lines, "done")), 1)
+        self.assertEqual(types(lines, "summary")[0]["best"], 1)
+        with open(os.path.join(first_dir, "params.json")) as f:
+            self.assertEqual(json.load(f), {"lr": 0.1, "wd": 0.5})
+        lines = read_jsonl(os.path.join(first_dir, "second", "metrics.jsonl"))
+        self.assertEqual([(m["step"], m["loss"]) for m in types(lines, "metric")], [(0, 0.25)])
+        self.assertEqual(types(lines, "done")[0]["status"], "finished")  # at exit
+
+    def test_log_commit_false_joins_the_next_line_of_its_step(self):
+        proc = self.start("""
+            run = trainyard.init()
+            run.log({"a": 1}, commit=False)
+            run.log({"a": 9, "b": 2}, commit=False)
+            run.log({"loss": 0.5})                  # step 0: a, b and loss
+            run.log({"c": 3}, step=5, commit=False)
+            run.log({"d": 4}, step=6)               # step 5 written first, on its own
+            run.log({"e": 5}, commit=False)         # the next step: 7
+            run.log({"f": 6}, step=7)
+            run.log({"g": 7}, step=8, commit=False)
+            run.log(8, loss=0.25, g=8)              # this line's own value wins
+            try:
+                run.log({"flag": True}, commit=False)
+            except TypeError as error:
+                print("TypeError")
+            run.log({"h": 9}, commit=False)         # written by finish()
+            run.finish()
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, out.strip()), (0, "TypeError"), err)
+        metrics = [{k: v for k, v in m.items() if k not in ("type", "wall", "epoch")}
+                   for m in types(self.metrics(), "metric")]
+        self.assertEqual(metrics, [{"step": 0, "a": 9, "b": 2, "loss": 0.5}, {"step": 5, "c": 3}, {"step": 6, "d": 4},
+                                   {"step": 7, "e": 5, "f": 6}, {"step": 8, "g": 8, "loss": 0.25},
+                                   {"step": 9, "h": 9}])
+        self.assertEqual(self.metrics()[-1]["type"], "done")
+
+    def test_init_tags_and_notes_seed_notes_json_once(self):
+        proc = self.start("""
+            run = trainyard.init(tags=["baseline", "  lr   sweep ", "baseline", ""], notes="first try", group="g1")
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual(code, 0, err)
+        path = os.path.join(self.run_dir, "notes.json")
+        with open(path) as f:
+            self.assertEqual(json.load(f), {"tags": ["baseline", "lr sweep", "group:g1"], "note": "first try"})
+        with open(path, "w") as f:
+            json.dump({"tags": ["edited"], "note": ""}, f)  # the app's edit wins over a resumed run's init
+        proc = self.start("""
+            trainyard.init(tags=["again"], notes="again")
+        """, self.env())
+        self.assertEqual(self.finish(proc)[0], 0)
+        with open(path) as f:
+            self.assertEqual(json.load(f), {"tags": ["edited"], "note": ""})
+        os.unlink(path)
+        proc = self.start("""
+            trainyard.init(tags=[], notes="")
+            out = []
+            for kwargs in ({"tags": "one"}, {"tags": ["a,b"]}, {"tags": [1]}, {"notes": 2}, {"group": 3}):
+                try:
+                    trainyard._session._notes_from(kwargs.get("tags"), kwargs.get("notes"), kwargs.get("group"))
+                except (TypeError, ValueError) as error:
+                    out.append(type(error).__name__)
+            print(json.dumps(out))
+        """, self.env())
+        code, out, err = self.finish(proc)
+        self.assertEqual((code, json.loads(out)), (0, ["TypeError", "ValueError", "TypeError", "TypeError",
+                                                       "TypeError"]), err)
+        self.assertFalse(os.path.exists(path))  # no tags and no note: no file, as the app keeps it
+
     def test_every_module_imports_only_the_standard_library(self):
         package = os.path.join(PYTHON_DIR, "trainyard")
         stdlib = getattr(sys, "stdlib_module_names", None)
