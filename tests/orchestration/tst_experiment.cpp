@@ -21,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace trainyard;
 using namespace trainyard::test;
 
@@ -513,6 +515,11 @@ private Q_SLOTS:
         QVERIFY2(errors.first().startsWith(path + QStringLiteral(":3:")), qPrintable(errors.first()));
         QVERIFY(!Experiment::load(dir.filePath(QStringLiteral("missing.json")), &errors));
         QVERIFY(errors.first().contains(QStringLiteral("cannot open")));
+        // A FIFO is refused, not waited on (check, export, status and the window all load through here).
+        const QString fifo = dir.filePath(QStringLiteral("fifo.json"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QVERIFY(!Experiment::load(fifo, &errors));
+        QCOMPARE(errors.first(), fifo + QStringLiteral(": not a regular file"));
         QVERIFY(writeFile(path, R"({"name":"e","lanes":[{"device":"cpu","slots":-3}]})"));
         QVERIFY(!Experiment::load(path, &errors));
         QCOMPARE(errors.first(), path + QStringLiteral(": lanes[0].slots: expected an integer ≥ 1, got -3"));

@@ -152,6 +152,15 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
 std::optional<Experiment> Experiment::load(const QString &path, QStringList *errors, const ModelCatalogue *catalogue,
                                            Experiment *partial)
 {
+    // A FIFO or a device would block the opening (the window's thread
+    // included) or never end: only a regular file, a link to one allowed.
+    const QFileInfo info(path);
+    if (info.exists() && !info.isFile()) {
+        if (errors) {
+            *errors = QStringList{path + QStringLiteral(": not a regular file")};
+        }
+        return std::nullopt;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         if (errors) {
