@@ -9,6 +9,7 @@ packages=(
   libtorch-dev nlohmann-json3-dev libqcustomplot-dev
   python3-torch python3-optuna dataset-fashion-mnist libopenblas0-pthread
   python3 python3-venv
+  protobuf-compiler python3-protobuf python3-crcmod python3-jsonschema python3-pandas
   xvfb xauth clang clang-format-16 shellcheck libclang-rt-14-dev dpkg-dev file
   slurmctld slurmd slurm-client munge openssh-server
 )

@@ -299,9 +299,12 @@ TY_TEST(maxSecondsEndsWithTheFinalEvaluationAndCheckpoint)
     TY_CHECK_EQ(run.code, 0);
     const auto metrics = ofType(run.lines, "metric");
     TY_REQUIRE(!metrics.empty());
-    TY_CHECK(metrics.back()["wall"].get<double>() >= 1.5);
+    // The last loss line may precede the budget's end by a few steps (the
+    // report falling on the step the budget was spent): the final
+    // evaluation, run once the budget is spent, carries the time.
     TY_CHECK(metrics.back()["wall"].get<double>() < 30.0);
-    TY_CHECK_EQ(ofType(run.lines, "eval").size(), 1u);
+    TY_REQUIRE(ofType(run.lines, "eval").size() == 1u);
+    TY_CHECK(ofType(run.lines, "eval").back()["wall"].get<double>() >= 1.5);
     TY_REQUIRE(!ofType(run.lines, "checkpoint").empty());
     TY_CHECK_EQ(ofType(run.lines, "checkpoint").back()["step"].get<std::int64_t>(),
                 metrics.back()["step"].get<std::int64_t>());
