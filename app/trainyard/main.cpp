@@ -9,6 +9,7 @@
 #include "commands/probeslotscommand.h"
 #include "commands/runcommand.h"
 #include "commands/runcontrolcommand.h"
+#include "commands/schemacommand.h"
 #include "commands/statuscommand.h"
 #include "commands/trustcommand.h"
 #include "guicommand.h"
@@ -38,7 +39,7 @@ const Command kCommands[] = {
     {"export", exportCommand}, {"check", checkCommand},
     {"trust", trustCommand},   {"stop", stopCommand},
     {"pause", pauseCommand},   {"resume", resumeCommand},
-    {"status", statusCommand},
+    {"status", statusCommand}, {"schema", schemaCommand},
 };
 
 void setApplicationNames()

@@ -7,6 +7,7 @@
 #include "orchestration/experiment/dependencycheck.h"
 #include "orchestration/experiment/experimentlanes.h"
 #include "orchestration/experiment/experimentpaths.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/experiment/programconfig.h"
 #include "orchestration/experiment/rounds.h"
 #include "orchestration/logcategories.h"
@@ -66,10 +67,7 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
         return std::nullopt;
     }
     const QJsonObject top = json.toObject();
-    checkKeys(top,
-              {QStringLiteral("name"), QStringLiteral("runs_root"), QStringLiteral("clusters"), QStringLiteral("hosts"),
-               QStringLiteral("lanes"), QStringLiteral("sweeps")},
-              QString(), problems);
+    checkKeys(top, keytables::experiment(), QString(), problems);
 
     Experiment ex;
     const QJsonValue name = top.value(QStringLiteral("name"));
@@ -80,6 +78,16 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
             name);
     } else {
         ex.name = name.toString();
+    }
+
+    if (top.contains(QStringLiteral("$schema"))) {
+        const QJsonValue schema = top.value(QStringLiteral("$schema"));
+        if (!schema.isString()) {
+            problems << expected(QStringLiteral("$schema"), QStringLiteral("the address of a JSON Schema (a string)"),
+                                 schema);
+        } else {
+            ex.schema = schema.toString();
+        }
     }
 
     if (top.contains(QStringLiteral("runs_root"))) {
@@ -284,6 +292,9 @@ std::optional<Experiment> Experiment::loadDemo(QStringList *errors, const ModelC
 QJsonObject Experiment::toJson() const
 {
     QJsonObject top;
+    if (!schema.isEmpty()) {
+        top.insert(QStringLiteral("$schema"), schema);
+    }
     top.insert(QStringLiteral("name"), name);
     if (!runsRoot.isEmpty()) {
         top.insert(QStringLiteral("runs_root"), runsRoot);

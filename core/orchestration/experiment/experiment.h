@@ -137,6 +137,8 @@ class Experiment
 public:
     QString name;
     QString runsRoot; // empty: QStandardPaths::AppDataLocation/<name>
+    // The file's "$schema": for editors only, kept so that a save writes it back.
+    QString schema;
     QList<ExperimentLane> lanes;
     QList<ExperimentCluster> clusters;
     QList<ExperimentHost> hosts;

@@ -1,5 +1,6 @@
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/experiment/shelltext.h"
 #include "orchestration/experiment/sshtarget.h"
 
@@ -76,11 +77,7 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.,+-]{1,200}")));
 
     ExperimentCluster c;
-    checkKeys(o,
-              {QStringLiteral("name"), QStringLiteral("reach"), QStringLiteral("host"), QStringLiteral("user"),
-               QStringLiteral("port"), QStringLiteral("runs_root"), QStringLiteral("worker"), QStringLiteral("sbatch"),
-               QStringLiteral("poll_seconds"), QStringLiteral("ssh_config")},
-              path, errors);
+    checkKeys(o, keytables::cluster(), path, errors);
     if (!o.contains(QStringLiteral("name"))) {
         errors << expected(child(path, QStringLiteral("name")),
                            QStringLiteral("a cluster name of 1–100 letters, digits or ._-"),
@@ -128,10 +125,7 @@ ExperimentCluster ExperimentCluster::fromJson(const QJsonObject &o, const QStrin
     QJsonObject holder;
     if (const QJsonObject *sbatch = objectAt(o, QStringLiteral("sbatch"), path, errors, holder)) {
         const QString sp = child(path, QStringLiteral("sbatch"));
-        checkKeys(*sbatch,
-                  {QStringLiteral("partition"), QStringLiteral("account"), QStringLiteral("qos"),
-                   QStringLiteral("time"), QStringLiteral("warn_seconds"), QStringLiteral("extra_args")},
-                  sp, errors);
+        checkKeys(*sbatch, keytables::sbatch(), sp, errors);
         checkString(*sbatch, QStringLiteral("partition"), sp, QStringLiteral("a partition name"), word, &c.partition,
                     errors);
         checkString(*sbatch, QStringLiteral("account"), sp, QStringLiteral("an account name"), word, &c.account,

@@ -2,6 +2,7 @@
 
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/experiment/shelltext.h"
 
 #include <QRegularExpression>
@@ -18,11 +19,7 @@ ExperimentHost ExperimentHost::fromJson(const QJsonObject &o, const QString &pat
     // no NUL, no line break.
     static const QRegularExpression absolute(QRegularExpression::anchoredPattern(QStringLiteral("/[^\\x00-\\x1f]*")));
     ExperimentHost h;
-    checkKeys(o,
-              {QStringLiteral("name"), QStringLiteral("host"), QStringLiteral("user"), QStringLiteral("port"),
-               QStringLiteral("ssh_config"), QStringLiteral("runs_root"), QStringLiteral("worker"),
-               QStringLiteral("python"), QStringLiteral("poll_seconds")},
-              path, errors);
+    checkKeys(o, keytables::host(), path, errors);
     const QString nameWhat = QStringLiteral("a host name for lanes (\"ssh:NAME/cuda:0\") of 1–100 letters, digits or "
                                             "._-, not starting with . or -");
     if (!o.contains(QStringLiteral("name"))) {

@@ -3,6 +3,7 @@
 #include "orchestration/devices/device.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/experiment/rounds.h"
 #include "orchestration/runspec/runspecview.h"
 
@@ -43,10 +44,7 @@ void readLanes(const QJsonObject &top, Experiment &ex, const ModelCatalogue *cat
                 continue;
             }
             const QJsonObject lo = laneArray.at(l).toObject();
-            checkKeys(lo,
-                      {QStringLiteral("name"), QStringLiteral("device"), QStringLiteral("slots"),
-                       QStringLiteral("gres"), QStringLiteral("busy"), QStringLiteral("runs")},
-                      lp, problems);
+            checkKeys(lo, keytables::lane(), lp, problems);
             ExperimentLane lane;
             if (lo.contains(QStringLiteral("name"))) {
                 const QJsonValue n = lo.value(QStringLiteral("name"));

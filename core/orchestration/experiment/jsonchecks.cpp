@@ -1,5 +1,7 @@
 #include "orchestration/experiment/jsonchecks.h"
 
+#include "orchestration/experiment/keytables.h"
+
 #include <QRegularExpression>
 
 #include <cmath>
@@ -79,15 +81,32 @@ void checkInt(const QJsonObject &o, const QString &key, const QString &path, qin
     }
 }
 
-void checkKeys(const QJsonObject &o, const QStringList &known, const QString &path, QStringList &errors)
+namespace {
+
+// `known` is what the message names; `accepted` may hold more (keytables::kUnlisted).
+void checkKeys(const QJsonObject &o, const QStringList &accepted, const QStringList &known, const QString &path,
+               QStringList &errors)
 {
     for (auto it = o.begin(); it != o.end(); ++it) {
-        if (!known.contains(it.key())) {
+        if (!accepted.contains(it.key())) {
             errors << QStringLiteral("%1: unknown key \"%2\" (expected one of %3)")
                           .arg(path.isEmpty() ? QStringLiteral("(top level)") : path, it.key(),
                                known.join(QStringLiteral(", ")));
         }
     }
+}
+
+} // namespace
+
+void checkKeys(const QJsonObject &o, const QStringList &known, const QString &path, QStringList &errors)
+{
+    checkKeys(o, known, known, path, errors);
+}
+
+void checkKeys(const QJsonObject &o, const keytables::Table &table, const QString &path, QStringList &errors,
+               bool entry)
+{
+    checkKeys(o, table.accepted(entry), table.names(entry), path, errors);
 }
 
 const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QString &path, QStringList &errors,

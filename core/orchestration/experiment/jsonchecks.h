@@ -7,6 +7,10 @@
 
 class QRegularExpression;
 
+namespace trainyard::keytables {
+struct Table;
+}
+
 // The small checks behind every experiment-file message: what was expected
 // at which JSON path and what was found there ("lanes[1].slots: expected an
 // integer ≥ 1, got -3"). Shared by the experiment, cluster and run-spec
@@ -24,6 +28,9 @@ QString expected(const QString &path, const QString &what, const QJsonValue &got
 void checkInt(const QJsonObject &o, const QString &key, const QString &path, qint64 min, qint64 max,
               QStringList &errors, bool nullable = false);
 void checkKeys(const QJsonObject &o, const QStringList &known, const QString &path, QStringList &errors);
+// The keys of `table` (keytables.h); `entry` false: without its kEntryOnly keys.
+void checkKeys(const QJsonObject &o, const keytables::Table &table, const QString &path, QStringList &errors,
+               bool entry = true);
 // The object at `key` (copied into `holder`), null when absent or not an
 // object (then a problem is added).
 const QJsonObject *objectAt(const QJsonObject &o, const QString &key, const QString &path, QStringList &errors,

@@ -3,6 +3,7 @@
 #include "orchestration/experiment/dependencycheck.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/runspec/runspecview.h"
 
 #include <QJsonArray>
@@ -52,7 +53,7 @@ bool isEntry(const QJsonObject &entry)
 QJsonObject read(const QJsonObject &entry, const QString &path, const ModelCatalogue *catalogue, QStringList &problems)
 {
     const int before = int(problems.size());
-    checkKeys(entry, {kRounds}, path, problems);
+    checkKeys(entry, keytables::roundsEntry(), path, problems);
     const QString rp = child(path, kRounds);
     const QJsonValue value = entry.value(kRounds);
     if (!value.isObject()) {
@@ -60,7 +61,7 @@ QJsonObject read(const QJsonObject &entry, const QString &path, const ModelCatal
         return {};
     }
     const QJsonObject o = value.toObject();
-    checkKeys(o, {kName, kCount, kClients, kAggregate, kAfter}, rp, problems);
+    checkKeys(o, keytables::rounds(), rp, problems);
     QJsonObject out;
     const QJsonValue name = o.value(kName);
     if (!name.isString() || !isSafeRunName(name.toString())) {

@@ -2,6 +2,7 @@
 #include "orchestration/experiment/dependencycheck.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/experiment/programconfig.h"
 #include "orchestration/experiment/programrequires.h"
 #include "orchestration/placement/runresources.h"
@@ -75,11 +76,6 @@ void checkName(const QJsonObject &spec, const QString &path, QStringList &errors
 // may run at all is the trust list's question (experiment/trustlist.h).
 void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRepeat, QStringList &errors)
 {
-    QStringList known{QStringLiteral("name"), QStringLiteral("program"), QStringLiteral("train"),
-                      QStringLiteral("config"), QStringLiteral("resources")};
-    if (allowRepeat) {
-        known << QStringLiteral("repeat") << QStringLiteral("after");
-    }
     for (const QString &key : {QStringLiteral("model"), QStringLiteral("data")}) {
         if (spec.contains(key)) {
             errors << QStringLiteral("%1: a program run has no %2 (its program reads its own data)")
@@ -89,14 +85,12 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
     QJsonObject rest = spec;
     rest.remove(QStringLiteral("model"));
     rest.remove(QStringLiteral("data"));
-    checkKeys(rest, known, path, errors);
+    checkKeys(rest, keytables::programRun(), path, errors, allowRepeat);
 
     QJsonObject holder;
     const QString programPath = child(path, QStringLiteral("program"));
     if (const QJsonObject *program = objectAt(spec, QStringLiteral("program"), path, errors, holder)) {
-        checkKeys(*program,
-                  {QStringLiteral("argv"), QStringLiteral("cwd"), QStringLiteral("env"), QStringLiteral("requires")},
-                  programPath, errors);
+        checkKeys(*program, keytables::program(), programPath, errors);
         const QJsonValue argv = program->value(QStringLiteral("argv"));
         const QString argvPath = child(programPath, QStringLiteral("argv"));
         const QString what = QStringLiteral("a non-empty list of strings (the program and its arguments)");
@@ -148,7 +142,7 @@ void checkProgramRun(const QJsonObject &spec, const QString &path, bool allowRep
     errors << programconfig::check(spec, path);
     if (const QJsonObject *train = objectAt(spec, QStringLiteral("train"), path, errors, holder)) {
         const QString trainPath = child(path, QStringLiteral("train"));
-        checkKeys(*train, {QStringLiteral("seed")}, trainPath, errors);
+        checkKeys(*train, keytables::programTrain(), trainPath, errors);
         checkInt(*train, QStringLiteral("seed"), trainPath, 0, 0, errors);
     }
 }
@@ -176,7 +170,7 @@ void checkResources(const QJsonObject &spec, const QString &path, bool program, 
     const QString at = child(path, key);
     const QString memory = QStringLiteral("gpu_memory");
     const QString onOom = QStringLiteral("on_oom");
-    checkKeys(*resources, {QStringLiteral("gpus"), memory, onOom}, at, errors);
+    checkKeys(*resources, keytables::resources(), at, errors);
     checkInt(*resources, QStringLiteral("gpus"), at, 1, RunResources::kMaxGpus, errors);
     if (resources->contains(memory) && RunResources::memoryOf(resources->value(memory)) < 0) {
         errors << expected(child(at, memory),
@@ -221,11 +215,7 @@ QStringList validateRunSpec(const QJsonObject &spec, const QString &path, bool a
         }
         return errors;
     }
-    QStringList known = ModelCatalogue::specKeys() + QStringList{QStringLiteral("resources")};
-    if (allowRepeat) {
-        known << QStringLiteral("repeat") << QStringLiteral("after");
-    }
-    checkKeys(spec, known, path, errors);
+    checkKeys(spec, keytables::modelRun(), path, errors, allowRepeat);
     checkName(spec, path, errors);
     checkResources(spec, path, false, errors);
     const RunSpecView view(spec);

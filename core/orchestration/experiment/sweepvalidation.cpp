@@ -1,6 +1,7 @@
 #include "orchestration/catalogue/modelcatalogue.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
+#include "orchestration/experiment/keytables.h"
 #include "orchestration/experiment/programconfig.h"
 #include "orchestration/experiment/sweepdetail.h"
 #include "orchestration/experiment/sweepspec.h"
@@ -21,12 +22,6 @@ using namespace sweepdetail;
 
 namespace {
 
-const QString kSweepKeys[] = {
-    QStringLiteral("name"),      QStringLiteral("base"),           QStringLiteral("space"),    QStringLiteral("method"),
-    QStringLiteral("trials"),    QStringLiteral("seed"),           QStringLiteral("max_grid"), QStringLiteral("lanes"),
-    QStringLiteral("objective"), QStringLiteral("early_stopping"),
-};
-
 QString pair(const QJsonValue &a, const QJsonValue &b)
 {
     return QStringLiteral("[%1, %2]").arg(describe(a), describe(b));
@@ -46,10 +41,7 @@ std::optional<SweepParameter> parseParameter(const QString &key, const QJsonValu
     }
     const QJsonObject o = json.toObject();
     const int before = errors.size();
-    checkKeys(o,
-              {QStringLiteral("values"), QStringLiteral("range"), QStringLiteral("step"), QStringLiteral("uniform"),
-               QStringLiteral("log_uniform"), QStringLiteral("int"), QStringLiteral("fixed")},
-              path, errors);
+    checkKeys(o, keytables::sweepParameter(), path, errors);
     SweepParameter p;
     p.key = key;
     QStringList kinds;
@@ -342,7 +334,7 @@ void checkObjective(const QJsonObject &o, const QJsonObject &base, const QList<S
         return;
     }
     const QJsonObject objective = json.toObject();
-    checkKeys(objective, {QStringLiteral("metric"), QStringLiteral("mode")}, path, errors);
+    checkKeys(objective, keytables::objective(), path, errors);
     static const QRegularExpression metricRe(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_@.+-]{1,64}")));
     const QJsonValue metric = objective.value(QStringLiteral("metric"));
@@ -388,9 +380,9 @@ void checkStopping(const QJsonObject &o, const QString &path, SweepStopping &sto
     const QJsonObject s = json.toObject();
     const QJsonValue rule = s.value(QStringLiteral("rule"));
     const bool median = rule == QJsonValue(QStringLiteral("median"));
-    QStringList known{QStringLiteral("rule"), QStringLiteral("resource"), QStringLiteral("min"), QStringLiteral("max")};
-    if (!median) {
-        known << QStringLiteral("eta"); // the median rule has no reduction factor
+    QStringList known = keytables::earlyStopping().names();
+    if (median) {
+        known.removeAll(QStringLiteral("eta")); // the median rule has no reduction factor
     }
     checkKeys(s, known, path, errors);
     if (rule == QJsonValue(QStringLiteral("asha"))) {
@@ -457,7 +449,7 @@ SweepSpec parseSweepImpl(const QJsonObject &o, const QString &path, int laneCoun
                          const ModelCatalogue *catalogue)
 {
     SweepSpec sweep;
-    checkKeys(o, QStringList(std::begin(kSweepKeys), std::end(kSweepKeys)), path, errors);
+    checkKeys(o, keytables::sweep(), path, errors);
 
     const QJsonValue name = o.value(QStringLiteral("name"));
     const QString namePath = child(path, QStringLiteral("name"));

@@ -145,6 +145,7 @@ bool Session::open(const Experiment &experiment, const QString &filePath, QStrin
     m_runsRoot = experiment.runsRoot;
     m_clusters = experiment.clusters; // not the board's: saved with the file as they came
     m_pathTexts = experiment.pathTexts;
+    m_schema = experiment.schema;
     m_orchestrator->setExperiment(ex);
     // Opened, with what the user must hear about (a refused state file, lost
     // runs): the window's status bar and `trainyard run`'s stderr show them.
@@ -325,6 +326,7 @@ Experiment Session::experiment() const
     Experiment ex = m_orchestrator->board()->toExperiment(m_name, m_runsRoot);
     ex.clusters = m_clusters;
     ex.pathTexts = m_pathTexts;
+    ex.schema = m_schema;
     ex.hosts = m_orchestrator->hosts();
     ex.sweeps = m_orchestrator->sweeps()->sweeps();
     return ex;

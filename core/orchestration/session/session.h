@@ -112,6 +112,7 @@ private:
     QString m_runsRoot;
     QList<ExperimentCluster> m_clusters;
     QHash<QString, QString> m_pathTexts; // Experiment::pathTexts of the file opened
+    QString m_schema;                    // its "$schema", written back on save
     bool m_open = false;
     bool m_closing = false;
 };
