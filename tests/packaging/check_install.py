@@ -10,6 +10,7 @@ AppStream licence, and the package's relations and paths in the .deb CPack
 makes of the tree.
 """
 
+import json
 import os
 import re
 import shutil
@@ -139,6 +140,15 @@ def main():
                      os.path.join("zsh", "vendor-completions", "_" + program)):
             if not os.path.isfile(os.path.join(share, path)):
                 fail("share/%s is missing" % path)
+
+    # The experiment file's JSON Schema, for editors (`trainyard schema` at build time).
+    schema_path = os.path.join(share, "trainyard", "experiment.schema.json")
+    try:
+        schema = json.loads(read(schema_path))
+        if "lane" not in schema.get("$defs", {}) or "lanes" not in schema.get("properties", {}):
+            fail("share/trainyard/experiment.schema.json: not the experiment file's schema")
+    except (OSError, ValueError) as e:
+        fail("share/trainyard/experiment.schema.json: %s" % e)
 
     # Trainyard opens its own experiment files, not every JSON file there is:
     # no MIME type it cannot tell from other JSON.
