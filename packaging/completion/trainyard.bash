@@ -42,7 +42,7 @@ _trainyard()
         if [[ $cur == -* ]]; then
             _trainyard_add -W "$common" -- "$cur"
         else
-            _trainyard_add -W "run check export probe-slots trust status stop pause resume" -- "$cur"
+            _trainyard_add -W "run check export probe-slots trust status stop pause resume schema" -- "$cur"
             _trainyard_json "$cur"
         fi
         return
@@ -70,6 +70,13 @@ _trainyard()
             ;;
         trust) opts="--list --revoke" ;;
         status) opts="--json" ;;
+        schema)
+            opts="-o --output"
+            positional=""
+            case $prev in
+                -o | --output) _trainyard_json "$cur"; return ;;
+            esac
+            ;;
         stop | pause | resume) ;;
         *) return ;; # FILE.json: the desktop app takes nothing more
     esac
