@@ -2,6 +2,7 @@
 draft 2020-12 schema, every example experiment and the built-in demo
 validate against it, and a misspelt key or a value of the wrong type does
 not. Twice: with the worker's catalogue (TRAINYARD_WORKER) and without one.
+Also -o FILE.
 
 Usage: check_experiment_schema.py TRAINYARD SOURCE_DIR
 Exit 77 when jsonschema cannot be imported."""
@@ -79,6 +80,18 @@ def main():
                 if not errors(validator, doc):
                     failures.append(f"{what}: {case}: validated")
             print(f"{what}: {len(files)} files valid, {len(bad)} bad ones refused")
+        # -o FILE writes the same; a FILE that cannot be written is exit status 1, named.
+        env = dict(os.environ, TRAINYARD_WORKER=variants[-1][1])
+        written = os.path.join(tmp, "experiment.schema.json")
+        subprocess.run([trainyard, "schema", "-o", written], env=env, capture_output=True, check=True, timeout=60)
+        with open(written, encoding="utf-8") as f:
+            if json.load(f) != schema:
+                failures.append("schema -o FILE: not what stdout gets")
+        nowhere = os.path.join(tmp, "missing", "x.json")
+        done = subprocess.run([trainyard, "schema", "-o", nowhere], env=env, capture_output=True, text=True,
+                              timeout=60)
+        if done.returncode != 1 or nowhere not in done.stderr:
+            failures.append(f"schema -o {nowhere}: exit {done.returncode}, {done.stderr!r}")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
