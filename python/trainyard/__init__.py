@@ -30,8 +30,9 @@ trainyard-worker (docs/protocol.md, version :data:`PROTOCOL_VERSION`):
 The script asks :meth:`Run.should_stop`, :meth:`Run.paused` and
 :meth:`Run.checkpoint_requested` at its step boundaries. A script that simply
 returns gets a ``done`` line at exit ("finished", "stopped" after a stop
-request, "failed" after an uncaught exception, "diverged" when its last loss
-was NaN or infinite). Outside Trainyard, ``init()`` writes metrics.jsonl into
+request or a KeyboardInterrupt, "failed" after an uncaught exception or a
+``sys.exit()`` with a failure status, "diverged" when its last loss was NaN
+or infinite). Outside Trainyard, ``init()`` writes metrics.jsonl into
 a folder of its own under ``./trainyard-runs``.
 
 In a multi-process job (``RANK``, ``SLURM_PROCID`` or ``LOCAL_RANK`` set) only

@@ -484,6 +484,83 @@ class TrainyardTest(unittest.TestCase):
         server.wait_for(lambda s: s.messages("done"), what="done")
         self.assert_no_token(out, err)
 
+    def endings(self, inside=True, **bodies):
+        """Runs each body after init() and a logged step, all at once, each in
+        a run folder of its own: {name: (exit status, last two lines, stderr)}."""
+        procs = {}
+        for name, body in bodies.items():
+            folder = os.path.join(self.tmp, name)
+            os.mkdir(folder)
+            env = self.env(inside=False, TRAINYARD_RUN_DIR=folder) if inside else self.env(inside=False)
+            script = "run = trainyard.init(run_dir=%r)\nrun.log(0, loss=1.0)\n" % folder + textwrap.dedent(body)
+            procs[name] = (self.start(script, env, name=name + ".py"), folder)
+        result = {}
+        for name, (proc, folder) in procs.items():
+            code, out, err = self.finish(proc)
+            result[name] = (code, read_jsonl(os.path.join(folder, "metrics.jsonl"))[-2:], err)
+        return result
+
+    def test_sys_exit_with_a_failure_status_fails_the_run(self):
+        ended = self.endings(
+            three="sys.exit(3)",
+            message="""
+                def main():
+                    sys.exit('boom')
+                main()
+            """,
+            zero="sys.exit(0)",
+            caught="""
+                try:
+                    sys.exit(2)
+                except SystemExit:
+                    pass
+            """,
+            after_a_stop="""
+                import signal
+                os.kill(os.getpid(), signal.SIGTERM)
+                assert run.should_stop()
+                sys.exit(1)
+            """)
+        statuses = {name: (code, lines[-1].get("status"), lines[-2].get("text")) for name, (code, lines, _) in ended.items()}
+        self.assertEqual(statuses, {
+            "three": (3, "failed", "SystemExit: 3"),
+            "message": (1, "failed", "SystemExit: boom"),
+            "zero": (0, "finished", None),
+            "caught": (0, "finished", None),
+            "after_a_stop": (1, "stopped", None),  # as Run.__exit__ takes it
+        }, {name: err for name, (_, _, err) in ended.items()})
+
+    def test_a_raised_system_exit_leaves_the_outcome_to_the_exit_status(self):
+        # Python hands a raised SystemExit to no hook: inside Trainyard the
+        # module writes no done line, and the app judges by the exit status.
+        inside = self.endings(boom="raise SystemExit('boom')", zero="raise SystemExit(0)")
+        self.assertEqual(inside["boom"][0], 1)
+        self.assertEqual(inside["zero"][0], 0)
+        for name in ("boom", "zero"):
+            code, lines, err = inside[name]
+            self.assertEqual([m["type"] for m in lines], ["metric", "log"], err)
+            self.assertIn("its exit status tells how the run ended", lines[-1]["text"])
+        # Outside Trainyard nobody reads the exit status: the evidence decides.
+        outside = self.endings(inside=False, raised="raise SystemExit('boom')")
+        self.assertEqual(outside["raised"][1][-1]["status"], "finished")
+
+    def test_keyboard_interrupt_is_a_stop(self):
+        ended = self.endings(
+            second_ctrl_c="""
+                import signal
+                os.kill(os.getpid(), signal.SIGINT)   # the first: a stop request
+                assert run.should_stop()
+                os.kill(os.getpid(), signal.SIGINT)   # the second: KeyboardInterrupt
+            """,
+            in_with="""
+                with run:
+                    raise KeyboardInterrupt
+            """)
+        for name, (code, lines, err) in ended.items():
+            self.assertEqual((lines[-2].get("text"), lines[-1]["status"], lines[-1]["exit_code"]),
+                             ("interrupted (KeyboardInterrupt)", "stopped", 4), (name, err))
+            self.assertNotEqual(code, 0, name)
+
     def test_context_manager_fails_on_exception(self):
         proc = self.start("""
             try:
