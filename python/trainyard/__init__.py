@@ -58,7 +58,10 @@ variables), _link (the socket), _metricsfile (metrics.jsonl), _config
 metrics.jsonl), _values (a script's values as numbers), _summary
 (run.summary), _run (Run), _session (init(), signals, exit hooks) and
 _runs (trainyard.runs(): run folders read back). Each
-imports only the standard library and these.
+imports only the standard library and these. ``trainyard.lightning`` (a
+PyTorch Lightning logger and callback) and ``trainyard.huggingface`` (a
+Trainer callback), with what they share in _frameworks, are imported only
+by a script that asks for them: each needs its framework.
 """
 
 from __future__ import annotations

@@ -521,7 +521,8 @@ class TrainyardTest(unittest.TestCase):
                 assert run.should_stop()
                 sys.exit(1)
             """)
-        statuses = {name: (code, lines[-1].get("status"), lines[-2].get("text")) for name, (code, lines, _) in ended.items()}
+        statuses = {name: (code, lines[-1].get("status"), lines[-2].get("text"))
+                    for name, (code, lines, _) in ended.items()}
         self.assertEqual(statuses, {
             "three": (3, "failed", "SystemExit: 3"),
             "message": (1, "failed", "SystemExit: boom"),
