@@ -133,15 +133,18 @@ class TrainyardLogger(_loggers.Logger):
 
 
 class TrainyardCallback(_callbacks.Callback):
-    """Trainyard's Stop and Pause for a Lightning Trainer, and the planned
-    number of steps for the card's progress bar and ETA.
+    """Trainyard's Stop and Pause for a Lightning Trainer, the planned
+    number of steps for the card's progress bar and ETA, and the run's
+    checkpoints folder for Lightning's checkpoints.
 
     After each training batch it asks :meth:`trainyard.Run.wait_while_paused`:
     while the run is paused it waits there; once Stop was pressed (or SIGTERM,
     SIGINT, SIGUSR2 arrived) it sets ``trainer.should_stop``, so ``fit()``
-    returns after that step and the run ends "stopped". It reports through
-    the Trainer's :class:`TrainyardLogger` (else through
-    :func:`trainyard.init`)."""
+    returns after that step and the run ends "stopped". A ModelCheckpoint
+    without a ``dirpath`` (Lightning's default one too) saves into
+    ``run.checkpoint_dir``, where Trainyard looks when it resumes a stopped
+    run. It reports through the Trainer's :class:`TrainyardLogger` (else
+    through :func:`trainyard.init`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -153,6 +156,13 @@ class TrainyardCallback(_callbacks.Callback):
             ours = [logger for logger in loggers if isinstance(logger, TrainyardLogger)]
             self._run = ours[0].experiment if ours else init()
         return self._run
+
+    def setup(self, trainer: Any, pl_module: Any, stage: str) -> None:
+        # Lightning sets up checkpoint callbacks after the others: this comes first.
+        checkpoint = getattr(_callbacks, "ModelCheckpoint", None)
+        for callback in getattr(trainer, "callbacks", None) or []:
+            if checkpoint is not None and isinstance(callback, checkpoint) and callback.dirpath is None:
+                callback.dirpath = self._run_of(trainer).checkpoint_dir
 
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
         self._run_of(trainer)

@@ -48,19 +48,27 @@ class Logger(abc.ABC):  # lightning.pytorch.loggers.Logger's interface
     def after_save_checkpoint(self, checkpoint_callback): pass
 
 class Callback:
+    def setup(self, trainer, pl_module, stage): pass
     def on_train_start(self, trainer, pl_module): pass
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx): pass
+
+class ModelCheckpoint(Callback):
+    def __init__(self, dirpath=None):
+        self.dirpath = dirpath
 
 PACKAGE = globals().get("PACKAGE", "lightning.pytorch")  # or the older "pytorch_lightning"
 for name in (PACKAGE.split(".")[0], PACKAGE, PACKAGE + ".loggers", PACKAGE + ".callbacks"):
     sys.modules[name] = types.ModuleType(name)
 sys.modules[PACKAGE + ".loggers"].Logger = Logger
 sys.modules[PACKAGE + ".callbacks"].Callback = Callback
+sys.modules[PACKAGE + ".callbacks"].ModelCheckpoint = ModelCheckpoint
 
 class Trainer:
     """fit() and test() as lightning.pytorch.trainer.call runs them."""
     def __init__(self, logger, callbacks, batches):
-        self.loggers, self.callbacks, self.should_stop = [logger], callbacks, False
+        # Lightning adds a ModelCheckpoint when none is given, and sets up checkpoint callbacks last.
+        self.checkpoint = ModelCheckpoint()
+        self.loggers, self.callbacks, self.should_stop = [logger], callbacks + [self.checkpoint], False
         self.estimated_stepping_batches = batches
         self.global_step = 0
 
@@ -82,6 +90,8 @@ class Trainer:
         def stage():
             logger = self.loggers[0]
             logger.experiment  # _call_setup_hook
+            for callback in self.callbacks:
+                callback.setup(self, None, "fit")
             logger.log_hyperparams(Namespace(lr=0.1, model={"hidden": 8, "act": "relu"}))
             for callback in self.callbacks:
                 callback.on_train_start(self, None)
@@ -202,6 +212,7 @@ class FrameworksTest(unittest.TestCase):
                 trainer = Trainer(logger, [TrainyardCallback()], batches=3)
                 trainer.fit([2.0, 1.5, 1.0])
                 assert not logger.experiment.finished  # finalize("success") leaves the run open
+                assert trainer.checkpoint.dirpath == logger.experiment.checkpoint_dir, trainer.checkpoint.dirpath
                 trainer.test()
                 print(json.dumps([logger.name, logger.version, logger.log_dir, logger.save_dir]))
             """, False),
@@ -224,9 +235,11 @@ class FrameworksTest(unittest.TestCase):
                 def stop(step):
                     if step == 1:
                         os.kill(os.getpid(), signal.SIGTERM)  # Trainyard's Stop, escalated
-                trainer = Trainer(TrainyardLogger(), [TrainyardCallback()], batches=3)
+                trainer = Trainer(TrainyardLogger(), [TrainyardCallback(), ModelCheckpoint("mine")], batches=3)
                 trainer.fit([2.0, 1.5, 1.0, 0.5], stop)
                 assert trainer.should_stop
+                assert trainer.callbacks[1].dirpath == "mine"  # the user's own is kept
+                assert trainer.checkpoint.dirpath == os.path.join(FOLDER, "checkpoints")
             """, True),
             older_package=('PACKAGE = "pytorch_lightning"\n' + LIGHTNING, """
                 sys.modules["lightning"] = None  # not installed
