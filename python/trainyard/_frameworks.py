@@ -8,6 +8,8 @@ import importlib
 from collections.abc import Mapping
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from ._protocol import EVAL_KEYS
+
 #: Metric name prefixes of evaluation values and the split their eval line gets.
 SPLIT_PREFIXES = (("validation", "valid"), ("valid", "valid"), ("val", "valid"), ("eval", "valid"),
                   ("test", "test"))
@@ -32,7 +34,8 @@ def split_of(key: str) -> Optional[Tuple[str, str]]:
     ``validation_loss``…; ("test", "acc") for ``test_acc``; None otherwise."""
     for prefix, split in SPLIT_PREFIXES:
         if len(key) > len(prefix) + 1 and key.startswith(prefix) and key[len(prefix)] in "_/":
-            return split, key[len(prefix) + 1:]
+            name = key[len(prefix) + 1:]
+            return None if name in EVAL_KEYS else (split, name)  # "val_step" stays a metric of that name
     return None
 
 

@@ -337,6 +337,18 @@ class FrameworksTest(unittest.TestCase):
             params = json.load(f)
         self.assertEqual((params["seed"], params["learning_rate"], params["hidden_size"]), (3, 0.001, 8))
 
+    def test_evaluation_names(self):
+        sys.path.insert(0, PYTHON_DIR)
+        try:
+            from trainyard._frameworks import split_of
+        finally:
+            sys.path.remove(PYTHON_DIR)
+        names = ["val_loss", "val/acc", "validation_f1", "valid_mrr", "eval_loss", "test_acc", "test/hits@10",
+                 "val_step", "val", "value", "train_loss", "testing"]
+        self.assertEqual([split_of(name) for name in names], [
+            ("valid", "loss"), ("valid", "acc"), ("valid", "f1"), ("valid", "mrr"), ("valid", "loss"),
+            ("test", "acc"), ("test", "hits@10"), None, None, None, None, None])  # val_step: "step" is the line's
+
     def test_import_trainyard_imports_no_framework(self):
         script = textwrap.dedent("""
             import importlib, json, sys
