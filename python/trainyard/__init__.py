@@ -30,8 +30,9 @@ trainyard-worker (docs/protocol.md, version :data:`PROTOCOL_VERSION`):
 The script asks :meth:`Run.should_stop`, :meth:`Run.paused` and
 :meth:`Run.checkpoint_requested` at its step boundaries. A script that simply
 returns gets a ``done`` line at exit ("finished", "stopped" after a stop
-request, "failed" after an uncaught exception, "diverged" when its last loss
-was NaN or infinite). Outside Trainyard, ``init()`` writes metrics.jsonl into
+request or a KeyboardInterrupt, "failed" after an uncaught exception or a
+``sys.exit()`` with a failure status, "diverged" when its last loss was NaN
+or infinite). Outside Trainyard, ``init()`` writes metrics.jsonl into
 a folder of its own under ``./trainyard-runs``.
 
 In a multi-process job (``RANK``, ``SLURM_PROCID`` or ``LOCAL_RANK`` set) only
@@ -57,7 +58,10 @@ variables), _link (the socket), _metricsfile (metrics.jsonl), _config
 metrics.jsonl), _values (a script's values as numbers), _summary
 (run.summary), _run (Run), _session (init(), signals, exit hooks) and
 _runs (trainyard.runs(): run folders read back). Each
-imports only the standard library and these.
+imports only the standard library and these. ``trainyard.lightning`` (a
+PyTorch Lightning logger and callback) and ``trainyard.huggingface`` (a
+Trainer callback), with what they share in _frameworks, are imported only
+by a script that asks for them: each needs its framework.
 """
 
 from __future__ import annotations

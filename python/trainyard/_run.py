@@ -378,7 +378,9 @@ class Run:
         ``status`` is one of "finished", "failed", "diverged", "stopped",
         "requeue"; by default "stopped" (or "requeue" after SIGUSR2) once
         should_stop() is true, "failed" after an uncaught exception, else
-        "finished". Called at exit when the script did not. The process's own
+        "finished". Called at exit when the script did not: there also
+        "failed" after a ``sys.exit()`` with a failure code, and "stopped"
+        after a KeyboardInterrupt. The process's own
         exit status stays the script's: ``sys.exit(run.finish())`` makes them
         agree.
         """
@@ -404,26 +406,53 @@ class Run:
                 except OSError as error:
                     print("trainyard: %s not written: %s" % (os.path.join(self.run_dir, STATUS_FILE), error),
                           file=sys.stderr, flush=True)
-            if self._link is not None:
-                self._link.flush(FLUSH_SECONDS)
-                self._link.close()
-            if self._heart.is_alive():
-                self._heart.join(1.0)
-            with self._lock:
-                if self._fd is not None:
-                    os.close(self._fd)
+            self._close()
             return code
+
+    def _close(self) -> None:
+        """Send what is queued (up to FLUSH_SECONDS), stop the heartbeat, close the file."""
+        with self._lock:
+            link, self._link = self._link, None
+        if link is not None:
+            link.flush(FLUSH_SECONDS)
+            link.close()
+        if self._heart.is_alive():
+            self._heart.join(1.0)
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def _end_unseen(self, reason: str, level: str = "warning") -> None:
+        """End without a done line: the process ends in a way whose outcome the
+        module cannot see, so Trainyard takes the program's exit status instead
+        (docs/python.md, "What the program gets")."""
+        with self._finish_lock:
+            if self.exit_code is not None or self._finished:
+                return
+            try:
+                self._flush_pending()
+            except (TypeError, ValueError, RuntimeError):
+                pass
+            self._try_text(reason, level=level)
+            self._closed.set()
+            with self._lock:
+                self._finished = True
+            self._close()
 
     def __enter__(self) -> "Run":
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         """Finish the run: "failed" on an exception (a SystemExit with code 0,
-        or any SystemExit after a stop request, counts as a normal end)."""
+        or any SystemExit after a stop request, counts as a normal end;
+        a KeyboardInterrupt is a stop: "stopped")."""
         normal = exc_type is None or (issubclass(exc_type, SystemExit)
                                       and (exc.code in (None, 0) or self.should_stop()))
         if normal:
             self.finish()
+        elif issubclass(exc_type, KeyboardInterrupt):
+            self._interrupted()
         else:
             self._fail(exc)
         return False
@@ -569,6 +598,13 @@ class Run:
                 message[key] = value if finite(value) else None
             self._emit(message)
         return checked
+
+    def _interrupted(self) -> None:
+        """A KeyboardInterrupt (Ctrl+C; with init()'s handler, the second
+        one) is the user's stop, as the first Ctrl+C is: "stopped"."""
+        if not self._finished:
+            self._try_text("interrupted (KeyboardInterrupt)", level="warning")
+        self.finish("requeue" if flags.requeue else "stopped")
 
     def _fail(self, exc: Optional[BaseException]) -> None:
         if exc is not None and not self._finished:

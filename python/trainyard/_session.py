@@ -6,12 +6,14 @@ from __future__ import annotations
 import atexit
 import hashlib
 import itertools
+import opcode
 import os
 import signal
 import sys
 import threading
 import time
 from collections import abc
+from types import FrameType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._config import merge, read_config_file, reportable, write_params
@@ -27,6 +29,11 @@ RANK_VARIABLES = ("RANK", "SLURM_PROCID", "LOCAL_RANK")
 _init_lock = threading.Lock()
 _current: Optional["Run"] = None
 _hooks_installed = False
+# How the script ends, for the exit hook: the __main__ module's frame (did it
+# run to its end?) and the status of the main thread's last sys.exit().
+_main_frame: Optional[FrameType] = None
+_NO_EXIT = object()
+_exit_status: Any = _NO_EXIT
 
 
 def init(name: Optional[str] = None, run_dir: Optional[str] = None, per_rank: Optional[bool] = None,
@@ -275,15 +282,21 @@ def _install_hooks() -> None:
     previous = sys.excepthook
 
     def excepthook(exc_type, exc, tb):
-        flags.uncaught = True
+        interrupted = issubclass(exc_type, KeyboardInterrupt)
+        if not interrupted:
+            flags.uncaught = True
         try:
             previous(exc_type, exc, tb)
         finally:
             run = _current
             if run is not None and not run.finished:
-                run._fail(exc)
+                if interrupted:
+                    run._interrupted()
+                else:
+                    run._fail(exc)
 
     sys.excepthook = excepthook
+    _watch_exit()
     if threading.current_thread() is threading.main_thread():
         defaults = {signal.SIGTERM: signal.SIG_DFL, signal.SIGINT: signal.default_int_handler}
         if hasattr(signal, "SIGUSR2"):
@@ -297,7 +310,60 @@ def _install_hooks() -> None:
                 signal.signal(signum, _on_signal)
 
 
+def _watch_exit() -> None:
+    """Keeps what the exit hook needs to tell how the script ended: a
+    SystemExit never reaches sys.excepthook, and Python has handled it, its
+    status gone, before atexit runs. So sys.exit() notes the main thread's
+    status (as W&B's exit hook does) and the __main__ module's frame tells
+    whether the script ran to its end or was ended by an exception."""
+    global _main_frame
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    main_globals = getattr(sys.modules.get("__main__"), "__dict__", None)
+    while frame is not None:  # the outermost: `python -m` runs it under runpy's
+        if frame.f_code.co_name == "<module>" and frame.f_globals is main_globals:
+            _main_frame = frame
+        frame = frame.f_back
+    previous = sys.exit
+
+    def exit(status: Any = None) -> None:
+        global _exit_status
+        if threading.current_thread() is threading.main_thread():
+            _exit_status = status
+        previous(status)
+
+    exit.__doc__ = previous.__doc__
+    sys.exit = exit
+
+
+def _script_ending() -> str:
+    """How the main script ended: "returned" (ran to its end, or the module
+    cannot tell), "exit" (by the sys.exit() noted in _exit_status) or
+    "unseen" (by an exception the module did not see: a ``raise SystemExit``,
+    ``exit()``, or any exception after the script replaced sys.excepthook)."""
+    frame = _main_frame
+    if frame is not None:
+        code = frame.f_code.co_code
+        last = frame.f_lasti
+        if 0 <= last < len(code) and opcode.opname[code[last]].startswith("RETURN_"):
+            return "returned"  # a sys.exit() it noted was caught
+    if _exit_status is not _NO_EXIT:
+        return "exit"
+    return "returned" if frame is None else "unseen"
+
+
 def _at_exit() -> None:
     run = _current
-    if run is not None and not run.finished:
+    if run is None or run.finished:
+        return
+    ending = _script_ending()
+    if ending == "exit" and _exit_status not in (None, 0) and not run.should_stop():
+        # As Python's exit status: 1 for a message (printed), else the number.
+        run._fail(SystemExit(_exit_status))
+    elif ending == "unseen" and not run._standalone and not run.should_stop():
+        run._end_unseen("the script ended by an exception or a SystemExit the trainyard module did not see; "
+                        "its exit status tells how the run ended", level="info")
+    else:
+        # Ran to its end, sys.exit(0), any SystemExit after a stop request
+        # (as Run.__exit__ takes them), or outside Trainyard, where no exit
+        # status is read: the status the run's evidence gives.
         run.finish()

@@ -1,5 +1,6 @@
 """trainyard.runs(): run folders read back from Python."""
 
+import importlib
 import json
 import math
 import os
@@ -190,7 +191,7 @@ class RunsTest(unittest.TestCase):
         write(os.path.join(self.root, "r", "metrics.jsonl"),
               lines({"type": "metric", "step": 1, "loss": 1.0, "wall": 0.1}))
         [run] = trainyard.runs(self.root)
-        # pandas is not installed here: a stand-in module takes its place.
+        # A stand-in module checks the call wherever pandas is not installed.
         stand_in = types.ModuleType("pandas")
         stand_in.DataFrame = lambda rows: ("frame", rows)
         saved = sys.modules.get("pandas")
@@ -205,6 +206,28 @@ class RunsTest(unittest.TestCase):
                 del sys.modules["pandas"]
             else:
                 sys.modules["pandas"] = saved
+
+    def test_history_as_a_real_dataframe(self):
+        # The stand-in above checks the call; this checks what pandas makes of
+        # the rows (Debian's python3-pandas: CTest runs this suite with it).
+        try:
+            pandas = importlib.import_module("pandas")
+        except ImportError:
+            self.skipTest("pandas is not installed for %s (Debian: python3-pandas)" % sys.executable)
+        write(os.path.join(self.root, "r", "metrics.jsonl"), lines(
+            {"type": "metric", "step": 1, "epoch": 1, "loss": 2.0, "wall": 0.1},
+            {"type": "eval", "step": 1, "split": "valid", "accuracy": 0.5, "wall": 0.2},
+            {"type": "metric", "step": 2, "epoch": 1, "loss": None, "lr": 0.1, "wall": 0.3}))
+        [run] = trainyard.runs(self.root)
+        frame = run.history(pandas=True)
+        self.assertIsInstance(frame, pandas.DataFrame)
+        self.assertEqual(list(frame["step"]), [1, 2])
+        self.assertEqual(set(frame.columns), {"step", "epoch", "wall", "loss", "valid/accuracy", "lr"})
+        self.assertEqual(frame["loss"].iloc[0], 2.0)
+        self.assertTrue(math.isnan(frame["loss"].iloc[1]))  # null: NaN, a float column
+        self.assertTrue(math.isnan(frame["valid/accuracy"].iloc[1]))  # no value at that step
+        self.assertEqual(frame.set_index("step")["lr"].loc[2], 0.1)
+        self.assertEqual(len(run.history(keys=["lr"], pandas=True)), 1)
 
 
 if __name__ == "__main__":

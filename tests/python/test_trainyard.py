@@ -130,7 +130,46 @@ def types(messages, kind):
     return [m for m in messages if m["type"] == kind]
 
 
+# How a script ends (after init() and one step): name -> (inside Trainyard, the script's last lines).
+ENDINGS = {
+    "exit_3": (True, "sys.exit(3)"),
+    "exit_message": (True, """
+        def main():
+            sys.exit('boom')
+        main()
+    """),
+    "exit_0": (True, "sys.exit(0)"),
+    "exit_caught": (True, """
+        try:
+            sys.exit(2)
+        except SystemExit:
+            pass
+    """),
+    "exit_after_a_stop": (True, """
+        import signal
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert run.should_stop()
+        sys.exit(1)
+    """),
+    "raised_boom": (True, "raise SystemExit('boom')"),
+    "raised_0": (True, "raise SystemExit(0)"),
+    "raised_outside": (False, "raise SystemExit('boom')"),
+    "second_ctrl_c": (True, """
+        import signal
+        os.kill(os.getpid(), signal.SIGINT)   # the first: a stop request
+        assert run.should_stop()
+        os.kill(os.getpid(), signal.SIGINT)   # the second: KeyboardInterrupt
+    """),
+    "interrupted_with": (True, """
+        with run:
+            raise KeyboardInterrupt
+    """),
+}
+
+
 class TrainyardTest(unittest.TestCase):
+    _endings = None  # ENDINGS' results, run once
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ty")  # short: unix socket paths are limited
         self.addCleanup(shutil.rmtree, self.tmp, True)
@@ -483,6 +522,54 @@ class TrainyardTest(unittest.TestCase):
         self.assertEqual((file_lines[-1]["status"], file_lines[-1]["exit_code"]), ("failed", 1))
         server.wait_for(lambda s: s.messages("done"), what="done")
         self.assert_no_token(out, err)
+
+    def ended(self, name):
+        """(exit status, last two lines, stderr) of ENDINGS[name]: the first
+        call runs every script of ENDINGS at once, each after init() and a
+        logged step in a run folder of its own, inside Trainyard or not."""
+        if TrainyardTest._endings is None:
+            procs = {}
+            for key, (inside, body) in ENDINGS.items():
+                folder = os.path.join(self.tmp, key)
+                os.mkdir(folder)
+                env = self.env(inside=False, TRAINYARD_RUN_DIR=folder) if inside else self.env(inside=False)
+                script = "run = trainyard.init(run_dir=%r)\nrun.log(0, loss=1.0)\n" % folder + textwrap.dedent(body)
+                procs[key] = (self.start(script, env, name=key + ".py"), folder)
+            endings = {}
+            for key, (proc, folder) in procs.items():
+                code, out, err = self.finish(proc)
+                endings[key] = (code, read_jsonl(os.path.join(folder, "metrics.jsonl"))[-2:], err)
+            TrainyardTest._endings = endings
+        return TrainyardTest._endings[name]
+
+    def test_sys_exit_with_a_failure_status_fails_the_run(self):
+        expected = {
+            "exit_3": (3, "failed", "SystemExit: 3"),
+            "exit_message": (1, "failed", "SystemExit: boom"),
+            "exit_0": (0, "finished", None),
+            "exit_caught": (0, "finished", None),
+            "exit_after_a_stop": (1, "stopped", None),  # as Run.__exit__ takes it
+        }
+        for name, want in expected.items():
+            code, lines, err = self.ended(name)
+            self.assertEqual((code, lines[-1].get("status"), lines[-2].get("text")), want, (name, err))
+
+    def test_a_raised_system_exit_leaves_the_outcome_to_the_exit_status(self):
+        # Python hands a raised SystemExit to no hook: inside Trainyard the
+        # module writes no done line, and the app judges by the exit status.
+        for name, status in (("raised_boom", 1), ("raised_0", 0)):
+            code, lines, err = self.ended(name)
+            self.assertEqual((code, [m["type"] for m in lines]), (status, ["metric", "log"]), (name, err))
+            self.assertIn("its exit status tells how the run ended", lines[-1]["text"])
+        # Outside Trainyard nobody reads the exit status: the evidence decides.
+        self.assertEqual(self.ended("raised_outside")[1][-1]["status"], "finished")
+
+    def test_keyboard_interrupt_is_a_stop(self):
+        for name in ("second_ctrl_c", "interrupted_with"):
+            code, lines, err = self.ended(name)
+            self.assertEqual((lines[-2].get("text"), lines[-1]["status"], lines[-1]["exit_code"]),
+                             ("interrupted (KeyboardInterrupt)", "stopped", 4), (name, err))
+            self.assertNotEqual(code, 0, name)
 
     def test_context_manager_fails_on_exception(self):
         proc = self.start("""
