@@ -51,7 +51,7 @@ _trainyard()
     local opts="" valued="" positional=json
     case ${COMP_WORDS[1]} in
         run)
-            opts="--demo --cpu-fallback --threads --retry-failed --stop-timeout --stall-timeout --leave-queued --trust"
+            opts="--demo --cpu-fallback --threads --retry-failed --stop-timeout --stall-timeout --leave-queued --trust --notify"
             valued="--threads --stop-timeout --stall-timeout"
             ;;
         check) opts="--cpu-fallback" ;;

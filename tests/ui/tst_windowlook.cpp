@@ -5,13 +5,13 @@
 
 #include "orchestration/catalogue/modelcatalogue.h"
 #include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/endnotice.h"
 #include "tests/orchestration/testcatalogue.h"
 #include "tests/orchestration/testutil.h"
 #include "ui/app/desktopapp.h"
 #include "ui/app/dialogprompts.h"
 #include "ui/app/elidingstatusbar.h"
 #include "ui/app/mainwindow.h"
-#include "ui/app/runnotifier.h"
 #include "ui/editors/runeditordialog.h"
 #include "ui/palette/modelpalette.h"
 #include "uitesthelpers.h"
@@ -121,13 +121,12 @@ private Q_SLOTS:
     // How a run ended says its state once: "diverged: diverged: …" was read.
     void aRunsEndSaysItsStateOnce()
     {
-        QCOMPARE(RunNotifier::endText(QStringLiteral("nanny"), RunState::Diverged,
-                                      QStringLiteral("diverged: loss is nan at step 12")),
+        QCOMPARE(endnotice::endText(QStringLiteral("nanny"), RunState::Diverged,
+                                    QStringLiteral("diverged: loss is nan at step 12")),
                  QStringLiteral("nanny diverged: loss is nan at step 12"));
-        QCOMPARE(RunNotifier::endText(QStringLiteral("nanny"), RunState::Failed, QStringLiteral("exit 3")),
+        QCOMPARE(endnotice::endText(QStringLiteral("nanny"), RunState::Failed, QStringLiteral("exit 3")),
                  QStringLiteral("nanny failed: exit 3"));
-        QCOMPARE(RunNotifier::endText(QStringLiteral("nanny"), RunState::Lost, QString()),
-                 QStringLiteral("nanny lost"));
+        QCOMPARE(endnotice::endText(QStringLiteral("nanny"), RunState::Lost, QString()), QStringLiteral("nanny lost"));
     }
 
     // At QT_SCALE_FACTOR=2 a 1920x1080 screen is 960x540 of the window's

@@ -1,6 +1,7 @@
 #include "ui/app/runnotifier.h"
 
 #include "orchestration/document/experimentdocument.h"
+#include "orchestration/records/endnotice.h"
 #include "ui/app/sessioncontroller.h"
 #include "ui/common/uilogcategories.h"
 
@@ -29,7 +30,8 @@ void RunNotifier::follow(ExperimentDocument *document)
     connect(document, &ExperimentDocument::idle, this, [this] {
         const ExperimentDocument *d = m_sessions->document();
         if (d && d->totalCount() > 0) {
-            notify(tr("Experiment done"), tr("%1: %2.").arg(d->name(), m_sessions->finishCountText()));
+            const EndNotice notice = endnotice::experimentDone(d->name(), m_sessions->finishCountText());
+            notify(notice.title, notice.text);
         }
     });
 }
@@ -40,25 +42,9 @@ void RunNotifier::onRunEnded(RunId id, RunState state)
     if (!document) {
         return;
     }
-    const RunInfo run = document->run(id);
-    if (state == RunState::Finished) {
-        notify(tr("Run finished"), tr("%1 finished (%2).").arg(run.name, m_sessions->finishCountText()));
-    } else if (state == RunState::Failed || state == RunState::Diverged || state == RunState::Lost) {
-        notify(tr("Run %1").arg(runStateName(state)), endText(run.name, state, run.message));
+    if (const auto notice = endnotice::runEnded(document->run(id), state, m_sessions->finishCountText())) {
+        notify(notice->title, notice->text);
     }
-}
-
-QString RunNotifier::endText(const QString &run, RunState state, const QString &message)
-{
-    const QString said = runStateName(state);
-    if (message.isEmpty()) {
-        return tr("%1 %2").arg(run, said);
-    }
-    // A message that starts with the state ("diverged: loss is nan…") says it once.
-    if (message.startsWith(said + QLatin1Char(':')) || message == said) {
-        return tr("%1 %2").arg(run, message);
-    }
-    return tr("%1 %2: %3").arg(run, said, message);
 }
 
 void RunNotifier::notify(const QString &title, const QString &text)

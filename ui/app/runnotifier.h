@@ -15,6 +15,7 @@ class SessionController;
 /// Tells the user how runs end while they look elsewhere: a run finished or
 /// failed, the experiment is done. Each message goes to the window's status
 /// bar, the system tray (where there is one) and the taskbar (an alert).
+/// What it says and when is endnotice's, which `trainyard run --notify` shares.
 class RunNotifier : public QObject
 {
     Q_OBJECT
@@ -23,8 +24,6 @@ public:
     RunNotifier(SessionController *sessions, QMainWindow *window);
 
     void notify(const QString &title, const QString &text);
-    /// "nanny diverged: loss is nan at step 12": how a run ended, its state once.
-    static QString endText(const QString &run, RunState state, const QString &message);
     /// The last message shown (tests).
     QString lastNotification() const { return m_last; }
 

@@ -3,6 +3,7 @@
 #include "orchestration/document/experimentdocument.h"
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/trustlist.h"
+#include "orchestration/records/endnotice.h"
 #include "orchestration/records/runregistry.h"
 #include "orchestration/session/session.h"
 #include "ui/app/appsettings.h"
@@ -314,31 +315,8 @@ void SessionController::updateTitle()
 
 QString SessionController::finishCountText() const
 {
-    if (!m_document) {
-        return {};
-    }
-    // Runs that ended otherwise (a sweep's early stopping, a failure) are
-    // counted as ended: a done experiment must not read as unfinished.
-    const RunRegistry *runs = m_document->runRecords();
-    QStringList others;
-    int ended = 0;
-    for (RunState state :
-         {RunState::Stopped, RunState::Failed, RunState::Diverged, RunState::Cancelled, RunState::Lost}) {
-        const int n = runs ? runs->count(state) : 0;
-        if (n > 0) {
-            ended += n;
-            others << QStringLiteral("%1 %2").arg(n).arg(runStateName(state));
-        }
-    }
-    const int finished = m_document->finishedCount();
-    if (others.isEmpty()) {
-        return tr("%1 of %2 finished").arg(finished).arg(m_document->totalCount());
-    }
-    return tr("%1 of %2 ended (%3 finished, %4)")
-        .arg(finished + ended)
-        .arg(m_document->totalCount())
-        .arg(finished)
-        .arg(others.join(QStringLiteral(", ")));
+    const RunRegistry *runs = m_document ? m_document->runRecords() : nullptr;
+    return runs ? endnotice::finishCountText(*runs) : QString();
 }
 
 } // namespace trainyard

@@ -7,6 +7,7 @@
 #include "commands/runcommand.h"
 
 #include "commandline.h"
+#include "commands/desktopnotifier.h"
 #include "commands/progressprinter.h"
 #include "commands/stopsignals.h"
 #include "commands/workercatalogue.h"
@@ -66,8 +67,13 @@ int runCommand(const QStringList &args)
         QStringLiteral("trust"),
         QStringLiteral("run the file's program runs (their commands) even though this version of the file is not in "
                        "your trust list"));
-    for (const QCommandLineOption &option : {demoOption, cpuFallbackOption, threadsOption, retryFailedOption,
-                                             stopTimeoutOption, stallTimeoutOption, leaveQueuedOption, trustOption}) {
+    const QCommandLineOption notifyOption(
+        QStringLiteral("notify"),
+        QStringLiteral("send a desktop notification when a run finishes, fails or diverges and when every run has "
+                       "ended (the app's notices, over the D-Bus session bus)"));
+    for (const QCommandLineOption &option :
+         {demoOption, cpuFallbackOption, threadsOption, retryFailedOption, stopTimeoutOption, stallTimeoutOption,
+          leaveQueuedOption, trustOption, notifyOption}) {
         commandLine.addOption(option);
     }
     commandLine.addPositionalArgument(QStringLiteral("file"), QStringLiteral("the experiment file"),
@@ -225,6 +231,15 @@ int runCommand(const QStringList &args)
             printer.message(sweep + QStringLiteral(": ") + line);
         }
     });
+    // Before the quit below: the last notice is sent before the loop ends.
+    DesktopNotifier notifier;
+    if (options.isSet(notifyOption)) {
+        if (const QString why = notifier.unavailable(); !why.isEmpty()) {
+            printWarning(QStringLiteral("--notify: %1; no desktop notification will be sent, the runs go on").arg(why));
+        } else {
+            notifier.follow(&session);
+        }
+    }
     QObject::connect(orchestrator->dispatcher(), &Dispatcher::idle, app, &QCoreApplication::quit);
     QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 
@@ -238,6 +253,7 @@ int runCommand(const QStringList &args)
 
     QTimer::singleShot(0, orchestrator, [orchestrator] { orchestrator->dispatcher()->startAll(); });
     app->exec();
+    notifier.flush();
 
     printer.finish();
     int finished = orchestrator->dispatcher()->finishedCount();
