@@ -13,6 +13,7 @@ Q_LOGGING_CATEGORY(lcRemote, "trainyard.remote", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcRunStore, "trainyard.runstore", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcCatalogue, "trainyard.catalogue", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcExperiment, "trainyard.experiment", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcOnEnd, "trainyard.onend", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcDocument, "trainyard.document", QtWarningMsg)
 
 } // namespace trainyard

@@ -22,6 +22,7 @@ Q_DECLARE_LOGGING_CATEGORY(lcRemote)   // "trainyard.remote": hosts over ssh: th
 Q_DECLARE_LOGGING_CATEGORY(lcRunStore) // "trainyard.runstore": run folders, status.json, the state file, history
 Q_DECLARE_LOGGING_CATEGORY(lcCatalogue)  // "trainyard.catalogue": the worker's catalogue, its cache
 Q_DECLARE_LOGGING_CATEGORY(lcExperiment) // "trainyard.experiment": experiment files and their checks
+Q_DECLARE_LOGGING_CATEGORY(lcOnEnd)      // "trainyard.onend": on_end commands run, failed, timed out
 Q_DECLARE_LOGGING_CATEGORY(lcDocument)   // "trainyard.document": the open experiment's edits, a refused one
 
 } // namespace trainyard

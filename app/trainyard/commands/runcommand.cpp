@@ -20,6 +20,7 @@
 #include "orchestration/experiment/trustlist.h"
 #include "orchestration/launch/workerprocess.h"
 #include "orchestration/records/runregistry.h"
+#include "orchestration/session/onendcommands.h"
 #include "orchestration/session/orchestrator.h"
 #include "orchestration/session/session.h"
 #include "orchestration/supervision/supervisor.h"
@@ -240,6 +241,10 @@ int runCommand(const QStringList &args)
             notifier.follow(&session);
         }
     }
+    // The file's on_end commands: what goes wrong with one is said, never fatal.
+    OnEndCommands *onEnd = orchestrator->onEnd();
+    QObject::connect(onEnd, &OnEndCommands::problem, app,
+                     [&printer](const QString &problem) { printer.message(QStringLiteral("warning: ") + problem); });
     QObject::connect(orchestrator->dispatcher(), &Dispatcher::idle, app, &QCoreApplication::quit);
     QObject::connect(&session, &Session::closed, app, &QCoreApplication::quit);
 
@@ -253,6 +258,12 @@ int runCommand(const QStringList &args)
 
     QTimer::singleShot(0, orchestrator, [orchestrator] { orchestrator->dispatcher()->startAll(); });
     app->exec();
+    if (const int running = onEnd->runningCount(); running > 0) {
+        printer.message(QStringLiteral("waiting for %1 on_end command(s) to end (each at most %2 s)")
+                            .arg(running)
+                            .arg(OnEndCommands::kDefaultTimeoutMs / 1000));
+        onEnd->finish();
+    }
     notifier.flush();
 
     printer.finish();

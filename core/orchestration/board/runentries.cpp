@@ -1,6 +1,7 @@
 #include "orchestration/board/runentries.h"
 
 #include "orchestration/experiment/dependencycheck.h"
+#include "orchestration/experiment/onend.h"
 #include "orchestration/experiment/rounds.h"
 #include "orchestration/records/runregistry.h"
 #include "orchestration/runstore/runstore.h"
@@ -12,12 +13,15 @@ namespace trainyard {
 
 namespace {
 
-// A run's spec as an experiment file has it: with its "after".
-QJsonObject withAfter(const QJsonObject &spec, const QStringList &after)
+// A run's spec as an experiment file has it: with its "after" and "on_end".
+QJsonObject withFileKeys(const QJsonObject &spec, const RunInfo &run)
 {
     QJsonObject out = spec;
-    if (!after.isEmpty()) {
-        out.insert(QStringLiteral("after"), QJsonArray::fromStringList(after));
+    if (!run.after.isEmpty()) {
+        out.insert(QStringLiteral("after"), QJsonArray::fromStringList(run.after));
+    }
+    if (!run.onEnd.isEmpty()) {
+        out.insert(QStringLiteral("on_end"), QJsonArray::fromStringList(run.onEnd));
     }
     return out;
 }
@@ -38,6 +42,9 @@ RunId RunEntries::add(const QJsonObject &spec, const QString &group, int index, 
     info.spec = spec;
     info.spec.remove(QStringLiteral("after"));
     info.after = afterNames(spec);
+    // So is "on_end": Trainyard runs it (OnEndCommands), the worker never sees it.
+    info.onEnd = onend::read(spec.value(QStringLiteral("on_end")));
+    info.spec.remove(QStringLiteral("on_end"));
     info.state = info.after.isEmpty() ? RunState::Queued : RunState::Waiting;
     info.name = spec.value(QStringLiteral("name")).toString();
     info.group = group;
@@ -98,15 +105,16 @@ QList<ExperimentRun> RunEntries::collapse(const QList<RunId> &runs) const
         bool collapse = count > 1 && places.size() == count;
         for (int k = 0; collapse && k < count; ++k) {
             const RunInfo *rk = m_runs->find(runs.at(places.at(k)));
-            collapse = rk->repeatIndex == k && rk->after == r->after && rk->spec == expandRepeat(base, k, count);
+            collapse = rk->repeatIndex == k && rk->after == r->after && rk->onEnd == r->onEnd
+                       && rk->spec == expandRepeat(base, k, count);
         }
         if (collapse) {
-            entries << ExperimentRun{withAfter(base, r->after), count};
+            entries << ExperimentRun{withFileKeys(base, *r), count};
             for (int place : std::as_const(places)) {
                 taken.insert(place);
             }
         } else {
-            ExperimentRun run(withAfter(r->spec, r->after));
+            ExperimentRun run(withFileKeys(r->spec, *r));
             run.rounds = r->rounds;
             run.round = r->round;
             run.aggregate = r->aggregate;

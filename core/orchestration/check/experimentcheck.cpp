@@ -441,7 +441,10 @@ QStringList ExperimentCheck::hostProblems(const Experiment &experiment, QStringL
 QString ExperimentCheck::checkSpec(const QJsonObject &spec) const
 {
     SpecCheck check(m_workerProgram);
-    check.start(spec);
+    // "on_end" is Trainyard's (experiment/onend.h), never the worker's.
+    QJsonObject workerSpec = spec;
+    workerSpec.remove(QStringLiteral("on_end"));
+    check.start(workerSpec);
     check.waitForFinished(m_timeoutSeconds * 1000);
     return check.complaint();
 }

@@ -11,6 +11,7 @@
 #include "orchestration/launch/launcher.h"
 #include "orchestration/records/runregistry.h"
 #include "orchestration/runstore/runstore.h"
+#include "orchestration/session/onendcommands.h"
 #include "orchestration/session/orchestrator.h"
 #include "orchestration/session/session.h"
 #include "orchestration/supervision/supervisor.h"
@@ -71,6 +72,7 @@ void ExperimentDocument::connectParts()
     connect(o->supervisor(), &Supervisor::attemptArchived, this, &ExperimentDocument::attemptArchived);
     connect(o->dispatcher(), &Dispatcher::finishCountChanged, this, &ExperimentDocument::finishCountChanged);
     connect(o->dispatcher(), &Dispatcher::warning, this, &ExperimentDocument::warning);
+    connect(o->onEnd(), &OnEndCommands::problem, this, &ExperimentDocument::warning);
     connect(o->dispatcher(), &Dispatcher::runEnded, this, &ExperimentDocument::runEnded);
     connect(o->dispatcher(), &Dispatcher::idle, this, &ExperimentDocument::idle);
 }

@@ -8,6 +8,7 @@
 #include "orchestration/experiment/experimentlanes.h"
 #include "orchestration/experiment/experimentpaths.h"
 #include "orchestration/experiment/keytables.h"
+#include "orchestration/experiment/onend.h"
 #include "orchestration/experiment/programconfig.h"
 #include "orchestration/experiment/rounds.h"
 #include "orchestration/logcategories.h"
@@ -137,6 +138,12 @@ std::optional<Experiment> Experiment::fromJson(const QJsonValue &json, QStringLi
                 ex.hosts << host;
             }
         }
+    }
+
+    if (const QJsonValue onEnd = top.value(QStringLiteral("on_end")); !onEnd.isUndefined()) {
+        const QStringList bad = onend::check(onEnd, QStringLiteral("on_end"), onend::Level::Experiment);
+        problems << bad;
+        ex.onEnd = bad.isEmpty() ? onend::read(onEnd) : QStringList();
     }
 
     readLanes(top, ex, catalogue, partial != nullptr, problems);
@@ -349,6 +356,9 @@ QJsonObject Experiment::toJson() const
     if (!sweeps.isEmpty()) {
         top.insert(QStringLiteral("sweeps"), sweepsToJson(sweeps));
     }
+    if (!onEnd.isEmpty()) {
+        top.insert(QStringLiteral("on_end"), QJsonArray::fromStringList(onEnd));
+    }
     return top;
 }
 
@@ -419,16 +429,24 @@ QStringList Experiment::commandLines() const
             lines << line;
         }
     };
+    // An on_end as written, its placeholders shown: what it runs with
+    // differs only in the values of the run that ended.
+    const auto addOnEnd = [&lines](const QString &when, const QJsonValue &onEnd) {
+        const QString line = QStringLiteral("(%1) %2").arg(when, shellText(onend::read(onEnd)));
+        if (onEnd.isArray() && !lines.contains(line)) {
+            lines << line;
+        }
+    };
     for (const ExperimentLane &lane : lanes) {
         for (const ExperimentRun &run : lane.runs) {
             const RunSpecView view(run.spec);
-            if (!view.isProgram()) {
-                continue;
+            if (view.isProgram()) {
+                // As it will run, its config's values in place: they are part of
+                // the command the user allows (and of the file's trusted version).
+                const QStringList command = programconfig::command(view);
+                add(view, command.isEmpty() ? view.programArgv() : command);
             }
-            // As it will run, its config's values in place: they are part of
-            // the command the user allows (and of the file's trusted version).
-            const QStringList command = programconfig::command(view);
-            add(view, command.isEmpty() ? view.programArgv() : command);
+            addOnEnd(QStringLiteral("when %1 ends").arg(view.name()), run.spec.value(QStringLiteral("on_end")));
         }
     }
     for (const SweepSpec &sweep : sweeps) {
@@ -438,6 +456,9 @@ QStringList Experiment::commandLines() const
         if (view.isProgram()) {
             add(view, view.programArgv());
         }
+    }
+    if (!onEnd.isEmpty()) {
+        addOnEnd(QStringLiteral("when every run has ended"), QJsonArray::fromStringList(onEnd));
     }
     for (const ExperimentCluster &cluster : clusters) {
         lines << cluster.commandLines();

@@ -148,6 +148,9 @@ public:
     // The definitions of the rounds its lanes hold (rounds::read), by which
     // toJson() writes an unchanged set of their runs back as one entry.
     QList<QJsonObject> rounds;
+    // The file's "on_end" (experiment/onend.h): run once the board has
+    // nothing more to run; empty when none. A run's own is in its spec.
+    QStringList onEnd;
     // Where load() read it and versionHash() of it: what the trust list
     // knows a version by. Empty for an experiment built in memory.
     QString sourcePath;
@@ -189,7 +192,8 @@ public:
     // Every command the file makes run, as a shell would show it (quoted
     // where needed, control and bidi characters escaped), repeats once: what
     // the user is asked to trust. Each program run as "K=v (in CWD) ARGV",
-    // then each cluster's (ExperimentCluster::commandLines). Empty when the
+    // each on_end as "(when NAME ends) ARGV" with its placeholders as
+    // written, then each cluster's (ExperimentCluster::commandLines). Empty when the
     // file runs nothing of its own: worker runs here or on clusters with
     // the defaults.
     QStringList commandLines() const;

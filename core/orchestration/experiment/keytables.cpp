@@ -14,6 +14,8 @@ constexpr const char *kRunName =
 constexpr const char *kMachineName = R"({"pattern": "^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$"})";
 constexpr const char *kAbsolute = R"({"pattern": "^/"})";
 constexpr const char *kAfter = R"({"items": {"type": "string"}})";
+// on_end: an argv list (experiment/onend.h); its placeholders are checked by the code.
+constexpr const char *kOnEnd = R"({"minItems": 1, "items": {"type": "string"}})";
 
 } // namespace
 
@@ -52,6 +54,10 @@ const Table &experiment()
             {"hosts", "array", "Machines reached over ssh the lanes may name (\"ssh:NAME/cuda:N\").", "host"},
             {"lanes", "array", "The lanes, left to right: a device and a queue of runs each.", "lane", "", kRequired},
             {"sweeps", "array", "Searches over a base run's keys, their trials placed on the lanes.", "sweep"},
+            {"on_end", "array",
+             "A command run once every run has ended: program and arguments, {experiment} "
+             "{finished} {failed} {total} {folder} replaced.",
+             "", kOnEnd},
             {"$schema", "string", "The JSON Schema editors check this file with (Trainyard does not read it).", "", "",
              kUnlisted},
         }};
@@ -161,6 +167,10 @@ const Table &modelRun()
             {"repeat", "integer", "Run this spec N times (names NAME-1, NAME-2, ...; seeds counted up).", "",
              R"({"minimum": 1, "maximum": 1000})", kEntryOnly},
             {"after", "string|array", "The runs it runs after: a name or a list of names.", "", kAfter, kEntryOnly},
+            {"on_end", "array",
+             "A command run when this run ends: program and arguments, {name} {state} {folder} "
+             "{experiment} replaced.",
+             "", kOnEnd, kEntryOnly},
         }};
     return t;
 }
@@ -181,6 +191,10 @@ const Table &programRun()
             {"repeat", "integer", "Run this spec N times (names NAME-1, NAME-2, ...; seeds counted up).", "",
              R"({"minimum": 1, "maximum": 1000})", kEntryOnly},
             {"after", "string|array", "The runs it runs after: a name or a list of names.", "", kAfter, kEntryOnly},
+            {"on_end", "array",
+             "A command run when this run ends: program and arguments, {name} {state} {folder} "
+             "{experiment} replaced.",
+             "", kOnEnd, kEntryOnly},
         }};
     return t;
 }

@@ -3,6 +3,7 @@
 #include "orchestration/experiment/experiment.h"
 #include "orchestration/experiment/jsonchecks.h"
 #include "orchestration/experiment/keytables.h"
+#include "orchestration/experiment/onend.h"
 #include "orchestration/experiment/programconfig.h"
 #include "orchestration/experiment/programrequires.h"
 #include "orchestration/placement/runresources.h"
@@ -153,6 +154,10 @@ void checkFileKeys(const QJsonObject &spec, const QString &path, QStringList &er
     checkInt(spec, QStringLiteral("repeat"), path, 1, 1000, errors);
     if (spec.contains(QStringLiteral("after"))) {
         checkAfterValue(spec.value(QStringLiteral("after")), child(path, QStringLiteral("after")), errors);
+    }
+    if (spec.contains(QStringLiteral("on_end"))) {
+        errors << onend::check(spec.value(QStringLiteral("on_end")), child(path, QStringLiteral("on_end")),
+                               onend::Level::Run);
     }
 }
 

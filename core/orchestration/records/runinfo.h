@@ -94,6 +94,9 @@ struct RunInfo
     // a sweep: docs/experiment-format.md#after); it waits until each has
     // finished. Kept out of `spec`, which is what the worker reads.
     QStringList after;
+    // Its "on_end" (experiment/onend.h), the command run when it ends; kept
+    // out of `spec` as `after` is.
+    QStringList onEnd;
     // A member of rounds (docs/experiment-format.md#rounds): their name and
     // its round, from 1 of roundCount; generated, saved as the rounds.
     QString rounds;

@@ -17,6 +17,7 @@
 #include "orchestration/records/runregistry.h"
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/session/launcherrouter.h"
+#include "orchestration/session/onendcommands.h"
 #include "orchestration/supervision/supervisor.h"
 #include "orchestration/sweep/sweeprunner.h"
 
@@ -50,6 +51,7 @@ Orchestrator::Orchestrator(RunStore *store, MetricsServer *server, MetricStore *
           std::make_unique<RunActions>(m_runs.get(), m_supervisor.get(), m_dispatcher.get(), m_startPlanner.get()))
     , m_sweeps(
           std::make_unique<SweepRunner>(m_board.get(), m_dispatcher.get(), m_runActions.get(), m_runs.get(), metrics))
+    , m_onEnd(std::make_unique<OnEndCommands>(m_dispatcher.get(), m_runs.get(), store))
 {
     qRegisterMetaType<RunId>("trainyard::RunId");
     qRegisterMetaType<RunState>("trainyard::RunState");
@@ -102,6 +104,7 @@ void Orchestrator::setExperiment(const Experiment &experiment)
     m_launcher->setClusters(experiment.clusters);
     setHosts(experiment.hosts);
     m_board->setExperiment(experiment);
+    m_onEnd->setExperiment(experiment.name, experiment.onEnd);
     m_sweepWarnings.clear();
     const QMetaObject::Connection heard =
         connect(m_sweeps.get(), &SweepRunner::warning, this, [this](const QString &w) { m_sweepWarnings << w; });

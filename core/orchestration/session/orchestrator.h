@@ -21,6 +21,7 @@ class Launcher;
 struct MetricRecord;
 class MetricStore;
 class MetricsServer;
+class OnEndCommands;
 class RunActions;
 class RunInputs;
 class RunRegistry;
@@ -46,6 +47,7 @@ class SweepRunner;
 //   sweeps()     the experiment's sweeps: their trials on the lanes, early stopping;
 //   dependencies() which runs run after which (waiting, released, edits of
 //                `after`), and inputs() what each gets from them;
+//   onEnd()      the file's on_end commands, run as runs end;
 //   launcher()   what starts workers (unless given another, a LauncherRouter:
 //                this machine's lanes to a LocalLauncher, each cluster's to
 //                its SlurmLauncher).
@@ -74,6 +76,7 @@ public:
     SweepRunner *sweeps() const { return m_sweeps.get(); }
     Dependencies *dependencies() const { return m_dependencies.get(); }
     const RunInputs *inputs() const { return m_inputs.get(); }
+    OnEndCommands *onEnd() const { return m_onEnd.get(); }
 
     // Replaces all lanes and runs (repeats expanded; Board::reset) and the
     // sweeps (their placed trials back on their lanes). Runs still active
@@ -118,6 +121,7 @@ private:
     std::unique_ptr<Dispatcher> m_dispatcher;
     std::unique_ptr<RunActions> m_runActions;
     std::unique_ptr<SweepRunner> m_sweeps;
+    std::unique_ptr<OnEndCommands> m_onEnd; // first to go: kills a command still running
 };
 
 } // namespace trainyard

@@ -12,6 +12,7 @@
 #include "orchestration/logcategories.h"
 #include "orchestration/records/runregistry.h"
 #include "orchestration/runstore/runstore.h"
+#include "orchestration/session/onendcommands.h"
 #include "orchestration/session/orchestrator.h"
 #include "orchestration/session/statusreport.h"
 #include "orchestration/supervision/supervisor.h"
@@ -329,6 +330,7 @@ Experiment Session::experiment() const
     ex.schema = m_schema;
     ex.hosts = m_orchestrator->hosts();
     ex.sweeps = m_orchestrator->sweeps()->sweeps();
+    ex.onEnd = m_orchestrator->onEnd()->experimentCommand();
     return ex;
 }
 
