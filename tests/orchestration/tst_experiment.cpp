@@ -199,13 +199,13 @@ private Q_SLOTS:
             << QByteArray(R"({"name":"e","lanes":[],"lanez":1})")
             << QStringLiteral(
                    "(top level): unknown key \"lanez\" (expected one of name, runs_root, clusters, hosts, lanes, "
-                   "sweeps)");
+                   "sweeps, on_end)");
         QTest::newRow("unknown run key") << QByteArray(
             R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r","model":{"type":"x"},"optimiser":"adam"}]}]})")
                                          << QStringLiteral(
                                                 "lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, "
                                                 "model, data, train, eval, checkpoint, report, resources, repeat, "
-                                                "after)");
+                                                "after, on_end)");
         QTest::newRow("missing model") << QByteArray(R"({"name":"e","lanes":[{"device":"cpu","runs":[{"name":"r"}]}]})")
                                        << QStringLiteral(
                                               "lanes[0].runs[0].model: missing (expected an object with a \"type\")");
@@ -434,7 +434,8 @@ private Q_SLOTS:
                 .isEmpty());
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":"x"},"optimiser":"adam"})"), nullptr),
                  QStringList{QStringLiteral("lanes[0].runs[0]: unknown key \"optimiser\" (expected one of name, model, "
-                                            "data, train, eval, checkpoint, report, resources, repeat, after)")});
+                                            "data, train, eval, checkpoint, report, resources, repeat, after, "
+                                            "on_end)")});
         QCOMPARE(errorsOf(oneRun(R"({"name":"r","model":{"type":""}})"), nullptr),
                  QStringList{QStringLiteral(
                      "lanes[0].runs[0].model.type: expected a model type of 1–64 letters, digits or ._+-, got \"\"")});

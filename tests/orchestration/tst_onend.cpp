@@ -1,9 +1,10 @@
 // The experiment file's on_end commands (experiment/onend.h): their shape
 // and placeholders, the trust list, and OnEndCommands running them as runs
-// end: a local run, a run reattached after a restart, a batch job's end
-// (the fake launcher, as a cluster's or a host's launcher reports one), the
-// experiment's end, and a command that hangs. Each run is a tiny program
-// (sh) or the fake launcher's; a few seconds in all.
+// end: a local run, runs that ended while Trainyard was away or after it
+// reattached to them, a batch job's end (the fake launcher, as a cluster's
+// or a host's launcher reports one), the experiment's end, and a command
+// that hangs. Each run is a tiny program (sh) or the fake launcher's; a few
+// seconds in all.
 
 #include "metrics/metricstore.h"
 #include "orchestration/board/board.h"
@@ -256,35 +257,48 @@ private Q_SLOTS:
         QCOMPARE(orch->onEnd()->runningCount(), 0);
     }
 
-    // Left running, a run ends after Trainyard comes back: the new session
-    // reattaches to it and runs its command when it ends.
-    void itRunsForAReattachedRun()
+    // Left running, runs end while Trainyard is away or after it comes
+    // back: the next session runs the command of the one found ended at
+    // its opening, and of the one it reattached to when that ends.
+    void itRunsForReattachedRuns()
     {
+        const QStringList print = kPrintArgs + QStringList{QStringLiteral("{name} {state}")};
         const Experiment ex =
             experiment(experimentJson(QStringLiteral("again"), m_tmp.filePath(QStringLiteral("again")),
-                                      {lane(QStringLiteral("cpu"), 1,
-                                            {shRun(QStringLiteral("r"), QStringLiteral("sleep 2"),
-                                                   kPrintArgs + QStringList{QStringLiteral("{name} {state}")})})}));
+                                      {lane(QStringLiteral("cpu"), 2,
+                                            {shRun(QStringLiteral("r"), QStringLiteral("sleep 2"), print),
+                                             shRun(QStringLiteral("gone"), QStringLiteral("sleep 0.2"), print)})}));
+        qint64 gonePid = 0;
         {
             Session first;
             QStringList errors;
             QVERIFY2(first.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
             first.orchestrator()->dispatcher()->startAll();
-            const RunId id = first.orchestrator()->board()->runIds().value(0);
-            QTRY_VERIFY_WITH_TIMEOUT(first.orchestrator()->runs()->value(id).pid > 0, 5000);
+            const QList<RunId> ids = first.orchestrator()->board()->runIds();
+            QTRY_VERIFY_WITH_TIMEOUT(first.orchestrator()->runs()->value(ids.value(0)).pid > 0
+                                         && first.orchestrator()->runs()->value(ids.value(1)).pid > 0,
+                                     5000);
+            gonePid = first.orchestrator()->runs()->value(ids.value(1)).pid;
             first.close(/*leaveRunning=*/true);
         }
+        QTRY_VERIFY_WITH_TIMEOUT(RunStore::processStartTicks(gonePid) <= 0, 5000); // it ended while we were away
         Session second;
         QStringList errors;
         QVERIFY2(second.open(ex, QString(), &errors), qPrintable(errors.join(QLatin1Char('\n'))));
         Orchestrator *orch = second.orchestrator();
         const RunInfo r = orch->runs()->value(orch->board()->runIds().value(0));
+        const RunInfo gone = orch->runs()->value(orch->board()->runIds().value(1));
         QVERIFY2(r.reattached && r.state == RunState::Running, qPrintable(runStateName(r.state)));
-        QSignalSpy ended(orch->onEnd(), &OnEndCommands::ended);
-        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 10000);
+        QVERIFY2(isTerminal(gone.state), qPrintable(runStateName(gone.state)));
+        const QString goneLog = gone.runDir + QStringLiteral("/on_end.log");
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(goneLog).contains("== exit"), 5000);
+        QVERIFY2(readFile(goneLog).contains(QStringLiteral("<gone %1>\n").arg(runStateName(gone.state)).toUtf8()),
+                 readFile(goneLog).constData());
+        const QString log = r.runDir + QStringLiteral("/on_end.log");
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(log).contains("== exit"), 10000);
         const RunInfo after = orch->runs()->value(r.id);
-        const QString log = QString::fromUtf8(readFile(r.runDir + QStringLiteral("/on_end.log")));
-        QVERIFY2(log.contains(QStringLiteral("<r %1>\n").arg(runStateName(after.state))), qPrintable(log));
+        QVERIFY2(readFile(log).contains(QStringLiteral("<r %1>\n").arg(runStateName(after.state)).toUtf8()),
+                 readFile(log).constData());
     }
 
     // A batch job's end, as a cluster's (or a host's) launcher reports it,
