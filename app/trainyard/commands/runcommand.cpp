@@ -70,8 +70,9 @@ int runCommand(const QStringList &args)
                        "your trust list"));
     const QCommandLineOption notifyOption(
         QStringLiteral("notify"),
-        QStringLiteral("send a desktop notification when a run finishes, fails or diverges and when every run has "
-                       "ended (the app's notices, over the D-Bus session bus)"));
+        QStringLiteral(
+            "send a desktop notification when a run finishes, fails, diverges or is lost and when every run has "
+            "ended (the app's notices, over the D-Bus session bus)"));
     for (const QCommandLineOption &option :
          {demoOption, cpuFallbackOption, threadsOption, retryFailedOption, stopTimeoutOption, stallTimeoutOption,
           leaveQueuedOption, trustOption, notifyOption}) {
