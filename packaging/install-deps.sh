@@ -12,6 +12,7 @@ packages=(
   protobuf-compiler python3-protobuf python3-crcmod python3-jsonschema python3-pandas
   xvfb xauth clang clang-format-16 shellcheck libclang-rt-14-dev dpkg-dev file
   slurmctld slurmd slurm-client munge openssh-server
+  dbus-daemon
 )
 
 missing=()
