@@ -55,7 +55,7 @@ const Table &experiment()
             {"lanes", "array", "The lanes, left to right: a device and a queue of runs each.", "lane", "", kRequired},
             {"sweeps", "array", "Searches over a base run's keys, their trials placed on the lanes.", "sweep"},
             {"on_end", "array",
-             "A command run once every run has ended: program and arguments, {experiment} "
+             "A command run once the board has nothing more to run: program and arguments, {experiment} "
              "{finished} {failed} {total} {folder} replaced.",
              "", kOnEnd},
             {"$schema", "string", "The JSON Schema editors check this file with (Trainyard does not read it).", "", "",
