@@ -205,6 +205,10 @@ public:
         if (!r.ok()) {
             return false;
         }
+        if (!m_started) {
+            m_out->firstWallTime = wall;
+            m_started = true;
+        }
         Reader s(summary);
         while (s.next(&field, &type)) {
             if (field == 1 && type == protowire::LengthDelimited) {
@@ -267,6 +271,7 @@ private:
     }
 
     TensorBoardEvents *m_out;
+    bool m_started = false;
     QHash<QString, QString> m_plugins; // tag -> the plugin its metadata named
 };
 

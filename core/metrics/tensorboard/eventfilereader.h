@@ -24,6 +24,7 @@ struct TensorBoardScalar
 struct TensorBoardEvents
 {
     QString fileVersion;
+    double firstWallTime = 0; // the first record's: when its writer started
     QList<TensorBoardScalar> scalars;
     QList<QPair<QString, QJsonValue>> hparams;
     qint64 records = 0; // complete records read
