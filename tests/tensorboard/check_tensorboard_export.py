@@ -4,7 +4,10 @@ tensorboard_events.proto, written from TensorBoard's published field
 numbers), every record's two CRCs checked with crcmod's CRC-32C, and every
 scalar compared with the run's metrics.jsonl (steps exact, values within
 float32, wall time = status.json's "started" + the line's "wall"). With
-TensorBoard installed, its EventAccumulator reads the files too.
+TensorBoard installed, its EventAccumulator reads the files too. The other
+way round: a file of TF2 tensor scalars (float in tensor_content and
+float_val, double in double_val) and TF1 simple_values written here with
+protobuf, read by Trainyard (`trainyard export` of the logs folder, as CSV).
 
 Usage: check_tensorboard_export.py TRAINYARD_BINARY. Exits 77 (skipped) when
 protobuf, crcmod or protoc is missing."""
@@ -134,6 +137,53 @@ def write_runs(root):
     return experiment, starts
 
 
+def frame(data):
+    header = struct.pack("<Q", len(data))
+    return header + struct.pack("<I", masked(crc32c(header))) + data + struct.pack("<I", masked(crc32c(data)))
+
+
+def check_tf2_file_read(pb, tmp):
+    """Trainyard reads what another writer wrote: every scalar of a file
+    made here comes back in `trainyard export`'s CSV."""
+    start = 1765000000.25
+    events = [pb.Event(wall_time=start, file_version="brain.Event:2")]
+    expected = {}
+    for step in range(1, 6):
+        wall = start + 0.5 * step
+        loss = pb.Summary.Value(tag="loss", tensor=pb.TensorProto(
+            dtype=1, tensor_content=struct.pack("<f", 1.0 / step)))
+        loss.metadata.plugin_data.plugin_name = "scalars"
+        loss.metadata.data_class = 1
+        acc = pb.Summary.Value(tag="valid/accuracy", tensor=pb.TensorProto(dtype=2, double_val=[0.1 * step]))
+        lr = pb.Summary.Value(tag="lr", tensor=pb.TensorProto(dtype=1, float_val=[0.01 * step]))
+        old = pb.Summary.Value(tag="grad_norm", simple_value=2.5 * step)
+        events.append(pb.Event(wall_time=wall, step=step, summary=pb.Summary(value=[loss, acc, lr, old])))
+        expected[("loss", step)] = as_float32(1.0 / step)
+        expected[("valid/accuracy", step)] = 0.1 * step  # a double stays a double
+        expected[("lr", step)] = as_float32(0.01 * step)
+        expected[("grad_norm", step)] = as_float32(2.5 * step)
+    run = os.path.join(tmp, "tf2logs", "tf2-run")
+    os.makedirs(run)
+    with open(os.path.join(run, "events.out.tfevents.1765000000.host.1.v2"), "wb") as f:
+        for event in events:
+            f.write(frame(event.SerializeToString()))
+    done = subprocess.run([TRAINYARD, "export", os.path.join(tmp, "tf2logs")], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+    if not check(done.returncode == 0, "export of TF2 logs failed (%d): %s" % (done.returncode, done.stderr)):
+        return
+    lines = done.stdout.splitlines()
+    check(lines[0] == "run,step,epoch,wall,metric,value", "CSV header %r" % lines[0])
+    got = {}
+    for line in lines[1:]:
+        run_name, step, _epoch, wall, metric, value = line.split(",")
+        check(run_name == "tf2-run", "run %r" % run_name)
+        got[(metric, int(step))] = float(value)
+        check(abs(float(wall) - 0.5 * int(step)) < 1e-5, "%s at %s: wall %s, not %s" % (
+            metric, step, wall, 0.5 * int(step)))
+    check(got == expected, "TF2 file read back as %s, not %s" % (sorted(got.items())[:4], sorted(expected.items())[:4]))
+    print("tf2-run: Trainyard read the %d scalars written here" % len(got))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="trainyard-tb-")
     try:
@@ -195,6 +245,8 @@ def main():
                 want = {"train.lr": 0.01 if run == "sw-1" else 0.1, "model.dim": 8.0}
                 check(hparams == want, "%s: hparams %s, not %s" % (run, hparams, want))
             print("%s: %d scalars, both CRCs of %d records right" % (run, len(got), len(events)))
+
+        check_tf2_file_read(pb, tmp)
 
         # History is kept: a second export into the same folder is refused and writes nothing.
         before = open(files["alpha"], "rb").read()

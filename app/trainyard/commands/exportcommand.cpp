@@ -13,6 +13,7 @@
 #include "orchestration/runspec/runspecview.h"
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/runstore/tensorboardexport.h"
+#include "orchestration/runstore/tensorboardrun.h"
 #include "orchestration/sweep/sweepstatefile.h"
 #include "protocol/metricrecord.h"
 
@@ -303,7 +304,8 @@ int exportCommand(const QStringList &args)
         QStringLiteral("Writes the metrics of runs, read from their run folders, as CSV on stdout:\n"
                        "run,step,epoch,wall,metric,value (one line per value). It reads an experiment's runs, every\n"
                        "run folder of a runs root (such as ./trainyard-runs of scripts run without Trainyard), or\n"
-                       "one run folder. It only reads files, so it works while the runs train."));
+                       "one run folder; TensorBoard's logs (events.out.tfevents.* files) are read as run folders.\n"
+                       "It only reads files, so it works while the runs train."));
     const QCommandLineOption runsOption(
         QStringLiteral("runs"), QStringLiteral("only these runs (repeat the option or separate names by commas)"),
         QStringLiteral("NAME,..."));
@@ -354,7 +356,8 @@ int exportCommand(const QStringList &args)
     auto metricsFile = [&](const QString &name) { return store.runDir(name) + QStringLiteral("/metrics.jsonl"); };
     auto hasMetrics = [&](const QString &name) {
         const QFileInfo info(metricsFile(name));
-        return info.isSymLink() || info.exists(); // a link is refused when read, saying so
+        // A link is refused when read, saying so; TensorBoard's logs are read as metrics.
+        return info.isSymLink() || info.exists() || TensorBoardRun::isRunFolder(store.runDir(name));
     };
 
     // Which runs: the named ones, or every run of the board and every other
