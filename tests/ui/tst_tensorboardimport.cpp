@@ -17,6 +17,8 @@
 #include "ui/plot/plotwidget.h"
 #include "ui/runs/pastruns.h"
 #include "ui/runs/runtablemodel.h"
+#include "ui/runs/runtablepanel.h"
+#include "ui/runs/tensorboardexportaction.h"
 
 #include <QDir>
 #include <QFile>
@@ -226,6 +228,38 @@ private Q_SLOTS:
         QCOMPARE(curves.series(1, QStringLiteral("loss"))->size(), 3);
         QCOMPARE(curves.series(1, QStringLiteral("loss"))->wall(2), 3.0); // since the first record
         QCOMPARE(curves.series(1, QStringLiteral("valid/accuracy"))->wall(0), 1.5);
+    }
+
+    void exportToTensorBoardFromTheRunsTable()
+    {
+        QTemporaryDir tmp;
+        const QString history = tmp.filePath(QStringLiteral("history"));
+        makeRun(history + QStringLiteral("/exp"), QStringLiteral("r1"));
+        makeRun(history + QStringLiteral("/exp"), QStringLiteral("r2"));
+        RunTableModel table;
+        table.setHistoryRoots({history});
+        table.refreshHistory();
+        table.waitForHistory();
+        RunTablePanel panel(&table);
+        auto *action = panel.findChild<QAction *>(QStringLiteral("exportToTensorBoard"));
+        QVERIFY(action);
+        QCOMPARE(action->text(), QStringLiteral("Export to &TensorBoard…"));
+
+        const QStringList runDirs{history + QStringLiteral("/exp/r1"), history + QStringLiteral("/exp/r2")};
+        const QString logs = tmp.filePath(QStringLiteral("tb"));
+        QString error;
+        QCOMPARE(TensorBoardExportAction::exportRuns(runDirs, logs, &error), 2);
+        QCOMPARE(QDir(logs).entryList(QDir::Dirs | QDir::NoDotAndDotDot),
+                 (QStringList{QStringLiteral("r1"), QStringLiteral("r2")}));
+        const QStringList before = filesUnder(logs);
+        // Again into the same folder: refused as a whole, nothing written.
+        QCOMPARE(TensorBoardExportAction::exportRuns(runDirs, logs, &error), -1);
+        QVERIFY2(error.contains(QStringLiteral("already holds files")), qPrintable(error));
+        QCOMPARE(filesUnder(logs), before);
+        // Back as past runs: the same step and loss.
+        RunRecord back;
+        QVERIFY(RunStore(logs).readRun(QStringLiteral("r2"), &back));
+        QCOMPARE(back.info.step, 30);
     }
 
     void openTensorBoardLogsShowsThemAndRemembers()
