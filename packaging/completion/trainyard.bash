@@ -56,8 +56,13 @@ _trainyard()
             ;;
         check) opts="--cpu-fallback" ;;
         export)
-            opts="--runs --summary"
+            opts="--runs --summary --tensorboard"
             valued="--runs"
+            if [[ $prev == --tensorboard ]]; then
+                compopt -o filenames 2>/dev/null
+                _trainyard_add -d -- "$cur"
+                return
+            fi
             ;;
         probe-slots)
             opts="--device --spec --levels --steps"

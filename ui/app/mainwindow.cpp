@@ -10,6 +10,7 @@
 #include "ui/app/dialogprompts.h"
 #include "ui/app/elidingstatusbar.h"
 #include "ui/app/runnotifier.h"
+#include "ui/app/tensorboardlogs.h"
 #include "ui/app/windowactions.h"
 #include "ui/app/windowfit.h"
 #include "ui/board/boardcontroller.h"
@@ -139,8 +140,8 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_actions = new WindowActions(this, m_controller, m_boardView);
     m_compare = new RunCompare(m_tablePanel, m_boardView, m_feeder, m_colors, this);
-    m_actions->addMenus(m_sessions, m_compare->action());
     m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
+    m_actions->addMenus(m_sessions, m_compare->action(), (new TensorBoardLogs(m_table, this))->openAction());
     resize(fittedWindowSize(this, QSize(1500, 940))); // at 2x scaling, 1500 px is 3000 on the screen
     updateActions();
 }

@@ -166,7 +166,7 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     window->removeAction(m_detailsAction);
 }
 
-void WindowActions::addMenus(SessionController *sessions, QAction *compare)
+void WindowActions::addMenus(SessionController *sessions, QAction *compare, QAction *openLogs)
 {
     m_compareAction = compare;
     MainWindow *w = m_window;
@@ -177,6 +177,7 @@ void WindowActions::addMenus(SessionController *sessions, QAction *compare)
     connect(recent, &RecentFiles::openRequested, w, [w](const QString &path) { w->openFile(path); });
     connect(sessions, &SessionController::fileUsed, recent, &RecentFiles::add);
     file->addAction(m_demoAction);
+    file->addAction(openLogs);
     file->addSeparator();
     file->addAction(m_saveAction);
     file->addAction(m_saveAsAction);

@@ -2,6 +2,7 @@
 
 #include "orchestration/runstore/runconfigfile.h"
 #include "orchestration/runstore/runstore.h"
+#include "orchestration/runstore/tensorboardrun.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,6 +10,8 @@
 #include <QRunnable>
 #include <QSet>
 #include <QThread>
+
+#include <algorithm>
 
 #include <sys/stat.h>
 
@@ -40,6 +43,15 @@ PastRuns::Stamps stampsOf(const QString &runDir)
     s.notes = stampOf(runDir + QStringLiteral("/notes.json"));
     s.params = stampOf(runconfigfile::paramsPath(runDir));
     s.metrics = stampOf(runDir + QStringLiteral("/metrics.jsonl"));
+    if (s.metrics.size < 0 && s.spec.size < 0 && s.status.size < 0) {
+        // Perhaps TensorBoard's: its events files together stand for metrics.jsonl.
+        for (const QString &file : TensorBoardRun::eventFiles(runDir)) {
+            const PastRuns::FileStamp one = stampOf(file);
+            s.metrics.size = std::max<qint64>(s.metrics.size, 0) + std::max<qint64>(one.size, 0);
+            s.metrics.modifiedNs = std::max(s.metrics.modifiedNs, one.modifiedNs);
+            s.metrics.inode ^= one.inode;
+        }
+    }
     return s;
 }
 
@@ -80,7 +92,8 @@ void PastRuns::refresh(const QString &runsRoot, const QString &experiment)
     // The listing and the stamps too on the pool: fifty thousand lstat()s
     // are not the window's to wait for.
     ++m_inFlight;
-    m_pool.start(QRunnable::create([this, roots = m_roots, runsRoot, experiment, scan = ++m_scan, cancel = m_cancel] {
+    m_pool.start(QRunnable::create([this, roots = m_roots, tensorBoard = m_tensorBoardFolders, runsRoot, experiment,
+                                    scan = ++m_scan, cancel = m_cancel] {
                      Scan result{scan, {}};
                      const auto list = [&result](const QString &root, const QString &name,
                                                  const std::function<bool(const QString &)> &include) {
@@ -102,6 +115,15 @@ void PastRuns::refresh(const QString &runsRoot, const QString &experiment)
                                  continue; // the open experiment's runs are the live rows
                              }
                              list(experimentDir.absoluteFilePath(), experimentDir.fileName(), {});
+                         }
+                     }
+                     for (const QString &folder : tensorBoard) {
+                         const QFileInfo info(folder);
+                         if (TensorBoardRun::eventFiles(folder).isEmpty()) {
+                             list(info.absoluteFilePath(), info.fileName(), {});
+                         } else { // one run's logs
+                             const QString name = info.fileName();
+                             list(info.absolutePath(), name, [name](const QString &run) { return run == name; });
                          }
                      }
                      // The open experiment's runs are the live rows; their earlier attempts are its history.

@@ -41,6 +41,11 @@ public:
     /// Folders holding past experiments' runs roots (read on refresh()).
     void setRoots(const QStringList &roots) { m_roots = roots; }
     QStringList roots() const { return m_roots; }
+    /// Folders of TensorBoard logs (TensorBoardRun), each one experiment
+    /// named as the folder: its subfolders holding events files are its
+    /// runs (or it is one run itself). Read only, as every past run.
+    void setTensorBoardFolders(const QStringList &folders) { m_tensorBoardFolders = folders; }
+    QStringList tensorBoardFolders() const { return m_tensorBoardFolders; }
     /// The catalogue the rows' specs are resolved with; the rows are made
     /// again in the background (changed()).
     void setCatalogue(const ModelCatalogue &catalogue);
@@ -151,6 +156,7 @@ private:
     void drain();
 
     QStringList m_roots;
+    QStringList m_tensorBoardFolders;
     ModelCatalogue m_catalogue;
     int m_generation = 0; ///< of m_catalogue
     QList<Entry> m_entries;

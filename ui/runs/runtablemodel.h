@@ -49,6 +49,8 @@ public:
     void setExperiment(const QString &experimentName, const QString &runsRoot);
     /// Folders holding past experiments' runs roots (scanned on refreshHistory()).
     void setHistoryRoots(const QStringList &roots) { m_history.setRoots(roots); }
+    /// Folders of TensorBoard logs shown as past experiments (PastRuns).
+    void setTensorBoardFolders(const QStringList &folders) { m_history.setTensorBoardFolders(folders); }
     /// Reads the past runs again: what is new or changed since the last
     /// time, in the background (rows arrive as they are read).
     void refreshHistory();

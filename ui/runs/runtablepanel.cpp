@@ -6,6 +6,7 @@
 #include "ui/runs/rungroupproxy.h"
 #include "ui/runs/runtablemodel.h"
 #include "ui/runs/runtableproxy.h"
+#include "ui/runs/tensorboardexportaction.h"
 
 #include <QAction>
 #include <QDesktopServices>
@@ -150,6 +151,7 @@ RunTablePanel::RunTablePanel(RunTableModel *model, QWidget *parent)
     }
     applyColumnChoices();
     updateStatus();
+    new TensorBoardExportAction(this); // its row menu item
 }
 
 QTableView *RunTablePanel::view() const

@@ -12,6 +12,8 @@
 #include "orchestration/records/applyrecord.h"
 #include "orchestration/runspec/runspecview.h"
 #include "orchestration/runstore/runstore.h"
+#include "orchestration/runstore/tensorboardexport.h"
+#include "orchestration/runstore/tensorboardrun.h"
 #include "orchestration/sweep/sweepstatefile.h"
 #include "protocol/metricrecord.h"
 
@@ -226,6 +228,62 @@ std::optional<ModelCatalogue> summaryCatalogue(const RunStore &store, const QStr
     return catalogue;
 }
 
+// A sweep trial's parameters, for TensorBoard's hparams plugin: each key of
+// its sweep's space with the value its spec.json holds.
+QHash<QString, TensorBoardExport::HParams> trialHParams(const ExportSource &source, const QStringList &selected)
+{
+    QHash<QString, TensorBoardExport::HParams> out;
+    if (!source.experiment) {
+        return out; // a runs root or a run folder: no sweep says which keys it searched
+    }
+    const QHash<QString, TrialOf> trials = trialsOf(*source.experiment, source.store.root());
+    for (const QString &name : selected) {
+        const auto trial = trials.constFind(name);
+        if (trial == trials.constEnd()) {
+            continue;
+        }
+        const auto sweep = std::find_if(source.experiment->sweeps.begin(), source.experiment->sweeps.end(),
+                                        [&](const SweepSpec &s) { return s.name == trial->sweep; });
+        if (sweep == source.experiment->sweeps.end()) {
+            continue;
+        }
+        const QList<RunSpecView::Param> params = RunSpecView(source.store.readSpec(name)).flattened();
+        TensorBoardExport::HParams values;
+        for (const SweepParameter &parameter : sweep->space) {
+            for (const RunSpecView::Param &p : params) {
+                if (p.key == parameter.key) {
+                    values.append({p.key, p.value});
+                }
+            }
+        }
+        out.insert(name, values);
+    }
+    return out;
+}
+
+// `--tensorboard DIR`: each run as a TensorBoard run under `dir`, refused
+// as a whole before anything is written when a run's subfolder holds files.
+int writeTensorBoard(const ExportSource &source, const QStringList &selected, const QString &dir)
+{
+    const QString refusal = TensorBoardExport::refusal(dir, selected);
+    if (!refusal.isEmpty()) {
+        return fail(refusal, 1);
+    }
+    const QHash<QString, TensorBoardExport::HParams> hparams = trialHParams(source, selected);
+    for (const QString &name : selected) {
+        const TensorBoardExport::Result result =
+            TensorBoardExport::writeRun(source.store, name, dir, hparams.value(name));
+        if (!result.warning.isEmpty()) {
+            printWarning(result.warning);
+        }
+        if (!result.ok) {
+            return fail(result.error, 1);
+        }
+        printError(QStringLiteral("wrote %1 (%2 values)").arg(result.file).arg(result.scalars));
+    }
+    return 0;
+}
+
 } // namespace
 
 int exportCommand(const QStringList &args)
@@ -240,11 +298,14 @@ int exportCommand(const QStringList &args)
         QStringLiteral("export"),
         {QStringLiteral("trainyard export [--runs NAME,...] EXPERIMENT.json | RUNS_ROOT | RUN_FOLDER > runs.csv"),
          QStringLiteral("trainyard export --summary [--runs NAME,...] EXPERIMENT.json | RUNS_ROOT | RUN_FOLDER > "
-                        "summary.csv")},
+                        "summary.csv"),
+         QStringLiteral("trainyard export --tensorboard DIR [--runs NAME,...] EXPERIMENT.json | RUNS_ROOT | "
+                        "RUN_FOLDER")},
         QStringLiteral("Writes the metrics of runs, read from their run folders, as CSV on stdout:\n"
                        "run,step,epoch,wall,metric,value (one line per value). It reads an experiment's runs, every\n"
                        "run folder of a runs root (such as ./trainyard-runs of scripts run without Trainyard), or\n"
-                       "one run folder. It only reads files, so it works while the runs train."));
+                       "one run folder; TensorBoard's logs (events.out.tfevents.* files) are read as run folders.\n"
+                       "It only reads files, so it works while the runs train."));
     const QCommandLineOption runsOption(
         QStringLiteral("runs"), QStringLiteral("only these runs (repeat the option or separate names by commas)"),
         QStringLiteral("NAME,..."));
@@ -253,11 +314,21 @@ int exportCommand(const QStringList &args)
         QStringLiteral("summary"),
         QStringLiteral("one row per run instead: run,sweep,trial,state, its parameters, each metric's final and best"));
     commandLine.addOption(summaryOption);
+    const QCommandLineOption tensorBoardOption(
+        QStringLiteral("tensorboard"),
+        QStringLiteral("write TensorBoard event files instead: one subfolder of DIR per run (never into one that "
+                       "holds files)"),
+        QStringLiteral("DIR"));
+    commandLine.addOption(tensorBoardOption);
     commandLine.addPositionalArgument(QStringLiteral("PATH"),
                                       QStringLiteral("an experiment file, a runs root or a run folder"),
                                       QStringLiteral("PATH"));
-    commandLine.setNotes(QStringLiteral("Exit status: 0 written; 1 a run has no metrics.jsonl or the CSV could not "
-                                        "be written; 2 bad command line, experiment file, folder or run name."));
+    commandLine.setNotes(
+        QStringLiteral("With --tensorboard, each value is at its step and at the run's start (status.json's "
+                       "\"started\") plus its\nwall seconds; a run's subfolder that already holds files is "
+                       "refused and nothing is written.\n"
+                       "Exit status: 0 written; 1 a run has no metrics.jsonl, or the CSV or the event files could "
+                       "not be written; 2 bad command line, experiment file, folder or run name."));
     if (const auto exit = commandLine.parse(args)) {
         return *exit;
     }
@@ -266,6 +337,13 @@ int exportCommand(const QStringList &args)
     if (positional.size() != 1) {
         return usageError(QStringLiteral("export needs exactly one experiment file, runs root or run folder (%1)")
                               .arg(commandLine.seeHelp()));
+    }
+    if (parser.isSet(summaryOption) && parser.isSet(tensorBoardOption)) {
+        return usageError(
+            QStringLiteral("export takes --summary or --tensorboard, not both (%1)").arg(commandLine.seeHelp()));
+    }
+    if (parser.isSet(tensorBoardOption) && parser.value(tensorBoardOption).isEmpty()) {
+        return usageError(QStringLiteral("--tensorboard needs a folder (%1)").arg(commandLine.seeHelp()));
     }
     int status = 0;
     const std::optional<ExportSource> source = ExportSource::open(positional.first(), &status);
@@ -278,7 +356,8 @@ int exportCommand(const QStringList &args)
     auto metricsFile = [&](const QString &name) { return store.runDir(name) + QStringLiteral("/metrics.jsonl"); };
     auto hasMetrics = [&](const QString &name) {
         const QFileInfo info(metricsFile(name));
-        return info.isSymLink() || info.exists(); // a link is refused when read, saying so
+        // A link is refused when read, saying so; TensorBoard's logs are read as metrics.
+        return info.isSymLink() || info.exists() || TensorBoardRun::isRunFolder(store.runDir(name));
     };
 
     // Which runs: the named ones, or every run of the board and every other
@@ -332,6 +411,9 @@ int exportCommand(const QStringList &args)
         }
     }
 
+    if (parser.isSet(tensorBoardOption)) {
+        return writeTensorBoard(*source, selected, parser.value(tensorBoardOption));
+    }
     QFile out;
     if (!out.open(stdout, QIODevice::WriteOnly)) {
         return fail(QStringLiteral("cannot write to stdout: ") + out.errorString(), 1);

@@ -14,7 +14,9 @@ namespace trainyard {
 // or the CSV could not be written; 2 bad command line, experiment file,
 // folder or run name. `--summary` writes one row per run instead
 // (run,sweep,trial,state, the spec's values, each metric's final and best):
-// the runs of the lanes and the trials of the sweeps.
+// the runs of the lanes and the trials of the sweeps. `--tensorboard DIR`
+// writes TensorBoard event files instead (TensorBoardExport: one subfolder
+// per run, a sweep trial's parameters for the hparams plugin).
 int exportCommand(const QStringList &args);
 
 } // namespace trainyard

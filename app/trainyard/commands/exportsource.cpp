@@ -2,6 +2,7 @@
 
 #include "commandline.h"
 #include "orchestration/experiment/sweepspec.h"
+#include "orchestration/runstore/tensorboardrun.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -27,7 +28,7 @@ bool ExportSource::isRunFolder(const QString &dir)
             return true;
         }
     }
-    return false;
+    return TensorBoardRun::isRunFolder(dir); // TensorBoard's logs, read as a run (read only)
 }
 
 QString ExportSource::where() const
@@ -98,7 +99,7 @@ std::optional<ExportSource> ExportSource::open(const QString &path, int *status)
     }
     if (source.folders.isEmpty()) {
         return fail(QStringLiteral("%1: neither an experiment file, a runs root nor a run folder (no metrics.jsonl, "
-                                   "spec.json or status.json in it or in a folder in it)")
+                                   "spec.json, status.json or TensorBoard events file in it or in a folder in it)")
                         .arg(path),
                     kExitBadUsage);
     }

@@ -42,7 +42,8 @@ struct ExportSource
 
     // Whether `dir` looks like a run folder: it holds metrics.jsonl,
     // spec.json or status.json (even as a link, so that one is refused
-    // with its reason rather than ignored).
+    // with its reason rather than ignored), or TensorBoard's events files
+    // (TensorBoardRun: read as a run's metrics).
     static bool isRunFolder(const QString &dir);
     // What the runs are called in messages: "of EXPERIMENT.json", "in DIR".
     QString where() const;

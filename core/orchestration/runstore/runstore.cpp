@@ -9,6 +9,7 @@
 #include "orchestration/runstore/jsonfile.h"
 #include "orchestration/runstore/receivedmetrics.h"
 #include "orchestration/runstore/runconfigfile.h"
+#include "orchestration/runstore/tensorboardrun.h"
 
 #include <QDir>
 #include <QFile>
@@ -300,6 +301,12 @@ bool RunStore::writeNotes(const QString &name, const RunNotes &notes, QString *e
         }
         return false;
     }
+    if (TensorBoardRun::isRunFolder(dir)) {
+        if (error) {
+            *error = dir + QStringLiteral(" holds TensorBoard logs, which Trainyard only reads");
+        }
+        return false;
+    }
     const QString path = dir + QStringLiteral("/notes.json");
     for (const QString &p : {dir, path}) {
         if (QFileInfo(p).isSymLink()) {
@@ -338,6 +345,18 @@ RunStore::ReadResult RunStore::readMetrics(const QString &name, qint64 offset, c
         refused.offset = offset;
         return refused;
     }
+    if (TensorBoardRun::isRunFolder(dir)) {
+        // Its events files as one whole: read from the start only.
+        ReadResult read;
+        read.offset = offset;
+        if (offset == 0) {
+            const TensorBoardRun::Result tb = TensorBoardRun::read(dir, record);
+            read.offset = tb.bytes;
+            read.records = tb.records;
+            read.error = tb.errors.join(QLatin1Char('\n'));
+        }
+        return read;
+    }
     // metrics.jsonl, then the lines only the socket brought (ReceivedMetrics).
     return ReceivedMetrics::read(dir, offset, record);
 }
@@ -360,7 +379,8 @@ bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
     const QJsonObject spec = readSpec(name);
     RunInfo status;
     const bool hasStatus = readStatus(name, &status);
-    if (spec.isEmpty() && !hasStatus) {
+    const bool tensorBoard = spec.isEmpty() && !hasStatus && TensorBoardRun::isRunFolder(dir);
+    if (spec.isEmpty() && !hasStatus && !tensorBoard) {
         return false;
     }
 
@@ -368,7 +388,9 @@ bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
     const QString specName = RunSpecView(spec).name();
     // An archived attempt goes by its folder's name: its spec.json names the run it was.
     r.info.name = specName.isEmpty() || attemptNumber(name) > 0 ? name : specName;
-    r.info.spec = spec;
+    if (!tensorBoard) {
+        r.info.spec = spec; // a TensorBoard run's is its hparams, which readRunMetrics reads
+    }
     r.info.runDir = dir;
     r.hasStatus = hasStatus;
     RunState state = RunState::Queued; // what a run folder without an ending says
@@ -399,6 +421,24 @@ bool RunStore::readRunFiles(const QString &name, RunRecord *run) const
 void RunStore::readRunMetrics(const QString &name, RunRecord *run) const
 {
     RunRecord &r = *run;
+    const QString dir = readableDir(name);
+    if (!dir.isEmpty() && TensorBoardRun::isRunFolder(dir)) {
+        if (TensorBoardRun::bytes(dir) == r.metricsOffset && r.metricsOffset > 0) {
+            return; // unchanged
+        }
+        r.clearMetrics();
+        const TensorBoardRun::Result read =
+            TensorBoardRun::read(dir, [&r](const MetricRecord &record) { r.add(record); });
+        r.metricsOffset = read.bytes;
+        r.info.spec = read.spec;
+        if (read.startTime > 0) {
+            r.info.started = QDateTime::fromMSecsSinceEpoch(qint64(std::llround(read.startTime * 1000.0))).toUTC();
+        }
+        for (const QString &error : read.errors) {
+            qCWarning(lcRunStore).noquote() << error;
+        }
+        return;
+    }
     if (ReceivedMetrics::bytes(runDir(name)) < r.metricsOffset) {
         r.clearMetrics(); // replaced (a retry): its summary starts over
     }
