@@ -4,9 +4,12 @@
 // the logs' folder is never written into.
 
 #include "metrics/metricstore.h"
+#include "metrics/tensorboard/eventfilereader.h"
 #include "metrics/tensorboard/eventfilewriter.h"
 #include "metrics/tensorboard/protowire.h"
 #include "metrics/tensorboard/recordframing.h"
+#include "orchestration/experiment/experiment.h"
+#include "orchestration/experiment/sweepspec.h"
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/runstore/tensorboardexport.h"
 #include "protocol/metricrecord.h"
@@ -260,6 +263,50 @@ private Q_SLOTS:
         RunRecord back;
         QVERIFY(RunStore(logs).readRun(QStringLiteral("r2"), &back));
         QCOMPARE(back.info.step, 30);
+    }
+
+    // The open experiment's sweep trials carry the values their sweep
+    // searched, as `trainyard export --tensorboard FILE` writes them; a run
+    // of another runs root, even of the same name, carries none.
+    void exportOfASweepTrialWritesItsHParams()
+    {
+        QTemporaryDir tmp;
+        const QByteArray json =
+            R"({"name": "e", "lanes": [{"device": "cpu"}], "sweeps": [{"name": "lr",
+                "base": {"model": {"type": "transe"}, "data": {"kind": "synthetic-kg"}},
+                "objective": {"metric": "valid/mrr", "mode": "max"},
+                "space": {"train.lr": {"values": [0.1, 0.01]}}}]})";
+        QStringList errors;
+        const std::optional<Experiment> experiment =
+            Experiment::fromJson(QJsonDocument::fromJson(json).object(), &errors);
+        QVERIFY2(experiment, qPrintable(errors.join(QLatin1Char('\n'))));
+        const QString trial = SweepSpec::trialName(QStringLiteral("lr"), 1);
+        const QString root = tmp.filePath(QStringLiteral("runs"));
+        const QString other = tmp.filePath(QStringLiteral("elsewhere"));
+        for (const QString &r : {root, other}) {
+            makeRun(r, trial);
+            writeFile(r + QLatin1Char('/') + trial + QStringLiteral("/spec.json"),
+                      R"({"name": "x", "model": {"type": "transe"}, "train": {"lr": 0.01, "epochs": 3}})");
+        }
+        QString error;
+        const QString logs = tmp.filePath(QStringLiteral("tb"));
+        QCOMPARE(
+            TensorBoardExportAction::exportRuns({root + QLatin1Char('/') + trial}, logs, &error, &*experiment, root),
+            1);
+        const QString logs2 = tmp.filePath(QStringLiteral("tb2"));
+        QCOMPARE(
+            TensorBoardExportAction::exportRuns({other + QLatin1Char('/') + trial}, logs2, &error, &*experiment, root),
+            1);
+        const auto eventsOf = [](const QString &dir) {
+            const QStringList files = QDir(dir).entryList({QStringLiteral("events.out.tfevents.*")}, QDir::Files);
+            return files.isEmpty() ? TensorBoardEvents()
+                                   : TensorBoardEventReader::readFile(dir + QLatin1Char('/') + files.first());
+        };
+        const TensorBoardEvents trialEvents = eventsOf(logs + QLatin1Char('/') + trial);
+        QCOMPARE(trialEvents.hparams.size(), 1);
+        QCOMPARE(trialEvents.hparams.first().first, QStringLiteral("train.lr"));
+        QCOMPARE(trialEvents.hparams.first().second.toDouble(), 0.01);
+        QVERIFY(eventsOf(logs2 + QLatin1Char('/') + trial).hparams.isEmpty());
     }
 
     void openTensorBoardLogsShowsThemAndRemembers()

@@ -41,6 +41,11 @@ RunTableModel::RunTableModel(QObject *parent)
     connect(&m_history, &PastRuns::changed, this, &RunTableModel::pastChanged);
 }
 
+ExperimentDocument *RunTableModel::document() const
+{
+    return m_document;
+}
+
 void RunTableModel::setDocument(ExperimentDocument *document)
 {
     if (!document) {

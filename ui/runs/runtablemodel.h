@@ -42,6 +42,8 @@ public:
     /// root are followed: a rename (Save as of a new experiment) moves its
     /// runs folder, whose runs stay the live rows, never past ones too.
     void setDocument(ExperimentDocument *document);
+    /// The open experiment set by setDocument() (nullptr: none).
+    ExperimentDocument *document() const;
     /// The same from its parts (tests; a document renamed is not followed).
     void setDocument(const QString &experimentName, const QString &runsRoot, ExperimentDocument *document);
     /// The open experiment's name and runs root changed: the live rows are

@@ -1,7 +1,10 @@
 #include "ui/runs/tensorboardexportaction.h"
 
+#include "orchestration/document/experimentdocument.h"
+#include "orchestration/experiment/experiment.h"
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/runstore/tensorboardexport.h"
+#include "orchestration/sweep/trialparameters.h"
 #include "ui/runs/runtablemodel.h"
 #include "ui/runs/runtablepanel.h"
 
@@ -24,7 +27,8 @@ TensorBoardExportAction::TensorBoardExportAction(RunTablePanel *panel)
     panel->addRowAction(m_action);
 }
 
-int TensorBoardExportAction::exportRuns(const QStringList &runDirs, const QString &dir, QString *error)
+int TensorBoardExportAction::exportRuns(const QStringList &runDirs, const QString &dir, QString *error,
+                                        const Experiment *experiment, const QString &runsRoot)
 {
     QStringList names;
     for (const QString &runDir : runDirs) {
@@ -40,10 +44,17 @@ int TensorBoardExportAction::exportRuns(const QStringList &runDirs, const QStrin
         *error = refusal;
         return -1;
     }
+    QHash<QString, TrialParameters::Values> hparams;
+    if (experiment && !runsRoot.isEmpty()) {
+        hparams = TrialParameters::searched(*experiment, RunStore(runsRoot), names);
+    }
+    const QString root = QFileInfo(runsRoot).absoluteFilePath();
     for (const QString &runDir : runDirs) {
         const QFileInfo info(runDir);
+        const bool ofTheExperiment = !runsRoot.isEmpty() && info.absolutePath() == root;
         const TensorBoardExport::Result result =
-            TensorBoardExport::writeRun(RunStore(info.absolutePath()), info.fileName(), dir);
+            TensorBoardExport::writeRun(RunStore(info.absolutePath()), info.fileName(), dir,
+                                        ofTheExperiment ? hparams.value(info.fileName()) : TrialParameters::Values());
         if (!result.ok) {
             *error = result.error;
             return -1;
@@ -69,7 +80,10 @@ void TensorBoardExportAction::exportSelected()
         return;
     }
     QString error;
-    const int written = exportRuns(runDirs, dir, &error);
+    const ExperimentDocument *document = m_panel->model()->document();
+    const Experiment experiment = document ? document->experiment() : Experiment();
+    const int written =
+        exportRuns(runDirs, dir, &error, document ? &experiment : nullptr, document ? document->runsRoot() : QString());
     if (written < 0) {
         QMessageBox::warning(m_panel, tr("Export to TensorBoard"), error);
     } else {

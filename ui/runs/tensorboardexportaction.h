@@ -7,12 +7,13 @@ class QAction;
 
 namespace trainyard {
 
+class Experiment;
 class RunTablePanel;
 
 /// The runs table's "Export to TensorBoard…": the selected runs' folders
 /// written as TensorBoard logs into a folder the user picks, as `trainyard
-/// export --tensorboard` writes them (TensorBoardExport; a sweep trial's
-/// parameters only there, where the experiment file says which keys it searched).
+/// export --tensorboard` writes them (TensorBoardExport), a trial of the
+/// open experiment's sweeps with the values its sweep searched.
 class TensorBoardExportAction : public QObject
 {
     Q_OBJECT
@@ -25,8 +26,10 @@ public:
     /// Writes the runs of `runDirs` into `dir`, one subfolder each, named
     /// as its folder; refuses them all, writing nothing, when a subfolder
     /// already holds files or two runs share a name. The number written;
-    /// -1 with `error` saying why.
-    static int exportRuns(const QStringList &runDirs, const QString &dir, QString *error);
+    /// -1 with `error` saying why. Runs of `runsRoot` that are trials of
+    /// `experiment`'s sweeps get their searched values as hparams.
+    static int exportRuns(const QStringList &runDirs, const QString &dir, QString *error,
+                          const Experiment *experiment = nullptr, const QString &runsRoot = {});
 
 private:
     void exportSelected();

@@ -14,7 +14,7 @@
 #include "orchestration/runstore/runstore.h"
 #include "orchestration/runstore/tensorboardexport.h"
 #include "orchestration/runstore/tensorboardrun.h"
-#include "orchestration/sweep/sweepstatefile.h"
+#include "orchestration/sweep/trialparameters.h"
 #include "protocol/metricrecord.h"
 
 #include <QCoreApplication>
@@ -38,38 +38,13 @@ int fail(const QString &text, int status)
     return status;
 }
 
-// A run of a sweep: its sweep, its trial (1-based, as in its name), paused by it
-// ("stopped (promotable)", as the Sweep view words it).
-struct TrialOf
-{
-    QString sweep;
-    int trial = 0;
-    bool paused = false;
-};
-
-// Which run folders are sweeps' trials: as each sweep's state file says,
-// else the trial names its spec makes.
+// Which run folders are sweeps' trials, a damaged state file named.
 QHash<QString, TrialOf> trialsOf(const Experiment &experiment, const QString &root)
 {
-    QHash<QString, TrialOf> trials;
-    for (const SweepSpec &sweep : experiment.sweeps) {
-        QString error;
-        const std::optional<SweepState> state = SweepStateFile::read(SweepStateFile::path(root, sweep.name), &error);
-        if (!error.isEmpty()) {
-            printWarning(error);
-        }
-        if (state) {
-            for (const SweepState::Trial &t : state->trials) {
-                // The file only claims the folder is the trial's (SweepRunner checks it the same way).
-                if (t.index < sweep.trialCount() && SweepSpec::isTrialRunName(sweep.name, t.index, t.run)) {
-                    trials.insert(t.run, TrialOf{sweep.name, t.index + 1, t.paused});
-                }
-            }
-        } else {
-            for (int i = 0; i < sweep.trialCount(); ++i) {
-                trials.insert(SweepSpec::trialName(sweep.name, i), TrialOf{sweep.name, i + 1, false});
-            }
-        }
+    QStringList warnings;
+    const QHash<QString, TrialOf> trials = TrialParameters::trialsOf(experiment, root, &warnings);
+    for (const QString &warning : warnings) {
+        printWarning(warning);
     }
     return trials;
 }
@@ -228,37 +203,19 @@ std::optional<ModelCatalogue> summaryCatalogue(const RunStore &store, const QStr
     return catalogue;
 }
 
-// A sweep trial's parameters, for TensorBoard's hparams plugin: each key of
-// its sweep's space with the value its spec.json holds.
-QHash<QString, TensorBoardExport::HParams> trialHParams(const ExportSource &source, const QStringList &selected)
+// A sweep trial's parameters, for TensorBoard's hparams plugin (none for a
+// runs root or a run folder: no sweep says which keys it searched).
+QHash<QString, TrialParameters::Values> trialHParams(const ExportSource &source, const QStringList &selected)
 {
-    QHash<QString, TensorBoardExport::HParams> out;
     if (!source.experiment) {
-        return out; // a runs root or a run folder: no sweep says which keys it searched
+        return {};
     }
-    const QHash<QString, TrialOf> trials = trialsOf(*source.experiment, source.store.root());
-    for (const QString &name : selected) {
-        const auto trial = trials.constFind(name);
-        if (trial == trials.constEnd()) {
-            continue;
-        }
-        const auto sweep = std::find_if(source.experiment->sweeps.begin(), source.experiment->sweeps.end(),
-                                        [&](const SweepSpec &s) { return s.name == trial->sweep; });
-        if (sweep == source.experiment->sweeps.end()) {
-            continue;
-        }
-        const QList<RunSpecView::Param> params = RunSpecView(source.store.readSpec(name)).flattened();
-        TensorBoardExport::HParams values;
-        for (const SweepParameter &parameter : sweep->space) {
-            for (const RunSpecView::Param &p : params) {
-                if (p.key == parameter.key) {
-                    values.append({p.key, p.value});
-                }
-            }
-        }
-        out.insert(name, values);
+    QStringList warnings;
+    const auto values = TrialParameters::searched(*source.experiment, source.store, selected, &warnings);
+    for (const QString &warning : warnings) {
+        printWarning(warning);
     }
-    return out;
+    return values;
 }
 
 // `--tensorboard DIR`: each run as a TensorBoard run under `dir`, refused
@@ -269,7 +226,7 @@ int writeTensorBoard(const ExportSource &source, const QStringList &selected, co
     if (!refusal.isEmpty()) {
         return fail(refusal, 1);
     }
-    const QHash<QString, TensorBoardExport::HParams> hparams = trialHParams(source, selected);
+    const QHash<QString, TrialParameters::Values> hparams = trialHParams(source, selected);
     for (const QString &name : selected) {
         const TensorBoardExport::Result result =
             TensorBoardExport::writeRun(source.store, name, dir, hparams.value(name));
