@@ -233,6 +233,31 @@ private Q_SLOTS:
         QCOMPARE(curves.series(1, QStringLiteral("valid/accuracy"))->wall(0), 1.5);
     }
 
+    // TensorBoard runs are named by whoever wrote them: "lr=0.01,bs=32" is
+    // read as it is; a hidden folder is not, nor a Trainyard run folder
+    // with such a name (its files are ours, its name could not be).
+    void aTensorBoardRunKeepsItsFolderName()
+    {
+        QTemporaryDir tmp;
+        const QString logs = tmp.filePath(QStringLiteral("logs"));
+        QByteArray file = recordframing::frame(TensorBoardEventWriter::versionEvent(1000.0));
+        file += tf2Event(QStringLiteral("loss"), 1, 1001.0, 0.5, false);
+        for (const char *name : {"lr=0.01,bs=32", ".hidden"}) {
+            writeFile(logs + QLatin1Char('/') + QLatin1String(name) + QStringLiteral("/events.out.tfevents.1.h.1.v2"),
+                      file);
+        }
+        makeRun(logs, QStringLiteral("r1"));
+        QVERIFY(QDir(logs).rename(QStringLiteral("r1"), QStringLiteral("ours=1")));
+        const RunStore store(logs);
+        QCOMPARE(store.runNames(), QStringList{QStringLiteral("lr=0.01,bs=32")});
+        RunRecord record;
+        QVERIFY(store.readRun(QStringLiteral("lr=0.01,bs=32"), &record));
+        QCOMPARE(record.info.loss, 0.5);
+        QVERIFY(store.runDir(QStringLiteral("ours=1")).isEmpty());
+        QVERIFY(store.runDir(QStringLiteral(".hidden")).isEmpty());
+        QVERIFY(store.runDir(QStringLiteral("..")).isEmpty());
+    }
+
     void exportToTensorBoardFromTheRunsTable()
     {
         QTemporaryDir tmp;

@@ -19,6 +19,7 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -92,9 +93,22 @@ bool RunStore::ensureRoot(QString *error) const
     return true;
 }
 
+bool RunStore::isRunFolderName(const QString &name) const
+{
+    if (isSafeRunName(name) || attemptNumber(name) > 0) {
+        return true;
+    }
+    // TensorBoard's runs are named by whoever wrote them ("lr=0.01,bs=32"):
+    // any one folder name, read only (TensorBoardRun), never one of ours.
+    const bool plain =
+        !name.isEmpty() && name.size() <= 255 && !name.startsWith(QLatin1Char('.')) && !name.contains(QLatin1Char('/'))
+        && std::none_of(name.begin(), name.end(), [](QChar c) { return c.category() == QChar::Other_Control; });
+    return plain && !m_root.isEmpty() && TensorBoardRun::isRunFolder(m_root + QLatin1Char('/') + name);
+}
+
 QString RunStore::runDir(const QString &name) const
 {
-    if ((!isSafeRunName(name) && attemptNumber(name) == 0) || m_root.isEmpty()) {
+    if (m_root.isEmpty() || !isRunFolderName(name)) {
         return {};
     }
     return m_root + QLatin1Char('/') + name;
@@ -463,7 +477,7 @@ QStringList RunStore::runNames() const
         return {};
     }
     QStringList names = QDir(m_root).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks, QDir::Name);
-    names.removeIf([](const QString &name) { return !isSafeRunName(name) && attemptNumber(name) == 0; });
+    names.removeIf([this](const QString &name) { return !isRunFolderName(name); });
     return names;
 }
 

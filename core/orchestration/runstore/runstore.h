@@ -37,9 +37,11 @@ public:
     void setRoot(const QString &root) { m_root = root; }
     bool ensureRoot(QString *error) const;
 
-    // ROOT/NAME, or empty when `name` is neither a safe run name nor an
-    // attempt's folder name (attemptNumber).
+    // ROOT/NAME, or empty when `name` is neither a safe run name, an
+    // attempt's folder name (attemptNumber) nor the plain folder name of a
+    // TensorBoard run there (read only).
     QString runDir(const QString &name) const;
+    bool isRunFolderName(const QString &name) const;
     bool prepareRunDir(const QString &name, const QJsonObject &spec, QString *error) const;
     // Makes way for a fresh start of a run whose folder holds no results
     // (hasResults): deletes it but for its notes.json (the user's words
@@ -109,9 +111,9 @@ public:
     // again from its start when it shrank: replaced).
     bool readRunFiles(const QString &name, RunRecord *run) const;
     void readRunMetrics(const QString &name, RunRecord *run) const;
-    // Names of the folders under the root that can be runs (safe names and
-    // archived attempts, no links: Trainyard does not follow links in the
-    // runs root), sorted.
+    // Names of the folders under the root that can be runs (safe names,
+    // archived attempts and TensorBoard runs, no links: Trainyard does not
+    // follow links in the runs root), sorted.
     QStringList runNames() const;
     // Every run folder under the root, by folder name (links are not
     // followed). The overload brings an earlier answer up to date, reading
