@@ -27,7 +27,10 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMainWindow>
 #include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -362,6 +365,29 @@ private Q_SLOTS:
         again.refreshHistory();
         again.waitForHistory();
         QCOMPARE(again.rowCount(), 1);
+    }
+
+    // From the menu, the logs' runs are brought forward: the runs tab shows
+    // and the status bar says where they are.
+    void openedFromTheMenuTheRunsTabShows()
+    {
+        QTemporaryDir tmp;
+        makeRun(tmp.filePath(QStringLiteral("runs")), QStringLiteral("r1"));
+        const QString logs = tmp.filePath(QStringLiteral("tb"));
+        QVERIFY(
+            TensorBoardExport::writeRun(RunStore(tmp.filePath(QStringLiteral("runs"))), QStringLiteral("r1"), logs).ok);
+        QMainWindow window;
+        auto *tabs = new QTabWidget(&window);
+        window.setCentralWidget(tabs);
+        RunTableModel table;
+        auto *panel = new RunTablePanel(&table);
+        tabs->addTab(new QWidget, QStringLiteral("Plots"));
+        tabs->addTab(panel, QStringLiteral("Runs"));
+        TensorBoardLogs opener(&table, &window, panel);
+        QVERIFY(opener.openAndShow(logs));
+        QCOMPARE(tabs->currentWidget(), panel);
+        QVERIFY2(window.statusBar()->currentMessage().contains(QDir::toNativeSeparators(logs)),
+                 qPrintable(window.statusBar()->currentMessage()));
     }
 };
 

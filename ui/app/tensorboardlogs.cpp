@@ -8,7 +8,10 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMessageBox>
+#include <QStatusBar>
+#include <QTabWidget>
 #include <QWidget>
 
 namespace trainyard {
@@ -19,10 +22,11 @@ const QString kSettingsKey = QStringLiteral("tensorBoardFolders");
 
 } // namespace
 
-TensorBoardLogs::TensorBoardLogs(RunTableModel *table, QWidget *parent)
+TensorBoardLogs::TensorBoardLogs(RunTableModel *table, QWidget *parent, QWidget *runsView)
     : QObject(parent)
     , m_table(table)
     , m_parent(parent)
+    , m_runsView(runsView)
     , m_openAction(new QAction(tr("Open &TensorBoard logs…"), this))
 {
     m_openAction->setObjectName(QStringLiteral("openTensorBoardLogs"));
@@ -58,10 +62,28 @@ void TensorBoardLogs::choose()
     if (folder.isEmpty()) {
         return;
     }
+    openAndShow(folder);
+}
+
+bool TensorBoardLogs::openAndShow(const QString &folder)
+{
     QString error;
     if (!open(folder, &error)) {
         QMessageBox::warning(m_parent, tr("Open TensorBoard logs"), error);
+        return false;
     }
+    // Where they appear: the runs table, with a word in the status bar.
+    for (QWidget *w = m_runsView ? m_runsView->parentWidget() : nullptr; w; w = w->parentWidget()) {
+        if (auto *tabs = qobject_cast<QTabWidget *>(w)) {
+            tabs->setCurrentWidget(m_runsView);
+            break;
+        }
+    }
+    if (auto *window = qobject_cast<QMainWindow *>(m_parent)) {
+        window->statusBar()->showMessage(
+            tr("The runs of %1 are in the Runs tab, as past runs").arg(QDir::toNativeSeparators(folder)), 8000);
+    }
+    return true;
 }
 
 } // namespace trainyard

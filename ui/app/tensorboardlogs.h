@@ -18,8 +18,10 @@ class TensorBoardLogs : public QObject
 {
     Q_OBJECT
 public:
-    /// Gives `table` the remembered folders.
-    TensorBoardLogs(RunTableModel *table, QWidget *parent);
+    /// Gives `table` the remembered folders. `runsView`, the view of
+    /// `table` (a tab of the window), is brought forward once logs are
+    /// opened from the menu.
+    TensorBoardLogs(RunTableModel *table, QWidget *parent, QWidget *runsView = nullptr);
 
     QAction *openAction() const { return m_openAction; }
     QStringList folders() const { return m_folders; }
@@ -28,12 +30,16 @@ public:
     /// past experiments and the settings, and reads it; false, with `error`
     /// saying why, when it holds no events file.
     bool open(const QString &folder, QString *error);
+    /// What the menu does with the folder picked: open() it, then show the
+    /// runs view with a word in the status bar, or say why not in a dialog.
+    bool openAndShow(const QString &folder);
 
 private:
     void choose();
 
     RunTableModel *m_table;
     QWidget *m_parent;
+    QWidget *m_runsView;
     QAction *m_openAction;
     QStringList m_folders;
 };
