@@ -227,6 +227,22 @@ private Q_SLOTS:
         QCOMPARE(dialog.currentPage(), RunDetailsDialog::Page::Log);
     }
 
+    // A folder that says neither how the run started nor how it ended
+    // (TensorBoard logs, a script killed early): its end and command line
+    // are unknown, not "not started" and a command it "would start with".
+    void aFolderWithoutAnEndSaysSo()
+    {
+        RunRecord run;
+        run.info.name = QStringLiteral("lr=0.01");
+        run.info.runDir = m_dir.filePath(QStringLiteral("tb/lr=0.01"));
+        run.info.step = 300;
+        RunDetailsDialog dialog(run, QStringLiteral("tb"), catalogue());
+        QCOMPARE(label(dialog, "state"), QStringLiteral("unknown"));
+        QCOMPARE(label(dialog, "exit"), QStringLiteral("unknown: the run's folder does not say"));
+        QCOMPARE(dialog.findChild<QPlainTextEdit *>(QStringLiteral("command"))->toPlainText(),
+                 QStringLiteral("Not recorded: the run's folder holds no record of how it started."));
+    }
+
     // Without the worker's catalogue: what spec.json holds, and it says so.
     void withoutACatalogueTheSpecAsWritten()
     {

@@ -263,7 +263,10 @@ void RunDetailsDialog::showOverview()
     m_name->setText(m_experiment.isEmpty() ? info.name : tr("%1 (experiment %2)").arg(info.name, m_experiment));
     const QString state = m_run.stateName();
     m_state->setText(info.message.isEmpty() ? state : QStringLiteral("%1: %2").arg(state, info.message));
-    m_exit->setText(exitText(info));
+    // A folder with neither status.json nor a done line (TensorBoard logs, a
+    // script killed before its end) does not say how the run ended.
+    const bool endTold = m_run.hasStatus || (m_run.hasDone && !m_run.doneStatus.isEmpty());
+    m_exit->setText(endTold ? exitText(info) : tr("unknown: the run's folder does not say"));
     m_device->setText(info.device.isEmpty() ? QStringLiteral("—") : info.device.toString());
     m_host->setText(info.host.isEmpty() ? QStringLiteral("—") : info.host);
     m_job->setText(info.jobId.isEmpty()         ? tr("— (a local process)")
@@ -312,13 +315,15 @@ void RunDetailsDialog::showOverview()
     }
 
     // The token travels in the worker's environment, never on its command line.
-    m_commandLabel->setText(info.state == RunState::Queued || info.state == RunState::Waiting
+    m_commandLabel->setText(!endTold ? tr("Command line")
+                            : info.state == RunState::Queued || info.state == RunState::Waiting
                                 ? tr("Worker command line it would start with now (its token goes in its environment)")
                                 : tr("Worker command line it started with (its token went in its environment)"));
     const QString command = commandText();
-    if (m_command->toPlainText() != command) {
-        m_command->setPlainText(command.isEmpty() ? tr("Not recorded (the run started before Trainyard kept it).")
-                                                  : command);
+    const QString none = endTold ? tr("Not recorded (the run started before Trainyard kept it).")
+                                 : tr("Not recorded: the run's folder holds no record of how it started.");
+    if (m_command->toPlainText() != (command.isEmpty() ? none : command)) {
+        m_command->setPlainText(command.isEmpty() ? none : command);
     }
 }
 
