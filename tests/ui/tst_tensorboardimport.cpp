@@ -28,6 +28,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMainWindow>
+#include <QMenu>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -365,6 +366,51 @@ private Q_SLOTS:
         again.refreshHistory();
         again.waitForHistory();
         QCOMPARE(again.rowCount(), 1);
+    }
+
+    // Closing a folder of logs takes its runs out of the table and out of
+    // the settings, and leaves the folder as it was.
+    void closingLogsForgetsThem()
+    {
+        QTemporaryDir tmp;
+        const QString runs = tmp.filePath(QStringLiteral("runs"));
+        makeRun(runs, QStringLiteral("r1"));
+        makeRun(runs, QStringLiteral("r2"));
+        const QString logsA = tmp.filePath(QStringLiteral("a"));
+        const QString logsB = tmp.filePath(QStringLiteral("b"));
+        QVERIFY(TensorBoardExport::writeRun(RunStore(runs), QStringLiteral("r1"), logsA).ok);
+        QVERIFY(TensorBoardExport::writeRun(RunStore(runs), QStringLiteral("r2"), logsB).ok);
+
+        QWidget window;
+        RunTableModel table;
+        TensorBoardLogs opener(&table, &window);
+        for (const QString &folder : opener.folders()) {
+            opener.close(folder); // what an earlier test left in the settings
+        }
+        QVERIFY(!opener.closeAction()->isEnabled());
+        QString error;
+        QVERIFY2(opener.open(logsA, &error), qPrintable(error));
+        QVERIFY2(opener.open(logsB, &error), qPrintable(error));
+        table.waitForHistory();
+        QCOMPARE(table.rowCount(), 2);
+        QVERIFY(opener.closeAction()->isEnabled());
+        const QList<QAction *> items = opener.closeAction()->menu()->actions();
+        QCOMPARE(items.size(), 2);
+        QCOMPARE(items.at(0)->text(), QDir::toNativeSeparators(QFileInfo(logsA).absoluteFilePath()));
+
+        const QStringList before = filesUnder(logsA);
+        items.at(0)->trigger(); // Close ▸ a
+        table.waitForHistory();
+        QCOMPARE(table.rowCount(), 1);
+        QCOMPARE(table.row(0).name, QStringLiteral("r2"));
+        QCOMPARE(opener.folders(), QStringList{QFileInfo(logsB).absoluteFilePath()});
+        QCOMPARE(opener.closeAction()->menu()->actions().size(), 1);
+        QCOMPARE(filesUnder(logsA), before);
+        QVERIFY(!opener.close(logsA)); // not open any more
+
+        RunTableModel again; // the next start
+        const TensorBoardLogs reopened(&again, &window);
+        QCOMPARE(reopened.folders(), QStringList{QFileInfo(logsB).absoluteFilePath()});
     }
 
     // From the menu, the logs' runs are brought forward: the runs tab shows

@@ -141,8 +141,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_actions = new WindowActions(this, m_controller, m_boardView);
     m_compare = new RunCompare(m_tablePanel, m_boardView, m_feeder, m_colors, this);
     m_table->setHistoryRoots({QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)});
-    m_actions->addMenus(m_sessions, m_compare->action(),
-                        (new TensorBoardLogs(m_table, this, m_tablePanel))->openAction());
+    const auto *logs = new TensorBoardLogs(m_table, this, m_tablePanel);
+    m_actions->addMenus(m_sessions, m_compare->action(), {logs->openAction(), logs->closeAction()});
     resize(fittedWindowSize(this, QSize(1500, 940))); // at 2x scaling, 1500 px is 3000 on the screen
     updateActions();
 }

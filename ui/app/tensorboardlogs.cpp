@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMainWindow>
+#include <QMenu>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -28,12 +29,44 @@ TensorBoardLogs::TensorBoardLogs(RunTableModel *table, QWidget *parent, QWidget 
     , m_parent(parent)
     , m_runsView(runsView)
     , m_openAction(new QAction(tr("Open &TensorBoard logs…"), this))
+    , m_closeMenu(new QMenu(tr("C&lose TensorBoard logs"), parent))
 {
     m_openAction->setObjectName(QStringLiteral("openTensorBoardLogs"));
     m_openAction->setStatusTip(tr("Show the runs of a folder of TensorBoard event files as past runs"));
     connect(m_openAction, &QAction::triggered, this, &TensorBoardLogs::choose);
+    m_closeMenu->menuAction()->setObjectName(QStringLiteral("closeTensorBoardLogs"));
+    m_closeMenu->menuAction()->setStatusTip(tr("Stop showing the runs of a folder of TensorBoard logs"));
     m_folders = appSettings().value(kSettingsKey).toStringList();
+    foldersChanged();
+}
+
+QAction *TensorBoardLogs::closeAction() const
+{
+    return m_closeMenu->menuAction();
+}
+
+void TensorBoardLogs::foldersChanged()
+{
     m_table->setTensorBoardFolders(m_folders);
+    m_closeMenu->clear();
+    for (const QString &folder : std::as_const(m_folders)) {
+        QAction *action = m_closeMenu->addAction(QDir::toNativeSeparators(folder));
+        connect(action, &QAction::triggered, this, [this, folder] {
+            close(folder);
+            m_table->refreshHistory();
+        });
+    }
+    m_closeMenu->menuAction()->setEnabled(!m_folders.isEmpty());
+}
+
+bool TensorBoardLogs::close(const QString &folder)
+{
+    if (!m_folders.removeOne(folder)) {
+        return false;
+    }
+    appSettings().setValue(kSettingsKey, m_folders);
+    foldersChanged();
+    return true;
 }
 
 bool TensorBoardLogs::open(const QString &folder, QString *error)
@@ -50,8 +83,8 @@ bool TensorBoardLogs::open(const QString &folder, QString *error)
     if (!m_folders.contains(path)) {
         m_folders.append(path);
         appSettings().setValue(kSettingsKey, m_folders);
+        foldersChanged();
     }
-    m_table->setTensorBoardFolders(m_folders);
     m_table->refreshHistory();
     return true;
 }

@@ -4,6 +4,7 @@
 #include <QStringList>
 
 class QAction;
+class QMenu;
 class QWidget;
 
 namespace trainyard {
@@ -24,6 +25,9 @@ public:
     TensorBoardLogs(RunTableModel *table, QWidget *parent, QWidget *runsView = nullptr);
 
     QAction *openAction() const { return m_openAction; }
+    /// File ▸ Close TensorBoard logs: a submenu of the folders opened (off
+    /// when there are none).
+    QAction *closeAction() const;
     QStringList folders() const { return m_folders; }
 
     /// Adds `folder` (a folder of runs' logs, or one run's) to the table's
@@ -33,14 +37,20 @@ public:
     /// What the menu does with the folder picked: open() it, then show the
     /// runs view with a word in the status bar, or say why not in a dialog.
     bool openAndShow(const QString &folder);
+    /// Stops showing `folder`'s runs and forgets it (nothing is removed
+    /// from the disk); false when it was not open.
+    bool close(const QString &folder);
 
 private:
     void choose();
+    // The folders changed: the settings, the table and the close menu follow.
+    void foldersChanged();
 
     RunTableModel *m_table;
     QWidget *m_parent;
     QWidget *m_runsView;
     QAction *m_openAction;
+    QMenu *m_closeMenu;
     QStringList m_folders;
 };
 

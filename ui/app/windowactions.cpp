@@ -166,7 +166,7 @@ WindowActions::WindowActions(MainWindow *window, BoardController *controller, Bo
     window->removeAction(m_detailsAction);
 }
 
-void WindowActions::addMenus(SessionController *sessions, QAction *compare, QAction *openLogs)
+void WindowActions::addMenus(SessionController *sessions, QAction *compare, const QList<QAction *> &logs)
 {
     m_compareAction = compare;
     MainWindow *w = m_window;
@@ -177,7 +177,7 @@ void WindowActions::addMenus(SessionController *sessions, QAction *compare, QAct
     connect(recent, &RecentFiles::openRequested, w, [w](const QString &path) { w->openFile(path); });
     connect(sessions, &SessionController::fileUsed, recent, &RecentFiles::add);
     file->addAction(m_demoAction);
-    file->addAction(openLogs);
+    file->addActions(logs); // TensorBoard logs: open, close
     file->addSeparator();
     file->addAction(m_saveAction);
     file->addAction(m_saveAsAction);

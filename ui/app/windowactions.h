@@ -29,7 +29,7 @@ public:
     /// The menu bar (with the recent files of `sessions`) and the tool bar;
     /// `compare` goes in the Run menu and the card menu, `openLogs`
     /// (TensorBoardLogs') in the File menu.
-    void addMenus(SessionController *sessions, QAction *compare, QAction *openLogs);
+    void addMenus(SessionController *sessions, QAction *compare, const QList<QAction *> &logs);
     void showCardMenu(const QPoint &globalPos);
     /// Enables what applies: the board's actions when one is `open`, run
     /// control where it can act on one of the `selected` runs (their
