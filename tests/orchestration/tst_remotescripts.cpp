@@ -19,6 +19,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QSet>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -65,6 +66,25 @@ QByteArray readFile(const QString &path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// The TCP ports something listens on here (state 0A in /proc/net/tcp*).
+QSet<int> listeningPorts()
+{
+    QSet<int> ports;
+    for (const char *table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+        QFile file{QString::fromLatin1(table)};
+        if (!file.open(QIODevice::ReadOnly)) {
+            continue;
+        }
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            const QList<QByteArray> fields = line.simplified().split(' ');
+            if (fields.size() > 3 && fields.at(3) == "0A") {
+                ports.insert(fields.at(1).split(':').value(1).toInt(nullptr, 16));
+            }
+        }
+    }
+    return ports;
 }
 
 } // namespace
@@ -138,6 +158,8 @@ private Q_SLOTS:
     {
         QTcpServer taken; // the port the app probed, in use "on the host"
         QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+        QTcpServer next; // and the one after it, where it can be had
+        const bool nextTaken = next.listen(QHostAddress::LocalHost, quint16(taken.serverPort() + 1));
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("ddp"));
         QVERIFY(runHere(rs::prepare(tmp.path(), dir, false), "{}").exitCode == 0);
@@ -151,8 +173,11 @@ private Q_SLOTS:
         QTRY_VERIFY(QFile::exists(dir + QStringLiteral("/.trainyard-exit")));
         const int port = readFile(dir + QStringLiteral("/port")).trimmed().toInt();
         QVERIFY2(port > taken.serverPort(), qPrintable(QString::number(port)));
-        QTcpServer free;
-        QVERIFY2(free.listen(QHostAddress::LocalHost, quint16(port)), qPrintable(QString::number(port)));
+        QVERIFY2(!nextTaken || port > next.serverPort(), qPrintable(QString::number(port)));
+        // Nothing listens on it. (Binding it to check could fail for no fault
+        // of the script: another test's connection may use it as its own
+        // local port meanwhile, which makes no listener.)
+        QVERIFY2(!listeningPorts().contains(port), qPrintable(QString::number(port)));
     }
 
     // Detached, its exit status recorded; verify knows it by start time,
